@@ -1,0 +1,16 @@
+//! Engine-free core of Strata: everything that makes a world, with no Godot dependency.
+//!
+//! Data flows one way: [`preset::WorldPreset`] → [`generator::Generator`] → [`chunk::VoxelBuffer`]
+//! → [`mesh::ChunkMesh`] → (the Godot layer makes a node). [`stream::Streamer`] runs generation
+//! and meshing on worker threads and hands finished meshes back over channels.
+
+pub mod block;
+pub mod chunk;
+pub mod coords;
+pub mod preset;
+pub mod rng;
+
+pub use block::BlockId;
+pub use chunk::VoxelBuffer;
+pub use coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+pub use preset::WorldPreset;
