@@ -7,8 +7,12 @@
 pub mod block;
 pub mod chunk;
 pub mod coords;
+pub mod edits;
+pub mod generator;
+pub mod mesh;
 pub mod preset;
 pub mod rng;
+pub mod stream;
 
 pub use block::BlockId;
 pub use chunk::VoxelBuffer;
