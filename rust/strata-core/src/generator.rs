@@ -30,6 +30,36 @@ pub struct Column {
     pub surface: i32,
     pub surface_block: BlockId,
     pub subsurface_block: BlockId,
+    /// Index into the preset's biome table.
+    pub biome: u8,
+}
+
+/// Columns over a rectangle of (x, z), computed once per region and shared by all stages.
+#[derive(Clone, Debug)]
+pub struct ColumnGrid {
+    pub min_x: i32,
+    pub min_z: i32,
+    pub size_x: i32,
+    pub size_z: i32,
+    pub columns: Vec<Column>,
+}
+
+impl ColumnGrid {
+    pub fn new(generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Self {
+        let mut columns = Vec::with_capacity((size_x * size_z) as usize);
+        for z in 0..size_z {
+            for x in 0..size_x {
+                columns.push(generator.column(min_x + x, min_z + z));
+            }
+        }
+        Self { min_x, min_z, size_x, size_z, columns }
+    }
+
+    /// The column at world (x, z), which must lie inside the grid.
+    #[inline]
+    pub fn get(&self, x: i32, z: i32) -> &Column {
+        &self.columns[((z - self.min_z) * self.size_x + (x - self.min_x)) as usize]
+    }
 }
 
 /// A generator built once per preset and shared by all workers (`Send + Sync`).
@@ -85,7 +115,7 @@ impl Generator {
         } else {
             (block::GRASS, block::DIRT)
         };
-        Column { surface, surface_block, subsurface_block }
+        Column { surface, surface_block, subsurface_block, biome: 0 }
     }
 
     /// World y of the top face of the ground at (x, z).
@@ -93,18 +123,26 @@ impl Generator {
         self.column(x, z).surface
     }
 
-    /// Fills `out` (its own box) with the world's voxels.
+    /// Fills `out` (its own box) with the world's voxels: the stages in order.
     pub fn generate_region(&self, out: &mut VoxelBuffer) {
-        let min = out.min();
-        let size = out.size();
+        let (min, size) = (out.min(), out.size());
+        let columns = ColumnGrid::new(self, min.x, min.z, size.x, size.z);
+        self.fill_layers(&columns, out);
+        crate::worldgen::caves::carve(self, &columns, out);
+        crate::worldgen::ores::place(self, &columns, out);
+        crate::worldgen::water::settle(self, &columns, out);
+    }
+
+    /// Stage 1: ground layers from the columns, water up to sea level.
+    fn fill_layers(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+        let (min, size) = (out.min(), out.size());
         let sea = self.preset.water.sea_level;
         let water = self.preset.water.enabled;
         for lz in 0..size.z {
             for lx in 0..size.x {
-                let col = self.column(min.x + lx, min.z + lz);
+                let col = columns.get(min.x + lx, min.z + lz);
                 for ly in 0..size.y {
-                    let y = min.y + ly;
-                    let id = layer_block(&col, y, sea, water);
+                    let id = layer_block(col, min.y + ly, sea, water);
                     if id != AIR {
                         out.set_local(IVec3::new(lx, ly, lz), id);
                     }

@@ -8,6 +8,7 @@ pub mod block;
 pub mod chunk;
 pub mod coords;
 pub mod edits;
+pub mod worldgen;
 pub mod generator;
 pub mod mesh;
 pub mod preset;

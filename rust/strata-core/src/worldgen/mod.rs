@@ -1,0 +1,8 @@
+//! Generation algorithms and stages.
+//!
+//! Algorithms (pure functions, each tested against its definition) sit beside the stages that use
+//! them; every stage reads only the preset and world coordinates.
+
+pub mod caves;
+pub mod ores;
+pub mod water;
