@@ -1,0 +1,73 @@
+## Base class of every Godot test suite (`res://tests/test_*.gd`).
+##
+## Each method whose name starts with `test_` is one test. It may `await` (frames, signals).
+## Assertions record a failure with a message and the test goes on; the runner prints the
+## closing line `N passed, N failed`.
+class_name StrataTestCase
+extends Node
+
+var _failures: PackedStringArray = []
+
+## Called by the runner before each test; override to set up (may await).
+func before_each() -> void:
+	pass
+
+## Called by the runner after each test; override to tear down (may await).
+func after_each() -> void:
+	pass
+
+func fail(message: String) -> void:
+	_failures.append(message)
+
+func assert_true(cond: bool, message: String = "") -> bool:
+	if not cond:
+		fail("expected true: " + message)
+	return cond
+
+func assert_false(cond: bool, message: String = "") -> bool:
+	if cond:
+		fail("expected false: " + message)
+	return not cond
+
+func assert_eq(actual: Variant, expected: Variant, message: String = "") -> bool:
+	if typeof(actual) != typeof(expected) or actual != expected:
+		fail("expected %s, got %s %s" % [var_to_str(expected), var_to_str(actual), message])
+		return false
+	return true
+
+func assert_ne(actual: Variant, unexpected: Variant, message: String = "") -> bool:
+	if typeof(actual) == typeof(unexpected) and actual == unexpected:
+		fail("expected anything but %s %s" % [var_to_str(unexpected), message])
+		return false
+	return true
+
+func assert_near(actual: float, expected: float, tolerance: float, message: String = "") -> bool:
+	if absf(actual - expected) > tolerance:
+		fail("expected %f ± %f, got %f %s" % [expected, tolerance, actual, message])
+		return false
+	return true
+
+func assert_gt(actual: float, bound: float, message: String = "") -> bool:
+	if not (actual > bound):
+		fail("expected > %s, got %s %s" % [bound, actual, message])
+		return false
+	return true
+
+func assert_lt(actual: float, bound: float, message: String = "") -> bool:
+	if not (actual < bound):
+		fail("expected < %s, got %s %s" % [bound, actual, message])
+		return false
+	return true
+
+## Waits until `predicate.call()` is true or `timeout_s` passes; returns whether it became true.
+func wait_until(predicate: Callable, timeout_s: float = 30.0) -> bool:
+	var deadline := Time.get_ticks_msec() + int(timeout_s * 1000.0)
+	while not predicate.call():
+		if Time.get_ticks_msec() > deadline:
+			return false
+		await get_tree().process_frame
+	return true
+
+func wait_frames(n: int) -> void:
+	for i in n:
+		await get_tree().process_frame

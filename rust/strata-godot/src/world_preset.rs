@@ -1,0 +1,185 @@
+//! `WorldPreset`: the Godot resource over [`strata_core::WorldPreset`].
+//!
+//! The inspector shows every field of the core field table ([`strata_core::preset::FIELDS`]) as a
+//! slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`,
+//! `Scatter`). Properties are served dynamically from that one table, so a field added in the core
+//! appears here, in `.tres` files and in validation without further code. A value outside a
+//! field's range is refused with `push_error` naming the field and the allowed range.
+
+use godot::classes::{IResource, Resource};
+use godot::prelude::*;
+use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
+use strata_core::preset::{FIELDS, FieldKind, FieldSpec, FieldValue};
+
+/// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
+/// water and scatter. Same preset (seed included), same world, bit for bit.
+#[derive(GodotClass)]
+#[class(tool, base = Resource, init)]
+pub struct WorldPreset {
+    base: Base<Resource>,
+    pub(crate) preset: strata_core::WorldPreset,
+    /// The last error from a failed set or load, for `last_error()`.
+    pub(crate) last_error: GString,
+    /// Bumped on every successful change, so a `ChunkWorld` can notice edits (live tuning).
+    pub(crate) revision: u64,
+}
+
+impl WorldPreset {
+    /// The core preset this resource holds.
+    pub fn core(&self) -> &strata_core::WorldPreset {
+        &self.preset
+    }
+
+    /// Replaces the whole core preset (after loading from RON, say).
+    pub fn set_core(&mut self, preset: strata_core::WorldPreset) {
+        self.preset = preset;
+        self.revision += 1;
+        self.base_mut().emit_changed();
+    }
+
+    /// A new resource holding `preset`.
+    pub fn from_core(preset: strata_core::WorldPreset) -> Gd<WorldPreset> {
+        let mut gd = WorldPreset::new_gd();
+        gd.bind_mut().preset = preset;
+        gd
+    }
+
+    pub(crate) fn record_error(&mut self, message: String) {
+        godot_error!("{message}");
+        self.last_error = GString::from(message.as_str());
+    }
+}
+
+fn value_to_variant(v: FieldValue) -> Variant {
+    match v {
+        FieldValue::Int(i) => i.to_variant(),
+        FieldValue::Float(f) => f.to_variant(),
+        FieldValue::Bool(b) => b.to_variant(),
+        FieldValue::Text(s) => GString::from(s.as_str()).to_variant(),
+    }
+}
+
+fn variant_to_value(spec: &FieldSpec, v: &Variant) -> Option<FieldValue> {
+    Some(match spec.kind {
+        FieldKind::Int { .. } | FieldKind::Enum { .. } => match v.get_type() {
+            VariantType::INT => FieldValue::Int(v.to::<i64>()),
+            VariantType::FLOAT => FieldValue::Float(v.to::<f64>()),
+            VariantType::STRING => FieldValue::Text(v.to::<GString>().to_string()),
+            _ => return None,
+        },
+        FieldKind::Float { .. } => match v.get_type() {
+            VariantType::FLOAT => FieldValue::Float(v.to::<f64>()),
+            VariantType::INT => FieldValue::Int(v.to::<i64>()),
+            _ => return None,
+        },
+        FieldKind::Bool => match v.get_type() {
+            VariantType::BOOL => FieldValue::Bool(v.to::<bool>()),
+            _ => return None,
+        },
+        FieldKind::Text => match v.get_type() {
+            VariantType::STRING => FieldValue::Text(v.to::<GString>().to_string()),
+            VariantType::STRING_NAME => FieldValue::Text(v.to::<StringName>().to_string()),
+            _ => return None,
+        },
+    })
+}
+
+fn property_info(spec: &FieldSpec) -> PropertyInfo {
+    let usage = PropertyUsageFlags::DEFAULT;
+    let (variant_type, hint, hint_string) = match spec.kind {
+        FieldKind::Int { min, max } if spec.name == "seed" || max - min > 1 << 40 => {
+            let _ = (min, max);
+            (VariantType::INT, PropertyHint::NONE, String::new())
+        }
+        FieldKind::Int { min, max } => (VariantType::INT, PropertyHint::RANGE, format!("{min},{max},1")),
+        FieldKind::Float { min, max, step } => (VariantType::FLOAT, PropertyHint::RANGE, format!("{min},{max},{step}")),
+        FieldKind::Bool => (VariantType::BOOL, PropertyHint::NONE, String::new()),
+        FieldKind::Enum { options } => (VariantType::INT, PropertyHint::ENUM, options.join(",")),
+        FieldKind::Text if spec.name.ends_with("_path") => {
+            (VariantType::STRING, PropertyHint::FILE, "*.png,*.hgt".to_string())
+        }
+        FieldKind::Text => (VariantType::STRING, PropertyHint::NONE, String::new()),
+    };
+    PropertyInfo {
+        variant_type,
+        class_name: StringName::default(),
+        property_name: spec.name.into(),
+        hint_info: PropertyHintInfo { hint, hint_string: hint_string.as_str().into() },
+        usage,
+    }
+}
+
+#[godot_api]
+impl IResource for WorldPreset {
+    fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
+        let mut out = Vec::with_capacity(FIELDS.len() + 8);
+        let mut group = "";
+        for spec in FIELDS {
+            if spec.group != group {
+                group = spec.group;
+                let prefix = if group == "World" { String::new() } else { format!("{}_", group.to_lowercase()) };
+                out.push(PropertyInfo::new_group(group, &prefix));
+            }
+            out.push(property_info(spec));
+        }
+        out
+    }
+
+    fn on_get(&self, property: StringName) -> Option<Variant> {
+        let name = property.to_string();
+        strata_core::preset::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
+    }
+
+    fn on_set(&mut self, property: StringName, value: Variant) -> bool {
+        let name = property.to_string();
+        let Some(spec) = strata_core::preset::field(&name) else { return false };
+        let Some(v) = variant_to_value(spec, &value) else {
+            self.record_error(format!("WorldPreset.{name}: {value} has the wrong type; allowed: {}", spec.allowed()));
+            return true;
+        };
+        match self.preset.set_field(&name, v) {
+            Ok(()) => {
+                self.revision += 1;
+                self.base_mut().emit_changed();
+            }
+            Err(e) => self.record_error(format!("WorldPreset: {e}")),
+        }
+        true
+    }
+
+    fn on_property_get_revert(&self, property: StringName) -> Option<Variant> {
+        let name = property.to_string();
+        let defaults = strata_core::WorldPreset::default();
+        strata_core::preset::field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
+    }
+}
+
+#[godot_api]
+impl WorldPreset {
+    /// The message of the last failed field change or load, or "" when none failed.
+    #[func]
+    pub fn last_error(&self) -> GString {
+        self.last_error.clone()
+    }
+
+    /// Clears `last_error()`.
+    #[func]
+    pub fn clear_error(&mut self) {
+        self.last_error = GString::new();
+    }
+
+    /// Names of every preset field, in inspector order.
+    #[func]
+    pub fn field_names() -> PackedStringArray {
+        FIELDS.iter().map(|f| GString::from(f.name)).collect()
+    }
+
+    /// Checks every field and the rules between fields; "" when valid, else the error.
+    #[func]
+    pub fn validate(&self) -> GString {
+        match self.preset.validate() {
+            Ok(()) => GString::new(),
+            Err(e) => e.to_string().as_str().into(),
+        }
+    }
+}
