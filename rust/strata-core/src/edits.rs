@@ -94,6 +94,25 @@ impl EditMap {
         out
     }
 
+    /// Every edit in the vertical column (x, z), any height.
+    pub fn edits_in_column(&self, x: i32, z: i32) -> Vec<(IVec3, BlockId)> {
+        let probe = IVec3::new(x, 0, z);
+        let (c, l) = (ChunkCoord::containing(probe), local_in_chunk(probe));
+        let mut out = Vec::new();
+        for (coord, m) in &self.chunks {
+            if coord.x != c.x || coord.z != c.z {
+                continue;
+            }
+            for (&i, &id) in m {
+                let q = local_from_index(i);
+                if q.x == l.x && q.z == l.z {
+                    out.push((coord.min_voxel() + q, id));
+                }
+            }
+        }
+        out
+    }
+
     /// Chunks whose padded (one-voxel halo) box contains `p`: the chunks to remesh after an edit.
     pub fn chunks_touching(p: IVec3) -> Vec<ChunkCoord> {
         let mut out = Vec::with_capacity(8);

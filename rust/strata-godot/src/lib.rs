@@ -6,6 +6,7 @@
 
 use godot::prelude::*;
 
+mod chunk_world;
 mod world_preset;
 
 struct StrataExtension;

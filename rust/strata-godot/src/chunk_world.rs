@@ -1,0 +1,541 @@
+//! `ChunkWorld`: the Node3D that streams a seeded world around a viewer.
+//!
+//! Each frame (main thread): read the viewer's position, tell the core [`Streamer`], free the
+//! nodes of chunks that left the view, queue new jobs, then turn finished meshes into
+//! `MeshInstance3D` children until `frame_budget_ms` is spent. Generation and meshing happen on
+//! the streamer's worker threads; only plain Rust data crosses the channels, and the main thread
+//! never blocks on them (law 3). Queries (`get_voxel`, `get_height`) are pure functions of the
+//! preset and the edits, so they work anywhere, loaded or not.
+
+use crate::world_preset::WorldPreset;
+use godot::classes::mesh::{ArrayType, PrimitiveType};
+use godot::classes::{
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, MeshInstance3D, Node3D, StandardMaterial3D,
+    StaticBody3D, base_material_3d,
+};
+use godot::prelude::*;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+use strata_core::block;
+use strata_core::generator::Generator;
+use strata_core::mesh::{ChunkMesh, MeshSurface};
+use strata_core::stream::{ChunkResult, StreamConfig, Streamer};
+use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
+
+/// The nodes that show one loaded chunk.
+struct ChunkNode {
+    mesh: Option<Gd<MeshInstance3D>>,
+    body: Option<Gd<StaticBody3D>>,
+}
+
+/// Streams an infinite, seeded voxel world around a viewer.
+///
+/// Add it to a scene, give it a `WorldPreset` and a `viewer` (or let it follow the current
+/// camera), and chunks of terrain stream in and out within `view_distance`. Chunk meshes are
+/// `MeshInstance3D` children; chunks near the viewer also get collision.
+#[derive(GodotClass)]
+#[class(tool, base = Node3D)]
+pub struct ChunkWorld {
+    base: Base<Node3D>,
+    /// The world's settings; same preset (seed included), same world.
+    #[export]
+    preset: Option<Gd<WorldPreset>>,
+    /// The node the world streams around; empty = the current `Camera3D`.
+    #[export]
+    viewer: NodePath,
+    /// Radius of the loaded area, in chunks (32 voxels each).
+    #[export(range = (1.0, 64.0))]
+    view_distance: i32,
+    /// Chunks loaded above and below the viewer's chunk.
+    #[export(range = (1.0, 16.0))]
+    vertical_view_distance: i32,
+    /// Worker threads for generation and meshing; 0 = automatic (cores − 1).
+    #[export(range = (0.0, 64.0))]
+    worker_threads: i32,
+    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds.
+    #[export(range = (0.1, 33.0))]
+    frame_budget_ms: f64,
+    /// Chunks within this radius of the viewer get collision shapes.
+    #[export(range = (0.0, 8.0))]
+    collision_distance: i32,
+    /// In the editor, preview the world around the origin (regenerates when the preset changes).
+    #[export]
+    editor_preview: bool,
+
+    streamer: Option<Streamer>,
+    preset_revision: u64,
+    preset_instance: Option<InstanceId>,
+    nodes: HashMap<ChunkCoord, ChunkNode>,
+    opaque_material: Option<Gd<StandardMaterial3D>>,
+    liquid_material: Option<Gd<StandardMaterial3D>>,
+    apply_ms_last_frame: f64,
+    area_ready_emitted: bool,
+    last_viewer_chunk: Option<ChunkCoord>,
+    /// Generator for queries before streaming starts (same preset ⇒ same answers).
+    query_generator: Option<Arc<Generator>>,
+}
+
+#[godot_api]
+impl INode3D for ChunkWorld {
+    fn init(base: Base<Node3D>) -> Self {
+        Self {
+            base,
+            preset: None,
+            viewer: NodePath::default(),
+            view_distance: 8,
+            vertical_view_distance: 3,
+            worker_threads: 0,
+            frame_budget_ms: 4.0,
+            collision_distance: 2,
+            editor_preview: true,
+            streamer: None,
+            preset_revision: 0,
+            preset_instance: None,
+            nodes: HashMap::new(),
+            opaque_material: None,
+            liquid_material: None,
+            apply_ms_last_frame: 0.0,
+            area_ready_emitted: false,
+            last_viewer_chunk: None,
+            query_generator: None,
+        }
+    }
+
+    fn process(&mut self, _delta: f64) {
+        let editor = Engine::singleton().is_editor_hint();
+        if editor && !self.editor_preview {
+            if self.streamer.is_some() {
+                self.stop_streaming();
+            }
+            return;
+        }
+        self.restart_if_preset_changed();
+        if self.streamer.is_none() {
+            return;
+        }
+        let viewer_pos = if editor { Vector3::ZERO } else { self.viewer_position() };
+        let frame_start = Instant::now();
+        let budget = std::time::Duration::from_secs_f64(self.frame_budget_ms.max(0.05) / 1000.0);
+        let collision_r = self.collision_distance;
+        let vd = if editor { self.view_distance.min(4) } else { self.view_distance };
+        let vvd = self.vertical_view_distance;
+        let (unloads, viewer_chunk) = {
+            let s = self.streamer.as_mut().expect("checked above");
+            if s.config().view_distance != vd || s.config().vertical_view_distance != vvd {
+                s.set_view_distance(vd, vvd);
+            }
+            s.set_viewer([viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64]);
+            s.pump();
+            (s.take_unloads(), s.viewer_chunk())
+        };
+        for c in unloads {
+            if let Some(n) = self.nodes.remove(&c) {
+                free_chunk_node(n);
+            }
+            self.signals().chunk_unloaded().emit(to_vector3i(c));
+            self.area_ready_emitted = false;
+        }
+        if viewer_chunk != self.last_viewer_chunk {
+            self.last_viewer_chunk = viewer_chunk;
+            self.area_ready_emitted = false;
+            if let Some(v) = viewer_chunk {
+                self.update_collision_ring(v, collision_r);
+            }
+        }
+        loop {
+            if frame_start.elapsed() >= budget {
+                break;
+            }
+            let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
+            self.apply_result(result, viewer_chunk, collision_r);
+        }
+        self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
+        if !self.area_ready_emitted && self.streamer.as_ref().is_some_and(|s| s.is_area_ready()) {
+            self.area_ready_emitted = true;
+            self.signals().area_ready().emit();
+        }
+    }
+
+    fn exit_tree(&mut self) {
+        // Join the workers before the node goes away (hot reload with live threads crashes Godot).
+        self.stop_streaming();
+    }
+}
+
+#[godot_api]
+impl ChunkWorld {
+    /// Emitted when a chunk's mesh is in the tree (also for chunks with nothing to show).
+    #[signal]
+    fn chunk_loaded(coord: Vector3i);
+    /// Emitted when a chunk left the view and its nodes were freed.
+    #[signal]
+    fn chunk_unloaded(coord: Vector3i);
+    /// Emitted once every chunk within `view_distance` of the viewer is meshed and in the tree.
+    #[signal]
+    fn area_ready();
+
+    /// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
+    /// loaded or not, and agrees with the streamed voxels (edits included).
+    #[func]
+    pub fn get_height(&mut self, x: f64, z: f64) -> f64 {
+        let (xi, zi) = (x.floor() as i32, z.floor() as i32);
+        let Some(g) = self.generator() else { return 0.0 };
+        let edits = self.streamer.as_ref().map(|s| s.edits());
+        top_solid_y(&g, edits, xi, zi) as f64
+    }
+
+    /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.
+    #[func]
+    pub fn get_voxel(&mut self, p: Vector3i) -> i64 {
+        let q = IVec3::new(p.x, p.y, p.z);
+        if let Some(s) = &self.streamer {
+            return s.voxel(q) as i64;
+        }
+        self.generator().map(|g| g.voxel_at(q) as i64).unwrap_or(0)
+    }
+
+    /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
+    #[func]
+    pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
+        if !(0..block::BLOCK_COUNT as i64).contains(&id) {
+            godot_error!("ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..{}", block::BLOCK_COUNT - 1);
+            return;
+        }
+        self.ensure_streamer();
+        if let Some(s) = self.streamer.as_mut() {
+            s.set_voxel(IVec3::new(p.x, p.y, p.z), id as u16);
+            self.area_ready_emitted = false;
+        }
+    }
+
+    /// Name of the block with id `id` ("" for unknown ids).
+    #[func]
+    pub fn block_name(id: i64) -> GString {
+        if (0..block::BLOCK_COUNT as i64).contains(&id) {
+            block::block_info(id as u16).name.into()
+        } else {
+            GString::new()
+        }
+    }
+
+    /// Id of the block named `name`, or -1.
+    #[func]
+    pub fn block_id(name: GString) -> i64 {
+        block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
+    }
+
+    /// True when every chunk within `view_distance` of the viewer is meshed and in the tree.
+    #[func]
+    pub fn is_area_ready(&self) -> bool {
+        self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+    }
+
+    /// Fraction of the chunks needed around the viewer that are loaded, 0..1 (loading screens).
+    #[func]
+    pub fn get_progress(&self) -> f64 {
+        self.streamer.as_ref().map(|s| s.progress()).unwrap_or(0.0)
+    }
+
+    /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
+    /// `cancelled_total`, `gen_ms_median`, `mesh_ms_median`, `apply_ms_last_frame`, `workers`,
+    /// `nodes`, `edits`.
+    #[func]
+    pub fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
+        d.set("loaded_chunks", st.loaded_chunks as i64);
+        d.set("pending_chunks", st.pending_chunks as i64);
+        d.set("in_flight", st.in_flight as i64);
+        d.set("generated_total", st.generated_total as i64);
+        d.set("cancelled_total", st.cancelled_total as i64);
+        d.set("gen_ms_median", st.gen_us_median / 1000.0);
+        d.set("mesh_ms_median", st.mesh_us_median / 1000.0);
+        d.set("apply_ms_last_frame", self.apply_ms_last_frame);
+        d.set("workers", st.workers as i64);
+        d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
+        d.set("edits", self.streamer.as_ref().map(|s| s.edits().len()).unwrap_or(0) as i64);
+        d
+    }
+
+    /// Drops every chunk and starts streaming again from the current preset.
+    #[func]
+    pub fn regenerate(&mut self) {
+        self.stop_streaming();
+        self.ensure_streamer();
+    }
+
+    /// The chunk coordinate containing world position `p`.
+    #[func]
+    pub fn chunk_of(p: Vector3) -> Vector3i {
+        let c = ChunkCoord::containing(IVec3::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32));
+        to_vector3i(c)
+    }
+
+    /// Chunk edge length in voxels (32).
+    #[func]
+    pub fn chunk_size() -> i64 {
+        CHUNK_SIZE as i64
+    }
+}
+
+impl ChunkWorld {
+    fn core_preset(&self) -> strata_core::WorldPreset {
+        self.preset.as_ref().map(|p| p.bind().core().clone()).unwrap_or_default()
+    }
+
+    fn preset_identity(&self) -> (Option<InstanceId>, u64) {
+        match &self.preset {
+            Some(p) => (Some(p.instance_id()), p.bind().revision),
+            None => (None, 0),
+        }
+    }
+
+    /// The generator of the current preset (built on demand for queries).
+    fn generator(&mut self) -> Option<Arc<Generator>> {
+        if let Some(s) = &self.streamer {
+            return Some(s.generator().clone());
+        }
+        let (id, rev) = self.preset_identity();
+        if self.query_generator.is_none() || self.preset_instance != id || self.preset_revision != rev {
+            self.query_generator = self.build_generator().map(Arc::new);
+            self.preset_instance = id;
+            self.preset_revision = rev;
+        }
+        self.query_generator.clone()
+    }
+
+    fn build_generator(&self) -> Option<Generator> {
+        match Generator::new(&self.core_preset()) {
+            Ok(g) => Some(g),
+            Err(e) => {
+                godot_error!("ChunkWorld: cannot build the world: {e}");
+                None
+            }
+        }
+    }
+
+    fn ensure_streamer(&mut self) {
+        if self.streamer.is_some() {
+            return;
+        }
+        let Some(generator) = self.generator() else { return };
+        let config = StreamConfig {
+            view_distance: self.view_distance.max(1),
+            vertical_view_distance: self.vertical_view_distance.max(0),
+            worker_threads: self.worker_threads.max(0) as usize,
+            ..StreamConfig::default()
+        };
+        let (id, rev) = self.preset_identity();
+        self.preset_instance = id;
+        self.preset_revision = rev;
+        self.streamer = Some(Streamer::new(generator, config));
+        self.area_ready_emitted = false;
+        self.last_viewer_chunk = None;
+    }
+
+    fn restart_if_preset_changed(&mut self) {
+        let (id, rev) = self.preset_identity();
+        if self.streamer.is_some() && (id != self.preset_instance || rev != self.preset_revision) {
+            // Live tuning: keep the edits, rebuild the world from the new preset.
+            let edits = self.streamer.as_ref().map(|s| s.edits().clone()).unwrap_or_default();
+            self.stop_streaming();
+            self.query_generator = None;
+            self.ensure_streamer();
+            if let Some(s) = self.streamer.as_mut() {
+                s.replace_edits(edits);
+            }
+        } else {
+            self.ensure_streamer();
+        }
+    }
+
+    fn stop_streaming(&mut self) {
+        self.streamer = None; // Drop joins the workers.
+        for (_, n) in self.nodes.drain() {
+            free_chunk_node(n);
+        }
+        self.area_ready_emitted = false;
+    }
+
+    fn viewer_position(&self) -> Vector3 {
+        let global = if !self.viewer.is_empty() {
+            self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()).map(|n| n.get_global_position())
+        } else {
+            self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.get_global_position())
+        };
+        match global {
+            Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
+            _ => Vector3::ZERO,
+        }
+    }
+
+    fn materials(&mut self) -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
+        if self.opaque_material.is_none() {
+            let mut m = StandardMaterial3D::new_gd();
+            m.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
+            m.set_roughness(0.95);
+            self.opaque_material = Some(m);
+            let mut w = StandardMaterial3D::new_gd();
+            w.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
+            w.set_transparency(base_material_3d::Transparency::ALPHA);
+            w.set_cull_mode(base_material_3d::CullMode::DISABLED);
+            w.set_roughness(0.1);
+            self.liquid_material = Some(w);
+        }
+        (self.opaque_material.clone().expect("set above"), self.liquid_material.clone().expect("set above"))
+    }
+
+    fn apply_result(&mut self, r: ChunkResult, viewer: Option<ChunkCoord>, collision_r: i32) {
+        let c = r.coord;
+        if let Some(old) = self.nodes.remove(&c) {
+            free_chunk_node(old);
+        }
+        let mut node = ChunkNode { mesh: None, body: None };
+        if !r.mesh.is_empty() {
+            let (opaque, liquid) = self.materials();
+            let mesh = build_array_mesh(&r.mesh, &opaque, &liquid);
+            let mut mi = MeshInstance3D::new_alloc();
+            mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
+            mi.set_mesh(&mesh);
+            let origin = c.min_voxel();
+            mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+            self.base_mut().add_child(&mi);
+            node.mesh = Some(mi);
+            let near = viewer.is_some_and(|v| within(c, v, collision_r));
+            if near && !r.mesh.opaque.is_empty() {
+                node.body = Some(self.make_collision(c, &r.mesh.opaque));
+            }
+        }
+        self.nodes.insert(c, node);
+        if !r.is_update {
+            self.signals().chunk_loaded().emit(to_vector3i(c));
+        }
+    }
+
+    fn make_collision(&mut self, c: ChunkCoord, surface: &MeshSurface) -> Gd<StaticBody3D> {
+        let faces: PackedVector3Array = surface.indices.iter().map(|&i| to_vector3(surface.positions[i as usize])).collect();
+        self.make_collision_from_faces(c, &faces)
+    }
+
+    fn make_collision_from_faces(&mut self, c: ChunkCoord, faces: &PackedVector3Array) -> Gd<StaticBody3D> {
+        let mut shape = ConcavePolygonShape3D::new_gd();
+        shape.set_faces(faces);
+        let mut cs = CollisionShape3D::new_alloc();
+        cs.set_shape(&shape);
+        let mut body = StaticBody3D::new_alloc();
+        body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
+        let origin = c.min_voxel();
+        body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+        body.add_child(&cs);
+        self.base_mut().add_child(&body);
+        body
+    }
+
+    /// Adds collision to loaded chunks that came near the viewer, removes it from far ones.
+    fn update_collision_ring(&mut self, v: ChunkCoord, r: i32) {
+        let coords: Vec<ChunkCoord> = self.nodes.keys().copied().collect();
+        for c in coords {
+            let near = within(c, v, r);
+            let has = self.nodes.get(&c).is_some_and(|n| n.body.is_some());
+            if near && !has {
+                let faces = self.nodes.get(&c).and_then(|n| n.mesh.as_ref()).and_then(opaque_faces);
+                if let Some(faces) = faces {
+                    let body = self.make_collision_from_faces(c, &faces);
+                    if let Some(n) = self.nodes.get_mut(&c) {
+                        n.body = Some(body);
+                    }
+                }
+            } else if !near && has {
+                if let Some(b) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
+                    b.free();
+                }
+            }
+        }
+    }
+}
+
+fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {
+    (c.x - v.x).abs() <= r && (c.y - v.y).abs() <= r && (c.z - v.z).abs() <= r
+}
+
+/// The opaque surface's triangles (surface 0) of a chunk's mesh, as collision faces.
+fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array> {
+    let mesh = mi.get_mesh()?.try_cast::<ArrayMesh>().ok()?;
+    if mesh.get_surface_count() == 0 || mesh.surface_get_name(0).to_string() != "opaque" {
+        return None;
+    }
+    let arrays = mesh.surface_get_arrays(0);
+    let verts: PackedVector3Array = arrays.get(ArrayType::VERTEX.ord() as usize)?.try_to().ok()?;
+    let idx: PackedInt32Array = arrays.get(ArrayType::INDEX.ord() as usize)?.try_to().ok()?;
+    Some(idx.as_slice().iter().filter_map(|&i| verts.get(i as usize)).collect())
+}
+
+fn free_chunk_node(n: ChunkNode) {
+    if let Some(m) = n.mesh {
+        m.free();
+    }
+    if let Some(b) = n.body {
+        b.free();
+    }
+}
+
+fn to_vector3(p: [f32; 3]) -> Vector3 {
+    Vector3::new(p[0], p[1], p[2])
+}
+
+fn to_vector3i(c: ChunkCoord) -> Vector3i {
+    Vector3i::new(c.x, c.y, c.z)
+}
+
+fn surface_arrays(s: &MeshSurface) -> VarArray {
+    let mut arrays = VarArray::new();
+    arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
+    let verts: PackedVector3Array = s.positions.iter().map(|&p| to_vector3(p)).collect();
+    let normals: PackedVector3Array = s.normals.iter().map(|&p| to_vector3(p)).collect();
+    let colors: PackedColorArray = s.colors.iter().map(|c| Color::from_rgba(c[0], c[1], c[2], c[3])).collect();
+    let indices = PackedInt32Array::from(s.indices.as_slice());
+    arrays.set(ArrayType::VERTEX.ord() as usize, &verts.to_variant());
+    arrays.set(ArrayType::NORMAL.ord() as usize, &normals.to_variant());
+    arrays.set(ArrayType::COLOR.ord() as usize, &colors.to_variant());
+    arrays.set(ArrayType::INDEX.ord() as usize, &indices.to_variant());
+    arrays
+}
+
+fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
+    let mut mesh = ArrayMesh::new_gd();
+    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
+        if surface.is_empty() {
+            continue;
+        }
+        mesh.add_surface_from_arrays(PrimitiveType::TRIANGLES, &surface_arrays(surface));
+        let i = mesh.get_surface_count() - 1;
+        mesh.surface_set_material(i, material);
+        mesh.surface_set_name(i, name);
+    }
+    mesh
+}
+
+/// World y of the top face of the topmost solid voxel in column (x, z), edits included.
+pub(crate) fn top_solid_y(g: &Generator, edits: Option<&strata_core::edits::EditMap>, x: i32, z: i32) -> i32 {
+    let voxel = |y: i32| -> u16 {
+        let p = IVec3::new(x, y, z);
+        edits.and_then(|e| e.get(p)).unwrap_or_else(|| g.voxel_at(p))
+    };
+    let mut top = g.surface_height(x, z);
+    // Solid blocks placed above the generated surface.
+    if let Some(e) = edits {
+        for (p, id) in e.edits_in_column(x, z) {
+            if block::is_solid(id) && p.y + 1 > top {
+                top = p.y + 1;
+            }
+        }
+    }
+    // Dug-out or cave-breached surface: walk down to the first solid voxel (bounded).
+    let mut y = top - 1;
+    let floor = top - 512;
+    while y > floor && !block::is_solid(voxel(y)) {
+        y -= 1;
+    }
+    y + 1
+}
