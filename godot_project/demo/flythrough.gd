@@ -1,0 +1,119 @@
+## Headless (or Xvfb-rendered) flythrough: loads the view, flies a path, prints progress and
+## stats, and optionally writes screenshots.
+##
+## User arguments (after `--`): `--view-distance=N` (default 8), `--seconds=S` flight time
+## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
+## `--seed=N`.
+extends Node3D
+
+var view_distance := 8
+var seconds := 8.0
+var screenshot_dir := ""
+var preset_path := "res://presets/default_hills.tres"
+var seed_override := -1
+
+@onready var world: ChunkWorld = $ChunkWorld
+@onready var camera: Camera3D = $Camera3D
+@onready var sun: DirectionalLight3D = $Sun
+
+func _parse_args() -> void:
+	for arg in OS.get_cmdline_user_args():
+		var kv := arg.split("=", true, 1)
+		if kv.size() != 2:
+			continue
+		match kv[0]:
+			"--view-distance": view_distance = int(kv[1])
+			"--seconds": seconds = float(kv[1])
+			"--screenshot-dir": screenshot_dir = kv[1]
+			"--preset": preset_path = kv[1]
+			"--seed": seed_override = int(kv[1])
+
+func _ready() -> void:
+	_parse_args()
+	var preset: WorldPreset = null
+	if ResourceLoader.exists(preset_path):
+		preset = load(preset_path) as WorldPreset
+	if preset == null:
+		preset = WorldPreset.new()
+	if seed_override >= 0:
+		preset.seed = seed_override
+	world.preset = preset
+	world.view_distance = view_distance
+	world.frame_budget_ms = 6.0
+	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, %d workers" % [
+		preset_path.get_file(), preset.seed, view_distance, world.get_stats()["workers"]])
+	_run.call_deferred()
+
+func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
+	var ground := world.get_height(x, z)
+	camera.position = Vector3(x, maxf(ground, 0.0) + 28.0, z)
+	camera.look_at(camera.position + look_ahead, Vector3.UP)
+
+func _run() -> void:
+	var start := Time.get_ticks_usec()
+	_place_camera(0.0, 0.0, Vector3(1, -0.35, 0.4))
+	var last_print := 0
+	while not world.is_area_ready():
+		await get_tree().process_frame
+		var now := Time.get_ticks_msec()
+		if now - last_print >= 500:
+			last_print = now
+			var st := world.get_stats()
+			print("  loading %3d%%  (%d loaded, %d pending)" % [int(world.get_progress() * 100.0), st["loaded_chunks"], st["pending_chunks"]])
+		if Time.get_ticks_usec() - start > 120_000_000:
+			print("ERROR: view not ready after 120 s")
+			get_tree().quit(1)
+			return
+	var ready_s := (Time.get_ticks_usec() - start) / 1_000_000.0
+	var st0 := world.get_stats()
+	print("view ready in %.2f s at view distance %d (%d chunks, gen median %.2f ms, mesh median %.2f ms)" % [
+		ready_s, view_distance, st0["loaded_chunks"], st0["gen_ms_median"], st0["mesh_ms_median"]])
+	if screenshot_dir != "":
+		await _screenshot("overview")
+	# Fly east along a gentle curve, following the terrain.
+	var t0 := Time.get_ticks_msec()
+	var apply_ms: Array[float] = []
+	var speed := 40.0
+	var x := 0.0
+	var z := 0.0
+	var last_stats := t0
+	while (Time.get_ticks_msec() - t0) / 1000.0 < seconds:
+		var dt := get_process_delta_time()
+		x += speed * dt
+		z = sin(x / 200.0) * 60.0
+		_place_camera(x, z, Vector3(1, -0.3, cos(x / 200.0) * 0.3))
+		await get_tree().process_frame
+		apply_ms.append(world.get_stats()["apply_ms_last_frame"])
+		if Time.get_ticks_msec() - last_stats >= 1000:
+			last_stats = Time.get_ticks_msec()
+			var st := world.get_stats()
+			print("  flying x=%6.0f  loaded %d  pending %d  generated %d  apply %.2f ms" % [x, st["loaded_chunks"], st["pending_chunks"], st["generated_total"], st["apply_ms_last_frame"]])
+	apply_ms.sort()
+	var p50 := apply_ms[apply_ms.size() / 2] if apply_ms.size() > 0 else 0.0
+	var p99 := apply_ms[mini(apply_ms.size() - 1, int(apply_ms.size() * 0.99))] if apply_ms.size() > 0 else 0.0
+	var st1 := world.get_stats()
+	print("flight: %.0f voxels in %.1f s, %d frames, apply ms p50 %.2f p99 %.2f max %.2f, %d chunks generated" % [
+		x, seconds, apply_ms.size(), p50, p99, apply_ms.back() if apply_ms.size() > 0 else 0.0, st1["generated_total"]])
+	if screenshot_dir != "":
+		var ready_deadline := Time.get_ticks_msec() + 60_000
+		while not world.is_area_ready() and Time.get_ticks_msec() < ready_deadline:
+			await get_tree().process_frame
+		await _screenshot("flight_end")
+	print("STRATA_DEMO_VIEW_READY_S=%.3f" % ready_s)
+	get_tree().quit(0)
+
+func _screenshot(tag: String) -> void:
+	for i in 5:
+		await RenderingServer.frame_post_draw
+	var tex := get_viewport().get_texture()
+	var img: Image = tex.get_image() if tex != null else null
+	if img == null or img.is_empty():
+		print("  (no rendered frame to capture in this mode)")
+		return
+	DirAccess.make_dir_recursive_absolute(screenshot_dir)
+	var path := screenshot_dir.path_join("demo_%s.png" % tag)
+	var err := img.save_png(path)
+	if err == OK:
+		print("  screenshot: " + path)
+	else:
+		print("ERROR: could not write %s (%s)" % [path, error_string(err)])

@@ -1,0 +1,152 @@
+## ChunkWorld streaming, queries, edits and teardown in real headless Godot.
+extends StrataTestCase
+
+var _worlds: Array[ChunkWorld] = []
+
+func _make_world(seed: int, vd: int = 2) -> ChunkWorld:
+	var preset := WorldPreset.new()
+	preset.seed = seed
+	var viewer := Node3D.new()
+	viewer.name = "Viewer%d" % _worlds.size()
+	add_child(viewer)
+	var w := ChunkWorld.new()
+	w.preset = preset
+	w.view_distance = vd
+	w.vertical_view_distance = 1
+	w.frame_budget_ms = 8.0
+	w.collision_distance = 2
+	add_child(w)
+	w.viewer = w.get_path_to(viewer)
+	_worlds.append(w)
+	return w
+
+func _viewer(w: ChunkWorld) -> Node3D:
+	return w.get_node(w.viewer) as Node3D
+
+func after_each() -> void:
+	for w in _worlds:
+		if is_instance_valid(w):
+			w.free()
+	_worlds.clear()
+
+## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
+const EXPECTED_VD2 := 13 * 3
+
+func test_view_fills_around_viewer() -> void:
+	var w := _make_world(42)
+	var ready_count := [0]
+	w.area_ready.connect(func(): ready_count[0] += 1)
+	var loaded: Array[Vector3i] = []
+	w.chunk_loaded.connect(func(c: Vector3i): loaded.append(c))
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
+	await wait_frames(2)
+	var stats := w.get_stats()
+	assert_eq(stats["loaded_chunks"], EXPECTED_VD2, "loaded chunks")
+	assert_eq(stats["pending_chunks"], 0, "pending chunks")
+	assert_eq(loaded.size(), EXPECTED_VD2, "chunk_loaded signals")
+	assert_eq(ready_count[0], 1, "area_ready emitted once")
+	assert_true(loaded.has(Vector3i(0, 0, 0)) and loaded.has(Vector3i(2, 1, 0)) and loaded.has(Vector3i(0, -1, -2)))
+	assert_false(loaded.has(Vector3i(2, 0, 1)), "outside the radius")
+	var meshes := 0
+	for child in w.get_children():
+		if child is MeshInstance3D:
+			meshes += 1
+	assert_gt(meshes, 0, "some chunks have meshes")
+	assert_eq(stats["nodes"], meshes)
+	for key in ["generated_total", "gen_ms_median", "mesh_ms_median", "apply_ms_last_frame"]:
+		assert_true(stats.has(key), key)
+
+func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
+	var w := _make_world(7)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var loaded: Array[Vector3i] = []
+	var unloaded: Array[Vector3i] = []
+	w.chunk_loaded.connect(func(c: Vector3i): loaded.append(c))
+	w.chunk_unloaded.connect(func(c: Vector3i): unloaded.append(c))
+	_viewer(w).position = Vector3(10 * 32 + 16, 0, 16)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area at the new place never became ready")
+	assert_true(loaded.has(Vector3i(12, 0, 0)), "chunk ahead loaded")
+	assert_true(loaded.has(Vector3i(10, -1, 2)), "chunk ahead loaded (corner)")
+	assert_true(unloaded.has(Vector3i(0, 0, 0)), "chunk behind unloaded")
+	assert_eq(w.get_stats()["loaded_chunks"], EXPECTED_VD2)
+	for child in w.get_children():
+		if child is MeshInstance3D:
+			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
+
+func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
+	var a := _make_world(99, 1)
+	var b := _make_world(99, 1)
+	var c := _make_world(100, 1)
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 5
+	var height_diffs := 0
+	var voxel_diffs := 0
+	for i in 1000:
+		var x := rng.randi_range(-5000, 5000)
+		var z := rng.randi_range(-5000, 5000)
+		var h := a.get_height(x, z)
+		if b.get_height(x, z) != h:
+			fail("height at %d,%d" % [x, z])
+		var p := Vector3i(x, int(h) + rng.randi_range(-6, 3), z)
+		var v := a.get_voxel(p)
+		if b.get_voxel(p) != v:
+			fail("voxel at %s" % p)
+		if c.get_height(x, z) != h:
+			height_diffs += 1
+		if c.get_voxel(p) != v:
+			voxel_diffs += 1
+	assert_gt(height_diffs, 900, "another seed gives other heights")
+	assert_gt(voxel_diffs, 100, "another seed gives other voxels")
+
+func test_height_matches_streamed_voxels_and_collision() -> void:
+	var w := _make_world(3, 2)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	for i in 4:
+		await get_tree().physics_frame
+	var space := w.get_world_3d().direct_space_state
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 11
+	var hits := 0
+	for i in 200:
+		var x := rng.randi_range(-40, 40)
+		var z := rng.randi_range(-40, 40)
+		var h := int(w.get_height(x + 0.5, z + 0.5))
+		var top := w.get_voxel(Vector3i(x, h - 1, z))
+		assert_true(top != 0 and top != ChunkWorld.block_id("water"), "solid below get_height at %d,%d" % [x, z])
+		assert_eq(w.get_voxel(Vector3i(x, h, z)) == 0 or w.get_voxel(Vector3i(x, h, z)) == ChunkWorld.block_id("water"), true, "open above get_height")
+		# The streamed collision mesh has its top face exactly there (when the column is loaded).
+		if h > -31 and h < 63:
+			var q := PhysicsRayQueryParameters3D.create(Vector3(x + 0.5, 70, z + 0.5), Vector3(x + 0.5, -40, z + 0.5))
+			var hit := space.intersect_ray(q)
+			if not hit.is_empty():
+				hits += 1
+				assert_near(hit["position"].y, float(h), 0.001, "collision top at %d,%d" % [x, z])
+	assert_gt(hits, 150, "rays hit streamed collision")
+
+func test_set_voxel_edits_are_seen_and_remeshed() -> void:
+	var w := _make_world(5, 1)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var h := int(w.get_height(4, 4))
+	var p := Vector3i(4, h + 2, 4)
+	assert_eq(w.get_voxel(p), 0)
+	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	assert_eq(w.get_voxel(p), ChunkWorld.block_id("stone"))
+	assert_eq(w.get_height(4, 4), float(h + 3), "height sees the placed block")
+	assert_false(w.is_area_ready(), "remesh pending")
+	assert_true(await wait_until(w.is_area_ready, 30.0))
+	w.set_voxel(Vector3i(4, h - 1, 4), 0)
+	w.set_voxel(p, 0)
+	assert_eq(w.get_height(4, 4), float(h - 1), "height sees the dug block")
+	assert_eq(w.get_stats()["edits"], 2)
+
+func test_freeing_mid_generation_joins_threads_and_leaks_nothing() -> void:
+	var before := Performance.get_monitor(Performance.OBJECT_NODE_COUNT)
+	var w := _make_world(1, 6)
+	await wait_frames(3)
+	assert_gt(w.get_stats()["pending_chunks"], 0, "still generating")
+	var viewer := _viewer(w)
+	w.free()
+	viewer.free()
+	_worlds.clear()
+	await wait_frames(2)
+	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "every node freed")
