@@ -1,0 +1,665 @@
+//! Cellular automata on bit grids, in 2D and 3D, and their seamless evaluation on infinite fields.
+//!
+//! A grid stores one bit per cell (`true` = alive; the cave stage reads alive as rock). Rows run
+//! along x and are packed into `u64` words, so one step updates 64 cells at once: each row is
+//! summed with its left/right shifts by a bitwise full adder, then the row sums of the
+//! neighbouring rows are added bit-sliced (4 or 5 bit planes), and the rule is applied to the bit
+//! planes. [`naive_step_3d`] counts neighbours one cell at a time; tests check that both agree.
+//!
+//! Rules ([`CaRule`]):
+//! - [`CaRule::AtLeast`]`(t)`: a cell is alive next iff at least `t` cells of its neighbourhood,
+//!   **the cell itself included**, are alive: 3×3 = 9 cells in 2D, 3×3×3 = 27 in 3D. The classic
+//!   4-5 cave rule (alive with ≥ 4 alive neighbours, born with ≥ 5) is exactly `AtLeast(5)` in 2D.
+//! - [`CaRule::Life`]: Life-like birth/survival bitmasks over the neighbour count **excluding**
+//!   the cell (8 neighbours in 2D, 26 in 3D): bit `n` of `birth` makes a dead cell with `n` alive
+//!   neighbours alive, bit `n` of `survival` keeps an alive one alive. B3/S23 is Conway's Life.
+//!
+//! Cells outside a grid count as dead, so a step is exact everywhere except within one cell of the
+//! grid's border. [`run_ca_2d`] and [`run_ca_3d`] compute the *infinite* automaton over a window:
+//! the initial state of a cell is a pure hash of (seed, salt, world cell), the window is grown by a
+//! halo of one cell per pass, and the halo is cropped at the end. The result therefore equals the
+//! same window cut from any larger run (seamless), whatever window asked for it.
+
+use crate::coords::IVec3;
+use crate::rng::mix64;
+
+/// A cellular automaton rule; see the module docs for the exact definitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaRule {
+    /// Alive next iff at least this many cells of the neighbourhood (cell included) are alive.
+    AtLeast(u32),
+    /// Life-like birth/survival bitmasks over the neighbour count (cell excluded).
+    Life { birth: u32, survival: u32 },
+}
+
+impl CaRule {
+    /// The 4-5 rule of cave generators, in 2D: ≥ 5 alive in the 3×3 block.
+    pub const FOUR_FIVE: CaRule = CaRule::AtLeast(5);
+    /// Conway's Game of Life, B3/S23.
+    pub const CONWAY: CaRule = CaRule::Life { birth: 1 << 3, survival: (1 << 2) | (1 << 3) };
+
+    /// Bitmasks over the inclusive count (cell included, 0..=27): `(if_dead, if_alive)`; bit `n`
+    /// set means "alive next" for a cell of that state whose inclusive count is `n`.
+    fn inclusive_masks(self) -> (u32, u32) {
+        match self {
+            CaRule::AtLeast(t) => {
+                let m = if t >= 32 { 0 } else { !0u32 << t };
+                (m, m)
+            }
+            // A dead cell's inclusive count equals its neighbour count; an alive one's is one more.
+            CaRule::Life { birth, survival } => (birth, survival << 1),
+        }
+    }
+}
+
+/// Some passes of one rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CaStage {
+    pub rule: CaRule,
+    pub passes: u32,
+}
+
+/// Total passes of a list of stages: also the halo (in cells) a window needs.
+pub fn total_passes(stages: &[CaStage]) -> u32 {
+    stages.iter().map(|s| s.passes).sum()
+}
+
+/// A dense 3D grid of bits, `nx × ny × nz`; row `(y, z)` holds x in `u64` words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitGrid3D {
+    nx: usize,
+    ny: usize,
+    nz: usize,
+    words_per_row: usize,
+    words: Vec<u64>,
+}
+
+impl BitGrid3D {
+    /// An all-dead grid.
+    pub fn new(nx: usize, ny: usize, nz: usize) -> Self {
+        let words_per_row = nx.div_ceil(64);
+        Self { nx, ny, nz, words_per_row, words: vec![0; words_per_row * ny * nz] }
+    }
+
+    /// `[nx, ny, nz]`.
+    pub fn size(&self) -> [usize; 3] {
+        [self.nx, self.ny, self.nz]
+    }
+
+    #[inline]
+    fn row_start(&self, y: usize, z: usize) -> usize {
+        (y * self.nz + z) * self.words_per_row
+    }
+
+    /// The words of row `(y, z)`; bits past `nx` are zero.
+    pub fn row(&self, y: usize, z: usize) -> &[u64] {
+        let s = self.row_start(y, z);
+        &self.words[s..s + self.words_per_row]
+    }
+
+    #[inline]
+    pub fn get(&self, x: usize, y: usize, z: usize) -> bool {
+        debug_assert!(x < self.nx && y < self.ny && z < self.nz);
+        (self.words[self.row_start(y, z) + x / 64] >> (x % 64)) & 1 == 1
+    }
+
+    #[inline]
+    pub fn set(&mut self, x: usize, y: usize, z: usize, alive: bool) {
+        debug_assert!(x < self.nx && y < self.ny && z < self.nz);
+        let i = self.row_start(y, z) + x / 64;
+        let bit = 1u64 << (x % 64);
+        if alive {
+            self.words[i] |= bit;
+        } else {
+            self.words[i] &= !bit;
+        }
+    }
+
+    /// Number of alive cells.
+    pub fn count_alive(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Mask of the valid bits of a row's last word.
+    fn last_word_mask(&self) -> u64 {
+        match self.nx % 64 {
+            0 => !0,
+            r => (1u64 << r) - 1,
+        }
+    }
+
+    /// One bit-parallel step of `rule` from `self` into `out` (resized to match).
+    pub fn step(&self, rule: CaRule, out: &mut BitGrid3D, scratch: &mut CaScratch) {
+        out.resize_like(self);
+        let (wpr, ny, nz) = (self.words_per_row, self.ny, self.nz);
+        if wpr == 0 || ny == 0 || nz == 0 {
+            return;
+        }
+        let rows = ny * nz;
+        // 1. Horizontal sums (left + centre + right) of every row, as 2-bit numbers.
+        scratch.horizontal.clear();
+        scratch.horizontal.resize(rows * wpr, [0; 2]);
+        for r in 0..rows {
+            let row = &self.words[r * wpr..(r + 1) * wpr];
+            for i in 0..wpr {
+                let c = row[i];
+                let prev = if i > 0 { row[i - 1] } else { 0 };
+                let next = if i + 1 < wpr { row[i + 1] } else { 0 };
+                let l = (c << 1) | (prev >> 63);
+                let rt = (c >> 1) | (next << 63);
+                scratch.horizontal[r * wpr + i] = [l ^ c ^ rt, (l & c) | (l & rt) | (c & rt)];
+            }
+        }
+        // 2. Sums over z-1, z, z+1 of those (0..=9).
+        scratch.planar.clear();
+        scratch.planar.resize(rows * wpr, [0; 5]);
+        for y in 0..ny {
+            for z in 0..nz {
+                let r = y * nz + z;
+                for i in 0..wpr {
+                    let h = |rr: usize| {
+                        let [a, b] = scratch.horizontal[rr * wpr + i];
+                        [a, b, 0, 0, 0]
+                    };
+                    let mut s = h(r);
+                    if z > 0 {
+                        s = add5(s, h(r - 1));
+                    }
+                    if z + 1 < nz {
+                        s = add5(s, h(r + 1));
+                    }
+                    scratch.planar[r * wpr + i] = s;
+                }
+            }
+        }
+        // 3. Sums over y-1, y, y+1 (0..=27), then the rule.
+        let (if_dead, if_alive) = rule.inclusive_masks();
+        let last_mask = self.last_word_mask();
+        for y in 0..ny {
+            for z in 0..nz {
+                let r = y * nz + z;
+                for i in 0..wpr {
+                    let mut s = scratch.planar[r * wpr + i];
+                    if y > 0 {
+                        s = add5(s, scratch.planar[(r - nz) * wpr + i]);
+                    }
+                    if y + 1 < ny {
+                        s = add5(s, scratch.planar[(r + nz) * wpr + i]);
+                    }
+                    let me = self.words[r * wpr + i];
+                    let next = match rule {
+                        CaRule::AtLeast(t) => at_least(t, &s),
+                        CaRule::Life { .. } => (me & eval_mask(if_alive, &s)) | (!me & eval_mask(if_dead, &s)),
+                    };
+                    out.words[r * wpr + i] = if i + 1 == wpr { next & last_mask } else { next };
+                }
+            }
+        }
+    }
+
+    fn resize_like(&mut self, other: &BitGrid3D) {
+        self.nx = other.nx;
+        self.ny = other.ny;
+        self.nz = other.nz;
+        self.words_per_row = other.words_per_row;
+        self.words.clear();
+        self.words.resize(other.words.len(), 0);
+    }
+
+    /// The sub-grid starting at `(x0, y0, z0)` of size `[nx, ny, nz]`, which must lie inside.
+    pub fn crop(&self, x0: usize, y0: usize, z0: usize, size: [usize; 3]) -> BitGrid3D {
+        assert!(x0 + size[0] <= self.nx && y0 + size[1] <= self.ny && z0 + size[2] <= self.nz, "crop outside the grid");
+        let mut out = BitGrid3D::new(size[0], size[1], size[2]);
+        let last_mask = out.last_word_mask();
+        for y in 0..size[1] {
+            for z in 0..size[2] {
+                let src = self.row(y0 + y, z0 + z);
+                let dst = out.row_start(y, z);
+                for i in 0..out.words_per_row {
+                    let bit = x0 + 64 * i;
+                    let (w, b) = (bit / 64, bit % 64);
+                    let lo = src.get(w).copied().unwrap_or(0) >> b;
+                    let hi = if b == 0 { 0 } else { src.get(w + 1).copied().unwrap_or(0) << (64 - b) };
+                    let v = lo | hi;
+                    out.words[dst + i] = if i + 1 == out.words_per_row { v & last_mask } else { v };
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A dense 2D grid of bits, `width × height` (stored as a 3D grid one cell thick).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BitGrid2D {
+    inner: BitGrid3D,
+}
+
+impl BitGrid2D {
+    pub fn new(width: usize, height: usize) -> Self {
+        Self { inner: BitGrid3D::new(width, 1, height) }
+    }
+
+    /// A grid from rows of text, top row first (`y = 0`): `#` is alive, anything else dead.
+    pub fn from_rows(rows: &[&str]) -> Self {
+        let width = rows.iter().map(|r| r.chars().count()).max().unwrap_or(0);
+        let mut g = Self::new(width, rows.len());
+        for (y, r) in rows.iter().enumerate() {
+            for (x, ch) in r.chars().enumerate() {
+                g.set(x, y, ch == '#');
+            }
+        }
+        g
+    }
+
+    /// Rows of text, `#` alive and `.` dead (the inverse of [`BitGrid2D::from_rows`]).
+    pub fn to_rows(&self) -> Vec<String> {
+        (0..self.height()).map(|y| (0..self.width()).map(|x| if self.get(x, y) { '#' } else { '.' }).collect()).collect()
+    }
+
+    pub fn width(&self) -> usize {
+        self.inner.nx
+    }
+
+    pub fn height(&self) -> usize {
+        self.inner.nz
+    }
+
+    #[inline]
+    pub fn get(&self, x: usize, y: usize) -> bool {
+        self.inner.get(x, 0, y)
+    }
+
+    #[inline]
+    pub fn set(&mut self, x: usize, y: usize, alive: bool) {
+        self.inner.set(x, 0, y, alive)
+    }
+
+    pub fn count_alive(&self) -> usize {
+        self.inner.count_alive()
+    }
+
+    /// The words of row `y`.
+    pub fn row(&self, y: usize) -> &[u64] {
+        self.inner.row(0, y)
+    }
+
+    /// One bit-parallel step (3×3 neighbourhood) into `out`.
+    pub fn step(&self, rule: CaRule, out: &mut BitGrid2D, scratch: &mut CaScratch) {
+        self.inner.step(rule, &mut out.inner, scratch)
+    }
+
+    /// The sub-grid at `(x0, y0)` of `width × height`, which must lie inside.
+    pub fn crop(&self, x0: usize, y0: usize, width: usize, height: usize) -> BitGrid2D {
+        BitGrid2D { inner: self.inner.crop(x0, 0, y0, [width, 1, height]) }
+    }
+
+    /// The underlying one-cell-thick 3D grid (2D `y` is its `z`).
+    pub fn as_3d(&self) -> &BitGrid3D {
+        &self.inner
+    }
+
+    pub fn as_3d_mut(&mut self) -> &mut BitGrid3D {
+        &mut self.inner
+    }
+}
+
+/// Reusable buffers for [`BitGrid3D::step`], so repeated steps allocate nothing.
+#[derive(Default, Debug)]
+pub struct CaScratch {
+    horizontal: Vec<[u64; 2]>,
+    planar: Vec<[u64; 5]>,
+    spare: Option<BitGrid3D>,
+}
+
+/// Bit-sliced addition of two 5-bit numbers (the carry out of bit 4 is dropped; sums stay ≤ 27).
+#[inline(always)]
+fn add5(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
+    let mut out = [0u64; 5];
+    let mut carry = 0u64;
+    for i in 0..5 {
+        let (x, y) = (a[i], b[i]);
+        out[i] = x ^ y ^ carry;
+        carry = (x & y) | (carry & (x ^ y));
+    }
+    out
+}
+
+/// Lanes whose bit-sliced count is at least `t`.
+#[inline(always)]
+fn at_least(t: u32, c: &[u64; 5]) -> u64 {
+    if t >= 32 {
+        return 0;
+    }
+    // Least significant bit first: x ≥ t  ⇔  x_i > t_i, or x_i = t_i and the lower bits are ≥.
+    let mut ge = !0u64;
+    for (i, &bit) in c.iter().enumerate() {
+        ge = if (t >> i) & 1 == 1 { bit & ge } else { bit | ge };
+    }
+    ge
+}
+
+/// Lanes whose bit-sliced count `n` has bit `n` set in `mask` (a 32-entry multiplexer tree).
+#[inline(always)]
+fn eval_mask(mask: u32, c: &[u64; 5]) -> u64 {
+    match mask {
+        0 => return 0,
+        u32::MAX => return !0,
+        _ => {}
+    }
+    let mut level = [0u64; 32];
+    for (k, v) in level.iter_mut().enumerate() {
+        *v = if (mask >> k) & 1 == 1 { !0 } else { 0 };
+    }
+    let mut n = 32;
+    for &sel in c.iter() {
+        for j in 0..n / 2 {
+            level[j] = (level[2 * j] & !sel) | (level[2 * j + 1] & sel);
+        }
+        n /= 2;
+    }
+    level[0]
+}
+
+/// Reference step: counts each cell's neighbourhood one cell at a time (outside = dead).
+pub fn naive_step_3d(grid: &BitGrid3D, rule: CaRule) -> BitGrid3D {
+    let [nx, ny, nz] = grid.size();
+    let mut out = BitGrid3D::new(nx, ny, nz);
+    for y in 0..ny {
+        for z in 0..nz {
+            for x in 0..nx {
+                let mut neighbours = 0u32;
+                for dy in -1i64..=1 {
+                    for dz in -1i64..=1 {
+                        for dx in -1i64..=1 {
+                            let (xx, yy, zz) = (x as i64 + dx, y as i64 + dy, z as i64 + dz);
+                            if (dx, dy, dz) != (0, 0, 0)
+                                && (0..nx as i64).contains(&xx)
+                                && (0..ny as i64).contains(&yy)
+                                && (0..nz as i64).contains(&zz)
+                                && grid.get(xx as usize, yy as usize, zz as usize)
+                            {
+                                neighbours += 1;
+                            }
+                        }
+                    }
+                }
+                let me = grid.get(x, y, z);
+                let next = match rule {
+                    CaRule::AtLeast(t) => neighbours + me as u32 >= t,
+                    CaRule::Life { birth, survival } => {
+                        let mask = if me { survival } else { birth };
+                        (mask >> neighbours) & 1 == 1
+                    }
+                };
+                out.set(x, y, z, next);
+            }
+        }
+    }
+    out
+}
+
+/// Reference 2D step (3×3 neighbourhood), for tests.
+pub fn naive_step_2d(grid: &BitGrid2D, rule: CaRule) -> BitGrid2D {
+    BitGrid2D { inner: naive_step_3d(&grid.inner, rule) }
+}
+
+/// Runs every stage's passes on `grid` in place (double-buffered through the scratch).
+pub fn run_stages_3d(grid: &mut BitGrid3D, stages: &[CaStage], scratch: &mut CaScratch) {
+    let mut other = scratch.spare.take().unwrap_or_else(|| BitGrid3D::new(0, 0, 0));
+    for stage in stages {
+        for _ in 0..stage.passes {
+            grid.step(stage.rule, &mut other, scratch);
+            std::mem::swap(grid, &mut other);
+        }
+    }
+    scratch.spare = Some(other);
+}
+
+// ------------------------------------------------------------------------------------------------
+// Seeded infinite fields
+
+/// Key of the initial-state hash for one (seed, salt).
+fn field_key(seed: u64, salt: u64) -> u64 {
+    mix64(seed ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x0ca0_0000_0000_0000)
+}
+
+/// 64 hashed bits for the group of four cells `4·gx .. 4·gx + 3` in row `(y, z)`.
+#[inline]
+fn group_hash(key: u64, gx: i32, y: i32, z: i32) -> u64 {
+    let a = mix64(key ^ ((gx as u32 as u64) | ((y as u32 as u64) << 32)));
+    mix64(a ^ (z as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93))
+}
+
+/// Probability as a 16-bit threshold: a cell is alive iff its 16 hashed bits are below it.
+fn probability_threshold(p: f32) -> u32 {
+    if p.is_nan() { 0 } else { (p.clamp(0.0, 1.0) * 65536.0).round() as u32 }
+}
+
+/// Whether world cell `(x, y, z)` starts alive: a pure function of (seed, salt, cell).
+pub fn initial_alive(seed: u64, salt: u64, alive_probability: f32, x: i32, y: i32, z: i32) -> bool {
+    let h = group_hash(field_key(seed, salt), x >> 2, y, z);
+    ((h >> (16 * (x & 3))) & 0xffff) < probability_threshold(alive_probability) as u64
+}
+
+/// The initial state over world cells `[min, min + size)` (size components ≥ 0).
+fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
+    let mut g = BitGrid3D::new(size[0], size[1], size[2]);
+    let wpr = g.words_per_row;
+    for y in 0..size[1] {
+        for z in 0..size[2] {
+            let (wy, wz) = (min.y + y as i32, min.z + z as i32);
+            let start = g.row_start(y, z);
+            let mut group = i32::MIN;
+            let mut h = 0u64;
+            let row = &mut g.words[start..start + wpr];
+            for x in 0..size[0] {
+                let wx = min.x + x as i32;
+                if wx >> 2 != group {
+                    group = wx >> 2;
+                    h = group_hash(key, group, wy, wz);
+                }
+                let lane = (h >> (16 * (wx & 3))) & 0xffff;
+                if lane < threshold16 as u64 {
+                    row[x / 64] |= 1 << (x % 64);
+                }
+            }
+        }
+    }
+    g
+}
+
+fn window_size(size: IVec3) -> Option<[usize; 3]> {
+    (size.x >= 0 && size.y >= 0 && size.z >= 0).then_some([size.x as usize, size.y as usize, size.z as usize])
+}
+
+/// The infinite 3D automaton over world cells `[min, min + size)` after `stages`, with cell
+/// `(x, y, z)` starting alive with probability `alive_probability` (from a hash of (seed, salt,
+/// cell)). Equal to the same window of any larger run. Negative sizes give an empty grid.
+pub fn run_ca_3d(seed: u64, salt: u64, alive_probability: f32, min: IVec3, size: IVec3, stages: &[CaStage]) -> BitGrid3D {
+    run_ca_3d_with(seed, salt, alive_probability, min, size, stages, &mut CaScratch::default())
+}
+
+/// [`run_ca_3d`] reusing `scratch`.
+pub fn run_ca_3d_with(
+    seed: u64,
+    salt: u64,
+    alive_probability: f32,
+    min: IVec3,
+    size: IVec3,
+    stages: &[CaStage],
+    scratch: &mut CaScratch,
+) -> BitGrid3D {
+    let Some(size_u) = window_size(size) else { return BitGrid3D::new(0, 0, 0) };
+    let halo = total_passes(stages).min(1 << 16) as i32;
+    let grown = [size_u[0] + 2 * halo as usize, size_u[1] + 2 * halo as usize, size_u[2] + 2 * halo as usize];
+    let mut g = seeded_window_3d(field_key(seed, salt), probability_threshold(alive_probability), min - IVec3::splat(halo), grown);
+    run_stages_3d(&mut g, stages, scratch);
+    if halo == 0 { g } else { g.crop(halo as usize, halo as usize, halo as usize, size_u) }
+}
+
+/// The infinite 2D automaton over world cells `[min, min + size)` after `stages` (3×3
+/// neighbourhoods), seeded like [`run_ca_3d`]; for side-view worlds and previews. Negative sizes
+/// give an empty grid.
+pub fn run_ca_2d(seed: u64, salt: u64, alive_probability: f32, min: (i32, i32), size: (i32, i32), stages: &[CaStage]) -> BitGrid2D {
+    let Some(size_u) = window_size(IVec3::new(size.0, 1, size.1)) else { return BitGrid2D::new(0, 0) };
+    let halo = total_passes(stages).min(1 << 16) as usize;
+    let (w, h) = (size_u[0] + 2 * halo, size_u[2] + 2 * halo);
+    // A 2D field is the z = 2D-y plane of a 3D field at a fixed y far from any 3D use.
+    let key = field_key(seed, salt ^ 0x2d2d_2d2d);
+    let origin = IVec3::new(min.0 - halo as i32, 0, min.1 - halo as i32);
+    let mut g = seeded_window_3d(key, probability_threshold(alive_probability), origin, [w, 1, h]);
+    let mut scratch = CaScratch::default();
+    run_stages_3d(&mut g, stages, &mut scratch);
+    let inner = if halo == 0 { g } else { g.crop(halo, 0, halo, size_u) };
+    BitGrid2D { inner }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::hash1;
+
+    fn random_grid(nx: usize, ny: usize, nz: usize, seed: u64, p: u64) -> BitGrid3D {
+        let mut g = BitGrid3D::new(nx, ny, nz);
+        let mut k = 0;
+        for y in 0..ny {
+            for z in 0..nz {
+                for x in 0..nx {
+                    k += 1;
+                    g.set(x, y, z, hash1(seed, 99, k) % 100 < p);
+                }
+            }
+        }
+        g
+    }
+
+    #[test]
+    fn bit_parallel_matches_naive_on_random_grids() {
+        let rules = [
+            CaRule::AtLeast(0),
+            CaRule::AtLeast(5),
+            CaRule::AtLeast(14),
+            CaRule::AtLeast(16),
+            CaRule::AtLeast(27),
+            CaRule::AtLeast(28),
+            CaRule::CONWAY,
+            CaRule::Life { birth: 0b1_1110_0000, survival: 0b1_1111_0000 },
+            CaRule::Life { birth: 1, survival: 1 << 26 },
+            CaRule::Life { birth: 0x7ff_c000, survival: 0x7ff_e000 },
+        ];
+        let mut scratch = CaScratch::default();
+        let mut out = BitGrid3D::new(0, 0, 0);
+        for (i, &(nx, ny, nz)) in [(7, 5, 6), (64, 3, 4), (65, 4, 3), (130, 3, 3), (40, 9, 11), (1, 1, 1)].iter().enumerate() {
+            for (j, &rule) in rules.iter().enumerate() {
+                let g = random_grid(nx, ny, nz, (i * 31 + j) as u64, 30 + 5 * (j as u64 % 8));
+                g.step(rule, &mut out, &mut scratch);
+                assert_eq!(out, naive_step_3d(&g, rule), "size {nx}x{ny}x{nz}, rule {rule:?}");
+            }
+        }
+        // 2D grids too.
+        let g = BitGrid2D { inner: random_grid(100, 1, 37, 5, 45) };
+        let mut o2 = BitGrid2D::new(0, 0);
+        for rule in [CaRule::FOUR_FIVE, CaRule::CONWAY] {
+            g.step(rule, &mut o2, &mut scratch);
+            assert_eq!(o2, naive_step_2d(&g, rule));
+        }
+    }
+
+    #[test]
+    fn four_five_rule_on_hand_made_grids() {
+        let mut scratch = CaScratch::default();
+        let mut out = BitGrid2D::new(0, 0);
+        // A lone wall cell dies (1 of 9); a lone open cell in solid rock fills (8 of 9).
+        let g = BitGrid2D::from_rows(&["#####", "#####", "##.##", "#####", "#####"]);
+        g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
+        assert_eq!(out.get(2, 2), true);
+        let g = BitGrid2D::from_rows(&[".....", ".....", "..#..", ".....", "....."]);
+        g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
+        assert_eq!(out.count_alive(), 0);
+        // A vertical wall 2 wide, 5 tall: interior cells see 6 of 9 and stay; the cells beside it see 3 and stay open.
+        let g = BitGrid2D::from_rows(&["..##..", "..##..", "..##..", "..##..", "..##.."]);
+        g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
+        assert_eq!(out.to_rows(), vec!["......", "..##..", "..##..", "..##..", "......"]);
+        // A 3×3 square of rock: corners see 4 of 9 (die), edges 6 (stay), centre 9.
+        let g = BitGrid2D::from_rows(&[".....", ".###.", ".###.", ".###.", "....."]);
+        g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
+        assert_eq!(out.to_rows(), vec![".....", "..#..", ".###.", "..#..", "....."]);
+        // Cells outside the grid count as open: the 3D analogue with threshold 14 of 27 keeps a
+        // solid 3×3×3 block's centre (27) and face centres (18), drops edges (12) and corners (8).
+        let mut g3 = BitGrid3D::new(3, 3, 3);
+        for y in 0..3 {
+            for z in 0..3 {
+                for x in 0..3 {
+                    g3.set(x, y, z, true);
+                }
+            }
+        }
+        let mut o3 = BitGrid3D::new(0, 0, 0);
+        g3.step(CaRule::AtLeast(14), &mut o3, &mut scratch);
+        assert_eq!(o3.count_alive(), 7);
+        assert!(o3.get(1, 1, 1) && o3.get(0, 1, 1) && o3.get(1, 2, 1) && !o3.get(0, 0, 1) && !o3.get(0, 0, 0));
+    }
+
+    #[test]
+    fn life_blinker_block_and_glider() {
+        let mut scratch = CaScratch::default();
+        let mut a = BitGrid2D::new(0, 0);
+        let mut b = BitGrid2D::new(0, 0);
+        // Blinker: period 2.
+        let blinker = BitGrid2D::from_rows(&[".....", "..#..", "..#..", "..#..", "....."]);
+        blinker.step(CaRule::CONWAY, &mut a, &mut scratch);
+        assert_eq!(a.to_rows(), vec![".....", ".....", ".###.", ".....", "....."]);
+        a.step(CaRule::CONWAY, &mut b, &mut scratch);
+        assert_eq!(b, blinker);
+        // Block: still life.
+        let block = BitGrid2D::from_rows(&["....", ".##.", ".##.", "...."]);
+        block.step(CaRule::CONWAY, &mut a, &mut scratch);
+        assert_eq!(a, block);
+        // Glider: moves (+1, +1) every 4 generations.
+        let rows = [".#......", "..#.....", "###.....", "........", "........", "........", "........", "........"];
+        let mut g = BitGrid2D::from_rows(&rows);
+        let alive = |g: &BitGrid2D| -> Vec<(usize, usize)> {
+            (0..g.height()).flat_map(|y| (0..g.width()).map(move |x| (x, y))).filter(|&(x, y)| g.get(x, y)).collect()
+        };
+        let start = alive(&g);
+        for generation in 1..=8 {
+            g.step(CaRule::CONWAY, &mut a, &mut scratch);
+            std::mem::swap(&mut g, &mut a);
+            assert_eq!(g.count_alive(), 5, "generation {generation}");
+            if generation % 4 == 0 {
+                let shift = generation / 4;
+                let expect: Vec<_> = start.iter().map(|&(x, y)| (x + shift, y + shift)).collect();
+                let mut got = alive(&g);
+                got.sort_by_key(|&(x, y)| (y, x));
+                let mut expect = expect;
+                expect.sort_by_key(|&(x, y)| (y, x));
+                assert_eq!(got, expect, "generation {generation}");
+            }
+        }
+    }
+
+    #[test]
+    fn infinite_windows_are_seamless() {
+        let stages = [CaStage { rule: CaRule::AtLeast(14), passes: 3 }, CaStage { rule: CaRule::AtLeast(16), passes: 1 }];
+        let big = run_ca_3d(7, 3, 0.55, IVec3::new(-20, -10, -15), IVec3::new(70, 30, 40), &stages);
+        let small = run_ca_3d(7, 3, 0.55, IVec3::new(-3, 2, 9), IVec3::new(21, 9, 12), &stages);
+        assert_eq!(small, big.crop(17, 12, 24, [21, 9, 12]));
+        let stages2 = [CaStage { rule: CaRule::FOUR_FIVE, passes: 4 }];
+        let big2 = run_ca_2d(7, 3, 0.55, (-70, -40), (150, 90), &stages2);
+        let small2 = run_ca_2d(7, 3, 0.55, (5, -13), (33, 20), &stages2);
+        assert_eq!(small2, big2.crop(75, 27, 33, 20));
+        assert_eq!(run_ca_2d(7, 3, 0.5, (0, 0), (-1, 4), &stages2).count_alive(), 0);
+    }
+
+    #[test]
+    fn initial_fill_follows_its_probability() {
+        let g = run_ca_3d(1, 2, 0.3, IVec3::new(-50, 0, 0), IVec3::new(100, 10, 100), &[]);
+        let frac = g.count_alive() as f64 / 100_000.0;
+        assert!((frac - 0.3).abs() < 0.01, "{frac}");
+        assert!(initial_alive(1, 2, 0.3, -50, 0, 0) == g.get(0, 0, 0));
+        assert!(initial_alive(1, 2, 0.3, 17, 5, 3) == g.get(67, 5, 3));
+        assert_eq!(run_ca_3d(1, 2, 1.0, IVec3::ZERO, IVec3::splat(8), &[]).count_alive(), 512);
+        assert_eq!(run_ca_3d(1, 2, 0.0, IVec3::ZERO, IVec3::splat(8), &[]).count_alive(), 0);
+    }
+}
