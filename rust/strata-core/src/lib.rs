@@ -4,6 +4,7 @@
 //! → [`mesh::ChunkMesh`] → (the Godot layer makes a node). [`stream::Streamer`] runs generation
 //! and meshing on worker threads and hands finished meshes back over channels.
 
+pub mod atomic_file;
 pub mod block;
 pub mod chunk;
 pub mod coords;
@@ -12,7 +13,10 @@ pub mod worldgen;
 pub mod generator;
 pub mod mesh;
 pub mod preset;
+pub mod preset_io;
+pub mod profile;
 pub mod rng;
+pub mod save;
 pub mod stream;
 
 pub use block::BlockId;
