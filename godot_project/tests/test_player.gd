@@ -1,0 +1,212 @@
+## The demo game's player, driven by synthetic input: walking, jumping, stances, low ceilings,
+## and digging/placing in a real ChunkWorld.
+extends StrataTestCase
+
+const PLAYER := preload("res://game/player.tscn")
+
+var root: Node3D
+var player: StrataPlayer
+
+func before_each() -> void:
+	root = Node3D.new()
+	add_child(root)
+	_add_box(Vector3(0, -0.5, 0), Vector3(200, 1, 200)) # flat floor, top at y = 0
+	player = PLAYER.instantiate()
+	root.add_child(player)
+	player.global_position = Vector3(0, 0.05, 0)
+	await _physics_frames(5)
+
+func after_each() -> void:
+	for a in GameState.ACTIONS:
+		Input.action_release(a)
+	if is_instance_valid(root):
+		root.queue_free()
+	await get_tree().process_frame
+
+func _add_box(center: Vector3, size: Vector3) -> StaticBody3D:
+	var body := StaticBody3D.new()
+	var cs := CollisionShape3D.new()
+	var box := BoxShape3D.new()
+	box.size = size
+	cs.shape = box
+	body.add_child(cs)
+	root.add_child(body)
+	body.global_position = center
+	return body
+
+func _physics_frames(n: int) -> void:
+	for i in n:
+		await get_tree().physics_frame
+
+func _tap(action: String) -> void:
+	var e := InputEventAction.new()
+	e.action = action
+	e.pressed = true
+	Input.parse_input_event(e)
+	await _physics_frames(1)
+	var r := InputEventAction.new()
+	r.action = action
+	r.pressed = false
+	Input.parse_input_event(r)
+	await _physics_frames(2)
+
+func _horizontal(v: Vector3) -> Vector2:
+	return Vector2(v.x, v.z)
+
+func test_walks_forward_in_the_facing_direction() -> void:
+	player.rotate_y(deg_to_rad(90.0)) # now facing -X
+	var facing := player.get_facing()
+	assert_near(facing.x, -1.0, 1e-3, "facing after turning")
+	assert_true(player.is_on_floor(), "starts on the floor")
+	var start := player.global_position
+	Input.action_press("move_forward")
+	await _physics_frames(30)
+	Input.action_release("move_forward")
+	var moved := player.global_position - start
+	moved.y = 0.0
+	assert_gt(moved.length(), 1.0, "walked some distance in 0.5 s")
+	assert_gt(moved.normalized().dot(facing), 0.99, "walked where it faces")
+	# Sprinting is faster than walking.
+	var s0 := player.global_position
+	Input.action_press("move_forward")
+	Input.action_press("sprint")
+	await _physics_frames(30)
+	Input.action_release("sprint")
+	Input.action_release("move_forward")
+	assert_gt((player.global_position - s0).length(), moved.length() * 1.3, "sprint covers more ground")
+
+func test_jump_rises_and_lands_with_unchanged_horizontal_speed() -> void:
+	Input.action_press("move_forward")
+	await _physics_frames(10)
+	Input.action_press("jump")
+	var left_floor := false
+	for i in 10:
+		await _physics_frames(1)
+		if not player.is_on_floor():
+			left_floor = true
+			break
+	Input.action_release("jump")
+	assert_true(left_floor, "the jump left the floor")
+	var v0 := _horizontal(player.velocity)
+	assert_gt(v0.length(), 1.0, "was moving when it jumped")
+	# Let go of forward and turn: neither may change the horizontal velocity in the air.
+	Input.action_release("move_forward")
+	Input.action_press("move_left")
+	var top := player.global_position.y
+	var frames := 0
+	var max_dv := 0.0
+	while not player.is_on_floor() and frames < 240:
+		await _physics_frames(1)
+		frames += 1
+		top = maxf(top, player.global_position.y)
+		if not player.is_on_floor():
+			max_dv = maxf(max_dv, (_horizontal(player.velocity) - v0).length())
+	Input.action_release("move_left")
+	assert_gt(top, 1.0, "rose above one voxel")
+	assert_true(player.is_on_floor(), "landed again")
+	assert_near(player.global_position.y, 0.0, 0.05, "landed on the floor")
+	assert_near(max_dv, 0.0, 1e-4, "horizontal velocity unchanged in the air")
+	# Airtime of a constant-gravity jump: 2 v / g.
+	var expected := 2.0 * player.jump_velocity / player.gravity
+	assert_near(frames / float(Engine.physics_ticks_per_second), expected, 0.1, "airtime matches constant gravity")
+
+func test_crouch_and_prone_shrink_the_shape_and_lower_the_camera() -> void:
+	var stand_h := player.get_shape_height()
+	assert_near(stand_h, 1.8, 1e-4, "standing height")
+	Input.action_press("crouch")
+	await _physics_frames(40)
+	assert_near(player.get_shape_height(), 1.3, 1e-4, "crouching height")
+	assert_lt(player.get_eye_height(), 1.3, "camera lowered when crouching")
+	Input.action_release("crouch")
+	await _physics_frames(40)
+	assert_near(player.get_shape_height(), stand_h, 1e-4, "stands up again")
+	await _tap("prone")
+	await _physics_frames(40)
+	assert_eq(player.stance, StrataPlayer.Stance.PRONE, "prone after pressing prone")
+	assert_near(player.get_shape_height(), 0.6, 1e-4, "prone height")
+	assert_lt(player.get_eye_height(), 0.6, "camera near the ground when prone")
+	# Prone is slow.
+	var s0 := player.global_position
+	Input.action_press("move_forward")
+	await _physics_frames(60)
+	Input.action_release("move_forward")
+	var d := (player.global_position - s0).length()
+	assert_gt(d, 0.3, "can crawl")
+	assert_lt(d, 1.5, "crawling is slow")
+	await _tap("prone")
+	await _physics_frames(5)
+	assert_near(player.get_shape_height(), stand_h, 1e-4, "stands up from prone")
+
+func test_cannot_stand_up_under_a_low_ceiling() -> void:
+	await _tap("prone")
+	assert_near(player.get_shape_height(), 0.6, 1e-4, "prone")
+	# A slab whose underside is 1.0 above the floor: room for prone only.
+	var ceiling := _add_box(player.global_position + Vector3(0, 1.25, 0), Vector3(4, 0.5, 4))
+	await _physics_frames(2)
+	await _tap("prone")
+	await _physics_frames(10)
+	assert_near(player.get_shape_height(), 0.6, 1e-4, "still prone under a 1.0 ceiling")
+	Input.action_press("crouch")
+	await _physics_frames(5)
+	assert_near(player.get_shape_height(), 0.6, 1e-4, "cannot even crouch under a 1.0 ceiling")
+	Input.action_release("crouch")
+	# Raise the ceiling to 1.5: crouching fits, standing does not.
+	ceiling.global_position.y += 0.5
+	await _physics_frames(5)
+	assert_near(player.get_shape_height(), 1.3, 1e-4, "gets up as far as crouching")
+	assert_eq(player.stance, StrataPlayer.Stance.CROUCH, "crouching under a 1.5 ceiling")
+	ceiling.queue_free()
+	await _physics_frames(5)
+	assert_near(player.get_shape_height(), 1.8, 1e-4, "stands once the ceiling is gone")
+
+func test_walks_digs_and_places_in_a_chunk_world() -> void:
+	root.queue_free()
+	await get_tree().process_frame
+	root = Node3D.new()
+	add_child(root)
+	var world: ChunkWorld = ChunkWorld.new()
+	world.preset = WorldPreset.new()
+	world.view_distance = 2
+	world.vertical_view_distance = 2
+	world.collision_distance = 1
+	root.add_child(world)
+	player = PLAYER.instantiate()
+	root.add_child(player)
+	player.set_world(world)
+	world.viewer = world.get_path_to(player)
+	var h := world.get_height(8.5, 8.5)
+	player.global_position = Vector3(8.5, h + 0.1, 8.5)
+	player.input_enabled = false
+	var ready := await wait_until(func(): return world.is_area_ready(), 60.0)
+	assert_true(ready, "area around the player loads")
+	player.input_enabled = true
+	await _physics_frames(30)
+	assert_true(player.is_on_floor(), "stands on the terrain's collision")
+	assert_gt(player.global_position.y, h - 1.5, "did not fall through the terrain")
+	# Aim at the top face of the surface voxel two columns ahead and dig it.
+	var px := floori(player.global_position.x)
+	var pz := floori(player.global_position.z)
+	var cx := px + 2
+	var top := int(world.get_height(cx + 0.5, pz + 0.5))
+	var cell := Vector3i(cx, top - 1, pz)
+	_aim_at(Vector3(cell) + Vector3(0.5, 1.0, 0.5))
+	await _physics_frames(1)
+	assert_true(player.target.get("hit", false), "the view ray hits the ground")
+	assert_eq(player.target.get("cell"), cell, "target is the aimed voxel")
+	assert_true(player.highlight.visible, "target cell highlighted")
+	assert_near(player.highlight.global_position.distance_to(Vector3(cell) + Vector3(0.5, 0.5, 0.5)), 0.0, 1e-3, "highlight on the target cell")
+	assert_true(player.dig(), "dig")
+	assert_eq(world.get_voxel(cell), 0, "dug voxel is air")
+	# Aim into the hole again: the ray now ends below it, and placing fills the hole.
+	_aim_at(Vector3(cell) + Vector3(0.5, 0.9, 0.5))
+	await _physics_frames(1)
+	assert_eq(player.target.get("previous"), cell, "the empty cell before the hit is the hole")
+	player.selected_block = 0
+	assert_true(player.place(), "place")
+	assert_eq(world.get_voxel(cell), ChunkWorld.block_id("stone"), "placed stone in the hole")
+
+func _aim_at(p: Vector3) -> void:
+	var eye := player.camera.global_position
+	var to := p - eye
+	player.rotation.y = atan2(-to.x, -to.z)
+	player.head.rotation.x = atan2(to.y, Vector2(to.x, to.z).length())
