@@ -21,6 +21,8 @@ pub struct WorldPreset {
     pub ores: OreSettings,
     pub water: WaterSettings,
     pub scatter: ScatterSettings,
+    /// Side-view (2D) worlds of `ChunkWorld2D`; ignored by 3D worlds.
+    pub side_view: SideViewSettings,
 }
 
 /// Interpolation between lattice values of value noise.
@@ -239,6 +241,96 @@ pub struct ScatterSettings {
     pub rocks: bool,
 }
 
+/// The 1D height source of a side-view surface line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SurfaceSource {
+    /// Octave value noise, linear interpolation between lattice values.
+    ValueNoiseLinear,
+    /// Octave value noise, cosine interpolation between lattice values.
+    ValueNoiseCosine,
+    /// Perlin fBm (the `noise` crate) sampled along the line y = 0.
+    PerlinFbm,
+    /// Seamless midpoint displacement (initial range and roughness).
+    MidpointDisplacement,
+    /// Hashed integer noise smoothed with its two neighbours (½, ¼, ¼), cosine-interpolated, in octaves.
+    SmoothedHashNoise,
+}
+
+/// Side-view (2D) worlds: a surface line from a 1D height source, layers, cellular caves below a
+/// depth, ore clusters and water pools in surface hollows. Tile rows grow downwards (Godot 2D).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SideViewSettings {
+    pub surface_source: SurfaceSource,
+    /// Height of the mean surface above tile row 0, in tiles.
+    pub base_height: f32,
+    /// Largest deviation of the surface from `base_height`, in tiles.
+    pub amplitude: f32,
+    /// Wavelength of the largest surface features, in tiles.
+    pub scale: f32,
+    pub octaves: u32,
+    /// Amplitude ratio between successive octaves.
+    pub persistence: f32,
+    /// Midpoint displacement: displacement range ratio per subdivision level.
+    pub roughness: f32,
+    /// Midpoint displacement: first displacement range, relative to the anchors' range.
+    pub initial_range: f32,
+    /// Dirt tiles between the grass and the stone.
+    pub dirt_depth: u32,
+    pub cave_mode: CaveMode,
+    /// Caves open only this many tiles below the surface or deeper, so the surface stays whole.
+    pub cave_depth: u32,
+    /// Probability that an automaton cell starts as rock.
+    pub cave_rock_probability: f32,
+    /// Passes of the 4-5 rule (rock iff at least `cave_threshold` of the 3×3 block is rock).
+    pub cave_passes: u32,
+    pub cave_threshold: u32,
+    /// Final passes with the (usually stricter) `cave_final_threshold`.
+    pub cave_final_passes: u32,
+    pub cave_final_threshold: u32,
+    /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B5678/S45678".
+    pub cave_life_rule: String,
+    /// Cave pockets of fewer tiles than this are filled with rock (0 = keep all).
+    pub min_pocket_tiles: u32,
+    /// Ores appear only this many tiles below the surface or deeper (each kind's own depth also applies).
+    pub ore_depth: u32,
+    /// Fill surface hollows with water.
+    pub water_enabled: bool,
+    /// Widest hollow that holds a pool, in tiles (water needs a rim this close on both sides).
+    pub max_pool_width: u32,
+    /// Edge of a square chunk, in tiles.
+    pub chunk_tiles: u32,
+}
+
+impl Default for SideViewSettings {
+    fn default() -> Self {
+        Self {
+            surface_source: SurfaceSource::ValueNoiseCosine,
+            base_height: 0.0,
+            amplitude: 24.0,
+            scale: 256.0,
+            octaves: 5,
+            persistence: 0.5,
+            roughness: 0.55,
+            initial_range: 0.5,
+            dirt_depth: 4,
+            cave_mode: CaveMode::CellularAutomata,
+            cave_depth: 10,
+            cave_rock_probability: 0.5,
+            cave_passes: 4,
+            cave_threshold: 5,
+            cave_final_passes: 1,
+            cave_final_threshold: 5,
+            cave_life_rule: "B678/S345678".into(),
+            min_pocket_tiles: 12,
+            ore_depth: 6,
+            water_enabled: true,
+            max_pool_width: 32,
+            chunk_tiles: 64,
+        }
+    }
+}
+
 impl Default for HeightSettings {
     fn default() -> Self {
         Self {
@@ -379,6 +471,7 @@ impl Default for WorldPreset {
             ores: OreSettings::default(),
             water: WaterSettings::default(),
             scatter: ScatterSettings::default(),
+            side_view: SideViewSettings::default(),
         }
     }
 }
@@ -410,7 +503,7 @@ pub enum FieldValue {
 pub struct FieldSpec {
     /// Flat name, `group_field` (e.g. `height_octaves`): the Godot property name.
     pub name: &'static str,
-    /// Inspector group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`, `Scatter`, or `World`).
+    /// Inspector group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`, `Scatter`, `SideView`, or `World`).
     pub group: &'static str,
     pub doc: &'static str,
     pub kind: FieldKind,
@@ -544,6 +637,10 @@ impl WorldPreset {
         if self.caves.mode == CaveMode::GameOfLife {
             crate::preset::parse_life_rule(&self.caves.life_rule)
                 .map_err(|e| rule("caves_life_rule", e, "a rule like B3/S23 or B5678/S45678 (digits 0-8 in 2D, 0-26 written as comma lists in 3D)"))?;
+        }
+        if self.side_view.cave_mode == CaveMode::GameOfLife {
+            crate::preset::parse_life_rule(&self.side_view.cave_life_rule)
+                .map_err(|e| rule("side_view_cave_life_rule", e, "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)"))?;
         }
         if self.ores.kinds.len() > 32 {
             return Err(rule("ores.kinds", format!("{} kinds", self.ores.kinds.len()), "at most 32 ore kinds"));
@@ -726,6 +823,32 @@ pub static FIELDS: &[FieldSpec] = &[
     bool_field!("scatter_bushes", "Scatter", scatter.bushes, "Place bushes."),
     bool_field!("scatter_flowers", "Scatter", scatter.flowers, "Place flowers."),
     bool_field!("scatter_rocks", "Scatter", scatter.rocks, "Place rocks."),
+    enum_field!("side_view_surface_source", "SideView", side_view.surface_source,
+        [SurfaceSource::ValueNoiseLinear => "ValueNoiseLinear", SurfaceSource::ValueNoiseCosine => "ValueNoiseCosine",
+         SurfaceSource::PerlinFbm => "PerlinFbm", SurfaceSource::MidpointDisplacement => "MidpointDisplacement",
+         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "1D height source of the 2D surface line."),
+    float_field!("side_view_base_height", "SideView", side_view.base_height, -4096.0, 4096.0, 0.5, "Height of the mean 2D surface above tile row 0, in tiles."),
+    float_field!("side_view_amplitude", "SideView", side_view.amplitude, 0.0, 512.0, 0.5, "Largest deviation of the 2D surface, in tiles."),
+    float_field!("side_view_scale", "SideView", side_view.scale, 4.0, 8192.0, 1.0, "Wavelength of the largest 2D surface features, in tiles."),
+    int_field!("side_view_octaves", "SideView", side_view.octaves, 1, 12, "Octaves of the 2D surface noise."),
+    float_field!("side_view_persistence", "SideView", side_view.persistence, 0.0, 1.0, 0.01, "Amplitude ratio between octaves."),
+    float_field!("side_view_roughness", "SideView", side_view.roughness, 0.0, 1.0, 0.01, "Midpoint displacement: range ratio per level."),
+    float_field!("side_view_initial_range", "SideView", side_view.initial_range, 0.0, 4.0, 0.01, "Midpoint displacement: first displacement range."),
+    int_field!("side_view_dirt_depth", "SideView", side_view.dirt_depth, 0, 64, "Dirt tiles between grass and stone."),
+    enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D cave generator."),
+    int_field!("side_view_cave_depth", "SideView", side_view.cave_depth, 1, 1024, "2D caves open only this far below the surface."),
+    float_field!("side_view_cave_rock_probability", "SideView", side_view.cave_rock_probability, 0.0, 1.0, 0.01, "Probability that a cave cell starts as rock."),
+    int_field!("side_view_cave_passes", "SideView", side_view.cave_passes, 0, 16, "Passes of the 4-5 rule."),
+    int_field!("side_view_cave_threshold", "SideView", side_view.cave_threshold, 0, 9, "Rock cells of the 3×3 block (cell included) that make rock."),
+    int_field!("side_view_cave_final_passes", "SideView", side_view.cave_final_passes, 0, 8, "Final passes with the final threshold."),
+    int_field!("side_view_cave_final_threshold", "SideView", side_view.cave_final_threshold, 0, 9, "Threshold of the final passes."),
+    text_field!("side_view_cave_life_rule", "SideView", side_view.cave_life_rule, "Birth/survival rule of GameOfLife caves, e.g. B678/S345678."),
+    int_field!("side_view_min_pocket_tiles", "SideView", side_view.min_pocket_tiles, 0, 64, "Cave pockets smaller than this are filled."),
+    int_field!("side_view_ore_depth", "SideView", side_view.ore_depth, 0, 1024, "Ores only this far below the surface or deeper."),
+    bool_field!("side_view_water_enabled", "SideView", side_view.water_enabled, "Fill surface hollows with water."),
+    int_field!("side_view_max_pool_width", "SideView", side_view.max_pool_width, 1, 128, "Widest hollow that holds a pool, in tiles."),
+    int_field!("side_view_chunk_tiles", "SideView", side_view.chunk_tiles, 16, 128, "Edge of a square 2D chunk, in tiles."),
 ];
 
 /// The table entry for field `name`.
