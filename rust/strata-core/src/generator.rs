@@ -10,9 +10,10 @@
 use crate::block::{self, AIR, BlockId};
 use crate::chunk::VoxelBuffer;
 use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use crate::preset::WorldPreset;
-use crate::rng::salt;
-use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
+use crate::preset::{Biome, WorldPreset};
+use crate::worldgen::heightmap::HeightmapError;
+use crate::worldgen::terrain::{Terrain, TerrainSample};
+use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -21,6 +22,8 @@ use thiserror::Error;
 pub enum GeneratorError {
     #[error("invalid preset: {0}")]
     Preset(#[from] crate::preset::FieldError),
+    #[error("{0}")]
+    Heightmap(#[from] HeightmapError),
 }
 
 /// What the column pass knows about one (x, z) column.
@@ -30,7 +33,8 @@ pub struct Column {
     pub surface: i32,
     pub surface_block: BlockId,
     pub subsurface_block: BlockId,
-    /// Index into the preset's biome table.
+    /// Index into the generator's biome table ([`Generator::biomes`]: the preset's table, or one
+    /// plains biome when biomes are disabled).
     pub biome: u8,
 }
 
@@ -46,12 +50,8 @@ pub struct ColumnGrid {
 
 impl ColumnGrid {
     pub fn new(generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Self {
-        let mut columns = Vec::with_capacity((size_x * size_z) as usize);
-        for z in 0..size_z {
-            for x in 0..size_x {
-                columns.push(generator.column(min_x + x, min_z + z));
-            }
-        }
+        let mut columns = Vec::with_capacity((size_x.max(0) * size_z.max(0)) as usize);
+        generator.columns_into(min_x, min_z, size_x.max(0) as usize, size_z.max(0) as usize, &mut columns);
         Self { min_x, min_z, size_x, size_z, columns }
     }
 
@@ -65,7 +65,7 @@ impl ColumnGrid {
 /// A generator built once per preset and shared by all workers (`Send + Sync`).
 pub struct Generator {
     preset: Arc<WorldPreset>,
-    fbm: Fbm<Perlin>,
+    terrain: Terrain,
 }
 
 impl std::fmt::Debug for Generator {
@@ -74,22 +74,19 @@ impl std::fmt::Debug for Generator {
     }
 }
 
-/// Noise seeds are `u32` in the `noise` crate; fold the 64-bit seed with a salt.
-fn noise_seed(seed: u64, salt: u64) -> u32 {
-    (crate::rng::mix64(seed ^ salt.wrapping_mul(0x9e37_79b9_7f4a_7c15)) >> 32) as u32
-}
-
 impl Generator {
-    /// Builds a generator; the preset is validated first.
+    /// Builds a generator; the preset is validated first. A relative heightmap path is resolved
+    /// against the working directory (see [`Generator::with_base_dir`]).
     pub fn new(preset: &WorldPreset) -> Result<Self, GeneratorError> {
+        Self::with_base_dir(preset, None)
+    }
+
+    /// Builds a generator, resolving a relative heightmap path against `base_dir` (the folder
+    /// of the preset file) when given.
+    pub fn with_base_dir(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, GeneratorError> {
         preset.validate()?;
-        let h = &preset.height;
-        let fbm = Fbm::<Perlin>::new(noise_seed(preset.seed, salt::HEIGHT))
-            .set_octaves(h.octaves as usize)
-            .set_frequency(1.0 / h.scale as f64)
-            .set_persistence(h.persistence as f64)
-            .set_lacunarity(h.lacunarity as f64);
-        Ok(Self { preset: Arc::new(preset.clone()), fbm })
+        let terrain = Terrain::new(preset, base_dir)?;
+        Ok(Self { preset: Arc::new(preset.clone()), terrain })
     }
 
     pub fn preset(&self) -> &WorldPreset {
@@ -100,27 +97,77 @@ impl Generator {
         self.preset.seed
     }
 
+    /// The height field (sources, biomes, ravines).
+    pub fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+
+    /// The biome table columns index into.
+    pub fn biomes(&self) -> &[Biome] {
+        self.terrain.biomes().table()
+    }
+
     /// Continuous terrain height at world (x, z), before rounding to voxels.
     pub fn height_f(&self, x: f64, z: f64) -> f64 {
-        let h = &self.preset.height;
-        h.base_height as f64 + h.amplitude as f64 * self.fbm.get([x, z])
+        self.terrain.sample(x, z).height
+    }
+
+    /// Index into [`Generator::biomes`] of the biome of column (x, z).
+    pub fn biome_index_at(&self, x: i32, z: i32) -> u8 {
+        self.terrain.biomes().biome_index_at(x as f64 + 0.5, z as f64 + 0.5)
+    }
+
+    /// The biome of column (x, z).
+    pub fn biome_at(&self, x: i32, z: i32) -> &Biome {
+        &self.biomes()[self.biome_index_at(x, z) as usize]
     }
 
     /// The column at integer world (x, z).
     pub fn column(&self, x: i32, z: i32) -> Column {
-        let surface = self.height_f(x as f64 + 0.5, z as f64 + 0.5).floor() as i32;
+        let mut out = Vec::with_capacity(1);
+        self.columns_into(x, z, 1, 1, &mut out);
+        out[0]
+    }
+
+    /// The column pass: columns of `[min_x, min_x + size_x) × [min_z, min_z + size_z)` appended to
+    /// `out` (x fastest). Heights are sampled at column centres once per (x, z), on a grid one
+    /// column wider on each side for the slope. A column's surface is the floor of its height;
+    /// its blocks come from its biome, except that slopes steeper than `rock_slope` (largest
+    /// central difference of neighbouring heights) show stone, and shores (surface at most one
+    /// above sea level) show sand.
+    pub fn columns_into(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+        if size_x == 0 || size_z == 0 {
+            return;
+        }
+        let (gx, gz) = (size_x + 2, size_z + 2);
+        let mut samples: Vec<TerrainSample> = Vec::with_capacity(gx * gz);
+        self.terrain.sample_grid(min_x as f64 - 0.5, min_z as f64 - 0.5, 1.0, gx, gz, &mut samples);
         let sea = self.preset.water.sea_level;
-        let (surface_block, subsurface_block) = if self.preset.water.enabled && surface <= sea + 1 {
-            (block::SAND, block::SAND)
-        } else {
-            (block::GRASS, block::DIRT)
-        };
-        Column { surface, surface_block, subsurface_block, biome: 0 }
+        let water = self.preset.water.enabled;
+        let rock_slope = self.preset.biomes.rock_slope as f64;
+        let h = |i: usize, k: usize| samples[k * gx + i].height;
+        out.reserve(size_x * size_z);
+        for k in 1..=size_z {
+            for i in 1..=size_x {
+                let sample = samples[k * gx + i];
+                let surface = sample.height.floor() as i32;
+                let slope = ((h(i + 1, k) - h(i - 1, k)).abs()).max((h(i, k + 1) - h(i, k - 1)).abs()) * 0.5;
+                let params = self.terrain.biomes().params(sample.biome);
+                let (surface_block, subsurface_block) = if slope > rock_slope {
+                    (block::STONE, block::STONE)
+                } else if water && surface <= sea + 1 {
+                    (block::SAND, block::SAND)
+                } else {
+                    (params.surface_block, params.subsurface_block)
+                };
+                out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
+            }
+        }
     }
 
     /// World y of the top face of the ground at (x, z).
     pub fn surface_height(&self, x: i32, z: i32) -> i32 {
-        self.column(x, z).surface
+        self.terrain.sample(x as f64 + 0.5, z as f64 + 0.5).height.floor() as i32
     }
 
     /// Fills `out` (its own box) with the world's voxels: the stages in order.
@@ -178,15 +225,13 @@ impl Generator {
     /// streamer can skip chunks that are all air without generating them.
     pub fn surface_range(&self, c: ChunkCoord) -> (i32, i32) {
         let m = c.min_voxel();
-        let (mut lo, mut hi) = (i32::MAX, i32::MIN);
-        for z in -1..=CHUNK_SIZE {
-            for x in -1..=CHUNK_SIZE {
-                let s = self.surface_height(m.x + x, m.z + z);
-                lo = lo.min(s);
-                hi = hi.max(s);
-            }
-        }
-        (lo, hi)
+        let n = (CHUNK_SIZE + 2) as usize;
+        let mut samples = Vec::with_capacity(n * n);
+        self.terrain.sample_grid(m.x as f64 - 0.5, m.z as f64 - 0.5, 1.0, n, n, &mut samples);
+        samples.iter().fold((i32::MAX, i32::MIN), |(lo, hi), s| {
+            let y = s.height.floor() as i32;
+            (lo.min(y), hi.max(y))
+        })
     }
 
     /// True when chunk `c` (with its halo) is certainly all air, so it needs no mesh.

@@ -8,3 +8,13 @@ pub mod cellular;
 pub mod flood_fill;
 pub mod ores;
 pub mod water;
+
+// Height sources, biomes and the column pass.
+pub mod biomes;
+pub mod diamond_square;
+pub mod fractal;
+pub mod heightmap;
+pub mod midpoint;
+pub mod terrain;
+pub mod value_noise;
+pub mod worley;

@@ -1,0 +1,290 @@
+//! Biomes: Worley cells whose feature points pick a biome from the climate, blended at borders.
+//!
+//! * **Climate.** Temperature and moisture are two independent Perlin fBm fields of wavelength
+//!   `climate_scale`, stretched to `[0, 1]` ([`BiomeMap::climate_at`]).
+//! * **Cells.** One feature point per Worley cell of `cell_size` voxels
+//!   ([`crate::worldgen::worley`]). Each feature point takes the biome of the table whose
+//!   `(temperature, moisture)` is nearest the climate at the point ([`BiomeMap::biome_for_climate`]).
+//!   A position belongs to the biome of its nearest feature point (5×5 cell scan: exact).
+//! * **Blend.** Biome height parameters (`height_offset`, `height_scale`) are averaged over the
+//!   feature points whose distance `dᵢ` is within `blend` of the nearest one's `d₀`, with weight
+//!   `smoothstep(1 − (dᵢ − d₀) / blend)`. On a border `dᵢ = d₀` so both sides weigh the same, and
+//!   every weight is a continuous function of position, so heights have no walls. `blend` is
+//!   `blend_distance` capped at half a cell: then a point that drops out of the 5×5 scan as the
+//!   position crosses a cell edge has weight 0 already (it is ≥ 2 cells away, the nearest ≤ √2).
+//!   Moving one voxel changes `dᵢ − d₀` by at most 2, so parameters change across a border over
+//!   at least `blend / 2` voxels on each side.
+//!
+//! Disabled biomes mean one "plains" biome ([`crate::preset::Biome::default`]) everywhere.
+
+use crate::block::{self, BlockId};
+use crate::preset::{Biome, WorldPreset};
+use crate::rng::salt;
+use crate::worldgen::fractal::{FractalParams, noise_seed, perlin_fbm};
+use crate::worldgen::worley::{cell_of, feature_point};
+use noise::{Fbm, NoiseFn, Perlin};
+
+/// Cells scanned on each side of a position's own cell (5×5 in all).
+pub const SCAN_RADIUS: i32 = 2;
+const SCAN: usize = (2 * SCAN_RADIUS as usize + 1) * (2 * SCAN_RADIUS as usize + 1);
+
+/// Stretch of the climate fBm (about ±0.35 typical) onto `[0, 1]`.
+const CLIMATE_STRETCH: f64 = 1.6;
+
+/// One Worley feature point and the biome it chose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Feature {
+    pub x: f64,
+    pub z: f64,
+    pub biome: u8,
+}
+
+/// Height parameters and blocks of one biome, resolved from the table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BiomeParams {
+    pub height_offset: f64,
+    pub height_scale: f64,
+    pub surface_block: BlockId,
+    pub subsurface_block: BlockId,
+}
+
+/// What the biome layer says at one position.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BiomeSample {
+    /// Index of the nearest feature point's biome.
+    pub biome: u8,
+    /// Blended height offset and amplitude factor.
+    pub height_offset: f64,
+    pub height_scale: f64,
+}
+
+/// Feature points of a rectangle of cells, computed once per region.
+#[derive(Clone, Debug, Default)]
+pub struct FeatureCache {
+    min_cx: i32,
+    min_cz: i32,
+    width: i32,
+    height: i32,
+    features: Vec<Feature>,
+}
+
+impl FeatureCache {
+    #[inline]
+    fn get(&self, cx: i32, cz: i32) -> Option<&Feature> {
+        let (lx, lz) = (cx - self.min_cx, cz - self.min_cz);
+        if lx >= 0 && lz >= 0 && lx < self.width && lz < self.height {
+            self.features.get((lz * self.width + lx) as usize)
+        } else {
+            None
+        }
+    }
+}
+
+/// The biome layer of a generator.
+pub struct BiomeMap {
+    seed: u64,
+    enabled: bool,
+    cell_size: f64,
+    blend: f64,
+    temperature: Fbm<Perlin>,
+    moisture: Fbm<Perlin>,
+    table: Vec<Biome>,
+    params: Vec<BiomeParams>,
+}
+
+impl std::fmt::Debug for BiomeMap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BiomeMap").field("enabled", &self.enabled).field("biomes", &self.table.len()).finish()
+    }
+}
+
+impl BiomeMap {
+    /// Builds the biome layer of a (validated) preset.
+    pub fn new(preset: &WorldPreset) -> Self {
+        let b = &preset.biomes;
+        let enabled = b.enabled && !b.table.is_empty();
+        let table = if enabled { b.table.clone() } else { vec![Biome::default()] };
+        let params = table
+            .iter()
+            .map(|t| BiomeParams {
+                height_offset: t.height_offset as f64,
+                height_scale: t.height_scale as f64,
+                surface_block: block::block_by_name(&t.surface_block).unwrap_or(block::GRASS),
+                subsurface_block: block::block_by_name(&t.subsurface_block).unwrap_or(block::DIRT),
+            })
+            .collect();
+        let climate = FractalParams { octaves: 3, frequency: 1.0 / b.climate_scale.max(1.0) as f64, persistence: 0.5, lacunarity: 2.0 };
+        let cell_size = (b.cell_size as f64).max(1.0);
+        Self {
+            seed: preset.seed,
+            enabled,
+            cell_size,
+            blend: (b.blend_distance as f64).clamp(0.0, cell_size * 0.5),
+            temperature: perlin_fbm(noise_seed(preset.seed, salt::TEMPERATURE), climate),
+            moisture: perlin_fbm(noise_seed(preset.seed, salt::MOISTURE), climate),
+            table,
+            params,
+        }
+    }
+
+    /// The biome table in use (one default plains biome when biomes are disabled).
+    pub fn table(&self) -> &[Biome] {
+        &self.table
+    }
+
+    pub fn params(&self, biome: u8) -> &BiomeParams {
+        &self.params[biome as usize]
+    }
+
+    /// Temperature and moisture at world `(x, z)`, each in `[0, 1]`.
+    pub fn climate_at(&self, x: f64, z: f64) -> (f64, f64) {
+        let stretch = |n: f64| (0.5 + n * CLIMATE_STRETCH).clamp(0.0, 1.0);
+        (stretch(self.temperature.get([x, z])), stretch(self.moisture.get([x, z])))
+    }
+
+    /// The biome whose preferred climate is nearest `(temperature, moisture)`; ties go to the
+    /// earlier table row.
+    pub fn biome_for_climate(&self, temperature: f64, moisture: f64) -> u8 {
+        let mut best = (0u8, f64::INFINITY);
+        for (i, b) in self.table.iter().enumerate() {
+            let (dt, dm) = (b.temperature as f64 - temperature, b.moisture as f64 - moisture);
+            let d2 = dt * dt + dm * dm;
+            if d2 < best.1 {
+                best = (i as u8, d2);
+            }
+        }
+        best.0
+    }
+
+    /// The feature point of cell `(cx, cz)` and the biome its climate picks.
+    pub fn feature(&self, cx: i32, cz: i32) -> Feature {
+        let (x, z) = feature_point(self.seed, salt::BIOME, self.cell_size, cx, cz);
+        let biome = if self.table.len() > 1 {
+            let (t, m) = self.climate_at(x, z);
+            self.biome_for_climate(t, m)
+        } else {
+            0
+        };
+        Feature { x, z, biome }
+    }
+
+    /// Feature points of every cell any position in `[x0, x1] × [z0, z1]` scans.
+    pub fn cache_for(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> FeatureCache {
+        if !self.enabled {
+            return FeatureCache::default();
+        }
+        let (cx0, cz0) = cell_of(self.cell_size, x0, z0);
+        let (cx1, cz1) = cell_of(self.cell_size, x1, z1);
+        let (min_cx, min_cz) = (cx0 - SCAN_RADIUS, cz0 - SCAN_RADIUS);
+        let (width, height) = (cx1 - cx0 + 1 + 2 * SCAN_RADIUS, cz1 - cz0 + 1 + 2 * SCAN_RADIUS);
+        let mut features = Vec::with_capacity((width * height) as usize);
+        for cz in 0..height {
+            for cx in 0..width {
+                features.push(self.feature(min_cx + cx, min_cz + cz));
+            }
+        }
+        FeatureCache { min_cx, min_cz, width, height, features }
+    }
+
+    /// The biome and blended height parameters at world `(x, z)`; `cache` should cover the
+    /// position (cells outside it are computed on the spot, with the same result).
+    pub fn sample(&self, x: f64, z: f64, cache: &FeatureCache) -> BiomeSample {
+        if !self.enabled {
+            let p = &self.params[0];
+            return BiomeSample { biome: 0, height_offset: p.height_offset, height_scale: p.height_scale };
+        }
+        let (cx, cz) = cell_of(self.cell_size, x, z);
+        let mut found = [Feature { x: 0.0, z: 0.0, biome: 0 }; SCAN];
+        let mut d2 = [0.0f64; SCAN];
+        let (mut best, mut best_d2) = (0usize, f64::INFINITY);
+        let mut i = 0;
+        for dz in -SCAN_RADIUS..=SCAN_RADIUS {
+            for dx in -SCAN_RADIUS..=SCAN_RADIUS {
+                let f = match cache.get(cx + dx, cz + dz) {
+                    Some(f) => *f,
+                    None => self.feature(cx + dx, cz + dz),
+                };
+                let d = (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
+                if d < best_d2 {
+                    (best, best_d2) = (i, d);
+                }
+                found[i] = f;
+                d2[i] = d;
+                i += 1;
+            }
+        }
+        let nearest = found[best].biome;
+        if self.blend <= 0.0 {
+            let p = &self.params[nearest as usize];
+            return BiomeSample { biome: nearest, height_offset: p.height_offset, height_scale: p.height_scale };
+        }
+        let d0 = best_d2.sqrt();
+        let reach = (d0 + self.blend) * (d0 + self.blend);
+        let (mut w_sum, mut offset, mut scale) = (0.0, 0.0, 0.0);
+        for k in 0..SCAN {
+            if d2[k] >= reach {
+                continue;
+            }
+            let t = 1.0 - (d2[k].sqrt() - d0) / self.blend;
+            let w = t * t * (3.0 - 2.0 * t);
+            let p = &self.params[found[k].biome as usize];
+            w_sum += w;
+            offset += w * p.height_offset;
+            scale += w * p.height_scale;
+        }
+        BiomeSample { biome: nearest, height_offset: offset / w_sum, height_scale: scale / w_sum }
+    }
+
+    /// The biome of the nearest feature point to `(x, z)`.
+    pub fn biome_index_at(&self, x: f64, z: f64) -> u8 {
+        if !self.enabled {
+            return 0;
+        }
+        let ((cx, cz), _) = crate::worldgen::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
+        self.feature(cx, cz).biome
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_climate_wins() {
+        let map = BiomeMap::new(&WorldPreset::default());
+        let names = |i: u8| map.table()[i as usize].name.clone();
+        assert_eq!(names(map.biome_for_climate(0.9, 0.1)), "desert");
+        assert_eq!(names(map.biome_for_climate(0.0, 0.5)), "tundra");
+        assert_eq!(names(map.biome_for_climate(0.5, 0.8)), "forest");
+        assert_eq!(names(map.biome_for_climate(0.3, 0.35)), "mountains");
+    }
+
+    #[test]
+    fn sample_agrees_with_the_nearest_feature_and_blends_only_near_borders() {
+        let map = BiomeMap::new(&WorldPreset::default());
+        let cache = map.cache_for(-2000.0, -2000.0, 2000.0, 2000.0);
+        let mut blended = 0;
+        for i in 0..4000 {
+            let (x, z) = ((i * 131 % 4000) as f64 - 2000.0 + 0.5, (i * 277 % 4000) as f64 - 2000.0 + 0.5);
+            let s = map.sample(x, z, &cache);
+            assert_eq!(s.biome, map.biome_index_at(x, z));
+            assert_eq!(s, map.sample(x, z, &FeatureCache::default()), "cache changes nothing");
+            let p = map.params(s.biome);
+            if (s.height_offset, s.height_scale) != (p.height_offset, p.height_scale) {
+                blended += 1;
+            }
+        }
+        assert!(blended > 0 && blended < 1000, "{blended} blended of 4000");
+    }
+
+    #[test]
+    fn disabled_biomes_are_plains_everywhere() {
+        let mut preset = WorldPreset::default();
+        preset.biomes.enabled = false;
+        let map = BiomeMap::new(&preset);
+        assert_eq!(map.table().len(), 1);
+        assert_eq!(map.table()[0].name, "plains");
+        let s = map.sample(123.0, -77.0, &FeatureCache::default());
+        assert_eq!((s.biome, s.height_offset, s.height_scale), (0, 0.0, 1.0));
+    }
+}
