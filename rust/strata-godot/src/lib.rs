@@ -7,6 +7,8 @@
 use godot::prelude::*;
 
 mod chunk_world;
+mod preset_io_api;
+mod user_profiles;
 mod world_preset;
 
 struct StrataExtension;

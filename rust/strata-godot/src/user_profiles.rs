@@ -1,0 +1,496 @@
+//! `UserProfiles`: per-user settings, key bindings and preset libraries (meant as an autoload).
+//!
+//! Files live under `profiles_dir` (default `user://profiles`) in the layout of
+//! [`strata_core::profile`]: `<user>.toml` (settings and binding overrides) and
+//! `<user>/presets/<name>.ron`. Bindings store only changes over the project's default input
+//! map: the defaults are captured from `InputMap` when the node enters the tree (or on first use,
+//! or on `capture_defaults()`); applying a profile restores every captured action to its
+//! defaults and then applies the user's overrides, so switching users switches bindings at once.
+//! Keys are stored by physical keycode. Every failure is a `push_error` with the file, field and
+//! allowed values, readable again through `last_error()`; a bad profile file is never rewritten.
+
+use crate::preset_io_api::globalize;
+use crate::world_preset::WorldPreset;
+use godot::classes::{
+    INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap, Node,
+};
+use godot::global::{Error, JoyAxis, JoyButton, Key, MouseButton};
+use godot::obj::EngineEnum;
+use godot::prelude::*;
+use strata_core::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+
+/// Users, their settings, key bindings (as overrides of the project's input map) and preset
+/// libraries. Add it as an autoload; call `set_active_user()` to switch bindings and settings.
+#[derive(GodotClass)]
+#[class(base = Node)]
+pub struct UserProfiles {
+    base: Base<Node>,
+    /// Folder of the profile files: `res://`, `user://` or absolute. Default `user://profiles`.
+    #[var]
+    profiles_dir: GString,
+    active: Option<String>,
+    profile: Profile,
+    /// The project's input map as captured: every action with its events.
+    defaults: Option<Vec<(StringName, Vec<Gd<InputEvent>>)>>,
+    last_error: GString,
+}
+
+#[godot_api]
+impl INode for UserProfiles {
+    fn init(base: Base<Node>) -> Self {
+        Self {
+            base,
+            profiles_dir: "user://profiles".into(),
+            active: None,
+            profile: Profile::default(),
+            defaults: None,
+            last_error: GString::new(),
+        }
+    }
+
+    fn ready(&mut self) {
+        self.ensure_defaults();
+    }
+}
+
+/// The descriptor of a supported input event (key by physical keycode, mouse button, joypad
+/// button or axis direction).
+pub(crate) fn descriptor_of(event: &Gd<InputEvent>) -> Option<InputDescriptor> {
+    if let Ok(k) = event.clone().try_cast::<InputEventKey>() {
+        let mut code = k.get_physical_keycode().ord();
+        if code == 0 {
+            code = k.get_keycode().ord();
+        }
+        return (code > 0).then_some(InputDescriptor::Key { physical: code as u32 });
+    }
+    if let Ok(m) = event.clone().try_cast::<InputEventMouseButton>() {
+        let b = m.get_button_index().ord();
+        return (b > 0).then_some(InputDescriptor::MouseButton { button: b as u32 });
+    }
+    if let Ok(j) = event.clone().try_cast::<InputEventJoypadButton>() {
+        let b = j.get_button_index().ord();
+        return (b >= 0).then_some(InputDescriptor::JoyButton { button: b as u32 });
+    }
+    if let Ok(j) = event.clone().try_cast::<InputEventJoypadMotion>() {
+        let a = j.get_axis().ord();
+        let direction = if j.get_axis_value() < 0.0 { -1.0 } else { 1.0 };
+        return (a >= 0).then_some(InputDescriptor::JoyAxis { axis: a as u32, direction });
+    }
+    None
+}
+
+/// A new input event for `d`, or None when this Godot does not know the button or axis.
+pub(crate) fn event_of(d: &InputDescriptor) -> Option<Gd<InputEvent>> {
+    Some(match *d {
+        InputDescriptor::Key { physical } => {
+            let mut e = InputEventKey::new_gd();
+            e.set_physical_keycode(Key::try_from_ord(i32::try_from(physical).ok()?)?);
+            e.upcast()
+        }
+        InputDescriptor::MouseButton { button } => {
+            let mut e = InputEventMouseButton::new_gd();
+            e.set_button_index(MouseButton::try_from_ord(i32::try_from(button).ok()?)?);
+            e.upcast()
+        }
+        InputDescriptor::JoyButton { button } => {
+            let mut e = InputEventJoypadButton::new_gd();
+            e.set_button_index(JoyButton::try_from_ord(i32::try_from(button).ok()?)?);
+            e.upcast()
+        }
+        InputDescriptor::JoyAxis { axis, direction } => {
+            let mut e = InputEventJoypadMotion::new_gd();
+            e.set_axis(JoyAxis::try_from_ord(i32::try_from(axis).ok()?)?);
+            e.set_axis_value(direction);
+            e.upcast()
+        }
+    })
+}
+
+fn profile_error_code(e: &ProfileError) -> Error {
+    match e {
+        ProfileError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => Error::ERR_FILE_NOT_FOUND,
+        ProfileError::Io { action: "write", .. } => Error::ERR_FILE_CANT_WRITE,
+        ProfileError::Io { .. } => Error::ERR_FILE_CANT_READ,
+        ProfileError::Parse { .. } | ProfileError::NewerVersion { .. } => Error::ERR_PARSE_ERROR,
+        ProfileError::Invalid { .. } | ProfileError::Field(_) => Error::ERR_INVALID_DATA,
+        ProfileError::BadName { .. } => Error::ERR_INVALID_PARAMETER,
+        ProfileError::NotFound { .. } => Error::ERR_DOES_NOT_EXIST,
+        ProfileError::Exists { .. } => Error::ERR_ALREADY_EXISTS,
+        ProfileError::Preset(e) => crate::preset_io_api::preset_error_code(e),
+    }
+}
+
+impl UserProfiles {
+    fn store(&self) -> ProfileStore {
+        ProfileStore::new(globalize(&self.profiles_dir))
+    }
+
+    fn fail(&mut self, message: String, code: Error) -> Error {
+        godot_error!("UserProfiles: {message}");
+        self.last_error = format!("UserProfiles: {message}").as_str().into();
+        code
+    }
+
+    fn fail_profile(&mut self, e: ProfileError) -> Error {
+        let code = profile_error_code(&e);
+        self.fail(e.to_string(), code)
+    }
+
+    fn ok(&mut self) -> Error {
+        self.last_error = GString::new();
+        Error::OK
+    }
+
+    /// The active user, or an error code (recorded) when nobody is signed in.
+    fn require_active(&mut self) -> Result<String, Error> {
+        match &self.active {
+            Some(u) => Ok(u.clone()),
+            None => Err(self.fail("no active user; call set_active_user() first".into(), Error::ERR_UNCONFIGURED)),
+        }
+    }
+
+    fn ensure_defaults(&mut self) {
+        if self.defaults.is_none() {
+            self.capture_defaults();
+        }
+    }
+
+    /// The captured default descriptors of `action`.
+    fn default_descriptors(&self, action: &str) -> Vec<InputDescriptor> {
+        self.defaults
+            .as_ref()
+            .and_then(|d| d.iter().find(|(a, _)| a.to_string() == action))
+            .map(|(_, events)| events.iter().filter_map(descriptor_of).collect())
+            .unwrap_or_default()
+    }
+
+    /// Restores every captured action, then applies the active profile's overrides.
+    fn apply_bindings(&mut self) {
+        self.ensure_defaults();
+        let mut map = InputMap::singleton();
+        if let Some(defaults) = &self.defaults {
+            for (action, events) in defaults {
+                if !map.has_action(action) {
+                    map.add_action(action);
+                }
+                map.action_erase_events(action);
+                for e in events {
+                    map.action_add_event(action, e);
+                }
+            }
+        }
+        let mut skipped = Vec::new();
+        for (action, inputs) in &self.profile.bindings {
+            let name = StringName::from(action.as_str());
+            if !map.has_action(&name) {
+                skipped.push(action.clone());
+                continue;
+            }
+            map.action_erase_events(&name);
+            for d in inputs {
+                if let Some(e) = event_of(d) {
+                    map.action_add_event(&name, &e);
+                }
+            }
+        }
+        if !skipped.is_empty() {
+            godot_warn!("UserProfiles: the profile binds actions this project does not have: {}", skipped.join(", "));
+        }
+        self.base_mut().emit_signal("bindings_changed", &[]);
+    }
+
+    /// Saves the active profile; on failure puts `previous` back.
+    fn commit(&mut self, user: &str, previous: Profile) -> Error {
+        match self.store().save(user, &self.profile) {
+            Ok(()) => self.ok(),
+            Err(e) => {
+                self.profile = previous;
+                self.fail_profile(e)
+            }
+        }
+    }
+}
+
+#[godot_api]
+impl UserProfiles {
+    /// Emitted after the active user changes ("" when signed out).
+    #[signal]
+    fn active_user_changed(name: GString);
+
+    /// Emitted after `InputMap` was updated from the active profile.
+    #[signal]
+    fn bindings_changed();
+
+    /// Captures the current `InputMap` as the project defaults (done automatically on `_ready`
+    /// or first use). Call it again after adding actions at runtime, before switching users.
+    #[func]
+    pub fn capture_defaults(&mut self) {
+        let mut map = InputMap::singleton();
+        let actions = map.get_actions();
+        let mut out = Vec::with_capacity(actions.len());
+        for a in actions.iter_shared() {
+            let events: Vec<Gd<InputEvent>> = map.action_get_events(&a).iter_shared().collect();
+            out.push((a, events));
+        }
+        self.defaults = Some(out);
+    }
+
+    /// Names of every user with a profile, sorted.
+    #[func]
+    pub fn list_users(&mut self) -> PackedStringArray {
+        match self.store().list_users() {
+            Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
+            Err(e) => {
+                self.fail_profile(e);
+                PackedStringArray::new()
+            }
+        }
+    }
+
+    /// Creates a user with default settings and no binding overrides.
+    #[func]
+    pub fn create_user(&mut self, name: GString) -> Error {
+        match self.store().create_user(&name.to_string()) {
+            Ok(_) => self.ok(),
+            Err(e) => self.fail_profile(e),
+        }
+    }
+
+    /// Deletes a user's profile and presets; deleting the active user signs out (defaults).
+    #[func]
+    pub fn delete_user(&mut self, name: GString) -> Error {
+        let user = name.to_string();
+        if let Err(e) = self.store().delete_user(&user) {
+            return self.fail_profile(e);
+        }
+        if self.active.as_deref() == Some(user.as_str()) {
+            self.active = None;
+            self.profile = Profile::default();
+            self.apply_bindings();
+            self.base_mut().emit_signal("active_user_changed", &[GString::new().to_variant()]);
+        }
+        self.ok()
+    }
+
+    /// Loads `name`'s profile and applies its bindings to `InputMap` at once; "" signs out
+    /// (project defaults). A profile that fails to load changes nothing.
+    #[func]
+    pub fn set_active_user(&mut self, name: GString) -> Error {
+        self.ensure_defaults();
+        let user = name.to_string();
+        if user.is_empty() {
+            self.active = None;
+            self.profile = Profile::default();
+        } else {
+            match self.store().load(&user) {
+                Ok(p) => {
+                    self.active = Some(user);
+                    self.profile = p;
+                }
+                Err(e) => return self.fail_profile(e),
+            }
+        }
+        self.apply_bindings();
+        self.base_mut().emit_signal("active_user_changed", &[name.to_variant()]);
+        self.ok()
+    }
+
+    /// The active user's name, or "" when nobody is signed in.
+    #[func]
+    pub fn get_active_user(&self) -> GString {
+        self.active.as_deref().unwrap_or("").into()
+    }
+
+    /// Binds `action` to `event` alone for the active user (keys by physical keycode) and saves.
+    /// Binding an action back to exactly its default removes the override from the file.
+    #[func]
+    pub fn rebind(&mut self, action: StringName, event: Option<Gd<InputEvent>>) -> Error {
+        self.ensure_defaults();
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        if !InputMap::singleton().has_action(&action) {
+            return self.fail(format!("rebind: no action `{action}` in the input map"), Error::ERR_DOES_NOT_EXIST);
+        }
+        let Some(d) = event.as_ref().and_then(descriptor_of) else {
+            return self.fail(
+                format!("rebind `{action}`: unsupported event; allowed: InputEventKey (with a keycode), InputEventMouseButton, InputEventJoypadButton, InputEventJoypadMotion"),
+                Error::ERR_INVALID_PARAMETER,
+            );
+        };
+        let name = action.to_string();
+        let defaults = self.default_descriptors(&name);
+        let previous = self.profile.clone();
+        if let Err(e) = self.profile.set_binding(&name, vec![d], &defaults) {
+            return self.fail(e.to_string(), Error::ERR_INVALID_PARAMETER);
+        }
+        let code = self.commit(&user, previous);
+        self.apply_bindings();
+        code
+    }
+
+    /// Puts `action` back to the project default for the active user and saves.
+    #[func]
+    pub fn reset_action(&mut self, action: StringName) -> Error {
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        let previous = self.profile.clone();
+        self.profile.reset_binding(&action.to_string());
+        let code = self.commit(&user, previous);
+        self.apply_bindings();
+        code
+    }
+
+    /// Removes every binding override of the active user and saves.
+    #[func]
+    pub fn reset_all(&mut self) -> Error {
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        let previous = self.profile.clone();
+        self.profile.bindings.clear();
+        let code = self.commit(&user, previous);
+        self.apply_bindings();
+        code
+    }
+
+    /// Inputs bound to more than one action (built-in `ui_*` actions left out), as
+    /// `[{ "event": InputEvent, "actions": PackedStringArray }]`.
+    #[func]
+    pub fn conflicts(&mut self) -> Array<VarDictionary> {
+        let mut map = InputMap::singleton();
+        let mut seen: Vec<(InputDescriptor, Gd<InputEvent>, Vec<String>)> = Vec::new();
+        for a in map.get_actions().iter_shared() {
+            let name = a.to_string();
+            if name.starts_with("ui_") {
+                continue;
+            }
+            for e in map.action_get_events(&a).iter_shared() {
+                let Some(d) = descriptor_of(&e) else { continue };
+                match seen.iter_mut().find(|(x, _, _)| *x == d) {
+                    Some((_, _, actions)) if !actions.contains(&name) => actions.push(name.clone()),
+                    Some(_) => {}
+                    None => seen.push((d, e, vec![name.clone()])),
+                }
+            }
+        }
+        let mut out = Array::new();
+        for (_, event, actions) in seen.into_iter().filter(|(_, _, a)| a.len() > 1) {
+            let mut d = VarDictionary::new();
+            d.set(&"event".to_variant(), &event.to_variant());
+            let names: PackedStringArray = actions.iter().map(|s| GString::from(s.as_str())).collect();
+            d.set(&"actions".to_variant(), &names.to_variant());
+            out.push(&d);
+        }
+        out
+    }
+
+    /// The active user's setting `key` (`view_distance`, `mouse_sensitivity`, `invert_y`,
+    /// `fov`, `fullscreen` or an extra key), or null when unset or nobody is signed in.
+    #[func]
+    pub fn get_setting(&mut self, key: GString) -> Variant {
+        if self.require_active().is_err() {
+            return Variant::nil();
+        }
+        match self.profile.settings.get(&key.to_string()) {
+            Some(SettingValue::Int(i)) => i.to_variant(),
+            Some(SettingValue::Float(f)) => f.to_variant(),
+            Some(SettingValue::Bool(b)) => b.to_variant(),
+            Some(SettingValue::Text(s)) => GString::from(s.as_str()).to_variant(),
+            None => Variant::nil(),
+        }
+    }
+
+    /// Checks and stores a setting for the active user, then saves. Ranges: view_distance int
+    /// 2..=32, mouse_sensitivity 0.01..=10, fov 40..=120, invert_y/fullscreen bool; extra keys
+    /// take an int, float, bool or String.
+    #[func]
+    pub fn set_setting(&mut self, key: GString, value: Variant) -> Error {
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        let v = match value.get_type() {
+            VariantType::INT => SettingValue::Int(value.to::<i64>()),
+            VariantType::FLOAT => SettingValue::Float(value.to::<f64>()),
+            VariantType::BOOL => SettingValue::Bool(value.to::<bool>()),
+            VariantType::STRING => SettingValue::Text(value.to::<GString>().to_string()),
+            VariantType::STRING_NAME => SettingValue::Text(value.to::<StringName>().to_string()),
+            other => return self.fail(format!("set_setting `{key}`: a {other:?} value; allowed: int, float, bool or String"), Error::ERR_INVALID_PARAMETER),
+        };
+        let previous = self.profile.clone();
+        if let Err(e) = self.profile.settings.set(&key.to_string(), v) {
+            return self.fail(e.to_string(), Error::ERR_INVALID_PARAMETER);
+        }
+        self.commit(&user, previous)
+    }
+
+    /// Stores `preset` as `name` in the active user's library (`<user>/presets/<name>.ron`).
+    #[func]
+    pub fn save_preset(&mut self, name: GString, preset: Option<Gd<WorldPreset>>) -> Error {
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        let Some(preset) = preset else {
+            return self.fail(format!("save_preset `{name}`: preset is null"), Error::ERR_INVALID_PARAMETER);
+        };
+        let core = preset.bind().core().clone();
+        match self.store().save_preset(&user, &name.to_string(), &core) {
+            Ok(()) => self.ok(),
+            Err(e) => self.fail_profile(e),
+        }
+    }
+
+    /// Names of the active user's presets, sorted.
+    #[func]
+    pub fn list_presets(&mut self) -> PackedStringArray {
+        let Ok(user) = self.require_active() else { return PackedStringArray::new() };
+        match self.store().list_presets(&user) {
+            Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
+            Err(e) => {
+                self.fail_profile(e);
+                PackedStringArray::new()
+            }
+        }
+    }
+
+    /// Loads preset `name` from the active user's library; null (and `last_error()`) on error.
+    #[func]
+    pub fn load_preset(&mut self, name: GString) -> Option<Gd<WorldPreset>> {
+        let user = self.require_active().ok()?;
+        match self.store().load_preset(&user, &name.to_string()) {
+            Ok(p) => {
+                self.ok();
+                Some(WorldPreset::from_core(p))
+            }
+            Err(e) => {
+                self.fail_profile(e);
+                None
+            }
+        }
+    }
+
+    /// Deletes preset `name` from the active user's library.
+    #[func]
+    pub fn delete_preset(&mut self, name: GString) -> Error {
+        let user = match self.require_active() {
+            Ok(u) => u,
+            Err(code) => return code,
+        };
+        match self.store().delete_preset(&user, &name.to_string()) {
+            Ok(()) => self.ok(),
+            Err(e) => self.fail_profile(e),
+        }
+    }
+
+    /// The message of the last failed call, or "" after a success.
+    #[func]
+    pub fn last_error(&self) -> GString {
+        self.last_error.clone()
+    }
+}
