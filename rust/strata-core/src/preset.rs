@@ -149,9 +149,11 @@ pub struct BiomeSettings {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CaveMode {
     None,
-    /// The 4-5 rule: a cell is rock if at least `threshold` of its 3×3×3 neighbourhood is rock.
+    /// The 3D 4-5 rule: a cell is rock if at least `threshold` of its 3×3×3 neighbourhood (27
+    /// cells, itself included) is rock; then `final_passes` with `final_threshold`.
     CellularAutomata,
-    /// Life-like birth/survival rule (`life_rule`, e.g. "B5678/S45678").
+    /// Life-like birth/survival rule (`life_rule` over the 26 neighbours, rock alive, e.g.
+    /// "B14-19/S13-26"); then `final_passes` with `final_threshold`.
     GameOfLife,
 }
 
@@ -163,12 +165,17 @@ pub struct CaveSettings {
     pub fill_probability: f32,
     /// Smoothing passes with `threshold`.
     pub passes: u32,
-    /// Neighbourhood rock count (of 27 in 3D, 9 in 2D, cell included, scaled) that makes rock.
+    /// Rock cells among the 27 of a cell's 3×3×3 neighbourhood (itself included) that make it
+    /// rock. Default 14: the majority rule, the 3D analogue of the 2D 4-5 rule (5 of 9).
     pub threshold: u32,
     /// Extra refining passes with `final_threshold`.
     pub final_passes: u32,
+    /// Threshold of the refining passes. Default 16 (of 27): stricter than `threshold`, so rock
+    /// needs a clearer majority; it opens and rounds the caverns (about 8% of the deep ground is
+    /// cavern air with the defaults, against 5% with 13).
     pub final_threshold: u32,
-    /// Birth/survival rule for `GameOfLife` mode, as "B…/S…".
+    /// Birth/survival rule for `GameOfLife` mode, as "B…/S…" over the 26 neighbours (rock is
+    /// alive); lists may use commas and ranges, e.g. "B14-19/S13-26" (the default, about 10% air).
     pub life_rule: String,
     /// Edge of one automaton cell in voxels (1 = per voxel; 2 or 4 for larger caverns).
     pub cell_size: u32,
@@ -407,7 +414,7 @@ impl Default for CaveSettings {
             threshold: 14,
             final_passes: 1,
             final_threshold: 16,
-            life_rule: "B5678/S45678".into(),
+            life_rule: "B14-19/S13-26".into(),
             cell_size: 2,
             min_depth: 6,
             min_pocket_volume: 16,
@@ -636,7 +643,7 @@ impl WorldPreset {
         }
         if self.caves.mode == CaveMode::GameOfLife {
             crate::preset::parse_life_rule(&self.caves.life_rule)
-                .map_err(|e| rule("caves_life_rule", e, "a rule like B3/S23 or B5678/S45678 (digits 0-8 in 2D, 0-26 written as comma lists in 3D)"))?;
+                .map_err(|e| rule("caves_life_rule", e, "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)"))?;
         }
         if self.side_view.cave_mode == CaveMode::GameOfLife {
             crate::preset::parse_life_rule(&self.side_view.cave_life_rule)
@@ -660,8 +667,9 @@ impl WorldPreset {
     }
 }
 
-/// Parses "B3/S23" (or "B5678/S45678", or with comma lists "B13,14/S12,13,14") into birth and
-/// survival bitmasks over neighbour counts 0..=26.
+/// Parses "B3/S23" (or "B5678/S45678", or with comma lists and ranges "B13,14/S12-14") into
+/// birth and survival bitmasks over neighbour counts 0..=26. Without `,` or `-` each digit is
+/// one count.
 pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), String> {
     let rule = rule.trim();
     let (b, s) = rule.split_once('/').ok_or_else(|| format!("`{rule}` has no `/`"))?;
@@ -672,13 +680,23 @@ pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), String> {
             .or_else(|| p.strip_prefix(letter.to_ascii_lowercase()))
             .ok_or_else(|| format!("`{p}` does not start with {letter}"))?;
         let mut mask = 0u32;
-        let items: Vec<&str> = if digits.contains(',') { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
-        for d in items {
+        let listed = digits.contains(',') || digits.contains('-');
+        let items: Vec<&str> = if listed { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
+        let count = |d: &str| -> Result<u32, String> {
             let n: u32 = d.trim().parse().map_err(|_| format!("`{d}` is not a neighbour count"))?;
-            if n > 26 {
-                return Err(format!("neighbour count {n} exceeds 26"));
+            if n > 26 { Err(format!("neighbour count {n} exceeds 26")) } else { Ok(n) }
+        };
+        for d in items {
+            let (lo, hi) = match d.split_once('-') {
+                Some((a, b)) => (count(a)?, count(b)?),
+                None => (count(d)?, count(d)?),
+            };
+            if lo > hi {
+                return Err(format!("range `{d}` runs backwards"));
             }
-            mask |= 1 << n;
+            for n in lo..=hi {
+                mask |= 1 << n;
+            }
         }
         Ok(mask)
     };
@@ -805,7 +823,7 @@ pub static FIELDS: &[FieldSpec] = &[
     int_field!("caves_threshold", "Caves", caves.threshold, 0, 27, "Rock neighbours (cell included) that make rock."),
     int_field!("caves_final_passes", "Caves", caves.final_passes, 0, 8, "Refining passes with the final threshold."),
     int_field!("caves_final_threshold", "Caves", caves.final_threshold, 0, 27, "Threshold of the refining passes."),
-    text_field!("caves_life_rule", "Caves", caves.life_rule, "Birth/survival rule, e.g. B5678/S45678."),
+    text_field!("caves_life_rule", "Caves", caves.life_rule, "Birth/survival rule over 26 neighbours, rock alive, e.g. B14-19/S13-26."),
     int_field!("caves_cell_size", "Caves", caves.cell_size, 1, 8, "Edge of one automaton cell, in voxels."),
     int_field!("caves_min_depth", "Caves", caves.min_depth, 0, 256, "Caves start this far below the surface."),
     int_field!("caves_min_pocket_volume", "Caves", caves.min_pocket_volume, 0, 4096, "Air pockets smaller than this are filled."),
@@ -902,5 +920,8 @@ mod tests {
         assert!(parse_life_rule("B3S23").is_err());
         assert!(parse_life_rule("B3/S2,99").is_err());
         assert!(parse_life_rule("B3/Sx").is_err());
+        assert_eq!(parse_life_rule("B14-16/S3,13-14").unwrap(), (0b111 << 14, (1 << 3) | (0b11 << 13)));
+        assert!(parse_life_rule("B16-14/S1").is_err());
+        assert!(parse_life_rule("B14-27/S1").is_err());
     }
 }

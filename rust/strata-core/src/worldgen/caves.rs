@@ -1,7 +1,361 @@
-//! Generation stage: caves (placeholder until implemented; a no-op keeps the world seamless).
+//! Generation stage: caves — cellular-automaton caverns, small-pocket removal, noise tunnels.
+//!
+//! A voxel `p` in a column whose surface is `s` becomes cave air when
+//! - it is a **cavern** voxel: its automaton cell (`cell_size` voxels on each axis, world-aligned)
+//!   is open in the infinite automaton, after small pockets are filled, and `p.y < s - d_cavern`;
+//! - or it is a **tunnel** voxel: `|n₁(p)| < w(p)` and `|n₂(p)| < w(p)` for two independent 3D
+//!   Perlin fields `n₁, n₂` of wavelength `tunnel_scale` (the intersection of two thin noise bands
+//!   is a long tube, "spaghetti"), and `p.y < s - d_tunnel`. The width `w(p)` is `tunnel_width`
+//!   where a third, four times larger noise `g(p)` (mapped to about `[0, 1]`) is below
+//!   `tunnel_strength`, fading to 0 over 0.1 above it: strength 1 puts tunnels almost everywhere,
+//!   0.5 in about half the world, 0 nowhere. The noises are sampled on a world-aligned lattice
+//!   every [`TUNNEL_LATTICE`] voxels and interpolated trilinearly.
+//!
+//! Depths: with `allow_surface_breach == false`, `d_cavern = d_tunnel = max(min_depth, 1)`, so no
+//! cave voxel lies within `min_depth` of the surface (and never in the top voxel): the ground stays
+//! whole. With `allow_surface_breach == true`, caverns keep `min_depth` but tunnels may reach the
+//! surface (`d_tunnel = 0`), making cave entrances. Bedrock is never carved; water is never carved
+//! (it lies above the surface). Cave air touching water is sealed by the water stage.
+//!
+//! The automaton (`CaveMode::CellularAutomata`): cell starts as rock with probability
+//! `1 - fill_probability` (a hash of seed and world cell), then `passes` passes of
+//! `AtLeast(threshold)` and `final_passes` of `AtLeast(final_threshold)` over the 3×3×3
+//! neighbourhood, cell included (27 cells; see [`cellular`](super::cellular)). The defaults are
+//! four passes of the majority rule (14 of 27) then one stricter pass (16 of 27) that opens and
+//! rounds the caverns: about 8% of deep ground becomes cavern air (fill 0.45, cell size 2). The
+//! 3D majority rule is sharp around fill 0.5: 0.42 gives under 1% air, 0.48 over 80%.
+//! `CaveMode::GameOfLife` runs `passes` generations of `life_rule` (rock alive; counts over the 26
+//! neighbours) and then the same refining passes. Pockets: air components of the automaton of
+//! fewer than `ceil(min_pocket_volume / cell_size³)` cells (see
+//! [`flood_fill`](super::flood_fill) for the exact, seamless definition) are filled.
+//!
+//! Every window is computed with the halos it needs (automaton passes + pocket span), so a region
+//! equals the same box cut from the infinite world (law 2). Work is skipped above the deepest
+//! allowed cave top of the region's columns.
 
+use super::cellular::{BitGrid3D, CaRule, CaScratch, CaStage, run_ca_3d_with};
+use super::flood_fill::{PocketRule, PocketScratch, fill_pockets_3d};
+use crate::block::{self, AIR};
 use crate::chunk::VoxelBuffer;
+use crate::coords::IVec3;
 use crate::generator::{ColumnGrid, Generator};
+use crate::preset::{CaveMode, CaveSettings, parse_life_rule};
+use crate::rng::{mix64, salt};
+use noise::{NoiseFn, Perlin};
+use std::cell::RefCell;
+
+/// Spacing, in voxels, of the lattice on which tunnel noise is sampled.
+pub const TUNNEL_LATTICE: i32 = 4;
+/// Vertical frequency multiplier of tunnel noise: tunnels run more horizontally than vertically.
+const TUNNEL_Y_SQUASH: f64 = 1.5;
+/// Gate values over this band above `tunnel_strength` taper tunnels to nothing.
+const TUNNEL_GATE_FADE: f32 = 0.1;
+
+/// The automaton program of a cave preset: `None` when the mode has no caverns (or, for presets
+/// that skipped validation, when the Life rule does not parse).
+pub fn cave_stages(c: &CaveSettings) -> Option<Vec<CaStage>> {
+    let main = match c.mode {
+        CaveMode::None => return None,
+        CaveMode::CellularAutomata => CaRule::AtLeast(c.threshold),
+        CaveMode::GameOfLife => {
+            let (birth, survival) = parse_life_rule(&c.life_rule).ok()?;
+            CaRule::Life { birth, survival }
+        }
+    };
+    Some(vec![
+        CaStage { rule: main, passes: c.passes },
+        CaStage { rule: CaRule::AtLeast(c.final_threshold), passes: c.final_passes },
+    ])
+}
+
+/// How far below the surface caverns and tunnels start (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CaveDepths {
+    pub cavern: i32,
+    pub tunnel: i32,
+}
+
+impl CaveDepths {
+    pub fn of(c: &CaveSettings) -> Self {
+        let whole = c.min_depth.min(1 << 20) as i32;
+        if c.allow_surface_breach { Self { cavern: whole, tunnel: 0 } } else { Self { cavern: whole.max(1), tunnel: whole.max(1) } }
+    }
+}
+
+/// Whether a preset makes tunnels at all.
+pub fn tunnels_active(c: &CaveSettings) -> bool {
+    c.tunnel_strength > 0.0 && c.tunnel_width > 0.0
+}
+
+/// The cavern automaton over the cells covering a box of voxels, pockets filled.
+#[derive(Debug)]
+pub struct CavernField {
+    cell_size: i32,
+    /// World cell at grid index (0, 0, 0).
+    origin: IVec3,
+    grid: BitGrid3D,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<(CaScratch, PocketScratch)> = RefCell::new(Default::default());
+}
+
+impl CavernField {
+    /// The caverns over voxels `[min, min + size)`; `None` when the preset has none.
+    pub fn compute(seed: u64, c: &CaveSettings, min: IVec3, size: IVec3) -> Option<Self> {
+        let stages = cave_stages(c)?;
+        if size.volume() == 0 {
+            return None;
+        }
+        let cs = c.cell_size.clamp(1, 64) as i32;
+        let lo = IVec3::new(min.x.div_euclid(cs), min.y.div_euclid(cs), min.z.div_euclid(cs));
+        let last = min + size - IVec3::ONE;
+        let hi = IVec3::new(last.x.div_euclid(cs), last.y.div_euclid(cs), last.z.div_euclid(cs));
+        let cells = hi - lo + IVec3::ONE;
+        let cell_volume = (cs * cs * cs) as usize;
+        let pockets = PocketRule::new((c.min_pocket_volume as usize).div_ceil(cell_volume));
+        let halo = if pockets.is_active() { pockets.halo() as i32 } else { 0 };
+        let origin = lo - IVec3::splat(halo);
+        let rock = 1.0 - c.fill_probability;
+        let grid = SCRATCH.with(|s| {
+            let (ca, pocket_scratch) = &mut *s.borrow_mut();
+            let mut grid = run_ca_3d_with(seed, salt::CAVE_FILL, rock, origin, cells + IVec3::splat(2 * halo), &stages, ca);
+            if pockets.is_active() {
+                let h = halo as usize;
+                let roi_max = [h + cells.x as usize, h + cells.y as usize, h + cells.z as usize];
+                fill_pockets_3d(&mut grid, false, pockets, [h; 3], roi_max, pocket_scratch);
+            }
+            grid
+        });
+        Some(Self { cell_size: cs, origin, grid })
+    }
+
+    /// Whether voxel `p` (inside the box given to [`CavernField::compute`]) is cavern air.
+    #[inline]
+    pub fn is_open(&self, p: IVec3) -> bool {
+        let cs = self.cell_size;
+        let c = IVec3::new(p.x.div_euclid(cs), p.y.div_euclid(cs), p.z.div_euclid(cs)) - self.origin;
+        !self.grid.get(c.x as usize, c.y as usize, c.z as usize)
+    }
+}
+
+/// Tunnel noise sampled on the lattice points around a box of voxels.
+#[derive(Debug)]
+pub struct TunnelField {
+    /// Lattice index of the first point (world = index · TUNNEL_LATTICE).
+    origin: IVec3,
+    dims: [usize; 3],
+    /// Per point: `n₁`, `n₂`, width `w`.
+    values: Vec<[f32; 3]>,
+    /// Per lattice cell: whether any voxel inside can be tunnel (exact bound: trilinear values
+    /// stay within their corners' range).
+    may_open: Vec<bool>,
+}
+
+fn noise_seed(seed: u64, k: u64) -> u32 {
+    (mix64(seed ^ salt::CAVE_TUNNEL.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93)) >> 32) as u32
+}
+
+impl TunnelField {
+    /// Tunnel noise around voxels `[min, min + size)`; `None` when the preset has no tunnels or
+    /// none can open in this box.
+    pub fn compute(seed: u64, c: &CaveSettings, min: IVec3, size: IVec3) -> Option<Self> {
+        if !tunnels_active(c) || size.volume() == 0 {
+            return None;
+        }
+        let l = TUNNEL_LATTICE;
+        let lo = IVec3::new(min.x.div_euclid(l), min.y.div_euclid(l), min.z.div_euclid(l));
+        let last = min + size - IVec3::ONE;
+        let hi = IVec3::new(last.x.div_euclid(l), last.y.div_euclid(l), last.z.div_euclid(l)) + IVec3::ONE;
+        let dims = [(hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize, (hi.z - lo.z + 1) as usize];
+        let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
+        let (n1, n2, gate) = (Perlin::new(noise_seed(seed, 1)), Perlin::new(noise_seed(seed, 2)), Perlin::new(noise_seed(seed, 3)));
+        let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
+        let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
+        let mut any_width = false;
+        for j in 0..dims[1] {
+            for k in 0..dims[2] {
+                for i in 0..dims[0] {
+                    let p = [world(i, lo.x) * f * 0.25, world(j, lo.y) * f * 0.25 * TUNNEL_Y_SQUASH, world(k, lo.z) * f * 0.25];
+                    let g01 = 0.5 + 0.5 * gate.get(p) as f32;
+                    let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
+                    let w = c.tunnel_width * open * open * (3.0 - 2.0 * open);
+                    any_width |= w > 0.0;
+                    values[(j * dims[2] + k) * dims[0] + i][2] = w;
+                }
+            }
+        }
+        if !any_width {
+            return None;
+        }
+        for j in 0..dims[1] {
+            for k in 0..dims[2] {
+                for i in 0..dims[0] {
+                    let p = [world(i, lo.x) * f, world(j, lo.y) * f * TUNNEL_Y_SQUASH, world(k, lo.z) * f];
+                    let v = &mut values[(j * dims[2] + k) * dims[0] + i];
+                    v[0] = n1.get(p) as f32;
+                    v[1] = n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
+                }
+            }
+        }
+        let cell_dims = [dims[0] - 1, dims[1] - 1, dims[2] - 1];
+        let mut may_open = vec![false; cell_dims[0] * cell_dims[1] * cell_dims[2]];
+        for j in 0..cell_dims[1] {
+            for k in 0..cell_dims[2] {
+                for i in 0..cell_dims[0] {
+                    let (mut lo_v, mut hi_v, mut w_max) = ([f32::MAX; 2], [f32::MIN; 2], 0.0f32);
+                    for (di, dj, dk) in CORNERS {
+                        let v = values[((j + dj) * dims[2] + k + dk) * dims[0] + i + di];
+                        for a in 0..2 {
+                            lo_v[a] = lo_v[a].min(v[a]);
+                            hi_v[a] = hi_v[a].max(v[a]);
+                        }
+                        w_max = w_max.max(v[2]);
+                    }
+                    let band = |a: usize| lo_v[a] < w_max && hi_v[a] > -w_max;
+                    may_open[(j * cell_dims[2] + k) * cell_dims[0] + i] = w_max > 0.0 && band(0) && band(1);
+                }
+            }
+        }
+        Some(Self { origin: lo, dims, values, may_open })
+    }
+
+    /// Whether voxel `p` (inside the box given to [`TunnelField::compute`]) is tunnel air.
+    #[inline]
+    pub fn is_open(&self, p: IVec3) -> bool {
+        let l = TUNNEL_LATTICE;
+        let c = IVec3::new(p.x.div_euclid(l), p.y.div_euclid(l), p.z.div_euclid(l)) - self.origin;
+        let (i, j, k) = (c.x as usize, c.y as usize, c.z as usize);
+        let [dx, dy, dz] = self.dims;
+        if !self.may_open[(j * (dz - 1) + k) * (dx - 1) + i] {
+            return false;
+        }
+        let inv = 1.0 / l as f32;
+        let (fx, fy, fz) = (p.x.rem_euclid(l) as f32 * inv, p.y.rem_euclid(l) as f32 * inv, p.z.rem_euclid(l) as f32 * inv);
+        let _ = dy;
+        let at = |di: usize, dj: usize, dk: usize| self.values[((j + dj) * dz + k + dk) * dx + i + di];
+        let mut v = [0.0f32; 3];
+        for (di, dj, dk) in CORNERS {
+            let w = (if di == 1 { fx } else { 1.0 - fx }) * (if dj == 1 { fy } else { 1.0 - fy }) * (if dk == 1 { fz } else { 1.0 - fz });
+            let c = at(di, dj, dk);
+            for a in 0..3 {
+                v[a] += w * c[a];
+            }
+        }
+        v[0].abs() < v[2] && v[1].abs() < v[2]
+    }
+}
+
+const CORNERS: [(usize, usize, usize); 8] = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
 
 /// Applies this stage to `out`, using only world coordinates and the preset.
-pub fn carve(_generator: &Generator, _columns: &ColumnGrid, _out: &mut VoxelBuffer) {}
+pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    let c = &generator.preset().caves;
+    let caverns_on = c.mode != CaveMode::None;
+    let tunnels_on = tunnels_active(c);
+    if !caverns_on && !tunnels_on {
+        return;
+    }
+    let depths = CaveDepths::of(c);
+    let shallowest = match (caverns_on, tunnels_on) {
+        (true, true) => depths.cavern.min(depths.tunnel),
+        (true, false) => depths.cavern,
+        _ => depths.tunnel,
+    };
+    let (min, size) = (out.min(), out.size());
+    let mut highest_surface = i32::MIN;
+    for z in min.z..min.z + size.z {
+        for x in min.x..min.x + size.x {
+            highest_surface = highest_surface.max(columns.get(x, z).surface);
+        }
+    }
+    // Caves only at y < surface - depth: nothing to do above the highest such y.
+    let y_end = (min.y + size.y).min(highest_surface.saturating_sub(shallowest));
+    if y_end <= min.y {
+        return;
+    }
+    let work = IVec3::new(size.x, y_end - min.y, size.z);
+    let caverns = if caverns_on { CavernField::compute(generator.seed(), c, min, work) } else { None };
+    let tunnels = if tunnels_on { TunnelField::compute(generator.seed(), c, min, work) } else { None };
+    if caverns.is_none() && tunnels.is_none() {
+        return;
+    }
+    for lz in 0..size.z {
+        for lx in 0..size.x {
+            let (x, z) = (min.x + lx, min.z + lz);
+            let s = columns.get(x, z).surface;
+            let cavern_top = if caverns.is_some() { s.saturating_sub(depths.cavern) } else { i32::MIN };
+            let tunnel_top = if tunnels.is_some() { s.saturating_sub(depths.tunnel) } else { i32::MIN };
+            let top = y_end.min(cavern_top.max(tunnel_top));
+            for y in min.y..top {
+                let l = IVec3::new(lx, y - min.y, lz);
+                let id = out.get_local(l);
+                if id == AIR || id == block::BEDROCK || block::is_liquid(id) {
+                    continue;
+                }
+                let p = IVec3::new(x, y, z);
+                let open = (y < cavern_top && caverns.as_ref().is_some_and(|f| f.is_open(p)))
+                    || (y < tunnel_top && tunnels.as_ref().is_some_and(|f| f.is_open(p)));
+                if open {
+                    out.set_local(l, AIR);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::WorldPreset;
+
+    #[test]
+    fn cavern_and_tunnel_fields_are_seamless() {
+        let c = CaveSettings { min_pocket_volume: 40, cell_size: 1, tunnel_strength: 1.0, ..CaveSettings::default() };
+        let big_min = IVec3::new(-40, -70, -20);
+        let big_size = IVec3::new(80, 50, 60);
+        let big = CavernField::compute(5, &c, big_min, big_size).unwrap();
+        let big_t = TunnelField::compute(5, &c, big_min, big_size).unwrap();
+        let small_min = IVec3::new(-7, -50, 3);
+        let small_size = IVec3::new(19, 13, 21);
+        let small = CavernField::compute(5, &c, small_min, small_size).unwrap();
+        let small_t = TunnelField::compute(5, &c, small_min, small_size).unwrap();
+        let (mut open, mut tunnel) = (0, 0);
+        for y in 0..small_size.y {
+            for z in 0..small_size.z {
+                for x in 0..small_size.x {
+                    let p = small_min + IVec3::new(x, y, z);
+                    assert_eq!(small.is_open(p), big.is_open(p), "{p:?}");
+                    assert_eq!(small_t.is_open(p), big_t.is_open(p), "{p:?}");
+                    open += small.is_open(p) as usize;
+                    tunnel += small_t.is_open(p) as usize;
+                }
+            }
+        }
+        assert!(open > 0, "no cavern in the compared box");
+        let big_tunnels = (0..big_size.y)
+            .flat_map(|y| (0..big_size.z).flat_map(move |z| (0..big_size.x).map(move |x| big_min + IVec3::new(x, y, z))))
+            .filter(|&p| big_t.is_open(p))
+            .count();
+        assert!(big_tunnels > 0 && tunnel <= big_tunnels);
+    }
+
+    #[test]
+    fn life_mode_uses_the_life_rule() {
+        let c = CaveSettings { mode: CaveMode::GameOfLife, life_rule: "B3/S23".into(), ..CaveSettings::default() };
+        let stages = cave_stages(&c).unwrap();
+        assert_eq!(stages[0], CaStage { rule: CaRule::CONWAY, passes: c.passes });
+        assert!(cave_stages(&CaveSettings { mode: CaveMode::None, ..c.clone() }).is_none());
+        assert!(cave_stages(&CaveSettings { life_rule: "nonsense".into(), ..c }).is_none());
+    }
+
+    #[test]
+    fn breach_setting_sets_depths() {
+        let mut c = WorldPreset::default().caves;
+        c.min_depth = 0;
+        assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 1, tunnel: 1 });
+        c.allow_surface_breach = true;
+        c.min_depth = 5;
+        assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 5, tunnel: 0 });
+    }
+}
