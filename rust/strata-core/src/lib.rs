@@ -18,6 +18,7 @@ pub mod profile;
 pub mod rng;
 pub mod save;
 pub mod stream;
+pub mod world2d;
 
 pub use block::BlockId;
 pub use chunk::VoxelBuffer;
