@@ -75,8 +75,7 @@ func create_user(user_name: String) -> bool:
 	if user_name == "" or list_users().has(user_name):
 		return false
 	if _profiles:
-		var r = _profiles.call("create_user", user_name)
-		return r == null or bool(r)
+		return int(_profiles.call("create_user", user_name)) == OK
 	var users := list_users()
 	users.append(user_name)
 	_local.set_value("meta", "users", users)
@@ -85,10 +84,13 @@ func create_user(user_name: String) -> bool:
 
 func set_active_user(user_name: String) -> void:
 	if _profiles:
+		# Loads the profile and applies its bindings to the InputMap.
 		_profiles.call("set_active_user", user_name)
-	else:
-		_local.set_value("meta", "active", user_name)
-		_save_local()
+		_apply_setting("fullscreen", get_setting("fullscreen"))
+		bindings_changed.emit()
+		return
+	_local.set_value("meta", "active", user_name)
+	_save_local()
 	apply_all()
 
 func get_active_user() -> String:
@@ -139,32 +141,37 @@ func rebind(action: String, event: InputEvent) -> void:
 	var e := normalize_event(event)
 	if e == null or not InputMap.has_action(action):
 		return
-	InputMap.action_erase_events(action)
-	InputMap.action_add_event(action, e)
 	if _profiles:
+		# Stores the override and applies it to the InputMap.
 		_profiles.call("rebind", action, e)
 	else:
+		InputMap.action_erase_events(action)
+		InputMap.action_add_event(action, e)
 		_local.set_value(_user_section("bindings"), action, event_to_code(e))
 		_save_local()
 	bindings_changed.emit()
 
 ## Restores the project's default binding of `action`.
 func reset_action(action: String) -> void:
-	_restore_default(action)
 	if _profiles:
 		_profiles.call("reset_action", action)
-	elif _local.has_section_key(_user_section("bindings"), action):
+		bindings_changed.emit()
+		return
+	_restore_default(action)
+	if _local.has_section_key(_user_section("bindings"), action):
 		_local.erase_section_key(_user_section("bindings"), action)
 		_save_local()
 	bindings_changed.emit()
 
 ## Restores every default binding.
 func reset_all() -> void:
-	for action in ACTIONS:
-		_restore_default(action)
 	if _profiles:
 		_profiles.call("reset_all")
-	elif _local.has_section(_user_section("bindings")):
+		bindings_changed.emit()
+		return
+	for action in ACTIONS:
+		_restore_default(action)
+	if _local.has_section(_user_section("bindings")):
 		_local.erase_section(_user_section("bindings"))
 		_save_local()
 	bindings_changed.emit()
@@ -251,14 +258,14 @@ func _restore_default(action: String) -> void:
 
 ## Applies the active user's settings and bindings (after a user switch or at start).
 func apply_all() -> void:
-	for action in ACTIONS:
-		_restore_default(action)
 	if _profiles:
-		# The extension applies its stored bindings to the InputMap itself when the user changes;
-		# ask it to if it offers a method for that.
-		if _profiles.has_method("apply_bindings"):
-			_profiles.call("apply_bindings")
+		# Re-loading the active profile re-applies its bindings over the project defaults.
+		var u := get_active_user()
+		if u != "":
+			_profiles.call("set_active_user", u)
 	else:
+		for action in ACTIONS:
+			_restore_default(action)
 		var sec := _user_section("bindings")
 		if _local.has_section(sec):
 			for action in _local.get_section_keys(sec):
@@ -294,6 +301,10 @@ func list_presets() -> Array:
 			var tex: Texture2D = load(png) if ResourceLoader.exists(png) else null
 			out.append({"name": base.capitalize(), "path": "res://presets/" + file, "preview": tex})
 	out.sort_custom(func(a, b): return a["path"] < b["path"])
+	# The active user's own presets (UserProfiles' preset library).
+	if _profiles and get_active_user() != "":
+		for n in PackedStringArray(_profiles.call("list_presets")):
+			out.append({"name": "%s (mine)" % n, "path": "profile:" + n, "preview": null})
 	if out.is_empty():
 		out.append({"name": "Default (built-in)", "path": "", "preview": null})
 	return out
@@ -301,14 +312,19 @@ func list_presets() -> Array:
 ## The preset resource for `path` ("" or missing = the built-in default), with `seed` applied.
 func make_preset(path: String, seed_value: int) -> Resource:
 	var p: Resource = null
-	if path != "" and ResourceLoader.exists(path):
+	if path.begins_with("profile:") and _profiles:
+		p = _profiles.call("load_preset", path.trim_prefix("profile:"))
+	elif path != "" and ResourceLoader.exists(path):
 		p = load(path)
 		if p != null:
 			p = p.duplicate()
 	if p == null:
 		p = ClassDB.instantiate("WorldPreset") if ClassDB.class_exists("WorldPreset") else null
 	if p != null and seed_value >= 0:
-		p.set("seed", seed_value)
+		if p.has_method("with_new_seed"):
+			p = p.with_new_seed(seed_value)
+		else:
+			p.set("seed", seed_value)
 	return p
 
 func has_save() -> bool:
