@@ -55,7 +55,7 @@ func _ready() -> void:
 	environment = Environment.new()
 	environment.background_mode = Environment.BG_SKY
 	environment.sky = sky
-	environment.ambient_light_source = Environment.AMBIENT_SOURCE_SKY
+	environment.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
 	environment.tonemap_mode = Environment.TONE_MAPPER_FILMIC
 	environment.fog_enabled = true
 	environment.fog_density = 0.002
@@ -126,9 +126,9 @@ func _update_visuals() -> void:
 	var low := 1.0 - clampf(absf(d.y) * 4.0, 0.0, 1.0) # near the horizon
 	var warm := Color(1.0, 0.62, 0.38).lerp(Color(1.0, 0.97, 0.92), clampf(d.y * 3.0, 0.0, 1.0))
 	sun.light_color = warm * weather_tint
-	sun.light_energy = clampf(d.y * 5.0, 0.0, 1.0) * 1.1 * weather_tint.v
+	sun.light_energy = clampf(d.y * 5.0, 0.0, 1.0) * 0.7 * weather_tint.v
 	sun.visible = d.y > -0.02
-	moon.light_energy = clampf(-d.y * 4.0, 0.0, 1.0) * 0.12
+	moon.light_energy = clampf(-d.y * 4.0, 0.0, 1.0) * 0.1
 	moon.visible = d.y < 0.05
 	var horizon := NIGHT_HORIZON.lerp(DAY_HORIZON, f)
 	horizon = horizon.lerp(DUSK_HORIZON, low * f * 0.7)
@@ -137,8 +137,8 @@ func _update_visuals() -> void:
 	sky_material.ground_horizon_color = horizon
 	sky_material.ground_bottom_color = Color(0.02, 0.02, 0.03).lerp(Color(0.25, 0.22, 0.2), f)
 	sky_material.sky_energy_multiplier = lerpf(0.35, 1.0, f)
-	environment.ambient_light_sky_contribution = 1.0
-	environment.ambient_light_energy = lerpf(0.2, 0.55, f)
+	environment.ambient_light_color = Color(0.035, 0.045, 0.08).lerp(Color(0.34, 0.37, 0.43), f) * weather_tint
+	environment.ambient_light_energy = 1.0
 	var fog_color := horizon
 	if weather_fog_density > 0.0:
 		fog_color = fog_color.lerp(weather_fog_color * lerpf(0.2, 1.0, f), 0.8)

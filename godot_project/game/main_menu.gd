@@ -15,6 +15,7 @@ var _continue: Button
 var _status: Label
 var _preset_entries: Array = []
 var _main_box: Control
+var _map_cache := {}
 
 func _ready() -> void:
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
@@ -106,6 +107,7 @@ func _ready() -> void:
 	_preview.size_flags_horizontal = Control.SIZE_EXPAND_FILL
 	_preview.expand_mode = TextureRect.EXPAND_IGNORE_SIZE
 	_preview.stretch_mode = TextureRect.STRETCH_KEEP_ASPECT_CENTERED
+	_preview.texture_filter = CanvasItem.TEXTURE_FILTER_NEAREST
 	row.add_child(_preview)
 	var seed_row := HBoxContainer.new()
 	right.add_child(seed_row)
@@ -114,6 +116,8 @@ func _ready() -> void:
 	_seed.name = "Seed"
 	_seed.placeholder_text = "preset's own seed"
 	_seed.size_flags_horizontal = Control.SIZE_EXPAND_FILL
+	_seed.text_submitted.connect(func(_t): _refresh_preview())
+	_seed.focus_exited.connect(_refresh_preview)
 	seed_row.add_child(_seed)
 	var rnd := Button.new()
 	rnd.name = "RandomSeed"
@@ -193,7 +197,43 @@ func _on_preset_selected(i: int) -> void:
 	var e: Dictionary = _preset_entries[i]
 	_preview.texture = e["preview"]
 	if e["preview"] == null:
-		_preview.texture = _placeholder_preview(str(e["name"]))
+		var key := "%s:%d" % [e["path"], get_seed()]
+		if not _map_cache.has(key):
+			_map_cache[key] = _map_preview(key)
+		_preview.texture = _map_cache[key]
+
+## A small top-down height map of the preset around the origin (no preview image shipped):
+## water below sea level, then sand, grass, rock and snow by height.
+func _map_preview(path: String) -> Texture2D:
+	var preset := GameState.make_preset(path, get_seed())
+	if preset == null:
+		return _placeholder_preview("")
+	var w := ChunkWorld.new()
+	w.preset = preset
+	var sea := int(preset.get("water_sea_level")) if preset.get("water_enabled") else -100000
+	var size := Vector2i(96, 72)
+	var stride := 6
+	var img := Image.create(size.x, size.y, false, Image.FORMAT_RGB8)
+	var t0 := Time.get_ticks_msec()
+	for y in size.y:
+		for x in size.x:
+			var h := w.get_height((x - size.x / 2) * stride, (y - size.y / 2) * stride)
+			var c: Color
+			if h < sea:
+				c = Color(0.15, 0.35, 0.7).lerp(Color(0.05, 0.12, 0.35), clampf((sea - h) / 40.0, 0.0, 1.0))
+			elif h < sea + 2:
+				c = Color(0.85, 0.8, 0.55)
+			elif h < sea + 40:
+				c = Color(0.3, 0.6, 0.25).lerp(Color(0.2, 0.42, 0.18), (h - sea) / 40.0)
+			elif h < sea + 90:
+				c = Color(0.45, 0.43, 0.42)
+			else:
+				c = Color(0.95, 0.95, 0.97)
+			img.set_pixel(x, y, c)
+		if Time.get_ticks_msec() - t0 > 1500:
+			break # slow build: show what we have
+	w.free()
+	return ImageTexture.create_from_image(img)
 
 func _placeholder_preview(_name: String) -> Texture2D:
 	# No preview image shipped: a plain gradient stands in.
@@ -210,6 +250,12 @@ func _placeholder_preview(_name: String) -> Texture2D:
 
 func randomize_seed() -> void:
 	_seed.text = str(randi() % 2_000_000_000)
+	_refresh_preview()
+
+func _refresh_preview() -> void:
+	var sel := _presets.get_selected_items()
+	if sel.size() > 0:
+		_on_preset_selected(sel[0])
 
 ## The seed typed in the field (any text is hashed), or -1 for the preset's own.
 func get_seed() -> int:

@@ -8,7 +8,7 @@
 ##
 ## User arguments for scripted runs (after `--`): `--auto-time=T` sets the time of day after
 ## loading, `--shot=ABS.png` saves a screenshot after loading and quits, `--look-down=DEG`
-## pitches the camera, `--view-distance=N` overrides the user's view distance,
+## pitches the camera, `--cave` spawns in a cave nearby, `--view-distance=N` overrides the user's view distance,
 ## `--no-save-load` ignores the save.
 extends Node3D
 
@@ -32,6 +32,7 @@ var world_seed := 0
 var sea_level := 0
 var _fps_samples: Array[float] = []
 var _args := {}
+var _lantern: OmniLight3D
 
 func _ready() -> void:
 	for arg in OS.get_cmdline_user_args():
@@ -92,8 +93,20 @@ func _ready() -> void:
 	else:
 		spawn = find_spawn(Vector2i(0, 0))
 		day_night.set_time_of_day(0.3)
+	if _args.has("--cave"):
+		var c := find_cave(Vector2i(int(spawn.x), int(spawn.z)))
+		if c != Vector3.INF:
+			spawn = c
 	player.global_position = spawn
 	day_night.frozen = true
+	_lantern = OmniLight3D.new()
+	_lantern.name = "Lantern"
+	_lantern.light_color = Color(1.0, 0.8, 0.55)
+	_lantern.omni_range = 14.0
+	_lantern.light_energy = 1.4
+	_lantern.shadow_enabled = false
+	_lantern.visible = false
+	player.head.add_child(_lantern)
 
 func _build_loading_screen() -> void:
 	loading = CanvasLayer.new()
@@ -156,7 +169,35 @@ func find_spawn(around: Vector2i) -> Vector3:
 	var h0 := world.get_height(around.x + 0.5, around.y + 0.5)
 	return Vector3(around.x + 0.5, maxf(h0, sea_level + 1) + 0.05, around.y + 0.5)
 
+## An underground air pocket (a cave) near column `around`, at least 6 voxels below the
+## surface, with room to stand; Vector3.INF when none is found.
+func find_cave(around: Vector2i) -> Vector3:
+	for r in range(0, 96, 4):
+		for dx in range(-r, r + 1, 4):
+			for dz in [-r, r]:
+				var x := around.x + dx
+				var z := around.y + dz
+				var top := int(world.get_height(x + 0.5, z + 0.5))
+				var air := 0
+				for y in range(top - 6, top - 80, -1):
+					var id := world.get_voxel(Vector3i(x, y, z))
+					if id == 0:
+						air += 1
+					else:
+						if air >= 3 and ChunkWorld.block_name(id) != "water":
+							return Vector3(x + 0.5, y + 1.05, z + 0.5)
+						air = 0
+	return Vector3.INF
+
+## The lantern lights up underground and at night.
+func _update_lantern() -> void:
+	var p := player.global_position
+	var underground := p.y < world.get_height(p.x, p.z) - 3.0
+	_lantern.visible = underground or day_night.get_daylight() < 0.15
+
 func _process(_delta: float) -> void:
+	if loaded and Engine.get_process_frames() % 10 == 0:
+		_update_lantern()
 	_fps_samples.append(Engine.get_frames_per_second())
 	if _fps_samples.size() > 30:
 		_fps_samples.pop_front()
@@ -191,6 +232,7 @@ func _finish_loading() -> void:
 	if _args.has("--auto-time"):
 		day_night.set_time_of_day(float(_args["--auto-time"]))
 		day_night.frozen = true
+	_update_lantern()
 	if _args.has("--look-down"):
 		player.head.rotation.x = deg_to_rad(-float(_args["--look-down"]))
 	if _args.has("--shot"):

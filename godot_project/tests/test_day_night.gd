@@ -52,7 +52,7 @@ func test_sun_angle_follows_the_time_of_day() -> void:
 	dn.set_time_of_day(0.5)
 	await wait_frames(1)
 	assert_near(dn.get_sun_elevation_deg(), 90.0 - dn.path_tilt_deg, 0.01, "noon elevation")
-	assert_true(dn.sun.visible and dn.sun.light_energy > 0.9, "bright sun at noon")
+	assert_true(dn.sun.visible and dn.sun.light_energy > 0.6, "bright sun at noon")
 	assert_false(dn.is_night(), "noon is day")
 	assert_eq(dn.get_clock_text(), "12:00", "noon clock")
 	dn.set_time_of_day(0.0)
