@@ -7,6 +7,7 @@ pub mod caves;
 pub mod cellular;
 pub mod flood_fill;
 pub mod ores;
+pub mod scatter;
 pub mod water;
 
 // Height sources, biomes and the column pass.
