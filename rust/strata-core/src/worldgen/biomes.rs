@@ -26,7 +26,6 @@ use noise::{Fbm, NoiseFn, Perlin};
 
 /// Cells scanned on each side of a position's own cell (5×5 in all).
 pub const SCAN_RADIUS: i32 = 2;
-const SCAN: usize = (2 * SCAN_RADIUS as usize + 1) * (2 * SCAN_RADIUS as usize + 1);
 
 /// Stretch of the climate fBm (about ±0.35 typical) onto `[0, 1]`.
 const CLIMATE_STRETCH: f64 = 1.6;
@@ -58,25 +57,20 @@ pub struct BiomeSample {
     pub height_scale: f64,
 }
 
-/// Feature points of a rectangle of cells, computed once per region.
+/// The feature points that can matter anywhere in a rectangle of positions, in canonical order
+/// (cell z, then cell x): every point that is the nearest, or within the blend band of the
+/// nearest, for some position of the rectangle. Computed once per region.
 #[derive(Clone, Debug, Default)]
-pub struct FeatureCache {
-    min_cx: i32,
-    min_cz: i32,
-    width: i32,
-    height: i32,
+pub struct RegionFeatures {
+    /// `(x0, z0, x1, z1)`: the rectangle covered.
+    rect: (f64, f64, f64, f64),
     features: Vec<Feature>,
 }
 
-impl FeatureCache {
-    #[inline]
-    fn get(&self, cx: i32, cz: i32) -> Option<&Feature> {
-        let (lx, lz) = (cx - self.min_cx, cz - self.min_cz);
-        if lx >= 0 && lz >= 0 && lx < self.width && lz < self.height {
-            self.features.get((lz * self.width + lx) as usize)
-        } else {
-            None
-        }
+impl RegionFeatures {
+    /// The feature points kept for the region.
+    pub fn features(&self) -> &[Feature] {
+        &self.features
     }
 }
 
@@ -168,69 +162,91 @@ impl BiomeMap {
         Feature { x, z, biome }
     }
 
-    /// Feature points of every cell any position in `[x0, x1] × [z0, z1]` scans.
-    pub fn cache_for(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> FeatureCache {
+    /// The feature points that matter for positions in `[x0, x1] × [z0, z1]`.
+    ///
+    /// Candidates are the feature points of the 5×5 cells around every cell of the rectangle
+    /// (exact, see the module doc). With `D` the smallest over candidates of their farthest
+    /// distance to the rectangle, every position has its nearest point within `D`; a candidate
+    /// whose nearest distance to the rectangle is `≥ D + blend` can then be neither the nearest
+    /// nor inside the blend band anywhere, and is dropped (with one voxel of slack for rounding).
+    pub fn region_features(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> RegionFeatures {
+        let rect = (x0, z0, x1, z1);
         if !self.enabled {
-            return FeatureCache::default();
+            return RegionFeatures { rect, features: Vec::new() };
         }
         let (cx0, cz0) = cell_of(self.cell_size, x0, z0);
         let (cx1, cz1) = cell_of(self.cell_size, x1, z1);
-        let (min_cx, min_cz) = (cx0 - SCAN_RADIUS, cz0 - SCAN_RADIUS);
-        let (width, height) = (cx1 - cx0 + 1 + 2 * SCAN_RADIUS, cz1 - cz0 + 1 + 2 * SCAN_RADIUS);
-        let mut features = Vec::with_capacity((width * height) as usize);
-        for cz in 0..height {
-            for cx in 0..width {
-                features.push(self.feature(min_cx + cx, min_cz + cz));
+        let mut candidates = Vec::with_capacity(((cx1 - cx0 + 5) * (cz1 - cz0 + 5)) as usize);
+        for cz in cz0 - SCAN_RADIUS..=cz1 + SCAN_RADIUS {
+            for cx in cx0 - SCAN_RADIUS..=cx1 + SCAN_RADIUS {
+                candidates.push(self.feature(cx, cz));
             }
         }
-        FeatureCache { min_cx, min_cz, width, height, features }
+        let near = |f: &Feature| {
+            let gx = (x0 - f.x).max(f.x - x1).max(0.0);
+            let gz = (z0 - f.z).max(f.z - z1).max(0.0);
+            (gx * gx + gz * gz).sqrt()
+        };
+        let far = |f: &Feature| {
+            let gx = (f.x - x0).abs().max((f.x - x1).abs());
+            let gz = (f.z - z0).abs().max((f.z - z1).abs());
+            (gx * gx + gz * gz).sqrt()
+        };
+        let d = candidates.iter().map(far).fold(f64::INFINITY, f64::min);
+        let keep = d + self.blend + 1.0;
+        candidates.retain(|f| near(f) < keep);
+        RegionFeatures { rect, features: candidates }
     }
 
-    /// The biome and blended height parameters at world `(x, z)`; `cache` should cover the
-    /// position (cells outside it are computed on the spot, with the same result).
-    pub fn sample(&self, x: f64, z: f64, cache: &FeatureCache) -> BiomeSample {
-        if !self.enabled {
+    /// The biome and blended height parameters at world `(x, z)`.
+    pub fn sample(&self, x: f64, z: f64) -> BiomeSample {
+        self.sample_in(x, z, &self.region_features(x, z, x, z))
+    }
+
+    /// Like [`BiomeMap::sample`], for a position inside `region`'s rectangle; the result does not
+    /// depend on the region: the nearest point is the first in canonical order among those at
+    /// the least distance, and weights are summed in canonical order over the points inside the
+    /// blend band, which every region containing the position keeps.
+    pub fn sample_in(&self, x: f64, z: f64, region: &RegionFeatures) -> BiomeSample {
+        debug_assert!({
+            let (x0, z0, x1, z1) = region.rect;
+            !self.enabled || (x0..=x1).contains(&x) && (z0..=z1).contains(&z)
+        });
+        if !self.enabled || region.features.is_empty() {
             let p = &self.params[0];
             return BiomeSample { biome: 0, height_offset: p.height_offset, height_scale: p.height_scale };
         }
-        let (cx, cz) = cell_of(self.cell_size, x, z);
-        let mut found = [Feature { x: 0.0, z: 0.0, biome: 0 }; SCAN];
-        let mut d2 = [0.0f64; SCAN];
-        let (mut best, mut best_d2) = (0usize, f64::INFINITY);
-        let mut i = 0;
-        for dz in -SCAN_RADIUS..=SCAN_RADIUS {
-            for dx in -SCAN_RADIUS..=SCAN_RADIUS {
-                let f = match cache.get(cx + dx, cz + dz) {
-                    Some(f) => *f,
-                    None => self.feature(cx + dx, cz + dz),
-                };
-                let d = (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
-                if d < best_d2 {
-                    (best, best_d2) = (i, d);
-                }
-                found[i] = f;
-                d2[i] = d;
-                i += 1;
+        let dist2 = |f: &Feature| (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
+        let (mut nearest, mut best_d2) = (0u8, f64::INFINITY);
+        for f in &region.features {
+            let d = dist2(f);
+            if d < best_d2 {
+                (nearest, best_d2) = (f.biome, d);
             }
         }
-        let nearest = found[best].biome;
+        let p = &self.params[nearest as usize];
         if self.blend <= 0.0 {
-            let p = &self.params[nearest as usize];
             return BiomeSample { biome: nearest, height_offset: p.height_offset, height_scale: p.height_scale };
         }
         let d0 = best_d2.sqrt();
         let reach = (d0 + self.blend) * (d0 + self.blend);
-        let (mut w_sum, mut offset, mut scale) = (0.0, 0.0, 0.0);
-        for k in 0..SCAN {
-            if d2[k] >= reach {
+        let (mut w_sum, mut offset, mut scale, mut others) = (0.0, 0.0, 0.0, false);
+        for f in &region.features {
+            let d = dist2(f);
+            if d >= reach {
                 continue;
             }
-            let t = 1.0 - (d2[k].sqrt() - d0) / self.blend;
+            let t = 1.0 - (d.sqrt() - d0) / self.blend;
             let w = t * t * (3.0 - 2.0 * t);
-            let p = &self.params[found[k].biome as usize];
+            let q = &self.params[f.biome as usize];
+            others |= f.biome != nearest;
             w_sum += w;
-            offset += w * p.height_offset;
-            scale += w * p.height_scale;
+            offset += w * q.height_offset;
+            scale += w * q.height_scale;
+        }
+        if !others {
+            // Only points of the same biome nearby: its own parameters, exactly.
+            return BiomeSample { biome: nearest, height_offset: p.height_offset, height_scale: p.height_scale };
         }
         BiomeSample { biome: nearest, height_offset: offset / w_sum, height_scale: scale / w_sum }
     }
@@ -262,13 +278,15 @@ mod tests {
     #[test]
     fn sample_agrees_with_the_nearest_feature_and_blends_only_near_borders() {
         let map = BiomeMap::new(&WorldPreset::default());
-        let cache = map.cache_for(-2000.0, -2000.0, 2000.0, 2000.0);
+        let region = map.region_features(-2000.0, -2000.0, 2000.0, 2000.0);
         let mut blended = 0;
         for i in 0..4000 {
             let (x, z) = ((i * 131 % 4000) as f64 - 2000.0 + 0.5, (i * 277 % 4000) as f64 - 2000.0 + 0.5);
-            let s = map.sample(x, z, &cache);
+            let s = map.sample(x, z);
             assert_eq!(s.biome, map.biome_index_at(x, z));
-            assert_eq!(s, map.sample(x, z, &FeatureCache::default()), "cache changes nothing");
+            assert_eq!(s, map.sample_in(x, z, &region), "the region changes nothing");
+            let small = map.region_features(x - 3.0, z - 40.0, x + 30.0, z + 1.0);
+            assert_eq!(s, map.sample_in(x, z, &small), "the region changes nothing");
             let p = map.params(s.biome);
             if (s.height_offset, s.height_scale) != (p.height_offset, p.height_scale) {
                 blended += 1;
@@ -284,7 +302,7 @@ mod tests {
         let map = BiomeMap::new(&preset);
         assert_eq!(map.table().len(), 1);
         assert_eq!(map.table()[0].name, "plains");
-        let s = map.sample(123.0, -77.0, &FeatureCache::default());
+        let s = map.sample(123.0, -77.0);
         assert_eq!((s.biome, s.height_offset, s.height_scale), (0, 0.0, 1.0));
     }
 }

@@ -25,7 +25,7 @@
 
 use crate::preset::{HeightmapWrap, WorldPreset};
 use crate::rng::{hash1, salt, unit_f64};
-use crate::worldgen::biomes::{BiomeMap, FeatureCache};
+use crate::worldgen::biomes::{BiomeMap, RegionFeatures};
 use crate::worldgen::diamond_square::{DiamondSquare, bilinear};
 use crate::worldgen::fractal::{FractalParams, noise_seed, perlin_fbm, ridged, simplex_fbm};
 use crate::worldgen::heightmap::{Heightmap, HeightmapError};
@@ -217,7 +217,7 @@ impl Terrain {
     pub fn sample(&self, x: f64, z: f64) -> TerrainSample {
         let ds = self.diamond_square.as_ref().map(|(_, ds)| ds.sample(x, z));
         let ravine = self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
-        self.combine(x, z, ds, ravine, &FeatureCache::default())
+        self.combine(x, z, ds, ravine, &self.biomes.region_features(x, z, x, z))
     }
 
     /// Samples the grid `x = x0 + i·step`, `z = z0 + k·step` (`i < nx`, `k < nz`) into `out`
@@ -229,7 +229,7 @@ impl Terrain {
             return;
         }
         let (x1, z1) = (x0 + (nx - 1) as f64 * step, z0 + (nz - 1) as f64 * step);
-        let features = self.biomes.cache_for(x0, z0, x1, z1);
+        let features = self.biomes.region_features(x0, z0, x1, z1);
         // Diamond-square lattice over the grid's integer span (only worth it on a dense grid).
         let mut lattice = Vec::new();
         let (lx0, lz0) = (x0.floor() as i64, z0.floor() as i64);
@@ -280,7 +280,7 @@ impl Terrain {
     }
 
     /// The blend of all sources at `(x, z)`, given the diamond-square value and ravine cut.
-    fn combine(&self, x: f64, z: f64, ds: Option<f64>, ravine: f64, features: &FeatureCache) -> TerrainSample {
+    fn combine(&self, x: f64, z: f64, ds: Option<f64>, ravine: f64, features: &RegionFeatures) -> TerrainSample {
         let (mut sum, mut total) = (0.0, 0.0);
         let (pw, perlin) = &self.perlin;
         if *pw > 0.0 {
@@ -323,7 +323,7 @@ impl Terrain {
             }
         }
         let n = if total > 0.0 { sum / total } else { 0.0 };
-        let b = self.biomes.sample(x, z, features);
+        let b = self.biomes.sample_in(x, z, features);
         let height = self.base_height + b.height_offset + self.amplitude * b.height_scale * n - ravine;
         TerrainSample { height, biome: b.biome }
     }
