@@ -323,7 +323,7 @@ impl Default for SideViewSettings {
             dirt_depth: 4,
             cave_mode: CaveMode::CellularAutomata,
             cave_depth: 10,
-            cave_rock_probability: 0.5,
+            cave_rock_probability: 0.56,
             cave_passes: 4,
             cave_threshold: 5,
             cave_final_passes: 1,

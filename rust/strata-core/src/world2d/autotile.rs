@@ -137,6 +137,17 @@ pub fn atlas_rgba(tile_px: u32) -> (u32, u32, Vec<u8>) {
     (w, h, px)
 }
 
+/// [`atlas_rgba`] encoded as a PNG file's bytes (the demo's `tiles.png`); deterministic.
+pub fn atlas_png(tile_px: u32) -> Result<Vec<u8>, png::EncodingError> {
+    let (w, h, pixels) = atlas_rgba(tile_px);
+    let mut bytes = Vec::new();
+    let mut encoder = png::Encoder::new(&mut bytes, w, h);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&pixels)?;
+    Ok(bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
