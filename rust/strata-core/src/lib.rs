@@ -14,6 +14,7 @@ pub mod generator;
 pub mod mesh;
 pub mod preset;
 pub mod preset_io;
+pub mod preview;
 pub mod profile;
 pub mod rng;
 pub mod save;
