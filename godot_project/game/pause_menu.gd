@@ -61,3 +61,9 @@ func has_open_settings() -> bool:
 		if c is SettingsMenu:
 			return true
 	return false
+
+func _unhandled_input(event: InputEvent) -> void:
+	# The game itself is paused (gets no input): the menu handles "pause" to resume.
+	if visible and event.is_action_pressed("pause") and not has_open_settings():
+		get_viewport().set_input_as_handled()
+		resume_requested.emit()

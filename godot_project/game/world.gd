@@ -174,7 +174,7 @@ func find_spawn(around: Vector2i) -> Vector3:
 func find_cave(around: Vector2i) -> Vector3:
 	for r in range(0, 96, 4):
 		for dx in range(-r, r + 1, 4):
-			for dz in [-r, r]:
+			for dz: int in [-r, r]:
 				var x := around.x + dx
 				var z := around.y + dz
 				var top := int(world.get_height(x + 0.5, z + 0.5))

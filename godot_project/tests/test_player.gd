@@ -210,3 +210,52 @@ func _aim_at(p: Vector3) -> void:
 	var to := p - eye
 	player.rotation.y = atan2(-to.x, -to.z)
 	player.head.rotation.x = atan2(to.y, Vector2(to.x, to.z).length())
+
+func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
+	root.queue_free()
+	await get_tree().process_frame
+	root = Node3D.new()
+	add_child(root)
+	GameState.pending = {"preset_path": GameState.DEFAULT_PRESET, "seed": 12345, "day_length_s": 120.0, "continue": false}
+	var game: Node = load("res://game/world.tscn").instantiate()
+	root.add_child(game)
+	await wait_frames(2)
+	var w: ChunkWorld = game.world
+	var p: Vector3 = game.player.global_position
+	var h := w.get_height(p.x, p.z)
+	assert_near(p.y, h + 0.05, 1e-3, "spawn stands on the surface")
+	assert_gt(h, game.sea_level, "spawn is above the sea")
+	var feet := Vector3i(floori(p.x), floori(p.y), floori(p.z))
+	for dy in 2:
+		assert_eq(w.get_voxel(feet + Vector3i(0, dy, 0)), 0, "air for the body at +%d" % dy)
+	var ground := w.get_voxel(feet - Vector3i(0, 1, 0))
+	assert_ne(ground, ChunkWorld.block_id("water"), "not standing in water")
+	assert_ne(ground, 0, "standing on something solid")
+	assert_eq(game.day_night.period_s, 120.0, "day length from the new-world settings")
+	# Save (keeping whatever save the player had), then continue from it.
+	var backup := FileAccess.get_file_as_bytes(GameState.SAVE_STATE) if GameState.has_save() else PackedByteArray()
+	game.player.global_position = p + Vector3(3, 1, -2)
+	game.player.rotation.y = 1.25
+	game.day_night.set_time_of_day(0.8)
+	var status: String = game.save_game()
+	assert_true(status.begins_with("Saved"), status)
+	game.queue_free()
+	await wait_frames(2)
+	GameState.pending["continue"] = true
+	var again: Node = load("res://game/world.tscn").instantiate()
+	root.add_child(again)
+	await wait_frames(2)
+	assert_true(again.player.global_position.distance_to(p + Vector3(3, 1, -2)) < 1e-3, "player position restored")
+	assert_near(again.player.rotation.y, 1.25, 1e-4, "facing restored")
+	assert_near(again.day_night.get_time_of_day(), 0.8, 1e-4, "time of day restored")
+	assert_eq(int(again.world.preset.get("seed")), 12345, "same world seed")
+	again.queue_free()
+	GameState.pending["continue"] = false
+	if backup.is_empty():
+		DirAccess.remove_absolute(ProjectSettings.globalize_path(GameState.SAVE_STATE))
+	else:
+		var f := FileAccess.open(GameState.SAVE_STATE, FileAccess.WRITE)
+		f.store_buffer(backup)
+		f.close()
+	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
+	await wait_frames(2)
