@@ -29,7 +29,7 @@ pub struct StreamConfig {
     pub vertical_view_distance: i32,
     /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis).
     pub unload_margin: i32,
-    /// Worker threads; 0 = one less than the machine's cores, at least one.
+    /// Worker threads; 0 = one less than the machine's cores, at least two.
     pub worker_threads: usize,
     /// Jobs queued or running at once; 0 = `2 × workers + 2`.
     pub max_in_flight: usize,
@@ -47,7 +47,9 @@ impl StreamConfig {
         if self.worker_threads > 0 {
             self.worker_threads
         } else {
-            std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(1)
+            // The main thread mostly sleeps between frames, so on small machines two workers
+            // still finish the view sooner than one.
+            std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(2)
         }
     }
 }

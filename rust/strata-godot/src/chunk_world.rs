@@ -72,6 +72,8 @@ pub struct ChunkWorld {
     apply_ms_last_frame: f64,
     area_ready_emitted: bool,
     last_viewer_chunk: Option<ChunkCoord>,
+    /// Loaded chunks that came near the viewer and still need a collision shape, nearest last.
+    collision_queue: Vec<ChunkCoord>,
     /// Generator for queries before streaming starts (same preset ⇒ same answers).
     query_generator: Option<Arc<Generator>>,
 }
@@ -98,6 +100,7 @@ impl INode3D for ChunkWorld {
             apply_ms_last_frame: 0.0,
             area_ready_emitted: false,
             last_viewer_chunk: None,
+            collision_queue: Vec::new(),
             query_generator: None,
         }
     }
@@ -129,6 +132,8 @@ impl INode3D for ChunkWorld {
             s.pump();
             (s.take_unloads(), s.viewer_chunk())
         };
+        let t_viewer = frame_start.elapsed();
+        let n_unloads = unloads.len();
         for c in unloads {
             if let Some(n) = self.nodes.remove(&c) {
                 free_chunk_node(n);
@@ -143,6 +148,12 @@ impl INode3D for ChunkWorld {
                 self.update_collision_ring(v, collision_r);
             }
         }
+        let t_unload = frame_start.elapsed();
+        // Collision first (the player stands on it), then new meshes, all within the budget.
+        while frame_start.elapsed() < budget {
+            let Some(c) = self.collision_queue.pop() else { break };
+            self.build_queued_collision(c, viewer_chunk, collision_r);
+        }
         loop {
             if frame_start.elapsed() >= budget {
                 break;
@@ -151,6 +162,9 @@ impl INode3D for ChunkWorld {
             self.apply_result(result, viewer_chunk, collision_r);
         }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
+        if self.apply_ms_last_frame > 10.0 && std::env::var_os("STRATA_TRACE").is_some() {
+            godot_print!("TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks)", self.apply_ms_last_frame, t_viewer, t_unload, n_unloads);
+        }
         if !self.area_ready_emitted && self.streamer.as_ref().is_some_and(|s| s.is_area_ready()) {
             self.area_ready_emitted = true;
             self.signals().area_ready().emit();
@@ -432,24 +446,36 @@ impl ChunkWorld {
         body
     }
 
-    /// Adds collision to loaded chunks that came near the viewer, removes it from far ones.
+    /// Queues collision for loaded chunks that came near the viewer (built within the frame
+    /// budget, nearest first) and frees it on chunks that moved away.
     fn update_collision_ring(&mut self, v: ChunkCoord, r: i32) {
-        let coords: Vec<ChunkCoord> = self.nodes.keys().copied().collect();
-        for c in coords {
-            let near = within(c, v, r);
-            let has = self.nodes.get(&c).is_some_and(|n| n.body.is_some());
-            if near && !has {
-                let faces = self.nodes.get(&c).and_then(|n| n.mesh.as_ref()).and_then(opaque_faces);
-                if let Some(faces) = faces {
-                    let body = self.make_collision_from_faces(c, &faces);
-                    if let Some(n) = self.nodes.get_mut(&c) {
-                        n.body = Some(body);
-                    }
-                }
-            } else if !near && has {
-                if let Some(b) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
+        let mut queue = Vec::new();
+        for (c, n) in self.nodes.iter_mut() {
+            let near = within(*c, v, r);
+            if near && n.body.is_none() && n.mesh.is_some() {
+                queue.push(*c);
+            } else if !near {
+                if let Some(b) = n.body.take() {
                     b.free();
                 }
+            }
+        }
+        queue.sort_by_key(|c| std::cmp::Reverse(c.distance_sq(v)));
+        self.collision_queue = queue;
+    }
+
+    fn build_queued_collision(&mut self, c: ChunkCoord, viewer: Option<ChunkCoord>, r: i32) {
+        if !viewer.is_some_and(|v| within(c, v, r)) {
+            return;
+        }
+        let faces = match self.nodes.get(&c) {
+            Some(n) if n.body.is_none() => n.mesh.as_ref().and_then(opaque_faces),
+            _ => None,
+        };
+        if let Some(faces) = faces {
+            let body = self.make_collision_from_faces(c, &faces);
+            if let Some(n) = self.nodes.get_mut(&c) {
+                n.body = Some(body);
             }
         }
     }
@@ -468,7 +494,8 @@ fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array> {
     let arrays = mesh.surface_get_arrays(0);
     let verts: PackedVector3Array = arrays.get(ArrayType::VERTEX.ord() as usize)?.try_to().ok()?;
     let idx: PackedInt32Array = arrays.get(ArrayType::INDEX.ord() as usize)?.try_to().ok()?;
-    Some(idx.as_slice().iter().filter_map(|&i| verts.get(i as usize)).collect())
+    let v = verts.as_slice();
+    Some(idx.as_slice().iter().filter_map(|&i| v.get(i as usize).copied()).collect())
 }
 
 fn free_chunk_node(n: ChunkNode) {
