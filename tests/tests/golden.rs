@@ -1,0 +1,57 @@
+//! Golden test: a fingerprint of a fixed set of chunks of shipped presets, so that any change to
+//! the world they generate fails loudly.
+//!
+//! **Updating.** When a change to generation is intended (a new stage, a retuned default), run
+//! `cargo test -p strata-tests --test golden`, check the change is the one you meant (for example
+//! with `strata_core::preview::render_preview` before and after), then paste the value printed in
+//! the failure message into the constant below and say in the commit message why the world
+//! changed. Never update it to silence an unexplained change: that is exactly what it catches.
+
+use strata_core::coords::ChunkCoord;
+use strata_core::generator::Generator;
+use strata_core::preset::WorldPreset;
+
+/// Fingerprint of [`CHUNKS`] of the default preset.
+const DEFAULT_PRESET_FINGERPRINT: u64 = 0x86414046b02e37d9;
+
+/// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.
+const CHUNKS: [(i32, i32, i32); 10] = [
+    (0, 0, 0),
+    (0, -1, 0),
+    (1, 0, -1),
+    (-1, 0, 1),
+    (-3, -2, 2),
+    (5, 1, -4),
+    (0, 3, 0),
+    (37, 0, -21),
+    (-250, -1, 400),
+    (1000, 0, 1000),
+];
+
+/// Combines the content hashes of the chunks (each already covers extent and contents).
+fn fingerprint(preset: &WorldPreset) -> u64 {
+    let g = Generator::new(preset).expect("preset is valid");
+    CHUNKS.iter().fold(0xcbf2_9ce4_8422_2325u64, |acc, &(x, y, z)| {
+        let h = g.generate_chunk(ChunkCoord::new(x, y, z)).content_hash();
+        (acc ^ h).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17)
+    })
+}
+
+#[test]
+fn default_preset_matches_its_golden_fingerprint() {
+    let got = fingerprint(&WorldPreset::default());
+    assert_eq!(
+        got, DEFAULT_PRESET_FINGERPRINT,
+        "the default world changed: new fingerprint {got:#018x}. If the change is intended, set \
+         DEFAULT_PRESET_FINGERPRINT = {got:#018x} in tests/tests/golden.rs (see its module doc)"
+    );
+}
+
+#[test]
+fn the_fingerprint_is_stable_within_a_run_and_sees_the_seed() {
+    let p = WorldPreset::default();
+    assert_eq!(fingerprint(&p), fingerprint(&p));
+    let mut other = p.clone();
+    other.seed += 1;
+    assert_ne!(fingerprint(&p), fingerprint(&other));
+}
