@@ -7,6 +7,7 @@
 use godot::prelude::*;
 
 mod chunk_world;
+mod chunk_world_2d;
 mod preset_io_api;
 mod user_profiles;
 mod world_preset;

@@ -1,0 +1,567 @@
+//! `ChunkWorld2D`: the Node2D that streams an infinite side-view tile world into a `TileMapLayer`.
+//!
+//! Each frame (main thread): read the viewer's position, tell the core [`Streamer2D`], queue the
+//! erasure of chunks that left the view, move finished chunks into a queue of tile writes, then
+//! apply queued writes and erasures row by row until `frame_budget_ms` is spent. Generation and
+//! autotiling (the atlas tile of every cell) happen on the streamer's worker threads; the main
+//! thread only calls `set_cell(coords, source_id, atlas_coords)` and `erase_cell` (law 3).
+//!
+//! Coordinates: tile `(x, y)` is the `TileMapLayer` cell `(x, y)`, y down. Pixel positions are
+//! local to the `ChunkWorld2D`, whose layer sits at its origin (a created child always does).
+
+use crate::world_preset::WorldPreset;
+use godot::classes::image::Format;
+use godot::classes::{Camera2D, INode2D, Image, ImageTexture, Node2D, TileMapLayer, TileSet, TileSetAtlasSource};
+use godot::prelude::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Instant;
+use strata_core::block;
+use strata_core::coords::IVec3;
+use strata_core::edits::{EditMap, local_from_index};
+use strata_core::world2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
+use strata_core::world2d::stream::{tile_with_edits, top_solid_row};
+use strata_core::world2d::{ChunkCoord2D, ChunkResult2D, Generator2D, StreamConfig2D, Streamer2D};
+
+/// One pending change to the `TileMapLayer`, applied a row at a time.
+enum TileOp {
+    /// Write a finished chunk; `erase_air` also erases its air cells (updates after edits).
+    Write { result: ChunkResult2D, next_row: i32, erase_air: bool },
+    /// Erase every cell of a chunk that left the view.
+    Erase { coord: ChunkCoord2D, next_row: i32 },
+}
+
+impl TileOp {
+    fn coord(&self) -> ChunkCoord2D {
+        match self {
+            TileOp::Write { result, .. } => result.coord,
+            TileOp::Erase { coord, .. } => *coord,
+        }
+    }
+}
+
+/// Streams an infinite, seeded side-view world (for 2D platformers and diggers) into a
+/// `TileMapLayer` around a viewer.
+///
+/// Give it a `WorldPreset` (its `side_view_*` fields shape the world) and a `viewer` (or let it
+/// follow the current `Camera2D`); square chunks of tiles stream in and out within
+/// `view_distance`. Tiles are chosen by a 4-bit edge mask: the atlas must have 16 columns (mask,
+/// bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects) and one row per block id. With no
+/// `tile_map`, a child `TileMapLayer` with a generated TileSet of that layout (and collision on
+/// solid tiles) is created.
+#[derive(GodotClass)]
+#[class(base = Node2D)]
+pub struct ChunkWorld2D {
+    base: Base<Node2D>,
+    /// The world's settings (the `side_view_*` fields); same preset, same world, bit for bit.
+    #[export]
+    preset: Option<Gd<WorldPreset>>,
+    /// The node (a `Node2D`) the world streams around; empty = the current `Camera2D`.
+    #[export]
+    viewer: NodePath,
+    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side).
+    #[export(range = (0.0, 16.0))]
+    view_distance: i32,
+    /// Worker threads for generation and autotiling; 0 = automatic (cores − 1).
+    #[export(range = (0.0, 64.0))]
+    worker_threads: i32,
+    /// Main-thread time per frame for writing tiles into the `TileMapLayer`, in milliseconds.
+    #[export(range = (0.1, 33.0))]
+    frame_budget_ms: f64,
+    /// The `TileMapLayer` to fill; empty = a child `TileMapLayer` is created.
+    #[export]
+    tile_map: NodePath,
+    /// Tile size in pixels, used when the layer has no TileSet (a generated one gets this size).
+    #[export]
+    tile_size: Vector2i,
+    /// Id of the atlas source in the layer's TileSet that follows the atlas layout.
+    #[export]
+    tile_source_id: i32,
+
+    streamer: Option<Streamer2D>,
+    layer: Option<Gd<TileMapLayer>>,
+    /// Whether cells of a previous stream may still be in the layer.
+    layer_dirty: bool,
+    ops: VecDeque<TileOp>,
+    preset_instance: Option<InstanceId>,
+    preset_revision: u64,
+    apply_ms_last_frame: f64,
+    query_generator: Option<Arc<Generator2D>>,
+    /// Edits kept across a restart (preset change, leaving and re-entering the tree).
+    kept_edits: Option<EditMap>,
+}
+
+#[godot_api]
+impl INode2D for ChunkWorld2D {
+    fn init(base: Base<Node2D>) -> Self {
+        Self {
+            base,
+            preset: None,
+            viewer: NodePath::default(),
+            view_distance: 2,
+            worker_threads: 0,
+            frame_budget_ms: 4.0,
+            tile_map: NodePath::default(),
+            tile_size: Vector2i::new(16, 16),
+            tile_source_id: 0,
+            streamer: None,
+            layer: None,
+            layer_dirty: false,
+            ops: VecDeque::new(),
+            preset_instance: None,
+            preset_revision: 0,
+            apply_ms_last_frame: 0.0,
+            query_generator: None,
+            kept_edits: None,
+        }
+    }
+
+    fn ready(&mut self) {
+        self.ensure_layer();
+    }
+
+    fn process(&mut self, _delta: f64) {
+        self.restart_if_preset_changed();
+        if self.streamer.is_none() || self.ensure_layer().is_none() {
+            return;
+        }
+        let frame_start = Instant::now();
+        let budget = std::time::Duration::from_secs_f64(self.frame_budget_ms.clamp(0.05, 1000.0) / 1000.0);
+        let viewer = self.viewer_tile_position();
+        let vd = self.view_distance.max(0);
+        let (unloads, results) = {
+            let Some(s) = self.streamer.as_mut() else { return };
+            if s.config().view_distance != vd {
+                s.set_view_distance(vd);
+            }
+            s.set_viewer(viewer.x as f64, viewer.y as f64);
+            s.pump();
+            let unloads = s.take_unloads();
+            let mut results = Vec::new();
+            while let Some(r) = s.try_recv() {
+                results.push(r);
+            }
+            (unloads, results)
+        };
+        for c in unloads {
+            self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
+            self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
+        }
+        for r in results {
+            let mut erase_air = r.is_update;
+            let c = r.coord;
+            // A newer result replaces a pending write of the same chunk (rows may be half written).
+            self.ops.retain(|op| match op {
+                TileOp::Write { result, next_row, .. } if result.coord == c => {
+                    erase_air |= *next_row > 0;
+                    false
+                }
+                _ => true,
+            });
+            self.ops.push_back(TileOp::Write { result: r, next_row: 0, erase_air });
+        }
+        self.apply_ops(frame_start, budget);
+        self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
+    }
+
+    fn exit_tree(&mut self) {
+        // Join the workers before the node goes away; keep the edits for a re-entry.
+        self.stop_streaming();
+    }
+}
+
+#[godot_api]
+impl ChunkWorld2D {
+    /// Emitted when all tiles of a chunk are in the `TileMapLayer` (also for all-air chunks).
+    #[signal]
+    fn chunk_loaded(coord: Vector2i);
+    /// Emitted when a chunk left the view and its cells were erased.
+    #[signal]
+    fn chunk_unloaded(coord: Vector2i);
+
+    /// Local pixel y of the top of the topmost solid tile in the column holding local pixel x
+    /// (smaller y is higher). Works anywhere, loaded or not; edits included.
+    #[func]
+    pub fn get_surface_height(&mut self, x: f64) -> f64 {
+        let px = self.tile_pixels();
+        let Some(g) = self.generator() else { return 0.0 };
+        let tx = finite_floor(x / px.x as f64);
+        let row = top_solid_row(&g, self.edits(), tx);
+        row as f64 * px.y as f64
+    }
+
+    /// The block id of tile `p` (0 = air; see `block_name`). Works anywhere; edits included.
+    #[func]
+    pub fn get_tile(&mut self, p: Vector2i) -> i64 {
+        let Some(g) = self.generator() else { return 0 };
+        tile_with_edits(&g, self.edits(), p.x, p.y) as i64
+    }
+
+    /// Sets tile `p` to block `id` (0 = air) as a player edit: re-tiled with its neighbours at
+    /// once, kept across preset changes, listed by `get_edits()` for saves.
+    #[func]
+    pub fn set_tile(&mut self, p: Vector2i, id: i64) {
+        if !(0..block::BLOCK_COUNT as i64).contains(&id) {
+            godot_error!("ChunkWorld2D.set_tile: block id {id} is not a known block; allowed: 0..={}", block::BLOCK_COUNT - 1);
+            return;
+        }
+        match self.streamer.as_mut() {
+            Some(s) => s.set_tile(p.x, p.y, id as u16),
+            None => self.kept_edits.get_or_insert_with(EditMap::new).set(IVec3::new(p.x, p.y, 0), id as u16),
+        }
+    }
+
+    /// Every edit as a flat array `[x, y, id, x, y, id, …]` in a stable order (for saves).
+    #[func]
+    pub fn get_edits(&self) -> PackedInt32Array {
+        let mut out = Vec::new();
+        if let Some(e) = self.edits() {
+            for (c, m) in e.chunks_sorted() {
+                for (&i, &id) in m {
+                    let p = c.min_voxel() + local_from_index(i);
+                    out.extend_from_slice(&[p.x, p.y, id as i32]);
+                }
+            }
+        }
+        PackedInt32Array::from(out.as_slice())
+    }
+
+    /// Replaces every edit with `[x, y, id, …]` (as `get_edits()` returns); loaded chunks are
+    /// re-tiled. Triples with an unknown block id are refused with an error, and nothing changes.
+    #[func]
+    pub fn set_edits(&mut self, edits: PackedInt32Array) {
+        let v = edits.as_slice();
+        if v.len() % 3 != 0 {
+            godot_error!("ChunkWorld2D.set_edits: {} values is not a list of [x, y, id] triples", v.len());
+            return;
+        }
+        let mut map = EditMap::new();
+        for t in v.chunks_exact(3) {
+            if !(0..block::BLOCK_COUNT as i32).contains(&t[2]) {
+                godot_error!("ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a known block; allowed: 0..={}", t[2], t[0], t[1], block::BLOCK_COUNT - 1);
+                return;
+            }
+            map.set(IVec3::new(t[0], t[1], 0), t[2] as u16);
+        }
+        match self.streamer.as_mut() {
+            Some(s) => s.replace_edits(map),
+            None => self.kept_edits = Some(map),
+        }
+    }
+
+    /// True when every chunk within `view_distance` is generated and all its tiles are in the
+    /// `TileMapLayer` (and unloaded chunks are erased).
+    #[func]
+    pub fn is_area_ready(&self) -> bool {
+        self.ops.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+    }
+
+    /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
+    /// `cancelled_total`, `gen_ms_median`, `tile_ms_median`, `apply_ms_last_frame`, `workers`,
+    /// `queued_writes`, `edits`.
+    #[func]
+    pub fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
+        d.set("loaded_chunks", st.loaded_chunks as i64);
+        d.set("pending_chunks", st.pending_chunks as i64);
+        d.set("in_flight", st.in_flight as i64);
+        d.set("generated_total", st.generated_total as i64);
+        d.set("cancelled_total", st.cancelled_total as i64);
+        d.set("gen_ms_median", st.gen_us_median / 1000.0);
+        d.set("tile_ms_median", st.tile_us_median / 1000.0);
+        d.set("apply_ms_last_frame", self.apply_ms_last_frame);
+        d.set("workers", st.workers as i64);
+        d.set("queued_writes", self.ops.len() as i64);
+        d.set("edits", self.edits().map(|e| e.len()).unwrap_or(0) as i64);
+        d
+    }
+
+    /// The `TileMapLayer` being filled (the created child when `tile_map` is empty), or null.
+    #[func]
+    pub fn get_tile_map_layer(&mut self) -> Option<Gd<TileMapLayer>> {
+        self.ensure_layer()
+    }
+
+    /// The tile holding local pixel position `p`.
+    #[func]
+    pub fn local_to_tile(&self, p: Vector2) -> Vector2i {
+        let px = self.tile_pixels();
+        Vector2i::new(finite_floor(p.x as f64 / px.x as f64), finite_floor(p.y as f64 / px.y as f64))
+    }
+
+    /// The local pixel position of the centre of tile `t`.
+    #[func]
+    pub fn tile_to_local(&self, t: Vector2i) -> Vector2 {
+        let px = self.tile_pixels();
+        Vector2::new((t.x as f32 + 0.5) * px.x as f32, (t.y as f32 + 0.5) * px.y as f32)
+    }
+
+    /// The chunk holding tile `t`.
+    #[func]
+    pub fn chunk_of_tile(&self, t: Vector2i) -> Vector2i {
+        let c = ChunkCoord2D::containing(t.x, t.y, self.chunk_tiles());
+        Vector2i::new(c.x, c.y)
+    }
+
+    /// Edge of a chunk in tiles (`side_view_chunk_tiles` of the preset).
+    #[func]
+    pub fn chunk_tiles(&self) -> i32 {
+        self.core_preset().side_view.chunk_tiles.clamp(1, 4096) as i32
+    }
+
+    /// Name of the block with id `id` ("" for unknown ids).
+    #[func]
+    pub fn block_name(id: i64) -> GString {
+        if (0..block::BLOCK_COUNT as i64).contains(&id) { block::block_info(id as u16).name.into() } else { GString::new() }
+    }
+
+    /// Id of the block named `name`, or -1.
+    #[func]
+    pub fn block_id(name: GString) -> i64 {
+        block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
+    }
+
+    /// Drops every chunk (erasing the layer) and streams again from the current preset; edits stay.
+    #[func]
+    pub fn regenerate(&mut self) {
+        self.stop_streaming();
+        self.query_generator = None;
+        self.ensure_streamer();
+    }
+}
+
+impl ChunkWorld2D {
+    fn core_preset(&self) -> strata_core::WorldPreset {
+        self.preset.as_ref().map(|p| p.bind().core().clone()).unwrap_or_default()
+    }
+
+    fn preset_identity(&self) -> (Option<InstanceId>, u64) {
+        match &self.preset {
+            Some(p) => (Some(p.instance_id()), p.bind().revision),
+            None => (None, 0),
+        }
+    }
+
+    fn edits(&self) -> Option<&EditMap> {
+        match &self.streamer {
+            Some(s) => Some(s.edits()),
+            None => self.kept_edits.as_ref(),
+        }
+    }
+
+    /// The generator of the current preset (built on demand for queries).
+    fn generator(&mut self) -> Option<Arc<Generator2D>> {
+        if let Some(s) = &self.streamer {
+            return Some(s.generator().clone());
+        }
+        let (id, rev) = self.preset_identity();
+        if self.query_generator.is_none() || self.preset_instance != id || self.preset_revision != rev {
+            self.query_generator = match Generator2D::new(&self.core_preset()) {
+                Ok(g) => Some(Arc::new(g)),
+                Err(e) => {
+                    godot_error!("ChunkWorld2D: cannot build the world: {e}");
+                    None
+                }
+            };
+            self.preset_instance = id;
+            self.preset_revision = rev;
+        }
+        self.query_generator.clone()
+    }
+
+    fn ensure_streamer(&mut self) {
+        if self.streamer.is_some() || !self.base().is_inside_tree() {
+            return;
+        }
+        let Some(generator) = self.generator() else { return };
+        let config = StreamConfig2D {
+            view_distance: self.view_distance.max(0),
+            worker_threads: self.worker_threads.max(0) as usize,
+            ..StreamConfig2D::default()
+        };
+        match Streamer2D::new(generator, config) {
+            Ok(mut s) => {
+                if let Some(e) = self.kept_edits.take() {
+                    s.replace_edits(e);
+                }
+                self.streamer = Some(s);
+            }
+            Err(e) => {
+                godot_error!("ChunkWorld2D: cannot start worker threads: {e}");
+                return;
+            }
+        }
+        if self.layer_dirty {
+            if let Some(mut layer) = self.ensure_layer() {
+                layer.clear();
+            }
+            self.layer_dirty = false;
+        }
+    }
+
+    fn restart_if_preset_changed(&mut self) {
+        let (id, rev) = self.preset_identity();
+        if self.streamer.is_some() && (id != self.preset_instance || rev != self.preset_revision) {
+            self.stop_streaming();
+            self.query_generator = None;
+        }
+        self.ensure_streamer();
+    }
+
+    /// Stops the workers (joined by `Drop`) and forgets queued writes; edits are kept.
+    fn stop_streaming(&mut self) {
+        if let Some(s) = self.streamer.take() {
+            self.kept_edits = Some(s.edits().clone());
+            self.layer_dirty = true;
+        }
+        self.ops.clear();
+    }
+
+    /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
+    fn ensure_layer(&mut self) -> Option<Gd<TileMapLayer>> {
+        if let Some(l) = &self.layer {
+            if l.is_instance_valid() {
+                return Some(l.clone());
+            }
+            self.layer = None;
+        }
+        let mut layer = if !self.tile_map.is_empty() {
+            let found = self.base().get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok());
+            if found.is_none() {
+                godot_error!("ChunkWorld2D.tile_map: {} is not a TileMapLayer", self.tile_map);
+            }
+            found?
+        } else {
+            let mut l = TileMapLayer::new_alloc();
+            l.set_name("Tiles");
+            self.base_mut().add_child(&l);
+            l
+        };
+        if layer.get_tile_set().is_none() {
+            let (tile_set, source_id) = make_tile_set(self.tile_size);
+            layer.set_tile_set(&tile_set);
+            self.tile_source_id = source_id;
+        }
+        self.layer = Some(layer.clone());
+        Some(layer)
+    }
+
+    /// Tile size in pixels: the layer's TileSet's, else `tile_size`.
+    fn tile_pixels(&self) -> Vector2i {
+        let from_set = self.layer.as_ref().filter(|l| l.is_instance_valid()).and_then(|l| l.get_tile_set()).map(|t| t.get_tile_size());
+        let s = from_set.unwrap_or(self.tile_size);
+        Vector2i::new(s.x.max(1), s.y.max(1))
+    }
+
+    /// The viewer's position in (fractional) tiles.
+    fn viewer_tile_position(&self) -> Vector2 {
+        let global = if !self.viewer.is_empty() {
+            self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node2D>().ok()).map(|n| n.get_global_position())
+        } else {
+            self.base().get_viewport().and_then(|v| v.get_camera_2d()).map(|c: Gd<Camera2D>| c.get_global_position())
+        };
+        let local = match global {
+            Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
+            _ => Vector2::ZERO,
+        };
+        let px = self.tile_pixels();
+        Vector2::new(local.x / px.x as f32, local.y / px.y as f32)
+    }
+
+    /// Applies queued writes and erasures a row at a time until the budget is spent.
+    fn apply_ops(&mut self, frame_start: Instant, budget: std::time::Duration) {
+        let Some(mut layer) = self.ensure_layer() else { return };
+        let n = self.streamer.as_ref().map(|s| s.chunk_tiles()).unwrap_or(64);
+        let source = self.tile_source_id;
+        let mut loaded = Vec::new();
+        let mut unloaded = Vec::new();
+        while let Some(op) = self.ops.front_mut() {
+            if frame_start.elapsed() >= budget {
+                break;
+            }
+            let (x0, y0) = op.coord().min_tile(n);
+            let done = match op {
+                TileOp::Write { result, next_row, erase_air } => {
+                    let row = *next_row;
+                    for col in 0..n {
+                        let coords = Vector2i::new(x0 + col, y0 + row);
+                        match result.atlas.get((row * n + col) as usize).copied().flatten() {
+                            Some(a) => layer.set_cell_ex(coords).source_id(source).atlas_coords(Vector2i::new(a.column as i32, a.row as i32)).done(),
+                            None if *erase_air => layer.erase_cell(coords),
+                            None => {}
+                        }
+                    }
+                    *next_row += 1;
+                    let finished = *next_row >= n;
+                    if finished && !result.is_update {
+                        loaded.push(result.coord);
+                    }
+                    finished
+                }
+                TileOp::Erase { coord, next_row } => {
+                    for col in 0..n {
+                        layer.erase_cell(Vector2i::new(x0 + col, y0 + *next_row));
+                    }
+                    *next_row += 1;
+                    let finished = *next_row >= n;
+                    if finished {
+                        unloaded.push(*coord);
+                    }
+                    finished
+                }
+            };
+            if done {
+                self.ops.pop_front();
+            }
+        }
+        for c in unloaded {
+            self.signals().chunk_unloaded().emit(Vector2i::new(c.x, c.y));
+        }
+        for c in loaded {
+            self.signals().chunk_loaded().emit(Vector2i::new(c.x, c.y));
+        }
+    }
+}
+
+fn finite_floor(v: f64) -> i32 {
+    if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
+}
+
+/// A TileSet of the autotile atlas layout, drawn by [`autotile::atlas_rgba`], with a full-square
+/// collision polygon on physics layer 0 for solid blocks. Returns it and its atlas source id.
+fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
+    let px = tile_size.x.clamp(4, 256);
+    let (w, h, pixels) = autotile::atlas_rgba(px as u32);
+    let mut tile_set = TileSet::new_gd();
+    tile_set.set_tile_size(Vector2i::new(px, px));
+    tile_set.add_physics_layer();
+    tile_set.set_physics_layer_collision_layer(0, 1);
+    let Some(image) = Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice())) else {
+        godot_error!("ChunkWorld2D: could not create the tile atlas image");
+        return (tile_set, 0);
+    };
+    let mut source = TileSetAtlasSource::new_gd();
+    if let Some(texture) = ImageTexture::create_from_image(&image) {
+        source.set_texture(&texture);
+    }
+    source.set_texture_region_size(Vector2i::new(px, px));
+    let id = tile_set.add_source(&source);
+    let half = px as f32 / 2.0;
+    let square = PackedVector2Array::from(
+        [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)].as_slice(),
+    );
+    for row in 1..ATLAS_ROWS as i32 {
+        for col in 0..ATLAS_COLUMNS as i32 {
+            let at = Vector2i::new(col, row);
+            source.create_tile(at);
+            if block::is_solid(row as u16) {
+                if let Some(mut data) = source.get_tile_data(at, 0) {
+                    data.add_collision_polygon(0);
+                    data.set_collision_polygon_points(0, 0, &square);
+                }
+            }
+        }
+    }
+    (tile_set, id)
+}
