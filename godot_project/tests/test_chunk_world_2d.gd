@@ -1,0 +1,136 @@
+## ChunkWorld2D streaming into a TileMapLayer, queries, edits and teardown in real headless Godot.
+extends StrataTestCase
+
+var _worlds: Array[ChunkWorld2D] = []
+
+## Tiles per chunk edge (the preset default) and pixels per tile (the created TileSet's).
+const N := 64
+const PX := 16
+
+func _make_world(seed: int, vd: int = 1) -> ChunkWorld2D:
+	var preset := WorldPreset.new()
+	preset.seed = seed
+	var viewer := Node2D.new()
+	viewer.name = "Viewer2D%d" % _worlds.size()
+	add_child(viewer)
+	var w := ChunkWorld2D.new()
+	w.preset = preset
+	w.view_distance = vd
+	w.frame_budget_ms = 8.0
+	w.worker_threads = 2
+	add_child(w)
+	w.viewer = w.get_path_to(viewer)
+	# Put the viewer at the surface of column 0 so the view holds sky, ground and caves.
+	viewer.position = Vector2(8, w.get_surface_height(8.0))
+	_worlds.append(w)
+	return w
+
+func _viewer(w: ChunkWorld2D) -> Node2D:
+	return w.get_node(w.viewer) as Node2D
+
+func after_each() -> void:
+	for w in _worlds:
+		if is_instance_valid(w):
+			var v := w.get_node_or_null(w.viewer)
+			if v != null:
+				v.free()
+			w.free()
+	_worlds.clear()
+
+func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
+	var w := _make_world(42)
+	var loaded: Array[Vector2i] = []
+	w.chunk_loaded.connect(func(c: Vector2i): loaded.append(c))
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
+	var stats := w.get_stats()
+	assert_eq(stats["loaded_chunks"], 9, "3×3 chunks")
+	assert_eq(stats["pending_chunks"], 0)
+	assert_eq(loaded.size(), 9, "chunk_loaded signals")
+	for key in ["generated_total", "gen_ms_median", "apply_ms_last_frame", "tile_ms_median"]:
+		assert_true(stats.has(key), key)
+	var layer := w.get_tile_map_layer()
+	assert_true(layer != null and layer.get_parent() == w, "a child TileMapLayer was created")
+	assert_true(layer.tile_set != null, "with a generated TileSet")
+	var used := layer.get_used_cells()
+	assert_gt(used.size(), 3000, "the layer has cells")
+	# Every cell agrees with get_tile: atlas row = block id, and air cells are empty.
+	var vc: Vector2i = w.chunk_of_tile(w.local_to_tile(_viewer(w).position))
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 5
+	for i in 300:
+		var t := Vector2i(vc.x * N - N + rng.randi_range(0, 3 * N - 1), vc.y * N - N + rng.randi_range(0, 3 * N - 1))
+		var id := w.get_tile(t)
+		if id == 0:
+			assert_eq(layer.get_cell_source_id(t), -1, "air at %s is empty" % t)
+		else:
+			assert_eq(layer.get_cell_atlas_coords(t).y, id, "atlas row of %s" % t)
+	# The surface query matches the tiles: solid at the surface, not above it.
+	for x in [-100.0, 8.0, 333.0]:
+		var y := w.get_surface_height(x)
+		var t := w.local_to_tile(Vector2(x, y + 1))
+		assert_true(w.get_tile(t) != 0 and w.get_tile(t) != 5, "solid under the surface at x=%s" % x)
+		assert_eq(w.get_tile(t + Vector2i(0, -1)) in [0, 5], true, "air or water above the surface at x=%s" % x)
+
+func test_moving_the_viewer_unloads_behind() -> void:
+	var w := _make_world(7)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var layer := w.get_tile_map_layer()
+	var unloaded: Array[Vector2i] = []
+	w.chunk_unloaded.connect(func(c: Vector2i): unloaded.append(c))
+	var start: Vector2i = w.chunk_of_tile(w.local_to_tile(_viewer(w).position))
+	_viewer(w).position += Vector2(10 * N * PX, 0)
+	await wait_frames(1)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area at the new place never became ready")
+	assert_true(unloaded.has(start), "the chunk behind was unloaded")
+	assert_eq(w.get_stats()["loaded_chunks"], 9)
+	var min_x := (start.x + 10 - 1) * N
+	for c in layer.get_used_cells():
+		if c.x < min_x:
+			fail("cell %s left behind" % c)
+			break
+
+func test_set_tile_edits_show_in_queries_and_the_layer() -> void:
+	var w := _make_world(3)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var layer := w.get_tile_map_layer()
+	var top := w.local_to_tile(Vector2(40, w.get_surface_height(40)))
+	var below := top + Vector2i(0, 1)
+	# Dig the surface tile and place stone in the air above it.
+	w.set_tile(top, 0)
+	w.set_tile(top + Vector2i(0, -2), 1)
+	assert_eq(w.get_tile(top), 0, "dug tile reads as air")
+	assert_eq(w.get_tile(top + Vector2i(0, -2)), 1, "placed tile reads as stone")
+	await wait_frames(1)
+	assert_true(await wait_until(w.is_area_ready, 30.0))
+	assert_eq(layer.get_cell_source_id(top), -1, "dug cell erased")
+	assert_eq(layer.get_cell_atlas_coords(top + Vector2i(0, -2)), Vector2i(0, 1), "isolated stone: mask 0, row 1")
+	assert_eq(layer.get_cell_atlas_coords(below).x & 1, 0, "the tile under the hole shows its top edge")
+	var edits := w.get_edits()
+	assert_eq(edits.size(), 6, "two edits as triples")
+	var triples := {}
+	for i in range(0, edits.size(), 3):
+		triples[Vector2i(edits[i], edits[i + 1])] = edits[i + 2]
+	assert_eq(triples, {top: 0, top + Vector2i(0, -2): 1}, "get_edits lists both edits")
+	# Edits survive a regenerate and can be replaced.
+	w.regenerate()
+	assert_eq(w.get_tile(top), 0)
+	w.set_edits(PackedInt32Array())
+	assert_ne(w.get_tile(top), 0, "clearing the edits restores the generated tile")
+	w.set_tile(Vector2i(0, 0), 999)
+	assert_eq(w.get_stats()["edits"], 0, "an unknown id is refused")
+
+func test_freeing_mid_generation_leaks_nothing() -> void:
+	await wait_frames(2)
+	var before := Performance.get_monitor(Performance.OBJECT_NODE_COUNT)
+	var orphans_before := Performance.get_monitor(Performance.OBJECT_ORPHAN_NODE_COUNT)
+	for i in 3:
+		var w := _make_world(100 + i, 4)
+		await wait_frames(2)
+		assert_false(w.is_area_ready(), "still generating")
+		var v := _viewer(w)
+		w.free()
+		v.free()
+	_worlds.clear()
+	await wait_frames(2)
+	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "node count back to where it was")
+	assert_eq(Performance.get_monitor(Performance.OBJECT_ORPHAN_NODE_COUNT), orphans_before, "no orphan nodes")
