@@ -277,6 +277,15 @@ impl ChunkWorld2D {
         d
     }
 
+    /// Rows (y down) of the topmost *generated* ground tile of `count` columns from tile `x0`,
+    /// edits ignored; cheap (the surface line only), for backgrounds and minimaps.
+    #[func]
+    pub fn get_generated_surface_rows(&mut self, x0: i32, count: i32) -> PackedInt32Array {
+        let Some(g) = self.generator() else { return PackedInt32Array::new() };
+        let rows: Vec<i32> = (0..count.clamp(0, 1 << 16)).map(|i| g.surface_row(x0.saturating_add(i))).collect();
+        PackedInt32Array::from(rows.as_slice())
+    }
+
     /// The `TileMapLayer` being filled (the created child when `tile_map` is empty), or null.
     #[func]
     pub fn get_tile_map_layer(&mut self) -> Option<Gd<TileMapLayer>> {
