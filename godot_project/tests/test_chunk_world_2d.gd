@@ -134,3 +134,25 @@ func test_freeing_mid_generation_leaks_nothing() -> void:
 	await wait_frames(2)
 	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "node count back to where it was")
 	assert_eq(Performance.get_monitor(Performance.OBJECT_ORPHAN_NODE_COUNT), orphans_before, "no orphan nodes")
+
+func test_demo_character_lands_runs_and_jumps() -> void:
+	var scene: Node2D = load("res://demo2d/side_view.tscn").instantiate()
+	add_child(scene)
+	var world: ChunkWorld2D = scene.get_node("World")
+	var player: CharacterBody2D = scene.get_node("Player")
+	assert_true(await wait_until(world.is_area_ready, 60.0), "demo world ready")
+	assert_true(await wait_until(func(): return player.is_on_floor(), 10.0), "the character lands")
+	var ground := world.get_surface_height(player.position.x)
+	assert_near(player.position.y + 13.0, ground, 17.0, "standing on the surface")
+	var x0 := player.position.x
+	Input.action_press("move_right")
+	await wait_frames(20)
+	Input.action_release("move_right")
+	assert_gt(player.position.x, x0 + 8.0, "runs right")
+	await wait_until(func(): return player.is_on_floor(), 5.0)
+	var y0 := player.position.y
+	Input.action_press("jump")
+	await wait_frames(8)
+	Input.action_release("jump")
+	assert_lt(player.position.y, y0 - 16.0, "jumps up")
+	scene.free()
