@@ -24,6 +24,9 @@ var day := 0
 var weather_tint := Color.WHITE
 var weather_fog_density := 0.0
 var weather_fog_color := Color(0.7, 0.7, 0.7)
+## 1 in the open, lower underground (set by the game): scales sun and ambient light, so caves
+## are dark even where the shadow map does not reach.
+var shade := 1.0
 
 var sun: DirectionalLight3D
 var moon: DirectionalLight3D
@@ -126,7 +129,7 @@ func _update_visuals() -> void:
 	var low := 1.0 - clampf(absf(d.y) * 4.0, 0.0, 1.0) # near the horizon
 	var warm := Color(1.0, 0.62, 0.38).lerp(Color(1.0, 0.97, 0.92), clampf(d.y * 3.0, 0.0, 1.0))
 	sun.light_color = warm * weather_tint
-	sun.light_energy = clampf(d.y * 5.0, 0.0, 1.0) * 0.7 * weather_tint.v
+	sun.light_energy = clampf(d.y * 5.0, 0.0, 1.0) * 0.7 * weather_tint.v * shade
 	sun.visible = d.y > -0.02
 	moon.light_energy = clampf(-d.y * 4.0, 0.0, 1.0) * 0.1
 	moon.visible = d.y < 0.05
@@ -137,7 +140,7 @@ func _update_visuals() -> void:
 	sky_material.ground_horizon_color = horizon
 	sky_material.ground_bottom_color = Color(0.02, 0.02, 0.03).lerp(Color(0.25, 0.22, 0.2), f)
 	sky_material.sky_energy_multiplier = lerpf(0.35, 1.0, f)
-	environment.ambient_light_color = Color(0.035, 0.045, 0.08).lerp(Color(0.34, 0.37, 0.43), f) * weather_tint
+	environment.ambient_light_color = Color(0.035, 0.045, 0.08).lerp(Color(0.34, 0.37, 0.43), f) * weather_tint * lerpf(0.25, 1.0, shade)
 	environment.ambient_light_energy = 1.0
 	var fog_color := horizon
 	if weather_fog_density > 0.0:

@@ -328,7 +328,7 @@ func make_preset(path: String, seed_value: int) -> Resource:
 	return p
 
 func has_save() -> bool:
-	return FileAccess.file_exists(SAVE_STATE)
+	return FileAccess.file_exists(SAVE_STATE) or FileAccess.file_exists(SAVE_WORLD)
 
 func read_save_state() -> ConfigFile:
 	var c := ConfigFile.new()

@@ -8,13 +8,16 @@
 ##
 ## User arguments for scripted runs (after `--`): `--auto-time=T` sets the time of day after
 ## loading, `--shot=ABS.png` saves a screenshot after loading and quits, `--look-down=DEG`
-## pitches the camera, `--cave` spawns in a cave nearby, `--view-distance=N` overrides the user's view distance,
+## pitches the camera, `--preset=res://…tres` and `--seed=N` pick the world, `--cave` spawns in a cave nearby, `--view-distance=N` overrides the user's view distance,
 ## `--no-save-load` ignores the save.
 extends Node3D
 
 const MAIN_MENU := "res://game/main_menu.tscn"
 ## View distance used while loading, so the player can start early.
 const LOADING_VIEW_DISTANCE := 3
+## Game-state values kept with a save (in the world file through ChunkWorld.set_state, and in
+## the state file).
+const SAVE_KEYS: Array[String] = ["preset_path", "seed", "day_length_s", "time_of_day", "day", "player_position", "yaw", "pitch"]
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var player: StrataPlayer = $Player
@@ -38,12 +41,32 @@ func _ready() -> void:
 	for arg in OS.get_cmdline_user_args():
 		var kv := arg.split("=", true, 1)
 		_args[kv[0]] = kv[1] if kv.size() > 1 else ""
-	var p: Dictionary = GameState.pending
-	var state: ConfigFile = GameState.read_save_state() if p.get("continue", false) else null
-	preset_path = str(state.get_value("game", "preset_path", p["preset_path"])) if state else str(p["preset_path"])
-	var seed_value := int(state.get_value("game", "seed", -1)) if state else int(p.get("seed", -1))
-	var preset := GameState.make_preset(preset_path, seed_value)
-	world.preset = preset
+	var p: Dictionary = GameState.pending.duplicate()
+	if _args.has("--preset"):
+		p["preset_path"] = _args["--preset"]
+	if _args.has("--seed"):
+		p["seed"] = int(_args["--seed"])
+	# Continue: the world file (preset, edits, game state) when the extension can read it, else
+	# the state file alone (same preset and seed, no edits).
+	var saved := {}
+	var world_loaded := false
+	if p.get("continue", false):
+		if world.has_method("load_world") and FileAccess.file_exists(GameState.SAVE_WORLD) and not _args.has("--no-save-load"):
+			if int(world.call("load_world", GameState.SAVE_WORLD)) == OK:
+				world_loaded = true
+				for k in SAVE_KEYS:
+					var v := str(world.call("get_state", k, ""))
+					if v != "":
+						saved[k] = str_to_var(v)
+		if saved.is_empty():
+			var cfg := GameState.read_save_state()
+			if cfg and cfg.has_section("game"):
+				for k in cfg.get_section_keys("game"):
+					saved[k] = cfg.get_value("game", k)
+	preset_path = str(saved.get("preset_path", p["preset_path"]))
+	if not world_loaded:
+		world.preset = GameState.make_preset(preset_path, int(saved.get("seed", p.get("seed", -1))))
+	var preset: Resource = world.preset
 	world_seed = int(preset.get("seed")) if preset else 0
 	sea_level = int(preset.get("water_sea_level")) if preset and preset.get("water_enabled") else -100000
 	world.view_distance = LOADING_VIEW_DISTANCE
@@ -55,7 +78,7 @@ func _ready() -> void:
 
 	day_night = DayNight.new()
 	day_night.name = "DayNight"
-	day_night.period_s = float(state.get_value("game", "day_length_s", 600.0)) if state else float(p.get("day_length_s", 600.0))
+	day_night.period_s = float(saved.get("day_length_s", p.get("day_length_s", 600.0)))
 	add_child(day_night)
 	events = WorldEvents.new()
 	events.name = "WorldEvents"
@@ -82,21 +105,15 @@ func _ready() -> void:
 	_apply_settings()
 
 	var spawn: Vector3
-	if state and state.has_section_key("game", "player_position"):
-		if world.has_method("load_world") and FileAccess.file_exists(GameState.SAVE_WORLD) and not _args.has("--no-save-load"):
-			world.call("load_world", ProjectSettings.globalize_path(GameState.SAVE_WORLD))
-		spawn = state.get_value("game", "player_position")
-		player.rotation.y = float(state.get_value("game", "yaw", 0.0))
-		player.head.rotation.x = float(state.get_value("game", "pitch", 0.0))
-		day_night.set_day(int(state.get_value("game", "day", 0)))
-		day_night.set_time_of_day(float(state.get_value("game", "time_of_day", 0.3)))
+	if saved.get("player_position") is Vector3:
+		spawn = saved["player_position"]
+		player.rotation.y = float(saved.get("yaw", 0.0))
+		player.head.rotation.x = float(saved.get("pitch", 0.0))
+		day_night.set_day(int(saved.get("day", 0)))
+		day_night.set_time_of_day(float(saved.get("time_of_day", 0.3)))
 	else:
 		spawn = find_spawn(Vector2i(0, 0))
 		day_night.set_time_of_day(0.3)
-	if _args.has("--cave"):
-		var c := find_cave(Vector2i(int(spawn.x), int(spawn.z)))
-		if c != Vector3.INF:
-			spawn = c
 	player.global_position = spawn
 	day_night.frozen = true
 	_lantern = OmniLight3D.new()
@@ -192,8 +209,11 @@ func find_cave(around: Vector2i) -> Vector3:
 ## The lantern lights up underground and at night.
 func _update_lantern() -> void:
 	var p := player.global_position
-	var underground := p.y < world.get_height(p.x, p.z) - 3.0
+	var depth := world.get_height(p.x, p.z) - p.y
+	var underground := depth > 3.0
 	_lantern.visible = underground or day_night.get_daylight() < 0.15
+	var target := 1.0 - clampf((depth - 2.0) / 10.0, 0.0, 0.9)
+	day_night.shade = target
 
 func _process(_delta: float) -> void:
 	if loaded and Engine.get_process_frames() % 10 == 0:
@@ -232,6 +252,12 @@ func _finish_loading() -> void:
 	if _args.has("--auto-time"):
 		day_night.set_time_of_day(float(_args["--auto-time"]))
 		day_night.frozen = true
+	if _args.has("--cave"):
+		# Caves are only known in streamed chunks: search after loading.
+		var c := find_cave(Vector2i(floori(p.x), floori(p.z)))
+		print("cave: ", c)
+		if c != Vector3.INF:
+			player.global_position = c
 	_update_lantern()
 	if _args.has("--look-down"):
 		player.head.rotation.x = deg_to_rad(-float(_args["--look-down"]))
@@ -284,11 +310,7 @@ func to_main_menu() -> void:
 ## Saves the world's edits (when the extension can) and the game state; returns a status line.
 func save_game() -> String:
 	DirAccess.make_dir_recursive_absolute(GameState.SAVE_DIR)
-	var world_saved := false
-	if world.has_method("save_world"):
-		var r = world.call("save_world", ProjectSettings.globalize_path(GameState.SAVE_WORLD))
-		world_saved = r == null or r == true or r == OK
-	var ok := GameState.write_save_state({
+	var state := {
 		"preset_path": preset_path,
 		"seed": world_seed,
 		"day_length_s": day_night.period_s,
@@ -297,7 +319,18 @@ func save_game() -> String:
 		"player_position": player.global_position,
 		"yaw": player.rotation.y,
 		"pitch": player.head.rotation.x,
-	})
+	}
+	var world_error := ""
+	var world_saved := false
+	if world.has_method("save_world"):
+		for k in state:
+			world.call("set_state", k, var_to_str(state[k]))
+		world_saved = int(world.call("save_world", GameState.SAVE_WORLD)) == OK
+		if not world_saved:
+			world_error = str(world.call("last_error"))
+	var ok := GameState.write_save_state(state)
+	if world_error != "":
+		return "Could not save the world: " + world_error
 	if not ok:
 		return "Could not save"
 	return "Saved" if world_saved else "Saved (position and time; this build cannot save edits yet)"

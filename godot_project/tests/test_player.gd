@@ -233,7 +233,12 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	assert_ne(ground, 0, "standing on something solid")
 	assert_eq(game.day_night.period_s, 120.0, "day length from the new-world settings")
 	# Save (keeping whatever save the player had), then continue from it.
-	var backup := FileAccess.get_file_as_bytes(GameState.SAVE_STATE) if GameState.has_save() else PackedByteArray()
+	var backups := {}
+	for f in [GameState.SAVE_STATE, GameState.SAVE_WORLD]:
+		backups[f] = FileAccess.get_file_as_bytes(f) if FileAccess.file_exists(f) else PackedByteArray()
+	var can_save_edits := w.has_method("save_world")
+	var dug := Vector3i(floori(p.x) + 2, floori(w.get_height(p.x + 2.0, p.z)) - 1, floori(p.z))
+	w.set_voxel(dug, 0)
 	game.player.global_position = p + Vector3(3, 1, -2)
 	game.player.rotation.y = 1.25
 	game.day_night.set_time_of_day(0.8)
@@ -249,13 +254,16 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	assert_near(again.player.rotation.y, 1.25, 1e-4, "facing restored")
 	assert_near(again.day_night.get_time_of_day(), 0.8, 1e-4, "time of day restored")
 	assert_eq(int(again.world.preset.get("seed")), 12345, "same world seed")
+	if can_save_edits:
+		assert_eq(again.world.get_voxel(dug), 0, "the dug voxel is still air after continuing")
 	again.queue_free()
 	GameState.pending["continue"] = false
-	if backup.is_empty():
-		DirAccess.remove_absolute(ProjectSettings.globalize_path(GameState.SAVE_STATE))
-	else:
-		var f := FileAccess.open(GameState.SAVE_STATE, FileAccess.WRITE)
-		f.store_buffer(backup)
-		f.close()
+	for f in backups:
+		if backups[f].is_empty():
+			DirAccess.remove_absolute(ProjectSettings.globalize_path(f))
+		else:
+			var fa := FileAccess.open(f, FileAccess.WRITE)
+			fa.store_buffer(backups[f])
+			fa.close()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
 	await wait_frames(2)
