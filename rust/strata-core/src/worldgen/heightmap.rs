@@ -149,7 +149,7 @@ impl Heightmap {
 
     /// Bilinear sample at pixel coordinates `(u, v)`, the plane tiled by mirrored copies.
     pub fn sample_mirrored(&self, u: f64, v: f64) -> f64 {
-        self.bilinear(u, v, |i, n| mirror(i, n))
+        self.bilinear(u, v, mirror)
     }
 
     /// Bilinear sample at pixel coordinates `(u, v)`, clamped to the image's edge pixels.
