@@ -152,3 +152,66 @@ func test_freeing_mid_generation_joins_threads_and_leaks_nothing() -> void:
 	_worlds.clear()
 	await wait_frames(2)
 	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "every node freed")
+
+func test_biome_names_come_from_the_preset_table() -> void:
+	var w := _make_world(8, 1)
+	var names := {}
+	for i in 400:
+		names[w.get_biome(i * 97.0 - 20000.0, i * 53.0 - 9000.0)] = true
+	assert_gt(names.size(), 2, "several biomes over a wide area: " + str(names.keys()))
+	for n in names:
+		assert_true(n in ["plains", "forest", "desert", "mountains", "tundra", "taiga", "badlands"], "known biome " + n)
+
+func test_save_and_load_restore_the_exact_world() -> void:
+	var w := _make_world(21, 1)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var rng := RandomNumberGenerator.new()
+	rng.seed = 3
+	var edited: Array[Vector3i] = []
+	for i in 50:
+		var x := rng.randi_range(-30, 30)
+		var z := rng.randi_range(-30, 30)
+		var p := Vector3i(x, int(w.get_height(x, z)) + rng.randi_range(-3, 2), z)
+		w.set_voxel(p, [0, 1, 3, 6][i % 4])
+		edited.append(p)
+	w.set_state("time_of_day", "0.75")
+	var path := "user://test_world_%d.strata" % Time.get_ticks_usec()
+	assert_eq(w.save_world(path), OK, w.last_error())
+	var size := FileAccess.get_file_as_bytes(path).size()
+	assert_gt(size, 0)
+	assert_lt(size, 4096, "50 edits save in a few KB")
+	var other := _make_world(999, 1)
+	assert_eq(other.load_world(path), OK, other.last_error())
+	assert_eq(other.preset.seed, 21)
+	assert_eq(other.get_state("time_of_day", ""), "0.75")
+	assert_eq(other.get_edit_count(), w.get_edit_count())
+	for p in edited:
+		if other.get_voxel(p) != w.get_voxel(p):
+			fail("voxel %s differs after load" % p)
+	for i in 200:
+		var q := Vector3i(rng.randi_range(-300, 300), rng.randi_range(-20, 40), rng.randi_range(-300, 300))
+		if other.get_voxel(q) != w.get_voxel(q):
+			fail("voxel %s differs after load" % q)
+	assert_true(await wait_until(other.is_area_ready, 60.0), "the loaded world streams")
+	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
+func test_bad_save_gives_a_clear_error_and_changes_nothing() -> void:
+	var w := _make_world(4, 1)
+	var path := "user://broken_%d.strata" % Time.get_ticks_usec()
+	var f := FileAccess.open(path, FileAccess.WRITE)
+	f.store_string("this is not a world save")
+	f.close()
+	assert_eq(w.load_world(path), ERR_FILE_CORRUPT)
+	assert_true(w.last_error().contains("broken_") and w.last_error().contains("STRATASV"), w.last_error())
+	assert_eq(w.preset.seed, 4, "the world is unchanged")
+	assert_eq(w.load_world("user://no_such_file.strata"), ERR_FILE_CANT_OPEN)
+	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
+func test_scatter_multimeshes_stand_in_loaded_chunks() -> void:
+	var w := _make_world(1337, 2)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var instances := 0
+	for child in w.get_children():
+		if child is MultiMeshInstance3D:
+			instances += child.multimesh.instance_count
+	assert_gt(instances, 10, "trees, bushes, flowers or rocks near the origin")

@@ -13,6 +13,7 @@ use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::edits::{EditMap, apply_edits};
 use crate::generator::Generator;
 use crate::mesh::{ChunkMesh, mesh_padded_chunk};
+use crate::worldgen::scatter::{ScatterInstance, scatter_chunk};
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
@@ -62,6 +63,9 @@ pub struct ChunkResult {
     pub mesh: ChunkMesh,
     pub gen_us: u32,
     pub mesh_us: u32,
+    /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
+    /// still there after caves and edits.
+    pub scatter: Vec<ScatterInstance>,
     /// True when this replaces an already loaded chunk (an edit was made).
     pub is_update: bool,
     job_id: u64,
@@ -397,6 +401,7 @@ fn worker_loop(generator: &Generator, jobs: &Receiver<ChunkJob>, results: &Sende
             continue;
         }
         let mut mesh = ChunkMesh::default();
+        let mut scatter = Vec::new();
         let t0 = Instant::now();
         let sky = job.edits.is_empty() && generator.chunk_is_sky(job.coord);
         let (gen_us, mesh_us);
@@ -406,6 +411,8 @@ fn worker_loop(generator: &Generator, jobs: &Receiver<ChunkJob>, results: &Sende
         } else {
             generator.generate_padded_chunk(job.coord, &mut padded);
             apply_edits(&mut padded, &job.edits);
+            scatter = scatter_chunk(generator, job.coord);
+            scatter.retain(|s| standing_on_ground(&padded, s));
             gen_us = t0.elapsed().as_micros() as u32;
             if job.cancel.load(Ordering::Relaxed) {
                 continue;
@@ -414,11 +421,20 @@ fn worker_loop(generator: &Generator, jobs: &Receiver<ChunkJob>, results: &Sende
             mesh_padded_chunk(&padded, &mut mesh);
             mesh_us = t1.elapsed().as_micros() as u32;
         }
-        let r = ChunkResult { coord: job.coord, mesh, gen_us, mesh_us, is_update: job.is_update, job_id: job.id };
+        let r = ChunkResult { coord: job.coord, mesh, scatter, gen_us, mesh_us, is_update: job.is_update, job_id: job.id };
         if results.send(r).is_err() {
             break;
         }
     }
+}
+
+/// A decoration stays only where its base voxel is open and the voxel below is solid ground
+/// (a cave or a player may have removed it).
+fn standing_on_ground(padded: &VoxelBuffer, s: &ScatterInstance) -> bool {
+    let base = s.base_voxel();
+    let open = padded.get(base).is_some_and(|b| !crate::block::is_solid(b) && !crate::block::is_liquid(b));
+    let ground = padded.get(base - IVec3::new(0, 1, 0)).is_some_and(crate::block::is_solid);
+    open && ground
 }
 
 #[cfg(test)]
@@ -477,6 +493,28 @@ mod tests {
         let updates = drain_until_ready(&mut s);
         assert!(updates.iter().any(|r| r.is_update && r.coord == ChunkCoord::containing(IVec3::new(5, h + 3, 5))));
         assert_eq!(s.voxel(IVec3::new(5, h + 3, 5)), crate::block::STONE);
+    }
+
+    #[test]
+    fn scatter_stands_on_ground_and_goes_when_the_ground_is_dug() {
+        let mut s = streamer(2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let results = drain_until_ready(&mut s);
+        let all: Vec<ScatterInstance> = results.iter().flat_map(|r| r.scatter.iter().copied()).collect();
+        assert!(!all.is_empty(), "the default preset scatters something near the origin");
+        for i in &all {
+            let b = i.base_voxel();
+            assert!(crate::block::is_solid(s.voxel(b - IVec3::new(0, 1, 0))), "{i:?} floats");
+            assert!(!crate::block::is_solid(s.voxel(b)), "{i:?} is buried");
+        }
+        // Dig the ground under one decoration: the remeshed chunk no longer has it.
+        let victim = all[0];
+        let ground = victim.base_voxel() - IVec3::new(0, 1, 0);
+        s.set_voxel(ground, crate::block::AIR);
+        let updates = drain_until_ready(&mut s);
+        let c = ChunkCoord::containing(victim.base_voxel());
+        let r = updates.iter().find(|r| r.coord == c).expect("the chunk was remeshed");
+        assert!(!r.scatter.contains(&victim));
     }
 
     #[test]

@@ -10,8 +10,9 @@
 use crate::world_preset::WorldPreset;
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, MeshInstance3D, Node3D, StandardMaterial3D,
-    StaticBody3D, base_material_3d,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, CylinderMesh, Engine, INode3D, MeshInstance3D, MultiMesh,
+    MultiMeshInstance3D, Node3D, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D, StaticBody3D, base_material_3d,
+    multi_mesh,
 };
 use godot::prelude::*;
 use std::collections::HashMap;
@@ -21,13 +22,18 @@ use strata_core::block;
 use strata_core::generator::Generator;
 use strata_core::mesh::{ChunkMesh, MeshSurface};
 use strata_core::stream::{ChunkResult, StreamConfig, Streamer};
+use strata_core::worldgen::scatter::{ScatterInstance, ScatterKind};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 /// The nodes that show one loaded chunk.
 struct ChunkNode {
     mesh: Option<Gd<MeshInstance3D>>,
     body: Option<Gd<StaticBody3D>>,
+    /// One MultiMeshInstance3D per decoration kind present.
+    scatter: Vec<Gd<MultiMeshInstance3D>>,
 }
+
+const SCATTER_KINDS: [ScatterKind; 4] = [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
 
 /// Streams an infinite, seeded voxel world around a viewer.
 ///
@@ -69,6 +75,8 @@ pub struct ChunkWorld {
     nodes: HashMap<ChunkCoord, ChunkNode>,
     opaque_material: Option<Gd<StandardMaterial3D>>,
     liquid_material: Option<Gd<StandardMaterial3D>>,
+    /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
+    scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
     area_ready_emitted: bool,
     last_viewer_chunk: Option<ChunkCoord>,
@@ -76,6 +84,10 @@ pub struct ChunkWorld {
     collision_queue: Vec<ChunkCoord>,
     /// Generator for queries before streaming starts (same preset ⇒ same answers).
     query_generator: Option<Arc<Generator>>,
+    /// Game state saved with the world (time of day, player position…), as text.
+    state: std::collections::BTreeMap<String, String>,
+    /// Message of the last failed save or load, for `last_error()`.
+    last_error: GString,
 }
 
 #[godot_api]
@@ -97,11 +109,14 @@ impl INode3D for ChunkWorld {
             nodes: HashMap::new(),
             opaque_material: None,
             liquid_material: None,
+            scatter_meshes: None,
             apply_ms_last_frame: 0.0,
             area_ready_emitted: false,
             last_viewer_chunk: None,
             collision_queue: Vec::new(),
             query_generator: None,
+            state: Default::default(),
+            last_error: GString::new(),
         }
     }
 
@@ -189,7 +204,66 @@ impl ChunkWorld {
     #[signal]
     fn area_ready();
 
-    /// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
+    /// A flat-shaded material of one colour.
+fn solid_material(rgb: [f32; 3]) -> Gd<StandardMaterial3D> {
+    let mut m = StandardMaterial3D::new_gd();
+    m.set_albedo(Color::from_rgb(rgb[0], rgb[1], rgb[2]));
+    m.set_roughness(0.9);
+    m
+}
+
+/// Appends `prim`'s surface to `out`, moved up by `lift`, with `material`.
+fn add_part(out: &mut Gd<ArrayMesh>, prim: Gd<PrimitiveMesh>, lift: f32, material: &Gd<StandardMaterial3D>) {
+    let mut arrays = prim.get_mesh_arrays();
+    let slot = ArrayType::VERTEX.ord() as usize;
+    if let Some(Ok(verts)) = arrays.get(slot).map(|v| v.try_to::<PackedVector3Array>()) {
+        let moved: PackedVector3Array = verts.as_slice().iter().map(|v| *v + Vector3::new(0.0, lift, 0.0)).collect();
+        arrays.set(slot, &moved.to_variant());
+    }
+    out.add_surface_from_arrays(PrimitiveType::TRIANGLES, &arrays);
+    let i = out.get_surface_count() - 1;
+    out.surface_set_material(i, material);
+}
+
+/// Simple built-in meshes for the decorations, base at the origin, in `SCATTER_KINDS` order.
+fn build_scatter_meshes() -> [Gd<ArrayMesh>; 4] {
+    let bark = solid_material([0.36, 0.24, 0.14]);
+    let leaves = solid_material([0.16, 0.42, 0.16]);
+    let mut tree = ArrayMesh::new_gd();
+    let mut trunk = CylinderMesh::new_gd();
+    trunk.set_top_radius(0.18);
+    trunk.set_bottom_radius(0.25);
+    trunk.set_height(2.4);
+    trunk.set_radial_segments(6);
+    add_part(&mut tree, trunk.upcast(), 1.2, &bark);
+    let mut crown = SphereMesh::new_gd();
+    crown.set_radius(1.4);
+    crown.set_height(3.2);
+    crown.set_radial_segments(8);
+    crown.set_rings(4);
+    add_part(&mut tree, crown.upcast(), 3.4, &leaves);
+    let mut bush = ArrayMesh::new_gd();
+    let mut ball = SphereMesh::new_gd();
+    ball.set_radius(0.6);
+    ball.set_height(0.9);
+    ball.set_radial_segments(6);
+    ball.set_rings(3);
+    add_part(&mut bush, ball.upcast(), 0.4, &solid_material([0.22, 0.5, 0.2]));
+    let mut flower = ArrayMesh::new_gd();
+    let mut petal = PrismMesh::new_gd();
+    petal.set_size(Vector3::new(0.35, 0.45, 0.35));
+    add_part(&mut flower, petal.upcast(), 0.22, &solid_material([0.92, 0.4, 0.6]));
+    let mut rock = ArrayMesh::new_gd();
+    let mut stone = SphereMesh::new_gd();
+    stone.set_radius(0.6);
+    stone.set_height(0.7);
+    stone.set_radial_segments(5);
+    stone.set_rings(3);
+    add_part(&mut rock, stone.upcast(), 0.15, &solid_material([0.5, 0.5, 0.52]));
+    [tree, bush, flower, rock]
+}
+
+/// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
     /// loaded or not, and agrees with the streamed voxels (edits included).
     #[func]
     pub fn get_height(&mut self, x: f64, z: f64) -> f64 {
@@ -197,6 +271,15 @@ impl ChunkWorld {
         let Some(g) = self.generator() else { return 0.0 };
         let edits = self.streamer.as_ref().map(|s| s.edits());
         top_solid_y(&g, edits, xi, zi) as f64
+    }
+
+    /// Name of the biome at world column (x, z) (from the preset's biome table).
+    #[func]
+    pub fn get_biome(&mut self, x: f64, z: f64) -> GString {
+        match self.generator() {
+            Some(g) => g.biome_at(x.floor() as i32, z.floor() as i32).name.as_str().into(),
+            None => GString::new(),
+        }
     }
 
     /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.
@@ -286,6 +369,78 @@ impl ChunkWorld {
         to_vector3i(c)
     }
 
+    /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute).
+    /// The write is atomic: a crash mid-save keeps the previous file. Returns OK or an error
+    /// code; the message is in `last_error()`.
+    #[func]
+    pub fn save_world(&mut self, path: GString) -> godot::global::Error {
+        let os = crate::preset_io_api::globalize(&path);
+        let save = strata_core::save::WorldSave {
+            preset: self.core_preset(),
+            edits: self.streamer.as_ref().map(|s| s.edits().clone()).unwrap_or_default(),
+            state: self.state.clone(),
+        };
+        match strata_core::save::write_world_save(&os, &save) {
+            Ok(()) => {
+                self.last_error = GString::new();
+                godot::global::Error::OK
+            }
+            Err(e) => self.fail(format!("ChunkWorld.save_world: {e}"), godot::global::Error::ERR_FILE_CANT_WRITE),
+        }
+    }
+
+    /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
+    /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
+    #[func]
+    pub fn load_world(&mut self, path: GString) -> godot::global::Error {
+        let os = crate::preset_io_api::globalize(&path);
+        match strata_core::save::read_world_save(&os) {
+            Ok(save) => {
+                self.stop_streaming();
+                self.query_generator = None;
+                self.preset = Some(WorldPreset::from_core(save.preset));
+                self.state = save.state;
+                self.ensure_streamer();
+                if let Some(s) = self.streamer.as_mut() {
+                    s.replace_edits(save.edits);
+                }
+                self.last_error = GString::new();
+                godot::global::Error::OK
+            }
+            Err(e) => {
+                let code = match &e {
+                    strata_core::save::SaveError::Io { .. } => godot::global::Error::ERR_FILE_CANT_OPEN,
+                    _ => godot::global::Error::ERR_FILE_CORRUPT,
+                };
+                self.fail(format!("ChunkWorld.load_world: {e}"), code)
+            }
+        }
+    }
+
+    /// The message of the last failed `save_world`/`load_world`, or "".
+    #[func]
+    pub fn last_error(&self) -> GString {
+        self.last_error.clone()
+    }
+
+    /// Stores a game-state value saved with the world (e.g. "time_of_day").
+    #[func]
+    pub fn set_state(&mut self, key: GString, value: GString) {
+        self.state.insert(key.to_string(), value.to_string());
+    }
+
+    /// A game-state value from `set_state` or a loaded save; `default` when absent.
+    #[func]
+    pub fn get_state(&self, key: GString, default: GString) -> GString {
+        self.state.get(&key.to_string()).map(|v| GString::from(v.as_str())).unwrap_or(default)
+    }
+
+    /// Number of player edits in the world.
+    #[func]
+    pub fn get_edit_count(&self) -> i64 {
+        self.streamer.as_ref().map(|s| s.edits().len() as i64).unwrap_or(0)
+    }
+
     /// Chunk edge length in voxels (32).
     #[func]
     pub fn chunk_size() -> i64 {
@@ -294,6 +449,12 @@ impl ChunkWorld {
 }
 
 impl ChunkWorld {
+    fn fail(&mut self, message: String, code: godot::global::Error) -> godot::global::Error {
+        godot_error!("{message}");
+        self.last_error = GString::from(message.as_str());
+        code
+    }
+
     fn core_preset(&self) -> strata_core::WorldPreset {
         self.preset.as_ref().map(|p| p.bind().core().clone()).unwrap_or_default()
     }
@@ -405,7 +566,10 @@ impl ChunkWorld {
         if let Some(old) = self.nodes.remove(&c) {
             free_chunk_node(old);
         }
-        let mut node = ChunkNode { mesh: None, body: None };
+        let mut node = ChunkNode { mesh: None, body: None, scatter: Vec::new() };
+        if !r.scatter.is_empty() {
+            node.scatter = self.make_scatter(c, &r.scatter);
+        }
         if !r.mesh.is_empty() {
             let (opaque, liquid) = self.materials();
             let mesh = build_array_mesh(&r.mesh, &opaque, &liquid);
@@ -425,6 +589,39 @@ impl ChunkWorld {
         if !r.is_update {
             self.signals().chunk_loaded().emit(to_vector3i(c));
         }
+    }
+
+    /// One MultiMeshInstance3D per decoration kind, placed at the chunk's origin.
+    fn make_scatter(&mut self, c: ChunkCoord, items: &[ScatterInstance]) -> Vec<Gd<MultiMeshInstance3D>> {
+        let meshes = self.scatter_meshes.get_or_insert_with(build_scatter_meshes).clone();
+        let origin = c.min_voxel();
+        let mut out = Vec::new();
+        for (k, kind) in SCATTER_KINDS.iter().enumerate() {
+            let of_kind: Vec<&ScatterInstance> = items.iter().filter(|i| i.kind == *kind).collect();
+            if of_kind.is_empty() {
+                continue;
+            }
+            let mut mm = MultiMesh::new_gd();
+            mm.set_transform_format(multi_mesh::TransformFormat::TRANSFORM_3D);
+            mm.set_mesh(&meshes[k]);
+            mm.set_instance_count(of_kind.len() as i32);
+            for (n, it) in of_kind.iter().enumerate() {
+                let basis = Basis::from_axis_angle(Vector3::UP, it.rotation_y).scaled(Vector3::splat(it.scale));
+                let pos = Vector3::new(
+                    it.position[0] - origin.x as f32,
+                    it.position[1] - origin.y as f32,
+                    it.position[2] - origin.z as f32,
+                );
+                mm.set_instance_transform(n as i32, Transform3D::new(basis, pos));
+            }
+            let mut mmi = MultiMeshInstance3D::new_alloc();
+            mmi.set_name(&format!("scatter_{kind:?}_{}_{}_{}", c.x, c.y, c.z));
+            mmi.set_multimesh(&mm);
+            mmi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+            self.base_mut().add_child(&mmi);
+            out.push(mmi);
+        }
+        out
     }
 
     fn make_collision(&mut self, c: ChunkCoord, surface: &MeshSurface) -> Gd<StaticBody3D> {
@@ -499,6 +696,9 @@ fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array> {
 }
 
 fn free_chunk_node(n: ChunkNode) {
+    for s in n.scatter {
+        s.free();
+    }
     if let Some(m) = n.mesh {
         m.free();
     }
@@ -541,6 +741,65 @@ fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<
         mesh.surface_set_name(i, name);
     }
     mesh
+}
+
+/// A flat-shaded material of one colour.
+fn solid_material(rgb: [f32; 3]) -> Gd<StandardMaterial3D> {
+    let mut m = StandardMaterial3D::new_gd();
+    m.set_albedo(Color::from_rgb(rgb[0], rgb[1], rgb[2]));
+    m.set_roughness(0.9);
+    m
+}
+
+/// Appends `prim`'s surface to `out`, moved up by `lift`, with `material`.
+fn add_part(out: &mut Gd<ArrayMesh>, prim: Gd<PrimitiveMesh>, lift: f32, material: &Gd<StandardMaterial3D>) {
+    let mut arrays = prim.get_mesh_arrays();
+    let slot = ArrayType::VERTEX.ord() as usize;
+    if let Some(Ok(verts)) = arrays.get(slot).map(|v| v.try_to::<PackedVector3Array>()) {
+        let moved: PackedVector3Array = verts.as_slice().iter().map(|v| *v + Vector3::new(0.0, lift, 0.0)).collect();
+        arrays.set(slot, &moved.to_variant());
+    }
+    out.add_surface_from_arrays(PrimitiveType::TRIANGLES, &arrays);
+    let i = out.get_surface_count() - 1;
+    out.surface_set_material(i, material);
+}
+
+/// Simple built-in meshes for the decorations, base at the origin, in `SCATTER_KINDS` order.
+fn build_scatter_meshes() -> [Gd<ArrayMesh>; 4] {
+    let bark = solid_material([0.36, 0.24, 0.14]);
+    let leaves = solid_material([0.16, 0.42, 0.16]);
+    let mut tree = ArrayMesh::new_gd();
+    let mut trunk = CylinderMesh::new_gd();
+    trunk.set_top_radius(0.18);
+    trunk.set_bottom_radius(0.25);
+    trunk.set_height(2.4);
+    trunk.set_radial_segments(6);
+    add_part(&mut tree, trunk.upcast(), 1.2, &bark);
+    let mut crown = SphereMesh::new_gd();
+    crown.set_radius(1.4);
+    crown.set_height(3.2);
+    crown.set_radial_segments(8);
+    crown.set_rings(4);
+    add_part(&mut tree, crown.upcast(), 3.4, &leaves);
+    let mut bush = ArrayMesh::new_gd();
+    let mut ball = SphereMesh::new_gd();
+    ball.set_radius(0.6);
+    ball.set_height(0.9);
+    ball.set_radial_segments(6);
+    ball.set_rings(3);
+    add_part(&mut bush, ball.upcast(), 0.4, &solid_material([0.22, 0.5, 0.2]));
+    let mut flower = ArrayMesh::new_gd();
+    let mut petal = PrismMesh::new_gd();
+    petal.set_size(Vector3::new(0.35, 0.45, 0.35));
+    add_part(&mut flower, petal.upcast(), 0.22, &solid_material([0.92, 0.4, 0.6]));
+    let mut rock = ArrayMesh::new_gd();
+    let mut stone = SphereMesh::new_gd();
+    stone.set_radius(0.6);
+    stone.set_height(0.7);
+    stone.set_radial_segments(5);
+    stone.set_rings(3);
+    add_part(&mut rock, stone.upcast(), 0.15, &solid_material([0.5, 0.5, 0.52]));
+    [tree, bush, flower, rock]
 }
 
 /// World y of the top face of the topmost solid voxel in column (x, z), edits included.
