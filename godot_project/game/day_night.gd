@@ -135,7 +135,11 @@ func _update_visuals() -> void:
 	moon.visible = d.y < 0.05
 	var horizon := NIGHT_HORIZON.lerp(DAY_HORIZON, f)
 	horizon = horizon.lerp(DUSK_HORIZON, low * f * 0.7)
-	sky_material.sky_top_color = NIGHT_TOP.lerp(DAY_TOP, f)
+	# Weather turns the sky overcast.
+	var overcast := clampf(weather_fog_density * 40.0, 0.0, 0.85)
+	var cloud := weather_fog_color * lerpf(0.08, 0.85, f)
+	horizon = horizon.lerp(cloud, overcast)
+	sky_material.sky_top_color = NIGHT_TOP.lerp(DAY_TOP, f).lerp(cloud * 0.8, overcast)
 	sky_material.sky_horizon_color = horizon
 	sky_material.ground_horizon_color = horizon
 	sky_material.ground_bottom_color = Color(0.02, 0.02, 0.03).lerp(Color(0.25, 0.22, 0.2), f)

@@ -8,7 +8,7 @@
 ##
 ## User arguments for scripted runs (after `--`): `--auto-time=T` sets the time of day after
 ## loading, `--shot=ABS.png` saves a screenshot after loading and quits, `--look-down=DEG`
-## pitches the camera, `--preset=res://…tres` and `--seed=N` pick the world, `--cave` spawns in a cave nearby, `--view-distance=N` overrides the user's view distance,
+## pitches the camera, `--preset=res://…tres` and `--seed=N` pick the world, `--cave` spawns in a cave nearby, `--day=N` sets the day number (weather), `--view-distance=N` overrides the user's view distance,
 ## `--no-save-load` ignores the save.
 extends Node3D
 
@@ -113,6 +113,7 @@ func _ready() -> void:
 		day_night.set_time_of_day(float(saved.get("time_of_day", 0.3)))
 	else:
 		spawn = find_spawn(Vector2i(0, 0))
+		player.rotation.y = open_view_yaw(spawn)
 		day_night.set_time_of_day(0.3)
 	player.global_position = spawn
 	day_night.frozen = true
@@ -215,6 +216,21 @@ func _update_lantern() -> void:
 	var target := 1.0 - clampf((depth - 2.0) / 10.0, 0.0, 0.9)
 	day_night.shade = target
 
+## The facing (yaw) from `p` towards the lowest ground 16 voxels away: the most open view.
+func open_view_yaw(p: Vector3) -> float:
+	var best := 0.0
+	var best_h := INF
+	for i in 8:
+		var yaw := i * TAU / 8.0
+		var d := Vector3(-sin(yaw), 0.0, -cos(yaw)) # forward for this yaw
+		var h := 0.0
+		for k in [6.0, 11.0, 16.0]:
+			h = maxf(h, world.get_height(p.x + d.x * k, p.z + d.z * k))
+		if h < best_h:
+			best_h = h
+			best = yaw
+	return best
+
 func _process(_delta: float) -> void:
 	if loaded and Engine.get_process_frames() % 10 == 0:
 		_update_lantern()
@@ -249,6 +265,9 @@ func _finish_loading() -> void:
 	day_night.frozen = false
 	hud.visible = true
 	Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
+	if _args.has("--day"):
+		day_night.set_day(int(_args["--day"]))
+		events.refresh()
 	if _args.has("--auto-time"):
 		day_night.set_time_of_day(float(_args["--auto-time"]))
 		day_night.frozen = true
