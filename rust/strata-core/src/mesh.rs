@@ -65,12 +65,15 @@ impl MeshSurface {
     }
 
     /// Appends a quad whose corner order is known to run counter-clockwise (or not) around `n`.
-    #[inline]
+    /// (Element by element: building arrays on the stack and copying them cost more here.)
+    #[inline(always)]
     fn push_quad_wound(&mut self, c: [[f32; 3]; 4], n: [f32; 3], color: [f32; 4], ao: [f32; 4], counter_clockwise: bool) {
         let base = self.positions.len() as i32;
-        self.positions.extend_from_slice(&c);
-        self.normals.extend_from_slice(&[n; 4]);
-        self.colors.extend(ao.iter().map(|&s| [color[0] * s, color[1] * s, color[2] * s, color[3]]));
+        for (p, s) in c.into_iter().zip(ao) {
+            self.positions.push(p);
+            self.normals.push(n);
+            self.colors.push([color[0] * s, color[1] * s, color[2] * s, color[3]]);
+        }
         // Split along the diagonal with the brighter ends so AO gradients stay symmetric.
         let flip = ao[0] + ao[2] < ao[1] + ao[3];
         let tris: [i32; 6] = match (counter_clockwise, flip) {
@@ -79,7 +82,9 @@ impl MeshSurface {
             (true, true) => [1, 3, 2, 1, 0, 3],
             (false, true) => [1, 2, 3, 1, 3, 0],
         };
-        self.indices.extend(tris.iter().map(|t| base + t));
+        for t in tris {
+            self.indices.push(base + t);
+        }
     }
 }
 
@@ -256,6 +261,9 @@ pub struct Mesher {
     solid: Vec<u64>,
     liquid: Vec<u64>,
     air: Vec<u64>,
+    /// Compare masks over the flat voxel array (64 voxels a word), before cutting into rows.
+    flat_air: Vec<u64>,
+    flat_liquid: Vec<u64>,
     /// Visible faces of one direction per slice row (bits along the slice's bit axis, interior
     /// coordinates), indexed `layer * rows + row`. All zero between directions.
     faces: Vec<u64>,
@@ -264,6 +272,8 @@ pub struct Mesher {
     keys: Vec<u32>,
     /// Class of each block id below `BLOCK_COUNT`, then the class of unknown ids.
     class: Vec<u8>,
+    /// Colour and liquid flag of each block id below `BLOCK_COUNT`, then those of unknown ids.
+    looks: Vec<([f32; 3], bool)>,
     /// Set when the only non-solid ids are air and this one liquid (fast voxel pass).
     single_liquid: Option<BlockId>,
 }
@@ -296,7 +306,13 @@ impl Mesher {
             [l] if class[*l] == CLASS_LIQUID => Some(*l as BlockId),
             _ => None,
         };
-        Self { solid: Vec::new(), liquid: Vec::new(), air: Vec::new(), faces: Vec::new(), keys: Vec::new(), class, single_liquid }
+        let looks = (0..=count)
+            .map(|id| {
+                let info = block::block_info(id as BlockId);
+                (info.color, info.liquid)
+            })
+            .collect();
+        Self { looks, solid: Vec::new(), liquid: Vec::new(), air: Vec::new(), flat_air: Vec::new(), flat_liquid: Vec::new(), faces: Vec::new(), keys: Vec::new(), class, single_liquid }
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
@@ -319,15 +335,18 @@ impl Mesher {
         if self.keys.len() < volume {
             self.keys.resize(volume, 0);
         }
-        let plane_rows = (n.x * n.y).max(n.y * n.z).max(n.z * n.y) as usize;
-        if self.faces.len() < plane_rows.max((n.y * n.z) as usize).max((n.x * n.y) as usize) {
+        // Slice rows: x-normal slices are nx × ny, y-normal ny × nz, z-normal nz × ny.
+        let plane_rows = (n.x * n.y).max(n.y * n.z) as usize;
+        if self.faces.len() < plane_rows {
             self.faces.clear();
-            self.faces.resize(plane_rows.max((n.y * n.z) as usize).max((n.x * n.y) as usize), 0);
+            self.faces.resize(plane_rows, 0);
         }
-        for d in 0..6 {
-            self.collect_faces(padded, d);
-            self.merge_and_emit(n, d, out);
-        }
+        self.direction::<0>(padded, out);
+        self.direction::<1>(padded, out);
+        self.direction::<2>(padded, out);
+        self.direction::<3>(padded, out);
+        self.direction::<4>(padded, out);
+        self.direction::<5>(padded, out);
     }
 
     /// Step 1: packs the padded box into row masks. Returns false when the interior holds nothing
@@ -344,12 +363,27 @@ impl Mesher {
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         match self.single_liquid {
             Some(liquid) => {
-                for (r, row) in data.chunks_exact(px).enumerate() {
-                    let (mut a, mut l) = (0u64, 0u64);
-                    for (x, &id) in row.iter().enumerate() {
-                        a |= ((id == block::AIR) as u64) << x;
-                        l |= ((id == liquid) as u64) << x;
-                    }
+                // Compare masks over the flat voxel array, 64 voxels a word, then cut them into
+                // rows of `px` bits.
+                self.flat_air.clear();
+                self.flat_liquid.clear();
+                let mut chunks = data.chunks_exact(64);
+                for chunk in &mut chunks {
+                    let chunk: &[BlockId; 64] = chunk.try_into().expect("64 voxels");
+                    let (a, l) = eq_masks_64(chunk, block::AIR, liquid);
+                    self.flat_air.push(a);
+                    self.flat_liquid.push(l);
+                }
+                let (mut a, mut l) = (0u64, 0u64);
+                for (x, &id) in chunks.remainder().iter().enumerate() {
+                    a |= ((id == block::AIR) as u64) << x;
+                    l |= ((id == liquid) as u64) << x;
+                }
+                self.flat_air.extend([a, 0]);
+                self.flat_liquid.extend([l, 0]);
+                for r in 0..rows {
+                    let a = bit_range(&self.flat_air, r * px, full);
+                    let l = bit_range(&self.flat_liquid, r * px, full);
                     self.air[r] = a;
                     self.liquid[r] = l;
                     self.solid[r] = !(a | l) & full;
@@ -375,7 +409,14 @@ impl Mesher {
         (1..py - 1).any(|y| (1..pz - 1).any(|z| (self.solid[y * pz + z] | self.liquid[y * pz + z]) & interior != 0))
     }
 
+    /// Direction `D` of [`FACES`], compiled once per direction so its offsets are constants.
+    fn direction<const D: usize>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        self.collect_faces(padded, D);
+        self.merge_and_emit(padded.size() - IVec3::splat(2), D, out);
+    }
+
     /// Steps 2–3 for direction `d`: visible faces into `faces` (slice rows), their keys into `keys`.
+    #[inline(always)]
     fn collect_faces(&mut self, padded: &VoxelBuffer, d: usize) {
         let p = padded.size();
         let (px, pz) = (p.x as usize, p.z as usize);
@@ -458,6 +499,7 @@ impl Mesher {
 
     /// Step 4 for direction `d`: greedy merge within each slice, then the quads into `out`.
     /// Leaves `faces` all zero.
+    #[inline(always)]
     fn merge_and_emit(&mut self, n: IVec3, d: usize, out: &mut ChunkMesh) {
         let (normal, u, v) = FACES[d];
         let axis = axis_of(normal);
@@ -472,7 +514,7 @@ impl Mesher {
         let nf = to_f(normal);
         let shade = FACE_SHADE[d];
         let lift = IVec3::new(normal.x.max(0), normal.y.max(0), normal.z.max(0));
-        let (faces, keys) = (&mut self.faces, &self.keys);
+        let (faces, keys, looks) = (&mut self.faces, &self.keys, &self.looks);
         for layer in 0..layers {
             for r in 0..rows {
                 let ri = layer * rows + r;
@@ -512,14 +554,55 @@ impl Mesher {
                     let plane = origin + lift;
                     let c = [plane, plane + u * eu, plane + u * eu + v * ev, plane + v * ev].map(to_f);
                     let id = (key >> 8) as BlockId;
-                    let info = block::block_info(id);
+                    let ([cr, cg, cb], liquid) = looks[(id as usize).min(looks.len() - 1)];
                     let ao = std::array::from_fn(|k| AO_LEVELS[((key >> (2 * k)) & 3) as usize]);
-                    let [cr, cg, cb] = info.color;
-                    let (surface, alpha) = if info.liquid { (&mut out.liquid, 0.7) } else { (&mut out.opaque, 1.0) };
+                    let (surface, alpha) = if liquid { (&mut out.liquid, 0.7) } else { (&mut out.opaque, 1.0) };
                     surface.push_quad_wound(c, nf, [cr * shade, cg * shade, cb * shade, alpha], ao, counter_clockwise);
                 }
             }
         }
+    }
+}
+
+/// Bits `[start, start + width)` of a bit stream stored in `words` (which has a spare word at the
+/// end), masked by `full` (`width` ones).
+#[inline(always)]
+fn bit_range(words: &[u64], start: usize, full: u64) -> u64 {
+    let (i, off) = (start / 64, start % 64);
+    let lo = words[i] >> off;
+    let hi = if off == 0 { 0 } else { words[i + 1] << (64 - off) };
+    (lo | hi) & full
+}
+
+/// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
+#[inline(always)]
+fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 8 ids inside `c`.
+        unsafe {
+            let (va, vb) = (_mm_set1_epi16(a as i16), _mm_set1_epi16(b as i16));
+            let (mut ma, mut mb) = (0u64, 0u64);
+            for k in 0..4 {
+                let lo = _mm_loadu_si128(c.as_ptr().add(16 * k) as *const __m128i);
+                let hi = _mm_loadu_si128(c.as_ptr().add(16 * k + 8) as *const __m128i);
+                let ea = _mm_packs_epi16(_mm_cmpeq_epi16(lo, va), _mm_cmpeq_epi16(hi, va));
+                let eb = _mm_packs_epi16(_mm_cmpeq_epi16(lo, vb), _mm_cmpeq_epi16(hi, vb));
+                ma |= (_mm_movemask_epi8(ea) as u32 as u64) << (16 * k);
+                mb |= (_mm_movemask_epi8(eb) as u32 as u64) << (16 * k);
+            }
+            (ma, mb)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut ma, mut mb) = (0u64, 0u64);
+        for (k, &id) in c.iter().enumerate() {
+            ma |= ((id == a) as u64) << k;
+            mb |= ((id == b) as u64) << k;
+        }
+        (ma, mb)
     }
 }
 

@@ -1,0 +1,76 @@
+//! A whole 32³ chunk, voxels to mesh: Strata (`Generator::generate_padded_chunk` + the greedy
+//! mesher) against a naive pipeline (a `noise` 5-octave Perlin fBm height evaluated for every
+//! voxel of the padded 34³ box, layers by depth, then block-mesh `greedy_quads`).
+//!
+//! The naive pipeline makes simpler terrain (no biomes, caves, ores, AO or vertex arrays): it is
+//! the cost floor of the obvious approach, not the same output.
+//!
+//! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
+
+mod common;
+
+use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
+use std::hint::black_box;
+use std::sync::LazyLock;
+use strata_core::block::{self, BlockId};
+use strata_core::generator::Generator;
+use strata_core::mesh::{ChunkMesh, Mesher};
+use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
+
+static GEN: LazyLock<Generator> = LazyLock::new(common::generator);
+static COORDS: LazyLock<Vec<ChunkCoord>> =
+    LazyLock::new(|| common::CHUNK_COLUMNS.iter().map(|&c| common::surface_chunk(&GEN, c)).collect());
+
+const ARGS: [usize; 4] = [0, 1, 2, 3];
+
+fn main() {
+    divan::main();
+}
+
+/// Strata: generate the padded chunk, mesh it.
+#[divan::bench(args = ARGS, sample_count = 30)]
+fn strata(bencher: divan::Bencher, chunk: usize) {
+    let c = COORDS[chunk];
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut mesher = Mesher::new();
+    let mut mesh = ChunkMesh::default();
+    bencher.bench_local(|| {
+        GEN.generate_padded_chunk(black_box(c), &mut padded);
+        mesher.mesh(&padded, &mut mesh);
+        black_box(mesh.quad_count())
+    });
+}
+
+/// Baseline: per-voxel scalar fBm height, then block-mesh greedy quads.
+#[divan::bench(args = ARGS, sample_count = 30)]
+fn naive_baseline(bencher: divan::Bencher, chunk: usize) {
+    let c = COORDS[chunk];
+    let height = Fbm::<Perlin>::new(7).set_octaves(5).set_frequency(1.0 / 128.0);
+    let base = GEN.surface_height(c.min_voxel().x + 16, c.min_voxel().z + 16) as f64;
+    let mut voxels = vec![common::BmVoxel(block::AIR); (common::PADDED as usize).pow(3)];
+    let mut buffer = common::new_block_mesh_buffer();
+    let n = common::PADDED as i32;
+    bencher.bench_local(|| {
+        let min = black_box(c).min_voxel() - IVec3::ONE;
+        for y in 0..n {
+            for z in 0..n {
+                for x in 0..n {
+                    let (wx, wy, wz) = (min.x + x, min.y + y, min.z + z);
+                    let h = base + 24.0 * height.get([wx as f64, wz as f64]);
+                    let depth = h - wy as f64;
+                    let id: BlockId = if depth > 4.0 {
+                        block::STONE
+                    } else if depth > 1.0 {
+                        block::DIRT
+                    } else if depth > 0.0 {
+                        block::GRASS
+                    } else {
+                        block::AIR
+                    };
+                    voxels[((y * n + z) * n + x) as usize] = common::BmVoxel(id);
+                }
+            }
+        }
+        black_box(common::block_mesh_quads(&voxels, &mut buffer))
+    });
+}
