@@ -28,6 +28,10 @@ func _ready() -> void:
 	panel.set_anchors_preset(Control.PRESET_CENTER)
 	panel.custom_minimum_size = Vector2(620, 620)
 	panel.position = Vector2(-310, -310)
+	var style := StyleBoxFlat.new()
+	style.bg_color = Color(0.11, 0.13, 0.16)
+	style.set_corner_radius_all(6)
+	panel.add_theme_stylebox_override("panel", style)
 	add_child(panel)
 	var margin := MarginContainer.new()
 	for side in ["left", "right", "top", "bottom"]:
@@ -48,7 +52,7 @@ func _ready() -> void:
 	scroll.add_child(box)
 
 	_add_slider(box, "view_distance", "View distance (chunks)", 2, 16, 1)
-	_add_slider(box, "mouse_sensitivity", "Mouse sensitivity", 0.02, 0.6, 0.01)
+	_add_slider(box, "mouse_sensitivity", "Mouse sensitivity (×)", 0.1, 3.0, 0.05)
 	_add_check(box, "invert_y", "Invert Y")
 	_add_slider(box, "fov", "Field of view", 50, 110, 1)
 	_add_check(box, "fullscreen", "Fullscreen")

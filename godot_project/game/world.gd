@@ -15,6 +15,8 @@ extends Node3D
 const MAIN_MENU := "res://game/main_menu.tscn"
 ## View distance used while loading, so the player can start early.
 const LOADING_VIEW_DISTANCE := 3
+## Mouse look at sensitivity 1.0 (the setting is a multiplier).
+const MOUSE_DEG_PER_PIXEL := 0.12
 ## Game-state values kept with a save (in the world file through ChunkWorld.set_state, and in
 ## the state file).
 const SAVE_KEYS: Array[String] = ["preset_path", "seed", "day_length_s", "time_of_day", "day", "player_position", "yaw", "pitch"]
@@ -355,7 +357,7 @@ func save_game() -> String:
 	return "Saved" if world_saved else "Saved (position and time; this build cannot save edits yet)"
 
 func _apply_settings() -> void:
-	player.mouse_sensitivity = float(GameState.get_setting("mouse_sensitivity"))
+	player.mouse_sensitivity = MOUSE_DEG_PER_PIXEL * float(GameState.get_setting("mouse_sensitivity"))
 	player.invert_y = bool(GameState.get_setting("invert_y"))
 	player.camera.fov = float(GameState.get_setting("fov"))
 	if loaded:

@@ -1,4 +1,5 @@
-## Screenshot of the main menu (run under Xvfb): `-- --out=/abs/file.png`.
+## Screenshot of the main menu (run under Xvfb): `-- --out=/abs/file.png [--settings]`
+## (`--settings` opens the settings menu over it).
 extends Node
 
 func _ready() -> void:
@@ -8,6 +9,9 @@ func _ready() -> void:
 			out = arg.substr(6)
 	var menu: Control = load("res://game/main_menu.tscn").instantiate()
 	add_child(menu)
+	if "--settings" in OS.get_cmdline_user_args():
+		await get_tree().process_frame
+		menu.call("_open_settings")
 	for i in 20:
 		await get_tree().process_frame
 	await RenderingServer.frame_post_draw
