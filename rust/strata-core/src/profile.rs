@@ -270,6 +270,9 @@ impl Profile {
 
     /// Checks version, settings and bindings.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
+        if !(1..=PROFILE_VERSION).contains(&self.version) {
+            return Err(ProfileFieldError { field: "version".into(), problem: format!("{}", self.version), allowed: format!("1..={PROFILE_VERSION}") });
+        }
         self.settings.validate()?;
         if self.bindings.len() > MAX_BINDINGS {
             return Err(ProfileFieldError { field: "bindings".into(), problem: format!("{} actions", self.bindings.len()), allowed: format!("at most {MAX_BINDINGS}") });
@@ -291,7 +294,7 @@ impl Profile {
     /// Parses and checks profile TOML; `source_name` names the file in errors.
     pub fn from_toml(text: &str, source_name: &str) -> Result<Profile, ProfileError> {
         // Check the version first, so a newer file is named as such rather than as unknown keys.
-        if let Ok(toml::Value::Table(t)) = text.parse::<toml::Value>()
+        if let Ok(t) = toml::from_str::<toml::Table>(text)
             && let Some(v) = t.get("version")
         {
             match v.as_integer() {

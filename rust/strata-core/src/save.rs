@@ -11,7 +11,10 @@
 //! | 16 | 4 | CRC-32 of the decompressed payload |
 //! | 20 | … | payload, raw DEFLATE |
 //!
-//! Payload: preset RON text (varint length + UTF-8), fingerprint (varint length + ASCII), game
+//! Payload: the preset as compact RON text (varint length + UTF-8) in the sparse form of
+//! [`crate::preset_io::preset_to_sparse_ron`] (name, seed and the settings that differ from the
+//! frozen version-1 baseline: complete, yet a few bytes; the full text would take ~1.1 KB even
+//! compressed), fingerprint (varint length + ASCII), game
 //! state (varint count, then key and value strings), total edit count (varint), edited chunk
 //! count (varint), then per chunk in sorted order: the chunk coordinate as zigzag deltas from the
 //! previous chunk, its run count, and runs of consecutive local indices with one block id:
@@ -26,7 +29,7 @@ use crate::block::BlockId;
 use crate::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::edits::{EditMap, local_from_index};
 use crate::preset::WorldPreset;
-use crate::preset_io::{fingerprint, preset_from_ron, preset_to_ron};
+use crate::preset_io::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -125,7 +128,7 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
 /// The decompressed payload of `save`.
 fn encode_payload(save: &WorldSave) -> Vec<u8> {
     let mut out = Vec::new();
-    put_str(&mut out, &preset_to_ron(&save.preset));
+    put_str(&mut out, &preset_to_sparse_ron(&save.preset));
     put_str(&mut out, &fingerprint(&save.preset));
     put_varint(&mut out, save.state.len() as u64);
     for (k, v) in &save.state {
@@ -312,7 +315,7 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
 fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
     let mut r = Reader { file, bytes: payload, pos: 0 };
     let preset_text = r.string("preset text", MAX_STRING_BYTES)?;
-    let preset = preset_from_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error })?;
+    let preset = preset_from_sparse_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error })?;
     let recorded = r.string("fingerprint", 64)?;
     let computed = fingerprint(&preset);
     if recorded != computed {

@@ -1,0 +1,92 @@
+## WorldPreset files from GDScript: RON round trips, garbage, reseeding, shipped presets.
+extends StrataTestCase
+
+var _dir := ""
+
+func before_each() -> void:
+	_dir = "user://test_presets_%d" % randi()
+	DirAccess.make_dir_recursive_absolute(_dir)
+
+func after_each() -> void:
+	_remove_tree(_dir)
+
+func _remove_tree(path: String) -> void:
+	var d := DirAccess.open(path)
+	if d == null:
+		return
+	for sub in d.get_directories():
+		_remove_tree(path.path_join(sub))
+	for f in d.get_files():
+		d.remove(f)
+	DirAccess.remove_absolute(path)
+
+const SHIPPED := ["default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"]
+
+func test_ron_round_trip_keeps_fingerprint() -> void:
+	var p := WorldPreset.new()
+	p.height_octaves = 7
+	p.water_sea_level = 11
+	var text := p.to_ron()
+	assert_true(text.contains("strata-preset"), text)
+	var q: WorldPreset = WorldPreset.from_ron(text)
+	if not assert_true(q != null, WorldPreset.last_load_error()):
+		return
+	assert_eq(q.fingerprint(), p.fingerprint())
+	assert_eq(q.height_octaves, 7)
+	assert_eq(WorldPreset.last_load_error(), "")
+
+func test_garbage_ron_gives_null_and_a_readable_error() -> void:
+	var q = WorldPreset.from_ron("this is ((( not a preset")
+	assert_eq(q, null)
+	var e := WorldPreset.last_load_error()
+	assert_true(e.contains("RON text:1:"), e)
+	assert_true(e.contains("allowed"), e)
+	q = WorldPreset.from_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))')
+	assert_eq(q, null)
+	e = WorldPreset.last_load_error()
+	assert_true(e.contains("height_octaves") and e.contains("1..=12"), e)
+	q = WorldPreset.from_ron('(format: "strata-preset", version: 5, preset: ())')
+	assert_eq(q, null)
+	assert_true(WorldPreset.last_load_error().contains("newer Strata"), WorldPreset.last_load_error())
+
+func test_with_new_seed_keeps_sliders() -> void:
+	var p := WorldPreset.new()
+	p.height_amplitude = 77.5
+	p.caves_cell_size = 4
+	var q: WorldPreset = p.with_new_seed(123456)
+	assert_eq(q.seed, 123456)
+	assert_eq(q.height_amplitude, 77.5)
+	assert_eq(q.caves_cell_size, 4)
+	assert_ne(q.fingerprint(), p.fingerprint())
+	assert_eq(p.with_new_seed(p.seed).fingerprint(), p.fingerprint())
+	assert_eq(p.fingerprint().length(), 16)
+
+func test_save_and_load_files() -> void:
+	var p := WorldPreset.new()
+	p.height_octaves = 3
+	for ext in ["ron", "tres"]:
+		var path := _dir.path_join("mine." + ext)
+		assert_eq(p.save_to_file(path), OK, p.last_error())
+		var q: WorldPreset = WorldPreset.load_from_file(path)
+		if assert_true(q != null, WorldPreset.last_load_error()):
+			assert_eq(q.fingerprint(), p.fingerprint(), ext)
+	# Missing file: null and the path in the message.
+	assert_eq(WorldPreset.load_from_file(_dir.path_join("none.ron")), null)
+	assert_true(WorldPreset.last_load_error().contains("none.ron"), WorldPreset.last_load_error())
+
+func test_shipped_presets_load_and_match() -> void:
+	var prints := {}
+	for name in SHIPPED:
+		var tres_path := "res://presets/%s.tres" % name
+		var from_tres: WorldPreset = WorldPreset.load_from_file(tres_path)
+		var from_ron: WorldPreset = WorldPreset.load_from_file("res://presets/%s.ron" % name)
+		if not assert_true(from_tres != null and from_ron != null, WorldPreset.last_load_error()):
+			continue
+		assert_eq(from_tres.fingerprint(), from_ron.fingerprint(), name)
+		assert_eq(from_ron.validate(), "", name)
+		# Godot's own loader reads the same .tres through the dynamic properties.
+		var loaded = load(tres_path)
+		if assert_true(loaded is WorldPreset, tres_path):
+			assert_eq(loaded.fingerprint(), from_ron.fingerprint(), name + " via ResourceLoader")
+		prints[from_ron.fingerprint()] = name
+	assert_eq(prints.size(), SHIPPED.size(), "shipped presets differ")
