@@ -231,7 +231,7 @@ impl ChunkWorld2D {
     #[func]
     pub fn set_edits(&mut self, edits: PackedInt32Array) {
         let v = edits.as_slice();
-        if v.len() % 3 != 0 {
+        if !v.len().is_multiple_of(3) {
             godot_error!("ChunkWorld2D.set_edits: {} values is not a list of [x, y, id] triples", v.len());
             return;
         }
@@ -564,11 +564,11 @@ fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
         for col in 0..ATLAS_COLUMNS as i32 {
             let at = Vector2i::new(col, row);
             source.create_tile(at);
-            if block::is_solid(row as u16) {
-                if let Some(mut data) = source.get_tile_data(at, 0) {
-                    data.add_collision_polygon(0);
-                    data.set_collision_polygon_points(0, 0, &square);
-                }
+            if block::is_solid(row as u16)
+                && let Some(mut data) = source.get_tile_data(at, 0)
+            {
+                data.add_collision_polygon(0);
+                data.set_collision_polygon_points(0, 0, &square);
             }
         }
     }

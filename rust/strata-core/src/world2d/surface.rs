@@ -32,7 +32,7 @@ use crate::worldgen::value_noise::{interpolate, lattice_1d, octave_weights, valu
 use noise::{Fbm, NoiseFn, Perlin};
 
 /// Salt of the side-view line, so a 2D world never repeats the 3D world's height pattern.
-const SIDE_VIEW_SALT: u64 = 0x5_1de_0000;
+const SIDE_VIEW_SALT: u64 = 0x51de_0000;
 
 /// Hashed integer noise smoothed with its neighbours, cosine-interpolated, summed over octaves.
 ///
