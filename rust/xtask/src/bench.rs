@@ -1,0 +1,226 @@
+//! `cargo xtask bench`: runs strata-core's benchmarks (release, divan) one target at a time,
+//! parses their medians and writes `target/bench/summary.json`, then prints a table.
+//!
+//! Keys (null where a bench did not run or printed no such row):
+//! `chunk_pipeline_us` / `chunk_pipeline_baseline_us` (whole 32³ chunk, mean of the chunks'
+//! medians), `mesh_us` / `mesh_baseline_us` (meshing one padded chunk; the baseline is block-mesh
+//! `greedy_quads`), `noise2d_ns` / `noise2d_baseline_ns` (one 5-octave 2D fBm sample: the
+//! generator's source against `noise`'s `Fbm<Perlin>`), `noise2d_terrain_ns` (one column of the
+//! whole height field), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell` (one CA pass, bit-parallel
+//! against naive), `mesh_quads` / `mesh_baseline_quads` (mean quads per chunk).
+//!
+//! Each bench's numbers are taken in the same run as its baseline: compare ratios, not times
+//! across runs, on a busy machine. No timing is asserted anywhere.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::{Command, ExitCode, Stdio};
+
+/// Samples per iteration in `noise2d` (a 32×32 grid) and cells per step in `ca3d` (32³).
+const NOISE_SAMPLES: f64 = 1024.0;
+const CA_CELLS: f64 = 32768.0;
+
+/// One summary entry: key, bench target, group, divisor (per-item), unit label.
+struct Entry {
+    key: &'static str,
+    bench: &'static str,
+    group: &'static str,
+    to_unit: f64,
+    unit: &'static str,
+}
+
+const ENTRIES: [Entry; 9] = [
+    Entry { key: "chunk_pipeline_us", bench: "chunk_pipeline", group: "strata", to_unit: 1e3, unit: "µs" },
+    Entry { key: "chunk_pipeline_baseline_us", bench: "chunk_pipeline", group: "naive_baseline", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_us", bench: "mesh", group: "strata_greedy", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_baseline_us", bench: "mesh", group: "block_mesh_greedy", to_unit: 1e3, unit: "µs" },
+    Entry { key: "noise2d_ns", bench: "noise2d", group: "strata_perlin_fbm", to_unit: NOISE_SAMPLES, unit: "ns" },
+    Entry { key: "noise2d_baseline_ns", bench: "noise2d", group: "noise_crate_fbm_perlin", to_unit: NOISE_SAMPLES, unit: "ns" },
+    Entry { key: "noise2d_terrain_ns", bench: "noise2d", group: "strata_terrain_sample_grid", to_unit: NOISE_SAMPLES, unit: "ns" },
+    Entry { key: "ca3d_ns_per_cell", bench: "ca3d", group: "bit_parallel", to_unit: CA_CELLS, unit: "ns" },
+    Entry { key: "ca3d_baseline_ns_per_cell", bench: "ca3d", group: "naive", to_unit: CA_CELLS, unit: "ns" },
+];
+
+const BENCHES: [&str; 4] = ["mesh", "chunk_pipeline", "noise2d", "ca3d"];
+
+/// Runs the benches; `args` may name a subset of them.
+pub fn run(args: &[String]) -> Result<ExitCode, String> {
+    let wanted: Vec<&str> = if args.is_empty() { BENCHES.to_vec() } else { args.iter().map(String::as_str).collect() };
+    if let Some(bad) = wanted.iter().find(|b| !BENCHES.contains(b)) {
+        return Err(format!("unknown bench `{bad}` (known: {})", BENCHES.join(", ")));
+    }
+    let root = workspace_root();
+    let mut outputs: Vec<(&str, String)> = Vec::new();
+    for bench in &wanted {
+        eprintln!("[xtask] ==> cargo bench -p strata-core --bench {bench}");
+        let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+            .args(["bench", "-p", "strata-core", "--bench", bench])
+            .current_dir(&root)
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("could not run cargo bench: {e}"))?;
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        print!("{text}");
+        if !out.status.success() {
+            eprintln!("[xtask] warning: bench `{bench}` failed ({}); its keys stay null", out.status);
+            continue;
+        }
+        outputs.push((bench, text));
+    }
+
+    let mut values: Vec<(&str, Option<f64>, &str)> = Vec::new();
+    for e in &ENTRIES {
+        let v = outputs
+            .iter()
+            .find(|(b, _)| *b == e.bench)
+            .and_then(|(_, text)| mean(&group_medians_ns(text, e.group)))
+            .map(|ns| ns / e.to_unit);
+        values.push((e.key, v, e.unit));
+    }
+    let quads = outputs.iter().find(|(b, _)| *b == "mesh").map(|(_, t)| quad_counts(t));
+    let mean_quads = |k: &str| quads.as_ref().and_then(|q| mean(&q.iter().filter_map(|m| m.get(k).copied()).collect::<Vec<_>>()));
+    values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
+    values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
+
+    let dir = root.join("target").join("bench");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let path = dir.join("summary.json");
+    std::fs::write(&path, to_json(&values)).map_err(|e| format!("{}: {e}", path.display()))?;
+
+    println!("\n{:<30} {:>14} {:>14} {:>9}", "measure", "strata", "baseline", "speed-up");
+    let get = |k: &str| values.iter().find(|v| v.0 == k).and_then(|v| v.1);
+    for (name, new, base, unit) in [
+        ("chunk pipeline (µs/chunk)", "chunk_pipeline_us", "chunk_pipeline_baseline_us", "µs"),
+        ("mesh (µs/chunk)", "mesh_us", "mesh_baseline_us", "µs"),
+        ("2D fBm 5 oct. (ns/sample)", "noise2d_ns", "noise2d_baseline_ns", "ns"),
+        ("height field (ns/column)", "noise2d_terrain_ns", "noise2d_baseline_ns", "ns"),
+        ("3D CA pass (ns/cell)", "ca3d_ns_per_cell", "ca3d_baseline_ns_per_cell", "ns"),
+        ("quads per chunk", "mesh_quads", "mesh_baseline_quads", ""),
+    ] {
+        let show = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3} {unit}"));
+        let ratio = match (get(new), get(base)) {
+            (Some(n), Some(b)) if n > 0.0 && !unit.is_empty() => format!("{:.1}×", b / n),
+            _ => "—".into(),
+        };
+        println!("{name:<30} {:>14} {:>14} {ratio:>9}", show(get(new)), show(get(base)));
+    }
+    println!("\nwrote {}", path.display());
+    Ok(if outputs.len() == wanted.len() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn workspace_root() -> PathBuf {
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest.ancestors().nth(2).map(PathBuf::from).unwrap_or(manifest)
+}
+
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Medians (ns) of the rows of `group` in a divan table: the group's own row when it has values,
+/// else each of its argument rows (one per chunk).
+fn group_medians_ns(text: &str, group: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut in_group = false;
+    for line in text.lines() {
+        if !line.contains('│') {
+            continue;
+        }
+        let trimmed = line.trim_start_matches(['│', '├', '╰', '─', ' ']);
+        let depth = (line.chars().count() - trimmed.chars().count()) / 3;
+        let name = trimmed.split_whitespace().next().unwrap_or("");
+        if depth == 1 {
+            in_group = name == group;
+        } else if depth < 1 {
+            in_group = false;
+        }
+        if in_group {
+            // Columns after the name: fastest │ slowest │ median │ mean │ samples │ iters.
+            let cols: Vec<&str> = trimmed.split('│').map(str::trim).collect();
+            if let Some(ns) = cols.get(2).and_then(|c| parse_duration_ns(c)) {
+                out.push(ns);
+            }
+        }
+    }
+    out
+}
+
+/// `"518 µs"`, `"1.464 ms"`, `"110.9 ns"`, `"1.2 s"` → nanoseconds.
+fn parse_duration_ns(s: &str) -> Option<f64> {
+    let mut it = s.split_whitespace();
+    let v: f64 = it.next()?.parse().ok()?;
+    let scale = match it.next()? {
+        "ps" => 1e-3,
+        "ns" => 1.0,
+        "µs" | "us" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    Some(v * scale)
+}
+
+/// The `quads chunk=… strata_greedy=N culled=N block_mesh=N` lines the mesh bench prints.
+fn quad_counts(text: &str) -> Vec<std::collections::BTreeMap<String, f64>> {
+    text.lines()
+        .filter(|l| l.starts_with("quads "))
+        .map(|l| {
+            l.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .filter_map(|(k, v)| v.parse::<f64>().ok().map(|v| (k.to_string(), v)))
+                .collect()
+        })
+        .collect()
+}
+
+fn to_json(values: &[(&str, Option<f64>, &str)]) -> String {
+    let mut s = String::from("{\n");
+    for (i, (k, v, _)) in values.iter().enumerate() {
+        let v = v.filter(|v| v.is_finite()).map_or("null".to_string(), |v| format!("{v:.4}"));
+        let comma = if i + 1 < values.len() { "," } else { "" };
+        let _ = writeln!(s, "  \"{k}\": {v}{comma}");
+    }
+    s.push_str("}\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = "\
+quads chunk=0 coord=(0,0,0) strata_greedy=680 culled=1650 block_mesh=290
+quads chunk=1 coord=(1,-1,1) strata_greedy=2390 culled=4660 block_mesh=599
+Timer precision: 29 ns
+mesh                        fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ block_mesh_greedy                      │               │               │               │         │
+│  ├─ 0                     501.3 µs      │ 4.596 ms      │ 518 µs        │ 825 µs        │ 100     │ 100
+│  ╰─ 1                     707 µs        │ 4.833 ms      │ 1.5 ms        │ 1.093 ms      │ 100     │ 100
+╰─ strata_greedy                          │               │               │               │         │
+   ├─ 0                     67.66 µs      │ 4.057 ms      │ 68.56 µs      │ 123 µs        │ 100     │ 100
+   ╰─ 1                     142.9 µs      │ 1.005 ms      │ 150.1 µs      │ 175.5 µs      │ 100     │ 100
+ca3d             fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ bit_parallel  21.88 µs      │ 56.08 µs      │ 22.02 µs      │ 23.18 µs      │ 100     │ 100
+╰─ naive         1.423 ms      │ 9.557 ms      │ 1.464 ms      │ 2.399 ms      │ 20      │ 20
+";
+
+    #[test]
+    fn parses_divan_medians_per_group_and_argument() {
+        assert_eq!(group_medians_ns(SAMPLE, "block_mesh_greedy"), vec![518_000.0, 1_500_000.0]);
+        let g = group_medians_ns(SAMPLE, "strata_greedy");
+        assert!((g[0] - 68_560.0).abs() < 1e-6 && (g[1] - 150_100.0).abs() < 1e-6, "{g:?}");
+        assert_eq!(group_medians_ns(SAMPLE, "naive"), vec![1_464_000.0]);
+        assert!(group_medians_ns(SAMPLE, "missing").is_empty());
+        assert_eq!(parse_duration_ns("110.9 ns"), Some(110.9));
+        assert_eq!(parse_duration_ns("n/a"), None);
+    }
+
+    #[test]
+    fn quad_lines_and_json_with_nulls() {
+        let q = quad_counts(SAMPLE);
+        assert_eq!(q.len(), 2);
+        assert_eq!(q[1]["block_mesh"], 599.0);
+        let json = to_json(&[("a_us", Some(1.5), "µs"), ("b_ns", None, "ns")]);
+        assert_eq!(json, "{\n  \"a_us\": 1.5000,\n  \"b_ns\": null\n}\n");
+    }
+}
