@@ -133,9 +133,19 @@ impl CavernField {
     /// Whether voxel `p` (inside the box given to [`CavernField::compute`]) is cavern air.
     #[inline]
     pub fn is_open(&self, p: IVec3) -> bool {
-        let cs = self.cell_size;
-        let c = IVec3::new(p.x.div_euclid(cs), p.y.div_euclid(cs), p.z.div_euclid(cs)) - self.origin;
-        !self.grid.get(c.x as usize, c.y as usize, c.z as usize)
+        self.is_open_cell(self.cell_index(0, p.x), self.cell_index(1, p.y), self.cell_index(2, p.z))
+    }
+
+    /// Grid index along `axis` (0 = x, 1 = y, 2 = z) of the cell holding world coordinate `v`.
+    #[inline]
+    fn cell_index(&self, axis: usize, v: i32) -> usize {
+        let o = [self.origin.x, self.origin.y, self.origin.z][axis];
+        (v.div_euclid(self.cell_size) - o) as usize
+    }
+
+    #[inline]
+    fn is_open_cell(&self, ix: usize, iy: usize, iz: usize) -> bool {
+        !self.grid.get(ix, iy, iz)
     }
 }
 
@@ -223,21 +233,27 @@ impl TunnelField {
     /// Whether voxel `p` (inside the box given to [`TunnelField::compute`]) is tunnel air.
     #[inline]
     pub fn is_open(&self, p: IVec3) -> bool {
+        self.is_open_at(self.axis(0, p.x), self.axis(1, p.y), self.axis(2, p.z))
+    }
+
+    /// Lattice cell index along `axis` of world coordinate `v`, and the fraction inside it.
+    #[inline]
+    fn axis(&self, axis: usize, v: i32) -> (usize, f32) {
         let l = TUNNEL_LATTICE;
-        let c = IVec3::new(p.x.div_euclid(l), p.y.div_euclid(l), p.z.div_euclid(l)) - self.origin;
-        let (i, j, k) = (c.x as usize, c.y as usize, c.z as usize);
-        let [dx, dy, dz] = self.dims;
+        let o = [self.origin.x, self.origin.y, self.origin.z][axis];
+        ((v.div_euclid(l) - o) as usize, v.rem_euclid(l) as f32 * (1.0 / l as f32))
+    }
+
+    #[inline]
+    fn is_open_at(&self, (i, fx): (usize, f32), (j, fy): (usize, f32), (k, fz): (usize, f32)) -> bool {
+        let [dx, _, dz] = self.dims;
         if !self.may_open[(j * (dz - 1) + k) * (dx - 1) + i] {
             return false;
         }
-        let inv = 1.0 / l as f32;
-        let (fx, fy, fz) = (p.x.rem_euclid(l) as f32 * inv, p.y.rem_euclid(l) as f32 * inv, p.z.rem_euclid(l) as f32 * inv);
-        let _ = dy;
-        let at = |di: usize, dj: usize, dk: usize| self.values[((j + dj) * dz + k + dk) * dx + i + di];
         let mut v = [0.0f32; 3];
         for (di, dj, dk) in CORNERS {
             let w = (if di == 1 { fx } else { 1.0 - fx }) * (if dj == 1 { fy } else { 1.0 - fy }) * (if dk == 1 { fz } else { 1.0 - fz });
-            let c = at(di, dj, dk);
+            let c = self.values[((j + dj) * dz + k + dk) * dx + i + di];
             for a in 0..3 {
                 v[a] += w * c[a];
             }
@@ -280,24 +296,45 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     if caverns.is_none() && tunnels.is_none() {
         return;
     }
-    for lz in 0..size.z {
-        for lx in 0..size.x {
-            let (x, z) = (min.x + lx, min.z + lz);
-            let s = columns.get(x, z).surface;
-            let cavern_top = if caverns.is_some() { s.saturating_sub(depths.cavern) } else { i32::MIN };
-            let tunnel_top = if tunnels.is_some() { s.saturating_sub(depths.tunnel) } else { i32::MIN };
-            let top = y_end.min(cavern_top.max(tunnel_top));
-            for y in min.y..top {
-                let l = IVec3::new(lx, y - min.y, lz);
-                let id = out.get_local(l);
+    // Per column: the tops of caverns and tunnels; per axis: cell and lattice coordinates.
+    let (sx, sz) = (size.x as usize, size.z as usize);
+    let mut cavern_top = vec![i32::MIN; sx * sz];
+    let mut tunnel_top = vec![i32::MIN; sx * sz];
+    for lz in 0..sz {
+        for lx in 0..sx {
+            let s = columns.get(min.x + lx as i32, min.z + lz as i32).surface;
+            if caverns.is_some() {
+                cavern_top[lz * sx + lx] = s.saturating_sub(depths.cavern);
+            }
+            if tunnels.is_some() {
+                tunnel_top[lz * sx + lx] = s.saturating_sub(depths.tunnel);
+            }
+        }
+    }
+    let axis_cells = |f: &CavernField, a: usize, lo: i32, n: i32| (lo..lo + n).map(|v| f.cell_index(a, v)).collect::<Vec<_>>();
+    let cav_axes = caverns.as_ref().map(|f| [axis_cells(f, 0, min.x, size.x), axis_cells(f, 1, min.y, work.y), axis_cells(f, 2, min.z, size.z)]);
+    let axis_lattice = |f: &TunnelField, a: usize, lo: i32, n: i32| (lo..lo + n).map(|v| f.axis(a, v)).collect::<Vec<_>>();
+    let tun_axes = tunnels.as_ref().map(|f| [axis_lattice(f, 0, min.x, size.x), axis_lattice(f, 1, min.y, work.y), axis_lattice(f, 2, min.z, size.z)]);
+    let data = out.data_mut();
+    for ly in 0..work.y as usize {
+        let y = min.y + ly as i32;
+        for lz in 0..sz {
+            for lx in 0..sx {
+                let col = lz * sx + lx;
+                let (in_cavern, in_tunnel) = (y < cavern_top[col], y < tunnel_top[col]);
+                if !in_cavern && !in_tunnel {
+                    continue;
+                }
+                let i = (ly * sz + lz) * sx + lx;
+                let id = data[i];
                 if id == AIR || id == block::BEDROCK || block::is_liquid(id) {
                     continue;
                 }
-                let p = IVec3::new(x, y, z);
-                let open = (y < cavern_top && caverns.as_ref().is_some_and(|f| f.is_open(p)))
-                    || (y < tunnel_top && tunnels.as_ref().is_some_and(|f| f.is_open(p)));
+                let open = (in_cavern
+                    && matches!((&caverns, &cav_axes), (Some(f), Some([ax, ay, az])) if f.is_open_cell(ax[lx], ay[ly], az[lz])))
+                    || (in_tunnel && matches!((&tunnels, &tun_axes), (Some(f), Some([ax, ay, az])) if f.is_open_at(ax[lx], ay[ly], az[lz])));
                 if open {
-                    out.set_local(l, AIR);
+                    data[i] = AIR;
                 }
             }
         }

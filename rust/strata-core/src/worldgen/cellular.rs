@@ -130,31 +130,46 @@ impl BitGrid3D {
 
     /// One bit-parallel step of `rule` from `self` into `out` (resized to match).
     pub fn step(&self, rule: CaRule, out: &mut BitGrid3D, scratch: &mut CaScratch) {
+        self.step_inner(rule, out, scratch, 0);
+    }
+
+    /// A step that computes only rows at least `margin` rows from the y and z borders (y only
+    /// when the grid is more than one cell tall); other rows of `out` are left dead. Used when
+    /// the rows near the border are a halo that is cropped anyway.
+    fn step_inner(&self, rule: CaRule, out: &mut BitGrid3D, scratch: &mut CaScratch, margin: usize) {
         out.resize_like(self);
         let (wpr, ny, nz) = (self.words_per_row, self.ny, self.nz);
-        if wpr == 0 || ny == 0 || nz == 0 {
+        let my = if ny > 1 { margin } else { 0 };
+        if wpr == 0 || ny <= 2 * my || nz <= 2 * margin {
             return;
         }
+        let (y_out, z_out) = (my..ny - my, margin..nz - margin);
+        let y_in = y_out.start.saturating_sub(1)..(y_out.end + 1).min(ny);
+        let z_in = z_out.start.saturating_sub(1)..(z_out.end + 1).min(nz);
         let rows = ny * nz;
         // 1. Horizontal sums (left + centre + right) of every row, as 2-bit numbers.
         scratch.horizontal.clear();
         scratch.horizontal.resize(rows * wpr, [0; 2]);
-        for r in 0..rows {
-            let row = &self.words[r * wpr..(r + 1) * wpr];
-            for i in 0..wpr {
-                let c = row[i];
-                let prev = if i > 0 { row[i - 1] } else { 0 };
-                let next = if i + 1 < wpr { row[i + 1] } else { 0 };
-                let l = (c << 1) | (prev >> 63);
-                let rt = (c >> 1) | (next << 63);
-                scratch.horizontal[r * wpr + i] = [l ^ c ^ rt, (l & c) | (l & rt) | (c & rt)];
+        for y in y_in.clone() {
+            for z in z_in.clone() {
+                let r = y * nz + z;
+                let row = &self.words[r * wpr..(r + 1) * wpr];
+                let dst = &mut scratch.horizontal[r * wpr..(r + 1) * wpr];
+                for i in 0..wpr {
+                    let c = row[i];
+                    let prev = if i > 0 { row[i - 1] } else { 0 };
+                    let next = if i + 1 < wpr { row[i + 1] } else { 0 };
+                    let l = (c << 1) | (prev >> 63);
+                    let rt = (c >> 1) | (next << 63);
+                    dst[i] = [l ^ c ^ rt, (l & c) | (l & rt) | (c & rt)];
+                }
             }
         }
         // 2. Sums over z-1, z, z+1 of those (0..=9).
         scratch.planar.clear();
         scratch.planar.resize(rows * wpr, [0; 5]);
-        for y in 0..ny {
-            for z in 0..nz {
+        for y in y_in {
+            for z in z_out.clone() {
                 let r = y * nz + z;
                 for i in 0..wpr {
                     let h = |rr: usize| {
@@ -175,8 +190,8 @@ impl BitGrid3D {
         // 3. Sums over y-1, y, y+1 (0..=27), then the rule.
         let (if_dead, if_alive) = rule.inclusive_masks();
         let last_mask = self.last_word_mask();
-        for y in 0..ny {
-            for z in 0..nz {
+        for y in y_out {
+            for z in z_out.clone() {
                 let r = y * nz + z;
                 for i in 0..wpr {
                     let mut s = scratch.planar[r * wpr + i];
@@ -416,6 +431,21 @@ pub fn run_stages_3d(grid: &mut BitGrid3D, stages: &[CaStage], scratch: &mut CaS
     scratch.spare = Some(other);
 }
 
+/// Runs the stages on a window whose border rows (y and z) are a halo of one row per pass: pass
+/// `k` computes only rows at least `k` from the border, the only ones still exact after it.
+fn run_stages_shrinking(grid: &mut BitGrid3D, stages: &[CaStage], scratch: &mut CaScratch) {
+    let mut other = scratch.spare.take().unwrap_or_else(|| BitGrid3D::new(0, 0, 0));
+    let mut k = 0;
+    for stage in stages {
+        for _ in 0..stage.passes {
+            k += 1;
+            grid.step_inner(stage.rule, &mut other, scratch, k);
+            std::mem::swap(grid, &mut other);
+        }
+    }
+    scratch.spare = Some(other);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Seeded infinite fields
 
@@ -494,7 +524,7 @@ pub fn run_ca_3d_with(
     let halo = total_passes(stages).min(1 << 16) as i32;
     let grown = [size_u[0] + 2 * halo as usize, size_u[1] + 2 * halo as usize, size_u[2] + 2 * halo as usize];
     let mut g = seeded_window_3d(field_key(seed, salt), probability_threshold(alive_probability), min - IVec3::splat(halo), grown);
-    run_stages_3d(&mut g, stages, scratch);
+    run_stages_shrinking(&mut g, stages, scratch);
     if halo == 0 { g } else { g.crop(halo as usize, halo as usize, halo as usize, size_u) }
 }
 
@@ -510,7 +540,7 @@ pub fn run_ca_2d(seed: u64, salt: u64, alive_probability: f32, min: (i32, i32), 
     let origin = IVec3::new(min.0 - halo as i32, 0, min.1 - halo as i32);
     let mut g = seeded_window_3d(key, probability_threshold(alive_probability), origin, [w, 1, h]);
     let mut scratch = CaScratch::default();
-    run_stages_3d(&mut g, stages, &mut scratch);
+    run_stages_shrinking(&mut g, stages, &mut scratch);
     let inner = if halo == 0 { g } else { g.crop(halo, 0, halo, size_u) };
     BitGrid2D { inner }
 }
