@@ -29,7 +29,13 @@ func assert_false(cond: bool, message: String = "") -> bool:
 		fail("expected false: " + message)
 	return not cond
 
+## True for null and for a null (or freed) object reference.
+static func _is_null(v: Variant) -> bool:
+	return v == null or (typeof(v) == TYPE_OBJECT and not is_instance_valid(v))
+
 func assert_eq(actual: Variant, expected: Variant, message: String = "") -> bool:
+	if _is_null(actual) and _is_null(expected):
+		return true
 	if typeof(actual) != typeof(expected) or actual != expected:
 		fail("expected %s, got %s %s" % [var_to_str(expected), var_to_str(actual), message])
 		return false

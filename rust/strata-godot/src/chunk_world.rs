@@ -549,10 +549,13 @@ impl ChunkWorld {
         if self.opaque_material.is_none() {
             let mut m = StandardMaterial3D::new_gd();
             m.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
+            // Block colours are authored in sRGB, like every colour picker.
+            m.set_flag(base_material_3d::Flags::SRGB_VERTEX_COLOR, true);
             m.set_roughness(0.95);
             self.opaque_material = Some(m);
             let mut w = StandardMaterial3D::new_gd();
             w.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
+            w.set_flag(base_material_3d::Flags::SRGB_VERTEX_COLOR, true);
             w.set_transparency(base_material_3d::Transparency::ALPHA);
             w.set_cull_mode(base_material_3d::CullMode::DISABLED);
             w.set_roughness(0.1);

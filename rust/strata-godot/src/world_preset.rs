@@ -50,6 +50,18 @@ impl WorldPreset {
     }
 }
 
+/// "SideView" → "side_view": the field-name prefix of an inspector group.
+fn snake_case(group: &str) -> String {
+    let mut out = String::new();
+    for (i, ch) in group.chars().enumerate() {
+        if ch.is_ascii_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.push(ch.to_ascii_lowercase());
+    }
+    out
+}
+
 fn value_to_variant(v: FieldValue) -> Variant {
     match v {
         FieldValue::Int(i) => i.to_variant(),
@@ -117,7 +129,7 @@ impl IResource for WorldPreset {
         for spec in FIELDS {
             if spec.group != group {
                 group = spec.group;
-                let prefix = if group == "World" { String::new() } else { format!("{}_", group.to_lowercase()) };
+                let prefix = if group == "World" { String::new() } else { format!("{}_", snake_case(group)) };
                 out.push(PropertyInfo::new_group(group, &prefix));
             }
             out.push(property_info(spec));
