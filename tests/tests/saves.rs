@@ -149,7 +149,7 @@ fn handmade_payload_matches_the_documented_layout() {
     let save = decode_world_save(&wrap(&payload), "hand.strata").unwrap();
     assert_eq!(save.edits.len(), 3);
     assert_eq!(save.edits.get(IVec3::new(32 + 6, 0, -32)), Some(4));
-    assert_eq!(encode_world_save(&save).len() > HEADER_BYTES, true);
+    assert!(encode_world_save(&save).len() > HEADER_BYTES);
 }
 
 #[test]

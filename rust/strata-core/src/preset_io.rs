@@ -942,9 +942,7 @@ mod tests {
 
     #[test]
     fn ron_round_trip_keeps_everything() {
-        let mut p = WorldPreset::default();
-        p.name = "Round \"trip\"".into();
-        p.seed = u64::MAX - 3;
+        let mut p = WorldPreset { name: "Round \"trip\"".into(), seed: u64::MAX - 3, ..WorldPreset::default() };
         p.height.octaves = 7;
         let text = preset_to_ron(&p);
         assert!(text.contains("format: \"strata-preset\""), "{text}");
@@ -953,11 +951,9 @@ mod tests {
 
     #[test]
     fn tres_round_trip_keeps_table_fields() {
-        let mut p = WorldPreset::default();
-        p.seed = 99;
+        let mut p = WorldPreset { seed: 99, name: "a\\b \"c\"".into(), ..WorldPreset::default() };
         p.caves.mode = crate::preset::CaveMode::GameOfLife;
         p.height.scale = 123.25;
-        p.name = "a\\b \"c\"".into();
         let text = preset_to_tres_text(&p);
         let back = preset_from_tres_text(&text, "t.tres").unwrap();
         assert_eq!(back, p);

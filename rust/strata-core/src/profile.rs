@@ -119,6 +119,17 @@ pub enum SettingValue {
     Text(String),
 }
 
+impl std::fmt::Display for SettingValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SettingValue::Int(i) => write!(f, "{i}"),
+            SettingValue::Float(x) => write!(f, "{x}"),
+            SettingValue::Bool(b) => write!(f, "{b}"),
+            SettingValue::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
 impl Settings {
     /// The setting `key` (a known one or an extra).
     pub fn get(&self, key: &str) -> Option<SettingValue> {
@@ -152,7 +163,7 @@ impl Settings {
             "view_distance" => match value {
                 SettingValue::Int(i) if (2..=32).contains(&i) => self.view_distance = i,
                 SettingValue::Float(f) if f.fract() == 0.0 && (2.0..=32.0).contains(&f) => self.view_distance = f as i64,
-                v => return Err(err(format!("{v:?} is out of range or not an integer"), "an integer in 2..=32")),
+                v => return Err(err(format!("{v} is out of range or not an integer"), "an integer in 2..=32")),
             },
             "mouse_sensitivity" | "fov" => {
                 let (lo, hi, allowed) = if key == "fov" { (40.0, 120.0, "a number in 40..=120") } else { (0.01, 10.0, "a number in 0.01..=10") };
@@ -160,14 +171,14 @@ impl Settings {
                     Some(f) if f.is_finite() && (lo..=hi).contains(&f) => {
                         if key == "fov" { self.fov = f } else { self.mouse_sensitivity = f }
                     }
-                    _ => return Err(err(format!("{value:?} is out of range or not a number"), allowed)),
+                    _ => return Err(err(format!("{value} is out of range or not a number"), allowed)),
                 }
             }
             "invert_y" | "fullscreen" => match value {
                 SettingValue::Bool(b) => {
                     if key == "invert_y" { self.invert_y = b } else { self.fullscreen = b }
                 }
-                v => return Err(err(format!("{v:?} is not a bool"), "true or false")),
+                v => return Err(err(format!("{v} is not a bool"), "true or false")),
             },
             _ => {
                 if key.is_empty() || key.len() > 64 || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {

@@ -91,7 +91,7 @@ pub enum SaveError {
     Preset {
         file: String,
         #[source]
-        error: crate::preset_io::PresetError,
+        error: Box<crate::preset_io::PresetError>,
     },
 }
 
@@ -184,7 +184,7 @@ pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> 
     let file = path.display().to_string();
     save.preset.validate().map_err(|e| SaveError::Preset {
         file: file.clone(),
-        error: crate::preset_io::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed },
+        error: Box::new(crate::preset_io::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed }),
     })?;
     write_atomic(path, &encode_world_save(save)).map_err(|error| SaveError::Io { file, action: "write", error })
 }
@@ -315,7 +315,7 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
 fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
     let mut r = Reader { file, bytes: payload, pos: 0 };
     let preset_text = r.string("preset text", MAX_STRING_BYTES)?;
-    let preset = preset_from_sparse_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error })?;
+    let preset = preset_from_sparse_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
     let recorded = r.string("fingerprint", 64)?;
     let computed = fingerprint(&preset);
     if recorded != computed {
