@@ -1,1 +1,105 @@
-fn main() {}
+//! `cargo xtask`: project automation for Strata (alias in `.cargo/config.toml`).
+//!
+//! Subcommands are dispatched by a `match` in [`run`]; to add one, add an arm and a
+//! module. Reusable building blocks:
+//! * [`godot_install::ensure_godot`] → [`godot_install::Godot`] (a runnable Godot >= 4.6,
+//!   installed into `.tools/godot` when missing); `Godot::command()` / `xvfb_command()`.
+//! * [`extension::build_and_install`]: build `strata-godot`, copy it into the project,
+//!   import when needed; [`setup::prepare`] does Godot + extension in one call.
+//! * [`godot_run::run_captured`]: run with a timeout, streaming and capturing output.
+//!
+//! No dependencies; errors are [`error::Error`] and are printed as a message with
+//! causes and a hint, never as a panic.
+
+#[macro_use]
+mod error;
+mod bench;
+mod demo;
+mod extension;
+mod godot_install;
+mod godot_run;
+mod paths;
+#[cfg(test)]
+mod render_selftest;
+mod setup;
+mod test_suite;
+mod xvfb;
+
+use error::Result;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [args]
+
+commands:
+  setup                       install Godot 4.6 if needed, build the extension, import the project
+  godot [--] ARGS...          run the project's Godot with ARGS (exit code passes through)
+  test [--rust-only|--godot-only] [-- ARGS]
+                              Rust tests, then the headless Godot suite (res://tests/test_runner.tscn)
+  demo [--view-distance N] [--seconds S] [-- ARGS]
+                              windowed demo with a display; else headless + Xvfb-rendered flythrough
+  bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
+
+environment:
+  GODOT=/path/to/godot        use this Godot (must be >= 4.6) instead of PATH / .tools/godot
+  STRATA_GODOT_TEST_TIMEOUT   seconds allowed for the Godot suite (default 600)
+  STRATA_DEBIAN_MIRROR        Debian mirror for the Godot install (default: the system's)";
+
+/// Prints a major step (`==> ...`) to stderr.
+pub fn step(msg: impl std::fmt::Display) {
+    eprintln!("[xtask] ==> {msg}");
+}
+
+/// Prints a detail line to stderr.
+pub fn note(msg: impl std::fmt::Display) {
+    eprintln!("[xtask]     {msg}");
+}
+
+/// Prints a warning to stderr.
+pub fn warn(msg: impl std::fmt::Display) {
+    eprintln!("[xtask] warning: {msg}");
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("[xtask] error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode> {
+    let Some((cmd, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return Ok(ExitCode::from(2));
+    };
+    match cmd.as_str() {
+        "setup" => setup::run(rest).map(|()| ExitCode::SUCCESS),
+        "godot" => {
+            let rest = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
+            let godot = godot_install::ensure_godot()?;
+            let mut cmd = godot.command();
+            // Keep the caller's working directory so relative paths in ARGS work.
+            cmd.current_dir(std::env::current_dir()?);
+            cmd.args(rest);
+            Err(godot_run::exec(cmd))
+        }
+        "test" => test_suite::run(rest).map(|ok| {
+            if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }),
+        "demo" => demo::run(rest),
+        "bench" => bench::run(rest).map_err(error::Error::msg),
+        "help" | "-h" | "--help" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => bail!("unknown command `{other}`\n{USAGE}"),
+    }
+}

@@ -1,0 +1,235 @@
+//! `cargo xtask test`: all Rust tests, then the Godot test suite
+//! (`res://tests/test_runner.tscn`, headless), with a final summary.
+//!
+//! The Godot run fails if Godot exits non-zero or times out, if no line matches
+//! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
+//! any of [`FORBIDDEN`].
+
+use crate::error::{Context, Result};
+use crate::godot_run::{self, Echo, RunOutput};
+use crate::{paths, setup};
+use std::fs;
+use std::time::{Duration, Instant};
+
+/// Output fragments that fail the Godot suite even if every test passed.
+pub const FORBIDDEN: &[&str] = &[
+    "SCRIPT ERROR",
+    "Parse Error",
+    "Failed to load",
+    "ObjectDB instances leaked",
+    "Leaked instance",
+    "resources still in use at exit",
+];
+
+/// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
+pub const DEFAULT_TIMEOUT_S: u64 = 600;
+
+const USAGE: &str =
+    "usage: cargo xtask test [--rust-only | --godot-only] [-- ARGS for the test runner scene]";
+
+/// What the Godot suite's output says.
+#[derive(Debug, Default)]
+pub struct SuiteReport {
+    /// From the last `N passed, M failed` line, if any.
+    pub counts: Option<(u64, u64)>,
+    /// Reasons the suite fails (empty = success).
+    pub problems: Vec<String>,
+}
+
+/// Checks a Godot test-runner output for the pass/fail line and forbidden messages.
+pub fn analyze(out: &RunOutput) -> SuiteReport {
+    let mut report = SuiteReport {
+        counts: out.lines.iter().rev().find_map(|l| parse_counts(l)),
+        problems: vec![],
+    };
+    if !out.success() {
+        report
+            .problems
+            .push(format!("Godot {}", out.describe_exit()));
+    }
+    match report.counts {
+        None => report
+            .problems
+            .push("no `N passed, M failed` line in the output".into()),
+        Some((_, failed)) if failed > 0 => report.problems.push(format!("{failed} test(s) failed")),
+        Some(_) => {}
+    }
+    for pat in FORBIDDEN {
+        let hits: Vec<&String> = out.lines.iter().filter(|l| l.contains(pat)).collect();
+        if let Some(first) = hits.first() {
+            report.problems.push(format!(
+                "output contains `{pat}` ({} line(s)); first: {}",
+                hits.len(),
+                first.trim()
+            ));
+        }
+    }
+    report
+}
+
+/// Parses a line starting with `<digits> passed, <digits> failed`.
+pub fn parse_counts(line: &str) -> Option<(u64, u64)> {
+    let (passed, rest) = split_number(line)?;
+    let rest = rest.strip_prefix(" passed, ")?;
+    let (failed, rest) = split_number(rest)?;
+    rest.starts_with(" failed").then_some((passed, failed))
+}
+
+fn split_number(s: &str) -> Option<(u64, &str)> {
+    let end = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    if end == 0 {
+        return None;
+    }
+    Some((s[..end].parse().ok()?, &s[end..]))
+}
+
+/// `cargo xtask test`.
+pub fn run(args: &[String]) -> Result<bool> {
+    let mut rust = true;
+    let mut godot = true;
+    let mut runner_args: Vec<String> = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--rust-only" => godot = false,
+            "--godot-only" => rust = false,
+            "--" => runner_args.extend(it.by_ref().cloned()),
+            "-h" | "--help" => {
+                println!("{USAGE}");
+                return Ok(true);
+            }
+            other => bail!("unknown argument `{other}`\n{USAGE}"),
+        }
+    }
+    let started = Instant::now();
+    let mut summary: Vec<(String, bool)> = Vec::new();
+
+    if rust {
+        crate::step("Rust tests: cargo test --workspace --exclude strata-godot");
+        let t = Instant::now();
+        let mut cmd = paths::cargo();
+        cmd.args(["test", "--workspace", "--exclude", "strata-godot"]);
+        let status = godot_run::run_inherit(cmd)?;
+        summary.push((
+            format!(
+                "Rust tests (cargo test --workspace --exclude strata-godot): {} in {:.0} s",
+                if status.success() {
+                    "passed".to_string()
+                } else {
+                    format!("FAILED, {}", godot_run::describe_status(status))
+                },
+                t.elapsed().as_secs_f64()
+            ),
+            status.success(),
+        ));
+    }
+
+    if godot {
+        let t = Instant::now();
+        match run_godot_suite(&runner_args) {
+            Ok((report, log)) => {
+                let counts = match report.counts {
+                    Some((p, f)) => format!("{p} passed, {f} failed"),
+                    None => "no result line".into(),
+                };
+                let ok = report.problems.is_empty();
+                let mut line = format!(
+                    "Godot suite (res://tests/test_runner.tscn): {} — {counts} in {:.0} s (log: {})",
+                    if ok { "passed" } else { "FAILED" },
+                    t.elapsed().as_secs_f64(),
+                    log.display()
+                );
+                for p in &report.problems {
+                    line.push_str(&format!("\n    problem: {p}"));
+                }
+                summary.push((line, ok));
+            }
+            Err(e) => summary.push((format!("Godot suite: FAILED — {e}"), false)),
+        }
+    }
+
+    let ok = summary.iter().all(|(_, ok)| *ok);
+    eprintln!();
+    eprintln!("==================== xtask test summary ====================");
+    for (line, _) in &summary {
+        eprintln!("{line}");
+    }
+    eprintln!(
+        "RESULT: {} ({:.0} s)",
+        if ok { "PASSED" } else { "FAILED" },
+        started.elapsed().as_secs_f64()
+    );
+    Ok(ok)
+}
+
+fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::PathBuf)> {
+    let runner = paths::godot_project().join("tests/test_runner.tscn");
+    let godot = setup::prepare()?;
+    if !runner.is_file() {
+        bail!("godot_project/tests/test_runner.tscn missing — the Godot test suite cannot run");
+    }
+    let timeout = std::env::var("STRATA_GODOT_TEST_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_TIMEOUT_S);
+    crate::step(format!(
+        "Godot suite: godot --headless --path godot_project res://tests/test_runner.tscn (timeout {timeout} s)"
+    ));
+    let mut cmd = godot.command();
+    cmd.args([
+        "--headless",
+        "--path",
+        "godot_project",
+        "res://tests/test_runner.tscn",
+    ]);
+    if !runner_args.is_empty() {
+        cmd.arg("--").args(runner_args);
+    }
+    let out = godot_run::run_captured(cmd, Duration::from_secs(timeout), Echo::Live)?;
+    let log = paths::target_dir()?.join("xtask/godot-tests.log");
+    if let Some(dir) = log.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
+    Ok((analyze(&out), log))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_counts("12 passed, 0 failed"), Some((12, 0)));
+        assert_eq!(parse_counts("3 passed, 2 failed (1.2 s)"), Some((3, 2)));
+        assert_eq!(parse_counts(" 3 passed, 2 failed"), None);
+        assert_eq!(parse_counts("passed, 2 failed"), None);
+        assert_eq!(parse_counts("3 passed, x failed"), None);
+    }
+
+    #[test]
+    fn analysis() {
+        use std::os::unix::process::ExitStatusExt;
+        let out = |lines: &[&str], code: i32| RunOutput {
+            status: Some(std::process::ExitStatus::from_raw(code << 8)),
+            timed_out: false,
+            lines: lines.iter().map(|s| s.to_string()).collect(),
+            elapsed: Duration::ZERO,
+        };
+        assert!(
+            analyze(&out(&["ok a", "5 passed, 0 failed"], 0))
+                .problems
+                .is_empty()
+        );
+        assert_eq!(analyze(&out(&["5 passed, 1 failed"], 1)).problems.len(), 2);
+        assert_eq!(analyze(&out(&["hello"], 0)).problems.len(), 1);
+        let r = analyze(&out(
+            &[
+                "WARNING: ObjectDB instances leaked at exit",
+                "5 passed, 0 failed",
+            ],
+            0,
+        ));
+        assert_eq!(r.problems.len(), 1);
+    }
+}
