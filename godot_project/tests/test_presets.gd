@@ -90,3 +90,16 @@ func test_shipped_presets_load_and_match() -> void:
 			assert_eq(loaded.fingerprint(), from_ron.fingerprint(), name + " via ResourceLoader")
 		prints[from_ron.fingerprint()] = name
 	assert_eq(prints.size(), SHIPPED.size(), "shipped presets differ")
+
+func test_tres_saved_by_godot_reads_in_rust() -> void:
+	var p := WorldPreset.new()
+	p.seed = -42
+	p.height_octaves = 9
+	p.caves_mode = 2
+	p.name = "Quote \" and tab\t"
+	var path := _dir.path_join("godot_saved.tres")
+	assert_eq(ResourceSaver.save(p, path), OK)
+	var q: WorldPreset = WorldPreset.load_from_file(path)
+	if assert_true(q != null, WorldPreset.last_load_error()):
+		assert_eq(q.fingerprint(), p.fingerprint())
+		assert_eq(q.name, p.name)
