@@ -19,6 +19,7 @@ mod extension;
 mod godot_install;
 mod godot_run;
 mod paths;
+mod preview;
 #[cfg(test)]
 mod render_selftest;
 mod setup;
@@ -36,6 +37,8 @@ commands:
   godot [--] ARGS...          run the project's Godot with ARGS (exit code passes through)
   test [--rust-only|--godot-only] [-- ARGS]
                               Rust tests, then the headless Godot suite (res://tests/test_runner.tscn)
+  preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
+                              render a preset (.tres/.ron) to height/relief/biome/cave PNGs
   demo [--view-distance N] [--seconds S] [-- ARGS]
                               windowed demo with a display; else headless + Xvfb-rendered flythrough
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
@@ -95,6 +98,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
             }
         }),
         "demo" => demo::run(rest),
+        "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
