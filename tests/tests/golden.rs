@@ -12,7 +12,7 @@ use strata_core::generator::Generator;
 use strata_core::preset::WorldPreset;
 
 /// Fingerprint of [`CHUNKS`] of the default preset.
-const DEFAULT_PRESET_FINGERPRINT: u64 = 0x86414046b02e37d9;
+const DEFAULT_PRESET_FINGERPRINT: u64 = 0x7661affc5d52da2c;
 
 /// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.
 const CHUNKS: [(i32, i32, i32); 10] = [

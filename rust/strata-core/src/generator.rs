@@ -174,10 +174,15 @@ impl Generator {
     pub fn generate_region(&self, out: &mut VoxelBuffer) {
         let (min, size) = (out.min(), out.size());
         let columns = ColumnGrid::new(self, min.x, min.z, size.x, size.z);
-        self.fill_layers(&columns, out);
-        crate::worldgen::caves::carve(self, &columns, out);
-        crate::worldgen::ores::place(self, &columns, out);
-        crate::worldgen::water::settle(self, &columns, out);
+        self.generate_from_columns(&columns, out);
+    }
+
+    /// The stages after the column pass; `columns` covers `out`'s (x, z) rectangle exactly.
+    fn generate_from_columns(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+        self.fill_layers(columns, out);
+        crate::worldgen::caves::carve(self, columns, out);
+        crate::worldgen::ores::place(self, columns, out);
+        crate::worldgen::water::settle(self, columns, out);
     }
 
     /// Stage 1: ground layers from the columns, water up to sea level.
@@ -216,6 +221,22 @@ impl Generator {
         self.generate_region(out);
     }
 
+    /// [`Generator::generate_padded_chunk`] that stops after the column pass when the chunk is
+    /// sky ([`Generator::chunk_is_sky`], from the same columns): then it returns `true` and
+    /// `out` is the padded box all air, which is exactly what generating it would give. A sky
+    /// chunk so costs one column pass and nothing else, and a chunk that is not sky costs no
+    /// extra column pass for the test.
+    pub fn generate_padded_chunk_unless_sky(&self, c: ChunkCoord, out: &mut VoxelBuffer) -> bool {
+        let (min, n) = (c.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
+        out.reset(min, IVec3::splat(n));
+        let columns = ColumnGrid::new(self, min.x, min.z, n, n);
+        if self.is_sky(c, &columns) {
+            return true;
+        }
+        self.generate_from_columns(&columns, out);
+        false
+    }
+
     /// The block at one world position (generates a 1×1×1 box).
     pub fn voxel_at(&self, p: IVec3) -> BlockId {
         self.generate_box(p, IVec3::ONE).data()[0]
@@ -234,10 +255,24 @@ impl Generator {
         })
     }
 
-    /// True when chunk `c` (with its halo) is certainly all air, so it needs no mesh.
+    /// True when chunk `c` (with its halo) is certainly all air, so it needs no mesh. When the
+    /// chunk is generated anyway unless sky, [`Generator::generate_padded_chunk_unless_sky`]
+    /// shares the column pass.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
-        let bottom = c.min_voxel().y - 1;
         let (_, hi) = self.surface_range(c);
+        self.sky_above(c, hi)
+    }
+
+    /// [`Generator::chunk_is_sky`] from the padded chunk's columns.
+    fn is_sky(&self, c: ChunkCoord, columns: &ColumnGrid) -> bool {
+        let hi = columns.columns.iter().fold(i32::MIN, |hi, col| hi.max(col.surface));
+        self.sky_above(c, hi)
+    }
+
+    /// Whether the padded chunk `c` lies above ground whose highest surface is `hi`, and above
+    /// the sea.
+    fn sky_above(&self, c: ChunkCoord, hi: i32) -> bool {
+        let bottom = c.min_voxel().y - 1;
         let water_top = if self.preset.water.enabled { self.preset.water.sea_level } else { i32::MIN };
         bottom >= hi && bottom >= water_top
     }

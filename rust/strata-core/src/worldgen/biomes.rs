@@ -176,26 +176,28 @@ impl BiomeMap {
         }
         let (cx0, cz0) = cell_of(self.cell_size, x0, z0);
         let (cx1, cz1) = cell_of(self.cell_size, x1, z1);
+        // Positions first (a hash each); the climate (two fBm samples) only for the kept points.
         let mut candidates = Vec::with_capacity(((cx1 - cx0 + 5) * (cz1 - cz0 + 5)) as usize);
         for cz in cz0 - SCAN_RADIUS..=cz1 + SCAN_RADIUS {
             for cx in cx0 - SCAN_RADIUS..=cx1 + SCAN_RADIUS {
-                candidates.push(self.feature(cx, cz));
+                let (x, z) = feature_point(self.seed, salt::BIOME, self.cell_size, cx, cz);
+                candidates.push((cx, cz, x, z));
             }
         }
-        let near = |f: &Feature| {
-            let gx = (x0 - f.x).max(f.x - x1).max(0.0);
-            let gz = (z0 - f.z).max(f.z - z1).max(0.0);
+        let near = |&(_, _, x, z): &(i32, i32, f64, f64)| {
+            let gx = (x0 - x).max(x - x1).max(0.0);
+            let gz = (z0 - z).max(z - z1).max(0.0);
             (gx * gx + gz * gz).sqrt()
         };
-        let far = |f: &Feature| {
-            let gx = (f.x - x0).abs().max((f.x - x1).abs());
-            let gz = (f.z - z0).abs().max((f.z - z1).abs());
+        let far = |&(_, _, x, z): &(i32, i32, f64, f64)| {
+            let gx = (x - x0).abs().max((x - x1).abs());
+            let gz = (z - z0).abs().max((z - z1).abs());
             (gx * gx + gz * gz).sqrt()
         };
         let d = candidates.iter().map(far).fold(f64::INFINITY, f64::min);
         let keep = d + self.blend + 1.0;
-        candidates.retain(|f| near(f) < keep);
-        RegionFeatures { rect, features: candidates }
+        let features = candidates.iter().filter(|c| near(c) < keep).map(|&(cx, cz, _, _)| self.feature(cx, cz)).collect();
+        RegionFeatures { rect, features }
     }
 
     /// The biome and blended height parameters at world `(x, z)`.
@@ -249,6 +251,20 @@ impl BiomeMap {
             return BiomeSample { biome: nearest, height_offset: p.height_offset, height_scale: p.height_scale };
         }
         BiomeSample { biome: nearest, height_offset: offset / w_sum, height_scale: scale / w_sum }
+    }
+
+    /// The biome of the nearest feature point to `(x, z)`, a position inside `region`'s rectangle
+    /// (the biome [`BiomeMap::sample_in`] gives, without the blend).
+    #[inline]
+    pub fn nearest_in(&self, x: f64, z: f64, region: &RegionFeatures) -> u8 {
+        let (mut nearest, mut best_d2) = (0u8, f64::INFINITY);
+        for f in &region.features {
+            let d = (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
+            if d < best_d2 {
+                (nearest, best_d2) = (f.biome, d);
+            }
+        }
+        nearest
     }
 
     /// The biome of the nearest feature point to `(x, z)`.
