@@ -116,12 +116,29 @@ extern "C" fn on_signal(_sig: i32) {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
 
-fn install_signal_handlers() {
-    let handler = on_signal as extern "C" fn(i32) as usize;
-    // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-    unsafe {
-        signal(SIGINT, handler);
-        signal(SIGTERM, handler);
+/// Routes SIGINT/SIGTERM to [`INTERRUPTED`] while alive; restores the previous
+/// dispositions when dropped.
+struct SignalGuard {
+    previous: [usize; 2],
+}
+
+impl SignalGuard {
+    fn install() -> Self {
+        INTERRUPTED.store(false, Ordering::SeqCst);
+        let handler = on_signal as extern "C" fn(i32) as usize;
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        let previous = unsafe { [signal(SIGINT, handler), signal(SIGTERM, handler)] };
+        SignalGuard { previous }
+    }
+}
+
+impl Drop for SignalGuard {
+    fn drop(&mut self) {
+        // SAFETY: restores the dispositions that signal() returned.
+        unsafe {
+            signal(SIGINT, self.previous[0]);
+            signal(SIGTERM, self.previous[1]);
+        }
     }
 }
 
@@ -135,9 +152,9 @@ fn kill_group(pgid: u32, sig: i32) {
 /// Runs `cmd` in its own process group with stdin closed, capturing stdout and stderr
 /// (and echoing them live if `echo` is [`Echo::Live`]). After `timeout` the whole group
 /// is sent SIGTERM, then SIGKILL 5 s later. Ctrl-C / SIGTERM to xtask do the same and
-/// then return an error.
+/// then return an error (the previous signal dispositions are restored afterwards).
 pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<RunOutput> {
-    install_signal_handlers();
+    let _signals = SignalGuard::install();
     let shown = display_command(&cmd);
     cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())

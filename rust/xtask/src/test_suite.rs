@@ -108,7 +108,13 @@ pub fn run(args: &[String]) -> Result<bool> {
         crate::step("Rust tests: cargo test --workspace --exclude strata-godot");
         let t = Instant::now();
         let mut cmd = paths::cargo();
-        cmd.args(["test", "--workspace", "--exclude", "strata-godot"]);
+        cmd.args([
+            "test",
+            "--workspace",
+            "--exclude",
+            "strata-godot",
+            "--no-fail-fast",
+        ]);
         let status = godot_run::run_inherit(cmd)?;
         summary.push((
             format!(
