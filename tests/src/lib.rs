@@ -1,1 +1,34 @@
-//! Integration tests live in tests/tests/.
+//! Shared helpers for Strata's cross-crate integration tests (`tests/tests/*.rs`).
+
+use strata_core::coords::ChunkCoord;
+use strata_core::generator::Generator;
+use strata_core::preset::WorldPreset;
+use std::path::PathBuf;
+
+/// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.
+pub const GOLDEN_CHUNKS: [(i32, i32, i32); 10] = [
+    (0, 0, 0),
+    (0, -1, 0),
+    (1, 0, -1),
+    (-1, 0, 1),
+    (-3, -2, 2),
+    (5, 1, -4),
+    (0, 3, 0),
+    (37, 0, -21),
+    (-250, -1, 400),
+    (1000, 0, 1000),
+];
+
+/// A fingerprint of the voxels of [`GOLDEN_CHUNKS`] in `preset`'s world.
+pub fn world_fingerprint(preset: &WorldPreset) -> u64 {
+    let g = Generator::new(preset).expect("preset is valid");
+    GOLDEN_CHUNKS.iter().fold(0xcbf2_9ce4_8422_2325u64, |acc, &(x, y, z)| {
+        let h = g.generate_chunk(ChunkCoord::new(x, y, z)).content_hash();
+        (acc ^ h).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17)
+    })
+}
+
+/// `godot_project/presets/` in this checkout.
+pub fn shipped_presets_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../godot_project/presets")
+}

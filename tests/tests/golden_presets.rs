@@ -1,0 +1,37 @@
+//! Golden fingerprints of every shipped preset's world, so an unintended change to any of them
+//! fails a test. Update a constant only for an intended change, and say why in the commit (see
+//! `golden.rs`).
+
+use strata_core::preset_io::load_preset_file;
+use strata_tests::{shipped_presets_dir, world_fingerprint};
+
+const GOLDEN: [(&str, u64); 5] = [
+    ("default_hills", 0x7661affc5d52da2c),
+    ("archipelago", 0xc120e287b8aec506),
+    ("alpine_mountains", 0x9510ee282e6e6ac9),
+    ("desert_canyons", 0x4f1515d5e371cdfe),
+    ("deep_caverns", 0xe5f363c760cdfe6f),
+];
+
+#[test]
+fn every_shipped_preset_matches_its_golden_fingerprint() {
+    let mut report = Vec::new();
+    for (name, expected) in GOLDEN {
+        let path = shipped_presets_dir().join(format!("{name}.ron"));
+        let preset = load_preset_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        let got = world_fingerprint(&preset);
+        if got != expected {
+            report.push(format!("    (\"{name}\", {got:#018x}),"));
+        }
+    }
+    assert!(report.is_empty(), "shipped worlds changed; if intended, use:\n{}", report.join("\n"));
+}
+
+#[test]
+fn shipped_presets_make_different_worlds() {
+    let mut seen = std::collections::HashSet::new();
+    for (name, _) in GOLDEN {
+        let preset = load_preset_file(&shipped_presets_dir().join(format!("{name}.ron"))).unwrap();
+        assert!(seen.insert(world_fingerprint(&preset)), "{name} makes the same world as another preset");
+    }
+}
