@@ -215,3 +215,22 @@ func test_scatter_multimeshes_stand_in_loaded_chunks() -> void:
 		if child is MultiMeshInstance3D:
 			instances += child.multimesh.instance_count
 	assert_gt(instances, 10, "trees, bushes, flowers or rocks near the origin")
+
+func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> void:
+	var w := _make_world(12, 1)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	var h0 := w.get_height(10.5, 10.5)
+	var p := Vector3i(3, int(w.get_height(3, 3)) + 5, 3)
+	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	var generated_before: int = w.get_stats()["generated_total"]
+	# Live tuning: a designer drags the "base height" slider.
+	w.preset.height_base_height = w.preset.height_base_height + 20.0
+	await wait_frames(1)
+	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0, "the new preset is used at once")
+	assert_lt(w.get_stats()["generated_total"], generated_before + 1, "streaming restarted")
+	assert_true(await wait_until(w.is_area_ready, 10.0), "regenerated")
+	assert_eq(w.get_voxel(p), ChunkWorld.block_id("stone"), "edits survive a preset change")
+	# A bad value is refused with a clear error and changes nothing.
+	w.preset.height_octaves = 0
+	assert_true(w.preset.last_error().contains("height_octaves") and w.preset.last_error().contains("1..=12"), w.preset.last_error())
+	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0)
