@@ -39,7 +39,7 @@ pub struct Column {
 }
 
 /// Columns over a rectangle of (x, z), computed once per region and shared by all stages.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ColumnGrid {
     pub min_x: i32,
     pub min_z: i32,
@@ -53,6 +53,12 @@ impl ColumnGrid {
         let mut columns = Vec::with_capacity((size_x.max(0) * size_z.max(0)) as usize);
         generator.columns_into(min_x, min_z, size_x.max(0) as usize, size_z.max(0) as usize, &mut columns);
         Self { min_x, min_z, size_x, size_z, columns }
+    }
+
+    /// Whether world column (x, z) lies inside the grid.
+    #[inline]
+    pub fn contains(&self, x: i32, z: i32) -> bool {
+        x >= self.min_x && x < self.min_x + self.size_x && z >= self.min_z && z < self.min_z + self.size_z
     }
 
     /// The column at world (x, z), which must lie inside the grid.
@@ -86,6 +92,16 @@ impl Generator {
     pub fn with_base_dir(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::new(preset, base_dir)?;
+        Ok(Self { preset: Arc::new(preset.clone()), terrain })
+    }
+
+    /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
+    /// is the field before the lattice, at column centres). For benchmarks and comparisons only:
+    /// its world is not the preset's.
+    #[doc(hidden)]
+    pub fn with_lattice_step(preset: &WorldPreset, step: i32) -> Result<Self, GeneratorError> {
+        preset.validate()?;
+        let terrain = Terrain::new(preset, None)?.with_lattice_step(step);
         Ok(Self { preset: Arc::new(preset.clone()), terrain })
     }
 
@@ -136,12 +152,40 @@ impl Generator {
     /// central difference of neighbouring heights) show stone, and shores (surface at most one
     /// above sea level) show sand.
     pub fn columns_into(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+        self.columns_with(min_x, min_z, size_x, size_z, false, out);
+    }
+
+    /// [`Generator::columns_into`] over the exact height field ([`Terrain::sample_grid_exact`]):
+    /// the column pass as it was before the lattice, kept as the benchmark baseline.
+    #[doc(hidden)]
+    pub fn columns_into_exact(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+        self.columns_with(min_x, min_z, size_x, size_z, true, out);
+    }
+
+    fn columns_with(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, exact: bool, out: &mut Vec<Column>) {
         if size_x == 0 || size_z == 0 {
             return;
         }
+        let mut samples = Vec::new();
+        self.column_samples(min_x, min_z, size_x, size_z, exact, &mut samples);
+        self.columns_from_samples(&samples, size_x, size_z, out);
+    }
+
+    /// Heights and biomes of the columns of a rectangle and a one-column ring around it (for
+    /// the slope), row-major with x fastest.
+    fn column_samples(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, exact: bool, samples: &mut Vec<TerrainSample>) {
         let (gx, gz) = (size_x + 2, size_z + 2);
-        let mut samples: Vec<TerrainSample> = Vec::with_capacity(gx * gz);
-        self.terrain.sample_grid(min_x as f64 - 0.5, min_z as f64 - 0.5, 1.0, gx, gz, &mut samples);
+        let (x0, z0) = (min_x as f64 - 0.5, min_z as f64 - 0.5);
+        if exact {
+            self.terrain.sample_grid_exact(x0, z0, 1.0, gx, gz, samples);
+        } else {
+            self.terrain.sample_grid(x0, z0, 1.0, gx, gz, samples);
+        }
+    }
+
+    /// The columns of a rectangle from [`Generator::column_samples`].
+    fn columns_from_samples(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+        let gx = size_x + 2;
         let sea = self.preset.water.sea_level;
         let water = self.preset.water.enabled;
         let rock_slope = self.preset.biomes.rock_slope as f64;
@@ -221,19 +265,27 @@ impl Generator {
         self.generate_region(out);
     }
 
-    /// [`Generator::generate_padded_chunk`] that stops after the column pass when the chunk is
-    /// sky ([`Generator::chunk_is_sky`], from the same columns): then it returns `true` and
-    /// `out` is the padded box all air, which is exactly what generating it would give. A sky
-    /// chunk so costs one column pass and nothing else, and a chunk that is not sky costs no
-    /// extra column pass for the test.
-    pub fn generate_padded_chunk_unless_sky(&self, c: ChunkCoord, out: &mut VoxelBuffer) -> bool {
+    /// [`Generator::generate_padded_chunk`] that stops after the column pass's heights when the
+    /// chunk is sky ([`Generator::chunk_is_sky`], from the same heights): then it returns `true`
+    /// and `out` is the padded box all air, which is exactly what generating it would give. A sky
+    /// chunk so costs one height pass and nothing else, and a chunk that is not sky costs no
+    /// extra pass for the test. `columns` receives the padded chunk's columns (34 × 34 from
+    /// `min_voxel − 1`) when it is not sky, for later stages that need them (scatter), and keeps
+    /// its allocation across calls.
+    pub fn generate_padded_chunk_unless_sky(&self, c: ChunkCoord, out: &mut VoxelBuffer, columns: &mut ColumnGrid) -> bool {
         let (min, n) = (c.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
+        let (nu, gx) = (n as usize, n as usize + 2);
+        let mut samples = Vec::with_capacity(gx * gx);
+        self.column_samples(min.x, min.z, nu, nu, false, &mut samples);
+        let hi = (1..=nu).flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu]).fold(i32::MIN, |hi, s| hi.max(s.height.floor() as i32));
         out.reset(min, IVec3::splat(n));
-        let columns = ColumnGrid::new(self, min.x, min.z, n, n);
-        if self.is_sky(c, &columns) {
+        columns.columns.clear();
+        (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
+        if self.sky_above(c, hi) {
             return true;
         }
-        self.generate_from_columns(&columns, out);
+        self.columns_from_samples(&samples, nu, nu, &mut columns.columns);
+        self.generate_from_columns(columns, out);
         false
     }
 
@@ -260,12 +312,6 @@ impl Generator {
     /// shares the column pass.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
         let (_, hi) = self.surface_range(c);
-        self.sky_above(c, hi)
-    }
-
-    /// [`Generator::chunk_is_sky`] from the padded chunk's columns.
-    fn is_sky(&self, c: ChunkCoord, columns: &ColumnGrid) -> bool {
-        let hi = columns.columns.iter().fold(i32::MIN, |hi, col| hi.max(col.surface));
         self.sky_above(c, hi)
     }
 
@@ -297,6 +343,30 @@ fn layer_block(col: &Column, y: i32, sea: i32, water: bool) -> BlockId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sky_shortcut_gives_the_padded_chunk_and_the_sky_test() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let (mut a, mut b, mut columns) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default());
+        let mut skies = 0;
+        for (cx, cz) in [(0, 0), (3, -2), (-7, 5), (40, 41)] {
+            for cy in -3..5 {
+                let c = ChunkCoord::new(cx, cy, cz);
+                let sky = g.generate_padded_chunk_unless_sky(c, &mut a, &mut columns);
+                g.generate_padded_chunk(c, &mut b);
+                assert_eq!(sky, g.chunk_is_sky(c), "{c:?}");
+                assert_eq!(a, b, "{c:?}");
+                if sky {
+                    skies += 1;
+                    assert!(columns.columns.is_empty());
+                } else {
+                    let m = c.min_voxel() - IVec3::ONE;
+                    assert_eq!(columns.columns, ColumnGrid::new(&g, m.x, m.z, CHUNK_SIZE + 2, CHUNK_SIZE + 2).columns);
+                }
+            }
+        }
+        assert!(skies > 4 && skies < 28, "{skies}");
+    }
 
     #[test]
     fn ground_below_surface_air_above() {

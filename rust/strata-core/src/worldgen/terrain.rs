@@ -310,6 +310,16 @@ impl Terrain {
         self.step
     }
 
+    /// This field with another lattice step (a power of two from 1 to [`MAX_LATTICE_STEP`]):
+    /// step 1 is the exact field at column centres. For benchmarks and comparisons; the world
+    /// uses [`lattice_step`].
+    #[doc(hidden)]
+    pub fn with_lattice_step(mut self, step: i32) -> Self {
+        assert!(step >= 1 && step <= MAX_LATTICE_STEP && (step & (step - 1)) == 0, "lattice step {step}");
+        self.step = step;
+        self
+    }
+
     /// Lattice cell of world coordinate `v`: the index `i` of the lattice point at or below it
     /// (lattice points sit at `i·step + ½`) and the fraction `t ∈ [0, 1)` towards point `i + 1`.
     /// `step` is a power of two, so `t` is exact.

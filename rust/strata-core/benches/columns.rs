@@ -1,0 +1,140 @@
+//! The column pass (surface height, biome and blocks per (x, z)) and whole padded chunks:
+//! the exact height field (every source at every column, the column pass before the lattice) as
+//! the baseline, against the coarse lattice (`worldgen::terrain` module doc).
+//!
+//! * `column_pass`: the columns of one padded chunk (34 × 34 = 1,156 columns, which sample
+//!   36 × 36 heights for the slope); divide by 1,156 for the cost per column.
+//! * `point_sample`: 64 scattered single-point samples (`Terrain::sample_exact` against
+//!   `Terrain::sample`, which reads four lattice points); divide by 64 per sample.
+//! * `padded_chunk`: a whole padded chunk (columns, layers, caves, ores, water) for a surface,
+//!   a deep and a sky chunk. `before`: the exact field (lattice step 1, which is the old field)
+//!   and the old worker flow (`chunk_is_sky`, then `generate_padded_chunk`: two column passes);
+//!   `lattice_two_passes`: the lattice, old flow; `lattice`: the lattice and
+//!   `generate_padded_chunk_unless_sky` (one column pass).
+//!
+//! Run: `cargo bench -p strata-core --bench columns`.
+
+use std::hint::black_box;
+use std::sync::LazyLock;
+use strata_core::generator::{Column, ColumnGrid, Generator};
+use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
+
+static LATTICE: LazyLock<Generator> = LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
+static EXACT: LazyLock<Generator> = LazyLock::new(|| Generator::with_lattice_step(&WorldPreset::default(), 1).expect("default preset"));
+
+/// Surface, deep (three chunks below the surface chunk) and sky (three above) chunks of one column.
+static CHUNKS: LazyLock<[ChunkCoord; 3]> = LazyLock::new(|| {
+    let (cx, cz) = (1, 1);
+    let s = LATTICE.surface_height(cx * CHUNK_SIZE + 16, cz * CHUNK_SIZE + 16);
+    let cy = s.div_euclid(CHUNK_SIZE);
+    let chunks = [ChunkCoord::new(cx, cy, cz), ChunkCoord::new(cx, cy - 3, cz), ChunkCoord::new(cx, cy + 3, cz)];
+    assert!(!LATTICE.chunk_is_sky(chunks[0]) && !LATTICE.chunk_is_sky(chunks[1]) && LATTICE.chunk_is_sky(chunks[2]));
+    chunks
+});
+
+const KINDS: [&str; 3] = ["surface", "deep", "sky"];
+const N: i32 = CHUNK_SIZE + 2;
+
+fn main() {
+    divan::main();
+}
+
+fn chunk(kind: &str) -> ChunkCoord {
+    CHUNKS[KINDS.iter().position(|k| *k == kind).unwrap()]
+}
+
+mod column_pass {
+    use super::*;
+
+    const MIN: (i32, i32) = (31, -3);
+
+    /// Baseline: the exact field at every column.
+    #[divan::bench(sample_count = 40)]
+    fn exact(bencher: divan::Bencher) {
+        let mut out: Vec<Column> = Vec::with_capacity((N * N) as usize);
+        bencher.bench_local(|| {
+            out.clear();
+            LATTICE.columns_into_exact(black_box(MIN.0), MIN.1, N as usize, N as usize, &mut out);
+            black_box(out.len())
+        });
+    }
+
+    /// The lattice (step 4 for the default preset), interpolated per column.
+    #[divan::bench(sample_count = 40)]
+    fn lattice(bencher: divan::Bencher) {
+        let mut out: Vec<Column> = Vec::with_capacity((N * N) as usize);
+        bencher.bench_local(|| {
+            out.clear();
+            LATTICE.columns_into(black_box(MIN.0), MIN.1, N as usize, N as usize, &mut out);
+            black_box(out.len())
+        });
+    }
+}
+
+mod point_sample {
+    use super::*;
+
+    fn points() -> Vec<(f64, f64)> {
+        (0..64).map(|i| ((i * 977 % 4096) as f64 - 2048.5, (i * 613 % 4096) as f64 - 1024.5)).collect()
+    }
+
+    #[divan::bench(sample_count = 40)]
+    fn exact(bencher: divan::Bencher) {
+        let (t, p) = (LATTICE.terrain(), points());
+        bencher.bench_local(|| p.iter().map(|&(x, z)| t.sample_exact(black_box(x), z).height).sum::<f64>());
+    }
+
+    #[divan::bench(sample_count = 40)]
+    fn lattice(bencher: divan::Bencher) {
+        let (t, p) = (LATTICE.terrain(), points());
+        bencher.bench_local(|| p.iter().map(|&(x, z)| t.sample(black_box(x), z).height).sum::<f64>());
+    }
+}
+
+mod padded_chunk {
+    use super::*;
+
+    /// The old worker flow: the sky test, then the chunk (its own column pass).
+    fn two_passes(g: &Generator, c: ChunkCoord, out: &mut VoxelBuffer) -> bool {
+        let sky = g.chunk_is_sky(c);
+        if !sky {
+            g.generate_padded_chunk(c, out);
+        }
+        sky
+    }
+
+    #[divan::bench(args = KINDS, sample_count = 30)]
+    fn before(bencher: divan::Bencher, kind: &str) {
+        let c = chunk(kind);
+        let mut out = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        bencher.bench_local(|| black_box(two_passes(&EXACT, black_box(c), &mut out)));
+    }
+
+    #[divan::bench(args = KINDS, sample_count = 30)]
+    fn lattice_two_passes(bencher: divan::Bencher, kind: &str) {
+        let c = chunk(kind);
+        let mut out = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        bencher.bench_local(|| black_box(two_passes(&LATTICE, black_box(c), &mut out)));
+    }
+
+    #[divan::bench(args = KINDS, sample_count = 30)]
+    fn lattice(bencher: divan::Bencher, kind: &str) {
+        let c = chunk(kind);
+        let (mut out, mut columns) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default());
+        bencher.bench_local(|| black_box(LATTICE.generate_padded_chunk_unless_sky(black_box(c), &mut out, &mut columns)));
+    }
+}
+
+/// `scatter::scatter_chunk` for the surface chunk: 64 candidates, each a `Generator::column`
+/// (its own small column pass); shown to size what sharing the padded chunk's columns would save.
+#[divan::bench(sample_count = 30)]
+fn scatter_chunk_surface(bencher: divan::Bencher) {
+    let c = chunk("surface");
+    bencher.bench_local(|| black_box(strata_core::worldgen::scatter::scatter_chunk(&LATTICE, black_box(c)).len()));
+}
+
+/// One `Generator::column` (a 3 × 3 sample grid on the lattice).
+#[divan::bench(sample_count = 40)]
+fn single_column(bencher: divan::Bencher) {
+    bencher.bench_local(|| black_box(LATTICE.column(black_box(123), -45)));
+}
