@@ -204,66 +204,7 @@ impl ChunkWorld {
     #[signal]
     fn area_ready();
 
-    /// A flat-shaded material of one colour.
-fn solid_material(rgb: [f32; 3]) -> Gd<StandardMaterial3D> {
-    let mut m = StandardMaterial3D::new_gd();
-    m.set_albedo(Color::from_rgb(rgb[0], rgb[1], rgb[2]));
-    m.set_roughness(0.9);
-    m
-}
-
-/// Appends `prim`'s surface to `out`, moved up by `lift`, with `material`.
-fn add_part(out: &mut Gd<ArrayMesh>, prim: Gd<PrimitiveMesh>, lift: f32, material: &Gd<StandardMaterial3D>) {
-    let mut arrays = prim.get_mesh_arrays();
-    let slot = ArrayType::VERTEX.ord() as usize;
-    if let Some(Ok(verts)) = arrays.get(slot).map(|v| v.try_to::<PackedVector3Array>()) {
-        let moved: PackedVector3Array = verts.as_slice().iter().map(|v| *v + Vector3::new(0.0, lift, 0.0)).collect();
-        arrays.set(slot, &moved.to_variant());
-    }
-    out.add_surface_from_arrays(PrimitiveType::TRIANGLES, &arrays);
-    let i = out.get_surface_count() - 1;
-    out.surface_set_material(i, material);
-}
-
-/// Simple built-in meshes for the decorations, base at the origin, in `SCATTER_KINDS` order.
-fn build_scatter_meshes() -> [Gd<ArrayMesh>; 4] {
-    let bark = solid_material([0.36, 0.24, 0.14]);
-    let leaves = solid_material([0.16, 0.42, 0.16]);
-    let mut tree = ArrayMesh::new_gd();
-    let mut trunk = CylinderMesh::new_gd();
-    trunk.set_top_radius(0.18);
-    trunk.set_bottom_radius(0.25);
-    trunk.set_height(2.4);
-    trunk.set_radial_segments(6);
-    add_part(&mut tree, trunk.upcast(), 1.2, &bark);
-    let mut crown = SphereMesh::new_gd();
-    crown.set_radius(1.4);
-    crown.set_height(3.2);
-    crown.set_radial_segments(8);
-    crown.set_rings(4);
-    add_part(&mut tree, crown.upcast(), 3.4, &leaves);
-    let mut bush = ArrayMesh::new_gd();
-    let mut ball = SphereMesh::new_gd();
-    ball.set_radius(0.6);
-    ball.set_height(0.9);
-    ball.set_radial_segments(6);
-    ball.set_rings(3);
-    add_part(&mut bush, ball.upcast(), 0.4, &solid_material([0.22, 0.5, 0.2]));
-    let mut flower = ArrayMesh::new_gd();
-    let mut petal = PrismMesh::new_gd();
-    petal.set_size(Vector3::new(0.35, 0.45, 0.35));
-    add_part(&mut flower, petal.upcast(), 0.22, &solid_material([0.92, 0.4, 0.6]));
-    let mut rock = ArrayMesh::new_gd();
-    let mut stone = SphereMesh::new_gd();
-    stone.set_radius(0.6);
-    stone.set_height(0.7);
-    stone.set_radial_segments(5);
-    stone.set_rings(3);
-    add_part(&mut rock, stone.upcast(), 0.15, &solid_material([0.5, 0.5, 0.52]));
-    [tree, bush, flower, rock]
-}
-
-/// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
+    /// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
     /// loaded or not, and agrees with the streamed voxels (edits included).
     #[func]
     pub fn get_height(&mut self, x: f64, z: f64) -> f64 {

@@ -30,13 +30,6 @@ impl WorldPreset {
         &self.preset
     }
 
-    /// Replaces the whole core preset (after loading from RON, say).
-    pub fn set_core(&mut self, preset: strata_core::WorldPreset) {
-        self.preset = preset;
-        self.revision += 1;
-        self.base_mut().emit_changed();
-    }
-
     /// A new resource holding `preset`.
     pub fn from_core(preset: strata_core::WorldPreset) -> Gd<WorldPreset> {
         let mut gd = WorldPreset::new_gd();
