@@ -229,19 +229,30 @@ impl Generator {
         crate::worldgen::water::settle(self, columns, out);
     }
 
-    /// Stage 1: ground layers from the columns, water up to sea level.
+    /// Stage 1: ground layers from the columns, water up to sea level. Writes every voxel of
+    /// `out`, one horizontal layer at a time (the buffer's order): layers wholly below the
+    /// lowest stone or above the highest surface and the sea are filled at once.
     fn fill_layers(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
         let (min, size) = (out.min(), out.size());
+        debug_assert!(columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z);
         let sea = self.preset.water.sea_level;
         let water = self.preset.water.enabled;
-        for lz in 0..size.z {
-            for lx in 0..size.x {
-                let col = columns.get(min.x + lx, min.z + lz);
-                for ly in 0..size.y {
-                    let id = layer_block(col, min.y + ly, sea, water);
-                    if id != AIR {
-                        out.set_local(IVec3::new(lx, ly, lz), id);
-                    }
+        let cols = &columns.columns;
+        let (lo, hi) = cols.iter().fold((i32::MAX, i32::MIN), |(lo, hi), c| (lo.min(c.surface), hi.max(c.surface)));
+        let top = if water { hi.max(sea) } else { hi };
+        let plane = (size.x * size.z) as usize;
+        if plane == 0 {
+            return;
+        }
+        for (ly, layer) in out.data_mut().chunks_exact_mut(plane).enumerate() {
+            let y = min.y + ly as i32;
+            if y < lo.saturating_sub(4) {
+                layer.fill(block::STONE);
+            } else if y >= top {
+                layer.fill(AIR);
+            } else {
+                for (v, col) in layer.iter_mut().zip(cols) {
+                    *v = layer_block(col, y, sea, water);
                 }
             }
         }
