@@ -18,6 +18,7 @@ pub mod preview;
 pub mod profile;
 pub mod rng;
 pub mod save;
+pub mod scheduler;
 pub mod stream;
 pub mod world2d;
 

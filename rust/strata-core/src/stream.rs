@@ -11,14 +11,12 @@ use crate::block::BlockId;
 use crate::chunk::VoxelBuffer;
 use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::edits::{EditMap, apply_edits};
-use crate::generator::Generator;
+use crate::generator::{ColumnGrid, Generator};
 use crate::mesh::{ChunkMesh, mesh_padded_chunk};
-use crate::worldgen::scatter::{ScatterInstance, scatter_chunk};
-use crossbeam_channel::{Receiver, Sender, unbounded};
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use crate::worldgen::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// How far and how hard to stream.
@@ -45,13 +43,7 @@ impl Default for StreamConfig {
 impl StreamConfig {
     /// The worker count this config resolves to on this machine.
     pub fn resolved_workers(&self) -> usize {
-        if self.worker_threads > 0 {
-            self.worker_threads
-        } else {
-            // The main thread mostly sleeps between frames, so on small machines two workers
-            // still finish the view sooner than one.
-            std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(2)
-        }
+        auto_workers(self.worker_threads)
     }
 }
 
@@ -61,52 +53,30 @@ pub struct ChunkResult {
     pub coord: ChunkCoord,
     /// Empty when the chunk has no visible faces (sky, or buried solid).
     pub mesh: ChunkMesh,
-    pub gen_us: u32,
-    pub mesh_us: u32,
     /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
     /// still there after caves and edits.
     pub scatter: Vec<ScatterInstance>,
+    pub gen_us: u32,
+    pub mesh_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made).
     pub is_update: bool,
     job_id: u64,
 }
 
-struct ChunkJob {
-    id: u64,
-    coord: ChunkCoord,
-    cancel: Arc<AtomicBool>,
-    edits: Vec<(IVec3, BlockId)>,
-    is_update: bool,
-}
-
-struct InFlight {
-    id: u64,
-    cancel: Arc<AtomicBool>,
-}
-
-/// Timings of recent jobs, for medians.
-#[derive(Default, Debug)]
-struct Samples {
-    values: VecDeque<u32>,
-}
-
-impl Samples {
-    const CAP: usize = 512;
-    fn push(&mut self, v: u32) {
-        if self.values.len() == Self::CAP {
-            self.values.pop_front();
-        }
-        self.values.push_back(v);
+impl JobResult<ChunkCoord> for ChunkResult {
+    fn coord(&self) -> ChunkCoord {
+        self.coord
     }
-    fn median(&self) -> f64 {
-        if self.values.is_empty() {
-            return 0.0;
-        }
-        let mut v: Vec<u32> = self.values.iter().copied().collect();
-        v.sort_unstable();
-        v[v.len() / 2] as f64
+    fn job_id(&self) -> u64 {
+        self.job_id
+    }
+    fn timings_us(&self) -> (u32, u32) {
+        (self.gen_us, self.mesh_us)
     }
 }
+
+/// What a worker needs besides the generator: the edits inside the chunk's padded box.
+type Edits = Vec<(IVec3, BlockId)>;
 
 /// Counters for the HUD and `get_stats()`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -126,63 +96,19 @@ pub struct StreamStats {
 pub struct Streamer {
     generator: Arc<Generator>,
     config: StreamConfig,
-    job_tx: Option<Sender<ChunkJob>>,
-    result_rx: Receiver<ChunkResult>,
-    workers: Vec<JoinHandle<()>>,
-    viewer: Option<ChunkCoord>,
-    /// Wanted, not loaded, not in flight; nearest last (so `pop` takes the nearest).
-    queue: Vec<ChunkCoord>,
-    wanted: HashSet<ChunkCoord>,
-    in_flight: HashMap<ChunkCoord, InFlight>,
-    loaded: HashSet<ChunkCoord>,
-    /// Loaded chunks that need a new mesh after an edit.
-    dirty: HashSet<ChunkCoord>,
-    unloads: Vec<ChunkCoord>,
+    scheduler: Scheduler<ChunkCoord, Edits, ChunkResult>,
     edits: EditMap,
-    next_job: u64,
-    generated_total: u64,
-    cancelled_total: u64,
-    gen_samples: Samples,
-    mesh_samples: Samples,
 }
 
 impl Streamer {
     /// Starts the worker threads.
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
-        let workers_n = config.resolved_workers();
-        let (job_tx, job_rx) = unbounded::<ChunkJob>();
-        let (result_tx, result_rx) = unbounded::<ChunkResult>();
-        let workers = (0..workers_n)
-            .map(|i| {
-                let job_rx = job_rx.clone();
-                let result_tx = result_tx.clone();
-                let generator = generator.clone();
-                std::thread::Builder::new()
-                    .name(format!("strata-worker-{i}"))
-                    .spawn(move || worker_loop(&generator, &job_rx, &result_tx))
-                    .expect("spawn strata worker thread")
-            })
-            .collect();
-        Self {
-            generator,
-            config,
-            job_tx: Some(job_tx),
-            result_rx,
-            workers,
-            viewer: None,
-            queue: Vec::new(),
-            wanted: HashSet::new(),
-            in_flight: HashMap::new(),
-            loaded: HashSet::new(),
-            dirty: HashSet::new(),
-            unloads: Vec::new(),
-            edits: EditMap::new(),
-            next_job: 0,
-            generated_total: 0,
-            cancelled_total: 0,
-            gen_samples: Samples::default(),
-            mesh_samples: Samples::default(),
-        }
+        let worker_generator = generator.clone();
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
+            SCRATCH.with_borrow_mut(|(padded, columns)| build_chunk(&worker_generator, job, padded, columns))
+        })
+        .expect("spawn strata worker thread");
+        Self { generator, config, scheduler, edits: EditMap::new() }
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -193,163 +119,103 @@ impl Streamer {
         &self.config
     }
 
-    /// Changes view distances; takes effect at the next `set_viewer`.
+    /// Changes view distances; takes effect at once.
     pub fn set_view_distance(&mut self, horizontal: i32, vertical: i32) {
         self.config.view_distance = horizontal.max(0);
         self.config.vertical_view_distance = vertical.max(0);
-        if let Some(v) = self.viewer.take() {
+        if let Some(v) = self.scheduler.take_viewer() {
             self.retarget(v);
         }
     }
 
     /// Moves the viewer (world position in voxels); recomputes the wanted set when its chunk changes.
     pub fn set_viewer(&mut self, pos: [f64; 3]) {
-        let c = ChunkCoord::containing(IVec3::new(pos[0].floor() as i32, pos[1].floor() as i32, pos[2].floor() as i32));
-        if self.viewer != Some(c) {
+        let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+        let c = ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])));
+        if self.scheduler.viewer() != Some(c) {
             self.retarget(c);
         }
     }
 
     pub fn viewer_chunk(&self) -> Option<ChunkCoord> {
-        self.viewer
-    }
-
-    fn in_view(&self, v: ChunkCoord, c: ChunkCoord, margin: i32) -> bool {
-        let r = self.config.view_distance + margin;
-        let dx = (c.x - v.x) as i64;
-        let dz = (c.z - v.z) as i64;
-        dx * dx + dz * dz <= (r as i64) * (r as i64) && (c.y - v.y).abs() <= self.config.vertical_view_distance + margin
+        self.scheduler.viewer()
     }
 
     fn retarget(&mut self, v: ChunkCoord) {
-        self.viewer = Some(v);
-        let r = self.config.view_distance;
-        let vr = self.config.vertical_view_distance;
-        self.wanted.clear();
+        let (r, vr, margin) = (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
+        let in_view = move |c: ChunkCoord, m: i32| {
+            let (dx, dz) = ((c.x - v.x) as i64, (c.z - v.z) as i64);
+            let rr = (r + m) as i64;
+            dx * dx + dz * dz <= rr * rr && (c.y - v.y).abs() <= vr + m
+        };
+        let mut wanted = HashSet::new();
         for dy in -vr..=vr {
             for dz in -r..=r {
                 for dx in -r..=r {
                     let c = ChunkCoord::new(v.x + dx, v.y + dy, v.z + dz);
-                    if self.in_view(v, c, 0) {
-                        self.wanted.insert(c);
+                    if in_view(c, 0) {
+                        wanted.insert(c);
                     }
                 }
             }
         }
-        // Cancel jobs whose chunk is no longer wanted.
-        let stale: Vec<ChunkCoord> = self.in_flight.keys().filter(|c| !self.wanted.contains(c)).copied().collect();
-        for c in stale {
-            if let Some(j) = self.in_flight.remove(&c) {
-                j.cancel.store(true, Ordering::Relaxed);
-                self.cancelled_total += 1;
-            }
-        }
-        // Unload loaded chunks beyond the margin.
-        let far: Vec<ChunkCoord> = self.loaded.iter().filter(|&&c| !self.in_view(v, c, self.config.unload_margin)).copied().collect();
-        for c in far {
-            self.loaded.remove(&c);
-            self.dirty.remove(&c);
-            self.unloads.push(c);
-        }
-        let mut queue: Vec<ChunkCoord> =
-            self.wanted.iter().filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c)).copied().collect();
-        // Nearest last; vertical distance counts double so the ground around the viewer comes first.
-        queue.sort_by_key(|c| {
+        // Nearest first; vertical distance counts double so the ground around the viewer comes first.
+        self.scheduler.retarget(v, wanted, |c| in_view(c, margin), |c| {
             let (dx, dy, dz) = ((c.x - v.x) as i64, (c.y - v.y) as i64, (c.z - v.z) as i64);
-            std::cmp::Reverse((dx * dx + dz * dz + 4 * dy * dy, *c))
+            dx * dx + dz * dz + 4 * dy * dy
         });
-        self.queue = queue;
+    }
+
+    /// The edits a job for chunk `c` must apply (those in its padded box).
+    fn edits_for(edits: &EditMap, c: ChunkCoord) -> Edits {
+        edits.edits_in_box(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2))
     }
 
     /// Sends jobs to the workers until `max_in_flight` are outstanding. Edited chunks go first.
     pub fn pump(&mut self) {
-        let cap = if self.config.max_in_flight > 0 { self.config.max_in_flight } else { 2 * self.workers.len() + 2 };
-        let dirty: Vec<ChunkCoord> = self.dirty.drain().collect();
-        for c in dirty {
-            if self.loaded.contains(&c) {
-                self.submit(c, true);
-            }
-        }
-        while self.in_flight.len() < cap {
-            let Some(c) = self.queue.pop() else { break };
-            if self.loaded.contains(&c) || self.in_flight.contains_key(&c) || !self.wanted.contains(&c) {
-                continue;
-            }
-            self.submit(c, false);
-        }
-    }
-
-    fn submit(&mut self, c: ChunkCoord, is_update: bool) {
-        let Some(tx) = &self.job_tx else { return };
-        if let Some(old) = self.in_flight.remove(&c) {
-            old.cancel.store(true, Ordering::Relaxed);
-        }
-        self.next_job += 1;
-        let cancel = Arc::new(AtomicBool::new(false));
-        let edits = self.edits.edits_in_box(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
-        let job = ChunkJob { id: self.next_job, coord: c, cancel: cancel.clone(), edits, is_update };
-        if tx.send(job).is_ok() {
-            self.in_flight.insert(c, InFlight { id: self.next_job, cancel });
-        }
+        let edits = &self.edits;
+        self.scheduler.pump(|c| Self::edits_for(edits, c));
     }
 
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<ChunkResult> {
-        while let Ok(r) = self.result_rx.try_recv() {
-            match self.in_flight.get(&r.coord) {
-                Some(j) if j.id == r.job_id => {
-                    self.in_flight.remove(&r.coord);
-                }
-                _ => continue,
-            }
-            self.generated_total += 1;
-            self.gen_samples.push(r.gen_us);
-            self.mesh_samples.push(r.mesh_us);
-            if !self.wanted.contains(&r.coord) && !self.loaded.contains(&r.coord) {
-                continue;
-            }
-            self.loaded.insert(r.coord);
-            return Some(r);
-        }
-        None
+        self.scheduler.try_recv()
     }
 
     /// Chunks to remove from the scene since the last call.
     pub fn take_unloads(&mut self) -> Vec<ChunkCoord> {
-        std::mem::take(&mut self.unloads)
+        self.scheduler.take_unloads()
     }
 
     /// True when every wanted chunk is loaded and no edit is waiting for a new mesh.
     pub fn is_area_ready(&self) -> bool {
-        self.viewer.is_some() && self.dirty.is_empty() && self.in_flight.is_empty() && self.wanted.iter().all(|c| self.loaded.contains(c))
+        self.scheduler.is_area_ready()
     }
 
     /// Loaded chunks / wanted chunks, in `[0, 1]`.
     pub fn progress(&self) -> f64 {
-        if self.wanted.is_empty() {
-            return if self.viewer.is_some() { 1.0 } else { 0.0 };
-        }
-        self.wanted.iter().filter(|c| self.loaded.contains(c)).count() as f64 / self.wanted.len() as f64
+        self.scheduler.progress()
     }
 
     pub fn is_loaded(&self, c: ChunkCoord) -> bool {
-        self.loaded.contains(&c)
+        self.scheduler.is_loaded(c)
     }
 
     pub fn loaded_chunks(&self) -> impl Iterator<Item = &ChunkCoord> {
-        self.loaded.iter()
+        self.scheduler.loaded()
     }
 
     pub fn stats(&self) -> StreamStats {
+        let s = &self.scheduler;
         StreamStats {
-            loaded_chunks: self.loaded.len(),
-            pending_chunks: self.wanted.iter().filter(|c| !self.loaded.contains(c)).count(),
-            in_flight: self.in_flight.len(),
-            generated_total: self.generated_total,
-            cancelled_total: self.cancelled_total,
-            gen_us_median: self.gen_samples.median(),
-            mesh_us_median: self.mesh_samples.median(),
-            workers: self.workers.len(),
+            loaded_chunks: s.loaded_count(),
+            pending_chunks: s.pending_count(),
+            in_flight: s.in_flight_count(),
+            generated_total: s.generated_total,
+            cancelled_total: s.cancelled_total,
+            gen_us_median: s.first_stage.median(),
+            mesh_us_median: s.second_stage.median(),
+            workers: s.worker_count(),
         }
     }
 
@@ -360,19 +226,15 @@ impl Streamer {
     /// Replaces all edits (loading a save); loaded chunks are remeshed.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        self.dirty.extend(self.loaded.iter().copied());
+        self.scheduler.invalidate_all_loaded();
     }
 
     /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
     pub fn set_voxel(&mut self, p: IVec3, id: BlockId) {
         self.edits.set(p, id);
         for c in EditMap::chunks_touching(p) {
-            if self.loaded.contains(&c) {
-                self.dirty.insert(c);
-            } else if self.in_flight.contains_key(&c) {
-                // Its job predates the edit: resubmit.
-                self.submit(c, false);
-            }
+            let edits = &self.edits;
+            self.scheduler.invalidate(c, || Self::edits_for(edits, c));
         }
     }
 
@@ -382,50 +244,36 @@ impl Streamer {
     }
 }
 
-impl Drop for Streamer {
-    fn drop(&mut self) {
-        for j in self.in_flight.values() {
-            j.cancel.store(true, Ordering::Relaxed);
-        }
-        self.job_tx = None; // closes the channel: workers finish their job and exit
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
-    }
+thread_local! {
+    /// Each worker's reusable padded-chunk buffer and column grid (no allocation per job).
+    static SCRATCH: std::cell::RefCell<(VoxelBuffer, ColumnGrid)> = std::cell::RefCell::new((
+        VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+        ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+    ));
 }
 
-fn worker_loop(generator: &Generator, jobs: &Receiver<ChunkJob>, results: &Sender<ChunkResult>) {
-    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-    while let Ok(job) = jobs.recv() {
-        if job.cancel.load(Ordering::Relaxed) {
-            continue;
-        }
-        let mut mesh = ChunkMesh::default();
-        let mut scatter = Vec::new();
-        let t0 = Instant::now();
-        let sky = job.edits.is_empty() && generator.chunk_is_sky(job.coord);
-        let (gen_us, mesh_us);
-        if sky {
-            gen_us = t0.elapsed().as_micros() as u32;
-            mesh_us = 0;
-        } else {
-            generator.generate_padded_chunk(job.coord, &mut padded);
-            apply_edits(&mut padded, &job.edits);
-            scatter = scatter_chunk(generator, job.coord);
-            scatter.retain(|s| standing_on_ground(&padded, s));
-            gen_us = t0.elapsed().as_micros() as u32;
-            if job.cancel.load(Ordering::Relaxed) {
-                continue;
-            }
-            let t1 = Instant::now();
-            mesh_padded_chunk(&padded, &mut mesh);
-            mesh_us = t1.elapsed().as_micros() as u32;
-        }
-        let r = ChunkResult { coord: job.coord, mesh, scatter, gen_us, mesh_us, is_update: job.is_update, job_id: job.id };
-        if results.send(r).is_err() {
-            break;
-        }
+/// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
+/// apart), apply edits, place scatter from the same columns, mesh.
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, Edits>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid) -> Option<ChunkResult> {
+    let mut mesh = ChunkMesh::default();
+    let t0 = Instant::now();
+    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
+    if sky && job.payload.is_empty() {
+        let gen_us = t0.elapsed().as_micros() as u32;
+        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
     }
+    // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
+    apply_edits(padded, &job.payload);
+    let mut scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(generator, job.coord, columns) };
+    scatter.retain(|s| standing_on_ground(padded, s));
+    let gen_us = t0.elapsed().as_micros() as u32;
+    if job.is_cancelled() {
+        return None;
+    }
+    let t1 = Instant::now();
+    mesh_padded_chunk(padded, &mut mesh);
+    let mesh_us = t1.elapsed().as_micros() as u32;
+    Some(ChunkResult { coord: job.coord, mesh, scatter, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground
@@ -467,8 +315,8 @@ mod tests {
         let mut s = streamer(3);
         s.set_viewer([0.0, 0.0, 0.0]);
         let first = drain_until_ready(&mut s);
-        assert_eq!(s.stats().loaded_chunks, s.wanted.len());
-        assert_eq!(first.len(), s.wanted.len());
+        assert_eq!(s.stats().loaded_chunks, s.scheduler.wanted_count());
+        assert_eq!(first.len(), s.scheduler.wanted_count());
         // The first chunk done is among the nearest (max_in_flight jobs are started together).
         let d0 = first[0].coord.distance_sq(ChunkCoord::new(0, 0, 0));
         assert!(d0 <= 2, "first result at distance² {d0}");

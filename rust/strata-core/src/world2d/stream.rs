@@ -20,11 +20,9 @@ use super::{ChunkCoord2D, Generator2D};
 use crate::block::{self, BlockId};
 use crate::coords::IVec3;
 use crate::edits::EditMap;
-use crossbeam_channel::{Receiver, Sender, unbounded};
-use std::collections::{HashMap, HashSet, VecDeque};
+use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use std::collections::HashSet;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// How far and how hard to stream.
@@ -52,7 +50,7 @@ impl StreamConfig2D {
         if self.worker_threads > 0 {
             self.worker_threads
         } else {
-            std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(1)
+            auto_workers(0)
         }
     }
 }
@@ -79,39 +77,20 @@ impl ChunkResult2D {
     }
 }
 
-struct ChunkJob {
-    id: u64,
-    coord: ChunkCoord2D,
-    cancel: Arc<AtomicBool>,
-    edits: Vec<(IVec3, BlockId)>,
-    is_update: bool,
-}
-
-struct InFlight {
-    id: u64,
-    cancel: Arc<AtomicBool>,
-}
-
-/// Recent timings, for medians.
-#[derive(Default, Debug)]
-struct Samples {
-    values: VecDeque<u32>,
-}
-
-impl Samples {
-    const CAP: usize = 512;
-    fn push(&mut self, v: u32) {
-        if self.values.len() == Self::CAP {
-            self.values.pop_front();
-        }
-        self.values.push_back(v);
+impl JobResult<ChunkCoord2D> for ChunkResult2D {
+    fn coord(&self) -> ChunkCoord2D {
+        self.coord
     }
-    fn median(&self) -> f64 {
-        let mut v: Vec<u32> = self.values.iter().copied().collect();
-        v.sort_unstable();
-        v.get(v.len() / 2).map(|&m| m as f64).unwrap_or(0.0)
+    fn job_id(&self) -> u64 {
+        self.job_id
+    }
+    fn timings_us(&self) -> (u32, u32) {
+        (self.gen_us, self.tile_us)
     }
 }
+
+/// What a worker needs besides the generator: the edits inside the chunk's padded box.
+type Edits = Vec<(IVec3, BlockId)>;
 
 /// Counters for the HUD and `get_stats()`.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -132,63 +111,18 @@ pub struct Streamer2D {
     generator: Arc<Generator2D>,
     config: StreamConfig2D,
     chunk_tiles: i32,
-    job_tx: Option<Sender<ChunkJob>>,
-    result_rx: Receiver<ChunkResult2D>,
-    workers: Vec<JoinHandle<()>>,
-    viewer: Option<ChunkCoord2D>,
-    /// Wanted, not loaded, not in flight; nearest last.
-    queue: Vec<ChunkCoord2D>,
-    wanted: HashSet<ChunkCoord2D>,
-    in_flight: HashMap<ChunkCoord2D, InFlight>,
-    loaded: HashSet<ChunkCoord2D>,
-    dirty: HashSet<ChunkCoord2D>,
-    unloads: Vec<ChunkCoord2D>,
+    scheduler: Scheduler<ChunkCoord2D, Edits, ChunkResult2D>,
     edits: EditMap,
-    next_job: u64,
-    generated_total: u64,
-    cancelled_total: u64,
-    gen_samples: Samples,
-    tile_samples: Samples,
 }
 
 impl Streamer2D {
     /// Starts the worker threads. Fails only if the OS refuses to start a thread.
     pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> std::io::Result<Self> {
-        let (job_tx, job_rx) = unbounded::<ChunkJob>();
-        let (result_tx, result_rx) = unbounded::<ChunkResult2D>();
-        let mut workers = Vec::new();
-        for i in 0..config.resolved_workers() {
-            let (job_rx, result_tx, generator) = (job_rx.clone(), result_tx.clone(), generator.clone());
-            let spawned = std::thread::Builder::new()
-                .name(format!("strata-2d-worker-{i}"))
-                .spawn(move || worker_loop(&generator, &job_rx, &result_tx));
-            match spawned {
-                Ok(w) => workers.push(w),
-                Err(e) if workers.is_empty() => return Err(e),
-                Err(_) => break, // run with the workers we have
-            }
-        }
-        Ok(Self {
-            chunk_tiles: generator.chunk_tiles(),
-            generator,
-            config,
-            job_tx: Some(job_tx),
-            result_rx,
-            workers,
-            viewer: None,
-            queue: Vec::new(),
-            wanted: HashSet::new(),
-            in_flight: HashMap::new(),
-            loaded: HashSet::new(),
-            dirty: HashSet::new(),
-            unloads: Vec::new(),
-            edits: EditMap::new(),
-            next_job: 0,
-            generated_total: 0,
-            cancelled_total: 0,
-            gen_samples: Samples::default(),
-            tile_samples: Samples::default(),
-        })
+        let worker_generator = generator.clone();
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-2d-worker", move |job| {
+            build_chunk(&worker_generator, job)
+        })?;
+        Ok(Self { chunk_tiles: generator.chunk_tiles(), generator, config, scheduler, edits: EditMap::new() })
     }
 
     pub fn generator(&self) -> &Arc<Generator2D> {
@@ -207,7 +141,7 @@ impl Streamer2D {
     /// Changes the view distance; takes effect at once.
     pub fn set_view_distance(&mut self, chunks: i32) {
         self.config.view_distance = chunks.max(0);
-        if let Some(v) = self.viewer.take() {
+        if let Some(v) = self.scheduler.take_viewer() {
             self.retarget(v);
         }
     }
@@ -217,141 +151,76 @@ impl Streamer2D {
     pub fn set_viewer(&mut self, x: f64, y: f64) {
         let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
         let c = ChunkCoord2D::containing(clamp(x), clamp(y), self.chunk_tiles);
-        if self.viewer != Some(c) {
+        if self.scheduler.viewer() != Some(c) {
             self.retarget(c);
         }
     }
 
     pub fn viewer_chunk(&self) -> Option<ChunkCoord2D> {
-        self.viewer
-    }
-
-    fn in_view(&self, v: ChunkCoord2D, c: ChunkCoord2D, margin: i32) -> bool {
-        let r = self.config.view_distance + margin;
-        (c.x - v.x).abs() <= r && (c.y - v.y).abs() <= r
+        self.scheduler.viewer()
     }
 
     fn retarget(&mut self, v: ChunkCoord2D) {
-        self.viewer = Some(v);
-        let r = self.config.view_distance;
-        self.wanted = (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
-        let stale: Vec<ChunkCoord2D> = self.in_flight.keys().filter(|c| !self.wanted.contains(c) && !self.loaded.contains(c)).copied().collect();
-        for c in stale {
-            if let Some(j) = self.in_flight.remove(&c) {
-                j.cancel.store(true, Ordering::Relaxed);
-                self.cancelled_total += 1;
-            }
-        }
-        let far: Vec<ChunkCoord2D> = self.loaded.iter().filter(|&&c| !self.in_view(v, c, self.config.unload_margin)).copied().collect();
-        for c in far {
-            self.loaded.remove(&c);
-            self.dirty.remove(&c);
-            if let Some(j) = self.in_flight.remove(&c) {
-                j.cancel.store(true, Ordering::Relaxed);
-            }
-            self.unloads.push(c);
-        }
-        let mut queue: Vec<ChunkCoord2D> =
-            self.wanted.iter().filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c)).copied().collect();
-        queue.sort_by_key(|c| {
+        let (r, margin) = (self.config.view_distance, self.config.unload_margin);
+        let wanted: HashSet<ChunkCoord2D> = (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
+        let keep = move |c: ChunkCoord2D| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin;
+        self.scheduler.retarget(v, wanted, keep, |c| {
             let (dx, dy) = ((c.x - v.x) as i64, (c.y - v.y) as i64);
-            std::cmp::Reverse((dx * dx + dy * dy, *c))
+            dx * dx + dy * dy
         });
-        self.queue = queue;
+    }
+
+    /// The edits a job for chunk `c` must apply (those in its padded box).
+    fn edits_for(edits: &EditMap, c: ChunkCoord2D, n: i32) -> Edits {
+        let (x, y) = c.min_tile(n);
+        edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1))
     }
 
     /// Sends jobs to the workers until `max_in_flight` are outstanding; edited chunks go first.
     pub fn pump(&mut self) {
-        let cap = if self.config.max_in_flight > 0 { self.config.max_in_flight } else { 2 * self.workers.len() + 2 };
-        let mut dirty: Vec<ChunkCoord2D> = self.dirty.drain().collect();
-        dirty.sort();
-        for c in dirty {
-            if self.loaded.contains(&c) {
-                self.submit(c, true);
-            }
-        }
-        while self.in_flight.len() < cap {
-            let Some(c) = self.queue.pop() else { break };
-            if self.loaded.contains(&c) || self.in_flight.contains_key(&c) || !self.wanted.contains(&c) {
-                continue;
-            }
-            self.submit(c, false);
-        }
-    }
-
-    fn submit(&mut self, c: ChunkCoord2D, is_update: bool) {
-        let Some(tx) = &self.job_tx else { return };
-        if let Some(old) = self.in_flight.remove(&c) {
-            old.cancel.store(true, Ordering::Relaxed);
-        }
-        self.next_job += 1;
-        let cancel = Arc::new(AtomicBool::new(false));
-        let n = self.chunk_tiles;
-        let (x, y) = c.min_tile(n);
-        let edits = self.edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1));
-        let job = ChunkJob { id: self.next_job, coord: c, cancel: cancel.clone(), edits, is_update };
-        if tx.send(job).is_ok() {
-            self.in_flight.insert(c, InFlight { id: self.next_job, cancel });
-        }
+        let (edits, n) = (&self.edits, self.chunk_tiles);
+        self.scheduler.pump(|c| Self::edits_for(edits, c, n));
     }
 
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<ChunkResult2D> {
-        while let Ok(r) = self.result_rx.try_recv() {
-            match self.in_flight.get(&r.coord) {
-                Some(j) if j.id == r.job_id => {
-                    self.in_flight.remove(&r.coord);
-                }
-                _ => continue,
-            }
-            self.generated_total += 1;
-            self.gen_samples.push(r.gen_us);
-            self.tile_samples.push(r.tile_us);
-            if !self.wanted.contains(&r.coord) && !self.loaded.contains(&r.coord) {
-                continue;
-            }
-            self.loaded.insert(r.coord);
-            return Some(r);
-        }
-        None
+        self.scheduler.try_recv()
     }
 
     /// Chunks to remove from the scene since the last call.
     pub fn take_unloads(&mut self) -> Vec<ChunkCoord2D> {
-        std::mem::take(&mut self.unloads)
+        self.scheduler.take_unloads()
     }
 
     /// True when every wanted chunk is loaded and no edit waits for re-tiling.
     pub fn is_area_ready(&self) -> bool {
-        self.viewer.is_some() && self.dirty.is_empty() && self.in_flight.is_empty() && self.wanted.iter().all(|c| self.loaded.contains(c))
+        self.scheduler.is_area_ready()
     }
 
     /// Loaded chunks / wanted chunks, in `[0, 1]`.
     pub fn progress(&self) -> f64 {
-        if self.wanted.is_empty() {
-            return if self.viewer.is_some() { 1.0 } else { 0.0 };
-        }
-        self.wanted.iter().filter(|c| self.loaded.contains(c)).count() as f64 / self.wanted.len() as f64
+        self.scheduler.progress()
     }
 
     pub fn is_loaded(&self, c: ChunkCoord2D) -> bool {
-        self.loaded.contains(&c)
+        self.scheduler.is_loaded(c)
     }
 
     pub fn loaded_chunks(&self) -> impl Iterator<Item = &ChunkCoord2D> {
-        self.loaded.iter()
+        self.scheduler.loaded()
     }
 
     pub fn stats(&self) -> StreamStats2D {
+        let s = &self.scheduler;
         StreamStats2D {
-            loaded_chunks: self.loaded.len(),
-            pending_chunks: self.wanted.iter().filter(|c| !self.loaded.contains(c)).count(),
-            in_flight: self.in_flight.len(),
-            generated_total: self.generated_total,
-            cancelled_total: self.cancelled_total,
-            gen_us_median: self.gen_samples.median(),
-            tile_us_median: self.tile_samples.median(),
-            workers: self.workers.len(),
+            loaded_chunks: s.loaded_count(),
+            pending_chunks: s.pending_count(),
+            in_flight: s.in_flight_count(),
+            generated_total: s.generated_total,
+            cancelled_total: s.cancelled_total,
+            gen_us_median: s.first_stage.median(),
+            tile_us_median: s.second_stage.median(),
+            workers: s.worker_count(),
         }
     }
 
@@ -363,7 +232,7 @@ impl Streamer2D {
     /// Replaces all edits (loading a save); loaded chunks are re-tiled.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        self.dirty.extend(self.loaded.iter().copied());
+        self.scheduler.invalidate_all_loaded();
     }
 
     /// Chunks whose padded box (one-tile halo) contains tile `(x, y)`: those to re-tile after an edit.
@@ -381,12 +250,10 @@ impl Streamer2D {
     /// Records an edit; every loaded chunk that shows tile `(x, y)` or its edge is re-tiled.
     pub fn set_tile(&mut self, x: i32, y: i32, id: BlockId) {
         self.edits.set(IVec3::new(x, y, 0), id);
+        let n = self.chunk_tiles;
         for c in self.chunks_touching(x, y) {
-            if self.loaded.contains(&c) {
-                self.dirty.insert(c);
-            } else if self.in_flight.contains_key(&c) {
-                self.submit(c, false); // its job predates the edit
-            }
+            let edits = &self.edits;
+            self.scheduler.invalidate(c, || Self::edits_for(edits, c, n));
         }
     }
 
@@ -422,43 +289,24 @@ pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -
     y
 }
 
-impl Drop for Streamer2D {
-    fn drop(&mut self) {
-        for j in self.in_flight.values() {
-            j.cancel.store(true, Ordering::Relaxed);
-        }
-        self.job_tx = None; // closes the channel: workers finish their job and exit
-        for w in self.workers.drain(..) {
-            let _ = w.join();
-        }
+/// The worker's job: generate the padded chunk, apply edits, choose every tile's atlas tile.
+fn build_chunk(generator: &Generator2D, job: Job<ChunkCoord2D, Edits>) -> Option<ChunkResult2D> {
+    let t0 = Instant::now();
+    let mut padded = generator.generate_padded_chunk(job.coord);
+    for &(p, id) in &job.payload {
+        padded.set(p.x, p.y, id);
     }
-}
-
-fn worker_loop(generator: &Generator2D, jobs: &Receiver<ChunkJob>, results: &Sender<ChunkResult2D>) {
-    while let Ok(job) = jobs.recv() {
-        if job.cancel.load(Ordering::Relaxed) {
-            continue;
-        }
-        let t0 = Instant::now();
-        let mut padded = generator.generate_padded_chunk(job.coord);
-        for &(p, id) in &job.edits {
-            padded.set(p.x, p.y, id);
-        }
-        let gen_us = t0.elapsed().as_micros() as u32;
-        if job.cancel.load(Ordering::Relaxed) {
-            continue;
-        }
-        let t1 = Instant::now();
-        let atlas = autotile_padded(&padded);
-        let n = generator.chunk_tiles();
-        let (x, y) = job.coord.min_tile(n);
-        let tiles = padded.crop(x, y, n, n).tiles;
-        let tile_us = t1.elapsed().as_micros() as u32;
-        let r = ChunkResult2D { coord: job.coord, tiles, atlas, gen_us, tile_us, is_update: job.is_update, job_id: job.id };
-        if results.send(r).is_err() {
-            break;
-        }
+    let gen_us = t0.elapsed().as_micros() as u32;
+    if job.is_cancelled() {
+        return None;
     }
+    let t1 = Instant::now();
+    let atlas = autotile_padded(&padded);
+    let n = generator.chunk_tiles();
+    let (x, y) = job.coord.min_tile(n);
+    let tiles = padded.crop(x, y, n, n).tiles;
+    let tile_us = t1.elapsed().as_micros() as u32;
+    Some(ChunkResult2D { coord: job.coord, tiles, atlas, gen_us, tile_us, is_update: job.is_update, job_id: job.id })
 }
 
 #[cfg(test)]

@@ -1,0 +1,335 @@
+//! The main-thread half of chunk streaming, shared by the 3D and 2D streamers.
+//!
+//! A [`Scheduler`] owns the worker threads and the bookkeeping of which chunks are wanted,
+//! queued (nearest last), in flight, loaded, dirty (loaded but needing a new result after an
+//! edit) or to be unloaded. It never blocks: jobs go out over one crossbeam channel (at most
+//! `max_in_flight` at once, so priorities stay fresh as the viewer moves), finished results come
+//! back over another and are filtered for staleness (cancelled or superseded jobs). Dropping it
+//! cancels every job and joins every worker. The streamers ([`crate::stream::Streamer`],
+//! [`crate::world2d::Streamer2D`]) add the geometry of the wanted set, the jobs' payloads
+//! (edits) and the worker function.
+
+use crossbeam_channel::{Receiver, Sender, unbounded};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::hash::Hash;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
+
+/// A unit of work for a worker: plain data only.
+pub struct Job<C, P> {
+    pub id: u64,
+    pub coord: C,
+    /// Set when the chunk left the view or the job was superseded; workers check it between stages.
+    pub cancel: Arc<AtomicBool>,
+    /// True when the result replaces a loaded chunk (an edit was made).
+    pub is_update: bool,
+    pub payload: P,
+}
+
+impl<C, P> Job<C, P> {
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+/// What a worker sends back: enough for the scheduler to match it to its job.
+pub trait JobResult<C> {
+    fn coord(&self) -> C;
+    fn job_id(&self) -> u64;
+    /// Two stage timings in microseconds (e.g. generation and meshing), for medians.
+    fn timings_us(&self) -> (u32, u32);
+}
+
+/// Recent timings, for medians.
+#[derive(Default, Debug)]
+pub struct Samples {
+    values: VecDeque<u32>,
+}
+
+impl Samples {
+    const CAP: usize = 512;
+
+    pub fn push(&mut self, v: u32) {
+        if self.values.len() == Self::CAP {
+            self.values.pop_front();
+        }
+        self.values.push_back(v);
+    }
+
+    /// Median of the recent samples (0 when none).
+    pub fn median(&self) -> f64 {
+        let mut v: Vec<u32> = self.values.iter().copied().collect();
+        v.sort_unstable();
+        v.get(v.len() / 2).map(|&m| m as f64).unwrap_or(0.0)
+    }
+}
+
+struct InFlight {
+    id: u64,
+    cancel: Arc<AtomicBool>,
+}
+
+/// Worker count for "automatic" (0): one less than the machine's cores, at least two (the main
+/// thread mostly sleeps between frames, so two workers finish a view sooner even on two cores).
+pub fn auto_workers(requested: usize) -> usize {
+    if requested > 0 {
+        requested
+    } else {
+        std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(2)
+    }
+}
+
+/// Streaming bookkeeping and workers for chunks keyed by `C`, jobs carrying `P`, results `R`.
+pub struct Scheduler<C, P, R> {
+    job_tx: Option<Sender<Job<C, P>>>,
+    result_rx: Receiver<R>,
+    workers: Vec<JoinHandle<()>>,
+    max_in_flight: usize,
+    viewer: Option<C>,
+    /// Wanted, not loaded, not in flight; nearest last (so `pop` takes the nearest).
+    queue: Vec<C>,
+    wanted: HashSet<C>,
+    in_flight: HashMap<C, InFlight>,
+    loaded: HashSet<C>,
+    dirty: HashSet<C>,
+    unloads: Vec<C>,
+    next_job: u64,
+    pub generated_total: u64,
+    pub cancelled_total: u64,
+    pub first_stage: Samples,
+    pub second_stage: Samples,
+}
+
+impl<C, P, R> Scheduler<C, P, R>
+where
+    C: Copy + Eq + Hash + Ord + Send + 'static,
+    P: Send + 'static,
+    R: JobResult<C> + Send + 'static,
+{
+    /// Starts `workers` threads named `name-i`, each running `work` for every job it receives
+    /// (`work` returns `None` for a job it dropped, e.g. cancelled). Fails only if the OS refuses
+    /// to start the first thread; with fewer threads than asked it runs with those it has.
+    pub fn new<W>(workers: usize, max_in_flight: usize, name: &str, work: W) -> std::io::Result<Self>
+    where
+        W: Fn(Job<C, P>) -> Option<R> + Clone + Send + 'static,
+    {
+        let (job_tx, job_rx) = unbounded::<Job<C, P>>();
+        let (result_tx, result_rx) = unbounded::<R>();
+        let mut handles = Vec::new();
+        for i in 0..workers.max(1) {
+            let (job_rx, result_tx, work) = (job_rx.clone(), result_tx.clone(), work.clone());
+            let spawned = std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
+                while let Ok(job) = job_rx.recv() {
+                    if job.is_cancelled() {
+                        continue;
+                    }
+                    if let Some(r) = work(job) {
+                        if result_tx.send(r).is_err() {
+                            break;
+                        }
+                    }
+                }
+            });
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) if handles.is_empty() => return Err(e),
+                Err(_) => break,
+            }
+        }
+        let cap = if max_in_flight > 0 { max_in_flight } else { 2 * handles.len() + 2 };
+        Ok(Self {
+            job_tx: Some(job_tx),
+            result_rx,
+            workers: handles,
+            max_in_flight: cap,
+            viewer: None,
+            queue: Vec::new(),
+            wanted: HashSet::new(),
+            in_flight: HashMap::new(),
+            loaded: HashSet::new(),
+            dirty: HashSet::new(),
+            unloads: Vec::new(),
+            next_job: 0,
+            generated_total: 0,
+            cancelled_total: 0,
+            first_stage: Samples::default(),
+            second_stage: Samples::default(),
+        })
+    }
+
+    pub fn worker_count(&self) -> usize {
+        self.workers.len()
+    }
+
+    pub fn viewer(&self) -> Option<C> {
+        self.viewer
+    }
+
+    /// Forgets the viewer, so the next `retarget` recomputes everything.
+    pub fn take_viewer(&mut self) -> Option<C> {
+        self.viewer.take()
+    }
+
+    /// New viewer chunk `v` wanting `wanted`: cancels jobs for chunks neither wanted nor loaded,
+    /// unloads loaded chunks for which `keep` is false (the view plus a margin), and queues the
+    /// missing chunks, smallest `priority` first.
+    pub fn retarget<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K) {
+        self.viewer = Some(v);
+        self.wanted = wanted;
+        let stale: Vec<C> = self.in_flight.keys().filter(|c| !self.wanted.contains(c) && !self.loaded.contains(c)).copied().collect();
+        for c in stale {
+            self.cancel(c);
+        }
+        let far: Vec<C> = self.loaded.iter().filter(|&&c| !keep(c)).copied().collect();
+        for c in far {
+            self.loaded.remove(&c);
+            self.dirty.remove(&c);
+            self.cancel(c);
+            self.unloads.push(c);
+        }
+        let mut queue: Vec<C> =
+            self.wanted.iter().filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c)).copied().collect();
+        queue.sort_by_key(|&c| std::cmp::Reverse((priority(c), c)));
+        self.queue = queue;
+    }
+
+    fn cancel(&mut self, c: C) {
+        if let Some(j) = self.in_flight.remove(&c) {
+            j.cancel.store(true, Ordering::Relaxed);
+            self.cancelled_total += 1;
+        }
+    }
+
+    /// Sends jobs until `max_in_flight` are outstanding: dirty (edited) chunks first, then the
+    /// nearest queued ones. `payload` makes each job's data (e.g. the edits it must apply).
+    pub fn pump(&mut self, mut payload: impl FnMut(C) -> P) {
+        let mut dirty: Vec<C> = self.dirty.drain().collect();
+        dirty.sort();
+        for c in dirty {
+            if self.loaded.contains(&c) {
+                let p = payload(c);
+                self.submit(c, true, p);
+            }
+        }
+        while self.in_flight.len() < self.max_in_flight {
+            let Some(c) = self.queue.pop() else { break };
+            if self.loaded.contains(&c) || self.in_flight.contains_key(&c) || !self.wanted.contains(&c) {
+                continue;
+            }
+            let p = payload(c);
+            self.submit(c, false, p);
+        }
+    }
+
+    /// Sends a job for `c`, superseding any job already out for it.
+    pub fn submit(&mut self, c: C, is_update: bool, payload: P) {
+        let Some(tx) = &self.job_tx else { return };
+        if let Some(old) = self.in_flight.remove(&c) {
+            old.cancel.store(true, Ordering::Relaxed);
+        }
+        self.next_job += 1;
+        let cancel = Arc::new(AtomicBool::new(false));
+        let job = Job { id: self.next_job, coord: c, cancel: cancel.clone(), is_update, payload };
+        if tx.send(job).is_ok() {
+            self.in_flight.insert(c, InFlight { id: self.next_job, cancel });
+        }
+    }
+
+    /// After an edit touching chunk `c`: a loaded chunk is marked dirty (its new result comes
+    /// with the next `pump`); a chunk whose job predates the edit is resubmitted with `payload`.
+    pub fn invalidate(&mut self, c: C, payload: impl FnOnce() -> P) {
+        if self.loaded.contains(&c) {
+            self.dirty.insert(c);
+        } else if self.in_flight.contains_key(&c) {
+            self.submit(c, false, payload());
+        }
+    }
+
+    /// Marks every loaded chunk dirty (e.g. after replacing all edits).
+    pub fn invalidate_all_loaded(&mut self) {
+        self.dirty.extend(self.loaded.iter().copied());
+    }
+
+    /// The next finished, still-wanted result; never blocks. Stale results are dropped.
+    pub fn try_recv(&mut self) -> Option<R> {
+        while let Ok(r) = self.result_rx.try_recv() {
+            let c = r.coord();
+            match self.in_flight.get(&c) {
+                Some(j) if j.id == r.job_id() => {
+                    self.in_flight.remove(&c);
+                }
+                _ => continue,
+            }
+            self.generated_total += 1;
+            let (a, b) = r.timings_us();
+            self.first_stage.push(a);
+            self.second_stage.push(b);
+            if !self.wanted.contains(&c) && !self.loaded.contains(&c) {
+                continue;
+            }
+            self.loaded.insert(c);
+            return Some(r);
+        }
+        None
+    }
+
+    /// Chunks to remove from the scene since the last call.
+    pub fn take_unloads(&mut self) -> Vec<C> {
+        std::mem::take(&mut self.unloads)
+    }
+
+    /// True when every wanted chunk is loaded and no edit waits for a new result.
+    pub fn is_area_ready(&self) -> bool {
+        self.viewer.is_some() && self.dirty.is_empty() && self.in_flight.is_empty() && self.wanted.iter().all(|c| self.loaded.contains(c))
+    }
+
+    /// Loaded chunks / wanted chunks, in `[0, 1]`.
+    pub fn progress(&self) -> f64 {
+        if self.wanted.is_empty() {
+            return if self.viewer.is_some() { 1.0 } else { 0.0 };
+        }
+        self.wanted.iter().filter(|c| self.loaded.contains(c)).count() as f64 / self.wanted.len() as f64
+    }
+
+    pub fn is_loaded(&self, c: C) -> bool {
+        self.loaded.contains(&c)
+    }
+
+    pub fn is_wanted(&self, c: C) -> bool {
+        self.wanted.contains(&c)
+    }
+
+    pub fn wanted_count(&self) -> usize {
+        self.wanted.len()
+    }
+
+    pub fn loaded(&self) -> impl Iterator<Item = &C> {
+        self.loaded.iter()
+    }
+
+    pub fn loaded_count(&self) -> usize {
+        self.loaded.len()
+    }
+
+    /// Wanted chunks not yet loaded.
+    pub fn pending_count(&self) -> usize {
+        self.wanted.iter().filter(|c| !self.loaded.contains(c)).count()
+    }
+
+    pub fn in_flight_count(&self) -> usize {
+        self.in_flight.len()
+    }
+}
+
+impl<C, P, R> Drop for Scheduler<C, P, R> {
+    fn drop(&mut self) {
+        for j in self.in_flight.values() {
+            j.cancel.store(true, Ordering::Relaxed);
+        }
+        self.job_tx = None; // closes the channel: workers finish their job and exit
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
