@@ -21,7 +21,7 @@
 
 use crate::block;
 use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use crate::generator::Generator;
+use crate::generator::{Column, ColumnGrid, Generator};
 use crate::preset::Biome;
 use crate::rng::{hash2, hash3, mix64, salt, unit_f32};
 use noise::{NoiseFn, Perlin};
@@ -65,10 +65,39 @@ pub fn scatter_chunk(generator: &Generator, c: ChunkCoord) -> Vec<ScatterInstanc
     out
 }
 
+/// [`scatter_chunk`] reading columns from `columns` (e.g. the padded chunk's grid from
+/// [`Generator::generate_padded_chunk_unless_sky`]) where it covers them: same result, no
+/// per-point column work.
+pub fn scatter_chunk_with_columns(generator: &Generator, c: ChunkCoord, columns: &ColumnGrid) -> Vec<ScatterInstance> {
+    let m = c.min_voxel();
+    let covered = |x: i32, z: i32| {
+        x >= columns.min_x && z >= columns.min_z && x < columns.min_x + columns.size_x && z < columns.min_z + columns.size_z
+            && columns.columns.len() == (columns.size_x * columns.size_z) as usize
+    };
+    let mut out = scatter_columns_by(generator, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE, |x, z| {
+        if covered(x, z) { *columns.get(x, z) } else { generator.column(x, z) }
+    });
+    out.retain(|i| ChunkCoord::containing(i.base_voxel()) == c);
+    out
+}
+
 /// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z + size_z)`,
 /// at any height. Candidate cells are whole inside the rectangle when it is aligned to
 /// [`SCATTER_SPACING`] (chunks are); otherwise only candidates inside it are returned.
 pub fn scatter_columns(generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Vec<ScatterInstance> {
+    scatter_columns_by(generator, min_x, min_z, size_x, size_z, |x, z| generator.column(x, z))
+}
+
+/// [`scatter_columns`] with the columns supplied by `column_at` (which must agree with
+/// `Generator::column`).
+fn scatter_columns_by(
+    generator: &Generator,
+    min_x: i32,
+    min_z: i32,
+    size_x: i32,
+    size_z: i32,
+    column_at: impl Fn(i32, i32) -> Column,
+) -> Vec<ScatterInstance> {
     let preset = generator.preset();
     let sc = &preset.scatter;
     let mut out = Vec::new();
@@ -92,7 +121,7 @@ pub fn scatter_columns(generator: &Generator, min_x: i32, min_z: i32, size_x: i3
             if cx < min_x || cx >= max_x || cz < min_z || cz >= max_z {
                 continue;
             }
-            let col = generator.column(cx, cz);
+            let col = column_at(cx, cz);
             if preset.water.enabled && col.surface < preset.water.sea_level {
                 continue;
             }
@@ -132,4 +161,26 @@ pub fn scatter_columns(generator: &Generator, min_x: i32, min_z: i32, size_x: i3
         }
     }
     out
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::WorldPreset;
+
+    #[test]
+    fn scatter_from_a_column_grid_equals_scatter_from_point_columns() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut padded = crate::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let mut grid = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
+        let mut compared = 0;
+        for c in [ChunkCoord::new(0, 0, 0), ChunkCoord::new(3, 0, -2), ChunkCoord::new(-5, 1, 7), ChunkCoord::new(2, -1, 2)] {
+            if !g.generate_padded_chunk_unless_sky(c, &mut padded, &mut grid) {
+                assert_eq!(scatter_chunk_with_columns(&g, c, &grid), scatter_chunk(&g, c), "{c:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 2);
+    }
 }
