@@ -164,17 +164,21 @@ impl INode3D for ChunkWorld {
             }
         }
         let t_unload = frame_start.elapsed();
-        // Collision first (the player stands on it), then new meshes, all within the budget.
-        while frame_start.elapsed() < budget {
+        // Collision first (the player stands on it), within half the budget; then new meshes for
+        // the rest. At least one finished chunk is applied every frame, so streaming always
+        // progresses even when single frames are slow (software rendering).
+        while frame_start.elapsed() < budget / 2 {
             let Some(c) = self.collision_queue.pop() else { break };
             self.build_queued_collision(c, viewer_chunk, collision_r);
         }
+        let mut applied = 0;
         loop {
-            if frame_start.elapsed() >= budget {
+            if applied > 0 && frame_start.elapsed() >= budget {
                 break;
             }
             let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
             self.apply_result(result, viewer_chunk, collision_r);
+            applied += 1;
         }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         if self.apply_ms_last_frame > 10.0 && std::env::var_os("STRATA_TRACE").is_some() {
