@@ -34,7 +34,8 @@ usage: cargo xtask <command> [args]
 
 commands:
   setup                       install Godot 4.6 if needed, build the extension, import the project
-  godot [--] ARGS...          run the project's Godot with ARGS (exit code passes through)
+  godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
+                              --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
   test [--rust-only|--godot-only] [-- ARGS]
                               Rust tests, then the headless Godot suite (res://tests/test_runner.tscn)
   preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
@@ -82,9 +83,20 @@ fn run(args: &[String]) -> Result<ExitCode> {
     match cmd.as_str() {
         "setup" => setup::run(rest).map(|()| ExitCode::SUCCESS),
         "godot" => {
+            // `--xvfb`: render for real without a display (Xvfb + Mesa llvmpipe, OpenGL 3).
+            let (xvfb, rest) = match rest.split_first() {
+                Some((first, tail)) if first == "--xvfb" => (true, tail),
+                _ => (false, rest),
+            };
             let rest = rest.strip_prefix(&["--".to_string()]).unwrap_or(rest);
             let godot = godot_install::ensure_godot()?;
-            let mut cmd = godot.command();
+            let mut cmd = if xvfb {
+                let mut c = godot.xvfb_command("1280x720x24")?;
+                c.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy"]);
+                c
+            } else {
+                godot.command()
+            };
             // Keep the caller's working directory so relative paths in ARGS work.
             cmd.current_dir(std::env::current_dir()?);
             cmd.args(rest);
