@@ -26,17 +26,51 @@ func _ready() -> void:
 	_run.call_deferred()
 
 func _run() -> void:
+	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
+	get_viewport().disable_3d = true
+	world.frame_budget_ms = 30.0
 	var deadline := Time.get_ticks_msec() + 240_000
 	while not world.is_area_ready() and Time.get_ticks_msec() < deadline:
 		await get_tree().process_frame
+	get_viewport().disable_3d = false
 	DirAccess.make_dir_recursive_absolute(out_dir)
+	var passed := 0
+	var failed := 0
 	var noon := await _shot(0.5, "noon")
+	var ground := _lower_half_ground_fraction(get_viewport().get_texture().get_image())
 	var midnight := await _shot(0.0, "midnight")
 	print("NOON_BRIGHTNESS=%.4f" % noon)
 	print("MIDNIGHT_BRIGHTNESS=%.4f" % midnight)
-	var ok := noon > 0.2 and midnight < noon * 0.5
-	print("day/night brightness check: %s" % ("ok" if ok else "FAILED"))
-	get_tree().quit(0 if ok else 1)
+	print("NOON_LOWER_HALF_GROUND=%.3f" % ground)
+	for check in [
+		["the view was ready", world.is_area_ready()],
+		["noon is bright (mean luma > 0.2)", noon > 0.2],
+		["midnight is less than half as bright as noon", midnight >= 0.0 and midnight < noon * 0.5],
+		["the lower half of the noon frame is world, not sky (> 60 %)", ground > 0.6],
+	]:
+		if check[1]:
+			passed += 1
+			print("  ok   rendered: " + check[0])
+		else:
+			failed += 1
+			print("  FAIL rendered: " + check[0])
+	print("%d passed, %d failed" % [passed, failed])
+	get_tree().quit(0 if failed == 0 else 1)
+
+## Fraction of sampled pixels in the lower half that are not sky-coloured (sky: blue clearly
+## above red and green, and bright).
+func _lower_half_ground_fraction(img: Image) -> float:
+	if img == null or img.is_empty():
+		return 0.0
+	var ground := 0
+	var n := 0
+	for y in range(img.get_height() / 2, img.get_height(), 6):
+		for x in range(0, img.get_width(), 6):
+			var c := img.get_pixel(x, y)
+			var sky := c.b > c.r + 0.08 and c.b > c.g + 0.02 and c.get_luminance() > 0.45
+			ground += 0 if sky else 1
+			n += 1
+	return float(ground) / maxf(1.0, n)
 
 func _shot(t: float, tag: String) -> float:
 	day_night.set_time_of_day(t)

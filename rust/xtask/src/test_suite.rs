@@ -25,7 +25,7 @@ pub const FORBIDDEN: &[&str] = &[
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
 const USAGE: &str =
-    "usage: cargo xtask test [--rust-only | --godot-only] [-- ARGS for the test runner scene]";
+    "usage: cargo xtask test [--rust-only | --godot-only] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -87,12 +87,14 @@ fn split_number(s: &str) -> Option<(u64, &str)> {
 pub fn run(args: &[String]) -> Result<bool> {
     let mut rust = true;
     let mut godot = true;
+    let mut rendered = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--rust-only" => godot = false,
             "--godot-only" => rust = false,
+            "--no-rendered" => rendered = false,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -103,6 +105,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     }
     let started = Instant::now();
     let mut summary: Vec<(String, bool)> = Vec::new();
+    let mut godot_counts: Vec<(u64, u64)> = Vec::new();
 
     if rust {
         crate::step("Rust tests: cargo test --workspace --exclude strata-godot");
@@ -132,25 +135,15 @@ pub fn run(args: &[String]) -> Result<bool> {
 
     if godot {
         let t = Instant::now();
-        match run_godot_suite(&runner_args) {
-            Ok((report, log)) => {
-                let counts = match report.counts {
-                    Some((p, f)) => format!("{p} passed, {f} failed"),
-                    None => "no result line".into(),
-                };
-                let ok = report.problems.is_empty();
-                let mut line = format!(
-                    "Godot suite (res://tests/test_runner.tscn): {} — {counts} in {:.0} s (log: {})",
-                    if ok { "passed" } else { "FAILED" },
-                    t.elapsed().as_secs_f64(),
-                    log.display()
-                );
-                for p in &report.problems {
-                    line.push_str(&format!("\n    problem: {p}"));
-                }
-                summary.push((line, ok));
-            }
-            Err(e) => summary.push((format!("Godot suite: FAILED — {e}"), false)),
+        let result = run_godot_suite(&runner_args);
+        godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
+        summary.push(summary_line("Godot suite (res://tests/test_runner.tscn)", result, t));
+        // The rendered checks (real frames under Xvfb) run with the full suite, not with a filter.
+        if rendered && runner_args.is_empty() {
+            let t = Instant::now();
+            let result = run_rendered_checks();
+            godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
+            summary.push(summary_line("Rendered checks (Xvfb, res://game/tools/day_night_shots.tscn)", result, t));
         }
     }
 
@@ -165,7 +158,55 @@ pub fn run(args: &[String]) -> Result<bool> {
         if ok { "PASSED" } else { "FAILED" },
         started.elapsed().as_secs_f64()
     );
+    if !godot_counts.is_empty() {
+        // The closing line: every test that ran inside Godot (suite + rendered checks).
+        let (p, f) = godot_counts.iter().fold((0, 0), |(p, f), (a, b)| (p + a, f + b));
+        println!("godot: {p} passed, {f} failed");
+    }
     Ok(ok)
+}
+
+/// One summary line (and whether it passed) for a Godot run.
+fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t: Instant) -> (String, bool) {
+    match result {
+        Ok((report, log)) => {
+            let counts = match report.counts {
+                Some((p, f)) => format!("{p} passed, {f} failed"),
+                None => "no result line".into(),
+            };
+            let ok = report.problems.is_empty();
+            let mut line = format!(
+                "{name}: {} — {counts} in {:.0} s (log: {})",
+                if ok { "passed" } else { "FAILED" },
+                t.elapsed().as_secs_f64(),
+                log.display()
+            );
+            for p in &report.problems {
+                line.push_str(&format!("\n    problem: {p}"));
+            }
+            (line, ok)
+        }
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
+
+/// Renders real frames under Xvfb (Compatibility renderer on llvmpipe): the world at noon and
+/// at midnight, checking brightness and that the world fills the lower half of the frame.
+fn run_rendered_checks() -> Result<(SuiteReport, std::path::PathBuf)> {
+    let godot = setup::prepare()?;
+    let shots = paths::target_dir()?.join("screenshots/rendered-tests");
+    fs::create_dir_all(&shots)?;
+    crate::step(format!("Rendered checks under Xvfb → {}", shots.display()));
+    let mut cmd = godot.xvfb_command("1280x720x24")?;
+    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy", "--path", "godot_project"]);
+    cmd.arg("res://game/tools/day_night_shots.tscn").arg("--").arg(format!("--out-dir={}", shots.display()));
+    let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)?;
+    let log = paths::target_dir()?.join("xtask/rendered-tests.log");
+    if let Some(dir) = log.parent() {
+        fs::create_dir_all(dir)?;
+    }
+    fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
+    Ok((analyze(&out), log))
 }
 
 fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::PathBuf)> {
