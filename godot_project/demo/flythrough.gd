@@ -3,7 +3,9 @@
 ##
 ## User arguments (after `--`): `--view-distance=N` (default 8), `--seconds=S` flight time
 ## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
-## `--seed=N`.
+## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
+## then the resident memory is printed again: it should stay flat).
+## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
 var view_distance := 8
@@ -11,6 +13,7 @@ var seconds := 8.0
 var screenshot_dir := ""
 var preset_path := "res://presets/default_hills.tres"
 var seed_override := -1
+var walk_steps := 0
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -27,6 +30,7 @@ func _parse_args() -> void:
 			"--screenshot-dir": screenshot_dir = kv[1]
 			"--preset": preset_path = kv[1]
 			"--seed": seed_override = int(kv[1])
+			"--walk": walk_steps = int(kv[1])
 
 func _ready() -> void:
 	_parse_args()
@@ -55,7 +59,22 @@ func _set_loading(loading: bool) -> void:
 	get_viewport().disable_3d = loading
 	world.frame_budget_ms = 30.0 if loading else 6.0
 
+## Resident memory of this process in MB (Linux /proc), or -1.
+func _rss_mb() -> float:
+	var f := FileAccess.open("/proc/self/status", FileAccess.READ)
+	if f == null:
+		return -1.0
+	# /proc files report size 0, so read line by line rather than by length.
+	for i in 64:
+		var line := f.get_line()
+		if line.begins_with("VmRSS:"):
+			return float(line.split(":")[1].strip_edges().split(" ")[0]) / 1024.0
+		if line == "" and f.eof_reached():
+			break
+	return -1.0
+
 func _run() -> void:
+	var rss_start := _rss_mb()
 	var start := Time.get_ticks_usec()
 	_place_camera(0.0, 0.0, Vector3(1, -0.35, 0.4))
 	_set_loading(true)
@@ -109,6 +128,29 @@ func _run() -> void:
 			await get_tree().process_frame
 		_set_loading(false)
 		await _screenshot("flight_end")
+	var rss_ready := _rss_mb()
+	if walk_steps > 0:
+		var rng := RandomNumberGenerator.new()
+		rng.seed = 7
+		var wx := x
+		var wz := z
+		for i in walk_steps:
+			wx += rng.randf_range(-8.0, 8.0)
+			wz += rng.randf_range(-8.0, 8.0)
+			_place_camera(wx, wz, Vector3(1, -0.3, 0.2))
+			await get_tree().process_frame
+		while not world.is_area_ready():
+			await get_tree().process_frame
+		print("walk: %d steps, ended at (%.0f, %.0f), %d chunks generated in all" % [walk_steps, wx, wz, world.get_stats()["generated_total"]])
+		print("STRATA_RSS_MB_AFTER_WALK=%.1f" % _rss_mb())
+	print("STRATA_RSS_MB_START=%.1f" % rss_start)
+	print("STRATA_RSS_MB_READY=%.1f" % rss_ready)
+	print("STRATA_LOADED_CHUNKS=%d" % st0["loaded_chunks"])
+	print("STRATA_MESHED_CHUNKS=%d" % st0["nodes"])
+	print("STRATA_APPLY_MS_P50=%.3f" % p50)
+	print("STRATA_APPLY_MS_P99=%.3f" % p99)
+	print("STRATA_APPLY_MS_MAX=%.3f" % (apply_ms.back() if apply_ms.size() > 0 else 0.0))
+	print("STRATA_CHUNKS_PER_S=%.1f" % (st0["loaded_chunks"] / maxf(ready_s, 0.001)))
 	print("STRATA_DEMO_VIEW_READY_S=%.3f" % ready_s)
 	get_tree().quit(0)
 

@@ -9,6 +9,13 @@
 //! whole height field), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell` (one CA pass, bit-parallel
 //! against naive), `mesh_quads` / `mesh_baseline_quads` (mean quads per chunk).
 //!
+//! Then a headless Godot run of `res://demo/flythrough.tscn` (unless benches are named): at view
+//! distance 8 (view-ready time, a flight with per-frame apply times, a 10,000-step random walk
+//! with resident memory before and after) and at 16 (view-ready time). Keys: `view_ready_s_vd8`,
+//! `view_ready_s_vd16`, `apply_ms_p50`, `apply_ms_p99`, `apply_ms_max`, `chunks_per_s`,
+//! `rss_mb_start`, `rss_mb_ready`, `rss_mb_after_walk`, `bytes_per_chunk` (resident growth from
+//! start to a ready view, per loaded chunk: Godot's meshes and collision included).
+//!
 //! Each bench's numbers are taken in the same run as its baseline: compare ratios, not times
 //! across runs, on a busy machine. No timing is asserted anywhere.
 
@@ -157,6 +164,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
     values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
 
+    let e2e_ok = if args.is_empty() { end_to_end(&mut values) } else { true };
+
     let dir = root.join("target").join("bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let path = dir.join("summary.json");
@@ -206,12 +215,70 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             show(get(base))
         );
     }
+    for (label, key) in [
+        ("view ready, view distance 8 (s)", "view_ready_s_vd8"),
+        ("view ready, view distance 16 (s)", "view_ready_s_vd16"),
+        ("apply per frame p50 (ms)", "apply_ms_p50"),
+        ("apply per frame p99 (ms)", "apply_ms_p99"),
+        ("apply per frame max (ms)", "apply_ms_max"),
+        ("chunks per second (to ready)", "chunks_per_s"),
+        ("RSS at start (MB)", "rss_mb_start"),
+        ("RSS with view ready (MB)", "rss_mb_ready"),
+        ("RSS after 10k-step walk (MB)", "rss_mb_after_walk"),
+        ("bytes per loaded chunk", "bytes_per_chunk"),
+    ] {
+        if let Some(v) = get(key) {
+            println!("{label:<36} {v:>12.2}");
+        }
+    }
     println!("\nwrote {}", path.display());
-    Ok(if outputs.len() == wanted.len() {
+    Ok(if outputs.len() == wanted.len() && e2e_ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Reads `STRATA_NAME=value` lines printed by the flythrough scene.
+fn strata_value(text: &str, name: &str) -> Option<f64> {
+    let prefix = format!("STRATA_{name}=");
+    text.lines().rev().find_map(|l| l.trim().strip_prefix(&prefix)?.trim().parse().ok())
+}
+
+/// Runs the headless flythrough at view distances 8 and 16 and records its figures.
+fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bool {
+    let godot = match crate::setup::prepare() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("[xtask] warning: no Godot for the end-to-end bench ({e}); its keys stay null");
+            return false;
+        }
+    };
+    let run = |args: &[&str]| -> Option<String> {
+        eprintln!("[xtask] ==> headless flythrough {}", args.join(" "));
+        let mut cmd = godot.command();
+        cmd.args(["--headless", "--path", "godot_project", "res://demo/flythrough.tscn", "--"]).args(args);
+        let out = crate::godot_run::run_captured(cmd, std::time::Duration::from_secs(300), crate::godot_run::Echo::Quiet).ok()?;
+        out.success().then(|| out.text())
+    };
+    let vd8 = run(&["--view-distance=8", "--seconds=6", "--walk=10000"]);
+    let vd16 = run(&["--view-distance=16", "--seconds=1"]);
+    let v8 = |name: &str| vd8.as_deref().and_then(|t| strata_value(t, name));
+    values.push(("view_ready_s_vd8", v8("DEMO_VIEW_READY_S"), "s"));
+    values.push(("view_ready_s_vd16", vd16.as_deref().and_then(|t| strata_value(t, "DEMO_VIEW_READY_S")), "s"));
+    values.push(("apply_ms_p50", v8("APPLY_MS_P50"), "ms"));
+    values.push(("apply_ms_p99", v8("APPLY_MS_P99"), "ms"));
+    values.push(("apply_ms_max", v8("APPLY_MS_MAX"), "ms"));
+    values.push(("chunks_per_s", v8("CHUNKS_PER_S"), "chunks/s"));
+    values.push(("rss_mb_start", v8("RSS_MB_START"), "MB"));
+    values.push(("rss_mb_ready", v8("RSS_MB_READY"), "MB"));
+    values.push(("rss_mb_after_walk", v8("RSS_MB_AFTER_WALK"), "MB"));
+    let per_chunk = match (v8("RSS_MB_START"), v8("RSS_MB_READY"), v8("LOADED_CHUNKS")) {
+        (Some(a), Some(b), Some(n)) if n > 0.0 => Some((b - a) * 1024.0 * 1024.0 / n),
+        _ => None,
+    };
+    values.push(("bytes_per_chunk", per_chunk, "B"));
+    vd8.is_some() && vd16.is_some()
 }
 
 fn workspace_root() -> PathBuf {
