@@ -43,7 +43,7 @@ func _ready() -> void:
 		preset.seed = seed_override
 	world.preset = preset
 	world.view_distance = view_distance
-	world.frame_budget_ms = 6.0
+	world.frame_budget_ms = 4.0
 	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, %d workers" % [
 		preset_path.get_file(), preset.seed, view_distance, world.get_stats()["workers"]])
 	_run.call_deferred()
@@ -57,7 +57,7 @@ func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
 ## costs hundreds of milliseconds, and streaming applies results once per frame.
 func _set_loading(loading: bool) -> void:
 	get_viewport().disable_3d = loading
-	world.frame_budget_ms = 30.0 if loading else 6.0
+	world.frame_budget_ms = 30.0 if loading else 4.0
 
 ## Resident memory of this process in MB (Linux /proc), or -1.
 func _rss_mb() -> float:

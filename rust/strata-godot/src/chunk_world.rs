@@ -62,7 +62,7 @@ pub struct ChunkWorld {
     /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds.
     #[export(range = (0.1, 33.0))]
     frame_budget_ms: f64,
-    /// Chunks within this radius of the viewer get collision shapes.
+    /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes.
     #[export(range = (0.0, 8.0))]
     collision_distance: i32,
     /// In the editor, preview the world around the origin (regenerates when the preset changes).
@@ -82,6 +82,9 @@ pub struct ChunkWorld {
     last_viewer_chunk: Option<ChunkCoord>,
     /// Loaded chunks that came near the viewer and still need a collision shape, nearest last.
     collision_queue: Vec<ChunkCoord>,
+    /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
+    /// them back from an `ArrayMesh` costs far more).
+    pending_faces: HashMap<ChunkCoord, PackedVector3Array>,
     /// Generator for queries before streaming starts (same preset ⇒ same answers).
     query_generator: Option<Arc<Generator>>,
     /// Game state saved with the world (time of day, player position…), as text.
@@ -101,7 +104,7 @@ impl INode3D for ChunkWorld {
             vertical_view_distance: 3,
             worker_threads: 0,
             frame_budget_ms: 4.0,
-            collision_distance: 2,
+            collision_distance: 1,
             editor_preview: true,
             streamer: None,
             preset_revision: 0,
@@ -114,6 +117,7 @@ impl INode3D for ChunkWorld {
             area_ready_emitted: false,
             last_viewer_chunk: None,
             collision_queue: Vec::new(),
+            pending_faces: HashMap::new(),
             query_generator: None,
             state: Default::default(),
             last_error: GString::new(),
@@ -150,6 +154,7 @@ impl INode3D for ChunkWorld {
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
         for c in unloads {
+            self.pending_faces.remove(&c);
             if let Some(n) = self.nodes.remove(&c) {
                 free_chunk_node(n);
             }
@@ -167,9 +172,12 @@ impl INode3D for ChunkWorld {
         // Collision first (the player stands on it), within half the budget; then new meshes for
         // the rest. At least one finished chunk is applied every frame, so streaming always
         // progresses even when single frames are slow (software rendering).
+        let mut slowest = (std::time::Duration::ZERO, "");
         while frame_start.elapsed() < budget / 2 {
             let Some(c) = self.collision_queue.pop() else { break };
+            let t = Instant::now();
             self.build_queued_collision(c, viewer_chunk, collision_r);
+            slowest = slowest.max((t.elapsed(), "collision"));
         }
         let mut applied = 0;
         loop {
@@ -177,14 +185,20 @@ impl INode3D for ChunkWorld {
                 break;
             }
             let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
+            let t = Instant::now();
+            let what = if result.mesh.is_empty() { "apply (empty)" } else { "apply" };
             self.apply_result(result, viewer_chunk, collision_r);
+            slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         if self.apply_ms_last_frame > 10.0 && std::env::var_os("STRATA_TRACE").is_some() {
-            godot_print!("TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks)", self.apply_ms_last_frame, t_viewer, t_unload, n_unloads);
+            godot_print!(
+                "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied, slowest step {:?} ({})",
+                self.apply_ms_last_frame, t_viewer, t_unload, n_unloads, applied, slowest.0, slowest.1
+            );
         }
-        if !self.area_ready_emitted && self.streamer.as_ref().is_some_and(|s| s.is_area_ready()) {
+        if !self.area_ready_emitted && self.is_area_ready() {
             self.area_ready_emitted = true;
             self.signals().area_ready().emit();
         }
@@ -267,10 +281,11 @@ impl ChunkWorld {
         block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
     }
 
-    /// True when every chunk within `view_distance` of the viewer is meshed and in the tree.
+    /// True when every chunk within `view_distance` of the viewer is meshed and in the tree, and
+    /// the chunks near the viewer have their collision (so a player can be spawned).
     #[func]
     pub fn is_area_ready(&self) -> bool {
-        self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+        self.collision_queue.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
     }
 
     /// Fraction of the chunks needed around the viewer that are loaded, 0..1 (loading screens).
@@ -472,6 +487,8 @@ impl ChunkWorld {
 
     fn stop_streaming(&mut self) {
         self.streamer = None; // Drop joins the workers.
+        self.collision_queue.clear();
+        self.pending_faces.clear();
         for (_, n) in self.nodes.drain() {
             free_chunk_node(n);
         }
@@ -528,9 +545,16 @@ impl ChunkWorld {
             mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
             self.base_mut().add_child(&mi);
             node.mesh = Some(mi);
+            // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
+            // in Godot's physics server), nearest first.
             let near = viewer.is_some_and(|v| within(c, v, collision_r));
             if near && !r.mesh.opaque.is_empty() {
-                node.body = Some(self.make_collision(c, &r.mesh.opaque));
+                let o = &r.mesh.opaque;
+                self.pending_faces.insert(c, o.indices.iter().map(|&i| to_vector3(o.positions[i as usize])).collect());
+                self.collision_queue.push(c);
+                if let Some(v) = viewer {
+                    self.collision_queue.sort_by_key(|q| std::cmp::Reverse(q.distance_sq(v)));
+                }
             }
         }
         self.nodes.insert(c, node);
@@ -572,11 +596,6 @@ impl ChunkWorld {
         out
     }
 
-    fn make_collision(&mut self, c: ChunkCoord, surface: &MeshSurface) -> Gd<StaticBody3D> {
-        let faces: PackedVector3Array = surface.indices.iter().map(|&i| to_vector3(surface.positions[i as usize])).collect();
-        self.make_collision_from_faces(c, &faces)
-    }
-
     fn make_collision_from_faces(&mut self, c: ChunkCoord, faces: &PackedVector3Array) -> Gd<StaticBody3D> {
         let mut shape = ConcavePolygonShape3D::new_gd();
         shape.set_faces(faces);
@@ -606,6 +625,7 @@ impl ChunkWorld {
             }
         }
         queue.sort_by_key(|c| std::cmp::Reverse(c.distance_sq(v)));
+        self.pending_faces.retain(|c, _| queue.contains(c));
         self.collision_queue = queue;
     }
 
@@ -613,8 +633,9 @@ impl ChunkWorld {
         if !viewer.is_some_and(|v| within(c, v, r)) {
             return;
         }
+        let kept = self.pending_faces.remove(&c);
         let faces = match self.nodes.get(&c) {
-            Some(n) if n.body.is_none() => n.mesh.as_ref().and_then(opaque_faces),
+            Some(n) if n.body.is_none() => kept.or_else(|| n.mesh.as_ref().and_then(opaque_faces)),
             _ => None,
         };
         if let Some(faces) = faces {
