@@ -7,35 +7,11 @@
 //! the failure message into the constant below and say in the commit message why the world
 //! changed. Never update it to silence an unexplained change: that is exactly what it catches.
 
-use strata_core::coords::ChunkCoord;
-use strata_core::generator::Generator;
 use strata_core::preset::WorldPreset;
+use strata_tests::world_fingerprint as fingerprint;
 
-/// Fingerprint of [`CHUNKS`] of the default preset.
+/// Fingerprint of `strata_tests::GOLDEN_CHUNKS` of the default preset.
 const DEFAULT_PRESET_FINGERPRINT: u64 = 0x7661affc5d52da2c;
-
-/// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.
-const CHUNKS: [(i32, i32, i32); 10] = [
-    (0, 0, 0),
-    (0, -1, 0),
-    (1, 0, -1),
-    (-1, 0, 1),
-    (-3, -2, 2),
-    (5, 1, -4),
-    (0, 3, 0),
-    (37, 0, -21),
-    (-250, -1, 400),
-    (1000, 0, 1000),
-];
-
-/// Combines the content hashes of the chunks (each already covers extent and contents).
-fn fingerprint(preset: &WorldPreset) -> u64 {
-    let g = Generator::new(preset).expect("preset is valid");
-    CHUNKS.iter().fold(0xcbf2_9ce4_8422_2325u64, |acc, &(x, y, z)| {
-        let h = g.generate_chunk(ChunkCoord::new(x, y, z)).content_hash();
-        (acc ^ h).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17)
-    })
-}
 
 #[test]
 fn default_preset_matches_its_golden_fingerprint() {

@@ -65,6 +65,22 @@ impl Samples {
     }
 }
 
+/// Counters for the HUD and `get_stats()`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StreamStats {
+    pub loaded_chunks: usize,
+    /// Wanted chunks not yet loaded (queued, in flight, or waiting to be applied).
+    pub pending_chunks: usize,
+    pub in_flight: usize,
+    pub generated_total: u64,
+    pub cancelled_total: u64,
+    /// Median time of the first stage on a worker (generation), in microseconds.
+    pub gen_us_median: f64,
+    /// Median time of the second stage (meshing in 3D, autotiling in 2D), in microseconds.
+    pub build_us_median: f64,
+    pub workers: usize,
+}
+
 struct InFlight {
     id: u64,
     cancel: Arc<AtomicBool>,
@@ -319,6 +335,19 @@ where
 
     pub fn in_flight_count(&self) -> usize {
         self.in_flight.len()
+    }
+
+    pub fn stats(&self) -> StreamStats {
+        StreamStats {
+            loaded_chunks: self.loaded.len(),
+            pending_chunks: self.pending_count(),
+            in_flight: self.in_flight.len(),
+            generated_total: self.generated_total,
+            cancelled_total: self.cancelled_total,
+            gen_us_median: self.first_stage.median(),
+            build_us_median: self.second_stage.median(),
+            workers: self.workers.len(),
+        }
     }
 }
 

@@ -13,6 +13,7 @@ use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::edits::{EditMap, apply_edits};
 use crate::generator::{ColumnGrid, Generator};
 use crate::mesh::{ChunkMesh, mesh_padded_chunk};
+pub use crate::scheduler::StreamStats;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::worldgen::scatter::{ScatterInstance, scatter_chunk_with_columns};
 use std::collections::HashSet;
@@ -77,20 +78,6 @@ impl JobResult<ChunkCoord> for ChunkResult {
 
 /// What a worker needs besides the generator: the edits inside the chunk's padded box.
 type Edits = Vec<(IVec3, BlockId)>;
-
-/// Counters for the HUD and `get_stats()`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StreamStats {
-    pub loaded_chunks: usize,
-    /// Wanted chunks not yet loaded (queued here, in flight, or waiting to be applied).
-    pub pending_chunks: usize,
-    pub in_flight: usize,
-    pub generated_total: u64,
-    pub cancelled_total: u64,
-    pub gen_us_median: f64,
-    pub mesh_us_median: f64,
-    pub workers: usize,
-}
 
 /// The main thread's side of streaming.
 pub struct Streamer {
@@ -206,17 +193,7 @@ impl Streamer {
     }
 
     pub fn stats(&self) -> StreamStats {
-        let s = &self.scheduler;
-        StreamStats {
-            loaded_chunks: s.loaded_count(),
-            pending_chunks: s.pending_count(),
-            in_flight: s.in_flight_count(),
-            generated_total: s.generated_total,
-            cancelled_total: s.cancelled_total,
-            gen_us_median: s.first_stage.median(),
-            mesh_us_median: s.second_stage.median(),
-            workers: s.worker_count(),
-        }
+        self.scheduler.stats()
     }
 
     pub fn edits(&self) -> &EditMap {

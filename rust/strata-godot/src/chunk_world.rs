@@ -307,7 +307,7 @@ impl ChunkWorld {
         d.set("generated_total", st.generated_total as i64);
         d.set("cancelled_total", st.cancelled_total as i64);
         d.set("gen_ms_median", st.gen_us_median / 1000.0);
-        d.set("mesh_ms_median", st.mesh_us_median / 1000.0);
+        d.set("mesh_ms_median", st.build_us_median / 1000.0);
         d.set("apply_ms_last_frame", self.apply_ms_last_frame);
         d.set("workers", st.workers as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);

@@ -269,7 +269,7 @@ impl ChunkWorld2D {
         d.set("generated_total", st.generated_total as i64);
         d.set("cancelled_total", st.cancelled_total as i64);
         d.set("gen_ms_median", st.gen_us_median / 1000.0);
-        d.set("tile_ms_median", st.tile_us_median / 1000.0);
+        d.set("tile_ms_median", st.build_us_median / 1000.0);
         d.set("apply_ms_last_frame", self.apply_ms_last_frame);
         d.set("workers", st.workers as i64);
         d.set("queued_writes", self.ops.len() as i64);

@@ -21,6 +21,9 @@ use crate::block::{self, BlockId};
 use crate::coords::IVec3;
 use crate::edits::EditMap;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
+
+/// Counters for the HUD and `get_stats()` (the second stage is autotiling).
+pub type StreamStats2D = crate::scheduler::StreamStats;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -91,20 +94,6 @@ impl JobResult<ChunkCoord2D> for ChunkResult2D {
 
 /// What a worker needs besides the generator: the edits inside the chunk's padded box.
 type Edits = Vec<(IVec3, BlockId)>;
-
-/// Counters for the HUD and `get_stats()`.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StreamStats2D {
-    pub loaded_chunks: usize,
-    /// Wanted chunks not yet loaded.
-    pub pending_chunks: usize,
-    pub in_flight: usize,
-    pub generated_total: u64,
-    pub cancelled_total: u64,
-    pub gen_us_median: f64,
-    pub tile_us_median: f64,
-    pub workers: usize,
-}
 
 /// The main thread's side of 2D streaming.
 pub struct Streamer2D {
@@ -211,17 +200,7 @@ impl Streamer2D {
     }
 
     pub fn stats(&self) -> StreamStats2D {
-        let s = &self.scheduler;
-        StreamStats2D {
-            loaded_chunks: s.loaded_count(),
-            pending_chunks: s.pending_count(),
-            in_flight: s.in_flight_count(),
-            generated_total: s.generated_total,
-            cancelled_total: s.cancelled_total,
-            gen_us_median: s.first_stage.median(),
-            tile_us_median: s.second_stage.median(),
-            workers: s.worker_count(),
-        }
+        self.scheduler.stats()
     }
 
     /// The edits (tile `(x, y)` stored at voxel `(x, y, 0)`), for saves.
