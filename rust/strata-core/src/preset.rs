@@ -610,7 +610,7 @@ impl WorldPreset {
         };
         let h = &self.height;
         let total = h.perlin_weight + h.simplex_weight + h.ridged_weight + h.value_weight + h.diamond_square_weight + h.heightmap_weight;
-        if !(total > 0.0) {
+        if total.is_nan() || total <= 0.0 {
             return Err(rule("height_*_weight", "all height source weights are 0".into(), "at least one weight above 0"));
         }
         if h.heightmap_weight > 0.0 && h.heightmap_path.trim().is_empty() {

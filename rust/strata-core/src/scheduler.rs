@@ -140,10 +140,10 @@ where
                     if job.is_cancelled() {
                         continue;
                     }
-                    if let Some(r) = work(job) {
-                        if result_tx.send(r).is_err() {
-                            break;
-                        }
+                    if let Some(r) = work(job)
+                        && result_tx.send(r).is_err()
+                    {
+                        break;
                     }
                 }
             });

@@ -618,10 +618,8 @@ impl ChunkWorld {
             let near = within(*c, v, r);
             if near && n.body.is_none() && n.mesh.is_some() {
                 queue.push(*c);
-            } else if !near {
-                if let Some(b) = n.body.take() {
-                    b.free();
-                }
+            } else if !near && let Some(b) = n.body.take() {
+                b.free();
             }
         }
         queue.sort_by_key(|c| std::cmp::Reverse(c.distance_sq(v)));
