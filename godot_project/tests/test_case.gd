@@ -74,6 +74,17 @@ func wait_until(predicate: Callable, timeout_s: float = 30.0) -> bool:
 		await get_tree().process_frame
 	return true
 
+## Deletes directory `path` and everything in it (test scratch folders).
+func remove_tree(path: String) -> void:
+	var d := DirAccess.open(path)
+	if d == null:
+		return
+	for sub in d.get_directories():
+		remove_tree(path.path_join(sub))
+	for f in d.get_files():
+		d.remove(f)
+	DirAccess.remove_absolute(path)
+
 func wait_frames(n: int) -> void:
 	for i in n:
 		await get_tree().process_frame

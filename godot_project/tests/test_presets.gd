@@ -8,17 +8,7 @@ func before_each() -> void:
 	DirAccess.make_dir_recursive_absolute(_dir)
 
 func after_each() -> void:
-	_remove_tree(_dir)
-
-func _remove_tree(path: String) -> void:
-	var d := DirAccess.open(path)
-	if d == null:
-		return
-	for sub in d.get_directories():
-		_remove_tree(path.path_join(sub))
-	for f in d.get_files():
-		d.remove(f)
-	DirAccess.remove_absolute(path)
+	remove_tree(_dir)
 
 const SHIPPED := ["default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"]
 

@@ -31,17 +31,7 @@ func after_each() -> void:
 	for a in [JUMP, FIRE]:
 		if InputMap.has_action(a):
 			InputMap.erase_action(a)
-	_remove_tree(_dir)
-
-func _remove_tree(path: String) -> void:
-	var d := DirAccess.open(path)
-	if d == null:
-		return
-	for sub in d.get_directories():
-		_remove_tree(path.path_join(sub))
-	for f in d.get_files():
-		d.remove(f)
-	DirAccess.remove_absolute(path)
+	remove_tree(_dir)
 
 func _keys(action: StringName) -> Array:
 	var out := []
