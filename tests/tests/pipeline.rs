@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata_core::generator::Generator;
 use strata_core::mesh::{ChunkMesh, mesh_padded_chunk};
-use strata_core::stream::{StreamConfig, Streamer};
+use strata_core::stream::{StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 fn mesh_hash(m: &ChunkMesh) -> u64 {
@@ -26,22 +26,38 @@ fn mesh_hash(m: &ChunkMesh) -> u64 {
     h
 }
 
-/// Streams a view around `viewer` and returns every chunk's mesh hash.
+/// Streams a view around `viewer` (near chunks only) and returns every chunk's mesh hash.
 fn stream_all(workers: usize, viewer: [f64; 3]) -> BTreeMap<ChunkCoord, u64> {
+    stream_view(workers, viewer, 0)
+        .into_iter()
+        .filter_map(|(k, h)| match k {
+            StreamKey::Near(c) => Some((c, h)),
+            StreamKey::Far(_) => None,
+        })
+        .collect()
+}
+
+/// Streams the near field and `lod_levels` far levels around `viewer` until both are complete.
+fn stream_view(workers: usize, viewer: [f64; 3], lod_levels: u8) -> BTreeMap<StreamKey, u64> {
     let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
     let mut s = Streamer::new(
         g,
-        StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: workers, ..Default::default() },
+        StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: workers, lod_levels, ..Default::default() },
     );
     s.set_viewer(viewer);
     let start = Instant::now();
     let mut out = BTreeMap::new();
-    while !s.is_area_ready() {
+    while !s.is_view_complete() {
         assert!(start.elapsed() < Duration::from_secs(120), "never ready");
         s.pump();
         match s.try_recv() {
-            Some(r) => {
-                out.insert(r.coord, mesh_hash(&r.mesh));
+            Some(StreamResult::Near(r)) => {
+                out.insert(StreamKey::Near(r.coord), mesh_hash(&r.mesh));
+            }
+            Some(StreamResult::Far(r)) => {
+                let mut h = mesh_hash(&r.far.mesh);
+                h ^= (r.far.origin.y as i64 as u64).rotate_left(17);
+                out.insert(StreamKey::Far(r.far.column), h);
             }
             None => std::thread::sleep(Duration::from_millis(1)),
         }
@@ -56,6 +72,22 @@ fn streamed_meshes_do_not_depend_on_worker_count() {
     assert_eq!(one.len(), 29 * 3);
     assert_eq!(one, four);
     assert!(one.values().filter(|&&h| h != mesh_hash(&ChunkMesh::default())).count() > 10, "terrain was meshed");
+}
+
+#[test]
+fn the_far_view_does_not_depend_on_worker_count_or_history() {
+    let one = stream_view(1, [5.0, 10.0, -7.0], 2);
+    let three = stream_view(3, [5.0, 10.0, -7.0], 2);
+    assert_eq!(one, three);
+    let far = one.keys().filter(|k| matches!(k, StreamKey::Far(_))).count();
+    assert!(far > 20, "{far} far columns");
+    // A far column built alone equals the streamed one.
+    let g = Generator::new(&WorldPreset::default()).unwrap();
+    let (&key, &hash) = one.iter().find(|(k, _)| matches!(k, StreamKey::Far(f) if f.level == 2)).expect("a level-2 column");
+    let StreamKey::Far(col) = key else { unreachable!() };
+    let mut alone = strata_core::lod::FarMesh::default();
+    strata_core::lod::build_far_column(&g, col, &mut strata_core::lod::FarScratch::default(), &mut alone);
+    assert_eq!(mesh_hash(&alone.mesh) ^ (alone.origin.y as i64 as u64).rotate_left(17), hash);
 }
 
 #[test]

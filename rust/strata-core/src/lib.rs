@@ -11,6 +11,7 @@ pub mod coords;
 pub mod edits;
 pub mod worldgen;
 pub mod generator;
+pub mod lod;
 pub mod mesh;
 pub mod preset;
 pub mod preset_io;

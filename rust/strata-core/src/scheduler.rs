@@ -39,6 +39,11 @@ pub trait JobResult<C> {
     fn job_id(&self) -> u64;
     /// Two stage timings in microseconds (e.g. generation and meshing), for medians.
     fn timings_us(&self) -> (u32, u32);
+    /// Which set of medians the timings go to: 0 for the main kind of job, 1 for a second kind
+    /// (the far view's columns), so one kind's cost does not hide the other's.
+    fn timing_class(&self) -> usize {
+        0
+    }
 }
 
 /// Recent timings, for medians.
@@ -79,6 +84,18 @@ pub struct StreamStats {
     /// Median time of the second stage (meshing in 3D, autotiling in 2D), in microseconds.
     pub build_us_median: f64,
     pub workers: usize,
+    /// Jobs waiting to be sent to a worker (bounded by the wanted set; at most `max_in_flight` are
+    /// out at once).
+    pub queued: usize,
+    /// Loaded chunks that left the view and stay on screen until what replaces them is loaded.
+    pub retiring: usize,
+    /// Far view (3D only): loaded and wanted-but-missing far columns, and the levels in use.
+    pub far_loaded: usize,
+    pub far_pending: usize,
+    pub lod_levels: u8,
+    /// Medians of the far columns' generation and meshing, in microseconds.
+    pub far_gen_us_median: f64,
+    pub far_mesh_us_median: f64,
 }
 
 struct InFlight {
@@ -109,12 +126,14 @@ pub struct Scheduler<C, P, R> {
     in_flight: HashMap<C, InFlight>,
     loaded: HashSet<C>,
     dirty: HashSet<C>,
+    /// Loaded chunks that are no longer wanted but stay until `release_retired` lets them go.
+    retiring: HashSet<C>,
     unloads: Vec<C>,
     next_job: u64,
     pub generated_total: u64,
     pub cancelled_total: u64,
-    pub first_stage: Samples,
-    pub second_stage: Samples,
+    /// Stage medians per timing class ([`JobResult::timing_class`]): `[first, second]`.
+    pub timings: [[Samples; 2]; 2],
 }
 
 impl<C, P, R> Scheduler<C, P, R>
@@ -165,12 +184,12 @@ where
             in_flight: HashMap::new(),
             loaded: HashSet::new(),
             dirty: HashSet::new(),
+            retiring: HashSet::new(),
             unloads: Vec::new(),
             next_job: 0,
             generated_total: 0,
             cancelled_total: 0,
-            first_stage: Samples::default(),
-            second_stage: Samples::default(),
+            timings: Default::default(),
         })
     }
 
@@ -191,23 +210,61 @@ where
     /// unloads loaded chunks for which `keep` is false (the view plus a margin), and queues the
     /// missing chunks, smallest `priority` first.
     pub fn retarget<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K) {
+        self.retarget_with(v, wanted, keep, priority, false);
+    }
+
+    /// [`Scheduler::retarget`], but loaded chunks that are neither wanted nor kept *retire*
+    /// instead of unloading: they stay on screen until [`Scheduler::release_retired`] finds what
+    /// replaces them loaded (a far view swapping levels without a hole). A retiring chunk that is
+    /// wanted again is loaded again at once.
+    pub fn retarget_deferred<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K) {
+        self.retarget_with(v, wanted, keep, priority, true);
+    }
+
+    fn retarget_with<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K, defer: bool) {
         self.viewer = Some(v);
         self.wanted = wanted;
+        let back: Vec<C> = self.retiring.iter().filter(|c| self.wanted.contains(c)).copied().collect();
+        for c in back {
+            self.retiring.remove(&c);
+            self.loaded.insert(c);
+        }
         let stale: Vec<C> = self.in_flight.keys().filter(|c| !self.wanted.contains(c) && !self.loaded.contains(c)).copied().collect();
         for c in stale {
             self.cancel(c);
         }
-        let far: Vec<C> = self.loaded.iter().filter(|&&c| !keep(c)).copied().collect();
+        let far: Vec<C> = self.loaded.iter().filter(|&&c| !self.wanted.contains(&c) && !keep(c)).copied().collect();
         for c in far {
             self.loaded.remove(&c);
             self.dirty.remove(&c);
             self.cancel(c);
-            self.unloads.push(c);
+            if defer {
+                self.retiring.insert(c);
+            } else {
+                self.unloads.push(c);
+            }
         }
         let mut queue: Vec<C> =
             self.wanted.iter().filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c)).copied().collect();
         queue.sort_by_key(|&c| std::cmp::Reverse((priority(c), c)));
         self.queue = queue;
+    }
+
+    /// Unloads the retiring chunks for which `covered` is true (their ground is drawn by loaded
+    /// chunks now). `covered` reads the scheduler's state through the `&Self` it is given.
+    pub fn release_retired(&mut self, covered: impl Fn(&Self, C) -> bool) {
+        if self.retiring.is_empty() {
+            return;
+        }
+        let done: Vec<C> = self.retiring.iter().filter(|&&c| covered(self, c)).copied().collect();
+        for c in done {
+            self.retiring.remove(&c);
+            self.unloads.push(c);
+        }
+    }
+
+    pub fn retiring_count(&self) -> usize {
+        self.retiring.len()
     }
 
     fn cancel(&mut self, c: C) {
@@ -267,6 +324,11 @@ where
         self.dirty.extend(self.loaded.iter().copied());
     }
 
+    /// Marks the loaded chunks that `include` selects dirty.
+    pub fn invalidate_all_loaded_where(&mut self, include: impl Fn(&C) -> bool) {
+        self.dirty.extend(self.loaded.iter().filter(|c| include(c)).copied());
+    }
+
     /// The next finished, still-wanted result; never blocks. Stale results are dropped.
     pub fn try_recv(&mut self) -> Option<R> {
         while let Ok(r) = self.result_rx.try_recv() {
@@ -279,8 +341,9 @@ where
             }
             self.generated_total += 1;
             let (a, b) = r.timings_us();
-            self.first_stage.push(a);
-            self.second_stage.push(b);
+            let class = &mut self.timings[r.timing_class().min(1)];
+            class[0].push(a);
+            class[1].push(b);
             if !self.wanted.contains(&c) && !self.loaded.contains(&c) {
                 continue;
             }
@@ -298,6 +361,19 @@ where
     /// True when every wanted chunk is loaded and no edit waits for a new result.
     pub fn is_area_ready(&self) -> bool {
         self.viewer.is_some() && self.dirty.is_empty() && self.in_flight.is_empty() && self.wanted.iter().all(|c| self.loaded.contains(c))
+    }
+
+    /// Like [`Scheduler::is_area_ready`] for the chunks `include` selects only.
+    pub fn is_ready_where(&self, include: impl Fn(&C) -> bool) -> bool {
+        self.viewer.is_some()
+            && self.dirty.is_empty()
+            && !self.in_flight.keys().any(&include)
+            && self.wanted.iter().filter(|c| include(c)).all(|c| self.loaded.contains(c))
+    }
+
+    /// (loaded, wanted) counts of the wanted chunks `include` selects.
+    pub fn counts_where(&self, include: impl Fn(&C) -> bool) -> (usize, usize) {
+        self.wanted.iter().filter(|c| include(c)).fold((0, 0), |(l, w), c| (l + self.loaded.contains(c) as usize, w + 1))
     }
 
     /// Loaded chunks / wanted chunks, in `[0, 1]`.
@@ -344,9 +420,14 @@ where
             in_flight: self.in_flight.len(),
             generated_total: self.generated_total,
             cancelled_total: self.cancelled_total,
-            gen_us_median: self.first_stage.median(),
-            build_us_median: self.second_stage.median(),
+            gen_us_median: self.timings[0][0].median(),
+            build_us_median: self.timings[0][1].median(),
             workers: self.workers.len(),
+            queued: self.queue.len(),
+            retiring: self.retiring.len(),
+            far_gen_us_median: self.timings[1][0].median(),
+            far_mesh_us_median: self.timings[1][1].median(),
+            ..Default::default()
         }
     }
 }

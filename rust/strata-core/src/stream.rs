@@ -1,17 +1,27 @@
 //! Streaming: which chunks the viewer needs, and worker threads that generate and mesh them.
 //!
-//! The main thread owns a [`Streamer`]. Each frame it calls [`Streamer::set_viewer`], then
-//! [`Streamer::pump`] (queues the nearest missing chunks, at most `max_in_flight` at a time, so
-//! priorities stay fresh when the viewer moves), then pulls finished [`ChunkResult`]s with
-//! [`Streamer::try_recv`] for as long as its frame budget allows — it never blocks (law 3). Jobs for
-//! chunks that left the view are cancelled; results that come back stale are dropped. Dropping the
-//! streamer closes the job channel, cancels every job and joins every worker.
+//! The main thread owns a [`Streamer`]. Each frame it calls [`Streamer::set_viewer`] (and
+//! [`Streamer::set_view_direction`]), then [`Streamer::pump`] (queues the most urgent missing
+//! chunks, at most `max_in_flight` at a time, so priorities stay fresh when the viewer moves), then
+//! pulls finished [`StreamResult`]s with [`Streamer::try_recv`] for as long as its frame budget
+//! allows — it never blocks (law 3). Jobs for chunks that left the view are cancelled; results
+//! that come back stale are dropped. Dropping the streamer closes the job channel, cancels every
+//! job and joins every worker.
+//!
+//! With a far view (`lod_levels > 0`) the wanted set follows a [`LodLayout`]: near chunks in the
+//! layout's level-0 columns (±`vertical_view_distance` chunks around the viewer) and one far
+//! column per coarser leaf. Near chunks come first, each kind ordered by distance weighted by the
+//! view direction (what is ahead before what is behind). A chunk or column that leaves the layout
+//! retires: it stays on screen until the leaves covering its ground are loaded, so swapping
+//! levels never opens a hole. With `adaptive_far`, [`AdaptiveFar`] drops a far level while the
+//! near field cannot keep up and restores it when the workers idle.
 
 use crate::block::BlockId;
 use crate::chunk::VoxelBuffer;
 use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::edits::{EditMap, apply_edits};
 use crate::generator::{ColumnGrid, Generator};
+use crate::lod::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
 use crate::mesh::{ChunkMesh, mesh_padded_chunk};
 pub use crate::scheduler::StreamStats;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
@@ -23,7 +33,7 @@ use std::time::Instant;
 /// How far and how hard to stream.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamConfig {
-    /// Horizontal radius of the loaded area, in chunks.
+    /// Horizontal radius of the near field (full-detail chunks), in chunks.
     pub view_distance: i32,
     /// Chunks loaded above and below the viewer's chunk.
     pub vertical_view_distance: i32,
@@ -33,11 +43,16 @@ pub struct StreamConfig {
     pub worker_threads: usize,
     /// Jobs queued or running at once; 0 = `2 × workers + 2`.
     pub max_in_flight: usize,
+    /// Far view levels beyond the near field (0 = none). Each level doubles the cell size and the
+    /// distance: the far view reaches `view_distance · 32 · 2^lod_levels` voxels.
+    pub lod_levels: u8,
+    /// Lower the far levels while the near field cannot keep up, restore them when idle.
+    pub adaptive_far: bool,
 }
 
 impl Default for StreamConfig {
     fn default() -> Self {
-        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0 }
+        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, lod_levels: 0, adaptive_far: false }
     }
 }
 
@@ -48,7 +63,14 @@ impl StreamConfig {
     }
 }
 
-/// A finished chunk, ready for the main thread to turn into a node.
+/// What the streamer loads: a near chunk or a far column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StreamKey {
+    Near(ChunkCoord),
+    Far(LodColumn),
+}
+
+/// A finished near chunk, ready for the main thread to turn into a node.
 #[derive(Debug)]
 pub struct ChunkResult {
     pub coord: ChunkCoord,
@@ -64,38 +86,119 @@ pub struct ChunkResult {
     job_id: u64,
 }
 
-impl JobResult<ChunkCoord> for ChunkResult {
-    fn coord(&self) -> ChunkCoord {
-        self.coord
+/// A finished far column.
+#[derive(Debug)]
+pub struct FarResult {
+    pub far: FarMesh,
+    pub gen_us: u32,
+    pub mesh_us: u32,
+    job_id: u64,
+}
+
+/// What a worker hands back.
+#[derive(Debug)]
+pub enum StreamResult {
+    Near(ChunkResult),
+    Far(FarResult),
+}
+
+impl JobResult<StreamKey> for StreamResult {
+    fn coord(&self) -> StreamKey {
+        match self {
+            StreamResult::Near(r) => StreamKey::Near(r.coord),
+            StreamResult::Far(r) => StreamKey::Far(r.far.column),
+        }
     }
     fn job_id(&self) -> u64 {
-        self.job_id
+        match self {
+            StreamResult::Near(r) => r.job_id,
+            StreamResult::Far(r) => r.job_id,
+        }
     }
     fn timings_us(&self) -> (u32, u32) {
-        (self.gen_us, self.mesh_us)
+        match self {
+            StreamResult::Near(r) => (r.gen_us, r.mesh_us),
+            StreamResult::Far(r) => (r.gen_us, r.mesh_us),
+        }
+    }
+    fn timing_class(&self) -> usize {
+        matches!(self, StreamResult::Far(_)) as usize
     }
 }
 
 /// What a worker needs besides the generator: the edits inside the chunk's padded box.
 type Edits = Vec<(IVec3, BlockId)>;
 
+/// Drops a far level while the near field lags and restores it when the workers idle.
+///
+/// "Lags": some wanted near chunk has been missing for [`AdaptiveFar::LAG_S`] seconds on end
+/// (the viewer outruns the workers). "Idle": everything wanted, near and far, has been loaded for
+/// [`AdaptiveFar::IDLE_S`] seconds on end. One level changes at a time; never below one level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptiveFar {
+    configured: u8,
+    current: u8,
+    lagging_since: Option<f64>,
+    idle_since: Option<f64>,
+}
+
+impl AdaptiveFar {
+    pub const LAG_S: f64 = 1.5;
+    pub const IDLE_S: f64 = 5.0;
+
+    pub fn new(levels: u8) -> Self {
+        Self { configured: levels, current: levels, lagging_since: None, idle_since: None }
+    }
+
+    pub fn levels(&self) -> u8 {
+        self.current
+    }
+
+    /// Feeds the state at time `now_s` (seconds, any origin); returns the new level count when
+    /// it changes.
+    pub fn update(&mut self, now_s: f64, near_missing: bool, all_loaded: bool) -> Option<u8> {
+        self.lagging_since = if near_missing { Some(self.lagging_since.unwrap_or(now_s)) } else { None };
+        self.idle_since = if all_loaded { Some(self.idle_since.unwrap_or(now_s)) } else { None };
+        if self.lagging_since.is_some_and(|t| now_s - t >= Self::LAG_S) && self.current > 1 {
+            self.current -= 1;
+            self.lagging_since = Some(now_s);
+            return Some(self.current);
+        }
+        if self.idle_since.is_some_and(|t| now_s - t >= Self::IDLE_S) && self.current < self.configured {
+            self.current += 1;
+            self.idle_since = None;
+            return Some(self.current);
+        }
+        None
+    }
+}
+
 /// The main thread's side of streaming.
 pub struct Streamer {
     generator: Arc<Generator>,
     config: StreamConfig,
-    scheduler: Scheduler<ChunkCoord, Edits, ChunkResult>,
+    scheduler: Scheduler<StreamKey, Edits, StreamResult>,
     edits: EditMap,
+    layout: LodLayout,
+    /// Horizontal view direction, as one of [`DIRECTION_SECTORS`] sectors (None: no preference).
+    direction: Option<(i32, [f64; 2])>,
+    adaptive: Option<AdaptiveFar>,
+    started: Instant,
 }
+
+/// Sectors a view direction is rounded to; priorities are recomputed when the sector changes.
+const DIRECTION_SECTORS: i32 = 16;
 
 impl Streamer {
     /// Starts the worker threads.
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
         let worker_generator = generator.clone();
         let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
-            SCRATCH.with_borrow_mut(|(padded, columns)| build_chunk(&worker_generator, job, padded, columns))
+            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch))
         })
         .expect("spawn strata worker thread");
-        Self { generator, config, scheduler, edits: EditMap::new() }
+        let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
+        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now() }
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -106,11 +209,33 @@ impl Streamer {
         &self.config
     }
 
+    /// Far levels in use now (lower than configured while the adaptive mode holds them back).
+    pub fn lod_levels(&self) -> u8 {
+        self.adaptive.as_ref().map_or(self.config.lod_levels, AdaptiveFar::levels)
+    }
+
+    /// The current layout of near and far leaves.
+    pub fn layout(&self) -> &LodLayout {
+        &self.layout
+    }
+
     /// Changes view distances; takes effect at once.
     pub fn set_view_distance(&mut self, horizontal: i32, vertical: i32) {
         self.config.view_distance = horizontal.max(0);
         self.config.vertical_view_distance = vertical.max(0);
-        if let Some(v) = self.scheduler.take_viewer() {
+        self.refresh();
+    }
+
+    /// Changes the far levels (and the adaptive mode); takes effect at once.
+    pub fn set_far_view(&mut self, levels: u8, adaptive: bool) {
+        self.config.lod_levels = levels.min(crate::lod::MAX_LOD_LEVELS);
+        self.config.adaptive_far = adaptive;
+        self.adaptive = (adaptive && self.config.lod_levels > 0).then(|| AdaptiveFar::new(self.config.lod_levels));
+        self.refresh();
+    }
+
+    fn refresh(&mut self) {
+        if let Some(StreamKey::Near(v)) = self.scheduler.take_viewer() {
             self.retarget(v);
         }
     }
@@ -119,38 +244,83 @@ impl Streamer {
     pub fn set_viewer(&mut self, pos: [f64; 3]) {
         let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
         let c = ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])));
-        if self.scheduler.viewer() != Some(c) {
+        if self.viewer_chunk() != Some(c) {
             self.retarget(c);
         }
     }
 
+    /// Sets the direction the viewer looks (any length; only x and z count). Chunks ahead are
+    /// queued before chunks behind; a zero vector means no preference.
+    pub fn set_view_direction(&mut self, dir: [f64; 3]) {
+        let len = (dir[0] * dir[0] + dir[2] * dir[2]).sqrt();
+        let direction = (len.is_finite() && len > 1e-6).then(|| {
+            let step = std::f64::consts::TAU / DIRECTION_SECTORS as f64;
+            let sector = (dir[2].atan2(dir[0]) / step).round() as i32;
+            let a = sector as f64 * step;
+            (sector.rem_euclid(DIRECTION_SECTORS), [a.cos(), a.sin()])
+        });
+        if direction.map(|d| d.0) != self.direction.map(|d| d.0) {
+            self.direction = direction;
+            self.refresh();
+        }
+    }
+
     pub fn viewer_chunk(&self) -> Option<ChunkCoord> {
-        self.scheduler.viewer()
+        match self.scheduler.viewer() {
+            Some(StreamKey::Near(c)) => Some(c),
+            _ => None,
+        }
     }
 
     fn retarget(&mut self, v: ChunkCoord) {
         let (r, vr, margin) = (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
-        let in_view = move |c: ChunkCoord, m: i32| {
-            let (dx, dz) = ((c.x - v.x) as i64, (c.z - v.z) as i64);
-            let rr = (r + m) as i64;
-            dx * dx + dz * dz <= rr * rr && (c.y - v.y).abs() <= vr + m
-        };
+        let levels = self.lod_levels();
+        let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
+        let (vx, vz) = (centre(v.x), centre(v.z));
+        self.layout = LodLayout::compute(vx, vz, r, levels, Some(&self.layout));
         let mut wanted = HashSet::new();
-        for dy in -vr..=vr {
-            for dz in -r..=r {
-                for dx in -r..=r {
-                    let c = ChunkCoord::new(v.x + dx, v.y + dy, v.z + dz);
-                    if in_view(c, 0) {
-                        wanted.insert(c);
-                    }
-                }
+        for &(cx, cz) in &self.layout.near_columns {
+            for dy in -vr..=vr {
+                wanted.insert(StreamKey::Near(ChunkCoord::new(cx, v.y + dy, cz)));
             }
         }
-        // Nearest first; vertical distance counts double so the ground around the viewer comes first.
-        self.scheduler.retarget(v, wanted, |c| in_view(c, margin), |c| {
-            let (dx, dy, dz) = ((c.x - v.x) as i64, (c.y - v.y) as i64, (c.z - v.z) as i64);
-            dx * dx + dz * dz + 4 * dy * dy
-        });
+        wanted.extend(self.layout.far_columns.iter().map(|&f| StreamKey::Far(f)));
+        let layout = &self.layout;
+        // Near chunks stay loaded a margin beyond the view (hysteresis); without a far view that
+        // margin is horizontal too, with one the layout's own hysteresis does it.
+        let keep = move |k: StreamKey| match k {
+            StreamKey::Near(c) if levels == 0 => {
+                let (dx, dz) = ((c.x - v.x) as i64, (c.z - v.z) as i64);
+                let rr = (r + margin) as i64;
+                dx * dx + dz * dz <= rr * rr && (c.y - v.y).abs() <= vr + margin
+            }
+            StreamKey::Near(c) => layout.near_columns.contains(&(c.x, c.z)) && (c.y - v.y).abs() <= vr + margin,
+            StreamKey::Far(_) => false,
+        };
+        // Near before far; within each, distance weighted by the view direction.
+        let direction = self.direction.map(|d| d.1);
+        let priority = move |k: StreamKey| -> (u8, i64) {
+            let (class, dx, dy, dz) = match k {
+                StreamKey::Near(c) => (0, centre(c.x) - vx, 2.0 * (centre(c.y) - centre(v.y)), centre(c.z) - vz),
+                StreamKey::Far(f) => {
+                    let (mx, mz) = f.min_xz();
+                    let half = f.size() as f64 / 2.0;
+                    (1, mx as f64 + half - vx, 0.0, mz as f64 + half - vz)
+                }
+            };
+            let d2 = dx * dx + dy * dy + dz * dz;
+            let horizontal = (dx * dx + dz * dz).sqrt();
+            let factor = match direction {
+                Some([ux, uz]) if horizontal > 1.5 * CHUNK_SIZE as f64 => 2.5 - 1.5 * (dx * ux + dz * uz) / horizontal,
+                _ => 1.0,
+            };
+            (class, (d2 * factor) as i64)
+        };
+        if levels == 0 {
+            self.scheduler.retarget(StreamKey::Near(v), wanted, keep, priority);
+        } else {
+            self.scheduler.retarget_deferred(StreamKey::Near(v), wanted, keep, priority);
+        }
     }
 
     /// The edits a job for chunk `c` must apply (those in its padded box).
@@ -158,42 +328,98 @@ impl Streamer {
         edits.edits_in_box(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2))
     }
 
-    /// Sends jobs to the workers until `max_in_flight` are outstanding. Edited chunks go first.
+    /// Sends jobs to the workers until `max_in_flight` are outstanding (edited chunks first),
+    /// lets retired chunks go once their ground is covered, and runs the adaptive far view.
     pub fn pump(&mut self) {
+        if let Some(adaptive) = &mut self.adaptive {
+            let near_missing = !self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)));
+            let all_loaded = self.scheduler.is_area_ready();
+            if adaptive.update(self.started.elapsed().as_secs_f64(), near_missing, all_loaded).is_some() {
+                self.refresh();
+            }
+        }
         let edits = &self.edits;
-        self.scheduler.pump(|c| Self::edits_for(edits, c));
+        self.scheduler.pump(|k| match k {
+            StreamKey::Near(c) => Self::edits_for(edits, c),
+            StreamKey::Far(_) => Vec::new(),
+        });
+        self.release_retired();
     }
 
-    /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
-    pub fn try_recv(&mut self) -> Option<ChunkResult> {
+    fn release_retired(&mut self) {
+        let Some(v) = self.viewer_chunk() else { return };
+        let (layout, vr) = (&self.layout, self.config.vertical_view_distance);
+        self.scheduler.release_retired(|s, k| {
+            let loaded = |c: LodColumn| {
+                if c.level == 0 {
+                    (-vr..=vr).all(|dy| s.is_loaded(StreamKey::Near(ChunkCoord::new(c.x, v.y + dy, c.z))))
+                } else {
+                    s.is_loaded(StreamKey::Far(c))
+                }
+            };
+            match k {
+                // Still a near column: it only left the vertical range.
+                StreamKey::Near(c) if layout.near_columns.contains(&(c.x, c.z)) => true,
+                StreamKey::Near(c) => layout.is_covered(LodColumn::new(0, c.x, c.z), &loaded),
+                StreamKey::Far(f) => layout.is_covered(f, &loaded),
+            }
+        });
+    }
+
+    /// The next finished chunk or column, if one is ready; never blocks. Stale results are skipped.
+    pub fn try_recv(&mut self) -> Option<StreamResult> {
         self.scheduler.try_recv()
     }
 
-    /// Chunks to remove from the scene since the last call.
-    pub fn take_unloads(&mut self) -> Vec<ChunkCoord> {
+    /// Chunks and columns to remove from the scene since the last call.
+    pub fn take_unloads(&mut self) -> Vec<StreamKey> {
         self.scheduler.take_unloads()
     }
 
-    /// True when every wanted chunk is loaded and no edit is waiting for a new mesh.
+    /// True when every wanted near chunk is loaded and no edit is waiting for a new mesh (the
+    /// far view may still be filling in).
     pub fn is_area_ready(&self) -> bool {
+        self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)))
+    }
+
+    /// True when the near field and the far view are both complete.
+    pub fn is_view_complete(&self) -> bool {
         self.scheduler.is_area_ready()
     }
 
-    /// Loaded chunks / wanted chunks, in `[0, 1]`.
+    /// Loaded near chunks / wanted near chunks, in `[0, 1]`.
     pub fn progress(&self) -> f64 {
-        self.scheduler.progress()
+        let (l, w) = self.scheduler.counts_where(|k| matches!(k, StreamKey::Near(_)));
+        if w == 0 { if self.viewer_chunk().is_some() { 1.0 } else { 0.0 } } else { l as f64 / w as f64 }
     }
 
     pub fn is_loaded(&self, c: ChunkCoord) -> bool {
-        self.scheduler.is_loaded(c)
+        self.scheduler.is_loaded(StreamKey::Near(c))
     }
 
-    pub fn loaded_chunks(&self) -> impl Iterator<Item = &ChunkCoord> {
-        self.scheduler.loaded()
+    pub fn is_far_loaded(&self, c: LodColumn) -> bool {
+        self.scheduler.is_loaded(StreamKey::Far(c))
+    }
+
+    /// Loaded near chunks.
+    pub fn loaded_chunks(&self) -> impl Iterator<Item = ChunkCoord> + '_ {
+        self.scheduler.loaded().filter_map(|k| match k {
+            StreamKey::Near(c) => Some(*c),
+            StreamKey::Far(_) => None,
+        })
     }
 
     pub fn stats(&self) -> StreamStats {
-        self.scheduler.stats()
+        let mut s = self.scheduler.stats();
+        let is_far = |k: &StreamKey| matches!(k, StreamKey::Far(_));
+        let (far_loaded, far_wanted) = self.scheduler.counts_where(is_far);
+        let (near_loaded, near_wanted) = self.scheduler.counts_where(|k| !is_far(k));
+        s.loaded_chunks = near_loaded;
+        s.pending_chunks = near_wanted - near_loaded;
+        s.far_loaded = far_loaded;
+        s.far_pending = far_wanted - far_loaded;
+        s.lod_levels = self.lod_levels();
+        s
     }
 
     pub fn edits(&self) -> &EditMap {
@@ -203,7 +429,7 @@ impl Streamer {
     /// Replaces all edits (loading a save); loaded chunks are remeshed.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        self.scheduler.invalidate_all_loaded();
+        self.scheduler.invalidate_all_loaded_where(|k| matches!(k, StreamKey::Near(_)));
     }
 
     /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
@@ -211,7 +437,7 @@ impl Streamer {
         self.edits.set(p, id);
         for c in EditMap::chunks_touching(p) {
             let edits = &self.edits;
-            self.scheduler.invalidate(c, || Self::edits_for(edits, c));
+            self.scheduler.invalidate(StreamKey::Near(c), || Self::edits_for(edits, c));
         }
     }
 
@@ -221,12 +447,38 @@ impl Streamer {
     }
 }
 
+/// A worker's reusable buffers (no allocation per job beyond the results).
+struct Scratch {
+    padded: VoxelBuffer,
+    columns: ColumnGrid,
+    far: FarScratch,
+}
+
+/// Builds one job's result.
+fn build(generator: &Generator, job: Job<StreamKey, Edits>, scratch: &mut Scratch) -> Option<StreamResult> {
+    match job.coord {
+        StreamKey::Near(c) => {
+            let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
+            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns).map(StreamResult::Near)
+        }
+        StreamKey::Far(f) => {
+            let t0 = Instant::now();
+            let mut far = FarMesh::default();
+            build_far_column(generator, f, &mut scratch.far, &mut far);
+            // One pass does both stages; the split is not worth a second timer here.
+            let gen_us = t0.elapsed().as_micros() as u32;
+            Some(StreamResult::Far(FarResult { far, gen_us, mesh_us: 0, job_id: job.id }))
+        }
+    }
+}
+
 thread_local! {
-    /// Each worker's reusable padded-chunk buffer and column grid (no allocation per job).
-    static SCRATCH: std::cell::RefCell<(VoxelBuffer, ColumnGrid)> = std::cell::RefCell::new((
-        VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
-        ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
-    ));
+    /// Each worker's reusable buffers.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
+        padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+        columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+        far: FarScratch::default(),
+    });
 }
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
@@ -275,7 +527,8 @@ mod tests {
             assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
             s.pump();
             match s.try_recv() {
-                Some(r) => got.push(r),
+                Some(StreamResult::Near(r)) => got.push(r),
+                Some(StreamResult::Far(_)) => {}
                 None => std::thread::sleep(Duration::from_millis(1)),
             }
         }
@@ -293,13 +546,21 @@ mod tests {
         s.set_viewer([0.0, 0.0, 0.0]);
         let first = drain_until_ready(&mut s);
         assert_eq!(s.stats().loaded_chunks, s.scheduler.wanted_count());
+        assert_eq!(s.stats().far_loaded + s.stats().far_pending, 0);
         assert_eq!(first.len(), s.scheduler.wanted_count());
         // The first chunk done is among the nearest (max_in_flight jobs are started together).
         let d0 = first[0].coord.distance_sq(ChunkCoord::new(0, 0, 0));
         assert!(d0 <= 2, "first result at distance² {d0}");
         // Move 10 chunks east: new chunks load ahead, old ones unload behind.
         s.set_viewer([10.0 * 32.0, 0.0, 0.0]);
-        let unloads = s.take_unloads();
+        let unloads: Vec<ChunkCoord> = s
+            .take_unloads()
+            .into_iter()
+            .map(|k| match k {
+                StreamKey::Near(c) => c,
+                StreamKey::Far(f) => panic!("no far view asked, got {f:?}"),
+            })
+            .collect();
         assert!(unloads.iter().all(|c| (c.x - 10).pow(2) + c.z.pow(2) > 25), "unloaded a chunk inside view + margin");
         assert!(!unloads.is_empty());
         drain_until_ready(&mut s);
@@ -340,6 +601,131 @@ mod tests {
         let c = ChunkCoord::containing(victim.base_voxel());
         let r = updates.iter().find(|r| r.coord == c).expect("the chunk was remeshed");
         assert!(!r.scatter.contains(&victim));
+    }
+
+    fn far_streamer(vd: i32, levels: u8) -> Streamer {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, lod_levels: levels, ..Default::default() })
+    }
+
+    /// What a scene shows: keys added on results, removed on unloads.
+    fn apply_frame(s: &mut Streamer, shown: &mut HashSet<StreamKey>) -> bool {
+        s.pump();
+        for k in s.take_unloads() {
+            assert!(shown.remove(&k), "unloaded {k:?}, which was never shown");
+        }
+        let mut any = false;
+        while let Some(r) = s.try_recv() {
+            shown.insert(r.coord());
+            any = true;
+        }
+        any
+    }
+
+    /// Every chunk column within `radius` voxels of `(x, z)` is drawn by a shown near chunk or
+    /// far column.
+    fn assert_no_hole(shown: &HashSet<StreamKey>, x: f64, z: f64, radius: f64, when: &str) {
+        let near: HashSet<(i32, i32)> = shown
+            .iter()
+            .filter_map(|k| match k {
+                StreamKey::Near(c) => Some((c.x, c.z)),
+                _ => None,
+            })
+            .collect();
+        let far: HashSet<LodColumn> = shown
+            .iter()
+            .filter_map(|k| match k {
+                StreamKey::Far(f) => Some(*f),
+                _ => None,
+            })
+            .collect();
+        let span = (radius / 32.0).ceil() as i32;
+        let v = LodColumn::containing(0, x as i32, z as i32);
+        for dz in -span..=span {
+            for dx in -span..=span {
+                let c = LodColumn::new(0, v.x + dx, v.z + dz);
+                if c.centre_distance_sq(x, z) > radius * radius {
+                    continue;
+                }
+                let mut a = c;
+                let drawn = near.contains(&(c.x, c.z)) || (0..6).any(|_| {
+                    a = a.parent();
+                    far.contains(&a)
+                });
+                assert!(drawn, "{when}: hole at chunk column {c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn far_view_fills_then_swaps_levels_without_holes() {
+        let mut s = far_streamer(2, 2);
+        let mut shown = HashSet::new();
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let start = Instant::now();
+        while !s.is_view_complete() {
+            assert!(start.elapsed() < Duration::from_secs(60), "view never complete");
+            if !apply_frame(&mut s, &mut shown) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let far_count = shown.iter().filter(|k| matches!(k, StreamKey::Far(_))).count();
+        assert_eq!(far_count, s.layout().far_columns.len());
+        assert!(far_count > 10);
+        // Radius 2·32·4 = 256 voxels: everything well inside is drawn.
+        assert_no_hole(&shown, 16.0, 16.0, 200.0, "after the first fill");
+        // Walk east in steps; in every frame the ground around stays drawn (old leaves stay on
+        // screen until their replacements are loaded), and nothing is shown twice at the end.
+        for step in 1..=6 {
+            let x = step as f64 * 40.0;
+            s.set_viewer([x, 0.0, 0.0]);
+            let start = Instant::now();
+            while !s.is_view_complete() || s.stats().retiring > 0 {
+                assert!(start.elapsed() < Duration::from_secs(60), "step {step} never settled");
+                let any = apply_frame(&mut s, &mut shown);
+                assert_no_hole(&shown, 16.0 + x, 16.0, 120.0, &format!("step {step}"));
+                if !any {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            let layout = s.layout();
+            let expect = layout.far_columns.len() + layout.near_columns.len() * 3;
+            assert_eq!(shown.len(), expect, "step {step}: shown = wanted once settled");
+        }
+    }
+
+    #[test]
+    fn adaptive_far_drops_a_level_while_lagging_and_restores_it_when_idle() {
+        let mut a = AdaptiveFar::new(3);
+        assert_eq!(a.update(0.0, true, false), None);
+        assert_eq!(a.update(1.0, true, false), None);
+        assert_eq!(a.update(1.6, true, false), Some(2));
+        assert_eq!(a.update(2.0, true, false), None, "one level per lag period");
+        assert_eq!(a.update(3.2, true, false), Some(1));
+        assert_eq!(a.update(9.0, true, false), None, "never below one level");
+        // Catching up resets the lag clock; idle for five seconds restores a level at a time.
+        assert_eq!(a.update(10.0, false, true), None);
+        assert_eq!(a.update(14.9, false, true), None);
+        assert_eq!(a.update(15.0, false, true), Some(2));
+        assert_eq!(a.update(16.0, false, false), None);
+        assert_eq!(a.update(17.0, false, true), None);
+        assert_eq!(a.update(22.0, false, true), Some(3));
+        assert_eq!(a.update(40.0, false, true), None, "never above the configured levels");
+        assert_eq!(a.levels(), 3);
+    }
+
+    #[test]
+    fn chunks_ahead_are_queued_before_chunks_behind() {
+        let mean_dx = |dir: f64| {
+            let mut s = streamer(4);
+            s.set_view_direction([dir, 0.0, 0.0]);
+            s.set_viewer([16.0, 0.0, 16.0]);
+            let first = drain_until_ready(&mut s);
+            let n = first.len() / 3;
+            first[..n].iter().map(|r| r.coord.x as f64).sum::<f64>() / n as f64
+        };
+        let (east, west) = (mean_dx(1.0), mean_dx(-1.0));
+        assert!(east > 0.5 && west < -0.5, "first third: mean chunk x {east} looking east, {west} looking west");
     }
 
     #[test]
