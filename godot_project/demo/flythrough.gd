@@ -4,7 +4,8 @@
 ## User arguments (after `--`): `--view-distance=N` (default 8), `--seconds=S` flight time
 ## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
-## then the resident memory is printed again: it should stay flat).
+## then the resident memory is printed again: it should stay flat), `--far-levels=N` (far view
+## levels, default 3; the overview screenshot waits for the far view).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -14,6 +15,7 @@ var screenshot_dir := ""
 var preset_path := "res://presets/default_hills.tres"
 var seed_override := -1
 var walk_steps := 0
+var far_levels := 3
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -31,6 +33,7 @@ func _parse_args() -> void:
 			"--preset": preset_path = kv[1]
 			"--seed": seed_override = int(kv[1])
 			"--walk": walk_steps = int(kv[1])
+			"--far-levels": far_levels = int(kv[1])
 
 func _ready() -> void:
 	_parse_args()
@@ -43,9 +46,12 @@ func _ready() -> void:
 		preset.seed = seed_override
 	world.preset = preset
 	world.view_distance = view_distance
+	world.far_view_levels = far_levels
+	# Fixed levels: a benchmark or screenshot run must not depend on how slow its frames are.
+	world.adaptive_far_view = false
 	world.frame_budget_ms = 4.0
-	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, %d workers" % [
-		preset_path.get_file(), preset.seed, view_distance, world.get_stats()["workers"]])
+	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, far view %d levels (%d voxels), %d workers" % [
+		preset_path.get_file(), preset.seed, view_distance, far_levels, view_distance * 32 * (1 << far_levels), world.get_stats()["workers"]])
 	_run.call_deferred()
 
 func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
@@ -91,10 +97,23 @@ func _run() -> void:
 			get_tree().quit(1)
 			return
 	var ready_s := (Time.get_ticks_usec() - start) / 1_000_000.0
-	_set_loading(false)
 	var st0 := world.get_stats()
 	print("view ready in %.2f s at view distance %d (%d chunks, gen median %.2f ms, mesh median %.2f ms)" % [
 		ready_s, view_distance, st0["loaded_chunks"], st0["gen_ms_median"], st0["mesh_ms_median"]])
+	# The far view fills in after the near field (near chunks are queued first).
+	var far_s := -1.0
+	if far_levels > 0:
+		var far_deadline := Time.get_ticks_msec() + 60_000
+		while Time.get_ticks_msec() < far_deadline:
+			var st := world.get_stats()
+			if st["far_pending"] == 0 and st["far_loaded"] > 0 and st["retiring"] == 0:
+				break
+			await get_tree().process_frame
+		far_s = (Time.get_ticks_usec() - start) / 1_000_000.0
+		var stf := world.get_stats()
+		print("far view complete in %.2f s (%d far columns, far median %.2f ms, %d levels in use)" % [
+			far_s, stf["far_loaded"], stf["far_ms_median"], stf["far_view_levels"]])
+	_set_loading(false)
 	if screenshot_dir != "":
 		await _screenshot("overview")
 	# Fly east along a gentle curve, following the terrain.
@@ -152,6 +171,8 @@ func _run() -> void:
 	print("STRATA_APPLY_MS_MAX=%.3f" % (apply_ms.back() if apply_ms.size() > 0 else 0.0))
 	print("STRATA_CHUNKS_PER_S=%.1f" % (st0["loaded_chunks"] / maxf(ready_s, 0.001)))
 	print("STRATA_DEMO_VIEW_READY_S=%.3f" % ready_s)
+	print("STRATA_FAR_READY_S=%.3f" % far_s)
+	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
 
 func _screenshot(tag: String) -> void:

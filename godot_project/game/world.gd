@@ -382,10 +382,19 @@ func stats_text() -> String:
 	for f in _fps_samples:
 		fps += f
 	fps /= maxf(1.0, _fps_samples.size())
-	return "FPS %d\nPosition %.1f, %.1f, %.1f\nBiome %s\nDay %d  %s  (%s)\nChunks %d loaded, %d pending\nApply %.2f ms / frame\nStance %s" % [
-		int(fps), p.x, p.y, p.z, get_biome_name(), day_night.get_day() + 1, day_night.get_clock_text(),
-		events.describe(), st["loaded_chunks"], st["pending_chunks"], st["apply_ms_last_frame"],
-		["standing", "crouching", "prone"][player.stance]]
+	var lines := PackedStringArray([
+		"FPS %d" % int(fps),
+		"Position %.1f, %.1f, %.1f" % [p.x, p.y, p.z],
+		"Biome %s" % get_biome_name(),
+		"Day %d  %s  (%s)" % [day_night.get_day() + 1, day_night.get_clock_text(), events.describe()],
+		"Chunks %d loaded, %d pending" % [st["loaded_chunks"], st["pending_chunks"]],
+		"Far view %d levels: %d columns, %d pending" % [st["far_view_levels"], st["far_loaded"], st["far_pending"]],
+		"Jobs %d queued, %d on workers, %d retiring, %d collision" % [st["queued"], st["in_flight"], st["retiring"], st["collision_queue"]],
+		"Worker ms: gen %.2f  mesh %.2f  far %.2f" % [st["gen_ms_median"], st["mesh_ms_median"], st["far_ms_median"]],
+		"Apply %.2f ms / frame" % st["apply_ms_last_frame"],
+		"Stance %s" % ["standing", "crouching", "prone"][player.stance],
+	])
+	return "\n".join(lines)
 
 func hotbar_text() -> String:
 	var parts: PackedStringArray = []

@@ -3,7 +3,8 @@ extends StrataTestCase
 
 var _worlds: Array[ChunkWorld] = []
 
-func _make_world(seed: int, vd: int = 2) -> ChunkWorld:
+## Worlds here have no far view unless a test asks (the near field's own layout is a disc).
+func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> ChunkWorld:
 	var preset := WorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
@@ -15,6 +16,8 @@ func _make_world(seed: int, vd: int = 2) -> ChunkWorld:
 	w.vertical_view_distance = 1
 	w.frame_budget_ms = 8.0
 	w.collision_distance = 2
+	w.far_view_levels = far_levels
+	w.adaptive_far_view = false
 	add_child(w)
 	w.viewer = w.get_path_to(viewer)
 	_worlds.append(w)
@@ -234,3 +237,61 @@ func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> voi
 	w.preset.height_octaves = 0
 	assert_true(w.preset.last_error().contains("height_octaves") and w.preset.last_error().contains("1..=12"), w.preset.last_error())
 	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0)
+
+func _far_children(w: ChunkWorld) -> Array[MeshInstance3D]:
+	var out: Array[MeshInstance3D] = []
+	for child in w.get_children():
+		if child is MeshInstance3D and String(child.name).begins_with("far_"):
+			out.append(child)
+	return out
+
+func _far_complete(w: ChunkWorld) -> bool:
+	var st := w.get_stats()
+	return w.is_area_ready() and st["far_pending"] == 0 and st["far_loaded"] > 0 and st["retiring"] == 0
+
+func test_far_view_reaches_beyond_the_near_field() -> void:
+	var w := _make_world(42, 2, 2)
+	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
+	await wait_frames(2)
+	var st := w.get_stats()
+	for key in ["far_loaded", "far_pending", "far_view_levels", "far_ms_median", "queued", "retiring", "collision_queue", "far_nodes"]:
+		assert_true(st.has(key), key)
+	var far := _far_children(w)
+	assert_eq(far.size(), st["far_loaded"], "one node per far column")
+	assert_eq(st["far_nodes"], far.size())
+	assert_eq(st["far_view_levels"], 2)
+	# Far columns lie beyond the near field (2 chunks = 64 voxels) and reach 64·4 = 256 voxels.
+	var farthest := 0.0
+	var with_mesh := 0
+	for n in far:
+		var centre := n.position + Vector3(0, 0, 0)
+		farthest = maxf(farthest, Vector2(centre.x, centre.z).length())
+		if n.mesh != null:
+			with_mesh += 1
+			var aabb := n.get_aabb()
+			assert_gt(aabb.size.x, 60.0, "a far column spans 64 or 128 voxels")
+	assert_gt(with_mesh, far.size() / 2, "far columns show ground")
+	assert_gt(farthest, 150.0, "far columns reach out")
+	# Near chunks still stream as before, with collision.
+	assert_gt(st["loaded_chunks"], 0)
+
+func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
+	var w := _make_world(9, 2, 2)
+	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
+	var before := {}
+	for n in _far_children(w):
+		before[String(n.name)] = true
+	_viewer(w).position = Vector3(300, 0, 40)
+	await wait_frames(2)  # the world sees the move in its next process
+	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never settled after the move")
+	await wait_frames(2)
+	var after := _far_children(w)
+	assert_eq(after.size(), w.get_stats()["far_loaded"], "retired columns were freed")
+	var moved := 0
+	for n in after:
+		if not before.has(String(n.name)):
+			moved += 1
+	assert_gt(moved, 5, "new far columns around the new position")
+	w.far_view_levels = 0
+	assert_true(await wait_until(func(): return _far_children(w).is_empty(), 30.0), "far nodes gone with the far view")
+	assert_eq(w.get_stats()["far_loaded"], 0)

@@ -129,10 +129,12 @@ impl JobResult<StreamKey> for StreamResult {
 /// What a worker needs besides the generator: the edits inside the chunk's padded box.
 type Edits = Vec<(IVec3, BlockId)>;
 
-/// Drops a far level while the near field lags and restores it when the workers idle.
+/// Drops a far level while the machine is under pressure and restores it when the workers idle.
 ///
-/// "Lags": some wanted near chunk has been missing for [`AdaptiveFar::LAG_S`] seconds on end
-/// (the viewer outruns the workers). "Idle": everything wanted, near and far, has been loaded for
+/// "Pressure", for [`AdaptiveFar::LAG_S`] seconds on end: after the first complete near field,
+/// some wanted near chunk is missing (the viewer outruns the workers), or the host reports slow
+/// frames ([`Streamer::set_frame_pressure`]). The first load does not count: the near field is
+/// incomplete then by definition. "Idle": everything wanted, near and far, has been loaded for
 /// [`AdaptiveFar::IDLE_S`] seconds on end. One level changes at a time; never below one level.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AdaptiveFar {
@@ -156,8 +158,8 @@ impl AdaptiveFar {
 
     /// Feeds the state at time `now_s` (seconds, any origin); returns the new level count when
     /// it changes.
-    pub fn update(&mut self, now_s: f64, near_missing: bool, all_loaded: bool) -> Option<u8> {
-        self.lagging_since = if near_missing { Some(self.lagging_since.unwrap_or(now_s)) } else { None };
+    pub fn update(&mut self, now_s: f64, pressure: bool, all_loaded: bool) -> Option<u8> {
+        self.lagging_since = if pressure { Some(self.lagging_since.unwrap_or(now_s)) } else { None };
         self.idle_since = if all_loaded { Some(self.idle_since.unwrap_or(now_s)) } else { None };
         if self.lagging_since.is_some_and(|t| now_s - t >= Self::LAG_S) && self.current > 1 {
             self.current -= 1;
@@ -184,6 +186,9 @@ pub struct Streamer {
     direction: Option<(i32, [f64; 2])>,
     adaptive: Option<AdaptiveFar>,
     started: Instant,
+    /// Set once the near field has been complete (the first load is over).
+    near_was_ready: bool,
+    frame_pressure: bool,
 }
 
 /// Sectors a view direction is rounded to; priorities are recomputed when the sector changes.
@@ -198,7 +203,7 @@ impl Streamer {
         })
         .expect("spawn strata worker thread");
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
-        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now() }
+        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false }
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -232,6 +237,12 @@ impl Streamer {
         self.config.adaptive_far = adaptive;
         self.adaptive = (adaptive && self.config.lod_levels > 0).then(|| AdaptiveFar::new(self.config.lod_levels));
         self.refresh();
+    }
+
+    /// Tells the adaptive far view whether frames are too slow now (the host's measure, e.g. a
+    /// smoothed frame time over its target).
+    pub fn set_frame_pressure(&mut self, slow: bool) {
+        self.frame_pressure = slow;
     }
 
     fn refresh(&mut self) {
@@ -332,9 +343,11 @@ impl Streamer {
     /// lets retired chunks go once their ground is covered, and runs the adaptive far view.
     pub fn pump(&mut self) {
         if let Some(adaptive) = &mut self.adaptive {
-            let near_missing = !self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)));
+            let near_ready = self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)));
+            self.near_was_ready |= near_ready;
+            let pressure = self.frame_pressure || (self.near_was_ready && !near_ready);
             let all_loaded = self.scheduler.is_area_ready();
-            if adaptive.update(self.started.elapsed().as_secs_f64(), near_missing, all_loaded).is_some() {
+            if adaptive.update(self.started.elapsed().as_secs_f64(), pressure, all_loaded).is_some() {
                 self.refresh();
             }
         }

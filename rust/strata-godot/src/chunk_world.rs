@@ -4,11 +4,14 @@
 //! nodes of chunks that left the view, queue new jobs, then turn finished meshes into
 //! `MeshInstance3D` children until `frame_budget_ms` is spent. Generation and meshing happen on
 //! the streamer's worker threads; only plain Rust data crosses the channels, and the main thread
-//! never blocks on them (law 3). Queries (`get_voxel`, `get_height`) are pure functions of the
+//! never blocks on them (law 3). With `far_view_levels > 0`, coarse far columns (one
+//! `MeshInstance3D` each, no collision) extend the view to `view_distance · 32 · 2^levels` voxels;
+//! a column or chunk that changes level stays until its replacement is in the tree. Queries (`get_voxel`, `get_height`) are pure functions of the
 //! preset and the edits, so they work anywhere, loaded or not.
 
 use crate::world_preset::WorldPreset;
-use godot::classes::mesh::{ArrayType, PrimitiveType};
+use godot::classes::geometry_instance_3d::ShadowCastingSetting;
+use godot::classes::mesh::{ArrayFormat, ArrayType, PrimitiveType};
 use godot::classes::{
     ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, CylinderMesh, Engine, INode3D, MeshInstance3D, MultiMesh,
     MultiMeshInstance3D, Node3D, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D, StaticBody3D, base_material_3d,
@@ -21,7 +24,8 @@ use std::time::Instant;
 use strata_core::block;
 use strata_core::generator::Generator;
 use strata_core::mesh::{ChunkMesh, MeshSurface};
-use strata_core::stream::{ChunkResult, StreamConfig, Streamer};
+use strata_core::lod::{FarMesh, LodColumn};
+use strata_core::stream::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::worldgen::scatter::{ScatterInstance, ScatterKind};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
@@ -32,6 +36,10 @@ struct ChunkNode {
     /// One MultiMeshInstance3D per decoration kind present.
     scatter: Vec<Gd<MultiMeshInstance3D>>,
 }
+
+/// Smoothed frame time above which the adaptive far view counts the machine as overloaded
+/// (below 20 frames per second).
+const SLOW_FRAME_S: f64 = 0.05;
 
 const SCATTER_KINDS: [ScatterKind; 4] = [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
 
@@ -65,6 +73,18 @@ pub struct ChunkWorld {
     /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes.
     #[export(range = (0.0, 8.0))]
     collision_distance: i32,
+    /// Far view: levels of coarser columns beyond `view_distance` (0 = none). Each level doubles
+    /// the cell size and the distance, so 3 levels at view distance 8 reach 2,048 voxels.
+    #[export(range = (0.0, 6.0))]
+    far_view_levels: i32,
+    /// Lower the far levels while the near chunks cannot keep up with the viewer (slow machine,
+    /// sprinting), and restore them when the workers are idle.
+    #[export]
+    adaptive_far_view: bool,
+    /// Upload meshes with Godot's compressed vertex attributes (16-bit positions, octahedral
+    /// normals): less memory and upload bandwidth per chunk.
+    #[export]
+    compress_vertices: bool,
     /// In the editor, preview the world around the origin (regenerates when the preset changes).
     #[export]
     editor_preview: bool,
@@ -73,11 +93,14 @@ pub struct ChunkWorld {
     preset_revision: u64,
     preset_instance: Option<InstanceId>,
     nodes: HashMap<ChunkCoord, ChunkNode>,
+    far_nodes: HashMap<LodColumn, Gd<MeshInstance3D>>,
     opaque_material: Option<Gd<StandardMaterial3D>>,
     liquid_material: Option<Gd<StandardMaterial3D>>,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
     scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
+    /// Smoothed frame time in seconds, for the adaptive far view.
+    frame_time_s: f64,
     area_ready_emitted: bool,
     last_viewer_chunk: Option<ChunkCoord>,
     /// Loaded chunks that came near the viewer and still need a collision shape, nearest last.
@@ -105,15 +128,20 @@ impl INode3D for ChunkWorld {
             worker_threads: 0,
             frame_budget_ms: 4.0,
             collision_distance: 1,
+            far_view_levels: 3,
+            adaptive_far_view: true,
+            compress_vertices: true,
             editor_preview: true,
             streamer: None,
             preset_revision: 0,
             preset_instance: None,
             nodes: HashMap::new(),
+            far_nodes: HashMap::new(),
             opaque_material: None,
             liquid_material: None,
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
+            frame_time_s: 0.0,
             area_ready_emitted: false,
             last_viewer_chunk: None,
             collision_queue: Vec::new(),
@@ -124,7 +152,7 @@ impl INode3D for ChunkWorld {
         }
     }
 
-    fn process(&mut self, _delta: f64) {
+    fn process(&mut self, delta: f64) {
         let editor = Engine::singleton().is_editor_hint();
         if editor && !self.editor_preview {
             if self.streamer.is_some() {
@@ -142,10 +170,21 @@ impl INode3D for ChunkWorld {
         let collision_r = self.collision_distance;
         let vd = if editor { self.view_distance.min(4) } else { self.view_distance };
         let vvd = self.vertical_view_distance;
+        let (levels, adaptive) = (if editor { 0 } else { self.far_view_levels.clamp(0, 6) as u8 }, self.adaptive_far_view);
+        let direction = if editor { None } else { self.view_direction() };
+        self.frame_time_s = if self.frame_time_s == 0.0 { delta } else { 0.9 * self.frame_time_s + 0.1 * delta };
+        let slow_frames = self.frame_time_s > SLOW_FRAME_S;
         let (unloads, viewer_chunk) = {
             let s = self.streamer.as_mut().expect("checked above");
             if s.config().view_distance != vd || s.config().vertical_view_distance != vvd {
                 s.set_view_distance(vd, vvd);
+            }
+            if s.config().lod_levels != levels || s.config().adaptive_far != adaptive {
+                s.set_far_view(levels, adaptive);
+            }
+            s.set_frame_pressure(slow_frames);
+            if let Some(d) = direction {
+                s.set_view_direction([d.x as f64, d.y as f64, d.z as f64]);
             }
             s.set_viewer([viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64]);
             s.pump();
@@ -153,13 +192,22 @@ impl INode3D for ChunkWorld {
         };
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
-        for c in unloads {
-            self.pending_faces.remove(&c);
-            if let Some(n) = self.nodes.remove(&c) {
-                free_chunk_node(n);
+        for k in unloads {
+            match k {
+                StreamKey::Near(c) => {
+                    self.pending_faces.remove(&c);
+                    if let Some(n) = self.nodes.remove(&c) {
+                        free_chunk_node(n);
+                    }
+                    self.signals().chunk_unloaded().emit(to_vector3i(c));
+                    self.area_ready_emitted = false;
+                }
+                StreamKey::Far(f) => {
+                    if let Some(n) = self.far_nodes.remove(&f) {
+                        n.free();
+                    }
+                }
             }
-            self.signals().chunk_unloaded().emit(to_vector3i(c));
-            self.area_ready_emitted = false;
         }
         if viewer_chunk != self.last_viewer_chunk {
             self.last_viewer_chunk = viewer_chunk;
@@ -186,8 +234,17 @@ impl INode3D for ChunkWorld {
             }
             let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
             let t = Instant::now();
-            let what = if result.mesh.is_empty() { "apply (empty)" } else { "apply" };
-            self.apply_result(result, viewer_chunk, collision_r);
+            let what = match result {
+                StreamResult::Near(r) => {
+                    let what = if r.mesh.is_empty() { "apply (empty)" } else { "apply" };
+                    self.apply_result(r, viewer_chunk, collision_r);
+                    what
+                }
+                StreamResult::Far(r) => {
+                    self.apply_far(r.far);
+                    "apply far"
+                }
+            };
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
@@ -294,9 +351,10 @@ impl ChunkWorld {
         self.streamer.as_ref().map(|s| s.progress()).unwrap_or(0.0)
     }
 
-    /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
-    /// `cancelled_total`, `gen_ms_median`, `mesh_ms_median`, `apply_ms_last_frame`, `workers`,
-    /// `nodes`, `edits`.
+    /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `queued`, `retiring`,
+    /// `generated_total`, `cancelled_total`, `gen_ms_median`, `mesh_ms_median`,
+    /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
+    /// `collision_queue`, `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `edits`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let mut d = VarDictionary::new();
@@ -304,6 +362,14 @@ impl ChunkWorld {
         d.set("loaded_chunks", st.loaded_chunks as i64);
         d.set("pending_chunks", st.pending_chunks as i64);
         d.set("in_flight", st.in_flight as i64);
+        d.set("queued", st.queued as i64);
+        d.set("retiring", st.retiring as i64);
+        d.set("far_loaded", st.far_loaded as i64);
+        d.set("far_pending", st.far_pending as i64);
+        d.set("far_view_levels", st.lod_levels as i64);
+        d.set("far_ms_median", st.far_gen_us_median / 1000.0);
+        d.set("collision_queue", self.collision_queue.len() as i64);
+        d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("generated_total", st.generated_total as i64);
         d.set("cancelled_total", st.cancelled_total as i64);
         d.set("gen_ms_median", st.gen_us_median / 1000.0);
@@ -459,6 +525,8 @@ impl ChunkWorld {
             view_distance: self.view_distance.max(1),
             vertical_view_distance: self.vertical_view_distance.max(0),
             worker_threads: self.worker_threads.max(0) as usize,
+            lod_levels: self.far_view_levels.clamp(0, 6) as u8,
+            adaptive_far: self.adaptive_far_view,
             ..StreamConfig::default()
         };
         let (id, rev) = self.preset_identity();
@@ -492,6 +560,9 @@ impl ChunkWorld {
         for (_, n) in self.nodes.drain() {
             free_chunk_node(n);
         }
+        for (_, n) in self.far_nodes.drain() {
+            n.free();
+        }
         self.area_ready_emitted = false;
     }
 
@@ -505,6 +576,35 @@ impl ChunkWorld {
             Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
             _ => Vector3::ZERO,
         }
+    }
+
+    /// The direction the player looks: the current camera's forward, else the viewer's.
+    fn view_direction(&self) -> Option<Vector3> {
+        let camera = self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.upcast::<Node3D>());
+        let node = camera.or_else(|| self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()))?;
+        if !node.is_inside_tree() {
+            return None;
+        }
+        Some(-node.get_global_basis().col_c())
+    }
+
+    /// Shows a finished far column (replacing an older mesh of it).
+    fn apply_far(&mut self, far: FarMesh) {
+        if let Some(old) = self.far_nodes.remove(&far.column) {
+            old.free();
+        }
+        let f = far.column;
+        let mut mi = MeshInstance3D::new_alloc();
+        mi.set_name(&format!("far_{}_{}_{}", f.level, f.x, f.z));
+        if !far.mesh.is_empty() {
+            let (opaque, liquid) = self.materials();
+            mi.set_mesh(&build_array_mesh(&far.mesh, &opaque, &liquid, self.compress_vertices));
+        }
+        // Far terrain lies beyond the sun's shadow distance; casting would only cost draw calls.
+        mi.set_cast_shadows_setting(ShadowCastingSetting::OFF);
+        mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
+        self.base_mut().add_child(&mi);
+        self.far_nodes.insert(f, mi);
     }
 
     fn materials(&mut self) -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
@@ -537,7 +637,7 @@ impl ChunkWorld {
         }
         if !r.mesh.is_empty() {
             let (opaque, liquid) = self.materials();
-            let mesh = build_array_mesh(&r.mesh, &opaque, &liquid);
+            let mesh = build_array_mesh(&r.mesh, &opaque, &liquid, self.compress_vertices);
             let mut mi = MeshInstance3D::new_alloc();
             mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
             mi.set_mesh(&mesh);
@@ -696,13 +796,14 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     arrays
 }
 
-fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
+fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>, compress: bool) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
+    let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
     for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
         if surface.is_empty() {
             continue;
         }
-        mesh.add_surface_from_arrays(PrimitiveType::TRIANGLES, &surface_arrays(surface));
+        mesh.add_surface_from_arrays_ex(PrimitiveType::TRIANGLES, &surface_arrays(surface)).flags(flags).done();
         let i = mesh.get_surface_count() - 1;
         mesh.surface_set_material(i, material);
         mesh.surface_set_name(i, name);
