@@ -13,8 +13,13 @@
 //! distance 8 (view-ready time, a flight with per-frame apply times, a 10,000-step random walk
 //! with resident memory before and after) and at 16 (view-ready time). Keys: `view_ready_s_vd8`,
 //! `view_ready_s_vd16`, `apply_ms_p50`, `apply_ms_p99`, `apply_ms_max`, `chunks_per_s`,
-//! `rss_mb_start`, `rss_mb_ready`, `rss_mb_after_walk`, `bytes_per_chunk` (resident growth from
-//! start to a ready view, per loaded chunk: Godot's meshes and collision included).
+//! `rss_mb_start`, `rss_mb_ready`, `rss_mb_after_walk`, `rss_bytes_per_chunk` (resident growth
+//! from start to a ready view, per loaded near chunk: Godot's meshes, collision and the far view
+//! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete).
+//!
+//! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
+//! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
+//! live per loaded near chunk, the CPU-side measure), `core_live_bytes[_after_walk]`.
 //!
 //! Each bench's numbers are taken in the same run as its baseline: compare ratios, not times
 //! across runs, on a busy machine. No timing is asserted anywhere.
@@ -102,7 +107,7 @@ const ENTRIES: [Entry; 9] = [
     },
 ];
 
-const BENCHES: [&str; 4] = ["mesh", "chunk_pipeline", "noise2d", "ca3d"];
+const BENCHES: [&str; 5] = ["mesh", "chunk_pipeline", "noise2d", "ca3d", "memory"];
 
 /// Runs the benches; `args` may name a subset of them.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
@@ -163,6 +168,12 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     };
     values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
     values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
+    let memory = outputs.iter().find(|(b, _)| *b == "memory").map(|(_, t)| t.as_str());
+    let mem = |name: &str| memory.and_then(|t| strata_value(t, name));
+    values.push(("bytes_per_chunk", mem("CORE_BYTES_PER_CHUNK"), "B"));
+    values.push(("bytes_per_chunk_after_walk", mem("CORE_BYTES_PER_CHUNK_AFTER_WALK"), "B"));
+    values.push(("core_live_bytes", mem("CORE_LIVE_BYTES"), "B"));
+    values.push(("core_live_bytes_after_walk", mem("CORE_LIVE_BYTES_AFTER_WALK"), "B"));
 
     let e2e_ok = if args.is_empty() { end_to_end(&mut values) } else { true };
 
@@ -225,7 +236,11 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("RSS at start (MB)", "rss_mb_start"),
         ("RSS with view ready (MB)", "rss_mb_ready"),
         ("RSS after 10k-step walk (MB)", "rss_mb_after_walk"),
-        ("bytes per loaded chunk", "bytes_per_chunk"),
+        ("far view complete, vd 8 (s)", "far_ready_s_vd8"),
+        ("far columns, vd 8", "far_columns_vd8"),
+        ("core bytes per loaded chunk", "bytes_per_chunk"),
+        ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
+        ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),
     ] {
         if let Some(v) = get(key) {
             println!("{label:<36} {v:>12.2}");
@@ -277,7 +292,9 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         (Some(a), Some(b), Some(n)) if n > 0.0 => Some((b - a) * 1024.0 * 1024.0 / n),
         _ => None,
     };
-    values.push(("bytes_per_chunk", per_chunk, "B"));
+    values.push(("rss_bytes_per_chunk", per_chunk, "B"));
+    values.push(("far_ready_s_vd8", v8("FAR_READY_S"), "s"));
+    values.push(("far_columns_vd8", v8("FAR_COLUMNS"), "columns"));
     vd8.is_some() && vd16.is_some()
 }
 
