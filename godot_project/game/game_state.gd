@@ -19,7 +19,7 @@ const ACTION_LABELS := {
 	"place": "Place", "pause": "Pause", "toggle_hud": "Toggle HUD",
 }
 const DEFAULT_SETTINGS := {
-	"view_distance": 8, "mouse_sensitivity": 1.0, "invert_y": false, "fov": 75.0, "fullscreen": false,
+	"view_distance": 8, "far_view": 3, "mouse_sensitivity": 1.0, "invert_y": false, "fov": 75.0, "fullscreen": false,
 }
 const LOCAL_PROFILES_PATH := "user://profiles.cfg"
 const SAVE_DIR := "user://saves"

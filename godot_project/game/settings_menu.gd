@@ -52,6 +52,7 @@ func _ready() -> void:
 	scroll.add_child(box)
 
 	_add_slider(box, "view_distance", "View distance (chunks)", 2, 16, 1)
+	_add_slider(box, "far_view", "Far view (levels, each doubles the reach)", 0, 6, 1)
 	_add_slider(box, "mouse_sensitivity", "Mouse sensitivity (×)", 0.1, 3.0, 0.05)
 	_add_check(box, "invert_y", "Invert Y")
 	_add_slider(box, "fov", "Field of view", 50, 110, 1)

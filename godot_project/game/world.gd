@@ -360,8 +360,15 @@ func _apply_settings() -> void:
 	player.mouse_sensitivity = MOUSE_DEG_PER_PIXEL * float(GameState.get_setting("mouse_sensitivity"))
 	player.invert_y = bool(GameState.get_setting("invert_y"))
 	player.camera.fov = float(GameState.get_setting("fov"))
+	world.far_view_levels = _far_view_levels()
 	if loaded:
 		world.view_distance = _full_view_distance()
+
+## The user's far view levels (a scripted run may override it with `--far-view=N`).
+func _far_view_levels() -> int:
+	if _args.has("--far-view"):
+		return int(_args["--far-view"])
+	return int(GameState.get_setting("far_view"))
 
 ## The user's view distance (a scripted run may override it with `--view-distance=N`).
 func _full_view_distance() -> int:

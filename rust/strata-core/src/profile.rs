@@ -94,6 +94,8 @@ const ALLOWED_INPUT: &str = "{ type = \"key\", physical = N>0 } | { type = \"mou
 pub struct Settings {
     /// Chunks streamed around the player, 2..=32.
     pub view_distance: i64,
+    /// Far view levels beyond the view distance (each doubles the reach), 0..=6.
+    pub far_view: i64,
     /// 0.01..=10.
     pub mouse_sensitivity: f64,
     pub invert_y: bool,
@@ -106,7 +108,7 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { view_distance: 8, mouse_sensitivity: 1.0, invert_y: false, fov: 75.0, fullscreen: false, extra: BTreeMap::new() }
+        Self { view_distance: 8, far_view: 3, mouse_sensitivity: 1.0, invert_y: false, fov: 75.0, fullscreen: false, extra: BTreeMap::new() }
     }
 }
 
@@ -135,6 +137,7 @@ impl Settings {
     pub fn get(&self, key: &str) -> Option<SettingValue> {
         Some(match key {
             "view_distance" => SettingValue::Int(self.view_distance),
+            "far_view" => SettingValue::Int(self.far_view),
             "mouse_sensitivity" => SettingValue::Float(self.mouse_sensitivity),
             "invert_y" => SettingValue::Bool(self.invert_y),
             "fov" => SettingValue::Float(self.fov),
@@ -164,6 +167,11 @@ impl Settings {
                 SettingValue::Int(i) if (2..=32).contains(&i) => self.view_distance = i,
                 SettingValue::Float(f) if f.fract() == 0.0 && (2.0..=32.0).contains(&f) => self.view_distance = f as i64,
                 v => return Err(err(format!("{v} is out of range or not an integer"), "an integer in 2..=32")),
+            },
+            "far_view" => match value {
+                SettingValue::Int(i) if (0..=6).contains(&i) => self.far_view = i,
+                SettingValue::Float(f) if f.fract() == 0.0 && (0.0..=6.0).contains(&f) => self.far_view = f as i64,
+                v => return Err(err(format!("{v} is out of range or not an integer"), "an integer in 0..=6")),
             },
             "mouse_sensitivity" | "fov" => {
                 let (lo, hi, allowed) = if key == "fov" { (40.0, 120.0, "a number in 40..=120") } else { (0.01, 10.0, "a number in 0.01..=10") };
@@ -201,7 +209,7 @@ impl Settings {
     /// Checks every known setting's range.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
         let mut copy = Settings::default();
-        for key in ["view_distance", "mouse_sensitivity", "invert_y", "fov", "fullscreen"] {
+        for key in ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen"] {
             // `get` of a known key is always Some.
             if let Some(v) = self.get(key) {
                 copy.set(key, v)?;
@@ -621,6 +629,11 @@ mod tests {
     fn toml_round_trip_with_extra_settings() {
         let mut p = Profile::default();
         p.settings.set("view_distance", SettingValue::Int(12)).unwrap();
+        assert_eq!(p.settings.get("far_view"), Some(SettingValue::Int(3)));
+        p.settings.set("far_view", SettingValue::Int(0)).unwrap();
+        let e = p.settings.set("far_view", SettingValue::Int(7)).unwrap_err();
+        assert!(e.to_string().contains("settings.far_view") && e.to_string().contains("0..=6"), "{e}");
+        assert_eq!(p.settings.get("far_view"), Some(SettingValue::Int(0)));
         p.settings.set("hud_scale", SettingValue::Float(1.25)).unwrap();
         p.set_binding("fire", vec![InputDescriptor::MouseButton { button: 2 }, InputDescriptor::JoyAxis { axis: 5, direction: 1.0 }], &[]).unwrap();
         let text = p.to_toml();
