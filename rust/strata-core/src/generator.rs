@@ -11,8 +11,10 @@ use crate::block::{self, AIR, BlockId};
 use crate::chunk::VoxelBuffer;
 use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::preset::{Biome, WorldPreset};
+use crate::worldgen::caves::TunnelNoise;
 use crate::worldgen::heightmap::HeightmapError;
 use crate::worldgen::terrain::{Terrain, TerrainSample};
+use crate::worldgen::water::RingSurfaces;
 use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
@@ -72,6 +74,7 @@ impl ColumnGrid {
 pub struct Generator {
     preset: Arc<WorldPreset>,
     terrain: Terrain,
+    tunnel_noise: TunnelNoise,
 }
 
 impl std::fmt::Debug for Generator {
@@ -92,7 +95,7 @@ impl Generator {
     pub fn with_base_dir(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::new(preset, base_dir)?;
-        Ok(Self { preset: Arc::new(preset.clone()), terrain })
+        Ok(Self::from_parts(preset, terrain))
     }
 
     /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
@@ -102,7 +105,11 @@ impl Generator {
     pub fn with_lattice_step(preset: &WorldPreset, step: i32) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::new(preset, None)?.with_lattice_step(step);
-        Ok(Self { preset: Arc::new(preset.clone()), terrain })
+        Ok(Self::from_parts(preset, terrain))
+    }
+
+    fn from_parts(preset: &WorldPreset, terrain: Terrain) -> Self {
+        Self { preset: Arc::new(preset.clone()), terrain, tunnel_noise: TunnelNoise::new(preset.seed) }
     }
 
     pub fn preset(&self) -> &WorldPreset {
@@ -116,6 +123,11 @@ impl Generator {
     /// The height field (sources, biomes, ravines).
     pub fn terrain(&self) -> &Terrain {
         &self.terrain
+    }
+
+    /// The noise fields of cave tunnels, built once for the preset's seed.
+    pub fn tunnel_noise(&self) -> &TunnelNoise {
+        &self.tunnel_noise
     }
 
     /// The biome table columns index into.
@@ -217,16 +229,25 @@ impl Generator {
     /// Fills `out` (its own box) with the world's voxels: the stages in order.
     pub fn generate_region(&self, out: &mut VoxelBuffer) {
         let (min, size) = (out.min(), out.size());
-        let columns = ColumnGrid::new(self, min.x, min.z, size.x, size.z);
-        self.generate_from_columns(&columns, out);
+        let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
+        let mut columns = ColumnGrid { min_x: min.x, min_z: min.z, size_x: size.x, size_z: size.z, columns: Vec::with_capacity(nx * nz) };
+        let mut samples = Vec::new();
+        let mut ring = RingSurfaces::default();
+        if nx > 0 && nz > 0 {
+            self.column_samples(min.x, min.z, nx, nz, false, &mut samples);
+            self.columns_from_samples(&samples, nx, nz, &mut columns.columns);
+            ring_from_samples(&samples, min.x, min.z, nx, nz, &mut ring);
+        }
+        self.generate_from_columns(&columns, &ring, out);
     }
 
-    /// The stages after the column pass; `columns` covers `out`'s (x, z) rectangle exactly.
-    fn generate_from_columns(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    /// The stages after the column pass; `columns` covers `out`'s (x, z) rectangle exactly, and
+    /// `ring` holds the surfaces of the columns around it.
+    fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer) {
         self.fill_layers(columns, out);
         crate::worldgen::caves::carve(self, columns, out);
         crate::worldgen::ores::place(self, columns, out);
-        crate::worldgen::water::settle(self, columns, out);
+        crate::worldgen::water::settle_with_ring(self, columns, Some(ring), out);
     }
 
     /// Stage 1: ground layers from the columns, water up to sea level. Writes every voxel of
@@ -296,7 +317,9 @@ impl Generator {
             return true;
         }
         self.columns_from_samples(&samples, nu, nu, &mut columns.columns);
-        self.generate_from_columns(columns, out);
+        let mut ring = RingSurfaces::default();
+        ring_from_samples(&samples, min.x, min.z, nu, nu, &mut ring);
+        self.generate_from_columns(columns, &ring, out);
         false
     }
 
@@ -333,6 +356,24 @@ impl Generator {
         let water_top = if self.preset.water.enabled { self.preset.water.sea_level } else { i32::MIN };
         bottom >= hi && bottom >= water_top
     }
+}
+
+/// The surfaces of the slope ring of [`Generator::column_samples`] (the columns just outside the
+/// rectangle `[min_x, min_x + size_x) × [min_z, min_z + size_z)`), for the water stage: the same
+/// samples, so the same surfaces, as the columns there computed on their own.
+fn ring_from_samples(samples: &[TerrainSample], min_x: i32, min_z: i32, size_x: usize, size_z: usize, ring: &mut RingSurfaces) {
+    let gx = size_x + 2;
+    let surface = |i: usize, k: usize| samples[k * gx + i].height.floor() as i32;
+    (ring.min_x, ring.min_z, ring.size_x, ring.size_z) = (min_x, min_z, size_x as i32, size_z as i32);
+    let [west, east, north, south] = &mut ring.sides;
+    west.clear();
+    west.extend((1..=size_z).map(|k| surface(0, k)));
+    east.clear();
+    east.extend((1..=size_z).map(|k| surface(size_x + 1, k)));
+    north.clear();
+    north.extend((1..=size_x).map(|i| surface(i, 0)));
+    south.clear();
+    south.extend((1..=size_x).map(|i| surface(i, size_z + 1)));
 }
 
 /// Block at height `y` in a column, from the layers alone.
@@ -387,6 +428,26 @@ mod tests {
             assert!(block::is_solid(g.voxel_at(IVec3::new(x, s - 1, z))));
             let above = g.voxel_at(IVec3::new(x, s, z));
             assert!(above == AIR || above == block::WATER);
+        }
+    }
+
+    #[test]
+    fn the_slope_ring_gives_the_surfaces_of_the_columns_around() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        for (x, z, sx, sz) in [(-1, -1, 34, 34), (95, -161, 34, 34), (1000, 3, 5, 1), (-77, 40, 1, 9)] {
+            let mut samples = Vec::new();
+            g.column_samples(x, z, sx, sz, false, &mut samples);
+            let mut ring = RingSurfaces::default();
+            ring_from_samples(&samples, x, z, sx, sz, &mut ring);
+            let strip = |x: i32, z: i32, nx: usize, nz: usize| {
+                let mut cols = Vec::new();
+                g.columns_into(x, z, nx, nz, &mut cols);
+                cols.iter().map(|c| c.surface).collect::<Vec<_>>()
+            };
+            assert_eq!(ring.sides[0], strip(x - 1, z, 1, sz));
+            assert_eq!(ring.sides[1], strip(x + sx as i32, z, 1, sz));
+            assert_eq!(ring.sides[2], strip(x, z - 1, sx, 1));
+            assert_eq!(ring.sides[3], strip(x, z + sz as i32, sx, 1));
         }
     }
 }

@@ -35,7 +35,7 @@
 
 use super::cellular::{BitGrid3D, CaRule, CaScratch, CaStage, run_ca_3d_with};
 use super::flood_fill::{PocketRule, PocketScratch, fill_pockets_3d};
-use crate::block::{self, AIR};
+use crate::block::{self, AIR, BlockId};
 use crate::chunk::VoxelBuffer;
 use crate::coords::IVec3;
 use crate::generator::{ColumnGrid, Generator};
@@ -166,10 +166,41 @@ fn noise_seed(seed: u64, k: u64) -> u32 {
     (mix64(seed ^ salt::CAVE_TUNNEL.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93)) >> 32) as u32
 }
 
+/// The three Perlin fields of tunnels (`n₁`, `n₂` and the gate `g`) of one seed. Building them
+/// shuffles permutation tables, so a generator builds them once ([`Generator::tunnel_noise`]).
+#[derive(Clone, Copy, Debug)]
+pub struct TunnelNoise {
+    n1: Perlin,
+    n2: Perlin,
+    gate: Perlin,
+}
+
+impl TunnelNoise {
+    pub fn new(seed: u64) -> Self {
+        Self { n1: Perlin::new(noise_seed(seed, 1)), n2: Perlin::new(noise_seed(seed, 2)), gate: Perlin::new(noise_seed(seed, 3)) }
+    }
+}
+
+/// Flags of a lattice point: which of its values are needed.
+const NEED_GATE: u8 = 1;
+const NEED_N1: u8 = 2;
+const NEED_N2: u8 = 4;
+
 impl TunnelField {
     /// Tunnel noise around voxels `[min, min + size)`; `None` when the preset has no tunnels or
     /// none can open in this box.
     pub fn compute(seed: u64, c: &CaveSettings, min: IVec3, size: IVec3) -> Option<Self> {
+        Self::compute_below(&TunnelNoise::new(seed), c, min, size, None)
+    }
+
+    /// [`TunnelField::compute`] with prebuilt noise, answering only for voxels below given
+    /// tops: with `tops` (one world y per voxel column of the box, x fastest), [`TunnelField::is_open`]
+    /// is exact for voxels with `y < top` of their column, and other voxels must not be asked
+    /// about. Lattice cells wholly at or above the tops of their columns are then skipped, and
+    /// each noise is sampled only at the corners of the cells that still need it: the gate
+    /// where a cell is needed, `n₁` where a corner has width, `n₂` where `n₁`'s band also
+    /// crosses the cell. Every value that is sampled is the value [`TunnelField::compute`] has.
+    pub fn compute_below(noise: &TunnelNoise, c: &CaveSettings, min: IVec3, size: IVec3, tops: Option<&[i32]>) -> Option<Self> {
         if !tunnels_active(c) || size.volume() == 0 {
             return None;
         }
@@ -178,52 +209,118 @@ impl TunnelField {
         let last = min + size - IVec3::ONE;
         let hi = IVec3::new(last.x.div_euclid(l), last.y.div_euclid(l), last.z.div_euclid(l)) + IVec3::ONE;
         let dims = [(hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize, (hi.z - lo.z + 1) as usize];
-        let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
-        let (n1, n2, gate) = (Perlin::new(noise_seed(seed, 1)), Perlin::new(noise_seed(seed, 2)), Perlin::new(noise_seed(seed, 3)));
-        let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
-        let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
-        let mut any_width = false;
-        for j in 0..dims[1] {
-            for k in 0..dims[2] {
-                for i in 0..dims[0] {
-                    let p = [world(i, lo.x) * f * 0.25, world(j, lo.y) * f * 0.25 * TUNNEL_Y_SQUASH, world(k, lo.z) * f * 0.25];
-                    let g01 = 0.5 + 0.5 * gate.get(p) as f32;
-                    let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
-                    let w = c.tunnel_width * open * open * (3.0 - 2.0 * open);
-                    any_width |= w > 0.0;
-                    values[(j * dims[2] + k) * dims[0] + i][2] = w;
+        let cell_dims = [dims[0] - 1, dims[1] - 1, dims[2] - 1];
+        let point = |i: usize, j: usize, k: usize| (j * dims[2] + k) * dims[0] + i;
+        let cell = |i: usize, j: usize, k: usize| (j * cell_dims[2] + k) * cell_dims[0] + i;
+        // Which cells are needed: those starting below the highest top of their voxel columns.
+        let mut needed = vec![true; cell_dims[0] * cell_dims[1] * cell_dims[2]];
+        if let Some(tops) = tops {
+            let (sx, sz) = (size.x as usize, size.z as usize);
+            debug_assert_eq!(tops.len(), sx * sz);
+            let mut highest = vec![i32::MIN; cell_dims[0] * cell_dims[2]];
+            for lz in 0..sz {
+                let k = ((min.z + lz as i32).div_euclid(l) - lo.z) as usize;
+                for lx in 0..sx {
+                    let i = ((min.x + lx as i32).div_euclid(l) - lo.x) as usize;
+                    let h = &mut highest[k * cell_dims[0] + i];
+                    *h = (*h).max(tops[lz * sx + lx]);
                 }
             }
+            for j in 0..cell_dims[1] {
+                let bottom = (lo.y + j as i32) * l;
+                for k in 0..cell_dims[2] {
+                    for i in 0..cell_dims[0] {
+                        needed[cell(i, j, k)] = bottom < highest[k * cell_dims[0] + i];
+                    }
+                }
+            }
+        }
+        let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
+        let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
+        let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
+        let mut flags = vec![0u8; values.len()];
+        // Marks the corners of every cell that `wants` with `flag`.
+        let mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+            for j in 0..cell_dims[1] {
+                for k in 0..cell_dims[2] {
+                    for i in 0..cell_dims[0] {
+                        if wants(cell(i, j, k)) {
+                            for (di, dj, dk) in CORNERS {
+                                flags[point(i + di, j + dj, k + dk)] |= flag;
+                            }
+                        }
+                    }
+                }
+            }
+        };
+        // Calls `sample` at every point flagged `flag`, with its world position.
+        let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, sample: &dyn Fn([f64; 3], &mut [f32; 3])| {
+            for j in 0..dims[1] {
+                for k in 0..dims[2] {
+                    for i in 0..dims[0] {
+                        let at = point(i, j, k);
+                        if flags[at] & flag != 0 {
+                            sample([world(i, lo.x), world(j, lo.y), world(k, lo.z)], &mut values[at]);
+                        }
+                    }
+                }
+            }
+        };
+        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
+        let mut any_width = false;
+        sample_points(&flags, &mut values, NEED_GATE, &|[x, y, z], v| {
+            let p = [x * f * 0.25, y * f * 0.25 * TUNNEL_Y_SQUASH, z * f * 0.25];
+            let g01 = 0.5 + 0.5 * noise.gate.get(p) as f32;
+            let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
+            v[2] = c.tunnel_width * open * open * (3.0 - 2.0 * open);
+        });
+        for (v, &fl) in values.iter().zip(&flags) {
+            any_width |= fl & NEED_GATE != 0 && v[2] > 0.0;
         }
         if !any_width {
             return None;
         }
-        for j in 0..dims[1] {
-            for k in 0..dims[2] {
-                for i in 0..dims[0] {
-                    let p = [world(i, lo.x) * f, world(j, lo.y) * f * TUNNEL_Y_SQUASH, world(k, lo.z) * f];
-                    let v = &mut values[(j * dims[2] + k) * dims[0] + i];
-                    v[0] = n1.get(p) as f32;
-                    v[1] = n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
-                }
-            }
-        }
-        let cell_dims = [dims[0] - 1, dims[1] - 1, dims[2] - 1];
-        let mut may_open = vec![false; cell_dims[0] * cell_dims[1] * cell_dims[2]];
+        // Per cell, over its corners: the largest width, and whether each band can cross it.
+        let corner_values = |values: &[[f32; 3]], i: usize, j: usize, k: usize| CORNERS.map(|(di, dj, dk)| values[point(i + di, j + dj, k + dk)]);
+        let mut w_max = vec![0.0f32; needed.len()];
         for j in 0..cell_dims[1] {
             for k in 0..cell_dims[2] {
                 for i in 0..cell_dims[0] {
-                    let (mut lo_v, mut hi_v, mut w_max) = ([f32::MAX; 2], [f32::MIN; 2], 0.0f32);
-                    for (di, dj, dk) in CORNERS {
-                        let v = values[((j + dj) * dims[2] + k + dk) * dims[0] + i + di];
-                        for a in 0..2 {
-                            lo_v[a] = lo_v[a].min(v[a]);
-                            hi_v[a] = hi_v[a].max(v[a]);
-                        }
-                        w_max = w_max.max(v[2]);
+                    if needed[cell(i, j, k)] {
+                        w_max[cell(i, j, k)] = corner_values(&values, i, j, k).iter().fold(0.0f32, |m, v| m.max(v[2]));
                     }
-                    let band = |a: usize| lo_v[a] < w_max && hi_v[a] > -w_max;
-                    may_open[(j * cell_dims[2] + k) * cell_dims[0] + i] = w_max > 0.0 && band(0) && band(1);
+                }
+            }
+        }
+        let band = |values: &[[f32; 3]], a: usize, i: usize, j: usize, k: usize| {
+            let w = w_max[cell(i, j, k)];
+            let (lo_v, hi_v) = corner_values(values, i, j, k).iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[a]), hi.max(v[a])));
+            lo_v < w && hi_v > -w
+        };
+        mark(&mut flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
+        sample_points(&flags, &mut values, NEED_N1, &|[x, y, z], v| {
+            v[0] = noise.n1.get([x * f, y * f * TUNNEL_Y_SQUASH, z * f]) as f32;
+        });
+        let mut band1 = vec![false; needed.len()];
+        for j in 0..cell_dims[1] {
+            for k in 0..cell_dims[2] {
+                for i in 0..cell_dims[0] {
+                    let cl = cell(i, j, k);
+                    band1[cl] = needed[cl] && w_max[cl] > 0.0 && band(&values, 0, i, j, k);
+                }
+            }
+        }
+        mark(&mut flags, NEED_N2, &|cl| band1[cl]);
+        sample_points(&flags, &mut values, NEED_N2, &|[x, y, z], v| {
+            let p = [x * f, y * f * TUNNEL_Y_SQUASH, z * f];
+            v[1] = noise.n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
+        });
+        let mut may_open = vec![false; needed.len()];
+        for j in 0..cell_dims[1] {
+            for k in 0..cell_dims[2] {
+                for i in 0..cell_dims[0] {
+                    let cl = cell(i, j, k);
+                    may_open[cl] = band1[cl] && band(&values, 1, i, j, k);
                 }
             }
         }
@@ -264,7 +361,60 @@ impl TunnelField {
 
 const CORNERS: [(usize, usize, usize); 8] = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
 
+/// Whether the cave stage may turn block `id` into air.
+#[inline]
+fn carvable(id: BlockId) -> bool {
+    id != AIR && id != block::BEDROCK && !block::is_liquid(id)
+}
+
+/// The columns of one row of the box still below their tops, layer by layer upwards: per layer,
+/// the columns whose top it reaches are dropped from the mask.
+struct BelowSweep {
+    /// Per layer `0..=layers` (the last one collects tops above the work box), per word: the
+    /// columns whose last layer below the top is the one before.
+    drops: Vec<u64>,
+    mask: Vec<u64>,
+    /// Columns still in the mask.
+    remaining: usize,
+}
+
+impl BelowSweep {
+    fn new() -> Self {
+        Self { drops: Vec::new(), mask: Vec::new(), remaining: 0 }
+    }
+
+    /// Starts a row whose columns have `tops` (world y), for layers `0..layers` from world y `y0`.
+    fn start(&mut self, tops: &[i32], y0: i32, layers: usize) {
+        let (sx, words) = (tops.len(), tops.len().div_ceil(64));
+        self.drops.clear();
+        self.drops.resize((layers + 1) * words, 0);
+        self.mask.clear();
+        self.mask.resize(words, 0);
+        for (x, &t) in tops.iter().enumerate() {
+            let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
+            self.drops[below * words + x / 64] |= 1 << (x % 64);
+            self.mask[x / 64] |= 1 << (x % 64);
+        }
+        self.remaining = sx;
+    }
+
+    /// Moves to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it reaches.
+    /// Returns whether any column is still below its top.
+    fn advance(&mut self, ly: usize) -> bool {
+        let words = self.mask.len();
+        for (m, &d) in self.mask.iter_mut().zip(&self.drops[ly * words..(ly + 1) * words]) {
+            self.remaining -= (*m & d).count_ones() as usize;
+            *m &= !d;
+        }
+        self.remaining > 0
+    }
+}
+
 /// Applies this stage to `out`, using only world coordinates and the preset.
+///
+/// Per row of voxels (fixed y and z): a mask of the columns still below their cavern top, the
+/// cavern's open cells of that row spread over voxels, and the tunnel lattice cells that may
+/// open; only the voxels those masks leave are looked at, by their set bits.
 pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
     let c = &generator.preset().caves;
     let caverns_on = c.mode != CaveMode::None;
@@ -279,10 +429,14 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
         _ => depths.tunnel,
     };
     let (min, size) = (out.min(), out.size());
+    let (sx, sz) = (size.x as usize, size.z as usize);
     let mut highest_surface = i32::MIN;
+    let mut surfaces = Vec::with_capacity(sx * sz);
     for z in min.z..min.z + size.z {
         for x in min.x..min.x + size.x {
-            highest_surface = highest_surface.max(columns.get(x, z).surface);
+            let s = columns.get(x, z).surface;
+            highest_surface = highest_surface.max(s);
+            surfaces.push(s);
         }
     }
     // Caves only at y < surface - depth: nothing to do above the highest such y.
@@ -292,49 +446,94 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     }
     let work = IVec3::new(size.x, y_end - min.y, size.z);
     let caverns = if caverns_on { CavernField::compute(generator.seed(), c, min, work) } else { None };
-    let tunnels = if tunnels_on { TunnelField::compute(generator.seed(), c, min, work) } else { None };
+    let tunnel_top: Vec<i32> = surfaces.iter().map(|s| s.saturating_sub(depths.tunnel)).collect();
+    let tunnels =
+        if tunnels_on { TunnelField::compute_below(generator.tunnel_noise(), c, min, work, Some(&tunnel_top)) } else { None };
     if caverns.is_none() && tunnels.is_none() {
         return;
     }
-    // Per column: the tops of caverns and tunnels; per axis: cell and lattice coordinates.
-    let (sx, sz) = (size.x as usize, size.z as usize);
-    let mut cavern_top = vec![i32::MIN; sx * sz];
-    let mut tunnel_top = vec![i32::MIN; sx * sz];
-    for lz in 0..sz {
-        for lx in 0..sx {
-            let s = columns.get(min.x + lx as i32, min.z + lz as i32).surface;
-            if caverns.is_some() {
-                cavern_top[lz * sx + lx] = s.saturating_sub(depths.cavern);
-            }
-            if tunnels.is_some() {
-                tunnel_top[lz * sx + lx] = s.saturating_sub(depths.tunnel);
+    let cavern_top: Vec<i32> = surfaces.iter().map(|s| s.saturating_sub(depths.cavern)).collect();
+    let words = sx.div_ceil(64);
+    let work_y = work.y as usize;
+    // Caverns: per cell row (y, z) of the field, the voxels of the box's x range that are open.
+    let cavern_rows = caverns.as_ref().map(|f| {
+        let cell_x: Vec<usize> = (min.x..min.x + size.x).map(|x| f.cell_index(0, x)).collect();
+        let (iy0, iy1) = (f.cell_index(1, min.y), f.cell_index(1, y_end - 1));
+        let (iz0, iz1) = (f.cell_index(2, min.z), f.cell_index(2, min.z + size.z - 1));
+        let (ny, nz) = (iy1 - iy0 + 1, iz1 - iz0 + 1);
+        let mut masks = vec![0u64; ny * nz * words];
+        for jy in 0..ny {
+            for jz in 0..nz {
+                let row = f.grid.row(iy0 + jy, iz0 + jz);
+                let dst = &mut masks[(jy * nz + jz) * words..][..words];
+                for (lx, &ix) in cell_x.iter().enumerate() {
+                    let open = (row[ix / 64] >> (ix % 64)) & 1 == 0;
+                    dst[lx / 64] |= (open as u64) << (lx % 64);
+                }
             }
         }
-    }
-    let axis_cells = |f: &CavernField, a: usize, lo: i32, n: i32| (lo..lo + n).map(|v| f.cell_index(a, v)).collect::<Vec<_>>();
-    let cav_axes = caverns.as_ref().map(|f| [axis_cells(f, 0, min.x, size.x), axis_cells(f, 1, min.y, work.y), axis_cells(f, 2, min.z, size.z)]);
-    let axis_lattice = |f: &TunnelField, a: usize, lo: i32, n: i32| (lo..lo + n).map(|v| f.axis(a, v)).collect::<Vec<_>>();
-    let tun_axes = tunnels.as_ref().map(|f| [axis_lattice(f, 0, min.x, size.x), axis_lattice(f, 1, min.y, work.y), axis_lattice(f, 2, min.z, size.z)]);
+        let row_y: Vec<usize> = (min.y..y_end).map(|y| f.cell_index(1, y) - iy0).collect();
+        let row_z: Vec<usize> = (min.z..min.z + size.z).map(|z| f.cell_index(2, z) - iz0).collect();
+        (masks, nz, row_y, row_z)
+    });
+    // Tunnels: per lattice row (y, z), the voxels of the box's x range whose lattice cell may
+    // open; and each voxel's lattice coordinates.
+    let tunnel_rows = tunnels.as_ref().map(|f| {
+        let ax: Vec<(usize, f32)> = (min.x..min.x + size.x).map(|x| f.axis(0, x)).collect();
+        let ay: Vec<(usize, f32)> = (min.y..y_end).map(|y| f.axis(1, y)).collect();
+        let az: Vec<(usize, f32)> = (min.z..min.z + size.z).map(|z| f.axis(2, z)).collect();
+        let [dx, dy, dz] = f.dims;
+        let (cx, cy, cz) = (dx - 1, dy - 1, dz - 1);
+        let mut masks = vec![0u64; cy * cz * words];
+        for j in 0..cy {
+            for k in 0..cz {
+                let dst = &mut masks[(j * cz + k) * words..][..words];
+                for (lx, &(i, _)) in ax.iter().enumerate() {
+                    dst[lx / 64] |= (f.may_open[(j * cz + k) * cx + i] as u64) << (lx % 64);
+                }
+            }
+        }
+        (masks, cz, ax, ay, az)
+    });
     let data = out.data_mut();
-    for ly in 0..work.y as usize {
-        let y = min.y + ly as i32;
-        for lz in 0..sz {
-            for lx in 0..sx {
-                let col = lz * sx + lx;
-                let (in_cavern, in_tunnel) = (y < cavern_top[col], y < tunnel_top[col]);
-                if !in_cavern && !in_tunnel {
+    let (mut cavern_sweep, mut tunnel_sweep) = (BelowSweep::new(), BelowSweep::new());
+    for lz in 0..sz {
+        cavern_sweep.start(if caverns.is_some() { &cavern_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
+        tunnel_sweep.start(if tunnels.is_some() { &tunnel_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
+        for ly in 0..work_y {
+            let in_cavern = cavern_sweep.advance(ly);
+            let in_tunnel = tunnel_sweep.advance(ly);
+            if !in_cavern && !in_tunnel {
+                break;
+            }
+            let row_start = (ly * sz + lz) * sx;
+            for w in 0..words {
+                let cavern_open = match &cavern_rows {
+                    Some((masks, nz, row_y, row_z)) if in_cavern => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_sweep.mask[w],
+                    _ => 0,
+                };
+                let mut bits = cavern_open;
+                while bits != 0 {
+                    let i = row_start + 64 * w + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if carvable(data[i]) {
+                        data[i] = AIR;
+                    }
+                }
+                let (Some(f), Some((masks, cz, ax, ay, az))) = (&tunnels, &tunnel_rows) else { continue };
+                if !in_tunnel {
                     continue;
                 }
-                let i = (ly * sz + lz) * sx + lx;
-                let id = data[i];
-                if id == AIR || id == block::BEDROCK || block::is_liquid(id) {
-                    continue;
-                }
-                let open = (in_cavern
-                    && matches!((&caverns, &cav_axes), (Some(f), Some([ax, ay, az])) if f.is_open_cell(ax[lx], ay[ly], az[lz])))
-                    || (in_tunnel && matches!((&tunnels, &tun_axes), (Some(f), Some([ax, ay, az])) if f.is_open_at(ax[lx], ay[ly], az[lz])));
-                if open {
-                    data[i] = AIR;
+                let (j, _) = ay[ly];
+                let (k, _) = az[lz];
+                let mut bits = masks[(j * cz + k) * words + w] & tunnel_sweep.mask[w] & !cavern_open;
+                while bits != 0 {
+                    let lx = 64 * w + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let i = row_start + lx;
+                    if carvable(data[i]) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
+                        data[i] = AIR;
+                    }
                 }
             }
         }
@@ -394,5 +593,27 @@ mod tests {
         c.allow_surface_breach = true;
         c.min_depth = 5;
         assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 5, tunnel: 0 });
+    }
+
+    #[test]
+    fn tunnels_below_tops_equal_the_full_field_there() {
+        let c = CaveSettings { tunnel_strength: 1.0, tunnel_width: 0.2, tunnel_scale: 40.0, ..CaveSettings::default() };
+        let noise = TunnelNoise::new(9);
+        let (min, size) = (IVec3::new(-21, -40, 13), IVec3::new(37, 45, 30));
+        let full = TunnelField::compute(9, &c, min, size).unwrap();
+        let tops: Vec<i32> = (0..size.x * size.z).map(|i| -40 + (i * 7919 % 53) - 4).collect();
+        let below = TunnelField::compute_below(&noise, &c, min, size, Some(&tops)).unwrap();
+        let mut open = 0;
+        for lz in 0..size.z {
+            for lx in 0..size.x {
+                let top = tops[(lz * size.x + lx) as usize];
+                for y in min.y..top.min(min.y + size.y) {
+                    let p = IVec3::new(min.x + lx, y, min.z + lz);
+                    assert_eq!(below.is_open(p), full.is_open(p), "{p:?}");
+                    open += full.is_open(p) as usize;
+                }
+            }
+        }
+        assert!(open > 0, "no tunnel below the tops");
     }
 }

@@ -136,88 +136,106 @@ impl BitGrid3D {
     /// A step that computes only rows at least `margin` rows from the y and z borders (y only
     /// when the grid is more than one cell tall); other rows of `out` are left dead. Used when
     /// the rows near the border are a halo that is cropped anyway.
+    ///
+    /// One y plane at a time: the horizontal sums of its rows (2 bit planes), then their sums over
+    /// z − 1, z, z + 1 (4 bit planes, kept for the last three y planes), then the sums of three
+    /// such planes over y (5 bit planes) and the rule. Every bit plane is a contiguous run of
+    /// words (structure of arrays), so each pass is a straight loop over words.
     fn step_inner(&self, rule: CaRule, out: &mut BitGrid3D, scratch: &mut CaScratch, margin: usize) {
-        out.resize_like(self);
+        out.reshape_like(self);
         let (wpr, ny, nz) = (self.words_per_row, self.ny, self.nz);
         let my = if ny > 1 { margin } else { 0 };
         if wpr == 0 || ny <= 2 * my || nz <= 2 * margin {
+            out.words.fill(0);
             return;
         }
         let (y_out, z_out) = (my..ny - my, margin..nz - margin);
         let y_in = y_out.start.saturating_sub(1)..(y_out.end + 1).min(ny);
         let z_in = z_out.start.saturating_sub(1)..(z_out.end + 1).min(nz);
-        let rows = ny * nz;
-        // 1. Horizontal sums (left + centre + right) of every row, as 2-bit numbers.
-        scratch.horizontal.clear();
-        scratch.horizontal.resize(rows * wpr, [0; 2]);
-        for y in y_in.clone() {
-            for z in z_in.clone() {
-                let r = y * nz + z;
-                let row = &self.words[r * wpr..(r + 1) * wpr];
-                let dst = &mut scratch.horizontal[r * wpr..(r + 1) * wpr];
-                for i in 0..wpr {
-                    let c = row[i];
-                    let prev = if i > 0 { row[i - 1] } else { 0 };
-                    let next = if i + 1 < wpr { row[i + 1] } else { 0 };
-                    let l = (c << 1) | (prev >> 63);
-                    let rt = (c >> 1) | (next << 63);
-                    dst[i] = [l ^ c ^ rt, (l & c) | (l & rt) | (c & rt)];
-                }
+        let plane = nz * wpr;
+        let (z_lo, z_hi) = (z_out.start * wpr, z_out.end * wpr);
+        // Rows that are not computed stay dead.
+        out.words[..y_out.start * plane].fill(0);
+        out.words[y_out.end * plane..].fill(0);
+        if margin > 0 {
+            for y in y_out.clone() {
+                out.words[y * plane..y * plane + z_lo].fill(0);
+                out.words[y * plane + z_hi..(y + 1) * plane].fill(0);
             }
         }
-        // 2. Sums over z-1, z, z+1 of those (0..=9).
-        scratch.planar.clear();
-        scratch.planar.resize(rows * wpr, [0; 5]);
-        for y in y_in {
-            for z in z_out.clone() {
-                let r = y * nz + z;
-                for i in 0..wpr {
-                    let h = |rr: usize| {
-                        let [a, b] = scratch.horizontal[rr * wpr + i];
-                        [a, b, 0, 0, 0]
-                    };
-                    let mut s = h(r);
-                    if z > 0 {
-                        s = add5(s, h(r - 1));
-                    }
-                    if z + 1 < nz {
-                        s = add5(s, h(r + 1));
-                    }
-                    scratch.planar[r * wpr + i] = s;
-                }
-            }
+        // Horizontal sums of one y plane, one zero row before and after in z: [bit][z + 1][word].
+        // Rows outside z_in are read only at the two padding rows, which stay zero.
+        let padded = (nz + 2) * wpr;
+        scratch.horizontal.resize(2 * padded, 0);
+        for bit in 0..2 {
+            scratch.horizontal[bit * padded..bit * padded + wpr].fill(0);
+            scratch.horizontal[(bit + 1) * padded - wpr..(bit + 1) * padded].fill(0);
         }
-        // 3. Sums over y-1, y, y+1 (0..=27), then the rule.
+        // Planar sums of the last three y planes, then a plane of zeros: [slot][bit][z][word].
+        scratch.planar.resize(16 * plane, 0);
+        scratch.planar[12 * plane..].fill(0);
         let (if_dead, if_alive) = rule.inclusive_masks();
+        let kernel = RuleKernel::new(rule, if_dead, if_alive);
         let last_mask = self.last_word_mask();
-        for y in y_out {
-            for z in z_out.clone() {
-                let r = y * nz + z;
-                for i in 0..wpr {
-                    let mut s = scratch.planar[r * wpr + i];
-                    if y > 0 {
-                        s = add5(s, scratch.planar[(r - nz) * wpr + i]);
-                    }
-                    if y + 1 < ny {
-                        s = add5(s, scratch.planar[(r + nz) * wpr + i]);
-                    }
-                    let me = self.words[r * wpr + i];
-                    let next = match rule {
-                        CaRule::AtLeast(t) => at_least(t, &s),
-                        CaRule::Life { .. } => (me & eval_mask(if_alive, &s)) | (!me & eval_mask(if_dead, &s)),
-                    };
-                    out.words[r * wpr + i] = if i + 1 == wpr { next & last_mask } else { next };
+        for y in y_in.clone() {
+            // 1. Horizontal sums (left + centre + right) of the rows z_in of plane y.
+            let (h0, h1) = scratch.horizontal.split_at_mut(padded);
+            let src = &self.words[(y * nz + z_in.start) * wpr..(y * nz + z_in.end) * wpr];
+            let dst = (z_in.start + 1) * wpr..(z_in.end + 1) * wpr;
+            horizontal_sums(src, wpr, &mut h0[dst.clone()], &mut h1[dst]);
+            // 2. Sums over z − 1, z, z + 1 (0..=9) of the rows z_out, into slot y mod 3.
+            let slot = &mut scratch.planar[(y % 3) * 4 * plane..(y % 3 + 1) * 4 * plane];
+            let (p0, rest) = slot.split_at_mut(plane);
+            let (p1, rest) = rest.split_at_mut(plane);
+            let (p2, p3) = rest.split_at_mut(plane);
+            let n = z_hi - z_lo;
+            let (h0, h1) = (&*h0, &*h1);
+            let at = |dz: usize| z_lo + dz * wpr..z_lo + dz * wpr + n;
+            planar_sums(
+                [&h0[at(0)], &h0[at(1)], &h0[at(2)]],
+                [&h1[at(0)], &h1[at(1)], &h1[at(2)]],
+                [&mut p0[z_lo..z_hi], &mut p1[z_lo..z_hi], &mut p2[z_lo..z_hi], &mut p3[z_lo..z_hi]],
+            );
+            // 3. Plane y − 1 has all three of its planar sums once plane y has them.
+            if y >= 1 && y_out.contains(&(y - 1)) {
+                self.emit_plane(y - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+            }
+        }
+        // The top plane of y_out when its upper neighbour lies outside the grid.
+        if y_out.end == y_in.end {
+            self.emit_plane(y_out.end - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+        }
+        if wpr > 1 || last_mask != !0 {
+            for y in y_out {
+                for z in z_out.clone() {
+                    out.words[(y * nz + z) * wpr + wpr - 1] &= last_mask;
                 }
             }
         }
     }
 
-    fn resize_like(&mut self, other: &BitGrid3D) {
+    /// Step 3 of [`BitGrid3D::step_inner`] for plane `y`: the planar sums of `y − 1`, `y`, `y + 1`
+    /// (slot `y mod 3`, or zeros outside `y_in`), added, then the rule, into words `range` of
+    /// the plane (rows z_out).
+    fn emit_plane(&self, y: usize, y_in: &std::ops::Range<usize>, kernel: &RuleKernel, scratch: &CaScratch, out: &mut BitGrid3D, range: std::ops::Range<usize>) {
+        let plane = self.nz * self.words_per_row;
+        let slot_of = |yy: usize| if y_in.contains(&yy) { yy % 3 } else { 3 };
+        let slots = [y.checked_sub(1).map_or(3, slot_of), slot_of(y), slot_of(y + 1)];
+        let n = range.len();
+        let sums = |slot: usize, bit: usize| &scratch.planar[(slot * 4 + bit) * plane + range.start..][..n];
+        let planes = slots.map(|slot| [sums(slot, 0), sums(slot, 1), sums(slot, 2), sums(slot, 3)]);
+        let base = y * plane;
+        let me = &self.words[base + range.start..base + range.end];
+        let dst = &mut out.words[base + range.start..base + range.end];
+        kernel.apply(planes[0], planes[1], planes[2], me, dst);
+    }
+
+    /// Takes `other`'s dimensions; the words keep whatever they held (callers overwrite them).
+    fn reshape_like(&mut self, other: &BitGrid3D) {
         self.nx = other.nx;
         self.ny = other.ny;
         self.nz = other.nz;
         self.words_per_row = other.words_per_row;
-        self.words.clear();
         self.words.resize(other.words.len(), 0);
     }
 
@@ -322,50 +340,184 @@ impl BitGrid2D {
 /// Reusable buffers for [`BitGrid3D::step`], so repeated steps allocate nothing.
 #[derive(Default, Debug)]
 pub struct CaScratch {
-    horizontal: Vec<[u64; 2]>,
-    planar: Vec<[u64; 5]>,
+    horizontal: Vec<u64>,
+    planar: Vec<u64>,
     spare: Option<BitGrid3D>,
 }
 
-/// Bit-sliced addition of two 5-bit numbers (the carry out of bit 4 is dropped; sums stay ≤ 27).
-#[inline(always)]
-fn add5(a: [u64; 5], b: [u64; 5]) -> [u64; 5] {
-    let mut out = [0u64; 5];
-    let mut carry = 0u64;
-    for i in 0..5 {
-        let (x, y) = (a[i], b[i]);
-        out[i] = x ^ y ^ carry;
-        carry = (x & y) | (carry & (x ^ y));
+/// Horizontal sums (left + centre + right, 0..=3) of rows of `wpr` words, as two bit planes.
+#[inline(never)]
+fn horizontal_sums(src: &[u64], wpr: usize, h0: &mut [u64], h1: &mut [u64]) {
+    if wpr == 1 {
+        for ((&c, d0), d1) in src.iter().zip(h0.iter_mut()).zip(h1.iter_mut()) {
+            let (l, r) = (c << 1, c >> 1);
+            *d0 = l ^ c ^ r;
+            *d1 = majority(l, c, r);
+        }
+        return;
     }
-    out
+    for ((row, d0), d1) in src.chunks_exact(wpr).zip(h0.chunks_exact_mut(wpr)).zip(h1.chunks_exact_mut(wpr)) {
+        for i in 0..wpr {
+            let c = row[i];
+            let prev = if i > 0 { row[i - 1] } else { 0 };
+            let next = if i + 1 < wpr { row[i + 1] } else { 0 };
+            let l = (c << 1) | (prev >> 63);
+            let r = (c >> 1) | (next << 63);
+            d0[i] = l ^ c ^ r;
+            d1[i] = majority(l, c, r);
+        }
+    }
 }
 
-/// Lanes whose bit-sliced count is at least `t`.
-#[inline(always)]
-fn at_least(t: u32, c: &[u64; 5]) -> u64 {
-    if t >= 32 {
-        return 0;
-    }
-    // Least significant bit first: x ≥ t  ⇔  x_i > t_i, or x_i = t_i and the lower bits are ≥.
-    let mut ge = !0u64;
-    for (i, &bit) in c.iter().enumerate() {
-        ge = if (t >> i) & 1 == 1 { bit & ge } else { bit | ge };
-    }
-    ge
+/// Sums of three 2-bit numbers (bit planes `low`, `high`; 0..=9) into four bit planes.
+#[inline]
+fn planar_sums(low: [&[u64]; 3], high: [&[u64]; 3], out: [&mut [u64]; 4]) {
+    let [o0, o1, o2, o3] = out;
+    planar_words(low[0], low[1], low[2], high[0], high[1], high[2], o0, o1, o2, o3);
 }
 
-/// Lanes whose bit-sliced count `n` has bit `n` set in `mask` (a 32-entry multiplexer tree).
+/// The loop of [`planar_sums`], every plane its own argument (see [`at_least_words`]).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn planar_words(
+    a0: &[u64], b0: &[u64], c0: &[u64],
+    a1: &[u64], b1: &[u64], c1: &[u64],
+    o0: &mut [u64], o1: &mut [u64], o2: &mut [u64], o3: &mut [u64],
+) {
+    let n = o0.len();
+    let (a0, b0, c0, a1, b1, c1) = (&a0[..n], &b0[..n], &c0[..n], &a1[..n], &b1[..n], &c1[..n]);
+    let (o1, o2, o3) = (&mut o1[..n], &mut o2[..n], &mut o3[..n]);
+    for i in 0..n {
+        // Weight 1: a full adder; weight 2: four bits (three highs and the carry).
+        let (s0, k1) = full_add(a0[i], b0[i], c0[i]);
+        let (x, k2) = full_add(a1[i], b1[i], c1[i]);
+        let (s1, k2b) = (x ^ k1, x & k1);
+        o0[i] = s0;
+        o1[i] = s1;
+        o2[i] = k2 ^ k2b;
+        o3[i] = k2 & k2b;
+    }
+}
+
 #[inline(always)]
-fn eval_mask(mask: u32, c: &[u64; 5]) -> u64 {
-    match mask {
-        0 => return 0,
-        u32::MAX => return !0,
-        _ => {}
+fn majority(a: u64, b: u64, c: u64) -> u64 {
+    (a & b) | (c & (a | b))
+}
+
+/// Bit-sliced full adder: (sum, carry).
+#[inline(always)]
+fn full_add(a: u64, b: u64, c: u64) -> (u64, u64) {
+    let t = a ^ b;
+    (t ^ c, (a & b) | (c & t))
+}
+
+/// Sum of three 4-bit planar sums (each ≤ 9) as a 5-bit number (≤ 27), least significant first.
+#[inline(always)]
+fn add3x4(a: [u64; 4], b: [u64; 4], c: [u64; 4]) -> [u64; 5] {
+    let (t0, k1) = full_add(a[0], b[0], c[0]);
+    let (x, k2) = full_add(a[1], b[1], c[1]);
+    let (t1, k2b) = (x ^ k1, x & k1);
+    let (u, k4) = full_add(a[2], b[2], c[2]);
+    let (t2, k4b) = full_add(u, k2, k2b);
+    let (w, k8) = full_add(a[3], b[3], c[3]);
+    let (t3, k8b) = full_add(w, k4, k4b);
+    // Two carries into bit 4 would make the sum at least 32 > 27: they never meet.
+    [t0, t1, t2, t3, k8 | k8b]
+}
+
+/// A rule made ready for the inner loop of a step.
+/// Multiplexer leaves of a Life-like rule: for dead and for alive cells, all ones at the counts
+/// that make the cell alive next.
+struct LifeLeaves {
+    if_dead: [u64; 32],
+    if_alive: [u64; 32],
+}
+
+enum RuleKernel {
+    /// `AtLeast(t)`: alive next iff the inclusive count (≤ 27) is at least `t`.
+    AtLeast(u32),
+    /// Life-like: the multiplexer leaves for dead and alive cells.
+    Masks(Box<LifeLeaves>),
+}
+
+impl RuleKernel {
+    fn new(rule: CaRule, if_dead: u32, if_alive: u32) -> Self {
+        let leaves = |mask: u32| std::array::from_fn(|k| if (mask >> k) & 1 == 1 { !0 } else { 0 });
+        match rule {
+            CaRule::AtLeast(t) => RuleKernel::AtLeast(t),
+            CaRule::Life { .. } => RuleKernel::Masks(Box::new(LifeLeaves { if_dead: leaves(if_dead), if_alive: leaves(if_alive) })),
+        }
     }
-    let mut level = [0u64; 32];
-    for (k, v) in level.iter_mut().enumerate() {
-        *v = if (mask >> k) & 1 == 1 { !0 } else { 0 };
+
+    /// The next state of words `me` from the planar sums of the planes below, at and above.
+    fn apply(&self, below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], me: &[u64], dst: &mut [u64]) {
+        let n = dst.len();
+        let [a0, a1, a2, a3] = below.map(|s| &s[..n]);
+        let [b0, b1, b2, b3] = centre.map(|s| &s[..n]);
+        let [c0, c1, c2, c3] = above.map(|s| &s[..n]);
+        let me = &me[..n];
+        match self {
+            RuleKernel::AtLeast(t) => {
+                /// One loop per threshold, so the comparison folds to one `and`/`or` per bit.
+                macro_rules! dispatch {
+                    ($($t:literal)*) => {
+                        match *t {
+                            $($t => at_least_loop::<$t>([a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3], dst),)*
+                            _ => dst.fill(0),
+                        }
+                    };
+                }
+                dispatch!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27);
+            }
+            RuleKernel::Masks(leaves) => {
+                let LifeLeaves { if_dead, if_alive } = &**leaves;
+                for i in 0..n {
+                    let c = add3x4([a0[i], a1[i], a2[i], a3[i]], [b0[i], b1[i], b2[i], b3[i]], [c0[i], c1[i], c2[i], c3[i]]);
+                    dst[i] = (me[i] & eval_mask(if_alive, &c)) | (!me[i] & eval_mask(if_dead, &c));
+                }
+            }
+        }
     }
+}
+
+/// [`RuleKernel::apply`] for `AtLeast(T)`: counts (≤ 27) of at least `T` (≤ 27) live.
+#[inline(always)]
+fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], dst: &mut [u64]) {
+    let [a0, a1, a2, a3] = below;
+    let [b0, b1, b2, b3] = centre;
+    let [c0, c1, c2, c3] = above;
+    at_least_words::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst);
+}
+
+/// The loop of [`at_least_loop`], every plane its own argument so the compiler knows they do not
+/// overlap `dst` and vectorises it.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn at_least_words<const T: u32>(
+    a0: &[u64], a1: &[u64], a2: &[u64], a3: &[u64],
+    b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
+    c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
+    dst: &mut [u64],
+) {
+    let n = dst.len();
+    let (a0, a1, a2, a3) = (&a0[..n], &a1[..n], &a2[..n], &a3[..n]);
+    let (b0, b1, b2, b3) = (&b0[..n], &b1[..n], &b2[..n], &b3[..n]);
+    let (c0, c1, c2, c3) = (&c0[..n], &c1[..n], &c2[..n], &c3[..n]);
+    for i in 0..n {
+        let c = add3x4([a0[i], a1[i], a2[i], a3[i]], [b0[i], b1[i], b2[i], b3[i]], [c0[i], c1[i], c2[i], c3[i]]);
+        // Least significant bit first: x ≥ t ⇔ x_k > t_k, or x_k = t_k and the lower bits are ≥.
+        let mut ge = !0u64;
+        for (k, &bit) in c.iter().enumerate() {
+            ge = if (T >> k) & 1 == 1 { bit & ge } else { bit | ge };
+        }
+        dst[i] = ge;
+    }
+}
+
+/// Lanes whose bit-sliced count `n` selects an all-ones leaf (a 32-leaf multiplexer tree).
+#[inline(always)]
+fn eval_mask(leaves: &[u64; 32], c: &[u64; 5]) -> u64 {
+    let mut level = *leaves;
     let mut n = 32;
     for &sel in c.iter() {
         for j in 0..n / 2 {
@@ -472,27 +624,64 @@ pub fn initial_alive(seed: u64, salt: u64, alive_probability: f32, x: i32, y: i3
     ((h >> (16 * (x & 3))) & 0xffff) < probability_threshold(alive_probability) as u64
 }
 
+/// The alive lanes of a group hash as a nibble (bit `k` = lane `k`), for a threshold ≤ 65536.
+///
+/// Lanes 0 and 2 (and 1 and 3) sit in the low halves of two 32-bit slots; adding
+/// `65536 − threshold` to a slot carries into its bit 16 exactly when the lane is at least the
+/// threshold, and no slot can carry into the next.
+#[inline(always)]
+fn alive_nibble(h: u64, below_threshold: u64) -> u64 {
+    const LOW_LANES: u64 = 0x0000_ffff_0000_ffff;
+    let even = (h & LOW_LANES) + below_threshold;
+    let odd = ((h >> 16) & LOW_LANES) + below_threshold;
+    let dead = ((even >> 16) & 1) | ((odd >> 15) & 2) | ((even >> 46) & 4) | ((odd >> 45) & 8);
+    dead ^ 0xf
+}
+
 /// The initial state over world cells `[min, min + size)` (size components ≥ 0).
+///
+/// Row by row: the first half of each group hash depends only on (group, y), so it is computed
+/// once per y plane; each (group, y, z) then costs one [`mix64`] and yields four cells at once,
+/// written as nibbles into a 4-aligned bit buffer that is shifted into place.
 fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
     let mut g = BitGrid3D::new(size[0], size[1], size[2]);
-    let wpr = g.words_per_row;
+    let (nx, wpr) = (size[0], g.words_per_row);
+    if nx == 0 || size[1] == 0 || size[2] == 0 {
+        return g;
+    }
+    // Groups 4·gx .. 4·gx + 3 for gx in g0..=g1; cell x of the window is bit x + shift of the
+    // nibble buffer.
+    let g0 = min.x >> 2;
+    let shift = (min.x - 4 * g0) as usize;
+    let groups = ((min.x + nx as i32 - 1) >> 2) - g0 + 1;
+    let groups = groups as usize;
+    let buffer_words = (4 * groups).div_ceil(64);
+    let below_threshold = (65536 - threshold16.min(65536) as u64) * 0x1_0000_0001;
+    let last_mask = g.last_word_mask();
+    let mut first_halves = vec![0u64; groups];
+    let mut nibbles = vec![0u64; buffer_words + 1];
     for y in 0..size[1] {
+        let wy = min.y + y as i32;
+        for (i, a) in first_halves.iter_mut().enumerate() {
+            let gx = g0 + i as i32;
+            *a = mix64(key ^ ((gx as u32 as u64) | ((wy as u32 as u64) << 32)));
+        }
         for z in 0..size[2] {
-            let (wy, wz) = (min.y + y as i32, min.z + z as i32);
+            let wz = (min.z + z as i32) as u32 as u64;
+            let zk = wz.wrapping_mul(0xd6e8_feb8_6659_fd93);
+            nibbles.fill(0);
+            for (i, &a) in first_halves.iter().enumerate() {
+                nibbles[i / 16] |= alive_nibble(mix64(a ^ zk), below_threshold) << (4 * (i % 16));
+            }
             let start = g.row_start(y, z);
-            let mut group = i32::MIN;
-            let mut h = 0u64;
             let row = &mut g.words[start..start + wpr];
-            for x in 0..size[0] {
-                let wx = min.x + x as i32;
-                if wx >> 2 != group {
-                    group = wx >> 2;
-                    h = group_hash(key, group, wy, wz);
-                }
-                let lane = (h >> (16 * (wx & 3))) & 0xffff;
-                if lane < threshold16 as u64 {
-                    row[x / 64] |= 1 << (x % 64);
-                }
+            for (w, dst) in row.iter_mut().enumerate() {
+                let lo = nibbles[w] >> shift;
+                let hi = if shift == 0 { 0 } else { nibbles[w + 1] << (64 - shift) };
+                *dst = lo | hi;
+            }
+            if let Some(last) = row.last_mut() {
+                *last &= last_mask;
             }
         }
     }
@@ -603,7 +792,7 @@ mod tests {
         // A lone wall cell dies (1 of 9); a lone open cell in solid rock fills (8 of 9).
         let g = BitGrid2D::from_rows(&["#####", "#####", "##.##", "#####", "#####"]);
         g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
-        assert_eq!(out.get(2, 2), true);
+        assert!(out.get(2, 2));
         let g = BitGrid2D::from_rows(&[".....", ".....", "..#..", ".....", "....."]);
         g.step(CaRule::FOUR_FIVE, &mut out, &mut scratch);
         assert_eq!(out.count_alive(), 0);
@@ -691,5 +880,51 @@ mod tests {
         assert!(initial_alive(1, 2, 0.3, 17, 5, 3) == g.get(67, 5, 3));
         assert_eq!(run_ca_3d(1, 2, 1.0, IVec3::ZERO, IVec3::splat(8), &[]).count_alive(), 512);
         assert_eq!(run_ca_3d(1, 2, 0.0, IVec3::ZERO, IVec3::splat(8), &[]).count_alive(), 0);
+    }
+
+    #[test]
+    fn seeded_windows_match_the_cell_hash() {
+        // Windows starting at every alignment to the 4-cell hash groups, narrower and wider
+        // than a word, at every probability edge.
+        for (i, x0) in [-9, -4, -1, 0, 3, 62, 127].into_iter().enumerate() {
+            for (nx, p) in [(1, 0.5), (5, 0.3), (63, 0.5), (64, 1.0), (65, 0.0), (130, 0.7)] {
+                let min = IVec3::new(x0, -3 + i as i32, 7);
+                let g = run_ca_3d(11, 4, p, min, IVec3::new(nx, 2, 3), &[]);
+                for y in 0..2 {
+                    for z in 0..3 {
+                        for x in 0..nx as usize {
+                            let (wx, wy, wz) = (min.x + x as i32, min.y + y as i32, min.z + z as i32);
+                            assert_eq!(g.get(x, y, z), initial_alive(11, 4, p, wx, wy, wz), "{wx} {wy} {wz} width {nx}");
+                        }
+                        if nx % 64 != 0 {
+                            assert_eq!(g.row(y, z)[nx as usize / 64] >> (nx % 64), 0, "bits past the row");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn margin_steps_equal_full_steps_inside_the_margin() {
+        let mut scratch = CaScratch::default();
+        let (mut full, mut inner) = (BitGrid3D::new(0, 0, 0), BitGrid3D::new(0, 0, 0));
+        for (nx, ny, nz) in [(30, 12, 11), (70, 9, 10), (20, 1, 14)] {
+            let g = random_grid(nx, ny, nz, 7, 50);
+            for rule in [CaRule::AtLeast(14), CaRule::CONWAY] {
+                for margin in 0..4 {
+                    g.step(rule, &mut full, &mut scratch);
+                    g.step_inner(rule, &mut inner, &mut scratch, margin);
+                    let my = if ny > 1 { margin } else { 0 };
+                    for y in 0..ny {
+                        for z in 0..nz {
+                            let kept = y >= my && y + my < ny && z >= margin && z + margin < nz;
+                            let expect: Vec<u64> = if kept { full.row(y, z).to_vec() } else { vec![0; full.row(y, z).len()] };
+                            assert_eq!(inner.row(y, z), &expect[..], "{nx}x{ny}x{nz} margin {margin} row {y} {z}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }

@@ -160,15 +160,28 @@ pub fn fill_pockets_3d(
     if !rule.is_active() || size.iter().any(|&n| n > u16::MAX as usize) {
         return 0;
     }
+    if rule.max_span == 1 {
+        return fill_lone_cells(grid, state, roi_min, roi_max);
+    }
     let idx = |x: usize, y: usize, z: usize| (y * nz + z) * nx + x;
     scratch.decided.clear();
     scratch.decided.resize(nx * ny * nz, UNDECIDED);
     let reach = rule.max_span - 1;
     let mut flipped = 0;
+    let x_range = roi_min[0]..roi_max[0].min(nx);
     for y in roi_min[1]..roi_max[1].min(ny) {
         for z in roi_min[2]..roi_max[2].min(nz) {
-            for x in roi_min[0]..roi_max[0].min(nx) {
-                if grid.get(x, y, z) != state || scratch.decided[idx(x, y, z)] != UNDECIDED {
+            // Cells of the row in `state` inside the x range, one word at a time.
+            for w in 0..nx.div_ceil(64) {
+                let mut in_state = grid.row(y, z)[w];
+                if !state {
+                    in_state = !in_state;
+                }
+                in_state &= bit_range_mask(w, x_range.clone());
+                while in_state != 0 {
+                let x = 64 * w + in_state.trailing_zeros() as usize;
+                in_state &= in_state - 1;
+                if scratch.decided[idx(x, y, z)] != UNDECIDED {
                     continue;
                 }
                 // Bounded flood fill from q = (x, y, z).
@@ -233,7 +246,78 @@ pub fn fill_pockets_3d(
                 if pocket {
                     flipped += scratch.queue.len();
                 }
+                }
             }
+        }
+    }
+    flipped
+}
+
+/// Bits of word `w` of a row (cells `64·w ..`) that lie in `range`.
+fn bit_range_mask(w: usize, range: std::ops::Range<usize>) -> u64 {
+    let (lo, hi) = (range.start.max(64 * w), range.end.min(64 * w + 64));
+    if lo >= hi {
+        return 0;
+    }
+    let width = hi - lo;
+    let ones = if width == 64 { !0 } else { (1u64 << width) - 1 };
+    ones << (lo - 64 * w)
+}
+
+/// [`fill_pockets_3d`] when pockets span one cell (`max_span == 1`, so `min_cells == 2`): a
+/// pocket is a cell in `state` whose face neighbours all lie inside the grid and are all in
+/// `!state`. Such cells never touch each other, so all of them are found at once, a word at a
+/// time, and flipped together (the cell-by-cell fill flips exactly these).
+fn fill_lone_cells(grid: &mut BitGrid3D, state: bool, roi_min: [usize; 3], roi_max: [usize; 3]) -> usize {
+    let [nx, ny, nz] = grid.size();
+    let words = nx.div_ceil(64);
+    // Cells with all neighbours inside the grid: x in 1..nx-1, z in 1..nz-1 (and y when 3D).
+    let (y_lo, y_hi) = if ny > 1 { (1, ny - 1) } else { (0, ny) };
+    let ys = roi_min[1].max(y_lo)..roi_max[1].min(y_hi);
+    let zs = roi_min[2].max(1)..roi_max[2].min(nz.saturating_sub(1));
+    let xs = roi_min[0].max(1)..roi_max[0].min(nx.saturating_sub(1));
+    if xs.is_empty() || ys.is_empty() || zs.is_empty() {
+        return 0;
+    }
+    let last_mask = if nx % 64 == 0 { !0 } else { (1u64 << (nx % 64)) - 1 };
+    // Word `w` of row (y, z) in `state` (bits past nx clear).
+    let in_state = |grid: &BitGrid3D, y: usize, z: usize, w: usize| {
+        let v = grid.row(y, z)[w];
+        let v = if state { v } else { !v };
+        if w + 1 == words { v & last_mask } else { v }
+    };
+    let mut lone = Vec::new();
+    for y in ys {
+        for z in zs.clone() {
+            for w in 0..words {
+                let centre = in_state(grid, y, z, w);
+                let roi = bit_range_mask(w, xs.clone());
+                if centre & roi == 0 {
+                    continue;
+                }
+                let prev = if w > 0 { in_state(grid, y, z, w - 1) } else { 0 };
+                let next = if w + 1 < words { in_state(grid, y, z, w + 1) } else { 0 };
+                let left = (centre << 1) | (prev >> 63);
+                let right = (centre >> 1) | (next << 63);
+                let mut around = left | right | in_state(grid, y, z - 1, w) | in_state(grid, y, z + 1, w);
+                if ny > 1 {
+                    around |= in_state(grid, y - 1, z, w) | in_state(grid, y + 1, z, w);
+                }
+                let cells = centre & roi & !around;
+                if cells != 0 {
+                    lone.push((y, z, w, cells));
+                }
+            }
+        }
+    }
+    let mut flipped = 0;
+    for (y, z, w, cells) in lone {
+        let mut bits = cells;
+        while bits != 0 {
+            let x = 64 * w + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            grid.set(x, y, z, !state);
+            flipped += 1;
         }
     }
     flipped
@@ -354,6 +438,38 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn one_cell_pockets_are_the_cells_walled_in_on_every_face() {
+        // PocketRule::new(2) takes the word-parallel path: compare it with the definition.
+        let mut s = PocketScratch::default();
+        for (nx, ny, nz, roi_min, roi_max) in [(40, 9, 10, [0, 0, 0], [40, 9, 10]), (70, 6, 7, [3, 1, 2], [68, 5, 6]), (33, 1, 20, [0, 0, 0], [33, 1, 20])] {
+            for state in [false, true] {
+                let before = run_ca_3d(5, 1, 0.8, IVec3::ZERO, IVec3::new(nx, ny, nz), &[]);
+                let [nx, ny, nz] = before.size();
+                let mut after = before.clone();
+                let flipped = fill_pockets_3d(&mut after, state, PocketRule::new(2), roi_min, roi_max, &mut s);
+                let mut expect = 0;
+                for y in 0..ny {
+                    for z in 0..nz {
+                        for x in 0..nx {
+                            let in_roi = (0..3).all(|a| [x, y, z][a] >= roi_min[a] && [x, y, z][a] < roi_max[a]);
+                            let mut walled = before.get(x, y, z) == state;
+                            neighbours(x, y, z, [nx, ny, nz], |n| match n {
+                                None => walled = false,
+                                Some((a, b, c)) => walled &= before.get(a, b, c) != state,
+                            });
+                            let pocket = in_roi && walled;
+                            expect += pocket as usize;
+                            assert_eq!(after.get(x, y, z), if pocket { !state } else { before.get(x, y, z) }, "{x} {y} {z}");
+                        }
+                    }
+                }
+                assert_eq!(flipped, expect);
+                assert!(ny == 1 || state || expect > 0, "the test grid should hold one-cell pockets");
             }
         }
     }

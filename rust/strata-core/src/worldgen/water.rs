@@ -63,6 +63,18 @@ impl Ring<'_> {
 
 /// Applies this stage to `out`, using only world coordinates and the preset.
 pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    settle_with_ring(generator, columns, None, out);
+}
+
+/// [`settle`] given the surfaces of the columns just outside the region when the caller has
+/// them ([`RingSurfaces`], from the column pass's own slope ring): then no column outside the grid
+/// is computed again.
+///
+/// Per column with surface `s`, a cave-air voxel at `y` (`y < s` and `y < sea_level`) touches water
+/// exactly when `y = s − 1` and `s < sea_level` (water right above), or some face neighbour's
+/// surface is at most `y` (water beside): so only the voxels from the lowest of those heights up
+/// are looked at.
+pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
     let preset = generator.preset();
     let caves = &preset.caves;
     let no_caves = caves.mode == CaveMode::None && !super::caves::tunnels_active(caves);
@@ -74,15 +86,50 @@ pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
     if min.y >= sea {
         return;
     }
-    let mut ring = Ring { generator, min, size, sides: [None, None, None, None] };
+    let sides = match ring_surfaces {
+        Some(r) if r.fits(min, size) => r.sides.clone().map(Some),
+        _ => [None, None, None, None],
+    };
+    let mut ring = Ring { generator, min, size, sides };
+    let ring_known = ring.sides.iter().all(Option::is_some);
     let is_water = |surface: i32, y: i32| surface <= y && y < sea;
+    // Surfaces of the grid's columns and, when known, of the ring around them: (sx + 2) × (sz + 2).
+    let (sx, sz) = (size.x as usize, size.z as usize);
+    let gx = sx + 2;
+    let mut surfaces = vec![i32::MAX; gx * (sz + 2)];
+    for lz in 0..sz {
+        for lx in 0..sx {
+            surfaces[(lz + 1) * gx + lx + 1] = columns.get(min.x + lx as i32, min.z + lz as i32).surface;
+        }
+    }
+    if let [Some(west), Some(east), Some(north), Some(south)] = &ring.sides {
+        for lz in 0..sz {
+            surfaces[(lz + 1) * gx] = west[lz];
+            surfaces[(lz + 1) * gx + sx + 1] = east[lz];
+        }
+        surfaces[1..=sx].copy_from_slice(north);
+        surfaces[(sz + 1) * gx + 1..(sz + 1) * gx + 1 + sx].copy_from_slice(south);
+    }
     for lz in 0..size.z {
         for lx in 0..size.x {
             let (x, z) = (min.x + lx, min.z + lz);
-            let s = columns.get(x, z).surface;
+            let at = (lz as usize + 1) * gx + lx as usize + 1;
+            let s = surfaces[at];
             let top = (min.y + size.y).min(s).min(sea);
+            if top <= min.y {
+                continue;
+            }
+            let inside = lx > 0 && lz > 0 && lx + 1 < size.x && lz + 1 < size.z;
             let mut lateral: Option<[i32; 4]> = None;
-            for y in min.y..top {
+            let mut from = min.y;
+            if inside || ring_known {
+                let n = [surfaces[at - 1], surfaces[at + 1], surfaces[at - gx], surfaces[at + gx]];
+                let lowest = n.iter().copied().min().unwrap_or(i32::MAX);
+                let above = if s < sea { s - 1 } else { i32::MAX };
+                from = from.max(lowest.min(above));
+                lateral = Some(n);
+            }
+            for y in from..top {
                 let l = IVec3::new(lx, y - min.y, lz);
                 if out.get_local(l) != AIR {
                     continue;
@@ -99,5 +146,27 @@ pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
                 }
             }
         }
+    }
+}
+
+/// Surfaces of the columns just outside a rectangle of columns: the -x, +x, -z and +z sides
+/// (strips along z, z, x and x).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RingSurfaces {
+    pub min_x: i32,
+    pub min_z: i32,
+    pub size_x: i32,
+    pub size_z: i32,
+    pub sides: [Vec<i32>; 4],
+}
+
+impl RingSurfaces {
+    /// Whether this is the ring of the columns of the box `[min, min + size)`.
+    fn fits(&self, min: IVec3, size: IVec3) -> bool {
+        (self.min_x, self.min_z, self.size_x, self.size_z) == (min.x, min.z, size.x, size.z)
+            && self.sides[0].len() == size.z as usize
+            && self.sides[1].len() == size.z as usize
+            && self.sides[2].len() == size.x as usize
+            && self.sides[3].len() == size.x as usize
     }
 }
