@@ -1,6 +1,7 @@
 //! 2D fractal noise, 5 octaves, per sample: the `noise` crate's `Fbm<Perlin>` (baseline) against
-//! what Strata's generator uses (`worldgen::fractal::perlin_fbm`, built on the same crate, and the
-//! whole height field `Terrain::sample_grid` that the column pass calls).
+//! Strata's own: `worldgen::fractal::perlin_fbm` (built on the same crate), the bit-exact
+//! `worldgen::fast_fbm::PerlinFbm2` (scalar and in rows), and the whole height field
+//! `Terrain::sample_grid` that the column pass calls.
 //!
 //! Each iteration samples a 32×32 grid (1,024 samples, one column of a chunk each); divide the
 //! times by 1,024 for the cost per sample (`cargo xtask bench` does).
@@ -13,6 +14,7 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::generator::Generator;
+use strata_core::worldgen::fast_fbm::PerlinFbm2;
 use strata_core::worldgen::fractal::{FractalParams, perlin_fbm};
 use strata_core::worldgen::terrain::TerrainSample;
 
@@ -47,6 +49,30 @@ fn noise_crate_fbm_perlin(bencher: divan::Bencher) {
 fn strata_perlin_fbm(bencher: divan::Bencher) {
     let n = perlin_fbm(7, PARAMS);
     bencher.bench_local(|| black_box(grid(|x, z| n.get([black_box(x), z]))));
+}
+
+/// Strata's bit-exact fBm ([`PerlinFbm2`]), one scalar `get` per sample.
+#[divan::bench]
+fn strata_fast_fbm(bencher: divan::Bencher) {
+    let n = PerlinFbm2::new(7, PARAMS);
+    bencher.bench_local(|| black_box(grid(|x, z| n.get(black_box(x), z))));
+}
+
+/// [`PerlinFbm2`] in rows (`fill_row`, four lanes at a time, AVX2 where the CPU has it), as the
+/// terrain lattice samples it.
+#[divan::bench]
+fn strata_fast_fbm_batch(bencher: divan::Bencher) {
+    let n = PerlinFbm2::new(7, PARAMS);
+    let xs: Vec<f64> = (0..SIDE).map(|i| i as f64 + 0.5 + 1000.0).collect();
+    let mut row = vec![0.0; SIDE];
+    bencher.bench_local(|| {
+        let mut acc = 0.0;
+        for k in 0..SIDE {
+            n.fill_row(black_box(&xs), k as f64 + 0.5 - 3000.0, &mut row);
+            acc += row.iter().sum::<f64>();
+        }
+        black_box(acc)
+    });
 }
 
 /// The whole default height field per column (weighted sources, biomes, ravines), as the column

@@ -13,6 +13,7 @@ pub mod water;
 // Height sources, biomes and the column pass.
 pub mod biomes;
 pub mod diamond_square;
+pub mod fast_fbm;
 pub mod fractal;
 pub mod heightmap;
 pub mod midpoint;
