@@ -5,7 +5,8 @@
 ## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
 ## then the resident memory is printed again: it should stay flat), `--far-levels=N` (far view
-## levels, default 3; the overview screenshot waits for the far view).
+## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
+## (default 1).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -16,6 +17,7 @@ var preset_path := "res://presets/default_hills.tres"
 var seed_override := -1
 var walk_steps := 0
 var far_levels := 3
+var compress := true
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -34,6 +36,7 @@ func _parse_args() -> void:
 			"--seed": seed_override = int(kv[1])
 			"--walk": walk_steps = int(kv[1])
 			"--far-levels": far_levels = int(kv[1])
+			"--compress-vertices": compress = kv[1] != "0" and kv[1] != "false"
 
 func _ready() -> void:
 	_parse_args()
@@ -49,6 +52,7 @@ func _ready() -> void:
 	world.far_view_levels = far_levels
 	# Fixed levels: a benchmark or screenshot run must not depend on how slow its frames are.
 	world.adaptive_far_view = false
+	world.compress_vertices = compress
 	world.frame_budget_ms = 4.0
 	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, far view %d levels (%d voxels), %d workers" % [
 		preset_path.get_file(), preset.seed, view_distance, far_levels, view_distance * 32 * (1 << far_levels), world.get_stats()["workers"]])
@@ -172,6 +176,8 @@ func _run() -> void:
 	print("STRATA_CHUNKS_PER_S=%.1f" % (st0["loaded_chunks"] / maxf(ready_s, 0.001)))
 	print("STRATA_DEMO_VIEW_READY_S=%.3f" % ready_s)
 	print("STRATA_FAR_READY_S=%.3f" % far_s)
+	print("STRATA_APPLY_CHUNK_US_MEDIAN=%.1f" % world.get_stats()["apply_chunk_us_median"])
+	print("STRATA_APPLY_FAR_US_MEDIAN=%.1f" % world.get_stats()["apply_far_us_median"])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
 

@@ -99,6 +99,10 @@ pub struct ChunkWorld {
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
     scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
+    /// Main-thread time to turn one finished near chunk with a mesh into nodes (µs), and one far
+    /// column, for medians.
+    apply_us: strata_core::scheduler::Samples,
+    apply_far_us: strata_core::scheduler::Samples,
     /// Smoothed frame time in seconds, for the adaptive far view.
     frame_time_s: f64,
     area_ready_emitted: bool,
@@ -142,6 +146,8 @@ impl INode3D for ChunkWorld {
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
             frame_time_s: 0.0,
+            apply_us: Default::default(),
+            apply_far_us: Default::default(),
             area_ready_emitted: false,
             last_viewer_chunk: None,
             collision_queue: Vec::new(),
@@ -236,12 +242,18 @@ impl INode3D for ChunkWorld {
             let t = Instant::now();
             let what = match result {
                 StreamResult::Near(r) => {
-                    let what = if r.mesh.is_empty() { "apply (empty)" } else { "apply" };
+                    let empty = r.mesh.is_empty();
                     self.apply_result(r, viewer_chunk, collision_r);
-                    what
+                    if empty {
+                        "apply (empty)"
+                    } else {
+                        self.apply_us.push(t.elapsed().as_micros() as u32);
+                        "apply"
+                    }
                 }
                 StreamResult::Far(r) => {
                     self.apply_far(r.far);
+                    self.apply_far_us.push(t.elapsed().as_micros() as u32);
                     "apply far"
                 }
             };
@@ -354,7 +366,8 @@ impl ChunkWorld {
     /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `queued`, `retiring`,
     /// `generated_total`, `cancelled_total`, `gen_ms_median`, `mesh_ms_median`,
     /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
-    /// `collision_queue`, `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `edits`.
+    /// `collision_queue`, `apply_chunk_us_median` / `apply_far_us_median` (main-thread time to
+    /// make one meshed chunk's / far column's nodes), `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `edits`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let mut d = VarDictionary::new();
@@ -369,6 +382,8 @@ impl ChunkWorld {
         d.set("far_view_levels", st.lod_levels as i64);
         d.set("far_ms_median", st.far_gen_us_median / 1000.0);
         d.set("collision_queue", self.collision_queue.len() as i64);
+        d.set("apply_chunk_us_median", self.apply_us.median());
+        d.set("apply_far_us_median", self.apply_far_us.median());
         d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("generated_total", st.generated_total as i64);
         d.set("cancelled_total", st.cancelled_total as i64);

@@ -15,7 +15,9 @@
 //! `view_ready_s_vd16`, `apply_ms_p50`, `apply_ms_p99`, `apply_ms_max`, `chunks_per_s`,
 //! `rss_mb_start`, `rss_mb_ready`, `rss_mb_after_walk`, `rss_bytes_per_chunk` (resident growth
 //! from start to a ready view, per loaded near chunk: Godot's meshes, collision and the far view
-//! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete).
+//! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
+//! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
+//! far column's nodes).
 //!
 //! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
 //! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
@@ -238,6 +240,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("RSS after 10k-step walk (MB)", "rss_mb_after_walk"),
         ("far view complete, vd 8 (s)", "far_ready_s_vd8"),
         ("far columns, vd 8", "far_columns_vd8"),
+        ("apply one meshed chunk, median (µs)", "apply_chunk_us_median"),
+        ("apply one far column, median (µs)", "apply_far_us_median"),
         ("core bytes per loaded chunk", "bytes_per_chunk"),
         ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
         ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),
@@ -295,6 +299,8 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     values.push(("rss_bytes_per_chunk", per_chunk, "B"));
     values.push(("far_ready_s_vd8", v8("FAR_READY_S"), "s"));
     values.push(("far_columns_vd8", v8("FAR_COLUMNS"), "columns"));
+    values.push(("apply_chunk_us_median", v8("APPLY_CHUNK_US_MEDIAN"), "µs"));
+    values.push(("apply_far_us_median", v8("APPLY_FAR_US_MEDIAN"), "µs"));
     vd8.is_some() && vd16.is_some()
 }
 
