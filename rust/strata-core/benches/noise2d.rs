@@ -14,7 +14,7 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::generator::Generator;
-use strata_core::worldgen::fast_fbm::PerlinFbm2;
+use strata_core::worldgen::fast_fbm::{Kernel, PerlinFbm2};
 use strata_core::worldgen::fractal::{FractalParams, perlin_fbm};
 use strata_core::worldgen::terrain::TerrainSample;
 
@@ -44,7 +44,8 @@ fn noise_crate_fbm_perlin(bencher: divan::Bencher) {
     bencher.bench_local(|| black_box(grid(|x, z| n.get([black_box(x), z]))));
 }
 
-/// The generator's Perlin fBm source (same crate, configured from the preset's parameters).
+/// `worldgen::fractal::perlin_fbm` (the `noise` crate configured from a preset's parameters; the
+/// biome climate and the 2D side view use it; the terrain uses [`PerlinFbm2`], equal bit for bit).
 #[divan::bench]
 fn strata_perlin_fbm(bencher: divan::Bencher) {
     let n = perlin_fbm(7, PARAMS);
@@ -58,8 +59,8 @@ fn strata_fast_fbm(bencher: divan::Bencher) {
     bencher.bench_local(|| black_box(grid(|x, z| n.get(black_box(x), z))));
 }
 
-/// [`PerlinFbm2`] in rows (`fill_row`, four lanes at a time, AVX2 where the CPU has it), as the
-/// terrain lattice samples it.
+/// [`PerlinFbm2`] in rows (`fill_row`: the AVX-512, AVX2 or portable kernel, whichever the CPU
+/// has), as the terrain lattice samples it.
 #[divan::bench]
 fn strata_fast_fbm_batch(bencher: divan::Bencher) {
     let n = PerlinFbm2::new(7, PARAMS);
@@ -69,6 +70,22 @@ fn strata_fast_fbm_batch(bencher: divan::Bencher) {
         let mut acc = 0.0;
         for k in 0..SIDE {
             n.fill_row(black_box(&xs), k as f64 + 0.5 - 3000.0, &mut row);
+            acc += row.iter().sum::<f64>();
+        }
+        black_box(acc)
+    });
+}
+
+/// [`strata_fast_fbm_batch`] pinned to the AVX2 kernel (the portable one on a CPU without AVX2).
+#[divan::bench]
+fn strata_fast_fbm_batch_avx2(bencher: divan::Bencher) {
+    let n = PerlinFbm2::new(7, PARAMS);
+    let xs: Vec<f64> = (0..SIDE).map(|i| i as f64 + 0.5 + 1000.0).collect();
+    let mut row = vec![0.0; SIDE];
+    bencher.bench_local(|| {
+        let mut acc = 0.0;
+        for k in 0..SIDE {
+            n.fill_row_with(Kernel::Avx2, black_box(&xs), k as f64 + 0.5 - 3000.0, &mut row);
             acc += row.iter().sum::<f64>();
         }
         black_box(acc)

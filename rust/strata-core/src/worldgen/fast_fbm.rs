@@ -1,14 +1,16 @@
 //! 2D Perlin fBm that returns exactly the same f64 bits as the `noise` crate's `Fbm<Perlin>`
-//! ([`crate::worldgen::fractal::perlin_fbm`]), evaluated four points at a time.
+//! ([`crate::worldgen::fractal::perlin_fbm`]), evaluated several points at a time.
 //!
 //! The world's height field depends on every bit of this noise (golden fingerprints), so this is
 //! not an approximation: it performs the same IEEE operations in the same order as `noise` 0.9
-//! (`Fbm::get` → `perlin_2d` with the same permutation tables), only arranged so that four points
-//! run in lockstep (`[f64; 4]` lanes that the compiler turns into vector instructions). Each lane
+//! (`Fbm::get` → `perlin_2d` with the same permutation tables), only arranged so that `N` points
+//! run in lockstep (`[f64; N]` lanes that the compiler turns into vector instructions). Each lane
 //! is an independent copy of the scalar computation: vector adds, multiplies, compares and
-//! rounding are exact IEEE operations lane by lane, and nothing is fused (Rust never contracts
-//! `a * b + c` into an FMA), so every path — scalar, portable lanes, AVX2 lanes — gives the same
-//! bits on every x86_64 CPU and elsewhere.
+//! bit operations are exact IEEE operations lane by lane, and nothing is fused (Rust never
+//! contracts `a * b + c` into an FMA, and no kernel enables FMA), so every path gives the same
+//! bits on every CPU: the scalar [`PerlinFbm2::get`], and the batch kernels ([`Kernel`]) — the
+//! same generic code compiled for the baseline (4 lanes), for AVX2 (4 lanes) and for AVX-512
+//! (8 lanes), one picked at construction by runtime feature detection.
 //!
 //! One octave of `perlin_2d` at point `(x, y)`:
 //!
@@ -24,14 +26,17 @@
 //! attenuation `A` by the persistence), then multiplies by `1 / Σ persistenceᵒ`. Octave `o` uses
 //! the permutation table of seed `seed + o`, read from `noise` itself.
 //!
-//! The table lookups stay scalar (six byte loads per point and octave). The one deviation from
-//! `noise`: it panics on NaN or on coordinates beyond ±2⁶³ after scaling; this returns a value.
+//! The hashes are integers, so they are precomputed: per octave a 256 × 256 table (64 KiB) holds
+//! the four corner hashes of every cell in one byte, one scalar load per point and octave instead
+//! of six. [`PerlinFbm2::fill_row`] (constant z, as the terrain lattice samples) computes the z
+//! axis once per row. The one deviation from `noise`: it panics on NaN or on coordinates beyond
+//! ±2⁶³ after scaling; this returns a value.
 
 use crate::worldgen::fractal::FractalParams;
 use noise::permutationtable::{NoiseHasher, PermutationTable};
 
-/// Points evaluated together by the batch kernel.
-pub const LANES: usize = 4;
+/// Lanes of the portable kernel (the AVX2 kernel has 4, the AVX-512 kernel 8).
+const PORTABLE_LANES: usize = 4;
 
 /// `perlin_2d`'s scale to about `[-1, 1]`, written as `noise` writes it.
 const PERLIN_2D_SCALE: f64 = 2.0 / std::f64::consts::SQRT_2;
@@ -43,15 +48,59 @@ const INDEX_EXACT_BELOW: f64 = 2_251_799_813_685_248.0; // 2⁵¹
 /// 1.5 · 2⁵² (see [`INDEX_EXACT_BELOW`]).
 const INDEX_MAGIC: f64 = 6_755_399_441_055_744.0;
 
+/// The bits of 1.0.
+const ONE_BITS: u64 = 0x3ff0_0000_0000_0000;
+
 /// The sign bit of an f64.
 const SIGN_BIT: u64 = 1 << 63;
 
-/// One octave's permutation table and amplitude.
-#[derive(Clone, Copy)]
+/// `Fbm`'s most octaves (`Fbm::MAX_OCTAVES`).
+const MAX_OCTAVES: usize = 32;
+
+/// Cells of one octave's corner-hash table: 256 × 256 (the hash only sees the low 8 bits).
+const CELLS: usize = 256 * 256;
+
+/// One octave's corner hashes and amplitude.
+#[derive(Clone)]
 struct Octave {
-    perm: [u8; 256],
+    /// `corners[(z & 255) << 8 | (x & 255)]`: the four corner hashes of lattice cell `(x, z)`,
+    /// two bits each (`hash & 3`), at bits 0, 2, 4, 6 for corners `00, 10, 01, 11`; see
+    /// [`corner_hashes`].
+    corners: Box<[u8; CELLS]>,
     /// `persistence^(o + 1)`, by repeated multiplication as `Fbm::get` computes it.
     attenuation: f64,
+}
+
+/// Which compiled copy of the batch kernel runs: the same generic code, built for the x86_64
+/// baseline (or any other target), for AVX2 (four lanes) or for AVX-512 (eight lanes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    Portable,
+    Avx2,
+    Avx512,
+}
+
+impl Kernel {
+    /// The fastest kernel the running CPU can execute.
+    pub fn detect() -> Self {
+        Self::available().into_iter().last().unwrap_or(Kernel::Portable)
+    }
+
+    /// Every kernel the running CPU can execute, slowest first (always starts with `Portable`).
+    pub fn available() -> Vec<Kernel> {
+        let mut kernels = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") {
+                kernels.push(Kernel::Avx2);
+            }
+            if has!("avx2") && has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx512bw") {
+                kernels.push(Kernel::Avx512);
+            }
+        }
+        kernels
+    }
 }
 
 /// 2D Perlin fBm, bit for bit `perlin_fbm(seed, params).get([x, z])` (see the module doc).
@@ -62,8 +111,8 @@ pub struct PerlinFbm2 {
     lacunarity: f64,
     /// `1 / Σ_{o=1..octaves} persistence^o`, as `Fbm::calc_scale_factor` computes it.
     scale_factor: f64,
-    /// The CPU has AVX2 (checked once, at construction).
-    avx2: bool,
+    /// The batch kernel for this CPU (detected once, at construction).
+    kernel: Kernel,
 }
 
 impl std::fmt::Debug for PerlinFbm2 {
@@ -72,7 +121,7 @@ impl std::fmt::Debug for PerlinFbm2 {
             .field("octaves", &self.octaves.len())
             .field("frequency", &self.frequency)
             .field("lacunarity", &self.lacunarity)
-            .field("avx2", &self.avx2)
+            .field("kernel", &self.kernel)
             .finish()
     }
 }
@@ -80,15 +129,15 @@ impl std::fmt::Debug for PerlinFbm2 {
 impl PerlinFbm2 {
     /// The fBm that [`crate::worldgen::fractal::perlin_fbm`]`(seed, params)` builds.
     pub fn new(seed: u32, params: FractalParams) -> Self {
-        let octave_count = params.octaves.clamp(1, 32) as usize;
+        let octave_count = params.octaves.clamp(1, MAX_OCTAVES as u32) as usize;
         let persistence = params.persistence;
         let mut attenuation = persistence;
         let octaves = (0..octave_count)
             .map(|o| {
                 // `Fbm` seeds octave `o` with `seed + o` (wrapping, as in a release build of `noise`).
                 let table = PermutationTable::new(seed.wrapping_add(o as u32));
-                let perm = std::array::from_fn(|i| table.hash(&[i as isize]) as u8);
-                let octave = Octave { perm, attenuation };
+                let perm: [u8; 256] = std::array::from_fn(|i| table.hash(&[i as isize]) as u8);
+                let octave = Octave { corners: corner_hashes(&perm), attenuation };
                 attenuation *= persistence;
                 octave
             })
@@ -99,90 +148,135 @@ impl PerlinFbm2 {
             frequency: params.frequency,
             lacunarity: params.lacunarity,
             scale_factor: 1.0 / denominator,
-            avx2: avx2_available(),
+            kernel: Kernel::detect(),
         }
     }
 
-    /// The fBm at `(x, z)`.
+    /// The batch kernel in use.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The fBm at `(x, z)` (one lane of the kernel, built for AVX2 where the CPU has it).
     #[inline]
     pub fn get(&self, x: f64, z: f64) -> f64 {
-        self.fbm_lanes::<1>([x], [z])[0]
+        #[cfg(target_arch = "x86_64")]
+        if self.kernel != Kernel::Portable {
+            // SAFETY: the AVX2 and AVX-512 kernels are detected only on CPUs with AVX2.
+            return unsafe { self.get_avx2(x, z) };
+        }
+        self.fbm_lanes::<1, false>([x], [z], &[])[0]
     }
 
-    /// `out[i] = get(xs[i], zs[i])`, four points at a time. The slices must have equal lengths.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn get_avx2(&self, x: f64, z: f64) -> f64 {
+        self.fbm_lanes::<1, false>([x], [z], &[])[0]
+    }
+
+    /// `out[i] = get(xs[i], zs[i])`, a vector of points at a time. The slices must have equal
+    /// lengths.
     pub fn get_many(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-        assert!(xs.len() == zs.len() && xs.len() == out.len(), "get_many: {} xs, {} zs, {} outputs", xs.len(), zs.len(), out.len());
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: `avx2` is true only when the running CPU reports AVX2.
-            unsafe { self.get_many_avx2(xs, zs, out) };
-            return;
-        }
-        self.get_many_portable(xs, zs, out);
+        self.get_many_with(self.kernel, xs, zs, out);
     }
 
     /// `out[i] = get(xs[i], z)`: one row of constant `z`. The slices must have equal lengths.
     pub fn fill_row(&self, xs: &[f64], z: f64, out: &mut [f64]) {
+        self.fill_row_with(self.kernel, xs, z, out);
+    }
+
+    /// [`PerlinFbm2::get_many`] with a given kernel (for tests and benchmarks); a kernel the CPU
+    /// lacks (not in [`Kernel::available`]) runs the portable one instead.
+    #[doc(hidden)]
+    pub fn get_many_with(&self, kernel: Kernel, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        assert!(xs.len() == zs.len() && xs.len() == out.len(), "get_many: {} xs, {} zs, {} outputs", xs.len(), zs.len(), out.len());
+        let point = |i: usize| (xs[i], zs[i]);
+        match self.checked(kernel) {
+            // SAFETY: `checked` keeps a kernel only when the running CPU has its features.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.batch_avx512::<false>(xs.len(), point, out) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.batch_avx2::<false>(xs.len(), point, out) },
+            _ => self.batch::<PORTABLE_LANES, false>(xs.len(), point, out),
+        }
+    }
+
+    /// [`PerlinFbm2::fill_row`] with a given kernel (see [`PerlinFbm2::get_many_with`]).
+    #[doc(hidden)]
+    pub fn fill_row_with(&self, kernel: Kernel, xs: &[f64], z: f64, out: &mut [f64]) {
         assert_eq!(xs.len(), out.len(), "fill_row: {} xs, {} outputs", xs.len(), out.len());
-        #[cfg(target_arch = "x86_64")]
-        if self.avx2 {
-            // SAFETY: `avx2` is true only when the running CPU reports AVX2.
-            unsafe { self.fill_row_avx2(xs, z, out) };
+        let point = |i: usize| (xs[i], z);
+        match self.checked(kernel) {
+            // SAFETY: `checked` keeps a kernel only when the running CPU has its features.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.batch_avx512::<true>(xs.len(), point, out) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.batch_avx2::<true>(xs.len(), point, out) },
+            _ => self.batch::<PORTABLE_LANES, true>(xs.len(), point, out),
+        }
+    }
+
+    /// `kernel` if the running CPU can execute it, else the portable kernel.
+    fn checked(&self, kernel: Kernel) -> Kernel {
+        if kernel == self.kernel || Kernel::available().contains(&kernel) { kernel } else { Kernel::Portable }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn batch_avx2<const ROW: bool>(&self, n: usize, point: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
+        self.batch::<4, ROW>(n, point, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl,avx512bw")]
+    fn batch_avx512<const ROW: bool>(&self, n: usize, point: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
+        self.batch::<8, ROW>(n, point, out);
+    }
+
+    /// `out[i]` = the fBm at `point(i)` for `i < n`, `N` lanes at a time; the last group is
+    /// padded with copies of its first point (lanes are independent, so padding changes nothing).
+    /// `ROW`: every point has the same `z`.
+    #[inline(always)]
+    fn batch<const N: usize, const ROW: bool>(&self, n: usize, point: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
+        if n == 0 {
             return;
         }
-        self.fill_row_portable(xs, z, out);
-    }
-
-    /// [`PerlinFbm2::get_many`] compiled for the x86_64 baseline (or any other target).
-    #[doc(hidden)]
-    pub fn get_many_portable(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-        self.batch(xs.len(), |i| (xs[i], zs[i]), out);
-    }
-
-    /// [`PerlinFbm2::fill_row`] compiled for the x86_64 baseline (or any other target).
-    #[doc(hidden)]
-    pub fn fill_row_portable(&self, xs: &[f64], z: f64, out: &mut [f64]) {
-        self.batch(xs.len(), |i| (xs[i], z), out);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn get_many_avx2(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-        self.batch(xs.len(), |i| (xs[i], zs[i]), out);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn fill_row_avx2(&self, xs: &[f64], z: f64, out: &mut [f64]) {
-        self.batch(xs.len(), |i| (xs[i], z), out);
-    }
-
-    /// `out[i]` = the fBm at `point(i)` for `i < n`, [`LANES`] at a time; the last group is
-    /// padded with copies of its first point (lanes are independent, so padding changes nothing).
-    #[inline(always)]
-    fn batch(&self, n: usize, point: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
-        let out = &mut out[..n];
-        for (g, chunk) in out.chunks_mut(LANES).enumerate() {
-            let first = g * LANES;
-            let mut xs = [0.0; LANES];
-            let mut zs = [0.0; LANES];
-            for l in 0..LANES {
-                let i = if l < chunk.len() { first + l } else { first };
-                (xs[l], zs[l]) = point(i);
+        // A row's z axis per octave, computed once: the same operations as in every lane.
+        let mut row_axes = [Axis::<1>::default(); MAX_OCTAVES];
+        if ROW {
+            let mut pz = point(0).1 * self.frequency;
+            for axis in row_axes.iter_mut().take(self.octaves.len()) {
+                *axis = Axis::new([pz]);
+                pz *= self.lacunarity;
             }
-            let values = self.fbm_lanes::<LANES>(xs, zs);
-            chunk.copy_from_slice(&values[..chunk.len()]);
+        }
+        let out = &mut out[..n];
+        for first in (0..n).step_by(N) {
+            let len = (n - first).min(N);
+            let mut xs = [0.0; N];
+            let mut zs = [0.0; N];
+            for l in 0..N {
+                (xs[l], zs[l]) = point(if l < len { first + l } else { first });
+            }
+            let values = self.fbm_lanes::<N, ROW>(xs, zs, &row_axes);
+            if len == N {
+                out[first..first + N].copy_from_slice(&values);
+            } else {
+                out[first..first + len].copy_from_slice(&values[..len]);
+            }
         }
     }
 
-    /// `Fbm::get` on `N` points in lockstep.
+    /// `Fbm::get` on `N` points in lockstep. With `ROW`, every lane has the same `z`, whose axis
+    /// per octave is in `row_axes` (the same operations, so the same bits).
     #[inline(always)]
-    fn fbm_lanes<const N: usize>(&self, x: [f64; N], z: [f64; N]) -> [f64; N] {
+    fn fbm_lanes<const N: usize, const ROW: bool>(&self, x: [f64; N], z: [f64; N], row_axes: &[Axis<1>]) -> [f64; N] {
         let mut px = x.map(|v| v * self.frequency);
         let mut pz = z.map(|v| v * self.frequency);
         let mut result = [0.0; N];
-        for octave in &self.octaves {
-            let signal = perlin_lanes(&octave.perm, px, pz);
+        for (o, octave) in self.octaves.iter().enumerate() {
+            let z_axis = if ROW { row_axes[o].splat() } else { Axis::new(pz) };
+            let signal = perlin_lanes(&octave.corners, Axis::new(px), z_axis);
             for l in 0..N {
                 result[l] += signal[l] * octave.attenuation;
                 px[l] *= self.lacunarity;
@@ -193,45 +287,79 @@ impl PerlinFbm2 {
     }
 }
 
-/// The CPU can run the AVX2 kernel.
-fn avx2_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
+/// The four corner hashes of every cell `(x, z)` of one octave (see [`Octave::corners`]):
+/// `noise`'s `hash([x, z]) = P[P[x & 255] ^ (z & 255)]`, of which `perlin_2d` uses `& 3`.
+fn corner_hashes(perm: &[u8; 256]) -> Box<[u8; CELLS]> {
+    // `pairs(z)[x] = hash([x, z]) & 3 | (hash([x + 1, z]) & 3) << 2`; row z's pairs are the
+    // lower corners of cells z and the upper corners of cells z − 1.
+    let pairs = |z: usize| -> [u8; 256] {
+        let hashes: [u8; 257] = std::array::from_fn(|x| perm[perm[x & 255] as usize ^ (z & 255)] & 3);
+        std::array::from_fn(|x| hashes[x] | hashes[x + 1] << 2)
+    };
+    let mut corners = vec![0u8; CELLS];
+    let mut lower = pairs(0);
+    for (z, cells) in corners.chunks_exact_mut(256).enumerate() {
+        let upper = pairs(z + 1);
+        for ((cell, l), u) in cells.iter_mut().zip(&lower).zip(&upper) {
+            *cell = l | u << 4;
+        }
+        lower = upper;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
+    match corners.into_boxed_slice().try_into() {
+        Ok(table) => table,
+        Err(_) => unreachable!("the table has {CELLS} cells"),
+    }
+}
+
+/// One axis of `perlin_2d` for `N` lanes: distance to the corner, its quintic curve, and the
+/// corner's low 8 bits.
+#[derive(Clone, Copy)]
+struct Axis<const N: usize> {
+    distance: [f64; N],
+    curve: [f64; N],
+    cell: [usize; N],
+}
+
+impl<const N: usize> Axis<N> {
+    #[inline(always)]
+    fn new(v: [f64; N]) -> Self {
+        let (distance, corner) = corner(v);
+        Self { distance, curve: distance.map(quintic), cell: corner.map(|c| c & 255) }
+    }
+}
+
+impl Default for Axis<1> {
+    fn default() -> Self {
+        Self { distance: [0.0], curve: [0.0], cell: [0] }
+    }
+}
+
+impl Axis<1> {
+    /// The same axis in every lane.
+    #[inline(always)]
+    fn splat<const N: usize>(self) -> Axis<N> {
+        Axis { distance: [self.distance[0]; N], curve: [self.curve[0]; N], cell: [self.cell[0]; N] }
     }
 }
 
 /// `perlin_2d` on `N` points in lockstep.
 #[inline(always)]
-fn perlin_lanes<const N: usize>(perm: &[u8; 256], px: [f64; N], pz: [f64; N]) -> [f64; N] {
-    let (dx, ix) = corner(px);
-    let (dz, iz) = corner(pz);
-    // The four corner hashes of each lane, one byte each: g00, g10, g01, g11.
-    let mut hashes = [0u64; N];
-    for l in 0..N {
-        let (x0, x1) = (ix[l] & 255, ix[l].wrapping_add(1) & 255);
-        let (z0, z1) = (iz[l] & 255, iz[l].wrapping_add(1) & 255);
-        let (a0, a1) = (perm[x0] as usize, perm[x1] as usize);
-        hashes[l] = perm[a0 ^ z0] as u64 | (perm[a1 ^ z0] as u64) << 8 | (perm[a0 ^ z1] as u64) << 16 | (perm[a1 ^ z1] as u64) << 24;
-    }
-    // Sign masks: bit 0 of corner `c`'s hash (bit 8c) flips the x part, bit 1 the z part.
-    let flip_x = |c: u32| hashes.map(|h| (h << (63 - 8 * c)) & SIGN_BIT);
-    let flip_z = |c: u32| hashes.map(|h| (h << (62 - 8 * c)) & SIGN_BIT);
+fn perlin_lanes<const N: usize>(corners: &[u8; CELLS], x: Axis<N>, z: Axis<N>) -> [f64; N] {
+    let hashes: [u64; N] = std::array::from_fn(|l| corners[(z.cell[l] << 8 | x.cell[l]) & (CELLS - 1)] as u64);
+    // Sign masks: bit 0 of corner `c`'s hash (bit 2c) flips the x part, bit 1 the z part.
+    let flip_x = |c: u32| hashes.map(|h| (h << (63 - 2 * c)) & SIGN_BIT);
+    let flip_z = |c: u32| hashes.map(|h| (h << (62 - 2 * c)) & SIGN_BIT);
     let (fx00, fx10, fx01, fx11) = (flip_x(0), flip_x(1), flip_x(2), flip_x(3));
     let (fz00, fz10, fz01, fz11) = (flip_z(0), flip_z(1), flip_z(2), flip_z(3));
     let mut out = [0.0; N];
     for l in 0..N {
-        let (x0, x1) = (dx[l], dx[l] - 1.0);
-        let (z0, z1) = (dz[l], dz[l] - 1.0);
+        let (x0, x1) = (x.distance[l], x.distance[l] - 1.0);
+        let (z0, z1) = (z.distance[l], z.distance[l] - 1.0);
         let g00 = flip(x0, fx00[l]) + flip(z0, fz00[l]);
         let g10 = flip(x1, fx10[l]) + flip(z0, fz10[l]);
         let g01 = flip(x0, fx01[l]) + flip(z1, fz01[l]);
         let g11 = flip(x1, fx11[l]) + flip(z1, fz11[l]);
-        let (qx, qz) = (quintic(dx[l]), quintic(dz[l]));
+        let (qx, qz) = (x.curve[l], z.curve[l]);
         out[l] = (linear(linear(g00, g01, qz), linear(g10, g11, qz), qx) * PERLIN_2D_SCALE).clamp(-1.0, 1.0);
     }
     out
@@ -241,20 +369,21 @@ fn perlin_lanes<const N: usize>(perm: &[u8; 256], px: [f64; N], pz: [f64; N]) ->
 /// integers ≤ 0 go one lower), else `trunc(v)`; returns `d = v − c` (with `c` as `noise` converts
 /// it to f64) and `c` as an integer (only its low 8 bits are used).
 ///
-/// When every `|v| < 2⁵¹`: `v + 1.5·2⁵²` rounds `v` to the nearest integer `r` and holds it in the
-/// low mantissa bits; `c` is `r` or `r − 1` (see the comparisons), all exact integers in f64, so
-/// `v − c` is the same operation `noise` performs. Otherwise the exact integer conversion.
+/// With several lanes all `|v| < 2⁵¹`: `v + 1.5·2⁵²` rounds `v` to the nearest integer `r` and
+/// holds it in the low mantissa bits; `c` is `r` or `r − 1` (see the comparisons), all exact
+/// integers in f64, so `v − c` is the same operation `noise` performs. Otherwise (and for a
+/// single lane, where a scalar conversion is cheaper) `noise`'s own integer conversion.
 #[inline(always)]
 fn corner<const N: usize>(v: [f64; N]) -> ([f64; N], [usize; N]) {
-    if v.iter().fold(true, |small, v| small & (v.abs() < INDEX_EXACT_BELOW)) {
+    if N > 1 && v.iter().fold(true, |small, v| small & (v.abs() < INDEX_EXACT_BELOW)) {
         let biased = v.map(|v| v + INDEX_MAGIC);
         let mut d = [0.0; N];
         let mut index = [0usize; N];
         for l in 0..N {
             let r = biased[l] - INDEX_MAGIC;
-            // trunc(v) is r, or r ∓ 1 when rounding went away from zero; then −1 for v ≤ 0.
-            let one_lower = if v[l] <= 0.0 { !(r < v[l]) } else { r > v[l] };
-            let c = if one_lower { r - 1.0 } else { r };
+            // The corner is r, or r − 1 when r rounded up, or when v is an integer ≤ 0.
+            let one_lower = (r > v[l]) | ((r == v[l]) & (v[l] <= 0.0));
+            let c = r - f64::from_bits(ONE_BITS & (one_lower as u64).wrapping_neg());
             d[l] = v[l] - c;
             index[l] = (biased[l].to_bits() as usize).wrapping_sub(one_lower as usize);
         }
@@ -360,20 +489,21 @@ mod tests {
         let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
         let zs: Vec<f64> = pts.iter().map(|p| p.1).collect();
         let expected: Vec<f64> = pts.iter().map(|&(x, z)| reference.get([x, z])).collect();
-        let (mut many, mut many_portable) = (vec![0.0; pts.len()], vec![0.0; pts.len()]);
-        fast.get_many(&xs, &zs, &mut many);
-        fast.get_many_portable(&xs, &zs, &mut many_portable);
         for (i, &(x, z)) in pts.iter().enumerate() {
-            let e = expected[i].to_bits();
-            let what = format!("seed {seed}, {params:?}, ({x}, {z}): noise {}", expected[i]);
-            assert_eq!(fast.get(x, z).to_bits(), e, "scalar get, {what}");
-            assert_eq!(many[i].to_bits(), e, "get_many, {what}");
-            assert_eq!(many_portable[i].to_bits(), e, "get_many_portable, {what}");
+            assert_eq!(fast.get(x, z).to_bits(), expected[i].to_bits(), "scalar get, seed {seed}, {params:?}, ({x}, {z})");
+        }
+        for kernel in Kernel::available() {
+            let mut many = vec![f64::NAN; pts.len()];
+            fast.get_many_with(kernel, &xs, &zs, &mut many);
+            for (i, &(x, z)) in pts.iter().enumerate() {
+                assert_eq!(many[i].to_bits(), expected[i].to_bits(), "get_many {kernel:?}, seed {seed}, {params:?}, ({x}, {z}): noise {}", expected[i]);
+            }
         }
     }
 
     #[test]
     fn every_path_equals_the_noise_crate_bit_for_bit() {
+        eprintln!("kernels on this CPU: {:?}", Kernel::available());
         let pts = points();
         for seed in [0u32, 1, 7, 0x9e37_79b9, u32::MAX - 40] {
             for params in parameter_sets() {
@@ -387,34 +517,39 @@ mod tests {
         let params = FractalParams { octaves: 5, frequency: 1.0 / 320.0, persistence: 0.5, lacunarity: 2.0 };
         let reference = perlin_fbm(black_box(0xdead_beef), black_box(params));
         let fast = PerlinFbm2::new(black_box(0xdead_beef), black_box(params));
-        for len in 0..19 {
-            for z in [-3000.5, -0.0, 0.5, 40.0, 12345.5] {
+        for len in 0..27 {
+            for z in [-3000.5, -1.0, -0.0, 0.5, 40.0, 12345.5] {
                 let xs: Vec<f64> = (0..len).map(|i| (i as f64 - 7.0) * 4.0 + 0.5).collect();
-                let (mut row, mut row_portable) = (vec![f64::NAN; len], vec![f64::NAN; len]);
-                fast.fill_row(&xs, z, &mut row);
-                fast.fill_row_portable(&xs, z, &mut row_portable);
-                for (i, &x) in xs.iter().enumerate() {
-                    let e = reference.get([x, z]).to_bits();
-                    assert_eq!(row[i].to_bits(), e, "fill_row len {len} at ({x}, {z})");
-                    assert_eq!(row_portable[i].to_bits(), e, "fill_row_portable len {len} at ({x}, {z})");
+                for kernel in Kernel::available() {
+                    let mut row = vec![f64::NAN; len];
+                    fast.fill_row_with(kernel, &xs, z, &mut row);
+                    for (i, &x) in xs.iter().enumerate() {
+                        assert_eq!(row[i].to_bits(), reference.get([x, z]).to_bits(), "fill_row {kernel:?} len {len} at ({x}, {z})");
+                    }
                 }
             }
         }
     }
 
     #[test]
-    fn avx2_and_portable_kernels_agree() {
-        // On a CPU with AVX2 `get_many` runs the AVX2 kernel; this pins it to the baseline build.
-        eprintln!("AVX2 kernel in use: {}", avx2_available());
+    fn vector_kernels_equal_the_portable_kernel() {
+        // The same voxels with and without AVX2 / AVX-512: each kernel the CPU has against the
+        // baseline build, on every point and parameter set.
         let pts = points();
         let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
         let zs: Vec<f64> = pts.iter().map(|p| p.1).collect();
+        let kernels = Kernel::available();
+        assert_eq!(kernels[0], Kernel::Portable);
+        assert_eq!(PerlinFbm2::new(1, parameter_sets()[0]).kernel(), Kernel::detect());
         for params in parameter_sets() {
             let fast = PerlinFbm2::new(42, params);
-            let (mut a, mut b) = (vec![0.0; pts.len()], vec![0.0; pts.len()]);
-            fast.get_many(&xs, &zs, &mut a);
-            fast.get_many_portable(&xs, &zs, &mut b);
-            assert!(a.iter().zip(&b).all(|(a, b)| a.to_bits() == b.to_bits()), "{params:?}");
+            let mut portable = vec![0.0; pts.len()];
+            fast.get_many_with(Kernel::Portable, &xs, &zs, &mut portable);
+            for &kernel in &kernels[1..] {
+                let mut vector = vec![0.0; pts.len()];
+                fast.get_many_with(kernel, &xs, &zs, &mut vector);
+                assert!(vector.iter().zip(&portable).all(|(a, b)| a.to_bits() == b.to_bits()), "{kernel:?}, {params:?}");
+            }
         }
     }
 
@@ -427,12 +562,14 @@ mod tests {
         let pts = [(3.0e15, 1.5), (-3.0e15, -7.25), (1.0e18, -1.0e18), (-4.0e15 - 0.5, 2.0e16), (2.0e15, 1.0)];
         let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
         let zs: Vec<f64> = pts.iter().map(|p| p.1).collect();
-        let mut many = vec![0.0; pts.len()];
-        fast.get_many(&xs, &zs, &mut many);
-        for (i, &(x, z)) in pts.iter().enumerate() {
-            let e = reference.get([x, z]).to_bits();
-            assert_eq!(fast.get(x, z).to_bits(), e, "({x}, {z})");
-            assert_eq!(many[i].to_bits(), e, "({x}, {z})");
+        for kernel in Kernel::available() {
+            let mut many = vec![0.0; pts.len()];
+            fast.get_many_with(kernel, &xs, &zs, &mut many);
+            for (i, &(x, z)) in pts.iter().enumerate() {
+                let e = reference.get([x, z]).to_bits();
+                assert_eq!(fast.get(x, z).to_bits(), e, "({x}, {z})");
+                assert_eq!(many[i].to_bits(), e, "{kernel:?} ({x}, {z})");
+            }
         }
     }
 }

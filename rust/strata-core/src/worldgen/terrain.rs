@@ -45,7 +45,8 @@ use crate::preset::{HeightmapWrap, WorldPreset};
 use crate::rng::{hash1, salt, unit_f64};
 use crate::worldgen::biomes::{BiomeMap, RegionFeatures};
 use crate::worldgen::diamond_square::{DiamondSquare, bilinear};
-use crate::worldgen::fractal::{FractalParams, noise_seed, perlin_fbm, ridged, simplex_fbm};
+use crate::worldgen::fast_fbm::PerlinFbm2;
+use crate::worldgen::fractal::{FractalParams, noise_seed, ridged, simplex_fbm};
 use crate::worldgen::heightmap::{Heightmap, HeightmapError};
 use crate::worldgen::midpoint::MidpointLine;
 use crate::worldgen::value_noise::value_noise_2d;
@@ -166,7 +167,8 @@ pub struct Terrain {
     seed: u64,
     base_height: f64,
     amplitude: f64,
-    perlin: (f64, Fbm<Perlin>),
+    /// Perlin fBm: bit for bit `fractal::perlin_fbm`, evaluated a lattice row at a time.
+    perlin: (f64, PerlinFbm2),
     simplex: Option<(f64, Fbm<OpenSimplex>)>,
     ridged: Option<(f64, RidgedMulti<Perlin>)>,
     /// `(weight, octaves, persistence, finest lattice period)`.
@@ -281,7 +283,7 @@ impl Terrain {
             seed,
             base_height: h.base_height as f64,
             amplitude: h.amplitude as f64,
-            perlin: (h.perlin_weight.max(0.0) as f64, perlin_fbm(noise_seed(seed, salt::HEIGHT), params)),
+            perlin: (h.perlin_weight.max(0.0) as f64, PerlinFbm2::new(noise_seed(seed, salt::HEIGHT), params)),
             simplex: weight(h.simplex_weight).map(|w| (w, simplex_fbm(noise_seed(seed, salt::HEIGHT ^ 0x51), params))),
             ridged: weight(h.ridged_weight).map(|w| (w, ridged(noise_seed(seed, salt::HEIGHT ^ 0x52), params))),
             value: weight(h.value_weight).map(|w| (w, octaves, h.persistence as f64, (h.scale as f64).max(1.0) / (1u64 << (octaves - 1)) as f64)),
@@ -336,12 +338,23 @@ impl Terrain {
         (i * self.step as i64) as f64 + 0.5
     }
 
+    /// Perlin fBm is needed on the lattice (it has weight, or fills in around a heightmap).
+    fn lattice_needs_perlin(&self) -> bool {
+        self.perlin.0 > 0.0 || self.fallback_perlin
+    }
+
     /// The lattice sources and blended biome parameters at one point; `features` must cover it.
     fn lattice_value(&self, x: f64, z: f64, features: &RegionFeatures) -> LatticeValue {
+        let perlin = if self.lattice_needs_perlin() { self.perlin.1.get(x, z) } else { 0.0 };
+        self.lattice_value_with(x, z, perlin, features)
+    }
+
+    /// [`Terrain::lattice_value`] given the Perlin fBm at the point (unused when not needed).
+    fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, features: &RegionFeatures) -> LatticeValue {
         let mut sum = 0.0;
-        let (pw, perlin) = &self.perlin;
-        if *pw > 0.0 {
-            sum += pw * perlin.get([x, z]);
+        let pw = self.perlin.0;
+        if pw > 0.0 {
+            sum += pw * perlin;
         }
         if let Some((w, n)) = &self.simplex {
             sum += w * n.get([x, z]);
@@ -352,7 +365,7 @@ impl Terrain {
         if let Some((w, octaves, persistence, period)) = self.value {
             sum += w * value_noise_2d(self.seed, x, z, octaves, persistence, self.value_interp, period);
         }
-        let perlin = if self.fallback_perlin { perlin.get([x, z]) } else { 0.0 };
+        let perlin = if self.fallback_perlin { perlin } else { 0.0 };
         let (offset, scale) = if self.blend_on_lattice {
             let b = self.biomes.sample_in(x, z, features);
             (b.height_offset, b.height_scale)
@@ -362,13 +375,19 @@ impl Terrain {
         LatticeValue { sum, perlin, offset, scale }
     }
 
-    /// Lattice values at points `(i0..i0 + ni) × (k0..k0 + nk)` (row-major, i fastest).
+    /// Lattice values at points `(i0..i0 + ni) × (k0..k0 + nk)` (row-major, i fastest). The
+    /// Perlin fBm of each row is evaluated in one batch ([`PerlinFbm2::fill_row`]).
     fn lattice_fill(&self, i0: i64, k0: i64, ni: usize, nk: usize, features: &RegionFeatures) -> Vec<LatticeValue> {
         let mut values = Vec::with_capacity(ni * nk);
+        let xs: Vec<f64> = (0..ni as i64).map(|i| self.point(i0 + i)).collect();
+        let mut perlin = vec![0.0; ni];
         for k in 0..nk as i64 {
             let z = self.point(k0 + k);
-            for i in 0..ni as i64 {
-                values.push(self.lattice_value(self.point(i0 + i), z, features));
+            if self.lattice_needs_perlin() {
+                self.perlin.1.fill_row(&xs, z, &mut perlin);
+            }
+            for (&x, &p) in xs.iter().zip(&perlin) {
+                values.push(self.lattice_value_with(x, z, p, features));
             }
         }
         values
