@@ -6,7 +6,7 @@
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
 ## then the resident memory is printed again: it should stay flat), `--far-levels=N` (far view
 ## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
-## (default 1).
+## (default 0).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -17,7 +17,7 @@ var preset_path := "res://presets/default_hills.tres"
 var seed_override := -1
 var walk_steps := 0
 var far_levels := 3
-var compress := true
+var compress := false
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D

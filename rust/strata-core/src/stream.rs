@@ -43,6 +43,9 @@ pub struct StreamConfig {
     pub worker_threads: usize,
     /// Jobs queued or running at once; 0 = `2 × workers + 2`.
     pub max_in_flight: usize,
+    /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
+    /// built on the worker; a margin of one more chunk is built ahead. Negative: none.
+    pub collision_distance: i32,
     /// Far view levels beyond the near field (0 = none). Each level doubles the cell size and the
     /// distance: the far view reaches `view_distance · 32 · 2^lod_levels` voxels.
     pub lod_levels: u8,
@@ -52,7 +55,7 @@ pub struct StreamConfig {
 
 impl Default for StreamConfig {
     fn default() -> Self {
-        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, lod_levels: 0, adaptive_far: false }
+        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, lod_levels: 0, adaptive_far: false }
     }
 }
 
@@ -79,6 +82,9 @@ pub struct ChunkResult {
     /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
     /// still there after caves and edits.
     pub scatter: Vec<ScatterInstance>,
+    /// Collision triangles (corners, relative to the chunk's minimum corner), when the job asked
+    /// for them ([`StreamConfig::collision_distance`], [`Streamer::request_collision`]).
+    pub collision: Option<Vec<[f32; 3]>>,
     pub gen_us: u32,
     pub mesh_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made).
@@ -126,8 +132,17 @@ impl JobResult<StreamKey> for StreamResult {
     }
 }
 
-/// What a worker needs besides the generator: the edits inside the chunk's padded box.
+/// The edits inside a chunk's padded box.
 type Edits = Vec<(IVec3, BlockId)>;
+
+/// What a worker needs besides the generator and the key.
+#[derive(Debug, Default)]
+pub struct JobData {
+    /// Edits inside the chunk's padded box (near chunks).
+    edits: Edits,
+    /// Build collision faces too (the chunk is near the viewer).
+    collision: bool,
+}
 
 /// Drops a far level while the machine is under pressure and restores it when the workers idle.
 ///
@@ -179,7 +194,7 @@ impl AdaptiveFar {
 pub struct Streamer {
     generator: Arc<Generator>,
     config: StreamConfig,
-    scheduler: Scheduler<StreamKey, Edits, StreamResult>,
+    scheduler: Scheduler<StreamKey, JobData, StreamResult>,
     edits: EditMap,
     layout: LodLayout,
     /// Horizontal view direction, as one of [`DIRECTION_SECTORS`] sectors (None: no preference).
@@ -189,6 +204,8 @@ pub struct Streamer {
     /// Set once the near field has been complete (the first load is over).
     near_was_ready: bool,
     frame_pressure: bool,
+    /// Loaded chunks whose next job must build collision ([`Streamer::request_collision`]).
+    collision_requested: HashSet<ChunkCoord>,
 }
 
 /// Sectors a view direction is rounded to; priorities are recomputed when the sector changes.
@@ -203,7 +220,7 @@ impl Streamer {
         })
         .expect("spawn strata worker thread");
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
-        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false }
+        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new() }
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -334,6 +351,22 @@ impl Streamer {
         }
     }
 
+    /// Whether a job for chunk `c` builds collision: within `reach + 1` chunks of the viewer.
+    fn wants_collision(viewer: Option<ChunkCoord>, reach: i32, c: ChunkCoord) -> bool {
+        reach >= 0 && viewer.is_some_and(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1)
+    }
+
+    /// Asks for a loaded chunk's collision faces (it came near the viewer after it was built
+    /// without them): the chunk is rebuilt on a worker and comes back as an update with them.
+    pub fn request_collision(&mut self, c: ChunkCoord) {
+        if !self.is_loaded(c) {
+            return;
+        }
+        self.collision_requested.insert(c);
+        let edits = &self.edits;
+        self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: true });
+    }
+
     /// The edits a job for chunk `c` must apply (those in its padded box).
     fn edits_for(edits: &EditMap, c: ChunkCoord) -> Edits {
         edits.edits_in_box(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2))
@@ -351,10 +384,14 @@ impl Streamer {
                 self.refresh();
             }
         }
-        let edits = &self.edits;
+        let (edits, viewer, reach) = (&self.edits, self.viewer_chunk(), self.config.collision_distance);
+        let requested = &mut self.collision_requested;
         self.scheduler.pump(|k| match k {
-            StreamKey::Near(c) => Self::edits_for(edits, c),
-            StreamKey::Far(_) => Vec::new(),
+            StreamKey::Near(c) => {
+                let collision = requested.remove(&c) | Self::wants_collision(viewer, reach, c);
+                JobData { edits: Self::edits_for(edits, c), collision }
+            }
+            StreamKey::Far(_) => JobData::default(),
         });
         self.release_retired();
     }
@@ -450,7 +487,8 @@ impl Streamer {
         self.edits.set(p, id);
         for c in EditMap::chunks_touching(p) {
             let edits = &self.edits;
-            self.scheduler.invalidate(StreamKey::Near(c), || Self::edits_for(edits, c));
+            let (viewer, reach) = (self.viewer_chunk(), self.config.collision_distance);
+            self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c) });
         }
     }
 
@@ -468,7 +506,7 @@ struct Scratch {
 }
 
 /// Builds one job's result.
-fn build(generator: &Generator, job: Job<StreamKey, Edits>, scratch: &mut Scratch) -> Option<StreamResult> {
+fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch) -> Option<StreamResult> {
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
@@ -496,16 +534,17 @@ thread_local! {
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, Edits>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid) -> Option<ChunkResult> {
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid) -> Option<ChunkResult> {
     let mut mesh = ChunkMesh::default();
     let t0 = Instant::now();
     let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
-    if sky && job.payload.is_empty() {
+    let collision = job.payload.collision.then(Vec::new);
+    if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
-        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
+        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), collision, gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
     }
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
-    apply_edits(padded, &job.payload);
+    apply_edits(padded, &job.payload.edits);
     let mut scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(generator, job.coord, columns) };
     scatter.retain(|s| standing_on_ground(padded, s));
     let gen_us = t0.elapsed().as_micros() as u32;
@@ -514,8 +553,12 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, Edits>, padded: &mut 
     }
     let t1 = Instant::now();
     mesh_padded_chunk(padded, &mut mesh);
+    let collision = collision.map(|mut faces| {
+        crate::collision::collision_faces(padded, &mut faces);
+        faces
+    });
     let mesh_us = t1.elapsed().as_micros() as u32;
-    Some(ChunkResult { coord: job.coord, mesh, scatter, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
+    Some(ChunkResult { coord: job.coord, mesh, scatter, collision, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground
@@ -739,6 +782,26 @@ mod tests {
         };
         let (east, west) = (mean_dx(1.0), mean_dx(-1.0));
         assert!(east > 0.5 && west < -0.5, "first third: mean chunk x {east} looking east, {west} looking west");
+    }
+
+    #[test]
+    fn chunks_near_the_viewer_come_with_collision_and_others_on_request() {
+        let mut s = streamer(3);
+        s.set_viewer([16.0, 16.0, 16.0]);
+        let results = drain_until_ready(&mut s);
+        for r in &results {
+            let d = r.coord.x.abs().max(r.coord.y.abs()).max(r.coord.z.abs());
+            assert_eq!(r.collision.is_some(), d <= 2, "{:?}", r.coord);
+        }
+        let solid = results.iter().find(|r| r.collision.as_ref().is_some_and(|f| !f.is_empty())).expect("ground near the viewer");
+        let faces = solid.collision.as_ref().unwrap();
+        assert_eq!(faces.len() % 3, 0);
+        assert!(faces.len() / 3 < solid.mesh.opaque.indices.len() / 3, "collision has fewer triangles than the render mesh");
+        let far = results.iter().find(|r| r.collision.is_none() && !r.mesh.is_empty()).expect("a meshed chunk without collision").coord;
+        s.request_collision(far);
+        let updates = drain_until_ready(&mut s);
+        let u = updates.iter().find(|r| r.coord == far).expect("the requested chunk came back");
+        assert!(u.is_update && u.collision.is_some());
     }
 
     #[test]

@@ -1,0 +1,41 @@
+//! Collision geometry for one 32³ chunk: Strata's solidity-only greedy faces
+//! (`collision::collision_faces`, what the workers hand to Godot) against the render mesh's
+//! triangles (what collision used before: AO and block ids split its quads). Prints the triangle
+//! counts first: Godot's `ConcavePolygonShape3D` build time grows with them.
+//!
+//! Run: `cargo bench -p strata-core --bench collision`.
+
+mod common;
+
+use std::hint::black_box;
+use std::sync::LazyLock;
+use strata_core::VoxelBuffer;
+use strata_core::collision::collision_faces;
+use strata_core::mesh::{ChunkMesh, Mesher};
+
+static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
+
+const ARGS: [usize; 4] = [0, 1, 2, 3];
+
+fn main() {
+    let mut mesher = Mesher::new();
+    for (i, b) in CHUNKS.iter().enumerate() {
+        let (mut render, mut faces) = (ChunkMesh::default(), Vec::new());
+        mesher.mesh(b, &mut render);
+        collision_faces(b, &mut faces);
+        println!("triangles chunk={i} collision={} render_opaque={}", faces.len() / 3, render.opaque.indices.len() / 3);
+    }
+    divan::main();
+}
+
+/// Solidity-only greedy collision faces.
+#[divan::bench(args = ARGS)]
+fn strata_collision_faces(bencher: divan::Bencher, i: usize) {
+    let b = &CHUNKS[i % CHUNKS.len()];
+    let mut out = Vec::with_capacity(4096);
+    bencher.bench_local(|| {
+        out.clear();
+        collision_faces(black_box(b), &mut out);
+        out.len()
+    });
+}
