@@ -265,6 +265,10 @@ impl Generator {
         if plane == 0 {
             return;
         }
+        // The columns as separate arrays, so a mixed layer is one branch-free loop.
+        let surfaces: Vec<i32> = cols.iter().map(|c| c.surface).collect();
+        let surface_blocks: Vec<BlockId> = cols.iter().map(|c| c.surface_block).collect();
+        let subsurface_blocks: Vec<BlockId> = cols.iter().map(|c| c.subsurface_block).collect();
         for (ly, layer) in out.data_mut().chunks_exact_mut(plane).enumerate() {
             let y = min.y + ly as i32;
             if y < lo.saturating_sub(4) {
@@ -272,8 +276,10 @@ impl Generator {
             } else if y >= top {
                 layer.fill(AIR);
             } else {
-                for (v, col) in layer.iter_mut().zip(cols) {
-                    *v = layer_block(col, y, sea, water);
+                let above = if water && y < sea { block::WATER } else { AIR };
+                let (surfaces, surface_blocks, subsurface_blocks) = (&surfaces[..plane], &surface_blocks[..plane], &subsurface_blocks[..plane]);
+                for (i, v) in layer.iter_mut().enumerate() {
+                    *v = layer_block_of(surfaces[i], surface_blocks[i], subsurface_blocks[i], y, above);
                 }
             }
         }
@@ -376,20 +382,18 @@ fn ring_from_samples(samples: &[TerrainSample], min_x: i32, min_z: i32, size_x: 
     south.extend((1..=size_x).map(|i| surface(i, size_z + 1)));
 }
 
-/// Block at height `y` in a column, from the layers alone.
-fn layer_block(col: &Column, y: i32, sea: i32, water: bool) -> BlockId {
-    let s = col.surface;
-    if y < s - 4 {
-        block::STONE
-    } else if y < s - 1 {
-        col.subsurface_block
-    } else if y < s {
-        col.surface_block
-    } else if water && y < sea {
-        block::WATER
-    } else {
-        AIR
-    }
+/// Block at height `y` in a column with surface `s`, from the layers alone; `above` is what
+/// lies above the ground at that height (water below sea level, else air).
+///
+/// Written as masks rather than branches so that a layer's loop is vectorised:
+/// `if y < s − 4 { stone } else if y < s − 1 { subsurface } else if y < s { surface } else { above }`.
+#[inline(always)]
+fn layer_block_of(s: i32, surface_block: BlockId, subsurface_block: BlockId, y: i32, above: BlockId) -> BlockId {
+    let all_if = |c: bool| (c as BlockId).wrapping_neg();
+    let (stone, subsurface, surface) = (all_if(y < s - 4), all_if(y < s - 1), all_if(y < s));
+    let upper = (surface_block & surface) | (above & !surface);
+    let middle = (subsurface_block & subsurface) | (upper & !subsurface);
+    (block::STONE & stone) | (middle & !stone)
 }
 
 #[cfg(test)]

@@ -240,13 +240,15 @@ impl TunnelField {
         let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
         let mut flags = vec![0u8; values.len()];
         // Marks the corners of every cell that `wants` with `flag`.
+        let corner_offsets = CORNERS.map(|(di, dj, dk)| point(di, dj, dk));
         let mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
             for j in 0..cell_dims[1] {
                 for k in 0..cell_dims[2] {
+                    let (first_cell, first_point) = (cell(0, j, k), point(0, j, k));
                     for i in 0..cell_dims[0] {
-                        if wants(cell(i, j, k)) {
-                            for (di, dj, dk) in CORNERS {
-                                flags[point(i + di, j + dj, k + dk)] |= flag;
+                        if wants(first_cell + i) {
+                            for offset in corner_offsets {
+                                flags[first_point + i + offset] |= flag;
                             }
                         }
                     }
@@ -265,8 +267,7 @@ impl TunnelField {
                     }
                 }
             }
-        };
-        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
+        };        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
         let mut any_width = false;
         sample_points(&flags, &mut values, NEED_GATE, &|[x, y, z], v| {
             let p = [x * f * 0.25, y * f * 0.25 * TUNNEL_Y_SQUASH, z * f * 0.25];
@@ -281,49 +282,40 @@ impl TunnelField {
             return None;
         }
         // Per cell, over its corners: the largest width, and whether each band can cross it.
-        let corner_values = |values: &[[f32; 3]], i: usize, j: usize, k: usize| CORNERS.map(|(di, dj, dk)| values[point(i + di, j + dj, k + dk)]);
-        let mut w_max = vec![0.0f32; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    if needed[cell(i, j, k)] {
-                        w_max[cell(i, j, k)] = corner_values(&values, i, j, k).iter().fold(0.0f32, |m, v| m.max(v[2]));
-                    }
+        // `first_point(cl)` is the point at the cell's (0, 0, 0) corner.
+        let first_point = |cl: usize| {
+            let (i, rest) = (cl % cell_dims[0], cl / cell_dims[0]);
+            let (k, j) = (rest % cell_dims[2], rest / cell_dims[2]);
+            point(i, j, k)
+        };
+        let w_max: Vec<f32> = (0..needed.len())
+            .map(|cl| {
+                if !needed[cl] {
+                    return 0.0;
                 }
-            }
-        }
-        let band = |values: &[[f32; 3]], a: usize, i: usize, j: usize, k: usize| {
-            let w = w_max[cell(i, j, k)];
-            let (lo_v, hi_v) = corner_values(values, i, j, k).iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[a]), hi.max(v[a])));
+                let at = first_point(cl);
+                corner_offsets.iter().fold(0.0f32, |m, &offset| m.max(values[at + offset][2]))
+            })
+            .collect();
+        let band = |values: &[[f32; 3]], a: usize, cl: usize| {
+            let (w, at) = (w_max[cl], first_point(cl));
+            let (lo_v, hi_v) = corner_offsets.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &offset| {
+                let v = values[at + offset][a];
+                (lo.min(v), hi.max(v))
+            });
             lo_v < w && hi_v > -w
         };
         mark(&mut flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
         sample_points(&flags, &mut values, NEED_N1, &|[x, y, z], v| {
             v[0] = noise.n1.get([x * f, y * f * TUNNEL_Y_SQUASH, z * f]) as f32;
         });
-        let mut band1 = vec![false; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    let cl = cell(i, j, k);
-                    band1[cl] = needed[cl] && w_max[cl] > 0.0 && band(&values, 0, i, j, k);
-                }
-            }
-        }
+        let band1: Vec<bool> = (0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)).collect();
         mark(&mut flags, NEED_N2, &|cl| band1[cl]);
         sample_points(&flags, &mut values, NEED_N2, &|[x, y, z], v| {
             let p = [x * f, y * f * TUNNEL_Y_SQUASH, z * f];
             v[1] = noise.n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
         });
-        let mut may_open = vec![false; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    let cl = cell(i, j, k);
-                    may_open[cl] = band1[cl] && band(&values, 1, i, j, k);
-                }
-            }
-        }
+        let may_open: Vec<bool> = (0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)).collect();
         Some(Self { origin: lo, dims, values, may_open })
     }
 
@@ -360,6 +352,33 @@ impl TunnelField {
 }
 
 const CORNERS: [(usize, usize, usize); 8] = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
+
+/// Bit `i` of `cells` copied to bits `cell_size·i .. cell_size·(i + 1)` (cell size 1, 2 or 4; the
+/// cells that fit in 64 bits).
+#[inline]
+fn spread_cells(cells: u64, cell_size: i32) -> u64 {
+    match cell_size {
+        1 => cells,
+        2 => {
+            let mut x = cells & 0xffff_ffff;
+            x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+            x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+            x = (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+            x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+            x = (x | (x << 1)) & 0x5555_5555_5555_5555;
+            x * 0b11
+        }
+        4 => {
+            let mut x = cells & 0xffff;
+            x = (x | (x << 24)) & 0x0000_00ff_0000_00ff;
+            x = (x | (x << 12)) & 0x000f_000f_000f_000f;
+            x = (x | (x << 6)) & 0x0303_0303_0303_0303;
+            x = (x | (x << 3)) & 0x1111_1111_1111_1111;
+            x * 0b1111
+        }
+        _ => unreachable!("cell size {cell_size} is not spread"),
+    }
+}
 
 /// Whether the cave stage may turn block `id` into air.
 #[inline]
@@ -462,10 +481,19 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
         let (iz0, iz1) = (f.cell_index(2, min.z), f.cell_index(2, min.z + size.z - 1));
         let (ny, nz) = (iy1 - iy0 + 1, iz1 - iz0 + 1);
         let mut masks = vec![0u64; ny * nz * words];
+        // Voxel x of the box starts `phase` voxels into cell cell_x[0].
+        let phase = min.x.rem_euclid(f.cell_size) as u32;
+        let spread = words == 1 && f.grid.size()[0] <= 64 && sx as u32 + phase <= 64 && matches!(f.cell_size, 1 | 2 | 4);
+        let box_mask = if sx == 64 { !0 } else { (1u64 << sx) - 1 };
         for jy in 0..ny {
             for jz in 0..nz {
                 let row = f.grid.row(iy0 + jy, iz0 + jz);
                 let dst = &mut masks[(jy * nz + jz) * words..][..words];
+                if spread {
+                    let open = !row[0] >> cell_x[0];
+                    dst[0] = (spread_cells(open, f.cell_size) >> phase) & box_mask;
+                    continue;
+                }
                 for (lx, &ix) in cell_x.iter().enumerate() {
                     let open = (row[ix / 64] >> (ix % 64)) & 1 == 0;
                     dst[lx / 64] |= (open as u64) << (lx % 64);
@@ -593,6 +621,21 @@ mod tests {
         c.allow_surface_breach = true;
         c.min_depth = 5;
         assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 5, tunnel: 0 });
+    }
+
+    #[test]
+    fn spread_cells_repeats_each_bit_cell_size_times() {
+        for (n, cells) in [0u64, !0, 0x8000_0001_0000_0001, 0x1234_5678_9abc_def0, 0xdead_beef].into_iter().enumerate() {
+            for cs in [1, 2, 4] {
+                let mut expect = 0u64;
+                for bit in 0..64 / cs {
+                    for k in 0..cs {
+                        expect |= ((cells >> bit) & 1) << (cs * bit + k);
+                    }
+                }
+                assert_eq!(spread_cells(cells, cs), expect, "case {n}, cell size {cs}");
+            }
+        }
     }
 
     #[test]
