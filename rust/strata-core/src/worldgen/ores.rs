@@ -126,6 +126,11 @@ pub fn place(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                         if !(near(min.x, max.x, c.x) && near(min.y, max.y, c.y) && near(min.z, max.z, c.z)) {
                             continue;
                         }
+                        // Its voxels lie within `cluster_size - 1` of the centre: none can be
+                        // deep enough when even the lowest would be above every column's limit.
+                        if kind.cluster_size <= 1024 && c.y - (reach - 1) >= highest_surface.saturating_sub(depth) {
+                            continue;
+                        }
                         cluster_voxels(&cluster, kind.cluster_size, &mut voxels);
                         for &p in &voxels {
                             place_one(out, columns, p, depth, id);
