@@ -397,46 +397,59 @@ fn carvable_in(ids: u64, id: BlockId) -> bool {
     if id < 64 { (ids >> id) & 1 == 1 } else { carvable(id) }
 }
 
-/// The columns of one row of the box still below their tops, layer by layer upwards: per layer,
-/// the columns whose top it reaches are dropped from the mask.
-struct BelowSweep {
-    /// Per layer `0..=layers` (the last one collects tops above the work box), per word: the
-    /// columns whose last layer below the top is the one before.
+/// The columns of the box still below their tops, layer by layer upwards: one mask per row of
+/// columns (fixed z), from which each layer drops the columns whose top it reaches.
+struct BelowMasks {
+    words: usize,
+    layers: usize,
+    /// Per row, per layer `0..=layers` (the last collects tops above the work box), per word: the
+    /// columns whose top is that layer.
     drops: Vec<u64>,
-    mask: Vec<u64>,
-    /// Columns still in the mask.
-    remaining: usize,
+    /// Per row, per word: the columns still below their top.
+    masks: Vec<u64>,
+    /// Layers from 0 below which some column is still below its top.
+    highest: usize,
 }
 
-impl BelowSweep {
-    fn new() -> Self {
-        Self { drops: Vec::new(), mask: Vec::new(), remaining: 0 }
+impl BelowMasks {
+    /// Masks for columns with `tops` (world y; `sx` per row, x fastest), for layers `0..layers`
+    /// from world y `y0`; no columns at all when `tops` is `None`.
+    fn new(tops: Option<&[i32]>, sx: usize, y0: i32, layers: usize) -> Self {
+        let words = sx.div_ceil(64);
+        let Some(tops) = tops else { return Self { words, layers, drops: Vec::new(), masks: Vec::new(), highest: 0 } };
+        let rows = tops.len().checked_div(sx).unwrap_or(0);
+        let stride = (layers + 1) * words;
+        let (mut drops, mut masks, mut highest) = (vec![0u64; rows * stride], vec![0u64; rows * words], 0);
+        for ((row, row_drops), row_mask) in tops.chunks_exact(sx.max(1)).zip(drops.chunks_exact_mut(stride.max(1))).zip(masks.chunks_exact_mut(words.max(1))) {
+            for (x, &t) in row.iter().enumerate() {
+                let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
+                highest = highest.max(below);
+                row_drops[below * words + x / 64] |= 1 << (x % 64);
+            }
+            row_mask.fill(!0);
+            if !sx.is_multiple_of(64) {
+                row_mask[words - 1] = (1 << (sx % 64)) - 1;
+            }
+        }
+        Self { words, layers, drops, masks, highest }
     }
 
-    /// Starts a row whose columns have `tops` (world y), for layers `0..layers` from world y `y0`.
-    fn start(&mut self, tops: &[i32], y0: i32, layers: usize) {
-        let (sx, words) = (tops.len(), tops.len().div_ceil(64));
-        self.drops.clear();
-        self.drops.resize((layers + 1) * words, 0);
-        self.mask.clear();
-        self.mask.resize(words, 0);
-        for (x, &t) in tops.iter().enumerate() {
-            let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
-            self.drops[below * words + x / 64] |= 1 << (x % 64);
-            self.mask[x / 64] |= 1 << (x % 64);
+    /// Moves every row to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it
+    /// reaches.
+    fn advance(&mut self, ly: usize) {
+        let (words, stride) = (self.words, (self.layers + 1) * self.words);
+        for (z, mask) in self.masks.chunks_exact_mut(words.max(1)).enumerate() {
+            let drops = &self.drops[z * stride + ly * words..z * stride + (ly + 1) * words];
+            for (m, &d) in mask.iter_mut().zip(drops) {
+                *m &= !d;
+            }
         }
-        self.remaining = sx;
     }
 
-    /// Moves to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it reaches.
-    /// Returns whether any column is still below its top.
-    fn advance(&mut self, ly: usize) -> bool {
-        let words = self.mask.len();
-        for (m, &d) in self.mask.iter_mut().zip(&self.drops[ly * words..(ly + 1) * words]) {
-            self.remaining -= (*m & d).count_ones() as usize;
-            *m &= !d;
-        }
-        self.remaining > 0
+    /// Word `w` of row `z`'s mask (no columns when built without tops).
+    #[inline]
+    fn word(&self, z: usize, w: usize) -> u64 {
+        self.masks.get(z * self.words + w).copied().unwrap_or(0)
     }
 }
 
@@ -536,21 +549,18 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     });
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
-    let (mut cavern_sweep, mut tunnel_sweep) = (BelowSweep::new(), BelowSweep::new());
-    for lz in 0..sz {
-        cavern_sweep.start(if caverns.is_some() { &cavern_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
-        tunnel_sweep.start(if tunnels.is_some() { &tunnel_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
-        for ly in 0..work_y {
-            let in_cavern = cavern_sweep.advance(ly);
-            let in_tunnel = tunnel_sweep.advance(ly);
-            if !in_cavern && !in_tunnel {
-                break;
-            }
+    // Layer by layer upwards (the buffer's order), up to the highest top.
+    let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(&cavern_top[..]), sx, min.y, work_y);
+    let mut tunnel_below = BelowMasks::new(tunnels.is_some().then_some(&tunnel_top[..]), sx, min.y, work_y);
+    for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
+        cavern_below.advance(ly);
+        tunnel_below.advance(ly);
+        for lz in 0..sz {
             let row_start = (ly * sz + lz) * sx;
             for w in 0..words {
                 let cavern_open = match &cavern_rows {
-                    Some((masks, nz, row_y, row_z)) if in_cavern => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_sweep.mask[w],
-                    _ => 0,
+                    Some((masks, nz, row_y, row_z)) => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_below.word(lz, w),
+                    None => 0,
                 };
                 let mut bits = cavern_open;
                 while bits != 0 {
@@ -561,12 +571,9 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                     }
                 }
                 let (Some(f), Some((masks, cz, ax, ay, az))) = (&tunnels, &tunnel_rows) else { continue };
-                if !in_tunnel {
-                    continue;
-                }
                 let (j, _) = ay[ly];
                 let (k, _) = az[lz];
-                let mut bits = masks[(j * cz + k) * words + w] & tunnel_sweep.mask[w] & !cavern_open;
+                let mut bits = masks[(j * cz + k) * words + w] & tunnel_below.word(lz, w) & !cavern_open;
                 while bits != 0 {
                     let lx = 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;

@@ -126,14 +126,12 @@ pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring
     if ring_known {
         // Every neighbour is known: only the voxels from the lowest touching height up.
         for lz in 0..sz {
+            let (north, row, south) = (&surfaces[lz * gx..][..gx], &surfaces[(lz + 1) * gx..][..gx], &surfaces[(lz + 2) * gx..][..gx]);
             for lx in 0..sx {
-                let at = (lz + 1) * gx + lx + 1;
-                let s = surfaces[at];
-                let (from, top) = (min.y.max(lowest_touch(at, s)), y_end.min(s).min(sea));
-                if from >= top {
-                    continue;
-                }
-                let n = [surfaces[at - 1], surfaces[at + 1], surfaces[at - gx], surfaces[at + gx]];
+                let s = row[lx + 1];
+                let n = [row[lx], row[lx + 2], north[lx + 1], south[lx + 1]];
+                let lowest = n[0].min(n[1]).min(n[2]).min(n[3]).min(if s < sea { s - 1 } else { i32::MAX });
+                let (from, top) = (min.y.max(lowest), y_end.min(s).min(sea));
                 for y in from..top {
                     data_seal(out, lx, y, lz, s, n);
                 }
