@@ -201,19 +201,20 @@ impl Generator {
         let sea = self.preset.water.sea_level;
         let water = self.preset.water.enabled;
         let rock_slope = self.preset.biomes.rock_slope as f64;
-        let h = |i: usize, k: usize| samples[k * gx + i].height;
+        let biomes = self.terrain.biomes();
         out.reserve(size_x * size_z);
         for k in 1..=size_z {
+            let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
             for i in 1..=size_x {
-                let sample = samples[k * gx + i];
-                let surface = sample.height.floor() as i32;
-                let slope = ((h(i + 1, k) - h(i - 1, k)).abs()).max((h(i, k + 1) - h(i, k - 1)).abs()) * 0.5;
-                let params = self.terrain.biomes().params(sample.biome);
+                let sample = row[i];
+                let surface = floor_to_i32(sample.height);
+                let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
                 let (surface_block, subsurface_block) = if slope > rock_slope {
                     (block::STONE, block::STONE)
                 } else if water && surface <= sea + 1 {
                     (block::SAND, block::SAND)
                 } else {
+                    let params = biomes.params(sample.biome);
                     (params.surface_block, params.subsurface_block)
                 };
                 out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
@@ -265,6 +266,10 @@ impl Generator {
         if plane == 0 {
             return;
         }
+        // The columns as separate arrays, so a mixed layer is one branch-free loop.
+        let surfaces: Vec<i32> = cols.iter().map(|c| c.surface).collect();
+        let surface_blocks: Vec<BlockId> = cols.iter().map(|c| c.surface_block).collect();
+        let subsurface_blocks: Vec<BlockId> = cols.iter().map(|c| c.subsurface_block).collect();
         for (ly, layer) in out.data_mut().chunks_exact_mut(plane).enumerate() {
             let y = min.y + ly as i32;
             if y < lo.saturating_sub(4) {
@@ -272,8 +277,10 @@ impl Generator {
             } else if y >= top {
                 layer.fill(AIR);
             } else {
-                for (v, col) in layer.iter_mut().zip(cols) {
-                    *v = layer_block(col, y, sea, water);
+                let above = if water && y < sea { block::WATER } else { AIR };
+                let (surfaces, surface_blocks, subsurface_blocks) = (&surfaces[..plane], &surface_blocks[..plane], &subsurface_blocks[..plane]);
+                for (i, v) in layer.iter_mut().enumerate() {
+                    *v = layer_block_of(surfaces[i], surface_blocks[i], subsurface_blocks[i], y, above);
                 }
             }
         }
@@ -363,7 +370,7 @@ impl Generator {
 /// samples, so the same surfaces, as the columns there computed on their own.
 fn ring_from_samples(samples: &[TerrainSample], min_x: i32, min_z: i32, size_x: usize, size_z: usize, ring: &mut RingSurfaces) {
     let gx = size_x + 2;
-    let surface = |i: usize, k: usize| samples[k * gx + i].height.floor() as i32;
+    let surface = |i: usize, k: usize| floor_to_i32(samples[k * gx + i].height);
     (ring.min_x, ring.min_z, ring.size_x, ring.size_z) = (min_x, min_z, size_x as i32, size_z as i32);
     let [west, east, north, south] = &mut ring.sides;
     west.clear();
@@ -376,20 +383,30 @@ fn ring_from_samples(samples: &[TerrainSample], min_x: i32, min_z: i32, size_x: 
     south.extend((1..=size_x).map(|i| surface(i, size_z + 1)));
 }
 
-/// Block at height `y` in a column, from the layers alone.
-fn layer_block(col: &Column, y: i32, sea: i32, water: bool) -> BlockId {
-    let s = col.surface;
-    if y < s - 4 {
-        block::STONE
-    } else if y < s - 1 {
-        col.subsurface_block
-    } else if y < s {
-        col.surface_block
-    } else if water && y < sea {
-        block::WATER
+/// `h.floor() as i32` (saturating, NaN to 0) without the library call that `floor` is on
+/// x86-64 without SSE4.1: truncation, one less for negative non-integers.
+#[inline]
+fn floor_to_i32(h: f64) -> i32 {
+    if h.abs() < 2_147_483_648.0 {
+        let t = h as i32;
+        t - ((t as f64) > h) as i32
     } else {
-        AIR
+        h.floor() as i32
     }
+}
+
+/// Block at height `y` in a column with surface `s`, from the layers alone; `above` is what
+/// lies above the ground at that height (water below sea level, else air).
+///
+/// Written as masks rather than branches so that a layer's loop is vectorised:
+/// `if y < s − 4 { stone } else if y < s − 1 { subsurface } else if y < s { surface } else { above }`.
+#[inline(always)]
+fn layer_block_of(s: i32, surface_block: BlockId, subsurface_block: BlockId, y: i32, above: BlockId) -> BlockId {
+    let all_if = |c: bool| (c as BlockId).wrapping_neg();
+    let (stone, subsurface, surface) = (all_if(y < s - 4), all_if(y < s - 1), all_if(y < s));
+    let upper = (surface_block & surface) | (above & !surface);
+    let middle = (subsurface_block & subsurface) | (upper & !subsurface);
+    (block::STONE & stone) | (middle & !stone)
 }
 
 #[cfg(test)]
@@ -428,6 +445,48 @@ mod tests {
             assert!(block::is_solid(g.voxel_at(IVec3::new(x, s - 1, z))));
             let above = g.voxel_at(IVec3::new(x, s, z));
             assert!(above == AIR || above == block::WATER);
+        }
+    }
+
+    #[test]
+    fn water_seals_alike_with_and_without_the_ring() {
+        let mut preset = WorldPreset::default();
+        preset.water.sea_level = 12;
+        preset.caves.fill_probability = 0.5;
+        preset.caves.min_depth = 1;
+        (preset.caves.allow_surface_breach, preset.caves.tunnel_strength, preset.caves.tunnel_width) = (true, 1.0, 0.2);
+        let g = Generator::new(&preset).unwrap();
+        let mut sealed = 0;
+        for (min, size) in [(IVec3::new(-64, -20, -64), IVec3::new(128, 34, 128)), (IVec3::new(61, -30, 95), IVec3::new(40, 45, 23)), (IVec3::new(-300, 0, 7), IVec3::new(1, 13, 5))] {
+            let (nx, nz) = (size.x as usize, size.z as usize);
+            let mut samples = Vec::new();
+            g.column_samples(min.x, min.z, nx, nz, false, &mut samples);
+            let mut columns = ColumnGrid { min_x: min.x, min_z: min.z, size_x: size.x, size_z: size.z, columns: Vec::new() };
+            g.columns_from_samples(&samples, nx, nz, &mut columns.columns);
+            let mut ring = RingSurfaces::default();
+            ring_from_samples(&samples, min.x, min.z, nx, nz, &mut ring);
+            let mut before = VoxelBuffer::new(min, size);
+            g.fill_layers(&columns, &mut before);
+            crate::worldgen::caves::carve(&g, &columns, &mut before);
+            let (mut with_ring, mut without) = (before.clone(), before.clone());
+            crate::worldgen::water::settle_with_ring(&g, &columns, Some(&ring), &mut with_ring);
+            crate::worldgen::water::settle(&g, &columns, &mut without);
+            assert_eq!(with_ring, without, "{min:?}");
+            sealed += with_ring.data().iter().zip(before.data()).filter(|(a, b)| a != b).count();
+        }
+        assert!(sealed > 0, "no water sealed in the test boxes");
+    }
+
+    #[test]
+    fn fast_floor_equals_floor() {
+        let edges = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1e-300, -1e-300, 2147483647.0, 2147483647.5, -2147483648.0, -2147483648.5, -2147483649.0, 2147483648.0, 1e12, -1e12, f64::MAX, f64::MIN, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 3.999999999999999, -3.000000000000001];
+        let mut h = 7u64;
+        let random = (0..100_000).map(|_| {
+            h = crate::rng::mix64(h);
+            (h as i64 as f64) / (1u64 << (h % 60)) as f64
+        });
+        for v in edges.into_iter().chain(random) {
+            assert_eq!(floor_to_i32(v), v.floor() as i32, "{v}");
         }
     }
 

@@ -240,13 +240,15 @@ impl TunnelField {
         let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
         let mut flags = vec![0u8; values.len()];
         // Marks the corners of every cell that `wants` with `flag`.
+        let corner_offsets = CORNERS.map(|(di, dj, dk)| point(di, dj, dk));
         let mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
             for j in 0..cell_dims[1] {
                 for k in 0..cell_dims[2] {
+                    let (first_cell, first_point) = (cell(0, j, k), point(0, j, k));
                     for i in 0..cell_dims[0] {
-                        if wants(cell(i, j, k)) {
-                            for (di, dj, dk) in CORNERS {
-                                flags[point(i + di, j + dj, k + dk)] |= flag;
+                        if wants(first_cell + i) {
+                            for offset in corner_offsets {
+                                flags[first_point + i + offset] |= flag;
                             }
                         }
                     }
@@ -265,8 +267,7 @@ impl TunnelField {
                     }
                 }
             }
-        };
-        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
+        };        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
         let mut any_width = false;
         sample_points(&flags, &mut values, NEED_GATE, &|[x, y, z], v| {
             let p = [x * f * 0.25, y * f * 0.25 * TUNNEL_Y_SQUASH, z * f * 0.25];
@@ -281,49 +282,40 @@ impl TunnelField {
             return None;
         }
         // Per cell, over its corners: the largest width, and whether each band can cross it.
-        let corner_values = |values: &[[f32; 3]], i: usize, j: usize, k: usize| CORNERS.map(|(di, dj, dk)| values[point(i + di, j + dj, k + dk)]);
-        let mut w_max = vec![0.0f32; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    if needed[cell(i, j, k)] {
-                        w_max[cell(i, j, k)] = corner_values(&values, i, j, k).iter().fold(0.0f32, |m, v| m.max(v[2]));
-                    }
+        // `first_point(cl)` is the point at the cell's (0, 0, 0) corner.
+        let first_point = |cl: usize| {
+            let (i, rest) = (cl % cell_dims[0], cl / cell_dims[0]);
+            let (k, j) = (rest % cell_dims[2], rest / cell_dims[2]);
+            point(i, j, k)
+        };
+        let w_max: Vec<f32> = (0..needed.len())
+            .map(|cl| {
+                if !needed[cl] {
+                    return 0.0;
                 }
-            }
-        }
-        let band = |values: &[[f32; 3]], a: usize, i: usize, j: usize, k: usize| {
-            let w = w_max[cell(i, j, k)];
-            let (lo_v, hi_v) = corner_values(values, i, j, k).iter().fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v[a]), hi.max(v[a])));
+                let at = first_point(cl);
+                corner_offsets.iter().fold(0.0f32, |m, &offset| m.max(values[at + offset][2]))
+            })
+            .collect();
+        let band = |values: &[[f32; 3]], a: usize, cl: usize| {
+            let (w, at) = (w_max[cl], first_point(cl));
+            let (lo_v, hi_v) = corner_offsets.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &offset| {
+                let v = values[at + offset][a];
+                (lo.min(v), hi.max(v))
+            });
             lo_v < w && hi_v > -w
         };
         mark(&mut flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
         sample_points(&flags, &mut values, NEED_N1, &|[x, y, z], v| {
             v[0] = noise.n1.get([x * f, y * f * TUNNEL_Y_SQUASH, z * f]) as f32;
         });
-        let mut band1 = vec![false; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    let cl = cell(i, j, k);
-                    band1[cl] = needed[cl] && w_max[cl] > 0.0 && band(&values, 0, i, j, k);
-                }
-            }
-        }
+        let band1: Vec<bool> = (0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)).collect();
         mark(&mut flags, NEED_N2, &|cl| band1[cl]);
         sample_points(&flags, &mut values, NEED_N2, &|[x, y, z], v| {
             let p = [x * f, y * f * TUNNEL_Y_SQUASH, z * f];
             v[1] = noise.n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
         });
-        let mut may_open = vec![false; needed.len()];
-        for j in 0..cell_dims[1] {
-            for k in 0..cell_dims[2] {
-                for i in 0..cell_dims[0] {
-                    let cl = cell(i, j, k);
-                    may_open[cl] = band1[cl] && band(&values, 1, i, j, k);
-                }
-            }
-        }
+        let may_open: Vec<bool> = (0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)).collect();
         Some(Self { origin: lo, dims, values, may_open })
     }
 
@@ -361,52 +353,103 @@ impl TunnelField {
 
 const CORNERS: [(usize, usize, usize); 8] = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
 
+/// Bit `i` of `cells` copied to bits `cell_size·i .. cell_size·(i + 1)` (cell size 1, 2 or 4; the
+/// cells that fit in 64 bits).
+#[inline]
+fn spread_cells(cells: u64, cell_size: i32) -> u64 {
+    match cell_size {
+        1 => cells,
+        2 => {
+            let mut x = cells & 0xffff_ffff;
+            x = (x | (x << 16)) & 0x0000_ffff_0000_ffff;
+            x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff;
+            x = (x | (x << 4)) & 0x0f0f_0f0f_0f0f_0f0f;
+            x = (x | (x << 2)) & 0x3333_3333_3333_3333;
+            x = (x | (x << 1)) & 0x5555_5555_5555_5555;
+            x * 0b11
+        }
+        4 => {
+            let mut x = cells & 0xffff;
+            x = (x | (x << 24)) & 0x0000_00ff_0000_00ff;
+            x = (x | (x << 12)) & 0x000f_000f_000f_000f;
+            x = (x | (x << 6)) & 0x0303_0303_0303_0303;
+            x = (x | (x << 3)) & 0x1111_1111_1111_1111;
+            x * 0b1111
+        }
+        _ => unreachable!("cell size {cell_size} is not spread"),
+    }
+}
+
 /// Whether the cave stage may turn block `id` into air.
 #[inline]
 fn carvable(id: BlockId) -> bool {
     id != AIR && id != block::BEDROCK && !block::is_liquid(id)
 }
 
-/// The columns of one row of the box still below their tops, layer by layer upwards: per layer,
-/// the columns whose top it reaches are dropped from the mask.
-struct BelowSweep {
-    /// Per layer `0..=layers` (the last one collects tops above the work box), per word: the
-    /// columns whose last layer below the top is the one before.
-    drops: Vec<u64>,
-    mask: Vec<u64>,
-    /// Columns still in the mask.
-    remaining: usize,
+/// [`carvable`] for ids below 64 as bits of one word, so the carve loop tests a bit.
+fn carvable_ids() -> u64 {
+    (0..64).filter(|&id| carvable(id)).fold(0, |bits, id| bits | (1 << id))
 }
 
-impl BelowSweep {
-    fn new() -> Self {
-        Self { drops: Vec::new(), mask: Vec::new(), remaining: 0 }
+/// [`carvable`] through the word of [`carvable_ids`].
+#[inline(always)]
+fn carvable_in(ids: u64, id: BlockId) -> bool {
+    if id < 64 { (ids >> id) & 1 == 1 } else { carvable(id) }
+}
+
+/// The columns of the box still below their tops, layer by layer upwards: one mask per row of
+/// columns (fixed z), from which each layer drops the columns whose top it reaches.
+struct BelowMasks {
+    words: usize,
+    layers: usize,
+    /// Per row, per layer `0..=layers` (the last collects tops above the work box), per word: the
+    /// columns whose top is that layer.
+    drops: Vec<u64>,
+    /// Per row, per word: the columns still below their top.
+    masks: Vec<u64>,
+    /// Layers from 0 below which some column is still below its top.
+    highest: usize,
+}
+
+impl BelowMasks {
+    /// Masks for columns with `tops` (world y; `sx` per row, x fastest), for layers `0..layers`
+    /// from world y `y0`; no columns at all when `tops` is `None`.
+    fn new(tops: Option<&[i32]>, sx: usize, y0: i32, layers: usize) -> Self {
+        let words = sx.div_ceil(64);
+        let Some(tops) = tops else { return Self { words, layers, drops: Vec::new(), masks: Vec::new(), highest: 0 } };
+        let rows = tops.len().checked_div(sx).unwrap_or(0);
+        let stride = (layers + 1) * words;
+        let (mut drops, mut masks, mut highest) = (vec![0u64; rows * stride], vec![0u64; rows * words], 0);
+        for ((row, row_drops), row_mask) in tops.chunks_exact(sx.max(1)).zip(drops.chunks_exact_mut(stride.max(1))).zip(masks.chunks_exact_mut(words.max(1))) {
+            for (x, &t) in row.iter().enumerate() {
+                let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
+                highest = highest.max(below);
+                row_drops[below * words + x / 64] |= 1 << (x % 64);
+            }
+            row_mask.fill(!0);
+            if !sx.is_multiple_of(64) {
+                row_mask[words - 1] = (1 << (sx % 64)) - 1;
+            }
+        }
+        Self { words, layers, drops, masks, highest }
     }
 
-    /// Starts a row whose columns have `tops` (world y), for layers `0..layers` from world y `y0`.
-    fn start(&mut self, tops: &[i32], y0: i32, layers: usize) {
-        let (sx, words) = (tops.len(), tops.len().div_ceil(64));
-        self.drops.clear();
-        self.drops.resize((layers + 1) * words, 0);
-        self.mask.clear();
-        self.mask.resize(words, 0);
-        for (x, &t) in tops.iter().enumerate() {
-            let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
-            self.drops[below * words + x / 64] |= 1 << (x % 64);
-            self.mask[x / 64] |= 1 << (x % 64);
+    /// Moves every row to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it
+    /// reaches.
+    fn advance(&mut self, ly: usize) {
+        let (words, stride) = (self.words, (self.layers + 1) * self.words);
+        for (z, mask) in self.masks.chunks_exact_mut(words.max(1)).enumerate() {
+            let drops = &self.drops[z * stride + ly * words..z * stride + (ly + 1) * words];
+            for (m, &d) in mask.iter_mut().zip(drops) {
+                *m &= !d;
+            }
         }
-        self.remaining = sx;
     }
 
-    /// Moves to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it reaches.
-    /// Returns whether any column is still below its top.
-    fn advance(&mut self, ly: usize) -> bool {
-        let words = self.mask.len();
-        for (m, &d) in self.mask.iter_mut().zip(&self.drops[ly * words..(ly + 1) * words]) {
-            self.remaining -= (*m & d).count_ones() as usize;
-            *m &= !d;
-        }
-        self.remaining > 0
+    /// Word `w` of row `z`'s mask (no columns when built without tops).
+    #[inline]
+    fn word(&self, z: usize, w: usize) -> u64 {
+        self.masks.get(z * self.words + w).copied().unwrap_or(0)
     }
 }
 
@@ -462,10 +505,19 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
         let (iz0, iz1) = (f.cell_index(2, min.z), f.cell_index(2, min.z + size.z - 1));
         let (ny, nz) = (iy1 - iy0 + 1, iz1 - iz0 + 1);
         let mut masks = vec![0u64; ny * nz * words];
+        // Voxel x of the box starts `phase` voxels into cell cell_x[0].
+        let phase = min.x.rem_euclid(f.cell_size) as u32;
+        let spread = words == 1 && f.grid.size()[0] <= 64 && sx as u32 + phase <= 64 && matches!(f.cell_size, 1 | 2 | 4);
+        let box_mask = if sx == 64 { !0 } else { (1u64 << sx) - 1 };
         for jy in 0..ny {
             for jz in 0..nz {
                 let row = f.grid.row(iy0 + jy, iz0 + jz);
                 let dst = &mut masks[(jy * nz + jz) * words..][..words];
+                if spread {
+                    let open = !row[0] >> cell_x[0];
+                    dst[0] = (spread_cells(open, f.cell_size) >> phase) & box_mask;
+                    continue;
+                }
                 for (lx, &ix) in cell_x.iter().enumerate() {
                     let open = (row[ix / 64] >> (ix % 64)) & 1 == 0;
                     dst[lx / 64] |= (open as u64) << (lx % 64);
@@ -496,42 +548,37 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
         (masks, cz, ax, ay, az)
     });
     let data = out.data_mut();
-    let (mut cavern_sweep, mut tunnel_sweep) = (BelowSweep::new(), BelowSweep::new());
-    for lz in 0..sz {
-        cavern_sweep.start(if caverns.is_some() { &cavern_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
-        tunnel_sweep.start(if tunnels.is_some() { &tunnel_top[lz * sx..(lz + 1) * sx] } else { &[] }, min.y, work_y);
-        for ly in 0..work_y {
-            let in_cavern = cavern_sweep.advance(ly);
-            let in_tunnel = tunnel_sweep.advance(ly);
-            if !in_cavern && !in_tunnel {
-                break;
-            }
+    let carvable_bits = carvable_ids();
+    // Layer by layer upwards (the buffer's order), up to the highest top.
+    let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(&cavern_top[..]), sx, min.y, work_y);
+    let mut tunnel_below = BelowMasks::new(tunnels.is_some().then_some(&tunnel_top[..]), sx, min.y, work_y);
+    for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
+        cavern_below.advance(ly);
+        tunnel_below.advance(ly);
+        for lz in 0..sz {
             let row_start = (ly * sz + lz) * sx;
             for w in 0..words {
                 let cavern_open = match &cavern_rows {
-                    Some((masks, nz, row_y, row_z)) if in_cavern => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_sweep.mask[w],
-                    _ => 0,
+                    Some((masks, nz, row_y, row_z)) => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_below.word(lz, w),
+                    None => 0,
                 };
                 let mut bits = cavern_open;
                 while bits != 0 {
                     let i = row_start + 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if carvable(data[i]) {
+                    if carvable_in(carvable_bits, data[i]) {
                         data[i] = AIR;
                     }
                 }
                 let (Some(f), Some((masks, cz, ax, ay, az))) = (&tunnels, &tunnel_rows) else { continue };
-                if !in_tunnel {
-                    continue;
-                }
                 let (j, _) = ay[ly];
                 let (k, _) = az[lz];
-                let mut bits = masks[(j * cz + k) * words + w] & tunnel_sweep.mask[w] & !cavern_open;
+                let mut bits = masks[(j * cz + k) * words + w] & tunnel_below.word(lz, w) & !cavern_open;
                 while bits != 0 {
                     let lx = 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let i = row_start + lx;
-                    if carvable(data[i]) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
+                    if carvable_in(carvable_bits, data[i]) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
                         data[i] = AIR;
                     }
                 }
@@ -593,6 +640,21 @@ mod tests {
         c.allow_surface_breach = true;
         c.min_depth = 5;
         assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 5, tunnel: 0 });
+    }
+
+    #[test]
+    fn spread_cells_repeats_each_bit_cell_size_times() {
+        for (n, cells) in [0u64, !0, 0x8000_0001_0000_0001, 0x1234_5678_9abc_def0, 0xdead_beef].into_iter().enumerate() {
+            for cs in [1, 2, 4] {
+                let mut expect = 0u64;
+                for bit in 0..64 / cs {
+                    for k in 0..cs {
+                        expect |= ((cells >> bit) & 1) << (cs * bit + k);
+                    }
+                }
+                assert_eq!(spread_cells(cells, cs), expect, "case {n}, cell size {cs}");
+            }
+        }
     }
 
     #[test]

@@ -222,8 +222,12 @@ impl BitGrid3D {
         let slot_of = |yy: usize| if y_in.contains(&yy) { yy % 3 } else { 3 };
         let slots = [y.checked_sub(1).map_or(3, slot_of), slot_of(y), slot_of(y + 1)];
         let n = range.len();
-        let sums = |slot: usize, bit: usize| &scratch.planar[(slot * 4 + bit) * plane + range.start..][..n];
-        let planes = slots.map(|slot| [sums(slot, 0), sums(slot, 1), sums(slot, 2), sums(slot, 3)]);
+        let planar = &scratch.planar[..];
+        let sums = |slot: usize| {
+            let at = slot * 4 * plane + range.start;
+            [&planar[at..at + n], &planar[at + plane..at + plane + n], &planar[at + 2 * plane..at + 2 * plane + n], &planar[at + 3 * plane..at + 3 * plane + n]]
+        };
+        let planes = [sums(slots[0]), sums(slots[1]), sums(slots[2])];
         let base = y * plane;
         let me = &self.words[base + range.start..base + range.end];
         let dst = &mut out.words[base + range.start..base + range.end];
@@ -624,42 +628,45 @@ pub fn initial_alive(seed: u64, salt: u64, alive_probability: f32, x: i32, y: i3
     ((h >> (16 * (x & 3))) & 0xffff) < probability_threshold(alive_probability) as u64
 }
 
-/// The alive lanes of a group hash as a nibble (bit `k` = lane `k`), for a threshold ≤ 65536.
+/// The dead lanes of a group hash as a nibble (bit `k` set when lane `k` is at least the
+/// threshold), given `below_threshold` = `(65536 − threshold) · (2³² + 1)` for a threshold ≤ 65536.
 ///
 /// Lanes 0 and 2 (and 1 and 3) sit in the low halves of two 32-bit slots; adding
 /// `65536 − threshold` to a slot carries into its bit 16 exactly when the lane is at least the
 /// threshold, and no slot can carry into the next.
 #[inline(always)]
-fn alive_nibble(h: u64, below_threshold: u64) -> u64 {
+fn dead_nibble(h: u64, below_threshold: u64) -> u64 {
     const LOW_LANES: u64 = 0x0000_ffff_0000_ffff;
-    let even = (h & LOW_LANES) + below_threshold;
-    let odd = ((h >> 16) & LOW_LANES) + below_threshold;
-    let dead = ((even >> 16) & 1) | ((odd >> 15) & 2) | ((even >> 46) & 4) | ((odd >> 45) & 8);
-    dead ^ 0xf
+    const CARRIES: u64 = 0x0001_0000_0001_0000;
+    let even = ((h & LOW_LANES) + below_threshold) & CARRIES;
+    let odd = (((h >> 16) & LOW_LANES) + below_threshold) & CARRIES;
+    // Lanes 0, 1 at bits 16, 17 and lanes 2, 3 at bits 48, 49.
+    let t = even | (odd << 1);
+    ((t >> 16) | (t >> 46)) & 0xf
 }
 
 /// The initial state over world cells `[min, min + size)` (size components ≥ 0).
 ///
 /// Row by row: the first half of each group hash depends only on (group, y), so it is computed
 /// once per y plane; each (group, y, z) then costs one [`mix64`] and yields four cells at once,
-/// written as nibbles into a 4-aligned bit buffer that is shifted into place.
+/// gathered sixteen groups to a word of a 4-aligned buffer that is shifted into place.
 fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
     let mut g = BitGrid3D::new(size[0], size[1], size[2]);
     let (nx, wpr) = (size[0], g.words_per_row);
     if nx == 0 || size[1] == 0 || size[2] == 0 {
         return g;
     }
-    // Groups 4·gx .. 4·gx + 3 for gx in g0..=g1; cell x of the window is bit x + shift of the
-    // nibble buffer.
+    // Groups 4·gx .. 4·gx + 3 for gx in g0..g0 + groups; cell x of the window is bit x + shift of
+    // the buffer.
     let g0 = min.x >> 2;
-    let shift = (min.x - 4 * g0) as usize;
-    let groups = ((min.x + nx as i32 - 1) >> 2) - g0 + 1;
-    let groups = groups as usize;
-    let buffer_words = (4 * groups).div_ceil(64);
+    let shift = (min.x - 4 * g0) as u32;
+    let groups = (((min.x + nx as i32 - 1) >> 2) - g0 + 1) as usize;
+    let buffer_words = groups.div_ceil(16);
     let below_threshold = (65536 - threshold16.min(65536) as u64) * 0x1_0000_0001;
     let last_mask = g.last_word_mask();
     let mut first_halves = vec![0u64; groups];
-    let mut nibbles = vec![0u64; buffer_words + 1];
+    // One spare zero word at the end for the shift.
+    let mut dead = vec![0u64; buffer_words + 1];
     for y in 0..size[1] {
         let wy = min.y + y as i32;
         for (i, a) in first_halves.iter_mut().enumerate() {
@@ -667,18 +674,22 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
             *a = mix64(key ^ ((gx as u32 as u64) | ((wy as u32 as u64) << 32)));
         }
         for z in 0..size[2] {
-            let wz = (min.z + z as i32) as u32 as u64;
-            let zk = wz.wrapping_mul(0xd6e8_feb8_6659_fd93);
-            nibbles.fill(0);
-            for (i, &a) in first_halves.iter().enumerate() {
-                nibbles[i / 16] |= alive_nibble(mix64(a ^ zk), below_threshold) << (4 * (i % 16));
+            let zk = ((min.z + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
+            for (word, firsts) in dead.iter_mut().zip(first_halves.chunks(16)) {
+                // Nibbles enter at the top and move down: a recurrence, so the compiler keeps the
+                // multiplications scalar (their 2-lane emulation costs more than it saves).
+                let mut acc = 0u64;
+                for &a in firsts {
+                    acc = (acc >> 4) | (dead_nibble(mix64(a ^ zk), below_threshold) << 60);
+                }
+                *word = acc >> (4 * (16 - firsts.len()));
             }
             let start = g.row_start(y, z);
             let row = &mut g.words[start..start + wpr];
             for (w, dst) in row.iter_mut().enumerate() {
-                let lo = nibbles[w] >> shift;
-                let hi = if shift == 0 { 0 } else { nibbles[w + 1] << (64 - shift) };
-                *dst = lo | hi;
+                let lo = dead[w] >> shift;
+                let hi = if shift == 0 { 0 } else { dead[w + 1] << (64 - shift) };
+                *dst = !(lo | hi);
             }
             if let Some(last) = row.last_mut() {
                 *last &= last_mask;

@@ -64,14 +64,31 @@ pub fn cluster_voxels(cluster: &OreCluster, size: u32, out: &mut Vec<IVec3>) {
     out.push(cluster.centre);
     let size = size.max(1) as usize;
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(cluster.shape_seed);
+    // Voxels stay within 4·size steps of the centre: below 2²⁰ on each axis their offsets pack
+    // into one u64 each, so "already placed?" is one comparison per voxel instead of three
+    // (whose outcomes the branch predictor cannot guess).
+    let packed = size <= 1 << 18;
+    let key = |p: IVec3| {
+        let d = p - cluster.centre;
+        let bits = |v: i32| v as u32 as u64 & ((1 << 21) - 1);
+        (bits(d.x) << 42) | (bits(d.y) << 21) | bits(d.z)
+    };
+    let mut keys = Vec::with_capacity(if packed { size } else { 0 });
+    if packed {
+        keys.push(key(cluster.centre));
+    }
     let mut steps = 0;
     while out.len() < size && steps < 4 * size {
         steps += 1;
         let h = rng.next_u64();
         let from = out[(h >> 8) as usize % out.len()];
         let next = from + FACE_STEPS[(h % 6) as usize];
-        if !out.contains(&next) {
+        let placed = if packed { keys.contains(&key(next)) } else { out.contains(&next) };
+        if !placed {
             out.push(next);
+            if packed {
+                keys.push(key(next));
+            }
         }
     }
 }
@@ -107,6 +124,11 @@ pub fn place(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                         let c = cluster.centre;
                         let near = |lo: i32, hi: i32, v: i32| v > lo - reach && v < hi + reach;
                         if !(near(min.x, max.x, c.x) && near(min.y, max.y, c.y) && near(min.z, max.z, c.z)) {
+                            continue;
+                        }
+                        // Its voxels lie within `cluster_size - 1` of the centre: none can be
+                        // deep enough when even the lowest would be above every column's limit.
+                        if kind.cluster_size <= 1024 && c.y - (reach - 1) >= highest_surface.saturating_sub(depth) {
                             continue;
                         }
                         cluster_voxels(&cluster, kind.cluster_size, &mut voxels);

@@ -110,6 +110,35 @@ pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring
         surfaces[1..=sx].copy_from_slice(north);
         surfaces[(sz + 1) * gx + 1..(sz + 1) * gx + 1 + sx].copy_from_slice(south);
     }
+    let y_end = min.y + size.y;
+    // The lowest height at which a voxel of the column at `at` (with surface `s`) can touch water.
+    let lowest_touch = |at: usize, s: i32| {
+        let lowest = surfaces[at - 1].min(surfaces[at + 1]).min(surfaces[at - gx]).min(surfaces[at + gx]);
+        lowest.min(if s < sea { s - 1 } else { i32::MAX })
+    };
+    let plane = sx * sz;
+    let data_seal = |out: &mut VoxelBuffer, lx: usize, y: i32, lz: usize, s: i32, n: [i32; 4]| {
+        let i = (y - min.y) as usize * plane + lz * sx + lx;
+        if out.data()[i] == AIR && (is_water(s, y + 1) || n.iter().any(|&sq| is_water(sq, y))) {
+            out.data_mut()[i] = SEAL_BLOCK;
+        }
+    };
+    if ring_known {
+        // Every neighbour is known: only the voxels from the lowest touching height up.
+        for lz in 0..sz {
+            let (north, row, south) = (&surfaces[lz * gx..][..gx], &surfaces[(lz + 1) * gx..][..gx], &surfaces[(lz + 2) * gx..][..gx]);
+            for lx in 0..sx {
+                let s = row[lx + 1];
+                let n = [row[lx], row[lx + 2], north[lx + 1], south[lx + 1]];
+                let lowest = n[0].min(n[1]).min(n[2]).min(n[3]).min(if s < sea { s - 1 } else { i32::MAX });
+                let (from, top) = (min.y.max(lowest), y_end.min(s).min(sea));
+                for y in from..top {
+                    data_seal(out, lx, y, lz, s, n);
+                }
+            }
+        }
+        return;
+    }
     for lz in 0..size.z {
         for lx in 0..size.x {
             let (x, z) = (min.x + lx, min.z + lz);
@@ -122,12 +151,9 @@ pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring
             let inside = lx > 0 && lz > 0 && lx + 1 < size.x && lz + 1 < size.z;
             let mut lateral: Option<[i32; 4]> = None;
             let mut from = min.y;
-            if inside || ring_known {
-                let n = [surfaces[at - 1], surfaces[at + 1], surfaces[at - gx], surfaces[at + gx]];
-                let lowest = n.iter().copied().min().unwrap_or(i32::MAX);
-                let above = if s < sea { s - 1 } else { i32::MAX };
-                from = from.max(lowest.min(above));
-                lateral = Some(n);
+            if inside {
+                from = from.max(lowest_touch(at, s));
+                lateral = Some([surfaces[at - 1], surfaces[at + 1], surfaces[at - gx], surfaces[at + gx]]);
             }
             for y in from..top {
                 let l = IVec3::new(lx, y - min.y, lz);
