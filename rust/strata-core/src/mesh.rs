@@ -37,6 +37,7 @@
 use crate::block::{self, BlockId};
 use crate::chunk::VoxelBuffer;
 use crate::coords::IVec3;
+use std::mem::MaybeUninit;
 
 /// One surface: parallel vertex arrays plus a triangle index list.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -208,6 +209,23 @@ static AO_CORNER_LEVELS: [[f32; 4]; 256] = {
     t
 };
 
+/// Per corner of a face with packed AO `p`, what its colour is multiplied by: the brightness on
+/// red, green and blue, one on alpha.
+static AO_CORNER_SCALES: [[[f32; 4]; 4]; 256] = {
+    let mut t = [[[0.0; 4]; 4]; 256];
+    let mut p = 0;
+    while p < 256 {
+        let mut k = 0;
+        while k < 4 {
+            let s = AO_CORNER_LEVELS[p][k];
+            t[p][k] = [s, s, s, 1.0];
+            k += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
 /// [`AO_WINDOW`] for windows with `u` and `v` swapped: bit `(du + 1) * 3 + (dv + 1)` is the voxel
 /// at `(du, dv)`.
 static AO_WINDOW_UV_SWAPPED: [u8; 512] = {
@@ -315,6 +333,16 @@ pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
             }
         }
     }
+}
+
+/// Whether this CPU runs the AVX2 and BMI build of the mesher (checked once, then cached).
+#[cfg(target_arch = "x86_64")]
+fn wide_simd_available() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt")
 }
 
 /// Widest padded box (per axis) the bit-mask mesher handles: one `u64` per row.
@@ -567,6 +595,24 @@ impl Mesher {
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
     /// buffers. The result shows exactly the faces of [`mesh_padded_chunk_culled`], merged.
     pub fn mesh(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_simd_available() {
+            // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just above).
+            unsafe { self.mesh_wide(padded, out) };
+            return;
+        }
+        self.mesh_portable(padded, out);
+    }
+
+    /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        self.mesh_portable(padded, out);
+    }
+
+    #[inline(always)]
+    fn mesh_portable(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
@@ -594,6 +640,25 @@ impl Mesher {
     /// ids and AO ignored), so the triangles cover exactly the render mesh's opaque faces with far
     /// fewer of them.
     pub fn collision_faces(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_simd_available() {
+            // SAFETY: the CPU has every feature `collision_faces_wide` is compiled for (checked
+            // just above).
+            unsafe { self.collision_faces_wide(padded, out) };
+            return;
+        }
+        self.collision_faces_portable(padded, out);
+    }
+
+    /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        self.collision_faces_portable(padded, out);
+    }
+
+    #[inline(always)]
+    fn collision_faces_portable(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
@@ -616,6 +681,7 @@ impl Mesher {
     /// Step 1 and the scratch: class masks in both orientations (liquid and air only `with_liquid`
     /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
     /// interior, or an interior without anything that could show a face.
+    #[inline(always)]
     fn prepare(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
         let p = padded.size();
         if p.min_elem() < 3 {
@@ -652,6 +718,7 @@ impl Mesher {
 
     /// Packs the padded box into rows along x. Returns whether the interior holds anything that
     /// could show a face (not all air, nor only invisible blocks), and whether it holds liquid.
+    #[inline(always)]
     fn pack_rows(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
@@ -757,6 +824,7 @@ impl Mesher {
 
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
     /// constants): steps 2–5.
+    #[inline(always)]
     fn render_direction<const D: usize>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
         let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
         if !(any_solid || any_liquid) {
@@ -768,29 +836,13 @@ impl Mesher {
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
         let f = &mut self.faces;
         let colors = &self.colors;
-        let last_id = colors.len() - 1;
-        let Dims { px, pz, .. } = dims;
-        let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
         if any_solid {
             merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D>(&f.quads, &mut out.opaque, |quad| {
-                let [x, y, z] = quad.voxel;
-                let color = colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
-                let ao = ao_of_face::<D>(solid, quad.voxel, o.stride) as usize;
-                let mut corner_colors = [color; 4];
-                for (c, s) in corner_colors.iter_mut().zip(AO_CORNER_LEVELS[ao]) {
-                    *c = [color[0] * s, color[1] * s, color[2] * s, color[3]];
-                }
-                (corner_colors, triangles[AO_FLIP[ao] as usize])
-            });
+            write_quads::<D, true>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
         if any_liquid {
             merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D>(&f.quads, &mut out.liquid, |quad| {
-                let [x, y, z] = quad.voxel;
-                let color = colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
-                ([color; 4], triangles[0])
-            });
+            write_quads::<D, false>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
     }
 
@@ -836,6 +888,7 @@ impl Mesher {
     }
 
     /// Collision triangles of direction `D`: solid faces only, merged by solidity alone.
+    #[inline(always)]
     fn collision_direction<const D: usize>(&mut self, dims: Dims, out: &mut Vec<[f32; 3]>) {
         if !self.collect_faces::<D, true>(dims).0 {
             return;
@@ -901,16 +954,33 @@ impl QuadPlacement {
     }
 }
 
-/// Step 5: appends `quads` of direction `D` to `surface`, with corner colours and triangles from
-/// `looks`. Each array is grown once and written in one pass.
+/// What step 5 reads to colour a quad.
+#[derive(Clone, Copy)]
+struct QuadLooks<'a> {
+    /// The voxels (for the block of a quad's first face).
+    data: &'a [BlockId],
+    /// See [`Mesher::colors`].
+    colors: &'a [[[f32; 4]; 6]],
+    /// Solid rows of the direction's orientation, `stride` rows per y layer (for AO).
+    solid: &'a [u64],
+    dims: Dims,
+    stride: usize,
+}
+
+/// Step 5: appends `quads` of direction `D` to `surface`: solid quads (`SOLID`) with their AO
+/// in the corner colours and the split it asks for, liquid ones with flat colours. Each array is
+/// grown once and written in one pass.
 #[inline(always)]
-fn write_quads<const D: usize>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: impl Fn(&QuadPlacement) -> ([[f32; 4]; 4], [i32; 6])) {
+fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
     let nf = to_f(FACES[D].0);
-    let MeshSurface { positions, normals, colors, indices } = surface;
+    let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
+    let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
+    let last_id = colors.len() - 1;
+    let MeshSurface { positions, normals, colors: corner_colors, indices } = surface;
     positions.reserve(4 * n);
     normals.reserve(4 * n);
-    colors.reserve(4 * n);
+    corner_colors.reserve(4 * n);
     indices.reserve(6 * n);
     let mut first = positions.len() as i32;
     let slots = positions.spare_capacity_mut()[..4 * n]
@@ -918,20 +988,29 @@ fn write_quads<const D: usize>(quads: &[PackedQuad], surface: &mut MeshSurface, 
         .0
         .iter_mut()
         .zip(normals.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
-        .zip(colors.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
+        .zip(corner_colors.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
         .zip(indices.spare_capacity_mut()[..6 * n].as_chunks_mut::<6>().0);
     for ((((p, nrm), c), ix), &quad) in slots.zip(quads) {
         let placement = QuadPlacement::new::<D>(quad);
-        let (corner_colors, triangles) = looks(&placement);
+        let [x, y, z] = placement.voxel;
+        let color = colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
         let corners = placement.corners::<D>();
-        for k in 0..4 {
-            p[k].write(corners[k]);
-            nrm[k].write(nf);
-            c[k].write(corner_colors[k]);
-        }
-        for k in 0..6 {
-            ix[k].write(first + triangles[k]);
-        }
+        // Whole chunks at a time, so they go out in wide stores.
+        let split = if SOLID {
+            let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
+            // `color * [s, s, s, 1]`: the alpha (times one) stays exact.
+            let [s0, s1, s2, s3] = AO_CORNER_SCALES[ao];
+            let scaled = |s: [f32; 4]| MaybeUninit::new([color[0] * s[0], color[1] * s[1], color[2] * s[2], color[3] * s[3]]);
+            *c = [scaled(s0), scaled(s1), scaled(s2), scaled(s3)];
+            triangles[AO_FLIP[ao] as usize]
+        } else {
+            *c = [MaybeUninit::new(color); 4];
+            triangles[0]
+        };
+        *p = [MaybeUninit::new(corners[0]), MaybeUninit::new(corners[1]), MaybeUninit::new(corners[2]), MaybeUninit::new(corners[3])];
+        *nrm = [MaybeUninit::new(nf); 4];
+        let f = first;
+        *ix = [split[0] + f, split[1] + f, split[2] + f, split[3] + f, split[4] + f, split[5] + f].map(MaybeUninit::new);
         first += 4;
     }
     // SAFETY: the loop above ran once per quad over exactly the first `4 * n` (`6 * n` for
@@ -939,7 +1018,7 @@ fn write_quads<const D: usize>(quads: &[PackedQuad], surface: &mut MeshSurface, 
     unsafe {
         positions.set_len(positions.len() + 4 * n);
         normals.set_len(normals.len() + 4 * n);
-        colors.set_len(colors.len() + 4 * n);
+        corner_colors.set_len(corner_colors.len() + 4 * n);
         indices.set_len(indices.len() + 6 * n);
     }
 }
@@ -1078,6 +1157,7 @@ fn same_blocks(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u6
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
 /// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
 /// others two at a time.
+#[inline(always)]
 fn transpose_layers(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
     if out.len() < py * px {
         out.resize(py * px, 0);
@@ -1110,6 +1190,7 @@ fn transpose_layers(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: D
 /// only as many output rows as asked for are written). At step `j` (halving from 32), rows `r`
 /// and `r + j` (`r & j == 0`) swap the columns with bit `j` set in `r` for those without it in
 /// `r + j`, both matrices side by side in one SSE2 register per row.
+#[inline(always)]
 fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_out: &mut [u64]) {
     const LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
     #[cfg(target_arch = "x86_64")]
@@ -1186,6 +1267,7 @@ fn bit_range(words: &[u64], start: usize, full: u64) -> u64 {
 
 /// Step 1's compares over the flat voxel array, 64 voxels a word (each with a spare zero word at
 /// the end): equal to air into `air`, equal to `liquid` into `liquid`.
+#[inline(always)]
 fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u64>, liquid_out: &mut Vec<u64>) {
     air_out.clear();
     liquid_out.clear();
