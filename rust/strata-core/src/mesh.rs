@@ -1,4 +1,5 @@
-//! Blocky meshing: turns a padded chunk of voxels into triangle surfaces.
+//! Blocky meshing: turns a padded chunk of voxels into triangle surfaces, and into collision
+//! triangles.
 //!
 //! Input is a chunk with a one-voxel halo (`(S+2)³`, see
 //! [`Generator::generate_padded_chunk`](crate::generator::Generator::generate_padded_chunk)); the halo
@@ -6,25 +7,37 @@
 //! a chunk or across its border. Positions are relative to the chunk's minimum corner. Triangles are
 //! wound clockwise seen from the front, as Godot expects.
 //!
-//! [`Mesher`] is a binary greedy mesher:
-//! 1. one pass over the voxels packs each row along x into `u64` bit masks (solid, liquid, air);
+//! [`Mesher`] is a binary greedy mesher that works on whole rows of 64 bits at a time:
+//! 1. one pass over the voxels packs each row along x into `u64` bit masks: solid, liquid, air,
+//!    and "same block as the next voxel" along x, z and y;
 //! 2. for each of the six directions, the visible faces of a row are a few bit operations against
 //!    the neighbouring row (or the row shifted by one bit): solid faces where the neighbour is not
 //!    solid, liquid faces only where the neighbour is air;
-//! 3. each visible unit face gets a key: its block id and its four corner ambient-occlusion levels,
-//!    read from the eight solid bits around it in the layer in front of it;
-//! 4. faces are merged greedily within each slice, first along the bit axis then across rows,
-//!    only while the keys match, so colour and shading are exactly those of the unit faces (a
-//!    vertex's AO depends only on the voxels around that vertex, so equal keys on neighbouring
-//!    faces mean the occlusion is constant along the merge).
+//! 3. the ambient occlusion of every face of a row comes out as eight bit planes (two bits for
+//!    each of the four corners), computed with bit operations from the solid masks of the layer in
+//!    front of it; comparing planes and same-block masks of neighbouring faces gives two merge
+//!    masks per row: which faces may join the next one along the row, and which the one in the
+//!    next row. For the x directions the masks are transposed (32×32 bit matrices) so that rows
+//!    run inside the face's plane;
+//! 4. faces are merged greedily within each slice from those masks alone, first along the row
+//!    (`trailing_zeros` scans) then across rows, only between faces with the same block and the
+//!    same four corner AO levels, so colour and shading are exactly those of the unit faces (a
+//!    vertex's AO depends only on the voxels around that vertex, so equal levels on neighbouring
+//!    faces mean the occlusion is constant along the merge);
+//! 5. each quad reads its block and AO once, at its first face, and is appended to the vertex
+//!    arrays (reserved once per direction).
+//!
+//! [`Mesher::collision_faces`] runs steps 1, 2 and 4 for solid faces only and merges by solidity
+//! alone: far fewer triangles for a physics shape, covering exactly the solid faces.
 //!
 //! [`mesh_padded_chunk_culled`] is the plain one-quad-per-face mesher, kept as the reference the
 //! tests compare against (and used for boxes wider than 64 voxels, where rows do not fit a `u64`).
-//! Both are pure functions of the voxels: same voxels, same mesh bytes, on any thread.
+//! All are pure functions of the voxels: same voxels, same bytes, on any thread.
 
 use crate::block::{self, BlockId};
 use crate::chunk::VoxelBuffer;
 use crate::coords::IVec3;
+use std::mem::MaybeUninit;
 
 /// One surface: parallel vertex arrays plus a triangle index list.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -61,32 +74,27 @@ impl MeshSurface {
         let e1 = sub(c[1], c[0]);
         let e2 = sub(c[2], c[0]);
         let counter_clockwise = dot(cross(e1, e2), n) > 0.0;
-        self.push_quad_wound(c, n, color, ao, counter_clockwise);
+        let flip = ao[0] + ao[2] < ao[1] + ao[3];
+        let corner_colors = ao.map(|s| [color[0] * s, color[1] * s, color[2] * s, color[3]]);
+        self.push_quad_wound(c, n, corner_colors, QUAD_TRIANGLES[counter_clockwise as usize][flip as usize]);
     }
 
-    /// Appends a quad whose corner order is known to run counter-clockwise (or not) around `n`.
-    /// (Element by element: building arrays on the stack and copying them cost more here.)
+    /// Appends a quad: corners, normal, corner colours, and its two triangles as corner indices.
     #[inline(always)]
-    fn push_quad_wound(&mut self, c: [[f32; 3]; 4], n: [f32; 3], color: [f32; 4], ao: [f32; 4], counter_clockwise: bool) {
+    fn push_quad_wound(&mut self, c: [[f32; 3]; 4], n: [f32; 3], colors: [[f32; 4]; 4], triangles: [i32; 6]) {
         let base = self.positions.len() as i32;
-        for (p, s) in c.into_iter().zip(ao) {
-            self.positions.push(p);
-            self.normals.push(n);
-            self.colors.push([color[0] * s, color[1] * s, color[2] * s, color[3]]);
-        }
-        // Split along the diagonal with the brighter ends so AO gradients stay symmetric.
-        let flip = ao[0] + ao[2] < ao[1] + ao[3];
-        let tris: [i32; 6] = match (counter_clockwise, flip) {
-            (true, false) => [0, 2, 1, 0, 3, 2],
-            (false, false) => [0, 1, 2, 0, 2, 3],
-            (true, true) => [1, 3, 2, 1, 0, 3],
-            (false, true) => [1, 2, 3, 1, 3, 0],
-        };
-        for t in tris {
-            self.indices.push(base + t);
-        }
+        self.positions.extend_from_slice(&c);
+        self.normals.extend_from_slice(&[n; 4]);
+        self.colors.extend_from_slice(&colors);
+        self.indices.extend_from_slice(&triangles.map(|t| base + t));
     }
 }
+
+/// The two triangles of a quad as corner indices, by `[counter_clockwise][flip]`: corners running
+/// counter-clockwise around the normal are taken in reverse so every triangle is clockwise from
+/// the front; `flip` splits along the diagonal 1–3 instead of 0–2 (the one with the brighter ends,
+/// so AO gradients stay symmetric).
+const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] = [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
 
 /// The mesh of one chunk: opaque ground and translucent liquid.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -135,6 +143,9 @@ const FACES: [(IVec3, IVec3, IVec3); 6] = [
 /// Directional shade per face, so blocky terrain reads well even without lighting.
 const FACE_SHADE: [f32; 6] = [0.86, 0.86, 1.0, 0.6, 0.93, 0.93];
 
+/// Alpha of liquid surfaces (opaque ones have 1).
+const LIQUID_ALPHA: f32 = 0.7;
+
 /// Brightness of an AO level (0 = fully occluded, 3 = open).
 const AO_LEVELS: [f32; 4] = [0.55, 0.7, 0.85, 1.0];
 
@@ -152,41 +163,127 @@ fn corner_ao(side1: bool, side2: bool, corner: bool) -> f32 {
 /// axes; bit `k` of a neighbour pattern is neighbour `k`.
 const NEIGHBOURS: [(i32, i32); 8] = [(-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (1, -1), (1, 1), (-1, 1)];
 
+/// For each corner `(-1,-1), (1,-1), (1,1), (-1,1)`: its two side neighbours and its diagonal one,
+/// as indices into [`NEIGHBOURS`].
+const CORNER_NEIGHBOURS: [(usize, usize, usize); 4] = [(0, 2, 4), (1, 2, 5), (1, 3, 6), (0, 3, 7)];
+
 const fn bit(p: usize, k: usize) -> bool {
     (p >> k) & 1 == 1
 }
 
-/// Packed AO of the four corners (2 bits each, corner `k` at bits `2k`) for each neighbour pattern.
-static AO_TABLE: [u8; 256] = {
-    let mut t = [0u8; 256];
+/// Packed AO of a face's four corners (2 bits each, corner `k` at bits `2k`) from its window: the
+/// 3×3 solid bits of the layer in front of it, bit `(dv + 1) * 3 + (du + 1)` for the voxel at
+/// `(du, dv)` (the centre is ignored).
+static AO_WINDOW: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut w = 0;
+    while w < 512 {
+        let mut around = [false; 8];
+        let mut k = 0;
+        while k < 8 {
+            let (du, dv) = NEIGHBOURS[k];
+            around[k] = bit(w, ((dv + 1) * 3 + du + 1) as usize);
+            k += 1;
+        }
+        let mut packed = 0u8;
+        let mut c = 0;
+        while c < 4 {
+            let (s1, s2, d) = CORNER_NEIGHBOURS[c];
+            packed |= corner_level(around[s1], around[s2], around[d]) << (2 * c);
+            c += 1;
+        }
+        t[w] = packed;
+        w += 1;
+    }
+    t
+};
+
+/// Brightness of the four corners of a face with packed AO `p`.
+static AO_CORNER_LEVELS: [[f32; 4]; 256] = {
+    let mut t = [[0.0; 4]; 256];
     let mut p = 0;
     while p < 256 {
-        // Corners (-1,-1), (1,-1), (1,1), (-1,1): sides u·du and v·dv, and the diagonal.
-        let levels = [
-            corner_level(bit(p, 0), bit(p, 2), bit(p, 4)),
-            corner_level(bit(p, 1), bit(p, 2), bit(p, 5)),
-            corner_level(bit(p, 1), bit(p, 3), bit(p, 6)),
-            corner_level(bit(p, 0), bit(p, 3), bit(p, 7)),
-        ];
-        t[p] = levels[0] | levels[1] << 2 | levels[2] << 4 | levels[3] << 6;
+        t[p] = [AO_LEVELS[p & 3], AO_LEVELS[(p >> 2) & 3], AO_LEVELS[(p >> 4) & 3], AO_LEVELS[(p >> 6) & 3]];
         p += 1;
     }
     t
 };
 
-/// Packed AO of a face with no solid neighbour in front: every corner fully lit.
-const AO_OPEN: u8 = 0xFF;
+/// Per corner of a face with packed AO `p`, what its colour is multiplied by: the brightness on
+/// red, green and blue, one on alpha.
+static AO_CORNER_SCALES: [[[f32; 4]; 4]; 256] = {
+    let mut t = [[[0.0; 4]; 4]; 256];
+    let mut p = 0;
+    while p < 256 {
+        let mut k = 0;
+        while k < 4 {
+            let s = AO_CORNER_LEVELS[p][k];
+            t[p][k] = [s, s, s, 1.0];
+            k += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// [`AO_WINDOW`] for windows with `u` and `v` swapped: bit `(du + 1) * 3 + (dv + 1)` is the voxel
+/// at `(du, dv)`.
+static AO_WINDOW_UV_SWAPPED: [u8; 512] = {
+    let mut t = [0u8; 512];
+    let mut w = 0;
+    while w < 512 {
+        let mut swapped = 0;
+        let mut a = 0;
+        while a < 3 {
+            let mut b = 0;
+            while b < 3 {
+                if bit(w, a * 3 + b) {
+                    swapped |= 1 << (b * 3 + a);
+                }
+                b += 1;
+            }
+            a += 1;
+        }
+        t[w] = AO_WINDOW[swapped];
+        w += 1;
+    }
+    t
+};
+
+/// Whether a face with packed AO `p` is split along the diagonal 1–3 (see [`QUAD_TRIANGLES`]):
+/// exactly the float comparison [`MeshSurface::push_quad`] makes.
+static AO_FLIP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut p = 0;
+    while p < 256 {
+        let l = AO_CORNER_LEVELS[p];
+        t[p] = l[0] + l[2] < l[1] + l[3];
+        p += 1;
+    }
+    t
+};
 
 /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its buffers.
 ///
 /// Uses a per-thread [`Mesher`], so repeated calls allocate nothing once the buffers have grown.
 pub fn mesh_padded_chunk(padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    with_thread_mesher(|m| m.mesh(padded, out));
+}
+
+/// Collision triangles of the interior of `padded` into `out` (cleared first): see
+/// [`Mesher::collision_faces`]. Uses a per-thread [`Mesher`].
+pub fn collision_faces(padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+    with_thread_mesher(|m| m.collision_faces(padded, out));
+}
+
+/// Runs `f` with this thread's [`Mesher`] (or a fresh one if it is already in use higher up).
+fn with_thread_mesher(f: impl FnOnce(&mut Mesher)) {
     thread_local! {
         static MESHER: std::cell::RefCell<Mesher> = std::cell::RefCell::new(Mesher::new());
     }
     MESHER.with(|m| match m.try_borrow_mut() {
-        Ok(mut m) => m.mesh(padded, out),
-        Err(_) => Mesher::new().mesh(padded, out),
+        Ok(mut m) => f(&mut m),
+        Err(_) => f(&mut Mesher::new()),
     });
 }
 
@@ -230,12 +327,22 @@ pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
                     }
                     let shade = FACE_SHADE[f];
                     let [r, g, b] = info.color;
-                    let (surface, alpha) = if info.liquid { (&mut out.liquid, 0.7) } else { (&mut out.opaque, 1.0) };
+                    let (surface, alpha) = if info.liquid { (&mut out.liquid, LIQUID_ALPHA) } else { (&mut out.opaque, 1.0) };
                     surface.push_quad(c, [n.x as f32, n.y as f32, n.z as f32], [r * shade, g * shade, b * shade, alpha], ao);
                 }
             }
         }
     }
+}
+
+/// Whether this CPU runs the AVX2 and BMI build of the mesher (checked once, then cached).
+#[cfg(target_arch = "x86_64")]
+fn wide_simd_available() -> bool {
+    std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt")
 }
 
 /// Widest padded box (per axis) the bit-mask mesher handles: one `u64` per row.
@@ -254,26 +361,180 @@ enum Axis {
     Z,
 }
 
-/// Reusable scratch for the binary greedy mesher. Keep one per worker thread and call
-/// [`Mesher::mesh`] for each chunk: after the first chunk it allocates nothing.
-pub struct Mesher {
-    /// Rows along x (bit `x` = voxel `x`), indexed `y * pz + z` over the padded box.
+const fn axis_of(n: IVec3) -> Axis {
+    if n.x != 0 {
+        Axis::X
+    } else if n.y != 0 {
+        Axis::Y
+    } else {
+        Axis::Z
+    }
+}
+
+/// Index (0 = x, 1 = y, 2 = z) of the axis a unit vector runs along.
+const fn axis_index(a: IVec3) -> usize {
+    if a.x != 0 {
+        0
+    } else if a.y != 0 {
+        1
+    } else {
+        2
+    }
+}
+
+/// Sizes of the padded box and of its interior (`n* = p* - 2`).
+#[derive(Clone, Copy)]
+struct Dims {
+    px: usize,
+    py: usize,
+    pz: usize,
+    nx: usize,
+    ny: usize,
+    nz: usize,
+}
+
+/// How the rows of direction `D`'s orientation lie: the y and z directions use rows along x
+/// (index `y * pz + z`, bit x); the x directions use rows along z (index `y * px + x`, bit z), so
+/// that every direction's faces sit in rows running inside its slices.
+#[derive(Clone, Copy)]
+struct Orientation {
+    /// Rows per y layer (`pz`, or `px` for the x directions).
+    stride: usize,
+    /// Interior rows per y layer and interior bits per row.
+    rows: usize,
+    bits: usize,
+    /// Row delta to the voxel across the face.
+    across: isize,
+    /// Whether the face's `u` axis runs along the bits (else `v` does).
+    u_along_bits: bool,
+    /// Row delta of one step along whichever of `u` and `v` does not run along the bits.
+    row_step: isize,
+    /// Step in the voxel array of one bit, and of one row of this direction's slices.
+    data_bit_step: usize,
+    data_row_step: usize,
+}
+
+impl Orientation {
+    #[inline(always)]
+    fn of<const D: usize>(dims: Dims) -> Self {
+        let Dims { px, pz, nx, nz, .. } = dims;
+        let normal = FACES[D].0;
+        match axis_of(normal) {
+            // Rows along z, indexed (y, x); slices x, rows y (= u), bits z (= v).
+            Axis::X => Self { stride: px, rows: nx, bits: nz, across: normal.x as isize, u_along_bits: false, row_step: px as isize, data_bit_step: px, data_row_step: px * pz },
+            // Rows along x, indexed (y, z); slices y, rows z (= v), bits x (= u).
+            Axis::Y => Self { stride: pz, rows: nz, bits: nx, across: normal.y as isize * pz as isize, u_along_bits: true, row_step: 1, data_bit_step: 1, data_row_step: px },
+            // Rows along x, indexed (y, z); slices z, rows y (= v), bits x (= u).
+            Axis::Z => Self { stride: pz, rows: nz, bits: nx, across: normal.z as isize, u_along_bits: true, row_step: pz as isize, data_bit_step: 1, data_row_step: px * pz },
+        }
+    }
+
+    /// Interior bits of a padded row.
+    fn interior(self) -> u64 {
+        ((1u64 << self.bits) - 1) << 1
+    }
+
+    /// The padded rows of the interior's y layers (halo rows of each layer included).
+    fn layer_rows(self, dims: Dims) -> std::ops::Range<usize> {
+        self.stride..(dims.ny + 1) * self.stride
+    }
+
+    /// Index in the voxel array of bit 0 of padded row `w` of layer `y`.
+    fn data_base(self, y: usize, w: usize, dims: Dims) -> usize {
+        if self.data_bit_step == 1 { (y * self.stride + w) * dims.px } else { y * dims.pz * dims.px + w }
+    }
+}
+
+/// How one direction's faces lie in its row arrays: `layers` slices of `rows` rows, row `r` of
+/// slice `l` at `origin + l * layer_step + r * row_step`.
+#[derive(Clone, Copy)]
+struct SliceLayout {
+    origin: usize,
+    layers: usize,
+    rows: usize,
+    layer_step: usize,
+    row_step: usize,
+}
+
+impl SliceLayout {
+    /// Direction `D`'s slices: slice, row and bit are interior coordinates.
+    fn of<const D: usize>(dims: Dims) -> Self {
+        let Dims { px, pz, nx, ny, nz, .. } = dims;
+        match axis_of(FACES[D].0) {
+            // Rows (y, x): slice x, rows y, bits z.
+            Axis::X => Self { origin: px + 1, layers: nx, rows: ny, layer_step: 1, row_step: px },
+            // Rows (y, z): slice y, rows z, bits x.
+            Axis::Y => Self { origin: pz + 1, layers: ny, rows: nz, layer_step: pz, row_step: 1 },
+            // Rows (y, z): slice z, rows y, bits x.
+            Axis::Z => Self { origin: pz + 1, layers: nz, rows: ny, layer_step: 1, row_step: pz },
+        }
+    }
+}
+
+/// A merged quad in slice terms (see [`SliceLayout`]), 6 bits a field: slice, row, first bit,
+/// width (bits) and height (rows).
+#[derive(Clone, Copy)]
+struct PackedQuad(u32);
+
+impl PackedQuad {
+    fn new(layer: usize, row: usize, bit: usize, width: usize, height: usize) -> Self {
+        Self((layer | row << 6 | bit << 12 | width << 18 | height << 24) as u32)
+    }
+
+    fn field(self, k: u32) -> usize {
+        ((self.0 >> (6 * k)) & 63) as usize
+    }
+}
+
+/// Solid, liquid and air masks of the padded box in one orientation (see [`Orientation`]).
+#[derive(Default)]
+struct ClassRows {
     solid: Vec<u64>,
     liquid: Vec<u64>,
     air: Vec<u64>,
-    /// Compare masks over the flat voxel array (64 voxels a word), before cutting into rows.
+}
+
+/// One direction's visible faces and merge masks, in its orientation's padded rows (bit `b - 1`
+/// for padded bit `b`; rows of the halo hold leftovers).
+#[derive(Default)]
+struct DirectionFaces {
+    solid: Vec<u64>,
+    liquid: Vec<u64>,
+    /// The face may merge with the next one along the row (`along`) or with the one in the next
+    /// row of its slice (`across`); only meaningful where both faces exist.
+    along: Vec<u64>,
+    across: Vec<u64>,
+    /// Which rows hold faces: per y layer (bit = interior row), and per slice (bit = row of the
+    /// slice). A superset once merging has taken faces from later rows.
+    layer_rows: Vec<u64>,
+    slice_rows: Vec<u64>,
+    /// The merged quads of one surface of one direction, before they are written out.
+    quads: Vec<PackedQuad>,
+}
+
+/// Reusable scratch for the binary greedy mesher. Keep one per worker thread and call
+/// [`Mesher::mesh`] (or [`Mesher::collision_faces`]) for each chunk: after the first chunk it
+/// allocates nothing.
+pub struct Mesher {
+    /// Class masks in rows along x (for the y and z directions) and along z (for x).
+    along_x: ClassRows,
+    along_z: ClassRows,
+    /// Whether this box's liquid faces are meshed (rendering, and the interior holds liquid):
+    /// only then are the liquid and air rows along z up to date.
+    liquid_faces: bool,
+    /// Masks over the flat voxel array (64 voxels a word, a spare zero word at the end), before
+    /// they are cut into rows: equal to air, and equal to the liquid.
     flat_air: Vec<u64>,
     flat_liquid: Vec<u64>,
-    /// Visible faces of one direction per slice row (bits along the slice's bit axis, interior
-    /// coordinates), indexed `layer * rows + row`. All zero between directions.
-    faces: Vec<u64>,
-    /// Merge key of each visible face of one direction: `block id << 8 | packed AO`, indexed
-    /// `(layer * rows + row) * bits + bit`. Only entries under a set face bit are meaningful.
-    keys: Vec<u32>,
+    /// One direction's faces, merge masks and quads.
+    faces: DirectionFaces,
+    /// AO uniformity of the previous y layer's faces, per row, for the merge masks across y.
+    layer_uniformity: Vec<u64>,
     /// Class of each block id below `BLOCK_COUNT`, then the class of unknown ids.
     class: Vec<u8>,
-    /// Colour and liquid flag of each block id below `BLOCK_COUNT`, then those of unknown ids.
-    looks: Vec<([f32; 3], bool)>,
+    /// Colour of each block id below `BLOCK_COUNT` (then of unknown ids) per face direction:
+    /// shaded, with the surface's alpha.
+    colors: Vec<[[f32; 4]; 6]>,
     /// Set when the only non-solid ids are air and this one liquid (fast voxel pass).
     single_liquid: Option<BlockId>,
 }
@@ -306,272 +567,719 @@ impl Mesher {
             [l] if class[*l] == CLASS_LIQUID => Some(*l as BlockId),
             _ => None,
         };
-        let looks = (0..=count)
+        let colors = (0..=count)
             .map(|id| {
                 let info = block::block_info(id as BlockId);
-                (info.color, info.liquid)
+                let [r, g, b] = info.color;
+                let alpha = if info.liquid { LIQUID_ALPHA } else { 1.0 };
+                std::array::from_fn(|d| {
+                    let shade = FACE_SHADE[d];
+                    [r * shade, g * shade, b * shade, alpha]
+                })
             })
             .collect();
-        Self { looks, solid: Vec::new(), liquid: Vec::new(), air: Vec::new(), flat_air: Vec::new(), flat_liquid: Vec::new(), faces: Vec::new(), keys: Vec::new(), class, single_liquid }
+        Self {
+            along_x: ClassRows::default(),
+            along_z: ClassRows::default(),
+            liquid_faces: false,
+            flat_air: Vec::new(),
+            flat_liquid: Vec::new(),
+            faces: DirectionFaces::default(),
+            layer_uniformity: Vec::new(),
+            class,
+            colors,
+            single_liquid,
+        }
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
     /// buffers. The result shows exactly the faces of [`mesh_padded_chunk_culled`], merged.
     pub fn mesh(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_simd_available() {
+            // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just above).
+            unsafe { self.mesh_wide(padded, out) };
+            return;
+        }
+        self.mesh_portable(padded, out);
+    }
+
+    /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        self.mesh_portable(padded, out);
+    }
+
+    #[inline(always)]
+    fn mesh_portable(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             mesh_padded_chunk_culled(padded, out);
             return;
         }
-        if p.min_elem() < 3 {
+        let Some(dims) = self.prepare(padded, true) else {
             return;
-        }
-        if !self.pack_rows(padded) {
-            return;
-        }
-        let n = p - IVec3::splat(2);
-        let volume = n.volume();
-        if self.keys.len() < volume {
-            self.keys.resize(volume, 0);
-        }
-        // Slice rows: x-normal slices are nx × ny, y-normal ny × nz, z-normal nz × ny.
-        let plane_rows = (n.x * n.y).max(n.y * n.z) as usize;
-        if self.faces.len() < plane_rows {
-            self.faces.clear();
-            self.faces.resize(plane_rows, 0);
-        }
-        self.direction::<0>(padded, out);
-        self.direction::<1>(padded, out);
-        self.direction::<2>(padded, out);
-        self.direction::<3>(padded, out);
-        self.direction::<4>(padded, out);
-        self.direction::<5>(padded, out);
+        };
+        let data = padded.data();
+        self.render_direction::<0>(data, dims, out);
+        self.render_direction::<1>(data, dims, out);
+        self.render_direction::<2>(data, dims, out);
+        self.render_direction::<3>(data, dims, out);
+        self.render_direction::<4>(data, dims, out);
+        self.render_direction::<5>(data, dims, out);
     }
 
-    /// Step 1: packs the padded box into row masks. Returns false when the interior holds nothing
-    /// that could show a face (all air, or only invisible blocks).
-    fn pack_rows(&mut self, padded: &VoxelBuffer) -> bool {
+    /// Collision triangles of the interior of `padded` into `out` (cleared first): the corners of
+    /// each triangle in turn (3 per triangle), wound clockwise seen from the front like the render
+    /// mesh, positions relative to the chunk's minimum corner.
+    ///
+    /// Only solid faces count (liquids are not collidable), culled exactly as in the render mesh
+    /// (never between two solids, the halo included), and merged greedily by solidity alone (block
+    /// ids and AO ignored), so the triangles cover exactly the render mesh's opaque faces with far
+    /// fewer of them.
+    pub fn collision_faces(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_simd_available() {
+            // SAFETY: the CPU has every feature `collision_faces_wide` is compiled for (checked
+            // just above).
+            unsafe { self.collision_faces_wide(padded, out) };
+            return;
+        }
+        self.collision_faces_portable(padded, out);
+    }
+
+    /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        self.collision_faces_portable(padded, out);
+    }
+
+    #[inline(always)]
+    fn collision_faces_portable(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        out.clear();
         let p = padded.size();
+        if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
+            let mut mesh = ChunkMesh::default();
+            mesh_padded_chunk_culled(padded, &mut mesh);
+            out.extend(mesh.opaque.triangle_corners());
+            return;
+        }
+        let Some(dims) = self.prepare(padded, false) else {
+            return;
+        };
+        self.collision_direction::<0>(dims, out);
+        self.collision_direction::<1>(dims, out);
+        self.collision_direction::<2>(dims, out);
+        self.collision_direction::<3>(dims, out);
+        self.collision_direction::<4>(dims, out);
+        self.collision_direction::<5>(dims, out);
+    }
+
+    /// Step 1 and the scratch: class masks in both orientations (liquid and air only `with_liquid`
+    /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
+    /// interior, or an interior without anything that could show a face.
+    #[inline(always)]
+    fn prepare(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
+        let p = padded.size();
+        if p.min_elem() < 3 {
+            return None;
+        }
         let (px, py, pz) = (p.x as usize, p.y as usize, p.z as usize);
+        let dims = Dims { px, py, pz, nx: px - 2, ny: py - 2, nz: pz - 2 };
+        let (has_faces, has_liquid) = self.pack_rows(padded, dims);
+        if !has_faces {
+            return None;
+        }
+        self.liquid_faces = with_liquid && has_liquid;
+        let rows = py * px.max(pz);
+        let f = &mut self.faces;
+        for v in [&mut f.solid, &mut f.liquid, &mut f.along, &mut f.across] {
+            if v.len() < rows {
+                v.resize(rows, 0);
+            }
+        }
+        let layers = px.max(py).max(pz);
+        for v in [&mut f.layer_rows, &mut f.slice_rows, &mut self.layer_uniformity] {
+            if v.len() < layers {
+                v.resize(layers, 0);
+            }
+        }
+        let (a, b) = (&self.along_x, &mut self.along_z);
+        transpose_layers(&a.solid, &mut b.solid, dims);
+        if self.liquid_faces {
+            transpose_layers(&a.liquid, &mut b.liquid, dims);
+            transpose_layers(&a.air, &mut b.air, dims);
+        }
+        Some(dims)
+    }
+
+    /// Packs the padded box into rows along x. Returns whether the interior holds anything that
+    /// could show a face (not all air, nor only invisible blocks), and whether it holds liquid.
+    #[inline(always)]
+    fn pack_rows(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
+        let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
-        for v in [&mut self.solid, &mut self.liquid, &mut self.air] {
-            v.clear();
-            v.resize(rows, 0);
+        let ClassRows { solid, liquid, air } = &mut self.along_x;
+        for v in [&mut *solid, &mut *liquid, &mut *air] {
+            if v.len() < rows {
+                v.resize(rows, 0);
+            }
         }
         let data = padded.data();
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         match self.single_liquid {
-            Some(liquid) => {
-                // Compare masks over the flat voxel array, 64 voxels a word, then cut them into
-                // rows of `px` bits.
-                self.flat_air.clear();
-                self.flat_liquid.clear();
-                let mut chunks = data.chunks_exact(64);
-                for chunk in &mut chunks {
-                    let chunk: &[BlockId; 64] = chunk.try_into().expect("64 voxels");
-                    let (a, l) = eq_masks_64(chunk, block::AIR, liquid);
-                    self.flat_air.push(a);
-                    self.flat_liquid.push(l);
-                }
-                let (mut a, mut l) = (0u64, 0u64);
-                for (x, &id) in chunks.remainder().iter().enumerate() {
-                    a |= ((id == block::AIR) as u64) << x;
-                    l |= ((id == liquid) as u64) << x;
-                }
-                self.flat_air.extend([a, 0]);
-                self.flat_liquid.extend([l, 0]);
-                for r in 0..rows {
-                    let a = bit_range(&self.flat_air, r * px, full);
-                    let l = bit_range(&self.flat_liquid, r * px, full);
-                    self.air[r] = a;
-                    self.liquid[r] = l;
-                    self.solid[r] = !(a | l) & full;
+            Some(liquid_id) => {
+                flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
+                let mut start = 0;
+                for ((s, l), a) in solid[..rows].iter_mut().zip(&mut liquid[..rows]).zip(&mut air[..rows]) {
+                    *a = bit_range(&self.flat_air, start, full);
+                    *l = bit_range(&self.flat_liquid, start, full);
+                    *s = !(*a | *l) & full;
+                    start += px;
                 }
             }
             None => {
                 let last = self.class.len() - 1;
-                for (r, row) in data.chunks_exact(px).enumerate() {
-                    let (mut s, mut l, mut a) = (0u64, 0u64, 0u64);
+                for (((row, s), l), a) in data.chunks_exact(px).zip(&mut solid[..rows]).zip(&mut liquid[..rows]).zip(&mut air[..rows]) {
+                    let (mut sm, mut lm, mut am) = (0u64, 0u64, 0u64);
                     for (x, &id) in row.iter().enumerate() {
                         let c = self.class[(id as usize).min(last)];
-                        s |= ((c & CLASS_SOLID) as u64) << x;
-                        l |= (((c & CLASS_LIQUID) >> 1) as u64) << x;
-                        a |= (((c & CLASS_AIR) >> 2) as u64) << x;
+                        sm |= ((c & CLASS_SOLID) as u64) << x;
+                        lm |= (((c & CLASS_LIQUID) >> 1) as u64) << x;
+                        am |= (((c & CLASS_AIR) >> 2) as u64) << x;
                     }
-                    self.solid[r] = s;
-                    self.liquid[r] = l;
-                    self.air[r] = a;
+                    *s = sm;
+                    *l = lm;
+                    *a = am;
                 }
             }
         }
         let interior = full & !1 & !(1u64 << (px - 1));
-        (1..py - 1).any(|y| (1..pz - 1).any(|z| (self.solid[y * pz + z] | self.liquid[y * pz + z]) & interior != 0))
-    }
-
-    /// Direction `D` of [`FACES`], compiled once per direction so its offsets are constants.
-    fn direction<const D: usize>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
-        self.collect_faces(padded, D);
-        self.merge_and_emit(padded.size() - IVec3::splat(2), D, out);
-    }
-
-    /// Steps 2–3 for direction `d`: visible faces into `faces` (slice rows), their keys into `keys`.
-    #[inline(always)]
-    fn collect_faces(&mut self, padded: &VoxelBuffer, d: usize) {
-        let p = padded.size();
-        let (px, pz) = (p.x as usize, p.z as usize);
-        let (nx, ny, nz) = (p.x as usize - 2, p.y as usize - 2, p.z as usize - 2);
-        let (normal, u, v) = FACES[d];
-        let axis = axis_of(normal);
-        let interior = ((1u64 << nx) - 1) << 1;
-        // Offsets (row y, row z, bit x) of the neighbour across the face and of the eight
-        // neighbours in the layer in front of it.
-        let off = |o: IVec3| (o.y as isize * pz as isize + o.z as isize, o.x);
-        let across = off(normal);
-        let around: [(isize, i32); 8] = std::array::from_fn(|k| {
-            let (du, dv) = NEIGHBOURS[k];
-            off(normal + u * du + v * dv)
-        });
-        #[inline(always)]
-        fn aligned(rows: &[u64], i: usize, (dr, dx): (isize, i32)) -> u64 {
-            let w = rows[(i as isize + dr) as usize];
-            match dx {
-                1 => w >> 1,
-                -1 => w << 1,
-                _ => w,
+        let (mut visible, mut wet) = (0u64, 0u64);
+        for y in 1..py - 1 {
+            for z in 1..pz - 1 {
+                visible |= solid[y * pz + z] | liquid[y * pz + z];
+                wet |= liquid[y * pz + z];
             }
         }
-        let data = padded.data();
-        let (solid, liquid, air) = (&self.solid, &self.liquid, &self.air);
-        let (faces, keys) = (&mut self.faces, &mut self.keys);
-        for y in 1..=ny {
-            for z in 1..=nz {
-                let i = y * pz + z;
-                let fs = solid[i] & !aligned(solid, i, across) & interior;
-                let fl = liquid[i] & aligned(air, i, across) & interior;
-                let f = fs | fl;
-                // Where this row's faces go in the slices, and where their keys go.
-                let (y0, z0) = (y - 1, z - 1);
-                match axis {
-                    Axis::Y => faces[y0 * nz + z0] = f >> 1,
-                    Axis::Z => faces[z0 * ny + y0] = f >> 1,
-                    Axis::X => {}
-                }
-                if f == 0 {
-                    continue;
-                }
-                let mut w = [0u64; 8];
-                let mut occluded = 0u64;
-                for k in 0..8 {
-                    w[k] = aligned(solid, i, around[k]);
-                    occluded |= w[k];
-                }
-                let shaded = fs & occluded;
-                let row = &data[i * px..i * px + px];
-                let mut bits = f;
-                while bits != 0 {
-                    let x = bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let ao = if (shaded >> x) & 1 == 0 {
-                        AO_OPEN
-                    } else {
-                        let mut pattern = 0usize;
-                        for (k, wk) in w.iter().enumerate() {
-                            pattern |= (((wk >> x) & 1) as usize) << k;
-                        }
-                        AO_TABLE[pattern]
-                    };
-                    let key = (row[x] as u32) << 8 | ao as u32;
-                    let x0 = x - 1;
-                    let slot = match axis {
-                        Axis::X => {
-                            faces[x0 * ny + y0] |= 1u64 << z0;
-                            (x0 * ny + y0) * nz + z0
-                        }
-                        Axis::Y => (y0 * nz + z0) * nx + x0,
-                        Axis::Z => (z0 * ny + y0) * nx + x0,
-                    };
-                    keys[slot] = key;
+        (visible & interior != 0, wet & interior != 0)
+    }
+
+    /// Step 2 for direction `D`: visible faces of the interior's y layers into the face arrays
+    /// (liquid faces too unless `SOLID_ONLY`), and which rows hold any. Returns whether there are
+    /// any solid and any liquid faces.
+    #[inline(always)]
+    fn collect_faces<const D: usize, const SOLID_ONLY: bool>(&mut self, dims: Dims) -> (bool, bool) {
+        let o = Orientation::of::<D>(dims);
+        let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
+        let interior = o.interior();
+        let range = o.layer_rows(dims);
+        let beyond = (range.start as isize + o.across) as usize..(range.end as isize + o.across) as usize;
+        let (mut any_solid, mut any_liquid) = (0u64, 0u64);
+        let f = &mut self.faces;
+        for ((out, &s), &n) in f.solid[range.clone()].iter_mut().zip(&class.solid[range.clone()]).zip(&class.solid[beyond.clone()]) {
+            let faces = s & !n & interior;
+            *out = faces >> 1;
+            any_solid |= faces;
+        }
+        if !SOLID_ONLY && self.liquid_faces {
+            for ((out, &l), &a) in f.liquid[range.clone()].iter_mut().zip(&class.liquid[range.clone()]).zip(&class.air[beyond]) {
+                let faces = l & a & interior;
+                *out = faces >> 1;
+                any_liquid |= faces;
+            }
+        }
+        let with_liquid = !SOLID_ONLY && any_liquid != 0;
+        // Which rows of each y layer hold faces.
+        let Dims { ny, .. } = dims;
+        for (y0, rows) in f.layer_rows[..ny].iter_mut().enumerate() {
+            let first = (y0 + 1) * o.stride + 1;
+            let solid = &f.solid[first..first + o.rows];
+            *rows = if with_liquid {
+                let liquid = &f.liquid[first..first + o.rows];
+                solid.iter().zip(liquid).enumerate().fold(0, |m, (r, (&s, &l))| m | (((s | l) != 0) as u64) << r)
+            } else {
+                solid.iter().enumerate().fold(0, |m, (r, &s)| m | ((s != 0) as u64) << r)
+            };
+        }
+        // And of each slice, for the merge.
+        if axis_of(FACES[D].0) == Axis::Y {
+            f.slice_rows[..ny].copy_from_slice(&f.layer_rows[..ny]);
+        } else {
+            // Slices across the layers (x or z): transpose the occupancy.
+            f.slice_rows[..o.rows].fill(0);
+            for (y0, &rows) in f.layer_rows[..ny].iter().enumerate() {
+                let mut left = rows;
+                while left != 0 {
+                    f.slice_rows[left.trailing_zeros() as usize] |= 1 << y0;
+                    left &= left - 1;
                 }
             }
         }
+        (any_solid != 0, with_liquid)
     }
 
-    /// Step 4 for direction `d`: greedy merge within each slice, then the quads into `out`.
-    /// Leaves `faces` all zero.
+    /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
+    /// constants): steps 2–5.
     #[inline(always)]
-    fn merge_and_emit(&mut self, n: IVec3, d: usize, out: &mut ChunkMesh) {
-        let (normal, u, v) = FACES[d];
-        let axis = axis_of(normal);
-        let (nx, ny, nz) = (n.x as usize, n.y as usize, n.z as usize);
-        // (layers, rows, bits) of the slices.
-        let (layers, rows, nbits) = match axis {
-            Axis::X => (nx, ny, nz),
-            Axis::Y => (ny, nz, nx),
-            Axis::Z => (nz, ny, nx),
+    fn render_direction<const D: usize>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
+        let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
+        if !(any_solid || any_liquid) {
+            return;
+        }
+        self.collect_merge_masks::<D>(data, dims);
+        let layout = SliceLayout::of::<D>(dims);
+        let o = Orientation::of::<D>(dims);
+        let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
+        let f = &mut self.faces;
+        let colors = &self.colors;
+        if any_solid {
+            merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
+            write_quads::<D, true>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+        }
+        if any_liquid {
+            merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
+            write_quads::<D, false>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+        }
+    }
+
+    /// Step 3 for direction `D`: the merge masks of every row with faces, from the solid faces'
+    /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces.
+    #[inline(always)]
+    fn collect_merge_masks<const D: usize>(&mut self, data: &[BlockId], dims: Dims) {
+        let o = Orientation::of::<D>(dims);
+        let layers_adjacent = axis_of(FACES[D].0) != Axis::Y;
+        let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
+        let (layer_uniformity, faces) = (&mut self.layer_uniformity, &mut self.faces);
+        for y in 1..=dims.ny {
+            let base = y * o.stride;
+            // Uniformity along the row axis of the previous row of this layer (y directions).
+            let mut previous_row = 0u64;
+            let mut rows_left = faces.layer_rows[y - 1];
+            while rows_left != 0 {
+                let w = rows_left.trailing_zeros() as usize + 1;
+                rows_left &= rows_left - 1;
+                let i = base + w;
+                // Back in padded bits (the face arrays hold bit b - 1).
+                let faces_at = |r: usize| (faces.solid[r] | faces.liquid[r]) << 1;
+                let here = faces_at(i);
+                let (uniform_u, uniform_v) = ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), faces.solid[i] << 1);
+                let (along_bits, along_rows) = if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
+                // Two neighbouring faces merge when both are uniform towards each other and they
+                // hold the same block. Along the row: this row against itself shifted. Across:
+                // against the previous row of the slice, in this layer (y directions) or the
+                // previous one. (A row without faces leaves no candidates.)
+                let voxel = o.data_base(y, w, dims);
+                let along = here & (here >> 1) & along_bits & (along_bits >> 1);
+                faces.along[i] = same_blocks(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
+                let (previous, uniform_before) = if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
+                let across = faces_at(previous) & here & uniform_before & along_rows;
+                faces.across[previous] = same_blocks(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                if layers_adjacent {
+                    layer_uniformity[w - 1] = along_rows;
+                } else {
+                    previous_row = along_rows;
+                }
+            }
+        }
+    }
+
+    /// Collision triangles of direction `D`: solid faces only, merged by solidity alone.
+    #[inline(always)]
+    fn collision_direction<const D: usize>(&mut self, dims: Dims, out: &mut Vec<[f32; 3]>) {
+        if !self.collect_faces::<D, true>(dims).0 {
+            return;
+        }
+        let f = &mut self.faces;
+        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, &mut f.quads);
+        let t = QUAD_TRIANGLES[counter_clockwise::<D>() as usize][0].map(|t| t as usize);
+        out.reserve(6 * f.quads.len());
+        for &quad in &f.quads {
+            let c = QuadPlacement::new::<D>(quad).corners::<D>();
+            out.extend_from_slice(&[c[t[0]], c[t[1]], c[t[2]], c[t[3]], c[t[4]], c[t[5]]]);
+        }
+    }
+}
+
+/// Whether the corners `(0,0), (1,0), (1,1), (0,1)` of direction `D` run counter-clockwise
+/// around its normal.
+const fn counter_clockwise<const D: usize>() -> bool {
+    let (n, u, v) = FACES[D];
+    // (u × v) · n
+    (u.y * v.z - u.z * v.y) * n.x + (u.z * v.x - u.x * v.z) * n.y + (u.x * v.y - u.y * v.x) * n.z > 0
+}
+
+/// A merged quad in voxel terms: its first face's voxel (padded coordinates) and its extents along
+/// the face's `u` and `v` axes.
+struct QuadPlacement {
+    voxel: [usize; 3],
+    extent_u: usize,
+    extent_v: usize,
+}
+
+impl QuadPlacement {
+    /// From slice coordinates (see [`SliceLayout`]) for direction `D`.
+    #[inline(always)]
+    fn new<const D: usize>(quad: PackedQuad) -> Self {
+        let (layer, row, bit, width, height) = (quad.field(0), quad.field(1), quad.field(2), quad.field(3), quad.field(4));
+        let (voxel, extent_u, extent_v) = match axis_of(FACES[D].0) {
+            Axis::X => ([layer + 1, row + 1, bit + 1], height, width),
+            Axis::Y => ([bit + 1, layer + 1, row + 1], width, height),
+            Axis::Z => ([bit + 1, row + 1, layer + 1], width, height),
         };
-        let counter_clockwise = dot(cross(to_f(u), to_f(v)), to_f(normal)) > 0.0;
-        let nf = to_f(normal);
-        let shade = FACE_SHADE[d];
-        let lift = IVec3::new(normal.x.max(0), normal.y.max(0), normal.z.max(0));
-        let (faces, keys, looks) = (&mut self.faces, &self.keys, &self.looks);
-        for layer in 0..layers {
-            for r in 0..rows {
-                let ri = layer * rows + r;
-                let mut bits = faces[ri];
-                faces[ri] = 0;
-                while bits != 0 {
-                    let b = bits.trailing_zeros() as usize;
-                    let kb = ri * nbits;
-                    let key = keys[kb + b];
-                    // Along the bit axis: the run of set bits with the same key.
-                    let mut w = 1;
-                    while b + w < nbits && (bits >> (b + w)) & 1 == 1 && keys[kb + b + w] == key {
-                        w += 1;
+        Self { voxel, extent_u, extent_v }
+    }
+
+    /// Corners `(0,0), (1,0), (1,1), (0,1)` in `u`, `v` units, relative to the chunk's minimum
+    /// corner.
+    #[inline(always)]
+    fn corners<const D: usize>(&self) -> [[f32; 3]; 4] {
+        let (normal, u, v) = FACES[D];
+        let (ui, vi) = (axis_index(u), axis_index(v));
+        let lift = [normal.x.max(0), normal.y.max(0), normal.z.max(0)];
+        // Padded voxel − 1 + lift: the face plane's corner.
+        let corner = |k: usize| (self.voxel[k] as i32 - 1 + lift[k]) as f32;
+        let p0 = [corner(0), corner(1), corner(2)];
+        let (eu, ev) = (self.extent_u as f32, self.extent_v as f32);
+        let mut p1 = p0;
+        p1[ui] += eu;
+        let mut p2 = p1;
+        p2[vi] += ev;
+        let mut p3 = p0;
+        p3[vi] += ev;
+        [p0, p1, p2, p3]
+    }
+}
+
+/// What step 5 reads to colour a quad.
+#[derive(Clone, Copy)]
+struct QuadLooks<'a> {
+    /// The voxels (for the block of a quad's first face).
+    data: &'a [BlockId],
+    /// See [`Mesher::colors`].
+    colors: &'a [[[f32; 4]; 6]],
+    /// Solid rows of the direction's orientation, `stride` rows per y layer (for AO).
+    solid: &'a [u64],
+    dims: Dims,
+    stride: usize,
+}
+
+/// Step 5: appends `quads` of direction `D` to `surface`: solid quads (`SOLID`) with their AO
+/// in the corner colours and the split it asks for, liquid ones with flat colours. Each array is
+/// grown once and written in one pass.
+#[inline(always)]
+fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
+    let n = quads.len();
+    let nf = to_f(FACES[D].0);
+    let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
+    let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
+    let last_id = colors.len() - 1;
+    let MeshSurface { positions, normals, colors: corner_colors, indices } = surface;
+    positions.reserve(4 * n);
+    normals.reserve(4 * n);
+    corner_colors.reserve(4 * n);
+    indices.reserve(6 * n);
+    let mut first = positions.len() as i32;
+    let slots = positions.spare_capacity_mut()[..4 * n]
+        .as_chunks_mut::<4>()
+        .0
+        .iter_mut()
+        .zip(normals.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
+        .zip(corner_colors.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
+        .zip(indices.spare_capacity_mut()[..6 * n].as_chunks_mut::<6>().0);
+    for ((((p, nrm), c), ix), &quad) in slots.zip(quads) {
+        let placement = QuadPlacement::new::<D>(quad);
+        let [x, y, z] = placement.voxel;
+        let color = colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
+        let corners = placement.corners::<D>();
+        // Whole chunks at a time, so they go out in wide stores.
+        let split = if SOLID {
+            let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
+            // `color * [s, s, s, 1]`: the alpha (times one) stays exact.
+            let [s0, s1, s2, s3] = AO_CORNER_SCALES[ao];
+            let scaled = |s: [f32; 4]| MaybeUninit::new([color[0] * s[0], color[1] * s[1], color[2] * s[2], color[3] * s[3]]);
+            *c = [scaled(s0), scaled(s1), scaled(s2), scaled(s3)];
+            triangles[AO_FLIP[ao] as usize]
+        } else {
+            *c = [MaybeUninit::new(color); 4];
+            triangles[0]
+        };
+        *p = [MaybeUninit::new(corners[0]), MaybeUninit::new(corners[1]), MaybeUninit::new(corners[2]), MaybeUninit::new(corners[3])];
+        *nrm = [MaybeUninit::new(nf); 4];
+        let f = first;
+        *ix = [split[0] + f, split[1] + f, split[2] + f, split[3] + f, split[4] + f, split[5] + f].map(MaybeUninit::new);
+        first += 4;
+    }
+    // SAFETY: the loop above ran once per quad over exactly the first `4 * n` (`6 * n` for
+    // indices) spare slots of each array, in chunks of 4 (6), and wrote every slot of each chunk.
+    unsafe {
+        positions.set_len(positions.len() + 4 * n);
+        normals.set_len(normals.len() + 4 * n);
+        corner_colors.set_len(corner_colors.len() + 4 * n);
+        indices.set_len(indices.len() + 6 * n);
+    }
+}
+
+/// Step 4: greedy merge of one direction's faces, slice by slice: from the lowest face left, the
+/// run along the row while `along` allows, then the next rows while they hold the whole run and
+/// `across` allows. Only the rows marked in `slice_rows` (per slice) are visited. The quads go to
+/// `quads` (cleared first) in slice, row, bit order. Clears the bits of `faces` that later rows'
+/// quads take. With `ANY`, every face merges with every neighbouring face (`along` and `across`
+/// are not read).
+#[inline(always)]
+fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], quads: &mut Vec<PackedQuad>) {
+    quads.clear();
+    let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
+    for (layer, &occupied) in slice_rows[..layers].iter().enumerate() {
+        let mut rows_left = occupied;
+        while rows_left != 0 {
+            let r = rows_left.trailing_zeros() as usize;
+            rows_left &= rows_left - 1;
+            let ri = origin + layer * layer_step + r * row_step;
+            let mut bits = faces[ri];
+            if bits == 0 {
+                continue;
+            }
+            let joins = if ANY { !0 } else { along[ri] };
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                // Bit k of `cont`: faces k and k + 1 are both left and may merge.
+                let cont = joins & bits & (bits >> 1);
+                let w = (!(cont >> b)).trailing_zeros() as usize + 1;
+                let run = ((1u64 << w) - 1) << b;
+                bits &= !run;
+                let mut h = 1;
+                let mut rj = ri;
+                while r + h < rows {
+                    let next = rj + row_step;
+                    if faces[next] & run != run || (!ANY && across[rj] & run != run) {
+                        break;
                     }
-                    let run = ((1u64 << w) - 1) << b;
-                    bits &= !run;
-                    // Across rows: while the next row holds the whole run with the same key.
-                    let mut h = 1;
-                    while r + h < rows {
-                        let rj = ri + h;
-                        if faces[rj] & run != run {
-                            break;
-                        }
-                        let kj = rj * nbits + b;
-                        if keys[kj..kj + w].iter().any(|&k| k != key) {
-                            break;
-                        }
-                        faces[rj] &= !run;
-                        h += 1;
-                    }
-                    // Back to voxel coordinates: origin, and extents along the face's u and v.
-                    let (origin, eu, ev) = match axis {
-                        Axis::X => (IVec3::new(layer as i32, r as i32, b as i32), h as i32, w as i32),
-                        Axis::Y => (IVec3::new(b as i32, layer as i32, r as i32), w as i32, h as i32),
-                        Axis::Z => (IVec3::new(b as i32, r as i32, layer as i32), w as i32, h as i32),
-                    };
-                    let plane = origin + lift;
-                    let c = [plane, plane + u * eu, plane + u * eu + v * ev, plane + v * ev].map(to_f);
-                    let id = (key >> 8) as BlockId;
-                    let ([cr, cg, cb], liquid) = looks[(id as usize).min(looks.len() - 1)];
-                    let ao = std::array::from_fn(|k| AO_LEVELS[((key >> (2 * k)) & 3) as usize]);
-                    let (surface, alpha) = if liquid { (&mut out.liquid, 0.7) } else { (&mut out.opaque, 1.0) };
-                    surface.push_quad_wound(c, nf, [cr * shade, cg * shade, cb * shade, alpha], ao, counter_clockwise);
+                    faces[next] &= !run;
+                    rj = next;
+                    h += 1;
                 }
+                quads.push(PackedQuad::new(layer, r, b, w, h));
             }
         }
     }
 }
 
-/// Bits `[start, start + width)` of a bit stream stored in `words` (which has a spare word at the
-/// end), masked by `full` (`width` ones).
+/// Row `w` shifted so bit `b` holds the voxel at `b + db` (`db` in -1..=1).
+#[inline(always)]
+fn shift_bits(w: u64, db: i32) -> u64 {
+    match db {
+        1 => w >> 1,
+        -1 => w << 1,
+        _ => w,
+    }
+}
+
+/// The solid rows of the eight neighbours in [`NEIGHBOURS`] order in the layer in front of the
+/// faces of direction `D` of padded row `i`, aligned so bit `b` is the neighbour of face `b`.
+#[inline(always)]
+fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) -> [u64; 8] {
+    let front = i as isize + o.across;
+    let row = |step: i32| solid[(front + step as isize * o.row_step) as usize];
+    // Three rows (one step each way along the axis that is not the bits), each shifted along the
+    // bits.
+    let rows = [row(-1), row(0), row(1)];
+    let mut around = [0u64; 8];
+    for (n, &(du, dv)) in around.iter_mut().zip(&NEIGHBOURS) {
+        let (along_rows, along_bits) = if o.u_along_bits { (dv, du) } else { (du, dv) };
+        *n = shift_bits(rows[(along_rows + 1) as usize], along_bits);
+    }
+    around
+}
+
+/// Packed AO (see [`AO_WINDOW`]) of the face of direction `D` at padded voxel `voxel`, from the
+/// solid rows of its orientation (`stride` rows per y layer).
+#[inline(always)]
+fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
+    let normal = FACES[D].0;
+    let (front_y, front_x, front_z) = ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
+    // Three rows of the 3×3 window in front, three bits from each.
+    let (rows, bit) = match axis_of(normal) {
+        // Rows (y, x) along z: y steps (u), bits z (v).
+        Axis::X => ([(front_y - 1) * stride + front_x, front_y * stride + front_x, (front_y + 1) * stride + front_x], front_z),
+        // Rows (y, z) along x: z steps (v), bits x (u).
+        Axis::Y => ([front_y * stride + front_z - 1, front_y * stride + front_z, front_y * stride + front_z + 1], front_x),
+        // Rows (y, z) along x: y steps (v), bits x (u).
+        Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
+    };
+    let window = rows.iter().enumerate().fold(0, |w, (k, &r)| w | (((solid[r] >> (bit - 1)) & 7) as usize) << (3 * k));
+    // The x directions' windows come with u and v swapped.
+    if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
+}
+
+/// AO uniformity of a row of faces, from the eight neighbour rows in front (aligned, in
+/// [`NEIGHBOURS`] order): bit `b` of the first mask is set where face `b` has the same AO level at
+/// both ends of its edges along `u` (corners 0 = 1 and 3 = 2), of the second where it has along
+/// `v` (corners 0 = 3 and 1 = 2); both are set where there is no solid face (`solid_faces`).
+///
+/// This is all the merge needs: for solid faces, a corner's level depends only on the four
+/// voxels around that vertex in the layer in front (the face's own front voxel is never solid),
+/// so two faces side by side in a slice always agree on their two shared corners, and their four
+/// levels are equal exactly when both are uniform along the direction that joins them.
+#[inline(always)]
+fn ao_uniformity(around: [u64; 8], solid_faces: u64) -> (u64, u64) {
+    let mut lo = [0u64; 4];
+    let mut hi = [0u64; 4];
+    for (k, &(a, b, c)) in CORNER_NEIGHBOURS.iter().enumerate() {
+        let (s1, s2, d) = (around[a], around[b], around[c]);
+        let both = s1 & s2;
+        // `3 - level` in two bits: 3 when both sides are solid, else the number of occluders.
+        lo[k] = (s1 ^ s2 ^ d) | both;
+        hi[k] = both | (d & (s1 | s2));
+    }
+    let differ = |p: usize, q: usize| (lo[p] ^ lo[q]) | (hi[p] ^ hi[q]);
+    let no_ao = !solid_faces;
+    (!(differ(0, 1) | differ(3, 2)) | no_ao, !(differ(0, 3) | differ(1, 2)) | no_ao)
+}
+
+/// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
+/// `b + b * step` hold different blocks.
+#[inline(always)]
+fn same_blocks(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+    let mut kept = candidates;
+    let mut left = candidates;
+    while left != 0 {
+        let k = left.trailing_zeros() as usize;
+        left &= left - 1;
+        kept &= !(((data[a + k * step] != data[b + k * step]) as u64) << k);
+    }
+    kept
+}
+
+/// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
+/// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
+/// others two at a time.
+#[inline(always)]
+fn transpose_layers(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
+    if out.len() < py * px {
+        out.resize(py * px, 0);
+    }
+    let full_x = if px == 64 { !0 } else { (1u64 << px) - 1 };
+    let full_z = if pz == 64 { !0 } else { (1u64 << pz) - 1 };
+    let mut waiting: Option<usize> = None;
+    for y in 0..py {
+        let layer = &rows[y * pz..y * pz + pz];
+        let (any, all) = layer.iter().fold((0, !0), |(any, all), &r| (any | r, all & r));
+        if any == 0 || all & full_x == full_x {
+            out[y * px..y * px + px].fill(if any == 0 { 0 } else { full_z });
+            continue;
+        }
+        let Some(first) = waiting.take() else {
+            waiting = Some(y);
+            continue;
+        };
+        // Two layers at once; `first` < `y`, so the output rows split cleanly.
+        let (head, tail) = out.split_at_mut(y * px);
+        transpose_64x2(&rows[first * pz..first * pz + pz], layer, &mut head[first * px..first * px + px], &mut tail[..px]);
+    }
+    if let Some(first) = waiting {
+        transpose_64x2(&rows[first * pz..first * pz + pz], &[], &mut out[first * px..first * px + px], &mut []);
+    }
+}
+
+/// Transposes two bit matrices of up to 64 rows of 64 bits at once: bit `c` of `first[r]` moves
+/// to bit `r` of `first_out[c]`, and the same for `second` (shorter inputs read as zero rows;
+/// only as many output rows as asked for are written). At step `j` (halving from 32), rows `r`
+/// and `r + j` (`r & j == 0`) swap the columns with bit `j` set in `r` for those without it in
+/// `r + j`, both matrices side by side in one SSE2 register per row.
+#[inline(always)]
+fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_out: &mut [u64]) {
+    const LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
+        #[inline(always)]
+        fn round<const J: i32>(v: &mut [__m128i; 64], lo: u64) {
+            // SAFETY: SSE2 register operations only, part of the x86_64 baseline.
+            unsafe {
+                let lo = _mm_set1_epi64x(lo as i64);
+                let j = J as usize;
+                let mut base = 0;
+                while base < 64 {
+                    for r in base..base + j {
+                        let t = _mm_and_si128(_mm_xor_si128(_mm_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                        v[r + j] = _mm_xor_si128(v[r + j], t);
+                        v[r] = _mm_xor_si128(v[r], _mm_slli_epi64::<J>(t));
+                    }
+                    base += 2 * j;
+                }
+            }
+        }
+        // SAFETY (every block below): SSE2 register operations only, part of the x86_64 baseline.
+        let mut v = [unsafe { _mm_setzero_si128() }; 64];
+        for (r, slot) in v.iter_mut().enumerate().take(first.len().max(second.len())) {
+            let lane = |m: &[u64]| m.get(r).copied().unwrap_or(0) as i64;
+            *slot = unsafe { _mm_set_epi64x(lane(second), lane(first)) };
+        }
+        round::<32>(&mut v, LOW[0]);
+        round::<16>(&mut v, LOW[1]);
+        round::<8>(&mut v, LOW[2]);
+        round::<4>(&mut v, LOW[3]);
+        round::<2>(&mut v, LOW[4]);
+        round::<1>(&mut v, LOW[5]);
+        for (out, &w) in first_out.iter_mut().zip(&v) {
+            *out = unsafe { _mm_cvtsi128_si64(w) } as u64;
+        }
+        for (out, &w) in second_out.iter_mut().zip(&v) {
+            *out = unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64;
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        for (input, output) in [(first, first_out), (second, second_out)] {
+            let mut m = [0u64; 64];
+            m[..input.len()].copy_from_slice(input);
+            let mut j = 32;
+            for lo in LOW {
+                let mut base = 0;
+                while base < 64 {
+                    for r in base..base + j {
+                        let t = ((m[r] >> j) ^ m[r + j]) & lo;
+                        m[r + j] ^= t;
+                        m[r] ^= t << j;
+                    }
+                    base += 2 * j;
+                }
+                j /= 2;
+            }
+            output.copy_from_slice(&m[..output.len()]);
+        }
+    }
+}
+
+/// Bits `[start, start + 64)` of the bit stream `words` (which has a spare word at the end),
+/// masked by `full`.
 #[inline(always)]
 fn bit_range(words: &[u64], start: usize, full: u64) -> u64 {
-    let (i, off) = (start / 64, start % 64);
-    let lo = words[i] >> off;
-    let hi = if off == 0 { 0 } else { words[i + 1] << (64 - off) };
-    (lo | hi) & full
+    let (i, off) = (start / 64, (start % 64) as u32);
+    // `hi << 1 << (63 - off)`: no shift by 64 when `off` is 0.
+    ((words[i] >> off) | (words[i + 1] << 1 << (63 - off))) & full
+}
+
+/// Step 1's compares over the flat voxel array, 64 voxels a word (each with a spare zero word at
+/// the end): equal to air into `air`, equal to `liquid` into `liquid`.
+#[inline(always)]
+fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u64>, liquid_out: &mut Vec<u64>) {
+    air_out.clear();
+    liquid_out.clear();
+    let mut chunks = data.chunks_exact(64);
+    for chunk in &mut chunks {
+        let (air, liquid) = eq_masks_64(chunk.try_into().expect("64 voxels"), block::AIR, liquid);
+        air_out.push(air);
+        liquid_out.push(liquid);
+    }
+    let tail = chunks.remainder();
+    air_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == block::AIR) as u64) << k), 0]);
+    liquid_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == liquid) as u64) << k), 0]);
 }
 
 /// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
@@ -597,22 +1305,7 @@ fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        let (mut ma, mut mb) = (0u64, 0u64);
-        for (k, &id) in c.iter().enumerate() {
-            ma |= ((id == a) as u64) << k;
-            mb |= ((id == b) as u64) << k;
-        }
-        (ma, mb)
-    }
-}
-
-fn axis_of(n: IVec3) -> Axis {
-    if n.x != 0 {
-        Axis::X
-    } else if n.y != 0 {
-        Axis::Y
-    } else {
-        Axis::Z
+        c.iter().enumerate().fold((0, 0), |(ma, mb), (k, &id)| (ma | ((id == a) as u64) << k, mb | ((id == b) as u64) << k))
     }
 }
 
