@@ -1,5 +1,5 @@
 //! Collision geometry for one 32³ chunk: Strata's solidity-only greedy faces
-//! (`collision::collision_faces`, what the workers hand to Godot) against the render mesh's
+//! (`mesh::collision_faces`, what the workers hand to Godot) against the render mesh's
 //! triangles (what collision used before: AO and block ids split its quads). Prints the triangle
 //! counts first: Godot's `ConcavePolygonShape3D` build time grows with them.
 //!
@@ -10,7 +10,7 @@ mod common;
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::VoxelBuffer;
-use strata_core::collision::collision_faces;
+use strata_core::mesh::collision_faces;
 use strata_core::mesh::{ChunkMesh, Mesher};
 
 static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
@@ -28,9 +28,9 @@ fn main() {
     divan::main();
 }
 
-/// Solidity-only greedy collision faces.
+/// The binary mesher's collision pass (same faces, merged by solidity on its own row masks).
 #[divan::bench(args = ARGS)]
-fn strata_collision_faces(bencher: divan::Bencher, i: usize) {
+fn mesher_collision_faces(bencher: divan::Bencher, i: usize) {
     let b = &CHUNKS[i % CHUNKS.len()];
     let mut out = Vec::with_capacity(4096);
     bencher.bench_local(|| {

@@ -7,7 +7,6 @@
 pub mod atomic_file;
 pub mod block;
 pub mod chunk;
-pub mod collision;
 pub mod coords;
 pub mod edits;
 pub mod worldgen;

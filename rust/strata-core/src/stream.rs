@@ -554,7 +554,7 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
     let t1 = Instant::now();
     mesh_padded_chunk(padded, &mut mesh);
     let collision = collision.map(|mut faces| {
-        crate::collision::collision_faces(padded, &mut faces);
+        crate::mesh::collision_faces(padded, &mut faces);
         faces
     });
     let mesh_us = t1.elapsed().as_micros() as u32;
