@@ -508,7 +508,7 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
         // Voxel x of the box starts `phase` voxels into cell cell_x[0].
         let phase = min.x.rem_euclid(f.cell_size) as u32;
         let spread = words == 1 && f.grid.size()[0] <= 64 && sx as u32 + phase <= 64 && matches!(f.cell_size, 1 | 2 | 4);
-        let box_mask = if sx == 64 { !0 } else { (1u64 << sx) - 1 };
+        let box_mask = if sx >= 64 { !0 } else { (1u64 << sx) - 1 };
         for jy in 0..ny {
             for jz in 0..nz {
                 let row = f.grid.row(iy0 + jy, iz0 + jz);
