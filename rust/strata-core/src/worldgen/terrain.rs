@@ -317,7 +317,7 @@ impl Terrain {
     /// uses [`lattice_step`].
     #[doc(hidden)]
     pub fn with_lattice_step(mut self, step: i32) -> Self {
-        assert!(step >= 1 && step <= MAX_LATTICE_STEP && (step & (step - 1)) == 0, "lattice step {step}");
+        assert!((1..=MAX_LATTICE_STEP).contains(&step) && (step & (step - 1)) == 0, "lattice step {step}");
         self.step = step;
         self
     }
