@@ -198,10 +198,6 @@ impl Generator {
     /// The columns of a rectangle from [`Generator::column_samples`].
     fn columns_from_samples(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
         let gx = size_x + 2;
-        let sea = self.preset.water.sea_level;
-        let water = self.preset.water.enabled;
-        let rock_slope = self.preset.biomes.rock_slope as f64;
-        let biomes = self.terrain.biomes();
         out.reserve(size_x * size_z);
         for k in 1..=size_z {
             let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
@@ -209,16 +205,26 @@ impl Generator {
                 let sample = row[i];
                 let surface = floor_to_i32(sample.height);
                 let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
-                let (surface_block, subsurface_block) = if slope > rock_slope {
-                    (block::STONE, block::STONE)
-                } else if water && surface <= sea + 1 {
-                    (block::SAND, block::SAND)
-                } else {
-                    let params = biomes.params(sample.biome);
-                    (params.surface_block, params.subsurface_block)
-                };
+                let (surface_block, subsurface_block) = self.column_blocks(sample.biome, surface, slope);
                 out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
             }
+        }
+    }
+
+    /// Surface and subsurface blocks of a column of biome `biome` whose top face is at `surface`
+    /// and whose slope (largest central difference of heights per voxel) is `slope`: stone on
+    /// slopes steeper than `rock_slope`, sand on shores (at most one above sea level), else the
+    /// biome's. Shared by the column pass and the far view's columns.
+    #[inline]
+    pub(crate) fn column_blocks(&self, biome: u8, surface: i32, slope: f64) -> (BlockId, BlockId) {
+        let water = &self.preset.water;
+        if slope > self.preset.biomes.rock_slope as f64 {
+            (block::STONE, block::STONE)
+        } else if water.enabled && surface <= water.sea_level + 1 {
+            (block::SAND, block::SAND)
+        } else {
+            let params = self.terrain.biomes().params(biome);
+            (params.surface_block, params.subsurface_block)
         }
     }
 

@@ -297,10 +297,6 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
     let grid = PADDED + 2;
     let centre = |m: i32| (m - 2 * s) as f64 + s as f64 * 0.5;
     g.terrain().sample_grid(centre(mx), centre(mz), s as f64, grid, grid, &mut scratch.samples);
-    let preset = g.preset();
-    let (water, sea) = (preset.water.enabled, preset.water.sea_level);
-    let rock_slope = preset.biomes.rock_slope as f64;
-    let biomes = g.terrain().biomes();
     let samples = &scratch.samples;
     let h = |i: usize, k: usize| samples[k * grid + i].height;
     scratch.cells.clear();
@@ -309,14 +305,7 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
             let sample = samples[k * grid + i];
             let surface = sample.height.floor() as i32;
             let slope = (h(i + 1, k) - h(i - 1, k)).abs().max((h(i, k + 1) - h(i, k - 1)).abs()) * 0.5 / s as f64;
-            let params = biomes.params(sample.biome);
-            let (surface_block, subsurface_block) = if slope > rock_slope {
-                (block::STONE, block::STONE)
-            } else if water && surface <= sea + 1 {
-                (block::SAND, block::SAND)
-            } else {
-                (params.surface_block, params.subsurface_block)
-            };
+            let (surface_block, subsurface_block) = g.column_blocks(sample.biome, surface, slope);
             let top = (surface - 1 - s / 2).div_euclid(s);
             scratch.cells.push(FarCell { top, surface, surface_block, subsurface_block });
         }
