@@ -601,25 +601,26 @@ impl Mesher {
             unsafe { self.mesh_wide(padded, out) };
             return;
         }
-        self.mesh_portable(padded, out);
+        self.mesh_with::<false>(padded, out);
     }
 
     /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
-        self.mesh_portable(padded, out);
+        self.mesh_with::<true>(padded, out);
     }
 
+    /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly.
     #[inline(always)]
-    fn mesh_portable(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    fn mesh_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             mesh_padded_chunk_culled(padded, out);
             return;
         }
-        let Some(dims) = self.prepare(padded, true) else {
+        let Some(dims) = self.prepare::<WIDE>(padded, true) else {
             return;
         };
         let data = padded.data();
@@ -647,18 +648,19 @@ impl Mesher {
             unsafe { self.collision_faces_wide(padded, out) };
             return;
         }
-        self.collision_faces_portable(padded, out);
+        self.collision_faces_with::<false>(padded, out);
     }
 
     /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
-        self.collision_faces_portable(padded, out);
+        self.collision_faces_with::<true>(padded, out);
     }
 
+    /// Collision faces; `WIDE` as in [`Mesher::mesh_with`].
     #[inline(always)]
-    fn collision_faces_portable(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+    fn collision_faces_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
@@ -667,7 +669,7 @@ impl Mesher {
             out.extend(mesh.opaque.triangle_corners());
             return;
         }
-        let Some(dims) = self.prepare(padded, false) else {
+        let Some(dims) = self.prepare::<WIDE>(padded, false) else {
             return;
         };
         self.collision_direction::<0>(dims, out);
@@ -682,14 +684,14 @@ impl Mesher {
     /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
     /// interior, or an interior without anything that could show a face.
     #[inline(always)]
-    fn prepare(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
+    fn prepare<const WIDE: bool>(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
         let p = padded.size();
         if p.min_elem() < 3 {
             return None;
         }
         let (px, py, pz) = (p.x as usize, p.y as usize, p.z as usize);
         let dims = Dims { px, py, pz, nx: px - 2, ny: py - 2, nz: pz - 2 };
-        let (has_faces, has_liquid) = self.pack_rows(padded, dims);
+        let (has_faces, has_liquid) = self.pack_rows::<WIDE>(padded, dims);
         if !has_faces {
             return None;
         }
@@ -719,7 +721,7 @@ impl Mesher {
     /// Packs the padded box into rows along x. Returns whether the interior holds anything that
     /// could show a face (not all air, nor only invisible blocks), and whether it holds liquid.
     #[inline(always)]
-    fn pack_rows(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
+    fn pack_rows<const WIDE: bool>(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
         let ClassRows { solid, liquid, air } = &mut self.along_x;
@@ -731,6 +733,12 @@ impl Mesher {
         let data = padded.data();
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         match self.single_liquid {
+            #[cfg(target_arch = "x86_64")]
+            Some(liquid_id) if WIDE && px >= 16 => {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
+                // only on CPUs that have them.
+                unsafe { class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows]) };
+            }
             Some(liquid_id) => {
                 flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
                 let mut start = 0;
@@ -1282,6 +1290,48 @@ fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u64>, liquid_
     liquid_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == liquid) as u64) << k), 0]);
 }
 
+/// Class rows of the voxels `data`, rows of `px` ids (16 to 64), when the only non-solid ids
+/// are air and `liquid_id`: each row in blocks of 16 ids (the last one overlapping the one
+/// before when `px` is not a multiple of 16), compared with AVX2, the byte masks squeezed to one
+/// bit per id with BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2")]
+fn class_rows_wide(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+    /// Rows of `BLOCKS` blocks.
+    #[inline(always)]
+    fn rows_of<const BLOCKS: usize>(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+        use std::arch::x86_64::*;
+        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
+        let (air_ids, liquid_ids) = unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
+        let starts: [usize; BLOCKS] = std::array::from_fn(|k| (16 * k).min(px - 16));
+        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
+            for &at in &starts {
+                let ids = &row[at..at + 16];
+                // SAFETY: AVX2 and BMI2 as above; the load reads the 16 ids (32 bytes) of `ids`.
+                let (on_air, on_liquid) = unsafe {
+                    let v = _mm256_loadu_si256(ids.as_ptr() as *const __m256i);
+                    // Bytes: ids 0–7 air, 0–7 liquid, 8–15 air, 8–15 liquid.
+                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(v, air_ids), _mm256_cmpeq_epi16(v, liquid_ids))) as u32;
+                    (_pext_u32(both, 0x00FF_00FF) as u64, _pext_u32(both, 0xFF00_FF00) as u64)
+                };
+                air_mask |= on_air << at;
+                liquid_mask |= on_liquid << at;
+            }
+            *a = air_mask;
+            *l = liquid_mask;
+            *s = !(air_mask | liquid_mask) & full;
+        }
+    }
+    match px.div_ceil(16) {
+        1 => rows_of::<1>(data, px, liquid_id, solid, liquid, air),
+        2 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
+        3 => rows_of::<3>(data, px, liquid_id, solid, liquid, air),
+        _ => rows_of::<4>(data, px, liquid_id, solid, liquid, air),
+    }
+}
+
 /// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
 #[inline(always)]
 fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
@@ -1567,5 +1617,138 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(m1, m3);
+    }
+
+    /// The unit faces (voxel local to the chunk interior, direction) covered by collision
+    /// triangles: each quad is two triangles over a rectangle of whole units, clockwise from the
+    /// front.
+    fn collision_unit_faces(corners: &[[f32; 3]]) -> Vec<([i32; 3], usize)> {
+        assert_eq!(corners.len() % 6, 0, "two triangles a quad");
+        let mut out = Vec::new();
+        for quad in corners.chunks(6) {
+            // The front is where the clockwise triangles' normals point away from.
+            let n = cross(sub(quad[1], quad[0]), sub(quad[2], quad[0]));
+            let d = FACES.iter().position(|(f, _, _)| dot(to_f(*f), n) < 0.0 && dot(to_f(*f), n).abs() == dot(n, n).sqrt()).expect("an axis-aligned quad");
+            let (normal, u, v) = FACES[d];
+            let second = cross(sub(quad[4], quad[3]), sub(quad[5], quad[3]));
+            assert!(dot(to_f(normal), second) < 0.0, "both triangles clockwise from the front");
+            let (lo, hi) = quad.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k]))));
+            // The two triangles share a diagonal and together use the rectangle's four corners.
+            let mut distinct: Vec<[f32; 3]> = quad.to_vec();
+            distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            distinct.dedup();
+            assert_eq!(distinct.len(), 4, "a quad's triangles share two corners");
+            assert!(distinct.iter().all(|p| (0..3).all(|k| p[k] == lo[k] || p[k] == hi[k])));
+            let extent = sub(hi, lo);
+            let (eu, ev) = (dot(extent, to_f(u)) as i32, dot(extent, to_f(v)) as i32);
+            assert!(eu >= 1 && ev >= 1 && dot(extent, to_f(normal)) == 0.0);
+            let lift = IVec3::new(normal.x.max(0), normal.y.max(0), normal.z.max(0));
+            let plane = IVec3::new(lo[0] as i32, lo[1] as i32, lo[2] as i32);
+            for i in 0..eu {
+                for j in 0..ev {
+                    let voxel = plane - lift + u * i + v * j;
+                    out.push(([voxel.x, voxel.y, voxel.z], d));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Collision triangles of `b` cover exactly the reference's opaque unit faces, once each;
+    /// returns (collision quads, render opaque quads).
+    fn check_collision_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
+        let mut corners = Vec::new();
+        mesher.collision_faces(b, &mut corners);
+        let (mut reference, mut render) = (ChunkMesh::default(), ChunkMesh::default());
+        mesh_padded_chunk_culled(b, &mut reference);
+        mesher.mesh(b, &mut render);
+        let solid: Vec<([i32; 3], usize)> = unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
+        let covered = collision_unit_faces(&corners);
+        assert!(covered.windows(2).all(|w| w[0] != w[1]), "overlapping collision quads");
+        if covered != solid {
+            let missing: Vec<_> = solid.iter().filter(|f| !covered.contains(f)).take(3).collect();
+            let extra: Vec<_> = covered.iter().filter(|f| !solid.contains(f)).take(3).collect();
+            panic!("collision faces differ: {} vs {} unit faces; missing {missing:?}; extra {extra:?}", covered.len(), solid.len());
+        }
+        let quads = corners.len() / 6;
+        assert!(quads <= render.opaque.quad_count(), "{quads} collision quads vs {} rendered", render.opaque.quad_count());
+        (quads, render.opaque.quad_count())
+    }
+
+    #[test]
+    fn collision_faces_cover_exactly_the_solid_faces() {
+        let mut mesher = Mesher::new();
+        // Hand-made boxes: a lone block, a pair against the halo, water next to stone.
+        for b in [
+            padded_with(&[(1, 1, 1, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::STONE), (2, 1, 1, block::DIRT), (0, 3, 3, block::STONE), (-1, 3, 3, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::WATER), (1, 0, 1, block::STONE), (2, 1, 1, block::WATER)]),
+        ] {
+            check_collision_against_reference(&b, &mut mesher);
+        }
+        // A lone block: one quad a side, whatever its AO.
+        let mut corners = Vec::new();
+        collision_faces(&padded_with(&[(1, 1, 1, block::STONE)]), &mut corners);
+        assert_eq!(corners.len(), 6 * 6);
+        let palettes: [&[BlockId]; 3] = [&[block::STONE, block::DIRT], &[block::STONE, block::WATER, block::GRASS], &[block::WATER, block::SAND, 200, block::AIR]];
+        for (i, ids) in palettes.iter().enumerate() {
+            for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
+                for size in [3, 7, 18, 34] {
+                    check_collision_against_reference(&random_box((i * 10 + j) as u64, size, ids, fill), &mut mesher);
+                }
+            }
+        }
+        // The widest box the bit rows hold, and one wider than that (the reference's faces).
+        for size in [IVec3::new(10, 40, 64), IVec3::new(66, 5, 4)] {
+            let mut b = random_box(99, 1, &[block::STONE], 0.0);
+            b.reset(IVec3::splat(-1), size);
+            for (k, id) in b.data_mut().iter_mut().enumerate() {
+                *id = [block::AIR, block::STONE, block::WATER, block::DIRT][(hash3(5, 1, k as i32, 0, 0) % 4) as usize];
+            }
+            check_collision_against_reference(&b, &mut mesher);
+        }
+    }
+
+    #[test]
+    fn collision_faces_of_generated_chunks_need_fewer_triangles_than_the_render_mesh() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let (mut collision, mut render) = (0, 0);
+        for c in [(0, 0, 0), (1, 0, 1), (-1, 0, 2), (0, -1, 0), (3, 0, -2), (-2, -1, -3), (5, 0, 5)] {
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            let (cq, rq) = check_collision_against_reference(&padded, &mut mesher);
+            assert!(rq == 0 || cq < rq, "chunk {c:?}: {cq} collision quads vs {rq} rendered");
+            collision += cq;
+            render += rq;
+        }
+        // Merged by solidity alone, the terrain's steps and AO no longer split it.
+        assert!(render > 1000 && collision * 2 < render, "collision {collision} vs render {render}");
+    }
+
+    #[test]
+    fn portable_and_wide_builds_give_the_same_bytes() {
+        // Without AVX2 both calls take the portable build and simply agree with themselves.
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        let mut boxes = Vec::new();
+        for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4)] {
+            let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            boxes.push(padded);
+        }
+        boxes.push(random_box(3, 18, &[block::STONE, block::WATER, block::DIRT, 300], 0.5));
+        boxes.push(random_box(4, 7, &[block::STONE, block::WATER], 0.5));
+        for b in &boxes {
+            let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
+            mesher.mesh(b, &mut chosen);
+            mesher.mesh_with::<false>(b, &mut portable);
+            assert_eq!(chosen, portable);
+            let (mut chosen, mut portable) = (Vec::new(), Vec::new());
+            mesher.collision_faces(b, &mut chosen);
+            mesher.collision_faces_with::<false>(b, &mut portable);
+            assert_eq!(chosen, portable);
+        }
     }
 }
