@@ -710,10 +710,10 @@ impl Mesher {
             }
         }
         let (a, b) = (&self.along_x, &mut self.along_z);
-        transpose_layers(&a.solid, &mut b.solid, dims);
+        transpose_layers::<WIDE>(&a.solid, &mut b.solid, dims);
         if self.liquid_faces {
-            transpose_layers(&a.liquid, &mut b.liquid, dims);
-            transpose_layers(&a.air, &mut b.air, dims);
+            transpose_layers::<WIDE>(&a.liquid, &mut b.liquid, dims);
+            transpose_layers::<WIDE>(&a.air, &mut b.air, dims);
         }
         Some(dims)
     }
@@ -1164,43 +1164,105 @@ fn same_blocks(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u6
 
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
 /// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
-/// others two at a time.
+/// others two at a time (four with `WIDE`, in the AVX2 build).
 #[inline(always)]
-fn transpose_layers(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
+fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
     if out.len() < py * px {
         out.resize(py * px, 0);
     }
     let full_x = if px == 64 { !0 } else { (1u64 << px) - 1 };
     let full_z = if pz == 64 { !0 } else { (1u64 << pz) - 1 };
-    let mut waiting: Option<usize> = None;
-    for y in 0..py {
-        let layer = &rows[y * pz..y * pz + pz];
-        let (any, all) = layer.iter().fold((0, !0), |(any, all), &r| (any | r, all & r));
-        if any == 0 || all & full_x == full_x {
-            out[y * px..y * px + px].fill(if any == 0 { 0 } else { full_z });
-            continue;
+    let lanes = if WIDE { 4 } else { 2 };
+    let mut group = [0usize; 4];
+    let mut waiting = 0;
+    for y in 0..=py {
+        if y < py {
+            let layer = &rows[y * pz..y * pz + pz];
+            let (any, all) = layer.iter().fold((0, !0), |(any, all), &r| (any | r, all & r));
+            if any == 0 || all & full_x == full_x {
+                out[y * px..y * px + px].fill(if any == 0 { 0 } else { full_z });
+                continue;
+            }
+            group[waiting] = y;
+            waiting += 1;
         }
-        let Some(first) = waiting.take() else {
-            waiting = Some(y);
-            continue;
-        };
-        // Two layers at once; `first` < `y`, so the output rows split cleanly.
-        let (head, tail) = out.split_at_mut(y * px);
-        transpose_64x2(&rows[first * pz..first * pz + pz], layer, &mut head[first * px..first * px + px], &mut tail[..px]);
-    }
-    if let Some(first) = waiting {
-        transpose_64x2(&rows[first * pz..first * pz + pz], &[], &mut out[first * px..first * px + px], &mut []);
+        // A full group, or what is left at the end.
+        if waiting == lanes || (y == py && waiting > 0) {
+            let inputs: [&[u64]; 4] = std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
+            let mut transposed = [[0u64; 4]; 64];
+            #[cfg(target_arch = "x86_64")]
+            if WIDE {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
+                // only on CPUs that have them.
+                unsafe { transpose_64x4_wide(inputs, &mut transposed) };
+            } else {
+                transpose_64x2(inputs, &mut transposed);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            transpose_64x2(inputs, &mut transposed);
+            for (k, &layer) in group.iter().enumerate().take(waiting) {
+                for (slot, row) in out[layer * px..layer * px + px].iter_mut().zip(&transposed) {
+                    *slot = row[k];
+                }
+            }
+            waiting = 0;
+        }
     }
 }
 
-/// Transposes two bit matrices of up to 64 rows of 64 bits at once: bit `c` of `first[r]` moves
-/// to bit `r` of `first_out[c]`, and the same for `second` (shorter inputs read as zero rows;
-/// only as many output rows as asked for are written). At step `j` (halving from 32), rows `r`
-/// and `r + j` (`r & j == 0`) swap the columns with bit `j` set in `r` for those without it in
-/// `r + j`, both matrices side by side in one SSE2 register per row.
+/// Transposes four bit matrices of up to 64 rows of 64 bits (shorter ones read as zero rows):
+/// bit `c` of `inputs[k][r]` moves to bit `r` of `out[c][k]`. The rounds of [`transpose_64x2`],
+/// four matrices side by side in one AVX2 register per row.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn transpose_64x4_wide(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
+    use std::arch::x86_64::*;
+    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
+    #[inline(always)]
+    fn round<const J: i32>(v: &mut [__m256i; 64], lo: u64) {
+        // SAFETY: AVX2 register operations only, inside `transpose_64x4_wide`.
+        unsafe {
+            let lo = _mm256_set1_epi64x(lo as i64);
+            let j = J as usize;
+            let mut base = 0;
+            while base < 64 {
+                for r in base..base + j {
+                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                    v[r + j] = _mm256_xor_si256(v[r + j], t);
+                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
+                }
+                base += 2 * j;
+            }
+        }
+    }
+    let rows = inputs.iter().map(|m| m.len()).max().unwrap_or(0);
+    let mut v = [_mm256_setzero_si256(); 64];
+    for (r, slot) in v.iter_mut().enumerate().take(rows) {
+        let lane = |k: usize| inputs[k].get(r).copied().unwrap_or(0) as i64;
+        *slot = _mm256_set_epi64x(lane(3), lane(2), lane(1), lane(0));
+    }
+    round::<32>(&mut v, TRANSPOSE_LOW[0]);
+    round::<16>(&mut v, TRANSPOSE_LOW[1]);
+    round::<8>(&mut v, TRANSPOSE_LOW[2]);
+    round::<4>(&mut v, TRANSPOSE_LOW[3]);
+    round::<2>(&mut v, TRANSPOSE_LOW[4]);
+    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    for (row, w) in out.iter_mut().zip(v) {
+        // SAFETY: the store writes the 32 bytes of `row`, unaligned.
+        unsafe { _mm256_storeu_si256(row.as_mut_ptr() as *mut __m256i, w) };
+    }
+}
+
+/// The columns without bit `j` in the rounds of the 64×64 transposes, for `j` = 32, 16, …, 1.
+const TRANSPOSE_LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+
+/// Transposes the first two of `inputs`, bit matrices of up to 64 rows of 64 bits (shorter
+/// ones read as zero rows): bit `c` of `inputs[k][r]` moves to bit `r` of `out[c][k]`. At step
+/// `j` (halving from 32), rows `r` and `r + j` (`r & j == 0`) swap the columns with bit `j` set
+/// in `r` for those without it in `r + j`, both matrices side by side in one SSE2 register per
+/// row.
 #[inline(always)]
-fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_out: &mut [u64]) {
-    const LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+fn transpose_64x2(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -1224,30 +1286,27 @@ fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_o
         }
         // SAFETY (every block below): SSE2 register operations only, part of the x86_64 baseline.
         let mut v = [unsafe { _mm_setzero_si128() }; 64];
-        for (r, slot) in v.iter_mut().enumerate().take(first.len().max(second.len())) {
+        for (r, slot) in v.iter_mut().enumerate().take(inputs[0].len().max(inputs[1].len())) {
             let lane = |m: &[u64]| m.get(r).copied().unwrap_or(0) as i64;
-            *slot = unsafe { _mm_set_epi64x(lane(second), lane(first)) };
+            *slot = unsafe { _mm_set_epi64x(lane(inputs[1]), lane(inputs[0])) };
         }
-        round::<32>(&mut v, LOW[0]);
-        round::<16>(&mut v, LOW[1]);
-        round::<8>(&mut v, LOW[2]);
-        round::<4>(&mut v, LOW[3]);
-        round::<2>(&mut v, LOW[4]);
-        round::<1>(&mut v, LOW[5]);
-        for (out, &w) in first_out.iter_mut().zip(&v) {
-            *out = unsafe { _mm_cvtsi128_si64(w) } as u64;
-        }
-        for (out, &w) in second_out.iter_mut().zip(&v) {
-            *out = unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64;
+        round::<32>(&mut v, TRANSPOSE_LOW[0]);
+        round::<16>(&mut v, TRANSPOSE_LOW[1]);
+        round::<8>(&mut v, TRANSPOSE_LOW[2]);
+        round::<4>(&mut v, TRANSPOSE_LOW[3]);
+        round::<2>(&mut v, TRANSPOSE_LOW[4]);
+        round::<1>(&mut v, TRANSPOSE_LOW[5]);
+        for (row, &w) in out.iter_mut().zip(&v) {
+            *row = [unsafe { _mm_cvtsi128_si64(w) } as u64, unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64, 0, 0];
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        for (input, output) in [(first, first_out), (second, second_out)] {
+        for (k, input) in inputs.iter().enumerate().take(2) {
             let mut m = [0u64; 64];
             m[..input.len()].copy_from_slice(input);
             let mut j = 32;
-            for lo in LOW {
+            for lo in TRANSPOSE_LOW {
                 let mut base = 0;
                 while base < 64 {
                     for r in base..base + j {
@@ -1259,7 +1318,9 @@ fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_o
                 }
                 j /= 2;
             }
-            output.copy_from_slice(&m[..output.len()]);
+            for (row, w) in out.iter_mut().zip(m) {
+                row[k] = w;
+            }
         }
     }
 }
