@@ -8,27 +8,32 @@
 //! wound clockwise seen from the front, as Godot expects.
 //!
 //! [`Mesher`] is a binary greedy mesher that works on whole rows of 64 bits at a time:
-//! 1. one pass over the voxels packs each row along x into `u64` bit masks: solid, liquid, air,
-//!    and "same block as the next voxel" along x, z and y;
+//! 1. one pass over the voxels packs each row along x into `u64` class masks (solid, liquid, air);
+//!    the layers that are neither all empty nor all solid are also transposed (64×64 bit
+//!    matrices, two or four at a time in SIMD registers) into rows along z, so that every
+//!    direction has rows that run inside its slices: rows along x for the y and z faces, along z
+//!    for the x faces;
 //! 2. for each of the six directions, the visible faces of a row are a few bit operations against
-//!    the neighbouring row (or the row shifted by one bit): solid faces where the neighbour is not
-//!    solid, liquid faces only where the neighbour is air;
-//! 3. the ambient occlusion of every face of a row comes out as eight bit planes (two bits for
-//!    each of the four corners), computed with bit operations from the solid masks of the layer in
-//!    front of it; comparing planes and same-block masks of neighbouring faces gives two merge
-//!    masks per row: which faces may join the next one along the row, and which the one in the
-//!    next row. For the x directions the masks are transposed (32×32 bit matrices) so that rows
-//!    run inside the face's plane;
+//!    the row across the face: solid faces where that is not solid, liquid faces only where it is
+//!    air; and a mask per layer says which rows hold any;
+//! 3. for each row with faces, two merge masks: which faces may join the next one along the row,
+//!    and which the one in the next row of the slice. For solid faces the four corner AO levels
+//!    come out bitwise from the three solid rows in front; a corner's level depends only on the
+//!    four voxels around that vertex, so two neighbouring faces agree on their shared corners and
+//!    have equal AO exactly when both are uniform towards each other (see [`ao_uniformity`]).
+//!    Where that holds, the two faces' blocks are compared;
 //! 4. faces are merged greedily within each slice from those masks alone, first along the row
-//!    (`trailing_zeros` scans) then across rows, only between faces with the same block and the
-//!    same four corner AO levels, so colour and shading are exactly those of the unit faces (a
-//!    vertex's AO depends only on the voxels around that vertex, so equal levels on neighbouring
-//!    faces mean the occlusion is constant along the merge);
-//! 5. each quad reads its block and AO once, at its first face, and is appended to the vertex
-//!    arrays (reserved once per direction).
+//!    (`trailing_zeros` scans) then across rows, so colour and shading are exactly those of the
+//!    unit faces;
+//! 5. each quad reads its block and AO once, at its first face, and is written to the vertex
+//!    arrays (grown once per direction, filled in whole chunks of 4 vertices).
 //!
 //! [`Mesher::collision_faces`] runs steps 1, 2 and 4 for solid faces only and merges by solidity
 //! alone: far fewer triangles for a physics shape, covering exactly the solid faces.
+//!
+//! On x86-64 CPUs with AVX2 and BMI2 (checked at run time) the same code runs compiled for those,
+//! with explicit AVX2 for the voxel classes and the transposes; the results are the same bytes
+//! (integer work, and float multiplies and conversions only).
 //!
 //! [`mesh_padded_chunk_culled`] is the plain one-quad-per-face mesher, kept as the reference the
 //! tests compare against (and used for boxes wider than 64 voxels, where rows do not fit a `u64`).
