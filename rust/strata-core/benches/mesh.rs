@@ -1,6 +1,8 @@
 //! Meshing one 32³ terrain chunk (padded 34³): Strata's binary greedy mesher (quads with AO,
 //! written out as vertex arrays) against block-mesh's `greedy_quads` (quads only) and Strata's
-//! culled reference mesher, on the same voxels from `Generator::generate_padded_chunk`.
+//! culled reference mesher, on the same voxels from `Generator::generate_padded_chunk`; and
+//! Strata's collision faces (solid faces merged by solidity alone, written out as triangle
+//! corners).
 //!
 //! Run: `cargo bench -p strata-core --bench mesh`. Prints the quad counts before the timings.
 
@@ -10,6 +12,9 @@ use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::VoxelBuffer;
 use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
+
+/// Corners per collision quad (two triangles).
+const CORNERS_PER_QUAD: usize = 6;
 
 static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
 static BM_CHUNKS: LazyLock<Vec<Vec<common::BmVoxel>>> = LazyLock::new(|| CHUNKS.iter().map(common::to_block_mesh).collect());
@@ -24,15 +29,18 @@ fn main() {
         let (mut greedy, mut culled) = (ChunkMesh::default(), ChunkMesh::default());
         mesher.mesh(b, &mut greedy);
         mesh_padded_chunk_culled(b, &mut culled);
+        let mut collision = Vec::new();
+        mesher.collision_faces(b, &mut collision);
         let baseline = common::block_mesh_quads(&common::to_block_mesh(b), &mut bm);
         println!(
-            "quads chunk={i} coord=({},{},{}) strata_greedy={} culled={} block_mesh={}",
+            "quads chunk={i} coord=({},{},{}) strata_greedy={} culled={} block_mesh={} collision={}",
             c.x,
             c.y,
             c.z,
             greedy.quad_count(),
             culled.quad_count(),
-            baseline
+            baseline,
+            collision.len() / CORNERS_PER_QUAD
         );
     }
     divan::main();
@@ -47,6 +55,18 @@ fn strata_greedy(bencher: divan::Bencher, chunk: usize) {
     bencher.bench_local(|| {
         mesher.mesh(black_box(b), &mut out);
         black_box(out.opaque.indices.len())
+    });
+}
+
+/// Strata's collision faces: solid faces only, merged by solidity, triangle corners included.
+#[divan::bench(args = ARGS)]
+fn strata_collision_faces(bencher: divan::Bencher, chunk: usize) {
+    let b = &CHUNKS[chunk];
+    let mut mesher = Mesher::new();
+    let mut out = Vec::new();
+    bencher.bench_local(|| {
+        mesher.collision_faces(black_box(b), &mut out);
+        black_box(out.len())
     });
 }
 

@@ -8,27 +8,32 @@
 //! wound clockwise seen from the front, as Godot expects.
 //!
 //! [`Mesher`] is a binary greedy mesher that works on whole rows of 64 bits at a time:
-//! 1. one pass over the voxels packs each row along x into `u64` bit masks: solid, liquid, air,
-//!    and "same block as the next voxel" along x, z and y;
+//! 1. one pass over the voxels packs each row along x into `u64` class masks (solid, liquid, air);
+//!    the layers that are neither all empty nor all solid are also transposed (64×64 bit
+//!    matrices, two or four at a time in SIMD registers) into rows along z, so that every
+//!    direction has rows that run inside its slices: rows along x for the y and z faces, along z
+//!    for the x faces;
 //! 2. for each of the six directions, the visible faces of a row are a few bit operations against
-//!    the neighbouring row (or the row shifted by one bit): solid faces where the neighbour is not
-//!    solid, liquid faces only where the neighbour is air;
-//! 3. the ambient occlusion of every face of a row comes out as eight bit planes (two bits for
-//!    each of the four corners), computed with bit operations from the solid masks of the layer in
-//!    front of it; comparing planes and same-block masks of neighbouring faces gives two merge
-//!    masks per row: which faces may join the next one along the row, and which the one in the
-//!    next row. For the x directions the masks are transposed (32×32 bit matrices) so that rows
-//!    run inside the face's plane;
+//!    the row across the face: solid faces where that is not solid, liquid faces only where it is
+//!    air; and a mask per layer says which rows hold any;
+//! 3. for each row with faces, two merge masks: which faces may join the next one along the row,
+//!    and which the one in the next row of the slice. For solid faces the four corner AO levels
+//!    come out bitwise from the three solid rows in front; a corner's level depends only on the
+//!    four voxels around that vertex, so two neighbouring faces agree on their shared corners and
+//!    have equal AO exactly when both are uniform towards each other (see [`ao_uniformity`]).
+//!    Where that holds, the two faces' blocks are compared;
 //! 4. faces are merged greedily within each slice from those masks alone, first along the row
-//!    (`trailing_zeros` scans) then across rows, only between faces with the same block and the
-//!    same four corner AO levels, so colour and shading are exactly those of the unit faces (a
-//!    vertex's AO depends only on the voxels around that vertex, so equal levels on neighbouring
-//!    faces mean the occlusion is constant along the merge);
-//! 5. each quad reads its block and AO once, at its first face, and is appended to the vertex
-//!    arrays (reserved once per direction).
+//!    (`trailing_zeros` scans) then across rows, so colour and shading are exactly those of the
+//!    unit faces;
+//! 5. each quad reads its block and AO once, at its first face, and is written to the vertex
+//!    arrays (grown once per direction, filled in whole chunks of 4 vertices).
 //!
 //! [`Mesher::collision_faces`] runs steps 1, 2 and 4 for solid faces only and merges by solidity
 //! alone: far fewer triangles for a physics shape, covering exactly the solid faces.
+//!
+//! On x86-64 CPUs with AVX2 and BMI2 (checked at run time) the same code runs compiled for those,
+//! with explicit AVX2 for the voxel classes and the transposes; the results are the same bytes
+//! (integer work, and float multiplies and conversions only).
 //!
 //! [`mesh_padded_chunk_culled`] is the plain one-quad-per-face mesher, kept as the reference the
 //! tests compare against (and used for boxes wider than 64 voxels, where rows do not fit a `u64`).
@@ -601,25 +606,26 @@ impl Mesher {
             unsafe { self.mesh_wide(padded, out) };
             return;
         }
-        self.mesh_portable(padded, out);
+        self.mesh_with::<false>(padded, out);
     }
 
     /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
-        self.mesh_portable(padded, out);
+        self.mesh_with::<true>(padded, out);
     }
 
+    /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly.
     #[inline(always)]
-    fn mesh_portable(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    fn mesh_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             mesh_padded_chunk_culled(padded, out);
             return;
         }
-        let Some(dims) = self.prepare(padded, true) else {
+        let Some(dims) = self.prepare::<WIDE>(padded, true) else {
             return;
         };
         let data = padded.data();
@@ -647,18 +653,19 @@ impl Mesher {
             unsafe { self.collision_faces_wide(padded, out) };
             return;
         }
-        self.collision_faces_portable(padded, out);
+        self.collision_faces_with::<false>(padded, out);
     }
 
     /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
-        self.collision_faces_portable(padded, out);
+        self.collision_faces_with::<true>(padded, out);
     }
 
+    /// Collision faces; `WIDE` as in [`Mesher::mesh_with`].
     #[inline(always)]
-    fn collision_faces_portable(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+    fn collision_faces_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
@@ -667,7 +674,7 @@ impl Mesher {
             out.extend(mesh.opaque.triangle_corners());
             return;
         }
-        let Some(dims) = self.prepare(padded, false) else {
+        let Some(dims) = self.prepare::<WIDE>(padded, false) else {
             return;
         };
         self.collision_direction::<0>(dims, out);
@@ -682,14 +689,14 @@ impl Mesher {
     /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
     /// interior, or an interior without anything that could show a face.
     #[inline(always)]
-    fn prepare(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
+    fn prepare<const WIDE: bool>(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
         let p = padded.size();
         if p.min_elem() < 3 {
             return None;
         }
         let (px, py, pz) = (p.x as usize, p.y as usize, p.z as usize);
         let dims = Dims { px, py, pz, nx: px - 2, ny: py - 2, nz: pz - 2 };
-        let (has_faces, has_liquid) = self.pack_rows(padded, dims);
+        let (has_faces, has_liquid) = self.pack_rows::<WIDE>(padded, dims);
         if !has_faces {
             return None;
         }
@@ -708,10 +715,10 @@ impl Mesher {
             }
         }
         let (a, b) = (&self.along_x, &mut self.along_z);
-        transpose_layers(&a.solid, &mut b.solid, dims);
+        transpose_layers::<WIDE>(&a.solid, &mut b.solid, dims);
         if self.liquid_faces {
-            transpose_layers(&a.liquid, &mut b.liquid, dims);
-            transpose_layers(&a.air, &mut b.air, dims);
+            transpose_layers::<WIDE>(&a.liquid, &mut b.liquid, dims);
+            transpose_layers::<WIDE>(&a.air, &mut b.air, dims);
         }
         Some(dims)
     }
@@ -719,7 +726,7 @@ impl Mesher {
     /// Packs the padded box into rows along x. Returns whether the interior holds anything that
     /// could show a face (not all air, nor only invisible blocks), and whether it holds liquid.
     #[inline(always)]
-    fn pack_rows(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
+    fn pack_rows<const WIDE: bool>(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
         let ClassRows { solid, liquid, air } = &mut self.along_x;
@@ -731,6 +738,12 @@ impl Mesher {
         let data = padded.data();
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         match self.single_liquid {
+            #[cfg(target_arch = "x86_64")]
+            Some(liquid_id) if WIDE && px >= 16 => {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
+                // only on CPUs that have them.
+                unsafe { class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows]) };
+            }
             Some(liquid_id) => {
                 flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
                 let mut start = 0;
@@ -1156,43 +1169,105 @@ fn same_blocks(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u6
 
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
 /// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
-/// others two at a time.
+/// others two at a time (four with `WIDE`, in the AVX2 build).
 #[inline(always)]
-fn transpose_layers(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
+fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
     if out.len() < py * px {
         out.resize(py * px, 0);
     }
     let full_x = if px == 64 { !0 } else { (1u64 << px) - 1 };
     let full_z = if pz == 64 { !0 } else { (1u64 << pz) - 1 };
-    let mut waiting: Option<usize> = None;
-    for y in 0..py {
-        let layer = &rows[y * pz..y * pz + pz];
-        let (any, all) = layer.iter().fold((0, !0), |(any, all), &r| (any | r, all & r));
-        if any == 0 || all & full_x == full_x {
-            out[y * px..y * px + px].fill(if any == 0 { 0 } else { full_z });
-            continue;
+    let lanes = if WIDE { 4 } else { 2 };
+    let mut group = [0usize; 4];
+    let mut waiting = 0;
+    for y in 0..=py {
+        if y < py {
+            let layer = &rows[y * pz..y * pz + pz];
+            let (any, all) = layer.iter().fold((0, !0), |(any, all), &r| (any | r, all & r));
+            if any == 0 || all & full_x == full_x {
+                out[y * px..y * px + px].fill(if any == 0 { 0 } else { full_z });
+                continue;
+            }
+            group[waiting] = y;
+            waiting += 1;
         }
-        let Some(first) = waiting.take() else {
-            waiting = Some(y);
-            continue;
-        };
-        // Two layers at once; `first` < `y`, so the output rows split cleanly.
-        let (head, tail) = out.split_at_mut(y * px);
-        transpose_64x2(&rows[first * pz..first * pz + pz], layer, &mut head[first * px..first * px + px], &mut tail[..px]);
-    }
-    if let Some(first) = waiting {
-        transpose_64x2(&rows[first * pz..first * pz + pz], &[], &mut out[first * px..first * px + px], &mut []);
+        // A full group, or what is left at the end.
+        if waiting == lanes || (y == py && waiting > 0) {
+            let inputs: [&[u64]; 4] = std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
+            let mut transposed = [[0u64; 4]; 64];
+            #[cfg(target_arch = "x86_64")]
+            if WIDE {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
+                // only on CPUs that have them.
+                unsafe { transpose_64x4_wide(inputs, &mut transposed) };
+            } else {
+                transpose_64x2(inputs, &mut transposed);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            transpose_64x2(inputs, &mut transposed);
+            for (k, &layer) in group.iter().enumerate().take(waiting) {
+                for (slot, row) in out[layer * px..layer * px + px].iter_mut().zip(&transposed) {
+                    *slot = row[k];
+                }
+            }
+            waiting = 0;
+        }
     }
 }
 
-/// Transposes two bit matrices of up to 64 rows of 64 bits at once: bit `c` of `first[r]` moves
-/// to bit `r` of `first_out[c]`, and the same for `second` (shorter inputs read as zero rows;
-/// only as many output rows as asked for are written). At step `j` (halving from 32), rows `r`
-/// and `r + j` (`r & j == 0`) swap the columns with bit `j` set in `r` for those without it in
-/// `r + j`, both matrices side by side in one SSE2 register per row.
+/// Transposes four bit matrices of up to 64 rows of 64 bits (shorter ones read as zero rows):
+/// bit `c` of `inputs[k][r]` moves to bit `r` of `out[c][k]`. The rounds of [`transpose_64x2`],
+/// four matrices side by side in one AVX2 register per row.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn transpose_64x4_wide(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
+    use std::arch::x86_64::*;
+    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
+    #[inline(always)]
+    fn round<const J: i32>(v: &mut [__m256i; 64], lo: u64) {
+        // SAFETY: AVX2 register operations only, inside `transpose_64x4_wide`.
+        unsafe {
+            let lo = _mm256_set1_epi64x(lo as i64);
+            let j = J as usize;
+            let mut base = 0;
+            while base < 64 {
+                for r in base..base + j {
+                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                    v[r + j] = _mm256_xor_si256(v[r + j], t);
+                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
+                }
+                base += 2 * j;
+            }
+        }
+    }
+    let rows = inputs.iter().map(|m| m.len()).max().unwrap_or(0);
+    let mut v = [_mm256_setzero_si256(); 64];
+    for (r, slot) in v.iter_mut().enumerate().take(rows) {
+        let lane = |k: usize| inputs[k].get(r).copied().unwrap_or(0) as i64;
+        *slot = _mm256_set_epi64x(lane(3), lane(2), lane(1), lane(0));
+    }
+    round::<32>(&mut v, TRANSPOSE_LOW[0]);
+    round::<16>(&mut v, TRANSPOSE_LOW[1]);
+    round::<8>(&mut v, TRANSPOSE_LOW[2]);
+    round::<4>(&mut v, TRANSPOSE_LOW[3]);
+    round::<2>(&mut v, TRANSPOSE_LOW[4]);
+    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    for (row, w) in out.iter_mut().zip(v) {
+        // SAFETY: the store writes the 32 bytes of `row`, unaligned.
+        unsafe { _mm256_storeu_si256(row.as_mut_ptr() as *mut __m256i, w) };
+    }
+}
+
+/// The columns without bit `j` in the rounds of the 64×64 transposes, for `j` = 32, 16, …, 1.
+const TRANSPOSE_LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+
+/// Transposes the first two of `inputs`, bit matrices of up to 64 rows of 64 bits (shorter
+/// ones read as zero rows): bit `c` of `inputs[k][r]` moves to bit `r` of `out[c][k]`. At step
+/// `j` (halving from 32), rows `r` and `r + j` (`r & j == 0`) swap the columns with bit `j` set
+/// in `r` for those without it in `r + j`, both matrices side by side in one SSE2 register per
+/// row.
 #[inline(always)]
-fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_out: &mut [u64]) {
-    const LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+fn transpose_64x2(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::*;
@@ -1216,30 +1291,27 @@ fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_o
         }
         // SAFETY (every block below): SSE2 register operations only, part of the x86_64 baseline.
         let mut v = [unsafe { _mm_setzero_si128() }; 64];
-        for (r, slot) in v.iter_mut().enumerate().take(first.len().max(second.len())) {
+        for (r, slot) in v.iter_mut().enumerate().take(inputs[0].len().max(inputs[1].len())) {
             let lane = |m: &[u64]| m.get(r).copied().unwrap_or(0) as i64;
-            *slot = unsafe { _mm_set_epi64x(lane(second), lane(first)) };
+            *slot = unsafe { _mm_set_epi64x(lane(inputs[1]), lane(inputs[0])) };
         }
-        round::<32>(&mut v, LOW[0]);
-        round::<16>(&mut v, LOW[1]);
-        round::<8>(&mut v, LOW[2]);
-        round::<4>(&mut v, LOW[3]);
-        round::<2>(&mut v, LOW[4]);
-        round::<1>(&mut v, LOW[5]);
-        for (out, &w) in first_out.iter_mut().zip(&v) {
-            *out = unsafe { _mm_cvtsi128_si64(w) } as u64;
-        }
-        for (out, &w) in second_out.iter_mut().zip(&v) {
-            *out = unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64;
+        round::<32>(&mut v, TRANSPOSE_LOW[0]);
+        round::<16>(&mut v, TRANSPOSE_LOW[1]);
+        round::<8>(&mut v, TRANSPOSE_LOW[2]);
+        round::<4>(&mut v, TRANSPOSE_LOW[3]);
+        round::<2>(&mut v, TRANSPOSE_LOW[4]);
+        round::<1>(&mut v, TRANSPOSE_LOW[5]);
+        for (row, &w) in out.iter_mut().zip(&v) {
+            *row = [unsafe { _mm_cvtsi128_si64(w) } as u64, unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64, 0, 0];
         }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        for (input, output) in [(first, first_out), (second, second_out)] {
+        for (k, input) in inputs.iter().enumerate().take(2) {
             let mut m = [0u64; 64];
             m[..input.len()].copy_from_slice(input);
             let mut j = 32;
-            for lo in LOW {
+            for lo in TRANSPOSE_LOW {
                 let mut base = 0;
                 while base < 64 {
                     for r in base..base + j {
@@ -1251,7 +1323,9 @@ fn transpose_64x2(first: &[u64], second: &[u64], first_out: &mut [u64], second_o
                 }
                 j /= 2;
             }
-            output.copy_from_slice(&m[..output.len()]);
+            for (row, w) in out.iter_mut().zip(m) {
+                row[k] = w;
+            }
         }
     }
 }
@@ -1280,6 +1354,48 @@ fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u64>, liquid_
     let tail = chunks.remainder();
     air_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == block::AIR) as u64) << k), 0]);
     liquid_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == liquid) as u64) << k), 0]);
+}
+
+/// Class rows of the voxels `data`, rows of `px` ids (16 to 64), when the only non-solid ids
+/// are air and `liquid_id`: each row in blocks of 16 ids (the last one overlapping the one
+/// before when `px` is not a multiple of 16), compared with AVX2, the byte masks squeezed to one
+/// bit per id with BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2")]
+fn class_rows_wide(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+    /// Rows of `BLOCKS` blocks.
+    #[inline(always)]
+    fn rows_of<const BLOCKS: usize>(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+        use std::arch::x86_64::*;
+        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
+        let (air_ids, liquid_ids) = unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
+        let starts: [usize; BLOCKS] = std::array::from_fn(|k| (16 * k).min(px - 16));
+        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
+            for &at in &starts {
+                let ids = &row[at..at + 16];
+                // SAFETY: AVX2 and BMI2 as above; the load reads the 16 ids (32 bytes) of `ids`.
+                let (on_air, on_liquid) = unsafe {
+                    let v = _mm256_loadu_si256(ids.as_ptr() as *const __m256i);
+                    // Bytes: ids 0–7 air, 0–7 liquid, 8–15 air, 8–15 liquid.
+                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(v, air_ids), _mm256_cmpeq_epi16(v, liquid_ids))) as u32;
+                    (_pext_u32(both, 0x00FF_00FF) as u64, _pext_u32(both, 0xFF00_FF00) as u64)
+                };
+                air_mask |= on_air << at;
+                liquid_mask |= on_liquid << at;
+            }
+            *a = air_mask;
+            *l = liquid_mask;
+            *s = !(air_mask | liquid_mask) & full;
+        }
+    }
+    match px.div_ceil(16) {
+        1 => rows_of::<1>(data, px, liquid_id, solid, liquid, air),
+        2 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
+        3 => rows_of::<3>(data, px, liquid_id, solid, liquid, air),
+        _ => rows_of::<4>(data, px, liquid_id, solid, liquid, air),
+    }
 }
 
 /// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
@@ -1567,5 +1683,138 @@ mod tests {
         .join()
         .unwrap();
         assert_eq!(m1, m3);
+    }
+
+    /// The unit faces (voxel local to the chunk interior, direction) covered by collision
+    /// triangles: each quad is two triangles over a rectangle of whole units, clockwise from the
+    /// front.
+    fn collision_unit_faces(corners: &[[f32; 3]]) -> Vec<([i32; 3], usize)> {
+        assert_eq!(corners.len() % 6, 0, "two triangles a quad");
+        let mut out = Vec::new();
+        for quad in corners.chunks(6) {
+            // The front is where the clockwise triangles' normals point away from.
+            let n = cross(sub(quad[1], quad[0]), sub(quad[2], quad[0]));
+            let d = FACES.iter().position(|(f, _, _)| dot(to_f(*f), n) < 0.0 && dot(to_f(*f), n).abs() == dot(n, n).sqrt()).expect("an axis-aligned quad");
+            let (normal, u, v) = FACES[d];
+            let second = cross(sub(quad[4], quad[3]), sub(quad[5], quad[3]));
+            assert!(dot(to_f(normal), second) < 0.0, "both triangles clockwise from the front");
+            let (lo, hi) = quad.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k]))));
+            // The two triangles share a diagonal and together use the rectangle's four corners.
+            let mut distinct: Vec<[f32; 3]> = quad.to_vec();
+            distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            distinct.dedup();
+            assert_eq!(distinct.len(), 4, "a quad's triangles share two corners");
+            assert!(distinct.iter().all(|p| (0..3).all(|k| p[k] == lo[k] || p[k] == hi[k])));
+            let extent = sub(hi, lo);
+            let (eu, ev) = (dot(extent, to_f(u)) as i32, dot(extent, to_f(v)) as i32);
+            assert!(eu >= 1 && ev >= 1 && dot(extent, to_f(normal)) == 0.0);
+            let lift = IVec3::new(normal.x.max(0), normal.y.max(0), normal.z.max(0));
+            let plane = IVec3::new(lo[0] as i32, lo[1] as i32, lo[2] as i32);
+            for i in 0..eu {
+                for j in 0..ev {
+                    let voxel = plane - lift + u * i + v * j;
+                    out.push(([voxel.x, voxel.y, voxel.z], d));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Collision triangles of `b` cover exactly the reference's opaque unit faces, once each;
+    /// returns (collision quads, render opaque quads).
+    fn check_collision_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
+        let mut corners = Vec::new();
+        mesher.collision_faces(b, &mut corners);
+        let (mut reference, mut render) = (ChunkMesh::default(), ChunkMesh::default());
+        mesh_padded_chunk_culled(b, &mut reference);
+        mesher.mesh(b, &mut render);
+        let solid: Vec<([i32; 3], usize)> = unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
+        let covered = collision_unit_faces(&corners);
+        assert!(covered.windows(2).all(|w| w[0] != w[1]), "overlapping collision quads");
+        if covered != solid {
+            let missing: Vec<_> = solid.iter().filter(|f| !covered.contains(f)).take(3).collect();
+            let extra: Vec<_> = covered.iter().filter(|f| !solid.contains(f)).take(3).collect();
+            panic!("collision faces differ: {} vs {} unit faces; missing {missing:?}; extra {extra:?}", covered.len(), solid.len());
+        }
+        let quads = corners.len() / 6;
+        assert!(quads <= render.opaque.quad_count(), "{quads} collision quads vs {} rendered", render.opaque.quad_count());
+        (quads, render.opaque.quad_count())
+    }
+
+    #[test]
+    fn collision_faces_cover_exactly_the_solid_faces() {
+        let mut mesher = Mesher::new();
+        // Hand-made boxes: a lone block, a pair against the halo, water next to stone.
+        for b in [
+            padded_with(&[(1, 1, 1, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::STONE), (2, 1, 1, block::DIRT), (0, 3, 3, block::STONE), (-1, 3, 3, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::WATER), (1, 0, 1, block::STONE), (2, 1, 1, block::WATER)]),
+        ] {
+            check_collision_against_reference(&b, &mut mesher);
+        }
+        // A lone block: one quad a side, whatever its AO.
+        let mut corners = Vec::new();
+        collision_faces(&padded_with(&[(1, 1, 1, block::STONE)]), &mut corners);
+        assert_eq!(corners.len(), 6 * 6);
+        let palettes: [&[BlockId]; 3] = [&[block::STONE, block::DIRT], &[block::STONE, block::WATER, block::GRASS], &[block::WATER, block::SAND, 200, block::AIR]];
+        for (i, ids) in palettes.iter().enumerate() {
+            for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
+                for size in [3, 7, 18, 34] {
+                    check_collision_against_reference(&random_box((i * 10 + j) as u64, size, ids, fill), &mut mesher);
+                }
+            }
+        }
+        // The widest box the bit rows hold, and one wider than that (the reference's faces).
+        for size in [IVec3::new(10, 40, 64), IVec3::new(66, 5, 4)] {
+            let mut b = random_box(99, 1, &[block::STONE], 0.0);
+            b.reset(IVec3::splat(-1), size);
+            for (k, id) in b.data_mut().iter_mut().enumerate() {
+                *id = [block::AIR, block::STONE, block::WATER, block::DIRT][(hash3(5, 1, k as i32, 0, 0) % 4) as usize];
+            }
+            check_collision_against_reference(&b, &mut mesher);
+        }
+    }
+
+    #[test]
+    fn collision_faces_of_generated_chunks_need_fewer_triangles_than_the_render_mesh() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let (mut collision, mut render) = (0, 0);
+        for c in [(0, 0, 0), (1, 0, 1), (-1, 0, 2), (0, -1, 0), (3, 0, -2), (-2, -1, -3), (5, 0, 5)] {
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            let (cq, rq) = check_collision_against_reference(&padded, &mut mesher);
+            assert!(rq == 0 || cq < rq, "chunk {c:?}: {cq} collision quads vs {rq} rendered");
+            collision += cq;
+            render += rq;
+        }
+        // Merged by solidity alone, the terrain's steps and AO no longer split it.
+        assert!(render > 1000 && collision * 2 < render, "collision {collision} vs render {render}");
+    }
+
+    #[test]
+    fn portable_and_wide_builds_give_the_same_bytes() {
+        // Without AVX2 both calls take the portable build and simply agree with themselves.
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        let mut boxes = Vec::new();
+        for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4)] {
+            let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            boxes.push(padded);
+        }
+        boxes.push(random_box(3, 18, &[block::STONE, block::WATER, block::DIRT, 300], 0.5));
+        boxes.push(random_box(4, 7, &[block::STONE, block::WATER], 0.5));
+        for b in &boxes {
+            let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
+            mesher.mesh(b, &mut chosen);
+            mesher.mesh_with::<false>(b, &mut portable);
+            assert_eq!(chosen, portable);
+            let (mut chosen, mut portable) = (Vec::new(), Vec::new());
+            mesher.collision_faces(b, &mut chosen);
+            mesher.collision_faces_with::<false>(b, &mut portable);
+            assert_eq!(chosen, portable);
+        }
     }
 }
