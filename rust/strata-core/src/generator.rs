@@ -205,7 +205,7 @@ impl Generator {
         out.reserve(size_x * size_z);
         for k in 1..=size_z {
             let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
-            out.extend((1..=size_x).map(|i| {
+            for i in 1..=size_x {
                 let sample = row[i];
                 let surface = floor_to_i32(sample.height);
                 let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
@@ -217,8 +217,8 @@ impl Generator {
                     let params = biomes.params(sample.biome);
                     (params.surface_block, params.subsurface_block)
                 };
-                Column { surface, surface_block, subsurface_block, biome: sample.biome }
-            }));
+                out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
+            }
         }
     }
 

@@ -674,11 +674,14 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
     // Layer by layer upwards (the buffer's order), up to the highest top.
+    // With equal depths (the default) both kinds of cave share one set of masks.
+    let shared = caverns.is_some() && tunnels.is_some() && depths.cavern == depths.tunnel;
     let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(&cavern_top[..]), sx, min.y, work_y);
-    let mut tunnel_below = BelowMasks::new(tunnels.is_some().then_some(&tunnel_top[..]), sx, min.y, work_y);
+    let mut tunnel_below = BelowMasks::new((tunnels.is_some() && !shared).then_some(&tunnel_top[..]), sx, min.y, work_y);
     for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
         cavern_below.advance(ly);
         tunnel_below.advance(ly);
+        let tunnel_below = if shared { &cavern_below } else { &tunnel_below };
         for lz in 0..sz {
             let row_start = (ly * sz + lz) * sx;
             for w in 0..words {
