@@ -177,6 +177,8 @@ impl BitGrid3D {
         let (if_dead, if_alive) = rule.inclusive_masks();
         let kernel = RuleKernel::new(rule, if_dead, if_alive);
         let last_mask = self.last_word_mask();
+        // With one word per row every word is a last word: the kernel masks them as it writes.
+        let word_mask = if wpr == 1 { last_mask } else { !0 };
         for y in y_in.clone() {
             // 1. Horizontal sums (left + centre + right) of the rows z_in of plane y.
             let (h0, h1) = scratch.horizontal.split_at_mut(padded);
@@ -198,14 +200,14 @@ impl BitGrid3D {
             );
             // 3. Plane y − 1 has all three of its planar sums once plane y has them.
             if y >= 1 && y_out.contains(&(y - 1)) {
-                self.emit_plane(y - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+                self.emit_plane(y - 1, &y_in, &kernel, scratch, out, z_lo..z_hi, word_mask);
             }
         }
         // The top plane of y_out when its upper neighbour lies outside the grid.
         if y_out.end == y_in.end {
-            self.emit_plane(y_out.end - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+            self.emit_plane(y_out.end - 1, &y_in, &kernel, scratch, out, z_lo..z_hi, word_mask);
         }
-        if wpr > 1 || last_mask != !0 {
+        if wpr > 1 && last_mask != !0 {
             for y in y_out {
                 for z in z_out.clone() {
                     out.words[(y * nz + z) * wpr + wpr - 1] &= last_mask;
@@ -217,7 +219,17 @@ impl BitGrid3D {
     /// Step 3 of [`BitGrid3D::step_inner`] for plane `y`: the planar sums of `y − 1`, `y`, `y + 1`
     /// (slot `y mod 3`, or zeros outside `y_in`), added, then the rule, into words `range` of
     /// the plane (rows z_out).
-    fn emit_plane(&self, y: usize, y_in: &std::ops::Range<usize>, kernel: &RuleKernel, scratch: &CaScratch, out: &mut BitGrid3D, range: std::ops::Range<usize>) {
+    #[allow(clippy::too_many_arguments)]
+    fn emit_plane(
+        &self,
+        y: usize,
+        y_in: &std::ops::Range<usize>,
+        kernel: &RuleKernel,
+        scratch: &CaScratch,
+        out: &mut BitGrid3D,
+        range: std::ops::Range<usize>,
+        word_mask: u64,
+    ) {
         let plane = self.nz * self.words_per_row;
         let slot_of = |yy: usize| if y_in.contains(&yy) { yy % 3 } else { 3 };
         let slots = [y.checked_sub(1).map_or(3, slot_of), slot_of(y), slot_of(y + 1)];
@@ -231,7 +243,7 @@ impl BitGrid3D {
         let base = y * plane;
         let me = &self.words[base + range.start..base + range.end];
         let dst = &mut out.words[base + range.start..base + range.end];
-        kernel.apply(planes[0], planes[1], planes[2], me, dst);
+        kernel.apply(planes[0], planes[1], planes[2], me, dst, word_mask);
     }
 
     /// Takes `other`'s dimensions; the words keep whatever they held (callers overwrite them).
@@ -453,8 +465,9 @@ impl RuleKernel {
         }
     }
 
-    /// The next state of words `me` from the planar sums of the planes below, at and above.
-    fn apply(&self, below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], me: &[u64], dst: &mut [u64]) {
+    /// The next state of words `me` from the planar sums of the planes below, at and above, each
+    /// word and-ed with `word_mask`.
+    fn apply(&self, below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], me: &[u64], dst: &mut [u64], word_mask: u64) {
         let n = dst.len();
         let [a0, a1, a2, a3] = below.map(|s| &s[..n]);
         let [b0, b1, b2, b3] = centre.map(|s| &s[..n]);
@@ -466,7 +479,7 @@ impl RuleKernel {
                 macro_rules! dispatch {
                     ($($t:literal)*) => {
                         match *t {
-                            $($t => at_least_loop::<$t>([a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3], dst),)*
+                            $($t => at_least_loop::<$t>([a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3], dst, word_mask),)*
                             _ => dst.fill(0),
                         }
                     };
@@ -477,7 +490,7 @@ impl RuleKernel {
                 let LifeLeaves { if_dead, if_alive } = &**leaves;
                 for i in 0..n {
                     let c = add3x4([a0[i], a1[i], a2[i], a3[i]], [b0[i], b1[i], b2[i], b3[i]], [c0[i], c1[i], c2[i], c3[i]]);
-                    dst[i] = (me[i] & eval_mask(if_alive, &c)) | (!me[i] & eval_mask(if_dead, &c));
+                    dst[i] = ((me[i] & eval_mask(if_alive, &c)) | (!me[i] & eval_mask(if_dead, &c))) & word_mask;
                 }
             }
         }
@@ -486,11 +499,11 @@ impl RuleKernel {
 
 /// [`RuleKernel::apply`] for `AtLeast(T)`: counts (≤ 27) of at least `T` (≤ 27) live.
 #[inline(always)]
-fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], dst: &mut [u64]) {
+fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], dst: &mut [u64], word_mask: u64) {
     let [a0, a1, a2, a3] = below;
     let [b0, b1, b2, b3] = centre;
     let [c0, c1, c2, c3] = above;
-    at_least_words::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst);
+    at_least_words::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask);
 }
 
 /// The loop of [`at_least_loop`], every plane its own argument so the compiler knows they do not
@@ -502,6 +515,7 @@ fn at_least_words<const T: u32>(
     b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
     c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
     dst: &mut [u64],
+    word_mask: u64,
 ) {
     let n = dst.len();
     let (a0, a1, a2, a3) = (&a0[..n], &a1[..n], &a2[..n], &a3[..n]);
@@ -514,7 +528,7 @@ fn at_least_words<const T: u32>(
         for (k, &bit) in c.iter().enumerate() {
             ge = if (T >> k) & 1 == 1 { bit & ge } else { bit | ge };
         }
-        dst[i] = ge;
+        dst[i] = ge & word_mask;
     }
 }
 
