@@ -272,10 +272,14 @@ impl Generator {
         if plane == 0 {
             return;
         }
-        // The columns as separate arrays, so a mixed layer is one branch-free loop.
-        let surfaces: Vec<i32> = cols.iter().map(|c| c.surface).collect();
+        // The columns as separate arrays, so a mixed layer is one branch-free loop; with 16-bit
+        // surfaces (when every height of the box fits, which makes no comparison differ) twice
+        // as many voxels go through a vector register at once.
         let surface_blocks: Vec<BlockId> = cols.iter().map(|c| c.surface_block).collect();
         let subsurface_blocks: Vec<BlockId> = cols.iter().map(|c| c.subsurface_block).collect();
+        let short = lo.saturating_sub(4) >= i16::MIN as i32 && hi <= i16::MAX as i32 && min.y >= i16::MIN as i32 && min.y + size.y <= i16::MAX as i32;
+        let surfaces: Vec<i32> = if short { Vec::new() } else { cols.iter().map(|c| c.surface).collect() };
+        let short_surfaces: Vec<i16> = if short { cols.iter().map(|c| c.surface as i16).collect() } else { Vec::new() };
         for (ly, layer) in out.data_mut().chunks_exact_mut(plane).enumerate() {
             let y = min.y + ly as i32;
             if y < lo.saturating_sub(4) {
@@ -284,9 +288,17 @@ impl Generator {
                 layer.fill(AIR);
             } else {
                 let above = if water && y < sea { block::WATER } else { AIR };
-                let (surfaces, surface_blocks, subsurface_blocks) = (&surfaces[..plane], &surface_blocks[..plane], &subsurface_blocks[..plane]);
-                for (i, v) in layer.iter_mut().enumerate() {
-                    *v = layer_block_of(surfaces[i], surface_blocks[i], subsurface_blocks[i], y, above);
+                let (surface_blocks, subsurface_blocks) = (&surface_blocks[..plane], &subsurface_blocks[..plane]);
+                if short {
+                    let (surfaces, y) = (&short_surfaces[..plane], y as i16);
+                    for (i, v) in layer.iter_mut().enumerate() {
+                        *v = layer_block_of(surfaces[i], surface_blocks[i], subsurface_blocks[i], y, above);
+                    }
+                } else {
+                    let surfaces = &surfaces[..plane];
+                    for (i, v) in layer.iter_mut().enumerate() {
+                        *v = layer_block_of(surfaces[i], surface_blocks[i], subsurface_blocks[i], y, above);
+                    }
                 }
             }
         }
@@ -407,9 +419,9 @@ fn floor_to_i32(h: f64) -> i32 {
 /// Written as masks rather than branches so that a layer's loop is vectorised:
 /// `if y < s − 4 { stone } else if y < s − 1 { subsurface } else if y < s { surface } else { above }`.
 #[inline(always)]
-fn layer_block_of(s: i32, surface_block: BlockId, subsurface_block: BlockId, y: i32, above: BlockId) -> BlockId {
+fn layer_block_of<T: Copy + PartialOrd + std::ops::Sub<Output = T> + From<i8>>(s: T, surface_block: BlockId, subsurface_block: BlockId, y: T, above: BlockId) -> BlockId {
     let all_if = |c: bool| (c as BlockId).wrapping_neg();
-    let (stone, subsurface, surface) = (all_if(y < s - 4), all_if(y < s - 1), all_if(y < s));
+    let (stone, subsurface, surface) = (all_if(y < s - T::from(4)), all_if(y < s - T::from(1)), all_if(y < s));
     let upper = (surface_block & surface) | (above & !surface);
     let middle = (subsurface_block & subsurface) | (upper & !subsurface);
     (block::STONE & stone) | (middle & !stone)

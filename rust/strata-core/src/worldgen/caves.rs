@@ -41,7 +41,6 @@ use crate::coords::IVec3;
 use crate::generator::{ColumnGrid, Generator};
 use crate::preset::{CaveMode, CaveSettings, parse_life_rule};
 use crate::rng::{mix64, salt};
-use noise::{NoiseFn, Perlin};
 use std::cell::RefCell;
 
 /// Spacing, in voxels, of the lattice on which tunnel noise is sampled.
@@ -168,16 +167,131 @@ fn noise_seed(seed: u64, k: u64) -> u32 {
 
 /// The three Perlin fields of tunnels (`n₁`, `n₂` and the gate `g`) of one seed. Building them
 /// shuffles permutation tables, so a generator builds them once ([`Generator::tunnel_noise`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct TunnelNoise {
-    n1: Perlin,
-    n2: Perlin,
-    gate: Perlin,
+    n1: GridPerlin,
+    n2: GridPerlin,
+    gate: GridPerlin,
 }
 
 impl TunnelNoise {
     pub fn new(seed: u64) -> Self {
-        Self { n1: Perlin::new(noise_seed(seed, 1)), n2: Perlin::new(noise_seed(seed, 2)), gate: Perlin::new(noise_seed(seed, 3)) }
+        let field = |k| GridPerlin::new(noise_seed(seed, k));
+        Self { n1: field(1), n2: field(2), gate: field(3) }
+    }
+}
+
+/// `noise::Perlin`'s 3D noise at the points of a grid whose coordinates are separable (x from
+/// the x index alone, and so on), as the tunnel lattice's are.
+///
+/// `noise::core::perlin::perlin_3d` written out with its operations on the same values in the
+/// same order, so the same bits (tested against `noise`); what depends on one coordinate (the
+/// unit cube's corner, the distances, the quintic curve) is computed once per grid line, and the
+/// eight corner gradients once per unit cube, which the lattice's points share by the dozen.
+#[derive(Clone, Debug)]
+pub struct GridPerlin {
+    /// `noise`'s permutation table for the seed.
+    table: [u8; 256],
+}
+
+/// One axis of a [`GridPerlin`] grid: per grid index, what `perlin_3d` derives from that
+/// coordinate.
+#[derive(Default)]
+struct PerlinAxis {
+    /// The unit cube's lower corner (`noise`'s floor_to_isize: truncation, minus one at and
+    /// below zero).
+    corner: Vec<isize>,
+    /// Distances to the lower and the upper corner, the quintic curve of the first and one
+    /// minus that.
+    terms: Vec<[f64; 4]>,
+}
+
+impl PerlinAxis {
+    fn new(coordinates: impl ExactSizeIterator<Item = f64>) -> Self {
+        let n = coordinates.len();
+        let mut axis = Self { corner: Vec::with_capacity(n), terms: Vec::with_capacity(n) };
+        for v in coordinates {
+            let corner = if v <= 0.0 { v as isize - 1 } else { v as isize };
+            let near = v - corner as f64;
+            let x = near.clamp(0.0, 1.0);
+            let curve = x * x * x * (x * (x * 6.0 - 15.0) + 10.0);
+            axis.corner.push(corner);
+            axis.terms.push([near, near - 1.0, curve, 1.0 - curve]);
+        }
+        axis
+    }
+}
+
+/// The gradient numbers (hash & 15) of the eight corners of the last unit cube evaluated, index
+/// `4·dx + 2·dy + dz`.
+struct PerlinCube {
+    corner: (isize, isize, isize),
+    gradients: [u8; 8],
+}
+
+impl GridPerlin {
+    /// The field of `noise::Perlin::new(seed)`.
+    pub fn new(seed: u32) -> Self {
+        use noise::permutationtable::{NoiseHasher, PermutationTable};
+        // Hashing one coordinate is one table lookup: this reads the table back.
+        let perm = PermutationTable::new(seed);
+        Self { table: std::array::from_fn(|i| perm.hash(&[i as isize]) as u8) }
+    }
+
+    fn cube(&self, (cx, cy, cz): (isize, isize, isize)) -> PerlinCube {
+        let t = &self.table;
+        let byte = |v: isize| (v & 0xff) as usize;
+        let mut gradients = [0u8; 8];
+        for (n, g) in gradients.iter_mut().enumerate() {
+            let (dx, dy, dz) = ((n >> 2) as isize, ((n >> 1) & 1) as isize, (n & 1) as isize);
+            let a = t[byte(cx + dx)] as usize ^ byte(cy + dy);
+            let b = t[a] as usize ^ byte(cz + dz);
+            *g = t[b] & 0b1111;
+        }
+        PerlinCube { corner: (cx, cy, cz), gradients }
+    }
+
+    /// `noise::Perlin::get` at the grid point (`i`, `j`, `k`) of the axes; `cube` caches the
+    /// last unit cube's gradients.
+    #[inline]
+    fn get(&self, [ax, ay, az]: [&PerlinAxis; 3], (i, j, k): (usize, usize, usize), cube: &mut Option<PerlinCube>) -> f64 {
+        const SCALE_FACTOR: f64 = 1.154_700_538_379_251_5;
+        let corner = (ax.corner[i], ay.corner[j], az.corner[k]);
+        let cube = match cube {
+            Some(c) if c.corner == corner => c,
+            _ => cube.insert(self.cube(corner)),
+        };
+        // `noise`'s gradients, the same expressions: the cube's eight cases repeat from point
+        // to point, so their branches are predicted.
+        let gradient = |h: u8, px: f64, py: f64, pz: f64| match h {
+            0 | 12 => px + py,
+            1 | 13 => -px + py,
+            2 => px - py,
+            3 => -px - py,
+            4 => px + pz,
+            5 => -px + pz,
+            6 => px - pz,
+            7 => -px - pz,
+            8 => py + pz,
+            9 | 14 => -py + pz,
+            10 => py - pz,
+            _ => -py - pz,
+        };
+        let ([x0, x1, cx, rx], [y0, y1, cy, ry], [z0, z1, cz, rz]) = (ax.terms[i], ay.terms[j], az.terms[k]);
+        let g = &cube.gradients;
+        let g000 = gradient(g[0], x0, y0, z0);
+        let g100 = gradient(g[4], x1, y0, z0);
+        let g010 = gradient(g[2], x0, y1, z0);
+        let g110 = gradient(g[6], x1, y1, z0);
+        let g001 = gradient(g[1], x0, y0, z1);
+        let g101 = gradient(g[5], x1, y0, z1);
+        let g011 = gradient(g[3], x0, y1, z1);
+        let g111 = gradient(g[7], x1, y1, z1);
+        // noise's `linear(a, b, alpha)`: `b * alpha + a * (1.0 - alpha)`.
+        let lz = |a: f64, b: f64| b * cz + a * rz;
+        let ly = |a: f64, b: f64| b * cy + a * ry;
+        let result = (ly(lz(g100, g101), lz(g110, g111)) * cx + ly(lz(g000, g001), lz(g010, g011)) * rx) * SCALE_FACTOR;
+        result.clamp(-1.0, 1.0)
     }
 }
 
@@ -255,23 +369,32 @@ impl TunnelField {
                 }
             }
         };
-        // Calls `sample` at every point flagged `flag`, with its world position.
-        let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, sample: &dyn Fn([f64; 3], &mut [f32; 3])| {
+        // Samples `field` at every point flagged `flag` (grid coordinates from `axes`) and
+        // stores each value with `store`.
+        let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])| {
+            let mut cube = None;
             for j in 0..dims[1] {
                 for k in 0..dims[2] {
                     for i in 0..dims[0] {
                         let at = point(i, j, k);
                         if flags[at] & flag != 0 {
-                            sample([world(i, lo.x), world(j, lo.y), world(k, lo.z)], &mut values[at]);
+                            store(field.get(axes, (i, j, k), &mut cube), &mut values[at]);
                         }
                     }
                 }
             }
-        };        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
+        };
+        // The noises' coordinates along each axis, as `noise` is given them.
+        let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
+        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
         let mut any_width = false;
-        sample_points(&flags, &mut values, NEED_GATE, &|[x, y, z], v| {
-            let p = [x * f * 0.25, y * f * 0.25 * TUNNEL_Y_SQUASH, z * f * 0.25];
-            let g01 = 0.5 + 0.5 * noise.gate.get(p) as f32;
+        let gate_axes = [
+            axis(dims[0], lo.x, &|x| x * f * 0.25),
+            axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
+            axis(dims[2], lo.z, &|z| z * f * 0.25),
+        ];
+        sample_points(&flags, &mut values, NEED_GATE, &noise.gate, [&gate_axes[0], &gate_axes[1], &gate_axes[2]], &|gate, v| {
+            let g01 = 0.5 + 0.5 * gate as f32;
             let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
             v[2] = c.tunnel_width * open * open * (3.0 - 2.0 * open);
         });
@@ -306,15 +429,16 @@ impl TunnelField {
             lo_v < w && hi_v > -w
         };
         mark(&mut flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
-        sample_points(&flags, &mut values, NEED_N1, &|[x, y, z], v| {
-            v[0] = noise.n1.get([x * f, y * f * TUNNEL_Y_SQUASH, z * f]) as f32;
-        });
+        let n1_axes = [axis(dims[0], lo.x, &|x| x * f), axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH), axis(dims[2], lo.z, &|z| z * f)];
+        sample_points(&flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
         let band1: Vec<bool> = (0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)).collect();
         mark(&mut flags, NEED_N2, &|cl| band1[cl]);
-        sample_points(&flags, &mut values, NEED_N2, &|[x, y, z], v| {
-            let p = [x * f, y * f * TUNNEL_Y_SQUASH, z * f];
-            v[1] = noise.n2.get([p[0] + 101.7, p[1] - 43.1, p[2] + 17.3]) as f32;
-        });
+        let n2_axes = [
+            axis(dims[0], lo.x, &|x| x * f + 101.7),
+            axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH - 43.1),
+            axis(dims[2], lo.z, &|z| z * f + 17.3),
+        ];
+        sample_points(&flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| v[1] = n as f32);
         let may_open: Vec<bool> = (0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)).collect();
         Some(Self { origin: lo, dims, values, may_open })
     }
@@ -550,11 +674,14 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
     // Layer by layer upwards (the buffer's order), up to the highest top.
+    // With equal depths (the default) both kinds of cave share one set of masks.
+    let shared = caverns.is_some() && tunnels.is_some() && depths.cavern == depths.tunnel;
     let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(&cavern_top[..]), sx, min.y, work_y);
-    let mut tunnel_below = BelowMasks::new(tunnels.is_some().then_some(&tunnel_top[..]), sx, min.y, work_y);
+    let mut tunnel_below = BelowMasks::new((tunnels.is_some() && !shared).then_some(&tunnel_top[..]), sx, min.y, work_y);
     for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
         cavern_below.advance(ly);
         tunnel_below.advance(ly);
+        let tunnel_below = if shared { &cavern_below } else { &tunnel_below };
         for lz in 0..sz {
             let row_start = (ly * sz + lz) * sx;
             for w in 0..words {
@@ -640,6 +767,38 @@ mod tests {
         c.allow_surface_breach = true;
         c.min_depth = 5;
         assert_eq!(CaveDepths::of(&c), CaveDepths { cavern: 5, tunnel: 0 });
+    }
+
+    #[test]
+    fn grid_perlin_equals_noise_perlin_bit_for_bit() {
+        use noise::{NoiseFn, Perlin};
+        let mut h = 0x1234_5678u64;
+        let mut next = || {
+            h = mix64(h.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            h
+        };
+        for seed in [0u32, 1, 7, 0xdead_beef, u32::MAX] {
+            let (ours, theirs) = (GridPerlin::new(seed), Perlin::new(seed));
+            // Random axes at several scales, axes like the tunnel lattice's, and coordinates on
+            // and around integers, where the corner and the distances are at their edges.
+            let mut axes: Vec<Vec<f64>> = (0..5).map(|n| (0..40).map(|_| (next() as i64 as f64 / i64::MAX as f64) * [1e-3, 0.7, 13.0, 900.0, 3e5][n]).collect()).collect();
+            axes.push((-60..60).map(|i| (i * 4) as f64 * (1.0 / 96.0) * 0.25 * 1.5).collect());
+            axes.push((-60..60).map(|i| (i * 4) as f64 * (1.0 / 72.0) + 101.7).collect());
+            axes.push(vec![-2.0, -1.0, -0.5, -0.0, 0.0, 1e-310, 0.5, 1.0 - 1e-16, 1.0, 2.0, 255.0, 256.0, 257.5, -256.0]);
+            let mut cube = None;
+            for (a, b, c) in [(0, 1, 2), (3, 4, 0), (5, 5, 6), (7, 7, 7), (6, 7, 5), (2, 7, 3)] {
+                let [xs, ys, zs] = [&axes[a], &axes[b], &axes[c]];
+                let grid = [PerlinAxis::new(xs.iter().copied()), PerlinAxis::new(ys.iter().copied()), PerlinAxis::new(zs.iter().copied())];
+                for (j, &y) in ys.iter().enumerate() {
+                    for (k, &z) in zs.iter().enumerate() {
+                        for (i, &x) in xs.iter().enumerate() {
+                            let got = ours.get([&grid[0], &grid[1], &grid[2]], (i, j, k), &mut cube);
+                            assert_eq!(got.to_bits(), theirs.get([x, y, z]).to_bits(), "seed {seed} at {:?}", [x, y, z]);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -177,6 +177,8 @@ impl BitGrid3D {
         let (if_dead, if_alive) = rule.inclusive_masks();
         let kernel = RuleKernel::new(rule, if_dead, if_alive);
         let last_mask = self.last_word_mask();
+        // With one word per row every word is a last word: the kernel masks them as it writes.
+        let word_mask = if wpr == 1 { last_mask } else { !0 };
         for y in y_in.clone() {
             // 1. Horizontal sums (left + centre + right) of the rows z_in of plane y.
             let (h0, h1) = scratch.horizontal.split_at_mut(padded);
@@ -198,14 +200,14 @@ impl BitGrid3D {
             );
             // 3. Plane y − 1 has all three of its planar sums once plane y has them.
             if y >= 1 && y_out.contains(&(y - 1)) {
-                self.emit_plane(y - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+                self.emit_plane(y - 1, &y_in, &kernel, scratch, out, z_lo..z_hi, word_mask);
             }
         }
         // The top plane of y_out when its upper neighbour lies outside the grid.
         if y_out.end == y_in.end {
-            self.emit_plane(y_out.end - 1, &y_in, &kernel, scratch, out, z_lo..z_hi);
+            self.emit_plane(y_out.end - 1, &y_in, &kernel, scratch, out, z_lo..z_hi, word_mask);
         }
-        if wpr > 1 || last_mask != !0 {
+        if wpr > 1 && last_mask != !0 {
             for y in y_out {
                 for z in z_out.clone() {
                     out.words[(y * nz + z) * wpr + wpr - 1] &= last_mask;
@@ -217,7 +219,17 @@ impl BitGrid3D {
     /// Step 3 of [`BitGrid3D::step_inner`] for plane `y`: the planar sums of `y − 1`, `y`, `y + 1`
     /// (slot `y mod 3`, or zeros outside `y_in`), added, then the rule, into words `range` of
     /// the plane (rows z_out).
-    fn emit_plane(&self, y: usize, y_in: &std::ops::Range<usize>, kernel: &RuleKernel, scratch: &CaScratch, out: &mut BitGrid3D, range: std::ops::Range<usize>) {
+    #[allow(clippy::too_many_arguments)]
+    fn emit_plane(
+        &self,
+        y: usize,
+        y_in: &std::ops::Range<usize>,
+        kernel: &RuleKernel,
+        scratch: &CaScratch,
+        out: &mut BitGrid3D,
+        range: std::ops::Range<usize>,
+        word_mask: u64,
+    ) {
         let plane = self.nz * self.words_per_row;
         let slot_of = |yy: usize| if y_in.contains(&yy) { yy % 3 } else { 3 };
         let slots = [y.checked_sub(1).map_or(3, slot_of), slot_of(y), slot_of(y + 1)];
@@ -231,7 +243,7 @@ impl BitGrid3D {
         let base = y * plane;
         let me = &self.words[base + range.start..base + range.end];
         let dst = &mut out.words[base + range.start..base + range.end];
-        kernel.apply(planes[0], planes[1], planes[2], me, dst);
+        kernel.apply(planes[0], planes[1], planes[2], me, dst, word_mask);
     }
 
     /// Takes `other`'s dimensions; the words keep whatever they held (callers overwrite them).
@@ -453,8 +465,9 @@ impl RuleKernel {
         }
     }
 
-    /// The next state of words `me` from the planar sums of the planes below, at and above.
-    fn apply(&self, below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], me: &[u64], dst: &mut [u64]) {
+    /// The next state of words `me` from the planar sums of the planes below, at and above, each
+    /// word and-ed with `word_mask`.
+    fn apply(&self, below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], me: &[u64], dst: &mut [u64], word_mask: u64) {
         let n = dst.len();
         let [a0, a1, a2, a3] = below.map(|s| &s[..n]);
         let [b0, b1, b2, b3] = centre.map(|s| &s[..n]);
@@ -466,7 +479,7 @@ impl RuleKernel {
                 macro_rules! dispatch {
                     ($($t:literal)*) => {
                         match *t {
-                            $($t => at_least_loop::<$t>([a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3], dst),)*
+                            $($t => at_least_loop::<$t>([a0, a1, a2, a3], [b0, b1, b2, b3], [c0, c1, c2, c3], dst, word_mask),)*
                             _ => dst.fill(0),
                         }
                     };
@@ -477,7 +490,7 @@ impl RuleKernel {
                 let LifeLeaves { if_dead, if_alive } = &**leaves;
                 for i in 0..n {
                     let c = add3x4([a0[i], a1[i], a2[i], a3[i]], [b0[i], b1[i], b2[i], b3[i]], [c0[i], c1[i], c2[i], c3[i]]);
-                    dst[i] = (me[i] & eval_mask(if_alive, &c)) | (!me[i] & eval_mask(if_dead, &c));
+                    dst[i] = ((me[i] & eval_mask(if_alive, &c)) | (!me[i] & eval_mask(if_dead, &c))) & word_mask;
                 }
             }
         }
@@ -486,11 +499,11 @@ impl RuleKernel {
 
 /// [`RuleKernel::apply`] for `AtLeast(T)`: counts (≤ 27) of at least `T` (≤ 27) live.
 #[inline(always)]
-fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], dst: &mut [u64]) {
+fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [&[u64]; 4], dst: &mut [u64], word_mask: u64) {
     let [a0, a1, a2, a3] = below;
     let [b0, b1, b2, b3] = centre;
     let [c0, c1, c2, c3] = above;
-    at_least_words::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst);
+    at_least_words::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask);
 }
 
 /// The loop of [`at_least_loop`], every plane its own argument so the compiler knows they do not
@@ -502,6 +515,7 @@ fn at_least_words<const T: u32>(
     b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
     c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
     dst: &mut [u64],
+    word_mask: u64,
 ) {
     let n = dst.len();
     let (a0, a1, a2, a3) = (&a0[..n], &a1[..n], &a2[..n], &a3[..n]);
@@ -514,7 +528,7 @@ fn at_least_words<const T: u32>(
         for (k, &bit) in c.iter().enumerate() {
             ge = if (T >> k) & 1 == 1 { bit & ge } else { bit | ge };
         }
-        dst[i] = ge;
+        dst[i] = ge & word_mask;
     }
 }
 
@@ -628,28 +642,53 @@ pub fn initial_alive(seed: u64, salt: u64, alive_probability: f32, x: i32, y: i3
     ((h >> (16 * (x & 3))) & 0xffff) < probability_threshold(alive_probability) as u64
 }
 
-/// The dead lanes of a group hash as a nibble (bit `k` set when lane `k` is at least the
-/// threshold), given `below_threshold` = `(65536 − threshold) · (2³² + 1)` for a threshold ≤ 65536.
-///
-/// Lanes 0 and 2 (and 1 and 3) sit in the low halves of two 32-bit slots; adding
-/// `65536 − threshold` to a slot carries into its bit 16 exactly when the lane is at least the
-/// threshold, and no slot can carry into the next.
-#[inline(always)]
-fn dead_nibble(h: u64, below_threshold: u64) -> u64 {
-    const LOW_LANES: u64 = 0x0000_ffff_0000_ffff;
-    const CARRIES: u64 = 0x0001_0000_0001_0000;
-    let even = ((h & LOW_LANES) + below_threshold) & CARRIES;
-    let odd = (((h >> 16) & LOW_LANES) + below_threshold) & CARRIES;
-    // Lanes 0, 1 at bits 16, 17 and lanes 2, 3 at bits 48, 49.
-    let t = even | (odd << 1);
-    ((t >> 16) | (t >> 46)) & 0xf
+/// The alive cells of up to sixteen groups whose hash first halves are `firsts` (a multiple of
+/// four of them; see [`seeded_window_3d`]): bit `4·i + k` is set when lane `k` of group `i`'s
+/// hash `mix64(firsts[i] ^ zk)` is below `threshold16` (at most 65536).
+#[inline]
+fn alive_lanes(firsts: &[u64], zk: u64, threshold16: u32) -> u64 {
+    if threshold16 >= 65536 {
+        return !0;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cmplt_epi16, _mm_movemask_epi8, _mm_packs_epi16, _mm_set1_epi16, _mm_set_epi64x, _mm_xor_si128};
+        // Eight lanes per SSE2 register: flip the sign bits so that a signed comparison orders
+        // them as unsigned, compare, pack the two results of sixteen lanes into bytes and take
+        // their sign bits.
+        // SAFETY: SSE2 is part of every x86_64 target, and these intrinsics only compute on
+        // values (no memory access).
+        unsafe {
+            let flip = _mm_set1_epi16(i16::MIN);
+            let threshold = _mm_set1_epi16((threshold16 ^ 0x8000) as u16 as i16);
+            let below = |lo: u64, hi: u64| _mm_cmplt_epi16(_mm_xor_si128(_mm_set_epi64x(hi as i64, lo as i64), flip), threshold);
+            let mut bits = 0u64;
+            for (n, four) in firsts.chunks_exact(4).enumerate() {
+                let h = [four[0], four[1], four[2], four[3]].map(|a| mix64(a ^ zk));
+                let packed = _mm_packs_epi16(below(h[0], h[1]), below(h[2], h[3]));
+                bits |= (_mm_movemask_epi8(packed) as u16 as u64) << (16 * n);
+            }
+            bits
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut bits = 0u64;
+        for (i, &a) in firsts.iter().enumerate() {
+            let h = mix64(a ^ zk);
+            for k in 0..4 {
+                bits |= (((h >> (16 * k)) & 0xffff < threshold16 as u64) as u64) << (4 * i + k);
+            }
+        }
+        bits
+    }
 }
 
 /// The initial state over world cells `[min, min + size)` (size components ≥ 0).
 ///
 /// Row by row: the first half of each group hash depends only on (group, y), so it is computed
 /// once per y plane; each (group, y, z) then costs one [`mix64`] and yields four cells at once,
-/// gathered sixteen groups to a word of a 4-aligned buffer that is shifted into place.
+/// sixteen groups to a word of a 4-aligned buffer ([`alive_lanes`]) that is shifted into place.
 fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
     let mut g = BitGrid3D::new(size[0], size[1], size[2]);
     let (nx, wpr) = (size[0], g.words_per_row);
@@ -657,39 +696,33 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
         return g;
     }
     // Groups 4·gx .. 4·gx + 3 for gx in g0..g0 + groups; cell x of the window is bit x + shift of
-    // the buffer.
+    // the buffer. Lanes past the last group land past the row and are masked off.
     let g0 = min.x >> 2;
     let shift = (min.x - 4 * g0) as u32;
     let groups = (((min.x + nx as i32 - 1) >> 2) - g0 + 1) as usize;
     let buffer_words = groups.div_ceil(16);
-    let below_threshold = (65536 - threshold16.min(65536) as u64) * 0x1_0000_0001;
     let last_mask = g.last_word_mask();
-    let mut first_halves = vec![0u64; groups];
+    // Padded to whole fours of groups; the padding's lanes land past the row.
+    let mut first_halves = vec![0u64; groups.next_multiple_of(4)];
     // One spare zero word at the end for the shift.
-    let mut dead = vec![0u64; buffer_words + 1];
+    let mut alive = vec![0u64; buffer_words + 1];
     for y in 0..size[1] {
         let wy = min.y + y as i32;
-        for (i, a) in first_halves.iter_mut().enumerate() {
+        for (i, a) in first_halves[..groups].iter_mut().enumerate() {
             let gx = g0 + i as i32;
             *a = mix64(key ^ ((gx as u32 as u64) | ((wy as u32 as u64) << 32)));
         }
         for z in 0..size[2] {
             let zk = ((min.z + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
-            for (word, firsts) in dead.iter_mut().zip(first_halves.chunks(16)) {
-                // Nibbles enter at the top and move down: a recurrence, so the compiler keeps the
-                // multiplications scalar (their 2-lane emulation costs more than it saves).
-                let mut acc = 0u64;
-                for &a in firsts {
-                    acc = (acc >> 4) | (dead_nibble(mix64(a ^ zk), below_threshold) << 60);
-                }
-                *word = acc >> (4 * (16 - firsts.len()));
+            for (word, firsts) in alive.iter_mut().zip(first_halves.chunks(16)) {
+                *word = alive_lanes(firsts, zk, threshold16);
             }
             let start = g.row_start(y, z);
             let row = &mut g.words[start..start + wpr];
             for (w, dst) in row.iter_mut().enumerate() {
-                let lo = dead[w] >> shift;
-                let hi = if shift == 0 { 0 } else { dead[w + 1] << (64 - shift) };
-                *dst = !(lo | hi);
+                let lo = alive[w] >> shift;
+                let hi = if shift == 0 { 0 } else { alive[w + 1] << (64 - shift) };
+                *dst = lo | hi;
             }
             if let Some(last) = row.last_mut() {
                 *last &= last_mask;
