@@ -113,6 +113,19 @@ pub fn auto_workers(requested: usize) -> usize {
     }
 }
 
+/// Jobs out at once when the caller leaves it to us: twelve per worker, at least sixteen.
+///
+/// Jobs are sent from the main thread once per frame and count as out until their result is
+/// taken, so the cap bounds how much a worker can do between two frames. A cheap job (sky, buried
+/// rock) takes about 0.1 ms, so a cap of a few jobs per worker left workers idle most of each
+/// frame: the view loaded at the frame rate times the cap (about 430 chunks/s at 60-70 fps with 6)
+/// instead of the workers' speed. A larger cap costs little: a job sent for a chunk that is no
+/// longer wanted is cancelled before it runs, and finished results waiting for the main thread
+/// are bounded by the same cap.
+pub fn default_max_in_flight(workers: usize) -> usize {
+    (12 * workers.max(1)).max(16)
+}
+
 /// Streaming bookkeeping and workers for chunks keyed by `C`, jobs carrying `P`, results `R`.
 pub struct Scheduler<C, P, R> {
     job_tx: Option<Sender<Job<C, P>>>,
@@ -172,7 +185,7 @@ where
                 Err(_) => break,
             }
         }
-        let cap = if max_in_flight > 0 { max_in_flight } else { 2 * handles.len() + 2 };
+        let cap = if max_in_flight > 0 { max_in_flight } else { default_max_in_flight(handles.len()) };
         Ok(Self {
             job_tx: Some(job_tx),
             result_rx,

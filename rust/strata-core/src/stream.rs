@@ -41,7 +41,8 @@ pub struct StreamConfig {
     pub unload_margin: i32,
     /// Worker threads; 0 = one less than the machine's cores, at least two.
     pub worker_threads: usize,
-    /// Jobs queued or running at once; 0 = `2 × workers + 2`.
+    /// Jobs out at once (sent, running, or finished and not yet taken); 0 =
+    /// [`crate::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen).
     pub max_in_flight: usize,
     /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
     /// built on the worker; a margin of one more chunk is built ahead. Negative: none.

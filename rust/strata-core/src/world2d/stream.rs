@@ -37,7 +37,7 @@ pub struct StreamConfig2D {
     pub unload_margin: i32,
     /// Worker threads; 0 = one less than the machine's cores, at least one.
     pub worker_threads: usize,
-    /// Jobs queued or running at once; 0 = `2 × workers + 2`.
+    /// Jobs out at once; 0 = [`crate::scheduler::default_max_in_flight`].
     pub max_in_flight: usize,
 }
 
