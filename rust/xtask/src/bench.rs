@@ -280,7 +280,7 @@ fn strata_value(text: &str, name: &str) -> Option<f64> {
 
 /// Runs the headless flythrough at view distances 8 and 16 and records its figures.
 fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bool {
-    let godot = match crate::setup::prepare() {
+    let godot = match crate::setup::prepare(crate::extension::BuildProfile::Release) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("[xtask] warning: no Godot for the end-to-end bench ({e}); its keys stay null");

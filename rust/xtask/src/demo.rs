@@ -67,7 +67,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     }
     scene_args.extend(extra);
 
-    let godot = setup::prepare()?;
+    let godot = setup::prepare(crate::extension::BuildProfile::Release)?;
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|s| !s.is_empty()));

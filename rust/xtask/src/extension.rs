@@ -1,7 +1,10 @@
 //! Building the `strata-godot` GDExtension, installing it into the Godot project, and
 //! running Godot's import step when needed.
 //!
-//! * [`build`]: `cargo build -p strata-godot` (dev profile) → `<target>/debug/libstrata_godot.so`.
+//! * [`build`]: `cargo build -p strata-godot` → `<target>/debug/libstrata_godot.so` for the tests
+//!   (dev profile: gdext's debug checks on), `--release` → `<target>/release/…` for the demo and
+//!   the bench (what players run; gdext's own crates are unoptimised in the dev profile, which
+//!   makes the main thread's share several times slower).
 //! * [`install`]: copies it to `godot_project/addons/strata/bin/libstrata_godot.so` only
 //!   when the contents differ, via a temp file + rename (Godot may have the old one mapped).
 //! * [`import_project`]: `godot --headless --path godot_project --import`, which writes
@@ -45,20 +48,40 @@ pub fn extension_list() -> PathBuf {
     paths::godot_project().join(".godot/extension_list.cfg")
 }
 
-/// Builds the extension (`cargo build -p strata-godot`, output passed through) and
+/// Which cargo profile the extension is built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuildProfile {
+    /// `cargo build`: debug assertions and gdext's checks on; for the tests.
+    Dev,
+    /// `cargo build --release`: for the demo and the bench.
+    Release,
+}
+
+impl BuildProfile {
+    fn dir(self) -> &'static str {
+        match self {
+            BuildProfile::Dev => "debug",
+            BuildProfile::Release => "release",
+        }
+    }
+}
+
+/// Builds the extension (`cargo build -p strata-godot [--release]`, output passed through) and
 /// returns the path of the built library.
-pub fn build() -> Result<PathBuf> {
-    crate::step("building the extension: cargo build -p strata-godot");
+pub fn build(profile: BuildProfile) -> Result<PathBuf> {
+    let release = profile == BuildProfile::Release;
+    let shown = if release { "cargo build --release -p strata-godot" } else { "cargo build -p strata-godot" };
+    crate::step(format!("building the extension: {shown}"));
     let mut cmd = paths::cargo();
     cmd.args(["build", "-p", "strata-godot"]);
+    if release {
+        cmd.arg("--release");
+    }
     let status = godot_run::run_inherit(cmd)?;
     if !status.success() {
-        bail!(
-            "`cargo build -p strata-godot` failed ({}); fix the compile errors above",
-            godot_run::describe_status(status)
-        );
+        bail!("`{shown}` failed ({}); fix the compile errors above", godot_run::describe_status(status));
     }
-    let built = paths::target_dir()?.join("debug").join(LIB_NAME);
+    let built = paths::target_dir()?.join(profile.dir()).join(LIB_NAME);
     if !built.is_file() {
         bail!("the build succeeded but {} does not exist", built.display());
     }
@@ -78,8 +101,8 @@ pub fn install(built: &Path) -> Result<bool> {
 }
 
 /// Builds and installs the extension, then imports the project if needed.
-pub fn build_and_install(godot: &Godot) -> Result<InstallReport> {
-    let built = build()?;
+pub fn build_and_install(godot: &Godot, profile: BuildProfile) -> Result<InstallReport> {
+    let built = build(profile)?;
     let _lock = paths::lock_file(&paths::tools_dir().join("project.lock"))?;
     let copied = install(&built)?;
     let imported = import_project(godot, false)?;

@@ -33,7 +33,7 @@ const USAGE: &str = "\
 usage: cargo xtask <command> [args]
 
 commands:
-  setup                       install Godot 4.6 if needed, build the extension, import the project
+  setup [--release]           install Godot 4.6 if needed, build the extension (dev, or release), import the project
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
   test [--rust-only|--godot-only] [-- ARGS]

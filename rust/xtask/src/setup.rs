@@ -3,16 +3,16 @@
 //! subcommand calls first.
 
 use crate::error::Result;
-use crate::extension;
+use crate::extension::{self, BuildProfile};
 use crate::godot_install::{self, Godot};
 use std::time::Instant;
 
 /// Ensures Godot (installing it if needed), builds + installs the extension, and
 /// imports the project when needed. Returns the Godot to run.
-pub fn prepare() -> Result<Godot> {
+pub fn prepare(profile: BuildProfile) -> Result<Godot> {
     let godot = godot_install::ensure_godot()?;
     crate::note(godot.describe());
-    let report = extension::build_and_install(&godot)?;
+    let report = extension::build_and_install(&godot, profile)?;
     crate::note(format!(
         "extension {} ({}; {})",
         report.installed.display(),
@@ -30,13 +30,17 @@ pub fn prepare() -> Result<Godot> {
     Ok(godot)
 }
 
-/// `cargo xtask setup`.
+/// `cargo xtask setup [--release]`.
 pub fn run(args: &[String]) -> Result<()> {
-    if let Some(a) = args.first() {
-        bail!("`cargo xtask setup` takes no arguments (got `{a}`)");
+    let mut profile = BuildProfile::Dev;
+    for a in args {
+        match a.as_str() {
+            "--release" => profile = BuildProfile::Release,
+            other => bail!("`cargo xtask setup` takes only `--release` (got `{other}`)"),
+        }
     }
     let started = Instant::now();
-    let godot = prepare()?;
+    let godot = prepare(profile)?;
     crate::step(format!(
         "setup done in {:.1} s — Godot {}; run it with `cargo xtask godot -- ARGS`",
         started.elapsed().as_secs_f64(),

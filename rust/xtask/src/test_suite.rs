@@ -193,7 +193,7 @@ fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t
 /// Renders real frames under Xvfb (Compatibility renderer on llvmpipe): the world at noon and
 /// at midnight, checking brightness and that the world fills the lower half of the frame.
 fn run_rendered_checks() -> Result<(SuiteReport, std::path::PathBuf)> {
-    let godot = setup::prepare()?;
+    let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
     let shots = paths::target_dir()?.join("screenshots/rendered-tests");
     fs::create_dir_all(&shots)?;
     crate::step(format!("Rendered checks under Xvfb → {}", shots.display()));
@@ -211,7 +211,7 @@ fn run_rendered_checks() -> Result<(SuiteReport, std::path::PathBuf)> {
 
 fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::PathBuf)> {
     let runner = paths::godot_project().join("tests/test_runner.tscn");
-    let godot = setup::prepare()?;
+    let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
     if !runner.is_file() {
         bail!("godot_project/tests/test_runner.tscn missing — the Godot test suite cannot run");
     }
