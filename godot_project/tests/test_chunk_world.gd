@@ -295,3 +295,40 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 	w.far_view_levels = 0
 	assert_true(await wait_until(func(): return _far_children(w).is_empty(), 30.0), "far nodes gone with the far view")
 	assert_eq(w.get_stats()["far_loaded"], 0)
+
+## Streamed chunk meshes come from bytes packed on the workers; they must be exactly what Godot's
+## own conversion (`add_surface_from_arrays`) stores: same format, streams, counts and box.
+func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
+	var w := _make_world(5)
+	var compared := 0
+	var liquid := 0
+	# A handful of chunks, then a search along the surface layers until one with water is compared.
+	var coords: Array[Vector3i] = [Vector3i(0, 0, 0), Vector3i(1, 0, -1), Vector3i(-2, 0, 3), Vector3i(0, -1, 0), Vector3i(3, 1, 2)]
+	for x in range(-12, 13, 3):
+		for z in range(-12, 13, 3):
+			for y in [-1, 0]:
+				coords.append(Vector3i(x, y, z))
+	for c in coords:
+		if compared >= 5 and liquid > 0:
+			break
+		var packed := w.build_chunk_mesh(c, false)
+		var reference := w.build_chunk_mesh(c, true)
+		if reference == null:
+			assert_true(packed == null, "no faces either way at %s" % c)
+			continue
+		assert_eq(packed.get_surface_count(), reference.get_surface_count(), "surfaces at %s" % c)
+		for i in reference.get_surface_count():
+			var a := RenderingServer.mesh_get_surface(packed.get_rid(), i)
+			var b := RenderingServer.mesh_get_surface(reference.get_rid(), i)
+			for key in ["format", "primitive", "vertex_count", "index_count", "aabb", "vertex_data", "attribute_data", "index_data"]:
+				assert_eq(a.get(key), b.get(key), "%s of surface %d at %s" % [key, i, c])
+			assert_eq(packed.surface_get_arrays(i), reference.surface_get_arrays(i), "decoded arrays of surface %d at %s" % [i, c])
+			assert_eq(packed.surface_get_name(i), reference.surface_get_name(i))
+			assert_eq(packed.surface_get_material(i), reference.surface_get_material(i))
+			assert_true(a.get("vertex_data", PackedByteArray()).size() > 0, "the server holds the vertex stream")
+			if packed.surface_get_name(i) == "liquid":
+				liquid += 1
+			compared += 1
+		assert_eq(packed.get_aabb(), reference.get_aabb(), "mesh box at %s" % c)
+	assert_gt(compared, 4, "chunks with faces were compared")
+	assert_gt(liquid, 0, "a water surface was compared")

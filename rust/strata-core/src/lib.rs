@@ -21,6 +21,7 @@ pub mod rng;
 pub mod save;
 pub mod scheduler;
 pub mod stream;
+pub mod surface_bytes;
 pub mod world2d;
 
 pub use block::BlockId;

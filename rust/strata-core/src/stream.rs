@@ -25,6 +25,7 @@ use crate::lod::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
 use crate::mesh::{ChunkMesh, mesh_padded_chunk};
 pub use crate::scheduler::StreamStats;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use crate::surface_bytes::MeshBytes;
 use crate::worldgen::scatter::{ScatterInstance, scatter_chunk_with_columns};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -47,6 +48,9 @@ pub struct StreamConfig {
     /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
     /// built on the worker; a margin of one more chunk is built ahead. Negative: none.
     pub collision_distance: i32,
+    /// Workers also pack each mesh into Godot's stored form ([`crate::surface_bytes`]), so the
+    /// main thread only copies bytes. Off by default (the data is Godot-specific).
+    pub pack_surfaces: bool,
     /// Far view levels beyond the near field (0 = none). Each level doubles the cell size and the
     /// distance: the far view reaches `view_distance · 32 · 2^lod_levels` voxels.
     pub lod_levels: u8,
@@ -56,7 +60,7 @@ pub struct StreamConfig {
 
 impl Default for StreamConfig {
     fn default() -> Self {
-        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, lod_levels: 0, adaptive_far: false }
+        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, pack_surfaces: false, lod_levels: 0, adaptive_far: false }
     }
 }
 
@@ -86,6 +90,8 @@ pub struct ChunkResult {
     /// Collision triangles (corners, relative to the chunk's minimum corner), when the job asked
     /// for them ([`StreamConfig::collision_distance`], [`Streamer::request_collision`]).
     pub collision: Option<Vec<[f32; 3]>>,
+    /// The mesh in Godot's stored form ([`StreamConfig::pack_surfaces`]).
+    pub packed: Option<MeshBytes>,
     pub gen_us: u32,
     pub mesh_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made).
@@ -97,6 +103,8 @@ pub struct ChunkResult {
 #[derive(Debug)]
 pub struct FarResult {
     pub far: FarMesh,
+    /// The mesh in Godot's stored form ([`StreamConfig::pack_surfaces`]).
+    pub packed: Option<MeshBytes>,
     pub gen_us: u32,
     pub mesh_us: u32,
     job_id: u64,
@@ -216,8 +224,9 @@ impl Streamer {
     /// Starts the worker threads.
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
         let worker_generator = generator.clone();
+        let pack = config.pack_surfaces;
         let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
-            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch))
+            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch, pack))
         })
         .expect("spawn strata worker thread");
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
@@ -507,19 +516,20 @@ struct Scratch {
 }
 
 /// Builds one job's result.
-fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch) -> Option<StreamResult> {
+fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch, pack: bool) -> Option<StreamResult> {
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
-            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns).map(StreamResult::Near)
+            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack).map(StreamResult::Near)
         }
         StreamKey::Far(f) => {
             let t0 = Instant::now();
             let mut far = FarMesh::default();
             build_far_column(generator, f, &mut scratch.far, &mut far);
+            let packed = pack.then(|| MeshBytes::from_mesh(&far.mesh));
             // One pass does both stages; the split is not worth a second timer here.
             let gen_us = t0.elapsed().as_micros() as u32;
-            Some(StreamResult::Far(FarResult { far, gen_us, mesh_us: 0, job_id: job.id }))
+            Some(StreamResult::Far(FarResult { far, packed, gen_us, mesh_us: 0, job_id: job.id }))
         }
     }
 }
@@ -535,14 +545,14 @@ thread_local! {
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid) -> Option<ChunkResult> {
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool) -> Option<ChunkResult> {
     let mut mesh = ChunkMesh::default();
     let t0 = Instant::now();
     let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
     let collision = job.payload.collision.then(Vec::new);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
-        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), collision, gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
+        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), collision, packed: None, gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
     }
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
     apply_edits(padded, &job.payload.edits);
@@ -558,8 +568,9 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
         crate::mesh::collision_faces(padded, &mut faces);
         faces
     });
+    let packed = (pack && !mesh.is_empty()).then(|| MeshBytes::from_mesh(&mesh));
     let mesh_us = t1.elapsed().as_micros() as u32;
-    Some(ChunkResult { coord: job.coord, mesh, scatter, collision, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
+    Some(ChunkResult { coord: job.coord, mesh, scatter, collision, packed, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground

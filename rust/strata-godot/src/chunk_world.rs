@@ -25,6 +25,7 @@ use strata_core::block;
 use strata_core::generator::Generator;
 use strata_core::mesh::{ChunkMesh, MeshSurface};
 use strata_core::lod::{FarMesh, LodColumn};
+use strata_core::surface_bytes::MeshBytes;
 use strata_core::stream::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::worldgen::scatter::{ScatterInstance, ScatterKind};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
@@ -67,7 +68,8 @@ pub struct ChunkWorld {
     /// Worker threads for generation and meshing; 0 = automatic (cores − 1).
     #[export(range = (0.0, 64.0))]
     worker_threads: i32,
-    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds.
+    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds. The
+    /// default, 3 ms, leaves a millisecond of a 4 ms target for the odd stall of the machine.
     #[export(range = (0.1, 33.0))]
     frame_budget_ms: f64,
     /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes.
@@ -132,7 +134,7 @@ impl INode3D for ChunkWorld {
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
-            frame_budget_ms: 4.0,
+            frame_budget_ms: 3.0,
             collision_distance: 1,
             far_view_levels: 3,
             adaptive_far_view: true,
@@ -235,9 +237,12 @@ impl INode3D for ChunkWorld {
             self.build_queued_collision(c, viewer_chunk, collision_r);
             slowest = slowest.max((t.elapsed(), "collision"));
         }
+        // Stop before a result that would likely overrun the budget (the typical cost of one,
+        // from the medians so far), so frames stay within it rather than one result past it.
+        let typical = std::time::Duration::from_micros(self.apply_us.median().max(self.apply_far_us.median()) as u64);
         let mut applied = 0;
         loop {
-            if applied > 0 && frame_start.elapsed() >= budget {
+            if applied > 0 && frame_start.elapsed() + typical >= budget {
                 break;
             }
             let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
@@ -254,7 +259,7 @@ impl INode3D for ChunkWorld {
                     }
                 }
                 StreamResult::Far(r) => {
-                    self.apply_far(r.far);
+                    self.apply_far(r.far, r.packed);
                     self.apply_far_us.push(t.elapsed().as_micros() as u32);
                     "apply far"
                 }
@@ -263,7 +268,9 @@ impl INode3D for ChunkWorld {
             applied += 1;
         }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
-        if self.apply_ms_last_frame > 10.0 && std::env::var_os("STRATA_TRACE").is_some() {
+        // STRATA_TRACE=MS prints the frames whose streaming work took longer than MS (default 10).
+        let trace_ms = std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0));
+        if trace_ms.is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
                 "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied, slowest step {:?} ({})",
                 self.apply_ms_last_frame, t_viewer, t_unload, n_unloads, applied, slowest.0, slowest.1
@@ -292,6 +299,29 @@ impl ChunkWorld {
     /// Emitted once every chunk within `view_distance` of the viewer is meshed and in the tree.
     #[signal]
     fn area_ready();
+
+    /// The mesh of chunk `coord` as generated (edits not applied), built here and now: from the
+    /// bytes the workers pack (what streaming shows), or with `via_arrays` through Godot's own
+    /// `add_surface_from_arrays`. For tools and tests (the two must give the same surfaces); it
+    /// blocks for one chunk's generation. Null when the chunk has no faces or there is no preset.
+    #[func]
+    pub fn build_chunk_mesh(&mut self, coord: Vector3i, via_arrays: bool) -> Option<Gd<ArrayMesh>> {
+        let g = self.generator()?;
+        let c = ChunkCoord::new(coord.x, coord.y, coord.z);
+        let mut padded = strata_core::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        g.generate_padded_chunk(c, &mut padded);
+        let mut mesh = ChunkMesh::default();
+        strata_core::mesh::mesh_padded_chunk(&padded, &mut mesh);
+        if mesh.is_empty() {
+            return None;
+        }
+        let (opaque, liquid) = self.materials();
+        Some(if via_arrays {
+            build_array_mesh(&mesh, &opaque, &liquid, false)
+        } else {
+            array_mesh_from_bytes(&MeshBytes::from_mesh(&mesh), &opaque, &liquid)
+        })
+    }
 
     /// World y of the top face of the topmost solid voxel at column (x, z). Works anywhere,
     /// loaded or not, and agrees with the streamed voxels (edits included).
@@ -545,6 +575,7 @@ impl ChunkWorld {
             lod_levels: self.far_view_levels.clamp(0, 6) as u8,
             collision_distance: self.collision_distance,
             adaptive_far: self.adaptive_far_view,
+            pack_surfaces: true,
             ..StreamConfig::default()
         };
         let (id, rev) = self.preset_identity();
@@ -607,7 +638,7 @@ impl ChunkWorld {
     }
 
     /// Shows a finished far column (replacing an older mesh of it).
-    fn apply_far(&mut self, far: FarMesh) {
+    fn apply_far(&mut self, far: FarMesh, packed: Option<MeshBytes>) {
         if let Some(old) = self.far_nodes.remove(&far.column) {
             old.free();
         }
@@ -616,7 +647,11 @@ impl ChunkWorld {
         mi.set_name(&format!("far_{}_{}_{}", f.level, f.x, f.z));
         if !far.mesh.is_empty() {
             let (opaque, liquid) = self.materials();
-            mi.set_mesh(&build_array_mesh(&far.mesh, &opaque, &liquid, self.compress_vertices));
+            let mesh = match &packed {
+                Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
+                _ => build_array_mesh(&far.mesh, &opaque, &liquid, self.compress_vertices),
+            };
+            mi.set_mesh(&mesh);
         }
         // Far terrain lies beyond the sun's shadow distance; casting would only cost draw calls.
         mi.set_cast_shadows_setting(ShadowCastingSetting::OFF);
@@ -655,7 +690,10 @@ impl ChunkWorld {
         }
         if !r.mesh.is_empty() {
             let (opaque, liquid) = self.materials();
-            let mesh = build_array_mesh(&r.mesh, &opaque, &liquid, self.compress_vertices);
+            let mesh = match &r.packed {
+                Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
+                _ => build_array_mesh(&r.mesh, &opaque, &liquid, self.compress_vertices),
+            };
             let mut mi = MeshInstance3D::new_alloc();
             mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
             mi.set_mesh(&mesh);
@@ -670,7 +708,7 @@ impl ChunkWorld {
                 // Faces from the worker (solidity-only greedy, far fewer triangles), else the
                 // render mesh's triangles.
                 let faces: PackedVector3Array = match &r.collision {
-                    Some(f) => f.iter().map(|&p| to_vector3(p)).collect(),
+                    Some(f) => PackedVector3Array::from(as_vector3s(f)),
                     None => r.mesh.opaque.indices.iter().map(|&i| to_vector3(r.mesh.opaque.positions[i as usize])).collect(),
                 };
                 self.pending_faces.insert(c, faces);
@@ -700,15 +738,21 @@ impl ChunkWorld {
             mm.set_transform_format(multi_mesh::TransformFormat::TRANSFORM_3D);
             mm.set_mesh(&meshes[k]);
             mm.set_instance_count(of_kind.len() as i32);
-            for (n, it) in of_kind.iter().enumerate() {
+            // One buffer upload instead of a server call per instance: 12 floats each, the
+            // transform's three rows as (basis row, origin component).
+            let mut buffer = Vec::with_capacity(of_kind.len() * 12);
+            for it in &of_kind {
                 let basis = Basis::from_axis_angle(Vector3::UP, it.rotation_y).scaled(Vector3::splat(it.scale));
-                let pos = Vector3::new(
+                let pos = [
                     it.position[0] - origin.x as f32,
                     it.position[1] - origin.y as f32,
                     it.position[2] - origin.z as f32,
-                );
-                mm.set_instance_transform(n as i32, Transform3D::new(basis, pos));
+                ];
+                for (row, o) in basis.rows.iter().zip(pos) {
+                    buffer.extend_from_slice(&[row.x, row.y, row.z, o]);
+                }
             }
+            mm.set_buffer(&PackedFloat32Array::from(buffer.as_slice()));
             let mut mmi = MultiMeshInstance3D::new_alloc();
             mmi.set_name(&format!("scatter_{kind:?}_{}_{}_{}", c.x, c.y, c.z));
             mmi.set_multimesh(&mm);
@@ -786,7 +830,7 @@ fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {
 /// The opaque surface's triangles (surface 0) of a chunk's mesh, as collision faces.
 fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array> {
     let mesh = mi.get_mesh()?.try_cast::<ArrayMesh>().ok()?;
-    if mesh.get_surface_count() == 0 || mesh.surface_get_name(0).to_string() != "opaque" {
+    if mesh.get_surface_count() == 0 || mesh.surface_get_name(0) != "opaque" {
         return None;
     }
     let arrays = mesh.surface_get_arrays(0);
@@ -819,15 +863,57 @@ fn to_vector3i(c: ChunkCoord) -> Vector3i {
 fn surface_arrays(s: &MeshSurface) -> VarArray {
     let mut arrays = VarArray::new();
     arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
-    let verts: PackedVector3Array = s.positions.iter().map(|&p| to_vector3(p)).collect();
-    let normals: PackedVector3Array = s.normals.iter().map(|&p| to_vector3(p)).collect();
-    let colors: PackedColorArray = s.colors.iter().map(|c| Color::from_rgba(c[0], c[1], c[2], c[3])).collect();
-    let indices = PackedInt32Array::from(s.indices.as_slice());
-    arrays.set(ArrayType::VERTEX.ord() as usize, &verts.to_variant());
-    arrays.set(ArrayType::NORMAL.ord() as usize, &normals.to_variant());
-    arrays.set(ArrayType::COLOR.ord() as usize, &colors.to_variant());
-    arrays.set(ArrayType::INDEX.ord() as usize, &indices.to_variant());
+    arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
+    arrays.set(ArrayType::NORMAL.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.normals)).to_variant());
+    arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(as_colors(&s.colors)).to_variant());
+    arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays
+}
+
+// The core's vertex arrays have Godot's memory layout, so they cross into Packed arrays with one
+// copy each instead of a conversion per vertex.
+const _: () = assert!(size_of::<Vector3>() == size_of::<[f32; 3]>() && align_of::<Vector3>() == align_of::<[f32; 3]>());
+const _: () = assert!(size_of::<Color>() == size_of::<[f32; 4]>() && align_of::<Color>() == align_of::<[f32; 4]>());
+
+/// `[x, y, z]` triples viewed as Godot vectors.
+fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
+    // SAFETY: `Vector3` is `#[repr(C)] { x, y, z: f32 }` (single-precision builds; the asserts above
+    // fail to compile otherwise): same size, alignment and field order as `[f32; 3]`, and every bit
+    // pattern is a valid value.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Vector3>(), v.len()) }
+}
+
+/// `[r, g, b, a]` quadruples viewed as Godot colours.
+fn as_colors(v: &[[f32; 4]]) -> &[Color] {
+    // SAFETY: `Color` is `#[repr(C)] { r, g, b, a: f32 }`: same layout as `[f32; 4]`, any bits valid.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Color>(), v.len()) }
+}
+
+/// A mesh from surfaces the workers already packed into Godot's stored form
+/// ([`strata_core::surface_bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
+/// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
+fn array_mesh_from_bytes(m: &MeshBytes, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
+    let mut surfaces = VarArray::new();
+    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
+        let Some(s) = surface else { continue };
+        let mut d = VarDictionary::new();
+        d.set("format", s.format as i64);
+        d.set("primitive", PrimitiveType::TRIANGLES.ord() as i64);
+        d.set("vertex_data", &PackedByteArray::from(s.vertex_data.as_slice()));
+        d.set("attribute_data", &PackedByteArray::from(s.attribute_data.as_slice()));
+        d.set("vertex_count", s.vertex_count as i64);
+        d.set("index_data", &PackedByteArray::from(s.index_data.as_slice()));
+        d.set("index_count", s.index_count as i64);
+        let [px, py, pz] = s.aabb_position;
+        let [sx, sy, sz] = s.aabb_size;
+        d.set("aabb", Aabb::new(Vector3::new(px, py, pz), Vector3::new(sx, sy, sz)));
+        d.set("material", material);
+        d.set("name", name);
+        surfaces.push(&d.to_variant());
+    }
+    let mut mesh = ArrayMesh::new_gd();
+    mesh.set("_surfaces", &surfaces.to_variant());
+    mesh
 }
 
 fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>, compress: bool) -> Gd<ArrayMesh> {

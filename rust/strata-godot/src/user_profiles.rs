@@ -159,7 +159,7 @@ impl UserProfiles {
     fn default_descriptors(&self, action: &str) -> Vec<InputDescriptor> {
         self.defaults
             .as_ref()
-            .and_then(|d| d.iter().find(|(a, _)| a.to_string() == action))
+            .and_then(|d| d.iter().find(|(a, _)| *a == action))
             .map(|(_, events)| events.iter().filter_map(descriptor_of).collect())
             .unwrap_or_default()
     }
