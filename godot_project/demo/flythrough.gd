@@ -6,7 +6,7 @@
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
 ## then the resident memory is printed again: it should stay flat), `--far-levels=N` (far view
 ## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
-## (default 0).
+## (default 0), `--workers=N` (worker threads, default 0 = automatic).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -18,6 +18,7 @@ var seed_override := -1
 var walk_steps := 0
 var far_levels := 3
 var compress := false
+var workers := 0
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -37,6 +38,7 @@ func _parse_args() -> void:
 			"--walk": walk_steps = int(kv[1])
 			"--far-levels": far_levels = int(kv[1])
 			"--compress-vertices": compress = kv[1] != "0" and kv[1] != "false"
+			"--workers": workers = int(kv[1])
 
 func _ready() -> void:
 	_parse_args()
@@ -53,7 +55,8 @@ func _ready() -> void:
 	# Fixed levels: a benchmark or screenshot run must not depend on how slow its frames are.
 	world.adaptive_far_view = false
 	world.compress_vertices = compress
-	world.frame_budget_ms = 4.0
+	world.worker_threads = workers
+	world.frame_budget_ms = 3.0
 	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, far view %d levels (%d voxels), %d workers" % [
 		preset_path.get_file(), preset.seed, view_distance, far_levels, view_distance * 32 * (1 << far_levels), world.get_stats()["workers"]])
 	_run.call_deferred()
@@ -67,7 +70,7 @@ func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
 ## costs hundreds of milliseconds, and streaming applies results once per frame.
 func _set_loading(loading: bool) -> void:
 	get_viewport().disable_3d = loading
-	world.frame_budget_ms = 30.0 if loading else 4.0
+	world.frame_budget_ms = 30.0 if loading else 3.0
 
 ## Resident memory of this process in MB (Linux /proc), or -1.
 func _rss_mb() -> float:
