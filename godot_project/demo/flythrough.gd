@@ -4,7 +4,7 @@
 ## User arguments (after `--`): `--view-distance=N` (default 8), `--seconds=S` flight time
 ## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
-## then the resident memory is printed again: it should stay flat), `--far-levels=N` (far view
+## then the resident memory is printed again, and at every 10,000 steps: it should stay flat), `--far-levels=N` (far view
 ## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
 ## (default 0), `--workers=N` (worker threads, default 0 = automatic).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
@@ -155,20 +155,35 @@ func _run() -> void:
 		_set_loading(false)
 		await _screenshot("flight_end")
 	var rss_ready := _rss_mb()
+	var godot_mb_ready := Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0
+	var objects_ready := Performance.get_monitor(Performance.OBJECT_COUNT)
 	if walk_steps > 0:
 		var rng := RandomNumberGenerator.new()
 		rng.seed = 7
 		var wx := x
 		var wz := z
+		var walk_start := Time.get_ticks_msec()
 		for i in walk_steps:
 			wx += rng.randf_range(-8.0, 8.0)
 			wz += rng.randf_range(-8.0, 8.0)
 			_place_camera(wx, wz, Vector3(1, -0.3, 0.2))
 			await get_tree().process_frame
+			# Every 10,000 steps: settle, then resident memory (flat from one mark to the next
+			# means no growth with distance walked).
+			if (i + 1) % 10000 == 0:
+				while not world.is_area_ready():
+					await get_tree().process_frame
+				print("STRATA_RSS_MB_AFTER_WALK_%d=%.1f" % [i + 1, _rss_mb()])
 		while not world.is_area_ready():
 			await get_tree().process_frame
-		print("walk: %d steps, ended at (%.0f, %.0f), %d chunks generated in all" % [walk_steps, wx, wz, world.get_stats()["generated_total"]])
+		print("walk: %d steps in %.1f s, ended at (%.0f, %.0f), %d chunks generated in all" % [
+			walk_steps, (Time.get_ticks_msec() - walk_start) / 1000.0, wx, wz, world.get_stats()["generated_total"]])
 		print("STRATA_RSS_MB_AFTER_WALK=%.1f" % _rss_mb())
+		# Godot's own allocations and objects, to tell a leak from allocator fragmentation.
+		print("STRATA_GODOT_STATIC_MB_READY=%.1f" % godot_mb_ready)
+		print("STRATA_GODOT_STATIC_MB_AFTER_WALK=%.1f" % (Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0))
+		print("STRATA_OBJECTS_READY=%d" % objects_ready)
+		print("STRATA_OBJECTS_AFTER_WALK=%d" % Performance.get_monitor(Performance.OBJECT_COUNT))
 	print("STRATA_RSS_MB_START=%.1f" % rss_start)
 	print("STRATA_RSS_MB_READY=%.1f" % rss_ready)
 	print("STRATA_LOADED_CHUNKS=%d" % st0["loaded_chunks"])
