@@ -10,8 +10,7 @@ use strata_core::world2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
 use strata_core::world2d::{ChunkCoord2D, Generator2D, StreamConfig2D, Streamer2D, TileGrid};
 
 fn generator(seed: u64) -> Generator2D {
-    let mut p = WorldPreset::default();
-    p.seed = seed;
+    let p = WorldPreset { seed, ..Default::default() };
     Generator2D::new(&p).expect("default preset is valid")
 }
 
@@ -33,8 +32,7 @@ fn interesting_chunks(g: &Generator2D) -> Vec<ChunkCoord2D> {
 #[test]
 fn a_chunk_alone_equals_its_place_in_a_three_by_three_block() {
     for (i, source) in SOURCES.iter().enumerate() {
-        let mut p = WorldPreset::default();
-        p.seed = 100 + i as u64;
+        let mut p = WorldPreset { seed: 100 + i as u64, ..Default::default() };
         p.side_view.surface_source = *source;
         if i == 4 {
             p.side_view.cave_mode = CaveMode::GameOfLife;
@@ -54,8 +52,7 @@ fn a_chunk_alone_equals_its_place_in_a_three_by_three_block() {
 #[test]
 fn chunk_size_does_not_change_the_world() {
     let a = generator(9);
-    let mut p = WorldPreset::default();
-    p.seed = 9;
+    let mut p = WorldPreset { seed: 9, ..Default::default() };
     p.side_view.chunk_tiles = 16;
     let b = Generator2D::new(&p).unwrap();
     let y = a.surface_row(40) - 8;
