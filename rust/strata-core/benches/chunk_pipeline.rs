@@ -5,6 +5,9 @@
 //! The naive pipeline makes simpler terrain (no biomes, caves, ores, AO or vertex arrays): it is
 //! the cost floor of the obvious approach, not the same output.
 //!
+//! `strata_worker` is what a streaming worker does for a chunk shown in Godot: the same, plus the
+//! chunk's scatter and the mesh packed into Godot's surface streams (`surface_bytes`).
+//!
 //! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
 
 mod common;
@@ -13,7 +16,9 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::block::{self, BlockId};
-use strata_core::generator::Generator;
+use strata_core::generator::{ColumnGrid, Generator};
+use strata_core::surface_bytes::MeshBytes;
+use strata_core::worldgen::scatter::scatter_chunk_with_columns;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 
@@ -38,6 +43,24 @@ fn strata(bencher: divan::Bencher, chunk: usize) {
         GEN.generate_padded_chunk(black_box(c), &mut padded);
         mesher.mesh(&padded, &mut mesh);
         black_box(mesh.quad_count())
+    });
+}
+
+/// Strata, as a streaming worker for Godot: one column pass (which also tells sky apart),
+/// stages, scatter from the same columns, mesh, and the mesh packed into Godot's streams.
+#[divan::bench(args = ARGS, sample_count = 30)]
+fn strata_worker(bencher: divan::Bencher, chunk: usize) {
+    let c = COORDS[chunk];
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut columns = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
+    let mut mesher = Mesher::new();
+    let mut mesh = ChunkMesh::default();
+    bencher.bench_local(|| {
+        let sky = GEN.generate_padded_chunk_unless_sky(black_box(c), &mut padded, &mut columns);
+        let scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(&GEN, c, &columns) };
+        mesher.mesh(&padded, &mut mesh);
+        let packed = MeshBytes::from_mesh(&mesh);
+        black_box((scatter.len(), packed))
     });
 }
 

@@ -61,41 +61,63 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
     if s.indices.is_empty() || n == 0 || s.normals.len() != n || s.colors.len() != n {
         return None;
     }
-    let mut vertex_data = Vec::with_capacity(n * 20);
+    // Buffers are sized up front and written in place (no per-element pushes).
+    let mut vertex_data = vec![0u8; n * 20];
+    let (positions, normal_tangents) = vertex_data.split_at_mut(n * 12);
     let (mut lo, mut hi) = (s.positions[0], s.positions[0]);
-    for p in &s.positions {
+    for (out, p) in positions.chunks_exact_mut(12).zip(&s.positions) {
         for a in 0..3 {
             lo[a] = if p[a] < lo[a] { p[a] } else { lo[a] };
             hi[a] = if p[a] > hi[a] { p[a] } else { hi[a] };
-            vertex_data.extend_from_slice(&p[a].to_le_bytes());
+            out[a * 4..a * 4 + 4].copy_from_slice(&p[a].to_le_bytes());
         }
     }
-    // Faces share normals four vertices at a time: encode each distinct run once.
-    let mut last: Option<([f32; 3], [u8; 8])> = None;
-    for nrm in &s.normals {
-        let bytes = match last {
-            Some((prev, b)) if prev == *nrm => b,
-            _ => {
-                let b = normal_tangent_bytes(*nrm);
-                last = Some((*nrm, b));
-                b
-            }
-        };
-        vertex_data.extend_from_slice(&bytes);
+    // A chunk has a handful of distinct normals (six for blocks), in runs of four or more
+    // vertices: encode each once, compare bit patterns.
+    let bits3 = |v: &[f32; 3]| v.map(f32::to_bits);
+    let mut seen: Vec<([u32; 3], [u8; 8])> = Vec::with_capacity(8);
+    let mut last = ([u32::MAX; 3], [0u8; 8]);
+    for (out, nrm) in normal_tangents.chunks_exact_mut(8).zip(&s.normals) {
+        let key = bits3(nrm);
+        if key != last.0 {
+            let bytes = match seen.iter().find(|(m, _)| *m == key) {
+                Some((_, b)) => *b,
+                None => {
+                    let b = normal_tangent_bytes(*nrm);
+                    seen.push((key, b));
+                    b
+                }
+            };
+            last = (key, bytes);
+        }
+        out.copy_from_slice(&last.1);
     }
-    let mut attribute_data = Vec::with_capacity(n * 4);
-    for c in &s.colors {
-        attribute_data.extend(c.iter().map(|&ch| unorm8(ch)));
+    let mut attribute_data = vec![0u8; n * 4];
+    // Colours are few too (block colours times four AO shades): a small direct-mapped cache.
+    let mut colours = [([u32::MAX; 4], [0u8; 4]); 64];
+    for (out, c) in attribute_data.chunks_exact_mut(4).zip(&s.colors) {
+        let key = c.map(f32::to_bits);
+        let h = key[0].wrapping_mul(0x9e37_79b9) ^ key[1].wrapping_mul(0x85eb_ca6b) ^ key[2].wrapping_mul(0xc2b2_ae35) ^ key[3];
+        let slot = &mut colours[(h >> 26) as usize];
+        if slot.0 != key {
+            *slot = (key, c.map(unorm8));
+        }
+        out.copy_from_slice(&slot.1);
     }
     let wide = n > 1 << 16;
-    let mut index_data = Vec::with_capacity(s.indices.len() * if wide { 4 } else { 2 });
-    for &i in &s.indices {
-        if wide {
-            index_data.extend_from_slice(&(i as u32).to_le_bytes());
-        } else {
-            index_data.extend_from_slice(&(i as u16).to_le_bytes());
+    let index_data = if wide {
+        let mut v = vec![0u8; s.indices.len() * 4];
+        for (out, &i) in v.chunks_exact_mut(4).zip(&s.indices) {
+            out.copy_from_slice(&(i as u32).to_le_bytes());
         }
-    }
+        v
+    } else {
+        let mut v = vec![0u8; s.indices.len() * 2];
+        for (out, &i) in v.chunks_exact_mut(2).zip(&s.indices) {
+            out.copy_from_slice(&(i as u16).to_le_bytes());
+        }
+        v
+    };
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
         let d = hi[a] - lo[a];
