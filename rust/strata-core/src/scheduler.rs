@@ -113,22 +113,29 @@ pub fn auto_workers(requested: usize) -> usize {
     }
 }
 
-/// Nice value of the worker threads (Linux; the main thread stays at 0).
+/// Nice value of the worker threads where the idle policy is refused (Linux).
 pub const WORKER_NICE: i32 = 10;
 
-/// Lowers the calling thread's scheduling priority to [`WORKER_NICE`].
+/// Puts the calling worker thread below the main thread: Linux's `SCHED_IDLE` policy, else
+/// nice [`WORKER_NICE`]. Elsewhere this does nothing.
 ///
-/// With as many workers as cores, the main thread shares its core with busy workers; at nice 10
-/// a worker has about a tenth of the main thread's weight, so the main thread runs as soon as it
-/// is ready while the workers still get every idle cycle (the usual arrangement of game engines'
-/// job threads). Elsewhere this does nothing.
+/// With as many workers as cores, the main thread shares a core with a busy worker. At equal
+/// priority, or even at nice 10, the kernel now and then runs the worker for a whole time slice
+/// while the main thread waits: single engine calls of the main thread's frame measured 3–6 ms
+/// where they usually take 0.1 ms. An idle-policy worker runs only when the core has nothing else
+/// to do and gives way at once. Headless flythrough, three runs each: per-frame streaming work
+/// p99 4.78 / 3.99 / 4.92 ms and max 5.8–10.4 ms at nice 10, against 4.29 / 3.21 / 3.15 ms and
+/// max 5.0–6.0 ms with the idle policy; loading time unchanged (0.82–0.84 s).
 fn lower_this_threads_priority() {
     #[cfg(target_os = "linux")]
-    // SAFETY: plain syscalls on the calling thread; `setpriority` only reads its arguments, and
-    // raising one's own nice value is always permitted. Failure leaves the priority as it was.
+    // SAFETY: plain syscalls on the calling thread with valid arguments; lowering one's own
+    // priority is always permitted. A refusal leaves the priority as it was.
     unsafe {
-        let tid = libc::gettid();
-        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, WORKER_NICE);
+        let param = libc::sched_param { sched_priority: 0 };
+        if libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) != 0 {
+            let tid = libc::gettid();
+            libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, WORKER_NICE);
+        }
     }
 }
 
