@@ -84,9 +84,10 @@ pub struct ChunkWorld {
     #[export]
     adaptive_far_view: bool,
     /// Upload meshes with Godot's compressed vertex attributes (16-bit positions, octahedral
-    /// normals): less GPU memory and bandwidth per chunk, but Godot 4.6 packs them on the main
-    /// thread, which costs more there (median apply per chunk 960–1,150 µs against 610–800 µs
-    /// uncompressed, headless, this machine), so it is off by default.
+    /// normals): less GPU memory per chunk, but Godot 4.6 packs them on the main thread per vertex
+    /// (median apply per chunk 960–1,150 µs, dev build), where by default the workers pack the
+    /// uncompressed stored form and the main thread only copies it (about 100 µs, release build).
+    /// Off by default.
     #[export]
     compress_vertices: bool,
     /// In the editor, preview the world around the origin (regenerates when the preset changes).
@@ -646,18 +647,23 @@ impl ChunkWorld {
         let mut mi = MeshInstance3D::new_alloc();
         mi.set_name(&format!("far_{}_{}_{}", f.level, f.x, f.z));
         if !far.mesh.is_empty() {
-            let (opaque, liquid) = self.materials();
-            let mesh = match &packed {
-                Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
-                _ => build_array_mesh(&far.mesh, &opaque, &liquid, self.compress_vertices),
-            };
-            mi.set_mesh(&mesh);
+            mi.set_mesh(&self.array_mesh(&far.mesh, packed.as_ref()));
         }
         // Far terrain lies beyond the sun's shadow distance; casting would only cost draw calls.
         mi.set_cast_shadows_setting(ShadowCastingSetting::OFF);
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
         self.base_mut().add_child(&mi);
         self.far_nodes.insert(f, mi);
+    }
+
+    /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
+    /// conversion when there are none or `compress_vertices` asks for Godot's compressed format.
+    fn array_mesh(&mut self, mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> Gd<ArrayMesh> {
+        let (opaque, liquid) = self.materials();
+        match packed {
+            Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
+            _ => build_array_mesh(mesh, &opaque, &liquid, self.compress_vertices),
+        }
     }
 
     fn materials(&mut self) -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
@@ -689,11 +695,7 @@ impl ChunkWorld {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
         if !r.mesh.is_empty() {
-            let (opaque, liquid) = self.materials();
-            let mesh = match &r.packed {
-                Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
-                _ => build_array_mesh(&r.mesh, &opaque, &liquid, self.compress_vertices),
-            };
+            let mesh = self.array_mesh(&r.mesh, r.packed.as_ref());
             let mut mi = MeshInstance3D::new_alloc();
             mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
             mi.set_mesh(&mesh);
