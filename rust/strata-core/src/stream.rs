@@ -26,6 +26,7 @@ use crate::mesh::{ChunkMesh, mesh_padded_chunk};
 pub use crate::scheduler::StreamStats;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::surface_bytes::MeshBytes;
+use crossbeam_channel::{Receiver, Sender};
 use crate::worldgen::scatter::{ScatterInstance, scatter_chunk_with_columns};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -215,6 +216,15 @@ pub struct Streamer {
     frame_pressure: bool,
     /// Loaded chunks whose next job must build collision ([`Streamer::request_collision`]).
     collision_requested: HashSet<ChunkCoord>,
+    /// Mesh buffers handed back by the caller ([`Streamer::recycle`]) for the workers to reuse.
+    recycle_tx: Sender<MeshBuffers>,
+}
+
+/// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
+#[derive(Default)]
+struct MeshBuffers {
+    mesh: ChunkMesh,
+    packed: MeshBytes,
 }
 
 /// Sectors a view direction is rounded to; priorities are recomputed when the sector changes.
@@ -225,12 +235,14 @@ impl Streamer {
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
         let worker_generator = generator.clone();
         let pack = config.pack_surfaces;
+        // A few sets per worker: enough that a worker usually finds one, bounded memory.
+        let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
         let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
-            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch, pack))
+            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch, pack, &recycle_rx))
         })
         .expect("spawn strata worker thread");
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
-        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new() }
+        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new(), recycle_tx }
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -426,6 +438,12 @@ impl Streamer {
         });
     }
 
+    /// Hands a result's mesh buffers back once they are used, so a worker refills them instead of
+    /// allocating (dropped when enough are waiting already). Optional: results may also be dropped.
+    pub fn recycle(&self, mesh: ChunkMesh, packed: Option<MeshBytes>) {
+        let _ = self.recycle_tx.try_send(MeshBuffers { mesh, packed: packed.unwrap_or_default() });
+    }
+
     /// The next finished chunk or column, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<StreamResult> {
         self.scheduler.try_recv()
@@ -516,17 +534,22 @@ struct Scratch {
 }
 
 /// Builds one job's result.
-fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch, pack: bool) -> Option<StreamResult> {
+fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch, pack: bool, recycled: &Receiver<MeshBuffers>) -> Option<StreamResult> {
+    let buffers = recycled.try_recv().unwrap_or_default();
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
-            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack).map(StreamResult::Near)
+            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack, buffers).map(StreamResult::Near)
         }
         StreamKey::Far(f) => {
             let t0 = Instant::now();
-            let mut far = FarMesh::default();
+            let MeshBuffers { mesh, packed: mut bytes } = buffers;
+            let mut far = FarMesh { mesh, ..FarMesh::default() };
             build_far_column(generator, f, &mut scratch.far, &mut far);
-            let packed = pack.then(|| MeshBytes::from_mesh(&far.mesh));
+            let packed = pack.then(|| {
+                bytes.pack(&far.mesh);
+                bytes
+            });
             // One pass does both stages; the split is not worth a second timer here.
             let gen_us = t0.elapsed().as_micros() as u32;
             Some(StreamResult::Far(FarResult { far, packed, gen_us, mesh_us: 0, job_id: job.id }))
@@ -545,8 +568,9 @@ thread_local! {
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool) -> Option<ChunkResult> {
-    let mut mesh = ChunkMesh::default();
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+    let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
+    mesh.clear();
     let t0 = Instant::now();
     let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
     let collision = job.payload.collision.then(Vec::new);
@@ -568,7 +592,10 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
         crate::mesh::collision_faces(padded, &mut faces);
         faces
     });
-    let packed = (pack && !mesh.is_empty()).then(|| MeshBytes::from_mesh(&mesh));
+    let packed = (pack && !mesh.is_empty()).then(|| {
+        bytes.pack(&mesh);
+        bytes
+    });
     let mesh_us = t1.elapsed().as_micros() as u32;
     Some(ChunkResult { coord: job.coord, mesh, scatter, collision, packed, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
 }
@@ -814,6 +841,39 @@ mod tests {
         let updates = drain_until_ready(&mut s);
         let u = updates.iter().find(|r| r.coord == far).expect("the requested chunk came back");
         assert!(u.is_update && u.collision.is_some());
+    }
+
+    /// With `pack_surfaces`, every result carries its mesh's Godot streams; when the caller hands
+    /// each result's buffers back, later results built in those buffers are still exactly the
+    /// chunk's own mesh and streams (nothing of an earlier, bigger chunk remains).
+    #[test]
+    fn recycled_buffers_give_the_same_meshes_and_streams() {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        let mut s = Streamer::new(g.clone(), StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: 2, pack_surfaces: true, ..Default::default() });
+        s.set_viewer([0.0, 20.0, 0.0]);
+        let start = Instant::now();
+        let mut checked = 0;
+        while !s.is_area_ready() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(StreamResult::Near(r)) => {
+                    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+                    g.generate_padded_chunk(r.coord, &mut padded);
+                    let mut alone = ChunkMesh::default();
+                    mesh_padded_chunk(&padded, &mut alone);
+                    assert_eq!(r.mesh, alone, "mesh of {:?}", r.coord);
+                    if !alone.is_empty() {
+                        assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);
+                        checked += 1;
+                    }
+                    s.recycle(r.mesh, r.packed);
+                }
+                Some(StreamResult::Far(_)) => {}
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        assert!(checked > 10, "meshed chunks were compared ({checked})");
     }
 
     #[test]

@@ -51,18 +51,40 @@ pub struct MeshBytes {
 
 impl MeshBytes {
     pub fn from_mesh(m: &ChunkMesh) -> Self {
-        Self { opaque: pack_surface(&m.opaque), liquid: pack_surface(&m.liquid) }
+        let mut out = Self::default();
+        out.pack(m);
+        out
     }
+
+    /// Packs `m` into these streams, reusing their buffers (a recycled `MeshBytes` allocates
+    /// nothing once its buffers have grown).
+    pub fn pack(&mut self, m: &ChunkMesh) {
+        pack_into(&m.opaque, &mut self.opaque);
+        pack_into(&m.liquid, &mut self.liquid);
+    }
+}
+
+/// Packs `s` into `slot`, reusing the buffers of what was there; `None` for an empty surface.
+fn pack_into(s: &MeshSurface, slot: &mut Option<SurfaceBytes>) {
+    let mut out = slot.take().unwrap_or_default();
+    *slot = pack_surface_into(s, &mut out).then_some(out);
 }
 
 /// Packs `s` into Godot's streams; `None` for an empty surface.
 pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
+    let mut out = SurfaceBytes::default();
+    pack_surface_into(s, &mut out).then_some(out)
+}
+
+/// Packs `s` into `out`, reusing its buffers; false (and `out` unspecified) for an empty surface.
+pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     let n = s.positions.len();
     if s.indices.is_empty() || n == 0 || s.normals.len() != n || s.colors.len() != n {
-        return None;
+        return false;
     }
     // Buffers are sized up front and written in place (no per-element pushes).
-    let mut vertex_data = vec![0u8; n * 20];
+    let mut vertex_data = std::mem::take(&mut out.vertex_data);
+    refill(&mut vertex_data, n * 20);
     let (positions, normal_tangents) = vertex_data.split_at_mut(n * 12);
     let (mut lo, mut hi) = (s.positions[0], s.positions[0]);
     for (out, p) in positions.chunks_exact_mut(12).zip(&s.positions) {
@@ -92,7 +114,8 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
         }
         out.copy_from_slice(&last.1);
     }
-    let mut attribute_data = vec![0u8; n * 4];
+    let mut attribute_data = std::mem::take(&mut out.attribute_data);
+    refill(&mut attribute_data, n * 4);
     // Colours are few too (block colours times four AO shades): a small direct-mapped cache.
     let mut colours = [([u32::MAX; 4], [0u8; 4]); 64];
     for (out, c) in attribute_data.chunks_exact_mut(4).zip(&s.colors) {
@@ -105,25 +128,24 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
         out.copy_from_slice(&slot.1);
     }
     let wide = n > 1 << 16;
-    let index_data = if wide {
-        let mut v = vec![0u8; s.indices.len() * 4];
-        for (out, &i) in v.chunks_exact_mut(4).zip(&s.indices) {
+    let mut index_data = std::mem::take(&mut out.index_data);
+    if wide {
+        refill(&mut index_data, s.indices.len() * 4);
+        for (out, &i) in index_data.chunks_exact_mut(4).zip(&s.indices) {
             out.copy_from_slice(&(i as u32).to_le_bytes());
         }
-        v
     } else {
-        let mut v = vec![0u8; s.indices.len() * 2];
-        for (out, &i) in v.chunks_exact_mut(2).zip(&s.indices) {
+        refill(&mut index_data, s.indices.len() * 2);
+        for (out, &i) in index_data.chunks_exact_mut(2).zip(&s.indices) {
             out.copy_from_slice(&(i as u16).to_le_bytes());
         }
-        v
-    };
+    }
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
         let d = hi[a] - lo[a];
         if d < small { small } else { d }
     });
-    Some(SurfaceBytes {
+    *out = SurfaceBytes {
         format: format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX | format::VERSION_2,
         vertex_data,
         attribute_data,
@@ -132,7 +154,14 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
         index_count: s.indices.len() as u32,
         aabb_position: lo,
         aabb_size: size,
-    })
+    };
+    true
+}
+
+/// `v` as `len` bytes, keeping its allocation (every byte is overwritten by the caller).
+fn refill(v: &mut Vec<u8>, len: usize) {
+    v.clear();
+    v.resize(len, 0);
 }
 
 /// A colour channel as Godot stores it: `uint8_t(CLAMP(c * 255.0, 0.0, 255.0))` in double.
@@ -249,6 +278,21 @@ mod tests {
         n[0] += if n[0] >= 0.0 { -t } else { t };
         n[1] += if n[1] >= 0.0 { -t } else { t };
         normalized(n).map(|c| c.round())
+    }
+
+    #[test]
+    fn packing_into_recycled_buffers_gives_the_same_bytes() {
+        let big = MeshSurface {
+            positions: (0..40).map(|i| [i as f32, 2.0, 0.0]).collect(),
+            normals: vec![[1.0, 0.0, 0.0]; 40],
+            colors: vec![[0.2, 0.4, 0.6, 1.0]; 40],
+            indices: (0..60).collect(),
+        };
+        let mut reused = MeshBytes::from_mesh(&ChunkMesh { opaque: big.clone(), liquid: big });
+        let small = ChunkMesh { opaque: quad_up(), liquid: MeshSurface::default() };
+        reused.pack(&small);
+        assert_eq!(reused, MeshBytes::from_mesh(&small), "no bytes of the bigger mesh before it remain");
+        assert!(reused.liquid.is_none());
     }
 
     #[test]

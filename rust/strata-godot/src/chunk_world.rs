@@ -654,6 +654,9 @@ impl ChunkWorld {
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
         self.base_mut().add_child(&mi);
         self.far_nodes.insert(f, mi);
+        if let Some(s) = self.streamer.as_ref() {
+            s.recycle(far.mesh, packed);
+        }
     }
 
     /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
@@ -723,6 +726,10 @@ impl ChunkWorld {
         self.nodes.insert(c, node);
         if !r.is_update {
             self.signals().chunk_loaded().emit(to_vector3i(c));
+        }
+        // Godot holds its own copies now: the buffers go back to the workers.
+        if let Some(s) = self.streamer.as_ref() {
+            s.recycle(r.mesh, r.packed);
         }
     }
 
