@@ -3,7 +3,7 @@
 //! `ArrayMesh.add_surface_from_arrays` converts its arrays on the calling thread, vertex by
 //! vertex: it makes up a tangent for every normal, encodes both octahedrally, turns colours into
 //! bytes and narrows the indices. For a chunk of ~5,500 vertices that measured ~500 µs of the
-//! main thread's frame. [`pack_surface`] does the same work on a worker and yields the streams
+//! main thread's frame. [`MeshBytes::pack`] does the same work on a worker and yields the streams
 //! that Godot keeps (the form a saved mesh resource loads from), so the main thread only copies
 //! bytes. The output is bit for bit what Godot's own conversion gives; the Godot suite compares
 //! the two through `RenderingServer.mesh_get_surface`.

@@ -239,12 +239,18 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), "collision"));
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,
-        // from the medians so far), so frames stay within it rather than one result past it.
-        let typical = std::time::Duration::from_micros(self.apply_us.median().max(self.apply_far_us.median()) as u64);
+        // from the medians so far), so frames stay within it rather than one result past it. The
+        // medians are only worked out on frames that apply more than one result.
+        let mut typical = None;
         let mut applied = 0;
         loop {
-            if applied > 0 && frame_start.elapsed() + typical >= budget {
-                break;
+            if applied > 0 {
+                let t = *typical.get_or_insert_with(|| {
+                    std::time::Duration::from_micros(self.apply_us.median().max(self.apply_far_us.median()) as u64)
+                });
+                if frame_start.elapsed() + t >= budget {
+                    break;
+                }
             }
             let Some(result) = self.streamer.as_mut().and_then(|s| s.try_recv()) else { break };
             let t = Instant::now();
@@ -269,9 +275,7 @@ impl INode3D for ChunkWorld {
             applied += 1;
         }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
-        // STRATA_TRACE=MS prints the frames whose streaming work took longer than MS (default 10).
-        let trace_ms = std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0));
-        if trace_ms.is_some_and(|ms| self.apply_ms_last_frame > ms) {
+        if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
                 "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied, slowest step {:?} ({})",
                 self.apply_ms_last_frame, t_viewer, t_unload, n_unloads, applied, slowest.0, slowest.1
@@ -830,6 +834,13 @@ impl ChunkWorld {
             }
         }
     }
+}
+
+/// `STRATA_TRACE=MS`: print the frames whose streaming work took longer than MS (10 when the
+/// value is not a number). Read once per process.
+fn trace_threshold_ms() -> Option<f64> {
+    static THRESHOLD: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
+    *THRESHOLD.get_or_init(|| std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0)))
 }
 
 fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {
