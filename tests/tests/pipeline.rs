@@ -19,8 +19,8 @@ fn mesh_hash(m: &ChunkMesh) -> u64 {
     };
     for s in [&m.opaque, &m.liquid] {
         s.positions.iter().flatten().for_each(|f| eat(f.to_bits()));
-        s.normals.iter().flatten().for_each(|f| eat(f.to_bits()));
-        s.colors.iter().flatten().for_each(|f| eat(f.to_bits()));
+        s.directions.iter().for_each(|&d| eat(d as u32));
+        s.colors.iter().for_each(|&c| eat(u32::from_le_bytes(c)));
         s.indices.iter().for_each(|&i| eat(i as u32));
     }
     h

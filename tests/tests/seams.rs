@@ -171,7 +171,7 @@ fn check_faces(name: &str, g: &Generator, c: ChunkCoord, block: &VoxelBuffer) ->
     let mut border_faces = 0;
     for q in 0..mesh.opaque.quad_count() {
         let corners: Vec<[f32; 3]> = (0..4).map(|k| mesh.opaque.positions[q * 4 + k]).collect();
-        let n = mesh.opaque.normals[q * 4];
+        let n = mesh.opaque.normal(q * 4);
         let centre: Vec<f32> = (0..3).map(|a| corners.iter().map(|p| p[a]).sum::<f32>() / 4.0).collect();
         let voxel = |sign: f32| {
             IVec3::new(

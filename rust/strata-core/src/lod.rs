@@ -317,7 +317,7 @@ fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh
     for (src, dst) in [(&section.opaque, &mut out.opaque), (&section.liquid, &mut out.liquid)] {
         let base = dst.positions.len() as i32;
         dst.positions.extend(src.positions.iter().map(|p| [p[0] * scale, p[1] * scale + lift, p[2] * scale]));
-        dst.normals.extend_from_slice(&src.normals);
+        dst.directions.extend_from_slice(&src.directions);
         dst.colors.extend_from_slice(&src.colors);
         dst.indices.extend(src.indices.iter().map(|i| i + base));
     }
@@ -326,6 +326,7 @@ fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mesh::FACE_NORMALS;
     use crate::preset::WorldPreset;
 
     fn area_of(c: LodColumn) -> i64 {
@@ -452,8 +453,8 @@ mod tests {
             // are four vertices each; rasterise the upward ones onto the cells they span).
             let mut top: std::collections::HashMap<(i32, i32), f32> = std::collections::HashMap::new();
             let surface = &m.mesh.opaque;
-            for (q, n) in surface.positions.chunks_exact(4).zip(surface.normals.chunks_exact(4)) {
-                if n[0][1] < 0.5 {
+            for (q, d) in surface.positions.chunks_exact(4).zip(surface.directions.chunks_exact(4)) {
+                if FACE_NORMALS[d[0] as usize][1] < 0.5 {
                     continue;
                 }
                 let cell = |v: f32| (v / s as f32).round() as i32;
@@ -512,7 +513,8 @@ mod tests {
         let size = c.size() as f32;
         // Faces on the column's four outer planes, facing outwards.
         let mut walls = [0usize; 4];
-        for (p, n) in m.mesh.opaque.positions.iter().zip(&m.mesh.opaque.normals) {
+        for (p, &d) in m.mesh.opaque.positions.iter().zip(&m.mesh.opaque.directions) {
+            let n = FACE_NORMALS[d as usize];
             if n[0] < -0.5 && p[0] == 0.0 {
                 walls[0] += 1;
             } else if n[0] > 0.5 && p[0] == size {

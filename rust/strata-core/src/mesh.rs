@@ -44,13 +44,26 @@ use crate::chunk::VoxelBuffer;
 use crate::coords::IVec3;
 use std::mem::MaybeUninit;
 
-/// One surface: parallel vertex arrays plus a triangle index list.
+/// One surface: parallel vertex arrays plus a triangle index list. Normals and colours are kept
+/// in the compact form the GPU gets (see [`crate::surface_bytes`]): each vertex's face direction,
+/// one byte, and its colour in RGBA8.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshSurface {
     pub positions: Vec<[f32; 3]>,
-    pub normals: Vec<[f32; 3]>,
-    pub colors: Vec<[f32; 4]>,
+    /// Per vertex: the direction its face looks, an index into [`FACE_NORMALS`].
+    pub directions: Vec<u8>,
+    /// Per vertex: its colour, each channel as Godot stores it (see [`rgba8`]).
+    pub colors: Vec<[u8; 4]>,
     pub indices: Vec<i32>,
+}
+
+/// The normal of each face direction, in the order of [`MeshSurface::directions`].
+pub const FACE_NORMALS: [[f32; 3]; 6] = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
+
+/// A colour in RGBA8 as Godot stores a float colour: each channel `× 255` in double precision,
+/// clamped to 0–255 and truncated.
+pub fn rgba8(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v as f64 * 255.0).clamp(0.0, 255.0) as u8)
 }
 
 impl MeshSurface {
@@ -60,7 +73,7 @@ impl MeshSurface {
 
     pub fn clear(&mut self) {
         self.positions.clear();
-        self.normals.clear();
+        self.directions.clear();
         self.colors.clear();
         self.indices.clear();
     }
@@ -69,28 +82,28 @@ impl MeshSurface {
         self.indices.len() / 6
     }
 
+    /// The normal of vertex `v`.
+    pub fn normal(&self, v: usize) -> [f32; 3] {
+        FACE_NORMALS[self.directions[v] as usize]
+    }
+
     /// The triangles as a flat list of corners (3 per triangle), e.g. for a collision shape.
     pub fn triangle_corners(&self) -> Vec<[f32; 3]> {
         self.indices.iter().map(|&i| self.positions[i as usize]).collect()
     }
 
-    /// Appends a quad with corners `c` (any winding), normal `n` and colour.
-    fn push_quad(&mut self, c: [[f32; 3]; 4], n: [f32; 3], color: [f32; 4], ao: [f32; 4]) {
+    /// Appends a quad with corners `c` (any winding), face direction `d` and colour.
+    fn push_quad(&mut self, c: [[f32; 3]; 4], d: usize, color: [f32; 4], ao: [f32; 4]) {
         let e1 = sub(c[1], c[0]);
         let e2 = sub(c[2], c[0]);
-        let counter_clockwise = dot(cross(e1, e2), n) > 0.0;
+        let counter_clockwise = dot(cross(e1, e2), FACE_NORMALS[d]) > 0.0;
         let flip = ao[0] + ao[2] < ao[1] + ao[3];
-        let corner_colors = ao.map(|s| [color[0] * s, color[1] * s, color[2] * s, color[3]]);
-        self.push_quad_wound(c, n, corner_colors, QUAD_TRIANGLES[counter_clockwise as usize][flip as usize]);
-    }
-
-    /// Appends a quad: corners, normal, corner colours, and its two triangles as corner indices.
-    #[inline(always)]
-    fn push_quad_wound(&mut self, c: [[f32; 3]; 4], n: [f32; 3], colors: [[f32; 4]; 4], triangles: [i32; 6]) {
+        let corner_colors = ao.map(|s| rgba8([color[0] * s, color[1] * s, color[2] * s, color[3]]));
+        let triangles = QUAD_TRIANGLES[counter_clockwise as usize][flip as usize];
         let base = self.positions.len() as i32;
         self.positions.extend_from_slice(&c);
-        self.normals.extend_from_slice(&[n; 4]);
-        self.colors.extend_from_slice(&colors);
+        self.directions.extend_from_slice(&[d as u8; 4]);
+        self.colors.extend_from_slice(&corner_colors);
         self.indices.extend_from_slice(&triangles.map(|t| base + t));
     }
 }
@@ -154,6 +167,9 @@ const LIQUID_ALPHA: f32 = 0.7;
 /// Brightness of an AO level (0 = fully occluded, 3 = open).
 const AO_LEVELS: [f32; 4] = [0.55, 0.7, 0.85, 1.0];
 
+/// The AO level of an unoccluded corner.
+const AO_OPEN: usize = 3;
+
 /// AO level of a corner from the three neighbours around it.
 const fn corner_level(side1: bool, side2: bool, corner: bool) -> u8 {
     if side1 && side2 { 0 } else { 3 - (side1 as u8 + side2 as u8 + corner as u8) }
@@ -209,23 +225,6 @@ static AO_CORNER_LEVELS: [[f32; 4]; 256] = {
     let mut p = 0;
     while p < 256 {
         t[p] = [AO_LEVELS[p & 3], AO_LEVELS[(p >> 2) & 3], AO_LEVELS[(p >> 4) & 3], AO_LEVELS[(p >> 6) & 3]];
-        p += 1;
-    }
-    t
-};
-
-/// Per corner of a face with packed AO `p`, what its colour is multiplied by: the brightness on
-/// red, green and blue, one on alpha.
-static AO_CORNER_SCALES: [[[f32; 4]; 4]; 256] = {
-    let mut t = [[[0.0; 4]; 4]; 256];
-    let mut p = 0;
-    while p < 256 {
-        let mut k = 0;
-        while k < 4 {
-            let s = AO_CORNER_LEVELS[p][k];
-            t[p][k] = [s, s, s, 1.0];
-            k += 1;
-        }
         p += 1;
     }
     t
@@ -333,7 +332,7 @@ pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
                     let shade = FACE_SHADE[f];
                     let [r, g, b] = info.color;
                     let (surface, alpha) = if info.liquid { (&mut out.liquid, LIQUID_ALPHA) } else { (&mut out.opaque, 1.0) };
-                    surface.push_quad(c, [n.x as f32, n.y as f32, n.z as f32], [r * shade, g * shade, b * shade, alpha], ao);
+                    surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao);
                 }
             }
         }
@@ -537,9 +536,10 @@ pub struct Mesher {
     layer_uniformity: Vec<u64>,
     /// Class of each block id below `BLOCK_COUNT`, then the class of unknown ids.
     class: Vec<u8>,
-    /// Colour of each block id below `BLOCK_COUNT` (then of unknown ids) per face direction:
-    /// shaded, with the surface's alpha.
-    colors: Vec<[[f32; 4]; 6]>,
+    /// Colour of each block id below `BLOCK_COUNT` (then of unknown ids) per face direction and
+    /// AO level, in RGBA8 ([`rgba8`]): shaded, darkened by the level's brightness, with the
+    /// surface's alpha. Liquid faces take the open level (brightness one).
+    colors: Vec<[[[u8; 4]; 4]; 6]>,
     /// Set when the only non-solid ids are air and this one liquid (fast voxel pass).
     single_liquid: Option<BlockId>,
 }
@@ -579,7 +579,9 @@ impl Mesher {
                 let alpha = if info.liquid { LIQUID_ALPHA } else { 1.0 };
                 std::array::from_fn(|d| {
                     let shade = FACE_SHADE[d];
-                    [r * shade, g * shade, b * shade, alpha]
+                    let color = [r * shade, g * shade, b * shade, alpha];
+                    // `color * [s, s, s, 1]`, as the reference mesher scales it.
+                    AO_LEVELS.map(|s| rgba8([color[0] * s, color[1] * s, color[2] * s, color[3]]))
                 })
             })
             .collect();
@@ -973,7 +975,7 @@ struct QuadLooks<'a> {
     /// The voxels (for the block of a quad's first face).
     data: &'a [BlockId],
     /// See [`Mesher::colors`].
-    colors: &'a [[[f32; 4]; 6]],
+    colors: &'a [[[[u8; 4]; 4]; 6]],
     /// Solid rows of the direction's orientation, `stride` rows per y layer (for AO).
     solid: &'a [u64],
     dims: Dims,
@@ -986,13 +988,12 @@ struct QuadLooks<'a> {
 #[inline(always)]
 fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
-    let nf = to_f(FACES[D].0);
     let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
     let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
     let last_id = colors.len() - 1;
-    let MeshSurface { positions, normals, colors: corner_colors, indices } = surface;
+    let MeshSurface { positions, directions, colors: corner_colors, indices } = surface;
     positions.reserve(4 * n);
-    normals.reserve(4 * n);
+    directions.reserve(4 * n);
     corner_colors.reserve(4 * n);
     indices.reserve(6 * n);
     let mut first = positions.len() as i32;
@@ -1000,28 +1001,25 @@ fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface:
         .as_chunks_mut::<4>()
         .0
         .iter_mut()
-        .zip(normals.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
+        .zip(directions.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
         .zip(corner_colors.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
         .zip(indices.spare_capacity_mut()[..6 * n].as_chunks_mut::<6>().0);
-    for ((((p, nrm), c), ix), &quad) in slots.zip(quads) {
+    for ((((p, dir), c), ix), &quad) in slots.zip(quads) {
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
-        let color = colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
+        let shades = &colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
         let split = if SOLID {
             let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
-            // `color * [s, s, s, 1]`: the alpha (times one) stays exact.
-            let [s0, s1, s2, s3] = AO_CORNER_SCALES[ao];
-            let scaled = |s: [f32; 4]| MaybeUninit::new([color[0] * s[0], color[1] * s[1], color[2] * s[2], color[3] * s[3]]);
-            *c = [scaled(s0), scaled(s1), scaled(s2), scaled(s3)];
+            *c = [0, 2, 4, 6].map(|k| MaybeUninit::new(shades[(ao >> k) & 3]));
             triangles[AO_FLIP[ao] as usize]
         } else {
-            *c = [MaybeUninit::new(color); 4];
+            *c = [MaybeUninit::new(shades[AO_OPEN]); 4];
             triangles[0]
         };
         *p = [MaybeUninit::new(corners[0]), MaybeUninit::new(corners[1]), MaybeUninit::new(corners[2]), MaybeUninit::new(corners[3])];
-        *nrm = [MaybeUninit::new(nf); 4];
+        *dir = [MaybeUninit::new(D as u8); 4];
         let f = first;
         *ix = [split[0] + f, split[1] + f, split[2] + f, split[3] + f, split[4] + f, split[5] + f].map(MaybeUninit::new);
         first += 4;
@@ -1030,7 +1028,7 @@ fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface:
     // indices) spare slots of each array, in chunks of 4 (6), and wrote every slot of each chunk.
     unsafe {
         positions.set_len(positions.len() + 4 * n);
-        normals.set_len(normals.len() + 4 * n);
+        directions.set_len(directions.len() + 4 * n);
         corner_colors.set_len(corner_colors.len() + 4 * n);
         indices.set_len(indices.len() + 6 * n);
     }
@@ -1425,10 +1423,6 @@ fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
     }
 }
 
-fn to_f(p: IVec3) -> [f32; 3] {
-    [p.x as f32, p.y as f32, p.z as f32]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1436,6 +1430,10 @@ mod tests {
     use crate::generator::Generator;
     use crate::preset::WorldPreset;
     use crate::rng::hash3;
+
+    fn to_f(p: IVec3) -> [f32; 3] {
+        [p.x as f32, p.y as f32, p.z as f32]
+    }
 
     fn padded_with(points: &[(i32, i32, i32, BlockId)]) -> VoxelBuffer {
         let mut b = VoxelBuffer::new(IVec3::splat(-1), IVec3::splat(6));
@@ -1454,14 +1452,14 @@ mod tests {
         let mut out = Vec::new();
         for (liquid, s) in [(false, &m.opaque), (true, &m.liquid)] {
             assert_eq!(s.positions.len() % 4, 0);
-            assert_eq!(s.positions.len(), s.normals.len());
+            assert_eq!(s.positions.len(), s.directions.len());
             assert_eq!(s.positions.len(), s.colors.len());
             assert_eq!(s.indices.len(), s.positions.len() / 4 * 6);
             for q in 0..s.positions.len() / 4 {
                 let base = q * 4;
-                let nrm = s.normals[base];
-                assert!(s.normals[base..base + 4].iter().all(|&n| n == nrm));
-                let d = FACES.iter().position(|(n, _, _)| to_f(*n) == nrm).expect("axis normal");
+                let d = s.directions[base] as usize;
+                assert!(s.directions[base..base + 4].iter().all(|&n| n as usize == d));
+                assert_eq!(to_f(FACES[d].0), FACE_NORMALS[d], "FACE_NORMALS follows FACES");
                 let (n, u, v) = FACES[d];
                 let p0 = s.positions[base];
                 let rel = |p: [f32; 3]| -> (f32, f32) {
@@ -1501,7 +1499,7 @@ mod tests {
         for s in [&m.opaque, &m.liquid] {
             for t in s.indices.chunks(3) {
                 let [a, b2, c] = [0, 1, 2].map(|k| s.positions[t[k] as usize]);
-                let n = s.normals[t[0] as usize];
+                let n = s.normal(t[0] as usize);
                 assert!(dot(cross(sub(b2, a), sub(c, a)), n) < 0.0, "triangle not clockwise from the front");
             }
         }

@@ -12,10 +12,12 @@
 //! `_surface_set_data` in Godot's `rendering_server.cpp`), for `n` vertices:
 //! * vertex stream: `n` positions (3 × f32), then `n` × (normal, tangent), each two u16 of an
 //!   octahedral encoding;
-//! * attribute stream: `n` colours, RGBA8 (each channel `× 255`, truncated);
+//! * attribute stream: `n` colours, RGBA8 (each channel `× 255`, truncated; the mesher makes
+//!   them in this form, see [`crate::mesh::rgba8`]);
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
 
-use crate::mesh::{ChunkMesh, MeshSurface};
+use crate::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
+use std::mem::MaybeUninit;
 
 /// Godot's `Mesh.ArrayFormat` bits this module writes.
 pub mod format {
@@ -79,67 +81,44 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
 /// Packs `s` into `out`, reusing its buffers; false (and `out` unspecified) for an empty surface.
 pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     let n = s.positions.len();
-    if s.indices.is_empty() || n == 0 || s.normals.len() != n || s.colors.len() != n {
+    if s.indices.is_empty() || n == 0 || s.directions.len() != n || s.colors.len() != n {
         return false;
     }
-    // Buffers are sized up front and written in place (no per-element pushes).
-    let mut vertex_data = std::mem::take(&mut out.vertex_data);
-    refill(&mut vertex_data, n * 20);
-    let (positions, normal_tangents) = vertex_data.split_at_mut(n * 12);
-    let (mut lo, mut hi) = (s.positions[0], s.positions[0]);
-    for (out, p) in positions.chunks_exact_mut(12).zip(&s.positions) {
-        for a in 0..3 {
-            lo[a] = if p[a] < lo[a] { p[a] } else { lo[a] };
-            hi[a] = if p[a] > hi[a] { p[a] } else { hi[a] };
-            out[a * 4..a * 4 + 4].copy_from_slice(&p[a].to_le_bytes());
-        }
-    }
-    // A chunk has a handful of distinct normals (six for blocks), in runs of four or more
-    // vertices: encode each once, compare bit patterns.
-    let bits3 = |v: &[f32; 3]| v.map(f32::to_bits);
-    let mut seen: Vec<([u32; 3], [u8; 8])> = Vec::with_capacity(8);
-    let mut last = ([u32::MAX; 3], [0u8; 8]);
-    for (out, nrm) in normal_tangents.chunks_exact_mut(8).zip(&s.normals) {
-        let key = bits3(nrm);
-        if key != last.0 {
-            let bytes = match seen.iter().find(|(m, _)| *m == key) {
-                Some((_, b)) => *b,
-                None => {
-                    let b = normal_tangent_bytes(*nrm);
-                    seen.push((key, b));
-                    b
+    let flat = s.positions.as_flattened();
+    let encoded = FACE_NORMALS.map(|n| u64::from_le_bytes(normal_tangent_bytes(n)));
+    let (mut vertex_data, mut index_data) = (std::mem::take(&mut out.vertex_data), std::mem::take(&mut out.index_data));
+    // SAFETY (each `write_in_place`): the loops zip whole chunks of the slice against exactly as
+    // many inputs (3n floats, then n directions; one chunk per index), so every byte is written.
+    unsafe {
+        write_in_place(&mut vertex_data, n * 20, |bytes| {
+            let (positions, normal_tangents) = bytes.split_at_mut(n * 12);
+            for (o, f) in positions.as_chunks_mut::<4>().0.iter_mut().zip(flat) {
+                *o = f.to_le_bytes().map(MaybeUninit::new);
+            }
+            // Six normals, each encoded once.
+            for (o, &d) in normal_tangents.as_chunks_mut::<8>().0.iter_mut().zip(&s.directions) {
+                *o = encoded[(d as usize).min(5)].to_le_bytes().map(MaybeUninit::new);
+            }
+        });
+        if n > 1 << 16 {
+            write_in_place(&mut index_data, s.indices.len() * 4, |bytes| {
+                for (o, &i) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(&s.indices) {
+                    *o = (i as u32).to_le_bytes().map(MaybeUninit::new);
                 }
-            };
-            last = (key, bytes);
+            });
+        } else {
+            write_in_place(&mut index_data, s.indices.len() * 2, |bytes| {
+                for (o, &i) in bytes.as_chunks_mut::<2>().0.iter_mut().zip(&s.indices) {
+                    *o = (i as u16).to_le_bytes().map(MaybeUninit::new);
+                }
+            });
         }
-        out.copy_from_slice(&last.1);
     }
+    // The colours are Godot's bytes already.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
-    refill(&mut attribute_data, n * 4);
-    // Colours are few too (block colours times four AO shades): a small direct-mapped cache.
-    let mut colours = [([u32::MAX; 4], [0u8; 4]); 64];
-    for (out, c) in attribute_data.chunks_exact_mut(4).zip(&s.colors) {
-        let key = c.map(f32::to_bits);
-        let h = key[0].wrapping_mul(0x9e37_79b9) ^ key[1].wrapping_mul(0x85eb_ca6b) ^ key[2].wrapping_mul(0xc2b2_ae35) ^ key[3];
-        let slot = &mut colours[(h >> 26) as usize];
-        if slot.0 != key {
-            *slot = (key, c.map(unorm8));
-        }
-        out.copy_from_slice(&slot.1);
-    }
-    let wide = n > 1 << 16;
-    let mut index_data = std::mem::take(&mut out.index_data);
-    if wide {
-        refill(&mut index_data, s.indices.len() * 4);
-        for (out, &i) in index_data.chunks_exact_mut(4).zip(&s.indices) {
-            out.copy_from_slice(&(i as u32).to_le_bytes());
-        }
-    } else {
-        refill(&mut index_data, s.indices.len() * 2);
-        for (out, &i) in index_data.chunks_exact_mut(2).zip(&s.indices) {
-            out.copy_from_slice(&(i as u16).to_le_bytes());
-        }
-    }
+    attribute_data.clear();
+    attribute_data.extend_from_slice(s.colors.as_flattened());
+    let (lo, hi) = bounds(&s.positions);
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
         let d = hi[a] - lo[a];
@@ -158,15 +137,41 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     true
 }
 
-/// `v` as `len` bytes, keeping its allocation (every byte is overwritten by the caller).
-fn refill(v: &mut Vec<u8>, len: usize) {
-    v.clear();
-    v.resize(len, 0);
+/// Minimum and maximum corner of `positions` (not empty). Four vertices at a time, so the
+/// comparisons run in vector lanes; the same result as one at a time.
+fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
+    let min = |a: f32, b: f32| if b < a { b } else { a };
+    let max = |a: f32, b: f32| if b > a { b } else { a };
+    let (quads, rest) = positions.as_flattened().as_chunks::<12>();
+    let [x, y, z] = positions[0];
+    let (mut lo4, mut hi4) = ([x, y, z, x, y, z, x, y, z, x, y, z], [x, y, z, x, y, z, x, y, z, x, y, z]);
+    for q in quads {
+        for k in 0..12 {
+            lo4[k] = min(lo4[k], q[k]);
+            hi4[k] = max(hi4[k], q[k]);
+        }
+    }
+    let (mut lo, mut hi) = ([x, y, z], [x, y, z]);
+    for v in lo4.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
+        lo = [0, 1, 2].map(|a| min(lo[a], v[a]));
+    }
+    for v in hi4.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
+        hi = [0, 1, 2].map(|a| max(hi[a], v[a]));
+    }
+    (lo, hi)
 }
 
-/// A colour channel as Godot stores it: `uint8_t(CLAMP(c * 255.0, 0.0, 255.0))` in double.
-fn unorm8(c: f32) -> u8 {
-    (c as f64 * 255.0).clamp(0.0, 255.0) as u8
+/// Makes `v` exactly `len` bytes, every one written by `fill` into the uninitialised slots
+/// (keeping `v`'s allocation, and without zeroing them first).
+///
+/// # Safety
+/// `fill` must write every byte of the slice it is given.
+unsafe fn write_in_place(v: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut [MaybeUninit<u8>])) {
+    v.clear();
+    v.reserve(len);
+    fill(&mut v.spare_capacity_mut()[..len]);
+    // SAFETY: `fill` wrote all `len` slots (the caller's promise), within the capacity.
+    unsafe { v.set_len(len) };
 }
 
 /// `(uint16_t)CLAMP(v * 65535, 0, 65535)` in float.
@@ -229,12 +234,13 @@ fn normal_tangent_bytes(n: [f32; 3]) -> [u8; 8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mesh::rgba8;
 
     fn quad_up() -> MeshSurface {
         MeshSurface {
             positions: vec![[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]],
-            normals: vec![[0.0, 1.0, 0.0]; 4],
-            colors: vec![[1.0, 0.5, 0.0, 1.0]; 4],
+            directions: vec![2; 4],
+            colors: vec![rgba8([1.0, 0.5, 0.0, 1.0]); 4],
             indices: vec![0, 2, 1, 0, 3, 2],
         }
     }
@@ -284,8 +290,8 @@ mod tests {
     fn packing_into_recycled_buffers_gives_the_same_bytes() {
         let big = MeshSurface {
             positions: (0..40).map(|i| [i as f32, 2.0, 0.0]).collect(),
-            normals: vec![[1.0, 0.0, 0.0]; 40],
-            colors: vec![[0.2, 0.4, 0.6, 1.0]; 40],
+            directions: vec![0; 40],
+            colors: vec![rgba8([0.2, 0.4, 0.6, 1.0]); 40],
             indices: (0..60).collect(),
         };
         let mut reused = MeshBytes::from_mesh(&ChunkMesh { opaque: big.clone(), liquid: big });
@@ -300,8 +306,8 @@ mod tests {
         let n = (1 << 16) + 1;
         let s = MeshSurface {
             positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
-            normals: vec![[0.0, 1.0, 0.0]; n],
-            colors: vec![[1.0; 4]; n],
+            directions: vec![2; n],
+            colors: vec![[255; 4]; n],
             indices: vec![0, 1, (n - 1) as i32],
         };
         let b = pack_surface(&s).expect("non-empty");

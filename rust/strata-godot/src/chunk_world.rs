@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata_core::block;
 use strata_core::generator::Generator;
-use strata_core::mesh::{ChunkMesh, MeshSurface};
+use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
 use strata_core::lod::{FarMesh, LodColumn};
 use strata_core::surface_bytes::MeshBytes;
 use strata_core::stream::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
@@ -884,16 +884,26 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     let mut arrays = VarArray::new();
     arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
     arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
-    arrays.set(ArrayType::NORMAL.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.normals)).to_variant());
-    arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(as_colors(&s.colors)).to_variant());
+    let normals: Vec<Vector3> = s.directions.iter().map(|&d| to_vector3(FACE_NORMALS[d as usize])).collect();
+    arrays.set(ArrayType::NORMAL.ord() as usize, &PackedVector3Array::from(normals.as_slice()).to_variant());
+    // Each RGBA8 channel as the middle of its step, so Godot's conversion (× 255, truncated)
+    // gives back the same byte.
+    let colors: Vec<Color> = s
+        .colors
+        .iter()
+        .map(|c| {
+            let [r, g, b, a] = c.map(|v| (v as f32 + 0.5) / 255.0);
+            Color::from_rgba(r, g, b, a)
+        })
+        .collect();
+    arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
     arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays
 }
 
-// The core's vertex arrays have Godot's memory layout, so they cross into Packed arrays with one
-// copy each instead of a conversion per vertex.
+// The core's positions have Godot's memory layout, so they cross into a Packed array with one
+// copy instead of a conversion per vertex.
 const _: () = assert!(size_of::<Vector3>() == size_of::<[f32; 3]>() && align_of::<Vector3>() == align_of::<[f32; 3]>());
-const _: () = assert!(size_of::<Color>() == size_of::<[f32; 4]>() && align_of::<Color>() == align_of::<[f32; 4]>());
 
 /// `[x, y, z]` triples viewed as Godot vectors.
 fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
@@ -901,12 +911,6 @@ fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
     // fail to compile otherwise): same size, alignment and field order as `[f32; 3]`, and every bit
     // pattern is a valid value.
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Vector3>(), v.len()) }
-}
-
-/// `[r, g, b, a]` quadruples viewed as Godot colours.
-fn as_colors(v: &[[f32; 4]]) -> &[Color] {
-    // SAFETY: `Color` is `#[repr(C)] { r, g, b, a: f32 }`: same layout as `[f32; 4]`, any bits valid.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Color>(), v.len()) }
 }
 
 /// A mesh from surfaces the workers already packed into Godot's stored form
