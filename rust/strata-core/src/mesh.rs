@@ -631,12 +631,12 @@ impl Mesher {
             return;
         };
         let data = padded.data();
-        self.render_direction::<0>(data, dims, out);
-        self.render_direction::<1>(data, dims, out);
-        self.render_direction::<2>(data, dims, out);
-        self.render_direction::<3>(data, dims, out);
-        self.render_direction::<4>(data, dims, out);
-        self.render_direction::<5>(data, dims, out);
+        self.render_direction::<0, WIDE>(data, dims, out);
+        self.render_direction::<1, WIDE>(data, dims, out);
+        self.render_direction::<2, WIDE>(data, dims, out);
+        self.render_direction::<3, WIDE>(data, dims, out);
+        self.render_direction::<4, WIDE>(data, dims, out);
+        self.render_direction::<5, WIDE>(data, dims, out);
     }
 
     /// Collision triangles of the interior of `padded` into `out` (cleared first): the corners of
@@ -840,7 +840,7 @@ impl Mesher {
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
     /// constants): steps 2–5.
     #[inline(always)]
-    fn render_direction<const D: usize>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
+    fn render_direction<const D: usize, const WIDE: bool>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
         let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
         if !(any_solid || any_liquid) {
             return;
@@ -853,11 +853,11 @@ impl Mesher {
         let colors = &self.colors;
         if any_solid {
             merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, true>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            write_quads::<D, true, WIDE>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
         if any_liquid {
             merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, false>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            write_quads::<D, false, WIDE>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
     }
 
@@ -986,7 +986,7 @@ struct QuadLooks<'a> {
 /// in the corner colours and the split it asks for, liquid ones with flat colours. Each array is
 /// grown once and written in one pass.
 #[inline(always)]
-fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
+fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
     let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
     let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
@@ -1012,7 +1012,7 @@ fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface:
         // Whole chunks at a time, so they go out in wide stores.
         let split = if SOLID {
             let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
-            *c = [0, 2, 4, 6].map(|k| MaybeUninit::new(shades[(ao >> k) & 3]));
+            *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
             triangles[AO_FLIP[ao] as usize]
         } else {
             *c = [MaybeUninit::new(shades[AO_OPEN]); 4];
@@ -1033,6 +1033,52 @@ fn write_quads<const D: usize, const SOLID: bool>(quads: &[PackedQuad], surface:
         indices.set_len(indices.len() + 6 * n);
     }
 }
+
+/// The four corner colours of a solid face with packed AO `ao`: corner `k` takes the shade of its
+/// level (bits `2k`, `2k + 1`). `WIDE` (only in the AVX2 build) picks all four bytes at once.
+#[inline(always)]
+fn corner_shades<const WIDE: bool>(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE {
+        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time), so with SSSE3.
+        return unsafe { corner_shades_ssse3(shades, ao) };
+    }
+    [0, 2, 4, 6].map(|k| shades[(ao >> k) & 3])
+}
+
+/// [`corner_shades`] as one byte shuffle of the 16 shade bytes by [`AO_SHADE_SHUFFLE`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "ssse3")]
+#[inline]
+fn corner_shades_ssse3(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
+    use std::arch::x86_64::{__m128i, _mm_shuffle_epi8};
+    // SAFETY: both are 16 plain bytes, the size of `__m128i`, and any bits are valid in each.
+    let (table, pick) = unsafe { (std::mem::transmute::<[[u8; 4]; 4], __m128i>(*shades), std::mem::transmute::<[u8; 16], __m128i>(AO_SHADE_SHUFFLE[ao & 255])) };
+    // SAFETY: as above.
+    unsafe { std::mem::transmute::<__m128i, [[u8; 4]; 4]>(_mm_shuffle_epi8(table, pick)) }
+}
+
+/// For packed AO `p`, the byte shuffle that gives each corner `k` (bytes `4k..4k + 4`) the four
+/// bytes of the shade of its level (bytes `4 level..4 level + 4` of the shades).
+#[cfg(target_arch = "x86_64")]
+static AO_SHADE_SHUFFLE: [[u8; 16]; 256] = {
+    let mut t = [[0u8; 16]; 256];
+    let mut p = 0;
+    while p < 256 {
+        let mut k = 0;
+        while k < 4 {
+            let level = (p >> (2 * k)) & 3;
+            let mut j = 0;
+            while j < 4 {
+                t[p][4 * k + j] = (4 * level + j) as u8;
+                j += 1;
+            }
+            k += 1;
+        }
+        p += 1;
+    }
+    t
+};
 
 /// Step 4: greedy merge of one direction's faces, slice by slice: from the lowest face left, the
 /// run along the row while `along` allows, then the next rows while they hold the whole run and
