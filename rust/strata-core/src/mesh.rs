@@ -845,7 +845,7 @@ impl Mesher {
         if !(any_solid || any_liquid) {
             return;
         }
-        self.collect_merge_masks::<D>(data, dims);
+        self.collect_merge_masks::<D, WIDE>(data, dims);
         let layout = SliceLayout::of::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
@@ -864,7 +864,7 @@ impl Mesher {
     /// Step 3 for direction `D`: the merge masks of every row with faces, from the solid faces'
     /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces.
     #[inline(always)]
-    fn collect_merge_masks<const D: usize>(&mut self, data: &[BlockId], dims: Dims) {
+    fn collect_merge_masks<const D: usize, const WIDE: bool>(&mut self, data: &[BlockId], dims: Dims) {
         let o = Orientation::of::<D>(dims);
         let layers_adjacent = axis_of(FACES[D].0) != Axis::Y;
         let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
@@ -889,10 +889,10 @@ impl Mesher {
                 // previous one. (A row without faces leaves no candidates.)
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
-                faces.along[i] = same_blocks(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
+                faces.along[i] = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
                 let (previous, uniform_before) = if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
                 let across = faces_at(previous) & here & uniform_before & along_rows;
-                faces.across[previous] = same_blocks(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                faces.across[previous] = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
                 if layers_adjacent {
                     layer_uniformity[w - 1] = along_rows;
                 } else {
@@ -1032,6 +1032,24 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[Pac
         corner_colors.set_len(corner_colors.len() + 4 * n);
         indices.set_len(indices.len() + 6 * n);
     }
+}
+
+/// Bit `k` set where `x[k] == y[k]`, for two runs of 64 ids.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi16, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_packs_epi16, _mm256_permute4x64_epi64};
+    let (x, y) = (&x[..64], &y[..64]);
+    let mut mask = 0u64;
+    for half in 0..2 {
+        // SAFETY: each load reads 16 ids at `32 half (+ 16)`, inside the 64 of `x` and `y`.
+        let equal = |o: usize| unsafe { _mm256_cmpeq_epi16(_mm256_loadu_si256(x.as_ptr().add(o).cast::<__m256i>()), _mm256_loadu_si256(y.as_ptr().add(o).cast::<__m256i>())) };
+        // Packing interleaves the two 16-lane halves by 64 bits; the permute puts ids back in order.
+        let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(equal(32 * half), equal(32 * half + 16)));
+        mask |= (_mm256_movemask_epi8(bytes) as u32 as u64) << (32 * half);
+    }
+    mask
 }
 
 /// The four corner colours of a solid face with packed AO `ao`: corner `k` takes the shade of its
@@ -1198,9 +1216,15 @@ fn ao_uniformity(around: [u64; 8], solid_faces: u64) -> (u64, u64) {
 }
 
 /// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
-/// `b + b * step` hold different blocks.
+/// `b + b * step` hold different blocks. `WIDE` (only in the AVX2 build) compares a contiguous
+/// row (`step` 1) with many candidates 64 voxels at a time.
 #[inline(always)]
-fn same_blocks(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE && step == 1 && candidates.count_ones() > 4 && a.max(b) + 64 <= data.len() {
+        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
+        return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
+    }
     let mut kept = candidates;
     let mut left = candidates;
     while left != 0 {
