@@ -988,7 +988,7 @@ struct QuadLooks<'a> {
 #[inline(always)]
 fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
-    let triangles = QUAD_TRIANGLES[counter_clockwise::<D>() as usize];
+    let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
     let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
     let last_id = colors.len() - 1;
     let MeshSurface { positions, directions, colors: corner_colors, indices } = surface;
@@ -1013,15 +1013,14 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[Pac
         let split = if SOLID {
             let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
             *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
-            triangles[AO_FLIP[ao] as usize]
+            &triangles[AO_FLIP[ao] as usize]
         } else {
             *c = [MaybeUninit::new(shades[AO_OPEN]); 4];
-            triangles[0]
+            &triangles[0]
         };
         *p = [MaybeUninit::new(corners[0]), MaybeUninit::new(corners[1]), MaybeUninit::new(corners[2]), MaybeUninit::new(corners[3])];
         *dir = [MaybeUninit::new(D as u8); 4];
-        let f = first;
-        *ix = [split[0] + f, split[1] + f, split[2] + f, split[3] + f, split[4] + f, split[5] + f].map(MaybeUninit::new);
+        quad_indices(ix, split, first);
         first += 4;
     }
     // SAFETY: the loop above ran once per quad over exactly the first `4 * n` (`6 * n` for
@@ -1050,6 +1049,47 @@ fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
         mask |= (_mm256_movemask_epi8(bytes) as u32 as u64) << (32 * half);
     }
     mask
+}
+
+/// [`QUAD_TRIANGLES`], each padded to two groups of four (the last two unused).
+static QUAD_TRIANGLES_PADDED: [[[i32; 8]; 2]; 2] = {
+    let mut t = [[[0; 8]; 2]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut f = 0;
+        while f < 2 {
+            let mut k = 0;
+            while k < 6 {
+                t[c][f][k] = QUAD_TRIANGLES[c][f][k];
+                k += 1;
+            }
+            f += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// Writes a quad's six indices: its first vertex `first` plus each of `split`'s first six.
+#[inline(always)]
+fn quad_indices(out: &mut [MaybeUninit<i32>; 6], split: &[i32; 8], first: i32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_set1_epi32, _mm_storel_epi64, _mm_storeu_si128};
+        // SSE2, which every x86-64 CPU has: two adds of four lanes, stores of four and two.
+        // SAFETY: the loads read `split`'s 8 values; the stores write `out`'s slots 0..4 and 4..6.
+        unsafe {
+            let base = _mm_set1_epi32(first);
+            let lo = _mm_add_epi32(_mm_loadu_si128(split.as_ptr().cast::<__m128i>()), base);
+            let hi = _mm_add_epi32(_mm_loadu_si128(split.as_ptr().add(4).cast::<__m128i>()), base);
+            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), lo);
+            _mm_storel_epi64(out.as_mut_ptr().add(4).cast::<__m128i>(), hi);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *out = std::array::from_fn(|k| MaybeUninit::new(split[k] + first));
+    }
 }
 
 /// The four corner colours of a solid face with packed AO `ao`: corner `k` takes the shade of its
