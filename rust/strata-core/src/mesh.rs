@@ -1033,6 +1033,33 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[Pac
     }
 }
 
+/// Bit `k` set where `data[a + k step] == data[b + k step]`, for `k` below `8 groups` (groups of
+/// eight gathered lanes).
+///
+/// # Safety
+/// The CPU must have AVX2, and `data` must hold the ids at `a, b + k step` and the one after each
+/// (the gathers read 32 bits at every id).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn equal_ids_strided(data: &[BlockId], a: usize, b: usize, step: usize, groups: usize) -> u64 {
+    use std::arch::x86_64::{_mm256_and_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_i32gather_epi32, _mm256_movemask_ps, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_xor_si256};
+    let s = step as i32;
+    let lanes = _mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
+    let id_bits = _mm256_set1_epi32(0xFFFF);
+    let mut mask = 0u64;
+    for g in 0..groups {
+        let at = 8 * g * step;
+        // SAFETY: the caller's promise: lanes `a (b) + at + k step` and the ids after them are in
+        // `data` (a scale of 2 bytes per id).
+        let (x, y) = unsafe { (_mm256_i32gather_epi32::<2>(data.as_ptr().add(a + at).cast::<i32>(), lanes), _mm256_i32gather_epi32::<2>(data.as_ptr().add(b + at).cast::<i32>(), lanes)) };
+        // Only the low 16 bits of each lane are the id.
+        let same = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x, y), id_bits), _mm256_setzero_si256());
+        mask |= (_mm256_movemask_ps(_mm256_castsi256_ps(same)) as u32 as u64) << (8 * g);
+    }
+    mask
+}
+
 /// Bit `k` set where `x[k] == y[k]`, for two runs of 64 ids.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
@@ -1260,10 +1287,21 @@ fn ao_uniformity(around: [u64; 8], solid_faces: u64) -> (u64, u64) {
 /// row (`step` 1) with many candidates 64 voxels at a time.
 #[inline(always)]
 fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+    // The wide compares read every lane instead of branching on each candidate (whose number
+    // the branch predictor cannot guess).
     #[cfg(target_arch = "x86_64")]
-    if WIDE && step == 1 && candidates.count_ones() > 4 && a.max(b) + 64 <= data.len() {
-        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
-        return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
+    if WIDE && candidates != 0 {
+        let far = a.max(b);
+        if step == 1 && far + 64 <= data.len() {
+            // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
+            return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
+        }
+        let groups = (64 - candidates.leading_zeros() as usize).div_ceil(8);
+        if step > 1 && far + (8 * groups - 1) * step + 2 <= data.len() {
+            // SAFETY: AVX2 as above; the gathers read ids `a, b + k step (+ 1)` for k below
+            // `8 groups`, inside `data` (checked just above).
+            return candidates & unsafe { equal_ids_strided(data, a, b, step, groups) };
+        }
     }
     let mut kept = candidates;
     let mut left = candidates;
