@@ -334,7 +334,7 @@ impl Generator {
         let (nu, gx) = (n as usize, n as usize + 2);
         let mut samples = Vec::with_capacity(gx * gx);
         self.column_samples(min.x, min.z, nu, nu, false, &mut samples);
-        let hi = (1..=nu).flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu]).fold(i32::MIN, |hi, s| hi.max(s.height.floor() as i32));
+        let hi = (1..=nu).flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu]).fold(i32::MIN, |hi, s| hi.max(floor_to_i32(s.height)));
         out.reset(min, IVec3::splat(n));
         columns.columns.clear();
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);

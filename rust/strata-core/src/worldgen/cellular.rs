@@ -684,11 +684,83 @@ fn alive_lanes(firsts: &[u64], zk: u64, threshold16: u32) -> u64 {
     }
 }
 
+/// Rows `z0, z0 + 1, …` of one y plane of a seeded window (`plane`, `wpr` words to a row) from
+/// the plane's hash first halves `firsts` (a multiple of four): per row, `lanes` gives the words
+/// of [`alive_lanes`] into the 4-aligned buffer `alive`, which is shifted by `shift` into place.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn seed_rows(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift: u32, last_mask: u64, alive: &mut [u64], mut lanes: impl FnMut(&[u64], u64) -> u64) {
+    for (z, row) in plane.chunks_exact_mut(wpr).enumerate() {
+        let zk = ((z0 + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
+        for (word, firsts) in alive.iter_mut().zip(firsts.chunks(16)) {
+            *word = lanes(firsts, zk);
+        }
+        for (w, dst) in row.iter_mut().enumerate() {
+            let lo = alive[w] >> shift;
+            let hi = if shift == 0 { 0 } else { alive[w + 1] << (64 - shift) };
+            *dst = lo | hi;
+        }
+        if let Some(last) = row.last_mut() {
+            *last &= last_mask;
+        }
+    }
+}
+
+/// [`seed_rows`] with [`alive_lanes`], or with AVX2 when `avx2` (which only a CPU with AVX2 sets).
+#[allow(clippy::too_many_arguments)]
+fn seed_plane(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift: u32, last_mask: u64, threshold16: u32, alive: &mut [u64], avx2: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 && threshold16 < 65536 {
+        // SAFETY: `avx2` is set only where the CPU has AVX2.
+        unsafe { seed_plane_avx2(firsts, z0, plane, wpr, shift, last_mask, threshold16, alive) };
+        return;
+    }
+    let _ = avx2;
+    seed_rows(firsts, z0, plane, wpr, shift, last_mask, alive, |firsts, zk| alive_lanes(firsts, zk, threshold16));
+}
+
+/// [`seed_plane`] with AVX2: four group hashes to a register, their 64-bit multiplications made
+/// of three 32-bit ones (the same products modulo 2⁶⁴, so the same bits as [`mix64`]), and their
+/// sixteen 16-bit lanes compared at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn seed_plane_avx2(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift: u32, last_mask: u64, threshold16: u32, alive: &mut [u64]) {
+    use std::arch::x86_64::*;
+    let mul = |a: __m256i, lo: __m256i, hi: __m256i| {
+        let cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64::<32>(a), lo), _mm256_mul_epu32(a, hi));
+        _mm256_add_epi64(_mm256_mul_epu32(a, lo), _mm256_slli_epi64::<32>(cross))
+    };
+    let constant = |c: u64| (_mm256_set1_epi64x((c & 0xffff_ffff) as i64), _mm256_set1_epi64x((c >> 32) as i64));
+    let ((l1, h1), (l2, h2)) = (constant(0xbf58_476d_1ce4_e5b9), constant(0x94d0_49bb_1331_11eb));
+    let flip = _mm256_set1_epi16(i16::MIN);
+    let threshold = _mm256_set1_epi16((threshold16 ^ 0x8000) as u16 as i16);
+    seed_rows(firsts, z0, plane, wpr, shift, last_mask, alive, |firsts, zk| {
+        let zk = _mm256_set1_epi64x(zk as i64);
+        let mut bits = 0u64;
+        for (n, four) in firsts.chunks_exact(4).enumerate() {
+            // SAFETY: `four` is four u64, 32 bytes; the load is unaligned.
+            let mut z = _mm256_xor_si256(unsafe { _mm256_loadu_si256(four.as_ptr().cast()) }, zk);
+            z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<30>(z)), l1, h1);
+            z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<27>(z)), l2, h2);
+            z = _mm256_xor_si256(z, _mm256_srli_epi64::<31>(z));
+            // Lane 4·i + k below the threshold (unsigned: sign bits flipped for the signed
+            // comparison); the mask packed with itself has lanes 0..8 in bytes 0..8 and lanes
+            // 8..16 in bytes 16..24.
+            let below = _mm256_cmpgt_epi16(threshold, _mm256_xor_si256(z, flip));
+            let m = _mm256_movemask_epi8(_mm256_packs_epi16(below, below)) as u32;
+            bits |= (((m & 0xff) | ((m >> 8) & 0xff00)) as u64) << (16 * n);
+        }
+        bits
+    });
+}
+
 /// The initial state over world cells `[min, min + size)` (size components ≥ 0).
 ///
 /// Row by row: the first half of each group hash depends only on (group, y), so it is computed
 /// once per y plane; each (group, y, z) then costs one [`mix64`] and yields four cells at once,
-/// sixteen groups to a word of a 4-aligned buffer ([`alive_lanes`]) that is shifted into place.
+/// sixteen groups to a word of a 4-aligned buffer ([`alive_lanes`], four hashes at a time with
+/// AVX2) that is shifted into place.
 fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
     let mut g = BitGrid3D::new(size[0], size[1], size[2]);
     let (nx, wpr) = (size[0], g.words_per_row);
@@ -706,28 +778,18 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
     let mut first_halves = vec![0u64; groups.next_multiple_of(4)];
     // One spare zero word at the end for the shift.
     let mut alive = vec![0u64; buffer_words + 1];
+    #[cfg(target_arch = "x86_64")]
+    let avx2 = std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    let avx2 = false;
     for y in 0..size[1] {
         let wy = min.y + y as i32;
         for (i, a) in first_halves[..groups].iter_mut().enumerate() {
             let gx = g0 + i as i32;
             *a = mix64(key ^ ((gx as u32 as u64) | ((wy as u32 as u64) << 32)));
         }
-        for z in 0..size[2] {
-            let zk = ((min.z + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
-            for (word, firsts) in alive.iter_mut().zip(first_halves.chunks(16)) {
-                *word = alive_lanes(firsts, zk, threshold16);
-            }
-            let start = g.row_start(y, z);
-            let row = &mut g.words[start..start + wpr];
-            for (w, dst) in row.iter_mut().enumerate() {
-                let lo = alive[w] >> shift;
-                let hi = if shift == 0 { 0 } else { alive[w + 1] << (64 - shift) };
-                *dst = lo | hi;
-            }
-            if let Some(last) = row.last_mut() {
-                *last &= last_mask;
-            }
-        }
+        let plane = &mut g.words[y * size[2] * wpr..(y + 1) * size[2] * wpr];
+        seed_plane(&first_halves, min.z, plane, wpr, shift, last_mask, threshold16, &mut alive, avx2);
     }
     g
 }
@@ -795,6 +857,28 @@ mod tests {
             }
         }
         g
+    }
+
+    #[test]
+    fn seeded_planes_are_the_same_with_and_without_avx2() {
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        let mut h = 3u64;
+        for threshold16 in [0, 1, 0x7fff, 0x8000, 0x8001, 29491, 65535, 65536] {
+            for (groups, wpr, shift) in [(4usize, 1, 0), (8, 1, 3), (12, 1, 1), (16, 1, 2), (20, 2, 0), (36, 2, 3), (64, 4, 1)] {
+                let firsts: Vec<u64> = (0..groups).map(|_| {
+                    h = mix64(h.wrapping_add(1));
+                    h
+                }).collect();
+                let (mut alive, mut planes) = (vec![0u64; groups.div_ceil(16) + 1], [vec![0u64; 5 * wpr], vec![0u64; 5 * wpr]]);
+                for (plane, simd) in planes.iter_mut().zip([false, avx2]) {
+                    seed_plane(&firsts, -2, plane, wpr, shift, !0 >> 5, threshold16, &mut alive, simd);
+                }
+                assert_eq!(planes[0], planes[1], "threshold {threshold16}, {groups} groups");
+            }
+        }
     }
 
     #[test]
