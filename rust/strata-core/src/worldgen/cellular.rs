@@ -361,9 +361,40 @@ pub struct CaScratch {
     spare: Option<BitGrid3D>,
 }
 
+/// Whether the running CPU has AVX2: the word loops of a step then run their copies built for
+/// it (the same code, four words to a vector register instead of two, so the same bits).
+#[inline]
+fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Horizontal sums (left + centre + right, 0..=3) of rows of `wpr` words, as two bit planes.
 #[inline(never)]
 fn horizontal_sums(src: &[u64], wpr: usize, h0: &mut [u64], h1: &mut [u64]) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { horizontal_sums_avx2(src, wpr, h0, h1) };
+    }
+    horizontal_sums_body(src, wpr, h0, h1)
+}
+
+/// [`horizontal_sums`] built for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn horizontal_sums_avx2(src: &[u64], wpr: usize, h0: &mut [u64], h1: &mut [u64]) {
+    horizontal_sums_body(src, wpr, h0, h1)
+}
+
+#[inline(always)]
+fn horizontal_sums_body(src: &[u64], wpr: usize, h0: &mut [u64], h1: &mut [u64]) {
     if wpr == 1 {
         for ((&c, d0), d1) in src.iter().zip(h0.iter_mut()).zip(h1.iter_mut()) {
             let (l, r) = (c << 1, c >> 1);
@@ -396,6 +427,33 @@ fn planar_sums(low: [&[u64]; 3], high: [&[u64]; 3], out: [&mut [u64]; 4]) {
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn planar_words(
+    a0: &[u64], b0: &[u64], c0: &[u64],
+    a1: &[u64], b1: &[u64], c1: &[u64],
+    o0: &mut [u64], o1: &mut [u64], o2: &mut [u64], o3: &mut [u64],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { planar_words_avx2(a0, b0, c0, a1, b1, c1, o0, o1, o2, o3) };
+    }
+    planar_words_body(a0, b0, c0, a1, b1, c1, o0, o1, o2, o3)
+}
+
+/// [`planar_words`] built for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn planar_words_avx2(
+    a0: &[u64], b0: &[u64], c0: &[u64],
+    a1: &[u64], b1: &[u64], c1: &[u64],
+    o0: &mut [u64], o1: &mut [u64], o2: &mut [u64], o3: &mut [u64],
+) {
+    planar_words_body(a0, b0, c0, a1, b1, c1, o0, o1, o2, o3)
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn planar_words_body(
     a0: &[u64], b0: &[u64], c0: &[u64],
     a1: &[u64], b1: &[u64], c1: &[u64],
     o0: &mut [u64], o1: &mut [u64], o2: &mut [u64], o3: &mut [u64],
@@ -507,10 +565,41 @@ fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [
 }
 
 /// The loop of [`at_least_loop`], every plane its own argument so the compiler knows they do not
-/// overlap `dst` and vectorises it.
+/// overlap `dst` and vectorises it (built for AVX2 too, see [`has_avx2`]).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn at_least_words<const T: u32>(
+    a0: &[u64], a1: &[u64], a2: &[u64], a3: &[u64],
+    b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
+    c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
+    dst: &mut [u64],
+    word_mask: u64,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { at_least_words_avx2::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask) };
+    }
+    at_least_words_body::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask)
+}
+
+/// [`at_least_words`] built for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+fn at_least_words_avx2<const T: u32>(
+    a0: &[u64], a1: &[u64], a2: &[u64], a3: &[u64],
+    b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
+    c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
+    dst: &mut [u64],
+    word_mask: u64,
+) {
+    at_least_words_body::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask)
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn at_least_words_body<const T: u32>(
     a0: &[u64], a1: &[u64], a2: &[u64], a3: &[u64],
     b0: &[u64], b1: &[u64], b2: &[u64], b3: &[u64],
     c0: &[u64], c1: &[u64], c2: &[u64], c3: &[u64],
@@ -778,10 +867,7 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
     let mut first_halves = vec![0u64; groups.next_multiple_of(4)];
     // One spare zero word at the end for the shift.
     let mut alive = vec![0u64; buffer_words + 1];
-    #[cfg(target_arch = "x86_64")]
-    let avx2 = std::arch::is_x86_feature_detected!("avx2");
-    #[cfg(not(target_arch = "x86_64"))]
-    let avx2 = false;
+    let avx2 = has_avx2();
     for y in 0..size[1] {
         let wy = min.y + y as i32;
         for (i, a) in first_halves[..groups].iter_mut().enumerate() {
