@@ -779,6 +779,14 @@ fn alive_lanes(firsts: &[u64], zk: u64, threshold16: u32) -> u64 {
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn seed_rows(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift: u32, last_mask: u64, alive: &mut [u64], mut lanes: impl FnMut(&[u64], u64) -> u64) {
+    if wpr == 1 && firsts.len() <= 16 {
+        // One word of lanes (the spare word after it is zero) to one word of a row.
+        for (z, dst) in plane.iter_mut().enumerate() {
+            let zk = ((z0 + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
+            *dst = (lanes(firsts, zk) >> shift) & last_mask;
+        }
+        return;
+    }
     for (z, row) in plane.chunks_exact_mut(wpr).enumerate() {
         let zk = ((z0 + z as i32) as u32 as u64).wrapping_mul(0xd6e8_feb8_6659_fd93);
         for (word, firsts) in alive.iter_mut().zip(firsts.chunks(16)) {
