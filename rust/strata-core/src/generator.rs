@@ -245,13 +245,14 @@ impl Generator {
             self.columns_from_samples(&samples, nx, nz, &mut columns.columns);
             ring_from_samples(&samples, min.x, min.z, nx, nz, &mut ring);
         }
-        self.generate_from_columns(&columns, &ring, out);
+        self.generate_from_columns(&columns, &ring, out, false);
     }
 
     /// The stages after the column pass; `columns` covers `out`'s (x, z) rectangle exactly, and
-    /// `ring` holds the surfaces of the columns around it.
-    fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer) {
-        self.fill_layers(columns, out);
+    /// `ring` holds the surfaces of the columns around it. `all_air`: `out` is known to be all
+    /// air already (just reset), so layers of air need not be written.
+    fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer, all_air: bool) {
+        self.fill_layers_onto(columns, out, all_air);
         crate::worldgen::caves::carve(self, columns, out);
         crate::worldgen::ores::place(self, columns, out);
         crate::worldgen::water::settle_with_ring(self, columns, Some(ring), out);
@@ -260,7 +261,14 @@ impl Generator {
     /// Stage 1: ground layers from the columns, water up to sea level. Writes every voxel of
     /// `out`, one horizontal layer at a time (the buffer's order): layers wholly below the
     /// lowest stone or above the highest surface and the sea are filled at once.
+    #[cfg(test)]
     fn fill_layers(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+        self.fill_layers_onto(columns, out, false);
+    }
+
+    /// [`Generator::fill_layers`]; with `all_air` (`out` is all air already) the layers of air
+    /// are left as they are.
+    fn fill_layers_onto(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
         let (min, size) = (out.min(), out.size());
         debug_assert!(columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z);
         let sea = self.preset.water.sea_level;
@@ -285,7 +293,9 @@ impl Generator {
             if y < lo.saturating_sub(4) {
                 layer.fill(block::STONE);
             } else if y >= top {
-                layer.fill(AIR);
+                if !all_air {
+                    layer.fill(AIR);
+                }
             } else {
                 let above = if water && y < sea { block::WATER } else { AIR };
                 let (surface_blocks, subsurface_blocks) = (&surface_blocks[..plane], &subsurface_blocks[..plane]);
@@ -344,7 +354,8 @@ impl Generator {
         self.columns_from_samples(&samples, nu, nu, &mut columns.columns);
         let mut ring = RingSurfaces::default();
         ring_from_samples(&samples, min.x, min.z, nu, nu, &mut ring);
-        self.generate_from_columns(columns, &ring, out);
+        // `out` was just reset: all air.
+        self.generate_from_columns(columns, &ring, out, true);
         false
     }
 
