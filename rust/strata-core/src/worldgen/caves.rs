@@ -318,6 +318,7 @@ impl GridPerlin {
     /// masks (a negation is a sign flip, and `a − b` is `a + (−b)` exactly), then the same
     /// products and sums in the same order, four and two lanes at a time.
     #[target_feature(enable = "avx2")]
+    #[inline]
     fn get_avx2(&self, [ax, ay, az]: [&PerlinAxis; 3], (i, j, k): (usize, usize, usize), cube: &mut Option<PerlinCubeAvx2>) -> f64 {
         use std::arch::x86_64::*;
         const SCALE_FACTOR: f64 = 1.154_700_538_379_251_5;
@@ -354,6 +355,32 @@ impl GridPerlin {
         let result = (m1 * cx + m0 * rx) * SCALE_FACTOR;
         result.clamp(-1.0, 1.0)
     }
+}
+
+/// Samples a field (`get` at grid coordinates) at every point of a lattice of `dims` flagged
+/// `flag`, and stores each value with `store`.
+#[inline(always)]
+fn sample_flagged(dims: [usize; 3], flags: &[u8], values: &mut [[f32; 3]], flag: u8, mut get: impl FnMut((usize, usize, usize)) -> f64, store: &dyn Fn(f64, &mut [f32; 3])) {
+    // Points in the lattice's order: x fastest, then z, then y.
+    let mut at = 0;
+    for j in 0..dims[1] {
+        for k in 0..dims[2] {
+            for i in 0..dims[0] {
+                if flags[at] & flag != 0 {
+                    store(get((i, j, k)), &mut values[at]);
+                }
+                at += 1;
+            }
+        }
+    }
+}
+
+/// [`sample_flagged`] of `field` through [`GridPerlin::get_avx2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn sample_flagged_avx2(dims: [usize; 3], flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])) {
+    let mut cube = None;
+    sample_flagged(dims, flags, values, flag, |p| field.get_avx2(axes, p, &mut cube), store);
 }
 
 /// Flags of a lattice point: which of its values are needed.
@@ -435,25 +462,13 @@ impl TunnelField {
         #[cfg(target_arch = "x86_64")]
         let avx2 = std::arch::is_x86_feature_detected!("avx2");
         let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])| {
-            let mut cube = None;
             #[cfg(target_arch = "x86_64")]
-            let mut cube_avx2 = None;
-            for j in 0..dims[1] {
-                for k in 0..dims[2] {
-                    for i in 0..dims[0] {
-                        let at = point(i, j, k);
-                        if flags[at] & flag != 0 {
-                            #[cfg(target_arch = "x86_64")]
-                            if avx2 {
-                                // SAFETY: the CPU has AVX2.
-                                store(unsafe { field.get_avx2(axes, (i, j, k), &mut cube_avx2) }, &mut values[at]);
-                                continue;
-                            }
-                            store(field.get(axes, (i, j, k), &mut cube), &mut values[at]);
-                        }
-                    }
-                }
+            if avx2 {
+                // SAFETY: the CPU has AVX2.
+                return unsafe { sample_flagged_avx2(dims, flags, values, flag, field, axes, store) };
             }
+            let mut cube = None;
+            sample_flagged(dims, flags, values, flag, |p| field.get(axes, p, &mut cube), store);
         };
         // The noises' coordinates along each axis, as `noise` is given them.
         let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
