@@ -439,6 +439,26 @@ impl Terrain {
 
     #[allow(clippy::too_many_arguments)]
     fn grid(&self, x0: f64, z0: f64, step: f64, nx: usize, nz: usize, exact: bool, out: &mut Vec<TerrainSample>) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.grid_avx2(x0, z0, step, nx, nz, exact, out) };
+        }
+        self.grid_body(x0, z0, step, nx, nz, exact, out)
+    }
+
+    /// [`Terrain::grid`] built for AVX2: the same code, so the same samples (floors are single
+    /// instructions there, not library calls).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    fn grid_avx2(&self, x0: f64, z0: f64, step: f64, nx: usize, nz: usize, exact: bool, out: &mut Vec<TerrainSample>) {
+        self.grid_body(x0, z0, step, nx, nz, exact, out)
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn grid_body(&self, x0: f64, z0: f64, step: f64, nx: usize, nz: usize, exact: bool, out: &mut Vec<TerrainSample>) {
         out.clear();
         if nx == 0 || nz == 0 {
             return;
