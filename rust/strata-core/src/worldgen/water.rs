@@ -75,6 +75,23 @@ pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
 /// surface is at most `y` (water beside): so only the voxels from the lowest of those heights up
 /// are looked at.
 pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2.
+        return unsafe { settle_with_ring_avx2(generator, columns, ring_surfaces, out) };
+    }
+    settle_with_ring_body(generator, columns, ring_surfaces, out)
+}
+
+/// [`settle_with_ring`] built for AVX2 (the same code, so the same voxels).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn settle_with_ring_avx2(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
+    settle_with_ring_body(generator, columns, ring_surfaces, out)
+}
+
+#[inline(always)]
+fn settle_with_ring_body(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
     let preset = generator.preset();
     let caves = &preset.caves;
     let no_caves = caves.mode == CaveMode::None && !super::caves::tunnels_active(caves);
