@@ -533,6 +533,7 @@ impl Terrain {
     /// The blend of all sources at `(x, z)`, given the (interpolated) lattice value, the
     /// diamond-square value and the ravine cut. The biome index is the nearest feature point's,
     /// at the point; its height parameters come from the lattice when blended, else from it.
+    #[inline(always)]
     fn combine(&self, x: f64, z: f64, lattice: LatticeValue, ds: Option<f64>, ravine: f64, features: &RegionFeatures) -> TerrainSample {
         let (mut sum, mut total) = (lattice.sum, self.lattice_total);
         if let (Some((w, _)), Some(v)) = (&self.diamond_square, ds) {
