@@ -287,6 +287,24 @@ impl Generator {
     /// [`Generator::fill_layers`]; with `all_air` (`out` is all air already) the layers of air
     /// are left as they are.
     fn fill_layers_onto(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { self.fill_layers_avx2(columns, out, all_air) };
+        }
+        self.fill_layers_body(columns, out, all_air)
+    }
+
+    /// [`Generator::fill_layers_onto`] built for AVX2 (the same code, so the same voxels; a mixed
+    /// layer's loop goes through twice as many voxels at once).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn fill_layers_avx2(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
+        self.fill_layers_body(columns, out, all_air)
+    }
+
+    #[inline(always)]
+    fn fill_layers_body(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
         let (min, size) = (out.min(), out.size());
         debug_assert!(columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z);
         let sea = self.preset.water.sea_level;
