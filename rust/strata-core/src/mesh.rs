@@ -28,6 +28,10 @@
 //! 5. each quad reads its block and AO once, at its first face, and is written to the vertex
 //!    arrays (grown once per direction, filled in whole chunks of 4 vertices).
 //!
+//! With ambient occlusion off ([`Mesher::set_ambient_occlusion`]) step 3 compares blocks only and
+//! step 5 lights every face as open: a plain greedy mesh merged by block, as block-mesh's
+//! `greedy_quads` makes (the same faces in as many quads or fewer).
+//!
 //! [`Mesher::collision_faces`] runs steps 1, 2 and 4 for solid faces only and merges by solidity
 //! alone: far fewer triangles for a physics shape, covering exactly the solid faces.
 //!
@@ -271,7 +275,15 @@ static AO_FLIP: [bool; 256] = {
 ///
 /// Uses a per-thread [`Mesher`], so repeated calls allocate nothing once the buffers have grown.
 pub fn mesh_padded_chunk(padded: &VoxelBuffer, out: &mut ChunkMesh) {
-    with_thread_mesher(|m| m.mesh(padded, out));
+    mesh_padded_chunk_with(padded, out, true);
+}
+
+/// [`mesh_padded_chunk`] with ambient occlusion on or off (see [`Mesher::set_ambient_occlusion`]).
+pub fn mesh_padded_chunk_with(padded: &VoxelBuffer, out: &mut ChunkMesh, ambient_occlusion: bool) {
+    with_thread_mesher(|m| {
+        m.set_ambient_occlusion(ambient_occlusion);
+        m.mesh(padded, out);
+    });
 }
 
 /// Collision triangles of the interior of `padded` into `out` (cleared first): see
@@ -295,6 +307,11 @@ fn with_thread_mesher(f: impl FnOnce(&mut Mesher)) {
 /// every neighbour of every voxel) but plainly right; the greedy mesher must show the same
 /// surface.
 pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    mesh_padded_chunk_culled_with(padded, out, true);
+}
+
+/// [`mesh_padded_chunk_culled`] with ambient occlusion on or off (off: every corner open).
+pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, ambient_occlusion: bool) {
     out.clear();
     let size = padded.size();
     let inner = size - IVec3::splat(2);
@@ -323,7 +340,7 @@ pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
                     };
                     let c = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
                     let mut ao = [1.0f32; 4];
-                    if info.solid {
+                    if info.solid && ambient_occlusion {
                         let front = l + n;
                         for (k, (du, dv)) in [(-1, -1), (1, -1), (1, 1), (-1, 1)].into_iter().enumerate() {
                             ao[k] = corner_ao(solid(front + u * du), solid(front + v * dv), solid(front + u * du + v * dv));
@@ -542,6 +559,8 @@ pub struct Mesher {
     colors: Vec<[[[u8; 4]; 4]; 6]>,
     /// Set when the only non-solid ids are air and this one liquid (fast voxel pass).
     single_liquid: Option<BlockId>,
+    /// Whether solid faces carry ambient occlusion (see [`Mesher::set_ambient_occlusion`]).
+    ambient_occlusion: bool,
 }
 
 impl Default for Mesher {
@@ -596,7 +615,19 @@ impl Mesher {
             class,
             colors,
             single_liquid,
+            ambient_occlusion: true,
         }
+    }
+
+    /// Turns the ambient occlusion of solid faces on (the default) or off. Off, every face is lit
+    /// as if open (the brightest AO level) and neighbouring faces merge whenever they hold the same
+    /// block, as in a plain greedy mesher: far fewer quads, for slower machines or a flat look.
+    pub fn set_ambient_occlusion(&mut self, on: bool) {
+        self.ambient_occlusion = on;
+    }
+
+    pub fn ambient_occlusion(&self) -> bool {
+        self.ambient_occlusion
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
@@ -608,19 +639,28 @@ impl Mesher {
             unsafe { self.mesh_wide(padded, out) };
             return;
         }
-        self.mesh_with::<false>(padded, out);
+        if self.ambient_occlusion {
+            self.mesh_with::<false, true>(padded, out);
+        } else {
+            self.mesh_with::<false, false>(padded, out);
+        }
     }
 
     /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
-        self.mesh_with::<true>(padded, out);
+        if self.ambient_occlusion {
+            self.mesh_with::<true, true>(padded, out);
+        } else {
+            self.mesh_with::<true, false>(padded, out);
+        }
     }
 
-    /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly.
+    /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly; `AO`
+    /// is [`Mesher::ambient_occlusion`].
     #[inline(always)]
-    fn mesh_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    fn mesh_with<const WIDE: bool, const AO: bool>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
@@ -631,12 +671,12 @@ impl Mesher {
             return;
         };
         let data = padded.data();
-        self.render_direction::<0, WIDE>(data, dims, out);
-        self.render_direction::<1, WIDE>(data, dims, out);
-        self.render_direction::<2, WIDE>(data, dims, out);
-        self.render_direction::<3, WIDE>(data, dims, out);
-        self.render_direction::<4, WIDE>(data, dims, out);
-        self.render_direction::<5, WIDE>(data, dims, out);
+        self.render_direction::<0, WIDE, AO>(data, dims, out);
+        self.render_direction::<1, WIDE, AO>(data, dims, out);
+        self.render_direction::<2, WIDE, AO>(data, dims, out);
+        self.render_direction::<3, WIDE, AO>(data, dims, out);
+        self.render_direction::<4, WIDE, AO>(data, dims, out);
+        self.render_direction::<5, WIDE, AO>(data, dims, out);
     }
 
     /// Collision triangles of the interior of `padded` into `out` (cleared first): the corners of
@@ -840,12 +880,12 @@ impl Mesher {
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
     /// constants): steps 2–5.
     #[inline(always)]
-    fn render_direction<const D: usize, const WIDE: bool>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
+    fn render_direction<const D: usize, const WIDE: bool, const AO: bool>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
         let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
         if !(any_solid || any_liquid) {
             return;
         }
-        self.collect_merge_masks::<D, WIDE>(data, dims);
+        self.collect_merge_masks::<D, WIDE, AO>(data, dims);
         let layout = SliceLayout::of::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
@@ -853,22 +893,25 @@ impl Mesher {
         let colors = &self.colors;
         if any_solid {
             merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, true, WIDE>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            write_quads::<D, true, WIDE, AO>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
         if any_liquid {
             merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, false, WIDE>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            write_quads::<D, false, WIDE, AO>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
         }
     }
 
     /// Step 3 for direction `D`: the merge masks of every row with faces, from the solid faces'
     /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces.
     #[inline(always)]
-    fn collect_merge_masks<const D: usize, const WIDE: bool>(&mut self, data: &[BlockId], dims: Dims) {
+    fn collect_merge_masks<const D: usize, const WIDE: bool, const AO: bool>(&mut self, data: &[BlockId], dims: Dims) {
         let o = Orientation::of::<D>(dims);
         let layers_adjacent = axis_of(FACES[D].0) != Axis::Y;
         let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
         let (layer_uniformity, faces) = (&mut self.layer_uniformity, &mut self.faces);
+        // The liquid rows are only written when this box's liquid faces are meshed; otherwise they
+        // hold another box's faces.
+        let wet = self.liquid_faces;
         for y in 1..=dims.ny {
             let base = y * o.stride;
             // Uniformity along the row axis of the previous row of this layer (y directions).
@@ -879,9 +922,10 @@ impl Mesher {
                 rows_left &= rows_left - 1;
                 let i = base + w;
                 // Back in padded bits (the face arrays hold bit b - 1).
-                let faces_at = |r: usize| (faces.solid[r] | faces.liquid[r]) << 1;
+                let faces_at = |r: usize| (faces.solid[r] | if wet { faces.liquid[r] } else { 0 }) << 1;
                 let here = faces_at(i);
-                let (uniform_u, uniform_v) = ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), faces.solid[i] << 1);
+                // Without AO every face is uniform: only the blocks decide.
+                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), faces.solid[i] << 1) } else { (!0, !0) };
                 let (along_bits, along_rows) = if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
                 // Two neighbouring faces merge when both are uniform towards each other and they
                 // hold the same block. Along the row: this row against itself shifted. Across:
@@ -986,7 +1030,7 @@ struct QuadLooks<'a> {
 /// in the corner colours and the split it asks for, liquid ones with flat colours. Each array is
 /// grown once and written in one pass.
 #[inline(always)]
-fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
+fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
     let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
     let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
@@ -1010,7 +1054,7 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool>(quads: &[Pac
         let shades = &colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
-        let split = if SOLID {
+        let split = if SOLID && AO {
             let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
             *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
             &triangles[AO_FLIP[ao] as usize]
@@ -1653,11 +1697,12 @@ mod tests {
         }
     }
 
-    /// Greedy and reference meshes of `b` show the same unit faces; returns (greedy, reference) quads.
+    /// Greedy and reference meshes of `b` show the same unit faces (with the mesher's AO setting);
+    /// returns (greedy, reference) quads.
     fn check_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
         let (mut g, mut r) = (ChunkMesh::default(), ChunkMesh::default());
         mesher.mesh(b, &mut g);
-        mesh_padded_chunk_culled(b, &mut r);
+        mesh_padded_chunk_culled_with(b, &mut r, mesher.ambient_occlusion());
         let (gf, rf) = (unit_faces(&g), unit_faces(&r));
         assert_eq!(rf.len(), r.quad_count());
         assert!(gf.windows(2).all(|w| w[0] != w[1]), "overlapping quads");
@@ -1749,6 +1794,93 @@ mod tests {
     }
 
     #[test]
+    fn a_dry_box_after_a_wet_bigger_one_ignores_the_old_liquid_rows() {
+        // The scratch's liquid rows still hold the big box's faces, some beyond the small box.
+        let mut mesher = Mesher::new();
+        let mut m = ChunkMesh::default();
+        mesher.mesh(&random_box(1, 34, &[block::WATER, block::STONE], 0.6), &mut m);
+        assert!(!m.liquid.is_empty());
+        for ao in [true, false] {
+            mesher.set_ambient_occlusion(ao);
+            check_against_reference(&random_box(2, 7, &[block::STONE, block::DIRT], 0.5), &mut mesher);
+        }
+    }
+
+    #[test]
+    fn without_ao_faces_merge_by_block_alone_and_are_lit_open() {
+        // The slab with a block on top: with AO the corners around it keep faces apart; without,
+        // the slab's top is the fewest rectangles around the covered face.
+        let mut pts: Vec<_> = (0..16).map(|k| (k % 4, 0, k / 4, block::STONE)).collect();
+        pts.push((1, 1, 1, block::STONE));
+        let b = padded_with(&pts);
+        let mut mesher = Mesher::new();
+        let (with_ao, _) = check_against_reference(&b, &mut mesher);
+        mesher.set_ambient_occlusion(false);
+        let (flat, reference) = check_against_reference(&b, &mut mesher);
+        // Slab: 4 sides + bottom + its top around the covered face in 4 rectangles (rows merge
+        // along x first: the row in front, the two pieces of the covered row, the last two rows
+        // together); the block on top: 5 faces.
+        assert_eq!(flat, 5 + 4 + 5, "{with_ao} with AO, {reference} unit faces");
+        assert!(flat < with_ao);
+        let mut m = ChunkMesh::default();
+        mesher.mesh(&b, &mut m);
+        let stone = &mesher.colors[block::STONE as usize];
+        for (v, c) in m.opaque.colors.iter().enumerate() {
+            assert_eq!(*c, stone[m.opaque.directions[v] as usize][AO_OPEN], "vertex {v} is lit open");
+        }
+        // The same voxels with AO again: the setting is the only difference.
+        mesher.set_ambient_occlusion(true);
+        let mut again = ChunkMesh::default();
+        mesher.mesh(&b, &mut again);
+        assert_eq!(again.quad_count(), with_ao);
+    }
+
+    #[test]
+    fn without_ao_generated_chunks_need_no_more_quads_than_block_mesh() {
+        use block_mesh::{GreedyQuadsBuffer, MergeVoxel, RIGHT_HANDED_Y_UP_CONFIG, Voxel, VoxelVisibility, greedy_quads, ndshape::ConstShape3u32};
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        struct V(BlockId);
+        impl Voxel for V {
+            fn get_visibility(&self) -> VoxelVisibility {
+                if block::is_solid(self.0) {
+                    VoxelVisibility::Opaque
+                } else if block::is_liquid(self.0) {
+                    VoxelVisibility::Translucent
+                } else {
+                    VoxelVisibility::Empty
+                }
+            }
+        }
+        impl MergeVoxel for V {
+            type MergeValue = BlockId;
+            fn merge_value(&self) -> BlockId {
+                self.0
+            }
+        }
+        // block-mesh runs x fastest, then y, then z; ours x, then z, then y: the same cube with
+        // two axes renamed, which changes no quad count.
+        type Shape = ConstShape3u32<34, 34, 34>;
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        mesher.set_ambient_occlusion(false);
+        let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let mut buffer = GreedyQuadsBuffer::new(34 * 34 * 34);
+        let (mut ours, mut theirs) = (0, 0);
+        for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4), (0, -1, 0), (3, 0, -2)] {
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            let (flat, _) = check_against_reference(&padded, &mut mesher);
+            let voxels: Vec<V> = padded.data().iter().map(|&id| V(id)).collect();
+            greedy_quads(&voxels, &Shape {}, [0; 3], [33; 3], &RIGHT_HANDED_Y_UP_CONFIG.faces, &mut buffer);
+            let bm = buffer.quads.num_quads();
+            assert!(flat <= bm, "chunk {c:?}: {flat} quads against block-mesh's {bm}");
+            ours += flat;
+            theirs += bm;
+        }
+        assert!(theirs > 1000, "the chunks hold terrain: {theirs}");
+        eprintln!("without AO: {ours} quads, block-mesh {theirs}");
+    }
+
+    #[test]
     fn random_boxes_show_the_reference_surface() {
         let mut mesher = Mesher::new();
         let palettes: [&[BlockId]; 4] = [
@@ -1757,14 +1889,18 @@ mod tests {
             &[block::STONE, block::WATER, block::GRASS],
             &[block::WATER, block::SAND, 200, block::AIR],
         ];
-        for (i, ids) in palettes.iter().enumerate() {
-            for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
-                for size in [3, 7, 18, 34] {
-                    let b = random_box((i * 10 + j) as u64, size, ids, fill);
-                    check_against_reference(&b, &mut mesher);
+        for ao in [true, false] {
+            mesher.set_ambient_occlusion(ao);
+            for (i, ids) in palettes.iter().enumerate() {
+                for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
+                    for size in [3, 7, 18, 34] {
+                        let b = random_box((i * 10 + j) as u64, size, ids, fill);
+                        check_against_reference(&b, &mut mesher);
+                    }
                 }
             }
         }
+        mesher.set_ambient_occlusion(true);
         // A non-cubic box, and the widest one the bit rows hold.
         let mut b = random_box(99, 1, &[block::STONE], 0.0);
         b.reset(IVec3::splat(-1), IVec3::new(10, 40, 64));
@@ -1955,8 +2091,13 @@ mod tests {
         for b in &boxes {
             let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false>(b, &mut portable);
+            mesher.mesh_with::<false, true>(b, &mut portable);
             assert_eq!(chosen, portable);
+            mesher.set_ambient_occlusion(false);
+            mesher.mesh(b, &mut chosen);
+            mesher.mesh_with::<false, false>(b, &mut portable);
+            assert_eq!(chosen, portable);
+            mesher.set_ambient_occlusion(true);
             let (mut chosen, mut portable) = (Vec::new(), Vec::new());
             mesher.collision_faces(b, &mut chosen);
             mesher.collision_faces_with::<false>(b, &mut portable);
