@@ -20,6 +20,7 @@ const ACTION_LABELS := {
 }
 const DEFAULT_SETTINGS := {
 	"view_distance": 8, "far_view": 3, "mouse_sensitivity": 1.0, "invert_y": false, "fov": 75.0, "fullscreen": false,
+	"smooth_lighting": true,
 }
 const LOCAL_PROFILES_PATH := "user://profiles.cfg"
 const SAVE_DIR := "user://saves"

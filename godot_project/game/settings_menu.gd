@@ -57,6 +57,7 @@ func _ready() -> void:
 	_add_check(box, "invert_y", "Invert Y")
 	_add_slider(box, "fov", "Field of view", 50, 110, 1)
 	_add_check(box, "fullscreen", "Fullscreen")
+	_add_check(box, "smooth_lighting", "Smooth lighting (ambient occlusion; off meshes faster)")
 
 	var ctl := Label.new()
 	ctl.text = "Controls (click, then press a key or mouse button; Esc cancels)"

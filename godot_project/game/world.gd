@@ -361,6 +361,7 @@ func _apply_settings() -> void:
 	player.invert_y = bool(GameState.get_setting("invert_y"))
 	player.camera.fov = float(GameState.get_setting("fov"))
 	world.far_view_levels = _far_view_levels()
+	world.ambient_occlusion = bool(GameState.get_setting("smooth_lighting"))
 	if loaded:
 		world.view_distance = _full_view_distance()
 

@@ -332,3 +332,51 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 		assert_eq(packed.get_aabb(), reference.get_aabb(), "mesh box at %s" % c)
 	assert_gt(compared, 4, "chunks with faces were compared")
 	assert_gt(liquid, 0, "a water surface was compared")
+
+func _near_vertex_count(w: ChunkWorld) -> int:
+	var total := 0
+	for child in w.get_children():
+		if child is MeshInstance3D and String(child.name).begins_with("chunk_") and child.mesh != null:
+			for i in child.mesh.get_surface_count():
+				total += child.mesh.surface_get_array_len(i)
+	return total
+
+## Ambient occlusion off (a player's "smooth lighting" setting): the loaded chunks are remeshed
+## in the background with faces merged by block alone, far fewer vertices, each face one flat
+## colour; the worker-packed bytes still equal Godot's own conversion.
+func test_turning_ambient_occlusion_off_remeshes_the_loaded_world() -> void:
+	var w := _make_world(7)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
+	await wait_frames(2)
+	var with_ao := _near_vertex_count(w)
+	assert_gt(with_ao, 1000, "terrain around the viewer")
+	w.ambient_occlusion = false
+	await wait_frames(2)  # the world sees the change in its next process
+	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after the change")
+	await wait_frames(2)
+	var flat := _near_vertex_count(w)
+	assert_lt(flat * 2, with_ao, "flat %d vertices against %d with AO" % [flat, with_ao])
+	var node: MeshInstance3D = null
+	for child in w.get_children():
+		if child is MeshInstance3D and String(child.name).begins_with("chunk_") and child.mesh != null:
+			node = child
+			break
+	assert_true(node != null, "a chunk with a mesh")
+	var parts := String(node.name).split("_")
+	var coord := Vector3i(int(parts[1]), int(parts[2]), int(parts[3]))
+	var arrays := node.mesh.surface_get_arrays(0)
+	var colors: PackedColorArray = arrays[Mesh.ARRAY_COLOR]
+	var normals: PackedVector3Array = arrays[Mesh.ARRAY_NORMAL]
+	for q in colors.size() / 4:
+		for k in 4:
+			assert_eq(colors[4 * q + k], colors[4 * q], "quad %d is one colour" % q)
+	assert_eq(colors.size(), normals.size())
+	var packed := w.build_chunk_mesh(coord, false)
+	var reference := w.build_chunk_mesh(coord, true)
+	assert_eq(packed.surface_get_arrays(0), reference.surface_get_arrays(0), "packed bytes equal Godot's conversion")
+	assert_eq(packed.surface_get_arrays(0)[Mesh.ARRAY_VERTEX].size(), (arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size(), "the streamed mesh is the flat one")
+	w.ambient_occlusion = true
+	await wait_frames(2)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after turning it back on")
+	await wait_frames(2)
+	assert_eq(_near_vertex_count(w), with_ao, "the same meshes as before")

@@ -219,6 +219,13 @@ pub struct FarScratch {
     section: ChunkMesh,
 }
 
+impl FarScratch {
+    /// Far columns with ambient occlusion (the default) or without, as the near chunks.
+    pub fn set_ambient_occlusion(&mut self, on: bool) {
+        self.mesher.set_ambient_occlusion(on);
+    }
+}
+
 /// Padded columns per side: 32 cells and a one-cell halo.
 const PADDED: usize = CHUNK_SIZE as usize + 2;
 

@@ -16,6 +16,7 @@
 //! invert_y = false
 //! fov = 80.0
 //! fullscreen = false
+//! smooth_lighting = true    # ambient occlusion on block faces
 //! hud_scale = 1.25          # free-form extra keys are kept as they are
 //!
 //! [bindings]                # only actions changed from the project's defaults
@@ -102,13 +103,15 @@ pub struct Settings {
     /// Vertical field of view in degrees, 40..=120.
     pub fov: f64,
     pub fullscreen: bool,
+    /// Ambient occlusion on block faces; off meshes faster into fewer triangles.
+    pub smooth_lighting: bool,
     #[serde(flatten)]
     pub extra: BTreeMap<String, toml::Value>,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { view_distance: 8, far_view: 3, mouse_sensitivity: 1.0, invert_y: false, fov: 75.0, fullscreen: false, extra: BTreeMap::new() }
+        Self { view_distance: 8, far_view: 3, mouse_sensitivity: 1.0, invert_y: false, fov: 75.0, fullscreen: false, smooth_lighting: true, extra: BTreeMap::new() }
     }
 }
 
@@ -142,6 +145,7 @@ impl Settings {
             "invert_y" => SettingValue::Bool(self.invert_y),
             "fov" => SettingValue::Float(self.fov),
             "fullscreen" => SettingValue::Bool(self.fullscreen),
+            "smooth_lighting" => SettingValue::Bool(self.smooth_lighting),
             _ => match self.extra.get(key)? {
                 toml::Value::Integer(i) => SettingValue::Int(*i),
                 toml::Value::Float(f) => SettingValue::Float(*f),
@@ -182,10 +186,12 @@ impl Settings {
                     _ => return Err(err(format!("{value} is out of range or not a number"), allowed)),
                 }
             }
-            "invert_y" | "fullscreen" => match value {
-                SettingValue::Bool(b) => {
-                    if key == "invert_y" { self.invert_y = b } else { self.fullscreen = b }
-                }
+            "invert_y" | "fullscreen" | "smooth_lighting" => match value {
+                SettingValue::Bool(b) => match key {
+                    "invert_y" => self.invert_y = b,
+                    "fullscreen" => self.fullscreen = b,
+                    _ => self.smooth_lighting = b,
+                },
                 v => return Err(err(format!("{v} is not a bool"), "true or false")),
             },
             _ => {
@@ -209,7 +215,7 @@ impl Settings {
     /// Checks every known setting's range.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
         let mut copy = Settings::default();
-        for key in ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen"] {
+        for key in ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen", "smooth_lighting"] {
             // `get` of a known key is always Some.
             if let Some(v) = self.get(key) {
                 copy.set(key, v)?;
@@ -634,6 +640,11 @@ mod tests {
         let e = p.settings.set("far_view", SettingValue::Int(7)).unwrap_err();
         assert!(e.to_string().contains("settings.far_view") && e.to_string().contains("0..=6"), "{e}");
         assert_eq!(p.settings.get("far_view"), Some(SettingValue::Int(0)));
+        assert_eq!(p.settings.get("smooth_lighting"), Some(SettingValue::Bool(true)));
+        p.settings.set("smooth_lighting", SettingValue::Bool(false)).unwrap();
+        let e = p.settings.set("smooth_lighting", SettingValue::Int(1)).unwrap_err();
+        assert!(e.to_string().contains("settings.smooth_lighting") && e.to_string().contains("true or false"), "{e}");
+        assert_eq!(p.settings.get("smooth_lighting"), Some(SettingValue::Bool(false)));
         p.settings.set("hud_scale", SettingValue::Float(1.25)).unwrap();
         p.set_binding("fire", vec![InputDescriptor::MouseButton { button: 2 }, InputDescriptor::JoyAxis { axis: 5, direction: 1.0 }], &[]).unwrap();
         let text = p.to_toml();

@@ -369,6 +369,17 @@ where
         self.dirty.extend(self.loaded.iter().filter(|c| include(c)).copied());
     }
 
+    /// Everything `include` selects is rebuilt: loaded chunks are marked dirty (as
+    /// [`Scheduler::invalidate_all_loaded_where`]), and chunks whose first job is still out are
+    /// resubmitted with `payload` (their results would predate the change).
+    pub fn invalidate_all_where(&mut self, include: impl Fn(&C) -> bool, mut payload: impl FnMut(C) -> P) {
+        self.invalidate_all_loaded_where(&include);
+        let pending: Vec<C> = self.in_flight.keys().filter(|c| include(c) && !self.loaded.contains(c)).copied().collect();
+        for c in pending {
+            self.submit(c, false, payload(c));
+        }
+    }
+
     /// The next finished, still-wanted result; never blocks. Stale results are dropped.
     pub fn try_recv(&mut self) -> Option<R> {
         while let Ok(r) = self.result_rx.try_recv() {

@@ -22,7 +22,7 @@ use crate::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::edits::{EditMap, apply_edits};
 use crate::generator::{ColumnGrid, Generator};
 use crate::lod::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
-use crate::mesh::{ChunkMesh, mesh_padded_chunk};
+use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
 pub use crate::scheduler::StreamStats;
 use crate::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::surface_bytes::MeshBytes;
@@ -57,11 +57,14 @@ pub struct StreamConfig {
     pub lod_levels: u8,
     /// Lower the far levels while the near field cannot keep up, restore them when idle.
     pub adaptive_far: bool,
+    /// Ambient occlusion on solid faces (see [`crate::mesh::Mesher::set_ambient_occlusion`]);
+    /// off gives far fewer quads and flat lighting.
+    pub ambient_occlusion: bool,
 }
 
 impl Default for StreamConfig {
     fn default() -> Self {
-        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, pack_surfaces: false, lod_levels: 0, adaptive_far: false }
+        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, pack_surfaces: false, lod_levels: 0, adaptive_far: false, ambient_occlusion: true }
     }
 }
 
@@ -152,6 +155,8 @@ pub struct JobData {
     edits: Edits,
     /// Build collision faces too (the chunk is near the viewer).
     collision: bool,
+    /// Mesh with ambient occlusion ([`StreamConfig::ambient_occlusion`] when the job was sent).
+    ambient_occlusion: bool,
 }
 
 /// Drops a far level while the machine is under pressure and restores it when the workers idle.
@@ -278,6 +283,16 @@ impl Streamer {
         self.refresh();
     }
 
+    /// Turns ambient occlusion on or off; every loaded or pending chunk and far column is meshed
+    /// again (the old meshes stay until the new ones arrive).
+    pub fn set_ambient_occlusion(&mut self, on: bool) {
+        if self.config.ambient_occlusion == on {
+            return;
+        }
+        self.config.ambient_occlusion = on;
+        self.remesh_all(|_| true);
+    }
+
     /// Tells the adaptive far view whether frames are too slow now (the host's measure, e.g. a
     /// smoothed frame time over its target).
     pub fn set_frame_pressure(&mut self, slow: bool) {
@@ -386,7 +401,8 @@ impl Streamer {
         }
         self.collision_requested.insert(c);
         let edits = &self.edits;
-        self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: true });
+        let ambient_occlusion = self.config.ambient_occlusion;
+        self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: true, ambient_occlusion });
     }
 
     /// The edits a job for chunk `c` must apply (those in its padded box).
@@ -406,14 +422,14 @@ impl Streamer {
                 self.refresh();
             }
         }
-        let (edits, viewer, reach) = (&self.edits, self.viewer_chunk(), self.config.collision_distance);
+        let (edits, viewer, reach, ambient_occlusion) = (&self.edits, self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
         let requested = &mut self.collision_requested;
         self.scheduler.pump(|k| match k {
             StreamKey::Near(c) => {
                 let collision = requested.remove(&c) | Self::wants_collision(viewer, reach, c);
-                JobData { edits: Self::edits_for(edits, c), collision }
+                JobData { edits: Self::edits_for(edits, c), collision, ambient_occlusion }
             }
-            StreamKey::Far(_) => JobData::default(),
+            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
         });
         self.release_retired();
     }
@@ -507,7 +523,17 @@ impl Streamer {
     /// Replaces all edits (loading a save); loaded chunks are remeshed.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        self.scheduler.invalidate_all_loaded_where(|k| matches!(k, StreamKey::Near(_)));
+        self.remesh_all(|k| matches!(k, StreamKey::Near(_)));
+    }
+
+    /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
+    /// settings.
+    fn remesh_all(&mut self, include: impl Fn(&StreamKey) -> bool) {
+        let (edits, viewer, reach, ambient_occlusion) = (&self.edits, self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
+        self.scheduler.invalidate_all_where(include, |k| match k {
+            StreamKey::Near(c) => JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c), ambient_occlusion },
+            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
+        });
     }
 
     /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
@@ -515,8 +541,8 @@ impl Streamer {
         self.edits.set(p, id);
         for c in EditMap::chunks_touching(p) {
             let edits = &self.edits;
-            let (viewer, reach) = (self.viewer_chunk(), self.config.collision_distance);
-            self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c) });
+            let (viewer, reach, ambient_occlusion) = (self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
+            self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c), ambient_occlusion });
         }
     }
 
@@ -545,6 +571,7 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
             let t0 = Instant::now();
             let MeshBuffers { mesh, packed: mut bytes } = buffers;
             let mut far = FarMesh { mesh, ..FarMesh::default() };
+            scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion);
             build_far_column(generator, f, &mut scratch.far, &mut far);
             let packed = pack.then(|| {
                 bytes.pack(&far.mesh);
@@ -587,7 +614,7 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
         return None;
     }
     let t1 = Instant::now();
-    mesh_padded_chunk(padded, &mut mesh);
+    mesh_padded_chunk_with(padded, &mut mesh, job.payload.ambient_occlusion);
     let collision = collision.map(|mut faces| {
         crate::mesh::collision_faces(padded, &mut faces);
         faces
@@ -613,6 +640,7 @@ fn standing_on_ground(padded: &VoxelBuffer, s: &ScatterInstance) -> bool {
 mod tests {
     use super::*;
     use crate::preset::WorldPreset;
+    use std::collections::HashMap;
     use std::time::Duration;
 
     fn drain_until_ready(s: &mut Streamer) -> Vec<ChunkResult> {
@@ -674,6 +702,55 @@ mod tests {
         let updates = drain_until_ready(&mut s);
         assert!(updates.iter().any(|r| r.is_update && r.coord == ChunkCoord::containing(IVec3::new(5, h + 3, 5))));
         assert_eq!(s.voxel(IVec3::new(5, h + 3, 5)), crate::block::STONE);
+    }
+
+    #[test]
+    fn turning_ambient_occlusion_off_remeshes_everything_loaded_or_pending() {
+        let mut s = far_streamer(2, 2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        // Some results in, some jobs still out.
+        let start = Instant::now();
+        let mut latest: HashMap<StreamKey, StreamResult> = HashMap::new();
+        while latest.len() < 4 {
+            assert!(start.elapsed() < Duration::from_secs(60));
+            s.pump();
+            match s.try_recv() {
+                Some(r) => drop(latest.insert(r.coord(), r)),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        s.set_ambient_occlusion(false);
+        assert!(!s.is_view_complete(), "the loaded chunks wait for their new meshes");
+        while !s.is_view_complete() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(r) => drop(latest.insert(r.coord(), r)),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        let g = s.generator().clone();
+        let (mut padded, mut flat, mut far_scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ChunkMesh::default(), FarScratch::default());
+        far_scratch.set_ambient_occlusion(false);
+        let (mut near, mut far) = (0, 0);
+        for key in s.scheduler.loaded().copied().collect::<Vec<_>>() {
+            match (&latest[&key], key) {
+                (StreamResult::Near(r), StreamKey::Near(c)) => {
+                    g.generate_padded_chunk(c, &mut padded);
+                    crate::mesh::mesh_padded_chunk_with(&padded, &mut flat, false);
+                    assert_eq!(r.mesh, flat, "near chunk {c:?}");
+                    near += !flat.is_empty() as usize;
+                }
+                (StreamResult::Far(r), StreamKey::Far(f)) => {
+                    let mut expected = FarMesh::default();
+                    build_far_column(&g, f, &mut far_scratch, &mut expected);
+                    assert_eq!(r.far.mesh, expected.mesh, "far column {f:?}");
+                    far += 1;
+                }
+                _ => unreachable!("results come back under their own key"),
+            }
+        }
+        assert!(near > 4 && far > 10, "{near} near meshes, {far} far columns");
     }
 
     #[test]
@@ -861,7 +938,7 @@ mod tests {
                     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
                     g.generate_padded_chunk(r.coord, &mut padded);
                     let mut alone = ChunkMesh::default();
-                    mesh_padded_chunk(&padded, &mut alone);
+                    crate::mesh::mesh_padded_chunk(&padded, &mut alone);
                     assert_eq!(r.mesh, alone, "mesh of {:?}", r.coord);
                     if !alone.is_empty() {
                         assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);
