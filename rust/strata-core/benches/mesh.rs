@@ -1,5 +1,6 @@
 //! Meshing one 32³ terrain chunk (padded 34³): Strata's binary greedy mesher (quads with AO,
-//! written out as vertex arrays) against block-mesh's `greedy_quads` (quads only) and Strata's
+//! written out as vertex arrays; and with AO off, merged by block alone like block-mesh, as many
+//! quads or fewer) against block-mesh's `greedy_quads` (quads only) and Strata's
 //! culled reference mesher, on the same voxels from `Generator::generate_padded_chunk`; and
 //! Strata's collision faces (solid faces merged by solidity alone, written out as triangle
 //! corners).
@@ -26,18 +27,22 @@ fn main() {
     let mut mesher = Mesher::new();
     let mut bm = common::new_block_mesh_buffer();
     for (i, (c, b)) in common::padded_chunks(&g).iter().enumerate() {
-        let (mut greedy, mut culled) = (ChunkMesh::default(), ChunkMesh::default());
+        let (mut greedy, mut culled, mut flat) = (ChunkMesh::default(), ChunkMesh::default(), ChunkMesh::default());
         mesher.mesh(b, &mut greedy);
+        mesher.set_ambient_occlusion(false);
+        mesher.mesh(b, &mut flat);
+        mesher.set_ambient_occlusion(true);
         mesh_padded_chunk_culled(b, &mut culled);
         let mut collision = Vec::new();
         mesher.collision_faces(b, &mut collision);
         let baseline = common::block_mesh_quads(&common::to_block_mesh(b), &mut bm);
         println!(
-            "quads chunk={i} coord=({},{},{}) strata_greedy={} culled={} block_mesh={} collision={}",
+            "quads chunk={i} coord=({},{},{}) strata_greedy={} strata_flat={} culled={} block_mesh={} collision={}",
             c.x,
             c.y,
             c.z,
             greedy.quad_count(),
+            flat.quad_count(),
             culled.quad_count(),
             baseline,
             collision.len() / CORNERS_PER_QUAD
@@ -51,6 +56,20 @@ fn main() {
 fn strata_greedy(bencher: divan::Bencher, chunk: usize) {
     let b = &CHUNKS[chunk];
     let mut mesher = Mesher::new();
+    let mut out = ChunkMesh::default();
+    bencher.bench_local(|| {
+        mesher.mesh(black_box(b), &mut out);
+        black_box(out.opaque.indices.len())
+    });
+}
+
+/// The same mesher with ambient occlusion off: faces merged by block alone, lit open (what
+/// block-mesh's `greedy_quads` merges by), vertex arrays included.
+#[divan::bench(args = ARGS)]
+fn strata_greedy_flat(bencher: divan::Bencher, chunk: usize) {
+    let b = &CHUNKS[chunk];
+    let mut mesher = Mesher::new();
+    mesher.set_ambient_occlusion(false);
     let mut out = ChunkMesh::default();
     bencher.bench_local(|| {
         mesher.mesh(black_box(b), &mut out);

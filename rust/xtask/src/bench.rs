@@ -5,11 +5,13 @@
 //! `chunk_pipeline_us` / `chunk_pipeline_baseline_us` (whole 32³ chunk as a streaming worker
 //! makes it for Godot: generation, scatter, mesh and the mesh's Godot byte streams; mean of the
 //! chunks' medians), `chunk_gen_mesh_us` (generation and mesh only), `mesh_us` / `mesh_baseline_us` (meshing one padded chunk; the baseline is block-mesh
-//! `greedy_quads`), `noise2d_ns` / `noise2d_baseline_ns` (one 5-octave 2D fBm sample: the
+//! `greedy_quads`), `mesh_flat_us` (the same mesher with AO off: faces merged by block alone, as
+//! block-mesh merges them), `noise2d_ns` / `noise2d_baseline_ns` (one 5-octave 2D fBm sample: the
 //! generator's source, `PerlinFbm2` in rows, against `noise`'s `Fbm<Perlin>`, which it equals bit
 //! for bit), `noise2d_scalar_ns` (the same, one scalar call per sample), `noise2d_terrain_ns` (one
 //! column of the whole height field), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell` (one CA
-//! pass, bit-parallel against naive), `mesh_quads` / `mesh_baseline_quads` (mean quads per chunk).
+//! pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` / `mesh_baseline_quads`
+//! (mean quads per chunk).
 //!
 //! Then a headless Godot run of `res://demo/flythrough.tscn` (unless benches are named): at view
 //! distance 8 (view-ready time, a flight with per-frame apply times, a 20,000-step random walk
@@ -48,7 +50,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 11] = [
+const ENTRIES: [Entry; 12] = [
     Entry {
         key: "chunk_pipeline_us",
         bench: "chunk_pipeline",
@@ -74,6 +76,13 @@ const ENTRIES: [Entry; 11] = [
         key: "mesh_us",
         bench: "mesh",
         group: "strata_greedy",
+        to_unit: 1e3,
+        unit: "µs",
+    },
+    Entry {
+        key: "mesh_flat_us",
+        bench: "mesh",
+        group: "strata_greedy_flat",
         to_unit: 1e3,
         unit: "µs",
     },
@@ -188,6 +197,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         })
     };
     values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
+    values.push(("mesh_flat_quads", mean_quads("strata_flat"), "quads"));
     values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
     let memory = outputs.iter().find(|(b, _)| *b == "memory").map(|(_, t)| t.as_str());
     let mem = |name: &str| memory.and_then(|t| strata_value(t, name));
@@ -217,6 +227,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ),
         ("  of which gen + mesh (µs)", "chunk_gen_mesh_us", "chunk_pipeline_baseline_us", "µs"),
         ("mesh (µs/chunk)", "mesh_us", "mesh_baseline_us", "µs"),
+        ("mesh, AO off (µs/chunk)", "mesh_flat_us", "mesh_baseline_us", "µs"),
         (
             "2D fBm 5 oct. (ns/sample)",
             "noise2d_ns",
@@ -242,6 +253,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             "ns",
         ),
         ("quads per chunk", "mesh_quads", "mesh_baseline_quads", ""),
+        ("quads per chunk, AO off", "mesh_flat_quads", "mesh_baseline_quads", ""),
     ] {
         let show = |v: Option<f64>| v.map_or("—".to_string(), |v| format!("{v:.3} {unit}"));
         let ratio = match (get(new), get(base)) {
