@@ -6,7 +6,8 @@
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
 ## then the resident memory is printed again, and at every 10,000 steps: it should stay flat), `--far-levels=N` (far view
 ## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
-## (default 0), `--workers=N` (worker threads, default 0 = automatic).
+## (default 0), `--workers=N` (worker threads, default 0 = automatic), `--ambient-occlusion=0|1`
+## (default 1).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -19,6 +20,7 @@ var walk_steps := 0
 var far_levels := 3
 var compress := false
 var workers := 0
+var ambient_occlusion := true
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -39,6 +41,7 @@ func _parse_args() -> void:
 			"--far-levels": far_levels = int(kv[1])
 			"--compress-vertices": compress = kv[1] != "0" and kv[1] != "false"
 			"--workers": workers = int(kv[1])
+			"--ambient-occlusion": ambient_occlusion = kv[1] != "0" and kv[1] != "false"
 
 func _ready() -> void:
 	_parse_args()
@@ -55,6 +58,7 @@ func _ready() -> void:
 	# Fixed levels: a benchmark or screenshot run must not depend on how slow its frames are.
 	world.adaptive_far_view = false
 	world.compress_vertices = compress
+	world.ambient_occlusion = ambient_occlusion
 	world.worker_threads = workers
 	world.frame_budget_ms = 3.0
 	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, far view %d levels (%d voxels), %d workers" % [
