@@ -200,6 +200,8 @@ func _run() -> void:
 	print("STRATA_FAR_READY_S=%.3f" % far_s)
 	print("STRATA_APPLY_CHUNK_US_MEDIAN=%.1f" % world.get_stats()["apply_chunk_us_median"])
 	print("STRATA_APPLY_FAR_US_MEDIAN=%.1f" % world.get_stats()["apply_far_us_median"])
+	print("STRATA_COLLISION_US_MEDIAN=%.1f" % world.get_stats()["collision_us_median"])
+	print("STRATA_COLLISION_US_MAX=%.1f" % world.get_stats()["collision_us_max"])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
 

@@ -68,6 +68,11 @@ impl Samples {
         v.sort_unstable();
         v.get(v.len() / 2).map(|&m| m as f64).unwrap_or(0.0)
     }
+
+    /// The largest kept sample (0 when there is none).
+    pub fn max(&self) -> f64 {
+        self.values.iter().copied().max().unwrap_or(0) as f64
+    }
 }
 
 /// Counters for the HUD and `get_stats()`.

@@ -24,7 +24,7 @@
 //! from start to a ready view, per loaded near chunk: Godot's meshes, collision and the far view
 //! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
-//! far column's nodes).
+//! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body).
 //!
 //! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
 //! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
@@ -283,6 +283,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("far columns, vd 8", "far_columns_vd8"),
         ("apply one meshed chunk, median (µs)", "apply_chunk_us_median"),
         ("apply one far column, median (µs)", "apply_far_us_median"),
+        ("collision body per chunk, median (µs)", "collision_us_median"),
+        ("collision body per chunk, max (µs)", "collision_us_max"),
         ("core bytes per loaded chunk", "bytes_per_chunk"),
         ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
         ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),
@@ -347,6 +349,8 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     values.push(("far_columns_vd8", v8("FAR_COLUMNS"), "columns"));
     values.push(("apply_chunk_us_median", v8("APPLY_CHUNK_US_MEDIAN"), "µs"));
     values.push(("apply_far_us_median", v8("APPLY_FAR_US_MEDIAN"), "µs"));
+    values.push(("collision_us_median", v8("COLLISION_US_MEDIAN"), "µs"));
+    values.push(("collision_us_max", v8("COLLISION_US_MAX"), "µs"));
     vd8.is_some() && vd16.is_some()
 }
 
