@@ -399,7 +399,7 @@ func stats_text() -> String:
 		"Far view %d levels: %d columns, %d pending" % [st["far_view_levels"], st["far_loaded"], st["far_pending"]],
 		"Jobs %d queued, %d on workers, %d retiring, %d collision" % [st["queued"], st["in_flight"], st["retiring"], st["collision_queue"]],
 		"Worker ms: gen %.2f  mesh %.2f  far %.2f" % [st["gen_ms_median"], st["mesh_ms_median"], st["far_ms_median"]],
-		"Apply %.2f ms / frame" % st["apply_ms_last_frame"],
+		"Apply %.2f ms / frame; per chunk %d µs, far %d µs, collision %d µs" % [st["apply_ms_last_frame"], int(st["apply_chunk_us_median"]), int(st["apply_far_us_median"]), int(st["collision_us_median"])],
 		"Stance %s" % ["standing", "crouching", "prone"][player.stance],
 	])
 	return "\n".join(lines)
