@@ -400,9 +400,18 @@ impl Streamer {
             return;
         }
         self.collision_requested.insert(c);
-        let edits = &self.edits;
-        let ambient_occlusion = self.config.ambient_occlusion;
-        self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: true, ambient_occlusion });
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
+    }
+
+    /// What a job for `key` takes along: a near chunk's edits, its collision (when within reach of
+    /// the viewer, or `collision`), and the mesh settings.
+    fn job_data(edits: &EditMap, config: &StreamConfig, viewer: Option<ChunkCoord>, key: StreamKey, collision: bool) -> JobData {
+        let ambient_occlusion = config.ambient_occlusion;
+        match key {
+            StreamKey::Near(c) => JobData { edits: Self::edits_for(edits, c), collision: collision || Self::wants_collision(viewer, config.collision_distance, c), ambient_occlusion },
+            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
+        }
     }
 
     /// The edits a job for chunk `c` must apply (those in its padded box).
@@ -422,14 +431,11 @@ impl Streamer {
                 self.refresh();
             }
         }
-        let (edits, viewer, reach, ambient_occlusion) = (&self.edits, self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
         let requested = &mut self.collision_requested;
-        self.scheduler.pump(|k| match k {
-            StreamKey::Near(c) => {
-                let collision = requested.remove(&c) | Self::wants_collision(viewer, reach, c);
-                JobData { edits: Self::edits_for(edits, c), collision, ambient_occlusion }
-            }
-            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
+        self.scheduler.pump(|k| {
+            let requested = matches!(k, StreamKey::Near(c) if requested.remove(&c));
+            Self::job_data(edits, config, viewer, k, requested)
         });
         self.release_retired();
     }
@@ -529,20 +535,16 @@ impl Streamer {
     /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
     /// settings.
     fn remesh_all(&mut self, include: impl Fn(&StreamKey) -> bool) {
-        let (edits, viewer, reach, ambient_occlusion) = (&self.edits, self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
-        self.scheduler.invalidate_all_where(include, |k| match k {
-            StreamKey::Near(c) => JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c), ambient_occlusion },
-            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
-        });
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false));
     }
 
     /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
     pub fn set_voxel(&mut self, p: IVec3, id: BlockId) {
         self.edits.set(p, id);
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
         for c in EditMap::chunks_touching(p) {
-            let edits = &self.edits;
-            let (viewer, reach, ambient_occlusion) = (self.viewer_chunk(), self.config.collision_distance, self.config.ambient_occlusion);
-            self.scheduler.invalidate(StreamKey::Near(c), || JobData { edits: Self::edits_for(edits, c), collision: Self::wants_collision(viewer, reach, c), ambient_occlusion });
+            self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
         }
     }
 
