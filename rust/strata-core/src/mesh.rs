@@ -1807,6 +1807,23 @@ mod tests {
     }
 
     #[test]
+    fn one_mesher_reused_across_boxes_of_any_size_and_content_shows_each_reference_surface() {
+        // The scratch keeps rows of earlier boxes (bigger, wetter, another AO setting): every box
+        // must come out exactly as a fresh reference mesh, in whatever order boxes arrive.
+        let mut mesher = Mesher::new();
+        let palettes: [&[BlockId]; 4] = [&[block::STONE], &[block::WATER, block::STONE], &[block::WATER], &[block::DIRT, block::WATER, block::AIR, 300]];
+        for k in 0..64u64 {
+            let h = hash3(k, 11, k as i32, 0, 0);
+            // Every other box is a big one; the small ones in between see its leftovers.
+            let size = if k % 2 == 0 { [33, 34][(h % 2) as usize] } else { [3, 5, 7, 9, 16][(h % 5) as usize] };
+            let ids = palettes[((h >> 8) % 4) as usize];
+            let fill = [0.05f32, 0.4, 0.8, 1.0][((h >> 16) % 4) as usize];
+            mesher.set_ambient_occlusion((h >> 24) & 1 == 0);
+            check_against_reference(&random_box(k, size, ids, fill), &mut mesher);
+        }
+    }
+
+    #[test]
     fn without_ao_faces_merge_by_block_alone_and_are_lit_open() {
         // The slab with a block on top: with AO the corners around it keep faces apart; without,
         // the slab's top is the fewest rectangles around the covered face.
