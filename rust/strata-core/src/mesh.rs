@@ -664,7 +664,7 @@ impl Mesher {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
-            mesh_padded_chunk_culled(padded, out);
+            mesh_padded_chunk_culled_with(padded, out, AO);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, true) else {
@@ -1845,6 +1845,13 @@ mod tests {
         for (v, c) in m.opaque.colors.iter().enumerate() {
             assert_eq!(*c, stone[m.opaque.directions[v] as usize][AO_OPEN], "vertex {v} is lit open");
         }
+        // A box too wide for the bit rows goes to the reference mesher, with the same setting.
+        let mut wide = random_box(8, 1, &[block::STONE], 0.0);
+        wide.reset(IVec3::splat(-1), IVec3::new(70, 4, 4));
+        for (k, id) in wide.data_mut().iter_mut().enumerate() {
+            *id = [block::AIR, block::STONE, block::DIRT][(hash3(6, 1, k as i32, 0, 0) % 3) as usize];
+        }
+        check_against_reference(&wide, &mut mesher);
         // The same voxels with AO again: the setting is the only difference.
         mesher.set_ambient_occlusion(true);
         let mut again = ChunkMesh::default();
