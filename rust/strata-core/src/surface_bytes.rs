@@ -85,19 +85,19 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         return false;
     }
     let flat = s.positions.as_flattened();
+    // One entry per direction byte (any byte, as `min(5)` would clamp it), so the loop below is
+    // a plain table lookup.
     let encoded = FACE_NORMALS.map(|n| u64::from_le_bytes(normal_tangent_bytes(n)));
+    let by_byte: [u64; 256] = std::array::from_fn(|d| encoded[d.min(5)]);
     let (mut vertex_data, mut index_data) = (std::mem::take(&mut out.vertex_data), std::mem::take(&mut out.index_data));
     // SAFETY (each `write_in_place`): the loops zip whole chunks of the slice against exactly as
     // many inputs (3n floats, then n directions; one chunk per index), so every byte is written.
     unsafe {
         write_in_place(&mut vertex_data, n * 20, |bytes| {
             let (positions, normal_tangents) = bytes.split_at_mut(n * 12);
-            for (o, f) in positions.as_chunks_mut::<4>().0.iter_mut().zip(flat) {
-                *o = f.to_le_bytes().map(MaybeUninit::new);
-            }
-            // Six normals, each encoded once.
+            copy_f32_le(flat, positions);
             for (o, &d) in normal_tangents.as_chunks_mut::<8>().0.iter_mut().zip(&s.directions) {
-                *o = encoded[(d as usize).min(5)].to_le_bytes().map(MaybeUninit::new);
+                *o = by_byte[d as usize].to_le_bytes().map(MaybeUninit::new);
             }
         });
         if n > 1 << 16 {
@@ -107,11 +107,7 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
                 }
             });
         } else {
-            write_in_place(&mut index_data, s.indices.len() * 2, |bytes| {
-                for (o, &i) in bytes.as_chunks_mut::<2>().0.iter_mut().zip(&s.indices) {
-                    *o = (i as u16).to_le_bytes().map(MaybeUninit::new);
-                }
-            });
+            write_in_place(&mut index_data, s.indices.len() * 2, |bytes| narrow_indices_u16(&s.indices, bytes));
         }
     }
     // The colours are Godot's bytes already.
@@ -137,28 +133,66 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     true
 }
 
-/// Minimum and maximum corner of `positions` (not empty). Four vertices at a time, so the
+/// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
 fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     let min = |a: f32, b: f32| if b < a { b } else { a };
     let max = |a: f32, b: f32| if b > a { b } else { a };
-    let (quads, rest) = positions.as_flattened().as_chunks::<12>();
-    let [x, y, z] = positions[0];
-    let (mut lo4, mut hi4) = ([x, y, z, x, y, z, x, y, z, x, y, z], [x, y, z, x, y, z, x, y, z, x, y, z]);
-    for q in quads {
-        for k in 0..12 {
-            lo4[k] = min(lo4[k], q[k]);
-            hi4[k] = max(hi4[k], q[k]);
+    let (blocks, rest) = positions.as_flattened().as_chunks::<24>();
+    let first = positions[0];
+    let (mut lo8, mut hi8) = ([0.0f32; 24], [0.0f32; 24]);
+    for k in 0..24 {
+        lo8[k] = first[k % 3];
+        hi8[k] = first[k % 3];
+    }
+    for b in blocks {
+        for k in 0..24 {
+            lo8[k] = min(lo8[k], b[k]);
+            hi8[k] = max(hi8[k], b[k]);
         }
     }
-    let (mut lo, mut hi) = ([x, y, z], [x, y, z]);
-    for v in lo4.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
+    let (mut lo, mut hi) = (first, first);
+    for v in lo8.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
         lo = [0, 1, 2].map(|a| min(lo[a], v[a]));
     }
-    for v in hi4.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
+    for v in hi8.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
         hi = [0, 1, 2].map(|a| max(hi[a], v[a]));
     }
     (lo, hi)
+}
+
+/// Writes `floats` into `out` (exactly `4 * floats.len()` bytes) little-endian.
+fn copy_f32_le(floats: &[f32], out: &mut [MaybeUninit<u8>]) {
+    assert_eq!(out.len(), 4 * floats.len());
+    #[cfg(target_endian = "little")]
+    // SAFETY: a little-endian `f32`'s memory is its `to_le_bytes`; both ranges are `4 * len`
+    // bytes (checked above) and cannot overlap (`out` is borrowed mutably).
+    unsafe {
+        std::ptr::copy_nonoverlapping(floats.as_ptr().cast::<u8>(), out.as_mut_ptr().cast::<u8>(), out.len());
+    }
+    #[cfg(not(target_endian = "little"))]
+    for (o, f) in out.as_chunks_mut::<4>().0.iter_mut().zip(floats) {
+        *o = f.to_le_bytes().map(MaybeUninit::new);
+    }
+}
+
+/// Writes each index as a little-endian u16 into `out` (exactly `2 * indices.len()` bytes),
+/// sixteen at a time so the narrowing runs in vector lanes.
+fn narrow_indices_u16(indices: &[i32], out: &mut [MaybeUninit<u8>]) {
+    assert_eq!(out.len(), 2 * indices.len());
+    let (blocks, rest) = indices.as_chunks::<16>();
+    let (out_blocks, out_rest) = out.split_at_mut(32 * blocks.len());
+    for (o, b) in out_blocks.as_chunks_mut::<32>().0.iter_mut().zip(blocks) {
+        let mut bytes = [0u8; 32];
+        for k in 0..16 {
+            bytes[2 * k] = b[k] as u8;
+            bytes[2 * k + 1] = (b[k] >> 8) as u8;
+        }
+        *o = bytes.map(MaybeUninit::new);
+    }
+    for (o, &i) in out_rest.as_chunks_mut::<2>().0.iter_mut().zip(rest) {
+        *o = (i as u16).to_le_bytes().map(MaybeUninit::new);
+    }
 }
 
 /// Makes `v` exactly `len` bytes, every one written by `fill` into the uninitialised slots
@@ -314,5 +348,22 @@ mod tests {
         assert_eq!(b.index_data.len(), 3 * 4);
         assert_eq!(&b.index_data[8..12], &((n - 1) as u32).to_le_bytes());
         assert!(pack_surface(&MeshSurface::default()).is_none());
+    }
+
+    #[test]
+    fn block_wise_bounds_and_indices_equal_one_at_a_time_for_every_tail_length() {
+        for n in 1..40usize {
+            let positions: Vec<[f32; 3]> = (0..n).map(|i| [((i * 7) % 11) as f32 - 5.0, ((i * 13) % 17) as f32 * 0.5, -(((i * 3) % 5) as f32)]).collect();
+            let (lo, hi) = bounds(&positions);
+            let naive = positions.iter().fold((positions[0], positions[0]), |(l, h), p| ([0, 1, 2].map(|a| l[a].min(p[a])), [0, 1, 2].map(|a| h[a].max(p[a]))));
+            assert_eq!((lo, hi), naive, "{n} vertices");
+            let indices: Vec<i32> = (0..n as i32).map(|i| i * 1999 % 65536).collect();
+            let mut bytes = vec![MaybeUninit::new(0u8); 2 * n];
+            narrow_indices_u16(&indices, &mut bytes);
+            // SAFETY: every byte was initialised above.
+            let bytes: Vec<u8> = bytes.iter().map(|b| unsafe { b.assume_init() }).collect();
+            let expected: Vec<u8> = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
+            assert_eq!(bytes, expected, "{n} indices");
+        }
     }
 }
