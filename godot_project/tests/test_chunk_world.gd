@@ -74,9 +74,18 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	assert_true(loaded.has(Vector3i(10, -1, 2)), "chunk ahead loaded (corner)")
 	assert_true(unloaded.has(Vector3i(0, 0, 0)), "chunk behind unloaded")
 	assert_eq(w.get_stats()["loaded_chunks"], EXPECTED_VD2)
+	# Unloaded chunks leave the view at once; their nodes are freed over the next frames.
+	for child in w.get_children():
+		if child is MeshInstance3D and child.visible:
+			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh shown behind at " + str(child.position))
+	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	var st := w.get_stats()
+	var meshes := 0
 	for child in w.get_children():
 		if child is MeshInstance3D:
+			meshes += 1
 			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
+	assert_eq(meshes, st["nodes"] + st["far_nodes"], "every mesh node belongs to a loaded chunk or far column")
 
 func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
 	var a := _make_world(99, 1)

@@ -38,6 +38,9 @@ struct ChunkNode {
     scatter: Vec<Gd<MultiMeshInstance3D>>,
 }
 
+/// Nodes of unloaded chunks freed every frame even when the budget is spent.
+const MIN_FREES_PER_FRAME: usize = 8;
+
 /// Smoothed frame time above which the adaptive far view counts the machine as overloaded
 /// (below 20 frames per second).
 const SLOW_FRAME_S: f64 = 0.05;
@@ -104,6 +107,12 @@ pub struct ChunkWorld {
     preset_instance: Option<InstanceId>,
     nodes: HashMap<ChunkCoord, ChunkNode>,
     far_nodes: HashMap<LodColumn, Gd<MeshInstance3D>>,
+    /// Nodes of unloaded chunks and far columns: hidden and renamed at once, freed a few per
+    /// frame within the budget (a view-distance plane of chunks freed in one frame cost ~4.5 ms).
+    nodes_to_free: std::collections::VecDeque<Gd<Node3D>>,
+    /// Serial for the names of nodes waiting to be freed (so a chunk that loads again at once
+    /// gets its own name).
+    retired_serial: u64,
     opaque_material: Option<Gd<StandardMaterial3D>>,
     liquid_material: Option<Gd<StandardMaterial3D>>,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
@@ -154,6 +163,8 @@ impl INode3D for ChunkWorld {
             preset_instance: None,
             nodes: HashMap::new(),
             far_nodes: HashMap::new(),
+            nodes_to_free: std::collections::VecDeque::new(),
+            retired_serial: 0,
             opaque_material: None,
             liquid_material: None,
             scatter_meshes: None,
@@ -219,17 +230,25 @@ impl INode3D for ChunkWorld {
                 StreamKey::Near(c) => {
                     self.pending_faces.remove(&c);
                     if let Some(n) = self.nodes.remove(&c) {
-                        free_chunk_node(n);
+                        self.retire_chunk_node(n);
                     }
                     self.signals().chunk_unloaded().emit(to_vector3i(c));
                     self.area_ready_emitted = false;
                 }
                 StreamKey::Far(f) => {
                     if let Some(n) = self.far_nodes.remove(&f) {
-                        n.free();
+                        self.retire_node(n.upcast());
                     }
                 }
             }
+        }
+        // Free what earlier unloads left, within a quarter of the budget (a few at least, so the
+        // queue always drains).
+        let mut freed = 0;
+        while freed < MIN_FREES_PER_FRAME || frame_start.elapsed() < budget / 4 {
+            let Some(n) = self.nodes_to_free.pop_front() else { break };
+            n.free();
+            freed += 1;
         }
         if viewer_chunk != self.last_viewer_chunk {
             self.last_viewer_chunk = viewer_chunk;
@@ -309,7 +328,8 @@ impl ChunkWorld {
     /// Emitted when a chunk's mesh is in the tree (also for chunks with nothing to show).
     #[signal]
     fn chunk_loaded(coord: Vector3i);
-    /// Emitted when a chunk left the view and its nodes were freed.
+    /// Emitted when a chunk left the view: its nodes are hidden at once and freed within the
+    /// next frames' budgets.
     #[signal]
     fn chunk_unloaded(coord: Vector3i);
     /// Emitted once every chunk within `view_distance` of the viewer is meshed and in the tree.
@@ -417,7 +437,8 @@ impl ChunkWorld {
     /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
     /// `collision_queue`, `apply_chunk_us_median` / `apply_far_us_median` (main-thread time to
     /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
-    /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `edits`.
+    /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `nodes_to_free` (hidden nodes of
+    /// unloaded chunks and far columns not freed yet), `edits`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let mut d = VarDictionary::new();
@@ -444,6 +465,7 @@ impl ChunkWorld {
         d.set("apply_ms_last_frame", self.apply_ms_last_frame);
         d.set("workers", st.workers as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
+        d.set("nodes_to_free", self.nodes_to_free.len() as i64);
         d.set("edits", self.streamer.as_ref().map(|s| s.edits().len()).unwrap_or(0) as i64);
         d
     }
@@ -631,6 +653,9 @@ impl ChunkWorld {
             free_chunk_node(n);
         }
         for (_, n) in self.far_nodes.drain() {
+            n.free();
+        }
+        for n in self.nodes_to_free.drain(..) {
             n.free();
         }
         self.area_ready_emitted = false;
@@ -836,6 +861,29 @@ impl ChunkWorld {
         queue.sort_by_key(|c| std::cmp::Reverse(c.distance_sq(v)));
         self.pending_faces.retain(|c, _| queue.contains(c));
         self.collision_queue = queue;
+    }
+
+    /// Takes an unloaded chunk's nodes out of the world at once (hidden; its collision body
+    /// freed, as a hidden body still collides) and queues the rest to be freed within the
+    /// coming frames' budgets.
+    fn retire_chunk_node(&mut self, n: ChunkNode) {
+        if let Some(b) = n.body {
+            b.free();
+        }
+        for s in n.scatter {
+            self.retire_node(s.upcast());
+        }
+        if let Some(m) = n.mesh {
+            self.retire_node(m.upcast());
+        }
+    }
+
+    /// Hides `n`, renames it `retired_<serial>` and queues it to be freed.
+    fn retire_node(&mut self, mut n: Gd<Node3D>) {
+        n.set_visible(false);
+        self.retired_serial += 1;
+        n.set_name(&format!("retired_{}", self.retired_serial));
+        self.nodes_to_free.push_back(n);
     }
 
     fn build_queued_collision(&mut self, c: ChunkCoord, viewer: Option<ChunkCoord>, r: i32) {
