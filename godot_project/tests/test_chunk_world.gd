@@ -87,6 +87,27 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
 	assert_eq(meshes, st["nodes"] + st["far_nodes"], "every mesh node belongs to a loaded chunk or far column")
 
+## Back and forth faster than unloaded nodes are freed: a chunk that loads again frees its old,
+## hidden nodes first, so its new nodes keep their names and nothing is left over.
+func test_a_chunk_loading_again_before_its_old_nodes_are_freed() -> void:
+	var w := _make_world(7, 3)
+	assert_true(await wait_until(w.is_area_ready, 60.0))
+	w.frame_budget_ms = 0.05  # the smallest budget: a few nodes freed a frame
+	_viewer(w).position = Vector3(10 * 32 + 16, 0, 16)
+	await wait_frames(2)
+	var waiting: int = w.get_stats()["nodes_to_free"]
+	_viewer(w).position = Vector3(16, 0, 16)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready back home")
+	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	var st := w.get_stats()
+	var meshes := 0
+	for child in w.get_children():
+		if child is MeshInstance3D:
+			meshes += 1
+			assert_true(String(child.name).begins_with("chunk_"), "chunk node named %s (%d were waiting to be freed)" % [child.name, waiting])
+			assert_true(child.visible, "a loaded chunk's mesh is shown")
+	assert_eq(meshes, st["nodes"], "one mesh node per loaded chunk with a mesh")
+
 func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
 	var a := _make_world(99, 1)
 	var b := _make_world(99, 1)
