@@ -669,6 +669,21 @@ impl BelowMasks {
 /// cavern's open cells of that row spread over voxels, and the tunnel lattice cells that may
 /// open; only the voxels those masks leave are looked at, by their set bits.
 pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    carve_with(generator, columns, out, false);
+}
+
+/// [`carve`] of a buffer that holds exactly the ground layers of `columns` (what
+/// `Generator::fill_layers` writes): every voxel more than four below its column's surface is
+/// then stone, so where a depth is at least four the carvable test is known to pass and skipped.
+pub(crate) fn carve_layers(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    carve_with(generator, columns, out, true);
+}
+
+/// Layers `y < surface − 4` are stone (see `generator::layer_block_of`): a cave `depth` below the
+/// surface (voxels `y < surface − depth`) lies wholly in stone from this depth on.
+const STONE_DEPTH: i32 = 4;
+
+fn carve_with(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer, layers: bool) {
     let c = &generator.preset().caves;
     let caverns_on = c.mode != CaveMode::None;
     let tunnels_on = tunnels_active(c);
@@ -759,6 +774,8 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     });
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
+    // Whether every voxel a kind of cave may open is stone, hence carvable.
+    let (cavern_in_stone, tunnel_in_stone) = (layers && depths.cavern >= STONE_DEPTH, layers && depths.tunnel >= STONE_DEPTH);
     // Layer by layer upwards (the buffer's order), up to the highest top.
     // With equal depths (the default) both kinds of cave share one set of masks.
     let shared = caverns.is_some() && tunnels.is_some() && depths.cavern == depths.tunnel;
@@ -779,7 +796,7 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                 while bits != 0 {
                     let i = row_start + 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if carvable_in(carvable_bits, data[i]) {
+                    if cavern_in_stone || carvable_in(carvable_bits, data[i]) {
                         data[i] = AIR;
                     }
                 }
@@ -791,7 +808,7 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                     let lx = 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let i = row_start + lx;
-                    if carvable_in(carvable_bits, data[i]) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
+                    if (tunnel_in_stone || carvable_in(carvable_bits, data[i])) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
                         data[i] = AIR;
                     }
                 }
