@@ -172,6 +172,7 @@ struct TunnelBuffers {
     highest: Vec<i32>,
     w_max: Vec<f32>,
     band1: Vec<bool>,
+    point_rows: Vec<u64>,
 }
 
 thread_local! {
@@ -490,7 +491,33 @@ impl TunnelField {
         flags.resize(values.len(), 0);
         // Marks the corners of every cell that `wants` with `flag`.
         let corner_offsets = CORNERS.map(|(di, dj, dk)| point(di, dj, dk));
-        let mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+        let point_rows = &mut bufs.point_rows;
+        let mut mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+            if dims[0] <= 64 {
+                // Per row of points (j, k), as bits over i: the corners of the wanted cells of
+                // the rows of cells (j or j − 1, k or k − 1), which are those cells' bits and
+                // the bits one above.
+                point_rows.clear();
+                point_rows.resize(dims[1] * dims[2], 0);
+                for j in 0..cell_dims[1] {
+                    for k in 0..cell_dims[2] {
+                        let first_cell = cell(0, j, k);
+                        let cells = (0..cell_dims[0]).fold(0u64, |m, i| m | (wants(first_cell + i) as u64) << i);
+                        let corners = cells | cells << 1;
+                        for (dj, dk) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                            point_rows[(j + dj) * dims[2] + k + dk] |= corners;
+                        }
+                    }
+                }
+                for (row, &bits) in point_rows.iter().enumerate() {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        flags[row * dims[0] + bits.trailing_zeros() as usize] |= flag;
+                        bits &= bits - 1;
+                    }
+                }
+                return;
+            }
             for j in 0..cell_dims[1] {
                 for k in 0..cell_dims[2] {
                     let (first_cell, first_point) = (cell(0, j, k), point(0, j, k));
