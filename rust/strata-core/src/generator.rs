@@ -271,7 +271,7 @@ impl Generator {
     /// air already (just reset), so layers of air need not be written.
     fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer, all_air: bool) {
         self.fill_layers_onto(columns, out, all_air);
-        crate::worldgen::caves::carve(self, columns, out);
+        crate::worldgen::caves::carve_layers(self, columns, out);
         crate::worldgen::ores::place(self, columns, out);
         crate::worldgen::water::settle_with_ring(self, columns, Some(ring), out);
     }

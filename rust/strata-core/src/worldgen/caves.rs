@@ -161,6 +161,42 @@ pub struct TunnelField {
     may_open: Vec<bool>,
 }
 
+/// The buffers of a [`TunnelField`] and of its computation, kept per thread between fields so
+/// that a chunk allocates none: a field takes them, and gives its own back when dropped.
+#[derive(Default)]
+struct TunnelBuffers {
+    values: Vec<[f32; 3]>,
+    may_open: Vec<bool>,
+    flags: Vec<u8>,
+    needed: Vec<bool>,
+    highest: Vec<i32>,
+    w_max: Vec<f32>,
+    band1: Vec<bool>,
+    point_rows: Vec<u64>,
+}
+
+thread_local! {
+    static TUNNEL_BUFFERS: RefCell<TunnelBuffers> = RefCell::new(Default::default());
+}
+
+impl TunnelBuffers {
+    /// Stores these buffers for the thread's next field (dropped when the thread is exiting).
+    fn give_back(self) {
+        let _ = TUNNEL_BUFFERS.try_with(|b| *b.borrow_mut() = self);
+    }
+}
+
+impl Drop for TunnelField {
+    fn drop(&mut self) {
+        let (values, may_open) = (std::mem::take(&mut self.values), std::mem::take(&mut self.may_open));
+        let _ = TUNNEL_BUFFERS.try_with(|b| {
+            if let Ok(mut b) = b.try_borrow_mut() {
+                (b.values, b.may_open) = (values, may_open);
+            }
+        });
+    }
+}
+
 fn noise_seed(seed: u64, k: u64) -> u32 {
     (mix64(seed ^ salt::CAVE_TUNNEL.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93)) >> 32) as u32
 }
@@ -415,11 +451,18 @@ impl TunnelField {
         let point = |i: usize, j: usize, k: usize| (j * dims[2] + k) * dims[0] + i;
         let cell = |i: usize, j: usize, k: usize| (j * cell_dims[2] + k) * cell_dims[0] + i;
         // Which cells are needed: those starting below the highest top of their voxel columns.
-        let mut needed = vec![true; cell_dims[0] * cell_dims[1] * cell_dims[2]];
+        // The buffers of earlier fields of this thread (see `TunnelBuffers`).
+        let mut bufs = TUNNEL_BUFFERS.try_with(|b| std::mem::take(&mut *b.borrow_mut())).unwrap_or_default();
+        let n_cells = cell_dims[0] * cell_dims[1] * cell_dims[2];
+        let needed = &mut bufs.needed;
+        needed.clear();
+        needed.resize(n_cells, true);
         if let Some(tops) = tops {
             let (sx, sz) = (size.x as usize, size.z as usize);
             debug_assert_eq!(tops.len(), sx * sz);
-            let mut highest = vec![i32::MIN; cell_dims[0] * cell_dims[2]];
+            let highest = &mut bufs.highest;
+            highest.clear();
+            highest.resize(cell_dims[0] * cell_dims[2], i32::MIN);
             for lz in 0..sz {
                 let k = ((min.z + lz as i32).div_euclid(l) - lo.z) as usize;
                 for lx in 0..sx {
@@ -439,11 +482,42 @@ impl TunnelField {
         }
         let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
         let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
-        let mut values = vec![[0.0f32; 3]; dims[0] * dims[1] * dims[2]];
-        let mut flags = vec![0u8; values.len()];
+        let needed = &bufs.needed;
+        let mut values = std::mem::take(&mut bufs.values);
+        values.clear();
+        values.resize(dims[0] * dims[1] * dims[2], [0.0f32; 3]);
+        let flags = &mut bufs.flags;
+        flags.clear();
+        flags.resize(values.len(), 0);
         // Marks the corners of every cell that `wants` with `flag`.
         let corner_offsets = CORNERS.map(|(di, dj, dk)| point(di, dj, dk));
-        let mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+        let point_rows = &mut bufs.point_rows;
+        let mut mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+            if dims[0] <= 64 {
+                // Per row of points (j, k), as bits over i: the corners of the wanted cells of
+                // the rows of cells (j or j − 1, k or k − 1), which are those cells' bits and
+                // the bits one above.
+                point_rows.clear();
+                point_rows.resize(dims[1] * dims[2], 0);
+                for j in 0..cell_dims[1] {
+                    for k in 0..cell_dims[2] {
+                        let first_cell = cell(0, j, k);
+                        let cells = (0..cell_dims[0]).fold(0u64, |m, i| m | (wants(first_cell + i) as u64) << i);
+                        let corners = cells | cells << 1;
+                        for (dj, dk) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                            point_rows[(j + dj) * dims[2] + k + dk] |= corners;
+                        }
+                    }
+                }
+                for (row, &bits) in point_rows.iter().enumerate() {
+                    let mut bits = bits;
+                    while bits != 0 {
+                        flags[row * dims[0] + bits.trailing_zeros() as usize] |= flag;
+                        bits &= bits - 1;
+                    }
+                }
+                return;
+            }
             for j in 0..cell_dims[1] {
                 for k in 0..cell_dims[2] {
                     let (first_cell, first_point) = (cell(0, j, k), point(0, j, k));
@@ -472,22 +546,24 @@ impl TunnelField {
         };
         // The noises' coordinates along each axis, as `noise` is given them.
         let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
-        mark(&mut flags, NEED_GATE, &|cl| needed[cl]);
+        mark(flags, NEED_GATE, &|cl| needed[cl]);
         let mut any_width = false;
         let gate_axes = [
             axis(dims[0], lo.x, &|x| x * f * 0.25),
             axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
             axis(dims[2], lo.z, &|z| z * f * 0.25),
         ];
-        sample_points(&flags, &mut values, NEED_GATE, &noise.gate, [&gate_axes[0], &gate_axes[1], &gate_axes[2]], &|gate, v| {
+        sample_points(flags, &mut values, NEED_GATE, &noise.gate, [&gate_axes[0], &gate_axes[1], &gate_axes[2]], &|gate, v| {
             let g01 = 0.5 + 0.5 * gate as f32;
             let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
             v[2] = c.tunnel_width * open * open * (3.0 - 2.0 * open);
         });
-        for (v, &fl) in values.iter().zip(&flags) {
+        for (v, &fl) in values.iter().zip(flags.iter()) {
             any_width |= fl & NEED_GATE != 0 && v[2] > 0.0;
         }
         if !any_width {
+            bufs.values = values;
+            bufs.give_back();
             return None;
         }
         // Per cell, over its corners: the largest width, and whether each band can cross it.
@@ -497,15 +573,16 @@ impl TunnelField {
             let (k, j) = (rest % cell_dims[2], rest / cell_dims[2]);
             point(i, j, k)
         };
-        let w_max: Vec<f32> = (0..needed.len())
-            .map(|cl| {
-                if !needed[cl] {
-                    return 0.0;
-                }
-                let at = first_point(cl);
-                corner_offsets.iter().fold(0.0f32, |m, &offset| m.max(values[at + offset][2]))
-            })
-            .collect();
+        let w_max = &mut bufs.w_max;
+        w_max.clear();
+        w_max.extend((0..needed.len()).map(|cl| {
+            if !needed[cl] {
+                return 0.0;
+            }
+            let at = first_point(cl);
+            corner_offsets.iter().fold(0.0f32, |m, &offset| m.max(values[at + offset][2]))
+        }));
+        let w_max = &*w_max;
         let band = |values: &[[f32; 3]], a: usize, cl: usize| {
             let (w, at) = (w_max[cl], first_point(cl));
             let (lo_v, hi_v) = corner_offsets.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &offset| {
@@ -514,18 +591,24 @@ impl TunnelField {
             });
             lo_v < w && hi_v > -w
         };
-        mark(&mut flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
+        mark(flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
         let n1_axes = [axis(dims[0], lo.x, &|x| x * f), axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH), axis(dims[2], lo.z, &|z| z * f)];
-        sample_points(&flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
-        let band1: Vec<bool> = (0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)).collect();
-        mark(&mut flags, NEED_N2, &|cl| band1[cl]);
+        sample_points(flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
+        let band1 = &mut bufs.band1;
+        band1.clear();
+        band1.extend((0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)));
+        let band1 = &*band1;
+        mark(flags, NEED_N2, &|cl| band1[cl]);
         let n2_axes = [
             axis(dims[0], lo.x, &|x| x * f + 101.7),
             axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH - 43.1),
             axis(dims[2], lo.z, &|z| z * f + 17.3),
         ];
-        sample_points(&flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| v[1] = n as f32);
-        let may_open: Vec<bool> = (0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)).collect();
+        sample_points(flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| v[1] = n as f32);
+        let mut may_open = std::mem::take(&mut bufs.may_open);
+        may_open.clear();
+        may_open.extend((0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)));
+        bufs.give_back();
         Some(Self { origin: lo, dims, values, may_open })
     }
 
@@ -609,27 +692,33 @@ fn carvable_in(ids: u64, id: BlockId) -> bool {
 
 /// The columns of the box still below their tops, layer by layer upwards: one mask per row of
 /// columns (fixed z), from which each layer drops the columns whose top it reaches.
-struct BelowMasks {
+struct BelowMasks<'a> {
     words: usize,
     layers: usize,
     /// Per row, per layer `0..=layers` (the last collects tops above the work box), per word: the
     /// columns whose top is that layer.
-    drops: Vec<u64>,
+    drops: &'a [u64],
     /// Per row, per word: the columns still below their top.
-    masks: Vec<u64>,
+    masks: &'a mut [u64],
     /// Layers from 0 below which some column is still below its top.
     highest: usize,
 }
 
-impl BelowMasks {
+impl BelowMasks<'_> {
     /// Masks for columns with `tops` (world y; `sx` per row, x fastest), for layers `0..layers`
-    /// from world y `y0`; no columns at all when `tops` is `None`.
-    fn new(tops: Option<&[i32]>, sx: usize, y0: i32, layers: usize) -> Self {
+    /// from world y `y0`; no columns at all when `tops` is `None`. The masks live in `buffers`
+    /// (`drops`, `masks`), whose allocations are reused.
+    fn new<'a>(tops: Option<&[i32]>, sx: usize, y0: i32, layers: usize, buffers: &'a mut (Vec<u64>, Vec<u64>)) -> BelowMasks<'a> {
         let words = sx.div_ceil(64);
-        let Some(tops) = tops else { return Self { words, layers, drops: Vec::new(), masks: Vec::new(), highest: 0 } };
+        let (drops, masks) = (&mut buffers.0, &mut buffers.1);
+        drops.clear();
+        masks.clear();
+        let Some(tops) = tops else { return BelowMasks { words, layers, drops, masks, highest: 0 } };
         let rows = tops.len().checked_div(sx).unwrap_or(0);
         let stride = (layers + 1) * words;
-        let (mut drops, mut masks, mut highest) = (vec![0u64; rows * stride], vec![0u64; rows * words], 0);
+        drops.resize(rows * stride, 0);
+        masks.resize(rows * words, 0);
+        let mut highest = 0;
         for ((row, row_drops), row_mask) in tops.chunks_exact(sx.max(1)).zip(drops.chunks_exact_mut(stride.max(1))).zip(masks.chunks_exact_mut(words.max(1))) {
             for (x, &t) in row.iter().enumerate() {
                 let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
@@ -641,7 +730,7 @@ impl BelowMasks {
                 row_mask[words - 1] = (1 << (sx % 64)) - 1;
             }
         }
-        Self { words, layers, drops, masks, highest }
+        BelowMasks { words, layers, drops, masks, highest }
     }
 
     /// Moves every row to layer `ly` (called with 0, 1, 2, …): drops the columns whose top it
@@ -669,6 +758,56 @@ impl BelowMasks {
 /// cavern's open cells of that row spread over voxels, and the tunnel lattice cells that may
 /// open; only the voxels those masks leave are looked at, by their set bits.
 pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    carve_with(generator, columns, out, false);
+}
+
+/// [`carve`] of a buffer that holds exactly the ground layers of `columns` (what
+/// `Generator::fill_layers` writes): every voxel more than four below its column's surface is
+/// then stone, so where a depth is at least four the carvable test is known to pass and skipped.
+pub(crate) fn carve_layers(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    carve_with(generator, columns, out, true);
+}
+
+/// Layers `y < surface − 4` are stone (see `generator::layer_block_of`): a cave `depth` below the
+/// surface (voxels `y < surface − depth`) lies wholly in stone from this depth on.
+const STONE_DEPTH: i32 = 4;
+
+/// The buffers of [`carve`], kept per thread between chunks so that a chunk allocates none.
+#[derive(Default)]
+struct CarveBuffers {
+    surfaces: Vec<i32>,
+    tunnel_top: Vec<i32>,
+    cavern_top: Vec<i32>,
+    cavern_masks: Vec<u64>,
+    cell_x: Vec<usize>,
+    row_y: Vec<usize>,
+    row_z: Vec<usize>,
+    tunnel_masks: Vec<u64>,
+    ax: Vec<(usize, f32)>,
+    ay: Vec<(usize, f32)>,
+    az: Vec<(usize, f32)>,
+    /// `drops` and `masks` of the caverns' and the tunnels' [`BelowMasks`].
+    below: [(Vec<u64>, Vec<u64>); 2],
+}
+
+thread_local! {
+    static CARVE_BUFFERS: RefCell<CarveBuffers> = RefCell::new(Default::default());
+}
+
+/// `v` cleared and refilled from `items`.
+fn refill<T>(v: &mut Vec<T>, items: impl Iterator<Item = T>) -> &[T] {
+    v.clear();
+    v.extend(items);
+    v
+}
+
+fn carve_with(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer, layers: bool) {
+    let mut b = CARVE_BUFFERS.try_with(|b| std::mem::take(&mut *b.borrow_mut())).unwrap_or_default();
+    carve_in(generator, columns, out, layers, &mut b);
+    let _ = CARVE_BUFFERS.try_with(|slot| *slot.borrow_mut() = b);
+}
+
+fn carve_in(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer, layers: bool, b: &mut CarveBuffers) {
     let c = &generator.preset().caves;
     let caverns_on = c.mode != CaveMode::None;
     let tunnels_on = tunnels_active(c);
@@ -684,7 +823,8 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     let (min, size) = (out.min(), out.size());
     let (sx, sz) = (size.x as usize, size.z as usize);
     let mut highest_surface = i32::MIN;
-    let mut surfaces = Vec::with_capacity(sx * sz);
+    let surfaces = &mut b.surfaces;
+    surfaces.clear();
     for z in min.z..min.z + size.z {
         for x in min.x..min.x + size.x {
             let s = columns.get(x, z).surface;
@@ -699,22 +839,24 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
     }
     let work = IVec3::new(size.x, y_end - min.y, size.z);
     let caverns = if caverns_on { CavernField::compute(generator.seed(), c, min, work) } else { None };
-    let tunnel_top: Vec<i32> = surfaces.iter().map(|s| s.saturating_sub(depths.tunnel)).collect();
+    let tunnel_top = refill(&mut b.tunnel_top, surfaces.iter().map(|s| s.saturating_sub(depths.tunnel)));
     let tunnels =
-        if tunnels_on { TunnelField::compute_below(generator.tunnel_noise(), c, min, work, Some(&tunnel_top)) } else { None };
+        if tunnels_on { TunnelField::compute_below(generator.tunnel_noise(), c, min, work, Some(tunnel_top)) } else { None };
     if caverns.is_none() && tunnels.is_none() {
         return;
     }
-    let cavern_top: Vec<i32> = surfaces.iter().map(|s| s.saturating_sub(depths.cavern)).collect();
+    let cavern_top = refill(&mut b.cavern_top, surfaces.iter().map(|s| s.saturating_sub(depths.cavern)));
     let words = sx.div_ceil(64);
     let work_y = work.y as usize;
     // Caverns: per cell row (y, z) of the field, the voxels of the box's x range that are open.
     let cavern_rows = caverns.as_ref().map(|f| {
-        let cell_x: Vec<usize> = (min.x..min.x + size.x).map(|x| f.cell_index(0, x)).collect();
+        let cell_x = refill(&mut b.cell_x, (min.x..min.x + size.x).map(|x| f.cell_index(0, x)));
         let (iy0, iy1) = (f.cell_index(1, min.y), f.cell_index(1, y_end - 1));
         let (iz0, iz1) = (f.cell_index(2, min.z), f.cell_index(2, min.z + size.z - 1));
         let (ny, nz) = (iy1 - iy0 + 1, iz1 - iz0 + 1);
-        let mut masks = vec![0u64; ny * nz * words];
+        let masks = &mut b.cavern_masks;
+        masks.clear();
+        masks.resize(ny * nz * words, 0);
         // Voxel x of the box starts `phase` voxels into cell cell_x[0].
         let phase = min.x.rem_euclid(f.cell_size) as u32;
         let spread = words == 1 && f.grid.size()[0] <= 64 && sx as u32 + phase <= 64 && matches!(f.cell_size, 1 | 2 | 4);
@@ -734,19 +876,21 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                 }
             }
         }
-        let row_y: Vec<usize> = (min.y..y_end).map(|y| f.cell_index(1, y) - iy0).collect();
-        let row_z: Vec<usize> = (min.z..min.z + size.z).map(|z| f.cell_index(2, z) - iz0).collect();
-        (masks, nz, row_y, row_z)
+        let row_y = refill(&mut b.row_y, (min.y..y_end).map(|y| f.cell_index(1, y) - iy0));
+        let row_z = refill(&mut b.row_z, (min.z..min.z + size.z).map(|z| f.cell_index(2, z) - iz0));
+        (&*masks, nz, row_y, row_z)
     });
     // Tunnels: per lattice row (y, z), the voxels of the box's x range whose lattice cell may
     // open; and each voxel's lattice coordinates.
     let tunnel_rows = tunnels.as_ref().map(|f| {
-        let ax: Vec<(usize, f32)> = (min.x..min.x + size.x).map(|x| f.axis(0, x)).collect();
-        let ay: Vec<(usize, f32)> = (min.y..y_end).map(|y| f.axis(1, y)).collect();
-        let az: Vec<(usize, f32)> = (min.z..min.z + size.z).map(|z| f.axis(2, z)).collect();
+        let ax = refill(&mut b.ax, (min.x..min.x + size.x).map(|x| f.axis(0, x)));
+        let ay = refill(&mut b.ay, (min.y..y_end).map(|y| f.axis(1, y)));
+        let az = refill(&mut b.az, (min.z..min.z + size.z).map(|z| f.axis(2, z)));
         let [dx, dy, dz] = f.dims;
         let (cx, cy, cz) = (dx - 1, dy - 1, dz - 1);
-        let mut masks = vec![0u64; cy * cz * words];
+        let masks = &mut b.tunnel_masks;
+        masks.clear();
+        masks.resize(cy * cz * words, 0);
         for j in 0..cy {
             for k in 0..cz {
                 let dst = &mut masks[(j * cz + k) * words..][..words];
@@ -755,15 +899,18 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                 }
             }
         }
-        (masks, cz, ax, ay, az)
+        (&*masks, cz, ax, ay, az)
     });
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
+    // Whether every voxel a kind of cave may open is stone, hence carvable.
+    let (cavern_in_stone, tunnel_in_stone) = (layers && depths.cavern >= STONE_DEPTH, layers && depths.tunnel >= STONE_DEPTH);
     // Layer by layer upwards (the buffer's order), up to the highest top.
     // With equal depths (the default) both kinds of cave share one set of masks.
     let shared = caverns.is_some() && tunnels.is_some() && depths.cavern == depths.tunnel;
-    let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(&cavern_top[..]), sx, min.y, work_y);
-    let mut tunnel_below = BelowMasks::new((tunnels.is_some() && !shared).then_some(&tunnel_top[..]), sx, min.y, work_y);
+    let [cavern_buffers, tunnel_buffers] = &mut b.below;
+    let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(cavern_top), sx, min.y, work_y, cavern_buffers);
+    let mut tunnel_below = BelowMasks::new((tunnels.is_some() && !shared).then_some(tunnel_top), sx, min.y, work_y, tunnel_buffers);
     for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
         cavern_below.advance(ly);
         tunnel_below.advance(ly);
@@ -779,7 +926,7 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                 while bits != 0 {
                     let i = row_start + 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if carvable_in(carvable_bits, data[i]) {
+                    if cavern_in_stone || carvable_in(carvable_bits, data[i]) {
                         data[i] = AIR;
                     }
                 }
@@ -791,7 +938,7 @@ pub fn carve(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer)
                     let lx = 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let i = row_start + lx;
-                    if carvable_in(carvable_bits, data[i]) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
+                    if (tunnel_in_stone || carvable_in(carvable_bits, data[i])) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
                         data[i] = AIR;
                     }
                 }

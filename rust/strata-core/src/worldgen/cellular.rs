@@ -359,6 +359,10 @@ pub struct CaScratch {
     horizontal: Vec<u64>,
     planar: Vec<u64>,
     spare: Option<BitGrid3D>,
+    /// The grid of the last seeded window (cropped, then given back), and the seeding's rows.
+    seeded: Option<BitGrid3D>,
+    first_halves: Vec<u64>,
+    alive: Vec<u64>,
 }
 
 /// Whether the running CPU has AVX2: the word loops of a step then run their copies built for
@@ -858,10 +862,14 @@ fn seed_plane_avx2(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift
 /// once per y plane; each (group, y, z) then costs one [`mix64`] and yields four cells at once,
 /// sixteen groups to a word of a 4-aligned buffer ([`alive_lanes`], four hashes at a time with
 /// AVX2) that is shifted into place.
-fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) -> BitGrid3D {
-    let mut g = BitGrid3D::new(size[0], size[1], size[2]);
+/// The grid and the buffers come from `scratch` (every word of the grid is written).
+fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3], scratch: &mut CaScratch) -> BitGrid3D {
+    let mut g = scratch.seeded.take().unwrap_or_else(|| BitGrid3D::new(0, 0, 0));
+    (g.nx, g.ny, g.nz, g.words_per_row) = (size[0], size[1], size[2], size[0].div_ceil(64));
+    g.words.resize(g.words_per_row * size[1] * size[2], 0);
     let (nx, wpr) = (size[0], g.words_per_row);
     if nx == 0 || size[1] == 0 || size[2] == 0 {
+        g.words.fill(0);
         return g;
     }
     // Groups 4·gx .. 4·gx + 3 for gx in g0..g0 + groups; cell x of the window is bit x + shift of
@@ -872,9 +880,13 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
     let buffer_words = groups.div_ceil(16);
     let last_mask = g.last_word_mask();
     // Padded to whole fours of groups; the padding's lanes land past the row.
-    let mut first_halves = vec![0u64; groups.next_multiple_of(4)];
+    let first_halves = &mut scratch.first_halves;
+    first_halves.clear();
+    first_halves.resize(groups.next_multiple_of(4), 0);
     // One spare zero word at the end for the shift.
-    let mut alive = vec![0u64; buffer_words + 1];
+    let alive = &mut scratch.alive;
+    alive.clear();
+    alive.resize(buffer_words + 1, 0);
     let avx2 = has_avx2();
     for y in 0..size[1] {
         let wy = min.y + y as i32;
@@ -883,7 +895,7 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3]) ->
             *a = mix64(key ^ ((gx as u32 as u64) | ((wy as u32 as u64) << 32)));
         }
         let plane = &mut g.words[y * size[2] * wpr..(y + 1) * size[2] * wpr];
-        seed_plane(&first_halves, min.z, plane, wpr, shift, last_mask, threshold16, &mut alive, avx2);
+        seed_plane(first_halves, min.z, plane, wpr, shift, last_mask, threshold16, alive, avx2);
     }
     g
 }
@@ -912,9 +924,14 @@ pub fn run_ca_3d_with(
     let Some(size_u) = window_size(size) else { return BitGrid3D::new(0, 0, 0) };
     let halo = total_passes(stages).min(1 << 16) as i32;
     let grown = [size_u[0] + 2 * halo as usize, size_u[1] + 2 * halo as usize, size_u[2] + 2 * halo as usize];
-    let mut g = seeded_window_3d(field_key(seed, salt), probability_threshold(alive_probability), min - IVec3::splat(halo), grown);
+    let mut g = seeded_window_3d(field_key(seed, salt), probability_threshold(alive_probability), min - IVec3::splat(halo), grown, scratch);
     run_stages_shrinking(&mut g, stages, scratch);
-    if halo == 0 { g } else { g.crop(halo as usize, halo as usize, halo as usize, size_u) }
+    if halo == 0 {
+        return g;
+    }
+    let inner = g.crop(halo as usize, halo as usize, halo as usize, size_u);
+    scratch.seeded = Some(g);
+    inner
 }
 
 /// The infinite 2D automaton over world cells `[min, min + size)` after `stages` (3×3
@@ -927,8 +944,8 @@ pub fn run_ca_2d(seed: u64, salt: u64, alive_probability: f32, min: (i32, i32), 
     // A 2D field is the z = 2D-y plane of a 3D field at a fixed y far from any 3D use.
     let key = field_key(seed, salt ^ 0x2d2d_2d2d);
     let origin = IVec3::new(min.0 - halo as i32, 0, min.1 - halo as i32);
-    let mut g = seeded_window_3d(key, probability_threshold(alive_probability), origin, [w, 1, h]);
     let mut scratch = CaScratch::default();
+    let mut g = seeded_window_3d(key, probability_threshold(alive_probability), origin, [w, 1, h], &mut scratch);
     run_stages_shrinking(&mut g, stages, &mut scratch);
     let inner = if halo == 0 { g } else { g.crop(halo, 0, halo, size_u) };
     BitGrid2D { inner }
