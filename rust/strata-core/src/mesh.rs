@@ -10,7 +10,8 @@
 //! [`Mesher`] is a binary greedy mesher that works on whole rows of 64 bits at a time:
 //! 1. one pass over the voxels packs each row along x into `u64` class masks (solid, liquid, air);
 //!    the layers that are neither all empty nor all solid are also transposed (64×64 bit
-//!    matrices, two or four at a time in SIMD registers) into rows along z, so that every
+//!    matrices, two or four at a time in SIMD registers; with AVX2 and at most 40 rows, four
+//!    layers as 32×32 halves plus the rows past 32 bit by bit) into rows along z, so that every
 //!    direction has rows that run inside its slices: rows along x for the y and z faces, along z
 //!    for the x faces;
 //! 2. for each of the six directions, the visible faces of a row are a few bit operations against
@@ -1383,6 +1384,14 @@ fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { p
         }
         // A full group, or what is left at the end.
         if waiting == lanes || (y == py && waiting > 0) {
+            #[cfg(target_arch = "x86_64")]
+            if WIDE && pz <= 32 + MAX_EXTRA_ROWS {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2, which run only on
+                // CPUs that have it.
+                unsafe { transpose_layers_4_wide(rows, out, &group[..waiting], px, pz) };
+                waiting = 0;
+                continue;
+            }
             let inputs: [&[u64]; 4] = std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
             let mut transposed = [[0u64; 4]; 64];
             #[cfg(target_arch = "x86_64")]
@@ -1401,6 +1410,88 @@ fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { p
                 }
             }
             waiting = 0;
+        }
+    }
+}
+
+/// Rows past the first 32 that [`transpose_layers_4_wide`] takes (bit by bit).
+const MAX_EXTRA_ROWS: usize = 8;
+
+/// Transposes the layers `layers` (one to four) of `rows` (`pz` rows of `px` bits each, `pz` at
+/// most `32 + MAX_EXTRA_ROWS`) into `out` (`px` rows of `pz` bits each, at `layer * px`), one
+/// layer per 64-bit lane: the last five rounds of [`transpose_64x2`] on the first 32 rows turn
+/// both 32-bit halves into 32×32 transposes (row `c` holds column `c` in its low half and column
+/// `32 + c` in its high half); the rows past 32 are added bit by bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: usize, pz: usize) {
+    use std::arch::x86_64::*;
+    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
+    #[inline(always)]
+    fn round<const J: i32>(v: &mut [__m256i; 32], lo: u64) {
+        // SAFETY: AVX2 register operations only, inside `transpose_layers_4_wide`.
+        unsafe {
+            let lo = _mm256_set1_epi64x(lo as i64);
+            let j = J as usize;
+            let mut base = 0;
+            while base < 32 {
+                for r in base..base + j {
+                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                    v[r + j] = _mm256_xor_si256(v[r + j], t);
+                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
+                }
+                base += 2 * j;
+            }
+        }
+    }
+    // Unused lanes repeat the first layer (and are not written out).
+    let layer = |k: usize| layers.get(k).copied().unwrap_or(layers[0]);
+    let inputs: [&[u64]; 4] = std::array::from_fn(|k| &rows[layer(k) * pz..layer(k) * pz + pz]);
+    let row = |r: usize| _mm256_set_epi64x(inputs[3][r] as i64, inputs[2][r] as i64, inputs[1][r] as i64, inputs[0][r] as i64);
+    let mut v = [_mm256_setzero_si256(); 32];
+    for (r, slot) in v.iter_mut().enumerate().take(pz.min(32)) {
+        *slot = row(r);
+    }
+    round::<16>(&mut v, TRANSPOSE_LOW[1]);
+    round::<8>(&mut v, TRANSPOSE_LOW[2]);
+    round::<4>(&mut v, TRANSPOSE_LOW[3]);
+    round::<2>(&mut v, TRANSPOSE_LOW[4]);
+    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    let extra = pz.saturating_sub(32);
+    let mut extra_rows = [_mm256_setzero_si256(); MAX_EXTRA_ROWS];
+    for (r, slot) in extra_rows.iter_mut().enumerate().take(extra) {
+        *slot = row(32 + r);
+    }
+    let (low_half, one) = (_mm256_set1_epi64x(0xFFFF_FFFF), _mm256_set1_epi64x(1));
+    // Column `c` of the four layers, one per lane.
+    let column = |c: usize| {
+        let mut w = if c < 32 { _mm256_and_si256(v[c], low_half) } else { _mm256_srli_epi64::<32>(v[c - 32]) };
+        let at = _mm256_set1_epi64x(c as i64);
+        for (r, &x) in extra_rows.iter().enumerate().take(extra) {
+            // Bit `c` of row `32 + r` to bit `32 + r`.
+            w = _mm256_or_si256(w, _mm256_sllv_epi64(_mm256_and_si256(_mm256_srlv_epi64(x, at), one), _mm256_set1_epi64x(32 + r as i64)));
+        }
+        w
+    };
+    // Four columns at a time: a 4×4 transpose of their lanes gives each layer's four output rows
+    // in one register.
+    let mut c = 0;
+    while c + 4 <= px {
+        let (w0, w1, w2, w3) = (column(c), column(c + 1), column(c + 2), column(c + 3));
+        let (t0, t1, t2, t3) = (_mm256_unpacklo_epi64(w0, w1), _mm256_unpackhi_epi64(w0, w1), _mm256_unpacklo_epi64(w2, w3), _mm256_unpackhi_epi64(w2, w3));
+        let by_layer = [_mm256_permute2x128_si256::<0x20>(t0, t2), _mm256_permute2x128_si256::<0x20>(t1, t3), _mm256_permute2x128_si256::<0x31>(t0, t2), _mm256_permute2x128_si256::<0x31>(t1, t3)];
+        for (&l, &w) in layers.iter().zip(&by_layer) {
+            let dst = &mut out[l * px + c..l * px + c + 4];
+            // SAFETY: the store writes the 4 words (32 bytes) of `dst`, unaligned.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast::<__m256i>(), w) };
+        }
+        c += 4;
+    }
+    for c in c..px {
+        // SAFETY: `__m256i` and `[u64; 4]` are 32 plain bytes, any bits valid in each.
+        let lanes = unsafe { std::mem::transmute::<__m256i, [u64; 4]>(column(c)) };
+        for (&l, &bits) in layers.iter().zip(&lanes) {
+            out[l * px + c] = bits;
         }
     }
 }
