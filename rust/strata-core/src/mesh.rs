@@ -1220,17 +1220,24 @@ static AO_SHADE_SHUFFLE: [[u8; 16]; 256] = {
 fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], quads: &mut Vec<PackedQuad>) {
     quads.clear();
     let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
+    // Every row of every slice lies below `end`, checked once here for the unchecked reads
+    // below.
+    let end = origin + layers.saturating_sub(1) * layer_step + rows.saturating_sub(1) * row_step + 1;
+    assert!(faces.len() >= end && (ANY || (along.len() >= end && across.len() >= end)), "merge rows out of range");
+    // Only rows below `rows` (so below `end`) are visited.
+    let row_mask = if rows >= 64 { !0 } else { (1u64 << rows) - 1 };
     for (layer, &occupied) in slice_rows[..layers].iter().enumerate() {
-        let mut rows_left = occupied;
+        let mut rows_left = occupied & row_mask;
         while rows_left != 0 {
             let r = rows_left.trailing_zeros() as usize;
             rows_left &= rows_left - 1;
             let ri = origin + layer * layer_step + r * row_step;
-            let mut bits = faces[ri];
+            // SAFETY: row `r` of slice `layer` is below `end` (checked above against all three
+            // arrays).
+            let (mut bits, joins) = unsafe { (*faces.get_unchecked(ri), if ANY { !0 } else { *along.get_unchecked(ri) }) };
             if bits == 0 {
                 continue;
             }
-            let joins = if ANY { !0 } else { along[ri] };
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 // Bit k of `cont`: faces k and k + 1 are both left and may merge.
@@ -1242,10 +1249,13 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
                 let mut rj = ri;
                 while r + h < rows {
                     let next = rj + row_step;
-                    if faces[next] & run != run || (!ANY && across[rj] & run != run) {
+                    // SAFETY: `rj` and `next` are rows `r + h - 1` and `r + h` of this slice, both
+                    // below `rows`, so below `end` (checked above against all three arrays).
+                    let (below, down) = unsafe { (faces.get_unchecked_mut(next), if ANY { !0 } else { *across.get_unchecked(rj) }) };
+                    if *below & run != run || down & run != run {
                         break;
                     }
-                    faces[next] &= !run;
+                    *below &= !run;
                     rj = next;
                     h += 1;
                 }
