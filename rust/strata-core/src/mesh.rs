@@ -913,20 +913,27 @@ impl Mesher {
         // The liquid rows are only written when this box's liquid faces are meshed; otherwise they
         // hold another box's faces.
         let wet = self.liquid_faces;
+        // Every row visited (an interior row `i` of layers 1 to ny, and the row before it in its
+        // slice) lies below `end`, checked once here for the unchecked accesses below.
+        let end = (dims.ny + 1) * o.stride;
+        assert!(faces.solid.len() >= end && faces.along.len() >= end && faces.across.len() >= end && (!wet || faces.liquid.len() >= end), "merge mask rows out of range");
+        let row_mask = if o.rows >= 64 { !0 } else { (1u64 << o.rows) - 1 };
         for y in 1..=dims.ny {
             let base = y * o.stride;
             // Uniformity along the row axis of the previous row of this layer (y directions).
             let mut previous_row = 0u64;
-            let mut rows_left = faces.layer_rows[y - 1];
+            let mut rows_left = faces.layer_rows[y - 1] & row_mask;
             while rows_left != 0 {
                 let w = rows_left.trailing_zeros() as usize + 1;
                 rows_left &= rows_left - 1;
                 let i = base + w;
-                // Back in padded bits (the face arrays hold bit b - 1).
-                let faces_at = |r: usize| (faces.solid[r] | if wet { faces.liquid[r] } else { 0 }) << 1;
-                let here = faces_at(i);
+                // Solid faces, and all faces, back in padded bits (the face arrays hold bit b - 1).
+                // SAFETY: `r` is `i` (at most `ny * stride + rows`) or the row before it in its
+                // slice, below `end` (checked above, the liquid rows when `wet`).
+                let faces_at = |r: usize| unsafe { (*faces.solid.get_unchecked(r) << 1, (*faces.solid.get_unchecked(r) | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1) };
+                let (solid_here, here) = faces_at(i);
                 // Without AO every face is uniform: only the blocks decide.
-                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), faces.solid[i] << 1) } else { (!0, !0) };
+                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), solid_here) } else { (!0, !0) };
                 let (along_bits, along_rows) = if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
                 // Two neighbouring faces merge when both are uniform towards each other and they
                 // hold the same block. Along the row: this row against itself shifted. Across:
@@ -934,10 +941,15 @@ impl Mesher {
                 // previous one. (A row without faces leaves no candidates.)
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
-                faces.along[i] = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
+                let along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
                 let (previous, uniform_before) = if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
-                let across = faces_at(previous) & here & uniform_before & along_rows;
-                faces.across[previous] = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                let across = faces_at(previous).1 & here & uniform_before & along_rows;
+                let across_mask = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                // SAFETY: `i` and `previous` are below `end`, as above.
+                unsafe {
+                    *faces.along.get_unchecked_mut(i) = along_mask;
+                    *faces.across.get_unchecked_mut(previous) = across_mask;
+                }
                 if layers_adjacent {
                     layer_uniformity[w - 1] = along_rows;
                 } else {
