@@ -1291,11 +1291,11 @@ fn shift_bits(w: u64, db: i32) -> u64 {
 /// faces of direction `D` of padded row `i`, aligned so bit `b` is the neighbour of face `b`.
 #[inline(always)]
 fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) -> [u64; 8] {
-    let front = i as isize + o.across;
-    let row = |step: i32| solid[(front + step as isize * o.row_step) as usize];
+    let (front, step) = ((i as isize + o.across) as usize, o.row_step as usize);
     // Three rows (one step each way along the axis that is not the bits), each shifted along the
-    // bits.
-    let rows = [row(-1), row(0), row(1)];
+    // bits; one range check for the three.
+    let window = &solid[front - step..=front + step];
+    let rows = [window[0], window[step], window[2 * step]];
     let mut around = [0u64; 8];
     for (n, &(du, dv)) in around.iter_mut().zip(&NEIGHBOURS) {
         let (along_rows, along_bits) = if o.u_along_bits { (dv, du) } else { (du, dv) };
@@ -1319,7 +1319,10 @@ fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usiz
         // Rows (y, z) along x: y steps (v), bits x (u).
         Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
     };
-    let window = rows.iter().enumerate().fold(0, |w, (k, &r)| w | (((solid[r] >> (bit - 1)) & 7) as usize) << (3 * k));
+    // One range check for the three rows.
+    let step = rows[1] - rows[0];
+    let in_front = &solid[rows[0]..=rows[0] + 2 * step];
+    let window = [in_front[0], in_front[step], in_front[2 * step]].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }
