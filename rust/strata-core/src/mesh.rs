@@ -10,7 +10,8 @@
 //! [`Mesher`] is a binary greedy mesher that works on whole rows of 64 bits at a time:
 //! 1. one pass over the voxels packs each row along x into `u64` class masks (solid, liquid, air);
 //!    the layers that are neither all empty nor all solid are also transposed (64×64 bit
-//!    matrices, two or four at a time in SIMD registers) into rows along z, so that every
+//!    matrices, two or four at a time in SIMD registers; with AVX2 and at most 40 rows, four
+//!    layers as 32×32 halves plus the rows past 32 bit by bit) into rows along z, so that every
 //!    direction has rows that run inside its slices: rows along x for the y and z faces, along z
 //!    for the x faces;
 //! 2. for each of the six directions, the visible faces of a row are a few bit operations against
@@ -912,20 +913,27 @@ impl Mesher {
         // The liquid rows are only written when this box's liquid faces are meshed; otherwise they
         // hold another box's faces.
         let wet = self.liquid_faces;
+        // Every row visited (an interior row `i` of layers 1 to ny, and the row before it in its
+        // slice) lies below `end`, checked once here for the unchecked accesses below.
+        let end = (dims.ny + 1) * o.stride;
+        assert!(faces.solid.len() >= end && faces.along.len() >= end && faces.across.len() >= end && (!wet || faces.liquid.len() >= end), "merge mask rows out of range");
+        let row_mask = if o.rows >= 64 { !0 } else { (1u64 << o.rows) - 1 };
         for y in 1..=dims.ny {
             let base = y * o.stride;
             // Uniformity along the row axis of the previous row of this layer (y directions).
             let mut previous_row = 0u64;
-            let mut rows_left = faces.layer_rows[y - 1];
+            let mut rows_left = faces.layer_rows[y - 1] & row_mask;
             while rows_left != 0 {
                 let w = rows_left.trailing_zeros() as usize + 1;
                 rows_left &= rows_left - 1;
                 let i = base + w;
-                // Back in padded bits (the face arrays hold bit b - 1).
-                let faces_at = |r: usize| (faces.solid[r] | if wet { faces.liquid[r] } else { 0 }) << 1;
-                let here = faces_at(i);
+                // Solid faces, and all faces, back in padded bits (the face arrays hold bit b - 1).
+                // SAFETY: `r` is `i` (at most `ny * stride + rows`) or the row before it in its
+                // slice, below `end` (checked above, the liquid rows when `wet`).
+                let faces_at = |r: usize| unsafe { (*faces.solid.get_unchecked(r) << 1, (*faces.solid.get_unchecked(r) | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1) };
+                let (solid_here, here) = faces_at(i);
                 // Without AO every face is uniform: only the blocks decide.
-                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), faces.solid[i] << 1) } else { (!0, !0) };
+                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), solid_here) } else { (!0, !0) };
                 let (along_bits, along_rows) = if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
                 // Two neighbouring faces merge when both are uniform towards each other and they
                 // hold the same block. Along the row: this row against itself shifted. Across:
@@ -933,10 +941,15 @@ impl Mesher {
                 // previous one. (A row without faces leaves no candidates.)
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
-                faces.along[i] = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
+                let along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
                 let (previous, uniform_before) = if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
-                let across = faces_at(previous) & here & uniform_before & along_rows;
-                faces.across[previous] = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                let across = faces_at(previous).1 & here & uniform_before & along_rows;
+                let across_mask = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                // SAFETY: `i` and `previous` are below `end`, as above.
+                unsafe {
+                    *faces.along.get_unchecked_mut(i) = along_mask;
+                    *faces.across.get_unchecked_mut(previous) = across_mask;
+                }
                 if layers_adjacent {
                     layer_uniformity[w - 1] = along_rows;
                 } else {
@@ -1219,17 +1232,24 @@ static AO_SHADE_SHUFFLE: [[u8; 16]; 256] = {
 fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], quads: &mut Vec<PackedQuad>) {
     quads.clear();
     let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
+    // Every row of every slice lies below `end`, checked once here for the unchecked reads
+    // below.
+    let end = origin + layers.saturating_sub(1) * layer_step + rows.saturating_sub(1) * row_step + 1;
+    assert!(faces.len() >= end && (ANY || (along.len() >= end && across.len() >= end)), "merge rows out of range");
+    // Only rows below `rows` (so below `end`) are visited.
+    let row_mask = if rows >= 64 { !0 } else { (1u64 << rows) - 1 };
     for (layer, &occupied) in slice_rows[..layers].iter().enumerate() {
-        let mut rows_left = occupied;
+        let mut rows_left = occupied & row_mask;
         while rows_left != 0 {
             let r = rows_left.trailing_zeros() as usize;
             rows_left &= rows_left - 1;
             let ri = origin + layer * layer_step + r * row_step;
-            let mut bits = faces[ri];
+            // SAFETY: row `r` of slice `layer` is below `end` (checked above against all three
+            // arrays).
+            let (mut bits, joins) = unsafe { (*faces.get_unchecked(ri), if ANY { !0 } else { *along.get_unchecked(ri) }) };
             if bits == 0 {
                 continue;
             }
-            let joins = if ANY { !0 } else { along[ri] };
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 // Bit k of `cont`: faces k and k + 1 are both left and may merge.
@@ -1241,10 +1261,13 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
                 let mut rj = ri;
                 while r + h < rows {
                     let next = rj + row_step;
-                    if faces[next] & run != run || (!ANY && across[rj] & run != run) {
+                    // SAFETY: `rj` and `next` are rows `r + h - 1` and `r + h` of this slice, both
+                    // below `rows`, so below `end` (checked above against all three arrays).
+                    let (below, down) = unsafe { (faces.get_unchecked_mut(next), if ANY { !0 } else { *across.get_unchecked(rj) }) };
+                    if *below & run != run || down & run != run {
                         break;
                     }
-                    faces[next] &= !run;
+                    *below &= !run;
                     rj = next;
                     h += 1;
                 }
@@ -1268,11 +1291,11 @@ fn shift_bits(w: u64, db: i32) -> u64 {
 /// faces of direction `D` of padded row `i`, aligned so bit `b` is the neighbour of face `b`.
 #[inline(always)]
 fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) -> [u64; 8] {
-    let front = i as isize + o.across;
-    let row = |step: i32| solid[(front + step as isize * o.row_step) as usize];
+    let (front, step) = ((i as isize + o.across) as usize, o.row_step as usize);
     // Three rows (one step each way along the axis that is not the bits), each shifted along the
-    // bits.
-    let rows = [row(-1), row(0), row(1)];
+    // bits; one range check for the three.
+    let window = &solid[front - step..=front + step];
+    let rows = [window[0], window[step], window[2 * step]];
     let mut around = [0u64; 8];
     for (n, &(du, dv)) in around.iter_mut().zip(&NEIGHBOURS) {
         let (along_rows, along_bits) = if o.u_along_bits { (dv, du) } else { (du, dv) };
@@ -1296,7 +1319,10 @@ fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usiz
         // Rows (y, z) along x: y steps (v), bits x (u).
         Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
     };
-    let window = rows.iter().enumerate().fold(0, |w, (k, &r)| w | (((solid[r] >> (bit - 1)) & 7) as usize) << (3 * k));
+    // One range check for the three rows.
+    let step = rows[1] - rows[0];
+    let in_front = &solid[rows[0]..=rows[0] + 2 * step];
+    let window = [in_front[0], in_front[step], in_front[2 * step]].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }
@@ -1383,6 +1409,14 @@ fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { p
         }
         // A full group, or what is left at the end.
         if waiting == lanes || (y == py && waiting > 0) {
+            #[cfg(target_arch = "x86_64")]
+            if WIDE && pz <= 32 + MAX_EXTRA_ROWS {
+                // SAFETY: `WIDE` is only set in the builds compiled for AVX2, which run only on
+                // CPUs that have it.
+                unsafe { transpose_layers_4_wide(rows, out, &group[..waiting], px, pz) };
+                waiting = 0;
+                continue;
+            }
             let inputs: [&[u64]; 4] = std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
             let mut transposed = [[0u64; 4]; 64];
             #[cfg(target_arch = "x86_64")]
@@ -1401,6 +1435,88 @@ fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { p
                 }
             }
             waiting = 0;
+        }
+    }
+}
+
+/// Rows past the first 32 that [`transpose_layers_4_wide`] takes (bit by bit).
+const MAX_EXTRA_ROWS: usize = 8;
+
+/// Transposes the layers `layers` (one to four) of `rows` (`pz` rows of `px` bits each, `pz` at
+/// most `32 + MAX_EXTRA_ROWS`) into `out` (`px` rows of `pz` bits each, at `layer * px`), one
+/// layer per 64-bit lane: the last five rounds of [`transpose_64x2`] on the first 32 rows turn
+/// both 32-bit halves into 32×32 transposes (row `c` holds column `c` in its low half and column
+/// `32 + c` in its high half); the rows past 32 are added bit by bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: usize, pz: usize) {
+    use std::arch::x86_64::*;
+    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
+    #[inline(always)]
+    fn round<const J: i32>(v: &mut [__m256i; 32], lo: u64) {
+        // SAFETY: AVX2 register operations only, inside `transpose_layers_4_wide`.
+        unsafe {
+            let lo = _mm256_set1_epi64x(lo as i64);
+            let j = J as usize;
+            let mut base = 0;
+            while base < 32 {
+                for r in base..base + j {
+                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                    v[r + j] = _mm256_xor_si256(v[r + j], t);
+                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
+                }
+                base += 2 * j;
+            }
+        }
+    }
+    // Unused lanes repeat the first layer (and are not written out).
+    let layer = |k: usize| layers.get(k).copied().unwrap_or(layers[0]);
+    let inputs: [&[u64]; 4] = std::array::from_fn(|k| &rows[layer(k) * pz..layer(k) * pz + pz]);
+    let row = |r: usize| _mm256_set_epi64x(inputs[3][r] as i64, inputs[2][r] as i64, inputs[1][r] as i64, inputs[0][r] as i64);
+    let mut v = [_mm256_setzero_si256(); 32];
+    for (r, slot) in v.iter_mut().enumerate().take(pz.min(32)) {
+        *slot = row(r);
+    }
+    round::<16>(&mut v, TRANSPOSE_LOW[1]);
+    round::<8>(&mut v, TRANSPOSE_LOW[2]);
+    round::<4>(&mut v, TRANSPOSE_LOW[3]);
+    round::<2>(&mut v, TRANSPOSE_LOW[4]);
+    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    let extra = pz.saturating_sub(32);
+    let mut extra_rows = [_mm256_setzero_si256(); MAX_EXTRA_ROWS];
+    for (r, slot) in extra_rows.iter_mut().enumerate().take(extra) {
+        *slot = row(32 + r);
+    }
+    let (low_half, one) = (_mm256_set1_epi64x(0xFFFF_FFFF), _mm256_set1_epi64x(1));
+    // Column `c` of the four layers, one per lane.
+    let column = |c: usize| {
+        let mut w = if c < 32 { _mm256_and_si256(v[c], low_half) } else { _mm256_srli_epi64::<32>(v[c - 32]) };
+        let at = _mm256_set1_epi64x(c as i64);
+        for (r, &x) in extra_rows.iter().enumerate().take(extra) {
+            // Bit `c` of row `32 + r` to bit `32 + r`.
+            w = _mm256_or_si256(w, _mm256_sllv_epi64(_mm256_and_si256(_mm256_srlv_epi64(x, at), one), _mm256_set1_epi64x(32 + r as i64)));
+        }
+        w
+    };
+    // Four columns at a time: a 4×4 transpose of their lanes gives each layer's four output rows
+    // in one register.
+    let mut c = 0;
+    while c + 4 <= px {
+        let (w0, w1, w2, w3) = (column(c), column(c + 1), column(c + 2), column(c + 3));
+        let (t0, t1, t2, t3) = (_mm256_unpacklo_epi64(w0, w1), _mm256_unpackhi_epi64(w0, w1), _mm256_unpacklo_epi64(w2, w3), _mm256_unpackhi_epi64(w2, w3));
+        let by_layer = [_mm256_permute2x128_si256::<0x20>(t0, t2), _mm256_permute2x128_si256::<0x20>(t1, t3), _mm256_permute2x128_si256::<0x31>(t0, t2), _mm256_permute2x128_si256::<0x31>(t1, t3)];
+        for (&l, &w) in layers.iter().zip(&by_layer) {
+            let dst = &mut out[l * px + c..l * px + c + 4];
+            // SAFETY: the store writes the 4 words (32 bytes) of `dst`, unaligned.
+            unsafe { _mm256_storeu_si256(dst.as_mut_ptr().cast::<__m256i>(), w) };
+        }
+        c += 4;
+    }
+    for c in c..px {
+        // SAFETY: `__m256i` and `[u64; 4]` are 32 plain bytes, any bits valid in each.
+        let lanes = unsafe { std::mem::transmute::<__m256i, [u64; 4]>(column(c)) };
+        for (&l, &bits) in layers.iter().zip(&lanes) {
+            out[l * px + c] = bits;
         }
     }
 }
