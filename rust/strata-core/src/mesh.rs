@@ -1442,6 +1442,30 @@ fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { p
 /// Rows past the first 32 that [`transpose_layers_4_wide`] takes (bit by bit).
 const MAX_EXTRA_ROWS: usize = 8;
 
+/// One round of a transpose of four bit matrices side by side (one AVX2 register per row, `N`
+/// rows): block swaps between rows `r` and `r + J` (`r & J == 0`), `lo` = the columns without
+/// bit `J`. Only for callers compiled for AVX2, into which it is inlined.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn transpose_round_wide<const J: i32, const N: usize>(v: &mut [std::arch::x86_64::__m256i; N], lo: u64) {
+    use std::arch::x86_64::{_mm256_and_si256, _mm256_set1_epi64x, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_xor_si256};
+    // SAFETY: AVX2 register operations only; the callers are compiled for AVX2 and run only on
+    // CPUs that have it.
+    unsafe {
+        let lo = _mm256_set1_epi64x(lo as i64);
+        let j = J as usize;
+        let mut base = 0;
+        while base < N {
+            for r in base..base + j {
+                let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
+                v[r + j] = _mm256_xor_si256(v[r + j], t);
+                v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
+            }
+            base += 2 * j;
+        }
+    }
+}
+
 /// Transposes the layers `layers` (one to four) of `rows` (`pz` rows of `px` bits each, `pz` at
 /// most `32 + MAX_EXTRA_ROWS`) into `out` (`px` rows of `pz` bits each, at `layer * px`), one
 /// layer per 64-bit lane: the last five rounds of [`transpose_64x2`] on the first 32 rows turn
@@ -1451,24 +1475,6 @@ const MAX_EXTRA_ROWS: usize = 8;
 #[target_feature(enable = "avx2")]
 fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: usize, pz: usize) {
     use std::arch::x86_64::*;
-    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
-    #[inline(always)]
-    fn round<const J: i32>(v: &mut [__m256i; 32], lo: u64) {
-        // SAFETY: AVX2 register operations only, inside `transpose_layers_4_wide`.
-        unsafe {
-            let lo = _mm256_set1_epi64x(lo as i64);
-            let j = J as usize;
-            let mut base = 0;
-            while base < 32 {
-                for r in base..base + j {
-                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
-                    v[r + j] = _mm256_xor_si256(v[r + j], t);
-                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
-                }
-                base += 2 * j;
-            }
-        }
-    }
     // Unused lanes repeat the first layer (and are not written out).
     let layer = |k: usize| layers.get(k).copied().unwrap_or(layers[0]);
     let inputs: [&[u64]; 4] = std::array::from_fn(|k| &rows[layer(k) * pz..layer(k) * pz + pz]);
@@ -1477,11 +1483,11 @@ fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: 
     for (r, slot) in v.iter_mut().enumerate().take(pz.min(32)) {
         *slot = row(r);
     }
-    round::<16>(&mut v, TRANSPOSE_LOW[1]);
-    round::<8>(&mut v, TRANSPOSE_LOW[2]);
-    round::<4>(&mut v, TRANSPOSE_LOW[3]);
-    round::<2>(&mut v, TRANSPOSE_LOW[4]);
-    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    transpose_round_wide::<16, _>(&mut v, TRANSPOSE_LOW[1]);
+    transpose_round_wide::<8, _>(&mut v, TRANSPOSE_LOW[2]);
+    transpose_round_wide::<4, _>(&mut v, TRANSPOSE_LOW[3]);
+    transpose_round_wide::<2, _>(&mut v, TRANSPOSE_LOW[4]);
+    transpose_round_wide::<1, _>(&mut v, TRANSPOSE_LOW[5]);
     let extra = pz.saturating_sub(32);
     let mut extra_rows = [_mm256_setzero_si256(); MAX_EXTRA_ROWS];
     for (r, slot) in extra_rows.iter_mut().enumerate().take(extra) {
@@ -1528,36 +1534,18 @@ fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: 
 #[target_feature(enable = "avx2")]
 fn transpose_64x4_wide(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
     use std::arch::x86_64::*;
-    /// One round of block swaps between rows `r` and `r + J`, `lo` = the columns without bit `J`.
-    #[inline(always)]
-    fn round<const J: i32>(v: &mut [__m256i; 64], lo: u64) {
-        // SAFETY: AVX2 register operations only, inside `transpose_64x4_wide`.
-        unsafe {
-            let lo = _mm256_set1_epi64x(lo as i64);
-            let j = J as usize;
-            let mut base = 0;
-            while base < 64 {
-                for r in base..base + j {
-                    let t = _mm256_and_si256(_mm256_xor_si256(_mm256_srli_epi64::<J>(v[r]), v[r + j]), lo);
-                    v[r + j] = _mm256_xor_si256(v[r + j], t);
-                    v[r] = _mm256_xor_si256(v[r], _mm256_slli_epi64::<J>(t));
-                }
-                base += 2 * j;
-            }
-        }
-    }
     let rows = inputs.iter().map(|m| m.len()).max().unwrap_or(0);
     let mut v = [_mm256_setzero_si256(); 64];
     for (r, slot) in v.iter_mut().enumerate().take(rows) {
         let lane = |k: usize| inputs[k].get(r).copied().unwrap_or(0) as i64;
         *slot = _mm256_set_epi64x(lane(3), lane(2), lane(1), lane(0));
     }
-    round::<32>(&mut v, TRANSPOSE_LOW[0]);
-    round::<16>(&mut v, TRANSPOSE_LOW[1]);
-    round::<8>(&mut v, TRANSPOSE_LOW[2]);
-    round::<4>(&mut v, TRANSPOSE_LOW[3]);
-    round::<2>(&mut v, TRANSPOSE_LOW[4]);
-    round::<1>(&mut v, TRANSPOSE_LOW[5]);
+    transpose_round_wide::<32, _>(&mut v, TRANSPOSE_LOW[0]);
+    transpose_round_wide::<16, _>(&mut v, TRANSPOSE_LOW[1]);
+    transpose_round_wide::<8, _>(&mut v, TRANSPOSE_LOW[2]);
+    transpose_round_wide::<4, _>(&mut v, TRANSPOSE_LOW[3]);
+    transpose_round_wide::<2, _>(&mut v, TRANSPOSE_LOW[4]);
+    transpose_round_wide::<1, _>(&mut v, TRANSPOSE_LOW[5]);
     for (row, w) in out.iter_mut().zip(v) {
         // SAFETY: the store writes the 32 bytes of `row`, unaligned.
         unsafe { _mm256_storeu_si256(row.as_mut_ptr() as *mut __m256i, w) };
