@@ -78,14 +78,20 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	for child in w.get_children():
 		if child is MeshInstance3D and child.visible:
 			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh shown behind at " + str(child.position))
-	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	var meshes := await _mesh_children_once_freed(w)
 	var st := w.get_stats()
-	var meshes := 0
+	for child in meshes:
+		assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
+	assert_eq(meshes.size(), st["nodes"] + st["far_nodes"], "every mesh node belongs to a loaded chunk or far column")
+
+## The world's MeshInstance3D children once every unloaded node has been freed.
+func _mesh_children_once_freed(w: ChunkWorld) -> Array[MeshInstance3D]:
+	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	var out: Array[MeshInstance3D] = []
 	for child in w.get_children():
 		if child is MeshInstance3D:
-			meshes += 1
-			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
-	assert_eq(meshes, st["nodes"] + st["far_nodes"], "every mesh node belongs to a loaded chunk or far column")
+			out.append(child)
+	return out
 
 ## Back and forth faster than unloaded nodes are freed: a chunk that loads again frees its old,
 ## hidden nodes first, so its new nodes keep their names and nothing is left over.
@@ -98,15 +104,12 @@ func test_a_chunk_loading_again_before_its_old_nodes_are_freed() -> void:
 	var waiting: int = w.get_stats()["nodes_to_free"]
 	_viewer(w).position = Vector3(16, 0, 16)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready back home")
-	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	var meshes := await _mesh_children_once_freed(w)
 	var st := w.get_stats()
-	var meshes := 0
-	for child in w.get_children():
-		if child is MeshInstance3D:
-			meshes += 1
-			assert_true(String(child.name).begins_with("chunk_"), "chunk node named %s (%d were waiting to be freed)" % [child.name, waiting])
-			assert_true(child.visible, "a loaded chunk's mesh is shown")
-	assert_eq(meshes, st["nodes"], "one mesh node per loaded chunk with a mesh")
+	for child in meshes:
+		assert_true(String(child.name).begins_with("chunk_"), "chunk node named %s (%d were waiting to be freed)" % [child.name, waiting])
+		assert_true(child.visible, "a loaded chunk's mesh is shown")
+	assert_eq(meshes.size(), st["nodes"], "one mesh node per loaded chunk with a mesh")
 
 func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
 	var a := _make_world(99, 1)
