@@ -35,6 +35,15 @@ impl VoxelBuffer {
         self.data.resize(size.volume(), AIR);
     }
 
+    /// Reuse this buffer's allocation for a new box whose every voxel the caller then writes:
+    /// the contents are left unspecified (what the buffer held, air where it grew), which saves
+    /// clearing a buffer that is about to be overwritten.
+    pub(crate) fn reshape_for_overwrite(&mut self, min: IVec3, size: IVec3) {
+        self.min = min;
+        self.size = size;
+        self.data.resize(size.volume(), AIR);
+    }
+
     pub fn min(&self) -> IVec3 {
         self.min
     }

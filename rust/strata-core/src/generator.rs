@@ -263,14 +263,14 @@ impl Generator {
             self.columns_from_samples(&samples, nx, nz, &mut columns.columns);
             ring_from_samples(&samples, min.x, min.z, nx, nz, &mut ring);
         }
-        self.generate_from_columns(&columns, &ring, out, false);
+        self.generate_from_columns(&columns, &ring, out);
     }
 
     /// The stages after the column pass; `columns` covers `out`'s (x, z) rectangle exactly, and
-    /// `ring` holds the surfaces of the columns around it. `all_air`: `out` is known to be all
-    /// air already (just reset), so layers of air need not be written.
-    fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer, all_air: bool) {
-        self.fill_layers_onto(columns, out, all_air);
+    /// `ring` holds the surfaces of the columns around it. Every voxel of `out` is written, so
+    /// what it held before does not matter.
+    fn generate_from_columns(&self, columns: &ColumnGrid, ring: &RingSurfaces, out: &mut VoxelBuffer) {
+        self.fill_layers(columns, out);
         crate::worldgen::caves::carve_layers(self, columns, out);
         crate::worldgen::ores::place(self, columns, out);
         crate::worldgen::water::settle_with_ring(self, columns, Some(ring), out);
@@ -279,32 +279,25 @@ impl Generator {
     /// Stage 1: ground layers from the columns, water up to sea level. Writes every voxel of
     /// `out`, one horizontal layer at a time (the buffer's order): layers wholly below the
     /// lowest stone or above the highest surface and the sea are filled at once.
-    #[cfg(test)]
     fn fill_layers(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
-        self.fill_layers_onto(columns, out, false);
-    }
-
-    /// [`Generator::fill_layers`]; with `all_air` (`out` is all air already) the layers of air
-    /// are left as they are.
-    fn fill_layers_onto(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2.
-            return unsafe { self.fill_layers_avx2(columns, out, all_air) };
+            return unsafe { self.fill_layers_avx2(columns, out) };
         }
-        self.fill_layers_body(columns, out, all_air)
+        self.fill_layers_body(columns, out)
     }
 
-    /// [`Generator::fill_layers_onto`] built for AVX2 (the same code, so the same voxels; a mixed
+    /// [`Generator::fill_layers`] built for AVX2 (the same code, so the same voxels; a mixed
     /// layer's loop goes through twice as many voxels at once).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn fill_layers_avx2(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
-        self.fill_layers_body(columns, out, all_air)
+    fn fill_layers_avx2(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+        self.fill_layers_body(columns, out)
     }
 
     #[inline(always)]
-    fn fill_layers_body(&self, columns: &ColumnGrid, out: &mut VoxelBuffer, all_air: bool) {
+    fn fill_layers_body(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
         let (min, size) = (out.min(), out.size());
         debug_assert!(columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z);
         let sea = self.preset.water.sea_level;
@@ -329,9 +322,7 @@ impl Generator {
             if y < lo.saturating_sub(4) {
                 layer.fill(block::STONE);
             } else if y >= top {
-                if !all_air {
-                    layer.fill(AIR);
-                }
+                layer.fill(AIR);
             } else {
                 let above = if water && y < sea { block::WATER } else { AIR };
                 let (surface_blocks, subsurface_blocks) = (&surface_blocks[..plane], &subsurface_blocks[..plane]);
@@ -384,17 +375,18 @@ impl Generator {
         // height (surface 0) is not covered by the maximum (which skips it).
         let (highest, nan) = (1..=nu).flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu]).fold((f64::NEG_INFINITY, false), |(m, nan), s| (m.max(s.height), nan | s.height.is_nan()));
         let hi = if nu == 0 { i32::MIN } else { floor_to_i32(highest).max(if nan { 0 } else { i32::MIN }) };
-        out.reset(min, IVec3::splat(n));
         columns.columns.clear();
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
         if self.sky_above(c, hi) {
+            out.reset(min, IVec3::splat(n));
             return true;
         }
         self.columns_from_samples(&samples, nu, nu, &mut columns.columns);
         let mut ring = RingSurfaces::default();
         ring_from_samples(&samples, min.x, min.z, nu, nu, &mut ring);
-        // `out` was just reset: all air.
-        self.generate_from_columns(columns, &ring, out, true);
+        // The fill stage writes every voxel, so the buffer is not cleared first.
+        out.reshape_for_overwrite(min, IVec3::splat(n));
+        self.generate_from_columns(columns, &ring, out);
         false
     }
 

@@ -148,6 +148,18 @@ impl CavernField {
     }
 }
 
+impl Drop for CavernField {
+    /// Gives the grid's allocation back to the thread's automaton scratch for the next field.
+    fn drop(&mut self) {
+        let grid = std::mem::replace(&mut self.grid, BitGrid3D::new(0, 0, 0));
+        let _ = SCRATCH.try_with(|s| {
+            if let Ok(mut s) = s.try_borrow_mut() {
+                s.0.give_back(grid);
+            }
+        });
+    }
+}
+
 /// Tunnel noise sampled on the lattice points around a box of voxels.
 #[derive(Debug)]
 pub struct TunnelField {

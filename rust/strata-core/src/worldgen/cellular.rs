@@ -257,8 +257,17 @@ impl BitGrid3D {
 
     /// The sub-grid starting at `(x0, y0, z0)` of size `[nx, ny, nz]`, which must lie inside.
     pub fn crop(&self, x0: usize, y0: usize, z0: usize, size: [usize; 3]) -> BitGrid3D {
+        let mut out = BitGrid3D::new(0, 0, 0);
+        self.crop_into(x0, y0, z0, size, &mut out);
+        out
+    }
+
+    /// [`BitGrid3D::crop`] into `out`, reusing its allocation (every word of `out` is written).
+    pub fn crop_into(&self, x0: usize, y0: usize, z0: usize, size: [usize; 3], out: &mut BitGrid3D) {
         assert!(x0 + size[0] <= self.nx && y0 + size[1] <= self.ny && z0 + size[2] <= self.nz, "crop outside the grid");
-        let mut out = BitGrid3D::new(size[0], size[1], size[2]);
+        let words_per_row = size[0].div_ceil(64);
+        (out.nx, out.ny, out.nz, out.words_per_row) = (size[0], size[1], size[2], words_per_row);
+        out.words.resize(words_per_row * size[1] * size[2], 0);
         let last_mask = out.last_word_mask();
         for y in 0..size[1] {
             for z in 0..size[2] {
@@ -274,7 +283,6 @@ impl BitGrid3D {
                 }
             }
         }
-        out
     }
 }
 
@@ -361,8 +369,18 @@ pub struct CaScratch {
     spare: Option<BitGrid3D>,
     /// The grid of the last seeded window (cropped, then given back), and the seeding's rows.
     seeded: Option<BitGrid3D>,
+    /// A grid whose allocation the next cropped result reuses (see [`CaScratch::give_back`]).
+    cropped: Option<BitGrid3D>,
     first_halves: Vec<u64>,
     alive: Vec<u64>,
+}
+
+impl CaScratch {
+    /// Keeps a grid that [`run_ca_3d_with`] returned and its caller no longer needs, so that the
+    /// next run's result reuses its allocation.
+    pub fn give_back(&mut self, grid: BitGrid3D) {
+        self.cropped = Some(grid);
+    }
 }
 
 /// Whether the running CPU has AVX2: the word loops of a step then run their copies built for
@@ -911,7 +929,8 @@ pub fn run_ca_3d(seed: u64, salt: u64, alive_probability: f32, min: IVec3, size:
     run_ca_3d_with(seed, salt, alive_probability, min, size, stages, &mut CaScratch::default())
 }
 
-/// [`run_ca_3d`] reusing `scratch`.
+/// [`run_ca_3d`] reusing `scratch`, and for the result the allocation of a grid given back with
+/// [`CaScratch::give_back`].
 pub fn run_ca_3d_with(
     seed: u64,
     salt: u64,
@@ -929,7 +948,8 @@ pub fn run_ca_3d_with(
     if halo == 0 {
         return g;
     }
-    let inner = g.crop(halo as usize, halo as usize, halo as usize, size_u);
+    let mut inner = scratch.cropped.take().unwrap_or_else(|| BitGrid3D::new(0, 0, 0));
+    g.crop_into(halo as usize, halo as usize, halo as usize, size_u, &mut inner);
     scratch.seeded = Some(g);
     inner
 }
