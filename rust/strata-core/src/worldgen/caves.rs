@@ -731,11 +731,21 @@ impl BelowMasks<'_> {
         drops.resize(rows * stride, 0);
         masks.resize(rows * words, 0);
         let mut highest = 0;
+        let last_layer = layers.min(i32::MAX as usize) as i32;
         for ((row, row_drops), row_mask) in tops.chunks_exact(sx.max(1)).zip(drops.chunks_exact_mut(stride.max(1))).zip(masks.chunks_exact_mut(words.max(1))) {
-            for (x, &t) in row.iter().enumerate() {
-                let below = t.saturating_sub(y0).clamp(0, layers as i32) as usize;
-                highest = highest.max(below);
-                row_drops[below * words + x / 64] |= 1 << (x % 64);
+            if words == 1 {
+                // One word per layer (the common case): no word index to compute.
+                for (x, &t) in row.iter().enumerate() {
+                    let below = t.saturating_sub(y0).clamp(0, last_layer) as usize;
+                    highest = highest.max(below);
+                    row_drops[below] |= 1 << x;
+                }
+            } else {
+                for (x, &t) in row.iter().enumerate() {
+                    let below = t.saturating_sub(y0).clamp(0, last_layer) as usize;
+                    highest = highest.max(below);
+                    row_drops[below * words + x / 64] |= 1 << (x % 64);
+                }
             }
             row_mask.fill(!0);
             if !sx.is_multiple_of(64) {
@@ -935,10 +945,21 @@ fn carve_in(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer, 
                     None => 0,
                 };
                 let mut bits = cavern_open;
+                if cavern_in_stone {
+                    // Every voxel left is stone: each run of set bits becomes a run of air.
+                    while bits != 0 {
+                        let start = bits.trailing_zeros();
+                        let len = (!(bits >> start)).trailing_zeros() as usize;
+                        let at = row_start + 64 * w + start as usize;
+                        data[at..at + len].fill(AIR);
+                        // Adding the lowest set bit clears the lowest run.
+                        bits &= bits.wrapping_add(bits & bits.wrapping_neg());
+                    }
+                }
                 while bits != 0 {
                     let i = row_start + 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if cavern_in_stone || carvable_in(carvable_bits, data[i]) {
+                    if carvable_in(carvable_bits, data[i]) {
                         data[i] = AIR;
                     }
                 }
