@@ -185,6 +185,7 @@ struct TunnelBuffers {
     w_max: Vec<f32>,
     band1: Vec<bool>,
     point_rows: Vec<u64>,
+    first_points: Vec<usize>,
 }
 
 thread_local! {
@@ -579,36 +580,43 @@ impl TunnelField {
             return None;
         }
         // Per cell, over its corners: the largest width, and whether each band can cross it.
-        // `first_point(cl)` is the point at the cell's (0, 0, 0) corner.
-        let first_point = |cl: usize| {
-            let (i, rest) = (cl % cell_dims[0], cl / cell_dims[0]);
-            let (k, j) = (rest % cell_dims[2], rest / cell_dims[2]);
-            point(i, j, k)
-        };
+        // `first_points` holds, per cell, the point at its (0, 0, 0) corner.
+        let first_points = &mut bufs.first_points;
+        first_points.clear();
+        for j in 0..cell_dims[1] {
+            for k in 0..cell_dims[2] {
+                let first = point(0, j, k);
+                first_points.extend(first..first + cell_dims[0]);
+            }
+        }
+        let first_points = &*first_points;
         let w_max = &mut bufs.w_max;
         w_max.clear();
-        w_max.extend((0..needed.len()).map(|cl| {
-            if !needed[cl] {
+        w_max.extend(needed.iter().zip(first_points).map(|(&needed, &at)| {
+            if !needed {
                 return 0.0;
             }
-            let at = first_point(cl);
             corner_offsets.iter().fold(0.0f32, |m, &offset| m.max(values[at + offset][2]))
         }));
         let w_max = &*w_max;
-        let band = |values: &[[f32; 3]], a: usize, cl: usize| {
-            let (w, at) = (w_max[cl], first_point(cl));
-            let (lo_v, hi_v) = corner_offsets.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &offset| {
+        // Whether the band `|v| < w` of value `a` can cross the cell whose first point is `at`:
+        // some corner below `w` and some above `−w` (the values are never NaN: samples are
+        // clamped to [−1, 1], and points not sampled hold 0).
+        let band = |values: &[[f32; 3]], a: usize, w: f32, at: usize| {
+            let (mut below, mut above) = (false, false);
+            for &offset in &corner_offsets {
                 let v = values[at + offset][a];
-                (lo.min(v), hi.max(v))
-            });
-            lo_v < w && hi_v > -w
+                below |= v < w;
+                above |= v > -w;
+            }
+            below && above
         };
         mark(flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
         let n1_axes = [axis(dims[0], lo.x, &|x| x * f), axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH), axis(dims[2], lo.z, &|z| z * f)];
         sample_points(flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
         let band1 = &mut bufs.band1;
         band1.clear();
-        band1.extend((0..needed.len()).map(|cl| needed[cl] && w_max[cl] > 0.0 && band(&values, 0, cl)));
+        band1.extend(needed.iter().zip(w_max).zip(first_points).map(|((&needed, &w), &at)| needed && w > 0.0 && band(&values, 0, w, at)));
         let band1 = &*band1;
         mark(flags, NEED_N2, &|cl| band1[cl]);
         let n2_axes = [
@@ -619,7 +627,7 @@ impl TunnelField {
         sample_points(flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| v[1] = n as f32);
         let mut may_open = std::mem::take(&mut bufs.may_open);
         may_open.clear();
-        may_open.extend((0..needed.len()).map(|cl| band1[cl] && band(&values, 1, cl)));
+        may_open.extend(band1.iter().zip(w_max).zip(first_points).map(|((&band1, &w), &at)| band1 && band(&values, 1, w, at)));
         bufs.give_back();
         Some(Self { origin: lo, dims, values, may_open })
     }
