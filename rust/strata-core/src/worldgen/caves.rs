@@ -186,6 +186,7 @@ struct TunnelBuffers {
     band1: Vec<bool>,
     point_rows: Vec<u64>,
     first_points: Vec<usize>,
+    has_width: Vec<bool>,
 }
 
 thread_local! {
@@ -502,10 +503,10 @@ impl TunnelField {
         let flags = &mut bufs.flags;
         flags.clear();
         flags.resize(values.len(), 0);
-        // Marks the corners of every cell that `wants` with `flag`.
+        // Marks the corners of every cell that `wants` (one flag per cell) with `flag`.
         let corner_offsets = CORNERS.map(|(di, dj, dk)| point(di, dj, dk));
         let point_rows = &mut bufs.point_rows;
-        let mut mark = |flags: &mut [u8], flag: u8, wants: &dyn Fn(usize) -> bool| {
+        let mut mark = |flags: &mut [u8], flag: u8, wants: &[bool]| {
             if dims[0] <= 64 {
                 // Per row of points (j, k), as bits over i: the corners of the wanted cells of
                 // the rows of cells (j or j − 1, k or k − 1), which are those cells' bits and
@@ -515,7 +516,7 @@ impl TunnelField {
                 for j in 0..cell_dims[1] {
                     for k in 0..cell_dims[2] {
                         let first_cell = cell(0, j, k);
-                        let cells = (0..cell_dims[0]).fold(0u64, |m, i| m | (wants(first_cell + i) as u64) << i);
+                        let cells = wants[first_cell..first_cell + cell_dims[0]].iter().enumerate().fold(0u64, |m, (i, &w)| m | (w as u64) << i);
                         let corners = cells | cells << 1;
                         for (dj, dk) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
                             point_rows[(j + dj) * dims[2] + k + dk] |= corners;
@@ -535,7 +536,7 @@ impl TunnelField {
                 for k in 0..cell_dims[2] {
                     let (first_cell, first_point) = (cell(0, j, k), point(0, j, k));
                     for i in 0..cell_dims[0] {
-                        if wants(first_cell + i) {
+                        if wants[first_cell + i] {
                             for offset in corner_offsets {
                                 flags[first_point + i + offset] |= flag;
                             }
@@ -559,7 +560,7 @@ impl TunnelField {
         };
         // The noises' coordinates along each axis, as `noise` is given them.
         let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
-        mark(flags, NEED_GATE, &|cl| needed[cl]);
+        mark(flags, NEED_GATE, needed);
         let mut any_width = false;
         let gate_axes = [
             axis(dims[0], lo.x, &|x| x * f * 0.25),
@@ -611,14 +612,18 @@ impl TunnelField {
             }
             below && above
         };
-        mark(flags, NEED_N1, &|cl| needed[cl] && w_max[cl] > 0.0);
+        let has_width = &mut bufs.has_width;
+        has_width.clear();
+        has_width.extend(needed.iter().zip(w_max).map(|(&needed, &w)| needed && w > 0.0));
+        let has_width = &*has_width;
+        mark(flags, NEED_N1, has_width);
         let n1_axes = [axis(dims[0], lo.x, &|x| x * f), axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH), axis(dims[2], lo.z, &|z| z * f)];
         sample_points(flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
         let band1 = &mut bufs.band1;
         band1.clear();
-        band1.extend(needed.iter().zip(w_max).zip(first_points).map(|((&needed, &w), &at)| needed && w > 0.0 && band(&values, 0, w, at)));
+        band1.extend(has_width.iter().zip(w_max).zip(first_points).map(|((&has_width, &w), &at)| has_width && band(&values, 0, w, at)));
         let band1 = &*band1;
-        mark(flags, NEED_N2, &|cl| band1[cl]);
+        mark(flags, NEED_N2, band1);
         let n2_axes = [
             axis(dims[0], lo.x, &|x| x * f + 101.7),
             axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH - 43.1),
