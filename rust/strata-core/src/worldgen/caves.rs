@@ -860,11 +860,17 @@ fn carve_in(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer, 
     let mut highest_surface = i32::MIN;
     let surfaces = &mut b.surfaces;
     surfaces.clear();
-    for z in min.z..min.z + size.z {
-        for x in min.x..min.x + size.x {
-            let s = columns.get(x, z).surface;
-            highest_surface = highest_surface.max(s);
-            surfaces.push(s);
+    if (columns.min_x, columns.min_z, columns.size_x, columns.size_z) == (min.x, min.z, size.x, size.z) {
+        // The grid is the box's: its columns in the same order.
+        surfaces.extend(columns.columns.iter().map(|c| c.surface));
+        highest_surface = surfaces.iter().copied().fold(highest_surface, i32::max);
+    } else {
+        for z in min.z..min.z + size.z {
+            for x in min.x..min.x + size.x {
+                let s = columns.get(x, z).surface;
+                highest_surface = highest_surface.max(s);
+                surfaces.push(s);
+            }
         }
     }
     // Caves only at y < surface - depth: nothing to do above the highest such y.
