@@ -119,9 +119,14 @@ fn place_body(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
     let (min, size) = (out.min(), out.size());
     let max = min + size;
     let mut highest_surface = i32::MIN;
-    for z in min.z..max.z {
-        for x in min.x..max.x {
-            highest_surface = highest_surface.max(columns.get(x, z).surface);
+    if (columns.min_x, columns.min_z, columns.size_x, columns.size_z) == (min.x, min.z, size.x, size.z) {
+        // The grid is the box's: all its columns.
+        highest_surface = columns.columns.iter().fold(highest_surface, |h, c| h.max(c.surface));
+    } else {
+        for z in min.z..max.z {
+            for x in min.x..max.x {
+                highest_surface = highest_surface.max(columns.get(x, z).surface);
+            }
         }
     }
     let mut voxels = Vec::new();
