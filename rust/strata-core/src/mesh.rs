@@ -1046,8 +1046,12 @@ struct QuadLooks<'a> {
 fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
     let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
-    let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
+    let QuadLooks { data, colors, solid, dims: Dims { px, py, pz, .. }, stride } = looks;
     let last_id = colors.len() - 1;
+    // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
+    // interior only), so its voxel and the rows of the window in front of it lie inside the
+    // padded box: checked here once for the unchecked reads below.
+    assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
     let MeshSurface { positions, directions, colors: corner_colors, indices } = surface;
     positions.reserve(4 * n);
     directions.reserve(4 * n);
@@ -1064,11 +1068,14 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bo
     for ((((p, dir), c), ix), &quad) in slots.zip(quads) {
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
-        let shades = &colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
+        // SAFETY: the voxel is inside the padded box (see the check above), and the id is
+        // clamped to the last entry of `colors`.
+        let shades = unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
         let split = if SOLID && AO {
-            let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
+            // SAFETY: an interior voxel, and `solid` covers the padded box (checked above).
+            let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
             *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
             &triangles[AO_FLIP[ao] as usize]
         } else {
@@ -1306,8 +1313,12 @@ fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) 
 
 /// Packed AO (see [`AO_WINDOW`]) of the face of direction `D` at padded voxel `voxel`, from the
 /// solid rows of its orientation (`stride` rows per y layer).
+///
+/// # Safety
+/// `voxel` must be an interior voxel of the padded box, and `solid` must hold all its rows
+/// (`py * stride`), so the three rows of the window in front are inside `solid`.
 #[inline(always)]
-fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
+unsafe fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
     let normal = FACES[D].0;
     let (front_y, front_x, front_z) = ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
     // Three rows of the 3×3 window in front, three bits from each.
@@ -1319,10 +1330,11 @@ fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usiz
         // Rows (y, z) along x: y steps (v), bits x (u).
         Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
     };
-    // One range check for the three rows.
-    let step = rows[1] - rows[0];
-    let in_front = &solid[rows[0]..=rows[0] + 2 * step];
-    let window = [in_front[0], in_front[step], in_front[2 * step]].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
+    debug_assert!(rows[2] < solid.len());
+    // SAFETY: the window's rows are those of the padded box around an interior voxel, inside
+    // `solid` (the caller's promise).
+    let row = |r: usize| unsafe { *solid.get_unchecked(r) };
+    let window = [row(rows[0]), row(rows[1]), row(rows[2])].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }
