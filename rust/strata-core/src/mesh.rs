@@ -1257,6 +1257,11 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
             if bits == 0 {
                 continue;
             }
+            // Each quad takes at least one of this row's 64 bits: room for 64 more quads, written
+            // without a capacity check each.
+            quads.reserve(64);
+            let (filled, spare) = (quads.len(), quads.spare_capacity_mut());
+            let mut written = 0;
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 // Bit k of `cont`: faces k and k + 1 are both left and may merge.
@@ -1278,8 +1283,13 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
                     rj = next;
                     h += 1;
                 }
-                quads.push(PackedQuad::new(layer, r, b, w, h));
+                // SAFETY: at most 64 quads start in this row (one per bit at most), and `spare`
+                // has room for 64.
+                unsafe { spare.get_unchecked_mut(written).write(PackedQuad::new(layer, r, b, w, h)) };
+                written += 1;
             }
+            // SAFETY: the loop above wrote the `written` slots after the first `filled`.
+            unsafe { quads.set_len(filled + written) };
         }
     }
 }
@@ -1321,20 +1331,21 @@ fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) 
 unsafe fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
     let normal = FACES[D].0;
     let (front_y, front_x, front_z) = ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
-    // Three rows of the 3×3 window in front, three bits from each.
-    let (rows, bit) = match axis_of(normal) {
+    // Three rows of the 3×3 window in front (the first, and the step to the next), three bits
+    // from each.
+    let (first, step, bit) = match axis_of(normal) {
         // Rows (y, x) along z: y steps (u), bits z (v).
-        Axis::X => ([(front_y - 1) * stride + front_x, front_y * stride + front_x, (front_y + 1) * stride + front_x], front_z),
+        Axis::X => ((front_y - 1) * stride + front_x, stride, front_z),
         // Rows (y, z) along x: z steps (v), bits x (u).
-        Axis::Y => ([front_y * stride + front_z - 1, front_y * stride + front_z, front_y * stride + front_z + 1], front_x),
+        Axis::Y => (front_y * stride + front_z - 1, 1, front_x),
         // Rows (y, z) along x: y steps (v), bits x (u).
-        Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
+        Axis::Z => ((front_y - 1) * stride + front_z, stride, front_x),
     };
-    debug_assert!(rows[2] < solid.len());
+    debug_assert!(first + 2 * step < solid.len());
     // SAFETY: the window's rows are those of the padded box around an interior voxel, inside
     // `solid` (the caller's promise).
-    let row = |r: usize| unsafe { *solid.get_unchecked(r) };
-    let window = [row(rows[0]), row(rows[1]), row(rows[2])].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
+    let row = |k: usize| unsafe { *solid.get_unchecked(first + k * step) };
+    let window = [row(0), row(1), row(2)].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }
