@@ -1375,9 +1375,13 @@ fn ao_uniformity(around: [u64; 8], solid_faces: u64) -> (u64, u64) {
     (!(differ(0, 1) | differ(3, 2)) | no_ao, !(differ(0, 3) | differ(1, 2)) | no_ao)
 }
 
+/// Up to this many candidates, [`same_blocks`] compares strided voxels one by one.
+const FEW_CANDIDATES: u32 = 6;
+
 /// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
 /// `b + b * step` hold different blocks. `WIDE` (only in the AVX2 build) compares a contiguous
-/// row (`step` 1) with many candidates 64 voxels at a time.
+/// row (`step` 1) 64 voxels at a time, and a strided one with more than [`FEW_CANDIDATES`]
+/// candidates in groups of eight gathered lanes.
 #[inline(always)]
 fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
     // The wide compares read every lane instead of branching on each candidate (whose number
@@ -1390,7 +1394,8 @@ fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usi
             return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
         }
         let groups = (64 - candidates.leading_zeros() as usize).div_ceil(8);
-        if step > 1 && far + (8 * groups - 1) * step + 2 <= data.len() {
+        // A few candidates are cheaper one by one than whole groups of gathered lanes.
+        if step > 1 && candidates.count_ones() > FEW_CANDIDATES && far + (8 * groups - 1) * step + 2 <= data.len() {
             // SAFETY: AVX2 as above; the gathers read ids `a, b + k step (+ 1)` for k below
             // `8 groups`, inside `data` (checked just above).
             return candidates & unsafe { equal_ids_strided(data, a, b, step, groups) };
