@@ -1046,8 +1046,12 @@ struct QuadLooks<'a> {
 fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
     let n = quads.len();
     let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
-    let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = looks;
+    let QuadLooks { data, colors, solid, dims: Dims { px, py, pz, .. }, stride } = looks;
     let last_id = colors.len() - 1;
+    // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
+    // interior only), so its voxel and the rows of the window in front of it lie inside the
+    // padded box: checked here once for the unchecked reads below.
+    assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
     let MeshSurface { positions, directions, colors: corner_colors, indices } = surface;
     positions.reserve(4 * n);
     directions.reserve(4 * n);
@@ -1064,11 +1068,14 @@ fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bo
     for ((((p, dir), c), ix), &quad) in slots.zip(quads) {
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
-        let shades = &colors[(data[(y * pz + z) * px + x] as usize).min(last_id)][D];
+        // SAFETY: the voxel is inside the padded box (see the check above), and the id is
+        // clamped to the last entry of `colors`.
+        let shades = unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
         let split = if SOLID && AO {
-            let ao = ao_of_face::<D>(solid, placement.voxel, stride) as usize;
+            // SAFETY: an interior voxel, and `solid` covers the padded box (checked above).
+            let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
             *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
             &triangles[AO_FLIP[ao] as usize]
         } else {
@@ -1250,6 +1257,11 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
             if bits == 0 {
                 continue;
             }
+            // Each quad takes at least one of this row's 64 bits: room for 64 more quads, written
+            // without a capacity check each.
+            quads.reserve(64);
+            let (filled, spare) = (quads.len(), quads.spare_capacity_mut());
+            let mut written = 0;
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 // Bit k of `cont`: faces k and k + 1 are both left and may merge.
@@ -1271,8 +1283,13 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
                     rj = next;
                     h += 1;
                 }
-                quads.push(PackedQuad::new(layer, r, b, w, h));
+                // SAFETY: at most 64 quads start in this row (one per bit at most), and `spare`
+                // has room for 64.
+                unsafe { spare.get_unchecked_mut(written).write(PackedQuad::new(layer, r, b, w, h)) };
+                written += 1;
             }
+            // SAFETY: the loop above wrote the `written` slots after the first `filled`.
+            unsafe { quads.set_len(filled + written) };
         }
     }
 }
@@ -1306,23 +1323,29 @@ fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Orientation) 
 
 /// Packed AO (see [`AO_WINDOW`]) of the face of direction `D` at padded voxel `voxel`, from the
 /// solid rows of its orientation (`stride` rows per y layer).
+///
+/// # Safety
+/// `voxel` must be an interior voxel of the padded box, and `solid` must hold all its rows
+/// (`py * stride`), so the three rows of the window in front are inside `solid`.
 #[inline(always)]
-fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
+unsafe fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
     let normal = FACES[D].0;
     let (front_y, front_x, front_z) = ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
-    // Three rows of the 3×3 window in front, three bits from each.
-    let (rows, bit) = match axis_of(normal) {
+    // Three rows of the 3×3 window in front (the first, and the step to the next), three bits
+    // from each.
+    let (first, step, bit) = match axis_of(normal) {
         // Rows (y, x) along z: y steps (u), bits z (v).
-        Axis::X => ([(front_y - 1) * stride + front_x, front_y * stride + front_x, (front_y + 1) * stride + front_x], front_z),
+        Axis::X => ((front_y - 1) * stride + front_x, stride, front_z),
         // Rows (y, z) along x: z steps (v), bits x (u).
-        Axis::Y => ([front_y * stride + front_z - 1, front_y * stride + front_z, front_y * stride + front_z + 1], front_x),
+        Axis::Y => (front_y * stride + front_z - 1, 1, front_x),
         // Rows (y, z) along x: y steps (v), bits x (u).
-        Axis::Z => ([(front_y - 1) * stride + front_z, front_y * stride + front_z, (front_y + 1) * stride + front_z], front_x),
+        Axis::Z => ((front_y - 1) * stride + front_z, stride, front_x),
     };
-    // One range check for the three rows.
-    let step = rows[1] - rows[0];
-    let in_front = &solid[rows[0]..=rows[0] + 2 * step];
-    let window = [in_front[0], in_front[step], in_front[2 * step]].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
+    debug_assert!(first + 2 * step < solid.len());
+    // SAFETY: the window's rows are those of the padded box around an interior voxel, inside
+    // `solid` (the caller's promise).
+    let row = |k: usize| unsafe { *solid.get_unchecked(first + k * step) };
+    let window = [row(0), row(1), row(2)].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }
@@ -1352,9 +1375,13 @@ fn ao_uniformity(around: [u64; 8], solid_faces: u64) -> (u64, u64) {
     (!(differ(0, 1) | differ(3, 2)) | no_ao, !(differ(0, 3) | differ(1, 2)) | no_ao)
 }
 
+/// Up to this many candidates, [`same_blocks`] compares strided voxels one by one.
+const FEW_CANDIDATES: u32 = 6;
+
 /// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
 /// `b + b * step` hold different blocks. `WIDE` (only in the AVX2 build) compares a contiguous
-/// row (`step` 1) with many candidates 64 voxels at a time.
+/// row (`step` 1) 64 voxels at a time, and a strided one with more than [`FEW_CANDIDATES`]
+/// candidates in groups of eight gathered lanes.
 #[inline(always)]
 fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
     // The wide compares read every lane instead of branching on each candidate (whose number
@@ -1367,7 +1394,8 @@ fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usi
             return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
         }
         let groups = (64 - candidates.leading_zeros() as usize).div_ceil(8);
-        if step > 1 && far + (8 * groups - 1) * step + 2 <= data.len() {
+        // A few candidates are cheaper one by one than whole groups of gathered lanes.
+        if step > 1 && candidates.count_ones() > FEW_CANDIDATES && far + (8 * groups - 1) * step + 2 <= data.len() {
             // SAFETY: AVX2 as above; the gathers read ids `a, b + k step (+ 1)` for k below
             // `8 groups`, inside `data` (checked just above).
             return candidates & unsafe { equal_ids_strided(data, a, b, step, groups) };
