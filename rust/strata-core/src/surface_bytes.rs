@@ -84,19 +84,18 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     if s.indices.is_empty() || n == 0 || s.directions.len() != n || s.colors.len() != n {
         return false;
     }
+    let flat = s.positions.as_flattened();
     // One entry per direction byte (any byte, as `min(5)` would clamp it), so the loop below is
     // a plain table lookup.
     let encoded = FACE_NORMALS.map(|n| u64::from_le_bytes(normal_tangent_bytes(n)));
     let by_byte: [u64; 256] = std::array::from_fn(|d| encoded[d.min(5)]);
     let (mut vertex_data, mut index_data) = (std::mem::take(&mut out.vertex_data), std::mem::take(&mut out.index_data));
-    let (mut lo, mut hi) = ([0.0; 3], [0.0; 3]);
-    // SAFETY (each `write_in_place`): the positions' copy writes all of its 12n bytes, and the
-    // loops zip whole chunks of the slice against exactly as many inputs (n directions; one chunk
-    // per index), so every byte is written.
+    // SAFETY (each `write_in_place`): the loops zip whole chunks of the slice against exactly as
+    // many inputs (3n floats, then n directions; one chunk per index), so every byte is written.
     unsafe {
         write_in_place(&mut vertex_data, n * 20, |bytes| {
             let (positions, normal_tangents) = bytes.split_at_mut(n * 12);
-            (lo, hi) = copy_positions_with_bounds(&s.positions, positions);
+            copy_f32_le(flat, positions);
             for (o, &d) in normal_tangents.as_chunks_mut::<8>().0.iter_mut().zip(&s.directions) {
                 *o = by_byte[d as usize].to_le_bytes().map(MaybeUninit::new);
             }
@@ -115,6 +114,7 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
     attribute_data.clear();
     attribute_data.extend_from_slice(s.colors.as_flattened());
+    let (lo, hi) = bounds(&s.positions);
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
         let d = hi[a] - lo[a];
@@ -133,30 +133,24 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     true
 }
 
-/// Writes `positions` (not empty) into `out` (exactly `12 * positions.len()` bytes) as
-/// little-endian floats, and returns their minimum and maximum corner: one pass over the
-/// positions. Eight vertices at a time, so the copies and comparisons run in vector lanes; the
-/// same result as one at a time.
-fn copy_positions_with_bounds(positions: &[[f32; 3]], out: &mut [MaybeUninit<u8>]) -> ([f32; 3], [f32; 3]) {
-    assert_eq!(out.len(), 12 * positions.len());
+/// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
+/// comparisons run in vector lanes; the same result as one at a time.
+fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
     let min = |a: f32, b: f32| if b < a { b } else { a };
     let max = |a: f32, b: f32| if b > a { b } else { a };
     let (blocks, rest) = positions.as_flattened().as_chunks::<24>();
-    let (out_blocks, out_rest) = out.split_at_mut(96 * blocks.len());
     let first = positions[0];
     let (mut lo8, mut hi8) = ([0.0f32; 24], [0.0f32; 24]);
     for k in 0..24 {
         lo8[k] = first[k % 3];
         hi8[k] = first[k % 3];
     }
-    for (b, o) in blocks.iter().zip(out_blocks.as_chunks_mut::<96>().0) {
-        copy_f32_le(b, o);
+    for b in blocks {
         for k in 0..24 {
             lo8[k] = min(lo8[k], b[k]);
             hi8[k] = max(hi8[k], b[k]);
         }
     }
-    copy_f32_le(rest, out_rest);
     let (mut lo, mut hi) = (first, first);
     for v in lo8.as_chunks::<3>().0.iter().chain(rest.as_chunks::<3>().0) {
         lo = [0, 1, 2].map(|a| min(lo[a], v[a]));
@@ -167,16 +161,7 @@ fn copy_positions_with_bounds(positions: &[[f32; 3]], out: &mut [MaybeUninit<u8>
     (lo, hi)
 }
 
-/// Minimum and maximum corner of `positions` (not empty), as [`copy_positions_with_bounds`]
-/// finds them.
-#[cfg(test)]
-fn bounds(positions: &[[f32; 3]]) -> ([f32; 3], [f32; 3]) {
-    let mut bytes = Vec::with_capacity(12 * positions.len());
-    copy_positions_with_bounds(positions, &mut bytes.spare_capacity_mut()[..12 * positions.len()])
-}
-
 /// Writes `floats` into `out` (exactly `4 * floats.len()` bytes) little-endian.
-#[inline(always)]
 fn copy_f32_le(floats: &[f32], out: &mut [MaybeUninit<u8>]) {
     assert_eq!(out.len(), 4 * floats.len());
     #[cfg(target_endian = "little")]
