@@ -27,7 +27,8 @@
 //!    (`trailing_zeros` scans) then across rows, so colour and shading are exactly those of the
 //!    unit faces;
 //! 5. each quad reads its block and AO once, at its first face, and is written to the vertex
-//!    arrays (grown once per direction, filled in whole chunks of 4 vertices).
+//!    arrays as soon as step 4 has merged it (the arrays grow a few hundred quads at a time; each
+//!    quad's 4 vertices go out in whole chunks).
 //!
 //! With ambient occlusion off ([`Mesher::set_ambient_occlusion`]) step 3 compares blocks only and
 //! step 5 lights every face as open: a plain greedy mesh merged by block, as block-mesh's
@@ -493,19 +494,15 @@ impl SliceLayout {
     }
 }
 
-/// A merged quad in slice terms (see [`SliceLayout`]), 6 bits a field: slice, row, first bit,
-/// width (bits) and height (rows).
+/// A merged quad in slice terms (see [`SliceLayout`]): slice, row, first bit, width (bits) and
+/// height (rows).
 #[derive(Clone, Copy)]
-struct PackedQuad(u32);
-
-impl PackedQuad {
-    fn new(layer: usize, row: usize, bit: usize, width: usize, height: usize) -> Self {
-        Self((layer | row << 6 | bit << 12 | width << 18 | height << 24) as u32)
-    }
-
-    fn field(self, k: u32) -> usize {
-        ((self.0 >> (6 * k)) & 63) as usize
-    }
+struct SliceQuad {
+    layer: usize,
+    row: usize,
+    bit: usize,
+    width: usize,
+    height: usize,
 }
 
 /// Solid, liquid and air masks of the padded box in one orientation (see [`Orientation`]).
@@ -530,8 +527,6 @@ struct DirectionFaces {
     /// slice). A superset once merging has taken faces from later rows.
     layer_rows: Vec<u64>,
     slice_rows: Vec<u64>,
-    /// The merged quads of one surface of one direction, before they are written out.
-    quads: Vec<PackedQuad>,
 }
 
 /// Reusable scratch for the binary greedy mesher. Keep one per worker thread and call
@@ -548,7 +543,7 @@ pub struct Mesher {
     /// they are cut into rows: equal to air, and equal to the liquid.
     flat_air: Vec<u64>,
     flat_liquid: Vec<u64>,
-    /// One direction's faces, merge masks and quads.
+    /// One direction's faces and merge masks.
     faces: DirectionFaces,
     /// AO uniformity of the previous y layer's faces, per row, for the merge masks across y.
     layer_uniformity: Vec<u64>,
@@ -892,13 +887,16 @@ impl Mesher {
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
         let f = &mut self.faces;
         let colors = &self.colors;
+        // Each quad is written out as soon as it is merged.
         if any_solid {
-            merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, true, WIDE, AO>(&f.quads, &mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            let mut writer = QuadWriter::<D, true, WIDE, AO>::new(&mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
+            writer.finish();
         }
         if any_liquid {
-            merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, &mut f.quads);
-            write_quads::<D, false, WIDE, AO>(&f.quads, &mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            let mut writer = QuadWriter::<D, false, WIDE, AO>::new(&mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
+            writer.finish();
         }
     }
 
@@ -966,13 +964,11 @@ impl Mesher {
             return;
         }
         let f = &mut self.faces;
-        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, &mut f.quads);
         let t = QUAD_TRIANGLES[counter_clockwise::<D>() as usize][0].map(|t| t as usize);
-        out.reserve(6 * f.quads.len());
-        for &quad in &f.quads {
+        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, |quad| {
             let c = QuadPlacement::new::<D>(quad).corners::<D>();
             out.extend_from_slice(&[c[t[0]], c[t[1]], c[t[2]], c[t[3]], c[t[4]], c[t[5]]]);
-        }
+        });
     }
 }
 
@@ -995,8 +991,8 @@ struct QuadPlacement {
 impl QuadPlacement {
     /// From slice coordinates (see [`SliceLayout`]) for direction `D`.
     #[inline(always)]
-    fn new<const D: usize>(quad: PackedQuad) -> Self {
-        let (layer, row, bit, width, height) = (quad.field(0), quad.field(1), quad.field(2), quad.field(3), quad.field(4));
+    fn new<const D: usize>(quad: SliceQuad) -> Self {
+        let SliceQuad { layer, row, bit, width, height } = quad;
         let (voxel, extent_u, extent_v) = match axis_of(FACES[D].0) {
             Axis::X => ([layer + 1, row + 1, bit + 1], height, width),
             Axis::Y => ([bit + 1, layer + 1, row + 1], width, height),
@@ -1039,61 +1035,102 @@ struct QuadLooks<'a> {
     stride: usize,
 }
 
-/// Step 5: appends `quads` of direction `D` to `surface`: solid quads (`SOLID`) with their AO
-/// in the corner colours and the split it asks for, liquid ones with flat colours. Each array is
-/// grown once and written in one pass.
-#[inline(always)]
-fn write_quads<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(quads: &[PackedQuad], surface: &mut MeshSurface, looks: QuadLooks) {
-    let n = quads.len();
-    let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
-    let QuadLooks { data, colors, solid, dims: Dims { px, py, pz, .. }, stride } = looks;
-    let last_id = colors.len() - 1;
-    // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
-    // interior only), so its voxel and the rows of the window in front of it lie inside the
-    // padded box: checked here once for the unchecked reads below.
-    assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
-    let MeshSurface { positions, directions, colors: corner_colors, indices } = surface;
-    positions.reserve(4 * n);
-    directions.reserve(4 * n);
-    corner_colors.reserve(4 * n);
-    indices.reserve(6 * n);
-    let mut first = positions.len() as i32;
-    let slots = positions.spare_capacity_mut()[..4 * n]
-        .as_chunks_mut::<4>()
-        .0
-        .iter_mut()
-        .zip(directions.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
-        .zip(corner_colors.spare_capacity_mut()[..4 * n].as_chunks_mut::<4>().0)
-        .zip(indices.spare_capacity_mut()[..6 * n].as_chunks_mut::<6>().0);
-    for ((((p, dir), c), ix), &quad) in slots.zip(quads) {
+/// Step 5: appends the quads of direction `D` to a surface as step 4 merges them: solid quads
+/// (`SOLID`) with their AO in the corner colours and the split it asks for, liquid ones with flat
+/// colours. The arrays grow a few hundred quads at a time and are written past their lengths,
+/// which [`QuadWriter::finish`] (or the next growth) sets.
+struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
+    surface: &'a mut MeshSurface,
+    looks: QuadLooks<'a>,
+    /// Quads written past the arrays' lengths.
+    pending: usize,
+    /// Quads that still fit in every array's capacity after the `pending` ones.
+    room: usize,
+}
+
+/// How many quads [`QuadWriter`] makes room for at a time (at least).
+const QUADS_PER_GROWTH: usize = 256;
+
+impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
+    #[inline(always)]
+    fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
+        let QuadLooks { data, solid, dims: Dims { px, py, pz, .. }, stride, .. } = looks;
+        // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
+        // interior only), so its voxel and the rows of the window in front of it lie inside the
+        // padded box: checked here once for the unchecked reads in `write`.
+        assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
+        Self { surface, looks, pending: 0, room: 0 }
+    }
+
+    /// Sets the arrays' lengths to take in the pending quads, and makes room for more.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.finish();
+        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        positions.reserve(4 * QUADS_PER_GROWTH);
+        directions.reserve(4 * QUADS_PER_GROWTH);
+        colors.reserve(4 * QUADS_PER_GROWTH);
+        indices.reserve(6 * QUADS_PER_GROWTH);
+        let spare = |v: usize, per_quad: usize| v / per_quad;
+        self.room = spare(positions.capacity() - positions.len(), 4)
+            .min(spare(directions.capacity() - directions.len(), 4))
+            .min(spare(colors.capacity() - colors.len(), 4))
+            .min(spare(indices.capacity() - indices.len(), 6));
+    }
+
+    /// Sets the arrays' lengths to take in the quads written so far.
+    #[inline(always)]
+    fn finish(&mut self) {
+        let n = std::mem::take(&mut self.pending);
+        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        // SAFETY: `write` wrote every slot of the `n` quads after each array's length (4 slots a
+        // quad, 6 for indices), inside its capacity (`room`).
+        unsafe {
+            positions.set_len(positions.len() + 4 * n);
+            directions.set_len(directions.len() + 4 * n);
+            colors.set_len(colors.len() + 4 * n);
+            indices.set_len(indices.len() + 6 * n);
+        }
+    }
+
+    /// Writes one quad past the pending ones.
+    #[inline(always)]
+    fn write(&mut self, quad: SliceQuad) {
+        if self.room == 0 {
+            self.grow();
+        }
+        self.room -= 1;
+        let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
+        let last_id = colors.len() - 1;
+        let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
-        // SAFETY: the voxel is inside the padded box (see the check above), and the id is
-        // clamped to the last entry of `colors`.
+        // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
+        // the last entry of `colors`.
         let shades = unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
-        let split = if SOLID && AO {
-            // SAFETY: an interior voxel, and `solid` covers the padded box (checked above).
+        let (corner_colors, split) = if SOLID && AO {
+            // SAFETY: an interior voxel, and `solid` covers the padded box (checked in `new`).
             let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
-            *c = corner_shades::<WIDE>(shades, ao).map(MaybeUninit::new);
-            &triangles[AO_FLIP[ao] as usize]
+            (corner_shades::<WIDE>(shades, ao), &triangles[AO_FLIP[ao] as usize])
         } else {
-            *c = [MaybeUninit::new(shades[AO_OPEN]); 4];
-            &triangles[0]
+            ([shades[AO_OPEN]; 4], &triangles[0])
         };
-        *p = [MaybeUninit::new(corners[0]), MaybeUninit::new(corners[1]), MaybeUninit::new(corners[2]), MaybeUninit::new(corners[3])];
-        *dir = [MaybeUninit::new(D as u8); 4];
-        quad_indices(ix, split, first);
-        first += 4;
-    }
-    // SAFETY: the loop above ran once per quad over exactly the first `4 * n` (`6 * n` for
-    // indices) spare slots of each array, in chunks of 4 (6), and wrote every slot of each chunk.
-    unsafe {
-        positions.set_len(positions.len() + 4 * n);
-        directions.set_len(directions.len() + 4 * n);
-        corner_colors.set_len(corner_colors.len() + 4 * n);
-        indices.set_len(indices.len() + 6 * n);
+        let MeshSurface { positions, directions, colors: surface_colors, indices } = &mut *self.surface;
+        let (at, at_index) = (positions.len() + 4 * self.pending, indices.len() + 6 * self.pending);
+        let first = at as i32;
+        // SAFETY: `room` was above zero, so each array has capacity for this quad after its length
+        // and the pending quads' slots (4 a quad, 6 for indices); all are plain values, written
+        // whole, and `finish` counts them in.
+        unsafe {
+            positions.as_mut_ptr().add(at).cast::<[[f32; 3]; 4]>().write(corners);
+            directions.as_mut_ptr().add(at).cast::<[u8; 4]>().write([D as u8; 4]);
+            surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
+            quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);
+        }
+        self.pending += 1;
     }
 }
 
@@ -1232,12 +1269,11 @@ static AO_SHADE_SHUFFLE: [[u8; 16]; 256] = {
 /// Step 4: greedy merge of one direction's faces, slice by slice: from the lowest face left, the
 /// run along the row while `along` allows, then the next rows while they hold the whole run and
 /// `across` allows. Only the rows marked in `slice_rows` (per slice) are visited. The quads go to
-/// `quads` (cleared first) in slice, row, bit order. Clears the bits of `faces` that later rows'
+/// `emit` in slice, row, bit order. Clears the bits of `faces` that later rows'
 /// quads take. With `ANY`, every face merges with every neighbouring face (`along` and `across`
 /// are not read).
 #[inline(always)]
-fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], quads: &mut Vec<PackedQuad>) {
-    quads.clear();
+fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], mut emit: impl FnMut(SliceQuad)) {
     let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
     // Every row of every slice lies below `end`, checked once here for the unchecked reads
     // below.
@@ -1257,11 +1293,6 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
             if bits == 0 {
                 continue;
             }
-            // Each quad takes at least one of this row's 64 bits: room for 64 more quads, written
-            // without a capacity check each.
-            quads.reserve(64);
-            let (filled, spare) = (quads.len(), quads.spare_capacity_mut());
-            let mut written = 0;
             while bits != 0 {
                 let b = bits.trailing_zeros() as usize;
                 // Bit k of `cont`: faces k and k + 1 are both left and may merge.
@@ -1283,13 +1314,8 @@ fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64]
                     rj = next;
                     h += 1;
                 }
-                // SAFETY: at most 64 quads start in this row (one per bit at most), and `spare`
-                // has room for 64.
-                unsafe { spare.get_unchecked_mut(written).write(PackedQuad::new(layer, r, b, w, h)) };
-                written += 1;
+                emit(SliceQuad { layer, row: r, bit: b, width: w, height: h });
             }
-            // SAFETY: the loop above wrote the `written` slots after the first `filled`.
-            unsafe { quads.set_len(filled + written) };
         }
     }
 }
