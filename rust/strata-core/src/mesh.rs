@@ -1042,10 +1042,12 @@ struct QuadLooks<'a> {
 struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
     surface: &'a mut MeshSurface,
     looks: QuadLooks<'a>,
-    /// Quads written past the arrays' lengths.
-    pending: usize,
-    /// Quads that still fit in every array's capacity after the `pending` ones.
-    room: usize,
+    /// Where the next quad's first vertex and first index go (the vertex arrays' lengths and
+    /// the index array's, plus the quads written past them).
+    vertex: usize,
+    index: usize,
+    /// Every array has capacity for the quads before this vertex.
+    vertex_limit: usize,
 }
 
 /// How many quads [`QuadWriter`] makes room for at a time (at least).
@@ -1059,7 +1061,11 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         // interior only), so its voxel and the rows of the window in front of it lie inside the
         // padded box: checked here once for the unchecked reads in `write`.
         assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
-        Self { surface, looks, pending: 0, room: 0 }
+        let MeshSurface { positions, directions, colors, indices } = &*surface;
+        // The three vertex arrays grow in step (a quad's vertices go to the same slots in each).
+        assert!(directions.len() == positions.len() && colors.len() == positions.len(), "vertex arrays of different lengths");
+        let (vertex, index) = (positions.len(), indices.len());
+        Self { surface, looks, vertex, index, vertex_limit: vertex }
     }
 
     /// Sets the arrays' lengths to take in the pending quads, and makes room for more.
@@ -1073,34 +1079,33 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         colors.reserve(4 * QUADS_PER_GROWTH);
         indices.reserve(6 * QUADS_PER_GROWTH);
         let spare = |v: usize, per_quad: usize| v / per_quad;
-        self.room = spare(positions.capacity() - positions.len(), 4)
-            .min(spare(directions.capacity() - directions.len(), 4))
-            .min(spare(colors.capacity() - colors.len(), 4))
-            .min(spare(indices.capacity() - indices.len(), 6));
+        let room = spare(positions.capacity() - self.vertex, 4)
+            .min(spare(directions.capacity() - self.vertex, 4))
+            .min(spare(colors.capacity() - self.vertex, 4))
+            .min(spare(indices.capacity() - self.index, 6));
+        self.vertex_limit = self.vertex + 4 * room;
     }
 
     /// Sets the arrays' lengths to take in the quads written so far.
     #[inline(always)]
     fn finish(&mut self) {
-        let n = std::mem::take(&mut self.pending);
         let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
-        // SAFETY: `write` wrote every slot of the `n` quads after each array's length (4 slots a
-        // quad, 6 for indices), inside its capacity (`room`).
+        // SAFETY: `write` wrote every slot from each array's length up to `vertex` (`index` for
+        // the indices), inside its capacity (below `vertex_limit`).
         unsafe {
-            positions.set_len(positions.len() + 4 * n);
-            directions.set_len(directions.len() + 4 * n);
-            colors.set_len(colors.len() + 4 * n);
-            indices.set_len(indices.len() + 6 * n);
+            positions.set_len(self.vertex);
+            directions.set_len(self.vertex);
+            colors.set_len(self.vertex);
+            indices.set_len(self.index);
         }
     }
 
     /// Writes one quad past the pending ones.
     #[inline(always)]
     fn write(&mut self, quad: SliceQuad) {
-        if self.room == 0 {
+        if self.vertex == self.vertex_limit {
             self.grow();
         }
-        self.room -= 1;
         let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
         let last_id = colors.len() - 1;
         let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
@@ -1119,18 +1124,19 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             ([shades[AO_OPEN]; 4], &triangles[0])
         };
         let MeshSurface { positions, directions, colors: surface_colors, indices } = &mut *self.surface;
-        let (at, at_index) = (positions.len() + 4 * self.pending, indices.len() + 6 * self.pending);
+        let (at, at_index) = (self.vertex, self.index);
         let first = at as i32;
-        // SAFETY: `room` was above zero, so each array has capacity for this quad after its length
-        // and the pending quads' slots (4 a quad, 6 for indices); all are plain values, written
-        // whole, and `finish` counts them in.
+        // SAFETY: `vertex` is below `vertex_limit`, so each array has capacity for this quad's
+        // slots at `vertex` (`index`); all are plain values, written whole, and `finish` counts
+        // them in.
         unsafe {
             positions.as_mut_ptr().add(at).cast::<[[f32; 3]; 4]>().write(corners);
             directions.as_mut_ptr().add(at).cast::<[u8; 4]>().write([D as u8; 4]);
             surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
             quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);
         }
-        self.pending += 1;
+        self.vertex += 4;
+        self.index += 6;
     }
 }
 
