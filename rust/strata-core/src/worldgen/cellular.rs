@@ -854,20 +854,36 @@ fn seed_plane_avx2(firsts: &[u64], z0: i32, plane: &mut [u64], wpr: usize, shift
     let ((l1, h1), (l2, h2)) = (constant(0xbf58_476d_1ce4_e5b9), constant(0x94d0_49bb_1331_11eb));
     let flip = _mm256_set1_epi16(i16::MIN);
     let threshold = _mm256_set1_epi16((threshold16 ^ 0x8000) as u16 as i16);
+    // Lane 4·i + k of four groups below the threshold (unsigned: sign bits flipped for the
+    // signed comparison), as a 16-bit mask per lane.
+    let below = |four: &[u64], zk: __m256i| {
+        // SAFETY: `four` is four u64, 32 bytes; the load is unaligned.
+        let mut z = _mm256_xor_si256(unsafe { _mm256_loadu_si256(four.as_ptr().cast()) }, zk);
+        z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<30>(z)), l1, h1);
+        z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<27>(z)), l2, h2);
+        z = _mm256_xor_si256(z, _mm256_srli_epi64::<31>(z));
+        _mm256_cmpgt_epi16(threshold, _mm256_xor_si256(z, flip))
+    };
     seed_rows(firsts, z0, plane, wpr, shift, last_mask, alive, |firsts, zk| {
         let zk = _mm256_set1_epi64x(zk as i64);
         let mut bits = 0u64;
-        for (n, four) in firsts.chunks_exact(4).enumerate() {
-            // SAFETY: `four` is four u64, 32 bytes; the load is unaligned.
-            let mut z = _mm256_xor_si256(unsafe { _mm256_loadu_si256(four.as_ptr().cast()) }, zk);
-            z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<30>(z)), l1, h1);
-            z = mul(_mm256_xor_si256(z, _mm256_srli_epi64::<27>(z)), l2, h2);
-            z = _mm256_xor_si256(z, _mm256_srli_epi64::<31>(z));
-            // Lane 4·i + k below the threshold (unsigned: sign bits flipped for the signed
-            // comparison); the mask packed with itself has lanes 0..8 in bytes 0..8 and lanes
-            // 8..16 in bytes 16..24.
-            let below = _mm256_cmpgt_epi16(threshold, _mm256_xor_si256(z, flip));
-            let m = _mm256_movemask_epi8(_mm256_packs_epi16(below, below)) as u32;
+        let eights = firsts.chunks_exact(8);
+        let rest = eights.remainder();
+        let mut n = 0;
+        for eight in eights {
+            // Two masks packed to bytes hold, by 64-bit quarter, lanes 0..8 of the first, 0..8
+            // of the second, 8..16 of the first, 8..16 of the second: quarters 0, 2, 1, 3 are
+            // the 32 lanes in order.
+            let packed = _mm256_packs_epi16(below(&eight[..4], zk), below(&eight[4..], zk));
+            let m = _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32;
+            bits |= (m as u64) << (16 * n);
+            n += 2;
+        }
+        if !rest.is_empty() {
+            // The mask packed with itself has lanes 0..8 in bytes 0..8 and lanes 8..16 in bytes
+            // 16..24.
+            let b = below(rest, zk);
+            let m = _mm256_movemask_epi8(_mm256_packs_epi16(b, b)) as u32;
             bits |= (((m & 0xff) | ((m >> 8) & 0xff00)) as u64) << (16 * n);
         }
         bits

@@ -410,7 +410,7 @@ impl Terrain {
         let lattice = LatticeValue::bilinear(&v[0], &v[1], &v[2], &v[3], tx, tz);
         let ds = self.diamond_square.as_ref().map(|(_, ds)| ds.sample(x, z));
         let ravine = self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
-        self.combine(x, z, lattice, ds, ravine, &features)
+        self.combine(x, z, lattice, ds, ravine, self.biomes.nearest_in(x, z, &features))
     }
 
     /// The height field as it was before the lattice: every source evaluated at the point. Kept
@@ -420,7 +420,7 @@ impl Terrain {
         let features = self.biomes.region_features(x, z, x, z);
         let ds = self.diamond_square.as_ref().map(|(_, ds)| ds.sample(x, z));
         let ravine = self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
-        self.combine(x, z, self.lattice_value(x, z, &features), ds, ravine, &features)
+        self.combine(x, z, self.lattice_value(x, z, &features), ds, ravine, self.biomes.nearest_in(x, z, &features))
     }
 
     /// [`Terrain::sample_grid`] with [`Terrain::sample_exact`] at every point (the benchmark
@@ -484,11 +484,14 @@ impl Terrain {
         let lattice = if shared { self.lattice_fill(i0, k0, ni, nk, &features) } else { Vec::new() };
         // Per-row and per-column lattice cells.
         let xs: Vec<(f64, i64, f64)> = (0..nx).map(|i| x0 + i as f64 * step).map(|x| (x, self.cell(x).0, self.cell(x).1)).collect();
+        let row_x: Vec<f64> = xs.iter().map(|&(x, _, _)| x).collect();
+        let mut row_biomes = vec![0u8; nx];
         out.reserve(nx * nz);
         for k in 0..nz {
             let z = z0 + k as f64 * step;
             let (ck, tz) = self.cell(z);
-            for &(x, ci, tx) in &xs {
+            self.biomes.nearest_row(&row_x, z, &features, &mut row_biomes);
+            for (&(x, ci, tx), &biome) in xs.iter().zip(&row_biomes) {
                 let ds = self.diamond_square.as_ref().map(|(_, ds)| {
                     if dense {
                         let (fx, fz) = (x.floor(), z.floor());
@@ -512,7 +515,7 @@ impl Terrain {
                     let v = self.lattice_fill(ci, ck, 2, 2, &features);
                     LatticeValue::bilinear(&v[0], &v[1], &v[2], &v[3], tx, tz)
                 };
-                out.push(self.combine(x, z, lv, ds, ravine, &features));
+                out.push(self.combine(x, z, lv, ds, ravine, biome));
             }
         }
     }
@@ -531,10 +534,10 @@ impl Terrain {
     }
 
     /// The blend of all sources at `(x, z)`, given the (interpolated) lattice value, the
-    /// diamond-square value and the ravine cut. The biome index is the nearest feature point's,
-    /// at the point; its height parameters come from the lattice when blended, else from it.
+    /// diamond-square value, the ravine cut and the biome index (the nearest feature point's, at
+    /// the point); the height parameters come from the lattice when blended, else from the biome.
     #[inline(always)]
-    fn combine(&self, x: f64, z: f64, lattice: LatticeValue, ds: Option<f64>, ravine: f64, features: &RegionFeatures) -> TerrainSample {
+    fn combine(&self, x: f64, z: f64, lattice: LatticeValue, ds: Option<f64>, ravine: f64, biome: u8) -> TerrainSample {
         let (mut sum, mut total) = (lattice.sum, self.lattice_total);
         if let (Some((w, _)), Some(v)) = (&self.diamond_square, ds) {
             sum += w * v;
@@ -560,7 +563,6 @@ impl Terrain {
             }
         }
         let n = if total > 0.0 { sum / total } else { 0.0 };
-        let biome = self.biomes.nearest_in(x, z, features);
         let (offset, scale) = if self.blend_on_lattice {
             (lattice.offset, lattice.scale)
         } else {
