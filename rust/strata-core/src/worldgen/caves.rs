@@ -313,20 +313,6 @@ impl GridPerlin {
         };
         // `noise`'s gradients, the same expressions: the cube's eight cases repeat from point
         // to point, so their branches are predicted.
-        let gradient = |h: u8, px: f64, py: f64, pz: f64| match h {
-            0 | 12 => px + py,
-            1 | 13 => -px + py,
-            2 => px - py,
-            3 => -px - py,
-            4 => px + pz,
-            5 => -px + pz,
-            6 => px - pz,
-            7 => -px - pz,
-            8 => py + pz,
-            9 | 14 => -py + pz,
-            10 => py - pz,
-            _ => -py - pz,
-        };
         let ([x0, x1, cx, rx], [y0, y1, cy, ry], [z0, z1, cz, rz]) = (ax.terms[i], ay.terms[j], az.terms[k]);
         let g = &cube.gradients;
         let g000 = gradient(g[0], x0, y0, z0);
@@ -342,6 +328,91 @@ impl GridPerlin {
         let ly = |a: f64, b: f64| b * cy + a * ry;
         let result = (ly(lz(g100, g101), lz(g110, g111)) * cx + ly(lz(g000, g001), lz(g010, g011)) * rx) * SCALE_FACTOR;
         result.clamp(-1.0, 1.0)
+    }
+
+    /// Bounds `(lo, hi)` on [`GridPerlin::get`] at every point of the grid of `axes` (whose
+    /// coordinates must increase along each axis, as the lattice's do), by interval arithmetic:
+    /// per unit cube the grid touches, each corner gradient `±u ± v` is linear in the distances,
+    /// so it lies within the sum of its terms' ranges, and each `linear(a, b, alpha)` with
+    /// `alpha` in `[0, 1]` lies between its ends' bounds at the ends of `alpha`'s range. A small
+    /// margin covers rounding, which is many orders of magnitude smaller.
+    fn bounds(&self, axes: [&PerlinAxis; 3]) -> (f64, f64) {
+        const SCALE_FACTOR: f64 = 1.154_700_538_379_251_5;
+        const MARGIN: f64 = 1e-9;
+        type Range = (f64, f64);
+        /// Per run of grid indices in one unit cube: its corner, the ranges of the distances to
+        /// the lower and the upper corner and of the curve.
+        fn segments(axis: &PerlinAxis) -> impl Iterator<Item = (isize, [Range; 3])> + '_ {
+            let n = axis.corner.len();
+            let mut first = 0;
+            std::iter::from_fn(move || {
+                if first == n {
+                    return None;
+                }
+                let corner = axis.corner[first];
+                let mut last = first;
+                while last + 1 < n && axis.corner[last + 1] == corner {
+                    last += 1;
+                }
+                let (a, b) = (axis.terms[first], axis.terms[last]);
+                let range = |t: usize| (a[t].min(b[t]), a[t].max(b[t]));
+                first = last + 1;
+                Some((corner, [range(0), range(1), range(2)]))
+            })
+        }
+        // linear(a, b, alpha) = b·alpha + a·(1 − alpha): a convex combination, linear in alpha.
+        let linear = |a: Range, b: Range, (alo, ahi): Range| {
+            let at = |alpha: f64| (b.0 * alpha + a.0 * (1.0 - alpha), b.1 * alpha + a.1 * (1.0 - alpha));
+            let (p, q) = (at(alo), at(ahi));
+            (p.0.min(q.0), p.1.max(q.1))
+        };
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for (cx, [x0, x1, curve_x]) in segments(axes[0]) {
+            for (cy, [y0, y1, curve_y]) in segments(axes[1]) {
+                for (cz, [z0, z1, curve_z]) in segments(axes[2]) {
+                    let g = self.cube((cx, cy, cz)).gradients;
+                    // The gradient of corner `n` (4·dx + 2·dy + dz) over the distance ranges.
+                    let corner = |n: usize| {
+                        let (px, py, pz) = (if n & 4 != 0 { x1 } else { x0 }, if n & 2 != 0 { y1 } else { y0 }, if n & 1 != 0 { z1 } else { z0 });
+                        let (mut r0, mut r1) = (0.0, 0.0);
+                        for (unit, (plo, phi)) in [((1.0, 0.0, 0.0), px), ((0.0, 1.0, 0.0), py), ((0.0, 0.0, 1.0), pz)] {
+                            let coefficient = gradient(g[n], unit.0, unit.1, unit.2);
+                            if coefficient > 0.0 {
+                                (r0, r1) = (r0 + plo, r1 + phi);
+                            } else if coefficient < 0.0 {
+                                (r0, r1) = (r0 - phi, r1 - plo);
+                            }
+                        }
+                        (r0, r1)
+                    };
+                    let lz = |a: usize| linear(corner(a), corner(a + 1), curve_z);
+                    let ly = |a: usize| linear(lz(a), lz(a + 2), curve_y);
+                    let (rlo, rhi) = linear(ly(0), ly(4), curve_x);
+                    lo = lo.min(rlo * SCALE_FACTOR);
+                    hi = hi.max(rhi * SCALE_FACTOR);
+                }
+            }
+        }
+        ((lo - MARGIN).clamp(-1.0, 1.0), (hi + MARGIN).clamp(-1.0, 1.0))
+    }
+}
+
+/// `noise`'s gradient `h` (0..16) at distances (`px`, `py`, `pz`): `±u ± v`.
+#[inline(always)]
+fn gradient(h: u8, px: f64, py: f64, pz: f64) -> f64 {
+    match h {
+        0 | 12 => px + py,
+        1 | 13 => -px + py,
+        2 => px - py,
+        3 => -px - py,
+        4 => px + pz,
+        5 => -px + pz,
+        6 => px - pz,
+        7 => -px - pz,
+        8 => py + pz,
+        9 | 14 => -py + pz,
+        10 => py - pz,
+        _ => -py - pz,
     }
 }
 
@@ -450,7 +521,8 @@ impl TunnelField {
     /// is exact for voxels with `y < top` of their column, and other voxels must not be asked
     /// about. Lattice cells wholly at or above the tops of their columns are then skipped, and
     /// each noise is sampled only at the corners of the cells that still need it: the gate
-    /// where a cell is needed, `n₁` where a corner has width, `n₂` where `n₁`'s band also
+    /// where a cell is needed (and nowhere when its bounds over the lattice close tunnels
+    /// everywhere or open them fully everywhere), `n₁` where a corner has width, `n₂` where `n₁`'s band also
     /// crosses the cell. Every value that is sampled is the value [`TunnelField::compute`] has.
     pub fn compute_below(noise: &TunnelNoise, c: &CaveSettings, min: IVec3, size: IVec3, tops: Option<&[i32]>) -> Option<Self> {
         if !tunnels_active(c) || size.volume() == 0 {
@@ -567,11 +639,32 @@ impl TunnelField {
             axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
             axis(dims[2], lo.z, &|z| z * f * 0.25),
         ];
-        sample_points(flags, &mut values, NEED_GATE, &noise.gate, [&gate_axes[0], &gate_axes[1], &gate_axes[2]], &|gate, v| {
+        let gate_axes = [&gate_axes[0], &gate_axes[1], &gate_axes[2]];
+        // How open tunnels are at gate value `gate`, and their width: both only decrease as
+        // `gate` grows (every step rounds monotonically), so the gate's bounds over the
+        // lattice bound them. Where the bounds close tunnels everywhere, no gate is sampled and
+        // there is no field; where they open them fully everywhere, every width is the same.
+        let openness = |gate: f64| {
             let g01 = 0.5 + 0.5 * gate as f32;
-            let open = ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0);
-            v[2] = c.tunnel_width * open * open * (3.0 - 2.0 * open);
-        });
+            ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0)
+        };
+        let width = |open: f32| c.tunnel_width * open * open * (3.0 - 2.0 * open);
+        let (gate_lo, gate_hi) = noise.gate.bounds(gate_axes);
+        if openness(gate_lo) <= 0.0 {
+            bufs.values = values;
+            bufs.give_back();
+            return None;
+        }
+        if openness(gate_hi) >= 1.0 {
+            let full = width(openness(gate_hi));
+            for (v, &fl) in values.iter_mut().zip(flags.iter()) {
+                if fl & NEED_GATE != 0 {
+                    v[2] = full;
+                }
+            }
+        } else {
+            sample_points(flags, &mut values, NEED_GATE, &noise.gate, gate_axes, &|gate, v| v[2] = width(openness(gate)));
+        }
         for (v, &fl) in values.iter().zip(flags.iter()) {
             any_width |= fl & NEED_GATE != 0 && v[2] > 0.0;
         }
@@ -1080,6 +1173,34 @@ mod tests {
                             let got = ours.get([&grid[0], &grid[1], &grid[2]], (i, j, k), &mut cube);
                             assert_eq!(got.to_bits(), theirs.get([x, y, z]).to_bits(), "seed {seed} at {:?}", [x, y, z]);
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn grid_perlin_bounds_hold_every_grid_value() {
+        for seed in [0u32, 5, 0xdead_beef] {
+            let field = GridPerlin::new(seed);
+            // Lattice-like windows at the gate's and the tunnels' scales, across cube edges.
+            for (step, count) in [(4.0 / 384.0, 10), (4.0 / 96.0, 10), (4.0 / 40.0, 12), (0.37, 9)] {
+                for start in [-40i32, -7, -1, 0, 3, 95, 1000] {
+                    let coordinates = |offset: f64| PerlinAxis::new((0..count).map(move |i| (start + i) as f64 * step + offset));
+                    let grid = [coordinates(0.0), coordinates(0.31), coordinates(-17.9)];
+                    let at = [&grid[0], &grid[1], &grid[2]];
+                    let (lo, hi) = field.bounds(at);
+                    let mut cube = None;
+                    for j in 0..count as usize {
+                        for k in 0..count as usize {
+                            for i in 0..count as usize {
+                                let v = field.get(at, (i, j, k), &mut cube);
+                                assert!(lo <= v && v <= hi, "seed {seed}, step {step}, start {start}: {v} outside [{lo}, {hi}]");
+                            }
+                        }
+                    }
+                    if step < 0.02 {
+                        assert!(hi - lo < 0.6, "loose bounds [{lo}, {hi}] at step {step}");
                     }
                 }
             }
