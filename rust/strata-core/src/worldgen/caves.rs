@@ -536,6 +536,30 @@ impl TunnelField {
         let cell_dims = [dims[0] - 1, dims[1] - 1, dims[2] - 1];
         let point = |i: usize, j: usize, k: usize| (j * dims[2] + k) * dims[0] + i;
         let cell = |i: usize, j: usize, k: usize| (j * cell_dims[2] + k) * cell_dims[0] + i;
+        let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
+        let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
+        // The noises' coordinates along each axis, as `noise` is given them.
+        let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
+        let gate_axes = [
+            axis(dims[0], lo.x, &|x| x * f * 0.25),
+            axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
+            axis(dims[2], lo.z, &|z| z * f * 0.25),
+        ];
+        let gate_axes = [&gate_axes[0], &gate_axes[1], &gate_axes[2]];
+        // How open tunnels are at gate value `gate`, and their width: both only decrease as
+        // `gate` grows (every step rounds monotonically), so the gate's bounds over the
+        // lattice bound them. Where the bounds close tunnels everywhere, there is no field (and
+        // nothing else is computed); where they open them fully everywhere, every width is the
+        // same and no gate is sampled.
+        let openness = |gate: f64| {
+            let g01 = 0.5 + 0.5 * gate as f32;
+            ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0)
+        };
+        let width = |open: f32| c.tunnel_width * open * open * (3.0 - 2.0 * open);
+        let (gate_lo, gate_hi) = noise.gate.bounds(gate_axes);
+        if openness(gate_lo) <= 0.0 {
+            return None;
+        }
         // Which cells are needed: those starting below the highest top of their voxel columns.
         // The buffers of earlier fields of this thread (see `TunnelBuffers`).
         let mut bufs = TUNNEL_BUFFERS.try_with(|b| std::mem::take(&mut *b.borrow_mut())).unwrap_or_default();
@@ -566,8 +590,6 @@ impl TunnelField {
                 }
             }
         }
-        let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
-        let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
         let needed = &bufs.needed;
         let mut values = std::mem::take(&mut bufs.values);
         values.clear();
@@ -630,31 +652,8 @@ impl TunnelField {
             let mut cube = None;
             sample_flagged(dims, flags, values, flag, |p| field.get(axes, p, &mut cube), store);
         };
-        // The noises' coordinates along each axis, as `noise` is given them.
-        let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
         mark(flags, NEED_GATE, needed);
         let mut any_width = false;
-        let gate_axes = [
-            axis(dims[0], lo.x, &|x| x * f * 0.25),
-            axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
-            axis(dims[2], lo.z, &|z| z * f * 0.25),
-        ];
-        let gate_axes = [&gate_axes[0], &gate_axes[1], &gate_axes[2]];
-        // How open tunnels are at gate value `gate`, and their width: both only decrease as
-        // `gate` grows (every step rounds monotonically), so the gate's bounds over the
-        // lattice bound them. Where the bounds close tunnels everywhere, no gate is sampled and
-        // there is no field; where they open them fully everywhere, every width is the same.
-        let openness = |gate: f64| {
-            let g01 = 0.5 + 0.5 * gate as f32;
-            ((c.tunnel_strength - g01) / TUNNEL_GATE_FADE).clamp(0.0, 1.0)
-        };
-        let width = |open: f32| c.tunnel_width * open * open * (3.0 - 2.0 * open);
-        let (gate_lo, gate_hi) = noise.gate.bounds(gate_axes);
-        if openness(gate_lo) <= 0.0 {
-            bufs.values = values;
-            bufs.give_back();
-            return None;
-        }
         if openness(gate_hi) >= 1.0 {
             let full = width(openness(gate_hi));
             for (v, &fl) in values.iter_mut().zip(flags.iter()) {
