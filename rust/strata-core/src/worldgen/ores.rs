@@ -45,17 +45,21 @@ pub struct OreCluster {
 /// The clusters of ore kind `kind_index` whose centres lie in ore cell `cell` (cell coordinates:
 /// voxel `p` lies in cell `p.div_euclid(ORE_CELL)`).
 pub fn clusters_in_cell(seed: u64, kind_index: usize, kind: &OreKind, cell: IVec3) -> Vec<OreCluster> {
+    cell_clusters(seed, kind_index, kind, cell).collect()
+}
+
+/// [`clusters_in_cell`], drawn as they are used (no list to allocate per cell).
+fn cell_clusters(seed: u64, kind_index: usize, kind: &OreKind, cell: IVec3) -> impl Iterator<Item = OreCluster> {
     let mut rng = rng_at(seed, salt::ORE ^ ((kind_index as u64 + 1) << 32), cell.x, cell.y, cell.z);
     let (lo, hi) = (kind.clusters_per_chunk_min, kind.clusters_per_chunk_max.max(kind.clusters_per_chunk_min));
     let count = lo + (rng.next_u64() % (hi - lo + 1) as u64) as u32;
     let origin = cell * ORE_CELL;
     (0..count)
-        .map(|_| {
+        .map(move |_| {
             let h = rng.next_u64();
             let offset = IVec3::new((h & 31) as i32, ((h >> 5) & 31) as i32, ((h >> 10) & 31) as i32);
             OreCluster { centre: origin + offset, shape_seed: rng.next_u64() }
         })
-        .collect()
 }
 
 /// The voxels of a cluster of `size` voxels (see the module docs), centre first.
@@ -142,7 +146,7 @@ fn place_body(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
         for cy in cell_lo.y..=cell_hi.y {
             for cz in cell_lo.z..=cell_hi.z {
                 for cx in cell_lo.x..=cell_hi.x {
-                    for cluster in clusters_in_cell(generator.seed(), k, kind, IVec3::new(cx, cy, cz)) {
+                    for cluster in cell_clusters(generator.seed(), k, kind, IVec3::new(cx, cy, cz)) {
                         let c = cluster.centre;
                         let near = |lo: i32, hi: i32, v: i32| v > lo - reach && v < hi + reach;
                         if !(near(min.x, max.x, c.x) && near(min.y, max.y, c.y) && near(min.z, max.z, c.z)) {
