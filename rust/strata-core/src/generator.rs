@@ -198,7 +198,7 @@ impl Generator {
     /// The columns of a rectangle from [`Generator::column_samples`].
     fn columns_from_samples(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::simd::avx2() {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.columns_from_samples_avx2(samples, size_x, size_z, out) };
         }
@@ -281,7 +281,7 @@ impl Generator {
     /// lowest stone or above the highest surface and the sea are filled at once.
     fn fill_layers(&self, columns: &ColumnGrid, out: &mut VoxelBuffer) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::simd::avx2() {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.fill_layers_avx2(columns, out) };
         }

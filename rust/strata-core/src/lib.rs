@@ -20,6 +20,7 @@ pub mod profile;
 pub mod rng;
 pub mod save;
 pub mod scheduler;
+pub mod simd;
 pub mod stream;
 pub mod surface_bytes;
 pub mod world2d;

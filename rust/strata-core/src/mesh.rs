@@ -358,10 +358,11 @@ pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, 
     }
 }
 
-/// Whether this CPU runs the AVX2 and BMI build of the mesher (checked once, then cached).
+/// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::simd`]; the
+/// CPU's features are checked once, then cached).
 #[cfg(target_arch = "x86_64")]
 fn wide_simd_available() -> bool {
-    std::is_x86_feature_detected!("avx2")
+    crate::simd::avx2()
         && std::is_x86_feature_detected!("bmi1")
         && std::is_x86_feature_detected!("bmi2")
         && std::is_x86_feature_detected!("lzcnt")

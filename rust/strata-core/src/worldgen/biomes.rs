@@ -276,7 +276,7 @@ impl BiomeMap {
         let dz2: Vec<f64> = region.features.iter().map(|f| (f.z - z) * (f.z - z)).collect();
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::simd::avx2() {
             // SAFETY: the CPU has AVX2.
             done = unsafe { nearest_row_avx2(xs, &dz2, &region.features, out) };
         }

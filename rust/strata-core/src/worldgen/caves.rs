@@ -642,7 +642,7 @@ impl TunnelField {
         // Samples `field` at every point flagged `flag` (grid coordinates from `axes`) and
         // stores each value with `store`.
         #[cfg(target_arch = "x86_64")]
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        let avx2 = crate::simd::avx2();
         let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])| {
             #[cfg(target_arch = "x86_64")]
             if avx2 {

@@ -383,18 +383,11 @@ impl CaScratch {
     }
 }
 
-/// Whether the running CPU has AVX2: the word loops of a step then run their copies built for
-/// it (the same code, four words to a vector register instead of two, so the same bits).
+/// Whether AVX2 may be used (see [`crate::simd`]): the word loops of a step then run their copies
+/// built for it (the same code, four words to a vector register instead of two, so the same bits).
 #[inline]
 fn has_avx2() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
+    crate::simd::avx2()
 }
 
 /// Horizontal sums (left + centre + right, 0..=3) of rows of `wpr` words, as two bit planes.

@@ -81,21 +81,22 @@ pub enum Kernel {
 }
 
 impl Kernel {
-    /// The fastest kernel the running CPU can execute.
+    /// The fastest kernel the running CPU can execute (within this thread's SIMD limit, see
+    /// [`crate::simd`]).
     pub fn detect() -> Self {
         Self::available().into_iter().last().unwrap_or(Kernel::Portable)
     }
 
-    /// Every kernel the running CPU can execute, slowest first (always starts with `Portable`).
+    /// Every kernel the running CPU can execute within this thread's SIMD limit, slowest first
+    /// (always starts with `Portable`).
     pub fn available() -> Vec<Kernel> {
         let mut kernels = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("avx2") {
+            if crate::simd::avx2() {
                 kernels.push(Kernel::Avx2);
             }
-            if has!("avx2") && has!("avx512f") && has!("avx512dq") && has!("avx512vl") && has!("avx512bw") {
+            if crate::simd::avx512() {
                 kernels.push(Kernel::Avx512);
             }
         }
@@ -186,7 +187,8 @@ impl PerlinFbm2 {
     }
 
     /// [`PerlinFbm2::get_many`] with a given kernel (for tests and benchmarks); a kernel the CPU
-    /// lacks (not in [`Kernel::available`]) runs the portable one instead.
+    /// lacks (not in [`Kernel::available`]) or the thread's SIMD limit forbids runs the widest
+    /// one below it that qualifies.
     #[doc(hidden)]
     pub fn get_many_with(&self, kernel: Kernel, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         assert!(xs.len() == zs.len() && xs.len() == out.len(), "get_many: {} xs, {} zs, {} outputs", xs.len(), zs.len(), out.len());
@@ -216,9 +218,15 @@ impl PerlinFbm2 {
         }
     }
 
-    /// `kernel` if the running CPU can execute it, else the portable kernel.
+    /// `kernel` if the running CPU can execute it and this thread's limit (see [`crate::simd`])
+    /// allows it, else the widest narrower kernel that qualifies (all give the same bits).
+    #[inline]
     fn checked(&self, kernel: Kernel) -> Kernel {
-        if kernel == self.kernel || Kernel::available().contains(&kernel) { kernel } else { Kernel::Portable }
+        match kernel {
+            Kernel::Avx512 if crate::simd::avx512() => Kernel::Avx512,
+            Kernel::Avx512 | Kernel::Avx2 if crate::simd::avx2() => Kernel::Avx2,
+            _ => Kernel::Portable,
+        }
     }
 
     #[cfg(target_arch = "x86_64")]

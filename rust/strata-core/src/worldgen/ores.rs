@@ -100,7 +100,7 @@ pub fn cluster_voxels(cluster: &OreCluster, size: u32, out: &mut Vec<IVec3>) {
 /// Applies this stage to `out`, using only world coordinates and the preset.
 pub fn place(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU has AVX2.
         return unsafe { place_avx2(generator, columns, out) };
     }

@@ -440,7 +440,7 @@ impl Terrain {
     #[allow(clippy::too_many_arguments)]
     fn grid(&self, x0: f64, z0: f64, step: f64, nx: usize, nz: usize, exact: bool, out: &mut Vec<TerrainSample>) {
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
+        if crate::simd::avx2() {
             // SAFETY: the CPU has AVX2.
             return unsafe { self.grid_avx2(x0, z0, step, nx, nz, exact, out) };
         }

@@ -76,7 +76,7 @@ pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
 /// are looked at.
 pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if crate::simd::avx2() {
         // SAFETY: the CPU has AVX2.
         return unsafe { settle_with_ring_avx2(generator, columns, ring_surfaces, out) };
     }
