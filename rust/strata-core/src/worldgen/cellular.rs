@@ -383,18 +383,11 @@ impl CaScratch {
     }
 }
 
-/// Whether AVX2 may be used (see [`crate::simd`]): the word loops of a step then run their copies
-/// built for it (the same code, four words to a vector register instead of two, so the same bits).
-#[inline]
-fn has_avx2() -> bool {
-    crate::simd::avx2()
-}
-
 /// Horizontal sums (left + centre + right, 0..=3) of rows of `wpr` words, as two bit planes.
 #[inline(never)]
 fn horizontal_sums(src: &[u64], wpr: usize, h0: &mut [u64], h1: &mut [u64]) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::simd::avx2() {
         // SAFETY: the CPU has AVX2.
         return unsafe { horizontal_sums_avx2(src, wpr, h0, h1) };
     }
@@ -447,7 +440,7 @@ fn planar_words(
     o0: &mut [u64], o1: &mut [u64], o2: &mut [u64], o3: &mut [u64],
 ) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::simd::avx2() {
         // SAFETY: the CPU has AVX2.
         return unsafe { planar_words_avx2(a0, b0, c0, a1, b1, c1, o0, o1, o2, o3) };
     }
@@ -580,7 +573,7 @@ fn at_least_loop<const T: u32>(below: [&[u64]; 4], centre: [&[u64]; 4], above: [
 }
 
 /// The loop of [`at_least_loop`], every plane its own argument so the compiler knows they do not
-/// overlap `dst` and vectorises it (built for AVX2 too, see [`has_avx2`]).
+/// overlap `dst` and vectorises it (built for AVX2 too, taken where [`crate::simd::avx2`] allows).
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn at_least_words<const T: u32>(
@@ -591,7 +584,7 @@ fn at_least_words<const T: u32>(
     word_mask: u64,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::simd::avx2() {
         // SAFETY: the CPU has AVX2.
         return unsafe { at_least_words_avx2::<T>(a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, dst, word_mask) };
     }
@@ -914,7 +907,7 @@ fn seeded_window_3d(key: u64, threshold16: u32, min: IVec3, size: [usize; 3], sc
     let alive = &mut scratch.alive;
     alive.clear();
     alive.resize(buffer_words + 1, 0);
-    let avx2 = has_avx2();
+    let avx2 = crate::simd::avx2();
     for y in 0..size[1] {
         let wy = min.y + y as i32;
         for (i, a) in first_halves[..groups].iter_mut().enumerate() {

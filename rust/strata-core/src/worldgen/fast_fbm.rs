@@ -87,6 +87,17 @@ impl Kernel {
         Self::available().into_iter().last().unwrap_or(Kernel::Portable)
     }
 
+    /// This kernel if the running CPU can execute it and this thread's limit (see [`crate::simd`])
+    /// allows it, else the widest narrower kernel that qualifies (all give the same bits).
+    #[inline]
+    pub fn allowed(self) -> Kernel {
+        match self {
+            Kernel::Avx512 if crate::simd::avx512() => Kernel::Avx512,
+            Kernel::Avx512 | Kernel::Avx2 if crate::simd::avx2() => Kernel::Avx2,
+            _ => Kernel::Portable,
+        }
+    }
+
     /// Every kernel the running CPU can execute within this thread's SIMD limit, slowest first
     /// (always starts with `Portable`).
     pub fn available() -> Vec<Kernel> {
@@ -193,8 +204,8 @@ impl PerlinFbm2 {
     pub fn get_many_with(&self, kernel: Kernel, xs: &[f64], zs: &[f64], out: &mut [f64]) {
         assert!(xs.len() == zs.len() && xs.len() == out.len(), "get_many: {} xs, {} zs, {} outputs", xs.len(), zs.len(), out.len());
         let point = |i: usize| (xs[i], zs[i]);
-        match self.checked(kernel) {
-            // SAFETY: `checked` keeps a kernel only when the running CPU has its features.
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { self.batch_avx512::<false>(xs.len(), point, out) },
             #[cfg(target_arch = "x86_64")]
@@ -208,24 +219,13 @@ impl PerlinFbm2 {
     pub fn fill_row_with(&self, kernel: Kernel, xs: &[f64], z: f64, out: &mut [f64]) {
         assert_eq!(xs.len(), out.len(), "fill_row: {} xs, {} outputs", xs.len(), out.len());
         let point = |i: usize| (xs[i], z);
-        match self.checked(kernel) {
-            // SAFETY: `checked` keeps a kernel only when the running CPU has its features.
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unsafe { self.batch_avx512::<true>(xs.len(), point, out) },
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => unsafe { self.batch_avx2::<true>(xs.len(), point, out) },
             _ => self.batch::<PORTABLE_LANES, true>(xs.len(), point, out),
-        }
-    }
-
-    /// `kernel` if the running CPU can execute it and this thread's limit (see [`crate::simd`])
-    /// allows it, else the widest narrower kernel that qualifies (all give the same bits).
-    #[inline]
-    fn checked(&self, kernel: Kernel) -> Kernel {
-        match kernel {
-            Kernel::Avx512 if crate::simd::avx512() => Kernel::Avx512,
-            Kernel::Avx512 | Kernel::Avx2 if crate::simd::avx2() => Kernel::Avx2,
-            _ => Kernel::Portable,
         }
     }
 
