@@ -1,8 +1,8 @@
 //! Shared helpers for Strata's cross-crate integration tests (`tests/tests/*.rs`).
 
-use strata_core::coords::ChunkCoord;
-use strata_core::generator::Generator;
-use strata_core::preset::WorldPreset;
+use strata_core::base::coords::ChunkCoord;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::preset::model::WorldPreset;
 use std::path::PathBuf;
 
 /// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.

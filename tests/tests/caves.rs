@@ -2,10 +2,10 @@
 //! each cave mode makes caves, water never hangs, ores respect their depth and counts, and
 //! decorations stand where they should.
 
-use strata_core::block::{self, BlockId};
-use strata_core::generator::Generator;
-use strata_core::preset::{CaveMode, WorldPreset, default_biomes};
-use strata_core::worldgen::scatter::{ScatterKind, scatter_chunk, scatter_columns};
+use strata_core::base::block::{self, BlockId};
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::preset::model::{CaveMode, WorldPreset, default_biomes};
+use strata_core::gen3d::scatter::{ScatterKind, scatter_chunk, scatter_columns};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer};
 
 /// A box of `size` whose top lies `above` voxels over the surface at its first column.

@@ -8,9 +8,9 @@
 use proptest::prelude::*;
 use std::path::Path;
 use strata_core::WorldPreset;
-use strata_core::preset_io::{preset_from_ron, preset_from_tres_text, preset_to_ron, preset_to_tres_text};
-use strata_core::profile::{InputDescriptor, Profile};
-use strata_core::save::{WorldSave, decode_world_save, encode_world_save};
+use strata_core::preset::io::{preset_from_ron, preset_from_tres_text, preset_to_ron, preset_to_tres_text};
+use strata_core::persist::profile::{InputDescriptor, Profile};
+use strata_core::persist::save::{WorldSave, decode_world_save, encode_world_save};
 
 fn parse_ron(bytes: &[u8], name: &str) -> Result<(), String> {
     let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: {e}"))?;

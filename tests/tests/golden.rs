@@ -3,11 +3,11 @@
 //!
 //! **Updating.** When a change to generation is intended (a new stage, a retuned default), run
 //! `cargo test -p strata-tests --test golden`, check the change is the one you meant (for example
-//! with `strata_core::preview::render_preview` before and after), then paste the value printed in
+//! with `strata_core::gen3d::preview::render_preview` before and after), then paste the value printed in
 //! the failure message into the constant below and say in the commit message why the world
 //! changed. Never update it to silence an unexplained change: that is exactly what it catches.
 
-use strata_core::preset::WorldPreset;
+use strata_core::preset::model::WorldPreset;
 use strata_tests::world_fingerprint as fingerprint;
 
 /// Fingerprint of `strata_tests::GOLDEN_CHUNKS` of the default preset.

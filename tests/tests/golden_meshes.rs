@@ -4,11 +4,11 @@
 //! GPU must not, unless on purpose. Update a constant only for an intended change to how the
 //! world looks, and say why in the commit.
 
-use strata_core::generator::Generator;
-use strata_core::lod::{FarMesh, FarScratch, LodColumn, build_far_column};
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
 use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
-use strata_core::preset_io::load_preset_file;
-use strata_core::surface_bytes::{MeshBytes, SurfaceBytes};
+use strata_core::preset::io::load_preset_file;
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 

@@ -4,10 +4,10 @@
 //! borders have no walls and every default biome appears.
 
 use std::path::PathBuf;
-use strata_core::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use strata_core::generator::Generator;
-use strata_core::preset::{HeightmapWrap, Interpolation, WorldPreset};
-use strata_core::worldgen::heightmap::write_gray16_png;
+use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::preset::model::{HeightmapWrap, Interpolation, WorldPreset};
+use strata_core::noise::heightmap::write_gray16_png;
 
 /// A preset that selects only the sources `set` turns on.
 fn only(set: impl Fn(&mut WorldPreset)) -> WorldPreset {
@@ -221,12 +221,12 @@ fn slopes_show_rock_and_biomes_pick_blocks() {
     let g = Generator::new(&p).unwrap();
     let mut cols = Vec::new();
     g.columns_into(-256, -256, 512, 512, &mut cols);
-    let stone = strata_core::block::STONE;
+    let stone = strata_core::base::block::STONE;
     let rock = cols.iter().filter(|c| c.surface_block == stone).count();
     assert!(rock > 0 && rock < cols.len(), "{rock} rock columns of {}", cols.len());
     // Columns that are not rock wear their biome's blocks.
     for c in cols.iter().filter(|c| c.surface_block != stone).take(2000) {
         let b = &g.biomes()[c.biome as usize];
-        assert_eq!(strata_core::block::block_info(c.surface_block).name, b.surface_block);
+        assert_eq!(strata_core::base::block::block_info(c.surface_block).name, b.surface_block);
     }
 }

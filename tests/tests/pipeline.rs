@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use strata_core::generator::Generator;
+use strata_core::gen3d::pipeline::Generator;
 use strata_core::mesh::{ChunkMesh, mesh_padded_chunk};
-use strata_core::stream::{StreamConfig, StreamKey, StreamResult, Streamer};
+use strata_core::stream::streamer::{StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 fn mesh_hash(m: &ChunkMesh) -> u64 {
@@ -85,8 +85,8 @@ fn the_far_view_does_not_depend_on_worker_count_or_history() {
     let g = Generator::new(&WorldPreset::default()).unwrap();
     let (&key, &hash) = one.iter().find(|(k, _)| matches!(k, StreamKey::Far(f) if f.level == 2)).expect("a level-2 column");
     let StreamKey::Far(col) = key else { unreachable!() };
-    let mut alone = strata_core::lod::FarMesh::default();
-    strata_core::lod::build_far_column(&g, col, &mut strata_core::lod::FarScratch::default(), &mut alone);
+    let mut alone = strata_core::stream::far::FarMesh::default();
+    strata_core::stream::far::build_far_column(&g, col, &mut strata_core::stream::far::FarScratch::default(), &mut alone);
     assert_eq!(mesh_hash(&alone.mesh) ^ (alone.origin.y as i64 as u64).rotate_left(17), hash);
 }
 

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use strata_core::WorldPreset;
-use strata_core::preset::CaveMode;
-use strata_core::preset_io::{
+use strata_core::preset::model::CaveMode;
+use strata_core::preset::io::{
     PresetError, fingerprint, load_preset_file, preset_from_ron, preset_from_tres_text, preset_to_ron, preset_to_tres_text,
     save_preset_file, with_new_seed,
 };

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::PathBuf;
 use strata_core::WorldPreset;
-use strata_core::preset_io::fingerprint;
-use strata_core::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+use strata_core::preset::io::fingerprint;
+use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("strata-profiles-{tag}-{}", std::process::id()));

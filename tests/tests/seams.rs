@@ -4,11 +4,11 @@
 //! chunk borders.
 
 use std::collections::BTreeMap;
-use strata_core::block::{self, BlockId};
-use strata_core::generator::Generator;
+use strata_core::base::block::{self, BlockId};
+use strata_core::gen3d::pipeline::Generator;
 use strata_core::mesh::{ChunkMesh, mesh_padded_chunk};
-use strata_core::preset::CaveMode;
-use strata_core::rng::hash1;
+use strata_core::preset::model::CaveMode;
+use strata_core::base::rng::hash1;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 /// The presets under test, named.

@@ -3,18 +3,18 @@
 //! The core picks AVX-512, AVX2 or portable code at run time. A machine without AVX2 must get
 //! the voxels, scatter, meshes, Godot byte streams, collision triangles, far view and 2D tiles
 //! that this one gets. Each test builds everything under every SIMD limit this CPU can run
-//! (`strata_core::simd::with_limit`) and compares each result with the uncapped one. On a CPU
+//! (`strata_core::base::simd::with_limit`) and compares each result with the uncapped one. On a CPU
 //! without AVX2 there is only one path, and the comparison is trivially true.
 
-use strata_core::generator::{ColumnGrid, Generator};
-use strata_core::lod::{FarMesh, FarScratch, LodColumn, build_far_column};
+use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
+use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
 use strata_core::mesh::{ChunkMesh, Mesher};
-use strata_core::preset_io::load_preset_file;
-use strata_core::simd::{SimdLevel, with_limit};
-use strata_core::surface_bytes::MeshBytes;
-use strata_core::world2d::{ChunkCoord2D, Generator2D, TileGrid};
-use strata_core::worldgen::fast_fbm::Kernel;
-use strata_core::worldgen::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use strata_core::preset::io::load_preset_file;
+use strata_core::base::simd::{SimdLevel, with_limit};
+use strata_core::mesh::bytes::MeshBytes;
+use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
+use strata_core::noise::fast_fbm::Kernel;
+use strata_core::gen3d::scatter::{ScatterInstance, scatter_chunk_with_columns};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
@@ -151,7 +151,7 @@ fn side_view_chunks_are_the_same_on_every_simd_path() {
 #[test]
 fn a_limit_really_selects_the_narrower_paths() {
     // Without this, every comparison above could be comparing a path with itself.
-    assert!(with_limit(SimdLevel::Portable, || !strata_core::simd::avx2() && !strata_core::simd::avx512()));
+    assert!(with_limit(SimdLevel::Portable, || !strata_core::base::simd::avx2() && !strata_core::base::simd::avx512()));
     let kernel = |level| with_limit(level, Kernel::detect);
     assert_eq!(kernel(SimdLevel::Portable), Kernel::Portable);
     if SimdLevel::available().contains(&SimdLevel::Avx512) {

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use strata_core::block::{self, AIR, BlockId, STONE, WATER};
-use strata_core::preset::{CaveMode, SurfaceSource, WorldPreset};
-use strata_core::world2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
-use strata_core::world2d::{ChunkCoord2D, Generator2D, StreamConfig2D, Streamer2D, TileGrid};
+use strata_core::base::block::{self, AIR, BlockId, STONE, WATER};
+use strata_core::preset::model::{CaveMode, SurfaceSource, WorldPreset};
+use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
+use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
+use strata_core::stream::stream2d::{StreamConfig2D, Streamer2D};
 
 fn generator(seed: u64) -> Generator2D {
     let p = WorldPreset { seed, ..Default::default() };
@@ -207,9 +208,9 @@ fn edits_are_stored_as_an_edit_map_and_retiled() {
     assert_eq!(s.edits().len(), 2);
     assert_eq!(s.tile(10, row), AIR);
     assert_eq!(s.tile(10, row - 1), STONE);
-    assert_eq!(strata_core::world2d::stream::top_solid_row(&g, Some(s.edits()), 10), row - 1);
+    assert_eq!(strata_core::stream::stream2d::top_solid_row(&g, Some(s.edits()), 10), row - 1);
     s.set_tile(10, row - 1, AIR);
-    assert_eq!(strata_core::world2d::stream::top_solid_row(&g, Some(s.edits()), 10), row + 1);
+    assert_eq!(strata_core::stream::stream2d::top_solid_row(&g, Some(s.edits()), 10), row + 1);
     let mut update = None;
     while !s.is_area_ready() || update.is_none() {
         assert!(start.elapsed() < Duration::from_secs(30));

@@ -6,7 +6,7 @@
 //! Run: `cargo bench -p strata-core --bench ca3d`.
 
 use std::hint::black_box;
-use strata_core::worldgen::cellular::{BitGrid3D, CaRule, CaScratch, initial_alive, naive_step_3d};
+use strata_core::automata::cellular::{BitGrid3D, CaRule, CaScratch, initial_alive, naive_step_3d};
 
 const N: usize = 32;
 /// A 3D cave rule: rock where at least 14 of the 27 cells of the 3×3×3 block are rock.

@@ -15,10 +15,10 @@ mod common;
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
-use strata_core::block::{self, BlockId};
-use strata_core::generator::{ColumnGrid, Generator};
-use strata_core::surface_bytes::MeshBytes;
-use strata_core::worldgen::scatter::scatter_chunk_with_columns;
+use strata_core::base::block::{self, BlockId};
+use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
+use strata_core::mesh::bytes::MeshBytes;
+use strata_core::gen3d::scatter::scatter_chunk_with_columns;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 

@@ -16,7 +16,7 @@
 
 use std::hint::black_box;
 use std::sync::LazyLock;
-use strata_core::generator::{Column, ColumnGrid, Generator};
+use strata_core::gen3d::pipeline::{Column, ColumnGrid, Generator};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 static LATTICE: LazyLock<Generator> = LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
@@ -130,7 +130,7 @@ mod padded_chunk {
 #[divan::bench(sample_count = 30)]
 fn scatter_chunk_surface(bencher: divan::Bencher) {
     let c = chunk("surface");
-    bencher.bench_local(|| black_box(strata_core::worldgen::scatter::scatter_chunk(&LATTICE, black_box(c)).len()));
+    bencher.bench_local(|| black_box(strata_core::gen3d::scatter::scatter_chunk(&LATTICE, black_box(c)).len()));
 }
 
 /// One `Generator::column` (a 3 × 3 sample grid on the lattice).

@@ -13,8 +13,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
-use strata_core::generator::Generator;
-use strata_core::stream::{StreamConfig, Streamer};
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::stream::streamer::{StreamConfig, Streamer};
 use strata_core::WorldPreset;
 
 /// Counts live heap bytes (all threads).

@@ -13,10 +13,10 @@ mod common;
 use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
-use strata_core::generator::Generator;
-use strata_core::worldgen::fast_fbm::{Kernel, PerlinFbm2};
-use strata_core::worldgen::fractal::{FractalParams, perlin_fbm};
-use strata_core::worldgen::terrain::TerrainSample;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::noise::fast_fbm::{Kernel, PerlinFbm2};
+use strata_core::noise::fractal::{FractalParams, perlin_fbm};
+use strata_core::gen3d::terrain::TerrainSample;
 
 const SIDE: usize = 32;
 const PARAMS: FractalParams = FractalParams { octaves: 5, frequency: 1.0 / 128.0, persistence: 0.5, lacunarity: 2.0 };

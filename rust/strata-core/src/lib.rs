@@ -1,31 +1,21 @@
 //! Engine-free core of Strata: everything that makes a world, with no Godot dependency.
 //!
-//! Data flows one way: [`preset::WorldPreset`] → [`generator::Generator`] → [`chunk::VoxelBuffer`]
-//! → [`mesh::ChunkMesh`] → (the Godot layer makes a node). [`stream::Streamer`] runs generation
-//! and meshing on worker threads and hands finished meshes back over channels.
+//! Folders are dependency layers; a layer uses only the layers before it, so data flows one
+//! way: [`base`] → [`preset`] → [`noise`] → [`automata`] → [`gen3d`] / [`gen2d`] → [`mesh`] →
+//! [`stream`] → [`persist`]. `cargo xtask test` fails when an import breaks that order. See
+//! `ARCHITECTURE.md` for the code map and the laws every layer keeps.
 
-pub mod atomic_file;
-pub mod block;
-pub mod chunk;
-pub mod coords;
-pub mod edits;
-pub mod worldgen;
-pub mod generator;
-pub mod lod;
-pub mod mesh;
+pub mod base;
 pub mod preset;
-pub mod preset_io;
-pub mod preview;
-pub mod profile;
-pub mod rng;
-pub mod save;
-pub mod scheduler;
-pub mod simd;
+pub mod noise;
+pub mod automata;
+pub mod gen3d;
+pub mod gen2d;
+pub mod mesh;
 pub mod stream;
-pub mod surface_bytes;
-pub mod world2d;
+pub mod persist;
 
-pub use block::BlockId;
-pub use chunk::VoxelBuffer;
-pub use coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-pub use preset::WorldPreset;
+pub use base::block::BlockId;
+pub use base::chunk::VoxelBuffer;
+pub use base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+pub use preset::model::WorldPreset;

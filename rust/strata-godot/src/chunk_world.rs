@@ -21,13 +21,13 @@ use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::block;
-use strata_core::generator::Generator;
+use strata_core::base::block;
+use strata_core::gen3d::pipeline::Generator;
 use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
-use strata_core::lod::{FarMesh, LodColumn};
-use strata_core::surface_bytes::MeshBytes;
-use strata_core::stream::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
-use strata_core::worldgen::scatter::{ScatterInstance, ScatterKind};
+use strata_core::stream::far::{FarMesh, LodColumn};
+use strata_core::mesh::bytes::MeshBytes;
+use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
+use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 /// The nodes that show one loaded chunk.
@@ -121,10 +121,10 @@ pub struct ChunkWorld {
     apply_ms_last_frame: f64,
     /// Main-thread time to turn one finished near chunk with a mesh into nodes (µs), and one far
     /// column, for medians.
-    apply_us: strata_core::scheduler::Samples,
-    apply_far_us: strata_core::scheduler::Samples,
+    apply_us: strata_core::stream::scheduler::Samples,
+    apply_far_us: strata_core::stream::scheduler::Samples,
     /// Main-thread time to build one chunk's collision body from its faces (µs).
-    collision_us: strata_core::scheduler::Samples,
+    collision_us: strata_core::stream::scheduler::Samples,
     /// Smoothed frame time in seconds, for the adaptive far view.
     frame_time_s: f64,
     area_ready_emitted: bool,
@@ -352,7 +352,7 @@ impl ChunkWorld {
     pub fn build_chunk_mesh(&mut self, coord: Vector3i, via_arrays: bool) -> Option<Gd<ArrayMesh>> {
         let g = self.generator()?;
         let c = ChunkCoord::new(coord.x, coord.y, coord.z);
-        let mut padded = strata_core::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let mut padded = strata_core::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
         g.generate_padded_chunk(c, &mut padded);
         let mut mesh = ChunkMesh::default();
         strata_core::mesh::mesh_padded_chunk_with(&padded, &mut mesh, self.ambient_occlusion);
@@ -497,12 +497,12 @@ impl ChunkWorld {
     #[func]
     pub fn save_world(&mut self, path: GString) -> godot::global::Error {
         let os = crate::preset_io_api::globalize(&path);
-        let save = strata_core::save::WorldSave {
+        let save = strata_core::persist::save::WorldSave {
             preset: self.core_preset(),
             edits: self.streamer.as_ref().map(|s| s.edits().clone()).unwrap_or_default(),
             state: self.state.clone(),
         };
-        match strata_core::save::write_world_save(&os, &save) {
+        match strata_core::persist::save::write_world_save(&os, &save) {
             Ok(()) => {
                 self.last_error = GString::new();
                 godot::global::Error::OK
@@ -516,7 +516,7 @@ impl ChunkWorld {
     #[func]
     pub fn load_world(&mut self, path: GString) -> godot::global::Error {
         let os = crate::preset_io_api::globalize(&path);
-        match strata_core::save::read_world_save(&os) {
+        match strata_core::persist::save::read_world_save(&os) {
             Ok(save) => {
                 self.stop_streaming();
                 self.query_generator = None;
@@ -531,7 +531,7 @@ impl ChunkWorld {
             }
             Err(e) => {
                 let code = match &e {
-                    strata_core::save::SaveError::Io { .. } => godot::global::Error::ERR_FILE_CANT_OPEN,
+                    strata_core::persist::save::SaveError::Io { .. } => godot::global::Error::ERR_FILE_CANT_OPEN,
                     _ => godot::global::Error::ERR_FILE_CORRUPT,
                 };
                 self.fail(format!("ChunkWorld.load_world: {e}"), code)
@@ -1006,7 +1006,7 @@ fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
 }
 
 /// A mesh from surfaces the workers already packed into Godot's stored form
-/// ([`strata_core::surface_bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
+/// ([`strata_core::mesh::bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
 /// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
 fn array_mesh_from_bytes(m: &MeshBytes, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
     let mut surfaces = VarArray::new();
@@ -1107,7 +1107,7 @@ fn build_scatter_meshes() -> [Gd<ArrayMesh>; 4] {
 }
 
 /// World y of the top face of the topmost solid voxel in column (x, z), edits included.
-pub(crate) fn top_solid_y(g: &Generator, edits: Option<&strata_core::edits::EditMap>, x: i32, z: i32) -> i32 {
+pub(crate) fn top_solid_y(g: &Generator, edits: Option<&strata_core::base::edits::EditMap>, x: i32, z: i32) -> i32 {
     let voxel = |y: i32| -> u16 {
         let p = IVec3::new(x, y, z);
         edits.and_then(|e| e.get(p)).unwrap_or_else(|| g.voxel_at(p))

@@ -16,12 +16,13 @@ use godot::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::block;
-use strata_core::coords::IVec3;
-use strata_core::edits::{EditMap, local_from_index};
-use strata_core::world2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
-use strata_core::world2d::stream::{tile_with_edits, top_solid_row};
-use strata_core::world2d::{ChunkCoord2D, ChunkResult2D, Generator2D, StreamConfig2D, Streamer2D};
+use strata_core::base::block;
+use strata_core::base::coords::IVec3;
+use strata_core::base::edits::{EditMap, local_from_index};
+use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
+use strata_core::stream::stream2d::{tile_with_edits, top_solid_row};
+use strata_core::gen2d::{ChunkCoord2D, Generator2D};
+use strata_core::stream::stream2d::{ChunkResult2D, StreamConfig2D, Streamer2D};
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {

@@ -12,7 +12,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use std::cell::RefCell;
 use std::path::PathBuf;
-use strata_core::preset_io;
+use strata_core::preset::io as preset_io;
 
 thread_local! {
     static LAST_LOAD_ERROR: RefCell<String> = const { RefCell::new(String::new()) };

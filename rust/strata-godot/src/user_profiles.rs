@@ -1,7 +1,7 @@
 //! `UserProfiles`: per-user settings, key bindings and preset libraries (meant as an autoload).
 //!
 //! Files live under `profiles_dir` (default `user://profiles`) in the layout of
-//! [`strata_core::profile`]: `<user>.toml` (settings and binding overrides) and
+//! [`strata_core::persist::profile`]: `<user>.toml` (settings and binding overrides) and
 //! `<user>/presets/<name>.ron`. Bindings store only changes over the project's default input
 //! map: the defaults are captured from `InputMap` when the node enters the tree (or on first use,
 //! or on `capture_defaults()`); applying a profile restores every captured action to its
@@ -17,7 +17,7 @@ use godot::classes::{
 use godot::global::{Error, JoyAxis, JoyButton, Key, MouseButton};
 use godot::obj::EngineEnum;
 use godot::prelude::*;
-use strata_core::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
 
 /// Users, their settings, key bindings (as overrides of the project's input map) and preset
 /// libraries. Add it as an autoload; call `set_active_user()` to switch bindings and settings.

@@ -1,6 +1,6 @@
 //! `WorldPreset`: the Godot resource over [`strata_core::WorldPreset`].
 //!
-//! The inspector shows every field of the core field table ([`strata_core::preset::FIELDS`]) as a
+//! The inspector shows every field of the core field table ([`strata_core::preset::model::FIELDS`]) as a
 //! slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`,
 //! `Scatter`). Properties are served dynamically from that one table, so a field added in the core
 //! appears here, in `.tres` files and in validation without further code. A value outside a
@@ -9,7 +9,7 @@
 use godot::classes::{IResource, Resource};
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
-use strata_core::preset::{FIELDS, FieldKind, FieldSpec, FieldValue};
+use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 
 /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
 /// water and scatter. Same preset (seed included), same world, bit for bit.
@@ -132,12 +132,12 @@ impl IResource for WorldPreset {
 
     fn on_get(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
-        strata_core::preset::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
+        strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
     }
 
     fn on_set(&mut self, property: StringName, value: Variant) -> bool {
         let name = property.to_string();
-        let Some(spec) = strata_core::preset::field(&name) else { return false };
+        let Some(spec) = strata_core::preset::model::field(&name) else { return false };
         let Some(v) = variant_to_value(spec, &value) else {
             self.record_error(format!("WorldPreset.{name}: {value} has the wrong type; allowed: {}", spec.allowed()));
             return true;
@@ -155,7 +155,7 @@ impl IResource for WorldPreset {
     fn on_property_get_revert(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
         let defaults = strata_core::WorldPreset::default();
-        strata_core::preset::field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
+        strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
     }
 }
 

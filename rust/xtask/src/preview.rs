@@ -2,7 +2,7 @@
 //!
 //! Writes `height.png` (16-bit grayscale) + `height.json` (cell size and height range),
 //! `relief.png` (shaded relief in biome colours), `biomes.png` and `caves.png` (a vertical
-//! slice) via `strata_core::preview`. PRESET is a `.tres` (Godot) or `.ron` file.
+//! slice) via `strata_core::gen3d::preview`. PRESET is a `.tres` (Godot) or `.ron` file.
 
 use crate::error::{Error, Result};
 use std::path::PathBuf;
@@ -61,7 +61,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let preset_path = preset_path.ok_or_else(|| Error::msg(USAGE))?;
     let out = out.ok_or_else(|| Error::msg(format!("--out DIR is required\n{USAGE}")))?;
-    let preset = strata_core::preset_io::load_preset_file(&preset_path).map_err(|e| {
+    let preset = strata_core::preset::io::load_preset_file(&preset_path).map_err(|e| {
         Error::from(e).context(format!("cannot read preset {}", preset_path.display()))
     })?;
     crate::step(format!(
@@ -69,7 +69,7 @@ pub fn run(args: &[String]) -> Result<()> {
         preset_path.display(),
         out.display()
     ));
-    let files = strata_core::preview::render_preview(&preset, center, size, cell, &out)
+    let files = strata_core::gen3d::preview::render_preview(&preset, center, size, cell, &out)
         .map_err(|e| Error::from(e).context("cannot render the preview"))?;
     for p in [
         &files.height_png,

@@ -6,8 +6,8 @@
 
 use block_mesh::ndshape::{ConstShape, ConstShape3u32};
 use block_mesh::{GreedyQuadsBuffer, MergeVoxel, RIGHT_HANDED_Y_UP_CONFIG, Voxel, VoxelVisibility, greedy_quads};
-use strata_core::block::{self, BlockId};
-use strata_core::generator::Generator;
+use strata_core::base::block::{self, BlockId};
+use strata_core::gen3d::pipeline::Generator;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 /// Columns of the terrain chunks the benches mesh: each is taken at the height of its surface.

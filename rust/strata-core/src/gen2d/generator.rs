@@ -1,0 +1,324 @@
+//! The side-view generator: a pure function from (preset, world tile) to a block id.
+//!
+//! [`Generator2D::generate_region`] fills any rectangle of tiles. Stages, in order:
+//! 1. **Layers** from the [`SurfaceProfile`]: air above the surface (water in pools), grass on top
+//!    (sand on and beside pools), `dirt_depth` dirt tiles, stone below.
+//! 2. **Caves**: the infinite 2D automaton of [`cellular::run_ca_2d`] (rock is alive; the 4-5 rule
+//!    `AtLeast(threshold)` for `cave_passes` then `AtLeast(final_threshold)` for
+//!    `cave_final_passes`, or a Life-like rule), forced to rock above `cave_depth` tiles below the
+//!    surface so the surface stays whole; then pockets of fewer than `min_pocket_tiles` open tiles
+//!    are filled ([`flood_fill::fill_pockets_2d`]). The automaton brings its own halo and the
+//!    pocket fill needs [`PocketRule::halo`] more, so the result is the infinite field's.
+//! 3. **Ores**: per kind, clusters hashed from world-aligned 32×32 cells (`clusters_per_chunk`
+//!    of the preset's ore table counts per cell): a 4-connected random walk of `cluster_size` steps
+//!    from a hashed start, turning stone into ore only `max(kind depth, ore_depth)` tiles or more
+//!    below the surface. Every cell whose clusters can reach the region is visited, in world
+//!    order, and the first ore on a tile wins, so the outcome never depends on the region.
+//!
+//! Every stage reads only the preset and world coordinates (laws 1 and 2).
+
+use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
+use crate::gen2d::{ChunkCoord2D, TileGrid};
+use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
+use crate::preset::model::{CaveMode, FieldError, WorldPreset, parse_life_rule};
+use crate::base::rng::{hash3, mix64, salt};
+use crate::automata::cellular::{BitGrid2D, CaRule, CaStage, run_ca_2d};
+use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// Edge of the world-aligned cells that seed ore clusters, in tiles.
+pub const ORE_CELL: i32 = 32;
+
+/// Why a side-view generator could not be built from a preset.
+#[derive(Debug, Error)]
+pub enum Generator2DError {
+    #[error("invalid preset: {0}")]
+    Preset(#[from] FieldError),
+}
+
+/// One ore kind, resolved from the preset's ore table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Ore2D {
+    block: BlockId,
+    /// Tiles below the surface where the ore may start.
+    min_depth: i32,
+    clusters_min: u32,
+    clusters_max: u32,
+    cluster_size: u32,
+}
+
+/// A side-view generator built once per preset and shared by all workers (`Send + Sync`).
+pub struct Generator2D {
+    preset: Arc<WorldPreset>,
+    line: SurfaceLine,
+    /// `None` when caves are off.
+    cave_stages: Option<Vec<CaStage>>,
+    pockets: PocketRule,
+    ores: Vec<Ore2D>,
+}
+
+impl std::fmt::Debug for Generator2D {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Generator2D").field("seed", &self.preset.seed).finish()
+    }
+}
+
+impl Generator2D {
+    /// Builds a generator; the preset is validated first.
+    pub fn new(preset: &WorldPreset) -> Result<Self, Generator2DError> {
+        preset.validate()?;
+        let sv = &preset.side_view;
+        let cave_stages = match sv.cave_mode {
+            CaveMode::None => None,
+            CaveMode::CellularAutomata => Some(vec![
+                CaStage { rule: CaRule::AtLeast(sv.cave_threshold), passes: sv.cave_passes },
+                CaStage { rule: CaRule::AtLeast(sv.cave_final_threshold), passes: sv.cave_final_passes },
+            ]),
+            CaveMode::GameOfLife => {
+                let (birth, survival) = parse_life_rule(&sv.cave_life_rule).map_err(|problem| FieldError {
+                    field: "side_view_cave_life_rule".into(),
+                    problem,
+                    allowed: "a rule like B678/S345678".into(),
+                })?;
+                // Only neighbour counts 0..=8 exist in 2D.
+                Some(vec![CaStage { rule: CaRule::Life { birth: birth & 0x1ff, survival: survival & 0x1ff }, passes: sv.cave_passes }])
+            }
+        };
+        let ores = if preset.ores.enabled {
+            preset
+                .ores
+                .kinds
+                .iter()
+                .filter_map(|k| {
+                    Some(Ore2D {
+                        block: block::block_by_name(&k.block)?,
+                        min_depth: k.min_depth.max(sv.ore_depth) as i32,
+                        clusters_min: k.clusters_per_chunk_min,
+                        clusters_max: k.clusters_per_chunk_max,
+                        cluster_size: k.cluster_size,
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Ok(Self {
+            line: SurfaceLine::new(preset.seed, sv),
+            cave_stages,
+            pockets: PocketRule::new(sv.min_pocket_tiles as usize),
+            ores,
+            preset: Arc::new(preset.clone()),
+        })
+    }
+
+    pub fn preset(&self) -> &WorldPreset {
+        &self.preset
+    }
+
+    /// Edge of a chunk, in tiles.
+    pub fn chunk_tiles(&self) -> i32 {
+        self.preset.side_view.chunk_tiles.clamp(1, 4096) as i32
+    }
+
+    pub fn surface_line(&self) -> &SurfaceLine {
+        &self.line
+    }
+
+    /// Height of the surface line above row 0 at world x, in tiles (up), before rounding.
+    pub fn surface_height(&self, x: f64) -> f64 {
+        self.line.height(x)
+    }
+
+    /// Row (y down) of the topmost generated ground tile of column `x`.
+    pub fn surface_row(&self, x: i32) -> i32 {
+        self.line.surface_row(x)
+    }
+
+    /// Surface rows and water levels of `width` columns from `min_x`.
+    pub fn profile(&self, min_x: i32, width: i32) -> SurfaceProfile {
+        let sv = &self.preset.side_view;
+        SurfaceProfile::compute(&self.line, min_x, width, sv.water_enabled.then_some(sv.max_pool_width))
+    }
+
+    /// Generates the tiles of `[min_x, min_x + width) × [min_y, min_y + height)`.
+    pub fn generate_region(&self, min_x: i32, min_y: i32, width: i32, height: i32) -> TileGrid {
+        let mut out = TileGrid::new(min_x, min_y, width, height);
+        if out.width == 0 || out.height == 0 {
+            return out;
+        }
+        // One column of context on each side: sand beside pools.
+        let profile = self.profile(min_x - 1, out.width + 2);
+        let top = (min_x..min_x + out.width).map(|x| profile.water_top_at(x)).min().unwrap_or(i32::MAX);
+        if min_y + out.height <= top {
+            return out; // all sky
+        }
+        self.fill_layers(&profile, &mut out);
+        self.carve_caves(&mut out);
+        self.place_ores(&profile, &mut out);
+        out
+    }
+
+    /// Generates exactly chunk `c`.
+    pub fn generate_chunk(&self, c: ChunkCoord2D) -> TileGrid {
+        let n = self.chunk_tiles();
+        let (x, y) = c.min_tile(n);
+        self.generate_region(x, y, n, n)
+    }
+
+    /// Generates chunk `c` with a one-tile halo on every side (what the autotiler needs).
+    pub fn generate_padded_chunk(&self, c: ChunkCoord2D) -> TileGrid {
+        let n = self.chunk_tiles();
+        let (x, y) = c.min_tile(n);
+        self.generate_region(x - 1, y - 1, n + 2, n + 2)
+    }
+
+    /// The generated tile at world `(x, y)` (a 1×1 region).
+    pub fn tile_at(&self, x: i32, y: i32) -> BlockId {
+        self.generate_region(x, y, 1, 1).tiles[0]
+    }
+
+    /// Stage 1: layers and pools.
+    fn fill_layers(&self, profile: &SurfaceProfile, out: &mut TileGrid) {
+        let dirt = self.preset.side_view.dirt_depth as i32;
+        for x in out.min_x..out.min_x + out.width {
+            let s = profile.surface_at(x);
+            let water_top = profile.water_top_at(x);
+            let beach = profile.is_wet(x) || profile.is_wet(x - 1) || profile.is_wet(x + 1);
+            for y in out.min_y..out.min_y + out.height {
+                let id = if y < s {
+                    if y >= water_top { WATER } else { AIR }
+                } else if y == s {
+                    if beach { SAND } else { GRASS }
+                } else if y <= s + dirt {
+                    if beach && y <= s + 1 { SAND } else { DIRT }
+                } else {
+                    STONE
+                };
+                if id != AIR {
+                    out.set(x, y, id);
+                }
+            }
+        }
+    }
+
+    /// Stage 2: caves below the cave depth, small pockets filled.
+    fn carve_caves(&self, out: &mut TileGrid) {
+        let Some(stages) = &self.cave_stages else { return };
+        let sv = &self.preset.side_view;
+        let depth = sv.cave_depth as i32;
+        let halo = if self.pockets.is_active() { self.pockets.halo() as i32 } else { 0 };
+        let (wx, wy, ww, wh) = (out.min_x - halo, out.min_y - halo, out.width + 2 * halo, out.height + 2 * halo);
+        let surface: Vec<i32> = (wx..wx + ww).map(|x| self.line.surface_row(x)).collect();
+        let shallowest_cave = surface.iter().min().copied().unwrap_or(i32::MAX).saturating_add(depth);
+        if wy + wh <= shallowest_cave {
+            return; // the whole window lies above the cave depth
+        }
+        let mut rock: BitGrid2D = run_ca_2d(self.preset.seed, salt::CAVE_FILL, sv.cave_rock_probability, (wx, wy), (ww, wh), stages);
+        for (i, s) in surface.iter().enumerate() {
+            let solid_to = (s.saturating_add(depth) - wy).clamp(0, wh);
+            for y in 0..solid_to {
+                rock.set(i, y as usize, true);
+            }
+        }
+        if self.pockets.is_active() {
+            let h = halo as usize;
+            let roi_max = [h + out.width as usize, h + out.height as usize];
+            fill_pockets_2d(&mut rock, false, self.pockets, [h, h], roi_max, &mut PocketScratch::default());
+        }
+        for y in 0..out.height {
+            for x in 0..out.width {
+                if !rock.get((x + halo) as usize, (y + halo) as usize) {
+                    let i = (y * out.width + x) as usize;
+                    if block::is_solid(out.tiles[i]) {
+                        out.tiles[i] = AIR;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Stage 3: ore clusters in stone, below their depth.
+    fn place_ores(&self, profile: &SurfaceProfile, out: &mut TileGrid) {
+        if self.ores.is_empty() {
+            return;
+        }
+        let shallowest = (out.min_x..out.min_x + out.width).map(|x| profile.surface_at(x)).min().unwrap_or(i32::MAX);
+        let seed = self.preset.seed;
+        // Tiles that were stone before any ore: ores never overwrite each other or other blocks.
+        let was_stone: Vec<bool> = out.tiles.iter().map(|&t| t == STONE).collect();
+        let mut taken = vec![false; out.tiles.len()];
+        for (k, ore) in self.ores.iter().enumerate() {
+            if out.min_y + out.height <= shallowest.saturating_add(ore.min_depth) {
+                continue;
+            }
+            let reach = ore.cluster_size as i32;
+            let cell = |v: i32| v.div_euclid(ORE_CELL);
+            let (cx0, cx1) = (cell(out.min_x - reach), cell(out.min_x + out.width - 1 + reach));
+            let (cy0, cy1) = (cell(out.min_y - reach), cell(out.min_y + out.height - 1 + reach));
+            let ore_salt = salt::ORE ^ ((k as u64 + 1) << 32) ^ 0x2d;
+            for cy in cy0..=cy1 {
+                for cx in cx0..=cx1 {
+                    let spread = (ore.clusters_max - ore.clusters_min + 1) as u64;
+                    let count = ore.clusters_min + (hash3(seed, ore_salt, cx, cy, -1) % spread) as u32;
+                    for i in 0..count as i32 {
+                        let mut h = hash3(seed, ore_salt, cx, cy, i);
+                        let (mut x, mut y) = (cx * ORE_CELL + (h % ORE_CELL as u64) as i32, cy * ORE_CELL + ((h >> 8) % ORE_CELL as u64) as i32);
+                        h = mix64(h);
+                        for step in 0..ore.cluster_size {
+                            if out.contains(x, y) {
+                                let idx = ((y - out.min_y) * out.width + (x - out.min_x)) as usize;
+                                if was_stone[idx] && !taken[idx] && y - profile.surface_at(x) >= ore.min_depth {
+                                    out.tiles[idx] = ore.block;
+                                    taken[idx] = true;
+                                }
+                            }
+                            // Two bits per step choose the direction; refresh the bits every 32 steps.
+                            if step % 32 == 31 {
+                                h = mix64(h);
+                            }
+                            match (h >> (2 * (step % 32))) & 3 {
+                                0 => x += 1,
+                                1 => x -= 1,
+                                2 => y += 1,
+                                _ => y -= 1,
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_from_top_to_bottom() {
+        let mut p = WorldPreset::default();
+        p.side_view.cave_mode = CaveMode::None;
+        p.ores.enabled = false;
+        p.side_view.water_enabled = false;
+        let g = Generator2D::new(&p).unwrap();
+        for x in [-100, 0, 7, 3000] {
+            let s = g.surface_row(x);
+            assert_eq!(g.tile_at(x, s - 1), AIR);
+            assert_eq!(g.tile_at(x, s), GRASS);
+            assert_eq!(g.tile_at(x, s + 1), DIRT);
+            assert_eq!(g.tile_at(x, s + 4), DIRT);
+            assert_eq!(g.tile_at(x, s + 5), STONE);
+            assert_eq!(g.tile_at(x, s + 500), STONE);
+        }
+    }
+
+    #[test]
+    fn a_bad_life_rule_is_a_clear_error() {
+        let mut p = WorldPreset::default();
+        p.side_view.cave_mode = CaveMode::GameOfLife;
+        p.side_view.cave_life_rule = "B3S23".into();
+        let e = Generator2D::new(&p).unwrap_err().to_string();
+        assert!(e.contains("side_view_cave_life_rule"), "{e}");
+    }
+}

@@ -1,0 +1,204 @@
+//! Preview images of a preset, for tuning without starting Godot.
+//!
+//! [`render_preview`] writes, into one folder:
+//! * `height.png` — 16-bit grayscale surface height, lowest sample black, highest white;
+//! * `height.json` — what the grayscale means: world units per pixel, height range, centre;
+//! * `relief.png` — shaded relief (light from the north-west) in biome colours, water in blue;
+//! * `biomes.png` — the biome map in the table's colours;
+//! * `caves.png` — a vertical x–y slice through the world at the centre's z, one pixel per
+//!   voxel, in block colours (stone, ores, water; air as sky), from [`Generator::generate_box`].
+//!
+//! Map images have x to the right and z downwards; pixel `(i, k)` shows world
+//! `(cx + (i + 0.5 − n/2)·cell, cz + (k + 0.5 − n/2)·cell)`.
+
+use crate::base::block::{AIR, block_info};
+use crate::base::coords::IVec3;
+use crate::gen3d::pipeline::{Generator, GeneratorError};
+use crate::preset::model::WorldPreset;
+use crate::noise::heightmap::{HeightmapError, write_png};
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// The files one preview wrote.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreviewFiles {
+    pub height_png: PathBuf,
+    pub height_json: PathBuf,
+    pub relief_png: PathBuf,
+    pub biomes_png: PathBuf,
+    pub caves_png: PathBuf,
+}
+
+/// Why a preview could not be made.
+#[derive(Debug, Error)]
+pub enum PreviewError {
+    #[error("preview: {field} = {value}; allowed: {allowed}")]
+    Argument { field: &'static str, value: String, allowed: &'static str },
+    #[error("preview: {0}")]
+    Generator(#[from] GeneratorError),
+    #[error("preview: cannot write `{path}`: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("preview: {0}")]
+    Image(#[from] HeightmapError),
+}
+
+/// Largest preview edge in pixels.
+pub const MAX_SIZE_PX: u32 = 4096;
+/// Tallest cave slice in voxels.
+const MAX_SLICE_HEIGHT: i32 = 1024;
+const SKY: [f32; 3] = [0.72, 0.84, 0.96];
+
+/// Renders the preview images of `preset` around world `center` (x, z): `size_px × size_px`
+/// pixels of `cell` world units each, written into `out_dir` (created if missing).
+pub fn render_preview(preset: &WorldPreset, center: (i32, i32), size_px: u32, cell: f32, out_dir: &Path) -> Result<PreviewFiles, PreviewError> {
+    if !(1..=MAX_SIZE_PX).contains(&size_px) {
+        return Err(PreviewError::Argument { field: "size_px", value: size_px.to_string(), allowed: "1..=4096 pixels" });
+    }
+    if !(cell.is_finite() && cell > 0.0 && cell <= 1024.0) {
+        return Err(PreviewError::Argument { field: "cell", value: cell.to_string(), allowed: "a number of world units per pixel in (0, 1024]" });
+    }
+    let generator = Generator::new(preset)?;
+    std::fs::create_dir_all(out_dir).map_err(|source| PreviewError::Io { path: out_dir.into(), source })?;
+    let files = PreviewFiles {
+        height_png: out_dir.join("height.png"),
+        height_json: out_dir.join("height.json"),
+        relief_png: out_dir.join("relief.png"),
+        biomes_png: out_dir.join("biomes.png"),
+        caves_png: out_dir.join("caves.png"),
+    };
+    let n = size_px as usize;
+    let cell = cell as f64;
+    let origin = (center.0 as f64 + (0.5 - n as f64 / 2.0) * cell, center.1 as f64 + (0.5 - n as f64 / 2.0) * cell);
+    let mut samples = Vec::with_capacity(n * n);
+    generator.terrain().sample_grid(origin.0, origin.1, cell, n, n, &mut samples);
+    let heights: Vec<f64> = samples.iter().map(|s| s.height).collect();
+    let lo = heights.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+
+    // height.png + height.json
+    let gray: Vec<u8> = heights.iter().flat_map(|h| (((h - lo) / span * 65535.0).round() as u16).to_be_bytes()).collect();
+    write_png(&files.height_png, size_px, size_px, png::ColorType::Grayscale, png::BitDepth::Sixteen, &gray)?;
+    let biomes = generator.biomes();
+    let names: Vec<String> = biomes.iter().map(|b| format!("\"{}\"", b.name.replace('\\', "\\\\").replace('"', "\\\""))).collect();
+    let json = format!(
+        "{{\n  \"cell_size\": {cell},\n  \"size_px\": {size_px},\n  \"center\": [{}, {}],\n  \"origin\": [{}, {}],\n  \"min_height\": {lo},\n  \"max_height\": {hi},\n  \"sea_level\": {},\n  \"seed\": {},\n  \"biomes\": [{}]\n}}\n",
+        center.0,
+        center.1,
+        origin.0,
+        origin.1,
+        preset.water.sea_level,
+        preset.seed,
+        names.join(", ")
+    );
+    std::fs::write(&files.height_json, json).map_err(|source| PreviewError::Io { path: files.height_json.clone(), source })?;
+
+    // relief.png and biomes.png
+    let sea = preset.water.sea_level as f64;
+    let water = preset.water.enabled;
+    let at = |i: isize, k: isize| heights[(k.clamp(0, n as isize - 1) as usize) * n + i.clamp(0, n as isize - 1) as usize];
+    let light = {
+        let l = [-1.0f64, 1.5, -1.0];
+        let len = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt();
+        [l[0] / len, l[1] / len, l[2] / len]
+    };
+    let mut relief = Vec::with_capacity(n * n * 3);
+    let mut biome_map = Vec::with_capacity(n * n * 3);
+    for k in 0..n as isize {
+        for i in 0..n as isize {
+            let s = samples[k as usize * n + i as usize];
+            let color = biomes[s.biome as usize].color.map(|c| c as f64);
+            biome_map.extend(color.map(to_u8));
+            let dx = (at(i + 1, k) - at(i - 1, k)) / (2.0 * cell);
+            let dz = (at(i, k + 1) - at(i, k - 1)) / (2.0 * cell);
+            let norm = (dx * dx + 1.0 + dz * dz).sqrt();
+            let shade = ((-dx * light[0] + light[1] - dz * light[2]) / norm).clamp(0.0, 1.0) * 0.75 + 0.25;
+            let rgb = if water && s.height < sea {
+                let depth = ((sea - s.height) / 32.0).clamp(0.0, 1.0);
+                [0.25 - 0.15 * depth, 0.45 - 0.2 * depth, 0.85 - 0.25 * depth]
+            } else {
+                color.map(|c| c * shade)
+            };
+            relief.extend(rgb.map(to_u8));
+        }
+    }
+    write_png(&files.relief_png, size_px, size_px, png::ColorType::Rgb, png::BitDepth::Eight, &relief)?;
+    write_png(&files.biomes_png, size_px, size_px, png::ColorType::Rgb, png::BitDepth::Eight, &biome_map)?;
+
+    // caves.png: x–y slice at the centre's z, one voxel per pixel.
+    let x0 = center.0 - (size_px / 2) as i32;
+    let z = center.1;
+    let mut columns = Vec::with_capacity(n);
+    generator.columns_into(x0, z, n, 1, &mut columns);
+    let top = columns.iter().map(|c| c.surface).max().unwrap_or(0).max(preset.water.sea_level) + 8;
+    let bottom = (columns.iter().map(|c| c.surface).min().unwrap_or(0) - n as i32).max(top - MAX_SLICE_HEIGHT);
+    let rows = (top - bottom).max(1);
+    let slice = generator.generate_box(IVec3::new(x0, bottom, z), IVec3::new(size_px as i32, rows, 1));
+    let mut caves = Vec::with_capacity(n * rows as usize * 3);
+    for row in 0..rows {
+        let y = top - 1 - row;
+        for i in 0..size_px as i32 {
+            let id = slice.get(IVec3::new(x0 + i, y, z)).unwrap_or(AIR);
+            let c = if id == AIR { SKY } else { block_info(id).color };
+            caves.extend(c.map(|v| to_u8(v as f64)));
+        }
+    }
+    write_png(&files.caves_png, size_px, rows as u32, png::ColorType::Rgb, png::BitDepth::Eight, &caves)?;
+    Ok(files)
+}
+
+fn to_u8(v: f64) -> u8 {
+    (v.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn read_png(path: &Path) -> (u32, u32, png::ColorType, png::BitDepth) {
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+        let reader = decoder.read_info().unwrap();
+        let info = reader.info();
+        (info.width, info.height, info.color_type, info.bit_depth)
+    }
+
+    #[test]
+    fn preview_writes_every_image_with_the_right_size() {
+        let dir = std::env::temp_dir().join(format!("strata-preview-{}", std::process::id()));
+        let files = render_preview(&WorldPreset::default(), (100, -50), 48, 8.0, &dir).unwrap();
+        assert_eq!(read_png(&files.height_png), (48, 48, png::ColorType::Grayscale, png::BitDepth::Sixteen));
+        assert_eq!(read_png(&files.relief_png), (48, 48, png::ColorType::Rgb, png::BitDepth::Eight));
+        assert_eq!(read_png(&files.biomes_png), (48, 48, png::ColorType::Rgb, png::BitDepth::Eight));
+        let (w, h, _, _) = read_png(&files.caves_png);
+        assert_eq!(w, 48);
+        assert!(h > 48, "the slice reaches from below the lowest surface to above the highest: {h}");
+
+        // The JSON parses (RON reads JSON objects) and states the grid and height range.
+        let text = std::fs::read_to_string(&files.height_json).unwrap();
+        let json: HashMap<String, ron::Value> = ron::from_str(&text).unwrap();
+        let num = |k: &str| match &json[k] {
+            ron::Value::Number(n) => n.into_f64(),
+            other => panic!("{k}: {other:?}"),
+        };
+        assert_eq!(num("cell_size"), 8.0);
+        assert_eq!(num("size_px"), 48.0);
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let corner = g.height_f(100.0 - 23.5 * 8.0, -50.0 - 23.5 * 8.0);
+        assert!(num("min_height") <= corner && corner <= num("max_height"));
+        assert!(num("min_height") < num("max_height"));
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn bad_arguments_are_clear_errors() {
+        let dir = std::env::temp_dir();
+        let e = render_preview(&WorldPreset::default(), (0, 0), 0, 1.0, &dir).unwrap_err();
+        assert!(e.to_string().contains("size_px") && e.to_string().contains("4096"), "{e}");
+        let e = render_preview(&WorldPreset::default(), (0, 0), 8, f32::NAN, &dir).unwrap_err();
+        assert!(e.to_string().contains("cell"), "{e}");
+        let mut p = WorldPreset::default();
+        p.height.octaves = 0;
+        assert!(matches!(render_preview(&p, (0, 0), 8, 1.0, &dir).unwrap_err(), PreviewError::Generator(_)));
+    }
+}

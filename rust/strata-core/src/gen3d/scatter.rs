@@ -1,0 +1,186 @@
+//! Scatter: where trees, bushes, flowers and rocks stand, decided per world position.
+//!
+//! Candidates form a jittered grid: one per world-aligned cell of [`SCATTER_SPACING`]² columns, at
+//! a hashed point inside the cell. A candidate at column (x, z) with surface `s` and biome `b`
+//! (from [`Generator::column`]) is kept with probability
+//! - tree   `p_t = tree_density(b) · density · 2g`,
+//! - bush   `p_b = 0.25 · (tree_density(b) + 0.5 · flower_density(b)) · density`,
+//! - flower `p_f = flower_density(b) · density · 2(1 − g)`,
+//! - rock   `p_r = 0.02 · density` (`0.08 · density` on stone),
+//!
+//! where `g ∈ [0, 1]` is grove noise (2D Perlin of wavelength `density_scale`): trees gather in
+//! groves and give way to flowers in clearings. One hashed uniform `u` picks the first kind whose
+//! cumulative probability exceeds it (probabilities are scaled down if they sum past 1); disabled
+//! kinds have probability 0. Nothing stands under water (`s < sea_level` with water on), and only
+//! rocks stand on stone surfaces (the column pass shows stone on slopes steeper than
+//! `rock_slope`). With `allow_surface_breach`, a tunnel mouth under a candidate is not checked.
+//!
+//! An instance's base is the top face of its column's ground, `(x, s, z)`; it belongs to the chunk
+//! holding voxel `(⌊x⌋, s, ⌊z⌋)`, so every instance belongs to exactly one chunk and each chunk can
+//! be decorated alone, in any order (laws 1 and 2).
+
+use crate::base::block;
+use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::gen3d::pipeline::{Column, ColumnGrid, Generator};
+use crate::preset::model::Biome;
+use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
+use noise::{NoiseFn, Perlin};
+
+/// Edge, in columns, of the cells of the candidate grid (one candidate per cell).
+pub const SCATTER_SPACING: i32 = 4;
+
+/// What stands at a scatter point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterKind {
+    Tree,
+    Bush,
+    Flower,
+    Rock,
+}
+
+/// One placed decoration, in world coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScatterInstance {
+    pub kind: ScatterKind,
+    /// World position of the base: on the top face of the ground.
+    pub position: [f32; 3],
+    /// Rotation about +y, radians in `[0, 2π)`.
+    pub rotation_y: f32,
+    /// Uniform scale in `[0.75, 1.25)`.
+    pub scale: f32,
+}
+
+impl ScatterInstance {
+    /// The voxel the instance stands in (the one above its ground voxel).
+    pub fn base_voxel(&self) -> IVec3 {
+        IVec3::new(self.position[0].floor() as i32, self.position[1].floor() as i32, self.position[2].floor() as i32)
+    }
+}
+
+/// The decorations whose base lies in chunk `c`.
+pub fn scatter_chunk(generator: &Generator, c: ChunkCoord) -> Vec<ScatterInstance> {
+    let m = c.min_voxel();
+    let mut out = scatter_columns(generator, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE);
+    out.retain(|i| ChunkCoord::containing(i.base_voxel()) == c);
+    out
+}
+
+/// [`scatter_chunk`] reading columns from `columns` (e.g. the padded chunk's grid from
+/// [`Generator::generate_padded_chunk_unless_sky`]) where it covers them: same result, no
+/// per-point column work.
+pub fn scatter_chunk_with_columns(generator: &Generator, c: ChunkCoord, columns: &ColumnGrid) -> Vec<ScatterInstance> {
+    let m = c.min_voxel();
+    let covered = |x: i32, z: i32| {
+        x >= columns.min_x && z >= columns.min_z && x < columns.min_x + columns.size_x && z < columns.min_z + columns.size_z
+            && columns.columns.len() == (columns.size_x * columns.size_z) as usize
+    };
+    let mut out = scatter_columns_by(generator, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE, |x, z| {
+        if covered(x, z) { *columns.get(x, z) } else { generator.column(x, z) }
+    });
+    out.retain(|i| ChunkCoord::containing(i.base_voxel()) == c);
+    out
+}
+
+/// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z + size_z)`,
+/// at any height. Candidate cells are whole inside the rectangle when it is aligned to
+/// [`SCATTER_SPACING`] (chunks are); otherwise only candidates inside it are returned.
+pub fn scatter_columns(generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Vec<ScatterInstance> {
+    scatter_columns_by(generator, min_x, min_z, size_x, size_z, |x, z| generator.column(x, z))
+}
+
+/// [`scatter_columns`] with the columns supplied by `column_at` (which must agree with
+/// `Generator::column`).
+fn scatter_columns_by(
+    generator: &Generator,
+    min_x: i32,
+    min_z: i32,
+    size_x: i32,
+    size_z: i32,
+    column_at: impl Fn(i32, i32) -> Column,
+) -> Vec<ScatterInstance> {
+    let preset = generator.preset();
+    let sc = &preset.scatter;
+    let mut out = Vec::new();
+    if !sc.enabled || sc.density <= 0.0 || size_x <= 0 || size_z <= 0 {
+        return out;
+    }
+    let grove = Perlin::new((hash3(preset.seed, salt::SCATTER, 0, 0, 0) >> 32) as u32);
+    let freq = 1.0 / sc.density_scale.max(1.0) as f64;
+    let default_biome = Biome::default();
+    let (max_x, max_z) = (min_x.saturating_add(size_x), min_z.saturating_add(size_z));
+    let g0 = (min_x.div_euclid(SCATTER_SPACING), min_z.div_euclid(SCATTER_SPACING));
+    let g1 = ((max_x - 1).div_euclid(SCATTER_SPACING), (max_z - 1).div_euclid(SCATTER_SPACING));
+    for gz in g0.1..=g1.1 {
+        for gx in g0.0..=g1.0 {
+            let h = hash2(preset.seed, salt::SCATTER, gx, gz);
+            let jx = unit_f32(h) * SCATTER_SPACING as f32;
+            let jz = unit_f32(h << 24) * SCATTER_SPACING as f32;
+            let x = (gx * SCATTER_SPACING) as f32 + jx;
+            let z = (gz * SCATTER_SPACING) as f32 + jz;
+            let (cx, cz) = (x.floor() as i32, z.floor() as i32);
+            if cx < min_x || cx >= max_x || cz < min_z || cz >= max_z {
+                continue;
+            }
+            let col = column_at(cx, cz);
+            if preset.water.enabled && col.surface < preset.water.sea_level {
+                continue;
+            }
+            let biome = generator.biomes().get(col.biome as usize).unwrap_or(&default_biome);
+            let g = (0.5 + 0.8 * grove.get([x as f64 * freq, z as f64 * freq]) as f32).clamp(0.0, 1.0);
+            let on_stone = col.surface_block == block::STONE;
+            let d = sc.density;
+            let plants = !on_stone;
+            let mut p = [
+                if sc.trees && plants { biome.tree_density * d * 2.0 * g } else { 0.0 },
+                if sc.bushes && plants { 0.25 * (biome.tree_density + 0.5 * biome.flower_density) * d } else { 0.0 },
+                if sc.flowers && plants { biome.flower_density * d * 2.0 * (1.0 - g) } else { 0.0 },
+                if sc.rocks { d * if on_stone { 0.08 } else { 0.02 } } else { 0.0 },
+            ];
+            let total: f32 = p.iter().sum();
+            if total > 1.0 {
+                p.iter_mut().for_each(|v| *v /= total);
+            }
+            let h2 = hash2(preset.seed, salt::SCATTER ^ 0x5ca7, gx, gz);
+            let u = unit_f32(h2);
+            let mut acc = 0.0;
+            let mut kind = None;
+            for (k, pk) in [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock].into_iter().zip(p) {
+                acc += pk;
+                if u < acc {
+                    kind = Some(k);
+                    break;
+                }
+            }
+            let Some(kind) = kind else { continue };
+            out.push(ScatterInstance {
+                kind,
+                position: [x, col.surface as f32, z],
+                rotation_y: unit_f32(h2 << 24) * std::f32::consts::TAU,
+                scale: 0.75 + 0.5 * unit_f32(mix64(h2)),
+            });
+        }
+    }
+    out
+
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::model::WorldPreset;
+
+    #[test]
+    fn scatter_from_a_column_grid_equals_scatter_from_point_columns() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut padded = crate::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let mut grid = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
+        let mut compared = 0;
+        for c in [ChunkCoord::new(0, 0, 0), ChunkCoord::new(3, 0, -2), ChunkCoord::new(-5, 1, 7), ChunkCoord::new(2, -1, 2)] {
+            if !g.generate_padded_chunk_unless_sky(c, &mut padded, &mut grid) {
+                assert_eq!(scatter_chunk_with_columns(&g, c, &grid), scatter_chunk(&g, c), "{c:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 2);
+    }
+}

@@ -1,0 +1,14 @@
+//! Noise and height sources: value noise, Perlin/simplex/ridged fBm (scalar and SIMD rows),
+//! Worley cells, midpoint displacement, diamond-square and real elevation data.
+//!
+//! Each is a pure function of its seed and coordinates, tested against its definition.
+//!
+//! May use: `base`, `preset` (for the enums that select an algorithm).
+
+pub mod diamond_square;
+pub mod fast_fbm;
+pub mod fractal;
+pub mod heightmap;
+pub mod midpoint;
+pub mod value;
+pub mod worley;

@@ -1,0 +1,439 @@
+//! World saves: the preset, the player's edits and a little game state in one small file.
+//!
+//! Layout (integers little-endian; "varint" = LEB128, "zigzag" = signed LEB128 by zigzag):
+//!
+//! | offset | size | content |
+//! |---|---|---|
+//! | 0 | 8 | magic `STRATASV` |
+//! | 8 | 2 | format version ([`SAVE_VERSION`]) |
+//! | 10 | 2 | flags (0) |
+//! | 12 | 4 | length of the decompressed payload (at most [`MAX_PAYLOAD_BYTES`]) |
+//! | 16 | 4 | CRC-32 of the decompressed payload |
+//! | 20 | … | payload, raw DEFLATE |
+//!
+//! Payload: the preset as compact RON text (varint length + UTF-8) in the sparse form of
+//! [`crate::preset::io::preset_to_sparse_ron`] (name, seed and the settings that differ from the
+//! frozen version-1 baseline: complete, yet a few bytes; the full text would take ~1.1 KB even
+//! compressed), fingerprint (varint length + ASCII), game
+//! state (varint count, then key and value strings), total edit count (varint), edited chunk
+//! count (varint), then per chunk in sorted order: the chunk coordinate as zigzag deltas from the
+//! previous chunk, its run count, and runs of consecutive local indices with one block id:
+//! (varint gap from the end of the previous run, varint length − 1, varint block id).
+//!
+//! The reader trusts nothing: every count is checked against a hard limit and against the bytes
+//! left before anything is allocated, decompression stops at the declared length, the CRC and
+//! the fingerprint are checked, and every error names the file and a byte offset.
+
+use crate::base::atomic_file::write_atomic;
+use crate::base::block::BlockId;
+use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
+use crate::base::edits::{EditMap, local_from_index};
+use crate::preset::model::WorldPreset;
+use crate::preset::io::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::Path;
+use thiserror::Error;
+
+pub const SAVE_MAGIC: &[u8; 8] = b"STRATASV";
+/// The newest save format this build reads and the one it writes.
+pub const SAVE_VERSION: u16 = 1;
+pub const HEADER_BYTES: usize = 20;
+/// Largest decompressed payload a save may declare.
+pub const MAX_PAYLOAD_BYTES: u32 = 64 << 20;
+/// Largest save file read at all.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// Most edited voxels in one save.
+pub const MAX_EDITS: u64 = 16 << 20;
+/// Most game-state entries, and longest key or value.
+pub const MAX_STATE_ENTRIES: u64 = 4096;
+pub const MAX_STRING_BYTES: u64 = 1 << 20;
+
+/// A saved world.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WorldSave {
+    pub preset: WorldPreset,
+    pub edits: EditMap,
+    /// Small game state (time of day, player position…) as text.
+    pub state: BTreeMap<String, String>,
+}
+
+/// Why a save could not be read or written. Offsets are bytes from the start of the file, or of
+/// the decompressed payload where `in_payload` says so.
+#[derive(Debug, Error)]
+pub enum SaveError {
+    #[error("{file}: cannot {action}: {error}")]
+    Io {
+        file: String,
+        action: &'static str,
+        #[source]
+        error: std::io::Error,
+    },
+    #[error("{file}: not a Strata world save (first bytes {found:02x?}; allowed: a file starting with \"STRATASV\")")]
+    NotASave { file: String, found: Vec<u8> },
+    #[error("{file}: made by a newer Strata (save format {found}, this reads <= {supported}); the file was not changed")]
+    NewerVersion { file: String, found: u16, supported: u16 },
+    #[error("{file}: at byte {offset}{}: {what}: {problem}; allowed: {allowed}", if *.in_payload { " of the decompressed payload" } else { "" })]
+    Corrupt {
+        file: String,
+        offset: u64,
+        in_payload: bool,
+        /// The part of the save being read (`payload length`, `chunk count`, …).
+        what: String,
+        problem: String,
+        allowed: String,
+    },
+    #[error("{file}: checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is damaged")]
+    Checksum { file: String, stored: u32, computed: u32 },
+    #[error("{file}: the preset does not match its recorded fingerprint (recorded {recorded}, computed {computed})")]
+    Fingerprint { file: String, recorded: String, computed: String },
+    #[error("{file}: preset: {error}")]
+    Preset {
+        file: String,
+        #[source]
+        error: Box<crate::preset::io::PresetError>,
+    },
+}
+
+impl SaveError {
+    /// The byte offset the error is at, when it has one.
+    pub fn offset(&self) -> Option<u64> {
+        match self {
+            SaveError::Corrupt { offset, .. } => Some(*offset),
+            _ => None,
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Encoding
+
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn put_zigzag(out: &mut Vec<u8>, v: i64) {
+    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    put_varint(out, s.len() as u64);
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// The decompressed payload of `save`.
+fn encode_payload(save: &WorldSave) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_str(&mut out, &preset_to_sparse_ron(&save.preset));
+    put_str(&mut out, &fingerprint(&save.preset));
+    put_varint(&mut out, save.state.len() as u64);
+    for (k, v) in &save.state {
+        put_str(&mut out, k);
+        put_str(&mut out, v);
+    }
+    put_varint(&mut out, save.edits.len() as u64);
+    let chunks = save.edits.chunks_sorted();
+    put_varint(&mut out, chunks.len() as u64);
+    let mut prev = ChunkCoord::new(0, 0, 0);
+    for (c, edits) in chunks {
+        put_zigzag(&mut out, c.x as i64 - prev.x as i64);
+        put_zigzag(&mut out, c.y as i64 - prev.y as i64);
+        put_zigzag(&mut out, c.z as i64 - prev.z as i64);
+        prev = c;
+        // Runs of consecutive indices with the same block.
+        let mut runs: Vec<(u16, u16, BlockId)> = Vec::new();
+        for (&i, &id) in edits {
+            match runs.last_mut() {
+                Some((start, len, rid)) if *rid == id && *start as u32 + *len as u32 == i as u32 => *len += 1,
+                _ => runs.push((i, 1, id)),
+            }
+        }
+        put_varint(&mut out, runs.len() as u64);
+        let mut next = 0u32;
+        for (start, len, id) in runs {
+            put_varint(&mut out, (start as u32 - next) as u64);
+            put_varint(&mut out, len as u64 - 1);
+            put_varint(&mut out, id as u64);
+            next = start as u32 + len as u32;
+        }
+    }
+    out
+}
+
+/// The whole save file as bytes.
+pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
+    let payload = encode_payload(save);
+    let mut out = Vec::with_capacity(HEADER_BYTES + payload.len() / 4);
+    out.extend_from_slice(SAVE_MAGIC);
+    out.extend_from_slice(&SAVE_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::best());
+    // Writing into a Vec cannot fail.
+    let _ = enc.write_all(&payload);
+    enc.finish().unwrap_or_default()
+}
+
+/// Writes `save` to `path` atomically: a crash leaves the previous save intact.
+pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> {
+    let file = path.display().to_string();
+    save.preset.validate().map_err(|e| SaveError::Preset {
+        file: file.clone(),
+        error: Box::new(crate::preset::io::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed }),
+    })?;
+    write_atomic(path, &encode_world_save(save)).map_err(|error| SaveError::Io { file, action: "write", error })
+}
+
+// ------------------------------------------------------------------------------------------------
+// Decoding
+
+struct Reader<'a> {
+    file: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn corrupt(&self, at: usize, what: &str, problem: String, allowed: String) -> SaveError {
+        SaveError::Corrupt { file: self.file.into(), offset: at as u64, in_payload: true, what: what.into(), problem, allowed }
+    }
+
+    fn left(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    fn varint(&mut self, what: &str) -> Result<u64, SaveError> {
+        let at = self.pos;
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let Some(&b) = self.bytes.get(self.pos) else {
+                return Err(self.corrupt(at, what, "the payload ends inside a number (truncated)".into(), "a complete varint".into()));
+            };
+            self.pos += 1;
+            if shift == 63 && b > 1 {
+                break;
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.corrupt(at, what, "number longer than 64 bits".into(), "a varint of at most 10 bytes".into()))
+    }
+
+    /// A varint that must be `<= max`.
+    fn bounded(&mut self, what: &str, max: u64) -> Result<u64, SaveError> {
+        let at = self.pos;
+        let v = self.varint(what)?;
+        if v > max {
+            return Err(self.corrupt(at, what, format!("claims {v}"), format!("at most {max}")));
+        }
+        Ok(v)
+    }
+
+    fn zigzag(&mut self, what: &str) -> Result<i64, SaveError> {
+        let v = self.varint(what)?;
+        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    fn string(&mut self, what: &str, max: u64) -> Result<String, SaveError> {
+        let at = self.pos;
+        let len = self.bounded(what, max.min(self.left() as u64))? as usize;
+        let raw = &self.bytes[self.pos..self.pos + len];
+        let s = std::str::from_utf8(raw)
+            .map_err(|e| self.corrupt(self.pos + e.valid_up_to(), what, "invalid UTF-8".into(), "UTF-8 text".into()))?
+            .to_string();
+        let _ = at;
+        self.pos += len;
+        Ok(s)
+    }
+}
+
+/// Decodes a save file's bytes. `file` names it in errors.
+pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveError> {
+    let head_err = |offset: u64, what: &str, problem: String, allowed: String| SaveError::Corrupt {
+        file: file.into(),
+        offset,
+        in_payload: false,
+        what: what.into(),
+        problem,
+        allowed,
+    };
+    if bytes.len() < SAVE_MAGIC.len() || &bytes[..8] != SAVE_MAGIC {
+        if bytes.is_empty() {
+            return Err(head_err(0, "header", "the file is empty".into(), format!("a {HEADER_BYTES}-byte header starting with \"STRATASV\"")));
+        }
+        return Err(SaveError::NotASave { file: file.into(), found: bytes[..bytes.len().min(8)].to_vec() });
+    }
+    if bytes.len() < HEADER_BYTES {
+        return Err(head_err(bytes.len() as u64, "header", format!("the file ends after {} bytes (truncated)", bytes.len()), format!("a {HEADER_BYTES}-byte header")));
+    }
+    let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
+    let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+    let version = u16_at(8);
+    if version > SAVE_VERSION {
+        return Err(SaveError::NewerVersion { file: file.into(), found: version, supported: SAVE_VERSION });
+    }
+    if version == 0 {
+        return Err(head_err(8, "format version", "0".into(), format!("1..={SAVE_VERSION}")));
+    }
+    let flags = u16_at(10);
+    if flags != 0 {
+        return Err(head_err(10, "flags", format!("{flags:#06x}"), "0 (no flags are defined)".into()));
+    }
+    let declared = u32_at(12);
+    if declared > MAX_PAYLOAD_BYTES {
+        return Err(head_err(12, "payload length", format!("claims {declared} bytes"), format!("at most {MAX_PAYLOAD_BYTES} bytes")));
+    }
+    let stored_crc = u32_at(16);
+    // Decompress at most declared + 1 bytes; the buffer grows with real data only.
+    let mut payload = Vec::new();
+    let mut dec = flate2::read::DeflateDecoder::new(&bytes[HEADER_BYTES..]).take(declared as u64 + 1);
+    if let Err(e) = dec.read_to_end(&mut payload) {
+        return Err(head_err(HEADER_BYTES as u64, "compressed payload", format!("cannot decompress: {e}"), "a raw DEFLATE stream".into()));
+    }
+    if payload.len() != declared as usize {
+        return Err(head_err(
+            HEADER_BYTES as u64,
+            "compressed payload",
+            format!("decompresses to {}{} bytes, the header says {declared}", payload.len(), if payload.len() > declared as usize { "+" } else { "" }),
+            "exactly the declared length (truncated or damaged file?)".into(),
+        ));
+    }
+    let computed = crc32fast::hash(&payload);
+    if computed != stored_crc {
+        return Err(SaveError::Checksum { file: file.into(), stored: stored_crc, computed });
+    }
+    decode_payload(&payload, file)
+}
+
+fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
+    let mut r = Reader { file, bytes: payload, pos: 0 };
+    let preset_text = r.string("preset text", MAX_STRING_BYTES)?;
+    let preset = preset_from_sparse_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
+    let recorded = r.string("fingerprint", 64)?;
+    let computed = fingerprint(&preset);
+    if recorded != computed {
+        return Err(SaveError::Fingerprint { file: file.into(), recorded, computed });
+    }
+    let n_state = r.bounded("game state count", MAX_STATE_ENTRIES.min(r.left() as u64 / 2))?;
+    let mut state = BTreeMap::new();
+    for _ in 0..n_state {
+        let k = r.string("game state key", MAX_STRING_BYTES)?;
+        let v = r.string("game state value", MAX_STRING_BYTES)?;
+        state.insert(k, v);
+    }
+    let total_at = r.pos;
+    let total = r.bounded("edit count", MAX_EDITS)?;
+    // Each chunk takes at least 4 bytes (3 coordinates and a run count).
+    let n_chunks = r.bounded("chunk count", (r.left() as u64 / 4).min(MAX_EDITS))?;
+    let mut edits = EditMap::new();
+    let mut seen = 0u64;
+    let mut c = [0i64; 3];
+    let mut prev_chunk: Option<[i64; 3]> = None;
+    for _ in 0..n_chunks {
+        let chunk_at = r.pos;
+        for axis in &mut c {
+            *axis = axis.saturating_add(r.zigzag("chunk coordinate")?);
+        }
+        let limit = (i32::MIN as i64 / crate::base::coords::CHUNK_SIZE as i64)..=(i32::MAX as i64 / crate::base::coords::CHUNK_SIZE as i64);
+        if !c.iter().all(|v| limit.contains(v)) {
+            return Err(r.corrupt(chunk_at, "chunk coordinate", format!("({}, {}, {})", c[0], c[1], c[2]), format!("each in {}..={}", limit.start(), limit.end())));
+        }
+        if prev_chunk.is_some_and(|p| p >= c) {
+            return Err(r.corrupt(chunk_at, "chunk coordinate", "chunks out of order or repeated".into(), "chunks in increasing order".into()));
+        }
+        prev_chunk = Some(c);
+        let chunk = ChunkCoord::new(c[0] as i32, c[1] as i32, c[2] as i32);
+        let n_runs = r.bounded("run count", (CHUNK_VOLUME as u64).min(r.left() as u64 / 3))?;
+        let mut next = 0u64;
+        for _ in 0..n_runs {
+            let run_at = r.pos;
+            let gap = r.varint("run gap")?;
+            let len = r.varint("run length")?.saturating_add(1);
+            let id = r.bounded("block id", BlockId::MAX as u64)? as BlockId;
+            let start = next.saturating_add(gap);
+            let end = start.saturating_add(len);
+            if end > CHUNK_VOLUME as u64 {
+                return Err(r.corrupt(run_at, "edit run", format!("covers local indices {start}..{end}"), format!("indices below {CHUNK_VOLUME}")));
+            }
+            seen += len;
+            if seen > total {
+                return Err(r.corrupt(run_at, "edit run", format!("more edits than the declared {total}"), format!("{total} edits in all")));
+            }
+            for i in start..end {
+                edits.set(chunk.min_voxel() + local_from_index(i as u16), id);
+            }
+            next = end;
+        }
+    }
+    if seen != total {
+        return Err(r.corrupt(total_at, "edit count", format!("declares {total} edits, the chunks hold {seen}"), format!("{seen}")));
+    }
+    if r.left() != 0 {
+        return Err(r.corrupt(r.pos, "end of payload", format!("{} unexpected trailing bytes", r.left()), "nothing after the last chunk".into()));
+    }
+    Ok(WorldSave { preset, edits, state })
+}
+
+/// Reads and checks a save file. Files larger than [`MAX_FILE_BYTES`] are refused unread.
+pub fn read_world_save(path: &Path) -> Result<WorldSave, SaveError> {
+    let file = path.display().to_string();
+    let io = |error| SaveError::Io { file: file.clone(), action: "read", error };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(SaveError::Corrupt {
+            file: file.clone(),
+            offset: 0,
+            in_payload: false,
+            what: "file size".into(),
+            problem: format!("{} bytes", meta.len()),
+            allowed: format!("at most {MAX_FILE_BYTES} bytes"),
+        });
+    }
+    let bytes = std::fs::read(path).map_err(io)?;
+    decode_world_save(&bytes, &file)
+}
+
+/// Position helper for tests and tools: the world voxel of local index `i` in chunk `c`.
+pub fn voxel_of(c: ChunkCoord, i: u16) -> IVec3 {
+    c.min_voxel() + local_from_index(i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_with_edits_and_state() {
+        let mut s = WorldSave::default();
+        for i in 0..40 {
+            s.edits.set(IVec3::new(i, 3, -i * 7), (i % 5) as BlockId);
+        }
+        s.edits.set(IVec3::new(-100_000, -64, 100_000), 17);
+        s.state.insert("time_of_day".into(), "0.25".into());
+        let bytes = encode_world_save(&s);
+        assert_eq!(decode_world_save(&bytes, "x.strata").unwrap(), s);
+    }
+
+    #[test]
+    fn varints_round_trip() {
+        for v in [0u64, 1, 127, 128, 300, u32::MAX as u64, u64::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, v);
+            let mut r = Reader { file: "", bytes: &out, pos: 0 };
+            assert_eq!(r.varint("v").unwrap(), v);
+        }
+        for v in [0i64, -1, 1, i32::MIN as i64, i64::MAX, i64::MIN] {
+            let mut out = Vec::new();
+            put_zigzag(&mut out, v);
+            let mut r = Reader { file: "", bytes: &out, pos: 0 };
+            assert_eq!(r.zigzag("v").unwrap(), v);
+        }
+    }
+}

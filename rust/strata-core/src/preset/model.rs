@@ -1,0 +1,927 @@
+//! `WorldPreset`: every setting that shapes a world, and the field table that describes them.
+//!
+//! The preset is plain data (serde). [`FIELDS`] lists each scalar setting once, with its group,
+//! range and accessors; validation, the Godot inspector (sliders, groups) and error messages all
+//! read that one table, so a field's allowed range is stated in exactly one place.
+//! Seed + preset fully determine the world.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// Complete description of a world, minus player edits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WorldPreset {
+    /// Human-readable name shown in menus.
+    pub name: String,
+    pub seed: u64,
+    pub height: HeightSettings,
+    pub biomes: BiomeSettings,
+    pub caves: CaveSettings,
+    pub ores: OreSettings,
+    pub water: WaterSettings,
+    pub scatter: ScatterSettings,
+    /// Side-view (2D) worlds of `ChunkWorld2D`; ignored by 3D worlds.
+    pub side_view: SideViewSettings,
+}
+
+/// Interpolation between lattice values of value noise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Interpolation {
+    Linear,
+    Cosine,
+}
+
+/// How a heightmap image is extended beyond its own extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum HeightmapWrap {
+    /// Repeat the image (mirrored, so tiles meet without steps).
+    Tile,
+    /// Show the image once; generated terrain surrounds it, blended at the border.
+    Border,
+}
+
+/// The ground surface: a weighted blend of height sources.
+///
+/// `height(x, z) = base_height + amplitude · Σ wᵢ·sᵢ(x, z) / Σ wᵢ` with each source `sᵢ` in
+/// about `[-1, 1]`. A preset "picks one" source by giving only that one a weight.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HeightSettings {
+    /// World y of the mean surface.
+    pub base_height: f32,
+    /// Largest height deviation from `base_height`, in voxels.
+    pub amplitude: f32,
+    /// Horizontal size of the largest features (wavelength of the first octave), in voxels.
+    pub scale: f32,
+    pub octaves: u32,
+    /// Amplitude ratio between successive octaves.
+    pub persistence: f32,
+    /// Frequency ratio between successive octaves.
+    pub lacunarity: f32,
+    pub perlin_weight: f32,
+    pub simplex_weight: f32,
+    /// Ridged multifractal (sharp mountain crests).
+    pub ridged_weight: f32,
+    /// Value noise from a seeded lattice with octave superposition.
+    pub value_weight: f32,
+    pub value_interpolation: Interpolation,
+    /// Seamless diamond-square over world-aligned cells.
+    pub diamond_square_weight: f32,
+    /// Diamond-square cell edge is `2^diamond_square_cell_log2` voxels.
+    pub diamond_square_cell_log2: u32,
+    /// Roughness h in (0, 1): displacement shrinks by `2^-h` per subdivision.
+    pub diamond_square_roughness: f32,
+    /// Depth in voxels of ravines/rivers carved along midpoint-displacement paths (0 = none).
+    pub ravine_depth: f32,
+    /// Half-width of carved ravines, in voxels.
+    pub ravine_width: f32,
+    /// Mean spacing between ravines, in voxels.
+    pub ravine_spacing: f32,
+    /// Midpoint-displacement roughness of ravine paths (displacement ratio per level).
+    pub ravine_roughness: f32,
+    /// Weight of a real heightmap (16-bit PNG or SRTM `.hgt`), 0 = unused.
+    pub heightmap_weight: f32,
+    /// Path to the heightmap file (relative to the preset file, or absolute).
+    pub heightmap_path: String,
+    /// World voxels per heightmap pixel.
+    pub heightmap_cell_size: f32,
+    pub heightmap_wrap: HeightmapWrap,
+}
+
+/// One row of the biome table.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Biome {
+    pub name: String,
+    /// Block name of the top voxel.
+    pub surface_block: String,
+    /// Block name of the few voxels below the top.
+    pub subsurface_block: String,
+    /// Added to the terrain height, in voxels.
+    pub height_offset: f32,
+    /// Multiplies the terrain amplitude.
+    pub height_scale: f32,
+    /// Trees per 100 m² of ground (0..1 scaled by scatter density).
+    pub tree_density: f32,
+    pub flower_density: f32,
+    /// Display colour (biome map, HUD).
+    pub color: [f32; 3],
+    /// Climate this biome prefers, each in [0, 1]; the nearest wins.
+    pub temperature: f32,
+    pub moisture: f32,
+}
+
+impl Default for Biome {
+    fn default() -> Self {
+        Self {
+            name: "plains".into(),
+            surface_block: "grass".into(),
+            subsurface_block: "dirt".into(),
+            height_offset: 0.0,
+            height_scale: 1.0,
+            tree_density: 0.2,
+            flower_density: 0.3,
+            color: [0.4, 0.7, 0.3],
+            temperature: 0.5,
+            moisture: 0.5,
+        }
+    }
+}
+
+/// Biomes from Worley cells over temperature and moisture noise.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BiomeSettings {
+    pub enabled: bool,
+    /// Edge of a Worley grid cell (one feature point per cell), in voxels.
+    pub cell_size: f32,
+    /// Width of the height blend across biome borders, in voxels.
+    pub blend_distance: f32,
+    /// Wavelength of the temperature and moisture noise, in voxels.
+    pub climate_scale: f32,
+    /// Slopes steeper than this (rise over run) show rock.
+    pub rock_slope: f32,
+    pub table: Vec<Biome>,
+}
+
+/// Cave generators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CaveMode {
+    None,
+    /// The 3D 4-5 rule: a cell is rock if at least `threshold` of its 3×3×3 neighbourhood (27
+    /// cells, itself included) is rock; then `final_passes` with `final_threshold`.
+    CellularAutomata,
+    /// Life-like birth/survival rule (`life_rule` over the 26 neighbours, rock alive, e.g.
+    /// "B14-19/S13-26"); then `final_passes` with `final_threshold`.
+    GameOfLife,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaveSettings {
+    pub mode: CaveMode,
+    /// Probability that a cell starts open (air).
+    pub fill_probability: f32,
+    /// Smoothing passes with `threshold`.
+    pub passes: u32,
+    /// Rock cells among the 27 of a cell's 3×3×3 neighbourhood (itself included) that make it
+    /// rock. Default 14: the majority rule, the 3D analogue of the 2D 4-5 rule (5 of 9).
+    pub threshold: u32,
+    /// Extra refining passes with `final_threshold`.
+    pub final_passes: u32,
+    /// Threshold of the refining passes. Default 16 (of 27): stricter than `threshold`, so rock
+    /// needs a clearer majority; it opens and rounds the caverns (about 8% of the deep ground is
+    /// cavern air with the defaults, against 5% with 13).
+    pub final_threshold: u32,
+    /// Birth/survival rule for `GameOfLife` mode, as "B…/S…" over the 26 neighbours (rock is
+    /// alive); lists may use commas and ranges, e.g. "B14-19/S13-26" (the default, about 10% air).
+    pub life_rule: String,
+    /// Edge of one automaton cell in voxels (1 = per voxel; 2 or 4 for larger caverns).
+    pub cell_size: u32,
+    /// Caves start this many voxels below the surface.
+    pub min_depth: u32,
+    /// Air pockets smaller than this (voxels) are filled.
+    pub min_pocket_volume: u32,
+    /// Strength of noise ("spaghetti") tunnels connecting caverns, 0 = none.
+    pub tunnel_strength: f32,
+    /// Wavelength of the tunnel noise, in voxels.
+    pub tunnel_scale: f32,
+    /// Tunnel radius as a fraction of the noise band, 0..1.
+    pub tunnel_width: f32,
+    /// When false, caves never open to the surface.
+    pub allow_surface_breach: bool,
+}
+
+/// One kind of ore.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OreKind {
+    pub block: String,
+    /// Ore appears only this many voxels below the surface or deeper.
+    pub min_depth: u32,
+    /// Clusters per chunk volume (32³), as a range.
+    pub clusters_per_chunk_min: u32,
+    pub clusters_per_chunk_max: u32,
+    /// Voxels in one cluster, about.
+    pub cluster_size: u32,
+}
+
+impl Default for OreKind {
+    fn default() -> Self {
+        Self {
+            block: "coal_ore".into(),
+            min_depth: 8,
+            clusters_per_chunk_min: 2,
+            clusters_per_chunk_max: 6,
+            cluster_size: 8,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OreSettings {
+    pub enabled: bool,
+    pub kinds: Vec<OreKind>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WaterSettings {
+    pub enabled: bool,
+    /// Water fills supported hollows up to this world y (exclusive of the voxel at sea_level).
+    pub sea_level: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScatterSettings {
+    pub enabled: bool,
+    /// Overall multiplier on biome densities.
+    pub density: f32,
+    /// Wavelength of the density noise that makes groves and clearings, in voxels.
+    pub density_scale: f32,
+    pub trees: bool,
+    pub bushes: bool,
+    pub flowers: bool,
+    pub rocks: bool,
+}
+
+/// The 1D height source of a side-view surface line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SurfaceSource {
+    /// Octave value noise, linear interpolation between lattice values.
+    ValueNoiseLinear,
+    /// Octave value noise, cosine interpolation between lattice values.
+    ValueNoiseCosine,
+    /// Perlin fBm (the `noise` crate) sampled along the line y = 0.
+    PerlinFbm,
+    /// Seamless midpoint displacement (initial range and roughness).
+    MidpointDisplacement,
+    /// Hashed integer noise smoothed with its two neighbours (½, ¼, ¼), cosine-interpolated, in octaves.
+    SmoothedHashNoise,
+}
+
+/// Side-view (2D) worlds: a surface line from a 1D height source, layers, cellular caves below a
+/// depth, ore clusters and water pools in surface hollows. Tile rows grow downwards (Godot 2D).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SideViewSettings {
+    pub surface_source: SurfaceSource,
+    /// Height of the mean surface above tile row 0, in tiles.
+    pub base_height: f32,
+    /// Largest deviation of the surface from `base_height`, in tiles.
+    pub amplitude: f32,
+    /// Wavelength of the largest surface features, in tiles.
+    pub scale: f32,
+    pub octaves: u32,
+    /// Amplitude ratio between successive octaves.
+    pub persistence: f32,
+    /// Midpoint displacement: displacement range ratio per subdivision level.
+    pub roughness: f32,
+    /// Midpoint displacement: first displacement range, relative to the anchors' range.
+    pub initial_range: f32,
+    /// Dirt tiles between the grass and the stone.
+    pub dirt_depth: u32,
+    pub cave_mode: CaveMode,
+    /// Caves open only this many tiles below the surface or deeper, so the surface stays whole.
+    pub cave_depth: u32,
+    /// Probability that an automaton cell starts as rock.
+    pub cave_rock_probability: f32,
+    /// Passes of the 4-5 rule (rock iff at least `cave_threshold` of the 3×3 block is rock).
+    pub cave_passes: u32,
+    pub cave_threshold: u32,
+    /// Final passes with the (usually stricter) `cave_final_threshold`.
+    pub cave_final_passes: u32,
+    pub cave_final_threshold: u32,
+    /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B5678/S45678".
+    pub cave_life_rule: String,
+    /// Cave pockets of fewer tiles than this are filled with rock (0 = keep all).
+    pub min_pocket_tiles: u32,
+    /// Ores appear only this many tiles below the surface or deeper (each kind's own depth also applies).
+    pub ore_depth: u32,
+    /// Fill surface hollows with water.
+    pub water_enabled: bool,
+    /// Widest hollow that holds a pool, in tiles (water needs a rim this close on both sides).
+    pub max_pool_width: u32,
+    /// Edge of a square chunk, in tiles.
+    pub chunk_tiles: u32,
+}
+
+impl Default for SideViewSettings {
+    fn default() -> Self {
+        Self {
+            surface_source: SurfaceSource::ValueNoiseCosine,
+            base_height: 0.0,
+            amplitude: 24.0,
+            scale: 256.0,
+            octaves: 5,
+            persistence: 0.5,
+            roughness: 0.55,
+            initial_range: 0.5,
+            dirt_depth: 4,
+            cave_mode: CaveMode::CellularAutomata,
+            cave_depth: 10,
+            cave_rock_probability: 0.56,
+            cave_passes: 4,
+            cave_threshold: 5,
+            cave_final_passes: 1,
+            cave_final_threshold: 5,
+            cave_life_rule: "B678/S345678".into(),
+            min_pocket_tiles: 12,
+            ore_depth: 6,
+            water_enabled: true,
+            max_pool_width: 32,
+            chunk_tiles: 64,
+        }
+    }
+}
+
+impl Default for HeightSettings {
+    fn default() -> Self {
+        Self {
+            base_height: 8.0,
+            amplitude: 40.0,
+            scale: 320.0,
+            octaves: 5,
+            persistence: 0.5,
+            lacunarity: 2.0,
+            perlin_weight: 1.0,
+            simplex_weight: 0.0,
+            ridged_weight: 0.0,
+            value_weight: 0.0,
+            value_interpolation: Interpolation::Cosine,
+            diamond_square_weight: 0.0,
+            diamond_square_cell_log2: 7,
+            diamond_square_roughness: 0.6,
+            ravine_depth: 0.0,
+            ravine_width: 4.0,
+            ravine_spacing: 512.0,
+            ravine_roughness: 0.55,
+            heightmap_weight: 0.0,
+            heightmap_path: String::new(),
+            heightmap_cell_size: 4.0,
+            heightmap_wrap: HeightmapWrap::Tile,
+        }
+    }
+}
+
+impl Default for BiomeSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            cell_size: 384.0,
+            blend_distance: 32.0,
+            climate_scale: 1024.0,
+            rock_slope: 1.6,
+            table: default_biomes(),
+        }
+    }
+}
+
+/// The shipped biome table.
+pub fn default_biomes() -> Vec<Biome> {
+    let b = |name: &str, surface: &str, sub: &str, off: f32, scale: f32, trees: f32, flowers: f32, color: [f32; 3], t: f32, m: f32| Biome {
+        name: name.into(),
+        surface_block: surface.into(),
+        subsurface_block: sub.into(),
+        height_offset: off,
+        height_scale: scale,
+        tree_density: trees,
+        flower_density: flowers,
+        color,
+        temperature: t,
+        moisture: m,
+    };
+    vec![
+        b("plains", "grass", "dirt", 0.0, 0.6, 0.05, 0.5, [0.45, 0.75, 0.30], 0.55, 0.45),
+        b("forest", "grass", "dirt", 4.0, 1.0, 0.6, 0.2, [0.15, 0.50, 0.15], 0.5, 0.75),
+        b("desert", "sand", "sandstone", -2.0, 0.5, 0.0, 0.02, [0.90, 0.80, 0.50], 0.9, 0.1),
+        b("mountains", "stone", "stone", 24.0, 1.8, 0.05, 0.05, [0.55, 0.55, 0.55], 0.3, 0.4),
+        b("tundra", "snow", "dirt", 6.0, 1.1, 0.1, 0.0, [0.90, 0.92, 0.96], 0.05, 0.5),
+        b("taiga", "podzol", "dirt", 3.0, 0.9, 0.45, 0.05, [0.25, 0.45, 0.35], 0.2, 0.7),
+        b("badlands", "red_sand", "sandstone", 6.0, 1.2, 0.0, 0.0, [0.80, 0.45, 0.22], 0.85, 0.3),
+    ]
+}
+
+impl Default for CaveSettings {
+    fn default() -> Self {
+        Self {
+            mode: CaveMode::CellularAutomata,
+            fill_probability: 0.45,
+            passes: 4,
+            threshold: 14,
+            final_passes: 1,
+            final_threshold: 16,
+            life_rule: "B14-19/S13-26".into(),
+            cell_size: 2,
+            min_depth: 6,
+            min_pocket_volume: 16,
+            tunnel_strength: 0.5,
+            tunnel_scale: 96.0,
+            tunnel_width: 0.08,
+            allow_surface_breach: false,
+        }
+    }
+}
+
+impl Default for OreSettings {
+    fn default() -> Self {
+        let ore = |block: &str, depth: u32, lo: u32, hi: u32, size: u32| OreKind {
+            block: block.into(),
+            min_depth: depth,
+            clusters_per_chunk_min: lo,
+            clusters_per_chunk_max: hi,
+            cluster_size: size,
+        };
+        Self {
+            enabled: true,
+            kinds: vec![
+                ore("coal_ore", 6, 3, 8, 10),
+                ore("iron_ore", 16, 2, 5, 7),
+                ore("gold_ore", 40, 0, 2, 5),
+                ore("diamond_ore", 64, 0, 1, 4),
+            ],
+        }
+    }
+}
+
+impl Default for WaterSettings {
+    fn default() -> Self {
+        Self { enabled: true, sea_level: 0 }
+    }
+}
+
+impl Default for ScatterSettings {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            density: 1.0,
+            density_scale: 96.0,
+            trees: true,
+            bushes: true,
+            flowers: true,
+            rocks: true,
+        }
+    }
+}
+
+impl Default for WorldPreset {
+    fn default() -> Self {
+        Self {
+            name: "Default hills".into(),
+            seed: 1337,
+            height: HeightSettings::default(),
+            biomes: BiomeSettings::default(),
+            caves: CaveSettings::default(),
+            ores: OreSettings::default(),
+            water: WaterSettings::default(),
+            scatter: ScatterSettings::default(),
+            side_view: SideViewSettings::default(),
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Field table
+
+/// What values a field takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FieldKind {
+    Int { min: i64, max: i64 },
+    Float { min: f64, max: f64, step: f64 },
+    Bool,
+    /// One of `options`, stored as its index.
+    Enum { options: &'static [&'static str] },
+    Text,
+}
+
+/// A field's value, in the widest type of its kind.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldValue {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+}
+
+/// One scalar setting of a [`WorldPreset`].
+pub struct FieldSpec {
+    /// Flat name, `group_field` (e.g. `height_octaves`): the Godot property name.
+    pub name: &'static str,
+    /// Inspector group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`, `Scatter`, `SideView`, or `World`).
+    pub group: &'static str,
+    pub doc: &'static str,
+    pub kind: FieldKind,
+    pub get: fn(&WorldPreset) -> FieldValue,
+    /// Stores a value already checked by [`FieldSpec::check`].
+    pub set: fn(&mut WorldPreset, FieldValue),
+}
+
+impl std::fmt::Debug for FieldSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldSpec").field("name", &self.name).field("kind", &self.kind).finish()
+    }
+}
+
+/// A field value outside what the field allows.
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("field `{field}`: {problem}; allowed: {allowed}")]
+pub struct FieldError {
+    pub field: String,
+    pub problem: String,
+    pub allowed: String,
+}
+
+impl FieldSpec {
+    /// Human-readable statement of the allowed values.
+    pub fn allowed(&self) -> String {
+        match self.kind {
+            FieldKind::Int { min, max } => format!("an integer in {min}..={max}"),
+            FieldKind::Float { min, max, .. } => format!("a finite number in {min}..={max}"),
+            FieldKind::Bool => "true or false".into(),
+            FieldKind::Enum { options } => format!("one of {}", options.join(", ")),
+            FieldKind::Text => "text".into(),
+        }
+    }
+
+    /// Checks `v` against this field's kind and range; returns the value to store.
+    pub fn check(&self, v: &FieldValue) -> Result<FieldValue, FieldError> {
+        let err = |problem: String| FieldError { field: self.name.into(), problem, allowed: self.allowed() };
+        match (self.kind, v) {
+            (FieldKind::Int { min, max }, FieldValue::Int(i)) if (min..=max).contains(i) => Ok(v.clone()),
+            (FieldKind::Int { .. }, FieldValue::Int(i)) => Err(err(format!("{i} is out of range"))),
+            (FieldKind::Int { min, max }, FieldValue::Float(f)) if f.fract() == 0.0 && (min as f64..=max as f64).contains(f) => {
+                Ok(FieldValue::Int(*f as i64))
+            }
+            (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => {
+                if !f.is_finite() {
+                    Err(err(format!("{f} is not a finite number")))
+                } else if !(min..=max).contains(f) {
+                    Err(err(format!("{f} is out of range")))
+                } else {
+                    Ok(v.clone())
+                }
+            }
+            (FieldKind::Float { min, max, .. }, FieldValue::Int(i)) if (min..=max).contains(&(*i as f64)) => {
+                Ok(FieldValue::Float(*i as f64))
+            }
+            (FieldKind::Bool, FieldValue::Bool(_)) => Ok(v.clone()),
+            (FieldKind::Enum { options }, FieldValue::Int(i)) if *i >= 0 && (*i as usize) < options.len() => Ok(v.clone()),
+            (FieldKind::Enum { options }, FieldValue::Text(s)) => options
+                .iter()
+                .position(|o| o.eq_ignore_ascii_case(s))
+                .map(|i| FieldValue::Int(i as i64))
+                .ok_or_else(|| err(format!("`{s}` is not an option"))),
+            (FieldKind::Text, FieldValue::Text(_)) => Ok(v.clone()),
+            (_, other) => Err(err(format!("{other:?} has the wrong type"))),
+        }
+    }
+}
+
+impl WorldPreset {
+    /// Reads field `name` from the table.
+    pub fn get_field(&self, name: &str) -> Option<FieldValue> {
+        field(name).map(|f| (f.get)(self))
+    }
+
+    /// Checks and writes field `name`. Unknown names and bad values are errors; nothing changes.
+    pub fn set_field(&mut self, name: &str, value: FieldValue) -> Result<(), FieldError> {
+        let spec = field(name).ok_or_else(|| FieldError {
+            field: name.into(),
+            problem: "no such field".into(),
+            allowed: "a field listed in strata_core::preset::model::FIELDS".into(),
+        })?;
+        let v = spec.check(&value)?;
+        (spec.set)(self, v);
+        Ok(())
+    }
+
+    /// Checks every field of the table and the structural rules between fields.
+    pub fn validate(&self) -> Result<(), FieldError> {
+        for f in FIELDS {
+            f.check(&(f.get)(self))?;
+        }
+        let rule = |field: &str, problem: String, allowed: &str| FieldError {
+            field: field.into(),
+            problem,
+            allowed: allowed.into(),
+        };
+        let h = &self.height;
+        let total = h.perlin_weight + h.simplex_weight + h.ridged_weight + h.value_weight + h.diamond_square_weight + h.heightmap_weight;
+        if total.is_nan() || total <= 0.0 {
+            return Err(rule("height_*_weight", "all height source weights are 0".into(), "at least one weight above 0"));
+        }
+        if h.heightmap_weight > 0.0 && h.heightmap_path.trim().is_empty() {
+            return Err(rule("height_heightmap_path", "empty while heightmap_weight > 0".into(), "a path to a 16-bit PNG or .hgt file"));
+        }
+        if self.biomes.enabled && self.biomes.table.is_empty() {
+            return Err(rule("biomes.table", "empty while biomes are enabled".into(), "at least one biome"));
+        }
+        if self.biomes.table.len() > 64 {
+            return Err(rule("biomes.table", format!("{} biomes", self.biomes.table.len()), "at most 64 biomes"));
+        }
+        for (i, b) in self.biomes.table.iter().enumerate() {
+            for (what, name) in [("surface_block", &b.surface_block), ("subsurface_block", &b.subsurface_block)] {
+                if crate::base::block::block_by_name(name).is_none() {
+                    return Err(rule(&format!("biomes.table[{i}].{what}"), format!("unknown block `{name}`"), "a block name such as grass, dirt, sand, stone, snow"));
+                }
+            }
+            for (what, v, lo, hi) in [
+                ("height_offset", b.height_offset, -256.0, 256.0),
+                ("height_scale", b.height_scale, 0.0, 8.0),
+                ("tree_density", b.tree_density, 0.0, 1.0),
+                ("flower_density", b.flower_density, 0.0, 1.0),
+                ("temperature", b.temperature, 0.0, 1.0),
+                ("moisture", b.moisture, 0.0, 1.0),
+            ] {
+                if !v.is_finite() || v < lo || v > hi {
+                    return Err(rule(&format!("biomes.table[{i}].{what}"), format!("{v} is out of range"), &format!("a finite number in {lo}..={hi}")));
+                }
+            }
+        }
+        if self.caves.mode == CaveMode::GameOfLife {
+            crate::preset::model::parse_life_rule(&self.caves.life_rule)
+                .map_err(|e| rule("caves_life_rule", e, "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)"))?;
+        }
+        if self.side_view.cave_mode == CaveMode::GameOfLife {
+            crate::preset::model::parse_life_rule(&self.side_view.cave_life_rule)
+                .map_err(|e| rule("side_view_cave_life_rule", e, "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)"))?;
+        }
+        if self.ores.kinds.len() > 32 {
+            return Err(rule("ores.kinds", format!("{} kinds", self.ores.kinds.len()), "at most 32 ore kinds"));
+        }
+        for (i, o) in self.ores.kinds.iter().enumerate() {
+            if crate::base::block::block_by_name(&o.block).is_none() {
+                return Err(rule(&format!("ores.kinds[{i}].block"), format!("unknown block `{}`", o.block), "a block name such as coal_ore, iron_ore"));
+            }
+            if o.clusters_per_chunk_min > o.clusters_per_chunk_max || o.clusters_per_chunk_max > 64 {
+                return Err(rule(&format!("ores.kinds[{i}].clusters_per_chunk_max"), format!("{}..{}", o.clusters_per_chunk_min, o.clusters_per_chunk_max), "min <= max <= 64"));
+            }
+            if o.cluster_size == 0 || o.cluster_size > 64 {
+                return Err(rule(&format!("ores.kinds[{i}].cluster_size"), format!("{} is out of range", o.cluster_size), "an integer in 1..=64"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Parses "B3/S23" (or "B5678/S45678", or with comma lists and ranges "B13,14/S12-14") into
+/// birth and survival bitmasks over neighbour counts 0..=26. Without `,` or `-` each digit is
+/// one count.
+pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), String> {
+    let rule = rule.trim();
+    let (b, s) = rule.split_once('/').ok_or_else(|| format!("`{rule}` has no `/`"))?;
+    let part = |p: &str, letter: char| -> Result<u32, String> {
+        let p = p.trim();
+        let digits = p
+            .strip_prefix(letter)
+            .or_else(|| p.strip_prefix(letter.to_ascii_lowercase()))
+            .ok_or_else(|| format!("`{p}` does not start with {letter}"))?;
+        let mut mask = 0u32;
+        let listed = digits.contains(',') || digits.contains('-');
+        let items: Vec<&str> = if listed { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
+        let count = |d: &str| -> Result<u32, String> {
+            let n: u32 = d.trim().parse().map_err(|_| format!("`{d}` is not a neighbour count"))?;
+            if n > 26 { Err(format!("neighbour count {n} exceeds 26")) } else { Ok(n) }
+        };
+        for d in items {
+            let (lo, hi) = match d.split_once('-') {
+                Some((a, b)) => (count(a)?, count(b)?),
+                None => (count(d)?, count(d)?),
+            };
+            if lo > hi {
+                return Err(format!("range `{d}` runs backwards"));
+            }
+            for n in lo..=hi {
+                mask |= 1 << n;
+            }
+        }
+        Ok(mask)
+    };
+    Ok((part(b, 'B')?, part(s, 'S')?))
+}
+
+macro_rules! float_field {
+    ($name:literal, $group:literal, $($path:ident).+, $min:expr, $max:expr, $step:expr, $doc:literal) => {
+        FieldSpec {
+            name: $name,
+            group: $group,
+            doc: $doc,
+            kind: FieldKind::Float { min: $min, max: $max, step: $step },
+            get: |p| FieldValue::Float(p.$($path).+ as f64),
+            set: |p, v| if let FieldValue::Float(f) = v { p.$($path).+ = f as _ },
+        }
+    };
+}
+
+macro_rules! int_field {
+    ($name:literal, $group:literal, $($path:ident).+, $min:expr, $max:expr, $doc:literal) => {
+        FieldSpec {
+            name: $name,
+            group: $group,
+            doc: $doc,
+            kind: FieldKind::Int { min: $min, max: $max },
+            get: |p| FieldValue::Int(p.$($path).+ as i64),
+            set: |p, v| if let FieldValue::Int(i) = v { p.$($path).+ = i as _ },
+        }
+    };
+}
+
+macro_rules! bool_field {
+    ($name:literal, $group:literal, $($path:ident).+, $doc:literal) => {
+        FieldSpec {
+            name: $name,
+            group: $group,
+            doc: $doc,
+            kind: FieldKind::Bool,
+            get: |p| FieldValue::Bool(p.$($path).+),
+            set: |p, v| if let FieldValue::Bool(b) = v { p.$($path).+ = b },
+        }
+    };
+}
+
+macro_rules! text_field {
+    ($name:literal, $group:literal, $($path:ident).+, $doc:literal) => {
+        FieldSpec {
+            name: $name,
+            group: $group,
+            doc: $doc,
+            kind: FieldKind::Text,
+            get: |p| FieldValue::Text(p.$($path).+.clone()),
+            set: |p, v| if let FieldValue::Text(s) = v { p.$($path).+ = s },
+        }
+    };
+}
+
+macro_rules! enum_field {
+    ($name:literal, $group:literal, $($path:ident).+, [$($variant:expr => $label:literal),+ $(,)?], $doc:literal) => {
+        FieldSpec {
+            name: $name,
+            group: $group,
+            doc: $doc,
+            kind: FieldKind::Enum { options: &[$($label),+] },
+            get: |p| {
+                let all = [$($variant),+];
+                FieldValue::Int(all.iter().position(|v| *v == p.$($path).+).unwrap_or(0) as i64)
+            },
+            set: |p, v| if let FieldValue::Int(i) = v {
+                let all = [$($variant),+];
+                if let Some(x) = all.get(i as usize) { p.$($path).+ = *x; }
+            },
+        }
+    };
+}
+
+/// Every scalar field of [`WorldPreset`], in inspector order. Table-valued settings (the biome
+/// table, ore kinds) are edited in RON and checked by [`WorldPreset::validate`].
+pub static FIELDS: &[FieldSpec] = &[
+    text_field!("name", "World", name, "Name shown in menus."),
+    // The seed is handled specially (u64 in Rust, int in Godot); it is listed for completeness.
+    FieldSpec {
+        name: "seed",
+        group: "World",
+        doc: "World seed: same seed and preset, same world.",
+        kind: FieldKind::Int { min: i64::MIN, max: i64::MAX },
+        get: |p| FieldValue::Int(p.seed as i64),
+        set: |p, v| if let FieldValue::Int(i) = v { p.seed = i as u64 },
+    },
+    float_field!("height_base_height", "Height", height.base_height, -256.0, 256.0, 0.5, "World y of the mean surface."),
+    float_field!("height_amplitude", "Height", height.amplitude, 0.0, 512.0, 0.5, "Largest deviation from the base height, in voxels."),
+    float_field!("height_scale", "Height", height.scale, 8.0, 8192.0, 1.0, "Wavelength of the largest features, in voxels."),
+    int_field!("height_octaves", "Height", height.octaves, 1, 12, "Octaves of fractal noise."),
+    float_field!("height_persistence", "Height", height.persistence, 0.0, 1.0, 0.01, "Amplitude ratio between octaves."),
+    float_field!("height_lacunarity", "Height", height.lacunarity, 1.0, 4.0, 0.01, "Frequency ratio between octaves."),
+    float_field!("height_perlin_weight", "Height", height.perlin_weight, 0.0, 1.0, 0.01, "Weight of Perlin fBm."),
+    float_field!("height_simplex_weight", "Height", height.simplex_weight, 0.0, 1.0, 0.01, "Weight of simplex fBm."),
+    float_field!("height_ridged_weight", "Height", height.ridged_weight, 0.0, 1.0, 0.01, "Weight of ridged multifractal noise (mountain crests)."),
+    float_field!("height_value_weight", "Height", height.value_weight, 0.0, 1.0, 0.01, "Weight of octave value noise."),
+    enum_field!("height_value_interpolation", "Height", height.value_interpolation,
+        [Interpolation::Linear => "Linear", Interpolation::Cosine => "Cosine"], "Interpolation of value noise."),
+    float_field!("height_diamond_square_weight", "Height", height.diamond_square_weight, 0.0, 1.0, 0.01, "Weight of seamless diamond-square."),
+    int_field!("height_diamond_square_cell_log2", "Height", height.diamond_square_cell_log2, 2, 12, "Diamond-square cell edge is 2^n voxels."),
+    float_field!("height_diamond_square_roughness", "Height", height.diamond_square_roughness, 0.01, 0.99, 0.01, "Roughness h of diamond-square."),
+    float_field!("height_ravine_depth", "Height", height.ravine_depth, 0.0, 128.0, 0.5, "Depth of midpoint-displacement ravines (0 = none)."),
+    float_field!("height_ravine_width", "Height", height.ravine_width, 1.0, 64.0, 0.5, "Half-width of ravines, in voxels."),
+    float_field!("height_ravine_spacing", "Height", height.ravine_spacing, 64.0, 8192.0, 1.0, "Mean spacing between ravines, in voxels."),
+    float_field!("height_ravine_roughness", "Height", height.ravine_roughness, 0.0, 1.0, 0.01, "Roughness of ravine paths."),
+    float_field!("height_heightmap_weight", "Height", height.heightmap_weight, 0.0, 1.0, 0.01, "Weight of the real heightmap."),
+    text_field!("height_heightmap_path", "Height", height.heightmap_path, "16-bit grayscale PNG or SRTM .hgt file."),
+    float_field!("height_heightmap_cell_size", "Height", height.heightmap_cell_size, 0.25, 256.0, 0.25, "Voxels per heightmap pixel."),
+    enum_field!("height_heightmap_wrap", "Height", height.heightmap_wrap,
+        [HeightmapWrap::Tile => "Tile", HeightmapWrap::Border => "Border"], "Tile the heightmap or border it with generated terrain."),
+    bool_field!("biomes_enabled", "Biomes", biomes.enabled, "Use the biome table; off = one plains biome."),
+    float_field!("biomes_cell_size", "Biomes", biomes.cell_size, 16.0, 8192.0, 1.0, "Worley cell edge, in voxels."),
+    float_field!("biomes_blend_distance", "Biomes", biomes.blend_distance, 0.0, 256.0, 0.5, "Width of the height blend across biome borders."),
+    float_field!("biomes_climate_scale", "Biomes", biomes.climate_scale, 32.0, 16384.0, 1.0, "Wavelength of temperature and moisture noise."),
+    float_field!("biomes_rock_slope", "Biomes", biomes.rock_slope, 0.1, 16.0, 0.05, "Slopes steeper than this show rock."),
+    enum_field!("caves_mode", "Caves", caves.mode,
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "Cave generator."),
+    float_field!("caves_fill_probability", "Caves", caves.fill_probability, 0.0, 1.0, 0.01, "Probability that a cell starts open."),
+    int_field!("caves_passes", "Caves", caves.passes, 0, 16, "Smoothing passes."),
+    int_field!("caves_threshold", "Caves", caves.threshold, 0, 27, "Rock neighbours (cell included) that make rock."),
+    int_field!("caves_final_passes", "Caves", caves.final_passes, 0, 8, "Refining passes with the final threshold."),
+    int_field!("caves_final_threshold", "Caves", caves.final_threshold, 0, 27, "Threshold of the refining passes."),
+    text_field!("caves_life_rule", "Caves", caves.life_rule, "Birth/survival rule over 26 neighbours, rock alive, e.g. B14-19/S13-26."),
+    int_field!("caves_cell_size", "Caves", caves.cell_size, 1, 8, "Edge of one automaton cell, in voxels."),
+    int_field!("caves_min_depth", "Caves", caves.min_depth, 0, 256, "Caves start this far below the surface."),
+    int_field!("caves_min_pocket_volume", "Caves", caves.min_pocket_volume, 0, 4096, "Air pockets smaller than this are filled."),
+    float_field!("caves_tunnel_strength", "Caves", caves.tunnel_strength, 0.0, 1.0, 0.01, "Strength of noise tunnels (0 = none)."),
+    float_field!("caves_tunnel_scale", "Caves", caves.tunnel_scale, 8.0, 2048.0, 1.0, "Wavelength of tunnel noise."),
+    float_field!("caves_tunnel_width", "Caves", caves.tunnel_width, 0.0, 0.5, 0.005, "Tunnel width as a fraction of the noise band."),
+    bool_field!("caves_allow_surface_breach", "Caves", caves.allow_surface_breach, "Let caves open to the surface."),
+    bool_field!("ores_enabled", "Ores", ores.enabled, "Place ore clusters."),
+    bool_field!("water_enabled", "Water", water.enabled, "Fill supported hollows with water."),
+    int_field!("water_sea_level", "Water", water.sea_level, -1024, 1024, "World y of the water surface."),
+    bool_field!("scatter_enabled", "Scatter", scatter.enabled, "Scatter trees, bushes, flowers and rocks."),
+    float_field!("scatter_density", "Scatter", scatter.density, 0.0, 4.0, 0.01, "Multiplier on biome densities."),
+    float_field!("scatter_density_scale", "Scatter", scatter.density_scale, 8.0, 4096.0, 1.0, "Wavelength of the grove/clearing noise."),
+    bool_field!("scatter_trees", "Scatter", scatter.trees, "Place trees."),
+    bool_field!("scatter_bushes", "Scatter", scatter.bushes, "Place bushes."),
+    bool_field!("scatter_flowers", "Scatter", scatter.flowers, "Place flowers."),
+    bool_field!("scatter_rocks", "Scatter", scatter.rocks, "Place rocks."),
+    enum_field!("side_view_surface_source", "SideView", side_view.surface_source,
+        [SurfaceSource::ValueNoiseLinear => "ValueNoiseLinear", SurfaceSource::ValueNoiseCosine => "ValueNoiseCosine",
+         SurfaceSource::PerlinFbm => "PerlinFbm", SurfaceSource::MidpointDisplacement => "MidpointDisplacement",
+         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "1D height source of the 2D surface line."),
+    float_field!("side_view_base_height", "SideView", side_view.base_height, -4096.0, 4096.0, 0.5, "Height of the mean 2D surface above tile row 0, in tiles."),
+    float_field!("side_view_amplitude", "SideView", side_view.amplitude, 0.0, 512.0, 0.5, "Largest deviation of the 2D surface, in tiles."),
+    float_field!("side_view_scale", "SideView", side_view.scale, 4.0, 8192.0, 1.0, "Wavelength of the largest 2D surface features, in tiles."),
+    int_field!("side_view_octaves", "SideView", side_view.octaves, 1, 12, "Octaves of the 2D surface noise."),
+    float_field!("side_view_persistence", "SideView", side_view.persistence, 0.0, 1.0, 0.01, "Amplitude ratio between octaves."),
+    float_field!("side_view_roughness", "SideView", side_view.roughness, 0.0, 1.0, 0.01, "Midpoint displacement: range ratio per level."),
+    float_field!("side_view_initial_range", "SideView", side_view.initial_range, 0.0, 4.0, 0.01, "Midpoint displacement: first displacement range."),
+    int_field!("side_view_dirt_depth", "SideView", side_view.dirt_depth, 0, 64, "Dirt tiles between grass and stone."),
+    enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D cave generator."),
+    int_field!("side_view_cave_depth", "SideView", side_view.cave_depth, 1, 1024, "2D caves open only this far below the surface."),
+    float_field!("side_view_cave_rock_probability", "SideView", side_view.cave_rock_probability, 0.0, 1.0, 0.01, "Probability that a cave cell starts as rock."),
+    int_field!("side_view_cave_passes", "SideView", side_view.cave_passes, 0, 16, "Passes of the 4-5 rule."),
+    int_field!("side_view_cave_threshold", "SideView", side_view.cave_threshold, 0, 9, "Rock cells of the 3×3 block (cell included) that make rock."),
+    int_field!("side_view_cave_final_passes", "SideView", side_view.cave_final_passes, 0, 8, "Final passes with the final threshold."),
+    int_field!("side_view_cave_final_threshold", "SideView", side_view.cave_final_threshold, 0, 9, "Threshold of the final passes."),
+    text_field!("side_view_cave_life_rule", "SideView", side_view.cave_life_rule, "Birth/survival rule of GameOfLife caves, e.g. B678/S345678."),
+    int_field!("side_view_min_pocket_tiles", "SideView", side_view.min_pocket_tiles, 0, 64, "Cave pockets smaller than this are filled."),
+    int_field!("side_view_ore_depth", "SideView", side_view.ore_depth, 0, 1024, "Ores only this far below the surface or deeper."),
+    bool_field!("side_view_water_enabled", "SideView", side_view.water_enabled, "Fill surface hollows with water."),
+    int_field!("side_view_max_pool_width", "SideView", side_view.max_pool_width, 1, 128, "Widest hollow that holds a pool, in tiles."),
+    int_field!("side_view_chunk_tiles", "SideView", side_view.chunk_tiles, 16, 128, "Edge of a square 2D chunk, in tiles."),
+];
+
+/// The table entry for field `name`.
+pub fn field(name: &str) -> Option<&'static FieldSpec> {
+    FIELDS.iter().find(|f| f.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_preset_is_valid() {
+        WorldPreset::default().validate().unwrap();
+    }
+
+    #[test]
+    fn every_field_round_trips_through_the_table() {
+        let mut p = WorldPreset::default();
+        for f in FIELDS {
+            let v = (f.get)(&p);
+            p.set_field(f.name, v.clone()).unwrap();
+            assert_eq!((f.get)(&p), v, "{}", f.name);
+        }
+        assert_eq!(p, WorldPreset::default());
+        let names: std::collections::HashSet<_> = FIELDS.iter().map(|f| f.name).collect();
+        assert_eq!(names.len(), FIELDS.len(), "duplicate field names");
+    }
+
+    #[test]
+    fn out_of_range_values_name_the_field_and_range() {
+        let mut p = WorldPreset::default();
+        let e = p.set_field("height_octaves", FieldValue::Int(0)).unwrap_err();
+        assert_eq!(e.field, "height_octaves");
+        assert!(e.to_string().contains("1..=12"), "{e}");
+        let e = p.set_field("height_octaves", FieldValue::Int(1000)).unwrap_err();
+        assert!(e.problem.contains("1000"));
+        let e = p.set_field("height_amplitude", FieldValue::Float(f64::NAN)).unwrap_err();
+        assert!(e.problem.contains("finite"));
+        assert_eq!(p, WorldPreset::default(), "failed sets change nothing");
+        p.set_field("caves_mode", FieldValue::Text("gameoflife".into())).unwrap();
+        assert_eq!(p.caves.mode, CaveMode::GameOfLife);
+        p.height.octaves = 0;
+        assert_eq!(p.validate().unwrap_err().field, "height_octaves");
+    }
+
+    #[test]
+    fn life_rules_parse() {
+        assert_eq!(parse_life_rule("B3/S23").unwrap(), (1 << 3, (1 << 2) | (1 << 3)));
+        assert_eq!(parse_life_rule("B13,14/S12,13").unwrap(), ((1 << 13) | (1 << 14), (1 << 12) | (1 << 13)));
+        assert!(parse_life_rule("B3S23").is_err());
+        assert!(parse_life_rule("B3/S2,99").is_err());
+        assert!(parse_life_rule("B3/Sx").is_err());
+        assert_eq!(parse_life_rule("B14-16/S3,13-14").unwrap(), (0b111 << 14, (1 << 3) | (0b11 << 13)));
+        assert!(parse_life_rule("B16-14/S1").is_err());
+        assert!(parse_life_rule("B14-27/S1").is_err());
+    }
+}

@@ -1,0 +1,355 @@
+//! Streaming of side-view chunks: which chunks the viewer needs, and worker threads that
+//! generate and autotile them.
+//!
+//! The pattern is [`crate::stream::streamer::Streamer`]'s, for square 2D chunks: the main thread calls
+//! [`Streamer2D::set_viewer`] (tile coordinates), [`Streamer2D::pump`] (queues the nearest
+//! missing chunks, at most `max_in_flight` at a time) and pulls [`ChunkResult2D`]s with
+//! [`Streamer2D::try_recv`] while its frame budget lasts; it never blocks (law 3). The wanted
+//! area is the square of chunks within `view_distance` of the viewer's chunk (Chebyshev
+//! distance: screens are rectangles), loaded nearest first; chunks beyond
+//! `view_distance + unload_margin` are unloaded. Jobs for chunks that left the view are
+//! cancelled; stale results are dropped. Dropping the streamer cancels every job and joins every
+//! worker.
+//!
+//! Edits are an [`EditMap`] over tile `(x, y)` stored as voxel `(x, y, 0)`, so a save stores a 2D
+//! world's edits exactly as a 3D world's. An edit re-tiles every loaded chunk whose padded box
+//! (one-tile halo) contains the tile.
+
+use crate::gen2d::autotile::{AtlasCoords, autotile_padded};
+use crate::gen2d::{ChunkCoord2D, Generator2D};
+use crate::base::block::{self, BlockId};
+use crate::base::coords::IVec3;
+use crate::base::edits::EditMap;
+use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
+
+/// Counters for the HUD and `get_stats()` (the second stage is autotiling).
+pub type StreamStats2D = crate::stream::scheduler::StreamStats;
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How far and how hard to stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamConfig2D {
+    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side).
+    pub view_distance: i32,
+    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis).
+    pub unload_margin: i32,
+    /// Worker threads; 0 = one less than the machine's cores, at least one.
+    pub worker_threads: usize,
+    /// Jobs out at once; 0 = [`crate::stream::scheduler::default_max_in_flight`].
+    pub max_in_flight: usize,
+}
+
+impl Default for StreamConfig2D {
+    fn default() -> Self {
+        Self { view_distance: 2, unload_margin: 1, worker_threads: 0, max_in_flight: 0 }
+    }
+}
+
+impl StreamConfig2D {
+    /// The worker count this config resolves to on this machine.
+    pub fn resolved_workers(&self) -> usize {
+        if self.worker_threads > 0 {
+            self.worker_threads
+        } else {
+            auto_workers(0)
+        }
+    }
+}
+
+/// A finished chunk: its tiles and the atlas tile of each, ready for `set_cell`.
+#[derive(Debug)]
+pub struct ChunkResult2D {
+    pub coord: ChunkCoord2D,
+    /// Block ids, `chunk_tiles²`, row by row from the top-left tile.
+    pub tiles: Vec<BlockId>,
+    /// Atlas tile per tile (same order); `None` for air.
+    pub atlas: Vec<Option<AtlasCoords>>,
+    pub gen_us: u32,
+    pub tile_us: u32,
+    /// True when this replaces an already loaded chunk (an edit was made): air tiles must be erased.
+    pub is_update: bool,
+    job_id: u64,
+}
+
+impl ChunkResult2D {
+    /// Whether no tile of the chunk shows anything.
+    pub fn is_empty(&self) -> bool {
+        self.atlas.iter().all(Option::is_none)
+    }
+}
+
+impl JobResult<ChunkCoord2D> for ChunkResult2D {
+    fn coord(&self) -> ChunkCoord2D {
+        self.coord
+    }
+    fn job_id(&self) -> u64 {
+        self.job_id
+    }
+    fn timings_us(&self) -> (u32, u32) {
+        (self.gen_us, self.tile_us)
+    }
+}
+
+/// What a worker needs besides the generator: the edits inside the chunk's padded box.
+type Edits = Vec<(IVec3, BlockId)>;
+
+/// The main thread's side of 2D streaming.
+pub struct Streamer2D {
+    generator: Arc<Generator2D>,
+    config: StreamConfig2D,
+    chunk_tiles: i32,
+    scheduler: Scheduler<ChunkCoord2D, Edits, ChunkResult2D>,
+    edits: EditMap,
+}
+
+impl Streamer2D {
+    /// Starts the worker threads. Fails only if the OS refuses to start a thread.
+    pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> std::io::Result<Self> {
+        let worker_generator = generator.clone();
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-2d-worker", move |job| {
+            build_chunk(&worker_generator, job)
+        })?;
+        Ok(Self { chunk_tiles: generator.chunk_tiles(), generator, config, scheduler, edits: EditMap::new() })
+    }
+
+    pub fn generator(&self) -> &Arc<Generator2D> {
+        &self.generator
+    }
+
+    pub fn config(&self) -> &StreamConfig2D {
+        &self.config
+    }
+
+    /// Edge of a chunk, in tiles.
+    pub fn chunk_tiles(&self) -> i32 {
+        self.chunk_tiles
+    }
+
+    /// Changes the view distance; takes effect at once.
+    pub fn set_view_distance(&mut self, chunks: i32) {
+        self.config.view_distance = chunks.max(0);
+        if let Some(v) = self.scheduler.take_viewer() {
+            self.retarget(v);
+        }
+    }
+
+    /// Moves the viewer to tile position `(x, y)` (fractional tiles allowed); recomputes the
+    /// wanted set when its chunk changes.
+    pub fn set_viewer(&mut self, x: f64, y: f64) {
+        let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+        let c = ChunkCoord2D::containing(clamp(x), clamp(y), self.chunk_tiles);
+        if self.scheduler.viewer() != Some(c) {
+            self.retarget(c);
+        }
+    }
+
+    pub fn viewer_chunk(&self) -> Option<ChunkCoord2D> {
+        self.scheduler.viewer()
+    }
+
+    fn retarget(&mut self, v: ChunkCoord2D) {
+        let (r, margin) = (self.config.view_distance, self.config.unload_margin);
+        let wanted: HashSet<ChunkCoord2D> = (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
+        let keep = move |c: ChunkCoord2D| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin;
+        self.scheduler.retarget(v, wanted, keep, |c| {
+            let (dx, dy) = ((c.x - v.x) as i64, (c.y - v.y) as i64);
+            dx * dx + dy * dy
+        });
+    }
+
+    /// The edits a job for chunk `c` must apply (those in its padded box).
+    fn edits_for(edits: &EditMap, c: ChunkCoord2D, n: i32) -> Edits {
+        let (x, y) = c.min_tile(n);
+        edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1))
+    }
+
+    /// Sends jobs to the workers until `max_in_flight` are outstanding; edited chunks go first.
+    pub fn pump(&mut self) {
+        let (edits, n) = (&self.edits, self.chunk_tiles);
+        self.scheduler.pump(|c| Self::edits_for(edits, c, n));
+    }
+
+    /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
+    pub fn try_recv(&mut self) -> Option<ChunkResult2D> {
+        self.scheduler.try_recv()
+    }
+
+    /// Chunks to remove from the scene since the last call.
+    pub fn take_unloads(&mut self) -> Vec<ChunkCoord2D> {
+        self.scheduler.take_unloads()
+    }
+
+    /// True when every wanted chunk is loaded and no edit waits for re-tiling.
+    pub fn is_area_ready(&self) -> bool {
+        self.scheduler.is_area_ready()
+    }
+
+    /// Loaded chunks / wanted chunks, in `[0, 1]`.
+    pub fn progress(&self) -> f64 {
+        self.scheduler.progress()
+    }
+
+    pub fn is_loaded(&self, c: ChunkCoord2D) -> bool {
+        self.scheduler.is_loaded(c)
+    }
+
+    pub fn loaded_chunks(&self) -> impl Iterator<Item = &ChunkCoord2D> {
+        self.scheduler.loaded()
+    }
+
+    pub fn stats(&self) -> StreamStats2D {
+        self.scheduler.stats()
+    }
+
+    /// The edits (tile `(x, y)` stored at voxel `(x, y, 0)`), for saves.
+    pub fn edits(&self) -> &EditMap {
+        &self.edits
+    }
+
+    /// Replaces all edits (loading a save); loaded chunks are re-tiled.
+    pub fn replace_edits(&mut self, edits: EditMap) {
+        self.edits = edits;
+        self.scheduler.invalidate_all_loaded();
+    }
+
+    /// Chunks whose padded box (one-tile halo) contains tile `(x, y)`: those to re-tile after an edit.
+    pub fn chunks_touching(&self, x: i32, y: i32) -> Vec<ChunkCoord2D> {
+        let n = self.chunk_tiles;
+        let mut out = Vec::with_capacity(4);
+        for cy in (y - 1).div_euclid(n)..=(y + 1).div_euclid(n) {
+            for cx in (x - 1).div_euclid(n)..=(x + 1).div_euclid(n) {
+                out.push(ChunkCoord2D::new(cx, cy));
+            }
+        }
+        out
+    }
+
+    /// Records an edit; every loaded chunk that shows tile `(x, y)` or its edge is re-tiled.
+    pub fn set_tile(&mut self, x: i32, y: i32, id: BlockId) {
+        self.edits.set(IVec3::new(x, y, 0), id);
+        let n = self.chunk_tiles;
+        for c in self.chunks_touching(x, y) {
+            let edits = &self.edits;
+            self.scheduler.invalidate(c, || Self::edits_for(edits, c, n));
+        }
+    }
+
+    /// The tile at `(x, y)`: the edit if there is one, else the generated tile.
+    pub fn tile(&self, x: i32, y: i32) -> BlockId {
+        tile_with_edits(&self.generator, Some(&self.edits), x, y)
+    }
+}
+
+/// The tile at `(x, y)` with `edits` applied over the generated world.
+pub fn tile_with_edits(generator: &Generator2D, edits: Option<&EditMap>, x: i32, y: i32) -> BlockId {
+    edits.and_then(|e| e.get(IVec3::new(x, y, 0))).unwrap_or_else(|| generator.tile_at(x, y))
+}
+
+/// Row of the topmost solid tile of column `x`, edits included: edits above the generated surface
+/// count, and a dug-out surface is followed down (at most 512 tiles).
+pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -> i32 {
+    let mut top = generator.surface_row(x);
+    if let Some(e) = edits {
+        for (p, id) in e.edits_in_column(x, 0) {
+            // `edits_in_column` scans (x, z) = (x, 0): every edited tile of this column.
+            if block::is_solid(id) && p.y < top {
+                top = p.y;
+            }
+        }
+    }
+    let column = generator.generate_region(x, top, 1, 512);
+    let tile = |y: i32| edits.and_then(|e| e.get(IVec3::new(x, y, 0))).or_else(|| column.get(x, y)).unwrap_or(block::STONE);
+    let mut y = top;
+    while y < top + 512 && !block::is_solid(tile(y)) {
+        y += 1;
+    }
+    y
+}
+
+/// The worker's job: generate the padded chunk, apply edits, choose every tile's atlas tile.
+fn build_chunk(generator: &Generator2D, job: Job<ChunkCoord2D, Edits>) -> Option<ChunkResult2D> {
+    let t0 = Instant::now();
+    let mut padded = generator.generate_padded_chunk(job.coord);
+    for &(p, id) in &job.payload {
+        padded.set(p.x, p.y, id);
+    }
+    let gen_us = t0.elapsed().as_micros() as u32;
+    if job.is_cancelled() {
+        return None;
+    }
+    let t1 = Instant::now();
+    let atlas = autotile_padded(&padded);
+    let n = generator.chunk_tiles();
+    let (x, y) = job.coord.min_tile(n);
+    let tiles = padded.crop(x, y, n, n).tiles;
+    let tile_us = t1.elapsed().as_micros() as u32;
+    Some(ChunkResult2D { coord: job.coord, tiles, atlas, gen_us, tile_us, is_update: job.is_update, job_id: job.id })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::model::WorldPreset;
+    use std::time::Duration;
+
+    fn drain_until_ready(s: &mut Streamer2D) -> Vec<ChunkResult2D> {
+        let start = Instant::now();
+        let mut got = Vec::new();
+        while !s.is_area_ready() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(r) => got.push(r),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        got
+    }
+
+    fn streamer(vd: i32) -> Streamer2D {
+        let g = Arc::new(Generator2D::new(&WorldPreset::default()).unwrap());
+        Streamer2D::new(g, StreamConfig2D { view_distance: vd, worker_threads: 2, ..Default::default() }).unwrap()
+    }
+
+    #[test]
+    fn fills_the_square_nearest_first_then_unloads_behind() {
+        let mut s = streamer(1);
+        s.set_viewer(10.0, 10.0);
+        let first = drain_until_ready(&mut s);
+        assert_eq!(first.len(), 9);
+        assert_eq!(s.stats().loaded_chunks, 9);
+        assert!(first.iter().all(|r| r.tiles.len() == 64 * 64 && r.atlas.len() == 64 * 64));
+        s.set_viewer(64.0 * 10.0, 10.0);
+        let unloads = s.take_unloads();
+        assert_eq!(unloads.len(), 9, "all old chunks are beyond view + margin");
+        drain_until_ready(&mut s);
+        assert!(s.is_loaded(ChunkCoord2D::new(11, 1)) && !s.is_loaded(ChunkCoord2D::new(0, 0)));
+    }
+
+    #[test]
+    fn edits_retile_every_chunk_whose_halo_holds_the_tile() {
+        let mut s = streamer(1);
+        s.set_viewer(0.0, 0.0);
+        drain_until_ready(&mut s);
+        assert_eq!(s.chunks_touching(0, 5).len(), 2);
+        assert_eq!(s.chunks_touching(63, 63).len(), 4);
+        let row = s.generator().surface_row(63);
+        s.set_tile(63, row - 3, block::STONE);
+        let updates = drain_until_ready(&mut s);
+        let coords: HashSet<ChunkCoord2D> = updates.iter().filter(|r| r.is_update).map(|r| r.coord).collect();
+        for c in s.chunks_touching(63, row - 3) {
+            assert!(coords.contains(&c), "{c:?} was not re-tiled");
+        }
+        assert_eq!(s.tile(63, row - 3), block::STONE);
+    }
+
+    #[test]
+    fn drop_joins_workers_mid_generation() {
+        let mut s = streamer(4);
+        s.set_viewer(0.0, 0.0);
+        s.pump();
+        drop(s);
+    }
+}

@@ -1,0 +1,965 @@
+//! Streaming: which chunks the viewer needs, and worker threads that generate and mesh them.
+//!
+//! The main thread owns a [`Streamer`]. Each frame it calls [`Streamer::set_viewer`] (and
+//! [`Streamer::set_view_direction`]), then [`Streamer::pump`] (queues the most urgent missing
+//! chunks, at most `max_in_flight` at a time, so priorities stay fresh when the viewer moves), then
+//! pulls finished [`StreamResult`]s with [`Streamer::try_recv`] for as long as its frame budget
+//! allows — it never blocks (law 3). Jobs for chunks that left the view are cancelled; results
+//! that come back stale are dropped. Dropping the streamer closes the job channel, cancels every
+//! job and joins every worker.
+//!
+//! With a far view (`lod_levels > 0`) the wanted set follows a [`LodLayout`]: near chunks in the
+//! layout's level-0 columns (±`vertical_view_distance` chunks around the viewer) and one far
+//! column per coarser leaf. Near chunks come first, each kind ordered by distance weighted by the
+//! view direction (what is ahead before what is behind). A chunk or column that leaves the layout
+//! retires: it stays on screen until the leaves covering its ground are loaded, so swapping
+//! levels never opens a hole. With `adaptive_far`, [`AdaptiveFar`] drops a far level while the
+//! near field cannot keep up and restores it when the workers idle.
+
+use crate::base::block::BlockId;
+use crate::base::chunk::VoxelBuffer;
+use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::base::edits::{EditMap, apply_edits};
+use crate::gen3d::pipeline::{ColumnGrid, Generator};
+use crate::stream::far::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
+use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
+pub use crate::stream::scheduler::StreamStats;
+use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use crate::mesh::bytes::MeshBytes;
+use crossbeam_channel::{Receiver, Sender};
+use crate::gen3d::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How far and how hard to stream.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamConfig {
+    /// Horizontal radius of the near field (full-detail chunks), in chunks.
+    pub view_distance: i32,
+    /// Chunks loaded above and below the viewer's chunk.
+    pub vertical_view_distance: i32,
+    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis).
+    pub unload_margin: i32,
+    /// Worker threads; 0 = one less than the machine's cores, at least two.
+    pub worker_threads: usize,
+    /// Jobs out at once (sent, running, or finished and not yet taken); 0 =
+    /// [`crate::stream::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen).
+    pub max_in_flight: usize,
+    /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
+    /// built on the worker; a margin of one more chunk is built ahead. Negative: none.
+    pub collision_distance: i32,
+    /// Workers also pack each mesh into Godot's stored form ([`crate::mesh::bytes`]), so the
+    /// main thread only copies bytes. Off by default (the data is Godot-specific).
+    pub pack_surfaces: bool,
+    /// Far view levels beyond the near field (0 = none). Each level doubles the cell size and the
+    /// distance: the far view reaches `view_distance · 32 · 2^lod_levels` voxels.
+    pub lod_levels: u8,
+    /// Lower the far levels while the near field cannot keep up, restore them when idle.
+    pub adaptive_far: bool,
+    /// Ambient occlusion on solid faces (see [`crate::mesh::Mesher::set_ambient_occlusion`]);
+    /// off gives far fewer quads and flat lighting.
+    pub ambient_occlusion: bool,
+}
+
+impl Default for StreamConfig {
+    fn default() -> Self {
+        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, pack_surfaces: false, lod_levels: 0, adaptive_far: false, ambient_occlusion: true }
+    }
+}
+
+impl StreamConfig {
+    /// The worker count this config resolves to on this machine.
+    pub fn resolved_workers(&self) -> usize {
+        auto_workers(self.worker_threads)
+    }
+}
+
+/// What the streamer loads: a near chunk or a far column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StreamKey {
+    Near(ChunkCoord),
+    Far(LodColumn),
+}
+
+/// A finished near chunk, ready for the main thread to turn into a node.
+#[derive(Debug)]
+pub struct ChunkResult {
+    pub coord: ChunkCoord,
+    /// Empty when the chunk has no visible faces (sky, or buried solid).
+    pub mesh: ChunkMesh,
+    /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
+    /// still there after caves and edits.
+    pub scatter: Vec<ScatterInstance>,
+    /// Collision triangles (corners, relative to the chunk's minimum corner), when the job asked
+    /// for them ([`StreamConfig::collision_distance`], [`Streamer::request_collision`]).
+    pub collision: Option<Vec<[f32; 3]>>,
+    /// The mesh in Godot's stored form ([`StreamConfig::pack_surfaces`]).
+    pub packed: Option<MeshBytes>,
+    pub gen_us: u32,
+    pub mesh_us: u32,
+    /// True when this replaces an already loaded chunk (an edit was made).
+    pub is_update: bool,
+    job_id: u64,
+}
+
+/// A finished far column.
+#[derive(Debug)]
+pub struct FarResult {
+    pub far: FarMesh,
+    /// The mesh in Godot's stored form ([`StreamConfig::pack_surfaces`]).
+    pub packed: Option<MeshBytes>,
+    pub gen_us: u32,
+    pub mesh_us: u32,
+    job_id: u64,
+}
+
+/// What a worker hands back.
+#[derive(Debug)]
+pub enum StreamResult {
+    Near(ChunkResult),
+    Far(FarResult),
+}
+
+impl JobResult<StreamKey> for StreamResult {
+    fn coord(&self) -> StreamKey {
+        match self {
+            StreamResult::Near(r) => StreamKey::Near(r.coord),
+            StreamResult::Far(r) => StreamKey::Far(r.far.column),
+        }
+    }
+    fn job_id(&self) -> u64 {
+        match self {
+            StreamResult::Near(r) => r.job_id,
+            StreamResult::Far(r) => r.job_id,
+        }
+    }
+    fn timings_us(&self) -> (u32, u32) {
+        match self {
+            StreamResult::Near(r) => (r.gen_us, r.mesh_us),
+            StreamResult::Far(r) => (r.gen_us, r.mesh_us),
+        }
+    }
+    fn timing_class(&self) -> usize {
+        matches!(self, StreamResult::Far(_)) as usize
+    }
+}
+
+/// The edits inside a chunk's padded box.
+type Edits = Vec<(IVec3, BlockId)>;
+
+/// What a worker needs besides the generator and the key.
+#[derive(Debug, Default)]
+pub struct JobData {
+    /// Edits inside the chunk's padded box (near chunks).
+    edits: Edits,
+    /// Build collision faces too (the chunk is near the viewer).
+    collision: bool,
+    /// Mesh with ambient occlusion ([`StreamConfig::ambient_occlusion`] when the job was sent).
+    ambient_occlusion: bool,
+}
+
+/// Drops a far level while the machine is under pressure and restores it when the workers idle.
+///
+/// "Pressure", for [`AdaptiveFar::LAG_S`] seconds on end: after the first complete near field,
+/// some wanted near chunk is missing (the viewer outruns the workers), or the host reports slow
+/// frames ([`Streamer::set_frame_pressure`]). The first load does not count: the near field is
+/// incomplete then by definition. "Idle": everything wanted, near and far, has been loaded for
+/// [`AdaptiveFar::IDLE_S`] seconds on end. One level changes at a time; never below one level.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AdaptiveFar {
+    configured: u8,
+    current: u8,
+    lagging_since: Option<f64>,
+    idle_since: Option<f64>,
+}
+
+impl AdaptiveFar {
+    pub const LAG_S: f64 = 1.5;
+    pub const IDLE_S: f64 = 5.0;
+
+    pub fn new(levels: u8) -> Self {
+        Self { configured: levels, current: levels, lagging_since: None, idle_since: None }
+    }
+
+    pub fn levels(&self) -> u8 {
+        self.current
+    }
+
+    /// Feeds the state at time `now_s` (seconds, any origin); returns the new level count when
+    /// it changes.
+    pub fn update(&mut self, now_s: f64, pressure: bool, all_loaded: bool) -> Option<u8> {
+        self.lagging_since = if pressure { Some(self.lagging_since.unwrap_or(now_s)) } else { None };
+        self.idle_since = if all_loaded { Some(self.idle_since.unwrap_or(now_s)) } else { None };
+        if self.lagging_since.is_some_and(|t| now_s - t >= Self::LAG_S) && self.current > 1 {
+            self.current -= 1;
+            self.lagging_since = Some(now_s);
+            return Some(self.current);
+        }
+        if self.idle_since.is_some_and(|t| now_s - t >= Self::IDLE_S) && self.current < self.configured {
+            self.current += 1;
+            self.idle_since = None;
+            return Some(self.current);
+        }
+        None
+    }
+}
+
+/// The main thread's side of streaming.
+pub struct Streamer {
+    generator: Arc<Generator>,
+    config: StreamConfig,
+    scheduler: Scheduler<StreamKey, JobData, StreamResult>,
+    edits: EditMap,
+    layout: LodLayout,
+    /// Horizontal view direction, as one of [`DIRECTION_SECTORS`] sectors (None: no preference).
+    direction: Option<(i32, [f64; 2])>,
+    adaptive: Option<AdaptiveFar>,
+    started: Instant,
+    /// Set once the near field has been complete (the first load is over).
+    near_was_ready: bool,
+    frame_pressure: bool,
+    /// Loaded chunks whose next job must build collision ([`Streamer::request_collision`]).
+    collision_requested: HashSet<ChunkCoord>,
+    /// Mesh buffers handed back by the caller ([`Streamer::recycle`]) for the workers to reuse.
+    recycle_tx: Sender<MeshBuffers>,
+}
+
+/// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
+#[derive(Default)]
+struct MeshBuffers {
+    mesh: ChunkMesh,
+    packed: MeshBytes,
+}
+
+/// Sectors a view direction is rounded to; priorities are recomputed when the sector changes.
+const DIRECTION_SECTORS: i32 = 16;
+
+impl Streamer {
+    /// Starts the worker threads.
+    pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
+        let worker_generator = generator.clone();
+        let pack = config.pack_surfaces;
+        // A few sets per worker: enough that a worker usually finds one, bounded memory.
+        let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
+            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch, pack, &recycle_rx))
+        })
+        .expect("spawn strata worker thread");
+        let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
+        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new(), recycle_tx }
+    }
+
+    pub fn generator(&self) -> &Arc<Generator> {
+        &self.generator
+    }
+
+    pub fn config(&self) -> &StreamConfig {
+        &self.config
+    }
+
+    /// Far levels in use now (lower than configured while the adaptive mode holds them back).
+    pub fn lod_levels(&self) -> u8 {
+        self.adaptive.as_ref().map_or(self.config.lod_levels, AdaptiveFar::levels)
+    }
+
+    /// The current layout of near and far leaves.
+    pub fn layout(&self) -> &LodLayout {
+        &self.layout
+    }
+
+    /// Changes view distances; takes effect at once.
+    pub fn set_view_distance(&mut self, horizontal: i32, vertical: i32) {
+        self.config.view_distance = horizontal.max(0);
+        self.config.vertical_view_distance = vertical.max(0);
+        self.refresh();
+    }
+
+    /// Changes the far levels (and the adaptive mode); takes effect at once.
+    pub fn set_far_view(&mut self, levels: u8, adaptive: bool) {
+        self.config.lod_levels = levels.min(crate::stream::far::MAX_LOD_LEVELS);
+        self.config.adaptive_far = adaptive;
+        self.adaptive = (adaptive && self.config.lod_levels > 0).then(|| AdaptiveFar::new(self.config.lod_levels));
+        self.refresh();
+    }
+
+    /// Turns ambient occlusion on or off; every loaded or pending chunk and far column is meshed
+    /// again (the old meshes stay until the new ones arrive).
+    pub fn set_ambient_occlusion(&mut self, on: bool) {
+        if self.config.ambient_occlusion == on {
+            return;
+        }
+        self.config.ambient_occlusion = on;
+        self.remesh_all(|_| true);
+    }
+
+    /// Tells the adaptive far view whether frames are too slow now (the host's measure, e.g. a
+    /// smoothed frame time over its target).
+    pub fn set_frame_pressure(&mut self, slow: bool) {
+        self.frame_pressure = slow;
+    }
+
+    fn refresh(&mut self) {
+        if let Some(StreamKey::Near(v)) = self.scheduler.take_viewer() {
+            self.retarget(v);
+        }
+    }
+
+    /// Moves the viewer (world position in voxels); recomputes the wanted set when its chunk changes.
+    pub fn set_viewer(&mut self, pos: [f64; 3]) {
+        let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+        let c = ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])));
+        if self.viewer_chunk() != Some(c) {
+            self.retarget(c);
+        }
+    }
+
+    /// Sets the direction the viewer looks (any length; only x and z count). Chunks ahead are
+    /// queued before chunks behind; a zero vector means no preference.
+    pub fn set_view_direction(&mut self, dir: [f64; 3]) {
+        let len = (dir[0] * dir[0] + dir[2] * dir[2]).sqrt();
+        let direction = (len.is_finite() && len > 1e-6).then(|| {
+            let step = std::f64::consts::TAU / DIRECTION_SECTORS as f64;
+            let sector = (dir[2].atan2(dir[0]) / step).round() as i32;
+            let a = sector as f64 * step;
+            (sector.rem_euclid(DIRECTION_SECTORS), [a.cos(), a.sin()])
+        });
+        if direction.map(|d| d.0) != self.direction.map(|d| d.0) {
+            self.direction = direction;
+            self.refresh();
+        }
+    }
+
+    pub fn viewer_chunk(&self) -> Option<ChunkCoord> {
+        match self.scheduler.viewer() {
+            Some(StreamKey::Near(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn retarget(&mut self, v: ChunkCoord) {
+        let (r, vr, margin) = (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
+        let levels = self.lod_levels();
+        let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
+        let (vx, vz) = (centre(v.x), centre(v.z));
+        self.layout = LodLayout::compute(vx, vz, r, levels, Some(&self.layout));
+        let mut wanted = HashSet::new();
+        for &(cx, cz) in &self.layout.near_columns {
+            for dy in -vr..=vr {
+                wanted.insert(StreamKey::Near(ChunkCoord::new(cx, v.y + dy, cz)));
+            }
+        }
+        wanted.extend(self.layout.far_columns.iter().map(|&f| StreamKey::Far(f)));
+        let layout = &self.layout;
+        // Near chunks stay loaded a margin beyond the view (hysteresis); without a far view that
+        // margin is horizontal too, with one the layout's own hysteresis does it.
+        let keep = move |k: StreamKey| match k {
+            StreamKey::Near(c) if levels == 0 => {
+                let (dx, dz) = ((c.x - v.x) as i64, (c.z - v.z) as i64);
+                let rr = (r + margin) as i64;
+                dx * dx + dz * dz <= rr * rr && (c.y - v.y).abs() <= vr + margin
+            }
+            StreamKey::Near(c) => layout.near_columns.contains(&(c.x, c.z)) && (c.y - v.y).abs() <= vr + margin,
+            StreamKey::Far(_) => false,
+        };
+        // Near before far; within each, distance weighted by the view direction.
+        let direction = self.direction.map(|d| d.1);
+        let priority = move |k: StreamKey| -> (u8, i64) {
+            let (class, dx, dy, dz) = match k {
+                StreamKey::Near(c) => (0, centre(c.x) - vx, 2.0 * (centre(c.y) - centre(v.y)), centre(c.z) - vz),
+                StreamKey::Far(f) => {
+                    let (mx, mz) = f.min_xz();
+                    let half = f.size() as f64 / 2.0;
+                    (1, mx as f64 + half - vx, 0.0, mz as f64 + half - vz)
+                }
+            };
+            let d2 = dx * dx + dy * dy + dz * dz;
+            let horizontal = (dx * dx + dz * dz).sqrt();
+            let factor = match direction {
+                Some([ux, uz]) if horizontal > 1.5 * CHUNK_SIZE as f64 => 2.5 - 1.5 * (dx * ux + dz * uz) / horizontal,
+                _ => 1.0,
+            };
+            (class, (d2 * factor) as i64)
+        };
+        if levels == 0 {
+            self.scheduler.retarget(StreamKey::Near(v), wanted, keep, priority);
+        } else {
+            self.scheduler.retarget_deferred(StreamKey::Near(v), wanted, keep, priority);
+        }
+    }
+
+    /// Whether a job for chunk `c` builds collision: within `reach + 1` chunks of the viewer.
+    fn wants_collision(viewer: Option<ChunkCoord>, reach: i32, c: ChunkCoord) -> bool {
+        reach >= 0 && viewer.is_some_and(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1)
+    }
+
+    /// Asks for a loaded chunk's collision faces (it came near the viewer after it was built
+    /// without them): the chunk is rebuilt on a worker and comes back as an update with them.
+    pub fn request_collision(&mut self, c: ChunkCoord) {
+        if !self.is_loaded(c) {
+            return;
+        }
+        self.collision_requested.insert(c);
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
+    }
+
+    /// What a job for `key` takes along: a near chunk's edits, its collision (when within reach of
+    /// the viewer, or `collision`), and the mesh settings.
+    fn job_data(edits: &EditMap, config: &StreamConfig, viewer: Option<ChunkCoord>, key: StreamKey, collision: bool) -> JobData {
+        let ambient_occlusion = config.ambient_occlusion;
+        match key {
+            StreamKey::Near(c) => JobData { edits: Self::edits_for(edits, c), collision: collision || Self::wants_collision(viewer, config.collision_distance, c), ambient_occlusion },
+            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
+        }
+    }
+
+    /// The edits a job for chunk `c` must apply (those in its padded box).
+    fn edits_for(edits: &EditMap, c: ChunkCoord) -> Edits {
+        edits.edits_in_box(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2))
+    }
+
+    /// Sends jobs to the workers until `max_in_flight` are outstanding (edited chunks first),
+    /// lets retired chunks go once their ground is covered, and runs the adaptive far view.
+    pub fn pump(&mut self) {
+        if let Some(adaptive) = &mut self.adaptive {
+            let near_ready = self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)));
+            self.near_was_ready |= near_ready;
+            let pressure = self.frame_pressure || (self.near_was_ready && !near_ready);
+            let all_loaded = self.scheduler.is_area_ready();
+            if adaptive.update(self.started.elapsed().as_secs_f64(), pressure, all_loaded).is_some() {
+                self.refresh();
+            }
+        }
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let requested = &mut self.collision_requested;
+        self.scheduler.pump(|k| {
+            let requested = matches!(k, StreamKey::Near(c) if requested.remove(&c));
+            Self::job_data(edits, config, viewer, k, requested)
+        });
+        self.release_retired();
+    }
+
+    fn release_retired(&mut self) {
+        let Some(v) = self.viewer_chunk() else { return };
+        let (layout, vr) = (&self.layout, self.config.vertical_view_distance);
+        self.scheduler.release_retired(|s, k| {
+            let loaded = |c: LodColumn| {
+                if c.level == 0 {
+                    (-vr..=vr).all(|dy| s.is_loaded(StreamKey::Near(ChunkCoord::new(c.x, v.y + dy, c.z))))
+                } else {
+                    s.is_loaded(StreamKey::Far(c))
+                }
+            };
+            match k {
+                // Still a near column: it only left the vertical range.
+                StreamKey::Near(c) if layout.near_columns.contains(&(c.x, c.z)) => true,
+                StreamKey::Near(c) => layout.is_covered(LodColumn::new(0, c.x, c.z), &loaded),
+                StreamKey::Far(f) => layout.is_covered(f, &loaded),
+            }
+        });
+    }
+
+    /// Hands a result's mesh buffers back once they are used, so a worker refills them instead of
+    /// allocating (dropped when enough are waiting already). Optional: results may also be dropped.
+    pub fn recycle(&self, mesh: ChunkMesh, packed: Option<MeshBytes>) {
+        let _ = self.recycle_tx.try_send(MeshBuffers { mesh, packed: packed.unwrap_or_default() });
+    }
+
+    /// The next finished chunk or column, if one is ready; never blocks. Stale results are skipped.
+    pub fn try_recv(&mut self) -> Option<StreamResult> {
+        self.scheduler.try_recv()
+    }
+
+    /// Chunks and columns to remove from the scene since the last call.
+    pub fn take_unloads(&mut self) -> Vec<StreamKey> {
+        self.scheduler.take_unloads()
+    }
+
+    /// True when every wanted near chunk is loaded and no edit is waiting for a new mesh (the
+    /// far view may still be filling in).
+    pub fn is_area_ready(&self) -> bool {
+        self.scheduler.is_ready_where(|k| matches!(k, StreamKey::Near(_)))
+    }
+
+    /// True when the near field and the far view are both complete.
+    pub fn is_view_complete(&self) -> bool {
+        self.scheduler.is_area_ready()
+    }
+
+    /// Loaded near chunks / wanted near chunks, in `[0, 1]`.
+    pub fn progress(&self) -> f64 {
+        let (l, w) = self.scheduler.counts_where(|k| matches!(k, StreamKey::Near(_)));
+        if w == 0 { if self.viewer_chunk().is_some() { 1.0 } else { 0.0 } } else { l as f64 / w as f64 }
+    }
+
+    pub fn is_loaded(&self, c: ChunkCoord) -> bool {
+        self.scheduler.is_loaded(StreamKey::Near(c))
+    }
+
+    pub fn is_far_loaded(&self, c: LodColumn) -> bool {
+        self.scheduler.is_loaded(StreamKey::Far(c))
+    }
+
+    /// Loaded near chunks.
+    pub fn loaded_chunks(&self) -> impl Iterator<Item = ChunkCoord> + '_ {
+        self.scheduler.loaded().filter_map(|k| match k {
+            StreamKey::Near(c) => Some(*c),
+            StreamKey::Far(_) => None,
+        })
+    }
+
+    pub fn stats(&self) -> StreamStats {
+        let mut s = self.scheduler.stats();
+        let is_far = |k: &StreamKey| matches!(k, StreamKey::Far(_));
+        let (far_loaded, far_wanted) = self.scheduler.counts_where(is_far);
+        let (near_loaded, near_wanted) = self.scheduler.counts_where(|k| !is_far(k));
+        s.loaded_chunks = near_loaded;
+        s.pending_chunks = near_wanted - near_loaded;
+        s.far_loaded = far_loaded;
+        s.far_pending = far_wanted - far_loaded;
+        s.lod_levels = self.lod_levels();
+        s
+    }
+
+    pub fn edits(&self) -> &EditMap {
+        &self.edits
+    }
+
+    /// Replaces all edits (loading a save); loaded chunks are remeshed.
+    pub fn replace_edits(&mut self, edits: EditMap) {
+        self.edits = edits;
+        self.remesh_all(|k| matches!(k, StreamKey::Near(_)));
+    }
+
+    /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
+    /// settings.
+    fn remesh_all(&mut self, include: impl Fn(&StreamKey) -> bool) {
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false));
+    }
+
+    /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
+    pub fn set_voxel(&mut self, p: IVec3, id: BlockId) {
+        self.edits.set(p, id);
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        for c in EditMap::chunks_touching(p) {
+            self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+        }
+    }
+
+    /// The block at `p`: the edit if there is one, else the generated block.
+    pub fn voxel(&self, p: IVec3) -> BlockId {
+        self.edits.get(p).unwrap_or_else(|| self.generator.voxel_at(p))
+    }
+}
+
+/// A worker's reusable buffers (no allocation per job beyond the results).
+struct Scratch {
+    padded: VoxelBuffer,
+    columns: ColumnGrid,
+    far: FarScratch,
+}
+
+/// Builds one job's result.
+fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch, pack: bool, recycled: &Receiver<MeshBuffers>) -> Option<StreamResult> {
+    let buffers = recycled.try_recv().unwrap_or_default();
+    match job.coord {
+        StreamKey::Near(c) => {
+            let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
+            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack, buffers).map(StreamResult::Near)
+        }
+        StreamKey::Far(f) => {
+            let t0 = Instant::now();
+            let MeshBuffers { mesh, packed: mut bytes } = buffers;
+            let mut far = FarMesh { mesh, ..FarMesh::default() };
+            scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion);
+            build_far_column(generator, f, &mut scratch.far, &mut far);
+            let packed = pack.then(|| {
+                bytes.pack(&far.mesh);
+                bytes
+            });
+            // One pass does both stages; the split is not worth a second timer here.
+            let gen_us = t0.elapsed().as_micros() as u32;
+            Some(StreamResult::Far(FarResult { far, packed, gen_us, mesh_us: 0, job_id: job.id }))
+        }
+    }
+}
+
+thread_local! {
+    /// Each worker's reusable buffers.
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
+        padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+        columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+        far: FarScratch::default(),
+    });
+}
+
+/// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
+/// apart), apply edits, place scatter from the same columns, mesh.
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+    let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
+    mesh.clear();
+    let t0 = Instant::now();
+    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
+    let collision = job.payload.collision.then(Vec::new);
+    if sky && job.payload.edits.is_empty() {
+        let gen_us = t0.elapsed().as_micros() as u32;
+        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), collision, packed: None, gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
+    }
+    // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
+    apply_edits(padded, &job.payload.edits);
+    let mut scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(generator, job.coord, columns) };
+    scatter.retain(|s| standing_on_ground(padded, s));
+    let gen_us = t0.elapsed().as_micros() as u32;
+    if job.is_cancelled() {
+        return None;
+    }
+    let t1 = Instant::now();
+    mesh_padded_chunk_with(padded, &mut mesh, job.payload.ambient_occlusion);
+    let collision = collision.map(|mut faces| {
+        crate::mesh::collision_faces(padded, &mut faces);
+        faces
+    });
+    let packed = (pack && !mesh.is_empty()).then(|| {
+        bytes.pack(&mesh);
+        bytes
+    });
+    let mesh_us = t1.elapsed().as_micros() as u32;
+    Some(ChunkResult { coord: job.coord, mesh, scatter, collision, packed, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
+}
+
+/// A decoration stays only where its base voxel is open and the voxel below is solid ground
+/// (a cave or a player may have removed it).
+fn standing_on_ground(padded: &VoxelBuffer, s: &ScatterInstance) -> bool {
+    let base = s.base_voxel();
+    let open = padded.get(base).is_some_and(|b| !crate::base::block::is_solid(b) && !crate::base::block::is_liquid(b));
+    let ground = padded.get(base - IVec3::new(0, 1, 0)).is_some_and(crate::base::block::is_solid);
+    open && ground
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::model::WorldPreset;
+    use std::collections::HashMap;
+    use std::time::Duration;
+
+    fn drain_until_ready(s: &mut Streamer) -> Vec<ChunkResult> {
+        let start = Instant::now();
+        let mut got = Vec::new();
+        while !s.is_area_ready() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(StreamResult::Near(r)) => got.push(r),
+                Some(StreamResult::Far(_)) => {}
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        got
+    }
+
+    fn streamer(vd: i32) -> Streamer {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() })
+    }
+
+    #[test]
+    fn fills_view_nearest_first_then_unloads_behind() {
+        let mut s = streamer(3);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let first = drain_until_ready(&mut s);
+        assert_eq!(s.stats().loaded_chunks, s.scheduler.wanted_count());
+        assert_eq!(s.stats().far_loaded + s.stats().far_pending, 0);
+        assert_eq!(first.len(), s.scheduler.wanted_count());
+        // The first chunk done is among the nearest (max_in_flight jobs are started together).
+        let d0 = first[0].coord.distance_sq(ChunkCoord::new(0, 0, 0));
+        assert!(d0 <= 2, "first result at distance² {d0}");
+        // Move 10 chunks east: new chunks load ahead, old ones unload behind.
+        s.set_viewer([10.0 * 32.0, 0.0, 0.0]);
+        let unloads: Vec<ChunkCoord> = s
+            .take_unloads()
+            .into_iter()
+            .map(|k| match k {
+                StreamKey::Near(c) => c,
+                StreamKey::Far(f) => panic!("no far view asked, got {f:?}"),
+            })
+            .collect();
+        assert!(unloads.iter().all(|c| (c.x - 10).pow(2) + c.z.pow(2) > 25), "unloaded a chunk inside view + margin");
+        assert!(!unloads.is_empty());
+        drain_until_ready(&mut s);
+        assert!(s.is_loaded(ChunkCoord::new(13, 0, 0)));
+        assert!(!s.is_loaded(ChunkCoord::new(0, 0, 0)));
+    }
+
+    #[test]
+    fn edits_remesh_loaded_chunks() {
+        let mut s = streamer(1);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        drain_until_ready(&mut s);
+        let h = s.generator().surface_height(5, 5);
+        s.set_voxel(IVec3::new(5, h + 3, 5), crate::base::block::STONE);
+        assert!(!s.is_area_ready());
+        let updates = drain_until_ready(&mut s);
+        assert!(updates.iter().any(|r| r.is_update && r.coord == ChunkCoord::containing(IVec3::new(5, h + 3, 5))));
+        assert_eq!(s.voxel(IVec3::new(5, h + 3, 5)), crate::base::block::STONE);
+    }
+
+    #[test]
+    fn turning_ambient_occlusion_off_remeshes_everything_loaded_or_pending() {
+        let mut s = far_streamer(2, 2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        // Some results in, some jobs still out.
+        let start = Instant::now();
+        let mut latest: HashMap<StreamKey, StreamResult> = HashMap::new();
+        while latest.len() < 4 {
+            assert!(start.elapsed() < Duration::from_secs(60));
+            s.pump();
+            match s.try_recv() {
+                Some(r) => drop(latest.insert(r.coord(), r)),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        s.set_ambient_occlusion(false);
+        assert!(!s.is_view_complete(), "the loaded chunks wait for their new meshes");
+        while !s.is_view_complete() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(r) => drop(latest.insert(r.coord(), r)),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        let g = s.generator().clone();
+        let (mut padded, mut flat, mut far_scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ChunkMesh::default(), FarScratch::default());
+        far_scratch.set_ambient_occlusion(false);
+        let (mut near, mut far) = (0, 0);
+        for key in s.scheduler.loaded().copied().collect::<Vec<_>>() {
+            match (&latest[&key], key) {
+                (StreamResult::Near(r), StreamKey::Near(c)) => {
+                    g.generate_padded_chunk(c, &mut padded);
+                    crate::mesh::mesh_padded_chunk_with(&padded, &mut flat, false);
+                    assert_eq!(r.mesh, flat, "near chunk {c:?}");
+                    near += !flat.is_empty() as usize;
+                }
+                (StreamResult::Far(r), StreamKey::Far(f)) => {
+                    let mut expected = FarMesh::default();
+                    build_far_column(&g, f, &mut far_scratch, &mut expected);
+                    assert_eq!(r.far.mesh, expected.mesh, "far column {f:?}");
+                    far += 1;
+                }
+                _ => unreachable!("results come back under their own key"),
+            }
+        }
+        assert!(near > 4 && far > 10, "{near} near meshes, {far} far columns");
+    }
+
+    #[test]
+    fn scatter_stands_on_ground_and_goes_when_the_ground_is_dug() {
+        let mut s = streamer(2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let results = drain_until_ready(&mut s);
+        let all: Vec<ScatterInstance> = results.iter().flat_map(|r| r.scatter.iter().copied()).collect();
+        assert!(!all.is_empty(), "the default preset scatters something near the origin");
+        for i in &all {
+            let b = i.base_voxel();
+            assert!(crate::base::block::is_solid(s.voxel(b - IVec3::new(0, 1, 0))), "{i:?} floats");
+            assert!(!crate::base::block::is_solid(s.voxel(b)), "{i:?} is buried");
+        }
+        // Dig the ground under one decoration: the remeshed chunk no longer has it.
+        let victim = all[0];
+        let ground = victim.base_voxel() - IVec3::new(0, 1, 0);
+        s.set_voxel(ground, crate::base::block::AIR);
+        let updates = drain_until_ready(&mut s);
+        let c = ChunkCoord::containing(victim.base_voxel());
+        let r = updates.iter().find(|r| r.coord == c).expect("the chunk was remeshed");
+        assert!(!r.scatter.contains(&victim));
+    }
+
+    fn far_streamer(vd: i32, levels: u8) -> Streamer {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, lod_levels: levels, ..Default::default() })
+    }
+
+    /// What a scene shows: keys added on results, removed on unloads.
+    fn apply_frame(s: &mut Streamer, shown: &mut HashSet<StreamKey>) -> bool {
+        s.pump();
+        for k in s.take_unloads() {
+            assert!(shown.remove(&k), "unloaded {k:?}, which was never shown");
+        }
+        let mut any = false;
+        while let Some(r) = s.try_recv() {
+            shown.insert(r.coord());
+            any = true;
+        }
+        any
+    }
+
+    /// Every chunk column within `radius` voxels of `(x, z)` is drawn by a shown near chunk or
+    /// far column.
+    fn assert_no_hole(shown: &HashSet<StreamKey>, x: f64, z: f64, radius: f64, when: &str) {
+        let near: HashSet<(i32, i32)> = shown
+            .iter()
+            .filter_map(|k| match k {
+                StreamKey::Near(c) => Some((c.x, c.z)),
+                _ => None,
+            })
+            .collect();
+        let far: HashSet<LodColumn> = shown
+            .iter()
+            .filter_map(|k| match k {
+                StreamKey::Far(f) => Some(*f),
+                _ => None,
+            })
+            .collect();
+        let span = (radius / 32.0).ceil() as i32;
+        let v = LodColumn::containing(0, x as i32, z as i32);
+        for dz in -span..=span {
+            for dx in -span..=span {
+                let c = LodColumn::new(0, v.x + dx, v.z + dz);
+                if c.centre_distance_sq(x, z) > radius * radius {
+                    continue;
+                }
+                let mut a = c;
+                let drawn = near.contains(&(c.x, c.z)) || (0..6).any(|_| {
+                    a = a.parent();
+                    far.contains(&a)
+                });
+                assert!(drawn, "{when}: hole at chunk column {c:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn far_view_fills_then_swaps_levels_without_holes() {
+        let mut s = far_streamer(2, 2);
+        let mut shown = HashSet::new();
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let start = Instant::now();
+        while !s.is_view_complete() {
+            assert!(start.elapsed() < Duration::from_secs(60), "view never complete");
+            if !apply_frame(&mut s, &mut shown) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        let far_count = shown.iter().filter(|k| matches!(k, StreamKey::Far(_))).count();
+        assert_eq!(far_count, s.layout().far_columns.len());
+        assert!(far_count > 10);
+        // Radius 2·32·4 = 256 voxels: everything well inside is drawn.
+        assert_no_hole(&shown, 16.0, 16.0, 200.0, "after the first fill");
+        // Walk east in steps; in every frame the ground around stays drawn (old leaves stay on
+        // screen until their replacements are loaded), and nothing is shown twice at the end.
+        for step in 1..=6 {
+            let x = step as f64 * 40.0;
+            s.set_viewer([x, 0.0, 0.0]);
+            let start = Instant::now();
+            while !s.is_view_complete() || s.stats().retiring > 0 {
+                assert!(start.elapsed() < Duration::from_secs(60), "step {step} never settled");
+                let any = apply_frame(&mut s, &mut shown);
+                assert_no_hole(&shown, 16.0 + x, 16.0, 120.0, &format!("step {step}"));
+                if !any {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            let layout = s.layout();
+            let expect = layout.far_columns.len() + layout.near_columns.len() * 3;
+            assert_eq!(shown.len(), expect, "step {step}: shown = wanted once settled");
+        }
+    }
+
+    #[test]
+    fn adaptive_far_drops_a_level_while_lagging_and_restores_it_when_idle() {
+        let mut a = AdaptiveFar::new(3);
+        assert_eq!(a.update(0.0, true, false), None);
+        assert_eq!(a.update(1.0, true, false), None);
+        assert_eq!(a.update(1.6, true, false), Some(2));
+        assert_eq!(a.update(2.0, true, false), None, "one level per lag period");
+        assert_eq!(a.update(3.2, true, false), Some(1));
+        assert_eq!(a.update(9.0, true, false), None, "never below one level");
+        // Catching up resets the lag clock; idle for five seconds restores a level at a time.
+        assert_eq!(a.update(10.0, false, true), None);
+        assert_eq!(a.update(14.9, false, true), None);
+        assert_eq!(a.update(15.0, false, true), Some(2));
+        assert_eq!(a.update(16.0, false, false), None);
+        assert_eq!(a.update(17.0, false, true), None);
+        assert_eq!(a.update(22.0, false, true), Some(3));
+        assert_eq!(a.update(40.0, false, true), None, "never above the configured levels");
+        assert_eq!(a.levels(), 3);
+    }
+
+    #[test]
+    fn chunks_ahead_are_queued_before_chunks_behind() {
+        let mean_dx = |dir: f64| {
+            let mut s = streamer(4);
+            s.set_view_direction([dir, 0.0, 0.0]);
+            s.set_viewer([16.0, 0.0, 16.0]);
+            let first = drain_until_ready(&mut s);
+            let n = first.len() / 3;
+            first[..n].iter().map(|r| r.coord.x as f64).sum::<f64>() / n as f64
+        };
+        let (east, west) = (mean_dx(1.0), mean_dx(-1.0));
+        assert!(east > 0.5 && west < -0.5, "first third: mean chunk x {east} looking east, {west} looking west");
+    }
+
+    #[test]
+    fn chunks_near_the_viewer_come_with_collision_and_others_on_request() {
+        let mut s = streamer(3);
+        s.set_viewer([16.0, 16.0, 16.0]);
+        let results = drain_until_ready(&mut s);
+        for r in &results {
+            let d = r.coord.x.abs().max(r.coord.y.abs()).max(r.coord.z.abs());
+            assert_eq!(r.collision.is_some(), d <= 2, "{:?}", r.coord);
+        }
+        let solid = results.iter().find(|r| r.collision.as_ref().is_some_and(|f| !f.is_empty())).expect("ground near the viewer");
+        let faces = solid.collision.as_ref().unwrap();
+        assert_eq!(faces.len() % 3, 0);
+        assert!(faces.len() / 3 < solid.mesh.opaque.indices.len() / 3, "collision has fewer triangles than the render mesh");
+        let far = results.iter().find(|r| r.collision.is_none() && !r.mesh.is_empty()).expect("a meshed chunk without collision").coord;
+        s.request_collision(far);
+        let updates = drain_until_ready(&mut s);
+        let u = updates.iter().find(|r| r.coord == far).expect("the requested chunk came back");
+        assert!(u.is_update && u.collision.is_some());
+    }
+
+    /// With `pack_surfaces`, every result carries its mesh's Godot streams; when the caller hands
+    /// each result's buffers back, later results built in those buffers are still exactly the
+    /// chunk's own mesh and streams (nothing of an earlier, bigger chunk remains).
+    #[test]
+    fn recycled_buffers_give_the_same_meshes_and_streams() {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        let mut s = Streamer::new(g.clone(), StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: 2, pack_surfaces: true, ..Default::default() });
+        s.set_viewer([0.0, 20.0, 0.0]);
+        let start = Instant::now();
+        let mut checked = 0;
+        while !s.is_area_ready() {
+            assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+            s.pump();
+            match s.try_recv() {
+                Some(StreamResult::Near(r)) => {
+                    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+                    g.generate_padded_chunk(r.coord, &mut padded);
+                    let mut alone = ChunkMesh::default();
+                    crate::mesh::mesh_padded_chunk(&padded, &mut alone);
+                    assert_eq!(r.mesh, alone, "mesh of {:?}", r.coord);
+                    if !alone.is_empty() {
+                        assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);
+                        checked += 1;
+                    }
+                    s.recycle(r.mesh, r.packed);
+                }
+                Some(StreamResult::Far(_)) => {}
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        assert!(checked > 10, "meshed chunks were compared ({checked})");
+    }
+
+    #[test]
+    fn drop_joins_workers_mid_generation() {
+        let mut s = streamer(6);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        s.pump();
+        drop(s); // must return: workers stop and are joined
+    }
+}
