@@ -3,6 +3,8 @@
 //! An [`Error`] is a chain of human-readable messages, outermost first. Failures are
 //! reported as `xtask: error: <what failed>` followed by `caused by:` lines and, where
 //! one was attached with [`Error::hint`], a `hint:` telling the user how to fix it.
+//! [`tail`] quotes the last lines of a command's output in such a message. Every module
+//! may use this one; it uses none of them.
 
 use std::fmt;
 
@@ -69,6 +71,16 @@ impl fmt::Debug for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(self, f)
     }
+}
+
+/// The last `n` lines, indented, for error messages.
+pub fn tail(lines: &[String], n: usize) -> String {
+    let start = lines.len().saturating_sub(n);
+    lines[start..]
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Adds context to `Result`s and `Option`s, like `anyhow::Context`.

@@ -155,7 +155,7 @@ pub fn import_project(godot: &Godot, force: bool) -> Result<bool> {
         return Err(crate::error::Error::msg(format!(
             "Godot's import did not write {} — the Strata extension would not load; output tail:\n{}",
             extension_list().display(),
-            crate::godot_install::tail(&out.lines, 20)
+            crate::error::tail(&out.lines, 20)
         ))
         .hint(format!(
             "check godot_project/addons/strata/strata.gdextension and the log {}",

@@ -19,7 +19,7 @@
 //! `LIBGL_DRIVERS_PATH`, `__EGL_VENDOR_LIBRARY_DIRS` and `GBM_BACKENDS_PATH` point Mesa
 //! and libglvnd at the unpacked drivers, so rendering works with llvmpipe under Xvfb.
 
-use crate::error::{Context, Error, Result};
+use crate::error::{Context, Error, Result, tail};
 use crate::godot_run::{self, Echo};
 use crate::paths;
 use std::ffi::OsString;
@@ -711,16 +711,6 @@ fn parse_deb822_sources(text: &str) -> Vec<(String, Vec<String>)> {
         }
     }
     out
-}
-
-/// The last `n` lines, indented, for error messages.
-pub fn tail(lines: &[String], n: usize) -> String {
-    let start = lines.len().saturating_sub(n);
-    lines[start..]
-        .iter()
-        .map(|l| format!("    {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[cfg(test)]

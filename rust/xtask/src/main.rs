@@ -18,6 +18,8 @@ mod demo;
 mod extension;
 mod godot_install;
 mod godot_run;
+mod layers;
+mod lint;
 mod paths;
 mod preview;
 #[cfg(test)]
@@ -36,8 +38,12 @@ commands:
   setup [--release]           install Godot 4.6 if needed, build the extension (dev, or release), import the project
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
-  test [--rust-only|--godot-only] [-- ARGS]
-                              Rust tests, then the headless Godot suite (res://tests/test_runner.tscn)
+  test [--rust-only|--godot-only] [--no-lint] [-- ARGS]
+                              static checks (import layers, cargo fmt --check, clippy -D warnings),
+                              Rust tests, then the headless Godot suite (res://tests/test_runner.tscn);
+                              --no-lint skips the static checks, --godot-only runs only the Godot suite
+  lint [layers] [fmt] [clippy]
+                              only the static checks (all three, or the named ones)
   preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
                               render a preset (.tres/.ron) to height/relief/biome/cave PNGs
   demo [--view-distance N] [--seconds S] [-- ARGS]
@@ -109,6 +115,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
                 ExitCode::FAILURE
             }
         }),
+        "lint" => lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "demo" => demo::run(rest),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "bench" => bench::run(rest).map_err(error::Error::msg),

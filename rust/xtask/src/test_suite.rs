@@ -1,4 +1,4 @@
-//! `cargo xtask test`: all Rust tests, then the Godot test suite
+//! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the Godot test suite
 //! (`res://tests/test_runner.tscn`, headless), with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
@@ -25,7 +25,7 @@ pub const FORBIDDEN: &[&str] = &[
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
 const USAGE: &str =
-    "usage: cargo xtask test [--rust-only | --godot-only] [--no-rendered] [-- ARGS for the test runner scene]";
+    "usage: cargo xtask test [--rust-only | --godot-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -88,6 +88,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut rust = true;
     let mut godot = true;
     let mut rendered = true;
+    let mut lint = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -95,6 +96,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             "--rust-only" => godot = false,
             "--godot-only" => rust = false,
             "--no-rendered" => rendered = false,
+            "--no-lint" => lint = false,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -106,6 +108,11 @@ pub fn run(args: &[String]) -> Result<bool> {
     let started = Instant::now();
     let mut summary: Vec<(String, bool)> = Vec::new();
     let mut godot_counts: Vec<(u64, u64)> = Vec::new();
+
+    // Static checks first (crate::lint): import layers, rustfmt, clippy. Not with --godot-only.
+    if rust && lint {
+        summary.extend(crate::lint::run_checks(&crate::lint::ALL));
+    }
 
     if rust {
         crate::step("Rust tests: cargo test --workspace --exclude strata-godot");

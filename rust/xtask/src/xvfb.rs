@@ -2,8 +2,7 @@
 //! Debian release (`xvfb` + `xauth` packages), installed with the system apt only when
 //! a rendered run needs it and it is missing.
 
-use crate::error::{Context, Error, Result};
-use crate::godot_install::tail;
+use crate::error::{Context, Error, Result, tail};
 use crate::godot_run::{self, Echo};
 use crate::paths;
 use std::path::PathBuf;
