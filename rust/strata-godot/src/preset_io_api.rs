@@ -12,7 +12,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use std::cell::RefCell;
 use std::path::PathBuf;
-use strata_core::preset::io as preset_io;
+use strata_core::preset::{error as preset_err, file as preset_file, fingerprint as preset_fp, ron as preset_ron};
 
 thread_local! {
     static LAST_LOAD_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
@@ -36,13 +36,13 @@ pub(crate) fn globalize(path: &GString) -> PathBuf {
 }
 
 /// The Godot error code closest to a preset error.
-pub(crate) fn preset_error_code(e: &preset_io::PresetError) -> Error {
+pub(crate) fn preset_error_code(e: &preset_err::PresetError) -> Error {
     match e {
-        preset_io::PresetError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => Error::ERR_FILE_NOT_FOUND,
-        preset_io::PresetError::Io { action: "write", .. } => Error::ERR_FILE_CANT_WRITE,
-        preset_io::PresetError::Io { .. } => Error::ERR_FILE_CANT_READ,
-        preset_io::PresetError::Parse { .. } | preset_io::PresetError::NewerVersion { .. } => Error::ERR_PARSE_ERROR,
-        preset_io::PresetError::Invalid { .. } => Error::ERR_INVALID_DATA,
+        preset_err::PresetError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => Error::ERR_FILE_NOT_FOUND,
+        preset_err::PresetError::Io { action: "write", .. } => Error::ERR_FILE_CANT_WRITE,
+        preset_err::PresetError::Io { .. } => Error::ERR_FILE_CANT_READ,
+        preset_err::PresetError::Parse { .. } | preset_err::PresetError::NewerVersion { .. } => Error::ERR_PARSE_ERROR,
+        preset_err::PresetError::Invalid { .. } => Error::ERR_INVALID_DATA,
     }
 }
 
@@ -51,14 +51,14 @@ impl WorldPreset {
     /// This preset as versioned RON text (`format: "strata-preset", version: 1`), for sharing.
     #[func]
     pub fn to_ron(&self) -> GString {
-        preset_io::preset_to_ron(&self.preset).as_str().into()
+        preset_ron::preset_to_ron(&self.preset).as_str().into()
     }
 
     /// Parses versioned RON preset text. Returns null on error; the message (line:column, field,
     /// allowed values) is in `WorldPreset.last_load_error()`.
     #[func]
     pub fn from_ron(text: GString) -> Option<Gd<WorldPreset>> {
-        match preset_io::preset_from_ron(&text.to_string(), "RON text") {
+        match preset_ron::preset_from_ron(&text.to_string(), "RON text") {
             Ok(p) => {
                 set_load_error(String::new());
                 Some(WorldPreset::from_core(p))
@@ -82,7 +82,7 @@ impl WorldPreset {
     #[func]
     pub fn save_to_file(&mut self, path: GString) -> Error {
         let os = globalize(&path);
-        match preset_io::save_preset_file(&os, &self.preset) {
+        match preset_file::save_preset_file(&os, &self.preset) {
             Ok(()) => Error::OK,
             Err(e) => {
                 let code = preset_error_code(&e);
@@ -97,7 +97,7 @@ impl WorldPreset {
     #[func]
     pub fn load_from_file(path: GString) -> Option<Gd<WorldPreset>> {
         let os = globalize(&path);
-        match preset_io::load_preset_file(&os) {
+        match preset_file::load_preset_file(&os) {
             Ok(p) => {
                 set_load_error(String::new());
                 Some(WorldPreset::from_core(p))
@@ -113,12 +113,12 @@ impl WorldPreset {
     /// name): same fingerprint, same world.
     #[func]
     pub fn fingerprint(&self) -> GString {
-        preset_io::fingerprint(&self.preset).as_str().into()
+        preset_fp::fingerprint(&self.preset).as_str().into()
     }
 
     /// A new preset with every setting of this one and the given seed.
     #[func]
     pub fn with_new_seed(&self, seed: i64) -> Gd<WorldPreset> {
-        WorldPreset::from_core(preset_io::with_new_seed(&self.preset, seed as u64))
+        WorldPreset::from_core(preset_fp::with_new_seed(&self.preset, seed as u64))
     }
 }
