@@ -119,6 +119,30 @@ func test_set_tile_edits_show_in_queries_and_the_layer() -> void:
 	w.set_tile(Vector2i(0, 0), 999)
 	assert_eq(w.get_stats()["edits"], 0, "an unknown id is refused")
 
+func test_save_and_load_restore_the_tiles_and_state() -> void:
+	var w := _make_world(12)
+	var top := w.local_to_tile(Vector2(40, w.get_surface_height(40)))
+	w.set_tile(top, 0)
+	w.set_tile(top + Vector2i(3, -4), 1)
+	w.set_state("coins", "17")
+	var path := "user://test_world_2d_%d.strata" % Time.get_ticks_usec()
+	assert_eq(w.save_world(path), OK, w.last_error())
+	var other := _make_world(999)
+	assert_eq(other.load_world(path), OK, other.last_error())
+	assert_eq(other.preset.seed, 12)
+	assert_eq(other.get_state("coins", ""), "17")
+	assert_eq(other.get_edits(), w.get_edits())
+	for x in range(-40, 40, 7):
+		for y in range(top.y - 20, top.y + 20, 3):
+			var t := Vector2i(x, y)
+			if other.get_tile(t) != w.get_tile(t):
+				fail("tile %s differs after load" % t)
+	assert_true(await wait_until(other.is_area_ready, 60.0), "the loaded world streams")
+	assert_eq(other.load_world("user://no_such_file.strata"), ERR_FILE_CANT_OPEN)
+	assert_true(other.last_error().contains("no_such_file"), other.last_error())
+	assert_eq(other.preset.seed, 12, "a failed load changes nothing")
+	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
 func test_freeing_mid_generation_leaks_nothing() -> void:
 	await wait_frames(2)
 	var before := Performance.get_monitor(Performance.OBJECT_NODE_COUNT)

@@ -19,25 +19,29 @@ func test_ron_round_trip_keeps_fingerprint() -> void:
 	var text := p.to_ron()
 	assert_true(text.contains("strata-preset"), text)
 	var q: WorldPreset = WorldPreset.from_ron(text)
-	if not assert_true(q != null, WorldPreset.last_load_error()):
+	if not assert_true(q != null, "from_ron"):
 		return
 	assert_eq(q.fingerprint(), p.fingerprint())
 	assert_eq(q.height_octaves, 7)
-	assert_eq(WorldPreset.last_load_error(), "")
+	var r := WorldPreset.new()
+	assert_eq(r.parse_ron(text), OK, r.last_error())
+	assert_eq(r.fingerprint(), p.fingerprint())
+	assert_eq(r.last_error(), "")
 
 func test_garbage_ron_gives_null_and_a_readable_error() -> void:
-	var q = WorldPreset.from_ron("this is ((( not a preset")
-	assert_eq(q, null)
-	var e := WorldPreset.last_load_error()
+	assert_eq(WorldPreset.from_ron("this is ((( not a preset"), null)
+	var q := WorldPreset.new()
+	q.height_octaves = 6
+	assert_eq(q.parse_ron("this is ((( not a preset"), ERR_PARSE_ERROR)
+	var e := q.last_error()
 	assert_true(e.contains("RON text:1:"), e)
 	assert_true(e.contains("allowed"), e)
-	q = WorldPreset.from_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))')
-	assert_eq(q, null)
-	e = WorldPreset.last_load_error()
+	assert_eq(q.height_octaves, 6, "a failed parse changes nothing")
+	assert_eq(q.parse_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))'), ERR_INVALID_DATA)
+	e = q.last_error()
 	assert_true(e.contains("height_octaves") and e.contains("1..=12"), e)
-	q = WorldPreset.from_ron('(format: "strata-preset", version: 5, preset: ())')
-	assert_eq(q, null)
-	assert_true(WorldPreset.last_load_error().contains("newer Strata"), WorldPreset.last_load_error())
+	assert_eq(q.parse_ron('(format: "strata-preset", version: 5, preset: ())'), ERR_PARSE_ERROR)
+	assert_true(q.last_error().contains("newer Strata"), q.last_error())
 
 func test_with_new_seed_keeps_sliders() -> void:
 	var p := WorldPreset.new()
@@ -58,11 +62,16 @@ func test_save_and_load_files() -> void:
 		var path := _dir.path_join("mine." + ext)
 		assert_eq(p.save_to_file(path), OK, p.last_error())
 		var q: WorldPreset = WorldPreset.load_from_file(path)
-		if assert_true(q != null, WorldPreset.last_load_error()):
+		if assert_true(q != null, ext):
 			assert_eq(q.fingerprint(), p.fingerprint(), ext)
-	# Missing file: null and the path in the message.
+		var r := WorldPreset.new()
+		assert_eq(r.load_file(path), OK, r.last_error())
+		assert_eq(r.fingerprint(), p.fingerprint(), ext)
+	# Missing file: null, or an error code with the path in the message.
 	assert_eq(WorldPreset.load_from_file(_dir.path_join("none.ron")), null)
-	assert_true(WorldPreset.last_load_error().contains("none.ron"), WorldPreset.last_load_error())
+	var s := WorldPreset.new()
+	assert_eq(s.load_file(_dir.path_join("none.ron")), ERR_FILE_NOT_FOUND)
+	assert_true(s.last_error().contains("none.ron"), s.last_error())
 
 func test_shipped_presets_load_and_match() -> void:
 	var prints := {}
@@ -70,7 +79,7 @@ func test_shipped_presets_load_and_match() -> void:
 		var tres_path := "res://presets/%s.tres" % name
 		var from_tres: WorldPreset = WorldPreset.load_from_file(tres_path)
 		var from_ron: WorldPreset = WorldPreset.load_from_file("res://presets/%s.ron" % name)
-		if not assert_true(from_tres != null and from_ron != null, WorldPreset.last_load_error()):
+		if not assert_true(from_tres != null and from_ron != null, name):
 			continue
 		assert_eq(from_tres.fingerprint(), from_ron.fingerprint(), name)
 		assert_eq(from_ron.validate(), "", name)
@@ -89,7 +98,7 @@ func test_tres_saved_by_godot_reads_in_rust() -> void:
 	p.name = "Quote \" and tab\t"
 	var path := _dir.path_join("godot_saved.tres")
 	assert_eq(ResourceSaver.save(p, path), OK)
-	var q: WorldPreset = WorldPreset.load_from_file(path)
-	if assert_true(q != null, WorldPreset.last_load_error()):
+	var q := WorldPreset.new()
+	if assert_eq(q.load_file(path), OK, q.last_error()):
 		assert_eq(q.fingerprint(), p.fingerprint())
 		assert_eq(q.name, p.name)

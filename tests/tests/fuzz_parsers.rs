@@ -8,7 +8,8 @@
 use proptest::prelude::*;
 use std::path::Path;
 use strata_core::WorldPreset;
-use strata_core::preset::io::{preset_from_ron, preset_from_tres_text, preset_to_ron, preset_to_tres_text};
+use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
+use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 use strata_core::persist::profile::{InputDescriptor, Profile};
 use strata_core::persist::save::{WorldSave, decode_world_save, encode_world_save};
 

@@ -7,7 +7,7 @@
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
 use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
-use strata_core::preset::io::load_preset_file;
+use strata_core::preset::file::load_preset_file;
 use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};

@@ -2,7 +2,7 @@
 //! fails a test. Update a constant only for an intended change, and say why in the commit (see
 //! `golden.rs`).
 
-use strata_core::preset::io::load_preset_file;
+use strata_core::preset::file::load_preset_file;
 use strata_tests::{shipped_presets_dir, world_fingerprint};
 
 const GOLDEN: [(&str, u64); 5] = [

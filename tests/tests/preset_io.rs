@@ -5,10 +5,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use strata_core::WorldPreset;
 use strata_core::preset::model::CaveMode;
-use strata_core::preset::io::{
-    PresetError, fingerprint, load_preset_file, preset_from_ron, preset_from_tres_text, preset_to_ron, preset_to_tres_text,
-    save_preset_file, with_new_seed,
-};
+use strata_core::preset::error::PresetError;
+use strata_core::preset::file::{load_preset_file, save_preset_file};
+use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
+use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
+use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
 fn presets_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../godot_project/presets")

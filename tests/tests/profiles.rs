@@ -4,7 +4,7 @@
 use std::fs;
 use std::path::PathBuf;
 use strata_core::WorldPreset;
-use strata_core::preset::io::fingerprint;
+use strata_core::preset::fingerprint::fingerprint;
 use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
 
 fn scratch(tag: &str) -> PathBuf {

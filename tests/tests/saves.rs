@@ -9,7 +9,7 @@ use strata_core::IVec3;
 use strata_core::WorldPreset;
 use strata_core::base::atomic_file::{StopAt, write_atomic_with};
 use strata_core::base::edits::EditMap;
-use strata_core::preset::io::{fingerprint, preset_to_sparse_ron};
+use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use strata_core::persist::save::{
     HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, SAVE_MAGIC, SaveError, WorldSave, decode_world_save, encode_world_save, read_world_save,
     write_world_save,

@@ -9,7 +9,7 @@
 use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
 use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
 use strata_core::mesh::{ChunkMesh, Mesher};
-use strata_core::preset::io::load_preset_file;
+use strata_core::preset::file::load_preset_file;
 use strata_core::base::simd::{SimdLevel, with_limit};
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};

@@ -6,28 +6,39 @@
 //! the streamer's worker threads; only plain Rust data crosses the channels, and the main thread
 //! never blocks on them (law 3). With `far_view_levels > 0`, coarse far columns (one
 //! `MeshInstance3D` each, no collision) extend the view to `view_distance · 32 · 2^levels` voxels;
-//! a column or chunk that changes level stays until its replacement is in the tree. Queries (`get_voxel`, `get_height`) are pure functions of the
-//! preset and the edits, so they work anywhere, loaded or not.
+//! a column or chunk that changes level stays until its replacement is in the tree.
+//!
+//! Queries (`get_voxel`, `get_height`, `build_chunk_mesh`) are the core's
+//! [`strata_core::stream::query`]: pure functions of the preset and the edits, so they work
+//! anywhere, loaded or not. Preset identity, kept edits, game state, saves and the last error
+//! are the [`WorldHost`] shared with `ChunkWorld2D`.
+//!
+//! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
+use crate::meshes::{
+    SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials, opaque_faces,
+    scatter_multimesh, to_vector3,
+};
+use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
-use godot::classes::mesh::{ArrayFormat, ArrayType, PrimitiveType};
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, CylinderMesh, Engine, INode3D, MeshInstance3D, MultiMesh,
-    MultiMeshInstance3D, Node3D, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D, StaticBody3D, base_material_3d,
-    multi_mesh,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, MeshInstance3D, MultiMeshInstance3D, Node3D,
+    StandardMaterial3D, StaticBody3D,
 };
+use godot::global::Error;
 use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::base::block;
+use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
-use strata_core::stream::far::{FarMesh, LodColumn};
+use strata_core::gen3d::scatter::ScatterInstance;
+use strata_core::mesh::ChunkMesh;
 use strata_core::mesh::bytes::MeshBytes;
+use strata_core::stream::far::{FarMesh, LodColumn};
+use strata_core::stream::query::{generated_chunk_mesh, top_solid_y, voxel_with_edits};
 use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
-use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 /// The nodes that show one loaded chunk.
@@ -44,8 +55,6 @@ const MIN_FREES_PER_FRAME: usize = 8;
 /// Smoothed frame time above which the adaptive far view counts the machine as overloaded
 /// (below 20 frames per second).
 const SLOW_FRAME_S: f64 = 0.05;
-
-const SCATTER_KINDS: [ScatterKind; 4] = [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
 
 /// Streams an infinite, seeded voxel world around a viewer.
 ///
@@ -103,8 +112,8 @@ pub struct ChunkWorld {
     editor_preview: bool,
 
     streamer: Option<Streamer>,
-    preset_revision: u64,
-    preset_instance: Option<InstanceId>,
+    /// Preset identity and generator, kept edits, game state and the last error.
+    host: WorldHost<Generator>,
     nodes: HashMap<ChunkCoord, ChunkNode>,
     far_nodes: HashMap<LodColumn, Gd<MeshInstance3D>>,
     /// Nodes of unloaded chunks and far columns: hidden at once, freed a few per frame within
@@ -134,12 +143,6 @@ pub struct ChunkWorld {
     /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
     /// them back from an `ArrayMesh` costs far more).
     pending_faces: HashMap<ChunkCoord, PackedVector3Array>,
-    /// Generator for queries before streaming starts (same preset ⇒ same answers).
-    query_generator: Option<Arc<Generator>>,
-    /// Game state saved with the world (time of day, player position…), as text.
-    state: std::collections::BTreeMap<String, String>,
-    /// Message of the last failed save or load, for `last_error()`.
-    last_error: GString,
 }
 
 #[godot_api]
@@ -160,8 +163,7 @@ impl INode3D for ChunkWorld {
             compress_vertices: false,
             editor_preview: true,
             streamer: None,
-            preset_revision: 0,
-            preset_instance: None,
+            host: WorldHost::new("ChunkWorld"),
             nodes: HashMap::new(),
             far_nodes: HashMap::new(),
             nodes_to_free: std::collections::VecDeque::new(),
@@ -178,9 +180,6 @@ impl INode3D for ChunkWorld {
             last_viewer_chunk: None,
             collision_queue: Vec::new(),
             pending_faces: HashMap::new(),
-            query_generator: None,
-            state: Default::default(),
-            last_error: GString::new(),
         }
     }
 
@@ -344,18 +343,14 @@ impl ChunkWorld {
     fn area_ready();
 
     /// The mesh of chunk `coord` as generated (edits not applied, `ambient_occlusion` as set),
-    /// built here and now: from the
-    /// bytes the workers pack (what streaming shows), or with `via_arrays` through Godot's own
-    /// `add_surface_from_arrays`. For tools and tests (the two must give the same surfaces); it
-    /// blocks for one chunk's generation. Null when the chunk has no faces or there is no preset.
+    /// built here and now: from the bytes the workers pack (what streaming shows), or with
+    /// `via_arrays` through Godot's own `add_surface_from_arrays`. For tools and tests (the two
+    /// must give the same surfaces); it blocks for one chunk's generation. Null when the chunk
+    /// has no faces or there is no preset.
     #[func]
     pub fn build_chunk_mesh(&mut self, coord: Vector3i, via_arrays: bool) -> Option<Gd<ArrayMesh>> {
         let g = self.generator()?;
-        let c = ChunkCoord::new(coord.x, coord.y, coord.z);
-        let mut padded = strata_core::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-        g.generate_padded_chunk(c, &mut padded);
-        let mut mesh = ChunkMesh::default();
-        strata_core::mesh::mesh_padded_chunk_with(&padded, &mut mesh, self.ambient_occlusion);
+        let mesh = generated_chunk_mesh(&g, ChunkCoord::new(coord.x, coord.y, coord.z), self.ambient_occlusion);
         if mesh.is_empty() {
             return None;
         }
@@ -371,10 +366,8 @@ impl ChunkWorld {
     /// loaded or not, and agrees with the streamed voxels (edits included).
     #[func]
     pub fn get_height(&mut self, x: f64, z: f64) -> f64 {
-        let (xi, zi) = (x.floor() as i32, z.floor() as i32);
         let Some(g) = self.generator() else { return 0.0 };
-        let edits = self.streamer.as_ref().map(|s| s.edits());
-        top_solid_y(&g, edits, xi, zi) as f64
+        top_solid_y(&g, self.edits(), x.floor() as i32, z.floor() as i32) as f64
     }
 
     /// Name of the biome at world column (x, z) (from the preset's biome table).
@@ -389,41 +382,38 @@ impl ChunkWorld {
     /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.
     #[func]
     pub fn get_voxel(&mut self, p: Vector3i) -> i64 {
-        let q = IVec3::new(p.x, p.y, p.z);
-        if let Some(s) = &self.streamer {
-            return s.voxel(q) as i64;
-        }
-        self.generator().map(|g| g.voxel_at(q) as i64).unwrap_or(0)
+        let Some(g) = self.generator() else { return 0 };
+        voxel_with_edits(&g, self.edits(), IVec3::new(p.x, p.y, p.z)) as i64
     }
 
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
     #[func]
     pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
-        if !(0..block::BLOCK_COUNT as i64).contains(&id) {
-            godot_error!("ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..{}", block::BLOCK_COUNT - 1);
+        let Some(id) = world_host::known_block(id) else {
+            godot_error!("ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..={}", strata_core::base::block::BLOCK_COUNT - 1);
             return;
-        }
+        };
+        let q = IVec3::new(p.x, p.y, p.z);
         self.ensure_streamer();
-        if let Some(s) = self.streamer.as_mut() {
-            s.set_voxel(IVec3::new(p.x, p.y, p.z), id as u16);
-            self.area_ready_emitted = false;
+        match self.streamer.as_mut() {
+            Some(s) => {
+                s.set_voxel(q, id);
+                self.area_ready_emitted = false;
+            }
+            None => self.host.kept_edits_mut().set(q, id),
         }
     }
 
     /// Name of the block with id `id` ("" for unknown ids).
     #[func]
     pub fn block_name(id: i64) -> GString {
-        if (0..block::BLOCK_COUNT as i64).contains(&id) {
-            block::block_info(id as u16).name.into()
-        } else {
-            GString::new()
-        }
+        world_host::block_name(id)
     }
 
     /// Id of the block named `name`, or -1.
     #[func]
     pub fn block_id(name: GString) -> i64 {
-        block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
+        world_host::block_id(&name)
     }
 
     /// True when every chunk within `view_distance` of the viewer is meshed and in the tree, and
@@ -444,15 +434,14 @@ impl ChunkWorld {
     /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
     /// `collision_queue`, `apply_chunk_us_median` / `apply_far_us_median` (main-thread time to
     /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
-    /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`, `far_nodes`, `nodes_to_free` (hidden nodes of
-    /// unloaded chunks and far columns not freed yet), `edits`.
+    /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`,
+    /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
+    /// yet), `edits`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
-        let mut d = VarDictionary::new();
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
-        d.set("loaded_chunks", st.loaded_chunks as i64);
-        d.set("pending_chunks", st.pending_chunks as i64);
-        d.set("in_flight", st.in_flight as i64);
+        let edits = self.edits().map(|e| e.len()).unwrap_or(0);
+        let mut d = world_host::stream_stats(&st, "mesh_ms_median", self.apply_ms_last_frame, edits);
         d.set("queued", st.queued as i64);
         d.set("retiring", st.retiring as i64);
         d.set("far_loaded", st.far_loaded as i64);
@@ -465,22 +454,17 @@ impl ChunkWorld {
         d.set("collision_us_median", self.collision_us.median());
         d.set("collision_us_max", self.collision_us.max());
         d.set("far_nodes", self.far_nodes.len() as i64);
-        d.set("generated_total", st.generated_total as i64);
-        d.set("cancelled_total", st.cancelled_total as i64);
-        d.set("gen_ms_median", st.gen_us_median / 1000.0);
-        d.set("mesh_ms_median", st.build_us_median / 1000.0);
-        d.set("apply_ms_last_frame", self.apply_ms_last_frame);
-        d.set("workers", st.workers as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
         d.set("nodes_to_free", self.nodes_to_free.len() as i64);
-        d.set("edits", self.streamer.as_ref().map(|s| s.edits().len()).unwrap_or(0) as i64);
         d
     }
 
-    /// Drops every chunk and starts streaming again from the current preset.
+    /// Drops every chunk, builds the world again from the current preset and streams it; edits
+    /// stay.
     #[func]
     pub fn regenerate(&mut self) {
         self.stop_streaming();
+        self.host.forget_generator();
         self.ensure_streamer();
     }
 
@@ -495,72 +479,47 @@ impl ChunkWorld {
     /// The write is atomic: a crash mid-save keeps the previous file. Returns OK or an error
     /// code; the message is in `last_error()`.
     #[func]
-    pub fn save_world(&mut self, path: GString) -> godot::global::Error {
-        let os = crate::preset_io_api::globalize(&path);
-        let save = strata_core::persist::save::WorldSave {
-            preset: self.core_preset(),
-            edits: self.streamer.as_ref().map(|s| s.edits().clone()).unwrap_or_default(),
-            state: self.state.clone(),
-        };
-        match strata_core::persist::save::write_world_save(&os, &save) {
-            Ok(()) => {
-                self.last_error = GString::new();
-                godot::global::Error::OK
-            }
-            Err(e) => self.fail(format!("ChunkWorld.save_world: {e}"), godot::global::Error::ERR_FILE_CANT_WRITE),
-        }
+    pub fn save_world(&mut self, path: GString) -> Error {
+        let edits = self.streamer.as_ref().map(|s| s.edits());
+        self.host.save_world(&path, self.preset.as_ref(), edits)
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
     /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
     #[func]
-    pub fn load_world(&mut self, path: GString) -> godot::global::Error {
-        let os = crate::preset_io_api::globalize(&path);
-        match strata_core::persist::save::read_world_save(&os) {
-            Ok(save) => {
-                self.stop_streaming();
-                self.query_generator = None;
-                self.preset = Some(WorldPreset::from_core(save.preset));
-                self.state = save.state;
-                self.ensure_streamer();
-                if let Some(s) = self.streamer.as_mut() {
-                    s.replace_edits(save.edits);
-                }
-                self.last_error = GString::new();
-                godot::global::Error::OK
+    pub fn load_world(&mut self, path: GString) -> Error {
+        match self.host.read_world(&path) {
+            Ok((preset, edits)) => {
+                self.restart_with(preset, edits);
+                Error::OK
             }
-            Err(e) => {
-                let code = match &e {
-                    strata_core::persist::save::SaveError::Io { .. } => godot::global::Error::ERR_FILE_CANT_OPEN,
-                    _ => godot::global::Error::ERR_FILE_CORRUPT,
-                };
-                self.fail(format!("ChunkWorld.load_world: {e}"), code)
-            }
+            Err(code) => code,
         }
     }
 
-    /// The message of the last failed `save_world`/`load_world`, or "".
+    /// The message of the last failure (save, load, a preset that does not build), or "" after
+    /// a successful save or load.
     #[func]
     pub fn last_error(&self) -> GString {
-        self.last_error.clone()
+        self.host.last_error()
     }
 
     /// Stores a game-state value saved with the world (e.g. "time_of_day").
     #[func]
     pub fn set_state(&mut self, key: GString, value: GString) {
-        self.state.insert(key.to_string(), value.to_string());
+        self.host.set_state(key, value);
     }
 
     /// A game-state value from `set_state` or a loaded save; `default` when absent.
     #[func]
     pub fn get_state(&self, key: GString, default: GString) -> GString {
-        self.state.get(&key.to_string()).map(|v| GString::from(v.as_str())).unwrap_or(default)
+        self.host.get_state(key, default)
     }
 
     /// Number of player edits in the world.
     #[func]
     pub fn get_edit_count(&self) -> i64 {
-        self.streamer.as_ref().map(|s| s.edits().len() as i64).unwrap_or(0)
+        self.edits().map(|e| e.len() as i64).unwrap_or(0)
     }
 
     /// Chunk edge length in voxels (32).
@@ -571,45 +530,21 @@ impl ChunkWorld {
 }
 
 impl ChunkWorld {
-    fn fail(&mut self, message: String, code: godot::global::Error) -> godot::global::Error {
-        godot_error!("{message}");
-        self.last_error = GString::from(message.as_str());
-        code
-    }
-
-    fn core_preset(&self) -> strata_core::WorldPreset {
-        self.preset.as_ref().map(|p| p.bind().core().clone()).unwrap_or_default()
-    }
-
-    fn preset_identity(&self) -> (Option<InstanceId>, u64) {
-        match &self.preset {
-            Some(p) => (Some(p.instance_id()), p.bind().revision),
-            None => (None, 0),
+    /// The edits: the streamer's, or those kept while it is stopped.
+    fn edits(&self) -> Option<&EditMap> {
+        match &self.streamer {
+            Some(s) => Some(s.edits()),
+            None => self.host.kept_edits(),
         }
     }
 
-    /// The generator of the current preset (built on demand for queries).
+    /// The generator of the world: the streamer's, or one built from the current preset for
+    /// queries before streaming starts (same preset, same answers).
     fn generator(&mut self) -> Option<Arc<Generator>> {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        let (id, rev) = self.preset_identity();
-        if self.query_generator.is_none() || self.preset_instance != id || self.preset_revision != rev {
-            self.query_generator = self.build_generator().map(Arc::new);
-            self.preset_instance = id;
-            self.preset_revision = rev;
-        }
-        self.query_generator.clone()
-    }
-
-    fn build_generator(&self) -> Option<Generator> {
-        match Generator::new(&self.core_preset()) {
-            Ok(g) => Some(g),
-            Err(e) => {
-                godot_error!("ChunkWorld: cannot build the world: {e}");
-                None
-            }
-        }
+        self.host.generator(self.preset.as_ref(), Generator::new)
     }
 
     fn ensure_streamer(&mut self) {
@@ -628,32 +563,38 @@ impl ChunkWorld {
             pack_surfaces: true,
             ..StreamConfig::default()
         };
-        let (id, rev) = self.preset_identity();
-        self.preset_instance = id;
-        self.preset_revision = rev;
-        self.streamer = Some(Streamer::new(generator, config));
+        let mut s = Streamer::new(generator, config);
+        if let Some(e) = self.host.take_kept_edits() {
+            s.replace_edits(e);
+        }
+        self.streamer = Some(s);
         self.area_ready_emitted = false;
         self.last_viewer_chunk = None;
     }
 
+    /// Live tuning: a changed preset (another resource, or a field of it) rebuilds the world;
+    /// the edits stay.
     fn restart_if_preset_changed(&mut self) {
-        let (id, rev) = self.preset_identity();
-        if self.streamer.is_some() && (id != self.preset_instance || rev != self.preset_revision) {
-            // Live tuning: keep the edits, rebuild the world from the new preset.
-            let edits = self.streamer.as_ref().map(|s| s.edits().clone()).unwrap_or_default();
+        if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
-            self.query_generator = None;
-            self.ensure_streamer();
-            if let Some(s) = self.streamer.as_mut() {
-                s.replace_edits(edits);
-            }
-        } else {
-            self.ensure_streamer();
         }
+        self.ensure_streamer();
     }
 
+    /// Streams `preset` with `edits` (a loaded save) in place of the current world.
+    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
+        self.stop_streaming();
+        self.host.forget_generator();
+        self.host.keep_edits(edits);
+        self.preset = Some(WorldPreset::from_core(preset));
+        self.ensure_streamer();
+    }
+
+    /// Stops the workers (joined by `Drop`) and frees every node; the edits are kept.
     fn stop_streaming(&mut self) {
-        self.streamer = None; // Drop joins the workers.
+        if let Some(s) = self.streamer.take() {
+            self.host.keep_edits(s.edits().clone());
+        }
         self.collision_queue.clear();
         self.pending_faces.clear();
         for (_, n) in self.nodes.drain() {
@@ -724,20 +665,10 @@ impl ChunkWorld {
     }
 
     fn materials(&mut self) -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
-        if self.opaque_material.is_none() {
-            let mut m = StandardMaterial3D::new_gd();
-            m.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
-            // Block colours are authored in sRGB, like every colour picker.
-            m.set_flag(base_material_3d::Flags::SRGB_VERTEX_COLOR, true);
-            m.set_roughness(0.95);
-            self.opaque_material = Some(m);
-            let mut w = StandardMaterial3D::new_gd();
-            w.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
-            w.set_flag(base_material_3d::Flags::SRGB_VERTEX_COLOR, true);
-            w.set_transparency(base_material_3d::Transparency::ALPHA);
-            w.set_cull_mode(base_material_3d::CullMode::DISABLED);
-            w.set_roughness(0.1);
-            self.liquid_material = Some(w);
+        if self.opaque_material.is_none() || self.liquid_material.is_none() {
+            let (opaque, liquid) = chunk_materials();
+            self.opaque_material = Some(opaque);
+            self.liquid_material = Some(liquid);
         }
         (self.opaque_material.clone().expect("set above"), self.liquid_material.clone().expect("set above"))
     }
@@ -793,30 +724,8 @@ impl ChunkWorld {
         let meshes = self.scatter_meshes.get_or_insert_with(build_scatter_meshes).clone();
         let origin = c.min_voxel();
         let mut out = Vec::new();
-        for (k, kind) in SCATTER_KINDS.iter().enumerate() {
-            let of_kind: Vec<&ScatterInstance> = items.iter().filter(|i| i.kind == *kind).collect();
-            if of_kind.is_empty() {
-                continue;
-            }
-            let mut mm = MultiMesh::new_gd();
-            mm.set_transform_format(multi_mesh::TransformFormat::TRANSFORM_3D);
-            mm.set_mesh(&meshes[k]);
-            mm.set_instance_count(of_kind.len() as i32);
-            // One buffer upload instead of a server call per instance: 12 floats each, the
-            // transform's three rows as (basis row, origin component).
-            let mut buffer = Vec::with_capacity(of_kind.len() * 12);
-            for it in &of_kind {
-                let basis = Basis::from_axis_angle(Vector3::UP, it.rotation_y).scaled(Vector3::splat(it.scale));
-                let pos = [
-                    it.position[0] - origin.x as f32,
-                    it.position[1] - origin.y as f32,
-                    it.position[2] - origin.z as f32,
-                ];
-                for (row, o) in basis.rows.iter().zip(pos) {
-                    buffer.extend_from_slice(&[row.x, row.y, row.z, o]);
-                }
-            }
-            mm.set_buffer(&PackedFloat32Array::from(buffer.as_slice()));
+        for (mesh, kind) in meshes.iter().zip(SCATTER_KINDS) {
+            let Some(mm) = scatter_multimesh(mesh, kind, items, origin) else { continue };
             let mut mmi = MultiMeshInstance3D::new_alloc();
             mmi.set_name(&format!("scatter_{kind:?}_{}_{}_{}", c.x, c.y, c.z));
             mmi.set_multimesh(&mm);
@@ -939,19 +848,6 @@ fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {
     (c.x - v.x).abs() <= r && (c.y - v.y).abs() <= r && (c.z - v.z).abs() <= r
 }
 
-/// The opaque surface's triangles (surface 0) of a chunk's mesh, as collision faces.
-fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array> {
-    let mesh = mi.get_mesh()?.try_cast::<ArrayMesh>().ok()?;
-    if mesh.get_surface_count() == 0 || mesh.surface_get_name(0) != "opaque" {
-        return None;
-    }
-    let arrays = mesh.surface_get_arrays(0);
-    let verts: PackedVector3Array = arrays.get(ArrayType::VERTEX.ord() as usize)?.try_to().ok()?;
-    let idx: PackedInt32Array = arrays.get(ArrayType::INDEX.ord() as usize)?.try_to().ok()?;
-    let v = verts.as_slice();
-    Some(idx.as_slice().iter().filter_map(|&i| v.get(i as usize).copied()).collect())
-}
-
 fn free_chunk_node(n: ChunkNode) {
     for s in n.scatter {
         s.free();
@@ -964,168 +860,6 @@ fn free_chunk_node(n: ChunkNode) {
     }
 }
 
-fn to_vector3(p: [f32; 3]) -> Vector3 {
-    Vector3::new(p[0], p[1], p[2])
-}
-
 fn to_vector3i(c: ChunkCoord) -> Vector3i {
     Vector3i::new(c.x, c.y, c.z)
-}
-
-fn surface_arrays(s: &MeshSurface) -> VarArray {
-    let mut arrays = VarArray::new();
-    arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
-    arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
-    let normals: Vec<Vector3> = s.directions.iter().map(|&d| to_vector3(FACE_NORMALS[d as usize])).collect();
-    arrays.set(ArrayType::NORMAL.ord() as usize, &PackedVector3Array::from(normals.as_slice()).to_variant());
-    // Each RGBA8 channel as the middle of its step, so Godot's conversion (× 255, truncated)
-    // gives back the same byte.
-    let colors: Vec<Color> = s
-        .colors
-        .iter()
-        .map(|c| {
-            let [r, g, b, a] = c.map(|v| (v as f32 + 0.5) / 255.0);
-            Color::from_rgba(r, g, b, a)
-        })
-        .collect();
-    arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
-    arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
-    arrays
-}
-
-// The core's positions have Godot's memory layout, so they cross into a Packed array with one
-// copy instead of a conversion per vertex.
-const _: () = assert!(size_of::<Vector3>() == size_of::<[f32; 3]>() && align_of::<Vector3>() == align_of::<[f32; 3]>());
-
-/// `[x, y, z]` triples viewed as Godot vectors.
-fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
-    // SAFETY: `Vector3` is `#[repr(C)] { x, y, z: f32 }` (single-precision builds; the asserts above
-    // fail to compile otherwise): same size, alignment and field order as `[f32; 3]`, and every bit
-    // pattern is a valid value.
-    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Vector3>(), v.len()) }
-}
-
-/// A mesh from surfaces the workers already packed into Godot's stored form
-/// ([`strata_core::mesh::bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
-/// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
-fn array_mesh_from_bytes(m: &MeshBytes, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
-    let mut surfaces = VarArray::new();
-    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
-        let Some(s) = surface else { continue };
-        let mut d = VarDictionary::new();
-        d.set("format", s.format as i64);
-        d.set("primitive", PrimitiveType::TRIANGLES.ord() as i64);
-        d.set("vertex_data", &PackedByteArray::from(s.vertex_data.as_slice()));
-        d.set("attribute_data", &PackedByteArray::from(s.attribute_data.as_slice()));
-        d.set("vertex_count", s.vertex_count as i64);
-        d.set("index_data", &PackedByteArray::from(s.index_data.as_slice()));
-        d.set("index_count", s.index_count as i64);
-        let [px, py, pz] = s.aabb_position;
-        let [sx, sy, sz] = s.aabb_size;
-        d.set("aabb", Aabb::new(Vector3::new(px, py, pz), Vector3::new(sx, sy, sz)));
-        d.set("material", material);
-        d.set("name", name);
-        surfaces.push(&d.to_variant());
-    }
-    let mut mesh = ArrayMesh::new_gd();
-    mesh.set("_surfaces", &surfaces.to_variant());
-    mesh
-}
-
-fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>, compress: bool) -> Gd<ArrayMesh> {
-    let mut mesh = ArrayMesh::new_gd();
-    let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
-    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
-        if surface.is_empty() {
-            continue;
-        }
-        mesh.add_surface_from_arrays_ex(PrimitiveType::TRIANGLES, &surface_arrays(surface)).flags(flags).done();
-        let i = mesh.get_surface_count() - 1;
-        mesh.surface_set_material(i, material);
-        mesh.surface_set_name(i, name);
-    }
-    mesh
-}
-
-/// A flat-shaded material of one colour.
-fn solid_material(rgb: [f32; 3]) -> Gd<StandardMaterial3D> {
-    let mut m = StandardMaterial3D::new_gd();
-    m.set_albedo(Color::from_rgb(rgb[0], rgb[1], rgb[2]));
-    m.set_roughness(0.9);
-    m
-}
-
-/// Appends `prim`'s surface to `out`, moved up by `lift`, with `material`.
-fn add_part(out: &mut Gd<ArrayMesh>, prim: Gd<PrimitiveMesh>, lift: f32, material: &Gd<StandardMaterial3D>) {
-    let mut arrays = prim.get_mesh_arrays();
-    let slot = ArrayType::VERTEX.ord() as usize;
-    if let Some(Ok(verts)) = arrays.get(slot).map(|v| v.try_to::<PackedVector3Array>()) {
-        let moved: PackedVector3Array = verts.as_slice().iter().map(|v| *v + Vector3::new(0.0, lift, 0.0)).collect();
-        arrays.set(slot, &moved.to_variant());
-    }
-    out.add_surface_from_arrays(PrimitiveType::TRIANGLES, &arrays);
-    let i = out.get_surface_count() - 1;
-    out.surface_set_material(i, material);
-}
-
-/// Simple built-in meshes for the decorations, base at the origin, in `SCATTER_KINDS` order.
-fn build_scatter_meshes() -> [Gd<ArrayMesh>; 4] {
-    let bark = solid_material([0.36, 0.24, 0.14]);
-    let leaves = solid_material([0.16, 0.42, 0.16]);
-    let mut tree = ArrayMesh::new_gd();
-    let mut trunk = CylinderMesh::new_gd();
-    trunk.set_top_radius(0.18);
-    trunk.set_bottom_radius(0.25);
-    trunk.set_height(2.4);
-    trunk.set_radial_segments(6);
-    add_part(&mut tree, trunk.upcast(), 1.2, &bark);
-    let mut crown = SphereMesh::new_gd();
-    crown.set_radius(1.4);
-    crown.set_height(3.2);
-    crown.set_radial_segments(8);
-    crown.set_rings(4);
-    add_part(&mut tree, crown.upcast(), 3.4, &leaves);
-    let mut bush = ArrayMesh::new_gd();
-    let mut ball = SphereMesh::new_gd();
-    ball.set_radius(0.6);
-    ball.set_height(0.9);
-    ball.set_radial_segments(6);
-    ball.set_rings(3);
-    add_part(&mut bush, ball.upcast(), 0.4, &solid_material([0.22, 0.5, 0.2]));
-    let mut flower = ArrayMesh::new_gd();
-    let mut petal = PrismMesh::new_gd();
-    petal.set_size(Vector3::new(0.35, 0.45, 0.35));
-    add_part(&mut flower, petal.upcast(), 0.22, &solid_material([0.92, 0.4, 0.6]));
-    let mut rock = ArrayMesh::new_gd();
-    let mut stone = SphereMesh::new_gd();
-    stone.set_radius(0.6);
-    stone.set_height(0.7);
-    stone.set_radial_segments(5);
-    stone.set_rings(3);
-    add_part(&mut rock, stone.upcast(), 0.15, &solid_material([0.5, 0.5, 0.52]));
-    [tree, bush, flower, rock]
-}
-
-/// World y of the top face of the topmost solid voxel in column (x, z), edits included.
-pub(crate) fn top_solid_y(g: &Generator, edits: Option<&strata_core::base::edits::EditMap>, x: i32, z: i32) -> i32 {
-    let voxel = |y: i32| -> u16 {
-        let p = IVec3::new(x, y, z);
-        edits.and_then(|e| e.get(p)).unwrap_or_else(|| g.voxel_at(p))
-    };
-    let mut top = g.surface_height(x, z);
-    // Solid blocks placed above the generated surface.
-    if let Some(e) = edits {
-        for (p, id) in e.edits_in_column(x, z) {
-            if block::is_solid(id) && p.y + 1 > top {
-                top = p.y + 1;
-            }
-        }
-    }
-    // Dug-out or cave-breached surface: walk down to the first solid voxel (bounded).
-    let mut y = top - 1;
-    let floor = top - 512;
-    while y > floor && !block::is_solid(voxel(y)) {
-        y -= 1;
-    }
-    y + 1
 }

@@ -8,10 +8,18 @@
 //!
 //! Coordinates: tile `(x, y)` is the `TileMapLayer` cell `(x, y)`, y down. Pixel positions are
 //! local to the `ChunkWorld2D`, whose layer sits at its origin (a created child always does).
+//!
+//! Queries (`get_tile`, `get_surface_height`) are the core's `tile_with_edits` and
+//! `top_solid_row`. Preset identity, kept edits, game state, saves and the last error are the
+//! [`WorldHost`] shared with `ChunkWorld`; a save stores a 2D world's edits as a 3D world's.
+//!
+//! May use: `strata_core` (2D streamer, queries, autotile atlas), `world_host`, `world_preset`.
 
+use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::image::Format;
 use godot::classes::{Camera2D, INode2D, Image, ImageTexture, Node2D, TileMapLayer, TileSet, TileSetAtlasSource};
+use godot::global::Error;
 use godot::prelude::*;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -20,9 +28,8 @@ use strata_core::base::block;
 use strata_core::base::coords::IVec3;
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
-use strata_core::stream::stream2d::{tile_with_edits, top_solid_row};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
-use strata_core::stream::stream2d::{ChunkResult2D, StreamConfig2D, Streamer2D};
+use strata_core::stream::stream2d::{ChunkResult2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row};
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
@@ -84,12 +91,9 @@ pub struct ChunkWorld2D {
     /// Whether cells of a previous stream may still be in the layer.
     layer_dirty: bool,
     ops: VecDeque<TileOp>,
-    preset_instance: Option<InstanceId>,
-    preset_revision: u64,
     apply_ms_last_frame: f64,
-    query_generator: Option<Arc<Generator2D>>,
-    /// Edits kept across a restart (preset change, leaving and re-entering the tree).
-    kept_edits: Option<EditMap>,
+    /// Preset identity and generator, kept edits, game state and the last error.
+    host: WorldHost<Generator2D>,
 }
 
 #[godot_api]
@@ -109,11 +113,8 @@ impl INode2D for ChunkWorld2D {
             layer: None,
             layer_dirty: false,
             ops: VecDeque::new(),
-            preset_instance: None,
-            preset_revision: 0,
             apply_ms_last_frame: 0.0,
-            query_generator: None,
-            kept_edits: None,
+            host: WorldHost::new("ChunkWorld2D"),
         }
     }
 
@@ -202,13 +203,13 @@ impl ChunkWorld2D {
     /// once, kept across preset changes, listed by `get_edits()` for saves.
     #[func]
     pub fn set_tile(&mut self, p: Vector2i, id: i64) {
-        if !(0..block::BLOCK_COUNT as i64).contains(&id) {
+        let Some(id) = world_host::known_block(id) else {
             godot_error!("ChunkWorld2D.set_tile: block id {id} is not a known block; allowed: 0..={}", block::BLOCK_COUNT - 1);
             return;
-        }
+        };
         match self.streamer.as_mut() {
-            Some(s) => s.set_tile(p.x, p.y, id as u16),
-            None => self.kept_edits.get_or_insert_with(EditMap::new).set(IVec3::new(p.x, p.y, 0), id as u16),
+            Some(s) => s.set_tile(p.x, p.y, id),
+            None => self.host.kept_edits_mut().set(IVec3::new(p.x, p.y, 0), id),
         }
     }
 
@@ -246,7 +247,7 @@ impl ChunkWorld2D {
         }
         match self.streamer.as_mut() {
             Some(s) => s.replace_edits(map),
-            None => self.kept_edits = Some(map),
+            None => self.host.keep_edits(map),
         }
     }
 
@@ -262,19 +263,10 @@ impl ChunkWorld2D {
     /// `queued_writes`, `edits`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
-        let mut d = VarDictionary::new();
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
-        d.set("loaded_chunks", st.loaded_chunks as i64);
-        d.set("pending_chunks", st.pending_chunks as i64);
-        d.set("in_flight", st.in_flight as i64);
-        d.set("generated_total", st.generated_total as i64);
-        d.set("cancelled_total", st.cancelled_total as i64);
-        d.set("gen_ms_median", st.gen_us_median / 1000.0);
-        d.set("tile_ms_median", st.build_us_median / 1000.0);
-        d.set("apply_ms_last_frame", self.apply_ms_last_frame);
-        d.set("workers", st.workers as i64);
+        let edits = self.edits().map(|e| e.len()).unwrap_or(0);
+        let mut d = world_host::stream_stats(&st, "tile_ms_median", self.apply_ms_last_frame, edits);
         d.set("queued_writes", self.ops.len() as i64);
-        d.set("edits", self.edits().map(|e| e.len()).unwrap_or(0) as i64);
         d
     }
 
@@ -323,61 +315,86 @@ impl ChunkWorld2D {
     /// Name of the block with id `id` ("" for unknown ids).
     #[func]
     pub fn block_name(id: i64) -> GString {
-        if (0..block::BLOCK_COUNT as i64).contains(&id) { block::block_info(id as u16).name.into() } else { GString::new() }
+        world_host::block_name(id)
     }
 
     /// Id of the block named `name`, or -1.
     #[func]
     pub fn block_id(name: GString) -> i64 {
-        block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
+        world_host::block_id(&name)
     }
 
-    /// Drops every chunk (erasing the layer) and streams again from the current preset; edits stay.
+    /// Drops every chunk (erasing the layer), builds the world again from the current preset
+    /// and streams it; edits stay.
     #[func]
     pub fn regenerate(&mut self) {
         self.stop_streaming();
-        self.query_generator = None;
+        self.host.forget_generator();
         self.ensure_streamer();
+    }
+
+    /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute),
+    /// in the format of `ChunkWorld.save_world`. The write is atomic: a crash mid-save keeps the
+    /// previous file. Returns OK or an error code; the message is in `last_error()`.
+    #[func]
+    pub fn save_world(&mut self, path: GString) -> Error {
+        let edits = self.streamer.as_ref().map(|s| s.edits());
+        self.host.save_world(&path, self.preset.as_ref(), edits)
+    }
+
+    /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
+    /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
+    #[func]
+    pub fn load_world(&mut self, path: GString) -> Error {
+        match self.host.read_world(&path) {
+            Ok((preset, edits)) => {
+                self.restart_with(preset, edits);
+                Error::OK
+            }
+            Err(code) => code,
+        }
+    }
+
+    /// The message of the last failure (save, load, a preset that does not build, worker
+    /// threads that did not start), or "" after a successful save or load.
+    #[func]
+    pub fn last_error(&self) -> GString {
+        self.host.last_error()
+    }
+
+    /// Stores a game-state value saved with the world (e.g. "time_of_day").
+    #[func]
+    pub fn set_state(&mut self, key: GString, value: GString) {
+        self.host.set_state(key, value);
+    }
+
+    /// A game-state value from `set_state` or a loaded save; `default` when absent.
+    #[func]
+    pub fn get_state(&self, key: GString, default: GString) -> GString {
+        self.host.get_state(key, default)
     }
 }
 
 impl ChunkWorld2D {
     fn core_preset(&self) -> strata_core::WorldPreset {
-        self.preset.as_ref().map(|p| p.bind().core().clone()).unwrap_or_default()
+        world_host::core_preset(self.preset.as_ref())
     }
 
-    fn preset_identity(&self) -> (Option<InstanceId>, u64) {
-        match &self.preset {
-            Some(p) => (Some(p.instance_id()), p.bind().revision),
-            None => (None, 0),
-        }
-    }
-
+    /// The edits: the streamer's, or those kept while it is stopped.
     fn edits(&self) -> Option<&EditMap> {
         match &self.streamer {
             Some(s) => Some(s.edits()),
-            None => self.kept_edits.as_ref(),
+            None => self.host.kept_edits(),
         }
     }
 
-    /// The generator of the current preset (built on demand for queries).
+    /// The generator of the world: the streamer's, or one built from the current preset for
+    /// queries before streaming starts (same preset, same answers).
     fn generator(&mut self) -> Option<Arc<Generator2D>> {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        let (id, rev) = self.preset_identity();
-        if self.query_generator.is_none() || self.preset_instance != id || self.preset_revision != rev {
-            self.query_generator = match Generator2D::new(&self.core_preset()) {
-                Ok(g) => Some(Arc::new(g)),
-                Err(e) => {
-                    godot_error!("ChunkWorld2D: cannot build the world: {e}");
-                    None
-                }
-            };
-            self.preset_instance = id;
-            self.preset_revision = rev;
-        }
-        self.query_generator.clone()
+        self.host.generator(self.preset.as_ref(), Generator2D::new)
     }
 
     fn ensure_streamer(&mut self) {
@@ -392,13 +409,13 @@ impl ChunkWorld2D {
         };
         match Streamer2D::new(generator, config) {
             Ok(mut s) => {
-                if let Some(e) = self.kept_edits.take() {
+                if let Some(e) = self.host.take_kept_edits() {
                     s.replace_edits(e);
                 }
                 self.streamer = Some(s);
             }
             Err(e) => {
-                godot_error!("ChunkWorld2D: cannot start worker threads: {e}");
+                self.host.start_failed(e);
                 return;
             }
         }
@@ -410,19 +427,28 @@ impl ChunkWorld2D {
         }
     }
 
+    /// Live tuning: a changed preset (another resource, or a field of it) rebuilds the world;
+    /// the edits stay.
     fn restart_if_preset_changed(&mut self) {
-        let (id, rev) = self.preset_identity();
-        if self.streamer.is_some() && (id != self.preset_instance || rev != self.preset_revision) {
+        if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
-            self.query_generator = None;
         }
+        self.ensure_streamer();
+    }
+
+    /// Streams `preset` with `edits` (a loaded save) in place of the current world.
+    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
+        self.stop_streaming();
+        self.host.forget_generator();
+        self.host.keep_edits(edits);
+        self.preset = Some(WorldPreset::from_core(preset));
         self.ensure_streamer();
     }
 
     /// Stops the workers (joined by `Drop`) and forgets queued writes; edits are kept.
     fn stop_streaming(&mut self) {
         if let Some(s) = self.streamer.take() {
-            self.kept_edits = Some(s.edits().clone());
+            self.host.keep_edits(s.edits().clone());
             self.layer_dirty = true;
         }
         self.ops.clear();

@@ -1,6 +1,12 @@
-//! Strata's Godot classes: a thin gdext layer over `strata-core`.
+//! Strata's Godot classes: a thin gdext layer over `strata-core`, one file per class.
 //!
-//! Classes: [`world_preset::WorldPreset`] (Resource), [`chunk_world::ChunkWorld`] (Node3D).
+//! Classes: [`world_preset::WorldPreset`] (Resource: the settings and their files),
+//! [`chunk_world::ChunkWorld`] (Node3D), [`chunk_world_2d::ChunkWorld2D`] (Node2D) and
+//! [`user_profiles::UserProfiles`] (Node). What the two worlds share is written once in
+//! [`world_host`]; [`meshes`] turns the core's meshes into Godot meshes and [`files`] maps paths
+//! and file errors. World logic (generation, streaming, queries, saves) lives in the core, where
+//! it is tested without Godot.
+//!
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every
 //! `Gd<T>` stays on the main thread.
 
@@ -8,8 +14,10 @@ use godot::prelude::*;
 
 mod chunk_world;
 mod chunk_world_2d;
-mod preset_io_api;
+mod files;
+mod meshes;
 mod user_profiles;
+mod world_host;
 mod world_preset;
 
 struct StrataExtension;

@@ -9,7 +9,7 @@
 //! Keys are stored by physical keycode. Every failure is a `push_error` with the file, field and
 //! allowed values, readable again through `last_error()`; a bad profile file is never rewritten.
 
-use crate::preset_io_api::globalize;
+use crate::files::globalize;
 use crate::world_preset::WorldPreset;
 use godot::classes::{
     INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap, Node,
@@ -116,7 +116,7 @@ fn profile_error_code(e: &ProfileError) -> Error {
         ProfileError::BadName { .. } => Error::ERR_INVALID_PARAMETER,
         ProfileError::NotFound { .. } => Error::ERR_DOES_NOT_EXIST,
         ProfileError::Exists { .. } => Error::ERR_ALREADY_EXISTS,
-        ProfileError::Preset(e) => crate::preset_io_api::preset_error_code(e),
+        ProfileError::Preset(e) => crate::files::preset_error_code(e),
     }
 }
 

@@ -1,15 +1,30 @@
-//! `WorldPreset`: the Godot resource over [`strata_core::WorldPreset`].
+//! `WorldPreset`: the Godot resource over [`strata_core::WorldPreset`], and its files.
 //!
-//! The inspector shows every field of the core field table ([`strata_core::preset::model::FIELDS`]) as a
-//! slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`,
-//! `Scatter`). Properties are served dynamically from that one table, so a field added in the core
-//! appears here, in `.tres` files and in validation without further code. A value outside a
-//! field's range is refused with `push_error` naming the field and the allowed range.
+//! The inspector shows every field of the core field table ([`strata_core::preset::model::FIELDS`])
+//! as a slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`,
+//! `Water`, `Scatter`, `SideView`). Properties are served dynamically from that one table, so a
+//! field added in the core appears here, in `.tres` files and in validation without further code.
+//!
+//! Files from GDScript: RON sharing text, loading and saving (`res://`, `user://` or absolute
+//! paths), fingerprints and reseeding. Nothing here panics on bad input: every failure is a
+//! `push_error` naming the file, the field and what is allowed, kept for `last_error()` on the
+//! preset it concerns, plus a null or an `Error` code. The static loaders (`from_ron`,
+//! `load_from_file`) have no preset to keep the message on until they succeed: they load into a
+//! new one, whose message is pushed, and return null on failure; `parse_ron` and `load_file` load
+//! into an existing preset and keep the message there.
+//!
+//! May use: `strata_core::preset`, `files`.
 
+use crate::files::{globalize, preset_error_code};
 use godot::classes::{IResource, Resource};
+use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
+use strata_core::preset::error::PresetError;
+use strata_core::preset::file::{load_preset_file, save_preset_file};
+use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
+use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 
 /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
 /// water and scatter. Same preset (seed included), same world, bit for bit.
@@ -18,8 +33,8 @@ use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 pub struct WorldPreset {
     base: Base<Resource>,
     pub(crate) preset: strata_core::WorldPreset,
-    /// The last error from a failed set or load, for `last_error()`.
-    pub(crate) last_error: GString,
+    /// The last error from a failed field change, load or save, for `last_error()`.
+    last_error: GString,
     /// Bumped on every successful change, so a `ChunkWorld` can notice edits (live tuning).
     pub(crate) revision: u64,
 }
@@ -37,9 +52,36 @@ impl WorldPreset {
         gd
     }
 
-    pub(crate) fn record_error(&mut self, message: String) {
+    fn record_error(&mut self, message: String) {
         godot_error!("{message}");
         self.last_error = GString::from(message.as_str());
+    }
+
+    /// Takes the settings of a loaded preset (a `ChunkWorld` using this resource restarts), or
+    /// keeps the error and changes nothing. `what` names the call in the message.
+    fn take_loaded(&mut self, loaded: Result<strata_core::WorldPreset, PresetError>, what: String) -> Error {
+        match loaded {
+            Ok(p) => {
+                self.preset = p;
+                self.last_error = GString::new();
+                self.revision += 1;
+                self.base_mut().emit_changed();
+                Error::OK
+            }
+            Err(e) => {
+                let code = preset_error_code(&e);
+                self.record_error(format!("{what}: {e}"));
+                code
+            }
+        }
+    }
+
+    fn read_ron(&mut self, text: &GString, what: &str) -> Error {
+        self.take_loaded(preset_from_ron(&text.to_string(), "RON text"), what.to_string())
+    }
+
+    fn read_file(&mut self, path: &GString, what: &str) -> Error {
+        self.take_loaded(load_preset_file(&globalize(path)), format!("{what}({path})"))
     }
 }
 
@@ -161,7 +203,8 @@ impl IResource for WorldPreset {
 
 #[godot_api]
 impl WorldPreset {
-    /// The message of the last failed field change or load, or "" when none failed.
+    /// The message of the last failed field change, load or save; "" when none failed since
+    /// `clear_error()`, or after a successful `parse_ron` or `load_file`.
     #[func]
     pub fn last_error(&self) -> GString {
         self.last_error.clone()
@@ -186,5 +229,72 @@ impl WorldPreset {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }
+    }
+
+    /// This preset as versioned RON text (`format: "strata-preset", version: 1`), for sharing.
+    #[func]
+    pub fn to_ron(&self) -> GString {
+        preset_to_ron(&self.preset).as_str().into()
+    }
+
+    /// A new preset from versioned RON text, or null on error (the message, with line:column,
+    /// field and allowed values, is pushed to the console; `parse_ron` keeps it).
+    #[func]
+    pub fn from_ron(text: GString) -> Option<Gd<WorldPreset>> {
+        let mut p = WorldPreset::new_gd();
+        let code = p.bind_mut().read_ron(&text, "WorldPreset.from_ron");
+        (code == Error::OK).then_some(p)
+    }
+
+    /// Replaces every setting of this preset with those of versioned RON text. On error nothing
+    /// changes; the message (line:column, field, allowed values) is in `last_error()`.
+    #[func]
+    pub fn parse_ron(&mut self, text: GString) -> Error {
+        self.read_ron(&text, "WorldPreset.parse_ron")
+    }
+
+    /// Writes this preset to `path` atomically (`res://`, `user://` or absolute): `.tres` as a
+    /// Godot text resource, any other extension as versioned RON. An invalid preset or a failed
+    /// write leaves any existing file as it was; the message is in `last_error()`.
+    #[func]
+    pub fn save_to_file(&mut self, path: GString) -> Error {
+        match save_preset_file(&globalize(&path), &self.preset) {
+            Ok(()) => Error::OK,
+            Err(e) => {
+                let code = preset_error_code(&e);
+                self.record_error(format!("WorldPreset.save_to_file: {e}"));
+                code
+            }
+        }
+    }
+
+    /// A new preset read from a file (`.ron` or `.tres`; `res://`, `user://` or absolute), or
+    /// null on error (the message is pushed to the console; `load_file` keeps it).
+    #[func]
+    pub fn load_from_file(path: GString) -> Option<Gd<WorldPreset>> {
+        let mut p = WorldPreset::new_gd();
+        let code = p.bind_mut().read_file(&path, "WorldPreset.load_from_file");
+        (code == Error::OK).then_some(p)
+    }
+
+    /// Replaces every setting of this preset with those of a file (`.ron` or `.tres`;
+    /// `res://`, `user://` or absolute). On error nothing changes; the message is in
+    /// `last_error()`.
+    #[func]
+    pub fn load_file(&mut self, path: GString) -> Error {
+        self.read_file(&path, "WorldPreset.load_file")
+    }
+
+    /// A 16-hex-digit hash of everything that shapes the world (seed and settings, not the
+    /// name): same fingerprint, same world.
+    #[func]
+    pub fn fingerprint(&self) -> GString {
+        fingerprint(&self.preset).as_str().into()
+    }
+
+    /// A new preset with every setting of this one and the given seed.
+    #[func]
+    pub fn with_new_seed(&self, seed: i64) -> Gd<WorldPreset> {
+        WorldPreset::from_core(with_new_seed(&self.preset, seed as u64))
     }
 }

@@ -61,7 +61,7 @@ pub fn run(args: &[String]) -> Result<()> {
     }
     let preset_path = preset_path.ok_or_else(|| Error::msg(USAGE))?;
     let out = out.ok_or_else(|| Error::msg(format!("--out DIR is required\n{USAGE}")))?;
-    let preset = strata_core::preset::io::load_preset_file(&preset_path).map_err(|e| {
+    let preset = strata_core::preset::file::load_preset_file(&preset_path).map_err(|e| {
         Error::from(e).context(format!("cannot read preset {}", preset_path.display()))
     })?;
     crate::step(format!(

@@ -34,7 +34,8 @@
 
 use crate::base::atomic_file::write_atomic;
 use crate::preset::model::WorldPreset;
-use crate::preset::io::{PresetError, load_preset_file, save_preset_file};
+use crate::preset::error::PresetError;
+use crate::preset::file::{load_preset_file, save_preset_file};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -12,7 +12,7 @@
 //! | 20 | … | payload, raw DEFLATE |
 //!
 //! Payload: the preset as compact RON text (varint length + UTF-8) in the sparse form of
-//! [`crate::preset::io::preset_to_sparse_ron`] (name, seed and the settings that differ from the
+//! [`crate::preset::fingerprint::preset_to_sparse_ron`] (name, seed and the settings that differ from the
 //! frozen version-1 baseline: complete, yet a few bytes; the full text would take ~1.1 KB even
 //! compressed), fingerprint (varint length + ASCII), game
 //! state (varint count, then key and value strings), total edit count (varint), edited chunk
@@ -29,7 +29,7 @@ use crate::base::block::BlockId;
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::preset::model::WorldPreset;
-use crate::preset::io::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
+use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -91,7 +91,7 @@ pub enum SaveError {
     Preset {
         file: String,
         #[source]
-        error: Box<crate::preset::io::PresetError>,
+        error: Box<crate::preset::error::PresetError>,
     },
 }
 
@@ -184,7 +184,7 @@ pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> 
     let file = path.display().to_string();
     save.preset.validate().map_err(|e| SaveError::Preset {
         file: file.clone(),
-        error: Box::new(crate::preset::io::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed }),
+        error: Box::new(crate::preset::error::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed }),
     })?;
     write_atomic(path, &encode_world_save(save)).map_err(|error| SaveError::Io { file, action: "write", error })
 }

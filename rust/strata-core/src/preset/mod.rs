@@ -1,9 +1,18 @@
 //! The world preset: the settings a designer tunes (model, field table, validation) and the
-//! files they travel in (RON, Godot `.tres`), with the fingerprint that names a world.
+//! files they travel in, with the fingerprint that names a world.
+//!
+//! One file per job: [`model`] (the settings and their field table), [`error`] (why a preset
+//! could not be read or written), [`ron`] (the versioned sharing format), [`tres`] (Godot text
+//! resources), [`file`] (files on disk, the format chosen by extension) and [`fingerprint`] (the
+//! world's name as a hash, and the sparse form saves store).
 //!
 //! May use: `base`.
 
-pub mod io;
+pub mod error;
+pub mod file;
+pub mod fingerprint;
 pub mod model;
+pub mod ron;
+pub mod tres;
 
 pub use model::WorldPreset;

@@ -1,10 +1,12 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
 //! view), the far-view policy and far meshing, and the 2D streamer. Workers generate and mesh;
-//! the caller's thread only drains finished results.
+//! the caller's thread only drains finished results. World queries ([`query`]) answer for any
+//! voxel or column, loaded or not.
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh`.
 
 pub mod far;
+pub mod query;
 pub mod scheduler;
 pub mod stream2d;
 pub mod streamer;

@@ -1,0 +1,228 @@
+//! Godot `.tres` text of a [`WorldPreset`]: what the editor saves, read back without Godot.
+//!
+//! Written and read through the field table ([`FIELDS`]), so every field the inspector shows is
+//! in the file. A `.tres` can carry code; a preset never does, so scripts and external or
+//! embedded resources are refused.
+//!
+//! May use: `preset::model`, `preset::error`, `preset::ron` (validation).
+
+use crate::preset::error::PresetError;
+use crate::preset::model::{FIELDS, FieldKind, FieldValue, WorldPreset};
+use crate::preset::ron::validated;
+use std::fmt::Write as _;
+
+/// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
+fn is_resource_builtin(key: &str) -> bool {
+    matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id") || key.starts_with("metadata/")
+}
+
+/// The preset as a Godot text resource of a `WorldPreset` (every table field, `[resource]`).
+pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
+    let mut s = String::from("[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n");
+    for f in FIELDS {
+        let v = match (f.get)(preset) {
+            FieldValue::Int(i) => i.to_string(),
+            FieldValue::Float(x) => godot_float(x),
+            FieldValue::Bool(b) => b.to_string(),
+            FieldValue::Text(t) => godot_string(&t),
+        };
+        let _ = writeln!(s, "{} = {v}", f.name);
+    }
+    s
+}
+
+fn godot_float(x: f64) -> String {
+    if x.is_nan() {
+        "nan".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "inf".into() } else { "-inf".into() }
+    } else {
+        // Shortest text that reads back to the same f32 (the fields are f32 in the core).
+        let f = x as f32;
+        if (f as f64) == x {
+            let s = format!("{f:?}");
+            if s.contains(['.', 'e']) { s } else { format!("{s}.0") }
+        } else {
+            format!("{x:?}")
+        }
+    }
+}
+
+fn godot_string(t: &str) -> String {
+    let mut s = String::with_capacity(t.len() + 2);
+    s.push('"');
+    for c in t.chars() {
+        match c {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            '\t' => s.push_str("\\t"),
+            '\r' => s.push_str("\\r"),
+            c => s.push(c),
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// Parses a Godot text resource of a `WorldPreset`: the `[resource]` section's `name = value`
+/// lines (int, float, bool, "string"); fields not listed keep their defaults. External or
+/// embedded resources and scripts are refused (a `.tres` can carry code; a preset never does).
+pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPreset, PresetError> {
+    let err = |line: usize, field: &str, problem: String, allowed: &str| PresetError::Parse {
+        source_name: source_name.into(),
+        line,
+        column: 1,
+        field: field.into(),
+        problem,
+        allowed: allowed.into(),
+    };
+    let mut preset = WorldPreset::default();
+    let mut section: Option<String> = None;
+    let mut saw_header = false;
+    let mut saw_resource = false;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with(';') {
+            continue;
+        }
+        if line.starts_with('[') {
+            if !line.ends_with(']') {
+                return Err(err(line_no, "", format!("unterminated section header `{}`", clip(line)), "[gd_resource ...] or [resource]"));
+            }
+            let inner = &line[1..line.len() - 1];
+            let tag = inner.split_whitespace().next().unwrap_or("");
+            match tag {
+                "gd_resource" if !saw_header && section.is_none() => {
+                    let ty = attr(inner, "type");
+                    if ty.as_deref() != Some("WorldPreset") {
+                        return Err(err(line_no, "type", format!("resource type {}", ty.map(|t| format!("`{t}`")).unwrap_or("missing".into())), "type=\"WorldPreset\""));
+                    }
+                    saw_header = true;
+                }
+                "resource" if saw_header && !saw_resource => saw_resource = true,
+                "ext_resource" | "sub_resource" => {
+                    return Err(err(line_no, "", format!("`[{tag}]` sections are not part of a preset"), "a WorldPreset with only [resource] field lines"));
+                }
+                _ => return Err(err(line_no, "", format!("unexpected section `[{}]`", clip(inner)), "[gd_resource type=\"WorldPreset\" format=3] then [resource]")),
+            }
+            section = Some(tag.to_string());
+            continue;
+        }
+        if section.as_deref() != Some("resource") {
+            return Err(err(line_no, "", format!("`{}` outside the [resource] section", clip(line)), "field lines under [resource]"));
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            return Err(err(line_no, "", format!("`{}` is not a `name = value` line", clip(line)), "name = value"));
+        };
+        let key = key.trim();
+        let value = value.trim();
+        if is_resource_builtin(key) {
+            continue;
+        }
+        if key == "script" {
+            return Err(err(line_no, "script", "a script is attached".into(), "a WorldPreset without a script"));
+        }
+        let Some(spec) = crate::preset::model::field(key) else {
+            return Err(err(line_no, key, format!("unknown field `{key}` (made by a newer Strata, or misspelt?)"), "a field listed in WorldPreset.field_names()"));
+        };
+        let v = parse_godot_value(value).map_err(|p| err(line_no, key, p, &spec.allowed()))?;
+        let v = match (spec.kind, v) {
+            // Godot writes enum properties as ints; accept their option names too.
+            (FieldKind::Enum { .. }, FieldValue::Text(t)) => FieldValue::Text(t),
+            (_, v) => v,
+        };
+        if let Err(e) = preset.set_field(key, v) {
+            return Err(PresetError::Invalid { source_name: source_name.into(), line: line_no, column: 1, field: e.field, problem: e.problem, allowed: e.allowed });
+        }
+    }
+    if !saw_header {
+        return Err(err(1, "", "no `[gd_resource type=\"WorldPreset\" ...]` header (empty or not a .tres file?)".into(), "a Godot text resource of type WorldPreset"));
+    }
+    validated(preset, "", source_name)
+}
+
+fn clip(s: &str) -> String {
+    if s.chars().count() > 60 { format!("{}…", s.chars().take(60).collect::<String>()) } else { s.to_string() }
+}
+
+/// The value of `name="..."` in a section header.
+fn attr(inner: &str, name: &str) -> Option<String> {
+    let pat = format!("{name}=\"");
+    let i = inner.find(&pat)? + pat.len();
+    let rest = &inner[i..];
+    Some(rest[..rest.find('"')?].to_string())
+}
+
+fn parse_godot_value(v: &str) -> Result<FieldValue, String> {
+    match v {
+        "true" => return Ok(FieldValue::Bool(true)),
+        "false" => return Ok(FieldValue::Bool(false)),
+        "nan" => return Ok(FieldValue::Float(f64::NAN)),
+        "inf" => return Ok(FieldValue::Float(f64::INFINITY)),
+        "-inf" | "inf_neg" => return Ok(FieldValue::Float(f64::NEG_INFINITY)),
+        _ => {}
+    }
+    let quoted = v.strip_prefix("&\"").or_else(|| v.strip_prefix('"'));
+    if let Some(body) = quoted {
+        return unescape(body).map(FieldValue::Text);
+    }
+    if v.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+' || c == '.') {
+        if !v.contains(['.', 'e', 'E']) {
+            if let Ok(i) = v.parse::<i64>() {
+                return Ok(FieldValue::Int(i));
+            }
+            // Seeds above i64::MAX written as unsigned.
+            if let Ok(u) = v.parse::<u64>() {
+                return Ok(FieldValue::Int(u as i64));
+            }
+        }
+        if let Ok(f) = v.parse::<f64>() {
+            return Ok(FieldValue::Float(f));
+        }
+    }
+    Err(format!("`{}` is not an int, float, bool or \"string\" value", clip(v)))
+}
+
+/// Undoes Godot string escapes; `body` is the text after the opening quote.
+fn unescape(body: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                let rest: String = chars.collect();
+                return if rest.trim().is_empty() { Ok(out) } else { Err(format!("unexpected `{}` after the string", clip(rest.trim()))) };
+            }
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('r') => out.push('\r'),
+                Some('"') => out.push('"'),
+                Some('\\') => out.push('\\'),
+                Some(o) => return Err(format!("unknown escape `\\{o}`")),
+                None => break,
+            },
+            c => out.push(c),
+        }
+    }
+    Err("unterminated string (strings must end on the same line)".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::fingerprint::fingerprint;
+
+    #[test]
+    fn tres_round_trip_keeps_table_fields() {
+        let mut p = WorldPreset { seed: 99, name: "a\\b \"c\"".into(), ..WorldPreset::default() };
+        p.caves.mode = crate::preset::model::CaveMode::GameOfLife;
+        p.height.scale = 123.25;
+        let text = preset_to_tres_text(&p);
+        let back = preset_from_tres_text(&text, "t.tres").unwrap();
+        assert_eq!(back, p);
+        assert_eq!(fingerprint(&back), fingerprint(&p));
+    }
+}

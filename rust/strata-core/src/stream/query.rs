@@ -1,0 +1,131 @@
+//! World queries in 3D: answers about any voxel, column or chunk of a world that need no loaded
+//! chunk (spawn heights, what lies under a cursor, tools). Each is a pure function of the
+//! generator (seed and preset) and the player's edits, so it agrees with what the streamer shows
+//! wherever it is asked.
+//!
+//! The 2D counterparts are [`crate::stream::stream2d::tile_with_edits`] and
+//! [`crate::stream::stream2d::top_solid_row`].
+//!
+//! May use: `base`, `gen3d`, `mesh`.
+
+use crate::base::block::{self, BlockId};
+use crate::base::chunk::VoxelBuffer;
+use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::edits::EditMap;
+use crate::gen3d::pipeline::Generator;
+use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
+
+/// How far below the highest candidate [`top_solid_y`] looks for ground (a dug-out shaft or a
+/// cave under the surface), in voxels.
+pub const TOP_SOLID_SEARCH_DEPTH: i32 = 512;
+
+/// The block at `p` with `edits` applied over the generated world.
+pub fn voxel_with_edits(generator: &Generator, edits: Option<&EditMap>, p: IVec3) -> BlockId {
+    edits.and_then(|e| e.get(p)).unwrap_or_else(|| generator.voxel_at(p))
+}
+
+/// World y of the top face of the topmost solid voxel in column (x, z), edits included: a solid
+/// block placed above the generated surface raises it, and a dug-out or cave-breached surface is
+/// followed down to the first solid voxel (at most [`TOP_SOLID_SEARCH_DEPTH`] voxels).
+pub fn top_solid_y(generator: &Generator, edits: Option<&EditMap>, x: i32, z: i32) -> i32 {
+    let mut top = generator.surface_height(x, z);
+    if let Some(e) = edits {
+        for (p, id) in e.edits_in_column(x, z) {
+            if block::is_solid(id) && p.y + 1 > top {
+                top = p.y + 1;
+            }
+        }
+    }
+    let mut y = top - 1;
+    let floor = top - TOP_SOLID_SEARCH_DEPTH;
+    while y > floor && !block::is_solid(voxel_with_edits(generator, edits, IVec3::new(x, y, z))) {
+        y -= 1;
+    }
+    y + 1
+}
+
+/// The mesh of chunk `c` as generated (edits not applied), built on the calling thread: what a
+/// worker makes of the chunk, for tools and tests. Blocks for one chunk's generation.
+pub fn generated_chunk_mesh(generator: &Generator, c: ChunkCoord, ambient_occlusion: bool) -> ChunkMesh {
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    generator.generate_padded_chunk(c, &mut padded);
+    let mut mesh = ChunkMesh::default();
+    mesh_padded_chunk_with(&padded, &mut mesh, ambient_occlusion);
+    mesh
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::preset::model::WorldPreset;
+
+    fn generator() -> Generator {
+        Generator::new(&WorldPreset { seed: 1234, ..WorldPreset::default() }).expect("default preset builds")
+    }
+
+    /// The top by brute force: the first solid voxel scanning down from far above the surface.
+    fn scan_top(g: &Generator, edits: Option<&EditMap>, x: i32, z: i32) -> i32 {
+        let mut y = g.surface_height(x, z) + 64;
+        while !block::is_solid(voxel_with_edits(g, edits, IVec3::new(x, y, z))) {
+            y -= 1;
+        }
+        y + 1
+    }
+
+    #[test]
+    fn top_solid_y_is_the_highest_solid_voxel() {
+        let g = generator();
+        for (x, z) in [(0, 0), (17, -5), (-300, 41), (1000, 1000), (-77, -913)] {
+            let top = top_solid_y(&g, None, x, z);
+            assert_eq!(top, scan_top(&g, None, x, z), "column ({x}, {z})");
+            assert!(block::is_solid(g.voxel_at(IVec3::new(x, top - 1, z))));
+            assert!(!block::is_solid(g.voxel_at(IVec3::new(x, top, z))));
+        }
+    }
+
+    #[test]
+    fn edits_raise_and_dig_the_top() {
+        let g = generator();
+        let (x, z) = (5, 9);
+        let ground = top_solid_y(&g, None, x, z);
+        let mut edits = EditMap::new();
+        // A block floating above the ground counts, even with air between.
+        edits.set(IVec3::new(x, ground + 10, z), block::STONE);
+        assert_eq!(top_solid_y(&g, Some(&edits), x, z), ground + 11);
+        // Air placed there again: back to the ground.
+        edits.set(IVec3::new(x, ground + 10, z), block::AIR);
+        assert_eq!(top_solid_y(&g, Some(&edits), x, z), ground);
+        // A shaft dug three voxels deep is followed down.
+        for y in ground - 3..ground {
+            edits.set(IVec3::new(x, y, z), block::AIR);
+        }
+        assert_eq!(top_solid_y(&g, Some(&edits), x, z), scan_top(&g, Some(&edits), x, z));
+        assert!(top_solid_y(&g, Some(&edits), x, z) <= ground - 3);
+        // Edits of a neighbouring column change nothing here.
+        let mut beside = EditMap::new();
+        beside.set(IVec3::new(x + 1, ground + 20, z), block::STONE);
+        assert_eq!(top_solid_y(&g, Some(&beside), x, z), ground);
+    }
+
+    #[test]
+    fn voxel_with_edits_prefers_the_edit() {
+        let g = generator();
+        let p = IVec3::new(3, g.surface_height(3, 4) - 1, 4);
+        assert_eq!(voxel_with_edits(&g, None, p), g.voxel_at(p));
+        let mut edits = EditMap::new();
+        edits.set(p, block::AIR);
+        assert_eq!(voxel_with_edits(&g, Some(&edits), p), block::AIR);
+        assert_eq!(voxel_with_edits(&g, Some(&edits), p + IVec3::new(0, -1, 0)), g.voxel_at(p + IVec3::new(0, -1, 0)));
+    }
+
+    #[test]
+    fn generated_chunk_mesh_has_faces_at_the_surface_and_none_in_the_sky() {
+        let g = generator();
+        let c = ChunkCoord::containing(IVec3::new(0, top_solid_y(&g, None, 0, 0) - 1, 0));
+        let mesh = generated_chunk_mesh(&g, c, true);
+        assert!(!mesh.is_empty());
+        assert_eq!(mesh, generated_chunk_mesh(&g, c, true), "same chunk, same mesh");
+        let sky = ChunkCoord::new(c.x, c.y + 40, c.z);
+        assert!(generated_chunk_mesh(&g, sky, true).is_empty());
+    }
+}

@@ -1,0 +1,210 @@
+//! What `ChunkWorld` and `ChunkWorld2D` share, written once: the preset a world is built from
+//! (its identity, so a changed field restarts the world, and the generator built from it for
+//! queries), the edits kept while no streamer holds them, the game state saved with the world,
+//! the last error, world saves, the streaming counters both report, and block names.
+//!
+//! Each class holds a [`WorldHost`] and its `#[func]`s delegate to it; the `preset` property
+//! stays on the class (Godot exports fields of the class itself) and is passed in.
+//!
+//! May use: `strata_core` (base, preset, stream stats, persist::save), `world_preset`, `files`.
+
+use crate::files::globalize;
+use crate::world_preset::WorldPreset;
+use godot::global::Error;
+use godot::prelude::*;
+use std::collections::BTreeMap;
+use std::fmt::Display;
+use std::sync::Arc;
+use strata_core::base::block;
+use strata_core::base::edits::EditMap;
+use strata_core::persist::save::{SaveError, WorldSave, read_world_save, write_world_save};
+use strata_core::stream::scheduler::StreamStats;
+
+/// Which preset a world was built from: the resource and its revision (bumped on every change).
+type PresetIdentity = (Option<InstanceId>, u64);
+
+fn identity(preset: Option<&Gd<WorldPreset>>) -> PresetIdentity {
+    match preset {
+        Some(p) => (Some(p.instance_id()), p.bind().revision),
+        None => (None, 0),
+    }
+}
+
+/// The core preset of `preset`, or the default preset when there is none.
+pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::WorldPreset {
+    preset.map(|p| p.bind().core().clone()).unwrap_or_default()
+}
+
+/// The state a streaming world keeps besides its streamer, for a generator `G` (3D or 2D).
+pub(crate) struct WorldHost<G> {
+    /// The class name, for messages ("ChunkWorld").
+    class: &'static str,
+    /// The preset `generator` was built from, or None when it is to be built.
+    built_for: Option<PresetIdentity>,
+    /// The generator of `built_for`, or None when that preset does not build.
+    generator: Option<Arc<G>>,
+    /// Edits kept while no streamer holds them: set before streaming starts, carried across a
+    /// restart (preset change, regenerate, leaving and re-entering the tree), loaded from a save.
+    kept_edits: Option<EditMap>,
+    /// Game state saved with the world (time of day, player position…), as text.
+    state: BTreeMap<String, String>,
+    /// Message of the last failure, for `last_error()`.
+    last_error: GString,
+}
+
+impl<G> WorldHost<G> {
+    pub(crate) fn new(class: &'static str) -> Self {
+        Self { class, built_for: None, generator: None, kept_edits: None, state: BTreeMap::new(), last_error: GString::new() }
+    }
+
+    /// True when `preset` is another resource, or a field of it changed, since the world's
+    /// generator was built.
+    pub(crate) fn preset_changed(&self, preset: Option<&Gd<WorldPreset>>) -> bool {
+        self.built_for != Some(identity(preset))
+    }
+
+    /// The generator of `preset`, built by `build` when the preset changed since the last
+    /// build. A preset that does not build is reported once (console and `last_error()`) and
+    /// tried again only when it changes or after [`WorldHost::forget_generator`].
+    pub(crate) fn generator<E: Display>(
+        &mut self,
+        preset: Option<&Gd<WorldPreset>>,
+        build: impl FnOnce(&strata_core::WorldPreset) -> Result<G, E>,
+    ) -> Option<Arc<G>> {
+        let id = identity(preset);
+        if self.built_for != Some(id) {
+            self.generator = match build(&core_preset(preset)) {
+                Ok(g) => Some(Arc::new(g)),
+                Err(e) => {
+                    self.record(format!("{}: cannot build the world: {e}", self.class));
+                    None
+                }
+            };
+            self.built_for = Some(id);
+        }
+        self.generator.clone()
+    }
+
+    /// Drops the generator, so the next query or start builds it again from the preset.
+    pub(crate) fn forget_generator(&mut self) {
+        self.built_for = None;
+        self.generator = None;
+    }
+
+    /// Reports that the worker threads did not start.
+    pub(crate) fn start_failed(&mut self, e: impl Display) {
+        self.record(format!("{}: cannot start worker threads: {e}", self.class));
+    }
+
+    /// Keeps `edits` until a streamer takes them.
+    pub(crate) fn keep_edits(&mut self, edits: EditMap) {
+        self.kept_edits = Some(edits);
+    }
+
+    /// The kept edits, for a streamer that starts.
+    pub(crate) fn take_kept_edits(&mut self) -> Option<EditMap> {
+        self.kept_edits.take()
+    }
+
+    pub(crate) fn kept_edits(&self) -> Option<&EditMap> {
+        self.kept_edits.as_ref()
+    }
+
+    /// The kept edits, created empty if there are none, for an edit made while not streaming.
+    pub(crate) fn kept_edits_mut(&mut self) -> &mut EditMap {
+        self.kept_edits.get_or_insert_with(EditMap::new)
+    }
+
+    /// Writes `preset`, the edits and the game state to `path` (`res://`, `user://` or
+    /// absolute) atomically: `streamer_edits` while a streamer holds them, else the kept ones.
+    /// Returns OK, or an error code with the message in `last_error()`.
+    pub(crate) fn save_world(&mut self, path: &GString, preset: Option<&Gd<WorldPreset>>, streamer_edits: Option<&EditMap>) -> Error {
+        let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
+        let save = WorldSave { preset: core_preset(preset), edits, state: self.state.clone() };
+        match write_world_save(&globalize(path), &save) {
+            Ok(()) => self.succeed(),
+            Err(e) => self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
+        }
+    }
+
+    /// Reads a world written by [`WorldHost::save_world`]: on success takes its game state and
+    /// returns its preset and edits for the caller to stream; on error changes nothing and
+    /// returns the code, with the message in `last_error()`.
+    pub(crate) fn read_world(&mut self, path: &GString) -> Result<(strata_core::WorldPreset, EditMap), Error> {
+        match read_world_save(&globalize(path)) {
+            Ok(save) => {
+                self.state = save.state;
+                self.succeed();
+                Ok((save.preset, save.edits))
+            }
+            Err(e) => {
+                let code = match &e {
+                    SaveError::Io { .. } => Error::ERR_FILE_CANT_OPEN,
+                    _ => Error::ERR_FILE_CORRUPT,
+                };
+                Err(self.fail(format!("{}.load_world: {e}", self.class), code))
+            }
+        }
+    }
+
+    pub(crate) fn last_error(&self) -> GString {
+        self.last_error.clone()
+    }
+
+    pub(crate) fn set_state(&mut self, key: GString, value: GString) {
+        self.state.insert(key.to_string(), value.to_string());
+    }
+
+    pub(crate) fn get_state(&self, key: GString, default: GString) -> GString {
+        self.state.get(&key.to_string()).map(|v| GString::from(v.as_str())).unwrap_or(default)
+    }
+
+    /// Prints `message` as an error and keeps it for `last_error()`.
+    fn record(&mut self, message: String) {
+        godot_error!("{message}");
+        self.last_error = GString::from(message.as_str());
+    }
+
+    fn fail(&mut self, message: String, code: Error) -> Error {
+        self.record(message);
+        code
+    }
+
+    fn succeed(&mut self) -> Error {
+        self.last_error = GString::new();
+        Error::OK
+    }
+}
+
+/// The counters both worlds report: `loaded_chunks`, `pending_chunks`, `in_flight`,
+/// `generated_total`, `cancelled_total`, `gen_ms_median`, `build_key` (the second worker stage's
+/// median, ms), `apply_ms_last_frame`, `workers` and `edits`.
+pub(crate) fn stream_stats(st: &StreamStats, build_key: &str, apply_ms_last_frame: f64, edits: usize) -> VarDictionary {
+    let mut d = VarDictionary::new();
+    d.set("loaded_chunks", st.loaded_chunks as i64);
+    d.set("pending_chunks", st.pending_chunks as i64);
+    d.set("in_flight", st.in_flight as i64);
+    d.set("generated_total", st.generated_total as i64);
+    d.set("cancelled_total", st.cancelled_total as i64);
+    d.set("gen_ms_median", st.gen_us_median / 1000.0);
+    d.set(build_key, st.build_us_median / 1000.0);
+    d.set("apply_ms_last_frame", apply_ms_last_frame);
+    d.set("workers", st.workers as i64);
+    d.set("edits", edits as i64);
+    d
+}
+
+/// Name of the block with id `id` ("" for unknown ids).
+pub(crate) fn block_name(id: i64) -> GString {
+    if (0..block::BLOCK_COUNT as i64).contains(&id) { block::block_info(id as u16).name.into() } else { GString::new() }
+}
+
+/// Id of the block named `name`, or -1.
+pub(crate) fn block_id(name: &GString) -> i64 {
+    block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
+}
+
+/// `id` as a block id, or None when no block has it.
+pub(crate) fn known_block(id: i64) -> Option<u16> {
+    (0..block::BLOCK_COUNT as i64).contains(&id).then_some(id as u16)
+}
