@@ -23,8 +23,9 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block;
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
-use strata_core::stream::far::{FarMesh, LodColumn};
+use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface, Mesher};
+use strata_core::stream::far_mesh::FarMesh;
+use strata_core::stream::far_policy::LodColumn;
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
@@ -355,7 +356,9 @@ impl ChunkWorld {
         let mut padded = strata_core::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
         g.generate_padded_chunk(c, &mut padded);
         let mut mesh = ChunkMesh::default();
-        strata_core::mesh::mesh_padded_chunk_with(&padded, &mut mesh, self.ambient_occlusion);
+        let mut mesher = Mesher::new();
+        mesher.set_ambient_occlusion(self.ambient_occlusion);
+        mesher.mesh(&padded, &mut mesh);
         if mesh.is_empty() {
             return None;
         }
@@ -631,7 +634,14 @@ impl ChunkWorld {
         let (id, rev) = self.preset_identity();
         self.preset_instance = id;
         self.preset_revision = rev;
-        self.streamer = Some(Streamer::new(generator, config));
+        match Streamer::new(generator, config) {
+            Ok(s) => self.streamer = Some(s),
+            Err(e) => {
+                // The node stays inert (no streamer) until a later call starts one.
+                godot_error!("ChunkWorld: cannot start worker threads: {e}");
+                return;
+            }
+        }
         self.area_ready_emitted = false;
         self.last_viewer_chunk = None;
     }
