@@ -148,7 +148,8 @@ impl Mesher {
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
-    /// buffers. The result shows exactly the faces of [`mesh_padded_chunk_culled`], merged.
+    /// buffers. The result shows exactly the faces of
+    /// [`mesh_padded_chunk_culled`](crate::mesh::mesh_padded_chunk_culled), merged.
     pub fn mesh(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
         #[cfg(target_arch = "x86_64")]
         if wide_simd_available() {
