@@ -5,7 +5,8 @@
 //! world looks, and say why in the commit.
 
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
+use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+use strata_core::stream::far_policy::LodColumn;
 use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
 use strata_core::preset::file::load_preset_file;
 use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes};

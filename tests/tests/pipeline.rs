@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::mesh::{ChunkMesh, mesh_padded_chunk};
+use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::stream::streamer::{StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
@@ -43,7 +43,8 @@ fn stream_view(workers: usize, viewer: [f64; 3], lod_levels: u8) -> BTreeMap<Str
     let mut s = Streamer::new(
         g,
         StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: workers, lod_levels, ..Default::default() },
-    );
+    )
+    .unwrap();
     s.set_viewer(viewer);
     let start = Instant::now();
     let mut out = BTreeMap::new();
@@ -85,8 +86,8 @@ fn the_far_view_does_not_depend_on_worker_count_or_history() {
     let g = Generator::new(&WorldPreset::default()).unwrap();
     let (&key, &hash) = one.iter().find(|(k, _)| matches!(k, StreamKey::Far(f) if f.level == 2)).expect("a level-2 column");
     let StreamKey::Far(col) = key else { unreachable!() };
-    let mut alone = strata_core::stream::far::FarMesh::default();
-    strata_core::stream::far::build_far_column(&g, col, &mut strata_core::stream::far::FarScratch::default(), &mut alone);
+    let mut alone = strata_core::stream::far_mesh::FarMesh::default();
+    strata_core::stream::far_mesh::build_far_column(&g, col, &mut strata_core::stream::far_mesh::FarScratch::default(), &mut alone);
     assert_eq!(mesh_hash(&alone.mesh) ^ (alone.origin.y as i64 as u64).rotate_left(17), hash);
 }
 
@@ -100,7 +101,7 @@ fn a_chunk_meshed_alone_equals_the_streamed_one_whatever_came_before() {
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     g.generate_padded_chunk(c, &mut padded);
     let mut m = ChunkMesh::default();
-    mesh_padded_chunk(&padded, &mut m);
+    Mesher::new().mesh(&padded, &mut m);
     assert_eq!(streamed[&c], mesh_hash(&m));
 }
 

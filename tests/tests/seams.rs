@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use strata_core::base::block::{self, BlockId};
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::mesh::{ChunkMesh, mesh_padded_chunk};
+use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::preset::model::CaveMode;
 use strata_core::base::rng::hash1;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
@@ -166,7 +166,7 @@ fn check_faces(name: &str, g: &Generator, c: ChunkCoord, block: &VoxelBuffer) ->
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     g.generate_padded_chunk(c, &mut padded);
     let mut mesh = ChunkMesh::default();
-    mesh_padded_chunk(&padded, &mut mesh);
+    Mesher::new().mesh(&padded, &mut mesh);
     let origin = c.min_voxel();
     let mut border_faces = 0;
     for q in 0..mesh.opaque.quad_count() {

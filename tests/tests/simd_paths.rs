@@ -7,7 +7,8 @@
 //! without AVX2 there is only one path, and the comparison is trivially true.
 
 use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
-use strata_core::stream::far::{FarMesh, FarScratch, LodColumn, build_far_column};
+use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+use strata_core::stream::far_policy::LodColumn;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::preset::file::load_preset_file;
 use strata_core::base::simd::{SimdLevel, with_limit};

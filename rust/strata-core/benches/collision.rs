@@ -1,5 +1,5 @@
 //! Collision geometry for one 32³ chunk: Strata's solidity-only greedy faces
-//! (`mesh::collision_faces`, what the workers hand to Godot) against the render mesh's
+//! (`Mesher::collision_faces`, what the workers hand to Godot) against the render mesh's
 //! triangles (what collision used before: AO and block ids split its quads). Prints the triangle
 //! counts first: Godot's `ConcavePolygonShape3D` build time grows with them.
 //!
@@ -10,7 +10,6 @@ mod common;
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::VoxelBuffer;
-use strata_core::mesh::collision_faces;
 use strata_core::mesh::{ChunkMesh, Mesher};
 
 static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
@@ -22,7 +21,7 @@ fn main() {
     for (i, b) in CHUNKS.iter().enumerate() {
         let (mut render, mut faces) = (ChunkMesh::default(), Vec::new());
         mesher.mesh(b, &mut render);
-        collision_faces(b, &mut faces);
+        mesher.collision_faces(b, &mut faces);
         println!("triangles chunk={i} collision={} render_opaque={}", faces.len() / 3, render.opaque.indices.len() / 3);
     }
     divan::main();
@@ -33,9 +32,10 @@ fn main() {
 fn mesher_collision_faces(bencher: divan::Bencher, i: usize) {
     let b = &CHUNKS[i % CHUNKS.len()];
     let mut out = Vec::with_capacity(4096);
+    let mut mesher = Mesher::new();
     bencher.bench_local(|| {
         out.clear();
-        collision_faces(black_box(b), &mut out);
+        mesher.collision_faces(black_box(b), &mut out);
         out.len()
     });
 }

@@ -65,7 +65,7 @@ fn main() {
     let generator = Arc::new(Generator::new(&WorldPreset::default()).expect("default preset"));
     let config = StreamConfig { view_distance: 8, vertical_view_distance: 3, worker_threads: 2, lod_levels: 3, ..Default::default() };
     let before = live();
-    let mut s = Streamer::new(generator, config);
+    let mut s = Streamer::new(generator, config).expect("start the workers");
     s.set_viewer([0.0, 20.0, 0.0]);
     settle(&mut s);
     let filled = live() - before;

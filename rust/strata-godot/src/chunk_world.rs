@@ -35,8 +35,9 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::mesh::ChunkMesh;
+use strata_core::stream::far_mesh::FarMesh;
+use strata_core::stream::far_policy::LodColumn;
 use strata_core::mesh::bytes::MeshBytes;
-use strata_core::stream::far::{FarMesh, LodColumn};
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y, voxel_with_edits};
 use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
@@ -563,7 +564,14 @@ impl ChunkWorld {
             pack_surfaces: true,
             ..StreamConfig::default()
         };
-        let mut s = Streamer::new(generator, config);
+        let mut s = match Streamer::new(generator, config) {
+            Ok(s) => s,
+            Err(e) => {
+                // The node stays inert (no streamer) until a later call starts one.
+                self.host.start_failed(e);
+                return;
+            }
+        };
         if let Some(e) = self.host.take_kept_edits() {
             s.replace_edits(e);
         }

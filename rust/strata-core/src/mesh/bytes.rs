@@ -2,11 +2,11 @@
 //!
 //! `ArrayMesh.add_surface_from_arrays` converts its arrays on the calling thread, vertex by
 //! vertex: it makes up a tangent for every normal, encodes both octahedrally, turns colours into
-//! bytes and narrows the indices. For a chunk of ~5,500 vertices that measured ~500 µs of the
-//! main thread's frame. [`MeshBytes::pack`] does the same work on a worker and yields the streams
-//! that Godot keeps (the form a saved mesh resource loads from), so the main thread only copies
-//! bytes. The output is bit for bit what Godot's own conversion gives; the Godot suite compares
-//! the two through `RenderingServer.mesh_get_surface`.
+//! bytes and narrows the indices; for a whole chunk that is a sizeable share of the main
+//! thread's frame (figures in `docs/perf.md`, "mesh"). [`MeshBytes::pack`] does the same work on
+//! a worker and yields the streams that Godot keeps (the form a saved mesh resource loads from),
+//! so the main thread only copies bytes. The output is bit for bit what Godot's own conversion
+//! gives; the Godot suite compares the two through `RenderingServer.mesh_get_surface`.
 //!
 //! Layout (format version 2, uncompressed; `mesh_surface_make_offsets_from_format` and
 //! `_surface_set_data` in Godot's `rendering_server.cpp`), for `n` vertices:

@@ -1,11 +1,12 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
-//! view), the far-view policy and far meshing, and the 2D streamer. Workers generate and mesh;
-//! the caller's thread only drains finished results. World queries ([`query`]) answer for any
-//! voxel or column, loaded or not.
+//! view), the far-view policy (`far_policy`) and far meshing (`far_mesh`), and the 2D streamer.
+//! Workers generate and mesh; the caller's thread only drains finished results. World queries
+//! ([`query`]) answer for any voxel or column, loaded or not.
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh`.
 
-pub mod far;
+pub mod far_mesh;
+pub mod far_policy;
 pub mod query;
 pub mod scheduler;
 pub mod stream2d;

@@ -13,7 +13,7 @@ use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{ChunkCoord, IVec3};
 use crate::base::edits::EditMap;
 use crate::gen3d::pipeline::Generator;
-use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
+use crate::mesh::{ChunkMesh, Mesher};
 
 /// How far below the highest candidate [`top_solid_y`] looks for ground (a dug-out shaft or a
 /// cave under the surface), in voxels.
@@ -50,7 +50,9 @@ pub fn generated_chunk_mesh(generator: &Generator, c: ChunkCoord, ambient_occlus
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     generator.generate_padded_chunk(c, &mut padded);
     let mut mesh = ChunkMesh::default();
-    mesh_padded_chunk_with(&padded, &mut mesh, ambient_occlusion);
+    let mut mesher = Mesher::new();
+    mesher.set_ambient_occlusion(ambient_occlusion);
+    mesher.mesh(&padded, &mut mesh);
     mesh
 }
 

@@ -8,6 +8,9 @@
 //! cancels every job and joins every worker. The streamers ([`crate::stream::streamer::Streamer`],
 //! [`crate::stream::stream2d::Streamer2D`]) add the geometry of the wanted set, the jobs' payloads
 //! (edits) and the worker function.
+//!
+//! Each worker owns a state made on its own thread when it starts (its scratch buffers) and
+//! hands it to the worker function with every job: explicit scratch, no thread-locals.
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -15,6 +18,16 @@ use std::hash::Hash;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+use thiserror::Error;
+
+/// Why a scheduler could not start: the OS refused to start its first worker thread.
+#[derive(Debug, Error)]
+#[error("cannot start worker thread `{name}`: {source}")]
+pub struct SpawnError {
+    /// The thread's name.
+    pub name: String,
+    pub source: std::io::Error,
+}
 
 /// A unit of work for a worker: plain data only.
 pub struct Job<C, P> {
@@ -126,11 +139,9 @@ pub const WORKER_NICE: i32 = 10;
 ///
 /// With as many workers as cores, the main thread shares a core with a busy worker. At equal
 /// priority, or even at nice 10, the kernel now and then runs the worker for a whole time slice
-/// while the main thread waits: single engine calls of the main thread's frame measured 3–6 ms
-/// where they usually take 0.1 ms. An idle-policy worker runs only when the core has nothing else
-/// to do and gives way at once. Headless flythrough, three runs each: per-frame streaming work
-/// p99 4.78 / 3.99 / 4.92 ms and max 5.8–10.4 ms at nice 10, against 4.29 / 3.21 / 3.15 ms and
-/// max 5.0–6.0 ms with the idle policy; loading time unchanged (0.82–0.84 s).
+/// while the main thread waits, and one engine call of the frame takes many times its usual
+/// time. An idle-policy worker runs only when the core has nothing else to do and gives way at
+/// once: shorter and steadier frames, loading just as fast (figures in `docs/perf.md`, "stream").
 fn lower_this_threads_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: plain syscalls on the calling thread with valid arguments; lowering one's own
@@ -148,11 +159,11 @@ fn lower_this_threads_priority() {
 ///
 /// Jobs are sent from the main thread once per frame and count as out until their result is
 /// taken, so the cap bounds how much a worker can do between two frames. A cheap job (sky, buried
-/// rock) takes about 0.1 ms, so a cap of a few jobs per worker left workers idle most of each
-/// frame: the view loaded at the frame rate times the cap (about 430 chunks/s at 60-70 fps with 6)
-/// instead of the workers' speed. A larger cap costs little: a job sent for a chunk that is no
-/// longer wanted is cancelled before it runs, and finished results waiting for the main thread
-/// are bounded by the same cap.
+/// rock) takes a fraction of a millisecond, so with a cap of a few jobs per worker the workers
+/// would sit idle most of each frame and the view would load at the frame rate times the cap
+/// instead of the workers' speed (figures in `docs/perf.md`, "stream"). A larger cap costs
+/// little: a job sent for a chunk that is no longer wanted is cancelled before it runs, and
+/// finished results waiting for the main thread are bounded by the same cap.
 pub fn default_max_in_flight(workers: usize) -> usize {
     (12 * workers.max(1)).max(16)
 }
@@ -186,25 +197,29 @@ where
     P: Send + 'static,
     R: JobResult<C> + Send + 'static,
 {
-    /// Starts `workers` threads named `name-i`, each running `work` for every job it receives
+    /// Starts `workers` threads named `name-i`. Each makes its own state with `make_state` when it
+    /// starts (on its own thread), then runs `work` with that state for every job it receives
     /// (`work` returns `None` for a job it dropped, e.g. cancelled). Fails only if the OS refuses
     /// to start the first thread; with fewer threads than asked it runs with those it has.
-    pub fn new<W>(workers: usize, max_in_flight: usize, name: &str, work: W) -> std::io::Result<Self>
+    pub fn new<S, M, W>(workers: usize, max_in_flight: usize, name: &str, make_state: M, work: W) -> Result<Self, SpawnError>
     where
-        W: Fn(Job<C, P>) -> Option<R> + Clone + Send + 'static,
+        M: Fn() -> S + Clone + Send + 'static,
+        W: Fn(&mut S, Job<C, P>) -> Option<R> + Clone + Send + 'static,
     {
         let (job_tx, job_rx) = unbounded::<Job<C, P>>();
         let (result_tx, result_rx) = unbounded::<R>();
         let mut handles = Vec::new();
         for i in 0..workers.max(1) {
-            let (job_rx, result_tx, work) = (job_rx.clone(), result_tx.clone(), work.clone());
-            let spawned = std::thread::Builder::new().name(format!("{name}-{i}")).spawn(move || {
+            let (job_rx, result_tx, make_state, work) = (job_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
+            let thread_name = format!("{name}-{i}");
+            let spawned = std::thread::Builder::new().name(thread_name.clone()).spawn(move || {
                 lower_this_threads_priority();
+                let mut state = make_state();
                 while let Ok(job) = job_rx.recv() {
                     if job.is_cancelled() {
                         continue;
                     }
-                    if let Some(r) = work(job)
+                    if let Some(r) = work(&mut state, job)
                         && result_tx.send(r).is_err()
                     {
                         break;
@@ -213,7 +228,7 @@ where
             });
             match spawned {
                 Ok(h) => handles.push(h),
-                Err(e) if handles.is_empty() => return Err(e),
+                Err(source) if handles.is_empty() => return Err(SpawnError { name: thread_name, source }),
                 Err(_) => break,
             }
         }
@@ -497,5 +512,67 @@ impl<C, P, R> Drop for Scheduler<C, P, R> {
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::time::{Duration, Instant};
+
+    /// A result saying which worker state ran the job and how many jobs that state had run.
+    struct Done {
+        coord: i32,
+        job_id: u64,
+        state: usize,
+        runs: usize,
+    }
+
+    impl JobResult<i32> for Done {
+        fn coord(&self) -> i32 {
+            self.coord
+        }
+        fn job_id(&self) -> u64 {
+            self.job_id
+        }
+        fn timings_us(&self) -> (u32, u32) {
+            (0, 0)
+        }
+    }
+
+    #[test]
+    fn each_worker_makes_its_state_once_and_keeps_it_across_jobs() {
+        let made = Arc::new(AtomicUsize::new(0));
+        let counter = made.clone();
+        let make_state = move || (counter.fetch_add(1, Ordering::SeqCst), 0usize);
+        let work = |state: &mut (usize, usize), job: Job<i32, ()>| {
+            state.1 += 1;
+            Some(Done { coord: job.coord, job_id: job.id, state: state.0, runs: state.1 })
+        };
+        let mut s = Scheduler::<i32, (), Done>::new(3, 0, "test-worker", make_state, work).unwrap();
+        let wanted: HashSet<i32> = (0..40).collect();
+        s.retarget(0, wanted, |_| true, |c| c);
+        let start = Instant::now();
+        let mut runs: HashMap<usize, Vec<usize>> = HashMap::new();
+        while !s.is_area_ready() {
+            assert!(start.elapsed() < Duration::from_secs(30), "jobs never finished");
+            s.pump(|_| ());
+            match s.try_recv() {
+                Some(d) => runs.entry(d.state).or_default().push(d.runs),
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        }
+        // Every state counted its own jobs one by one: 1, 2, 3, ... in the order it ran them.
+        let mut total = 0;
+        for counts in runs.values_mut() {
+            counts.sort_unstable();
+            assert!(counts.iter().enumerate().all(|(k, &n)| n == k + 1), "{counts:?}");
+            total += counts.len();
+        }
+        assert_eq!(total, 40);
+        let workers = s.worker_count();
+        drop(s);
+        assert_eq!(made.load(Ordering::SeqCst), workers, "one state per worker");
     }
 }

@@ -20,7 +20,7 @@ use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::base::block::{self, BlockId};
 use crate::base::coords::IVec3;
 use crate::base::edits::EditMap;
-use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use crate::stream::scheduler::{Job, JobResult, Scheduler, SpawnError, auto_workers};
 
 /// Counters for the HUD and `get_stats()` (the second stage is autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
@@ -105,10 +105,12 @@ pub struct Streamer2D {
 }
 
 impl Streamer2D {
-    /// Starts the worker threads. Fails only if the OS refuses to start a thread.
-    pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> std::io::Result<Self> {
+    /// Starts the worker threads. Fails only if the OS refuses to start a thread (with fewer
+    /// threads than asked it runs with those it has).
+    pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> Result<Self, SpawnError> {
         let worker_generator = generator.clone();
-        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-2d-worker", move |job| {
+        // The 2D job keeps no scratch between jobs: the per-worker state is empty.
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-2d-worker", || (), move |_: &mut (), job| {
             build_chunk(&worker_generator, job)
         })?;
         Ok(Self { chunk_tiles: generator.chunk_tiles(), generator, config, scheduler, edits: EditMap::new() })

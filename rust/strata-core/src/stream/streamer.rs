@@ -21,9 +21,10 @@ use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, apply_edits};
 use crate::gen3d::pipeline::{ColumnGrid, Generator};
-use crate::stream::far::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
-use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
-pub use crate::stream::scheduler::StreamStats;
+use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+use crate::stream::far_policy::{LodColumn, LodLayout};
+use crate::mesh::{ChunkMesh, Mesher};
+pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::mesh::bytes::MeshBytes;
 use crossbeam_channel::{Receiver, Sender};
@@ -236,18 +237,18 @@ struct MeshBuffers {
 const DIRECTION_SECTORS: i32 = 16;
 
 impl Streamer {
-    /// Starts the worker threads.
-    pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Self {
+    /// Starts the worker threads, each with its own scratch buffers. Fails only if the OS
+    /// refuses to start a thread (with fewer threads than asked it runs with those it has).
+    pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Result<Self, SpawnError> {
         let worker_generator = generator.clone();
         let pack = config.pack_surfaces;
         // A few sets per worker: enough that a worker usually finds one, bounded memory.
         let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
-        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", move |job| {
-            SCRATCH.with_borrow_mut(|scratch| build(&worker_generator, job, scratch, pack, &recycle_rx))
-        })
-        .expect("spawn strata worker thread");
+        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", Scratch::new, move |scratch, job| {
+            build(&worker_generator, job, scratch, pack, &recycle_rx)
+        })?;
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
-        Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new(), recycle_tx }
+        Ok(Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new(), recycle_tx })
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -277,7 +278,7 @@ impl Streamer {
 
     /// Changes the far levels (and the adaptive mode); takes effect at once.
     pub fn set_far_view(&mut self, levels: u8, adaptive: bool) {
-        self.config.lod_levels = levels.min(crate::stream::far::MAX_LOD_LEVELS);
+        self.config.lod_levels = levels.min(crate::stream::far_policy::MAX_LOD_LEVELS);
         self.config.adaptive_far = adaptive;
         self.adaptive = (adaptive && self.config.lod_levels > 0).then(|| AdaptiveFar::new(self.config.lod_levels));
         self.refresh();
@@ -554,11 +555,24 @@ impl Streamer {
     }
 }
 
-/// A worker's reusable buffers (no allocation per job beyond the results).
+/// A worker's reusable buffers (no allocation per job beyond the results): made by each worker
+/// when it starts and handed to every job it runs.
 struct Scratch {
     padded: VoxelBuffer,
     columns: ColumnGrid,
     far: FarScratch,
+    mesher: Mesher,
+}
+
+impl Scratch {
+    fn new() -> Self {
+        Self {
+            padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+            far: FarScratch::default(),
+            mesher: Mesher::new(),
+        }
+    }
 }
 
 /// Builds one job's result.
@@ -567,7 +581,7 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
-            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack, buffers).map(StreamResult::Near)
+            build_chunk(generator, job, scratch, pack, buffers).map(StreamResult::Near)
         }
         StreamKey::Far(f) => {
             let t0 = Instant::now();
@@ -586,18 +600,10 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
     }
 }
 
-thread_local! {
-    /// Each worker's reusable buffers.
-    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
-        padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
-        columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
-        far: FarScratch::default(),
-    });
-}
-
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &mut Scratch, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+    let Scratch { padded, columns, mesher, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
@@ -616,9 +622,10 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
         return None;
     }
     let t1 = Instant::now();
-    mesh_padded_chunk_with(padded, &mut mesh, job.payload.ambient_occlusion);
+    mesher.set_ambient_occlusion(job.payload.ambient_occlusion);
+    mesher.mesh(padded, &mut mesh);
     let collision = collision.map(|mut faces| {
-        crate::mesh::collision_faces(padded, &mut faces);
+        mesher.collision_faces(padded, &mut faces);
         faces
     });
     let packed = (pack && !mesh.is_empty()).then(|| {
@@ -662,7 +669,7 @@ mod tests {
 
     fn streamer(vd: i32) -> Streamer {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() })
+        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() }).unwrap()
     }
 
     #[test]
@@ -734,12 +741,14 @@ mod tests {
         let g = s.generator().clone();
         let (mut padded, mut flat, mut far_scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ChunkMesh::default(), FarScratch::default());
         far_scratch.set_ambient_occlusion(false);
+        let mut mesher = Mesher::new();
+        mesher.set_ambient_occlusion(false);
         let (mut near, mut far) = (0, 0);
         for key in s.scheduler.loaded().copied().collect::<Vec<_>>() {
             match (&latest[&key], key) {
                 (StreamResult::Near(r), StreamKey::Near(c)) => {
                     g.generate_padded_chunk(c, &mut padded);
-                    crate::mesh::mesh_padded_chunk_with(&padded, &mut flat, false);
+                    mesher.mesh(&padded, &mut flat);
                     assert_eq!(r.mesh, flat, "near chunk {c:?}");
                     near += !flat.is_empty() as usize;
                 }
@@ -779,7 +788,7 @@ mod tests {
 
     fn far_streamer(vd: i32, levels: u8) -> Streamer {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, lod_levels: levels, ..Default::default() })
+        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, lod_levels: levels, ..Default::default() }).unwrap()
     }
 
     /// What a scene shows: keys added on results, removed on unloads.
@@ -928,7 +937,7 @@ mod tests {
     #[test]
     fn recycled_buffers_give_the_same_meshes_and_streams() {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        let mut s = Streamer::new(g.clone(), StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: 2, pack_surfaces: true, ..Default::default() });
+        let mut s = Streamer::new(g.clone(), StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: 2, pack_surfaces: true, ..Default::default() }).unwrap();
         s.set_viewer([0.0, 20.0, 0.0]);
         let start = Instant::now();
         let mut checked = 0;
@@ -940,7 +949,7 @@ mod tests {
                     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
                     g.generate_padded_chunk(r.coord, &mut padded);
                     let mut alone = ChunkMesh::default();
-                    crate::mesh::mesh_padded_chunk(&padded, &mut alone);
+                    Mesher::new().mesh(&padded, &mut alone);
                     assert_eq!(r.mesh, alone, "mesh of {:?}", r.coord);
                     if !alone.is_empty() {
                         assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);

@@ -1,0 +1,196 @@
+//! Collision triangles from the greedy mesher: steps 1, 2 and 4 for solid faces only, merged by
+//! solidity alone (block ids and AO ignored), so a physics shape gets far fewer triangles than
+//! the render mesh while covering exactly its opaque faces.
+
+#[cfg(target_arch = "x86_64")]
+use crate::mesh::greedy::wide_simd_available;
+use crate::base::chunk::VoxelBuffer;
+use crate::mesh::culled::mesh_padded_chunk_culled;
+use crate::mesh::greedy::{Mesher, merge_faces};
+use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
+use crate::mesh::types::{ChunkMesh, QUAD_TRIANGLES, counter_clockwise};
+
+impl Mesher {
+    /// Collision triangles of the interior of `padded` into `out` (cleared first): the corners of
+    /// each triangle in turn (3 per triangle), wound clockwise seen from the front like the render
+    /// mesh, positions relative to the chunk's minimum corner.
+    ///
+    /// Only solid faces count (liquids are not collidable), culled exactly as in the render mesh
+    /// (never between two solids, the halo included), and merged greedily by solidity alone (block
+    /// ids and AO ignored), so the triangles cover exactly the render mesh's opaque faces with far
+    /// fewer of them.
+    pub fn collision_faces(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        #[cfg(target_arch = "x86_64")]
+        if wide_simd_available() {
+            // SAFETY: the CPU has every feature `collision_faces_wide` is compiled for (checked
+            // just above).
+            unsafe { self.collision_faces_wide(padded, out) };
+            return;
+        }
+        self.collision_faces_with::<false>(padded, out);
+    }
+
+    /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        self.collision_faces_with::<true>(padded, out);
+    }
+
+    /// Collision faces; `WIDE` as in [`Mesher::mesh_with`].
+    #[inline(always)]
+    pub(super) fn collision_faces_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        out.clear();
+        let p = padded.size();
+        if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
+            let mut mesh = ChunkMesh::default();
+            mesh_padded_chunk_culled(padded, &mut mesh);
+            out.extend(mesh.opaque.triangle_corners());
+            return;
+        }
+        let Some(dims) = self.prepare::<WIDE>(padded, false) else {
+            return;
+        };
+        self.collision_direction::<0>(dims, out);
+        self.collision_direction::<1>(dims, out);
+        self.collision_direction::<2>(dims, out);
+        self.collision_direction::<3>(dims, out);
+        self.collision_direction::<4>(dims, out);
+        self.collision_direction::<5>(dims, out);
+    }
+
+    /// Collision triangles of direction `D`: solid faces only, merged by solidity alone.
+    #[inline(always)]
+    fn collision_direction<const D: usize>(&mut self, dims: Dims, out: &mut Vec<[f32; 3]>) {
+        if !self.collect_faces::<D, true>(dims).0 {
+            return;
+        }
+        let f = &mut self.faces;
+        let t = QUAD_TRIANGLES[counter_clockwise::<D>() as usize][0].map(|t| t as usize);
+        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, |quad| {
+            let c = QuadPlacement::new::<D>(quad).corners::<D>();
+            out.extend_from_slice(&[c[t[0]], c[t[1]], c[t[2]], c[t[3]], c[t[4]], c[t[5]]]);
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::block::{self, BlockId};
+    use crate::base::coords::{ChunkCoord, IVec3};
+    use crate::base::rng::hash3;
+    use crate::gen3d::pipeline::Generator;
+    use crate::mesh::test_support::{padded_with, random_box, to_f, unit_faces};
+    use crate::mesh::types::{FACES, cross, dot, sub};
+    use crate::preset::model::WorldPreset;
+
+
+    /// The unit faces (voxel local to the chunk interior, direction) covered by collision
+    /// triangles: each quad is two triangles over a rectangle of whole units, clockwise from the
+    /// front.
+    fn collision_unit_faces(corners: &[[f32; 3]]) -> Vec<([i32; 3], usize)> {
+        assert_eq!(corners.len() % 6, 0, "two triangles a quad");
+        let mut out = Vec::new();
+        for quad in corners.chunks(6) {
+            // The front is where the clockwise triangles' normals point away from.
+            let n = cross(sub(quad[1], quad[0]), sub(quad[2], quad[0]));
+            let d = FACES.iter().position(|(f, _, _)| dot(to_f(*f), n) < 0.0 && dot(to_f(*f), n).abs() == dot(n, n).sqrt()).expect("an axis-aligned quad");
+            let (normal, u, v) = FACES[d];
+            let second = cross(sub(quad[4], quad[3]), sub(quad[5], quad[3]));
+            assert!(dot(to_f(normal), second) < 0.0, "both triangles clockwise from the front");
+            let (lo, hi) = quad.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k]))));
+            // The two triangles share a diagonal and together use the rectangle's four corners.
+            let mut distinct: Vec<[f32; 3]> = quad.to_vec();
+            distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            distinct.dedup();
+            assert_eq!(distinct.len(), 4, "a quad's triangles share two corners");
+            assert!(distinct.iter().all(|p| (0..3).all(|k| p[k] == lo[k] || p[k] == hi[k])));
+            let extent = sub(hi, lo);
+            let (eu, ev) = (dot(extent, to_f(u)) as i32, dot(extent, to_f(v)) as i32);
+            assert!(eu >= 1 && ev >= 1 && dot(extent, to_f(normal)) == 0.0);
+            let lift = IVec3::new(normal.x.max(0), normal.y.max(0), normal.z.max(0));
+            let plane = IVec3::new(lo[0] as i32, lo[1] as i32, lo[2] as i32);
+            for i in 0..eu {
+                for j in 0..ev {
+                    let voxel = plane - lift + u * i + v * j;
+                    out.push(([voxel.x, voxel.y, voxel.z], d));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Collision triangles of `b` cover exactly the reference's opaque unit faces, once each;
+    /// returns (collision quads, render opaque quads).
+    fn check_collision_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
+        let mut corners = Vec::new();
+        mesher.collision_faces(b, &mut corners);
+        let (mut reference, mut render) = (ChunkMesh::default(), ChunkMesh::default());
+        mesh_padded_chunk_culled(b, &mut reference);
+        mesher.mesh(b, &mut render);
+        let solid: Vec<([i32; 3], usize)> = unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
+        let covered = collision_unit_faces(&corners);
+        assert!(covered.windows(2).all(|w| w[0] != w[1]), "overlapping collision quads");
+        if covered != solid {
+            let missing: Vec<_> = solid.iter().filter(|f| !covered.contains(f)).take(3).collect();
+            let extra: Vec<_> = covered.iter().filter(|f| !solid.contains(f)).take(3).collect();
+            panic!("collision faces differ: {} vs {} unit faces; missing {missing:?}; extra {extra:?}", covered.len(), solid.len());
+        }
+        let quads = corners.len() / 6;
+        assert!(quads <= render.opaque.quad_count(), "{quads} collision quads vs {} rendered", render.opaque.quad_count());
+        (quads, render.opaque.quad_count())
+    }
+
+    #[test]
+    fn collision_faces_cover_exactly_the_solid_faces() {
+        let mut mesher = Mesher::new();
+        // Hand-made boxes: a lone block, a pair against the halo, water next to stone.
+        for b in [
+            padded_with(&[(1, 1, 1, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::STONE), (2, 1, 1, block::DIRT), (0, 3, 3, block::STONE), (-1, 3, 3, block::STONE)]),
+            padded_with(&[(1, 1, 1, block::WATER), (1, 0, 1, block::STONE), (2, 1, 1, block::WATER)]),
+        ] {
+            check_collision_against_reference(&b, &mut mesher);
+        }
+        // A lone block: one quad a side, whatever its AO.
+        let mut corners = Vec::new();
+        Mesher::new().collision_faces(&padded_with(&[(1, 1, 1, block::STONE)]), &mut corners);
+        assert_eq!(corners.len(), 6 * 6);
+        let palettes: [&[BlockId]; 3] = [&[block::STONE, block::DIRT], &[block::STONE, block::WATER, block::GRASS], &[block::WATER, block::SAND, 200, block::AIR]];
+        for (i, ids) in palettes.iter().enumerate() {
+            for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
+                for size in [3, 7, 18, 34] {
+                    check_collision_against_reference(&random_box((i * 10 + j) as u64, size, ids, fill), &mut mesher);
+                }
+            }
+        }
+        // The widest box the bit rows hold, and one wider than that (the reference's faces).
+        for size in [IVec3::new(10, 40, 64), IVec3::new(66, 5, 4)] {
+            let mut b = random_box(99, 1, &[block::STONE], 0.0);
+            b.reset(IVec3::splat(-1), size);
+            for (k, id) in b.data_mut().iter_mut().enumerate() {
+                *id = [block::AIR, block::STONE, block::WATER, block::DIRT][(hash3(5, 1, k as i32, 0, 0) % 4) as usize];
+            }
+            check_collision_against_reference(&b, &mut mesher);
+        }
+    }
+
+    #[test]
+    fn collision_faces_of_generated_chunks_need_fewer_triangles_than_the_render_mesh() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+        let (mut collision, mut render) = (0, 0);
+        for c in [(0, 0, 0), (1, 0, 1), (-1, 0, 2), (0, -1, 0), (3, 0, -2), (-2, -1, -3), (5, 0, 5)] {
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            let (cq, rq) = check_collision_against_reference(&padded, &mut mesher);
+            assert!(rq == 0 || cq < rq, "chunk {c:?}: {cq} collision quads vs {rq} rendered");
+            collision += cq;
+            render += rq;
+        }
+        // Merged by solidity alone, the terrain's steps and AO no longer split it.
+        assert!(render > 1000 && collision * 2 < render, "collision {collision} vs render {render}");
+    }
+}

@@ -1,0 +1,169 @@
+//! Step 5 of the greedy mesher: each merged quad is written to its surface's vertex arrays as
+//! soon as step 4 has found it, with its block's colour per face direction, and for solid faces
+//! its AO in the corner colours and the diagonal split the AO asks for. Writes go past the
+//! arrays' lengths into reserved capacity, whole quads at a time.
+
+use crate::base::block::BlockId;
+use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
+use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad};
+use crate::mesh::types::{MeshSurface, QUAD_TRIANGLES, counter_clockwise};
+use std::mem::MaybeUninit;
+
+/// What step 5 reads to colour a quad.
+#[derive(Clone, Copy)]
+pub(super) struct QuadLooks<'a> {
+    /// The voxels (for the block of a quad's first face).
+    pub(super) data: &'a [BlockId],
+    /// The colour table of [`Mesher`](crate::mesh::Mesher) (its field `colors`).
+    pub(super) colors: &'a [[[[u8; 4]; 4]; 6]],
+    /// Solid rows of the direction's orientation, `stride` rows per y layer (for AO).
+    pub(super) solid: &'a [u64],
+    pub(super) dims: Dims,
+    pub(super) stride: usize,
+}
+
+/// Step 5: appends the quads of direction `D` to a surface as step 4 merges them: solid quads
+/// (`SOLID`) with their AO in the corner colours and the split it asks for, liquid ones with flat
+/// colours. The arrays grow a few hundred quads at a time and are written past their lengths,
+/// which [`QuadWriter::finish`] (or the next growth) sets.
+pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
+    surface: &'a mut MeshSurface,
+    looks: QuadLooks<'a>,
+    /// Where the next quad's first vertex and first index go (the vertex arrays' lengths and
+    /// the index array's, plus the quads written past them).
+    vertex: usize,
+    index: usize,
+    /// Every array has capacity for the quads before this vertex.
+    vertex_limit: usize,
+}
+
+/// How many quads [`QuadWriter`] makes room for at a time (at least).
+const QUADS_PER_GROWTH: usize = 256;
+
+impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
+    #[inline(always)]
+    pub(super) fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
+        let QuadLooks { data, solid, dims: Dims { px, py, pz, .. }, stride, .. } = looks;
+        // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
+        // interior only), so its voxel and the rows of the window in front of it lie inside the
+        // padded box: checked here once for the unchecked reads in `write`.
+        assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
+        let MeshSurface { positions, directions, colors, indices } = &*surface;
+        // The three vertex arrays grow in step (a quad's vertices go to the same slots in each).
+        assert!(directions.len() == positions.len() && colors.len() == positions.len(), "vertex arrays of different lengths");
+        let (vertex, index) = (positions.len(), indices.len());
+        Self { surface, looks, vertex, index, vertex_limit: vertex }
+    }
+
+    /// Sets the arrays' lengths to take in the pending quads, and makes room for more.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self) {
+        self.finish();
+        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        positions.reserve(4 * QUADS_PER_GROWTH);
+        directions.reserve(4 * QUADS_PER_GROWTH);
+        colors.reserve(4 * QUADS_PER_GROWTH);
+        indices.reserve(6 * QUADS_PER_GROWTH);
+        let spare = |v: usize, per_quad: usize| v / per_quad;
+        let room = spare(positions.capacity() - self.vertex, 4)
+            .min(spare(directions.capacity() - self.vertex, 4))
+            .min(spare(colors.capacity() - self.vertex, 4))
+            .min(spare(indices.capacity() - self.index, 6));
+        self.vertex_limit = self.vertex + 4 * room;
+    }
+
+    /// Sets the arrays' lengths to take in the quads written so far.
+    #[inline(always)]
+    pub(super) fn finish(&mut self) {
+        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        // SAFETY: `write` wrote every slot from each array's length up to `vertex` (`index` for
+        // the indices), inside its capacity (below `vertex_limit`).
+        unsafe {
+            positions.set_len(self.vertex);
+            directions.set_len(self.vertex);
+            colors.set_len(self.vertex);
+            indices.set_len(self.index);
+        }
+    }
+
+    /// Writes one quad past the pending ones.
+    #[inline(always)]
+    pub(super) fn write(&mut self, quad: SliceQuad) {
+        if self.vertex == self.vertex_limit {
+            self.grow();
+        }
+        let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
+        let last_id = colors.len() - 1;
+        let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
+        let placement = QuadPlacement::new::<D>(quad);
+        let [x, y, z] = placement.voxel;
+        // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
+        // the last entry of `colors`.
+        let shades = unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
+        let corners = placement.corners::<D>();
+        // Whole chunks at a time, so they go out in wide stores.
+        let (corner_colors, split) = if SOLID && AO {
+            // SAFETY: an interior voxel, and `solid` covers the padded box (checked in `new`).
+            let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
+            (corner_shades::<WIDE>(shades, ao), &triangles[AO_FLIP[ao] as usize])
+        } else {
+            ([shades[AO_OPEN]; 4], &triangles[0])
+        };
+        let MeshSurface { positions, directions, colors: surface_colors, indices } = &mut *self.surface;
+        let (at, at_index) = (self.vertex, self.index);
+        let first = at as i32;
+        // SAFETY: `vertex` is below `vertex_limit`, so each array has capacity for this quad's
+        // slots at `vertex` (`index`); all are plain values, written whole, and `finish` counts
+        // them in.
+        unsafe {
+            positions.as_mut_ptr().add(at).cast::<[[f32; 3]; 4]>().write(corners);
+            directions.as_mut_ptr().add(at).cast::<[u8; 4]>().write([D as u8; 4]);
+            surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
+            quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);
+        }
+        self.vertex += 4;
+        self.index += 6;
+    }
+}
+
+/// [`QUAD_TRIANGLES`], each padded to two groups of four (the last two unused).
+static QUAD_TRIANGLES_PADDED: [[[i32; 8]; 2]; 2] = {
+    let mut t = [[[0; 8]; 2]; 2];
+    let mut c = 0;
+    while c < 2 {
+        let mut f = 0;
+        while f < 2 {
+            let mut k = 0;
+            while k < 6 {
+                t[c][f][k] = QUAD_TRIANGLES[c][f][k];
+                k += 1;
+            }
+            f += 1;
+        }
+        c += 1;
+    }
+    t
+};
+
+/// Writes a quad's six indices: its first vertex `first` plus each of `split`'s first six.
+#[inline(always)]
+fn quad_indices(out: &mut [MaybeUninit<i32>; 6], split: &[i32; 8], first: i32) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_set1_epi32, _mm_storel_epi64, _mm_storeu_si128};
+        // SSE2, which every x86-64 CPU has: two adds of four lanes, stores of four and two.
+        // SAFETY: the loads read `split`'s 8 values; the stores write `out`'s slots 0..4 and 4..6.
+        unsafe {
+            let base = _mm_set1_epi32(first);
+            let lo = _mm_add_epi32(_mm_loadu_si128(split.as_ptr().cast::<__m128i>()), base);
+            let hi = _mm_add_epi32(_mm_loadu_si128(split.as_ptr().add(4).cast::<__m128i>()), base);
+            _mm_storeu_si128(out.as_mut_ptr().cast::<__m128i>(), lo);
+            _mm_storel_epi64(out.as_mut_ptr().add(4).cast::<__m128i>(), hi);
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        *out = std::array::from_fn(|k| MaybeUninit::new(split[k] + first));
+    }
+}

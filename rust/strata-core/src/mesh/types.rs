@@ -1,0 +1,133 @@
+//! What a mesh is made of: the surfaces a mesher writes ([`ChunkMesh`], [`MeshSurface`]), the
+//! six face directions with their normals, shades and corner order, and the two triangles of a
+//! quad. Shared by the reference mesher and the greedy one, so both write the same bytes.
+
+use crate::base::coords::IVec3;
+
+/// One surface: parallel vertex arrays plus a triangle index list. Normals and colours are kept
+/// in the compact form the GPU gets (see [`crate::mesh::bytes`]): each vertex's face direction,
+/// one byte, and its colour in RGBA8.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeshSurface {
+    pub positions: Vec<[f32; 3]>,
+    /// Per vertex: the direction its face looks, an index into [`FACE_NORMALS`].
+    pub directions: Vec<u8>,
+    /// Per vertex: its colour, each channel as Godot stores it (see [`rgba8`]).
+    pub colors: Vec<[u8; 4]>,
+    pub indices: Vec<i32>,
+}
+
+/// The normal of each face direction, in the order of [`MeshSurface::directions`].
+pub const FACE_NORMALS: [[f32; 3]; 6] = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
+
+/// A colour in RGBA8 as Godot stores a float colour: each channel `× 255` in double precision,
+/// clamped to 0–255 and truncated.
+pub fn rgba8(c: [f32; 4]) -> [u8; 4] {
+    c.map(|v| (v as f64 * 255.0).clamp(0.0, 255.0) as u8)
+}
+
+impl MeshSurface {
+    pub fn is_empty(&self) -> bool {
+        self.indices.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.positions.clear();
+        self.directions.clear();
+        self.colors.clear();
+        self.indices.clear();
+    }
+
+    pub fn quad_count(&self) -> usize {
+        self.indices.len() / 6
+    }
+
+    /// The normal of vertex `v`.
+    pub fn normal(&self, v: usize) -> [f32; 3] {
+        FACE_NORMALS[self.directions[v] as usize]
+    }
+
+    /// The triangles as a flat list of corners (3 per triangle), e.g. for a collision shape.
+    pub fn triangle_corners(&self) -> Vec<[f32; 3]> {
+        self.indices.iter().map(|&i| self.positions[i as usize]).collect()
+    }
+
+    /// Appends a quad with corners `c` (any winding), face direction `d` and colour.
+    pub(super) fn push_quad(&mut self, c: [[f32; 3]; 4], d: usize, color: [f32; 4], ao: [f32; 4]) {
+        let e1 = sub(c[1], c[0]);
+        let e2 = sub(c[2], c[0]);
+        let counter_clockwise = dot(cross(e1, e2), FACE_NORMALS[d]) > 0.0;
+        let flip = ao[0] + ao[2] < ao[1] + ao[3];
+        let corner_colors = ao.map(|s| rgba8([color[0] * s, color[1] * s, color[2] * s, color[3]]));
+        let triangles = QUAD_TRIANGLES[counter_clockwise as usize][flip as usize];
+        let base = self.positions.len() as i32;
+        self.positions.extend_from_slice(&c);
+        self.directions.extend_from_slice(&[d as u8; 4]);
+        self.colors.extend_from_slice(&corner_colors);
+        self.indices.extend_from_slice(&triangles.map(|t| base + t));
+    }
+}
+
+/// The two triangles of a quad as corner indices, by `[counter_clockwise][flip]`: corners running
+/// counter-clockwise around the normal are taken in reverse so every triangle is clockwise from
+/// the front; `flip` splits along the diagonal 1–3 instead of 0–2 (the one with the brighter ends,
+/// so AO gradients stay symmetric).
+pub(super) const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] = [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
+
+/// The mesh of one chunk: opaque ground and translucent liquid.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChunkMesh {
+    pub opaque: MeshSurface,
+    pub liquid: MeshSurface,
+}
+
+impl ChunkMesh {
+    pub fn is_empty(&self) -> bool {
+        self.opaque.is_empty() && self.liquid.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.opaque.clear();
+        self.liquid.clear();
+    }
+
+    /// Quads in both surfaces.
+    pub fn quad_count(&self) -> usize {
+        self.opaque.quad_count() + self.liquid.quad_count()
+    }
+}
+
+pub(super) fn sub(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+pub(super) fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+}
+pub(super) fn dot(a: [f32; 3], b: [f32; 3]) -> f32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// The six face directions: normal, and the two in-plane axes (`u`, `v`) that fix the corner order
+/// `(0,0), (1,0), (1,1), (0,1)` and the AO corners `(-1,-1), (1,-1), (1,1), (-1,1)`.
+pub(super) const FACES: [(IVec3, IVec3, IVec3); 6] = [
+    (IVec3::new(1, 0, 0), IVec3::new(0, 1, 0), IVec3::new(0, 0, 1)),
+    (IVec3::new(-1, 0, 0), IVec3::new(0, 1, 0), IVec3::new(0, 0, 1)),
+    (IVec3::new(0, 1, 0), IVec3::new(1, 0, 0), IVec3::new(0, 0, 1)),
+    (IVec3::new(0, -1, 0), IVec3::new(1, 0, 0), IVec3::new(0, 0, 1)),
+    (IVec3::new(0, 0, 1), IVec3::new(1, 0, 0), IVec3::new(0, 1, 0)),
+    (IVec3::new(0, 0, -1), IVec3::new(1, 0, 0), IVec3::new(0, 1, 0)),
+];
+
+/// Directional shade per face, so blocky terrain reads well even without lighting.
+pub(super) const FACE_SHADE: [f32; 6] = [0.86, 0.86, 1.0, 0.6, 0.93, 0.93];
+
+/// Alpha of liquid surfaces (opaque ones have 1).
+pub(super) const LIQUID_ALPHA: f32 = 0.7;
+
+/// Whether the corners `(0,0), (1,0), (1,1), (0,1)` of direction `D` run counter-clockwise
+/// around its normal.
+pub(super) const fn counter_clockwise<const D: usize>() -> bool {
+    let (n, u, v) = FACES[D];
+    // (u × v) · n
+    (u.y * v.z - u.z * v.y) * n.x + (u.z * v.x - u.x * v.z) * n.y + (u.x * v.y - u.y * v.x) * n.z > 0
+}

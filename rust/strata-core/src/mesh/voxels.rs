@@ -1,0 +1,187 @@
+//! Bulk compares of block ids, for the greedy mesher: step 1's class masks (solid, liquid, air)
+//! of whole rows of voxels, and step 3's test of which neighbouring faces hold the same block.
+//! Portable code, SSE2 (the x86-64 baseline) and, in the AVX2 build, AVX2 and BMI2; every path
+//! gives the same bits.
+
+use crate::base::block::{self, BlockId};
+
+/// Voxel classes, as bits.
+pub(super) const CLASS_SOLID: u8 = 1;
+pub(super) const CLASS_LIQUID: u8 = 2;
+pub(super) const CLASS_AIR: u8 = 4;
+
+/// Bits `[start, start + 64)` of the bit stream `words` (which has a spare word at the end),
+/// masked by `full`.
+#[inline(always)]
+pub(super) fn bit_range(words: &[u64], start: usize, full: u64) -> u64 {
+    let (i, off) = (start / 64, (start % 64) as u32);
+    // `hi << 1 << (63 - off)`: no shift by 64 when `off` is 0.
+    ((words[i] >> off) | (words[i + 1] << 1 << (63 - off))) & full
+}
+
+/// Step 1's compares over the flat voxel array, 64 voxels a word (each with a spare zero word at
+/// the end): equal to air into `air`, equal to `liquid` into `liquid`.
+#[inline(always)]
+pub(super) fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u64>, liquid_out: &mut Vec<u64>) {
+    air_out.clear();
+    liquid_out.clear();
+    let mut chunks = data.chunks_exact(64);
+    for chunk in &mut chunks {
+        let (air, liquid) = eq_masks_64(chunk.try_into().expect("64 voxels"), block::AIR, liquid);
+        air_out.push(air);
+        liquid_out.push(liquid);
+    }
+    let tail = chunks.remainder();
+    air_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == block::AIR) as u64) << k), 0]);
+    liquid_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == liquid) as u64) << k), 0]);
+}
+
+/// Class rows of the voxels `data`, rows of `px` ids (16 to 64), when the only non-solid ids
+/// are air and `liquid_id`: each row in blocks of 16 ids (the last one overlapping the one
+/// before when `px` is not a multiple of 16), compared with AVX2, the byte masks squeezed to one
+/// bit per id with BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi2")]
+pub(super) fn class_rows_wide(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+    /// Rows of `BLOCKS` blocks.
+    #[inline(always)]
+    fn rows_of<const BLOCKS: usize>(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+        use std::arch::x86_64::*;
+        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
+        let (air_ids, liquid_ids) = unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
+        let starts: [usize; BLOCKS] = std::array::from_fn(|k| (16 * k).min(px - 16));
+        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
+            for &at in &starts {
+                let ids = &row[at..at + 16];
+                // SAFETY: AVX2 and BMI2 as above; the load reads the 16 ids (32 bytes) of `ids`.
+                let (on_air, on_liquid) = unsafe {
+                    let v = _mm256_loadu_si256(ids.as_ptr() as *const __m256i);
+                    // Bytes: ids 0–7 air, 0–7 liquid, 8–15 air, 8–15 liquid.
+                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(v, air_ids), _mm256_cmpeq_epi16(v, liquid_ids))) as u32;
+                    (_pext_u32(both, 0x00FF_00FF) as u64, _pext_u32(both, 0xFF00_FF00) as u64)
+                };
+                air_mask |= on_air << at;
+                liquid_mask |= on_liquid << at;
+            }
+            *a = air_mask;
+            *l = liquid_mask;
+            *s = !(air_mask | liquid_mask) & full;
+        }
+    }
+    match px.div_ceil(16) {
+        1 => rows_of::<1>(data, px, liquid_id, solid, liquid, air),
+        2 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
+        3 => rows_of::<3>(data, px, liquid_id, solid, liquid, air),
+        _ => rows_of::<4>(data, px, liquid_id, solid, liquid, air),
+    }
+}
+
+/// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
+#[inline(always)]
+fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::*;
+        // SAFETY: SSE2 is part of the x86_64 baseline; every load reads 8 ids inside `c`.
+        unsafe {
+            let (va, vb) = (_mm_set1_epi16(a as i16), _mm_set1_epi16(b as i16));
+            let (mut ma, mut mb) = (0u64, 0u64);
+            for k in 0..4 {
+                let lo = _mm_loadu_si128(c.as_ptr().add(16 * k) as *const __m128i);
+                let hi = _mm_loadu_si128(c.as_ptr().add(16 * k + 8) as *const __m128i);
+                let ea = _mm_packs_epi16(_mm_cmpeq_epi16(lo, va), _mm_cmpeq_epi16(hi, va));
+                let eb = _mm_packs_epi16(_mm_cmpeq_epi16(lo, vb), _mm_cmpeq_epi16(hi, vb));
+                ma |= (_mm_movemask_epi8(ea) as u32 as u64) << (16 * k);
+                mb |= (_mm_movemask_epi8(eb) as u32 as u64) << (16 * k);
+            }
+            (ma, mb)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        c.iter().enumerate().fold((0, 0), |(ma, mb), (k, &id)| (ma | ((id == a) as u64) << k, mb | ((id == b) as u64) << k))
+    }
+}
+
+/// Up to this many candidates, [`same_blocks`] compares strided voxels one by one.
+const FEW_CANDIDATES: u32 = 6;
+
+/// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
+/// `b + b * step` hold different blocks. `WIDE` (only in the AVX2 build) compares a contiguous
+/// row (`step` 1) 64 voxels at a time, and a strided one with more than [`FEW_CANDIDATES`]
+/// candidates in groups of eight gathered lanes.
+#[inline(always)]
+pub(super) fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+    // The wide compares read every lane instead of branching on each candidate (whose number
+    // the branch predictor cannot guess).
+    #[cfg(target_arch = "x86_64")]
+    if WIDE && candidates != 0 {
+        let far = a.max(b);
+        if step == 1 && far + 64 <= data.len() {
+            // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
+            return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
+        }
+        let groups = (64 - candidates.leading_zeros() as usize).div_ceil(8);
+        // A few candidates are cheaper one by one than whole groups of gathered lanes.
+        if step > 1 && candidates.count_ones() > FEW_CANDIDATES && far + (8 * groups - 1) * step + 2 <= data.len() {
+            // SAFETY: AVX2 as above; the gathers read ids `a, b + k step (+ 1)` for k below
+            // `8 groups`, inside `data` (checked just above).
+            return candidates & unsafe { equal_ids_strided(data, a, b, step, groups) };
+        }
+    }
+    let mut kept = candidates;
+    let mut left = candidates;
+    while left != 0 {
+        let k = left.trailing_zeros() as usize;
+        left &= left - 1;
+        kept &= !(((data[a + k * step] != data[b + k * step]) as u64) << k);
+    }
+    kept
+}
+
+/// Bit `k` set where `data[a + k step] == data[b + k step]`, for `k` below `8 groups` (groups of
+/// eight gathered lanes).
+///
+/// # Safety
+/// The CPU must have AVX2, and `data` must hold the ids at `a, b + k step` and the one after each
+/// (the gathers read 32 bits at every id).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn equal_ids_strided(data: &[BlockId], a: usize, b: usize, step: usize, groups: usize) -> u64 {
+    use std::arch::x86_64::{_mm256_and_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_i32gather_epi32, _mm256_movemask_ps, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_xor_si256};
+    let s = step as i32;
+    let lanes = _mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
+    let id_bits = _mm256_set1_epi32(0xFFFF);
+    let mut mask = 0u64;
+    for g in 0..groups {
+        let at = 8 * g * step;
+        // SAFETY: the caller's promise: lanes `a (b) + at + k step` and the ids after them are in
+        // `data` (a scale of 2 bytes per id).
+        let (x, y) = unsafe { (_mm256_i32gather_epi32::<2>(data.as_ptr().add(a + at).cast::<i32>(), lanes), _mm256_i32gather_epi32::<2>(data.as_ptr().add(b + at).cast::<i32>(), lanes)) };
+        // Only the low 16 bits of each lane are the id.
+        let same = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x, y), id_bits), _mm256_setzero_si256());
+        mask |= (_mm256_movemask_ps(_mm256_castsi256_ps(same)) as u32 as u64) << (8 * g);
+    }
+    mask
+}
+
+/// Bit `k` set where `x[k] == y[k]`, for two runs of 64 ids.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
+    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi16, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_packs_epi16, _mm256_permute4x64_epi64};
+    let (x, y) = (&x[..64], &y[..64]);
+    let mut mask = 0u64;
+    for half in 0..2 {
+        // SAFETY: each load reads 16 ids at `32 half (+ 16)`, inside the 64 of `x` and `y`.
+        let equal = |o: usize| unsafe { _mm256_cmpeq_epi16(_mm256_loadu_si256(x.as_ptr().add(o).cast::<__m256i>()), _mm256_loadu_si256(y.as_ptr().add(o).cast::<__m256i>())) };
+        // Packing interleaves the two 16-lane halves by 64 bits; the permute puts ids back in order.
+        let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(equal(32 * half), equal(32 * half + 16)));
+        mask |= (_mm256_movemask_epi8(bytes) as u32 as u64) << (32 * half);
+    }
+    mask
+}

@@ -1,0 +1,283 @@
+//! Far meshing: the coarse columns that draw the far view (levels ≥ 1 of
+//! [`crate::stream::far_policy`]).
+//!
+//! A far column of level `L` is the height field and the biomes sampled at its stride of `2^L`
+//! voxels, with water up to sea level and no caves (they are underground and out of sight at that
+//! distance): the same functions as the near field, read more sparsely. Its 32 × 32 cells are
+//! meshed by the blocky [`Mesher`] in sections of 32 cells and scaled by the stride.
+//!
+//! Cracks between levels are closed by skirts: a far column's outer cells are meshed against air,
+//! so its sides are walls down to a depth below its lowest surface, and where a coarser column
+//! stands higher than its finer neighbour the wall fills the step.
+
+use crate::base::block::{self, AIR, BlockId};
+use crate::base::chunk::VoxelBuffer;
+use crate::base::coords::{CHUNK_SIZE, IVec3};
+use crate::gen3d::pipeline::Generator;
+use crate::gen3d::terrain::TerrainSample;
+use crate::mesh::{ChunkMesh, Mesher};
+use crate::stream::far_policy::LodColumn;
+
+/// Cells of wall (skirt) below a far column's lowest surface.
+pub const SKIRT_CELLS: i32 = 8;
+
+/// A finished far column: its mesh, with positions relative to `origin` (world voxels).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FarMesh {
+    pub column: LodColumn,
+    pub origin: IVec3,
+    pub mesh: ChunkMesh,
+}
+
+/// One column of cells as the far generator sees it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct FarCell {
+    /// Index of the top solid cell.
+    top: i32,
+    /// World y of the top face of the ground in this column.
+    surface: i32,
+    surface_block: BlockId,
+    subsurface_block: BlockId,
+}
+
+/// A worker's reusable buffers for far columns.
+#[derive(Default)]
+pub struct FarScratch {
+    samples: Vec<TerrainSample>,
+    cells: Vec<FarCell>,
+    padded: Option<VoxelBuffer>,
+    mesher: Mesher,
+    section: ChunkMesh,
+}
+
+impl FarScratch {
+    /// Far columns with ambient occlusion (the default) or without, as the near chunks.
+    pub fn set_ambient_occlusion(&mut self, on: bool) {
+        self.mesher.set_ambient_occlusion(on);
+    }
+}
+
+/// Padded columns per side: 32 cells and a one-cell halo.
+const PADDED: usize = CHUNK_SIZE as usize + 2;
+
+/// Builds far column `c` (level ≥ 1) into `out`: heights and biomes sampled at the column's
+/// stride (cell centres), ground, water up to sea level, meshed in sections of 32 cells with the
+/// blocky mesher and scaled by the stride. A pure function of the generator and `c`.
+pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, out: &mut FarMesh) {
+    out.column = c;
+    out.mesh.clear();
+    let s = c.stride();
+    let (mx, mz) = c.min_xz();
+    sample_far_cells(g, c, scratch);
+    let cells = &scratch.cells;
+    let interior = |i: usize, k: usize| &cells[(k + 1) * PADDED + i + 1];
+    let preset = g.preset();
+    let (water, sea) = (preset.water.enabled, preset.water.sea_level);
+    let half = s / 2;
+    let (mut lo, mut hi) = (i32::MAX, i32::MIN);
+    for k in 0..CHUNK_SIZE as usize {
+        for i in 0..CHUNK_SIZE as usize {
+            let t = interior(i, k).top;
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+    }
+    if water {
+        hi = hi.max((sea - 1 - half).div_euclid(s));
+    }
+    let bottom = lo - SKIRT_CELLS;
+    out.origin = IVec3::new(mx, bottom * s, mz);
+    let block_at = |cell: &FarCell, j: i32| -> BlockId {
+        let y = j * s + half;
+        if j <= cell.top {
+            if j == cell.top {
+                cell.surface_block
+            } else if cell.surface - y <= 4 {
+                cell.subsurface_block
+            } else {
+                block::STONE
+            }
+        } else if water && y < sea {
+            block::WATER
+        } else {
+            AIR
+        }
+    };
+    let padded = scratch.padded.get_or_insert_with(|| VoxelBuffer::new(IVec3::ZERO, IVec3::ONE));
+    let mut j0 = bottom;
+    while j0 <= hi {
+        let h = (hi + 1 - j0).min(CHUNK_SIZE);
+        padded.reset(IVec3::splat(-1), IVec3::new(PADDED as i32, h + 2, PADDED as i32));
+        let data = padded.data_mut();
+        let plane = PADDED * PADDED;
+        for (pj, layer) in data.chunks_exact_mut(plane).enumerate() {
+            let j = j0 - 1 + pj as i32;
+            for (idx, (v, cell)) in layer.iter_mut().zip(cells.iter()).enumerate() {
+                let (pi, pk) = (idx % PADDED, idx / PADDED);
+                let edge = pi == 0 || pk == 0 || pi == PADDED - 1 || pk == PADDED - 1;
+                let b = if j < bottom { block::STONE } else { block_at(cell, j) };
+                // Skirts: solid cells of the halo above the column's bottom read as air, so the
+                // column's sides are walls that close any step to a neighbour of another level.
+                *v = if edge && j >= bottom && block::is_solid(b) { AIR } else { b };
+            }
+        }
+        scratch.mesher.mesh(padded, &mut scratch.section);
+        append_scaled(&scratch.section, s as f32, ((j0 - bottom) * s) as f32, &mut out.mesh);
+        j0 += h;
+    }
+}
+
+/// Heights, tops and blocks of the padded 34 × 34 cells of `c`, from a 36 × 36 grid of samples at
+/// cell centres (the outer ring is for slopes).
+fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
+    let s = c.stride();
+    let (mx, mz) = c.min_xz();
+    let grid = PADDED + 2;
+    let centre = |m: i32| (m - 2 * s) as f64 + s as f64 * 0.5;
+    g.terrain().sample_grid(centre(mx), centre(mz), s as f64, grid, grid, &mut scratch.samples);
+    let samples = &scratch.samples;
+    let h = |i: usize, k: usize| samples[k * grid + i].height;
+    scratch.cells.clear();
+    for k in 1..=PADDED {
+        for i in 1..=PADDED {
+            let sample = samples[k * grid + i];
+            let surface = sample.height.floor() as i32;
+            let slope = (h(i + 1, k) - h(i - 1, k)).abs().max((h(i, k + 1) - h(i, k - 1)).abs()) * 0.5 / s as f64;
+            let (surface_block, subsurface_block) = g.column_blocks(sample.biome, surface, slope);
+            let top = (surface - 1 - s / 2).div_euclid(s);
+            scratch.cells.push(FarCell { top, surface, surface_block, subsurface_block });
+        }
+    }
+}
+
+/// Appends `section` to `out`, positions scaled by `scale` and lifted by `lift`.
+fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh) {
+    for (src, dst) in [(&section.opaque, &mut out.opaque), (&section.liquid, &mut out.liquid)] {
+        let base = dst.positions.len() as i32;
+        dst.positions.extend(src.positions.iter().map(|p| [p[0] * scale, p[1] * scale + lift, p[2] * scale]));
+        dst.directions.extend_from_slice(&src.directions);
+        dst.colors.extend_from_slice(&src.colors);
+        dst.indices.extend(src.indices.iter().map(|i| i + base));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mesh::FACE_NORMALS;
+    use crate::preset::model::WorldPreset;
+
+    fn generator() -> Generator {
+        Generator::new(&WorldPreset::default()).unwrap()
+    }
+
+    fn far(g: &Generator, c: LodColumn) -> FarMesh {
+        let mut out = FarMesh::default();
+        build_far_column(g, c, &mut FarScratch::default(), &mut out);
+        out
+    }
+
+    #[test]
+    fn far_columns_are_pure_and_independent_of_order() {
+        let g = generator();
+        let cols = [LodColumn::new(1, 3, -2), LodColumn::new(2, 0, 0), LodColumn::new(3, -5, 7)];
+        let first: Vec<FarMesh> = cols.iter().map(|&c| far(&g, c)).collect();
+        let mut scratch = FarScratch::default();
+        for &c in cols.iter().rev() {
+            let mut out = FarMesh::default();
+            build_far_column(&g, c, &mut scratch, &mut out);
+            assert_eq!(&out, first.iter().find(|m| m.column == c).unwrap(), "{c:?}");
+        }
+        let threaded = std::thread::spawn(move || far(&generator(), LodColumn::new(2, 0, 0))).join().unwrap();
+        assert_eq!(threaded, first[1]);
+    }
+
+    #[test]
+    fn far_tops_follow_the_height_field_at_the_stride() {
+        let g = generator();
+        for c in [LodColumn::new(1, 3, -2), LodColumn::new(2, -1, 4), LodColumn::new(3, 2, 2)] {
+            let m = far(&g, c);
+            let s = c.stride();
+            let (mx, mz) = c.min_xz();
+            // The highest upward face over each cell sits at the cell-rounded surface (quads
+            // are four vertices each; rasterise the upward ones onto the cells they span).
+            let mut top: std::collections::HashMap<(i32, i32), f32> = std::collections::HashMap::new();
+            let surface = &m.mesh.opaque;
+            for (q, d) in surface.positions.chunks_exact(4).zip(surface.directions.chunks_exact(4)) {
+                if FACE_NORMALS[d[0] as usize][1] < 0.5 {
+                    continue;
+                }
+                let cell = |v: f32| (v / s as f32).round() as i32;
+                let (i0, i1) = (q.iter().map(|p| cell(p[0])).min().unwrap(), q.iter().map(|p| cell(p[0])).max().unwrap());
+                let (k0, k1) = (q.iter().map(|p| cell(p[2])).min().unwrap(), q.iter().map(|p| cell(p[2])).max().unwrap());
+                for k in k0..k1 {
+                    for i in i0..i1 {
+                        let e = top.entry((i, k)).or_insert(f32::MIN);
+                        *e = e.max(q[0][1] + m.origin.y as f32);
+                    }
+                }
+            }
+            let mut checked = 0;
+            for k in (1..31).step_by(5) {
+                for i in (1..31).step_by(5) {
+                    let (x, z) = ((mx + i * s) as f64 + s as f64 * 0.5, (mz + k * s) as f64 + s as f64 * 0.5);
+                    let surface = g.terrain().sample(x, z).height.floor() as i32;
+                    let want = ((surface - 1 - s / 2).div_euclid(s) + 1) * s;
+                    let got = top.get(&(i, k)).copied().unwrap_or(f32::MIN);
+                    if g.preset().water.enabled && surface < g.preset().water.sea_level {
+                        continue; // under water the top face may belong to a neighbour
+                    }
+                    assert_eq!(got, want as f32, "{c:?} cell ({i},{k}): top face at {got}, ground at {want}");
+                    checked += 1;
+                }
+            }
+            assert!(checked > 10, "{c:?}: only {checked} dry cells");
+        }
+    }
+
+    #[test]
+    fn far_cells_are_seamless_a_halo_equals_the_neighbours_cells() {
+        let g = generator();
+        for c in [LodColumn::new(1, 3, -2), LodColumn::new(3, -1, 0)] {
+            let cells_of = |c: LodColumn| {
+                let mut scratch = FarScratch::default();
+                sample_far_cells(&g, c, &mut scratch);
+                scratch.cells
+            };
+            let (a, east, south) = (cells_of(c), cells_of(LodColumn::new(c.level, c.x + 1, c.z)), cells_of(LodColumn::new(c.level, c.x, c.z + 1)));
+            for k in 1..PADDED - 1 {
+                // a's east halo column is east's first interior column, and a's last interior
+                // column is east's west halo.
+                assert_eq!(a[k * PADDED + PADDED - 1], east[k * PADDED + 1], "{c:?} row {k}");
+                assert_eq!(a[k * PADDED + PADDED - 2], east[k * PADDED], "{c:?} row {k}");
+                assert_eq!(a[(PADDED - 1) * PADDED + k], south[PADDED + k], "{c:?} col {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn far_columns_have_walls_so_no_crack_shows_at_their_border() {
+        let g = generator();
+        let c = LodColumn::new(2, 1, 1);
+        let m = far(&g, c);
+        let size = c.size() as f32;
+        // Faces on the column's four outer planes, facing outwards.
+        let mut walls = [0usize; 4];
+        for (p, &d) in m.mesh.opaque.positions.iter().zip(&m.mesh.opaque.directions) {
+            let n = FACE_NORMALS[d as usize];
+            if n[0] < -0.5 && p[0] == 0.0 {
+                walls[0] += 1;
+            } else if n[0] > 0.5 && p[0] == size {
+                walls[1] += 1;
+            } else if n[2] < -0.5 && p[2] == 0.0 {
+                walls[2] += 1;
+            } else if n[2] > 0.5 && p[2] == size {
+                walls[3] += 1;
+            }
+        }
+        assert!(walls.iter().all(|&w| w >= 4), "{walls:?}");
+        // The lowest vertex is SKIRT_CELLS cells below the lowest top.
+        let min_y = m.mesh.opaque.positions.iter().map(|p| p[1]).fold(f32::MAX, f32::min);
+        assert_eq!(min_y, 0.0);
+    }
+}
