@@ -16,6 +16,7 @@ mod error;
 mod bench;
 mod demo;
 mod extension;
+mod gdscript_lint;
 mod godot_install;
 mod godot_run;
 mod paths;
@@ -23,6 +24,7 @@ mod preview;
 #[cfg(test)]
 mod render_selftest;
 mod setup;
+mod test_project;
 mod test_suite;
 mod xvfb;
 
@@ -36,8 +38,10 @@ commands:
   setup [--release]           install Godot 4.6 if needed, build the extension (dev, or release), import the project
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
-  test [--rust-only|--godot-only] [-- ARGS]
-                              Rust tests, then the headless Godot suite (res://tests/test_runner.tscn)
+  test [--rust-only|--godot-only] [--no-rendered] [-- ARGS]
+                              Rust tests, then the GDScript lint, the headless Godot suite
+                              (tests/godot) and the rendered checks under Xvfb
+  gdscript [--fix]            gdlint and gdformat --check over the GDScript (--fix: reformat)
   preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
                               render a preset (.tres/.ron) to height/relief/biome/cave PNGs
   demo [--view-distance N] [--seconds S] [-- ARGS]
@@ -110,6 +114,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
             }
         }),
         "demo" => demo::run(rest),
+        "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "help" | "-h" | "--help" => {
