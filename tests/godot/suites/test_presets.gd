@@ -1,16 +1,21 @@
 ## WorldPreset files from GDScript: RON round trips, garbage, reseeding, shipped presets.
 extends StrataTestCase
 
+const SHIPPED := [
+	"default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"
+]
+
 var _dir := ""
+
 
 func before_each() -> void:
 	_dir = "user://test_presets_%d" % randi()
 	DirAccess.make_dir_recursive_absolute(_dir)
 
+
 func after_each() -> void:
 	remove_tree(_dir)
 
-const SHIPPED := ["default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"]
 
 func test_ron_round_trip_keeps_fingerprint() -> void:
 	var p := WorldPreset.new()
@@ -25,19 +30,25 @@ func test_ron_round_trip_keeps_fingerprint() -> void:
 	assert_eq(q.height_octaves, 7)
 	assert_eq(WorldPreset.last_load_error(), "")
 
+
 func test_garbage_ron_gives_null_and_a_readable_error() -> void:
 	var q = WorldPreset.from_ron("this is ((( not a preset")
 	assert_eq(q, null)
 	var e := WorldPreset.last_load_error()
 	assert_true(e.contains("RON text:1:"), e)
 	assert_true(e.contains("allowed"), e)
-	q = WorldPreset.from_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))')
+	q = WorldPreset.from_ron(
+		'(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))'
+	)
 	assert_eq(q, null)
 	e = WorldPreset.last_load_error()
 	assert_true(e.contains("height_octaves") and e.contains("1..=12"), e)
 	q = WorldPreset.from_ron('(format: "strata-preset", version: 5, preset: ())')
 	assert_eq(q, null)
-	assert_true(WorldPreset.last_load_error().contains("newer Strata"), WorldPreset.last_load_error())
+	assert_true(
+		WorldPreset.last_load_error().contains("newer Strata"), WorldPreset.last_load_error()
+	)
+
 
 func test_with_new_seed_keeps_sliders() -> void:
 	var p := WorldPreset.new()
@@ -51,6 +62,7 @@ func test_with_new_seed_keeps_sliders() -> void:
 	assert_eq(p.with_new_seed(p.seed).fingerprint(), p.fingerprint())
 	assert_eq(p.fingerprint().length(), 16)
 
+
 func test_save_and_load_files() -> void:
 	var p := WorldPreset.new()
 	p.height_octaves = 3
@@ -63,6 +75,7 @@ func test_save_and_load_files() -> void:
 	# Missing file: null and the path in the message.
 	assert_eq(WorldPreset.load_from_file(_dir.path_join("none.ron")), null)
 	assert_true(WorldPreset.last_load_error().contains("none.ron"), WorldPreset.last_load_error())
+
 
 func test_shipped_presets_load_and_match() -> void:
 	var prints := {}
@@ -81,12 +94,13 @@ func test_shipped_presets_load_and_match() -> void:
 		prints[from_ron.fingerprint()] = name
 	assert_eq(prints.size(), SHIPPED.size(), "shipped presets differ")
 
+
 func test_tres_saved_by_godot_reads_in_rust() -> void:
 	var p := WorldPreset.new()
 	p.seed = -42
 	p.height_octaves = 9
 	p.caves_mode = 2
-	p.name = "Quote \" and tab\t"
+	p.name = 'Quote " and tab\t'
 	var path := _dir.path_join("godot_saved.tres")
 	assert_eq(ResourceSaver.save(p, path), OK)
 	var q: WorldPreset = WorldPreset.load_from_file(path)
