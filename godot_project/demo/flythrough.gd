@@ -4,10 +4,10 @@
 ## User arguments (after `--`): `--view-distance=N` (default 8), `--seconds=S` flight time
 ## (default 8), `--screenshot-dir=ABS_DIR` (rendered runs only), `--preset=res://...tres`,
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
-## then the resident memory is printed again, and at every 10,000 steps: it should stay flat), `--far-levels=N` (far view
-## levels, default 3; the overview screenshot waits for the far view), `--compress-vertices=0|1`
-## (default 0), `--workers=N` (worker threads, default 0 = automatic), `--ambient-occlusion=0|1`
-## (default 1).
+## then the resident memory is printed again, and at every 10,000 steps: it should stay flat),
+## `--far-levels=N` (far view levels, default 3; the overview screenshot waits for the far view),
+## `--compress-vertices=0|1` (default 0), `--workers=N` (worker threads, default 0 = automatic),
+## `--ambient-occlusion=0|1` (default 1).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -26,22 +26,34 @@ var ambient_occlusion := true
 @onready var camera: Camera3D = $Camera3D
 @onready var sun: DirectionalLight3D = $Sun
 
+
 func _parse_args() -> void:
 	for arg in OS.get_cmdline_user_args():
 		var kv := arg.split("=", true, 1)
 		if kv.size() != 2:
 			continue
 		match kv[0]:
-			"--view-distance": view_distance = int(kv[1])
-			"--seconds": seconds = float(kv[1])
-			"--screenshot-dir": screenshot_dir = kv[1]
-			"--preset": preset_path = kv[1]
-			"--seed": seed_override = int(kv[1])
-			"--walk": walk_steps = int(kv[1])
-			"--far-levels": far_levels = int(kv[1])
-			"--compress-vertices": compress = kv[1] != "0" and kv[1] != "false"
-			"--workers": workers = int(kv[1])
-			"--ambient-occlusion": ambient_occlusion = kv[1] != "0" and kv[1] != "false"
+			"--view-distance":
+				view_distance = int(kv[1])
+			"--seconds":
+				seconds = float(kv[1])
+			"--screenshot-dir":
+				screenshot_dir = kv[1]
+			"--preset":
+				preset_path = kv[1]
+			"--seed":
+				seed_override = int(kv[1])
+			"--walk":
+				walk_steps = int(kv[1])
+			"--far-levels":
+				far_levels = int(kv[1])
+			"--compress-vertices":
+				compress = kv[1] != "0" and kv[1] != "false"
+			"--workers":
+				workers = int(kv[1])
+			"--ambient-occlusion":
+				ambient_occlusion = kv[1] != "0" and kv[1] != "false"
+
 
 func _ready() -> void:
 	_parse_args()
@@ -61,20 +73,37 @@ func _ready() -> void:
 	world.ambient_occlusion = ambient_occlusion
 	world.worker_threads = workers
 	world.frame_budget_ms = 3.0
-	print("Strata flythrough: preset %s, seed %d, view distance %d chunks, far view %d levels (%d voxels), %d workers" % [
-		preset_path.get_file(), preset.seed, view_distance, far_levels, view_distance * 32 * (1 << far_levels), world.get_stats()["workers"]])
+	print(
+		(
+			(
+				"Strata flythrough: preset %s, seed %d, view distance %d chunks, "
+				+ "far view %d levels (%d voxels), %d workers"
+			)
+			% [
+				preset_path.get_file(),
+				preset.seed,
+				view_distance,
+				far_levels,
+				view_distance * 32 * (1 << far_levels),
+				world.get_stats()["workers"]
+			]
+		)
+	)
 	_run.call_deferred()
+
 
 func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
 	var ground := world.get_height(x, z)
 	camera.position = Vector3(x, maxf(ground, 0.0) + 28.0, z)
 	camera.look_at(camera.position + look_ahead, Vector3.UP)
 
+
 ## While loading, frames need not be drawn: under a software renderer (llvmpipe) each drawn frame
 ## costs hundreds of milliseconds, and streaming applies results once per frame.
 func _set_loading(loading: bool) -> void:
 	get_viewport().disable_3d = loading
 	world.frame_budget_ms = 30.0 if loading else 3.0
+
 
 ## Resident memory of this process in MB (Linux /proc), or -1.
 func _rss_mb() -> float:
@@ -90,6 +119,7 @@ func _rss_mb() -> float:
 			break
 	return -1.0
 
+
 func _run() -> void:
 	var rss_start := _rss_mb()
 	var start := Time.get_ticks_usec()
@@ -102,15 +132,30 @@ func _run() -> void:
 		if now - last_print >= 500:
 			last_print = now
 			var st := world.get_stats()
-			print("  loading %3d%%  (%d loaded, %d pending)" % [int(world.get_progress() * 100.0), st["loaded_chunks"], st["pending_chunks"]])
+			print(
+				(
+					"  loading %3d%%  (%d loaded, %d pending)"
+					% [int(world.get_progress() * 100.0), st["loaded_chunks"], st["pending_chunks"]]
+				)
+			)
 		if Time.get_ticks_usec() - start > 120_000_000:
 			print("ERROR: view not ready after 120 s")
 			get_tree().quit(1)
 			return
 	var ready_s := (Time.get_ticks_usec() - start) / 1_000_000.0
 	var st0 := world.get_stats()
-	print("view ready in %.2f s at view distance %d (%d chunks, gen median %.2f ms, mesh median %.2f ms)" % [
-		ready_s, view_distance, st0["loaded_chunks"], st0["gen_ms_median"], st0["mesh_ms_median"]])
+	print(
+		(
+			"view ready in %.2f s at view distance %d (%d chunks, gen median %.2f ms, mesh median %.2f ms)"
+			% [
+				ready_s,
+				view_distance,
+				st0["loaded_chunks"],
+				st0["gen_ms_median"],
+				st0["mesh_ms_median"]
+			]
+		)
+	)
 	# The far view fills in after the near field (near chunks are queued first).
 	var far_s := -1.0
 	if far_levels > 0:
@@ -122,8 +167,12 @@ func _run() -> void:
 			await get_tree().process_frame
 		far_s = (Time.get_ticks_usec() - start) / 1_000_000.0
 		var stf := world.get_stats()
-		print("far view complete in %.2f s (%d far columns, far median %.2f ms, %d levels in use)" % [
-			far_s, stf["far_loaded"], stf["far_ms_median"], stf["far_view_levels"]])
+		print(
+			(
+				"far view complete in %.2f s (%d far columns, far median %.2f ms, %d levels in use)"
+				% [far_s, stf["far_loaded"], stf["far_ms_median"], stf["far_view_levels"]]
+			)
+		)
 	_set_loading(false)
 	if screenshot_dir != "":
 		await _screenshot("overview")
@@ -144,13 +193,43 @@ func _run() -> void:
 		if Time.get_ticks_msec() - last_stats >= 1000:
 			last_stats = Time.get_ticks_msec()
 			var st := world.get_stats()
-			print("  flying x=%6.0f  loaded %d  pending %d  generated %d  apply %.2f ms" % [x, st["loaded_chunks"], st["pending_chunks"], st["generated_total"], st["apply_ms_last_frame"]])
+			print(
+				(
+					"  flying x=%6.0f  loaded %d  pending %d  generated %d  apply %.2f ms"
+					% [
+						x,
+						st["loaded_chunks"],
+						st["pending_chunks"],
+						st["generated_total"],
+						st["apply_ms_last_frame"]
+					]
+				)
+			)
 	apply_ms.sort()
 	var p50 := apply_ms[apply_ms.size() / 2] if apply_ms.size() > 0 else 0.0
-	var p99 := apply_ms[mini(apply_ms.size() - 1, int(apply_ms.size() * 0.99))] if apply_ms.size() > 0 else 0.0
+	var p99 := (
+		apply_ms[mini(apply_ms.size() - 1, int(apply_ms.size() * 0.99))]
+		if apply_ms.size() > 0
+		else 0.0
+	)
 	var st1 := world.get_stats()
-	print("flight: %.0f voxels in %.1f s, %d frames, apply ms p50 %.2f p99 %.2f max %.2f, %d chunks generated" % [
-		x, seconds, apply_ms.size(), p50, p99, apply_ms.back() if apply_ms.size() > 0 else 0.0, st1["generated_total"]])
+	print(
+		(
+			(
+				"flight: %.0f voxels in %.1f s, %d frames, "
+				+ "apply ms p50 %.2f p99 %.2f max %.2f, %d chunks generated"
+			)
+			% [
+				x,
+				seconds,
+				apply_ms.size(),
+				p50,
+				p99,
+				apply_ms.back() if apply_ms.size() > 0 else 0.0,
+				st1["generated_total"]
+			]
+		)
+	)
 	if screenshot_dir != "":
 		_set_loading(true)
 		var ready_deadline := Time.get_ticks_msec() + 120_000
@@ -180,12 +259,27 @@ func _run() -> void:
 				print("STRATA_RSS_MB_AFTER_WALK_%d=%.1f" % [i + 1, _rss_mb()])
 		while not world.is_area_ready():
 			await get_tree().process_frame
-		print("walk: %d steps in %.1f s, ended at (%.0f, %.0f), %d chunks generated in all" % [
-			walk_steps, (Time.get_ticks_msec() - walk_start) / 1000.0, wx, wz, world.get_stats()["generated_total"]])
+		print(
+			(
+				"walk: %d steps in %.1f s, ended at (%.0f, %.0f), %d chunks generated in all"
+				% [
+					walk_steps,
+					(Time.get_ticks_msec() - walk_start) / 1000.0,
+					wx,
+					wz,
+					world.get_stats()["generated_total"]
+				]
+			)
+		)
 		print("STRATA_RSS_MB_AFTER_WALK=%.1f" % _rss_mb())
 		# Godot's own allocations and objects, to tell a leak from allocator fragmentation.
 		print("STRATA_GODOT_STATIC_MB_READY=%.1f" % godot_mb_ready)
-		print("STRATA_GODOT_STATIC_MB_AFTER_WALK=%.1f" % (Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0))
+		print(
+			(
+				"STRATA_GODOT_STATIC_MB_AFTER_WALK=%.1f"
+				% (Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0)
+			)
+		)
 		print("STRATA_OBJECTS_READY=%d" % objects_ready)
 		print("STRATA_OBJECTS_AFTER_WALK=%d" % Performance.get_monitor(Performance.OBJECT_COUNT))
 	print("STRATA_RSS_MB_START=%.1f" % rss_start)
@@ -204,6 +298,7 @@ func _run() -> void:
 	print("STRATA_COLLISION_US_MAX=%.1f" % world.get_stats()["collision_us_max"])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
+
 
 func _screenshot(tag: String) -> void:
 	for i in 5:

@@ -2,34 +2,36 @@
 ## Redrawn when the camera moves; asks the world only for surface rows (cheap, no tiles).
 extends Node2D
 
-@export var world_path: NodePath
+@export var world: ChunkWorld2D
 @export var color := Color(0.16, 0.13, 0.12)
 
-var _world: ChunkWorld2D
 var _last_key := Vector3i(1 << 30, 0, 0)
 
-func _ready() -> void:
-	_world = get_node(world_path) as ChunkWorld2D
 
 func _process(_delta: float) -> void:
 	var cam := get_viewport().get_camera_2d()
-	if cam == null or _world == null:
+	if cam == null or world == null:
 		return
-	var key := Vector3i(int(cam.get_screen_center_position().x / 16.0), int(cam.get_screen_center_position().y / 16.0), int(cam.zoom.x * 100))
+	var key := Vector3i(
+		int(cam.get_screen_center_position().x / 16.0),
+		int(cam.get_screen_center_position().y / 16.0),
+		int(cam.zoom.x * 100)
+	)
 	if key != _last_key:
 		_last_key = key
 		queue_redraw()
 
+
 func _draw() -> void:
 	var cam := get_viewport().get_camera_2d()
-	if cam == null or _world == null:
+	if cam == null or world == null:
 		return
 	var half := get_viewport_rect().size / cam.zoom / 2.0 + Vector2(64, 64)
 	var center := cam.get_screen_center_position()
 	var x0 := int(floor((center.x - half.x) / 16.0))
 	var count := int(ceil(half.x * 2.0 / 16.0)) + 1
 	var bottom := center.y + half.y
-	var rows := _world.get_generated_surface_rows(x0, count)
+	var rows := world.get_generated_surface_rows(x0, count)
 	for i in rows.size():
 		# Start a few tiles under the surface: only caves (below the cave depth) show the backdrop.
 		var top := (rows[i] + 2) * 16.0

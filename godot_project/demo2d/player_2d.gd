@@ -16,9 +16,8 @@ extends CharacterBody2D
 ## Block id placed with the `place` action (2 = dirt).
 @export var place_block := 2
 ## The world to dig in.
-@export var world_path: NodePath
+@export var world: ChunkWorld2D
 
-var _world: ChunkWorld2D
 var _stand_shape: RectangleShape2D
 var _crouching := false
 var _edit_cooldown := 0.0
@@ -26,14 +25,17 @@ var _edit_cooldown := 0.0
 @onready var _shape: CollisionShape2D = $Shape
 @onready var _body: Polygon2D = $Body
 
+
 func _ready() -> void:
-	_world = get_node(world_path) as ChunkWorld2D
 	_stand_shape = _shape.shape as RectangleShape2D
 
+
 func _physics_process(delta: float) -> void:
-	if _world == null:
+	if world == null:
 		return
-	_set_crouching(Input.is_action_pressed("crouch") and is_on_floor() or (_crouching and not _can_stand()))
+	_set_crouching(
+		Input.is_action_pressed("crouch") and is_on_floor() or (_crouching and not _can_stand())
+	)
 	var dir := Input.get_axis("move_left", "move_right")
 	velocity.x = dir * (crouch_speed if _crouching else run_speed)
 	# Gravity acts on the vertical speed only.
@@ -48,25 +50,29 @@ func _physics_process(delta: float) -> void:
 		elif Input.is_action_pressed("place"):
 			_edit(place_block)
 
+
 ## Digs (id 0) or places a tile under the mouse, within reach; placing never traps the player.
 func _edit(id: int) -> void:
-	var mouse := _world.get_local_mouse_position()
-	var tile := _world.local_to_tile(mouse)
-	var me := _world.local_to_tile(_world.to_local(global_position))
+	var mouse := world.get_local_mouse_position()
+	var tile := world.local_to_tile(mouse)
+	var me := world.local_to_tile(world.to_local(global_position))
 	if absi(tile.x - me.x) > reach_tiles or absi(tile.y - me.y) > reach_tiles:
 		return
-	var current := _world.get_tile(tile)
+	var current := world.get_tile(tile)
 	if id == 0 and (current == 0 or current == 5):
 		return
 	if id != 0:
 		if current != 0 and current != 5:
 			return
-		var cell := Rect2(_world.tile_to_local(tile) - Vector2(8, 8), Vector2(16, 16))
-		var me_rect := Rect2(_world.to_local(global_position) - _stand_shape.size / 2.0, _stand_shape.size)
+		var cell := Rect2(world.tile_to_local(tile) - Vector2(8, 8), Vector2(16, 16))
+		var me_rect := Rect2(
+			world.to_local(global_position) - _stand_shape.size / 2.0, _stand_shape.size
+		)
 		if cell.intersects(me_rect):
 			return
-	_world.set_tile(tile, id)
+	world.set_tile(tile, id)
 	_edit_cooldown = 0.12
+
 
 func _can_stand() -> bool:
 	var params := PhysicsShapeQueryParameters2D.new()
@@ -76,6 +82,7 @@ func _can_stand() -> bool:
 	params.transform = Transform2D(0, global_position + Vector2(0, -1))
 	params.exclude = [get_rid()]
 	return get_world_2d().direct_space_state.intersect_shape(params, 1).is_empty()
+
 
 func _set_crouching(on: bool) -> void:
 	if on == _crouching:

@@ -5,14 +5,15 @@
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits.
 extends Node2D
 
+var _spawned := false
+var _screenshot_path := ""
+var _ready_frames := 0
+
 @onready var _world: ChunkWorld2D = $World
 @onready var _player: CharacterBody2D = $Player
 @onready var _camera: Camera2D = $Player/Camera
 @onready var _hud: Label = $Hud/Label
 
-var _spawned := false
-var _screenshot_path := ""
-var _ready_frames := 0
 
 func _ready() -> void:
 	_ensure_actions()
@@ -26,6 +27,7 @@ func _ready() -> void:
 	_spawn()
 	_player.set_physics_process(false)
 
+
 ## Puts the character on the first dry column at or right of x = 8.
 func _spawn() -> void:
 	var x := 8.0
@@ -37,6 +39,7 @@ func _spawn() -> void:
 		x += 16.0
 	_player.position = Vector2(x, _world.get_surface_height(x) - 14.0)
 
+
 func _process(_delta: float) -> void:
 	if not _spawned and _world.is_area_ready():
 		_spawned = true
@@ -44,8 +47,20 @@ func _process(_delta: float) -> void:
 		_player.set_physics_process(true)
 	var s := _world.get_stats()
 	var tile := _world.local_to_tile(_player.position)
-	_hud.text = "tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d\nA/D run  Space jump  C crouch  LMB dig  RMB place" % [
-		tile, s["loaded_chunks"], s["pending_chunks"], s["gen_ms_median"], s["apply_ms_last_frame"], s["edits"]]
+	_hud.text = (
+		(
+			"tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d\n"
+			+ "A/D run  Space jump  C crouch  LMB dig  RMB place"
+		)
+		% [
+			tile,
+			s["loaded_chunks"],
+			s["pending_chunks"],
+			s["gen_ms_median"],
+			s["apply_ms_last_frame"],
+			s["edits"]
+		]
+	)
 	if _screenshot_path != "" and _spawned:
 		_ready_frames += 1
 		if _ready_frames == 20:
@@ -55,21 +70,26 @@ func _process(_delta: float) -> void:
 			print("screenshot saved to %s (%s)" % [_screenshot_path, error_string(err)])
 			get_tree().quit(0 if err == OK else 1)
 
+
 ## Adds the demo's actions to the InputMap when the project does not define them.
 func _ensure_actions() -> void:
-	var keys := {
-		"move_left": [KEY_A, KEY_LEFT], "move_right": [KEY_D, KEY_RIGHT], "jump": [KEY_SPACE, KEY_W],
+	var keys: Dictionary[String, Array] = {
+		"move_left": [KEY_A, KEY_LEFT],
+		"move_right": [KEY_D, KEY_RIGHT],
+		"jump": [KEY_SPACE, KEY_W],
 		"crouch": [KEY_C, KEY_S],
 	}
-	for action in keys:
+	for action: String in keys:
 		if not InputMap.has_action(action):
 			InputMap.add_action(action)
-			for k in keys[action]:
+			for k: Key in keys[action]:
 				var e := InputEventKey.new()
 				e.physical_keycode = k
 				InputMap.action_add_event(action, e)
-	var buttons := {"dig": MOUSE_BUTTON_LEFT, "place": MOUSE_BUTTON_RIGHT}
-	for action in buttons:
+	var buttons: Dictionary[String, MouseButton] = {
+		"dig": MOUSE_BUTTON_LEFT, "place": MOUSE_BUTTON_RIGHT
+	}
+	for action: String in buttons:
 		if not InputMap.has_action(action):
 			InputMap.add_action(action)
 			var m := InputEventMouseButton.new()

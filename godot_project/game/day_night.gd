@@ -10,6 +10,12 @@ extends Node3D
 
 signal day_changed(day: int)
 
+const DAY_TOP := Color(0.22, 0.42, 0.78)
+const DAY_HORIZON := Color(0.66, 0.78, 0.90)
+const NIGHT_TOP := Color(0.005, 0.008, 0.03)
+const NIGHT_HORIZON := Color(0.03, 0.04, 0.08)
+const DUSK_HORIZON := Color(0.95, 0.55, 0.30)
+
 ## Length of a whole day in seconds (a world setting).
 @export var period_s := 600.0
 ## Fraction of the day, 0..1 (0 = midnight, 0.5 = noon).
@@ -33,11 +39,6 @@ var moon: DirectionalLight3D
 var environment: Environment
 var sky_material: ProceduralSkyMaterial
 
-const DAY_TOP := Color(0.22, 0.42, 0.78)
-const DAY_HORIZON := Color(0.66, 0.78, 0.90)
-const NIGHT_TOP := Color(0.005, 0.008, 0.03)
-const NIGHT_HORIZON := Color(0.03, 0.04, 0.08)
-const DUSK_HORIZON := Color(0.95, 0.55, 0.30)
 
 func _ready() -> void:
 	sun = DirectionalLight3D.new()
@@ -69,10 +70,12 @@ func _ready() -> void:
 	add_child(we)
 	_update_visuals()
 
+
 func _process(delta: float) -> void:
 	if not frozen and period_s > 0.0:
 		advance(delta)
 	_update_visuals()
+
 
 ## Moves the clock on by `seconds` of game time.
 func advance(seconds: float) -> void:
@@ -83,24 +86,30 @@ func advance(seconds: float) -> void:
 		day_changed.emit(day)
 	time_of_day = t
 
+
 func get_time_of_day() -> float:
 	return time_of_day
+
 
 func set_time_of_day(t: float) -> void:
 	time_of_day = fposmod(t, 1.0)
 	if is_inside_tree():
 		_update_visuals()
 
+
 func get_day() -> int:
 	return day
 
+
 func set_day(d: int) -> void:
 	day = d
+
 
 ## "HH:MM" on a 24-hour clock.
 func get_clock_text() -> String:
 	var minutes := int(time_of_day * 24.0 * 60.0)
 	return "%02d:%02d" % [minutes / 60, minutes % 60]
+
 
 ## Unit vector from the ground towards the sun.
 func get_sun_direction() -> Vector3:
@@ -108,16 +117,20 @@ func get_sun_direction() -> Vector3:
 	var tilt := deg_to_rad(path_tilt_deg)
 	return Vector3(cos(a), sin(a) * cos(tilt), sin(a) * sin(tilt))
 
+
 ## Height of the sun above the horizon, degrees (negative at night).
 func get_sun_elevation_deg() -> float:
 	return rad_to_deg(asin(clampf(get_sun_direction().y, -1.0, 1.0)))
+
 
 ## 0 at night, 1 in full day, smooth through dawn and dusk.
 func get_daylight() -> float:
 	return smoothstep(-0.12, 0.25, get_sun_direction().y)
 
+
 func is_night() -> bool:
 	return get_sun_direction().y < -0.05
+
 
 func _update_visuals() -> void:
 	if sun == null:
@@ -126,7 +139,7 @@ func _update_visuals() -> void:
 	_point_light(sun, -d)
 	_point_light(moon, d)
 	var f := get_daylight()
-	var low := 1.0 - clampf(absf(d.y) * 4.0, 0.0, 1.0) # near the horizon
+	var low := 1.0 - clampf(absf(d.y) * 4.0, 0.0, 1.0)  # near the horizon
 	var warm := Color(1.0, 0.62, 0.38).lerp(Color(1.0, 0.97, 0.92), clampf(d.y * 3.0, 0.0, 1.0))
 	sun.light_color = warm * weather_tint
 	sun.light_energy = clampf(d.y * 5.0, 0.0, 1.0) * 0.7 * weather_tint.v * shade
@@ -144,13 +157,18 @@ func _update_visuals() -> void:
 	sky_material.ground_horizon_color = horizon
 	sky_material.ground_bottom_color = Color(0.02, 0.02, 0.03).lerp(Color(0.25, 0.22, 0.2), f)
 	sky_material.sky_energy_multiplier = lerpf(0.35, 1.0, f)
-	environment.ambient_light_color = Color(0.035, 0.045, 0.08).lerp(Color(0.34, 0.37, 0.43), f) * weather_tint * lerpf(0.25, 1.0, shade)
+	environment.ambient_light_color = (
+		Color(0.035, 0.045, 0.08).lerp(Color(0.34, 0.37, 0.43), f)
+		* weather_tint
+		* lerpf(0.25, 1.0, shade)
+	)
 	environment.ambient_light_energy = 1.0
 	var fog_color := horizon
 	if weather_fog_density > 0.0:
 		fog_color = fog_color.lerp(weather_fog_color * lerpf(0.2, 1.0, f), 0.8)
 	environment.fog_light_color = fog_color
 	environment.fog_density = 0.002 + weather_fog_density
+
 
 func _point_light(light: DirectionalLight3D, toward: Vector3) -> void:
 	var up := Vector3.UP if absf(toward.y) < 0.99 else Vector3.FORWARD

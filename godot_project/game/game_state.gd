@@ -1,345 +1,276 @@
-## Autoload `GameState`: the demo game's state between scenes, the active user's settings and
-## key bindings, and the last save.
+## Autoload `GameState`: what the next game scene should start, the active user's settings and
+## key bindings, and the presets to choose from.
 ##
-## Settings and bindings live on the active user's profile through the extension's
-## `UserProfiles` class when it exists; otherwise in a local `ConfigFile` (`user://profiles.cfg`).
-## Only bindings that differ from the project's defaults are stored, so a new default reaches
-## every player. Movement is bound by physical keycode.
+## Users, settings, key bindings and each user's own presets live in the extension's
+## `UserProfiles` (a child of this node), which stores only the bindings that differ from the
+## project's input map, so a new default reaches every player. This script adds the demo's
+## defaults, the list of actions the settings menu shows, and signals for the game to follow.
 extends Node
 
 signal settings_changed(key: String, value: Variant)
 signal bindings_changed
 
 ## Every action the game reads, in the order the settings menu lists them.
-const ACTIONS: Array[String] = ["move_forward", "move_back", "move_left", "move_right", "jump", "sprint",
-	"crouch", "prone", "dig", "place", "pause", "toggle_hud"]
-const ACTION_LABELS := {
-	"move_forward": "Forward", "move_back": "Back", "move_left": "Left", "move_right": "Right",
-	"jump": "Jump", "sprint": "Sprint", "crouch": "Crouch", "prone": "Prone", "dig": "Dig",
-	"place": "Place", "pause": "Pause", "toggle_hud": "Toggle HUD",
+const ACTIONS: Array[String] = [
+	"move_forward",
+	"move_back",
+	"move_left",
+	"move_right",
+	"jump",
+	"sprint",
+	"crouch",
+	"prone",
+	"dig",
+	"place",
+	"pause",
+	"toggle_hud",
+]
+const ACTION_LABELS: Dictionary[String, String] = {
+	"move_forward": "Forward",
+	"move_back": "Back",
+	"move_left": "Left",
+	"move_right": "Right",
+	"jump": "Jump",
+	"sprint": "Sprint",
+	"crouch": "Crouch",
+	"prone": "Prone",
+	"dig": "Dig",
+	"place": "Place",
+	"pause": "Pause",
+	"toggle_hud": "Toggle HUD",
 }
-const DEFAULT_SETTINGS := {
-	"view_distance": 8, "far_view": 3, "mouse_sensitivity": 1.0, "invert_y": false, "fov": 75.0, "fullscreen": false,
+## Settings a profile may leave unset, with the value used then (its type is the setting's).
+const DEFAULT_SETTINGS: Dictionary[String, Variant] = {
+	"view_distance": 8,
+	"far_view": 3,
+	"mouse_sensitivity": 1.0,
+	"invert_y": false,
+	"fov": 75.0,
+	"fullscreen": false,
 	"smooth_lighting": true,
 }
-const LOCAL_PROFILES_PATH := "user://profiles.cfg"
-const SAVE_DIR := "user://saves"
-const SAVE_WORLD := "user://saves/last.strata"
-const SAVE_STATE := "user://saves/last.cfg"
 const DEFAULT_PRESET := "res://presets/default_hills.tres"
+const PRESET_DIR := "res://presets"
+## Prefix of a preset path that names one of the active user's own presets.
+const PROFILE_PRESET_PREFIX := "profile:"
+## The user created on first start, when there is none.
+const FIRST_USER := "Player"
 
-## What the world scene should start: filled by the main menu, read by `world.gd`.
-var pending := {
+## What the game scene should start: filled by the main menu, read by `WorldSetup`.
+## `seed` -1 keeps the preset's own seed; `continue` loads the last save instead.
+var pending: Dictionary = {
 	"preset_path": DEFAULT_PRESET,
-	"seed": -1, # -1 = the preset's own seed
+	"seed": -1,
 	"day_length_s": 600.0,
 	"continue": false,
 }
 
-var _profiles: Node = null # the extension's UserProfiles, when present
-var _local := ConfigFile.new()
-var _default_events := {} # action -> Array[InputEvent] from project.godot
+## The extension's profile store.
+var profiles: UserProfiles
+
 
 func _ready() -> void:
-	for action in ACTIONS:
-		var evs: Array = []
-		if InputMap.has_action(action):
-			for e in InputMap.action_get_events(action):
-				evs.append(e.duplicate())
-		_default_events[action] = evs
-	if ClassDB.class_exists("UserProfiles"):
-		_profiles = ClassDB.instantiate("UserProfiles")
-		if _profiles != null:
-			_profiles.name = "UserProfiles"
-			add_child(_profiles)
-	_local.load(LOCAL_PROFILES_PATH)
-	if get_active_user() == "":
-		if list_users().is_empty():
-			create_user("Player")
-		set_active_user(list_users()[0])
-	else:
+	profiles = UserProfiles.new()
+	profiles.name = "UserProfiles"
+	# Entering the tree captures the project's input map as the defaults.
+	add_child(profiles)
+	profiles.bindings_changed.connect(func() -> void: bindings_changed.emit())
+	if get_active_user() != "":
 		apply_all()
+		return
+	if list_users().is_empty():
+		create_user(FIRST_USER)
+	var users := list_users()
+	if not users.is_empty():
+		set_active_user(users[0])
 
-## True when settings go through the extension's UserProfiles.
-func uses_profiles() -> bool:
-	return _profiles != null
 
 # --- users ---------------------------------------------------------------------------------
 
-func list_users() -> PackedStringArray:
-	if _profiles:
-		return PackedStringArray(_profiles.call("list_users"))
-	return PackedStringArray(_local.get_value("meta", "users", PackedStringArray()))
 
+func list_users() -> PackedStringArray:
+	return profiles.list_users()
+
+
+## Creates a profile; false (see `last_error()`) for an empty or taken name or a write error.
 func create_user(user_name: String) -> bool:
 	user_name = user_name.strip_edges()
 	if user_name == "" or list_users().has(user_name):
 		return false
-	if _profiles:
-		return int(_profiles.call("create_user", user_name)) == OK
-	var users := list_users()
-	users.append(user_name)
-	_local.set_value("meta", "users", users)
-	_save_local()
-	return true
+	return profiles.create_user(user_name) == OK
 
+
+## Loads the user's profile and applies their bindings and settings.
 func set_active_user(user_name: String) -> void:
-	if _profiles:
-		# Loads the profile and applies its bindings to the InputMap.
-		_profiles.call("set_active_user", user_name)
-		_apply_setting("fullscreen", get_setting("fullscreen"))
-		bindings_changed.emit()
+	if profiles.set_active_user(user_name) != OK:
+		push_warning("GameState: " + profiles.last_error())
 		return
-	_local.set_value("meta", "active", user_name)
-	_save_local()
-	apply_all()
+	_apply_setting("fullscreen", get_setting("fullscreen"))
+
 
 func get_active_user() -> String:
-	if _profiles:
-		var u = _profiles.call("get_active_user")
-		return "" if u == null else str(u)
-	return str(_local.get_value("meta", "active", ""))
+	return profiles.get_active_user()
+
 
 func last_error() -> String:
-	if _profiles and _profiles.has_method("last_error"):
-		return str(_profiles.call("last_error"))
-	return ""
+	return profiles.last_error()
+
 
 # --- settings ------------------------------------------------------------------------------
 
-func get_setting(key: String) -> Variant:
-	var def: Variant = DEFAULT_SETTINGS.get(key)
-	var v: Variant = null
-	if _profiles:
-		v = _profiles.call("get_setting", key)
-	elif _local.has_section_key(_user_section("settings"), key):
-		v = _local.get_value(_user_section("settings"), key)
-	if v == null:
-		return def
-	match typeof(def):
-		TYPE_INT: return int(v)
-		TYPE_FLOAT: return float(v)
-		TYPE_BOOL: return bool(v)
-	return v
 
+## The active user's setting `key`, or its default, as the default's type.
+func get_setting(key: String) -> Variant:
+	var fallback: Variant = DEFAULT_SETTINGS.get(key)
+	var value: Variant = profiles.get_setting(key)
+	if value == null:
+		return fallback
+	match typeof(fallback):
+		TYPE_INT:
+			return int(value)
+		TYPE_FLOAT:
+			return float(value)
+		TYPE_BOOL:
+			return bool(value)
+	return value
+
+
+## Stores a setting on the active profile (refused values keep the old one) and applies it.
 func set_setting(key: String, value: Variant) -> void:
-	if _profiles:
-		_profiles.call("set_setting", key, value)
-	else:
-		_local.set_value(_user_section("settings"), key, value)
-		_save_local()
+	if profiles.set_setting(key, value) != OK:
+		push_warning("GameState: " + profiles.last_error())
+		return
 	_apply_setting(key, value)
 	settings_changed.emit(key, value)
 
+
 func _apply_setting(key: String, value: Variant) -> void:
 	if key == "fullscreen" and DisplayServer.get_name() != "headless":
-		DisplayServer.window_set_mode(DisplayServer.WINDOW_MODE_FULLSCREEN if value else DisplayServer.WINDOW_MODE_WINDOWED)
+		DisplayServer.window_set_mode(
+			DisplayServer.WINDOW_MODE_FULLSCREEN if value else DisplayServer.WINDOW_MODE_WINDOWED
+		)
+
 
 # --- key bindings --------------------------------------------------------------------------
 
+
 ## Binds `action` to `event` alone (replacing its events), on the active profile.
 func rebind(action: String, event: InputEvent) -> void:
-	var e := normalize_event(event)
-	if e == null or not InputMap.has_action(action):
-		return
-	if _profiles:
-		# Stores the override and applies it to the InputMap.
-		_profiles.call("rebind", action, e)
-	else:
-		InputMap.action_erase_events(action)
-		InputMap.action_add_event(action, e)
-		_local.set_value(_user_section("bindings"), action, event_to_code(e))
-		_save_local()
-	bindings_changed.emit()
+	if profiles.rebind(action, event) != OK:
+		push_warning("GameState: " + profiles.last_error())
+
 
 ## Restores the project's default binding of `action`.
 func reset_action(action: String) -> void:
-	if _profiles:
-		_profiles.call("reset_action", action)
-		bindings_changed.emit()
-		return
-	_restore_default(action)
-	if _local.has_section_key(_user_section("bindings"), action):
-		_local.erase_section_key(_user_section("bindings"), action)
-		_save_local()
-	bindings_changed.emit()
+	profiles.reset_action(action)
+
 
 ## Restores every default binding.
 func reset_all() -> void:
-	if _profiles:
-		_profiles.call("reset_all")
-		bindings_changed.emit()
-		return
-	for action in ACTIONS:
-		_restore_default(action)
-	if _local.has_section(_user_section("bindings")):
-		_local.erase_section(_user_section("bindings"))
-		_save_local()
-	bindings_changed.emit()
+	profiles.reset_all()
 
-## Events bound to more than one action: an array of { "event": text, "actions": [names] }.
-func conflicts() -> Array:
-	var by_code := {}
-	for action in ACTIONS:
-		for e in InputMap.action_get_events(action):
-			var code := event_to_code(e)
-			if code == "":
-				continue
-			if not by_code.has(code):
-				by_code[code] = []
-			if not by_code[code].has(action):
-				by_code[code].append(action)
-	var out := []
-	for code in by_code:
-		if by_code[code].size() > 1:
-			out.append({"event": event_text(code_to_event(code)), "actions": by_code[code]})
+
+## Inputs bound to more than one of the game's actions:
+## `[{ "event": text, "actions": Array[String] }]`.
+func conflicts() -> Array[Dictionary]:
+	var out: Array[Dictionary] = []
+	for conflict: Dictionary in profiles.conflicts():
+		var actions: Array[String] = []
+		for action: String in conflict["actions"]:
+			if action in ACTIONS:
+				actions.append(action)
+		if actions.size() > 1:
+			out.append({"event": event_text(conflict["event"]), "actions": actions})
 	return out
 
-## Text for the first event of `action` ("W", "Mouse 1", ...).
+
+## Text for the first event of `action` ("W", "Left mouse", ...).
 func binding_text(action: String) -> String:
-	var evs := InputMap.action_get_events(action) if InputMap.has_action(action) else []
-	return "—" if evs.is_empty() else event_text(evs[0])
-
-static func event_text(e: InputEvent) -> String:
-	if e is InputEventKey:
-		var code: int = e.physical_keycode if e.physical_keycode != 0 else e.keycode
-		return OS.get_keycode_string(code)
-	if e is InputEventMouseButton:
-		match e.button_index:
-			MOUSE_BUTTON_LEFT: return "Left mouse"
-			MOUSE_BUTTON_RIGHT: return "Right mouse"
-			MOUSE_BUTTON_MIDDLE: return "Middle mouse"
-		return "Mouse %d" % e.button_index
-	return "?" if e == null else e.as_text()
-
-## A clean, bindable copy of a key or mouse-button event (keys by physical keycode), or null.
-static func normalize_event(event: InputEvent) -> InputEvent:
-	if event is InputEventKey:
-		var code: int = event.physical_keycode
-		if code == 0:
-			code = event.keycode
-		if code == 0:
-			return null
-		var k := InputEventKey.new()
-		k.physical_keycode = code
-		return k
-	if event is InputEventMouseButton:
-		var m := InputEventMouseButton.new()
-		m.button_index = event.button_index
-		return m
-	return null
-
-static func event_to_code(e: InputEvent) -> String:
-	if e is InputEventKey:
-		return "key:%d" % (e.physical_keycode if e.physical_keycode != 0 else e.keycode)
-	if e is InputEventMouseButton:
-		return "mouse:%d" % e.button_index
-	return ""
-
-static func code_to_event(code: String) -> InputEvent:
-	var parts := code.split(":")
-	if parts.size() != 2 or not parts[1].is_valid_int():
-		return null
-	if parts[0] == "key":
-		var k := InputEventKey.new()
-		k.physical_keycode = int(parts[1])
-		return k
-	if parts[0] == "mouse":
-		var m := InputEventMouseButton.new()
-		m.button_index = int(parts[1])
-		return m
-	return null
-
-func _restore_default(action: String) -> void:
 	if not InputMap.has_action(action):
-		return
-	InputMap.action_erase_events(action)
-	for e in _default_events.get(action, []):
-		InputMap.action_add_event(action, e.duplicate())
+		return "—"
+	var events := InputMap.action_get_events(action)
+	return "—" if events.is_empty() else event_text(events[0])
 
-## Applies the active user's settings and bindings (after a user switch or at start).
+
+static func event_text(event: InputEvent) -> String:
+	var key := event as InputEventKey
+	if key != null:
+		return OS.get_keycode_string(
+			key.physical_keycode if key.physical_keycode != KEY_NONE else key.keycode
+		)
+	var button := event as InputEventMouseButton
+	if button != null:
+		match button.button_index:
+			MOUSE_BUTTON_LEFT:
+				return "Left mouse"
+			MOUSE_BUTTON_RIGHT:
+				return "Right mouse"
+			MOUSE_BUTTON_MIDDLE:
+				return "Middle mouse"
+		return "Mouse %d" % button.button_index
+	return "?" if event == null else event.as_text()
+
+
+## Re-applies the active user's bindings and settings (at start, or after the input map was
+## changed behind the profile's back).
 func apply_all() -> void:
-	if _profiles:
-		# Re-loading the active profile re-applies its bindings over the project defaults.
-		var u := get_active_user()
-		if u != "":
-			_profiles.call("set_active_user", u)
-	else:
-		for action in ACTIONS:
-			_restore_default(action)
-		var sec := _user_section("bindings")
-		if _local.has_section(sec):
-			for action in _local.get_section_keys(sec):
-				var e := code_to_event(str(_local.get_value(sec, action)))
-				if e != null and InputMap.has_action(action):
-					InputMap.action_erase_events(action)
-					InputMap.action_add_event(action, e)
+	var user := get_active_user()
+	if user != "":
+		profiles.set_active_user(user)
 	_apply_setting("fullscreen", get_setting("fullscreen"))
-	bindings_changed.emit()
 
-func _user_section(kind: String) -> String:
-	return "user:%s:%s" % [str(_local.get_value("meta", "active", "")), kind]
 
-func _save_local() -> void:
-	var err := _local.save(LOCAL_PROFILES_PATH)
-	if err != OK:
-		push_error("GameState: cannot write %s (%s)" % [LOCAL_PROFILES_PATH, error_string(err)])
+# --- presets -------------------------------------------------------------------------------
 
-# --- presets and saves ---------------------------------------------------------------------
 
-## Shipped presets: [{ "name", "path", "preview" (Texture2D or null) }].
-func list_presets() -> Array:
-	var out := []
-	var seen := {}
-	if DirAccess.dir_exists_absolute("res://presets"):
-		for f in DirAccess.get_files_at("res://presets"):
-			var file := f.trim_suffix(".remap")
+## Shipped presets, then the active user's own: `[{ "name", "path", "preview" }]` (preview: a
+## shipped Texture2D or null).
+func list_presets() -> Array[Dictionary]:
+	var out: Array[Dictionary] = []
+	var seen: Dictionary[String, bool] = {}
+	if DirAccess.dir_exists_absolute(PRESET_DIR):
+		for listed in DirAccess.get_files_at(PRESET_DIR):
+			# Exported builds list `x.tres.remap`.
+			var file := listed.trim_suffix(".remap")
 			if not file.ends_with(".tres") or seen.has(file):
 				continue
 			seen[file] = true
 			var base := file.get_basename()
-			var png := "res://presets/%s.png" % base
-			var tex: Texture2D = load(png) if ResourceLoader.exists(png) else null
-			out.append({"name": base.capitalize(), "path": "res://presets/" + file, "preview": tex})
-	out.sort_custom(func(a, b): return a["path"] < b["path"])
-	# The active user's own presets (UserProfiles' preset library).
-	if _profiles and get_active_user() != "":
-		for n in PackedStringArray(_profiles.call("list_presets")):
-			out.append({"name": "%s (mine)" % n, "path": "profile:" + n, "preview": null})
+			var png := "%s/%s.png" % [PRESET_DIR, base]
+			var preview: Texture2D = load(png) if ResourceLoader.exists(png) else null
+			out.append(
+				{"name": base.capitalize(), "path": PRESET_DIR.path_join(file), "preview": preview}
+			)
+	out.sort_custom(func(a: Dictionary, b: Dictionary) -> bool: return a["path"] < b["path"])
+	if get_active_user() != "":
+		for preset_name in profiles.list_presets():
+			(
+				out
+				. append(
+					{
+						"name": "%s (mine)" % preset_name,
+						"path": PROFILE_PRESET_PREFIX + preset_name,
+						"preview": null,
+					}
+				)
+			)
 	if out.is_empty():
 		out.append({"name": "Default (built-in)", "path": "", "preview": null})
 	return out
 
-## The preset resource for `path` ("" or missing = the built-in default), with `seed` applied.
-func make_preset(path: String, seed_value: int) -> Resource:
-	var p: Resource = null
-	if path.begins_with("profile:") and _profiles:
-		p = _profiles.call("load_preset", path.trim_prefix("profile:"))
+
+## A fresh copy of the preset at `path` ("" or missing: the built-in default), reseeded with
+## `seed_value` unless it is -1.
+func make_preset(path: String, seed_value: int) -> WorldPreset:
+	var preset: WorldPreset = null
+	if path.begins_with(PROFILE_PRESET_PREFIX):
+		preset = profiles.load_preset(path.trim_prefix(PROFILE_PRESET_PREFIX))
 	elif path != "" and ResourceLoader.exists(path):
-		p = load(path)
-		if p != null:
-			p = p.duplicate()
-	if p == null:
-		p = ClassDB.instantiate("WorldPreset") if ClassDB.class_exists("WorldPreset") else null
-	if p != null and seed_value >= 0:
-		if p.has_method("with_new_seed"):
-			p = p.with_new_seed(seed_value)
-		else:
-			p.set("seed", seed_value)
-	return p
-
-func has_save() -> bool:
-	return FileAccess.file_exists(SAVE_STATE) or FileAccess.file_exists(SAVE_WORLD)
-
-func read_save_state() -> ConfigFile:
-	var c := ConfigFile.new()
-	if c.load(SAVE_STATE) != OK:
-		return null
-	return c
-
-func write_save_state(values: Dictionary) -> bool:
-	DirAccess.make_dir_recursive_absolute(SAVE_DIR)
-	var c := ConfigFile.new()
-	for k in values:
-		c.set_value("game", k, values[k])
-	return c.save(SAVE_STATE) == OK
+		var shipped := load(path) as WorldPreset
+		if shipped != null:
+			preset = shipped.duplicate() as WorldPreset
+	if preset == null:
+		preset = WorldPreset.new()
+	if seed_value >= 0:
+		preset = preset.with_new_seed(seed_value)
+	return preset

@@ -1,41 +1,97 @@
 ## Heads-up display (toggle with `toggle_hud`): FPS, position, biome, time of day, weather,
-## loaded/pending chunks and the main thread's apply time, plus a crosshair and the hotbar.
+## streaming statistics and the main thread's apply time, plus the crosshair and the hotbar.
+class_name Hud
 extends CanvasLayer
 
-var game: Node = null # world.gd
-var _label: Label
-var _hotbar: Label
-var _timer := 0.0
+## Seconds between text updates.
+const REFRESH_S := 0.2
+## Frames the FPS figure is averaged over.
+const FPS_FRAMES := 30
+const STANCE_NAMES: Array[String] = ["standing", "crouching", "prone"]
 
-func _ready() -> void:
-	layer = 5
-	var cross := Label.new()
-	cross.text = "+"
-	cross.add_theme_font_size_override("font_size", 22)
-	cross.set_anchors_preset(Control.PRESET_CENTER)
-	cross.position = Vector2(-6, -16)
-	add_child(cross)
-	var panel := PanelContainer.new()
-	panel.position = Vector2(8, 8)
-	var sb := StyleBoxFlat.new()
-	sb.bg_color = Color(0, 0, 0, 0.45)
-	sb.set_content_margin_all(6)
-	panel.add_theme_stylebox_override("panel", sb)
-	add_child(panel)
-	_label = Label.new()
-	_label.name = "Stats"
-	panel.add_child(_label)
-	_hotbar = Label.new()
-	_hotbar.set_anchors_preset(Control.PRESET_CENTER_BOTTOM)
-	_hotbar.position = Vector2(-300, -36)
-	_hotbar.custom_minimum_size = Vector2(600, 24)
-	_hotbar.horizontal_alignment = HORIZONTAL_ALIGNMENT_CENTER
-	add_child(_hotbar)
+@export var world: ChunkWorld
+@export var player: StrataPlayer
+@export var day_night: DayNight
+@export var events: WorldEvents
+
+var _fps_samples: Array[float] = []
+var _refresh_in := 0.0
+
+@onready var _stats: Label = %Stats
+@onready var _hotbar: Label = %Hotbar
+
 
 func _process(delta: float) -> void:
-	_timer -= delta
-	if _timer > 0.0 or game == null:
+	_fps_samples.append(Engine.get_frames_per_second())
+	if _fps_samples.size() > FPS_FRAMES:
+		_fps_samples.pop_front()
+	_refresh_in -= delta
+	if _refresh_in > 0.0 or not visible:
 		return
-	_timer = 0.2
-	_label.text = game.stats_text()
-	_hotbar.text = game.hotbar_text()
+	_refresh_in = REFRESH_S
+	_stats.text = stats_text()
+	_hotbar.text = hotbar_text()
+
+
+## The biome under the player; without biome data, the kind of place in brackets.
+func biome_name() -> String:
+	if events.biome != "":
+		return events.biome
+	var p := player.global_position
+	return "(%s)" % WorldEvents.classify("", world.get_height(p.x, p.z), events.sea_level)
+
+
+func average_fps() -> float:
+	var sum := 0.0
+	for f in _fps_samples:
+		sum += f
+	return sum / maxf(1.0, _fps_samples.size())
+
+
+func stats_text() -> String:
+	var st := world.get_stats()
+	var p := player.global_position
+	var lines := PackedStringArray(
+		[
+			"FPS %d" % int(average_fps()),
+			"Position %.1f, %.1f, %.1f" % [p.x, p.y, p.z],
+			"Biome %s" % biome_name(),
+			(
+				"Day %d  %s  (%s)"
+				% [day_night.get_day() + 1, day_night.get_clock_text(), events.describe()]
+			),
+			"Chunks %d loaded, %d pending" % [st["loaded_chunks"], st["pending_chunks"]],
+			(
+				"Far view %d levels: %d columns, %d pending"
+				% [st["far_view_levels"], st["far_loaded"], st["far_pending"]]
+			),
+			(
+				"Jobs %d queued, %d on workers, %d retiring, %d collision"
+				% [st["queued"], st["in_flight"], st["retiring"], st["collision_queue"]]
+			),
+			(
+				"Worker ms: gen %.2f  mesh %.2f  far %.2f"
+				% [st["gen_ms_median"], st["mesh_ms_median"], st["far_ms_median"]]
+			),
+			(
+				"Apply %.2f ms / frame; per chunk %d µs, far %d µs, collision %d µs"
+				% [
+					st["apply_ms_last_frame"],
+					int(st["apply_chunk_us_median"]),
+					int(st["apply_far_us_median"]),
+					int(st["collision_us_median"]),
+				]
+			),
+			"Stance %s" % STANCE_NAMES[player.stance],
+		]
+	)
+	return "\n".join(lines)
+
+
+## The hotbar, the selected block in brackets.
+func hotbar_text() -> String:
+	var parts: PackedStringArray = []
+	for i in StrataPlayer.HOTBAR.size():
+		var pattern := "[%d %s]" if i == player.selected_block else " %d %s "
+		parts.append(pattern % [i + 1, StrataPlayer.HOTBAR[i]])
+	return " ".join(parts)

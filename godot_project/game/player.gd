@@ -12,10 +12,13 @@ signal block_changed(cell: Vector3i, old_id: int, new_id: int)
 
 enum Stance { STAND, CROUCH, PRONE }
 
-const HEIGHTS := [1.8, 1.3, 0.6]
-const EYES := [1.62, 1.12, 0.42]
+## Capsule height and eye height of each stance.
+const HEIGHTS: Array[float] = [1.8, 1.3, 0.6]
+const EYES: Array[float] = [1.62, 1.12, 0.42]
 const RADIUS := 0.3
-const HOTBAR: Array[String] = ["stone", "dirt", "grass", "sand", "gravel", "sandstone", "snow", "ice", "clay"]
+const HOTBAR: Array[String] = [
+	"stone", "dirt", "grass", "sand", "gravel", "sandstone", "snow", "ice", "clay"
+]
 
 @export var walk_speed := 4.5
 @export var sprint_speed := 7.5
@@ -25,17 +28,19 @@ const HOTBAR: Array[String] = ["stone", "dirt", "grass", "sand", "gravel", "sand
 @export var jump_velocity := 7.2
 ## Constant downward acceleration, m/s².
 @export var gravity := 22.0
-@export var mouse_sensitivity := 0.15 # degrees per pixel
+## Degrees per pixel of mouse motion.
+@export var mouse_sensitivity := 0.15
 @export var invert_y := false
 @export var reach := 6.0
 ## The ChunkWorld to dig in (optional: without it the player only walks).
-@export var world_path: NodePath
+@export var world: ChunkWorld
 
-var world: Node = null
-var stance: int = Stance.STAND
+var stance := Stance.STAND
 var input_enabled := true
-var selected_block := 0 # index into HOTBAR
-var target: Dictionary = {} # the last VoxelRay result
+## Index into HOTBAR.
+var selected_block := 0
+## The last VoxelRay result.
+var target: Dictionary = {}
 var in_water := false
 
 var _prone_toggled := false
@@ -46,9 +51,8 @@ var _water_id := -1
 @onready var camera: Camera3D = $Head/Camera3D
 @onready var highlight: MeshInstance3D = $Highlight
 
+
 func _ready() -> void:
-	if world == null and not world_path.is_empty():
-		world = get_node_or_null(world_path)
 	var cap := CapsuleShape3D.new()
 	cap.radius = RADIUS
 	shape_node.shape = cap
@@ -60,16 +64,20 @@ func _ready() -> void:
 	floor_snap_length = 0.2
 	floor_max_angle = deg_to_rad(50.0)
 
-func set_world(w: Node) -> void:
+
+func set_world(w: ChunkWorld) -> void:
 	world = w
 	_water_id = -1
+
 
 ## Current capsule height (changes with the stance).
 func get_shape_height() -> float:
 	return (shape_node.shape as CapsuleShape3D).height
 
+
 func get_eye_height() -> float:
 	return head.position.y
+
 
 ## The horizontal direction the player faces.
 func get_facing() -> Vector3:
@@ -77,11 +85,13 @@ func get_facing() -> Vector3:
 	f.y = 0.0
 	return f.normalized()
 
+
 func _unhandled_input(event: InputEvent) -> void:
 	if not input_enabled:
 		return
-	if event is InputEventMouseMotion and Input.mouse_mode == Input.MOUSE_MODE_CAPTURED:
-		look(event.relative)
+	var motion := event as InputEventMouseMotion
+	if motion != null and Input.mouse_mode == Input.MOUSE_MODE_CAPTURED:
+		look(motion.relative)
 	elif event.is_action_pressed("prone") and not event.is_echo():
 		toggle_prone()
 		get_viewport().set_input_as_handled()
@@ -91,10 +101,11 @@ func _unhandled_input(event: InputEvent) -> void:
 	elif event.is_action_pressed("place"):
 		place()
 		get_viewport().set_input_as_handled()
-	elif event is InputEventKey and event.pressed and not event.echo:
-		var n: int = event.physical_keycode - KEY_1
+	elif event is InputEventKey and event.is_pressed() and not event.is_echo():
+		var n := (event as InputEventKey).physical_keycode - KEY_1
 		if n >= 0 and n < HOTBAR.size():
 			selected_block = n
+
 
 ## Turns the view by a mouse motion of `relative` pixels.
 func look(relative: Vector2) -> void:
@@ -102,6 +113,7 @@ func look(relative: Vector2) -> void:
 	rotate_y(-relative.x * k)
 	var dy := relative.y * k * (-1.0 if invert_y else 1.0)
 	head.rotation.x = clampf(head.rotation.x - dy, deg_to_rad(-89.0), deg_to_rad(89.0))
+
 
 func _physics_process(delta: float) -> void:
 	_update_stance()
@@ -133,32 +145,38 @@ func _physics_process(delta: float) -> void:
 	head.position.y = move_toward(head.position.y, EYES[stance], delta * 6.0)
 	_update_target()
 
+
 func _current_speed() -> float:
 	match stance:
-		Stance.CROUCH: return crouch_speed
-		Stance.PRONE: return prone_speed
+		Stance.CROUCH:
+			return crouch_speed
+		Stance.PRONE:
+			return prone_speed
 	if input_enabled and Input.is_action_pressed("sprint"):
 		return sprint_speed
 	return walk_speed
 
+
 func _update_stance() -> void:
-	var want: int = Stance.STAND
+	var want := Stance.STAND
 	if _prone_toggled:
 		want = Stance.PRONE
 	elif input_enabled and Input.is_action_pressed("crouch"):
 		want = Stance.CROUCH
 	set_stance(want)
 
+
 ## Lies down, or gets up again (as far as there is room).
 func toggle_prone() -> void:
 	_prone_toggled = stance != Stance.PRONE
 
+
 ## Tries to take stance `s`; lower is always possible, higher only if there is room above.
 ## Returns whether the stance is now `s`.
-func set_stance(s: int) -> bool:
+func set_stance(s: Stance) -> bool:
 	if s == stance:
 		return true
-	var h: float = HEIGHTS[s]
+	var h := HEIGHTS[s]
 	if h > get_shape_height() and not can_grow_to(h):
 		# Not enough room: get as tall as fits.
 		if s == Stance.STAND and stance == Stance.PRONE and can_grow_to(HEIGHTS[Stance.CROUCH]):
@@ -167,11 +185,13 @@ func set_stance(s: int) -> bool:
 	_set_stance_now(s)
 	return true
 
-func _set_stance_now(s: int) -> void:
+
+func _set_stance_now(s: Stance) -> void:
 	stance = s
 	_apply_height(HEIGHTS[s])
 	if s != Stance.PRONE:
 		_prone_toggled = false
+
 
 ## Whether the capsule could grow to height `h` here without hitting anything above.
 func can_grow_to(h: float) -> bool:
@@ -180,24 +200,29 @@ func can_grow_to(h: float) -> bool:
 		return true
 	return not test_move(global_transform, Vector3(0.0, dh, 0.0))
 
+
 func _apply_height(h: float) -> void:
 	var cap := shape_node.shape as CapsuleShape3D
 	cap.height = h
 	shape_node.position = Vector3(0.0, h * 0.5, 0.0)
+
 
 func _update_water() -> void:
 	in_water = false
 	if world == null:
 		return
 	if _water_id < 0:
-		_water_id = int(world.block_id("water"))
+		_water_id = ChunkWorld.block_id("water")
 	var p := global_position + Vector3(0.0, 0.4, 0.0)
-	in_water = int(world.get_voxel(Vector3i(floori(p.x), floori(p.y), floori(p.z)))) == _water_id
+	in_water = world.get_voxel(Vector3i(floori(p.x), floori(p.y), floori(p.z))) == _water_id
+
 
 # --- digging and placing -------------------------------------------------------------------
 
+
 func _is_target_block(id: int) -> bool:
 	return id != 0 and id != _water_id
+
 
 ## Casts the view ray into the world; returns (and remembers) the VoxelRay result.
 func _update_target() -> Dictionary:
@@ -206,46 +231,55 @@ func _update_target() -> Dictionary:
 		highlight.visible = false
 		return target
 	if _water_id < 0:
-		_water_id = int(world.block_id("water"))
+		_water_id = ChunkWorld.block_id("water")
 	var origin := camera.global_position
 	var dir := -camera.global_transform.basis.z
 	target = VoxelRay.cast(world, origin, dir, reach, _is_target_block)
-	highlight.visible = target.get("hit", false)
+	highlight.visible = bool(target.get("hit", false))
 	if highlight.visible:
 		var c: Vector3i = target["cell"]
-		highlight.global_transform = Transform3D(Basis.IDENTITY, Vector3(c) + Vector3(0.5, 0.5, 0.5))
+		highlight.global_transform = Transform3D(
+			Basis.IDENTITY, Vector3(c) + Vector3(0.5, 0.5, 0.5)
+		)
 	return target
+
 
 ## Removes the targeted voxel; returns whether something was dug.
 func dig() -> bool:
 	var t := _update_target()
-	if not t.get("hit", false):
+	if not bool(t.get("hit", false)):
 		return false
 	var c: Vector3i = t["cell"]
 	world.set_voxel(c, 0)
 	block_changed.emit(c, int(t["block"]), 0)
 	return true
 
+
 ## Places the selected block against the targeted face; returns whether a block was placed.
 func place() -> bool:
 	var t := _update_target()
-	if not t.get("hit", false):
+	if not bool(t.get("hit", false)):
 		return false
 	var c: Vector3i = t["previous"]
 	if c == t["cell"] or _overlaps_body(c):
 		return false
-	var id := int(world.block_id(HOTBAR[selected_block]))
+	var id := ChunkWorld.block_id(HOTBAR[selected_block])
 	if id <= 0:
 		return false
-	var old := int(world.get_voxel(c))
+	var old := world.get_voxel(c)
 	world.set_voxel(c, id)
 	block_changed.emit(c, old, id)
 	return true
 
+
 func _overlaps_body(c: Vector3i) -> bool:
 	var p := global_position
-	var body := AABB(Vector3(p.x - RADIUS, p.y, p.z - RADIUS), Vector3(RADIUS * 2.0, get_shape_height(), RADIUS * 2.0))
+	var body := AABB(
+		Vector3(p.x - RADIUS, p.y, p.z - RADIUS),
+		Vector3(RADIUS * 2.0, get_shape_height(), RADIUS * 2.0)
+	)
 	return body.intersects(AABB(Vector3(c), Vector3.ONE))
+
 
 func _make_highlight_mesh() -> Mesh:
 	var m := ImmediateMesh.new()
@@ -254,11 +288,11 @@ func _make_highlight_mesh() -> Mesh:
 	mat.albedo_color = Color(0.05, 0.05, 0.05)
 	m.surface_begin(Mesh.PRIMITIVE_LINES, mat)
 	var s := 0.505
-	var corners := []
+	var corners: Array[Vector3] = []
 	for i in 8:
 		corners.append(Vector3(s if i & 1 else -s, s if i & 2 else -s, s if i & 4 else -s))
 	for i in 8:
-		for bit in [1, 2, 4]:
+		for bit: int in [1, 2, 4]:
 			if not (i & bit):
 				m.surface_add_vertex(corners[i])
 				m.surface_add_vertex(corners[i | bit])
@@ -270,9 +304,16 @@ func _make_highlight_mesh() -> Mesh:
 	face.cull_mode = BaseMaterial3D.CULL_DISABLED
 	m.surface_begin(Mesh.PRIMITIVE_TRIANGLES, face)
 	# Six faces of the box, two triangles each.
-	var quads := [[0, 1, 3, 2], [4, 6, 7, 5], [0, 4, 5, 1], [2, 3, 7, 6], [0, 2, 6, 4], [1, 5, 7, 3]]
+	var quads: Array[PackedInt32Array] = [
+		PackedInt32Array([0, 1, 3, 2]),
+		PackedInt32Array([4, 6, 7, 5]),
+		PackedInt32Array([0, 4, 5, 1]),
+		PackedInt32Array([2, 3, 7, 6]),
+		PackedInt32Array([0, 2, 6, 4]),
+		PackedInt32Array([1, 5, 7, 3]),
+	]
 	for q in quads:
-		for k in [0, 1, 2, 0, 2, 3]:
+		for k: int in [0, 1, 2, 0, 2, 3]:
 			m.surface_add_vertex(corners[q[k]])
 	m.surface_end()
 	return m

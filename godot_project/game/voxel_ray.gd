@@ -1,33 +1,54 @@
-## Voxel raycast (Amanatides–Woo DDA) over any object with `get_voxel(Vector3i) -> int`.
+## Voxel raycast (Amanatides–Woo DDA) through a ChunkWorld's voxels.
 ##
 ## Visits every cell the ray passes through, in order, and stops at the first cell whose block
 ## `is_target` accepts. Cell (x, y, z) is the unit cube [x, x+1) × [y, y+1) × [z, z+1).
 class_name VoxelRay
 extends RefCounted
 
+
 ## Returns { hit: bool, cell: Vector3i, previous: Vector3i (the empty cell before the hit, where
 ## a block would be placed), normal: Vector3i (face of `cell` the ray entered through),
 ## block: int, distance: float }.
-static func cast(world: Object, origin: Vector3, direction: Vector3, max_distance: float, is_target: Callable) -> Dictionary:
-	var miss := {"hit": false, "cell": Vector3i.ZERO, "previous": Vector3i.ZERO, "normal": Vector3i.ZERO, "block": 0, "distance": max_distance}
+static func cast(
+	world: ChunkWorld, origin: Vector3, direction: Vector3, max_distance: float, is_target: Callable
+) -> Dictionary:
+	var miss: Dictionary = {
+		"hit": false,
+		"cell": Vector3i.ZERO,
+		"previous": Vector3i.ZERO,
+		"normal": Vector3i.ZERO,
+		"block": 0,
+		"distance": max_distance
+	}
 	if world == null or direction.length_squared() < 1e-12:
 		return miss
 	var d := direction.normalized()
 	var cell := Vector3i(floori(origin.x), floori(origin.y), floori(origin.z))
 	var step := Vector3i(signi(_sgn(d.x)), signi(_sgn(d.y)), signi(_sgn(d.z)))
-	var t_max := Vector3(_first_t(origin.x, d.x, cell.x), _first_t(origin.y, d.y, cell.y), _first_t(origin.z, d.z, cell.z))
+	var t_max := Vector3(
+		_first_t(origin.x, d.x, cell.x),
+		_first_t(origin.y, d.y, cell.y),
+		_first_t(origin.z, d.z, cell.z)
+	)
 	var t_delta := Vector3(_delta(d.x), _delta(d.y), _delta(d.z))
 	var previous := cell
 	var normal := Vector3i.ZERO
 	var t := 0.0
 	# A generous bound on the number of cells: every step crosses one face.
 	var max_steps := int(ceil(max_distance)) * 3 + 3
-	for i in max_steps:
+	for _step in max_steps:
 		if t > max_distance:
 			break
-		var id := int(world.get_voxel(cell))
-		if is_target.call(id):
-			return {"hit": true, "cell": cell, "previous": previous, "normal": normal, "block": id, "distance": t}
+		var id := world.get_voxel(cell)
+		if bool(is_target.call(id)):
+			return {
+				"hit": true,
+				"cell": cell,
+				"previous": previous,
+				"normal": normal,
+				"block": id,
+				"distance": t
+			}
 		previous = cell
 		if t_max.x <= t_max.y and t_max.x <= t_max.z:
 			t = t_max.x
@@ -46,8 +67,10 @@ static func cast(world: Object, origin: Vector3, direction: Vector3, max_distanc
 			normal = Vector3i(0, 0, -step.z)
 	return miss
 
+
 static func _sgn(v: float) -> int:
 	return 1 if v > 0.0 else (-1 if v < 0.0 else 0)
+
 
 static func _first_t(o: float, d: float, c: int) -> float:
 	if d > 0.0:
@@ -55,6 +78,7 @@ static func _first_t(o: float, d: float, c: int) -> float:
 	if d < 0.0:
 		return (o - float(c)) / -d
 	return INF
+
 
 static func _delta(d: float) -> float:
 	return INF if d == 0.0 else absf(1.0 / d)

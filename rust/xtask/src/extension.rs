@@ -7,12 +7,12 @@
 //!   makes the main thread's share several times slower).
 //! * [`install`]: copies it to `godot_project/addons/strata/bin/libstrata_godot.so` only
 //!   when the contents differ, via a temp file + rename (Godot may have the old one mapped).
-//! * [`import_project`]: `godot --headless --path godot_project --import`, which writes
-//!   `.godot/extension_list.cfg` (without it the extension's classes are silently missing
-//!   on a fresh clone) and the global `class_name` cache. It runs when a fingerprint of
-//!   the project files (paths, sizes, mtimes, the installed library, the Godot version)
-//!   differs from the one stored after the last import, so an unchanged project costs
-//!   nothing.
+//! * [`import_project`]: `godot --headless --path PROJECT --import` (the demo `godot_project`,
+//!   or the test project `tests/godot`), which writes `.godot/extension_list.cfg` (without it
+//!   the extension's classes are silently missing on a fresh clone) and the global `class_name`
+//!   cache. It runs when a fingerprint of the project files (paths, sizes, mtimes, the installed
+//!   library, the Godot version; linked folders followed) differs from the one stored after the
+//!   last import, so an unchanged project costs nothing.
 
 use crate::error::{Context, Result};
 use crate::godot_install::Godot;
@@ -43,9 +43,9 @@ pub fn installed_lib() -> PathBuf {
         .join(LIB_NAME)
 }
 
-/// `godot_project/.godot/extension_list.cfg`.
-pub fn extension_list() -> PathBuf {
-    paths::godot_project().join(".godot/extension_list.cfg")
+/// `PROJECT/.godot/extension_list.cfg`.
+pub fn extension_list(project: &Path) -> PathBuf {
+    project.join(".godot/extension_list.cfg")
 }
 
 /// Which cargo profile the extension is built with.
@@ -105,7 +105,7 @@ pub fn build_and_install(godot: &Godot, profile: BuildProfile) -> Result<Install
     let built = build(profile)?;
     let _lock = paths::lock_file(&paths::tools_dir().join("project.lock"))?;
     let copied = install(&built)?;
-    let imported = import_project(godot, false)?;
+    let imported = import_project(godot, &paths::godot_project(), false)?;
     Ok(InstallReport {
         installed: installed_lib(),
         copied,
@@ -113,29 +113,31 @@ pub fn build_and_install(godot: &Godot, profile: BuildProfile) -> Result<Install
     })
 }
 
-fn stamp_path() -> PathBuf {
-    paths::godot_project().join(".godot/xtask-import.stamp")
+fn stamp_path(project: &Path) -> PathBuf {
+    project.join(".godot/xtask-import.stamp")
 }
 
-/// Runs `godot --headless --path godot_project --import` if `force`, if
+/// Runs `godot --headless --path PROJECT --import` if `force`, if
 /// `extension_list.cfg` is missing, or if the project changed since the last import.
 /// Godot's exit status is ignored: a cold `--headless --import` of a project with a GDExtension
 /// aborts at exit in Godot 4.6 after everything is written (godotengine/godot#111048: a deferred
 /// editor-docs callback runs after cleanup; fix pending upstream), and import also reports errors
 /// for scenes using classes that are not registered yet. It is an error only if
-/// `extension_list.cfg` is still missing afterwards. The full log goes to `<target>/xtask/godot-import.log`.
-pub fn import_project(godot: &Godot, force: bool) -> Result<bool> {
-    let before = project_fingerprint(godot);
-    let stamp = fs::read_to_string(stamp_path()).unwrap_or_default();
-    if !force && extension_list().is_file() && stamp.trim() == before {
+/// `extension_list.cfg` is still missing afterwards. The full log goes to
+/// `<target>/xtask/godot-import-<project>.log`.
+pub fn import_project(godot: &Godot, project: &Path, force: bool) -> Result<bool> {
+    let before = project_fingerprint(godot, project);
+    let stamp = fs::read_to_string(stamp_path(project)).unwrap_or_default();
+    if !force && extension_list(project).is_file() && stamp.trim() == before {
         return Ok(false);
     }
-    crate::step("importing the Godot project: godot --headless --path godot_project --import");
+    let shown = project.strip_prefix(paths::repo_root()).unwrap_or(project).display().to_string();
+    crate::step(format!("importing the Godot project: godot --headless --path {shown} --import"));
     let started = Instant::now();
     let mut cmd = godot.command();
-    cmd.args(["--headless", "--path", "godot_project", "--import"]);
+    cmd.args(["--headless", "--path"]).arg(project).arg("--import");
     let out = godot_run::run_captured(cmd, Duration::from_secs(600), Echo::Quiet)?;
-    let log = paths::target_dir()?.join("xtask/godot-import.log");
+    let log = paths::target_dir()?.join(format!("xtask/godot-import-{}.log", shown.replace('/', "-")));
     if let Some(dir) = log.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -151,26 +153,27 @@ pub fn import_project(godot: &Godot, force: bool) -> Result<bool> {
         out.describe_exit(),
         log.display()
     ));
-    if !extension_list().is_file() {
+    if !extension_list(project).is_file() {
         return Err(crate::error::Error::msg(format!(
             "Godot's import did not write {} — the Strata extension would not load; output tail:\n{}",
-            extension_list().display(),
+            extension_list(project).display(),
             crate::error::tail(&out.lines, 20)
         ))
         .hint(format!(
-            "check godot_project/addons/strata/strata.gdextension and the log {}",
+            "check {shown}/addons/strata/strata.gdextension and the log {}",
             log.display()
         )));
     }
-    fs::write(stamp_path(), project_fingerprint(godot))
-        .with_context(|| format!("could not write {}", stamp_path().display()))?;
+    fs::write(stamp_path(project), project_fingerprint(godot, project))
+        .with_context(|| format!("could not write {}", stamp_path(project).display()))?;
     Ok(true)
 }
 
 /// A fingerprint of everything the import depends on: the Godot version and the path,
-/// size and mtime of every file in `godot_project/` outside `.godot/`.
-fn project_fingerprint(godot: &Godot) -> String {
-    let root = paths::godot_project();
+/// size and mtime of every file in the project outside `.godot/`, through linked folders
+/// (the test project links the demo's).
+fn project_fingerprint(godot: &Godot, project: &Path) -> String {
+    let root = project.to_path_buf();
     let mut files = Vec::new();
     collect_files(&root, &root, &mut files);
     files.sort();
@@ -198,7 +201,8 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<(String, u64, u128)>) {
         if name.ends_with(".tmp") {
             continue;
         }
-        let Ok(meta) = entry.metadata() else { continue };
+        // Follows links: a linked folder's files count as the project's.
+        let Ok(meta) = fs::metadata(&path) else { continue };
         if meta.is_dir() {
             collect_files(root, &path, out);
         } else {

@@ -16,6 +16,7 @@ mod error;
 mod bench;
 mod demo;
 mod extension;
+mod gdscript_lint;
 mod godot_install;
 mod godot_run;
 mod layers;
@@ -25,6 +26,7 @@ mod preview;
 #[cfg(test)]
 mod render_selftest;
 mod setup;
+mod test_project;
 mod test_suite;
 mod xvfb;
 
@@ -38,12 +40,14 @@ commands:
   setup [--release]           install Godot 4.6 if needed, build the extension (dev, or release), import the project
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
-  test [--rust-only|--godot-only] [--no-lint] [-- ARGS]
+  test [--rust-only|--godot-only] [--no-lint] [--no-rendered] [-- ARGS]
                               static checks (import layers, cargo fmt --check, clippy -D warnings),
-                              Rust tests, then the headless Godot suite (res://tests/test_runner.tscn);
-                              --no-lint skips the static checks, --godot-only runs only the Godot suite
+                              Rust tests, then the GDScript lint, the headless Godot suite
+                              (tests/godot) and the rendered checks under Xvfb; --no-lint skips the
+                              static checks and the GDScript lint, --godot-only runs only the Godot part
   lint [layers] [fmt] [clippy]
-                              only the static checks (all three, or the named ones)
+                              only the static Rust checks (all three, or the named ones)
+  gdscript [--fix]            gdlint and gdformat --check over the GDScript (--fix: reformat)
   preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
                               render a preset (.tres/.ron) to height/relief/biome/cave PNGs
   demo [--view-distance N] [--seconds S] [-- ARGS]
@@ -117,6 +121,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         }),
         "lint" => lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "demo" => demo::run(rest),
+        "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "help" | "-h" | "--help" => {

@@ -1,5 +1,5 @@
 //! Well-known locations: the repository root, the cargo target directory, the Godot
-//! project and the git-ignored `.tools/` folder; plus small filesystem helpers
+//! projects (the demo and the tests) and the git-ignored `.tools/` folder; plus small filesystem helpers
 //! (PATH lookup, atomic copy, file locks).
 
 use crate::error::{Context, Error, Result};
@@ -23,6 +23,11 @@ pub fn repo_root() -> PathBuf {
 /// `<root>/godot_project`.
 pub fn godot_project() -> PathBuf {
     repo_root().join("godot_project")
+}
+
+/// `<root>/tests/godot`: the Godot test project (see [`crate::test_project`]).
+pub fn godot_tests() -> PathBuf {
+    repo_root().join("tests/godot")
 }
 
 /// `<root>/.tools` (git-ignored): downloaded tools live here.

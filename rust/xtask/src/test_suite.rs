@@ -1,5 +1,6 @@
-//! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the Godot test suite
-//! (`res://tests/test_runner.tscn`, headless), with a final summary.
+//! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
+//! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless) and the
+//! rendered checks, with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -7,7 +8,7 @@
 
 use crate::error::{Context, Result};
 use crate::godot_run::{self, Echo, RunOutput};
-use crate::{paths, setup};
+use crate::{gdscript_lint, paths, setup, test_project};
 use std::fs;
 use std::time::{Duration, Instant};
 
@@ -141,16 +142,19 @@ pub fn run(args: &[String]) -> Result<bool> {
     }
 
     if godot {
+        summary.push(lint_summary_line());
         let t = Instant::now();
         let result = run_godot_suite(&runner_args);
         godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
-        summary.push(summary_line("Godot suite (res://tests/test_runner.tscn)", result, t));
+        summary.push(summary_line("Godot suite (tests/godot, res://test_runner.tscn)", result, t));
         // The rendered checks (real frames under Xvfb) run with the full suite, not with a filter.
         if rendered && runner_args.is_empty() {
-            let t = Instant::now();
-            let result = run_rendered_checks();
-            godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
-            summary.push(summary_line("Rendered checks (Xvfb, res://game/tools/day_night_shots.tscn)", result, t));
+            for check in RENDERED {
+                let t = Instant::now();
+                let result = run_rendered_check(check);
+                godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
+                summary.push(summary_line(&format!("Rendered checks (Xvfb, {})", check.scene), result, t));
+            }
         }
     }
 
@@ -197,18 +201,63 @@ fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t
     }
 }
 
-/// Renders real frames under Xvfb (Compatibility renderer on llvmpipe): the world at noon and
-/// at midnight, checking brightness and that the world fills the lower half of the frame.
-fn run_rendered_checks() -> Result<(SuiteReport, std::path::PathBuf)> {
+/// The GDScript lint's summary line (gdlint and `gdformat --check`, see [`gdscript_lint`]).
+fn lint_summary_line() -> (String, bool) {
+    let t = Instant::now();
+    let name = format!("GDScript lint (gdlint, gdformat --check; {})", gdscript_lint::GDTOOLKIT);
+    match gdscript_lint::check(false) {
+        Ok(report) => {
+            let ok = report.problems.is_empty();
+            let mut line = format!(
+                "{name}: {} — {} files in {:.0} s",
+                if ok { "passed" } else { "FAILED" },
+                report.files,
+                t.elapsed().as_secs_f64()
+            );
+            for p in &report.problems {
+                line.push_str(&format!("\n    problem: {p}"));
+            }
+            (line, ok)
+        }
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
+
+/// A rendered check: a scene of the test project run under Xvfb.
+struct RenderedCheck {
+    /// The scene, in the test project.
+    scene: &'static str,
+    /// User arguments besides `--out-dir`.
+    args: &'static [&'static str],
+    /// Log file name under `<target>/xtask/`.
+    log: &'static str,
+}
+
+/// The rendered checks: the world at noon and at midnight (brightness, and the world filling
+/// the lower half of the frame); the main menu, settings menu, HUD and pause menu.
+const RENDERED: &[RenderedCheck] = &[
+    RenderedCheck { scene: "res://rendered/day_night_shots.tscn", args: &[], log: "rendered-tests.log" },
+    RenderedCheck {
+        scene: "res://rendered/ui_shots.tscn",
+        args: &["--view-distance=3", "--far-view=1"],
+        log: "rendered-ui.log",
+    },
+];
+
+/// Renders real frames under Xvfb (Compatibility renderer on llvmpipe) and saves the
+/// screenshots to `<target>/screenshots/rendered-tests`.
+fn run_rendered_check(check: &RenderedCheck) -> Result<(SuiteReport, std::path::PathBuf)> {
     let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
+    test_project::prepare(&godot)?;
     let shots = paths::target_dir()?.join("screenshots/rendered-tests");
     fs::create_dir_all(&shots)?;
-    crate::step(format!("Rendered checks under Xvfb → {}", shots.display()));
+    crate::step(format!("Rendered checks under Xvfb: {} → {}", check.scene, shots.display()));
     let mut cmd = godot.xvfb_command("1280x720x24")?;
-    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy", "--path", "godot_project"]);
-    cmd.arg("res://game/tools/day_night_shots.tscn").arg("--").arg(format!("--out-dir={}", shots.display()));
+    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy", "--path"]);
+    cmd.arg(paths::godot_tests()).arg(check.scene).arg("--");
+    cmd.arg(format!("--out-dir={}", shots.display())).args(check.args);
     let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)?;
-    let log = paths::target_dir()?.join("xtask/rendered-tests.log");
+    let log = paths::target_dir()?.join("xtask").join(check.log);
     if let Some(dir) = log.parent() {
         fs::create_dir_all(dir)?;
     }
@@ -217,25 +266,21 @@ fn run_rendered_checks() -> Result<(SuiteReport, std::path::PathBuf)> {
 }
 
 fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::PathBuf)> {
-    let runner = paths::godot_project().join("tests/test_runner.tscn");
+    let runner = paths::godot_tests().join("test_runner.tscn");
     let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
     if !runner.is_file() {
-        bail!("godot_project/tests/test_runner.tscn missing — the Godot test suite cannot run");
+        bail!("tests/godot/test_runner.tscn missing — the Godot test suite cannot run");
     }
+    test_project::prepare(&godot)?;
     let timeout = std::env::var("STRATA_GODOT_TEST_TIMEOUT")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_TIMEOUT_S);
     crate::step(format!(
-        "Godot suite: godot --headless --path godot_project res://tests/test_runner.tscn (timeout {timeout} s)"
+        "Godot suite: godot --headless --path tests/godot res://test_runner.tscn (timeout {timeout} s)"
     ));
     let mut cmd = godot.command();
-    cmd.args([
-        "--headless",
-        "--path",
-        "godot_project",
-        "res://tests/test_runner.tscn",
-    ]);
+    cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).arg("res://test_runner.tscn");
     if !runner_args.is_empty() {
         cmd.arg("--").args(runner_args);
     }

@@ -7,6 +7,7 @@ const MENU := preload("res://game/settings_menu.tscn")
 var menu: SettingsMenu
 var _saved_settings := {}
 
+
 func before_each() -> void:
 	GameState.reset_all()
 	for k in GameState.DEFAULT_SETTINGS:
@@ -14,6 +15,7 @@ func before_each() -> void:
 	menu = MENU.instantiate()
 	add_child(menu)
 	await wait_frames(2)
+
 
 func after_each() -> void:
 	if is_instance_valid(menu):
@@ -23,6 +25,7 @@ func after_each() -> void:
 		if GameState.get_setting(k) != _saved_settings[k]:
 			GameState.set_setting(k, _saved_settings[k])
 	await wait_frames(1)
+
 
 func _key(code: Key) -> void:
 	var e := InputEventKey.new()
@@ -36,12 +39,14 @@ func _key(code: Key) -> void:
 	Input.parse_input_event(r)
 	await wait_frames(1)
 
+
 func _bound_keys(action: String) -> Array:
 	var out := []
 	for e in InputMap.action_get_events(action):
 		if e is InputEventKey:
 			out.append(e.physical_keycode)
 	return out
+
 
 func test_rebinds_jump_through_the_ui() -> void:
 	assert_eq(_bound_keys("jump"), [KEY_SPACE], "default jump")
@@ -64,23 +69,17 @@ func test_rebinds_jump_through_the_ui() -> void:
 	# Stored on the active profile: re-applying the profile keeps J.
 	GameState.apply_all()
 	assert_eq(_bound_keys("jump"), [KEY_J], "binding survives re-applying the profile")
-	if not GameState.uses_profiles():
-		var cfg := ConfigFile.new()
-		assert_eq(cfg.load(GameState.LOCAL_PROFILES_PATH), OK, "profile file written")
-		var sec := "user:%s:bindings" % GameState.get_active_user()
-		assert_eq(str(cfg.get_value(sec, "jump", "")), "key:%d" % KEY_J, "saved in the active profile")
-		assert_false(cfg.has_section_key(sec, "move_forward"), "only changed bindings are stored")
-	else:
-		# A fresh UserProfiles over the project defaults reads the override back from disk.
-		InputMap.action_erase_events("jump")
-		var space := InputEventKey.new()
-		space.physical_keycode = KEY_SPACE
-		InputMap.action_add_event("jump", space)
-		var fresh: Node = ClassDB.instantiate("UserProfiles")
-		add_child(fresh)
-		assert_eq(int(fresh.call("set_active_user", GameState.get_active_user())), OK, "profile loads")
-		assert_eq(_bound_keys("jump"), [KEY_J], "saved in the active profile")
-		fresh.queue_free()
+	# A fresh UserProfiles over the project defaults reads the override back from disk.
+	InputMap.action_erase_events("jump")
+	var space := InputEventKey.new()
+	space.physical_keycode = KEY_SPACE
+	InputMap.action_add_event("jump", space)
+	var fresh: Node = ClassDB.instantiate("UserProfiles")
+	add_child(fresh)
+	assert_eq(int(fresh.call("set_active_user", GameState.get_active_user())), OK, "profile loads")
+	assert_eq(_bound_keys("jump"), [KEY_J], "saved in the active profile")
+	fresh.queue_free()
+
 
 func test_escape_cancels_a_rebind() -> void:
 	var button: Button = menu.find_child("Bind_crouch", true, false)
@@ -91,6 +90,7 @@ func test_escape_cancels_a_rebind() -> void:
 	assert_eq(_bound_keys("crouch"), [KEY_C], "crouch unchanged")
 	assert_true(is_instance_valid(menu) and menu.is_inside_tree(), "menu still open")
 
+
 func test_conflict_warning_and_reset() -> void:
 	var label: Label = menu.find_child("ConflictLabel", true, false)
 	assert_eq(label.text, "", "no conflicts by default")
@@ -98,7 +98,10 @@ func test_conflict_warning_and_reset() -> void:
 	await wait_frames(1)
 	await _key(KEY_W)
 	assert_eq(menu.conflict_count(), 1, "W is on two actions")
-	assert_true(label.text.contains("Forward") and label.text.contains("Jump"), "warning names both actions: " + label.text)
+	assert_true(
+		label.text.contains("Forward") and label.text.contains("Jump"),
+		"warning names both actions: " + label.text
+	)
 	menu.find_child("Reset_jump", true, false).pressed.emit()
 	await wait_frames(1)
 	assert_eq(_bound_keys("jump"), [KEY_SPACE], "reset restores Space")
@@ -112,11 +115,12 @@ func test_conflict_warning_and_reset() -> void:
 	await wait_frames(1)
 	assert_eq(_bound_keys("sprint"), [KEY_SHIFT], "reset all restores sprint")
 
+
 func test_settings_apply_live_and_persist() -> void:
 	var game: Node = load("res://game/world.tscn").instantiate()
 	add_child(game)
 	await wait_frames(2)
-	game.loaded = true # skip the loading screen; the slider must reach the live world
+	game.loaded = true  # skip the loading screen; the slider must reach the live world
 	var slider: HSlider = menu.find_child("Setting_view_distance", true, false)
 	var fov: HSlider = menu.find_child("Setting_fov", true, false)
 	var invert: CheckBox = menu.find_child("Setting_invert_y", true, false)

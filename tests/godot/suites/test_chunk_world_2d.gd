@@ -1,11 +1,12 @@
 ## ChunkWorld2D streaming into a TileMapLayer, queries, edits and teardown in real headless Godot.
 extends StrataTestCase
 
-var _worlds: Array[ChunkWorld2D] = []
-
 ## Tiles per chunk edge (the preset default) and pixels per tile (the created TileSet's).
 const N := 64
 const PX := 16
+
+var _worlds: Array[ChunkWorld2D] = []
+
 
 func _make_world(seed: int, vd: int = 1) -> ChunkWorld2D:
 	var preset := WorldPreset.new()
@@ -25,8 +26,10 @@ func _make_world(seed: int, vd: int = 1) -> ChunkWorld2D:
 	_worlds.append(w)
 	return w
 
+
 func _viewer(w: ChunkWorld2D) -> Node2D:
 	return w.get_node(w.viewer) as Node2D
+
 
 func after_each() -> void:
 	for w in _worlds:
@@ -36,6 +39,7 @@ func after_each() -> void:
 				v.free()
 			w.free()
 	_worlds.clear()
+
 
 func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
 	var w := _make_world(42)
@@ -58,7 +62,10 @@ func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
 	var rng := RandomNumberGenerator.new()
 	rng.seed = 5
 	for i in 300:
-		var t := Vector2i(vc.x * N - N + rng.randi_range(0, 3 * N - 1), vc.y * N - N + rng.randi_range(0, 3 * N - 1))
+		var t := Vector2i(
+			vc.x * N - N + rng.randi_range(0, 3 * N - 1),
+			vc.y * N - N + rng.randi_range(0, 3 * N - 1)
+		)
 		var id := w.get_tile(t)
 		if id == 0:
 			assert_eq(layer.get_cell_source_id(t), -1, "air at %s is empty" % t)
@@ -68,8 +75,15 @@ func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
 	for x in [-100.0, 8.0, 333.0]:
 		var y := w.get_surface_height(x)
 		var t := w.local_to_tile(Vector2(x, y + 1))
-		assert_true(w.get_tile(t) != 0 and w.get_tile(t) != 5, "solid under the surface at x=%s" % x)
-		assert_eq(w.get_tile(t + Vector2i(0, -1)) in [0, 5], true, "air or water above the surface at x=%s" % x)
+		assert_true(
+			w.get_tile(t) != 0 and w.get_tile(t) != 5, "solid under the surface at x=%s" % x
+		)
+		assert_eq(
+			w.get_tile(t + Vector2i(0, -1)) in [0, 5],
+			true,
+			"air or water above the surface at x=%s" % x
+		)
+
 
 func test_moving_the_viewer_unloads_behind() -> void:
 	var w := _make_world(7)
@@ -89,6 +103,7 @@ func test_moving_the_viewer_unloads_behind() -> void:
 			fail("cell %s left behind" % c)
 			break
 
+
 func test_set_tile_edits_show_in_queries_and_the_layer() -> void:
 	var w := _make_world(3)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
@@ -103,8 +118,14 @@ func test_set_tile_edits_show_in_queries_and_the_layer() -> void:
 	await wait_frames(1)
 	assert_true(await wait_until(w.is_area_ready, 30.0))
 	assert_eq(layer.get_cell_source_id(top), -1, "dug cell erased")
-	assert_eq(layer.get_cell_atlas_coords(top + Vector2i(0, -2)), Vector2i(0, 1), "isolated stone: mask 0, row 1")
-	assert_eq(layer.get_cell_atlas_coords(below).x & 1, 0, "the tile under the hole shows its top edge")
+	assert_eq(
+		layer.get_cell_atlas_coords(top + Vector2i(0, -2)),
+		Vector2i(0, 1),
+		"isolated stone: mask 0, row 1"
+	)
+	assert_eq(
+		layer.get_cell_atlas_coords(below).x & 1, 0, "the tile under the hole shows its top edge"
+	)
 	var edits := w.get_edits()
 	assert_eq(edits.size(), 6, "two edits as triples")
 	var triples := {}
@@ -118,6 +139,7 @@ func test_set_tile_edits_show_in_queries_and_the_layer() -> void:
 	assert_ne(w.get_tile(top), 0, "clearing the edits restores the generated tile")
 	w.set_tile(Vector2i(0, 0), 999)
 	assert_eq(w.get_stats()["edits"], 0, "an unknown id is refused")
+
 
 func test_save_and_load_restore_the_tiles_and_state() -> void:
 	var w := _make_world(12)
@@ -143,6 +165,7 @@ func test_save_and_load_restore_the_tiles_and_state() -> void:
 	assert_eq(other.preset.seed, 12, "a failed load changes nothing")
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
 
+
 func test_freeing_mid_generation_leaks_nothing() -> void:
 	await wait_frames(2)
 	var before := Performance.get_monitor(Performance.OBJECT_NODE_COUNT)
@@ -156,8 +179,17 @@ func test_freeing_mid_generation_leaks_nothing() -> void:
 		v.free()
 	_worlds.clear()
 	await wait_frames(2)
-	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "node count back to where it was")
-	assert_eq(Performance.get_monitor(Performance.OBJECT_ORPHAN_NODE_COUNT), orphans_before, "no orphan nodes")
+	assert_eq(
+		Performance.get_monitor(Performance.OBJECT_NODE_COUNT),
+		before,
+		"node count back to where it was"
+	)
+	assert_eq(
+		Performance.get_monitor(Performance.OBJECT_ORPHAN_NODE_COUNT),
+		orphans_before,
+		"no orphan nodes"
+	)
+
 
 func test_demo_character_lands_runs_and_jumps() -> void:
 	var scene: Node2D = load("res://demo2d/side_view.tscn").instantiate()

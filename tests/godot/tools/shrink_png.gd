@@ -1,6 +1,8 @@
-## Shrinks PNG screenshots for the docs: `godot --headless -s res://game/tools/shrink_png.gd --
-## --width=640 IN.png OUT.png [IN2.png OUT2.png ...]`.
+## Shrinks PNG screenshots for the docs:
+## `godot --headless --path tests/godot -s res://tools/shrink_png.gd -- --width=640 IN.png OUT.png`
+## (more IN/OUT pairs may follow).
 extends SceneTree
+
 
 func _initialize() -> void:
 	var width := 640

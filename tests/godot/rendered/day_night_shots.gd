@@ -2,8 +2,8 @@
 ## midnight, saves both screenshots and prints their mean brightness. Exits 1 when noon is not
 ## clearly brighter than midnight.
 ##
-##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path godot_project \
-##       res://game/tools/day_night_shots.tscn -- --out-dir=/abs/dir
+##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
+##       res://rendered/day_night_shots.tscn -- --out-dir=/abs/dir
 extends Node3D
 
 var out_dir := "user://day_night_shots"
@@ -11,6 +11,7 @@ var out_dir := "user://day_night_shots"
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
 @onready var day_night: DayNight = $DayNight
+
 
 func _ready() -> void:
 	for arg in OS.get_cmdline_user_args():
@@ -25,6 +26,7 @@ func _ready() -> void:
 	camera.look_at(camera.position + Vector3(1, -0.25, 0.3), Vector3.UP)
 	_run.call_deferred()
 
+
 func _run() -> void:
 	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
 	get_viewport().disable_3d = true
@@ -34,28 +36,21 @@ func _run() -> void:
 		await get_tree().process_frame
 	get_viewport().disable_3d = false
 	DirAccess.make_dir_recursive_absolute(out_dir)
-	var passed := 0
-	var failed := 0
 	var noon := await _shot(0.5, "noon")
 	var ground := _lower_half_ground_fraction(get_viewport().get_texture().get_image())
 	var midnight := await _shot(0.0, "midnight")
 	print("NOON_BRIGHTNESS=%.4f" % noon)
 	print("MIDNIGHT_BRIGHTNESS=%.4f" % midnight)
 	print("NOON_LOWER_HALF_GROUND=%.3f" % ground)
-	for check in [
-		["the view was ready", world.is_area_ready()],
-		["noon is bright (mean luma > 0.2)", noon > 0.2],
-		["midnight is less than half as bright as noon", midnight >= 0.0 and midnight < noon * 0.5],
-		["the lower half of the noon frame is world, not sky (> 60 %)", ground > 0.6],
-	]:
-		if check[1]:
-			passed += 1
-			print("  ok   rendered: " + check[0])
-		else:
-			failed += 1
-			print("  FAIL rendered: " + check[0])
-	print("%d passed, %d failed" % [passed, failed])
-	get_tree().quit(0 if failed == 0 else 1)
+	var checks := RenderedChecks.new()
+	checks.check("the view was ready", world.is_area_ready())
+	checks.check("noon is bright (mean luma > 0.2)", noon > 0.2)
+	checks.check(
+		"midnight is less than half as bright as noon", midnight >= 0.0 and midnight < noon * 0.5
+	)
+	checks.check("the lower half of the noon frame is world, not sky (> 60 %)", ground > 0.6)
+	checks.finish(get_tree())
+
 
 ## Fraction of sampled pixels in the lower half that are not sky-coloured (sky: blue clearly
 ## above red and green, and bright).
@@ -64,7 +59,9 @@ func _lower_half_ground_fraction(img: Image) -> float:
 		return 0.0
 	var ground := 0
 	var n := 0
-	for y in range(img.get_height() / 2, img.get_height(), 6):
+	@warning_ignore("integer_division")
+	var half := img.get_height() / 2
+	for y in range(half, img.get_height(), 6):
 		for x in range(0, img.get_width(), 6):
 			var c := img.get_pixel(x, y)
 			var sky := c.b > c.r + 0.08 and c.b > c.g + 0.02 and c.get_luminance() > 0.45
@@ -72,23 +69,10 @@ func _lower_half_ground_fraction(img: Image) -> float:
 			n += 1
 	return float(ground) / maxf(1.0, n)
 
+
 func _shot(t: float, tag: String) -> float:
 	day_night.set_time_of_day(t)
 	for i in 4:
 		await RenderingServer.frame_post_draw
-	var img := get_viewport().get_texture().get_image()
-	if img == null or img.is_empty():
-		print("no rendered frame (headless?)")
-		return -1.0
-	var path := out_dir.path_join("%s.png" % tag)
-	img.save_png(path)
-	print("screenshot: " + ProjectSettings.globalize_path(path))
-	# Mean luma over a grid of samples.
-	var sum := 0.0
-	var n := 0
-	for y in range(0, img.get_height(), 8):
-		for x in range(0, img.get_width(), 8):
-			var c := img.get_pixel(x, y)
-			sum += 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
-			n += 1
-	return sum / maxf(1.0, n)
+	var img := RenderedChecks.screenshot(get_viewport(), out_dir, tag)
+	return -1.0 if img == null else RenderedChecks.mean_luma(img)

@@ -1,4 +1,4 @@
-## Base class of every Godot test suite (`res://tests/test_*.gd`).
+## Base class of every Godot test suite (`res://suites/test_*.gd`).
 ##
 ## Each method whose name starts with `test_` is one test. It may `await` (frames, signals).
 ## Assertions record a failure with a message and the test goes on; the runner prints the
@@ -8,30 +8,37 @@ extends Node
 
 var _failures: PackedStringArray = []
 
+
 ## Called by the runner before each test; override to set up (may await).
 func before_each() -> void:
 	pass
+
 
 ## Called by the runner after each test; override to tear down (may await).
 func after_each() -> void:
 	pass
 
+
 func fail(message: String) -> void:
 	_failures.append(message)
+
 
 func assert_true(cond: bool, message: String = "") -> bool:
 	if not cond:
 		fail("expected true: " + message)
 	return cond
 
+
 func assert_false(cond: bool, message: String = "") -> bool:
 	if cond:
 		fail("expected false: " + message)
 	return not cond
 
+
 ## True for null and for a null (or freed) object reference.
 static func _is_null(v: Variant) -> bool:
 	return v == null or (typeof(v) == TYPE_OBJECT and not is_instance_valid(v))
+
 
 func assert_eq(actual: Variant, expected: Variant, message: String = "") -> bool:
 	if _is_null(actual) and _is_null(expected):
@@ -41,11 +48,13 @@ func assert_eq(actual: Variant, expected: Variant, message: String = "") -> bool
 		return false
 	return true
 
+
 func assert_ne(actual: Variant, unexpected: Variant, message: String = "") -> bool:
 	if typeof(actual) == typeof(unexpected) and actual == unexpected:
 		fail("expected anything but %s %s" % [var_to_str(unexpected), message])
 		return false
 	return true
+
 
 func assert_near(actual: float, expected: float, tolerance: float, message: String = "") -> bool:
 	if absf(actual - expected) > tolerance:
@@ -53,17 +62,20 @@ func assert_near(actual: float, expected: float, tolerance: float, message: Stri
 		return false
 	return true
 
+
 func assert_gt(actual: float, bound: float, message: String = "") -> bool:
 	if not (actual > bound):
 		fail("expected > %s, got %s %s" % [bound, actual, message])
 		return false
 	return true
 
+
 func assert_lt(actual: float, bound: float, message: String = "") -> bool:
 	if not (actual < bound):
 		fail("expected < %s, got %s %s" % [bound, actual, message])
 		return false
 	return true
+
 
 ## Waits until `predicate.call()` is true or `timeout_s` passes; returns whether it became true.
 func wait_until(predicate: Callable, timeout_s: float = 30.0) -> bool:
@@ -73,6 +85,7 @@ func wait_until(predicate: Callable, timeout_s: float = 30.0) -> bool:
 			return false
 		await get_tree().process_frame
 	return true
+
 
 ## Deletes directory `path` and everything in it (test scratch folders).
 func remove_tree(path: String) -> void:
@@ -84,6 +97,7 @@ func remove_tree(path: String) -> void:
 	for f in d.get_files():
 		d.remove(f)
 	DirAccess.remove_absolute(path)
+
 
 func wait_frames(n: int) -> void:
 	for i in n:

@@ -1,16 +1,21 @@
 ## WorldPreset files from GDScript: RON round trips, garbage, reseeding, shipped presets.
 extends StrataTestCase
 
+const SHIPPED := [
+	"default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"
+]
+
 var _dir := ""
+
 
 func before_each() -> void:
 	_dir = "user://test_presets_%d" % randi()
 	DirAccess.make_dir_recursive_absolute(_dir)
 
+
 func after_each() -> void:
 	remove_tree(_dir)
 
-const SHIPPED := ["default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"]
 
 func test_ron_round_trip_keeps_fingerprint() -> void:
 	var p := WorldPreset.new()
@@ -28,6 +33,7 @@ func test_ron_round_trip_keeps_fingerprint() -> void:
 	assert_eq(r.fingerprint(), p.fingerprint())
 	assert_eq(r.last_error(), "")
 
+
 func test_garbage_ron_gives_null_and_a_readable_error() -> void:
 	assert_eq(WorldPreset.from_ron("this is ((( not a preset"), null)
 	var q := WorldPreset.new()
@@ -37,11 +43,15 @@ func test_garbage_ron_gives_null_and_a_readable_error() -> void:
 	assert_true(e.contains("RON text:1:"), e)
 	assert_true(e.contains("allowed"), e)
 	assert_eq(q.height_octaves, 6, "a failed parse changes nothing")
-	assert_eq(q.parse_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))'), ERR_INVALID_DATA)
+	assert_eq(
+		q.parse_ron('(format: "strata-preset", version: 1, preset: (height: (octaves: 1000)))'),
+		ERR_INVALID_DATA
+	)
 	e = q.last_error()
 	assert_true(e.contains("height_octaves") and e.contains("1..=12"), e)
 	assert_eq(q.parse_ron('(format: "strata-preset", version: 5, preset: ())'), ERR_PARSE_ERROR)
 	assert_true(q.last_error().contains("newer Strata"), q.last_error())
+
 
 func test_with_new_seed_keeps_sliders() -> void:
 	var p := WorldPreset.new()
@@ -54,6 +64,7 @@ func test_with_new_seed_keeps_sliders() -> void:
 	assert_ne(q.fingerprint(), p.fingerprint())
 	assert_eq(p.with_new_seed(p.seed).fingerprint(), p.fingerprint())
 	assert_eq(p.fingerprint().length(), 16)
+
 
 func test_save_and_load_files() -> void:
 	var p := WorldPreset.new()
@@ -73,6 +84,7 @@ func test_save_and_load_files() -> void:
 	assert_eq(s.load_file(_dir.path_join("none.ron")), ERR_FILE_NOT_FOUND)
 	assert_true(s.last_error().contains("none.ron"), s.last_error())
 
+
 func test_shipped_presets_load_and_match() -> void:
 	var prints := {}
 	for name in SHIPPED:
@@ -90,12 +102,13 @@ func test_shipped_presets_load_and_match() -> void:
 		prints[from_ron.fingerprint()] = name
 	assert_eq(prints.size(), SHIPPED.size(), "shipped presets differ")
 
+
 func test_tres_saved_by_godot_reads_in_rust() -> void:
 	var p := WorldPreset.new()
 	p.seed = -42
 	p.height_octaves = 9
 	p.caves_mode = 2
-	p.name = "Quote \" and tab\t"
+	p.name = 'Quote " and tab\t'
 	var path := _dir.path_join("godot_saved.tres")
 	assert_eq(ResourceSaver.save(p, path), OK)
 	var q := WorldPreset.new()

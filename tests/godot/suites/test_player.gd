@@ -3,18 +3,21 @@
 extends StrataTestCase
 
 const PLAYER := preload("res://game/player.tscn")
+const GAME_SCENE := "res://game/world.tscn"
 
 var root: Node3D
 var player: StrataPlayer
 
+
 func before_each() -> void:
 	root = Node3D.new()
 	add_child(root)
-	_add_box(Vector3(0, -0.5, 0), Vector3(200, 1, 200)) # flat floor, top at y = 0
+	_add_box(Vector3(0, -0.5, 0), Vector3(200, 1, 200))  # flat floor, top at y = 0
 	player = PLAYER.instantiate()
 	root.add_child(player)
 	player.global_position = Vector3(0, 0.05, 0)
 	await _physics_frames(5)
+
 
 func after_each() -> void:
 	for a in GameState.ACTIONS:
@@ -22,6 +25,7 @@ func after_each() -> void:
 	if is_instance_valid(root):
 		root.queue_free()
 	await get_tree().process_frame
+
 
 func _add_box(center: Vector3, size: Vector3) -> StaticBody3D:
 	var body := StaticBody3D.new()
@@ -34,9 +38,11 @@ func _add_box(center: Vector3, size: Vector3) -> StaticBody3D:
 	body.global_position = center
 	return body
 
+
 func _physics_frames(n: int) -> void:
 	for i in n:
 		await get_tree().physics_frame
+
 
 func _tap(action: String) -> void:
 	var e := InputEventAction.new()
@@ -50,11 +56,13 @@ func _tap(action: String) -> void:
 	Input.parse_input_event(r)
 	await _physics_frames(2)
 
+
 func _horizontal(v: Vector3) -> Vector2:
 	return Vector2(v.x, v.z)
 
+
 func test_walks_forward_in_the_facing_direction() -> void:
-	player.rotate_y(deg_to_rad(90.0)) # now facing -X
+	player.rotate_y(deg_to_rad(90.0))  # now facing -X
 	var facing := player.get_facing()
 	assert_near(facing.x, -1.0, 1e-3, "facing after turning")
 	assert_true(player.is_on_floor(), "starts on the floor")
@@ -73,7 +81,10 @@ func test_walks_forward_in_the_facing_direction() -> void:
 	await _physics_frames(30)
 	Input.action_release("sprint")
 	Input.action_release("move_forward")
-	assert_gt((player.global_position - s0).length(), moved.length() * 1.3, "sprint covers more ground")
+	assert_gt(
+		(player.global_position - s0).length(), moved.length() * 1.3, "sprint covers more ground"
+	)
+
 
 func test_jump_rises_and_lands_with_unchanged_horizontal_speed() -> void:
 	Input.action_press("move_forward")
@@ -108,7 +119,13 @@ func test_jump_rises_and_lands_with_unchanged_horizontal_speed() -> void:
 	assert_near(max_dv, 0.0, 1e-4, "horizontal velocity unchanged in the air")
 	# Airtime of a constant-gravity jump: 2 v / g.
 	var expected := 2.0 * player.jump_velocity / player.gravity
-	assert_near(frames / float(Engine.physics_ticks_per_second), expected, 0.1, "airtime matches constant gravity")
+	assert_near(
+		frames / float(Engine.physics_ticks_per_second),
+		expected,
+		0.1,
+		"airtime matches constant gravity"
+	)
+
 
 func test_crouch_and_prone_shrink_the_shape_and_lower_the_camera() -> void:
 	var stand_h := player.get_shape_height()
@@ -137,6 +154,7 @@ func test_crouch_and_prone_shrink_the_shape_and_lower_the_camera() -> void:
 	await _physics_frames(5)
 	assert_near(player.get_shape_height(), stand_h, 1e-4, "stands up from prone")
 
+
 func test_cannot_stand_up_under_a_low_ceiling() -> void:
 	await _tap("prone")
 	assert_near(player.get_shape_height(), 0.6, 1e-4, "prone")
@@ -158,6 +176,7 @@ func test_cannot_stand_up_under_a_low_ceiling() -> void:
 	ceiling.queue_free()
 	await _physics_frames(5)
 	assert_near(player.get_shape_height(), 1.8, 1e-4, "stands once the ceiling is gone")
+
 
 func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	root.queue_free()
@@ -194,7 +213,12 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	assert_true(player.target.get("hit", false), "the view ray hits the ground")
 	assert_eq(player.target.get("cell"), cell, "target is the aimed voxel")
 	assert_true(player.highlight.visible, "target cell highlighted")
-	assert_near(player.highlight.global_position.distance_to(Vector3(cell) + Vector3(0.5, 0.5, 0.5)), 0.0, 1e-3, "highlight on the target cell")
+	assert_near(
+		player.highlight.global_position.distance_to(Vector3(cell) + Vector3(0.5, 0.5, 0.5)),
+		0.0,
+		1e-3,
+		"highlight on the target cell"
+	)
 	assert_true(player.dig(), "dig")
 	assert_eq(world.get_voxel(cell), 0, "dug voxel is air")
 	# Aim into the hole again: the ray now ends below it, and placing fills the hole.
@@ -205,26 +229,33 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	assert_true(player.place(), "place")
 	assert_eq(world.get_voxel(cell), ChunkWorld.block_id("stone"), "placed stone in the hole")
 
+
 func _aim_at(p: Vector3) -> void:
 	var eye := player.camera.global_position
 	var to := p - eye
 	player.rotation.y = atan2(-to.x, -to.z)
 	player.head.rotation.x = atan2(to.y, Vector2(to.x, to.z).length())
 
+
 func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	root.queue_free()
 	await get_tree().process_frame
 	root = Node3D.new()
 	add_child(root)
-	GameState.pending = {"preset_path": GameState.DEFAULT_PRESET, "seed": 12345, "day_length_s": 120.0, "continue": false}
-	var game: Node = load("res://game/world.tscn").instantiate()
+	GameState.pending = {
+		"preset_path": GameState.DEFAULT_PRESET,
+		"seed": 12345,
+		"day_length_s": 120.0,
+		"continue": false
+	}
+	var game: Node = load(GAME_SCENE).instantiate()
 	root.add_child(game)
 	await wait_frames(2)
 	var w: ChunkWorld = game.world
 	var p: Vector3 = game.player.global_position
 	var h := w.get_height(p.x, p.z)
 	assert_near(p.y, h + 0.05, 1e-3, "spawn stands on the surface")
-	assert_gt(h, game.sea_level, "spawn is above the sea")
+	assert_gt(h, game.setup.sea_level, "spawn is above the sea")
 	var feet := Vector3i(floori(p.x), floori(p.y), floori(p.z))
 	for dy in 2:
 		assert_eq(w.get_voxel(feet + Vector3i(0, dy, 0)), 0, "air for the body at +%d" % dy)
@@ -234,8 +265,10 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	assert_eq(game.day_night.period_s, 120.0, "day length from the new-world settings")
 	# Save (keeping whatever save the player had), then continue from it.
 	var backups := {}
-	for f in [GameState.SAVE_STATE, GameState.SAVE_WORLD]:
-		backups[f] = FileAccess.get_file_as_bytes(f) if FileAccess.file_exists(f) else PackedByteArray()
+	for f in [WorldSave.PATH]:
+		backups[f] = (
+			FileAccess.get_file_as_bytes(f) if FileAccess.file_exists(f) else PackedByteArray()
+		)
 	var can_save_edits := w.has_method("save_world")
 	var dug := Vector3i(floori(p.x) + 2, floori(w.get_height(p.x + 2.0, p.z)) - 1, floori(p.z))
 	w.set_voxel(dug, 0)
@@ -247,10 +280,13 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	game.queue_free()
 	await wait_frames(2)
 	GameState.pending["continue"] = true
-	var again: Node = load("res://game/world.tscn").instantiate()
+	var again: Node = load(GAME_SCENE).instantiate()
 	root.add_child(again)
 	await wait_frames(2)
-	assert_true(again.player.global_position.distance_to(p + Vector3(3, 1, -2)) < 1e-3, "player position restored")
+	assert_true(
+		again.player.global_position.distance_to(p + Vector3(3, 1, -2)) < 1e-3,
+		"player position restored"
+	)
 	assert_near(again.player.rotation.y, 1.25, 1e-4, "facing restored")
 	assert_near(again.day_night.get_time_of_day(), 0.8, 1e-4, "time of day restored")
 	assert_eq(int(again.world.preset.get("seed")), 12345, "same world seed")

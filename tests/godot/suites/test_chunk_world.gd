@@ -1,7 +1,11 @@
 ## ChunkWorld streaming, queries, edits and teardown in real headless Godot.
 extends StrataTestCase
 
+## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
+const EXPECTED_VD2 := 13 * 3
+
 var _worlds: Array[ChunkWorld] = []
+
 
 ## Worlds here have no far view unless a test asks (the near field's own layout is a disc).
 func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> ChunkWorld:
@@ -23,8 +27,10 @@ func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> ChunkWorld:
 	_worlds.append(w)
 	return w
 
+
 func _viewer(w: ChunkWorld) -> Node3D:
 	return w.get_node(w.viewer) as Node3D
+
 
 func after_each() -> void:
 	for w in _worlds:
@@ -32,8 +38,6 @@ func after_each() -> void:
 			w.free()
 	_worlds.clear()
 
-## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
-const EXPECTED_VD2 := 13 * 3
 
 func test_view_fills_around_viewer() -> void:
 	var w := _make_world(42)
@@ -48,7 +52,13 @@ func test_view_fills_around_viewer() -> void:
 	assert_eq(stats["pending_chunks"], 0, "pending chunks")
 	assert_eq(loaded.size(), EXPECTED_VD2, "chunk_loaded signals")
 	assert_eq(ready_count[0], 1, "area_ready emitted once")
-	assert_true(loaded.has(Vector3i(0, 0, 0)) and loaded.has(Vector3i(2, 1, 0)) and loaded.has(Vector3i(0, -1, -2)))
+	assert_true(
+		(
+			loaded.has(Vector3i(0, 0, 0))
+			and loaded.has(Vector3i(2, 1, 0))
+			and loaded.has(Vector3i(0, -1, -2))
+		)
+	)
 	assert_false(loaded.has(Vector3i(2, 0, 1)), "outside the radius")
 	var meshes := 0
 	for child in w.get_children():
@@ -59,6 +69,7 @@ func test_view_fills_around_viewer() -> void:
 	for key in ["generated_total", "gen_ms_median", "mesh_ms_median", "apply_ms_last_frame"]:
 		assert_true(stats.has(key), key)
 
+
 func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	var w := _make_world(7)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
@@ -67,7 +78,7 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	w.chunk_loaded.connect(func(c: Vector3i): loaded.append(c))
 	w.chunk_unloaded.connect(func(c: Vector3i): unloaded.append(c))
 	_viewer(w).position = Vector3(10 * 32 + 16, 0, 16)
-	await wait_frames(1) # the world sees the move in its next process()
+	await wait_frames(1)  # the world sees the move in its next process()
 	assert_false(w.is_area_ready(), "not ready right after a 10-chunk move")
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area at the new place never became ready")
 	assert_true(loaded.has(Vector3i(12, 0, 0)), "chunk ahead loaded")
@@ -77,21 +88,32 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	# Unloaded chunks leave the view at once; their nodes are freed over the next frames.
 	for child in w.get_children():
 		if child is MeshInstance3D and child.visible:
-			assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh shown behind at " + str(child.position))
+			assert_gt(
+				child.position.x, 3 * 32.0 - 1.0, "no mesh shown behind at " + str(child.position)
+			)
 	var meshes := await _mesh_children_once_freed(w)
 	var st := w.get_stats()
 	for child in meshes:
 		assert_gt(child.position.x, 3 * 32.0 - 1.0, "no mesh left behind at " + str(child.position))
-	assert_eq(meshes.size(), st["nodes"] + st["far_nodes"], "every mesh node belongs to a loaded chunk or far column")
+	assert_eq(
+		meshes.size(),
+		st["nodes"] + st["far_nodes"],
+		"every mesh node belongs to a loaded chunk or far column"
+	)
+
 
 ## The world's MeshInstance3D children once every unloaded node has been freed.
 func _mesh_children_once_freed(w: ChunkWorld) -> Array[MeshInstance3D]:
-	assert_true(await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0), "unloaded nodes never freed")
+	assert_true(
+		await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0),
+		"unloaded nodes never freed"
+	)
 	var out: Array[MeshInstance3D] = []
 	for child in w.get_children():
 		if child is MeshInstance3D:
 			out.append(child)
 	return out
+
 
 ## Back and forth faster than unloaded nodes are freed: a chunk that loads again frees its old,
 ## hidden nodes first, so its new nodes keep their names and nothing is left over.
@@ -107,9 +129,13 @@ func test_a_chunk_loading_again_before_its_old_nodes_are_freed() -> void:
 	var meshes := await _mesh_children_once_freed(w)
 	var st := w.get_stats()
 	for child in meshes:
-		assert_true(String(child.name).begins_with("chunk_"), "chunk node named %s (%d were waiting to be freed)" % [child.name, waiting])
+		assert_true(
+			String(child.name).begins_with("chunk_"),
+			"chunk node named %s (%d were waiting to be freed)" % [child.name, waiting]
+		)
 		assert_true(child.visible, "a loaded chunk's mesh is shown")
 	assert_eq(meshes.size(), st["nodes"], "one mesh node per loaded chunk with a mesh")
+
 
 func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
 	var a := _make_world(99, 1)
@@ -136,6 +162,7 @@ func test_two_worlds_with_one_preset_agree_and_another_seed_differs() -> void:
 	assert_gt(height_diffs, 900, "another seed gives other heights")
 	assert_gt(voxel_diffs, 100, "another seed gives other voxels")
 
+
 func test_height_matches_streamed_voxels_and_collision() -> void:
 	var w := _make_world(3, 2)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
@@ -150,16 +177,29 @@ func test_height_matches_streamed_voxels_and_collision() -> void:
 		var z := rng.randi_range(-40, 40)
 		var h := int(w.get_height(x + 0.5, z + 0.5))
 		var top := w.get_voxel(Vector3i(x, h - 1, z))
-		assert_true(top != 0 and top != ChunkWorld.block_id("water"), "solid below get_height at %d,%d" % [x, z])
-		assert_eq(w.get_voxel(Vector3i(x, h, z)) == 0 or w.get_voxel(Vector3i(x, h, z)) == ChunkWorld.block_id("water"), true, "open above get_height")
+		assert_true(
+			top != 0 and top != ChunkWorld.block_id("water"),
+			"solid below get_height at %d,%d" % [x, z]
+		)
+		assert_eq(
+			(
+				w.get_voxel(Vector3i(x, h, z)) == 0
+				or w.get_voxel(Vector3i(x, h, z)) == ChunkWorld.block_id("water")
+			),
+			true,
+			"open above get_height"
+		)
 		# The streamed collision mesh has its top face exactly there (when the column is loaded).
 		if h > -31 and h < 63:
-			var q := PhysicsRayQueryParameters3D.create(Vector3(x + 0.5, 70, z + 0.5), Vector3(x + 0.5, -40, z + 0.5))
+			var q := PhysicsRayQueryParameters3D.create(
+				Vector3(x + 0.5, 70, z + 0.5), Vector3(x + 0.5, -40, z + 0.5)
+			)
 			var hit := space.intersect_ray(q)
 			if not hit.is_empty():
 				hits += 1
 				assert_near(hit["position"].y, float(h), 0.001, "collision top at %d,%d" % [x, z])
 	assert_gt(hits, 150, "rays hit streamed collision")
+
 
 func test_set_voxel_edits_are_seen_and_remeshed() -> void:
 	var w := _make_world(5, 1)
@@ -177,6 +217,7 @@ func test_set_voxel_edits_are_seen_and_remeshed() -> void:
 	assert_eq(w.get_height(4, 4), float(h - 1), "height sees the dug block")
 	assert_eq(w.get_stats()["edits"], 2)
 
+
 func test_freeing_mid_generation_joins_threads_and_leaks_nothing() -> void:
 	var before := Performance.get_monitor(Performance.OBJECT_NODE_COUNT)
 	var w := _make_world(1, 6)
@@ -189,6 +230,7 @@ func test_freeing_mid_generation_joins_threads_and_leaks_nothing() -> void:
 	await wait_frames(2)
 	assert_eq(Performance.get_monitor(Performance.OBJECT_NODE_COUNT), before, "every node freed")
 
+
 func test_biome_names_come_from_the_preset_table() -> void:
 	var w := _make_world(8, 1)
 	var names := {}
@@ -196,7 +238,11 @@ func test_biome_names_come_from_the_preset_table() -> void:
 		names[w.get_biome(i * 97.0 - 20000.0, i * 53.0 - 9000.0)] = true
 	assert_gt(names.size(), 2, "several biomes over a wide area: " + str(names.keys()))
 	for n in names:
-		assert_true(n in ["plains", "forest", "desert", "mountains", "tundra", "taiga", "badlands"], "known biome " + n)
+		assert_true(
+			n in ["plains", "forest", "desert", "mountains", "tundra", "taiga", "badlands"],
+			"known biome " + n
+		)
+
 
 func test_save_and_load_restore_the_exact_world() -> void:
 	var w := _make_world(21, 1)
@@ -225,11 +271,14 @@ func test_save_and_load_restore_the_exact_world() -> void:
 		if other.get_voxel(p) != w.get_voxel(p):
 			fail("voxel %s differs after load" % p)
 	for i in 200:
-		var q := Vector3i(rng.randi_range(-300, 300), rng.randi_range(-20, 40), rng.randi_range(-300, 300))
+		var q := Vector3i(
+			rng.randi_range(-300, 300), rng.randi_range(-20, 40), rng.randi_range(-300, 300)
+		)
 		if other.get_voxel(q) != w.get_voxel(q):
 			fail("voxel %s differs after load" % q)
 	assert_true(await wait_until(other.is_area_ready, 60.0), "the loaded world streams")
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
 
 func test_bad_save_gives_a_clear_error_and_changes_nothing() -> void:
 	var w := _make_world(4, 1)
@@ -238,10 +287,13 @@ func test_bad_save_gives_a_clear_error_and_changes_nothing() -> void:
 	f.store_string("this is not a world save")
 	f.close()
 	assert_eq(w.load_world(path), ERR_FILE_CORRUPT)
-	assert_true(w.last_error().contains("broken_") and w.last_error().contains("STRATASV"), w.last_error())
+	assert_true(
+		w.last_error().contains("broken_") and w.last_error().contains("STRATASV"), w.last_error()
+	)
 	assert_eq(w.preset.seed, 4, "the world is unchanged")
 	assert_eq(w.load_world("user://no_such_file.strata"), ERR_FILE_CANT_OPEN)
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
 
 func test_scatter_multimeshes_stand_in_loaded_chunks() -> void:
 	var w := _make_world(1337, 2)
@@ -251,6 +303,7 @@ func test_scatter_multimeshes_stand_in_loaded_chunks() -> void:
 		if child is MultiMeshInstance3D:
 			instances += child.multimesh.instance_count
 	assert_gt(instances, 10, "trees, bushes, flowers or rocks near the origin")
+
 
 func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> void:
 	var w := _make_world(12, 1)
@@ -268,8 +321,15 @@ func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> voi
 	assert_eq(w.get_voxel(p), ChunkWorld.block_id("stone"), "edits survive a preset change")
 	# A bad value is refused with a clear error and changes nothing.
 	w.preset.height_octaves = 0
-	assert_true(w.preset.last_error().contains("height_octaves") and w.preset.last_error().contains("1..=12"), w.preset.last_error())
+	assert_true(
+		(
+			w.preset.last_error().contains("height_octaves")
+			and w.preset.last_error().contains("1..=12")
+		),
+		w.preset.last_error()
+	)
 	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0)
+
 
 func _far_children(w: ChunkWorld) -> Array[MeshInstance3D]:
 	var out: Array[MeshInstance3D] = []
@@ -278,16 +338,32 @@ func _far_children(w: ChunkWorld) -> Array[MeshInstance3D]:
 			out.append(child)
 	return out
 
+
 func _far_complete(w: ChunkWorld) -> bool:
 	var st := w.get_stats()
-	return w.is_area_ready() and st["far_pending"] == 0 and st["far_loaded"] > 0 and st["retiring"] == 0
+	return (
+		w.is_area_ready()
+		and st["far_pending"] == 0
+		and st["far_loaded"] > 0
+		and st["retiring"] == 0
+	)
+
 
 func test_far_view_reaches_beyond_the_near_field() -> void:
 	var w := _make_world(42, 2, 2)
 	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
 	await wait_frames(2)
 	var st := w.get_stats()
-	for key in ["far_loaded", "far_pending", "far_view_levels", "far_ms_median", "queued", "retiring", "collision_queue", "far_nodes"]:
+	for key in [
+		"far_loaded",
+		"far_pending",
+		"far_view_levels",
+		"far_ms_median",
+		"queued",
+		"retiring",
+		"collision_queue",
+		"far_nodes"
+	]:
 		assert_true(st.has(key), key)
 	var far := _far_children(w)
 	assert_eq(far.size(), st["far_loaded"], "one node per far column")
@@ -308,6 +384,7 @@ func test_far_view_reaches_beyond_the_near_field() -> void:
 	# Near chunks still stream as before, with collision.
 	assert_gt(st["loaded_chunks"], 0)
 
+
 func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 	var w := _make_world(9, 2, 2)
 	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
@@ -316,7 +393,9 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 		before[String(n.name)] = true
 	_viewer(w).position = Vector3(300, 0, 40)
 	await wait_frames(2)  # the world sees the move in its next process
-	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never settled after the move")
+	assert_true(
+		await wait_until(_far_complete.bind(w), 60.0), "far view never settled after the move"
+	)
 	await wait_frames(2)
 	var after := _far_children(w)
 	assert_eq(after.size(), w.get_stats()["far_loaded"], "retired columns were freed")
@@ -326,8 +405,12 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 			moved += 1
 	assert_gt(moved, 5, "new far columns around the new position")
 	w.far_view_levels = 0
-	assert_true(await wait_until(func(): return _far_children(w).is_empty(), 30.0), "far nodes gone with the far view")
+	assert_true(
+		await wait_until(func(): return _far_children(w).is_empty(), 30.0),
+		"far nodes gone with the far view"
+	)
 	assert_eq(w.get_stats()["far_loaded"], 0)
+
 
 ## Streamed chunk meshes come from bytes packed on the workers; they must be exactly what Godot's
 ## own conversion (`add_surface_from_arrays`) stores: same format, streams, counts and box.
@@ -336,7 +419,13 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 	var compared := 0
 	var liquid := 0
 	# A handful of chunks, then a search along the surface layers until one with water is compared.
-	var coords: Array[Vector3i] = [Vector3i(0, 0, 0), Vector3i(1, 0, -1), Vector3i(-2, 0, 3), Vector3i(0, -1, 0), Vector3i(3, 1, 2)]
+	var coords: Array[Vector3i] = [
+		Vector3i(0, 0, 0),
+		Vector3i(1, 0, -1),
+		Vector3i(-2, 0, 3),
+		Vector3i(0, -1, 0),
+		Vector3i(3, 1, 2)
+	]
 	for x in range(-12, 13, 3):
 		for z in range(-12, 13, 3):
 			for y in [-1, 0]:
@@ -353,12 +442,28 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 		for i in reference.get_surface_count():
 			var a := RenderingServer.mesh_get_surface(packed.get_rid(), i)
 			var b := RenderingServer.mesh_get_surface(reference.get_rid(), i)
-			for key in ["format", "primitive", "vertex_count", "index_count", "aabb", "vertex_data", "attribute_data", "index_data"]:
+			for key in [
+				"format",
+				"primitive",
+				"vertex_count",
+				"index_count",
+				"aabb",
+				"vertex_data",
+				"attribute_data",
+				"index_data"
+			]:
 				assert_eq(a.get(key), b.get(key), "%s of surface %d at %s" % [key, i, c])
-			assert_eq(packed.surface_get_arrays(i), reference.surface_get_arrays(i), "decoded arrays of surface %d at %s" % [i, c])
+			assert_eq(
+				packed.surface_get_arrays(i),
+				reference.surface_get_arrays(i),
+				"decoded arrays of surface %d at %s" % [i, c]
+			)
 			assert_eq(packed.surface_get_name(i), reference.surface_get_name(i))
 			assert_eq(packed.surface_get_material(i), reference.surface_get_material(i))
-			assert_true(a.get("vertex_data", PackedByteArray()).size() > 0, "the server holds the vertex stream")
+			assert_true(
+				a.get("vertex_data", PackedByteArray()).size() > 0,
+				"the server holds the vertex stream"
+			)
 			if packed.surface_get_name(i) == "liquid":
 				liquid += 1
 			compared += 1
@@ -366,13 +471,19 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 	assert_gt(compared, 4, "chunks with faces were compared")
 	assert_gt(liquid, 0, "a water surface was compared")
 
+
 func _near_vertex_count(w: ChunkWorld) -> int:
 	var total := 0
 	for child in w.get_children():
-		if child is MeshInstance3D and String(child.name).begins_with("chunk_") and child.mesh != null:
+		if (
+			child is MeshInstance3D
+			and String(child.name).begins_with("chunk_")
+			and child.mesh != null
+		):
 			for i in child.mesh.get_surface_count():
 				total += child.mesh.surface_get_array_len(i)
 	return total
+
 
 ## Ambient occlusion off (a player's "smooth lighting" setting): the loaded chunks are remeshed
 ## in the background with faces merged by block alone, far fewer vertices, each face one flat
@@ -391,7 +502,11 @@ func test_turning_ambient_occlusion_off_remeshes_the_loaded_world() -> void:
 	assert_lt(flat * 2, with_ao, "flat %d vertices against %d with AO" % [flat, with_ao])
 	var node: MeshInstance3D = null
 	for child in w.get_children():
-		if child is MeshInstance3D and String(child.name).begins_with("chunk_") and child.mesh != null:
+		if (
+			child is MeshInstance3D
+			and String(child.name).begins_with("chunk_")
+			and child.mesh != null
+		):
 			node = child
 			break
 	assert_true(node != null, "a chunk with a mesh")
@@ -406,8 +521,16 @@ func test_turning_ambient_occlusion_off_remeshes_the_loaded_world() -> void:
 	assert_eq(colors.size(), normals.size())
 	var packed := w.build_chunk_mesh(coord, false)
 	var reference := w.build_chunk_mesh(coord, true)
-	assert_eq(packed.surface_get_arrays(0), reference.surface_get_arrays(0), "packed bytes equal Godot's conversion")
-	assert_eq(packed.surface_get_arrays(0)[Mesh.ARRAY_VERTEX].size(), (arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size(), "the streamed mesh is the flat one")
+	assert_eq(
+		packed.surface_get_arrays(0),
+		reference.surface_get_arrays(0),
+		"packed bytes equal Godot's conversion"
+	)
+	assert_eq(
+		packed.surface_get_arrays(0)[Mesh.ARRAY_VERTEX].size(),
+		(arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size(),
+		"the streamed mesh is the flat one"
+	)
 	w.ambient_occlusion = true
 	await wait_frames(2)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after turning it back on")

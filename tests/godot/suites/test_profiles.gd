@@ -7,10 +7,12 @@ const FIRE := &"strata_test_fire"
 var _dir := ""
 var _profiles: UserProfiles
 
+
 func _key(physical: Key) -> InputEventKey:
 	var e := InputEventKey.new()
 	e.physical_keycode = physical
 	return e
+
 
 func before_each() -> void:
 	_dir = "user://test_profiles_%d" % randi()
@@ -25,6 +27,7 @@ func before_each() -> void:
 	_profiles.profiles_dir = _dir
 	add_child(_profiles)  # _ready captures the defaults
 
+
 func after_each() -> void:
 	if is_instance_valid(_profiles):
 		_profiles.free()
@@ -32,6 +35,7 @@ func after_each() -> void:
 		if InputMap.has_action(a):
 			InputMap.erase_action(a)
 	remove_tree(_dir)
+
 
 func _keys(action: StringName) -> Array:
 	var out := []
@@ -41,6 +45,7 @@ func _keys(action: StringName) -> Array:
 		elif e is InputEventMouseButton:
 			out.append("mouse%d" % e.button_index)
 	return out
+
 
 func test_two_users_switch_bindings_at_once() -> void:
 	var switched: Array[String] = []
@@ -76,6 +81,7 @@ func test_two_users_switch_bindings_at_once() -> void:
 	assert_eq(_keys(JUMP), [KEY_G], "bob after restart")
 	again.free()
 
+
 func test_profile_files_hold_only_overrides() -> void:
 	_profiles.create_user("carol")
 	_profiles.set_active_user("carol")
@@ -93,6 +99,7 @@ func test_profile_files_hold_only_overrides() -> void:
 	_profiles.rebind(JUMP, _key(KEY_H))
 	assert_eq(_profiles.reset_all(), OK)
 	assert_false(FileAccess.get_file_as_string(path).contains("strata_test_jump"))
+
 
 func test_bad_profile_file_errors_without_touching_it() -> void:
 	DirAccess.make_dir_recursive_absolute(_dir)
@@ -118,6 +125,7 @@ func test_bad_profile_file_errors_without_touching_it() -> void:
 	assert_ne(_profiles.create_user("../escape"), OK)
 	assert_true(_profiles.last_error().contains("allowed"), _profiles.last_error())
 
+
 func test_settings_are_checked() -> void:
 	_profiles.create_user("fay")
 	assert_eq(_profiles.set_setting("fov", 90.0), ERR_UNCONFIGURED, "no active user yet")
@@ -135,6 +143,7 @@ func test_settings_are_checked() -> void:
 	_profiles.set_active_user("fay")
 	assert_eq(_profiles.get_setting("invert_y"), true, "settings persist")
 
+
 ## Conflicts on one physical key (the project's own actions may conflict elsewhere).
 func _conflicts_on(physical: Key) -> Array:
 	var out := []
@@ -143,6 +152,7 @@ func _conflicts_on(physical: Key) -> Array:
 		if e is InputEventKey and e.physical_keycode == physical:
 			out.append(c)
 	return out
+
 
 func test_conflicts_are_listed() -> void:
 	_profiles.create_user("gus")
@@ -155,7 +165,15 @@ func test_conflicts_are_listed() -> void:
 	assert_eq(c.size(), 1)
 	if c.size() == 1:
 		var actions: PackedStringArray = c[0]["actions"]
-		assert_eq(actions, PackedStringArray(["strata_test_fire", "strata_test_jump"]) if actions[0] == "strata_test_fire" else PackedStringArray(["strata_test_jump", "strata_test_fire"]))
+		assert_eq(
+			actions,
+			(
+				PackedStringArray(["strata_test_fire", "strata_test_jump"])
+				if actions[0] == "strata_test_fire"
+				else PackedStringArray(["strata_test_jump", "strata_test_fire"])
+			)
+		)
+
 
 func test_preset_library() -> void:
 	_profiles.create_user("hal")

@@ -4,15 +4,18 @@ extends StrataTestCase
 
 var dn: DayNight
 
+
 func before_each() -> void:
 	dn = DayNight.new()
 	add_child(dn)
 	await get_tree().process_frame
 
+
 func after_each() -> void:
 	if is_instance_valid(dn):
 		dn.queue_free()
 	await get_tree().process_frame
+
 
 func test_time_advances_with_the_configured_period() -> void:
 	dn.period_s = 2.0
@@ -23,7 +26,12 @@ func test_time_advances_with_the_configured_period() -> void:
 	await wait_until(func(): return Time.get_ticks_usec() - start_us > 500_000, 5.0)
 	var elapsed := (Time.get_ticks_usec() - start_us) / 1_000_000.0
 	var advanced := dn.get_time_of_day() - start
-	assert_near(advanced, elapsed / dn.period_s, 0.06, "advance = elapsed / period (%.3f s elapsed)" % elapsed)
+	assert_near(
+		advanced,
+		elapsed / dn.period_s,
+		0.06,
+		"advance = elapsed / period (%.3f s elapsed)" % elapsed
+	)
 	assert_gt(advanced, 0.15, "the clock moves")
 	# A longer period turns more slowly.
 	dn.period_s = 20.0
@@ -38,6 +46,7 @@ func test_time_advances_with_the_configured_period() -> void:
 	await wait_frames(5)
 	assert_eq(dn.get_time_of_day(), s3, "frozen clock")
 
+
 func test_sun_angle_follows_the_time_of_day() -> void:
 	dn.frozen = true
 	var tilt := deg_to_rad(dn.path_tilt_deg)
@@ -48,7 +57,12 @@ func test_sun_angle_follows_the_time_of_day() -> void:
 		assert_near(dn.get_sun_elevation_deg(), expected, 0.01, "elevation at t=%.2f" % t)
 		# The light shines from the sun's direction towards the ground.
 		var forward := -dn.sun.global_transform.basis.z
-		assert_near(forward.dot(-dn.get_sun_direction()), 1.0, 1e-4, "sun node points along the light at t=%.2f" % t)
+		assert_near(
+			forward.dot(-dn.get_sun_direction()),
+			1.0,
+			1e-4,
+			"sun node points along the light at t=%.2f" % t
+		)
 	dn.set_time_of_day(0.5)
 	await wait_frames(1)
 	assert_near(dn.get_sun_elevation_deg(), 90.0 - dn.path_tilt_deg, 0.01, "noon elevation")
@@ -69,6 +83,7 @@ func test_sun_angle_follows_the_time_of_day() -> void:
 	dn.set_time_of_day(0.75)
 	assert_lt(dn.get_sun_direction().x, -0.99, "sun sets in the west")
 
+
 func test_a_new_day_starts_at_midnight() -> void:
 	dn.period_s = 1.0
 	dn.set_time_of_day(0.9)
@@ -80,18 +95,35 @@ func test_a_new_day_starts_at_midnight() -> void:
 	assert_lt(dn.get_time_of_day(), 0.5, "time wrapped past midnight")
 	assert_eq(days, [1] as Array[int], "day_changed emitted once")
 
+
 func test_world_events_are_deterministic_per_seed_and_day() -> void:
 	for kind in ["forest", "cold", "desert", "plains"]:
 		for day in 10:
-			assert_eq(WorldEvents.pick_event(42, day, kind), WorldEvents.pick_event(42, day, kind), "same seed/day, same event")
-			assert_eq(WorldEvents.fireflies_tonight(42, day, kind), WorldEvents.fireflies_tonight(42, day, kind), "same fireflies")
+			assert_eq(
+				WorldEvents.pick_event(42, day, kind),
+				WorldEvents.pick_event(42, day, kind),
+				"same seed/day, same event"
+			)
+			assert_eq(
+				WorldEvents.fireflies_tonight(42, day, kind),
+				WorldEvents.fireflies_tonight(42, day, kind),
+				"same fireflies"
+			)
 	var seen := {}
 	for day in 40:
 		seen[WorldEvents.pick_event(7, day, "forest")] = true
-		assert_true(WorldEvents.pick_event(7, day, "cold") in ["snow", "none"], "cold places get snow")
-		assert_true(WorldEvents.pick_event(7, day, "desert") in ["sandstorm", "none"], "deserts get sandstorms")
+		assert_true(
+			WorldEvents.pick_event(7, day, "cold") in ["snow", "none"], "cold places get snow"
+		)
+		assert_true(
+			WorldEvents.pick_event(7, day, "desert") in ["sandstorm", "none"],
+			"deserts get sandstorms"
+		)
 		assert_false(WorldEvents.fireflies_tonight(7, day, "desert"), "no fireflies in deserts")
-	assert_true(seen.has("rain") and seen.has("none"), "forests have rainy and dry days: %s" % str(seen.keys()))
+	assert_true(
+		seen.has("rain") and seen.has("none"),
+		"forests have rainy and dry days: %s" % str(seen.keys())
+	)
 	# Different seeds give different weather calendars.
 	var a := ""
 	var b := ""
@@ -103,8 +135,9 @@ func test_world_events_are_deterministic_per_seed_and_day() -> void:
 	assert_eq(WorldEvents.classify("desert"), "desert", "desert")
 	assert_eq(WorldEvents.classify("", 200.0, 0), "cold", "high ground without biome data")
 
+
 func test_world_events_switch_their_effects() -> void:
-	var ev := WorldEvents.new()
+	var ev: WorldEvents = load("res://game/world_events.tscn").instantiate()
 	ev.day_night = dn
 	ev.world_seed = 7
 	add_child(ev)
@@ -119,7 +152,7 @@ func test_world_events_switch_their_effects() -> void:
 	dn.set_day(rainy)
 	dn.set_time_of_day(0.5)
 	dn.frozen = true
-	ev.refresh() # no world: plains by default height... classify("") at height 0 is "water" -> rain
+	ev.refresh()  # no world: plains by default height... classify("") at height 0 is "water" -> rain
 	assert_eq(ev.current_event, "rain", "rain on day %d" % rainy)
 	assert_true(ev._effects["rain"].emitting, "rain particles emitting")
 	assert_false(ev._effects["snow"].emitting, "no snow")

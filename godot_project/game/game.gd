@@ -1,0 +1,171 @@
+## The game scene: a ChunkWorld streaming around the player, day and night, world events, the
+## HUD, the pause menu and the loading screen. This script wires them together: `WorldSetup`
+## starts the world, and once it is ready the player gets control and the HUD shows; the user's
+## settings apply live; pausing, saving and leaving go through here.
+##
+## Scripted runs take the user arguments described in `RunArgs`.
+class_name Game
+extends Node3D
+
+const MAIN_MENU := "res://game/main_menu.tscn"
+## Mouse look at sensitivity 1.0 (the setting multiplies it), degrees per pixel.
+const MOUSE_DEG_PER_PIXEL := 0.12
+## How long a scripted screenshot waits for the view to be ready, and then to settle.
+const SHOT_TIMEOUT_MS := 30_000
+const SHOT_SETTLE_FRAMES := 30
+
+## True once the start area is loaded and the player has control.
+var loaded := false
+var args: RunArgs
+
+@onready var world: ChunkWorld = $ChunkWorld
+@onready var player: StrataPlayer = $Player
+@onready var day_night: DayNight = $DayNight
+@onready var events: WorldEvents = $WorldEvents
+@onready var setup: WorldSetup = $WorldSetup
+@onready var lantern: Lantern = $Player/Head/Lantern
+@onready var hud: Hud = $HUD
+@onready var pause_menu: PauseMenu = $PauseMenu
+@onready var loading_screen: LoadingScreen = $LoadingScreen
+
+
+func _ready() -> void:
+	args = RunArgs.from_command_line()
+	setup.begin(GameState.pending, args)
+	events.world_seed = setup.world_seed
+	events.sea_level = setup.sea_level
+	if args.shot_path != "":
+		setup.progressed.connect(_print_loading)
+	GameState.settings_changed.connect(_on_setting_changed)
+	_apply_settings()
+
+
+func _unhandled_input(event: InputEvent) -> void:
+	# While paused this node gets no input: the pause menu resumes.
+	if not loaded:
+		return
+	if event.is_action_pressed("pause"):
+		pause()
+		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("toggle_hud"):
+		hud.visible = not hud.visible
+		get_viewport().set_input_as_handled()
+	elif event is InputEventMouseButton and event.is_pressed():
+		Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
+
+
+func pause() -> void:
+	get_tree().paused = true
+	pause_menu.visible = true
+	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
+
+
+func resume() -> void:
+	pause_menu.visible = false
+	get_tree().paused = false
+	Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
+
+
+func to_main_menu() -> void:
+	get_tree().paused = false
+	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
+	get_tree().change_scene_to_file(MAIN_MENU)
+
+
+## Saves the world, its edits and the game state; returns a status line for the player.
+func save_game() -> String:
+	return (
+		WorldSave
+		. write(
+			world,
+			{
+				"preset_path": setup.preset_path,
+				"seed": setup.world_seed,
+				"day_length_s": day_night.period_s,
+				"time_of_day": day_night.get_time_of_day(),
+				"day": day_night.get_day(),
+				"player_position": player.global_position,
+				"yaw": player.rotation.y,
+				"pitch": player.head.rotation.x,
+			}
+		)
+	)
+
+
+func _on_world_setup_finished() -> void:
+	loaded = true
+	loading_screen.queue_free()
+	# Streaming goes on in the background at the user's full view distance.
+	world.view_distance = _full_view_distance()
+	hud.visible = true
+	Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
+	if args.day >= 0:
+		day_night.set_day(args.day)
+		events.refresh()
+	if not is_nan(args.auto_time):
+		day_night.set_time_of_day(args.auto_time)
+		day_night.frozen = true
+	if args.cave:
+		var p := player.global_position
+		var cave := setup.find_cave(Vector2i(floori(p.x), floori(p.z)))
+		print("cave: ", cave)
+		if cave != Vector3.INF:
+			player.global_position = cave
+	lantern.start()
+	if not is_nan(args.look_down_deg):
+		player.head.rotation.x = deg_to_rad(-args.look_down_deg)
+	if args.shot_path != "":
+		_scripted_shot.call_deferred(args.shot_path)
+
+
+func _on_pause_menu_save_requested() -> void:
+	pause_menu.set_status(save_game())
+
+
+func _print_loading(fraction: float, loaded_chunks: int, pending_chunks: int) -> void:
+	if Engine.get_process_frames() % 30 == 0:
+		print(
+			(
+				"loading %d%% (%d loaded, %d pending)"
+				% [int(fraction * 100.0), loaded_chunks, pending_chunks]
+			)
+		)
+
+
+func _scripted_shot(path: String) -> void:
+	var deadline := Time.get_ticks_msec() + SHOT_TIMEOUT_MS
+	while not world.is_area_ready() and Time.get_ticks_msec() < deadline:
+		await get_tree().process_frame
+	for i in SHOT_SETTLE_FRAMES:
+		await get_tree().process_frame
+	await RenderingServer.frame_post_draw
+	var img := get_viewport().get_texture().get_image()
+	if img != null and not img.is_empty():
+		img.save_png(path)
+		print("screenshot: ", path)
+	get_tree().quit()
+
+
+func _apply_settings() -> void:
+	player.mouse_sensitivity = (
+		MOUSE_DEG_PER_PIXEL * float(GameState.get_setting("mouse_sensitivity"))
+	)
+	player.invert_y = bool(GameState.get_setting("invert_y"))
+	player.camera.fov = float(GameState.get_setting("fov"))
+	world.far_view_levels = (
+		args.far_view if args.far_view >= 0 else int(GameState.get_setting("far_view"))
+	)
+	world.ambient_occlusion = bool(GameState.get_setting("smooth_lighting"))
+	if loaded:
+		world.view_distance = _full_view_distance()
+
+
+## The user's view distance, unless the run overrides it.
+func _full_view_distance() -> int:
+	if args.view_distance >= 0:
+		return args.view_distance
+	return int(GameState.get_setting("view_distance"))
+
+
+func _on_setting_changed(_key: String, _value: Variant) -> void:
+	_apply_settings()

@@ -1,0 +1,48 @@
+## The game's save: one world file written by `ChunkWorld.save_world`, holding the preset, the
+## player's edits and the game state (`ChunkWorld.set_state`, values as `var_to_str` text).
+class_name WorldSave
+extends RefCounted
+
+const DIR := "user://saves"
+const PATH := "user://saves/last.strata"
+## The game-state values kept with a save.
+const KEYS: Array[String] = [
+	"preset_path",
+	"seed",
+	"day_length_s",
+	"time_of_day",
+	"day",
+	"player_position",
+	"yaw",
+	"pitch",
+]
+
+
+static func exists() -> bool:
+	return FileAccess.file_exists(PATH)
+
+
+## Loads the save into `world` (preset and edits) and returns its game state; {} (with a
+## warning when the file is unreadable) when there is nothing to continue.
+static func load_into(world: ChunkWorld) -> Dictionary:
+	if not exists():
+		return {}
+	if world.load_world(PATH) != OK:
+		push_warning("WorldSave: cannot continue: " + world.last_error())
+		return {}
+	var state: Dictionary = {}
+	for key in KEYS:
+		var text := world.get_state(key, "")
+		if text != "":
+			state[key] = str_to_var(text)
+	return state
+
+
+## Writes `state` (keys from `KEYS`) and the world into the save; returns a line for the player.
+static func write(world: ChunkWorld, state: Dictionary) -> String:
+	DirAccess.make_dir_recursive_absolute(DIR)
+	for key: String in state:
+		world.set_state(key, var_to_str(state[key]))
+	if world.save_world(PATH) != OK:
+		return "Could not save the world: " + world.last_error()
+	return "Saved"

@@ -1,0 +1,47 @@
+## Counts the checks of a rendered scene, prints a line for each and the closing
+## `N passed, N failed` that `cargo xtask test` reads.
+class_name RenderedChecks
+extends RefCounted
+
+var passed := 0
+var failed := 0
+
+
+func check(what: String, ok: bool) -> void:
+	if ok:
+		passed += 1
+		print("  ok   rendered: " + what)
+	else:
+		failed += 1
+		print("  FAIL rendered: " + what)
+
+
+## Prints the closing line and quits (exit code 1 on any failure).
+func finish(tree: SceneTree) -> void:
+	print("%d passed, %d failed" % [passed, failed])
+	tree.quit(0 if failed == 0 else 1)
+
+
+## Saves the last drawn frame as `dir/NAME.png`; returns it (null when nothing is drawn, as
+## in a headless run).
+static func screenshot(viewport: Viewport, dir: String, shot_name: String) -> Image:
+	var img := viewport.get_texture().get_image()
+	if img == null or img.is_empty():
+		print("no rendered frame (headless?)")
+		return null
+	var path := dir.path_join("%s.png" % shot_name)
+	img.save_png(path)
+	print("screenshot: " + ProjectSettings.globalize_path(path))
+	return img
+
+
+## Mean luma over a grid of samples.
+static func mean_luma(img: Image) -> float:
+	var sum := 0.0
+	var n := 0
+	for y in range(0, img.get_height(), 8):
+		for x in range(0, img.get_width(), 8):
+			var c := img.get_pixel(x, y)
+			sum += 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
+			n += 1
+	return sum / maxf(1.0, n)
