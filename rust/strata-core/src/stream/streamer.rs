@@ -20,14 +20,16 @@ use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, apply_edits};
-use crate::gen3d::pipeline::{ColumnGrid, Generator};
+use crate::gen3d::columns::ColumnGrid;
+use crate::gen3d::pipeline::Generator;
+use crate::gen3d::scratch::GenScratch;
 use crate::stream::far::{FarMesh, FarScratch, LodColumn, LodLayout, build_far_column};
 use crate::mesh::{ChunkMesh, mesh_padded_chunk_with};
 pub use crate::stream::scheduler::StreamStats;
 use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::mesh::bytes::MeshBytes;
 use crossbeam_channel::{Receiver, Sender};
-use crate::gen3d::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use crate::gen3d::scatter::ScatterInstance;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -558,6 +560,7 @@ impl Streamer {
 struct Scratch {
     padded: VoxelBuffer,
     columns: ColumnGrid,
+    generation: GenScratch,
     far: FarScratch,
 }
 
@@ -567,7 +570,7 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
-            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, pack, buffers).map(StreamResult::Near)
+            build_chunk(generator, job, &mut scratch.padded, &mut scratch.columns, &mut scratch.generation, pack, buffers).map(StreamResult::Near)
         }
         StreamKey::Far(f) => {
             let t0 = Instant::now();
@@ -591,17 +594,18 @@ thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch {
         padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
         columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+        generation: GenScratch::default(),
         far: FarScratch::default(),
     });
 }
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mut VoxelBuffer, columns: &mut ColumnGrid, generation: &mut GenScratch, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
-    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
+    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation);
     let collision = job.payload.collision.then(Vec::new);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
@@ -609,7 +613,7 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, padded: &mu
     }
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
     apply_edits(padded, &job.payload.edits);
-    let mut scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(generator, job.coord, columns) };
+    let mut scatter = if sky { Vec::new() } else { generator.scatter_chunk_with_columns(job.coord, columns) };
     scatter.retain(|s| standing_on_ground(padded, s));
     let gen_us = t0.elapsed().as_micros() as u32;
     if job.is_cancelled() {
