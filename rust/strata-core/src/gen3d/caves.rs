@@ -47,6 +47,37 @@ pub struct CaveScratch {
     tunnels: TunnelBuffers,
 }
 
+impl Caves {
+    /// The cave stage of a seed and cave settings: the automaton program is built here, once;
+    /// an error when the Life rule does not parse.
+    pub fn new(seed: u64, c: &CaveSettings) -> Result<Self, LifeRuleError> {
+        Ok(Self { stages: cave_stages(&CaveRules::of_caves(c))?, tunnel_noise: TunnelNoise::new(seed) })
+    }
+
+    /// The noise fields of tunnels, built once for the seed.
+    pub fn tunnel_noise(&self) -> &TunnelNoise {
+        &self.tunnel_noise
+    }
+
+    /// Applies this stage to `out`, using only world coordinates and the settings of `ctx`
+    /// (whose columns must cover `out`'s (x, z) rectangle); `scratch` holds the buffers.
+    ///
+    /// Per row of voxels (fixed y and z): a mask of the columns still below their cavern top,
+    /// the cavern's open cells of that row spread over voxels, and the tunnel lattice cells that
+    /// may open; only the voxels those masks leave are looked at, by their set bits.
+    pub fn carve(&self, ctx: &StageContext, out: &mut VoxelBuffer, scratch: &mut CaveScratch) {
+        carve_in(self, ctx, out, false, scratch);
+    }
+
+    /// [`Caves::carve`] of a buffer that holds exactly the ground layers of `ctx.columns` (what
+    /// the layer stage writes): every voxel more than [`STONE_DEPTH`] below its column's surface
+    /// is then stone, so where a depth is at least that the carvable test is known to pass and
+    /// skipped.
+    pub fn carve_layers(&self, ctx: &StageContext, out: &mut VoxelBuffer, scratch: &mut CaveScratch) {
+        carve_in(self, ctx, out, true, scratch);
+    }
+}
+
 /// How far below the surface caverns and tunnels start (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CaveDepths {
@@ -174,37 +205,6 @@ impl BelowMasks<'_> {
     #[inline]
     fn word(&self, z: usize, w: usize) -> u64 {
         self.masks.get(z * self.words + w).copied().unwrap_or(0)
-    }
-}
-
-impl Caves {
-    /// The cave stage of a seed and cave settings: the automaton program is built here, once;
-    /// an error when the Life rule does not parse.
-    pub fn new(seed: u64, c: &CaveSettings) -> Result<Self, LifeRuleError> {
-        Ok(Self { stages: cave_stages(&CaveRules::of_caves(c))?, tunnel_noise: TunnelNoise::new(seed) })
-    }
-
-    /// The noise fields of tunnels, built once for the seed.
-    pub fn tunnel_noise(&self) -> &TunnelNoise {
-        &self.tunnel_noise
-    }
-
-    /// Applies this stage to `out`, using only world coordinates and the settings of `ctx`
-    /// (whose columns must cover `out`'s (x, z) rectangle); `scratch` holds the buffers.
-    ///
-    /// Per row of voxels (fixed y and z): a mask of the columns still below their cavern top,
-    /// the cavern's open cells of that row spread over voxels, and the tunnel lattice cells that
-    /// may open; only the voxels those masks leave are looked at, by their set bits.
-    pub fn carve(&self, ctx: &StageContext, out: &mut VoxelBuffer, scratch: &mut CaveScratch) {
-        carve_in(self, ctx, out, false, scratch);
-    }
-
-    /// [`Caves::carve`] of a buffer that holds exactly the ground layers of `ctx.columns` (what
-    /// the layer stage writes): every voxel more than [`STONE_DEPTH`] below its column's surface
-    /// is then stone, so where a depth is at least that the carvable test is known to pass and
-    /// skipped.
-    pub fn carve_layers(&self, ctx: &StageContext, out: &mut VoxelBuffer, scratch: &mut CaveScratch) {
-        carve_in(self, ctx, out, true, scratch);
     }
 }
 

@@ -8,9 +8,10 @@
 //! sand. Heights are sampled once per (x, z) on a grid one column wider on each side, for the
 //! slope; the surfaces of that outer ring are kept for the water stage ([`RingSurfaces`]).
 //!
-//! May use: `base`, `preset`, `gen3d::terrain` (the height field it reads).
+//! May use: `base`, `preset`, `gen3d::terrain` and `gen3d::biomes` (the height field it reads).
 
 use crate::base::block::{self, BlockId};
+use crate::gen3d::biomes::BiomeMap;
 use crate::gen3d::terrain::{Terrain, TerrainSample};
 use crate::preset::model::WorldPreset;
 
@@ -158,36 +159,13 @@ impl<'a> ColumnPass<'a> {
     /// The columns of a rectangle of `size_x × size_z` from its [`ColumnPass::samples`],
     /// appended to `out`.
     pub fn columns_from_samples(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+        let (biomes, preset) = (self.terrain.biomes(), self.preset);
         #[cfg(target_arch = "x86_64")]
         if crate::base::simd::avx2() {
             // SAFETY: the CPU has AVX2.
-            return unsafe { self.columns_from_samples_avx2(samples, size_x, size_z, out) };
+            return unsafe { columns_from_samples_avx2(biomes, preset, samples, size_x, size_z, out) };
         }
-        self.columns_from_samples_body(samples, size_x, size_z, out)
-    }
-
-    /// [`ColumnPass::columns_from_samples`] built for AVX2 (the same code, so the same columns;
-    /// the floors are single instructions there).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn columns_from_samples_avx2(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
-        self.columns_from_samples_body(samples, size_x, size_z, out)
-    }
-
-    #[inline(always)]
-    fn columns_from_samples_body(&self, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
-        let gx = size_x + 2;
-        out.reserve(size_x * size_z);
-        for k in 1..=size_z {
-            let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
-            for i in 1..=size_x {
-                let sample = row[i];
-                let surface = floor_to_i32(sample.height);
-                let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
-                let (surface_block, subsurface_block) = self.column_blocks(sample.biome, surface, slope);
-                out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
-            }
-        }
+        columns_from_samples_body(biomes, preset, samples, size_x, size_z, out)
     }
 
     /// Surface and subsurface blocks of a column of biome `biome` whose top face is at `surface`
@@ -196,15 +174,48 @@ impl<'a> ColumnPass<'a> {
     /// biome's. Shared by the column pass and the far view's columns.
     #[inline]
     pub fn column_blocks(&self, biome: u8, surface: i32, slope: f64) -> (BlockId, BlockId) {
-        let water = &self.preset.water;
-        if slope > self.preset.biomes.rock_slope as f64 {
-            (block::STONE, block::STONE)
-        } else if water.enabled && surface <= water.sea_level + 1 {
-            (block::SAND, block::SAND)
-        } else {
-            let params = self.terrain.biomes().params(biome);
-            (params.surface_block, params.subsurface_block)
+        column_blocks(self.terrain.biomes(), self.preset, biome, surface, slope)
+    }
+}
+
+/// [`ColumnPass::columns_from_samples`] built for AVX2 (the same code, so the same columns; the
+/// floors are single instructions there).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn columns_from_samples_avx2(biomes: &BiomeMap, preset: &WorldPreset, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+    columns_from_samples_body(biomes, preset, samples, size_x, size_z, out)
+}
+
+/// The column pass's loop. The biome map and the preset are arguments (not fields reached
+/// through the pass) so that the compiler knows the pushes to `out` leave them unchanged and
+/// keeps what the loop reads of them in registers.
+#[inline(always)]
+fn columns_from_samples_body(biomes: &BiomeMap, preset: &WorldPreset, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+    let gx = size_x + 2;
+    out.reserve(size_x * size_z);
+    for k in 1..=size_z {
+        let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
+        for i in 1..=size_x {
+            let sample = row[i];
+            let surface = floor_to_i32(sample.height);
+            let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
+            let (surface_block, subsurface_block) = column_blocks(biomes, preset, sample.biome, surface, slope);
+            out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
         }
+    }
+}
+
+/// [`ColumnPass::column_blocks`] of a biome map and a preset.
+#[inline(always)]
+fn column_blocks(biomes: &BiomeMap, preset: &WorldPreset, biome: u8, surface: i32, slope: f64) -> (BlockId, BlockId) {
+    let water = &preset.water;
+    if slope > preset.biomes.rock_slope as f64 {
+        (block::STONE, block::STONE)
+    } else if water.enabled && surface <= water.sea_level + 1 {
+        (block::SAND, block::SAND)
+    } else {
+        let params = biomes.params(biome);
+        (params.surface_block, params.subsurface_block)
     }
 }
 

@@ -256,6 +256,8 @@ impl Terrain {
     }
 
     /// [`Terrain::lattice_value`] given the Perlin fBm at the point (unused when not needed).
+    /// Inlined into the lattice loop of [`Terrain::lattice_fill`].
+    #[inline(always)]
     fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, features: &RegionFeatures) -> LatticeValue {
         let mut sum = 0.0;
         let pw = self.perlin.0;

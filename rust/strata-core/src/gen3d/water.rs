@@ -76,21 +76,23 @@ pub fn settle(ctx: &StageContext, out: &mut VoxelBuffer) {
     #[cfg(target_arch = "x86_64")]
     if crate::base::simd::avx2() {
         // SAFETY: the CPU has AVX2.
-        return unsafe { settle_avx2(ctx, out) };
+        return unsafe { settle_avx2(ctx, ctx.columns, out) };
     }
-    settle_body(ctx, out)
+    settle_body(ctx, ctx.columns, out)
 }
 
 /// [`settle`] built for AVX2 (the same code, so the same voxels).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn settle_avx2(ctx: &StageContext, out: &mut VoxelBuffer) {
-    settle_body(ctx, out)
+fn settle_avx2(ctx: &StageContext, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    settle_body(ctx, columns, out)
 }
 
+/// The stage; `columns` is `ctx.columns`, passed as an argument so that the compiler knows the
+/// writes to `out` and the buffers leave the grid unchanged and keeps its fields in registers.
 #[inline(always)]
-fn settle_body(ctx: &StageContext, out: &mut VoxelBuffer) {
-    let (preset, columns) = (ctx.preset, ctx.columns);
+fn settle_body(ctx: &StageContext, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    let preset = ctx.preset;
     if !preset.water.enabled || !preset.caves.carves() {
         return;
     }
