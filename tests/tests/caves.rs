@@ -5,7 +5,7 @@
 use strata_core::base::block::{self, BlockId};
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::preset::model::{CaveMode, WorldPreset, default_biomes};
-use strata_core::gen3d::scatter::{ScatterKind, scatter_chunk, scatter_columns};
+use strata_core::gen3d::scatter::ScatterKind;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer};
 
 /// A box of `size` whose top lies `above` voxels over the surface at its first column.
@@ -183,8 +183,8 @@ fn scatter_is_deterministic_and_each_instance_belongs_to_its_chunk() {
             let s = g.surface_height(cx * CHUNK_SIZE + 16, cz * CHUNK_SIZE + 16);
             for cy in s.div_euclid(CHUNK_SIZE) - 1..=s.div_euclid(CHUNK_SIZE) + 1 {
                 let c = ChunkCoord::new(cx, cy, cz);
-                let a = scatter_chunk(&g, c);
-                assert_eq!(a, scatter_chunk(&g, c));
+                let a = g.scatter_chunk(c);
+                assert_eq!(a, g.scatter_chunk(c));
                 for i in &a {
                     assert_eq!(ChunkCoord::containing(i.base_voxel()), c);
                     assert!((0.0..std::f32::consts::TAU).contains(&i.rotation_y) && (0.75..1.25).contains(&i.scale));
@@ -194,7 +194,7 @@ fn scatter_is_deterministic_and_each_instance_belongs_to_its_chunk() {
         }
     }
     // The per-chunk lists partition the per-column list.
-    let all = scatter_columns(&g, -2 * CHUNK_SIZE, -2 * CHUNK_SIZE, 4 * CHUNK_SIZE, 4 * CHUNK_SIZE);
+    let all = g.scatter_columns(-2 * CHUNK_SIZE, -2 * CHUNK_SIZE, 4 * CHUNK_SIZE, 4 * CHUNK_SIZE);
     assert!(total <= all.len() && total > 0, "{total} of {}", all.len());
 }
 
@@ -203,7 +203,7 @@ fn scatter_avoids_water_and_bare_rock() {
     let mut p = WorldPreset::default();
     p.water.sea_level = 12;
     let g = Generator::new(&p).unwrap();
-    let all = scatter_columns(&g, -128, -128, 256, 256);
+    let all = g.scatter_columns(-128, -128, 256, 256);
     assert!(all.len() > 100);
     for i in &all {
         let base = i.base_voxel();
@@ -227,7 +227,7 @@ fn forests_have_more_trees_than_deserts() {
         p.biomes.table = default_biomes().into_iter().filter(|b| b.name == name).collect();
         p.water.sea_level = -1000;
         let g = Generator::new(&p).unwrap();
-        let all = scatter_columns(&g, 0, 0, 256, 256);
+        let all = g.scatter_columns(0, 0, 256, 256);
         let of = |k: ScatterKind| all.iter().filter(|i| i.kind == k).count();
         (of(ScatterKind::Tree), of(ScatterKind::Flower))
     };

@@ -6,7 +6,9 @@
 //! (`strata_core::base::simd::with_limit`) and compares each result with the uncapped one. On a CPU
 //! without AVX2 there is only one path, and the comparison is trivially true.
 
-use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
+use strata_core::gen3d::columns::ColumnGrid;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::scratch::GenScratch;
 use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use strata_core::stream::far_policy::LodColumn;
 use strata_core::mesh::{ChunkMesh, Mesher};
@@ -15,7 +17,7 @@ use strata_core::base::simd::{SimdLevel, with_limit};
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
 use strata_core::noise::fast_fbm::Kernel;
-use strata_core::gen3d::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
@@ -65,12 +67,13 @@ fn world_3d(preset: &WorldPreset) -> Vec<(ChunkCoord, ChunkOutput)> {
     let g = Generator::new(preset).expect("the preset is valid");
     let mut mesher = Mesher::new();
     let mut columns = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
+    let mut scratch = GenScratch::default();
     chunks(&g)
         .into_iter()
         .map(|c| {
             let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-            let sky = g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns);
-            let scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(&g, c, &columns) };
+            let sky = g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch);
+            let scatter = if sky { Vec::new() } else { g.scatter_chunk_with_columns(c, &columns) };
             let (mut mesh_ao, mut mesh_flat, mut collision) = (ChunkMesh::default(), ChunkMesh::default(), Vec::new());
             mesher.set_ambient_occlusion(true);
             mesher.mesh(&padded, &mut mesh_ao);

@@ -16,9 +16,10 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::base::block::{self, BlockId};
-use strata_core::gen3d::pipeline::{ColumnGrid, Generator};
+use strata_core::gen3d::columns::ColumnGrid;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::scratch::GenScratch;
 use strata_core::mesh::bytes::MeshBytes;
-use strata_core::gen3d::scatter::scatter_chunk_with_columns;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 
@@ -39,8 +40,9 @@ fn strata(bencher: divan::Bencher, chunk: usize) {
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut mesher = Mesher::new();
     let mut mesh = ChunkMesh::default();
+    let mut scratch = GenScratch::default();
     bencher.bench_local(|| {
-        GEN.generate_padded_chunk(black_box(c), &mut padded);
+        GEN.generate_padded_chunk_with(black_box(c), &mut padded, &mut scratch);
         mesher.mesh(&padded, &mut mesh);
         black_box(mesh.quad_count())
     });
@@ -58,9 +60,10 @@ fn strata_worker(bencher: divan::Bencher, chunk: usize) {
     let mut mesh = ChunkMesh::default();
     // Reused like the streamer's recycled buffers.
     let mut packed = MeshBytes::default();
+    let mut scratch = GenScratch::default();
     bencher.bench_local(|| {
-        let sky = GEN.generate_padded_chunk_unless_sky(black_box(c), &mut padded, &mut columns);
-        let scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(&GEN, c, &columns) };
+        let sky = GEN.generate_padded_chunk_unless_sky(black_box(c), &mut padded, &mut columns, &mut scratch);
+        let scatter = if sky { Vec::new() } else { GEN.scatter_chunk_with_columns(c, &columns) };
         mesher.mesh(&padded, &mut mesh);
         packed.pack(&mesh);
         black_box((scatter.len(), packed.opaque.as_ref().map(|s| s.vertex_count)))

@@ -16,7 +16,9 @@
 
 use std::hint::black_box;
 use std::sync::LazyLock;
-use strata_core::gen3d::pipeline::{Column, ColumnGrid, Generator};
+use strata_core::gen3d::columns::{Column, ColumnGrid};
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::scratch::GenScratch;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 static LATTICE: LazyLock<Generator> = LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
@@ -95,10 +97,10 @@ mod padded_chunk {
     use super::*;
 
     /// The old worker flow: the sky test, then the chunk (its own column pass).
-    fn two_passes(g: &Generator, c: ChunkCoord, out: &mut VoxelBuffer) -> bool {
+    fn two_passes(g: &Generator, c: ChunkCoord, out: &mut VoxelBuffer, scratch: &mut GenScratch) -> bool {
         let sky = g.chunk_is_sky(c);
         if !sky {
-            g.generate_padded_chunk(c, out);
+            g.generate_padded_chunk_with(c, out, scratch);
         }
         sky
     }
@@ -106,31 +108,31 @@ mod padded_chunk {
     #[divan::bench(args = KINDS, sample_count = 30)]
     fn before(bencher: divan::Bencher, kind: &str) {
         let c = chunk(kind);
-        let mut out = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-        bencher.bench_local(|| black_box(two_passes(&EXACT, black_box(c), &mut out)));
+        let (mut out, mut scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), GenScratch::default());
+        bencher.bench_local(|| black_box(two_passes(&EXACT, black_box(c), &mut out, &mut scratch)));
     }
 
     #[divan::bench(args = KINDS, sample_count = 30)]
     fn lattice_two_passes(bencher: divan::Bencher, kind: &str) {
         let c = chunk(kind);
-        let mut out = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-        bencher.bench_local(|| black_box(two_passes(&LATTICE, black_box(c), &mut out)));
+        let (mut out, mut scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), GenScratch::default());
+        bencher.bench_local(|| black_box(two_passes(&LATTICE, black_box(c), &mut out, &mut scratch)));
     }
 
     #[divan::bench(args = KINDS, sample_count = 30)]
     fn lattice(bencher: divan::Bencher, kind: &str) {
         let c = chunk(kind);
-        let (mut out, mut columns) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default());
-        bencher.bench_local(|| black_box(LATTICE.generate_padded_chunk_unless_sky(black_box(c), &mut out, &mut columns)));
+        let (mut out, mut columns, mut scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default(), GenScratch::default());
+        bencher.bench_local(|| black_box(LATTICE.generate_padded_chunk_unless_sky(black_box(c), &mut out, &mut columns, &mut scratch)));
     }
 }
 
-/// `scatter::scatter_chunk` for the surface chunk: 64 candidates, each a `Generator::column`
+/// `Generator::scatter_chunk` for the surface chunk: 64 candidates, each a `Generator::column`
 /// (its own small column pass); shown to size what sharing the padded chunk's columns would save.
 #[divan::bench(sample_count = 30)]
 fn scatter_chunk_surface(bencher: divan::Bencher) {
     let c = chunk("surface");
-    bencher.bench_local(|| black_box(strata_core::gen3d::scatter::scatter_chunk(&LATTICE, black_box(c)).len()));
+    bencher.bench_local(|| black_box(LATTICE.scatter_chunk(black_box(c)).len()));
 }
 
 /// One `Generator::column` (a 3 × 3 sample grid on the lattice).

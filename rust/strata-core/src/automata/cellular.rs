@@ -19,6 +19,8 @@
 //! the initial state of a cell is a pure hash of (seed, salt, world cell), the window is grown by a
 //! halo of one cell per pass, and the halo is cropped at the end. The result therefore equals the
 //! same window cut from any larger run (seamless), whatever window asked for it.
+//!
+//! May use: `base`.
 
 use crate::base::coords::IVec3;
 use crate::base::rng::mix64;

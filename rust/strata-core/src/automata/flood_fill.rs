@@ -15,6 +15,8 @@
 //!
 //! So the decision depends only on the infinite field, never on which window computes it: a
 //! window needs a halo of [`PocketRule::halo`] cells around the cells it decides (law 2).
+//!
+//! May use: `base`, `automata::cellular` (the bit grids).
 
 use crate::automata::cellular::{BitGrid2D, BitGrid3D};
 

@@ -13,6 +13,8 @@
 //!
 //! Tiles are chosen on worker threads from a chunk generated with a one-tile halo, so the main
 //! thread only calls `set_cell(coords, source, atlas_coords)`.
+//!
+//! May use: `base`, `gen2d`'s tile grid.
 
 use crate::gen2d::TileGrid;
 use crate::base::block::{self, AIR, BlockId, WATER};

@@ -3,12 +3,14 @@
 //! [`Generator2D::generate_region`] fills any rectangle of tiles. Stages, in order:
 //! 1. **Layers** from the [`SurfaceProfile`]: air above the surface (water in pools), grass on top
 //!    (sand on and beside pools), `dirt_depth` dirt tiles, stone below.
-//! 2. **Caves**: the infinite 2D automaton of [`cellular::run_ca_2d`] (rock is alive; the 4-5 rule
-//!    `AtLeast(threshold)` for `cave_passes` then `AtLeast(final_threshold)` for
-//!    `cave_final_passes`, or a Life-like rule), forced to rock above `cave_depth` tiles below the
-//!    surface so the surface stays whole; then pockets of fewer than `min_pocket_tiles` open tiles
-//!    are filled ([`flood_fill::fill_pockets_2d`]). The automaton brings its own halo and the
-//!    pocket fill needs [`PocketRule::halo`] more, so the result is the infinite field's.
+//! 2. **Caves**: the infinite 2D automaton of [`run_ca_2d`] running the program of
+//!    [`cave_rules`](crate::automata::cave_rules) (rock is alive; the 4-5 rule
+//!    `AtLeast(cave_threshold)` or the Life-like `cave_life_rule` for `cave_passes`, then
+//!    `AtLeast(cave_final_threshold)` for `cave_final_passes`), forced to rock above `cave_depth`
+//!    tiles below the surface so the surface stays whole; then pockets of fewer than
+//!    `min_pocket_tiles` open tiles are filled ([`fill_pockets_2d`]). The automaton brings its
+//!    own halo and the pocket fill needs [`PocketRule::halo`] more, so the result is the
+//!    infinite field's.
 //! 3. **Ores**: per kind, clusters hashed from world-aligned 32×32 cells (`clusters_per_chunk`
 //!    of the preset's ore table counts per cell): a 4-connected random walk of `cluster_size` steps
 //!    from a hashed start, turning stone into ore only `max(kind depth, ore_depth)` tiles or more
@@ -16,13 +18,17 @@
 //!    order, and the first ore on a tile wins, so the outcome never depends on the region.
 //!
 //! Every stage reads only the preset and world coordinates (laws 1 and 2).
+//!
+//! May use: `base`, `preset`, `noise` (through the surface line), `automata`, `gen2d`'s
+//! surface line and tile grid.
 
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
 use crate::gen2d::{ChunkCoord2D, TileGrid};
 use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
-use crate::preset::model::{CaveMode, FieldError, WorldPreset, parse_life_rule};
+use crate::preset::model::{FieldError, WorldPreset};
 use crate::base::rng::{hash3, mix64, salt};
-use crate::automata::cellular::{BitGrid2D, CaRule, CaStage, run_ca_2d};
+use crate::automata::cave_rules::{CaveRules, cave_stages};
+use crate::automata::cellular::{BitGrid2D, CaStage, run_ca_2d};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
 use std::sync::Arc;
 use thiserror::Error;
@@ -69,22 +75,11 @@ impl Generator2D {
     pub fn new(preset: &WorldPreset) -> Result<Self, Generator2DError> {
         preset.validate()?;
         let sv = &preset.side_view;
-        let cave_stages = match sv.cave_mode {
-            CaveMode::None => None,
-            CaveMode::CellularAutomata => Some(vec![
-                CaStage { rule: CaRule::AtLeast(sv.cave_threshold), passes: sv.cave_passes },
-                CaStage { rule: CaRule::AtLeast(sv.cave_final_threshold), passes: sv.cave_final_passes },
-            ]),
-            CaveMode::GameOfLife => {
-                let (birth, survival) = parse_life_rule(&sv.cave_life_rule).map_err(|problem| FieldError {
-                    field: "side_view_cave_life_rule".into(),
-                    problem,
-                    allowed: "a rule like B678/S345678".into(),
-                })?;
-                // Only neighbour counts 0..=8 exist in 2D.
-                Some(vec![CaStage { rule: CaRule::Life { birth: birth & 0x1ff, survival: survival & 0x1ff }, passes: sv.cave_passes }])
-            }
-        };
+        let cave_stages = cave_stages(&CaveRules::of_side_view(sv)).map_err(|e| FieldError {
+            field: "side_view_cave_life_rule".into(),
+            problem: e.to_string(),
+            allowed: "a rule like B678/S345678".into(),
+        })?;
         let ores = if preset.ores.enabled {
             preset
                 .ores
@@ -298,7 +293,7 @@ mod tests {
     #[test]
     fn layers_from_top_to_bottom() {
         let mut p = WorldPreset::default();
-        p.side_view.cave_mode = CaveMode::None;
+        p.side_view.cave_mode = crate::preset::model::CaveMode::None;
         p.ores.enabled = false;
         p.side_view.water_enabled = false;
         let g = Generator2D::new(&p).unwrap();
@@ -316,7 +311,7 @@ mod tests {
     #[test]
     fn a_bad_life_rule_is_a_clear_error() {
         let mut p = WorldPreset::default();
-        p.side_view.cave_mode = CaveMode::GameOfLife;
+        p.side_view.cave_mode = crate::preset::model::CaveMode::GameOfLife;
         p.side_view.cave_life_rule = "B3S23".into();
         let e = Generator2D::new(&p).unwrap_err().to_string();
         assert!(e.contains("side_view_cave_life_rule"), "{e}");

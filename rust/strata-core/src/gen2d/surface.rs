@@ -2,11 +2,11 @@
 //!
 //! [`SurfaceLine`] turns one of the shared 1D height sources into a height per world x:
 //! `height(x) = base_height + amplitude · source(x)` (tiles, measured up). The sources are the
-//! engine-free ones of [`crate::worldgen`], called, never copied: octave value noise
-//! ([`value_noise::value_noise_1d`], linear or cosine), Perlin fBm from the `noise` crate sampled
-//! on the line y = 0 ([`fractal::perlin_fbm`]), seamless midpoint displacement
-//! ([`midpoint::MidpointLine`]); the fifth, [`smoothed_hash_noise`], is built here from the same
-//! lattice ([`value_noise::lattice_1d`]) with each lattice value smoothed by its neighbours.
+//! engine-free ones of [`crate::noise`], called, never copied: octave value noise
+//! ([`value_noise_1d`], linear or cosine), Perlin fBm from the `noise` crate sampled on the line
+//! y = 0 ([`perlin_fbm`]), seamless midpoint displacement ([`MidpointLine`]); the fifth,
+//! [`smoothed_hash_noise`], is built here from the same lattice ([`lattice_1d`]) with each
+//! lattice value smoothed by its neighbours.
 //!
 //! **Rows.** Tile row `y` (down) covers heights `(−y − 1, −y]`; a tile is ground when its centre
 //! lies under the line, so the topmost ground tile of column x is
@@ -23,6 +23,8 @@
 //! (its highest column needs strictly higher ground within `R` on both sides, outside the chain),
 //! so computing levels over the wanted columns plus `2R + 1` and surface rows plus `3R + 2` on
 //! each side gives the same pools as any larger window (law 2: seamless).
+//!
+//! May use: `base`, `preset`, `noise`.
 
 use crate::preset::model::{Interpolation, SideViewSettings, SurfaceSource};
 use crate::base::rng::{mix64, salt};

@@ -16,6 +16,8 @@
 //!   at least `blend / 2` voxels on each side.
 //!
 //! Disabled biomes mean one "plains" biome ([`crate::preset::model::Biome::default`]) everywhere.
+//!
+//! May use: `base`, `preset`, `noise`.
 
 use crate::base::block::{self, BlockId};
 use crate::preset::model::{Biome, WorldPreset};

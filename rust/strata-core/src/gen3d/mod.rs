@@ -1,6 +1,15 @@
-//! 3D world generation: the pipeline ([`pipeline::Generator`]) and its stages, one file each:
-//! terrain (height field and the column pass), biomes, caves, ores, water and scatter; plus
-//! the designer's top-down preview.
+//! 3D world generation: the pipeline ([`pipeline::Generator`]) and its stages, one file each.
+//!
+//! Data flows one way inside this folder too:
+//! - the height field: [`terrain`] (built from [`biomes`] and [`ravines`]);
+//! - the column pass and the column shapes stages share: [`columns`];
+//! - what every stage is handed: [`context`] (a [`context::StageContext`] of the region);
+//! - the stages, which read the context and never import the pipeline or each other: [`layers`],
+//!   [`caves`] (carving the fields of [`caverns`] and [`tunnels`]), [`ores`], [`water`] and
+//!   [`scatter`];
+//! - the buffers a thread reuses: [`scratch`];
+//! - the pipeline that runs them in order: [`pipeline`]; and the designer's top-down [`preview`],
+//!   which only calls the pipeline.
 //!
 //! Every stage reads only the preset and world coordinates, so a chunk is a pure function of
 //! seed, preset and coordinate.
@@ -8,10 +17,17 @@
 //! May use: `base`, `preset`, `noise`, `automata`.
 
 pub mod biomes;
+pub mod caverns;
 pub mod caves;
+pub mod columns;
+pub mod context;
+pub mod layers;
 pub mod ores;
 pub mod pipeline;
 pub mod preview;
+pub mod ravines;
 pub mod scatter;
+pub mod scratch;
 pub mod terrain;
+pub mod tunnels;
 pub mod water;

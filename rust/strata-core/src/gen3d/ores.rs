@@ -13,11 +13,14 @@
 //! every cell within `cluster_size` voxels of it, in a fixed global order (kind, then cell y, z, x,
 //! then cluster index; the first ore written wins), so a voxel's ore never depends on which
 //! region computes it (law 2).
+//!
+//! May use: `base`, `preset`, `gen3d::columns`, `gen3d::context`.
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
-use crate::gen3d::pipeline::{ColumnGrid, Generator};
+use crate::gen3d::columns::ColumnGrid;
+use crate::gen3d::context::StageContext;
 use crate::preset::model::OreKind;
 use crate::base::rng::{rng_at, salt};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -97,26 +100,27 @@ pub fn cluster_voxels(cluster: &OreCluster, size: u32, out: &mut Vec<IVec3>) {
     }
 }
 
-/// Applies this stage to `out`, using only world coordinates and the preset.
-pub fn place(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+/// Applies this stage to `out`, using only world coordinates and the settings of `ctx`, whose
+/// columns must cover `out`'s (x, z) rectangle.
+pub fn place(ctx: &StageContext, out: &mut VoxelBuffer) {
     #[cfg(target_arch = "x86_64")]
     if crate::base::simd::avx2() {
         // SAFETY: the CPU has AVX2.
-        return unsafe { place_avx2(generator, columns, out) };
+        return unsafe { place_avx2(ctx, out) };
     }
-    place_body(generator, columns, out)
+    place_body(ctx, out)
 }
 
 /// [`place`] built for AVX2 (the same code, so the same voxels).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn place_avx2(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
-    place_body(generator, columns, out)
+fn place_avx2(ctx: &StageContext, out: &mut VoxelBuffer) {
+    place_body(ctx, out)
 }
 
 #[inline(always)]
-fn place_body(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
-    let ores = &generator.preset().ores;
+fn place_body(ctx: &StageContext, out: &mut VoxelBuffer) {
+    let (ores, columns) = (&ctx.preset.ores, ctx.columns);
     if !ores.enabled || ores.kinds.is_empty() {
         return;
     }
@@ -146,7 +150,7 @@ fn place_body(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer
         for cy in cell_lo.y..=cell_hi.y {
             for cz in cell_lo.z..=cell_hi.z {
                 for cx in cell_lo.x..=cell_hi.x {
-                    for cluster in cell_clusters(generator.seed(), k, kind, IVec3::new(cx, cy, cz)) {
+                    for cluster in cell_clusters(ctx.seed, k, kind, IVec3::new(cx, cy, cz)) {
                         let c = cluster.centre;
                         let near = |lo: i32, hi: i32, v: i32| v > lo - reach && v < hi + reach;
                         if !(near(min.x, max.x, c.x) && near(min.y, max.y, c.y) && near(min.z, max.z, c.z)) {

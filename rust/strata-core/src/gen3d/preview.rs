@@ -10,6 +10,9 @@
 //!
 //! Map images have x to the right and z downwards; pixel `(i, k)` shows world
 //! `(cx + (i + 0.5 − n/2)·cell, cz + (k + 0.5 − n/2)·cell)`.
+//!
+//! May use: `base`, `preset`, `noise` (PNG output), `gen3d::pipeline` (it only calls the
+//! generator; nothing in `gen3d` calls it).
 
 use crate::base::block::{AIR, block_info};
 use crate::base::coords::IVec3;

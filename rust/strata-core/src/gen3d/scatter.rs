@@ -2,7 +2,7 @@
 //!
 //! Candidates form a jittered grid: one per world-aligned cell of [`SCATTER_SPACING`]² columns, at
 //! a hashed point inside the cell. A candidate at column (x, z) with surface `s` and biome `b`
-//! (from [`Generator::column`]) is kept with probability
+//! (from [`StageContext::column`]) is kept with probability
 //! - tree   `p_t = tree_density(b) · density · 2g`,
 //! - bush   `p_b = 0.25 · (tree_density(b) + 0.5 · flower_density(b)) · density`,
 //! - flower `p_f = flower_density(b) · density · 2(1 − g)`,
@@ -18,10 +18,15 @@
 //! An instance's base is the top face of its column's ground, `(x, s, z)`; it belongs to the chunk
 //! holding voxel `(⌊x⌋, s, ⌊z⌋)`, so every instance belongs to exactly one chunk and each chunk can
 //! be decorated alone, in any order (laws 1 and 2).
+//!
+//! The pipeline calls it after generating a chunk, with the chunk's columns
+//! ([`crate::gen3d::pipeline::Generator::scatter_chunk_with_columns`]).
+//!
+//! May use: `base`, `preset`, `gen3d::context`.
 
 use crate::base::block;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use crate::gen3d::pipeline::{Column, ColumnGrid, Generator};
+use crate::gen3d::context::StageContext;
 use crate::preset::model::Biome;
 use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
 use noise::{NoiseFn, Perlin};
@@ -57,48 +62,22 @@ impl ScatterInstance {
     }
 }
 
-/// The decorations whose base lies in chunk `c`.
-pub fn scatter_chunk(generator: &Generator, c: ChunkCoord) -> Vec<ScatterInstance> {
+/// The decorations whose base lies in chunk `c`, with the columns of `ctx` where it covers
+/// them (e.g. the padded chunk's grid that generating the chunk made) and the column pass
+/// elsewhere: the same result either way.
+pub fn scatter_chunk(ctx: &StageContext, c: ChunkCoord) -> Vec<ScatterInstance> {
     let m = c.min_voxel();
-    let mut out = scatter_columns(generator, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE);
-    out.retain(|i| ChunkCoord::containing(i.base_voxel()) == c);
-    out
-}
-
-/// [`scatter_chunk`] reading columns from `columns` (e.g. the padded chunk's grid from
-/// [`Generator::generate_padded_chunk_unless_sky`]) where it covers them: same result, no
-/// per-point column work.
-pub fn scatter_chunk_with_columns(generator: &Generator, c: ChunkCoord, columns: &ColumnGrid) -> Vec<ScatterInstance> {
-    let m = c.min_voxel();
-    let covered = |x: i32, z: i32| {
-        x >= columns.min_x && z >= columns.min_z && x < columns.min_x + columns.size_x && z < columns.min_z + columns.size_z
-            && columns.columns.len() == (columns.size_x * columns.size_z) as usize
-    };
-    let mut out = scatter_columns_by(generator, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE, |x, z| {
-        if covered(x, z) { *columns.get(x, z) } else { generator.column(x, z) }
-    });
+    let mut out = scatter_columns(ctx, m.x, m.z, CHUNK_SIZE, CHUNK_SIZE);
     out.retain(|i| ChunkCoord::containing(i.base_voxel()) == c);
     out
 }
 
 /// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z + size_z)`,
-/// at any height. Candidate cells are whole inside the rectangle when it is aligned to
-/// [`SCATTER_SPACING`] (chunks are); otherwise only candidates inside it are returned.
-pub fn scatter_columns(generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Vec<ScatterInstance> {
-    scatter_columns_by(generator, min_x, min_z, size_x, size_z, |x, z| generator.column(x, z))
-}
-
-/// [`scatter_columns`] with the columns supplied by `column_at` (which must agree with
-/// `Generator::column`).
-fn scatter_columns_by(
-    generator: &Generator,
-    min_x: i32,
-    min_z: i32,
-    size_x: i32,
-    size_z: i32,
-    column_at: impl Fn(i32, i32) -> Column,
-) -> Vec<ScatterInstance> {
-    let preset = generator.preset();
+/// at any height, with columns from `ctx` ([`StageContext::column`]). Candidate cells are whole
+/// inside the rectangle when it is aligned to [`SCATTER_SPACING`] (chunks are); otherwise only
+/// candidates inside it are returned.
+pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Vec<ScatterInstance> {
+    let preset = ctx.preset;
     let sc = &preset.scatter;
     let mut out = Vec::new();
     if !sc.enabled || sc.density <= 0.0 || size_x <= 0 || size_z <= 0 {
@@ -121,11 +100,11 @@ fn scatter_columns_by(
             if cx < min_x || cx >= max_x || cz < min_z || cz >= max_z {
                 continue;
             }
-            let col = column_at(cx, cz);
+            let col = ctx.column(cx, cz);
             if preset.water.enabled && col.surface < preset.water.sea_level {
                 continue;
             }
-            let biome = generator.biomes().get(col.biome as usize).unwrap_or(&default_biome);
+            let biome = ctx.biomes.get(col.biome as usize).unwrap_or(&default_biome);
             let g = (0.5 + 0.8 * grove.get([x as f64 * freq, z as f64 * freq]) as f32).clamp(0.0, 1.0);
             let on_stone = col.surface_block == block::STONE;
             let d = sc.density;
@@ -161,23 +140,25 @@ fn scatter_columns_by(
         }
     }
     out
-
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen3d::columns::ColumnGrid;
+    use crate::gen3d::pipeline::Generator;
+    use crate::gen3d::scratch::GenScratch;
     use crate::preset::model::WorldPreset;
 
     #[test]
     fn scatter_from_a_column_grid_equals_scatter_from_point_columns() {
         let g = Generator::new(&WorldPreset::default()).unwrap();
         let mut padded = crate::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
-        let mut grid = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
+        let (mut grid, mut scratch) = (ColumnGrid::default(), GenScratch::default());
         let mut compared = 0;
         for c in [ChunkCoord::new(0, 0, 0), ChunkCoord::new(3, 0, -2), ChunkCoord::new(-5, 1, 7), ChunkCoord::new(2, -1, 2)] {
-            if !g.generate_padded_chunk_unless_sky(c, &mut padded, &mut grid) {
-                assert_eq!(scatter_chunk_with_columns(&g, c, &grid), scatter_chunk(&g, c), "{c:?}");
+            if !g.generate_padded_chunk_unless_sky(c, &mut padded, &mut grid, &mut scratch) {
+                assert_eq!(g.scatter_chunk_with_columns(c, &grid), g.scatter_chunk(c), "{c:?}");
                 compared += 1;
             }
         }

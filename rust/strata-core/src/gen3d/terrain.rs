@@ -12,11 +12,8 @@
 //! In heightmap border mode the heightmap's weight fades to 0 outside the image; where no other
 //! source has weight, Perlin fBm fills in. Biome parameters come from [`BiomeMap::sample`].
 //!
-//! **Ravines** follow two families of world-aligned paths, one running along x and one along z,
-//! spaced `ravine_spacing` apart: path `j` of the x family sits at `z = j·spacing + jitterⱼ + Mⱼ(x)`
-//! where `Mⱼ` is a [`MidpointLine`] (seamless midpoint displacement anchored at world-aligned
-//! segment ends). Within `ravine_width` of a path the ground is lowered by
-//! `ravine_depth · smoothstep(1 − d / ravine_width)`; where paths cross, the deeper cut wins.
+//! **Ravines** ([`crate::gen3d::ravines`]) lower the ground within `ravine_width` of paths
+//! that run along x and along z.
 //!
 //! **The coarse lattice.** The smooth parts — the fractal and value-noise sources (`Σ wᵢ·sᵢ`),
 //! the Perlin fill-in of a bordered heightmap, and the blended biome height parameters — are
@@ -33,22 +30,24 @@
 //! heightmaps, ravines (narrow cuts) and the biome index (nearest feature point, which picks the
 //! surface blocks); without blending, biome parameters are the nearest biome's per column. The
 //! column pass's slope test reads neighbouring heights of this interpolated field.
-//! [`Terrain::sample_exact`] keeps the field as it was before the lattice, as a benchmark
-//! baseline.
+//! [`Terrain::sample_exact`] evaluates every source at the point, without the lattice: the
+//! benchmark baseline, not the world's field.
 //!
 //! [`Terrain::sample`] evaluates one position (four lattice points); [`Terrain::sample_grid`]
 //! evaluates a grid, sharing work across it (the lattice, biome feature points, diamond-square
 //! lattice, ravine path offsets). Both compute every quantity with the same formula from the same
 //! inputs, so they agree bit for bit: a column never depends on the region it was computed in.
+//!
+//! May use: `base`, `preset`, `noise`, `gen3d::biomes` and `gen3d::ravines` (parts of the field).
 
 use crate::preset::model::{HeightmapWrap, WorldPreset};
-use crate::base::rng::{hash1, salt, unit_f64};
+use crate::base::rng::salt;
 use crate::gen3d::biomes::{BiomeMap, RegionFeatures};
+use crate::gen3d::ravines::{RavineCache, Ravines};
 use crate::noise::diamond_square::{DiamondSquare, bilinear};
 use crate::noise::fast_fbm::PerlinFbm2;
 use crate::noise::fractal::{FractalParams, noise_seed, ridged, simplex_fbm};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
-use crate::noise::midpoint::MidpointLine;
 use crate::noise::value::value_noise_2d;
 use noise::{Fbm, NoiseFn, OpenSimplex, Perlin, RidgedMulti};
 use std::path::Path;
@@ -60,99 +59,6 @@ pub struct TerrainSample {
     pub height: f64,
     /// Index of the biome (nearest Worley feature point) in [`BiomeMap::table`].
     pub biome: u8,
-}
-
-/// The ravine paths (see the module doc).
-#[derive(Clone, Debug)]
-struct Ravines {
-    seed: u64,
-    depth: f64,
-    width: f64,
-    spacing: f64,
-    levels: u32,
-    roughness: f64,
-    /// Largest distance of a path from its row `j·spacing`.
-    reach: f64,
-}
-
-/// Which way a ravine family runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Family {
-    /// Paths along x; their offset is in z.
-    AlongX = 0,
-    AlongZ = 1,
-}
-
-impl Ravines {
-    fn new(seed: u64, h: &crate::preset::model::HeightSettings) -> Option<Self> {
-        if h.ravine_depth <= 0.0 {
-            return None;
-        }
-        let spacing = (h.ravine_spacing as f64).max(16.0);
-        let levels = (spacing.log2().ceil() as u32).clamp(4, 16);
-        let mut r = Self { seed, depth: h.ravine_depth as f64, width: (h.ravine_width as f64).max(0.5), spacing, levels, roughness: h.ravine_roughness as f64, reach: 0.0 };
-        r.reach = 0.2 * spacing + r.line(Family::AlongX, 0).max_abs();
-        Some(r)
-    }
-
-    fn line(&self, family: Family, j: i64) -> MidpointLine {
-        MidpointLine {
-            seed: self.seed,
-            salt: salt::RIVER ^ ((family as u64) << 40) ^ (j as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-            levels: self.levels,
-            anchor_range: 0.1 * self.spacing,
-            initial_range: 0.12 * self.spacing,
-            roughness: self.roughness,
-        }
-    }
-
-    /// Row position of path `j` (before its midpoint offset).
-    fn row(&self, family: Family, j: i64) -> f64 {
-        let jitter = unit_f64(hash1(self.seed, salt::RIVER ^ 0xfeed ^ family as u64, j as i32)) * 0.4 - 0.2;
-        (j as f64 + jitter) * self.spacing
-    }
-
-    /// Paths of a family that can pass within `width` of positions `[lo, hi]` across the family.
-    fn paths_near(&self, lo: f64, hi: f64) -> std::ops::RangeInclusive<i64> {
-        let margin = self.reach + self.width;
-        (((lo - margin) / self.spacing).floor() as i64)..=(((hi + margin) / self.spacing).ceil() as i64)
-    }
-
-    /// How far the ground is lowered at `(x, z)`. `offset(family, j, i)` gives path `j`'s
-    /// midpoint offset at integer position `i` along it.
-    fn carve(&self, x: f64, z: f64, offset: &impl Fn(Family, i64, i64) -> f64) -> f64 {
-        let mut cut = 0.0f64;
-        for (family, along, across) in [(Family::AlongX, x, z), (Family::AlongZ, z, x)] {
-            let (f, t) = (along.floor(), along - along.floor());
-            let i = f as i64;
-            for j in self.paths_near(across, across) {
-                let (a, b) = (offset(family, j, i), offset(family, j, i + 1));
-                let path = self.row(family, j) + a + (b - a) * t;
-                let d = (across - path).abs();
-                if d < self.width {
-                    let s = 1.0 - d / self.width;
-                    cut = cut.max(self.depth * s * s * (3.0 - 2.0 * s));
-                }
-            }
-        }
-        cut
-    }
-}
-
-/// Path offsets cached for a region: per family, per path, per integer position along it.
-#[derive(Default)]
-struct RavineCache {
-    /// `(family, j, first position, values)`.
-    lines: Vec<(Family, i64, i64, Vec<f64>)>,
-}
-
-impl RavineCache {
-    fn get(&self, family: Family, j: i64, i: i64) -> Option<f64> {
-        self.lines
-            .iter()
-            .find(|(f, lj, _, _)| *f == family && *lj == j)
-            .and_then(|(_, _, first, values)| values.get(usize::try_from(i - first).ok()?).copied())
-    }
 }
 
 /// The heightmap source and how it extends beyond the image.
@@ -350,6 +256,8 @@ impl Terrain {
     }
 
     /// [`Terrain::lattice_value`] given the Perlin fBm at the point (unused when not needed).
+    /// Inlined into the lattice loop of [`Terrain::lattice_fill`].
+    #[inline(always)]
     fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, features: &RegionFeatures) -> LatticeValue {
         let mut sum = 0.0;
         let pw = self.perlin.0;
@@ -413,8 +321,8 @@ impl Terrain {
         self.combine(x, z, lattice, ds, ravine, self.biomes.nearest_in(x, z, &features))
     }
 
-    /// The height field as it was before the lattice: every source evaluated at the point. Kept
-    /// as the baseline of the column benchmark; not the world's height field.
+    /// The height field without the lattice: every source evaluated at the point. The baseline
+    /// of the column benchmark; not the world's height field.
     #[doc(hidden)]
     pub fn sample_exact(&self, x: f64, z: f64) -> TerrainSample {
         let features = self.biomes.region_features(x, z, x, z);
@@ -424,7 +332,7 @@ impl Terrain {
     }
 
     /// [`Terrain::sample_grid`] with [`Terrain::sample_exact`] at every point (the benchmark
-    /// baseline: the column pass before the lattice).
+    /// baseline: the column pass without the lattice).
     #[doc(hidden)]
     pub fn sample_grid_exact(&self, x0: f64, z0: f64, step: f64, nx: usize, nz: usize, out: &mut Vec<TerrainSample>) {
         self.grid(x0, z0, step, nx, nz, true, out);
@@ -474,7 +382,7 @@ impl Terrain {
             ds.fill(lx0, lz0, lw, (z1.floor() as i64 - lz0 + 2) as usize, &mut ds_lattice);
         }
         let ravine_cache = match (&self.ravines, dense) {
-            (Some(r), true) => Self::ravine_cache(r, x0, z0, x1, z1),
+            (Some(r), true) => r.cache(x0, z0, x1, z1),
             _ => RavineCache::default(),
         };
         // The coarse lattice over the grid, when its points are not sparser than the grid's.
@@ -518,19 +426,6 @@ impl Terrain {
                 out.push(self.combine(x, z, lv, ds, ravine, biome));
             }
         }
-    }
-
-    fn ravine_cache(r: &Ravines, x0: f64, z0: f64, x1: f64, z1: f64) -> RavineCache {
-        let mut cache = RavineCache::default();
-        for (family, (a0, a1), (c0, c1)) in [(Family::AlongX, (x0, x1), (z0, z1)), (Family::AlongZ, (z0, z1), (x0, x1))] {
-            let first = a0.floor() as i64;
-            let last = a1.floor() as i64 + 1;
-            for j in r.paths_near(c0, c1) {
-                let line = r.line(family, j);
-                cache.lines.push((family, j, first, (first..=last).map(|i| line.value_at(i)).collect()));
-            }
-        }
-        cache
     }
 
     /// The blend of all sources at `(x, z)`, given the (interpolated) lattice value, the

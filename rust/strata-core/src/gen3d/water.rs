@@ -11,19 +11,21 @@
 //!
 //! Afterwards no water voxel has air directly below it, none lies above sea level, and no water
 //! voxel touches cave air sideways: lakes and seas keep their shape above any cave.
+//!
+//! May use: `base`, `preset`, `gen3d::columns`, `gen3d::context`.
 
 use crate::base::block::{self, AIR, BlockId};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
-use crate::gen3d::pipeline::{Column, ColumnGrid, Generator};
-use crate::preset::model::CaveMode;
+use crate::gen3d::columns::{Column, ColumnGrid, ColumnPass};
+use crate::gen3d::context::StageContext;
 
 /// What cave air touching water turns into.
 pub const SEAL_BLOCK: BlockId = block::STONE;
 
 /// Surfaces of the columns just outside a region, computed a side at a time when first needed.
 struct Ring<'a> {
-    generator: &'a Generator,
+    pass: ColumnPass<'a>,
     min: IVec3,
     size: IVec3,
     /// -x, +x, -z, +z sides: a strip of surfaces each.
@@ -46,14 +48,14 @@ impl Ring<'_> {
         } else {
             (3, x - min.x)
         };
-        let generator = self.generator;
+        let pass = self.pass;
         let strip = self.sides[side].get_or_insert_with(|| {
             let mut cols: Vec<Column> = Vec::new();
             match side {
-                0 => generator.columns_into(min.x - 1, min.z, 1, size.z as usize, &mut cols),
-                1 => generator.columns_into(min.x + size.x, min.z, 1, size.z as usize, &mut cols),
-                2 => generator.columns_into(min.x, min.z - 1, size.x as usize, 1, &mut cols),
-                _ => generator.columns_into(min.x, min.z + size.z, size.x as usize, 1, &mut cols),
+                0 => pass.columns_into(min.x - 1, min.z, 1, size.z as usize, &mut cols),
+                1 => pass.columns_into(min.x + size.x, min.z, 1, size.z as usize, &mut cols),
+                2 => pass.columns_into(min.x, min.z - 1, size.x as usize, 1, &mut cols),
+                _ => pass.columns_into(min.x, min.z + size.z, size.x as usize, 1, &mut cols),
             }
             cols.iter().map(|c| c.surface).collect()
         });
@@ -61,41 +63,37 @@ impl Ring<'_> {
     }
 }
 
-/// Applies this stage to `out`, using only world coordinates and the preset.
-pub fn settle(generator: &Generator, columns: &ColumnGrid, out: &mut VoxelBuffer) {
-    settle_with_ring(generator, columns, None, out);
-}
-
-/// [`settle`] given the surfaces of the columns just outside the region when the caller has
-/// them ([`RingSurfaces`], from the column pass's own slope ring): then no column outside the grid
-/// is computed again.
+/// Applies this stage to `out`, using only world coordinates and the settings of `ctx`, whose
+/// columns must cover `out`'s (x, z) rectangle. When `ctx.ring` holds the surfaces of the
+/// columns just outside the region (from the column pass's own slope ring), no column outside
+/// the grid is computed again; else they are computed a side at a time when first needed.
 ///
 /// Per column with surface `s`, a cave-air voxel at `y` (`y < s` and `y < sea_level`) touches water
 /// exactly when `y = s − 1` and `s < sea_level` (water right above), or some face neighbour's
 /// surface is at most `y` (water beside): so only the voxels from the lowest of those heights up
 /// are looked at.
-pub(crate) fn settle_with_ring(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
+pub fn settle(ctx: &StageContext, out: &mut VoxelBuffer) {
     #[cfg(target_arch = "x86_64")]
     if crate::base::simd::avx2() {
         // SAFETY: the CPU has AVX2.
-        return unsafe { settle_with_ring_avx2(generator, columns, ring_surfaces, out) };
+        return unsafe { settle_avx2(ctx, ctx.columns, out) };
     }
-    settle_with_ring_body(generator, columns, ring_surfaces, out)
+    settle_body(ctx, ctx.columns, out)
 }
 
-/// [`settle_with_ring`] built for AVX2 (the same code, so the same voxels).
+/// [`settle`] built for AVX2 (the same code, so the same voxels).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn settle_with_ring_avx2(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
-    settle_with_ring_body(generator, columns, ring_surfaces, out)
+fn settle_avx2(ctx: &StageContext, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    settle_body(ctx, columns, out)
 }
 
+/// The stage; `columns` is `ctx.columns`, passed as an argument so that the compiler knows the
+/// writes to `out` and the buffers leave the grid unchanged and keeps its fields in registers.
 #[inline(always)]
-fn settle_with_ring_body(generator: &Generator, columns: &ColumnGrid, ring_surfaces: Option<&RingSurfaces>, out: &mut VoxelBuffer) {
-    let preset = generator.preset();
-    let caves = &preset.caves;
-    let no_caves = caves.mode == CaveMode::None && !crate::gen3d::caves::tunnels_active(caves);
-    if !preset.water.enabled || no_caves {
+fn settle_body(ctx: &StageContext, columns: &ColumnGrid, out: &mut VoxelBuffer) {
+    let preset = ctx.preset;
+    if !preset.water.enabled || !preset.caves.carves() {
         return;
     }
     let sea = preset.water.sea_level;
@@ -103,11 +101,11 @@ fn settle_with_ring_body(generator: &Generator, columns: &ColumnGrid, ring_surfa
     if min.y >= sea {
         return;
     }
-    let sides = match ring_surfaces {
-        Some(r) if r.fits(min, size) => r.sides.clone().map(Some),
+    let sides = match ctx.ring {
+        Some(r) if r.fits(min.x, min.z, size.x, size.z) => r.sides.clone().map(Some),
         _ => [None, None, None, None],
     };
-    let mut ring = Ring { generator, min, size, sides };
+    let mut ring = Ring { pass: ctx.column_pass(), min, size, sides };
     let ring_known = ring.sides.iter().all(Option::is_some);
     let is_water = |surface: i32, y: i32| surface <= y && y < sea;
     // Surfaces of the grid's columns and, when known, of the ring around them: (sx + 2) × (sz + 2).
@@ -189,27 +187,5 @@ fn settle_with_ring_body(generator: &Generator, columns: &ColumnGrid, ring_surfa
                 }
             }
         }
-    }
-}
-
-/// Surfaces of the columns just outside a rectangle of columns: the -x, +x, -z and +z sides
-/// (strips along z, z, x and x).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct RingSurfaces {
-    pub min_x: i32,
-    pub min_z: i32,
-    pub size_x: i32,
-    pub size_z: i32,
-    pub sides: [Vec<i32>; 4],
-}
-
-impl RingSurfaces {
-    /// Whether this is the ring of the columns of the box `[min, min + size)`.
-    fn fits(&self, min: IVec3, size: IVec3) -> bool {
-        (self.min_x, self.min_z, self.size_x, self.size_z) == (min.x, min.z, size.x, size.z)
-            && self.sides[0].len() == size.z as usize
-            && self.sides[1].len() == size.z as usize
-            && self.sides[2].len() == size.x as usize
-            && self.sides[3].len() == size.x as usize
     }
 }

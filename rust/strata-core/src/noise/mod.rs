@@ -1,5 +1,6 @@
 //! Noise and height sources: value noise, Perlin/simplex/ridged fBm (scalar and SIMD rows),
-//! Worley cells, midpoint displacement, diamond-square and real elevation data.
+//! Perlin noise on separable 3D grids, Worley cells, midpoint displacement, diamond-square and
+//! real elevation data.
 //!
 //! Each is a pure function of its seed and coordinates, tested against its definition.
 //!
@@ -8,6 +9,7 @@
 pub mod diamond_square;
 pub mod fast_fbm;
 pub mod fractal;
+pub mod grid_perlin;
 pub mod heightmap;
 pub mod midpoint;
 pub mod value;

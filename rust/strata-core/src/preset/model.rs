@@ -426,6 +426,18 @@ impl Default for CaveSettings {
     }
 }
 
+impl CaveSettings {
+    /// Whether these settings make noise tunnels: some strength and some width.
+    pub fn tunnels_active(&self) -> bool {
+        self.tunnel_strength > 0.0 && self.tunnel_width > 0.0
+    }
+
+    /// Whether these settings carve anything: caverns (a mode other than `None`) or tunnels.
+    pub fn carves(&self) -> bool {
+        self.mode != CaveMode::None || self.tunnels_active()
+    }
+}
+
 impl Default for OreSettings {
     fn default() -> Self {
         let ore = |block: &str, depth: u32, lo: u32, hi: u32, size: u32| OreKind {
@@ -642,12 +654,12 @@ impl WorldPreset {
             }
         }
         if self.caves.mode == CaveMode::GameOfLife {
-            crate::preset::model::parse_life_rule(&self.caves.life_rule)
-                .map_err(|e| rule("caves_life_rule", e, "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)"))?;
+            parse_life_rule(&self.caves.life_rule)
+                .map_err(|e| rule("caves_life_rule", e.to_string(), "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)"))?;
         }
         if self.side_view.cave_mode == CaveMode::GameOfLife {
-            crate::preset::model::parse_life_rule(&self.side_view.cave_life_rule)
-                .map_err(|e| rule("side_view_cave_life_rule", e, "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)"))?;
+            parse_life_rule(&self.side_view.cave_life_rule)
+                .map_err(|e| rule("side_view_cave_life_rule", e.to_string(), "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)"))?;
         }
         if self.ores.kinds.len() > 32 {
             return Err(rule("ores.kinds", format!("{} kinds", self.ores.kinds.len()), "at most 32 ore kinds"));
@@ -667,24 +679,40 @@ impl WorldPreset {
     }
 }
 
+/// Why a Life-like rule string ("B…/S…") does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum LifeRuleError {
+    #[error("`{0}` has no `/`")]
+    NoSlash(String),
+    #[error("`{part}` does not start with {letter}")]
+    MissingLetter { part: String, letter: char },
+    #[error("`{0}` is not a neighbour count")]
+    NotACount(String),
+    #[error("neighbour count {0} exceeds 26")]
+    CountTooLarge(u32),
+    #[error("range `{0}` runs backwards")]
+    Backwards(String),
+}
+
 /// Parses "B3/S23" (or "B5678/S45678", or with comma lists and ranges "B13,14/S12-14") into
 /// birth and survival bitmasks over neighbour counts 0..=26. Without `,` or `-` each digit is
-/// one count.
-pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), String> {
+/// one count. The one parser of Life rules: validation and both cave automata (3D caverns, 2D
+/// side-view caves, through [`crate::automata::cave_rules`]) call it.
+pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), LifeRuleError> {
     let rule = rule.trim();
-    let (b, s) = rule.split_once('/').ok_or_else(|| format!("`{rule}` has no `/`"))?;
-    let part = |p: &str, letter: char| -> Result<u32, String> {
+    let (b, s) = rule.split_once('/').ok_or_else(|| LifeRuleError::NoSlash(rule.into()))?;
+    let part = |p: &str, letter: char| -> Result<u32, LifeRuleError> {
         let p = p.trim();
         let digits = p
             .strip_prefix(letter)
             .or_else(|| p.strip_prefix(letter.to_ascii_lowercase()))
-            .ok_or_else(|| format!("`{p}` does not start with {letter}"))?;
+            .ok_or_else(|| LifeRuleError::MissingLetter { part: p.into(), letter })?;
         let mut mask = 0u32;
         let listed = digits.contains(',') || digits.contains('-');
         let items: Vec<&str> = if listed { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
-        let count = |d: &str| -> Result<u32, String> {
-            let n: u32 = d.trim().parse().map_err(|_| format!("`{d}` is not a neighbour count"))?;
-            if n > 26 { Err(format!("neighbour count {n} exceeds 26")) } else { Ok(n) }
+        let count = |d: &str| -> Result<u32, LifeRuleError> {
+            let n: u32 = d.trim().parse().map_err(|_| LifeRuleError::NotACount(d.into()))?;
+            if n > 26 { Err(LifeRuleError::CountTooLarge(n)) } else { Ok(n) }
         };
         for d in items {
             let (lo, hi) = match d.split_once('-') {
@@ -692,7 +720,7 @@ pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), String> {
                 None => (count(d)?, count(d)?),
             };
             if lo > hi {
-                return Err(format!("range `{d}` runs backwards"));
+                return Err(LifeRuleError::Backwards(d.into()));
             }
             for n in lo..=hi {
                 mask |= 1 << n;

@@ -20,7 +20,9 @@ use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, apply_edits};
-use crate::gen3d::pipeline::{ColumnGrid, Generator};
+use crate::gen3d::columns::ColumnGrid;
+use crate::gen3d::pipeline::Generator;
+use crate::gen3d::scratch::GenScratch;
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LodColumn, LodLayout};
 use crate::mesh::{ChunkMesh, Mesher};
@@ -28,7 +30,7 @@ pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
 use crate::mesh::bytes::MeshBytes;
 use crossbeam_channel::{Receiver, Sender};
-use crate::gen3d::scatter::{ScatterInstance, scatter_chunk_with_columns};
+use crate::gen3d::scatter::ScatterInstance;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -560,6 +562,7 @@ impl Streamer {
 struct Scratch {
     padded: VoxelBuffer,
     columns: ColumnGrid,
+    generation: GenScratch,
     far: FarScratch,
     mesher: Mesher,
 }
@@ -569,6 +572,7 @@ impl Scratch {
         Self {
             padded: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
             columns: ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() },
+            generation: GenScratch::default(),
             far: FarScratch::default(),
             mesher: Mesher::new(),
         }
@@ -603,11 +607,11 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
 fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &mut Scratch, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
-    let Scratch { padded, columns, mesher, .. } = scratch;
+    let Scratch { padded, columns, generation, mesher, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
-    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns);
+    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation);
     let collision = job.payload.collision.then(Vec::new);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
@@ -615,7 +619,7 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &m
     }
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
     apply_edits(padded, &job.payload.edits);
-    let mut scatter = if sky { Vec::new() } else { scatter_chunk_with_columns(generator, job.coord, columns) };
+    let mut scatter = if sky { Vec::new() } else { generator.scatter_chunk_with_columns(job.coord, columns) };
     scatter.retain(|s| standing_on_ground(padded, s));
     let gen_us = t0.elapsed().as_micros() as u32;
     if job.is_cancelled() {

@@ -1,0 +1,107 @@
+//! The cave automaton's program: which automaton stages a cave preset runs, decided in one
+//! place for the 3D caverns ([`CaveRules::of_caves`]) and the 2D side-view caves
+//! ([`CaveRules::of_side_view`]).
+//!
+//! Rock is the alive state. Per [`CaveMode`]:
+//! - `None`: no automaton, no caves ([`cave_stages`] gives `None`).
+//! - `CellularAutomata`: `passes` of [`CaRule::AtLeast`]`(threshold)`, then `final_passes` of
+//!   `AtLeast(final_threshold)`.
+//! - `GameOfLife`: `passes` generations of the Life-like `life_rule` ([`CaRule::Life`]: counts
+//!   over the neighbours, the cell excluded: 26 in 3D, 8 in 2D), then the same `final_passes` of
+//!   `AtLeast(final_threshold)` as the other mode, which open and round the caves. So both modes
+//!   end with the refining passes, in 3D and in 2D alike.
+//!
+//! The rule string is parsed by [`parse_life_rule`] (counts 0..=26). A 2D neighbourhood never
+//! counts more than 8, so a rule's bits above 8 never apply there: the same masks serve both.
+//!
+//! May use: `base`, `preset`, `automata::cellular`.
+
+use crate::automata::cellular::{CaRule, CaStage};
+use crate::preset::model::{CaveMode, CaveSettings, LifeRuleError, SideViewSettings, parse_life_rule};
+
+/// The automaton settings of one kind of cave, whatever the preset section they come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CaveRules<'a> {
+    pub mode: CaveMode,
+    /// Passes of the main rule (`AtLeast(threshold)`, or the Life rule).
+    pub passes: u32,
+    /// Threshold of the main rule in `CellularAutomata` mode.
+    pub threshold: u32,
+    /// Refining passes after the main rule, in every mode that has caves.
+    pub final_passes: u32,
+    pub final_threshold: u32,
+    /// "B…/S…" rule of `GameOfLife` mode.
+    pub life_rule: &'a str,
+}
+
+impl<'a> CaveRules<'a> {
+    /// The 3D caverns' rules.
+    pub fn of_caves(c: &'a CaveSettings) -> Self {
+        Self { mode: c.mode, passes: c.passes, threshold: c.threshold, final_passes: c.final_passes, final_threshold: c.final_threshold, life_rule: &c.life_rule }
+    }
+
+    /// The 2D side-view caves' rules.
+    pub fn of_side_view(sv: &'a SideViewSettings) -> Self {
+        Self {
+            mode: sv.cave_mode,
+            passes: sv.cave_passes,
+            threshold: sv.cave_threshold,
+            final_passes: sv.cave_final_passes,
+            final_threshold: sv.cave_final_threshold,
+            life_rule: &sv.cave_life_rule,
+        }
+    }
+}
+
+/// The automaton program of `rules` (see the module docs): `None` when the mode makes no caves,
+/// an error when the Life rule of `GameOfLife` mode does not parse.
+pub fn cave_stages(rules: &CaveRules) -> Result<Option<Vec<CaStage>>, LifeRuleError> {
+    let main = match rules.mode {
+        CaveMode::None => return Ok(None),
+        CaveMode::CellularAutomata => CaRule::AtLeast(rules.threshold),
+        CaveMode::GameOfLife => {
+            let (birth, survival) = parse_life_rule(rules.life_rule)?;
+            CaRule::Life { birth, survival }
+        }
+    };
+    Ok(Some(vec![
+        CaStage { rule: main, passes: rules.passes },
+        CaStage { rule: CaRule::AtLeast(rules.final_threshold), passes: rules.final_passes },
+    ]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::automata::cellular::run_ca_2d;
+    use crate::preset::model::WorldPreset;
+
+    #[test]
+    fn each_mode_builds_its_stages() {
+        let c = CaveSettings { mode: CaveMode::GameOfLife, life_rule: "B3/S23".into(), ..CaveSettings::default() };
+        let stages = cave_stages(&CaveRules::of_caves(&c)).unwrap().unwrap();
+        assert_eq!(stages, vec![CaStage { rule: CaRule::CONWAY, passes: c.passes }, CaStage { rule: CaRule::AtLeast(c.final_threshold), passes: c.final_passes }]);
+        let ca = CaveSettings { mode: CaveMode::CellularAutomata, ..c.clone() };
+        assert_eq!(cave_stages(&CaveRules::of_caves(&ca)).unwrap().unwrap()[0], CaStage { rule: CaRule::AtLeast(ca.threshold), passes: ca.passes });
+        assert_eq!(cave_stages(&CaveRules::of_caves(&CaveSettings { mode: CaveMode::None, ..c.clone() })), Ok(None));
+        assert!(cave_stages(&CaveRules::of_caves(&CaveSettings { life_rule: "nonsense".into(), ..c })).is_err());
+    }
+
+    #[test]
+    fn side_view_rules_read_the_side_view_fields() {
+        let mut sv = WorldPreset::default().side_view;
+        sv.cave_mode = CaveMode::GameOfLife;
+        let stages = cave_stages(&CaveRules::of_side_view(&sv)).unwrap().unwrap();
+        let (birth, survival) = parse_life_rule(&sv.cave_life_rule).unwrap();
+        assert_eq!(stages[0], CaStage { rule: CaRule::Life { birth, survival }, passes: sv.cave_passes });
+        assert_eq!(stages[1], CaStage { rule: CaRule::AtLeast(sv.cave_final_threshold), passes: sv.cave_final_passes });
+    }
+
+    #[test]
+    fn rule_bits_above_eight_never_apply_in_2d() {
+        for (birth, survival) in [(0b1_1100_0000, 0b1_1111_1000), (1 << 3, 0b1100), (0x7ff_c1c0, 0x7ff_e1f8)] {
+            let run = |b: u32, s: u32| run_ca_2d(7, 3, 0.56, (-40, 25), (90, 70), &[CaStage { rule: CaRule::Life { birth: b, survival: s }, passes: 4 }]);
+            assert_eq!(run(birth, survival), run(birth & 0x1ff, survival & 0x1ff), "B {birth:#x} / S {survival:#x}");
+        }
+    }
+}
