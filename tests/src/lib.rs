@@ -1,9 +1,9 @@
 //! Shared helpers for Strata's cross-crate integration tests (`tests/tests/*.rs`).
 
+use std::path::PathBuf;
 use strata_core::base::coords::ChunkCoord;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::preset::model::WorldPreset;
-use std::path::PathBuf;
 
 /// Chunks spread over surface, underground, sky, negative coordinates and far from the origin.
 pub const GOLDEN_CHUNKS: [(i32, i32, i32); 10] = [

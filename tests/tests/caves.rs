@@ -4,8 +4,8 @@
 
 use strata_core::base::block::{self, BlockId};
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::preset::model::{CaveMode, WorldPreset, default_biomes};
 use strata_core::gen3d::scatter::ScatterKind;
+use strata_core::preset::model::{CaveMode, WorldPreset, default_biomes};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer};
 
 /// A box of `size` whose top lies `above` voxels over the surface at its first column.
@@ -61,7 +61,12 @@ fn ground_stays_whole_without_surface_breach() {
                     broken.push(p);
                 }
             });
-            assert!(broken.is_empty(), "{:?} depth {depth}: cave air within min_depth of the surface at {:?}", preset.caves.mode, &broken[..broken.len().min(5)]);
+            assert!(
+                broken.is_empty(),
+                "{:?} depth {depth}: cave air within min_depth of the surface at {:?}",
+                preset.caves.mode,
+                &broken[..broken.len().min(5)]
+            );
             assert!(cave_air_count(&g, &b) > 50, "{:?}: no caves at all below ({x}, {z})", preset.caves.mode);
         }
     }
@@ -139,14 +144,20 @@ fn water_never_hangs_over_caves_or_above_sea_level() {
 fn ores_lie_below_their_depth() {
     let p = WorldPreset::default();
     let g = Generator::new(&p).unwrap();
-    let kinds: Vec<(BlockId, i32)> = p.ores.kinds.iter().map(|k| (block::block_by_name(&k.block).unwrap(), k.min_depth as i32)).collect();
+    let kinds: Vec<(BlockId, i32)> =
+        p.ores.kinds.iter().map(|k| (block::block_by_name(&k.block).unwrap(), k.min_depth as i32)).collect();
     let mut seen = vec![0usize; kinds.len()];
     for (x, z) in [(0, 0), (-500, 260)] {
         let b = box_near_surface(&g, x, z, IVec3::new(64, 128, 64), 8);
         each_voxel(&g, &b, |p, id, s| {
             if let Some(k) = kinds.iter().position(|&(ore, _)| ore == id) {
                 seen[k] += 1;
-                assert!(p.y < s - kinds[k].1, "{} at {p:?} is only {} below the surface", block::block_info(id).name, s - p.y);
+                assert!(
+                    p.y < s - kinds[k].1,
+                    "{} at {p:?} is only {} below the surface",
+                    block::block_info(id).name,
+                    s - p.y
+                );
             }
         });
     }
@@ -160,7 +171,10 @@ fn ore_volume_follows_cluster_counts() {
     p.caves.tunnel_strength = 0.0;
     let g = Generator::new(&p).unwrap();
     let (cells_x, cells_y, cells_z) = (4, 2, 4);
-    let b = g.generate_box(IVec3::new(-64, -480, 32), IVec3::new(cells_x * CHUNK_SIZE, cells_y * CHUNK_SIZE, cells_z * CHUNK_SIZE));
+    let b = g.generate_box(
+        IVec3::new(-64, -480, 32),
+        IVec3::new(cells_x * CHUNK_SIZE, cells_y * CHUNK_SIZE, cells_z * CHUNK_SIZE),
+    );
     let cells = (cells_x * cells_y * cells_z) as f64;
     for k in &p.ores.kinds {
         let id = block::block_by_name(&k.block).unwrap();
@@ -168,9 +182,17 @@ fn ore_volume_follows_cluster_counts() {
         let (lo, hi) = (k.clusters_per_chunk_min as f64, k.clusters_per_chunk_max as f64);
         let size = k.cluster_size as f64;
         // Clusters overlap each other and earlier kinds, so allow a margin below the minimum.
-        assert!(per_cell <= hi * size + 1.0 && per_cell >= 0.6 * lo * size, "{}: {per_cell} voxels per cell, clusters {lo}..{hi} of {size}", k.block);
+        assert!(
+            per_cell <= hi * size + 1.0 && per_cell >= 0.6 * lo * size,
+            "{}: {per_cell} voxels per cell, clusters {lo}..{hi} of {size}",
+            k.block
+        );
         let mean = (lo + hi) / 2.0 * size;
-        assert!((per_cell - mean).abs() <= 0.35 * mean + 2.0, "{}: {per_cell} voxels per cell, expected about {mean}", k.block);
+        assert!(
+            (per_cell - mean).abs() <= 0.35 * mean + 2.0,
+            "{}: {per_cell} voxels per cell, expected about {mean}",
+            k.block
+        );
     }
 }
 
@@ -237,5 +259,8 @@ fn forests_have_more_trees_than_deserts() {
     assert!(forest_trees > 400, "forest trees {forest_trees}");
     assert_eq!(desert_trees, 0);
     assert!(plains_trees < forest_trees / 4, "plains {plains_trees} vs forest {forest_trees}");
-    assert!(plains_flowers > forest_flowers && forest_flowers > desert_flowers, "flowers: plains {plains_flowers}, forest {forest_flowers}, desert {desert_flowers}");
+    assert!(
+        plains_flowers > forest_flowers && forest_flowers > desert_flowers,
+        "flowers: plains {plains_flowers}, forest {forest_flowers}, desert {desert_flowers}"
+    );
 }

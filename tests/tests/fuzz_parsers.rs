@@ -8,10 +8,10 @@
 use proptest::prelude::*;
 use std::path::Path;
 use strata_core::WorldPreset;
-use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
-use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 use strata_core::persist::profile::{InputDescriptor, Profile};
 use strata_core::persist::save::{WorldSave, decode_world_save, encode_world_save};
+use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
+use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
 fn parse_ron(bytes: &[u8], name: &str) -> Result<(), String> {
     let text = std::str::from_utf8(bytes).map_err(|e| format!("{name}: {e}"))?;
@@ -33,7 +33,8 @@ fn parse_save(bytes: &[u8], name: &str) -> Result<(), String> {
 }
 
 type Parser = fn(&[u8], &str) -> Result<(), String>;
-const PARSERS: [(&str, Parser); 4] = [("preset_ron", parse_ron), ("preset_tres", parse_tres), ("profile_toml", parse_toml), ("save", parse_save)];
+const PARSERS: [(&str, Parser); 4] =
+    [("preset_ron", parse_ron), ("preset_tres", parse_tres), ("profile_toml", parse_toml), ("save", parse_save)];
 
 fn valid_save() -> Vec<u8> {
     let mut s = WorldSave::default();

@@ -5,11 +5,11 @@
 //! world looks, and say why in the commit.
 
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
-use strata_core::stream::far_policy::LodColumn;
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes};
 use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
 use strata_core::preset::file::load_preset_file;
-use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes};
+use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+use strata_core::stream::far_policy::LodColumn;
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
@@ -92,7 +92,15 @@ fn packed_surfaces_match_their_golden_fingerprints() {
     let (greedy, culled, wet_chunks) = chunk_fingerprints(&g);
     let (far, wet_columns) = far_fingerprint(&g);
     assert!(wet_chunks + wet_columns > 0, "water surfaces are covered too");
-    let got = [("GOLDEN_GREEDY", greedy, GOLDEN_GREEDY), ("GOLDEN_CULLED", culled, GOLDEN_CULLED), ("GOLDEN_FAR", far, GOLDEN_FAR)];
-    let changed: Vec<String> = got.iter().filter(|(_, g, want)| g != want).map(|(name, g, _)| format!("const {name}: u64 = {g:#018x};")).collect();
+    let got = [
+        ("GOLDEN_GREEDY", greedy, GOLDEN_GREEDY),
+        ("GOLDEN_CULLED", culled, GOLDEN_CULLED),
+        ("GOLDEN_FAR", far, GOLDEN_FAR),
+    ];
+    let changed: Vec<String> = got
+        .iter()
+        .filter(|(_, g, want)| g != want)
+        .map(|(name, g, _)| format!("const {name}: u64 = {g:#018x};"))
+        .collect();
     assert!(changed.is_empty(), "the bytes sent to Godot changed; if intended, use:\n{}", changed.join("\n"));
 }

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::preset::model::{HeightmapWrap, Interpolation, WorldPreset};
 use strata_core::noise::heightmap::write_gray16_png;
+use strata_core::preset::model::{HeightmapWrap, Interpolation, WorldPreset};
 
 /// A preset that selects only the sources `set` turns on.
 fn only(set: impl Fn(&mut WorldPreset)) -> WorldPreset {
@@ -42,49 +42,70 @@ fn presets() -> Vec<(&'static str, WorldPreset)> {
         ("perlin", only(|p| p.height.perlin_weight = 1.0)),
         ("simplex", only(|p| p.height.simplex_weight = 1.0)),
         ("ridged", only(|p| p.height.ridged_weight = 1.0)),
-        ("value linear", only(|p| {
-            p.height.value_weight = 1.0;
-            p.height.value_interpolation = Interpolation::Linear;
-        })),
-        ("value cosine", only(|p| {
-            p.height.value_weight = 1.0;
-            p.height.value_interpolation = Interpolation::Cosine;
-        })),
-        ("diamond-square", only(|p| {
-            p.height.diamond_square_weight = 1.0;
-            p.height.diamond_square_cell_log2 = 5;
-        })),
-        ("midpoint ravines", only(|p| {
-            p.height.perlin_weight = 1.0;
-            p.height.ravine_depth = 20.0;
-            p.height.ravine_width = 12.0;
-            p.height.ravine_spacing = 64.0;
-        })),
-        ("heightmap tiled", only(move |p| {
-            p.height.heightmap_weight = 1.0;
-            p.height.heightmap_path = map.clone();
-            p.height.heightmap_cell_size = 1.5;
-            p.height.heightmap_wrap = HeightmapWrap::Tile;
-        })),
-        ("heightmap bordered", only(move |p| {
-            p.height.heightmap_weight = 1.0;
-            p.height.heightmap_path = map2.clone();
-            p.height.heightmap_cell_size = 1.0;
-            p.height.heightmap_wrap = HeightmapWrap::Border;
-        })),
-        ("blend", only(|p| {
-            p.height.perlin_weight = 0.5;
-            p.height.simplex_weight = 0.2;
-            p.height.ridged_weight = 0.3;
-            p.height.value_weight = 0.2;
-            p.height.diamond_square_weight = 0.4;
-            p.height.diamond_square_cell_log2 = 6;
-            p.height.ravine_depth = 10.0;
-            p.height.ravine_spacing = 96.0;
-            p.height.ravine_width = 8.0;
-            p.biomes.cell_size = 48.0;
-            p.biomes.blend_distance = 16.0;
-        })),
+        (
+            "value linear",
+            only(|p| {
+                p.height.value_weight = 1.0;
+                p.height.value_interpolation = Interpolation::Linear;
+            }),
+        ),
+        (
+            "value cosine",
+            only(|p| {
+                p.height.value_weight = 1.0;
+                p.height.value_interpolation = Interpolation::Cosine;
+            }),
+        ),
+        (
+            "diamond-square",
+            only(|p| {
+                p.height.diamond_square_weight = 1.0;
+                p.height.diamond_square_cell_log2 = 5;
+            }),
+        ),
+        (
+            "midpoint ravines",
+            only(|p| {
+                p.height.perlin_weight = 1.0;
+                p.height.ravine_depth = 20.0;
+                p.height.ravine_width = 12.0;
+                p.height.ravine_spacing = 64.0;
+            }),
+        ),
+        (
+            "heightmap tiled",
+            only(move |p| {
+                p.height.heightmap_weight = 1.0;
+                p.height.heightmap_path = map.clone();
+                p.height.heightmap_cell_size = 1.5;
+                p.height.heightmap_wrap = HeightmapWrap::Tile;
+            }),
+        ),
+        (
+            "heightmap bordered",
+            only(move |p| {
+                p.height.heightmap_weight = 1.0;
+                p.height.heightmap_path = map2.clone();
+                p.height.heightmap_cell_size = 1.0;
+                p.height.heightmap_wrap = HeightmapWrap::Border;
+            }),
+        ),
+        (
+            "blend",
+            only(|p| {
+                p.height.perlin_weight = 0.5;
+                p.height.simplex_weight = 0.2;
+                p.height.ridged_weight = 0.3;
+                p.height.value_weight = 0.2;
+                p.height.diamond_square_weight = 0.4;
+                p.height.diamond_square_cell_log2 = 6;
+                p.height.ravine_depth = 10.0;
+                p.height.ravine_spacing = 96.0;
+                p.height.ravine_width = 8.0;
+                p.biomes.cell_size = 48.0;
+                p.biomes.blend_distance = 16.0;
+            }),
+        ),
     ]
 }
 
@@ -101,12 +122,20 @@ fn every_source_is_seamless_and_deterministic() {
         let c = surface_chunk(&g, 1, -1);
         let alone = g.generate_chunk(c);
         let block = g.generate_box(c.min_voxel() - IVec3::splat(CHUNK_SIZE), IVec3::splat(3 * CHUNK_SIZE));
-        assert_eq!(alone, block.sub_buffer(c.min_voxel(), IVec3::splat(CHUNK_SIZE)), "{name}: chunk differs from the block");
+        assert_eq!(
+            alone,
+            block.sub_buffer(c.min_voxel(), IVec3::splat(CHUNK_SIZE)),
+            "{name}: chunk differs from the block"
+        );
         assert!(!alone.is_empty() && alone.data().contains(&0), "{name}: chunk {c:?} should hold the surface");
         // Neighbouring chunks in the block agree with themselves made alone too.
         for d in [IVec3::new(1, 0, 0), IVec3::new(0, 0, -1), IVec3::new(-1, 1, 1)] {
             let n = ChunkCoord::new(c.x + d.x, c.y + d.y, c.z + d.z);
-            assert_eq!(g.generate_chunk(n), block.sub_buffer(n.min_voxel(), IVec3::splat(CHUNK_SIZE)), "{name}: neighbour {d:?}");
+            assert_eq!(
+                g.generate_chunk(n),
+                block.sub_buffer(n.min_voxel(), IVec3::splat(CHUNK_SIZE)),
+                "{name}: neighbour {d:?}"
+            );
         }
         // Same seed, same voxels; another seed, other voxels.
         let again = Generator::new(&preset).unwrap();

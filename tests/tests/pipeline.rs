@@ -42,7 +42,13 @@ fn stream_view(workers: usize, viewer: [f64; 3], lod_levels: u8) -> BTreeMap<Str
     let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
     let mut s = Streamer::new(
         g,
-        StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: workers, lod_levels, ..Default::default() },
+        StreamConfig {
+            view_distance: 3,
+            vertical_view_distance: 1,
+            worker_threads: workers,
+            lod_levels,
+            ..Default::default()
+        },
     )
     .unwrap();
     s.set_viewer(viewer);
@@ -84,10 +90,16 @@ fn the_far_view_does_not_depend_on_worker_count_or_history() {
     assert!(far > 20, "{far} far columns");
     // A far column built alone equals the streamed one.
     let g = Generator::new(&WorldPreset::default()).unwrap();
-    let (&key, &hash) = one.iter().find(|(k, _)| matches!(k, StreamKey::Far(f) if f.level == 2)).expect("a level-2 column");
+    let (&key, &hash) =
+        one.iter().find(|(k, _)| matches!(k, StreamKey::Far(f) if f.level == 2)).expect("a level-2 column");
     let StreamKey::Far(col) = key else { unreachable!() };
     let mut alone = strata_core::stream::far_mesh::FarMesh::default();
-    strata_core::stream::far_mesh::build_far_column(&g, col, &mut strata_core::stream::far_mesh::FarScratch::default(), &mut alone);
+    strata_core::stream::far_mesh::build_far_column(
+        &g,
+        col,
+        &mut strata_core::stream::far_mesh::FarScratch::default(),
+        &mut alone,
+    );
     assert_eq!(mesh_hash(&alone.mesh) ^ (alone.origin.y as i64 as u64).rotate_left(17), hash);
 }
 

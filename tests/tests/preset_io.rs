@@ -4,10 +4,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use strata_core::WorldPreset;
-use strata_core::preset::model::CaveMode;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
+use strata_core::preset::model::CaveMode;
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
@@ -177,12 +177,16 @@ fn newer_version_is_refused_by_name() {
     let e = preset_from_ron(&text, "shared.ron").unwrap_err();
     assert!(matches!(e, PresetError::NewerVersion { found: 7, .. }), "{e:?}");
     let m = e.to_string();
-    assert!(m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 1"), "{m}");
+    assert!(
+        m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 1"),
+        "{m}"
+    );
 }
 
 #[test]
 fn unknown_field_is_named_with_its_line() {
-    let text = preset_to_ron(&WorldPreset::default()).replace("octaves: 5,", "octaves: 5,\n        erosion_strength: 0.5,");
+    let text =
+        preset_to_ron(&WorldPreset::default()).replace("octaves: 5,", "octaves: 5,\n        erosion_strength: 0.5,");
     let line = text.lines().position(|l| l.contains("erosion_strength")).unwrap() + 1;
     let e = preset_from_ron(&text, "new_minor.ron").unwrap_err();
     assert_eq!(e.field(), "erosion_strength");

@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::PathBuf;
 use strata_core::WorldPreset;
-use strata_core::preset::fingerprint::fingerprint;
 use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+use strata_core::preset::fingerprint::fingerprint;
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("strata-profiles-{tag}-{}", std::process::id()));
@@ -56,7 +56,12 @@ fn profile_files_hold_only_overrides() {
     let mut p = store.create_user("carol").unwrap();
     let defaults_jump = [SPACE];
     p.set_binding("jump", vec![KEY_F], &defaults_jump).unwrap();
-    p.set_binding("move_forward", vec![InputDescriptor::Key { physical: 87 }], &[InputDescriptor::Key { physical: 87 }]).unwrap();
+    p.set_binding(
+        "move_forward",
+        vec![InputDescriptor::Key { physical: 87 }],
+        &[InputDescriptor::Key { physical: 87 }],
+    )
+    .unwrap();
     p.set_binding("crouch", vec![], &[InputDescriptor::Key { physical: 67 }]).unwrap();
     store.save("carol", &p).unwrap();
     let text = fs::read_to_string(d.join("carol.toml")).unwrap();
@@ -108,12 +113,27 @@ fn broken_profile_files_give_clear_errors_and_survive() {
         ("truncated", good.as_bytes()[..good.len() - 9].to_vec(), "", ""),
         ("binary", vec![0x00, 0xff, 0x13, 0x37, 0xfe], "", "UTF-8"),
         ("future", good.replace("version = 1", "version = 9").into_bytes(), "", "newer Strata"),
-        ("negative view distance", good.replace("view_distance = 8", "view_distance = -3").into_bytes(), "settings.view_distance", "2..=32"),
+        (
+            "negative view distance",
+            good.replace("view_distance = 8", "view_distance = -3").into_bytes(),
+            "settings.view_distance",
+            "2..=32",
+        ),
         ("nan fov", good.replace("fov = 75.0", "fov = nan").into_bytes(), "settings.fov", "40..=120"),
-        ("unknown section", format!("{good}\n[cheats]\nfly = true\n").into_bytes(), "cheats", "version, settings, bindings"),
+        (
+            "unknown section",
+            format!("{good}\n[cheats]\nfly = true\n").into_bytes(),
+            "cheats",
+            "version, settings, bindings",
+        ),
         ("bad binding", good.replace("type = \"key\"", "type = \"theremin\"").into_bytes(), "", "mouse_button"),
         ("bad key code", good.replace("physical = 70", "physical = 0").into_bytes(), "bindings.jump", "type = \"key\""),
-        ("wrong type", good.replace("invert_y = false", "invert_y = \"sometimes\"").into_bytes(), "settings.invert_y", ""),
+        (
+            "wrong type",
+            good.replace("invert_y = false", "invert_y = \"sometimes\"").into_bytes(),
+            "settings.invert_y",
+            "",
+        ),
     ];
     for (what, bytes, field, allowed) in cases {
         let path = d.join("dave.toml");
@@ -160,7 +180,8 @@ fn preset_library_saves_lists_loads_and_deletes() {
     let e = store.load_preset("fay", "island").unwrap_err();
     assert!(e.to_string().contains("no preset named `island`"), "{e}");
     // A broken library preset names its file.
-    fs::write(d.join("fay/presets/bad.ron"), "(format: \"strata-preset\", version: 1, preset: (height: (octaves: 0)))").unwrap();
+    fs::write(d.join("fay/presets/bad.ron"), "(format: \"strata-preset\", version: 1, preset: (height: (octaves: 0)))")
+        .unwrap();
     let m = store.load_preset("fay", "bad").unwrap_err().to_string();
     assert!(m.contains("bad.ron") && m.contains("height_octaves") && m.contains("1..=12"), "{m}");
     fs::remove_dir_all(&d).unwrap();

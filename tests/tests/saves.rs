@@ -9,11 +9,11 @@ use strata_core::IVec3;
 use strata_core::WorldPreset;
 use strata_core::base::atomic_file::{StopAt, write_atomic_with};
 use strata_core::base::edits::EditMap;
-use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use strata_core::persist::save::{
-    HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, SAVE_MAGIC, SaveError, WorldSave, decode_world_save, encode_world_save, read_world_save,
-    write_world_save,
+    HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, SAVE_MAGIC, SaveError, WorldSave, decode_world_save, encode_world_save,
+    read_world_save, write_world_save,
 };
+use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 
 fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("strata-saves-{tag}-{}", std::process::id()));
@@ -159,7 +159,10 @@ fn a_save_claiming_4_gb_is_refused_before_allocating() {
     let e = decode_world_save(&bytes, "huge.strata").unwrap_err();
     let m = e.to_string();
     assert_eq!(e.offset(), Some(12), "{m}");
-    assert!(m.contains("huge.strata") && m.contains("4294967295") && m.contains(&format!("at most {MAX_PAYLOAD_BYTES}")), "{m}");
+    assert!(
+        m.contains("huge.strata") && m.contains("4294967295") && m.contains(&format!("at most {MAX_PAYLOAD_BYTES}")),
+        "{m}"
+    );
 
     // Inside the payload: 4 G edits, or 4 G chunks, declared in a few bytes.
     let mut payload = payload_head();
@@ -169,7 +172,10 @@ fn a_save_claiming_4_gb_is_refused_before_allocating() {
     let e = decode_world_save(&wrap(&payload), "edits.strata").unwrap_err();
     let m = e.to_string();
     assert_eq!(e.offset(), Some(at as u64), "{m}");
-    assert!(m.contains("edit count") && m.contains(&format!("at most {MAX_EDITS}")) && m.contains("decompressed payload"), "{m}");
+    assert!(
+        m.contains("edit count") && m.contains(&format!("at most {MAX_EDITS}")) && m.contains("decompressed payload"),
+        "{m}"
+    );
 
     let mut payload = payload_head();
     varint(&mut payload, 1);

@@ -5,10 +5,10 @@
 
 use std::collections::BTreeMap;
 use strata_core::base::block::{self, BlockId};
+use strata_core::base::rng::hash1;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::preset::model::CaveMode;
-use strata_core::base::rng::hash1;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 /// The presets under test, named.
@@ -111,7 +111,11 @@ fn chunks_alone_equal_the_block_they_sit_in() {
         for c in block_chunks(corner) {
             let alone = g.generate_chunk(c);
             let cut = block.sub_buffer(c.min_voxel(), IVec3::splat(CHUNK_SIZE));
-            assert!(alone == cut, "{name}: chunk {c:?} differs from the block ({} voxels)", alone.data().iter().zip(cut.data()).filter(|(a, b)| a != b).count());
+            assert!(
+                alone == cut,
+                "{name}: chunk {c:?} differs from the block ({} voxels)",
+                alone.data().iter().zip(cut.data()).filter(|(a, b)| a != b).count()
+            );
         }
         // Odd, unaligned boxes agree too.
         let odd_min = corner.min_voxel() + IVec3::new(13, 29, 40);
@@ -134,7 +138,12 @@ fn hashes_on_threads(g: &Generator, chunks: &[ChunkCoord], threads: usize) -> BT
         let handles: Vec<_> = (0..threads)
             .map(|t| {
                 s.spawn(move || {
-                    chunks.iter().skip(t).step_by(threads).map(|&c| (c, g.generate_chunk(c).content_hash())).collect::<Vec<_>>()
+                    chunks
+                        .iter()
+                        .skip(t)
+                        .step_by(threads)
+                        .map(|&c| (c, g.generate_chunk(c).content_hash()))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
@@ -147,7 +156,8 @@ fn hashes_on_threads(g: &Generator, chunks: &[ChunkCoord], threads: usize) -> BT
 
 #[test]
 fn any_order_and_thread_count_give_the_same_chunks() {
-    let chunks: Vec<ChunkCoord> = block_chunks(ChunkCoord::new(3, -2, -5)).into_iter().chain(block_chunks(ChunkCoord::new(-7, -1, 2))).collect();
+    let chunks: Vec<ChunkCoord> =
+        block_chunks(ChunkCoord::new(3, -2, -5)).into_iter().chain(block_chunks(ChunkCoord::new(-7, -1, 2))).collect();
     for (name, preset) in presets() {
         let g = Generator::new(&preset).unwrap();
         let one = hashes_on_threads(&g, &chunks, 1);

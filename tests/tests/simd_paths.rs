@@ -6,18 +6,18 @@
 //! (`strata_core::base::simd::with_limit`) and compares each result with the uncapped one. On a CPU
 //! without AVX2 there is only one path, and the comparison is trivially true.
 
+use strata_core::base::simd::{SimdLevel, with_limit};
+use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
 use strata_core::gen3d::columns::ColumnGrid;
 use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::gen3d::scratch::GenScratch;
+use strata_core::mesh::bytes::MeshBytes;
+use strata_core::mesh::{ChunkMesh, Mesher};
+use strata_core::noise::fast_fbm::Kernel;
+use strata_core::preset::file::load_preset_file;
 use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use strata_core::stream::far_policy::LodColumn;
-use strata_core::mesh::{ChunkMesh, Mesher};
-use strata_core::preset::file::load_preset_file;
-use strata_core::base::simd::{SimdLevel, with_limit};
-use strata_core::mesh::bytes::MeshBytes;
-use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
-use strata_core::noise::fast_fbm::Kernel;
-use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
@@ -55,7 +55,8 @@ struct ChunkOutput {
 fn chunks(g: &Generator) -> Vec<ChunkCoord> {
     let mut out: Vec<ChunkCoord> = GOLDEN_CHUNKS.iter().map(|&(x, y, z)| ChunkCoord::new(x, y, z)).collect();
     for &(x, _, z) in &GOLDEN_CHUNKS[..6] {
-        let top = g.surface_height(x * CHUNK_SIZE + CHUNK_SIZE / 2, z * CHUNK_SIZE + CHUNK_SIZE / 2).div_euclid(CHUNK_SIZE);
+        let top =
+            g.surface_height(x * CHUNK_SIZE + CHUNK_SIZE / 2, z * CHUNK_SIZE + CHUNK_SIZE / 2).div_euclid(CHUNK_SIZE);
         out.extend((top - 2..=top).map(|y| ChunkCoord::new(x, y, z)));
     }
     out

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata_core::base::block::{self, AIR, BlockId, STONE, WATER};
-use strata_core::preset::model::{CaveMode, SurfaceSource, WorldPreset};
 use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
+use strata_core::preset::model::{CaveMode, SurfaceSource, WorldPreset};
 use strata_core::stream::stream2d::{StreamConfig2D, Streamer2D};
 
 fn generator(seed: u64) -> Generator2D {
@@ -69,7 +69,11 @@ fn chunk_size_does_not_change_the_world() {
 fn stream_all(workers: usize, view: i32, detour: bool) -> HashMap<ChunkCoord2D, Vec<BlockId>> {
     let g = Arc::new(generator(77));
     let row = g.surface_row(0) as f64;
-    let mut s = Streamer2D::new(g, StreamConfig2D { view_distance: view, worker_threads: workers, max_in_flight: 3, ..Default::default() }).unwrap();
+    let mut s = Streamer2D::new(
+        g,
+        StreamConfig2D { view_distance: view, worker_threads: workers, max_in_flight: 3, ..Default::default() },
+    )
+    .unwrap();
     if detour {
         // Start elsewhere so jobs are cancelled and chunks come in another order.
         s.set_viewer(64.0 * 5.0, row + 200.0);
@@ -123,7 +127,10 @@ fn the_surface_stays_whole_above_the_cave_depth() {
                 }
                 cave_tiles += (s + depth..top + 198).filter(|&y| grid.get(x, y) == Some(AIR)).count();
             }
-            assert!(cave_tiles > 200, "seed {seed} x0 {x0}: expected caves below the depth, found {cave_tiles} open tiles");
+            assert!(
+                cave_tiles > 200,
+                "seed {seed} x0 {x0}: expected caves below the depth, found {cave_tiles} open tiles"
+            );
         }
     }
 }
@@ -145,7 +152,10 @@ fn water_never_floats() {
                     // Held on both sides at its own level.
                     for side in [x - 1, x + 1] {
                         if let Some(t) = grid.get(side, y) {
-                            assert!(t == WATER || block::is_solid(t), "seed {seed}: water at ({x}, {y}) spills to {side}");
+                            assert!(
+                                t == WATER || block::is_solid(t),
+                                "seed {seed}: water at ({x}, {y}) spills to {side}"
+                            );
                         }
                     }
                 }
@@ -159,8 +169,12 @@ fn water_never_floats() {
 fn ores_lie_only_below_their_depth() {
     let g = generator(11);
     let p = g.preset();
-    let kinds: Vec<(BlockId, i32)> =
-        p.ores.kinds.iter().map(|k| (block::block_by_name(&k.block).unwrap(), k.min_depth.max(p.side_view.ore_depth) as i32)).collect();
+    let kinds: Vec<(BlockId, i32)> = p
+        .ores
+        .kinds
+        .iter()
+        .map(|k| (block::block_by_name(&k.block).unwrap(), k.min_depth.max(p.side_view.ore_depth) as i32))
+        .collect();
     let top = (0..512).map(|x| g.surface_row(x)).min().unwrap();
     let grid = g.generate_region(0, top, 512, 256);
     let mut counts: HashMap<BlockId, usize> = HashMap::new();
@@ -192,7 +206,9 @@ fn ores_lie_only_below_their_depth() {
 #[test]
 fn edits_are_stored_as_an_edit_map_and_retiled() {
     let g = Arc::new(generator(3));
-    let mut s = Streamer2D::new(g.clone(), StreamConfig2D { view_distance: 0, worker_threads: 1, ..Default::default() }).unwrap();
+    let mut s =
+        Streamer2D::new(g.clone(), StreamConfig2D { view_distance: 0, worker_threads: 1, ..Default::default() })
+            .unwrap();
     let row = g.surface_row(10);
     s.set_viewer(10.0, row as f64);
     let start = Instant::now();
@@ -228,7 +244,11 @@ fn edits_are_stored_as_an_edit_map_and_retiled() {
     assert_eq!(r.tiles[i], AIR);
     assert_eq!(r.atlas[i], None, "the dug tile is erased");
     let below = i + n as usize;
-    assert_eq!(r.atlas[below].map(|a| a.column & autotile::NORTH), Some(0), "the tile under the hole shows its top edge");
+    assert_eq!(
+        r.atlas[below].map(|a| a.column & autotile::NORTH),
+        Some(0),
+        "the tile under the hole shows its top edge"
+    );
 }
 
 /// The demo's atlas PNG must match [`autotile::atlas_rgba`]; `STRATA_WRITE_DEMO2D=1` rewrites it

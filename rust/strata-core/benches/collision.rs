@@ -12,7 +12,8 @@ use std::sync::LazyLock;
 use strata_core::VoxelBuffer;
 use strata_core::mesh::{ChunkMesh, Mesher};
 
-static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
+static CHUNKS: LazyLock<Vec<VoxelBuffer>> =
+    LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
 
 const ARGS: [usize; 4] = [0, 1, 2, 3];
 

@@ -21,8 +21,10 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scratch::GenScratch;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
-static LATTICE: LazyLock<Generator> = LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
-static EXACT: LazyLock<Generator> = LazyLock::new(|| Generator::with_lattice_step(&WorldPreset::default(), 1).expect("default preset"));
+static LATTICE: LazyLock<Generator> =
+    LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
+static EXACT: LazyLock<Generator> =
+    LazyLock::new(|| Generator::with_lattice_step(&WorldPreset::default(), 1).expect("default preset"));
 
 /// Surface, deep (three chunks below the surface chunk) and sky (three above) chunks of one column.
 static CHUNKS: LazyLock<[ChunkCoord; 3]> = LazyLock::new(|| {
@@ -122,8 +124,11 @@ mod padded_chunk {
     #[divan::bench(args = KINDS, sample_count = 30)]
     fn lattice(bencher: divan::Bencher, kind: &str) {
         let c = chunk(kind);
-        let (mut out, mut columns, mut scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default(), GenScratch::default());
-        bencher.bench_local(|| black_box(LATTICE.generate_padded_chunk_unless_sky(black_box(c), &mut out, &mut columns, &mut scratch)));
+        let (mut out, mut columns, mut scratch) =
+            (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default(), GenScratch::default());
+        bencher.bench_local(|| {
+            black_box(LATTICE.generate_padded_chunk_unless_sky(black_box(c), &mut out, &mut columns, &mut scratch))
+        });
     }
 }
 

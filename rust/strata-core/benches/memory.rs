@@ -13,9 +13,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
+use strata_core::WorldPreset;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::stream::streamer::{StreamConfig, Streamer};
-use strata_core::WorldPreset;
 
 /// Counts live heap bytes (all threads).
 struct Counting;
@@ -63,7 +63,13 @@ fn settle(s: &mut Streamer) {
 
 fn main() {
     let generator = Arc::new(Generator::new(&WorldPreset::default()).expect("default preset"));
-    let config = StreamConfig { view_distance: 8, vertical_view_distance: 3, worker_threads: 2, lod_levels: 3, ..Default::default() };
+    let config = StreamConfig {
+        view_distance: 8,
+        vertical_view_distance: 3,
+        worker_threads: 2,
+        lod_levels: 3,
+        ..Default::default()
+    };
     let before = live();
     let mut s = Streamer::new(generator, config).expect("start the workers");
     s.set_viewer([0.0, 20.0, 0.0]);
@@ -71,7 +77,10 @@ fn main() {
     let filled = live() - before;
     let chunks = s.stats().loaded_chunks.max(1);
     let far = s.stats().far_loaded;
-    println!("filled: {chunks} near chunks, {far} far columns, {filled} bytes live ({} per near chunk)", filled / chunks as isize);
+    println!(
+        "filled: {chunks} near chunks, {far} far columns, {filled} bytes live ({} per near chunk)",
+        filled / chunks as isize
+    );
     // A 10,000-step random walk (up to 8 voxels a step), settling every 100 steps.
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = || {
@@ -97,7 +106,10 @@ fn main() {
     settle(&mut s);
     let walked = live() - before;
     let chunks_after = s.stats().loaded_chunks.max(1);
-    println!("after walk to ({x:.0}, {z:.0}): {chunks_after} near chunks, {walked} bytes live ({} per near chunk)", walked / chunks_after as isize);
+    println!(
+        "after walk to ({x:.0}, {z:.0}): {chunks_after} near chunks, {walked} bytes live ({} per near chunk)",
+        walked / chunks_after as isize
+    );
     println!("STRATA_CORE_BYTES_PER_CHUNK={}", filled / chunks as isize);
     println!("STRATA_CORE_BYTES_PER_CHUNK_AFTER_WALK={}", walked / chunks_after as isize);
     println!("STRATA_CORE_LIVE_BYTES={filled}");

@@ -17,8 +17,10 @@ use strata_core::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled};
 /// Corners per collision quad (two triangles).
 const CORNERS_PER_QUAD: usize = 6;
 
-static CHUNKS: LazyLock<Vec<VoxelBuffer>> = LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
-static BM_CHUNKS: LazyLock<Vec<Vec<common::BmVoxel>>> = LazyLock::new(|| CHUNKS.iter().map(common::to_block_mesh).collect());
+static CHUNKS: LazyLock<Vec<VoxelBuffer>> =
+    LazyLock::new(|| common::padded_chunks(&common::generator()).into_iter().map(|(_, b)| b).collect());
+static BM_CHUNKS: LazyLock<Vec<Vec<common::BmVoxel>>> =
+    LazyLock::new(|| CHUNKS.iter().map(common::to_block_mesh).collect());
 
 const ARGS: [usize; 4] = [0, 1, 2, 3];
 

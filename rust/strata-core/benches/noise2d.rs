@@ -14,9 +14,9 @@ use noise::{Fbm, MultiFractal, NoiseFn, Perlin};
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::terrain::TerrainSample;
 use strata_core::noise::fast_fbm::{Kernel, PerlinFbm2};
 use strata_core::noise::fractal::{FractalParams, perlin_fbm};
-use strata_core::gen3d::terrain::TerrainSample;
 
 const SIDE: usize = 32;
 const PARAMS: FractalParams = FractalParams { octaves: 5, frequency: 1.0 / 128.0, persistence: 0.5, lacunarity: 2.0 };
@@ -40,7 +40,8 @@ fn grid(f: impl Fn(f64, f64) -> f64) -> f64 {
 /// Baseline: `noise::Fbm<Perlin>`, 5 octaves, one `get` per sample.
 #[divan::bench]
 fn noise_crate_fbm_perlin(bencher: divan::Bencher) {
-    let n = Fbm::<Perlin>::new(7).set_octaves(5).set_frequency(PARAMS.frequency).set_persistence(0.5).set_lacunarity(2.0);
+    let n =
+        Fbm::<Perlin>::new(7).set_octaves(5).set_frequency(PARAMS.frequency).set_persistence(0.5).set_lacunarity(2.0);
     bencher.bench_local(|| black_box(grid(|x, z| n.get([black_box(x), z]))));
 }
 

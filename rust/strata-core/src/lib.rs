@@ -5,15 +5,15 @@
 //! [`stream`] → [`persist`]. `cargo xtask test` fails when an import breaks that order. See
 //! `ARCHITECTURE.md` for the code map and the laws every layer keeps.
 
-pub mod base;
-pub mod preset;
-pub mod noise;
 pub mod automata;
-pub mod gen3d;
+pub mod base;
 pub mod gen2d;
+pub mod gen3d;
 pub mod mesh;
-pub mod stream;
+pub mod noise;
 pub mod persist;
+pub mod preset;
+pub mod stream;
 
 pub use base::block::BlockId;
 pub use base::chunk::VoxelBuffer;

@@ -16,8 +16,8 @@
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
 use crate::meshes::{
-    SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials, opaque_faces,
-    scatter_multimesh, to_vector3,
+    SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials,
+    opaque_faces, scatter_multimesh, to_vector3,
 };
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
@@ -35,9 +35,9 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::mesh::ChunkMesh;
+use strata_core::mesh::bytes::MeshBytes;
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::LodColumn;
-use strata_core::mesh::bytes::MeshBytes;
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y, voxel_with_edits};
 use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
@@ -202,7 +202,8 @@ impl INode3D for ChunkWorld {
         let collision_r = self.collision_distance;
         let vd = if editor { self.view_distance.min(4) } else { self.view_distance };
         let vvd = self.vertical_view_distance;
-        let (levels, adaptive) = (if editor { 0 } else { self.far_view_levels.clamp(0, 6) as u8 }, self.adaptive_far_view);
+        let (levels, adaptive) =
+            (if editor { 0 } else { self.far_view_levels.clamp(0, 6) as u8 }, self.adaptive_far_view);
         let ambient_occlusion = self.ambient_occlusion;
         let direction = if editor { None } else { self.view_direction() };
         self.frame_time_s = if self.frame_time_s == 0.0 { delta } else { 0.9 * self.frame_time_s + 0.1 * delta };
@@ -315,7 +316,13 @@ impl INode3D for ChunkWorld {
         if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
                 "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied, slowest step {:?} ({})",
-                self.apply_ms_last_frame, t_viewer, t_unload, n_unloads, applied, slowest.0, slowest.1
+                self.apply_ms_last_frame,
+                t_viewer,
+                t_unload,
+                n_unloads,
+                applied,
+                slowest.0,
+                slowest.1
             );
         }
         if !self.area_ready_emitted && self.is_area_ready() {
@@ -391,7 +398,10 @@ impl ChunkWorld {
     #[func]
     pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
         let Some(id) = world_host::known_block(id) else {
-            godot_error!("ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..={}", strata_core::base::block::BLOCK_COUNT - 1);
+            godot_error!(
+                "ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..={}",
+                strata_core::base::block::BLOCK_COUNT - 1
+            );
             return;
         };
         let q = IVec3::new(p.x, p.y, p.z);
@@ -620,7 +630,10 @@ impl ChunkWorld {
 
     fn viewer_position(&self) -> Vector3 {
         let global = if !self.viewer.is_empty() {
-            self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()).map(|n| n.get_global_position())
+            self.base()
+                .get_node_or_null(&self.viewer)
+                .and_then(|n| n.try_cast::<Node3D>().ok())
+                .map(|n| n.get_global_position())
         } else {
             self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.get_global_position())
         };
@@ -633,7 +646,8 @@ impl ChunkWorld {
     /// The direction the player looks: the current camera's forward, else the viewer's.
     fn view_direction(&self) -> Option<Vector3> {
         let camera = self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.upcast::<Node3D>());
-        let node = camera.or_else(|| self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()))?;
+        let node =
+            camera.or_else(|| self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()))?;
         if !node.is_inside_tree() {
             return None;
         }
@@ -708,7 +722,9 @@ impl ChunkWorld {
                 // render mesh's triangles.
                 let faces: PackedVector3Array = match &r.collision {
                     Some(f) => PackedVector3Array::from(as_vector3s(f)),
-                    None => r.mesh.opaque.indices.iter().map(|&i| to_vector3(r.mesh.opaque.positions[i as usize])).collect(),
+                    None => {
+                        r.mesh.opaque.indices.iter().map(|&i| to_vector3(r.mesh.opaque.positions[i as usize])).collect()
+                    }
                 };
                 self.pending_faces.insert(c, faces);
                 self.collision_queue.push(c);

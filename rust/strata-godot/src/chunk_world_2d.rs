@@ -204,7 +204,10 @@ impl ChunkWorld2D {
     #[func]
     pub fn set_tile(&mut self, p: Vector2i, id: i64) {
         let Some(id) = world_host::known_block(id) else {
-            godot_error!("ChunkWorld2D.set_tile: block id {id} is not a known block; allowed: 0..={}", block::BLOCK_COUNT - 1);
+            godot_error!(
+                "ChunkWorld2D.set_tile: block id {id} is not a known block; allowed: 0..={}",
+                block::BLOCK_COUNT - 1
+            );
             return;
         };
         match self.streamer.as_mut() {
@@ -240,7 +243,13 @@ impl ChunkWorld2D {
         let mut map = EditMap::new();
         for t in v.chunks_exact(3) {
             if !(0..block::BLOCK_COUNT as i32).contains(&t[2]) {
-                godot_error!("ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a known block; allowed: 0..={}", t[2], t[0], t[1], block::BLOCK_COUNT - 1);
+                godot_error!(
+                    "ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a known block; allowed: 0..={}",
+                    t[2],
+                    t[0],
+                    t[1],
+                    block::BLOCK_COUNT - 1
+                );
                 return;
             }
             map.set(IVec3::new(t[0], t[1], 0), t[2] as u16);
@@ -485,7 +494,12 @@ impl ChunkWorld2D {
 
     /// Tile size in pixels: the layer's TileSet's, else `tile_size`.
     fn tile_pixels(&self) -> Vector2i {
-        let from_set = self.layer.as_ref().filter(|l| l.is_instance_valid()).and_then(|l| l.get_tile_set()).map(|t| t.get_tile_size());
+        let from_set = self
+            .layer
+            .as_ref()
+            .filter(|l| l.is_instance_valid())
+            .and_then(|l| l.get_tile_set())
+            .map(|t| t.get_tile_size());
         let s = from_set.unwrap_or(self.tile_size);
         Vector2i::new(s.x.max(1), s.y.max(1))
     }
@@ -493,7 +507,10 @@ impl ChunkWorld2D {
     /// The viewer's position in (fractional) tiles.
     fn viewer_tile_position(&self) -> Vector2 {
         let global = if !self.viewer.is_empty() {
-            self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node2D>().ok()).map(|n| n.get_global_position())
+            self.base()
+                .get_node_or_null(&self.viewer)
+                .and_then(|n| n.try_cast::<Node2D>().ok())
+                .map(|n| n.get_global_position())
         } else {
             self.base().get_viewport().and_then(|v| v.get_camera_2d()).map(|c: Gd<Camera2D>| c.get_global_position())
         };
@@ -523,7 +540,11 @@ impl ChunkWorld2D {
                     for col in 0..n {
                         let coords = Vector2i::new(x0 + col, y0 + row);
                         match result.atlas.get((row * n + col) as usize).copied().flatten() {
-                            Some(a) => layer.set_cell_ex(coords).source_id(source).atlas_coords(Vector2i::new(a.column as i32, a.row as i32)).done(),
+                            Some(a) => layer
+                                .set_cell_ex(coords)
+                                .source_id(source)
+                                .atlas_coords(Vector2i::new(a.column as i32, a.row as i32))
+                                .done(),
                             None if *erase_air => layer.erase_cell(coords),
                             None => {}
                         }
@@ -573,7 +594,9 @@ fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
     tile_set.set_tile_size(Vector2i::new(px, px));
     tile_set.add_physics_layer();
     tile_set.set_physics_layer_collision_layer(0, 1);
-    let Some(image) = Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice())) else {
+    let Some(image) =
+        Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice()))
+    else {
         godot_error!("ChunkWorld2D: could not create the tile atlas image");
         return (tile_set, 0);
     };
@@ -585,7 +608,8 @@ fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
     let id = tile_set.add_source(&source);
     let half = px as f32 / 2.0;
     let square = PackedVector2Array::from(
-        [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)].as_slice(),
+        [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)]
+            .as_slice(),
     );
     for row in 1..ATLAS_ROWS as i32 {
         for col in 0..ATLAS_COLUMNS as i32 {

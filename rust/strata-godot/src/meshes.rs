@@ -8,17 +8,18 @@
 
 use godot::classes::mesh::{ArrayFormat, ArrayType, PrimitiveType};
 use godot::classes::{
-    ArrayMesh, CylinderMesh, MeshInstance3D, MultiMesh, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D, base_material_3d,
-    multi_mesh,
+    ArrayMesh, CylinderMesh, MeshInstance3D, MultiMesh, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D,
+    base_material_3d, multi_mesh,
 };
 use godot::prelude::*;
+use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
-use strata_core::IVec3;
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
-pub(crate) const SCATTER_KINDS: [ScatterKind; 4] = [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
+pub(crate) const SCATTER_KINDS: [ScatterKind; 4] =
+    [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
 
 /// The chunk materials: opaque ground and translucent liquid, both coloured by the vertices.
 pub(crate) fn chunk_materials() -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
@@ -38,7 +39,12 @@ pub(crate) fn chunk_materials() -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3
 
 /// One decoration kind's instances of a chunk as a `MultiMesh` of `mesh`, positioned relative
 /// to `origin` (the chunk's first voxel); None when the chunk has none of `kind`.
-pub(crate) fn scatter_multimesh(mesh: &Gd<ArrayMesh>, kind: ScatterKind, items: &[ScatterInstance], origin: IVec3) -> Option<Gd<MultiMesh>> {
+pub(crate) fn scatter_multimesh(
+    mesh: &Gd<ArrayMesh>,
+    kind: ScatterKind,
+    items: &[ScatterInstance],
+    origin: IVec3,
+) -> Option<Gd<MultiMesh>> {
     let of_kind: Vec<&ScatterInstance> = items.iter().filter(|i| i.kind == kind).collect();
     if of_kind.is_empty() {
         return None;
@@ -52,11 +58,8 @@ pub(crate) fn scatter_multimesh(mesh: &Gd<ArrayMesh>, kind: ScatterKind, items: 
     let mut buffer = Vec::with_capacity(of_kind.len() * 12);
     for it in &of_kind {
         let basis = Basis::from_axis_angle(Vector3::UP, it.rotation_y).scaled(Vector3::splat(it.scale));
-        let pos = [
-            it.position[0] - origin.x as f32,
-            it.position[1] - origin.y as f32,
-            it.position[2] - origin.z as f32,
-        ];
+        let pos =
+            [it.position[0] - origin.x as f32, it.position[1] - origin.y as f32, it.position[2] - origin.z as f32];
         for (row, o) in basis.rows.iter().zip(pos) {
             buffer.extend_from_slice(&[row.x, row.y, row.z, o]);
         }
@@ -118,7 +121,11 @@ pub(crate) fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
 /// A mesh from surfaces the workers already packed into Godot's stored form
 /// ([`strata_core::mesh::bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
 /// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
-pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>) -> Gd<ArrayMesh> {
+pub(crate) fn array_mesh_from_bytes(
+    m: &MeshBytes,
+    opaque: &Gd<StandardMaterial3D>,
+    liquid: &Gd<StandardMaterial3D>,
+) -> Gd<ArrayMesh> {
     let mut surfaces = VarArray::new();
     for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
         let Some(s) = surface else { continue };
@@ -144,7 +151,12 @@ pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, opaque: &Gd<StandardMaterial3
 
 /// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`), with
 /// Godot's compressed vertex attributes when `compress`.
-pub(crate) fn build_array_mesh(m: &ChunkMesh, opaque: &Gd<StandardMaterial3D>, liquid: &Gd<StandardMaterial3D>, compress: bool) -> Gd<ArrayMesh> {
+pub(crate) fn build_array_mesh(
+    m: &ChunkMesh,
+    opaque: &Gd<StandardMaterial3D>,
+    liquid: &Gd<StandardMaterial3D>,
+    compress: bool,
+) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
     let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
     for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {

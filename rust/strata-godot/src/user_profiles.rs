@@ -12,7 +12,8 @@
 use crate::files::globalize;
 use crate::world_preset::WorldPreset;
 use godot::classes::{
-    INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap, Node,
+    INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap,
+    Node,
 };
 use godot::global::{Error, JoyAxis, JoyButton, Key, MouseButton};
 use godot::obj::EngineEnum;
@@ -420,7 +421,12 @@ impl UserProfiles {
             VariantType::BOOL => SettingValue::Bool(value.to::<bool>()),
             VariantType::STRING => SettingValue::Text(value.to::<GString>().to_string()),
             VariantType::STRING_NAME => SettingValue::Text(value.to::<StringName>().to_string()),
-            other => return self.fail(format!("set_setting `{key}`: a {other:?} value; allowed: int, float, bool or String"), Error::ERR_INVALID_PARAMETER),
+            other => {
+                return self.fail(
+                    format!("set_setting `{key}`: a {other:?} value; allowed: int, float, bool or String"),
+                    Error::ERR_INVALID_PARAMETER,
+                );
+            }
         };
         let previous = self.profile.clone();
         if let Err(e) = self.profile.settings.set(&key.to_string(), v) {

@@ -54,7 +54,14 @@ pub(crate) struct WorldHost<G> {
 
 impl<G> WorldHost<G> {
     pub(crate) fn new(class: &'static str) -> Self {
-        Self { class, built_for: None, generator: None, kept_edits: None, state: BTreeMap::new(), last_error: GString::new() }
+        Self {
+            class,
+            built_for: None,
+            generator: None,
+            kept_edits: None,
+            state: BTreeMap::new(),
+            last_error: GString::new(),
+        }
     }
 
     /// True when `preset` is another resource, or a field of it changed, since the world's
@@ -118,7 +125,12 @@ impl<G> WorldHost<G> {
     /// Writes `preset`, the edits and the game state to `path` (`res://`, `user://` or
     /// absolute) atomically: `streamer_edits` while a streamer holds them, else the kept ones.
     /// Returns OK, or an error code with the message in `last_error()`.
-    pub(crate) fn save_world(&mut self, path: &GString, preset: Option<&Gd<WorldPreset>>, streamer_edits: Option<&EditMap>) -> Error {
+    pub(crate) fn save_world(
+        &mut self,
+        path: &GString,
+        preset: Option<&Gd<WorldPreset>>,
+        streamer_edits: Option<&EditMap>,
+    ) -> Error {
         let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
         let save = WorldSave { preset: core_preset(preset), edits, state: self.state.clone() };
         match write_world_save(&globalize(path), &save) {

@@ -51,20 +51,8 @@ struct Entry {
 }
 
 const ENTRIES: [Entry; 12] = [
-    Entry {
-        key: "chunk_pipeline_us",
-        bench: "chunk_pipeline",
-        group: "strata_worker",
-        to_unit: 1e3,
-        unit: "µs",
-    },
-    Entry {
-        key: "chunk_gen_mesh_us",
-        bench: "chunk_pipeline",
-        group: "strata",
-        to_unit: 1e3,
-        unit: "µs",
-    },
+    Entry { key: "chunk_pipeline_us", bench: "chunk_pipeline", group: "strata_worker", to_unit: 1e3, unit: "µs" },
+    Entry { key: "chunk_gen_mesh_us", bench: "chunk_pipeline", group: "strata", to_unit: 1e3, unit: "µs" },
     Entry {
         key: "chunk_pipeline_baseline_us",
         bench: "chunk_pipeline",
@@ -72,41 +60,11 @@ const ENTRIES: [Entry; 12] = [
         to_unit: 1e3,
         unit: "µs",
     },
-    Entry {
-        key: "mesh_us",
-        bench: "mesh",
-        group: "strata_greedy",
-        to_unit: 1e3,
-        unit: "µs",
-    },
-    Entry {
-        key: "mesh_flat_us",
-        bench: "mesh",
-        group: "strata_greedy_flat",
-        to_unit: 1e3,
-        unit: "µs",
-    },
-    Entry {
-        key: "mesh_baseline_us",
-        bench: "mesh",
-        group: "block_mesh_greedy",
-        to_unit: 1e3,
-        unit: "µs",
-    },
-    Entry {
-        key: "noise2d_ns",
-        bench: "noise2d",
-        group: "strata_fast_fbm_batch",
-        to_unit: NOISE_SAMPLES,
-        unit: "ns",
-    },
-    Entry {
-        key: "noise2d_scalar_ns",
-        bench: "noise2d",
-        group: "strata_fast_fbm",
-        to_unit: NOISE_SAMPLES,
-        unit: "ns",
-    },
+    Entry { key: "mesh_us", bench: "mesh", group: "strata_greedy", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_flat_us", bench: "mesh", group: "strata_greedy_flat", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_baseline_us", bench: "mesh", group: "block_mesh_greedy", to_unit: 1e3, unit: "µs" },
+    Entry { key: "noise2d_ns", bench: "noise2d", group: "strata_fast_fbm_batch", to_unit: NOISE_SAMPLES, unit: "ns" },
+    Entry { key: "noise2d_scalar_ns", bench: "noise2d", group: "strata_fast_fbm", to_unit: NOISE_SAMPLES, unit: "ns" },
     Entry {
         key: "noise2d_baseline_ns",
         bench: "noise2d",
@@ -121,36 +79,17 @@ const ENTRIES: [Entry; 12] = [
         to_unit: NOISE_SAMPLES,
         unit: "ns",
     },
-    Entry {
-        key: "ca3d_ns_per_cell",
-        bench: "ca3d",
-        group: "bit_parallel",
-        to_unit: CA_CELLS,
-        unit: "ns",
-    },
-    Entry {
-        key: "ca3d_baseline_ns_per_cell",
-        bench: "ca3d",
-        group: "naive",
-        to_unit: CA_CELLS,
-        unit: "ns",
-    },
+    Entry { key: "ca3d_ns_per_cell", bench: "ca3d", group: "bit_parallel", to_unit: CA_CELLS, unit: "ns" },
+    Entry { key: "ca3d_baseline_ns_per_cell", bench: "ca3d", group: "naive", to_unit: CA_CELLS, unit: "ns" },
 ];
 
 const BENCHES: [&str; 5] = ["mesh", "chunk_pipeline", "noise2d", "ca3d", "memory"];
 
 /// Runs the benches; `args` may name a subset of them.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let wanted: Vec<&str> = if args.is_empty() {
-        BENCHES.to_vec()
-    } else {
-        args.iter().map(String::as_str).collect()
-    };
+    let wanted: Vec<&str> = if args.is_empty() { BENCHES.to_vec() } else { args.iter().map(String::as_str).collect() };
     if let Some(bad) = wanted.iter().find(|b| !BENCHES.contains(b)) {
-        return Err(format!(
-            "unknown bench `{bad}` (known: {})",
-            BENCHES.join(", ")
-        ));
+        return Err(format!("unknown bench `{bad}` (known: {})", BENCHES.join(", ")));
     }
     let root = workspace_root();
     let mut outputs: Vec<(&str, String)> = Vec::new();
@@ -165,10 +104,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
         print!("{text}");
         if !out.status.success() {
-            eprintln!(
-                "[xtask] warning: bench `{bench}` failed ({}); its keys stay null",
-                out.status
-            );
+            eprintln!("[xtask] warning: bench `{bench}` failed ({}); its keys stay null", out.status);
             continue;
         }
         outputs.push((bench, text));
@@ -183,19 +119,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             .map(|ns| ns / e.to_unit);
         values.push((e.key, v, e.unit));
     }
-    let quads = outputs
-        .iter()
-        .find(|(b, _)| *b == "mesh")
-        .map(|(_, t)| quad_counts(t));
-    let mean_quads = |k: &str| {
-        quads.as_ref().and_then(|q| {
-            mean(
-                &q.iter()
-                    .filter_map(|m| m.get(k).copied())
-                    .collect::<Vec<_>>(),
-            )
-        })
-    };
+    let quads = outputs.iter().find(|(b, _)| *b == "mesh").map(|(_, t)| quad_counts(t));
+    let mean_quads =
+        |k: &str| quads.as_ref().and_then(|q| mean(&q.iter().filter_map(|m| m.get(k).copied()).collect::<Vec<_>>()));
     values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
     values.push(("mesh_flat_quads", mean_quads("strata_flat"), "quads"));
     values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
@@ -213,45 +139,17 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     let path = dir.join("summary.json");
     std::fs::write(&path, to_json(&values)).map_err(|e| format!("{}: {e}", path.display()))?;
 
-    println!(
-        "\n{:<30} {:>14} {:>14} {:>9}",
-        "measure", "strata", "baseline", "speed-up"
-    );
+    println!("\n{:<30} {:>14} {:>14} {:>9}", "measure", "strata", "baseline", "speed-up");
     let get = |k: &str| values.iter().find(|v| v.0 == k).and_then(|v| v.1);
     for (name, new, base, unit) in [
-        (
-            "chunk pipeline (µs/chunk)",
-            "chunk_pipeline_us",
-            "chunk_pipeline_baseline_us",
-            "µs",
-        ),
+        ("chunk pipeline (µs/chunk)", "chunk_pipeline_us", "chunk_pipeline_baseline_us", "µs"),
         ("  of which gen + mesh (µs)", "chunk_gen_mesh_us", "chunk_pipeline_baseline_us", "µs"),
         ("mesh (µs/chunk)", "mesh_us", "mesh_baseline_us", "µs"),
         ("mesh, AO off (µs/chunk)", "mesh_flat_us", "mesh_baseline_us", "µs"),
-        (
-            "2D fBm 5 oct. (ns/sample)",
-            "noise2d_ns",
-            "noise2d_baseline_ns",
-            "ns",
-        ),
-        (
-            "2D fBm 5 oct., scalar (ns)",
-            "noise2d_scalar_ns",
-            "noise2d_baseline_ns",
-            "ns",
-        ),
-        (
-            "height field (ns/column)",
-            "noise2d_terrain_ns",
-            "noise2d_baseline_ns",
-            "ns",
-        ),
-        (
-            "3D CA pass (ns/cell)",
-            "ca3d_ns_per_cell",
-            "ca3d_baseline_ns_per_cell",
-            "ns",
-        ),
+        ("2D fBm 5 oct. (ns/sample)", "noise2d_ns", "noise2d_baseline_ns", "ns"),
+        ("2D fBm 5 oct., scalar (ns)", "noise2d_scalar_ns", "noise2d_baseline_ns", "ns"),
+        ("height field (ns/column)", "noise2d_terrain_ns", "noise2d_baseline_ns", "ns"),
+        ("3D CA pass (ns/cell)", "ca3d_ns_per_cell", "ca3d_baseline_ns_per_cell", "ns"),
         ("quads per chunk", "mesh_quads", "mesh_baseline_quads", ""),
         ("quads per chunk, AO off", "mesh_flat_quads", "mesh_baseline_quads", ""),
     ] {
@@ -260,11 +158,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
             (Some(n), Some(b)) if n > 0.0 && !unit.is_empty() => format!("{:.1}×", b / n),
             _ => "—".into(),
         };
-        println!(
-            "{name:<30} {:>14} {:>14} {ratio:>9}",
-            show(get(new)),
-            show(get(base))
-        );
+        println!("{name:<30} {:>14} {:>14} {ratio:>9}", show(get(new)), show(get(base)));
     }
     for (label, key) in [
         ("view ready, view distance 8 (s)", "view_ready_s_vd8"),
@@ -294,11 +188,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         }
     }
     println!("\nwrote {}", path.display());
-    Ok(if outputs.len() == wanted.len() && e2e_ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if outputs.len() == wanted.len() && e2e_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// Reads `STRATA_NAME=value` lines printed by the flythrough scene.
@@ -320,7 +210,9 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         eprintln!("[xtask] ==> headless flythrough {}", args.join(" "));
         let mut cmd = godot.command();
         cmd.args(["--headless", "--path", "godot_project", "res://demo/flythrough.tscn", "--"]).args(args);
-        let out = crate::godot_run::run_captured(cmd, std::time::Duration::from_secs(300), crate::godot_run::Echo::Quiet).ok()?;
+        let out =
+            crate::godot_run::run_captured(cmd, std::time::Duration::from_secs(300), crate::godot_run::Echo::Quiet)
+                .ok()?;
         out.success().then(|| out.text())
     };
     let vd8 = run(&["--view-distance=8", "--seconds=6", "--walk=20000"]);
@@ -356,11 +248,7 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
 
 fn workspace_root() -> PathBuf {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .nth(2)
-        .map(PathBuf::from)
-        .unwrap_or(manifest)
+    manifest.ancestors().nth(2).map(PathBuf::from).unwrap_or(manifest)
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
@@ -426,9 +314,7 @@ fn quad_counts(text: &str) -> Vec<std::collections::BTreeMap<String, f64>> {
 fn to_json(values: &[(&str, Option<f64>, &str)]) -> String {
     let mut s = String::from("{\n");
     for (i, (k, v, _)) in values.iter().enumerate() {
-        let v = v
-            .filter(|v| v.is_finite())
-            .map_or("null".to_string(), |v| format!("{v:.4}"));
+        let v = v.filter(|v| v.is_finite()).map_or("null".to_string(), |v| format!("{v:.4}"));
         let comma = if i + 1 < values.len() { "," } else { "" };
         let _ = writeln!(s, "  \"{k}\": {v}{comma}");
     }
@@ -458,15 +344,9 @@ ca3d             fastest       │ slowest       │ median        │ mean     
 
     #[test]
     fn parses_divan_medians_per_group_and_argument() {
-        assert_eq!(
-            group_medians_ns(SAMPLE, "block_mesh_greedy"),
-            vec![518_000.0, 1_500_000.0]
-        );
+        assert_eq!(group_medians_ns(SAMPLE, "block_mesh_greedy"), vec![518_000.0, 1_500_000.0]);
         let g = group_medians_ns(SAMPLE, "strata_greedy");
-        assert!(
-            (g[0] - 68_560.0).abs() < 1e-6 && (g[1] - 150_100.0).abs() < 1e-6,
-            "{g:?}"
-        );
+        assert!((g[0] - 68_560.0).abs() < 1e-6 && (g[1] - 150_100.0).abs() < 1e-6, "{g:?}");
         assert_eq!(group_medians_ns(SAMPLE, "naive"), vec![1_464_000.0]);
         assert!(group_medians_ns(SAMPLE, "missing").is_empty());
         assert_eq!(parse_duration_ns("110.9 ns"), Some(110.9));

@@ -20,10 +20,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// A new error with a single message.
     pub fn msg(message: impl fmt::Display) -> Self {
-        Error {
-            chain: vec![message.to_string()],
-            hint: None,
-        }
+        Error { chain: vec![message.to_string()], hint: None }
     }
 
     /// Wraps this error in an outer message describing what was being attempted.
@@ -76,11 +73,7 @@ impl fmt::Debug for Error {
 /// The last `n` lines, indented, for error messages.
 pub fn tail(lines: &[String], n: usize) -> String {
     let start = lines.len().saturating_sub(n);
-    lines[start..]
-        .iter()
-        .map(|l| format!("    {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines[start..].iter().map(|l| format!("    {l}")).collect::<Vec<_>>().join("\n")
 }
 
 /// Adds context to `Result`s and `Option`s, like `anyhow::Context`.

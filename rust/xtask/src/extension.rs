@@ -38,9 +38,7 @@ pub struct InstallReport {
 
 /// `godot_project/addons/strata/bin/libstrata_godot.so`.
 pub fn installed_lib() -> PathBuf {
-    paths::godot_project()
-        .join("addons/strata/bin")
-        .join(LIB_NAME)
+    paths::godot_project().join("addons/strata/bin").join(LIB_NAME)
 }
 
 /// `PROJECT/.godot/extension_list.cfg`.
@@ -106,11 +104,7 @@ pub fn build_and_install(godot: &Godot, profile: BuildProfile) -> Result<Install
     let _lock = paths::lock_file(&paths::tools_dir().join("project.lock"))?;
     let copied = install(&built)?;
     let imported = import_project(godot, &paths::godot_project(), false)?;
-    Ok(InstallReport {
-        installed: installed_lib(),
-        copied,
-        imported,
-    })
+    Ok(InstallReport { installed: installed_lib(), copied, imported })
 }
 
 fn stamp_path(project: &Path) -> PathBuf {
@@ -159,10 +153,7 @@ pub fn import_project(godot: &Godot, project: &Path, force: bool) -> Result<bool
             extension_list(project).display(),
             crate::error::tail(&out.lines, 20)
         ))
-        .hint(format!(
-            "check {shown}/addons/strata/strata.gdextension and the log {}",
-            log.display()
-        )));
+        .hint(format!("check {shown}/addons/strata/strata.gdextension and the log {}", log.display())));
     }
     fs::write(stamp_path(project), project_fingerprint(godot, project))
         .with_context(|| format!("could not write {}", stamp_path(project).display()))?;
@@ -206,16 +197,9 @@ fn collect_files(root: &Path, dir: &Path, out: &mut Vec<(String, u64, u128)>) {
         if meta.is_dir() {
             collect_files(root, &path, out);
         } else {
-            let mtime = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
-            let rel = path
-                .strip_prefix(root)
-                .unwrap_or(&path)
-                .to_string_lossy()
-                .into_owned();
+            let mtime =
+                meta.modified().ok().and_then(|t| t.duration_since(UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().into_owned();
             out.push((rel, meta.len(), mtime));
         }
     }

@@ -6,8 +6,8 @@
 //! gdtoolkit comes from PyPI, pinned to [`GDTOOLKIT`], installed with pip into the venv
 //! `.tools/gdtoolkit` (git-ignored) the first time it is needed.
 
-use crate::error::{Context, Error, Result};
 use crate::error::tail;
+use crate::error::{Context, Error, Result};
 use crate::godot_run::{self, Echo, RunOutput};
 use crate::paths;
 use std::fs;
@@ -43,29 +43,18 @@ pub fn ensure_gdtoolkit() -> Result<PathBuf> {
     if installed(&bin) {
         return Ok(bin);
     }
-    crate::step(format!(
-        "installing {GDTOOLKIT} into .tools/gdtoolkit (python3 -m venv, pip)"
-    ));
+    crate::step(format!("installing {GDTOOLKIT} into .tools/gdtoolkit (python3 -m venv, pip)"));
     let hint = "gdtoolkit needs Python 3 with venv and pip (Debian: `apt-get install python3-venv`) \
                 and access to PyPI";
-    let python =
-        paths::which("python3").ok_or_else(|| Error::msg("python3 is not on PATH").hint(hint))?;
+    let python = paths::which("python3").ok_or_else(|| Error::msg("python3 is not on PATH").hint(hint))?;
     let mut venv_cmd = Command::new(python);
     venv_cmd.args(["-m", "venv", "--clear"]).arg(venv());
     run_ok(venv_cmd, Duration::from_secs(300)).map_err(|e| e.hint(hint))?;
     let mut pip = Command::new(bin.join("pip"));
-    pip.args([
-        "install",
-        "--disable-pip-version-check",
-        "--quiet",
-        GDTOOLKIT,
-    ]);
+    pip.args(["install", "--disable-pip-version-check", "--quiet", GDTOOLKIT]);
     run_ok(pip, Duration::from_secs(600)).map_err(|e| e.hint(hint))?;
     if !installed(&bin) {
-        bail!(
-            "{GDTOOLKIT} was installed into {} but `gdlint --version` does not report it",
-            venv().display()
-        );
+        bail!("{GDTOOLKIT} was installed into {} but `gdlint --version` does not report it", venv().display());
     }
     Ok(bin)
 }
@@ -76,9 +65,7 @@ fn installed(bin: &Path) -> bool {
         Command::new(bin.join(tool))
             .arg("--version")
             .output()
-            .is_ok_and(|o| {
-                o.status.success() && String::from_utf8_lossy(&o.stdout).contains(GDTOOLKIT_VERSION)
-            })
+            .is_ok_and(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains(GDTOOLKIT_VERSION))
     })
 }
 
@@ -86,11 +73,7 @@ fn run_ok(cmd: Command, timeout: Duration) -> Result<RunOutput> {
     let shown = godot_run::display_command(&cmd);
     let out = godot_run::run_captured(cmd, timeout, Echo::Quiet)?;
     if !out.success() {
-        bail!(
-            "`{shown}` {}:\n{}",
-            out.describe_exit(),
-            tail(&out.lines, 20)
-        );
+        bail!("`{shown}` {}:\n{}", out.describe_exit(), tail(&out.lines, 20));
     }
     Ok(out)
 }
@@ -102,10 +85,7 @@ pub fn gd_files() -> Vec<PathBuf> {
     for dir in [paths::godot_project(), paths::godot_tests()] {
         collect_gd(&dir, &mut out);
     }
-    let mut rel: Vec<PathBuf> = out
-        .iter()
-        .map(|p| p.strip_prefix(&root).unwrap_or(p).to_path_buf())
-        .collect();
+    let mut rel: Vec<PathBuf> = out.iter().map(|p| p.strip_prefix(&root).unwrap_or(p).to_path_buf()).collect();
     rel.sort();
     rel
 }
@@ -133,34 +113,21 @@ fn collect_gd(dir: &Path, out: &mut Vec<PathBuf>) {
 pub fn check(fix: bool) -> Result<LintReport> {
     let bin = ensure_gdtoolkit()?;
     let files = gd_files();
-    let mut report = LintReport {
-        files: files.len(),
-        problems: vec![],
-    };
+    let mut report = LintReport { files: files.len(), problems: vec![] };
     if files.is_empty() {
         report.problems.push("no .gd files found".into());
         return Ok(report);
     }
     let mode = if fix { "gdformat" } else { "gdformat --check" };
-    crate::step(format!(
-        "GDScript: gdlint and {mode} over {} files ({GDTOOLKIT})",
-        files.len()
-    ));
-    for (tool, args) in [
-        ("gdformat", if fix { vec![] } else { vec!["--check"] }),
-        ("gdlint", vec![]),
-    ] {
+    crate::step(format!("GDScript: gdlint and {mode} over {} files ({GDTOOLKIT})", files.len()));
+    for (tool, args) in [("gdformat", if fix { vec![] } else { vec!["--check"] }), ("gdlint", vec![])] {
         let mut cmd = Command::new(bin.join(tool));
         cmd.current_dir(paths::repo_root()).args(args).args(&files);
         let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)
             .with_context(|| format!("could not run {tool}"))?;
         if !out.success() {
             let shown = if tool == "gdformat" { mode } else { tool };
-            report.problems.push(format!(
-                "{shown} {}:\n{}",
-                out.describe_exit(),
-                tail(&out.lines, 30)
-            ));
+            report.problems.push(format!("{shown} {}:\n{}", out.describe_exit(), tail(&out.lines, 30)));
         }
     }
     Ok(report)
@@ -180,11 +147,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         eprintln!("[xtask] problem: {p}");
     }
     let ok = report.problems.is_empty();
-    crate::step(format!(
-        "GDScript {} ({} files)",
-        if ok { "passed" } else { "FAILED" },
-        report.files
-    ));
+    crate::step(format!("GDScript {} ({} files)", if ok { "passed" } else { "FAILED" }, report.files));
     Ok(ok)
 }
 
@@ -198,14 +161,7 @@ mod tests {
         let has = |p: &str| files.iter().any(|f| f == Path::new(p));
         assert!(has("godot_project/game/player.gd"), "{files:?}");
         assert!(has("tests/godot/test_runner.gd"), "{files:?}");
-        assert!(
-            !files.iter().any(|f| f.starts_with("tests/godot/game")),
-            "linked folders are skipped"
-        );
-        assert!(
-            !files
-                .iter()
-                .any(|f| f.components().any(|c| c.as_os_str() == ".godot"))
-        );
+        assert!(!files.iter().any(|f| f.starts_with("tests/godot/game")), "linked folders are skipped");
+        assert!(!files.iter().any(|f| f.components().any(|c| c.as_os_str() == ".godot")));
     }
 }

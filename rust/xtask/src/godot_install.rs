@@ -32,14 +32,7 @@ use std::time::{Duration, Instant};
 pub const MIN_VERSION: (u32, u32) = (4, 6);
 
 /// Packages installed into the private root (with their dependency closures).
-pub const PACKAGES: &[&str] = &[
-    "godot",
-    "libgl1",
-    "libglx-mesa0",
-    "libgl1-mesa-dri",
-    "libegl1",
-    "libegl-mesa0",
-];
+pub const PACKAGES: &[&str] = &["godot", "libgl1", "libglx-mesa0", "libgl1-mesa-dri", "libegl1", "libegl-mesa0"];
 
 /// Where a [`Godot`] came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -122,12 +115,7 @@ fn probe_version(godot: &Godot) -> Result<String> {
     let mut cmd = godot.command();
     cmd.args(["--headless", "--version"]);
     let out = godot_run::run_captured(cmd, Duration::from_secs(120), Echo::Quiet)?;
-    let line = out
-        .lines
-        .iter()
-        .rev()
-        .find(|l| parse_version(l).is_some())
-        .cloned();
+    let line = out.lines.iter().rev().find(|l| parse_version(l).is_some()).cloned();
     match line {
         Some(l) if out.success() => Ok(l.trim().to_string()),
         _ => Err(Error::msg(format!(
@@ -140,13 +128,7 @@ fn probe_version(godot: &Godot) -> Result<String> {
 }
 
 fn system_candidate(program: PathBuf, source: GodotSource) -> Godot {
-    Godot {
-        program,
-        pre_args: vec![],
-        env: vec![],
-        version: String::new(),
-        source,
-    }
+    Godot { program, pre_args: vec![], env: vec![], version: String::new(), source }
 }
 
 /// Returns a usable Godot >= 4.6, installing Debian unstable's Godot into
@@ -156,11 +138,7 @@ pub fn ensure_godot() -> Result<Godot> {
     let mut candidates = Vec::new();
     if let Some(g) = std::env::var_os("GODOT").filter(|g| !g.is_empty()) {
         let p = PathBuf::from(&g);
-        let p = if p.components().count() == 1 {
-            paths::which(&g).unwrap_or(p)
-        } else {
-            p
-        };
+        let p = if p.components().count() == 1 { paths::which(&g).unwrap_or(p) } else { p };
         candidates.push(system_candidate(p, GodotSource::EnvVar));
     }
     for name in ["godot", "godot4"] {
@@ -194,11 +172,10 @@ pub fn ensure_godot() -> Result<Godot> {
         return Ok(godot);
     }
     install_private().map_err(|e| {
-        e.context("could not install Godot 4.6 into .tools/godot")
-            .hint(
-                "install Godot >= 4.6 yourself and put it on PATH (or set GODOT=/path/to/godot), \
+        e.context("could not install Godot 4.6 into .tools/godot").hint(
+            "install Godot >= 4.6 yourself and put it on PATH (or set GODOT=/path/to/godot), \
              or fix the problem above and re-run; a partial download in .tools/ is reused",
-            )
+        )
     })
 }
 
@@ -246,16 +223,12 @@ fn godot_from_root(root: &Path, version: &str) -> Result<Godot> {
         .map(|p| root.join(p))
         .find(|p| is_elf(p))
         .with_context(|| format!("no Godot ELF binary under {}/usr/bin", root.display()))?;
-    let lib_dirs: Vec<PathBuf> = [
-        "usr/lib/x86_64-linux-gnu",
-        "usr/lib/x86_64-linux-gnu/pulseaudio",
-        "lib/x86_64-linux-gnu",
-        "usr/lib",
-    ]
-    .iter()
-    .map(|p| root.join(p))
-    .filter(|p| p.is_dir())
-    .collect();
+    let lib_dirs: Vec<PathBuf> =
+        ["usr/lib/x86_64-linux-gnu", "usr/lib/x86_64-linux-gnu/pulseaudio", "lib/x86_64-linux-gnu", "usr/lib"]
+            .iter()
+            .map(|p| root.join(p))
+            .filter(|p| p.is_dir())
+            .collect();
     let library_path = std::env::join_paths(&lib_dirs).context("library path contains ':'")?;
 
     let mut env: Vec<(OsString, OsString)> = Vec::new();
@@ -275,11 +248,7 @@ fn godot_from_root(root: &Path, version: &str) -> Result<Godot> {
 
     Ok(Godot {
         program: loader,
-        pre_args: vec![
-            "--library-path".into(),
-            library_path,
-            binary.into_os_string(),
-        ],
+        pre_args: vec!["--library-path".into(), library_path, binary.into_os_string()],
         env,
         version: version.to_string(),
         source: GodotSource::Private,
@@ -289,10 +258,7 @@ fn godot_from_root(root: &Path, version: &str) -> Result<Godot> {
 fn is_elf(p: &Path) -> bool {
     use std::io::Read;
     let mut magic = [0u8; 4];
-    fs::File::open(p)
-        .and_then(|mut f| f.read_exact(&mut magic))
-        .is_ok()
-        && magic == *b"\x7fELF"
+    fs::File::open(p).and_then(|mut f| f.read_exact(&mut magic)).is_ok() && magic == *b"\x7fELF"
 }
 
 /// Downloads and unpacks Godot + Mesa from Debian unstable into `.tools/godot/root`.
@@ -315,12 +281,8 @@ fn install_private() -> Result<Godot> {
     crate::step("installing Godot 4.6 from Debian unstable into .tools/godot (one-time, ~160 MB)");
     let apt = Apt::prepare()?;
 
-    crate::note(format!(
-        "apt-get update (private lists; mirror {})",
-        apt.mirror
-    ));
-    apt.run(&["update"], &apt.dir, Duration::from_secs(600))
-        .context("`apt-get update` for Debian unstable failed")?;
+    crate::note(format!("apt-get update (private lists; mirror {})", apt.mirror));
+    apt.run(&["update"], &apt.dir, Duration::from_secs(600)).context("`apt-get update` for Debian unstable failed")?;
 
     let packages = apt.resolve_closure()?;
     crate::note(format!("dependency closure: {} packages", packages.len()));
@@ -330,57 +292,31 @@ fn install_private() -> Result<Godot> {
     let root = private_root();
     let staging = root.with_file_name("root.tmp");
     if staging.exists() {
-        fs::remove_dir_all(&staging)
-            .with_context(|| format!("could not remove {}", staging.display()))?;
+        fs::remove_dir_all(&staging).with_context(|| format!("could not remove {}", staging.display()))?;
     }
     fs::create_dir_all(&staging)?;
     crate::note(format!("unpacking {} packages with dpkg -x", debs.len()));
     for deb in &debs {
-        let out = Command::new("dpkg")
-            .arg("-x")
-            .arg(deb)
-            .arg(&staging)
-            .output()
-            .context("could not run `dpkg -x`")?;
+        let out = Command::new("dpkg").arg("-x").arg(deb).arg(&staging).output().context("could not run `dpkg -x`")?;
         if !out.status.success() {
-            bail!(
-                "`dpkg -x {}` failed: {}",
-                deb.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            );
+            bail!("`dpkg -x {}` failed: {}", deb.display(), String::from_utf8_lossy(&out.stderr).trim());
         }
     }
     let _ = fs::remove_file(marker_path());
     if root.exists() {
-        fs::remove_dir_all(&root)
-            .with_context(|| format!("could not remove {}", root.display()))?;
+        fs::remove_dir_all(&root).with_context(|| format!("could not remove {}", root.display()))?;
     }
-    fs::rename(&staging, &root)
-        .with_context(|| format!("could not move {} into place", staging.display()))?;
+    fs::rename(&staging, &root).with_context(|| format!("could not move {} into place", staging.display()))?;
 
     let mut godot = godot_from_root(&root, "")?;
     let version = probe_version(&godot).context("the unpacked Godot does not run")?;
     if !version_ok(&version) {
-        bail!(
-            "Debian unstable's Godot is {version}, but >= {}.{} is required",
-            MIN_VERSION.0,
-            MIN_VERSION.1
-        );
+        bail!("Debian unstable's Godot is {version}, but >= {}.{} is required", MIN_VERSION.0, MIN_VERSION.1);
     }
     godot.version = version.clone();
     let pkg_list: Vec<String> = packages.iter().map(|(n, v)| format!("{n}={v}")).collect();
-    fs::write(
-        marker_path(),
-        format!(
-            "version={version}\nmirror={}\npackages={}\n",
-            apt.mirror,
-            pkg_list.join(" ")
-        ),
-    )?;
-    crate::note(format!(
-        "installed Godot {version} in {:.0} s",
-        started.elapsed().as_secs_f64()
-    ));
+    fs::write(marker_path(), format!("version={version}\nmirror={}\npackages={}\n", apt.mirror, pkg_list.join(" ")))?;
+    crate::note(format!("installed Godot {version} in {:.0} s", started.elapsed().as_secs_f64()));
     Ok(godot)
 }
 
@@ -394,21 +330,12 @@ struct Apt {
 impl Apt {
     fn prepare() -> Result<Apt> {
         let dir = apt_dir();
-        for sub in [
-            "lists/partial",
-            "cache/archives/partial",
-            "state",
-            "debs",
-            "empty.d",
-        ] {
+        for sub in ["lists/partial", "cache/archives/partial", "state", "debs", "empty.d"] {
             fs::create_dir_all(dir.join(sub))
                 .with_context(|| format!("could not create {}", dir.join(sub).display()))?;
         }
         let mirror = debian_mirror();
-        fs::write(
-            dir.join("sources.list"),
-            format!("deb {mirror} unstable main\n"),
-        )?;
+        fs::write(dir.join("sources.list"), format!("deb {mirror} unstable main\n"))?;
         // An empty status file: nothing counts as installed, so the resolver returns
         // the complete closure.
         fs::write(dir.join("status"), "")?;
@@ -431,16 +358,8 @@ impl Apt {
             "Acquire::Retries=3".into(),
             "quiet=1".into(),
         ];
-        for t in [
-            "DEP-11",
-            "DEP-11-icons",
-            "DEP-11-icons-small",
-            "DEP-11-icons-large",
-            "DEP-11-icons-hidpi",
-        ] {
-            opts.push(format!(
-                "Acquire::IndexTargets::deb::{t}::DefaultEnabled=false"
-            ));
+        for t in ["DEP-11", "DEP-11-icons", "DEP-11-icons-small", "DEP-11-icons-large", "DEP-11-icons-hidpi"] {
+            opts.push(format!("Acquire::IndexTargets::deb::{t}::DefaultEnabled=false"));
         }
         if crate::xvfb::is_root() {
             // Files in .tools are not readable by the `_apt` sandbox user.
@@ -464,12 +383,7 @@ impl Apt {
         cmd.args(args).current_dir(cwd);
         let out = godot_run::run_captured(cmd, timeout, Echo::Quiet)?;
         if !out.success() {
-            bail!(
-                "apt-get {} {}; output:\n{}",
-                args.join(" "),
-                out.describe_exit(),
-                tail(&out.lines, 25)
-            );
+            bail!("apt-get {} {}; output:\n{}", args.join(" "), out.describe_exit(), tail(&out.lines, 25));
         }
         Ok(out.lines)
     }
@@ -488,25 +402,16 @@ impl Apt {
                     .filter_map(|l| {
                         let rest = l.strip_prefix("Inst ")?;
                         let name = rest.split_whitespace().next()?.to_string();
-                        let version = rest
-                            .split_once('(')?
-                            .1
-                            .split_whitespace()
-                            .next()?
-                            .to_string();
+                        let version = rest.split_once('(')?.1.split_whitespace().next()?.to_string();
                         Some((name, version))
                     })
                     .collect();
                 if pkgs.iter().any(|(n, _)| n == "godot") {
                     return Ok(pkgs);
                 }
-                crate::warn(
-                    "`apt-get -s install` listed no godot; falling back to apt-cache depends",
-                );
+                crate::warn("`apt-get -s install` listed no godot; falling back to apt-cache depends");
             }
-            Err(e) => crate::warn(format!(
-                "{e}\nfalling back to `apt-cache depends --recurse`"
-            )),
+            Err(e) => crate::warn(format!("{e}\nfalling back to `apt-cache depends --recurse`")),
         }
         self.resolve_closure_apt_cache()
     }
@@ -526,11 +431,7 @@ impl Apt {
         cmd.args(PACKAGES);
         let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Quiet)?;
         if !out.success() {
-            bail!(
-                "apt-cache depends failed ({}):\n{}",
-                out.describe_exit(),
-                tail(&out.lines, 25)
-            );
+            bail!("apt-cache depends failed ({}):\n{}", out.describe_exit(), tail(&out.lines, 25));
         }
         let mut names: Vec<String> = out
             .lines
@@ -564,22 +465,15 @@ impl Apt {
         let debs_dir = self.dir.join("debs");
         let find = |name: &str, version: &str| -> Option<PathBuf> {
             let prefix = format!("{name}_{}_", version.replace(':', "%3a"));
-            fs::read_dir(&debs_dir)
-                .ok()?
-                .flatten()
-                .map(|e| e.path())
-                .find(|p| {
-                    p.file_name().is_some_and(|f| {
-                        let f = f.to_string_lossy();
-                        f.starts_with(&prefix) && f.ends_with(".deb")
-                    })
+            fs::read_dir(&debs_dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+                p.file_name().is_some_and(|f| {
+                    let f = f.to_string_lossy();
+                    f.starts_with(&prefix) && f.ends_with(".deb")
                 })
+            })
         };
-        let missing: Vec<String> = packages
-            .iter()
-            .filter(|(n, v)| find(n, v).is_none())
-            .map(|(n, v)| format!("{n}={v}"))
-            .collect();
+        let missing: Vec<String> =
+            packages.iter().filter(|(n, v)| find(n, v).is_none()).map(|(n, v)| format!("{n}={v}")).collect();
         if !missing.is_empty() {
             crate::note(format!(
                 "downloading {} packages (of {}) into {}",
@@ -589,8 +483,7 @@ impl Apt {
             ));
             let mut args = vec!["download"];
             args.extend(missing.iter().map(String::as_str));
-            self.run(&args, &debs_dir, Duration::from_secs(1800))
-                .context("downloading the Godot packages failed")?;
+            self.run(&args, &debs_dir, Duration::from_secs(1800)).context("downloading the Godot packages failed")?;
         }
         let mut debs = Vec::new();
         for (n, v) in packages {
@@ -660,10 +553,7 @@ fn parse_one_line_sources(text: &str) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for line in text.lines() {
         let line = line.split('#').next().unwrap_or("").trim();
-        let Some(rest) = line
-            .strip_prefix("deb ")
-            .or_else(|| line.strip_prefix("deb\t"))
-        else {
+        let Some(rest) = line.strip_prefix("deb ").or_else(|| line.strip_prefix("deb\t")) else {
             continue;
         };
         let mut rest = rest.trim_start();
@@ -719,10 +609,7 @@ mod tests {
 
     #[test]
     fn versions() {
-        assert_eq!(
-            parse_version("4.6.3.stable.debian4.6.3+ds-3"),
-            Some((4, 6, 3))
-        );
+        assert_eq!(parse_version("4.6.3.stable.debian4.6.3+ds-3"), Some((4, 6, 3)));
         assert_eq!(parse_version("4.6.stable.official.abc"), Some((4, 6, 0)));
         assert!(version_ok("4.6.1.stable"));
         assert!(version_ok("5.0.stable"));
@@ -739,18 +626,12 @@ mod tests {
         assert_eq!(pick_mirror(&e).unwrap(), "http://deb.debian.org/debian");
 
         let list = "deb [arch=amd64 signed-by=/x] http://mirror.example/debian/ bookworm main\n";
-        assert_eq!(
-            pick_mirror(&parse_one_line_sources(list)).unwrap(),
-            "http://mirror.example/debian"
-        );
+        assert_eq!(pick_mirror(&parse_one_line_sources(list)).unwrap(), "http://mirror.example/debian");
 
         let snap = "deb http://snapshot.debian.org/archive/debian/20250520T000000Z bookworm main\n";
         // Not ending in /debian: not recognised as the main archive.
         assert_eq!(pick_mirror(&parse_one_line_sources(snap)), None);
         let snap2 = "deb https://snapshot.debian.org/debian bookworm main\n";
-        assert_eq!(
-            pick_mirror(&parse_one_line_sources(snap2)).unwrap(),
-            "https://deb.debian.org/debian"
-        );
+        assert_eq!(pick_mirror(&parse_one_line_sources(snap2)).unwrap(), "https://deb.debian.org/debian");
     }
 }

@@ -52,10 +52,7 @@ impl RunOutput {
     /// A short description of how the process ended ("exit code 1", "timed out after 600 s").
     pub fn describe_exit(&self) -> String {
         if self.timed_out {
-            return format!(
-                "timed out after {:.0} s and was killed",
-                self.elapsed.as_secs_f64()
-            );
+            return format!("timed out after {:.0} s and was killed", self.elapsed.as_secs_f64());
         }
         match self.status {
             Some(s) => describe_status(s),
@@ -90,8 +87,7 @@ pub fn display_command(cmd: &Command) -> String {
 
 /// Runs `cmd` with inherited stdio and waits for it.
 pub fn run_inherit(mut cmd: Command) -> Result<ExitStatus> {
-    cmd.status()
-        .with_context(|| format!("could not start `{}`", display_command(&cmd)))
+    cmd.status().with_context(|| format!("could not start `{}`", display_command(&cmd)))
 }
 
 /// Replaces the current process with `cmd` (stdio, signals and exit code pass through
@@ -156,14 +152,9 @@ fn kill_group(pgid: u32, sig: i32) {
 pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<RunOutput> {
     let _signals = SignalGuard::install();
     let shown = display_command(&cmd);
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("could not start `{shown}`"))?;
+    let mut child = cmd.spawn().with_context(|| format!("could not start `{shown}`"))?;
     let pgid = child.id();
 
     let lines = Arc::new(Mutex::new(Vec::<String>::new()));
@@ -177,10 +168,7 @@ pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<R
     let mut timed_out = false;
     let mut interrupted = false;
     let status = loop {
-        if let Some(status) = child
-            .try_wait()
-            .context("could not wait for child process")?
-        {
+        if let Some(status) = child.try_wait().context("could not wait for child process")? {
             break Some(status);
         }
         if INTERRUPTED.load(Ordering::SeqCst) {
@@ -220,12 +208,7 @@ pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<R
     if interrupted {
         return Err(Error::msg(format!("interrupted while running `{shown}`")));
     }
-    Ok(RunOutput {
-        status: if timed_out { None } else { status },
-        timed_out,
-        lines,
-        elapsed: start.elapsed(),
-    })
+    Ok(RunOutput { status: if timed_out { None } else { status }, timed_out, lines, elapsed: start.elapsed() })
 }
 
 fn spawn_reader(
@@ -290,10 +273,7 @@ mod tests {
 
     #[test]
     fn strips_colour_codes() {
-        assert_eq!(
-            strip_ansi("\u{1b}[1;31mERROR:\u{1b}[0m boom"),
-            "ERROR: boom"
-        );
+        assert_eq!(strip_ansi("\u{1b}[1;31mERROR:\u{1b}[0m boom"), "ERROR: boom");
     }
 
     #[test]

@@ -112,13 +112,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
             cmd.args(rest);
             Err(godot_run::exec(cmd))
         }
-        "test" => test_suite::run(rest).map(|ok| {
-            if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            }
-        }),
+        "test" => test_suite::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "lint" => lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "demo" => demo::run(rest),
         "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),

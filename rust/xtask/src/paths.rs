@@ -13,11 +13,7 @@ use std::sync::OnceLock;
 /// The repository root (two levels above this crate's manifest).
 pub fn repo_root() -> PathBuf {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .nth(2)
-        .expect("xtask lives at <root>/rust/xtask")
-        .to_path_buf()
+    manifest.ancestors().nth(2).expect("xtask lives at <root>/rust/xtask").to_path_buf()
 }
 
 /// `<root>/godot_project`.
@@ -56,14 +52,11 @@ pub fn target_dir() -> Result<PathBuf> {
         .output()
         .context("could not run `cargo metadata`")?;
     if !out.status.success() {
-        bail!(
-            "`cargo metadata --format-version 1 --no-deps` failed ({})",
-            out.status
-        );
+        bail!("`cargo metadata --format-version 1 --no-deps` failed ({})", out.status);
     }
     let json = String::from_utf8_lossy(&out.stdout);
-    let dir = json_string_field(&json, "target_directory")
-        .context("`cargo metadata` output has no \"target_directory\"")?;
+    let dir =
+        json_string_field(&json, "target_directory").context("`cargo metadata` output has no \"target_directory\"")?;
     let dir = PathBuf::from(dir);
     let _ = CACHE.set(dir.clone());
     Ok(dir)
@@ -99,9 +92,7 @@ fn json_string_field(json: &str, key: &str) -> Option<String> {
 pub fn which(name: impl AsRef<OsStr>) -> Option<PathBuf> {
     let name = name.as_ref();
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|p| is_executable(p))
+    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|p| is_executable(p))
 }
 
 /// Whether `path` is a regular file with an execute bit.
@@ -139,18 +130,11 @@ pub fn same_contents(a: &Path, b: &Path) -> bool {
 /// Copies `src` to `dst` by writing a temporary file next to `dst` and renaming it
 /// over `dst`, so a process that has the old file mapped keeps a valid mapping.
 pub fn copy_atomic(src: &Path, dst: &Path) -> Result<()> {
-    let dir = dst
-        .parent()
-        .context("destination has no parent directory")?;
+    let dir = dst.parent().context("destination has no parent directory")?;
     fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
     let name = dst.file_name().context("destination has no file name")?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    fs::copy(src, &tmp)
-        .with_context(|| format!("could not copy {} to {}", src.display(), tmp.display()))?;
+    let tmp = dir.join(format!(".{}.{}.tmp", name.to_string_lossy(), std::process::id()));
+    fs::copy(src, &tmp).with_context(|| format!("could not copy {} to {}", src.display(), tmp.display()))?;
     fs::rename(&tmp, dst).map_err(|e| {
         let _ = fs::remove_file(&tmp);
         Error::from(e).context(format!("could not move {} into place", dst.display()))
@@ -175,12 +159,8 @@ pub fn lock_file(path: &Path) -> Result<FileLock> {
         .open(path)
         .with_context(|| format!("could not open lock file {}", path.display()))?;
     if file.try_lock().is_err() {
-        crate::note(format!(
-            "waiting for lock {} (another xtask is running)",
-            path.display()
-        ));
-        file.lock()
-            .with_context(|| format!("could not lock {}", path.display()))?;
+        crate::note(format!("waiting for lock {} (another xtask is running)", path.display()));
+        file.lock().with_context(|| format!("could not lock {}", path.display()))?;
     }
     Ok(FileLock { _file: file })
 }
@@ -192,9 +172,6 @@ mod tests {
     #[test]
     fn parses_target_directory() {
         let json = r#"{"packages":[],"target_directory":"/a/b \"c\"\\d","version":1}"#;
-        assert_eq!(
-            json_string_field(json, "target_directory").unwrap(),
-            "/a/b \"c\"\\d"
-        );
+        assert_eq!(json_string_field(json, "target_directory").unwrap(), "/a/b \"c\"\\d");
     }
 }

@@ -81,39 +81,18 @@ fn renders_a_box_under_xvfb() {
     let png = dir.join("frame.png");
 
     let godot = godot_install::ensure_godot().unwrap_or_else(|e| panic!("{e}"));
-    let mut cmd = godot
-        .xvfb_command("1280x720x24")
-        .unwrap_or_else(|e| panic!("{e}"));
-    cmd.args([
-        "--rendering-driver",
-        "opengl3",
-        "--audio-driver",
-        "Dummy",
-        "--path",
-    ])
-    .arg(&dir)
-    .arg("--")
-    .arg(&png);
+    let mut cmd = godot.xvfb_command("1280x720x24").unwrap_or_else(|e| panic!("{e}"));
+    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy", "--path"]).arg(&dir).arg("--").arg(&png);
     let out = godot_run::run_captured(cmd, Duration::from_secs(180), Echo::Live).unwrap();
     assert!(out.success(), "Godot {}", out.describe_exit());
     assert!(png.is_file(), "no PNG written");
     println!("frame: {}", png.display());
 
-    let avg_line = out
-        .lines
-        .iter()
-        .find_map(|l| l.strip_prefix("SELFTEST avg="))
-        .expect("no avg line");
+    let avg_line = out.lines.iter().find_map(|l| l.strip_prefix("SELFTEST avg=")).expect("no avg line");
     let (avg, center) = avg_line.split_once(" center=").unwrap();
     let rgb = |s: &str| -> Vec<f32> { s.split(',').map(|v| v.parse().unwrap()).collect() };
     let (avg, center) = (rgb(avg), rgb(center));
     // Blue background dominates the average; the box (orange) is in the centre.
-    assert!(
-        avg[2] > 0.5 && avg[2] > avg[0],
-        "background not blue: {avg:?}"
-    );
-    assert!(
-        center[0] > 0.3 && center[0] > center[2],
-        "no orange box in the centre: {center:?}"
-    );
+    assert!(avg[2] > 0.5 && avg[2] > avg[0], "background not blue: {avg:?}");
+    assert!(center[0] > 0.3 && center[0] > center[2], "no orange box in the centre: {center:?}");
 }

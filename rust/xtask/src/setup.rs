@@ -16,16 +16,8 @@ pub fn prepare(profile: BuildProfile) -> Result<Godot> {
     crate::note(format!(
         "extension {} ({}; {})",
         report.installed.display(),
-        if report.copied {
-            "updated"
-        } else {
-            "unchanged"
-        },
-        if report.imported {
-            "project imported"
-        } else {
-            "import up to date"
-        }
+        if report.copied { "updated" } else { "unchanged" },
+        if report.imported { "project imported" } else { "import up to date" }
     ));
     Ok(godot)
 }

@@ -21,10 +21,7 @@ pub const LINKED: &[&str] = &["addons", "game", "demo", "demo2d", "presets"];
 pub fn prepare(godot: &Godot) -> Result<()> {
     let project = paths::godot_tests();
     link_demo(&project)?;
-    check_input_map(
-        &paths::godot_project().join("project.godot"),
-        &project.join("project.godot"),
-    )?;
+    check_input_map(&paths::godot_project().join("project.godot"), &project.join("project.godot"))?;
     let _lock = paths::lock_file(&paths::tools_dir().join("project.lock"))?;
     extension::import_project(godot, &project, false)?;
     Ok(())
@@ -38,32 +35,24 @@ fn link_demo(project: &Path) -> Result<()> {
         let target = Path::new("../../godot_project").join(name);
         match fs::read_link(&link) {
             Ok(existing) if existing == target => continue,
-            Ok(_) => fs::remove_file(&link)
-                .with_context(|| format!("could not replace the link {}", link.display()))?,
+            Ok(_) => {
+                fs::remove_file(&link).with_context(|| format!("could not replace the link {}", link.display()))?
+            }
             Err(_) if link.symlink_metadata().is_ok() => {
-                return Err(Error::msg(format!(
-                    "{} exists and is not a link to {}",
-                    link.display(),
-                    target.display()
-                ))
-                .hint(format!(
-                    "the test project links godot_project/{name} there; move {} away",
-                    link.display()
-                )));
+                return Err(Error::msg(format!("{} exists and is not a link to {}", link.display(), target.display()))
+                    .hint(format!("the test project links godot_project/{name} there; move {} away", link.display())));
             }
             Err(_) => {}
         }
-        std::os::unix::fs::symlink(&target, &link).with_context(|| {
-            format!("could not link {} to {}", link.display(), target.display())
-        })?;
+        std::os::unix::fs::symlink(&target, &link)
+            .with_context(|| format!("could not link {} to {}", link.display(), target.display()))?;
     }
     Ok(())
 }
 
 /// Fails unless the `[input]` sections of the two project files are the same.
 fn check_input_map(demo: &Path, tests: &Path) -> Result<()> {
-    let read =
-        |p: &Path| fs::read_to_string(p).with_context(|| format!("could not read {}", p.display()));
+    let read = |p: &Path| fs::read_to_string(p).with_context(|| format!("could not read {}", p.display()));
     let (demo_text, tests_text) = (read(demo)?, read(tests)?);
     if input_section(&demo_text) != input_section(&tests_text) {
         return Err(Error::msg(format!(
@@ -104,10 +93,7 @@ mod tests {
 
     #[test]
     fn the_test_project_has_the_demos_input_map() {
-        check_input_map(
-            &paths::godot_project().join("project.godot"),
-            &paths::godot_tests().join("project.godot"),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        check_input_map(&paths::godot_project().join("project.godot"), &paths::godot_tests().join("project.godot"))
+            .unwrap_or_else(|e| panic!("{e}"));
     }
 }

@@ -25,8 +25,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str =
-    "usage: cargo xtask test [--rust-only | --godot-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -39,30 +38,19 @@ pub struct SuiteReport {
 
 /// Checks a Godot test-runner output for the pass/fail line and forbidden messages.
 pub fn analyze(out: &RunOutput) -> SuiteReport {
-    let mut report = SuiteReport {
-        counts: out.lines.iter().rev().find_map(|l| parse_counts(l)),
-        problems: vec![],
-    };
+    let mut report = SuiteReport { counts: out.lines.iter().rev().find_map(|l| parse_counts(l)), problems: vec![] };
     if !out.success() {
-        report
-            .problems
-            .push(format!("Godot {}", out.describe_exit()));
+        report.problems.push(format!("Godot {}", out.describe_exit()));
     }
     match report.counts {
-        None => report
-            .problems
-            .push("no `N passed, M failed` line in the output".into()),
+        None => report.problems.push("no `N passed, M failed` line in the output".into()),
         Some((_, failed)) if failed > 0 => report.problems.push(format!("{failed} test(s) failed")),
         Some(_) => {}
     }
     for pat in FORBIDDEN {
         let hits: Vec<&String> = out.lines.iter().filter(|l| l.contains(pat)).collect();
         if let Some(first) = hits.first() {
-            report.problems.push(format!(
-                "output contains `{pat}` ({} line(s)); first: {}",
-                hits.len(),
-                first.trim()
-            ));
+            report.problems.push(format!("output contains `{pat}` ({} line(s)); first: {}", hits.len(), first.trim()));
         }
     }
     report
@@ -119,13 +107,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         crate::step("Rust tests: cargo test --workspace --exclude strata-godot");
         let t = Instant::now();
         let mut cmd = paths::cargo();
-        cmd.args([
-            "test",
-            "--workspace",
-            "--exclude",
-            "strata-godot",
-            "--no-fail-fast",
-        ]);
+        cmd.args(["test", "--workspace", "--exclude", "strata-godot", "--no-fail-fast"]);
         let status = godot_run::run_inherit(cmd)?;
         summary.push((
             format!(
@@ -164,11 +146,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     for (line, _) in &summary {
         eprintln!("{line}");
     }
-    eprintln!(
-        "RESULT: {} ({:.0} s)",
-        if ok { "PASSED" } else { "FAILED" },
-        started.elapsed().as_secs_f64()
-    );
+    eprintln!("RESULT: {} ({:.0} s)", if ok { "PASSED" } else { "FAILED" }, started.elapsed().as_secs_f64());
     if !godot_counts.is_empty() {
         // The closing line: every test that ran inside Godot (suite + rendered checks).
         let (p, f) = godot_counts.iter().fold((0, 0), |(p, f), (a, b)| (p + a, f + b));
@@ -272,10 +250,8 @@ fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::Pa
         bail!("tests/godot/test_runner.tscn missing — the Godot test suite cannot run");
     }
     test_project::prepare(&godot)?;
-    let timeout = std::env::var("STRATA_GODOT_TEST_TIMEOUT")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_TIMEOUT_S);
+    let timeout =
+        std::env::var("STRATA_GODOT_TEST_TIMEOUT").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_TIMEOUT_S);
     crate::step(format!(
         "Godot suite: godot --headless --path tests/godot res://test_runner.tscn (timeout {timeout} s)"
     ));
@@ -315,20 +291,10 @@ mod tests {
             lines: lines.iter().map(|s| s.to_string()).collect(),
             elapsed: Duration::ZERO,
         };
-        assert!(
-            analyze(&out(&["ok a", "5 passed, 0 failed"], 0))
-                .problems
-                .is_empty()
-        );
+        assert!(analyze(&out(&["ok a", "5 passed, 0 failed"], 0)).problems.is_empty());
         assert_eq!(analyze(&out(&["5 passed, 1 failed"], 1)).problems.len(), 2);
         assert_eq!(analyze(&out(&["hello"], 0)).problems.len(), 1);
-        let r = analyze(&out(
-            &[
-                "WARNING: ObjectDB instances leaked at exit",
-                "5 passed, 0 failed",
-            ],
-            0,
-        ));
+        let r = analyze(&out(&["WARNING: ObjectDB instances leaked at exit", "5 passed, 0 failed"], 0));
         assert_eq!(r.problems.len(), 1);
     }
 }

@@ -31,20 +31,14 @@ pub fn ensure_xvfb_run() -> Result<PathBuf> {
     }
     let hint = "install them yourself: `sudo apt-get install --no-install-recommends xvfb xauth`";
     if paths::which("apt-get").is_none() {
-        return Err(Error::msg(
-            "xvfb-run/xauth are missing and there is no apt-get to install them",
-        )
-        .hint(hint));
+        return Err(Error::msg("xvfb-run/xauth are missing and there is no apt-get to install them").hint(hint));
     }
     let sudo = if is_root() {
         false
     } else if paths::which("sudo").is_some() {
         true
     } else {
-        return Err(Error::msg(
-            "xvfb-run/xauth are missing and xtask is not root (and has no sudo)",
-        )
-        .hint(hint));
+        return Err(Error::msg("xvfb-run/xauth are missing and xtask is not root (and has no sudo)").hint(hint));
     };
     crate::step("installing xvfb and xauth with the system apt-get");
     let apt = |args: &[&str]| -> Result<()> {
@@ -59,12 +53,7 @@ pub fn ensure_xvfb_run() -> Result<PathBuf> {
         cmd.env("DEBIAN_FRONTEND", "noninteractive");
         let out = godot_run::run_captured(cmd, Duration::from_secs(900), Echo::Quiet)?;
         if !out.success() {
-            bail!(
-                "apt-get {} {}:\n{}",
-                args.join(" "),
-                out.describe_exit(),
-                tail(&out.lines, 20)
-            );
+            bail!("apt-get {} {}:\n{}", args.join(" "), out.describe_exit(), tail(&out.lines, 20));
         }
         Ok(())
     };

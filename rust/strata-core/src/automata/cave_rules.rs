@@ -37,7 +37,14 @@ pub struct CaveRules<'a> {
 impl<'a> CaveRules<'a> {
     /// The 3D caverns' rules.
     pub fn of_caves(c: &'a CaveSettings) -> Self {
-        Self { mode: c.mode, passes: c.passes, threshold: c.threshold, final_passes: c.final_passes, final_threshold: c.final_threshold, life_rule: &c.life_rule }
+        Self {
+            mode: c.mode,
+            passes: c.passes,
+            threshold: c.threshold,
+            final_passes: c.final_passes,
+            final_threshold: c.final_threshold,
+            life_rule: &c.life_rule,
+        }
     }
 
     /// The 2D side-view caves' rules.
@@ -80,9 +87,18 @@ mod tests {
     fn each_mode_builds_its_stages() {
         let c = CaveSettings { mode: CaveMode::GameOfLife, life_rule: "B3/S23".into(), ..CaveSettings::default() };
         let stages = cave_stages(&CaveRules::of_caves(&c)).unwrap().unwrap();
-        assert_eq!(stages, vec![CaStage { rule: CaRule::CONWAY, passes: c.passes }, CaStage { rule: CaRule::AtLeast(c.final_threshold), passes: c.final_passes }]);
+        assert_eq!(
+            stages,
+            vec![
+                CaStage { rule: CaRule::CONWAY, passes: c.passes },
+                CaStage { rule: CaRule::AtLeast(c.final_threshold), passes: c.final_passes }
+            ]
+        );
         let ca = CaveSettings { mode: CaveMode::CellularAutomata, ..c.clone() };
-        assert_eq!(cave_stages(&CaveRules::of_caves(&ca)).unwrap().unwrap()[0], CaStage { rule: CaRule::AtLeast(ca.threshold), passes: ca.passes });
+        assert_eq!(
+            cave_stages(&CaveRules::of_caves(&ca)).unwrap().unwrap()[0],
+            CaStage { rule: CaRule::AtLeast(ca.threshold), passes: ca.passes }
+        );
         assert_eq!(cave_stages(&CaveRules::of_caves(&CaveSettings { mode: CaveMode::None, ..c.clone() })), Ok(None));
         assert!(cave_stages(&CaveRules::of_caves(&CaveSettings { life_rule: "nonsense".into(), ..c })).is_err());
     }
@@ -100,7 +116,16 @@ mod tests {
     #[test]
     fn rule_bits_above_eight_never_apply_in_2d() {
         for (birth, survival) in [(0b1_1100_0000, 0b1_1111_1000), (1 << 3, 0b1100), (0x7ff_c1c0, 0x7ff_e1f8)] {
-            let run = |b: u32, s: u32| run_ca_2d(7, 3, 0.56, (-40, 25), (90, 70), &[CaStage { rule: CaRule::Life { birth: b, survival: s }, passes: 4 }]);
+            let run = |b: u32, s: u32| {
+                run_ca_2d(
+                    7,
+                    3,
+                    0.56,
+                    (-40, 25),
+                    (90, 70),
+                    &[CaStage { rule: CaRule::Life { birth: b, survival: s }, passes: 4 }],
+                )
+            };
             assert_eq!(run(birth, survival), run(birth & 0x1ff, survival & 0x1ff), "B {birth:#x} / S {survival:#x}");
         }
     }

@@ -181,73 +181,73 @@ pub fn fill_pockets_3d(
                 }
                 in_state &= bit_range_mask(w, x_range.clone());
                 while in_state != 0 {
-                let x = 64 * w + in_state.trailing_zeros() as usize;
-                in_state &= in_state - 1;
-                if scratch.decided[idx(x, y, z)] != UNDECIDED {
-                    continue;
-                }
-                // Bounded flood fill from q = (x, y, z).
-                let lo = [x.saturating_sub(reach), y.saturating_sub(reach), z.saturating_sub(reach)];
-                let hi = [x + reach, y + reach, z + reach];
-                let (mut bmin, mut bmax) = ([x, y, z], [x, y, z]);
-                scratch.queue.clear();
-                scratch.queue.push((x as u16, y as u16, z as u16));
-                scratch.decided[idx(x, y, z)] = VISITING;
-                let mut head = 0;
-                let mut small = true;
-                'fill: while head < scratch.queue.len() {
-                    let (cx, cy, cz) = scratch.queue[head];
-                    head += 1;
-                    let (cx, cy, cz) = (cx as usize, cy as usize, cz as usize);
-                    let mut escaped = false;
-                    let mut found = [(0usize, 0usize, 0usize); 6];
-                    let mut n_found = 0;
-                    neighbours(cx, cy, cz, size, |n| match n {
-                        // Outside the grid is unknown (and outside q's box when the window has
-                        // its halo): the component may go on there, so it is not a pocket.
-                        None => escaped = true,
-                        Some((a, b, c)) => {
-                            if grid.get(a, b, c) == state && scratch.decided[idx(a, b, c)] != VISITING {
-                                found[n_found] = (a, b, c);
-                                n_found += 1;
-                            }
-                        }
-                    });
-                    if escaped {
-                        small = false;
-                        break 'fill;
+                    let x = 64 * w + in_state.trailing_zeros() as usize;
+                    in_state &= in_state - 1;
+                    if scratch.decided[idx(x, y, z)] != UNDECIDED {
+                        continue;
                     }
-                    for &(a, b, c) in &found[..n_found] {
-                        if scratch.decided[idx(a, b, c)] == KEPT
-                            || a < lo[0]
-                            || b < lo[1]
-                            || c < lo[2]
-                            || a > hi[0]
-                            || b > hi[1]
-                            || c > hi[2]
-                            || scratch.queue.len() + 1 >= rule.min_cells
-                        {
+                    // Bounded flood fill from q = (x, y, z).
+                    let lo = [x.saturating_sub(reach), y.saturating_sub(reach), z.saturating_sub(reach)];
+                    let hi = [x + reach, y + reach, z + reach];
+                    let (mut bmin, mut bmax) = ([x, y, z], [x, y, z]);
+                    scratch.queue.clear();
+                    scratch.queue.push((x as u16, y as u16, z as u16));
+                    scratch.decided[idx(x, y, z)] = VISITING;
+                    let mut head = 0;
+                    let mut small = true;
+                    'fill: while head < scratch.queue.len() {
+                        let (cx, cy, cz) = scratch.queue[head];
+                        head += 1;
+                        let (cx, cy, cz) = (cx as usize, cy as usize, cz as usize);
+                        let mut escaped = false;
+                        let mut found = [(0usize, 0usize, 0usize); 6];
+                        let mut n_found = 0;
+                        neighbours(cx, cy, cz, size, |n| match n {
+                            // Outside the grid is unknown (and outside q's box when the window has
+                            // its halo): the component may go on there, so it is not a pocket.
+                            None => escaped = true,
+                            Some((a, b, c)) => {
+                                if grid.get(a, b, c) == state && scratch.decided[idx(a, b, c)] != VISITING {
+                                    found[n_found] = (a, b, c);
+                                    n_found += 1;
+                                }
+                            }
+                        });
+                        if escaped {
                             small = false;
                             break 'fill;
                         }
-                        scratch.decided[idx(a, b, c)] = VISITING;
-                        scratch.queue.push((a as u16, b as u16, c as u16));
-                        bmin = [bmin[0].min(a), bmin[1].min(b), bmin[2].min(c)];
-                        bmax = [bmax[0].max(a), bmax[1].max(b), bmax[2].max(c)];
+                        for &(a, b, c) in &found[..n_found] {
+                            if scratch.decided[idx(a, b, c)] == KEPT
+                                || a < lo[0]
+                                || b < lo[1]
+                                || c < lo[2]
+                                || a > hi[0]
+                                || b > hi[1]
+                                || c > hi[2]
+                                || scratch.queue.len() + 1 >= rule.min_cells
+                            {
+                                small = false;
+                                break 'fill;
+                            }
+                            scratch.decided[idx(a, b, c)] = VISITING;
+                            scratch.queue.push((a as u16, b as u16, c as u16));
+                            bmin = [bmin[0].min(a), bmin[1].min(b), bmin[2].min(c)];
+                            bmax = [bmax[0].max(a), bmax[1].max(b), bmax[2].max(c)];
+                        }
                     }
-                }
-                let span_ok = (0..3).all(|k| bmax[k] - bmin[k] < rule.max_span);
-                let pocket = small && span_ok && scratch.queue.len() < rule.min_cells;
-                for &(a, b, c) in &scratch.queue {
-                    let (a, b, c) = (a as usize, b as usize, c as usize);
-                    scratch.decided[idx(a, b, c)] = KEPT;
+                    let span_ok = (0..3).all(|k| bmax[k] - bmin[k] < rule.max_span);
+                    let pocket = small && span_ok && scratch.queue.len() < rule.min_cells;
+                    for &(a, b, c) in &scratch.queue {
+                        let (a, b, c) = (a as usize, b as usize, c as usize);
+                        scratch.decided[idx(a, b, c)] = KEPT;
+                        if pocket {
+                            grid.set(a, b, c, !state);
+                        }
+                    }
                     if pocket {
-                        grid.set(a, b, c, !state);
+                        flipped += scratch.queue.len();
                     }
-                }
-                if pocket {
-                    flipped += scratch.queue.len();
-                }
                 }
             }
         }
@@ -340,8 +340,8 @@ pub fn fill_pockets_2d(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::coords::IVec3;
     use crate::automata::cellular::{CaRule, CaStage, run_ca_3d};
+    use crate::base::coords::IVec3;
 
     #[test]
     fn two_rooms_and_a_corridor_are_one_component() {
@@ -384,14 +384,7 @@ mod tests {
 
     #[test]
     fn isolated_bubbles_are_filled_and_rooms_kept() {
-        let rows = [
-            "############",
-            "#.##..###..#",
-            "####..###..#",
-            "#########..#",
-            "#.#.########",
-            "############",
-        ];
+        let rows = ["############", "#.##..###..#", "####..###..#", "#########..#", "#.#.########", "############"];
         let mut g = BitGrid2D::from_rows(&rows);
         let mut s = PocketScratch::default();
         // Components: 1-cell bubbles at (1,1), (1,4), (3,4) and a 2×2 room (4 cells) are below 5
@@ -424,7 +417,9 @@ mod tests {
         let mut s = PocketScratch::default();
         let filled = fill_pockets_3d(&mut big, false, rule, [h as usize; 3], [(60 - h) as usize; 3], &mut s);
         assert!(filled > 0, "the test field should contain pockets");
-        for (wmin, wsize) in [(IVec3::new(-20, -20, -20), IVec3::splat(13)), (IVec3::new(-3, -8, 1), IVec3::new(17, 9, 11))] {
+        for (wmin, wsize) in
+            [(IVec3::new(-20, -20, -20), IVec3::splat(13)), (IVec3::new(-3, -8, 1), IVec3::new(17, 9, 11))]
+        {
             let mut small = run_ca_3d(3, 9, 0.6, wmin - IVec3::splat(h), wsize + IVec3::splat(2 * h), &stages);
             let inner = [(wsize.x + h) as usize, (wsize.y + h) as usize, (wsize.z + h) as usize];
             fill_pockets_3d(&mut small, false, rule, [h as usize; 3], inner, &mut s);
@@ -448,7 +443,11 @@ mod tests {
     fn one_cell_pockets_are_the_cells_walled_in_on_every_face() {
         // PocketRule::new(2) takes the word-parallel path: compare it with the definition.
         let mut s = PocketScratch::default();
-        for (nx, ny, nz, roi_min, roi_max) in [(40, 9, 10, [0, 0, 0], [40, 9, 10]), (70, 6, 7, [3, 1, 2], [68, 5, 6]), (33, 1, 20, [0, 0, 0], [33, 1, 20])] {
+        for (nx, ny, nz, roi_min, roi_max) in [
+            (40, 9, 10, [0, 0, 0], [40, 9, 10]),
+            (70, 6, 7, [3, 1, 2], [68, 5, 6]),
+            (33, 1, 20, [0, 0, 0], [33, 1, 20]),
+        ] {
             for state in [false, true] {
                 let before = run_ca_3d(5, 1, 0.8, IVec3::ZERO, IVec3::new(nx, ny, nz), &[]);
                 let [nx, ny, nz] = before.size();
@@ -466,7 +465,11 @@ mod tests {
                             });
                             let pocket = in_roi && walled;
                             expect += pocket as usize;
-                            assert_eq!(after.get(x, y, z), if pocket { !state } else { before.get(x, y, z) }, "{x} {y} {z}");
+                            assert_eq!(
+                                after.get(x, y, z),
+                                if pocket { !state } else { before.get(x, y, z) },
+                                "{x} {y} {z}"
+                            );
                         }
                     }
                 }

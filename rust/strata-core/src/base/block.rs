@@ -66,10 +66,7 @@ static BLOCKS: [BlockInfo; BLOCK_COUNT as usize] = [
 
 /// Information about `id`; unknown ids are reported as solid "unknown" magenta blocks.
 pub fn block_info(id: BlockId) -> BlockInfo {
-    BLOCKS
-        .get(id as usize)
-        .copied()
-        .unwrap_or(info("unknown", [1.0, 0.0, 1.0], true, false))
+    BLOCKS.get(id as usize).copied().unwrap_or(info("unknown", [1.0, 0.0, 1.0], true, false))
 }
 
 pub fn is_solid(id: BlockId) -> bool {

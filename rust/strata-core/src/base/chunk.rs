@@ -122,8 +122,7 @@ impl VoxelBuffer {
             for z in 0..size.z {
                 let src = self.index_local(IVec3::new(off.x, off.y + y, off.z + z));
                 let dst = out.index_local(IVec3::new(0, y, z));
-                out.data[dst..dst + size.x as usize]
-                    .copy_from_slice(&self.data[src..src + size.x as usize]);
+                out.data[dst..dst + size.x as usize].copy_from_slice(&self.data[src..src + size.x as usize]);
             }
         }
         out

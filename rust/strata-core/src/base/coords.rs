@@ -33,11 +33,7 @@ impl IVec3 {
 
     /// Product of the components, as a volume (`0` for any negative extent).
     pub fn volume(self) -> usize {
-        if self.x <= 0 || self.y <= 0 || self.z <= 0 {
-            0
-        } else {
-            self.x as usize * self.y as usize * self.z as usize
-        }
+        if self.x <= 0 || self.y <= 0 || self.z <= 0 { 0 } else { self.x as usize * self.y as usize * self.z as usize }
     }
 
     pub fn min_elem(self) -> i32 {
@@ -81,11 +77,7 @@ impl ChunkCoord {
 
     /// The chunk containing voxel `p`.
     pub fn containing(p: IVec3) -> Self {
-        Self::new(
-            p.x.div_euclid(CHUNK_SIZE),
-            p.y.div_euclid(CHUNK_SIZE),
-            p.z.div_euclid(CHUNK_SIZE),
-        )
+        Self::new(p.x.div_euclid(CHUNK_SIZE), p.y.div_euclid(CHUNK_SIZE), p.z.div_euclid(CHUNK_SIZE))
     }
 
     /// The smallest voxel position inside this chunk.
@@ -108,11 +100,7 @@ impl ChunkCoord {
 
 /// Position of voxel `p` inside its chunk, each component in `0..CHUNK_SIZE`.
 pub fn local_in_chunk(p: IVec3) -> IVec3 {
-    IVec3::new(
-        p.x.rem_euclid(CHUNK_SIZE),
-        p.y.rem_euclid(CHUNK_SIZE),
-        p.z.rem_euclid(CHUNK_SIZE),
-    )
+    IVec3::new(p.x.rem_euclid(CHUNK_SIZE), p.y.rem_euclid(CHUNK_SIZE), p.z.rem_euclid(CHUNK_SIZE))
 }
 
 #[cfg(test)]

@@ -84,7 +84,8 @@ impl EditMap {
                     let Some(m) = self.chunks.get(&c) else { continue };
                     for (&i, &id) in m {
                         let p = c.min_voxel() + local_from_index(i);
-                        if p.x >= min.x && p.y >= min.y && p.z >= min.z && p.x <= max.x && p.y <= max.y && p.z <= max.z {
+                        if p.x >= min.x && p.y >= min.y && p.z >= min.z && p.x <= max.x && p.y <= max.y && p.z <= max.z
+                        {
                             out.push((p, id));
                         }
                     }

@@ -106,7 +106,11 @@ mod tests {
         let uncapped = (avx2(), avx512());
         with_limit(SimdLevel::Portable, || {
             assert!(!avx2() && !avx512());
-            assert_eq!(std::thread::spawn(|| (avx2(), avx512())).join().ok(), Some(uncapped), "other threads keep their own limit");
+            assert_eq!(
+                std::thread::spawn(|| (avx2(), avx512())).join().ok(),
+                Some(uncapped),
+                "other threads keep their own limit"
+            );
             with_limit(SimdLevel::Avx2, || assert_eq!(avx2(), uncapped.0));
             assert!(!avx2(), "the inner limit is undone on return");
         });

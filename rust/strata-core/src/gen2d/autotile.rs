@@ -16,8 +16,8 @@
 //!
 //! May use: `base`, `gen2d`'s tile grid.
 
-use crate::gen2d::TileGrid;
 use crate::base::block::{self, AIR, BlockId, WATER};
+use crate::gen2d::TileGrid;
 
 pub const NORTH: u8 = 1;
 pub const EAST: u8 = 2;
@@ -74,7 +74,11 @@ pub fn autotile_padded(padded: &TileGrid) -> Vec<Option<AtlasCoords>> {
     for y in 1..=h {
         for x in 1..=w {
             let t = at(x, y);
-            out.push(if t == AIR { None } else { atlas_coords(t, edge_mask(t, at(x, y - 1), at(x + 1, y), at(x, y + 1), at(x - 1, y))) });
+            out.push(if t == AIR {
+                None
+            } else {
+                atlas_coords(t, edge_mask(t, at(x, y - 1), at(x + 1, y), at(x, y + 1), at(x - 1, y)))
+            });
         }
     }
     out
@@ -131,7 +135,12 @@ pub fn atlas_rgba(tile_px: u32) -> (u32, u32, Vec<u8>) {
                     let x = (mask as u32) * tile_px + tx;
                     let y = row * tile_px + ty;
                     let i = ((y * w + x) * 4) as usize;
-                    px[i..i + 4].copy_from_slice(&[srgb(c[0]), srgb(c[1]), srgb(c[2]), (alpha * 255.0f32).round() as u8]);
+                    px[i..i + 4].copy_from_slice(&[
+                        srgb(c[0]),
+                        srgb(c[1]),
+                        srgb(c[2]),
+                        (alpha * 255.0f32).round() as u8,
+                    ]);
                 }
             }
         }

@@ -22,14 +22,14 @@
 //! May use: `base`, `preset`, `noise` (through the surface line), `automata`, `gen2d`'s
 //! surface line and tile grid.
 
-use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
-use crate::gen2d::{ChunkCoord2D, TileGrid};
-use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
-use crate::preset::model::{FieldError, WorldPreset};
-use crate::base::rng::{hash3, mix64, salt};
 use crate::automata::cave_rules::{CaveRules, cave_stages};
 use crate::automata::cellular::{BitGrid2D, CaStage, run_ca_2d};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
+use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
+use crate::base::rng::{hash3, mix64, salt};
+use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
+use crate::gen2d::{ChunkCoord2D, TileGrid};
+use crate::preset::model::{FieldError, WorldPreset};
 use std::sync::Arc;
 use thiserror::Error;
 
@@ -209,7 +209,8 @@ impl Generator2D {
         if wy + wh <= shallowest_cave {
             return; // the whole window lies above the cave depth
         }
-        let mut rock: BitGrid2D = run_ca_2d(self.preset.seed, salt::CAVE_FILL, sv.cave_rock_probability, (wx, wy), (ww, wh), stages);
+        let mut rock: BitGrid2D =
+            run_ca_2d(self.preset.seed, salt::CAVE_FILL, sv.cave_rock_probability, (wx, wy), (ww, wh), stages);
         for (i, s) in surface.iter().enumerate() {
             let solid_to = (s.saturating_add(depth) - wy).clamp(0, wh);
             for y in 0..solid_to {
@@ -258,7 +259,10 @@ impl Generator2D {
                     let count = ore.clusters_min + (hash3(seed, ore_salt, cx, cy, -1) % spread) as u32;
                     for i in 0..count as i32 {
                         let mut h = hash3(seed, ore_salt, cx, cy, i);
-                        let (mut x, mut y) = (cx * ORE_CELL + (h % ORE_CELL as u64) as i32, cy * ORE_CELL + ((h >> 8) % ORE_CELL as u64) as i32);
+                        let (mut x, mut y) = (
+                            cx * ORE_CELL + (h % ORE_CELL as u64) as i32,
+                            cy * ORE_CELL + ((h >> 8) % ORE_CELL as u64) as i32,
+                        );
                         h = mix64(h);
                         for step in 0..ore.cluster_size {
                             if out.contains(x, y) {

@@ -26,11 +26,11 @@
 //!
 //! May use: `base`, `preset`, `noise`.
 
-use crate::preset::model::{Interpolation, SideViewSettings, SurfaceSource};
 use crate::base::rng::{mix64, salt};
 use crate::noise::fractal::{FractalParams, noise_seed, perlin_fbm};
 use crate::noise::midpoint::MidpointLine;
 use crate::noise::value::{interpolate, lattice_1d, octave_weights, value_noise_1d};
+use crate::preset::model::{Interpolation, SideViewSettings, SurfaceSource};
 use noise::{Fbm, NoiseFn, Perlin};
 
 /// Salt of the side-view line, so a 2D world never repeats the 3D world's height pattern.
@@ -91,7 +91,12 @@ impl SurfaceLine {
         let line_seed = mix64(seed ^ SIDE_VIEW_SALT);
         let perlin = perlin_fbm(
             noise_seed(seed, salt::HEIGHT ^ SIDE_VIEW_SALT),
-            FractalParams { octaves, frequency: 1.0 / scale, persistence: settings.persistence as f64, lacunarity: 2.0 },
+            FractalParams {
+                octaves,
+                frequency: 1.0 / scale,
+                persistence: settings.persistence as f64,
+                lacunarity: 2.0,
+            },
         );
         // Segments as long as the largest features (a power of two), anchors in ±1.
         let levels = (scale.log2().round() as i64).clamp(1, 20) as u32;
@@ -119,13 +124,19 @@ impl SurfaceLine {
     /// The source's value at world x, about `[-1, 1]`.
     pub fn source_value(&self, x: f64) -> f64 {
         match self.source {
-            SurfaceSource::ValueNoiseLinear => value_noise_1d(self.seed, x, self.octaves, self.persistence, Interpolation::Linear, self.base_period),
-            SurfaceSource::ValueNoiseCosine => value_noise_1d(self.seed, x, self.octaves, self.persistence, Interpolation::Cosine, self.base_period),
+            SurfaceSource::ValueNoiseLinear => {
+                value_noise_1d(self.seed, x, self.octaves, self.persistence, Interpolation::Linear, self.base_period)
+            }
+            SurfaceSource::ValueNoiseCosine => {
+                value_noise_1d(self.seed, x, self.octaves, self.persistence, Interpolation::Cosine, self.base_period)
+            }
             SurfaceSource::PerlinFbm => self.perlin.get([x, 0.0]),
             SurfaceSource::MidpointDisplacement => {
                 self.midpoint.sample(x) / (self.midpoint.anchor_range + self.midpoint.initial_range).max(1e-9)
             }
-            SurfaceSource::SmoothedHashNoise => smoothed_hash_noise(self.seed, x, self.octaves, self.persistence, self.base_period),
+            SurfaceSource::SmoothedHashNoise => {
+                smoothed_hash_noise(self.seed, x, self.octaves, self.persistence, self.base_period)
+            }
         }
     }
 

@@ -20,10 +20,10 @@
 //! May use: `base`, `preset`, `noise`.
 
 use crate::base::block::{self, BlockId};
-use crate::preset::model::{Biome, WorldPreset};
 use crate::base::rng::salt;
 use crate::noise::fractal::{FractalParams, noise_seed, perlin_fbm};
 use crate::noise::worley::{cell_of, feature_point};
+use crate::preset::model::{Biome, WorldPreset};
 use noise::{Fbm, NoiseFn, Perlin};
 
 /// Cells scanned on each side of a position's own cell (5×5 in all).
@@ -109,7 +109,12 @@ impl BiomeMap {
                 subsurface_block: block::block_by_name(&t.subsurface_block).unwrap_or(block::DIRT),
             })
             .collect();
-        let climate = FractalParams { octaves: 3, frequency: 1.0 / b.climate_scale.max(1.0) as f64, persistence: 0.5, lacunarity: 2.0 };
+        let climate = FractalParams {
+            octaves: 3,
+            frequency: 1.0 / b.climate_scale.max(1.0) as f64,
+            persistence: 0.5,
+            lacunarity: 2.0,
+        };
         let cell_size = (b.cell_size as f64).max(1.0);
         Self {
             seed: preset.seed,
@@ -198,7 +203,8 @@ impl BiomeMap {
         };
         let d = candidates.iter().map(far).fold(f64::INFINITY, f64::min);
         let keep = d + self.blend + 1.0;
-        let features = candidates.iter().filter(|c| near(c) < keep).map(|&(cx, cz, _, _)| self.feature(cx, cz)).collect();
+        let features =
+            candidates.iter().filter(|c| near(c) < keep).map(|&(cx, cz, _, _)| self.feature(cx, cz)).collect();
         RegionFeatures { rect, features }
     }
 
@@ -299,7 +305,8 @@ impl BiomeMap {
         if !self.enabled {
             return 0;
         }
-        let ((cx, cz), _) = crate::noise::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
+        let ((cx, cz), _) =
+            crate::noise::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
         self.feature(cx, cz).biome
     }
 }
@@ -371,7 +378,13 @@ mod tests {
     #[test]
     fn nearest_row_equals_nearest_in_at_every_position() {
         let map = BiomeMap::new(&WorldPreset::default());
-        for (n, (x0, z)) in [(1usize, (0.5, 0.5)), (4, (-300.5, 70.5)), (7, (1234.5, -999.5)), (18, (-64.5, 15.5)), (37, (511.25, 640.0))] {
+        for (n, (x0, z)) in [
+            (1usize, (0.5, 0.5)),
+            (4, (-300.5, 70.5)),
+            (7, (1234.5, -999.5)),
+            (18, (-64.5, 15.5)),
+            (37, (511.25, 640.0)),
+        ] {
             let xs: Vec<f64> = (0..n).map(|i| x0 + i as f64 * 13.0).collect();
             let region = map.region_features(xs[0], z, xs[n - 1], z);
             let mut row = vec![u8::MAX; n];

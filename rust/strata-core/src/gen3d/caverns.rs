@@ -42,7 +42,14 @@ pub struct CavernScratch {
 impl CavernField {
     /// The caverns over voxels `[min, min + size)` after the automaton program `stages` (from
     /// [`cave_stages`](crate::automata::cave_rules::cave_stages) of `c`); `None` for an empty box.
-    pub fn compute(seed: u64, c: &CaveSettings, stages: &[CaStage], min: IVec3, size: IVec3, scratch: &mut CavernScratch) -> Option<Self> {
+    pub fn compute(
+        seed: u64,
+        c: &CaveSettings,
+        stages: &[CaStage],
+        min: IVec3,
+        size: IVec3,
+        scratch: &mut CavernScratch,
+    ) -> Option<Self> {
         if size.volume() == 0 {
             return None;
         }
@@ -56,7 +63,15 @@ impl CavernField {
         let halo = if pockets.is_active() { pockets.halo() as i32 } else { 0 };
         let origin = lo - IVec3::splat(halo);
         let rock = 1.0 - c.fill_probability;
-        let mut grid = run_ca_3d_with(seed, salt::CAVE_FILL, rock, origin, cells + IVec3::splat(2 * halo), stages, &mut scratch.automaton);
+        let mut grid = run_ca_3d_with(
+            seed,
+            salt::CAVE_FILL,
+            rock,
+            origin,
+            cells + IVec3::splat(2 * halo),
+            stages,
+            &mut scratch.automaton,
+        );
         if pockets.is_active() {
             let h = halo as usize;
             let roi_max = [h + cells.x as usize, h + cells.y as usize, h + cells.z as usize];

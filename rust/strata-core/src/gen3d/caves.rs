@@ -88,7 +88,11 @@ pub struct CaveDepths {
 impl CaveDepths {
     pub fn of(c: &CaveSettings) -> Self {
         let whole = c.min_depth.min(1 << 20) as i32;
-        if c.allow_surface_breach { Self { cavern: whole, tunnel: 0 } } else { Self { cavern: whole.max(1), tunnel: whole.max(1) } }
+        if c.allow_surface_breach {
+            Self { cavern: whole, tunnel: 0 }
+        } else {
+            Self { cavern: whole.max(1), tunnel: whole.max(1) }
+        }
     }
 }
 
@@ -154,7 +158,13 @@ impl BelowMasks<'_> {
     /// Masks for columns with `tops` (world y; `sx` per row, x fastest), for layers `0..layers`
     /// from world y `y0`; no columns at all when `tops` is `None`. The masks live in `buffers`
     /// (`drops`, `masks`), whose allocations are reused.
-    fn new<'a>(tops: Option<&[i32]>, sx: usize, y0: i32, layers: usize, buffers: &'a mut (Vec<u64>, Vec<u64>)) -> BelowMasks<'a> {
+    fn new<'a>(
+        tops: Option<&[i32]>,
+        sx: usize,
+        y0: i32,
+        layers: usize,
+        buffers: &'a mut (Vec<u64>, Vec<u64>),
+    ) -> BelowMasks<'a> {
         let words = sx.div_ceil(64);
         let (drops, masks) = (&mut buffers.0, &mut buffers.1);
         drops.clear();
@@ -166,7 +176,11 @@ impl BelowMasks<'_> {
         masks.resize(rows * words, 0);
         let mut highest = 0;
         let last_layer = layers.min(i32::MAX as usize) as i32;
-        for ((row, row_drops), row_mask) in tops.chunks_exact(sx.max(1)).zip(drops.chunks_exact_mut(stride.max(1))).zip(masks.chunks_exact_mut(words.max(1))) {
+        for ((row, row_drops), row_mask) in tops
+            .chunks_exact(sx.max(1))
+            .zip(drops.chunks_exact_mut(stride.max(1)))
+            .zip(masks.chunks_exact_mut(words.max(1)))
+        {
             if words == 1 {
                 // One word per layer (the common case): no word index to compute.
                 for (x, &t) in row.iter().enumerate() {
@@ -277,7 +291,11 @@ fn carve_in(caves: &Caves, ctx: &StageContext, out: &mut VoxelBuffer, layers: bo
         _ => None,
     };
     let tunnel_top = refill(&mut b.tunnel_top, surfaces.iter().map(|s| s.saturating_sub(depths.tunnel)));
-    let tunnels = if tunnels_on { TunnelField::compute_below(&caves.tunnel_noise, c, min, work, Some(tunnel_top), tunnel_scratch) } else { None };
+    let tunnels = if tunnels_on {
+        TunnelField::compute_below(&caves.tunnel_noise, c, min, work, Some(tunnel_top), tunnel_scratch)
+    } else {
+        None
+    };
     if caverns.is_none() && tunnels.is_none() {
         return;
     }
@@ -340,13 +358,15 @@ fn carve_in(caves: &Caves, ctx: &StageContext, out: &mut VoxelBuffer, layers: bo
     let data = out.data_mut();
     let carvable_bits = carvable_ids();
     // Whether every voxel a kind of cave may open is stone, hence carvable.
-    let (cavern_in_stone, tunnel_in_stone) = (layers && depths.cavern >= STONE_DEPTH, layers && depths.tunnel >= STONE_DEPTH);
+    let (cavern_in_stone, tunnel_in_stone) =
+        (layers && depths.cavern >= STONE_DEPTH, layers && depths.tunnel >= STONE_DEPTH);
     // Layer by layer upwards (the buffer's order), up to the highest top.
     // With equal depths (the default) both kinds of cave share one set of masks.
     let shared = caverns.is_some() && tunnels.is_some() && depths.cavern == depths.tunnel;
     let [cavern_buffers, tunnel_buffers] = &mut b.below;
     let mut cavern_below = BelowMasks::new(caverns.is_some().then_some(cavern_top), sx, min.y, work_y, cavern_buffers);
-    let mut tunnel_below = BelowMasks::new((tunnels.is_some() && !shared).then_some(tunnel_top), sx, min.y, work_y, tunnel_buffers);
+    let mut tunnel_below =
+        BelowMasks::new((tunnels.is_some() && !shared).then_some(tunnel_top), sx, min.y, work_y, tunnel_buffers);
     for ly in 0..work_y.min(cavern_below.highest.max(tunnel_below.highest)) {
         cavern_below.advance(ly);
         tunnel_below.advance(ly);
@@ -355,7 +375,9 @@ fn carve_in(caves: &Caves, ctx: &StageContext, out: &mut VoxelBuffer, layers: bo
             let row_start = (ly * sz + lz) * sx;
             for w in 0..words {
                 let cavern_open = match &cavern_rows {
-                    Some((masks, nz, row_y, row_z)) => masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_below.word(lz, w),
+                    Some((masks, nz, row_y, row_z)) => {
+                        masks[(row_y[ly] * nz + row_z[lz]) * words + w] & cavern_below.word(lz, w)
+                    }
                     None => 0,
                 };
                 let mut bits = cavern_open;
@@ -385,7 +407,8 @@ fn carve_in(caves: &Caves, ctx: &StageContext, out: &mut VoxelBuffer, layers: bo
                     let lx = 64 * w + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
                     let i = row_start + lx;
-                    if (tunnel_in_stone || carvable_in(carvable_bits, data[i])) && f.is_open_at(ax[lx], ay[ly], az[lz]) {
+                    if (tunnel_in_stone || carvable_in(carvable_bits, data[i])) && f.is_open_at(ax[lx], ay[ly], az[lz])
+                    {
                         data[i] = AIR;
                     }
                 }
@@ -432,7 +455,9 @@ mod tests {
         }
         assert!(open > 0, "no cavern in the compared box");
         let big_tunnels = (0..big_size.y)
-            .flat_map(|y| (0..big_size.z).flat_map(move |z| (0..big_size.x).map(move |x| big_min + IVec3::new(x, y, z))))
+            .flat_map(|y| {
+                (0..big_size.z).flat_map(move |z| (0..big_size.x).map(move |x| big_min + IVec3::new(x, y, z)))
+            })
             .filter(|&p| big_t.is_open(p))
             .count();
         assert!(big_tunnels > 0 && tunnel <= big_tunnels);
@@ -450,7 +475,8 @@ mod tests {
 
     #[test]
     fn spread_cells_repeats_each_bit_cell_size_times() {
-        for (n, cells) in [0u64, !0, 0x8000_0001_0000_0001, 0x1234_5678_9abc_def0, 0xdead_beef].into_iter().enumerate() {
+        for (n, cells) in [0u64, !0, 0x8000_0001_0000_0001, 0x1234_5678_9abc_def0, 0xdead_beef].into_iter().enumerate()
+        {
             for cs in [1, 2, 4] {
                 let mut expect = 0u64;
                 for bit in 0..64 / cs {

@@ -87,7 +87,14 @@ impl RingSurfaces {
     /// The surfaces of the slope ring of [`ColumnPass::samples`] (the columns just outside the
     /// rectangle `[min_x, min_x + size_x) × [min_z, min_z + size_z)`): the same samples, so the
     /// same surfaces, as the columns there computed on their own.
-    pub fn fill_from_samples(&mut self, samples: &[TerrainSample], min_x: i32, min_z: i32, size_x: usize, size_z: usize) {
+    pub fn fill_from_samples(
+        &mut self,
+        samples: &[TerrainSample],
+        min_x: i32,
+        min_z: i32,
+        size_x: usize,
+        size_z: usize,
+    ) {
         let gx = size_x + 2;
         let surface = |i: usize, k: usize| floor_to_i32(samples[k * gx + i].height);
         (self.min_x, self.min_z, self.size_x, self.size_z) = (min_x, min_z, size_x as i32, size_z as i32);
@@ -146,7 +153,15 @@ impl<'a> ColumnPass<'a> {
 
     /// Heights and biomes of the columns of a rectangle and a one-column ring around it (for
     /// the slope), row-major with x fastest.
-    pub fn samples(&self, min_x: i32, min_z: i32, size_x: usize, size_z: usize, exact: bool, samples: &mut Vec<TerrainSample>) {
+    pub fn samples(
+        &self,
+        min_x: i32,
+        min_z: i32,
+        size_x: usize,
+        size_z: usize,
+        exact: bool,
+        samples: &mut Vec<TerrainSample>,
+    ) {
         let (gx, gz) = (size_x + 2, size_z + 2);
         let (x0, z0) = (min_x as f64 - 0.5, min_z as f64 - 0.5);
         if exact {
@@ -182,7 +197,14 @@ impl<'a> ColumnPass<'a> {
 /// floors are single instructions there).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn columns_from_samples_avx2(biomes: &BiomeMap, preset: &WorldPreset, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+fn columns_from_samples_avx2(
+    biomes: &BiomeMap,
+    preset: &WorldPreset,
+    samples: &[TerrainSample],
+    size_x: usize,
+    size_z: usize,
+    out: &mut Vec<Column>,
+) {
     columns_from_samples_body(biomes, preset, samples, size_x, size_z, out)
 }
 
@@ -190,15 +212,24 @@ fn columns_from_samples_avx2(biomes: &BiomeMap, preset: &WorldPreset, samples: &
 /// through the pass) so that the compiler knows the pushes to `out` leave them unchanged and
 /// keeps what the loop reads of them in registers.
 #[inline(always)]
-fn columns_from_samples_body(biomes: &BiomeMap, preset: &WorldPreset, samples: &[TerrainSample], size_x: usize, size_z: usize, out: &mut Vec<Column>) {
+fn columns_from_samples_body(
+    biomes: &BiomeMap,
+    preset: &WorldPreset,
+    samples: &[TerrainSample],
+    size_x: usize,
+    size_z: usize,
+    out: &mut Vec<Column>,
+) {
     let gx = size_x + 2;
     out.reserve(size_x * size_z);
     for k in 1..=size_z {
-        let (above, row, below) = (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
+        let (above, row, below) =
+            (&samples[(k - 1) * gx..k * gx], &samples[k * gx..(k + 1) * gx], &samples[(k + 1) * gx..(k + 2) * gx]);
         for i in 1..=size_x {
             let sample = row[i];
             let surface = floor_to_i32(sample.height);
-            let slope = ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
+            let slope =
+                ((row[i + 1].height - row[i - 1].height).abs()).max((below[i].height - above[i].height).abs()) * 0.5;
             let (surface_block, subsurface_block) = column_blocks(biomes, preset, sample.biome, surface, slope);
             out.push(Column { surface, surface_block, subsurface_block, biome: sample.biome });
         }
@@ -237,7 +268,31 @@ mod tests {
 
     #[test]
     fn fast_floor_equals_floor() {
-        let edges = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 1e-300, -1e-300, 2147483647.0, 2147483647.5, -2147483648.0, -2147483648.5, -2147483649.0, 2147483648.0, 1e12, -1e12, f64::MAX, f64::MIN, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, 3.999999999999999, -3.000000000000001];
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            1e-300,
+            -1e-300,
+            2147483647.0,
+            2147483647.5,
+            -2147483648.0,
+            -2147483648.5,
+            -2147483649.0,
+            2147483648.0,
+            1e12,
+            -1e12,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            3.999999999999999,
+            -3.000000000000001,
+        ];
         let mut h = 7u64;
         let random = (0..100_000).map(|_| {
             h = crate::base::rng::mix64(h);

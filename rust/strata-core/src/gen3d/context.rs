@@ -28,7 +28,13 @@ pub struct StageContext<'a> {
 }
 
 impl<'a> StageContext<'a> {
-    pub fn new(preset: &'a WorldPreset, biomes: &'a [Biome], pass: ColumnPass<'a>, columns: &'a ColumnGrid, ring: Option<&'a RingSurfaces>) -> Self {
+    pub fn new(
+        preset: &'a WorldPreset,
+        biomes: &'a [Biome],
+        pass: ColumnPass<'a>,
+        columns: &'a ColumnGrid,
+        ring: Option<&'a RingSurfaces>,
+    ) -> Self {
         Self { seed: preset.seed, preset, biomes, columns, ring, pass }
     }
 
@@ -40,6 +46,10 @@ impl<'a> StageContext<'a> {
     /// The column at world (x, z): the region's where the grid holds it, else computed.
     pub fn column(&self, x: i32, z: i32) -> Column {
         let grid = self.columns;
-        if grid.contains(x, z) && grid.columns.len() == (grid.size_x * grid.size_z) as usize { *grid.get(x, z) } else { self.pass.column(x, z) }
+        if grid.contains(x, z) && grid.columns.len() == (grid.size_x * grid.size_z) as usize {
+            *grid.get(x, z)
+        } else {
+            self.pass.column(x, z)
+        }
     }
 }

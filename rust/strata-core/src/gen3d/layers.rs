@@ -36,7 +36,9 @@ fn fill_avx2(ctx: &StageContext, out: &mut VoxelBuffer) {
 fn fill_body(ctx: &StageContext, out: &mut VoxelBuffer) {
     let (min, size) = (out.min(), out.size());
     let columns = ctx.columns;
-    debug_assert!(columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z);
+    debug_assert!(
+        columns.min_x == min.x && columns.min_z == min.z && columns.size_x == size.x && columns.size_z == size.z
+    );
     let sea = ctx.preset.water.sea_level;
     let water = ctx.preset.water.enabled;
     let cols = &columns.columns;
@@ -51,7 +53,10 @@ fn fill_body(ctx: &StageContext, out: &mut VoxelBuffer) {
     // as many voxels go through a vector register at once.
     let surface_blocks: Vec<BlockId> = cols.iter().map(|c| c.surface_block).collect();
     let subsurface_blocks: Vec<BlockId> = cols.iter().map(|c| c.subsurface_block).collect();
-    let short = lo.saturating_sub(STONE_DEPTH) >= i16::MIN as i32 && hi <= i16::MAX as i32 && min.y >= i16::MIN as i32 && min.y + size.y <= i16::MAX as i32;
+    let short = lo.saturating_sub(STONE_DEPTH) >= i16::MIN as i32
+        && hi <= i16::MAX as i32
+        && min.y >= i16::MIN as i32
+        && min.y + size.y <= i16::MAX as i32;
     let surfaces: Vec<i32> = if short { Vec::new() } else { cols.iter().map(|c| c.surface).collect() };
     let short_surfaces: Vec<i16> = if short { cols.iter().map(|c| c.surface as i16).collect() } else { Vec::new() };
     for (ly, layer) in out.data_mut().chunks_exact_mut(plane).enumerate() {
@@ -84,9 +89,16 @@ fn fill_body(ctx: &StageContext, out: &mut VoxelBuffer) {
 /// Written as masks rather than branches so that a layer's loop is vectorised:
 /// `if y < s − 4 { stone } else if y < s − 1 { subsurface } else if y < s { surface } else { above }`.
 #[inline(always)]
-fn layer_block_of<T: Copy + PartialOrd + std::ops::Sub<Output = T> + From<i8>>(s: T, surface_block: BlockId, subsurface_block: BlockId, y: T, above: BlockId) -> BlockId {
+fn layer_block_of<T: Copy + PartialOrd + std::ops::Sub<Output = T> + From<i8>>(
+    s: T,
+    surface_block: BlockId,
+    subsurface_block: BlockId,
+    y: T,
+    above: BlockId,
+) -> BlockId {
     let all_if = |c: bool| (c as BlockId).wrapping_neg();
-    let (stone, subsurface, surface) = (all_if(y < s - T::from(STONE_DEPTH as i8)), all_if(y < s - T::from(1)), all_if(y < s));
+    let (stone, subsurface, surface) =
+        (all_if(y < s - T::from(STONE_DEPTH as i8)), all_if(y < s - T::from(1)), all_if(y < s));
     let upper = (surface_block & surface) | (above & !surface);
     let middle = (subsurface_block & subsurface) | (upper & !subsurface);
     (block::STONE & stone) | (middle & !stone)

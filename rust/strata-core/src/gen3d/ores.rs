@@ -19,10 +19,10 @@
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
+use crate::base::rng::{rng_at, salt};
 use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::context::StageContext;
 use crate::preset::model::OreKind;
-use crate::base::rng::{rng_at, salt};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
@@ -57,12 +57,11 @@ fn cell_clusters(seed: u64, kind_index: usize, kind: &OreKind, cell: IVec3) -> i
     let (lo, hi) = (kind.clusters_per_chunk_min, kind.clusters_per_chunk_max.max(kind.clusters_per_chunk_min));
     let count = lo + (rng.next_u64() % (hi - lo + 1) as u64) as u32;
     let origin = cell * ORE_CELL;
-    (0..count)
-        .map(move |_| {
-            let h = rng.next_u64();
-            let offset = IVec3::new((h & 31) as i32, ((h >> 5) & 31) as i32, ((h >> 10) & 31) as i32);
-            OreCluster { centre: origin + offset, shape_seed: rng.next_u64() }
-        })
+    (0..count).map(move |_| {
+        let h = rng.next_u64();
+        let offset = IVec3::new((h & 31) as i32, ((h >> 5) & 31) as i32, ((h >> 10) & 31) as i32);
+        OreCluster { centre: origin + offset, shape_seed: rng.next_u64() }
+    })
 }
 
 /// The voxels of a cluster of `size` voxels (see the module docs), centre first.
@@ -226,11 +225,21 @@ mod tests {
             assert_eq!(v.len(), 10, "cluster {i}");
             assert_eq!(v[0], cl.centre);
             for (j, p) in v.iter().enumerate().skip(1) {
-                assert!(v[..j].iter().any(|q| { let d = *p - *q; d.x.abs() + d.y.abs() + d.z.abs() == 1 }), "voxel {j} is detached");
+                assert!(
+                    v[..j].iter().any(|q| {
+                        let d = *p - *q;
+                        d.x.abs() + d.y.abs() + d.z.abs() == 1
+                    }),
+                    "voxel {j} is detached"
+                );
                 let d = *p - cl.centre;
                 assert!(d.x.abs().max(d.y.abs()).max(d.z.abs()) < 10);
             }
         }
-        assert_ne!(clusters_in_cell(4, 0, &kind, IVec3::ZERO), clusters_in_cell(4, 1, &kind, IVec3::ZERO), "kinds draw independent clusters");
+        assert_ne!(
+            clusters_in_cell(4, 0, &kind, IVec3::ZERO),
+            clusters_in_cell(4, 1, &kind, IVec3::ZERO),
+            "kinds draw independent clusters"
+        );
     }
 }

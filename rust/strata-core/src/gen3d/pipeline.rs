@@ -179,7 +179,13 @@ impl Generator {
     pub fn generate_region_with(&self, out: &mut VoxelBuffer, scratch: &mut GenScratch) {
         let (min, size) = (out.min(), out.size());
         let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
-        let mut columns = ColumnGrid { min_x: min.x, min_z: min.z, size_x: size.x, size_z: size.z, columns: Vec::with_capacity(nx * nz) };
+        let mut columns = ColumnGrid {
+            min_x: min.x,
+            min_z: min.z,
+            size_x: size.x,
+            size_z: size.z,
+            columns: Vec::with_capacity(nx * nz),
+        };
         if nx > 0 && nz > 0 {
             let pass = self.column_pass();
             pass.samples(min.x, min.z, nx, nz, false, &mut scratch.samples);
@@ -233,7 +239,13 @@ impl Generator {
     /// sky costs no extra pass for the test. `columns` receives the padded chunk's columns
     /// (34 × 34 from `min_voxel − 1`) when it is not sky, for later stages that need them
     /// (scatter), and keeps its allocation across calls, as `scratch` does.
-    pub fn generate_padded_chunk_unless_sky(&self, c: ChunkCoord, out: &mut VoxelBuffer, columns: &mut ColumnGrid, scratch: &mut GenScratch) -> bool {
+    pub fn generate_padded_chunk_unless_sky(
+        &self,
+        c: ChunkCoord,
+        out: &mut VoxelBuffer,
+        columns: &mut ColumnGrid,
+        scratch: &mut GenScratch,
+    ) -> bool {
         let (min, n) = (c.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
         let (nu, gx) = (n as usize, n as usize + 2);
         let pass = self.column_pass();
@@ -241,7 +253,9 @@ impl Generator {
         pass.samples(min.x, min.z, nu, nu, false, samples);
         // The highest surface, from the highest height: flooring is monotonic, so only a NaN
         // height (surface 0) is not covered by the maximum (which skips it).
-        let (highest, nan) = (1..=nu).flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu]).fold((f64::NEG_INFINITY, false), |(m, nan), s| (m.max(s.height), nan | s.height.is_nan()));
+        let (highest, nan) = (1..=nu)
+            .flat_map(|k| &samples[k * gx + 1..k * gx + 1 + nu])
+            .fold((f64::NEG_INFINITY, false), |(m, nan), s| (m.max(s.height), nan | s.height.is_nan()));
         let hi = if nu == 0 { i32::MIN } else { floor_to_i32(highest).max(if nan { 0 } else { i32::MIN }) };
         columns.columns.clear();
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
@@ -318,7 +332,11 @@ mod tests {
     #[test]
     fn the_sky_shortcut_gives_the_padded_chunk_and_the_sky_test() {
         let g = Generator::new(&WorldPreset::default()).unwrap();
-        let (mut a, mut b, mut columns) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default());
+        let (mut a, mut b, mut columns) = (
+            VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            ColumnGrid::default(),
+        );
         let mut scratch = GenScratch::default();
         let mut skies = 0;
         for (cx, cz) in [(0, 0), (3, -2), (-7, 5), (40, 41)] {
@@ -346,8 +364,15 @@ mod tests {
         (preset.caves.tunnel_strength, preset.caves.tunnel_width) = (1.0, 0.2);
         let g = Generator::new(&preset).unwrap();
         let mut scratch = GenScratch::default();
-        let (mut used, mut fresh) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), VoxelBuffer::new(IVec3::ZERO, IVec3::ONE));
-        for c in [ChunkCoord::new(0, -1, 0), ChunkCoord::new(5, -3, -2), ChunkCoord::new(0, -1, 0), ChunkCoord::new(-9, 0, 4), ChunkCoord::new(2, -6, 2)] {
+        let (mut used, mut fresh) =
+            (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), VoxelBuffer::new(IVec3::ZERO, IVec3::ONE));
+        for c in [
+            ChunkCoord::new(0, -1, 0),
+            ChunkCoord::new(5, -3, -2),
+            ChunkCoord::new(0, -1, 0),
+            ChunkCoord::new(-9, 0, 4),
+            ChunkCoord::new(2, -6, 2),
+        ] {
             g.generate_padded_chunk_with(c, &mut used, &mut scratch);
             g.generate_padded_chunk(c, &mut fresh);
             assert_eq!(used, fresh, "{c:?}");
@@ -380,11 +405,16 @@ mod tests {
         let pass = g.column_pass();
         let mut scratch = GenScratch::default();
         let mut sealed = 0;
-        for (min, size) in [(IVec3::new(-64, -20, -64), IVec3::new(128, 34, 128)), (IVec3::new(61, -30, 95), IVec3::new(40, 45, 23)), (IVec3::new(-300, 0, 7), IVec3::new(1, 13, 5))] {
+        for (min, size) in [
+            (IVec3::new(-64, -20, -64), IVec3::new(128, 34, 128)),
+            (IVec3::new(61, -30, 95), IVec3::new(40, 45, 23)),
+            (IVec3::new(-300, 0, 7), IVec3::new(1, 13, 5)),
+        ] {
             let (nx, nz) = (size.x as usize, size.z as usize);
             let mut samples = Vec::new();
             pass.samples(min.x, min.z, nx, nz, false, &mut samples);
-            let mut columns = ColumnGrid { min_x: min.x, min_z: min.z, size_x: size.x, size_z: size.z, columns: Vec::new() };
+            let mut columns =
+                ColumnGrid { min_x: min.x, min_z: min.z, size_x: size.x, size_z: size.z, columns: Vec::new() };
             pass.columns_from_samples(&samples, nx, nz, &mut columns.columns);
             let mut ring = RingSurfaces::default();
             ring.fill_from_samples(&samples, min.x, min.z, nx, nz);

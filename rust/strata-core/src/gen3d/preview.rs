@@ -17,8 +17,8 @@
 use crate::base::block::{AIR, block_info};
 use crate::base::coords::IVec3;
 use crate::gen3d::pipeline::{Generator, GeneratorError};
-use crate::preset::model::WorldPreset;
 use crate::noise::heightmap::{HeightmapError, write_png};
+use crate::preset::model::WorldPreset;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -53,12 +53,26 @@ const SKY: [f32; 3] = [0.72, 0.84, 0.96];
 
 /// Renders the preview images of `preset` around world `center` (x, z): `size_px × size_px`
 /// pixels of `cell` world units each, written into `out_dir` (created if missing).
-pub fn render_preview(preset: &WorldPreset, center: (i32, i32), size_px: u32, cell: f32, out_dir: &Path) -> Result<PreviewFiles, PreviewError> {
+pub fn render_preview(
+    preset: &WorldPreset,
+    center: (i32, i32),
+    size_px: u32,
+    cell: f32,
+    out_dir: &Path,
+) -> Result<PreviewFiles, PreviewError> {
     if !(1..=MAX_SIZE_PX).contains(&size_px) {
-        return Err(PreviewError::Argument { field: "size_px", value: size_px.to_string(), allowed: "1..=4096 pixels" });
+        return Err(PreviewError::Argument {
+            field: "size_px",
+            value: size_px.to_string(),
+            allowed: "1..=4096 pixels",
+        });
     }
     if !(cell.is_finite() && cell > 0.0 && cell <= 1024.0) {
-        return Err(PreviewError::Argument { field: "cell", value: cell.to_string(), allowed: "a number of world units per pixel in (0, 1024]" });
+        return Err(PreviewError::Argument {
+            field: "cell",
+            value: cell.to_string(),
+            allowed: "a number of world units per pixel in (0, 1024]",
+        });
     }
     let generator = Generator::new(preset)?;
     std::fs::create_dir_all(out_dir).map_err(|source| PreviewError::Io { path: out_dir.into(), source })?;
@@ -80,10 +94,12 @@ pub fn render_preview(preset: &WorldPreset, center: (i32, i32), size_px: u32, ce
     let span = if hi > lo { hi - lo } else { 1.0 };
 
     // height.png + height.json
-    let gray: Vec<u8> = heights.iter().flat_map(|h| (((h - lo) / span * 65535.0).round() as u16).to_be_bytes()).collect();
+    let gray: Vec<u8> =
+        heights.iter().flat_map(|h| (((h - lo) / span * 65535.0).round() as u16).to_be_bytes()).collect();
     write_png(&files.height_png, size_px, size_px, png::ColorType::Grayscale, png::BitDepth::Sixteen, &gray)?;
     let biomes = generator.biomes();
-    let names: Vec<String> = biomes.iter().map(|b| format!("\"{}\"", b.name.replace('\\', "\\\\").replace('"', "\\\""))).collect();
+    let names: Vec<String> =
+        biomes.iter().map(|b| format!("\"{}\"", b.name.replace('\\', "\\\\").replace('"', "\\\""))).collect();
     let json = format!(
         "{{\n  \"cell_size\": {cell},\n  \"size_px\": {size_px},\n  \"center\": [{}, {}],\n  \"origin\": [{}, {}],\n  \"min_height\": {lo},\n  \"max_height\": {hi},\n  \"sea_level\": {},\n  \"seed\": {},\n  \"biomes\": [{}]\n}}\n",
         center.0,
@@ -94,12 +110,14 @@ pub fn render_preview(preset: &WorldPreset, center: (i32, i32), size_px: u32, ce
         preset.seed,
         names.join(", ")
     );
-    std::fs::write(&files.height_json, json).map_err(|source| PreviewError::Io { path: files.height_json.clone(), source })?;
+    std::fs::write(&files.height_json, json)
+        .map_err(|source| PreviewError::Io { path: files.height_json.clone(), source })?;
 
     // relief.png and biomes.png
     let sea = preset.water.sea_level as f64;
     let water = preset.water.enabled;
-    let at = |i: isize, k: isize| heights[(k.clamp(0, n as isize - 1) as usize) * n + i.clamp(0, n as isize - 1) as usize];
+    let at =
+        |i: isize, k: isize| heights[(k.clamp(0, n as isize - 1) as usize) * n + i.clamp(0, n as isize - 1) as usize];
     let light = {
         let l = [-1.0f64, 1.5, -1.0];
         let len = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt();

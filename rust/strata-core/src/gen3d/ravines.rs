@@ -41,7 +41,15 @@ impl Ravines {
         }
         let spacing = (h.ravine_spacing as f64).max(16.0);
         let levels = (spacing.log2().ceil() as u32).clamp(4, 16);
-        let mut r = Self { seed, depth: h.ravine_depth as f64, width: (h.ravine_width as f64).max(0.5), spacing, levels, roughness: h.ravine_roughness as f64, reach: 0.0 };
+        let mut r = Self {
+            seed,
+            depth: h.ravine_depth as f64,
+            width: (h.ravine_width as f64).max(0.5),
+            spacing,
+            levels,
+            roughness: h.ravine_roughness as f64,
+            reach: 0.0,
+        };
         r.reach = 0.2 * spacing + r.line(Family::AlongX, 0).max_abs();
         Some(r)
     }
@@ -97,7 +105,8 @@ impl Ravines {
     /// integer position along it that the rectangle's points interpolate between.
     pub fn cache(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> RavineCache {
         let mut cache = RavineCache::default();
-        for (family, (a0, a1), (c0, c1)) in [(Family::AlongX, (x0, x1), (z0, z1)), (Family::AlongZ, (z0, z1), (x0, x1))] {
+        for (family, (a0, a1), (c0, c1)) in [(Family::AlongX, (x0, x1), (z0, z1)), (Family::AlongZ, (z0, z1), (x0, x1))]
+        {
             let first = a0.floor() as i64;
             let last = a1.floor() as i64 + 1;
             for j in self.paths_near(c0, c1) {

@@ -26,9 +26,9 @@
 
 use crate::base::block;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
 use crate::gen3d::context::StageContext;
 use crate::preset::model::Biome;
-use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
 use noise::{NoiseFn, Perlin};
 
 /// Edge, in columns, of the cells of the candidate grid (one candidate per cell).
@@ -123,7 +123,9 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
             let u = unit_f32(h2);
             let mut acc = 0.0;
             let mut kind = None;
-            for (k, pk) in [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock].into_iter().zip(p) {
+            for (k, pk) in
+                [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock].into_iter().zip(p)
+            {
                 acc += pk;
                 if u < acc {
                     kind = Some(k);
@@ -156,7 +158,9 @@ mod tests {
         let mut padded = crate::base::chunk::VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
         let (mut grid, mut scratch) = (ColumnGrid::default(), GenScratch::default());
         let mut compared = 0;
-        for c in [ChunkCoord::new(0, 0, 0), ChunkCoord::new(3, 0, -2), ChunkCoord::new(-5, 1, 7), ChunkCoord::new(2, -1, 2)] {
+        for c in
+            [ChunkCoord::new(0, 0, 0), ChunkCoord::new(3, 0, -2), ChunkCoord::new(-5, 1, 7), ChunkCoord::new(2, -1, 2)]
+        {
             if !g.generate_padded_chunk_unless_sky(c, &mut padded, &mut grid, &mut scratch) {
                 assert_eq!(g.scatter_chunk_with_columns(c, &grid), g.scatter_chunk(c), "{c:?}");
                 compared += 1;

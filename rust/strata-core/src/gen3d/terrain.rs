@@ -40,7 +40,6 @@
 //!
 //! May use: `base`, `preset`, `noise`, `gen3d::biomes` and `gen3d::ravines` (parts of the field).
 
-use crate::preset::model::{HeightmapWrap, WorldPreset};
 use crate::base::rng::salt;
 use crate::gen3d::biomes::{BiomeMap, RegionFeatures};
 use crate::gen3d::ravines::{RavineCache, Ravines};
@@ -49,6 +48,7 @@ use crate::noise::fast_fbm::PerlinFbm2;
 use crate::noise::fractal::{FractalParams, noise_seed, ridged, simplex_fbm};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
 use crate::noise::value::value_noise_2d;
+use crate::preset::model::{HeightmapWrap, WorldPreset};
 use noise::{Fbm, NoiseFn, OpenSimplex, Perlin, RidgedMulti};
 use std::path::Path;
 
@@ -180,7 +180,14 @@ impl Terrain {
                     _ => path.to_path_buf(),
                 };
                 let map = Heightmap::load(&path)?;
-                Some((w, HeightmapSource { map, cell_size: (h.heightmap_cell_size as f64).max(0.01), wrap: h.heightmap_wrap }))
+                Some((
+                    w,
+                    HeightmapSource {
+                        map,
+                        cell_size: (h.heightmap_cell_size as f64).max(0.01),
+                        wrap: h.heightmap_wrap,
+                    },
+                ))
             }
             None => None,
         };
@@ -192,7 +199,9 @@ impl Terrain {
             perlin: (h.perlin_weight.max(0.0) as f64, PerlinFbm2::new(noise_seed(seed, salt::HEIGHT), params)),
             simplex: weight(h.simplex_weight).map(|w| (w, simplex_fbm(noise_seed(seed, salt::HEIGHT ^ 0x51), params))),
             ridged: weight(h.ridged_weight).map(|w| (w, ridged(noise_seed(seed, salt::HEIGHT ^ 0x52), params))),
-            value: weight(h.value_weight).map(|w| (w, octaves, h.persistence as f64, (h.scale as f64).max(1.0) / (1u64 << (octaves - 1)) as f64)),
+            value: weight(h.value_weight).map(|w| {
+                (w, octaves, h.persistence as f64, (h.scale as f64).max(1.0) / (1u64 << (octaves - 1)) as f64)
+            }),
             value_interp: h.value_interpolation,
             diamond_square: weight(h.diamond_square_weight)
                 .map(|w| (w, DiamondSquare::new(seed, h.diamond_square_cell_log2, h.diamond_square_roughness as f64))),
@@ -205,7 +214,9 @@ impl Terrain {
                 .filter(|w| **w > 0.0)
                 .fold(0.0, |t, w| t + *w as f64),
             fallback_perlin: heightmap_border_alone(h),
-            blend_on_lattice: preset.biomes.enabled && !preset.biomes.table.is_empty() && preset.biomes.blend_distance > 0.0,
+            blend_on_lattice: preset.biomes.enabled
+                && !preset.biomes.table.is_empty()
+                && preset.biomes.blend_distance > 0.0,
         })
     }
 
@@ -317,7 +328,8 @@ impl Terrain {
         let v = self.lattice_fill(i, k, 2, 2, &features);
         let lattice = LatticeValue::bilinear(&v[0], &v[1], &v[2], &v[3], tx, tz);
         let ds = self.diamond_square.as_ref().map(|(_, ds)| ds.sample(x, z));
-        let ravine = self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
+        let ravine =
+            self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
         self.combine(x, z, lattice, ds, ravine, self.biomes.nearest_in(x, z, &features))
     }
 
@@ -327,7 +339,8 @@ impl Terrain {
     pub fn sample_exact(&self, x: f64, z: f64) -> TerrainSample {
         let features = self.biomes.region_features(x, z, x, z);
         let ds = self.diamond_square.as_ref().map(|(_, ds)| ds.sample(x, z));
-        let ravine = self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
+        let ravine =
+            self.ravines.as_ref().map(|r| r.carve(x, z, &|family, j, i| r.line(family, j).value_at(i))).unwrap_or(0.0);
         self.combine(x, z, self.lattice_value(x, z, &features), ds, ravine, self.biomes.nearest_in(x, z, &features))
     }
 
@@ -372,7 +385,8 @@ impl Terrain {
             return;
         }
         let (x1, z1) = (x0 + (nx - 1) as f64 * step, z0 + (nz - 1) as f64 * step);
-        let features = if exact { self.biomes.region_features(x0, z0, x1, z1) } else { self.lattice_features(x0, z0, x1, z1) };
+        let features =
+            if exact { self.biomes.region_features(x0, z0, x1, z1) } else { self.lattice_features(x0, z0, x1, z1) };
         // Diamond-square lattice over the grid's integer span (only worth it on a dense grid).
         let mut ds_lattice = Vec::new();
         let (lx0, lz0) = (x0.floor() as i64, z0.floor() as i64);
@@ -391,7 +405,8 @@ impl Terrain {
         let shared = !exact && step <= 2.0 * self.step as f64;
         let lattice = if shared { self.lattice_fill(i0, k0, ni, nk, &features) } else { Vec::new() };
         // Per-row and per-column lattice cells.
-        let xs: Vec<(f64, i64, f64)> = (0..nx).map(|i| x0 + i as f64 * step).map(|x| (x, self.cell(x).0, self.cell(x).1)).collect();
+        let xs: Vec<(f64, i64, f64)> =
+            (0..nx).map(|i| x0 + i as f64 * step).map(|x| (x, self.cell(x).0, self.cell(x).1)).collect();
         let row_x: Vec<f64> = xs.iter().map(|&(x, _, _)| x).collect();
         let mut row_biomes = vec![0u8; nx];
         out.reserve(nx * nz);
@@ -403,7 +418,9 @@ impl Terrain {
                 let ds = self.diamond_square.as_ref().map(|(_, ds)| {
                     if dense {
                         let (fx, fz) = (x.floor(), z.floor());
-                        let at = |dx: i64, dz: i64| ds_lattice[((fz as i64 + dz - lz0) as usize) * lw + (fx as i64 + dx - lx0) as usize];
+                        let at = |dx: i64, dz: i64| {
+                            ds_lattice[((fz as i64 + dz - lz0) as usize) * lw + (fx as i64 + dx - lx0) as usize]
+                        };
                         bilinear(at(0, 0), at(1, 0), at(0, 1), at(1, 1), x - fx, z - fz)
                     } else {
                         ds.sample(x, z)
@@ -412,7 +429,11 @@ impl Terrain {
                 let ravine = self
                     .ravines
                     .as_ref()
-                    .map(|r| r.carve(x, z, &|family, j, i| ravine_cache.get(family, j, i).unwrap_or_else(|| r.line(family, j).value_at(i))))
+                    .map(|r| {
+                        r.carve(x, z, &|family, j, i| {
+                            ravine_cache.get(family, j, i).unwrap_or_else(|| r.line(family, j).value_at(i))
+                        })
+                    })
                     .unwrap_or(0.0);
                 let lv = if exact {
                     self.lattice_value(x, z, &features)
@@ -473,7 +494,9 @@ impl Terrain {
 fn heightmap_border_alone(h: &crate::preset::model::HeightSettings) -> bool {
     h.heightmap_weight > 0.0
         && h.heightmap_wrap == HeightmapWrap::Border
-        && [h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight, h.diamond_square_weight].iter().all(|w| *w <= 0.0)
+        && [h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight, h.diamond_square_weight]
+            .iter()
+            .all(|w| *w <= 0.0)
 }
 
 #[cfg(test)]
@@ -504,7 +527,10 @@ mod tests {
         let mean = sum / n as f64;
         let moved = moved as f64 / n as f64;
         eprintln!("interpolation error: worst {worst}, mean {mean}, surfaces moved {moved}");
-        assert!(worst < 2.0 && mean < 0.1 && moved < 0.1, "interpolation error: worst {worst}, mean {mean}, surfaces moved {moved}");
+        assert!(
+            worst < 2.0 && mean < 0.1 && moved < 0.1,
+            "interpolation error: worst {worst}, mean {mean}, surfaces moved {moved}"
+        );
     }
 
     #[test]
@@ -528,7 +554,12 @@ mod tests {
         preset.height.ravine_depth = 8.0;
         let t = Terrain::new(&preset, None).unwrap();
         let mut out = Vec::new();
-        for (x0, z0, step, nx, nz) in [(-17.5, 3.5, 1.0, 23, 9), (100.25, -40.75, 0.5, 11, 7), (-300.5, 77.5, 3.0, 9, 9), (12.5, 12.5, 16.0, 5, 4)] {
+        for (x0, z0, step, nx, nz) in [
+            (-17.5, 3.5, 1.0, 23, 9),
+            (100.25, -40.75, 0.5, 11, 7),
+            (-300.5, 77.5, 3.0, 9, 9),
+            (12.5, 12.5, 16.0, 5, 4),
+        ] {
             t.sample_grid(x0, z0, step, nx, nz, &mut out);
             for (j, s) in out.iter().enumerate() {
                 let (x, z) = (x0 + (j % nx) as f64 * step, z0 + (j / nx) as f64 * step);

@@ -66,7 +66,8 @@ pub struct TunnelNoise {
 impl TunnelNoise {
     pub fn new(seed: u64) -> Self {
         // Field `k` of the tunnel salt: the seed mixed with `k` first, then the salt's seed.
-        let field = |k: u64| GridPerlin::new(noise_seed(seed ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93), salt::CAVE_TUNNEL));
+        let field =
+            |k: u64| GridPerlin::new(noise_seed(seed ^ k.wrapping_mul(0xd6e8_feb8_6659_fd93), salt::CAVE_TUNNEL));
         Self { n1: field(1), n2: field(2), gate: field(3) }
     }
 }
@@ -74,7 +75,14 @@ impl TunnelNoise {
 /// Samples a field (`get` at grid coordinates) at every point of a lattice of `dims` flagged
 /// `flag`, and stores each value with `store`.
 #[inline(always)]
-fn sample_flagged(dims: [usize; 3], flags: &[u8], values: &mut [[f32; 3]], flag: u8, mut get: impl FnMut((usize, usize, usize)) -> f64, store: &dyn Fn(f64, &mut [f32; 3])) {
+fn sample_flagged(
+    dims: [usize; 3],
+    flags: &[u8],
+    values: &mut [[f32; 3]],
+    flag: u8,
+    mut get: impl FnMut((usize, usize, usize)) -> f64,
+    store: &dyn Fn(f64, &mut [f32; 3]),
+) {
     // Points in the lattice's order: x fastest, then z, then y.
     let mut at = 0;
     for j in 0..dims[1] {
@@ -92,7 +100,15 @@ fn sample_flagged(dims: [usize; 3], flags: &[u8], values: &mut [[f32; 3]], flag:
 /// [`sample_flagged`] of `field` through [`GridPerlin::get_avx2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn sample_flagged_avx2(dims: [usize; 3], flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])) {
+fn sample_flagged_avx2(
+    dims: [usize; 3],
+    flags: &[u8],
+    values: &mut [[f32; 3]],
+    flag: u8,
+    field: &GridPerlin,
+    axes: [&PerlinAxis; 3],
+    store: &dyn Fn(f64, &mut [f32; 3]),
+) {
     let mut cube = None;
     sample_flagged(dims, flags, values, flag, |p| field.get_avx2(axes, p, &mut cube), store);
 }
@@ -117,7 +133,14 @@ impl TunnelField {
     /// where a cell is needed (and nowhere when its bounds over the lattice close tunnels
     /// everywhere or open them fully everywhere), `n₁` where a corner has width, `n₂` where `n₁`'s band also
     /// crosses the cell. Every value that is sampled is the value [`TunnelField::compute`] has.
-    pub fn compute_below(noise: &TunnelNoise, c: &CaveSettings, min: IVec3, size: IVec3, tops: Option<&[i32]>, bufs: &mut TunnelBuffers) -> Option<Self> {
+    pub fn compute_below(
+        noise: &TunnelNoise,
+        c: &CaveSettings,
+        min: IVec3,
+        size: IVec3,
+        tops: Option<&[i32]>,
+        bufs: &mut TunnelBuffers,
+    ) -> Option<Self> {
         if !c.tunnels_active() || size.volume() == 0 {
             return None;
         }
@@ -132,7 +155,8 @@ impl TunnelField {
         let f = 1.0 / c.tunnel_scale.max(1.0) as f64;
         let world = |i: usize, base: i32| ((base + i as i32) * l) as f64;
         // The noises' coordinates along each axis, as `noise` is given them.
-        let axis = |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
+        let axis =
+            |n: usize, base: i32, scale: &dyn Fn(f64) -> f64| PerlinAxis::new((0..n).map(|i| scale(world(i, base))));
         let gate_axes = [
             axis(dims[0], lo.x, &|x| x * f * 0.25),
             axis(dims[1], lo.y, &|y| y * f * 0.25 * TUNNEL_Y_SQUASH),
@@ -201,7 +225,10 @@ impl TunnelField {
                 for j in 0..cell_dims[1] {
                     for k in 0..cell_dims[2] {
                         let first_cell = cell(0, j, k);
-                        let cells = wants[first_cell..first_cell + cell_dims[0]].iter().enumerate().fold(0u64, |m, (i, &w)| m | (w as u64) << i);
+                        let cells = wants[first_cell..first_cell + cell_dims[0]]
+                            .iter()
+                            .enumerate()
+                            .fold(0u64, |m, (i, &w)| m | (w as u64) << i);
                         let corners = cells | cells << 1;
                         for (dj, dk) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
                             point_rows[(j + dj) * dims[2] + k + dk] |= corners;
@@ -234,7 +261,12 @@ impl TunnelField {
         // stores each value with `store`.
         #[cfg(target_arch = "x86_64")]
         let avx2 = crate::base::simd::avx2();
-        let sample_points = |flags: &[u8], values: &mut [[f32; 3]], flag: u8, field: &GridPerlin, axes: [&PerlinAxis; 3], store: &dyn Fn(f64, &mut [f32; 3])| {
+        let sample_points = |flags: &[u8],
+                             values: &mut [[f32; 3]],
+                             flag: u8,
+                             field: &GridPerlin,
+                             axes: [&PerlinAxis; 3],
+                             store: &dyn Fn(f64, &mut [f32; 3])| {
             #[cfg(target_arch = "x86_64")]
             if avx2 {
                 // SAFETY: the CPU has AVX2.
@@ -253,7 +285,9 @@ impl TunnelField {
                 }
             }
         } else {
-            sample_points(flags, &mut values, NEED_GATE, &noise.gate, gate_axes, &|gate, v| v[2] = width(openness(gate)));
+            sample_points(flags, &mut values, NEED_GATE, &noise.gate, gate_axes, &|gate, v| {
+                v[2] = width(openness(gate))
+            });
         }
         for (v, &fl) in values.iter().zip(flags.iter()) {
             any_width |= fl & NEED_GATE != 0 && v[2] > 0.0;
@@ -299,11 +333,23 @@ impl TunnelField {
         has_width.extend(needed.iter().zip(w_max).map(|(&needed, &w)| needed && w > 0.0));
         let has_width = &*has_width;
         mark(flags, NEED_N1, has_width);
-        let n1_axes = [axis(dims[0], lo.x, &|x| x * f), axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH), axis(dims[2], lo.z, &|z| z * f)];
-        sample_points(flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| v[0] = n as f32);
+        let n1_axes = [
+            axis(dims[0], lo.x, &|x| x * f),
+            axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH),
+            axis(dims[2], lo.z, &|z| z * f),
+        ];
+        sample_points(flags, &mut values, NEED_N1, &noise.n1, [&n1_axes[0], &n1_axes[1], &n1_axes[2]], &|n, v| {
+            v[0] = n as f32
+        });
         let band1 = &mut bufs.band1;
         band1.clear();
-        band1.extend(has_width.iter().zip(w_max).zip(first_points).map(|((&has_width, &w), &at)| has_width && band(&values, 0, w, at)));
+        band1.extend(
+            has_width
+                .iter()
+                .zip(w_max)
+                .zip(first_points)
+                .map(|((&has_width, &w), &at)| has_width && band(&values, 0, w, at)),
+        );
         let band1 = &*band1;
         mark(flags, NEED_N2, band1);
         let n2_axes = [
@@ -311,10 +357,14 @@ impl TunnelField {
             axis(dims[1], lo.y, &|y| y * f * TUNNEL_Y_SQUASH - 43.1),
             axis(dims[2], lo.z, &|z| z * f + 17.3),
         ];
-        sample_points(flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| v[1] = n as f32);
+        sample_points(flags, &mut values, NEED_N2, &noise.n2, [&n2_axes[0], &n2_axes[1], &n2_axes[2]], &|n, v| {
+            v[1] = n as f32
+        });
         let mut may_open = std::mem::take(&mut bufs.may_open);
         may_open.clear();
-        may_open.extend(band1.iter().zip(w_max).zip(first_points).map(|((&band1, &w), &at)| band1 && band(&values, 1, w, at)));
+        may_open.extend(
+            band1.iter().zip(w_max).zip(first_points).map(|((&band1, &w), &at)| band1 && band(&values, 1, w, at)),
+        );
         Some(Self { origin: lo, dims, values, may_open })
     }
 
@@ -360,7 +410,9 @@ impl TunnelField {
         }
         let mut v = [0.0f32; 3];
         for (di, dj, dk) in CORNERS {
-            let w = (if di == 1 { fx } else { 1.0 - fx }) * (if dj == 1 { fy } else { 1.0 - fy }) * (if dk == 1 { fz } else { 1.0 - fz });
+            let w = (if di == 1 { fx } else { 1.0 - fx })
+                * (if dj == 1 { fy } else { 1.0 - fy })
+                * (if dk == 1 { fz } else { 1.0 - fz });
             let c = self.values[((j + dj) * dz + k + dk) * dx + i + di];
             for a in 0..3 {
                 v[a] += w * c[a];
@@ -370,7 +422,8 @@ impl TunnelField {
     }
 }
 
-const CORNERS: [(usize, usize, usize); 8] = [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
+const CORNERS: [(usize, usize, usize); 8] =
+    [(0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1), (1, 1, 1)];
 
 #[cfg(test)]
 mod tests {
@@ -383,7 +436,8 @@ mod tests {
         let (min, size) = (IVec3::new(-21, -40, 13), IVec3::new(37, 45, 30));
         let full = TunnelField::compute(9, &c, min, size).unwrap();
         let tops: Vec<i32> = (0..size.x * size.z).map(|i| -40 + (i * 7919 % 53) - 4).collect();
-        let below = TunnelField::compute_below(&noise, &c, min, size, Some(&tops), &mut TunnelBuffers::default()).unwrap();
+        let below =
+            TunnelField::compute_below(&noise, &c, min, size, Some(&tops), &mut TunnelBuffers::default()).unwrap();
         let mut open = 0;
         for lz in 0..size.z {
             for lx in 0..size.x {

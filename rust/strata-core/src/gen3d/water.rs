@@ -34,7 +34,10 @@ struct Ring<'a> {
 
 impl Ring<'_> {
     fn surface(&mut self, columns: &ColumnGrid, x: i32, z: i32) -> i32 {
-        let in_grid = x >= columns.min_x && x < columns.min_x + columns.size_x && z >= columns.min_z && z < columns.min_z + columns.size_z;
+        let in_grid = x >= columns.min_x
+            && x < columns.min_x + columns.size_x
+            && z >= columns.min_z
+            && z < columns.min_z + columns.size_z;
         if in_grid {
             return columns.get(x, z).surface;
         }
@@ -141,7 +144,8 @@ fn settle_body(ctx: &StageContext, columns: &ColumnGrid, out: &mut VoxelBuffer) 
     if ring_known {
         // Every neighbour is known: only the voxels from the lowest touching height up.
         for lz in 0..sz {
-            let (north, row, south) = (&surfaces[lz * gx..][..gx], &surfaces[(lz + 1) * gx..][..gx], &surfaces[(lz + 2) * gx..][..gx]);
+            let (north, row, south) =
+                (&surfaces[lz * gx..][..gx], &surfaces[(lz + 1) * gx..][..gx], &surfaces[(lz + 2) * gx..][..gx]);
             for lx in 0..sx {
                 let s = row[lx + 1];
                 let n = [row[lx], row[lx + 2], north[lx + 1], south[lx + 1]];

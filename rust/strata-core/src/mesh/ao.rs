@@ -130,7 +130,12 @@ pub(super) fn corner_shades<const WIDE: bool>(shades: &[[u8; 4]; 4], ao: usize) 
 fn corner_shades_ssse3(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
     use std::arch::x86_64::{__m128i, _mm_shuffle_epi8};
     // SAFETY: both are 16 plain bytes, the size of `__m128i`, and any bits are valid in each.
-    let (table, pick) = unsafe { (std::mem::transmute::<[[u8; 4]; 4], __m128i>(*shades), std::mem::transmute::<[u8; 16], __m128i>(AO_SHADE_SHUFFLE[ao & 255])) };
+    let (table, pick) = unsafe {
+        (
+            std::mem::transmute::<[[u8; 4]; 4], __m128i>(*shades),
+            std::mem::transmute::<[u8; 16], __m128i>(AO_SHADE_SHUFFLE[ao & 255]),
+        )
+    };
     // SAFETY: as above.
     unsafe { std::mem::transmute::<__m128i, [[u8; 4]; 4]>(_mm_shuffle_epi8(table, pick)) }
 }
@@ -193,7 +198,8 @@ pub(super) fn neighbours_in_front<const D: usize>(solid: &[u64], i: usize, o: Or
 #[inline(always)]
 pub(super) unsafe fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize; 3], stride: usize) -> u8 {
     let normal = FACES[D].0;
-    let (front_y, front_x, front_z) = ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
+    let (front_y, front_x, front_z) =
+        ((y as i32 + normal.y) as usize, (x as i32 + normal.x) as usize, (z as i32 + normal.z) as usize);
     // Three rows of the 3×3 window in front (the first, and the step to the next), three bits
     // from each.
     let (first, step, bit) = match axis_of(normal) {
@@ -208,7 +214,10 @@ pub(super) unsafe fn ao_of_face<const D: usize>(solid: &[u64], [x, y, z]: [usize
     // SAFETY: the window's rows are those of the padded box around an interior voxel, inside
     // `solid` (the caller's promise).
     let row = |k: usize| unsafe { *solid.get_unchecked(first + k * step) };
-    let window = [row(0), row(1), row(2)].iter().enumerate().fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
+    let window = [row(0), row(1), row(2)]
+        .iter()
+        .enumerate()
+        .fold(0, |w, (k, &r)| w | (((r >> (bit - 1)) & 7) as usize) << (3 * k));
     // The x directions' windows come with u and v swapped.
     if axis_of(normal) == Axis::X { AO_WINDOW_UV_SWAPPED[window] } else { AO_WINDOW[window] }
 }

@@ -293,7 +293,10 @@ mod tests {
         assert_eq!(&b.attribute_data[0..4], &[255, 127, 0, 255]);
         assert_eq!(b.aabb_position, [0.0, 1.0, 0.0]);
         assert_eq!(b.aabb_size, [1.0, 0.00001_f64 as f32, 1.0], "a flat box keeps Godot's minimum size");
-        assert_eq!(b.format & (format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX), 0x100f);
+        assert_eq!(
+            b.format & (format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX),
+            0x100f
+        );
     }
 
     #[test]
@@ -303,7 +306,9 @@ mod tests {
         assert_eq!(u16::from_le_bytes([up[0], up[1]]), 32767);
         assert_eq!(u16::from_le_bytes([up[2], up[3]]), 65535);
         // Every axis normal (the -Z one lies on the folded half) decodes back to itself.
-        for n in [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]] {
+        for n in
+            [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]
+        {
             let b = normal_tangent_bytes(n);
             let e = [u16::from_le_bytes([b[0], b[1]]), u16::from_le_bytes([b[2], b[3]])];
             assert_eq!(decode(e), n, "normal {n:?}");
@@ -353,9 +358,13 @@ mod tests {
     #[test]
     fn block_wise_bounds_and_indices_equal_one_at_a_time_for_every_tail_length() {
         for n in 1..40usize {
-            let positions: Vec<[f32; 3]> = (0..n).map(|i| [((i * 7) % 11) as f32 - 5.0, ((i * 13) % 17) as f32 * 0.5, -(((i * 3) % 5) as f32)]).collect();
+            let positions: Vec<[f32; 3]> = (0..n)
+                .map(|i| [((i * 7) % 11) as f32 - 5.0, ((i * 13) % 17) as f32 * 0.5, -(((i * 3) % 5) as f32)])
+                .collect();
             let (lo, hi) = bounds(&positions);
-            let naive = positions.iter().fold((positions[0], positions[0]), |(l, h), p| ([0, 1, 2].map(|a| l[a].min(p[a])), [0, 1, 2].map(|a| h[a].max(p[a]))));
+            let naive = positions.iter().fold((positions[0], positions[0]), |(l, h), p| {
+                ([0, 1, 2].map(|a| l[a].min(p[a])), [0, 1, 2].map(|a| h[a].max(p[a])))
+            });
             assert_eq!((lo, hi), naive, "{n} vertices");
             let indices: Vec<i32> = (0..n as i32).map(|i| i * 1999 % 65536).collect();
             let mut bytes = vec![MaybeUninit::new(0u8); 2 * n];

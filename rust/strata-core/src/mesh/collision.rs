@@ -2,10 +2,10 @@
 //! solidity alone (block ids and AO ignored), so a physics shape gets far fewer triangles than
 //! the render mesh while covering exactly its opaque faces.
 
-#[cfg(target_arch = "x86_64")]
-use crate::mesh::greedy::wide_simd_available;
 use crate::base::chunk::VoxelBuffer;
 use crate::mesh::culled::mesh_padded_chunk_culled;
+#[cfg(target_arch = "x86_64")]
+use crate::mesh::greedy::wide_simd_available;
 use crate::mesh::greedy::{Mesher, merge_faces};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
 use crate::mesh::types::{ChunkMesh, QUAD_TRIANGLES, counter_clockwise};
@@ -85,7 +85,6 @@ mod tests {
     use crate::mesh::types::{FACES, cross, dot, sub};
     use crate::preset::model::WorldPreset;
 
-
     /// The unit faces (voxel local to the chunk interior, direction) covered by collision
     /// triangles: each quad is two triangles over a rectangle of whole units, clockwise from the
     /// front.
@@ -95,11 +94,16 @@ mod tests {
         for quad in corners.chunks(6) {
             // The front is where the clockwise triangles' normals point away from.
             let n = cross(sub(quad[1], quad[0]), sub(quad[2], quad[0]));
-            let d = FACES.iter().position(|(f, _, _)| dot(to_f(*f), n) < 0.0 && dot(to_f(*f), n).abs() == dot(n, n).sqrt()).expect("an axis-aligned quad");
+            let d = FACES
+                .iter()
+                .position(|(f, _, _)| dot(to_f(*f), n) < 0.0 && dot(to_f(*f), n).abs() == dot(n, n).sqrt())
+                .expect("an axis-aligned quad");
             let (normal, u, v) = FACES[d];
             let second = cross(sub(quad[4], quad[3]), sub(quad[5], quad[3]));
             assert!(dot(to_f(normal), second) < 0.0, "both triangles clockwise from the front");
-            let (lo, hi) = quad.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k]))));
+            let (lo, hi) = quad.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| {
+                (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k])))
+            });
             // The two triangles share a diagonal and together use the rectangle's four corners.
             let mut distinct: Vec<[f32; 3]> = quad.to_vec();
             distinct.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -130,16 +134,25 @@ mod tests {
         let (mut reference, mut render) = (ChunkMesh::default(), ChunkMesh::default());
         mesh_padded_chunk_culled(b, &mut reference);
         mesher.mesh(b, &mut render);
-        let solid: Vec<([i32; 3], usize)> = unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
+        let solid: Vec<([i32; 3], usize)> =
+            unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
         let covered = collision_unit_faces(&corners);
         assert!(covered.windows(2).all(|w| w[0] != w[1]), "overlapping collision quads");
         if covered != solid {
             let missing: Vec<_> = solid.iter().filter(|f| !covered.contains(f)).take(3).collect();
             let extra: Vec<_> = covered.iter().filter(|f| !solid.contains(f)).take(3).collect();
-            panic!("collision faces differ: {} vs {} unit faces; missing {missing:?}; extra {extra:?}", covered.len(), solid.len());
+            panic!(
+                "collision faces differ: {} vs {} unit faces; missing {missing:?}; extra {extra:?}",
+                covered.len(),
+                solid.len()
+            );
         }
         let quads = corners.len() / 6;
-        assert!(quads <= render.opaque.quad_count(), "{quads} collision quads vs {} rendered", render.opaque.quad_count());
+        assert!(
+            quads <= render.opaque.quad_count(),
+            "{quads} collision quads vs {} rendered",
+            render.opaque.quad_count()
+        );
         (quads, render.opaque.quad_count())
     }
 
@@ -149,7 +162,12 @@ mod tests {
         // Hand-made boxes: a lone block, a pair against the halo, water next to stone.
         for b in [
             padded_with(&[(1, 1, 1, block::STONE)]),
-            padded_with(&[(1, 1, 1, block::STONE), (2, 1, 1, block::DIRT), (0, 3, 3, block::STONE), (-1, 3, 3, block::STONE)]),
+            padded_with(&[
+                (1, 1, 1, block::STONE),
+                (2, 1, 1, block::DIRT),
+                (0, 3, 3, block::STONE),
+                (-1, 3, 3, block::STONE),
+            ]),
             padded_with(&[(1, 1, 1, block::WATER), (1, 0, 1, block::STONE), (2, 1, 1, block::WATER)]),
         ] {
             check_collision_against_reference(&b, &mut mesher);
@@ -158,7 +176,11 @@ mod tests {
         let mut corners = Vec::new();
         Mesher::new().collision_faces(&padded_with(&[(1, 1, 1, block::STONE)]), &mut corners);
         assert_eq!(corners.len(), 6 * 6);
-        let palettes: [&[BlockId]; 3] = [&[block::STONE, block::DIRT], &[block::STONE, block::WATER, block::GRASS], &[block::WATER, block::SAND, 200, block::AIR]];
+        let palettes: [&[BlockId]; 3] = [
+            &[block::STONE, block::DIRT],
+            &[block::STONE, block::WATER, block::GRASS],
+            &[block::WATER, block::SAND, 200, block::AIR],
+        ];
         for (i, ids) in palettes.iter().enumerate() {
             for (j, fill) in [0.1f32, 0.5, 0.9].into_iter().enumerate() {
                 for size in [3, 7, 18, 34] {

@@ -48,12 +48,14 @@ pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, 
                     if info.solid && ambient_occlusion {
                         let front = l + n;
                         for (k, (du, dv)) in [(-1, -1), (1, -1), (1, 1), (-1, 1)].into_iter().enumerate() {
-                            ao[k] = corner_ao(solid(front + u * du), solid(front + v * dv), solid(front + u * du + v * dv));
+                            ao[k] =
+                                corner_ao(solid(front + u * du), solid(front + v * dv), solid(front + u * du + v * dv));
                         }
                     }
                     let shade = FACE_SHADE[f];
                     let [r, g, b] = info.color;
-                    let (surface, alpha) = if info.liquid { (&mut out.liquid, LIQUID_ALPHA) } else { (&mut out.opaque, 1.0) };
+                    let (surface, alpha) =
+                        if info.liquid { (&mut out.liquid, LIQUID_ALPHA) } else { (&mut out.opaque, 1.0) };
                     surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao);
                 }
             }

@@ -10,10 +10,10 @@ use crate::mesh::culled::mesh_padded_chunk_culled_with;
 use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of};
 use crate::mesh::quads::{QuadLooks, QuadWriter};
 use crate::mesh::transpose::transpose_layers;
+use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, rgba8};
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::voxels::class_rows_wide;
 use crate::mesh::voxels::{CLASS_AIR, CLASS_LIQUID, CLASS_SOLID, bit_range, flat_masks, same_blocks};
-use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, rgba8};
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
 /// CPU's features are checked once, then cached).
@@ -197,7 +197,6 @@ impl Mesher {
         self.render_direction::<5, WIDE, AO>(data, dims, out);
     }
 
-
     /// Step 1 and the scratch: class masks in both orientations (liquid and air only `with_liquid`
     /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
     /// interior, or an interior without anything that could show a face.
@@ -255,7 +254,9 @@ impl Mesher {
             Some(liquid_id) if WIDE && px >= 16 => {
                 // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
                 // only on CPUs that have them.
-                unsafe { class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows]) };
+                unsafe {
+                    class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
+                };
             }
             Some(liquid_id) => {
                 flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
@@ -269,7 +270,9 @@ impl Mesher {
             }
             None => {
                 let last = self.class.len() - 1;
-                for (((row, s), l), a) in data.chunks_exact(px).zip(&mut solid[..rows]).zip(&mut liquid[..rows]).zip(&mut air[..rows]) {
+                for (((row, s), l), a) in
+                    data.chunks_exact(px).zip(&mut solid[..rows]).zip(&mut liquid[..rows]).zip(&mut air[..rows])
+                {
                     let (mut sm, mut lm, mut am) = (0u64, 0u64, 0u64);
                     for (x, &id) in row.iter().enumerate() {
                         let c = self.class[(id as usize).min(last)];
@@ -306,13 +309,17 @@ impl Mesher {
         let beyond = (range.start as isize + o.across) as usize..(range.end as isize + o.across) as usize;
         let (mut any_solid, mut any_liquid) = (0u64, 0u64);
         let f = &mut self.faces;
-        for ((out, &s), &n) in f.solid[range.clone()].iter_mut().zip(&class.solid[range.clone()]).zip(&class.solid[beyond.clone()]) {
+        for ((out, &s), &n) in
+            f.solid[range.clone()].iter_mut().zip(&class.solid[range.clone()]).zip(&class.solid[beyond.clone()])
+        {
             let faces = s & !n & interior;
             *out = faces >> 1;
             any_solid |= faces;
         }
         if !SOLID_ONLY && self.liquid_faces {
-            for ((out, &l), &a) in f.liquid[range.clone()].iter_mut().zip(&class.liquid[range.clone()]).zip(&class.air[beyond]) {
+            for ((out, &l), &a) in
+                f.liquid[range.clone()].iter_mut().zip(&class.liquid[range.clone()]).zip(&class.air[beyond])
+            {
                 let faces = l & a & interior;
                 *out = faces >> 1;
                 any_liquid |= faces;
@@ -351,7 +358,12 @@ impl Mesher {
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
     /// constants): steps 2–5.
     #[inline(always)]
-    fn render_direction<const D: usize, const WIDE: bool, const AO: bool>(&mut self, data: &[BlockId], dims: Dims, out: &mut ChunkMesh) {
+    fn render_direction<const D: usize, const WIDE: bool, const AO: bool>(
+        &mut self,
+        data: &[BlockId],
+        dims: Dims,
+        out: &mut ChunkMesh,
+    ) {
         let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
         if !(any_solid || any_liquid) {
             return;
@@ -364,12 +376,18 @@ impl Mesher {
         let colors = &self.colors;
         // Each quad is written out as soon as it is merged.
         if any_solid {
-            let mut writer = QuadWriter::<D, true, WIDE, AO>::new(&mut out.opaque, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            let mut writer = QuadWriter::<D, true, WIDE, AO>::new(
+                &mut out.opaque,
+                QuadLooks { data, colors, solid, dims, stride: o.stride },
+            );
             merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
             writer.finish();
         }
         if any_liquid {
-            let mut writer = QuadWriter::<D, false, WIDE, AO>::new(&mut out.liquid, QuadLooks { data, colors, solid, dims, stride: o.stride });
+            let mut writer = QuadWriter::<D, false, WIDE, AO>::new(
+                &mut out.liquid,
+                QuadLooks { data, colors, solid, dims, stride: o.stride },
+            );
             merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
             writer.finish();
         }
@@ -389,7 +407,13 @@ impl Mesher {
         // Every row visited (an interior row `i` of layers 1 to ny, and the row before it in its
         // slice) lies below `end`, checked once here for the unchecked accesses below.
         let end = (dims.ny + 1) * o.stride;
-        assert!(faces.solid.len() >= end && faces.along.len() >= end && faces.across.len() >= end && (!wet || faces.liquid.len() >= end), "merge mask rows out of range");
+        assert!(
+            faces.solid.len() >= end
+                && faces.along.len() >= end
+                && faces.across.len() >= end
+                && (!wet || faces.liquid.len() >= end),
+            "merge mask rows out of range"
+        );
         let row_mask = if o.rows >= 64 { !0 } else { (1u64 << o.rows) - 1 };
         for y in 1..=dims.ny {
             let base = y * o.stride;
@@ -403,11 +427,18 @@ impl Mesher {
                 // Solid faces, and all faces, back in padded bits (the face arrays hold bit b - 1).
                 // SAFETY: `r` is `i` (at most `ny * stride + rows`) or the row before it in its
                 // slice, below `end` (checked above, the liquid rows when `wet`).
-                let faces_at = |r: usize| unsafe { (*faces.solid.get_unchecked(r) << 1, (*faces.solid.get_unchecked(r) | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1) };
+                let faces_at = |r: usize| unsafe {
+                    (
+                        *faces.solid.get_unchecked(r) << 1,
+                        (*faces.solid.get_unchecked(r) | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1,
+                    )
+                };
                 let (solid_here, here) = faces_at(i);
                 // Without AO every face is uniform: only the blocks decide.
-                let (uniform_u, uniform_v) = if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), solid_here) } else { (!0, !0) };
-                let (along_bits, along_rows) = if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
+                let (uniform_u, uniform_v) =
+                    if AO { ao_uniformity(neighbours_in_front::<D>(&class.solid, i, o), solid_here) } else { (!0, !0) };
+                let (along_bits, along_rows) =
+                    if o.u_along_bits { (uniform_u, uniform_v) } else { (uniform_v, uniform_u) };
                 // Two neighbouring faces merge when both are uniform towards each other and they
                 // hold the same block. Along the row: this row against itself shifted. Across:
                 // against the previous row of the slice, in this layer (y directions) or the
@@ -415,9 +446,11 @@ impl Mesher {
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
                 let along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
-                let (previous, uniform_before) = if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
+                let (previous, uniform_before) =
+                    if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
                 let across = faces_at(previous).1 & here & uniform_before & along_rows;
-                let across_mask = same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                let across_mask =
+                    same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
                 // SAFETY: `i` and `previous` are below `end`, as above.
                 unsafe {
                     *faces.along.get_unchecked_mut(i) = along_mask;
@@ -440,7 +473,14 @@ impl Mesher {
 /// quads take. With `ANY`, every face merges with every neighbouring face (`along` and `across`
 /// are not read).
 #[inline(always)]
-pub(super) fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], across: &[u64], layout: SliceLayout, slice_rows: &[u64], mut emit: impl FnMut(SliceQuad)) {
+pub(super) fn merge_faces<const ANY: bool>(
+    faces: &mut [u64],
+    along: &[u64],
+    across: &[u64],
+    layout: SliceLayout,
+    slice_rows: &[u64],
+    mut emit: impl FnMut(SliceQuad),
+) {
     let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
     // Every row of every slice lies below `end`, checked once here for the unchecked reads
     // below.
@@ -456,7 +496,8 @@ pub(super) fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], acr
             let ri = origin + layer * layer_step + r * row_step;
             // SAFETY: row `r` of slice `layer` is below `end` (checked above against all three
             // arrays).
-            let (mut bits, joins) = unsafe { (*faces.get_unchecked(ri), if ANY { !0 } else { *along.get_unchecked(ri) }) };
+            let (mut bits, joins) =
+                unsafe { (*faces.get_unchecked(ri), if ANY { !0 } else { *along.get_unchecked(ri) }) };
             if bits == 0 {
                 continue;
             }
@@ -473,7 +514,8 @@ pub(super) fn merge_faces<const ANY: bool>(faces: &mut [u64], along: &[u64], acr
                     let next = rj + row_step;
                     // SAFETY: `rj` and `next` are rows `r + h - 1` and `r + h` of this slice, both
                     // below `rows`, so below `end` (checked above against all three arrays).
-                    let (below, down) = unsafe { (faces.get_unchecked_mut(next), if ANY { !0 } else { *across.get_unchecked(rj) }) };
+                    let (below, down) =
+                        unsafe { (faces.get_unchecked_mut(next), if ANY { !0 } else { *across.get_unchecked(rj) }) };
                     if *below & run != run || down & run != run {
                         break;
                     }
@@ -509,7 +551,12 @@ mod tests {
     #[test]
     fn faces_between_solids_are_culled_even_against_the_halo() {
         // Two blocks side by side, and one block touching the halo at x = -1.
-        let b = padded_with(&[(1, 1, 1, block::STONE), (2, 1, 1, block::DIRT), (0, 3, 3, block::STONE), (-1, 3, 3, block::STONE)]);
+        let b = padded_with(&[
+            (1, 1, 1, block::STONE),
+            (2, 1, 1, block::DIRT),
+            (0, 3, 3, block::STONE),
+            (-1, 3, 3, block::STONE),
+        ]);
         let mut m = ChunkMesh::default();
         Mesher::new().mesh(&b, &mut m);
         // Pair: 10 faces; the block at x=0 against the solid halo: 5 faces. Stone and dirt never
@@ -571,7 +618,12 @@ mod tests {
         // The scratch keeps rows of earlier boxes (bigger, wetter, another AO setting): every box
         // must come out exactly as a fresh reference mesh, in whatever order boxes arrive.
         let mut mesher = Mesher::new();
-        let palettes: [&[BlockId]; 4] = [&[block::STONE], &[block::WATER, block::STONE], &[block::WATER], &[block::DIRT, block::WATER, block::AIR, 300]];
+        let palettes: [&[BlockId]; 4] = [
+            &[block::STONE],
+            &[block::WATER, block::STONE],
+            &[block::WATER],
+            &[block::DIRT, block::WATER, block::AIR, 300],
+        ];
         for k in 0..64u64 {
             let h = hash3(k, 11, k as i32, 0, 0);
             // Every other box is a big one; the small ones in between see its leftovers.

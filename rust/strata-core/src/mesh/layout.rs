@@ -76,11 +76,38 @@ impl Orientation {
         let normal = FACES[D].0;
         match axis_of(normal) {
             // Rows along z, indexed (y, x); slices x, rows y (= u), bits z (= v).
-            Axis::X => Self { stride: px, rows: nx, bits: nz, across: normal.x as isize, u_along_bits: false, row_step: px as isize, data_bit_step: px, data_row_step: px * pz },
+            Axis::X => Self {
+                stride: px,
+                rows: nx,
+                bits: nz,
+                across: normal.x as isize,
+                u_along_bits: false,
+                row_step: px as isize,
+                data_bit_step: px,
+                data_row_step: px * pz,
+            },
             // Rows along x, indexed (y, z); slices y, rows z (= v), bits x (= u).
-            Axis::Y => Self { stride: pz, rows: nz, bits: nx, across: normal.y as isize * pz as isize, u_along_bits: true, row_step: 1, data_bit_step: 1, data_row_step: px },
+            Axis::Y => Self {
+                stride: pz,
+                rows: nz,
+                bits: nx,
+                across: normal.y as isize * pz as isize,
+                u_along_bits: true,
+                row_step: 1,
+                data_bit_step: 1,
+                data_row_step: px,
+            },
             // Rows along x, indexed (y, z); slices z, rows y (= v), bits x (= u).
-            Axis::Z => Self { stride: pz, rows: nz, bits: nx, across: normal.z as isize, u_along_bits: true, row_step: pz as isize, data_bit_step: 1, data_row_step: px * pz },
+            Axis::Z => Self {
+                stride: pz,
+                rows: nz,
+                bits: nx,
+                across: normal.z as isize,
+                u_along_bits: true,
+                row_step: pz as isize,
+                data_bit_step: 1,
+                data_row_step: px * pz,
+            },
         }
     }
 

@@ -47,10 +47,16 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
         // interior only), so its voxel and the rows of the window in front of it lie inside the
         // padded box: checked here once for the unchecked reads in `write`.
-        assert!(data.len() >= px * py * pz && solid.len() >= py * stride, "voxels or solid rows short of the padded box");
+        assert!(
+            data.len() >= px * py * pz && solid.len() >= py * stride,
+            "voxels or solid rows short of the padded box"
+        );
         let MeshSurface { positions, directions, colors, indices } = &*surface;
         // The three vertex arrays grow in step (a quad's vertices go to the same slots in each).
-        assert!(directions.len() == positions.len() && colors.len() == positions.len(), "vertex arrays of different lengths");
+        assert!(
+            directions.len() == positions.len() && colors.len() == positions.len(),
+            "vertex arrays of different lengths"
+        );
         let (vertex, index) = (positions.len(), indices.len());
         Self { surface, looks, vertex, index, vertex_limit: vertex }
     }
@@ -100,7 +106,8 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         let [x, y, z] = placement.voxel;
         // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
         // the last entry of `colors`.
-        let shades = unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
+        let shades =
+            unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
         let corners = placement.corners::<D>();
         // Whole chunks at a time, so they go out in wide stores.
         let (corner_colors, split) = if SOLID && AO {
@@ -151,7 +158,9 @@ static QUAD_TRIANGLES_PADDED: [[[i32; 8]; 2]; 2] = {
 fn quad_indices(out: &mut [MaybeUninit<i32>; 6], split: &[i32; 8], first: i32) {
     #[cfg(target_arch = "x86_64")]
     {
-        use std::arch::x86_64::{__m128i, _mm_add_epi32, _mm_loadu_si128, _mm_set1_epi32, _mm_storel_epi64, _mm_storeu_si128};
+        use std::arch::x86_64::{
+            __m128i, _mm_add_epi32, _mm_loadu_si128, _mm_set1_epi32, _mm_storel_epi64, _mm_storeu_si128,
+        };
         // SSE2, which every x86-64 CPU has: two adds of four lanes, stores of four and two.
         // SAFETY: the loads read `split`'s 8 values; the stores write `out`'s slots 0..4 and 4..6.
         unsafe {

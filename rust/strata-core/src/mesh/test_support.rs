@@ -54,7 +54,10 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
             let lerp = |sv: f64, tv: f64| -> [i32; 4] {
                 std::array::from_fn(|k| {
                     let c = |i: usize| c[i][k] as f64;
-                    let x = c(0) * (1.0 - sv) * (1.0 - tv) + c(1) * sv * (1.0 - tv) + c(2) * sv * tv + c(3) * (1.0 - sv) * tv;
+                    let x = c(0) * (1.0 - sv) * (1.0 - tv)
+                        + c(1) * sv * (1.0 - tv)
+                        + c(2) * sv * tv
+                        + c(3) * (1.0 - sv) * tv;
                     (x * 10_000.0).round() as i32
                 })
             };

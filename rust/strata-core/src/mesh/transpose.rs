@@ -40,7 +40,8 @@ pub(super) fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64
                 waiting = 0;
                 continue;
             }
-            let inputs: [&[u64]; 4] = std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
+            let inputs: [&[u64]; 4] =
+                std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
             let mut transposed = [[0u64; 4]; 64];
             #[cfg(target_arch = "x86_64")]
             if WIDE {
@@ -71,7 +72,9 @@ const MAX_EXTRA_ROWS: usize = 8;
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn transpose_round_wide<const J: i32, const N: usize>(v: &mut [std::arch::x86_64::__m256i; N], lo: u64) {
-    use std::arch::x86_64::{_mm256_and_si256, _mm256_set1_epi64x, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_xor_si256};
+    use std::arch::x86_64::{
+        _mm256_and_si256, _mm256_set1_epi64x, _mm256_slli_epi64, _mm256_srli_epi64, _mm256_xor_si256,
+    };
     // SAFETY: AVX2 register operations only; the callers are compiled for AVX2 and run only on
     // CPUs that have it.
     unsafe {
@@ -101,7 +104,9 @@ fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: 
     // Unused lanes repeat the first layer (and are not written out).
     let layer = |k: usize| layers.get(k).copied().unwrap_or(layers[0]);
     let inputs: [&[u64]; 4] = std::array::from_fn(|k| &rows[layer(k) * pz..layer(k) * pz + pz]);
-    let row = |r: usize| _mm256_set_epi64x(inputs[3][r] as i64, inputs[2][r] as i64, inputs[1][r] as i64, inputs[0][r] as i64);
+    let row = |r: usize| {
+        _mm256_set_epi64x(inputs[3][r] as i64, inputs[2][r] as i64, inputs[1][r] as i64, inputs[0][r] as i64)
+    };
     let mut v = [_mm256_setzero_si256(); 32];
     for (r, slot) in v.iter_mut().enumerate().take(pz.min(32)) {
         *slot = row(r);
@@ -123,7 +128,10 @@ fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: 
         let at = _mm256_set1_epi64x(c as i64);
         for (r, &x) in extra_rows.iter().enumerate().take(extra) {
             // Bit `c` of row `32 + r` to bit `32 + r`.
-            w = _mm256_or_si256(w, _mm256_sllv_epi64(_mm256_and_si256(_mm256_srlv_epi64(x, at), one), _mm256_set1_epi64x(32 + r as i64)));
+            w = _mm256_or_si256(
+                w,
+                _mm256_sllv_epi64(_mm256_and_si256(_mm256_srlv_epi64(x, at), one), _mm256_set1_epi64x(32 + r as i64)),
+            );
         }
         w
     };
@@ -132,8 +140,18 @@ fn transpose_layers_4_wide(rows: &[u64], out: &mut [u64], layers: &[usize], px: 
     let mut c = 0;
     while c + 4 <= px {
         let (w0, w1, w2, w3) = (column(c), column(c + 1), column(c + 2), column(c + 3));
-        let (t0, t1, t2, t3) = (_mm256_unpacklo_epi64(w0, w1), _mm256_unpackhi_epi64(w0, w1), _mm256_unpacklo_epi64(w2, w3), _mm256_unpackhi_epi64(w2, w3));
-        let by_layer = [_mm256_permute2x128_si256::<0x20>(t0, t2), _mm256_permute2x128_si256::<0x20>(t1, t3), _mm256_permute2x128_si256::<0x31>(t0, t2), _mm256_permute2x128_si256::<0x31>(t1, t3)];
+        let (t0, t1, t2, t3) = (
+            _mm256_unpacklo_epi64(w0, w1),
+            _mm256_unpackhi_epi64(w0, w1),
+            _mm256_unpacklo_epi64(w2, w3),
+            _mm256_unpackhi_epi64(w2, w3),
+        );
+        let by_layer = [
+            _mm256_permute2x128_si256::<0x20>(t0, t2),
+            _mm256_permute2x128_si256::<0x20>(t1, t3),
+            _mm256_permute2x128_si256::<0x31>(t0, t2),
+            _mm256_permute2x128_si256::<0x31>(t1, t3),
+        ];
         for (&l, &w) in layers.iter().zip(&by_layer) {
             let dst = &mut out[l * px + c..l * px + c + 4];
             // SAFETY: the store writes the 4 words (32 bytes) of `dst`, unaligned.
@@ -176,7 +194,14 @@ fn transpose_64x4_wide(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
 }
 
 /// The columns without bit `j` in the rounds of the 64×64 transposes, for `j` = 32, 16, …, 1.
-const TRANSPOSE_LOW: [u64; 6] = [0x0000_0000_FFFF_FFFF, 0x0000_FFFF_0000_FFFF, 0x00FF_00FF_00FF_00FF, 0x0F0F_0F0F_0F0F_0F0F, 0x3333_3333_3333_3333, 0x5555_5555_5555_5555];
+const TRANSPOSE_LOW: [u64; 6] = [
+    0x0000_0000_FFFF_FFFF,
+    0x0000_FFFF_0000_FFFF,
+    0x00FF_00FF_00FF_00FF,
+    0x0F0F_0F0F_0F0F_0F0F,
+    0x3333_3333_3333_3333,
+    0x5555_5555_5555_5555,
+];
 
 /// Transposes the first two of `inputs`, bit matrices of up to 64 rows of 64 bits (shorter
 /// ones read as zero rows): bit `c` of `inputs[k][r]` moves to bit `r` of `out[c][k]`. At step
@@ -219,7 +244,12 @@ fn transpose_64x2(inputs: [&[u64]; 4], out: &mut [[u64; 4]; 64]) {
         round::<2>(&mut v, TRANSPOSE_LOW[4]);
         round::<1>(&mut v, TRANSPOSE_LOW[5]);
         for (row, &w) in out.iter_mut().zip(&v) {
-            *row = [unsafe { _mm_cvtsi128_si64(w) } as u64, unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64, 0, 0];
+            *row = [
+                unsafe { _mm_cvtsi128_si64(w) } as u64,
+                unsafe { _mm_cvtsi128_si64(_mm_unpackhi_epi64(w, w)) } as u64,
+                0,
+                0,
+            ];
         }
     }
     #[cfg(not(target_arch = "x86_64"))]

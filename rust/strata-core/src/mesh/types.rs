@@ -18,7 +18,8 @@ pub struct MeshSurface {
 }
 
 /// The normal of each face direction, in the order of [`MeshSurface::directions`].
-pub const FACE_NORMALS: [[f32; 3]; 6] = [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
+pub const FACE_NORMALS: [[f32; 3]; 6] =
+    [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]];
 
 /// A colour in RGBA8 as Godot stores a float colour: each channel `× 255` in double precision,
 /// clamped to 0–255 and truncated.
@@ -72,7 +73,8 @@ impl MeshSurface {
 /// counter-clockwise around the normal are taken in reverse so every triangle is clockwise from
 /// the front; `flip` splits along the diagonal 1–3 instead of 0–2 (the one with the brighter ends,
 /// so AO gradients stay symmetric).
-pub(super) const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] = [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
+pub(super) const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] =
+    [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
 
 /// The mesh of one chunk: opaque ground and translucent liquid.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -42,14 +42,29 @@ pub(super) fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u6
 /// bit per id with BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
-pub(super) fn class_rows_wide(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+pub(super) fn class_rows_wide(
+    data: &[BlockId],
+    px: usize,
+    liquid_id: BlockId,
+    solid: &mut [u64],
+    liquid: &mut [u64],
+    air: &mut [u64],
+) {
     /// Rows of `BLOCKS` blocks.
     #[inline(always)]
-    fn rows_of<const BLOCKS: usize>(data: &[BlockId], px: usize, liquid_id: BlockId, solid: &mut [u64], liquid: &mut [u64], air: &mut [u64]) {
+    fn rows_of<const BLOCKS: usize>(
+        data: &[BlockId],
+        px: usize,
+        liquid_id: BlockId,
+        solid: &mut [u64],
+        liquid: &mut [u64],
+        air: &mut [u64],
+    ) {
         use std::arch::x86_64::*;
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
-        let (air_ids, liquid_ids) = unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
+        let (air_ids, liquid_ids) =
+            unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
         let starts: [usize; BLOCKS] = std::array::from_fn(|k| (16 * k).min(px - 16));
         for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
             let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
@@ -59,7 +74,10 @@ pub(super) fn class_rows_wide(data: &[BlockId], px: usize, liquid_id: BlockId, s
                 let (on_air, on_liquid) = unsafe {
                     let v = _mm256_loadu_si256(ids.as_ptr() as *const __m256i);
                     // Bytes: ids 0–7 air, 0–7 liquid, 8–15 air, 8–15 liquid.
-                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(_mm256_cmpeq_epi16(v, air_ids), _mm256_cmpeq_epi16(v, liquid_ids))) as u32;
+                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(
+                        _mm256_cmpeq_epi16(v, air_ids),
+                        _mm256_cmpeq_epi16(v, liquid_ids),
+                    )) as u32;
                     (_pext_u32(both, 0x00FF_00FF) as u64, _pext_u32(both, 0xFF00_FF00) as u64)
                 };
                 air_mask |= on_air << at;
@@ -101,7 +119,9 @@ fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        c.iter().enumerate().fold((0, 0), |(ma, mb), (k, &id)| (ma | ((id == a) as u64) << k, mb | ((id == b) as u64) << k))
+        c.iter()
+            .enumerate()
+            .fold((0, 0), |(ma, mb), (k, &id)| (ma | ((id == a) as u64) << k, mb | ((id == b) as u64) << k))
     }
 }
 
@@ -151,7 +171,10 @@ pub(super) fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn equal_ids_strided(data: &[BlockId], a: usize, b: usize, step: usize, groups: usize) -> u64 {
-    use std::arch::x86_64::{_mm256_and_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_i32gather_epi32, _mm256_movemask_ps, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_xor_si256};
+    use std::arch::x86_64::{
+        _mm256_and_si256, _mm256_castsi256_ps, _mm256_cmpeq_epi32, _mm256_i32gather_epi32, _mm256_movemask_ps,
+        _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_xor_si256,
+    };
     let s = step as i32;
     let lanes = _mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
     let id_bits = _mm256_set1_epi32(0xFFFF);
@@ -160,7 +183,12 @@ unsafe fn equal_ids_strided(data: &[BlockId], a: usize, b: usize, step: usize, g
         let at = 8 * g * step;
         // SAFETY: the caller's promise: lanes `a (b) + at + k step` and the ids after them are in
         // `data` (a scale of 2 bytes per id).
-        let (x, y) = unsafe { (_mm256_i32gather_epi32::<2>(data.as_ptr().add(a + at).cast::<i32>(), lanes), _mm256_i32gather_epi32::<2>(data.as_ptr().add(b + at).cast::<i32>(), lanes)) };
+        let (x, y) = unsafe {
+            (
+                _mm256_i32gather_epi32::<2>(data.as_ptr().add(a + at).cast::<i32>(), lanes),
+                _mm256_i32gather_epi32::<2>(data.as_ptr().add(b + at).cast::<i32>(), lanes),
+            )
+        };
         // Only the low 16 bits of each lane are the id.
         let same = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_xor_si256(x, y), id_bits), _mm256_setzero_si256());
         mask |= (_mm256_movemask_ps(_mm256_castsi256_ps(same)) as u32 as u64) << (8 * g);
@@ -173,14 +201,23 @@ unsafe fn equal_ids_strided(data: &[BlockId], a: usize, b: usize, step: usize, g
 #[target_feature(enable = "avx2")]
 #[inline]
 fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
-    use std::arch::x86_64::{__m256i, _mm256_cmpeq_epi16, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_packs_epi16, _mm256_permute4x64_epi64};
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi16, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_packs_epi16,
+        _mm256_permute4x64_epi64,
+    };
     let (x, y) = (&x[..64], &y[..64]);
     let mut mask = 0u64;
     for half in 0..2 {
         // SAFETY: each load reads 16 ids at `32 half (+ 16)`, inside the 64 of `x` and `y`.
-        let equal = |o: usize| unsafe { _mm256_cmpeq_epi16(_mm256_loadu_si256(x.as_ptr().add(o).cast::<__m256i>()), _mm256_loadu_si256(y.as_ptr().add(o).cast::<__m256i>())) };
+        let equal = |o: usize| unsafe {
+            _mm256_cmpeq_epi16(
+                _mm256_loadu_si256(x.as_ptr().add(o).cast::<__m256i>()),
+                _mm256_loadu_si256(y.as_ptr().add(o).cast::<__m256i>()),
+            )
+        };
         // Packing interleaves the two 16-lane halves by 64 bits; the permute puts ids back in order.
-        let bytes = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(equal(32 * half), equal(32 * half + 16)));
+        let bytes =
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi16(equal(32 * half), equal(32 * half + 16)));
         mask |= (_mm256_movemask_epi8(bytes) as u32 as u64) << (32 * half);
     }
     mask

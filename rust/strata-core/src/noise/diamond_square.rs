@@ -108,7 +108,12 @@ impl DiamondSquare {
         for cz in z0.div_euclid(n)..=z1.div_euclid(n) {
             for cx in x0.div_euclid(n)..=x1.div_euclid(n) {
                 let (ox, oz) = (cx * n, cz * n);
-                let target = Rect { x0: (x0 - ox).max(0), z0: (z0 - oz).max(0), x1: (x1 - ox).min(n - 1), z1: (z1 - oz).min(n - 1) };
+                let target = Rect {
+                    x0: (x0 - ox).max(0),
+                    z0: (z0 - oz).max(0),
+                    x1: (x1 - ox).min(n - 1),
+                    z1: (z1 - oz).min(n - 1),
+                };
                 let grid = self.cell_points(ox, oz, target);
                 for z in target.z0..=target.z1 {
                     for x in target.x0..=target.x1 {
@@ -157,7 +162,8 @@ impl DiamondSquare {
             rects.push(Rect { x0: down(r.x0), z0: down(r.z0), x1: up(r.x1), z1: up(r.z1) });
         }
         // Coarsest level: the corners.
-        let mut grid = LevelGrid { rect: Rect { x0: 0, z0: 0, x1: n, z1: n }, spacing: n, nx: 2, values: Vec::with_capacity(4) };
+        let mut grid =
+            LevelGrid { rect: Rect { x0: 0, z0: 0, x1: n, z1: n }, spacing: n, nx: 2, values: Vec::with_capacity(4) };
         for (x, z) in [(0, 0), (n, 0), (0, n), (n, n)] {
             grid.values.push(self.corner_value(ox + x, oz + z));
         }

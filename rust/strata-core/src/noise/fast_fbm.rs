@@ -202,7 +202,13 @@ impl PerlinFbm2 {
     /// one below it that qualifies.
     #[doc(hidden)]
     pub fn get_many_with(&self, kernel: Kernel, xs: &[f64], zs: &[f64], out: &mut [f64]) {
-        assert!(xs.len() == zs.len() && xs.len() == out.len(), "get_many: {} xs, {} zs, {} outputs", xs.len(), zs.len(), out.len());
+        assert!(
+            xs.len() == zs.len() && xs.len() == out.len(),
+            "get_many: {} xs, {} zs, {} outputs",
+            xs.len(),
+            zs.len(),
+            out.len()
+        );
         let point = |i: usize| (xs[i], zs[i]);
         match kernel.allowed() {
             // SAFETY: `allowed` keeps a kernel only when the running CPU has its features.
@@ -455,7 +461,12 @@ mod tests {
             });
         }
         sets.push(FractalParams { octaves: 5, frequency: 1.0 / 128.0, persistence: 0.5, lacunarity: 2.0 });
-        sets.push(FractalParams { octaves: 4, frequency: 0.731, persistence: 0.45, lacunarity: std::f64::consts::PI * 2.0 / 3.0 });
+        sets.push(FractalParams {
+            octaves: 4,
+            frequency: 0.731,
+            persistence: 0.45,
+            lacunarity: std::f64::consts::PI * 2.0 / 3.0,
+        });
         sets
     }
 
@@ -470,7 +481,15 @@ mod tests {
                 p.push((i as f64 + 0.5, k as f64 - 0.5));
             }
         }
-        for &(x, z) in &[(0.0, 0.0), (-0.0, 0.0), (0.0, -0.0), (1e6, -1e6), (-1e6, 1e6), (1e6 + 0.5, 1e6 - 0.25), (-999_999.5, -1e6 + 3.0)] {
+        for &(x, z) in &[
+            (0.0, 0.0),
+            (-0.0, 0.0),
+            (0.0, -0.0),
+            (1e6, -1e6),
+            (-1e6, 1e6),
+            (1e6 + 0.5, 1e6 - 0.25),
+            (-999_999.5, -1e6 + 3.0),
+        ] {
             p.push((x, z));
         }
         let mut state = 0x2545_f491_4f6c_dd1du64;
@@ -498,13 +517,22 @@ mod tests {
         let zs: Vec<f64> = pts.iter().map(|p| p.1).collect();
         let expected: Vec<f64> = pts.iter().map(|&(x, z)| reference.get([x, z])).collect();
         for (i, &(x, z)) in pts.iter().enumerate() {
-            assert_eq!(fast.get(x, z).to_bits(), expected[i].to_bits(), "scalar get, seed {seed}, {params:?}, ({x}, {z})");
+            assert_eq!(
+                fast.get(x, z).to_bits(),
+                expected[i].to_bits(),
+                "scalar get, seed {seed}, {params:?}, ({x}, {z})"
+            );
         }
         for kernel in Kernel::available() {
             let mut many = vec![f64::NAN; pts.len()];
             fast.get_many_with(kernel, &xs, &zs, &mut many);
             for (i, &(x, z)) in pts.iter().enumerate() {
-                assert_eq!(many[i].to_bits(), expected[i].to_bits(), "get_many {kernel:?}, seed {seed}, {params:?}, ({x}, {z}): noise {}", expected[i]);
+                assert_eq!(
+                    many[i].to_bits(),
+                    expected[i].to_bits(),
+                    "get_many {kernel:?}, seed {seed}, {params:?}, ({x}, {z}): noise {}",
+                    expected[i]
+                );
             }
         }
     }
@@ -532,7 +560,11 @@ mod tests {
                     let mut row = vec![f64::NAN; len];
                     fast.fill_row_with(kernel, &xs, z, &mut row);
                     for (i, &x) in xs.iter().enumerate() {
-                        assert_eq!(row[i].to_bits(), reference.get([x, z]).to_bits(), "fill_row {kernel:?} len {len} at ({x}, {z})");
+                        assert_eq!(
+                            row[i].to_bits(),
+                            reference.get([x, z]).to_bits(),
+                            "fill_row {kernel:?} len {len} at ({x}, {z})"
+                        );
                     }
                 }
             }
@@ -556,7 +588,10 @@ mod tests {
             for &kernel in &kernels[1..] {
                 let mut vector = vec![0.0; pts.len()];
                 fast.get_many_with(kernel, &xs, &zs, &mut vector);
-                assert!(vector.iter().zip(&portable).all(|(a, b)| a.to_bits() == b.to_bits()), "{kernel:?}, {params:?}");
+                assert!(
+                    vector.iter().zip(&portable).all(|(a, b)| a.to_bits() == b.to_bits()),
+                    "{kernel:?}, {params:?}"
+                );
             }
         }
     }

@@ -68,7 +68,11 @@ mod tests {
         let (mut diff, mut ridge_hi) = (0, 0.0f64);
         for i in 0..2000 {
             let (x, z) = (i as f64 * 1.37 - 900.0, i as f64 * -0.71 + 40.0);
-            for (n, m) in [(sample2(&a, x, z), sample2(&b, x, z)), (sample2(&s, x, z), sample2(&s2, x, z)), (sample2(&r, x, z), sample2(&r2, x, z))] {
+            for (n, m) in [
+                (sample2(&a, x, z), sample2(&b, x, z)),
+                (sample2(&s, x, z), sample2(&s2, x, z)),
+                (sample2(&r, x, z), sample2(&r2, x, z)),
+            ] {
                 assert!((-1.5..=1.5).contains(&n), "{n}");
                 if n != m {
                     diff += 1;

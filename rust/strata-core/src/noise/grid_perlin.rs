@@ -79,7 +79,12 @@ impl GridPerlin {
     /// `noise::Perlin::get` at the grid point (`i`, `j`, `k`) of the axes; `cube` caches the
     /// last unit cube's gradients.
     #[inline]
-    pub fn get(&self, [ax, ay, az]: [&PerlinAxis; 3], (i, j, k): (usize, usize, usize), cube: &mut Option<PerlinCube>) -> f64 {
+    pub fn get(
+        &self,
+        [ax, ay, az]: [&PerlinAxis; 3],
+        (i, j, k): (usize, usize, usize),
+        cube: &mut Option<PerlinCube>,
+    ) -> f64 {
         const SCALE_FACTOR: f64 = 1.154_700_538_379_251_5;
         let corner = (ax.corner[i], ay.corner[j], az.corner[k]);
         let cube = match cube {
@@ -148,9 +153,14 @@ impl GridPerlin {
                     let g = self.cube((cx, cy, cz)).gradients;
                     // The gradient of corner `n` (4·dx + 2·dy + dz) over the distance ranges.
                     let corner = |n: usize| {
-                        let (px, py, pz) = (if n & 4 != 0 { x1 } else { x0 }, if n & 2 != 0 { y1 } else { y0 }, if n & 1 != 0 { z1 } else { z0 });
+                        let (px, py, pz) = (
+                            if n & 4 != 0 { x1 } else { x0 },
+                            if n & 2 != 0 { y1 } else { y0 },
+                            if n & 1 != 0 { z1 } else { z0 },
+                        );
                         let (mut r0, mut r1) = (0.0, 0.0);
-                        for (unit, (plo, phi)) in [((1.0, 0.0, 0.0), px), ((0.0, 1.0, 0.0), py), ((0.0, 0.0, 1.0), pz)] {
+                        for (unit, (plo, phi)) in [((1.0, 0.0, 0.0), px), ((0.0, 1.0, 0.0), py), ((0.0, 0.0, 1.0), pz)]
+                        {
                             let coefficient = gradient(g[n], unit.0, unit.1, unit.2);
                             if coefficient > 0.0 {
                                 (r0, r1) = (r0 + plo, r1 + phi);
@@ -219,7 +229,12 @@ impl GridPerlin {
     /// The CPU must have AVX2 (outside code built for AVX2, calling it is unsafe).
     #[target_feature(enable = "avx2")]
     #[inline]
-    pub fn get_avx2(&self, [ax, ay, az]: [&PerlinAxis; 3], (i, j, k): (usize, usize, usize), cube: &mut Option<PerlinCubeAvx2>) -> f64 {
+    pub fn get_avx2(
+        &self,
+        [ax, ay, az]: [&PerlinAxis; 3],
+        (i, j, k): (usize, usize, usize),
+        cube: &mut Option<PerlinCubeAvx2>,
+    ) -> f64 {
         use std::arch::x86_64::*;
         const SCALE_FACTOR: f64 = 1.154_700_538_379_251_5;
         let corner = (ax.corner[i], ay.corner[j], az.corner[k]);
@@ -231,8 +246,18 @@ impl GridPerlin {
                     // Lanes (dx, dy) = (1, 0), (1, 1), (0, 0), (0, 1): corners 4·dx + 2·dy + dz.
                     let t = |n: usize| GRADIENT_TERMS[(g[n + dz] & 15) as usize];
                     let terms = _mm256_setr_epi64x(t(4), t(6), t(0), t(2));
-                    let all_ones = |bit: i64| _mm256_castsi256_pd(_mm256_cmpeq_epi64(_mm256_and_si256(terms, _mm256_set1_epi64x(bit)), _mm256_set1_epi64x(bit)));
-                    let sign = |bit: i32| _mm256_castsi256_pd(_mm256_sll_epi64(_mm256_and_si256(terms, _mm256_set1_epi64x(1 << bit)), _mm_cvtsi32_si128(63 - bit)));
+                    let all_ones = |bit: i64| {
+                        _mm256_castsi256_pd(_mm256_cmpeq_epi64(
+                            _mm256_and_si256(terms, _mm256_set1_epi64x(bit)),
+                            _mm256_set1_epi64x(bit),
+                        ))
+                    };
+                    let sign = |bit: i32| {
+                        _mm256_castsi256_pd(_mm256_sll_epi64(
+                            _mm256_and_si256(terms, _mm256_set1_epi64x(1 << bit)),
+                            _mm_cvtsi32_si128(63 - bit),
+                        ))
+                    };
                     [all_ones(1), sign(1), all_ones(4), sign(3)]
                 };
                 cube.insert(PerlinCubeAvx2 { corner, masks: [side(0), side(1)] })
@@ -250,7 +275,10 @@ impl GridPerlin {
         // lz(a, b) = b·cz + a·rz: [l10, l11, l00, l01].
         let l = _mm256_add_pd(_mm256_mul_pd(b, _mm256_set1_pd(cz)), _mm256_mul_pd(a, _mm256_set1_pd(rz)));
         // ly(l·0, l·1) = l·1·cy + l·0·ry, in lanes 0 (x1) and 2 (x0).
-        let m = _mm256_add_pd(_mm256_mul_pd(_mm256_unpackhi_pd(l, l), _mm256_set1_pd(cy)), _mm256_mul_pd(_mm256_unpacklo_pd(l, l), _mm256_set1_pd(ry)));
+        let m = _mm256_add_pd(
+            _mm256_mul_pd(_mm256_unpackhi_pd(l, l), _mm256_set1_pd(cy)),
+            _mm256_mul_pd(_mm256_unpacklo_pd(l, l), _mm256_set1_pd(ry)),
+        );
         let (m1, m0) = (_mm256_cvtsd_f64(m), _mm256_cvtsd_f64(_mm256_permute4x64_pd::<0b10>(m)));
         let result = (m1 * cx + m0 * rx) * SCALE_FACTOR;
         result.clamp(-1.0, 1.0)
@@ -274,19 +302,49 @@ mod tests {
             let (ours, theirs) = (GridPerlin::new(seed), Perlin::new(seed));
             // Random axes at several scales, axes like the tunnel lattice's, and coordinates on
             // and around integers, where the corner and the distances are at their edges.
-            let mut axes: Vec<Vec<f64>> = (0..5).map(|n| (0..40).map(|_| (next() as i64 as f64 / i64::MAX as f64) * [1e-3, 0.7, 13.0, 900.0, 3e5][n]).collect()).collect();
+            let mut axes: Vec<Vec<f64>> = (0..5)
+                .map(|n| {
+                    (0..40)
+                        .map(|_| (next() as i64 as f64 / i64::MAX as f64) * [1e-3, 0.7, 13.0, 900.0, 3e5][n])
+                        .collect()
+                })
+                .collect();
             axes.push((-60..60).map(|i| (i * 4) as f64 * (1.0 / 96.0) * 0.25 * 1.5).collect());
             axes.push((-60..60).map(|i| (i * 4) as f64 * (1.0 / 72.0) + 101.7).collect());
-            axes.push(vec![-2.0, -1.0, -0.5, -0.0, 0.0, 1e-310, 0.5, 1.0 - 1e-16, 1.0, 2.0, 255.0, 256.0, 257.5, -256.0]);
+            axes.push(vec![
+                -2.0,
+                -1.0,
+                -0.5,
+                -0.0,
+                0.0,
+                1e-310,
+                0.5,
+                1.0 - 1e-16,
+                1.0,
+                2.0,
+                255.0,
+                256.0,
+                257.5,
+                -256.0,
+            ]);
             let mut cube = None;
             for (a, b, c) in [(0, 1, 2), (3, 4, 0), (5, 5, 6), (7, 7, 7), (6, 7, 5), (2, 7, 3)] {
                 let [xs, ys, zs] = [&axes[a], &axes[b], &axes[c]];
-                let grid = [PerlinAxis::new(xs.iter().copied()), PerlinAxis::new(ys.iter().copied()), PerlinAxis::new(zs.iter().copied())];
+                let grid = [
+                    PerlinAxis::new(xs.iter().copied()),
+                    PerlinAxis::new(ys.iter().copied()),
+                    PerlinAxis::new(zs.iter().copied()),
+                ];
                 for (j, &y) in ys.iter().enumerate() {
                     for (k, &z) in zs.iter().enumerate() {
                         for (i, &x) in xs.iter().enumerate() {
                             let got = ours.get([&grid[0], &grid[1], &grid[2]], (i, j, k), &mut cube);
-                            assert_eq!(got.to_bits(), theirs.get([x, y, z]).to_bits(), "seed {seed} at {:?}", [x, y, z]);
+                            assert_eq!(
+                                got.to_bits(),
+                                theirs.get([x, y, z]).to_bits(),
+                                "seed {seed} at {:?}",
+                                [x, y, z]
+                            );
                         }
                     }
                 }
@@ -301,7 +359,8 @@ mod tests {
             // Lattice-like windows at the gate's and the tunnels' scales, across cube edges.
             for (step, count) in [(4.0 / 384.0, 10), (4.0 / 96.0, 10), (4.0 / 40.0, 12), (0.37, 9)] {
                 for start in [-40i32, -7, -1, 0, 3, 95, 1000] {
-                    let coordinates = |offset: f64| PerlinAxis::new((0..count).map(move |i| (start + i) as f64 * step + offset));
+                    let coordinates =
+                        |offset: f64| PerlinAxis::new((0..count).map(move |i| (start + i) as f64 * step + offset));
                     let grid = [coordinates(0.0), coordinates(0.31), coordinates(-17.9)];
                     let at = [&grid[0], &grid[1], &grid[2]];
                     let (lo, hi) = field.bounds(at);
@@ -310,7 +369,10 @@ mod tests {
                         for k in 0..count as usize {
                             for i in 0..count as usize {
                                 let v = field.get(at, (i, j, k), &mut cube);
-                                assert!(lo <= v && v <= hi, "seed {seed}, step {step}, start {start}: {v} outside [{lo}, {hi}]");
+                                assert!(
+                                    lo <= v && v <= hi,
+                                    "seed {seed}, step {step}, start {start}: {v} outside [{lo}, {hi}]"
+                                );
                             }
                         }
                     }
@@ -335,11 +397,34 @@ mod tests {
         };
         for seed in [0u32, 3, 0xdead_beef] {
             let field = GridPerlin::new(seed);
-            let mut axes: Vec<Vec<f64>> = (0..4).map(|n| (0..24).map(|_| (next() as i64 as f64 / i64::MAX as f64) * [1e-3, 0.7, 13.0, 3e5][n]).collect()).collect();
+            let mut axes: Vec<Vec<f64>> = (0..4)
+                .map(|n| {
+                    (0..24).map(|_| (next() as i64 as f64 / i64::MAX as f64) * [1e-3, 0.7, 13.0, 3e5][n]).collect()
+                })
+                .collect();
             axes.push((-30..30).map(|i| (i * 4) as f64 * (1.0 / 96.0) * 0.25 * 1.5).collect());
-            axes.push(vec![-2.0, -1.0, -0.5, -0.0, 0.0, 1e-310, 0.5, 1.0 - 1e-16, 1.0, 2.0, 255.0, 256.0, 257.5, -256.0]);
+            axes.push(vec![
+                -2.0,
+                -1.0,
+                -0.5,
+                -0.0,
+                0.0,
+                1e-310,
+                0.5,
+                1.0 - 1e-16,
+                1.0,
+                2.0,
+                255.0,
+                256.0,
+                257.5,
+                -256.0,
+            ]);
             for (a, b, c) in [(0, 1, 2), (3, 4, 0), (4, 4, 4), (5, 5, 5), (1, 5, 3)] {
-                let grid = [PerlinAxis::new(axes[a].iter().copied()), PerlinAxis::new(axes[b].iter().copied()), PerlinAxis::new(axes[c].iter().copied())];
+                let grid = [
+                    PerlinAxis::new(axes[a].iter().copied()),
+                    PerlinAxis::new(axes[b].iter().copied()),
+                    PerlinAxis::new(axes[c].iter().copied()),
+                ];
                 let (mut cube, mut cube_avx2) = (None, None);
                 for j in 0..axes[b].len() {
                     for k in 0..axes[c].len() {

@@ -80,7 +80,10 @@ impl Heightmap {
                 (0..h).flat_map(|y| buf[y * info.line_size..][..w].iter().map(|&v| v as f64)).collect()
             }
             (color, depth) => {
-                return Err(HeightmapError::PngFormat { path: path.into(), found: format!("{color:?} {}-bit", depth as u8) });
+                return Err(HeightmapError::PngFormat {
+                    path: path.into(),
+                    found: format!("{color:?} {}-bit", depth as u8),
+                });
             }
         };
         Self::from_raw(w, h, &raw, None).ok_or_else(|| HeightmapError::AllVoid { path: path.into() })
@@ -96,7 +99,8 @@ impl Heightmap {
             n => return Err(HeightmapError::HgtSize { path: path.into(), len: n as u64 }),
         };
         let raw: Vec<f64> = bytes.chunks_exact(2).map(|b| i16::from_be_bytes([b[0], b[1]]) as f64).collect();
-        Self::from_raw(side, side, &raw, Some(HGT_VOID as f64)).ok_or_else(|| HeightmapError::AllVoid { path: path.into() })
+        Self::from_raw(side, side, &raw, Some(HGT_VOID as f64))
+            .ok_or_else(|| HeightmapError::AllVoid { path: path.into() })
     }
 
     /// Builds a heightmap from raw samples (row-major); samples equal to `void` are filled with
@@ -162,7 +166,14 @@ impl Heightmap {
         let (iu, iv) = (fu as i64, fv as i64);
         let (x0, x1) = (fold(iu, self.width), fold(iu + 1, self.width));
         let (z0, z1) = (fold(iv, self.height), fold(iv + 1, self.height));
-        crate::noise::diamond_square::bilinear(self.pixel(x0, z0), self.pixel(x1, z0), self.pixel(x0, z1), self.pixel(x1, z1), u - fu, v - fv)
+        crate::noise::diamond_square::bilinear(
+            self.pixel(x0, z0),
+            self.pixel(x1, z0),
+            self.pixel(x0, z1),
+            self.pixel(x1, z1),
+            u - fu,
+            v - fv,
+        )
     }
 
     /// Weight of the image at pixel coordinates `(u, v)` in border mode: 1 well inside, fading
@@ -188,7 +199,14 @@ fn mirror(i: i64, n: usize) -> usize {
 }
 
 /// Writes a PNG (any colour type and depth, rows packed); errors name the file.
-pub(crate) fn write_png(path: &Path, width: u32, height: u32, color: png::ColorType, depth: png::BitDepth, data: &[u8]) -> Result<(), HeightmapError> {
+pub(crate) fn write_png(
+    path: &Path,
+    width: u32,
+    height: u32,
+    color: png::ColorType,
+    depth: png::BitDepth,
+    data: &[u8],
+) -> Result<(), HeightmapError> {
     let fail = |message: String| HeightmapError::Write { path: path.into(), message };
     let file = File::create(path).map_err(|e| fail(e.to_string()))?;
     let mut encoder = png::Encoder::new(BufWriter::new(file), width, height);
@@ -202,7 +220,10 @@ pub(crate) fn write_png(path: &Path, width: u32, height: u32, color: png::ColorT
 /// Writes `samples` (row-major, `width × height`) as a 16-bit grayscale PNG.
 pub fn write_gray16_png(path: &Path, width: u32, height: u32, samples: &[u16]) -> Result<(), HeightmapError> {
     if samples.len() != width as usize * height as usize {
-        return Err(HeightmapError::Write { path: path.into(), message: format!("{} samples for a {width}×{height} image", samples.len()) });
+        return Err(HeightmapError::Write {
+            path: path.into(),
+            message: format!("{} samples for a {width}×{height} image", samples.len()),
+        });
     }
     let bytes: Vec<u8> = samples.iter().flat_map(|s| s.to_be_bytes()).collect();
     write_png(path, width, height, png::ColorType::Grayscale, png::BitDepth::Sixteen, &bytes)

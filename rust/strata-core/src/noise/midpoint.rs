@@ -23,7 +23,14 @@ pub fn displacement_range(initial_range: f64, roughness: f64, level: u32) -> f64
 /// `left` and the last `right`. `unit(i)` gives the random number in `[-1, 1]` for the point at
 /// index `i`; the point set at recursion level `l` is displaced by
 /// `unit(i) · displacement_range(initial_range, roughness, l)`.
-pub fn midpoint_displacement(left: f64, right: f64, levels: u32, initial_range: f64, roughness: f64, mut unit: impl FnMut(usize) -> f64) -> Vec<f64> {
+pub fn midpoint_displacement(
+    left: f64,
+    right: f64,
+    levels: u32,
+    initial_range: f64,
+    roughness: f64,
+    mut unit: impl FnMut(usize) -> f64,
+) -> Vec<f64> {
     let levels = levels.min(24);
     let n = 1usize << levels;
     let mut out = vec![0.0; n + 1];
@@ -79,16 +86,22 @@ impl MidpointLine {
 
     /// The value of the anchor at world x = `segment · segment_len()`.
     pub fn anchor(&self, segment: i64) -> f64 {
-        self.anchor_range * unit_f64(hash1(self.seed, self.salt ^ 0xa5a5_a5a5, segment as i32)) * 2.0 - self.anchor_range
+        self.anchor_range * unit_f64(hash1(self.seed, self.salt ^ 0xa5a5_a5a5, segment as i32)) * 2.0
+            - self.anchor_range
     }
 
     /// All `segment_len() + 1` values of segment `segment` (world x from `segment · len` to
     /// `(segment + 1) · len`, both ends included).
     pub fn segment(&self, segment: i64) -> Vec<f64> {
         let base = segment * self.segment_len();
-        midpoint_displacement(self.anchor(segment), self.anchor(segment + 1), self.levels.min(24), self.initial_range, self.roughness, |i| {
-            self.unit(base + i as i64)
-        })
+        midpoint_displacement(
+            self.anchor(segment),
+            self.anchor(segment + 1),
+            self.levels.min(24),
+            self.initial_range,
+            self.roughness,
+            |i| self.unit(base + i as i64),
+        )
     }
 
     /// The value at integer world x, by descending only the intervals that contain x
@@ -128,7 +141,10 @@ impl MidpointLine {
 
     /// An upper bound of `|value|` anywhere on the line.
     pub fn max_abs(&self) -> f64 {
-        self.anchor_range.abs() + (0..self.levels.min(24)).map(|l| displacement_range(self.initial_range, self.roughness, l).abs()).sum::<f64>()
+        self.anchor_range.abs()
+            + (0..self.levels.min(24))
+                .map(|l| displacement_range(self.initial_range, self.roughness, l).abs())
+                .sum::<f64>()
     }
 }
 
@@ -156,7 +172,8 @@ mod tests {
 
     #[test]
     fn the_line_is_seamless_and_its_descent_matches_whole_segments() {
-        let line = MidpointLine { seed: 5, salt: 77, levels: 5, anchor_range: 10.0, initial_range: 6.0, roughness: 0.55 };
+        let line =
+            MidpointLine { seed: 5, salt: 77, levels: 5, anchor_range: 10.0, initial_range: 6.0, roughness: 0.55 };
         for segment in -3..3 {
             let values = line.segment(segment);
             assert_eq!(values.len(), 33);

@@ -14,8 +14,8 @@
 //! The cosine is evaluated with a fixed polynomial ([`cos_pi`]) made of additions and
 //! multiplications only, so results are bit-identical on every machine (law 1).
 
-use crate::preset::model::Interpolation;
 use crate::base::rng::{hash1, hash2, salt, unit_f64};
+use crate::preset::model::Interpolation;
 
 /// Taylor coefficients `(-1)^n / (2n + first)!` for `n = 0..10`.
 const fn taylor(first: u32) -> [f64; 10] {
@@ -45,7 +45,8 @@ pub fn cos_pi(mu: f64) -> f64 {
     // cos(π·mu) = -cos(π·(1 − mu)): reduce to [0, 1/2]; there, cos(π·m) = sin(π·(1/2 − m)) on
     // [1/4, 1/2], so both series run on arguments of at most π/4.
     let (m, sign) = if mu > 0.5 { (1.0 - mu, -1.0) } else { (mu, 1.0) };
-    let (use_sin, t) = if m > 0.25 { (true, (0.5 - m) * std::f64::consts::PI) } else { (false, m * std::f64::consts::PI) };
+    let (use_sin, t) =
+        if m > 0.25 { (true, (0.5 - m) * std::f64::consts::PI) } else { (false, m * std::f64::consts::PI) };
     let t2 = t * t;
     // Horner forms of Σ (-1)^n t^(2n) / (2n)! and Σ (-1)^n t^(2n+1) / (2n+1)!, n = 0..=9.
     let coeffs = if use_sin { &SIN_COEFFS } else { &COS_COEFFS };
@@ -104,7 +105,14 @@ fn split(u: f64, step: i64) -> (i32, i32, f64) {
 
 /// 1D value noise at world position `x`: octave `i` reads lattice points `m·2^i` at world
 /// positions `m·2^i·base_period`; see the module doc for the weights. `octaves` is at least 1.
-pub fn value_noise_1d(seed: u64, x: f64, octaves: u32, persistence: f64, interp: Interpolation, base_period: f64) -> f64 {
+pub fn value_noise_1d(
+    seed: u64,
+    x: f64,
+    octaves: u32,
+    persistence: f64,
+    interp: Interpolation,
+    base_period: f64,
+) -> f64 {
     let octaves = octaves.clamp(1, 24);
     let u = x / base_period;
     let (mut sum, mut total) = (0.0, 0.0);
@@ -119,7 +127,15 @@ pub fn value_noise_1d(seed: u64, x: f64, octaves: u32, persistence: f64, interp:
 
 /// 2D value noise at world `(x, z)`: bilinear interpolation of [`lattice_2d`] per octave, octaves
 /// as in [`value_noise_1d`].
-pub fn value_noise_2d(seed: u64, x: f64, z: f64, octaves: u32, persistence: f64, interp: Interpolation, base_period: f64) -> f64 {
+pub fn value_noise_2d(
+    seed: u64,
+    x: f64,
+    z: f64,
+    octaves: u32,
+    persistence: f64,
+    interp: Interpolation,
+    base_period: f64,
+) -> f64 {
     let octaves = octaves.clamp(1, 24);
     let (u, v) = (x / base_period, z / base_period);
     let (mut sum, mut total) = (0.0, 0.0);
@@ -160,7 +176,8 @@ mod tests {
         let slope1 = (interp_weight(1.0, Interpolation::Cosine) - interp_weight(1.0 - e, Interpolation::Cosine)) / e;
         assert!(slope0.abs() < 1e-3 && slope1.abs() < 1e-3, "{slope0} {slope1}");
         // The linear weight has slope 1 everywhere; the cosine one peaks at π/2 in the middle.
-        let mid = (interp_weight(0.5 + e, Interpolation::Cosine) - interp_weight(0.5 - e, Interpolation::Cosine)) / (2.0 * e);
+        let mid =
+            (interp_weight(0.5 + e, Interpolation::Cosine) - interp_weight(0.5 - e, Interpolation::Cosine)) / (2.0 * e);
         assert!((mid - std::f64::consts::FRAC_PI_2).abs() < 1e-6, "{mid}");
         assert_eq!(interpolate(3.0, 7.0, 0.25, Interpolation::Linear), 4.0);
     }
@@ -172,7 +189,10 @@ mod tests {
             for n in -20..20 {
                 // At lattice points the noise is the lattice value.
                 assert_eq!(value_noise_1d(seed, n as f64 * 8.0, 1, 0.5, interp, 8.0), lattice_1d(seed, n));
-                assert_eq!(value_noise_2d(seed, n as f64 * 8.0, -3.0 * 8.0, 1, 0.5, interp, 8.0), lattice_2d(seed, n, -3));
+                assert_eq!(
+                    value_noise_2d(seed, n as f64 * 8.0, -3.0 * 8.0, 1, 0.5, interp, 8.0),
+                    lattice_2d(seed, n, -3)
+                );
                 // Between them it is the interpolation of the two neighbours.
                 let x = n as f64 * 8.0 + 3.0;
                 let want = interpolate(lattice_1d(seed, n), lattice_1d(seed, n + 1), 3.0 / 8.0, interp);
@@ -211,6 +231,9 @@ mod tests {
             assert!((-1.0..=1.0).contains(&v));
             assert_eq!(v, value_noise_2d(7, x, -x * 0.3, 6, 0.6, Interpolation::Cosine, 4.0));
         }
-        assert_ne!(value_noise_1d(1, 3.3, 3, 0.5, Interpolation::Linear, 2.0), value_noise_1d(2, 3.3, 3, 0.5, Interpolation::Linear, 2.0));
+        assert_ne!(
+            value_noise_1d(1, 3.3, 3, 0.5, Interpolation::Linear, 2.0),
+            value_noise_1d(2, 3.3, 3, 0.5, Interpolation::Linear, 2.0)
+        );
     }
 }

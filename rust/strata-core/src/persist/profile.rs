@@ -33,9 +33,9 @@
 //! overwritten by the failed load.
 
 use crate::base::atomic_file::write_atomic;
-use crate::preset::model::WorldPreset;
 use crate::preset::error::PresetError;
 use crate::preset::file::{load_preset_file, save_preset_file};
+use crate::preset::model::WorldPreset;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,11 +68,17 @@ pub enum InputDescriptor {
 impl InputDescriptor {
     fn check(&self) -> Result<(), String> {
         match *self {
-            InputDescriptor::Key { physical } if physical == 0 || physical > 0x7f_ffff => Err(format!("key code {physical}")),
-            InputDescriptor::MouseButton { button } if !(1..=9).contains(&button) => Err(format!("mouse button {button}")),
+            InputDescriptor::Key { physical } if physical == 0 || physical > 0x7f_ffff => {
+                Err(format!("key code {physical}"))
+            }
+            InputDescriptor::MouseButton { button } if !(1..=9).contains(&button) => {
+                Err(format!("mouse button {button}"))
+            }
             InputDescriptor::JoyButton { button } if button > 127 => Err(format!("joypad button {button}")),
             InputDescriptor::JoyAxis { axis, .. } if axis > 15 => Err(format!("joypad axis {axis}")),
-            InputDescriptor::JoyAxis { direction, .. } if direction != 1.0 && direction != -1.0 => Err(format!("axis direction {direction}")),
+            InputDescriptor::JoyAxis { direction, .. } if direction != 1.0 && direction != -1.0 => {
+                Err(format!("axis direction {direction}"))
+            }
             _ => Ok(()),
         }
     }
@@ -83,7 +89,9 @@ impl InputDescriptor {
             InputDescriptor::Key { physical } => format!("key {physical}"),
             InputDescriptor::MouseButton { button } => format!("mouse button {button}"),
             InputDescriptor::JoyButton { button } => format!("joypad button {button}"),
-            InputDescriptor::JoyAxis { axis, direction } => format!("joypad axis {axis}{}", if direction < 0.0 { '-' } else { '+' }),
+            InputDescriptor::JoyAxis { axis, direction } => {
+                format!("joypad axis {axis}{}", if direction < 0.0 { '-' } else { '+' })
+            }
         }
     }
 }
@@ -112,7 +120,16 @@ pub struct Settings {
 
 impl Default for Settings {
     fn default() -> Self {
-        Self { view_distance: 8, far_view: 3, mouse_sensitivity: 1.0, invert_y: false, fov: 75.0, fullscreen: false, smooth_lighting: true, extra: BTreeMap::new() }
+        Self {
+            view_distance: 8,
+            far_view: 3,
+            mouse_sensitivity: 1.0,
+            invert_y: false,
+            fov: 75.0,
+            fullscreen: false,
+            smooth_lighting: true,
+            extra: BTreeMap::new(),
+        }
     }
 }
 
@@ -161,7 +178,11 @@ impl Settings {
 
     /// Checks and stores setting `key`; on error nothing changes.
     pub fn set(&mut self, key: &str, value: SettingValue) -> Result<(), ProfileFieldError> {
-        let err = |problem: String, allowed: &str| ProfileFieldError { field: format!("settings.{key}"), problem, allowed: allowed.into() };
+        let err = |problem: String, allowed: &str| ProfileFieldError {
+            field: format!("settings.{key}"),
+            problem,
+            allowed: allowed.into(),
+        };
         let as_f64 = |v: &SettingValue| match v {
             SettingValue::Float(f) => Some(*f),
             SettingValue::Int(i) => Some(*i as f64),
@@ -170,7 +191,9 @@ impl Settings {
         match key {
             "view_distance" => match value {
                 SettingValue::Int(i) if (2..=32).contains(&i) => self.view_distance = i,
-                SettingValue::Float(f) if f.fract() == 0.0 && (2.0..=32.0).contains(&f) => self.view_distance = f as i64,
+                SettingValue::Float(f) if f.fract() == 0.0 && (2.0..=32.0).contains(&f) => {
+                    self.view_distance = f as i64
+                }
                 v => return Err(err(format!("{v} is out of range or not an integer"), "an integer in 2..=32")),
             },
             "far_view" => match value {
@@ -179,10 +202,18 @@ impl Settings {
                 v => return Err(err(format!("{v} is out of range or not an integer"), "an integer in 0..=6")),
             },
             "mouse_sensitivity" | "fov" => {
-                let (lo, hi, allowed) = if key == "fov" { (40.0, 120.0, "a number in 40..=120") } else { (0.01, 10.0, "a number in 0.01..=10") };
+                let (lo, hi, allowed) = if key == "fov" {
+                    (40.0, 120.0, "a number in 40..=120")
+                } else {
+                    (0.01, 10.0, "a number in 0.01..=10")
+                };
                 match as_f64(&value) {
                     Some(f) if f.is_finite() && (lo..=hi).contains(&f) => {
-                        if key == "fov" { self.fov = f } else { self.mouse_sensitivity = f }
+                        if key == "fov" {
+                            self.fov = f
+                        } else {
+                            self.mouse_sensitivity = f
+                        }
                     }
                     _ => return Err(err(format!("{value} is out of range or not a number"), allowed)),
                 }
@@ -205,7 +236,9 @@ impl Settings {
                     SettingValue::Float(f) => return Err(err(format!("{f} is not finite"), "a finite number")),
                     SettingValue::Bool(b) => toml::Value::Boolean(b),
                     SettingValue::Text(s) if s.len() <= 4096 => toml::Value::String(s),
-                    SettingValue::Text(_) => return Err(err("text longer than 4096 bytes".into(), "at most 4096 bytes")),
+                    SettingValue::Text(_) => {
+                        return Err(err("text longer than 4096 bytes".into(), "at most 4096 bytes"));
+                    }
                 };
                 self.extra.insert(key.to_string(), v);
             }
@@ -216,7 +249,9 @@ impl Settings {
     /// Checks every known setting's range.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
         let mut copy = Settings::default();
-        for key in ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen", "smooth_lighting"] {
+        for key in
+            ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen", "smooth_lighting"]
+        {
             // `get` of a known key is always Some.
             if let Some(v) = self.get(key) {
                 copy.set(key, v)?;
@@ -226,7 +261,11 @@ impl Settings {
             if let toml::Value::Float(f) = v
                 && !f.is_finite()
             {
-                return Err(ProfileFieldError { field: format!("settings.{k}"), problem: format!("{f} is not finite"), allowed: "a finite number".into() });
+                return Err(ProfileFieldError {
+                    field: format!("settings.{k}"),
+                    problem: format!("{f} is not finite"),
+                    allowed: "a finite number".into(),
+                });
             }
         }
         Ok(())
@@ -261,23 +300,46 @@ impl Default for Profile {
 impl Profile {
     /// Sets `action`'s inputs; when they equal `defaults` (same inputs, any order) the override
     /// is removed, so the profile keeps only real changes.
-    pub fn set_binding(&mut self, action: &str, inputs: Vec<InputDescriptor>, defaults: &[InputDescriptor]) -> Result<(), ProfileFieldError> {
+    pub fn set_binding(
+        &mut self,
+        action: &str,
+        inputs: Vec<InputDescriptor>,
+        defaults: &[InputDescriptor],
+    ) -> Result<(), ProfileFieldError> {
         let field = format!("bindings.{action}");
         if action.is_empty() || action.len() > 128 || action.chars().any(|c| c.is_control()) {
-            return Err(ProfileFieldError { field, problem: "not an action name".into(), allowed: "1 to 128 printable characters".into() });
+            return Err(ProfileFieldError {
+                field,
+                problem: "not an action name".into(),
+                allowed: "1 to 128 printable characters".into(),
+            });
         }
         if inputs.len() > MAX_INPUTS_PER_ACTION {
-            return Err(ProfileFieldError { field, problem: format!("{} inputs", inputs.len()), allowed: format!("at most {MAX_INPUTS_PER_ACTION} inputs") });
+            return Err(ProfileFieldError {
+                field,
+                problem: format!("{} inputs", inputs.len()),
+                allowed: format!("at most {MAX_INPUTS_PER_ACTION} inputs"),
+            });
         }
         for i in &inputs {
-            i.check().map_err(|p| ProfileFieldError { field: field.clone(), problem: p, allowed: ALLOWED_INPUT.into() })?;
+            i.check().map_err(|p| ProfileFieldError {
+                field: field.clone(),
+                problem: p,
+                allowed: ALLOWED_INPUT.into(),
+            })?;
         }
-        let same = inputs.len() == defaults.len() && inputs.iter().all(|i| defaults.contains(i)) && defaults.iter().all(|d| inputs.contains(d));
+        let same = inputs.len() == defaults.len()
+            && inputs.iter().all(|i| defaults.contains(i))
+            && defaults.iter().all(|d| inputs.contains(d));
         if same {
             self.bindings.remove(action);
         } else {
             if !self.bindings.contains_key(action) && self.bindings.len() >= MAX_BINDINGS {
-                return Err(ProfileFieldError { field, problem: "too many overridden actions".into(), allowed: format!("at most {MAX_BINDINGS}") });
+                return Err(ProfileFieldError {
+                    field,
+                    problem: "too many overridden actions".into(),
+                    allowed: format!("at most {MAX_BINDINGS}"),
+                });
             }
             self.bindings.insert(action.to_string(), inputs);
         }
@@ -297,11 +359,19 @@ impl Profile {
     /// Checks version, settings and bindings.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
         if !(1..=PROFILE_VERSION).contains(&self.version) {
-            return Err(ProfileFieldError { field: "version".into(), problem: format!("{}", self.version), allowed: format!("1..={PROFILE_VERSION}") });
+            return Err(ProfileFieldError {
+                field: "version".into(),
+                problem: format!("{}", self.version),
+                allowed: format!("1..={PROFILE_VERSION}"),
+            });
         }
         self.settings.validate()?;
         if self.bindings.len() > MAX_BINDINGS {
-            return Err(ProfileFieldError { field: "bindings".into(), problem: format!("{} actions", self.bindings.len()), allowed: format!("at most {MAX_BINDINGS}") });
+            return Err(ProfileFieldError {
+                field: "bindings".into(),
+                problem: format!("{} actions", self.bindings.len()),
+                allowed: format!("at most {MAX_BINDINGS}"),
+            });
         }
         let mut copy = Profile::default();
         for (action, inputs) in &self.bindings {
@@ -325,7 +395,11 @@ impl Profile {
         {
             match v.as_integer() {
                 Some(n) if n > PROFILE_VERSION as i64 => {
-                    return Err(ProfileError::NewerVersion { file: source_name.into(), found: n, supported: PROFILE_VERSION });
+                    return Err(ProfileError::NewerVersion {
+                        file: source_name.into(),
+                        found: n,
+                        supported: PROFILE_VERSION,
+                    });
                 }
                 Some(n) if n >= 1 => {}
                 _ => {
@@ -351,7 +425,14 @@ impl Profile {
             } else {
                 "a TOML profile as documented in strata_core::persist::profile".to_string()
             };
-            ProfileError::Parse { file: source_name.into(), line, column, field, problem: msg.trim().to_string(), allowed }
+            ProfileError::Parse {
+                file: source_name.into(),
+                line,
+                column,
+                field,
+                problem: msg.trim().to_string(),
+                allowed,
+            }
         })?;
         p.validate().map_err(|e| {
             let key = e.field.rsplit('.').next().unwrap_or("").to_string();
@@ -426,9 +507,13 @@ pub enum ProfileError {
     Parse { file: String, line: usize, column: usize, field: String, problem: String, allowed: String },
     #[error("{file}:{line}:{column}: {error}")]
     Invalid { file: String, line: usize, column: usize, error: ProfileFieldError },
-    #[error("{file}: made by a newer Strata (profile version {found}, this reads <= {supported}); the file was not changed")]
+    #[error(
+        "{file}: made by a newer Strata (profile version {found}, this reads <= {supported}); the file was not changed"
+    )]
     NewerVersion { file: String, found: i64, supported: u32 },
-    #[error("{what} name `{name}`: {problem}; allowed: 1 to 32 letters, digits, spaces, - or _, not starting with a dot or space")]
+    #[error(
+        "{what} name `{name}`: {problem}; allowed: 1 to 32 letters, digits, spaces, - or _, not starting with a dot or space"
+    )]
     BadName { what: &'static str, name: String, problem: String },
     #[error("no {what} named `{name}` in {dir}")]
     NotFound { what: &'static str, name: String, dir: String },
@@ -443,7 +528,9 @@ pub enum ProfileError {
 /// Checks a user or preset name: non-empty, at most 32 characters, letters (any script), digits,
 /// space, `-` or `_`; no leading dot or space, no path separators, no `..`.
 pub fn validate_name(what: &'static str, name: &str) -> Result<(), ProfileError> {
-    let bad = |problem: &str| Err(ProfileError::BadName { what, name: name.chars().take(64).collect(), problem: problem.into() });
+    let bad = |problem: &str| {
+        Err(ProfileError::BadName { what, name: name.chars().take(64).collect(), problem: problem.into() })
+    };
     if name.is_empty() {
         return bad("empty");
     }
@@ -513,7 +600,11 @@ impl ProfileStore {
     pub fn delete_user(&self, user: &str) -> Result<(), ProfileError> {
         let path = self.profile_path(user)?;
         if !path.exists() {
-            return Err(ProfileError::NotFound { what: "user", name: user.into(), dir: self.dir.display().to_string() });
+            return Err(ProfileError::NotFound {
+                what: "user",
+                name: user.into(),
+                dir: self.dir.display().to_string(),
+            });
         }
         std::fs::remove_file(&path).map_err(self.io(&path, "delete"))?;
         let lib = self.dir.join(user);
@@ -527,17 +618,36 @@ impl ProfileStore {
     pub fn load(&self, user: &str) -> Result<Profile, ProfileError> {
         let path = self.profile_path(user)?;
         if !path.exists() {
-            return Err(ProfileError::NotFound { what: "user", name: user.into(), dir: self.dir.display().to_string() });
+            return Err(ProfileError::NotFound {
+                what: "user",
+                name: user.into(),
+                dir: self.dir.display().to_string(),
+            });
         }
         let meta = std::fs::metadata(&path).map_err(self.io(&path, "read"))?;
         let file = path.display().to_string();
         if meta.len() > MAX_PROFILE_BYTES {
-            return Err(ProfileError::Parse { file, line: 0, column: 0, field: String::new(), problem: format!("the file is {} bytes", meta.len()), allowed: format!("at most {MAX_PROFILE_BYTES} bytes") });
+            return Err(ProfileError::Parse {
+                file,
+                line: 0,
+                column: 0,
+                field: String::new(),
+                problem: format!("the file is {} bytes", meta.len()),
+                allowed: format!("at most {MAX_PROFILE_BYTES} bytes"),
+            });
         }
         let bytes = std::fs::read(&path).map_err(self.io(&path, "read"))?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
-            let (line, column) = line_col(std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""), e.valid_up_to());
-            ProfileError::Parse { file: file.clone(), line, column, field: String::new(), problem: format!("invalid UTF-8 at byte offset {}", e.valid_up_to()), allowed: "UTF-8 TOML text".into() }
+            let (line, column) =
+                line_col(std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""), e.valid_up_to());
+            ProfileError::Parse {
+                file: file.clone(),
+                line,
+                column,
+                field: String::new(),
+                problem: format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
+                allowed: "UTF-8 TOML text".into(),
+            }
         })?;
         Profile::from_toml(text, &file)
     }
@@ -570,7 +680,11 @@ impl ProfileStore {
     pub fn load_preset(&self, user: &str, name: &str) -> Result<WorldPreset, ProfileError> {
         let path = self.preset_path(user, name)?;
         if !path.exists() {
-            return Err(ProfileError::NotFound { what: "preset", name: name.into(), dir: self.presets_dir(user)?.display().to_string() });
+            return Err(ProfileError::NotFound {
+                what: "preset",
+                name: name.into(),
+                dir: self.presets_dir(user)?.display().to_string(),
+            });
         }
         Ok(load_preset_file(&path)?)
     }
@@ -578,7 +692,11 @@ impl ProfileStore {
     pub fn delete_preset(&self, user: &str, name: &str) -> Result<(), ProfileError> {
         let path = self.preset_path(user, name)?;
         if !path.exists() {
-            return Err(ProfileError::NotFound { what: "preset", name: name.into(), dir: self.presets_dir(user)?.display().to_string() });
+            return Err(ProfileError::NotFound {
+                what: "preset",
+                name: name.into(),
+                dir: self.presets_dir(user)?.display().to_string(),
+            });
         }
         std::fs::remove_file(&path).map_err(self.io(&path, "delete"))
     }
@@ -647,7 +765,12 @@ mod tests {
         assert!(e.to_string().contains("settings.smooth_lighting") && e.to_string().contains("true or false"), "{e}");
         assert_eq!(p.settings.get("smooth_lighting"), Some(SettingValue::Bool(false)));
         p.settings.set("hud_scale", SettingValue::Float(1.25)).unwrap();
-        p.set_binding("fire", vec![InputDescriptor::MouseButton { button: 2 }, InputDescriptor::JoyAxis { axis: 5, direction: 1.0 }], &[]).unwrap();
+        p.set_binding(
+            "fire",
+            vec![InputDescriptor::MouseButton { button: 2 }, InputDescriptor::JoyAxis { axis: 5, direction: 1.0 }],
+            &[],
+        )
+        .unwrap();
         let text = p.to_toml();
         assert_eq!(Profile::from_toml(&text, "p.toml").unwrap(), p, "{text}");
         let e = p.settings.set("view_distance", SettingValue::Int(-1)).unwrap_err();

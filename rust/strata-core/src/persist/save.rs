@@ -28,8 +28,8 @@ use crate::base::atomic_file::write_atomic;
 use crate::base::block::BlockId;
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
-use crate::preset::model::WorldPreset;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
+use crate::preset::model::WorldPreset;
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -71,7 +71,9 @@ pub enum SaveError {
     },
     #[error("{file}: not a Strata world save (first bytes {found:02x?}; allowed: a file starting with \"STRATASV\")")]
     NotASave { file: String, found: Vec<u8> },
-    #[error("{file}: made by a newer Strata (save format {found}, this reads <= {supported}); the file was not changed")]
+    #[error(
+        "{file}: made by a newer Strata (save format {found}, this reads <= {supported}); the file was not changed"
+    )]
     NewerVersion { file: String, found: u16, supported: u16 },
     #[error("{file}: at byte {offset}{}: {what}: {problem}; allowed: {allowed}", if *.in_payload { " of the decompressed payload" } else { "" })]
     Corrupt {
@@ -184,7 +186,14 @@ pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> 
     let file = path.display().to_string();
     save.preset.validate().map_err(|e| SaveError::Preset {
         file: file.clone(),
-        error: Box::new(crate::preset::error::PresetError::Invalid { source_name: "preset".into(), line: 0, column: 0, field: e.field, problem: e.problem, allowed: e.allowed }),
+        error: Box::new(crate::preset::error::PresetError::Invalid {
+            source_name: "preset".into(),
+            line: 0,
+            column: 0,
+            field: e.field,
+            problem: e.problem,
+            allowed: e.allowed,
+        }),
     })?;
     write_atomic(path, &encode_world_save(save)).map_err(|error| SaveError::Io { file, action: "write", error })
 }
@@ -200,7 +209,14 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn corrupt(&self, at: usize, what: &str, problem: String, allowed: String) -> SaveError {
-        SaveError::Corrupt { file: self.file.into(), offset: at as u64, in_payload: true, what: what.into(), problem, allowed }
+        SaveError::Corrupt {
+            file: self.file.into(),
+            offset: at as u64,
+            in_payload: true,
+            what: what.into(),
+            problem,
+            allowed,
+        }
     }
 
     fn left(&self) -> usize {
@@ -212,7 +228,12 @@ impl<'a> Reader<'a> {
         let mut v = 0u64;
         for shift in (0..64).step_by(7) {
             let Some(&b) = self.bytes.get(self.pos) else {
-                return Err(self.corrupt(at, what, "the payload ends inside a number (truncated)".into(), "a complete varint".into()));
+                return Err(self.corrupt(
+                    at,
+                    what,
+                    "the payload ends inside a number (truncated)".into(),
+                    "a complete varint".into(),
+                ));
             };
             self.pos += 1;
             if shift == 63 && b > 1 {
@@ -266,12 +287,22 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
     };
     if bytes.len() < SAVE_MAGIC.len() || &bytes[..8] != SAVE_MAGIC {
         if bytes.is_empty() {
-            return Err(head_err(0, "header", "the file is empty".into(), format!("a {HEADER_BYTES}-byte header starting with \"STRATASV\"")));
+            return Err(head_err(
+                0,
+                "header",
+                "the file is empty".into(),
+                format!("a {HEADER_BYTES}-byte header starting with \"STRATASV\""),
+            ));
         }
         return Err(SaveError::NotASave { file: file.into(), found: bytes[..bytes.len().min(8)].to_vec() });
     }
     if bytes.len() < HEADER_BYTES {
-        return Err(head_err(bytes.len() as u64, "header", format!("the file ends after {} bytes (truncated)", bytes.len()), format!("a {HEADER_BYTES}-byte header")));
+        return Err(head_err(
+            bytes.len() as u64,
+            "header",
+            format!("the file ends after {} bytes (truncated)", bytes.len()),
+            format!("a {HEADER_BYTES}-byte header"),
+        ));
     }
     let u16_at = |i: usize| u16::from_le_bytes([bytes[i], bytes[i + 1]]);
     let u32_at = |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
@@ -288,20 +319,34 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
     }
     let declared = u32_at(12);
     if declared > MAX_PAYLOAD_BYTES {
-        return Err(head_err(12, "payload length", format!("claims {declared} bytes"), format!("at most {MAX_PAYLOAD_BYTES} bytes")));
+        return Err(head_err(
+            12,
+            "payload length",
+            format!("claims {declared} bytes"),
+            format!("at most {MAX_PAYLOAD_BYTES} bytes"),
+        ));
     }
     let stored_crc = u32_at(16);
     // Decompress at most declared + 1 bytes; the buffer grows with real data only.
     let mut payload = Vec::new();
     let mut dec = flate2::read::DeflateDecoder::new(&bytes[HEADER_BYTES..]).take(declared as u64 + 1);
     if let Err(e) = dec.read_to_end(&mut payload) {
-        return Err(head_err(HEADER_BYTES as u64, "compressed payload", format!("cannot decompress: {e}"), "a raw DEFLATE stream".into()));
+        return Err(head_err(
+            HEADER_BYTES as u64,
+            "compressed payload",
+            format!("cannot decompress: {e}"),
+            "a raw DEFLATE stream".into(),
+        ));
     }
     if payload.len() != declared as usize {
         return Err(head_err(
             HEADER_BYTES as u64,
             "compressed payload",
-            format!("decompresses to {}{} bytes, the header says {declared}", payload.len(), if payload.len() > declared as usize { "+" } else { "" }),
+            format!(
+                "decompresses to {}{} bytes, the header says {declared}",
+                payload.len(),
+                if payload.len() > declared as usize { "+" } else { "" }
+            ),
             "exactly the declared length (truncated or damaged file?)".into(),
         ));
     }
@@ -315,7 +360,8 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
 fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
     let mut r = Reader { file, bytes: payload, pos: 0 };
     let preset_text = r.string("preset text", MAX_STRING_BYTES)?;
-    let preset = preset_from_sparse_ron(&preset_text, "preset").map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
+    let preset = preset_from_sparse_ron(&preset_text, "preset")
+        .map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
     let recorded = r.string("fingerprint", 64)?;
     let computed = fingerprint(&preset);
     if recorded != computed {
@@ -341,12 +387,23 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
         for axis in &mut c {
             *axis = axis.saturating_add(r.zigzag("chunk coordinate")?);
         }
-        let limit = (i32::MIN as i64 / crate::base::coords::CHUNK_SIZE as i64)..=(i32::MAX as i64 / crate::base::coords::CHUNK_SIZE as i64);
+        let limit = (i32::MIN as i64 / crate::base::coords::CHUNK_SIZE as i64)
+            ..=(i32::MAX as i64 / crate::base::coords::CHUNK_SIZE as i64);
         if !c.iter().all(|v| limit.contains(v)) {
-            return Err(r.corrupt(chunk_at, "chunk coordinate", format!("({}, {}, {})", c[0], c[1], c[2]), format!("each in {}..={}", limit.start(), limit.end())));
+            return Err(r.corrupt(
+                chunk_at,
+                "chunk coordinate",
+                format!("({}, {}, {})", c[0], c[1], c[2]),
+                format!("each in {}..={}", limit.start(), limit.end()),
+            ));
         }
         if prev_chunk.is_some_and(|p| p >= c) {
-            return Err(r.corrupt(chunk_at, "chunk coordinate", "chunks out of order or repeated".into(), "chunks in increasing order".into()));
+            return Err(r.corrupt(
+                chunk_at,
+                "chunk coordinate",
+                "chunks out of order or repeated".into(),
+                "chunks in increasing order".into(),
+            ));
         }
         prev_chunk = Some(c);
         let chunk = ChunkCoord::new(c[0] as i32, c[1] as i32, c[2] as i32);
@@ -360,11 +417,21 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
             let start = next.saturating_add(gap);
             let end = start.saturating_add(len);
             if end > CHUNK_VOLUME as u64 {
-                return Err(r.corrupt(run_at, "edit run", format!("covers local indices {start}..{end}"), format!("indices below {CHUNK_VOLUME}")));
+                return Err(r.corrupt(
+                    run_at,
+                    "edit run",
+                    format!("covers local indices {start}..{end}"),
+                    format!("indices below {CHUNK_VOLUME}"),
+                ));
             }
             seen += len;
             if seen > total {
-                return Err(r.corrupt(run_at, "edit run", format!("more edits than the declared {total}"), format!("{total} edits in all")));
+                return Err(r.corrupt(
+                    run_at,
+                    "edit run",
+                    format!("more edits than the declared {total}"),
+                    format!("{total} edits in all"),
+                ));
             }
             for i in start..end {
                 edits.set(chunk.min_voxel() + local_from_index(i as u16), id);
@@ -373,10 +440,20 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
         }
     }
     if seen != total {
-        return Err(r.corrupt(total_at, "edit count", format!("declares {total} edits, the chunks hold {seen}"), format!("{seen}")));
+        return Err(r.corrupt(
+            total_at,
+            "edit count",
+            format!("declares {total} edits, the chunks hold {seen}"),
+            format!("{seen}"),
+        ));
     }
     if r.left() != 0 {
-        return Err(r.corrupt(r.pos, "end of payload", format!("{} unexpected trailing bytes", r.left()), "nothing after the last chunk".into()));
+        return Err(r.corrupt(
+            r.pos,
+            "end of payload",
+            format!("{} unexpected trailing bytes", r.left()),
+            "nothing after the last chunk".into(),
+        ));
     }
     Ok(WorldSave { preset, edits, state })
 }

@@ -26,18 +26,13 @@ pub enum PresetError {
         problem: String,
         allowed: String,
     },
-    #[error("{source_name}: made by a newer Strata (version {found}, this reads <= {supported}); update Strata to open it")]
+    #[error(
+        "{source_name}: made by a newer Strata (version {found}, this reads <= {supported}); update Strata to open it"
+    )]
     NewerVersion { source_name: String, found: u64, supported: u32 },
     /// A well-formed preset with a value outside what its field allows.
     #[error("{source_name}{}: field `{field}`: {problem}; allowed: {allowed}", location(*.line, *.column))]
-    Invalid {
-        source_name: String,
-        line: usize,
-        column: usize,
-        field: String,
-        problem: String,
-        allowed: String,
-    },
+    Invalid { source_name: String, line: usize, column: usize, field: String, problem: String, allowed: String },
 }
 
 fn field_prefix(field: &str) -> String {

@@ -58,6 +58,10 @@ pub fn text_from_bytes<'a>(bytes: &'a [u8], source_name: &str) -> Result<&'a str
 pub fn save_preset_file(path: &Path, preset: &WorldPreset) -> Result<(), PresetError> {
     let name = path.display().to_string();
     validated(preset.clone(), "", &name)?;
-    let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tres")) { preset_to_tres_text(preset) } else { preset_to_ron(preset) };
+    let text = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tres")) {
+        preset_to_tres_text(preset)
+    } else {
+        preset_to_ron(preset)
+    };
     write_atomic(path, text.as_bytes()).map_err(|error| PresetError::Io { source_name: name, action: "write", error })
 }

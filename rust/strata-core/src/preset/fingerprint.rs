@@ -367,7 +367,10 @@ fn canonical_value(v: &toml::Value) -> String {
         toml::Value::Table(t) => {
             let mut keys: Vec<&String> = t.keys().collect();
             keys.sort();
-            format!("{{{}}}", keys.iter().map(|k| format!("{k}={}", canonical_value(&t[k.as_str()]))).collect::<Vec<_>>().join(","))
+            format!(
+                "{{{}}}",
+                keys.iter().map(|k| format!("{k}={}", canonical_value(&t[k.as_str()]))).collect::<Vec<_>>().join(",")
+            )
         }
     }
 }
@@ -407,7 +410,8 @@ mod tests {
         let text = preset_to_sparse_ron(&p);
         assert_eq!(preset_from_sparse_ron(&text, "s").unwrap(), p);
         assert!(preset_to_sparse_ron(&WorldPreset::default()).len() < 400);
-        let e = preset_from_sparse_ron("(name: \"x\", seed: 1, changes: {\"height\": {\"warp\": 1}})", "s").unwrap_err();
+        let e =
+            preset_from_sparse_ron("(name: \"x\", seed: 1, changes: {\"height\": {\"warp\": 1}})", "s").unwrap_err();
         assert_eq!(e.field(), "warp", "{e}");
     }
 

@@ -382,7 +382,16 @@ impl Default for BiomeSettings {
 
 /// The shipped biome table.
 pub fn default_biomes() -> Vec<Biome> {
-    let b = |name: &str, surface: &str, sub: &str, off: f32, scale: f32, trees: f32, flowers: f32, color: [f32; 3], t: f32, m: f32| Biome {
+    let b = |name: &str,
+             surface: &str,
+             sub: &str,
+             off: f32,
+             scale: f32,
+             trees: f32,
+             flowers: f32,
+             color: [f32; 3],
+             t: f32,
+             m: f32| Biome {
         name: name.into(),
         surface_block: surface.into(),
         subsurface_block: sub.into(),
@@ -467,15 +476,7 @@ impl Default for WaterSettings {
 
 impl Default for ScatterSettings {
     fn default() -> Self {
-        Self {
-            enabled: true,
-            density: 1.0,
-            density_scale: 96.0,
-            trees: true,
-            bushes: true,
-            flowers: true,
-            rocks: true,
-        }
+        Self { enabled: true, density: 1.0, density_scale: 96.0, trees: true, bushes: true, flowers: true, rocks: true }
     }
 }
 
@@ -501,11 +502,20 @@ impl Default for WorldPreset {
 /// What values a field takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FieldKind {
-    Int { min: i64, max: i64 },
-    Float { min: f64, max: f64, step: f64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
+    Float {
+        min: f64,
+        max: f64,
+        step: f64,
+    },
     Bool,
     /// One of `options`, stored as its index.
-    Enum { options: &'static [&'static str] },
+    Enum {
+        options: &'static [&'static str],
+    },
     Text,
 }
 
@@ -564,7 +574,9 @@ impl FieldSpec {
         match (self.kind, v) {
             (FieldKind::Int { min, max }, FieldValue::Int(i)) if (min..=max).contains(i) => Ok(v.clone()),
             (FieldKind::Int { .. }, FieldValue::Int(i)) => Err(err(format!("{i} is out of range"))),
-            (FieldKind::Int { min, max }, FieldValue::Float(f)) if f.fract() == 0.0 && (min as f64..=max as f64).contains(f) => {
+            (FieldKind::Int { min, max }, FieldValue::Float(f))
+                if f.fract() == 0.0 && (min as f64..=max as f64).contains(f) =>
+            {
                 Ok(FieldValue::Int(*f as i64))
             }
             (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => {
@@ -580,7 +592,9 @@ impl FieldSpec {
                 Ok(FieldValue::Float(*i as f64))
             }
             (FieldKind::Bool, FieldValue::Bool(_)) => Ok(v.clone()),
-            (FieldKind::Enum { options }, FieldValue::Int(i)) if *i >= 0 && (*i as usize) < options.len() => Ok(v.clone()),
+            (FieldKind::Enum { options }, FieldValue::Int(i)) if *i >= 0 && (*i as usize) < options.len() => {
+                Ok(v.clone())
+            }
             (FieldKind::Enum { options }, FieldValue::Text(s)) => options
                 .iter()
                 .position(|o| o.eq_ignore_ascii_case(s))
@@ -621,12 +635,25 @@ impl WorldPreset {
             allowed: allowed.into(),
         };
         let h = &self.height;
-        let total = h.perlin_weight + h.simplex_weight + h.ridged_weight + h.value_weight + h.diamond_square_weight + h.heightmap_weight;
+        let total = h.perlin_weight
+            + h.simplex_weight
+            + h.ridged_weight
+            + h.value_weight
+            + h.diamond_square_weight
+            + h.heightmap_weight;
         if total.is_nan() || total <= 0.0 {
-            return Err(rule("height_*_weight", "all height source weights are 0".into(), "at least one weight above 0"));
+            return Err(rule(
+                "height_*_weight",
+                "all height source weights are 0".into(),
+                "at least one weight above 0",
+            ));
         }
         if h.heightmap_weight > 0.0 && h.heightmap_path.trim().is_empty() {
-            return Err(rule("height_heightmap_path", "empty while heightmap_weight > 0".into(), "a path to a 16-bit PNG or .hgt file"));
+            return Err(rule(
+                "height_heightmap_path",
+                "empty while heightmap_weight > 0".into(),
+                "a path to a 16-bit PNG or .hgt file",
+            ));
         }
         if self.biomes.enabled && self.biomes.table.is_empty() {
             return Err(rule("biomes.table", "empty while biomes are enabled".into(), "at least one biome"));
@@ -637,7 +664,11 @@ impl WorldPreset {
         for (i, b) in self.biomes.table.iter().enumerate() {
             for (what, name) in [("surface_block", &b.surface_block), ("subsurface_block", &b.subsurface_block)] {
                 if crate::base::block::block_by_name(name).is_none() {
-                    return Err(rule(&format!("biomes.table[{i}].{what}"), format!("unknown block `{name}`"), "a block name such as grass, dirt, sand, stone, snow"));
+                    return Err(rule(
+                        &format!("biomes.table[{i}].{what}"),
+                        format!("unknown block `{name}`"),
+                        "a block name such as grass, dirt, sand, stone, snow",
+                    ));
                 }
             }
             for (what, v, lo, hi) in [
@@ -649,30 +680,56 @@ impl WorldPreset {
                 ("moisture", b.moisture, 0.0, 1.0),
             ] {
                 if !v.is_finite() || v < lo || v > hi {
-                    return Err(rule(&format!("biomes.table[{i}].{what}"), format!("{v} is out of range"), &format!("a finite number in {lo}..={hi}")));
+                    return Err(rule(
+                        &format!("biomes.table[{i}].{what}"),
+                        format!("{v} is out of range"),
+                        &format!("a finite number in {lo}..={hi}"),
+                    ));
                 }
             }
         }
         if self.caves.mode == CaveMode::GameOfLife {
-            parse_life_rule(&self.caves.life_rule)
-                .map_err(|e| rule("caves_life_rule", e.to_string(), "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)"))?;
+            parse_life_rule(&self.caves.life_rule).map_err(|e| {
+                rule(
+                    "caves_life_rule",
+                    e.to_string(),
+                    "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)",
+                )
+            })?;
         }
         if self.side_view.cave_mode == CaveMode::GameOfLife {
-            parse_life_rule(&self.side_view.cave_life_rule)
-                .map_err(|e| rule("side_view_cave_life_rule", e.to_string(), "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)"))?;
+            parse_life_rule(&self.side_view.cave_life_rule).map_err(|e| {
+                rule(
+                    "side_view_cave_life_rule",
+                    e.to_string(),
+                    "a rule like B3/S23 or B678/S345678 (neighbour counts 0-8)",
+                )
+            })?;
         }
         if self.ores.kinds.len() > 32 {
             return Err(rule("ores.kinds", format!("{} kinds", self.ores.kinds.len()), "at most 32 ore kinds"));
         }
         for (i, o) in self.ores.kinds.iter().enumerate() {
             if crate::base::block::block_by_name(&o.block).is_none() {
-                return Err(rule(&format!("ores.kinds[{i}].block"), format!("unknown block `{}`", o.block), "a block name such as coal_ore, iron_ore"));
+                return Err(rule(
+                    &format!("ores.kinds[{i}].block"),
+                    format!("unknown block `{}`", o.block),
+                    "a block name such as coal_ore, iron_ore",
+                ));
             }
             if o.clusters_per_chunk_min > o.clusters_per_chunk_max || o.clusters_per_chunk_max > 64 {
-                return Err(rule(&format!("ores.kinds[{i}].clusters_per_chunk_max"), format!("{}..{}", o.clusters_per_chunk_min, o.clusters_per_chunk_max), "min <= max <= 64"));
+                return Err(rule(
+                    &format!("ores.kinds[{i}].clusters_per_chunk_max"),
+                    format!("{}..{}", o.clusters_per_chunk_min, o.clusters_per_chunk_max),
+                    "min <= max <= 64",
+                ));
             }
             if o.cluster_size == 0 || o.cluster_size > 64 {
-                return Err(rule(&format!("ores.kinds[{i}].cluster_size"), format!("{} is out of range", o.cluster_size), "an integer in 1..=64"));
+                return Err(rule(
+                    &format!("ores.kinds[{i}].cluster_size"),
+                    format!("{} is out of range", o.cluster_size),
+                    "an integer in 1..=64",
+                ));
             }
         }
         Ok(())
@@ -709,7 +766,8 @@ pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), LifeRuleError> {
             .ok_or_else(|| LifeRuleError::MissingLetter { part: p.into(), letter })?;
         let mut mask = 0u32;
         let listed = digits.contains(',') || digits.contains('-');
-        let items: Vec<&str> = if listed { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
+        let items: Vec<&str> =
+            if listed { digits.split(',').collect() } else { digits.split("").filter(|d| !d.is_empty()).collect() };
         let count = |d: &str| -> Result<u32, LifeRuleError> {
             let n: u32 = d.trim().parse().map_err(|_| LifeRuleError::NotACount(d.into()))?;
             if n > 26 { Err(LifeRuleError::CountTooLarge(n)) } else { Ok(n) }
@@ -813,58 +871,241 @@ pub static FIELDS: &[FieldSpec] = &[
         doc: "World seed: same seed and preset, same world.",
         kind: FieldKind::Int { min: i64::MIN, max: i64::MAX },
         get: |p| FieldValue::Int(p.seed as i64),
-        set: |p, v| if let FieldValue::Int(i) = v { p.seed = i as u64 },
+        set: |p, v| {
+            if let FieldValue::Int(i) = v {
+                p.seed = i as u64
+            }
+        },
     },
-    float_field!("height_base_height", "Height", height.base_height, -256.0, 256.0, 0.5, "World y of the mean surface."),
-    float_field!("height_amplitude", "Height", height.amplitude, 0.0, 512.0, 0.5, "Largest deviation from the base height, in voxels."),
-    float_field!("height_scale", "Height", height.scale, 8.0, 8192.0, 1.0, "Wavelength of the largest features, in voxels."),
+    float_field!(
+        "height_base_height",
+        "Height",
+        height.base_height,
+        -256.0,
+        256.0,
+        0.5,
+        "World y of the mean surface."
+    ),
+    float_field!(
+        "height_amplitude",
+        "Height",
+        height.amplitude,
+        0.0,
+        512.0,
+        0.5,
+        "Largest deviation from the base height, in voxels."
+    ),
+    float_field!(
+        "height_scale",
+        "Height",
+        height.scale,
+        8.0,
+        8192.0,
+        1.0,
+        "Wavelength of the largest features, in voxels."
+    ),
     int_field!("height_octaves", "Height", height.octaves, 1, 12, "Octaves of fractal noise."),
-    float_field!("height_persistence", "Height", height.persistence, 0.0, 1.0, 0.01, "Amplitude ratio between octaves."),
+    float_field!(
+        "height_persistence",
+        "Height",
+        height.persistence,
+        0.0,
+        1.0,
+        0.01,
+        "Amplitude ratio between octaves."
+    ),
     float_field!("height_lacunarity", "Height", height.lacunarity, 1.0, 4.0, 0.01, "Frequency ratio between octaves."),
     float_field!("height_perlin_weight", "Height", height.perlin_weight, 0.0, 1.0, 0.01, "Weight of Perlin fBm."),
     float_field!("height_simplex_weight", "Height", height.simplex_weight, 0.0, 1.0, 0.01, "Weight of simplex fBm."),
-    float_field!("height_ridged_weight", "Height", height.ridged_weight, 0.0, 1.0, 0.01, "Weight of ridged multifractal noise (mountain crests)."),
+    float_field!(
+        "height_ridged_weight",
+        "Height",
+        height.ridged_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Weight of ridged multifractal noise (mountain crests)."
+    ),
     float_field!("height_value_weight", "Height", height.value_weight, 0.0, 1.0, 0.01, "Weight of octave value noise."),
     enum_field!("height_value_interpolation", "Height", height.value_interpolation,
         [Interpolation::Linear => "Linear", Interpolation::Cosine => "Cosine"], "Interpolation of value noise."),
-    float_field!("height_diamond_square_weight", "Height", height.diamond_square_weight, 0.0, 1.0, 0.01, "Weight of seamless diamond-square."),
-    int_field!("height_diamond_square_cell_log2", "Height", height.diamond_square_cell_log2, 2, 12, "Diamond-square cell edge is 2^n voxels."),
-    float_field!("height_diamond_square_roughness", "Height", height.diamond_square_roughness, 0.01, 0.99, 0.01, "Roughness h of diamond-square."),
-    float_field!("height_ravine_depth", "Height", height.ravine_depth, 0.0, 128.0, 0.5, "Depth of midpoint-displacement ravines (0 = none)."),
-    float_field!("height_ravine_width", "Height", height.ravine_width, 1.0, 64.0, 0.5, "Half-width of ravines, in voxels."),
-    float_field!("height_ravine_spacing", "Height", height.ravine_spacing, 64.0, 8192.0, 1.0, "Mean spacing between ravines, in voxels."),
-    float_field!("height_ravine_roughness", "Height", height.ravine_roughness, 0.0, 1.0, 0.01, "Roughness of ravine paths."),
-    float_field!("height_heightmap_weight", "Height", height.heightmap_weight, 0.0, 1.0, 0.01, "Weight of the real heightmap."),
+    float_field!(
+        "height_diamond_square_weight",
+        "Height",
+        height.diamond_square_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Weight of seamless diamond-square."
+    ),
+    int_field!(
+        "height_diamond_square_cell_log2",
+        "Height",
+        height.diamond_square_cell_log2,
+        2,
+        12,
+        "Diamond-square cell edge is 2^n voxels."
+    ),
+    float_field!(
+        "height_diamond_square_roughness",
+        "Height",
+        height.diamond_square_roughness,
+        0.01,
+        0.99,
+        0.01,
+        "Roughness h of diamond-square."
+    ),
+    float_field!(
+        "height_ravine_depth",
+        "Height",
+        height.ravine_depth,
+        0.0,
+        128.0,
+        0.5,
+        "Depth of midpoint-displacement ravines (0 = none)."
+    ),
+    float_field!(
+        "height_ravine_width",
+        "Height",
+        height.ravine_width,
+        1.0,
+        64.0,
+        0.5,
+        "Half-width of ravines, in voxels."
+    ),
+    float_field!(
+        "height_ravine_spacing",
+        "Height",
+        height.ravine_spacing,
+        64.0,
+        8192.0,
+        1.0,
+        "Mean spacing between ravines, in voxels."
+    ),
+    float_field!(
+        "height_ravine_roughness",
+        "Height",
+        height.ravine_roughness,
+        0.0,
+        1.0,
+        0.01,
+        "Roughness of ravine paths."
+    ),
+    float_field!(
+        "height_heightmap_weight",
+        "Height",
+        height.heightmap_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Weight of the real heightmap."
+    ),
     text_field!("height_heightmap_path", "Height", height.heightmap_path, "16-bit grayscale PNG or SRTM .hgt file."),
-    float_field!("height_heightmap_cell_size", "Height", height.heightmap_cell_size, 0.25, 256.0, 0.25, "Voxels per heightmap pixel."),
+    float_field!(
+        "height_heightmap_cell_size",
+        "Height",
+        height.heightmap_cell_size,
+        0.25,
+        256.0,
+        0.25,
+        "Voxels per heightmap pixel."
+    ),
     enum_field!("height_heightmap_wrap", "Height", height.heightmap_wrap,
         [HeightmapWrap::Tile => "Tile", HeightmapWrap::Border => "Border"], "Tile the heightmap or border it with generated terrain."),
     bool_field!("biomes_enabled", "Biomes", biomes.enabled, "Use the biome table; off = one plains biome."),
     float_field!("biomes_cell_size", "Biomes", biomes.cell_size, 16.0, 8192.0, 1.0, "Worley cell edge, in voxels."),
-    float_field!("biomes_blend_distance", "Biomes", biomes.blend_distance, 0.0, 256.0, 0.5, "Width of the height blend across biome borders."),
-    float_field!("biomes_climate_scale", "Biomes", biomes.climate_scale, 32.0, 16384.0, 1.0, "Wavelength of temperature and moisture noise."),
-    float_field!("biomes_rock_slope", "Biomes", biomes.rock_slope, 0.1, 16.0, 0.05, "Slopes steeper than this show rock."),
+    float_field!(
+        "biomes_blend_distance",
+        "Biomes",
+        biomes.blend_distance,
+        0.0,
+        256.0,
+        0.5,
+        "Width of the height blend across biome borders."
+    ),
+    float_field!(
+        "biomes_climate_scale",
+        "Biomes",
+        biomes.climate_scale,
+        32.0,
+        16384.0,
+        1.0,
+        "Wavelength of temperature and moisture noise."
+    ),
+    float_field!(
+        "biomes_rock_slope",
+        "Biomes",
+        biomes.rock_slope,
+        0.1,
+        16.0,
+        0.05,
+        "Slopes steeper than this show rock."
+    ),
     enum_field!("caves_mode", "Caves", caves.mode,
         [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "Cave generator."),
-    float_field!("caves_fill_probability", "Caves", caves.fill_probability, 0.0, 1.0, 0.01, "Probability that a cell starts open."),
+    float_field!(
+        "caves_fill_probability",
+        "Caves",
+        caves.fill_probability,
+        0.0,
+        1.0,
+        0.01,
+        "Probability that a cell starts open."
+    ),
     int_field!("caves_passes", "Caves", caves.passes, 0, 16, "Smoothing passes."),
     int_field!("caves_threshold", "Caves", caves.threshold, 0, 27, "Rock neighbours (cell included) that make rock."),
     int_field!("caves_final_passes", "Caves", caves.final_passes, 0, 8, "Refining passes with the final threshold."),
     int_field!("caves_final_threshold", "Caves", caves.final_threshold, 0, 27, "Threshold of the refining passes."),
-    text_field!("caves_life_rule", "Caves", caves.life_rule, "Birth/survival rule over 26 neighbours, rock alive, e.g. B14-19/S13-26."),
+    text_field!(
+        "caves_life_rule",
+        "Caves",
+        caves.life_rule,
+        "Birth/survival rule over 26 neighbours, rock alive, e.g. B14-19/S13-26."
+    ),
     int_field!("caves_cell_size", "Caves", caves.cell_size, 1, 8, "Edge of one automaton cell, in voxels."),
     int_field!("caves_min_depth", "Caves", caves.min_depth, 0, 256, "Caves start this far below the surface."),
-    int_field!("caves_min_pocket_volume", "Caves", caves.min_pocket_volume, 0, 4096, "Air pockets smaller than this are filled."),
-    float_field!("caves_tunnel_strength", "Caves", caves.tunnel_strength, 0.0, 1.0, 0.01, "Strength of noise tunnels (0 = none)."),
+    int_field!(
+        "caves_min_pocket_volume",
+        "Caves",
+        caves.min_pocket_volume,
+        0,
+        4096,
+        "Air pockets smaller than this are filled."
+    ),
+    float_field!(
+        "caves_tunnel_strength",
+        "Caves",
+        caves.tunnel_strength,
+        0.0,
+        1.0,
+        0.01,
+        "Strength of noise tunnels (0 = none)."
+    ),
     float_field!("caves_tunnel_scale", "Caves", caves.tunnel_scale, 8.0, 2048.0, 1.0, "Wavelength of tunnel noise."),
-    float_field!("caves_tunnel_width", "Caves", caves.tunnel_width, 0.0, 0.5, 0.005, "Tunnel width as a fraction of the noise band."),
+    float_field!(
+        "caves_tunnel_width",
+        "Caves",
+        caves.tunnel_width,
+        0.0,
+        0.5,
+        0.005,
+        "Tunnel width as a fraction of the noise band."
+    ),
     bool_field!("caves_allow_surface_breach", "Caves", caves.allow_surface_breach, "Let caves open to the surface."),
     bool_field!("ores_enabled", "Ores", ores.enabled, "Place ore clusters."),
     bool_field!("water_enabled", "Water", water.enabled, "Fill supported hollows with water."),
     int_field!("water_sea_level", "Water", water.sea_level, -1024, 1024, "World y of the water surface."),
     bool_field!("scatter_enabled", "Scatter", scatter.enabled, "Scatter trees, bushes, flowers and rocks."),
     float_field!("scatter_density", "Scatter", scatter.density, 0.0, 4.0, 0.01, "Multiplier on biome densities."),
-    float_field!("scatter_density_scale", "Scatter", scatter.density_scale, 8.0, 4096.0, 1.0, "Wavelength of the grove/clearing noise."),
+    float_field!(
+        "scatter_density_scale",
+        "Scatter",
+        scatter.density_scale,
+        8.0,
+        4096.0,
+        1.0,
+        "Wavelength of the grove/clearing noise."
+    ),
     bool_field!("scatter_trees", "Scatter", scatter.trees, "Place trees."),
     bool_field!("scatter_bushes", "Scatter", scatter.bushes, "Place bushes."),
     bool_field!("scatter_flowers", "Scatter", scatter.flowers, "Place flowers."),
@@ -873,28 +1114,145 @@ pub static FIELDS: &[FieldSpec] = &[
         [SurfaceSource::ValueNoiseLinear => "ValueNoiseLinear", SurfaceSource::ValueNoiseCosine => "ValueNoiseCosine",
          SurfaceSource::PerlinFbm => "PerlinFbm", SurfaceSource::MidpointDisplacement => "MidpointDisplacement",
          SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "1D height source of the 2D surface line."),
-    float_field!("side_view_base_height", "SideView", side_view.base_height, -4096.0, 4096.0, 0.5, "Height of the mean 2D surface above tile row 0, in tiles."),
-    float_field!("side_view_amplitude", "SideView", side_view.amplitude, 0.0, 512.0, 0.5, "Largest deviation of the 2D surface, in tiles."),
-    float_field!("side_view_scale", "SideView", side_view.scale, 4.0, 8192.0, 1.0, "Wavelength of the largest 2D surface features, in tiles."),
+    float_field!(
+        "side_view_base_height",
+        "SideView",
+        side_view.base_height,
+        -4096.0,
+        4096.0,
+        0.5,
+        "Height of the mean 2D surface above tile row 0, in tiles."
+    ),
+    float_field!(
+        "side_view_amplitude",
+        "SideView",
+        side_view.amplitude,
+        0.0,
+        512.0,
+        0.5,
+        "Largest deviation of the 2D surface, in tiles."
+    ),
+    float_field!(
+        "side_view_scale",
+        "SideView",
+        side_view.scale,
+        4.0,
+        8192.0,
+        1.0,
+        "Wavelength of the largest 2D surface features, in tiles."
+    ),
     int_field!("side_view_octaves", "SideView", side_view.octaves, 1, 12, "Octaves of the 2D surface noise."),
-    float_field!("side_view_persistence", "SideView", side_view.persistence, 0.0, 1.0, 0.01, "Amplitude ratio between octaves."),
-    float_field!("side_view_roughness", "SideView", side_view.roughness, 0.0, 1.0, 0.01, "Midpoint displacement: range ratio per level."),
-    float_field!("side_view_initial_range", "SideView", side_view.initial_range, 0.0, 4.0, 0.01, "Midpoint displacement: first displacement range."),
+    float_field!(
+        "side_view_persistence",
+        "SideView",
+        side_view.persistence,
+        0.0,
+        1.0,
+        0.01,
+        "Amplitude ratio between octaves."
+    ),
+    float_field!(
+        "side_view_roughness",
+        "SideView",
+        side_view.roughness,
+        0.0,
+        1.0,
+        0.01,
+        "Midpoint displacement: range ratio per level."
+    ),
+    float_field!(
+        "side_view_initial_range",
+        "SideView",
+        side_view.initial_range,
+        0.0,
+        4.0,
+        0.01,
+        "Midpoint displacement: first displacement range."
+    ),
     int_field!("side_view_dirt_depth", "SideView", side_view.dirt_depth, 0, 64, "Dirt tiles between grass and stone."),
     enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
         [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D cave generator."),
-    int_field!("side_view_cave_depth", "SideView", side_view.cave_depth, 1, 1024, "2D caves open only this far below the surface."),
-    float_field!("side_view_cave_rock_probability", "SideView", side_view.cave_rock_probability, 0.0, 1.0, 0.01, "Probability that a cave cell starts as rock."),
+    int_field!(
+        "side_view_cave_depth",
+        "SideView",
+        side_view.cave_depth,
+        1,
+        1024,
+        "2D caves open only this far below the surface."
+    ),
+    float_field!(
+        "side_view_cave_rock_probability",
+        "SideView",
+        side_view.cave_rock_probability,
+        0.0,
+        1.0,
+        0.01,
+        "Probability that a cave cell starts as rock."
+    ),
     int_field!("side_view_cave_passes", "SideView", side_view.cave_passes, 0, 16, "Passes of the 4-5 rule."),
-    int_field!("side_view_cave_threshold", "SideView", side_view.cave_threshold, 0, 9, "Rock cells of the 3×3 block (cell included) that make rock."),
-    int_field!("side_view_cave_final_passes", "SideView", side_view.cave_final_passes, 0, 8, "Final passes with the final threshold."),
-    int_field!("side_view_cave_final_threshold", "SideView", side_view.cave_final_threshold, 0, 9, "Threshold of the final passes."),
-    text_field!("side_view_cave_life_rule", "SideView", side_view.cave_life_rule, "Birth/survival rule of GameOfLife caves, e.g. B678/S345678."),
-    int_field!("side_view_min_pocket_tiles", "SideView", side_view.min_pocket_tiles, 0, 64, "Cave pockets smaller than this are filled."),
-    int_field!("side_view_ore_depth", "SideView", side_view.ore_depth, 0, 1024, "Ores only this far below the surface or deeper."),
+    int_field!(
+        "side_view_cave_threshold",
+        "SideView",
+        side_view.cave_threshold,
+        0,
+        9,
+        "Rock cells of the 3×3 block (cell included) that make rock."
+    ),
+    int_field!(
+        "side_view_cave_final_passes",
+        "SideView",
+        side_view.cave_final_passes,
+        0,
+        8,
+        "Final passes with the final threshold."
+    ),
+    int_field!(
+        "side_view_cave_final_threshold",
+        "SideView",
+        side_view.cave_final_threshold,
+        0,
+        9,
+        "Threshold of the final passes."
+    ),
+    text_field!(
+        "side_view_cave_life_rule",
+        "SideView",
+        side_view.cave_life_rule,
+        "Birth/survival rule of GameOfLife caves, e.g. B678/S345678."
+    ),
+    int_field!(
+        "side_view_min_pocket_tiles",
+        "SideView",
+        side_view.min_pocket_tiles,
+        0,
+        64,
+        "Cave pockets smaller than this are filled."
+    ),
+    int_field!(
+        "side_view_ore_depth",
+        "SideView",
+        side_view.ore_depth,
+        0,
+        1024,
+        "Ores only this far below the surface or deeper."
+    ),
     bool_field!("side_view_water_enabled", "SideView", side_view.water_enabled, "Fill surface hollows with water."),
-    int_field!("side_view_max_pool_width", "SideView", side_view.max_pool_width, 1, 128, "Widest hollow that holds a pool, in tiles."),
-    int_field!("side_view_chunk_tiles", "SideView", side_view.chunk_tiles, 16, 128, "Edge of a square 2D chunk, in tiles."),
+    int_field!(
+        "side_view_max_pool_width",
+        "SideView",
+        side_view.max_pool_width,
+        1,
+        128,
+        "Widest hollow that holds a pool, in tiles."
+    ),
+    int_field!(
+        "side_view_chunk_tiles",
+        "SideView",
+        side_view.chunk_tiles,
+        16,
+        128,
+        "Edge of a square 2D chunk, in tiles."
+    ),
 ];
 
 /// The table entry for field `name`.

@@ -138,7 +138,14 @@ pub(crate) fn validated(preset: WorldPreset, text: &str, source_name: &str) -> R
         Ok(()) => Ok(preset),
         Err(e) => {
             let (line, column) = locate_flat_field(text, &e.field).unwrap_or((0, 0));
-            Err(PresetError::Invalid { source_name: source_name.into(), line, column, field: e.field, problem: e.problem, allowed: e.allowed })
+            Err(PresetError::Invalid {
+                source_name: source_name.into(),
+                line,
+                column,
+                field: e.field,
+                problem: e.problem,
+                allowed: e.allowed,
+            })
         }
     }
 }
@@ -163,11 +170,19 @@ pub(crate) fn ron_error(e: ron::error::SpannedError, text: &str, source_name: &s
             ),
             format!("one of {}", list(expected)),
         ),
-        E::NoSuchEnumVariant { expected, found, .. } => (near, format!("`{found}` is not an option"), format!("one of {}", list(expected))),
-        E::DuplicateStructField { field, .. } => (field.to_string(), format!("`{field}` appears twice"), "each field once".into()),
-        E::MissingStructField { field, .. } => (field.to_string(), format!("`{field}` is missing"), "the field with a value".into()),
+        E::NoSuchEnumVariant { expected, found, .. } => {
+            (near, format!("`{found}` is not an option"), format!("one of {}", list(expected)))
+        }
+        E::DuplicateStructField { field, .. } => {
+            (field.to_string(), format!("`{field}` appears twice"), "each field once".into())
+        }
+        E::MissingStructField { field, .. } => {
+            (field.to_string(), format!("`{field}` is missing"), "the field with a value".into())
+        }
         E::InvalidValueForType { expected, found } => (near, format!("found {found}"), expected.clone()),
-        E::IntegerOutOfBounds => (near, "integer out of bounds for this field".into(), "an integer the field's type holds".into()),
+        E::IntegerOutOfBounds => {
+            (near, "integer out of bounds for this field".into(), "an integer the field's type holds".into())
+        }
         E::ExpectedInteger => (near, e.code.to_string(), "an integer".into()),
         E::ExpectedFloat => (near, e.code.to_string(), "a number".into()),
         E::ExpectedBoolean => (near, e.code.to_string(), "true or false".into()),
@@ -230,7 +245,8 @@ fn locate_path(text: &str, path: &[&str]) -> Option<(usize, usize)> {
 
 /// Locates a flat field name (`height_octaves`) or path (`biomes.table[2].surface_block`).
 fn locate_flat_field(text: &str, field: &str) -> Option<(usize, usize)> {
-    let path: Vec<&str> = field.split(['.', '[', ']']).filter(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit())).collect();
+    let path: Vec<&str> =
+        field.split(['.', '[', ']']).filter(|s| !s.is_empty() && !s.chars().all(|c| c.is_ascii_digit())).collect();
     if path.len() > 1 {
         return locate_path(text, &path);
     }
@@ -245,7 +261,8 @@ fn field_before(text: &str, line: usize, column: usize) -> String {
     let mut search = before.len();
     while let Some(colon) = before[..search].rfind(':') {
         let head = before[..colon].trim_end();
-        let ident: String = head.chars().rev().take_while(|&c| is_ident(c)).collect::<Vec<_>>().into_iter().rev().collect();
+        let ident: String =
+            head.chars().rev().take_while(|&c| is_ident(c)).collect::<Vec<_>>().into_iter().rev().collect();
         if !ident.is_empty() && !ident.chars().next().is_some_and(|c| c.is_ascii_digit()) {
             return ident;
         }
@@ -253,7 +270,6 @@ fn field_before(text: &str, line: usize, column: usize) -> String {
     }
     String::new()
 }
-
 
 #[cfg(test)]
 mod tests {

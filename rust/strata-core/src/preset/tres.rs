@@ -13,7 +13,8 @@ use std::fmt::Write as _;
 
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
-    matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id") || key.starts_with("metadata/")
+    matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id")
+        || key.starts_with("metadata/")
 }
 
 /// The preset as a Godot text resource of a `WorldPreset` (every table field, `[resource]`).
@@ -89,7 +90,12 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         }
         if line.starts_with('[') {
             if !line.ends_with(']') {
-                return Err(err(line_no, "", format!("unterminated section header `{}`", clip(line)), "[gd_resource ...] or [resource]"));
+                return Err(err(
+                    line_no,
+                    "",
+                    format!("unterminated section header `{}`", clip(line)),
+                    "[gd_resource ...] or [resource]",
+                ));
             }
             let inner = &line[1..line.len() - 1];
             let tag = inner.split_whitespace().next().unwrap_or("");
@@ -97,21 +103,43 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
                 "gd_resource" if !saw_header && section.is_none() => {
                     let ty = attr(inner, "type");
                     if ty.as_deref() != Some("WorldPreset") {
-                        return Err(err(line_no, "type", format!("resource type {}", ty.map(|t| format!("`{t}`")).unwrap_or("missing".into())), "type=\"WorldPreset\""));
+                        return Err(err(
+                            line_no,
+                            "type",
+                            format!("resource type {}", ty.map(|t| format!("`{t}`")).unwrap_or("missing".into())),
+                            "type=\"WorldPreset\"",
+                        ));
                     }
                     saw_header = true;
                 }
                 "resource" if saw_header && !saw_resource => saw_resource = true,
                 "ext_resource" | "sub_resource" => {
-                    return Err(err(line_no, "", format!("`[{tag}]` sections are not part of a preset"), "a WorldPreset with only [resource] field lines"));
+                    return Err(err(
+                        line_no,
+                        "",
+                        format!("`[{tag}]` sections are not part of a preset"),
+                        "a WorldPreset with only [resource] field lines",
+                    ));
                 }
-                _ => return Err(err(line_no, "", format!("unexpected section `[{}]`", clip(inner)), "[gd_resource type=\"WorldPreset\" format=3] then [resource]")),
+                _ => {
+                    return Err(err(
+                        line_no,
+                        "",
+                        format!("unexpected section `[{}]`", clip(inner)),
+                        "[gd_resource type=\"WorldPreset\" format=3] then [resource]",
+                    ));
+                }
             }
             section = Some(tag.to_string());
             continue;
         }
         if section.as_deref() != Some("resource") {
-            return Err(err(line_no, "", format!("`{}` outside the [resource] section", clip(line)), "field lines under [resource]"));
+            return Err(err(
+                line_no,
+                "",
+                format!("`{}` outside the [resource] section", clip(line)),
+                "field lines under [resource]",
+            ));
         }
         let Some((key, value)) = line.split_once('=') else {
             return Err(err(line_no, "", format!("`{}` is not a `name = value` line", clip(line)), "name = value"));
@@ -125,7 +153,12 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             return Err(err(line_no, "script", "a script is attached".into(), "a WorldPreset without a script"));
         }
         let Some(spec) = crate::preset::model::field(key) else {
-            return Err(err(line_no, key, format!("unknown field `{key}` (made by a newer Strata, or misspelt?)"), "a field listed in WorldPreset.field_names()"));
+            return Err(err(
+                line_no,
+                key,
+                format!("unknown field `{key}` (made by a newer Strata, or misspelt?)"),
+                "a field listed in WorldPreset.field_names()",
+            ));
         };
         let v = parse_godot_value(value).map_err(|p| err(line_no, key, p, &spec.allowed()))?;
         let v = match (spec.kind, v) {
@@ -134,11 +167,23 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             (_, v) => v,
         };
         if let Err(e) = preset.set_field(key, v) {
-            return Err(PresetError::Invalid { source_name: source_name.into(), line: line_no, column: 1, field: e.field, problem: e.problem, allowed: e.allowed });
+            return Err(PresetError::Invalid {
+                source_name: source_name.into(),
+                line: line_no,
+                column: 1,
+                field: e.field,
+                problem: e.problem,
+                allowed: e.allowed,
+            });
         }
     }
     if !saw_header {
-        return Err(err(1, "", "no `[gd_resource type=\"WorldPreset\" ...]` header (empty or not a .tres file?)".into(), "a Godot text resource of type WorldPreset"));
+        return Err(err(
+            1,
+            "",
+            "no `[gd_resource type=\"WorldPreset\" ...]` header (empty or not a .tres file?)".into(),
+            "a Godot text resource of type WorldPreset",
+        ));
     }
     validated(preset, "", source_name)
 }
@@ -193,7 +238,11 @@ fn unescape(body: &str) -> Result<String, String> {
         match c {
             '"' => {
                 let rest: String = chars.collect();
-                return if rest.trim().is_empty() { Ok(out) } else { Err(format!("unexpected `{}` after the string", clip(rest.trim()))) };
+                return if rest.trim().is_empty() {
+                    Ok(out)
+                } else {
+                    Err(format!("unexpected `{}` after the string", clip(rest.trim())))
+                };
             }
             '\\' => match chars.next() {
                 Some('n') => out.push('\n'),

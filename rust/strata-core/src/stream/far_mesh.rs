@@ -208,8 +208,10 @@ mod tests {
                     continue;
                 }
                 let cell = |v: f32| (v / s as f32).round() as i32;
-                let (i0, i1) = (q.iter().map(|p| cell(p[0])).min().unwrap(), q.iter().map(|p| cell(p[0])).max().unwrap());
-                let (k0, k1) = (q.iter().map(|p| cell(p[2])).min().unwrap(), q.iter().map(|p| cell(p[2])).max().unwrap());
+                let (i0, i1) =
+                    (q.iter().map(|p| cell(p[0])).min().unwrap(), q.iter().map(|p| cell(p[0])).max().unwrap());
+                let (k0, k1) =
+                    (q.iter().map(|p| cell(p[2])).min().unwrap(), q.iter().map(|p| cell(p[2])).max().unwrap());
                 for k in k0..k1 {
                     for i in i0..i1 {
                         let e = top.entry((i, k)).or_insert(f32::MIN);
@@ -244,7 +246,11 @@ mod tests {
                 sample_far_cells(&g, c, &mut scratch);
                 scratch.cells
             };
-            let (a, east, south) = (cells_of(c), cells_of(LodColumn::new(c.level, c.x + 1, c.z)), cells_of(LodColumn::new(c.level, c.x, c.z + 1)));
+            let (a, east, south) = (
+                cells_of(c),
+                cells_of(LodColumn::new(c.level, c.x + 1, c.z)),
+                cells_of(LodColumn::new(c.level, c.x, c.z + 1)),
+            );
             for k in 1..PADDED - 1 {
                 // a's east halo column is east's first interior column, and a's last interior
                 // column is east's west halo.

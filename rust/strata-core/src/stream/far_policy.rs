@@ -185,11 +185,14 @@ mod tests {
 
     #[test]
     fn leaves_tile_the_far_disc_exactly_once() {
-        for (x, z, vd, levels) in [(0.0, 0.0, 8, 3), (1000.5, -77.0, 4, 2), (-40_000.0, 12_345.0, 6, 4), (16.0, 16.0, 1, 1)] {
+        for (x, z, vd, levels) in
+            [(0.0, 0.0, 8, 3), (1000.5, -77.0, 4, 2), (-40_000.0, 12_345.0, 6, 4), (16.0, 16.0, 1, 1)]
+        {
             let l = LodLayout::compute(x, z, vd, levels, None);
             let mut seen: HashSet<(i32, i32)> = HashSet::new();
             let mut area = 0i64;
-            let leaves = l.near_columns.iter().map(|&(cx, cz)| LodColumn::new(0, cx, cz)).chain(l.far_columns.iter().copied());
+            let leaves =
+                l.near_columns.iter().map(|&(cx, cz)| LodColumn::new(0, cx, cz)).chain(l.far_columns.iter().copied());
             for c in leaves {
                 area += area_of(c);
                 // Every level-0 column under a leaf is counted once.
@@ -228,7 +231,9 @@ mod tests {
         let l = LodLayout::compute(40.0, -3.0, 3, 0, None);
         assert!(l.far_columns.is_empty());
         assert_eq!(l.near_columns.len(), 29); // lattice points with dx² + dz² ≤ 9
-        assert!(l.near_columns.contains(&(1, -1)) && l.near_columns.contains(&(4, -1)) && !l.near_columns.contains(&(4, 1)));
+        assert!(
+            l.near_columns.contains(&(1, -1)) && l.near_columns.contains(&(4, -1)) && !l.near_columns.contains(&(4, 1))
+        );
     }
 
     #[test]

@@ -201,7 +201,13 @@ where
     /// starts (on its own thread), then runs `work` with that state for every job it receives
     /// (`work` returns `None` for a job it dropped, e.g. cancelled). Fails only if the OS refuses
     /// to start the first thread; with fewer threads than asked it runs with those it has.
-    pub fn new<S, M, W>(workers: usize, max_in_flight: usize, name: &str, make_state: M, work: W) -> Result<Self, SpawnError>
+    pub fn new<S, M, W>(
+        workers: usize,
+        max_in_flight: usize,
+        name: &str,
+        make_state: M,
+        work: W,
+    ) -> Result<Self, SpawnError>
     where
         M: Fn() -> S + Clone + Send + 'static,
         W: Fn(&mut S, Job<C, P>) -> Option<R> + Clone + Send + 'static,
@@ -210,7 +216,8 @@ where
         let (result_tx, result_rx) = unbounded::<R>();
         let mut handles = Vec::new();
         for i in 0..workers.max(1) {
-            let (job_rx, result_tx, make_state, work) = (job_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
+            let (job_rx, result_tx, make_state, work) =
+                (job_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
             let thread_name = format!("{name}-{i}");
             let spawned = std::thread::Builder::new().name(thread_name.clone()).spawn(move || {
                 lower_this_threads_priority();
@@ -277,11 +284,24 @@ where
     /// instead of unloading: they stay on screen until [`Scheduler::release_retired`] finds what
     /// replaces them loaded (a far view swapping levels without a hole). A retiring chunk that is
     /// wanted again is loaded again at once.
-    pub fn retarget_deferred<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K) {
+    pub fn retarget_deferred<K: Ord>(
+        &mut self,
+        v: C,
+        wanted: HashSet<C>,
+        keep: impl Fn(C) -> bool,
+        priority: impl Fn(C) -> K,
+    ) {
         self.retarget_with(v, wanted, keep, priority, true);
     }
 
-    fn retarget_with<K: Ord>(&mut self, v: C, wanted: HashSet<C>, keep: impl Fn(C) -> bool, priority: impl Fn(C) -> K, defer: bool) {
+    fn retarget_with<K: Ord>(
+        &mut self,
+        v: C,
+        wanted: HashSet<C>,
+        keep: impl Fn(C) -> bool,
+        priority: impl Fn(C) -> K,
+        defer: bool,
+    ) {
         self.viewer = Some(v);
         self.wanted = wanted;
         let back: Vec<C> = self.retiring.iter().filter(|c| self.wanted.contains(c)).copied().collect();
@@ -289,7 +309,8 @@ where
             self.retiring.remove(&c);
             self.loaded.insert(c);
         }
-        let stale: Vec<C> = self.in_flight.keys().filter(|c| !self.wanted.contains(c) && !self.loaded.contains(c)).copied().collect();
+        let stale: Vec<C> =
+            self.in_flight.keys().filter(|c| !self.wanted.contains(c) && !self.loaded.contains(c)).copied().collect();
         for c in stale {
             self.cancel(c);
         }
@@ -304,8 +325,12 @@ where
                 self.unloads.push(c);
             }
         }
-        let mut queue: Vec<C> =
-            self.wanted.iter().filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c)).copied().collect();
+        let mut queue: Vec<C> = self
+            .wanted
+            .iter()
+            .filter(|c| !self.loaded.contains(c) && !self.in_flight.contains_key(c))
+            .copied()
+            .collect();
         queue.sort_by_key(|&c| std::cmp::Reverse((priority(c), c)));
         self.queue = queue;
     }
@@ -394,7 +419,8 @@ where
     /// resubmitted with `payload` (their results would predate the change).
     pub fn invalidate_all_where(&mut self, include: impl Fn(&C) -> bool, mut payload: impl FnMut(C) -> P) {
         self.invalidate_all_loaded_where(&include);
-        let pending: Vec<C> = self.in_flight.keys().filter(|c| include(c) && !self.loaded.contains(c)).copied().collect();
+        let pending: Vec<C> =
+            self.in_flight.keys().filter(|c| include(c) && !self.loaded.contains(c)).copied().collect();
         for c in pending {
             self.submit(c, false, payload(c));
         }
@@ -431,7 +457,10 @@ where
 
     /// True when every wanted chunk is loaded and no edit waits for a new result.
     pub fn is_area_ready(&self) -> bool {
-        self.viewer.is_some() && self.dirty.is_empty() && self.in_flight.is_empty() && self.wanted.iter().all(|c| self.loaded.contains(c))
+        self.viewer.is_some()
+            && self.dirty.is_empty()
+            && self.in_flight.is_empty()
+            && self.wanted.iter().all(|c| self.loaded.contains(c))
     }
 
     /// Like [`Scheduler::is_area_ready`] for the chunks `include` selects only.
@@ -444,7 +473,10 @@ where
 
     /// (loaded, wanted) counts of the wanted chunks `include` selects.
     pub fn counts_where(&self, include: impl Fn(&C) -> bool) -> (usize, usize) {
-        self.wanted.iter().filter(|c| include(c)).fold((0, 0), |(l, w), c| (l + self.loaded.contains(c) as usize, w + 1))
+        self.wanted
+            .iter()
+            .filter(|c| include(c))
+            .fold((0, 0), |(l, w), c| (l + self.loaded.contains(c) as usize, w + 1))
     }
 
     /// Loaded chunks / wanted chunks, in `[0, 1]`.

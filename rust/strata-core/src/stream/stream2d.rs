@@ -15,11 +15,11 @@
 //! world's edits exactly as a 3D world's. An edit re-tiles every loaded chunk whose padded box
 //! (one-tile halo) contains the tile.
 
-use crate::gen2d::autotile::{AtlasCoords, autotile_padded};
-use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::base::block::{self, BlockId};
 use crate::base::coords::IVec3;
 use crate::base::edits::EditMap;
+use crate::gen2d::autotile::{AtlasCoords, autotile_padded};
+use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::stream::scheduler::{Job, JobResult, Scheduler, SpawnError, auto_workers};
 
 /// Counters for the HUD and `get_stats()` (the second stage is autotiling).
@@ -50,11 +50,7 @@ impl Default for StreamConfig2D {
 impl StreamConfig2D {
     /// The worker count this config resolves to on this machine.
     pub fn resolved_workers(&self) -> usize {
-        if self.worker_threads > 0 {
-            self.worker_threads
-        } else {
-            auto_workers(0)
-        }
+        if self.worker_threads > 0 { self.worker_threads } else { auto_workers(0) }
     }
 }
 
@@ -110,9 +106,13 @@ impl Streamer2D {
     pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> Result<Self, SpawnError> {
         let worker_generator = generator.clone();
         // The 2D job keeps no scratch between jobs: the per-worker state is empty.
-        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-2d-worker", || (), move |_: &mut (), job| {
-            build_chunk(&worker_generator, job)
-        })?;
+        let scheduler = Scheduler::new(
+            config.resolved_workers(),
+            config.max_in_flight,
+            "strata-2d-worker",
+            || (),
+            move |_: &mut (), job| build_chunk(&worker_generator, job),
+        )?;
         Ok(Self { chunk_tiles: generator.chunk_tiles(), generator, config, scheduler, edits: EditMap::new() })
     }
 
@@ -140,7 +140,9 @@ impl Streamer2D {
     /// Moves the viewer to tile position `(x, y)` (fractional tiles allowed); recomputes the
     /// wanted set when its chunk changes.
     pub fn set_viewer(&mut self, x: f64, y: f64) {
-        let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+        let clamp = |v: f64| {
+            if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
+        };
         let c = ChunkCoord2D::containing(clamp(x), clamp(y), self.chunk_tiles);
         if self.scheduler.viewer() != Some(c) {
             self.retarget(c);
@@ -153,7 +155,8 @@ impl Streamer2D {
 
     fn retarget(&mut self, v: ChunkCoord2D) {
         let (r, margin) = (self.config.view_distance, self.config.unload_margin);
-        let wanted: HashSet<ChunkCoord2D> = (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
+        let wanted: HashSet<ChunkCoord2D> =
+            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
         let keep = move |c: ChunkCoord2D| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin;
         self.scheduler.retarget(v, wanted, keep, |c| {
             let (dx, dy) = ((c.x - v.x) as i64, (c.y - v.y) as i64);
@@ -262,7 +265,8 @@ pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -
         }
     }
     let column = generator.generate_region(x, top, 1, 512);
-    let tile = |y: i32| edits.and_then(|e| e.get(IVec3::new(x, y, 0))).or_else(|| column.get(x, y)).unwrap_or(block::STONE);
+    let tile =
+        |y: i32| edits.and_then(|e| e.get(IVec3::new(x, y, 0))).or_else(|| column.get(x, y)).unwrap_or(block::STONE);
     let mut y = top;
     while y < top + 512 && !block::is_solid(tile(y)) {
         y += 1;

@@ -22,15 +22,15 @@ use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, apply_edits};
 use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
+use crate::gen3d::scatter::ScatterInstance;
 use crate::gen3d::scratch::GenScratch;
+use crate::mesh::bytes::MeshBytes;
+use crate::mesh::{ChunkMesh, Mesher};
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LodColumn, LodLayout};
-use crate::mesh::{ChunkMesh, Mesher};
-pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
-use crate::mesh::bytes::MeshBytes;
+pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crossbeam_channel::{Receiver, Sender};
-use crate::gen3d::scatter::ScatterInstance;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
@@ -67,7 +67,18 @@ pub struct StreamConfig {
 
 impl Default for StreamConfig {
     fn default() -> Self {
-        Self { view_distance: 8, vertical_view_distance: 4, unload_margin: 2, worker_threads: 0, max_in_flight: 0, collision_distance: 1, pack_surfaces: false, lod_levels: 0, adaptive_far: false, ambient_occlusion: true }
+        Self {
+            view_distance: 8,
+            vertical_view_distance: 4,
+            unload_margin: 2,
+            worker_threads: 0,
+            max_in_flight: 0,
+            collision_distance: 1,
+            pack_surfaces: false,
+            lod_levels: 0,
+            adaptive_far: false,
+            ambient_occlusion: true,
+        }
     }
 }
 
@@ -246,11 +257,28 @@ impl Streamer {
         let pack = config.pack_surfaces;
         // A few sets per worker: enough that a worker usually finds one, bounded memory.
         let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
-        let scheduler = Scheduler::new(config.resolved_workers(), config.max_in_flight, "strata-worker", Scratch::new, move |scratch, job| {
-            build(&worker_generator, job, scratch, pack, &recycle_rx)
-        })?;
+        let scheduler = Scheduler::new(
+            config.resolved_workers(),
+            config.max_in_flight,
+            "strata-worker",
+            Scratch::new,
+            move |scratch, job| build(&worker_generator, job, scratch, pack, &recycle_rx),
+        )?;
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
-        Ok(Self { generator, config, scheduler, edits: EditMap::new(), layout: LodLayout::default(), direction: None, adaptive, started: Instant::now(), near_was_ready: false, frame_pressure: false, collision_requested: HashSet::new(), recycle_tx })
+        Ok(Self {
+            generator,
+            config,
+            scheduler,
+            edits: EditMap::new(),
+            layout: LodLayout::default(),
+            direction: None,
+            adaptive,
+            started: Instant::now(),
+            near_was_ready: false,
+            frame_pressure: false,
+            collision_requested: HashSet::new(),
+            recycle_tx,
+        })
     }
 
     pub fn generator(&self) -> &Arc<Generator> {
@@ -310,7 +338,9 @@ impl Streamer {
 
     /// Moves the viewer (world position in voxels); recomputes the wanted set when its chunk changes.
     pub fn set_viewer(&mut self, pos: [f64; 3]) {
-        let clamp = |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+        let clamp = |v: f64| {
+            if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
+        };
         let c = ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])));
         if self.viewer_chunk() != Some(c) {
             self.retarget(c);
@@ -341,7 +371,8 @@ impl Streamer {
     }
 
     fn retarget(&mut self, v: ChunkCoord) {
-        let (r, vr, margin) = (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
+        let (r, vr, margin) =
+            (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
         let levels = self.lod_levels();
         let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
         let (vx, vz) = (centre(v.x), centre(v.z));
@@ -393,7 +424,8 @@ impl Streamer {
 
     /// Whether a job for chunk `c` builds collision: within `reach + 1` chunks of the viewer.
     fn wants_collision(viewer: Option<ChunkCoord>, reach: i32, c: ChunkCoord) -> bool {
-        reach >= 0 && viewer.is_some_and(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1)
+        reach >= 0
+            && viewer.is_some_and(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1)
     }
 
     /// Asks for a loaded chunk's collision faces (it came near the viewer after it was built
@@ -404,15 +436,26 @@ impl Streamer {
         }
         self.collision_requested.insert(c);
         let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
-        self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
+        self.scheduler
+            .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
     }
 
     /// What a job for `key` takes along: a near chunk's edits, its collision (when within reach of
     /// the viewer, or `collision`), and the mesh settings.
-    fn job_data(edits: &EditMap, config: &StreamConfig, viewer: Option<ChunkCoord>, key: StreamKey, collision: bool) -> JobData {
+    fn job_data(
+        edits: &EditMap,
+        config: &StreamConfig,
+        viewer: Option<ChunkCoord>,
+        key: StreamKey,
+        collision: bool,
+    ) -> JobData {
         let ambient_occlusion = config.ambient_occlusion;
         match key {
-            StreamKey::Near(c) => JobData { edits: Self::edits_for(edits, c), collision: collision || Self::wants_collision(viewer, config.collision_distance, c), ambient_occlusion },
+            StreamKey::Near(c) => JobData {
+                edits: Self::edits_for(edits, c),
+                collision: collision || Self::wants_collision(viewer, config.collision_distance, c),
+                ambient_occlusion,
+            },
             StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
         }
     }
@@ -547,7 +590,8 @@ impl Streamer {
         self.edits.set(p, id);
         let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
         for c in EditMap::chunks_touching(p) {
-            self.scheduler.invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+            self.scheduler
+                .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
         }
     }
 
@@ -580,7 +624,13 @@ impl Scratch {
 }
 
 /// Builds one job's result.
-fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scratch, pack: bool, recycled: &Receiver<MeshBuffers>) -> Option<StreamResult> {
+fn build(
+    generator: &Generator,
+    job: Job<StreamKey, JobData>,
+    scratch: &mut Scratch,
+    pack: bool,
+    recycled: &Receiver<MeshBuffers>,
+) -> Option<StreamResult> {
     let buffers = recycled.try_recv().unwrap_or_default();
     match job.coord {
         StreamKey::Near(c) => {
@@ -606,7 +656,13 @@ fn build(generator: &Generator, job: Job<StreamKey, JobData>, scratch: &mut Scra
 
 /// The worker's job: generate the padded chunk (one column pass, which also tells a sky chunk
 /// apart), apply edits, place scatter from the same columns, mesh.
-fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &mut Scratch, pack: bool, buffers: MeshBuffers) -> Option<ChunkResult> {
+fn build_chunk(
+    generator: &Generator,
+    job: Job<ChunkCoord, JobData>,
+    scratch: &mut Scratch,
+    pack: bool,
+    buffers: MeshBuffers,
+) -> Option<ChunkResult> {
     let Scratch { padded, columns, generation, mesher, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
@@ -615,7 +671,17 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &m
     let collision = job.payload.collision.then(Vec::new);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
-        return Some(ChunkResult { coord: job.coord, mesh, scatter: Vec::new(), collision, packed: None, gen_us, mesh_us: 0, is_update: job.is_update, job_id: job.id });
+        return Some(ChunkResult {
+            coord: job.coord,
+            mesh,
+            scatter: Vec::new(),
+            collision,
+            packed: None,
+            gen_us,
+            mesh_us: 0,
+            is_update: job.is_update,
+            job_id: job.id,
+        });
     }
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
     apply_edits(padded, &job.payload.edits);
@@ -637,7 +703,17 @@ fn build_chunk(generator: &Generator, job: Job<ChunkCoord, JobData>, scratch: &m
         bytes
     });
     let mesh_us = t1.elapsed().as_micros() as u32;
-    Some(ChunkResult { coord: job.coord, mesh, scatter, collision, packed, gen_us, mesh_us, is_update: job.is_update, job_id: job.id })
+    Some(ChunkResult {
+        coord: job.coord,
+        mesh,
+        scatter,
+        collision,
+        packed,
+        gen_us,
+        mesh_us,
+        is_update: job.is_update,
+        job_id: job.id,
+    })
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground
@@ -673,7 +749,11 @@ mod tests {
 
     fn streamer(vd: i32) -> Streamer {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() }).unwrap()
+        Streamer::new(
+            g,
+            StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() },
+        )
+        .unwrap()
     }
 
     #[test]
@@ -743,7 +823,8 @@ mod tests {
             }
         }
         let g = s.generator().clone();
-        let (mut padded, mut flat, mut far_scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ChunkMesh::default(), FarScratch::default());
+        let (mut padded, mut flat, mut far_scratch) =
+            (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ChunkMesh::default(), FarScratch::default());
         far_scratch.set_ambient_occlusion(false);
         let mut mesher = Mesher::new();
         mesher.set_ambient_occlusion(false);
@@ -792,7 +873,17 @@ mod tests {
 
     fn far_streamer(vd: i32, levels: u8) -> Streamer {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        Streamer::new(g, StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, lod_levels: levels, ..Default::default() }).unwrap()
+        Streamer::new(
+            g,
+            StreamConfig {
+                view_distance: vd,
+                vertical_view_distance: 1,
+                worker_threads: 2,
+                lod_levels: levels,
+                ..Default::default()
+            },
+        )
+        .unwrap()
     }
 
     /// What a scene shows: keys added on results, removed on unloads.
@@ -835,10 +926,11 @@ mod tests {
                     continue;
                 }
                 let mut a = c;
-                let drawn = near.contains(&(c.x, c.z)) || (0..6).any(|_| {
-                    a = a.parent();
-                    far.contains(&a)
-                });
+                let drawn = near.contains(&(c.x, c.z))
+                    || (0..6).any(|_| {
+                        a = a.parent();
+                        far.contains(&a)
+                    });
                 assert!(drawn, "{when}: hole at chunk column {c:?}");
             }
         }
@@ -924,11 +1016,21 @@ mod tests {
             let d = r.coord.x.abs().max(r.coord.y.abs()).max(r.coord.z.abs());
             assert_eq!(r.collision.is_some(), d <= 2, "{:?}", r.coord);
         }
-        let solid = results.iter().find(|r| r.collision.as_ref().is_some_and(|f| !f.is_empty())).expect("ground near the viewer");
+        let solid = results
+            .iter()
+            .find(|r| r.collision.as_ref().is_some_and(|f| !f.is_empty()))
+            .expect("ground near the viewer");
         let faces = solid.collision.as_ref().unwrap();
         assert_eq!(faces.len() % 3, 0);
-        assert!(faces.len() / 3 < solid.mesh.opaque.indices.len() / 3, "collision has fewer triangles than the render mesh");
-        let far = results.iter().find(|r| r.collision.is_none() && !r.mesh.is_empty()).expect("a meshed chunk without collision").coord;
+        assert!(
+            faces.len() / 3 < solid.mesh.opaque.indices.len() / 3,
+            "collision has fewer triangles than the render mesh"
+        );
+        let far = results
+            .iter()
+            .find(|r| r.collision.is_none() && !r.mesh.is_empty())
+            .expect("a meshed chunk without collision")
+            .coord;
         s.request_collision(far);
         let updates = drain_until_ready(&mut s);
         let u = updates.iter().find(|r| r.coord == far).expect("the requested chunk came back");
@@ -941,7 +1043,17 @@ mod tests {
     #[test]
     fn recycled_buffers_give_the_same_meshes_and_streams() {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
-        let mut s = Streamer::new(g.clone(), StreamConfig { view_distance: 3, vertical_view_distance: 1, worker_threads: 2, pack_surfaces: true, ..Default::default() }).unwrap();
+        let mut s = Streamer::new(
+            g.clone(),
+            StreamConfig {
+                view_distance: 3,
+                vertical_view_distance: 1,
+                worker_threads: 2,
+                pack_surfaces: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
         s.set_viewer([0.0, 20.0, 0.0]);
         let start = Instant::now();
         let mut checked = 0;
