@@ -4,7 +4,7 @@
 //! nodes of chunks that left the view, queue new jobs, then turn finished meshes into
 //! `MeshInstance3D` children until `frame_budget_ms` is spent. Generation and meshing happen on
 //! the streamer's worker threads; only plain Rust data crosses the channels, and the main thread
-//! never blocks on them (law 3). With `far_view_levels > 0`, coarse far columns (one
+//! never blocks on them (law: Main thread never waits). With `far_view_levels > 0`, coarse far columns (one
 //! `MeshInstance3D` each, no collision) extend the view to `view_distance · 32 · 2^levels` voxels;
 //! a column or chunk that changes level stays until its replacement is in the tree.
 //!

@@ -4,7 +4,7 @@
 //! erasure of chunks that left the view, move finished chunks into a queue of tile writes, then
 //! apply queued writes and erasures row by row until `frame_budget_ms` is spent. Generation and
 //! autotiling (the atlas tile of every cell) happen on the streamer's worker threads; the main
-//! thread only calls `set_cell(coords, source_id, atlas_coords)` and `erase_cell` (law 3).
+//! thread only calls `set_cell(coords, source_id, atlas_coords)` and `erase_cell` (law: Main thread never waits).
 //!
 //! Coordinates: tile `(x, y)` is the `TileMapLayer` cell `(x, y)`, y down. Pixel positions are
 //! local to the `ChunkWorld2D`, whose layer sits at its origin (a created child always does).

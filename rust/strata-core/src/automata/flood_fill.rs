@@ -14,7 +14,7 @@
 //! - it finishes → `K` is known exactly and the definition is checked directly.
 //!
 //! So the decision depends only on the infinite field, never on which window computes it: a
-//! window needs a halo of [`PocketRule::halo`] cells around the cells it decides (law 2).
+//! window needs a halo of [`PocketRule::halo`] cells around the cells it decides (law: Seamless).
 //!
 //! May use: `base`, `automata::cellular` (the bit grids).
 

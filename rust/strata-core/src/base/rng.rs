@@ -1,7 +1,7 @@
 //! Position-keyed randomness: every random value is a pure function of (seed, salt, position).
 //!
 //! Nothing here keeps state between calls, so the world never depends on the order in which
-//! chunks are generated or on the number of worker threads (law 1: deterministic).
+//! chunks are generated or on the number of worker threads (law: Deterministic).
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;

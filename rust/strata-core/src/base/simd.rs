@@ -1,6 +1,6 @@
 //! Which SIMD builds of the hot loops the running thread may take.
 //!
-//! Every SIMD path in the core computes the same bits as its portable twin (law 1: the same world
+//! Every SIMD path in the core computes the same bits as its portable twin (law: Deterministic; the same world
 //! on every machine). The CPU decides which paths exist; [`with_limit`] caps them for the current
 //! thread, so that a test can run the same work on every path this CPU has and compare the results
 //! bit for bit (`tests/tests/simd_paths.rs`). Outside such a test nothing is capped: each call site

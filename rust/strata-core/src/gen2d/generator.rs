@@ -17,7 +17,7 @@
 //!    below the surface. Every cell whose clusters can reach the region is visited, in world
 //!    order, and the first ore on a tile wins, so the outcome never depends on the region.
 //!
-//! Every stage reads only the preset and world coordinates (laws 1 and 2).
+//! Every stage reads only the preset and world coordinates (laws: Deterministic, Seamless).
 //!
 //! May use: `base`, `preset`, `noise` (through the surface line), `automata`, `gen2d`'s
 //! surface line and tile grid.

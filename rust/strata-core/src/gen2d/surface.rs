@@ -22,7 +22,7 @@
 //! in rows `[level(x), s(x))` when `level(x) < s(x)`. A chain of wet columns is shorter than `2R`
 //! (its highest column needs strictly higher ground within `R` on both sides, outside the chain),
 //! so computing levels over the wanted columns plus `2R + 1` and surface rows plus `3R + 2` on
-//! each side gives the same pools as any larger window (law 2: seamless).
+//! each side gives the same pools as any larger window (law: Seamless).
 //!
 //! May use: `base`, `preset`, `noise`.
 

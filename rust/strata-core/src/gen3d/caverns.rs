@@ -12,7 +12,7 @@
 //! [`flood_fill`](crate::automata::flood_fill) for the exact, seamless definition) are filled.
 //!
 //! A field is computed with the halo the pocket fill needs (the automaton brings its own), so
-//! it equals the same cells of the infinite field (law 2).
+//! it equals the same cells of the infinite field (law: Seamless).
 //!
 //! May use: `base`, `preset`, `automata`.
 

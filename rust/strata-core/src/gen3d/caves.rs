@@ -13,7 +13,7 @@
 //! (it lies above the surface). Cave air touching water is sealed by the water stage.
 //!
 //! Every field is computed over the region with the halos it needs, so a region equals the same
-//! box cut from the infinite world (law 2). Work is skipped above the deepest allowed cave top
+//! box cut from the infinite world (law: Seamless). Work is skipped above the deepest allowed cave top
 //! of the region's columns.
 //!
 //! May use: `base`, `preset`, `automata`, `gen3d::columns`, `gen3d::context`, and the fields it

@@ -12,7 +12,7 @@
 //! kind's `min_depth` below its column's surface (`y < surface - min_depth`). A region considers
 //! every cell within `cluster_size` voxels of it, in a fixed global order (kind, then cell y, z, x,
 //! then cluster index; the first ore written wins), so a voxel's ore never depends on which
-//! region computes it (law 2).
+//! region computes it (law: Seamless).
 //!
 //! May use: `base`, `preset`, `gen3d::columns`, `gen3d::context`.
 

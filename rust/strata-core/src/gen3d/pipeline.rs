@@ -4,8 +4,8 @@
 //! box's (x, z) rectangle ([`crate::gen3d::columns`]), then hands the stages, in order, a
 //! [`StageContext`] of those columns: layers (ground and sea), caves, ores, water. Every stage
 //! reads only the context and world coordinates (never neighbouring chunks' state or the order
-//! of calls), so a chunk made alone equals the same box cut from a larger region (law 2:
-//! seamless), on any thread (law 1). Scatter ([`Generator::scatter_chunk_with_columns`]) reads
+//! of calls), so a chunk made alone equals the same box cut from a larger region (law: Seamless),
+//! on any thread (law: Deterministic). Scatter ([`Generator::scatter_chunk_with_columns`]) reads
 //! the same columns after a chunk is generated.
 //!
 //! The functions that generate take a [`GenScratch`] that the caller owns and reuses (a stream

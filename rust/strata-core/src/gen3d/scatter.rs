@@ -17,7 +17,7 @@
 //!
 //! An instance's base is the top face of its column's ground, `(x, s, z)`; it belongs to the chunk
 //! holding voxel `(⌊x⌋, s, ⌊z⌋)`, so every instance belongs to exactly one chunk and each chunk can
-//! be decorated alone, in any order (laws 1 and 2).
+//! be decorated alone, in any order (laws: Deterministic, Seamless).
 //!
 //! The pipeline calls it after generating a chunk, with the chunk's columns
 //! ([`crate::gen3d::pipeline::Generator::scatter_chunk_with_columns`]).

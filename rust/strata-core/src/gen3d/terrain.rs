@@ -20,7 +20,7 @@
 //! evaluated only at world-aligned lattice points `(i·step + ½, k·step + ½)` (the centres of the
 //! columns whose x and z are multiples of `step`) and interpolated bilinearly in between. Every
 //! region sees the same lattice points, so the field is still a pure function of the position
-//! (law 2). `step` ([`lattice_step`]) is the largest power of two up to 4 that keeps at least
+//! (law: Seamless). `step` ([`lattice_step`]) is the largest power of two up to 4 that keeps at least
 //! [`SAMPLES_PER_WAVELENGTH`] (5) points on the wavelength of the finest octave
 //! (`scale / lacunarityᵒᶜᵗᵃᵛᵉˢ⁻¹`, 20 voxels for the default preset, so step 4) and at least four
 //! over the half blend band of biome borders; linear interpolation of a sine with 5 points per

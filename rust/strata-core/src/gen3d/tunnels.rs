@@ -7,7 +7,7 @@
 //! strength 1 puts tunnels almost everywhere, 0.5 in about half the world, 0 nowhere. The noises
 //! ([`TunnelNoise`], [`GridPerlin`] fields of the tunnel salt) are sampled on a world-aligned
 //! lattice every [`TUNNEL_LATTICE`] voxels and interpolated trilinearly, so every region sees
-//! the same values (law 2).
+//! the same values (law: Seamless).
 //!
 //! May use: `base`, `preset`, `noise`.
 

@@ -2,7 +2,7 @@
 //! crate, configured from octaves, lacunarity, persistence and frequency.
 //!
 //! The `noise` crate's generators are pure f64 functions of the point and the seed (permutation
-//! tables built from the seed), so they are deterministic (law 1). Each source gets its own seed
+//! tables built from the seed), so they are deterministic (law: Deterministic). Each source gets its own seed
 //! derived from the world seed and a salt, so weighting two sources never doubles one pattern.
 
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, RidgedMulti};

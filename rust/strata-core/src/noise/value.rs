@@ -12,7 +12,7 @@
 //! the weights ([`octave_weights`]), so the result stays in `[-1, 1]` whatever `k` and `P` are.
 //!
 //! The cosine is evaluated with a fixed polynomial ([`cos_pi`]) made of additions and
-//! multiplications only, so results are bit-identical on every machine (law 1).
+//! multiplications only, so results are bit-identical on every machine (law: Deterministic).
 
 use crate::base::rng::{hash1, hash2, salt, unit_f64};
 use crate::preset::model::Interpolation;

@@ -4,7 +4,7 @@
 //! The pattern is [`crate::stream::streamer::Streamer`]'s, for square 2D chunks: the main thread calls
 //! [`Streamer2D::set_viewer`] (tile coordinates), [`Streamer2D::pump`] (queues the nearest
 //! missing chunks, at most `max_in_flight` at a time) and pulls [`ChunkResult2D`]s with
-//! [`Streamer2D::try_recv`] while its frame budget lasts; it never blocks (law 3). The wanted
+//! [`Streamer2D::try_recv`] while its frame budget lasts; it never blocks (law: Main thread never waits). The wanted
 //! area is the square of chunks within `view_distance` of the viewer's chunk (Chebyshev
 //! distance: screens are rectangles), loaded nearest first; chunks beyond
 //! `view_distance + unload_margin` are unloaded. Jobs for chunks that left the view are

@@ -4,7 +4,7 @@
 //! [`Streamer::set_view_direction`]), then [`Streamer::pump`] (queues the most urgent missing
 //! chunks, at most `max_in_flight` at a time, so priorities stay fresh when the viewer moves), then
 //! pulls finished [`StreamResult`]s with [`Streamer::try_recv`] for as long as its frame budget
-//! allows — it never blocks (law 3). Jobs for chunks that left the view are cancelled; results
+//! allows — it never blocks (law: Main thread never waits). Jobs for chunks that left the view are cancelled; results
 //! that come back stale are dropped. Dropping the streamer closes the job channel, cancels every
 //! job and joins every worker.
 //!
