@@ -5,6 +5,8 @@
 //! mix: readers of `path` see the previous content until the rename. Temporary files are named
 //! `.<file name>.tmp-<pid>-<n>` in the same directory (a rename across file systems is not
 //! atomic), and a failed write removes its temporary file.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

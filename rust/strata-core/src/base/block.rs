@@ -1,6 +1,8 @@
 //! Block types: ids, names, colours and how they take part in meshing.
 //!
 //! A voxel stores a [`BlockId`] (`u16`); `0` is air. Ids are stable: saves store them.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 /// The id of a block type stored in a voxel.
 pub type BlockId = u16;

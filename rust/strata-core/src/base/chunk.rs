@@ -3,6 +3,8 @@
 //! [`VoxelBuffer`] holds any axis-aligned box of voxels (a chunk, a chunk with a one-voxel halo
 //! for meshing, or a large test block). Layout is x fastest, then z, then y, so a vertical column
 //! is a strided walk and a horizontal slab is contiguous.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use crate::base::block::{AIR, BlockId};
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};

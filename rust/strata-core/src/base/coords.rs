@@ -2,6 +2,8 @@
 //!
 //! One voxel is one world unit. Chunk `(cx, cy, cz)` spans voxels `[32·cx, 32·cx + 32)` on each
 //! axis; negative coordinates use floor division so `-1` lies in chunk `-1`, not chunk `0`.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use serde::{Deserialize, Serialize};
 use std::ops::{Add, Mul, Sub};

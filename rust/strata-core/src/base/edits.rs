@@ -2,6 +2,8 @@
 //!
 //! Edits are stored per chunk, keyed by the voxel's index inside the chunk, so a world save is
 //! the seed, the preset and this map. Applying edits is the last generation step.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;

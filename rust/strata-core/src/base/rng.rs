@@ -2,6 +2,8 @@
 //!
 //! Nothing here keeps state between calls, so the world never depends on the order in which
 //! chunks are generated or on the number of worker threads (law: Deterministic).
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;

@@ -5,6 +5,8 @@
 //! thread, so that a test can run the same work on every path this CPU has and compare the results
 //! bit for bit (`tests/tests/simd_paths.rs`). Outside such a test nothing is capped: each call site
 //! asks [`avx2`] or [`avx512`] and takes the widest path the CPU runs.
+//!
+//! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
 use std::cell::Cell;
 

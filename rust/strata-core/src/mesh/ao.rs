@@ -3,6 +3,8 @@
 //! corner at a time, and as tables and bitwise row operations for the greedy mesher: a face's
 //! packed levels from its 3×3 window, whether a row of faces is uniform along `u` and `v` (so
 //! they may merge), and the corner colours of a packed level.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::mesh::layout::{Axis, Orientation, axis_of};
 use crate::mesh::types::FACES;

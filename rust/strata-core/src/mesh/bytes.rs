@@ -15,6 +15,8 @@
 //! * attribute stream: `n` colours, RGBA8 (each channel `× 255`, truncated; the mesher makes
 //!   them in this form, see [`crate::mesh::rgba8`]);
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
 use std::mem::MaybeUninit;

@@ -1,6 +1,8 @@
 //! Collision triangles from the greedy mesher: steps 1, 2 and 4 for solid faces only, merged by
 //! solidity alone (block ids and AO ignored), so a physics shape gets far fewer triangles than
 //! the render mesh while covering exactly its opaque faces.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::chunk::VoxelBuffer;
 use crate::mesh::culled::mesh_padded_chunk_culled;

@@ -1,6 +1,8 @@
 //! The reference mesher: one quad per visible unit face, each with its own AO, looked up voxel
 //! by voxel. Plainly right rather than fast: the greedy mesher's tests compare against it, and
 //! the greedy mesher hands it boxes wider than its 64-bit rows.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;

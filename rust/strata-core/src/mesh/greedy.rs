@@ -2,6 +2,8 @@
 //! outline (class masks, visible faces, merge masks, greedy merge), each direction compiled on
 //! its own so its offsets are constants. Step 5 is [`crate::mesh::quads`]'s, the collision pass
 //! [`crate::mesh::collision`]'s.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;

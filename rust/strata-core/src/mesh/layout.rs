@@ -1,6 +1,8 @@
 //! How a direction's faces lie in the greedy mesher's bit rows: the padded box's sizes, each
 //! direction's row orientation (rows along x for the y and z faces, along z for the x faces) and
 //! slices, and where a merged quad sits in voxels.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::coords::IVec3;
 use crate::mesh::types::FACES;

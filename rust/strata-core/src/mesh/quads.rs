@@ -2,6 +2,8 @@
 //! soon as step 4 has found it, with its block's colour per face direction, and for solid faces
 //! its AO in the corner colours and the diagonal split the AO asks for. Writes go past the
 //! arrays' lengths into reserved capacity, whole quads at a time.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};

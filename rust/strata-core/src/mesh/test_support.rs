@@ -1,6 +1,8 @@
 //! Helpers of the mesh tests: small hand-made and random boxes, and the unit faces a mesh shows
 //! (every quad rasterised back to its faces, with interpolated corner colours), to compare the
 //! greedy mesher with the reference.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;

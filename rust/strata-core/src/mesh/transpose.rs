@@ -3,6 +3,8 @@
 //! slices. Layers that are all empty or all full are filled directly; the others go two at a
 //! time through SSE2 (the x86-64 baseline), or four at a time through AVX2 in the AVX2 build
 //! (as 32×32 halves while a layer has at most 40 rows, else as whole 64×64 matrices).
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::mesh::layout::Dims;
 

@@ -1,6 +1,8 @@
 //! What a mesh is made of: the surfaces a mesher writes ([`ChunkMesh`], [`MeshSurface`]), the
 //! six face directions with their normals, shades and corner order, and the two triangles of a
 //! quad. Shared by the reference mesher and the greedy one, so both write the same bytes.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::coords::IVec3;
 

@@ -2,6 +2,8 @@
 //! of whole rows of voxels, and step 3's test of which neighbouring faces hold the same block.
 //! Portable code, SSE2 (the x86-64 baseline) and, in the AVX2 build, AVX2 and BMI2; every path
 //! gives the same bits.
+//!
+//! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
 

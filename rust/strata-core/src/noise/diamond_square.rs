@@ -18,6 +18,8 @@
 //! A region is computed without building whole cells: each level only computes the points that
 //! the finer levels inside the region (plus a margin of one spacing) need, so the cost is about
 //! the region's area whatever `n` is, and every point's value is the same however it is reached.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::base::rng::{hash2, salt, unit_f64};
 

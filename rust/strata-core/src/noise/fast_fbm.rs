@@ -31,6 +31,8 @@
 //! of six. [`PerlinFbm2::fill_row`] (constant z, as the terrain lattice samples) computes the z
 //! axis once per row. The one deviation from `noise`: it panics on NaN or on coordinates beyond
 //! ±2⁶³ after scaling; this returns a value.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::noise::fractal::FractalParams;
 use noise::permutationtable::{NoiseHasher, PermutationTable};

@@ -4,6 +4,8 @@
 //! The `noise` crate's generators are pure f64 functions of the point and the seed (permutation
 //! tables built from the seed), so they are deterministic (law: Deterministic). Each source gets its own seed
 //! derived from the world seed and a salt, so weighting two sources never doubles one pattern.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use noise::{Fbm, MultiFractal, NoiseFn, OpenSimplex, Perlin, RidgedMulti};
 

@@ -8,6 +8,8 @@
 //! generated terrain, faded over a band inside the image edge ([`Heightmap::border_mask`]).
 //!
 //! Loading errors are typed and name the file and what is allowed.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read};

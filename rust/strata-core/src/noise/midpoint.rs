@@ -10,6 +10,8 @@
 //! its own world x. A segment therefore depends only on its two anchors and on hashes of world
 //! positions, so neighbouring segments meet exactly and the line is the same however it is cut.
 //! Terrain uses it for ravine paths; a 2D side view can use it for a skyline.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::base::rng::{hash1, unit_f64};
 

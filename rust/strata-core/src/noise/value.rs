@@ -13,6 +13,8 @@
 //!
 //! The cosine is evaluated with a fixed polynomial ([`cos_pi`]) made of additions and
 //! multiplications only, so results are bit-identical on every machine (law: Deterministic).
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::base::rng::{hash1, hash2, salt, unit_f64};
 use crate::preset::model::Interpolation;

@@ -6,6 +6,8 @@
 //! can miss the true nearest point when points sit in cell corners; a 5×5 scan (`radius = 2`)
 //! never does, because any point three or more cells away is farther than `2·cell_size`, while
 //! the own cell's point is within `√2·cell_size`.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::base::rng::{hash2, unit_f64};
 

@@ -31,6 +31,8 @@
 //! User and preset names are checked by [`validate_name`]; every write is atomic; a file that
 //! does not load is reported with its path, line:column, field and allowed values and is never
 //! overwritten by the failed load.
+//!
+//! May use: `base`, `preset`.
 
 use crate::base::atomic_file::write_atomic;
 use crate::preset::error::PresetError;

@@ -23,6 +23,8 @@
 //! The reader trusts nothing: every count is checked against a hard limit and against the bytes
 //! left before anything is allocated, decompression stops at the declared length, the CRC and
 //! the fingerprint are checked, and every error names the file and a byte offset.
+//!
+//! May use: `base`, `preset`.
 
 use crate::base::atomic_file::write_atomic;
 use crate::base::block::BlockId;

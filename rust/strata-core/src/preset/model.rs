@@ -4,6 +4,8 @@
 //! range and accessors; validation, the Godot inspector (sliders, groups) and error messages all
 //! read that one table, so a field's allowed range is stated in exactly one place.
 //! Seed + preset fully determine the world.
+//!
+//! May use: `base` and the other `preset` modules.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -9,6 +9,8 @@
 //! Cracks between levels are closed by skirts: a far column's outer cells are meshed against air,
 //! so its sides are walls down to a depth below its lowest surface, and where a coarser column
 //! stands higher than its finer neighbour the wall fills the step.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, AIR, BlockId};
 use crate::base::chunk::VoxelBuffer;

@@ -12,6 +12,8 @@
 //! it). Every point of the ground within the far radius `R·2^levels` is covered by exactly one
 //! leaf. When the layout changes, a leaf that leaves it stays on screen until the leaves that
 //! replace it are loaded ([`LodLayout::is_covered`]), so there is never a hole.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use std::collections::HashSet;

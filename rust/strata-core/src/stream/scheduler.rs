@@ -11,6 +11,8 @@
 //!
 //! Each worker owns a state made on its own thread when it starts (its scratch buffers) and
 //! hands it to the worker function with every job: explicit scratch, no thread-locals.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -14,6 +14,8 @@
 //! Edits are an [`EditMap`] over tile `(x, y)` stored as voxel `(x, y, 0)`, so a save stores a 2D
 //! world's edits exactly as a 3D world's. An edit re-tiles every loaded chunk whose padded box
 //! (one-tile halo) contains the tile.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::coords::IVec3;

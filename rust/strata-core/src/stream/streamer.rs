@@ -15,6 +15,8 @@
 //! retires: it stays on screen until the leaves covering its ground are loaded, so swapping
 //! levels never opens a hole. With `adaptive_far`, [`AdaptiveFar`] drops a far level while the
 //! near field cannot keep up and restores it when the workers idle.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
