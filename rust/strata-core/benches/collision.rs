@@ -1,7 +1,7 @@
 //! Collision geometry for one 32³ chunk: Strata's solidity-only greedy faces
 //! (`Mesher::collision_faces`, what the workers hand to Godot) against the render mesh's
-//! triangles (what collision used before: AO and block ids split its quads). Prints the triangle
-//! counts first: Godot's `ConcavePolygonShape3D` build time grows with them.
+//! triangles as the baseline (AO and block ids split its quads). Prints the triangle counts
+//! first: Godot's `ConcavePolygonShape3D` build time grows with them.
 //!
 //! Run: `cargo bench -p strata-core --bench collision`.
 
