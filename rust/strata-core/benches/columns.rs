@@ -1,16 +1,16 @@
 //! The column pass (surface height, biome and blocks per (x, z)) and whole padded chunks:
 //! the exact height field (every source at every column, the column pass before the lattice) as
-//! the baseline, against the coarse lattice (`worldgen::terrain` module doc).
+//! the baseline, against the coarse lattice (`gen3d::terrain` module doc).
 //!
 //! * `column_pass`: the columns of one padded chunk (34 × 34 = 1,156 columns, which sample
 //!   36 × 36 heights for the slope); divide by 1,156 for the cost per column.
 //! * `point_sample`: 64 scattered single-point samples (`Terrain::sample_exact` against
 //!   `Terrain::sample`, which reads four lattice points); divide by 64 per sample.
 //! * `padded_chunk`: a whole padded chunk (columns, layers, caves, ores, water) for a surface,
-//!   a deep and a sky chunk. `before`: the exact field (lattice step 1, which is the old field)
-//!   and the old worker flow (`chunk_is_sky`, then `generate_padded_chunk`: two column passes);
-//!   `lattice_two_passes`: the lattice, old flow; `lattice`: the lattice and
-//!   `generate_padded_chunk_unless_sky` (one column pass).
+//!   a deep and a sky chunk. `before`: the baseline, the exact field (lattice step 1) and the
+//!   two-pass flow (`chunk_is_sky`, then `generate_padded_chunk`: two column passes);
+//!   `lattice_two_passes`: the lattice, two-pass flow; `lattice`: the lattice and
+//!   `generate_padded_chunk_unless_sky` (one column pass), as workers run it.
 //!
 //! Run: `cargo bench -p strata-core --bench columns`.
 
