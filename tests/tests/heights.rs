@@ -198,7 +198,7 @@ fn heightmap_sources_follow_the_image() {
 fn biome_borders_have_no_walls_and_every_biome_appears() {
     // Sampled along 16 transects of 8192 columns (about 600 biome borders crossed): neighbouring
     // columns differ by at most 8 voxels. Why 8: biome parameters change across a border over at
-    // least `blend_distance / 2 = 16` voxels on each side (module doc of `worldgen::biomes`),
+    // least `blend_distance / 2 = 16` voxels on each side (module doc of `gen3d::biomes`),
     // with smoothstep weights, whose slope is at most 1.5 × 2 / 32 ≈ 0.094 per voxel; the widest
     // parameter gaps of the default table (offset 26, scale 1.3 × amplitude 40 × |noise| ≲ 0.6)
     // then add at most ≈ 2.4 + 2.9 per column, plus the noise's own slope (≈ 1–2) and the

@@ -1,4 +1,4 @@
-//! One pass of a 3D cellular automaton over a 32³ grid: `worldgen::cellular`'s bit-parallel step
+//! One pass of a 3D cellular automaton over a 32³ grid: `automata::cellular`'s bit-parallel step
 //! (64 cells per word, bit-sliced neighbour sums) against its naive per-cell neighbour count.
 //!
 //! Divide by 32,768 for the cost per cell (`cargo xtask bench` does).

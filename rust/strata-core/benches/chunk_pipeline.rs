@@ -6,7 +6,7 @@
 //! the cost floor of the obvious approach, not the same output.
 //!
 //! `strata_worker` is what a streaming worker does for a chunk shown in Godot: the same, plus the
-//! chunk's scatter and the mesh packed into Godot's surface streams (`surface_bytes`).
+//! chunk's scatter and the mesh packed into Godot's surface streams (`mesh::bytes`).
 //!
 //! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
 

@@ -1,6 +1,6 @@
 //! 2D fractal noise, 5 octaves, per sample: the `noise` crate's `Fbm<Perlin>` (baseline) against
-//! Strata's own: `worldgen::fractal::perlin_fbm` (built on the same crate), the bit-exact
-//! `worldgen::fast_fbm::PerlinFbm2` (scalar and in rows), and the whole height field
+//! Strata's own: `noise::fractal::perlin_fbm` (built on the same crate), the bit-exact
+//! `noise::fast_fbm::PerlinFbm2` (scalar and in rows), and the whole height field
 //! `Terrain::sample_grid` that the column pass calls.
 //!
 //! Each iteration samples a 32×32 grid (1,024 samples, one column of a chunk each); divide the
@@ -45,7 +45,7 @@ fn noise_crate_fbm_perlin(bencher: divan::Bencher) {
     bencher.bench_local(|| black_box(grid(|x, z| n.get([black_box(x), z]))));
 }
 
-/// `worldgen::fractal::perlin_fbm` (the `noise` crate configured from a preset's parameters; the
+/// `noise::fractal::perlin_fbm` (the `noise` crate configured from a preset's parameters; the
 /// biome climate and the 2D side view use it; the terrain uses [`PerlinFbm2`], equal bit for bit).
 #[divan::bench]
 fn strata_perlin_fbm(bencher: divan::Bencher) {

@@ -1,10 +1,10 @@
 //! Strata's Godot classes: a thin gdext layer over `strata-core`, one file per class.
 //!
-//! Classes: [`world_preset::WorldPreset`] (Resource: the settings and their files),
-//! [`chunk_world::ChunkWorld`] (Node3D), [`chunk_world_2d::ChunkWorld2D`] (Node2D) and
-//! [`user_profiles::UserProfiles`] (Node). What the two worlds share is written once in
-//! [`world_host`]; [`meshes`] turns the core's meshes into Godot meshes and [`files`] maps paths
-//! and file errors. World logic (generation, streaming, queries, saves) lives in the core, where
+//! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
+//! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
+//! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
+//! `world_host.rs`; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
+//! paths and file errors. World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
 //!
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every

@@ -3,7 +3,7 @@
 //!
 //! One file per job: [`model`] (the settings and their field table), [`error`] (why a preset
 //! could not be read or written), [`ron`] (the versioned sharing format), [`tres`] (Godot text
-//! resources), [`file`] (files on disk, the format chosen by extension) and [`fingerprint`] (the
+//! resources), [`file`](mod@file) (files on disk, the format chosen by extension) and [`fingerprint`] (the
 //! world's name as a hash, and the sparse form saves store).
 //!
 //! May use: `base`.
