@@ -15,7 +15,7 @@ use godot::classes::{
     INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap,
     Node,
 };
-use godot::global::{Error, JoyAxis, JoyButton, Key, MouseButton};
+use godot::global::Error;
 use godot::obj::EngineEnum;
 use godot::prelude::*;
 use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
@@ -54,57 +54,85 @@ impl INode for UserProfiles {
     }
 }
 
-/// The descriptor of a supported input event (key by physical keycode, mouse button, joypad
-/// button or axis direction).
-pub(crate) fn descriptor_of(event: &Gd<InputEvent>) -> Option<InputDescriptor> {
-    if let Ok(k) = event.clone().try_cast::<InputEventKey>() {
-        let mut code = k.get_physical_keycode().ord();
-        if code == 0 {
-            code = k.get_keycode().ord();
-        }
-        return (code > 0).then_some(InputDescriptor::Key { physical: code as u32 });
-    }
-    if let Ok(m) = event.clone().try_cast::<InputEventMouseButton>() {
-        let b = m.get_button_index().ord();
-        return (b > 0).then_some(InputDescriptor::MouseButton { button: b as u32 });
-    }
-    if let Ok(j) = event.clone().try_cast::<InputEventJoypadButton>() {
-        let b = j.get_button_index().ord();
-        return (b >= 0).then_some(InputDescriptor::JoyButton { button: b as u32 });
-    }
-    if let Ok(j) = event.clone().try_cast::<InputEventJoypadMotion>() {
-        let a = j.get_axis().ord();
-        let direction = if j.get_axis_value() < 0.0 { -1.0 } else { 1.0 };
-        return (a >= 0).then_some(InputDescriptor::JoyAxis { axis: a as u32, direction });
-    }
-    None
+/// What `rebind()` accepts, for error messages.
+const ALLOWED_EVENTS: &str = "InputEventKey (with a keycode), InputEventMouseButton (button 1..9), \
+InputEventJoypadButton (button 0..127) or InputEventJoypadMotion (axis 0..15)";
+
+/// An integer property of `event` read as a Variant: the typed getters convert to gdext's engine
+/// enums and panic on values this binding does not know (a joypad button 50, a key code 0x1234),
+/// while any int is a legal property value in Godot.
+fn int_property(event: &Gd<InputEvent>, property: &str) -> i64 {
+    event.get(property).try_to::<i64>().unwrap_or(0)
 }
 
-/// A new input event for `d`, or None when this Godot does not know the button or axis.
-pub(crate) fn event_of(d: &InputDescriptor) -> Option<Gd<InputEvent>> {
-    Some(match *d {
-        InputDescriptor::Key { physical } => {
-            let mut e = InputEventKey::new_gd();
-            e.set_physical_keycode(Key::try_from_ord(i32::try_from(physical).ok()?)?);
-            e.upcast()
+/// The descriptor of a supported input event (key by physical keycode, mouse button, joypad
+/// button or axis direction), or why it is not supported (in words, naming the event class and
+/// the value). Total: no engine enum conversion, so unknown button/axis/key values never panic.
+pub(crate) fn descriptor_of(event: &Gd<InputEvent>) -> Result<InputDescriptor, String> {
+    let class = event.get_class().to_string();
+    let d = match class.as_str() {
+        "InputEventKey" => {
+            let mut code = int_property(event, "physical_keycode");
+            if code == 0 {
+                code = int_property(event, "keycode");
+            }
+            match u32::try_from(code) {
+                Ok(physical) if physical > 0 => InputDescriptor::Key { physical },
+                _ => {
+                    return Err(format!(
+                        "an InputEventKey with key code {code} (neither keycode nor physical_keycode set)"
+                    ));
+                }
+            }
         }
-        InputDescriptor::MouseButton { button } => {
-            let mut e = InputEventMouseButton::new_gd();
-            e.set_button_index(MouseButton::try_from_ord(i32::try_from(button).ok()?)?);
-            e.upcast()
+        "InputEventMouseButton" => {
+            let b = int_property(event, "button_index");
+            match u32::try_from(b) {
+                Ok(button) => InputDescriptor::MouseButton { button },
+                Err(_) => return Err(format!("an InputEventMouseButton with button_index {b}")),
+            }
         }
-        InputDescriptor::JoyButton { button } => {
-            let mut e = InputEventJoypadButton::new_gd();
-            e.set_button_index(JoyButton::try_from_ord(i32::try_from(button).ok()?)?);
-            e.upcast()
+        "InputEventJoypadButton" => {
+            let b = int_property(event, "button_index");
+            match u32::try_from(b) {
+                Ok(button) => InputDescriptor::JoyButton { button },
+                Err(_) => return Err(format!("an InputEventJoypadButton with button_index {b}")),
+            }
+        }
+        "InputEventJoypadMotion" => {
+            let a = int_property(event, "axis");
+            let value = event.get("axis_value").try_to::<f64>().unwrap_or(0.0);
+            let direction = if value < 0.0 { -1.0 } else { 1.0 };
+            match u32::try_from(a) {
+                Ok(axis) => InputDescriptor::JoyAxis { axis, direction },
+                Err(_) => return Err(format!("an InputEventJoypadMotion with axis {a}")),
+            }
+        }
+        other => return Err(format!("an {other}")),
+    };
+    Ok(d)
+}
+
+/// A new input event for `d` (any int is a legal property value, so every descriptor has one;
+/// the values are set through `set()` to stay clear of gdext's closed engine enums).
+pub(crate) fn event_of(d: &InputDescriptor) -> Gd<InputEvent> {
+    let mut e: Gd<InputEvent> = match *d {
+        InputDescriptor::Key { .. } => InputEventKey::new_gd().upcast(),
+        InputDescriptor::MouseButton { .. } => InputEventMouseButton::new_gd().upcast(),
+        InputDescriptor::JoyButton { .. } => InputEventJoypadButton::new_gd().upcast(),
+        InputDescriptor::JoyAxis { .. } => InputEventJoypadMotion::new_gd().upcast(),
+    };
+    match *d {
+        InputDescriptor::Key { physical } => e.set("physical_keycode", &i64::from(physical).to_variant()),
+        InputDescriptor::MouseButton { button } | InputDescriptor::JoyButton { button } => {
+            e.set("button_index", &i64::from(button).to_variant())
         }
         InputDescriptor::JoyAxis { axis, direction } => {
-            let mut e = InputEventJoypadMotion::new_gd();
-            e.set_axis(JoyAxis::try_from_ord(i32::try_from(axis).ok()?)?);
-            e.set_axis_value(direction);
-            e.upcast()
+            e.set("axis", &i64::from(axis).to_variant());
+            e.set("axis_value", &f64::from(direction).to_variant());
         }
-    })
+    }
+    e
 }
 
 fn profile_error_code(e: &ProfileError) -> Error {
@@ -122,8 +150,17 @@ fn profile_error_code(e: &ProfileError) -> Error {
 }
 
 impl UserProfiles {
-    fn store(&self) -> ProfileStore {
-        ProfileStore::new(globalize(&self.profiles_dir))
+    /// The store under `profiles_dir`, or an error code (recorded) when `profiles_dir` is empty
+    /// (that would put profile files in whatever folder Godot was started from).
+    fn store(&mut self) -> Result<ProfileStore, Error> {
+        if self.profiles_dir.to_string().trim().is_empty() {
+            return Err(self.fail(
+                "profiles_dir is empty; allowed: a res://, user:// or absolute folder path such as user://profiles"
+                    .into(),
+                Error::ERR_FILE_BAD_PATH,
+            ));
+        }
+        Ok(ProfileStore::new(globalize(&self.profiles_dir)))
     }
 
     fn fail(&mut self, message: String, code: Error) -> Error {
@@ -161,7 +198,7 @@ impl UserProfiles {
         self.defaults
             .as_ref()
             .and_then(|d| d.iter().find(|(a, _)| *a == action))
-            .map(|(_, events)| events.iter().filter_map(descriptor_of).collect())
+            .map(|(_, events)| events.iter().filter_map(|e| descriptor_of(e).ok()).collect())
             .unwrap_or_default()
     }
 
@@ -189,9 +226,7 @@ impl UserProfiles {
             }
             map.action_erase_events(&name);
             for d in inputs {
-                if let Some(e) = event_of(d) {
-                    map.action_add_event(&name, &e);
-                }
+                map.action_add_event(&name, &event_of(d));
             }
         }
         if !skipped.is_empty() {
@@ -202,7 +237,14 @@ impl UserProfiles {
 
     /// Saves the active profile; on failure puts `previous` back.
     fn commit(&mut self, user: &str, previous: Profile) -> Error {
-        match self.store().save(user, &self.profile) {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(code) => {
+                self.profile = previous;
+                return code;
+            }
+        };
+        match store.save(user, &self.profile) {
             Ok(()) => self.ok(),
             Err(e) => {
                 self.profile = previous;
@@ -239,7 +281,8 @@ impl UserProfiles {
     /// Names of every user with a profile, sorted.
     #[func]
     pub fn list_users(&mut self) -> PackedStringArray {
-        match self.store().list_users() {
+        let Ok(store) = self.store() else { return PackedStringArray::new() };
+        match store.list_users() {
             Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
             Err(e) => {
                 self.fail_profile(e);
@@ -251,7 +294,11 @@ impl UserProfiles {
     /// Creates a user with default settings and no binding overrides.
     #[func]
     pub fn create_user(&mut self, name: GString) -> Error {
-        match self.store().create_user(&name.to_string()) {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        match store.create_user(&name.to_string()) {
             Ok(_) => self.ok(),
             Err(e) => self.fail_profile(e),
         }
@@ -261,7 +308,11 @@ impl UserProfiles {
     #[func]
     pub fn delete_user(&mut self, name: GString) -> Error {
         let user = name.to_string();
-        if let Err(e) = self.store().delete_user(&user) {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        if let Err(e) = store.delete_user(&user) {
             return self.fail_profile(e);
         }
         if self.active.as_deref() == Some(user.as_str()) {
@@ -283,7 +334,11 @@ impl UserProfiles {
             self.active = None;
             self.profile = Profile::default();
         } else {
-            match self.store().load(&user) {
+            let store = match self.store() {
+                Ok(s) => s,
+                Err(code) => return code,
+            };
+            match store.load(&user) {
                 Ok(p) => {
                     self.active = Some(user);
                     self.profile = p;
@@ -314,17 +369,27 @@ impl UserProfiles {
         if !InputMap::singleton().has_action(&action) {
             return self.fail(format!("rebind: no action `{action}` in the input map"), Error::ERR_DOES_NOT_EXIST);
         }
-        let Some(d) = event.as_ref().and_then(descriptor_of) else {
-            return self.fail(
-                format!("rebind `{action}`: unsupported event; allowed: InputEventKey (with a keycode), InputEventMouseButton, InputEventJoypadButton, InputEventJoypadMotion"),
-                Error::ERR_INVALID_PARAMETER,
-            );
+        let d = match event.as_ref().map(descriptor_of) {
+            Some(Ok(d)) => d,
+            Some(Err(what)) => {
+                return self.fail(
+                    format!("rebind `{action}`: {what} cannot be bound; allowed: {ALLOWED_EVENTS}"),
+                    Error::ERR_INVALID_PARAMETER,
+                );
+            }
+            None => {
+                return self.fail(
+                    format!("rebind `{action}`: the event is null; allowed: {ALLOWED_EVENTS}"),
+                    Error::ERR_INVALID_PARAMETER,
+                );
+            }
         };
         let name = action.to_string();
         let defaults = self.default_descriptors(&name);
         let previous = self.profile.clone();
         if let Err(e) = self.profile.set_binding(&name, vec![d], &defaults) {
-            return self.fail(e.to_string(), Error::ERR_INVALID_PARAMETER);
+            return self
+                .fail(format!("rebind `{action}`: {e}; allowed: {ALLOWED_EVENTS}"), Error::ERR_INVALID_PARAMETER);
         }
         let code = self.commit(&user, previous);
         self.apply_bindings();
@@ -371,7 +436,8 @@ impl UserProfiles {
                 continue;
             }
             for e in map.action_get_events(&a).iter_shared() {
-                let Some(d) = descriptor_of(&e) else { continue };
+                // Events rebinding cannot store (touch, gestures, MIDI…) cannot conflict here.
+                let Ok(d) = descriptor_of(&e) else { continue };
                 match seen.iter_mut().find(|(x, _, _)| *x == d) {
                     Some((_, _, actions)) if !actions.contains(&name) => actions.push(name.clone()),
                     Some(_) => {}
@@ -423,7 +489,10 @@ impl UserProfiles {
             VariantType::STRING_NAME => SettingValue::Text(value.to::<StringName>().to_string()),
             other => {
                 return self.fail(
-                    format!("set_setting `{key}`: a {other:?} value; allowed: int, float, bool or String"),
+                    format!(
+                        "set_setting `{key}`: a {} value; allowed: int, float, bool or String",
+                        godot::global::type_string(i64::from(other.ord()))
+                    ),
                     Error::ERR_INVALID_PARAMETER,
                 );
             }
@@ -446,7 +515,11 @@ impl UserProfiles {
             return self.fail(format!("save_preset `{name}`: preset is null"), Error::ERR_INVALID_PARAMETER);
         };
         let core = preset.bind().core().clone();
-        match self.store().save_preset(&user, &name.to_string(), &core) {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        match store.save_preset(&user, &name.to_string(), &core) {
             Ok(()) => self.ok(),
             Err(e) => self.fail_profile(e),
         }
@@ -456,7 +529,8 @@ impl UserProfiles {
     #[func]
     pub fn list_presets(&mut self) -> PackedStringArray {
         let Ok(user) = self.require_active() else { return PackedStringArray::new() };
-        match self.store().list_presets(&user) {
+        let Ok(store) = self.store() else { return PackedStringArray::new() };
+        match store.list_presets(&user) {
             Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
             Err(e) => {
                 self.fail_profile(e);
@@ -469,7 +543,8 @@ impl UserProfiles {
     #[func]
     pub fn load_preset(&mut self, name: GString) -> Option<Gd<WorldPreset>> {
         let user = self.require_active().ok()?;
-        match self.store().load_preset(&user, &name.to_string()) {
+        let store = self.store().ok()?;
+        match store.load_preset(&user, &name.to_string()) {
             Ok(p) => {
                 self.ok();
                 Some(WorldPreset::from_core(p))
@@ -488,7 +563,11 @@ impl UserProfiles {
             Ok(u) => u,
             Err(code) => return code,
         };
-        match self.store().delete_preset(&user, &name.to_string()) {
+        let store = match self.store() {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        match store.delete_preset(&user, &name.to_string()) {
             Ok(()) => self.ok(),
             Err(e) => self.fail_profile(e),
         }
