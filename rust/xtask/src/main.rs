@@ -14,6 +14,7 @@
 #[macro_use]
 mod error;
 mod bench;
+mod crash;
 mod demo;
 mod extension;
 mod gdscript_lint;
@@ -52,6 +53,8 @@ commands:
                               render a preset (.tres/.ron) to height/relief/biome/cave PNGs
   demo [--view-distance N] [--seconds S] [-- ARGS]
                               windowed demo with a display; else headless + Xvfb-rendered flythrough
+  crash [--kills N] [--seed S] SIGKILL Godot N times (default 200) while it saves a world; every
+                              time the file must load and hold the last completed save or the next
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
 
 environment:
@@ -117,6 +120,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "demo" => demo::run(rest),
         "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
+        "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");

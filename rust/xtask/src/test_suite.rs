@@ -1,6 +1,6 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
-//! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless) and the
-//! rendered checks, with a final summary.
+//! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the
+//! rendered checks and the crash-consistency kills ([`crate::crash`]), with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -20,6 +20,8 @@ pub const FORBIDDEN: &[&str] = &[
     "ObjectDB instances leaked",
     "Leaked instance",
     "resources still in use at exit",
+    // gdext's panic hook prints `[panic file:line]`: a panic fails the suite even when caught.
+    "[panic",
 ];
 
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
@@ -140,6 +142,31 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
     }
 
+    // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
+    // part only (not with a runner filter).
+    let mut crash_line = None;
+    if godot && runner_args.is_empty() {
+        let t = Instant::now();
+        let name = format!("Crash consistency ({} SIGKILLs while saving)", crate::crash::CI_KILLS);
+        summary.push(match crate::crash::run_kills(crate::crash::CI_KILLS, crate::crash::DEFAULT_SEED) {
+            Ok(report) => {
+                let ok = report.lost == 0 && report.consistent == report.kills;
+                let mut line = format!(
+                    "{name}: {} — {} in {:.0} s",
+                    if ok { "passed" } else { "FAILED" },
+                    report.summary(),
+                    t.elapsed().as_secs_f64()
+                );
+                for p in &report.problems {
+                    line.push_str(&format!("\n    problem: {p}"));
+                }
+                crash_line = Some(report.summary());
+                (line, ok)
+            }
+            Err(e) => (format!("{name}: FAILED — {e}"), false),
+        });
+    }
+
     let ok = summary.iter().all(|(_, ok)| *ok);
     eprintln!();
     eprintln!("==================== xtask test summary ====================");
@@ -151,6 +178,9 @@ pub fn run(args: &[String]) -> Result<bool> {
         // The closing line: every test that ran inside Godot (suite + rendered checks).
         let (p, f) = godot_counts.iter().fold((0, 0), |(p, f), (a, b)| (p + a, f + b));
         println!("godot: {p} passed, {f} failed");
+    }
+    if let Some(line) = crash_line {
+        println!("{line}");
     }
     Ok(ok)
 }
