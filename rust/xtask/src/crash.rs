@@ -43,6 +43,9 @@ pub struct CrashReport {
     pub lost: u32,
     /// Kills that landed after at least one save of that process had completed.
     pub mid_loop: u32,
+    /// Kills where the file already held the save whose `saved` line was never printed: the
+    /// kill came after the rename, inside the save call.
+    pub newer: u32,
     /// What went wrong, per inconsistent kill.
     pub problems: Vec<String>,
 }
@@ -177,6 +180,9 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
         match verdict {
             Ok(n) => {
                 report.consistent += 1;
+                if n.is_some() && n > last_completed {
+                    report.newer += 1;
+                }
                 on_disk = n;
             }
             Err(why) => {
@@ -202,9 +208,12 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
         }
     }
     crate::note(format!(
-        "{} of {} kills landed after a save of that process had completed; {:.0} s in all",
+        "{} of {} kills landed after a save of that process had completed, {} inside a save call \
+         after its rename; a save every {:.0} ms; {:.0} s in all",
         report.mid_loop,
         report.kills,
+        report.newer,
+        save_period * 1000.0,
         started.elapsed().as_secs_f64()
     ));
     Ok(report)
