@@ -140,10 +140,10 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
                 return Err(e);
             }
         };
+        // Godot must load what strata-core read from the file after the previous kill.
+        let mut errors: Vec<String> = Vec::new();
         if loaded != on_disk {
-            report.problems.push(format!(
-                "Godot loaded counter {loaded:?}, the file held {on_disk:?} after the previous kill"
-            ));
+            errors.push(format!("Godot loaded counter {loaded:?}, the file held {on_disk:?} after the previous kill"));
         }
         // Kill somewhere in the next ~6 saves, at a random fraction of a save.
         let delay = Duration::from_secs_f64(unit(&mut rng) * 6.0 * save_period);
@@ -152,12 +152,11 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
         child.kill().context("could not kill Godot")?;
         let _ = child.wait();
         let mut completed: Vec<u64> = Vec::new();
-        let mut errors: Vec<String> = Vec::new();
         // Every line written before the kill is in the pipe; the reader ends at its close.
         for line in lines.iter() {
             match line.strip_prefix("saved ").and_then(|n| n.trim().parse().ok()) {
                 Some(n) => completed.push(n),
-                None if line.contains("failed") || line.contains("[panic") => errors.push(line),
+                None if line.contains("failed") || line.contains("[panic") => errors.push(format!("Godot: {line}")),
                 None => {}
             }
         }
@@ -170,13 +169,8 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
             report.mid_loop += 1;
         }
         let last_completed = completed.last().copied().or(loaded);
-        let verdict = check_file(&save, last_completed).and_then(|n| {
-            if errors.is_empty() {
-                Ok(n)
-            } else {
-                Err(format!("Godot reported: {}", errors.join("; ")))
-            }
-        });
+        let verdict = check_file(&save, last_completed)
+            .and_then(|n| if errors.is_empty() { Ok(n) } else { Err(errors.join("; ")) });
         match verdict {
             Ok(n) => {
                 report.consistent += 1;
@@ -250,7 +244,11 @@ fn wait_ready(lines: &Receiver<String>, timeout: Duration) -> Result<Option<u64>
                 seen.push(line);
             }
             Err(RecvTimeoutError::Timeout) => {
-                bail!("save_loop.gd printed no `ready` within {} s; its output:\n{}", timeout.as_secs(), seen.join("\n"))
+                bail!(
+                    "save_loop.gd printed no `ready` within {} s; its output:\n{}",
+                    timeout.as_secs(),
+                    seen.join("\n")
+                )
             }
             Err(RecvTimeoutError::Disconnected) => {
                 bail!("save_loop.gd ended before `ready`; its output:\n{}", seen.join("\n"))

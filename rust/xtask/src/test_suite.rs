@@ -326,5 +326,7 @@ mod tests {
         assert_eq!(analyze(&out(&["hello"], 0)).problems.len(), 1);
         let r = analyze(&out(&["WARNING: ObjectDB instances leaked at exit", "5 passed, 0 failed"], 0));
         assert_eq!(r.problems.len(), 1);
+        let r = analyze(&out(&["ERROR: [panic rust/strata-core/src/base/coords.rs:63]", "5 passed, 0 failed"], 0));
+        assert_eq!(r.problems.len(), 1, "a caught panic still fails the suite");
     }
 }
