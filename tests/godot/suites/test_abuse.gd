@@ -175,6 +175,16 @@ func test_chunk_world_properties() -> void:
 	for value: Variant in wrong:
 		if value is Node:
 			value.free()
+	# A freed object where a preset, a viewer or a layer is expected.
+	var freed := Node3D.new()
+	freed.free()
+	for prop in ["preset", "viewer", "view_distance"]:
+		var what := _probe("ChunkWorld.set(%s, a freed object)" % prop)
+		var before: Variant = w.get(prop)
+		w.set(prop, freed)
+		await wait_frames(1)
+		w.set(prop, before)
+		_mark_kept(w, what)
 	# The viewer: empty, missing, not a Node3D, and freed.
 	for path in [NodePath(""), NodePath("no/such/node"), NodePath(".."), NodePath("/root")]:
 		var what := _probe("ChunkWorld.viewer = %s" % path)
@@ -376,6 +386,15 @@ func test_chunk_world_2d() -> void:
 		_mark_kept_2d(w, what)
 	w.tile_map = NodePath("")
 	await wait_frames(1)
+	var freed := Node2D.new()
+	freed.free()
+	for prop in ["preset", "tile_map", "tile_size"]:
+		var what := _probe("ChunkWorld2D.set(%s, a freed object)" % prop)
+		var before: Variant = w.get(prop)
+		w.set(prop, freed)
+		await wait_frames(1)
+		w.set(prop, before)
+		_mark_kept_2d(w, what)
 	for id in INTS + [256, 65536]:
 		var what := _probe("ChunkWorld2D.set_tile(id %d)" % id)
 		w.set_tile(Vector2i(0, -60), id)
@@ -638,6 +657,11 @@ func test_user_profiles() -> void:
 		up.conflicts()
 		InputMap.action_erase_event(&"ui_accept", e)
 		assert_eq(up.get_active_user(), "abuser", what)
+	var freed := Node.new()
+	freed.free()
+	var what_freed := _probe("UserProfiles.set(profiles_dir, a freed object)")
+	up.set("profiles_dir", freed)
+	assert_eq(up.profiles_dir, _dir.path_join("profiles"), what_freed + ": unchanged")
 	var what_null := _probe("UserProfiles.rebind(null)")
 	_says(up.rebind(&"abuse_jump", null), up.last_error(), ["null", "allowed"], what_null)
 	for action in [&"", &"no_such_action", StringName("x".repeat(10000))]:
