@@ -238,4 +238,8 @@ fn regenerate_save_corpus() {
     let n = flipped.len();
     flipped[n / 2] ^= 0xff;
     std::fs::write(dir.join("flipped_body.strata"), &flipped).unwrap();
+    // Well formed, but an edit holds a block id that no block has.
+    let mut unknown = WorldSave::default();
+    unknown.edits.set(strata_core::IVec3::new(3, 4, 5), strata_core::base::block::BLOCK_COUNT);
+    std::fs::write(dir.join("unknown_block_id.strata"), encode_world_save(&unknown)).unwrap();
 }
