@@ -1,10 +1,14 @@
-//! User profiles: names, binding overrides, settings ranges, preset libraries, and clear errors
-//! for broken profile files that are never overwritten by a failed load.
+//! User profiles: names (device names Windows reserves, names differing only in case), binding
+//! overrides, settings ranges and size, preset libraries, an empty profiles folder, and clear
+//! errors for broken profile files that are never overwritten by a failed load.
 
 use std::fs;
 use std::path::PathBuf;
 use strata_core::WorldPreset;
-use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+use strata_core::persist::profile::{
+    InputDescriptor, MAX_BINDINGS, MAX_INPUTS_PER_ACTION, MAX_PROFILE_BYTES, MAX_SETTINGS_BYTES, Profile, ProfileError,
+    ProfileStore, SettingValue,
+};
 use strata_core::preset::fingerprint::fingerprint;
 
 fn scratch(tag: &str) -> PathBuf {
@@ -184,5 +188,124 @@ fn preset_library_saves_lists_loads_and_deletes() {
         .unwrap();
     let m = store.load_preset("fay", "bad").unwrap_err().to_string();
     assert!(m.contains("bad.ron") && m.contains("height_octaves") && m.contains("1..=12"), "{m}");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn device_names_windows_reserves_are_refused() {
+    let d = scratch("devices");
+    let store = ProfileStore::new(&d);
+    store.create_user("gus").unwrap();
+    for bad in
+        ["con", "CON", "Prn", "aux", "NUL", "com1", "Com5", "COM9", "lpt1", "LPT9", "nul.txt", "Con.toml", "aux.a.b"]
+    {
+        let e = store.create_user(bad).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, ProfileError::BadName { .. }), "{bad}: {m}");
+        assert!(m.contains("device name Windows reserves") && m.contains("com1 to com9"), "{bad}: {m}");
+        let e = store.save_preset("gus", bad, &WorldPreset::default()).unwrap_err();
+        assert!(matches!(e, ProfileError::BadName { what: "preset", .. }), "{bad}: {e}");
+    }
+    for ok in ["console", "com10", "lpt0", "auxiliary", "null"] {
+        store.create_user(ok).unwrap();
+    }
+    assert_eq!(fs::read_dir(&d).unwrap().count(), 6, "only the accepted users were created");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn names_that_differ_only_in_case_collide() {
+    let d = scratch("case");
+    let store = ProfileStore::new(&d);
+    store.create_user("alice").unwrap();
+    for other in ["Alice", "ALICE", "aLiCe"] {
+        let e = store.create_user(other).unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(&e, ProfileError::CaseCollision { existing, .. } if existing == "alice"), "{other}: {m}");
+        assert!(m.contains(&format!("`{other}`")) && m.contains("existing user `alice`") && m.contains("case"), "{m}");
+        // Saving a profile under that name is the same collision.
+        assert!(matches!(store.save(other, &Profile::default()), Err(ProfileError::CaseCollision { .. })));
+    }
+    assert_eq!(store.list_users().unwrap(), vec!["alice".to_string()]);
+    // The user itself still saves; Unicode case counts too.
+    store.save("alice", &Profile::default()).unwrap();
+    store.create_user("Zoë").unwrap();
+    assert!(matches!(store.create_user("ZOË"), Err(ProfileError::CaseCollision { .. })));
+    // Presets: replacing a preset is fine, a case variant of it is refused.
+    store.save_preset("alice", "Island", &WorldPreset::default()).unwrap();
+    store.save_preset("alice", "Island", &WorldPreset { seed: 5, ..WorldPreset::default() }).unwrap();
+    let e = store.save_preset("alice", "island", &WorldPreset::default()).unwrap_err();
+    assert!(e.to_string().contains("existing preset `Island`"), "{e}");
+    assert_eq!(store.list_presets("alice").unwrap(), vec!["Island".to_string()]);
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn an_empty_profiles_folder_is_refused() {
+    let store = ProfileStore::new("");
+    let cwd_before: Vec<_> = fs::read_dir(".").unwrap().map(|e| e.unwrap().file_name()).collect();
+    let checks: Vec<Result<(), ProfileError>> = vec![
+        store.create_user("hank").map(|_| ()),
+        store.save("hank", &Profile::default()),
+        store.load("hank").map(|_| ()),
+        store.list_users().map(|_| ()),
+        store.delete_user("hank"),
+        store.save_preset("hank", "p", &WorldPreset::default()),
+        store.list_presets("hank").map(|_| ()),
+    ];
+    for r in checks {
+        let e = r.unwrap_err();
+        assert!(matches!(e, ProfileError::NoDirectory), "{e}");
+        assert!(e.to_string().contains("profiles folder is empty") && e.to_string().contains("allowed"), "{e}");
+    }
+    let cwd_after: Vec<_> = fs::read_dir(".").unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(cwd_before, cwd_after, "nothing was written into the working folder");
+}
+
+#[test]
+fn settings_too_large_to_load_are_refused_when_set() {
+    let d = scratch("big-settings");
+    let store = ProfileStore::new(&d);
+    let mut p = store.create_user("ivy").unwrap();
+    let text = "t".repeat(4096);
+    let mut n = 0;
+    let e = loop {
+        match p.settings.set(&format!("note_{n}"), SettingValue::Text(text.clone())) {
+            Ok(()) => n += 1,
+            Err(e) => break e,
+        }
+        assert!(n < 1000, "the settings never reached their limit");
+    };
+    let m = e.to_string();
+    assert!(
+        m.contains(&format!("settings.note_{n}")) && m.contains(&format!("at most {MAX_SETTINGS_BYTES} bytes")),
+        "{m}"
+    );
+    assert!(p.settings.get(&format!("note_{n}")).is_none(), "the refused setting is not kept");
+    assert!(p.settings.toml_bytes() <= MAX_SETTINGS_BYTES);
+    // Replacing a setting with a shorter value is fine.
+    p.settings.set("note_0", SettingValue::Text("short".into())).unwrap();
+    // What was accepted saves and loads back, even with the most bindings allowed.
+    for i in 0..MAX_BINDINGS {
+        // 128 bytes of quotes: each is escaped in the file.
+        let action = format!("{i:04}{}", "\"".repeat(124));
+        let inputs = vec![InputDescriptor::JoyAxis { axis: 15, direction: -1.0 }; MAX_INPUTS_PER_ACTION];
+        p.set_binding(&action, inputs, &[]).unwrap();
+    }
+    store.save("ivy", &p).unwrap();
+    let size = fs::metadata(d.join("ivy.toml")).unwrap().len();
+    println!("largest profile: {size} bytes");
+    assert!(size <= MAX_PROFILE_BYTES, "{size}");
+    assert_eq!(store.load("ivy").unwrap(), p);
+
+    // A hand-made file with more settings than allowed is refused on load, naming the limit.
+    let mut big = String::from("version = 1\n[settings]\n");
+    for i in 0..80 {
+        big.push_str(&format!("note_{i} = \"{text}\"\n"));
+    }
+    assert!((big.len() as u64) < MAX_PROFILE_BYTES);
+    fs::write(d.join("jack.toml"), &big).unwrap();
+    let m = store.load("jack").unwrap_err().to_string();
+    assert!(m.contains("jack.toml") && m.contains(&format!("at most {MAX_SETTINGS_BYTES} bytes")), "{m}");
     fs::remove_dir_all(&d).unwrap();
 }

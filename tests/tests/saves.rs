@@ -1,5 +1,6 @@
-//! World saves: size, round trips, a simulated crash, and refusal of damaged or hostile files
-//! (with byte offsets) before any large allocation.
+//! World saves: size, round trips, a simulated crash, refusal of damaged or hostile files (with
+//! byte offsets) before any large allocation, unknown block ids, and the law that a save is
+//! never written that loading would refuse (each limit at its edge, and a property test).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -8,15 +9,20 @@ use std::path::PathBuf;
 use strata_core::IVec3;
 use strata_core::WorldPreset;
 use strata_core::base::atomic_file::{StopAt, write_atomic_with};
+use strata_core::base::block::BLOCK_COUNT;
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
-    HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, SAVE_MAGIC, SaveError, WorldSave, decode_world_save, encode_world_save,
-    read_world_save, write_world_save,
+    HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, MAX_STATE_ENTRIES, MAX_STRING_BYTES, SAVE_LIMITS, SAVE_MAGIC,
+    SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with, encode_world_save,
+    encode_world_save_checked, read_world_save, write_world_save,
 };
 use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 
 fn scratch(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("strata-saves-{tag}-{}", std::process::id()));
+    // Tests run in parallel and some share a tag: a counter keeps their folders apart.
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let d = std::env::temp_dir().join(format!("strata-saves-{tag}-{}-{n}", std::process::id()));
     let _ = fs::remove_dir_all(&d);
     fs::create_dir_all(&d).unwrap();
     d
@@ -275,4 +281,261 @@ fn read_errors_leave_the_file_alone() {
     assert!(write_world_save(&path, &bad).is_err());
     assert_eq!(fs::read(&path).unwrap(), before);
     fs::remove_dir_all(&d).unwrap();
+}
+
+/// The number of proptest cases: `STRATA_FUZZ_CASES` (for long runs), else `default`.
+fn fuzz_cases(default: u32) -> u32 {
+    std::env::var("STRATA_FUZZ_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+#[test]
+fn unknown_block_ids_are_refused_on_load_naming_the_first_bad_edit() {
+    for id in [BLOCK_COUNT as u64, 200, 65_535, 70_000] {
+        let mut payload = payload_head();
+        varint(&mut payload, 4); // edits
+        varint(&mut payload, 1); // chunks
+        payload.extend_from_slice(&[2, 0, 1]); // chunk (1, 0, -1)
+        varint(&mut payload, 2); // two runs
+        payload.extend_from_slice(&[5, 1, 4]); // gap 5, length 2, sand: fine
+        let id_at = payload.len() + 2;
+        payload.extend_from_slice(&[3, 1]); // gap 3 (index 10), length 2 …
+        varint(&mut payload, id); // … of an unknown block
+        let e = decode_world_save(&wrap(&payload), "ids.strata").unwrap_err();
+        let m = e.to_string();
+        // Index 10 of chunk (1, 0, -1): x 32 + 10, y 0, z −32.
+        assert!(
+            matches!(e, SaveError::UnknownBlock { id: i, at, .. } if i == id && at == IVec3::new(42, 0, -32)),
+            "{m}"
+        );
+        assert_eq!(e.offset(), Some(id_at as u64), "{m}");
+        assert!(
+            m.contains("ids.strata")
+                && m.contains("(42, 0, -32)")
+                && m.contains(&format!("block id {id}"))
+                && m.contains(&format!("0..={}", BLOCK_COUNT - 1)),
+            "{m}"
+        );
+    }
+    // The last known id loads.
+    let mut payload = payload_head();
+    varint(&mut payload, 1);
+    varint(&mut payload, 1);
+    payload.extend_from_slice(&[0, 0, 0, 1, 0, 0]);
+    varint(&mut payload, BLOCK_COUNT as u64 - 1);
+    assert_eq!(decode_world_save(&wrap(&payload), "ok.strata").unwrap().edits.len(), 1);
+}
+
+#[test]
+fn unknown_block_ids_are_refused_on_save_and_the_old_file_kept() {
+    let d = scratch("ids");
+    let path = d.join("w.strata");
+    let good = sample_save(20);
+    write_world_save(&path, &good).unwrap();
+    let before = fs::read(&path).unwrap();
+    let mut bad = good.clone();
+    bad.edits.set(IVec3::new(-5, 7, 900), BLOCK_COUNT);
+    bad.edits.set(IVec3::new(1000, 7, 900), 999);
+    let e = write_world_save(&path, &bad).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, SaveError::UnknownBlock { .. }), "{m}");
+    assert!(m.contains("w.strata") && m.contains("(-5, 7, 900)") && m.contains("block id 18"), "{m}");
+    assert!(m.contains("previous file is unchanged"), "{m}");
+    assert_eq!(fs::read(&path).unwrap(), before);
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// `write_world_save` refuses `bad` with a message containing every `needles`, and leaves the
+/// previous file as it was.
+fn refused(bad: &WorldSave, needles: &[&str]) {
+    let d = scratch("refused");
+    let path = d.join("w.strata");
+    write_world_save(&path, &sample_save(3)).unwrap();
+    let before = fs::read(&path).unwrap();
+    let m = write_world_save(&path, bad).unwrap_err().to_string();
+    for n in needles {
+        assert!(m.contains(n), "missing {n:?} in: {m}");
+    }
+    assert!(m.contains("w.strata") && m.contains("allowed"), "{m}");
+    assert_eq!(fs::read(&path).unwrap(), before, "the previous save is untouched");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// `write_world_save` writes `ok` and `read_world_save` gives it back exactly.
+fn saved_and_loaded(ok: &WorldSave) {
+    let d = scratch("edge");
+    let path = d.join("w.strata");
+    write_world_save(&path, ok).unwrap();
+    assert!(read_world_save(&path).unwrap() == *ok, "round trip at the edge");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn save_refuses_game_state_beyond_the_load_limits() {
+    // Entries: the most allowed saves and loads, one more is refused.
+    let mut s = sample_save(5);
+    s.state.clear();
+    for i in 0..MAX_STATE_ENTRIES {
+        s.state.insert(format!("k{i}"), String::new());
+    }
+    saved_and_loaded(&s);
+    s.state.insert("one_more".into(), "x".into());
+    refused(
+        &s,
+        &["game state", &format!("{} entries", MAX_STATE_ENTRIES + 1), &format!("at most {MAX_STATE_ENTRIES}")],
+    );
+
+    // A value of exactly the limit saves; one byte more is refused, naming the key.
+    let mut s = sample_save(5);
+    s.state.insert("map".into(), "a".repeat(MAX_STRING_BYTES as usize));
+    saved_and_loaded(&s);
+    s.state.insert("map".into(), "a".repeat(MAX_STRING_BYTES as usize + 1));
+    refused(&s, &["\"map\"", &format!("{} bytes", MAX_STRING_BYTES + 1), &format!("at most {MAX_STRING_BYTES} bytes")]);
+    // Same for a key.
+    let mut s = sample_save(5);
+    s.state.insert("k".repeat(MAX_STRING_BYTES as usize + 1), String::new());
+    refused(&s, &["game state key", &format!("at most {MAX_STRING_BYTES} bytes")]);
+}
+
+#[test]
+fn save_refuses_a_preset_name_of_megabytes() {
+    let mut s = sample_save(5);
+    s.preset.name = "n".repeat(2 << 20);
+    refused(&s, &["the preset", "its name alone is 2097152 bytes", &format!("at most {MAX_STRING_BYTES} bytes")]);
+    // A long name within the limit saves and loads.
+    s.preset.name = "Ünïcode name ".repeat(1000);
+    saved_and_loaded(&s);
+}
+
+#[test]
+fn save_refuses_more_edits_than_load_accepts() {
+    // MAX_EDITS voxels exactly fill 512 chunks; a dense fill saves as a few runs per chunk.
+    let mut s = sample_save(0);
+    let side = 8 * 32; // 8 × 8 × 8 chunks
+    for y in 0..side {
+        for z in 0..side {
+            for x in 0..side {
+                s.edits.set(IVec3::new(x, y, z), 1);
+            }
+        }
+    }
+    assert_eq!(s.edits.len() as u64, MAX_EDITS);
+    s.edits.set(IVec3::new(-1, 0, 0), 2);
+    refused(&s, &["the edit count", &format!("{} edited voxels", MAX_EDITS + 1), &format!("at most {MAX_EDITS}")]);
+    s.edits.clear_at(IVec3::new(-1, 0, 0));
+    saved_and_loaded(&s);
+}
+
+#[test]
+fn the_payload_and_file_limits_are_checked_on_save() {
+    // Small limits make the size limits reachable: random text compresses badly.
+    let mut s = sample_save(0);
+    let mut x = 1u64;
+    let noise: String = (0..3000)
+        .map(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            char::from(b'!' + (x >> 58) as u8)
+        })
+        .collect();
+    s.state.insert("noise".into(), noise);
+    let small = SaveLimits { max_payload_bytes: 2000, ..SAVE_LIMITS };
+    let m = encode_world_save_checked(&s, "p.strata", &small).unwrap_err().to_string();
+    assert!(m.contains("before compression") && m.contains("at most 2000 bytes"), "{m}");
+    assert!(decode_world_save_with(&encode_world_save(&s), "p.strata", &small).is_err());
+    let small = SaveLimits { max_file_bytes: 1000, ..SAVE_LIMITS };
+    let m = encode_world_save_checked(&s, "f.strata", &small).unwrap_err().to_string();
+    assert!(m.contains("the save file") && m.contains("at most 1000 bytes"), "{m}");
+    assert!(decode_world_save_with(&encode_world_save(&s), "f.strata", &small).is_err());
+}
+
+#[cfg(unix)]
+#[test]
+fn saving_through_a_symlink_keeps_the_link_and_dev_null_is_refused() {
+    let d = scratch("links");
+    let real = d.join("slots/slot1.strata");
+    fs::create_dir_all(real.parent().unwrap()).unwrap();
+    write_world_save(&real, &sample_save(3)).unwrap();
+    let link = d.join("current.strata");
+    std::os::unix::fs::symlink("slots/slot1.strata", &link).unwrap();
+    let s = sample_save(40);
+    write_world_save(&link, &s).unwrap();
+    assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert_eq!(read_world_save(&real).unwrap(), s);
+    let e = write_world_save(std::path::Path::new("/dev/null"), &s).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, SaveError::Io { .. }) && m.contains("/dev/null") && m.contains("character device"), "{m}");
+    let e = write_world_save(&d, &s).unwrap_err();
+    assert!(e.to_string().contains("a folder"), "{e}");
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// Small limits, so that random saves fall on both sides of each.
+const SMALL: SaveLimits = SaveLimits {
+    max_file_bytes: 1400,
+    max_payload_bytes: 2600,
+    max_edits: 40,
+    max_state_entries: 6,
+    max_string_bytes: 420,
+};
+
+fn arb_save() -> impl Strategy<Value = WorldSave> {
+    let edit = (-70_000i32..70_000, -300i32..300, -70_000i32..70_000, 0u16..(BLOCK_COUNT + 3));
+    let local = (0i32..40, 0i32..40, 0i32..40, 0u16..(BLOCK_COUNT + 1));
+    (
+        proptest::collection::vec(edit, 0..24),
+        proptest::collection::vec(local, 0..40),
+        proptest::collection::btree_map(".{0,12}", ".{0,200}", 0..9),
+        (".{0,300}", any::<u64>(), 0u32..15),
+        proptest::bool::weighted(0.05),
+    )
+        .prop_map(|(far, near, state, (name, seed, octaves), huge_value)| {
+            let mut s = WorldSave::default();
+            for (x, y, z, id) in far.into_iter().chain(near) {
+                s.edits.set(IVec3::new(x, y, z), id);
+            }
+            s.state = state;
+            if huge_value {
+                s.state.insert("big".into(), "v".repeat(500));
+            }
+            s.preset.name = name;
+            s.preset.seed = seed;
+            s.preset.height.octaves = octaves;
+            s
+        })
+}
+
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(256), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Law: Nothing is lost. Under the same limits, `save` succeeds exactly when `load` of what
+    /// it would write succeeds and gives the save back; and both agree with the limits computed
+    /// here from the save itself.
+    #[test]
+    fn save_succeeds_iff_load_round_trips(s in arb_save()) {
+        let unchecked = encode_world_save(&s);
+        let saved = encode_world_save_checked(&s, "p.strata", &SMALL);
+        let loaded = decode_world_save_with(&unchecked, "p.strata", &SMALL);
+        let round_trips = matches!(&loaded, Ok(back) if *back == s);
+        prop_assert_eq!(saved.is_ok(), round_trips, "save {:?} / load {:?}", saved.as_ref().err().map(|e| e.to_string()), loaded.as_ref().err().map(|e| e.to_string()));
+        if let Ok(bytes) = &saved {
+            prop_assert_eq!(bytes, &unchecked);
+        }
+        // The limits, computed independently of the encoder.
+        let declared = u32::from_le_bytes([unchecked[12], unchecked[13], unchecked[14], unchecked[15]]);
+        let max = SMALL.max_string_bytes as usize;
+        let within = s.edits.len() as u64 <= SMALL.max_edits
+            && s.edits.chunks_sorted().iter().all(|(_, m)| m.values().all(|&id| id < BLOCK_COUNT))
+            && s.state.len() as u64 <= SMALL.max_state_entries
+            && s.state.iter().all(|(k, v)| k.len() <= max && v.len() <= max)
+            && preset_to_sparse_ron(&s.preset).len() <= max
+            && (1..=12).contains(&s.preset.height.octaves)
+            && declared <= SMALL.max_payload_bytes
+            && unchecked.len() as u64 <= SMALL.max_file_bytes;
+        prop_assert_eq!(saved.is_ok(), within, "{:?}", saved.as_ref().err().map(|e| e.to_string()));
+        if let Err(e) = &saved {
+            let m = e.to_string();
+            prop_assert!(m.contains("p.strata") && m.contains("allowed"), "{}", m);
+        }
+    }
 }

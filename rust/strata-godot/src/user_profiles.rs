@@ -144,7 +144,8 @@ fn profile_error_code(e: &ProfileError) -> Error {
         ProfileError::Invalid { .. } | ProfileError::Field(_) => Error::ERR_INVALID_DATA,
         ProfileError::BadName { .. } => Error::ERR_INVALID_PARAMETER,
         ProfileError::NotFound { .. } => Error::ERR_DOES_NOT_EXIST,
-        ProfileError::Exists { .. } => Error::ERR_ALREADY_EXISTS,
+        ProfileError::Exists { .. } | ProfileError::CaseCollision { .. } => Error::ERR_ALREADY_EXISTS,
+        ProfileError::NoDirectory => Error::ERR_FILE_BAD_PATH,
         ProfileError::Preset(e) => crate::files::preset_error_code(e),
     }
 }

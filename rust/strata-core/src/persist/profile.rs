@@ -28,9 +28,16 @@
 //! Bindings store only the changes over the project's default input map (an absent action means
 //! "the default"), so a default changed in a later version of the game reaches every player.
 //! Keys are stored by physical keycode (the key's place on the keyboard, not its label).
-//! User and preset names are checked by [`validate_name`]; every write is atomic; a file that
-//! does not load is reported with its path, line:column, field and allowed values and is never
-//! overwritten by the failed load.
+//! User and preset names are checked by [`validate_name`] (names Windows reserves for devices,
+//! such as `con` or `com1`, are refused), and a new name that differs from an existing one only
+//! in case is refused too: on Windows and macOS both would be the same file. Every write is
+//! atomic; a file that does not load is reported with its path, line:column, field and allowed
+//! values and is never overwritten by the failed load.
+//!
+//! What is saved always loads back (law: Nothing is lost): the size limits are shared by both
+//! sides ([`MAX_PROFILE_BYTES`] for the file, [`MAX_SETTINGS_BYTES`] for the settings, which
+//! [`Settings::set`] checks when a setting is set), and [`ProfileStore::save`] parses the text
+//! it is about to write before writing it.
 //!
 //! May use: `base`, `preset`.
 
@@ -47,8 +54,15 @@ use thiserror::Error;
 pub const PROFILE_VERSION: u32 = 1;
 /// Longest user or preset name, in characters.
 pub const MAX_NAME_CHARS: usize = 32;
-/// Profile files larger than this are refused unread.
-pub const MAX_PROFILE_BYTES: u64 = 1 << 20;
+/// Profile files larger than this are refused unread, and a profile whose text would be larger
+/// is not saved. It lies above the largest profile the other limits allow (the most bindings,
+/// [`MAX_BINDINGS`] actions of [`MAX_INPUTS_PER_ACTION`] inputs with the longest names, take
+/// about 1.6 MB; the settings at most [`MAX_SETTINGS_BYTES`]), so whatever can be set can be
+/// saved and loaded (law: Nothing is lost).
+pub const MAX_PROFILE_BYTES: u64 = 4 << 20;
+/// Most bytes the `[settings]` table takes as TOML: checked when a setting is set and when a
+/// profile is loaded.
+pub const MAX_SETTINGS_BYTES: u64 = 256 << 10;
 /// Most actions with overrides, and most inputs bound to one action.
 pub const MAX_BINDINGS: usize = 512;
 pub const MAX_INPUTS_PER_ACTION: usize = 16;
@@ -242,14 +256,41 @@ impl Settings {
                         return Err(err("text longer than 4096 bytes".into(), "at most 4096 bytes"));
                     }
                 };
-                self.extra.insert(key.to_string(), v);
+                let old = self.extra.insert(key.to_string(), v);
+                let size = self.toml_bytes();
+                if size > MAX_SETTINGS_BYTES {
+                    match old {
+                        Some(old) => self.extra.insert(key.to_string(), old),
+                        None => self.extra.remove(key),
+                    };
+                    return Err(err(
+                        format!("the settings would take {size} bytes"),
+                        &format!(
+                            "at most {MAX_SETTINGS_BYTES} bytes of settings in all (fewer or shorter extra settings)"
+                        ),
+                    ));
+                }
             }
         }
         Ok(())
     }
 
-    /// Checks every known setting's range.
+    /// The bytes the settings take as TOML text.
+    pub fn toml_bytes(&self) -> u64 {
+        // Plain data with string keys always serializes; a failure counts as too large.
+        toml::to_string(self).map(|t| t.len() as u64).unwrap_or(u64::MAX)
+    }
+
+    /// Checks every known setting's range and the size of all settings.
     pub fn validate(&self) -> Result<(), ProfileFieldError> {
+        let size = self.toml_bytes();
+        if size > MAX_SETTINGS_BYTES {
+            return Err(ProfileFieldError {
+                field: "settings".into(),
+                problem: format!("the settings take {size} bytes"),
+                allowed: format!("at most {MAX_SETTINGS_BYTES} bytes of settings in all"),
+            });
+        }
         let mut copy = Settings::default();
         for key in
             ["view_distance", "far_view", "mouse_sensitivity", "invert_y", "fov", "fullscreen", "smooth_lighting"]
@@ -514,9 +555,17 @@ pub enum ProfileError {
     )]
     NewerVersion { file: String, found: i64, supported: u32 },
     #[error(
-        "{what} name `{name}`: {problem}; allowed: 1 to 32 letters, digits, spaces, - or _, not starting with a dot or space"
+        "{what} name `{name}`: {problem}; allowed: 1 to 32 letters, digits, spaces, - or _, not starting with a dot or space, and not a device name Windows reserves (con, prn, aux, nul, com1 to com9, lpt1 to lpt9)"
     )]
     BadName { what: &'static str, name: String, problem: String },
+    #[error(
+        "{what} `{name}` collides with the existing {what} `{existing}` in {dir}: names that differ only in case are the same file on Windows and macOS; allowed: a name that differs from `{existing}` by more than case, or `{existing}` itself"
+    )]
+    CaseCollision { what: &'static str, name: String, existing: String, dir: String },
+    #[error(
+        "the profiles folder is empty: profiles would be written into the working folder; allowed: a folder path such as user://profiles"
+    )]
+    NoDirectory,
     #[error("no {what} named `{name}` in {dir}")]
     NotFound { what: &'static str, name: String, dir: String },
     #[error("{what} `{name}` already exists in {dir}")]
@@ -542,6 +591,9 @@ pub fn validate_name(what: &'static str, name: &str) -> Result<(), ProfileError>
     if name.starts_with('.') || name.contains("..") {
         return bad("starts with a dot or contains `..`");
     }
+    if let Some(device) = reserved_device(name) {
+        return bad(&format!("`{device}` is a device name Windows reserves (with any extension, in any case)"));
+    }
     if name.starts_with(' ') || name.ends_with(' ') {
         return bad("starts or ends with a space");
     }
@@ -551,6 +603,24 @@ pub fn validate_name(what: &'static str, name: &str) -> Result<(), ProfileError>
     Ok(())
 }
 
+/// The device name Windows reserves that `name` is (any case, with or without an extension):
+/// `con`, `prn`, `aux`, `nul`, `com1`–`com9`, `lpt1`–`lpt9` (and `com¹`…`lpt³`).
+fn reserved_device(name: &str) -> Option<&str> {
+    let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
+    let lower = stem.to_lowercase();
+    let reserved = match lower.as_str() {
+        "con" | "prn" | "aux" | "nul" => true,
+        _ => {
+            let mut chars = lower.chars();
+            let prefix: String = chars.by_ref().take(3).collect();
+            let rest: Vec<char> = chars.collect();
+            (prefix == "com" || prefix == "lpt")
+                && matches!(rest.as_slice(), [d] if ('1'..='9').contains(d) || matches!(d, '¹' | '²' | '³'))
+        }
+    };
+    reserved.then_some(stem)
+}
+
 /// The profiles directory: users, their profiles and their preset libraries.
 #[derive(Clone, Debug)]
 pub struct ProfileStore {
@@ -558,6 +628,8 @@ pub struct ProfileStore {
 }
 
 impl ProfileStore {
+    /// A store in `dir`. An empty `dir` is accepted here and refused by every operation with
+    /// [`ProfileError::NoDirectory`] (it would write into the working folder).
     pub fn new(dir: impl Into<PathBuf>) -> Self {
         Self { dir: dir.into() }
     }
@@ -566,15 +638,31 @@ impl ProfileStore {
         &self.dir
     }
 
+    /// The profiles folder, refused when empty.
+    fn root(&self) -> Result<&Path, ProfileError> {
+        if self.dir.as_os_str().is_empty() { Err(ProfileError::NoDirectory) } else { Ok(&self.dir) }
+    }
+
     /// The path of `user`'s profile file.
     pub fn profile_path(&self, user: &str) -> Result<PathBuf, ProfileError> {
         validate_name("user", user)?;
-        Ok(self.dir.join(format!("{user}.toml")))
+        Ok(self.root()?.join(format!("{user}.toml")))
     }
 
     fn presets_dir(&self, user: &str) -> Result<PathBuf, ProfileError> {
         validate_name("user", user)?;
-        Ok(self.dir.join(user).join("presets"))
+        Ok(self.root()?.join(user).join("presets"))
+    }
+
+    /// Refuses `name` when `existing` holds a different name equal to it but for case.
+    fn check_case(what: &'static str, name: &str, existing: Vec<String>, dir: &Path) -> Result<(), ProfileError> {
+        let lower = name.to_lowercase();
+        match existing.into_iter().find(|e| e != name && e.to_lowercase() == lower) {
+            Some(existing) => {
+                Err(ProfileError::CaseCollision { what, name: name.into(), existing, dir: dir.display().to_string() })
+            }
+            None => Ok(()),
+        }
     }
 
     fn io(&self, path: &Path, action: &'static str) -> impl FnOnce(std::io::Error) -> ProfileError {
@@ -584,12 +672,14 @@ impl ProfileStore {
 
     /// Users with a profile file, sorted.
     pub fn list_users(&self) -> Result<Vec<String>, ProfileError> {
-        list_names(&self.dir, "toml")
+        list_names(self.root()?, "toml")
     }
 
-    /// Creates `user` with a default profile; an existing user is an error.
+    /// Creates `user` with a default profile; an existing user, or one whose name differs only
+    /// in case, is an error.
     pub fn create_user(&self, user: &str) -> Result<Profile, ProfileError> {
         let path = self.profile_path(user)?;
+        Self::check_case("user", user, self.list_users()?, &self.dir)?;
         if path.exists() {
             return Err(ProfileError::Exists { what: "user", name: user.into(), dir: self.dir.display().to_string() });
         }
@@ -654,11 +744,23 @@ impl ProfileStore {
         Profile::from_toml(text, &file)
     }
 
-    /// Checks and writes `user`'s profile atomically.
+    /// Checks and writes `user`'s profile atomically. The text is parsed back before it is
+    /// written: a profile that would not load is refused and the previous file kept.
     pub fn save(&self, user: &str, profile: &Profile) -> Result<(), ProfileError> {
         let path = self.profile_path(user)?;
+        Self::check_case("user", user, self.list_users()?, &self.dir)?;
         profile.validate()?;
-        write_atomic(&path, profile.to_toml().as_bytes()).map_err(self.io(&path, "write"))
+        let text = profile.to_toml();
+        if text.len() as u64 > MAX_PROFILE_BYTES {
+            return Err(ProfileFieldError {
+                field: "profile".into(),
+                problem: format!("the profile would take {} bytes", text.len()),
+                allowed: format!("at most {MAX_PROFILE_BYTES} bytes (fewer bindings or settings)"),
+            }
+            .into());
+        }
+        Profile::from_toml(&text, &path.display().to_string())?;
+        write_atomic(&path, text.as_bytes()).map_err(self.io(&path, "write"))
     }
 
     /// Path of preset `name` in `user`'s library.
@@ -667,9 +769,11 @@ impl ProfileStore {
         Ok(self.presets_dir(user)?.join(format!("{name}.ron")))
     }
 
-    /// Stores `preset` as `name` in `user`'s library (replacing one of that name).
+    /// Stores `preset` as `name` in `user`'s library (replacing one of that name; a name that
+    /// differs from an existing one only in case is refused).
     pub fn save_preset(&self, user: &str, name: &str, preset: &WorldPreset) -> Result<(), ProfileError> {
         let path = self.preset_path(user, name)?;
+        Self::check_case("preset", name, self.list_presets(user)?, &self.presets_dir(user)?)?;
         save_preset_file(&path, preset)?;
         Ok(())
     }
@@ -737,6 +841,13 @@ mod tests {
         }
         for bad in ["", ".hidden", "a/b", "a\\b", "..", "a..b", " lead", &"x".repeat(33), "nul\0", "c:d"] {
             assert!(validate_name("user", bad).is_err(), "{bad:?}");
+        }
+        for device in ["con", "PRN", "Aux", "nul", "com1", "COM9", "lpt1", "LpT9", "con.txt", "NUL.tar.gz", "com¹"] {
+            let m = validate_name("user", device).unwrap_err().to_string();
+            assert!(m.contains("device name Windows reserves"), "{device}: {m}");
+        }
+        for ok in ["console", "com", "com0", "com10", "lpt", "nul1", "aux_2", "conan"] {
+            validate_name("user", ok).unwrap();
         }
     }
 

@@ -22,12 +22,19 @@
 //!
 //! The reader trusts nothing: every count is checked against a hard limit and against the bytes
 //! left before anything is allocated, decompression stops at the declared length, the CRC and
-//! the fingerprint are checked, and every error names the file and a byte offset.
+//! the fingerprint are checked, block ids must name a block, and every error names the file and
+//! a byte offset.
+//!
+//! Writer and reader share one set of limits, [`SaveLimits`] ([`SAVE_LIMITS`]): a save that
+//! loading would refuse is never written (law: Nothing is lost). [`write_world_save`] checks every
+//! limit with an error naming it, the value and what is allowed, then decodes the payload it is
+//! about to write and compares it with the input; only a save that reads back exactly reaches
+//! the disk, and a refused one leaves the previous file untouched.
 //!
 //! May use: `base`, `preset`.
 
 use crate::base::atomic_file::write_atomic;
-use crate::base::block::BlockId;
+use crate::base::block::{BLOCK_COUNT, BlockId};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
@@ -47,9 +54,36 @@ pub const MAX_PAYLOAD_BYTES: u32 = 64 << 20;
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
 /// Most edited voxels in one save.
 pub const MAX_EDITS: u64 = 16 << 20;
-/// Most game-state entries, and longest key or value.
+/// Most game-state entries.
 pub const MAX_STATE_ENTRIES: u64 = 4096;
+/// Longest game-state key or value, and longest preset text (the preset's name included).
 pub const MAX_STRING_BYTES: u64 = 1 << 20;
+
+/// The limits of a save, the same for writing and reading: the reader refuses a file beyond any
+/// of them and the writer refuses to write one (law: Nothing is lost).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SaveLimits {
+    /// Largest save file.
+    pub max_file_bytes: u64,
+    /// Largest decompressed payload.
+    pub max_payload_bytes: u32,
+    /// Most edited voxels.
+    pub max_edits: u64,
+    /// Most game-state entries.
+    pub max_state_entries: u64,
+    /// Longest game-state key or value, and longest preset text.
+    pub max_string_bytes: u64,
+}
+
+/// The limits every save file keeps. Tests pass smaller [`SaveLimits`] to reach each limit
+/// cheaply.
+pub const SAVE_LIMITS: SaveLimits = SaveLimits {
+    max_file_bytes: MAX_FILE_BYTES,
+    max_payload_bytes: MAX_PAYLOAD_BYTES,
+    max_edits: MAX_EDITS,
+    max_state_entries: MAX_STATE_ENTRIES,
+    max_string_bytes: MAX_STRING_BYTES,
+};
 
 /// A saved world.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -91,6 +125,30 @@ pub enum SaveError {
     Checksum { file: String, stored: u32, computed: u32 },
     #[error("{file}: the preset does not match its recorded fingerprint (recorded {recorded}, computed {computed})")]
     Fingerprint { file: String, recorded: String, computed: String },
+    #[error(
+        "{file}: edit at ({}, {}, {}) has block id {id}, which no block has; allowed: block ids 0..={}{}",
+        at.x, at.y, at.z, BLOCK_COUNT - 1,
+        if *.saving { "; the save was not written and the previous file is unchanged" } else { "" }
+    )]
+    UnknownBlock {
+        file: String,
+        /// The first such edit (in chunk, then voxel order).
+        at: IVec3,
+        id: u64,
+        /// Where it is in the decompressed payload, when reading.
+        offset: Option<u64>,
+        saving: bool,
+    },
+    #[error("{file}: not saved: {what} is {value}; allowed: {allowed}; the previous file is unchanged")]
+    TooLarge {
+        file: String,
+        /// The limited part: `edit count`, `game state entries`, `game state value of "key"`, …
+        what: String,
+        value: String,
+        allowed: String,
+    },
+    #[error("{file}: not saved: it would not read back as saved ({problem}); the previous file is unchanged")]
+    WouldNotLoad { file: String, problem: String },
     #[error("{file}: preset: {error}")]
     Preset {
         file: String,
@@ -104,6 +162,7 @@ impl SaveError {
     pub fn offset(&self) -> Option<u64> {
         match self {
             SaveError::Corrupt { offset, .. } => Some(*offset),
+            SaveError::UnknownBlock { offset, .. } => *offset,
             _ => None,
         }
     }
@@ -129,10 +188,10 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// The decompressed payload of `save`.
-fn encode_payload(save: &WorldSave) -> Vec<u8> {
+/// The decompressed payload of `save`, its preset stored as `preset_text`.
+fn encode_payload(save: &WorldSave, preset_text: &str) -> Vec<u8> {
     let mut out = Vec::new();
-    put_str(&mut out, &preset_to_sparse_ron(&save.preset));
+    put_str(&mut out, preset_text);
     put_str(&mut out, &fingerprint(&save.preset));
     put_varint(&mut out, save.state.len() as u64);
     for (k, v) in &save.state {
@@ -168,26 +227,44 @@ fn encode_payload(save: &WorldSave) -> Vec<u8> {
     out
 }
 
-/// The whole save file as bytes.
-pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
-    let payload = encode_payload(save);
+/// The save file around `payload`: header, CRC and the compressed payload.
+fn compress(payload: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + payload.len() / 4);
     out.extend_from_slice(SAVE_MAGIC);
     out.extend_from_slice(&SAVE_VERSION.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
     let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::best());
     // Writing into a Vec cannot fail.
-    let _ = enc.write_all(&payload);
+    let _ = enc.write_all(payload);
     enc.finish().unwrap_or_default()
 }
 
-/// Writes `save` to `path` atomically: a crash leaves the previous save intact.
-pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> {
-    let file = path.display().to_string();
+/// The whole save file as bytes, unchecked: a save beyond [`SAVE_LIMITS`] gives a file that
+/// loading refuses. [`write_world_save`] and [`encode_world_save_checked`] check first.
+pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
+    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset)))
+}
+
+/// At most 40 characters of `s`, quoted, for messages.
+fn shown(s: &str) -> String {
+    let mut t: String = s.chars().take(40).collect();
+    if t.len() < s.len() {
+        t.push('…');
+    }
+    format!("\"{t}\"")
+}
+
+/// The bytes of `save` as [`write_world_save`] writes them, after the same checks: every limit
+/// of `limits` (each refusal names the limit, the value and what is allowed), known block ids,
+/// a valid preset, and a read-back of the payload that must give `save` exactly. `file` names
+/// the save in errors.
+pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimits) -> Result<Vec<u8>, SaveError> {
+    let too_large =
+        |what: String, value: String, allowed: String| SaveError::TooLarge { file: file.into(), what, value, allowed };
     save.preset.validate().map_err(|e| SaveError::Preset {
-        file: file.clone(),
+        file: file.into(),
         error: Box::new(crate::preset::error::PresetError::Invalid {
             source_name: "preset".into(),
             line: 0,
@@ -197,7 +274,99 @@ pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> 
             allowed: e.allowed,
         }),
     })?;
-    write_atomic(path, &encode_world_save(save)).map_err(|error| SaveError::Io { file, action: "write", error })
+    let n_edits = save.edits.len() as u64;
+    if n_edits > limits.max_edits {
+        return Err(too_large(
+            "the edit count".into(),
+            format!("{n_edits} edited voxels"),
+            format!("at most {} edited voxels", limits.max_edits),
+        ));
+    }
+    for (c, edits) in save.edits.chunks_sorted() {
+        if let Some((&i, &id)) = edits.iter().find(|&(_, &id)| id >= BLOCK_COUNT) {
+            return Err(SaveError::UnknownBlock {
+                file: file.into(),
+                at: voxel_of(c, i),
+                id: id as u64,
+                offset: None,
+                saving: true,
+            });
+        }
+    }
+    let n_state = save.state.len() as u64;
+    if n_state > limits.max_state_entries {
+        return Err(too_large(
+            "the game state".into(),
+            format!("{n_state} entries"),
+            format!("at most {} entries", limits.max_state_entries),
+        ));
+    }
+    let max_string = limits.max_string_bytes;
+    for (k, v) in &save.state {
+        for (what, len) in [("key", k.len()), ("value of the key", v.len())] {
+            if len as u64 > max_string {
+                return Err(too_large(
+                    format!("the game state {what} {}", shown(k)),
+                    format!("{len} bytes"),
+                    format!("at most {max_string} bytes"),
+                ));
+            }
+        }
+    }
+    let preset_text = preset_to_sparse_ron(&save.preset);
+    if preset_text.len() as u64 > max_string {
+        return Err(too_large(
+            "the preset".into(),
+            format!("{} bytes as text (its name alone is {} bytes)", preset_text.len(), save.preset.name.len()),
+            format!("at most {max_string} bytes (a shorter name)"),
+        ));
+    }
+    let payload = encode_payload(save, &preset_text);
+    if payload.len() as u64 > limits.max_payload_bytes as u64 {
+        return Err(too_large(
+            "the save's data (before compression)".into(),
+            format!("{} bytes", payload.len()),
+            format!("at most {} bytes (fewer edits or a smaller game state)", limits.max_payload_bytes),
+        ));
+    }
+    // Read back what is about to be written: only a save that loads as it is goes to disk.
+    match decode_payload(&payload, file, limits) {
+        Ok(back) if back == *save => {}
+        Ok(back) => {
+            let parts: Vec<&str> = [
+                ("the preset", back.preset != save.preset),
+                ("the edits", back.edits != save.edits),
+                ("the game state", back.state != save.state),
+            ]
+            .into_iter()
+            .filter_map(|(what, differs)| differs.then_some(what))
+            .collect();
+            return Err(SaveError::WouldNotLoad {
+                file: file.into(),
+                problem: format!("{} would read back different", parts.join(" and ")),
+            });
+        }
+        Err(e) => return Err(SaveError::WouldNotLoad { file: file.into(), problem: e.to_string() }),
+    }
+    let bytes = compress(&payload);
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(too_large(
+            "the save file".into(),
+            format!("{} bytes", bytes.len()),
+            format!("at most {} bytes (fewer edits or a smaller game state)", limits.max_file_bytes),
+        ));
+    }
+    Ok(bytes)
+}
+
+/// Writes `save` to `path` atomically after the checks of [`encode_world_save_checked`] under
+/// [`SAVE_LIMITS`]: a save that loading would refuse is not written, and a crash or a refusal
+/// leaves the previous save intact (law: Nothing is lost). A `path` that is a link is written
+/// through; a folder, device, FIFO or socket is refused.
+pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> {
+    let file = path.display().to_string();
+    let bytes = encode_world_save_checked(save, &file, &SAVE_LIMITS)?;
+    write_atomic(path, &bytes).map_err(|error| SaveError::Io { file, action: "write", error })
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -277,8 +446,13 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes a save file's bytes. `file` names it in errors.
+/// Decodes a save file's bytes under [`SAVE_LIMITS`]. `file` names it in errors.
 pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveError> {
+    decode_world_save_with(bytes, file, &SAVE_LIMITS)
+}
+
+/// Decodes a save file's bytes under `limits`. `file` names it in errors.
+pub fn decode_world_save_with(bytes: &[u8], file: &str, limits: &SaveLimits) -> Result<WorldSave, SaveError> {
     let head_err = |offset: u64, what: &str, problem: String, allowed: String| SaveError::Corrupt {
         file: file.into(),
         offset,
@@ -287,6 +461,14 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
         problem,
         allowed,
     };
+    if bytes.len() as u64 > limits.max_file_bytes {
+        return Err(head_err(
+            0,
+            "file size",
+            format!("{} bytes", bytes.len()),
+            format!("at most {} bytes", limits.max_file_bytes),
+        ));
+    }
     if bytes.len() < SAVE_MAGIC.len() || &bytes[..8] != SAVE_MAGIC {
         if bytes.is_empty() {
             return Err(head_err(
@@ -320,12 +502,12 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
         return Err(head_err(10, "flags", format!("{flags:#06x}"), "0 (no flags are defined)".into()));
     }
     let declared = u32_at(12);
-    if declared > MAX_PAYLOAD_BYTES {
+    if declared > limits.max_payload_bytes {
         return Err(head_err(
             12,
             "payload length",
             format!("claims {declared} bytes"),
-            format!("at most {MAX_PAYLOAD_BYTES} bytes"),
+            format!("at most {} bytes", limits.max_payload_bytes),
         ));
     }
     let stored_crc = u32_at(16);
@@ -356,12 +538,12 @@ pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveErro
     if computed != stored_crc {
         return Err(SaveError::Checksum { file: file.into(), stored: stored_crc, computed });
     }
-    decode_payload(&payload, file)
+    decode_payload(&payload, file, limits)
 }
 
-fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
+fn decode_payload(payload: &[u8], file: &str, limits: &SaveLimits) -> Result<WorldSave, SaveError> {
     let mut r = Reader { file, bytes: payload, pos: 0 };
-    let preset_text = r.string("preset text", MAX_STRING_BYTES)?;
+    let preset_text = r.string("preset text", limits.max_string_bytes)?;
     let preset = preset_from_sparse_ron(&preset_text, "preset")
         .map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
     let recorded = r.string("fingerprint", 64)?;
@@ -369,17 +551,17 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
     if recorded != computed {
         return Err(SaveError::Fingerprint { file: file.into(), recorded, computed });
     }
-    let n_state = r.bounded("game state count", MAX_STATE_ENTRIES.min(r.left() as u64 / 2))?;
+    let n_state = r.bounded("game state count", limits.max_state_entries.min(r.left() as u64 / 2))?;
     let mut state = BTreeMap::new();
     for _ in 0..n_state {
-        let k = r.string("game state key", MAX_STRING_BYTES)?;
-        let v = r.string("game state value", MAX_STRING_BYTES)?;
+        let k = r.string("game state key", limits.max_string_bytes)?;
+        let v = r.string("game state value", limits.max_string_bytes)?;
         state.insert(k, v);
     }
     let total_at = r.pos;
-    let total = r.bounded("edit count", MAX_EDITS)?;
+    let total = r.bounded("edit count", limits.max_edits)?;
     // Each chunk takes at least 4 bytes (3 coordinates and a run count).
-    let n_chunks = r.bounded("chunk count", (r.left() as u64 / 4).min(MAX_EDITS))?;
+    let n_chunks = r.bounded("chunk count", (r.left() as u64 / 4).min(limits.max_edits))?;
     let mut edits = EditMap::new();
     let mut seen = 0u64;
     let mut c = [0i64; 3];
@@ -415,7 +597,8 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
             let run_at = r.pos;
             let gap = r.varint("run gap")?;
             let len = r.varint("run length")?.saturating_add(1);
-            let id = r.bounded("block id", BlockId::MAX as u64)? as BlockId;
+            let id_at = r.pos;
+            let id = r.varint("block id")?;
             let start = next.saturating_add(gap);
             let end = start.saturating_add(len);
             if end > CHUNK_VOLUME as u64 {
@@ -426,6 +609,17 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
                     format!("indices below {CHUNK_VOLUME}"),
                 ));
             }
+            if id >= BLOCK_COUNT as u64 {
+                // Nothing of this world is handed back: the caller's world stays as it is.
+                return Err(SaveError::UnknownBlock {
+                    file: file.into(),
+                    at: voxel_of(chunk, start as u16),
+                    id,
+                    offset: Some(id_at as u64),
+                    saving: false,
+                });
+            }
+            let id = id as BlockId;
             seen += len;
             if seen > total {
                 return Err(r.corrupt(
@@ -460,7 +654,8 @@ fn decode_payload(payload: &[u8], file: &str) -> Result<WorldSave, SaveError> {
     Ok(WorldSave { preset, edits, state })
 }
 
-/// Reads and checks a save file. Files larger than [`MAX_FILE_BYTES`] are refused unread.
+/// Reads and checks a save file under [`SAVE_LIMITS`]. Files larger than [`MAX_FILE_BYTES`]
+/// are refused unread.
 pub fn read_world_save(path: &Path) -> Result<WorldSave, SaveError> {
     let file = path.display().to_string();
     let io = |error| SaveError::Io { file: file.clone(), action: "read", error };
@@ -498,6 +693,7 @@ mod tests {
         s.state.insert("time_of_day".into(), "0.25".into());
         let bytes = encode_world_save(&s);
         assert_eq!(decode_world_save(&bytes, "x.strata").unwrap(), s);
+        assert_eq!(encode_world_save_checked(&s, "x.strata", &SAVE_LIMITS).unwrap(), bytes);
     }
 
     #[test]
