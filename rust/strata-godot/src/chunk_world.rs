@@ -362,7 +362,12 @@ impl INode3D for ChunkWorld {
                 slowest.1
             );
         }
-        if !self.area_ready_emitted && self.is_area_ready() {
+        // `area_ready` follows every change from not ready to ready (a larger view, an edit, a
+        // chunk's collision on its way), so a script that saw `is_area_ready()` false and awaits
+        // the signal always gets it.
+        if !self.is_area_ready() {
+            self.area_ready_emitted = false;
+        } else if !self.area_ready_emitted {
             self.area_ready_emitted = true;
             self.signals().area_ready().emit();
         }
@@ -383,7 +388,10 @@ impl ChunkWorld {
     /// next frames' budgets.
     #[signal]
     fn chunk_unloaded(coord: Vector3i);
-    /// Emitted once every chunk within `view_distance` of the viewer is meshed and in the tree.
+    /// Emitted when every chunk within `view_distance` of the viewer is meshed and in the tree
+    /// (again after anything made it not ready: a move, an edit, a larger view). Not emitted for
+    /// an area that is ready already: wait with
+    /// `if not world.is_area_ready(): await world.area_ready`, which never hangs.
     #[signal]
     fn area_ready();
 
@@ -427,8 +435,13 @@ impl ChunkWorld {
     /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.
     #[func]
     pub fn get_voxel(&mut self, p: Vector3i) -> i64 {
+        let q = IVec3::new(p.x, p.y, p.z);
+        // An edit answers even while the preset does not build (law: Nothing is lost).
+        if let Some(id) = self.edits().and_then(|e| e.get(q)) {
+            return id as i64;
+        }
         let Some(g) = self.generator() else { return 0 };
-        voxel_with_edits(&g, self.edits(), IVec3::new(p.x, p.y, p.z)) as i64
+        voxel_with_edits(&g, self.edits(), q) as i64
     }
 
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.

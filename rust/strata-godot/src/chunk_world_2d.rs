@@ -235,6 +235,10 @@ impl ChunkWorld2D {
     /// The block id of tile `p` (0 = air; see `block_name`). Works anywhere; edits included.
     #[func]
     pub fn get_tile(&mut self, p: Vector2i) -> i64 {
+        // An edit answers even while the preset does not build (law: Nothing is lost).
+        if let Some(id) = self.edits().and_then(|e| e.get(IVec3::new(p.x, p.y, 0))) {
+            return id as i64;
+        }
         let Some(g) = self.generator() else { return 0 };
         tile_with_edits(&g, self.edits(), p.x, p.y) as i64
     }
