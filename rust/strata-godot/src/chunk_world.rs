@@ -519,7 +519,7 @@ impl ChunkWorld {
         d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
         d.set("nodes_to_free", self.nodes_to_free.len() as i64);
-        d.set("memory_budget_mb", self.memory_budget_mb as i64);
+        d.set("memory_budget_mb", self.memory_budget_mb);
         let estimate = self.streamer.as_ref().map(|s| s.memory_estimate_bytes()).unwrap_or(0);
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
         let effective = self.streamer.as_ref().map(|s| s.effective_view_distance()).unwrap_or(self.distances().0);

@@ -137,7 +137,7 @@ impl<G> WorldHost<G> {
 
     /// Clears `last_error()` if it is `message` (the problem it names is over).
     pub(crate) fn resolve(&mut self, message: &str) {
-        if self.last_error.to_string() == message {
+        if self.last_error == message {
             self.last_error = GString::new();
         }
     }
