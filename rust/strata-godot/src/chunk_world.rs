@@ -37,9 +37,13 @@ use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::mesh::ChunkMesh;
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::stream::far_mesh::FarMesh;
-use strata_core::stream::far_policy::LodColumn;
+use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y, voxel_with_edits};
-use strata_core::stream::streamer::{ChunkResult, StreamConfig, StreamKey, StreamResult, Streamer};
+use strata_core::stream::scheduler::max_workers;
+use strata_core::stream::streamer::{
+    ChunkResult, MAX_VERTICAL_VIEW_DISTANCE, MAX_VIEW_DISTANCE, MEMORY_BUDGET_MB_RANGE, StreamConfig, StreamKey,
+    StreamResult, Streamer,
+};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 /// The nodes that show one loaded chunk.
@@ -72,26 +76,45 @@ pub struct ChunkWorld {
     /// The node the world streams around; empty = the current `Camera3D`.
     #[export]
     viewer: NodePath,
-    /// Radius of the loaded area, in chunks (32 voxels each).
-    #[export(range = (1.0, 64.0))]
-    view_distance: i32,
-    /// Chunks loaded above and below the viewer's chunk.
+    /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
+    /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
+    #[var(set)]
+    #[export(range = (1.0, 32.0))]
+    view_distance: i64,
+    /// Chunks loaded above and below the viewer's chunk: 1 to 16 (default 3).
+    #[var(set)]
     #[export(range = (1.0, 16.0))]
-    vertical_view_distance: i32,
-    /// Worker threads for generation and meshing; 0 = automatic (cores − 1).
-    #[export(range = (0.0, 64.0))]
-    worker_threads: i32,
-    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds. The
-    /// default, 3 ms, leaves a millisecond of a 4 ms target for the odd stall of the machine.
-    #[export(range = (0.1, 33.0))]
+    vertical_view_distance: i64,
+    /// Worker threads for generation and meshing: 0 = automatic (cores − 1, at least 2), else 1
+    /// to twice the machine's cores (at most 32). Read when streaming starts.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    worker_threads: i64,
+    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds: 0.05
+    /// to 100 (default 3, which leaves a millisecond of a 4 ms target for the odd stall of the
+    /// machine). NaN keeps the previous value.
+    #[var(set)]
+    #[export(range = (0.05, 100.0))]
     frame_budget_ms: f64,
-    /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes.
+    /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes: 0 to
+    /// 8 (default 1).
+    #[var(set)]
     #[export(range = (0.0, 8.0))]
-    collision_distance: i32,
-    /// Far view: levels of coarser columns beyond `view_distance` (0 = none). Each level doubles
-    /// the cell size and the distance, so 3 levels at view distance 8 reach 2,048 voxels.
+    collision_distance: i64,
+    /// Far view: levels of coarser columns beyond `view_distance`, 0 (none) to 6 (default 3).
+    /// Each level doubles the cell size and the distance, so 3 levels at view distance 8 reach
+    /// 2,048 voxels.
+    #[var(set)]
     #[export(range = (0.0, 6.0))]
-    far_view_levels: i32,
+    far_view_levels: i64,
+    /// Memory the loaded chunks and far columns may take, in MiB: 64 to 65,536 (default 1,024).
+    /// When the view asked for would take more, the streamer lowers the view distance (the
+    /// nearest chunks stay) until it fits. The memory is an estimate, 128 KiB per loaded chunk
+    /// or far column (a documented constant standing for its meshes, nodes and collision, not
+    /// a measurement of each chunk; edits, textures and the rest of the scene are not counted).
+    #[var(set)]
+    #[export(range = (64.0, 65536.0))]
+    memory_budget_mb: i64,
     /// Lower the far levels while the near chunks cannot keep up with the viewer (slow machine,
     /// sprinting), and restore them when the workers are idle.
     #[export]
@@ -139,6 +162,8 @@ pub struct ChunkWorld {
     frame_time_s: f64,
     area_ready_emitted: bool,
     last_viewer_chunk: Option<ChunkCoord>,
+    /// Warns once when the viewer leaves the world's bounds.
+    viewer_bounds: world_host::ViewerBounds,
     /// Loaded chunks that came near the viewer and still need a collision shape, nearest last.
     collision_queue: Vec<ChunkCoord>,
     /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
@@ -159,6 +184,7 @@ impl INode3D for ChunkWorld {
             frame_budget_ms: 3.0,
             collision_distance: 1,
             far_view_levels: 3,
+            memory_budget_mb: 1024,
             adaptive_far_view: true,
             ambient_occlusion: true,
             compress_vertices: false,
@@ -179,6 +205,7 @@ impl INode3D for ChunkWorld {
             collision_us: Default::default(),
             area_ready_emitted: false,
             last_viewer_chunk: None,
+            viewer_bounds: Default::default(),
             collision_queue: Vec::new(),
             pending_faces: HashMap::new(),
         }
@@ -197,14 +224,21 @@ impl INode3D for ChunkWorld {
             return;
         }
         let viewer_pos = if editor { Vector3::ZERO } else { self.viewer_position() };
+        let viewer_pos = self.viewer_bounds.clamp(
+            "ChunkWorld",
+            [viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64],
+            "voxels",
+        );
         let frame_start = Instant::now();
-        let budget = std::time::Duration::from_secs_f64(self.frame_budget_ms.max(0.05) / 1000.0);
-        let collision_r = self.collision_distance;
-        let vd = if editor { self.view_distance.min(4) } else { self.view_distance };
-        let vvd = self.vertical_view_distance;
+        // The setter keeps the budget within 0.05..=100 ms; clamped again so no value can panic.
+        let budget =
+            std::time::Duration::from_secs_f64(finite_or(self.frame_budget_ms, 3.0).clamp(0.05, 100.0) / 1000.0);
+        let (vd, vvd, collision_r) = self.distances();
+        let vd = if editor { vd.min(4) } else { vd };
         let (levels, adaptive) =
             (if editor { 0 } else { self.far_view_levels.clamp(0, 6) as u8 }, self.adaptive_far_view);
         let ambient_occlusion = self.ambient_occlusion;
+        let memory_budget = self.memory_budget_mb.clamp(0, u32::MAX as i64) as u32;
         let direction = if editor { None } else { self.view_direction() };
         self.frame_time_s = if self.frame_time_s == 0.0 { delta } else { 0.9 * self.frame_time_s + 0.1 * delta };
         let slow_frames = self.frame_time_s > SLOW_FRAME_S;
@@ -216,12 +250,15 @@ impl INode3D for ChunkWorld {
             if s.config().lod_levels != levels || s.config().adaptive_far != adaptive {
                 s.set_far_view(levels, adaptive);
             }
+            if s.config().memory_budget_mb != memory_budget {
+                s.set_memory_budget(memory_budget);
+            }
             s.set_ambient_occlusion(ambient_occlusion);
             s.set_frame_pressure(slow_frames);
             if let Some(d) = direction {
                 s.set_view_direction([d.x as f64, d.y as f64, d.z as f64]);
             }
-            s.set_viewer([viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64]);
+            s.set_viewer(viewer_pos);
             s.pump();
             (s.take_unloads(), s.viewer_chunk())
         };
@@ -325,7 +362,12 @@ impl INode3D for ChunkWorld {
                 slowest.1
             );
         }
-        if !self.area_ready_emitted && self.is_area_ready() {
+        // `area_ready` follows every change from not ready to ready (a larger view, an edit, a
+        // chunk's collision on its way), so a script that saw `is_area_ready()` false and awaits
+        // the signal always gets it.
+        if !self.is_area_ready() {
+            self.area_ready_emitted = false;
+        } else if !self.area_ready_emitted {
             self.area_ready_emitted = true;
             self.signals().area_ready().emit();
         }
@@ -346,7 +388,10 @@ impl ChunkWorld {
     /// next frames' budgets.
     #[signal]
     fn chunk_unloaded(coord: Vector3i);
-    /// Emitted once every chunk within `view_distance` of the viewer is meshed and in the tree.
+    /// Emitted when every chunk within `view_distance` of the viewer is meshed and in the tree
+    /// (again after anything made it not ready: a move, an edit, a larger view). Not emitted for
+    /// an area that is ready already: wait with
+    /// `if not world.is_area_ready(): await world.area_ready`, which never hangs.
     #[signal]
     fn area_ready();
 
@@ -390,8 +435,13 @@ impl ChunkWorld {
     /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.
     #[func]
     pub fn get_voxel(&mut self, p: Vector3i) -> i64 {
+        let q = IVec3::new(p.x, p.y, p.z);
+        // An edit answers even while the preset does not build (law: Nothing is lost).
+        if let Some(id) = self.edits().and_then(|e| e.get(q)) {
+            return id as i64;
+        }
         let Some(g) = self.generator() else { return 0 };
-        voxel_with_edits(&g, self.edits(), IVec3::new(p.x, p.y, p.z)) as i64
+        voxel_with_edits(&g, self.edits(), q) as i64
     }
 
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
@@ -447,7 +497,9 @@ impl ChunkWorld {
     /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
     /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`,
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
-    /// yet), `edits`.
+    /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
+    /// 128 KiB each, see `memory_budget_mb`), `view_distance_effective` (the view distance in
+    /// use: `view_distance`, or less while the memory budget holds it back).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -467,7 +519,70 @@ impl ChunkWorld {
         d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
         d.set("nodes_to_free", self.nodes_to_free.len() as i64);
+        d.set("memory_budget_mb", self.memory_budget_mb);
+        let estimate = self.streamer.as_ref().map(|s| s.memory_estimate_bytes()).unwrap_or(0);
+        d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
+        let effective = self.streamer.as_ref().map(|s| s.effective_view_distance()).unwrap_or(self.distances().0);
+        d.set("view_distance_effective", effective as i64);
         d
+    }
+
+    /// Forgets every player edit: the world shows its generated blocks again (loaded chunks are
+    /// remeshed). Besides `load_world`, the only call that removes edits; the game state stays.
+    #[func]
+    pub fn clear_edits(&mut self) {
+        match self.streamer.as_mut() {
+            Some(s) => {
+                s.replace_edits(EditMap::new());
+                self.area_ready_emitted = false;
+            }
+            None => self.host.clear_kept_edits(),
+        }
+    }
+
+    #[func]
+    fn set_view_distance(&mut self, value: i64) {
+        self.view_distance =
+            world_host::int_in_range("ChunkWorld", "view_distance", value, 1, MAX_VIEW_DISTANCE as i64);
+    }
+
+    #[func]
+    fn set_vertical_view_distance(&mut self, value: i64) {
+        self.vertical_view_distance = world_host::int_in_range(
+            "ChunkWorld",
+            "vertical_view_distance",
+            value,
+            1,
+            MAX_VERTICAL_VIEW_DISTANCE as i64,
+        );
+    }
+
+    #[func]
+    fn set_worker_threads(&mut self, value: i64) {
+        self.worker_threads = world_host::int_in_range("ChunkWorld", "worker_threads", value, 0, max_workers() as i64);
+    }
+
+    #[func]
+    fn set_frame_budget_ms(&mut self, value: f64) {
+        self.frame_budget_ms =
+            world_host::float_in_range("ChunkWorld", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
+    }
+
+    #[func]
+    fn set_collision_distance(&mut self, value: i64) {
+        self.collision_distance = world_host::int_in_range("ChunkWorld", "collision_distance", value, 0, 8);
+    }
+
+    #[func]
+    fn set_far_view_levels(&mut self, value: i64) {
+        self.far_view_levels =
+            world_host::int_in_range("ChunkWorld", "far_view_levels", value, 0, MAX_LOD_LEVELS as i64);
+    }
+
+    #[func]
+    fn set_memory_budget_mb(&mut self, value: i64) {
+        let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
+        self.memory_budget_mb = world_host::int_in_range("ChunkWorld", "memory_budget_mb", value, lo, hi);
     }
 
     /// Drops every chunk, builds the world again from the current preset and streams it; edits
@@ -508,8 +623,9 @@ impl ChunkWorld {
         }
     }
 
-    /// The message of the last failure (save, load, a preset that does not build), or "" after
-    /// a successful save or load.
+    /// The message of the last failure (save, load, a preset that does not build, worker
+    /// threads that did not start), or "" after a later success (a save, a load, or the preset
+    /// building again).
     #[func]
     pub fn last_error(&self) -> GString {
         self.host.last_error()
@@ -541,6 +657,16 @@ impl ChunkWorld {
 }
 
 impl ChunkWorld {
+    /// View distance, vertical view distance and collision distance as the streamer takes them
+    /// (the setters keep them in range; clamped again so no value can overflow).
+    fn distances(&self) -> (i32, i32, i32) {
+        (
+            self.view_distance.clamp(1, MAX_VIEW_DISTANCE as i64) as i32,
+            self.vertical_view_distance.clamp(0, MAX_VERTICAL_VIEW_DISTANCE as i64) as i32,
+            self.collision_distance.clamp(0, 8) as i32,
+        )
+    }
+
     /// The edits: the streamer's, or those kept while it is stopped.
     fn edits(&self) -> Option<&EditMap> {
         match &self.streamer {
@@ -558,17 +684,19 @@ impl ChunkWorld {
         self.host.generator(self.preset.as_ref(), Generator::new)
     }
 
+    /// Starts streaming (in the tree only: out of it, edits are kept for the next start).
     fn ensure_streamer(&mut self) {
-        if self.streamer.is_some() {
+        if self.streamer.is_some() || !self.base().is_inside_tree() {
             return;
         }
         let Some(generator) = self.generator() else { return };
         let config = StreamConfig {
-            view_distance: self.view_distance.max(1),
-            vertical_view_distance: self.vertical_view_distance.max(0),
-            worker_threads: self.worker_threads.max(0) as usize,
+            view_distance: self.distances().0,
+            vertical_view_distance: self.distances().1,
+            worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
             lod_levels: self.far_view_levels.clamp(0, 6) as u8,
-            collision_distance: self.collision_distance,
+            collision_distance: self.distances().2,
+            memory_budget_mb: self.memory_budget_mb.clamp(0, u32::MAX as i64) as u32,
             adaptive_far: self.adaptive_far_view,
             ambient_occlusion: self.ambient_occlusion,
             pack_surfaces: true,
@@ -866,6 +994,11 @@ impl ChunkWorld {
 fn trace_threshold_ms() -> Option<f64> {
     static THRESHOLD: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
     *THRESHOLD.get_or_init(|| std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0)))
+}
+
+/// `v`, or `fallback` when it is not finite.
+fn finite_or(v: f64, fallback: f64) -> f64 {
+    if v.is_finite() { v } else { fallback }
 }
 
 fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {

@@ -29,7 +29,10 @@ use strata_core::base::coords::IVec3;
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
-use strata_core::stream::stream2d::{ChunkResult2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row};
+use strata_core::stream::scheduler::max_workers;
+use strata_core::stream::stream2d::{
+    ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row,
+};
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
@@ -67,29 +70,51 @@ pub struct ChunkWorld2D {
     /// The node (a `Node2D`) the world streams around; empty = the current `Camera2D`.
     #[export]
     viewer: NodePath,
-    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side).
+    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side):
+    /// 0 (the viewer's chunk alone) to 16 (default 2).
+    #[var(set)]
     #[export(range = (0.0, 16.0))]
-    view_distance: i32,
-    /// Worker threads for generation and autotiling; 0 = automatic (cores − 1).
-    #[export(range = (0.0, 64.0))]
-    worker_threads: i32,
-    /// Main-thread time per frame for writing tiles into the `TileMapLayer`, in milliseconds.
-    #[export(range = (0.1, 33.0))]
+    view_distance: i64,
+    /// Worker threads for generation and autotiling: 0 = automatic (cores − 1, at least 2),
+    /// else 1 to twice the machine's cores (at most 32). Read when streaming starts.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    worker_threads: i64,
+    /// Main-thread time per frame for writing tiles into the `TileMapLayer`, in milliseconds:
+    /// 0.05 to 100 (default 4). NaN keeps the previous value.
+    #[var(set)]
+    #[export(range = (0.05, 100.0))]
     frame_budget_ms: f64,
-    /// The `TileMapLayer` to fill; empty = a child `TileMapLayer` is created.
+    /// The `TileMapLayer` to fill; empty = a child `TileMapLayer` is created. Setting it again
+    /// (e.g. after the layer was freed and replaced) binds the world to the layer now there and
+    /// writes every loaded chunk into it. While no `TileMapLayer` is at the path the world says so
+    /// once (a warning and `last_error()`) and shows nothing.
+    #[var(set)]
     #[export]
     tile_map: NodePath,
-    /// Tile size in pixels, used when the layer has no TileSet (a generated one gets this size).
+    /// Tile size in pixels, 4 to 256 on each axis (default 16 × 16), used when the layer has no
+    /// TileSet (a generated one gets this size).
+    #[var(set)]
     #[export]
     tile_size: Vector2i,
-    /// Id of the atlas source in the layer's TileSet that follows the atlas layout.
-    #[export]
-    tile_source_id: i32,
+    /// Id of the atlas source in the layer's TileSet that follows the atlas layout: 0 or more.
+    #[var(set)]
+    #[export(range = (0.0, 2147483647.0))]
+    tile_source_id: i64,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,
+    /// The layer the loaded chunks were written to: binding another one writes them again.
+    bound_layer: Option<InstanceId>,
+    /// The message given when `tile_map` names no `TileMapLayer` (reported once, until a layer
+    /// is bound again).
+    layer_missing: Option<String>,
+    /// Warns once when the viewer leaves the world's bounds.
+    viewer_bounds: world_host::ViewerBounds,
     /// Whether cells of a previous stream may still be in the layer.
     layer_dirty: bool,
+    /// Set when a layer other than `bound_layer` was bound: the next frame streams again.
+    layer_changed: bool,
     ops: VecDeque<TileOp>,
     apply_ms_last_frame: f64,
     /// Preset identity and generator, kept edits, game state and the last error.
@@ -111,7 +136,11 @@ impl INode2D for ChunkWorld2D {
             tile_source_id: 0,
             streamer: None,
             layer: None,
+            bound_layer: None,
+            layer_missing: None,
+            viewer_bounds: Default::default(),
             layer_dirty: false,
+            layer_changed: false,
             ops: VecDeque::new(),
             apply_ms_last_frame: 0.0,
             host: WorldHost::new("ChunkWorld2D"),
@@ -123,20 +152,31 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn process(&mut self, _delta: f64) {
+        let layer = self.ensure_layer();
+        if self.layer_changed {
+            // Another layer than the one the loaded chunks were written to (the old one was freed
+            // and replaced, or `tile_map` names another): stream again into it; edits stay.
+            self.layer_changed = false;
+            self.stop_streaming();
+            self.layer_dirty = false;
+        }
         self.restart_if_preset_changed();
-        if self.streamer.is_none() || self.ensure_layer().is_none() {
+        if self.streamer.is_none() || layer.is_none() {
             return;
         }
         let frame_start = Instant::now();
-        let budget = std::time::Duration::from_secs_f64(self.frame_budget_ms.clamp(0.05, 1000.0) / 1000.0);
+        // The setter keeps the budget within 0.05..=100 ms; clamped again so no value can panic.
+        let ms = if self.frame_budget_ms.is_finite() { self.frame_budget_ms } else { 4.0 };
+        let budget = std::time::Duration::from_secs_f64(ms.clamp(0.05, 100.0) / 1000.0);
         let viewer = self.viewer_tile_position();
-        let vd = self.view_distance.max(0);
+        let viewer = self.viewer_bounds.clamp("ChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
+        let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let (unloads, results) = {
             let Some(s) = self.streamer.as_mut() else { return };
             if s.config().view_distance != vd {
                 s.set_view_distance(vd);
             }
-            s.set_viewer(viewer.x as f64, viewer.y as f64);
+            s.set_viewer(viewer[0], viewer[1]);
             s.pump();
             let unloads = s.take_unloads();
             let mut results = Vec::new();
@@ -195,6 +235,10 @@ impl ChunkWorld2D {
     /// The block id of tile `p` (0 = air; see `block_name`). Works anywhere; edits included.
     #[func]
     pub fn get_tile(&mut self, p: Vector2i) -> i64 {
+        // An edit answers even while the preset does not build (law: Nothing is lost).
+        if let Some(id) = self.edits().and_then(|e| e.get(IVec3::new(p.x, p.y, 0))) {
+            return id as i64;
+        }
         let Some(g) = self.generator() else { return 0 };
         tile_with_edits(&g, self.edits(), p.x, p.y) as i64
     }
@@ -365,7 +409,8 @@ impl ChunkWorld2D {
     }
 
     /// The message of the last failure (save, load, a preset that does not build, worker
-    /// threads that did not start), or "" after a successful save or load.
+    /// threads that did not start, a `tile_map` that names no `TileMapLayer`), or "" after a
+    /// later success (a save, a load, the preset building again, a layer bound again).
     #[func]
     pub fn last_error(&self) -> GString {
         self.host.last_error()
@@ -375,6 +420,57 @@ impl ChunkWorld2D {
     #[func]
     pub fn set_state(&mut self, key: GString, value: GString) {
         self.host.set_state(key, value);
+    }
+
+    /// Forgets every player edit: the world shows its generated tiles again (loaded chunks are
+    /// re-tiled). Besides `load_world` (and `set_edits`), the only call that removes edits; the
+    /// game state stays.
+    #[func]
+    pub fn clear_edits(&mut self) {
+        match self.streamer.as_mut() {
+            Some(s) => s.replace_edits(EditMap::new()),
+            None => self.host.clear_kept_edits(),
+        }
+    }
+
+    #[func]
+    fn set_view_distance(&mut self, value: i64) {
+        self.view_distance =
+            world_host::int_in_range("ChunkWorld2D", "view_distance", value, 0, MAX_VIEW_DISTANCE_2D as i64);
+    }
+
+    #[func]
+    fn set_worker_threads(&mut self, value: i64) {
+        self.worker_threads =
+            world_host::int_in_range("ChunkWorld2D", "worker_threads", value, 0, max_workers() as i64);
+    }
+
+    #[func]
+    fn set_frame_budget_ms(&mut self, value: f64) {
+        self.frame_budget_ms =
+            world_host::float_in_range("ChunkWorld2D", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
+    }
+
+    #[func]
+    fn set_tile_size(&mut self, value: Vector2i) {
+        let x = world_host::int_in_range("ChunkWorld2D", "tile_size.x", value.x as i64, 4, 256);
+        let y = world_host::int_in_range("ChunkWorld2D", "tile_size.y", value.y as i64, 4, 256);
+        self.tile_size = Vector2i::new(x as i32, y as i32);
+    }
+
+    #[func]
+    fn set_tile_source_id(&mut self, value: i64) {
+        self.tile_source_id = world_host::int_in_range("ChunkWorld2D", "tile_source_id", value, 0, i32::MAX as i64);
+    }
+
+    #[func]
+    fn set_tile_map(&mut self, path: NodePath) {
+        self.tile_map = path;
+        // Bound again on the next frame; a layer other than the one written so far is filled anew.
+        self.layer = None;
+        if let Some(m) = self.layer_missing.take() {
+            self.host.resolve(&m);
+        }
     }
 
     /// A game-state value from `set_state` or a loaded save; `default` when absent.
@@ -412,8 +508,8 @@ impl ChunkWorld2D {
         }
         let Some(generator) = self.generator() else { return };
         let config = StreamConfig2D {
-            view_distance: self.view_distance.max(0),
-            worker_threads: self.worker_threads.max(0) as usize,
+            view_distance: self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32,
+            worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -464,6 +560,9 @@ impl ChunkWorld2D {
     }
 
     /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
+    /// A freed layer is dropped; binding a layer other than the one the loaded chunks were
+    /// written to sets `layer_changed`. When `tile_map` names no `TileMapLayer`, says so once
+    /// (warning and `last_error()`) and returns None.
     fn ensure_layer(&mut self) -> Option<Gd<TileMapLayer>> {
         if let Some(l) = &self.layer {
             if l.is_instance_valid() {
@@ -472,22 +571,42 @@ impl ChunkWorld2D {
             self.layer = None;
         }
         let mut layer = if !self.tile_map.is_empty() {
-            let found = self.base().get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok());
-            if found.is_none() {
-                godot_error!("ChunkWorld2D.tile_map: {} is not a TileMapLayer", self.tile_map);
-            }
-            found?
+            let found = if self.base().is_inside_tree() {
+                self.base().get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok())
+            } else {
+                None
+            };
+            let Some(found) = found else {
+                if self.layer_missing.is_none() && self.base().is_inside_tree() {
+                    let message = format!(
+                        "ChunkWorld2D.tile_map: no TileMapLayer at {} (freed, moved or never there); allowed: the path of a TileMapLayer, or empty for a layer of its own; the world shows nothing until tile_map names one",
+                        self.tile_map
+                    );
+                    self.host.warn(message.clone());
+                    self.layer_missing = Some(message);
+                }
+                return None;
+            };
+            found
         } else {
             let mut l = TileMapLayer::new_alloc();
             l.set_name("Tiles");
             self.base_mut().add_child(&l);
             l
         };
+        if let Some(m) = self.layer_missing.take() {
+            self.host.resolve(&m);
+        }
         if layer.get_tile_set().is_none() {
             let (tile_set, source_id) = make_tile_set(self.tile_size);
             layer.set_tile_set(&tile_set);
-            self.tile_source_id = source_id;
+            self.tile_source_id = source_id as i64;
         }
+        let id = layer.instance_id();
+        if self.bound_layer.is_some_and(|b| b != id) {
+            self.layer_changed = true;
+        }
+        self.bound_layer = Some(id);
         self.layer = Some(layer.clone());
         Some(layer)
     }
@@ -526,7 +645,7 @@ impl ChunkWorld2D {
     fn apply_ops(&mut self, frame_start: Instant, budget: std::time::Duration) {
         let Some(mut layer) = self.ensure_layer() else { return };
         let n = self.streamer.as_ref().map(|s| s.chunk_tiles()).unwrap_or(64);
-        let source = self.tile_source_id;
+        let source = self.tile_source_id.clamp(0, i32::MAX as i64) as i32;
         let mut loaded = Vec::new();
         let mut unloaded = Vec::new();
         while let Some(op) = self.ops.front_mut() {

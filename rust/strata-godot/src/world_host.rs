@@ -4,7 +4,9 @@
 //! the last error, world saves, the streaming counters both report, and block names.
 //!
 //! Each class holds a [`WorldHost`] and its `#[func]`s delegate to it; the `preset` property
-//! stays on the class (Godot exports fields of the class itself) and is passed in.
+//! stays on the class (Godot exports fields of the class itself) and is passed in. The property
+//! checks both classes' setters use ([`int_in_range`], [`float_in_range`]) and the world's
+//! coordinate bounds ([`WORLD_BOUND`], [`ViewerBounds`]) are here too.
 //!
 //! May use: `strata_core` (base, preset, stream stats, persist::save), `world_preset`, `files`.
 
@@ -81,7 +83,11 @@ impl<G> WorldHost<G> {
         let id = identity(preset);
         if self.built_for != Some(id) {
             self.generator = match build(&core_preset(preset)) {
-                Ok(g) => Some(Arc::new(g)),
+                Ok(g) => {
+                    // A preset that builds again ends the failure it caused (law: Clear errors).
+                    self.last_error = GString::new();
+                    Some(Arc::new(g))
+                }
                 Err(e) => {
                     self.record(format!("{}: cannot build the world: {e}", self.class));
                     None
@@ -115,6 +121,25 @@ impl<G> WorldHost<G> {
 
     pub(crate) fn kept_edits(&self) -> Option<&EditMap> {
         self.kept_edits.as_ref()
+    }
+
+    /// Forgets the kept edits (`clear_edits()` while no streamer holds them).
+    pub(crate) fn clear_kept_edits(&mut self) {
+        self.kept_edits = Some(EditMap::new());
+    }
+
+    /// Prints `message` as a warning and keeps it for `last_error()` (a problem the world works
+    /// around, such as a missing `TileMapLayer`).
+    pub(crate) fn warn(&mut self, message: String) {
+        godot_warn!("{message}");
+        self.last_error = GString::from(message.as_str());
+    }
+
+    /// Clears `last_error()` if it is `message` (the problem it names is over).
+    pub(crate) fn resolve(&mut self, message: &str) {
+        if self.last_error == message {
+            self.last_error = GString::new();
+        }
     }
 
     /// The kept edits, created empty if there are none, for an edit made while not streaming.
@@ -204,6 +229,59 @@ pub(crate) fn stream_stats(st: &StreamStats, build_key: &str, apply_ms_last_fram
     d.set("workers", st.workers as i64);
     d.set("edits", edits as i64);
     d
+}
+
+/// `value` for integer property `class.property`, clamped to `min..=max` with one warning
+/// naming the property, the value and the range when it was outside (law: Clear errors).
+pub(crate) fn int_in_range(class: &str, property: &str, value: i64, min: i64, max: i64) -> i64 {
+    let clamped = value.clamp(min, max);
+    if clamped != value {
+        godot_warn!("{class}.{property}: {value} is out of range; allowed: {min} to {max}; using {clamped}");
+    }
+    clamped
+}
+
+/// `value` for float property `class.property`, clamped to `min..=max` (infinities too) with one
+/// warning naming the property, the value and the range; NaN keeps `previous`.
+pub(crate) fn float_in_range(class: &str, property: &str, value: f64, min: f64, max: f64, previous: f64) -> f64 {
+    if value.is_nan() {
+        godot_warn!("{class}.{property}: NaN is not a number; allowed: {min} to {max}; keeping {previous}");
+        return previous;
+    }
+    let clamped = value.clamp(min, max);
+    if clamped != value {
+        godot_warn!("{class}.{property}: {value} is out of range; allowed: {min} to {max}; using {clamped}");
+    }
+    clamped
+}
+
+/// The world's coordinate bounds, in voxels (3D) or tiles (2D), on every axis: ±1,073,741,823
+/// (half of the 32-bit range, so neighbours and chunk corners never overflow).
+pub(crate) const WORLD_BOUND: f64 = 1_073_741_823.0;
+
+/// Keeps a viewer's position within [`WORLD_BOUND`], warning once when it leaves (and again
+/// only after it came back).
+#[derive(Default)]
+pub(crate) struct ViewerBounds {
+    outside: bool,
+}
+
+impl ViewerBounds {
+    /// `pos` clamped into the bounds (a non-finite coordinate becomes 0), with one warning
+    /// naming the position and the bounds when the viewer goes out; `unit` is "voxels" or "tiles".
+    pub(crate) fn clamp<const N: usize>(&mut self, class: &str, pos: [f64; N], unit: &str) -> [f64; N] {
+        let inside = pos.iter().all(|v| v.is_finite() && v.abs() <= WORLD_BOUND);
+        if !inside && !self.outside {
+            let shown: Vec<String> = pos.iter().map(|v| format!("{v}")).collect();
+            let shown = shown.join(", ");
+            let b = WORLD_BOUND as i64;
+            godot_warn!(
+                "{class}: the viewer at ({shown}) {unit} is beyond the world's bounds; allowed: -{b} to {b} on every axis; streaming around the nearest point inside"
+            );
+        }
+        self.outside = !inside;
+        pos.map(|v| if v.is_finite() { v.clamp(-WORLD_BOUND, WORLD_BOUND) } else { 0.0 })
+    }
 }
 
 /// Name of the block with id `id` ("" for unknown ids).

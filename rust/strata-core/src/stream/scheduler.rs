@@ -123,14 +123,26 @@ struct InFlight {
     cancel: Arc<AtomicBool>,
 }
 
-/// Worker count for "automatic" (0): one less than the machine's cores, at least two (the main
-/// thread mostly sleeps between frames, so two workers finish a view sooner even on two cores).
+/// The most worker threads a scheduler ever starts, on any machine.
+pub const MAX_WORKER_THREADS: usize = 32;
+
+/// The machine's cores (1 when the OS does not say).
+fn cores() -> usize {
+    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+}
+
+/// The most worker threads a scheduler starts on this machine: twice its cores, at least two,
+/// at most [`MAX_WORKER_THREADS`]. More threads than that only compete for the same cores and
+/// each holds its own scratch buffers.
+pub fn max_workers() -> usize {
+    (2 * cores()).clamp(2, MAX_WORKER_THREADS)
+}
+
+/// Worker count for a request: "automatic" (0) is one less than the machine's cores, at least two
+/// (the main thread mostly sleeps between frames, so two workers finish a view sooner even on two
+/// cores); any request is capped at [`max_workers`].
 pub fn auto_workers(requested: usize) -> usize {
-    if requested > 0 {
-        requested
-    } else {
-        std::thread::available_parallelism().map(|n| n.get().saturating_sub(1)).unwrap_or(1).max(2)
-    }
+    if requested > 0 { requested.min(max_workers()) } else { cores().saturating_sub(1).max(2).min(max_workers()) }
 }
 
 /// Nice value of the worker threads where the idle policy is refused (Linux).
@@ -199,7 +211,7 @@ where
     P: Send + 'static,
     R: JobResult<C> + Send + 'static,
 {
-    /// Starts `workers` threads named `name-i`. Each makes its own state with `make_state` when it
+    /// Starts `workers` threads (at most [`max_workers`]) named `name-i`. Each makes its own state with `make_state` when it
     /// starts (on its own thread), then runs `work` with that state for every job it receives
     /// (`work` returns `None` for a job it dropped, e.g. cancelled). Fails only if the OS refuses
     /// to start the first thread; with fewer threads than asked it runs with those it has.
@@ -217,7 +229,8 @@ where
         let (job_tx, job_rx) = unbounded::<Job<C, P>>();
         let (result_tx, result_rx) = unbounded::<R>();
         let mut handles = Vec::new();
-        for i in 0..workers.max(1) {
+        // Capped here too, so no caller starts an unbounded number of threads.
+        for i in 0..workers.clamp(1, max_workers()) {
             let (job_rx, result_tx, make_state, work) =
                 (job_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
             let thread_name = format!("{name}-{i}");

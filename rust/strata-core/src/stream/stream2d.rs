@@ -22,7 +22,7 @@ use crate::base::coords::IVec3;
 use crate::base::edits::EditMap;
 use crate::gen2d::autotile::{AtlasCoords, autotile_padded};
 use crate::gen2d::{ChunkCoord2D, Generator2D};
-use crate::stream::scheduler::{Job, JobResult, Scheduler, SpawnError, auto_workers};
+use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
 
 /// Counters for the HUD and `get_stats()` (the second stage is autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
@@ -30,16 +30,25 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// How far and how hard to stream.
+/// The largest view distance of a side-view world, in chunks: a square of 33 × 33 chunks
+/// (2,112 tiles a side at 64 tiles a chunk).
+pub const MAX_VIEW_DISTANCE_2D: i32 = 16;
+
+/// How far and how hard to stream. [`Streamer2D`] clamps every field into its documented range
+/// ([`StreamConfig2D::clamped`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamConfig2D {
-    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side).
+    /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side):
+    /// 0..=[`MAX_VIEW_DISTANCE_2D`].
     pub view_distance: i32,
-    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis).
+    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis):
+    /// 0..=[`crate::stream::streamer::MAX_UNLOAD_MARGIN`].
     pub unload_margin: i32,
-    /// Worker threads; 0 = one less than the machine's cores, at least one.
+    /// Worker threads; 0 = one less than the machine's cores, at least two; at most
+    /// [`crate::stream::scheduler::max_workers`].
     pub worker_threads: usize,
-    /// Jobs out at once; 0 = [`crate::stream::scheduler::default_max_in_flight`].
+    /// Jobs out at once; 0 = [`crate::stream::scheduler::default_max_in_flight`]; at most
+    /// [`crate::stream::streamer::MAX_IN_FLIGHT`].
     pub max_in_flight: usize,
 }
 
@@ -52,7 +61,19 @@ impl Default for StreamConfig2D {
 impl StreamConfig2D {
     /// The worker count this config resolves to on this machine.
     pub fn resolved_workers(&self) -> usize {
-        if self.worker_threads > 0 { self.worker_threads } else { auto_workers(0) }
+        auto_workers(self.worker_threads)
+    }
+
+    /// This config with every field in its documented range (out-of-range values clamped to
+    /// the nearest bound).
+    pub fn clamped(&self) -> Self {
+        use crate::stream::streamer::{MAX_IN_FLIGHT, MAX_UNLOAD_MARGIN};
+        Self {
+            view_distance: self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D),
+            unload_margin: self.unload_margin.clamp(0, MAX_UNLOAD_MARGIN),
+            worker_threads: self.worker_threads.min(MAX_WORKER_THREADS),
+            max_in_flight: self.max_in_flight.min(MAX_IN_FLIGHT),
+        }
     }
 }
 
@@ -106,6 +127,7 @@ impl Streamer2D {
     /// Starts the worker threads. Fails only if the OS refuses to start a thread (with fewer
     /// threads than asked it runs with those it has).
     pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> Result<Self, SpawnError> {
+        let config = config.clamped();
         let worker_generator = generator.clone();
         // The 2D job keeps no scratch between jobs: the per-worker state is empty.
         let scheduler = Scheduler::new(
@@ -131,9 +153,9 @@ impl Streamer2D {
         self.chunk_tiles
     }
 
-    /// Changes the view distance; takes effect at once.
+    /// Changes the view distance (clamped to 0..=[`MAX_VIEW_DISTANCE_2D`]); takes effect at once.
     pub fn set_view_distance(&mut self, chunks: i32) {
-        self.config.view_distance = chunks.max(0);
+        self.config.view_distance = chunks.clamp(0, MAX_VIEW_DISTANCE_2D);
         if let Some(v) = self.scheduler.take_viewer() {
             self.retarget(v);
         }

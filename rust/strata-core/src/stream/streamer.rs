@@ -30,27 +30,58 @@ use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, Mesher};
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LodColumn, LodLayout};
-use crate::stream::scheduler::{Job, JobResult, Scheduler, auto_workers};
+use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-/// How far and how hard to stream.
+/// The largest horizontal view distance, in chunks: 32 is about 3,200 chunk columns (radius
+/// 1,024 voxels); farther ground belongs to the far view, which costs a fraction per area.
+pub const MAX_VIEW_DISTANCE: i32 = 32;
+/// The largest vertical view distance, in chunks above and below the viewer (512 voxels each way).
+pub const MAX_VERTICAL_VIEW_DISTANCE: i32 = 16;
+/// The largest unload margin, in chunks.
+pub const MAX_UNLOAD_MARGIN: i32 = 8;
+/// The most jobs out at once, whatever `max_in_flight` asks.
+pub const MAX_IN_FLIGHT: usize = 4096;
+/// Memory budgets accepted, in MiB.
+pub const MEMORY_BUDGET_MB_RANGE: std::ops::RangeInclusive<u32> = 64..=65_536;
+/// The estimated memory of one loaded near chunk or far column, in bytes: 128 KiB, a documented
+/// constant, not a measurement of each chunk. It stands for what a loaded chunk holds in a Godot
+/// host (its mesh arrays on the CPU and the GPU, its nodes, its collision shape when near, the
+/// core's bookkeeping): the end-to-end run at view distance 8 (about 1,400 near chunks and a far
+/// view of 3 levels) held about 340 MB resident, engine included. Sky and buried chunks hold far
+/// less, dense surface chunks with collision more; edits, textures and the game's own scene are
+/// not counted.
+pub const ESTIMATED_BYTES_PER_CHUNK: u64 = 128 * 1024;
+
+/// How far and how hard to stream. [`Streamer`] clamps every field into its documented range
+/// ([`StreamConfig::clamped`]), so no config makes it allocate or spawn without bound.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamConfig {
-    /// Horizontal radius of the near field (full-detail chunks), in chunks.
+    /// Horizontal radius of the near field (full-detail chunks), in chunks: 1..=[`MAX_VIEW_DISTANCE`].
+    /// The streamer may use less to stay within `memory_budget_mb`
+    /// ([`Streamer::effective_view_distance`]).
     pub view_distance: i32,
-    /// Chunks loaded above and below the viewer's chunk.
+    /// Chunks loaded above and below the viewer's chunk: 0..=[`MAX_VERTICAL_VIEW_DISTANCE`].
     pub vertical_view_distance: i32,
-    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis).
+    /// Loaded chunks are unloaded only beyond `view_distance + unload_margin` (hysteresis):
+    /// 0..=[`MAX_UNLOAD_MARGIN`].
     pub unload_margin: i32,
-    /// Worker threads; 0 = one less than the machine's cores, at least two.
+    /// Worker threads; 0 = one less than the machine's cores, at least two; at most
+    /// [`crate::stream::scheduler::max_workers`] (twice the cores, at most [`MAX_WORKER_THREADS`]).
     pub worker_threads: usize,
     /// Jobs out at once (sent, running, or finished and not yet taken); 0 =
-    /// [`crate::stream::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen).
+    /// [`crate::stream::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen);
+    /// at most [`MAX_IN_FLIGHT`].
     pub max_in_flight: usize,
+    /// Memory the loaded near chunks and far columns may take, in MiB, as estimated with
+    /// [`ESTIMATED_BYTES_PER_CHUNK`] each (within [`MEMORY_BUDGET_MB_RANGE`]). When the view
+    /// asked for would exceed it, the streamer shrinks the horizontal view distance (the nearest
+    /// chunks stay) until the estimate of the whole wanted set fits.
+    pub memory_budget_mb: u32,
     /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
     /// built on the worker; a margin of one more chunk is built ahead. Negative: none.
     pub collision_distance: i32,
@@ -75,6 +106,7 @@ impl Default for StreamConfig {
             unload_margin: 2,
             worker_threads: 0,
             max_in_flight: 0,
+            memory_budget_mb: 1024,
             collision_distance: 1,
             pack_surfaces: false,
             lod_levels: 0,
@@ -89,6 +121,51 @@ impl StreamConfig {
     pub fn resolved_workers(&self) -> usize {
         auto_workers(self.worker_threads)
     }
+
+    /// This config with every field in its documented range (out-of-range values clamped to
+    /// the nearest bound). The streamer applies it to every config it is given.
+    pub fn clamped(&self) -> Self {
+        let budget = self.memory_budget_mb.clamp(*MEMORY_BUDGET_MB_RANGE.start(), *MEMORY_BUDGET_MB_RANGE.end());
+        Self {
+            view_distance: self.view_distance.clamp(1, MAX_VIEW_DISTANCE),
+            vertical_view_distance: self.vertical_view_distance.clamp(0, MAX_VERTICAL_VIEW_DISTANCE),
+            unload_margin: self.unload_margin.clamp(0, MAX_UNLOAD_MARGIN),
+            worker_threads: self.worker_threads.min(MAX_WORKER_THREADS),
+            max_in_flight: self.max_in_flight.min(MAX_IN_FLIGHT),
+            memory_budget_mb: budget,
+            collision_distance: self.collision_distance.clamp(-1, MAX_VIEW_DISTANCE),
+            lod_levels: self.lod_levels.min(crate::stream::far_policy::MAX_LOD_LEVELS),
+            ..self.clone()
+        }
+    }
+}
+
+/// Estimated memory of what stays loaded for a horizontal view distance `r`, vertical `vr`,
+/// unload margin `margin` and `levels` far levels: the near columns (with the margin around
+/// them when there is no far view) × `2·(vr + margin) + 1` chunks, plus the far columns, each
+/// [`ESTIMATED_BYTES_PER_CHUNK`].
+pub fn estimated_view_bytes(r: i32, vr: i32, margin: i32, levels: u8) -> u64 {
+    let kept_r = if levels == 0 { r + margin } else { r };
+    let layout = LodLayout::compute(16.0, 16.0, kept_r, levels, None);
+    let near = layout.near_columns.len() as u64 * (2 * (vr + margin).max(0) as u64 + 1);
+    (near + layout.far_columns.len() as u64) * ESTIMATED_BYTES_PER_CHUNK
+}
+
+/// The largest horizontal view distance up to `r` whose loaded set fits `budget_mb` MiB by
+/// [`estimated_view_bytes`]; at least 1 (the viewer's own chunks are always wanted).
+pub fn budgeted_view_distance(r: i32, vr: i32, margin: i32, levels: u8, budget_mb: u32) -> i32 {
+    let budget = budget_mb as u64 * 1024 * 1024;
+    let fits = |d: i32| estimated_view_bytes(d, vr, margin, levels) <= budget;
+    let (mut lo, mut hi) = (1, r.max(1));
+    if fits(hi) {
+        return hi;
+    }
+    // The estimate grows with the distance: binary search for the last distance that fits.
+    while lo < hi {
+        let mid = (lo + hi + 1) / 2;
+        if fits(mid) { lo = mid } else { hi = mid - 1 }
+    }
+    lo
 }
 
 /// What the streamer loads: a near chunk or a far column.
@@ -225,6 +302,9 @@ impl AdaptiveFar {
 pub struct Streamer {
     generator: Arc<Generator>,
     config: StreamConfig,
+    /// The horizontal view distance in use: `config.view_distance`, or less to fit the memory
+    /// budget.
+    effective_view_distance: i32,
     scheduler: Scheduler<StreamKey, JobData, StreamResult>,
     edits: EditMap,
     layout: LodLayout,
@@ -255,6 +335,7 @@ impl Streamer {
     /// Starts the worker threads, each with its own scratch buffers. Fails only if the OS
     /// refuses to start a thread (with fewer threads than asked it runs with those it has).
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Result<Self, SpawnError> {
+        let config = config.clamped();
         let worker_generator = generator.clone();
         let pack = config.pack_surfaces;
         // A few sets per worker: enough that a worker usually finds one, bounded memory.
@@ -267,9 +348,17 @@ impl Streamer {
             move |scratch, job| build(&worker_generator, job, scratch, pack, &recycle_rx),
         )?;
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
+        let effective_view_distance = budgeted_view_distance(
+            config.view_distance,
+            config.vertical_view_distance,
+            config.unload_margin,
+            config.lod_levels,
+            config.memory_budget_mb,
+        );
         Ok(Self {
             generator,
             config,
+            effective_view_distance,
             scheduler,
             edits: EditMap::new(),
             layout: LodLayout::default(),
@@ -301,10 +390,13 @@ impl Streamer {
         &self.layout
     }
 
-    /// Changes view distances; takes effect at once.
+    /// Changes view distances (clamped to their ranges, see [`StreamConfig`]); takes effect at
+    /// once.
     pub fn set_view_distance(&mut self, horizontal: i32, vertical: i32) {
-        self.config.view_distance = horizontal.max(0);
-        self.config.vertical_view_distance = vertical.max(0);
+        self.config =
+            StreamConfig { view_distance: horizontal, vertical_view_distance: vertical, ..self.config.clone() }
+                .clamped();
+        self.apply_budget();
         self.refresh();
     }
 
@@ -313,7 +405,45 @@ impl Streamer {
         self.config.lod_levels = levels.min(crate::stream::far_policy::MAX_LOD_LEVELS);
         self.config.adaptive_far = adaptive;
         self.adaptive = (adaptive && self.config.lod_levels > 0).then(|| AdaptiveFar::new(self.config.lod_levels));
+        self.apply_budget();
         self.refresh();
+    }
+
+    /// Changes the memory budget (MiB, clamped to [`MEMORY_BUDGET_MB_RANGE`]); a smaller one
+    /// shrinks the view at once (the farthest chunks unload), a larger one lets it grow back to
+    /// `view_distance`.
+    pub fn set_memory_budget(&mut self, mb: u32) {
+        self.config = StreamConfig { memory_budget_mb: mb, ..self.config.clone() }.clamped();
+        if self.apply_budget() {
+            self.refresh();
+        }
+    }
+
+    /// Recomputes the effective view distance from the config; true when it changed.
+    fn apply_budget(&mut self) -> bool {
+        let c = &self.config;
+        let d = budgeted_view_distance(
+            c.view_distance,
+            c.vertical_view_distance,
+            c.unload_margin,
+            c.lod_levels,
+            c.memory_budget_mb,
+        );
+        let changed = d != self.effective_view_distance;
+        self.effective_view_distance = d;
+        changed
+    }
+
+    /// The horizontal view distance in use: `view_distance`, or less while the memory budget
+    /// holds it back.
+    pub fn effective_view_distance(&self) -> i32 {
+        self.effective_view_distance
+    }
+
+    /// Estimated memory of the loaded near chunks and far columns (those retiring and those in
+    /// the unload margin included), in bytes ([`ESTIMATED_BYTES_PER_CHUNK`] each).
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        self.scheduler.loaded_count() as u64 * ESTIMATED_BYTES_PER_CHUNK
     }
 
     /// Turns ambient occlusion on or off; every loaded or pending chunk and far column is meshed
@@ -374,7 +504,7 @@ impl Streamer {
 
     fn retarget(&mut self, v: ChunkCoord) {
         let (r, vr, margin) =
-            (self.config.view_distance, self.config.vertical_view_distance, self.config.unload_margin);
+            (self.effective_view_distance, self.config.vertical_view_distance, self.config.unload_margin);
         let levels = self.lod_levels();
         let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
         let (vx, vz) = (centre(v.x), centre(v.z));
@@ -756,6 +886,80 @@ mod tests {
             StreamConfig { view_distance: vd, vertical_view_distance: 1, worker_threads: 2, ..Default::default() },
         )
         .unwrap()
+    }
+
+    #[test]
+    fn out_of_range_configs_are_clamped_and_never_allocate_unboundedly() {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        let wild = StreamConfig {
+            view_distance: 100_000,
+            vertical_view_distance: 1_000,
+            unload_margin: -5,
+            worker_threads: 256,
+            max_in_flight: usize::MAX,
+            memory_budget_mb: u32::MAX,
+            collision_distance: i32::MIN,
+            lod_levels: 200,
+            ..Default::default()
+        };
+        let c = wild.clamped();
+        assert_eq!(
+            (c.view_distance, c.vertical_view_distance, c.unload_margin, c.collision_distance, c.lod_levels),
+            (MAX_VIEW_DISTANCE, MAX_VERTICAL_VIEW_DISTANCE, 0, -1, crate::stream::far_policy::MAX_LOD_LEVELS)
+        );
+        assert_eq!(c.memory_budget_mb, *MEMORY_BUDGET_MB_RANGE.end());
+        assert!(c.max_in_flight <= MAX_IN_FLIGHT);
+        let low = StreamConfig { view_distance: -3, vertical_view_distance: -2, ..Default::default() }.clamped();
+        assert_eq!((low.view_distance, low.vertical_view_distance), (1, 0));
+        // The streamer applies the clamp: a wild config starts bounded threads and a bounded view.
+        let mut s = Streamer::new(g, StreamConfig { lod_levels: 0, memory_budget_mb: 64, ..wild }).unwrap();
+        assert!(s.stats().workers <= crate::stream::scheduler::max_workers());
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let budget = 64 * 1024 * 1024;
+        assert!(s.scheduler.wanted_count() as u64 * ESTIMATED_BYTES_PER_CHUNK <= budget);
+        s.set_view_distance(i32::MAX, i32::MAX);
+        assert_eq!(s.config().view_distance, MAX_VIEW_DISTANCE);
+        assert!(s.scheduler.wanted_count() as u64 * ESTIMATED_BYTES_PER_CHUNK <= budget);
+    }
+
+    #[test]
+    fn the_memory_budget_shrinks_the_view_keeping_the_nearest_chunks() {
+        // Unbudgeted (the largest budget), view distance 12 at vertical 3 fits.
+        let full = budgeted_view_distance(12, 3, 2, 0, *MEMORY_BUDGET_MB_RANGE.end());
+        assert_eq!(full, 12);
+        // 64 MiB holds 512 chunks: 7 layers of at most 73 columns, radius 4 (49 columns).
+        let d = budgeted_view_distance(12, 3, 0, 0, 64);
+        assert!(estimated_view_bytes(d, 3, 0, 0) <= 64 << 20);
+        assert!(estimated_view_bytes(d + 1, 3, 0, 0) > 64 << 20);
+        assert_eq!(d, 4);
+        // The unload margin and the far view count too; the distance never drops below one chunk.
+        assert!(budgeted_view_distance(12, 3, 2, 0, 64) < d);
+        assert!(budgeted_view_distance(12, 3, 0, 3, 64) <= d);
+        assert_eq!(budgeted_view_distance(0, 0, 0, 0, 64), 1);
+
+        let mut s = streamer(14);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        drain_until_ready(&mut s);
+        let full_loaded = s.stats().loaded_chunks;
+        assert_eq!(s.effective_view_distance(), 14);
+        // Shrinking the budget unloads the farthest chunks; the nearest stay loaded.
+        s.set_memory_budget(*MEMORY_BUDGET_MB_RANGE.start());
+        let d = s.effective_view_distance();
+        assert!((1..14).contains(&d), "64 MiB holds 512 chunks; got view distance {d}");
+        drain_until_ready(&mut s);
+        let unloaded: Vec<StreamKey> = s.take_unloads();
+        assert!(!unloaded.is_empty());
+        for k in &unloaded {
+            if let StreamKey::Near(c) = k {
+                assert!(c.x * c.x + c.z * c.z > d * d, "{c:?} within the effective distance {d} was unloaded");
+            }
+        }
+        assert!(s.is_loaded(ChunkCoord::new(0, 0, 0)));
+        assert!(s.stats().loaded_chunks < full_loaded);
+        assert!(s.memory_estimate_bytes() <= 64 << 20);
+        // A larger budget lets the view grow back.
+        s.set_memory_budget(1024);
+        assert_eq!(s.effective_view_distance(), 14);
     }
 
     #[test]
