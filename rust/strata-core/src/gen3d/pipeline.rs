@@ -69,6 +69,18 @@ impl Generator {
         Self::from_parts(preset, terrain)
     }
 
+    /// Checks that `preset` builds a generator without building one: validation, then the
+    /// heightmap file when the preset uses one (loaded as the generator would load it) and the
+    /// cave rule. The error is the one [`Generator::with_base_dir`] would report.
+    pub fn check_preset(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<(), GeneratorError> {
+        preset.validate()?;
+        if preset.height.heightmap_weight > 0.0 {
+            crate::noise::heightmap::Heightmap::load(&crate::gen3d::terrain::heightmap_path(preset, base_dir))?;
+        }
+        Caves::new(preset.seed, &preset.caves)?;
+        Ok(())
+    }
+
     /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
     /// is the field without the lattice, at column centres). For benchmarks and comparisons
     /// only: its world is not the preset's.
