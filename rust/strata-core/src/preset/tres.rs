@@ -301,14 +301,11 @@ fn unicode_escape(chars: &mut std::str::Chars<'_>, digits: usize) -> Result<char
     // A UTF-16 surrogate pair, as Godot writes characters beyond the first plane.
     if (0xD800..0xDC00).contains(&code) && digits == 4 {
         let rest = chars.as_str();
-        if let Some(low) =
-            rest.strip_prefix("\\u").and_then(|r| r.get(..4)).and_then(|h| u32::from_str_radix(h, 16).ok())
-        {
-            if (0xDC00..0xE000).contains(&low) {
-                chars.nth(5);
-                let c = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                return char::from_u32(c).ok_or_else(|| format!("`\\u{hex}` is not a character"));
-            }
+        let low = rest.strip_prefix("\\u").and_then(|r| r.get(..4)).and_then(|h| u32::from_str_radix(h, 16).ok());
+        if let Some(low) = low.filter(|l| (0xDC00..0xE000).contains(l)) {
+            chars.nth(5);
+            let c = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            return char::from_u32(c).ok_or_else(|| format!("`\\u{hex}` is not a character"));
         }
     }
     char::from_u32(code).ok_or_else(|| format!("`\\u{hex}` is not a character"))
