@@ -239,7 +239,13 @@ impl Generator {
     }
 
     /// [`Generator::generate_padded_chunk`] reusing the buffers of `scratch`.
+    /// A chunk beyond the world's bounds ([`ChunkCoord::in_world`]) is air: `out` becomes the
+    /// all-air padded box of [`ChunkCoord::clamped_to_world`], so no coordinate wraps.
     pub fn generate_padded_chunk_with(&self, c: ChunkCoord, out: &mut VoxelBuffer, scratch: &mut GenScratch) {
+        if !c.in_world() {
+            out.reset(c.clamped_to_world().min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+            return;
+        }
         out.reset(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
         self.generate_region_with(out, scratch);
     }
@@ -258,6 +264,11 @@ impl Generator {
         columns: &mut ColumnGrid,
         scratch: &mut GenScratch,
     ) -> bool {
+        if !c.in_world() {
+            // Beyond the world's bounds: sky, as [`Generator::generate_padded_chunk_with`] says.
+            out.reset(c.clamped_to_world().min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+            return true;
+        }
         let (min, n) = (c.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
         let (nu, gx) = (n as usize, n as usize + 2);
         let pass = self.column_pass();
