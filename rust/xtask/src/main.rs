@@ -16,6 +16,7 @@ mod error;
 mod bench;
 mod demo;
 mod extension;
+mod fuzz;
 mod gdscript_lint;
 mod godot_install;
 mod godot_run;
@@ -53,6 +54,9 @@ commands:
   demo [--view-distance N] [--seconds S] [-- ARGS]
                               windowed demo with a display; else headless + Xvfb-rendered flythrough
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
+  fuzz [--minutes N] [--cases N]
+                              strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
+                              (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
 
 environment:
   GODOT=/path/to/godot        use this Godot (must be >= 4.6) instead of PATH / .tools/godot
@@ -118,6 +122,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "bench" => bench::run(rest).map_err(error::Error::msg),
+        "fuzz" => fuzz::run(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
