@@ -259,3 +259,37 @@ fn slopes_show_rock_and_biomes_pick_blocks() {
         assert_eq!(strata_core::base::block::block_info(c.surface_block).name, b.surface_block);
     }
 }
+
+/// A preset whose heightmap cannot be loaded is refused with the loader's own error, by the
+/// check a designer runs (`Generator::check_preset`, what `WorldPreset.validate()` calls) and by
+/// building the world, alike.
+#[test]
+fn an_unloadable_heightmap_is_the_error_of_check_and_build() {
+    let dir = std::env::temp_dir().join(format!("strata-heights-bad-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("folder.png")).unwrap();
+    std::fs::write(dir.join("junk.png"), b"not a png").unwrap();
+    std::fs::write(dir.join("short.hgt"), [0u8; 10]).unwrap();
+    let good = test_heightmap();
+    for (file, expected) in [
+        ("missing.png", "cannot read the file"),
+        ("folder.png", "is a folder; allowed: a regular .png or .hgt file"),
+        ("junk.png", "not a readable PNG"),
+        ("short.hgt", "10 bytes is not an SRTM tile"),
+    ] {
+        let p = only(|p| {
+            p.height.heightmap_weight = 1.0;
+            p.height.heightmap_path = file.into();
+        });
+        assert!(p.validate().is_ok(), "the fields alone are valid");
+        let check = Generator::check_preset(&p, Some(&dir)).unwrap_err().to_string();
+        let build = Generator::with_base_dir(&p, Some(&dir)).unwrap_err().to_string();
+        assert_eq!(check, build);
+        assert!(check.contains(file) && check.contains(expected), "{check}");
+    }
+    let p = only(|p| {
+        p.height.heightmap_weight = 1.0;
+        p.height.heightmap_path = good.to_string_lossy().into_owned();
+    });
+    Generator::check_preset(&p, None).unwrap();
+    std::fs::remove_dir_all(dir).ok();
+}

@@ -222,10 +222,11 @@ impl WorldPreset {
         FIELDS.iter().map(|f| GString::from(f.name)).collect()
     }
 
-    /// Checks every field and the rules between fields; "" when valid, else the error.
+    /// Checks every field and the rules between fields, and that the heightmap file (when
+    /// used) loads; "" when valid, else the error a world built from it would report.
     #[func]
     pub fn validate(&self) -> GString {
-        match self.preset.validate() {
+        match strata_core::gen3d::pipeline::Generator::check_preset(&self.preset, None) {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }

@@ -17,6 +17,7 @@ mod bench;
 mod crash;
 mod demo;
 mod extension;
+mod fuzz;
 mod gdscript_lint;
 mod godot_install;
 mod godot_run;
@@ -56,6 +57,9 @@ commands:
   crash [--kills N] [--seed S] SIGKILL Godot N times (default 200) while it saves a world; every
                               time the file must load and hold the last completed save or the next
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
+  fuzz [--minutes N] [--cases N]
+                              strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
+                              (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
 
 environment:
   GODOT=/path/to/godot        use this Godot (must be >= 4.6) instead of PATH / .tools/godot
@@ -122,6 +126,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
+        "fuzz" => fuzz::run(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

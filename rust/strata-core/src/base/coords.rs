@@ -13,6 +13,18 @@ pub const CHUNK_SIZE: i32 = 32;
 /// Number of voxels in a chunk.
 pub const CHUNK_VOLUME: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE) as usize;
 
+/// The world's bounds: chunks whose every coordinate lies in
+/// `-WORLD_LIMIT_CHUNKS..=WORLD_LIMIT_CHUNKS` are generated and meshed. The limit keeps the
+/// voxels of such a chunk, its one-voxel halo and the generator's two-voxel column ring inside
+/// `i32` (`32 · 67_108_862 + 34 < 2³¹`), so no voxel coordinate wraps. Chunks beyond it are air:
+/// the generator gives them an all-air buffer at [`ChunkCoord::clamped_to_world`] and meshing that
+/// gives nothing (see [`ChunkCoord::in_world`]).
+pub const WORLD_LIMIT_CHUNKS: i32 = (i32::MAX / CHUNK_SIZE) - 1;
+
+/// The world's bounds in voxels: every voxel of an in-world chunk has coordinates in
+/// `-WORLD_LIMIT_VOXELS..WORLD_LIMIT_VOXELS`.
+pub const WORLD_LIMIT_VOXELS: i32 = (WORLD_LIMIT_CHUNKS + 1) * CHUNK_SIZE;
+
 /// A 3D integer vector (voxel position, extent or offset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct IVec3 {
@@ -91,6 +103,19 @@ impl ChunkCoord {
         IVec3::new(self.x, self.y, self.z)
     }
 
+    /// Whether this chunk lies inside the world's bounds ([`WORLD_LIMIT_CHUNKS`] on every axis).
+    #[inline]
+    pub fn in_world(self) -> bool {
+        let r = -WORLD_LIMIT_CHUNKS..=WORLD_LIMIT_CHUNKS;
+        r.contains(&self.x) && r.contains(&self.y) && r.contains(&self.z)
+    }
+
+    /// The nearest chunk inside the world's bounds (this chunk when it is inside).
+    pub fn clamped_to_world(self) -> Self {
+        let c = |v: i32| v.clamp(-WORLD_LIMIT_CHUNKS, WORLD_LIMIT_CHUNKS);
+        Self::new(c(self.x), c(self.y), c(self.z))
+    }
+
     /// Squared Euclidean distance in chunk units.
     pub fn distance_sq(self, o: ChunkCoord) -> i64 {
         let dx = (self.x - o.x) as i64;
@@ -121,5 +146,27 @@ mod tests {
         let c = ChunkCoord::new(-3, 2, 7);
         assert_eq!(ChunkCoord::containing(c.min_voxel()), c);
         assert_eq!(ChunkCoord::containing(c.min_voxel() + IVec3::splat(31)), c);
+    }
+
+    #[test]
+    fn the_world_limit_keeps_padded_chunks_inside_i32() {
+        assert_eq!(WORLD_LIMIT_CHUNKS, 67_108_862);
+        let far = ChunkCoord::splat_for_test(WORLD_LIMIT_CHUNKS);
+        assert!(far.in_world() && !ChunkCoord::splat_for_test(WORLD_LIMIT_CHUNKS + 1).in_world());
+        // The padded chunk plus the column ring, computed in i64: inside i32 on both sides.
+        let hi = far.min_voxel().x as i64 + CHUNK_SIZE as i64 + 2;
+        let lo = ChunkCoord::splat_for_test(-WORLD_LIMIT_CHUNKS).min_voxel().x as i64 - 2;
+        assert!(hi <= i32::MAX as i64 && lo >= i32::MIN as i64);
+        assert_eq!(far.min_voxel().x + CHUNK_SIZE, WORLD_LIMIT_VOXELS);
+        assert_eq!(
+            ChunkCoord::new(i32::MIN, 0, i32::MAX).clamped_to_world(),
+            ChunkCoord::new(-WORLD_LIMIT_CHUNKS, 0, WORLD_LIMIT_CHUNKS)
+        );
+    }
+
+    impl ChunkCoord {
+        fn splat_for_test(v: i32) -> Self {
+            Self::new(v, v, v)
+        }
     }
 }

@@ -69,6 +69,18 @@ impl Generator {
         Self::from_parts(preset, terrain)
     }
 
+    /// Checks that `preset` builds a generator without building one: validation, then the
+    /// heightmap file when the preset uses one (loaded as the generator would load it) and the
+    /// cave rule. The error is the one [`Generator::with_base_dir`] would report.
+    pub fn check_preset(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<(), GeneratorError> {
+        preset.validate()?;
+        if preset.height.heightmap_weight > 0.0 {
+            crate::noise::heightmap::Heightmap::load(&crate::gen3d::terrain::heightmap_path(preset, base_dir))?;
+        }
+        Caves::new(preset.seed, &preset.caves)?;
+        Ok(())
+    }
+
     /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
     /// is the field without the lattice, at column centres). For benchmarks and comparisons
     /// only: its world is not the preset's.
@@ -227,7 +239,13 @@ impl Generator {
     }
 
     /// [`Generator::generate_padded_chunk`] reusing the buffers of `scratch`.
+    /// A chunk beyond the world's bounds ([`ChunkCoord::in_world`]) is air: `out` becomes the
+    /// all-air padded box of [`ChunkCoord::clamped_to_world`], so no coordinate wraps.
     pub fn generate_padded_chunk_with(&self, c: ChunkCoord, out: &mut VoxelBuffer, scratch: &mut GenScratch) {
+        if !c.in_world() {
+            out.reset(c.clamped_to_world().min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+            return;
+        }
         out.reset(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
         self.generate_region_with(out, scratch);
     }
@@ -246,6 +264,11 @@ impl Generator {
         columns: &mut ColumnGrid,
         scratch: &mut GenScratch,
     ) -> bool {
+        if !c.in_world() {
+            // Beyond the world's bounds: sky, as [`Generator::generate_padded_chunk_with`] says.
+            out.reset(c.clamped_to_world().min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+            return true;
+        }
         let (min, n) = (c.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
         let (nu, gx) = (n as usize, n as usize + 2);
         let pass = self.column_pass();

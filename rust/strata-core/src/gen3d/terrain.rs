@@ -159,6 +159,15 @@ impl std::fmt::Debug for Terrain {
     }
 }
 
+/// Where the preset's heightmap is: `heightmap_path` resolved against `base_dir` when relative.
+pub fn heightmap_path(preset: &WorldPreset, base_dir: Option<&Path>) -> std::path::PathBuf {
+    let path = Path::new(preset.height.heightmap_path.trim());
+    match base_dir {
+        Some(dir) if path.is_relative() => dir.join(path),
+        _ => path.to_path_buf(),
+    }
+}
+
 impl Terrain {
     /// Builds the height field of a validated preset. A relative `heightmap_path` is resolved
     /// against `base_dir` (the preset file's folder) when given, else the working directory.
@@ -174,12 +183,7 @@ impl Terrain {
         let weight = |w: f32| (w > 0.0).then_some(w as f64);
         let heightmap = match weight(h.heightmap_weight) {
             Some(w) => {
-                let path = Path::new(h.heightmap_path.trim());
-                let path = match base_dir {
-                    Some(dir) if path.is_relative() => dir.join(path),
-                    _ => path.to_path_buf(),
-                };
-                let map = Heightmap::load(&path)?;
+                let map = Heightmap::load(&heightmap_path(preset, base_dir))?;
                 Some((
                     w,
                     HeightmapSource {

@@ -7,12 +7,16 @@
 //! tiled with mirroring (period `2·(W − 1)` pixels, so tiles meet without steps) or bordered by
 //! generated terrain, faded over a band inside the image edge ([`Heightmap::border_mask`]).
 //!
-//! Loading errors are typed and name the file and what is allowed.
+//! Loading is bounded (law: Clear errors): only regular files are opened (a FIFO, device or
+//! folder is refused before it is opened, so nothing hangs), the header's dimensions are checked
+//! against [`MAX_HEIGHTMAP_SIDE`] and the file's byte count against what the header promises
+//! before any sample is decoded, and no read goes past that promise. Loading errors are typed
+//! and name the file, the value found and what is allowed.
 //!
 //! May use: `base`, `preset` and the other `noise` modules.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read};
+use std::io::{BufWriter, Cursor, Read};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
@@ -21,6 +25,15 @@ use thiserror::Error;
 pub enum HeightmapError {
     #[error("heightmap `{path}`: cannot read the file: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("heightmap `{path}`: is {found}; allowed: a regular .png or .hgt file")]
+    NotAFile { path: PathBuf, found: &'static str },
+    #[error(
+        "heightmap `{path}`: {width}×{height} pixels is too large; allowed: at most {max}×{max}",
+        max = MAX_HEIGHTMAP_SIDE
+    )]
+    TooLarge { path: PathBuf, width: u64, height: u64 },
+    #[error("heightmap `{path}`: the file is {len} bytes; allowed: at most {max} bytes for a PNG")]
+    PngBytes { path: PathBuf, len: u64, max: u64 },
     #[error("heightmap `{path}`: not a readable PNG ({message})")]
     Png { path: PathBuf, message: String },
     #[error("heightmap `{path}`: {found} PNG is not supported; allowed: 8- or 16-bit grayscale PNG")]
@@ -37,6 +50,62 @@ pub enum HeightmapError {
 
 /// The void marker of SRTM tiles.
 pub const HGT_VOID: i16 = -32768;
+
+/// The widest and tallest heightmap read, in pixels (a 8192×8192 16-bit image is 128 MiB of
+/// samples); larger headers are refused before decoding.
+pub const MAX_HEIGHTMAP_SIDE: u32 = 8192;
+
+/// The sides of the SRTM tiles read: 3-arc-second (1201²) and 1-arc-second (3601²).
+pub const HGT_SIDES: [usize; 2] = [1201, 3601];
+
+/// The largest PNG file read: the raw 16-bit samples of a [`MAX_HEIGHTMAP_SIDE`]² image plus a
+/// margin for PNG framing (a PNG that does not compress is a little larger than its samples).
+pub const MAX_PNG_BYTES: u64 = 2 * (MAX_HEIGHTMAP_SIDE as u64) * (MAX_HEIGHTMAP_SIDE as u64) * 101 / 100 + (1 << 20);
+
+/// Opens `path` for reading if it is a regular file (following links) of at most `max_len`
+/// bytes, checked before opening so a FIFO, device or folder is refused without blocking.
+/// Returns the file and its length.
+fn open_regular(path: &Path) -> Result<(File, u64), HeightmapError> {
+    let io = |source| HeightmapError::Io { path: path.into(), source };
+    let meta = std::fs::metadata(path).map_err(io)?;
+    let not_a_file = |ty: std::fs::FileType| -> Option<&'static str> {
+        if ty.is_file() {
+            return None;
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::FileTypeExt;
+            if ty.is_fifo() {
+                return Some("a FIFO (named pipe)");
+            }
+            if ty.is_char_device() || ty.is_block_device() {
+                return Some("a device");
+            }
+            if ty.is_socket() {
+                return Some("a socket");
+            }
+        }
+        Some(if ty.is_dir() { "a folder" } else { "not a regular file" })
+    };
+    if let Some(found) = not_a_file(meta.file_type()) {
+        return Err(HeightmapError::NotAFile { path: path.into(), found });
+    }
+    let file = File::open(path).map_err(io)?;
+    // The path may have been replaced between the check and the open: check the opened file.
+    let meta = file.metadata().map_err(io)?;
+    if let Some(found) = not_a_file(meta.file_type()) {
+        return Err(HeightmapError::NotAFile { path: path.into(), found });
+    }
+    Ok((file, meta.len()))
+}
+
+/// Reads at most `len` bytes of `file` (its length when checked), so a file that grows while it
+/// is read cannot make the read endless.
+fn read_bounded(file: File, len: u64, path: &Path) -> Result<Vec<u8>, HeightmapError> {
+    let mut bytes = Vec::with_capacity(len as usize);
+    file.take(len).read_to_end(&mut bytes).map_err(|source| HeightmapError::Io { path: path.into(), source })?;
+    Ok(bytes)
+}
 
 /// A loaded heightmap, samples normalised to `[-1, 1]`, row-major (x fastest).
 #[derive(Clone, Debug, PartialEq)]
@@ -60,11 +129,42 @@ impl Heightmap {
     }
 
     fn load_png(path: &Path) -> Result<Self, HeightmapError> {
-        let io = |source| HeightmapError::Io { path: path.into(), source };
+        let (file, len) = open_regular(path)?;
+        if len > MAX_PNG_BYTES {
+            return Err(HeightmapError::PngBytes { path: path.into(), len, max: MAX_PNG_BYTES });
+        }
+        Self::from_png_bytes(&read_bounded(file, len, path)?, path)
+    }
+
+    /// Decodes an 8- or 16-bit grayscale PNG held in memory; `path` names it in errors. The
+    /// header's dimensions are checked against [`MAX_HEIGHTMAP_SIDE`] before any pixel is decoded.
+    pub fn from_png_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
         let bad = |e: png::DecodingError| HeightmapError::Png { path: path.into(), message: e.to_string() };
-        let mut decoder = png::Decoder::new(BufReader::new(File::open(path).map_err(io)?));
+        // The dimensions from the header chunk (signature, length, `IHDR`, width, height), read
+        // here so an oversized image is named as such before the decoder sees it.
+        if bytes.len() >= 24 && &bytes[12..16] == b"IHDR" {
+            let w = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+            let h = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+            if w > MAX_HEIGHTMAP_SIDE || h > MAX_HEIGHTMAP_SIDE {
+                return Err(HeightmapError::TooLarge { path: path.into(), width: w as u64, height: h as u64 });
+            }
+        }
+        // Room for the largest allowed image's samples; larger chunks are refused by the decoder.
+        let limits = png::Limits { bytes: 2 * (MAX_HEIGHTMAP_SIDE as usize).pow(2) + (16 << 20) };
+        let mut decoder = png::Decoder::new_with_limits(Cursor::new(bytes), limits);
         decoder.set_transformations(png::Transformations::EXPAND);
         let mut reader = decoder.read_info().map_err(bad)?;
+        let (w, h) = (reader.info().width, reader.info().height);
+        if w > MAX_HEIGHTMAP_SIDE || h > MAX_HEIGHTMAP_SIDE {
+            return Err(HeightmapError::TooLarge { path: path.into(), width: w as u64, height: h as u64 });
+        }
+        let (color, depth) = (reader.info().color_type, reader.info().bit_depth);
+        if color != png::ColorType::Grayscale {
+            return Err(HeightmapError::PngFormat {
+                path: path.into(),
+                found: format!("{} {}-bit", color_name(color), depth as u8),
+            });
+        }
         let size = reader
             .output_buffer_size()
             .ok_or_else(|| HeightmapError::Png { path: path.into(), message: "image too large".into() })?;
@@ -84,7 +184,7 @@ impl Heightmap {
             (color, depth) => {
                 return Err(HeightmapError::PngFormat {
                     path: path.into(),
-                    found: format!("{color:?} {}-bit", depth as u8),
+                    found: format!("{} {}-bit", color_name(color), depth as u8),
                 });
             }
         };
@@ -92,13 +192,19 @@ impl Heightmap {
     }
 
     fn load_hgt(path: &Path) -> Result<Self, HeightmapError> {
-        let io = |source| HeightmapError::Io { path: path.into(), source };
-        let mut bytes = Vec::new();
-        File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(io)?;
-        let side = match bytes.len() {
-            n if n == 2 * 1201 * 1201 => 1201,
-            n if n == 2 * 3601 * 3601 => 3601,
-            n => return Err(HeightmapError::HgtSize { path: path.into(), len: n as u64 }),
+        let (file, len) = open_regular(path)?;
+        // The size is the header of an SRTM tile: checked before reading a byte.
+        if !HGT_SIDES.iter().any(|&side| len == 2 * (side * side) as u64) {
+            return Err(HeightmapError::HgtSize { path: path.into(), len });
+        }
+        Self::from_hgt_bytes(&read_bounded(file, len, path)?, path)
+    }
+
+    /// Decodes an SRTM tile held in memory (big-endian `i16`, 1201² or 3601² samples); `path`
+    /// names it in errors.
+    pub fn from_hgt_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
+        let Some(&side) = HGT_SIDES.iter().find(|&&side| bytes.len() == 2 * side * side) else {
+            return Err(HeightmapError::HgtSize { path: path.into(), len: bytes.len() as u64 });
         };
         let raw: Vec<f64> = bytes.chunks_exact(2).map(|b| i16::from_be_bytes([b[0], b[1]]) as f64).collect();
         Self::from_raw(side, side, &raw, Some(HGT_VOID as f64))
@@ -186,6 +292,17 @@ impl Heightmap {
         let d = u.min((self.width - 1) as f64 - u).min(v).min((self.height - 1) as f64 - v);
         let t = (d / band).clamp(0.0, 1.0);
         t * t * (3.0 - 2.0 * t)
+    }
+}
+
+/// A PNG colour type in a designer's words.
+fn color_name(color: png::ColorType) -> &'static str {
+    match color {
+        png::ColorType::Grayscale => "grayscale",
+        png::ColorType::Rgb => "RGB",
+        png::ColorType::Indexed => "palette (indexed)",
+        png::ColorType::GrayscaleAlpha => "grayscale+alpha",
+        png::ColorType::Rgba => "RGBA",
     }
 }
 
@@ -312,5 +429,97 @@ mod tests {
         assert_eq!(map.border_mask(-1.0, 1.0), 0.0);
         assert_eq!(map.border_mask(0.0, 1.5), 0.0);
         assert_eq!(map.border_mask(1.5, 1.5), 1.0);
+    }
+
+    /// CRC-32 of PNG chunks (type and data).
+    fn crc32(bytes: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in bytes {
+            crc ^= b as u32;
+            for _ in 0..8 {
+                crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            }
+        }
+        !crc
+    }
+
+    /// A PNG that is only a signature, a header and no pixel data, claiming `width × height` 16-bit gray pixels.
+    fn png_header_only(width: u32, height: u32) -> Vec<u8> {
+        let mut ihdr = b"IHDR".to_vec();
+        ihdr.extend_from_slice(&width.to_be_bytes());
+        ihdr.extend_from_slice(&height.to_be_bytes());
+        ihdr.extend_from_slice(&[16, 0, 0, 0, 0]);
+        let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+        png.extend_from_slice(&13u32.to_be_bytes());
+        png.extend_from_slice(&ihdr);
+        png.extend_from_slice(&crc32(&ihdr).to_be_bytes());
+        // An empty first data chunk: the decoder has read the whole header once it meets it.
+        png.extend_from_slice(&0u32.to_be_bytes());
+        png.extend_from_slice(b"IDAT");
+        png.extend_from_slice(&crc32(b"IDAT").to_be_bytes());
+        png
+    }
+
+    #[test]
+    fn oversized_headers_are_refused_before_decoding() {
+        let dir = temp_dir("huge");
+        let path = dir.join("huge.png");
+        std::fs::write(&path, png_header_only(1 << 30, 1 << 30)).unwrap();
+        let e = Heightmap::load(&path).unwrap_err();
+        assert!(matches!(e, HeightmapError::TooLarge { .. }), "{e}");
+        assert!(
+            e.to_string().ends_with("1073741824×1073741824 pixels is too large; allowed: at most 8192×8192"),
+            "{e}"
+        );
+        let e = Heightmap::from_png_bytes(&png_header_only(8193, 1), Path::new("wide.png")).unwrap_err();
+        assert_eq!(e.to_string(), "heightmap `wide.png`: 8193×1 pixels is too large; allowed: at most 8192×8192");
+        // A real image one pixel over the limit, and one at it (the header passes; the data decode).
+        write_gray16_png(&path, 1, MAX_HEIGHTMAP_SIDE + 1, &vec![7; MAX_HEIGHTMAP_SIDE as usize + 1]).unwrap();
+        assert!(matches!(Heightmap::load(&path).unwrap_err(), HeightmapError::TooLarge { width: 1, height: 8193, .. }));
+        write_gray16_png(&path, MAX_HEIGHTMAP_SIDE, 2, &vec![7; 2 * MAX_HEIGHTMAP_SIDE as usize]).unwrap();
+        assert_eq!(Heightmap::load(&path).unwrap().width(), MAX_HEIGHTMAP_SIDE as usize);
+        // A header with no image data after it is an error, not a panic.
+        assert!(matches!(
+            Heightmap::from_png_bytes(&png_header_only(4, 4), &path).unwrap_err(),
+            HeightmapError::Png { .. }
+        ));
+        // An .hgt whose size is no tile is refused from its size alone.
+        let hgt = dir.join("big.hgt");
+        std::fs::File::create(&hgt).unwrap().set_len(1 << 40).unwrap();
+        let e = Heightmap::load(&hgt).unwrap_err();
+        assert!(matches!(e, HeightmapError::HgtSize { len: 1_099_511_627_776, .. }), "{e}");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = temp_dir("kinds");
+        let folder = dir.join("folder.png");
+        std::fs::create_dir_all(&folder).unwrap();
+        let e = Heightmap::load(&folder).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("heightmap `{}`: is a folder; allowed: a regular .png or .hgt file", folder.display())
+        );
+        #[cfg(unix)]
+        {
+            for dev in ["/dev/zero", "/dev/null"] {
+                let link = dir.join(format!("{}.hgt", &dev[5..]));
+                std::os::unix::fs::symlink(dev, &link).unwrap();
+                let e = Heightmap::load(&link).unwrap_err();
+                assert!(matches!(e, HeightmapError::NotAFile { found: "a device", .. }), "{e}");
+                let link = dir.join(format!("{}.png", &dev[5..]));
+                std::os::unix::fs::symlink(dev, &link).unwrap();
+                assert!(matches!(Heightmap::load(&link).unwrap_err(), HeightmapError::NotAFile { .. }));
+            }
+            let fifo = dir.join("pipe.png");
+            let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+            // SAFETY: `c` is a valid NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+            // No writer ever opens the FIFO: opening it for read would block forever.
+            let e = Heightmap::load(&fifo).unwrap_err();
+            assert!(e.to_string().contains("is a FIFO (named pipe)"), "{e}");
+        }
+        std::fs::remove_dir_all(dir).ok();
     }
 }

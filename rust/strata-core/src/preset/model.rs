@@ -530,6 +530,53 @@ pub enum FieldValue {
     Text(String),
 }
 
+impl FieldValue {
+    /// What kind of value this is, in a designer's words ("a number", "text").
+    pub fn kind_word(&self) -> &'static str {
+        match self {
+            FieldValue::Int(_) => "an integer",
+            FieldValue::Float(_) => "a number",
+            FieldValue::Bool(_) => "a true/false value",
+            FieldValue::Text(_) => "text",
+        }
+    }
+}
+
+/// The value as a designer writes it: `2`, `2.5`, `true`, `"text"` (law: Clear errors).
+impl std::fmt::Display for FieldValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FieldValue::Int(i) => write!(f, "{i}"),
+            FieldValue::Float(x) => f.write_str(&number_text(*x)),
+            FieldValue::Bool(b) => write!(f, "{b}"),
+            FieldValue::Text(t) => write!(f, "\"{}\"", t.escape_default()),
+        }
+    }
+}
+
+/// A number as a designer reads it: the shortest text of the `f32` it came from (`0.3`, not
+/// `0.30000001192092896`), `NaN`, `inf` or `-inf`.
+pub fn number_text(x: f64) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if (x as f32) as f64 == x {
+        (x as f32).to_string()
+    } else {
+        x.to_string()
+    }
+}
+
+/// The problem with number `v` for a field that allows `lo..=hi`, or `None` when it fits.
+fn number_problem(v: f64, lo: f64, hi: f64) -> Option<String> {
+    if !v.is_finite() {
+        Some(format!("{} is not a finite number", number_text(v)))
+    } else if !(lo..=hi).contains(&v) {
+        Some(format!("{} is out of range", number_text(v)))
+    } else {
+        None
+    }
+}
+
 /// One scalar setting of a [`WorldPreset`].
 pub struct FieldSpec {
     /// Flat name, `group_field` (e.g. `height_octaves`): the Godot property name.
@@ -563,7 +610,9 @@ impl FieldSpec {
     pub fn allowed(&self) -> String {
         match self.kind {
             FieldKind::Int { min, max } => format!("an integer in {min}..={max}"),
-            FieldKind::Float { min, max, .. } => format!("a finite number in {min}..={max}"),
+            FieldKind::Float { min, max, .. } => {
+                format!("a finite number in {}..={}", number_text(min), number_text(max))
+            }
             FieldKind::Bool => "true or false".into(),
             FieldKind::Enum { options } => format!("one of {}", options.join(", ")),
             FieldKind::Text => "text".into(),
@@ -576,22 +625,25 @@ impl FieldSpec {
         match (self.kind, v) {
             (FieldKind::Int { min, max }, FieldValue::Int(i)) if (min..=max).contains(i) => Ok(v.clone()),
             (FieldKind::Int { .. }, FieldValue::Int(i)) => Err(err(format!("{i} is out of range"))),
+            (FieldKind::Int { .. }, FieldValue::Float(f)) if !f.is_finite() || f.fract() != 0.0 => {
+                Err(err(format!("{} is not an integer", number_text(*f))))
+            }
             (FieldKind::Int { min, max }, FieldValue::Float(f))
                 if f.fract() == 0.0 && (min as f64..=max as f64).contains(f) =>
             {
                 Ok(FieldValue::Int(*f as i64))
             }
-            (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => {
-                if !f.is_finite() {
-                    Err(err(format!("{f} is not a finite number")))
-                } else if !(min..=max).contains(f) {
-                    Err(err(format!("{f} is out of range")))
-                } else {
-                    Ok(v.clone())
-                }
-            }
+            (FieldKind::Int { .. }, FieldValue::Float(f)) => Err(err(format!("{} is out of range", number_text(*f)))),
+            (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => match number_problem(*f, min, max) {
+                Some(problem) => Err(err(problem)),
+                None => Ok(v.clone()),
+            },
             (FieldKind::Float { min, max, .. }, FieldValue::Int(i)) if (min..=max).contains(&(*i as f64)) => {
                 Ok(FieldValue::Float(*i as f64))
+            }
+            (FieldKind::Float { .. }, FieldValue::Int(i)) => Err(err(format!("{i} is out of range"))),
+            (FieldKind::Enum { options }, FieldValue::Int(i)) if *i < 0 || *i as usize >= options.len() => {
+                Err(err(format!("{i} is not an option number (0..={})", options.len().saturating_sub(1))))
             }
             (FieldKind::Bool, FieldValue::Bool(_)) => Ok(v.clone()),
             (FieldKind::Enum { options }, FieldValue::Int(i)) if *i >= 0 && (*i as usize) < options.len() => {
@@ -601,9 +653,9 @@ impl FieldSpec {
                 .iter()
                 .position(|o| o.eq_ignore_ascii_case(s))
                 .map(|i| FieldValue::Int(i as i64))
-                .ok_or_else(|| err(format!("`{s}` is not an option"))),
+                .ok_or_else(|| err(format!("{v} is not an option"))),
             (FieldKind::Text, FieldValue::Text(_)) => Ok(v.clone()),
-            (_, other) => Err(err(format!("{other:?} has the wrong type"))),
+            (_, other) => Err(err(format!("{other} is {}, the wrong kind of value", other.kind_word()))),
         }
     }
 }
@@ -673,19 +725,23 @@ impl WorldPreset {
                     ));
                 }
             }
+            // Every number of a biome row, the colour's channels included (law: Clear errors).
             for (what, v, lo, hi) in [
                 ("height_offset", b.height_offset, -256.0, 256.0),
                 ("height_scale", b.height_scale, 0.0, 8.0),
                 ("tree_density", b.tree_density, 0.0, 1.0),
                 ("flower_density", b.flower_density, 0.0, 1.0),
+                ("color[0]", b.color[0], 0.0, 1.0),
+                ("color[1]", b.color[1], 0.0, 1.0),
+                ("color[2]", b.color[2], 0.0, 1.0),
                 ("temperature", b.temperature, 0.0, 1.0),
                 ("moisture", b.moisture, 0.0, 1.0),
             ] {
-                if !v.is_finite() || v < lo || v > hi {
+                if let Some(problem) = number_problem(v as f64, lo, hi) {
                     return Err(rule(
                         &format!("biomes.table[{i}].{what}"),
-                        format!("{v} is out of range"),
-                        &format!("a finite number in {lo}..={hi}"),
+                        problem,
+                        &format!("a finite number in {}..={}", number_text(lo), number_text(hi)),
                     ));
                 }
             }
@@ -1311,5 +1367,82 @@ mod tests {
         assert_eq!(parse_life_rule("B14-16/S3,13-14").unwrap(), (0b111 << 14, (1 << 3) | (0b11 << 13)));
         assert!(parse_life_rule("B16-14/S1").is_err());
         assert!(parse_life_rule("B14-27/S1").is_err());
+    }
+
+    #[test]
+    fn every_number_refuses_non_finite_values_by_name() {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for f in FIELDS.iter().filter(|f| matches!(f.kind, FieldKind::Float { .. })) {
+                let mut p = WorldPreset::default();
+                (f.set)(&mut p, FieldValue::Float(bad));
+                let e = p.validate().unwrap_err();
+                assert_eq!(e.field, f.name);
+                assert!(
+                    e.problem.ends_with("is not a finite number") && e.allowed.starts_with("a finite number in"),
+                    "{e}"
+                );
+            }
+            for i in 0..9 {
+                let mut p = WorldPreset::default();
+                let b = &mut p.biomes.table[2];
+                let slot = match i {
+                    0..3 => &mut b.color[i],
+                    3 => &mut b.height_offset,
+                    4 => &mut b.height_scale,
+                    5 => &mut b.tree_density,
+                    6 => &mut b.flower_density,
+                    7 => &mut b.temperature,
+                    _ => &mut b.moisture,
+                };
+                *slot = bad as f32;
+                let e = p.validate().unwrap_err();
+                assert!(e.field.starts_with("biomes.table[2]."), "{e}");
+                assert!(e.problem.ends_with("is not a finite number"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn messages_show_values_as_a_designer_writes_them() {
+        let mut p = WorldPreset::default();
+        p.biomes.table[1].color[1] = f32::NAN;
+        assert_eq!(
+            p.validate().unwrap_err().to_string(),
+            "field `biomes.table[1].color[1]`: NaN is not a finite number; allowed: a finite number in 0..=1"
+        );
+        p.biomes.table[1].color[1] = 1.5;
+        assert_eq!(
+            p.validate().unwrap_err().to_string(),
+            "field `biomes.table[1].color[1]`: 1.5 is out of range; allowed: a finite number in 0..=1"
+        );
+        let e = p.set_field("height_persistence", FieldValue::Float(2.5)).unwrap_err();
+        assert_eq!(e.to_string(), "field `height_persistence`: 2.5 is out of range; allowed: a finite number in 0..=1");
+        let e = p.set_field("height_octaves", FieldValue::Text("x".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field `height_octaves`: \"x\" is text, the wrong kind of value; allowed: an integer in 1..=12"
+        );
+        let e = p.set_field("height_persistence", FieldValue::Bool(true)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field `height_persistence`: true is a true/false value, the wrong kind of value; allowed: a finite number in 0..=1"
+        );
+        let e = p.set_field("caves_mode", FieldValue::Text("Lava".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "field `caves_mode`: \"Lava\" is not an option; allowed: one of None, CellularAutomata, GameOfLife"
+        );
+        let e = p.set_field("height_amplitude", FieldValue::Float(f64::INFINITY)).unwrap_err();
+        assert_eq!(e.problem, "inf is not a finite number");
+        p.height.persistence = 0.3;
+        assert_eq!(number_text(p.height.persistence as f64), "0.3");
+        for (v, shown) in [
+            (FieldValue::Int(-2), "-2"),
+            (FieldValue::Float(2.5), "2.5"),
+            (FieldValue::Bool(false), "false"),
+            (FieldValue::Text("a\"b\n".into()), "\"a\\\"b\\n\""),
+        ] {
+            assert_eq!(v.to_string(), shown);
+        }
     }
 }

@@ -59,6 +59,11 @@ fn godot_string(t: &str) -> String {
             '\n' => s.push_str("\\n"),
             '\t' => s.push_str("\\t"),
             '\r' => s.push_str("\\r"),
+            // Other control characters as `\uXXXX`, which Godot reads too, so every line of
+            // the file stays one field.
+            c if c.is_control() => {
+                let _ = write!(s, "\\u{:04X}", c as u32);
+            }
             c => s.push(c),
         }
     }
@@ -82,8 +87,12 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
     let mut section: Option<String> = None;
     let mut saw_header = false;
     let mut saw_resource = false;
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    let lines: Vec<&str> = text.lines().collect();
+    let mut next = 0;
+    while next < lines.len() {
+        let raw = lines[next];
+        next += 1;
+        let line_no = next;
         let line = raw.trim();
         if line.is_empty() || line.starts_with(';') {
             continue;
@@ -141,11 +150,24 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
                 "field lines under [resource]",
             ));
         }
-        let Some((key, value)) = line.split_once('=') else {
+        let Some((key, _)) = line.split_once('=') else {
             return Err(err(line_no, "", format!("`{}` is not a `name = value` line", clip(line)), "name = value"));
         };
         let key = key.trim();
-        let value = value.trim();
+        // The value from the untrimmed line: a string keeps its spaces, and a string Godot
+        // wrote over several lines (it writes newlines raw) takes the lines up to its closing quote.
+        let mut value = raw.split_once('=').map_or("", |(_, v)| v).trim_start().to_string();
+        if value.starts_with('"') || value.starts_with("&\"") {
+            let body = |v: &str| unescape(v.strip_prefix("&\"").or_else(|| v.strip_prefix('"')).unwrap_or(v));
+            while body(&value).is_err_and(|e| e == UNTERMINATED) && next < lines.len() {
+                value.push('\n');
+                value.push_str(lines[next]);
+                next += 1;
+            }
+        } else {
+            value = value.trim().to_string();
+        }
+        let value = value.as_str();
         if is_resource_builtin(key) {
             continue;
         }
@@ -249,14 +271,44 @@ fn unescape(body: &str) -> Result<String, String> {
                 Some('t') => out.push('\t'),
                 Some('r') => out.push('\r'),
                 Some('"') => out.push('"'),
+                Some('\'') => out.push('\''),
                 Some('\\') => out.push('\\'),
+                Some('b') => out.push('\u{8}'),
+                Some('f') => out.push('\u{c}'),
+                Some('v') => out.push('\u{b}'),
+                Some('a') => out.push('\u{7}'),
+                Some('u') => out.push(unicode_escape(&mut chars, 4)?),
+                Some('U') => out.push(unicode_escape(&mut chars, 6)?),
                 Some(o) => return Err(format!("unknown escape `\\{o}`")),
                 None => break,
             },
             c => out.push(c),
         }
     }
-    Err("unterminated string (strings must end on the same line)".into())
+    Err(UNTERMINATED.into())
+}
+
+/// The problem of a string with no closing quote before the end of the file.
+const UNTERMINATED: &str = "unterminated string (no closing `\"`)";
+
+/// The character of a `\uXXXX` (4 hex digits) or `\UXXXXXX` (6) escape, the `u`/`U` read.
+fn unicode_escape(chars: &mut std::str::Chars<'_>, digits: usize) -> Result<char, String> {
+    let hex: String = chars.by_ref().take(digits).collect();
+    let code = (hex.len() == digits).then(|| u32::from_str_radix(&hex, 16).ok()).flatten();
+    let Some(code) = code else {
+        return Err(format!("`{hex}` is not {digits} hex digits of a `\\u` escape"));
+    };
+    // A UTF-16 surrogate pair, as Godot writes characters beyond the first plane.
+    if (0xD800..0xDC00).contains(&code) && digits == 4 {
+        let rest = chars.as_str();
+        let low = rest.strip_prefix("\\u").and_then(|r| r.get(..4)).and_then(|h| u32::from_str_radix(h, 16).ok());
+        if let Some(low) = low.filter(|l| (0xDC00..0xE000).contains(l)) {
+            chars.nth(5);
+            let c = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+            return char::from_u32(c).ok_or_else(|| format!("`\\u{hex}` is not a character"));
+        }
+    }
+    char::from_u32(code).ok_or_else(|| format!("`\\u{hex}` is not a character"))
 }
 
 #[cfg(test)]
@@ -273,5 +325,36 @@ mod tests {
         let back = preset_from_tres_text(&text, "t.tres").unwrap();
         assert_eq!(back, p);
         assert_eq!(fingerprint(&back), fingerprint(&p));
+    }
+
+    #[test]
+    fn tres_names_with_control_characters_round_trip() {
+        for name in [
+            "line one\nline two",
+            "tab\there",
+            "cr\r",
+            "bell\u{7} nul\u{0} del\u{7f}",
+            "quote \" back \\ \\n",
+            "  spaced  ",
+            "é 🌋 \u{2028}",
+        ] {
+            let p = WorldPreset { name: name.into(), ..WorldPreset::default() };
+            let text = preset_to_tres_text(&p);
+            assert_eq!(text.lines().count(), crate::preset::model::FIELDS.len() + 3, "one line per field: {text}");
+            assert_eq!(preset_from_tres_text(&text, "t.tres").unwrap().name, name, "{text}");
+        }
+    }
+
+    #[test]
+    fn tres_reads_godot_multiline_strings_and_escapes() {
+        let text = "[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\nname = \"first \n  second\"\nseed = 5\n";
+        let p = preset_from_tres_text(text, "g.tres").unwrap();
+        assert_eq!((p.name.as_str(), p.seed), ("first \n  second", 5));
+        let text =
+            "[gd_resource type=\"WorldPreset\" format=3]\n[resource]\nname = \"\\u00e9\\U01F30B\\ud83c\\udf0b\\b\"\n";
+        assert_eq!(preset_from_tres_text(text, "g.tres").unwrap().name, "é🌋🌋\u{8}");
+        let text = "[gd_resource type=\"WorldPreset\" format=3]\n[resource]\nname = \"never closed\nseed = 5\n";
+        let e = preset_from_tres_text(text, "g.tres").unwrap_err().to_string();
+        assert_eq!(e, "g.tres:3:1: field `name`: unterminated string (no closing `\"`); allowed: text");
     }
 }
