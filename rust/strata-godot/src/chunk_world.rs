@@ -31,6 +31,7 @@ use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
+use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
@@ -455,6 +456,14 @@ impl ChunkWorld {
             return;
         };
         let q = IVec3::new(p.x, p.y, p.z);
+        if !voxel_in_world(q) {
+            godot_error!(
+                "ChunkWorld.set_voxel: voxel {p} is beyond the world's bounds; allowed: x, y and z in {}..{}",
+                -WORLD_LIMIT_VOXELS,
+                WORLD_LIMIT_VOXELS
+            );
+            return;
+        }
         self.ensure_streamer();
         match self.streamer.as_mut() {
             Some(s) => {

@@ -26,6 +26,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block;
 use strata_core::base::coords::IVec3;
+use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
@@ -254,6 +255,14 @@ impl ChunkWorld2D {
             );
             return;
         };
+        if !voxel_in_world(IVec3::new(p.x, p.y, 0)) {
+            godot_error!(
+                "ChunkWorld2D.set_tile: tile {p} is beyond the world's bounds; allowed: x and y in {}..{}",
+                -WORLD_LIMIT_VOXELS,
+                WORLD_LIMIT_VOXELS
+            );
+            return;
+        }
         match self.streamer.as_mut() {
             Some(s) => s.set_tile(p.x, p.y, id),
             None => self.host.kept_edits_mut().set(IVec3::new(p.x, p.y, 0), id),

@@ -121,12 +121,12 @@ func _says(err: int, message: String, words: Array[String], what: String) -> voi
 func test_chunk_world_properties() -> void:
 	var w := _world()
 	await wait_frames(2)
-	# Exported ranges: view_distance 1..64, vertical 1..16, workers 0..64, budget 0.1..33,
+	# Documented ranges: view_distance 1..32, vertical 1..16, workers 0..32, budget 0.05..100,
 	# collision 0..8, far levels 0..6. Out-of-range values are clamped (with a warning).
 	var ranges := {
-		"view_distance": [1, 64],
+		"view_distance": [1, 32],
 		"vertical_view_distance": [1, 16],
-		"worker_threads": [0, 64],
+		"worker_threads": [0, 32],
 		"collision_distance": [0, 8],
 		"far_view_levels": [0, 6],
 	}
@@ -148,8 +148,8 @@ func test_chunk_world_properties() -> void:
 		w.frame_budget_ms = v
 		await wait_frames(1)
 		assert_true(
-			w.frame_budget_ms >= 0.1 and w.frame_budget_ms <= 33.0,
-			"%s: clamped into 0.1..33, got %s" % [what, w.frame_budget_ms]
+			w.frame_budget_ms >= 0.05 and w.frame_budget_ms <= 100.0,
+			"%s: clamped into 0.05..100, got %s" % [what, w.frame_budget_ms]
 		)
 		_mark_kept(w, what)
 	w.frame_budget_ms = 4.0
@@ -366,8 +366,8 @@ func test_chunk_world_2d() -> void:
 		w.frame_budget_ms = v
 		await wait_frames(1)
 		assert_true(
-			w.frame_budget_ms >= 0.1 and w.frame_budget_ms <= 33.0,
-			"%s: clamped into 0.1..33, got %s" % [what, w.frame_budget_ms]
+			w.frame_budget_ms >= 0.05 and w.frame_budget_ms <= 100.0,
+			"%s: clamped into 0.05..100, got %s" % [what, w.frame_budget_ms]
 		)
 		_mark_kept_2d(w, what)
 	w.frame_budget_ms = 4.0

@@ -25,6 +25,20 @@ pub const WORLD_LIMIT_CHUNKS: i32 = (i32::MAX / CHUNK_SIZE) - 1;
 /// `-WORLD_LIMIT_VOXELS..WORLD_LIMIT_VOXELS`.
 pub const WORLD_LIMIT_VOXELS: i32 = (WORLD_LIMIT_CHUNKS + 1) * CHUNK_SIZE;
 
+/// Whether every coordinate of voxel (or 2D tile) `p` lies in `-WORLD_LIMIT_VOXELS..WORLD_LIMIT_VOXELS`,
+/// the world's bounds: beyond them the world is air and edits are refused.
+#[inline]
+pub fn voxel_in_world(p: IVec3) -> bool {
+    let r = -WORLD_LIMIT_VOXELS..WORLD_LIMIT_VOXELS;
+    r.contains(&p.x) && r.contains(&p.y) && r.contains(&p.z)
+}
+
+/// `v` moved into the world's bounds on one axis (the nearest coordinate inside).
+#[inline]
+pub fn clamp_to_world(v: i32) -> i32 {
+    v.clamp(-WORLD_LIMIT_VOXELS, WORLD_LIMIT_VOXELS - 1)
+}
+
 /// A 3D integer vector (voxel position, extent or offset).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct IVec3 {
@@ -151,6 +165,11 @@ mod tests {
     #[test]
     fn the_world_limit_keeps_padded_chunks_inside_i32() {
         assert_eq!(WORLD_LIMIT_CHUNKS, 67_108_862);
+        assert!(voxel_in_world(IVec3::new(WORLD_LIMIT_VOXELS - 1, -WORLD_LIMIT_VOXELS, 0)));
+        assert!(!voxel_in_world(IVec3::new(WORLD_LIMIT_VOXELS, 0, 0)));
+        assert!(!voxel_in_world(IVec3::new(0, i32::MIN, 0)));
+        assert_eq!(clamp_to_world(i32::MAX), WORLD_LIMIT_VOXELS - 1);
+        assert_eq!(clamp_to_world(i32::MIN), -WORLD_LIMIT_VOXELS);
         let far = ChunkCoord::splat_for_test(WORLD_LIMIT_CHUNKS);
         assert!(far.in_world() && !ChunkCoord::splat_for_test(WORLD_LIMIT_CHUNKS + 1).in_world());
         // The padded chunk plus the column ring, computed in i64: inside i32 on both sides.

@@ -26,6 +26,7 @@ use crate::automata::cave_rules::{CaveRules, cave_stages};
 use crate::automata::cellular::{BitGrid2D, CaStage, run_ca_2d};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
 use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
+use crate::base::coords::IVec3;
 use crate::base::rng::{hash3, mix64, salt};
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
 use crate::gen2d::{ChunkCoord2D, TileGrid};
@@ -127,7 +128,7 @@ impl Generator2D {
 
     /// Row (y down) of the topmost generated ground tile of column `x`.
     pub fn surface_row(&self, x: i32) -> i32 {
-        self.line.surface_row(x)
+        self.line.surface_row(crate::base::coords::clamp_to_world(x))
     }
 
     /// Surface rows and water levels of `width` columns from `min_x`.
@@ -168,8 +169,12 @@ impl Generator2D {
         self.generate_region(x - 1, y - 1, n + 2, n + 2)
     }
 
-    /// The generated tile at world `(x, y)` (a 1×1 region).
+    /// The generated tile at world `(x, y)` (a 1×1 region); air beyond the world's bounds
+    /// ([`crate::base::coords::voxel_in_world`]).
     pub fn tile_at(&self, x: i32, y: i32) -> BlockId {
+        if !crate::base::coords::voxel_in_world(IVec3::new(x, y, 0)) {
+            return AIR;
+        }
         self.generate_region(x, y, 1, 1).tiles[0]
     }
 

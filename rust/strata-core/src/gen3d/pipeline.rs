@@ -312,8 +312,12 @@ impl Generator {
         scatter::scatter_columns(&self.context(&ColumnGrid::default(), None), min_x, min_z, size_x, size_z)
     }
 
-    /// The block at one world position (generates a 1×1×1 box).
+    /// The block at one world position (generates a 1×1×1 box); air beyond the world's bounds
+    /// ([`crate::base::coords::voxel_in_world`]).
     pub fn voxel_at(&self, p: IVec3) -> BlockId {
+        if !crate::base::coords::voxel_in_world(p) {
+            return crate::base::block::AIR;
+        }
         self.generate_box(p, IVec3::ONE).data()[0]
     }
 

@@ -10,7 +10,7 @@
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;
-use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::coords::{ChunkCoord, IVec3, clamp_to_world};
 use crate::base::edits::EditMap;
 use crate::gen3d::pipeline::Generator;
 use crate::mesh::{ChunkMesh, Mesher};
@@ -28,6 +28,8 @@ pub fn voxel_with_edits(generator: &Generator, edits: Option<&EditMap>, p: IVec3
 /// block placed above the generated surface raises it, and a dug-out or cave-breached surface is
 /// followed down to the first solid voxel (at most [`TOP_SOLID_SEARCH_DEPTH`] voxels).
 pub fn top_solid_y(generator: &Generator, edits: Option<&EditMap>, x: i32, z: i32) -> i32 {
+    // A column beyond the world's bounds answers as the nearest column inside.
+    let (x, z) = (clamp_to_world(x), clamp_to_world(z));
     let mut top = generator.surface_height(x, z);
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, z) {

@@ -279,6 +279,8 @@ pub fn tile_with_edits(generator: &Generator2D, edits: Option<&EditMap>, x: i32,
 /// Row of the topmost solid tile of column `x`, edits included: edits above the generated surface
 /// count, and a dug-out surface is followed down (at most 512 tiles).
 pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -> i32 {
+    // A column beyond the world's bounds answers as the nearest column inside.
+    let x = crate::base::coords::clamp_to_world(x);
     let mut top = generator.surface_row(x);
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, 0) {
