@@ -39,7 +39,7 @@ use strata_core::mesh::ChunkMesh;
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
-use strata_core::stream::query::{generated_chunk_mesh, top_solid_y, voxel_with_edits};
+use strata_core::stream::query::{generated_chunk_mesh, top_solid_y};
 use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::streamer::{
     ChunkResult, MAX_VERTICAL_VIEW_DISTANCE, MAX_VIEW_DISTANCE, MEMORY_BUDGET_MB_RANGE, StreamConfig, StreamKey,
@@ -442,7 +442,7 @@ impl ChunkWorld {
             return id as i64;
         }
         let Some(g) = self.generator() else { return 0 };
-        voxel_with_edits(&g, self.edits(), q) as i64
+        g.voxel_at(q) as i64
     }
 
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
