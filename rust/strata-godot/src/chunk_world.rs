@@ -305,11 +305,14 @@ impl INode3D for ChunkWorld {
         }
         let t_unload = frame_start.elapsed();
         // Collision first (the player stands on it), within half the budget; then new meshes for
-        // the rest. At least one finished chunk is applied every frame, so streaming always
-        // progresses even when single frames are slow (software rendering).
+        // the rest. At least one collision shape is built and one finished chunk is applied every
+        // frame, so streaming always progresses even when the work before it used the budget
+        // (the smallest budget, slow frames under software rendering).
         let mut slowest = (std::time::Duration::ZERO, "");
-        while frame_start.elapsed() < budget / 2 {
+        let mut built = 0;
+        while built == 0 || frame_start.elapsed() < budget / 2 {
             let Some(c) = self.collision_queue.pop() else { break };
+            built += 1;
             let t = Instant::now();
             self.build_queued_collision(c, viewer_chunk, collision_r);
             slowest = slowest.max((t.elapsed(), "collision"));
@@ -508,7 +511,9 @@ impl ChunkWorld {
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `view_distance_effective` (the view distance in
-    /// use: `view_distance`, or less while the memory budget holds it back).
+    /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
+    /// (the preset's heightmap file is loading: no world until it is in) and
+    /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -533,6 +538,8 @@ impl ChunkWorld {
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
         let effective = self.streamer.as_ref().map(|s| s.effective_view_distance()).unwrap_or(self.distances().0);
         d.set("view_distance_effective", effective as i64);
+        d.set("heightmap_loading", self.host.is_loading_heightmap());
+        d.set("heightmap_loads_total", crate::heightmaps::loads_total() as i64);
         d
     }
 
@@ -690,7 +697,7 @@ impl ChunkWorld {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        self.host.generator(self.preset.as_ref(), Generator::new)
+        self.host.generator(self.preset.as_ref())
     }
 
     /// Starts streaming (in the tree only: out of it, edits are kept for the next start).

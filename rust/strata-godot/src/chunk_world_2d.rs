@@ -34,6 +34,7 @@ use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::stream2d::{
     ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row,
 };
+use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
@@ -81,6 +82,13 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export(range = (0.0, 32.0))]
     worker_threads: i64,
+    /// Memory the loaded chunks may take, in MiB: 64 to 65,536 (default 512). When the view
+    /// asked for would take more, the world lowers the view distance (the nearest chunks stay)
+    /// until it fits. The memory is an estimate, 64 bytes a loaded tile (a documented constant
+    /// standing for the `TileMapLayer` cell and the tile on its way, not a measurement).
+    #[var(set)]
+    #[export(range = (64.0, 65536.0))]
+    memory_budget_mb: i64,
     /// Main-thread time per frame for writing tiles into the `TileMapLayer`, in milliseconds:
     /// 0.05 to 100 (default 4). NaN keeps the previous value.
     #[var(set)]
@@ -131,6 +139,7 @@ impl INode2D for ChunkWorld2D {
             viewer: NodePath::default(),
             view_distance: 2,
             worker_threads: 0,
+            memory_budget_mb: 512,
             frame_budget_ms: 4.0,
             tile_map: NodePath::default(),
             tile_size: Vector2i::new(16, 16),
@@ -172,10 +181,14 @@ impl INode2D for ChunkWorld2D {
         let viewer = self.viewer_tile_position();
         let viewer = self.viewer_bounds.clamp("ChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
+        let memory_budget = self.memory_budget();
         let (unloads, results) = {
             let Some(s) = self.streamer.as_mut() else { return };
             if s.config().view_distance != vd {
                 s.set_view_distance(vd);
+            }
+            if s.config().memory_budget_mb != memory_budget {
+                s.set_memory_budget(memory_budget);
             }
             s.set_viewer(viewer[0], viewer[1]);
             s.pump();
@@ -322,13 +335,24 @@ impl ChunkWorld2D {
 
     /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
     /// `cancelled_total`, `gen_ms_median`, `tile_ms_median`, `apply_ms_last_frame`, `workers`,
-    /// `queued_writes`, `edits`.
+    /// `queued_writes`, `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks at 64
+    /// bytes a tile, see `memory_budget_mb`), `view_distance_effective` (the view distance in use:
+    /// `view_distance`, or less while the memory budget holds it back).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
         let edits = self.edits().map(|e| e.len()).unwrap_or(0);
         let mut d = world_host::stream_stats(&st, "tile_ms_median", self.apply_ms_last_frame, edits);
         d.set("queued_writes", self.ops.len() as i64);
+        d.set("memory_budget_mb", self.memory_budget_mb);
+        let estimate = self.streamer.as_ref().map(|s| s.memory_estimate_bytes()).unwrap_or(0);
+        d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
+        let effective = self
+            .streamer
+            .as_ref()
+            .map(|s| s.effective_view_distance())
+            .unwrap_or(self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32);
+        d.set("view_distance_effective", effective as i64);
         d
     }
 
@@ -449,6 +473,12 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_memory_budget_mb(&mut self, value: i64) {
+        let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
+        self.memory_budget_mb = world_host::int_in_range("ChunkWorld2D", "memory_budget_mb", value, lo, hi);
+    }
+
+    #[func]
     fn set_worker_threads(&mut self, value: i64) {
         self.worker_threads =
             world_host::int_in_range("ChunkWorld2D", "worker_threads", value, 0, max_workers() as i64);
@@ -508,7 +538,12 @@ impl ChunkWorld2D {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        self.host.generator(self.preset.as_ref(), Generator2D::new)
+        self.host.generator(self.preset.as_ref())
+    }
+
+    /// `memory_budget_mb` as the streamer takes it (the setter keeps it in range).
+    fn memory_budget(&self) -> u32 {
+        self.memory_budget_mb.clamp(0, u32::MAX as i64) as u32
     }
 
     fn ensure_streamer(&mut self) {
@@ -519,6 +554,7 @@ impl ChunkWorld2D {
         let config = StreamConfig2D {
             view_distance: self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32,
             worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
+            memory_budget_mb: self.memory_budget(),
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -650,17 +686,22 @@ impl ChunkWorld2D {
         Vector2::new(local.x / px.x as f32, local.y / px.y as f32)
     }
 
-    /// Applies queued writes and erasures a row at a time until the budget is spent.
+    /// Applies queued writes and erasures a row at a time until the budget is spent, one row
+    /// at least.
     fn apply_ops(&mut self, frame_start: Instant, budget: std::time::Duration) {
         let Some(mut layer) = self.ensure_layer() else { return };
         let n = self.streamer.as_ref().map(|s| s.chunk_tiles()).unwrap_or(64);
         let source = self.tile_source_id.clamp(0, i32::MAX as i64) as i32;
         let mut loaded = Vec::new();
         let mut unloaded = Vec::new();
+        // At least one row a frame, so the queue drains even when the work before it used the
+        // budget (the smallest budget, slow frames).
+        let mut rows = 0;
         while let Some(op) = self.ops.front_mut() {
-            if frame_start.elapsed() >= budget {
+            if rows > 0 && frame_start.elapsed() >= budget {
                 break;
             }
+            rows += 1;
             let (x0, y0) = op.coord().min_tile(n);
             let done = match op {
                 TileOp::Write { result, next_row, erase_air } => {

@@ -15,6 +15,7 @@ use godot::prelude::*;
 mod chunk_world;
 mod chunk_world_2d;
 mod files;
+mod heightmaps;
 mod meshes;
 mod user_profiles;
 mod world_host;

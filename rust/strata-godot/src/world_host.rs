@@ -8,17 +8,28 @@
 //! checks both classes' setters use ([`int_in_range`], [`float_in_range`]) and the world's
 //! coordinate bounds ([`WORLD_BOUND`], [`ViewerBounds`]) are here too.
 //!
-//! May use: `strata_core` (base, preset, stream stats, persist::save), `world_preset`, `files`.
+//! A preset that uses a heightmap file is built once the file is loaded ([`crate::heightmaps`]:
+//! read on a worker, or a slice a frame on the main thread when only Godot reaches it); until
+//! then the world has no generator, so it neither streams nor answers queries, and
+//! [`WorldHost::is_loading_heightmap`] says so.
+//!
+//! May use: `strata_core` (base, preset, generators, stream stats, persist::save),
+//! `world_preset`, `files`, `heightmaps`.
 
 use crate::files::globalize;
+use crate::heightmaps::{self, HeightmapLoad, Lookup};
 use crate::world_preset::WorldPreset;
 use godot::global::Error;
 use godot::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, TryRecvError};
 use strata_core::base::block;
 use strata_core::base::edits::EditMap;
+use strata_core::gen2d::Generator2D;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::noise::heightmap::{Heightmap, HeightmapError};
 use strata_core::persist::save::{SaveError, WorldSave, read_world_save, write_world_save};
 use strata_core::stream::scheduler::StreamStats;
 
@@ -37,6 +48,53 @@ pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::Worl
     preset.map(|p| p.bind().core().clone()).unwrap_or_default()
 }
 
+/// A world generator that a [`WorldHost`] builds from a preset.
+pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
+    /// The heightmap file a valid `preset` reads, if any (loaded before [`HostedGenerator::build`]).
+    fn heightmap_path(_preset: &strata_core::WorldPreset) -> Option<String> {
+        None
+    }
+
+    /// Builds the generator; `heightmap` is the file [`HostedGenerator::heightmap_path`] named,
+    /// loaded. The error is the message `last_error()` shows after "cannot build the world: ".
+    fn build(preset: &strata_core::WorldPreset, heightmap: Option<Arc<Heightmap>>) -> Result<Self, String>;
+}
+
+impl HostedGenerator for Generator {
+    fn heightmap_path(preset: &strata_core::WorldPreset) -> Option<String> {
+        // An invalid preset is reported by `build` at once, without reading its heightmap.
+        let uses = preset.height.heightmap_weight > 0.0 && preset.validate().is_ok();
+        uses.then(|| preset.height.heightmap_path.clone())
+    }
+
+    fn build(preset: &strata_core::WorldPreset, heightmap: Option<Arc<Heightmap>>) -> Result<Self, String> {
+        let loaded = |path: &str| {
+            heightmap.ok_or_else(|| HeightmapError::Io {
+                path: path.into(),
+                source: std::io::Error::other("the heightmap was not loaded"),
+            })
+        };
+        Generator::with_heightmap_loader(preset, loaded).map_err(|e| e.to_string())
+    }
+}
+
+impl HostedGenerator for Generator2D {
+    fn build(preset: &strata_core::WorldPreset, _heightmap: Option<Arc<Heightmap>>) -> Result<Self, String> {
+        Generator2D::new(preset).map_err(|e| e.to_string())
+    }
+}
+
+/// A generator waiting for its heightmap file.
+struct PendingBuild<G> {
+    /// The preset being built.
+    id: PresetIdentity,
+    preset: strata_core::WorldPreset,
+    /// Main-thread reading still to do (a packed file), then None.
+    load: Option<HeightmapLoad>,
+    /// The worker's answer, once it was started.
+    answer: Option<Receiver<Result<G, String>>>,
+}
+
 /// The state a streaming world keeps besides its streamer, for a generator `G` (3D or 2D).
 pub(crate) struct WorldHost<G> {
     /// The class name, for messages ("ChunkWorld").
@@ -45,6 +103,8 @@ pub(crate) struct WorldHost<G> {
     built_for: Option<PresetIdentity>,
     /// The generator of `built_for`, or None when that preset does not build.
     generator: Option<Arc<G>>,
+    /// A build waiting for its heightmap file.
+    pending: Option<PendingBuild<G>>,
     /// Edits kept while no streamer holds them: set before streaming starts, carried across a
     /// restart (preset change, regenerate, leaving and re-entering the tree), loaded from a save.
     kept_edits: Option<EditMap>,
@@ -60,6 +120,7 @@ impl<G> WorldHost<G> {
             class,
             built_for: None,
             generator: None,
+            pending: None,
             kept_edits: None,
             state: BTreeMap::new(),
             last_error: GString::new(),
@@ -72,29 +133,90 @@ impl<G> WorldHost<G> {
         self.built_for != Some(identity(preset))
     }
 
-    /// The generator of `preset`, built by `build` when the preset changed since the last
-    /// build. A preset that does not build is reported once (console and `last_error()`) and
-    /// tried again only when it changes or after [`WorldHost::forget_generator`].
-    pub(crate) fn generator<E: Display>(
-        &mut self,
-        preset: Option<&Gd<WorldPreset>>,
-        build: impl FnOnce(&strata_core::WorldPreset) -> Result<G, E>,
-    ) -> Option<Arc<G>> {
+    /// The generator of `preset`, built when the preset changed since the last build. A preset
+    /// that does not build is reported once (console and `last_error()`) and tried again only
+    /// when it changes or after [`WorldHost::forget_generator`]. While its heightmap file loads
+    /// there is none yet: each call does one frame's share of the loading.
+    pub(crate) fn generator(&mut self, preset: Option<&Gd<WorldPreset>>) -> Option<Arc<G>>
+    where
+        G: HostedGenerator,
+    {
         let id = identity(preset);
-        if self.built_for != Some(id) {
-            self.generator = match build(&core_preset(preset)) {
-                Ok(g) => {
-                    // A preset that builds again ends the failure it caused (law: Clear errors).
-                    self.last_error = GString::new();
-                    Some(Arc::new(g))
-                }
-                Err(e) => {
-                    self.record(format!("{}: cannot build the world: {e}", self.class));
-                    None
+        if self.built_for == Some(id) {
+            return self.generator.clone();
+        }
+        if self.pending.as_ref().is_some_and(|p| p.id != id) {
+            self.pending = None;
+        }
+        if self.pending.is_none() {
+            let core = core_preset(preset);
+            let heightmap = match G::heightmap_path(&core).map(|path| heightmaps::lookup(&path)) {
+                None => None,
+                Some(Lookup::Cached(map)) => Some(map),
+                Some(Lookup::Load(load)) => {
+                    self.generator = None;
+                    self.pending = Some(PendingBuild { id, preset: core, load: Some(load), answer: None });
+                    return self.poll_pending();
                 }
             };
-            self.built_for = Some(id);
+            let built = G::build(&core, heightmap);
+            return self.finish_build(id, built);
         }
+        self.poll_pending()
+    }
+
+    /// True while the preset's heightmap file loads (the world has no generator yet).
+    pub(crate) fn is_loading_heightmap(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// Advances the pending build: reads a slice of a packed file, starts the worker once the
+    /// bytes are in, or takes the worker's answer.
+    fn poll_pending(&mut self) -> Option<Arc<G>>
+    where
+        G: HostedGenerator,
+    {
+        let p = self.pending.as_mut()?;
+        if let Some(load) = &mut p.load {
+            let ready = load.step()?;
+            p.load = None;
+            let (tx, rx) = mpsc::channel();
+            let preset = p.preset.clone();
+            let spawned = std::thread::Builder::new().name("strata-heightmap".into()).spawn(move || {
+                let built = ready.finish().map_err(|e| e.to_string()).and_then(|map| G::build(&preset, Some(map)));
+                let _ = tx.send(built);
+            });
+            if let Err(e) = spawned {
+                let id = p.id;
+                self.pending = None;
+                return self.finish_build(id, Err(format!("cannot start the heightmap thread: {e}")));
+            }
+            p.answer = Some(rx);
+        }
+        let built = match p.answer.as_ref()?.try_recv() {
+            Ok(built) => built,
+            Err(TryRecvError::Empty) => return None,
+            Err(TryRecvError::Disconnected) => Err("the heightmap thread stopped without an answer".into()),
+        };
+        let id = p.id;
+        self.pending = None;
+        self.finish_build(id, built)
+    }
+
+    /// Keeps the outcome of building the preset `id`.
+    fn finish_build(&mut self, id: PresetIdentity, built: Result<G, String>) -> Option<Arc<G>> {
+        self.generator = match built {
+            Ok(g) => {
+                // A preset that builds again ends the failure it caused (law: Clear errors).
+                self.last_error = GString::new();
+                Some(Arc::new(g))
+            }
+            Err(e) => {
+                self.record(format!("{}: cannot build the world: {e}", self.class));
+                None
+            }
+        };
+        self.built_for = Some(id);
         self.generator.clone()
     }
 
@@ -102,6 +224,7 @@ impl<G> WorldHost<G> {
     pub(crate) fn forget_generator(&mut self) {
         self.built_for = None;
         self.generator = None;
+        self.pending = None;
     }
 
     /// Reports that the worker threads did not start.

@@ -16,6 +16,7 @@
 //! May use: `strata_core::preset`, `files`.
 
 use crate::files::{globalize, preset_error_code};
+use crate::heightmaps;
 use godot::classes::{IResource, Resource};
 use godot::global::Error;
 use godot::prelude::*;
@@ -223,10 +224,12 @@ impl WorldPreset {
     }
 
     /// Checks every field and the rules between fields, and that the heightmap file (when
-    /// used) loads; "" when valid, else the error a world built from it would report.
+    /// used) loads; "" when valid, else the error a world built from it would report. The
+    /// heightmap is read at once if it was not loaded before, and kept: the world built from
+    /// this preset then does not read it again.
     #[func]
     pub fn validate(&self) -> GString {
-        match strata_core::gen3d::pipeline::Generator::check_preset(&self.preset, None) {
+        match strata_core::gen3d::pipeline::Generator::check_preset_with_loader(&self.preset, heightmaps::load_now) {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }

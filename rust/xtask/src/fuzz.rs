@@ -1,10 +1,14 @@
 //! `cargo xtask fuzz [--minutes N] [--cases N]`: runs the fuzz tests of strata-tests (every
 //! `tests/tests/fuzz*.rs` target) with many proptest cases (`STRATA_FUZZ_CASES`), round after
-//! round until N minutes have passed, printing the cases run and the failures.
+//! round until N minutes have passed, printing the cases run and the failures. The targets are
+//! built before the clock starts, and a round still running at the deadline is stopped there
+//! (its process group killed) and not counted, so the run ends within a few seconds of N minutes.
 //!
-//! May use: `paths`, `error` and the step/note printers of `main`.
+//! May use: `paths`, `error`, `godot_run` (its process-group runner with a timeout) and the
+//! step/note printers of `main`.
 
 use crate::error::{Error, Result};
+use crate::godot_run::Echo;
 use crate::paths;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -89,28 +93,44 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         o.minutes,
         o.cases
     ));
-    let deadline = Instant::now() + Duration::from_secs_f64(o.minutes * 60.0);
-    let (mut rounds, mut tests_run, mut failures) = (0u32, 0u64, 0u32);
-    loop {
+    let fuzz_command = |cases: u32, build_only: bool| {
         let mut cmd = paths::cargo();
         cmd.args(["test", "--release", "-p", "strata-tests"]);
         for t in &targets {
             cmd.args(["--test", t]);
         }
-        cmd.env("STRATA_FUZZ_CASES", o.cases.to_string());
-        let out = cmd.output().map_err(|e| Error::msg(format!("cannot run cargo: {e}")))?;
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let (passed, failed) = count_results(&stdout);
+        if build_only {
+            cmd.arg("--no-run");
+        }
+        cmd.env("STRATA_FUZZ_CASES", cases.to_string());
+        cmd
+    };
+    let status = fuzz_command(o.cases, true).status().map_err(|e| Error::msg(format!("cannot run cargo: {e}")))?;
+    if !status.success() {
+        return Err(Error::msg(format!("building the fuzz targets failed ({status})")));
+    }
+    let deadline = Instant::now() + Duration::from_secs_f64(o.minutes * 60.0);
+    let (mut rounds, mut tests_run, mut failures) = (0u32, 0u64, 0u32);
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let out = crate::godot_run::run_captured(fuzz_command(o.cases, false), left, Echo::Quiet)?;
+        if out.timed_out {
+            crate::note(format!("round {}: stopped at the deadline; its partial results are not counted", rounds + 1));
+            break;
+        }
+        let text = out.text();
+        let (passed, failed) = count_results(&text);
         rounds += 1;
         tests_run += (passed + failed) as u64;
         failures += failed;
         crate::note(format!(
-            "round {rounds}: {passed} tests passed, {failed} failed (about {} cases)",
-            (passed + failed) as u64 * o.cases as u64
+            "round {rounds}: {passed} tests passed, {failed} failed (about {} cases, {:.0} s)",
+            (passed + failed) as u64 * o.cases as u64,
+            out.elapsed.as_secs_f64()
         ));
-        if !out.status.success() {
+        if !out.success() {
             failures += (failed == 0) as u32;
-            eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+            eprintln!("{text}");
             break;
         }
         if Instant::now() >= deadline {

@@ -733,6 +733,109 @@ func test_user_profiles() -> void:
 	InputMap.erase_action(&"abuse_jump")
 
 
+## A value of each Variant type that a method may take, for the arguments not under test.
+static func _valid_arg(type: int) -> Variant:
+	match type:
+		TYPE_BOOL:
+			return false
+		TYPE_INT:
+			return 0
+		TYPE_FLOAT:
+			return 0.0
+		TYPE_STRING:
+			return ""
+		TYPE_STRING_NAME:
+			return &""
+		TYPE_NODE_PATH:
+			return NodePath()
+		TYPE_VECTOR2:
+			return Vector2.ZERO
+		TYPE_VECTOR2I:
+			return Vector2i.ZERO
+		TYPE_VECTOR3:
+			return Vector3.ZERO
+		TYPE_VECTOR3I:
+			return Vector3i.ZERO
+		TYPE_DICTIONARY:
+			return {}
+		TYPE_ARRAY:
+			return []
+	return null
+
+
+## Values of other types than `type` (and an object of an unrelated class where an object is
+## expected), for the argument under test.
+static func _wrong_args(type: int, stranger: Object) -> Array:
+	var out: Array = []
+	for v: Variant in ["text", 7, Vector3(1, 2, 3), [1, 2], {"k": 1}, stranger]:
+		if typeof(v) != type:
+			out.append(v)
+	if type == TYPE_OBJECT:
+		out.append(stranger)
+	return out.slice(0, 4)
+
+
+## Calls every method a Strata class registers (its own, not inherited ones) through callv()
+## with one argument of a wrong type at a time, too few and too many arguments: each call is
+## refused before the method runs, nothing panics, and the edits are still there.
+func _call_with_wrong_types(obj: Object, check: Callable) -> void:
+	var cls := obj.get_class()
+	var stranger := RefCounted.new()
+	for m: Dictionary in ClassDB.class_get_method_list(cls, true):
+		var name: String = m["name"]
+		if name.begins_with("_"):
+			continue
+		var args: Array = m["args"]
+		var valid: Array = args.map(func(a: Dictionary) -> Variant: return _valid_arg(a["type"]))
+		for i in args.size():
+			for wrong: Variant in _wrong_args(args[i]["type"], stranger):
+				if typeof(wrong) == args[i]["type"] and args[i]["type"] != TYPE_OBJECT:
+					continue
+				var call_args := valid.duplicate()
+				call_args[i] = wrong
+				var what := _probe(
+					"%s.callv(%s, arg %d = %s)" % [cls, name, i, type_string(typeof(wrong))]
+				)
+				obj.callv(name, call_args)
+				check.call(what)
+		if args.size() > 0:
+			var what_few := _probe("%s.callv(%s, too few arguments)" % [cls, name])
+			obj.callv(name, valid.slice(0, args.size() - 1))
+			check.call(what_few)
+		var what_many := _probe("%s.callv(%s, too many arguments)" % [cls, name])
+		obj.callv(name, valid + [stranger, 1])
+		check.call(what_many)
+
+
+func test_every_method_with_wrong_argument_types() -> void:
+	var w := _world()
+	_call_with_wrong_types(w, func(what: String) -> void: _mark_kept(w, what))
+	var w2 := _world_2d()
+	_call_with_wrong_types(w2, func(what: String) -> void: _mark_kept_2d(w2, what))
+	var preset := WorldPreset.new()
+	preset.seed = 77
+	var fingerprint := preset.fingerprint()
+	_call_with_wrong_types(
+		preset,
+		func(what: String) -> void:
+			assert_eq(preset.fingerprint(), fingerprint, what + ": preset unchanged")
+	)
+	var up := UserProfiles.new()
+	up.profiles_dir = _dir.path_join("profiles_wrong_types")
+	_keep(up)
+	add_child(up)
+	up.create_user("keeper")
+	up.set_active_user("keeper")
+	_call_with_wrong_types(
+		up,
+		func(what: String) -> void:
+			assert_eq(up.get_active_user(), "keeper", what + ": still signed in")
+	)
+	await wait_frames(2)
+	_mark_kept(w, "after the wrong-type calls, a frame later")
+	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")
+
+
 ## Runs last (tests run in source order): prints how many probes ran.
 func test_zz_probe_count() -> void:
 	print("abuse probes: %d" % probes)

@@ -130,6 +130,21 @@ impl VoxelBuffer {
         out
     }
 
+    /// Copies every voxel of `src`, whose box must lie inside this buffer's, to the same world
+    /// positions here.
+    pub fn paste(&mut self, src: &VoxelBuffer) {
+        let off = src.min - self.min;
+        let size = src.size;
+        assert!(self.contains_local(off) && self.contains_local(off + size - IVec3::ONE));
+        for y in 0..size.y {
+            for z in 0..size.z {
+                let s = src.index_local(IVec3::new(0, y, z));
+                let d = self.index_local(IVec3::new(off.x, off.y + y, off.z + z));
+                self.data[d..d + size.x as usize].copy_from_slice(&src.data[s..s + size.x as usize]);
+            }
+        }
+    }
+
     /// True when every voxel is air.
     pub fn is_empty(&self) -> bool {
         self.data.iter().all(|&b| b == AIR)

@@ -24,7 +24,7 @@ use crate::gen3d::scatter::{self, ScatterInstance};
 use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::terrain::Terrain;
 use crate::gen3d::{layers, ores, water};
-use crate::noise::heightmap::HeightmapError;
+use crate::noise::heightmap::{Heightmap, HeightmapError};
 use crate::preset::model::{Biome, LifeRuleError, WorldPreset};
 use std::path::Path;
 use std::sync::Arc;
@@ -69,13 +69,36 @@ impl Generator {
         Self::from_parts(preset, terrain)
     }
 
+    /// Builds a generator, asking `load` for the heightmap (given the preset's
+    /// `heightmap_path` as written) when the preset uses one; see
+    /// [`Terrain::with_heightmap_loader`].
+    pub fn with_heightmap_loader(
+        preset: &WorldPreset,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<Self, GeneratorError> {
+        preset.validate()?;
+        let terrain = Terrain::with_heightmap_loader(preset, load)?;
+        Self::from_parts(preset, terrain)
+    }
+
     /// Checks that `preset` builds a generator without building one: validation, then the
     /// heightmap file when the preset uses one (loaded as the generator would load it) and the
     /// cave rule. The error is the one [`Generator::with_base_dir`] would report.
     pub fn check_preset(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<(), GeneratorError> {
+        Self::check_preset_with_loader(preset, |path| {
+            Heightmap::load(&crate::gen3d::terrain::heightmap_path_in(path, base_dir)).map(Arc::new)
+        })
+    }
+
+    /// [`Generator::check_preset`] asking `load` for the heightmap, as
+    /// [`Generator::with_heightmap_loader`] does.
+    pub fn check_preset_with_loader(
+        preset: &WorldPreset,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<(), GeneratorError> {
         preset.validate()?;
         if preset.height.heightmap_weight > 0.0 {
-            crate::noise::heightmap::Heightmap::load(&crate::gen3d::terrain::heightmap_path(preset, base_dir))?;
+            load(preset.height.heightmap_path.trim())?;
         }
         Caves::new(preset.seed, &preset.caves)?;
         Ok(())
@@ -187,8 +210,25 @@ impl Generator {
         self.generate_region_with(out, &mut GenScratch::default());
     }
 
-    /// [`Generator::generate_region`] reusing the buffers of `scratch`.
+    /// [`Generator::generate_region`] reusing the buffers of `scratch`. Voxels of `out` beyond
+    /// the world's bounds ([`crate::base::coords::voxel_in_world`]) are air, as
+    /// [`Generator::voxel_at`] answers, so a box reaching past them (even one whose far corner
+    /// would overflow `i32`) never makes a coordinate wrap.
     pub fn generate_region_with(&self, out: &mut VoxelBuffer, scratch: &mut GenScratch) {
+        match inside_world(out.min(), out.size()) {
+            Some((min, size)) if (min, size) == (out.min(), out.size()) => self.generate_inside_world(out, scratch),
+            Some((min, size)) => {
+                let mut inside = VoxelBuffer::new(min, size);
+                self.generate_inside_world(&mut inside, scratch);
+                out.data_mut().fill(crate::base::block::AIR);
+                out.paste(&inside);
+            }
+            None => out.data_mut().fill(crate::base::block::AIR),
+        }
+    }
+
+    /// [`Generator::generate_region_with`] for a box inside the world's bounds.
+    fn generate_inside_world(&self, out: &mut VoxelBuffer, scratch: &mut GenScratch) {
         let (min, size) = (out.min(), out.size());
         let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
         let mut columns = ColumnGrid {
@@ -291,6 +331,14 @@ impl Generator {
         // The layer stage writes every voxel, so the buffer is not cleared first.
         out.reshape_for_overwrite(min, IVec3::splat(n));
         self.generate_from_columns(columns, out, scratch);
+        // The halo of a chunk at the limit reaches past it: air there, as everywhere beyond.
+        if let Some((min, size)) = inside_world(out.min(), out.size())
+            && (min, size) != (out.min(), out.size())
+        {
+            let inside = out.sub_buffer(min, size);
+            out.data_mut().fill(crate::base::block::AIR);
+            out.paste(&inside);
+        }
         false
     }
 
@@ -349,6 +397,22 @@ impl Generator {
         let water_top = if self.preset.water.enabled { self.preset.water.sea_level } else { i32::MIN };
         bottom >= hi && bottom >= water_top
     }
+}
+
+/// The part of the box `[min, min + size)` inside the world's bounds, as (min, size), or None
+/// when no voxel of it is inside. Worked out in `i64`, so a box whose far corner lies past
+/// `i32::MAX` is handled too.
+fn inside_world(min: IVec3, size: IVec3) -> Option<(IVec3, IVec3)> {
+    let limit = crate::base::coords::WORLD_LIMIT_VOXELS as i64;
+    let axis = |m: i32, s: i32| -> Option<(i32, i32)> {
+        let lo = (m as i64).max(-limit);
+        let hi = (m as i64 + s as i64).min(limit);
+        (hi > lo).then_some((lo as i32, (hi - lo) as i32))
+    };
+    let (x, sx) = axis(min.x, size.x)?;
+    let (y, sy) = axis(min.y, size.y)?;
+    let (z, sz) = axis(min.z, size.z)?;
+    Some((IVec3::new(x, y, z), IVec3::new(sx, sy, sz)))
 }
 
 #[cfg(test)]

@@ -51,6 +51,7 @@ use crate::noise::value::value_noise_2d;
 use crate::preset::model::{HeightmapWrap, WorldPreset};
 use noise::{Fbm, NoiseFn, OpenSimplex, Perlin, RidgedMulti};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Height and biome at one position.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,7 +64,7 @@ pub struct TerrainSample {
 
 /// The heightmap source and how it extends beyond the image.
 struct HeightmapSource {
-    map: Heightmap,
+    map: std::sync::Arc<Heightmap>,
     cell_size: f64,
     wrap: HeightmapWrap,
 }
@@ -161,7 +162,12 @@ impl std::fmt::Debug for Terrain {
 
 /// Where the preset's heightmap is: `heightmap_path` resolved against `base_dir` when relative.
 pub fn heightmap_path(preset: &WorldPreset, base_dir: Option<&Path>) -> std::path::PathBuf {
-    let path = Path::new(preset.height.heightmap_path.trim());
+    heightmap_path_in(preset.height.heightmap_path.trim(), base_dir)
+}
+
+/// `path` resolved against `base_dir` when relative.
+pub(crate) fn heightmap_path_in(path: &str, base_dir: Option<&Path>) -> std::path::PathBuf {
+    let path = Path::new(path);
     match base_dir {
         Some(dir) if path.is_relative() => dir.join(path),
         _ => path.to_path_buf(),
@@ -172,6 +178,16 @@ impl Terrain {
     /// Builds the height field of a validated preset. A relative `heightmap_path` is resolved
     /// against `base_dir` (the preset file's folder) when given, else the working directory.
     pub fn new(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, HeightmapError> {
+        Self::with_heightmap_loader(preset, |path| Heightmap::load(&heightmap_path_in(path, base_dir)).map(Arc::new))
+    }
+
+    /// Builds the height field of a validated preset, asking `load` for the heightmap (given
+    /// the preset's `heightmap_path` as written) when the preset uses one: for hosts that read
+    /// files their own way or keep loaded heightmaps (an engine's virtual file system, a cache).
+    pub fn with_heightmap_loader(
+        preset: &WorldPreset,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<Self, HeightmapError> {
         let h = &preset.height;
         let seed = preset.seed;
         let params = FractalParams {
@@ -183,7 +199,7 @@ impl Terrain {
         let weight = |w: f32| (w > 0.0).then_some(w as f64);
         let heightmap = match weight(h.heightmap_weight) {
             Some(w) => {
-                let map = Heightmap::load(&heightmap_path(preset, base_dir))?;
+                let map = load(preset.height.heightmap_path.trim())?;
                 Some((
                     w,
                     HeightmapSource {

@@ -128,6 +128,36 @@ impl Heightmap {
         }
     }
 
+    /// Decodes a `.png` or `.hgt` file held in memory, by the extension of `path` (which names
+    /// it in errors): for files read by other means than [`Heightmap::load`] (an engine's file
+    /// access). Use [`Heightmap::check_len`] before reading the bytes.
+    pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
+        match Self::extension(path)?.as_str() {
+            "png" => Self::from_png_bytes(bytes, path),
+            _ => Self::from_hgt_bytes(bytes, path),
+        }
+    }
+
+    /// Checks a file's byte count against what its kind allows (at most [`MAX_PNG_BYTES`] for a
+    /// PNG, exactly an SRTM tile's size for `.hgt`), before any byte is read.
+    pub fn check_len(path: &Path, len: u64) -> Result<(), HeightmapError> {
+        match Self::extension(path)?.as_str() {
+            "png" if len > MAX_PNG_BYTES => {
+                Err(HeightmapError::PngBytes { path: path.into(), len, max: MAX_PNG_BYTES })
+            }
+            "hgt" if !HGT_SIDES.iter().any(|&side| len == 2 * (side * side) as u64) => {
+                Err(HeightmapError::HgtSize { path: path.into(), len })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The lower-case extension of `path` if it is one read here (`png`, `hgt`).
+    fn extension(path: &Path) -> Result<String, HeightmapError> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        ext.filter(|e| e == "png" || e == "hgt").ok_or_else(|| HeightmapError::Extension { path: path.into() })
+    }
+
     fn load_png(path: &Path) -> Result<Self, HeightmapError> {
         let (file, len) = open_regular(path)?;
         if len > MAX_PNG_BYTES {

@@ -84,7 +84,9 @@ pub struct HeightSettings {
     pub ravine_roughness: f32,
     /// Weight of a real heightmap (16-bit PNG or SRTM `.hgt`), 0 = unused.
     pub heightmap_weight: f32,
-    /// Path to the heightmap file (relative to the preset file, or absolute).
+    /// Path to the heightmap file: absolute, or relative to the folder the host names (the
+    /// preset file's folder for the core's loaders; in Godot `res://`, and `res://…` and
+    /// `user://…` paths are read through Godot's file access).
     pub heightmap_path: String,
     /// World voxels per heightmap pixel.
     pub heightmap_cell_size: f32,
@@ -1058,7 +1060,12 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "Weight of the real heightmap."
     ),
-    text_field!("height_heightmap_path", "Height", height.heightmap_path, "16-bit grayscale PNG or SRTM .hgt file."),
+    text_field!(
+        "height_heightmap_path",
+        "Height",
+        height.heightmap_path,
+        "16-bit grayscale PNG or SRTM .hgt file: res://, user://, absolute, or relative to res://."
+    ),
     float_field!(
         "height_heightmap_cell_size",
         "Height",

@@ -50,11 +50,36 @@ pub struct StreamConfig2D {
     /// Jobs out at once; 0 = [`crate::stream::scheduler::default_max_in_flight`]; at most
     /// [`crate::stream::streamer::MAX_IN_FLIGHT`].
     pub max_in_flight: usize,
+    /// Memory the loaded chunks may take, in MiB, as estimated with
+    /// [`ESTIMATED_BYTES_PER_TILE_2D`] a tile (within
+    /// [`crate::stream::streamer::MEMORY_BUDGET_MB_RANGE`]). When the view asked for would exceed
+    /// it, the streamer shrinks the view distance (the nearest chunks stay) until the estimate of
+    /// the whole kept set fits ([`Streamer2D::effective_view_distance`]).
+    pub memory_budget_mb: u32,
+}
+
+/// The memory a loaded tile is estimated to take: its block id and atlas cell on the way, and
+/// the cell a `TileMapLayer` keeps for it (the bulk), rounded up.
+pub const ESTIMATED_BYTES_PER_TILE_2D: u64 = 64;
+
+/// Estimated memory of what stays loaded for view distance `r`, unload margin `margin` and
+/// chunks of `chunk_tiles` tiles a side: the square of `2·(r + margin) + 1` chunks.
+pub fn estimated_view_bytes_2d(r: i32, margin: i32, chunk_tiles: i32) -> u64 {
+    let side = 2 * (r.max(0) as u64 + margin.max(0) as u64) + 1;
+    let tiles = chunk_tiles.max(1) as u64;
+    side * side * tiles * tiles * ESTIMATED_BYTES_PER_TILE_2D
+}
+
+/// The largest view distance up to `r` whose kept set fits `budget_mb` MiB by
+/// [`estimated_view_bytes_2d`]; at least 0 (the viewer's own chunk is always wanted).
+pub fn budgeted_view_distance_2d(r: i32, margin: i32, chunk_tiles: i32, budget_mb: u32) -> i32 {
+    let budget = budget_mb as u64 * 1024 * 1024;
+    (0..=r.max(0)).rev().find(|&d| estimated_view_bytes_2d(d, margin, chunk_tiles) <= budget).unwrap_or(0)
 }
 
 impl Default for StreamConfig2D {
     fn default() -> Self {
-        Self { view_distance: 2, unload_margin: 1, worker_threads: 0, max_in_flight: 0 }
+        Self { view_distance: 2, unload_margin: 1, worker_threads: 0, max_in_flight: 0, memory_budget_mb: 512 }
     }
 }
 
@@ -67,12 +92,15 @@ impl StreamConfig2D {
     /// This config with every field in its documented range (out-of-range values clamped to
     /// the nearest bound).
     pub fn clamped(&self) -> Self {
-        use crate::stream::streamer::{MAX_IN_FLIGHT, MAX_UNLOAD_MARGIN};
+        use crate::stream::streamer::{MAX_IN_FLIGHT, MAX_UNLOAD_MARGIN, MEMORY_BUDGET_MB_RANGE};
         Self {
             view_distance: self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D),
             unload_margin: self.unload_margin.clamp(0, MAX_UNLOAD_MARGIN),
             worker_threads: self.worker_threads.min(MAX_WORKER_THREADS),
             max_in_flight: self.max_in_flight.min(MAX_IN_FLIGHT),
+            memory_budget_mb: self
+                .memory_budget_mb
+                .clamp(*MEMORY_BUDGET_MB_RANGE.start(), *MEMORY_BUDGET_MB_RANGE.end()),
         }
     }
 }
@@ -121,6 +149,8 @@ pub struct Streamer2D {
     chunk_tiles: i32,
     scheduler: Scheduler<ChunkCoord2D, Edits, ChunkResult2D>,
     edits: EditMap,
+    /// The view distance in use: `config.view_distance`, or less within the memory budget.
+    effective_view_distance: i32,
 }
 
 impl Streamer2D {
@@ -137,7 +167,9 @@ impl Streamer2D {
             || (),
             move |_: &mut (), job| build_chunk(&worker_generator, job),
         )?;
-        Ok(Self { chunk_tiles: generator.chunk_tiles(), generator, config, scheduler, edits: EditMap::new() })
+        let chunk_tiles = generator.chunk_tiles();
+        let effective_view_distance = Self::budgeted(&config, chunk_tiles);
+        Ok(Self { chunk_tiles, generator, config, scheduler, edits: EditMap::new(), effective_view_distance })
     }
 
     pub fn generator(&self) -> &Arc<Generator2D> {
@@ -153,9 +185,39 @@ impl Streamer2D {
         self.chunk_tiles
     }
 
-    /// Changes the view distance (clamped to 0..=[`MAX_VIEW_DISTANCE_2D`]); takes effect at once.
+    /// Changes the view distance (clamped to 0..=[`MAX_VIEW_DISTANCE_2D`]); takes effect at once,
+    /// within the memory budget.
     pub fn set_view_distance(&mut self, chunks: i32) {
         self.config.view_distance = chunks.clamp(0, MAX_VIEW_DISTANCE_2D);
+        self.apply_budget();
+    }
+
+    /// Changes the memory budget (MiB, clamped to
+    /// [`crate::stream::streamer::MEMORY_BUDGET_MB_RANGE`]); a smaller one shrinks the view at once
+    /// (the farthest chunks unload), a larger one lets it grow back to `view_distance`.
+    pub fn set_memory_budget(&mut self, mb: u32) {
+        self.config = StreamConfig2D { memory_budget_mb: mb, ..self.config.clone() }.clamped();
+        self.apply_budget();
+    }
+
+    /// The view distance in use: `view_distance`, or less while the memory budget holds it back.
+    pub fn effective_view_distance(&self) -> i32 {
+        self.effective_view_distance
+    }
+
+    /// Estimated memory of the loaded chunks (those in the unload margin included), in bytes.
+    pub fn memory_estimate_bytes(&self) -> u64 {
+        let tiles = self.chunk_tiles.max(1) as u64;
+        self.scheduler.loaded_count() as u64 * tiles * tiles * ESTIMATED_BYTES_PER_TILE_2D
+    }
+
+    fn budgeted(config: &StreamConfig2D, chunk_tiles: i32) -> i32 {
+        budgeted_view_distance_2d(config.view_distance, config.unload_margin, chunk_tiles, config.memory_budget_mb)
+    }
+
+    /// Recomputes the view distance in use and the wanted set around the viewer.
+    fn apply_budget(&mut self) {
+        self.effective_view_distance = Self::budgeted(&self.config, self.chunk_tiles);
         if let Some(v) = self.scheduler.take_viewer() {
             self.retarget(v);
         }
@@ -178,7 +240,7 @@ impl Streamer2D {
     }
 
     fn retarget(&mut self, v: ChunkCoord2D) {
-        let (r, margin) = (self.config.view_distance, self.config.unload_margin);
+        let (r, margin) = (self.effective_view_distance, self.config.unload_margin);
         let wanted: HashSet<ChunkCoord2D> =
             (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
         let keep = move |c: ChunkCoord2D| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin;
@@ -375,6 +437,34 @@ mod tests {
             assert!(coords.contains(&c), "{c:?} was not re-tiled");
         }
         assert_eq!(s.tile(63, row - 3), block::STONE);
+    }
+
+    #[test]
+    fn the_memory_budget_shrinks_the_view_keeping_the_nearest_chunks() {
+        // 64-tile chunks: view 16 with margin 1 keeps 35² chunks ≈ 306 MiB by the estimate.
+        assert_eq!(budgeted_view_distance_2d(16, 1, 64, 1024), 16);
+        let d = budgeted_view_distance_2d(16, 1, 64, 64);
+        assert!(estimated_view_bytes_2d(d, 1, 64) <= 64 << 20 && estimated_view_bytes_2d(d + 1, 1, 64) > 64 << 20);
+        assert_eq!(d, 6, "15² chunks of 64² tiles at 64 bytes fit 64 MiB, 17² do not");
+        assert_eq!(budgeted_view_distance_2d(16, 1, 4096, 64), 0, "at least the viewer's chunk");
+        assert_eq!(StreamConfig2D { memory_budget_mb: 1, ..Default::default() }.clamped().memory_budget_mb, 64);
+
+        let mut s = streamer(8);
+        s.set_viewer(0.0, 0.0);
+        drain_until_ready(&mut s);
+        assert_eq!(s.effective_view_distance(), 8);
+        assert_eq!(s.stats().loaded_chunks, 17 * 17);
+        s.set_memory_budget(64);
+        assert_eq!(s.effective_view_distance(), 6);
+        let unloads = s.take_unloads();
+        assert_eq!(unloads.len(), 17 * 17 - 15 * 15, "beyond view + margin unloads, the margin stays");
+        assert!(unloads.iter().all(|c| c.x.abs().max(c.y.abs()) > 7));
+        drain_until_ready(&mut s);
+        assert!(s.memory_estimate_bytes() <= 64 << 20, "{}", s.memory_estimate_bytes());
+        s.set_memory_budget(1024);
+        assert_eq!(s.effective_view_distance(), 8);
+        drain_until_ready(&mut s);
+        assert_eq!(s.stats().loaded_chunks, 17 * 17);
     }
 
     #[test]
