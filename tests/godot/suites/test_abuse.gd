@@ -346,7 +346,10 @@ func test_chunk_world_2d() -> void:
 	var w := _world_2d()
 	await wait_frames(2)
 	var ranges := {
-		"view_distance": [0, 16], "worker_threads": [0, 64], "tile_source_id": [-1, HUGE_I]
+		"view_distance": [0, 16],
+		"worker_threads": [0, 64],
+		"tile_source_id": [-1, HUGE_I],
+		"memory_budget_mb": [64, 65536],
 	}
 	for prop: String in ranges:
 		for v in INTS:
@@ -360,7 +363,22 @@ func test_chunk_world_2d() -> void:
 					"%s: clamped, got %d" % [what, got]
 				)
 			_mark_kept_2d(w, what)
-		w.set(prop, 1 if prop != "tile_source_id" else 0)
+		w.set(prop, {"tile_source_id": 0, "memory_budget_mb": 512}.get(prop, 1))
+	# The memory budget holds a large view back, and lets it grow again.
+	var what_m := _probe("ChunkWorld2D.memory_budget_mb = 64 with view_distance 16")
+	w.view_distance = 16
+	w.memory_budget_mb = 64
+	await wait_frames(1)
+	var st: Dictionary = w.get_stats()
+	assert_eq(st["memory_budget_mb"], 64, what_m)
+	assert_eq(st["view_distance_effective"], 6, what_m + ": 15² chunks of 64² tiles fit 64 MiB")
+	assert_true(await wait_until(w.is_area_ready, 60.0), what_m + ": the smaller view loads")
+	assert_lt(w.get_stats()["memory_estimate_mb"], 64.0, what_m + ": the estimate fits")
+	w.memory_budget_mb = 512
+	await wait_frames(1)
+	assert_eq(w.get_stats()["view_distance_effective"], 16, what_m + ": grows back")
+	w.view_distance = 1
+	_mark_kept_2d(w, what_m)
 	for v in _floats():
 		var what := _probe("ChunkWorld2D.frame_budget_ms = %s" % v)
 		w.frame_budget_ms = v
