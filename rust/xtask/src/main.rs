@@ -8,7 +8,7 @@
 //!   import when needed; [`setup::prepare`] does Godot + extension in one call.
 //! * [`godot_run::run_captured`]: run with a timeout, streaming and capturing output.
 //!
-//! No dependencies; errors are [`error::Error`] and are printed as a message with
+//! One dependency besides strata-core, `png` (the block textures); errors are [`error::Error`] and are printed as a message with
 //! causes and a hint, never as a panic.
 
 #[macro_use]
@@ -30,6 +30,7 @@ mod render_selftest;
 mod setup;
 mod test_project;
 mod test_suite;
+mod textures;
 mod xvfb;
 
 use error::Result;
@@ -60,6 +61,8 @@ commands:
   fuzz [--minutes N] [--cases N]
                               strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
                               (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
+  textures [--check]          draw the default block textures (16x16 PNGs from seeded noise) into
+                              godot_project/addons/strata/textures/blocks/ (--check: fail if stale)
 
 environment:
   GODOT=/path/to/godot        use this Godot (must be >= 4.6) instead of PATH / .tools/godot
@@ -127,6 +130,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),
+        "textures" => textures::run(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
