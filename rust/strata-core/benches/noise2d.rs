@@ -1,7 +1,10 @@
 //! 2D fractal noise, 5 octaves, per sample: the `noise` crate's `Fbm<Perlin>` (baseline) against
 //! Strata's own: `noise::fractal::perlin_fbm` (built on the same crate), the bit-exact
 //! `noise::fast_fbm::PerlinFbm2` (scalar and in rows), and the whole height field
-//! `Terrain::sample_grid` that the column pass calls.
+//! `Terrain::sample_grid` that the column pass calls; and the fastest fBm crates on the same
+//! grid, octaves, frequency, gain and lacunarity: `simdnoise` 3.1 (simplex fBm in `f32`, SIMD
+//! chosen at run time, a whole grid per call) and `fastnoise-lite` 1.1 (Perlin fBm in `f32`, one
+//! call per sample). Theirs need not be deterministic across SIMD paths; Strata's must be.
 //!
 //! Each iteration samples a 32×32 grid (1,024 samples, one column of a chunk each); divide the
 //! times by 1,024 for the cost per sample (`cargo xtask bench` does).
@@ -104,4 +107,30 @@ fn strata_terrain_sample_grid(bencher: divan::Bencher) {
         t.sample_grid(black_box(1000.5), -2999.5, 1.0, SIDE, SIDE, &mut out);
         black_box(out.len())
     });
+}
+
+/// Peer: `simdnoise` 3.1 fBm, 5 octaves, the same 32×32 grid in one call (its API also scans
+/// for the minimum and maximum and allocates the output).
+#[divan::bench]
+fn peer_simdnoise_fbm(bencher: divan::Bencher) {
+    bencher.bench_local(|| {
+        let mut settings = simdnoise::NoiseBuilder::fbm_2d_offset(black_box(1000.5), SIDE, -2999.5, SIDE);
+        settings.with_freq(PARAMS.frequency as f32).with_octaves(5).with_gain(0.5).with_lacunarity(2.0).with_seed(7);
+        let (values, _, _) = settings.generate();
+        black_box(values.iter().sum::<f32>())
+    });
+}
+
+/// Peer: `fastnoise-lite` 1.1 Perlin fBm, 5 octaves, one call per sample.
+#[divan::bench]
+fn peer_fastnoise_lite_fbm(bencher: divan::Bencher) {
+    use fastnoise_lite::{FastNoiseLite, FractalType, NoiseType};
+    let mut n = FastNoiseLite::with_seed(7);
+    n.set_noise_type(Some(NoiseType::Perlin));
+    n.set_fractal_type(Some(FractalType::FBm));
+    n.set_fractal_octaves(Some(5));
+    n.set_fractal_gain(Some(0.5));
+    n.set_fractal_lacunarity(Some(2.0));
+    n.set_frequency(Some(PARAMS.frequency as f32));
+    bencher.bench_local(|| black_box(grid(|x, z| n.get_noise_2d(black_box(x as f32), z as f32) as f64)));
 }
