@@ -5,14 +5,19 @@
 //!
 //! Corpus layout: `tests/corpus/<parser>/<name>`, parser one of `preset_ron`, `preset_tres`,
 //! `profile_toml`, `save`; files named `good_*` must load, every other file must be refused with
-//! an error that names the file. Add any input that once crashed or misbehaved there.
+//! an error that names the file. Add any input that once crashed or misbehaved there. The save
+//! files whose names start with `v1_` or `good_v1_` are format 1, written by the format-1
+//! encoder, and are kept as they are; the others are written by [`regenerate_save_corpus`].
 
 use proptest::prelude::*;
+use std::io::{Read, Write};
 use std::path::Path;
 use strata_core::WorldPreset;
+use strata_core::base::block_library::{BlockDef, BlockFaces, BlockLibrary, RenderMode, default_library};
 use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
 use strata_core::persist::save::{
-    SAVE_LIMITS, SaveError, WorldSave, decode_world_save, encode_world_save, encode_world_save_checked,
+    HEADER_BYTES, SAVE_LIMITS, SaveError, WorldSave, decode_world_save, decode_world_save_with_library,
+    encode_world_save, encode_world_save_checked_with_library, encode_world_save_with_library,
 };
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
@@ -100,7 +105,12 @@ fn fuzz_cases() -> u32 {
 /// A save decoded from fuzzed bytes: refused with an error naming the file, or accepted and
 /// then saved and loaded back unchanged.
 fn check_save_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
-    match decode_world_save(bytes, "fz.strata") {
+    check_save_bytes_with(bytes, default_library())
+}
+
+/// [`check_save_bytes`], the save's blocks read into `library`.
+fn check_save_bytes_with(bytes: &[u8], library: &BlockLibrary) -> Result<(), TestCaseError> {
+    match decode_world_save_with_library(bytes, "fz.strata", &SAVE_LIMITS, library) {
         Err(e) => {
             prop_assert!(e.to_string().contains("fz.strata"), "{}", e);
             if let SaveError::Io { .. } = e {
@@ -108,13 +118,72 @@ fn check_save_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
             }
         }
         Ok(s) => {
-            let again = encode_world_save_checked(&s, "again.strata", &SAVE_LIMITS);
+            let again = encode_world_save_checked_with_library(&s, "again.strata", &SAVE_LIMITS, library);
             prop_assert!(again.is_ok(), "a loaded save does not save: {:?}", again.err().map(|e| e.to_string()));
-            let back = decode_world_save(&again.unwrap_or_default(), "again.strata");
+            let back =
+                decode_world_save_with_library(&again.unwrap_or_default(), "again.strata", &SAVE_LIMITS, library);
             prop_assert!(matches!(&back, Ok(b) if *b == s), "not the same after save and load");
         }
     }
     Ok(())
+}
+
+/// A library of the default blocks after air in `order` (indices, each used once; the rest
+/// dropped), with `extra` new blocks at the end.
+fn library_of(order: &[usize], extra: usize) -> BlockLibrary {
+    let d = default_library().blocks();
+    let new = |k: usize| BlockDef {
+        name: format!("extra_{k}"),
+        faces: BlockFaces::All("extra".into()),
+        color: [0.5, 0.5, 0.5],
+        render_mode: RenderMode::Opaque,
+        solid: true,
+        light_emission: 0,
+        light_opacity: 15,
+    };
+    let mut seen = std::collections::HashSet::new();
+    let blocks = std::iter::once(d[0].clone())
+        .chain(order.iter().filter(|&&i| (1..d.len()).contains(&i) && seen.insert(i)).map(|&i| d[i].clone()))
+        .chain((0..extra).map(new))
+        .collect();
+    BlockLibrary::new(blocks).unwrap_or_default()
+}
+
+/// A save using every block of `library` but air, a few times each.
+fn save_using(library: &BlockLibrary) -> WorldSave {
+    let mut s = WorldSave::default();
+    for id in 1..library.len() {
+        for k in 0..3 {
+            s.edits.set(strata_core::IVec3::new(id as i32 * 2, k * 40 - 40, -(id as i32)), id as u16);
+        }
+    }
+    s
+}
+
+/// The decompressed payload of a save file (empty when it does not decompress).
+fn payload_of(bytes: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    let _ = flate2::read::DeflateDecoder::new(&bytes[HEADER_BYTES.min(bytes.len())..]).read_to_end(&mut payload);
+    payload
+}
+
+/// A format-2 file around `payload` with a correct header and CRC, so that decoding reaches it.
+fn wrap_v2(payload: &[u8]) -> Vec<u8> {
+    let mut crc = !0u32;
+    for &b in payload {
+        crc ^= b as u32;
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xedb8_8320 } else { crc >> 1 };
+        }
+    }
+    let mut out = b"STRATASV".to_vec();
+    out.extend_from_slice(&2u16.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    let mut enc = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    let _ = enc.write_all(payload);
+    enc.finish().unwrap_or_default()
 }
 
 /// A profile parsed from fuzzed text: refused with an error naming the file, or accepted and
@@ -146,6 +215,31 @@ proptest! {
     #[test]
     fn mutated_saves_are_refused_cleanly_or_round_trip(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..6), cut in 0usize..32) {
         check_save_bytes(&mutate(&valid_save(), &edits, cut))?;
+    }
+
+    /// Saves written with one library, their payload (block table and runs) mutated behind a
+    /// valid checksum, read into another library: refused naming the file, or loaded and then
+    /// saved and loaded back the same.
+    #[test]
+    fn mutated_block_tables_are_refused_cleanly_or_round_trip(
+        writer in (Just((1..default_library().len()).collect::<Vec<usize>>()).prop_shuffle(), 0usize..3),
+        reader in (Just((1..default_library().len()).collect::<Vec<usize>>()).prop_shuffle(), prop_oneof![3 => Just(0usize), 1 => 1usize..4], 0usize..3),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 0..4),
+        cut in 0usize..8,
+    ) {
+        let writer = library_of(&writer.0, writer.1);
+        // The reader lacks its last `reader.1` blocks of its order, and has `reader.2` new ones.
+        let reader = library_of(&reader.0[..reader.0.len() - reader.1], reader.2);
+        let bytes = encode_world_save_with_library(&save_using(&writer), &writer);
+        // The table follows the preset, fingerprint and state: mutate from there on. An empty
+        // save's payload is that head, then three zero counts (table, edits, chunks).
+        let payload = payload_of(&bytes);
+        let head = payload_of(&encode_world_save(&WorldSave::default())).len().saturating_sub(3).min(payload.len());
+        let mut tail = mutate(&payload[head..], &edits, cut);
+        let mut mutated = payload[..head].to_vec();
+        mutated.append(&mut tail);
+        check_save_bytes_with(&wrap_v2(&mutated), &reader)?;
+        check_save_bytes_with(&mutate(&bytes, &edits, cut), &reader)?;
     }
 
     #[test]
@@ -204,9 +298,12 @@ proptest! {
         let _ = preset_from_ron(&format!("(format: \"strata-preset\", version: 1, preset: ({text}))"), "fuzz");
         let _ = preset_from_tres_text(&format!("[gd_resource type=\"WorldPreset\" format=3]\n[resource]\n{text}"), "fuzz");
         let _ = Profile::from_toml(&format!("version = 1\n[settings]\n{text}"), "fuzz");
-        let mut framed = b"STRATASV\x01\x00\x00\x00".to_vec();
-        framed.extend_from_slice(&bytes);
-        let _ = decode_world_save(&framed, "fuzz");
+        for version in [1u8, 2] {
+            let mut framed = b"STRATASV".to_vec();
+            framed.extend_from_slice(&[version, 0, 0, 0]);
+            framed.extend_from_slice(&bytes);
+            let _ = decode_world_save(&framed, "fuzz");
+        }
     }
 
     #[test]
@@ -222,7 +319,8 @@ proptest! {
     }
 }
 
-/// Rewrites the save files of the corpus that are derived from a valid save:
+/// Rewrites the save files of the corpus that are derived from a valid save, in the current
+/// format (the `v1_` and `good_v1_` files stay as the format-1 encoder wrote them):
 /// `cargo test -p strata-tests --test fuzz_parsers -- --ignored regenerate`.
 #[test]
 #[ignore]
@@ -240,6 +338,11 @@ fn regenerate_save_corpus() {
     std::fs::write(dir.join("flipped_body.strata"), &flipped).unwrap();
     // Well formed, but an edit holds a block id that no block has.
     let mut unknown = WorldSave::default();
-    unknown.edits.set(strata_core::IVec3::new(3, 4, 5), strata_core::base::block::BLOCK_COUNT);
+    unknown.edits.set(strata_core::IVec3::new(3, 4, 5), default_library().len() as u16);
     std::fs::write(dir.join("unknown_block_id.strata"), encode_world_save(&unknown)).unwrap();
+    // Well formed, but a block the built-in library does not have.
+    let marble = library_of(&[1, 2], 1);
+    let mut missing = WorldSave::default();
+    missing.edits.set(strata_core::IVec3::new(-3, 4, 5), marble.id_of("extra_0").unwrap());
+    std::fs::write(dir.join("missing_block_name.strata"), encode_world_save_with_library(&missing, &marble)).unwrap();
 }

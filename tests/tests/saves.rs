@@ -1,20 +1,25 @@
 //! World saves: size, round trips, a simulated crash, refusal of damaged or hostile files (with
 //! byte offsets) before any large allocation, unknown block ids, and the law that a save is
-//! never written that loading would refuse (each limit at its edge, and a property test).
+//! never written that loading would refuse (each limit at its edge, and a property test). Block
+//! tables: a save loads by block name into a library whose blocks are reordered or extended, a
+//! block the library lacks is refused naming it, and format-1 saves still load.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use strata_core::IVec3;
 use strata_core::WorldPreset;
 use strata_core::base::atomic_file::{StopAt, write_atomic_with};
-use strata_core::base::block::BLOCK_COUNT;
+use strata_core::base::block::{BLOCK_COUNT, BlockId};
+use strata_core::base::block_library::{BlockDef, BlockFaces, BlockLibrary, RenderMode, default_library};
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
     HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, MAX_STATE_ENTRIES, MAX_STRING_BYTES, SAVE_LIMITS, SAVE_MAGIC,
-    SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with, encode_world_save,
-    encode_world_save_checked, read_world_save, write_world_save,
+    SAVE_VERSION, SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with,
+    decode_world_save_with_library, encode_world_save, encode_world_save_checked,
+    encode_world_save_checked_with_library, encode_world_save_with_library, read_world_save, read_world_save_with,
+    voxel_of, write_world_save, write_world_save_with,
 };
 use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 
@@ -106,10 +111,15 @@ fn string(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// A file around `payload` with a correct header and CRC.
+/// A format-1 file around `payload` with a correct header and CRC.
 fn wrap(payload: &[u8]) -> Vec<u8> {
+    wrap_version(1, payload)
+}
+
+/// A file of format `version` around `payload` with a correct header and CRC.
+fn wrap_version(version: u16, payload: &[u8]) -> Vec<u8> {
     let mut out = SAVE_MAGIC.to_vec();
-    out.extend_from_slice(&1u16.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast_hash(payload).to_le_bytes());
@@ -333,12 +343,14 @@ fn unknown_block_ids_are_refused_on_save_and_the_old_file_kept() {
     write_world_save(&path, &good).unwrap();
     let before = fs::read(&path).unwrap();
     let mut bad = good.clone();
-    bad.edits.set(IVec3::new(-5, 7, 900), BLOCK_COUNT);
+    let unknown = default_library().len() as BlockId;
+    bad.edits.set(IVec3::new(-5, 7, 900), unknown);
     bad.edits.set(IVec3::new(1000, 7, 900), 999);
     let e = write_world_save(&path, &bad).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, SaveError::UnknownBlock { .. }), "{m}");
-    assert!(m.contains("w.strata") && m.contains("(-5, 7, 900)") && m.contains("block id 18"), "{m}");
+    assert!(m.contains("w.strata") && m.contains("(-5, 7, 900)") && m.contains(&format!("block id {unknown}")), "{m}");
+    assert!(m.contains(&format!("allowed: block ids 0..={}", unknown - 1)), "{m}");
     assert!(m.contains("previous file is unchanged"), "{m}");
     assert_eq!(fs::read(&path).unwrap(), before);
     fs::remove_dir_all(&d).unwrap();
@@ -478,8 +490,9 @@ const SMALL: SaveLimits = SaveLimits {
 };
 
 fn arb_save() -> impl Strategy<Value = WorldSave> {
-    let edit = (-70_000i32..70_000, -300i32..300, -70_000i32..70_000, 0u16..(BLOCK_COUNT + 3));
-    let local = (0i32..40, 0i32..40, 0i32..40, 0u16..(BLOCK_COUNT + 1));
+    let known = default_library().len() as BlockId;
+    let edit = (-70_000i32..70_000, -300i32..300, -70_000i32..70_000, 0u16..(known + 3));
+    let local = (0i32..40, 0i32..40, 0i32..40, 0u16..(known + 1));
     (
         proptest::collection::vec(edit, 0..24),
         proptest::collection::vec(local, 0..40),
@@ -525,7 +538,7 @@ proptest! {
         let declared = u32::from_le_bytes([unchecked[12], unchecked[13], unchecked[14], unchecked[15]]);
         let max = SMALL.max_string_bytes as usize;
         let within = s.edits.len() as u64 <= SMALL.max_edits
-            && s.edits.chunks_sorted().iter().all(|(_, m)| m.values().all(|&id| id < BLOCK_COUNT))
+            && s.edits.chunks_sorted().iter().all(|(_, m)| m.values().all(|&id| (id as usize) < default_library().len()))
             && s.state.len() as u64 <= SMALL.max_state_entries
             && s.state.iter().all(|(k, v)| k.len() <= max && v.len() <= max)
             && preset_to_sparse_ron(&s.preset).len() <= max
@@ -537,5 +550,369 @@ proptest! {
             let m = e.to_string();
             prop_assert!(m.contains("p.strata") && m.contains("allowed"), "{}", m);
         }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Block tables (format 2) and format 1
+
+/// Every edit of `e` with its block's name in `library`.
+fn named_edits(e: &EditMap, library: &BlockLibrary) -> Vec<(IVec3, String)> {
+    e.chunks_sorted()
+        .into_iter()
+        .flat_map(|(c, m)| m.iter().map(move |(&i, &id)| (voxel_of(c, i), id)).collect::<Vec<_>>())
+        .map(|(p, id)| (p, library.name_of(id).unwrap_or("<no such block>").to_string()))
+        .collect()
+}
+
+fn block(name: &str) -> BlockDef {
+    BlockDef {
+        name: name.into(),
+        faces: BlockFaces::All(name.into()),
+        color: [0.3, 0.3, 0.3],
+        render_mode: RenderMode::Opaque,
+        solid: true,
+        light_emission: 0,
+        light_opacity: 15,
+    }
+}
+
+/// The default library with its blocks after air in `order` (indices into the default blocks),
+/// then `extra` new blocks.
+fn library_of(order: &[usize], extra: &[&str]) -> BlockLibrary {
+    let d = default_library().blocks();
+    let blocks = std::iter::once(d[0].clone())
+        .chain(order.iter().map(|&i| d[i].clone()))
+        .chain(extra.iter().map(|n| block(n)))
+        .collect();
+    BlockLibrary::new(blocks).unwrap()
+}
+
+/// A save that uses every block of the default library but air, torch (18) among them.
+fn every_block_save() -> WorldSave {
+    let mut s = sample_save(300);
+    for id in 1..default_library().len() as BlockId {
+        s.edits.set(IVec3::new(id as i32 * 3, -20, 7), id);
+    }
+    s
+}
+
+#[test]
+fn a_save_loads_into_a_reordered_and_extended_library_by_name() {
+    let d = scratch("reorder");
+    let path = d.join("w.strata");
+    let s = every_block_save();
+    write_world_save(&path, &s).unwrap();
+    // New blocks before, between and after, and every old block at a different id.
+    let n = default_library().len();
+    let order: Vec<usize> = (1..n).rev().collect();
+    let lib = library_of(&order, &["marble", "basalt"]);
+    let lib = {
+        let mut blocks = lib.into_blocks();
+        blocks.insert(1, block("obsidian"));
+        blocks.insert(9, block("slate"));
+        BlockLibrary::new(blocks).unwrap()
+    };
+    assert_ne!(lib.id_of("stone"), default_library().id_of("stone"));
+    let back = read_world_save_with(&path, &lib).unwrap();
+    assert_eq!(back.edits.len(), s.edits.len());
+    assert_eq!(named_edits(&back.edits, &lib), named_edits(&s.edits, default_library()));
+    assert_eq!((back.preset, back.state), (s.preset.clone(), s.state.clone()));
+    // Written again with that library, it loads back into the default one unchanged.
+    write_world_save_with(&path, &read_world_save_with(&path, &lib).unwrap(), &lib).unwrap();
+    assert_eq!(read_world_save(&path).unwrap(), s);
+    fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_block_missing_from_the_library_is_refused_naming_it() {
+    let d = scratch("missing");
+    let path = d.join("w.strata");
+    let mut s = sample_save(50);
+    let torch = default_library().id_of("torch").unwrap();
+    // The first torch in chunk, then voxel order: chunk (-1, 0, 0) comes before chunk (0, 0, 0).
+    s.edits.set(IVec3::new(5, 1, 2), torch);
+    s.edits.set(IVec3::new(-3, 4, 6), torch);
+    write_world_save(&path, &s).unwrap();
+    let before = fs::read(&path).unwrap();
+    let n = default_library().len();
+    let without_torch: Vec<usize> = (1..n).filter(|&i| i != torch as usize).collect();
+    let lib = library_of(&without_torch, &["marble"]);
+    let e = read_world_save_with(&path, &lib).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        matches!(&e, SaveError::MissingBlock { name, at, .. } if name == "torch" && *at == IVec3::new(-3, 4, 6)),
+        "{m}"
+    );
+    assert!(e.offset().is_some(), "{m}");
+    assert!(
+        m.contains(&path.display().to_string())
+            && m.contains("\"torch\"")
+            && m.contains("(-3, 4, 6)")
+            && m.contains("allowed: the library's blocks: air, stone, dirt")
+            && m.contains("marble"),
+        "{m}"
+    );
+    assert_eq!(fs::read(&path).unwrap(), before, "reading never changes the file");
+    // The unused entries of a table do not matter: a save without torch loads into that library.
+    let mut no_torch = s.clone();
+    no_torch.edits.clear_at(IVec3::new(5, 1, 2));
+    no_torch.edits.clear_at(IVec3::new(-3, 4, 6));
+    let bytes = encode_world_save(&no_torch);
+    let back = decode_world_save_with_library(&bytes, "n.strata", &SAVE_LIMITS, &lib).unwrap();
+    assert_eq!(named_edits(&back.edits, &lib), named_edits(&no_torch.edits, default_library()));
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// `save` in format 1 as the format-1 encoder wrote it: no block table, the built-in ids.
+fn v1_bytes(save: &WorldSave) -> Vec<u8> {
+    let mut out = Vec::new();
+    string(&mut out, &preset_to_sparse_ron(&save.preset));
+    string(&mut out, &fingerprint(&save.preset));
+    varint(&mut out, save.state.len() as u64);
+    for (k, v) in &save.state {
+        string(&mut out, k);
+        string(&mut out, v);
+    }
+    varint(&mut out, save.edits.len() as u64);
+    let chunks = save.edits.chunks_sorted();
+    varint(&mut out, chunks.len() as u64);
+    let zigzag = |v: i64| ((v << 1) ^ (v >> 63)) as u64;
+    let mut prev = [0i64; 3];
+    for (c, edits) in chunks {
+        let now = [c.x as i64, c.y as i64, c.z as i64];
+        for a in 0..3 {
+            varint(&mut out, zigzag(now[a] - prev[a]));
+        }
+        prev = now;
+        let mut runs: Vec<(u32, u32, BlockId)> = Vec::new();
+        for (&i, &id) in edits {
+            match runs.last_mut() {
+                Some((start, len, rid)) if *rid == id && *start + *len == i as u32 => *len += 1,
+                _ => runs.push((i as u32, 1, id)),
+            }
+        }
+        varint(&mut out, runs.len() as u64);
+        let mut next = 0;
+        for (start, len, id) in runs {
+            varint(&mut out, (start - next) as u64);
+            varint(&mut out, len as u64 - 1);
+            varint(&mut out, id as u64);
+            next = start + len;
+        }
+    }
+    wrap(&out)
+}
+
+#[test]
+fn version_1_saves_still_load_with_the_same_edits() {
+    let s = sample_save(500);
+    assert!(s.edits.chunks_sorted().iter().all(|(_, m)| m.values().all(|&id| id < BLOCK_COUNT)));
+    let v1 = v1_bytes(&s);
+    assert_eq!(u16::from_le_bytes([v1[8], v1[9]]), 1);
+    assert_eq!(decode_world_save(&v1, "v1.strata").unwrap(), s);
+    // Into a reordered library: the same blocks by name.
+    let n = default_library().len();
+    let lib = library_of(&(1..n).rev().collect::<Vec<_>>(), &["marble"]);
+    let back = decode_world_save_with_library(&v1, "v1.strata", &SAVE_LIMITS, &lib).unwrap();
+    assert_eq!(named_edits(&back.edits, &lib), named_edits(&s.edits, default_library()));
+    // Saving it again writes the current format, which loads the same.
+    let again = encode_world_save_checked(&s, "v2.strata", &SAVE_LIMITS).unwrap();
+    assert_eq!(u16::from_le_bytes([again[8], again[9]]), SAVE_VERSION);
+    assert_eq!(decode_world_save(&again, "v2.strata").unwrap(), s);
+
+    // The committed format-1 file (written by the format-1 encoder) loads with its edits.
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/save/good_v1_small.strata");
+    let bytes = fs::read(&corpus).unwrap();
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
+    let loaded = decode_world_save(&bytes, "good_v1_small.strata").unwrap();
+    let mut expected = WorldSave::default();
+    for i in 0..30 {
+        expected.edits.set(IVec3::new(i * 5, i - 10, -i * 3), (i % 7) as u16);
+    }
+    expected.state.insert("time".into(), "1".into());
+    assert_eq!(loaded, expected);
+    // The format-1 encoder of this test writes exactly what the real one did.
+    assert_eq!(payload_of(&v1_bytes(&expected)), payload_of(&bytes));
+    let back = decode_world_save_with_library(&bytes, "good_v1_small.strata", &SAVE_LIMITS, &lib).unwrap();
+    assert_eq!(named_edits(&back.edits, &lib), named_edits(&expected.edits, default_library()));
+    // A block format 1 had, missing from the library, is refused naming it.
+    let no_dirt = library_of(&(1..n).filter(|&i| i != 2).collect::<Vec<_>>(), &[]);
+    let e = decode_world_save_with_library(&bytes, "good_v1_small.strata", &SAVE_LIMITS, &no_dirt).unwrap_err();
+    assert!(matches!(&e, SaveError::MissingBlock { name, .. } if name == "dirt"), "{e}");
+}
+
+/// Payload: the head, a block table of `table` (id, name) and one chunk at (0, 0, 0) with one
+/// run of `len` voxels of file id `id` at index `start`.
+fn v2_payload(table: &[(u64, &str)], start: u64, len: u64, id: u64) -> (Vec<u8>, usize) {
+    let mut payload = payload_head();
+    varint(&mut payload, table.len() as u64);
+    for &(i, name) in table {
+        varint(&mut payload, i);
+        string(&mut payload, name);
+    }
+    varint(&mut payload, len); // edits
+    varint(&mut payload, 1); // chunks
+    payload.extend_from_slice(&[0, 0, 0]);
+    varint(&mut payload, 1); // one run
+    varint(&mut payload, start);
+    varint(&mut payload, len - 1);
+    let id_at = payload.len();
+    varint(&mut payload, id);
+    (payload, id_at)
+}
+
+#[test]
+fn handmade_v2_payload_matches_the_documented_layout() {
+    // The file's ids need not be the library's: they are names in the table.
+    let (payload, _) = v2_payload(&[(3, "stone"), (700, "torch")], 5, 3, 700);
+    let save = decode_world_save(&wrap_version(2, &payload), "hand2.strata").unwrap();
+    let torch = default_library().id_of("torch").unwrap();
+    assert_eq!(save.edits.len(), 3);
+    assert_eq!(save.edits.get(IVec3::new(5, 0, 0)), Some(torch));
+    assert_eq!(save.edits.get(IVec3::new(7, 0, 0)), Some(torch));
+    // The writer lists exactly the blocks used, by their library ids, in order.
+    let mut s = WorldSave::default();
+    s.edits.set(IVec3::new(1, 0, 0), torch);
+    s.edits.set(IVec3::new(2, 0, 0), 4);
+    let mut expected = payload_head();
+    varint(&mut expected, 2); // table entries
+    varint(&mut expected, 4);
+    string(&mut expected, "sand");
+    varint(&mut expected, torch as u64);
+    string(&mut expected, "torch");
+    varint(&mut expected, 2); // edits
+    varint(&mut expected, 1); // chunks
+    expected.extend_from_slice(&[0, 0, 0]); // chunk (0, 0, 0)
+    varint(&mut expected, 2); // runs
+    expected.extend_from_slice(&[1, 0, torch as u8]); // gap 1, length 1, torch
+    expected.extend_from_slice(&[0, 0, 4]); // gap 0, length 1, sand
+    assert_eq!(decode_world_save(&wrap_version(2, &expected), "e.strata").unwrap(), s);
+    let bytes = encode_world_save(&s);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    assert_eq!(payload_of(&bytes), expected);
+}
+
+/// The decompressed payload of a save file.
+fn payload_of(bytes: &[u8]) -> Vec<u8> {
+    let mut payload = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::DeflateDecoder::new(&bytes[HEADER_BYTES..]), &mut payload).unwrap();
+    payload
+}
+
+#[test]
+fn damaged_block_tables_are_refused_with_offsets() {
+    let file = |table: &[(u64, &str)], id: u64| {
+        let (payload, id_at) = v2_payload(table, 0, 1, id);
+        (decode_world_save(&wrap_version(2, &payload), "t.strata"), id_at)
+    };
+    // A run whose id the table lacks.
+    let (r, id_at) = file(&[(1, "stone"), (2, "dirt")], 9);
+    let e = r.unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, SaveError::UnknownBlock { id: 9, at, .. } if at == IVec3::new(0, 0, 0)), "{m}");
+    assert_eq!(e.offset(), Some(id_at as u64), "{m}");
+    assert!(m.contains("t.strata") && m.contains("the ids of the save's block table: 1, 2"), "{m}");
+    let m = file(&[], 0).0.unwrap_err().to_string();
+    assert!(m.contains("block id 0") && m.contains("block table is empty"), "{m}");
+    // Out of order, repeated, bad and duplicate names.
+    for (table, needles) in [
+        (&[(2, "stone"), (1, "dirt")][..], &["block table id", "1 is out of order", "increasing"][..]),
+        (&[(2, "stone"), (2, "dirt")][..], &["block table id", "2 is out of order"][..]),
+        (&[(1, "Stone")][..], &["block table name", "\"Stone\"", "a-z, 0-9 and _"][..]),
+        (&[(1, "")][..], &["block table name", "1..=64"][..]),
+        (&[(1, "stone"), (2, "stone")][..], &["block table name", "\"stone\" is named twice", "each name once"][..]),
+    ] {
+        let e = file(table, 1).0.unwrap_err();
+        let m = e.to_string();
+        assert!(matches!(e, SaveError::Corrupt { in_payload: true, .. }), "{m}");
+        for n in needles {
+            assert!(m.contains(n), "missing {n:?} in: {m}");
+        }
+    }
+    let long = "a".repeat(65);
+    let m = file(&[(1, &long)], 1).0.unwrap_err().to_string();
+    assert!(m.contains("block table name") && m.contains("at most 64"), "{m}");
+    // A table id beyond u16 and a count beyond what the payload holds.
+    let m = file(&[(70_000, "stone")], 70_000).0.unwrap_err().to_string();
+    assert!(m.contains("block table id") && m.contains("at most 65535"), "{m}");
+    let mut payload = payload_head();
+    let at = payload.len();
+    varint(&mut payload, 1 << 16);
+    let e = decode_world_save(&wrap_version(2, &payload), "c.strata").unwrap_err();
+    assert_eq!(e.offset(), Some(at as u64), "{e}");
+    assert!(e.to_string().contains("block table count") && e.to_string().contains("claims 65536"), "{e}");
+}
+
+#[test]
+fn saving_with_a_library_checks_its_ids_and_keeps_the_old_file() {
+    let d = scratch("libids");
+    let path = d.join("w.strata");
+    let lib = library_of(&[1, 2, 3], &["marble"]);
+    let mut s = sample_save(0);
+    s.edits.set(IVec3::new(1, 2, 3), 4);
+    write_world_save_with(&path, &s, &lib).unwrap();
+    let before = fs::read(&path).unwrap();
+    assert_eq!(read_world_save_with(&path, &lib).unwrap(), s);
+    // Marble is unknown to the default library: a clear refusal, not another block.
+    let e = read_world_save(&path).unwrap_err();
+    assert!(matches!(&e, SaveError::MissingBlock { name, .. } if name == "marble"), "{e}");
+    s.edits.set(IVec3::new(-9, 2, 3), 5);
+    let e = write_world_save_with(&path, &s, &lib).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, SaveError::UnknownBlock { saving: true, .. }), "{m}");
+    assert!(m.contains("(-9, 2, 3)") && m.contains("block id 5") && m.contains("allowed: block ids 0..=4"), "{m}");
+    assert!(m.contains("previous file is unchanged"), "{m}");
+    assert_eq!(fs::read(&path).unwrap(), before);
+    fs::remove_dir_all(&d).unwrap();
+}
+
+/// A random library: the default blocks after air in a random order, with a few new ones.
+fn arb_library() -> impl Strategy<Value = BlockLibrary> {
+    let n = default_library().len();
+    (Just((1..n).collect::<Vec<usize>>()).prop_shuffle(), proptest::collection::vec(0usize..n, 0..4)).prop_map(
+        |(order, extra_at)| {
+            let mut lib = library_of(&order, &[]).into_blocks();
+            for (k, at) in extra_at.into_iter().enumerate() {
+                lib.insert(at.max(1).min(lib.len()), block(&format!("extra_{k}")));
+            }
+            BlockLibrary::new(lib).unwrap()
+        },
+    )
+}
+
+fn arb_named_edits() -> impl Strategy<Value = Vec<(IVec3, BlockId)>> {
+    let n = default_library().len() as BlockId;
+    proptest::collection::vec(((-200i32..200, -40i32..40, -200i32..200), 0..n), 0..120)
+        .prop_map(|v| v.into_iter().map(|((x, y, z), id)| (IVec3::new(x, y, z), id)).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: fuzz_cases(128), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Edits written with one library load into another by block name, whatever the order of
+    /// either; written and read with the same library they round-trip exactly.
+    #[test]
+    fn edits_round_trip_by_name_through_permuted_libraries(
+        edits in arb_named_edits(),
+        writer in arb_library(),
+        reader in arb_library(),
+    ) {
+        // The edits' ids are default ids; as the writer's ids they name the same blocks.
+        let mut s = WorldSave::default();
+        for (p, id) in edits {
+            let name = default_library().name_of(id).unwrap();
+            s.edits.set(p, writer.id_of(name).unwrap());
+        }
+        let bytes = encode_world_save_checked_with_library(&s, "p.strata", &SAVE_LIMITS, &writer);
+        prop_assert!(bytes.is_ok(), "{:?}", bytes.as_ref().err().map(|e| e.to_string()));
+        let bytes = bytes.unwrap_or_default();
+        prop_assert_eq!(&bytes, &encode_world_save_with_library(&s, &writer));
+        let same = decode_world_save_with_library(&bytes, "p.strata", &SAVE_LIMITS, &writer);
+        prop_assert!(matches!(&same, Ok(b) if *b == s));
+        let other = decode_world_save_with_library(&bytes, "p.strata", &SAVE_LIMITS, &reader);
+        prop_assert!(other.is_ok(), "{:?}", other.as_ref().err().map(|e| e.to_string()));
+        let other = other.unwrap_or_default();
+        prop_assert_eq!(named_edits(&other.edits, &reader), named_edits(&s.edits, &writer));
     }
 }

@@ -1,6 +1,9 @@
-//! Block types: ids, names, colours and how they take part in meshing.
+//! The built-in block types: ids, names, colours and how they take part in meshing.
 //!
-//! A voxel stores a [`BlockId`] (`u16`); `0` is air. Ids are stable: saves store them.
+//! A voxel stores a [`BlockId`] (`u16`); `0` is air. The static table here is the first
+//! [`BLOCK_COUNT`] blocks of the default [`crate::base::block_library::BlockLibrary`], what the
+//! generator and the mesher use, and also the blocks that save format 1 stored by id: it is never
+//! reordered or shortened. Game-defined blocks live in the block library.
 //!
 //! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
@@ -26,7 +29,8 @@ pub const CLAY: BlockId = 15;
 pub const PODZOL: BlockId = 16;
 pub const RED_SAND: BlockId = 17;
 
-/// Number of block ids defined; ids at or above it are unknown.
+/// Number of built-in block ids; ids at or above it are unknown here (the default block library
+/// defines more after them).
 pub const BLOCK_COUNT: BlockId = 18;
 
 /// Static description of a block type.

@@ -1,11 +1,12 @@
-//! Base types every layer shares: coordinates, block ids, chunk buffers, seeded hashing, SIMD
-//! dispatch, sparse voxel edits and atomic file writes.
+//! Base types every layer shares: coordinates, block ids and the block library, chunk buffers,
+//! seeded hashing, SIMD dispatch, sparse voxel edits and atomic file writes.
 //!
 //! May use: `std` and the crates in `Cargo.toml`. Nothing else in this crate: every other layer
 //! builds on this one.
 
 pub mod atomic_file;
 pub mod block;
+pub mod block_library;
 pub mod chunk;
 pub mod coords;
 pub mod edits;

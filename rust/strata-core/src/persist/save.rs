@@ -5,7 +5,7 @@
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `STRATASV` |
-//! | 8 | 2 | format version ([`SAVE_VERSION`]) |
+//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 is still read) |
 //! | 10 | 2 | flags (0) |
 //! | 12 | 4 | length of the decompressed payload (at most [`MAX_PAYLOAD_BYTES`]) |
 //! | 16 | 4 | CRC-32 of the decompressed payload |
@@ -15,38 +15,61 @@
 //! [`crate::preset::fingerprint::preset_to_sparse_ron`] (name, seed and the settings that differ from the
 //! frozen version-1 baseline: complete, yet a few bytes; the full text would take ~1.1 KB even
 //! compressed), fingerprint (varint length + ASCII), game
-//! state (varint count, then key and value strings), total edit count (varint), edited chunk
-//! count (varint), then per chunk in sorted order: the chunk coordinate as zigzag deltas from the
-//! previous chunk, its run count, and runs of consecutive local indices with one block id:
-//! (varint gap from the end of the previous run, varint length − 1, varint block id).
+//! state (varint count, then key and value strings), the block table (format 2 only, below),
+//! total edit count (varint), edited chunk count (varint), then per chunk in sorted order: the
+//! chunk coordinate as zigzag deltas from the previous chunk, its run count, and runs of
+//! consecutive local indices with one block id: (varint gap from the end of the previous run,
+//! varint length − 1, varint block id).
+//!
+//! Block table (format 2): varint entry count (at most 65,536), then per entry the block id as
+//! the writer's library numbered it (varint, strictly increasing) and its name (varint length +
+//! `[a-z0-9_]`, at most [`MAX_BLOCK_NAME_BYTES`] bytes). The writer lists exactly the ids its
+//! edits use. Every run's block id must be in the table; on load each id is remapped by name into
+//! the loading [`BlockLibrary`], so adding, removing or reordering blocks in a library never
+//! changes what a save loads, and a name the library lacks is refused
+//! ([`SaveError::MissingBlock`]) rather than loaded as a wrong block. Format 1 has no table: its
+//! ids are those of the built-in blocks ([`crate::base::block::block_info`], ids
+//! `0..BLOCK_COUNT`), read as their names and remapped the same way.
 //!
 //! The reader trusts nothing: every count is checked against a hard limit and against the bytes
 //! left before anything is allocated, decompression stops at the declared length, the CRC and
-//! the fingerprint are checked, block ids must name a block, and every error names the file and
-//! a byte offset.
+//! the fingerprint are checked, block ids must name a block of the loading library, and every
+//! error names the file and a byte offset. Decoding is pure: on any error nothing is handed back,
+//! so the caller's world stays as it is.
 //!
 //! Writer and reader share one set of limits, [`SaveLimits`] ([`SAVE_LIMITS`]): a save that
 //! loading would refuse is never written (law: Nothing is lost). [`write_world_save`] checks every
-//! limit with an error naming it, the value and what is allowed, then decodes the payload it is
-//! about to write and compares it with the input; only a save that reads back exactly reaches
-//! the disk, and a refused one leaves the previous file untouched.
+//! limit with an error naming it, the value and what is allowed, that every edit's block is in the
+//! library (so the block table is complete), then decodes the payload it is about to write, table
+//! included, and compares it with the input; only a save that reads back exactly reaches the
+//! disk, and a refused one leaves the previous file untouched.
+//!
+//! Libraries: a [`WorldSave`]'s edits hold ids of one [`BlockLibrary`]. The plain functions
+//! ([`write_world_save`], [`read_world_save`], [`encode_world_save`], [`decode_world_save`], …)
+//! use the built-in library ([`default_library`]); each has a variant taking the library
+//! ([`write_world_save_with`], [`read_world_save_with`], [`encode_world_save_with_library`],
+//! [`encode_world_save_checked_with_library`], [`decode_world_save_with_library`]).
 //!
 //! May use: `base`, `preset`.
 
 use crate::base::atomic_file::write_atomic;
-use crate::base::block::{BLOCK_COUNT, BlockId};
+use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
+use crate::base::block_library::{BlockLibrary, MAX_BLOCK_NAME_BYTES, default_library, is_valid_block_name};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
 use thiserror::Error;
 
 pub const SAVE_MAGIC: &[u8; 8] = b"STRATASV";
-/// The newest save format this build reads and the one it writes.
-pub const SAVE_VERSION: u16 = 1;
+/// The newest save format this build reads and the one it writes (2: with a block table; 1 is
+/// still read).
+pub const SAVE_VERSION: u16 = 2;
+/// Most entries of a block table: one per possible block id.
+pub const MAX_BLOCK_TABLE_ENTRIES: u64 = 1 << 16;
 pub const HEADER_BYTES: usize = 20;
 /// Largest decompressed payload a save may declare.
 pub const MAX_PAYLOAD_BYTES: u32 = 64 << 20;
@@ -85,7 +108,7 @@ pub const SAVE_LIMITS: SaveLimits = SaveLimits {
     max_string_bytes: MAX_STRING_BYTES,
 };
 
-/// A saved world.
+/// A saved world. Its edits' block ids are those of the library it is written or read with.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WorldSave {
     pub preset: WorldPreset,
@@ -126,8 +149,8 @@ pub enum SaveError {
     #[error("{file}: the preset does not match its recorded fingerprint (recorded {recorded}, computed {computed})")]
     Fingerprint { file: String, recorded: String, computed: String },
     #[error(
-        "{file}: edit at ({}, {}, {}) has block id {id}, which no block has; allowed: block ids 0..={}{}",
-        at.x, at.y, at.z, BLOCK_COUNT - 1,
+        "{file}: edit at ({}, {}, {}) has block id {id}, which no block has; allowed: {allowed}{}",
+        at.x, at.y, at.z,
         if *.saving { "; the save was not written and the previous file is unchanged" } else { "" }
     )]
     UnknownBlock {
@@ -137,7 +160,25 @@ pub enum SaveError {
         id: u64,
         /// Where it is in the decompressed payload, when reading.
         offset: Option<u64>,
+        /// The ids that would be accepted: the library's when saving, the block table's (or the
+        /// built-in ids of format 1) when reading.
+        allowed: String,
         saving: bool,
+    },
+    #[error(
+        "{file}: edit at ({}, {}, {}) is the block \"{name}\", which the block library does not have; allowed: the library's blocks: {allowed}; nothing was loaded",
+        at.x, at.y, at.z
+    )]
+    MissingBlock {
+        file: String,
+        /// The block's name as the save stores it.
+        name: String,
+        /// The first edit of that block (in chunk, then voxel order).
+        at: IVec3,
+        /// Where that edit's block id is in the decompressed payload.
+        offset: Option<u64>,
+        /// The loading library's block names.
+        allowed: String,
     },
     #[error("{file}: not saved: {what} is {value}; allowed: {allowed}; the previous file is unchanged")]
     TooLarge {
@@ -162,7 +203,7 @@ impl SaveError {
     pub fn offset(&self) -> Option<u64> {
         match self {
             SaveError::Corrupt { offset, .. } => Some(*offset),
-            SaveError::UnknownBlock { offset, .. } => *offset,
+            SaveError::UnknownBlock { offset, .. } | SaveError::MissingBlock { offset, .. } => *offset,
             _ => None,
         }
     }
@@ -188,8 +229,10 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(s.as_bytes());
 }
 
-/// The decompressed payload of `save`, its preset stored as `preset_text`.
-fn encode_payload(save: &WorldSave, preset_text: &str) -> Vec<u8> {
+/// The decompressed payload of `save` in the current format, its preset stored as
+/// `preset_text` and its block ids named by `library`. An id the library lacks is written
+/// without a table entry, so loading refuses it.
+fn encode_payload(save: &WorldSave, preset_text: &str, library: &BlockLibrary) -> Vec<u8> {
     let mut out = Vec::new();
     put_str(&mut out, preset_text);
     put_str(&mut out, &fingerprint(&save.preset));
@@ -198,8 +241,15 @@ fn encode_payload(save: &WorldSave, preset_text: &str) -> Vec<u8> {
         put_str(&mut out, k);
         put_str(&mut out, v);
     }
-    put_varint(&mut out, save.edits.len() as u64);
     let chunks = save.edits.chunks_sorted();
+    let used: BTreeSet<BlockId> = chunks.iter().flat_map(|(_, m)| m.values().copied()).collect();
+    let named: Vec<(BlockId, &str)> = used.into_iter().filter_map(|id| Some((id, library.name_of(id)?))).collect();
+    put_varint(&mut out, named.len() as u64);
+    for (id, name) in named {
+        put_varint(&mut out, id as u64);
+        put_str(&mut out, name);
+    }
+    put_varint(&mut out, save.edits.len() as u64);
     put_varint(&mut out, chunks.len() as u64);
     let mut prev = ChunkCoord::new(0, 0, 0);
     for (c, edits) in chunks {
@@ -241,10 +291,17 @@ fn compress(payload: &[u8]) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
-/// The whole save file as bytes, unchecked: a save beyond [`SAVE_LIMITS`] gives a file that
-/// loading refuses. [`write_world_save`] and [`encode_world_save_checked`] check first.
+/// The whole save file as bytes, its block ids those of the built-in library, unchecked: a save
+/// beyond [`SAVE_LIMITS`] gives a file that loading refuses. [`write_world_save`] and
+/// [`encode_world_save_checked`] check first.
 pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
-    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset)))
+    encode_world_save_with_library(save, default_library())
+}
+
+/// The whole save file as bytes, its block ids those of `library`, unchecked: an id the library
+/// lacks, or a save beyond [`SAVE_LIMITS`], gives a file that loading refuses.
+pub fn encode_world_save_with_library(save: &WorldSave, library: &BlockLibrary) -> Vec<u8> {
+    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset), library))
 }
 
 /// At most 40 characters of `s`, quoted, for messages.
@@ -256,11 +313,23 @@ fn shown(s: &str) -> String {
     format!("\"{t}\"")
 }
 
-/// The bytes of `save` as [`write_world_save`] writes them, after the same checks: every limit
-/// of `limits` (each refusal names the limit, the value and what is allowed), known block ids,
-/// a valid preset, and a read-back of the payload that must give `save` exactly. `file` names
-/// the save in errors.
+/// The bytes of `save` as [`write_world_save`] writes them, after the same checks, its block ids
+/// those of the built-in library: see [`encode_world_save_checked_with_library`].
 pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimits) -> Result<Vec<u8>, SaveError> {
+    encode_world_save_checked_with_library(save, file, limits, default_library())
+}
+
+/// The bytes of `save`, its block ids those of `library`, as [`write_world_save_with`] writes
+/// them, after the same checks: every limit of `limits` (each refusal names the limit, the value
+/// and what is allowed), every edit's block in `library` (so the block table names them all), a
+/// valid preset, and a read-back of the payload with `library` that must give `save` exactly.
+/// `file` names the save in errors.
+pub fn encode_world_save_checked_with_library(
+    save: &WorldSave,
+    file: &str,
+    limits: &SaveLimits,
+    library: &BlockLibrary,
+) -> Result<Vec<u8>, SaveError> {
     let too_large =
         |what: String, value: String, allowed: String| SaveError::TooLarge { file: file.into(), what, value, allowed };
     save.preset.validate().map_err(|e| SaveError::Preset {
@@ -283,12 +352,13 @@ pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimi
         ));
     }
     for (c, edits) in save.edits.chunks_sorted() {
-        if let Some((&i, &id)) = edits.iter().find(|&(_, &id)| id >= BLOCK_COUNT) {
+        if let Some((&i, &id)) = edits.iter().find(|&(_, &id)| library.get(id).is_none()) {
             return Err(SaveError::UnknownBlock {
                 file: file.into(),
                 at: voxel_of(c, i),
                 id: id as u64,
                 offset: None,
+                allowed: format!("block ids 0..={} (the block library's {} blocks)", library.len() - 1, library.len()),
                 saving: true,
             });
         }
@@ -321,7 +391,7 @@ pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimi
             format!("at most {max_string} bytes (a shorter name)"),
         ));
     }
-    let payload = encode_payload(save, &preset_text);
+    let payload = encode_payload(save, &preset_text, library);
     if payload.len() as u64 > limits.max_payload_bytes as u64 {
         return Err(too_large(
             "the save's data (before compression)".into(),
@@ -330,7 +400,7 @@ pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimi
         ));
     }
     // Read back what is about to be written: only a save that loads as it is goes to disk.
-    match decode_payload(&payload, file, limits) {
+    match decode_payload(&payload, file, limits, SAVE_VERSION, library) {
         Ok(back) if back == *save => {}
         Ok(back) => {
             let parts: Vec<&str> = [
@@ -359,13 +429,20 @@ pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimi
     Ok(bytes)
 }
 
-/// Writes `save` to `path` atomically after the checks of [`encode_world_save_checked`] under
-/// [`SAVE_LIMITS`]: a save that loading would refuse is not written, and a crash or a refusal
-/// leaves the previous save intact (law: Nothing is lost). A `path` that is a link is written
-/// through; a folder, device, FIFO or socket is refused.
+/// Writes `save`, its block ids those of the built-in library, as [`write_world_save_with`] does.
 pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> {
+    write_world_save_with(path, save, default_library())
+}
+
+/// Writes `save`, its block ids those of `library`, to `path` atomically after the checks of
+/// [`encode_world_save_checked_with_library`] under [`SAVE_LIMITS`]: a save that loading (with
+/// `library`) would refuse is not written, and a crash or a refusal leaves the previous save
+/// intact (law: Nothing is lost). The file names the blocks its edits use, so any library that
+/// has those names can load it ([`read_world_save_with`]). A `path` that is a link is written
+/// through; a folder, device, FIFO or socket is refused.
+pub fn write_world_save_with(path: &Path, save: &WorldSave, library: &BlockLibrary) -> Result<(), SaveError> {
     let file = path.display().to_string();
-    let bytes = encode_world_save_checked(save, &file, &SAVE_LIMITS)?;
+    let bytes = encode_world_save_checked_with_library(save, &file, &SAVE_LIMITS, library)?;
     write_atomic(path, &bytes).map_err(|error| SaveError::Io { file, action: "write", error })
 }
 
@@ -446,13 +523,28 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Decodes a save file's bytes under [`SAVE_LIMITS`]. `file` names it in errors.
+/// Decodes a save file's bytes under [`SAVE_LIMITS`] into the built-in library's ids. `file`
+/// names it in errors.
 pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveError> {
-    decode_world_save_with(bytes, file, &SAVE_LIMITS)
+    decode_world_save_with_library(bytes, file, &SAVE_LIMITS, default_library())
 }
 
-/// Decodes a save file's bytes under `limits`. `file` names it in errors.
+/// Decodes a save file's bytes under `limits` into the built-in library's ids. `file` names it
+/// in errors.
 pub fn decode_world_save_with(bytes: &[u8], file: &str, limits: &SaveLimits) -> Result<WorldSave, SaveError> {
+    decode_world_save_with_library(bytes, file, limits, default_library())
+}
+
+/// Decodes a save file's bytes under `limits`, every edit's block remapped by name into
+/// `library`'s ids (format 1 ids read as the built-in blocks' names). A block the library does
+/// not have is refused ([`SaveError::MissingBlock`], naming it, its first edit and the
+/// library's names); nothing is returned on any error. `file` names the save in errors.
+pub fn decode_world_save_with_library(
+    bytes: &[u8],
+    file: &str,
+    limits: &SaveLimits,
+    library: &BlockLibrary,
+) -> Result<WorldSave, SaveError> {
     let head_err = |offset: u64, what: &str, problem: String, allowed: String| SaveError::Corrupt {
         file: file.into(),
         offset,
@@ -538,10 +630,83 @@ pub fn decode_world_save_with(bytes: &[u8], file: &str, limits: &SaveLimits) -> 
     if computed != stored_crc {
         return Err(SaveError::Checksum { file: file.into(), stored: stored_crc, computed });
     }
-    decode_payload(&payload, file, limits)
+    decode_payload(&payload, file, limits, version, library)
 }
 
-fn decode_payload(payload: &[u8], file: &str, limits: &SaveLimits) -> Result<WorldSave, SaveError> {
+/// One entry of a save's block table: the id the file uses, the block's name and its id in the
+/// loading library, if it has one.
+struct TableEntry {
+    file_id: u64,
+    name: String,
+    id: Option<BlockId>,
+}
+
+/// The names of `library`'s blocks for messages: the first 32, then how many more.
+fn library_names(library: &BlockLibrary) -> String {
+    const SHOWN: usize = 32;
+    let s: Vec<&str> = library.blocks().iter().take(SHOWN).map(|b| b.name.as_str()).collect();
+    let more = library.len().saturating_sub(SHOWN);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    format!("{}{more}", s.join(", "))
+}
+
+/// The block table of a format-2 payload, each name looked up in `library`.
+fn read_block_table(r: &mut Reader, library: &BlockLibrary) -> Result<Vec<TableEntry>, SaveError> {
+    // Each entry takes at least 3 bytes: an id, a name length and one character.
+    let n = r.bounded("block table count", MAX_BLOCK_TABLE_ENTRIES.min(r.left() as u64 / 3))?;
+    let mut table: Vec<TableEntry> = Vec::with_capacity(n as usize);
+    let mut names = HashSet::with_capacity(n as usize);
+    for _ in 0..n {
+        let id_at = r.pos;
+        let file_id = r.bounded("block table id", MAX_BLOCK_TABLE_ENTRIES - 1)?;
+        if table.last().is_some_and(|e| e.file_id >= file_id) {
+            return Err(r.corrupt(
+                id_at,
+                "block table id",
+                format!("{file_id} is out of order or repeated"),
+                "ids in increasing order".into(),
+            ));
+        }
+        let name_at = r.pos;
+        let name = r.string("block table name", MAX_BLOCK_NAME_BYTES as u64)?;
+        if !is_valid_block_name(&name) {
+            return Err(r.corrupt(
+                name_at,
+                "block table name",
+                shown(&name),
+                format!("1..={MAX_BLOCK_NAME_BYTES} characters of a-z, 0-9 and _"),
+            ));
+        }
+        if !names.insert(name.clone()) {
+            return Err(r.corrupt(
+                name_at,
+                "block table name",
+                format!("{} is named twice", shown(&name)),
+                "each name once".into(),
+            ));
+        }
+        table.push(TableEntry { file_id, id: library.id_of(&name), name });
+    }
+    Ok(table)
+}
+
+/// The ids of a block table for messages: the first 32, then how many more.
+fn table_ids(table: &[TableEntry]) -> String {
+    if table.is_empty() {
+        return "none (the save's block table is empty)".into();
+    }
+    let ids: Vec<String> = table.iter().take(32).map(|e| e.file_id.to_string()).collect();
+    let more = if table.len() > 32 { format!(" and {} more", table.len() - 32) } else { String::new() };
+    format!("the ids of the save's block table: {}{more}", ids.join(", "))
+}
+
+fn decode_payload(
+    payload: &[u8],
+    file: &str,
+    limits: &SaveLimits,
+    version: u16,
+    library: &BlockLibrary,
+) -> Result<WorldSave, SaveError> {
     let mut r = Reader { file, bytes: payload, pos: 0 };
     let preset_text = r.string("preset text", limits.max_string_bytes)?;
     let preset = preset_from_sparse_ron(&preset_text, "preset")
@@ -558,6 +723,17 @@ fn decode_payload(payload: &[u8], file: &str, limits: &SaveLimits) -> Result<Wor
         let v = r.string("game state value", limits.max_string_bytes)?;
         state.insert(k, v);
     }
+    let table = if version >= 2 {
+        read_block_table(&mut r, library)?
+    } else {
+        // Format 1 stored the built-in blocks' ids.
+        (0..BLOCK_COUNT)
+            .map(|id| {
+                let name = block_info(id).name;
+                TableEntry { file_id: id as u64, name: name.into(), id: library.id_of(name) }
+            })
+            .collect()
+    };
     let total_at = r.pos;
     let total = r.bounded("edit count", limits.max_edits)?;
     // Each chunk takes at least 4 bytes (3 coordinates and a run count).
@@ -609,17 +785,30 @@ fn decode_payload(payload: &[u8], file: &str, limits: &SaveLimits) -> Result<Wor
                     format!("indices below {CHUNK_VOLUME}"),
                 ));
             }
-            if id >= BLOCK_COUNT as u64 {
-                // Nothing of this world is handed back: the caller's world stays as it is.
+            // On a refusal nothing of this world is handed back: the caller's world stays as it is.
+            let Ok(entry) = table.binary_search_by_key(&id, |e| e.file_id).map(|i| &table[i]) else {
                 return Err(SaveError::UnknownBlock {
                     file: file.into(),
                     at: voxel_of(chunk, start as u16),
                     id,
                     offset: Some(id_at as u64),
+                    allowed: if version >= 2 {
+                        table_ids(&table)
+                    } else {
+                        format!("block ids 0..={} (the built-in blocks of save format 1)", BLOCK_COUNT - 1)
+                    },
                     saving: false,
                 });
-            }
-            let id = id as BlockId;
+            };
+            let Some(id) = entry.id else {
+                return Err(SaveError::MissingBlock {
+                    file: file.into(),
+                    name: entry.name.clone(),
+                    at: voxel_of(chunk, start as u16),
+                    offset: Some(id_at as u64),
+                    allowed: library_names(library),
+                });
+            };
             seen += len;
             if seen > total {
                 return Err(r.corrupt(
@@ -654,9 +843,16 @@ fn decode_payload(payload: &[u8], file: &str, limits: &SaveLimits) -> Result<Wor
     Ok(WorldSave { preset, edits, state })
 }
 
-/// Reads and checks a save file under [`SAVE_LIMITS`]. Files larger than [`MAX_FILE_BYTES`]
-/// are refused unread.
+/// Reads and checks a save file under [`SAVE_LIMITS`] into the built-in library's ids, as
+/// [`read_world_save_with`] does.
 pub fn read_world_save(path: &Path) -> Result<WorldSave, SaveError> {
+    read_world_save_with(path, default_library())
+}
+
+/// Reads and checks a save file under [`SAVE_LIMITS`], every edit's block remapped by name into
+/// `library` ([`decode_world_save_with_library`]). Files larger than [`MAX_FILE_BYTES`] are
+/// refused unread; the file itself is never changed.
+pub fn read_world_save_with(path: &Path, library: &BlockLibrary) -> Result<WorldSave, SaveError> {
     let file = path.display().to_string();
     let io = |error| SaveError::Io { file: file.clone(), action: "read", error };
     let meta = std::fs::metadata(path).map_err(io)?;
@@ -671,7 +867,7 @@ pub fn read_world_save(path: &Path) -> Result<WorldSave, SaveError> {
         });
     }
     let bytes = std::fs::read(path).map_err(io)?;
-    decode_world_save(&bytes, &file)
+    decode_world_save_with_library(&bytes, &file, &SAVE_LIMITS, library)
 }
 
 /// Position helper for tests and tools: the world voxel of local index `i` in chunk `c`.
