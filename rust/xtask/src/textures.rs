@@ -429,6 +429,26 @@ mod tests {
     }
 
     #[test]
+    fn every_texture_the_default_library_names_is_drawn_and_every_drawn_one_is_used() {
+        use strata_core::base::block_library::{Face, default_library};
+        let mut named = std::collections::BTreeSet::new();
+        for block in default_library().blocks() {
+            for face in Face::ALL {
+                let t = block.faces.texture_for_face(face);
+                if !t.is_empty() {
+                    named.insert(t.to_string());
+                }
+            }
+        }
+        for t in &named {
+            assert!(TEXTURES.contains(&t.as_str()), "the library names `{t}`, which is not drawn");
+        }
+        for t in TEXTURES {
+            assert!(named.contains(*t), "`{t}` is drawn but no block of the default library uses it");
+        }
+    }
+
+    #[test]
     fn the_committed_textures_are_what_the_source_draws() {
         let stale = stale_files().unwrap();
         assert!(stale.is_empty(), "run `cargo xtask textures`: stale {stale:?}");
