@@ -19,6 +19,7 @@ use crate::meshes::{
     SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials,
     opaque_faces, scatter_multimesh, to_vector3,
 };
+use crate::block_library::BlockLibrary;
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
@@ -31,6 +32,7 @@ use godot::prelude::*;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
+use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
@@ -77,6 +79,12 @@ pub struct ChunkWorld {
     /// The node the world streams around; empty = the current `Camera3D`.
     #[export]
     viewer: NodePath,
+    /// The blocks the world is made of (ids are indices); empty = the default library
+    /// (`BlockLibrary.create_default()`). Saves store the names of the blocks edits use, so a
+    /// save loads into a library whose blocks were added to or reordered; a block it lacks is
+    /// refused by `load_world` with its name.
+    #[export]
+    block_library: Option<Gd<BlockLibrary>>,
     /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
     /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
     #[var(set)]
@@ -179,6 +187,7 @@ impl INode3D for ChunkWorld {
             base,
             preset: None,
             viewer: NodePath::default(),
+            block_library: None,
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -451,10 +460,11 @@ impl ChunkWorld {
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
     #[func]
     pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
-        let Some(id) = world_host::known_block(id) else {
+        let count = self.library().map(|l| l.len()).unwrap_or(strata_core::base::block::BLOCK_COUNT as usize);
+        let Some(id) = u16::try_from(id).ok().filter(|&b| (b as usize) < count) else {
             godot_error!(
-                "ChunkWorld.set_voxel: block id {id} is not a known block; allowed: 0..={}",
-                strata_core::base::block::BLOCK_COUNT - 1
+                "ChunkWorld.set_voxel: block id {id} is not a block of the world's library; allowed: 0..={}",
+                count - 1
             );
             return;
         };
@@ -477,10 +487,24 @@ impl ChunkWorld {
         }
     }
 
-    /// Name of the block with id `id` ("" for unknown ids).
+    /// Name of the block with id `id` in the default library ("" for unknown ids); see
+    /// `get_block_name` for the world's own library.
     #[func]
     pub fn block_name(id: i64) -> GString {
         world_host::block_name(id)
+    }
+
+    /// Name of the block with id `id` in the world's `block_library` ("" for unknown ids).
+    #[func]
+    pub fn get_block_name(&self, id: i64) -> GString {
+        let Ok(id) = u16::try_from(id) else { return GString::new() };
+        self.library().ok().and_then(|l| l.name_of(id).map(GString::from)).unwrap_or_default()
+    }
+
+    /// Id of the block named `name` in the world's `block_library`, or -1.
+    #[func]
+    pub fn get_block_id(&self, name: GString) -> i64 {
+        self.library().ok().and_then(|l| l.id_of(&name.to_string())).map(|id| id as i64).unwrap_or(-1)
     }
 
     /// Id of the block named `name`, or -1.
@@ -622,15 +646,17 @@ impl ChunkWorld {
     /// code; the message is in `last_error()`.
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
+        let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
-        self.host.save_world(&path, self.preset.as_ref(), edits)
+        self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
     /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
     #[func]
     pub fn load_world(&mut self, path: GString) -> Error {
-        match self.host.read_world(&path) {
+        let library = self.library();
+        match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits)) => {
                 self.restart_with(preset, edits);
                 Error::OK
@@ -688,6 +714,15 @@ impl ChunkWorld {
         match &self.streamer {
             Some(s) => Some(s.edits()),
             None => self.host.kept_edits(),
+        }
+    }
+
+    /// The world's blocks: `block_library`, or the default library when it is empty; an error
+    /// naming the block, field, value and what is allowed when the library is invalid.
+    fn library(&self) -> Result<std::borrow::Cow<'static, CoreLibrary>, String> {
+        match &self.block_library {
+            None => Ok(std::borrow::Cow::Borrowed(default_library())),
+            Some(l) => l.bind().core().map(std::borrow::Cow::Owned).map_err(|e| e.to_string()),
         }
     }
 

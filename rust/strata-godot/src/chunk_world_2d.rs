@@ -425,14 +425,16 @@ impl ChunkWorld2D {
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
         let edits = self.streamer.as_ref().map(|s| s.edits());
-        self.host.save_world(&path, self.preset.as_ref(), edits)
+        // The side view draws the default blocks (its tile atlas has a row per default id).
+        let library = strata_core::base::block_library::default_library();
+        self.host.save_world(&path, self.preset.as_ref(), edits, Ok(library))
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
     /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
     #[func]
     pub fn load_world(&mut self, path: GString) -> Error {
-        match self.host.read_world(&path) {
+        match self.host.read_world(&path, Ok(strata_core::base::block_library::default_library())) {
             Ok((preset, edits)) => {
                 self.restart_with(preset, edits);
                 Error::OK

@@ -30,7 +30,8 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
-use strata_core::persist::save::{SaveError, WorldSave, read_world_save, write_world_save};
+use strata_core::base::block_library::BlockLibrary as CoreLibrary;
+use strata_core::persist::save::{SaveError, WorldSave, read_world_save_with, write_world_save_with};
 use strata_core::stream::scheduler::StreamStats;
 
 /// Which preset a world was built from: the resource and its revision (bumped on every change).
@@ -271,27 +272,42 @@ impl<G> WorldHost<G> {
     }
 
     /// Writes `preset`, the edits and the game state to `path` (`res://`, `user://` or
-    /// absolute) atomically: `streamer_edits` while a streamer holds them, else the kept ones.
-    /// Returns OK, or an error code with the message in `last_error()`.
+    /// absolute) atomically: `streamer_edits` while a streamer holds them, else the kept ones;
+    /// the names of the blocks the edits use come from `library`. Returns OK, or an error code
+    /// with the message in `last_error()`.
     pub(crate) fn save_world(
         &mut self,
         path: &GString,
         preset: Option<&Gd<WorldPreset>>,
         streamer_edits: Option<&EditMap>,
+        library: Result<&CoreLibrary, String>,
     ) -> Error {
+        let library = match library {
+            Ok(l) => l,
+            Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_INVALID_DATA),
+        };
         let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
         let save = WorldSave { preset: core_preset(preset), edits, state: self.state.clone() };
-        match write_world_save(&globalize(path), &save) {
+        match write_world_save_with(&globalize(path), &save, library) {
             Ok(()) => self.succeed(),
             Err(e) => self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
         }
     }
 
-    /// Reads a world written by [`WorldHost::save_world`]: on success takes its game state and
-    /// returns its preset and edits for the caller to stream; on error changes nothing and
-    /// returns the code, with the message in `last_error()`.
-    pub(crate) fn read_world(&mut self, path: &GString) -> Result<(strata_core::WorldPreset, EditMap), Error> {
-        match read_world_save(&globalize(path)) {
+    /// Reads a world written by [`WorldHost::save_world`], its blocks mapped by name into
+    /// `library`: on success takes its game state and returns its preset and edits for the
+    /// caller to stream; on error changes nothing and returns the code, with the message in
+    /// `last_error()`.
+    pub(crate) fn read_world(
+        &mut self,
+        path: &GString,
+        library: Result<&CoreLibrary, String>,
+    ) -> Result<(strata_core::WorldPreset, EditMap), Error> {
+        let library = match library {
+            Ok(l) => l,
+            Err(e) => return Err(self.fail(format!("{}.load_world: {e}", self.class), Error::ERR_INVALID_DATA)),
+        };
+        match read_world_save_with(&globalize(path), library) {
             Ok(save) => {
                 self.state = save.state;
                 self.succeed();
