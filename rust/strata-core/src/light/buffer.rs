@@ -67,6 +67,14 @@ impl LightBuffer {
         self.data.resize(self.size.volume(), 0);
     }
 
+    /// Reuses the allocation for a new box whose every byte the caller then writes: the
+    /// contents are left unspecified (what the buffer held, dark where it grew).
+    pub(crate) fn reshape_for_overwrite(&mut self, min: IVec3, size: IVec3) {
+        self.min = min;
+        self.size = IVec3::new(size.x.max(0), size.y.max(0), size.z.max(0));
+        self.data.resize(self.size.volume(), 0);
+    }
+
     pub fn min(&self) -> IVec3 {
         self.min
     }

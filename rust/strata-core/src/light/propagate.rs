@@ -2,16 +2,24 @@
 //! function of the voxels, the sky exposure and the light table, over buffers the caller owns.
 //!
 //! The steps (see the layer doc in `light/mod.rs` for why each result is exact):
-//! 1. every output voxel at or above its column's exposure gets sky 15, all others 0, in one
-//!    branch-free pass over the output; when every output column is open the sky is done;
-//! 2. sky seeds: a non-clear, non-opaque voxel under an exposure, or any voxel with a neighbour
-//!    column whose sky-15 part reaches beside it, gets `15 − 1 − opacity`;
-//! 3. block seeds: every emitter gets its emission (the voxels are scanned only when the table
-//!    has an emitter, and a block of 64 ids only when one falls in the emissive id range);
+//! 1. every output voxel at or above its column's exposure gets sky 15, all others 0: layers
+//!    below every exposure or above all of them are one fill, the rest one branch-free compare
+//!    per voxel. When every output column is open the sky is done (sky chunks);
+//! 2. sky seeds: a non-opaque voxel under its column's exposure, or beside a neighbour column's
+//!    sky-15 voxels, gets `15 − 1 − opacity`. Each column's range of candidates is worked out a
+//!    row of columns at a time (usually just the voxel under its exposure), and only within
+//!    reach of the output. When no column of the box has sky 15 inside it, no seed can reach the
+//!    output and the step is skipped (deep chunks);
+//! 3. block seeds: every emitter gets its emission (the voxels are searched only when the table
+//!    has an emitter, and a block of 1024 ids only when its smallest id minus the lowest
+//!    emissive id is in the emissive range);
 //! 4. each channel spreads by a breadth-first search over level buckets, brightest first:
 //!    a voxel's first, highest level is final, so each is expanded once. Light entering a voxel
 //!    loses `1 + opacity`; opaque voxels take none. A level that cannot reach the output any
 //!    more (not above its Manhattan distance to the output box) is not kept.
+//!
+//! On x86-64 with AVX2 (checked at run time) the same code runs compiled for it: integer work
+//! only, so the same bytes on every path (law: Deterministic).
 //!
 //! Queues are flat `Vec<u32>` of packed local coordinates (x | z << 10 | y << 20) in the caller's
 //! [`LightScratch`]; the per-voxel levels are reset after each call from those same queues, so
@@ -19,6 +27,7 @@
 //!
 //! May use: `base`, `light::buffer`, `light::error`, `light::props`, `light::sky`.
 
+use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::light::buffer::LightBuffer;
@@ -51,8 +60,13 @@ pub struct LightScratch {
     level: Vec<u8>,
     /// Voxels waiting at each level (packed local coordinates); empty between calls.
     buckets: [Vec<u32>; 16],
-    /// Each column's exposure as a local y, clamped to `0..=size.y + 1`.
+    /// Each column's exposure as a local y, clamped to `0..=size.y + 1`, on the box's columns
+    /// with a border of closed ones (`(size.x + 2) × (size.z + 2)`), so neighbours need no
+    /// bounds checks.
     exposure: Vec<i32>,
+    /// The range of local y each column of one row seeds (step 2).
+    seed_lo: Vec<i32>,
+    seed_hi: Vec<i32>,
     /// The same for the output's columns, contiguous for the first pass.
     out_exposure: Vec<i32>,
     /// The light of an edit's box, for [`crate::light::relight_after_edit`].
@@ -65,6 +79,8 @@ impl Default for LightScratch {
             level: Vec::new(),
             buckets: std::array::from_fn(|_| Vec::new()),
             exposure: Vec::new(),
+            seed_lo: Vec::new(),
+            seed_hi: Vec::new(),
             out_exposure: Vec::new(),
             region: LightBuffer::default(),
         }
@@ -125,33 +141,88 @@ pub fn light_region(
         return Err(LightError::RegionSize { size, min: min_side, max: MAX_REGION_SIDE });
     }
     sky.check_covers(voxels)?;
+    #[cfg(target_arch = "x86_64")]
+    if crate::base::simd::avx2() {
+        // SAFETY: the CPU has AVX2.
+        unsafe { light_region_avx2(voxels, sky, props, out, scratch) };
+        return Ok(());
+    }
+    light_region_body(voxels, sky, props, out, scratch);
+    Ok(())
+}
+
+/// [`light_region_body`] built for AVX2: the same integer code, so the same bytes (law:
+/// Deterministic); the scans over whole layers and the emitter search take twice the ids at once.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn light_region_avx2(
+    voxels: &VoxelBuffer,
+    sky: &SkyExposure,
+    props: &LightProps,
+    out: &mut LightBuffer,
+    scratch: &mut LightScratch,
+) {
+    light_region_body(voxels, sky, props, out, scratch)
+}
+
+/// [`light_region`] on checked arguments.
+#[inline(always)]
+fn light_region_body(
+    voxels: &VoxelBuffer,
+    sky: &SkyExposure,
+    props: &LightProps,
+    out: &mut LightBuffer,
+    scratch: &mut LightScratch,
+) {
+    let size = voxels.size();
     let geo = Geometry::new(voxels);
-    out.reset(voxels.min() + IVec3::splat(LIGHT_REACH), geo.out_size);
+    let r = LIGHT_REACH;
+    let (out_min, out_size) = (voxels.min() + IVec3::splat(r), geo.out_size);
     if scratch.level.len() < size.volume() {
         scratch.level.resize(size.volume(), 0);
     }
 
-    // Step 1: sky 15 at and above each output column's exposure.
+    // Step 1: sky 15 at and above each output column's exposure, as local y clamped to
+    // `0..=size.y + 1` (below the box: open through it; above its top: closed).
     let LightScratch { exposure, out_exposure, .. } = scratch;
+    let bottom = voxels.min().y;
+    let (closed, closed_world) = (size.y + 1, bottom.saturating_add(size.y + 1));
+    let row_len = geo.sx as usize + 2;
     exposure.clear();
-    exposure.extend(sky.heights().iter().map(|&h| h.saturating_sub(voxels.min().y).clamp(0, size.y + 1)));
-    out_exposure.clear();
-    let r = LIGHT_REACH;
-    for z in 0..geo.out_size.z {
-        let row = ((z + r) * size.x + r) as usize;
-        out_exposure.extend_from_slice(&exposure[row..row + geo.out_size.x as usize]);
+    exposure.resize(row_len, closed);
+    for row in sky.heights().chunks_exact(geo.sx as usize) {
+        exposure.push(closed);
+        exposure.extend(row.iter().map(|&h| h.clamp(bottom, closed_world) - bottom));
+        exposure.push(closed);
     }
-    let all_open = out_exposure.iter().all(|&e| e <= r);
+    exposure.resize(exposure.len() + row_len, closed);
+    out_exposure.clear();
+    for z in 0..out_size.z {
+        let row = geo.column(r, z + r);
+        out_exposure.extend_from_slice(&exposure[row..row + out_size.x as usize]);
+    }
+    let (lowest, highest) = out_exposure.iter().fold((i32::MAX, i32::MIN), |(a, b), &e| (a.min(e), b.max(e)));
+    out.reshape_for_overwrite(out_min, out_size);
     let out_plane = out_exposure.len();
     for (oy, layer) in out.data_mut().chunks_exact_mut(out_plane).enumerate() {
         let y = oy as i32 + r;
-        for (o, &e) in layer.iter_mut().zip(out_exposure.iter()) {
-            *o = (((y >= e) as u8).wrapping_neg()) & (LIGHT_MAX << 4);
+        if y < lowest {
+            layer.fill(0);
+        } else if y >= highest {
+            layer.fill(LIGHT_MAX << 4);
+        } else {
+            for (o, &e) in layer.iter_mut().zip(out_exposure.iter()) {
+                *o = (((y >= e) as u8).wrapping_neg()) & (LIGHT_MAX << 4);
+            }
         }
     }
 
-    // Steps 2 and 4 for the sky: where every output column is open, nothing can brighten it.
-    if !all_open {
+    // Steps 2 and 4 for the sky. Nothing can brighten an output whose every column is open;
+    // and when no column has sky 15 inside the box, every seed lies at its top layer, 14 or
+    // more from the output with at most 14, so none reaches it.
+    let lowest_anywhere = exposure.iter().copied().min().unwrap_or(closed);
+
+    if highest > r && lowest_anywhere < geo.sy {
         seed_sky(&geo, voxels, props, scratch);
         spread::<true>(&geo, voxels, props, out, scratch);
     }
@@ -159,7 +230,6 @@ pub fn light_region(
     if props.has_emitters() && seed_emitters(&geo, voxels, props, scratch) {
         spread::<false>(&geo, voxels, props, out, scratch);
     }
-    Ok(())
 }
 
 /// The shape of one call's box: the padded voxels and the output inside them.
@@ -181,6 +251,12 @@ impl Geometry {
         let out_size = s - IVec3::splat(2 * LIGHT_REACH);
         let lo = IVec3::splat(LIGHT_REACH);
         Self { sx: s.x, sy: s.y, sz: s.z, plane: (s.x * s.z) as usize, out_size, lo, hi: lo + out_size - IVec3::ONE }
+    }
+
+    /// Index of column (x, z) in the bordered exposure grid.
+    #[inline(always)]
+    fn column(&self, x: i32, z: i32) -> usize {
+        ((z + 1) * (self.sx + 2) + x + 1) as usize
     }
 
     #[inline(always)]
@@ -234,43 +310,45 @@ fn push(geo: &Geometry, level: &mut [u8], buckets: &mut [Vec<u32>; 16], x: i32, 
     }
 }
 
-/// Step 2: the voxels below an exposure that touch sky-15 voxels, above or beside.
+/// Step 2: the voxels below an exposure that touch sky-15 voxels, above or beside. The range
+/// of each column is worked out a row at a time in vector registers; a column then looks at the
+/// voxels of its range (usually just the non-clear voxel under its exposure).
+#[inline(always)]
 fn seed_sky(geo: &Geometry, voxels: &VoxelBuffer, props: &LightProps, scratch: &mut LightScratch) {
-    let LightScratch { level, buckets, exposure, .. } = scratch;
+    let LightScratch { level, buckets, exposure, seed_lo, seed_hi, .. } = scratch;
     let data = voxels.data();
-    let (sx, sz) = (geo.sx, geo.sz);
-    let closed = geo.sy + 1;
-    for z in 0..sz {
+    let (sx, row_len) = (geo.sx as usize, geo.sx as usize + 2);
+    seed_lo.resize(sx, 0);
+    seed_hi.resize(sx, 0);
+    for z in 0..geo.sz {
         let dz = Geometry::axis_distance(z, geo.lo.z, geo.hi.z);
+        // A seed has at most level 14 and must exceed its distance to the output.
+        if dz > LIGHT_REACH - 1 {
+            continue;
+        }
+        let at = geo.column(0, z);
+        let row = |from: usize| &exposure[from..from + sx];
+        let (centre, left, right, up, down) = (row(at), row(at - 1), row(at + 1), row(at - row_len), row(at + row_len));
+        let (dz_lo, dz_hi) = (geo.lo.y + dz - (LIGHT_REACH - 1), geo.hi.y - dz + LIGHT_REACH);
+        let (lo_x, hi_x) = (geo.lo.x, geo.hi.x);
+        let columns =
+            seed_lo.iter_mut().zip(seed_hi.iter_mut()).zip(centre.iter().zip(left).zip(right.iter().zip(up).zip(down)));
+        for (x, ((lo_out, hi_out), ((&e, &l), ((&r, &u), &d)))) in columns.enumerate() {
+            let dx = Geometry::axis_distance(x as i32, lo_x, hi_x);
+            let side = l.min(r).min(u).min(d);
+            // Below the exposure (y < e), beside a sky-15 voxel (y >= side) or right under
+            // one, and near enough the output: `slack = 13 − dz − dx` more steps allowed.
+            let lo = side.min(e - 1).max(0).max(dz_lo + dx);
+            let hi = e.min(geo.sy).min(dz_hi - dx);
+            *lo_out = lo;
+            *hi_out = if dx + dz > LIGHT_REACH - 1 { lo } else { hi };
+        }
         for x in 0..sx {
-            let dxz = dz + Geometry::axis_distance(x, geo.lo.x, geo.hi.x);
-            // A seed has at most level 14 and must exceed its distance to the output.
-            let slack = LIGHT_REACH - 1 - dxz;
-            if slack < 0 {
-                continue;
-            }
-            let c = (z * sx + x) as usize;
-            let e = exposure[c];
-            let mut side = closed;
-            if x > 0 {
-                side = side.min(exposure[c - 1]);
-            }
-            if x + 1 < sx {
-                side = side.min(exposure[c + 1]);
-            }
-            if z > 0 {
-                side = side.min(exposure[c - sx as usize]);
-            }
-            if z + 1 < sz {
-                side = side.min(exposure[c + sx as usize]);
-            }
-            // Below the exposure (y < e), beside a sky-15 voxel (y >= side) or right under one.
-            let lo = side.min(e - 1).max(0).max(geo.lo.y - slack);
-            let hi = e.min(geo.sy).min(geo.hi.y + slack + 1);
-            for y in lo..hi {
+            let c = z as usize * sx + x;
+            for y in seed_lo[x]..seed_hi[x] {
                 let opacity = props.packed(data[y as usize * geo.plane + c]) >> 4;
                 if opacity < OPAQUE {
-                    push(geo, level, buckets, x, y, z, LIGHT_MAX - 1 - opacity);
+                    push(geo, level, buckets, x as i32, y, z, LIGHT_MAX - 1 - opacity);
                 }
             }
         }
@@ -278,6 +356,7 @@ fn seed_sky(geo: &Geometry, voxels: &VoxelBuffer, props: &LightProps, scratch: &
 }
 
 /// Step 3: every emitter of the box; false when there is none.
+#[inline(always)]
 fn seed_emitters(geo: &Geometry, voxels: &VoxelBuffer, props: &LightProps, scratch: &mut LightScratch) -> bool {
     let Some((lo, hi)) = props.emissive_range() else {
         return false;
@@ -285,10 +364,10 @@ fn seed_emitters(geo: &Geometry, voxels: &VoxelBuffer, props: &LightProps, scrat
     let span = hi - lo;
     let LightScratch { level, buckets, .. } = scratch;
     let mut any = false;
-    const BLOCK: usize = 64;
+    const BLOCK: usize = 1024;
     for (b, ids) in voxels.data().chunks(BLOCK).enumerate() {
-        // Branch-free over the block, so it compiles to vector compares.
-        if !ids.iter().fold(false, |a, &id| a | (id.wrapping_sub(lo) <= span)) {
+        // The smallest id above `lo` (wrapping), over the block at once: vector minimums.
+        if ids.iter().fold(BlockId::MAX, |m, &id| m.min(id.wrapping_sub(lo))) > span {
             continue;
         }
         for (k, &id) in ids.iter().enumerate() {
@@ -307,6 +386,7 @@ fn seed_emitters(geo: &Geometry, voxels: &VoxelBuffer, props: &LightProps, scrat
 /// Step 4 for one channel (`SKY`: sky light, high nibble; else block light, low nibble): the
 /// seeded levels spread brightest first; each voxel's final level goes into `out`. Leaves the
 /// levels zero and the buckets empty.
+#[inline(always)]
 fn spread<const SKY: bool>(
     geo: &Geometry,
     voxels: &VoxelBuffer,
@@ -336,12 +416,13 @@ fn spread<const SKY: bool>(
             if l == 1 {
                 continue;
             }
-            let c = (z * sx + x) as usize;
+            let c = geo.column(x, z);
+            let row_len = sx as usize + 2;
             let neighbours = [
-                (x > 0, -dx, x - 1, y, z, c.wrapping_sub(1)),
+                (x > 0, -dx, x - 1, y, z, c - 1),
                 (x + 1 < sx, dx, x + 1, y, z, c + 1),
-                (z > 0, -dz, x, y, z - 1, c.wrapping_sub(sx as usize)),
-                (z + 1 < sz, dz, x, y, z + 1, c + sx as usize),
+                (z > 0, -dz, x, y, z - 1, c - row_len),
+                (z + 1 < sz, dz, x, y, z + 1, c + row_len),
                 (y > 0, -dy, x, y - 1, z, c),
                 (y + 1 < sy, dy, x, y + 1, z, c),
             ];
