@@ -71,7 +71,9 @@ impl LightEdit {
 ///
 /// `voxels` are the world's voxels after the edit over a box containing [`LightEdit::region`],
 /// `sky` the exposure after the edit of exactly its columns. Buffers outside the bounds are left
-/// as they are: the edit cannot change them.
+/// as they are: the edit cannot change them. An edit that opens or closes its column over more
+/// than about 970 voxels needs a box wider than [`crate::light::MAX_REGION_SIDE`] and is refused
+/// ([`LightError::RegionSize`]); relight those chunks from scratch.
 pub fn relight_after_edit(
     edit: &LightEdit,
     voxels: &VoxelBuffer,
