@@ -24,8 +24,17 @@ use std::path::Path;
 
 /// strata-core's layers in dependency order; layers in one group are peers (neither may
 /// import the other). A file may import its own layer and the groups before its own.
-pub const CORE_LAYERS: &[&[&str]] =
-    &[&["base"], &["preset"], &["noise"], &["automata"], &["gen3d", "gen2d"], &["mesh"], &["stream"], &["persist"]];
+pub const CORE_LAYERS: &[&[&str]] = &[
+    &["base"],
+    &["preset"],
+    &["noise"],
+    &["automata"],
+    &["gen3d", "gen2d"],
+    &["light"],
+    &["mesh"],
+    &["stream"],
+    &["persist"],
+];
 
 /// One `crate::` path found in a source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
