@@ -1,0 +1,133 @@
+## Block libraries: the default one with the addon's textures, a developer's own blocks, and
+## saves that keep block names, so reordering or extending a library never changes what an old
+## save loads, and a block it lacks is refused by name (laws: Nothing is lost, Clear errors).
+extends StrataTestCase
+
+var _dir := ""
+var _nodes: Array[Node] = []
+
+
+func before_each() -> void:
+	_dir = OS.get_user_data_dir().path_join("test_blocks_%d" % randi())
+	DirAccess.make_dir_recursive_absolute(_dir)
+
+
+func after_each() -> void:
+	for n in _nodes:
+		if is_instance_valid(n):
+			n.free()
+	_nodes.clear()
+	remove_tree(_dir)
+
+
+func _block(block_name: String, solid: bool = true) -> BlockType:
+	var b := BlockType.new()
+	b.block_name = block_name
+	b.solid = solid
+	b.light_opacity = 15 if solid else 0
+	return b
+
+
+## A world streaming nothing yet (no viewer in reach matters: edits and saves work regardless).
+func _world(library: BlockLibrary) -> ChunkWorld:
+	var w := ChunkWorld.new()
+	var preset := WorldPreset.new()
+	preset.seed = 4242
+	w.preset = preset
+	w.view_distance = 1
+	w.vertical_view_distance = 1
+	w.far_view_levels = 0
+	w.worker_threads = 1
+	w.block_library = library
+	_nodes.append(w)
+	add_child(w)
+	return w
+
+
+func test_the_default_library_has_the_built_in_blocks_and_textures() -> void:
+	var lib := BlockLibrary.create_default()
+	assert_eq(lib.validate(), "", "the default library is valid")
+	assert_eq(
+		lib.get_block_count(), 23, "18 built-in blocks, then torch, glass, leaves, log, planks"
+	)
+	for id in 18:
+		assert_eq(
+			lib.get_block_name(id), ChunkWorld.block_name(id), "built-in block %d keeps its id" % id
+		)
+	assert_eq(lib.get_block_id("torch"), 18)
+	assert_eq(lib.get_block_name(22), "planks")
+	assert_eq(lib.get_block_id("no_such_block"), -1)
+	assert_eq(lib.get_block_name(-1), "")
+	assert_eq(lib.get_block_name(23), "")
+	var grass: BlockType = lib.blocks[3]
+	assert_true(grass.texture_top.resource_path.ends_with("grass_top.png"), "grass has its top")
+	assert_true(grass.texture.resource_path.ends_with("grass_side.png"), "and its sides")
+	var torch: BlockType = lib.blocks[18]
+	assert_eq(torch.light_emission, 14, "a torch glows")
+	assert_false(torch.solid, "a torch is not solid")
+	assert_eq(torch.render_mode, 1, "a torch is cut out")
+	var glass: BlockType = lib.blocks[19]
+	assert_eq(glass.render_mode, 2, "glass is transparent")
+	assert_eq(glass.texture.get_width(), 16, "16×16 pixel art")
+
+
+func test_block_properties_are_range_checked() -> void:
+	var b := _block("lamp")
+	b.light_emission = 99
+	assert_eq(b.light_emission, 15, "emission clamped to 15")
+	b.light_opacity = -4
+	assert_eq(b.light_opacity, 0, "opacity clamped to 0")
+	var lib := BlockLibrary.new()
+	lib.blocks = [_block("stone"), _block("air")]
+	assert_true(lib.validate().contains("block 0"), "block 0 must be air: " + lib.validate())
+	lib.blocks = [_block("air", false), _block("stone"), _block("stone")]
+	var said := lib.validate()
+	assert_true(said.contains("block 2") and said.contains("stone"), "duplicate named: " + said)
+	lib.blocks = [_block("air", false), _block("Bad Name")]
+	assert_true(lib.validate().contains("Bad Name"), "bad name named: " + lib.validate())
+
+
+func test_saves_keep_block_names_across_library_changes() -> void:
+	var default_world := _world(BlockLibrary.create_default())
+	var stone_at := Vector3i(3, 90, 3)
+	var torch_at := Vector3i(4, 90, 3)
+	default_world.set_voxel(stone_at, default_world.get_block_id("stone"))
+	default_world.set_voxel(torch_at, default_world.get_block_id("torch"))
+	assert_eq(default_world.get_voxel(torch_at), 18, "a torch can be placed")
+	var path := _dir.path_join("world.strata")
+	assert_eq(default_world.save_world(path), OK, "saved")
+	# Another library: the same names at other ids, and a block of the developer's own.
+	var own := BlockLibrary.new()
+	own.blocks = [
+		_block("air", false),
+		_block("marble"),
+		_block("torch", false),
+		_block("stone"),
+		_block("dirt")
+	]
+	assert_eq(own.validate(), "", own.validate())
+	var other := _world(own)
+	assert_eq(other.load_world(path), OK, "loads into a reordered, extended library")
+	assert_eq(other.get_voxel(stone_at), 3, "stone is stone, at its new id")
+	assert_eq(other.get_voxel(torch_at), 2, "the torch is the torch, at its new id")
+	assert_eq(other.get_block_name(other.get_voxel(torch_at)), "torch")
+	# A library without torches refuses the save by name, and keeps its world.
+	var keep_at := Vector3i(9, 90, 9)
+	var no_torch := BlockLibrary.new()
+	no_torch.blocks = [_block("air", false), _block("stone")]
+	var lacking := _world(no_torch)
+	lacking.set_voxel(keep_at, 1)
+	assert_ne(lacking.load_world(path), OK, "refused")
+	assert_true(lacking.last_error().contains("torch"), "names the block: " + lacking.last_error())
+	assert_eq(lacking.get_voxel(keep_at), 1, "its own edit is still there")
+	# Ids beyond the library are refused when set.
+	lacking.set_voxel(keep_at, 5)
+	assert_eq(lacking.get_voxel(keep_at), 1, "id 5 is not a block of a two-block library")
+	# An invalid library refuses to save, saying why, and writes nothing.
+	var broken := BlockLibrary.new()
+	broken.blocks = [_block("stone")]
+	lacking.block_library = broken
+	var broken_path := _dir.path_join("broken.strata")
+	assert_ne(lacking.save_world(broken_path), OK, "an invalid library does not save")
+	assert_true(lacking.last_error().contains("block 0"), "says why: " + lacking.last_error())
+	assert_false(FileAccess.file_exists(broken_path), "nothing written")
