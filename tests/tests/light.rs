@@ -384,3 +384,46 @@ fn a_closed_cave_is_dark_and_a_lamp_lights_it_with_exact_falloff() {
     }
     assert!(reached > 50, "the lamp lit only {reached} voxels");
 }
+
+/// `stream::query::light_at` (the query `ChunkWorld.get_light` answers with) gives, voxel by
+/// voxel, the light of the chunk it lies in, lit from the chunk's padded box, with and without
+/// edits (a shaft dug near a surface point, a lamp in the ground).
+#[test]
+fn the_light_query_equals_the_light_of_the_chunk() {
+    use strata_core::base::edits::EditMap;
+    use strata_core::stream::query::light_at;
+    let props = props();
+    let mut scratch = LightScratch::default();
+    for (name, preset) in presets() {
+        let g = Generator::new(&preset).unwrap();
+        for (x, z) in [(5, 9), (-70, 33)] {
+            let s = g.surface_height(x, z);
+            let mut edits = Edits::new();
+            for y in s - 12..=s {
+                edits.insert(IVec3::new(x, y, z), block::AIR);
+            }
+            edits.insert(IVec3::new(x + 3, s - 4, z), LAMP);
+            let mut map = EditMap::new();
+            for (&p, &id) in &edits {
+                map.set(p, id);
+            }
+            for (with_edits, e) in [(false, Edits::new()), (true, edits)] {
+                let points = [
+                    IVec3::new(x, s + 1, z),
+                    IVec3::new(x, s - 6, z),
+                    IVec3::new(x + 1, s - 12, z),
+                    IVec3::new(x + 3, s - 3, z),
+                    IVec3::new(x + 5, s - 5, z + 2),
+                    IVec3::new(x - 4, s - 20, z - 3),
+                ];
+                for p in points {
+                    let c = ChunkCoord::containing(p);
+                    let chunk = chunk_light(&g, &e, &props, c, &mut scratch);
+                    let want = chunk.get(p).expect("inside the chunk");
+                    let got = light_at(&g, with_edits.then_some(&map), &props, p).expect("lit");
+                    assert_eq!(got, want, "{name}: light at {p:?} (edits: {with_edits})");
+                }
+            }
+        }
+    }
+}

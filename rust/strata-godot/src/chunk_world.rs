@@ -15,11 +15,11 @@
 //!
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
+use crate::block_library::BlockLibrary;
 use crate::meshes::{
     SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials,
     opaque_faces, scatter_multimesh, to_vector3,
 };
-use crate::block_library::BlockLibrary;
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
@@ -457,6 +457,29 @@ impl ChunkWorld {
         g.voxel_at(q) as i64
     }
 
+    /// The light at voxel `p`, 0 to 15: the brighter of its sky light and block light, as the
+    /// whole world lit by its library's blocks has it (edits included). A query, exact wherever
+    /// it is asked: it generates the voxels within 14 of `p` and walks their columns up to the
+    /// sky, about a millisecond; -1 while the world has no generator (an invalid preset, a
+    /// heightmap still loading).
+    #[func]
+    pub fn get_light(&mut self, p: Vector3i) -> i64 {
+        self.light(p).map(|l| l.combined() as i64).unwrap_or(-1)
+    }
+
+    /// The sky light at voxel `p`, 0 to 15 (15 under open sky), or -1 (see `get_light`).
+    #[func]
+    pub fn get_sky_light(&mut self, p: Vector3i) -> i64 {
+        self.light(p).map(|l| l.sky() as i64).unwrap_or(-1)
+    }
+
+    /// The block light at voxel `p` (from glowing blocks such as torches), 0 to 15, or -1 (see
+    /// `get_light`).
+    #[func]
+    pub fn get_block_light(&mut self, p: Vector3i) -> i64 {
+        self.light(p).map(|l| l.block() as i64).unwrap_or(-1)
+    }
+
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
     #[func]
     pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
@@ -715,6 +738,15 @@ impl ChunkWorld {
             Some(s) => Some(s.edits()),
             None => self.host.kept_edits(),
         }
+    }
+
+    /// The light at `p`, or None while there is no generator or the library is invalid (said
+    /// once in `last_error()` by what reported it).
+    fn light(&mut self, p: Vector3i) -> Option<strata_core::light::Light> {
+        let g = self.generator()?;
+        let props = strata_core::light::LightProps::from_library(&*self.library().ok()?);
+        let edits = self.edits();
+        strata_core::stream::query::light_at(&g, edits, &props, IVec3::new(p.x, p.y, p.z)).ok()
     }
 
     /// The world's blocks: `block_library`, or the default library when it is empty; an error

@@ -26,11 +26,11 @@ use std::fmt::Display;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use strata_core::base::block;
+use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
-use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::persist::save::{SaveError, WorldSave, read_world_save_with, write_world_save_with};
 use strata_core::stream::scheduler::StreamStats;
 

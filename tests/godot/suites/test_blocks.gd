@@ -131,3 +131,31 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	assert_ne(lacking.save_world(broken_path), OK, "an invalid library does not save")
 	assert_true(lacking.last_error().contains("block 0"), "says why: " + lacking.last_error())
 	assert_false(FileAccess.file_exists(broken_path), "nothing written")
+
+
+func test_light_follows_the_sky_digging_and_torches() -> void:
+	var w := _world(BlockLibrary.create_default())
+	var x := 17
+	var z := -9
+	var top := int(w.get_height(x, z))
+	assert_eq(w.get_sky_light(Vector3i(x, top + 20, z)), 15, "open sky above the ground")
+	assert_eq(w.get_light(Vector3i(x, top - 40, z)) >= 0, true, "deep ground answers")
+	# A shaft ten deep: the sky comes straight down it.
+	var stone := w.get_block_id("stone")
+	for y in range(top - 10, top + 1):
+		w.set_voxel(Vector3i(x, y, z), 0)
+	assert_eq(w.get_sky_light(Vector3i(x, top - 10, z)), 15, "the sky reaches the shaft's floor")
+	# Close it with stone: its floor is dark to the sky again.
+	w.set_voxel(Vector3i(x, top, z), stone)
+	w.set_voxel(Vector3i(x, top - 1, z), stone)
+	assert_eq(w.get_sky_light(Vector3i(x, top - 10, z)), 0, "a closed shaft is dark")
+	assert_eq(w.get_block_light(Vector3i(x, top - 10, z)), 0, "and nothing glows")
+	# A torch in the closed shaft lights it, one level less a voxel; removed, dark again.
+	var torch := w.get_block_id("torch")
+	w.set_voxel(Vector3i(x, top - 5, z), torch)
+	assert_eq(w.get_block_light(Vector3i(x, top - 5, z)), 14, "a torch glows 14")
+	assert_eq(w.get_block_light(Vector3i(x, top - 8, z)), 11, "three voxels down: 11")
+	assert_eq(w.get_light(Vector3i(x, top - 8, z)), 11, "light is the brighter of sky and block")
+	w.set_voxel(Vector3i(x, top - 5, z), 0)
+	assert_eq(w.get_block_light(Vector3i(x, top - 8, z)), 0, "removed: dark again")
+	assert_eq(w.get_light(Vector3i(2147483647, 0, 0)), 15, "beyond the bounds: open sky")

@@ -63,6 +63,17 @@ impl LightProps {
         p
     }
 
+    /// The light properties of every block of `library` (its opacity and emission tables);
+    /// ids beyond it stay opaque and dark. A validated library holds no value above 15.
+    pub fn from_library(library: &crate::base::block_library::BlockLibrary) -> Self {
+        let mut p = Self::all_opaque();
+        for (id, (&opacity, &emission)) in library.opacity_table().iter().zip(library.emission_table()).enumerate() {
+            p.table[id] = (opacity.min(OPAQUE) << 4) | emission.min(15);
+        }
+        p.update_emissive_range();
+        p
+    }
+
     /// Sets the light properties of `id`; refuses values above 15 and changes nothing then.
     pub fn set(&mut self, id: BlockId, opacity: u8, emission: u8) -> Result<(), LightError> {
         for (field, value) in [("opacity", opacity), ("emission", emission)] {
