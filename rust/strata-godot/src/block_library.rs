@@ -9,7 +9,8 @@
 //!
 //! May use: `strata_core::base` (block, block_library), Godot's `Resource`, `Texture2D`.
 
-use godot::classes::{IResource, Resource, ResourceLoader, Texture2D};
+use godot::classes::image::{Format, Interpolation};
+use godot::classes::{IResource, Image, Resource, ResourceLoader, Texture2D, Texture2DArray};
 use godot::prelude::*;
 use strata_core::base::block_library::{
     BlockDef, BlockFaces, BlockLibrary as CoreLibrary, BlockLibraryError, Face, RenderMode, default_library,
@@ -17,6 +18,27 @@ use strata_core::base::block_library::{
 
 /// Where the default library's textures are.
 pub(crate) const DEFAULT_TEXTURE_DIR: &str = "res://addons/strata/textures/blocks";
+
+/// The side of every layer of a library's texture array, in pixels (textures of another size
+/// are scaled to it, nearest neighbour, so pixel art stays crisp).
+pub(crate) const TEXTURE_SIDE: i32 = 16;
+
+/// The texture names of `library` in layer order: the distinct non-empty names met walking the
+/// blocks in id order and each block's faces in `Face::ALL` order. The mesher's layer indices
+/// and the texture array follow this one order.
+pub(crate) fn texture_layers(library: &CoreLibrary) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for block in library.blocks() {
+        for face in Face::ALL {
+            let name = block.faces.texture_for_face(face);
+            if !name.is_empty() && seen.insert(name.to_string()) {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
 
 /// One block type of a [`BlockLibrary`].
 #[derive(GodotClass)]
@@ -195,6 +217,62 @@ impl BlockLibrary {
     pub fn get_block_name(&self, id: i64) -> GString {
         let Ok(id) = u16::try_from(id) else { return GString::new() };
         self.core().ok().and_then(|l| l.name_of(id).map(GString::from)).unwrap_or_default()
+    }
+
+    /// The texture paths of the library in layer order (see `build_texture_array`).
+    #[func]
+    pub fn get_texture_layers(&self) -> PackedStringArray {
+        self.core().map(|l| texture_layers(&l).iter().map(|n| GString::from(n.as_str())).collect()).unwrap_or_default()
+    }
+
+    /// The library's textures as one `Texture2DArray` of [`BlockLibrary::build_texture_images`]
+    /// (what the block shaders sample with the layer each vertex carries); null when the library
+    /// is invalid or has no texture.
+    #[func]
+    pub fn build_texture_array(&self) -> Option<Gd<Texture2DArray>> {
+        let images = self.build_texture_images();
+        if images.is_empty() {
+            return None;
+        }
+        let mut array = Texture2DArray::new_gd();
+        (array.create_from_images(&images) == godot::global::Error::OK).then_some(array)
+    }
+
+    /// The layers of the texture array: a 16×16 RGBA image (with mipmaps) per texture, in
+    /// `get_texture_layers()` order. A texture that does not load becomes a magenta layer, with
+    /// an error naming it; empty when the library is invalid.
+    #[func]
+    pub fn build_texture_images(&self) -> Array<Gd<Image>> {
+        let mut images: Array<Gd<Image>> = Array::new();
+        let Ok(core) = self.core() else { return images };
+        let mut loader = ResourceLoader::singleton();
+        for name in texture_layers(&core) {
+            let image =
+                loader.load(name.as_str()).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
+            let mut image = match image {
+                Some(i) => i,
+                None => {
+                    godot_error!(
+                        "BlockLibrary.build_texture_images: cannot load texture `{name}`; allowed: a Texture2D resource path"
+                    );
+                    let Some(mut i) = Image::create_empty(TEXTURE_SIDE, TEXTURE_SIDE, false, Format::RGBA8) else {
+                        continue;
+                    };
+                    i.fill(Color::from_rgb(1.0, 0.0, 1.0));
+                    i
+                }
+            };
+            if image.is_compressed() {
+                image.decompress();
+            }
+            image.convert(Format::RGBA8);
+            if image.get_width() != TEXTURE_SIDE || image.get_height() != TEXTURE_SIDE {
+                image.resize_ex(TEXTURE_SIDE, TEXTURE_SIDE).interpolation(Interpolation::NEAREST).done();
+            }
+            image.generate_mipmaps();
+            images.push(&image);
+        }
+        images
     }
 
     /// How many blocks the library holds.

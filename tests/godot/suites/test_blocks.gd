@@ -3,6 +3,8 @@
 ## save loads, and a block it lacks is refused by name (laws: Nothing is lost, Clear errors).
 extends StrataTestCase
 
+const DEFAULT_DIR := "res://addons/strata/textures/blocks/"
+
 var _dir := ""
 var _nodes: Array[Node] = []
 
@@ -159,3 +161,40 @@ func test_light_follows_the_sky_digging_and_torches() -> void:
 	w.set_voxel(Vector3i(x, top - 5, z), 0)
 	assert_eq(w.get_block_light(Vector3i(x, top - 8, z)), 0, "removed: dark again")
 	assert_eq(w.get_light(Vector3i(2147483647, 0, 0)), 15, "beyond the bounds: open sky")
+
+
+func test_the_texture_array_has_a_layer_per_texture_in_walk_order() -> void:
+	var lib := BlockLibrary.create_default()
+	var layers := lib.get_texture_layers()
+	assert_eq(layers.size(), 24, "24 distinct textures in the default library: %s" % [layers])
+	assert_true(layers[0].ends_with("stone.png"), "stone (block 1) comes first: " + layers[0])
+	var dirt := layers.find(DEFAULT_DIR + "dirt.png")
+	var grass_side := layers.find(DEFAULT_DIR + "grass_side.png")
+	assert_true(dirt >= 0 and dirt < grass_side, "dirt (block 2) before grass's sides (block 3)")
+	var array := lib.build_texture_array()
+	assert_true(array != null, "built")
+	assert_eq(array.get_layers(), 24, "one layer a texture")
+	assert_eq(array.get_width(), 16, "16 pixels wide")
+	var images := lib.build_texture_images()
+	assert_eq(images.size(), 24, "one image a layer")
+	var stone_px := images[0].get_pixel(3, 3)
+	var own := (load(layers[0]) as Texture2D).get_image()
+	own.convert(Image.FORMAT_RGBA8)
+	assert_eq(stone_px, own.get_pixel(3, 3), "layer 0 holds stone's pixels")
+	assert_eq(images[0].get_width(), 16, "16×16")
+	assert_true(images[0].has_mipmaps(), "with mipmaps")
+	var empty := BlockLibrary.new()
+	empty.blocks = [_block("air", false), _block("stone")]
+	assert_eq(empty.get_texture_layers().size(), 0, "no textures")
+	assert_true(empty.build_texture_array() == null, "no array without textures")
+
+
+func test_the_block_shaders_compile() -> void:
+	for shader_name in ["blocks_opaque", "blocks_cutout", "blocks_transparent", "water"]:
+		var shader := load("res://addons/strata/shaders/%s.gdshader" % shader_name) as Shader
+		assert_true(shader != null, shader_name + " loads")
+		var params := shader.get_shader_uniform_list()
+		var names: Array = params.map(func(p: Dictionary) -> String: return p["name"])
+		assert_true(
+			names.has("block_textures"), "%s samples the texture array: %s" % [shader_name, names]
+		)
