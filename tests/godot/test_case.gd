@@ -7,6 +7,10 @@ class_name StrataTestCase
 extends Node
 
 var _failures: PackedStringArray = []
+## Nodes the running test wants freed after it (see `keep`).
+var _kept: Array[Node] = []
+## The running test's scratch folder ("" until `scratch_dir` makes it).
+var _scratch := ""
 
 
 ## Called by the runner before each test; override to set up (may await).
@@ -17,6 +21,32 @@ func before_each() -> void:
 ## Called by the runner after each test; override to tear down (may await).
 func after_each() -> void:
 	pass
+
+
+## Keeps `n` to be freed after the test (if still valid); returns it.
+func keep(n: Node) -> Node:
+	_kept.append(n)
+	return n
+
+
+## A fresh folder under the user data folder for the running test's files (an absolute path),
+## made on the first call and removed with everything in it after the test.
+func scratch_dir() -> String:
+	if _scratch == "":
+		_scratch = OS.get_user_data_dir().path_join("%s_%d" % [name, randi()])
+		DirAccess.make_dir_recursive_absolute(_scratch)
+	return _scratch
+
+
+## Frees the kept nodes and removes the scratch folder; the runner calls it after `after_each`.
+func clean_up() -> void:
+	for n in _kept:
+		if is_instance_valid(n):
+			n.free()
+	_kept.clear()
+	if _scratch != "":
+		remove_tree(_scratch)
+		_scratch = ""
 
 
 func fail(message: String) -> void:

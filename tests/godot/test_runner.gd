@@ -79,6 +79,7 @@ func _run_test(script: GDScript, suite_name: String, method: String) -> PackedSt
 	await suite.before_each()
 	await suite.call(method)
 	await suite.after_each()
+	suite.clean_up()
 	var ms := Time.get_ticks_msec() - t0
 	var failures := suite._failures
 	var full := suite_name + "." + method

@@ -24,26 +24,10 @@ const HUGE_VEC: Array[Vector3i] = [
 ## Probes run so far in this Godot process (the runner makes a fresh node per test).
 static var probes := 0
 
-var _nodes: Array[Node] = []
-var _dir := ""
-
 
 ## Floats: zero, negative, huge, NaN and ±inf.
 static func _floats() -> Array[float]:
 	return [0.0, -1.0, -1e30, 1e30, NAN, INF, -INF, 1e-300]
-
-
-func before_each() -> void:
-	_dir = OS.get_user_data_dir().path_join("test_abuse_%d" % randi())
-	DirAccess.make_dir_recursive_absolute(_dir)
-
-
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
-	remove_tree(_dir)
 
 
 ## Counts one probe; `what` names it in failure messages.
@@ -53,8 +37,7 @@ func _probe(what: String) -> String:
 
 
 func _keep(n: Node) -> Node:
-	_nodes.append(n)
-	return n
+	return keep(n)
 
 
 func _world(with_viewer: bool = true) -> ChunkWorld:
@@ -244,17 +227,24 @@ func test_chunk_world_methods() -> void:
 	await wait_frames(2)
 	_mark_kept(w, what_g)
 	# Saves and loads with bad paths: clear errors, the world untouched.
-	var bad_paths := ["", "/", _dir, _dir.path_join("missing/dir/../x.strata"), "res://", "user://"]
+	var bad_paths := [
+		"",
+		"/",
+		scratch_dir(),
+		scratch_dir().path_join("missing/dir/../x.strata"),
+		"res://",
+		"user://"
+	]
 	for path in bad_paths:
 		var what := _probe("ChunkWorld.load_world(%s)" % path)
 		var err := w.load_world(path)
 		_says(err, w.last_error(), ["load_world"], what)
 		_mark_kept(w, what)
-	for path in ["", "/", _dir, "/proc/strata.strata"]:
+	for path in ["", "/", scratch_dir(), "/proc/strata.strata"]:
 		var what := _probe("ChunkWorld.save_world(%s)" % path)
 		_says(w.save_world(path), w.last_error(), ["save_world"], what)
 		_mark_kept(w, what)
-	var garbage := _dir.path_join("garbage.strata")
+	var garbage := scratch_dir().path_join("garbage.strata")
 	for bytes in [
 		PackedByteArray(), "STRATASV".to_utf8_buffer(), "STRATASV\u0001".to_utf8_buffer()
 	]:
@@ -265,7 +255,7 @@ func test_chunk_world_methods() -> void:
 		_says(w.load_world(garbage), w.last_error(), ["garbage.strata"], what)
 		_mark_kept(w, what)
 	# A good save, truncated at every eighth byte: every prefix is refused with the file name.
-	var good := _dir.path_join("good.strata")
+	var good := scratch_dir().path_join("good.strata")
 	assert_eq(w.save_world(good), OK)
 	var full := FileAccess.get_file_as_bytes(good)
 	for cut in range(0, full.size(), 8):
@@ -335,7 +325,9 @@ func test_chunk_world_tree_operations() -> void:
 	loose.set_voxel(MARK, 1)
 	assert_eq(loose.get_voxel(MARK), 1, what)
 	assert_eq(
-		loose.save_world(_dir.path_join("loose.strata")), OK, what + ": " + loose.last_error()
+		loose.save_world(scratch_dir().path_join("loose.strata")),
+		OK,
+		what + ": " + loose.last_error()
 	)
 	loose.free()
 	await wait_frames(1)
@@ -439,7 +431,7 @@ func test_chunk_world_2d() -> void:
 		var what := _probe("ChunkWorld2D.%s()" % m)
 		w.call(m)
 		_mark_kept_2d(w, what)
-	for path in ["", "/", _dir]:
+	for path in ["", "/", scratch_dir()]:
 		var what := _probe("ChunkWorld2D.load_world/save_world(%s)" % path)
 		_says(w.load_world(path), w.last_error(), ["load_world"], what)
 		_says(w.save_world(path), w.last_error(), ["save_world"], what)
@@ -602,7 +594,7 @@ func test_world_preset() -> void:
 			assert_ne(p.last_error(), "", what + ": says why")
 			assert_eq(p.to_ron(), ron, what + ": a failed parse changes nothing")
 		WorldPreset.from_ron(text)
-	for path in ["", "/", _dir, "res://no_such.tres", "user://no_such.ron", "/proc/x.ron"]:
+	for path in ["", "/", scratch_dir(), "res://no_such.tres", "user://no_such.ron", "/proc/x.ron"]:
 		var what := _probe("WorldPreset.load_file/save_to_file/load_from_file(%s)" % path)
 		var err := p.load_file(path)
 		assert_ne(err, OK, what)
@@ -620,7 +612,7 @@ func test_world_preset() -> void:
 
 func test_user_profiles() -> void:
 	var up := UserProfiles.new()
-	up.profiles_dir = _dir.path_join("profiles")
+	up.profiles_dir = scratch_dir().path_join("profiles")
 	_keep(up)
 	add_child(up)
 	InputMap.add_action(&"abuse_jump")
@@ -693,7 +685,7 @@ func test_user_profiles() -> void:
 	freed.free()
 	var what_freed := _probe("UserProfiles.set(profiles_dir, a freed object)")
 	up.set("profiles_dir", freed)
-	assert_eq(up.profiles_dir, _dir.path_join("profiles"), what_freed + ": unchanged")
+	assert_eq(up.profiles_dir, scratch_dir().path_join("profiles"), what_freed + ": unchanged")
 	var what_null := _probe("UserProfiles.rebind(null)")
 	_says(up.rebind(&"abuse_jump", null), up.last_error(), ["null", "allowed"], what_null)
 	for action in [&"", &"no_such_action", StringName("x".repeat(10000))]:
@@ -737,7 +729,7 @@ func test_user_profiles() -> void:
 		if dir == "":
 			assert_true(up.last_error().contains("profiles_dir"), what + ": " + up.last_error())
 		up.set_active_user("abuser")
-	up.profiles_dir = _dir.path_join("profiles")
+	up.profiles_dir = scratch_dir().path_join("profiles")
 	assert_eq(up.set_active_user("abuser"), OK, "the user survives the abuse")
 	var what_tree := _probe("UserProfiles removed, re-added, reparented")
 	remove_child(up)
@@ -839,7 +831,7 @@ func test_every_method_with_wrong_argument_types() -> void:
 			assert_eq(preset.fingerprint(), fingerprint, what + ": preset unchanged")
 	)
 	var up := UserProfiles.new()
-	up.profiles_dir = _dir.path_join("profiles_wrong_types")
+	up.profiles_dir = scratch_dir().path_join("profiles_wrong_types")
 	_keep(up)
 	add_child(up)
 	up.create_user("keeper")

@@ -5,22 +5,6 @@ extends StrataTestCase
 
 const DEFAULT_DIR := "res://addons/strata/textures/blocks/"
 
-var _dir := ""
-var _nodes: Array[Node] = []
-
-
-func before_each() -> void:
-	_dir = OS.get_user_data_dir().path_join("test_blocks_%d" % randi())
-	DirAccess.make_dir_recursive_absolute(_dir)
-
-
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
-	remove_tree(_dir)
-
 
 func _block(block_name: String, solid: bool = true) -> BlockType:
 	var b := BlockType.new()
@@ -41,7 +25,7 @@ func _world(library: BlockLibrary) -> ChunkWorld:
 	w.far_view_levels = 0
 	w.worker_threads = 1
 	w.block_library = library
-	_nodes.append(w)
+	keep(w)
 	add_child(w)
 	return w
 
@@ -96,7 +80,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	default_world.set_voxel(stone_at, default_world.get_block_id("stone"))
 	default_world.set_voxel(torch_at, default_world.get_block_id("torch"))
 	assert_eq(default_world.get_voxel(torch_at), 18, "a torch can be placed")
-	var path := _dir.path_join("world.strata")
+	var path := scratch_dir().path_join("world.strata")
 	assert_eq(default_world.save_world(path), OK, "saved")
 	# Another library: the same names at other ids, and a block of the developer's own.
 	var own := BlockLibrary.new()
@@ -129,7 +113,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	var broken := BlockLibrary.new()
 	broken.blocks = [_block("stone")]
 	lacking.block_library = broken
-	var broken_path := _dir.path_join("broken.strata")
+	var broken_path := scratch_dir().path_join("broken.strata")
 	assert_ne(lacking.save_world(broken_path), OK, "an invalid library does not save")
 	assert_true(lacking.last_error().contains("block 0"), "says why: " + lacking.last_error())
 	assert_false(FileAccess.file_exists(broken_path), "nothing written")

@@ -7,21 +7,11 @@ extends StrataTestCase
 const PACKED_DIR := "res://strata_packed_maps"
 const SIDE := 64
 
-var _dir := ""
-var _nodes: Array[Node] = []
 
-
-func before_each() -> void:
-	_dir = "user://test_heightmaps_%d" % randi()
-	DirAccess.make_dir_recursive_absolute(_dir)
-
-
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
-	remove_tree(ProjectSettings.globalize_path(_dir))
+## `file` in the test's scratch folder as a `user://` path.
+func _user_path(file: String) -> String:
+	var relative := scratch_dir().trim_prefix(OS.get_user_data_dir()).trim_prefix("/")
+	return "user://" + relative.path_join(file)
 
 
 ## An 8-bit grayscale PNG rising from black in the west to white in the east, with a bump
@@ -59,14 +49,14 @@ func _new_world(preset: WorldPreset) -> ChunkWorld:
 	w.vertical_view_distance = 1
 	w.far_view_levels = 0
 	w.worker_threads = 1
-	_nodes.append(w)
+	keep(w)
 	return w
 
 
 ## Adds `w` to the tree with a viewer at the origin: it starts streaming.
 func _attach(w: ChunkWorld) -> ChunkWorld:
 	var v := Node3D.new()
-	_nodes.append(v)
+	keep(v)
 	add_child(v)
 	add_child(w)
 	w.viewer = w.get_path_to(v)
@@ -90,7 +80,8 @@ func _heights(w: ChunkWorld) -> Array[float]:
 
 
 func test_a_user_heightmap_loads_once_and_shapes_the_world() -> void:
-	var path := _dir.path_join("ramp.png")
+	var path := _user_path("ramp.png")
+	assert_true(path.begins_with("user://"), "a user:// path: " + path)
 	_write_ramp(path)
 	var preset := _preset(path)
 	var w := _new_world(preset)
@@ -118,10 +109,10 @@ func test_a_user_heightmap_loads_once_and_shapes_the_world() -> void:
 
 
 func test_a_packed_res_heightmap_reads_through_godot_file_access() -> void:
-	var disk := _dir.path_join("ramp.png")
+	var disk := _user_path("ramp.png")
 	_write_ramp(disk, Vector2i(20, 40))
 	var packer := PCKPacker.new()
-	var pck := ProjectSettings.globalize_path(_dir.path_join("maps.pck"))
+	var pck := ProjectSettings.globalize_path(scratch_dir().path_join("maps.pck"))
 	assert_eq(packer.pck_start(pck), OK, "pack started")
 	assert_eq(
 		packer.add_file(PACKED_DIR.path_join("ramp.png"), ProjectSettings.globalize_path(disk)), OK
@@ -145,19 +136,22 @@ func test_a_packed_res_heightmap_reads_through_godot_file_access() -> void:
 
 
 func test_a_bad_heightmap_is_reported_alike_by_validate_and_the_world() -> void:
-	var garbage := _dir.path_join("garbage.png")
+	var garbage := scratch_dir().path_join("garbage.png")
 	var f := FileAccess.open(garbage, FileAccess.WRITE)
 	f.store_string("this is not a PNG")
 	f.close()
-	DirAccess.make_dir_recursive_absolute(_dir.path_join("folder.png"))
+	DirAccess.make_dir_recursive_absolute(scratch_dir().path_join("folder.png"))
 	var cases := {
-		_dir.path_join("missing.png"): "cannot read",
-		_dir.path_join("folder.png"): "is a folder",
-		_dir.path_join("notes.txt"): "unknown file type",
+		_user_path("missing.png"): "cannot read",
+		scratch_dir().path_join("folder.png"): "is a folder",
+		scratch_dir().path_join("notes.txt"): "unknown file type",
 		garbage: "not a readable PNG",
 	}
-	if OS.execute("mkfifo", [ProjectSettings.globalize_path(_dir.path_join("pipe.png"))]) == 0:
-		cases[_dir.path_join("pipe.png")] = "FIFO"
+	if (
+		OS.execute("mkfifo", [ProjectSettings.globalize_path(scratch_dir().path_join("pipe.png"))])
+		== 0
+	):
+		cases[scratch_dir().path_join("pipe.png")] = "FIFO"
 	for path: String in cases:
 		var preset := _preset(path)
 		var said := preset.validate()
