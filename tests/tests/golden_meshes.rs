@@ -13,9 +13,14 @@ use strata_core::stream::far_policy::LodColumn;
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
-const GOLDEN_GREEDY: u64 = 0x20fbc6e49e50182f;
-const GOLDEN_CULLED: u64 = 0xff57e64aacd5d772;
-const GOLDEN_FAR: u64 = 0xda909b8940ae6cb3;
+const GOLDEN_GREEDY: u64 = 0xfa1f339fc2bc5e5b;
+const GOLDEN_CULLED: u64 = 0x68a4a3c47b6f62ae;
+const GOLDEN_FAR: u64 = 0xa0ef2ea4a3a9cde3;
+
+/// Fingerprint of the vertex arrays alone (positions, face directions, colours, indices of the
+/// opaque and liquid surfaces) of the greedy, culled and far meshes: the built-in blocks (ids
+/// 0..18) must keep exactly these whatever else a mesh carries (texture coordinates, layers).
+const GOLDEN_ARRAYS_BUILTIN: u64 = 0x612075f6d3393db8;
 
 const FAR_COLUMNS: [(u8, i32, i32); 4] = [(1, 0, 0), (1, -3, 2), (2, 5, -1), (3, -1, -1)];
 
@@ -45,8 +50,9 @@ fn eat_surface(h: &mut u64, s: &Option<SurfaceBytes>) {
 /// Adds `m`'s packed surfaces to `h`; whether it has water.
 fn eat_mesh(h: &mut u64, m: &ChunkMesh) -> bool {
     let b = MeshBytes::from_mesh(m);
-    eat_surface(h, &b.opaque);
-    eat_surface(h, &b.liquid);
+    for s in b.surfaces() {
+        eat_surface(h, s);
+    }
     b.liquid.is_some()
 }
 
@@ -103,4 +109,43 @@ fn packed_surfaces_match_their_golden_fingerprints() {
         .map(|(name, g, _)| format!("const {name}: u64 = {g:#018x};"))
         .collect();
     assert!(changed.is_empty(), "the bytes sent to Godot changed; if intended, use:\n{}", changed.join("\n"));
+}
+
+/// Adds the opaque and liquid surfaces' positions, directions, colours and indices to `h`.
+fn eat_arrays(h: &mut u64, m: &ChunkMesh) {
+    for s in [&m.opaque, &m.liquid] {
+        fnv(h, &(s.positions.len() as u64).to_le_bytes());
+        for p in s.positions.iter().flatten() {
+            fnv(h, &p.to_le_bytes());
+        }
+        fnv(h, &s.directions);
+        fnv(h, s.colors.as_flattened());
+        for i in &s.indices {
+            fnv(h, &i.to_le_bytes());
+        }
+    }
+}
+
+#[test]
+fn vertex_arrays_of_the_built_in_blocks_match_their_golden_fingerprint() {
+    let g = generator();
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut mesher = Mesher::new();
+    let mut m = ChunkMesh::default();
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    for &(x, y, z) in &GOLDEN_CHUNKS {
+        g.generate_padded_chunk(ChunkCoord::new(x, y, z), &mut padded);
+        mesher.mesh(&padded, &mut m);
+        eat_arrays(&mut h, &m);
+        assert!(m.cutout.is_empty() && m.transparent.is_empty(), "the built-in blocks are opaque or liquid");
+        mesh_padded_chunk_culled(&padded, &mut m);
+        eat_arrays(&mut h, &m);
+    }
+    let mut scratch = FarScratch::default();
+    let mut far = FarMesh::default();
+    for (level, x, z) in FAR_COLUMNS {
+        build_far_column(&g, LodColumn::new(level, x, z), &mut scratch, &mut far);
+        eat_arrays(&mut h, &far.mesh);
+    }
+    assert_eq!(h, GOLDEN_ARRAYS_BUILTIN, "vertex arrays changed: {h:#018x}");
 }

@@ -14,8 +14,8 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::MeshBytes;
-use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
+use strata_core::mesh::bytes::{FULL_LIGHT, MeshBytes, SurfaceBytes};
+use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
 pub(crate) const SCATTER_KINDS: [ScatterKind; 4] =
@@ -102,6 +102,10 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
         })
         .collect();
     arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
+    let uvs: Vec<Vector2> = s.uvs.iter().map(|t| Vector2::new(t[0], t[1])).collect();
+    arrays.set(ArrayType::TEX_UV.ord() as usize, &PackedVector2Array::from(uvs.as_slice()).to_variant());
+    let layer_light: Vec<Vector2> = s.layers.iter().map(|&l| Vector2::new(l as f32, FULL_LIGHT)).collect();
+    arrays.set(ArrayType::TEX_UV2.ord() as usize, &PackedVector2Array::from(layer_light.as_slice()).to_variant());
     arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays
 }
@@ -118,17 +122,30 @@ pub(crate) fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Vector3>(), v.len()) }
 }
 
+/// The material of each surface in [`SURFACE_NAMES`] order: the opaque one for opaque ground;
+/// the blended one (vertex alpha) for cutout, transparent and liquid faces.
+fn surface_materials<'a>(
+    opaque: &'a Gd<StandardMaterial3D>,
+    liquid: &'a Gd<StandardMaterial3D>,
+) -> [&'a Gd<StandardMaterial3D>; 4] {
+    [opaque, liquid, liquid, liquid]
+}
+
 /// A mesh from surfaces the workers already packed into Godot's stored form
 /// ([`strata_core::mesh::bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
 /// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
+///
+/// Surfaces come in [`SURFACE_NAMES`] order (opaque, cutout, transparent, liquid), empty ones
+/// left out, each named after its kind: find one with `ArrayMesh.surface_find_by_name`.
 pub(crate) fn array_mesh_from_bytes(
     m: &MeshBytes,
     opaque: &Gd<StandardMaterial3D>,
     liquid: &Gd<StandardMaterial3D>,
 ) -> Gd<ArrayMesh> {
     let mut surfaces = VarArray::new();
-    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
-        let Some(s) = surface else { continue };
+    let named = m.surfaces().into_iter().zip(surface_materials(opaque, liquid)).zip(SURFACE_NAMES);
+    for ((surface, material), name) in named {
+        let Some(s): &Option<SurfaceBytes> = surface else { continue };
         let mut d = VarDictionary::new();
         d.set("format", s.format as i64);
         d.set("primitive", PrimitiveType::TRIANGLES.ord() as i64);
@@ -150,7 +167,9 @@ pub(crate) fn array_mesh_from_bytes(
 }
 
 /// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`), with
-/// Godot's compressed vertex attributes when `compress`.
+/// Godot's compressed vertex attributes when `compress` (which stores UVs as 16-bit fractions of
+/// the surface's range: a shader reading the layer from `UV2.x` rounds it). Surfaces in the same
+/// order and with the same names as [`array_mesh_from_bytes`].
 pub(crate) fn build_array_mesh(
     m: &ChunkMesh,
     opaque: &Gd<StandardMaterial3D>,
@@ -159,7 +178,8 @@ pub(crate) fn build_array_mesh(
 ) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
     let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
-    for (surface, material, name) in [(&m.opaque, opaque, "opaque"), (&m.liquid, liquid, "liquid")] {
+    let named = m.surfaces().into_iter().zip(surface_materials(opaque, liquid)).zip(SURFACE_NAMES);
+    for ((surface, material), name) in named {
         if surface.is_empty() {
             continue;
         }

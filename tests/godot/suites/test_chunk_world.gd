@@ -3,6 +3,8 @@ extends StrataTestCase
 
 ## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
 const EXPECTED_VD2 := 13 * 3
+## The surfaces a chunk mesh may have, in order; empty ones are left out.
+const SURFACE_NAMES := ["opaque", "cutout", "transparent", "liquid"]
 
 var _worlds: Array[ChunkWorld] = []
 
@@ -412,6 +414,22 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 	assert_eq(w.get_stats()["far_loaded"], 0)
 
 
+## Surface `i` carries texture coordinates (UV, in voxels) and UV2 = (texture layer, light 1).
+func _assert_textured(mesh: ArrayMesh, i: int, format: int, c: Vector3i) -> void:
+	assert_true(format & Mesh.ARRAY_FORMAT_TEX_UV != 0, "UV in the format at %s" % c)
+	assert_true(format & Mesh.ARRAY_FORMAT_TEX_UV2 != 0, "UV2 in the format at %s" % c)
+	var arrays := mesh.surface_get_arrays(i)
+	var uvs: PackedVector2Array = arrays[Mesh.ARRAY_TEX_UV]
+	var uv2s: PackedVector2Array = arrays[Mesh.ARRAY_TEX_UV2]
+	var vertices: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
+	assert_eq(uvs.size(), vertices.size(), "a UV per vertex at %s" % c)
+	assert_eq(uv2s.size(), vertices.size(), "a UV2 per vertex at %s" % c)
+	for k in range(0, uv2s.size(), 97):
+		assert_eq(uv2s[k].x, floorf(uv2s[k].x), "the layer is a whole number at %s" % c)
+		assert_eq(uv2s[k].y, 1.0, "full light at %s" % c)
+		assert_true(uvs[k].x >= 0.0 and uvs[k].y >= 0.0, "UVs start at 0 at %s" % c)
+
+
 ## Streamed chunk meshes come from bytes packed on the workers; they must be exactly what Godot's
 ## own conversion (`add_surface_from_arrays`) stores: same format, streams, counts and box.
 func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
@@ -464,6 +482,11 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 				a.get("vertex_data", PackedByteArray()).size() > 0,
 				"the server holds the vertex stream"
 			)
+			assert_true(
+				SURFACE_NAMES.has(packed.surface_get_name(i)),
+				"surface %d at %s is named after its kind" % [i, c]
+			)
+			_assert_textured(packed, i, a.get("format", 0), c)
 			if packed.surface_get_name(i) == "liquid":
 				liquid += 1
 			compared += 1

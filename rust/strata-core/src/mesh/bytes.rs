@@ -12,8 +12,11 @@
 //! `_surface_set_data` in Godot's `rendering_server.cpp`), for `n` vertices:
 //! * vertex stream: `n` positions (3 × f32), then `n` × (normal, tangent), each two u16 of an
 //!   octahedral encoding;
-//! * attribute stream: `n` colours, RGBA8 (each channel `× 255`, truncated; the mesher makes
-//!   them in this form, see [`crate::mesh::rgba8`]);
+//! * attribute stream: `n` × (colour, tex_uv, tex_uv2), 20 bytes a vertex: the colour in RGBA8
+//!   (each channel `× 255`, truncated; the mesher makes them in this form, see
+//!   [`crate::mesh::rgba8`]), then `ARRAY_TEX_UV` as 2 × f32 (the texture coordinates in voxels,
+//!   [`MeshSurface::uvs`]), then `ARRAY_TEX_UV2` as 2 × f32: x = the texture-array layer
+//!   ([`MeshSurface::layers`]) as a float, y = the light level, 1.0 (full light) for now;
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
 //!
 //! May use: `base` and the other `mesh` modules.
@@ -27,6 +30,8 @@ pub mod format {
     pub const NORMAL: u64 = 1 << 1;
     pub const TANGENT: u64 = 1 << 2;
     pub const COLOR: u64 = 1 << 3;
+    pub const TEX_UV: u64 = 1 << 4;
+    pub const TEX_UV2: u64 = 1 << 5;
     pub const INDEX: u64 = 1 << 12;
     /// `ARRAY_FLAG_FORMAT_VERSION_2` (= `ARRAY_FLAG_FORMAT_CURRENT_VERSION` in Godot 4.2–4.6).
     pub const VERSION_2: u64 = 1 << 35;
@@ -46,10 +51,16 @@ pub struct SurfaceBytes {
     pub aabb_size: [f32; 3],
 }
 
-/// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty.
+/// Bytes per vertex in the attribute stream: colour (4), tex_uv (8), tex_uv2 (8).
+pub const ATTRIBUTE_STRIDE: usize = 20;
+
+/// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty. The same
+/// four as [`ChunkMesh`], in [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES) order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MeshBytes {
     pub opaque: Option<SurfaceBytes>,
+    pub cutout: Option<SurfaceBytes>,
+    pub transparent: Option<SurfaceBytes>,
     pub liquid: Option<SurfaceBytes>,
 }
 
@@ -63,8 +74,18 @@ impl MeshBytes {
     /// Packs `m` into these streams, reusing their buffers (a recycled `MeshBytes` allocates
     /// nothing once its buffers have grown).
     pub fn pack(&mut self, m: &ChunkMesh) {
-        pack_into(&m.opaque, &mut self.opaque);
-        pack_into(&m.liquid, &mut self.liquid);
+        for (s, slot) in m.surfaces().into_iter().zip(self.surfaces_mut()) {
+            pack_into(s, slot);
+        }
+    }
+
+    /// The four surfaces in [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES) order.
+    pub fn surfaces(&self) -> [&Option<SurfaceBytes>; 4] {
+        [&self.opaque, &self.cutout, &self.transparent, &self.liquid]
+    }
+
+    fn surfaces_mut(&mut self) -> [&mut Option<SurfaceBytes>; 4] {
+        [&mut self.opaque, &mut self.cutout, &mut self.transparent, &mut self.liquid]
     }
 }
 
@@ -83,7 +104,13 @@ pub fn pack_surface(s: &MeshSurface) -> Option<SurfaceBytes> {
 /// Packs `s` into `out`, reusing its buffers; false (and `out` unspecified) for an empty surface.
 pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     let n = s.positions.len();
-    if s.indices.is_empty() || n == 0 || s.directions.len() != n || s.colors.len() != n {
+    if s.indices.is_empty()
+        || n == 0
+        || s.directions.len() != n
+        || s.colors.len() != n
+        || s.uvs.len() != n
+        || s.layers.len() != n
+    {
         return false;
     }
     let flat = s.positions.as_flattened();
@@ -112,10 +139,24 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
             write_in_place(&mut index_data, s.indices.len() * 2, |bytes| narrow_indices_u16(&s.indices, bytes));
         }
     }
-    // The colours are Godot's bytes already.
+    // Per vertex: the colour (Godot's bytes already), the texture coordinates, the layer and the
+    // light.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
-    attribute_data.clear();
-    attribute_data.extend_from_slice(s.colors.as_flattened());
+    // SAFETY: one whole chunk per vertex, zipped against the n vertices' arrays.
+    unsafe {
+        write_in_place(&mut attribute_data, n * ATTRIBUTE_STRIDE, |bytes| {
+            let rows = bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
+            for (((o, c), uv), &layer) in rows.zip(&s.colors).zip(&s.uvs).zip(&s.layers) {
+                let mut v = [0u8; ATTRIBUTE_STRIDE];
+                v[0..4].copy_from_slice(c);
+                v[4..8].copy_from_slice(&uv[0].to_le_bytes());
+                v[8..12].copy_from_slice(&uv[1].to_le_bytes());
+                v[12..16].copy_from_slice(&(layer as f32).to_le_bytes());
+                v[16..20].copy_from_slice(&FULL_LIGHT.to_le_bytes());
+                *o = v.map(MaybeUninit::new);
+            }
+        });
+    }
     let (lo, hi) = bounds(&s.positions);
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
@@ -123,7 +164,7 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         if d < small { small } else { d }
     });
     *out = SurfaceBytes {
-        format: format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX | format::VERSION_2,
+        format: FORMAT,
         vertex_data,
         attribute_data,
         index_data,
@@ -134,6 +175,19 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     };
     true
 }
+
+/// The format of every packed surface.
+pub const FORMAT: u64 = format::VERTEX
+    | format::NORMAL
+    | format::TANGENT
+    | format::COLOR
+    | format::TEX_UV
+    | format::TEX_UV2
+    | format::INDEX
+    | format::VERSION_2;
+
+/// The light level written into `TEX_UV2.y`: full light, until the light layer fills it.
+pub const FULL_LIGHT: f32 = 1.0;
 
 /// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
@@ -277,6 +331,8 @@ mod tests {
             positions: vec![[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]],
             directions: vec![2; 4],
             colors: vec![rgba8([1.0, 0.5, 0.0, 1.0]); 4],
+            uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
+            layers: vec![7; 4],
             indices: vec![0, 2, 1, 0, 3, 2],
         }
     }
@@ -287,18 +343,22 @@ mod tests {
         assert_eq!(b.vertex_count, 4);
         assert_eq!(b.index_count, 6);
         assert_eq!(b.vertex_data.len(), 4 * 12 + 4 * 8, "positions, then normal+tangent pairs");
-        assert_eq!(b.attribute_data.len(), 4 * 4);
+        assert_eq!(b.attribute_data.len(), 4 * 20, "colour, tex_uv, tex_uv2 per vertex");
         assert_eq!(b.index_data.len(), 6 * 2, "u16 indices below 65,537 vertices");
         assert_eq!(&b.vertex_data[12..24], &[1.0f32, 1.0, 0.0].map(f32::to_le_bytes).concat()[..]);
         assert_eq!(&b.index_data[2..4], &2u16.to_le_bytes());
         // 0.5 × 255 = 127.5, truncated like Godot.
         assert_eq!(&b.attribute_data[0..4], &[255, 127, 0, 255]);
+        // Vertex 2: its colour, then uv (1, 1), then (layer 7, light 1).
+        let v2 = &b.attribute_data[40..60];
+        assert_eq!(&v2[4..20], &[1.0f32, 1.0, 7.0, 1.0].map(f32::to_le_bytes).concat()[..]);
         assert_eq!(b.aabb_position, [0.0, 1.0, 0.0]);
         assert_eq!(b.aabb_size, [1.0, 0.00001_f64 as f32, 1.0], "a flat box keeps Godot's minimum size");
         assert_eq!(
             b.format & (format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX),
             0x100f
         );
+        assert_eq!(b.format & (format::TEX_UV | format::TEX_UV2), 0x30);
     }
 
     #[test]
@@ -333,13 +393,20 @@ mod tests {
             positions: (0..40).map(|i| [i as f32, 2.0, 0.0]).collect(),
             directions: vec![0; 40],
             colors: vec![rgba8([0.2, 0.4, 0.6, 1.0]); 40],
+            uvs: vec![[3.0, 2.0]; 40],
+            layers: vec![2; 40],
             indices: (0..60).collect(),
         };
-        let mut reused = MeshBytes::from_mesh(&ChunkMesh { opaque: big.clone(), liquid: big });
-        let small = ChunkMesh { opaque: quad_up(), liquid: MeshSurface::default() };
+        let mut reused = MeshBytes::from_mesh(&ChunkMesh {
+            opaque: big.clone(),
+            cutout: big.clone(),
+            transparent: big.clone(),
+            liquid: big,
+        });
+        let small = ChunkMesh { opaque: quad_up(), ..ChunkMesh::default() };
         reused.pack(&small);
         assert_eq!(reused, MeshBytes::from_mesh(&small), "no bytes of the bigger mesh before it remain");
-        assert!(reused.liquid.is_none());
+        assert!(reused.liquid.is_none() && reused.cutout.is_none() && reused.transparent.is_none());
     }
 
     #[test]
@@ -349,6 +416,8 @@ mod tests {
             positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
             directions: vec![2; n],
             colors: vec![[255; 4]; n],
+            uvs: vec![[0.0; 2]; n],
+            layers: vec![0; n],
             indices: vec![0, 1, (n - 1) as i32],
         };
         let b = pack_surface(&s).expect("non-empty");

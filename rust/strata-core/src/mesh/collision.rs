@@ -5,12 +5,12 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::chunk::VoxelBuffer;
-use crate::mesh::culled::mesh_padded_chunk_culled;
+use crate::mesh::culled::collision_faces_culled;
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::greedy::wide_simd_available;
 use crate::mesh::greedy::{Mesher, merge_faces};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
-use crate::mesh::types::{ChunkMesh, QUAD_TRIANGLES, counter_clockwise};
+use crate::mesh::types::{QUAD_TRIANGLES, counter_clockwise};
 
 impl Mesher {
     /// Collision triangles of the interior of `padded` into `out` (cleared first): the corners of
@@ -45,26 +45,30 @@ impl Mesher {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
-            let mut mesh = ChunkMesh::default();
-            mesh_padded_chunk_culled(padded, &mut mesh);
-            out.extend(mesh.opaque.triangle_corners());
+            collision_faces_culled(padded, &self.materials().clone(), out);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, false) else {
             return;
         };
-        self.collision_direction::<0>(dims, out);
-        self.collision_direction::<1>(dims, out);
-        self.collision_direction::<2>(dims, out);
-        self.collision_direction::<3>(dims, out);
-        self.collision_direction::<4>(dims, out);
-        self.collision_direction::<5>(dims, out);
+        let data = padded.data();
+        self.collision_direction::<0, WIDE>(data, dims, out);
+        self.collision_direction::<1, WIDE>(data, dims, out);
+        self.collision_direction::<2, WIDE>(data, dims, out);
+        self.collision_direction::<3, WIDE>(data, dims, out);
+        self.collision_direction::<4, WIDE>(data, dims, out);
+        self.collision_direction::<5, WIDE>(data, dims, out);
     }
 
     /// Collision triangles of direction `D`: solid faces only, merged by solidity alone.
     #[inline(always)]
-    fn collision_direction<const D: usize>(&mut self, dims: Dims, out: &mut Vec<[f32; 3]>) {
-        if !self.collect_faces::<D, true>(dims).0 {
+    fn collision_direction<const D: usize, const WIDE: bool>(
+        &mut self,
+        data: &[crate::base::block::BlockId],
+        dims: Dims,
+        out: &mut Vec<[f32; 3]>,
+    ) {
+        if !self.collect_faces::<D, WIDE, true>(data, dims).opaque {
             return;
         }
         let f = &mut self.faces;
@@ -85,6 +89,7 @@ mod tests {
     use crate::gen3d::pipeline::Generator;
     use crate::mesh::test_support::{padded_with, random_box, to_f, unit_faces};
     use crate::mesh::types::{FACES, cross, dot, sub};
+    use crate::mesh::{ChunkMesh, mesh_padded_chunk_culled};
     use crate::preset::model::WorldPreset;
 
     /// The unit faces (voxel local to the chunk interior, direction) covered by collision
@@ -137,7 +142,7 @@ mod tests {
         mesh_padded_chunk_culled(b, &mut reference);
         mesher.mesh(b, &mut render);
         let solid: Vec<([i32; 3], usize)> =
-            unit_faces(&reference).into_iter().filter(|f| !f.2).map(|f| (f.0, f.1)).collect();
+            unit_faces(&reference).into_iter().filter(|f| f.2 == 0).map(|f| (f.0, f.1)).collect();
         let covered = collision_unit_faces(&corners);
         assert!(covered.windows(2).all(|w| w[0] != w[1]), "overlapping collision quads");
         if covered != solid {

@@ -4,39 +4,65 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
-use crate::base::block::{self, BlockId};
+use crate::base::block::{AIR, BlockId};
+use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
 use crate::mesh::ao::corner_ao;
-use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA};
+use crate::mesh::materials::MeshMaterials;
+use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA};
 
-/// Reference mesher: one quad per visible unit face, each with its own AO. Slow (it looks up
-/// every neighbour of every voxel) but plainly right; the greedy mesher must show the same
-/// surface.
+/// Reference mesher: one quad per visible unit face, each with its own AO, with the default
+/// materials. Slow (it looks up every neighbour of every voxel) but plainly right; the greedy
+/// mesher must show the same surface.
 pub fn mesh_padded_chunk_culled(padded: &VoxelBuffer, out: &mut ChunkMesh) {
     mesh_padded_chunk_culled_with(padded, out, true);
 }
 
 /// [`mesh_padded_chunk_culled`] with ambient occlusion on or off (off: every corner open).
 pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, ambient_occlusion: bool) {
+    mesh_padded_chunk_culled_in(padded, &MeshMaterials::shared_default(), out, ambient_occlusion);
+}
+
+/// Whether the face of block `id` towards its neighbour `nb` is drawn: never for air; never
+/// against a solid opaque block; never between two blocks of the same transparent or liquid
+/// type; otherwise always (cutout faces too, even between two cutout blocks of one type, and
+/// whatever a non-solid or non-opaque neighbour is).
+pub(super) fn face_visible(materials: &MeshMaterials, id: BlockId, nb: BlockId) -> bool {
+    if id == AIR || materials.occludes(nb) {
+        return false;
+    }
+    match materials.look(id).render_mode {
+        RenderMode::Transparent | RenderMode::Liquid => nb != id,
+        RenderMode::Opaque | RenderMode::Cutout => true,
+    }
+}
+
+/// [`mesh_padded_chunk_culled_with`] with `materials`: faces go to the surface of their block's
+/// render mode, culled by [`face_visible`]; every surface but the liquid one carries AO (from the
+/// solid opaque blocks around the corner).
+pub fn mesh_padded_chunk_culled_in(
+    padded: &VoxelBuffer,
+    materials: &MeshMaterials,
+    out: &mut ChunkMesh,
+    ambient_occlusion: bool,
+) {
     out.clear();
     let size = padded.size();
     let inner = size - IVec3::splat(2);
-    let solid = |l: IVec3| -> bool { block::is_solid(padded.get_local(l)) };
+    let occludes = |l: IVec3| -> bool { materials.occludes(padded.get_local(l)) };
     for y in 1..=inner.y {
         for z in 1..=inner.z {
             for x in 1..=inner.x {
                 let l = IVec3::new(x, y, z);
                 let id: BlockId = padded.get_local(l);
-                if id == block::AIR {
+                if id == AIR {
                     continue;
                 }
-                let info = block::block_info(id);
+                let look = materials.look(id);
                 let origin = l - IVec3::ONE;
                 for (f, &(n, u, v)) in FACES.iter().enumerate() {
-                    let nb = padded.get_local(l + n);
-                    let visible = if info.solid { !block::is_solid(nb) } else { info.liquid && nb == block::AIR };
-                    if !visible {
+                    if !face_visible(materials, id, padded.get_local(l + n)) {
                         continue;
                     }
                     // The face plane sits on the positive side for +n, at the voxel origin for -n.
@@ -46,21 +72,63 @@ pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, 
                         [p.x as f32, p.y as f32, p.z as f32]
                     };
                     let c = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+                    let liquid = look.render_mode == RenderMode::Liquid;
                     let mut ao = [1.0f32; 4];
-                    if info.solid && ambient_occlusion {
+                    if !liquid && ambient_occlusion {
                         let front = l + n;
                         for (k, (du, dv)) in [(-1, -1), (1, -1), (1, 1), (-1, 1)].into_iter().enumerate() {
-                            ao[k] =
-                                corner_ao(solid(front + u * du), solid(front + v * dv), solid(front + u * du + v * dv));
+                            ao[k] = corner_ao(
+                                occludes(front + u * du),
+                                occludes(front + v * dv),
+                                occludes(front + u * du + v * dv),
+                            );
                         }
                     }
                     let shade = FACE_SHADE[f];
-                    let [r, g, b] = info.color;
-                    let (surface, alpha) =
-                        if info.liquid { (&mut out.liquid, LIQUID_ALPHA) } else { (&mut out.opaque, 1.0) };
-                    surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao);
+                    let [r, g, b] = look.color;
+                    let (surface, alpha) = match look.render_mode {
+                        RenderMode::Opaque => (&mut out.opaque, 1.0),
+                        RenderMode::Cutout => (&mut out.cutout, 1.0),
+                        RenderMode::Transparent => (&mut out.transparent, TRANSPARENT_ALPHA),
+                        RenderMode::Liquid => (&mut out.liquid, LIQUID_ALPHA),
+                    };
+                    surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao, look.layers[f]);
                 }
             }
         }
     }
+}
+
+/// Collision triangles the plain way: each face of a solid block against a non-solid neighbour,
+/// two triangles (clockwise from the front) per unit face. For boxes too wide for the greedy
+/// mesher's rows.
+pub(super) fn collision_faces_culled(padded: &VoxelBuffer, materials: &MeshMaterials, out: &mut Vec<[f32; 3]>) {
+    let mut m = ChunkMesh::default();
+    let size = padded.size();
+    let inner = size - IVec3::splat(2);
+    let solid = |id: BlockId| id != AIR && materials.look(id).solid;
+    for y in 1..=inner.y {
+        for z in 1..=inner.z {
+            for x in 1..=inner.x {
+                let l = IVec3::new(x, y, z);
+                if !solid(padded.get_local(l)) {
+                    continue;
+                }
+                let origin = l - IVec3::ONE;
+                for (f, &(n, u, v)) in FACES.iter().enumerate() {
+                    if solid(padded.get_local(l + n)) {
+                        continue;
+                    }
+                    let plane = origin + IVec3::new(n.x.max(0), n.y.max(0), n.z.max(0));
+                    let corner = |du: i32, dv: i32| -> [f32; 3] {
+                        let p = plane + u * du + v * dv;
+                        [p.x as f32, p.y as f32, p.z as f32]
+                    };
+                    let c = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+                    m.opaque.push_quad(c, f, [1.0; 4], [1.0; 4], 0);
+                }
+            }
+        }
+    }
+    out.extend(m.opaque.triangle_corners());
 }

@@ -6,16 +6,22 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
+use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
-use crate::mesh::culled::mesh_padded_chunk_culled_with;
+use crate::mesh::culled::mesh_padded_chunk_culled_in;
 use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of};
+use crate::mesh::materials::MeshMaterials;
 use crate::mesh::quads::{QuadLooks, QuadWriter};
 use crate::mesh::transpose::transpose_layers;
-use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, rgba8};
+use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, MeshSurface, TRANSPARENT_ALPHA, rgba8};
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::voxels::class_rows_wide;
-use crate::mesh::voxels::{CLASS_AIR, CLASS_LIQUID, CLASS_SOLID, bit_range, flat_masks, same_blocks};
+use crate::mesh::voxels::{
+    CLASS_AIR, CLASS_CUTOUT, CLASS_LIQUID, CLASS_OPAQUE, CLASS_PHYSICS, CLASS_SOLID, CLASS_TRANSPARENT, bit_range,
+    flat_masks, same_blocks,
+};
+use std::sync::Arc;
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
 /// CPU's features are checked once, then cached).
@@ -28,19 +34,47 @@ pub(super) fn wide_simd_available() -> bool {
         && std::is_x86_feature_detected!("popcnt")
 }
 
-/// Solid, liquid and air masks of the padded box in one orientation (see [`Orientation`]).
+/// Class masks of the padded box in one orientation (see [`Orientation`]): `solid` holds the
+/// blocks that hide faces (solid and opaque; for collision, the solid ones); the others the
+/// blocks whose faces go to each surface. `opaque` is only filled where it differs from `solid`
+/// (see `Mesher::opaque_is_solid`), `air` only on the fast voxel pass.
 #[derive(Default)]
 struct ClassRows {
     solid: Vec<u64>,
+    opaque: Vec<u64>,
+    cutout: Vec<u64>,
+    transparent: Vec<u64>,
     liquid: Vec<u64>,
     air: Vec<u64>,
+}
+
+/// Which kinds of blocks the interior of a box holds (step 1's answer).
+struct Present {
+    /// Anything that could show a face.
+    any: bool,
+    liquid: bool,
+    cutout: bool,
+    transparent: bool,
+}
+
+/// Which surfaces a direction has faces on: opaque (for collision: solid), cutout, transparent,
+/// liquid.
+#[derive(Clone, Copy, Default)]
+pub(super) struct FacesOn {
+    pub(super) opaque: bool,
+    cutout: bool,
+    transparent: bool,
+    liquid: bool,
 }
 
 /// One direction's visible faces and merge masks, in its orientation's padded rows (bit `b - 1`
 /// for padded bit `b`; rows of the halo hold leftovers).
 #[derive(Default)]
 pub(super) struct DirectionFaces {
+    /// Opaque faces (for collision: solid faces).
     pub(super) solid: Vec<u64>,
+    cutout: Vec<u64>,
+    transparent: Vec<u64>,
     liquid: Vec<u64>,
     /// The face may merge with the next one along the row (`along`) or with the one in the next
     /// row of its slice (`across`); only meaningful where both faces exist.
@@ -59,9 +93,18 @@ pub struct Mesher {
     /// Class masks in rows along x (for the y and z directions) and along z (for x).
     along_x: ClassRows,
     along_z: ClassRows,
-    /// Whether this box's liquid faces are meshed (rendering, and the interior holds liquid):
-    /// only then are the liquid and air rows along z up to date.
+    /// Whether this box's liquid, cutout and transparent faces are meshed (rendering, and the
+    /// interior holds such blocks): only then are those rows along z up to date.
     liquid_faces: bool,
+    cutout_faces: bool,
+    transparent_faces: bool,
+    /// Whether the blocks drawing opaque faces are exactly those hiding faces (the fast voxel
+    /// pass, and collision), so `solid` stands for `opaque`.
+    opaque_is_solid: bool,
+    /// Whether a liquid face may lie against another liquid block of a different type (or a
+    /// transparent one against another transparent type): then faces between two such blocks
+    /// compare their ids. False on the fast voxel pass (one liquid, no transparent blocks).
+    compare_ids: bool,
     /// Masks over the flat voxel array (64 voxels a word, a spare zero word at the end), before
     /// they are cut into rows: equal to air, and equal to the liquid.
     flat_air: Vec<u64>,
@@ -70,14 +113,20 @@ pub struct Mesher {
     pub(super) faces: DirectionFaces,
     /// AO uniformity of the previous y layer's faces, per row, for the merge masks across y.
     layer_uniformity: Vec<u64>,
-    /// Class of each block id below `BLOCK_COUNT`, then the class of unknown ids.
+    /// What each block id looks like (see [`Mesher::set_materials`]).
+    materials: Arc<MeshMaterials>,
+    /// Class bits (`CLASS_*`) of each id the materials know, then of unknown ids.
     class: Vec<u8>,
-    /// Colour of each block id below `BLOCK_COUNT` (then of unknown ids) per face direction and
-    /// AO level, in RGBA8 ([`rgba8`]): shaded, darkened by the level's brightness, with the
+    /// Colour of each id the materials know (then of unknown ids) per face direction and AO
+    /// level, in RGBA8 ([`rgba8`]): shaded, darkened by the level's brightness, with the
     /// surface's alpha. Liquid faces take the open level (brightness one).
     colors: Vec<[[[u8; 4]; 4]; 6]>,
-    /// Set when the only non-solid ids are air and this one liquid (fast voxel pass).
+    /// Texture layer of each id the materials know (then of unknown ids) per face direction.
+    layers: Vec<[u16; 6]>,
+    /// Set when every id below `simple_below` is air, this one liquid, or solid opaque: boxes of
+    /// those ids only take the fast voxel pass.
     single_liquid: Option<BlockId>,
+    simple_below: BlockId,
     /// Whether solid faces carry ambient occlusion (see [`Mesher::set_ambient_occlusion`]).
     ambient_occlusion: bool,
 }
@@ -89,32 +138,93 @@ impl Default for Mesher {
 }
 
 impl Mesher {
+    /// A mesher with the default materials ([`MeshMaterials::shared_default`]).
     pub fn new() -> Self {
-        let count = block::BLOCK_COUNT as usize;
-        let class: Vec<u8> = (0..=count)
-            .map(|id| {
-                let info = block::block_info(id as BlockId);
-                if id == block::AIR as usize {
-                    CLASS_AIR
-                } else if info.solid {
-                    CLASS_SOLID
-                } else if info.liquid {
-                    CLASS_LIQUID
-                } else {
-                    0
+        Self::with_materials(MeshMaterials::shared_default())
+    }
+
+    /// A mesher with `materials`.
+    pub fn with_materials(materials: Arc<MeshMaterials>) -> Self {
+        let mut m = Self {
+            along_x: ClassRows::default(),
+            along_z: ClassRows::default(),
+            liquid_faces: false,
+            cutout_faces: false,
+            transparent_faces: false,
+            opaque_is_solid: true,
+            compare_ids: false,
+            flat_air: Vec::new(),
+            flat_liquid: Vec::new(),
+            faces: DirectionFaces::default(),
+            layer_uniformity: Vec::new(),
+            materials: materials.clone(),
+            class: Vec::new(),
+            colors: Vec::new(),
+            layers: Vec::new(),
+            single_liquid: None,
+            simple_below: 0,
+            ambient_occlusion: true,
+        };
+        m.set_materials(materials);
+        m
+    }
+
+    /// Meshes with `materials` from now on (cheap when they are the ones already set).
+    pub fn set_materials(&mut self, materials: Arc<MeshMaterials>) {
+        if Arc::ptr_eq(&materials, &self.materials) && !self.class.is_empty() {
+            return;
+        }
+        let count = materials.len();
+        // The ids the materials know, then one entry for every unknown id.
+        let id_of = |k: usize| if k < count { k as BlockId } else { BlockId::MAX };
+        let look = |k: usize| if k < count { *materials.look(k as BlockId) } else { *materials.look(BlockId::MAX) };
+        self.class = (0..=count)
+            .map(|k| {
+                let l = look(k);
+                if k < count && id_of(k) == block::AIR {
+                    return CLASS_AIR;
                 }
+                let mut c = match l.render_mode {
+                    RenderMode::Opaque => CLASS_OPAQUE,
+                    RenderMode::Cutout => CLASS_CUTOUT,
+                    RenderMode::Transparent => CLASS_TRANSPARENT,
+                    RenderMode::Liquid => CLASS_LIQUID,
+                };
+                if l.occludes() {
+                    c |= CLASS_SOLID;
+                }
+                if l.solid {
+                    c |= CLASS_PHYSICS;
+                }
+                c
             })
             .collect();
-        let non_solid: Vec<usize> = (1..=count).filter(|&id| class[id] != CLASS_SOLID).collect();
-        let single_liquid = match non_solid.as_slice() {
-            [l] if class[*l] == CLASS_LIQUID => Some(*l as BlockId),
-            _ => None,
-        };
-        let colors = (0..=count)
-            .map(|id| {
-                let info = block::block_info(id as BlockId);
-                let [r, g, b] = info.color;
-                let alpha = if info.liquid { LIQUID_ALPHA } else { 1.0 };
+        // The fast pass's ids: a prefix of air, solid opaque blocks and one liquid.
+        let simple = CLASS_SOLID | CLASS_OPAQUE | CLASS_PHYSICS;
+        let mut single_liquid = None;
+        let mut simple_below = count.min(BlockId::MAX as usize);
+        for (id, &c) in self.class[..count].iter().enumerate() {
+            if c == CLASS_AIR || c == simple {
+                continue;
+            }
+            if c == CLASS_LIQUID && single_liquid.is_none() {
+                single_liquid = Some(id as BlockId);
+                continue;
+            }
+            simple_below = id;
+            break;
+        }
+        self.single_liquid = single_liquid;
+        self.simple_below = simple_below as BlockId;
+        self.colors = (0..=count)
+            .map(|k| {
+                let l = look(k);
+                let [r, g, b] = l.color;
+                let alpha = match l.render_mode {
+                    RenderMode::Liquid => LIQUID_ALPHA,
+                    RenderMode::Transparent => TRANSPARENT_ALPHA,
+                    RenderMode::Opaque | RenderMode::Cutout => 1.0,
+                };
                 std::array::from_fn(|d| {
                     let shade = FACE_SHADE[d];
                     let color = [r * shade, g * shade, b * shade, alpha];
@@ -123,19 +233,13 @@ impl Mesher {
                 })
             })
             .collect();
-        Self {
-            along_x: ClassRows::default(),
-            along_z: ClassRows::default(),
-            liquid_faces: false,
-            flat_air: Vec::new(),
-            flat_liquid: Vec::new(),
-            faces: DirectionFaces::default(),
-            layer_uniformity: Vec::new(),
-            class,
-            colors,
-            single_liquid,
-            ambient_occlusion: true,
-        }
+        self.layers = (0..=count).map(|k| look(k).layers).collect();
+        self.materials = materials;
+    }
+
+    /// The materials this mesher meshes with.
+    pub fn materials(&self) -> &Arc<MeshMaterials> {
+        &self.materials
     }
 
     /// Turns the ambient occlusion of solid faces on (the default) or off. Off, every face is lit
@@ -184,7 +288,7 @@ impl Mesher {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
-            mesh_padded_chunk_culled_with(padded, out, AO);
+            mesh_padded_chunk_culled_in(padded, &self.materials, out, AO);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, true) else {
@@ -199,9 +303,10 @@ impl Mesher {
         self.render_direction::<5, WIDE, AO>(data, dims, out);
     }
 
-    /// Step 1 and the scratch: class masks in both orientations (liquid and air only `with_liquid`
-    /// and where there is liquid). `None` when there is nothing to mesh: a box too thin for an
-    /// interior, or an interior without anything that could show a face.
+    /// Step 1 and the scratch: class masks in both orientations (for rendering, `with_liquid`:
+    /// also the cutout, transparent and liquid blocks where there are any; else the solid blocks
+    /// of collision). `None` when there is nothing to mesh: a box too thin for an interior, or an
+    /// interior without anything that could show a face.
     #[inline(always)]
     pub(super) fn prepare<const WIDE: bool>(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
         let p = padded.size();
@@ -210,14 +315,16 @@ impl Mesher {
         }
         let (px, py, pz) = (p.x as usize, p.y as usize, p.z as usize);
         let dims = Dims { px, py, pz, nx: px - 2, ny: py - 2, nz: pz - 2 };
-        let (has_faces, has_liquid) = self.pack_rows::<WIDE>(padded, dims);
-        if !has_faces {
+        let present = self.pack_rows::<WIDE>(padded, dims, !with_liquid);
+        if !present.any {
             return None;
         }
-        self.liquid_faces = with_liquid && has_liquid;
+        self.liquid_faces = with_liquid && present.liquid;
+        self.cutout_faces = with_liquid && present.cutout;
+        self.transparent_faces = with_liquid && present.transparent;
         let rows = py * px.max(pz);
         let f = &mut self.faces;
-        for v in [&mut f.solid, &mut f.liquid, &mut f.along, &mut f.across] {
+        for v in [&mut f.solid, &mut f.cutout, &mut f.transparent, &mut f.liquid, &mut f.along, &mut f.across] {
             if v.len() < rows {
                 v.resize(rows, 0);
             }
@@ -230,37 +337,65 @@ impl Mesher {
         }
         let (a, b) = (&self.along_x, &mut self.along_z);
         transpose_layers::<WIDE>(&a.solid, &mut b.solid, dims);
+        if !self.opaque_is_solid {
+            transpose_layers::<WIDE>(&a.opaque, &mut b.opaque, dims);
+        }
         if self.liquid_faces {
             transpose_layers::<WIDE>(&a.liquid, &mut b.liquid, dims);
-            transpose_layers::<WIDE>(&a.air, &mut b.air, dims);
+        }
+        if self.cutout_faces {
+            transpose_layers::<WIDE>(&a.cutout, &mut b.cutout, dims);
+        }
+        if self.transparent_faces {
+            transpose_layers::<WIDE>(&a.transparent, &mut b.transparent, dims);
         }
         Some(dims)
     }
 
-    /// Packs the padded box into rows along x. Returns whether the interior holds anything that
-    /// could show a face (not all air, nor only invisible blocks), and whether it holds liquid.
+    /// Packs the padded box into rows along x (`collision`: `solid` holds the solid blocks, else
+    /// those that hide faces), and says which kinds of blocks the interior holds.
     #[inline(always)]
-    fn pack_rows<const WIDE: bool>(&mut self, padded: &VoxelBuffer, dims: Dims) -> (bool, bool) {
+    fn pack_rows<const WIDE: bool>(&mut self, padded: &VoxelBuffer, dims: Dims, collision: bool) -> Present {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
-        let ClassRows { solid, liquid, air } = &mut self.along_x;
-        for v in [&mut *solid, &mut *liquid, &mut *air] {
-            if v.len() < rows {
-                v.resize(rows, 0);
-            }
-        }
         let data = padded.data();
+        // The fast pass holds only air, one liquid and solid opaque blocks (which hide faces, are
+        // solid and draw opaque faces: one mask for all three).
+        let fast = match self.single_liquid {
+            Some(l) if data.iter().fold(0, |m, &id| m.max(id)) < self.simple_below => Some(l),
+            _ => None,
+        };
+        self.opaque_is_solid = fast.is_some() || collision;
+        self.compare_ids = fast.is_none();
+        let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
-        match self.single_liquid {
-            #[cfg(target_arch = "x86_64")]
-            Some(liquid_id) if WIDE && px >= 16 => {
-                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
-                // only on CPUs that have them.
-                unsafe {
-                    class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
-                };
+        let interior = full & !1 & !(1u64 << (px - 1));
+        let interior_or = |rows_of: &[u64]| {
+            let mut m = 0u64;
+            for y in 1..py - 1 {
+                for z in 1..pz - 1 {
+                    m |= rows_of[y * pz + z];
+                }
             }
+            m & interior != 0
+        };
+        match fast {
             Some(liquid_id) => {
+                for v in [&mut *solid, &mut *liquid, &mut *air] {
+                    if v.len() < rows {
+                        v.resize(rows, 0);
+                    }
+                }
+                #[cfg(target_arch = "x86_64")]
+                if WIDE && px >= 16 {
+                    // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which
+                    // run only on CPUs that have them.
+                    unsafe {
+                        class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
+                    };
+                    let (s, l) = (interior_or(solid), interior_or(liquid));
+                    return Present { any: s || l, liquid: l, cutout: false, transparent: false };
+                }
                 flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
                 let mut start = 0;
                 for ((s, l), a) in solid[..rows].iter_mut().zip(&mut liquid[..rows]).zip(&mut air[..rows]) {
@@ -269,76 +404,140 @@ impl Mesher {
                     *s = !(*a | *l) & full;
                     start += px;
                 }
+                let (s, l) = (interior_or(solid), interior_or(liquid));
+                Present { any: s || l, liquid: l, cutout: false, transparent: false }
             }
             None => {
+                for v in [&mut *solid, &mut *opaque, &mut *cutout, &mut *transparent, &mut *liquid] {
+                    if v.len() < rows {
+                        v.resize(rows, 0);
+                    }
+                }
                 let last = self.class.len() - 1;
-                for (((row, s), l), a) in
-                    data.chunks_exact(px).zip(&mut solid[..rows]).zip(&mut liquid[..rows]).zip(&mut air[..rows])
-                {
-                    let (mut sm, mut lm, mut am) = (0u64, 0u64, 0u64);
+                let solid_bit = if collision { CLASS_PHYSICS } else { CLASS_SOLID }.trailing_zeros();
+                let bit = |c: u8, class: u8| ((c >> class.trailing_zeros()) & 1) as u64;
+                for (k, row) in data.chunks_exact(px).take(rows).enumerate() {
+                    let (mut sm, mut om, mut cm, mut tm, mut lm) = (0u64, 0u64, 0u64, 0u64, 0u64);
                     for (x, &id) in row.iter().enumerate() {
                         let c = self.class[(id as usize).min(last)];
-                        sm |= ((c & CLASS_SOLID) as u64) << x;
-                        lm |= (((c & CLASS_LIQUID) >> 1) as u64) << x;
-                        am |= (((c & CLASS_AIR) >> 2) as u64) << x;
+                        sm |= (((c >> solid_bit) & 1) as u64) << x;
+                        om |= bit(c, CLASS_OPAQUE) << x;
+                        cm |= bit(c, CLASS_CUTOUT) << x;
+                        tm |= bit(c, CLASS_TRANSPARENT) << x;
+                        lm |= bit(c, CLASS_LIQUID) << x;
                     }
-                    *s = sm;
-                    *l = lm;
-                    *a = am;
+                    solid[k] = sm;
+                    opaque[k] = om;
+                    cutout[k] = cm;
+                    transparent[k] = tm;
+                    liquid[k] = lm;
+                }
+                let (s, o, c, t, l) = (
+                    interior_or(solid),
+                    interior_or(opaque),
+                    interior_or(cutout),
+                    interior_or(transparent),
+                    interior_or(liquid),
+                );
+                if collision {
+                    Present { any: s, liquid: false, cutout: false, transparent: false }
+                } else {
+                    Present { any: o || c || t || l, liquid: l, cutout: c, transparent: t }
                 }
             }
         }
-        let interior = full & !1 & !(1u64 << (px - 1));
-        let (mut visible, mut wet) = (0u64, 0u64);
-        for y in 1..py - 1 {
-            for z in 1..pz - 1 {
-                visible |= solid[y * pz + z] | liquid[y * pz + z];
-                wet |= liquid[y * pz + z];
-            }
-        }
-        (visible & interior != 0, wet & interior != 0)
     }
 
     /// Step 2 for direction `D`: visible faces of the interior's y layers into the face arrays
-    /// (liquid faces too unless `SOLID_ONLY`), and which rows hold any. Returns whether there are
-    /// any solid and any liquid faces.
+    /// (only the opaque ones, or for collision the solid ones, when `SOLID_ONLY`), and which rows
+    /// hold any. A face shows unless the block across it hides faces (solid opaque), or, for
+    /// transparent and liquid blocks, is the same block. Returns which surfaces have faces.
     #[inline(always)]
-    pub(super) fn collect_faces<const D: usize, const SOLID_ONLY: bool>(&mut self, dims: Dims) -> (bool, bool) {
+    pub(super) fn collect_faces<const D: usize, const WIDE: bool, const SOLID_ONLY: bool>(
+        &mut self,
+        data: &[BlockId],
+        dims: Dims,
+    ) -> FacesOn {
         let o = Orientation::of::<D>(dims);
         let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
         let interior = o.interior();
         let range = o.layer_rows(dims);
         let beyond = (range.start as isize + o.across) as usize..(range.end as isize + o.across) as usize;
-        let (mut any_solid, mut any_liquid) = (0u64, 0u64);
+        let mut on = FacesOn::default();
         let f = &mut self.faces;
-        for ((out, &s), &n) in
-            f.solid[range.clone()].iter_mut().zip(&class.solid[range.clone()]).zip(&class.solid[beyond.clone()])
-        {
+        let owners = if self.opaque_is_solid { &class.solid } else { &class.opaque };
+        let hiders = &class.solid[beyond.clone()];
+        let mut any = 0u64;
+        for ((out, &s), &n) in f.solid[range.clone()].iter_mut().zip(&owners[range.clone()]).zip(hiders) {
             let faces = s & !n & interior;
             *out = faces >> 1;
-            any_solid |= faces;
+            any |= faces;
         }
-        if !SOLID_ONLY && self.liquid_faces {
-            for ((out, &l), &a) in
-                f.liquid[range.clone()].iter_mut().zip(&class.liquid[range.clone()]).zip(&class.air[beyond])
-            {
-                let faces = l & a & interior;
-                *out = faces >> 1;
-                any_liquid |= faces;
+        on.opaque = any != 0;
+        if !SOLID_ONLY {
+            if self.cutout_faces {
+                let mut any = 0u64;
+                for ((out, &c), &n) in f.cutout[range.clone()].iter_mut().zip(&class.cutout[range.clone()]).zip(hiders)
+                {
+                    let faces = c & !n & interior;
+                    *out = faces >> 1;
+                    any |= faces;
+                }
+                on.cutout = any != 0;
+            }
+            // Transparent and liquid faces: not against a block that hides them, nor against the
+            // same block. Where ids may differ within the class, the two blocks are compared.
+            let normal = FACES[D].0;
+            let across_data = normal.x as isize
+                + normal.y as isize * (dims.px * dims.pz) as isize
+                + normal.z as isize * dims.px as isize;
+            let compare = self.compare_ids;
+            let see_through = |out: &mut [u64], own: &[u64]| -> bool {
+                let mut any = 0u64;
+                for (k, ((out, &t), &n)) in
+                    out[range.clone()].iter_mut().zip(&own[range.clone()]).zip(&own[beyond.clone()]).enumerate()
+                {
+                    let mut faces = t & !hiders[k] & interior;
+                    let twins = faces & n;
+                    if twins != 0 {
+                        let same = if compare {
+                            let i = range.start + k;
+                            let base = o.data_base(i / o.stride, i % o.stride, dims);
+                            let other = (base as isize + across_data) as usize;
+                            same_blocks::<WIDE>(data, base, other, o.data_bit_step, twins)
+                        } else {
+                            twins
+                        };
+                        faces &= !same;
+                    }
+                    *out = faces >> 1;
+                    any |= faces;
+                }
+                any != 0
+            };
+            if self.transparent_faces {
+                on.transparent = see_through(&mut f.transparent, &class.transparent);
+            }
+            if self.liquid_faces {
+                on.liquid = see_through(&mut f.liquid, &class.liquid);
             }
         }
-        let with_liquid = !SOLID_ONLY && any_liquid != 0;
         // Which rows of each y layer hold faces.
         let Dims { ny, .. } = dims;
+        let arrays: [(&[u64], bool); 4] =
+            [(&f.solid, on.opaque), (&f.cutout, on.cutout), (&f.transparent, on.transparent), (&f.liquid, on.liquid)];
         for (y0, rows) in f.layer_rows[..ny].iter_mut().enumerate() {
             let first = (y0 + 1) * o.stride + 1;
-            let solid = &f.solid[first..first + o.rows];
-            *rows = if with_liquid {
-                let liquid = &f.liquid[first..first + o.rows];
-                solid.iter().zip(liquid).enumerate().fold(0, |m, (r, (&s, &l))| m | (((s | l) != 0) as u64) << r)
-            } else {
-                solid.iter().enumerate().fold(0, |m, (r, &s)| m | ((s != 0) as u64) << r)
-            };
+            let mut m = 0u64;
+            for (faces, present) in arrays {
+                if present {
+                    m |= faces[first..first + o.rows]
+                        .iter()
+                        .enumerate()
+                        .fold(0, |m, (r, &s)| m | ((s != 0) as u64) << r);
+                }
+            }
+            *rows = m;
         }
         // And of each slice, for the merge.
         if axis_of(FACES[D].0) == Axis::Y {
@@ -354,7 +553,7 @@ impl Mesher {
                 }
             }
         }
-        (any_solid != 0, with_liquid)
+        on
     }
 
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
@@ -366,46 +565,70 @@ impl Mesher {
         dims: Dims,
         out: &mut ChunkMesh,
     ) {
-        let (any_solid, any_liquid) = self.collect_faces::<D, false>(dims);
-        if !(any_solid || any_liquid) {
+        let on = self.collect_faces::<D, WIDE, false>(data, dims);
+        if !(on.opaque || on.cutout || on.transparent || on.liquid) {
             return;
         }
-        self.collect_merge_masks::<D, WIDE, AO>(data, dims);
+        self.collect_merge_masks::<D, WIDE, AO>(data, dims, on);
         let layout = SliceLayout::of::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
         let f = &mut self.faces;
-        let colors = &self.colors;
-        // Each quad is written out as soon as it is merged.
-        if any_solid {
-            let mut writer = QuadWriter::<D, true, WIDE, AO>::new(
-                &mut out.opaque,
-                QuadLooks { data, colors, solid, dims, stride: o.stride },
-            );
-            merge_faces::<false>(&mut f.solid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
+        let looks = QuadLooks { data, colors: &self.colors, layers: &self.layers, solid, dims, stride: o.stride };
+        // Each quad is written out as soon as it is merged; every surface but the liquid one
+        // carries AO.
+        fn write<const D: usize, const LIT: bool, const WIDE: bool, const AO: bool>(
+            surface: &mut MeshSurface,
+            looks: QuadLooks,
+            faces: &mut [u64],
+            along: &[u64],
+            across: &[u64],
+            layout: SliceLayout,
+            slice_rows: &[u64],
+        ) {
+            let mut writer = QuadWriter::<D, LIT, WIDE, AO>::new(surface, looks);
+            merge_faces::<false>(faces, along, across, layout, slice_rows, |q| writer.write(q));
             writer.finish();
         }
-        if any_liquid {
-            let mut writer = QuadWriter::<D, false, WIDE, AO>::new(
-                &mut out.liquid,
-                QuadLooks { data, colors, solid, dims, stride: o.stride },
+        let (along, across, slice_rows) = (&f.along, &f.across, &f.slice_rows);
+        if on.opaque {
+            write::<D, true, WIDE, AO>(&mut out.opaque, looks, &mut f.solid, along, across, layout, slice_rows);
+        }
+        if on.cutout {
+            write::<D, true, WIDE, AO>(&mut out.cutout, looks, &mut f.cutout, along, across, layout, slice_rows);
+        }
+        if on.transparent {
+            write::<D, true, WIDE, AO>(
+                &mut out.transparent,
+                looks,
+                &mut f.transparent,
+                along,
+                across,
+                layout,
+                slice_rows,
             );
-            merge_faces::<false>(&mut f.liquid, &f.along, &f.across, layout, &f.slice_rows, |q| writer.write(q));
-            writer.finish();
+        }
+        if on.liquid {
+            write::<D, false, WIDE, AO>(&mut out.liquid, looks, &mut f.liquid, along, across, layout, slice_rows);
         }
     }
 
     /// Step 3 for direction `D`: the merge masks of every row with faces, from the solid faces'
     /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces.
     #[inline(always)]
-    fn collect_merge_masks<const D: usize, const WIDE: bool, const AO: bool>(&mut self, data: &[BlockId], dims: Dims) {
+    fn collect_merge_masks<const D: usize, const WIDE: bool, const AO: bool>(
+        &mut self,
+        data: &[BlockId],
+        dims: Dims,
+        on: FacesOn,
+    ) {
         let o = Orientation::of::<D>(dims);
         let layers_adjacent = axis_of(FACES[D].0) != Axis::Y;
         let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
         let (layer_uniformity, faces) = (&mut self.layer_uniformity, &mut self.faces);
-        // The liquid rows are only written when this box's liquid faces are meshed; otherwise they
-        // hold another box's faces.
-        let wet = self.liquid_faces;
+        // Only the face rows of surfaces with faces in this direction are up to date; the others
+        // hold another box's or direction's faces.
+        let (wet, leafy, glassy) = (on.liquid, on.cutout, on.transparent);
         // Every row visited (an interior row `i` of layers 1 to ny, and the row before it in its
         // slice) lies below `end`, checked once here for the unchecked accesses below.
         let end = (dims.ny + 1) * o.stride;
@@ -413,7 +636,9 @@ impl Mesher {
             faces.solid.len() >= end
                 && faces.along.len() >= end
                 && faces.across.len() >= end
-                && (!wet || faces.liquid.len() >= end),
+                && (!wet || faces.liquid.len() >= end)
+                && (!leafy || faces.cutout.len() >= end)
+                && (!glassy || faces.transparent.len() >= end),
             "merge mask rows out of range"
         );
         let row_mask = if o.rows >= 64 { !0 } else { (1u64 << o.rows) - 1 };
@@ -426,14 +651,15 @@ impl Mesher {
                 let w = rows_left.trailing_zeros() as usize + 1;
                 rows_left &= rows_left - 1;
                 let i = base + w;
-                // Solid faces, and all faces, back in padded bits (the face arrays hold bit b - 1).
+                // Faces with AO (all but liquid), and all faces, back in padded bits (the face
+                // arrays hold bit b - 1).
                 // SAFETY: `r` is `i` (at most `ny * stride + rows`) or the row before it in its
-                // slice, below `end` (checked above, the liquid rows when `wet`).
+                // slice, below `end` (checked above, each surface's rows when it has faces).
                 let faces_at = |r: usize| unsafe {
-                    (
-                        *faces.solid.get_unchecked(r) << 1,
-                        (*faces.solid.get_unchecked(r) | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1,
-                    )
+                    let lit = *faces.solid.get_unchecked(r)
+                        | if leafy { *faces.cutout.get_unchecked(r) } else { 0 }
+                        | if glassy { *faces.transparent.get_unchecked(r) } else { 0 };
+                    (lit << 1, (lit | if wet { *faces.liquid.get_unchecked(r) } else { 0 }) << 1)
                 };
                 let (solid_here, here) = faces_at(i);
                 // Without AO every face is uniform: only the blocks decide.
@@ -541,6 +767,193 @@ mod tests {
     use crate::mesh::test_support::{assert_clockwise, check_against_reference, padded_with, random_box, unit_faces};
     use crate::preset::model::WorldPreset;
 
+    use crate::base::block_library::{
+        BlockDef, BlockFaces, BlockLibrary, GLASS, LEAVES, LOG, PLANKS, TORCH, default_library,
+    };
+    use crate::mesh::materials::{MeshMaterials, texture_order};
+    use crate::mesh::types::quad_uvs;
+
+    /// Unit faces of `m` on surface `s` (index in `SURFACE_NAMES`).
+    fn faces_on(m: &ChunkMesh, s: usize) -> usize {
+        unit_faces(m).iter().filter(|f| f.2 == s).count()
+    }
+
+    fn mesh_of(points: &[(i32, i32, i32, BlockId)]) -> ChunkMesh {
+        let b = padded_with(points);
+        let mut mesher = Mesher::new();
+        check_against_reference(&b, &mut mesher);
+        let mut m = ChunkMesh::default();
+        mesher.mesh(&b, &mut m);
+        m
+    }
+
+    #[test]
+    fn texture_coordinates_span_each_quad_and_stand_upright_on_sides() {
+        // A 4×3×2 box: every side is one quad.
+        let mut pts = Vec::new();
+        for x in 0..4 {
+            for y in 0..3 {
+                for z in 0..2 {
+                    pts.push((x, y, z, block::STONE));
+                }
+            }
+        }
+        let m = mesh_of(&pts);
+        assert_eq!(m.opaque.quad_count(), 6);
+        for q in 0..6 {
+            let d = m.opaque.directions[4 * q] as usize;
+            let uv = &m.opaque.uvs[4 * q..4 * q + 4];
+            let (lo, hi) = uv.iter().fold(([f32::MAX; 2], [f32::MIN; 2]), |(lo, hi), t| {
+                ([lo[0].min(t[0]), lo[1].min(t[1])], [hi[0].max(t[0]), hi[1].max(t[1])])
+            });
+            assert_eq!(lo, [0.0, 0.0], "direction {d}");
+            let size = match d {
+                0 | 1 => [2.0, 3.0],
+                2 | 3 => [4.0, 2.0],
+                _ => [4.0, 3.0],
+            };
+            assert_eq!(hi, size, "direction {d}: a quad of w × h voxels runs 0..w × 0..h");
+            for (k, t) in uv.iter().enumerate() {
+                let p = m.opaque.positions[4 * q + k];
+                match d {
+                    // Sides: v = 0 at the top (y = 3), growing downwards.
+                    0 | 1 | 4 | 5 => assert_eq!(t[1], 3.0 - p[1], "direction {d}"),
+                    // Top and bottom: u along x, v along z.
+                    _ => assert_eq!(*t, [p[0], p[2]], "direction {d}"),
+                }
+                // Seen from the front, u grows to the right: -z on +x, +z on -x, +x on +z, -x on -z.
+                match d {
+                    0 => assert_eq!(t[0], 2.0 - p[2]),
+                    1 => assert_eq!(t[0], p[2]),
+                    4 => assert_eq!(t[0], p[0]),
+                    5 => assert_eq!(t[0], 4.0 - p[0]),
+                    _ => {}
+                }
+            }
+        }
+        assert_eq!(quad_uvs(2, 4.0, 2.0), [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]]);
+    }
+
+    #[test]
+    fn texture_layers_follow_the_faces() {
+        let names = texture_order(default_library());
+        let layer = |n: &str| names.iter().position(|x| x == n).unwrap() as u16;
+        for (id, want) in [
+            (block::GRASS, ["grass_side", "grass_side", "grass_top", "dirt", "grass_side", "grass_side"]),
+            (LOG, ["log_side", "log_side", "log_top", "log_top", "log_side", "log_side"]),
+            (PLANKS, ["planks"; 6]),
+            (block::STONE, ["stone"; 6]),
+        ] {
+            let m = mesh_of(&[(1, 1, 1, id)]);
+            assert_eq!(m.opaque.quad_count(), 6);
+            for v in 0..m.opaque.layers.len() {
+                assert_eq!(m.opaque.layers[v], layer(want[m.opaque.directions[v] as usize]), "block {id} vertex {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn glass_hides_only_faces_against_glass() {
+        // Two panes side by side: the face between them is not drawn, either side; they merge.
+        let m = mesh_of(&[(1, 1, 1, GLASS), (2, 1, 1, GLASS)]);
+        assert_eq!(faces_on(&m, 2), 10);
+        assert_eq!(m.transparent.quad_count(), 6);
+        assert!(m.opaque.is_empty() && m.cutout.is_empty() && m.liquid.is_empty());
+        // Glass beside stone: the stone shows the face behind the glass (6 faces); the glass's
+        // face against the stone is hidden by it (5 faces).
+        let m = mesh_of(&[(1, 1, 1, GLASS), (2, 1, 1, block::STONE)]);
+        assert_eq!(faces_on(&m, 0), 6);
+        assert_eq!(faces_on(&m, 2), 5);
+        assert!(m.transparent.colors.iter().all(|c| c[3] < 255), "glass is blended");
+    }
+
+    #[test]
+    fn leaves_beside_leaves_draw_both_faces() {
+        let m = mesh_of(&[(1, 1, 1, LEAVES), (2, 1, 1, LEAVES)]);
+        assert_eq!(faces_on(&m, 1), 12);
+        // Leaves do not hide the stone behind them; the stone hides the leaves' face.
+        let m = mesh_of(&[(1, 1, 1, LEAVES), (2, 1, 1, block::STONE)]);
+        assert_eq!((faces_on(&m, 0), faces_on(&m, 1)), (6, 5));
+        // Nor are leaves merged with other blocks.
+        let m = mesh_of(&[(1, 1, 1, LEAVES), (2, 1, 1, block::GRASS)]);
+        assert!(unit_faces(&m).iter().all(|f| (f.2 == 1) == (f.0[0] == 1)));
+    }
+
+    #[test]
+    fn a_torch_hides_nothing() {
+        let m = mesh_of(&[(1, 1, 1, TORCH), (2, 1, 1, block::STONE), (1, 2, 1, block::WATER)]);
+        // The stone shows all six faces; the water all six but the one on... nothing: the torch is
+        // not solid, so the water's bottom shows too.
+        assert_eq!(faces_on(&m, 0), 6);
+        assert_eq!(faces_on(&m, 3), 6);
+        // The torch: all but the face against the stone.
+        assert_eq!(faces_on(&m, 1), 5);
+    }
+
+    /// The default library plus a second liquid and a second transparent block.
+    fn two_of_a_kind() -> Arc<MeshMaterials> {
+        let mut blocks = default_library().clone().into_blocks();
+        let extra = |name: &str, mode| BlockDef {
+            name: name.into(),
+            faces: BlockFaces::All(name.into()),
+            color: [0.9, 0.3, 0.1],
+            render_mode: mode,
+            solid: false,
+            light_emission: 0,
+            light_opacity: 0,
+        };
+        blocks.push(extra("lava", RenderMode::Liquid));
+        blocks.push(BlockDef { solid: true, ..extra("tinted_glass", RenderMode::Transparent) });
+        let lib = BlockLibrary::new(blocks).unwrap();
+        Arc::new(MeshMaterials::with_texture_order(&lib))
+    }
+
+    #[test]
+    fn every_render_mode_and_unknown_ids_show_the_reference_surface() {
+        let custom = two_of_a_kind();
+        let (lava, tinted) = (PLANKS + 1, PLANKS + 2);
+        let palettes: [&[BlockId]; 5] = [
+            &[block::STONE, GLASS, LEAVES, TORCH],
+            &[block::WATER, GLASS, block::AIR, TORCH, LOG],
+            &[LEAVES, GLASS, block::GRASS, block::WATER, 300, u16::MAX],
+            &[block::WATER, lava, tinted, GLASS, block::STONE],
+            &[lava, tinted, LEAVES, block::AIR],
+        ];
+        for materials in [MeshMaterials::shared_default(), custom] {
+            let mut mesher = Mesher::with_materials(materials);
+            for ao in [true, false] {
+                mesher.set_ambient_occlusion(ao);
+                for (i, ids) in palettes.iter().enumerate() {
+                    for (j, fill) in [0.2f32, 0.6, 0.95].into_iter().enumerate() {
+                        for size in [3, 9, 34] {
+                            check_against_reference(&random_box((i * 10 + j) as u64, size, ids, fill), &mut mesher);
+                        }
+                    }
+                }
+            }
+            let mut corners = Vec::new();
+            mesher.collision_faces(&random_box(5, 20, palettes[2], 0.5), &mut corners);
+        }
+        // Empty materials: every id but air is unknown (solid magenta).
+        let mut bare = Mesher::with_materials(Arc::new(MeshMaterials::from_library(
+            &BlockLibrary::new(vec![default_library().get(block::AIR).unwrap().clone()]).unwrap(),
+            |_| None,
+        )));
+        check_against_reference(&random_box(1, 12, &[block::STONE, block::WATER, GLASS], 0.5), &mut bare);
+    }
+
+    #[test]
+    fn faces_between_different_liquids_and_different_glass_are_drawn() {
+        let b = padded_with(&[(1, 1, 1, block::WATER), (2, 1, 1, PLANKS + 1), (1, 2, 1, GLASS), (1, 3, 1, PLANKS + 2)]);
+        let mut mesher = Mesher::with_materials(two_of_a_kind());
+        check_against_reference(&b, &mut mesher);
+        let mut m = ChunkMesh::default();
+        mesher.mesh(&b, &mut m);
+        // Water and lava: 6 faces each. Glass and tinted glass: 6 each.
+        assert_eq!(faces_on(&m, 3), 12);
+        assert_eq!(faces_on(&m, 2), 12);
+    }
+
     #[test]
     fn lone_block_has_six_clockwise_faces() {
         let b = padded_with(&[(1, 1, 1, block::STONE)]);
@@ -574,7 +987,7 @@ mod tests {
         let mut m = ChunkMesh::default();
         Mesher::new().mesh(&b, &mut m);
         // (1,1,1): 4 faces (water beside it, stone below); (2,1,1): 5 faces (water beside it).
-        let liquid = unit_faces(&m).iter().filter(|f| f.2).count();
+        let liquid = unit_faces(&m).iter().filter(|f| f.2 == 3).count();
         assert_eq!(liquid, 9);
         // Merged: top, north and south span both blocks; the two ends and one bottom stay.
         assert_eq!(m.liquid.quad_count(), 6);

@@ -60,6 +60,7 @@ mod collision;
 mod culled;
 mod greedy;
 mod layout;
+mod materials;
 mod quads;
 #[cfg(test)]
 mod test_support;
@@ -67,6 +68,7 @@ mod transpose;
 mod types;
 mod voxels;
 
-pub use culled::{mesh_padded_chunk_culled, mesh_padded_chunk_culled_with};
+pub use culled::{mesh_padded_chunk_culled, mesh_padded_chunk_culled_in, mesh_padded_chunk_culled_with};
 pub use greedy::Mesher;
-pub use types::{ChunkMesh, FACE_NORMALS, MeshSurface, rgba8};
+pub use materials::{BlockLook, MeshMaterials, UNKNOWN_LOOK, texture_order};
+pub use types::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES, quad_uvs, rgba8};

@@ -1,6 +1,7 @@
 //! Step 5 of the greedy mesher: each merged quad is written to its surface's vertex arrays as
-//! soon as step 4 has found it, with its block's colour per face direction, and for solid faces
-//! its AO in the corner colours and the diagonal split the AO asks for. Writes go past the
+//! soon as step 4 has found it, with its block's colour and texture layer per face direction,
+//! texture coordinates spanning its size, and (all surfaces but the liquid one) its AO in the
+//! corner colours and the diagonal split the AO asks for. Writes go past the
 //! arrays' lengths into reserved capacity, whole quads at a time.
 //!
 //! May use: `base` and the other `mesh` modules.
@@ -8,7 +9,7 @@
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
 use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad};
-use crate::mesh::types::{MeshSurface, QUAD_TRIANGLES, counter_clockwise};
+use crate::mesh::types::{MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
 use std::mem::MaybeUninit;
 
 /// What step 5 reads to colour a quad.
@@ -18,15 +19,18 @@ pub(super) struct QuadLooks<'a> {
     pub(super) data: &'a [BlockId],
     /// The colour table of [`Mesher`](crate::mesh::Mesher) (its field `colors`).
     pub(super) colors: &'a [[[[u8; 4]; 4]; 6]],
+    /// The texture layer table of [`Mesher`](crate::mesh::Mesher) (its field `layers`), as long
+    /// as `colors`.
+    pub(super) layers: &'a [[u16; 6]],
     /// Solid rows of the direction's orientation, `stride` rows per y layer (for AO).
     pub(super) solid: &'a [u64],
     pub(super) dims: Dims,
     pub(super) stride: usize,
 }
 
-/// Step 5: appends the quads of direction `D` to a surface as step 4 merges them: solid quads
-/// (`SOLID`) with their AO in the corner colours and the split it asks for, liquid ones with flat
-/// colours. The arrays grow a few hundred quads at a time and are written past their lengths,
+/// Step 5: appends the quads of direction `D` to a surface as step 4 merges them: with `SOLID`
+/// (every surface but the liquid one) with their AO in the corner colours and the split it asks
+/// for, else with flat colours. The arrays grow a few hundred quads at a time and are written past their lengths,
 /// which [`QuadWriter::finish`] (or the next growth) sets.
 pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
     surface: &'a mut MeshSurface,
@@ -45,7 +49,7 @@ const QUADS_PER_GROWTH: usize = 256;
 impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
     #[inline(always)]
     pub(super) fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
-        let QuadLooks { data, solid, dims: Dims { px, py, pz, .. }, stride, .. } = looks;
+        let QuadLooks { data, solid, colors, layers, dims: Dims { px, py, pz, .. }, stride } = looks;
         // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
         // interior only), so its voxel and the rows of the window in front of it lie inside the
         // padded box: checked here once for the unchecked reads in `write`.
@@ -53,10 +57,12 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             data.len() >= px * py * pz && solid.len() >= py * stride,
             "voxels or solid rows short of the padded box"
         );
-        let MeshSurface { positions, directions, colors, indices } = &*surface;
-        // The three vertex arrays grow in step (a quad's vertices go to the same slots in each).
+        assert!(!colors.is_empty() && layers.len() == colors.len(), "colour and layer tables differ");
+        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &*surface;
+        // The vertex arrays grow in step (a quad's vertices go to the same slots in each).
+        let n = positions.len();
         assert!(
-            directions.len() == positions.len() && colors.len() == positions.len(),
+            directions.len() == n && colors.len() == n && uvs.len() == n && layers.len() == n,
             "vertex arrays of different lengths"
         );
         let (vertex, index) = (positions.len(), indices.len());
@@ -68,15 +74,19 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     #[inline(never)]
     fn grow(&mut self) {
         self.finish();
-        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &mut *self.surface;
         positions.reserve(4 * QUADS_PER_GROWTH);
         directions.reserve(4 * QUADS_PER_GROWTH);
         colors.reserve(4 * QUADS_PER_GROWTH);
+        uvs.reserve(4 * QUADS_PER_GROWTH);
+        layers.reserve(4 * QUADS_PER_GROWTH);
         indices.reserve(6 * QUADS_PER_GROWTH);
         let spare = |v: usize, per_quad: usize| v / per_quad;
         let room = spare(positions.capacity() - self.vertex, 4)
             .min(spare(directions.capacity() - self.vertex, 4))
             .min(spare(colors.capacity() - self.vertex, 4))
+            .min(spare(uvs.capacity() - self.vertex, 4))
+            .min(spare(layers.capacity() - self.vertex, 4))
             .min(spare(indices.capacity() - self.index, 6));
         self.vertex_limit = self.vertex + 4 * room;
     }
@@ -84,13 +94,15 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     /// Sets the arrays' lengths to take in the quads written so far.
     #[inline(always)]
     pub(super) fn finish(&mut self) {
-        let MeshSurface { positions, directions, colors, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &mut *self.surface;
         // SAFETY: `write` wrote every slot from each array's length up to `vertex` (`index` for
         // the indices), inside its capacity (below `vertex_limit`).
         unsafe {
             positions.set_len(self.vertex);
             directions.set_len(self.vertex);
             colors.set_len(self.vertex);
+            uvs.set_len(self.vertex);
+            layers.set_len(self.vertex);
             indices.set_len(self.index);
         }
     }
@@ -101,16 +113,19 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         if self.vertex == self.vertex_limit {
             self.grow();
         }
-        let QuadLooks { data, colors, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
+        let QuadLooks { data, colors, layers, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
         let last_id = colors.len() - 1;
         let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
         // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
-        // the last entry of `colors`.
-        let shades =
-            unsafe { &colors.get_unchecked((*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id))[D] };
+        // the last entry of `colors` (`layers` is as long, checked in `new`).
+        let (shades, layer) = unsafe {
+            let id = (*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id);
+            (&colors.get_unchecked(id)[D], layers.get_unchecked(id)[D])
+        };
         let corners = placement.corners::<D>();
+        let quad_uv = quad_uvs(D, placement.extent_u as f32, placement.extent_v as f32);
         // Whole chunks at a time, so they go out in wide stores.
         let (corner_colors, split) = if SOLID && AO {
             // SAFETY: an interior voxel, and `solid` covers the padded box (checked in `new`).
@@ -119,7 +134,8 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         } else {
             ([shades[AO_OPEN]; 4], &triangles[0])
         };
-        let MeshSurface { positions, directions, colors: surface_colors, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors: surface_colors, uvs, layers: surface_layers, indices } =
+            &mut *self.surface;
         let (at, at_index) = (self.vertex, self.index);
         let first = at as i32;
         // SAFETY: `vertex` is below `vertex_limit`, so each array has capacity for this quad's
@@ -129,6 +145,8 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             positions.as_mut_ptr().add(at).cast::<[[f32; 3]; 4]>().write(corners);
             directions.as_mut_ptr().add(at).cast::<[u8; 4]>().write([D as u8; 4]);
             surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
+            uvs.as_mut_ptr().add(at).cast::<[[f32; 2]; 4]>().write(quad_uv);
+            surface_layers.as_mut_ptr().add(at).cast::<[u16; 4]>().write([layer; 4]);
             quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);
         }
         self.vertex += 4;

@@ -4,11 +4,11 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
-use crate::base::block::{self, BlockId};
+use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
 use crate::base::rng::hash3;
-use crate::mesh::culled::mesh_padded_chunk_culled_with;
+use crate::mesh::culled::{face_visible, mesh_padded_chunk_culled_in};
 use crate::mesh::greedy::Mesher;
 use crate::mesh::types::{ChunkMesh, FACE_NORMALS, FACES, cross, dot, sub};
 
@@ -24,17 +24,20 @@ pub(super) fn padded_with(points: &[(i32, i32, i32, BlockId)]) -> VoxelBuffer {
     b
 }
 
-/// One visible unit face: voxel (local to the chunk interior), direction, surface, and its
-/// four corner colours (quantised) in the corner order of [`FACES`].
-pub(super) type UnitFace = ([i32; 3], usize, bool, [[i32; 4]; 4]);
+/// One visible unit face: voxel (local to the chunk interior), direction, surface (index in
+/// [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES)), its four corner colours (quantised) in the
+/// corner order of [`FACES`], and its texture layer.
+pub(super) type UnitFace = ([i32; 3], usize, usize, [[i32; 4]; 4], u16);
 
 /// Rasterises every quad of `m` back into unit faces, interpolating the corner colours.
 pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
     let mut out = Vec::new();
-    for (liquid, s) in [(false, &m.opaque), (true, &m.liquid)] {
+    for (surface, s) in m.surfaces().into_iter().enumerate() {
         assert_eq!(s.positions.len() % 4, 0);
         assert_eq!(s.positions.len(), s.directions.len());
         assert_eq!(s.positions.len(), s.colors.len());
+        assert_eq!(s.positions.len(), s.uvs.len());
+        assert_eq!(s.positions.len(), s.layers.len());
         assert_eq!(s.indices.len(), s.positions.len() / 4 * 6);
         for q in 0..s.positions.len() / 4 {
             let base = q * 4;
@@ -51,6 +54,9 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
             assert_eq!(rel(s.positions[base + 1]), (eu, 0.0));
             assert_eq!(rel(s.positions[base + 3]), (0.0, ev));
             assert!(eu >= 1.0 && ev >= 1.0 && eu.fract() == 0.0 && ev.fract() == 0.0);
+            assert_eq!(s.uvs[base..base + 4], crate::mesh::quad_uvs(d, eu, ev), "texture coordinates span the quad");
+            let layer = s.layers[base];
+            assert!(s.layers[base..base + 4].iter().all(|&l| l == layer));
             let c = &s.colors[base..base + 4];
             // In f64, so interpolating between equal corners gives back the corner value.
             let lerp = |sv: f64, tv: f64| -> [i32; 4] {
@@ -70,7 +76,7 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
                     let voxel = plane - lift + u * i + v * j;
                     let corners = [(0, 0), (1, 0), (1, 1), (0, 1)]
                         .map(|(a, b)| lerp((i + a) as f64 / eu as f64, (j + b) as f64 / ev as f64));
-                    out.push(([voxel.x, voxel.y, voxel.z], d, liquid, corners));
+                    out.push(([voxel.x, voxel.y, voxel.z], d, surface, corners, layer));
                 }
             }
         }
@@ -80,7 +86,7 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
 }
 
 pub(super) fn assert_clockwise(m: &ChunkMesh) {
-    for s in [&m.opaque, &m.liquid] {
+    for s in m.surfaces() {
         for t in s.indices.chunks(3) {
             let [a, b2, c] = [0, 1, 2].map(|k| s.positions[t[k] as usize]);
             let n = s.normal(t[0] as usize);
@@ -94,7 +100,7 @@ pub(super) fn assert_clockwise(m: &ChunkMesh) {
 pub(super) fn check_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
     let (mut g, mut r) = (ChunkMesh::default(), ChunkMesh::default());
     mesher.mesh(b, &mut g);
-    mesh_padded_chunk_culled_with(b, &mut r, mesher.ambient_occlusion());
+    mesh_padded_chunk_culled_in(b, mesher.materials(), &mut r, mesher.ambient_occlusion());
     let (gf, rf) = (unit_faces(&g), unit_faces(&r));
     assert_eq!(rf.len(), r.quad_count());
     assert!(gf.windows(2).all(|w| w[0] != w[1]), "overlapping quads");
@@ -105,11 +111,11 @@ pub(super) fn check_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (
     }
     assert_clockwise(&g);
     assert!(g.quad_count() <= r.quad_count());
-    // Never a face between two solids (or a liquid face against anything but air), halo included.
-    for &(p, d, liquid, _) in &gf {
-        let nb = b.get_local(IVec3::new(p[0], p[1], p[2]) + IVec3::ONE + FACES[d].0);
-        assert!(!block::is_solid(nb), "face against a solid at {p:?} dir {d}");
-        assert!(!liquid || nb == block::AIR);
+    // Never a face against a block that hides it, halo included.
+    for &(p, d, _, _, _) in &gf {
+        let at = IVec3::new(p[0], p[1], p[2]) + IVec3::ONE;
+        let (id, nb) = (b.get_local(at), b.get_local(at + FACES[d].0));
+        assert!(face_visible(mesher.materials(), id, nb), "hidden face at {p:?} dir {d}: {id} against {nb}");
     }
     (g.quad_count(), r.quad_count())
 }

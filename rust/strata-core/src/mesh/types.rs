@@ -16,6 +16,12 @@ pub struct MeshSurface {
     pub directions: Vec<u8>,
     /// Per vertex: its colour, each channel as Godot stores it (see [`rgba8`]).
     pub colors: Vec<[u8; 4]>,
+    /// Per vertex: texture coordinates in voxels (see [`quad_uvs`]): a quad of `w × h` voxels
+    /// runs `0..w × 0..h`, so a shader that takes `fract()` repeats the texture once a voxel.
+    pub uvs: Vec<[f32; 2]>,
+    /// Per vertex: the texture-array layer of its face
+    /// ([`BlockLook::layers`](crate::mesh::BlockLook::layers)).
+    pub layers: Vec<u16>,
     pub indices: Vec<i32>,
 }
 
@@ -38,6 +44,8 @@ impl MeshSurface {
         self.positions.clear();
         self.directions.clear();
         self.colors.clear();
+        self.uvs.clear();
+        self.layers.clear();
         self.indices.clear();
     }
 
@@ -55,8 +63,9 @@ impl MeshSurface {
         self.indices.iter().map(|&i| self.positions[i as usize]).collect()
     }
 
-    /// Appends a quad with corners `c` (any winding), face direction `d` and colour.
-    pub(super) fn push_quad(&mut self, c: [[f32; 3]; 4], d: usize, color: [f32; 4], ao: [f32; 4]) {
+    /// Appends a quad with corners `c` (any winding, corner order of [`FACES`]), face direction
+    /// `d`, colour and texture layer.
+    pub(super) fn push_quad(&mut self, c: [[f32; 3]; 4], d: usize, color: [f32; 4], ao: [f32; 4], layer: u16) {
         let e1 = sub(c[1], c[0]);
         let e2 = sub(c[2], c[0]);
         let counter_clockwise = dot(cross(e1, e2), FACE_NORMALS[d]) > 0.0;
@@ -67,6 +76,10 @@ impl MeshSurface {
         self.positions.extend_from_slice(&c);
         self.directions.extend_from_slice(&[d as u8; 4]);
         self.colors.extend_from_slice(&corner_colors);
+        let (_, u, v) = FACES[d];
+        let extent = |a: IVec3| dot(sub(c[2], c[0]), [a.x as f32, a.y as f32, a.z as f32]).abs();
+        self.uvs.extend_from_slice(&quad_uvs(d, extent(u), extent(v)));
+        self.layers.extend_from_slice(&[layer; 4]);
         self.indices.extend_from_slice(&triangles.map(|t| base + t));
     }
 }
@@ -78,26 +91,65 @@ impl MeshSurface {
 pub(super) const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] =
     [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
 
-/// The mesh of one chunk: opaque ground and translucent liquid.
+/// Texture coordinates of a quad's corners `(0,0), (1,0), (1,1), (0,1)` (in `u`, `v` of
+/// [`FACES`]) for direction `d`, the quad spanning `eu × ev` voxels. In voxels, from 0 at one
+/// corner to the quad's size at the other. Side faces are upright (texture `v` grows downwards in
+/// world y) and not mirrored seen from the front (texture `u` grows to the viewer's right); top
+/// and bottom faces both run `u` along world x and `v` along world z.
+#[inline(always)]
+pub fn quad_uvs(d: usize, eu: f32, ev: f32) -> [[f32; 2]; 4] {
+    // Per corner: (a, b) = its position along u and v (0 or 1).
+    let corner = |a: f32, b: f32| -> [f32; 2] {
+        match d {
+            // u = y, v = z: texture u runs -z (+x) or +z (-x), texture v down y.
+            0 => [(1.0 - b) * ev, (1.0 - a) * eu],
+            1 => [b * ev, (1.0 - a) * eu],
+            // u = x, v = z.
+            2 | 3 => [a * eu, b * ev],
+            // u = x, v = y: texture u runs +x (+z) or -x (-z), texture v down y.
+            4 => [a * eu, (1.0 - b) * ev],
+            _ => [(1.0 - a) * eu, (1.0 - b) * ev],
+        }
+    };
+    [corner(0.0, 0.0), corner(1.0, 0.0), corner(1.0, 1.0), corner(0.0, 1.0)]
+}
+
+/// The surfaces of a chunk mesh, one per [`RenderMode`](crate::base::block_library::RenderMode),
+/// in this order (the order [`ChunkMesh::surfaces`] and the packed streams keep).
+pub const SURFACE_NAMES: [&str; 4] = ["opaque", "cutout", "transparent", "liquid"];
+
+/// The mesh of one chunk: a surface per render mode. Opaque ground; alpha-tested cutout (leaves,
+/// torches); blended transparent (glass); the liquid surface (water).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ChunkMesh {
     pub opaque: MeshSurface,
+    pub cutout: MeshSurface,
+    pub transparent: MeshSurface,
     pub liquid: MeshSurface,
 }
 
 impl ChunkMesh {
+    /// The four surfaces in [`SURFACE_NAMES`] order.
+    pub fn surfaces(&self) -> [&MeshSurface; 4] {
+        [&self.opaque, &self.cutout, &self.transparent, &self.liquid]
+    }
+
+    /// The four surfaces in [`SURFACE_NAMES`] order, to write.
+    pub fn surfaces_mut(&mut self) -> [&mut MeshSurface; 4] {
+        [&mut self.opaque, &mut self.cutout, &mut self.transparent, &mut self.liquid]
+    }
+
     pub fn is_empty(&self) -> bool {
-        self.opaque.is_empty() && self.liquid.is_empty()
+        self.surfaces().iter().all(|s| s.is_empty())
     }
 
     pub fn clear(&mut self) {
-        self.opaque.clear();
-        self.liquid.clear();
+        self.surfaces_mut().into_iter().for_each(MeshSurface::clear);
     }
 
-    /// Quads in both surfaces.
+    /// Quads in all surfaces.
     pub fn quad_count(&self) -> usize {
-        self.opaque.quad_count() + self.liquid.quad_count()
+        self.surfaces().iter().map(|s| s.quad_count()).sum()
     }
 }
 
@@ -125,8 +177,10 @@ pub(super) const FACES: [(IVec3, IVec3, IVec3); 6] = [
 /// Directional shade per face, so blocky terrain reads well even without lighting.
 pub(super) const FACE_SHADE: [f32; 6] = [0.86, 0.86, 1.0, 0.6, 0.93, 0.93];
 
-/// Alpha of liquid surfaces (opaque ones have 1).
+/// Alpha of liquid surfaces (opaque and cutout ones have 1).
 pub(super) const LIQUID_ALPHA: f32 = 0.7;
+/// Alpha of transparent surfaces (glass): the vertex colour's share of the blend.
+pub(super) const TRANSPARENT_ALPHA: f32 = 0.45;
 
 /// Whether the corners `(0,0), (1,0), (1,1), (0,1)` of direction `D` run counter-clockwise
 /// around its normal.

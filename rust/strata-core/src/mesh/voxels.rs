@@ -7,10 +7,15 @@
 
 use crate::base::block::{self, BlockId};
 
-/// Voxel classes, as bits.
+/// Voxel classes, as bits: hides its neighbours' faces (solid and opaque); draws liquid faces;
+/// air; draws cutout, transparent or opaque faces; solid for collision.
 pub(super) const CLASS_SOLID: u8 = 1;
 pub(super) const CLASS_LIQUID: u8 = 2;
 pub(super) const CLASS_AIR: u8 = 4;
+pub(super) const CLASS_CUTOUT: u8 = 8;
+pub(super) const CLASS_TRANSPARENT: u8 = 16;
+pub(super) const CLASS_OPAQUE: u8 = 32;
+pub(super) const CLASS_PHYSICS: u8 = 64;
 
 /// Bits `[start, start + 64)` of the bit stream `words` (which has a spare word at the end),
 /// masked by `full`.

@@ -57,6 +57,11 @@ impl FarScratch {
     pub fn set_ambient_occlusion(&mut self, on: bool) {
         self.mesher.set_ambient_occlusion(on);
     }
+
+    /// Far columns meshed with `materials` (colours of the blocks), as the near chunks.
+    pub fn set_materials(&mut self, materials: std::sync::Arc<crate::mesh::MeshMaterials>) {
+        self.mesher.set_materials(materials);
+    }
 }
 
 /// Padded columns per side: 32 cells and a one-cell halo.
@@ -152,13 +157,16 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
     }
 }
 
-/// Appends `section` to `out`, positions scaled by `scale` and lifted by `lift`.
+/// Appends `section` to `out`, positions scaled by `scale` and lifted by `lift`. Texture
+/// coordinates stay in the section's cells, so a far cell shows one texture tile.
 fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh) {
-    for (src, dst) in [(&section.opaque, &mut out.opaque), (&section.liquid, &mut out.liquid)] {
+    for (src, dst) in section.surfaces().into_iter().zip(out.surfaces_mut()) {
         let base = dst.positions.len() as i32;
         dst.positions.extend(src.positions.iter().map(|p| [p[0] * scale, p[1] * scale + lift, p[2] * scale]));
         dst.directions.extend_from_slice(&src.directions);
         dst.colors.extend_from_slice(&src.colors);
+        dst.uvs.extend_from_slice(&src.uvs);
+        dst.layers.extend_from_slice(&src.layers);
         dst.indices.extend(src.indices.iter().map(|i| i + base));
     }
 }

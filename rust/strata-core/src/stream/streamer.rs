@@ -27,7 +27,7 @@ use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scatter::ScatterInstance;
 use crate::gen3d::scratch::GenScratch;
 use crate::mesh::bytes::MeshBytes;
-use crate::mesh::{ChunkMesh, Mesher};
+use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LodColumn, LodLayout};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
@@ -96,6 +96,10 @@ pub struct StreamConfig {
     /// Ambient occlusion on solid faces (see [`crate::mesh::Mesher::set_ambient_occlusion`]);
     /// off gives far fewer quads and flat lighting.
     pub ambient_occlusion: bool,
+    /// What each block id looks like to the mesher (surfaces, culling, colours, texture layers);
+    /// by default [`MeshMaterials::shared_default`]. Change it while streaming with
+    /// [`Streamer::set_mesh_materials`].
+    pub mesh_materials: Arc<MeshMaterials>,
 }
 
 impl Default for StreamConfig {
@@ -112,6 +116,7 @@ impl Default for StreamConfig {
             lod_levels: 0,
             adaptive_far: false,
             ambient_occlusion: true,
+            mesh_materials: MeshMaterials::shared_default(),
         }
     }
 }
@@ -242,7 +247,7 @@ impl JobResult<StreamKey> for StreamResult {
 type Edits = Vec<(IVec3, BlockId)>;
 
 /// What a worker needs besides the generator and the key.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct JobData {
     /// Edits inside the chunk's padded box (near chunks).
     edits: Edits,
@@ -250,6 +255,19 @@ pub struct JobData {
     collision: bool,
     /// Mesh with ambient occlusion ([`StreamConfig::ambient_occlusion`] when the job was sent).
     ambient_occlusion: bool,
+    /// Mesh with these materials ([`StreamConfig::mesh_materials`] when the job was sent).
+    materials: Arc<MeshMaterials>,
+}
+
+impl Default for JobData {
+    fn default() -> Self {
+        Self {
+            edits: Edits::default(),
+            collision: false,
+            ambient_occlusion: true,
+            materials: MeshMaterials::shared_default(),
+        }
+    }
 }
 
 /// Drops a far level while the machine is under pressure and restores it when the workers idle.
@@ -456,6 +474,22 @@ impl Streamer {
         self.remesh_all(|_| true);
     }
 
+    /// Meshes with `materials` from now on (e.g. a game's block library and its texture layers)
+    /// and remeshes everything loaded or pending, as [`Streamer::set_ambient_occlusion`] does.
+    /// Nothing happens when they are the materials already in use.
+    pub fn set_mesh_materials(&mut self, materials: Arc<MeshMaterials>) {
+        if Arc::ptr_eq(&self.config.mesh_materials, &materials) || *self.config.mesh_materials == *materials {
+            return;
+        }
+        self.config.mesh_materials = materials;
+        self.remesh_all(|_| true);
+    }
+
+    /// The materials meshes are made with.
+    pub fn mesh_materials(&self) -> &Arc<MeshMaterials> {
+        &self.config.mesh_materials
+    }
+
     /// Tells the adaptive far view whether frames are too slow now (the host's measure, e.g. a
     /// smoothed frame time over its target).
     pub fn set_frame_pressure(&mut self, slow: bool) {
@@ -582,13 +616,15 @@ impl Streamer {
         collision: bool,
     ) -> JobData {
         let ambient_occlusion = config.ambient_occlusion;
+        let materials = config.mesh_materials.clone();
         match key {
             StreamKey::Near(c) => JobData {
                 edits: Self::edits_for(edits, c),
                 collision: collision || Self::wants_collision(viewer, config.collision_distance, c),
                 ambient_occlusion,
+                materials,
             },
-            StreamKey::Far(_) => JobData { ambient_occlusion, ..JobData::default() },
+            StreamKey::Far(_) => JobData { ambient_occlusion, materials, ..JobData::default() },
         }
     }
 
@@ -774,6 +810,7 @@ fn build(
             let MeshBuffers { mesh, packed: mut bytes } = buffers;
             let mut far = FarMesh { mesh, ..FarMesh::default() };
             scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion);
+            scratch.far.set_materials(job.payload.materials.clone());
             build_far_column(generator, f, &mut scratch.far, &mut far);
             let packed = pack.then(|| {
                 bytes.pack(&far.mesh);
@@ -825,6 +862,7 @@ fn build_chunk(
     }
     let t1 = Instant::now();
     mesher.set_ambient_occlusion(job.payload.ambient_occlusion);
+    mesher.set_materials(job.payload.materials.clone());
     mesher.mesh(padded, &mut mesh);
     let collision = collision.map(|mut faces| {
         mesher.collision_faces(padded, &mut faces);
