@@ -23,23 +23,6 @@ pub(crate) const DEFAULT_TEXTURE_DIR: &str = "res://addons/strata/textures/block
 /// are scaled to it, nearest neighbour, so pixel art stays crisp).
 pub(crate) const TEXTURE_SIDE: i32 = 16;
 
-/// The texture names of `library` in layer order: the distinct non-empty names met walking the
-/// blocks in id order and each block's faces in `Face::ALL` order. The mesher's layer indices
-/// and the texture array follow this one order.
-pub(crate) fn texture_layers(library: &CoreLibrary) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
-    for block in library.blocks() {
-        for face in Face::ALL {
-            let name = block.faces.texture_for_face(face);
-            if !name.is_empty() && seen.insert(name.to_string()) {
-                out.push(name.to_string());
-            }
-        }
-    }
-    out
-}
-
 /// One block type of a [`BlockLibrary`].
 #[derive(GodotClass)]
 #[class(tool, base = Resource)]
@@ -219,10 +202,14 @@ impl BlockLibrary {
         self.core().ok().and_then(|l| l.name_of(id).map(GString::from)).unwrap_or_default()
     }
 
-    /// The texture paths of the library in layer order (see `build_texture_array`).
+    /// The texture paths of the library in layer order (see `build_texture_array`): the distinct
+    /// ones met walking the blocks in id order and each block's faces in `+x, -x, +y, -y, +z, -z`
+    /// order, the order of the layers the mesher writes (`strata_core::mesh::texture_order`).
     #[func]
     pub fn get_texture_layers(&self) -> PackedStringArray {
-        self.core().map(|l| texture_layers(&l).iter().map(|n| GString::from(n.as_str())).collect()).unwrap_or_default()
+        self.core()
+            .map(|l| strata_core::mesh::texture_order(&l).iter().map(|n| GString::from(n.as_str())).collect())
+            .unwrap_or_default()
     }
 
     /// The library's textures as one `Texture2DArray` of [`BlockLibrary::build_texture_images`]
@@ -246,7 +233,7 @@ impl BlockLibrary {
         let mut images: Array<Gd<Image>> = Array::new();
         let Ok(core) = self.core() else { return images };
         let mut loader = ResourceLoader::singleton();
-        for name in texture_layers(&core) {
+        for name in strata_core::mesh::texture_order(&core) {
             let image =
                 loader.load(name.as_str()).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
             let mut image = match image {

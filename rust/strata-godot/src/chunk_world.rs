@@ -16,16 +16,17 @@
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
 use crate::block_library::BlockLibrary;
+use crate::materials::block_materials;
 use crate::meshes::{
-    SCATTER_KINDS, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes, chunk_materials,
-    opaque_faces, scatter_multimesh, to_vector3,
+    SCATTER_KINDS, SurfaceMaterials, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes,
+    opaque_faces, scatter_multimesh, to_vector3, vertex_color_materials,
 };
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, MeshInstance3D, MultiMeshInstance3D, Node3D,
-    StandardMaterial3D, StaticBody3D,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D,
+    Node3D, StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -37,8 +38,8 @@ use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
-use strata_core::mesh::ChunkMesh;
 use strata_core::mesh::bytes::MeshBytes;
+use strata_core::mesh::{ChunkMesh, MeshMaterials, texture_order};
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y};
@@ -83,8 +84,17 @@ pub struct ChunkWorld {
     /// (`BlockLibrary.create_default()`). Saves store the names of the blocks edits use, so a
     /// save loads into a library whose blocks were added to or reordered; a block it lacks is
     /// refused by `load_world` with its name.
+    #[var(set)]
     #[export]
     block_library: Option<Gd<BlockLibrary>>,
+    /// A material for every chunk surface in place of the addon's block shaders (which sample
+    /// the library's texture array): a user's own shader reads `UV` (in voxels), `UV2.x` (the
+    /// face's layer in `BlockLibrary.build_texture_array()`), `COLOR` (face shade and ambient
+    /// occlusion; a block without textures also its colour) and `NORMAL`. Setting it redraws
+    /// the world; edits are kept.
+    #[var(set)]
+    #[export]
+    material_override: Option<Gd<Material>>,
     /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
     /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
     #[var(set)]
@@ -156,8 +166,9 @@ pub struct ChunkWorld {
     /// old nodes first (their names are the new nodes' names; renaming each retired node instead
     /// cost ~10 µs).
     retired_keys: HashMap<StreamKey, u32>,
-    opaque_material: Option<Gd<StandardMaterial3D>>,
-    liquid_material: Option<Gd<StandardMaterial3D>>,
+    /// The materials of the chunk surfaces (built on first use from `material_override` or the
+    /// block shaders and the library's textures).
+    surface_materials: Option<SurfaceMaterials>,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
     scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
@@ -188,6 +199,7 @@ impl INode3D for ChunkWorld {
             preset: None,
             viewer: NodePath::default(),
             block_library: None,
+            material_override: None,
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -205,8 +217,7 @@ impl INode3D for ChunkWorld {
             far_nodes: HashMap::new(),
             nodes_to_free: std::collections::VecDeque::new(),
             retired_keys: HashMap::new(),
-            opaque_material: None,
-            liquid_material: None,
+            surface_materials: None,
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
             frame_time_s: 0.0,
@@ -420,11 +431,11 @@ impl ChunkWorld {
         if mesh.is_empty() {
             return None;
         }
-        let (opaque, liquid) = self.materials();
+        let materials = self.materials();
         Some(if via_arrays {
-            build_array_mesh(&mesh, &opaque, &liquid, false)
+            build_array_mesh(&mesh, &materials, false)
         } else {
-            array_mesh_from_bytes(&MeshBytes::from_mesh(&mesh), &opaque, &liquid)
+            array_mesh_from_bytes(&MeshBytes::from_mesh(&mesh), &materials)
         })
     }
 
@@ -643,6 +654,18 @@ impl ChunkWorld {
     }
 
     #[func]
+    fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
+        self.block_library = value;
+        self.redraw();
+    }
+
+    #[func]
+    fn set_material_override(&mut self, value: Option<Gd<Material>>) {
+        self.material_override = value;
+        self.redraw();
+    }
+
+    #[func]
     fn set_memory_budget_mb(&mut self, value: i64) {
         let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
         self.memory_budget_mb = world_host::int_in_range("ChunkWorld", "memory_budget_mb", value, lo, hi);
@@ -783,6 +806,7 @@ impl ChunkWorld {
             adaptive_far: self.adaptive_far_view,
             ambient_occlusion: self.ambient_occlusion,
             pack_surfaces: true,
+            mesh_materials: self.mesh_materials(),
             ..StreamConfig::default()
         };
         let mut s = match Streamer::new(generator, config) {
@@ -808,6 +832,15 @@ impl ChunkWorld {
             self.stop_streaming();
         }
         self.ensure_streamer();
+    }
+
+    /// Draws the world again with the current library and materials (edits kept).
+    fn redraw(&mut self) {
+        self.surface_materials = None;
+        if self.streamer.is_some() {
+            self.stop_streaming();
+            self.ensure_streamer();
+        }
     }
 
     /// Streams `preset` with `edits` (a loaded save) in place of the current world.
@@ -890,20 +923,57 @@ impl ChunkWorld {
     /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
     /// conversion when there are none or `compress_vertices` asks for Godot's compressed format.
     fn array_mesh(&mut self, mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> Gd<ArrayMesh> {
-        let (opaque, liquid) = self.materials();
+        let materials = self.materials();
         match packed {
-            Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &opaque, &liquid),
-            _ => build_array_mesh(mesh, &opaque, &liquid, self.compress_vertices),
+            Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &materials),
+            _ => build_array_mesh(mesh, &materials, self.compress_vertices),
         }
     }
 
-    fn materials(&mut self) -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
-        if self.opaque_material.is_none() || self.liquid_material.is_none() {
-            let (opaque, liquid) = chunk_materials();
-            self.opaque_material = Some(opaque);
-            self.liquid_material = Some(liquid);
+    /// The materials of the chunk surfaces: `material_override` on every surface, else the
+    /// block shaders with the library's texture array, else (shaders missing) vertex colours.
+    fn materials(&mut self) -> SurfaceMaterials {
+        if let Some(m) = &self.surface_materials {
+            return m.clone();
         }
-        (self.opaque_material.clone().expect("set above"), self.liquid_material.clone().expect("set above"))
+        let built = match &self.material_override {
+            Some(m) => [m.clone(), m.clone(), m.clone(), m.clone()],
+            None => {
+                let library = self.block_library.clone().unwrap_or_else(BlockLibrary::create_default);
+                match block_materials(&library) {
+                    Some(b) => [b.opaque.upcast(), b.cutout.upcast(), b.transparent.upcast(), b.liquid.upcast()],
+                    None => vertex_color_materials(),
+                }
+            }
+        };
+        self.surface_materials = Some(built.clone());
+        built
+    }
+
+    /// What the workers mesh with: the library's blocks, each face's texture layer in
+    /// `texture_order`, and white for a textured block (the texture gives its colour, so the
+    /// vertex colour holds only the face shade and ambient occlusion).
+    fn mesh_materials(&self) -> Arc<MeshMaterials> {
+        let Ok(library) = self.library() else { return MeshMaterials::shared_default() };
+        let order = texture_order(&library);
+        let textured = |b: &strata_core::base::block_library::BlockDef| {
+            strata_core::base::block_library::Face::ALL.iter().any(|&f| !b.faces.texture_for_face(f).is_empty())
+        };
+        let whitened: Vec<_> = library
+            .blocks()
+            .iter()
+            .map(|b| {
+                let mut b = b.clone();
+                if textured(&b) {
+                    b.color = [1.0; 3];
+                }
+                b
+            })
+            .collect();
+        let Ok(whitened) = CoreLibrary::new(whitened) else { return MeshMaterials::shared_default() };
+        Arc::new(MeshMaterials::from_library(&whitened, |name| {
+            order.iter().position(|n| n == name).and_then(|i| u16::try_from(i).ok())
+        }))
     }
 
     fn apply_result(&mut self, r: ChunkResult, viewer: Option<ChunkCoord>, collision_r: i32) {

@@ -18,6 +18,7 @@ mod chunk_world;
 mod chunk_world_2d;
 mod files;
 mod heightmaps;
+mod materials;
 mod meshes;
 mod user_profiles;
 mod world_host;

@@ -8,8 +8,8 @@
 
 use godot::classes::mesh::{ArrayFormat, ArrayType, PrimitiveType};
 use godot::classes::{
-    ArrayMesh, CylinderMesh, MeshInstance3D, MultiMesh, PrimitiveMesh, PrismMesh, SphereMesh, StandardMaterial3D,
-    base_material_3d, multi_mesh,
+    ArrayMesh, CylinderMesh, Material, MeshInstance3D, MultiMesh, PrimitiveMesh, PrismMesh, SphereMesh,
+    StandardMaterial3D, base_material_3d, multi_mesh,
 };
 use godot::prelude::*;
 use strata_core::IVec3;
@@ -21,8 +21,13 @@ use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES};
 pub(crate) const SCATTER_KINDS: [ScatterKind; 4] =
     [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
 
-/// The chunk materials: opaque ground and translucent liquid, both coloured by the vertices.
-pub(crate) fn chunk_materials() -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3D>) {
+/// The material of each surface in [`SURFACE_NAMES`] order (opaque, cutout, transparent, liquid).
+pub(crate) type SurfaceMaterials = [Gd<Material>; 4];
+
+/// Untextured chunk materials coloured by the vertices: opaque ground, and a blended one (vertex
+/// alpha) for cutout, transparent and liquid faces; the fallback when the block shaders do not
+/// load.
+pub(crate) fn vertex_color_materials() -> SurfaceMaterials {
     let mut m = StandardMaterial3D::new_gd();
     m.set_flag(base_material_3d::Flags::ALBEDO_FROM_VERTEX_COLOR, true);
     // Block colours are authored in sRGB, like every colour picker.
@@ -34,7 +39,8 @@ pub(crate) fn chunk_materials() -> (Gd<StandardMaterial3D>, Gd<StandardMaterial3
     w.set_transparency(base_material_3d::Transparency::ALPHA);
     w.set_cull_mode(base_material_3d::CullMode::DISABLED);
     w.set_roughness(0.1);
-    (m, w)
+    let (m, w): (Gd<Material>, Gd<Material>) = (m.upcast(), w.upcast());
+    [m, w.clone(), w.clone(), w]
 }
 
 /// One decoration kind's instances of a chunk as a `MultiMesh` of `mesh`, positioned relative
@@ -122,28 +128,15 @@ pub(crate) fn as_vector3s(v: &[[f32; 3]]) -> &[Vector3] {
     unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<Vector3>(), v.len()) }
 }
 
-/// The material of each surface in [`SURFACE_NAMES`] order: the opaque one for opaque ground;
-/// the blended one (vertex alpha) for cutout, transparent and liquid faces.
-fn surface_materials<'a>(
-    opaque: &'a Gd<StandardMaterial3D>,
-    liquid: &'a Gd<StandardMaterial3D>,
-) -> [&'a Gd<StandardMaterial3D>; 4] {
-    [opaque, liquid, liquid, liquid]
-}
-
 /// A mesh from surfaces the workers already packed into Godot's stored form
 /// ([`strata_core::mesh::bytes`]): through `ArrayMesh`'s `_surfaces` property, the path a saved
 /// mesh resource loads by, so Godot copies the streams instead of converting every vertex.
 ///
 /// Surfaces come in [`SURFACE_NAMES`] order (opaque, cutout, transparent, liquid), empty ones
 /// left out, each named after its kind: find one with `ArrayMesh.surface_find_by_name`.
-pub(crate) fn array_mesh_from_bytes(
-    m: &MeshBytes,
-    opaque: &Gd<StandardMaterial3D>,
-    liquid: &Gd<StandardMaterial3D>,
-) -> Gd<ArrayMesh> {
+pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, materials: &SurfaceMaterials) -> Gd<ArrayMesh> {
     let mut surfaces = VarArray::new();
-    let named = m.surfaces().into_iter().zip(surface_materials(opaque, liquid)).zip(SURFACE_NAMES);
+    let named = m.surfaces().into_iter().zip(materials).zip(SURFACE_NAMES);
     for ((surface, material), name) in named {
         let Some(s): &Option<SurfaceBytes> = surface else { continue };
         let mut d = VarDictionary::new();
@@ -170,15 +163,10 @@ pub(crate) fn array_mesh_from_bytes(
 /// Godot's compressed vertex attributes when `compress` (which stores UVs as 16-bit fractions of
 /// the surface's range: a shader reading the layer from `UV2.x` rounds it). Surfaces in the same
 /// order and with the same names as [`array_mesh_from_bytes`].
-pub(crate) fn build_array_mesh(
-    m: &ChunkMesh,
-    opaque: &Gd<StandardMaterial3D>,
-    liquid: &Gd<StandardMaterial3D>,
-    compress: bool,
-) -> Gd<ArrayMesh> {
+pub(crate) fn build_array_mesh(m: &ChunkMesh, materials: &SurfaceMaterials, compress: bool) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
     let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
-    let named = m.surfaces().into_iter().zip(surface_materials(opaque, liquid)).zip(SURFACE_NAMES);
+    let named = m.surfaces().into_iter().zip(materials).zip(SURFACE_NAMES);
     for ((surface, material), name) in named {
         if surface.is_empty() {
             continue;

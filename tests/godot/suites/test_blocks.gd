@@ -24,7 +24,8 @@ func _world(library: BlockLibrary) -> ChunkWorld:
 	w.vertical_view_distance = 1
 	w.far_view_levels = 0
 	w.worker_threads = 1
-	w.block_library = library
+	if library != null:
+		w.block_library = library
 	keep(w)
 	add_child(w)
 	return w
@@ -182,3 +183,40 @@ func test_the_block_shaders_compile() -> void:
 		assert_true(
 			names.has("block_textures"), "%s samples the texture array: %s" % [shader_name, names]
 		)
+
+
+## The first chunk mesh of `w` with a surface, or null.
+func _a_chunk_mesh(w: ChunkWorld) -> ArrayMesh:
+	for child in w.get_children():
+		var mi := child as MeshInstance3D
+		if mi != null and String(mi.name).begins_with("chunk_") and mi.mesh != null:
+			return mi.mesh as ArrayMesh
+	return null
+
+
+func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
+	var w := _world(null)
+	var v := Node3D.new()
+	keep(v)
+	add_child(v)
+	w.viewer = w.get_path_to(v)
+	w.set_voxel(Vector3i(1, 120, 1), 1)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
+	var mesh := _a_chunk_mesh(w)
+	assert_true(mesh != null, "a chunk mesh")
+	var opaque := mesh.surface_find_by_name("opaque")
+	assert_true(opaque >= 0, "an opaque surface")
+	var material := mesh.surface_get_material(opaque) as ShaderMaterial
+	assert_true(material != null, "drawn by a ShaderMaterial")
+	assert_true(
+		material.shader.resource_path.ends_with("blocks_opaque.gdshader"), "the opaque shader"
+	)
+	var textures: Variant = material.get_shader_parameter("block_textures")
+	assert_true(textures is Texture2DArray, "with the library's texture array")
+	assert_eq((textures as Texture2DArray).get_layers(), 24, "every texture of the library")
+	var own := StandardMaterial3D.new()
+	w.material_override = own
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams again")
+	mesh = _a_chunk_mesh(w)
+	assert_eq(mesh.surface_get_material(mesh.surface_find_by_name("opaque")), own, "the override")
+	assert_eq(w.get_voxel(Vector3i(1, 120, 1)), 1, "the edit is kept")

@@ -39,6 +39,10 @@ pub const UNKNOWN_LOOK: BlockLook =
 /// What meshing needs per block id: dense tables indexed by id. Id 0 is always air (never drawn,
 /// hides nothing) whatever the library says of it; ids beyond the library mesh as
 /// [`UNKNOWN_LOOK`].
+/// The layer of a face without a texture: past every layer of a texture array, so a shader
+/// sees it is not one (the block shaders then draw the vertex colour).
+pub const NO_TEXTURE: u16 = u16::MAX;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct MeshMaterials {
     looks: Vec<BlockLook>,
@@ -46,7 +50,7 @@ pub struct MeshMaterials {
 
 impl MeshMaterials {
     /// The materials of `library`, with each face's texture layer from `layer_of(texture name)`.
-    /// A face whose texture name is empty or unknown to `layer_of` gets layer 0.
+    /// A face whose texture name is empty or unknown to `layer_of` gets [`NO_TEXTURE`].
     pub fn from_library(library: &BlockLibrary, mut layer_of: impl FnMut(&str) -> Option<u16>) -> Self {
         let looks = library
             .blocks()
@@ -55,7 +59,7 @@ impl MeshMaterials {
             .map(|(id, b)| {
                 let layers = Face::ALL.map(|f| {
                     let name = b.faces.texture_for_face(f);
-                    if name.is_empty() { 0 } else { layer_of(name).unwrap_or(0) }
+                    if name.is_empty() { NO_TEXTURE } else { layer_of(name).unwrap_or(NO_TEXTURE) }
                 });
                 let (solid, render_mode) =
                     if id == AIR as usize { (false, RenderMode::Transparent) } else { (b.solid, b.render_mode) };
@@ -168,9 +172,10 @@ mod tests {
     }
 
     #[test]
-    fn unknown_texture_names_get_layer_zero() {
+    fn unknown_and_empty_texture_names_get_no_texture() {
         let m = MeshMaterials::from_library(default_library(), |n| (n == "glass").then_some(7));
         assert_eq!(m.look(GLASS).layers, [7; 6]);
-        assert_eq!(m.look(STONE).layers, [0; 6]);
+        assert_eq!(m.look(STONE).layers, [NO_TEXTURE; 6]);
+        assert_eq!(m.look(AIR).layers, [NO_TEXTURE; 6], "air names no texture");
     }
 }

@@ -70,5 +70,5 @@ mod voxels;
 
 pub use culled::{mesh_padded_chunk_culled, mesh_padded_chunk_culled_in, mesh_padded_chunk_culled_with};
 pub use greedy::Mesher;
-pub use materials::{BlockLook, MeshMaterials, UNKNOWN_LOOK, texture_order};
+pub use materials::{BlockLook, MeshMaterials, NO_TEXTURE, UNKNOWN_LOOK, texture_order};
 pub use types::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES, quad_uvs, rgba8};

@@ -1,0 +1,51 @@
+//! The materials of textured chunk surfaces: the addon's block shaders (one per render mode,
+//! and the water shader) with the world's texture array built from its block library.
+//!
+//! The vertex attributes they read (and a user's own shader in `ChunkWorld.material_override`
+//! may read): `UV` in voxels (a merged quad repeats its texture once a voxel), `UV2.x` the
+//! face's layer in the texture array (negative: no texture, use `COLOR`), `UV2.y` the shade
+//! (ambient occlusion), `COLOR` the block's colour times the shade, `NORMAL`.
+//!
+//! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`.
+
+use crate::block_library::BlockLibrary;
+use godot::classes::{ResourceLoader, Shader, ShaderMaterial, Texture2DArray};
+use godot::prelude::*;
+
+/// Where the block shaders are.
+pub(crate) const SHADER_DIR: &str = "res://addons/strata/shaders";
+
+/// One material per surface kind, sharing the library's texture array.
+#[derive(Clone)]
+pub(crate) struct BlockMaterials {
+    pub(crate) opaque: Gd<ShaderMaterial>,
+    pub(crate) cutout: Gd<ShaderMaterial>,
+    pub(crate) transparent: Gd<ShaderMaterial>,
+    pub(crate) liquid: Gd<ShaderMaterial>,
+}
+
+/// The block materials for `library` (its texture array built once), or None when a shader
+/// does not load (then the caller keeps its vertex-colour materials) with an error naming it.
+pub(crate) fn block_materials(library: &Gd<BlockLibrary>) -> Option<BlockMaterials> {
+    let textures: Option<Gd<Texture2DArray>> = library.bind().build_texture_array();
+    let mut loader = ResourceLoader::singleton();
+    let mut material = |file: &str| -> Option<Gd<ShaderMaterial>> {
+        let path = format!("{SHADER_DIR}/{file}.gdshader");
+        let Some(shader) = loader.load(&path).and_then(|r| r.try_cast::<Shader>().ok()) else {
+            godot_error!("ChunkWorld: cannot load the block shader `{path}`; blocks are drawn in their colours");
+            return None;
+        };
+        let mut m = ShaderMaterial::new_gd();
+        m.set_shader(&shader);
+        if let Some(t) = &textures {
+            m.set_shader_parameter("block_textures", &t.to_variant());
+        }
+        Some(m)
+    };
+    Some(BlockMaterials {
+        opaque: material("blocks_opaque")?,
+        cutout: material("blocks_cutout")?,
+        transparent: material("blocks_transparent")?,
+        liquid: material("water")?,
+    })
+}
