@@ -32,3 +32,16 @@ pub fn world_fingerprint(preset: &WorldPreset) -> u64 {
 pub fn shipped_presets_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../godot_project/presets")
 }
+
+/// The 27 chunks of the 3×3×3 block `[corner, corner + 3)`, x fastest, then z, then y.
+pub fn block_chunks(corner: ChunkCoord) -> Vec<ChunkCoord> {
+    let mut v = Vec::with_capacity(27);
+    for y in 0..3 {
+        for z in 0..3 {
+            for x in 0..3 {
+                v.push(ChunkCoord::new(corner.x + x, corner.y + y, corner.z + z));
+            }
+        }
+    }
+    v
+}

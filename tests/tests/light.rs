@@ -15,6 +15,7 @@ use strata_core::light::{
 };
 use strata_core::preset::model::CaveMode;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
+use strata_tests::block_chunks;
 
 /// A block id the tests make glow through the light table (no block of the core glows).
 const LAMP: BlockId = 900;
@@ -112,18 +113,6 @@ fn presets() -> Vec<(&'static str, WorldPreset)> {
 fn corner_at(g: &Generator, x: i32, z: i32, dy: i32) -> ChunkCoord {
     let c = ChunkCoord::containing(IVec3::new(x, g.surface_height(x, z), z));
     ChunkCoord::new(c.x - 1, c.y - 1 + dy, c.z - 1)
-}
-
-fn block_chunks(corner: ChunkCoord) -> Vec<ChunkCoord> {
-    let mut v = Vec::new();
-    for y in 0..3 {
-        for z in 0..3 {
-            for x in 0..3 {
-                v.push(ChunkCoord::new(corner.x + x, corner.y + y, corner.z + z));
-            }
-        }
-    }
-    v
 }
 
 /// How many voxels of `l` are neither full sky nor dark: where spreading, not the column pass,

@@ -10,6 +10,7 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::mesh::{ChunkMesh, Mesher};
 use strata_core::preset::model::CaveMode;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
+use strata_tests::block_chunks;
 
 /// The presets under test, named.
 fn presets() -> Vec<(&'static str, WorldPreset)> {
@@ -51,19 +52,6 @@ fn presets() -> Vec<(&'static str, WorldPreset)> {
     p.caves.tunnel_strength = 1.0;
     p.caves.tunnel_width = 0.12;
     v.push(("high water over caves", p));
-    v
-}
-
-/// The 27 chunks of the block `[corner, corner + 3)`.
-fn block_chunks(corner: ChunkCoord) -> Vec<ChunkCoord> {
-    let mut v = Vec::new();
-    for y in 0..3 {
-        for z in 0..3 {
-            for x in 0..3 {
-                v.push(ChunkCoord::new(corner.x + x, corner.y + y, corner.z + z));
-            }
-        }
-    }
     v
 }
 
