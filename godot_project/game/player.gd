@@ -17,7 +17,7 @@ const HEIGHTS: Array[float] = [1.8, 1.3, 0.6]
 const EYES: Array[float] = [1.62, 1.12, 0.42]
 const RADIUS := 0.3
 const HOTBAR: Array[String] = [
-	"stone", "dirt", "grass", "sand", "gravel", "sandstone", "snow", "ice", "clay"
+	"stone", "dirt", "grass", "planks", "log", "glass", "leaves", "torch", "sand"
 ]
 
 @export var walk_speed := 4.5
@@ -263,7 +263,7 @@ func place() -> bool:
 	var c: Vector3i = t["previous"]
 	if c == t["cell"] or _overlaps_body(c):
 		return false
-	var id := ChunkWorld.block_id(HOTBAR[selected_block])
+	var id := world.get_block_id(HOTBAR[selected_block])
 	if id <= 0:
 		return false
 	var old := world.get_voxel(c)
