@@ -228,6 +228,13 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	player.selected_block = 0
 	assert_true(player.place(), "place")
 	assert_eq(world.get_voxel(cell), ChunkWorld.block_id("stone"), "placed stone in the hole")
+	# The new blocks of the library come from the hotbar too: dig again, place a torch.
+	assert_true(player.dig(), "dig the stone")
+	await _physics_frames(1)
+	player.selected_block = StrataPlayer.HOTBAR.find("torch")
+	assert_true(player.place(), "place a torch")
+	assert_eq(world.get_voxel(cell), world.get_block_id("torch"), "a torch in the hole")
+	assert_eq(world.get_block_light(cell), 14, "and it glows")
 
 
 func _aim_at(p: Vector3) -> void:
