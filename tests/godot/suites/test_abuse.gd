@@ -841,6 +841,17 @@ func test_every_method_with_wrong_argument_types() -> void:
 		func(what: String) -> void:
 			assert_eq(up.get_active_user(), "keeper", what + ": still signed in")
 	)
+	var library := BlockLibrary.create_default()
+	_call_with_wrong_types(
+		library,
+		func(what: String) -> void:
+			assert_eq(library.get_block_count(), 23, what + ": library unchanged")
+	)
+	var block := BlockType.new()
+	block.block_name = "lamp"
+	_call_with_wrong_types(
+		block, func(what: String) -> void: assert_eq(block.block_name, "lamp", what + ": unchanged")
+	)
 	await wait_frames(2)
 	_mark_kept(w, "after the wrong-type calls, a frame later")
 	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")
