@@ -39,7 +39,7 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::mesh::bytes::MeshBytes;
-use strata_core::mesh::{ChunkMesh, MeshMaterials, texture_order};
+use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y};
@@ -955,7 +955,6 @@ impl ChunkWorld {
     /// vertex colour holds only the face shade and ambient occlusion).
     fn mesh_materials(&self) -> Arc<MeshMaterials> {
         let Ok(library) = self.library() else { return MeshMaterials::shared_default() };
-        let order = texture_order(&library);
         let textured = |b: &strata_core::base::block_library::BlockDef| {
             strata_core::base::block_library::Face::ALL.iter().any(|&f| !b.faces.texture_for_face(f).is_empty())
         };
@@ -970,10 +969,9 @@ impl ChunkWorld {
                 b
             })
             .collect();
+        // Colours take no part in the texture order, so the whitened library's is the library's.
         let Ok(whitened) = CoreLibrary::new(whitened) else { return MeshMaterials::shared_default() };
-        Arc::new(MeshMaterials::from_library(&whitened, |name| {
-            order.iter().position(|n| n == name).and_then(|i| u16::try_from(i).ok())
-        }))
+        Arc::new(MeshMaterials::with_texture_order(&whitened))
     }
 
     fn apply_result(&mut self, r: ChunkResult, viewer: Option<ChunkCoord>, collision_r: i32) {

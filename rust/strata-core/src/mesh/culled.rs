@@ -60,18 +60,11 @@ pub fn mesh_padded_chunk_culled_in(
                     continue;
                 }
                 let look = materials.look(id);
-                let origin = l - IVec3::ONE;
                 for (f, &(n, u, v)) in FACES.iter().enumerate() {
                     if !face_visible(materials, id, padded.get_local(l + n)) {
                         continue;
                     }
-                    // The face plane sits on the positive side for +n, at the voxel origin for -n.
-                    let plane = origin + IVec3::new(n.x.max(0), n.y.max(0), n.z.max(0));
-                    let corner = |du: i32, dv: i32| -> [f32; 3] {
-                        let p = plane + u * du + v * dv;
-                        [p.x as f32, p.y as f32, p.z as f32]
-                    };
-                    let c = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
+                    let c = unit_face_corners(l, n, u, v);
                     let liquid = look.render_mode == RenderMode::Liquid;
                     let mut ao = [1.0f32; 4];
                     if !liquid && ambient_occlusion {
@@ -99,6 +92,18 @@ pub fn mesh_padded_chunk_culled_in(
     }
 }
 
+/// The corners of the unit face with normal `n` (tangents `u`, `v`) of the voxel at padded-local
+/// `l`, in chunk coordinates, in the corner order of [`FACES`]: the face plane sits on the
+/// positive side for +n, at the voxel origin for -n.
+fn unit_face_corners(l: IVec3, n: IVec3, u: IVec3, v: IVec3) -> [[f32; 3]; 4] {
+    let plane = l - IVec3::ONE + IVec3::new(n.x.max(0), n.y.max(0), n.z.max(0));
+    let corner = |du: i32, dv: i32| -> [f32; 3] {
+        let p = plane + u * du + v * dv;
+        [p.x as f32, p.y as f32, p.z as f32]
+    };
+    [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)]
+}
+
 /// Collision triangles the plain way: each face of a solid block against a non-solid neighbour,
 /// two triangles (clockwise from the front) per unit face. For boxes too wide for the greedy
 /// mesher's rows.
@@ -114,18 +119,11 @@ pub(super) fn collision_faces_culled(padded: &VoxelBuffer, materials: &MeshMater
                 if !solid(padded.get_local(l)) {
                     continue;
                 }
-                let origin = l - IVec3::ONE;
                 for (f, &(n, u, v)) in FACES.iter().enumerate() {
                     if solid(padded.get_local(l + n)) {
                         continue;
                     }
-                    let plane = origin + IVec3::new(n.x.max(0), n.y.max(0), n.z.max(0));
-                    let corner = |du: i32, dv: i32| -> [f32; 3] {
-                        let p = plane + u * du + v * dv;
-                        [p.x as f32, p.y as f32, p.z as f32]
-                    };
-                    let c = [corner(0, 0), corner(1, 0), corner(1, 1), corner(0, 1)];
-                    m.opaque.push_quad(c, f, [1.0; 4], [1.0; 4], 0);
+                    m.opaque.push_quad(unit_face_corners(l, n, u, v), f, [1.0; 4], [1.0; 4], 0);
                 }
             }
         }

@@ -72,7 +72,7 @@ impl MeshMaterials {
     /// The materials of `library` with layers numbered in [`texture_order`]'s order.
     pub fn with_texture_order(library: &BlockLibrary) -> Self {
         let names = texture_order(library);
-        Self::from_library(library, |name| names.iter().position(|n| n == name).map(|i| i as u16))
+        Self::from_library(library, |name| names.iter().position(|n| n == name).and_then(|i| u16::try_from(i).ok()))
     }
 
     /// The default materials, shared: the default block library with layers in
