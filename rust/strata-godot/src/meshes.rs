@@ -14,7 +14,7 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::{FULL_LIGHT, MeshBytes, SurfaceBytes};
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, light_uv};
 use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
@@ -110,7 +110,8 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
     let uvs: Vec<Vector2> = s.uvs.iter().map(|t| Vector2::new(t[0], t[1])).collect();
     arrays.set(ArrayType::TEX_UV.ord() as usize, &PackedVector2Array::from(uvs.as_slice()).to_variant());
-    let layer_light: Vec<Vector2> = s.layers.iter().map(|&l| Vector2::new(l as f32, FULL_LIGHT)).collect();
+    let layer_light: Vec<Vector2> =
+        s.layers.iter().zip(&s.lights).map(|(&l, &light)| Vector2::new(l as f32, light_uv(light))).collect();
     arrays.set(ArrayType::TEX_UV2.ord() as usize, &PackedVector2Array::from(layer_light.as_slice()).to_variant());
     arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays

@@ -59,6 +59,15 @@ impl LightBuffer {
         b
     }
 
+    /// A buffer over `[min, min + size)` holding a copy of `data` (packed bytes in this layout;
+    /// dark where `data` is short, cut where it is long).
+    pub fn from_data(min: IVec3, size: IVec3, data: &[u8]) -> Self {
+        let mut b = Self::new(min, size);
+        let n = b.data.len().min(data.len());
+        b.data[..n].copy_from_slice(&data[..n]);
+        b
+    }
+
     /// Reuses the allocation for a new box, all dark.
     pub fn reset(&mut self, min: IVec3, size: IVec3) {
         self.min = min;

@@ -12,7 +12,7 @@
 //!
 //! May use: `base`, `light::error`.
 
-use crate::base::block::{self, BlockId};
+use crate::base::block::BlockId;
 use crate::light::error::LightError;
 
 /// The opacity of a block that stops light.
@@ -45,22 +45,12 @@ impl LightProps {
         Self { table: vec![OPAQUE << 4; TABLE_LEN].into_boxed_slice(), emissive_lo: BlockId::MAX, emissive_hi: 0 }
     }
 
-    /// The blocks of `base::block` today: air clear; water and ice translucent (opacity 1, so
-    /// light loses 2 per voxel in them and the sky does not shine straight through); every other
-    /// id, solid or unknown, opaque. None glows.
+    /// The light properties of the default block library
+    /// ([`crate::base::block_library::default_library`]): one source for what each built-in
+    /// block does to light (air, glass and torch clear; water 2; leaves 1; solid blocks opaque;
+    /// the torch glows 14).
     pub fn default_blocks() -> Self {
-        let mut p = Self::all_opaque();
-        for id in 0..block::BLOCK_COUNT {
-            let opacity = match id {
-                block::AIR => 0,
-                block::WATER | block::ICE => 1,
-                _ if block::is_solid(id) => OPAQUE,
-                // A non-solid block of the future (glass, plants): clear until a table says otherwise.
-                _ => 0,
-            };
-            p.table[id as usize] = opacity << 4;
-        }
-        p
+        Self::from_library(crate::base::block_library::default_library())
     }
 
     /// The light properties of every block of `library` (its opacity and emission tables);
@@ -139,23 +129,30 @@ impl Default for LightProps {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::block;
 
     #[test]
-    fn default_blocks_follow_the_block_table() {
+    fn default_blocks_follow_the_default_library() {
         let p = LightProps::default_blocks();
+        let lib = crate::base::block_library::default_library();
+        let id = |name: &str| lib.id_of(name).expect("a default block");
         assert!(p.is_clear(block::AIR) && p.opacity(block::AIR) == 0);
+        // Water dims light one extra step a voxel; ice is a solid opaque block.
         assert_eq!(p.opacity(block::WATER), 1);
-        assert_eq!(p.opacity(block::ICE), 1);
+        assert_eq!(p.opacity(block::ICE), OPAQUE);
+        assert_eq!(p.opacity(id("leaves")), 1);
+        assert!(p.is_clear(id("glass")) && p.is_clear(id("torch")));
         for id in [block::STONE, block::GRASS, block::SAND, block::BEDROCK, block::RED_SAND, 999, BlockId::MAX] {
             assert_eq!(p.opacity(id), OPAQUE, "{id}");
         }
-        assert!(!p.has_emitters());
-        assert!((0..=BlockId::MAX).all(|id| p.emission(id) == 0));
+        // The torch is the one block that glows.
+        assert_eq!(p.emissive_range(), Some((id("torch"), id("torch"))));
+        assert_eq!(p.emission(id("torch")), 14);
     }
 
     #[test]
     fn set_refuses_values_above_fifteen_and_tracks_emitters() {
-        let mut p = LightProps::default_blocks();
+        let mut p = LightProps::all_opaque();
         assert_eq!(p.set(7, 16, 0), Err(LightError::PropertyOutOfRange { id: 7, field: "opacity", value: 16 }));
         let e = p.set(7, 0, 200).unwrap_err();
         assert!(e.to_string().contains("emission") && e.to_string().contains("0..=15"), "{e}");

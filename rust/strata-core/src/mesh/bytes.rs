@@ -16,7 +16,8 @@
 //!   (each channel `× 255`, truncated; the mesher makes them in this form, see
 //!   [`crate::mesh::rgba8`]), then `ARRAY_TEX_UV` as 2 × f32 (the texture coordinates in voxels,
 //!   [`MeshSurface::uvs`]), then `ARRAY_TEX_UV2` as 2 × f32: x = the texture-array layer
-//!   ([`MeshSurface::layers`]) as a float, y = the light level, 1.0 (full light) for now;
+//!   ([`MeshSurface::layers`]) as a float, y = the face's light byte ([`MeshSurface::lights`],
+//!   `sky << 4 | block`) as a float, 0–255 (see [`light_uv`]);
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
 //!
 //! May use: `base` and the other `mesh` modules.
@@ -110,6 +111,7 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         || s.colors.len() != n
         || s.uvs.len() != n
         || s.layers.len() != n
+        || s.lights.len() != n
     {
         return false;
     }
@@ -146,13 +148,13 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     unsafe {
         write_in_place(&mut attribute_data, n * ATTRIBUTE_STRIDE, |bytes| {
             let rows = bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
-            for (((o, c), uv), &layer) in rows.zip(&s.colors).zip(&s.uvs).zip(&s.layers) {
+            for ((((o, c), uv), &layer), &light) in rows.zip(&s.colors).zip(&s.uvs).zip(&s.layers).zip(&s.lights) {
                 let mut v = [0u8; ATTRIBUTE_STRIDE];
                 v[0..4].copy_from_slice(c);
                 v[4..8].copy_from_slice(&uv[0].to_le_bytes());
                 v[8..12].copy_from_slice(&uv[1].to_le_bytes());
                 v[12..16].copy_from_slice(&(layer as f32).to_le_bytes());
-                v[16..20].copy_from_slice(&FULL_LIGHT.to_le_bytes());
+                v[16..20].copy_from_slice(&light_uv(light).to_le_bytes());
                 *o = v.map(MaybeUninit::new);
             }
         });
@@ -186,8 +188,13 @@ pub const FORMAT: u64 = format::VERTEX
     | format::INDEX
     | format::VERSION_2;
 
-/// The light level written into `TEX_UV2.y`: full light, until the light layer fills it.
-pub const FULL_LIGHT: f32 = 1.0;
+/// What `TEX_UV2.y` holds for a vertex with packed light `light` (`sky << 4 | block`): the byte
+/// as a float, 0–255, exact in f32. The four corners of a quad hold the same value, so the
+/// interpolated value is exact too; a shader decodes `sky = floor(v / 16)`, `block = v − 16·sky`.
+#[inline]
+pub fn light_uv(light: u8) -> f32 {
+    light as f32
+}
 
 /// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
@@ -333,6 +340,7 @@ mod tests {
             colors: vec![rgba8([1.0, 0.5, 0.0, 1.0]); 4],
             uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
             layers: vec![7; 4],
+            lights: vec![0x9C; 4],
             indices: vec![0, 2, 1, 0, 3, 2],
         }
     }
@@ -349,9 +357,9 @@ mod tests {
         assert_eq!(&b.index_data[2..4], &2u16.to_le_bytes());
         // 0.5 × 255 = 127.5, truncated like Godot.
         assert_eq!(&b.attribute_data[0..4], &[255, 127, 0, 255]);
-        // Vertex 2: its colour, then uv (1, 1), then (layer 7, light 1).
+        // Vertex 2: its colour, then uv (1, 1), then (layer 7, light byte 0x9C: sky 9, block 12).
         let v2 = &b.attribute_data[40..60];
-        assert_eq!(&v2[4..20], &[1.0f32, 1.0, 7.0, 1.0].map(f32::to_le_bytes).concat()[..]);
+        assert_eq!(&v2[4..20], &[1.0f32, 1.0, 7.0, 156.0].map(f32::to_le_bytes).concat()[..]);
         assert_eq!(b.aabb_position, [0.0, 1.0, 0.0]);
         assert_eq!(b.aabb_size, [1.0, 0.00001_f64 as f32, 1.0], "a flat box keeps Godot's minimum size");
         assert_eq!(
@@ -395,6 +403,7 @@ mod tests {
             colors: vec![rgba8([0.2, 0.4, 0.6, 1.0]); 40],
             uvs: vec![[3.0, 2.0]; 40],
             layers: vec![2; 40],
+            lights: vec![0xF0; 40],
             indices: (0..60).collect(),
         };
         let mut reused = MeshBytes::from_mesh(&ChunkMesh {
@@ -418,6 +427,7 @@ mod tests {
             colors: vec![[255; 4]; n],
             uvs: vec![[0.0; 2]; n],
             layers: vec![0; n],
+            lights: vec![0; n],
             indices: vec![0, 1, (n - 1) as i32],
         };
         let b = pack_surface(&s).expect("non-empty");

@@ -8,9 +8,10 @@ use crate::base::block::{AIR, BlockId};
 use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
+use crate::light::LightBuffer;
 use crate::mesh::ao::corner_ao;
 use crate::mesh::materials::MeshMaterials;
-use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA};
+use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, FULL_LIGHT, LIQUID_ALPHA, TRANSPARENT_ALPHA};
 
 /// Reference mesher: one quad per visible unit face, each with its own AO, with the default
 /// materials. Slow (it looks up every neighbour of every voxel) but plainly right; the greedy
@@ -44,6 +45,19 @@ pub(super) fn face_visible(materials: &MeshMaterials, id: BlockId, nb: BlockId) 
 pub fn mesh_padded_chunk_culled_in(
     padded: &VoxelBuffer,
     materials: &MeshMaterials,
+    out: &mut ChunkMesh,
+    ambient_occlusion: bool,
+) {
+    mesh_padded_chunk_culled_lit(padded, materials, None, out, ambient_occlusion);
+}
+
+/// [`mesh_padded_chunk_culled_in`] with light: each face carries the light of the voxel it looks
+/// into, read from `light` by world position ([`FULL_LIGHT`] where `light` is `None` or does not
+/// cover it).
+pub fn mesh_padded_chunk_culled_lit(
+    padded: &VoxelBuffer,
+    materials: &MeshMaterials,
+    light: Option<&LightBuffer>,
     out: &mut ChunkMesh,
     ambient_occlusion: bool,
 ) {
@@ -85,7 +99,8 @@ pub fn mesh_padded_chunk_culled_in(
                         RenderMode::Transparent => (&mut out.transparent, TRANSPARENT_ALPHA),
                         RenderMode::Liquid => (&mut out.liquid, LIQUID_ALPHA),
                     };
-                    surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao, look.layers[f]);
+                    let face_light = light.and_then(|b| b.get(padded.min() + l + n)).map_or(FULL_LIGHT, |v| v.0);
+                    surface.push_quad(c, f, [r * shade, g * shade, b * shade, alpha], ao, look.layers[f], face_light);
                 }
             }
         }
@@ -123,7 +138,7 @@ pub(super) fn collision_faces_culled(padded: &VoxelBuffer, materials: &MeshMater
                     if solid(padded.get_local(l + n)) {
                         continue;
                     }
-                    m.opaque.push_quad(unit_face_corners(l, n, u, v), f, [1.0; 4], [1.0; 4], 0);
+                    m.opaque.push_quad(unit_face_corners(l, n, u, v), f, [1.0; 4], [1.0; 4], 0, FULL_LIGHT);
                 }
             }
         }

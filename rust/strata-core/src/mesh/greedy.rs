@@ -8,8 +8,10 @@
 use crate::base::block::{self, BlockId};
 use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
+use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
-use crate::mesh::culled::mesh_padded_chunk_culled_in;
+use crate::mesh::culled::mesh_padded_chunk_culled_lit;
+use crate::mesh::error::MeshError;
 use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of};
 use crate::mesh::materials::MeshMaterials;
 use crate::mesh::quads::{QuadLooks, QuadWriter};
@@ -254,53 +256,84 @@ impl Mesher {
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
-    /// buffers. The result shows exactly the faces of
+    /// buffers, every face under open sky ([`FULL_LIGHT`](crate::mesh::FULL_LIGHT)). The result shows exactly the faces of
     /// [`mesh_padded_chunk_culled`](crate::mesh::mesh_padded_chunk_culled), merged.
     pub fn mesh(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+        self.mesh_any(padded, &[], out);
+    }
+
+    /// [`Mesher::mesh`] with light: each face carries the light of the voxel it looks into
+    /// ([`MeshSurface::lights`](crate::mesh::MeshSurface::lights)), and faces merge only where
+    /// they see the same light, so every unit face keeps its own. `light` must cover exactly the
+    /// box of `padded` (a chunk's light covers the chunk and its one-voxel shell, the padded
+    /// box: [`crate::light::light_chunk`]); otherwise nothing is meshed and the error says why.
+    pub fn mesh_lit(
+        &mut self,
+        padded: &VoxelBuffer,
+        light: &LightBuffer,
+        out: &mut ChunkMesh,
+    ) -> Result<(), MeshError> {
+        if light.min() != padded.min() || light.size() != padded.size() {
+            out.clear();
+            return Err(MeshError::LightBox {
+                voxels_min: padded.min(),
+                voxels_size: padded.size(),
+                light_min: light.min(),
+                light_size: light.size(),
+            });
+        }
+        self.mesh_any(padded, light.data(), out);
+        Ok(())
+    }
+
+    /// The mesher with `light` the packed light of every voxel of `padded` (same layout), or
+    /// empty for open sky everywhere.
+    fn mesh_any(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
         #[cfg(target_arch = "x86_64")]
         if wide_simd_available() {
             // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just above).
-            unsafe { self.mesh_wide(padded, out) };
+            unsafe { self.mesh_wide(padded, light, out) };
             return;
         }
         if self.ambient_occlusion {
-            self.mesh_with::<false, true>(padded, out);
+            self.mesh_with::<false, true>(padded, light, out);
         } else {
-            self.mesh_with::<false, false>(padded, out);
+            self.mesh_with::<false, false>(padded, light, out);
         }
     }
 
-    /// [`Mesher::mesh`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
+    /// [`Mesher::mesh_any`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    fn mesh_wide(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    fn mesh_wide(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
         if self.ambient_occlusion {
-            self.mesh_with::<true, true>(padded, out);
+            self.mesh_with::<true, true>(padded, light, out);
         } else {
-            self.mesh_with::<true, false>(padded, out);
+            self.mesh_with::<true, false>(padded, light, out);
         }
     }
 
     /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly; `AO`
     /// is [`Mesher::ambient_occlusion`].
     #[inline(always)]
-    fn mesh_with<const WIDE: bool, const AO: bool>(&mut self, padded: &VoxelBuffer, out: &mut ChunkMesh) {
+    fn mesh_with<const WIDE: bool, const AO: bool>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
-            mesh_padded_chunk_culled_in(padded, &self.materials, out, AO);
+            let light = (!light.is_empty()).then(|| LightBuffer::from_data(padded.min(), p, light));
+            mesh_padded_chunk_culled_lit(padded, &self.materials, light.as_ref(), out, AO);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, true) else {
             return;
         };
         let data = padded.data();
-        self.render_direction::<0, WIDE, AO>(data, dims, out);
-        self.render_direction::<1, WIDE, AO>(data, dims, out);
-        self.render_direction::<2, WIDE, AO>(data, dims, out);
-        self.render_direction::<3, WIDE, AO>(data, dims, out);
-        self.render_direction::<4, WIDE, AO>(data, dims, out);
-        self.render_direction::<5, WIDE, AO>(data, dims, out);
+        self.render_direction::<0, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<1, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<2, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<3, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<4, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<5, WIDE, AO>(data, light, dims, out);
     }
 
     /// Step 1 and the scratch: class masks in both orientations (for rendering, `with_liquid`:
@@ -562,6 +595,7 @@ impl Mesher {
     fn render_direction<const D: usize, const WIDE: bool, const AO: bool>(
         &mut self,
         data: &[BlockId],
+        light: &[u8],
         dims: Dims,
         out: &mut ChunkMesh,
     ) {
@@ -569,12 +603,13 @@ impl Mesher {
         if !(on.opaque || on.cutout || on.transparent || on.liquid) {
             return;
         }
-        self.collect_merge_masks::<D, WIDE, AO>(data, dims, on);
+        self.collect_merge_masks::<D, WIDE, AO>(data, light, dims, on);
         let layout = SliceLayout::of::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
         let f = &mut self.faces;
-        let looks = QuadLooks { data, colors: &self.colors, layers: &self.layers, solid, dims, stride: o.stride };
+        let looks =
+            QuadLooks { data, light, colors: &self.colors, layers: &self.layers, solid, dims, stride: o.stride };
         // Each quad is written out as soon as it is merged; every surface but the liquid one
         // carries AO.
         fn write<const D: usize, const LIT: bool, const WIDE: bool, const AO: bool>(
@@ -614,14 +649,18 @@ impl Mesher {
     }
 
     /// Step 3 for direction `D`: the merge masks of every row with faces, from the solid faces'
-    /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces.
+    /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces
+    /// and (with `light`) the light in front of them.
     #[inline(always)]
     fn collect_merge_masks<const D: usize, const WIDE: bool, const AO: bool>(
         &mut self,
         data: &[BlockId],
+        light: &[u8],
         dims: Dims,
         on: FacesOn,
     ) {
+        // The voxel a face of direction `D` looks into, as an offset in `data` (and `light`).
+        let front = front_offset::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let layers_adjacent = axis_of(FACES[D].0) != Axis::Y;
         let class = if axis_of(FACES[D].0) == Axis::X { &self.along_z } else { &self.along_x };
@@ -673,12 +712,32 @@ impl Mesher {
                 // previous one. (A row without faces leaves no candidates.)
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
-                let along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along) >> 1;
+                let mut along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along);
+                if !light.is_empty() {
+                    along_mask &= same_light(
+                        light,
+                        voxel as isize + front,
+                        (voxel + o.data_bit_step) as isize + front,
+                        o.data_bit_step,
+                        along,
+                    );
+                }
+                let along_mask = along_mask >> 1;
                 let (previous, uniform_before) =
                     if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
                 let across = faces_at(previous).1 & here & uniform_before & along_rows;
-                let across_mask =
-                    same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across) >> 1;
+                let mut across_mask =
+                    same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across);
+                if !light.is_empty() {
+                    across_mask &= same_light(
+                        light,
+                        (voxel - o.data_row_step) as isize + front,
+                        voxel as isize + front,
+                        o.data_bit_step,
+                        across,
+                    );
+                }
+                let across_mask = across_mask >> 1;
                 // SAFETY: `i` and `previous` are below `end`, as above.
                 unsafe {
                     *faces.along.get_unchecked_mut(i) = along_mask;
@@ -692,6 +751,33 @@ impl Mesher {
             }
         }
     }
+}
+
+/// The offset in a padded box's data (x fastest, then z, then y) from a voxel to its neighbour
+/// across its face of direction `D`.
+#[inline(always)]
+pub(super) const fn front_offset<const D: usize>(dims: Dims) -> isize {
+    let n = FACES[D].0;
+    n.x as isize + n.z as isize * dims.px as isize + n.y as isize * (dims.px * dims.pz) as isize
+}
+
+/// Of the `candidates` bits `k`, those where `light[a + k·step]` equals `light[b + k·step]`:
+/// the faces whose merge partner sees the same light. (`a` and `b` are data indices with the
+/// front offset added; a bit whose index falls outside `light` is not kept.)
+#[inline(always)]
+fn same_light(light: &[u8], a: isize, b: isize, step: usize, mut candidates: u64) -> u64 {
+    let mut same = 0;
+    while candidates != 0 {
+        let k = candidates.trailing_zeros() as usize;
+        candidates &= candidates - 1;
+        let at = |base: isize| usize::try_from(base + (k * step) as isize).ok().and_then(|i| light.get(i));
+        if let (Some(x), Some(y)) = (at(a), at(b))
+            && x == y
+        {
+            same |= 1 << k;
+        }
+    }
+    same
 }
 
 /// Step 4: greedy merge of one direction's faces, slice by slice: from the lowest face left, the
@@ -764,7 +850,10 @@ mod tests {
     use crate::base::rng::hash3;
     use crate::gen3d::pipeline::Generator;
     use crate::mesh::ao::AO_OPEN;
-    use crate::mesh::test_support::{assert_clockwise, check_against_reference, padded_with, random_box, unit_faces};
+    use crate::mesh::test_support::{
+        assert_clockwise, check_against_reference, check_against_reference_lit, padded_with, random_box, random_light,
+        unit_faces,
+    };
     use crate::preset::model::WorldPreset;
 
     use crate::base::block_library::{
@@ -1117,6 +1206,46 @@ mod tests {
     }
 
     #[test]
+    fn lit_boxes_show_the_reference_surface_each_face_with_the_light_in_front() {
+        let mut mesher = Mesher::new();
+        let palettes: [&[BlockId]; 3] = [
+            &[block::STONE],
+            &[block::STONE, block::DIRT, block::WATER],
+            &[block::WATER, block::SAND, 200, block::AIR],
+        ];
+        for ao in [true, false] {
+            mesher.set_ambient_occlusion(ao);
+            for (i, ids) in palettes.iter().enumerate() {
+                for (j, levels) in [&[0xF0u8][..], &[0xF0, 0x3A], &[0x00, 0x10, 0x2F, 0xFF]].into_iter().enumerate() {
+                    for size in [3, 9, 34] {
+                        let b = random_box((i * 7 + j) as u64, size, ids, 0.5);
+                        let light = random_light((i + j) as u64, &b, levels);
+                        check_against_reference_lit(&b, Some(&light), &mut mesher);
+                    }
+                }
+            }
+        }
+        // One level everywhere merges exactly as without light, and full sky gives the unlit mesh.
+        mesher.set_ambient_occlusion(true);
+        let b = random_box(3, 34, &[block::STONE, block::DIRT], 0.6);
+        let (mut unlit, mut lit) = (ChunkMesh::default(), ChunkMesh::default());
+        mesher.mesh(&b, &mut unlit);
+        mesher.mesh_lit(&b, &random_light(0, &b, &[crate::mesh::FULL_LIGHT]), &mut lit).unwrap();
+        assert_eq!(lit, unlit);
+    }
+
+    #[test]
+    fn light_of_another_box_is_refused_with_both_boxes_named() {
+        let b = random_box(1, 8, &[block::STONE], 0.5);
+        let wrong = LightBuffer::new(b.min() + IVec3::ONE, b.size());
+        let mut out = ChunkMesh::default();
+        let e = Mesher::new().mesh_lit(&b, &wrong, &mut out).unwrap_err();
+        assert!(matches!(e, MeshError::LightBox { .. }));
+        assert!(e.to_string().contains("light covers"), "{e}");
+        assert!(out.is_empty());
+    }
+
+    #[test]
     fn the_generic_class_path_agrees_with_the_fast_one() {
         let mut fast = Mesher::new();
         assert_eq!(fast.single_liquid, Some(block::WATER), "the block table changed: revisit the fast path");
@@ -1197,11 +1326,11 @@ mod tests {
         for b in &boxes {
             let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, true>(b, &mut portable);
+            mesher.mesh_with::<false, true>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
             mesher.set_ambient_occlusion(false);
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, false>(b, &mut portable);
+            mesher.mesh_with::<false, false>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
             mesher.set_ambient_occlusion(true);
             let (mut chosen, mut portable) = (Vec::new(), Vec::new());

@@ -52,12 +52,13 @@
 //! transposes of step 1), `greedy` ([`Mesher`]: steps 1 to 4), `quads` (step 5), `collision`
 //! ([`Mesher::collision_faces`]) and [`bytes`] (surfaces packed for Godot).
 //!
-//! May use: `base` (the layers `preset` to `gen2d` are allowed too, but only the tests use them).
+//! May use: `base`, `light` (the light a face sees; the layers `preset` to `gen2d` are allowed too, but only the tests use them).
 
 mod ao;
 pub mod bytes;
 mod collision;
 mod culled;
+mod error;
 mod greedy;
 mod layout;
 mod materials;
@@ -68,7 +69,10 @@ mod transpose;
 mod types;
 mod voxels;
 
-pub use culled::{mesh_padded_chunk_culled, mesh_padded_chunk_culled_in, mesh_padded_chunk_culled_with};
+pub use culled::{
+    mesh_padded_chunk_culled, mesh_padded_chunk_culled_in, mesh_padded_chunk_culled_lit, mesh_padded_chunk_culled_with,
+};
+pub use error::MeshError;
 pub use greedy::Mesher;
 pub use materials::{BlockLook, MeshMaterials, NO_TEXTURE, UNKNOWN_LOOK, texture_order};
-pub use types::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES, quad_uvs, rgba8};
+pub use types::{ChunkMesh, FACE_NORMALS, FULL_LIGHT, MeshSurface, SURFACE_NAMES, quad_uvs, rgba8};

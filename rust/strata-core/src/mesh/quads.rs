@@ -8,8 +8,9 @@
 
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
+use crate::mesh::greedy::front_offset;
 use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad};
-use crate::mesh::types::{MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
+use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
 use std::mem::MaybeUninit;
 
 /// What step 5 reads to colour a quad.
@@ -17,6 +18,9 @@ use std::mem::MaybeUninit;
 pub(super) struct QuadLooks<'a> {
     /// The voxels (for the block of a quad's first face).
     pub(super) data: &'a [BlockId],
+    /// The packed light of every voxel, laid out as `data`, or empty: every face in open sky
+    /// ([`FULL_LIGHT`]). A quad takes the light in front of its first face (its faces share it).
+    pub(super) light: &'a [u8],
     /// The colour table of [`Mesher`](crate::mesh::Mesher) (its field `colors`).
     pub(super) colors: &'a [[[[u8; 4]; 4]; 6]],
     /// The texture layer table of [`Mesher`](crate::mesh::Mesher) (its field `layers`), as long
@@ -49,7 +53,7 @@ const QUADS_PER_GROWTH: usize = 256;
 impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
     #[inline(always)]
     pub(super) fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
-        let QuadLooks { data, solid, colors, layers, dims: Dims { px, py, pz, .. }, stride } = looks;
+        let QuadLooks { data, light, solid, colors, layers, dims: Dims { px, py, pz, .. }, stride } = looks;
         // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
         // interior only), so its voxel and the rows of the window in front of it lie inside the
         // padded box: checked here once for the unchecked reads in `write`.
@@ -58,11 +62,13 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             "voxels or solid rows short of the padded box"
         );
         assert!(!colors.is_empty() && layers.len() == colors.len(), "colour and layer tables differ");
-        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &*surface;
+        // The voxel in front of an interior voxel is inside the padded box too.
+        assert!(light.is_empty() || light.len() == data.len(), "light and voxels cover different boxes");
+        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &*surface;
         // The vertex arrays grow in step (a quad's vertices go to the same slots in each).
         let n = positions.len();
         assert!(
-            directions.len() == n && colors.len() == n && uvs.len() == n && layers.len() == n,
+            directions.len() == n && colors.len() == n && uvs.len() == n && layers.len() == n && lights.len() == n,
             "vertex arrays of different lengths"
         );
         let (vertex, index) = (positions.len(), indices.len());
@@ -74,8 +80,9 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     #[inline(never)]
     fn grow(&mut self) {
         self.finish();
-        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &mut *self.surface;
         positions.reserve(4 * QUADS_PER_GROWTH);
+        lights.reserve(4 * QUADS_PER_GROWTH);
         directions.reserve(4 * QUADS_PER_GROWTH);
         colors.reserve(4 * QUADS_PER_GROWTH);
         uvs.reserve(4 * QUADS_PER_GROWTH);
@@ -87,6 +94,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             .min(spare(colors.capacity() - self.vertex, 4))
             .min(spare(uvs.capacity() - self.vertex, 4))
             .min(spare(layers.capacity() - self.vertex, 4))
+            .min(spare(lights.capacity() - self.vertex, 4))
             .min(spare(indices.capacity() - self.index, 6));
         self.vertex_limit = self.vertex + 4 * room;
     }
@@ -94,7 +102,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     /// Sets the arrays' lengths to take in the quads written so far.
     #[inline(always)]
     pub(super) fn finish(&mut self) {
-        let MeshSurface { positions, directions, colors, uvs, layers, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &mut *self.surface;
         // SAFETY: `write` wrote every slot from each array's length up to `vertex` (`index` for
         // the indices), inside its capacity (below `vertex_limit`).
         unsafe {
@@ -103,6 +111,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             colors.set_len(self.vertex);
             uvs.set_len(self.vertex);
             layers.set_len(self.vertex);
+            lights.set_len(self.vertex);
             indices.set_len(self.index);
         }
     }
@@ -113,16 +122,25 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         if self.vertex == self.vertex_limit {
             self.grow();
         }
-        let QuadLooks { data, colors, layers, solid, dims: Dims { px, pz, .. }, stride } = self.looks;
+        let QuadLooks { data, light, colors, layers, solid, dims, stride } = self.looks;
+        let Dims { px, pz, .. } = dims;
         let last_id = colors.len() - 1;
         let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
         let placement = QuadPlacement::new::<D>(quad);
         let [x, y, z] = placement.voxel;
         // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
         // the last entry of `colors` (`layers` is as long, checked in `new`).
+        let voxel_index = (y * pz + z) * px + x;
         let (shades, layer) = unsafe {
-            let id = (*data.get_unchecked((y * pz + z) * px + x) as usize).min(last_id);
+            let id = (*data.get_unchecked(voxel_index) as usize).min(last_id);
             (&colors.get_unchecked(id)[D], layers.get_unchecked(id)[D])
+        };
+        // The voxel in front of an interior voxel lies in the padded box (`light` is as long as
+        // `data`, checked in `new`).
+        let face_light = if light.is_empty() {
+            FULL_LIGHT
+        } else {
+            light[(voxel_index as isize + front_offset::<D>(dims)) as usize]
         };
         let corners = placement.corners::<D>();
         let quad_uv = quad_uvs(D, placement.extent_u as f32, placement.extent_v as f32);
@@ -134,8 +152,15 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         } else {
             ([shades[AO_OPEN]; 4], &triangles[0])
         };
-        let MeshSurface { positions, directions, colors: surface_colors, uvs, layers: surface_layers, indices } =
-            &mut *self.surface;
+        let MeshSurface {
+            positions,
+            directions,
+            colors: surface_colors,
+            uvs,
+            layers: surface_layers,
+            lights: surface_lights,
+            indices,
+        } = &mut *self.surface;
         let (at, at_index) = (self.vertex, self.index);
         let first = at as i32;
         // SAFETY: `vertex` is below `vertex_limit`, so each array has capacity for this quad's
@@ -147,6 +172,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
             uvs.as_mut_ptr().add(at).cast::<[[f32; 2]; 4]>().write(quad_uv);
             surface_layers.as_mut_ptr().add(at).cast::<[u16; 4]>().write([layer; 4]);
+            surface_lights.as_mut_ptr().add(at).cast::<[u8; 4]>().write([face_light; 4]);
             quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);
         }
         self.vertex += 4;

@@ -8,7 +8,8 @@ use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
 use crate::base::rng::hash3;
-use crate::mesh::culled::{face_visible, mesh_padded_chunk_culled_in};
+use crate::light::LightBuffer;
+use crate::mesh::culled::{face_visible, mesh_padded_chunk_culled_lit};
 use crate::mesh::greedy::Mesher;
 use crate::mesh::types::{ChunkMesh, FACE_NORMALS, FACES, cross, dot, sub};
 
@@ -26,8 +27,8 @@ pub(super) fn padded_with(points: &[(i32, i32, i32, BlockId)]) -> VoxelBuffer {
 
 /// One visible unit face: voxel (local to the chunk interior), direction, surface (index in
 /// [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES)), its four corner colours (quantised) in the
-/// corner order of [`FACES`], and its texture layer.
-pub(super) type UnitFace = ([i32; 3], usize, usize, [[i32; 4]; 4], u16);
+/// corner order of [`FACES`], its texture layer and its light.
+pub(super) type UnitFace = ([i32; 3], usize, usize, [[i32; 4]; 4], u16, u8);
 
 /// Rasterises every quad of `m` back into unit faces, interpolating the corner colours.
 pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
@@ -38,6 +39,7 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
         assert_eq!(s.positions.len(), s.colors.len());
         assert_eq!(s.positions.len(), s.uvs.len());
         assert_eq!(s.positions.len(), s.layers.len());
+        assert_eq!(s.positions.len(), s.lights.len());
         assert_eq!(s.indices.len(), s.positions.len() / 4 * 6);
         for q in 0..s.positions.len() / 4 {
             let base = q * 4;
@@ -57,6 +59,8 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
             assert_eq!(s.uvs[base..base + 4], crate::mesh::quad_uvs(d, eu, ev), "texture coordinates span the quad");
             let layer = s.layers[base];
             assert!(s.layers[base..base + 4].iter().all(|&l| l == layer));
+            let light = s.lights[base];
+            assert!(s.lights[base..base + 4].iter().all(|&l| l == light), "a quad's corners share its light");
             let c = &s.colors[base..base + 4];
             // In f64, so interpolating between equal corners gives back the corner value.
             let lerp = |sv: f64, tv: f64| -> [i32; 4] {
@@ -76,7 +80,7 @@ pub(super) fn unit_faces(m: &ChunkMesh) -> Vec<UnitFace> {
                     let voxel = plane - lift + u * i + v * j;
                     let corners = [(0, 0), (1, 0), (1, 1), (0, 1)]
                         .map(|(a, b)| lerp((i + a) as f64 / eu as f64, (j + b) as f64 / ev as f64));
-                    out.push(([voxel.x, voxel.y, voxel.z], d, surface, corners, layer));
+                    out.push(([voxel.x, voxel.y, voxel.z], d, surface, corners, layer, light));
                 }
             }
         }
@@ -98,9 +102,21 @@ pub(super) fn assert_clockwise(m: &ChunkMesh) {
 /// Greedy and reference meshes of `b` show the same unit faces (with the mesher's AO setting);
 /// returns (greedy, reference) quads.
 pub(super) fn check_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (usize, usize) {
+    check_against_reference_lit(b, None, mesher)
+}
+
+/// [`check_against_reference`] with light (the light of `b`'s box) in both meshes.
+pub(super) fn check_against_reference_lit(
+    b: &VoxelBuffer,
+    light: Option<&LightBuffer>,
+    mesher: &mut Mesher,
+) -> (usize, usize) {
     let (mut g, mut r) = (ChunkMesh::default(), ChunkMesh::default());
-    mesher.mesh(b, &mut g);
-    mesh_padded_chunk_culled_in(b, mesher.materials(), &mut r, mesher.ambient_occlusion());
+    match light {
+        Some(l) => mesher.mesh_lit(b, l, &mut g).expect("light covers the box"),
+        None => mesher.mesh(b, &mut g),
+    }
+    mesh_padded_chunk_culled_lit(b, mesher.materials(), light, &mut r, mesher.ambient_occlusion());
     let (gf, rf) = (unit_faces(&g), unit_faces(&r));
     assert_eq!(rf.len(), r.quad_count());
     assert!(gf.windows(2).all(|w| w[0] != w[1]), "overlapping quads");
@@ -112,7 +128,7 @@ pub(super) fn check_against_reference(b: &VoxelBuffer, mesher: &mut Mesher) -> (
     assert_clockwise(&g);
     assert!(g.quad_count() <= r.quad_count());
     // Never a face against a block that hides it, halo included.
-    for &(p, d, _, _, _) in &gf {
+    for &(p, d, _, _, _, _) in &gf {
         let at = IVec3::new(p[0], p[1], p[2]) + IVec3::ONE;
         let (id, nb) = (b.get_local(at), b.get_local(at + FACES[d].0));
         assert!(face_visible(mesher.materials(), id, nb), "hidden face at {p:?} dir {d}: {id} against {nb}");
@@ -133,4 +149,20 @@ pub(super) fn random_box(seed: u64, size: i32, ids: &[BlockId], fill: f32) -> Vo
         }
     }
     b
+}
+
+/// A light buffer over `b`'s box with each voxel's byte drawn from `levels` by a hash of its
+/// position (few levels: neighbouring faces often agree, so merging is exercised both ways).
+pub(super) fn random_light(seed: u64, b: &VoxelBuffer, levels: &[u8]) -> LightBuffer {
+    let (min, size) = (b.min(), b.size());
+    let mut data = Vec::with_capacity(size.volume());
+    for y in 0..size.y {
+        for z in 0..size.z {
+            for x in 0..size.x {
+                let h = hash3(seed, 11, x, y, z);
+                data.push(levels[(h % levels.len() as u64) as usize]);
+            }
+        }
+    }
+    LightBuffer::from_data(min, size, &data)
 }

@@ -22,8 +22,16 @@ pub struct MeshSurface {
     /// Per vertex: the texture-array layer of its face
     /// ([`BlockLook::layers`](crate::mesh::BlockLook::layers)).
     pub layers: Vec<u16>,
+    /// Per vertex: the light its face sees, packed as [`Light`](crate::light::Light)
+    /// (`sky << 4 | block`): that of the voxel the face looks into, the same at all four
+    /// corners. [`FULL_LIGHT`] (open sky, no block light) when meshed without light.
+    pub lights: Vec<u8>,
     pub indices: Vec<i32>,
 }
+
+/// The light of a face meshed without light: open sky (15), no block light, packed as
+/// [`Light`](crate::light::Light).
+pub const FULL_LIGHT: u8 = 0xF0;
 
 /// The normal of each face direction, in the order of [`MeshSurface::directions`].
 pub const FACE_NORMALS: [[f32; 3]; 6] =
@@ -46,6 +54,7 @@ impl MeshSurface {
         self.colors.clear();
         self.uvs.clear();
         self.layers.clear();
+        self.lights.clear();
         self.indices.clear();
     }
 
@@ -64,8 +73,16 @@ impl MeshSurface {
     }
 
     /// Appends a quad with corners `c` (any winding, corner order of [`FACES`]), face direction
-    /// `d`, colour and texture layer.
-    pub(super) fn push_quad(&mut self, c: [[f32; 3]; 4], d: usize, color: [f32; 4], ao: [f32; 4], layer: u16) {
+    /// `d`, colour, texture layer and light (packed, see [`MeshSurface::lights`]).
+    pub(super) fn push_quad(
+        &mut self,
+        c: [[f32; 3]; 4],
+        d: usize,
+        color: [f32; 4],
+        ao: [f32; 4],
+        layer: u16,
+        light: u8,
+    ) {
         let e1 = sub(c[1], c[0]);
         let e2 = sub(c[2], c[0]);
         let counter_clockwise = dot(cross(e1, e2), FACE_NORMALS[d]) > 0.0;
@@ -80,6 +97,7 @@ impl MeshSurface {
         let extent = |a: IVec3| dot(sub(c[2], c[0]), [a.x as f32, a.y as f32, a.z as f32]).abs();
         self.uvs.extend_from_slice(&quad_uvs(d, extent(u), extent(v)));
         self.layers.extend_from_slice(&[layer; 4]);
+        self.lights.extend_from_slice(&[light; 4]);
         self.indices.extend_from_slice(&triangles.map(|t| base + t));
     }
 }
