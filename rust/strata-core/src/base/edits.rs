@@ -97,6 +97,39 @@ impl EditMap {
         out
     }
 
+    /// Every edit in the columns `[min_x, min_x + size_x) × [min_z, min_z + size_z)` at or above
+    /// `min_y` (what lighting a box needs: its own edits and those above it).
+    pub fn edits_in_columns_from(
+        &self,
+        min_x: i32,
+        min_z: i32,
+        size_x: i32,
+        size_z: i32,
+        min_y: i32,
+    ) -> Vec<(IVec3, BlockId)> {
+        let (max_x, max_z) = (min_x.saturating_add(size_x), min_z.saturating_add(size_z));
+        let (lo, hi) = (
+            ChunkCoord::containing(IVec3::new(min_x, min_y, min_z)),
+            ChunkCoord::containing(IVec3::new(max_x.saturating_sub(1), min_y, max_z.saturating_sub(1))),
+        );
+        let mut out = Vec::new();
+        for (coord, m) in &self.chunks {
+            if coord.x < lo.x || coord.x > hi.x || coord.z < lo.z || coord.z > hi.z || coord.y < lo.y {
+                continue;
+            }
+            for (&i, &id) in m {
+                let p = coord.min_voxel() + local_from_index(i);
+                if p.x >= min_x && p.x < max_x && p.z >= min_z && p.z < max_z && p.y >= min_y {
+                    out.push((p, id));
+                }
+            }
+        }
+        // The map's order is not fixed; the order edits are applied in must not matter, but a
+        // fixed one keeps jobs reproducible.
+        out.sort_unstable_by_key(|&(p, _)| (p.y, p.z, p.x));
+        out
+    }
+
     /// Every edit in the vertical column (x, z), any height.
     pub fn edits_in_column(&self, x: i32, z: i32) -> Vec<(IVec3, BlockId)> {
         let probe = IVec3::new(x, 0, z);

@@ -3,10 +3,13 @@
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
-//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh`.
+//! Light for streamed chunks comes from [`lighting`].
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`.
 
 pub mod far_mesh;
 pub mod far_policy;
+pub mod lighting;
 pub mod query;
 pub mod scheduler;
 pub mod stream2d;

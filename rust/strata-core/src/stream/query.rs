@@ -15,6 +15,7 @@ use crate::base::edits::EditMap;
 use crate::gen3d::pipeline::Generator;
 use crate::light::{LIGHT_MAX, LIGHT_REACH, Light, LightBuffer, LightProps, LightScratch, SkyExposure};
 use crate::mesh::{ChunkMesh, Mesher};
+use crate::stream::lighting::{LightInputScratch, edits_for_light, light_inputs};
 
 /// How far below the highest candidate [`top_solid_y`] looks for ground (a dug-out shaft or a
 /// cave under the surface), in voxels.
@@ -59,17 +60,13 @@ pub fn generated_chunk_mesh(generator: &Generator, c: ChunkCoord, ambient_occlus
     mesh
 }
 
-/// Voxels of the slabs [`light_at`] walks down through to find where each column's sky ends.
-const EXPOSURE_SLAB: i32 = 32;
-
 /// The light at `p` (sky and block, `0..=15` each) with `edits` over the generated world: what
 /// lighting the whole world gives there, from the voxels within [`LIGHT_REACH`] of `p` and the
 /// sky exposure of their columns (law: Seamless: the light of a chunk and of any box around it
 /// agree, [`crate::light`]). Beyond the world's bounds the world is air under open sky.
 ///
-/// The exposure is found by walking each column down from above its highest ground, water or
-/// edited block, a slab at a time, until something stops the sky: typically one or two slabs
-/// of 29 × 32 × 29 voxels besides the 29³ box itself.
+/// Generates the 29³ box around `p`, plus a slab or two above it where the ground rises higher
+/// ([`crate::stream::lighting::light_inputs`]).
 pub fn light_at(
     generator: &Generator,
     edits: Option<&EditMap>,
@@ -79,51 +76,12 @@ pub fn light_at(
     if !crate::base::coords::voxel_in_world(p) {
         return Ok(Light::new(LIGHT_MAX, 0));
     }
-    let side = 2 * LIGHT_REACH + 1;
-    let min = p - IVec3::splat(LIGHT_REACH);
-    let n = side as usize;
-    let column_edits: Vec<(IVec3, BlockId)> = match edits {
-        Some(e) => (0..side)
-            .flat_map(|dz| (0..side).map(move |dx| (dx, dz)))
-            .flat_map(|(dx, dz)| e.edits_in_column(min.x + dx, min.z + dz))
-            .collect(),
-        None => Vec::new(),
-    };
-    let apply = |buf: &mut VoxelBuffer| {
-        for &(q, id) in &column_edits {
-            buf.set(q, id);
-        }
-    };
-    // Above every column's ground, water and edited blocks the world is clear to the sky.
-    let grid = generator.column_grid(min.x, min.z, side, side);
-    let water = &generator.preset().water;
-    let sea = if water.enabled { water.sea_level } else { i32::MIN };
-    let ground = grid.columns.iter().map(|c| c.surface.max(sea)).max().unwrap_or(0);
-    let edited = column_edits.iter().filter(|(_, id)| !props.is_clear(*id)).map(|(q, _)| q.y).max();
-    let box_top = min.y + side;
-    let mut top = ground.max(edited.unwrap_or(i32::MIN)).saturating_add(1).max(box_top);
-    // Walk down from `top` to the box, slab by slab, until every column is closed.
-    let mut clear_from = vec![box_top; n * n];
-    let mut open: Vec<bool> = vec![true; n * n];
-    while top > box_top && open.iter().any(|&o| o) {
-        let bottom = (top - EXPOSURE_SLAB).max(box_top);
-        let mut slab = generator.generate_box(IVec3::new(min.x, bottom, min.z), IVec3::new(side, top - bottom, side));
-        apply(&mut slab);
-        for (i, still_open) in open.iter_mut().enumerate().filter(|(_, o)| **o) {
-            let (x, z) = (min.x + (i % n) as i32, min.z + (i / n) as i32);
-            if let Some(y) = (bottom..top).rev().find(|&y| !props.is_clear(slab.get(IVec3::new(x, y, z)).unwrap_or(0)))
-            {
-                clear_from[i] = y + 1;
-                *still_open = false;
-            }
-        }
-        top = bottom;
-    }
-    let mut voxels = generator.generate_box(min, IVec3::splat(side));
-    apply(&mut voxels);
+    let (min, size) = (p - IVec3::splat(LIGHT_REACH), IVec3::splat(2 * LIGHT_REACH + 1));
+    let box_edits = edits.map(|e| edits_for_light(e, min, size)).unwrap_or_default();
+    let mut voxels = VoxelBuffer::new(min, size);
     let mut sky = SkyExposure::default();
+    light_inputs(generator, &box_edits, props, (min, size), &mut voxels, &mut sky, &mut LightInputScratch::default())?;
     let mut out = LightBuffer::default();
-    crate::light::sky_exposure(&voxels, props, &clear_from, &mut sky)?;
     crate::light::light_region(&voxels, &sky, props, &mut out, &mut LightScratch::default())?;
     Ok(out.get(p).unwrap_or_default())
 }

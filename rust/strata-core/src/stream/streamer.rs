@@ -16,7 +16,7 @@
 //! levels never opens a hole. With `adaptive_far`, [`AdaptiveFar`] drops a far level while the
 //! near field cannot keep up and restores it when the workers idle.
 //!
-//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh` and the other `stream` modules.
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
@@ -26,10 +26,12 @@ use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scatter::ScatterInstance;
 use crate::gen3d::scratch::GenScratch;
+use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LodColumn, LodLayout};
+use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crossbeam_channel::{Receiver, Sender};
@@ -100,6 +102,10 @@ pub struct StreamConfig {
     /// by default [`MeshMaterials::shared_default`]. Change it while streaming with
     /// [`Streamer::set_mesh_materials`].
     pub mesh_materials: Arc<MeshMaterials>,
+    /// Sky and block light baked into near chunks' meshes ([`crate::stream::lighting`]): what
+    /// each block does to light. `None` (the default): every face under open sky. Far columns
+    /// are always under open sky. Change it while streaming with [`Streamer::set_light`].
+    pub light: Option<Arc<LightProps>>,
 }
 
 impl Default for StreamConfig {
@@ -117,6 +123,7 @@ impl Default for StreamConfig {
             adaptive_far: false,
             ambient_occlusion: true,
             mesh_materials: MeshMaterials::shared_default(),
+            light: None,
         }
     }
 }
@@ -194,7 +201,11 @@ pub struct ChunkResult {
     pub collision: Option<Vec<[f32; 3]>>,
     /// The mesh in Godot's stored form ([`StreamConfig::pack_surfaces`]).
     pub packed: Option<MeshBytes>,
+    /// Generating the chunk, its light included.
     pub gen_us: u32,
+    /// Of `gen_us`, lighting the chunk: generating its margin and the slabs above, and
+    /// propagating ([`StreamConfig::light`]; 0 without).
+    pub light_us: u32,
     pub mesh_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made).
     pub is_update: bool,
@@ -257,6 +268,10 @@ pub struct JobData {
     ambient_occlusion: bool,
     /// Mesh with these materials ([`StreamConfig::mesh_materials`] when the job was sent).
     materials: Arc<MeshMaterials>,
+    /// Light the chunk with these properties ([`StreamConfig::light`] when the job was sent);
+    /// then `edits` holds every edit the light box needs
+    /// ([`crate::stream::lighting::edits_for_light`]).
+    light: Option<Arc<LightProps>>,
 }
 
 impl Default for JobData {
@@ -266,6 +281,7 @@ impl Default for JobData {
             collision: false,
             ambient_occlusion: true,
             materials: MeshMaterials::shared_default(),
+            light: None,
         }
     }
 }
@@ -490,6 +506,27 @@ impl Streamer {
         &self.config.mesh_materials
     }
 
+    /// Bakes light with `light` from now on (`None`: open sky everywhere) and remeshes every
+    /// loaded or pending near chunk, as [`Streamer::set_mesh_materials`] does. Nothing happens
+    /// when it is the setting in use.
+    pub fn set_light(&mut self, light: Option<Arc<LightProps>>) {
+        let same = match (&self.config.light, &light) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b) || **a == **b,
+            _ => false,
+        };
+        if same {
+            return;
+        }
+        self.config.light = light;
+        self.remesh_all(|k| matches!(k, StreamKey::Near(_)));
+    }
+
+    /// The light properties meshes are lit with, if any.
+    pub fn light(&self) -> Option<&Arc<LightProps>> {
+        self.config.light.as_ref()
+    }
+
     /// Tells the adaptive far view whether frames are too slow now (the host's measure, e.g. a
     /// smoothed frame time over its target).
     pub fn set_frame_pressure(&mut self, slow: bool) {
@@ -619,10 +656,16 @@ impl Streamer {
         let materials = config.mesh_materials.clone();
         match key {
             StreamKey::Near(c) => JobData {
-                edits: Self::edits_for(edits, c),
+                edits: if config.light.is_some() {
+                    let (min, size) = ChunkLighter::input_box(c);
+                    edits_for_light(edits, min, size)
+                } else {
+                    Self::edits_for(edits, c)
+                },
                 collision: collision || Self::wants_collision(viewer, config.collision_distance, c),
                 ambient_occlusion,
                 materials,
+                light: config.light.clone(),
             },
             StreamKey::Far(_) => JobData { ambient_occlusion, materials, ..JobData::default() },
         }
@@ -753,11 +796,28 @@ impl Streamer {
         self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false));
     }
 
-    /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh.
+    /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh, and with light
+    /// ([`StreamConfig::light`]) every loaded chunk whose light the edit can change: those
+    /// within [`crate::light::LIGHT_REACH`] of `p` and of the part of its column that the sky
+    /// newly reaches or no longer reaches ([`LightEdit`]; the column's exposure before and after
+    /// is found by walking its voxels, [`column_exposure`]).
     pub fn set_voxel(&mut self, p: IVec3, id: BlockId) {
+        let before = self
+            .config
+            .light
+            .as_ref()
+            .map(|props| column_exposure(&self.generator, Some(&self.edits), props, p.x, p.z));
         self.edits.set(p, id);
+        let mut chunks = EditMap::chunks_touching(p);
+        if let (Some(props), Some(exposure_before)) = (&self.config.light, before) {
+            let exposure_after = column_exposure(&self.generator, Some(&self.edits), props, p.x, p.z);
+            let edit = LightEdit { pos: p, exposure_before, exposure_after };
+            chunks.extend(edit.chunks().into_iter().filter(|c| self.scheduler.is_loaded(StreamKey::Near(*c))));
+            chunks.sort_unstable();
+            chunks.dedup();
+        }
         let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
-        for c in EditMap::chunks_touching(p) {
+        for c in chunks {
             self.scheduler
                 .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
         }
@@ -777,6 +837,7 @@ struct Scratch {
     generation: GenScratch,
     far: FarScratch,
     mesher: Mesher,
+    lighter: ChunkLighter,
 }
 
 impl Scratch {
@@ -787,6 +848,7 @@ impl Scratch {
             generation: GenScratch::default(),
             far: FarScratch::default(),
             mesher: Mesher::new(),
+            lighter: ChunkLighter::default(),
         }
     }
 }
@@ -832,7 +894,7 @@ fn build_chunk(
     pack: bool,
     buffers: MeshBuffers,
 ) -> Option<ChunkResult> {
-    let Scratch { padded, columns, generation, mesher, .. } = scratch;
+    let Scratch { padded, columns, generation, mesher, lighter, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
@@ -847,6 +909,7 @@ fn build_chunk(
             collision,
             packed: None,
             gen_us,
+            light_us: 0,
             mesh_us: 0,
             is_update: job.is_update,
             job_id: job.id,
@@ -856,6 +919,16 @@ fn build_chunk(
     apply_edits(padded, &job.payload.edits);
     let mut scatter = if sky { Vec::new() } else { generator.scatter_chunk_with_columns(job.coord, columns) };
     scatter.retain(|s| standing_on_ground(padded, s));
+    if job.is_cancelled() {
+        return None;
+    }
+    // A box of one block shows no face: nothing to light.
+    let t_light = Instant::now();
+    let light = match &job.payload.light {
+        Some(props) if !is_uniform(padded) => lighter.light_chunk(generator, job.coord, &job.payload.edits, props).ok(),
+        _ => None,
+    };
+    let light_us = if job.payload.light.is_some() { t_light.elapsed().as_micros() as u32 } else { 0 };
     let gen_us = t0.elapsed().as_micros() as u32;
     if job.is_cancelled() {
         return None;
@@ -863,7 +936,10 @@ fn build_chunk(
     let t1 = Instant::now();
     mesher.set_ambient_occlusion(job.payload.ambient_occlusion);
     mesher.set_materials(job.payload.materials.clone());
-    mesher.mesh(padded, &mut mesh);
+    // The light covers exactly the padded box (both are the chunk and its shell).
+    if light.is_none_or(|l| mesher.mesh_lit(padded, l, &mut mesh).is_err()) {
+        mesher.mesh(padded, &mut mesh);
+    }
     let collision = collision.map(|mut faces| {
         mesher.collision_faces(padded, &mut faces);
         faces
@@ -880,10 +956,17 @@ fn build_chunk(
         collision,
         packed,
         gen_us,
+        light_us,
         mesh_us,
         is_update: job.is_update,
         job_id: job.id,
     })
+}
+
+/// True when every voxel of `b` is the same block.
+fn is_uniform(b: &VoxelBuffer) -> bool {
+    let d = b.data();
+    d.first().is_none_or(|&first| d.iter().all(|&v| v == first))
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground
