@@ -26,7 +26,7 @@ use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
     ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D,
-    Node3D, StaticBody3D,
+    Node3D, ShaderMaterial, StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -38,6 +38,7 @@ use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
+use strata_core::light::LightProps;
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::stream::far_mesh::FarMesh;
@@ -89,12 +90,26 @@ pub struct ChunkWorld {
     block_library: Option<Gd<BlockLibrary>>,
     /// A material for every chunk surface in place of the addon's block shaders (which sample
     /// the library's texture array): a user's own shader reads `UV` (in voxels), `UV2.x` (the
-    /// face's layer in `BlockLibrary.build_texture_array()`), `COLOR` (face shade and ambient
-    /// occlusion; a block without textures also its colour) and `NORMAL`. Setting it redraws
-    /// the world; edits are kept.
+    /// face's layer in `BlockLibrary.build_texture_array()`), `UV2.y` (the face's light: sky
+    /// light × 16 + block light, each 0–15, the same at all four corners), `COLOR` (face shade
+    /// and ambient occlusion; a block without textures also its colour) and `NORMAL`. Setting
+    /// it redraws the world; edits are kept.
     #[var(set)]
     #[export]
     material_override: Option<Gd<Material>>,
+    /// Sky and block light baked into the chunk meshes: caves are dark, light spreads from the
+    /// open sky and from emissive blocks (the library's `light_emission`), and edits relight
+    /// the chunks around them. Off: every face is lit as under open sky. Changing it remeshes
+    /// the loaded world in the background.
+    #[var(set)]
+    #[export]
+    light_enabled: bool,
+    /// How much of the sky's light is day: 1 at noon, 0 at midnight (the block shaders' uniform
+    /// `daylight`). Sky light is scaled by it in the shader, so torches stand out at night;
+    /// 0 to 1 (clamped with a warning).
+    #[var(set)]
+    #[export(range = (0.0, 1.0))]
+    daylight: f64,
     /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
     /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
     #[var(set)]
@@ -200,6 +215,8 @@ impl INode3D for ChunkWorld {
             viewer: NodePath::default(),
             block_library: None,
             material_override: None,
+            light_enabled: true,
+            daylight: 1.0,
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -666,6 +683,23 @@ impl ChunkWorld {
     }
 
     #[func]
+    fn set_light_enabled(&mut self, value: bool) {
+        self.light_enabled = value;
+        let props = self.light_props();
+        if let Some(s) = &mut self.streamer {
+            s.set_light(props);
+        }
+    }
+
+    #[func]
+    fn set_daylight(&mut self, value: f64) {
+        self.daylight = world_host::float_in_range("ChunkWorld", "daylight", value, 0.0, 1.0, self.daylight);
+        if let Some(m) = &self.surface_materials {
+            set_daylight_on(m, self.daylight);
+        }
+    }
+
+    #[func]
     fn set_memory_budget_mb(&mut self, value: i64) {
         let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
         self.memory_budget_mb = world_host::int_in_range("ChunkWorld", "memory_budget_mb", value, lo, hi);
@@ -767,7 +801,7 @@ impl ChunkWorld {
     /// once in `last_error()` by what reported it).
     fn light(&mut self, p: Vector3i) -> Option<strata_core::light::Light> {
         let g = self.generator()?;
-        let props = strata_core::light::LightProps::from_library(&*self.library().ok()?);
+        let props = LightProps::from_library(&*self.library().ok()?);
         let edits = self.edits();
         strata_core::stream::query::light_at(&g, edits, &props, IVec3::new(p.x, p.y, p.z)).ok()
     }
@@ -807,6 +841,7 @@ impl ChunkWorld {
             ambient_occlusion: self.ambient_occlusion,
             pack_surfaces: true,
             mesh_materials: self.mesh_materials(),
+            light: self.light_props(),
             ..StreamConfig::default()
         };
         let mut s = match Streamer::new(generator, config) {
@@ -946,8 +981,19 @@ impl ChunkWorld {
                 }
             }
         };
+        set_daylight_on(&built, self.daylight);
         self.surface_materials = Some(built.clone());
         built
+    }
+
+    /// What light the workers bake: the library's opacity and emission, when `light_enabled`
+    /// (an invalid library: none, as it meshes with the default materials).
+    fn light_props(&self) -> Option<Arc<LightProps>> {
+        if !self.light_enabled {
+            return None;
+        }
+        let library = self.library().ok()?;
+        Some(Arc::new(LightProps::from_library(&library)))
     }
 
     /// What the workers mesh with: the library's blocks, each face's texture layer in
@@ -1142,6 +1188,16 @@ impl ChunkWorld {
 
 /// `STRATA_TRACE=MS`: print the frames whose streaming work took longer than MS (10 when the
 /// value is not a number). Read once per process.
+/// Sets the block shaders' `daylight` uniform on those of `materials` that are shader materials
+/// (a user's override gets it too, if its shader declares it).
+fn set_daylight_on(materials: &SurfaceMaterials, daylight: f64) {
+    for m in materials {
+        if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
+            shader.set_shader_parameter("daylight", &(daylight as f32).to_variant());
+        }
+    }
+}
+
 fn trace_threshold_ms() -> Option<f64> {
     static THRESHOLD: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
     *THRESHOLD.get_or_init(|| std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0)))

@@ -4,8 +4,10 @@
 //! The vertex attributes they read (and a user's own shader in `ChunkWorld.material_override`
 //! may read): `UV` in voxels (a merged quad repeats its texture once a voxel), `UV2.x` the
 //! face's layer in the texture array (past its last layer: no texture, use `COLOR`), `UV2.y`
-//! the light (1.0 until light is baked into meshes), `COLOR` the face shade and ambient
-//! occlusion (times the block's colour for a block without textures), `NORMAL`.
+//! the face's light (sky light × 16 + block light, 0–15 each; 240 = open sky, no block light,
+//! when `ChunkWorld.light_enabled` is off), `COLOR` the face shade and ambient occlusion (times
+//! the block's colour for a block without textures), `NORMAL`. The shaders' `daylight` uniform
+//! (`ChunkWorld.daylight`) scales sky light.
 //!
 //! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`.
 

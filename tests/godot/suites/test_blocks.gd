@@ -183,6 +183,7 @@ func test_the_block_shaders_compile() -> void:
 		assert_true(
 			names.has("block_textures"), "%s samples the texture array: %s" % [shader_name, names]
 		)
+		assert_true(names.has("daylight"), "%s scales sky light by daylight" % shader_name)
 
 
 ## The first chunk mesh of `w` with a surface, or null.
@@ -220,3 +221,81 @@ func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
 	mesh = _a_chunk_mesh(w)
 	assert_eq(mesh.surface_get_material(mesh.surface_find_by_name("opaque")), own, "the override")
 	assert_eq(w.get_voxel(Vector3i(1, 120, 1)), 1, "the edit is kept")
+
+
+## The light bytes (sky × 16 + block) of the upward faces of the chunk mesh holding voxel `p`
+## whose quads start at `p`'s top: what UV2.y carries there, or -1 when no such face is drawn.
+func _baked_top_light(w: ChunkWorld, p: Vector3i) -> int:
+	var c := ChunkWorld.chunk_of(Vector3(p))
+	var node := w.get_node_or_null("chunk_%d_%d_%d" % [c.x, c.y, c.z]) as MeshInstance3D
+	if node == null or node.mesh == null:
+		return -1
+	var mesh := node.mesh as ArrayMesh
+	var size := ChunkWorld.chunk_size()
+	var local := Vector3(p - c * size)
+	for s in mesh.get_surface_count():
+		var arrays := mesh.surface_get_arrays(s)
+		var positions: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
+		var normals: PackedVector3Array = arrays[Mesh.ARRAY_NORMAL]
+		var uv2: PackedVector2Array = arrays[Mesh.ARRAY_TEX_UV2]
+		for q in range(0, positions.size(), 4):
+			if normals[q].y < 0.5:
+				continue
+			var lo := positions[q].min(positions[q + 1]).min(positions[q + 2]).min(positions[q + 3])
+			var hi := positions[q].max(positions[q + 1]).max(positions[q + 2]).max(positions[q + 3])
+			var inside := local.x >= lo.x and local.x < hi.x and local.z >= lo.z and local.z < hi.z
+			if inside and is_equal_approx(lo.y, local.y + 1.0):
+				return int(round(uv2[q].y))
+	return -1
+
+
+func test_meshes_carry_light_and_a_torch_relights_them() -> void:
+	var w := _world(BlockLibrary.create_default())
+	var x := 10
+	var z := 10
+	var floor_y := int(w.get_height(x, z)) - 40
+	var stone := w.get_block_id("stone")
+	# A 5×3×5 room walled in stone, deep underground.
+	for dy in range(-1, 4):
+		for dz in range(-3, 4):
+			for dx in range(-3, 4):
+				var inside := dy >= 0 and dy <= 2 and absi(dx) <= 2 and absi(dz) <= 2
+				w.set_voxel(Vector3i(x + dx, floor_y + dy, z + dz), 0 if inside else stone)
+	var v := Node3D.new()
+	keep(v)
+	add_child(v)
+	v.position = Vector3(x, floor_y, z)
+	w.viewer = w.get_path_to(v)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams the room")
+	# The floor voxel two steps from the room's middle: its top face looks into the room.
+	var floor_voxel := Vector3i(x + 2, floor_y - 1, z + 2)
+	assert_eq(_baked_top_light(w, floor_voxel), 0, "a sealed room is dark in its mesh")
+	w.set_voxel(Vector3i(x, floor_y + 1, z), w.get_block_id("torch"))
+	assert_true(await wait_until(w.is_area_ready, 60.0), "relit")
+	var want := w.get_light(floor_voxel + Vector3i.UP)
+	assert_eq(want, 14 - 5, "the torch's light five steps away")
+	assert_eq(_baked_top_light(w, floor_voxel), want, "the mesh carries the block light (sky 0)")
+	w.set_voxel(Vector3i(x, floor_y + 1, z), 0)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "relit again")
+	assert_eq(_baked_top_light(w, floor_voxel), 0, "dark again without the torch")
+	# Light off: every face as under open sky (sky 15 × 16).
+	w.light_enabled = false
+	assert_true(await wait_until(w.is_area_ready, 60.0), "remeshed")
+	assert_eq(_baked_top_light(w, floor_voxel), 15 * 16, "unlit meshes see the open sky")
+
+
+func test_daylight_reaches_the_block_shaders_and_is_clamped() -> void:
+	var w := _world(null)
+	var v := Node3D.new()
+	keep(v)
+	add_child(v)
+	w.viewer = w.get_path_to(v)
+	w.set_voxel(Vector3i(1, 120, 1), 1)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
+	w.daylight = 0.25
+	var mesh := _a_chunk_mesh(w)
+	var material := mesh.surface_get_material(mesh.surface_find_by_name("opaque")) as ShaderMaterial
+	assert_near(float(material.get_shader_parameter("daylight")), 0.25, 1e-6, "set on the material")
+	w.daylight = 7.0
+	assert_eq(w.daylight, 1.0, "clamped to 1")
+	assert_near(float(material.get_shader_parameter("daylight")), 1.0, 1e-6, "and passed on")
