@@ -30,9 +30,19 @@ var day := 0
 var weather_tint := Color.WHITE
 var weather_fog_density := 0.0
 var weather_fog_color := Color(0.7, 0.7, 0.7)
-## 1 in the open, lower underground (set by the game): scales sun and ambient light, so caves
-## are dark even where the shadow map does not reach.
+## Scales the sun and the ambient light (1 = as the time of day says). Caves need no dimming:
+## the block shaders scale the sky's light by each face's baked sky light.
 var shade := 1.0
+## How much of the sky's light the air around the camera holds (fog colour): 1 in the open,
+## falling with the camera's sky light in caves ([method sky_share]), so a cave's air is dark.
+var fog_shade := 1.0
+## How far the sun's shadows reach, in metres (the game sets it to its view: near chunks and
+## far view), spread over four cascades so near shadows stay sharp.
+var shadow_distance := 120.0:
+	set(value):
+		shadow_distance = maxf(value, 20.0)
+		if sun != null:
+			sun.directional_shadow_max_distance = shadow_distance
 
 var sun: DirectionalLight3D
 var moon: DirectionalLight3D
@@ -44,7 +54,13 @@ func _ready() -> void:
 	sun = DirectionalLight3D.new()
 	sun.name = "Sun"
 	sun.shadow_enabled = true
-	sun.directional_shadow_max_distance = 120.0
+	sun.directional_shadow_mode = DirectionalLight3D.SHADOW_PARALLEL_4_SPLITS
+	# Cascades at 3 %, 10 % and 30 % of the distance: sharp at the feet, mountains to the horizon.
+	sun.directional_shadow_split_1 = 0.03
+	sun.directional_shadow_split_2 = 0.10
+	sun.directional_shadow_split_3 = 0.30
+	sun.directional_shadow_blend_splits = true
+	sun.directional_shadow_max_distance = shadow_distance
 	add_child(sun)
 	moon = DirectionalLight3D.new()
 	moon.name = "Moon"
@@ -166,8 +182,14 @@ func _update_visuals() -> void:
 	var fog_color := horizon
 	if weather_fog_density > 0.0:
 		fog_color = fog_color.lerp(weather_fog_color * lerpf(0.2, 1.0, f), 0.8)
-	environment.fog_light_color = fog_color
+	environment.fog_light_color = fog_color * fog_shade
 	environment.fog_density = 0.002 + weather_fog_density
+
+
+## The share of the sky's light at sky light `level` (0–15), as the block shaders reckon it:
+## 80 % per level below 15, none at 0.
+static func sky_share(level: int) -> float:
+	return 0.0 if level <= 0 else pow(0.8, 15.0 - float(level))
 
 
 func _point_light(light: DirectionalLight3D, toward: Vector3) -> void:

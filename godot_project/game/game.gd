@@ -111,11 +111,33 @@ func _on_world_setup_finished() -> void:
 		print("cave: ", cave)
 		if cave != Vector3.INF:
 			player.global_position = cave
+	if args.torches:
+		_place_torches_around(player.global_position)
 	lantern.start()
 	if not is_nan(args.look_down_deg):
 		player.head.rotation.x = deg_to_rad(-args.look_down_deg)
 	if args.shot_path != "":
 		_scripted_shot.call_deferred(args.shot_path)
+
+
+func _process(_delta: float) -> void:
+	# Sky light in the block shaders follows the time of day.
+	world.daylight = day_night.get_daylight()
+
+
+## Torches on the ground a few steps around `p` (for the scripted cave and night shots).
+func _place_torches_around(p: Vector3) -> void:
+	var torch := world.get_block_id("torch")
+	for offset: Vector2i in [Vector2i(4, 0), Vector2i(-4, 2), Vector2i(1, -5)]:
+		var x := floori(p.x) + offset.x
+		var z := floori(p.z) + offset.y
+		# The first open voxel above solid ground, searching from the player's height.
+		for dy in range(6, -10, -1):
+			var at := Vector3i(x, floori(p.y) + dy, z)
+			var below := world.get_voxel(at + Vector3i.DOWN)
+			if world.get_voxel(at) == 0 and below != 0 and world.get_block_name(below) != "water":
+				world.set_voxel(at, torch)
+				break
 
 
 func _on_pause_menu_save_requested() -> void:
@@ -158,6 +180,16 @@ func _apply_settings() -> void:
 	world.ambient_occlusion = bool(GameState.get_setting("smooth_lighting"))
 	if loaded:
 		world.view_distance = _full_view_distance()
+	_update_shadow_reach()
+
+
+## Sun shadows reach as far as the world is drawn (near chunks and far view), up to 2 km, so
+## mountains shade valleys at sunset at every distance.
+func _update_shadow_reach() -> void:
+	var reach := (
+		float(_full_view_distance() * ChunkWorld.chunk_size()) * pow(2.0, world.far_view_levels)
+	)
+	day_night.shadow_distance = minf(reach, 2048.0)
 
 
 ## The user's view distance, unless the run overrides it.

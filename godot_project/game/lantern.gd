@@ -1,6 +1,5 @@
-## The player's lantern, and how dark it is around them: underground the sun and the ambient
-## light fade (`DayNight.shade`), so caves are dark even where the shadow map does not reach;
-## the lantern lights up underground and at night.
+## The player's lantern: it lights up underground and at night. (Caves are dark by the sky light
+## baked into the world's meshes; the lantern is a light of its own, so it lights them.)
 class_name Lantern
 extends OmniLight3D
 
@@ -37,4 +36,5 @@ func update_now() -> void:
 	var p := body.global_position
 	var depth := world.get_height(p.x, p.z) - p.y
 	visible = depth > UNDERGROUND_DEPTH or day_night.get_daylight() < NIGHT_DAYLIGHT
-	day_night.shade = 1.0 - clampf((depth - 2.0) / 10.0, 0.0, 0.9)
+	var eye := Vector3i(global_position.floor())
+	day_night.fog_shade = DayNight.sky_share(world.get_sky_light(eye))

@@ -21,6 +21,7 @@ var auto_time := NAN
 var cave := false
 var look_down_deg := NAN
 var shot_path := ""
+var torches := false
 
 
 ## The arguments of this run.
@@ -54,4 +55,6 @@ static func parse(args: PackedStringArray) -> RunArgs:
 				out.look_down_deg = float(value)
 			"--shot":
 				out.shot_path = value
+			"--torches":
+				out.torches = true
 	return out

@@ -945,8 +945,9 @@ impl ChunkWorld {
         if !far.mesh.is_empty() {
             mi.set_mesh(&self.array_mesh(&far.mesh, packed.as_ref()));
         }
-        // Far terrain lies beyond the sun's shadow distance; casting would only cost draw calls.
-        mi.set_cast_shadows_setting(ShadowCastingSetting::OFF);
+        // Far terrain casts sun shadows too, so mountains shade valleys at every distance (the
+        // demo's sun reaches its shadows to the horizon through four cascades).
+        mi.set_cast_shadows_setting(ShadowCastingSetting::ON);
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
         self.base_mut().add_child(&mi);
         self.far_nodes.insert(f, mi);

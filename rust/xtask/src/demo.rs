@@ -94,7 +94,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     crate::step(format!("rendered flythrough under Xvfb ({XVFB_SCREEN}, OpenGL 3 / llvmpipe) → {}", shots.display()));
     let started = SystemTime::now();
     let mut cmd = godot.xvfb_command(XVFB_SCREEN)?;
-    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy"])
+    cmd.args(["--rendering-driver", "opengl3", "--rendering-method", "gl_compatibility", "--audio-driver", "Dummy"])
         .args(["--path", "godot_project", "res://demo/flythrough.tscn", "--"])
         .args(&scene_args)
         .arg(format!("--screenshot-dir={}", shots.display()));

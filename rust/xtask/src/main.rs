@@ -112,7 +112,14 @@ fn run(args: &[String]) -> Result<ExitCode> {
             let godot = godot_install::ensure_godot()?;
             let mut cmd = if xvfb {
                 let mut c = godot.xvfb_command("1280x720x24")?;
-                c.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy"]);
+                c.args([
+                    "--rendering-driver",
+                    "opengl3",
+                    "--rendering-method",
+                    "gl_compatibility",
+                    "--audio-driver",
+                    "Dummy",
+                ]);
                 c
             } else {
                 godot.command()

@@ -242,9 +242,11 @@ struct RenderedCheck {
 }
 
 /// The rendered checks: the world at noon and at midnight (brightness, and the world filling
-/// the lower half of the frame); the main menu, settings menu, HUD and pause menu.
+/// the lower half of the frame); baked light (a sealed room black, lit by torches; torches at
+/// midnight; a sunset with long shadows); the main menu, settings menu, HUD and pause menu.
 const RENDERED: &[RenderedCheck] = &[
     RenderedCheck { scene: "res://rendered/day_night_shots.tscn", args: &[], log: "rendered-tests.log" },
+    RenderedCheck { scene: "res://rendered/light_shots.tscn", args: &[], log: "rendered-light.log" },
     RenderedCheck {
         scene: "res://rendered/ui_shots.tscn",
         args: &["--view-distance=3", "--far-view=1"],

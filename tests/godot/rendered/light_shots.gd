@@ -1,0 +1,159 @@
+## Rendered light check (run under Xvfb, not headless): the baked sky and block light and the
+## sun's shadows, in real frames. Renders a sunset over mountains looking into the sun (shadows
+## to the horizon), noon and midnight over the same ground with torches placed on it, and a
+## sealed cave room dug under the ground, first dark, then lit by torches. Saves every frame and
+## checks: the sealed room is black without a torch (law: caves are dark without light), a torch
+## lights it, and torches stand out at night.
+##
+##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
+##       res://rendered/light_shots.tscn -- --out-dir=/abs/dir
+extends Node3D
+
+const ROOM_HALF := 4
+const ROOM_HEIGHT := 4
+
+var out_dir := "user://light_shots"
+
+@onready var world: ChunkWorld = $ChunkWorld
+@onready var camera: Camera3D = $Camera3D
+@onready var day_night: DayNight = $DayNight
+
+
+func _ready() -> void:
+	for arg in OS.get_cmdline_user_args():
+		if arg.begins_with("--out-dir="):
+			out_dir = arg.substr(10)
+	var preset := GameState.make_preset(GameState.DEFAULT_PRESET, -1)
+	world.preset = preset
+	world.view_distance = 4
+	world.vertical_view_distance = 3
+	world.far_view_levels = 3
+	day_night.frozen = true
+	day_night.shadow_distance = 2048.0
+	_run.call_deferred()
+
+
+func _run() -> void:
+	DirAccess.make_dir_recursive_absolute(out_dir)
+	var checks := RenderedChecks.new()
+	# Sunset: the sun low in the west (-x); from high above a valley east of a mountain, looking
+	# north-west, the mountain's shadow falls across the land at every distance.
+	var peak := _find_mountain()
+	var x := int(peak.x) + 200
+	var z := int(peak.y) + 120
+	var h := maxf(world.get_height(x, z), world.get_height(peak.x, peak.y) * 0.5)
+	camera.position = Vector3(x, maxf(h, 0.0) + 25.0, z)
+	camera.look_at(Vector3(peak.x, world.get_height(peak.x, peak.y) * 0.6, peak.y), Vector3.UP)
+	print("SUNSET_VIEW from %s towards %s" % [camera.position, peak])
+	await _wait_ready(true)
+	var sunset := await _shot(0.735, "sunset")
+	# Noon and midnight over the same ground, with three torches on it.
+	var gx := 24
+	var gz := 16
+	var ground := int(world.get_height(gx, gz))
+	var torch := world.get_block_id("torch")
+	for offset: Vector3i in [Vector3i(0, 0, 0), Vector3i(6, 0, 3), Vector3i(-5, 0, 5)]:
+		var cx := gx + offset.x
+		var cz := gz + offset.z
+		var top := _top_of(cx, cz)
+		world.set_voxel(Vector3i(cx, top, cz), torch)
+	camera.position = Vector3(gx + 0.5, ground + 6.0, gz - 12.0)
+	camera.look_at(Vector3(gx + 0.5, ground, gz + 2.0), Vector3.UP)
+	await _wait_ready()
+	var noon := await _shot(0.5, "torches_noon")
+	var midnight := await _shot(0.0, "torches_midnight")
+	var night_img := get_viewport().get_texture().get_image()
+	var torch_glow := _brightest_fraction(night_img, 0.35)
+	# A sealed room 30 voxels under the ground: dark, then lit by torches on its floor.
+	var rx := -40
+	var rz := 30
+	var floor_y := int(world.get_height(rx, rz)) - 30
+	var stone := world.get_block_id("stone")
+	for dy in range(-1, ROOM_HEIGHT + 1):
+		for dz in range(-ROOM_HALF - 1, ROOM_HALF + 2):
+			for dx in range(-ROOM_HALF - 1, ROOM_HALF + 2):
+				var inside := (
+					dy >= 0 and dy < ROOM_HEIGHT and absi(dx) <= ROOM_HALF and absi(dz) <= ROOM_HALF
+				)
+				world.set_voxel(Vector3i(rx + dx, floor_y + dy, rz + dz), 0 if inside else stone)
+	camera.position = Vector3(rx + 0.5, floor_y + 2.5, rz - ROOM_HALF + 0.6)
+	camera.look_at(Vector3(rx + 0.5, floor_y + 0.5, rz + ROOM_HALF), Vector3.UP)
+	await _wait_ready()
+	var dark := await _shot(0.5, "cave_dark")
+	for offset: Vector3i in [Vector3i(-2, 0, 2), Vector3i(3, 0, 3), Vector3i(0, 0, -1)]:
+		world.set_voxel(Vector3i(rx + offset.x, floor_y, rz + offset.z), torch)
+	await _wait_ready()
+	var lit := await _shot(0.5, "cave_torches")
+	print("SUNSET_BRIGHTNESS=%.4f" % sunset)
+	print(
+		"TORCHES_NOON=%.4f TORCHES_MIDNIGHT=%.4f GLOW_FRACTION=%.4f" % [noon, midnight, torch_glow]
+	)
+	print("CAVE_DARK=%.4f CAVE_TORCHES=%.4f" % [dark, lit])
+	checks.check("every view was ready", world.is_area_ready())
+	checks.check(
+		"a sealed room without light is black (mean luma < 0.03)", dark >= 0.0 and dark < 0.03
+	)
+	checks.check("torches light the room (3× brighter and > 0.08)", lit > 0.08 and lit > dark * 3.0)
+	checks.check("midnight is darker than noon", midnight < noon * 0.5)
+	checks.check("torches stand out at midnight (bright pixels)", torch_glow > 0.002)
+	checks.finish(get_tree())
+
+
+## The highest ground found on a coarse grid around the origin (x, z), for the sunset view.
+func _find_mountain() -> Vector2:
+	var best := Vector2.ZERO
+	var best_h := -INF
+	for gx in range(-1024, 1025, 48):
+		for gz in range(-1024, 1025, 48):
+			var h := world.get_height(gx, gz)
+			if h > best_h:
+				best_h = h
+				best = Vector2(gx, gz)
+	return best
+
+
+## The y of the first open voxel above the ground in column (x, z).
+func _top_of(x: int, z: int) -> int:
+	var y := int(world.get_height(x, z)) + 8
+	while y > -64 and world.get_voxel(Vector3i(x, y - 1, z)) == 0:
+		y -= 1
+	return y
+
+
+## Waits for the near chunks (and with `far`, the far view) around the camera.
+func _wait_ready(far: bool = false) -> void:
+	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
+	get_viewport().disable_3d = true
+	world.frame_budget_ms = 30.0
+	var deadline := Time.get_ticks_msec() + 240_000
+	await get_tree().process_frame
+	while Time.get_ticks_msec() < deadline:
+		var far_done := not far or int(world.get_stats()["far_pending"]) == 0
+		if world.is_area_ready() and far_done:
+			break
+		await get_tree().process_frame
+	get_viewport().disable_3d = false
+
+
+func _shot(t: float, tag: String) -> float:
+	# The air around the camera holds as much of the sky's light as the camera's voxel.
+	day_night.fog_shade = DayNight.sky_share(world.get_sky_light(Vector3i(camera.position.floor())))
+	day_night.set_time_of_day(t)
+	world.daylight = day_night.get_daylight()
+	for i in 4:
+		await RenderingServer.frame_post_draw
+	var img := RenderedChecks.screenshot(get_viewport(), out_dir, tag)
+	return -1.0 if img == null else RenderedChecks.mean_luma(img)
+
+
+## Fraction of sampled pixels brighter than `luma`.
+func _brightest_fraction(img: Image, luma: float) -> float:
+	if img == null or img.is_empty():
+		return 0.0
+	var bright := 0
+	var n := 0
+	for y in range(0, img.get_height(), 4):
+		for x in range(0, img.get_width(), 4):
+			bright += 1 if img.get_pixel(x, y).get_luminance() > luma else 0
+			n += 1
+	return float(bright) / maxf(1.0, n)
