@@ -150,7 +150,7 @@ fn a_torch_lights_a_sealed_room_and_the_room_goes_dark_without_it() {
         for dz in -3..=3 {
             for dx in -3..=3 {
                 let p = IVec3::new(x + dx, floor + dy, z + dz);
-                let inside = dy >= 0 && dy <= 2 && dx.abs() <= 2 && dz.abs() <= 2;
+                let inside = (0..=2).contains(&dy) && dx.abs() <= 2 && dz.abs() <= 2;
                 s.set_voxel(p, if inside { AIR } else { STONE });
             }
         }

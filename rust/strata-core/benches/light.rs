@@ -12,11 +12,13 @@ mod common;
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::base::block::{AIR, BlockId};
+use strata_core::base::edits::EditMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::light::{
     LIGHT_MARGIN, LIGHT_PADDED_SIZE, LightBuffer, LightEdit, LightProps, LightScratch, OPAQUE, SkyExposure,
     light_chunk, relight_after_edit, sky_exposure,
 };
+use strata_core::stream::lighting::{ChunkLighter, edits_for_light};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer};
 
 /// A block id the benches make glow through the light table.
@@ -233,5 +235,35 @@ fn relight_one_edit(bencher: divan::Bencher, i: usize) {
         black_box(
             relight_after_edit(&e.edit, black_box(&e.voxels), &e.sky, &PROPS, lights, &mut scratch).expect("region"),
         )
+    });
+}
+
+/// What a worker spends to light a chunk for its mesh ([`ChunkLighter::light_chunk`]): the
+/// chunk's 62³ box generated, the slabs above it where the ground rises higher, the exposure,
+/// and propagation (0 surface, 1 cave; the sky chunk is never lit, it shows no faces).
+#[divan::bench(args = [0, 1])]
+fn streamed_chunk_light(bencher: divan::Bencher, i: usize) {
+    let g = common::generator();
+    let chunk = CASES[i].chunk;
+    let (min, size) = ChunkLighter::input_box(chunk);
+    let edits = edits_for_light(&EditMap::new(), min, size);
+    let props = LightProps::default_blocks();
+    let mut lighter = ChunkLighter::default();
+    bencher.bench_local(|| {
+        black_box(lighter.light_chunk(&g, black_box(chunk), &edits, &props).expect("lit").data()[0]);
+    });
+}
+
+/// The baseline beside it: generating the chunk's own padded 34³ box, as a worker does for the
+/// mesh without light.
+#[divan::bench(args = [0, 1])]
+fn padded_chunk_generation(bencher: divan::Bencher, i: usize) {
+    let g = common::generator();
+    let chunk = CASES[i].chunk;
+    let mut out = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut scratch = strata_core::gen3d::scratch::GenScratch::default();
+    bencher.bench_local(|| {
+        g.generate_padded_chunk_with(black_box(chunk), &mut out, &mut scratch);
+        black_box(out.data()[0]);
     });
 }

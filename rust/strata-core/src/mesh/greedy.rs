@@ -12,7 +12,7 @@ use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
 use crate::mesh::culled::mesh_padded_chunk_culled_lit;
 use crate::mesh::error::MeshError;
-use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of};
+use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of, front_offset};
 use crate::mesh::materials::MeshMaterials;
 use crate::mesh::quads::{QuadLooks, QuadWriter};
 use crate::mesh::transpose::transpose_layers;
@@ -751,14 +751,6 @@ impl Mesher {
             }
         }
     }
-}
-
-/// The offset in a padded box's data (x fastest, then z, then y) from a voxel to its neighbour
-/// across its face of direction `D`.
-#[inline(always)]
-pub(super) const fn front_offset<const D: usize>(dims: Dims) -> isize {
-    let n = FACES[D].0;
-    n.x as isize + n.z as isize * dims.px as isize + n.y as isize * (dims.px * dims.pz) as isize
 }
 
 /// Of the `candidates` bits `k`, those where `light[a + k·step]` equals `light[b + k·step]`:

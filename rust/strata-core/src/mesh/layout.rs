@@ -207,3 +207,11 @@ impl QuadPlacement {
         [p0, p1, p2, p3]
     }
 }
+
+/// The offset in a padded box's data (x fastest, then z, then y) from a voxel to its neighbour
+/// across its face of direction `D`.
+#[inline(always)]
+pub(super) const fn front_offset<const D: usize>(dims: Dims) -> isize {
+    let n = crate::mesh::types::FACES[D].0;
+    n.x as isize + n.z as isize * dims.px as isize + n.y as isize * (dims.px * dims.pz) as isize
+}

@@ -8,8 +8,7 @@
 
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
-use crate::mesh::greedy::front_offset;
-use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad};
+use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad, front_offset};
 use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
 use std::mem::MaybeUninit;
 

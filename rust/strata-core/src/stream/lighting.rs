@@ -181,7 +181,8 @@ pub fn column_exposure(generator: &Generator, edits: Option<&EditMap>, props: &L
     }
     let floor = top - COLUMN_EXPOSURE_SEARCH_DEPTH;
     let mut y = top;
-    while y > floor && props.is_clear(crate::stream::query::voxel_with_edits(generator, edits, IVec3::new(x, y, z))) {
+    let voxel = |p: IVec3| edits.and_then(|e| e.get(p)).unwrap_or_else(|| generator.voxel_at(p));
+    while y > floor && props.is_clear(voxel(IVec3::new(x, y, z))) {
         y -= 1;
     }
     y + 1
