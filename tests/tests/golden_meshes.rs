@@ -13,9 +13,9 @@ use strata_core::stream::far_policy::LodColumn;
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
-const GOLDEN_GREEDY: u64 = 0xfa1f339fc2bc5e5b;
-const GOLDEN_CULLED: u64 = 0x68a4a3c47b6f62ae;
-const GOLDEN_FAR: u64 = 0xa0ef2ea4a3a9cde3;
+const GOLDEN_GREEDY: u64 = 0xf9daa9ff9d159f9b;
+const GOLDEN_CULLED: u64 = 0x7ef3fd32d81ba576;
+const GOLDEN_FAR: u64 = 0x5323571fbd2870bb;
 
 /// Fingerprint of the vertex arrays alone (positions, face directions, colours, indices of the
 /// opaque and liquid surfaces) of the greedy, culled and far meshes: the built-in blocks (ids

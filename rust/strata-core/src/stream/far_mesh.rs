@@ -167,6 +167,7 @@ fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh
         dst.colors.extend_from_slice(&src.colors);
         dst.uvs.extend_from_slice(&src.uvs);
         dst.layers.extend_from_slice(&src.layers);
+        dst.lights.extend_from_slice(&src.lights);
         dst.indices.extend(src.indices.iter().map(|i| i + base));
     }
 }
@@ -185,6 +186,23 @@ mod tests {
         let mut out = FarMesh::default();
         build_far_column(g, c, &mut FarScratch::default(), &mut out);
         out
+    }
+
+    #[test]
+    fn every_vertex_array_of_a_far_column_is_complete() {
+        let g = generator();
+        let m = far(&g, LodColumn::new(2, 1, -1));
+        for s in m.mesh.surfaces() {
+            let n = s.positions.len();
+            assert!(
+                [s.directions.len(), s.colors.len(), s.uvs.len(), s.layers.len(), s.lights.len()]
+                    .iter()
+                    .all(|&l| l == n),
+                "arrays of one length"
+            );
+            assert!(s.lights.iter().all(|&l| l == crate::mesh::FULL_LIGHT), "far ground is under open sky");
+        }
+        assert!(crate::mesh::bytes::MeshBytes::from_mesh(&m.mesh).opaque.is_some(), "packs");
     }
 
     #[test]
