@@ -19,6 +19,7 @@ use strata_core::light::{
     light_chunk, relight_after_edit, sky_exposure,
 };
 use strata_core::stream::lighting::{ChunkLighter, edits_for_light};
+use strata_core::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer};
 
 /// A block id the benches make glow through the light table.
@@ -250,7 +251,23 @@ fn streamed_chunk_light(bencher: divan::Bencher, i: usize) {
     let props = LightProps::default_blocks();
     let mut lighter = ChunkLighter::default();
     bencher.bench_local(|| {
-        black_box(lighter.light_chunk(&g, black_box(chunk), &edits, &props).expect("lit").data()[0]);
+        black_box(lighter.light_chunk(&g, None, black_box(chunk), &edits, &props).expect("lit").data()[0]);
+    });
+}
+
+/// The same with the workers' voxel cache warm (the chunk's neighbours generated already, as
+/// when the view fills or an edit relights a loaded chunk): the box is copied from it.
+#[divan::bench(args = [0, 1])]
+fn streamed_chunk_light_cached(bencher: divan::Bencher, i: usize) {
+    let g = common::generator();
+    let chunk = CASES[i].chunk;
+    let (min, size) = ChunkLighter::input_box(chunk);
+    let edits = edits_for_light(&EditMap::new(), min, size);
+    let props = LightProps::default_blocks();
+    let cache = VoxelCache::new(DEFAULT_CACHE_BYTES);
+    let mut lighter = ChunkLighter::default();
+    bencher.bench_local(|| {
+        black_box(lighter.light_chunk(&g, Some(&cache), black_box(chunk), &edits, &props).expect("lit").data()[0]);
     });
 }
 

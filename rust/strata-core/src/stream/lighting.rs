@@ -15,7 +15,7 @@
 //! * [`column_exposure`] answers one column by walking voxels down, cheap enough for the main
 //!   thread to tell which chunks an edit relights ([`crate::light::LightEdit`]).
 //!
-//! May use: `base`, `gen3d`, `light`.
+//! May use: `base`, `gen3d`, `light`, `stream::voxel_cache`.
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
@@ -26,6 +26,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::light::{
     LIGHT_MARGIN, LIGHT_PADDED_SIZE, LightBuffer, LightError, LightProps, LightScratch, SkyExposure, light_chunk,
 };
+use crate::stream::voxel_cache::VoxelCache;
 
 /// Height of the slabs [`light_inputs`] generates above a box to find where each column's sky
 /// ends, in voxels.
@@ -38,6 +39,8 @@ pub const COLUMN_EXPOSURE_SEARCH_DEPTH: i32 = 1024;
 #[derive(Debug)]
 pub struct LightInputScratch {
     slab: VoxelBuffer,
+    /// One chunk's voxels, generated for the cache.
+    chunk: VoxelBuffer,
     clear_from: Vec<i32>,
     open: Vec<bool>,
     generation: GenScratch,
@@ -47,6 +50,7 @@ impl Default for LightInputScratch {
     fn default() -> Self {
         Self {
             slab: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            chunk: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
             clear_from: Vec::new(),
             open: Vec::new(),
             generation: GenScratch::default(),
@@ -59,9 +63,12 @@ impl Default for LightInputScratch {
 /// [`crate::light::light_chunk`].
 ///
 /// `edits` must hold every edit in the box's columns at or above `min.y` (more are ignored): the
-/// box's own, and those above it that may stop the sky.
+/// box's own, and those above it that may stop the sky. With `cache`, generated voxels come
+/// from it chunk by chunk (the same voxels, [`VoxelCache::fill_box`]).
+#[allow(clippy::too_many_arguments)]
 pub fn light_inputs(
     generator: &Generator,
+    cache: Option<&VoxelCache>,
     edits: &[(IVec3, BlockId)],
     props: &LightProps,
     (min, size): (IVec3, IVec3),
@@ -69,7 +76,11 @@ pub fn light_inputs(
     sky: &mut SkyExposure,
     scratch: &mut LightInputScratch,
 ) -> Result<(), LightError> {
-    let LightInputScratch { slab, clear_from, open, generation } = scratch;
+    let LightInputScratch { slab, chunk, clear_from, open, generation } = scratch;
+    let mut fill = |out: &mut VoxelBuffer| match cache {
+        Some(c) => c.fill_box(generator, out, chunk, generation),
+        None => generator.generate_region_with(out, generation),
+    };
     let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
     let in_columns = |p: IVec3| p.x >= min.x && p.z >= min.z && p.x < min.x + size.x && p.z < min.z + size.z;
     // Above every column's ground, water and edited blocks the world is clear to the sky.
@@ -88,7 +99,7 @@ pub fn light_inputs(
     while top > box_top && open.iter().any(|&o| o) {
         let bottom = (top - EXPOSURE_SLAB).max(box_top);
         slab.reset(IVec3::new(min.x, bottom, min.z), IVec3::new(size.x, top - bottom, size.z));
-        generator.generate_region_with(slab, generation);
+        fill(slab);
         for &(q, id) in edits {
             slab.set(q, id);
         }
@@ -103,7 +114,7 @@ pub fn light_inputs(
         top = bottom;
     }
     voxels.reset(min, size);
-    generator.generate_region_with(voxels, generation);
+    fill(voxels);
     for &(q, id) in edits {
         voxels.set(q, id);
     }
@@ -146,16 +157,18 @@ impl ChunkLighter {
     }
 
     /// The light of chunk `c` and its one-voxel shell (the box of the mesher's padded voxels),
-    /// from the generator and `edits` (see [`edits_for_light`] with [`ChunkLighter::input_box`]).
+    /// from the generator (through `cache` when given) and `edits` (see [`edits_for_light`]
+    /// with [`ChunkLighter::input_box`]).
     pub fn light_chunk(
         &mut self,
         generator: &Generator,
+        cache: Option<&VoxelCache>,
         c: ChunkCoord,
         edits: &[(IVec3, BlockId)],
         props: &LightProps,
     ) -> Result<&LightBuffer, LightError> {
         let (min, size) = Self::input_box(c);
-        light_inputs(generator, edits, props, (min, size), &mut self.voxels, &mut self.sky, &mut self.inputs)?;
+        light_inputs(generator, cache, edits, props, (min, size), &mut self.voxels, &mut self.sky, &mut self.inputs)?;
         light_chunk(c, &self.voxels, &self.sky, props, &mut self.light, &mut self.propagation)?;
         Ok(&self.light)
     }

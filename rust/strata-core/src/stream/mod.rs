@@ -14,3 +14,4 @@ pub mod query;
 pub mod scheduler;
 pub mod stream2d;
 pub mod streamer;
+pub mod voxel_cache;

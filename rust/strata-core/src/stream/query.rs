@@ -80,7 +80,16 @@ pub fn light_at(
     let box_edits = edits.map(|e| edits_for_light(e, min, size)).unwrap_or_default();
     let mut voxels = VoxelBuffer::new(min, size);
     let mut sky = SkyExposure::default();
-    light_inputs(generator, &box_edits, props, (min, size), &mut voxels, &mut sky, &mut LightInputScratch::default())?;
+    light_inputs(
+        generator,
+        None,
+        &box_edits,
+        props,
+        (min, size),
+        &mut voxels,
+        &mut sky,
+        &mut LightInputScratch::default(),
+    )?;
     let mut out = LightBuffer::default();
     crate::light::light_region(&voxels, &sky, props, &mut out, &mut LightScratch::default())?;
     Ok(out.get(p).unwrap_or_default())

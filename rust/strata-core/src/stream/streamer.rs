@@ -34,6 +34,7 @@ use crate::stream::far_policy::{LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
+use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -353,6 +354,8 @@ pub struct Streamer {
     collision_requested: HashSet<ChunkCoord>,
     /// Mesh buffers handed back by the caller ([`Streamer::recycle`]) for the workers to reuse.
     recycle_tx: Sender<MeshBuffers>,
+    /// Generated chunks the workers' light boxes read ([`VoxelCache`]).
+    voxel_cache: Arc<VoxelCache>,
 }
 
 /// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
@@ -371,6 +374,11 @@ impl Streamer {
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Result<Self, SpawnError> {
         let config = config.clamped();
         let worker_generator = generator.clone();
+        // Up to an eighth of the memory budget, at most the default: the chunks around the view
+        // at view distance 8.
+        let cache_bytes = (config.memory_budget_mb as usize * (1 << 20) / 8).min(DEFAULT_CACHE_BYTES);
+        let voxel_cache = Arc::new(VoxelCache::new(cache_bytes));
+        let worker_cache = voxel_cache.clone();
         let pack = config.pack_surfaces;
         // A few sets per worker: enough that a worker usually finds one, bounded memory.
         let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
@@ -379,7 +387,7 @@ impl Streamer {
             config.max_in_flight,
             "strata-worker",
             Scratch::new,
-            move |scratch, job| build(&worker_generator, job, scratch, pack, &recycle_rx),
+            move |scratch, job| build(&worker_generator, &worker_cache, job, scratch, pack, &recycle_rx),
         )?;
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
         let effective_view_distance = budgeted_view_distance(
@@ -403,6 +411,7 @@ impl Streamer {
             frame_pressure: false,
             collision_requested: HashSet::new(),
             recycle_tx,
+            voxel_cache,
         })
     }
 
@@ -766,6 +775,11 @@ impl Streamer {
         })
     }
 
+    /// Chunks in the workers' voxel cache and the bytes they count for.
+    pub fn voxel_cache_usage(&self) -> (usize, usize) {
+        self.voxel_cache.usage()
+    }
+
     pub fn stats(&self) -> StreamStats {
         let mut s = self.scheduler.stats();
         let is_far = |k: &StreamKey| matches!(k, StreamKey::Far(_));
@@ -856,6 +870,7 @@ impl Scratch {
 /// Builds one job's result.
 fn build(
     generator: &Generator,
+    cache: &VoxelCache,
     job: Job<StreamKey, JobData>,
     scratch: &mut Scratch,
     pack: bool,
@@ -865,7 +880,7 @@ fn build(
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };
-            build_chunk(generator, job, scratch, pack, buffers).map(StreamResult::Near)
+            build_chunk(generator, cache, job, scratch, pack, buffers).map(StreamResult::Near)
         }
         StreamKey::Far(f) => {
             let t0 = Instant::now();
@@ -889,6 +904,7 @@ fn build(
 /// apart), apply edits, place scatter from the same columns, mesh.
 fn build_chunk(
     generator: &Generator,
+    cache: &VoxelCache,
     job: Job<ChunkCoord, JobData>,
     scratch: &mut Scratch,
     pack: bool,
@@ -925,7 +941,9 @@ fn build_chunk(
     // A box of one block shows no face: nothing to light.
     let t_light = Instant::now();
     let light = match &job.payload.light {
-        Some(props) if !is_uniform(padded) => lighter.light_chunk(generator, job.coord, &job.payload.edits, props).ok(),
+        Some(props) if !is_uniform(padded) => {
+            lighter.light_chunk(generator, Some(cache), job.coord, &job.payload.edits, props).ok()
+        }
         _ => None,
     };
     let light_us = if job.payload.light.is_some() { t_light.elapsed().as_micros() as u32 } else { 0 };
