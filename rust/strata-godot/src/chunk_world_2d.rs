@@ -760,17 +760,23 @@ impl ChunkWorld2D {
         };
         self.blocks = Arc::new(library);
         self.tile_rules = Arc::new(TileRules::from_library(&self.blocks));
+        let streaming = self.streamer.is_some();
+        self.stop_streaming();
         if let Some(mut layer) = self.layer.clone().filter(|l| l.is_instance_valid()) {
             let ours = match layer.get_tile_set() {
                 None => true,
                 Some(t) => self.generated_tile_set.as_ref().is_some_and(|g| *g == t),
             };
             if ours {
+                // Emptied first: a TileSet swapped under loaded cells makes Godot rebuild each one.
+                if self.layer_dirty {
+                    layer.clear();
+                    self.layer_dirty = false;
+                }
                 self.give_tile_set(&mut layer);
             }
         }
-        if self.streamer.is_some() {
-            self.stop_streaming();
+        if streaming {
             self.ensure_streamer();
         }
     }
