@@ -2,12 +2,16 @@
 ##
 ## Controls (InputMap actions, created here when the project lacks them): move_left / move_right
 ## (A/D or arrows), jump (Space), crouch (C or S), dig (left mouse), place (right mouse).
-## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits.
+## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
+## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
+## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first.
 extends Node2D
 
 var _spawned := false
 var _screenshot_path := ""
 var _ready_frames := 0
+var _zoom := 0.5
+var _showcase := false
 
 @onready var _world: ChunkWorld2D = $World
 @onready var _player: CharacterBody2D = $Player
@@ -21,8 +25,12 @@ func _ready() -> void:
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--screenshot="):
 			_screenshot_path = arg.substr(13)
+		elif arg.begins_with("--zoom="):
+			_zoom = clampf(arg.substr(7).to_float(), 0.1, 4.0)
+		elif arg == "--showcase":
+			_showcase = true
 	if _screenshot_path != "":
-		_camera.zoom = Vector2(0.5, 0.5)
+		_camera.zoom = Vector2(_zoom, _zoom)
 	# Wait at the surface, frozen, until the ground under the spawn point is in the layer.
 	_spawn()
 	_player.set_physics_process(false)
@@ -45,6 +53,8 @@ func _process(_delta: float) -> void:
 		_spawned = true
 		_spawn()
 		_player.set_physics_process(true)
+		if _showcase:
+			_build_showcase()
 	var s := _world.get_stats()
 	var tile := _world.local_to_tile(_player.position)
 	_hud.text = (
@@ -61,7 +71,7 @@ func _process(_delta: float) -> void:
 			s["edits"]
 		]
 	)
-	if _screenshot_path != "" and _spawned:
+	if _screenshot_path != "" and _spawned and _world.is_area_ready():
 		_ready_frames += 1
 		if _ready_frames == 20:
 			var img := get_viewport().get_texture().get_image()
@@ -69,6 +79,43 @@ func _process(_delta: float) -> void:
 			var err := img.save_png(_screenshot_path)
 			print("screenshot saved to %s (%s)" % [_screenshot_path, error_string(err)])
 			get_tree().quit(0 if err == OK else 1)
+
+
+## A tree (log, leaves) and a hut (planks, a glass window, a torch inside) on the ground a few
+## tiles right of the character, from the world's block library.
+func _build_showcase() -> void:
+	var me := _world.local_to_tile(_player.position)
+	var ids := {}
+	for block_name: String in ["log", "leaves", "planks", "glass", "torch"]:
+		ids[block_name] = _world.get_block_id(block_name)
+	var tree_x := me.x + 4
+	var top := _surface_row(tree_x)
+	for y in range(top - 5, top):
+		_world.set_tile(Vector2i(tree_x, y), ids["log"])
+	for dy in range(-8, -4):
+		for dx in range(-2, 3):
+			if absi(dx) + absi(dy + 6) <= 3 and not (dx == 0 and dy == -5):
+				_world.set_tile(Vector2i(tree_x + dx, top + dy), ids["leaves"])
+	var hut_x := tree_x + 5
+	var floor_y := _surface_row(hut_x)
+	for dx in 6:
+		for dy in range(1, 6):
+			var wall := dx == 0 or dx == 5 or dy == 5
+			var window := dx == 5 and (dy == 2 or dy == 3)
+			var at := Vector2i(hut_x + dx, floor_y - dy)
+			if window:
+				_world.set_tile(at, ids["glass"])
+			elif wall:
+				_world.set_tile(at, ids["planks"])
+			else:
+				_world.set_tile(at, 0)
+	_world.set_tile(Vector2i(hut_x + 2, floor_y - 2), ids["torch"])
+
+
+## The row of the topmost solid tile of tile column `x`.
+func _surface_row(x: int) -> int:
+	var px := _world.tile_to_local(Vector2i(x, 0)).x
+	return _world.local_to_tile(Vector2(px, _world.get_surface_height(px))).y
 
 
 ## Adds the demo's actions to the InputMap when the project does not define them.

@@ -10,29 +10,43 @@
 //! local to the `ChunkWorld2D`, whose layer sits at its origin (a created child always does).
 //!
 //! Queries (`get_tile`, `get_surface_height`) are the core's `tile_with_edits` and
-//! `top_solid_row`. Preset identity, kept edits, game state, saves and the last error are the
-//! [`WorldHost`] shared with `ChunkWorld`; a save stores a 2D world's edits as a 3D world's.
+//! `top_solid_row_with`. Preset identity, kept edits, game state, saves and the last error are the
+//! [`WorldHost`] shared with `ChunkWorld`; a save stores a 2D world's edits as a 3D world's, with
+//! the names of the blocks they use.
 //!
-//! May use: `strata_core` (2D streamer, queries, autotile atlas), `world_host`, `world_preset`.
+//! Blocks: `block_library` (null = the default library) gives the ids, names and solidity, the
+//! workers' autotile rules (`TileRules`) and, unless the layer brought its own TileSet, the
+//! generated TileSet: the core's `library_atlas_rgba` over each block's side texture (loaded and
+//! scaled here, on the main thread, when the library or the layer changes; never while streaming).
+//! The library in use is the last valid one: an invalid one is reported and changes nothing.
+//!
+//! May use: `strata_core` (2D streamer, queries, autotile atlas, block library), `block_library`,
+//! `world_host`, `world_preset`.
 
+use crate::block_library::BlockLibrary;
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::image::Format;
-use godot::classes::{Camera2D, INode2D, Image, ImageTexture, Node2D, TileMapLayer, TileSet, TileSetAtlasSource};
+use godot::classes::image::Interpolation;
+use godot::classes::{
+    Camera2D, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet,
+    TileSetAtlasSource,
+};
 use godot::global::Error;
 use godot::prelude::*;
-use std::collections::VecDeque;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::base::block;
+use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::{EditMap, local_from_index};
-use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
+use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
 use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::stream2d::{
-    ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row,
+    ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row_with,
 };
 use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 
@@ -59,9 +73,11 @@ impl TileOp {
 /// Give it a `WorldPreset` (its `side_view_*` fields shape the world) and a `viewer` (or let it
 /// follow the current `Camera2D`); square chunks of tiles stream in and out within
 /// `view_distance`. Tiles are chosen by a 4-bit edge mask: the atlas must have 16 columns (mask,
-/// bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects) and one row per block id. With no
-/// `tile_map`, a child `TileMapLayer` with a generated TileSet of that layout (and collision on
-/// solid tiles) is created.
+/// bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects) and one row per block id of
+/// `block_library`. A layer with no TileSet (the child `TileMapLayer` made when `tile_map` is
+/// empty, or one of yours without a tile set) gets one generated from the library: each block's
+/// side texture (or its colour), edges drawn on open sides, collision on solid blocks only. A
+/// TileSet the layer already has wins and is never replaced.
 #[derive(GodotClass)]
 #[class(base = Node2D)]
 pub struct ChunkWorld2D {
@@ -72,6 +88,15 @@ pub struct ChunkWorld2D {
     /// The node (a `Node2D`) the world streams around; empty = the current `Camera2D`.
     #[export]
     viewer: NodePath,
+    /// The blocks of the world (ids are indices); null = the default library
+    /// (`BlockLibrary.create_default()`). Gives the tiles of a generated TileSet (each block's
+    /// side texture, else its colour), which blocks collide (`solid`), the ids `set_tile` takes and
+    /// the names saves store. Setting it re-tiles the world, edits kept; an invalid library is
+    /// refused (an error in `last_error()` naming the block and field) and the world keeps the
+    /// library it had. Set it again after changing its blocks.
+    #[var(set)]
+    #[export]
+    block_library: Option<Gd<BlockLibrary>>,
     /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side):
     /// 0 (the viewer's chunk alone) to 16 (default 2).
     #[var(set)]
@@ -126,6 +151,15 @@ pub struct ChunkWorld2D {
     layer_changed: bool,
     ops: VecDeque<TileOp>,
     apply_ms_last_frame: f64,
+    /// The library in use: the last valid `block_library`, the default one until then.
+    blocks: Arc<CoreLibrary>,
+    /// The autotile rules of `blocks`, for the workers.
+    tile_rules: Arc<TileRules>,
+    /// The message while `block_library` is invalid (cleared from `last_error()` once it is valid).
+    library_invalid: Option<String>,
+    /// The TileSet this world generated for its layer: replaced when the library changes. A
+    /// TileSet the layer had before is never replaced.
+    generated_tile_set: Option<Gd<TileSet>>,
     /// Preset identity and generator, kept edits, game state and the last error.
     host: WorldHost<Generator2D>,
 }
@@ -137,6 +171,7 @@ impl INode2D for ChunkWorld2D {
             base,
             preset: None,
             viewer: NodePath::default(),
+            block_library: None,
             view_distance: 2,
             worker_threads: 0,
             memory_budget_mb: 512,
@@ -153,6 +188,10 @@ impl INode2D for ChunkWorld2D {
             layer_changed: false,
             ops: VecDeque::new(),
             apply_ms_last_frame: 0.0,
+            blocks: Arc::new(default_library().clone()),
+            tile_rules: TileRules::builtin().clone(),
+            library_invalid: None,
+            generated_tile_set: None,
             host: WorldHost::new("ChunkWorld2D"),
         }
     }
@@ -242,11 +281,12 @@ impl ChunkWorld2D {
         let px = self.tile_pixels();
         let Some(g) = self.generator() else { return 0.0 };
         let tx = finite_floor(x / px.x as f64);
-        let row = top_solid_row(&g, self.edits(), tx);
+        let rules = self.tile_rules.clone();
+        let row = top_solid_row_with(&g, self.edits(), tx, &|id| rules.is_solid(id));
         row as f64 * px.y as f64
     }
 
-    /// The block id of tile `p` (0 = air; see `block_name`). Works anywhere; edits included.
+    /// The block id of tile `p` (0 = air; see `get_block_name`). Works anywhere; edits included.
     #[func]
     pub fn get_tile(&mut self, p: Vector2i) -> i64 {
         // An edit answers even while the preset does not build (law: Nothing is lost).
@@ -257,14 +297,15 @@ impl ChunkWorld2D {
         tile_with_edits(&g, self.edits(), p.x, p.y) as i64
     }
 
-    /// Sets tile `p` to block `id` (0 = air) as a player edit: re-tiled with its neighbours at
-    /// once, kept across preset changes, listed by `get_edits()` for saves.
+    /// Sets tile `p` to block `id` of the library in use (0 = air; see `get_block_id`) as a
+    /// player edit: re-tiled with its neighbours at once, kept across preset and library changes,
+    /// listed by `get_edits()` for saves.
     #[func]
     pub fn set_tile(&mut self, p: Vector2i, id: i64) {
-        let Some(id) = world_host::known_block(id) else {
+        let Some(id) = self.library_id(id) else {
             godot_error!(
-                "ChunkWorld2D.set_tile: block id {id} is not a known block; allowed: 0..={}",
-                block::BLOCK_COUNT - 1
+                "ChunkWorld2D.set_tile: block id {id} is not a block of the world's library; allowed: 0..={}",
+                self.blocks.len() - 1
             );
             return;
         };
@@ -298,7 +339,8 @@ impl ChunkWorld2D {
     }
 
     /// Replaces every edit with `[x, y, id, …]` (as `get_edits()` returns); loaded chunks are
-    /// re-tiled. Triples with an unknown block id are refused with an error, and nothing changes.
+    /// re-tiled. Triples with an id that is not a block of the library in use are refused with
+    /// an error, and nothing changes.
     #[func]
     pub fn set_edits(&mut self, edits: PackedInt32Array) {
         let v = edits.as_slice();
@@ -308,17 +350,17 @@ impl ChunkWorld2D {
         }
         let mut map = EditMap::new();
         for t in v.chunks_exact(3) {
-            if !(0..block::BLOCK_COUNT as i32).contains(&t[2]) {
+            let Some(id) = self.library_id(t[2] as i64) else {
                 godot_error!(
-                    "ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a known block; allowed: 0..={}",
+                    "ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a block of the world's library; allowed: 0..={}",
                     t[2],
                     t[0],
                     t[1],
-                    block::BLOCK_COUNT - 1
+                    self.blocks.len() - 1
                 );
                 return;
-            }
-            map.set(IVec3::new(t[0], t[1], 0), t[2] as u16);
+            };
+            map.set(IVec3::new(t[0], t[1], 0), id);
         }
         match self.streamer.as_mut() {
             Some(s) => s.replace_edits(map),
@@ -398,16 +440,31 @@ impl ChunkWorld2D {
         self.core_preset().side_view.chunk_tiles.clamp(1, 4096) as i32
     }
 
-    /// Name of the block with id `id` ("" for unknown ids).
+    /// Name of the built-in block with id `id` ("" for unknown ids); see `get_block_name` for
+    /// the world's own library.
     #[func]
     pub fn block_name(id: i64) -> GString {
         world_host::block_name(id)
     }
 
-    /// Id of the block named `name`, or -1.
+    /// Id of the built-in block named `name`, or -1; see `get_block_id` for the world's own
+    /// library.
     #[func]
     pub fn block_id(name: GString) -> i64 {
         world_host::block_id(&name)
+    }
+
+    /// Name of the block with id `id` in the library in use ("" for ids it does not have).
+    #[func]
+    pub fn get_block_name(&self, id: i64) -> GString {
+        let Ok(id) = u16::try_from(id) else { return GString::new() };
+        self.blocks.name_of(id).map(GString::from).unwrap_or_default()
+    }
+
+    /// Id of the block named `name` in the library in use, or -1.
+    #[func]
+    pub fn get_block_id(&self, name: GString) -> i64 {
+        self.blocks.id_of(&name.to_string()).map(|id| id as i64).unwrap_or(-1)
     }
 
     /// Drops every chunk (erasing the layer), builds the world again from the current preset
@@ -420,21 +477,25 @@ impl ChunkWorld2D {
     }
 
     /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute),
-    /// in the format of `ChunkWorld.save_world`. The write is atomic: a crash mid-save keeps the
-    /// previous file. Returns OK or an error code; the message is in `last_error()`.
+    /// in the format of `ChunkWorld.save_world`, with the names of the blocks the edits use (so
+    /// a library reordered or extended later loads it unchanged). The write is atomic: a crash
+    /// mid-save keeps the previous file. An invalid `block_library` refuses to save. Returns OK
+    /// or an error code; the message is in `last_error()`.
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
+        let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
-        // The side view draws the default blocks (its tile atlas has a row per default id).
-        let library = strata_core::base::block_library::default_library();
-        self.host.save_world(&path, self.preset.as_ref(), edits, Ok(library))
+        self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
-    /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
+    /// and streams the saved world. Its blocks are found by name in `block_library`: a block the
+    /// library lacks is refused with its name. On error nothing changes; the message is in
+    /// `last_error()`.
     #[func]
     pub fn load_world(&mut self, path: GString) -> Error {
-        match self.host.read_world(&path, Ok(strata_core::base::block_library::default_library())) {
+        let library = self.library();
+        match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits)) => {
                 self.restart_with(preset, edits);
                 Error::OK
@@ -444,8 +505,9 @@ impl ChunkWorld2D {
     }
 
     /// The message of the last failure (save, load, a preset that does not build, worker
-    /// threads that did not start, a `tile_map` that names no `TileMapLayer`), or "" after a
-    /// later success (a save, a load, the preset building again, a layer bound again).
+    /// threads that did not start, a `tile_map` that names no `TileMapLayer`, an invalid
+    /// `block_library`), or "" after a later success (a save, a load, the preset building again,
+    /// a layer bound again, a valid library).
     #[func]
     pub fn last_error(&self) -> GString {
         self.host.last_error()
@@ -466,6 +528,12 @@ impl ChunkWorld2D {
             Some(s) => s.replace_edits(EditMap::new()),
             None => self.host.clear_kept_edits(),
         }
+    }
+
+    #[func]
+    fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
+        self.block_library = value;
+        self.apply_library();
     }
 
     #[func]
@@ -557,6 +625,7 @@ impl ChunkWorld2D {
             view_distance: self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32,
             worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
             memory_budget_mb: self.memory_budget(),
+            tile_rules: self.tile_rules.clone(),
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -645,9 +714,7 @@ impl ChunkWorld2D {
             self.host.resolve(&m);
         }
         if layer.get_tile_set().is_none() {
-            let (tile_set, source_id) = make_tile_set(self.tile_size);
-            layer.set_tile_set(&tile_set);
-            self.tile_source_id = source_id as i64;
+            self.give_tile_set(&mut layer);
         }
         let id = layer.instance_id();
         if self.bound_layer.is_some_and(|b| b != id) {
@@ -656,6 +723,121 @@ impl ChunkWorld2D {
         self.bound_layer = Some(id);
         self.layer = Some(layer.clone());
         Some(layer)
+    }
+
+    /// `id` as a block of the library in use, or None.
+    fn library_id(&self, id: i64) -> Option<u16> {
+        u16::try_from(id).ok().filter(|&b| (b as usize) < self.blocks.len())
+    }
+
+    /// The blocks of `block_library` (the default library when it is null), or an error naming
+    /// the block, field, value and what is allowed when it is invalid.
+    fn library(&self) -> Result<Cow<'static, CoreLibrary>, String> {
+        match &self.block_library {
+            None => Ok(Cow::Borrowed(default_library())),
+            Some(l) => l.bind().core().map(Cow::Owned).map_err(|e| e.to_string()),
+        }
+    }
+
+    /// Takes `block_library` into use: valid, its rules go to new workers, the generated TileSet
+    /// is drawn again and the world re-tiled (edits kept); invalid, it is reported and the
+    /// library in use stays.
+    fn apply_library(&mut self) {
+        if let Some(old) = self.library_invalid.take() {
+            self.host.resolve(&old);
+        }
+        let library = match self.library() {
+            Ok(l) => l.into_owned(),
+            Err(e) => {
+                let message = format!(
+                    "ChunkWorld2D.block_library: {e}; the world keeps its previous {} blocks",
+                    self.blocks.len()
+                );
+                self.host.error(message.clone());
+                self.library_invalid = Some(message);
+                return;
+            }
+        };
+        self.blocks = Arc::new(library);
+        self.tile_rules = Arc::new(TileRules::from_library(&self.blocks));
+        let streaming = self.streamer.is_some();
+        self.stop_streaming();
+        if let Some(mut layer) = self.layer.clone().filter(|l| l.is_instance_valid()) {
+            let ours = match layer.get_tile_set() {
+                None => true,
+                Some(t) => self.generated_tile_set.as_ref().is_some_and(|g| *g == t),
+            };
+            if ours {
+                // Emptied first: a TileSet swapped under loaded cells makes Godot rebuild each one.
+                if self.layer_dirty {
+                    layer.clear();
+                    self.layer_dirty = false;
+                }
+                self.give_tile_set(&mut layer);
+            }
+        }
+        if streaming {
+            self.ensure_streamer();
+        }
+    }
+
+    /// Generates the TileSet of the library in use and gives it to `layer`.
+    fn give_tile_set(&mut self, layer: &mut Gd<TileMapLayer>) {
+        let px = self.tile_size.x.clamp(4, 256);
+        let rows = autotile::library_atlas_rows(&self.blocks, px as u32) as usize;
+        if rows < self.blocks.len() {
+            self.host.warn(format!(
+                "ChunkWorld2D.block_library: {} blocks do not fit one atlas of {px}-pixel tiles; allowed: at most {rows} (16,384 pixels); blocks from id {rows} on are drawn as nothing",
+                self.blocks.len()
+            ));
+        }
+        let textures = self.side_textures(px);
+        let (tile_set, source_id) = make_tile_set(px, &self.blocks, &self.tile_rules, &textures);
+        layer.set_tile_set(&tile_set);
+        self.tile_source_id = source_id as i64;
+        self.generated_tile_set = Some(tile_set);
+    }
+
+    /// Each block's side texture (`+z`, the face a side view shows) as `px`×`px` RGBA8 bytes,
+    /// scaled nearest-neighbour; None where a block has none. A texture that does not load is
+    /// reported with the block's name and drawn from the block's colour.
+    fn side_textures(&self, px: i32) -> Vec<Option<Vec<u8>>> {
+        let library = self.block_library.clone().unwrap_or_else(BlockLibrary::create_default);
+        let Ok(core) = library.bind().core() else { return Vec::new() };
+        let mut loader = ResourceLoader::singleton();
+        let mut loaded: HashMap<String, Option<Vec<u8>>> = HashMap::new();
+        let mut out = Vec::with_capacity(core.len());
+        for def in core.blocks() {
+            let path = def.faces.texture_for_face(Face::PosZ);
+            if path.is_empty() {
+                out.push(None);
+                continue;
+            }
+            let bytes = loaded
+                .entry(path.to_string())
+                .or_insert_with(|| {
+                    let image =
+                        loader.load(path).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
+                    let Some(mut image) = image else {
+                        godot_error!(
+                            "ChunkWorld2D.block_library: block \"{}\": cannot load texture `{path}`; allowed: a Texture2D resource path; drawn in its colour",
+                            def.name
+                        );
+                        return None;
+                    };
+                    if image.is_compressed() {
+                        image.decompress();
+                    }
+                    image.convert(Format::RGBA8);
+                    if image.get_width() != px || image.get_height() != px {
+                        image.resize_ex(px, px).interpolation(Interpolation::NEAREST).done();
+                    }
+                    Some(image.get_data().to_vec())
+                })
+                .clone();
+            out.push(bytes);
+        }
+        out
     }
 
     /// Tile size in pixels: the layer's TileSet's, else `tile_size`.
@@ -756,11 +938,18 @@ fn finite_floor(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
 }
 
-/// A TileSet of the autotile atlas layout, drawn by [`autotile::atlas_rgba`], with a full-square
-/// collision polygon on physics layer 0 for solid blocks. Returns it and its atlas source id.
-fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
-    let px = tile_size.x.clamp(4, 256);
-    let (w, h, pixels) = autotile::atlas_rgba(px as u32);
+/// A TileSet of the autotile atlas layout for `library`, drawn by
+/// [`autotile::library_atlas_rgba`] from `textures` (each block's side texture, `px`×`px`), with
+/// a full-square collision polygon on physics layer 0 for solid blocks only. Returns it and its
+/// atlas source id.
+fn make_tile_set(
+    px: i32,
+    library: &CoreLibrary,
+    rules: &TileRules,
+    textures: &[Option<Vec<u8>>],
+) -> (Gd<TileSet>, i32) {
+    let px = px.clamp(4, 256);
+    let (w, h, pixels) = autotile::library_atlas_rgba(library, px as u32, textures);
     let mut tile_set = TileSet::new_gd();
     tile_set.set_tile_size(Vector2i::new(px, px));
     tile_set.add_physics_layer();
@@ -782,13 +971,13 @@ fn make_tile_set(tile_size: Vector2i) -> (Gd<TileSet>, i32) {
         [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)]
             .as_slice(),
     );
-    for row in 1..ATLAS_ROWS as i32 {
+    let rows = h as i32 / px;
+    for row in 1..rows {
+        let solid = rules.is_solid(row as u16);
         for col in 0..ATLAS_COLUMNS as i32 {
             let at = Vector2i::new(col, row);
             source.create_tile(at);
-            if block::is_solid(row as u16)
-                && let Some(mut data) = source.get_tile_data(at, 0)
-            {
+            if solid && let Some(mut data) = source.get_tile_data(at, 0) {
                 data.add_collision_polygon(0);
                 data.set_collision_polygon_points(0, 0, &square);
             }

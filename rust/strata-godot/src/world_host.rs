@@ -259,6 +259,12 @@ impl<G> WorldHost<G> {
         self.last_error = GString::from(message.as_str());
     }
 
+    /// Prints `message` as an error and keeps it for `last_error()` (a property value the world
+    /// refuses, such as an invalid block library).
+    pub(crate) fn error(&mut self, message: String) {
+        self.record(message);
+    }
+
     /// Clears `last_error()` if it is `message` (the problem it names is over).
     pub(crate) fn resolve(&mut self, message: &str) {
         if self.last_error == message {
@@ -431,9 +437,4 @@ pub(crate) fn block_name(id: i64) -> GString {
 /// Id of the block named `name`, or -1.
 pub(crate) fn block_id(name: &GString) -> i64 {
     block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
-}
-
-/// `id` as a block id, or None when no block has it.
-pub(crate) fn known_block(id: i64) -> Option<u16> {
-    (0..block::BLOCK_COUNT as i64).contains(&id).then_some(id as u16)
 }

@@ -15,12 +15,15 @@
 //! world's edits exactly as a 3D world's. An edit re-tiles every loaded chunk whose padded box
 //! (one-tile halo) contains the tile.
 //!
+//! Tiles are chosen by the config's [`TileRules`] (a block library's solidity and render modes):
+//! the built-in rules unless the caller gives a library's.
+//!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::coords::IVec3;
 use crate::base::edits::EditMap;
-use crate::gen2d::autotile::{AtlasCoords, autotile_padded};
+use crate::gen2d::autotile::{AtlasCoords, TileRules, autotile_padded_with};
 use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
 
@@ -56,6 +59,9 @@ pub struct StreamConfig2D {
     /// it, the streamer shrinks the view distance (the nearest chunks stay) until the estimate of
     /// the whole kept set fits ([`Streamer2D::effective_view_distance`]).
     pub memory_budget_mb: u32,
+    /// How blocks connect and which have a tile: [`TileRules::builtin`] (the default library's)
+    /// unless a world's library gives its own.
+    pub tile_rules: Arc<TileRules>,
 }
 
 /// The memory a loaded tile is estimated to take: its block id and atlas cell on the way, and
@@ -79,7 +85,14 @@ pub fn budgeted_view_distance_2d(r: i32, margin: i32, chunk_tiles: i32, budget_m
 
 impl Default for StreamConfig2D {
     fn default() -> Self {
-        Self { view_distance: 2, unload_margin: 1, worker_threads: 0, max_in_flight: 0, memory_budget_mb: 512 }
+        Self {
+            view_distance: 2,
+            unload_margin: 1,
+            worker_threads: 0,
+            max_in_flight: 0,
+            memory_budget_mb: 512,
+            tile_rules: TileRules::builtin().clone(),
+        }
     }
 }
 
@@ -101,6 +114,7 @@ impl StreamConfig2D {
             memory_budget_mb: self
                 .memory_budget_mb
                 .clamp(*MEMORY_BUDGET_MB_RANGE.start(), *MEMORY_BUDGET_MB_RANGE.end()),
+            tile_rules: self.tile_rules.clone(),
         }
     }
 }
@@ -159,13 +173,14 @@ impl Streamer2D {
     pub fn new(generator: Arc<Generator2D>, config: StreamConfig2D) -> Result<Self, SpawnError> {
         let config = config.clamped();
         let worker_generator = generator.clone();
+        let worker_rules = config.tile_rules.clone();
         // The 2D job keeps no scratch between jobs: the per-worker state is empty.
         let scheduler = Scheduler::new(
             config.resolved_workers(),
             config.max_in_flight,
             "strata-2d-worker",
             || (),
-            move |_: &mut (), job| build_chunk(&worker_generator, job),
+            move |_: &mut (), job| build_chunk(&worker_generator, &worker_rules, job),
         )?;
         let chunk_tiles = generator.chunk_tiles();
         let effective_view_distance = Self::budgeted(&config, chunk_tiles);
@@ -339,15 +354,26 @@ pub fn tile_with_edits(generator: &Generator2D, edits: Option<&EditMap>, x: i32,
 }
 
 /// Row of the topmost solid tile of column `x`, edits included: edits above the generated surface
-/// count, and a dug-out surface is followed down (at most 512 tiles).
+/// count, and a dug-out surface is followed down (at most 512 tiles). Solid as the built-in
+/// blocks are.
 pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -> i32 {
+    top_solid_row_with(generator, edits, x, &|id| block::is_solid(id))
+}
+
+/// [`top_solid_row`] with solidity from `is_solid` (a block library's).
+pub fn top_solid_row_with(
+    generator: &Generator2D,
+    edits: Option<&EditMap>,
+    x: i32,
+    is_solid: &dyn Fn(BlockId) -> bool,
+) -> i32 {
     // A column beyond the world's bounds answers as the nearest column inside.
     let x = crate::base::coords::clamp_to_world(x);
     let mut top = generator.surface_row(x);
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, 0) {
             // `edits_in_column` scans (x, z) = (x, 0): every edited tile of this column.
-            if block::is_solid(id) && p.y < top {
+            if is_solid(id) && p.y < top {
                 top = p.y;
             }
         }
@@ -356,14 +382,14 @@ pub fn top_solid_row(generator: &Generator2D, edits: Option<&EditMap>, x: i32) -
     let tile =
         |y: i32| edits.and_then(|e| e.get(IVec3::new(x, y, 0))).or_else(|| column.get(x, y)).unwrap_or(block::STONE);
     let mut y = top;
-    while y < top + 512 && !block::is_solid(tile(y)) {
+    while y < top + 512 && !is_solid(tile(y)) {
         y += 1;
     }
     y
 }
 
 /// The worker's job: generate the padded chunk, apply edits, choose every tile's atlas tile.
-fn build_chunk(generator: &Generator2D, job: Job<ChunkCoord2D, Edits>) -> Option<ChunkResult2D> {
+fn build_chunk(generator: &Generator2D, rules: &TileRules, job: Job<ChunkCoord2D, Edits>) -> Option<ChunkResult2D> {
     let t0 = Instant::now();
     let mut padded = generator.generate_padded_chunk(job.coord);
     for &(p, id) in &job.payload {
@@ -374,7 +400,7 @@ fn build_chunk(generator: &Generator2D, job: Job<ChunkCoord2D, Edits>) -> Option
         return None;
     }
     let t1 = Instant::now();
-    let atlas = autotile_padded(&padded);
+    let atlas = autotile_padded_with(&padded, rules);
     let n = generator.chunk_tiles();
     let (x, y) = job.coord.min_tile(n);
     let tiles = padded.crop(x, y, n, n).tiles;
@@ -465,6 +491,43 @@ mod tests {
         assert_eq!(s.effective_view_distance(), 8);
         drain_until_ready(&mut s);
         assert_eq!(s.stats().loaded_chunks, 17 * 17);
+    }
+
+    #[test]
+    fn tiles_follow_the_library_rules() {
+        use crate::base::block_library::{BlockDef, BlockLibrary, default_library};
+        let mut blocks = default_library().clone().into_blocks();
+        blocks.push(BlockDef { name: "marble".into(), ..blocks[block::STONE as usize].clone() });
+        let lib = BlockLibrary::new(blocks).unwrap();
+        let marble = lib.id_of("marble").unwrap();
+        let g = Arc::new(Generator2D::new(&WorldPreset::default()).unwrap());
+        let row = g.surface_row(5);
+        let config = |rules: Arc<TileRules>| StreamConfig2D {
+            view_distance: 0,
+            worker_threads: 1,
+            tile_rules: rules,
+            ..Default::default()
+        };
+        let tile_of = |rules: Arc<TileRules>| {
+            let mut s = Streamer2D::new(g.clone(), config(rules)).unwrap();
+            s.set_tile(5, row - 3, marble);
+            s.set_viewer(5.0, (row - 3) as f64);
+            let got = drain_until_ready(&mut s);
+            let r = got.iter().find(|r| r.coord == ChunkCoord2D::containing(5, row - 3, 64)).unwrap();
+            let (x0, y0) = r.coord.min_tile(64);
+            let i = ((row - 3 - y0) * 64 + (5 - x0)) as usize;
+            (r.tiles[i], r.atlas[i])
+        };
+        assert_eq!(
+            tile_of(Arc::new(TileRules::from_library(&lib))),
+            (marble, Some(AtlasCoords { column: 0, row: marble }))
+        );
+        assert_eq!(tile_of(TileRules::builtin().clone()), (marble, None), "no tile past the built-in library");
+        let solid = TileRules::from_library(&lib);
+        let mut edits = EditMap::new();
+        edits.set(IVec3::new(5, row - 9, 0), marble);
+        assert_eq!(top_solid_row_with(&g, Some(&edits), 5, &|id| solid.is_solid(id)), row - 9);
+        assert_eq!(top_solid_row(&g, Some(&edits), 5), row - 9, "unknown ids count as solid built-in");
     }
 
     #[test]
