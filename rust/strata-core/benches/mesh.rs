@@ -84,7 +84,7 @@ fn main() {
         // The same output: the same unit faces in the same surfaces, wound the same way.
         let (ours, theirs) = (face_cells(&flat), face_cells(&peer_mesh));
         if ours != theirs {
-            let only = |a: &[(usize, u8, [i32; 3])], b: &[(usize, u8, [i32; 3])]| {
+            let only = |a: &[UnitFace], b: &[UnitFace]| {
                 a.iter().filter(|c| b.binary_search(c).is_err()).take(8).copied().collect::<Vec<_>>()
             };
             panic!(
@@ -353,9 +353,12 @@ fn bgm_mesh(
     }
 }
 
+/// A unit face: surface, direction, voxel corner of the face.
+type UnitFace = (usize, u8, [i32; 3]);
+
 /// Every unit face of a mesh as (surface, direction, voxel corner of the face), sorted, and the
 /// windings its triangles have seen from the front of their face (`true`: counter-clockwise).
-fn face_cells(mesh: &ChunkMesh) -> (Vec<(usize, u8, [i32; 3])>, Vec<bool>) {
+fn face_cells(mesh: &ChunkMesh) -> (Vec<UnitFace>, Vec<bool>) {
     let (mut cells, mut windings) = (Vec::new(), Vec::new());
     for (n, s) in mesh.surfaces().iter().enumerate() {
         for quad in s.indices.chunks_exact(6) {

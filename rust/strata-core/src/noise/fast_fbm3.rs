@@ -29,9 +29,17 @@
 //! gradient numbers once per unit cube; and along a row of constant `y` and `z` inside one unit
 //! cube, every gradient is `(±x distance) + constant` or a constant (`±y ± z`), where the
 //! constants are computed once per row and cube. Each point then costs eight adds, seven
-//! interpolations, the scale and the clamp per octave, `N` points in lockstep. A gradient whose
+//! interpolations, the scale and the clamp per octave, four points per AVX2 register. A gradient whose
 //! `u` is not x is written as `−0.0 + constant`, which is the constant exactly (IEEE: `a + −0 =
 //! a` for every `a`, zeros included).
+//!
+//! Each octave writes its terms (`signal · attenuation`) of a row to a row of its own; the rows
+//! are then summed in octave order from zero, as `Fbm::get` sums them, so that no vector load
+//! waits on the overlapping store of the run before it (as adding into one row would).
+//!
+//! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
+//! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
+//! points per AVX2 register. Its reference is [`PerlinFbm3::get_f32`]; it is not `noise`'s bits.
 //!
 //! The one deviation from `noise`: it panics on NaN or on coordinates beyond ±2⁶³ after scaling;
 //! this returns a value.
@@ -490,7 +498,8 @@ fn octave_row_portable(
     let t = RowTerms::new(axes, j, k);
     for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
         let c = t.constants(m);
-        for i in ax.run_start[r] as usize..ax.run_start[r + 1] as usize {
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        for (i, term) in (start..end).zip(&mut row[start..end]) {
             let g = |n: usize| {
                 let x = if n & 4 != 0 { ax.far[i] } else { ax.near[i] };
                 f64::from_bits((x.to_bits() & m.keep[n]) ^ m.x_sign[n]) + f64::from_bits(c[n])
@@ -498,7 +507,7 @@ fn octave_row_portable(
             let lz = |n: usize| g(n + 1) * t.cz + g(n) * t.rz;
             let ly = |n: usize| lz(n + 2) * t.cy + lz(n) * t.ry;
             let signal = max_lane(min_lane((ly(4) * ax.curve[i] + ly(0) * ax.rest[i]) * PERLIN_3D_SCALE, 1.0), -1.0);
-            row[i] = signal * attenuation;
+            *term = signal * attenuation;
         }
     }
 }
@@ -634,7 +643,8 @@ fn octave_row_portable_f32(
     let t = RowTerms32::new(axes, j, k);
     for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
         let c = t.constants(m);
-        for i in ax.run_start[r] as usize..ax.run_start[r + 1] as usize {
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        for (i, term) in (start..end).zip(&mut row[start..end]) {
             let g = |n: usize| {
                 let x = if n & 4 != 0 { ax.far32[i] } else { ax.near32[i] };
                 f32::from_bits((x.to_bits() & half(m.keep[n])) ^ half(m.x_sign[n])) + f32::from_bits(c[n])
@@ -644,7 +654,7 @@ fn octave_row_portable_f32(
             let v = (ly(4) * ax.curve32[i] + ly(0) * ax.rest32[i]) * PERLIN_3D_SCALE_F32;
             let signal = if v < 1.0 { v } else { 1.0 };
             let signal = if signal > -1.0 { signal } else { -1.0 };
-            row[i] = signal * attenuation;
+            *term = signal * attenuation;
         }
     }
 }
