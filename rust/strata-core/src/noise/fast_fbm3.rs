@@ -29,9 +29,9 @@
 //! gradient numbers once per unit cube; and along a row of constant `y` and `z` inside one unit
 //! cube, every gradient is `(±x distance) + constant` or a constant (`±y ± z`), where the
 //! constants are computed once per row and cube. Each point then costs eight adds, seven
-//! interpolations, the scale and the clamp per octave, four points per AVX2 register. A gradient whose
-//! `u` is not x is written as `−0.0 + constant`, which is the constant exactly (IEEE: `a + −0 =
-//! a` for every `a`, zeros included).
+//! interpolations, the scale and the clamp per octave, four points per AVX2 register. A gradient
+//! whose `u` is not x is written as `−0.0 + constant`, which is the constant exactly (IEEE:
+//! `a + −0 = a` for every `a`, zeros included).
 //!
 //! Each octave writes its terms (`signal · attenuation`) of a row to a row of its own; the rows
 //! are then summed in octave order from zero, as `Fbm::get` sums them, so that no vector load
