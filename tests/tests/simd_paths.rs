@@ -1,8 +1,8 @@
 //! Law 1 across machines: the world is the same, bit for bit, on every SIMD path.
 //!
 //! The core picks AVX-512, AVX2 or portable code at run time. A machine without AVX2 must get
-//! the voxels, scatter, meshes, Godot byte streams, collision triangles, far view and 2D tiles
-//! that this one gets. Each test builds everything under every SIMD limit this CPU can run
+//! the voxels, scatter, meshes, Godot byte streams, collision triangles, far view, 2D tiles and
+//! 3D fBm grids that this one gets. Each test builds everything under every SIMD limit this CPU can run
 //! (`strata_core::base::simd::with_limit`) and compares each result with the uncapped one. On a CPU
 //! without AVX2 there is only one path, and the comparison is trivially true.
 
@@ -151,6 +151,27 @@ fn side_view_chunks_are_the_same_on_every_simd_path() {
     for (name, preset) in presets() {
         same_on_every_path(&format!("2D chunks of {name}"), || world_2d(&preset));
     }
+}
+
+#[test]
+fn fbm_3d_grids_are_the_same_on_every_simd_path() {
+    use strata_core::noise::fast_fbm3::PerlinFbm3;
+    use strata_core::noise::fractal::FractalParams;
+    let params = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
+    let axis = |origin: f64, step: f64, n: usize| (0..n).map(|i| origin + i as f64 * step).collect::<Vec<f64>>();
+    let (xs, ys, zs) = (axis(1000.5, 1.0, 33), axis(-40.5, 4.0, 9), axis(-3000.5, 0.75, 17));
+    same_on_every_path("3D fBm grids", || {
+        // Built under the limit: the kernel is chosen at construction.
+        let noise = PerlinFbm3::new(7, params);
+        let mut exact = vec![0.0f64; xs.len() * ys.len() * zs.len()];
+        let mut single = vec![0.0f32; exact.len()];
+        noise.fill_grid(&xs, &ys, &zs, &mut exact);
+        noise.fill_grid_f32(&xs, &ys, &zs, &mut single);
+        vec![
+            ("f64 grid", exact.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()),
+            ("f32 grid", single.iter().map(|v| u64::from(v.to_bits())).collect()),
+        ]
+    });
 }
 
 #[test]

@@ -9,9 +9,15 @@
 //! block-mesh merges them), `noise2d_ns` / `noise2d_baseline_ns` (one 5-octave 2D fBm sample: the
 //! generator's source, `PerlinFbm2` in rows, against `noise`'s `Fbm<Perlin>`, which it equals bit
 //! for bit), `noise2d_scalar_ns` (the same, one scalar call per sample), `noise2d_terrain_ns` (one
-//! column of the whole height field), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell` (one CA
-//! pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` / `mesh_baseline_quads`
-//! (mean quads per chunk).
+//! column of the whole height field), `noise2d_simdnoise_ns` / `noise2d_fastnoise_lite_ns` (the
+//! peer crates on the same grid), `noise3d_*_ns` (one 5-octave 3D fBm point of a 32³ chunk:
+//! `grid` / `f32_grid` Strata's `PerlinFbm3` on the chunk as a grid, `point` one call per point,
+//! `baseline` `noise`'s `Fbm<Perlin>`, `simdnoise` / `fastnoise_lite` the peers; `*lattice*` the
+//! fBm on a 4-voxel lattice then trilinear, per voxel), `mesh_bgm_us` / `mesh_bgm_prebuilt_us`
+//! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
+//! its masks built in the call or prebuilt), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
+//! (one CA pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` /
+//! `mesh_baseline_quads` / `mesh_bgm_quads` (mean quads per chunk).
 //!
 //! Then a headless Godot run of `res://demo/flythrough.tscn` (unless benches are named): at view
 //! distance 8 (view-ready time, a flight with per-frame apply times, a 20,000-step random walk
@@ -37,8 +43,10 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode, Stdio};
 
-/// Samples per iteration in `noise2d` (a 32×32 grid) and cells per step in `ca3d` (32³).
+/// Samples per iteration in `noise2d` (a 32×32 grid), points per iteration in `noise3d` (a 32³
+/// chunk's voxels) and cells per step in `ca3d` (32³).
 const NOISE_SAMPLES: f64 = 1024.0;
+const NOISE3D_POINTS: f64 = 32768.0;
 const CA_CELLS: f64 = 32768.0;
 
 /// One summary entry: key, bench target, group, divisor (per-item), unit label.
@@ -50,7 +58,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 12] = [
+const ENTRIES: [Entry; 26] = [
     Entry { key: "chunk_pipeline_us", bench: "chunk_pipeline", group: "strata_worker", to_unit: 1e3, unit: "µs" },
     Entry { key: "chunk_gen_mesh_us", bench: "chunk_pipeline", group: "strata", to_unit: 1e3, unit: "µs" },
     Entry {
@@ -79,11 +87,91 @@ const ENTRIES: [Entry; 12] = [
         to_unit: NOISE_SAMPLES,
         unit: "ns",
     },
+    Entry { key: "mesh_bgm_us", bench: "mesh", group: "peer_bgm", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_bgm_prebuilt_us", bench: "mesh", group: "peer_bgm_prebuilt_masks", to_unit: 1e3, unit: "µs" },
+    Entry {
+        key: "noise2d_simdnoise_ns",
+        bench: "noise2d",
+        group: "peer_simdnoise_fbm",
+        to_unit: NOISE_SAMPLES,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise2d_fastnoise_lite_ns",
+        bench: "noise2d",
+        group: "peer_fastnoise_lite_fbm",
+        to_unit: NOISE_SAMPLES,
+        unit: "ns",
+    },
+    Entry { key: "noise3d_grid_ns", bench: "noise3d", group: "strata_fbm3_grid", to_unit: NOISE3D_POINTS, unit: "ns" },
+    Entry {
+        key: "noise3d_f32_grid_ns",
+        bench: "noise3d",
+        group: "strata_fbm3_f32_grid",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_point_ns",
+        bench: "noise3d",
+        group: "strata_fbm3_point",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_baseline_ns",
+        bench: "noise3d",
+        group: "noise_crate_fbm_perlin_point",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_simdnoise_ns",
+        bench: "noise3d",
+        group: "peer_simdnoise_grid",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_fastnoise_lite_ns",
+        bench: "noise3d",
+        group: "peer_fastnoise_lite_perlin_point",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_lattice_ns",
+        bench: "noise3d",
+        group: "strata_fbm3_lattice",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_f32_lattice_ns",
+        bench: "noise3d",
+        group: "strata_fbm3_f32_lattice",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_simdnoise_lattice_ns",
+        bench: "noise3d",
+        group: "peer_simdnoise_lattice",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_fastnoise_lite_lattice_ns",
+        bench: "noise3d",
+        group: "peer_fastnoise_lite_perlin_lattice",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
     Entry { key: "ca3d_ns_per_cell", bench: "ca3d", group: "bit_parallel", to_unit: CA_CELLS, unit: "ns" },
     Entry { key: "ca3d_baseline_ns_per_cell", bench: "ca3d", group: "naive", to_unit: CA_CELLS, unit: "ns" },
 ];
 
-const BENCHES: [&str; 5] = ["mesh", "chunk_pipeline", "noise2d", "ca3d", "memory"];
+const BENCHES: [&str; 6] = ["mesh", "chunk_pipeline", "noise2d", "noise3d", "ca3d", "memory"];
 
 /// Runs the benches; `args` may name a subset of them.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
@@ -125,6 +213,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     values.push(("mesh_quads", mean_quads("strata_greedy"), "quads"));
     values.push(("mesh_flat_quads", mean_quads("strata_flat"), "quads"));
     values.push(("mesh_baseline_quads", mean_quads("block_mesh"), "quads"));
+    values.push(("mesh_bgm_quads", mean_quads("bgm"), "quads"));
     let memory = outputs.iter().find(|(b, _)| *b == "memory").map(|(_, t)| t.as_str());
     let mem = |name: &str| memory.and_then(|t| strata_value(t, name));
     values.push(("bytes_per_chunk", mem("CORE_BYTES_PER_CHUNK"), "B"));
@@ -146,9 +235,20 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("  of which gen + mesh (µs)", "chunk_gen_mesh_us", "chunk_pipeline_baseline_us", "µs"),
         ("mesh (µs/chunk)", "mesh_us", "mesh_baseline_us", "µs"),
         ("mesh, AO off (µs/chunk)", "mesh_flat_us", "mesh_baseline_us", "µs"),
+        ("  vs binary-greedy-meshing", "mesh_flat_us", "mesh_bgm_us", "µs"),
+        ("  vs bgm, its masks prebuilt", "mesh_flat_us", "mesh_bgm_prebuilt_us", "µs"),
         ("2D fBm 5 oct. (ns/sample)", "noise2d_ns", "noise2d_baseline_ns", "ns"),
         ("2D fBm 5 oct., scalar (ns)", "noise2d_scalar_ns", "noise2d_baseline_ns", "ns"),
+        ("  vs simdnoise", "noise2d_ns", "noise2d_simdnoise_ns", "ns"),
+        ("  vs fastnoise-lite", "noise2d_ns", "noise2d_fastnoise_lite_ns", "ns"),
         ("height field (ns/column)", "noise2d_terrain_ns", "noise2d_baseline_ns", "ns"),
+        ("3D fBm 5 oct., grid (ns/point)", "noise3d_grid_ns", "noise3d_baseline_ns", "ns"),
+        ("  vs simdnoise (grid)", "noise3d_grid_ns", "noise3d_simdnoise_ns", "ns"),
+        ("  f32 grid vs simdnoise", "noise3d_f32_grid_ns", "noise3d_simdnoise_ns", "ns"),
+        ("3D fBm, per point (ns)", "noise3d_point_ns", "noise3d_baseline_ns", "ns"),
+        ("  vs fastnoise-lite", "noise3d_point_ns", "noise3d_fastnoise_lite_ns", "ns"),
+        ("3D fBm, 4-voxel lattice (ns/voxel)", "noise3d_lattice_ns", "noise3d_simdnoise_lattice_ns", "ns"),
+        ("  f32 lattice vs simdnoise's", "noise3d_f32_lattice_ns", "noise3d_simdnoise_lattice_ns", "ns"),
         ("3D CA pass (ns/cell)", "ca3d_ns_per_cell", "ca3d_baseline_ns_per_cell", "ns"),
         ("quads per chunk", "mesh_quads", "mesh_baseline_quads", ""),
         ("quads per chunk, AO off", "mesh_flat_quads", "mesh_baseline_quads", ""),

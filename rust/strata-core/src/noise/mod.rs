@@ -1,6 +1,6 @@
 //! Noise and height sources: value noise, Perlin/simplex/ridged fBm (scalar and SIMD rows),
-//! Perlin noise on separable 3D grids, Worley cells, midpoint displacement, diamond-square and
-//! real elevation data.
+//! 3D Perlin fBm (per point and on separable grids), Perlin noise on separable 3D grids, Worley
+//! cells, midpoint displacement, diamond-square and real elevation data.
 //!
 //! Each is a pure function of its seed and coordinates, tested against its definition.
 //!
@@ -8,6 +8,7 @@
 
 pub mod diamond_square;
 pub mod fast_fbm;
+pub mod fast_fbm3;
 pub mod fractal;
 pub mod grid_perlin;
 pub mod heightmap;

@@ -1,0 +1,964 @@
+//! 3D Perlin fBm that returns exactly the same f64 bits as the `noise` crate's `Fbm<Perlin>` in
+//! 3D ([`crate::noise::fractal::perlin_fbm`]`(seed, params).get([x, y, z])`): one point at a time
+//! ([`PerlinFbm3::get`]), and on a whole separable grid ([`PerlinFbm3::fill_grid`], the points
+//! `(xs[i], ys[j], zs[k])`, as a chunk's voxels or a world-aligned lattice are) several points at
+//! a time.
+//!
+//! Like [`crate::noise::fast_fbm`], this is not an approximation: every point goes through the
+//! same IEEE operations in the same order as `noise` 0.9 (`Fbm::get` → `perlin_3d`), so every
+//! path gives the same bits on every CPU: the grid's portable kernel (one point at a time) and
+//! its AVX2 kernel (four points in the lanes of one register, also taken on CPUs with AVX-512)
+//! perform the same operations on each point, nothing is fused into an FMA, and the clamp is
+//! written as the vector minimum and maximum compute it. One octave of `perlin_3d` at
+//! `(x, y, z)`:
+//!
+//! ```text
+//! corner c = trunc(v) − 1 if v ≤ 0 else trunc(v)        (per axis), d = v − c
+//! h = P[P[P[cx + dx] ^ (cy + dy)] ^ (cz + dz)] & 15       (all indices & 255)
+//! g = ±u ± v, u ∈ {x, y}, v ∈ {y, z} distances to the corner (dx, dy, dz), chosen by h
+//! lerp(a, b, t) = b·t + a·(1 − t),  q(t) = t³(t(6t − 15) + 10) on clamp(t, 0, 1)
+//! n = clamp(lerp(lerp(lerp(g000, g001, qz), lerp(g010, g011, qz), qy),
+//!                lerp(lerp(g100, g101, qz), lerp(g110, g111, qz), qy), qx) · 2/√3, −1, 1)
+//! ```
+//!
+//! and the fBm sums `n(p·f·Lᵒ) · Aᵒ` over octaves `o` (seed `seed + o`), times `1 / Σ Aᵒ`.
+//!
+//! What makes the grid fast, with the same operations per point: on a separable grid the
+//! coordinates of octave `o` along one axis depend on that axis's index alone, so the unit-cube
+//! corner, the distances and the quintic curve are computed once per grid line; the eight
+//! gradient numbers once per unit cube; and along a row of constant `y` and `z` inside one unit
+//! cube, every gradient is `(±x distance) + constant` or a constant (`±y ± z`), where the
+//! constants are computed once per row and cube. Each point then costs eight adds, seven
+//! interpolations, the scale and the clamp per octave, four points per AVX2 register. A gradient
+//! whose `u` is not x is written as `−0.0 + constant`, which is the constant exactly (IEEE:
+//! `a + −0 = a` for every `a`, zeros included).
+//!
+//! Each octave writes its terms (`signal · attenuation`) of a row to a row of its own; the rows
+//! are then summed in octave order from zero, as `Fbm::get` sums them, so that no vector load
+//! waits on the overlapping store of the run before it (as adding into one row would).
+//!
+//! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
+//! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
+//! points per AVX2 register. Its reference is [`PerlinFbm3::get_f32`]; it is not `noise`'s bits.
+//!
+//! The one deviation from `noise`: it panics on NaN or on coordinates beyond ±2⁶³ after scaling;
+//! this returns a value.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
+
+use crate::noise::fast_fbm::Kernel;
+use crate::noise::fractal::FractalParams;
+use noise::permutationtable::{NoiseHasher, PermutationTable};
+
+/// `perlin_3d`'s scale to about `[-1, 1]`, as `noise` writes it (2/√3).
+const PERLIN_3D_SCALE: f64 = 1.154_700_538_379_251_5;
+
+/// [`PERLIN_3D_SCALE`] rounded to `f32`.
+const PERLIN_3D_SCALE_F32: f32 = PERLIN_3D_SCALE as f32;
+
+/// `Fbm`'s most octaves (`Fbm::MAX_OCTAVES`).
+const MAX_OCTAVES: usize = 32;
+
+/// The sign bit of an f64.
+const SIGN_BIT: u64 = 1 << 63;
+
+/// Which distances `noise`'s gradient `h` (0..16) adds, as bits: 1 when `u` is y (else x), 2 when
+/// `u` is negated, 4 when `v` is z (else y), 8 when `v` is negated; the gradient is `±u ± v`.
+const GRADIENT_TERMS: [u8; 16] = [0, 2, 8, 10, 4, 6, 12, 14, 5, 7, 13, 15, 0, 2, 7, 15];
+
+/// 3D Perlin fBm, bit for bit `perlin_fbm(seed, params).get([x, y, z])` (see the module doc).
+#[derive(Clone)]
+pub struct PerlinFbm3 {
+    /// Per octave: `noise`'s permutation table of seed `seed + o`.
+    tables: Vec<[u8; 256]>,
+    /// Per octave: `persistence^(o + 1)`, by repeated multiplication as `Fbm::get` computes it.
+    attenuations: Vec<f64>,
+    frequency: f64,
+    lacunarity: f64,
+    /// `1 / Σ_{o=1..octaves} persistence^o`, as `Fbm::calc_scale_factor` computes it.
+    scale_factor: f64,
+    /// The grid kernel for this CPU (detected once, at construction).
+    kernel: Kernel,
+}
+
+impl std::fmt::Debug for PerlinFbm3 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PerlinFbm3")
+            .field("octaves", &self.tables.len())
+            .field("frequency", &self.frequency)
+            .field("lacunarity", &self.lacunarity)
+            .field("kernel", &self.kernel)
+            .finish()
+    }
+}
+
+/// One axis of a grid at one octave: per grid index, `perlin_3d`'s corner, the distances to the
+/// lower and the upper corner, the quintic curve and one minus it; and the runs of indices that
+/// share a corner.
+#[derive(Clone, Debug, Default)]
+struct GridAxis {
+    /// Scaled coordinates of the current octave (multiplied by the frequency, then once more by
+    /// the lacunarity per octave, as `Fbm::get` scales the point).
+    scaled: Vec<f64>,
+    corner: Vec<isize>,
+    near: Vec<f64>,
+    far: Vec<f64>,
+    curve: Vec<f64>,
+    rest: Vec<f64>,
+    /// The same terms for the `f32` grid ([`PerlinFbm3::fill_grid_f32`]): the distance to the
+    /// lower corner and the curve rounded to `f32`, the others computed from them in `f32`.
+    near32: Vec<f32>,
+    far32: Vec<f32>,
+    curve32: Vec<f32>,
+    rest32: Vec<f32>,
+    /// Per index: its run.
+    run_of: Vec<u32>,
+    /// Per run: its first index (and, last, the axis length).
+    run_start: Vec<u32>,
+}
+
+impl GridAxis {
+    fn new(coordinates: &[f64], frequency: f64) -> Self {
+        Self { scaled: coordinates.iter().map(|v| v * frequency).collect(), ..Self::default() }
+    }
+
+    /// The terms and runs of the current octave, the terms followed by `pad` copies of the last
+    /// (lanes past the end read them).
+    fn derive(&mut self, pad: usize) {
+        let n = self.scaled.len();
+        for v in [&mut self.near, &mut self.far, &mut self.curve, &mut self.rest] {
+            v.clear();
+        }
+        for v in [&mut self.near32, &mut self.far32, &mut self.curve32, &mut self.rest32] {
+            v.clear();
+        }
+        self.corner.clear();
+        self.run_of.clear();
+        self.run_start.clear();
+        for &v in &self.scaled {
+            let corner = floor_to_isize(v);
+            let near = v - corner as f64;
+            let curve = quintic(near);
+            if self.corner.last() != Some(&corner) {
+                self.run_start.push(self.corner.len() as u32);
+            }
+            self.corner.push(corner);
+            self.near.push(near);
+            self.far.push(near - 1.0);
+            self.curve.push(curve);
+            self.rest.push(1.0 - curve);
+            let [near32, far32, curve32, rest32] = terms_f32(near, curve);
+            self.near32.push(near32);
+            self.far32.push(far32);
+            self.curve32.push(curve32);
+            self.rest32.push(rest32);
+            self.run_of.push(self.run_start.len() as u32 - 1);
+        }
+        self.run_start.push(n as u32);
+        for v in [&mut self.near, &mut self.far, &mut self.curve, &mut self.rest] {
+            let last = v.last().copied().unwrap_or(0.0);
+            v.extend(std::iter::repeat_n(last, pad));
+        }
+        for v in [&mut self.near32, &mut self.far32, &mut self.curve32, &mut self.rest32] {
+            let last = v.last().copied().unwrap_or(0.0);
+            v.extend(std::iter::repeat_n(last, pad));
+        }
+    }
+
+    fn runs(&self) -> usize {
+        self.run_start.len() - 1
+    }
+
+    /// The next octave's coordinates.
+    fn advance(&mut self, lacunarity: f64) {
+        self.scaled.iter_mut().for_each(|v| *v *= lacunarity);
+    }
+}
+
+/// Per unit cube and corner (index `4·dx + 2·dy + dz`), the gradient's terms as masks: `keep`
+/// (all ones where `u` is x, else zero), `u_sign` (the sign bit where `u` is negated, or, where
+/// `u` is not x, always: the x part is then `−0.0`), `v_is_z` (all ones where `v` is z) and
+/// `v_sign`, and `y_sign` (the sign bit where `u` is y and negated).
+#[derive(Clone, Copy, Debug, Default)]
+struct CubeMasks {
+    keep: [u64; 8],
+    x_sign: [u64; 8],
+    v_is_z: [u64; 8],
+    v_sign: [u64; 8],
+    y_sign: [u64; 8],
+}
+
+impl CubeMasks {
+    fn new(table: &[u8; 256], (cx, cy, cz): (isize, isize, isize)) -> Self {
+        let mut m = Self::default();
+        for n in 0..8 {
+            let terms = GRADIENT_TERMS[gradient_number(
+                table,
+                cx + (n >> 2) as isize,
+                cy + ((n >> 1) & 1) as isize,
+                cz + (n & 1) as isize,
+            ) as usize];
+            let all = |bit: u8| if terms & bit != 0 { u64::MAX } else { 0 };
+            let u_is_x = terms & 1 == 0;
+            m.keep[n] = if u_is_x { u64::MAX } else { 0 };
+            m.x_sign[n] = if u_is_x { all(2) & SIGN_BIT } else { SIGN_BIT };
+            m.y_sign[n] = if u_is_x { 0 } else { all(2) & SIGN_BIT };
+            m.v_is_z[n] = all(4);
+            m.v_sign[n] = all(8) & SIGN_BIT;
+        }
+        m
+    }
+}
+
+/// `noise`'s hash of a corner, `& 15`.
+#[inline(always)]
+fn gradient_number(table: &[u8; 256], x: isize, y: isize, z: isize) -> u8 {
+    let byte = |v: isize| (v & 0xff) as usize;
+    let a = table[byte(x)] as usize ^ byte(y);
+    let b = table[a] as usize ^ byte(z);
+    table[b] & 15
+}
+
+impl PerlinFbm3 {
+    /// The fBm that [`crate::noise::fractal::perlin_fbm`]`(seed, params)` builds, in 3D.
+    pub fn new(seed: u32, params: FractalParams) -> Self {
+        let octave_count = params.octaves.clamp(1, MAX_OCTAVES as u32) as usize;
+        let persistence = params.persistence;
+        let tables = (0..octave_count)
+            .map(|o| {
+                // `Fbm` seeds octave `o` with `seed + o` (wrapping, as in a release build of `noise`).
+                let table = PermutationTable::new(seed.wrapping_add(o as u32));
+                std::array::from_fn(|i| table.hash(&[i as isize]) as u8)
+            })
+            .collect();
+        let mut attenuation = persistence;
+        let attenuations = (0..octave_count)
+            .map(|_| {
+                let a = attenuation;
+                attenuation *= persistence;
+                a
+            })
+            .collect();
+        let denominator = (1..=octave_count).fold(0.0, |acc, o| acc + persistence.powi(o as i32));
+        Self {
+            tables,
+            attenuations,
+            frequency: params.frequency,
+            lacunarity: params.lacunarity,
+            scale_factor: 1.0 / denominator,
+            kernel: Kernel::detect(),
+        }
+    }
+
+    /// The grid kernel in use.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The fBm at `(x, y, z)`, one point (`noise`'s computation, written out).
+    pub fn get(&self, x: f64, y: f64, z: f64) -> f64 {
+        let mut p = [x * self.frequency, y * self.frequency, z * self.frequency];
+        let mut result = 0.0;
+        for (table, &attenuation) in self.tables.iter().zip(&self.attenuations) {
+            result += perlin_3d(table, p) * attenuation;
+            p = p.map(|v| v * self.lacunarity);
+        }
+        result * self.scale_factor
+    }
+
+    /// `out[i + nx·(k + nz·j)] = get(xs[i], ys[j], zs[k])` for the grid of `xs`, `ys`, `zs` (x
+    /// fastest, then z, then y: the order of a chunk's voxels and of the cave lattices), several
+    /// points at a time. `out` must hold `xs.len() · ys.len() · zs.len()` values.
+    pub fn fill_grid(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.fill_grid_with(self.kernel, xs, ys, zs, out);
+    }
+
+    /// [`PerlinFbm3::fill_grid`] with a given kernel (for tests and benchmarks); a kernel the CPU
+    /// lacks or the thread's SIMD limit forbids runs the widest one below it that qualifies.
+    #[doc(hidden)]
+    pub fn fill_grid_with(&self, kernel: Kernel, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
+        assert_eq!(
+            out.len(),
+            xs.len() * ys.len() * zs.len(),
+            "fill_grid: {} × {} × {} points, {} outputs",
+            xs.len(),
+            ys.len(),
+            zs.len(),
+            out.len()
+        );
+        if out.is_empty() {
+            return;
+        }
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features, and
+            // both vector kernels need AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 | Kernel::Avx2 => unsafe { self.grid_avx2(xs, ys, zs, out) },
+            _ => self.grid::<f64, 1>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), octave_row_portable),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
+        // SAFETY (of the call inside): this function only runs on CPUs with AVX2.
+        let row = |a: &_, c: &_, j, k, att, row: &mut _| unsafe { octave_row_avx2(a, c, j, k, att, row) };
+        self.grid::<f64, 4>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), row);
+    }
+
+    /// The attenuations and the scale factor rounded to `f32`.
+    fn factors_f32(&self) -> (Vec<f32>, f32) {
+        (self.attenuations.iter().map(|&a| a as f32).collect(), self.scale_factor as f32)
+    }
+
+    /// The `f32` fBm at `(x, y, z)`, one point: what [`PerlinFbm3::fill_grid_f32`] computes
+    /// there (its reference). Not `noise`'s value: within about 1e-6 of [`PerlinFbm3::get`].
+    pub fn get_f32(&self, x: f64, y: f64, z: f64) -> f32 {
+        let (attenuations, scale_factor) = self.factors_f32();
+        let mut p = [x * self.frequency, y * self.frequency, z * self.frequency];
+        let mut result = 0.0f32;
+        for (table, &attenuation) in self.tables.iter().zip(&attenuations) {
+            result += perlin_3d_f32(table, p) * attenuation;
+            p = p.map(|v| v * self.lacunarity);
+        }
+        result * scale_factor
+    }
+
+    /// [`PerlinFbm3::fill_grid`] with the gradients and interpolation in `f32` (eight points per
+    /// AVX2 register instead of four): the same grid, the unit cubes and the distances to their
+    /// corners found in `f64` as `noise` finds them (so the result does not lose precision far
+    /// from the origin), then rounded to `f32`. Deterministic: every kernel returns the bits of
+    /// [`PerlinFbm3::get_f32`] (tested), on every CPU. Used nowhere in the world today.
+    pub fn fill_grid_f32(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f32]) {
+        self.fill_grid_f32_with(self.kernel, xs, ys, zs, out);
+    }
+
+    /// [`PerlinFbm3::fill_grid_f32`] with a given kernel (see [`PerlinFbm3::fill_grid_with`]).
+    #[doc(hidden)]
+    pub fn fill_grid_f32_with(&self, kernel: Kernel, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f32]) {
+        assert_eq!(
+            out.len(),
+            xs.len() * ys.len() * zs.len(),
+            "fill_grid_f32: {} × {} × {} points, {} outputs",
+            xs.len(),
+            ys.len(),
+            zs.len(),
+            out.len()
+        );
+        if out.is_empty() {
+            return;
+        }
+        let (attenuations, scale_factor) = self.factors_f32();
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features, and
+            // both vector kernels need AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 | Kernel::Avx2 => unsafe {
+                self.grid_f32_avx2(xs, ys, zs, out, &attenuations, scale_factor)
+            },
+            _ => self.grid::<f32, 1>((xs, ys, zs), out, (&attenuations, scale_factor), octave_row_portable_f32),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn grid_f32_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f32], attenuations: &[f32], scale: f32) {
+        // SAFETY (of the call inside): this function only runs on CPUs with AVX2.
+        let row = |a: &_, c: &_, j, k, att, row: &mut _| unsafe { octave_row_avx2_f32(a, c, j, k, att, row) };
+        self.grid::<f32, 8>((xs, ys, zs), out, (attenuations, scale), row);
+    }
+
+    /// The grid, row by row: each octave's terms of a row written by `octave_row`, which
+    /// processes `N` points at a time (see the module doc), then summed.
+    #[inline(always)]
+    fn grid<T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>, const N: usize>(
+        &self,
+        (xs, ys, zs): (&[f64], &[f64], &[f64]),
+        out: &mut [T],
+        (attenuations, scale_factor): (&[T], T),
+        octave_row: impl Fn(&[GridAxis; 3], &[CubeMasks], usize, usize, T, &mut [T]),
+    ) {
+        let (nx, nz) = (xs.len(), zs.len());
+        let mut axes =
+            [GridAxis::new(xs, self.frequency), GridAxis::new(ys, self.frequency), GridAxis::new(zs, self.frequency)];
+        // Per octave: the three axes' terms and every unit cube's masks, `[(y run · z runs + z
+        // run) · x runs + x run]`.
+        let mut octaves: Vec<([GridAxis; 3], Vec<CubeMasks>)> = Vec::with_capacity(self.tables.len());
+        for table in &self.tables {
+            axes.iter_mut().for_each(|a| a.derive(N));
+            let [ax, ay, az] = &axes;
+            let mut cubes = Vec::with_capacity(ax.runs() * ay.runs() * az.runs());
+            for ry in 0..ay.runs() {
+                for rz in 0..az.runs() {
+                    for rx in 0..ax.runs() {
+                        let corner = (
+                            ax.corner[ax.run_start[rx] as usize],
+                            ay.corner[ay.run_start[ry] as usize],
+                            az.corner[az.run_start[rz] as usize],
+                        );
+                        cubes.push(CubeMasks::new(table, corner));
+                    }
+                }
+            }
+            octaves.push((axes.clone(), cubes));
+            axes.iter_mut().for_each(|a| a.advance(self.lacunarity));
+        }
+        // Per octave, the row's `signal · attenuation`, then summed in octave order from zero as
+        // `Fbm::get` sums them (each octave writes its own row: no load waits on a store of
+        // lanes that a neighbouring run wrote).
+        let stride = nx + N;
+        let mut terms = vec![T::default(); stride * octaves.len()];
+        let mut sum = vec![T::default(); nx];
+        for (j, plane) in out.chunks_exact_mut(nx * nz).enumerate() {
+            for (k, out_row) in plane.chunks_exact_mut(nx).enumerate() {
+                for (((a, cubes), &attenuation), row) in
+                    octaves.iter().zip(attenuations).zip(terms.chunks_exact_mut(stride))
+                {
+                    octave_row(a, cubes, j, k, attenuation, row);
+                }
+                sum.fill(T::default());
+                for row in terms.chunks_exact(stride) {
+                    for (s, &t) in sum.iter_mut().zip(&row[..nx]) {
+                        *s = *s + t;
+                    }
+                }
+                for (o, &s) in out_row.iter_mut().zip(&sum) {
+                    *o = s * scale_factor;
+                }
+            }
+        }
+    }
+}
+
+/// The y and z terms of row `(j, k)` at one octave, and which unit cubes it crosses.
+struct RowTerms {
+    /// The y and z distances of corner `n` (`4·dx + 2·dy + dz`), as bits.
+    py: [u64; 8],
+    pz: [u64; 8],
+    /// y's curve and one minus it, the same for z.
+    cy: f64,
+    ry: f64,
+    cz: f64,
+    rz: f64,
+    /// The index of the row's first unit cube in the octave's table.
+    first_cube: usize,
+}
+
+impl RowTerms {
+    #[inline(always)]
+    fn new([ax, ay, az]: &[GridAxis; 3], j: usize, k: usize) -> Self {
+        let (y0, y1, z0, z1) = (ay.near[j], ay.far[j], az.near[k], az.far[k]);
+        Self {
+            py: std::array::from_fn(|n| if n & 2 != 0 { y1 } else { y0 }.to_bits()),
+            pz: std::array::from_fn(|n| if n & 1 != 0 { z1 } else { z0 }.to_bits()),
+            cy: ay.curve[j],
+            ry: ay.rest[j],
+            cz: az.curve[k],
+            rz: az.rest[k],
+            first_cube: (ay.run_of[j] as usize * az.runs() + az.run_of[k] as usize) * ax.runs(),
+        }
+    }
+
+    /// Per corner, the constant part of the gradient along the row inside cube `m`: `±v` where
+    /// `u` is x, the whole `±y ± z` where it is not; as bits.
+    #[inline(always)]
+    fn constants(&self, m: &CubeMasks) -> [u64; 8] {
+        std::array::from_fn(|n| {
+            let v = f64::from_bits((self.py[n] & !m.v_is_z[n] | self.pz[n] & m.v_is_z[n]) ^ m.v_sign[n]);
+            let u = f64::from_bits(self.py[n] ^ m.y_sign[n]) + v;
+            v.to_bits() & m.keep[n] | u.to_bits() & !m.keep[n]
+        })
+    }
+}
+
+/// `_mm256_min_pd` / `_mm256_max_pd` on one lane: the second operand unless the first is
+/// strictly smaller (larger), so NaN and equal values give the second, as the vector
+/// instructions do. For a number, `max(min(v, 1), −1)` is `v.clamp(−1, 1)`.
+#[inline(always)]
+fn min_lane(a: f64, b: f64) -> f64 {
+    if a < b { a } else { b }
+}
+
+#[inline(always)]
+fn max_lane(a: f64, b: f64) -> f64 {
+    if a > b { a } else { b }
+}
+
+/// One octave's terms (`signal · attenuation`) of row `(j, k)` (constant y and z) written to
+/// `row`, one point at a time: the operations of [`octave_row_avx2`], lane by lane.
+fn octave_row_portable(
+    axes: &[GridAxis; 3],
+    cubes: &[CubeMasks],
+    j: usize,
+    k: usize,
+    attenuation: f64,
+    row: &mut [f64],
+) {
+    let ax = &axes[0];
+    let t = RowTerms::new(axes, j, k);
+    for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
+        let c = t.constants(m);
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        for (i, term) in (start..end).zip(&mut row[start..end]) {
+            let g = |n: usize| {
+                let x = if n & 4 != 0 { ax.far[i] } else { ax.near[i] };
+                f64::from_bits((x.to_bits() & m.keep[n]) ^ m.x_sign[n]) + f64::from_bits(c[n])
+            };
+            let lz = |n: usize| g(n + 1) * t.cz + g(n) * t.rz;
+            let ly = |n: usize| lz(n + 2) * t.cy + lz(n) * t.ry;
+            let signal = max_lane(min_lane((ly(4) * ax.curve[i] + ly(0) * ax.rest[i]) * PERLIN_3D_SCALE, 1.0), -1.0);
+            *term = signal * attenuation;
+        }
+    }
+}
+
+/// [`octave_row_portable`] four points at a time with AVX2: the same operations on each lane.
+/// The x axis's arrays and `row` hold at least 4 values past the row's end, so that every group
+/// of lanes loads and stores whole vectors; runs are written in order, so what lanes past a run
+/// write is overwritten by the next run, or lies past the row's end.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn octave_row_avx2(
+    axes: &[GridAxis; 3],
+    cubes: &[CubeMasks],
+    j: usize,
+    k: usize,
+    attenuation: f64,
+    row: &mut [f64],
+) {
+    use std::arch::x86_64::*;
+    let ax = &axes[0];
+    let t = RowTerms::new(axes, j, k);
+    let (cz, rz, cy, ry) = (_mm256_set1_pd(t.cz), _mm256_set1_pd(t.rz), _mm256_set1_pd(t.cy), _mm256_set1_pd(t.ry));
+    let (scale, one, minus_one, att) =
+        (_mm256_set1_pd(PERLIN_3D_SCALE), _mm256_set1_pd(1.0), _mm256_set1_pd(-1.0), _mm256_set1_pd(attenuation));
+    let n_len = ax.near.len().min(ax.far.len()).min(ax.curve.len()).min(ax.rest.len()).min(row.len());
+    let bits = |v: &[u64; 8], half: usize| {
+        let at = |l: usize| v[4 * half + l] as i64;
+        _mm256_castsi256_pd(_mm256_setr_epi64x(at(0), at(1), at(2), at(3)))
+    };
+    let (py, pz) = ([bits(&t.py, 0), bits(&t.py, 1)], [bits(&t.pz, 0), bits(&t.pz, 1)]);
+    for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
+        // `RowTerms::constants`, four corners at a time.
+        let mut c = [0u64; 8];
+        for half in 0..2 {
+            let v_is_z = bits(&m.v_is_z, half);
+            let v = _mm256_xor_pd(
+                _mm256_or_pd(_mm256_andnot_pd(v_is_z, py[half]), _mm256_and_pd(v_is_z, pz[half])),
+                bits(&m.v_sign, half),
+            );
+            let u = _mm256_add_pd(_mm256_xor_pd(py[half], bits(&m.y_sign, half)), v);
+            let keep = bits(&m.keep, half);
+            let both = _mm256_or_pd(_mm256_and_pd(keep, v), _mm256_andnot_pd(keep, u));
+            // SAFETY: `c` holds 8 values; `4 * half + 4 <= 8`.
+            unsafe { _mm256_storeu_pd(c[4 * half..].as_mut_ptr().cast(), both) };
+        }
+        let broadcast = |v: u64| _mm256_castsi256_pd(_mm256_set1_epi64x(v as i64));
+        let keep: [__m256d; 8] = std::array::from_fn(|n| broadcast(m.keep[n]));
+        let x_sign: [__m256d; 8] = std::array::from_fn(|n| broadcast(m.x_sign[n]));
+        let constant: [__m256d; 8] = std::array::from_fn(|n| broadcast(c[n]));
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        let mut i = start;
+        debug_assert!(end + 3 <= n_len, "the x axis and the row are padded by at least 3 values");
+        while i < end && i + 4 <= n_len {
+            // SAFETY: `i + 4 <= n_len`, the shortest of the arrays read and written.
+            let load = |v: &[f64]| unsafe { _mm256_loadu_pd(v.as_ptr().add(i)) };
+            let (x0, x1, cx, rx) = (load(&ax.near), load(&ax.far), load(&ax.curve), load(&ax.rest));
+            let g = |n: usize| {
+                let x = if n & 4 != 0 { x1 } else { x0 };
+                _mm256_add_pd(_mm256_xor_pd(_mm256_and_pd(x, keep[n]), x_sign[n]), constant[n])
+            };
+            let lz = |n: usize| _mm256_add_pd(_mm256_mul_pd(g(n + 1), cz), _mm256_mul_pd(g(n), rz));
+            let ly = |n: usize| _mm256_add_pd(_mm256_mul_pd(lz(n + 2), cy), _mm256_mul_pd(lz(n), ry));
+            let v = _mm256_mul_pd(_mm256_add_pd(_mm256_mul_pd(ly(4), cx), _mm256_mul_pd(ly(0), rx)), scale);
+            let signal = _mm256_max_pd(_mm256_min_pd(v, one), minus_one);
+            // Lanes past the run are written too; the next run (or nobody) overwrites them.
+            // SAFETY: as for `load`.
+            unsafe { _mm256_storeu_pd(row.as_mut_ptr().add(i), _mm256_mul_pd(signal, att)) };
+            i += 4;
+        }
+    }
+}
+
+/// [`RowTerms`] in `f32`: masks are the high halves of the `f64` masks (all ones, zero, or the
+/// sign bit, which is bit 63 of an `f64` and bit 31 of an `f32`).
+struct RowTerms32 {
+    py: [u32; 8],
+    pz: [u32; 8],
+    cy: f32,
+    ry: f32,
+    cz: f32,
+    rz: f32,
+    first_cube: usize,
+}
+
+/// The high half of a 64-bit mask (see [`RowTerms32`]).
+#[inline(always)]
+fn half(m: u64) -> u32 {
+    (m >> 32) as u32
+}
+
+impl RowTerms32 {
+    #[inline(always)]
+    fn new([ax, ay, az]: &[GridAxis; 3], j: usize, k: usize) -> Self {
+        let (y0, y1, z0, z1) = (ay.near32[j], ay.far32[j], az.near32[k], az.far32[k]);
+        Self {
+            py: std::array::from_fn(|n| if n & 2 != 0 { y1 } else { y0 }.to_bits()),
+            pz: std::array::from_fn(|n| if n & 1 != 0 { z1 } else { z0 }.to_bits()),
+            cy: ay.curve32[j],
+            ry: ay.rest32[j],
+            cz: az.curve32[k],
+            rz: az.rest32[k],
+            first_cube: (ay.run_of[j] as usize * az.runs() + az.run_of[k] as usize) * ax.runs(),
+        }
+    }
+
+    /// [`RowTerms::constants`] in `f32`.
+    #[inline(always)]
+    fn constants(&self, m: &CubeMasks) -> [u32; 8] {
+        std::array::from_fn(|n| {
+            let v_is_z = half(m.v_is_z[n]);
+            let v = f32::from_bits((self.py[n] & !v_is_z | self.pz[n] & v_is_z) ^ half(m.v_sign[n]));
+            let u = f32::from_bits(self.py[n] ^ half(m.y_sign[n])) + v;
+            v.to_bits() & half(m.keep[n]) | u.to_bits() & !half(m.keep[n])
+        })
+    }
+}
+
+/// [`octave_row_portable`] in `f32`.
+fn octave_row_portable_f32(
+    axes: &[GridAxis; 3],
+    cubes: &[CubeMasks],
+    j: usize,
+    k: usize,
+    attenuation: f32,
+    row: &mut [f32],
+) {
+    let ax = &axes[0];
+    let t = RowTerms32::new(axes, j, k);
+    for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
+        let c = t.constants(m);
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        for (i, term) in (start..end).zip(&mut row[start..end]) {
+            let g = |n: usize| {
+                let x = if n & 4 != 0 { ax.far32[i] } else { ax.near32[i] };
+                f32::from_bits((x.to_bits() & half(m.keep[n])) ^ half(m.x_sign[n])) + f32::from_bits(c[n])
+            };
+            let lz = |n: usize| g(n + 1) * t.cz + g(n) * t.rz;
+            let ly = |n: usize| lz(n + 2) * t.cy + lz(n) * t.ry;
+            let v = (ly(4) * ax.curve32[i] + ly(0) * ax.rest32[i]) * PERLIN_3D_SCALE_F32;
+            let signal = if v < 1.0 { v } else { 1.0 };
+            let signal = if signal > -1.0 { signal } else { -1.0 };
+            *term = signal * attenuation;
+        }
+    }
+}
+
+/// [`octave_row_portable_f32`] eight points at a time with AVX2 (see [`octave_row_avx2`]).
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn octave_row_avx2_f32(
+    axes: &[GridAxis; 3],
+    cubes: &[CubeMasks],
+    j: usize,
+    k: usize,
+    attenuation: f32,
+    row: &mut [f32],
+) {
+    use std::arch::x86_64::*;
+    let ax = &axes[0];
+    let t = RowTerms32::new(axes, j, k);
+    let (cz, rz, cy, ry) = (_mm256_set1_ps(t.cz), _mm256_set1_ps(t.rz), _mm256_set1_ps(t.cy), _mm256_set1_ps(t.ry));
+    let (scale, one, minus_one, att) =
+        (_mm256_set1_ps(PERLIN_3D_SCALE_F32), _mm256_set1_ps(1.0), _mm256_set1_ps(-1.0), _mm256_set1_ps(attenuation));
+    let n_len = ax.near32.len().min(ax.far32.len()).min(ax.curve32.len()).min(ax.rest32.len()).min(row.len());
+    let vector = |v: [u32; 8]| {
+        _mm256_castsi256_ps(_mm256_setr_epi32(
+            v[0] as i32,
+            v[1] as i32,
+            v[2] as i32,
+            v[3] as i32,
+            v[4] as i32,
+            v[5] as i32,
+            v[6] as i32,
+            v[7] as i32,
+        ))
+    };
+    let (py, pz) = (vector(t.py), vector(t.pz));
+    for (r, m) in cubes[t.first_cube..t.first_cube + ax.runs()].iter().enumerate() {
+        // `RowTerms32::constants`, the eight corners at once.
+        let masks = |v: &[u64; 8]| vector(v.map(half));
+        let (v_is_z, keep) = (masks(&m.v_is_z), masks(&m.keep));
+        let v = _mm256_xor_ps(_mm256_or_ps(_mm256_andnot_ps(v_is_z, py), _mm256_and_ps(v_is_z, pz)), masks(&m.v_sign));
+        let u = _mm256_add_ps(_mm256_xor_ps(py, masks(&m.y_sign)), v);
+        let mut c = [0f32; 8];
+        // SAFETY: `c` holds 8 values.
+        unsafe { _mm256_storeu_ps(c.as_mut_ptr(), _mm256_or_ps(_mm256_and_ps(keep, v), _mm256_andnot_ps(keep, u))) };
+        let broadcast = |v: u32| _mm256_castsi256_ps(_mm256_set1_epi32(v as i32));
+        let keep: [__m256; 8] = std::array::from_fn(|n| broadcast(half(m.keep[n])));
+        let x_sign: [__m256; 8] = std::array::from_fn(|n| broadcast(half(m.x_sign[n])));
+        let constant: [__m256; 8] = std::array::from_fn(|n| _mm256_set1_ps(c[n]));
+        let (start, end) = (ax.run_start[r] as usize, ax.run_start[r + 1] as usize);
+        let mut i = start;
+        debug_assert!(end + 7 <= n_len, "the x axis and the row are padded by at least 7 values");
+        while i < end && i + 8 <= n_len {
+            // SAFETY: `i + 8 <= n_len`, the shortest of the arrays read and written.
+            let load = |v: &[f32]| unsafe { _mm256_loadu_ps(v.as_ptr().add(i)) };
+            let (x0, x1, cx, rx) = (load(&ax.near32), load(&ax.far32), load(&ax.curve32), load(&ax.rest32));
+            let g = |n: usize| {
+                let x = if n & 4 != 0 { x1 } else { x0 };
+                _mm256_add_ps(_mm256_xor_ps(_mm256_and_ps(x, keep[n]), x_sign[n]), constant[n])
+            };
+            let lz = |n: usize| _mm256_add_ps(_mm256_mul_ps(g(n + 1), cz), _mm256_mul_ps(g(n), rz));
+            let ly = |n: usize| _mm256_add_ps(_mm256_mul_ps(lz(n + 2), cy), _mm256_mul_ps(lz(n), ry));
+            let v = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(ly(4), cx), _mm256_mul_ps(ly(0), rx)), scale);
+            let signal = _mm256_max_ps(_mm256_min_ps(v, one), minus_one);
+            // Lanes past the run are written too; the next run (or nobody) overwrites them.
+            // SAFETY: as for `load`.
+            unsafe { _mm256_storeu_ps(row.as_mut_ptr().add(i), _mm256_mul_ps(signal, att)) };
+            i += 8;
+        }
+    }
+}
+
+/// `perlin_3d` with the corner and the distances found in `f64`, the rest in `f32` (the
+/// reference of [`PerlinFbm3::fill_grid_f32`], the same operations as its kernels).
+fn perlin_3d_f32(table: &[u8; 256], p: [f64; 3]) -> f32 {
+    let c = p.map(floor_to_isize);
+    let terms: [[f32; 4]; 3] = std::array::from_fn(|a| {
+        let near = p[a] - c[a] as f64;
+        terms_f32(near, quintic(near))
+    });
+    let g = |dx: usize, dy: usize, dz: usize| {
+        let (px, py, pz) = (terms[0][dx], terms[1][dy], terms[2][dz]);
+        match gradient_number(table, c[0] + dx as isize, c[1] + dy as isize, c[2] + dz as isize) {
+            0 | 12 => px + py,
+            1 | 13 => -px + py,
+            2 => px - py,
+            3 => -px - py,
+            4 => px + pz,
+            5 => -px + pz,
+            6 => px - pz,
+            7 => -px - pz,
+            8 => py + pz,
+            9 | 14 => -py + pz,
+            10 => py - pz,
+            _ => -py - pz,
+        }
+    };
+    let lerp = |a: f32, b: f32, axis: usize| b * terms[axis][2] + a * terms[axis][3];
+    let v = lerp(
+        lerp(lerp(g(0, 0, 0), g(0, 0, 1), 2), lerp(g(0, 1, 0), g(0, 1, 1), 2), 1),
+        lerp(lerp(g(1, 0, 0), g(1, 0, 1), 2), lerp(g(1, 1, 0), g(1, 1, 1), 2), 1),
+        0,
+    ) * PERLIN_3D_SCALE_F32;
+    let v = if v < 1.0 { v } else { 1.0 };
+    if v > -1.0 { v } else { -1.0 }
+}
+
+/// The `f32` terms of one axis from the `f64` distance to the lower corner and its curve: both
+/// rounded to `f32`, the distance to the upper corner and one minus the curve computed in `f32`.
+#[inline(always)]
+fn terms_f32(near: f64, curve: f64) -> [f32; 4] {
+    let (near32, curve32) = (near as f32, curve as f32);
+    [near32, near32 - 1.0, curve32, 1.0 - curve32]
+}
+
+/// `noise`'s `floor_to_isize`: truncation, one lower at and below zero.
+#[inline(always)]
+fn floor_to_isize(v: f64) -> isize {
+    if v <= 0.0 { v as isize - 1 } else { v as isize }
+}
+
+/// `noise`'s quintic S-curve (clamped to `[0, 1]` first), same operation order.
+#[inline(always)]
+fn quintic(t: f64) -> f64 {
+    let x = t.clamp(0.0, 1.0);
+    x * x * x * (x * (x * 6.0 - 15.0) + 10.0)
+}
+
+/// `noise`'s `linear`: `b·α + a·(1 − α)`.
+#[inline(always)]
+fn linear(a: f64, b: f64, alpha: f64) -> f64 {
+    b * alpha + a * (1.0 - alpha)
+}
+
+/// `noise::core::perlin::perlin_3d` at `p` with permutation table `table`, written out.
+fn perlin_3d(table: &[u8; 256], p: [f64; 3]) -> f64 {
+    let c = p.map(floor_to_isize);
+    let d = [p[0] - c[0] as f64, p[1] - c[1] as f64, p[2] - c[2] as f64];
+    let g = |dx: isize, dy: isize, dz: isize| {
+        let (px, py, pz) = (d[0] - dx as f64, d[1] - dy as f64, d[2] - dz as f64);
+        match gradient_number(table, c[0] + dx, c[1] + dy, c[2] + dz) {
+            0 | 12 => px + py,
+            1 | 13 => -px + py,
+            2 => px - py,
+            3 => -px - py,
+            4 => px + pz,
+            5 => -px + pz,
+            6 => px - pz,
+            7 => -px - pz,
+            8 => py + pz,
+            9 | 14 => -py + pz,
+            10 => py - pz,
+            _ => -py - pz,
+        }
+    };
+    let (g000, g100, g010, g110) = (g(0, 0, 0), g(1, 0, 0), g(0, 1, 0), g(1, 1, 0));
+    let (g001, g101, g011, g111) = (g(0, 0, 1), g(1, 0, 1), g(0, 1, 1), g(1, 1, 1));
+    let q = d.map(quintic);
+    let result = linear(
+        linear(linear(g000, g001, q[2]), linear(g010, g011, q[2]), q[1]),
+        linear(linear(g100, g101, q[2]), linear(g110, g111, q[2]), q[1]),
+        q[0],
+    ) * PERLIN_3D_SCALE;
+    result.clamp(-1.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::mix64;
+    use crate::noise::fractal::perlin_fbm;
+    use noise::NoiseFn;
+
+    fn parameter_sets() -> Vec<FractalParams> {
+        vec![
+            FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 },
+            FractalParams { octaves: 1, frequency: 1.0 / 96.0, persistence: 0.5, lacunarity: 2.0 },
+            FractalParams { octaves: 7, frequency: 0.0371, persistence: 0.61, lacunarity: 2.137 },
+            FractalParams { octaves: 3, frequency: 1.0, persistence: 0.45, lacunarity: 1.9 },
+        ]
+    }
+
+    /// Axes: chunk-like runs across zero, a lattice every 4 voxels, random values at several
+    /// scales, and integers and edges where the corner and the distances are at their limits.
+    fn axes() -> Vec<Vec<f64>> {
+        let mut h = 0x5eed_f00du64;
+        let mut next = || {
+            h = mix64(h.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            h
+        };
+        let mut axes: Vec<Vec<f64>> = vec![
+            (-16..17).map(|i| i as f64).collect(),
+            (-3..7).map(|i| (i * 4) as f64 + 1000.0).collect(),
+            (0..13).map(|i| i as f64 + 0.5 - 3000.0).collect(),
+            vec![-2.0, -1.0, -0.5, -0.0, 0.0, 1e-310, 0.5, 1.0 - 1e-16, 1.0, 2.0, 255.0, 256.0, 257.5, -256.0, 64.0],
+        ];
+        for scale in [1e-3, 0.7, 13.0, 900.0, 3e5] {
+            axes.push((0..11).map(|_| (next() as i64 as f64 / i64::MAX as f64) * scale).collect());
+        }
+        axes
+    }
+
+    #[test]
+    fn get_equals_the_noise_crate_bit_for_bit() {
+        for seed in [0u32, 7, 0xdead_beef, u32::MAX - 64] {
+            for params in parameter_sets() {
+                let (ours, theirs) = (PerlinFbm3::new(seed, params), perlin_fbm(seed, params));
+                for a in axes() {
+                    for (n, &x) in a.iter().enumerate() {
+                        let (y, z) = (a[(n * 7 + 3) % a.len()], -a[(n * 5 + 1) % a.len()] * 0.37);
+                        let want = theirs.get([x, y, z]);
+                        assert_eq!(
+                            ours.get(x, y, z).to_bits(),
+                            want.to_bits(),
+                            "seed {seed}, {params:?} at {:?}",
+                            (x, y, z)
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_grid_kernel_equals_the_noise_crate_bit_for_bit() {
+        let axes = axes();
+        for seed in [0u32, 7, 0xdead_beef] {
+            for params in parameter_sets() {
+                let theirs = perlin_fbm(seed, params);
+                let ours = PerlinFbm3::new(seed, params);
+                for (a, b, c) in [(0, 0, 0), (1, 2, 3), (3, 3, 3), (4, 5, 6), (7, 8, 2), (8, 0, 1)] {
+                    let [xs, ys, zs] = [&axes[a], &axes[b], &axes[c]];
+                    let mut want = Vec::new();
+                    for &y in ys {
+                        for &z in zs {
+                            for &x in xs {
+                                want.push(theirs.get([x, y, z]).to_bits());
+                            }
+                        }
+                    }
+                    for kernel in Kernel::available() {
+                        let mut got = vec![0.0; want.len()];
+                        ours.fill_grid_with(kernel, xs, ys, zs, &mut got);
+                        let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                        assert!(got == want, "seed {seed}, {params:?}, axes {:?}, kernel {kernel:?}", (a, b, c));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_f32_grid_kernel_equals_the_f32_reference_which_stays_near_noise() {
+        let axes = axes();
+        for seed in [0u32, 7, 0xdead_beef] {
+            for params in parameter_sets() {
+                let ours = PerlinFbm3::new(seed, params);
+                for (a, b, c) in [(0, 0, 0), (1, 2, 3), (3, 3, 3), (4, 5, 6), (7, 8, 2), (8, 0, 1)] {
+                    let [xs, ys, zs] = [&axes[a], &axes[b], &axes[c]];
+                    let mut want = Vec::new();
+                    for &y in ys {
+                        for &z in zs {
+                            for &x in xs {
+                                let v = ours.get_f32(x, y, z);
+                                let exact = ours.get(x, y, z);
+                                assert!((v as f64 - exact).abs() < 1e-5, "{v} against {exact} at {:?}", (x, y, z));
+                                want.push(v.to_bits());
+                            }
+                        }
+                    }
+                    for kernel in Kernel::available() {
+                        let mut got = vec![0.0f32; want.len()];
+                        ours.fill_grid_f32_with(kernel, xs, ys, zs, &mut got);
+                        let got: Vec<u32> = got.iter().map(|v| v.to_bits()).collect();
+                        assert!(got == want, "seed {seed}, {params:?}, axes {:?}, kernel {kernel:?}", (a, b, c));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn grids_of_every_row_length_match_and_empty_grids_are_empty() {
+        let params = parameter_sets()[0];
+        let (ours, theirs) = (PerlinFbm3::new(3, params), perlin_fbm(3, params));
+        for len in 1..19 {
+            let xs: Vec<f64> = (0..len).map(|i| i as f64 * 7.3 - 40.0).collect();
+            let (ys, zs) = ([5.5, -70.25], [1.0e4]);
+            let mut got = vec![0.0; len * 2];
+            let mut got32 = vec![0.0f32; len * 2];
+            ours.fill_grid(&xs, &ys, &zs, &mut got);
+            ours.fill_grid_f32(&xs, &ys, &zs, &mut got32);
+            for (j, &y) in ys.iter().enumerate() {
+                for (i, &x) in xs.iter().enumerate() {
+                    assert_eq!(got[j * len + i].to_bits(), theirs.get([x, y, zs[0]]).to_bits(), "length {len}");
+                    assert_eq!(got32[j * len + i].to_bits(), ours.get_f32(x, y, zs[0]).to_bits(), "length {len}");
+                }
+            }
+        }
+        ours.fill_grid(&[], &[1.0], &[2.0], &mut []);
+        ours.fill_grid_f32(&[1.0], &[], &[2.0], &mut []);
+    }
+}
