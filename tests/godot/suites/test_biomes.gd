@@ -185,3 +185,29 @@ func test_preset_files_keep_the_table() -> void:
 	var core_read: WorldPreset = WorldPreset.load_from_file(native)
 	if assert_true(core_read != null, "the core reads Godot's file"):
 		assert_eq(core_read.fingerprint(), fingerprint)
+
+
+func test_values_of_the_wrong_type_change_nothing() -> void:
+	var b := _row("moor", "podzol", 0.3)
+	b.scatter_custom = true
+	b.scatter = [{"kind": "bush", "density": 0.25, "placement": "Groves"}]
+	var names := PackedStringArray()
+	for p: Dictionary in b.get_property_list():
+		var own := not str(p["name"]).begins_with("resource_") and str(p["name"]) != "script"
+		if int(p["usage"]) & PROPERTY_USAGE_EDITOR and own:
+			names.append(str(p["name"]))
+	assert_true(names.has("temperature_min") and names.has("scatter"), str(names))
+	assert_eq(names.size(), 18, "the Biome properties: " + str(names))
+	for property_name in names:
+		var before: Variant = b.get(property_name)
+		for bad: Variant in [null, Vector3.ONE, RefCounted.new(), Callable()]:
+			b.set(property_name, bad)
+			assert_eq(b.get(property_name), before, "%s = %s refused" % [property_name, bad])
+	var p := WorldPreset.new()
+	var f := p.fingerprint()
+	p.set("biome_table", RefCounted.new())
+	assert_eq(p.biome_table, null, "not a BiomeTable: refused")
+	assert_true(p.last_error().contains("biome_table"), p.last_error())
+	p.set("biomes_table_ron", "[(name: 3)]")
+	assert_true(p.last_error().contains("biomes_table_ron"), p.last_error())
+	assert_eq(p.fingerprint(), f, "nothing changed")

@@ -427,7 +427,8 @@ mod tests {
         let base = WorldPreset::default();
         let f = fingerprint(&base);
         let rule = ScatterRule { kind: "tree".into(), density: 0.5, ..ScatterRule::default() };
-        let edits: Vec<(&str, Box<dyn Fn(&mut Biome)>)> = vec![
+        type Edit = Box<dyn Fn(&mut Biome)>;
+        let edits: Vec<(&str, Edit)> = vec![
             ("name", Box::new(|b| b.name = "renamed".into())),
             ("surface_block", Box::new(|b| b.surface_block = "snow".into())),
             ("subsurface_block", Box::new(|b| b.subsurface_block = "gravel".into())),
