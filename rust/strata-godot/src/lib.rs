@@ -1,6 +1,7 @@
 //! Strata's Godot classes: a thin gdext layer over `strata-core`, one file per class.
 //!
 //! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
+//! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
@@ -13,6 +14,7 @@
 
 use godot::prelude::*;
 
+mod biome_table;
 mod block_library;
 mod chunk_world;
 mod chunk_world_2d;

@@ -515,7 +515,7 @@ impl UserProfiles {
         let Some(preset) = preset else {
             return self.fail(format!("save_preset `{name}`: preset is null"), Error::ERR_INVALID_PARAMETER);
         };
-        let core = preset.bind().core().clone();
+        let core = preset.bind().core().into_owned();
         let store = match self.store() {
             Ok(s) => s,
             Err(code) => return code,

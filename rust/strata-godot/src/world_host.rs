@@ -39,14 +39,14 @@ type PresetIdentity = (Option<InstanceId>, u64);
 
 fn identity(preset: Option<&Gd<WorldPreset>>) -> PresetIdentity {
     match preset {
-        Some(p) => (Some(p.instance_id()), p.bind().revision),
+        Some(p) => (Some(p.instance_id()), p.bind().revision()),
         None => (None, 0),
     }
 }
 
 /// The core preset of `preset`, or the default preset when there is none.
 pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::WorldPreset {
-    preset.map(|p| p.bind().core().clone()).unwrap_or_default()
+    preset.map(|p| p.bind().core().into_owned()).unwrap_or_default()
 }
 
 /// A world generator that a [`WorldHost`] builds from a preset.

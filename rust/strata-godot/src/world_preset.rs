@@ -5,6 +5,13 @@
 //! `Water`, `Scatter`, `SideView`). Properties are served dynamically from that one table, so a
 //! field added in the core appears here, in `.tres` files and in validation without further code.
 //!
+//! `biome_table` (a `BiomeTable`, null = the preset's own table) is the world's biome table: the
+//! core preset this resource hands out ([`WorldPreset::core`]), its fingerprint, files and
+//! validation use its rows, read when asked, so edits to the table or its rows take effect
+//! without further calls. In a `.tres` the table travels as RON text (`biomes_table_ron`, a
+//! storage-only property), so the file stays readable without Godot; loading a preset whose table
+//! is not the default gives it a `BiomeTable` of those rows to edit.
+//!
 //! Files from GDScript: RON sharing text, loading and saving (`res://`, `user://` or absolute
 //! paths), fingerprints and reseeding. Nothing here panics on bad input: every failure is a
 //! `push_error` naming the file, the field and what is allowed, kept for `last_error()` on the
@@ -13,19 +20,25 @@
 //! new one, whose message is pushed, and return null on failure; `parse_ron` and `load_file` load
 //! into an existing preset and keep the message there.
 //!
-//! May use: `strata_core::preset`, `files`.
+//! May use: `strata_core::preset`, `files`, `biome_table`.
 
+use crate::biome_table::BiomeTable;
 use crate::files::{globalize, preset_error_code};
 use crate::heightmaps;
 use godot::classes::{IResource, Resource};
 use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
+use std::borrow::Cow;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
+use strata_core::preset::tres::{BIOME_TABLE_KEY, biome_table_from_ron, biome_table_to_ron};
+
+/// The property of the biome table resource.
+const BIOME_TABLE_PROPERTY: &str = "biome_table";
 
 /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
 /// water and scatter. Same preset (seed included), same world, bit for bit.
@@ -37,13 +50,40 @@ pub struct WorldPreset {
     /// The last error from a failed field change, load or save, for `last_error()`.
     last_error: GString,
     /// Bumped on every successful change, so a `ChunkWorld` can notice edits (live tuning).
-    pub(crate) revision: u64,
+    revision: u64,
+    /// The world's biome table; `None`: `preset`'s own table.
+    biome_table: Option<Gd<BiomeTable>>,
 }
 
 impl WorldPreset {
-    /// The core preset this resource holds.
-    pub fn core(&self) -> &strata_core::WorldPreset {
-        &self.preset
+    /// The core preset this resource stands for: its settings with the rows of `biome_table`
+    /// when one is set.
+    pub fn core(&self) -> Cow<'_, strata_core::WorldPreset> {
+        match &self.biome_table {
+            None => Cow::Borrowed(&self.preset),
+            Some(t) => {
+                let mut p = self.preset.clone();
+                p.biomes.table = t.bind().rows();
+                Cow::Owned(p)
+            }
+        }
+    }
+
+    /// Changes when any setting changes, the rows of `biome_table` included, so a `ChunkWorld`
+    /// notices edits (live tuning).
+    pub(crate) fn revision(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let Some(t) = &self.biome_table else { return self.revision };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        format!("{:?}", t.bind().rows()).hash(&mut h);
+        self.revision.wrapping_add(h.finish())
+    }
+
+    /// A table resource for the rows of `preset` when they are not the default table, so a
+    /// loaded table can be edited; `None` for the default.
+    fn table_resource_of(preset: &strata_core::WorldPreset) -> Option<Gd<BiomeTable>> {
+        (preset.biomes.table != strata_core::preset::model::default_biomes())
+            .then(|| BiomeTable::from_rows(&preset.biomes.table))
     }
 
     /// A new resource holding `preset`.
@@ -51,6 +91,12 @@ impl WorldPreset {
         let mut gd = WorldPreset::new_gd();
         gd.bind_mut().preset = preset;
         gd
+    }
+
+    /// Marks a successful change: a new revision and `changed`.
+    fn changed(&mut self) {
+        self.revision += 1;
+        self.base_mut().emit_changed();
     }
 
     fn record_error(&mut self, message: String) {
@@ -63,6 +109,7 @@ impl WorldPreset {
     fn take_loaded(&mut self, loaded: Result<strata_core::WorldPreset, PresetError>, what: String) -> Error {
         match loaded {
             Ok(p) => {
+                self.biome_table = Self::table_resource_of(&p);
                 self.preset = p;
                 self.last_error = GString::new();
                 self.revision += 1;
@@ -170,26 +217,66 @@ impl IResource for WorldPreset {
             }
             out.push(property_info(spec));
         }
+        out.push(PropertyInfo {
+            variant_type: VariantType::OBJECT,
+            class_name: StringName::default(),
+            property_name: BIOME_TABLE_PROPERTY.into(),
+            hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
+            usage: PropertyUsageFlags::EDITOR,
+        });
+        out.push(PropertyInfo {
+            variant_type: VariantType::STRING,
+            class_name: StringName::default(),
+            property_name: BIOME_TABLE_KEY.into(),
+            hint_info: PropertyHintInfo::none(),
+            usage: PropertyUsageFlags::STORAGE,
+        });
         out
     }
 
     fn on_get(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
+        match name.as_str() {
+            BIOME_TABLE_PROPERTY => return Some(self.biome_table.to_variant()),
+            BIOME_TABLE_KEY => return Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
+            _ => {}
+        }
         strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
     }
 
     fn on_set(&mut self, property: StringName, value: Variant) -> bool {
         let name = property.to_string();
+        match name.as_str() {
+            BIOME_TABLE_PROPERTY => {
+                match value.try_to::<Option<Gd<BiomeTable>>>() {
+                    Ok(table) => self.set_biome_table(table),
+                    Err(_) => self.record_error(format!(
+                        "WorldPreset.{BIOME_TABLE_PROPERTY}: {value} is not a BiomeTable; allowed: a BiomeTable or null"
+                    )),
+                }
+                return true;
+            }
+            BIOME_TABLE_KEY => {
+                match biome_table_from_ron(&value.to_string()) {
+                    Ok(rows) => {
+                        self.preset.biomes.table = rows;
+                        self.biome_table = Self::table_resource_of(&self.preset);
+                        self.changed();
+                    }
+                    Err(e) => self
+                        .record_error(format!("WorldPreset.{BIOME_TABLE_KEY}: {e}; allowed: a RON list of biome rows")),
+                }
+                return true;
+            }
+            _ => {}
+        }
         let Some(spec) = strata_core::preset::model::field(&name) else { return false };
         let Some(v) = variant_to_value(spec, &value) else {
             self.record_error(format!("WorldPreset.{name}: {value} has the wrong type; allowed: {}", spec.allowed()));
             return true;
         };
         match self.preset.set_field(&name, v) {
-            Ok(()) => {
-                self.revision += 1;
-                self.base_mut().emit_changed();
-            }
+            Ok(()) => self.changed(),
             Err(e) => self.record_error(format!("WorldPreset: {e}")),
         }
         true
@@ -197,6 +284,11 @@ impl IResource for WorldPreset {
 
     fn on_property_get_revert(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
+        match name.as_str() {
+            BIOME_TABLE_PROPERTY => return Some(Variant::nil()),
+            BIOME_TABLE_KEY => return Some(GString::new().to_variant()),
+            _ => {}
+        }
         let defaults = strata_core::WorldPreset::default();
         strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
     }
@@ -217,6 +309,21 @@ impl WorldPreset {
         self.last_error = GString::new();
     }
 
+    /// The world's biome table, or null when the preset's own table (the default, or one read
+    /// from a file as text) is used.
+    #[func]
+    pub fn get_biome_table(&self) -> Option<Gd<BiomeTable>> {
+        self.biome_table.clone()
+    }
+
+    /// Sets the world's biome table (null: the preset's own table). Its rows shape the world
+    /// from now on, also when edited later; `validate()` reports bad rows by index and field.
+    #[func]
+    pub fn set_biome_table(&mut self, table: Option<Gd<BiomeTable>>) {
+        self.biome_table = table;
+        self.changed();
+    }
+
     /// Names of every preset field, in inspector order.
     #[func]
     pub fn field_names() -> PackedStringArray {
@@ -229,7 +336,7 @@ impl WorldPreset {
     /// this preset then does not read it again.
     #[func]
     pub fn validate(&self) -> GString {
-        match strata_core::gen3d::pipeline::Generator::check_preset_with_loader(&self.preset, heightmaps::load_now) {
+        match strata_core::gen3d::pipeline::Generator::check_preset_with_loader(&self.core(), heightmaps::load_now) {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }
@@ -238,7 +345,7 @@ impl WorldPreset {
     /// This preset as versioned RON text (`format: "strata-preset", version: 1`), for sharing.
     #[func]
     pub fn to_ron(&self) -> GString {
-        preset_to_ron(&self.preset).as_str().into()
+        preset_to_ron(&self.core()).as_str().into()
     }
 
     /// A new preset from versioned RON text, or null on error (the message, with line:column,
@@ -262,7 +369,7 @@ impl WorldPreset {
     /// write leaves any existing file as it was; the message is in `last_error()`.
     #[func]
     pub fn save_to_file(&mut self, path: GString) -> Error {
-        match save_preset_file(&globalize(&path), &self.preset) {
+        match save_preset_file(&globalize(&path), &self.core()) {
             Ok(()) => Error::OK,
             Err(e) => {
                 let code = preset_error_code(&e);
@@ -293,12 +400,12 @@ impl WorldPreset {
     /// name): same fingerprint, same world.
     #[func]
     pub fn fingerprint(&self) -> GString {
-        fingerprint(&self.preset).as_str().into()
+        fingerprint(&self.core()).as_str().into()
     }
 
     /// A new preset with every setting of this one and the given seed.
     #[func]
     pub fn with_new_seed(&self, seed: i64) -> Gd<WorldPreset> {
-        WorldPreset::from_core(with_new_seed(&self.preset, seed as u64))
+        WorldPreset::from_core(with_new_seed(&self.core(), seed as u64))
     }
 }

@@ -3,8 +3,10 @@
 //! * **Climate.** Temperature and moisture are two independent Perlin fBm fields of wavelength
 //!   `climate_scale`, stretched to `[0, 1]` ([`BiomeMap::climate_at`]).
 //! * **Cells.** One feature point per Worley cell of `cell_size` voxels
-//!   ([`crate::noise::worley`]). Each feature point takes the biome of the table whose
-//!   `(temperature, moisture)` is nearest the climate at the point ([`BiomeMap::biome_for_climate`]).
+//!   ([`crate::noise::worley`]). Each feature point takes, among the biomes whose climate ranges
+//!   (`temperature_min..=temperature_max`, `moisture_min..=moisture_max`) hold the climate at the
+//!   point, the one whose `(temperature, moisture)` is nearest; when no range holds it, the
+//!   nearest of all ([`BiomeMap::biome_for_climate`]).
 //!   A position belongs to the biome of its nearest feature point (5×5 cell scan: exact).
 //! * **Blend.** Biome height parameters (`height_offset`, `height_scale`) are averaged over the
 //!   feature points whose distance `dᵢ` is within `blend` of the nearest one's `d₀`, with weight
@@ -17,13 +19,18 @@
 //!
 //! Disabled biomes mean one "plains" biome ([`crate::preset::model::Biome::default`]) everywhere.
 //!
+//! Everything per biome is data of its table row: the blocks (resolved by name through the
+//! world's block library, [`BiomeMap::with_library`]) and the scatter set ([`BiomeParams::scatter`]).
+//! No rule here or in the stages names a biome.
+//!
 //! May use: `base`, `preset`, `noise`.
 
 use crate::base::block::{self, BlockId};
+use crate::base::block_library::{BlockLibrary, default_library};
 use crate::base::rng::salt;
 use crate::noise::fractal::{FractalParams, noise_seed, perlin_fbm};
 use crate::noise::worley::{cell_of, feature_point};
-use crate::preset::model::{Biome, WorldPreset};
+use crate::preset::model::{Biome, ScatterKind, ScatterPlacement, WorldPreset};
 use noise::{Fbm, NoiseFn, Perlin};
 
 /// Cells scanned on each side of a position's own cell (5×5 in all).
@@ -40,13 +47,60 @@ pub struct Feature {
     pub biome: u8,
 }
 
-/// Height parameters and blocks of one biome, resolved from the table.
+/// Height parameters, blocks and scatter set of one biome, resolved from its table row.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BiomeParams {
     pub height_offset: f64,
     pub height_scale: f64,
     pub surface_block: BlockId,
     pub subsurface_block: BlockId,
+    /// Top and subsurface on steep slopes.
+    pub cliff_block: BlockId,
+    /// Top and subsurface on shores.
+    pub shore_block: BlockId,
+    /// The scatter set ([`Biome::scatter_rules`]), kinds resolved, in the row's order.
+    pub scatter: Vec<ScatterParams>,
+}
+
+/// One resolved entry of a biome's scatter set (see [`crate::preset::model::ScatterRule`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ScatterParams {
+    pub kind: ScatterKind,
+    pub density: f32,
+    pub placement: ScatterPlacement,
+    pub bare_rock_density: f32,
+}
+
+impl BiomeParams {
+    /// The row `biome` with its block names looked up in `library`. A name the library lacks
+    /// (only possible for a preset not validated against it) falls back to the built-in block
+    /// of that name, else to `fallback`.
+    fn resolve(biome: &Biome, library: &BlockLibrary) -> Self {
+        let id = |name: &str, fallback: BlockId| {
+            library.id_of(name).or_else(|| block::block_by_name(name)).unwrap_or(fallback)
+        };
+        let scatter = biome
+            .scatter_rules()
+            .iter()
+            .filter_map(|r| {
+                Some(ScatterParams {
+                    kind: ScatterKind::from_name(&r.kind)?,
+                    density: r.density,
+                    placement: r.placement,
+                    bare_rock_density: r.bare_rock_density,
+                })
+            })
+            .collect();
+        Self {
+            height_offset: biome.height_offset as f64,
+            height_scale: biome.height_scale as f64,
+            surface_block: id(&biome.surface_block, block::GRASS),
+            subsurface_block: id(&biome.subsurface_block, block::DIRT),
+            cliff_block: id(&biome.cliff_block, block::STONE),
+            shore_block: id(&biome.shore_block, block::SAND),
+            scatter,
+        }
+    }
 }
 
 /// What the biome layer says at one position.
@@ -95,20 +149,18 @@ impl std::fmt::Debug for BiomeMap {
 }
 
 impl BiomeMap {
-    /// Builds the biome layer of a (validated) preset.
+    /// Builds the biome layer of a (validated) preset, block names from the default library.
     pub fn new(preset: &WorldPreset) -> Self {
+        Self::with_library(preset, default_library())
+    }
+
+    /// Builds the biome layer of a preset validated against `library`
+    /// ([`WorldPreset::validate_with_library`]), its block names resolved through `library`.
+    pub fn with_library(preset: &WorldPreset, library: &BlockLibrary) -> Self {
         let b = &preset.biomes;
         let enabled = b.enabled && !b.table.is_empty();
         let table = if enabled { b.table.clone() } else { vec![Biome::default()] };
-        let params = table
-            .iter()
-            .map(|t| BiomeParams {
-                height_offset: t.height_offset as f64,
-                height_scale: t.height_scale as f64,
-                surface_block: block::block_by_name(&t.surface_block).unwrap_or(block::GRASS),
-                subsurface_block: block::block_by_name(&t.subsurface_block).unwrap_or(block::DIRT),
-            })
-            .collect();
+        let params = table.iter().map(|t| BiomeParams::resolve(t, library)).collect();
         let climate = FractalParams {
             octaves: 3,
             frequency: 1.0 / b.climate_scale.max(1.0) as f64,
@@ -137,24 +189,40 @@ impl BiomeMap {
         &self.params[biome as usize]
     }
 
+    /// The resolved rows of [`BiomeMap::table`], in the same order.
+    pub fn all_params(&self) -> &[BiomeParams] {
+        &self.params
+    }
+
     /// Temperature and moisture at world `(x, z)`, each in `[0, 1]`.
     pub fn climate_at(&self, x: f64, z: f64) -> (f64, f64) {
         let stretch = |n: f64| (0.5 + n * CLIMATE_STRETCH).clamp(0.0, 1.0);
         (stretch(self.temperature.get([x, z])), stretch(self.moisture.get([x, z])))
     }
 
-    /// The biome whose preferred climate is nearest `(temperature, moisture)`; ties go to the
+    /// Among the biomes whose climate ranges hold `(temperature, moisture)`, the one whose
+    /// preferred climate is nearest; the nearest of all when no range holds it. Ties go to the
     /// earlier table row.
     pub fn biome_for_climate(&self, temperature: f64, moisture: f64) -> u8 {
-        let mut best = (0u8, f64::INFINITY);
-        for (i, b) in self.table.iter().enumerate() {
-            let (dt, dm) = (b.temperature as f64 - temperature, b.moisture as f64 - moisture);
-            let d2 = dt * dt + dm * dm;
-            if d2 < best.1 {
-                best = (i as u8, d2);
+        let holds = |b: &Biome| {
+            (b.temperature_min as f64..=b.temperature_max as f64).contains(&temperature)
+                && (b.moisture_min as f64..=b.moisture_max as f64).contains(&moisture)
+        };
+        let nearest = |in_range: bool| {
+            let mut best = (None, f64::INFINITY);
+            for (i, b) in self.table.iter().enumerate() {
+                if in_range && !holds(b) {
+                    continue;
+                }
+                let (dt, dm) = (b.temperature as f64 - temperature, b.moisture as f64 - moisture);
+                let d2 = dt * dt + dm * dm;
+                if d2 < best.1 || best.0.is_none() {
+                    best = (Some(i as u8), d2);
+                }
             }
-        }
-        best.0
+            best.0
+        };
+        nearest(true).or_else(|| nearest(false)).unwrap_or(0)
     }
 
     /// The feature point of cell `(cx, cz)` and the biome its climate picks.
@@ -404,5 +472,117 @@ mod tests {
         assert_eq!(map.table()[0].name, "plains");
         let s = map.sample(123.0, -77.0);
         assert_eq!((s.biome, s.height_offset, s.height_scale), (0, 0.0, 1.0));
+    }
+
+    /// A two-biome table: hot sand and cold snow, climate varying fast, no cliffs or shores.
+    fn two_biome_preset() -> WorldPreset {
+        let mut p = WorldPreset::default();
+        let row = |name: &str, surface: &str, sub: &str, t: f32| Biome {
+            name: name.into(),
+            surface_block: surface.into(),
+            subsurface_block: sub.into(),
+            temperature: t,
+            ..Biome::default()
+        };
+        p.biomes.table = vec![row("hot", "sand", "sandstone", 1.0), row("cold", "snow", "gravel", 0.0)];
+        p.biomes.cell_size = 32.0;
+        p.biomes.climate_scale = 64.0;
+        p.biomes.rock_slope = 16.0;
+        p.water.enabled = false;
+        p
+    }
+
+    #[test]
+    fn a_custom_table_of_two_biomes_gives_its_blocks() {
+        let p = two_biome_preset();
+        let g = crate::gen3d::pipeline::Generator::new(&p).unwrap();
+        let grid = g.column_grid(-256, -256, 512, 512);
+        let mut seen = [0usize; 2];
+        for (i, c) in grid.columns.iter().enumerate() {
+            let (x, z) = (-256 + (i % 512) as i32, -256 + (i / 512) as i32);
+            let expected = match c.biome {
+                0 => (block::SAND, block::SANDSTONE),
+                1 => (block::SNOW, block::block_by_name("gravel").unwrap()),
+                b => panic!("biome {b} of a two-row table"),
+            };
+            assert_eq!((c.surface_block, c.subsurface_block), expected, "column ({x}, {z})");
+            seen[c.biome as usize] += 1;
+            if i % 997 == 0 {
+                let top = crate::base::coords::IVec3::new(x, c.surface - 1, z);
+                assert_eq!(g.voxel_at(top), expected.0, "the voxel under the surface at ({x}, {z})");
+            }
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000, "both biomes appear: {seen:?}");
+    }
+
+    #[test]
+    fn climate_ranges_choose_among_the_biomes_that_allow_the_climate() {
+        let mut p = WorldPreset::default();
+        let a = Biome { name: "a".into(), temperature: 0.5, moisture: 0.5, temperature_max: 0.55, ..Biome::default() };
+        let b = Biome { name: "b".into(), temperature: 0.9, moisture: 0.9, moisture_min: 0.3, ..Biome::default() };
+        p.biomes.table = vec![a, b];
+        let map = BiomeMap::new(&p);
+        assert_eq!(map.biome_for_climate(0.2, 0.5), 0, "both allow it: the nearest centre");
+        assert_eq!(map.biome_for_climate(0.6, 0.5), 1, "only b allows a temperature above 0.55");
+        assert_eq!(map.biome_for_climate(0.7, 0.1), 0, "no range holds it: the nearest of all");
+        // The default table's ranges are whole, so only the centres decide (as before ranges).
+        let d = BiomeMap::new(&WorldPreset::default());
+        for (t, m) in [(0.1, 0.2), (0.5, 0.5), (0.95, 0.05), (0.33, 0.71)] {
+            let nearest = d
+                .table()
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i, (b.temperature as f64 - t).powi(2) + (b.moisture as f64 - m).powi(2)))
+                .fold((0, f64::INFINITY), |best, (i, d2)| if d2 < best.1 { (i, d2) } else { best })
+                .0;
+            assert_eq!(d.biome_for_climate(t, m) as usize, nearest);
+        }
+    }
+
+    #[test]
+    fn block_names_resolve_through_the_worlds_library() {
+        use crate::base::block_library::{BlockDef, BlockLibrary};
+        let mut p = two_biome_preset();
+        p.biomes.table[1].surface_block = "moss".into();
+        p.biomes.table[1].cliff_block = "moss".into();
+        let e = crate::gen3d::pipeline::Generator::new(&p).unwrap_err().to_string();
+        assert!(
+            e.contains("biomes.table[1].surface_block")
+                && e.contains("unknown block `moss` in biome `cold`")
+                && e.contains("grass"),
+            "{e}"
+        );
+        let mut blocks = default_library().blocks().to_vec();
+        let moss = BlockDef { name: "moss".into(), ..blocks[block::GRASS as usize].clone() };
+        blocks.push(moss);
+        let library = BlockLibrary::new(blocks).unwrap();
+        let moss = library.id_of("moss").unwrap();
+        let g = crate::gen3d::pipeline::Generator::with_library(&p, &library, None).unwrap();
+        let params = g.terrain().biomes().params(1);
+        assert_eq!((params.surface_block, params.cliff_block, params.shore_block), (moss, moss, block::SAND));
+        let grid = g.column_grid(-128, -128, 256, 256);
+        let cold = grid.columns.iter().filter(|c| c.biome == 1).collect::<Vec<_>>();
+        assert!(!cold.is_empty() && cold.iter().all(|c| c.surface_block == moss));
+    }
+
+    #[test]
+    fn cliff_and_shore_blocks_are_the_biomes() {
+        let mut p = two_biome_preset();
+        p.water.enabled = true;
+        p.water.sea_level = 8;
+        p.biomes.rock_slope = 0.5;
+        for b in &mut p.biomes.table {
+            b.cliff_block = "clay".into();
+            b.shore_block = "gravel".into();
+        }
+        let g = crate::gen3d::pipeline::Generator::new(&p).unwrap();
+        let grid = g.column_grid(-256, -256, 512, 512);
+        let (clay, gravel) = (block::block_by_name("clay").unwrap(), block::block_by_name("gravel").unwrap());
+        let cliffs = grid.columns.iter().filter(|c| c.surface_block == clay && c.subsurface_block == clay).count();
+        let shores = grid.columns.iter().filter(|c| c.surface_block == gravel && c.subsurface_block == gravel).count();
+        assert!(cliffs > 0 && shores > 0, "{cliffs} cliff and {shores} shore columns");
+        for c in &grid.columns {
+            assert!([block::SAND, block::SNOW, clay, gravel].contains(&c.surface_block), "{c:?}");
+        }
     }
 }

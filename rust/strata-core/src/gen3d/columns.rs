@@ -3,14 +3,15 @@
 //! carry columns between stages ([`ColumnGrid`], [`RingSurfaces`]).
 //!
 //! A column's surface is the floor of the terrain height at the column's centre; its blocks
-//! come from its biome, except that slopes steeper than `rock_slope` (largest central difference
-//! of neighbouring heights) show stone, and shores (surface at most one above sea level) show
-//! sand. Heights are sampled once per (x, z) on a grid one column wider on each side, for the
+//! come from its biome's row: the surface and subsurface blocks, except that slopes steeper than
+//! `rock_slope` (largest central difference of neighbouring heights) show the biome's cliff
+//! block (stone by default), and shores (surface at most one above sea level) its shore block
+//! (sand by default). Heights are sampled once per (x, z) on a grid one column wider on each side, for the
 //! slope; the surfaces of that outer ring are kept for the water stage ([`RingSurfaces`]).
 //!
 //! May use: `base`, `preset`, `gen3d::terrain` and `gen3d::biomes` (the height field it reads).
 
-use crate::base::block::{self, BlockId};
+use crate::base::block::BlockId;
 use crate::gen3d::biomes::BiomeMap;
 use crate::gen3d::terrain::{Terrain, TerrainSample};
 use crate::preset::model::WorldPreset;
@@ -184,9 +185,10 @@ impl<'a> ColumnPass<'a> {
     }
 
     /// Surface and subsurface blocks of a column of biome `biome` whose top face is at `surface`
-    /// and whose slope (largest central difference of heights per voxel) is `slope`: stone on
-    /// slopes steeper than `rock_slope`, sand on shores (at most one above sea level), else the
-    /// biome's. Shared by the column pass and the far view's columns.
+    /// and whose slope (largest central difference of heights per voxel) is `slope`: the biome's
+    /// cliff block on slopes steeper than `rock_slope`, its shore block on shores (at most one
+    /// above sea level), else its surface and subsurface blocks. Shared by the column pass and
+    /// the far view's columns.
     #[inline]
     pub fn column_blocks(&self, biome: u8, surface: i32, slope: f64) -> (BlockId, BlockId) {
         column_blocks(self.terrain.biomes(), self.preset, biome, surface, slope)
@@ -240,12 +242,12 @@ fn columns_from_samples_body(
 #[inline(always)]
 fn column_blocks(biomes: &BiomeMap, preset: &WorldPreset, biome: u8, surface: i32, slope: f64) -> (BlockId, BlockId) {
     let water = &preset.water;
+    let params = biomes.params(biome);
     if slope > preset.biomes.rock_slope as f64 {
-        (block::STONE, block::STONE)
+        (params.cliff_block, params.cliff_block)
     } else if water.enabled && surface <= water.sea_level + 1 {
-        (block::SAND, block::SAND)
+        (params.shore_block, params.shore_block)
     } else {
-        let params = biomes.params(biome);
         (params.surface_block, params.subsurface_block)
     }
 }

@@ -8,8 +8,9 @@
 //! other region computes. Each stage's reusable buffers are not in the context: the pipeline
 //! passes a stage its own scratch beside it, so the context stays a shared, read-only value.
 //!
-//! May use: `base`, `preset`, `gen3d::columns`.
+//! May use: `base`, `preset`, `gen3d::columns`, `gen3d::biomes` (the resolved biome rows).
 
+use crate::gen3d::biomes::BiomeParams;
 use crate::gen3d::columns::{Column, ColumnGrid, ColumnPass, RingSurfaces};
 use crate::preset::model::{Biome, WorldPreset};
 
@@ -20,6 +21,8 @@ pub struct StageContext<'a> {
     pub preset: &'a WorldPreset,
     /// The biome table that [`Column::biome`] indexes.
     pub biomes: &'a [Biome],
+    /// The rows of `biomes` resolved: block ids and scatter sets, in the same order.
+    pub biome_params: &'a [BiomeParams],
     /// The region's columns (for stages that fill a box: exactly the box's (x, z) rectangle).
     pub columns: &'a ColumnGrid,
     /// The surfaces of the columns just outside `columns`, when the column pass computed them.
@@ -31,11 +34,12 @@ impl<'a> StageContext<'a> {
     pub fn new(
         preset: &'a WorldPreset,
         biomes: &'a [Biome],
+        biome_params: &'a [BiomeParams],
         pass: ColumnPass<'a>,
         columns: &'a ColumnGrid,
         ring: Option<&'a RingSurfaces>,
     ) -> Self {
-        Self { seed: preset.seed, preset, biomes, columns, ring, pass }
+        Self { seed: preset.seed, preset, biomes, biome_params, columns, ring, pass }
     }
 
     /// The column pass, for columns outside the region.

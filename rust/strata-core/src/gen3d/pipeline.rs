@@ -15,6 +15,7 @@
 //! that calls the stages; no stage imports it.
 
 use crate::base::block::BlockId;
+use crate::base::block_library::BlockLibrary;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::gen3d::caves::Caves;
@@ -79,6 +80,33 @@ impl Generator {
         preset.validate()?;
         let terrain = Terrain::with_heightmap_loader(preset, load)?;
         Self::from_parts(preset, terrain)
+    }
+
+    /// Builds a generator for a world made of the blocks of `library`: the preset is validated
+    /// against it (a biome's block name it lacks is an error naming the row, field and the
+    /// library's names) and the biome table's block names are resolved through it. `load` is
+    /// asked for the heightmap as in [`Generator::with_heightmap_loader`]. The other
+    /// constructors use the default library.
+    pub fn with_library_and_loader(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<Self, GeneratorError> {
+        preset.validate_with_library(library)?;
+        let terrain = Terrain::with_library_and_loader(preset, library, load)?;
+        Self::from_parts(preset, terrain)
+    }
+
+    /// [`Generator::with_library_and_loader`] reading the heightmap from disk, a relative path
+    /// resolved against `base_dir` as in [`Generator::with_base_dir`].
+    pub fn with_library(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        base_dir: Option<&Path>,
+    ) -> Result<Self, GeneratorError> {
+        Self::with_library_and_loader(preset, library, |path| {
+            Heightmap::load(&crate::gen3d::terrain::heightmap_path_in(path, base_dir)).map(Arc::new)
+        })
     }
 
     /// Checks that `preset` builds a generator without building one: validation, then the
@@ -201,7 +229,14 @@ impl Generator {
     /// What the stages are handed for a region of columns `columns`, with the surfaces `ring`
     /// around them when known.
     fn context<'a>(&'a self, columns: &'a ColumnGrid, ring: Option<&'a RingSurfaces>) -> StageContext<'a> {
-        StageContext::new(&self.preset, self.biomes(), self.column_pass(), columns, ring)
+        StageContext::new(
+            &self.preset,
+            self.biomes(),
+            self.terrain.biomes().all_params(),
+            self.column_pass(),
+            columns,
+            ring,
+        )
     }
 
     /// Fills `out` (its own box) with the world's voxels: the stages in order. Uses a fresh

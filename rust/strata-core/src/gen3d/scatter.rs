@@ -2,18 +2,21 @@
 //!
 //! Candidates form a jittered grid: one per world-aligned cell of [`SCATTER_SPACING`]² columns, at
 //! a hashed point inside the cell. A candidate at column (x, z) with surface `s` and biome `b`
-//! (from [`StageContext::column`]) is kept with probability
-//! - tree   `p_t = tree_density(b) · density · 2g`,
-//! - bush   `p_b = 0.25 · (tree_density(b) + 0.5 · flower_density(b)) · density`,
-//! - flower `p_f = flower_density(b) · density · 2(1 − g)`,
-//! - rock   `p_r = 0.02 · density` (`0.08 · density` on stone),
+//! (from [`StageContext::column`]) tries the entries of `b`'s scatter set in order (data of the
+//! biome's row, [`crate::preset::model::Biome::scatter_rules`]); entry `r` has probability
+//! - `q · density` placed `Anywhere`,
+//! - `q · density · 2g` placed in `Groves`,
+//! - `q · density · 2(1 − g)` placed in `Clearings`,
 //!
-//! where `g ∈ [0, 1]` is grove noise (2D Perlin of wavelength `density_scale`): trees gather in
-//! groves and give way to flowers in clearings. One hashed uniform `u` picks the first kind whose
-//! cumulative probability exceeds it (probabilities are scaled down if they sum past 1); disabled
-//! kinds have probability 0. Nothing stands under water (`s < sea_level` with water on), and only
-//! rocks stand on stone surfaces (the column pass shows stone on slopes steeper than
-//! `rock_slope`). With `allow_surface_breach`, a tunnel mouth under a candidate is not checked.
+//! where `q` is the entry's `density`, or its `bare_rock_density` on bare rock (a column whose
+//! top block is the biome's cliff block: steep slopes, or a biome of bare stone), `density` is
+//! the preset's scatter density, and `g ∈ [0, 1]` is grove noise (2D Perlin of wavelength
+//! `density_scale`). The classic set (no `scatter` in the row) is trees in groves, bushes
+//! anywhere, flowers in clearings and rocks anywhere, more often on bare rock. One hashed uniform
+//! `u` picks the first entry whose cumulative probability exceeds it (probabilities are scaled
+//! down if they sum past 1); kinds the preset turns off have probability 0. Nothing stands under
+//! water (`s < sea_level` with water on). With `allow_surface_breach`, a tunnel mouth under a
+//! candidate is not checked.
 //!
 //! An instance's base is the top face of its column's ground, `(x, s, z)`; it belongs to the chunk
 //! holding voxel `(⌊x⌋, s, ⌊z⌋)`, so every instance belongs to exactly one chunk and each chunk can
@@ -24,24 +27,15 @@
 //!
 //! May use: `base`, `preset`, `gen3d::context`.
 
-use crate::base::block;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
 use crate::gen3d::context::StageContext;
-use crate::preset::model::Biome;
+pub use crate::preset::model::ScatterKind;
+use crate::preset::model::ScatterPlacement;
 use noise::{NoiseFn, Perlin};
 
 /// Edge, in columns, of the cells of the candidate grid (one candidate per cell).
 pub const SCATTER_SPACING: i32 = 4;
-
-/// What stands at a scatter point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScatterKind {
-    Tree,
-    Bush,
-    Flower,
-    Rock,
-}
 
 /// One placed decoration, in world coordinates.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,10 +79,16 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
     }
     let grove = Perlin::new((hash3(preset.seed, salt::SCATTER, 0, 0, 0) >> 32) as u32);
     let freq = 1.0 / sc.density_scale.max(1.0) as f64;
-    let default_biome = Biome::default();
     let (max_x, max_z) = (min_x.saturating_add(size_x), min_z.saturating_add(size_z));
     let g0 = (min_x.div_euclid(SCATTER_SPACING), min_z.div_euclid(SCATTER_SPACING));
     let g1 = ((max_x - 1).div_euclid(SCATTER_SPACING), (max_z - 1).div_euclid(SCATTER_SPACING));
+    let enabled = |k: ScatterKind| match k {
+        ScatterKind::Tree => sc.trees,
+        ScatterKind::Bush => sc.bushes,
+        ScatterKind::Flower => sc.flowers,
+        ScatterKind::Rock => sc.rocks,
+    };
+    let mut p: Vec<f32> = Vec::new();
     for gz in g0.1..=g1.1 {
         for gx in g0.0..=g1.0 {
             let h = hash2(preset.seed, salt::SCATTER, gx, gz);
@@ -104,17 +104,20 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
             if preset.water.enabled && col.surface < preset.water.sea_level {
                 continue;
             }
-            let biome = ctx.biomes.get(col.biome as usize).unwrap_or(&default_biome);
+            let Some(biome) = ctx.biome_params.get(col.biome as usize) else { continue };
             let g = (0.5 + 0.8 * grove.get([x as f64 * freq, z as f64 * freq]) as f32).clamp(0.0, 1.0);
-            let on_stone = col.surface_block == block::STONE;
+            let bare = col.surface_block == biome.cliff_block;
             let d = sc.density;
-            let plants = !on_stone;
-            let mut p = [
-                if sc.trees && plants { biome.tree_density * d * 2.0 * g } else { 0.0 },
-                if sc.bushes && plants { 0.25 * (biome.tree_density + 0.5 * biome.flower_density) * d } else { 0.0 },
-                if sc.flowers && plants { biome.flower_density * d * 2.0 * (1.0 - g) } else { 0.0 },
-                if sc.rocks { d * if on_stone { 0.08 } else { 0.02 } } else { 0.0 },
-            ];
+            p.clear();
+            p.extend(biome.scatter.iter().map(|r| {
+                let q = if bare { r.bare_rock_density } else { r.density };
+                match r.placement {
+                    _ if !enabled(r.kind) => 0.0,
+                    ScatterPlacement::Anywhere => q * d,
+                    ScatterPlacement::Groves => q * d * 2.0 * g,
+                    ScatterPlacement::Clearings => q * d * 2.0 * (1.0 - g),
+                }
+            }));
             let total: f32 = p.iter().sum();
             if total > 1.0 {
                 p.iter_mut().for_each(|v| *v /= total);
@@ -123,12 +126,10 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
             let u = unit_f32(h2);
             let mut acc = 0.0;
             let mut kind = None;
-            for (k, pk) in
-                [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock].into_iter().zip(p)
-            {
+            for (r, &pk) in biome.scatter.iter().zip(&p) {
                 acc += pk;
                 if u < acc {
-                    kind = Some(k);
+                    kind = Some(r.kind);
                     break;
                 }
             }
@@ -167,5 +168,61 @@ mod tests {
             }
         }
         assert!(compared >= 2);
+    }
+
+    /// Every decoration of a 12×12-chunk square of surface chunks.
+    fn scatter_square(p: &WorldPreset) -> Vec<ScatterInstance> {
+        let g = Generator::new(p).unwrap();
+        let ctx_grid = ColumnGrid::default();
+        let ctx = StageContext::new(
+            g.preset(),
+            g.biomes(),
+            g.terrain().biomes().all_params(),
+            g.column_pass(),
+            &ctx_grid,
+            None,
+        );
+        scatter_columns(&ctx, -6 * CHUNK_SIZE, -6 * CHUNK_SIZE, 12 * CHUNK_SIZE, 12 * CHUNK_SIZE)
+    }
+
+    #[test]
+    fn a_scatter_set_without_trees_places_no_trees() {
+        use crate::preset::model::ScatterRule;
+        let mut p = WorldPreset::default();
+        let classic = scatter_square(&p);
+        let count = |all: &[ScatterInstance], k: ScatterKind| all.iter().filter(|i| i.kind == k).count();
+        assert!(count(&classic, ScatterKind::Tree) > 0 && count(&classic, ScatterKind::Flower) > 0);
+        let rule = |kind: &str, density: f32, placement: ScatterPlacement| ScatterRule {
+            kind: kind.into(),
+            density,
+            placement,
+            bare_rock_density: 0.0,
+        };
+        for b in &mut p.biomes.table {
+            b.tree_density = 0.9;
+            b.scatter = Some(vec![
+                rule("tree", 0.0, ScatterPlacement::Groves),
+                rule("flower", 0.4, ScatterPlacement::Anywhere),
+            ]);
+        }
+        let custom = scatter_square(&p);
+        assert_eq!(count(&custom, ScatterKind::Tree), 0, "the set's 0 trees win over tree_density");
+        assert_eq!(count(&custom, ScatterKind::Bush) + count(&custom, ScatterKind::Rock), 0, "only listed kinds");
+        assert!(count(&custom, ScatterKind::Flower) > count(&classic, ScatterKind::Flower));
+        for b in &mut p.biomes.table {
+            b.scatter = Some(Vec::new());
+        }
+        assert!(scatter_square(&p).is_empty(), "an empty set places nothing");
+    }
+
+    #[test]
+    fn the_classic_set_is_what_an_absent_scatter_means() {
+        let p = WorldPreset::default();
+        let mut q = p.clone();
+        for b in &mut q.biomes.table {
+            b.scatter = Some(b.scatter_rules());
+        }
+        assert_ne!(p, q);
+        assert_eq!(scatter_square(&p), scatter_square(&q));
     }
 }

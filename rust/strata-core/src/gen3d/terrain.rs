@@ -40,6 +40,7 @@
 //!
 //! May use: `base`, `preset`, `noise`, `gen3d::biomes` and `gen3d::ravines` (parts of the field).
 
+use crate::base::block_library::{BlockLibrary, default_library};
 use crate::base::rng::salt;
 use crate::gen3d::biomes::{BiomeMap, RegionFeatures};
 use crate::gen3d::ravines::{RavineCache, Ravines};
@@ -188,6 +189,16 @@ impl Terrain {
         preset: &WorldPreset,
         load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
     ) -> Result<Self, HeightmapError> {
+        Self::with_library_and_loader(preset, default_library(), load)
+    }
+
+    /// [`Terrain::with_heightmap_loader`] with the biome table's block names resolved through
+    /// `library` (the preset validated against it).
+    pub fn with_library_and_loader(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<Self, HeightmapError> {
         let h = &preset.height;
         let seed = preset.seed;
         let params = FractalParams {
@@ -227,7 +238,7 @@ impl Terrain {
                 .map(|w| (w, DiamondSquare::new(seed, h.diamond_square_cell_log2, h.diamond_square_roughness as f64))),
             heightmap,
             ravines: Ravines::new(seed, h),
-            biomes: BiomeMap::new(preset),
+            biomes: BiomeMap::with_library(preset, library),
             step: lattice_step(preset),
             lattice_total: [h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight]
                 .iter()

@@ -420,4 +420,67 @@ mod tests {
         ron::from_str::<WorldPreset>(FINGERPRINT_BASELINE).expect("FINGERPRINT_BASELINE must stay readable");
         assert!(baseline().is_some());
     }
+
+    #[test]
+    fn every_biome_row_field_changes_the_fingerprint() {
+        use crate::preset::model::{Biome, ScatterPlacement, ScatterRule};
+        let base = WorldPreset::default();
+        let f = fingerprint(&base);
+        let rule = ScatterRule { kind: "tree".into(), density: 0.5, ..ScatterRule::default() };
+        type Edit = Box<dyn Fn(&mut Biome)>;
+        let edits: Vec<(&str, Edit)> = vec![
+            ("name", Box::new(|b| b.name = "renamed".into())),
+            ("surface_block", Box::new(|b| b.surface_block = "snow".into())),
+            ("subsurface_block", Box::new(|b| b.subsurface_block = "gravel".into())),
+            ("cliff_block", Box::new(|b| b.cliff_block = "clay".into())),
+            ("shore_block", Box::new(|b| b.shore_block = "gravel".into())),
+            ("height_offset", Box::new(|b| b.height_offset += 1.0)),
+            ("height_scale", Box::new(|b| b.height_scale += 0.5)),
+            ("tree_density", Box::new(|b| b.tree_density += 0.1)),
+            ("flower_density", Box::new(|b| b.flower_density += 0.1)),
+            ("color", Box::new(|b| b.color[2] = 0.0)),
+            ("temperature", Box::new(|b| b.temperature = 0.01)),
+            ("moisture", Box::new(|b| b.moisture = 0.01)),
+            ("temperature_min", Box::new(|b| b.temperature_min = 0.1)),
+            ("temperature_max", Box::new(|b| b.temperature_max = 0.9)),
+            ("moisture_min", Box::new(|b| b.moisture_min = 0.1)),
+            ("moisture_max", Box::new(|b| b.moisture_max = 0.9)),
+            ("scatter (empty set)", Box::new(|b| b.scatter = Some(Vec::new()))),
+            ("scatter[0]", Box::new(move |b| b.scatter = Some(vec![rule.clone()]))),
+        ];
+        let mut seen = std::collections::HashSet::from([f.clone()]);
+        for (what, edit) in &edits {
+            let mut p = base.clone();
+            edit(&mut p.biomes.table[1]);
+            p.validate().unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert!(seen.insert(fingerprint(&p)), "{what} does not change the fingerprint");
+        }
+        // Each field of a scatter entry too.
+        let entry = ScatterRule { kind: "tree".into(), density: 0.5, ..ScatterRule::default() };
+        let variants = [
+            ScatterRule { kind: "rock".into(), ..entry.clone() },
+            ScatterRule { density: 0.25, ..entry.clone() },
+            ScatterRule { placement: ScatterPlacement::Clearings, ..entry.clone() },
+            ScatterRule { bare_rock_density: 0.25, ..entry.clone() },
+        ];
+        let mut p = base.clone();
+        p.biomes.table[1].scatter = Some(vec![entry]);
+        let with_entry = fingerprint(&p);
+        for v in variants {
+            p.biomes.table[1].scatter = Some(vec![v.clone()]);
+            assert_ne!(fingerprint(&p), with_entry, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn new_biome_fields_at_their_defaults_keep_old_fingerprints() {
+        // A table the first preset version could write (no new fields): the same canonical text.
+        let mut p = WorldPreset::default();
+        p.biomes.table.truncate(2);
+        let text = canonical_text(&p);
+        for new_field in ["cliff_block", "shore_block", "temperature_min", "moisture_max", "scatter"] {
+            assert!(!text.contains(new_field), "{new_field}: {text}");
+        }
+        assert!(!canonical_text(&WorldPreset::default()).contains("biomes"));
+    }
 }

@@ -7,6 +7,7 @@
 //!
 //! May use: `base` and the other `preset` modules.
 
+use crate::base::block_library::{BlockLibrary, default_library};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -93,7 +94,12 @@ pub struct HeightSettings {
     pub heightmap_wrap: HeightmapWrap,
 }
 
-/// One row of the biome table.
+/// One row of the biome table: everything the generator knows about a biome is here, by name
+/// (blocks, scatter kinds), so a designer adds or changes biomes without code.
+///
+/// Fields added after the first preset version (climate ranges, cliff and shore blocks, the
+/// scatter set) take defaults that keep the old behaviour when absent, and are written only when
+/// they differ from those defaults, so old files load and keep their fingerprints.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Biome {
@@ -102,18 +108,66 @@ pub struct Biome {
     pub surface_block: String,
     /// Block name of the few voxels below the top.
     pub subsurface_block: String,
+    /// Block name of the top and subsurface on slopes steeper than `rock_slope`.
+    #[serde(skip_serializing_if = "is_stone")]
+    pub cliff_block: String,
+    /// Block name of the top and subsurface on shores (surface at most one above sea level).
+    #[serde(skip_serializing_if = "is_sand")]
+    pub shore_block: String,
     /// Added to the terrain height, in voxels.
     pub height_offset: f32,
     /// Multiplies the terrain amplitude.
     pub height_scale: f32,
-    /// Trees per 100 m² of ground (0..1 scaled by scatter density).
+    /// Trees per scatter candidate, 0..1 (scaled by the preset's scatter density); used when
+    /// `scatter` is absent (the classic set, [`Biome::scatter_rules`]).
     pub tree_density: f32,
+    /// Flowers per scatter candidate, 0..1; used when `scatter` is absent.
     pub flower_density: f32,
     /// Display colour (biome map, HUD).
     pub color: [f32; 3],
-    /// Climate this biome prefers, each in [0, 1]; the nearest wins.
+    /// Climate this biome prefers (the centre of its range), each in [0, 1].
     pub temperature: f32,
     pub moisture: f32,
+    /// Climate range where the biome may appear: among the biomes whose ranges hold a feature
+    /// point's climate, the one with the nearest (`temperature`, `moisture`) wins; when no range
+    /// holds it, the nearest of all. Defaults: the whole range `0..=1`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub temperature_min: f32,
+    #[serde(skip_serializing_if = "is_one")]
+    pub temperature_max: f32,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub moisture_min: f32,
+    #[serde(skip_serializing_if = "is_one")]
+    pub moisture_max: f32,
+    /// The biome's scatter set, in the order a candidate tries them. Absent: the classic set made
+    /// from `tree_density` and `flower_density` ([`Biome::scatter_rules`]). Written as a plain
+    /// list (`scatter: [(kind: "tree", density: 0.3, placement: Groves)]`).
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "scatter_out", deserialize_with = "scatter_in")]
+    pub scatter: Option<Vec<ScatterRule>>,
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
+}
+
+fn is_one(v: &f32) -> bool {
+    *v == 1.0
+}
+
+fn is_stone(v: &str) -> bool {
+    v == "stone"
+}
+
+fn is_sand(v: &str) -> bool {
+    v == "sand"
+}
+
+fn scatter_out<S: serde::Serializer>(v: &Option<Vec<ScatterRule>>, s: S) -> Result<S::Ok, S::Error> {
+    v.as_deref().unwrap_or_default().serialize(s)
+}
+
+fn scatter_in<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<ScatterRule>>, D::Error> {
+    Vec::<ScatterRule>::deserialize(d).map(Some)
 }
 
 impl Default for Biome {
@@ -122,6 +176,8 @@ impl Default for Biome {
             name: "plains".into(),
             surface_block: "grass".into(),
             subsurface_block: "dirt".into(),
+            cliff_block: "stone".into(),
+            shore_block: "sand".into(),
             height_offset: 0.0,
             height_scale: 1.0,
             tree_density: 0.2,
@@ -129,9 +185,98 @@ impl Default for Biome {
             color: [0.4, 0.7, 0.3],
             temperature: 0.5,
             moisture: 0.5,
+            temperature_min: 0.0,
+            temperature_max: 1.0,
+            moisture_min: 0.0,
+            moisture_max: 1.0,
+            scatter: None,
         }
     }
 }
+
+impl Biome {
+    /// The scatter set the generator uses: `scatter` when given, else the classic set of
+    /// `tree_density` and `flower_density` (trees in groves, bushes anywhere, flowers in
+    /// clearings, rocks anywhere and more often on bare rock).
+    pub fn scatter_rules(&self) -> Vec<ScatterRule> {
+        if let Some(rules) = &self.scatter {
+            return rules.clone();
+        }
+        let (t, f) = (self.tree_density, self.flower_density);
+        let rule = |kind: ScatterKind, density: f32, placement: ScatterPlacement, bare_rock_density: f32| ScatterRule {
+            kind: kind.name().into(),
+            density,
+            placement,
+            bare_rock_density,
+        };
+        vec![
+            rule(ScatterKind::Tree, t, ScatterPlacement::Groves, 0.0),
+            rule(ScatterKind::Bush, 0.25 * (t + 0.5 * f), ScatterPlacement::Anywhere, 0.0),
+            rule(ScatterKind::Flower, f, ScatterPlacement::Clearings, 0.0),
+            rule(ScatterKind::Rock, 0.02, ScatterPlacement::Anywhere, 0.08),
+        ]
+    }
+}
+
+/// What stands at a scatter point: the kinds a scatter rule names, and what a host draws.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterKind {
+    Tree,
+    Bush,
+    Flower,
+    Rock,
+}
+
+impl ScatterKind {
+    /// Every kind, in the order of their names in [`ScatterKind::NAMES`].
+    pub const ALL: [ScatterKind; 4] = [ScatterKind::Tree, ScatterKind::Bush, ScatterKind::Flower, ScatterKind::Rock];
+    /// The names a scatter rule may use.
+    pub const NAMES: [&'static str; 4] = ["tree", "bush", "flower", "rock"];
+
+    /// The kind named `name` (as in [`ScatterKind::NAMES`]).
+    pub fn from_name(name: &str) -> Option<ScatterKind> {
+        Self::NAMES.iter().position(|n| *n == name).map(|i| Self::ALL[i])
+    }
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// Where in the grove noise a scatter rule's kind stands (the noise `g` is in [0, 1]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ScatterPlacement {
+    /// Evenly: probability `density`.
+    Anywhere,
+    /// Gathered in groves: probability `density · 2g`.
+    Groves,
+    /// In clearings between groves: probability `density · 2(1 − g)`.
+    Clearings,
+}
+
+/// One entry of a biome's scatter set.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScatterRule {
+    /// A kind of [`ScatterKind::NAMES`]: `tree`, `bush`, `flower` or `rock`.
+    pub kind: String,
+    /// Probability that a scatter candidate on ordinary ground becomes this kind, 0..1, before
+    /// the placement factor and the preset's scatter density.
+    pub density: f32,
+    pub placement: ScatterPlacement,
+    /// The same probability on bare rock: columns whose top is the biome's `cliff_block`
+    /// (steep slopes, or a biome whose surface is its cliff block). 0 for plants.
+    pub bare_rock_density: f32,
+}
+
+impl Default for ScatterRule {
+    fn default() -> Self {
+        Self { kind: "tree".into(), density: 0.0, placement: ScatterPlacement::Anywhere, bare_rock_density: 0.0 }
+    }
+}
+
+/// Most entries in one biome's scatter set.
+pub const MAX_SCATTER_RULES: usize = 16;
 
 /// Biomes from Worley cells over temperature and moisture noise.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -406,6 +551,7 @@ pub fn default_biomes() -> Vec<Biome> {
         color,
         temperature: t,
         moisture: m,
+        ..Biome::default()
     };
     vec![
         b("plains", "grass", "dirt", 0.0, 0.6, 0.05, 0.5, [0.45, 0.75, 0.30], 0.55, 0.45),
@@ -680,8 +826,15 @@ impl WorldPreset {
         Ok(())
     }
 
-    /// Checks every field of the table and the structural rules between fields.
+    /// Checks every field of the table and the structural rules between fields; block names
+    /// are looked up in the default block library.
     pub fn validate(&self) -> Result<(), FieldError> {
+        self.validate_with_library(default_library())
+    }
+
+    /// [`WorldPreset::validate`] with the block names of the biome table looked up in `library`,
+    /// the blocks of the world the preset is used in.
+    pub fn validate_with_library(&self, library: &BlockLibrary) -> Result<(), FieldError> {
         for f in FIELDS {
             f.check(&(f.get)(self))?;
         }
@@ -718,35 +871,7 @@ impl WorldPreset {
             return Err(rule("biomes.table", format!("{} biomes", self.biomes.table.len()), "at most 64 biomes"));
         }
         for (i, b) in self.biomes.table.iter().enumerate() {
-            for (what, name) in [("surface_block", &b.surface_block), ("subsurface_block", &b.subsurface_block)] {
-                if crate::base::block::block_by_name(name).is_none() {
-                    return Err(rule(
-                        &format!("biomes.table[{i}].{what}"),
-                        format!("unknown block `{name}`"),
-                        "a block name such as grass, dirt, sand, stone, snow",
-                    ));
-                }
-            }
-            // Every number of a biome row, the colour's channels included (law: Clear errors).
-            for (what, v, lo, hi) in [
-                ("height_offset", b.height_offset, -256.0, 256.0),
-                ("height_scale", b.height_scale, 0.0, 8.0),
-                ("tree_density", b.tree_density, 0.0, 1.0),
-                ("flower_density", b.flower_density, 0.0, 1.0),
-                ("color[0]", b.color[0], 0.0, 1.0),
-                ("color[1]", b.color[1], 0.0, 1.0),
-                ("color[2]", b.color[2], 0.0, 1.0),
-                ("temperature", b.temperature, 0.0, 1.0),
-                ("moisture", b.moisture, 0.0, 1.0),
-            ] {
-                if let Some(problem) = number_problem(v as f64, lo, hi) {
-                    return Err(rule(
-                        &format!("biomes.table[{i}].{what}"),
-                        problem,
-                        &format!("a finite number in {}..={}", number_text(lo), number_text(hi)),
-                    ));
-                }
-            }
+            validate_biome(b, i, library)?;
         }
         if self.caves.mode == CaveMode::GameOfLife {
             parse_life_rule(&self.caves.life_rule).map_err(|e| {
@@ -794,6 +919,82 @@ impl WorldPreset {
         }
         Ok(())
     }
+}
+
+/// The block names of `library`, for an error's "allowed" part.
+fn block_names(library: &BlockLibrary) -> String {
+    let names: Vec<&str> = library.blocks().iter().map(|b| b.name.as_str()).take(40).collect();
+    let more = if library.len() > names.len() { ", …" } else { "" };
+    format!("a block name of the world's block library ({}{more})", names.join(", "))
+}
+
+/// Checks row `i` of the biome table: its block names against `library`, every number against
+/// its range, the climate ranges and the scatter set (law: Clear errors).
+fn validate_biome(b: &Biome, i: usize, library: &BlockLibrary) -> Result<(), FieldError> {
+    let rule = |what: &str, problem: String, allowed: String| FieldError {
+        field: format!("biomes.table[{i}].{what}"),
+        problem,
+        allowed,
+    };
+    for (what, name) in [
+        ("surface_block", &b.surface_block),
+        ("subsurface_block", &b.subsurface_block),
+        ("cliff_block", &b.cliff_block),
+        ("shore_block", &b.shore_block),
+    ] {
+        if library.id_of(name).is_none() {
+            return Err(rule(what, format!("unknown block `{name}` in biome `{}`", b.name), block_names(library)));
+        }
+    }
+    let mut numbers = vec![
+        ("height_offset".to_string(), b.height_offset, -256.0, 256.0),
+        ("height_scale".to_string(), b.height_scale, 0.0, 8.0),
+        ("tree_density".to_string(), b.tree_density, 0.0, 1.0),
+        ("flower_density".to_string(), b.flower_density, 0.0, 1.0),
+        ("color[0]".to_string(), b.color[0], 0.0, 1.0),
+        ("color[1]".to_string(), b.color[1], 0.0, 1.0),
+        ("color[2]".to_string(), b.color[2], 0.0, 1.0),
+        ("temperature".to_string(), b.temperature, 0.0, 1.0),
+        ("moisture".to_string(), b.moisture, 0.0, 1.0),
+        ("temperature_min".to_string(), b.temperature_min, 0.0, 1.0),
+        ("temperature_max".to_string(), b.temperature_max, 0.0, 1.0),
+        ("moisture_min".to_string(), b.moisture_min, 0.0, 1.0),
+        ("moisture_max".to_string(), b.moisture_max, 0.0, 1.0),
+    ];
+    let rules = b.scatter.as_deref().unwrap_or_default();
+    for (j, r) in rules.iter().enumerate() {
+        numbers.push((format!("scatter[{j}].density"), r.density, 0.0, 1.0));
+        numbers.push((format!("scatter[{j}].bare_rock_density"), r.bare_rock_density, 0.0, 1.0));
+    }
+    for (what, v, lo, hi) in numbers {
+        if let Some(problem) = number_problem(v as f64, lo, hi) {
+            return Err(rule(&what, problem, format!("a finite number in {}..={}", number_text(lo), number_text(hi))));
+        }
+    }
+    for (what, lo, hi) in
+        [("temperature", b.temperature_min, b.temperature_max), ("moisture", b.moisture_min, b.moisture_max)]
+    {
+        if lo > hi {
+            return Err(rule(
+                &format!("{what}_min"),
+                format!("{} is above {what}_max {}", number_text(lo as f64), number_text(hi as f64)),
+                format!("{what}_min <= {what}_max"),
+            ));
+        }
+    }
+    if rules.len() > MAX_SCATTER_RULES {
+        return Err(rule("scatter", format!("{} entries", rules.len()), format!("at most {MAX_SCATTER_RULES}")));
+    }
+    for (j, r) in rules.iter().enumerate() {
+        if ScatterKind::from_name(&r.kind).is_none() {
+            return Err(rule(
+                &format!("scatter[{j}].kind"),
+                format!("unknown scatter kind `{}` in biome `{}`", r.kind, b.name),
+                format!("one of {}", ScatterKind::NAMES.join(", ")),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Why a Life-like rule string ("B…/S…") does not parse.
@@ -1451,5 +1652,64 @@ mod tests {
         ] {
             assert_eq!(v.to_string(), shown);
         }
+    }
+
+    #[test]
+    fn biome_rows_are_checked_by_row_field_and_name() {
+        let check = |edit: &dyn Fn(&mut Biome)| {
+            let mut p = WorldPreset::default();
+            edit(&mut p.biomes.table[3]);
+            p.validate().unwrap_err()
+        };
+        let e = check(&|b| b.shore_block = "lava".into());
+        assert_eq!(e.field, "biomes.table[3].shore_block");
+        assert_eq!(e.problem, "unknown block `lava` in biome `mountains`");
+        assert!(e.allowed.contains("grass") && e.allowed.contains("planks"), "{e}");
+        let e = check(&|b| {
+            b.temperature_min = 0.8;
+            b.temperature_max = 0.5;
+        });
+        assert_eq!(
+            e.to_string(),
+            "field `biomes.table[3].temperature_min`: 0.8 is above temperature_max 0.5; allowed: temperature_min <= temperature_max"
+        );
+        let e = check(&|b| b.moisture_max = -0.5);
+        assert_eq!(e.field, "biomes.table[3].moisture_max");
+        let rule = ScatterRule { kind: "cactus".into(), density: 0.1, ..ScatterRule::default() };
+        let e = check(&|b| b.scatter = Some(vec![ScatterRule::default(), rule.clone()]));
+        assert_eq!(e.field, "biomes.table[3].scatter[1].kind");
+        assert_eq!(e.problem, "unknown scatter kind `cactus` in biome `mountains`");
+        assert_eq!(e.allowed, "one of tree, bush, flower, rock");
+        let e = check(&|b| b.scatter = Some(vec![ScatterRule { density: 2.0, ..ScatterRule::default() }]));
+        assert_eq!(e.field, "biomes.table[3].scatter[0].density");
+        let e = check(&|b| b.scatter = Some(vec![ScatterRule::default(); MAX_SCATTER_RULES + 1]));
+        assert_eq!(e.field, "biomes.table[3].scatter");
+        // The library decides which names exist: planks is a block of the default library.
+        let mut p = WorldPreset::default();
+        p.biomes.table[0].surface_block = "planks".into();
+        p.validate().unwrap();
+    }
+
+    #[test]
+    fn rows_written_before_the_biome_fields_load_and_new_fields_are_written_only_when_set() {
+        let text = crate::preset::ron::preset_to_ron(&WorldPreset::default());
+        for new_field in ["cliff_block", "shore_block", "temperature_min", "moisture_max", "scatter: ["] {
+            assert!(!text.contains(new_field), "{new_field} written at its default");
+        }
+        let old_row = "[(name: \"old\", surface_block: \"snow\", subsurface_block: \"dirt\", tree_density: 0.3)]";
+        let rows: Vec<Biome> = ron::from_str(old_row).unwrap();
+        assert_eq!((rows[0].cliff_block.as_str(), rows[0].scatter.as_ref()), ("stone", None));
+        assert_eq!((rows[0].temperature_min, rows[0].temperature_max), (0.0, 1.0));
+        let new_row =
+            "[(name: \"new\", temperature_max: 0.4, scatter: [(kind: \"rock\", density: 0.5, placement: Groves)])]";
+        let rows: Vec<Biome> = ron::from_str(new_row).unwrap();
+        let scatter = rows[0].scatter.clone().unwrap();
+        assert_eq!((scatter[0].kind.as_str(), scatter[0].placement), ("rock", ScatterPlacement::Groves));
+        let mut p = WorldPreset::default();
+        p.biomes.table = rows;
+        let back = crate::preset::ron::preset_from_ron(&crate::preset::ron::preset_to_ron(&p), "x.ron").unwrap();
+        assert_eq!(back, p);
+        let text = crate::preset::ron::preset_to_ron(&p);
+        assert!(text.contains("scatter: [") && !text.contains("Some("), "a plain list, no Some(...): {text}");
     }
 }

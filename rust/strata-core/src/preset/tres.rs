@@ -1,15 +1,41 @@
 //! Godot `.tres` text of a [`WorldPreset`]: what the editor saves, read back without Godot.
 //!
 //! Written and read through the field table ([`FIELDS`]), so every field the inspector shows is
-//! in the file. A `.tres` can carry code; a preset never does, so scripts and external or
+//! in the file. A biome table other than the default travels as one more line,
+//! [`BIOME_TABLE_KEY`], holding the table as RON text (a list of biome rows). A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
 //! May use: `preset::model`, `preset::error`, `preset::ron` (validation).
 
 use crate::preset::error::PresetError;
-use crate::preset::model::{FIELDS, FieldKind, FieldValue, WorldPreset};
+use crate::preset::model::{Biome, FIELDS, FieldKind, FieldValue, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
+
+/// The `.tres` key (and the Godot `WorldPreset` storage property) of a biome table other than the
+/// default one: the rows as a RON list, `[(name: "plains", surface_block: "grass", ...), ...]`.
+pub const BIOME_TABLE_KEY: &str = "biomes_table_ron";
+
+/// The biome table of `preset` as the RON text of [`BIOME_TABLE_KEY`]; empty for the default
+/// table (which a file then leaves out).
+pub fn biome_table_to_ron(preset: &WorldPreset) -> String {
+    if preset.biomes.table == default_biomes() {
+        return String::new();
+    }
+    ron::to_string(&preset.biomes.table).unwrap_or_default()
+}
+
+/// Reads the RON list of biome rows of [`BIOME_TABLE_KEY`] (empty text: the default table). The
+/// error names the row field RON stopped at and what RON expected.
+pub fn biome_table_from_ron(text: &str) -> Result<Vec<Biome>, String> {
+    if text.trim().is_empty() {
+        return Ok(default_biomes());
+    }
+    ron::from_str::<Vec<Biome>>(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        format!("{} at line {line}, column {col} of the biome table text", e.code)
+    })
+}
 
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
@@ -28,6 +54,10 @@ pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
             FieldValue::Text(t) => godot_string(&t),
         };
         let _ = writeln!(s, "{} = {v}", f.name);
+    }
+    let table = biome_table_to_ron(preset);
+    if !table.is_empty() {
+        let _ = writeln!(s, "{BIOME_TABLE_KEY} = {}", godot_string(&table));
     }
     s
 }
@@ -173,6 +203,17 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         }
         if key == "script" {
             return Err(err(line_no, "script", "a script is attached".into(), "a WorldPreset without a script"));
+        }
+        if key == BIOME_TABLE_KEY {
+            let table = match parse_godot_value(value) {
+                Ok(FieldValue::Text(t)) => biome_table_from_ron(&t),
+                Ok(other) => Err(format!("{other} is {}, not text", other.kind_word())),
+                Err(p) => Err(p),
+            };
+            preset.biomes.table = table.map_err(|p| {
+                err(line_no, key, p, "a RON list of biome rows, e.g. [(name: \"plains\", surface_block: \"grass\")]")
+            })?;
+            continue;
         }
         let Some(spec) = crate::preset::model::field(key) else {
             return Err(err(
@@ -356,5 +397,34 @@ mod tests {
         let text = "[gd_resource type=\"WorldPreset\" format=3]\n[resource]\nname = \"never closed\nseed = 5\n";
         let e = preset_from_tres_text(text, "g.tres").unwrap_err().to_string();
         assert_eq!(e, "g.tres:3:1: field `name`: unterminated string (no closing `\"`); allowed: text");
+    }
+
+    #[test]
+    fn tres_keeps_a_custom_biome_table() {
+        use crate::preset::model::{ScatterPlacement, ScatterRule};
+        let mut p = WorldPreset::default();
+        p.biomes.table.truncate(2);
+        p.biomes.table[1].name = "glade \"quoted\"".into();
+        p.biomes.table[1].temperature_max = 0.75;
+        p.biomes.table[1].scatter = Some(vec![ScatterRule {
+            kind: "flower".into(),
+            density: 0.5,
+            placement: ScatterPlacement::Clearings,
+            bare_rock_density: 0.0,
+        }]);
+        let text = preset_to_tres_text(&p);
+        assert_eq!(text.lines().filter(|l| l.starts_with(BIOME_TABLE_KEY)).count(), 1, "{text}");
+        let back = preset_from_tres_text(&text, "t.tres").unwrap();
+        assert_eq!(back, p);
+        assert_eq!(fingerprint(&back), fingerprint(&p));
+        assert!(!preset_to_tres_text(&WorldPreset::default()).contains(BIOME_TABLE_KEY));
+        let bad = text.replace("\\\"flower\\\"", "\\\"cactus\\\"");
+        assert_ne!(bad, text);
+        let e = preset_from_tres_text(&bad, "t.tres").unwrap_err();
+        assert_eq!(e.field(), "biomes.table[1].scatter[0].kind", "{e}");
+        let broken = format!("{}{BIOME_TABLE_KEY} = \"[(name: 3)]\"\n", preset_to_tres_text(&WorldPreset::default()));
+        let e = preset_from_tres_text(&broken, "b.tres").unwrap_err();
+        assert_eq!(e.field(), BIOME_TABLE_KEY, "{e}");
+        assert!(e.to_string().contains("b.tres:") && e.to_string().contains("biome table text"), "{e}");
     }
 }

@@ -1,0 +1,213 @@
+## Biome tables as designer data: a BiomeTable made in GDScript shapes the world through
+## WorldPreset.biome_table (its blocks at the surface, its names in get_biome), edits to its rows
+## take effect, bad rows are named without a crash, and preset files keep the table
+## (laws: Clear errors, Nothing is lost).
+extends StrataTestCase
+
+var _dir := ""
+
+
+func before_each() -> void:
+	_dir = "user://test_biomes_%d" % randi()
+	DirAccess.make_dir_recursive_absolute(_dir)
+
+
+func after_each() -> void:
+	remove_tree(_dir)
+
+
+func _row(biome_name: String, surface: String, temperature: float) -> Biome:
+	var b := Biome.new()
+	b.biome_name = biome_name
+	b.surface_block = surface
+	b.subsurface_block = "dirt"
+	b.temperature = temperature
+	return b
+
+
+## Two biomes, cold clay and hot gravel, over small climate cells; no water, no cliffs.
+func _two_biome_table() -> BiomeTable:
+	var t := BiomeTable.new()
+	t.biomes = [_row("clay_flats", "clay", 0.0), _row("gravel_plain", "gravel", 1.0)]
+	return t
+
+
+func _preset(table: BiomeTable) -> WorldPreset:
+	var p := WorldPreset.new()
+	p.seed = 777
+	p.water_enabled = false
+	p.biomes_rock_slope = 16.0
+	p.biomes_cell_size = 32.0
+	p.biomes_climate_scale = 64.0
+	p.biome_table = table
+	return p
+
+
+func _world(preset: WorldPreset) -> ChunkWorld:
+	var w := ChunkWorld.new()
+	w.preset = preset
+	w.view_distance = 1
+	w.vertical_view_distance = 1
+	w.far_view_levels = 0
+	w.worker_threads = 1
+	keep(w)
+	add_child(w)
+	return w
+
+
+## The block name of the top voxel of column (x, z).
+func _surface_block(w: ChunkWorld, x: int, z: int) -> String:
+	var top := int(w.get_height(x + 0.5, z + 0.5))
+	return w.get_block_name(w.get_voxel(Vector3i(x, top - 1, z)))
+
+
+func test_the_default_table_lists_the_shipped_biomes() -> void:
+	var t := BiomeTable.create_default()
+	assert_eq(t.validate(), "")
+	assert_eq(t.get_biome_count(), 7)
+	assert_eq(t.get_biome_name(4), "tundra")
+	assert_eq(t.find_biome("desert"), 2)
+	assert_eq(t.find_biome("atlantis"), -1)
+	assert_eq(t.get_biome_name(99), "")
+	assert_eq(t.get_biome_name(-1), "")
+	var p := WorldPreset.new()
+	var f := p.fingerprint()
+	p.biome_table = t
+	assert_eq(p.fingerprint(), f, "the default table as a resource is the same world")
+	assert_eq(Biome.scatter_kinds(), PackedStringArray(["tree", "bush", "flower", "rock"]))
+
+
+func test_a_table_made_in_gdscript_gives_its_surface_blocks() -> void:
+	var table := _two_biome_table()
+	assert_eq(table.validate(), "")
+	var preset := _preset(table)
+	assert_eq(preset.validate(), "")
+	assert_ne(preset.fingerprint(), WorldPreset.new().with_new_seed(777).fingerprint())
+	var w := _world(preset)
+	var seen := {}
+	for i in 40:
+		var x := i * 37 - 700
+		var z := i * 53 - 900
+		var biome := w.get_biome(x + 0.5, z + 0.5)
+		var expected := "clay" if biome == "clay_flats" else "gravel"
+		assert_true(biome in ["clay_flats", "gravel_plain"], "biome of the table: " + biome)
+		assert_eq(_surface_block(w, x, z), expected, "surface of %s at (%d, %d)" % [biome, x, z])
+		seen[biome] = true
+	assert_eq(seen.size(), 2, "both biomes appear")
+
+
+func test_editing_a_row_changes_the_world() -> void:
+	var table := _two_biome_table()
+	var preset := _preset(table)
+	var w := _world(preset)
+	var x := 0
+	var z := 0
+	for i in 200:
+		if w.get_biome(i * 11 + 0.5, 0.5) == "clay_flats":
+			x = i * 11
+			break
+	assert_eq(_surface_block(w, x, z), "clay")
+	var row: Biome = table.biomes[0]
+	row.surface_block = "sandstone"
+	assert_eq(_surface_block(w, x, z), "sandstone", "the edit reaches the world")
+	row.scatter_custom = true
+	row.scatter = [{"kind": "flower", "density": 0.5, "placement": "Clearings"}]
+	assert_eq(table.validate(), "")
+	var scatter: Array = row.scatter
+	assert_eq(scatter.size(), 1)
+	assert_eq(scatter[0]["kind"], "flower")
+	assert_eq(scatter[0]["placement"], "Clearings")
+	assert_true(preset.to_ron().contains("scatter: ["), "the set is in the preset")
+
+
+func test_bad_rows_are_named_and_nothing_crashes() -> void:
+	var table := _two_biome_table()
+	var row: Biome = table.biomes[1]
+	row.surface_block = "lava"
+	var said := table.validate()
+	assert_true(
+		said.contains("biomes.table[1].surface_block") and said.contains("lava"),
+		"row, field and value named: " + said
+	)
+	assert_true(said.contains("grass"), "the allowed names are listed: " + said)
+	var preset := _preset(table)
+	assert_true(preset.validate().contains("lava"), preset.validate())
+	var w := _world(preset)
+	assert_eq(w.get_voxel(Vector3i(0, -20, 0)), 0, "no world from a bad table, no crash")
+	await wait_frames(2)
+	assert_true(w.last_error().contains("lava"), "the world says why: " + w.last_error())
+	row.surface_block = "gravel"
+	assert_ne(w.get_voxel(Vector3i(0, -20, 0)), 0, "fixing the row brings the world back")
+	row.temperature_min = 0.9
+	row.temperature_max = 0.2
+	assert_true(table.validate().contains("temperature_min"), table.validate())
+	row.temperature_min = 0.0
+	row.temperature_max = 7.0
+	assert_eq(row.temperature_max, 1.0, "clamped to the range")
+	row.scatter_custom = true
+	row.scatter = [{"kind": "cactus", "density": 0.2}]
+	assert_true(table.validate().contains("cactus"), table.validate())
+	row.scatter = [{"kind": "tree", "placement": "Everywhere"}]
+	assert_eq((row.scatter as Array)[0]["kind"], "cactus", "a bad set is refused whole")
+	row.scatter = []
+	table.biomes.append(null)
+	assert_true(table.validate().contains("biomes[2] is null"), table.validate())
+
+
+func test_preset_files_keep_the_table() -> void:
+	var table := _two_biome_table()
+	var row: Biome = table.biomes[0]
+	row.moisture_max = 0.6
+	row.scatter_custom = true
+	row.scatter = [{"kind": "rock", "density": 0.1, "placement": "Anywhere"}]
+	var preset := _preset(table)
+	var fingerprint := preset.fingerprint()
+	for ext in ["tres", "ron"]:
+		var path := "%s/two_biomes.%s" % [_dir, ext]
+		assert_eq(preset.save_to_file(path), OK, preset.last_error())
+		var back: WorldPreset = WorldPreset.load_from_file(path)
+		if not assert_true(back != null, "loads " + ext):
+			continue
+		assert_eq(back.fingerprint(), fingerprint, ext + " keeps the world")
+		var loaded: BiomeTable = back.biome_table
+		if assert_true(loaded != null, ext + ": the loaded table is editable"):
+			assert_eq(loaded.get_biome_count(), 2)
+			assert_eq(loaded.find_biome("gravel_plain"), 1)
+			assert_near((loaded.biomes[0] as Biome).moisture_max, 0.6, 1e-6)
+			assert_eq((loaded.biomes[0] as Biome).scatter_custom, true)
+	# Godot's own saver and loader keep it too (the table as text in the .tres).
+	var native := "%s/native.tres" % _dir
+	assert_eq(ResourceSaver.save(preset, native), OK)
+	var again: WorldPreset = ResourceLoader.load(native, "", ResourceLoader.CACHE_MODE_IGNORE)
+	if assert_true(again != null, "ResourceLoader reads it"):
+		assert_eq(again.fingerprint(), fingerprint)
+		assert_eq(again.biome_table.get_biome_name(0), "clay_flats")
+	var core_read: WorldPreset = WorldPreset.load_from_file(native)
+	if assert_true(core_read != null, "the core reads Godot's file"):
+		assert_eq(core_read.fingerprint(), fingerprint)
+
+
+func test_values_of_the_wrong_type_change_nothing() -> void:
+	var b := _row("moor", "podzol", 0.3)
+	b.scatter_custom = true
+	b.scatter = [{"kind": "bush", "density": 0.25, "placement": "Groves"}]
+	var names := PackedStringArray()
+	for p: Dictionary in b.get_property_list():
+		var own := not str(p["name"]).begins_with("resource_") and str(p["name"]) != "script"
+		if int(p["usage"]) & PROPERTY_USAGE_EDITOR and own:
+			names.append(str(p["name"]))
+	assert_true(names.has("temperature_min") and names.has("scatter"), str(names))
+	assert_eq(names.size(), 18, "the Biome properties: " + str(names))
+	for property_name in names:
+		var before: Variant = b.get(property_name)
+		for bad: Variant in [null, Vector3.ONE, RefCounted.new(), Callable()]:
+			b.set(property_name, bad)
+			assert_eq(b.get(property_name), before, "%s = %s refused" % [property_name, bad])
+	var p := WorldPreset.new()
+	var f := p.fingerprint()
+	p.set("biome_table", RefCounted.new())
+	assert_eq(p.biome_table, null, "not a BiomeTable: refused")
+	assert_true(p.last_error().contains("biome_table"), p.last_error())
+	p.set("biomes_table_ron", "[(name: 3)]")
+	assert_true(p.last_error().contains("biomes_table_ron"), p.last_error())
+	assert_eq(p.fingerprint(), f, "nothing changed")
