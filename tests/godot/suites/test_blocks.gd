@@ -195,14 +195,24 @@ func _a_chunk_mesh(w: ChunkWorld) -> ArrayMesh:
 	return null
 
 
-func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
+## A world with the default library streaming around a viewer at the origin, with one stone
+## block placed in the sky so a chunk there has a mesh; null if it never became ready.
+func _streaming_world() -> ChunkWorld:
 	var w := _world(null)
 	var v := Node3D.new()
 	keep(v)
 	add_child(v)
 	w.viewer = w.get_path_to(v)
 	w.set_voxel(Vector3i(1, 120, 1), 1)
-	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
+	var ready := await wait_until(w.is_area_ready, 60.0)
+	assert_true(ready, "streams")
+	return w if ready else null
+
+
+func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
+	var w := await _streaming_world()
+	if w == null:
+		return
 	var mesh := _a_chunk_mesh(w)
 	assert_true(mesh != null, "a chunk mesh")
 	var opaque := mesh.surface_find_by_name("opaque")
@@ -285,13 +295,9 @@ func test_meshes_carry_light_and_a_torch_relights_them() -> void:
 
 
 func test_daylight_reaches_the_block_shaders_and_is_clamped() -> void:
-	var w := _world(null)
-	var v := Node3D.new()
-	keep(v)
-	add_child(v)
-	w.viewer = w.get_path_to(v)
-	w.set_voxel(Vector3i(1, 120, 1), 1)
-	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
+	var w := await _streaming_world()
+	if w == null:
+		return
 	w.daylight = 0.25
 	var mesh := _a_chunk_mesh(w)
 	var material := mesh.surface_get_material(mesh.surface_find_by_name("opaque")) as ShaderMaterial
