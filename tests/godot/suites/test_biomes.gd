@@ -237,11 +237,22 @@ func _column_in(w: ChunkWorld, biome: String) -> int:
 func test_rows_name_blocks_of_the_worlds_own_library() -> void:
 	var table := BiomeTable.new()
 	table.biomes = [_row("moss_flats", "moss", 0.0), _row("gravel_plain", "gravel", 1.0)]
-	assert_true(table.validate().contains("moss"), "not a default block: " + table.validate())
+	var said := table.validate()
+	assert_true(said.contains("moss"), "not a default block: " + said)
 	var mossy := _library_with(["moss"])
+	assert_eq(table.validate_with_library(mossy), "")
+	var preset := _preset(table)
+	assert_eq(preset.validate_with_library(mossy), "")
+	assert_true(preset.validate_with_library(null).contains("moss"), preset.validate())
+	var broken := BlockLibrary.new()
+	broken.blocks = [BlockType.new()]
+	said = preset.validate_with_library(broken)
+	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
+	said = table.validate_with_library(broken)
+	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
 	var w := ChunkWorld.new()
 	w.block_library = mossy
-	w.preset = _preset(table)
+	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
 	w.far_view_levels = 0
@@ -257,7 +268,7 @@ func test_rows_name_blocks_of_the_worlds_own_library() -> void:
 	var plain := _world(_preset(table))
 	assert_eq(plain.get_voxel(Vector3i(0, -20, 0)), 0, "no world from a table it cannot resolve")
 	await wait_frames(2)
-	var said := plain.last_error()
+	said = plain.last_error()
 	assert_true(said.contains("moss") and said.contains("surface_block"), "says why: " + said)
 
 	# Streaming, then another library (moss at another id): built again, the edit kept.
