@@ -8,8 +8,10 @@
 //! are clamped with a warning; names are checked by `validate()`, which names the row, the field,
 //! the value and what is allowed. `WorldPreset.biome_table` puts the table into a world.
 //!
-//! May use: `strata_core::preset` (the rows and their validation), `world_host` (clamping).
+//! May use: `strata_core::preset` (the rows and their validation), `world_host` (clamping),
+//! `block_library` (the blocks names are checked against).
 
+use crate::block_library::{BlockLibrary, core_or_default};
 use crate::world_host::float_in_range;
 use godot::classes::{IResource, Resource};
 use godot::prelude::*;
@@ -353,12 +355,25 @@ impl BiomeTable {
     /// wrong: the row, the field, the value and what is allowed.
     #[func]
     pub fn validate(&self) -> GString {
+        self.validate_with_library(None)
+    }
+
+    /// `validate()` for a world whose `block_library` is `library` (null: the default one):
+    /// the rows' block names are looked up in it; an invalid library is reported.
+    #[func]
+    pub fn validate_with_library(&self, library: Option<Gd<BlockLibrary>>) -> GString {
         if let Some(i) = self.biomes.iter_shared().position(|b| b.is_none()) {
             return format!("BiomeTable.biomes[{i}] is null; allowed: a Biome resource").as_str().into();
         }
+        let library = match core_or_default(library.as_ref()) {
+            Ok(l) => l,
+            Err(e) => {
+                return format!("BiomeTable.validate_with_library: the block library is invalid: {e}").as_str().into();
+            }
+        };
         let mut preset = CorePreset::default();
         preset.biomes.table = self.rows();
-        match preset.validate() {
+        match preset.validate_with_library(&library) {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }

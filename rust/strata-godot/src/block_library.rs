@@ -285,3 +285,13 @@ impl BlockLibrary {
         CoreLibrary::new(self.blocks.iter_shared().map(|b| b.bind().core()).collect())
     }
 }
+
+/// The core library of `library`, or the default library for null.
+pub(crate) fn core_or_default(
+    library: Option<&Gd<BlockLibrary>>,
+) -> Result<std::borrow::Cow<'static, CoreLibrary>, BlockLibraryError> {
+    match library {
+        None => Ok(std::borrow::Cow::Borrowed(default_library())),
+        Some(l) => l.bind().core().map(std::borrow::Cow::Owned),
+    }
+}

@@ -815,13 +815,15 @@ impl ChunkWorld {
         }
     }
 
-    /// The generator of the world: the streamer's, or one built from the current preset for
-    /// queries before streaming starts (same preset, same answers).
+    /// The generator of the world: the streamer's, or one built from the current preset and
+    /// library for queries before streaming starts (same preset, same answers). An invalid
+    /// library builds with the default one, as it meshes and lights with it.
     fn generator(&mut self) -> Option<Arc<Generator>> {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        self.host.generator(self.preset.as_ref())
+        let library = self.library().unwrap_or(std::borrow::Cow::Borrowed(default_library()));
+        self.host.generator(self.preset.as_ref(), &library)
     }
 
     /// Starts streaming (in the tree only: out of it, edits are kept for the next start).

@@ -603,12 +603,13 @@ impl ChunkWorld2D {
     }
 
     /// The generator of the world: the streamer's, or one built from the current preset for
-    /// queries before streaming starts (same preset, same answers).
+    /// queries before streaming starts (same preset, same answers). The side view's generator
+    /// uses no biome rows, so it takes the default library's names.
     fn generator(&mut self) -> Option<Arc<Generator2D>> {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        self.host.generator(self.preset.as_ref())
+        self.host.generator(self.preset.as_ref(), default_library())
     }
 
     /// `memory_budget_mb` as the streamer takes it (the setter keeps it in range).

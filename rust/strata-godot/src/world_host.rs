@@ -1,7 +1,8 @@
 //! What `ChunkWorld` and `ChunkWorld2D` share, written once: the preset a world is built from
-//! (its identity, so a changed field restarts the world, and the generator built from it for
-//! queries), the edits kept while no streamer holds them, the game state saved with the world,
-//! the last error, world saves, the streaming counters both report, and block names.
+//! (its identity, so a changed field restarts the world, and the generator built from it and
+//! the world's block library for queries; another library builds it again), the edits kept
+//! while no streamer holds them, the game state saved with the world, the last error, world
+//! saves, the streaming counters both report, and block names.
 //!
 //! Each class holds a [`WorldHost`] and its `#[func]`s delegate to it; the `preset` property
 //! stays on the class (Godot exports fields of the class itself) and is passed in. The property
@@ -44,6 +45,14 @@ fn identity(preset: Option<&Gd<WorldPreset>>) -> PresetIdentity {
     }
 }
 
+/// What a generator was built from: the preset's identity and the fingerprint of the block
+/// library its biome rows' block names were resolved through.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct BuildIdentity {
+    preset: PresetIdentity,
+    library: u64,
+}
+
 /// The core preset of `preset`, or the default preset when there is none.
 pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::WorldPreset {
     preset.map(|p| p.bind().core().into_owned()).unwrap_or_default()
@@ -51,45 +60,63 @@ pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::Worl
 
 /// A world generator that a [`WorldHost`] builds from a preset.
 pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
-    /// The heightmap file a valid `preset` reads, if any (loaded before [`HostedGenerator::build`]).
-    fn heightmap_path(_preset: &strata_core::WorldPreset) -> Option<String> {
+    /// The heightmap file a `preset` valid for the world's `library` reads, if any (loaded
+    /// before [`HostedGenerator::build`]).
+    fn heightmap_path(_preset: &strata_core::WorldPreset, _library: &CoreLibrary) -> Option<String> {
         None
     }
 
-    /// Builds the generator; `heightmap` is the file [`HostedGenerator::heightmap_path`] named,
-    /// loaded. The error is the message `last_error()` shows after "cannot build the world: ".
-    fn build(preset: &strata_core::WorldPreset, heightmap: Option<Arc<Heightmap>>) -> Result<Self, String>;
+    /// Builds the generator for a world made of the blocks of `library` (the biome rows' block
+    /// names are resolved through it); `heightmap` is the file
+    /// [`HostedGenerator::heightmap_path`] named, loaded. The error is the message
+    /// `last_error()` shows after "cannot build the world: ".
+    fn build(
+        preset: &strata_core::WorldPreset,
+        library: &CoreLibrary,
+        heightmap: Option<Arc<Heightmap>>,
+    ) -> Result<Self, String>;
 }
 
 impl HostedGenerator for Generator {
-    fn heightmap_path(preset: &strata_core::WorldPreset) -> Option<String> {
+    fn heightmap_path(preset: &strata_core::WorldPreset, library: &CoreLibrary) -> Option<String> {
         // An invalid preset is reported by `build` at once, without reading its heightmap.
-        let uses = preset.height.heightmap_weight > 0.0 && preset.validate().is_ok();
+        let uses = preset.height.heightmap_weight > 0.0 && preset.validate_with_library(library).is_ok();
         uses.then(|| preset.height.heightmap_path.clone())
     }
 
-    fn build(preset: &strata_core::WorldPreset, heightmap: Option<Arc<Heightmap>>) -> Result<Self, String> {
+    fn build(
+        preset: &strata_core::WorldPreset,
+        library: &CoreLibrary,
+        heightmap: Option<Arc<Heightmap>>,
+    ) -> Result<Self, String> {
         let loaded = |path: &str| {
             heightmap.ok_or_else(|| HeightmapError::Io {
                 path: path.into(),
                 source: std::io::Error::other("the heightmap was not loaded"),
             })
         };
-        Generator::with_heightmap_loader(preset, loaded).map_err(|e| e.to_string())
+        Generator::with_library_and_loader(preset, library, loaded).map_err(|e| e.to_string())
     }
 }
 
+/// The side view uses no biome rows: its generator takes the default library's names, and the
+/// 2D world passes that library.
 impl HostedGenerator for Generator2D {
-    fn build(preset: &strata_core::WorldPreset, _heightmap: Option<Arc<Heightmap>>) -> Result<Self, String> {
+    fn build(
+        preset: &strata_core::WorldPreset,
+        _library: &CoreLibrary,
+        _heightmap: Option<Arc<Heightmap>>,
+    ) -> Result<Self, String> {
         Generator2D::new(preset).map_err(|e| e.to_string())
     }
 }
 
 /// A generator waiting for its heightmap file.
 struct PendingBuild<G> {
-    /// The preset being built.
-    id: PresetIdentity,
+    /// The preset and library being built.
+    id: BuildIdentity,
     preset: strata_core::WorldPreset,
+    library: Arc<CoreLibrary>,
     /// Main-thread reading still to do (a packed file), then None.
     load: Option<HeightmapLoad>,
     /// The worker's answer, once it was started.
@@ -100,8 +127,8 @@ struct PendingBuild<G> {
 pub(crate) struct WorldHost<G> {
     /// The class name, for messages ("ChunkWorld").
     class: &'static str,
-    /// The preset `generator` was built from, or None when it is to be built.
-    built_for: Option<PresetIdentity>,
+    /// The preset and library `generator` was built from, or None when it is to be built.
+    built_for: Option<BuildIdentity>,
     /// The generator of `built_for`, or None when that preset does not build.
     generator: Option<Arc<G>>,
     /// A build waiting for its heightmap file.
@@ -129,20 +156,24 @@ impl<G> WorldHost<G> {
     }
 
     /// True when `preset` is another resource, or a field of it changed, since the world's
-    /// generator was built.
+    /// generator was built. (A change of the world's block library is not looked for every
+    /// frame: the world's library setter restarts streaming, and [`WorldHost::generator`] then
+    /// builds again for the new library.)
     pub(crate) fn preset_changed(&self, preset: Option<&Gd<WorldPreset>>) -> bool {
-        self.built_for != Some(identity(preset))
+        self.built_for.map(|b| b.preset) != Some(identity(preset))
     }
 
-    /// The generator of `preset`, built when the preset changed since the last build. A preset
-    /// that does not build is reported once (console and `last_error()`) and tried again only
-    /// when it changes or after [`WorldHost::forget_generator`]. While its heightmap file loads
-    /// there is none yet: each call does one frame's share of the loading.
-    pub(crate) fn generator(&mut self, preset: Option<&Gd<WorldPreset>>) -> Option<Arc<G>>
+    /// The generator of `preset` for a world made of the blocks of `library`, built when the
+    /// preset changed, or the library is another (by [`CoreLibrary::fingerprint`]), since the
+    /// last build. A preset that does not build is reported once (console and `last_error()`)
+    /// and tried again only when it or the library changes or after
+    /// [`WorldHost::forget_generator`]. While its heightmap file loads there is none yet: each
+    /// call does one frame's share of the loading.
+    pub(crate) fn generator(&mut self, preset: Option<&Gd<WorldPreset>>, library: &CoreLibrary) -> Option<Arc<G>>
     where
         G: HostedGenerator,
     {
-        let id = identity(preset);
+        let id = BuildIdentity { preset: identity(preset), library: library.fingerprint() };
         if self.built_for == Some(id) {
             return self.generator.clone();
         }
@@ -151,16 +182,17 @@ impl<G> WorldHost<G> {
         }
         if self.pending.is_none() {
             let core = core_preset(preset);
-            let heightmap = match G::heightmap_path(&core).map(|path| heightmaps::lookup(&path)) {
+            let heightmap = match G::heightmap_path(&core, library).map(|path| heightmaps::lookup(&path)) {
                 None => None,
                 Some(Lookup::Cached(map)) => Some(map),
                 Some(Lookup::Load(load)) => {
                     self.generator = None;
-                    self.pending = Some(PendingBuild { id, preset: core, load: Some(load), answer: None });
+                    let library = Arc::new(library.clone());
+                    self.pending = Some(PendingBuild { id, preset: core, library, load: Some(load), answer: None });
                     return self.poll_pending();
                 }
             };
-            let built = G::build(&core, heightmap);
+            let built = G::build(&core, library, heightmap);
             return self.finish_build(id, built);
         }
         self.poll_pending()
@@ -183,8 +215,10 @@ impl<G> WorldHost<G> {
             p.load = None;
             let (tx, rx) = mpsc::channel();
             let preset = p.preset.clone();
+            let library = p.library.clone();
             let spawned = std::thread::Builder::new().name("strata-heightmap".into()).spawn(move || {
-                let built = ready.finish().map_err(|e| e.to_string()).and_then(|map| G::build(&preset, Some(map)));
+                let built =
+                    ready.finish().map_err(|e| e.to_string()).and_then(|map| G::build(&preset, &library, Some(map)));
                 let _ = tx.send(built);
             });
             if let Err(e) = spawned {
@@ -204,8 +238,8 @@ impl<G> WorldHost<G> {
         self.finish_build(id, built)
     }
 
-    /// Keeps the outcome of building the preset `id`.
-    fn finish_build(&mut self, id: PresetIdentity, built: Result<G, String>) -> Option<Arc<G>> {
+    /// Keeps the outcome of building the preset and library `id`.
+    fn finish_build(&mut self, id: BuildIdentity, built: Result<G, String>) -> Option<Arc<G>> {
         self.generator = match built {
             Ok(g) => {
                 // A preset that builds again ends the failure it caused (law: Clear errors).

@@ -20,9 +20,11 @@
 //! new one, whose message is pushed, and return null on failure; `parse_ron` and `load_file` load
 //! into an existing preset and keep the message there.
 //!
-//! May use: `strata_core::preset`, `files`, `biome_table`.
+//! May use: `strata_core::preset`, `strata_core::gen3d::pipeline` (checks), `files`, `biome_table`,
+//! `block_library`, `heightmaps`.
 
 use crate::biome_table::BiomeTable;
+use crate::block_library::{BlockLibrary, core_or_default};
 use crate::files::{globalize, preset_error_code};
 use crate::heightmaps;
 use godot::classes::{IResource, Resource};
@@ -30,6 +32,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
 use std::borrow::Cow;
+use strata_core::gen3d::pipeline::Generator;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
@@ -333,10 +336,25 @@ impl WorldPreset {
     /// Checks every field and the rules between fields, and that the heightmap file (when
     /// used) loads; "" when valid, else the error a world built from it would report. The
     /// heightmap is read at once if it was not loaded before, and kept: the world built from
-    /// this preset then does not read it again.
+    /// this preset then does not read it again. Block names are looked up in the default
+    /// library (see `validate_with_library`).
     #[func]
     pub fn validate(&self) -> GString {
-        match strata_core::gen3d::pipeline::Generator::check_preset_with_loader(&self.core(), heightmaps::load_now) {
+        self.validate_with_library(None)
+    }
+
+    /// `validate()` for a world whose `block_library` is `library` (null: the default one):
+    /// the biome rows' block names are looked up in it; an invalid library is reported.
+    #[func]
+    pub fn validate_with_library(&self, library: Option<Gd<BlockLibrary>>) -> GString {
+        let library = match core_or_default(library.as_ref()) {
+            Ok(l) => l,
+            Err(e) => {
+                return format!("WorldPreset.validate_with_library: the block library is invalid: {e}").as_str().into();
+            }
+        };
+        let core = self.core();
+        match Generator::check_preset_with_library_and_loader(&core, &library, heightmaps::load_now) {
             Ok(()) => GString::new(),
             Err(e) => e.to_string().as_str().into(),
         }

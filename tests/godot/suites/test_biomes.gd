@@ -211,3 +211,92 @@ func test_values_of_the_wrong_type_change_nothing() -> void:
 	p.set("biomes_table_ron", "[(name: 3)]")
 	assert_true(p.last_error().contains("biomes_table_ron"), p.last_error())
 	assert_eq(p.fingerprint(), f, "nothing changed")
+
+
+## The default library, then `extra` blocks: a developer's own blocks after the shipped ones.
+func _library_with(extra: Array[String]) -> BlockLibrary:
+	var lib := BlockLibrary.create_default()
+	var blocks := lib.blocks
+	for block_name in extra:
+		var b := BlockType.new()
+		b.block_name = block_name
+		b.color = Color(0.3, 0.5, 0.2)
+		blocks.append(b)
+	lib.blocks = blocks
+	return lib
+
+
+## x of a column at z = 0 in biome `biome` of `w`, or -1 when none is found.
+func _column_in(w: ChunkWorld, biome: String) -> int:
+	for i in 200:
+		if w.get_biome(i * 11 + 0.5, 0.5) == biome:
+			return i * 11
+	return -1
+
+
+func test_rows_name_blocks_of_the_worlds_own_library() -> void:
+	var table := BiomeTable.new()
+	table.biomes = [_row("moss_flats", "moss", 0.0), _row("gravel_plain", "gravel", 1.0)]
+	var said := table.validate()
+	assert_true(said.contains("moss"), "not a default block: " + said)
+	var mossy := _library_with(["moss"])
+	assert_eq(table.validate_with_library(mossy), "")
+	var preset := _preset(table)
+	assert_eq(preset.validate_with_library(mossy), "")
+	assert_true(preset.validate_with_library(null).contains("moss"), preset.validate())
+	var broken := BlockLibrary.new()
+	broken.blocks = [BlockType.new()]
+	said = preset.validate_with_library(broken)
+	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
+	said = table.validate_with_library(broken)
+	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
+	var w := ChunkWorld.new()
+	w.block_library = mossy
+	w.preset = preset
+	w.view_distance = 1
+	w.vertical_view_distance = 1
+	w.far_view_levels = 0
+	w.worker_threads = 1
+	keep(w)
+	add_child(w)
+	var x := _column_in(w, "moss_flats")
+	assert_true(x >= 0, "a column of the moss biome")
+	assert_eq(_surface_block(w, x, 0), "moss", "the row's block of the world's library")
+	assert_eq(w.last_error(), "")
+
+	# The same table on a world with the default library: refused by name, no crash.
+	var plain := _world(_preset(table))
+	assert_eq(plain.get_voxel(Vector3i(0, -20, 0)), 0, "no world from a table it cannot resolve")
+	await wait_frames(2)
+	said = plain.last_error()
+	assert_true(said.contains("moss") and said.contains("surface_block"), "says why: " + said)
+
+	# Streaming, then another library (moss at another id): built again, the edit kept.
+	var v := Node3D.new()
+	keep(v)
+	add_child(v)
+	w.viewer = w.get_path_to(v)
+	var edit_at := Vector3i(2, 150, 2)
+	w.set_voxel(edit_at, w.get_block_id("planks"))
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
+	var moss_id := w.get_block_id("moss")
+	assert_eq(moss_id, 23, "after the 23 shipped blocks")
+	var top := int(w.get_height(x + 0.5, 0.5))
+	assert_eq(w.get_voxel(Vector3i(x, top - 1, 0)), moss_id)
+	w.block_library = _library_with(["marble", "moss"])
+	assert_eq(w.get_block_id("moss"), 24)
+	assert_eq(w.get_voxel(Vector3i(x, top - 1, 0)), 24, "the generator takes the new library")
+	assert_eq(_surface_block(w, x, 0), "moss")
+	assert_eq(w.get_block_name(w.get_voxel(edit_at)), "planks", "the edit is kept")
+	assert_true(await wait_until(w.is_area_ready, 60.0), "streams again")
+
+	# A library without moss: refused by name; the library back brings the world and the edit.
+	w.block_library = BlockLibrary.create_default()
+	await wait_frames(2)
+	said = w.last_error()
+	assert_true(said.contains("moss"), "the running world says why: " + said)
+	w.block_library = mossy
+	await wait_frames(2)
+	assert_eq(w.last_error(), "", "the failure is over")
+	assert_eq(_surface_block(w, x, 0), "moss")
+	assert_eq(w.get_block_name(w.get_voxel(edit_at)), "planks", "the edit survived the failure")

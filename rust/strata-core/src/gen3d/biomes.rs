@@ -557,6 +557,12 @@ mod tests {
         blocks.push(moss);
         let library = BlockLibrary::new(blocks).unwrap();
         let moss = library.id_of("moss").unwrap();
+        let no_heightmap = |path: &str| -> Result<std::sync::Arc<crate::noise::heightmap::Heightmap>, _> {
+            panic!("no heightmap is read for {path}")
+        };
+        let checked = crate::gen3d::pipeline::Generator::check_preset_with_loader(&p, no_heightmap);
+        assert_eq!(checked.unwrap_err().to_string(), e, "the check reports what the build would");
+        crate::gen3d::pipeline::Generator::check_preset_with_library_and_loader(&p, &library, no_heightmap).unwrap();
         let g = crate::gen3d::pipeline::Generator::with_library(&p, &library, None).unwrap();
         let params = g.terrain().biomes().params(1);
         assert_eq!((params.surface_block, params.cliff_block, params.shore_block), (moss, moss, block::SAND));

@@ -15,7 +15,7 @@
 //! that calls the stages; no stage imports it.
 
 use crate::base::block::BlockId;
-use crate::base::block_library::BlockLibrary;
+use crate::base::block_library::{BlockLibrary, default_library};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::gen3d::caves::Caves;
@@ -124,7 +124,17 @@ impl Generator {
         preset: &WorldPreset,
         load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
     ) -> Result<(), GeneratorError> {
-        preset.validate()?;
+        Self::check_preset_with_library_and_loader(preset, default_library(), load)
+    }
+
+    /// [`Generator::check_preset_with_loader`] for a world made of the blocks of `library`: the
+    /// error [`Generator::with_library_and_loader`] would report.
+    pub fn check_preset_with_library_and_loader(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<(), GeneratorError> {
+        preset.validate_with_library(library)?;
         if preset.height.heightmap_weight > 0.0 {
             load(preset.height.heightmap_path.trim())?;
         }
