@@ -83,20 +83,14 @@ pub fn light_inputs(
     };
     let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
     let in_columns = |p: IVec3| p.x >= min.x && p.z >= min.z && p.x < min.x + size.x && p.z < min.z + size.z;
-    // Above every column's ground, water and edited blocks the world is clear to the sky: a
-    // bound from the cache's sky flags per chunk, or from the columns themselves.
-    let box_top = min.y.saturating_add(size.y);
-    let ground_top = match cache {
-        Some(c) => c.sky_floor(generator, min.x, min.z, size.x, size.z, box_top),
-        None => {
-            let grid = generator.column_grid(min.x, min.z, size.x, size.z);
-            let water = &generator.preset().water;
-            let sea = if water.enabled { water.sea_level } else { i32::MIN };
-            grid.columns.iter().map(|c| c.surface.max(sea)).max().unwrap_or(i32::MIN).saturating_add(1)
-        }
-    };
+    // Above every column's ground, water and edited blocks the world is clear to the sky.
+    let grid = generator.column_grid(min.x, min.z, size.x, size.z);
+    let water = &generator.preset().water;
+    let sea = if water.enabled { water.sea_level } else { i32::MIN };
+    let ground = grid.columns.iter().map(|c| c.surface.max(sea)).max().unwrap_or(i32::MIN);
     let edited = edits.iter().filter(|(q, id)| in_columns(*q) && !props.is_clear(*id)).map(|(q, _)| q.y).max();
-    let mut top = ground_top.max(edited.unwrap_or(i32::MIN).saturating_add(1)).max(box_top);
+    let box_top = min.y.saturating_add(size.y);
+    let mut top = ground.max(edited.unwrap_or(i32::MIN)).saturating_add(1).max(box_top);
     clear_from.clear();
     clear_from.resize(nx * nz, box_top);
     open.clear();

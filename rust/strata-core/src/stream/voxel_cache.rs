@@ -26,9 +26,6 @@ const DENSE_BYTES: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE) as usize * siz
 /// What an entry costs besides its voxels (map slot, queue slot, `Arc`), as counted.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// The most sky flags kept before they are dropped and found again.
-const MAX_SKY_FLAGS: usize = 1 << 16;
-
 /// The default budget: 1,024 dense chunks (64 MiB), any number of uniform ones within it.
 pub const DEFAULT_CACHE_BYTES: usize = 1024 * DENSE_BYTES;
 
@@ -59,10 +56,6 @@ impl ChunkVoxels {
 #[derive(Default)]
 struct Entries {
     map: HashMap<ChunkCoord, Arc<ChunkVoxels>>,
-    /// Per chunk: whether it lies above the ground and the sea of its columns
-    /// ([`Generator::chunk_is_sky`]), for [`VoxelCache::sky_floor`]. One byte an entry; cleared
-    /// whole past [`MAX_SKY_FLAGS`].
-    sky: HashMap<ChunkCoord, bool>,
     /// Insertion order, for eviction.
     order: VecDeque<ChunkCoord>,
     bytes: usize,
@@ -105,7 +98,7 @@ impl VoxelCache {
         if let Some(v) = self.entries.lock().unwrap_or_else(|p| p.into_inner()).map.get(&c) {
             return v.clone();
         }
-        let voxels = Arc::new(if self.is_sky(generator, c) {
+        let voxels = Arc::new(if !c.in_world() || generator.chunk_is_sky(c) {
             ChunkVoxels::Uniform(AIR)
         } else {
             buffer.reset(c.min_voxel(), IVec3::splat(CHUNK_SIZE));
@@ -131,48 +124,6 @@ impl VoxelCache {
             }
         }
         voxels
-    }
-
-    /// Whether chunk `c` lies above the ground and the sea of its columns (or beyond the world's
-    /// bounds): then every generated voxel from one below its bottom upward in its columns is
-    /// air. Remembered per chunk.
-    pub fn is_sky(&self, generator: &Generator, c: ChunkCoord) -> bool {
-        if let Some(&s) = self.entries.lock().unwrap_or_else(|p| p.into_inner()).sky.get(&c) {
-            return s;
-        }
-        let sky = !c.in_world() || generator.chunk_is_sky(c);
-        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
-        if e.sky.len() >= MAX_SKY_FLAGS {
-            e.sky.clear();
-        }
-        e.sky.insert(c, sky);
-        sky
-    }
-
-    /// A height from which every generated voxel of the columns `[min_x, min_x + size_x) ×
-    /// [min_z, min_z + size_z)` is air, at least `from_y`: one below the bottom of the lowest
-    /// layer of chunks, at or above the one holding `from_y`, whose chunks over those columns are
-    /// all sky ([`VoxelCache::is_sky`]). Edits are not counted.
-    pub fn sky_floor(
-        &self,
-        generator: &Generator,
-        min_x: i32,
-        min_z: i32,
-        size_x: i32,
-        size_z: i32,
-        from_y: i32,
-    ) -> i32 {
-        let lo = ChunkCoord::containing(IVec3::new(min_x, from_y, min_z));
-        let hi = ChunkCoord::containing(IVec3::new(min_x + size_x.max(1) - 1, from_y, min_z + size_z.max(1) - 1));
-        let mut layer = lo.y;
-        loop {
-            let all_sky =
-                (lo.z..=hi.z).all(|cz| (lo.x..=hi.x).all(|cx| self.is_sky(generator, ChunkCoord::new(cx, layer, cz))));
-            if all_sky {
-                return (ChunkCoord::new(lo.x, layer, lo.z).min_voxel().y - 1).max(from_y);
-            }
-            layer += 1;
-        }
     }
 
     /// Fills `out` (its own box) with the generator's voxels, chunk by chunk from the cache:
@@ -247,28 +198,5 @@ mod tests {
         }
         let (entries, bytes) = cache.usage();
         assert!(bytes <= 3 * DENSE_BYTES && entries > 0, "{entries} entries, {bytes} bytes");
-    }
-
-    #[test]
-    fn above_the_sky_floor_every_generated_voxel_is_air() {
-        let g = Generator::new(&WorldPreset { seed: 7, ..WorldPreset::default() }).unwrap();
-        let cache = VoxelCache::new(DEFAULT_CACHE_BYTES);
-        for (x, z) in [(0, 0), (-200, 77), (513, -1024)] {
-            let h = g.surface_height(x, z);
-            let floor = cache.sky_floor(&g, x, z, 62, 62, h - 50);
-            assert!(floor >= h - 50);
-            let above = g.generate_box(IVec3::new(x, floor, z), IVec3::new(62, 40, 62));
-            assert!(above.data().iter().all(|&b| b == AIR), "air above the floor {floor} at ({x}, {z})");
-            // The floor is not far above the ground: within a chunk and a voxel of the highest column.
-            let highest = (0..62)
-                .flat_map(|dz| (0..62).map(move |dx| (dx, dz)))
-                .map(|(dx, dz)| g.column(x + dx, z + dz).surface)
-                .max()
-                .unwrap();
-            assert!(
-                floor <= highest.max(g.preset().water.sea_level) + 2 * CHUNK_SIZE,
-                "floor {floor}, ground {highest}"
-            );
-        }
     }
 }
