@@ -29,6 +29,8 @@ var day := 0
 ## Set by WorldEvents: multiplies the sun colour, adds fog.
 var weather_tint := Color.WHITE
 var weather_fog_density := 0.0
+## Fog density in clear weather (per metre).
+var clear_fog_density := 0.002
 var weather_fog_color := Color(0.7, 0.7, 0.7)
 ## Scales the sun and the ambient light (1 = as the time of day says). Caves need no dimming:
 ## the block shaders scale the sky's light by each face's baked sky light.
@@ -78,7 +80,7 @@ func _ready() -> void:
 	environment.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
 	environment.tonemap_mode = Environment.TONE_MAPPER_FILMIC
 	environment.fog_enabled = true
-	environment.fog_density = 0.002
+	environment.fog_density = clear_fog_density
 	environment.fog_sky_affect = 0.3
 	var we := WorldEnvironment.new()
 	we.name = "WorldEnvironment"
@@ -183,7 +185,7 @@ func _update_visuals() -> void:
 	if weather_fog_density > 0.0:
 		fog_color = fog_color.lerp(weather_fog_color * lerpf(0.2, 1.0, f), 0.8)
 	environment.fog_light_color = fog_color * fog_shade
-	environment.fog_density = 0.002 + weather_fog_density
+	environment.fog_density = clear_fog_density + weather_fog_density
 
 
 ## The share of the sky's light at sky light `level` (0–15), as the block shaders reckon it:

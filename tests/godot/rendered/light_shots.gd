@@ -36,17 +36,19 @@ func _ready() -> void:
 func _run() -> void:
 	DirAccess.make_dir_recursive_absolute(out_dir)
 	var checks := RenderedChecks.new()
-	# Sunset: the sun low in the west (-x); from high above a valley east of a mountain, looking
-	# north-west, the mountain's shadow falls across the land at every distance.
+	# Sunset: the sun low in the west (-x). From a mountain's eastern flank, looking north-east
+	# over the land below (thin fog, to see far), the shadows of the mountain and of every ridge
+	# run east across the ground at every distance.
 	var peak := _find_mountain()
-	var x := int(peak.x) + 200
-	var z := int(peak.y) + 120
-	var h := maxf(world.get_height(x, z), world.get_height(peak.x, peak.y) * 0.5)
-	camera.position = Vector3(x, maxf(h, 0.0) + 25.0, z)
-	camera.look_at(Vector3(peak.x, world.get_height(peak.x, peak.y) * 0.6, peak.y), Vector3.UP)
-	print("SUNSET_VIEW from %s towards %s" % [camera.position, peak])
+	var x := int(peak.x) + 40
+	var z := int(peak.y)
+	camera.position = Vector3(x, world.get_height(x, z) + 30.0, z)
+	camera.look_at(camera.position + Vector3(1.0, -0.35, 0.6), Vector3.UP)
+	day_night.clear_fog_density = 0.0004
+	print("SUNSET_VIEW from %s, peak %s" % [camera.position, peak])
 	await _wait_ready(true)
 	var sunset := await _shot(0.735, "sunset")
+	day_night.clear_fog_density = 0.002
 	# Noon and midnight over the same ground, with three torches on it.
 	var gx := 24
 	var gz := 16
