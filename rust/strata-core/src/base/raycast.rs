@@ -200,7 +200,7 @@ mod tests {
             for x in -12..12 {
                 for y in -12..12 {
                     for z in -12..12 {
-                        if rng.next() % 4 == 0 {
+                        if rng.next().is_multiple_of(4) {
                             solid.insert(IVec3::new(x, y, z));
                         }
                     }

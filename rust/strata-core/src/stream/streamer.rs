@@ -850,7 +850,10 @@ impl Streamer {
             *e = (e.0.min(p.y), e.1.max(p.y));
         }
         let before: Option<HashMap<(i32, i32), i32>> = self.config.light.as_ref().map(|props| {
-            columns.keys().map(|&(x, z)| ((x, z), column_exposure(&self.generator, Some(&self.edits), props, x, z))).collect()
+            columns
+                .keys()
+                .map(|&(x, z)| ((x, z), column_exposure(&self.generator, Some(&self.edits), props, x, z)))
+                .collect()
         });
         let mut chunks: HashSet<ChunkCoord> = HashSet::new();
         for &(p, id) in batch {
@@ -867,7 +870,8 @@ impl Streamer {
                     let edit = LightEdit { pos: IVec3::new(x, y, z), exposure_before, exposure_after };
                     chunks.extend(edit.chunks().into_iter().filter(|c| self.scheduler.is_loaded(StreamKey::Near(*c))));
                 }
-                let (a, b) = (ChunkCoord::containing(IVec3::new(x, y0, z)), ChunkCoord::containing(IVec3::new(x, y1, z)));
+                let (a, b) =
+                    (ChunkCoord::containing(IVec3::new(x, y0, z)), ChunkCoord::containing(IVec3::new(x, y1, z)));
                 for cy in a.y..=b.y {
                     for dz in -1..=1 {
                         for dx in -1..=1 {
