@@ -21,6 +21,7 @@ use crate::meshes::{
     SCATTER_KINDS, SurfaceMaterials, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes,
     opaque_faces, scatter_multimesh, to_vector3, vertex_color_materials,
 };
+use crate::world_edits;
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
@@ -36,6 +37,7 @@ use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::EditMap;
+use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
@@ -538,6 +540,52 @@ impl ChunkWorld {
         }
     }
 
+    /// The first solid voxel (solid in the world's `block_library`) on the ray from `from` along
+    /// `direction`, within `max_distance` voxels (at most 512): a dictionary with "position"
+    /// (Vector3i, the voxel), "normal" (Vector3i, the face the ray entered; zero when `from` is
+    /// inside it), "point" (Vector3, where the ray entered), "distance" (float) and "block"
+    /// (int); `{}` when nothing is hit. Exact: every voxel the ray passes through is checked, in
+    /// order. Edits included; works anywhere, loaded or not, by generating the voxels it passes
+    /// (on the main thread, so keep rays short). A zero or non-finite direction is an error in
+    /// `last_error()` and returns `{}`.
+    #[func]
+    pub fn raycast(&mut self, from: Vector3, direction: Vector3, max_distance: f64) -> VarDictionary {
+        let Some(g) = self.generator() else { return VarDictionary::new() };
+        let library = match self.library() {
+            Ok(l) => l,
+            Err(e) => {
+                self.host.error(format!("ChunkWorld.raycast: the block library is invalid: {e}"));
+                return VarDictionary::new();
+            }
+        };
+        match world_edits::raycast_dictionary(&g, self.edits(), library.solid_table(), from, direction, max_distance) {
+            Ok(d) => d,
+            Err(e) => {
+                self.host.error(format!("ChunkWorld.raycast: {e}"));
+                VarDictionary::new()
+            }
+        }
+    }
+
+    /// Fills the box with corners `a` and `b` (both included) with block `block` as player edits
+    /// (one batch: each affected chunk is remeshed once); returns how many voxels changed. A
+    /// block id outside the world's library or a box of more than 1,000,000 voxels changes
+    /// nothing, returns -1 and says why in `last_error()`.
+    #[func]
+    pub fn fill_box(&mut self, a: Vector3i, b: Vector3i, block: i64) -> i64 {
+        let voxels = shapes::box_voxels(IVec3::new(a.x, a.y, a.z), IVec3::new(b.x, b.y, b.z));
+        self.fill_shape("fill_box", voxels, block)
+    }
+
+    /// Fills with block `block` every voxel whose centre lies within `radius` of the centre of
+    /// voxel `center` (one batch, like `fill_box`); returns how many voxels changed, or -1 with
+    /// the reason in `last_error()` (invalid block id, radius, or more than 1,000,000 voxels).
+    #[func]
+    pub fn fill_sphere(&mut self, center: Vector3i, radius: f64, block: i64) -> i64 {
+        let voxels = shapes::sphere_voxels(IVec3::new(center.x, center.y, center.z), radius);
+        self.fill_shape("fill_sphere", voxels, block)
+    }
+
     /// Name of the block with id `id` in the default library ("" for unknown ids); see
     /// `get_block_name` for the world's own library.
     #[func]
@@ -795,6 +843,52 @@ impl ChunkWorld {
             Some(s) => Some(s.edits()),
             None => self.host.kept_edits(),
         }
+    }
+
+    /// A shape edit: checks the block id and the shape, then sets the voxels that change as one
+    /// batch; the count, or -1 with the error in `last_error()` and nothing changed.
+    fn fill_shape(&mut self, method: &str, voxels: Result<Vec<IVec3>, shapes::ShapeError>, block: i64) -> i64 {
+        let count = match self.library() {
+            Ok(l) => l.len(),
+            Err(e) => {
+                self.host.error(format!("ChunkWorld.{method}: the block library is invalid: {e}; nothing changed"));
+                return -1;
+            }
+        };
+        let Some(id) = u16::try_from(block).ok().filter(|&b| (b as usize) < count) else {
+            self.host.error(format!(
+                "ChunkWorld.{method}: block id {block} is not a block of the world's library; allowed: 0..={}; nothing changed",
+                count - 1
+            ));
+            return -1;
+        };
+        let voxels = match world_edits::shape_voxels(method, voxels) {
+            Ok(v) => v,
+            Err(message) => {
+                self.host.error(message);
+                return -1;
+            }
+        };
+        self.ensure_streamer();
+        let Some(g) = self.generator() else {
+            self.host
+                .error(format!("ChunkWorld.{method}: the world has no generator (no valid preset); nothing changed"));
+            return -1;
+        };
+        let changed = world_edits::voxels_that_change(&g, self.edits(), &voxels, id);
+        match self.streamer.as_mut() {
+            Some(s) => {
+                s.set_voxels(&changed);
+                self.area_ready_emitted = false;
+            }
+            None => {
+                let kept = self.host.kept_edits_mut();
+                for &(p, b) in &changed {
+                    kept.set(p, b);
+                }
+            }
+        }
+        changed.len() as i64
     }
 
     /// The light at `p`, or None while there is no generator or the library is invalid (said

@@ -5,7 +5,8 @@
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
-//! `world_host.rs`; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
+//! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
+//! `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors. World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
 //!
@@ -23,6 +24,7 @@ mod heightmaps;
 mod materials;
 mod meshes;
 mod user_profiles;
+mod world_edits;
 mod world_host;
 mod world_preset;
 

@@ -10,5 +10,7 @@ pub mod block_library;
 pub mod chunk;
 pub mod coords;
 pub mod edits;
+pub mod raycast;
 pub mod rng;
+pub mod shapes;
 pub mod simd;

@@ -837,6 +837,62 @@ impl Streamer {
         }
     }
 
+    /// Records many edits as one batch: each loaded chunk they can change is rebuilt once, not
+    /// once per voxel. The chunks are those [`Streamer::set_voxel`] would rebuild for each edit;
+    /// with light, each edited column's exposure is walked once before and once after the batch
+    /// (the cost of a batch is about one column walk per distinct column).
+    pub fn set_voxels(&mut self, batch: &[(IVec3, BlockId)]) {
+        use std::collections::HashMap;
+        // Per edited column: the lowest and highest edited y.
+        let mut columns: HashMap<(i32, i32), (i32, i32)> = HashMap::new();
+        for &(p, _) in batch {
+            let e = columns.entry((p.x, p.z)).or_insert((p.y, p.y));
+            *e = (e.0.min(p.y), e.1.max(p.y));
+        }
+        let before: Option<HashMap<(i32, i32), i32>> = self.config.light.as_ref().map(|props| {
+            columns
+                .keys()
+                .map(|&(x, z)| ((x, z), column_exposure(&self.generator, Some(&self.edits), props, x, z)))
+                .collect()
+        });
+        let mut chunks: HashSet<ChunkCoord> = HashSet::new();
+        for &(p, id) in batch {
+            self.edits.set(p, id);
+            chunks.extend(EditMap::chunks_touching(p));
+        }
+        if let (Some(props), Some(before)) = (&self.config.light, before) {
+            for (&(x, z), &(y0, y1)) in &columns {
+                let exposure_after = column_exposure(&self.generator, Some(&self.edits), props, x, z);
+                let exposure_before = before[&(x, z)];
+                // The lowest and highest edits of the column bound what light sees of it: the
+                // chunks in between lie within both edits' reach or in the column's own span.
+                for y in [y0, y1] {
+                    let edit = LightEdit { pos: IVec3::new(x, y, z), exposure_before, exposure_after };
+                    chunks.extend(edit.chunks().into_iter().filter(|c| self.scheduler.is_loaded(StreamKey::Near(*c))));
+                }
+                let (a, b) =
+                    (ChunkCoord::containing(IVec3::new(x, y0, z)), ChunkCoord::containing(IVec3::new(x, y1, z)));
+                for cy in a.y..=b.y {
+                    for dz in -1..=1 {
+                        for dx in -1..=1 {
+                            let c = ChunkCoord::new(a.x + dx, cy, a.z + dz);
+                            if self.scheduler.is_loaded(StreamKey::Near(c)) {
+                                chunks.insert(c);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut chunks: Vec<ChunkCoord> = chunks.into_iter().collect();
+        chunks.sort_unstable();
+        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        for c in chunks {
+            self.scheduler
+                .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+        }
+    }
+
     /// The block at `p`: the edit if there is one, else the generated block.
     pub fn voxel(&self, p: IVec3) -> BlockId {
         self.edits.get(p).unwrap_or_else(|| self.generator.voxel_at(p))
@@ -1140,6 +1196,35 @@ mod tests {
         let updates = drain_until_ready(&mut s);
         assert!(updates.iter().any(|r| r.is_update && r.coord == ChunkCoord::containing(IVec3::new(5, h + 3, 5))));
         assert_eq!(s.voxel(IVec3::new(5, h + 3, 5)), crate::base::block::STONE);
+    }
+
+    #[test]
+    fn a_batch_of_edits_rebuilds_each_affected_chunk_once() {
+        let mut s = streamer(1);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        drain_until_ready(&mut s);
+        let h = s.generator().surface_height(31, 5);
+        // A box straddling the border between chunk x = 0 and x = 1.
+        let batch: Vec<(IVec3, BlockId)> =
+            crate::base::shapes::box_voxels(IVec3::new(30, h + 2, 4), IVec3::new(33, h + 4, 6))
+                .unwrap()
+                .into_iter()
+                .map(|p| (p, crate::base::block::STONE))
+                .collect();
+        s.set_voxels(&batch);
+        assert!(!s.is_area_ready());
+        let updates = drain_until_ready(&mut s);
+        let mut per_chunk: HashMap<ChunkCoord, usize> = HashMap::new();
+        for r in updates.iter().filter(|r| r.is_update) {
+            *per_chunk.entry(r.coord).or_default() += 1;
+        }
+        for &(p, _) in &batch {
+            assert_eq!(s.voxel(p), crate::base::block::STONE);
+            for c in EditMap::chunks_touching(p).into_iter().filter(|&c| s.is_loaded(c)) {
+                assert_eq!(per_chunk.get(&c), Some(&1), "chunk {c:?} rebuilt once");
+            }
+        }
+        assert!(per_chunk.values().all(|&n| n == 1), "{per_chunk:?}");
     }
 
     #[test]
