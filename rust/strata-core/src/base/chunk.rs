@@ -67,6 +67,13 @@ impl VoxelBuffer {
         &mut self.data
     }
 
+    /// The block every voxel holds, when the buffer is all one block (a chunk of sky, of solid
+    /// rock): then it shows no face and stores as that block alone.
+    pub fn uniform_block(&self) -> Option<BlockId> {
+        let first = *self.data.first()?;
+        self.data.iter().all(|&v| v == first).then_some(first)
+    }
+
     /// Index of local position `l` (each component in `0..size`).
     #[inline]
     pub fn index_local(&self, l: IVec3) -> usize {

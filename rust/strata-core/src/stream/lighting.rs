@@ -20,7 +20,7 @@
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{ChunkCoord, IVec3, clamp_to_world};
-use crate::base::edits::EditMap;
+use crate::base::edits::{EditMap, apply_edits};
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scratch::GenScratch;
 use crate::light::{
@@ -100,9 +100,7 @@ pub fn light_inputs(
         let bottom = (top - EXPOSURE_SLAB).max(box_top);
         slab.reset(IVec3::new(min.x, bottom, min.z), IVec3::new(size.x, top - bottom, size.z));
         fill(slab);
-        for &(q, id) in edits {
-            slab.set(q, id);
-        }
+        apply_edits(slab, edits);
         for (i, still_open) in open.iter_mut().enumerate().filter(|(_, o)| **o) {
             let (x, z) = (min.x + (i % nx) as i32, min.z + (i / nx) as i32);
             if let Some(y) = (bottom..top).rev().find(|&y| !props.is_clear(slab.get(IVec3::new(x, y, z)).unwrap_or(0)))
@@ -115,9 +113,7 @@ pub fn light_inputs(
     }
     voxels.reset(min, size);
     fill(voxels);
-    for &(q, id) in edits {
-        voxels.set(q, id);
-    }
+    apply_edits(voxels, edits);
     crate::light::sky_exposure(voxels, props, clear_from, sky)
 }
 

@@ -997,7 +997,7 @@ fn build_chunk(
     // A box of one block shows no face: nothing to light.
     let t_light = Instant::now();
     let light = match &job.payload.light {
-        Some(props) if !is_uniform(padded) => {
+        Some(props) if padded.uniform_block().is_none() => {
             lighter.light_chunk(generator, Some(cache), job.coord, &job.payload.edits, props).ok()
         }
         _ => None,
@@ -1035,12 +1035,6 @@ fn build_chunk(
         is_update: job.is_update,
         job_id: job.id,
     })
-}
-
-/// True when every voxel of `b` is the same block.
-fn is_uniform(b: &VoxelBuffer) -> bool {
-    let d = b.data();
-    d.first().is_none_or(|&first| d.iter().all(|&v| v == first))
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground

@@ -103,10 +103,9 @@ impl VoxelCache {
         } else {
             buffer.reset(c.min_voxel(), IVec3::splat(CHUNK_SIZE));
             generator.generate_region_with(buffer, scratch);
-            let d = buffer.data();
-            match d.first() {
-                Some(&first) if d.iter().all(|&v| v == first) => ChunkVoxels::Uniform(first),
-                _ => ChunkVoxels::Dense(d.into()),
+            match buffer.uniform_block() {
+                Some(id) => ChunkVoxels::Uniform(id),
+                None => ChunkVoxels::Dense(buffer.data().into()),
             }
         });
         let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
