@@ -64,6 +64,16 @@ impl IVec3 {
         if self.x <= 0 || self.y <= 0 || self.z <= 0 { 0 } else { self.x as usize * self.y as usize * self.z as usize }
     }
 
+    /// The component-wise minimum.
+    pub fn min(self, o: IVec3) -> IVec3 {
+        IVec3::new(self.x.min(o.x), self.y.min(o.y), self.z.min(o.z))
+    }
+
+    /// The component-wise maximum.
+    pub fn max(self, o: IVec3) -> IVec3 {
+        IVec3::new(self.x.max(o.x), self.y.max(o.y), self.z.max(o.z))
+    }
+
     pub fn min_elem(self) -> i32 {
         self.x.min(self.y).min(self.z)
     }

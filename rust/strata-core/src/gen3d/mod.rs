@@ -6,7 +6,8 @@
 //! - what every stage is handed: [`context`] (a [`context::StageContext`] of the region);
 //! - the stages, which read the context and never import the pipeline or each other: [`layers`],
 //!   [`caves`] (carving the fields of [`caverns`] and [`tunnels`]), [`ores`], [`water`] and
-//!   [`scatter`];
+//!   [`scatter`]; then [`structures`], stamped last so nothing cuts them (the shipped ones:
+//!   [`structure_library`]);
 //! - the buffers a thread reuses: [`scratch`];
 //! - the pipeline that runs them in order: [`pipeline`]; and the designer's top-down [`preview`],
 //!   which only calls the pipeline.
@@ -28,6 +29,8 @@ pub mod preview;
 pub mod ravines;
 pub mod scatter;
 pub mod scratch;
+pub mod structure_library;
+pub mod structures;
 pub mod terrain;
 pub mod tunnels;
 pub mod water;

@@ -23,6 +23,8 @@ use crate::gen3d::columns::{Column, ColumnGrid, ColumnPass, RingSurfaces, floor_
 use crate::gen3d::context::StageContext;
 use crate::gen3d::scatter::{self, ScatterInstance};
 use crate::gen3d::scratch::GenScratch;
+use crate::gen3d::structure_library::shipped_structures;
+use crate::gen3d::structures::{Placement, StructureError, StructureLibrary, Structures};
 use crate::gen3d::terrain::Terrain;
 use crate::gen3d::{layers, ores, water};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
@@ -40,6 +42,8 @@ pub enum GeneratorError {
     Heightmap(#[from] HeightmapError),
     #[error("invalid preset: caves_life_rule: {0}")]
     LifeRule(#[from] LifeRuleError),
+    #[error("invalid preset: {0}")]
+    Structure(#[from] StructureError),
 }
 
 /// A generator built once per preset and shared by all workers (`Send + Sync`).
@@ -47,6 +51,8 @@ pub struct Generator {
     preset: Arc<WorldPreset>,
     terrain: Terrain,
     caves: Caves,
+    /// The preset's structure rules resolved against the structure library.
+    structures: Structures,
 }
 
 impl std::fmt::Debug for Generator {
@@ -67,7 +73,7 @@ impl Generator {
     pub fn with_base_dir(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::new(preset, base_dir)?;
-        Self::from_parts(preset, terrain)
+        Self::from_parts(preset, terrain, default_library())
     }
 
     /// Builds a generator, asking `load` for the heightmap (given the preset's
@@ -79,7 +85,7 @@ impl Generator {
     ) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::with_heightmap_loader(preset, load)?;
-        Self::from_parts(preset, terrain)
+        Self::from_parts(preset, terrain, default_library())
     }
 
     /// Builds a generator for a world made of the blocks of `library`: the preset is validated
@@ -94,7 +100,27 @@ impl Generator {
     ) -> Result<Self, GeneratorError> {
         preset.validate_with_library(library)?;
         let terrain = Terrain::with_library_and_loader(preset, library, load)?;
-        Self::from_parts(preset, terrain)
+        Self::from_parts(preset, terrain, library)
+    }
+
+    /// [`Generator::with_library_and_loader`] whose structure rules name structures of
+    /// `structures` (the world's own, e.g. read from `.vox` files, with the shipped ones or
+    /// without) instead of the shipped structures.
+    pub fn with_structure_library(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        structures: &StructureLibrary,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<Self, GeneratorError> {
+        preset.validate_with_library(library)?;
+        let terrain = Terrain::with_library_and_loader(preset, library, load)?;
+        let structures = Structures::new(preset, terrain.biomes().table(), structures)?;
+        Ok(Self {
+            preset: Arc::new(preset.clone()),
+            terrain,
+            caves: Caves::new(preset.seed, &preset.caves)?,
+            structures,
+        })
     }
 
     /// [`Generator::with_library_and_loader`] reading the heightmap from disk, a relative path
@@ -139,6 +165,10 @@ impl Generator {
             load(preset.height.heightmap_path.trim())?;
         }
         Caves::new(preset.seed, &preset.caves)?;
+        if !preset.structures.is_empty() {
+            let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
+            Structures::new(preset, table, &shipped_structures(library)?)?;
+        }
         Ok(())
     }
 
@@ -149,11 +179,23 @@ impl Generator {
     pub fn with_lattice_step(preset: &WorldPreset, step: i32) -> Result<Self, GeneratorError> {
         preset.validate()?;
         let terrain = Terrain::new(preset, None)?.with_lattice_step(step);
-        Self::from_parts(preset, terrain)
+        Self::from_parts(preset, terrain, default_library())
     }
 
-    fn from_parts(preset: &WorldPreset, terrain: Terrain) -> Result<Self, GeneratorError> {
-        Ok(Self { preset: Arc::new(preset.clone()), terrain, caves: Caves::new(preset.seed, &preset.caves)? })
+    /// A generator of the parts; the structure rules use the shipped structures
+    /// ([`crate::gen3d::structure_library`]) made of `library`'s blocks.
+    fn from_parts(preset: &WorldPreset, terrain: Terrain, library: &BlockLibrary) -> Result<Self, GeneratorError> {
+        let structures = if preset.structures.is_empty() {
+            Structures::default()
+        } else {
+            Structures::new(preset, terrain.biomes().table(), &shipped_structures(library)?)?
+        };
+        Ok(Self {
+            preset: Arc::new(preset.clone()),
+            terrain,
+            caves: Caves::new(preset.seed, &preset.caves)?,
+            structures,
+        })
     }
 
     pub fn preset(&self) -> &WorldPreset {
@@ -303,6 +345,12 @@ impl Generator {
         self.caves.carve_layers(&ctx, out, &mut scratch.caves);
         ores::place(&ctx, out);
         water::settle(&ctx, out);
+        if !self.structures.is_empty() {
+            let (min, max) = (out.min(), out.min() + out.size());
+            let mut placements = Vec::new();
+            self.structures.placements_in(&ctx, (min.x, min.z), (max.x, max.z), Some((min.y, max.y)), &mut placements);
+            self.structures.stamp(&placements, out);
+        }
     }
 
     /// Generates a new buffer covering `[min, min + size)`.
@@ -367,7 +415,7 @@ impl Generator {
         let hi = if nu == 0 { i32::MIN } else { floor_to_i32(highest).max(if nan { 0 } else { i32::MIN }) };
         columns.columns.clear();
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
-        if self.sky_above(c, hi) {
+        if self.sky_above(c, hi.max(self.structure_top_over_chunk(c))) {
             out.reset(min, IVec3::splat(n));
             return true;
         }
@@ -389,20 +437,68 @@ impl Generator {
 
     /// The decorations whose base lies in chunk `c` ([`crate::gen3d::scatter`]).
     pub fn scatter_chunk(&self, c: ChunkCoord) -> Vec<ScatterInstance> {
-        scatter::scatter_chunk(&self.context(&ColumnGrid::default(), None), c)
+        self.without_structures(scatter::scatter_chunk(&self.context(&ColumnGrid::default(), None), c))
     }
 
     /// [`Generator::scatter_chunk`] reading columns from `columns` (e.g. the padded chunk's grid
     /// from [`Generator::generate_padded_chunk_unless_sky`]) where it covers them: same result,
     /// no per-point column work.
     pub fn scatter_chunk_with_columns(&self, c: ChunkCoord, columns: &ColumnGrid) -> Vec<ScatterInstance> {
-        scatter::scatter_chunk(&self.context(columns, None), c)
+        self.without_structures(scatter::scatter_chunk(&self.context(columns, None), c))
     }
 
     /// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z +
     /// size_z)` ([`scatter::scatter_columns`]).
     pub fn scatter_columns(&self, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> Vec<ScatterInstance> {
-        scatter::scatter_columns(&self.context(&ColumnGrid::default(), None), min_x, min_z, size_x, size_z)
+        self.without_structures(scatter::scatter_columns(
+            &self.context(&ColumnGrid::default(), None),
+            min_x,
+            min_z,
+            size_x,
+            size_z,
+        ))
+    }
+
+    /// The structures whose boxes meet the columns `[min, max)` (x, z), in stamping order.
+    pub fn structures_in(&self, min: (i32, i32), max: (i32, i32)) -> Vec<Placement> {
+        let mut out = Vec::new();
+        if !self.structures.is_empty() {
+            let none = ColumnGrid::default();
+            self.structures.placements_in(&self.context(&none, None), min, max, None, &mut out);
+        }
+        out
+    }
+
+    /// One past the top of the highest structure over the columns `[min, max)`, or `None`
+    /// where none stands: above it, the ground and the sea the generated world is air.
+    pub fn structure_top(&self, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
+        if self.structures.is_empty() {
+            return None;
+        }
+        let none = ColumnGrid::default();
+        self.structures.highest_top(&self.context(&none, None), min, max)
+    }
+
+    /// [`Generator::structure_top`] over padded chunk `c`'s columns, `i32::MIN` for none.
+    fn structure_top_over_chunk(&self, c: ChunkCoord) -> i32 {
+        let m = c.min_voxel();
+        let n = CHUNK_SIZE + 1;
+        self.structure_top((m.x - 1, m.z - 1), (m.x + n, m.z + n)).unwrap_or(i32::MIN)
+    }
+
+    /// `instances` less those standing inside a structure's box.
+    fn without_structures(&self, mut instances: Vec<ScatterInstance>) -> Vec<ScatterInstance> {
+        if self.structures.is_empty() || instances.is_empty() {
+            return instances;
+        }
+        let (mut lo, mut hi) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
+        for i in &instances {
+            let b = i.base_voxel();
+            (lo, hi) = ((lo.0.min(b.x), lo.1.min(b.z)), (hi.0.max(b.x + 1), hi.1.max(b.z + 1)));
+        }
+        let placements = self.structures_in(lo, hi);
+        instances.retain(|i| !self.structures.covers(&placements, i.base_voxel()));
+        instances
     }
 
     /// The block at one world position (generates a 1×1×1 box); air beyond the world's bounds
@@ -432,7 +528,7 @@ impl Generator {
     /// shares the column pass.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
         let (_, hi) = self.surface_range(c);
-        self.sky_above(c, hi)
+        self.sky_above(c, hi.max(self.structure_top_over_chunk(c)))
     }
 
     /// Whether the padded chunk `c` lies above ground whose highest surface is `hi`, and above

@@ -26,6 +26,112 @@ pub struct WorldPreset {
     pub scatter: ScatterSettings,
     /// Side-view (2D) worlds of `ChunkWorld2D`; ignored by 3D worlds.
     pub side_view: SideViewSettings,
+    /// Structures (houses, ruins, dungeons) and the rules that place them. Written only when
+    /// there are rules, so presets without structures keep their files and fingerprints.
+    #[serde(skip_serializing_if = "StructureSettings::is_empty")]
+    pub structures: StructureSettings,
+}
+
+/// Where a [`StructureRule`] puts its structure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StructurePlacement {
+    /// On the ground: its bottom `sink` voxels below the surface at its centre, never under the
+    /// sea.
+    Surface,
+    /// Buried: its top between `depth_min` and `depth_max` voxels below the surface at its centre.
+    Underground,
+}
+
+/// The structures of a world: rules that place structures of the world's structure library
+/// ([`crate::gen3d::structures`]). Later rules win where two structures overlap.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StructureSettings {
+    pub rules: Vec<StructureRule>,
+}
+
+impl StructureSettings {
+    /// No rules: no structures.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+/// One kind of structure and where it stands. The world is cut into square cells of `spacing`
+/// voxels; a cell holds one such structure with probability `chance`, at a hashed place and
+/// quarter turn inside the cell, in one of `biomes` (a pure function of seed, rule and cell).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StructureRule {
+    /// The structure's name in the world's structure library.
+    pub structure: String,
+    /// Names of the biomes it may stand in (at its centre); empty: every biome.
+    pub biomes: Vec<String>,
+    pub placement: StructurePlacement,
+    /// Edge of a placement cell, in voxels: at most one structure of this rule per cell, so
+    /// this is also their least distance apart. 16..=4096, and at least the structure's width.
+    pub spacing: i32,
+    /// Probability that a cell holds one, 0..=1.
+    pub chance: f32,
+    /// Surface: how deep its bottom sits below the ground at its centre, voxels (0..=32).
+    pub sink: i32,
+    /// Underground: the depth of its top below the surface at its centre, voxels (0..=1024,
+    /// `depth_min <= depth_max`).
+    pub depth_min: i32,
+    pub depth_max: i32,
+}
+
+impl Default for StructureRule {
+    fn default() -> Self {
+        Self {
+            structure: String::new(),
+            biomes: Vec::new(),
+            placement: StructurePlacement::Surface,
+            spacing: 128,
+            chance: 0.5,
+            sink: 1,
+            depth_min: 8,
+            depth_max: 32,
+        }
+    }
+}
+
+impl StructureRule {
+    /// Checks the numbers of rule `i` (names are checked where the libraries are known).
+    pub fn validate(&self, i: usize) -> Result<(), FieldError> {
+        let err = |what: &str, problem: String, allowed: &str| FieldError {
+            field: format!("structures.rules[{i}].{what}"),
+            problem,
+            allowed: allowed.into(),
+        };
+        if self.structure.trim().is_empty() {
+            return Err(err("structure", "empty".into(), "the name of a structure of the world's structure library"));
+        }
+        if !(16..=4096).contains(&self.spacing) {
+            return Err(err("spacing", format!("{} voxels", self.spacing), "16..=4096 voxels"));
+        }
+        if !(0.0..=1.0).contains(&self.chance) {
+            return Err(err("chance", format!("{}", self.chance), "0.0..=1.0"));
+        }
+        if !(0..=32).contains(&self.sink) {
+            return Err(err("sink", format!("{} voxels", self.sink), "0..=32 voxels"));
+        }
+        if !(0..=1024).contains(&self.depth_min) || !(0..=1024).contains(&self.depth_max) {
+            return Err(err(
+                "depth_min",
+                format!("{}..{} voxels", self.depth_min, self.depth_max),
+                "0..=1024 voxels each",
+            ));
+        }
+        if self.depth_min > self.depth_max {
+            return Err(err(
+                "depth_min",
+                format!("{} above depth_max {}", self.depth_min, self.depth_max),
+                "depth_min <= depth_max",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Interpolation between lattice values of value noise.
@@ -642,6 +748,7 @@ impl Default for WorldPreset {
             water: WaterSettings::default(),
             scatter: ScatterSettings::default(),
             side_view: SideViewSettings::default(),
+            structures: StructureSettings::default(),
         }
     }
 }
@@ -914,6 +1021,26 @@ impl WorldPreset {
                     &format!("ores.kinds[{i}].cluster_size"),
                     format!("{} is out of range", o.cluster_size),
                     "an integer in 1..=64",
+                ));
+            }
+        }
+        if self.structures.rules.len() > 64 {
+            return Err(rule(
+                "structures.rules",
+                format!("{} rules", self.structures.rules.len()),
+                "at most 64 structure rules",
+            ));
+        }
+        for (i, r) in self.structures.rules.iter().enumerate() {
+            r.validate(i)?;
+            if let Some(name) =
+                r.biomes.iter().find(|n| self.biomes.enabled && !self.biomes.table.iter().any(|b| &b.name == *n))
+            {
+                let names: Vec<&str> = self.biomes.table.iter().map(|b| b.name.as_str()).collect();
+                return Err(rule(
+                    &format!("structures.rules[{i}].biomes"),
+                    format!("unknown biome `{name}`"),
+                    &format!("names of the preset's biome table ({})", names.join(", ")),
                 ));
             }
         }

@@ -88,6 +88,8 @@ pub fn light_inputs(
     let water = &generator.preset().water;
     let sea = if water.enabled { water.sea_level } else { i32::MIN };
     let ground = grid.columns.iter().map(|c| c.surface.max(sea)).max().unwrap_or(i32::MIN);
+    let structures = generator.structure_top((min.x, min.z), (min.x + size.x, min.z + size.z));
+    let ground = ground.max(structures.map_or(i32::MIN, |t| t - 1));
     let edited = edits.iter().filter(|(q, id)| in_columns(*q) && !props.is_clear(*id)).map(|(q, _)| q.y).max();
     let box_top = min.y.saturating_add(size.y);
     let mut top = ground.max(edited.unwrap_or(i32::MIN)).saturating_add(1).max(box_top);
@@ -178,6 +180,9 @@ pub fn column_exposure(generator: &Generator, edits: Option<&EditMap>, props: &L
     let (x, z) = (clamp_to_world(x), clamp_to_world(z));
     let water = &generator.preset().water;
     let mut top = generator.column(x, z).surface;
+    if let Some(t) = generator.structure_top((x, z), (x + 1, z + 1)) {
+        top = top.max(t - 1);
+    }
     if water.enabled {
         top = top.max(water.sea_level);
     }

@@ -33,6 +33,9 @@ pub fn top_solid_y(generator: &Generator, edits: Option<&EditMap>, x: i32, z: i3
     // A column beyond the world's bounds answers as the nearest column inside.
     let (x, z) = (clamp_to_world(x), clamp_to_world(z));
     let mut top = generator.surface_height(x, z);
+    if let Some(t) = generator.structure_top((x, z), (x + 1, z + 1)) {
+        top = top.max(t);
+    }
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, z) {
             if block::is_solid(id) && p.y + 1 > top {

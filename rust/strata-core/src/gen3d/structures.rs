@@ -1,0 +1,487 @@
+//! Structures: designer-made voxel models (houses, ruins, dungeons) stamped into the world by
+//! rules, seamlessly across chunk borders.
+//!
+//! A [`StructureTemplate`] is a box of cells, each a block id or [`KEEP`] (leave the world as it
+//! is there); an `air` cell carves. Templates come from MagicaVoxel `.vox` files
+//! ([`StructureTemplate::from_vox_bytes`], through the `dot_vox` crate) or from code, and a
+//! world's [`StructureLibrary`] names them; the preset's [`StructureRule`]s say which stand
+//! where.
+//!
+//! Placement is a pure function of (seed, rule, cell): the world is cut into square cells of the
+//! rule's `spacing`; cell `(cx, cz)` holds one structure with probability `chance`, at a hashed
+//! place and quarter turn wholly inside the cell, at a height read from the column at its
+//! centre (the same column every region computes). A region asks for the placements whose boxes
+//! meet it ([`Structures::placements_in`]) and stamps the part inside it
+//! ([`Structures::stamp`]) after the other stages, so caves, ores and water never cut a structure
+//! and a structure spanning four chunks is the same whichever is generated first (laws:
+//! Deterministic, Seamless).
+//!
+//! May use: `base`, `preset`, `gen3d::context`.
+
+use crate::base::block::{AIR, BlockId};
+use crate::base::block_library::BlockLibrary;
+use crate::base::chunk::VoxelBuffer;
+use crate::base::coords::IVec3;
+use crate::base::rng::{hash2, mix64, unit_f64};
+use crate::gen3d::context::StageContext;
+use crate::preset::fingerprint::fnv1a64;
+use crate::preset::model::{Biome, StructurePlacement, WorldPreset};
+use std::sync::Arc;
+use thiserror::Error;
+
+/// A template cell that leaves the world's voxel as it is.
+pub const KEEP: BlockId = BlockId::MAX;
+
+/// The largest edge of a template, in voxels (MagicaVoxel's own limit).
+pub const MAX_STRUCTURE_EDGE: i32 = 256;
+
+/// The largest number of cells of a template.
+pub const MAX_STRUCTURE_CELLS: usize = 1 << 21;
+
+/// The palette colour that carves air in a `.vox` structure: magenta, `(255, 0, 255)`.
+pub const VOX_AIR_COLOR: [u8; 3] = [255, 0, 255];
+
+/// Why a structure or a structure rule could not be used.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum StructureError {
+    #[error("structure `{name}`: not a MagicaVoxel .vox file ({problem}); allowed: a .vox file with one model")]
+    Vox { name: String, problem: String },
+    #[error("structure `{name}`: {problem}; allowed: {allowed}")]
+    Shape { name: String, problem: String, allowed: String },
+    #[error(
+        "structure `{name}`: palette colour {index} maps to block `{block}`, which the world's block library lacks; allowed: {allowed}"
+    )]
+    UnknownBlock { name: String, index: u8, block: String, allowed: String },
+    #[error(
+        "structures.rules[{rule}].structure: no structure `{name}` in the world's structure library; allowed: {allowed}"
+    )]
+    UnknownStructure { rule: usize, name: String, allowed: String },
+    #[error(
+        "structures.rules[{rule}].spacing: {spacing} voxels is narrower than structure `{name}` ({width} voxels wide); allowed: at least {width}"
+    )]
+    SpacingTooSmall { rule: usize, name: String, spacing: i32, width: i32 },
+}
+
+/// A box of cells: block ids, [`KEEP`] where the world stays as it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StructureTemplate {
+    name: String,
+    size: IVec3,
+    /// x fastest, then z, then y (the layout of [`VoxelBuffer`]).
+    cells: Vec<BlockId>,
+}
+
+impl StructureTemplate {
+    /// A template of `size` cells (x fastest, then z, then y). Each edge must be 1..=256 and
+    /// the cells exactly `size.x · size.y · size.z`.
+    pub fn new(name: &str, size: IVec3, cells: Vec<BlockId>) -> Result<Self, StructureError> {
+        let edges = [size.x, size.y, size.z];
+        if edges.iter().any(|&e| !(1..=MAX_STRUCTURE_EDGE).contains(&e)) {
+            return Err(StructureError::Shape {
+                name: name.into(),
+                problem: format!("size {}×{}×{}", size.x, size.y, size.z),
+                allowed: format!("each edge 1..={MAX_STRUCTURE_EDGE} voxels"),
+            });
+        }
+        let n = (size.x * size.y * size.z) as usize;
+        if n > MAX_STRUCTURE_CELLS || cells.len() != n {
+            return Err(StructureError::Shape {
+                name: name.into(),
+                problem: format!("{} cells for size {}×{}×{}", cells.len(), size.x, size.y, size.z),
+                allowed: format!("exactly x·y·z cells, at most {MAX_STRUCTURE_CELLS}"),
+            });
+        }
+        Ok(Self { name: name.into(), size, cells })
+    }
+
+    /// Reads the first model of a MagicaVoxel `.vox` file. MagicaVoxel's z is up: a voxel at
+    /// `(x, y, z)` there is cell `(x, z, y)` here. Each palette colour becomes the block that
+    /// `palette` names for its index (1..=255, as MagicaVoxel numbers them), else air for
+    /// [`VOX_AIR_COLOR`], else the block of `library` whose colour is nearest; empty cells keep
+    /// the world.
+    pub fn from_vox_bytes(
+        name: &str,
+        bytes: &[u8],
+        library: &BlockLibrary,
+        palette: &[(u8, String)],
+    ) -> Result<Self, StructureError> {
+        let vox_err = |problem: String| StructureError::Vox { name: name.into(), problem };
+        // The parser is third-party code fed user files: a panic inside it is a bad file.
+        let data = std::panic::catch_unwind(|| dot_vox::load_bytes(bytes))
+            .map_err(|_| vox_err("the parser failed on it".into()))?
+            .map_err(|e| vox_err(e.to_string()))?;
+        let model = data.models.first().ok_or_else(|| vox_err("it holds no model".into()))?;
+        let size = IVec3::new(model.size.x as i32, model.size.z as i32, model.size.y as i32);
+        let n = size.volume();
+        if n == 0 || n > MAX_STRUCTURE_CELLS {
+            // Refused with the size in the message.
+            return Self::new(name, size, Vec::new());
+        }
+        let mut blocks = [None::<BlockId>; 256];
+        let mut cells = vec![KEEP; n];
+        for v in &model.voxels {
+            let (x, y, z) = (v.x as i32, v.z as i32, v.y as i32);
+            if x >= size.x || y >= size.y || z >= size.z {
+                return Err(vox_err(format!("voxel ({}, {}, {}) outside the model's size", v.x, v.y, v.z)));
+            }
+            let index = v.i as usize;
+            let id = match blocks[index] {
+                Some(id) => id,
+                None => {
+                    let color = data.palette.get(index).map(|c| [c.r, c.g, c.b]).unwrap_or([255, 255, 255]);
+                    let id = vox_block(name, (index + 1) as u8, color, library, palette)?;
+                    blocks[index] = Some(id);
+                    id
+                }
+            };
+            cells[((y * size.z + z) * size.x + x) as usize] = id;
+        }
+        Self::new(name, size, cells)
+    }
+
+    /// The template as a `.vox` file whose palette holds one colour per block it uses (the
+    /// block's colour, [`VOX_AIR_COLOR`] for air): what [`StructureTemplate::from_vox_bytes`]
+    /// reads back to the same cells, given the same names in `palette` order.
+    pub fn to_vox_bytes(&self, library: &BlockLibrary) -> (Vec<u8>, Vec<(u8, String)>) {
+        let mut used: Vec<BlockId> = self.cells.iter().copied().filter(|&c| c != KEEP).collect();
+        used.sort_unstable();
+        used.dedup();
+        let used: Vec<BlockId> = used.into_iter().take(255).collect();
+        let mut palette = vec![dot_vox::Color { r: 0, g: 0, b: 0, a: 255 }; 256];
+        let mut names = Vec::new();
+        for (k, &id) in used.iter().enumerate() {
+            let rgb = if id == AIR {
+                VOX_AIR_COLOR
+            } else {
+                library.get(id).map(|b| b.color.map(|c| (c.clamp(0.0, 1.0) * 255.0).round() as u8)).unwrap_or([128; 3])
+            };
+            palette[k] = dot_vox::Color { r: rgb[0], g: rgb[1], b: rgb[2], a: 255 };
+            let name = library.name_of(id).unwrap_or("air").to_string();
+            names.push(((k + 1) as u8, name));
+        }
+        let mut voxels = Vec::new();
+        for y in 0..self.size.y {
+            for z in 0..self.size.z {
+                for x in 0..self.size.x {
+                    let c = self.get(IVec3::new(x, y, z));
+                    if let Some(k) = used.iter().position(|&u| u == c) {
+                        voxels.push(dot_vox::Voxel { x: x as u8, y: z as u8, z: y as u8, i: k as u8 });
+                    }
+                }
+            }
+        }
+        let size = dot_vox::Size { x: self.size.x as u32, y: self.size.z as u32, z: self.size.y as u32 };
+        let data = dot_vox::DotVoxData {
+            version: 150,
+            index_map: Vec::new(),
+            models: vec![dot_vox::Model { size, voxels }],
+            palette,
+            materials: Vec::new(),
+            scenes: Vec::new(),
+            layers: Vec::new(),
+        };
+        let mut bytes = Vec::new();
+        // Writing to a Vec cannot fail.
+        let _ = data.write_vox(&mut bytes);
+        (bytes, names)
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn size(&self) -> IVec3 {
+        self.size
+    }
+
+    /// The cell at `l` (inside the size), a block id or [`KEEP`].
+    pub fn get(&self, l: IVec3) -> BlockId {
+        self.cells[((l.y * self.size.z + l.z) * self.size.x + l.x) as usize]
+    }
+
+    /// A hash of the name, size and cells.
+    pub fn fingerprint(&self) -> u64 {
+        let mut bytes = self.name.as_bytes().to_vec();
+        for e in [self.size.x, self.size.y, self.size.z] {
+            bytes.extend_from_slice(&e.to_le_bytes());
+        }
+        bytes.extend(self.cells.iter().flat_map(|c| c.to_le_bytes()));
+        fnv1a64(&bytes)
+    }
+}
+
+/// The block of palette entry `index` (1-based) of colour `color`.
+fn vox_block(
+    name: &str,
+    index: u8,
+    color: [u8; 3],
+    library: &BlockLibrary,
+    palette: &[(u8, String)],
+) -> Result<BlockId, StructureError> {
+    if let Some((_, block)) = palette.iter().find(|(i, _)| *i == index) {
+        return library.id_of(block).ok_or_else(|| StructureError::UnknownBlock {
+            name: name.into(),
+            index,
+            block: block.clone(),
+            allowed: format!(
+                "a block of the library ({})",
+                library.blocks().iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        });
+    }
+    if color == VOX_AIR_COLOR {
+        return Ok(AIR);
+    }
+    let target = color.map(|c| c as f32 / 255.0);
+    let nearest = library
+        .blocks()
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(id, b)| (id, (0..3).map(|k| (b.color[k] - target[k]).powi(2)).sum::<f32>()))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(id, _)| id as BlockId);
+    Ok(nearest.unwrap_or(AIR))
+}
+
+/// The structures a world may place, by name.
+#[derive(Clone, Debug, Default)]
+pub struct StructureLibrary {
+    templates: Vec<Arc<StructureTemplate>>,
+}
+
+impl StructureLibrary {
+    /// A library of `templates`; a later template of the same name replaces an earlier one.
+    pub fn new(templates: Vec<StructureTemplate>) -> Self {
+        let mut lib = Self::default();
+        for t in templates {
+            lib.insert(t);
+        }
+        lib
+    }
+
+    /// Adds `t`, replacing a template of the same name.
+    pub fn insert(&mut self, t: StructureTemplate) {
+        match self.templates.iter().position(|o| o.name == t.name) {
+            Some(i) => self.templates[i] = Arc::new(t),
+            None => self.templates.push(Arc::new(t)),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<StructureTemplate>> {
+        self.templates.iter().find(|t| t.name == name)
+    }
+
+    pub fn names(&self) -> Vec<&str> {
+        self.templates.iter().map(|t| t.name.as_str()).collect()
+    }
+
+    pub fn templates(&self) -> &[Arc<StructureTemplate>] {
+        &self.templates
+    }
+
+    /// A hash of every template, in order.
+    pub fn fingerprint(&self) -> u64 {
+        let bytes: Vec<u8> = self.templates.iter().flat_map(|t| t.fingerprint().to_le_bytes()).collect();
+        fnv1a64(&bytes)
+    }
+}
+
+/// One structure standing in the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Placement {
+    /// Index of its rule in the preset.
+    pub rule: u16,
+    /// Quarter turns about +y, 0..4.
+    pub turns: u8,
+    /// World position of its minimum corner.
+    pub min: IVec3,
+    /// Its box in the world (x and z swapped from the template's after an odd turn).
+    pub size: IVec3,
+}
+
+impl Placement {
+    /// One past its maximum corner.
+    pub fn max(&self) -> IVec3 {
+        self.min + self.size
+    }
+
+    /// The template cell behind world-box cell `(u, y, v)` (its local coordinates).
+    fn template_cell(&self, t: &StructureTemplate, u: i32, y: i32, v: i32) -> IVec3 {
+        let s = t.size;
+        match self.turns & 3 {
+            0 => IVec3::new(u, y, v),
+            1 => IVec3::new(v, y, s.z - 1 - u),
+            2 => IVec3::new(s.x - 1 - u, y, s.z - 1 - v),
+            _ => IVec3::new(s.x - 1 - v, y, u),
+        }
+    }
+}
+
+/// A rule with its template and biomes resolved.
+#[derive(Debug)]
+struct ResolvedRule {
+    template: Arc<StructureTemplate>,
+    /// Per biome index: may it stand there. Empty: everywhere.
+    biomes: Vec<bool>,
+    placement: StructurePlacement,
+    spacing: i32,
+    chance: f64,
+    sink: i32,
+    depth_min: i32,
+    depth_max: i32,
+    salt: u64,
+}
+
+/// The preset's structure rules, resolved against a structure library: answers which structures
+/// meet a region and stamps them.
+#[derive(Debug, Default)]
+pub struct Structures {
+    rules: Vec<ResolvedRule>,
+}
+
+impl Structures {
+    /// Resolves the rules of `preset` (validated) against `library` and `biomes` (the
+    /// generator's biome table, which [`crate::gen3d::columns::Column::biome`] indexes).
+    pub fn new(preset: &WorldPreset, biomes: &[Biome], library: &StructureLibrary) -> Result<Self, StructureError> {
+        let mut rules = Vec::with_capacity(preset.structures.rules.len());
+        for (i, r) in preset.structures.rules.iter().enumerate() {
+            let template =
+                library.get(r.structure.trim()).cloned().ok_or_else(|| StructureError::UnknownStructure {
+                    rule: i,
+                    name: r.structure.clone(),
+                    allowed: format!("a structure of the library ({})", library.names().join(", ")),
+                })?;
+            let width = template.size.x.max(template.size.z);
+            if r.spacing < width {
+                return Err(StructureError::SpacingTooSmall {
+                    rule: i,
+                    name: template.name.clone(),
+                    spacing: r.spacing,
+                    width,
+                });
+            }
+            let allowed: Vec<bool> = if r.biomes.is_empty() || !preset.biomes.enabled {
+                Vec::new()
+            } else {
+                biomes.iter().map(|b| r.biomes.iter().any(|n| n == &b.name)).collect()
+            };
+            rules.push(ResolvedRule {
+                template,
+                biomes: allowed,
+                placement: r.placement,
+                spacing: r.spacing,
+                chance: r.chance as f64,
+                sink: r.sink,
+                depth_min: r.depth_min,
+                depth_max: r.depth_max,
+                salt: mix64(fnv1a64(r.structure.trim().as_bytes()) ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
+            });
+        }
+        Ok(Self { rules })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+
+    /// Appends to `out` every placement whose box meets the box `[min, max)` (x and z; any y
+    /// when `y_range` is `None`, else the placements meeting `y_range.0..y_range.1` too), rule by
+    /// rule, cells in order: the same list for the same box whatever was asked before.
+    pub fn placements_in(
+        &self,
+        ctx: &StageContext,
+        (min_x, min_z): (i32, i32),
+        (max_x, max_z): (i32, i32),
+        y_range: Option<(i32, i32)>,
+        out: &mut Vec<Placement>,
+    ) {
+        if max_x <= min_x || max_z <= min_z {
+            return;
+        }
+        for (ri, rule) in self.rules.iter().enumerate() {
+            let s = rule.spacing;
+            for cz in min_z.div_euclid(s)..=(max_z - 1).div_euclid(s) {
+                for cx in min_x.div_euclid(s)..=(max_x - 1).div_euclid(s) {
+                    let Some(p) = self.placement_in_cell(ctx, ri, cx, cz) else { continue };
+                    let meets_xz = p.min.x < max_x && p.max().x > min_x && p.min.z < max_z && p.max().z > min_z;
+                    let meets_y = y_range.is_none_or(|(lo, hi)| p.min.y < hi && p.max().y > lo);
+                    if meets_xz && meets_y {
+                        out.push(p);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The structure of rule `ri` in cell `(cx, cz)`, if the cell holds one.
+    fn placement_in_cell(&self, ctx: &StageContext, ri: usize, cx: i32, cz: i32) -> Option<Placement> {
+        let rule = &self.rules[ri];
+        let h = hash2(ctx.seed, rule.salt, cx, cz);
+        if unit_f64(h) >= rule.chance {
+            return None;
+        }
+        let turns = (mix64(h ^ 1) & 3) as u8;
+        let t = rule.template.size;
+        let (fx, fz) = if turns & 1 == 1 { (t.z, t.x) } else { (t.x, t.z) };
+        let s = rule.spacing;
+        let ox = cx * s + (mix64(h ^ 2) % (s - fx + 1) as u64) as i32;
+        let oz = cz * s + (mix64(h ^ 3) % (s - fz + 1) as u64) as i32;
+        let centre = ctx.column(ox + fx / 2, oz + fz / 2);
+        if !rule.biomes.is_empty() && !rule.biomes.get(centre.biome as usize).copied().unwrap_or(false) {
+            return None;
+        }
+        let y = match rule.placement {
+            StructurePlacement::Surface => {
+                let water = &ctx.preset.water;
+                if water.enabled && centre.surface < water.sea_level {
+                    return None;
+                }
+                centre.surface - rule.sink
+            }
+            StructurePlacement::Underground => {
+                let span = (rule.depth_max - rule.depth_min + 1) as u64;
+                let depth = rule.depth_min + (mix64(h ^ 4) % span) as i32;
+                centre.surface - depth - t.y
+            }
+        };
+        Some(Placement { rule: ri as u16, turns, min: IVec3::new(ox, y, oz), size: IVec3::new(fx, t.y, fz) })
+    }
+
+    /// Writes the cells of `placements` that fall inside `out`, in order (a later placement
+    /// wins where two overlap); [`KEEP`] cells leave `out` as it is.
+    pub fn stamp(&self, placements: &[Placement], out: &mut VoxelBuffer) {
+        let (bmin, bmax) = (out.min(), out.min() + out.size());
+        for p in placements {
+            let Some(rule) = self.rules.get(p.rule as usize) else { continue };
+            let t = &rule.template;
+            let (lo, hi) = (p.min.max(bmin), p.max().min(bmax));
+            for y in lo.y..hi.y {
+                for z in lo.z..hi.z {
+                    for x in lo.x..hi.x {
+                        let cell = t.get(p.template_cell(t, x - p.min.x, y - p.min.y, z - p.min.z));
+                        if cell != KEEP {
+                            out.set(IVec3::new(x, y, z), cell);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The highest top (one past the top cell) of the placements over the columns `[min, max)`,
+    /// or `None` where none stands: above it and the ground, the world is clear.
+    pub fn highest_top(&self, ctx: &StageContext, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
+        let mut found = Vec::new();
+        self.placements_in(ctx, min, max, None, &mut found);
+        found.iter().map(|p| p.max().y).max()
+    }
+
+    /// Whether world column `(x, z)` at height `y` lies inside a placement's box: scatter is not
+    /// placed there.
+    pub fn covers(&self, placements: &[Placement], p: IVec3) -> bool {
+        placements.iter().any(|q| {
+            p.x >= q.min.x && p.x < q.max().x && p.z >= q.min.z && p.z < q.max().z && p.y >= q.min.y && p.y <= q.max().y
+        })
+    }
+}
