@@ -268,6 +268,10 @@ fn rules_travel_in_preset_files_and_restrict_biomes() {
     let back = preset_from_ron(&text, "test").unwrap();
     assert_eq!(back, p);
     assert_eq!(fingerprint(&back), fingerprint(&p));
+    // The sparse form that world saves store.
+    let sparse = strata_core::preset::fingerprint::preset_to_sparse_ron(&p);
+    assert!(sparse.contains("cottage"), "{sparse}");
+    assert_eq!(strata_core::preset::fingerprint::preset_from_sparse_ron(&sparse, "save").unwrap(), p);
     if desert.is_some() {
         let g = Generator::new(&p).unwrap();
         for q in g.structures_in((-2000, -2000), (2000, 2000)).iter().filter(|q| q.rule == 1) {

@@ -2,13 +2,14 @@
 //!
 //! Written and read through the field table ([`FIELDS`]), so every field the inspector shows is
 //! in the file. A biome table other than the default travels as one more line,
-//! [`BIOME_TABLE_KEY`], holding the table as RON text (a list of biome rows). A `.tres` can carry code; a preset never does, so scripts and external or
+//! [`BIOME_TABLE_KEY`], holding the table as RON text (a list of biome rows), and structure rules as
+//! [`STRUCTURE_RULES_KEY`] (a RON list of rules). A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
 //! May use: `preset::model`, `preset::error`, `preset::ron` (validation).
 
 use crate::preset::error::PresetError;
-use crate::preset::model::{Biome, FIELDS, FieldKind, FieldValue, WorldPreset, default_biomes};
+use crate::preset::model::{Biome, FIELDS, FieldKind, FieldValue, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
 
@@ -37,6 +38,30 @@ pub fn biome_table_from_ron(text: &str) -> Result<Vec<Biome>, String> {
     })
 }
 
+/// The `.tres` key (and the Godot `WorldPreset` storage property) of the structure rules, when
+/// there are any: `[(structure: "cottage", placement: Surface, spacing: 96, chance: 0.4), ...]`.
+pub const STRUCTURE_RULES_KEY: &str = "structure_rules_ron";
+
+/// The structure rules of `preset` as the RON text of [`STRUCTURE_RULES_KEY`]; empty for none.
+pub fn structure_rules_to_ron(preset: &WorldPreset) -> String {
+    if preset.structures.rules.is_empty() {
+        return String::new();
+    }
+    ron::to_string(&preset.structures.rules).unwrap_or_default()
+}
+
+/// Reads the RON list of [`STRUCTURE_RULES_KEY`] (empty text: no rules). The error names where
+/// RON stopped and what it expected.
+pub fn structure_rules_from_ron(text: &str) -> Result<Vec<StructureRule>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    ron::from_str::<Vec<StructureRule>>(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        format!("{} at line {line}, column {col} of the structure rules text", e.code)
+    })
+}
+
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
     matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id")
@@ -58,6 +83,10 @@ pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
     let table = biome_table_to_ron(preset);
     if !table.is_empty() {
         let _ = writeln!(s, "{BIOME_TABLE_KEY} = {}", godot_string(&table));
+    }
+    let rules = structure_rules_to_ron(preset);
+    if !rules.is_empty() {
+        let _ = writeln!(s, "{STRUCTURE_RULES_KEY} = {}", godot_string(&rules));
     }
     s
 }
@@ -212,6 +241,17 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             };
             preset.biomes.table = table.map_err(|p| {
                 err(line_no, key, p, "a RON list of biome rows, e.g. [(name: \"plains\", surface_block: \"grass\")]")
+            })?;
+            continue;
+        }
+        if key == STRUCTURE_RULES_KEY {
+            let rules = match parse_godot_value(value) {
+                Ok(FieldValue::Text(t)) => structure_rules_from_ron(&t),
+                Ok(other) => Err(format!("{other} is {}, not text", other.kind_word())),
+                Err(p) => Err(p),
+            };
+            preset.structures.rules = rules.map_err(|p| {
+                err(line_no, key, p, "a RON list of structure rules, e.g. [(structure: \"cottage\", spacing: 96)]")
             })?;
             continue;
         }
@@ -426,5 +466,37 @@ mod tests {
         let e = preset_from_tres_text(&broken, "b.tres").unwrap_err();
         assert_eq!(e.field(), BIOME_TABLE_KEY, "{e}");
         assert!(e.to_string().contains("b.tres:") && e.to_string().contains("biome table text"), "{e}");
+    }
+
+    #[test]
+    fn tres_keeps_structure_rules() {
+        use crate::preset::model::{StructurePlacement, StructureRule};
+        let mut p = WorldPreset::default();
+        p.structures.rules = vec![
+            StructureRule { structure: "cottage".into(), spacing: 96, chance: 0.4, sink: 3, ..Default::default() },
+            StructureRule {
+                structure: "crypt".into(),
+                placement: StructurePlacement::Underground,
+                biomes: vec!["plains".into()],
+                ..Default::default()
+            },
+        ];
+        let text = preset_to_tres_text(&p);
+        assert_eq!(text.lines().filter(|l| l.starts_with(STRUCTURE_RULES_KEY)).count(), 1, "{text}");
+        let back = preset_from_tres_text(&text, "t.tres").unwrap();
+        assert_eq!(back, p);
+        assert_eq!(fingerprint(&back), fingerprint(&p));
+        assert!(!preset_to_tres_text(&WorldPreset::default()).contains(STRUCTURE_RULES_KEY));
+        let bad = text.replace("spacing:96", "spacing:4").replace("spacing: 96", "spacing: 4");
+        assert_ne!(bad, text, "{text}");
+        let e = preset_from_tres_text(&bad, "t.tres").unwrap_err();
+        assert_eq!(e.field(), "structures.rules[0].spacing", "{e}");
+        let broken = format!(
+            "{}{STRUCTURE_RULES_KEY} = \"[(spacing: \\\"x\\\")]\"\n",
+            preset_to_tres_text(&WorldPreset::default())
+        );
+        let e = preset_from_tres_text(&broken, "b.tres").unwrap_err();
+        assert_eq!(e.field(), STRUCTURE_RULES_KEY, "{e}");
+        assert!(e.to_string().contains("structure rules text"), "{e}");
     }
 }
