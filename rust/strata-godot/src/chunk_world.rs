@@ -567,6 +567,42 @@ impl ChunkWorld {
         }
     }
 
+    /// The structures (from the preset's `structure_rules`) whose boxes meet the columns of
+    /// `area` (its x and z; any height): an array of dictionaries with "structure" (its name),
+    /// "rule" (index in `structure_rules`), "position" (Vector3i, the box's minimum corner),
+    /// "size" (Vector3i) and "turns" (quarter turns about +y, 0–3). The same answer on every
+    /// machine and before any chunk loads: placement is a pure function of seed, rule and cell.
+    /// At most 4,096 × 4,096 columns are asked; a larger area is an error in `last_error()`.
+    #[func]
+    pub fn get_structures_in(&mut self, area: Aabb) -> Array<VarDictionary> {
+        let mut out = Array::new();
+        let Some(g) = self.generator() else { return out };
+        let (min, end) = (area.position, area.position + area.size);
+        let (x0, z0) = (min.x.min(end.x).floor() as i64, min.z.min(end.z).floor() as i64);
+        let (x1, z1) = (min.x.max(end.x).ceil() as i64, min.z.max(end.z).ceil() as i64);
+        let limit = i32::MAX as i64;
+        if !(x1 - x0 <= 4096 && z1 - z0 <= 4096 && [x0, z0, x1, z1].iter().all(|v| v.abs() < limit)) {
+            self.host.error(format!(
+                "ChunkWorld.get_structures_in: area {area} spans {}×{} columns; allowed: at most 4096×4096 inside the world",
+                x1 - x0,
+                z1 - z0
+            ));
+            return out;
+        }
+        let rules = &g.preset().structures.rules;
+        for p in g.structures_in((x0 as i32, z0 as i32), (x1.max(x0 + 1) as i32, z1.max(z0 + 1) as i32)) {
+            let mut d = VarDictionary::new();
+            let name = rules.get(p.rule as usize).map(|r| r.structure.as_str()).unwrap_or("");
+            d.set("structure", &GString::from(name).to_variant());
+            d.set("rule", p.rule as i64);
+            d.set("position", Vector3i::new(p.min.x, p.min.y, p.min.z));
+            d.set("size", Vector3i::new(p.size.x, p.size.y, p.size.z));
+            d.set("turns", p.turns as i64);
+            out.push(&d);
+        }
+        out
+    }
+
     /// Fills the box with corners `a` and `b` (both included) with block `block` as player edits
     /// (one batch: each affected chunk is remeshed once); returns how many voxels changed. A
     /// block id outside the world's library or a box of more than 1,000,000 voxels changes

@@ -3,6 +3,7 @@
 //! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
 //! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
+//! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
@@ -23,6 +24,7 @@ mod files;
 mod heightmaps;
 mod materials;
 mod meshes;
+mod structure_rule;
 mod user_profiles;
 mod world_edits;
 mod world_host;

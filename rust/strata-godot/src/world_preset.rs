@@ -5,6 +5,9 @@
 //! `Water`, `Scatter`, `SideView`). Properties are served dynamically from that one table, so a
 //! field added in the core appears here, in `.tres` files and in validation without further code.
 //!
+//! `structure_rules` (an array of `StructureRule`) are the world's structure rules; in a `.tres`
+//! they travel as RON text (`structure_rules_ron`, storage only), as the biome table does.
+//!
 //! `biome_table` (a `BiomeTable`, null = the preset's own table) is the world's biome table: the
 //! core preset this resource hands out ([`WorldPreset::core`]), its fingerprint, files and
 //! validation use its rows, read when asked, so edits to the table or its rows take effect
@@ -27,6 +30,7 @@ use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
 use crate::files::{globalize, preset_error_code};
 use crate::heightmaps;
+use crate::structure_rule::StructureRule;
 use godot::classes::{IResource, Resource};
 use godot::global::Error;
 use godot::prelude::*;
@@ -38,10 +42,16 @@ use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
-use strata_core::preset::tres::{BIOME_TABLE_KEY, biome_table_from_ron, biome_table_to_ron};
+use strata_core::preset::tres::{
+    BIOME_TABLE_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron, structure_rules_from_ron,
+    structure_rules_to_ron,
+};
 
 /// The property of the biome table resource.
 const BIOME_TABLE_PROPERTY: &str = "biome_table";
+
+/// The property of the structure rules.
+const STRUCTURE_RULES_PROPERTY: &str = "structure_rules";
 
 /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
 /// water and scatter. Same preset (seed included), same world, bit for bit.
@@ -56,29 +66,45 @@ pub struct WorldPreset {
     revision: u64,
     /// The world's biome table; `None`: `preset`'s own table.
     biome_table: Option<Gd<BiomeTable>>,
+    /// The world's structure rules (the core preset's are moved here when a preset is loaded).
+    structure_rules: Array<Gd<StructureRule>>,
 }
 
 impl WorldPreset {
     /// The core preset this resource stands for: its settings with the rows of `biome_table`
     /// when one is set.
     pub fn core(&self) -> Cow<'_, strata_core::WorldPreset> {
-        match &self.biome_table {
-            None => Cow::Borrowed(&self.preset),
-            Some(t) => {
-                let mut p = self.preset.clone();
-                p.biomes.table = t.bind().rows();
-                Cow::Owned(p)
-            }
+        if self.biome_table.is_none() && self.structure_rules.is_empty() {
+            return Cow::Borrowed(&self.preset);
         }
+        let mut p = self.preset.clone();
+        if let Some(t) = &self.biome_table {
+            p.biomes.table = t.bind().rows();
+        }
+        p.structures.rules = self.structure_rules.iter_shared().map(|r| r.bind().core()).collect();
+        Cow::Owned(p)
+    }
+
+    /// Moves the structure rules of `self.preset` into `structure_rules`.
+    fn take_structure_rules(&mut self) {
+        let rules = std::mem::take(&mut self.preset.structures.rules);
+        self.structure_rules = rules.iter().map(StructureRule::from_core).collect();
     }
 
     /// Changes when any setting changes, the rows of `biome_table` included, so a `ChunkWorld`
     /// notices edits (live tuning).
     pub(crate) fn revision(&self) -> u64 {
         use std::hash::{Hash, Hasher};
-        let Some(t) = &self.biome_table else { return self.revision };
+        if self.biome_table.is_none() && self.structure_rules.is_empty() {
+            return self.revision;
+        }
         let mut h = std::collections::hash_map::DefaultHasher::new();
-        format!("{:?}", t.bind().rows()).hash(&mut h);
+        if let Some(t) = &self.biome_table {
+            format!("{:?}", t.bind().rows()).hash(&mut h);
+        }
+        for r in self.structure_rules.iter_shared() {
+            format!("{:?}", r.bind().core()).hash(&mut h);
+        }
         self.revision.wrapping_add(h.finish())
     }
 
@@ -92,7 +118,11 @@ impl WorldPreset {
     /// A new resource holding `preset`.
     pub fn from_core(preset: strata_core::WorldPreset) -> Gd<WorldPreset> {
         let mut gd = WorldPreset::new_gd();
-        gd.bind_mut().preset = preset;
+        {
+            let mut p = gd.bind_mut();
+            p.preset = preset;
+            p.take_structure_rules();
+        }
         gd
     }
 
@@ -114,6 +144,7 @@ impl WorldPreset {
             Ok(p) => {
                 self.biome_table = Self::table_resource_of(&p);
                 self.preset = p;
+                self.take_structure_rules();
                 self.last_error = GString::new();
                 self.revision += 1;
                 self.base_mut().emit_changed();
@@ -234,6 +265,31 @@ impl IResource for WorldPreset {
             hint_info: PropertyHintInfo::none(),
             usage: PropertyUsageFlags::STORAGE,
         });
+        out.push(PropertyInfo::new_group("Structures", "structure_"));
+        out.push(PropertyInfo {
+            variant_type: VariantType::ARRAY,
+            class_name: StringName::default(),
+            property_name: STRUCTURE_RULES_PROPERTY.into(),
+            // A typed array of StructureRule resources: "<OBJECT>/<RESOURCE_TYPE>:StructureRule".
+            hint_info: PropertyHintInfo {
+                hint: PropertyHint::TYPE_STRING,
+                hint_string: format!(
+                    "{}/{}:StructureRule",
+                    VariantType::OBJECT.ord(),
+                    PropertyHint::RESOURCE_TYPE.ord()
+                )
+                .as_str()
+                .into(),
+            },
+            usage: PropertyUsageFlags::EDITOR,
+        });
+        out.push(PropertyInfo {
+            variant_type: VariantType::STRING,
+            class_name: StringName::default(),
+            property_name: STRUCTURE_RULES_KEY.into(),
+            hint_info: PropertyHintInfo::none(),
+            usage: PropertyUsageFlags::STORAGE,
+        });
         out
     }
 
@@ -242,6 +298,10 @@ impl IResource for WorldPreset {
         match name.as_str() {
             BIOME_TABLE_PROPERTY => return Some(self.biome_table.to_variant()),
             BIOME_TABLE_KEY => return Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
+            STRUCTURE_RULES_PROPERTY => return Some(self.structure_rules.to_variant()),
+            STRUCTURE_RULES_KEY => {
+                return Some(GString::from(structure_rules_to_ron(&self.core()).as_str()).to_variant());
+            }
             _ => {}
         }
         strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
@@ -271,6 +331,27 @@ impl IResource for WorldPreset {
                 }
                 return true;
             }
+            STRUCTURE_RULES_PROPERTY => {
+                match value.try_to::<Array<Gd<StructureRule>>>() {
+                    Ok(rules) => self.set_structure_rules(rules),
+                    Err(_) => self.record_error(format!(
+                        "WorldPreset.{STRUCTURE_RULES_PROPERTY}: {value} is not an Array[StructureRule]; allowed: an Array[StructureRule]"
+                    )),
+                }
+                return true;
+            }
+            STRUCTURE_RULES_KEY => {
+                match structure_rules_from_ron(&value.to_string()) {
+                    Ok(rules) => {
+                        self.structure_rules = rules.iter().map(StructureRule::from_core).collect();
+                        self.changed();
+                    }
+                    Err(e) => self.record_error(format!(
+                        "WorldPreset.{STRUCTURE_RULES_KEY}: {e}; allowed: a RON list of structure rules"
+                    )),
+                }
+                return true;
+            }
             _ => {}
         }
         let Some(spec) = strata_core::preset::model::field(&name) else { return false };
@@ -289,7 +370,8 @@ impl IResource for WorldPreset {
         let name = property.to_string();
         match name.as_str() {
             BIOME_TABLE_PROPERTY => return Some(Variant::nil()),
-            BIOME_TABLE_KEY => return Some(GString::new().to_variant()),
+            BIOME_TABLE_KEY | STRUCTURE_RULES_KEY => return Some(GString::new().to_variant()),
+            STRUCTURE_RULES_PROPERTY => return Some(Array::<Gd<StructureRule>>::new().to_variant()),
             _ => {}
         }
         let defaults = strata_core::WorldPreset::default();
@@ -317,6 +399,19 @@ impl WorldPreset {
     #[func]
     pub fn get_biome_table(&self) -> Option<Gd<BiomeTable>> {
         self.biome_table.clone()
+    }
+
+    /// The world's structure rules (shared: editing a rule changes the world).
+    #[func]
+    pub fn get_structure_rules(&self) -> Array<Gd<StructureRule>> {
+        self.structure_rules.clone()
+    }
+
+    /// Sets the world's structure rules; `validate()` reports a bad rule by index and field.
+    #[func]
+    pub fn set_structure_rules(&mut self, rules: Array<Gd<StructureRule>>) {
+        self.structure_rules = rules;
+        self.changed();
     }
 
     /// Sets the world's biome table (null: the preset's own table). Its rows shape the world
