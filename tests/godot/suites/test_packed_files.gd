@@ -72,7 +72,7 @@ func test_a_broken_packed_preset_names_the_file_in_the_pack() -> void:
 	_pack({packed: disk})
 	var q := WorldPreset.new()
 	var before := q.fingerprint()
-	assert_eq(q.load_file(packed), ERR_PARSE_ERROR, q.last_error())
+	assert_eq(q.load_file(packed), ERR_INVALID_DATA, q.last_error())
 	assert_true(q.last_error().contains(packed), "names the packed path: " + q.last_error())
 	assert_true(q.last_error().contains("octaves"), "names the field: " + q.last_error())
 	assert_true(q.last_error().contains("999"), "names the value: " + q.last_error())
