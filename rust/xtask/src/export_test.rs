@@ -9,16 +9,16 @@
 //! export template), and runs the pack from another folder, `godot --headless --main-pack`, with
 //! the library next to the program that runs (where an exported game's loader looks: Godot
 //! opens a `res://` library that is not on disk from the executable's folder) and `user://` in
-//! the temporary folder. The game's `N passed, N failed` line is read as the suite's, and the
-//! heights it prints must be the ones the core computes from the same preset and PNG on disk.
+//! the temporary folder. The caller reads the game's output as a suite's (`N passed, N failed`,
+//! no forbidden messages); the heights it prints must be the ones the core computes from the
+//! same preset and PNG on disk.
 //!
-//! May use: `strata_core` (presets, saves, profiles, the generator), `setup`, `test_suite`
-//! (the output checks), `godot_run`, `paths`.
+//! May use: `strata_core` (presets, saves, profiles, the generator), `setup`, `extension`,
+//! `godot_run`, `paths`.
 
 use crate::error::{Context, Result};
 use crate::godot_install::Godot;
-use crate::godot_run::{self, Echo};
-use crate::test_suite::{SuiteReport, analyze};
+use crate::godot_run::{self, Echo, RunOutput};
 use crate::{extension, paths, setup};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -45,9 +45,18 @@ const HEIGHT_COLUMNS_Z: i32 = 8;
 /// The line the game prints its heights on.
 const HEIGHTS_LINE: &str = "export heights: ";
 
-/// Exports the test game, runs its pack and checks what it prints. Returns the report and the
-/// log of the run.
-pub fn run() -> Result<(SuiteReport, PathBuf)> {
+/// What running the exported game gave.
+pub struct ExportRun {
+    /// The game's output, to be read as a suite's.
+    pub out: RunOutput,
+    /// Problems found besides the suite's own (heights that differ from the core's).
+    pub problems: Vec<String>,
+    /// The log of the run.
+    pub log: PathBuf,
+}
+
+/// Exports the test game, runs its pack and compares the heights it prints with the core's.
+pub fn run() -> Result<ExportRun> {
     let godot = setup::prepare(extension::BuildProfile::Dev)?;
     let root = paths::target_dir()?.join("xtask/export-test");
     if root.exists() {
@@ -88,13 +97,13 @@ pub fn run() -> Result<(SuiteReport, PathBuf)> {
     let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)?;
     let log = log_dir.join("export-game.log");
     fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
-    let mut report = analyze(&out);
+    let mut problems = Vec::new();
     match printed_heights(&out.lines) {
-        None => report.problems.push(format!("no `{HEIGHTS_LINE}[...]` line in the game's output")),
+        None => problems.push(format!("no `{HEIGHTS_LINE}[...]` line in the game's output")),
         Some(printed) => {
             let expected = core_heights(&preset, &project.join("world/ramp.png"))?;
             if printed != expected {
-                report.problems.push(format!(
+                problems.push(format!(
                     "the exported game's heights {printed:?} differ from the core's {expected:?} for the same preset and heightmap"
                 ));
             } else {
@@ -102,7 +111,7 @@ pub fn run() -> Result<(SuiteReport, PathBuf)> {
             }
         }
     }
-    Ok((report, log))
+    Ok(ExportRun { out, problems, log })
 }
 
 /// A command running Godot from `dir`, next to a copy of the library, as an exported game runs:

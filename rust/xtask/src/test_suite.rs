@@ -106,7 +106,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     if export_only {
         (rust, godot) = (false, false);
         let t = Instant::now();
-        let result = crate::export_test::run();
+        let result = export_check();
         godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
         summary.push(summary_line(EXPORT_CHECK, result, t));
     }
@@ -156,7 +156,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     // The export check (crate::export_test), with the full Godot part only.
     if godot && runner_args.is_empty() {
         let t = Instant::now();
-        let result = crate::export_test::run();
+        let result = export_check();
         godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
         summary.push(summary_line(EXPORT_CHECK, result, t));
     }
@@ -202,6 +202,15 @@ pub fn run(args: &[String]) -> Result<bool> {
         println!("{line}");
     }
     Ok(ok)
+}
+
+/// The export check ([`crate::export_test`]) read as a suite: its output's counts and
+/// forbidden messages, and its own problems.
+fn export_check() -> Result<(SuiteReport, std::path::PathBuf)> {
+    let run = crate::export_test::run()?;
+    let mut report = analyze(&run.out);
+    report.problems.extend(run.problems);
+    Ok((report, run.log))
 }
 
 /// The export check's name in the summary.
