@@ -81,6 +81,9 @@ func _run() -> void:
 	var loaded := load(PRESET_TRES) as WorldPreset
 	_check(loaded != null and loaded.fingerprint() == preset.fingerprint(), "load() gives it too")
 	_check(preset.validate() == "", "the preset validates: %s" % preset.validate())
+	var missing := WorldPreset.new()
+	_check(missing.load_file("res://world/none.ron") == ERR_FILE_NOT_FOUND, "a missing file")
+	_check(missing.last_error().contains("res://world/none.ron"), "named: " + missing.last_error())
 
 	var w := _world(preset)
 	_check(await _wait(w.is_area_ready), "the world streams from the pack's heightmap")

@@ -3,11 +3,13 @@
 //! `.pck`), reading such a packed file whole, where a path may be written, and the Godot `Error`
 //! code closest to a core file error.
 //!
-//! The rule for reading ([`locate_file`], [`locate_dir`]): whatever lies on disk at the path's
-//! OS form is read from disk (so the core's checks for regular files, sizes and links apply); a
-//! `res://` or `user://` path that is not on disk but that Godot's file access sees is read
-//! through `FileAccess` (the bytes are then parsed by the core, with the same checks); anything
-//! else is read from disk, where the core's reader reports that it is missing.
+//! The rule for reading ([`locate_file`], [`locate_dir`]): `res://` of a game run from its pack
+//! (an exported game) is read through `FileAccess`; otherwise whatever lies on disk at the path's
+//! OS form is read from disk (so the core's checks for regular files, sizes and links apply), a
+//! `res://` or `user://` path that is not on disk but that Godot's file access sees (a loaded
+//! resource pack) is read through `FileAccess`, and anything else is read from disk, where the
+//! core's reader reports that it is missing. The bytes read through `FileAccess` are parsed by
+//! the core with the same checks, and errors name the `res://` path.
 //!
 //! May use: `strata_core::preset`, Godot's `ProjectSettings`, `FileAccess` and `DirAccess`.
 
@@ -66,6 +68,10 @@ fn locate(path: &str, godot_sees: impl Fn(&str) -> bool) -> GodotFile {
     let path = path.trim();
     if !is_godot_path(path) {
         return GodotFile::Disk(PathBuf::from(path));
+    }
+    if path.starts_with("res://") && res_is_packed() {
+        // No folder behind res:// (an exported game): its files are in the pack or nowhere.
+        return GodotFile::Packed(path.to_string());
     }
     let global = globalize(&GString::from(path));
     // Whatever is on disk (even a FIFO, which the core's readers then refuse) is read from disk.

@@ -28,7 +28,7 @@ use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
 use crate::files::{GodotFile, locate_file, preset_error_code, read_packed, res_is_packed, writable};
 use crate::heightmaps;
-use godot::classes::{IResource, Resource, ResourceLoader};
+use godot::classes::{FileAccess, IResource, Resource, ResourceLoader};
 use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
@@ -142,11 +142,11 @@ impl WorldPreset {
 /// the export converted to a binary resource (Godot's default) is loaded as the resource it is.
 fn read_preset(path: &GString) -> Result<strata_core::WorldPreset, PresetError> {
     let path_text = path.to_string();
+    if let Some(preset) = exported_resource(&path_text) {
+        return preset;
+    }
     match locate_file(&path_text) {
-        GodotFile::Disk(p) => match exported_resource(&path_text) {
-            Some(preset) => preset,
-            None => load_preset_file(&p),
-        },
+        GodotFile::Disk(p) => load_preset_file(&p),
         GodotFile::Packed(p) => {
             let io = |error| PresetError::Io { source_name: p.clone(), action: "read", error };
             let bytes = read_packed(&p, |len| check_preset_len(len, &p), io)?;
@@ -158,8 +158,10 @@ fn read_preset(path: &GString) -> Result<strata_core::WorldPreset, PresetError> 
 /// The preset of a `res://….tres` that exists only as Godot's exported resource (the export
 /// converts text resources to binary and remaps their paths), or None for any other path.
 fn exported_resource(path: &str) -> Option<Result<strata_core::WorldPreset, PresetError>> {
+    let path = path.trim();
     let is_tres = std::path::Path::new(path).extension().is_some_and(|e| e.eq_ignore_ascii_case("tres"));
-    if !(is_tres && path.starts_with("res://") && res_is_packed() && ResourceLoader::singleton().exists(path)) {
+    let exported = is_tres && path.starts_with("res://") && res_is_packed() && !FileAccess::file_exists(path);
+    if !(exported && ResourceLoader::singleton().exists(path)) {
         return None;
     }
     let resource = ResourceLoader::singleton().load(path);
