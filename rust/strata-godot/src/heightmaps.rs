@@ -12,10 +12,12 @@
 //! and modified time, so validating a preset, building its world, regenerating it and a second
 //! world from it load the file once; a changed file is loaded again.
 //!
-//! May use: `strata_core` (noise::heightmap), Godot's `ProjectSettings` and `FileAccess`.
+//! May use: `strata_core` (noise::heightmap), `files` (where a path is read from), Godot's
+//! `FileAccess`.
 
+use crate::files::{GodotFile as HeightmapFile, locate_file};
+use godot::classes::FileAccess;
 use godot::classes::file_access::ModeFlags;
-use godot::classes::{FileAccess, ProjectSettings};
 use godot::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,25 +30,6 @@ pub(crate) const PACKED_SLICE_BYTES: u64 = 1 << 20;
 /// Loaded heightmaps kept for reuse: the most recent few (each may be up to 256 MiB).
 const CACHE_ENTRIES: usize = 2;
 
-/// Where a heightmap file is read from.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum HeightmapFile {
-    /// A file on disk, read by the core's loader.
-    Disk(PathBuf),
-    /// A `res://` file that only Godot's file access reaches (in an exported game's pack).
-    Packed(String),
-}
-
-impl HeightmapFile {
-    /// The path as errors name it.
-    fn shown(&self) -> PathBuf {
-        match self {
-            HeightmapFile::Disk(p) => p.clone(),
-            HeightmapFile::Packed(p) => PathBuf::from(p),
-        }
-    }
-}
-
 /// A file's identity for the cache: its place, length and modified time.
 type Stamp = (HeightmapFile, u64, u64);
 
@@ -58,22 +41,14 @@ pub(crate) fn loads_total() -> u64 {
     LOADS.load(Ordering::Relaxed)
 }
 
-/// Where `path` (as a preset holds it) is read from. Main thread only.
+/// Where `path` (as a preset holds it) is read from: a relative path lies under `res://`.
+/// Main thread only.
 pub(crate) fn locate(path: &str) -> HeightmapFile {
     let path = path.trim();
-    let godot_path = if path.starts_with("res://") || path.starts_with("user://") {
-        path.to_string()
-    } else if Path::new(path).is_absolute() {
-        return HeightmapFile::Disk(PathBuf::from(path));
+    if Path::new(path).is_absolute() || path.starts_with("res://") || path.starts_with("user://") {
+        locate_file(path)
     } else {
-        format!("res://{path}")
-    };
-    let global = PathBuf::from(ProjectSettings::singleton().globalize_path(&godot_path).to_string());
-    // Whatever is on disk (even a FIFO, which the loader then refuses) is read from disk.
-    if std::fs::symlink_metadata(&global).is_ok() || !FileAccess::file_exists(&godot_path) {
-        HeightmapFile::Disk(global)
-    } else {
-        HeightmapFile::Packed(godot_path)
+        locate_file(&format!("res://{path}"))
     }
 }
 
@@ -111,7 +86,7 @@ fn remember(stamp: Option<Stamp>, map: &Arc<Heightmap>) {
 
 /// Decodes `bytes` read from `file` and caches the result.
 fn decode(file: &HeightmapFile, stamp: Option<Stamp>, bytes: &[u8]) -> Result<Arc<Heightmap>, HeightmapError> {
-    let map = Arc::new(Heightmap::from_bytes(bytes, &file.shown())?);
+    let map = Arc::new(Heightmap::from_bytes(bytes, &PathBuf::from(file.shown()))?);
     LOADS.fetch_add(1, Ordering::Relaxed);
     remember(stamp, &map);
     Ok(map)
@@ -220,9 +195,9 @@ struct PackedRead {
 impl PackedRead {
     fn open(file: &HeightmapFile) -> Result<Self, HeightmapError> {
         let HeightmapFile::Packed(godot_path) = file else {
-            return Err(HeightmapError::Extension { path: file.shown() });
+            return Err(HeightmapError::Extension { path: PathBuf::from(file.shown()) });
         };
-        let path = file.shown();
+        let path = PathBuf::from(file.shown());
         let io = |message: String| HeightmapError::Io { path: path.clone(), source: std::io::Error::other(message) };
         let Some(f) = FileAccess::open(godot_path.as_str(), ModeFlags::READ) else {
             return Err(io(format!("Godot cannot open it ({:?})", FileAccess::get_open_error())));

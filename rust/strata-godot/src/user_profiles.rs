@@ -6,19 +6,27 @@
 //! map: the defaults are captured from `InputMap` when the node enters the tree (or on first use,
 //! or on `capture_defaults()`); applying a profile restores every captured action to its
 //! defaults and then applies the user's overrides, so switching users switches bindings at once.
-//! Keys are stored by physical keycode. Every failure is a `push_error` with the file, field and
-//! allowed values, readable again through `last_error()`; a bad profile file is never rewritten.
+//! Keys are stored by physical keycode. A `profiles_dir` inside a resource pack (an exported
+//! game's `res://…`) is read through Godot's file access (users, profiles and presets load) and
+//! is read-only: writes there are refused with a message. Every failure is a `push_error` with
+//! the file, field and allowed values, readable again through `last_error()`; a bad profile
+//! file is never rewritten.
 
-use crate::files::globalize;
+use crate::files::{GodotFile, locate_dir, read_packed, writable_dir};
 use crate::world_preset::WorldPreset;
 use godot::classes::{
-    INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey, InputEventMouseButton, InputMap,
-    Node,
+    DirAccess, FileAccess, INode, InputEvent, InputEventJoypadButton, InputEventJoypadMotion, InputEventKey,
+    InputEventMouseButton, InputMap, Node,
 };
 use godot::global::Error;
 use godot::obj::EngineEnum;
 use godot::prelude::*;
-use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
+use strata_core::persist::profile::{
+    InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue, check_profile_len, preset_file_in_dir,
+    profile_file_in_dir, profile_from_file_bytes, validate_name,
+};
+use strata_core::preset::error::PresetError;
+use strata_core::preset::file::{check_preset_len, preset_from_file_bytes};
 
 /// Users, their settings, key bindings (as overrides of the project's input map) and preset
 /// libraries. Add it as an autoload; call `set_active_user()` to switch bindings and settings.
@@ -135,6 +143,89 @@ pub(crate) fn event_of(d: &InputDescriptor) -> Gd<InputEvent> {
     e
 }
 
+/// Where the profile files are read from.
+enum ProfileFiles {
+    /// A folder on disk (read and written by the core's store).
+    Disk(ProfileStore),
+    /// A folder inside a game's pack: read through Godot's file access, never written.
+    Packed(PackedProfiles),
+}
+
+impl ProfileFiles {
+    fn list_users(&self) -> Result<Vec<String>, ProfileError> {
+        match self {
+            ProfileFiles::Disk(store) => store.list_users(),
+            ProfileFiles::Packed(packed) => Ok(packed.list(&packed.dir, "toml")),
+        }
+    }
+
+    fn load(&self, user: &str) -> Result<Profile, ProfileError> {
+        match self {
+            ProfileFiles::Disk(store) => store.load(user),
+            ProfileFiles::Packed(packed) => packed.load(user),
+        }
+    }
+
+    fn list_presets(&self, user: &str) -> Result<Vec<String>, ProfileError> {
+        match self {
+            ProfileFiles::Disk(store) => store.list_presets(user),
+            ProfileFiles::Packed(packed) => {
+                validate_name("user", user)?;
+                Ok(packed.list(&format!("{}/{user}/presets", packed.dir), "ron"))
+            }
+        }
+    }
+
+    fn load_preset(&self, user: &str, name: &str) -> Result<strata_core::WorldPreset, ProfileError> {
+        match self {
+            ProfileFiles::Disk(store) => store.load_preset(user, name),
+            ProfileFiles::Packed(packed) => packed.load_preset(user, name),
+        }
+    }
+}
+
+/// A profiles folder inside a game's pack, in the core's layout, read through `FileAccess`.
+struct PackedProfiles {
+    /// Its Godot path, such as `res://profiles`.
+    dir: String,
+}
+
+impl PackedProfiles {
+    /// Stems of the files `*.ext` in `dir` with valid names, sorted (missing folder = none).
+    fn list(&self, dir: &str, ext: &str) -> Vec<String> {
+        let suffix = format!(".{ext}");
+        let mut out: Vec<String> = DirAccess::get_files_at(dir)
+            .as_slice()
+            .iter()
+            .filter_map(|f| f.to_string().strip_suffix(&suffix).map(str::to_string))
+            .filter(|stem| validate_name("user", stem).is_ok())
+            .collect();
+        out.sort();
+        out
+    }
+
+    fn load(&self, user: &str) -> Result<Profile, ProfileError> {
+        let path = format!("{}/{}", self.dir, profile_file_in_dir(user)?);
+        if !FileAccess::file_exists(&path) {
+            return Err(ProfileError::NotFound { what: "user", name: user.into(), dir: self.dir.clone() });
+        }
+        let io = |error| ProfileError::Io { file: path.clone(), action: "read", error };
+        let bytes = read_packed(&path, |len| check_profile_len(len, &path), io)?;
+        profile_from_file_bytes(&bytes, &path)
+    }
+
+    fn load_preset(&self, user: &str, name: &str) -> Result<strata_core::WorldPreset, ProfileError> {
+        let path = format!("{}/{}", self.dir, preset_file_in_dir(user, name)?);
+        if !FileAccess::file_exists(&path) {
+            let dir = format!("{}/{user}/presets", self.dir);
+            return Err(ProfileError::NotFound { what: "preset", name: name.into(), dir });
+        }
+        let io = |error| PresetError::Io { source_name: path.clone(), action: "read", error };
+        let bytes = read_packed(&path, |len| check_preset_len(len, &path), io)?;
+        Ok(preset_from_file_bytes(&bytes, &path)?)
+    }
+}
+
 fn profile_error_code(e: &ProfileError) -> Error {
     match e {
         ProfileError::Io { error, .. } if error.kind() == std::io::ErrorKind::NotFound => Error::ERR_FILE_NOT_FOUND,
@@ -151,9 +242,9 @@ fn profile_error_code(e: &ProfileError) -> Error {
 }
 
 impl UserProfiles {
-    /// The store under `profiles_dir`, or an error code (recorded) when `profiles_dir` is empty
-    /// (that would put profile files in whatever folder Godot was started from).
-    fn store(&mut self) -> Result<ProfileStore, Error> {
+    /// `profiles_dir`, or an error code (recorded) when it is empty (that would put profile files
+    /// in whatever folder Godot was started from).
+    fn profiles_dir(&mut self) -> Result<GString, Error> {
         if self.profiles_dir.to_string().trim().is_empty() {
             return Err(self.fail(
                 "profiles_dir is empty; allowed: a res://, user:// or absolute folder path such as user://profiles"
@@ -161,7 +252,26 @@ impl UserProfiles {
                 Error::ERR_FILE_BAD_PATH,
             ));
         }
-        Ok(ProfileStore::new(globalize(&self.profiles_dir)))
+        Ok(self.profiles_dir.clone())
+    }
+
+    /// The store under `profiles_dir` for writing, or an error code (recorded) when it is empty
+    /// or lies in a resource pack (read-only).
+    fn store(&mut self) -> Result<ProfileStore, Error> {
+        let dir = self.profiles_dir()?;
+        match writable_dir(&dir) {
+            Ok(p) => Ok(ProfileStore::new(p)),
+            Err(e) => Err(self.fail(format!("profiles_dir {e}"), Error::ERR_FILE_CANT_WRITE)),
+        }
+    }
+
+    /// Where the profiles are read from: a folder on disk, or one inside a game's pack.
+    fn source(&mut self) -> Result<ProfileFiles, Error> {
+        let dir = self.profiles_dir()?;
+        Ok(match locate_dir(&dir.to_string()) {
+            GodotFile::Disk(p) => ProfileFiles::Disk(ProfileStore::new(p)),
+            GodotFile::Packed(d) => ProfileFiles::Packed(PackedProfiles { dir: d }),
+        })
     }
 
     fn fail(&mut self, message: String, code: Error) -> Error {
@@ -282,8 +392,8 @@ impl UserProfiles {
     /// Names of every user with a profile, sorted.
     #[func]
     pub fn list_users(&mut self) -> PackedStringArray {
-        let Ok(store) = self.store() else { return PackedStringArray::new() };
-        match store.list_users() {
+        let Ok(files) = self.source() else { return PackedStringArray::new() };
+        match files.list_users() {
             Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
             Err(e) => {
                 self.fail_profile(e);
@@ -335,11 +445,11 @@ impl UserProfiles {
             self.active = None;
             self.profile = Profile::default();
         } else {
-            let store = match self.store() {
-                Ok(s) => s,
+            let files = match self.source() {
+                Ok(f) => f,
                 Err(code) => return code,
             };
-            match store.load(&user) {
+            match files.load(&user) {
                 Ok(p) => {
                     self.active = Some(user);
                     self.profile = p;
@@ -530,8 +640,8 @@ impl UserProfiles {
     #[func]
     pub fn list_presets(&mut self) -> PackedStringArray {
         let Ok(user) = self.require_active() else { return PackedStringArray::new() };
-        let Ok(store) = self.store() else { return PackedStringArray::new() };
-        match store.list_presets(&user) {
+        let Ok(files) = self.source() else { return PackedStringArray::new() };
+        match files.list_presets(&user) {
             Ok(v) => v.iter().map(|s| GString::from(s.as_str())).collect(),
             Err(e) => {
                 self.fail_profile(e);
@@ -544,8 +654,8 @@ impl UserProfiles {
     #[func]
     pub fn load_preset(&mut self, name: GString) -> Option<Gd<WorldPreset>> {
         let user = self.require_active().ok()?;
-        let store = self.store().ok()?;
-        match store.load_preset(&user, &name.to_string()) {
+        let files = self.source().ok()?;
+        match files.load_preset(&user, &name.to_string()) {
             Ok(p) => {
                 self.ok();
                 Some(WorldPreset::from_core(p))

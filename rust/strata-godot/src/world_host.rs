@@ -17,7 +17,7 @@
 //! May use: `strata_core` (base, preset, generators, stream stats, persist::save),
 //! `world_preset`, `files`, `heightmaps`.
 
-use crate::files::globalize;
+use crate::files::{GodotFile, locate_file, read_packed, writable};
 use crate::heightmaps::{self, HeightmapLoad, Lookup};
 use crate::world_preset::WorldPreset;
 use godot::global::Error;
@@ -32,7 +32,10 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
-use strata_core::persist::save::{SaveError, WorldSave, read_world_save_with, write_world_save_with};
+use strata_core::persist::save::{
+    SAVE_LIMITS, SaveError, WorldSave, check_save_file_len, decode_world_save_with_library, read_world_save_with,
+    write_world_save_with,
+};
 use strata_core::stream::scheduler::StreamStats;
 
 /// Which preset a world was built from: the resource and its revision (bumped on every change).
@@ -328,13 +331,18 @@ impl<G> WorldHost<G> {
         };
         let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
         let save = WorldSave { preset: core_preset(preset), edits, state: self.state.clone() };
-        match write_world_save_with(&globalize(path), &save, library) {
+        let target = match writable(path) {
+            Ok(p) => p,
+            Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
+        };
+        match write_world_save_with(&target, &save, library) {
             Ok(()) => self.succeed(),
             Err(e) => self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
         }
     }
 
-    /// Reads a world written by [`WorldHost::save_world`], its blocks mapped by name into
+    /// Reads a world written by [`WorldHost::save_world`] (from disk, or through Godot's file
+    /// access inside a game's pack), its blocks mapped by name into
     /// `library`: on success takes its game state and returns its preset and edits for the
     /// caller to stream; on error changes nothing and returns the code, with the message in
     /// `last_error()`.
@@ -347,7 +355,15 @@ impl<G> WorldHost<G> {
             Ok(l) => l,
             Err(e) => return Err(self.fail(format!("{}.load_world: {e}", self.class), Error::ERR_INVALID_DATA)),
         };
-        match read_world_save_with(&globalize(path), library) {
+        let read = match locate_file(&path.to_string()) {
+            GodotFile::Disk(p) => read_world_save_with(&p, library),
+            GodotFile::Packed(p) => {
+                let io = |error| SaveError::Io { file: p.clone(), action: "read", error };
+                read_packed(&p, |len| check_save_file_len(len, &p), io)
+                    .and_then(|bytes| decode_world_save_with_library(&bytes, &p, &SAVE_LIMITS, library))
+            }
+        };
+        match read {
             Ok(save) => {
                 self.state = save.state;
                 self.succeed();

@@ -16,7 +16,8 @@
 //! is not the default gives it a `BiomeTable` of those rows to edit.
 //!
 //! Files from GDScript: RON sharing text, loading and saving (`res://`, `user://` or absolute
-//! paths), fingerprints and reseeding. Nothing here panics on bad input: every failure is a
+//! paths; a file inside an exported game's pack is read through Godot's file access, see
+//! `files`), fingerprints and reseeding. Nothing here panics on bad input: every failure is a
 //! `push_error` naming the file, the field and what is allowed, kept for `last_error()` on the
 //! preset it concerns, plus a null or an `Error` code. The static loaders (`from_ron`,
 //! `load_from_file`) have no preset to keep the message on until they succeed: they load into a
@@ -28,17 +29,17 @@
 
 use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
-use crate::files::{globalize, preset_error_code};
+use crate::files::{GodotFile, locate_file, preset_error_code, read_packed, res_is_packed, writable};
 use crate::heightmaps;
 use crate::structure_rule::StructureRule;
-use godot::classes::{IResource, Resource};
+use godot::classes::{FileAccess, IResource, Resource, ResourceLoader};
 use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
 use std::borrow::Cow;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::preset::error::PresetError;
-use strata_core::preset::file::{load_preset_file, save_preset_file};
+use strata_core::preset::file::{check_preset_len, load_preset_file, preset_from_file_bytes, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
@@ -163,8 +164,51 @@ impl WorldPreset {
     }
 
     fn read_file(&mut self, path: &GString, what: &str) -> Error {
-        self.take_loaded(load_preset_file(&globalize(path)), format!("{what}({path})"))
+        self.take_loaded(read_preset(path), format!("{what}({path})"))
     }
+}
+
+/// Reads the preset file `path`: from disk by the core's reader, or through Godot's file access
+/// when it lies in a pack (an exported game), the bytes parsed by the core alike. A `.tres` that
+/// the export converted to a binary resource (Godot's default) is loaded as the resource it is.
+fn read_preset(path: &GString) -> Result<strata_core::WorldPreset, PresetError> {
+    let path_text = path.to_string();
+    if let Some(preset) = exported_resource(&path_text) {
+        return preset;
+    }
+    match locate_file(&path_text) {
+        GodotFile::Disk(p) => load_preset_file(&p),
+        GodotFile::Packed(p) => {
+            let io = |error| PresetError::Io { source_name: p.clone(), action: "read", error };
+            let bytes = read_packed(&p, |len| check_preset_len(len, &p), io)?;
+            preset_from_file_bytes(&bytes, &p)
+        }
+    }
+}
+
+/// The preset of a `res://….tres` that exists only as Godot's exported resource (the export
+/// converts text resources to binary and remaps their paths), or None for any other path.
+fn exported_resource(path: &str) -> Option<Result<strata_core::WorldPreset, PresetError>> {
+    let path = path.trim();
+    let is_tres = std::path::Path::new(path).extension().is_some_and(|e| e.eq_ignore_ascii_case("tres"));
+    let exported = is_tres && path.starts_with("res://") && res_is_packed() && !FileAccess::file_exists(path);
+    if !(exported && ResourceLoader::singleton().exists(path)) {
+        return None;
+    }
+    let resource = ResourceLoader::singleton().load(path);
+    Some(match resource.map(|r| r.try_cast::<WorldPreset>()) {
+        Some(Ok(preset)) => Ok(preset.bind().core().into_owned()),
+        Some(Err(other)) => Err(PresetError::Io {
+            source_name: path.into(),
+            action: "read",
+            error: std::io::Error::other(format!("it holds a {}; allowed: a WorldPreset resource", other.get_class())),
+        }),
+        None => Err(PresetError::Io {
+            source_name: path.into(),
+            action: "read",
+            error: std::io::Error::other("Godot cannot load the exported resource"),
+        }),
+    })
 }
 
 /// "SideView" → "side_view": the field-name prefix of an inspector group.
@@ -482,7 +526,14 @@ impl WorldPreset {
     /// write leaves any existing file as it was; the message is in `last_error()`.
     #[func]
     pub fn save_to_file(&mut self, path: GString) -> Error {
-        match save_preset_file(&globalize(&path), &self.core()) {
+        let target = match writable(&path) {
+            Ok(p) => p,
+            Err(message) => {
+                self.record_error(format!("WorldPreset.save_to_file: {message}"));
+                return Error::ERR_FILE_CANT_WRITE;
+            }
+        };
+        match save_preset_file(&target, &self.core()) {
             Ok(()) => Error::OK,
             Err(e) => {
                 let code = preset_error_code(&e);

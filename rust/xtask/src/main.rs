@@ -16,6 +16,7 @@ mod error;
 mod bench;
 mod crash;
 mod demo;
+mod export_test;
 mod extension;
 mod fuzz;
 mod gdscript_lint;

@@ -1,6 +1,8 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
 //! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the
-//! rendered checks and the crash-consistency kills ([`crate::crash`]), with a final summary.
+//! rendered checks, the export check ([`crate::export_test`]: the test game exported as a
+//! pack and run from it) and the crash-consistency kills ([`crate::crash`]), with a final
+//! summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -27,7 +29,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --export-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -80,6 +82,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut godot = true;
     let mut rendered = true;
     let mut lint = true;
+    let mut export_only = false;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -88,6 +91,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             "--godot-only" => rust = false,
             "--no-rendered" => rendered = false,
             "--no-lint" => lint = false,
+            "--export-only" => export_only = true,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -99,6 +103,13 @@ pub fn run(args: &[String]) -> Result<bool> {
     let started = Instant::now();
     let mut summary: Vec<(String, bool)> = Vec::new();
     let mut godot_counts: Vec<(u64, u64)> = Vec::new();
+    if export_only {
+        (rust, godot) = (false, false);
+        let t = Instant::now();
+        let result = export_check();
+        godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
+        summary.push(summary_line(EXPORT_CHECK, result, t));
+    }
 
     // Static checks first (crate::lint): import layers, rustfmt, clippy. Not with --godot-only.
     if rust && lint {
@@ -140,6 +151,14 @@ pub fn run(args: &[String]) -> Result<bool> {
                 summary.push(summary_line(&format!("Rendered checks (Xvfb, {})", check.scene), result, t));
             }
         }
+    }
+
+    // The export check (crate::export_test), with the full Godot part only.
+    if godot && runner_args.is_empty() {
+        let t = Instant::now();
+        let result = export_check();
+        godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
+        summary.push(summary_line(EXPORT_CHECK, result, t));
     }
 
     // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
@@ -184,6 +203,18 @@ pub fn run(args: &[String]) -> Result<bool> {
     }
     Ok(ok)
 }
+
+/// The export check ([`crate::export_test`]) read as a suite: its output's counts and
+/// forbidden messages, and its own problems.
+fn export_check() -> Result<(SuiteReport, std::path::PathBuf)> {
+    let run = crate::export_test::run()?;
+    let mut report = analyze(&run.out);
+    report.problems.extend(run.problems);
+    Ok((report, run.log))
+}
+
+/// The export check's name in the summary.
+const EXPORT_CHECK: &str = "Export check (--export-pack, run from the pack: presets, heightmap, save, profiles)";
 
 /// One summary line (and whether it passed) for a Godot run.
 fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t: Instant) -> (String, bool) {

@@ -1,6 +1,7 @@
 //! Per-user profiles: settings, key bindings and a library of named world presets.
 //!
-//! On disk, under one profiles directory:
+//! Under one profiles directory (on disk; [`profile_from_file_bytes`] and
+//! [`preset_file_in_dir`] serve readers of other file systems, such as a game's pack):
 //!
 //! ```text
 //! <dir>/<user>.toml                   the profile (version, [settings], [bindings])
@@ -645,8 +646,8 @@ impl ProfileStore {
 
     /// The path of `user`'s profile file.
     pub fn profile_path(&self, user: &str) -> Result<PathBuf, ProfileError> {
-        validate_name("user", user)?;
-        Ok(self.root()?.join(format!("{user}.toml")))
+        let file = profile_file_in_dir(user)?;
+        Ok(self.root()?.join(file))
     }
 
     fn presets_dir(&self, user: &str) -> Result<PathBuf, ProfileError> {
@@ -718,30 +719,9 @@ impl ProfileStore {
         }
         let meta = std::fs::metadata(&path).map_err(self.io(&path, "read"))?;
         let file = path.display().to_string();
-        if meta.len() > MAX_PROFILE_BYTES {
-            return Err(ProfileError::Parse {
-                file,
-                line: 0,
-                column: 0,
-                field: String::new(),
-                problem: format!("the file is {} bytes", meta.len()),
-                allowed: format!("at most {MAX_PROFILE_BYTES} bytes"),
-            });
-        }
+        check_profile_len(meta.len(), &file)?;
         let bytes = std::fs::read(&path).map_err(self.io(&path, "read"))?;
-        let text = std::str::from_utf8(&bytes).map_err(|e| {
-            let (line, column) =
-                line_col(std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""), e.valid_up_to());
-            ProfileError::Parse {
-                file: file.clone(),
-                line,
-                column,
-                field: String::new(),
-                problem: format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
-                allowed: "UTF-8 TOML text".into(),
-            }
-        })?;
-        Profile::from_toml(text, &file)
+        profile_from_file_bytes(&bytes, &file)
     }
 
     /// Checks and writes `user`'s profile atomically. The text is parsed back before it is
@@ -765,8 +745,8 @@ impl ProfileStore {
 
     /// Path of preset `name` in `user`'s library.
     pub fn preset_path(&self, user: &str, name: &str) -> Result<PathBuf, ProfileError> {
-        validate_name("preset", name)?;
-        Ok(self.presets_dir(user)?.join(format!("{name}.ron")))
+        let file = preset_file_in_dir(user, name)?;
+        Ok(self.root()?.join(file))
     }
 
     /// Stores `preset` as `name` in `user`'s library (replacing one of that name; a name that
@@ -806,6 +786,54 @@ impl ProfileStore {
         }
         std::fs::remove_file(&path).map_err(self.io(&path, "delete"))
     }
+}
+
+/// The path of `user`'s profile file inside a profiles folder, `/`-separated: `<user>.toml`.
+pub fn profile_file_in_dir(user: &str) -> Result<String, ProfileError> {
+    validate_name("user", user)?;
+    Ok(format!("{user}.toml"))
+}
+
+/// The path of preset `name` of `user` inside a profiles folder, `/`-separated:
+/// `<user>/presets/<name>.ron`.
+pub fn preset_file_in_dir(user: &str, name: &str) -> Result<String, ProfileError> {
+    validate_name("preset", name)?;
+    validate_name("user", user)?;
+    Ok(format!("{user}/presets/{name}.ron"))
+}
+
+/// Refuses a profile file of `len` bytes larger than [`MAX_PROFILE_BYTES`], before it is read.
+/// `file` names it in the error.
+pub fn check_profile_len(len: u64, file: &str) -> Result<(), ProfileError> {
+    if len > MAX_PROFILE_BYTES {
+        return Err(ProfileError::Parse {
+            file: file.into(),
+            line: 0,
+            column: 0,
+            field: String::new(),
+            problem: format!("the file is {len} bytes"),
+            allowed: format!("at most {MAX_PROFILE_BYTES} bytes"),
+        });
+    }
+    Ok(())
+}
+
+/// Parses and checks the bytes of a profile file, read from disk by [`ProfileStore::load`] or
+/// elsewhere (Godot's file access, inside an exported game's pack). `file` names it in errors.
+pub fn profile_from_file_bytes(bytes: &[u8], file: &str) -> Result<Profile, ProfileError> {
+    check_profile_len(bytes.len() as u64, file)?;
+    let text = std::str::from_utf8(bytes).map_err(|e| {
+        let (line, column) = line_col(std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""), e.valid_up_to());
+        ProfileError::Parse {
+            file: file.into(),
+            line,
+            column,
+            field: String::new(),
+            problem: format!("invalid UTF-8 at byte offset {}", e.valid_up_to()),
+            allowed: "UTF-8 TOML text".into(),
+        }
+    })?;
+    Profile::from_toml(text, file)
 }
 
 /// Stems of the files `*.ext` in `dir` with valid names, sorted (missing dir = none).

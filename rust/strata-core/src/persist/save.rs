@@ -856,18 +856,26 @@ pub fn read_world_save_with(path: &Path, library: &BlockLibrary) -> Result<World
     let file = path.display().to_string();
     let io = |error| SaveError::Io { file: file.clone(), action: "read", error };
     let meta = std::fs::metadata(path).map_err(io)?;
-    if meta.len() > MAX_FILE_BYTES {
+    check_save_file_len(meta.len(), &file)?;
+    let bytes = std::fs::read(path).map_err(io)?;
+    decode_world_save_with_library(&bytes, &file, &SAVE_LIMITS, library)
+}
+
+/// Refuses a save file of `len` bytes larger than [`MAX_FILE_BYTES`], before it is read (for
+/// readers other than [`read_world_save_with`], such as Godot's file access; the bytes then go
+/// to [`decode_world_save_with_library`]). `file` names it in the error.
+pub fn check_save_file_len(len: u64, file: &str) -> Result<(), SaveError> {
+    if len > MAX_FILE_BYTES {
         return Err(SaveError::Corrupt {
-            file: file.clone(),
+            file: file.into(),
             offset: 0,
             in_payload: false,
             what: "file size".into(),
-            problem: format!("{} bytes", meta.len()),
+            problem: format!("{len} bytes"),
             allowed: format!("at most {MAX_FILE_BYTES} bytes"),
         });
     }
-    let bytes = std::fs::read(path).map_err(io)?;
-    decode_world_save_with_library(&bytes, &file, &SAVE_LIMITS, library)
+    Ok(())
 }
 
 /// Position helper for tests and tools: the world voxel of local index `i` in chunk `c`.

@@ -1,5 +1,6 @@
-//! Preset files on disk: reading and atomically writing a [`WorldPreset`], the format chosen by
-//! the extension (`.tres` as Godot text, anything else as versioned RON).
+//! Preset files: reading and atomically writing a [`WorldPreset`] on disk, and parsing the bytes
+//! of a file read elsewhere; the format chosen by the extension (`.tres` as Godot text, anything
+//! else as versioned RON).
 //!
 //! May use: `base` (atomic writes), `preset::model`, `preset::error`, `preset::ron`,
 //! `preset::tres`.
@@ -19,22 +20,37 @@ pub fn load_preset_file(path: &Path) -> Result<WorldPreset, PresetError> {
     let name = path.display().to_string();
     let io = |action, error| PresetError::Io { source_name: name.clone(), action, error };
     let meta = std::fs::metadata(path).map_err(|e| io("read", e))?;
-    if meta.len() > MAX_PRESET_BYTES {
+    check_preset_len(meta.len(), &name)?;
+    let bytes = std::fs::read(path).map_err(|e| io("read", e))?;
+    preset_from_file_bytes(&bytes, &name)
+}
+
+/// Refuses a preset file of `len` bytes larger than [`MAX_PRESET_BYTES`], before it is read.
+/// `source_name` names it in the error.
+pub fn check_preset_len(len: u64, source_name: &str) -> Result<(), PresetError> {
+    if len > MAX_PRESET_BYTES {
         return Err(PresetError::Parse {
-            source_name: name.clone(),
+            source_name: source_name.into(),
             line: 0,
             column: 0,
             field: String::new(),
-            problem: format!("the file is {} bytes", meta.len()),
+            problem: format!("the file is {len} bytes"),
             allowed: format!("at most {MAX_PRESET_BYTES} bytes"),
         });
     }
-    let bytes = std::fs::read(path).map_err(|e| io("read", e))?;
-    let text = text_from_bytes(&bytes, &name)?;
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("tres")) {
-        preset_from_tres_text(text, &name)
+    Ok(())
+}
+
+/// Parses the bytes of a preset file read elsewhere (for example through Godot's file access,
+/// from an exported game's pack): `.tres` as Godot text when `source_name` (the file's path, as
+/// errors name it) ends so, anything else as RON. The same checks as [`load_preset_file`].
+pub fn preset_from_file_bytes(bytes: &[u8], source_name: &str) -> Result<WorldPreset, PresetError> {
+    check_preset_len(bytes.len() as u64, source_name)?;
+    let text = text_from_bytes(bytes, source_name)?;
+    if Path::new(source_name).extension().is_some_and(|e| e.eq_ignore_ascii_case("tres")) {
+        preset_from_tres_text(text, source_name)
     } else {
-        preset_from_ron(text, &name)
+        preset_from_ron(text, source_name)
     }
 }
 
