@@ -299,3 +299,36 @@ fn a_cottage_shades_its_room_and_its_torch_lights_it() {
     assert!(inside.sky() < 15, "the roof shades the room: sky {}", inside.sky());
     assert!(inside.block() > 0, "the torch lights the room: block {}", inside.block());
 }
+
+#[test]
+fn the_far_view_shows_a_cottage_s_silhouette() {
+    use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+    use strata_core::stream::far_policy::LodColumn;
+    let mut p = WorldPreset::default();
+    p.structures.rules = vec![rule("cottage", StructurePlacement::Surface, 64, 1.0)];
+    let with = Generator::new(&p).unwrap();
+    let plain = Generator::new(&WorldPreset::default()).unwrap();
+    let q = with.structures_in((0, 0), (512, 512))[0];
+    let top = q.max().y;
+    assert!(top > with.surface_height(q.min.x + q.size.x / 2, q.min.z + q.size.z / 2), "stands above the ground");
+    let highest = |g: &Generator, c: LodColumn| {
+        let mut out = FarMesh::default();
+        build_far_column(g, c, &mut FarScratch::default(), &mut out);
+        let (x0, z0, x1, z1) = (q.min.x as f32, q.min.z as f32, q.max().x as f32, q.max().z as f32);
+        out.mesh
+            .surfaces()
+            .iter()
+            .flat_map(|s| s.positions.iter())
+            .map(|v| [v[0] + out.origin.x as f32, v[1] + out.origin.y as f32, v[2] + out.origin.z as f32])
+            .filter(|v| v[0] >= x0 && v[0] <= x1 && v[2] >= z0 && v[2] <= z1)
+            .map(|v| v[1])
+            .fold(f32::MIN, f32::max)
+    };
+    for level in 1..=2u8 {
+        let c = LodColumn::containing(level, q.min.x + q.size.x / 2, q.min.z + q.size.z / 2);
+        let (h_with, h_plain) = (highest(&with, c), highest(&plain, c));
+        let stride = c.stride() as f32;
+        assert!(h_with >= top as f32 - stride, "level {level}: far top {h_with} under the roof at {top}");
+        assert!(h_with > h_plain + 2.0, "level {level}: {h_with} is the ground's {h_plain}");
+    }
+}

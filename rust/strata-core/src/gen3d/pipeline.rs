@@ -479,6 +479,12 @@ impl Generator {
         self.structures.highest_top(&self.context(&none, None), min, max)
     }
 
+    /// The top of structure `p` in world column `(x, z)` (one past its highest block there) and
+    /// that block ([`Structures::column_top`]).
+    pub fn structure_column_top(&self, p: &Placement, x: i32, z: i32) -> Option<(i32, BlockId)> {
+        self.structures.column_top(p, x, z)
+    }
+
     /// [`Generator::structure_top`] over padded chunk `c`'s columns, `i32::MIN` for none.
     fn structure_top_over_chunk(&self, c: ChunkCoord) -> i32 {
         let m = c.min_voxel();

@@ -477,6 +477,21 @@ impl Structures {
         found.iter().map(|p| p.max().y).max()
     }
 
+    /// The top of placement `p` in world column `(x, z)`: one past its highest cell there that
+    /// sets a block other than air, and that block; `None` outside it or where it sets none.
+    /// What the far view draws of a structure.
+    pub fn column_top(&self, p: &Placement, x: i32, z: i32) -> Option<(i32, BlockId)> {
+        let t = &self.rules.get(p.rule as usize)?.template;
+        let (u, v) = (x - p.min.x, z - p.min.z);
+        if u < 0 || v < 0 || u >= p.size.x || v >= p.size.z {
+            return None;
+        }
+        (0..p.size.y).rev().find_map(|y| {
+            let cell = t.get(p.template_cell(t, u, y, v));
+            (cell != KEEP && cell != AIR).then_some((p.min.y + y + 1, cell))
+        })
+    }
+
     /// Whether world column `(x, z)` at height `y` lies inside a placement's box: scatter is not
     /// placed there.
     pub fn covers(&self, placements: &[Placement], p: IVec3) -> bool {
