@@ -8,6 +8,10 @@
 //! `strata_worker` is what a streaming worker does for a chunk shown in Godot: the same, plus the
 //! chunk's scatter and the mesh packed into Godot's surface streams (`mesh::bytes`).
 //!
+//! `worker_area` runs the streaming worker over the 4 × 3 × 4 chunks around the origin's surface
+//! for the default world and for the same world with cottages, ruins and crypts in most cells
+//! (`structures`): the cost of structures per chunk, side by side.
+//!
 //! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
 
 mod common;
@@ -67,6 +71,74 @@ fn strata_worker(bencher: divan::Bencher, chunk: usize) {
         mesher.mesh(&padded, &mut mesh);
         packed.pack(&mesh);
         black_box((scatter.len(), packed.opaque.as_ref().map(|s| s.vertex_count)))
+    });
+}
+
+/// The default world with structures in most cells (a structure-heavy preset).
+fn structure_heavy() -> Generator {
+    use strata_core::preset::model::{StructurePlacement, StructureRule, WorldPreset};
+    let rule = |structure: &str, placement, spacing, sink| StructureRule {
+        structure: structure.into(),
+        placement,
+        spacing,
+        chance: 0.9,
+        sink,
+        ..Default::default()
+    };
+    let mut p = WorldPreset::default();
+    p.structures.rules = vec![
+        rule("cottage", StructurePlacement::Surface, 40, 3),
+        rule("ruin", StructurePlacement::Surface, 56, 1),
+        rule("crypt", StructurePlacement::Underground, 48, 0),
+    ];
+    Generator::new(&p).expect("structure preset")
+}
+
+static STRUCTURES: LazyLock<Generator> = LazyLock::new(structure_heavy);
+
+/// The streaming worker over 4 × 3 × 4 chunks around the surface at the origin, with and
+/// without structures.
+#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+fn worker_area(bencher: divan::Bencher, world: &str) {
+    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
+    let base = common::surface_chunk(&GEN, (0, 0));
+    let coords: Vec<ChunkCoord> = (0..4)
+        .flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z))))
+        .collect();
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut columns = ColumnGrid::default();
+    let mut mesher = Mesher::new();
+    let mut mesh = ChunkMesh::default();
+    let mut scratch = GenScratch::default();
+    bencher.bench_local(|| {
+        let mut quads = 0;
+        for &c in &coords {
+            let sky = g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch);
+            let scatter = if sky { Vec::new() } else { g.scatter_chunk_with_columns(c, &columns) };
+            mesher.mesh(&padded, &mut mesh);
+            quads += mesh.quad_count() + scatter.len();
+        }
+        black_box(quads)
+    });
+}
+
+/// [`worker_area`]'s generation alone (no scatter, no mesh): what placing and stamping cost.
+#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+fn generate_area(bencher: divan::Bencher, world: &str) {
+    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
+    let base = common::surface_chunk(&GEN, (0, 0));
+    let coords: Vec<ChunkCoord> = (0..4)
+        .flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z))))
+        .collect();
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut columns = ColumnGrid::default();
+    let mut scratch = GenScratch::default();
+    bencher.bench_local(|| {
+        let mut sky = 0;
+        for &c in &coords {
+            sky += g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch) as usize;
+        }
+        black_box(sky)
     });
 }
 

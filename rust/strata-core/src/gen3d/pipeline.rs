@@ -415,7 +415,7 @@ impl Generator {
         let hi = if nu == 0 { i32::MIN } else { floor_to_i32(highest).max(if nan { 0 } else { i32::MIN }) };
         columns.columns.clear();
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
-        if self.sky_above(c, hi.max(self.structure_top_over_chunk(c))) {
+        if self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c)) {
             out.reset(min, IVec3::splat(n));
             return true;
         }
@@ -534,7 +534,7 @@ impl Generator {
     /// shares the column pass.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
         let (_, hi) = self.surface_range(c);
-        self.sky_above(c, hi.max(self.structure_top_over_chunk(c)))
+        self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c))
     }
 
     /// Whether the padded chunk `c` lies above ground whose highest surface is `hi`, and above

@@ -26,7 +26,8 @@ use crate::base::rng::{hash2, mix64, unit_f64};
 use crate::gen3d::context::StageContext;
 use crate::preset::fingerprint::fnv1a64;
 use crate::preset::model::{Biome, StructurePlacement, WorldPreset};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
 /// A template cell that leaves the world's voxel as it is.
@@ -338,7 +339,15 @@ struct ResolvedRule {
 #[derive(Debug, Default)]
 pub struct Structures {
     rules: Vec<ResolvedRule>,
+    /// Placements already worked out, by (rule, cell): each costs a column (height and biome)
+    /// and every chunk of a cell asks for it. A pure function's answers, so whichever worker
+    /// filled an entry, the value is the same; emptied when it grows past
+    /// [`PLACEMENT_CACHE_ENTRIES`].
+    cache: Mutex<HashMap<(u16, i32, i32), Option<Placement>>>,
 }
+
+/// The most cells [`Structures`] remembers (about 1.5 MiB).
+pub const PLACEMENT_CACHE_ENTRIES: usize = 1 << 16;
 
 impl Structures {
     /// Resolves the rules of `preset` (validated) against `library` and `biomes` (the
@@ -378,7 +387,7 @@ impl Structures {
                 salt: mix64(fnv1a64(r.structure.trim().as_bytes()) ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             });
         }
-        Ok(Self { rules })
+        Ok(Self { rules, cache: Mutex::default() })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -403,7 +412,7 @@ impl Structures {
             let s = rule.spacing;
             for cz in min_z.div_euclid(s)..=(max_z - 1).div_euclid(s) {
                 for cx in min_x.div_euclid(s)..=(max_x - 1).div_euclid(s) {
-                    let Some(p) = self.placement_in_cell(ctx, ri, cx, cz) else { continue };
+                    let Some(p) = self.cached_placement(ctx, ri, cx, cz) else { continue };
                     let meets_xz = p.min.x < max_x && p.max().x > min_x && p.min.z < max_z && p.max().z > min_z;
                     let meets_y = y_range.is_none_or(|(lo, hi)| p.min.y < hi && p.max().y > lo);
                     if meets_xz && meets_y {
@@ -412,6 +421,22 @@ impl Structures {
                 }
             }
         }
+    }
+
+    /// [`Structures::placement_in_cell`], remembered.
+    fn cached_placement(&self, ctx: &StageContext, ri: usize, cx: i32, cz: i32) -> Option<Placement> {
+        let key = (ri as u16, cx, cz);
+        // A poisoned lock only means another worker panicked mid-insert: the map is still valid.
+        if let Some(p) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return *p;
+        }
+        let p = self.placement_in_cell(ctx, ri, cx, cz);
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= PLACEMENT_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(key, p);
+        p
     }
 
     /// The structure of rule `ri` in cell `(cx, cz)`, if the cell holds one.
