@@ -14,7 +14,7 @@ extends Node3D
 var view_distance := 8
 var seconds := 8.0
 var screenshot_dir := ""
-var preset_path := "res://presets/default_hills.tres"
+var preset_path := "res://addons/strata/presets/default_hills.tres"
 var seed_override := -1
 var walk_steps := 0
 var far_levels := 3

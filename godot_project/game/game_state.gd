@@ -49,8 +49,8 @@ const DEFAULT_SETTINGS: Dictionary[String, Variant] = {
 	"fullscreen": false,
 	"smooth_lighting": true,
 }
-const DEFAULT_PRESET := "res://presets/default_hills.tres"
-const PRESET_DIR := "res://presets"
+const DEFAULT_PRESET := "res://addons/strata/presets/default_hills.tres"
+const PRESET_DIR := "res://addons/strata/presets"
 ## Prefix of a preset path that names one of the active user's own presets.
 const PROFILE_PRESET_PREFIX := "profile:"
 ## The user created on first start, when there is none.

@@ -28,9 +28,9 @@ pub fn world_fingerprint(preset: &WorldPreset) -> u64 {
     })
 }
 
-/// `godot_project/presets/` in this checkout.
+/// `godot_project/addons/strata/presets/` in this checkout.
 pub fn shipped_presets_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../godot_project/presets")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../godot_project/addons/strata/presets")
 }
 
 /// The 27 chunks of the 3×3×3 block `[corner, corner + 3)`, x fastest, then z, then y.

@@ -12,7 +12,7 @@ use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
 fn presets_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../godot_project/presets")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../godot_project/addons/strata/presets")
 }
 
 fn scratch(tag: &str) -> PathBuf {
@@ -94,7 +94,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     ]
 }
 
-/// Rewrites `godot_project/presets/*.{tres,ron}` from [`shipped`]:
+/// Rewrites `godot_project/addons/strata/presets/*.{tres,ron}` from [`shipped`]:
 /// `cargo test -p strata-tests --test preset_io -- --ignored regenerate`.
 #[test]
 #[ignore]

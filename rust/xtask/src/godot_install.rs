@@ -279,12 +279,12 @@ fn install_private() -> Result<Godot> {
         }
     }
     crate::step("installing Godot 4.6 from Debian unstable into .tools/godot (one-time, ~160 MB)");
-    let apt = Apt::prepare()?;
+    let apt = Apt::prepare(apt_dir(), "unstable")?;
 
     crate::note(format!("apt-get update (private lists; mirror {})", apt.mirror));
     apt.run(&["update"], &apt.dir, Duration::from_secs(600)).context("`apt-get update` for Debian unstable failed")?;
 
-    let packages = apt.resolve_closure()?;
+    let packages = apt.resolve_closure(PACKAGES)?;
     crate::note(format!("dependency closure: {} packages", packages.len()));
 
     let debs = apt.download(&packages)?;
@@ -295,13 +295,7 @@ fn install_private() -> Result<Godot> {
         fs::remove_dir_all(&staging).with_context(|| format!("could not remove {}", staging.display()))?;
     }
     fs::create_dir_all(&staging)?;
-    crate::note(format!("unpacking {} packages with dpkg -x", debs.len()));
-    for deb in &debs {
-        let out = Command::new("dpkg").arg("-x").arg(deb).arg(&staging).output().context("could not run `dpkg -x`")?;
-        if !out.status.success() {
-            bail!("`dpkg -x {}` failed: {}", deb.display(), String::from_utf8_lossy(&out.stderr).trim());
-        }
-    }
+    unpack_debs(&debs, &staging)?;
     let _ = fs::remove_file(marker_path());
     if root.exists() {
         fs::remove_dir_all(&root).with_context(|| format!("could not remove {}", root.display()))?;
@@ -320,22 +314,35 @@ fn install_private() -> Result<Godot> {
     Ok(godot)
 }
 
-/// A private apt configuration rooted at `.tools/apt/`.
-struct Apt {
-    dir: PathBuf,
-    mirror: String,
+/// Unpacks `.deb` files into `root` with `dpkg -x` (no scripts run, nothing registered).
+pub(crate) fn unpack_debs(debs: &[PathBuf], root: &Path) -> Result<()> {
+    crate::note(format!("unpacking {} packages with dpkg -x", debs.len()));
+    for deb in debs {
+        let out = Command::new("dpkg").arg("-x").arg(deb).arg(root).output().context("could not run `dpkg -x`")?;
+        if !out.status.success() {
+            bail!("`dpkg -x {}` failed: {}", deb.display(), String::from_utf8_lossy(&out.stderr).trim());
+        }
+    }
+    Ok(())
+}
+
+/// A private apt configuration rooted at a folder of `.tools/` (`.tools/apt/` for Godot), reading
+/// one suite of the Debian mirror. Also used for the MinGW-w64 toolchain ([`crate::mingw`]).
+pub(crate) struct Apt {
+    pub(crate) dir: PathBuf,
+    pub(crate) mirror: String,
     opts: Vec<String>,
 }
 
 impl Apt {
-    fn prepare() -> Result<Apt> {
-        let dir = apt_dir();
+    /// Creates the configuration under `dir`, with `suite` (e.g. `unstable`) as its only source.
+    pub(crate) fn prepare(dir: PathBuf, suite: &str) -> Result<Apt> {
         for sub in ["lists/partial", "cache/archives/partial", "state", "debs", "empty.d"] {
             fs::create_dir_all(dir.join(sub))
                 .with_context(|| format!("could not create {}", dir.join(sub).display()))?;
         }
         let mirror = debian_mirror();
-        fs::write(dir.join("sources.list"), format!("deb {mirror} unstable main\n"))?;
+        fs::write(dir.join("sources.list"), format!("deb {mirror} {suite} main\n"))?;
         // An empty status file: nothing counts as installed, so the resolver returns
         // the complete closure.
         fs::write(dir.join("status"), "")?;
@@ -378,7 +385,7 @@ impl Apt {
     }
 
     /// Runs `apt-get <args>` in `cwd`, returning its output; errors carry the tail.
-    fn run(&self, args: &[&str], cwd: &Path, timeout: Duration) -> Result<Vec<String>> {
+    pub(crate) fn run(&self, args: &[&str], cwd: &Path, timeout: Duration) -> Result<Vec<String>> {
         let mut cmd = self.command("apt-get");
         cmd.args(args).current_dir(cwd);
         let out = godot_run::run_captured(cmd, timeout, Echo::Quiet)?;
@@ -388,13 +395,13 @@ impl Apt {
         Ok(out.lines)
     }
 
-    /// The full dependency closure of [`PACKAGES`] as `(name, version)`, computed by
+    /// The full dependency closure of `packages` as `(name, version)`, computed by
     /// apt's own resolver against the empty status file (`apt-get -s install`), which
     /// picks one branch of each alternative and resolves virtual packages. Falls back
-    /// to a recursive `apt-cache depends` if the simulation fails.
-    fn resolve_closure(&self) -> Result<Vec<(String, String)>> {
+    /// to a recursive `apt-cache depends` if the simulation fails or lists no `packages[0]`.
+    pub(crate) fn resolve_closure(&self, packages: &[&str]) -> Result<Vec<(String, String)>> {
         let mut args = vec!["-s", "install", "--no-install-recommends"];
-        args.extend_from_slice(PACKAGES);
+        args.extend_from_slice(packages);
         match self.run(&args, &self.dir, Duration::from_secs(300)) {
             Ok(lines) => {
                 let pkgs: Vec<(String, String)> = lines
@@ -406,17 +413,20 @@ impl Apt {
                         Some((name, version))
                     })
                     .collect();
-                if pkgs.iter().any(|(n, _)| n == "godot") {
+                if pkgs.iter().any(|(n, _)| Some(&n.as_str()) == packages.first()) {
                     return Ok(pkgs);
                 }
-                crate::warn("`apt-get -s install` listed no godot; falling back to apt-cache depends");
+                crate::warn(format!(
+                    "`apt-get -s install` listed no {}; falling back to apt-cache depends",
+                    packages.first().copied().unwrap_or("package")
+                ));
             }
             Err(e) => crate::warn(format!("{e}\nfalling back to `apt-cache depends --recurse`")),
         }
-        self.resolve_closure_apt_cache()
+        self.resolve_closure_apt_cache(packages)
     }
 
-    fn resolve_closure_apt_cache(&self) -> Result<Vec<(String, String)>> {
+    fn resolve_closure_apt_cache(&self, packages: &[&str]) -> Result<Vec<(String, String)>> {
         let mut cmd = self.command("apt-cache");
         cmd.args([
             "depends",
@@ -428,7 +438,7 @@ impl Apt {
             "--no-replaces",
             "--no-enhances",
         ]);
-        cmd.args(PACKAGES);
+        cmd.args(packages);
         let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Quiet)?;
         if !out.success() {
             bail!("apt-cache depends failed ({}):\n{}", out.describe_exit(), tail(&out.lines, 25));
@@ -459,9 +469,9 @@ impl Apt {
         Ok(result)
     }
 
-    /// Downloads the given packages into `.tools/apt/debs` (skipping ones already
+    /// Downloads the given packages into `<dir>/debs` (skipping ones already
     /// there, deleting stale versions) and returns the `.deb` paths.
-    fn download(&self, packages: &[(String, String)]) -> Result<Vec<PathBuf>> {
+    pub(crate) fn download(&self, packages: &[(String, String)]) -> Result<Vec<PathBuf>> {
         let debs_dir = self.dir.join("debs");
         let find = |name: &str, version: &str| -> Option<PathBuf> {
             let prefix = format!("{name}_{}_", version.replace(':', "%3a"));
@@ -483,7 +493,7 @@ impl Apt {
             ));
             let mut args = vec!["download"];
             args.extend(missing.iter().map(String::as_str));
-            self.run(&args, &debs_dir, Duration::from_secs(1800)).context("downloading the Godot packages failed")?;
+            self.run(&args, &debs_dir, Duration::from_secs(1800)).context("downloading the packages failed")?;
         }
         let mut debs = Vec::new();
         for (n, v) in packages {

@@ -8,7 +8,7 @@
 //!   import when needed; [`setup::prepare`] does Godot + extension in one call.
 //! * [`godot_run::run_captured`]: run with a timeout, streaming and capturing output.
 //!
-//! One dependency besides strata-core, `png` (the block textures); errors are [`error::Error`] and are printed as a message with
+//! Dependencies besides strata-core: `png` (the block textures), `zip` and `object` (the addon package); errors are [`error::Error`] and are printed as a message with
 //! causes and a hint, never as a panic.
 
 #[macro_use]
@@ -24,6 +24,8 @@ mod godot_install;
 mod godot_run;
 mod layers;
 mod lint;
+mod mingw;
+mod package;
 mod paths;
 mod preview;
 #[cfg(test)]
@@ -62,6 +64,11 @@ commands:
   fuzz [--minutes N] [--cases N]
                               strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
                               (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
+  package [--windows|--all] [--check-fresh]
+                              the addon zip: release libraries (profile dist: stripped, thin LTO),
+                              <target>/package/strata-<version>.zip holding addons/strata/;
+                              --windows also cross-builds Windows x86_64 (MinGW-w64 into .tools/mingw);
+                              --check-fresh unpacks it into an empty project and streams a world
   textures [--check]          draw the default block textures (16x16 PNGs from seeded noise) into
                               godot_project/addons/strata/textures/blocks/ (--check: fail if stale)
 
@@ -139,6 +146,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),
         "textures" => textures::run(rest),
+        "package" => package::run(rest).map(|()| ExitCode::SUCCESS),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

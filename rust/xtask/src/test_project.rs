@@ -2,7 +2,7 @@
 //! so the demo project `godot_project/` holds only what a user sees.
 //!
 //! It tests the addon and the demo's game scripts, which stay in `godot_project/`: [`prepare`]
-//! links them into the test project (`addons`, `game`, `demo`, `demo2d`, `presets`: relative symbolic
+//! links them into the test project (`addons`, `game`, `demo`, `demo2d`: relative symbolic
 //! links, git-ignored), checks that the test project's `[input]` section (the actions the game
 //! scripts read) is the demo's, and imports the test project. Call it after
 //! [`crate::setup::prepare`], which builds and installs the extension into the demo's addon.
@@ -15,7 +15,11 @@ use std::fs;
 use std::path::Path;
 
 /// Folders of `godot_project/` the test project links to, under the same names.
-pub const LINKED: &[&str] = &["addons", "game", "demo", "demo2d", "presets"];
+pub const LINKED: &[&str] = &["addons", "game", "demo", "demo2d"];
+
+/// Folders the test project once linked that now live inside a linked one (`presets` moved into
+/// the addon): a link of that name to `../../godot_project/NAME` is removed, anything else is kept.
+const RETIRED_LINKS: &[&str] = &["presets"];
 
 /// Links the demo's folders, checks the input map, imports the test project when needed.
 pub fn prepare(godot: &Godot) -> Result<()> {
@@ -46,6 +50,12 @@ fn link_demo(project: &Path) -> Result<()> {
         }
         std::os::unix::fs::symlink(&target, &link)
             .with_context(|| format!("could not link {} to {}", link.display(), target.display()))?;
+    }
+    for name in RETIRED_LINKS {
+        let link = project.join(name);
+        if fs::read_link(&link).is_ok_and(|t| t == Path::new("../../godot_project").join(name)) {
+            fs::remove_file(&link).with_context(|| format!("could not remove the old link {}", link.display()))?;
+        }
     }
     Ok(())
 }

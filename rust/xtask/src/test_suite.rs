@@ -1,8 +1,8 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
 //! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the
 //! rendered checks, the export check ([`crate::export_test`]: the test game exported as a
-//! pack and run from it) and the crash-consistency kills ([`crate::crash`]), with a final
-//! summary.
+//! pack and run from it), the addon package in an empty project ([`crate::package`]) and the
+//! crash-consistency kills ([`crate::crash`]), with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -161,6 +161,12 @@ pub fn run(args: &[String]) -> Result<bool> {
         summary.push(summary_line(EXPORT_CHECK, result, t));
     }
 
+    // The addon package (crate::package): the zip unpacked into an empty project streams a world.
+    // With the full Godot part only (not with a runner filter).
+    if godot && runner_args.is_empty() {
+        summary.push(fresh_project_line());
+    }
+
     // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
     // part only (not with a runner filter).
     let mut crash_line = None;
@@ -230,6 +236,44 @@ fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t
                 if ok { "passed" } else { "FAILED" },
                 t.elapsed().as_secs_f64(),
                 log.display()
+            );
+            for p in &report.problems {
+                line.push_str(&format!("\n    problem: {p}"));
+            }
+            (line, ok)
+        }
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
+
+/// The fresh-project check's summary line: `cargo xtask package` (Linux x86_64), the zip unpacked
+/// into an empty Godot project, one import, a scene streaming the example world until ready.
+fn fresh_project_line() -> (String, bool) {
+    let t = Instant::now();
+    let name = "Addon package (zip unpacked into an empty project, one import, example world streams)";
+    let result = crate::package::build_package(&[crate::package::Platform::LinuxX86_64]).and_then(|package| {
+        let godot = crate::godot_install::ensure_godot()?;
+        Ok((crate::package::check_fresh_project(&godot, &package.zip)?, package))
+    });
+    match result {
+        Ok((mut report, package)) => {
+            for pat in FORBIDDEN {
+                if let Some(first) = report.output.lines.iter().find(|l| l.contains(pat)) {
+                    report.problems.push(format!("output contains `{pat}`; first: {}", first.trim()));
+                }
+            }
+            let ok = report.problems.is_empty();
+            let zip_name = package.zip.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let zip_bytes = fs::metadata(&package.zip).map(|m| m.len()).unwrap_or(0);
+            let lib_bytes = package.libraries.iter().map(|l| l.bytes).sum::<u64>();
+            let mut line = format!(
+                "{name}: {} — {zip_name} ({:.1} MiB, library {:.1} MiB), loaded_chunks={} in {:.0} s (log: {})",
+                if ok { "passed" } else { "FAILED" },
+                zip_bytes as f64 / f64::from(1u32 << 20),
+                lib_bytes as f64 / f64::from(1u32 << 20),
+                report.loaded_chunks.map_or("none".to_string(), |n| n.to_string()),
+                t.elapsed().as_secs_f64(),
+                report.log.display()
             );
             for p in &report.problems {
                 line.push_str(&format!("\n    problem: {p}"));

@@ -305,3 +305,37 @@ func test_daylight_reaches_the_block_shaders_and_is_clamped() -> void:
 	w.daylight = 7.0
 	assert_eq(w.daylight, 1.0, "clamped to 1")
 	assert_near(float(material.get_shader_parameter("daylight")), 1.0, 1e-6, "and passed on")
+
+
+## The addon ships the default library as a resource (`blocks/default_blocks.tres`, to copy and
+## edit): it must be `BlockLibrary.create_default()`, block for block.
+func test_the_shipped_default_library_resource_is_the_default_library() -> void:
+	var shipped := load("res://addons/strata/blocks/default_blocks.tres") as BlockLibrary
+	if not assert_true(shipped != null, "blocks/default_blocks.tres loads as a BlockLibrary"):
+		return
+	var made := BlockLibrary.create_default()
+	assert_eq(shipped.validate(), "", "the shipped library is valid")
+	assert_eq(shipped.get_block_count(), made.get_block_count(), "block count")
+	assert_eq(shipped.get_texture_layers(), made.get_texture_layers(), "texture layers")
+	var fields := [
+		"block_name",
+		"color",
+		"render_mode",
+		"solid",
+		"light_emission",
+		"light_opacity",
+	]
+	var texture_fields := ["texture", "texture_top", "texture_side", "texture_bottom"]
+	for id in made.get_block_count():
+		var a: BlockType = shipped.blocks[id]
+		var b: BlockType = made.blocks[id]
+		for field in fields:
+			assert_eq(a.get(field), b.get(field), "block %d %s" % [id, field])
+		for field in texture_fields:
+			var ta: Texture2D = a.get(field)
+			var tb: Texture2D = b.get(field)
+			assert_eq(
+				ta.resource_path if ta != null else "",
+				tb.resource_path if tb != null else "",
+				"block %d %s" % [id, field]
+			)

@@ -4,6 +4,7 @@ extends StrataTestCase
 const SHIPPED := [
 	"default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"
 ]
+const SHIPPED_DIR := "res://addons/strata/presets/"
 
 var _dir := ""
 
@@ -88,9 +89,9 @@ func test_save_and_load_files() -> void:
 func test_shipped_presets_load_and_match() -> void:
 	var prints := {}
 	for name in SHIPPED:
-		var tres_path := "res://presets/%s.tres" % name
+		var tres_path := SHIPPED_DIR + "%s.tres" % name
 		var from_tres: WorldPreset = WorldPreset.load_from_file(tres_path)
-		var from_ron: WorldPreset = WorldPreset.load_from_file("res://presets/%s.ron" % name)
+		var from_ron: WorldPreset = WorldPreset.load_from_file(SHIPPED_DIR + "%s.ron" % name)
 		if not assert_true(from_tres != null and from_ron != null, name):
 			continue
 		assert_eq(from_tres.fingerprint(), from_ron.fingerprint(), name)

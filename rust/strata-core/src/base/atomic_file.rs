@@ -14,7 +14,7 @@
 //!
 //! May use: the other `base` modules, `std` and the crates in `Cargo.toml`; nothing else in this crate.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -181,7 +181,7 @@ pub fn write_atomic_with(path: &Path, bytes: &[u8], stop: StopAt) -> io::Result<
 fn sync_dir(dir: &Path) {
     // Opening a folder for sync works on Unix; elsewhere it is not needed or not possible.
     #[cfg(unix)]
-    if let Ok(d) = File::open(dir) {
+    if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();
     }
     #[cfg(not(unix))]
