@@ -246,22 +246,22 @@ pub fn register_field_properties() {
 impl IResource for WorldPreset {
     /// The biome table properties; the fields are ClassDB properties ([`register_field_properties`]).
     fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
-        let mut out = Vec::with_capacity(2);
-        out.push(PropertyInfo {
-            variant_type: VariantType::OBJECT,
-            class_name: StringName::default(),
-            property_name: BIOME_TABLE_PROPERTY.into(),
-            hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
-            usage: PropertyUsageFlags::EDITOR,
-        });
-        out.push(PropertyInfo {
-            variant_type: VariantType::STRING,
-            class_name: StringName::default(),
-            property_name: BIOME_TABLE_KEY.into(),
-            hint_info: PropertyHintInfo::none(),
-            usage: PropertyUsageFlags::STORAGE,
-        });
-        out
+        vec![
+            PropertyInfo {
+                variant_type: VariantType::OBJECT,
+                class_name: StringName::default(),
+                property_name: BIOME_TABLE_PROPERTY.into(),
+                hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
+                usage: PropertyUsageFlags::EDITOR,
+            },
+            PropertyInfo {
+                variant_type: VariantType::STRING,
+                class_name: StringName::default(),
+                property_name: BIOME_TABLE_KEY.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE,
+            },
+        ]
     }
 
     fn on_get(&self, property: StringName) -> Option<Variant> {

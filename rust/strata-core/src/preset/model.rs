@@ -1274,7 +1274,12 @@ macro_rules! enum_field {
 /// Every scalar field of [`WorldPreset`], in inspector order. Table-valued settings (the biome
 /// table, ore kinds) are edited in RON and checked by [`WorldPreset::validate`].
 pub static FIELDS: &[FieldSpec] = &[
-    text_field!("name", "World", name, "Name of the world shown in menus and save lists; it does not change the terrain."),
+    text_field!(
+        "name",
+        "World",
+        name,
+        "Name of the world shown in menus and save lists; it does not change the terrain."
+    ),
     // The seed is handled specially (u64 in Rust, int in Godot); it is listed for completeness.
     FieldSpec {
         name: "seed",
@@ -1315,7 +1320,14 @@ pub static FIELDS: &[FieldSpec] = &[
         1.0,
         "Horizontal size of the largest hills and valleys (wavelength of the first noise octave), in voxels: larger is broader, gentler land."
     ),
-    int_field!("height_octaves", "Height", height.octaves, 1, 12, "Layers of noise added together (count): more octaves add finer bumps on top of the large shapes, at some generation cost."),
+    int_field!(
+        "height_octaves",
+        "Height",
+        height.octaves,
+        1,
+        12,
+        "Layers of noise added together (count): more octaves add finer bumps on top of the large shapes, at some generation cost."
+    ),
     float_field!(
         "height_persistence",
         "Height",
@@ -1325,9 +1337,33 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "Height of each finer octave relative to the one before (ratio): low is smooth, high is rough and craggy."
     ),
-    float_field!("height_lacunarity", "Height", height.lacunarity, 1.0, 4.0, 0.01, "Frequency step between octaves (ratio): 2 makes each octave's features half the size of the one before."),
-    float_field!("height_perlin_weight", "Height", height.perlin_weight, 0.0, 1.0, 0.01, "Share of Perlin noise in the terrain mix (weight, relative to the other weights): rolling, natural hills."),
-    float_field!("height_simplex_weight", "Height", height.simplex_weight, 0.0, 1.0, 0.01, "Share of simplex noise in the terrain mix (weight, relative to the other weights): like Perlin with fewer grid-aligned artefacts."),
+    float_field!(
+        "height_lacunarity",
+        "Height",
+        height.lacunarity,
+        1.0,
+        4.0,
+        0.01,
+        "Frequency step between octaves (ratio): 2 makes each octave's features half the size of the one before."
+    ),
+    float_field!(
+        "height_perlin_weight",
+        "Height",
+        height.perlin_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of Perlin noise in the terrain mix (weight, relative to the other weights): rolling, natural hills."
+    ),
+    float_field!(
+        "height_simplex_weight",
+        "Height",
+        height.simplex_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of simplex noise in the terrain mix (weight, relative to the other weights): like Perlin with fewer grid-aligned artefacts."
+    ),
     float_field!(
         "height_ridged_weight",
         "Height",
@@ -1337,7 +1373,15 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "Share of ridged multifractal noise in the terrain mix (weight, relative to the other weights): sharp mountain crests and ranges."
     ),
-    float_field!("height_value_weight", "Height", height.value_weight, 0.0, 1.0, 0.01, "Share of octave value noise in the terrain mix (weight, relative to the other weights): blocky, plateau-like hills."),
+    float_field!(
+        "height_value_weight",
+        "Height",
+        height.value_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of octave value noise in the terrain mix (weight, relative to the other weights): blocky, plateau-like hills."
+    ),
     enum_field!("height_value_interpolation", "Height", height.value_interpolation,
         [Interpolation::Linear => "Linear", Interpolation::Cosine => "Cosine"], "How value noise blends between its lattice points: Linear gives straight slopes and creases, Cosine smooth rounded ones."),
     float_field!(
@@ -1428,8 +1472,21 @@ pub static FIELDS: &[FieldSpec] = &[
     ),
     enum_field!("height_heightmap_wrap", "Height", height.heightmap_wrap,
         [HeightmapWrap::Tile => "Tile", HeightmapWrap::Border => "Border"], "Beyond the heightmap's edges: Tile repeats the image, Border continues with generated terrain."),
-    bool_field!("biomes_enabled", "Biomes", biomes.enabled, "Use the biome table (deserts, forests, snow, …); off, the whole world is one plains biome."),
-    float_field!("biomes_cell_size", "Biomes", biomes.cell_size, 16.0, 8192.0, 1.0, "Typical size of one biome region (Worley cell edge), in voxels."),
+    bool_field!(
+        "biomes_enabled",
+        "Biomes",
+        biomes.enabled,
+        "Use the biome table (deserts, forests, snow, …); off, the whole world is one plains biome."
+    ),
+    float_field!(
+        "biomes_cell_size",
+        "Biomes",
+        biomes.cell_size,
+        16.0,
+        8192.0,
+        1.0,
+        "Typical size of one biome region (Worley cell edge), in voxels."
+    ),
     float_field!(
         "biomes_blend_distance",
         "Biomes",
@@ -1468,18 +1525,60 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "Chance that an automaton cell starts as air (probability): higher gives larger, more connected caves."
     ),
-    int_field!("caves_passes", "Caves", caves.passes, 0, 16, "Smoothing passes with the threshold below (count): more passes give rounder, smoother caverns."),
-    int_field!("caves_threshold", "Caves", caves.threshold, 0, 27, "Rock cells among a cell's 27 neighbours (3×3×3, itself included) needed to make it rock (count): 14 is the majority rule; lower opens more caves."),
-    int_field!("caves_final_passes", "Caves", caves.final_passes, 0, 8, "Refining passes with the final threshold after the smoothing passes (count; 0 = none)."),
-    int_field!("caves_final_threshold", "Caves", caves.final_threshold, 0, 27, "Rock neighbours out of 27 needed to stay rock in the refining passes (count): higher opens and rounds the caverns."),
+    int_field!(
+        "caves_passes",
+        "Caves",
+        caves.passes,
+        0,
+        16,
+        "Smoothing passes with the threshold below (count): more passes give rounder, smoother caverns."
+    ),
+    int_field!(
+        "caves_threshold",
+        "Caves",
+        caves.threshold,
+        0,
+        27,
+        "Rock cells among a cell's 27 neighbours (3×3×3, itself included) needed to make it rock (count): 14 is the majority rule; lower opens more caves."
+    ),
+    int_field!(
+        "caves_final_passes",
+        "Caves",
+        caves.final_passes,
+        0,
+        8,
+        "Refining passes with the final threshold after the smoothing passes (count; 0 = none)."
+    ),
+    int_field!(
+        "caves_final_threshold",
+        "Caves",
+        caves.final_threshold,
+        0,
+        27,
+        "Rock neighbours out of 27 needed to stay rock in the refining passes (count): higher opens and rounds the caverns."
+    ),
     text_field!(
         "caves_life_rule",
         "Caves",
         caves.life_rule,
         "Birth/survival rule of GameOfLife caves over the 26 neighbours, rock being alive: \"B…/S…\" with counts, commas and ranges, e.g. B14-19/S13-26."
     ),
-    int_field!("caves_cell_size", "Caves", caves.cell_size, 1, 8, "Edge of one automaton cell, in voxels: 1 carves per voxel, 2 or 4 give larger, blockier caverns."),
-    int_field!("caves_min_depth", "Caves", caves.min_depth, 0, 256, "Caves start this many voxels below the surface, so the ground above stays intact."),
+    int_field!(
+        "caves_cell_size",
+        "Caves",
+        caves.cell_size,
+        1,
+        8,
+        "Edge of one automaton cell, in voxels: 1 carves per voxel, 2 or 4 give larger, blockier caverns."
+    ),
+    int_field!(
+        "caves_min_depth",
+        "Caves",
+        caves.min_depth,
+        0,
+        256,
+        "Caves start this many voxels below the surface, so the ground above stays intact."
+    ),
     int_field!(
         "caves_min_pocket_volume",
         "Caves",
@@ -1497,7 +1596,15 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "Strength of the long noise tunnels that connect caverns (fraction; 0 = no tunnels)."
     ),
-    float_field!("caves_tunnel_scale", "Caves", caves.tunnel_scale, 8.0, 2048.0, 1.0, "Length of tunnel bends (noise wavelength), in voxels: larger gives longer, straighter tunnels."),
+    float_field!(
+        "caves_tunnel_scale",
+        "Caves",
+        caves.tunnel_scale,
+        8.0,
+        2048.0,
+        1.0,
+        "Length of tunnel bends (noise wavelength), in voxels: larger gives longer, straighter tunnels."
+    ),
     float_field!(
         "caves_tunnel_width",
         "Caves",
@@ -1507,12 +1614,47 @@ pub static FIELDS: &[FieldSpec] = &[
         0.005,
         "Width of the tunnels (fraction of the noise band): larger gives wider tunnels."
     ),
-    bool_field!("caves_allow_surface_breach", "Caves", caves.allow_surface_breach, "Let caves and tunnels open to the surface as cave mouths; off, they stay sealed below ground."),
-    bool_field!("ores_enabled", "Ores", ores.enabled, "Place ore clusters (kinds, depths and clusters per 32³ chunk come from the preset's ore list)."),
-    bool_field!("water_enabled", "Water", water.enabled, "Fill hollows below sea level with water where the ground holds it."),
-    int_field!("water_sea_level", "Water", water.sea_level, -1024, 1024, "World y of the water surface, in voxels: hollows below it fill with water."),
-    bool_field!("scatter_enabled", "Scatter", scatter.enabled, "Scatter trees, bushes, flowers and rocks on the surface, as each biome's scatter rules say."),
-    float_field!("scatter_density", "Scatter", scatter.density, 0.0, 4.0, 0.01, "Multiplier on every biome's scatter densities (factor): 0 places nothing, 2 twice as much."),
+    bool_field!(
+        "caves_allow_surface_breach",
+        "Caves",
+        caves.allow_surface_breach,
+        "Let caves and tunnels open to the surface as cave mouths; off, they stay sealed below ground."
+    ),
+    bool_field!(
+        "ores_enabled",
+        "Ores",
+        ores.enabled,
+        "Place ore clusters (kinds, depths and clusters per 32³ chunk come from the preset's ore list)."
+    ),
+    bool_field!(
+        "water_enabled",
+        "Water",
+        water.enabled,
+        "Fill hollows below sea level with water where the ground holds it."
+    ),
+    int_field!(
+        "water_sea_level",
+        "Water",
+        water.sea_level,
+        -1024,
+        1024,
+        "World y of the water surface, in voxels: hollows below it fill with water."
+    ),
+    bool_field!(
+        "scatter_enabled",
+        "Scatter",
+        scatter.enabled,
+        "Scatter trees, bushes, flowers and rocks on the surface, as each biome's scatter rules say."
+    ),
+    float_field!(
+        "scatter_density",
+        "Scatter",
+        scatter.density,
+        0.0,
+        4.0,
+        0.01,
+        "Multiplier on every biome's scatter densities (factor): 0 places nothing, 2 twice as much."
+    ),
     float_field!(
         "scatter_density_scale",
         "Scatter",
@@ -1557,7 +1699,14 @@ pub static FIELDS: &[FieldSpec] = &[
         1.0,
         "2D worlds only: width of the largest hills (noise wavelength), in tiles."
     ),
-    int_field!("side_view_octaves", "SideView", side_view.octaves, 1, 12, "2D worlds only: layers of surface noise added together (count): more adds finer bumps."),
+    int_field!(
+        "side_view_octaves",
+        "SideView",
+        side_view.octaves,
+        1,
+        12,
+        "2D worlds only: layers of surface noise added together (count): more adds finer bumps."
+    ),
     float_field!(
         "side_view_persistence",
         "SideView",
@@ -1585,7 +1734,14 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "2D worlds only, MidpointDisplacement: size of the first displacement, relative to the height range between the anchor points (ratio)."
     ),
-    int_field!("side_view_dirt_depth", "SideView", side_view.dirt_depth, 0, 64, "2D worlds only: dirt tiles between the grass on top and the stone below, in tiles."),
+    int_field!(
+        "side_view_dirt_depth",
+        "SideView",
+        side_view.dirt_depth,
+        0,
+        64,
+        "2D worlds only: dirt tiles between the grass on top and the stone below, in tiles."
+    ),
     enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
         [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D worlds only: cave generator: None, CellularAutomata (4-5 rule) or GameOfLife (the birth/survival rule below)."),
     int_field!(
@@ -1605,7 +1761,14 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         "2D worlds only: chance that a cave cell starts as rock (probability): lower gives larger caves."
     ),
-    int_field!("side_view_cave_passes", "SideView", side_view.cave_passes, 0, 16, "2D worlds only: smoothing passes of the 4-5 rule (count): more gives smoother caves."),
+    int_field!(
+        "side_view_cave_passes",
+        "SideView",
+        side_view.cave_passes,
+        0,
+        16,
+        "2D worlds only: smoothing passes of the 4-5 rule (count): more gives smoother caves."
+    ),
     int_field!(
         "side_view_cave_threshold",
         "SideView",
@@ -1652,7 +1815,12 @@ pub static FIELDS: &[FieldSpec] = &[
         1024,
         "2D worlds only: ores appear only this many tiles below the surface or deeper."
     ),
-    bool_field!("side_view_water_enabled", "SideView", side_view.water_enabled, "2D worlds only: fill surface hollows with water pools."),
+    bool_field!(
+        "side_view_water_enabled",
+        "SideView",
+        side_view.water_enabled,
+        "2D worlds only: fill surface hollows with water pools."
+    ),
     int_field!(
         "side_view_max_pool_width",
         "SideView",
