@@ -1408,7 +1408,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         0.99,
         0.01,
-        "Roughness of diamond-square terrain (fraction): low is smooth, high is jagged."
+        "Smoothness exponent h of diamond-square terrain (fraction): each finer level is displaced 2^-h as much as the one before, so high is smooth and low is jagged."
     ),
     float_field!(
         "height_ravine_depth",
@@ -1539,7 +1539,7 @@ pub static FIELDS: &[FieldSpec] = &[
         caves.threshold,
         0,
         27,
-        "Rock cells among a cell's 27 neighbours (3×3×3, itself included) needed to make it rock (count): 14 is the majority rule; lower opens more caves."
+        "Rock cells among a cell's 27 neighbours (3×3×3, itself included) needed to make it rock (count): 14 is the majority rule; higher opens more caves."
     ),
     int_field!(
         "caves_final_passes",
