@@ -37,10 +37,13 @@ pub struct BlockType {
     /// Empty everywhere: the faces use `color`.
     #[export]
     texture: Option<Gd<Texture2D>>,
+    /// Texture of the top face (+y); null: `texture`.
     #[export]
     texture_top: Option<Gd<Texture2D>>,
+    /// Texture of the four side faces; null: `texture`.
     #[export]
     texture_side: Option<Gd<Texture2D>>,
+    /// Texture of the bottom face (-y); null: `texture`.
     #[export]
     texture_bottom: Option<Gd<Texture2D>>,
     /// Colour where a face has no texture (and the tint of the far view).

@@ -16,6 +16,7 @@
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
 use crate::block_library::BlockLibrary;
+use crate::config_warnings;
 use crate::materials::block_materials;
 use crate::meshes::{
     SCATTER_KINDS, SurfaceMaterials, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes,
@@ -77,10 +78,14 @@ const SLOW_FRAME_S: f64 = 0.05;
 #[class(tool, base = Node3D)]
 pub struct ChunkWorld {
     base: Base<Node3D>,
-    /// The world's settings; same preset (seed included), same world.
+    /// The world's settings; same preset (seed included), same world. Null: the default
+    /// `WorldPreset` (the editor warns).
+    #[var(set)]
     #[export]
     preset: Option<Gd<WorldPreset>>,
-    /// The node the world streams around; empty = the current `Camera3D`.
+    /// The node (a `Node3D`) the world streams around; empty = the current `Camera3D`, or the
+    /// origin when there is none (the editor warns).
+    #[var(set)]
     #[export]
     viewer: NodePath,
     /// The blocks the world is made of (ids are indices); empty = the default library
@@ -249,6 +254,10 @@ impl INode3D for ChunkWorld {
             collision_queue: Vec::new(),
             pending_faces: HashMap::new(),
         }
+    }
+
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        self.configuration_warnings()
     }
 
     fn process(&mut self, delta: f64) {
@@ -424,6 +433,21 @@ impl INode3D for ChunkWorld {
 
 #[godot_api]
 impl ChunkWorld {
+    /// The editor's configuration warnings (the yellow triangle), also for a game to check a
+    /// world: empty when it is configured, else what it lacks or has wrong (no preset, no viewer
+    /// or one that is not a `Node3D`, an invalid block library, a preset invalid with the library).
+    #[func]
+    pub fn configuration_warnings(&self) -> PackedStringArray {
+        let node = self.to_gd().upcast::<Node>();
+        let mut out =
+            config_warnings::preset_warnings("ChunkWorld", self.preset.as_ref(), self.block_library.as_ref(), true);
+        out.extend(config_warnings::viewer_warning::<Node3D>(&node, &self.viewer, "ChunkWorld", "Camera3D"));
+        if self.preset.is_none() {
+            out.extend(config_warnings::library_warning(self.block_library.as_ref()));
+        }
+        out.iter().map(|w| GString::from(w.as_str())).collect()
+    }
+
     /// Emitted when a chunk's mesh is in the tree (also for chunks with nothing to show).
     #[signal]
     fn chunk_loaded(coord: Vector3i);
@@ -758,6 +782,19 @@ impl ChunkWorld {
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.redraw();
+        self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_preset(&mut self, value: Option<Gd<WorldPreset>>) {
+        self.preset = value;
+        self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_viewer(&mut self, value: NodePath) {
+        self.viewer = value;
+        self.base_mut().update_configuration_warnings();
     }
 
     #[func]

@@ -24,12 +24,13 @@
 //! `world_host`, `world_preset`.
 
 use crate::block_library::BlockLibrary;
+use crate::config_warnings;
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::image::Format;
 use godot::classes::image::Interpolation;
 use godot::classes::{
-    Camera2D, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet,
+    Camera2D, Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet,
     TileSetAtlasSource,
 };
 use godot::global::Error;
@@ -79,13 +80,17 @@ impl TileOp {
 /// side texture (or its colour), edges drawn on open sides, collision on solid blocks only. A
 /// TileSet the layer already has wins and is never replaced.
 #[derive(GodotClass)]
-#[class(base = Node2D)]
+#[class(tool, base = Node2D)]
 pub struct ChunkWorld2D {
     base: Base<Node2D>,
     /// The world's settings (the `side_view_*` fields); same preset, same world, bit for bit.
+    /// Null: the default `WorldPreset` (the editor warns).
+    #[var(set)]
     #[export]
     preset: Option<Gd<WorldPreset>>,
-    /// The node (a `Node2D`) the world streams around; empty = the current `Camera2D`.
+    /// The node (a `Node2D`) the world streams around; empty = the current `Camera2D`, or the
+    /// origin when there is none (the editor warns).
+    #[var(set)]
     #[export]
     viewer: NodePath,
     /// The blocks of the world (ids are indices); null = the default library
@@ -197,10 +202,21 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn ready(&mut self) {
+        // A tool class only for its configuration warnings: nothing streams in the editor.
+        if Engine::singleton().is_editor_hint() {
+            return;
+        }
         self.ensure_layer();
     }
 
+    fn get_configuration_warnings(&self) -> PackedStringArray {
+        self.configuration_warnings()
+    }
+
     fn process(&mut self, _delta: f64) {
+        if Engine::singleton().is_editor_hint() {
+            return;
+        }
         let layer = self.ensure_layer();
         if self.layer_changed {
             // Another layer than the one the loaded chunks were written to (the old one was freed
@@ -267,6 +283,32 @@ impl INode2D for ChunkWorld2D {
 
 #[godot_api]
 impl ChunkWorld2D {
+    /// The editor's configuration warnings (the yellow triangle), also for a game to check a
+    /// world: empty when it is configured, else what it lacks or has wrong (no preset, no viewer
+    /// or one that is not a `Node2D`, `tile_map` naming no `TileMapLayer`, an invalid block
+    /// library, or no library for a layer with a TileSet of its own, whose rows must then follow
+    /// the default library).
+    #[func]
+    pub fn configuration_warnings(&self) -> PackedStringArray {
+        let node = self.to_gd().upcast::<Node>();
+        let mut out = config_warnings::preset_warnings("ChunkWorld2D", self.preset.as_ref(), None, false);
+        out.extend(config_warnings::viewer_warning::<Node2D>(&node, &self.viewer, "ChunkWorld2D", "Camera2D"));
+        if !self.tile_map.is_empty() && node.is_inside_tree() {
+            match node.get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok()) {
+                None => out.push(format!(
+                    "`tile_map` ({}) is not a TileMapLayer in the scene: the world shows nothing until one is there.",
+                    self.tile_map
+                )),
+                Some(layer) if self.block_library.is_none() && self.has_own_tile_set(&layer) => out.push(
+                    "No block library: the TileSet of `tile_map` must have one atlas row per block of the default library (BlockLibrary.create_default()). Set `block_library` to the blocks your TileSet draws.".to_string(),
+                ),
+                Some(_) => {}
+            }
+        }
+        out.extend(config_warnings::library_warning(self.block_library.as_ref()));
+        out.iter().map(|w| GString::from(w.as_str())).collect()
+    }
+
     /// Emitted when all tiles of a chunk are in the `TileMapLayer` (also for all-air chunks).
     #[signal]
     fn chunk_loaded(coord: Vector2i);
@@ -534,6 +576,19 @@ impl ChunkWorld2D {
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.apply_library();
+        self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_preset(&mut self, value: Option<Gd<WorldPreset>>) {
+        self.preset = value;
+        self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_viewer(&mut self, value: NodePath) {
+        self.viewer = value;
+        self.base_mut().update_configuration_warnings();
     }
 
     #[func]
@@ -580,6 +635,7 @@ impl ChunkWorld2D {
         if let Some(m) = self.layer_missing.take() {
             self.host.resolve(&m);
         }
+        self.base_mut().update_configuration_warnings();
     }
 
     /// A game-state value from `set_state` or a loaded save; `default` when absent.
@@ -590,6 +646,11 @@ impl ChunkWorld2D {
 }
 
 impl ChunkWorld2D {
+    /// Whether `layer` has a TileSet that this world did not generate.
+    fn has_own_tile_set(&self, layer: &Gd<TileMapLayer>) -> bool {
+        layer.get_tile_set().is_some_and(|t| self.generated_tile_set.as_ref() != Some(&t))
+    }
+
     fn core_preset(&self) -> strata_core::WorldPreset {
         world_host::core_preset(self.preset.as_ref())
     }

@@ -8,18 +8,22 @@
 //! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
 //! `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
-//! paths and file errors. World logic (generation, streaming, queries, saves) lives in the core, where
+//! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
+//! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
 //!
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every
 //! `Gd<T>` stays on the main thread.
 
+use godot::init::InitStage;
 use godot::prelude::*;
 
 mod biome_table;
 mod block_library;
 mod chunk_world;
 mod chunk_world_2d;
+mod class_docs;
+mod config_warnings;
 mod files;
 mod heightmaps;
 mod materials;
@@ -33,4 +37,14 @@ mod world_preset;
 struct StrataExtension;
 
 #[gdextension]
-unsafe impl ExtensionLibrary for StrataExtension {}
+unsafe impl ExtensionLibrary for StrataExtension {
+    fn on_stage_init(stage: InitStage) {
+        match stage {
+            // The classes are registered by now: add `WorldPreset`'s fields to ClassDB.
+            InitStage::Scene => world_preset::register_field_properties(),
+            // gdext has loaded its class reference: complete `WorldPreset`'s.
+            InitStage::Editor => class_docs::register(),
+            _ => {}
+        }
+    }
+}

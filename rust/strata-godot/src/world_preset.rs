@@ -2,8 +2,10 @@
 //!
 //! The inspector shows every field of the core field table ([`strata_core::preset::model::FIELDS`])
 //! as a slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`,
-//! `Water`, `Scatter`, `SideView`). Properties are served dynamically from that one table, so a
-//! field added in the core appears here, in `.tres` files and in validation without further code.
+//! `Water`, `Scatter`, `SideView`). The fields are registered in ClassDB from that one table at
+//! start-up ([`register_field_properties`], indexed properties read and written through
+//! `get_field_at`/`set_field_at`), so a field added in the core appears here, in `.tres` files, in
+//! validation and in the class reference (tooltips, F1: `class_docs`) without further code.
 //!
 //! `structure_rules` (an array of `StructureRule`) are the world's structure rules; in a `.tres`
 //! they travel as RON text (`structure_rules_ron`, storage only), as the biome table does.
@@ -25,7 +27,7 @@
 //! into an existing preset and keep the message there.
 //!
 //! May use: `strata_core::preset`, `strata_core::gen3d::pipeline` (checks), `files`, `biome_table`,
-//! `block_library`, `heightmaps`.
+//! `block_library`, `heightmaps`, gdext's ClassDB registration.
 
 use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
@@ -282,73 +284,95 @@ fn property_info(spec: &FieldSpec) -> PropertyInfo {
     }
 }
 
+/// Registers every field of [`FIELDS`] as a ClassDB property of `WorldPreset`, in table order
+/// under its inspector group: the property with index `i` is read by `get_field_at(i)` and
+/// written by `set_field_at(i, value)`. Being in ClassDB (not only in the object's property
+/// list) is what lets the editor attach the class reference's descriptions to them (tooltips,
+/// F1). Called once, after the class is registered.
+pub fn register_field_properties() {
+    let class = WorldPreset::class_id();
+    let setter = StringName::from("set_field_at");
+    let getter = StringName::from("get_field_at");
+    let mut group = "";
+    for (index, spec) in FIELDS.iter().enumerate() {
+        if spec.group != group {
+            group = spec.group;
+            let prefix = if group == "World" { String::new() } else { format!("{}_", snake_case(group)) };
+            godot::register::private::register_group::<WorldPreset>(group, &prefix);
+        }
+        let info = property_info(spec);
+        let info_sys = info.property_sys();
+        // SAFETY: called on the main thread after `WorldPreset` was registered; every pointer
+        // lives until the call returns, and Godot copies what it keeps.
+        unsafe {
+            godot::sys::interface_fn!(classdb_register_extension_class_property_indexed)(
+                godot::sys::get_library(),
+                class.string_sys(),
+                &raw const info_sys,
+                setter.string_sys(),
+                getter.string_sys(),
+                index as i64,
+            );
+        }
+    }
+}
+
 #[godot_api]
 impl IResource for WorldPreset {
+    /// The biome table properties; the fields are ClassDB properties ([`register_field_properties`]).
     fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
-        let mut out = Vec::with_capacity(FIELDS.len() + 8);
-        let mut group = "";
-        for spec in FIELDS {
-            if spec.group != group {
-                group = spec.group;
-                let prefix = if group == "World" { String::new() } else { format!("{}_", snake_case(group)) };
-                out.push(PropertyInfo::new_group(group, &prefix));
-            }
-            out.push(property_info(spec));
-        }
-        out.push(PropertyInfo {
-            variant_type: VariantType::OBJECT,
-            class_name: StringName::default(),
-            property_name: BIOME_TABLE_PROPERTY.into(),
-            hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
-            usage: PropertyUsageFlags::EDITOR,
-        });
-        out.push(PropertyInfo {
-            variant_type: VariantType::STRING,
-            class_name: StringName::default(),
-            property_name: BIOME_TABLE_KEY.into(),
-            hint_info: PropertyHintInfo::none(),
-            usage: PropertyUsageFlags::STORAGE,
-        });
-        out.push(PropertyInfo::new_group("Structures", "structure_"));
-        out.push(PropertyInfo {
-            variant_type: VariantType::ARRAY,
-            class_name: StringName::default(),
-            property_name: STRUCTURE_RULES_PROPERTY.into(),
-            // A typed array of StructureRule resources: "<OBJECT>/<RESOURCE_TYPE>:StructureRule".
-            hint_info: PropertyHintInfo {
-                hint: PropertyHint::TYPE_STRING,
-                hint_string: format!(
-                    "{}/{}:StructureRule",
-                    VariantType::OBJECT.ord(),
-                    PropertyHint::RESOURCE_TYPE.ord()
-                )
-                .as_str()
-                .into(),
+        vec![
+            PropertyInfo {
+                variant_type: VariantType::OBJECT,
+                class_name: StringName::default(),
+                property_name: BIOME_TABLE_PROPERTY.into(),
+                hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
+                usage: PropertyUsageFlags::EDITOR,
             },
-            usage: PropertyUsageFlags::EDITOR,
-        });
-        out.push(PropertyInfo {
-            variant_type: VariantType::STRING,
-            class_name: StringName::default(),
-            property_name: STRUCTURE_RULES_KEY.into(),
-            hint_info: PropertyHintInfo::none(),
-            usage: PropertyUsageFlags::STORAGE,
-        });
-        out
+            PropertyInfo {
+                variant_type: VariantType::STRING,
+                class_name: StringName::default(),
+                property_name: BIOME_TABLE_KEY.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE,
+            },
+            PropertyInfo::new_group("Structures", "structure_"),
+            PropertyInfo {
+                variant_type: VariantType::ARRAY,
+                class_name: StringName::default(),
+                property_name: STRUCTURE_RULES_PROPERTY.into(),
+                // A typed array of StructureRule resources: "<OBJECT>/<RESOURCE_TYPE>:StructureRule".
+                hint_info: PropertyHintInfo {
+                    hint: PropertyHint::TYPE_STRING,
+                    hint_string: format!(
+                        "{}/{}:StructureRule",
+                        VariantType::OBJECT.ord(),
+                        PropertyHint::RESOURCE_TYPE.ord()
+                    )
+                    .as_str()
+                    .into(),
+                },
+                usage: PropertyUsageFlags::EDITOR,
+            },
+            PropertyInfo {
+                variant_type: VariantType::STRING,
+                class_name: StringName::default(),
+                property_name: STRUCTURE_RULES_KEY.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE,
+            },
+        ]
     }
 
     fn on_get(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
         match name.as_str() {
-            BIOME_TABLE_PROPERTY => return Some(self.biome_table.to_variant()),
-            BIOME_TABLE_KEY => return Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
-            STRUCTURE_RULES_PROPERTY => return Some(self.structure_rules.to_variant()),
-            STRUCTURE_RULES_KEY => {
-                return Some(GString::from(structure_rules_to_ron(&self.core()).as_str()).to_variant());
-            }
-            _ => {}
+            BIOME_TABLE_PROPERTY => Some(self.biome_table.to_variant()),
+            BIOME_TABLE_KEY => Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
+            STRUCTURE_RULES_PROPERTY => Some(self.structure_rules.to_variant()),
+            STRUCTURE_RULES_KEY => Some(GString::from(structure_rules_to_ron(&self.core()).as_str()).to_variant()),
+            _ => None,
         }
-        strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&self.preset)))
     }
 
     fn on_set(&mut self, property: StringName, value: Variant) -> bool {
@@ -361,7 +385,7 @@ impl IResource for WorldPreset {
                         "WorldPreset.{BIOME_TABLE_PROPERTY}: {value} is not a BiomeTable; allowed: a BiomeTable or null"
                     )),
                 }
-                return true;
+                true
             }
             BIOME_TABLE_KEY => {
                 match biome_table_from_ron(&value.to_string()) {
@@ -373,7 +397,7 @@ impl IResource for WorldPreset {
                     Err(e) => self
                         .record_error(format!("WorldPreset.{BIOME_TABLE_KEY}: {e}; allowed: a RON list of biome rows")),
                 }
-                return true;
+                true
             }
             STRUCTURE_RULES_PROPERTY => {
                 match value.try_to::<Array<Gd<StructureRule>>>() {
@@ -382,7 +406,7 @@ impl IResource for WorldPreset {
                         "WorldPreset.{STRUCTURE_RULES_PROPERTY}: {value} is not an Array[StructureRule]; allowed: an Array[StructureRule]"
                     )),
                 }
-                return true;
+                true
             }
             STRUCTURE_RULES_KEY => {
                 match structure_rules_from_ron(&value.to_string()) {
@@ -394,20 +418,10 @@ impl IResource for WorldPreset {
                         "WorldPreset.{STRUCTURE_RULES_KEY}: {e}; allowed: a RON list of structure rules"
                     )),
                 }
-                return true;
+                true
             }
-            _ => {}
+            _ => false,
         }
-        let Some(spec) = strata_core::preset::model::field(&name) else { return false };
-        let Some(v) = variant_to_value(spec, &value) else {
-            self.record_error(format!("WorldPreset.{name}: {value} has the wrong type; allowed: {}", spec.allowed()));
-            return true;
-        };
-        match self.preset.set_field(&name, v) {
-            Ok(()) => self.changed(),
-            Err(e) => self.record_error(format!("WorldPreset: {e}")),
-        }
-        true
     }
 
     fn on_property_get_revert(&self, property: StringName) -> Option<Variant> {
@@ -470,6 +484,42 @@ impl WorldPreset {
     #[func]
     pub fn field_names() -> PackedStringArray {
         FIELDS.iter().map(|f| GString::from(f.name)).collect()
+    }
+
+    /// The value of the field at `index` in `field_names()` (the getter of the field
+    /// properties); null for an index out of range.
+    #[func]
+    pub fn get_field_at(&self, index: i64) -> Variant {
+        match usize::try_from(index).ok().and_then(|i| FIELDS.get(i)) {
+            Some(spec) => value_to_variant((spec.get)(&self.preset)),
+            None => Variant::nil(),
+        }
+    }
+
+    /// Sets the field at `index` in `field_names()` (the setter of the field properties). A
+    /// value of the wrong type or out of range changes nothing; the message, naming the field and
+    /// what is allowed, is in `last_error()`.
+    #[func]
+    pub fn set_field_at(&mut self, index: i64, value: Variant) {
+        let Some(spec) = usize::try_from(index).ok().and_then(|i| FIELDS.get(i)) else {
+            self.record_error(format!(
+                "WorldPreset.set_field_at: index {index} is out of range; allowed: 0..{}",
+                FIELDS.len()
+            ));
+            return;
+        };
+        let Some(v) = variant_to_value(spec, &value) else {
+            self.record_error(format!(
+                "WorldPreset.{}: {value} has the wrong type; allowed: {}",
+                spec.name,
+                spec.allowed()
+            ));
+            return;
+        };
+        match self.preset.set_field(spec.name, v) {
+            Ok(()) => self.changed(),
+            Err(e) => self.record_error(format!("WorldPreset: {e}")),
+        }
     }
 
     /// Checks every field and the rules between fields, and that the heightmap file (when

@@ -14,6 +14,7 @@
 #[macro_use]
 mod error;
 mod bench;
+mod class_reference;
 mod crash;
 mod demo;
 mod export_test;

@@ -1,8 +1,9 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
-//! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the
-//! rendered checks, the export check ([`crate::export_test`]: the test game exported as a
-//! pack and run from it), the addon package in an empty project ([`crate::package`]) and the
-//! crash-consistency kills ([`crate::crash`]), with a final summary.
+//! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the class
+//! reference check ([`crate::class_reference`]), the rendered checks, the export check
+//! ([`crate::export_test`]: the test game exported as a pack and run from it), the addon package
+//! in an empty project ([`crate::package`]) and the crash-consistency kills ([`crate::crash`]),
+//! with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -142,6 +143,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         let result = run_godot_suite(&runner_args);
         godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
         summary.push(summary_line("Godot suite (tests/godot, res://test_runner.tscn)", result, t));
+        summary.push(class_reference_line());
         // The rendered checks (real frames under Xvfb) run with the full suite, not with a filter.
         if rendered && runner_args.is_empty() {
             for check in RENDERED {
@@ -221,6 +223,19 @@ fn export_check() -> Result<(SuiteReport, std::path::PathBuf)> {
 
 /// The export check's name in the summary.
 const EXPORT_CHECK: &str = "Export check (--export-pack, run from the pack: presets, heightmap, save, profiles)";
+
+/// The summary line of the class-reference check ([`crate::class_reference`]).
+fn class_reference_line() -> (String, bool) {
+    let t = Instant::now();
+    let name = "Class reference (godot --doctool --gdextension-docs: every member described)";
+    match crate::class_reference::run_check() {
+        Ok((problems, checked)) if problems.is_empty() => {
+            (format!("{name}: passed — {checked} in {:.1} s", t.elapsed().as_secs_f64()), true)
+        }
+        Ok((problems, _)) => (format!("{name}: FAILED\n    {}", problems.join("\n    ")), false),
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
 
 /// One summary line (and whether it passed) for a Godot run.
 fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t: Instant) -> (String, bool) {

@@ -838,6 +838,8 @@ pub struct FieldSpec {
     pub name: &'static str,
     /// Inspector group (`Height`, `Biomes`, `Caves`, `Ores`, `Water`, `Scatter`, `SideView`, or `World`).
     pub group: &'static str,
+    /// What the field does for a designer, with its unit (voxels, tiles, count, ratio, …): the
+    /// inspector tooltip and the class reference (F1) show it with [`FieldSpec::help`].
     pub doc: &'static str,
     pub kind: FieldKind,
     pub get: fn(&WorldPreset) -> FieldValue,
@@ -864,6 +866,7 @@ impl FieldSpec {
     /// Human-readable statement of the allowed values.
     pub fn allowed(&self) -> String {
         match self.kind {
+            FieldKind::Int { min: i64::MIN, max: i64::MAX } => "any 64-bit integer".into(),
             FieldKind::Int { min, max } => format!("an integer in {min}..={max}"),
             FieldKind::Float { min, max, .. } => {
                 format!("a finite number in {}..={}", number_text(min), number_text(max))
@@ -872,6 +875,26 @@ impl FieldSpec {
             FieldKind::Enum { options } => format!("one of {}", options.join(", ")),
             FieldKind::Text => "text".into(),
         }
+    }
+
+    /// The default preset's value of this field, as the inspector writes it (an enum's option
+    /// name, a number without trailing zeros).
+    pub fn default_text(&self) -> String {
+        match ((self.get)(&WorldPreset::default()), self.kind) {
+            (FieldValue::Int(i), FieldKind::Enum { options }) => {
+                options.get(i as usize).map_or_else(|| i.to_string(), |o| o.to_string())
+            }
+            (FieldValue::Int(i), _) => i.to_string(),
+            (FieldValue::Float(f), _) => number_text(f),
+            (FieldValue::Bool(b), _) => b.to_string(),
+            (FieldValue::Text(t), _) => format!("{t:?}"),
+        }
+    }
+
+    /// The full help text of the field for the inspector tooltip and the class reference: what
+    /// it does (with its unit), the allowed values and the default.
+    pub fn help(&self) -> String {
+        format!("{} Allowed: {}. Default: {}.", self.doc, self.allowed(), self.default_text())
     }
 
     /// Checks `v` against this field's kind and range; returns the value to store.
@@ -1251,12 +1274,17 @@ macro_rules! enum_field {
 /// Every scalar field of [`WorldPreset`], in inspector order. Table-valued settings (the biome
 /// table, ore kinds) are edited in RON and checked by [`WorldPreset::validate`].
 pub static FIELDS: &[FieldSpec] = &[
-    text_field!("name", "World", name, "Name shown in menus."),
+    text_field!(
+        "name",
+        "World",
+        name,
+        "Name of the world shown in menus and save lists; it does not change the terrain."
+    ),
     // The seed is handled specially (u64 in Rust, int in Godot); it is listed for completeness.
     FieldSpec {
         name: "seed",
         group: "World",
-        doc: "World seed: same seed and preset, same world.",
+        doc: "World seed: the same seed with the same settings gives the same world, bit for bit; change it for a new world of the same kind. Any 64-bit integer.",
         kind: FieldKind::Int { min: i64::MIN, max: i64::MAX },
         get: |p| FieldValue::Int(p.seed as i64),
         set: |p, v| {
@@ -1272,7 +1300,7 @@ pub static FIELDS: &[FieldSpec] = &[
         -256.0,
         256.0,
         0.5,
-        "World y of the mean surface."
+        "World y (in voxels) of the average ground level; hills rise above it and valleys sink below it."
     ),
     float_field!(
         "height_amplitude",
@@ -1281,7 +1309,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         512.0,
         0.5,
-        "Largest deviation from the base height, in voxels."
+        "How far hills and valleys reach above and below the base height, in voxels (0 = flat)."
     ),
     float_field!(
         "height_scale",
@@ -1290,9 +1318,16 @@ pub static FIELDS: &[FieldSpec] = &[
         8.0,
         8192.0,
         1.0,
-        "Wavelength of the largest features, in voxels."
+        "Horizontal size of the largest hills and valleys (wavelength of the first noise octave), in voxels: larger is broader, gentler land."
     ),
-    int_field!("height_octaves", "Height", height.octaves, 1, 12, "Octaves of fractal noise."),
+    int_field!(
+        "height_octaves",
+        "Height",
+        height.octaves,
+        1,
+        12,
+        "Layers of noise added together (count): more octaves add finer bumps on top of the large shapes, at some generation cost."
+    ),
     float_field!(
         "height_persistence",
         "Height",
@@ -1300,11 +1335,35 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Amplitude ratio between octaves."
+        "Height of each finer octave relative to the one before (ratio): low is smooth, high is rough and craggy."
     ),
-    float_field!("height_lacunarity", "Height", height.lacunarity, 1.0, 4.0, 0.01, "Frequency ratio between octaves."),
-    float_field!("height_perlin_weight", "Height", height.perlin_weight, 0.0, 1.0, 0.01, "Weight of Perlin fBm."),
-    float_field!("height_simplex_weight", "Height", height.simplex_weight, 0.0, 1.0, 0.01, "Weight of simplex fBm."),
+    float_field!(
+        "height_lacunarity",
+        "Height",
+        height.lacunarity,
+        1.0,
+        4.0,
+        0.01,
+        "Frequency step between octaves (ratio): 2 makes each octave's features half the size of the one before."
+    ),
+    float_field!(
+        "height_perlin_weight",
+        "Height",
+        height.perlin_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of Perlin noise in the terrain mix (weight, relative to the other weights): rolling, natural hills."
+    ),
+    float_field!(
+        "height_simplex_weight",
+        "Height",
+        height.simplex_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of simplex noise in the terrain mix (weight, relative to the other weights): like Perlin with fewer grid-aligned artefacts."
+    ),
     float_field!(
         "height_ridged_weight",
         "Height",
@@ -1312,11 +1371,19 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Weight of ridged multifractal noise (mountain crests)."
+        "Share of ridged multifractal noise in the terrain mix (weight, relative to the other weights): sharp mountain crests and ranges."
     ),
-    float_field!("height_value_weight", "Height", height.value_weight, 0.0, 1.0, 0.01, "Weight of octave value noise."),
+    float_field!(
+        "height_value_weight",
+        "Height",
+        height.value_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of octave value noise in the terrain mix (weight, relative to the other weights): blocky, plateau-like hills."
+    ),
     enum_field!("height_value_interpolation", "Height", height.value_interpolation,
-        [Interpolation::Linear => "Linear", Interpolation::Cosine => "Cosine"], "Interpolation of value noise."),
+        [Interpolation::Linear => "Linear", Interpolation::Cosine => "Cosine"], "How value noise blends between its lattice points: Linear gives straight slopes and creases, Cosine smooth rounded ones."),
     float_field!(
         "height_diamond_square_weight",
         "Height",
@@ -1324,7 +1391,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Weight of seamless diamond-square."
+        "Share of diamond-square fractal terrain in the mix (weight, relative to the other weights): rugged, realistic relief."
     ),
     int_field!(
         "height_diamond_square_cell_log2",
@@ -1332,7 +1399,7 @@ pub static FIELDS: &[FieldSpec] = &[
         height.diamond_square_cell_log2,
         2,
         12,
-        "Diamond-square cell edge is 2^n voxels."
+        "Size of one diamond-square tile as a power of two: the tile edge is 2^n voxels (7 = 128 voxels); larger tiles give larger landforms."
     ),
     float_field!(
         "height_diamond_square_roughness",
@@ -1341,7 +1408,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.01,
         0.99,
         0.01,
-        "Roughness h of diamond-square."
+        "Smoothness exponent h of diamond-square terrain (fraction): each finer level is displaced 2^-h as much as the one before, so high is smooth and low is jagged."
     ),
     float_field!(
         "height_ravine_depth",
@@ -1350,7 +1417,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         128.0,
         0.5,
-        "Depth of midpoint-displacement ravines (0 = none)."
+        "Depth of ravines and river beds cut into the terrain, in voxels (0 = no ravines)."
     ),
     float_field!(
         "height_ravine_width",
@@ -1359,7 +1426,7 @@ pub static FIELDS: &[FieldSpec] = &[
         1.0,
         64.0,
         0.5,
-        "Half-width of ravines, in voxels."
+        "Half-width of a ravine, in voxels (a ravine is about twice this wide)."
     ),
     float_field!(
         "height_ravine_spacing",
@@ -1368,7 +1435,7 @@ pub static FIELDS: &[FieldSpec] = &[
         64.0,
         8192.0,
         1.0,
-        "Mean spacing between ravines, in voxels."
+        "Average distance between neighbouring ravines, in voxels."
     ),
     float_field!(
         "height_ravine_roughness",
@@ -1377,7 +1444,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Roughness of ravine paths."
+        "How much ravines wander (ratio per subdivision): 0 is straight, 1 is very winding."
     ),
     float_field!(
         "height_heightmap_weight",
@@ -1386,13 +1453,13 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Weight of the real heightmap."
+        "Share of the heightmap image in the terrain mix (weight, relative to the other weights; 0 = heightmap unused)."
     ),
     text_field!(
         "height_heightmap_path",
         "Height",
         height.heightmap_path,
-        "16-bit grayscale PNG or SRTM .hgt file: res://, user://, absolute, or relative to res://."
+        "Heightmap file: a 16-bit grayscale PNG or an SRTM .hgt tile, as a res://, user:// or absolute path (a bare path is relative to res://). Used when the heightmap weight is above 0."
     ),
     float_field!(
         "height_heightmap_cell_size",
@@ -1401,12 +1468,25 @@ pub static FIELDS: &[FieldSpec] = &[
         0.25,
         256.0,
         0.25,
-        "Voxels per heightmap pixel."
+        "Voxels per heightmap pixel, horizontally: 1 maps each pixel to one column, 4 stretches each pixel over 4×4 columns."
     ),
     enum_field!("height_heightmap_wrap", "Height", height.heightmap_wrap,
-        [HeightmapWrap::Tile => "Tile", HeightmapWrap::Border => "Border"], "Tile the heightmap or border it with generated terrain."),
-    bool_field!("biomes_enabled", "Biomes", biomes.enabled, "Use the biome table; off = one plains biome."),
-    float_field!("biomes_cell_size", "Biomes", biomes.cell_size, 16.0, 8192.0, 1.0, "Worley cell edge, in voxels."),
+        [HeightmapWrap::Tile => "Tile", HeightmapWrap::Border => "Border"], "Beyond the heightmap's edges: Tile repeats the image, Border continues with generated terrain."),
+    bool_field!(
+        "biomes_enabled",
+        "Biomes",
+        biomes.enabled,
+        "Use the biome table (deserts, forests, snow, …); off, the whole world is one plains biome."
+    ),
+    float_field!(
+        "biomes_cell_size",
+        "Biomes",
+        biomes.cell_size,
+        16.0,
+        8192.0,
+        1.0,
+        "Typical size of one biome region (Worley cell edge), in voxels."
+    ),
     float_field!(
         "biomes_blend_distance",
         "Biomes",
@@ -1414,7 +1494,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         256.0,
         0.5,
-        "Width of the height blend across biome borders."
+        "Width of the strip over which terrain heights blend between neighbouring biomes, in voxels (0 = hard steps at borders)."
     ),
     float_field!(
         "biomes_climate_scale",
@@ -1423,7 +1503,7 @@ pub static FIELDS: &[FieldSpec] = &[
         32.0,
         16384.0,
         1.0,
-        "Wavelength of temperature and moisture noise."
+        "Size of the temperature and moisture patterns (noise wavelength), in voxels: larger keeps similar biomes together over longer distances."
     ),
     float_field!(
         "biomes_rock_slope",
@@ -1432,10 +1512,10 @@ pub static FIELDS: &[FieldSpec] = &[
         0.1,
         16.0,
         0.05,
-        "Slopes steeper than this show rock."
+        "Steepness (rise over run, in voxels per voxel) above which slopes show bare rock instead of the biome's surface block."
     ),
     enum_field!("caves_mode", "Caves", caves.mode,
-        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "Cave generator."),
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "Cave generator: None (solid ground), CellularAutomata (round caverns from the 4-5 smoothing rule) or GameOfLife (caverns from the birth/survival rule below)."),
     float_field!(
         "caves_fill_probability",
         "Caves",
@@ -1443,27 +1523,69 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Probability that a cell starts open."
+        "Chance that an automaton cell starts as air (probability): higher gives larger, more connected caves."
     ),
-    int_field!("caves_passes", "Caves", caves.passes, 0, 16, "Smoothing passes."),
-    int_field!("caves_threshold", "Caves", caves.threshold, 0, 27, "Rock neighbours (cell included) that make rock."),
-    int_field!("caves_final_passes", "Caves", caves.final_passes, 0, 8, "Refining passes with the final threshold."),
-    int_field!("caves_final_threshold", "Caves", caves.final_threshold, 0, 27, "Threshold of the refining passes."),
+    int_field!(
+        "caves_passes",
+        "Caves",
+        caves.passes,
+        0,
+        16,
+        "Smoothing passes with the threshold below (count): more passes give rounder, smoother caverns."
+    ),
+    int_field!(
+        "caves_threshold",
+        "Caves",
+        caves.threshold,
+        0,
+        27,
+        "Rock cells among a cell's 27 neighbours (3×3×3, itself included) needed to make it rock (count): 14 is the majority rule; higher opens more caves."
+    ),
+    int_field!(
+        "caves_final_passes",
+        "Caves",
+        caves.final_passes,
+        0,
+        8,
+        "Refining passes with the final threshold after the smoothing passes (count; 0 = none)."
+    ),
+    int_field!(
+        "caves_final_threshold",
+        "Caves",
+        caves.final_threshold,
+        0,
+        27,
+        "Rock neighbours out of 27 needed to stay rock in the refining passes (count): higher opens and rounds the caverns."
+    ),
     text_field!(
         "caves_life_rule",
         "Caves",
         caves.life_rule,
-        "Birth/survival rule over 26 neighbours, rock alive, e.g. B14-19/S13-26."
+        "Birth/survival rule of GameOfLife caves over the 26 neighbours, rock being alive: \"B…/S…\" with counts, commas and ranges, e.g. B14-19/S13-26."
     ),
-    int_field!("caves_cell_size", "Caves", caves.cell_size, 1, 8, "Edge of one automaton cell, in voxels."),
-    int_field!("caves_min_depth", "Caves", caves.min_depth, 0, 256, "Caves start this far below the surface."),
+    int_field!(
+        "caves_cell_size",
+        "Caves",
+        caves.cell_size,
+        1,
+        8,
+        "Edge of one automaton cell, in voxels: 1 carves per voxel, 2 or 4 give larger, blockier caverns."
+    ),
+    int_field!(
+        "caves_min_depth",
+        "Caves",
+        caves.min_depth,
+        0,
+        256,
+        "Caves start this many voxels below the surface, so the ground above stays intact."
+    ),
     int_field!(
         "caves_min_pocket_volume",
         "Caves",
         caves.min_pocket_volume,
         0,
         4096,
-        "Air pockets smaller than this are filled."
+        "Air pockets smaller than this many voxels are filled with rock (0 = keep all)."
     ),
     float_field!(
         "caves_tunnel_strength",
@@ -1472,9 +1594,17 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Strength of noise tunnels (0 = none)."
+        "Strength of the long noise tunnels that connect caverns (fraction; 0 = no tunnels)."
     ),
-    float_field!("caves_tunnel_scale", "Caves", caves.tunnel_scale, 8.0, 2048.0, 1.0, "Wavelength of tunnel noise."),
+    float_field!(
+        "caves_tunnel_scale",
+        "Caves",
+        caves.tunnel_scale,
+        8.0,
+        2048.0,
+        1.0,
+        "Length of tunnel bends (noise wavelength), in voxels: larger gives longer, straighter tunnels."
+    ),
     float_field!(
         "caves_tunnel_width",
         "Caves",
@@ -1482,14 +1612,49 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         0.5,
         0.005,
-        "Tunnel width as a fraction of the noise band."
+        "Width of the tunnels (fraction of the noise band): larger gives wider tunnels."
     ),
-    bool_field!("caves_allow_surface_breach", "Caves", caves.allow_surface_breach, "Let caves open to the surface."),
-    bool_field!("ores_enabled", "Ores", ores.enabled, "Place ore clusters."),
-    bool_field!("water_enabled", "Water", water.enabled, "Fill supported hollows with water."),
-    int_field!("water_sea_level", "Water", water.sea_level, -1024, 1024, "World y of the water surface."),
-    bool_field!("scatter_enabled", "Scatter", scatter.enabled, "Scatter trees, bushes, flowers and rocks."),
-    float_field!("scatter_density", "Scatter", scatter.density, 0.0, 4.0, 0.01, "Multiplier on biome densities."),
+    bool_field!(
+        "caves_allow_surface_breach",
+        "Caves",
+        caves.allow_surface_breach,
+        "Let caves and tunnels open to the surface as cave mouths; off, they stay sealed below ground."
+    ),
+    bool_field!(
+        "ores_enabled",
+        "Ores",
+        ores.enabled,
+        "Place ore clusters (kinds, depths and clusters per 32³ chunk come from the preset's ore list)."
+    ),
+    bool_field!(
+        "water_enabled",
+        "Water",
+        water.enabled,
+        "Fill hollows below sea level with water where the ground holds it."
+    ),
+    int_field!(
+        "water_sea_level",
+        "Water",
+        water.sea_level,
+        -1024,
+        1024,
+        "World y of the water surface, in voxels: hollows below it fill with water."
+    ),
+    bool_field!(
+        "scatter_enabled",
+        "Scatter",
+        scatter.enabled,
+        "Scatter trees, bushes, flowers and rocks on the surface, as each biome's scatter rules say."
+    ),
+    float_field!(
+        "scatter_density",
+        "Scatter",
+        scatter.density,
+        0.0,
+        4.0,
+        0.01,
+        "Multiplier on every biome's scatter densities (factor): 0 places nothing, 2 twice as much."
+    ),
     float_field!(
         "scatter_density_scale",
         "Scatter",
@@ -1497,7 +1662,7 @@ pub static FIELDS: &[FieldSpec] = &[
         8.0,
         4096.0,
         1.0,
-        "Wavelength of the grove/clearing noise."
+        "Size of the groves and clearings (density noise wavelength), in voxels."
     ),
     bool_field!("scatter_trees", "Scatter", scatter.trees, "Place trees."),
     bool_field!("scatter_bushes", "Scatter", scatter.bushes, "Place bushes."),
@@ -1506,7 +1671,7 @@ pub static FIELDS: &[FieldSpec] = &[
     enum_field!("side_view_surface_source", "SideView", side_view.surface_source,
         [SurfaceSource::ValueNoiseLinear => "ValueNoiseLinear", SurfaceSource::ValueNoiseCosine => "ValueNoiseCosine",
          SurfaceSource::PerlinFbm => "PerlinFbm", SurfaceSource::MidpointDisplacement => "MidpointDisplacement",
-         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "1D height source of the 2D surface line."),
+         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "2D worlds only: the noise that draws the surface line (value noise, Perlin, midpoint displacement or smoothed hash noise)."),
     float_field!(
         "side_view_base_height",
         "SideView",
@@ -1514,7 +1679,7 @@ pub static FIELDS: &[FieldSpec] = &[
         -4096.0,
         4096.0,
         0.5,
-        "Height of the mean 2D surface above tile row 0, in tiles."
+        "2D worlds only: average height of the surface above tile row 0, in tiles."
     ),
     float_field!(
         "side_view_amplitude",
@@ -1523,7 +1688,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         512.0,
         0.5,
-        "Largest deviation of the 2D surface, in tiles."
+        "2D worlds only: how far hills and valleys reach above and below the base height, in tiles."
     ),
     float_field!(
         "side_view_scale",
@@ -1532,9 +1697,16 @@ pub static FIELDS: &[FieldSpec] = &[
         4.0,
         8192.0,
         1.0,
-        "Wavelength of the largest 2D surface features, in tiles."
+        "2D worlds only: width of the largest hills (noise wavelength), in tiles."
     ),
-    int_field!("side_view_octaves", "SideView", side_view.octaves, 1, 12, "Octaves of the 2D surface noise."),
+    int_field!(
+        "side_view_octaves",
+        "SideView",
+        side_view.octaves,
+        1,
+        12,
+        "2D worlds only: layers of surface noise added together (count): more adds finer bumps."
+    ),
     float_field!(
         "side_view_persistence",
         "SideView",
@@ -1542,7 +1714,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Amplitude ratio between octaves."
+        "2D worlds only: height of each finer octave relative to the one before (ratio): low is smooth, high is rough."
     ),
     float_field!(
         "side_view_roughness",
@@ -1551,7 +1723,7 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Midpoint displacement: range ratio per level."
+        "2D worlds only, MidpointDisplacement: displacement kept per subdivision (ratio): low is smooth, high is jagged."
     ),
     float_field!(
         "side_view_initial_range",
@@ -1560,18 +1732,25 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         4.0,
         0.01,
-        "Midpoint displacement: first displacement range."
+        "2D worlds only, MidpointDisplacement: size of the first displacement, relative to the height range between the anchor points (ratio)."
     ),
-    int_field!("side_view_dirt_depth", "SideView", side_view.dirt_depth, 0, 64, "Dirt tiles between grass and stone."),
+    int_field!(
+        "side_view_dirt_depth",
+        "SideView",
+        side_view.dirt_depth,
+        0,
+        64,
+        "2D worlds only: dirt tiles between the grass on top and the stone below, in tiles."
+    ),
     enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
-        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D cave generator."),
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D worlds only: cave generator: None, CellularAutomata (4-5 rule) or GameOfLife (the birth/survival rule below)."),
     int_field!(
         "side_view_cave_depth",
         "SideView",
         side_view.cave_depth,
         1,
         1024,
-        "2D caves open only this far below the surface."
+        "2D worlds only: caves open only this many tiles below the surface or deeper, so the surface stays whole."
     ),
     float_field!(
         "side_view_cave_rock_probability",
@@ -1580,16 +1759,23 @@ pub static FIELDS: &[FieldSpec] = &[
         0.0,
         1.0,
         0.01,
-        "Probability that a cave cell starts as rock."
+        "2D worlds only: chance that a cave cell starts as rock (probability): lower gives larger caves."
     ),
-    int_field!("side_view_cave_passes", "SideView", side_view.cave_passes, 0, 16, "Passes of the 4-5 rule."),
+    int_field!(
+        "side_view_cave_passes",
+        "SideView",
+        side_view.cave_passes,
+        0,
+        16,
+        "2D worlds only: smoothing passes of the 4-5 rule (count): more gives smoother caves."
+    ),
     int_field!(
         "side_view_cave_threshold",
         "SideView",
         side_view.cave_threshold,
         0,
         9,
-        "Rock cells of the 3×3 block (cell included) that make rock."
+        "2D worlds only: rock cells among a cell's 3×3 block (itself included) needed to make it rock (count): 5 is the 4-5 rule."
     ),
     int_field!(
         "side_view_cave_final_passes",
@@ -1597,7 +1783,7 @@ pub static FIELDS: &[FieldSpec] = &[
         side_view.cave_final_passes,
         0,
         8,
-        "Final passes with the final threshold."
+        "2D worlds only: refining passes with the final threshold (count; 0 = none)."
     ),
     int_field!(
         "side_view_cave_final_threshold",
@@ -1605,13 +1791,13 @@ pub static FIELDS: &[FieldSpec] = &[
         side_view.cave_final_threshold,
         0,
         9,
-        "Threshold of the final passes."
+        "2D worlds only: rock cells of the 3×3 block needed to stay rock in the refining passes (count)."
     ),
     text_field!(
         "side_view_cave_life_rule",
         "SideView",
         side_view.cave_life_rule,
-        "Birth/survival rule of GameOfLife caves, e.g. B678/S345678."
+        "2D worlds only: birth/survival rule of GameOfLife caves over the 8 neighbours, rock being alive, e.g. B678/S345678."
     ),
     int_field!(
         "side_view_min_pocket_tiles",
@@ -1619,7 +1805,7 @@ pub static FIELDS: &[FieldSpec] = &[
         side_view.min_pocket_tiles,
         0,
         64,
-        "Cave pockets smaller than this are filled."
+        "2D worlds only: cave pockets of fewer tiles than this are filled with rock (count; 0 = keep all)."
     ),
     int_field!(
         "side_view_ore_depth",
@@ -1627,16 +1813,21 @@ pub static FIELDS: &[FieldSpec] = &[
         side_view.ore_depth,
         0,
         1024,
-        "Ores only this far below the surface or deeper."
+        "2D worlds only: ores appear only this many tiles below the surface or deeper."
     ),
-    bool_field!("side_view_water_enabled", "SideView", side_view.water_enabled, "Fill surface hollows with water."),
+    bool_field!(
+        "side_view_water_enabled",
+        "SideView",
+        side_view.water_enabled,
+        "2D worlds only: fill surface hollows with water pools."
+    ),
     int_field!(
         "side_view_max_pool_width",
         "SideView",
         side_view.max_pool_width,
         1,
         128,
-        "Widest hollow that holds a pool, in tiles."
+        "2D worlds only: widest hollow that holds a pool, in tiles."
     ),
     int_field!(
         "side_view_chunk_tiles",
@@ -1644,7 +1835,7 @@ pub static FIELDS: &[FieldSpec] = &[
         side_view.chunk_tiles,
         16,
         128,
-        "Edge of a square 2D chunk, in tiles."
+        "2D worlds only: edge of a square chunk, in tiles: larger chunks mean fewer, bigger generation jobs."
     ),
 ];
 
@@ -1660,6 +1851,41 @@ mod tests {
     #[test]
     fn default_preset_is_valid() {
         WorldPreset::default().validate().unwrap();
+    }
+
+    /// Every field explains itself to a designer: a sentence, a unit for numbers, the range.
+    #[test]
+    fn every_field_has_a_doc_with_unit_and_range() {
+        const UNITS: &[&str] =
+            &["voxels", "tiles", "count", "ratio", "weight", "fraction", "probability", "factor", "integer"];
+        for f in FIELDS {
+            assert!(f.doc.len() >= 12 && f.doc.ends_with('.'), "{}: doc must be a sentence: {:?}", f.name, f.doc);
+            if matches!(f.kind, FieldKind::Int { .. } | FieldKind::Float { .. }) {
+                let doc = f.doc.to_lowercase();
+                assert!(UNITS.iter().any(|u| doc.contains(u)), "{}: doc names no unit: {:?}", f.name, f.doc);
+            }
+            let help = f.help();
+            assert!(help.starts_with(f.doc) && help.contains(&f.allowed()), "{}: {help}", f.name);
+        }
+        let f = field("height_octaves").unwrap();
+        assert!(f.help().ends_with("Allowed: an integer in 1..=12. Default: 5."), "{}", f.help());
+        let f = field("caves_mode").unwrap();
+        assert!(f.help().ends_with("Allowed: one of None, CellularAutomata, GameOfLife. Default: CellularAutomata."));
+        assert_eq!(field("seed").unwrap().allowed(), "any 64-bit integer");
+    }
+
+    /// Groups are contiguous and in the order a designer works: the world, its terrain, then
+    /// what fills it, then the 2D settings.
+    #[test]
+    fn groups_come_in_designer_order() {
+        let mut groups: Vec<&str> = Vec::new();
+        for f in FIELDS {
+            if groups.last() != Some(&f.group) {
+                assert!(!groups.contains(&f.group), "group {} is split at {}", f.group, f.name);
+                groups.push(f.group);
+            }
+        }
+        assert_eq!(groups, ["World", "Height", "Biomes", "Caves", "Ores", "Water", "Scatter", "SideView"]);
     }
 
     #[test]
