@@ -1,6 +1,7 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
 //! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the
-//! rendered checks and the crash-consistency kills ([`crate::crash`]), with a final summary.
+//! rendered checks, the docs' snippets ([`crate::doc_snippets`]) and the crash-consistency kills
+//! ([`crate::crash`]), with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -27,7 +28,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -80,12 +81,14 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut godot = true;
     let mut rendered = true;
     let mut lint = true;
+    let mut suite = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--rust-only" => godot = false,
             "--godot-only" => rust = false,
+            "--docs-only" => (rust, suite, rendered) = (false, false, false),
             "--no-rendered" => rendered = false,
             "--no-lint" => lint = false,
             "--" => runner_args.extend(it.by_ref().cloned()),
@@ -125,7 +128,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         ));
     }
 
-    if godot {
+    if godot && suite {
         summary.push(lint_summary_line());
         let t = Instant::now();
         let result = run_godot_suite(&runner_args);
@@ -142,10 +145,25 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
     }
 
+    // The docs' GDScript snippets (crate::doc_snippets), not with a runner filter.
+    if godot && runner_args.is_empty() {
+        let t = Instant::now();
+        let name = "Doc snippets (README.md, docs/*.md, res://tools/doc_snippets.tscn)";
+        summary.push(match crate::doc_snippets::run() {
+            Ok(run) => {
+                godot_counts.extend(run.report.counts);
+                let (mut line, ok) = summary_line(name, Ok((run.report, run.log)), t);
+                line.push_str(&format!("\n    {}", run.counts));
+                (line, ok)
+            }
+            Err(e) => (format!("{name}: FAILED — {e}"), false),
+        });
+    }
+
     // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
     // part only (not with a runner filter).
     let mut crash_line = None;
-    if godot && runner_args.is_empty() {
+    if godot && suite && runner_args.is_empty() {
         let t = Instant::now();
         let name = format!("Crash consistency ({} SIGKILLs while saving)", crate::crash::CI_KILLS);
         summary.push(match crate::crash::run_kills(crate::crash::CI_KILLS, crate::crash::DEFAULT_SEED) {
