@@ -13,7 +13,10 @@
 //!   before a fragment; `<!-- check: EXPRESSION -->` must hold after a fragment, and must become
 //!   true within the runner's time limit for a script (so an `await` that never returns fails).
 //!
-//! A snippet fails when it does not compile, logs any error or warning, times out, or a check
+//! * `<!-- expect-error: TEXT -->` allows (and requires) a logged error or warning containing
+//!   TEXT, for snippets that show an error on purpose.
+//!
+//! A snippet fails when it does not compile, logs any other error or warning, times out, or a check
 //! is false; the failure names the Markdown file and line. Nothing is skipped: every gdscript
 //! block is counted, and the run fails unless each one reported a result.
 
@@ -24,6 +27,9 @@ use crate::{paths, setup, test_project};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The limit for the whole run, in seconds (each snippet has a minute at most, most take one).
+const TIME_LIMIT_S: u64 = 420;
 
 /// The folder of `tests/godot/` the wrapped snippets are written to.
 pub const GENERATED_DIR: &str = "doc_snippets";
@@ -49,6 +55,9 @@ pub struct Snippet {
     pub before: Vec<String>,
     /// `<!-- check: ... -->` expressions.
     pub checks: Vec<String>,
+    /// `<!-- expect-error: ... -->` texts: errors the snippet shows on purpose (each must be
+    /// logged; any other error fails the snippet).
+    pub expected_errors: Vec<String>,
 }
 
 impl Snippet {
@@ -83,6 +92,8 @@ impl Snippet {
                     out.push(format!("{ind}snippet_check({c}, {})", quoted(c)));
                 }
                 out.push(format!("{ind}await get_tree().process_frame"));
+                out.push(String::new());
+                out.push(String::new());
             }
             Kind::Script => {
                 if !self.code.iter().any(|l| l.starts_with("extends ")) {
@@ -94,6 +105,7 @@ impl Snippet {
                 out.push(String::new());
                 let checks: Vec<String> = self.checks.iter().map(|c| quoted(c)).collect();
                 out.push(format!("const SNIPPET_CHECKS: Array[String] = [{}]", checks.join(", ")));
+                out.push(String::new());
                 for (i, c) in self.checks.iter().enumerate() {
                     out.push(String::new());
                     out.push(String::new());
@@ -102,6 +114,8 @@ impl Snippet {
                 }
             }
         }
+        let expected: Vec<String> = self.expected_errors.iter().map(|c| quoted(c)).collect();
+        out.push(format!("const SNIPPET_EXPECTED_ERRORS: Array[String] = [{}]", expected.join(", ")));
         let mut text = out.join("\n");
         text.push('\n');
         (text, first)
@@ -145,12 +159,14 @@ pub fn extract(file: &str, text: &str, into: &mut Extracted) -> Result<()> {
             into.other_blocks.push((format!("{file}:{}", open + 1), info.to_string()));
             continue;
         }
-        let (mut before, mut checks) = (Vec::new(), Vec::new());
+        let (mut before, mut checks, mut expected_errors) = (Vec::new(), Vec::new(), Vec::new());
         for l in lines[..open].iter().rev().map(|l| l.trim()) {
             if let Some(c) = l.strip_prefix("<!-- check:").and_then(|r| r.strip_suffix("-->")) {
                 checks.insert(0, c.trim().to_string());
             } else if let Some(b) = l.strip_prefix("<!-- before:").and_then(|r| r.strip_suffix("-->")) {
                 before.insert(0, b.trim().to_string());
+            } else if let Some(e) = l.strip_prefix("<!-- expect-error:").and_then(|r| r.strip_suffix("-->")) {
+                expected_errors.insert(0, e.trim().to_string());
             } else if !l.is_empty() {
                 break;
             }
@@ -159,7 +175,7 @@ pub fn extract(file: &str, text: &str, into: &mut Extracted) -> Result<()> {
         if kind == Kind::Script && !before.is_empty() {
             bail!("{file}:{}: `<!-- before: -->` is for fragments; a script sets itself up in _ready", open + 1);
         }
-        into.snippets.push(Snippet { file: file.into(), line: open + 1, code: body, kind, before, checks });
+        into.snippets.push(Snippet { file: file.into(), line: open + 1, code: body, kind, before, checks, expected_errors });
     }
     Ok(())
 }
@@ -218,7 +234,7 @@ pub fn run() -> Result<DocRun> {
     ));
     let mut cmd = godot.command();
     cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).arg("res://tools/doc_snippets.tscn");
-    let out = godot_run::run_captured(cmd, Duration::from_secs(600), Echo::Live)?;
+    let out = godot_run::run_captured(cmd, Duration::from_secs(TIME_LIMIT_S), Echo::Live)?;
     let mut report = analyze(&out);
     // Point Godot's messages about a generated line at the Markdown line it came from.
     let mut text = String::new();

@@ -61,8 +61,9 @@ func _ready() -> void:
 			failed += 1
 			continue
 		var t0 := Time.get_ticks_msec()
-		var problems := await _run_one(cols[0], cols[2])
-		problems.append_array(_log.take())
+		var expected: Array[String] = []
+		var problems := await _run_one(cols[0], cols[2], expected)
+		problems.append_array(_unexpected(_log.take(), expected))
 		var ms := Time.get_ticks_msec() - t0
 		if problems.is_empty():
 			passed += 1
@@ -79,7 +80,8 @@ func _ready() -> void:
 
 
 ## Runs one wrapped snippet; returns what went wrong.
-func _run_one(snippet_name: String, kind: String) -> PackedStringArray:
+## Fills `expected` with the snippet's `SNIPPET_EXPECTED_ERRORS`.
+func _run_one(snippet_name: String, kind: String, expected: Array[String]) -> PackedStringArray:
 	_remove_user_files()
 	var path := DIR.path_join(snippet_name + ".gd")
 	var script := ResourceLoader.load(path, "GDScript", ResourceLoader.CACHE_MODE_IGNORE) as GDScript
@@ -87,6 +89,7 @@ func _run_one(snippet_name: String, kind: String) -> PackedStringArray:
 		return PackedStringArray(["%s does not compile (the errors above name its lines)" % path])
 	var problems: PackedStringArray = []
 	var node: Node = script.new()
+	expected.assign(node.get("SNIPPET_EXPECTED_ERRORS"))
 	if kind == "fragment":
 		var world := _small_world()
 		node.add_child(world)
@@ -128,6 +131,25 @@ func _run_one(snippet_name: String, kind: String) -> PackedStringArray:
 	return problems
 
 
+## The logged `lines` that no `expected` text explains, and each expected text never logged.
+func _unexpected(lines: PackedStringArray, expected: Array[String]) -> PackedStringArray:
+	var out: PackedStringArray = []
+	var seen: Array[String] = []
+	for line in lines:
+		var explained := false
+		for e in expected:
+			if line.contains(e):
+				explained = true
+				if not seen.has(e):
+					seen.append(e)
+		if not explained:
+			out.append(line)
+	for e in expected:
+		if not seen.has(e):
+			out.append("the expected error was not logged: " + e)
+	return out
+
+
 ## A `ChunkWorld` named as the docs' scenes name it, showing little of the default world.
 func _small_world() -> ChunkWorld:
 	var world := ChunkWorld.new()
@@ -151,7 +173,7 @@ func _wait(condition: Callable) -> bool:
 
 ## The files the docs' snippets write (saves, profiles) in the test project's user folder.
 func _remove_user_files() -> void:
-	for dir in ["user://saves", "user://profiles"]:
+	for dir: String in ["user://saves", "user://profiles"]:
 		_remove_tree(ProjectSettings.globalize_path(dir))
 
 
