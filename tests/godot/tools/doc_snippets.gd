@@ -178,6 +178,8 @@ func _remove_user_files() -> void:
 
 
 func _remove_tree(dir: String) -> void:
+	if not DirAccess.dir_exists_absolute(dir):
+		return
 	for f in DirAccess.get_files_at(dir):
 		DirAccess.remove_absolute(dir.path_join(f))
 	for d in DirAccess.get_directories_at(dir):
