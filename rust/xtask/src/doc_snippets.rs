@@ -87,7 +87,9 @@ impl Snippet {
                 out.push("func run_snippet() -> void:".into());
                 out.extend(self.before.iter().map(|b| format!("{ind}{b}")));
                 first = out.len() + 1;
-                out.extend(self.code.iter().map(|l| if l.trim().is_empty() { String::new() } else { format!("{ind}{l}") }));
+                out.extend(
+                    self.code.iter().map(|l| if l.trim().is_empty() { String::new() } else { format!("{ind}{l}") }),
+                );
                 for c in &self.checks {
                     out.push(format!("{ind}snippet_check({c}, {})", quoted(c)));
                 }
@@ -175,7 +177,15 @@ pub fn extract(file: &str, text: &str, into: &mut Extracted) -> Result<()> {
         if kind == Kind::Script && !before.is_empty() {
             bail!("{file}:{}: `<!-- before: -->` is for fragments; a script sets itself up in _ready", open + 1);
         }
-        into.snippets.push(Snippet { file: file.into(), line: open + 1, code: body, kind, before, checks, expected_errors });
+        into.snippets.push(Snippet {
+            file: file.into(),
+            line: open + 1,
+            code: body,
+            kind,
+            before,
+            checks,
+            expected_errors,
+        });
     }
     Ok(())
 }
@@ -272,7 +282,8 @@ pub fn run() -> Result<DocRun> {
     }
     fs::write(&log, text).with_context(|| format!("could not write {}", log.display()))?;
     let scripts = found.snippets.iter().filter(|s| s.kind == Kind::Script).count();
-    let mut others: Vec<String> = found.other_blocks.iter().map(|(_, i)| if i.is_empty() { "plain".into() } else { i.clone() }).collect();
+    let mut others: Vec<String> =
+        found.other_blocks.iter().map(|(_, i)| if i.is_empty() { "plain".into() } else { i.clone() }).collect();
     others.sort();
     others.dedup();
     let counts = format!(

@@ -84,7 +84,9 @@ func _ready() -> void:
 func _run_one(snippet_name: String, kind: String, expected: Array[String]) -> PackedStringArray:
 	_remove_user_files()
 	var path := DIR.path_join(snippet_name + ".gd")
-	var script := ResourceLoader.load(path, "GDScript", ResourceLoader.CACHE_MODE_IGNORE) as GDScript
+	var script := (
+		ResourceLoader.load(path, "GDScript", ResourceLoader.CACHE_MODE_IGNORE) as GDScript
+	)
 	if script == null or not script.can_instantiate():
 		return PackedStringArray(["%s does not compile (the errors above name its lines)" % path])
 	var problems: PackedStringArray = []
@@ -101,7 +103,10 @@ func _run_one(snippet_name: String, kind: String, expected: Array[String]) -> Pa
 		else:
 			node.call("start")
 			if not await _wait(func() -> bool: return node.get("finished")):
-				problems.append("did not finish within %d s (an await that never returns?)" % [TIME_LIMIT_MS / 1000])
+				var limit_s := TIME_LIMIT_MS / 1000
+				problems.append(
+					"did not finish within %d s (an await that never returns?)" % limit_s
+				)
 			for c: String in node.get("check_failures"):
 				problems.append("check failed: " + c)
 	else:
@@ -123,7 +128,9 @@ func _run_one(snippet_name: String, kind: String, expected: Array[String]) -> Pa
 		if not await _wait(all_hold):
 			for i in checks.size():
 				if is_instance_valid(node) and not node.call("snippet_check_%d" % i):
-					problems.append("check still false after %d s: %s" % [TIME_LIMIT_MS / 1000, checks[i]])
+					problems.append(
+						"check still false after %d s: %s" % [TIME_LIMIT_MS / 1000, checks[i]]
+					)
 	if is_instance_valid(node):
 		node.queue_free()
 	for i in 3:
