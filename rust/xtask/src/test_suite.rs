@@ -151,8 +151,18 @@ pub fn run(args: &[String]) -> Result<bool> {
         let name = "Doc snippets (README.md, docs/*.md, res://tools/doc_snippets.tscn)";
         summary.push(match crate::doc_snippets::run() {
             Ok(run) => {
-                godot_counts.extend(run.report.counts);
-                let (mut line, ok) = summary_line(name, Ok((run.report, run.log)), t);
+                let mut report = analyze(&run.output);
+                report.problems.extend(run.problems);
+                match report.counts {
+                    Some((p, f)) if (p + f) as usize != run.snippets => report.problems.push(format!(
+                        "{} snippets were extracted but the runner reported {}",
+                        run.snippets,
+                        p + f
+                    )),
+                    _ => {}
+                }
+                godot_counts.extend(report.counts);
+                let (mut line, ok) = summary_line(name, Ok((report, run.log)), t);
                 line.push_str(&format!("\n    {}", run.counts));
                 (line, ok)
             }
