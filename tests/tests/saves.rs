@@ -916,3 +916,37 @@ proptest! {
         prop_assert_eq!(named_edits(&other.edits, &reader), named_edits(&s.edits, &writer));
     }
 }
+
+/// The number written just before `marker` in `text` (digits, with `,` or `.` inside), for the
+/// figures the docs quote.
+fn figure_before(text: &str, marker: &str, doc: &str) -> f64 {
+    let at = text.find(marker).unwrap_or_else(|| panic!("{doc} no longer says `{marker}`"));
+    let head = text[..at].trim_end();
+    let start = head.rfind(|c: char| !(c.is_ascii_digit() || c == ',' || c == '.')).map_or(0, |i| i + 1);
+    let number = head[start..].replace(',', "");
+    number.parse().unwrap_or_else(|_| panic!("{doc}: `{}` before `{marker}` is not a number", &head[start..]))
+}
+
+/// The save sizes docs/saves.md and the README quote are what `save_world` writes: the default
+/// preset and library, no game state, no edits / the 1,000 scattered edits of [`scattered`].
+#[test]
+fn documented_save_sizes_are_measured() {
+    let d = scratch("documented");
+    let empty = WorldSave { preset: WorldPreset::default(), edits: EditMap::new(), state: BTreeMap::new() };
+    let full = WorldSave { edits: scattered(1000), ..empty.clone() };
+    let (pe, pf) = (d.join("empty.strata"), d.join("full.strata"));
+    write_world_save_with(&pe, &empty, default_library()).unwrap();
+    write_world_save_with(&pf, &full, default_library()).unwrap();
+    let (se, sf) = (fs::metadata(&pe).unwrap().len(), fs::metadata(&pf).unwrap().len());
+    println!("documented save sizes: default preset, no edits {se} bytes; 1,000 scattered edits {sf} bytes");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for doc in ["README.md", "docs/saves.md"] {
+        let text = fs::read_to_string(root.join(doc)).unwrap_or_else(|e| panic!("{doc}: {e}"));
+        let quoted_empty = figure_before(&text, " bytes with the default preset and no edits", doc);
+        assert_eq!(quoted_empty, se as f64, "{doc} quotes {quoted_empty} bytes for an empty save; measured {se}");
+        let quoted_full = figure_before(&text, " KB after 1,000 scattered edits", doc);
+        let measured_kb = (sf as f64 / 1000.0 * 10.0).round() / 10.0;
+        assert_eq!(quoted_full, measured_kb, "{doc} quotes {quoted_full} KB for 1,000 edits; measured {sf} bytes");
+    }
+    fs::remove_dir_all(&d).unwrap();
+}

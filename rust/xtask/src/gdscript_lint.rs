@@ -90,7 +90,8 @@ pub fn gd_files() -> Vec<PathBuf> {
     rel
 }
 
-/// `.gd` files under `dir`, not following links and skipping `.godot/`.
+/// `.gd` files under `dir`, not following links and skipping `.godot/` and the generated doc
+/// snippets ([`crate::doc_snippets`]).
 fn collect_gd(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else {
         return;
@@ -100,7 +101,7 @@ fn collect_gd(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(kind) = entry.file_type() else {
             continue;
         };
-        if kind.is_dir() && entry.file_name() != ".godot" {
+        if kind.is_dir() && entry.file_name() != ".godot" && entry.file_name() != crate::doc_snippets::GENERATED_DIR {
             collect_gd(&path, out);
         } else if kind.is_file() && path.extension().is_some_and(|e| e == "gd") {
             out.push(path);

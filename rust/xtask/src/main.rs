@@ -17,6 +17,7 @@ mod bench;
 mod class_reference;
 mod crash;
 mod demo;
+mod doc_snippets;
 mod export_test;
 mod extension;
 mod fuzz;
@@ -47,11 +48,12 @@ commands:
   setup [--release]           install Godot 4.6 if needed, build the extension (dev, or release), import the project
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
-  test [--rust-only|--godot-only] [--no-lint] [--no-rendered] [-- ARGS]
+  test [--rust-only|--godot-only|--docs-only] [--no-lint] [--no-rendered] [-- ARGS]
                               static checks (import layers, cargo fmt --check, clippy -D warnings),
                               Rust tests, then the GDScript lint, the headless Godot suite
                               (tests/godot) and the rendered checks under Xvfb; --no-lint skips the
-                              static checks and the GDScript lint, --godot-only runs only the Godot part
+                              static checks and the GDScript lint, --godot-only runs only the Godot part,
+                              --docs-only only the docs' GDScript snippets (README.md, docs/*.md)
   lint [layers] [fmt] [clippy]
                               only the static Rust checks (all three, or the named ones)
   gdscript [--fix]            gdlint and gdformat --check over the GDScript (--fix: reformat)

@@ -1,9 +1,9 @@
 //! `cargo xtask test`: the static checks ([`crate::lint`]), all Rust tests, then the GDScript
 //! lint, the Godot test suite (`tests/godot`, `res://test_runner.tscn`, headless), the class
-//! reference check ([`crate::class_reference`]), the rendered checks, the export check
-//! ([`crate::export_test`]: the test game exported as a pack and run from it), the addon package
-//! in an empty project ([`crate::package`]) and the crash-consistency kills ([`crate::crash`]),
-//! with a final summary.
+//! reference check ([`crate::class_reference`]), the rendered checks, the docs' snippets
+//! ([`crate::doc_snippets`]), the export check ([`crate::export_test`]: the test game exported
+//! as a pack and run from it), the addon package in an empty project ([`crate::package`]) and the
+//! crash-consistency kills ([`crate::crash`]), with a final summary.
 //!
 //! The Godot run fails if Godot exits non-zero or times out, if no line matches
 //! `^\d+ passed, \d+ failed`, if that line reports failures, or if the output contains
@@ -30,7 +30,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --export-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -84,12 +84,14 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut rendered = true;
     let mut lint = true;
     let mut export_only = false;
+    let mut suite = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--rust-only" => godot = false,
             "--godot-only" => rust = false,
+            "--docs-only" => (rust, suite, rendered) = (false, false, false),
             "--no-rendered" => rendered = false,
             "--no-lint" => lint = false,
             "--export-only" => export_only = true,
@@ -137,7 +139,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         ));
     }
 
-    if godot {
+    if godot && suite {
         summary.push(lint_summary_line());
         let t = Instant::now();
         let result = run_godot_suite(&runner_args);
@@ -155,8 +157,33 @@ pub fn run(args: &[String]) -> Result<bool> {
         }
     }
 
-    // The export check (crate::export_test), with the full Godot part only.
+    // The docs' GDScript snippets (crate::doc_snippets), not with a runner filter.
     if godot && runner_args.is_empty() {
+        let t = Instant::now();
+        let name = "Doc snippets (README.md, docs/*.md, res://tools/doc_snippets.tscn)";
+        summary.push(match crate::doc_snippets::run() {
+            Ok(run) => {
+                let mut report = analyze(&run.output);
+                report.problems.extend(run.problems);
+                match report.counts {
+                    Some((p, f)) if (p + f) as usize != run.snippets => report.problems.push(format!(
+                        "{} snippets were extracted but the runner reported {}",
+                        run.snippets,
+                        p + f
+                    )),
+                    _ => {}
+                }
+                godot_counts.extend(report.counts);
+                let (mut line, ok) = summary_line(name, Ok((report, run.log)), t);
+                line.push_str(&format!("\n    {}", run.counts));
+                (line, ok)
+            }
+            Err(e) => (format!("{name}: FAILED — {e}"), false),
+        });
+    }
+
+    // The export check (crate::export_test), with the full Godot part only.
+    if godot && suite && runner_args.is_empty() {
         let t = Instant::now();
         let result = export_check();
         godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
@@ -165,14 +192,14 @@ pub fn run(args: &[String]) -> Result<bool> {
 
     // The addon package (crate::package): the zip unpacked into an empty project streams a world.
     // With the full Godot part only (not with a runner filter).
-    if godot && runner_args.is_empty() {
+    if godot && suite && runner_args.is_empty() {
         summary.push(fresh_project_line());
     }
 
     // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
     // part only (not with a runner filter).
     let mut crash_line = None;
-    if godot && runner_args.is_empty() {
+    if godot && suite && runner_args.is_empty() {
         let t = Instant::now();
         let name = format!("Crash consistency ({} SIGKILLs while saving)", crate::crash::CI_KILLS);
         summary.push(match crate::crash::run_kills(crate::crash::CI_KILLS, crate::crash::DEFAULT_SEED) {
