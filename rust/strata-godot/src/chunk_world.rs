@@ -986,6 +986,11 @@ impl ChunkWorld {
     /// library for queries before streaming starts (same preset, same answers). An invalid
     /// library builds with the default one, as it meshes and lights with it.
     fn generator(&mut self) -> Option<Arc<Generator>> {
+        // A preset changed since streaming started: queries answer the new world at once, not
+        // at the next frame (the streamer restarts now, as the frame would restart it).
+        if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
+            self.stop_streaming();
+        }
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }

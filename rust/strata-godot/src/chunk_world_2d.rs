@@ -667,6 +667,11 @@ impl ChunkWorld2D {
     /// queries before streaming starts (same preset, same answers). The side view's generator
     /// uses no biome rows, so it takes the default library's names.
     fn generator(&mut self) -> Option<Arc<Generator2D>> {
+        // A preset changed since streaming started: queries answer the new world at once, not
+        // at the next frame (the streamer restarts now, as the frame would restart it).
+        if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
+            self.stop_streaming();
+        }
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }

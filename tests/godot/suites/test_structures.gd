@@ -98,3 +98,21 @@ func test_bad_rules_and_areas_get_clear_errors() -> void:
 	var w := _make_world(preset)
 	assert_eq(w.get_structures_in(AABB(Vector3.ZERO, Vector3(1e6, 1, 10))), [])
 	assert_true(w.last_error().contains("at most 4096"), w.last_error())
+
+
+func test_a_streaming_world_answers_for_its_new_rules_at_once() -> void:
+	var preset := WorldPreset.new()
+	var w := _make_world(preset)
+	var viewer := Node3D.new()
+	add_child(viewer)
+	keep(viewer)
+	w.viewer = w.get_path_to(viewer)
+	assert_true(await wait_until(func() -> bool: return w.is_area_ready()), "streams")
+	var area := AABB(Vector3(-256, 0, -256), Vector3(512, 1, 512))
+	assert_eq(w.get_structures_in(area), [], "none without rules")
+	preset.set_structure_rules([StructureRule.create("ruin", 64, 1.0)] as Array[StructureRule])
+	var found := w.get_structures_in(area)
+	assert_gt(found.size(), 0, "the same frame, the new rules answer")
+	var p: Vector3i = found[0]["position"]
+	assert_ne(w.get_voxel(p), 0, "and the voxels are the new world's: the ruin's floor")
+	assert_true(await wait_until(func() -> bool: return w.is_area_ready()), "streams the new world")
