@@ -96,15 +96,18 @@ fn structure_heavy() -> Generator {
 
 static STRUCTURES: LazyLock<Generator> = LazyLock::new(structure_heavy);
 
+/// The 4 × 3 × 4 chunks around the default world's surface at the origin.
+fn area_coords() -> Vec<ChunkCoord> {
+    let base = common::surface_chunk(&GEN, (0, 0));
+    (0..4).flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z)))).collect()
+}
+
 /// The streaming worker over 4 × 3 × 4 chunks around the surface at the origin, with and
 /// without structures.
 #[divan::bench(args = ["plain", "structures"], sample_count = 10)]
 fn worker_area(bencher: divan::Bencher, world: &str) {
     let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
-    let base = common::surface_chunk(&GEN, (0, 0));
-    let coords: Vec<ChunkCoord> = (0..4)
-        .flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z))))
-        .collect();
+    let coords = area_coords();
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut columns = ColumnGrid::default();
     let mut mesher = Mesher::new();
@@ -126,10 +129,7 @@ fn worker_area(bencher: divan::Bencher, world: &str) {
 #[divan::bench(args = ["plain", "structures"], sample_count = 10)]
 fn generate_area(bencher: divan::Bencher, world: &str) {
     let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
-    let base = common::surface_chunk(&GEN, (0, 0));
-    let coords: Vec<ChunkCoord> = (0..4)
-        .flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z))))
-        .collect();
+    let coords = area_coords();
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut columns = ColumnGrid::default();
     let mut scratch = GenScratch::default();

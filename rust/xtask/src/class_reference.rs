@@ -19,8 +19,17 @@ use std::time::Duration;
 use strata_core::preset::model::FIELDS;
 
 /// The Strata classes whose reference is checked.
-pub const CLASSES: &[&str] =
-    &["Biome", "BiomeTable", "BlockLibrary", "BlockType", "ChunkWorld", "ChunkWorld2D", "UserProfiles", "WorldPreset"];
+pub const CLASSES: &[&str] = &[
+    "Biome",
+    "BiomeTable",
+    "BlockLibrary",
+    "BlockType",
+    "ChunkWorld",
+    "ChunkWorld2D",
+    "StructureRule",
+    "UserProfiles",
+    "WorldPreset",
+];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.
 pub fn run_check() -> Result<(Vec<String>, String)> {

@@ -852,6 +852,10 @@ func test_every_method_with_wrong_argument_types() -> void:
 	_call_with_wrong_types(
 		block, func(what: String) -> void: assert_eq(block.block_name, "lamp", what + ": unchanged")
 	)
+	var rule := StructureRule.create("ruin", 64, 0.5)
+	_call_with_wrong_types(
+		rule, func(what: String) -> void: assert_eq(rule.structure, "ruin", what + ": unchanged")
+	)
 	await wait_frames(2)
 	_mark_kept(w, "after the wrong-type calls, a frame later")
 	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")

@@ -26,7 +26,8 @@ const CLASSES := [
 	"BlockLibrary",
 	"Biome",
 	"BiomeTable",
-	"UserProfiles"
+	"UserProfiles",
+	"StructureRule"
 ]
 
 var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"
