@@ -472,11 +472,7 @@ impl Generator {
     /// One past the top of the highest structure over the columns `[min, max)`, or `None`
     /// where none stands: above it, the ground and the sea the generated world is air.
     pub fn structure_top(&self, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
-        if self.structures.is_empty() {
-            return None;
-        }
-        let none = ColumnGrid::default();
-        self.structures.highest_top(&self.context(&none, None), min, max)
+        self.structures_in(min, max).iter().map(|p| p.max().y).max()
     }
 
     /// The top of structure `p` in world column `(x, z)` (one past its highest block there) and

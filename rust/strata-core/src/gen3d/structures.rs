@@ -494,14 +494,6 @@ impl Structures {
         }
     }
 
-    /// The highest top (one past the top cell) of the placements over the columns `[min, max)`,
-    /// or `None` where none stands: above it and the ground, the world is clear.
-    pub fn highest_top(&self, ctx: &StageContext, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
-        let mut found = Vec::new();
-        self.placements_in(ctx, min, max, None, &mut found);
-        found.iter().map(|p| p.max().y).max()
-    }
-
     /// The top of placement `p` in world column `(x, z)`: one past its highest cell there that
     /// sets a block other than air, and that block; `None` outside it or where it sets none.
     /// What the far view draws of a structure.
