@@ -75,7 +75,23 @@ impl LodColumn {
     }
 }
 
-/// Which leaves cover the ground around a viewer.
+/// One viewer a layout is made around: world position (x, z) in voxels and its near view
+/// distance in chunks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LayoutViewer {
+    pub x: f64,
+    pub z: f64,
+    pub view_distance: i32,
+}
+
+impl LayoutViewer {
+    /// The near view distance in voxels.
+    fn near_radius(&self) -> f64 {
+        (self.view_distance.max(0) * CHUNK_SIZE) as f64
+    }
+}
+
+/// Which leaves cover the ground around the viewers.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LodLayout {
     /// Level-0 leaves: chunk columns `(cx, cz)` drawn as near chunks.
@@ -94,47 +110,65 @@ impl LodLayout {
     /// With `levels == 0` the near field is the disc of chunk columns within `view_distance`
     /// chunks of the viewer's chunk, as without a far view.
     pub fn compute(x: f64, z: f64, view_distance: i32, levels: u8, previous: Option<&LodLayout>) -> Self {
+        Self::compute_for(&[LayoutViewer { x, z, view_distance }], levels, previous)
+    }
+
+    /// The layout around several viewers: one quadtree whose columns split while any viewer is
+    /// close enough by its own view distance, so the leaves still tile the ground exactly once
+    /// (no far column under another viewer's near chunks). With `levels == 0` the near field is
+    /// the union of the viewers' discs. No viewers, no leaves.
+    pub fn compute_for(viewers: &[LayoutViewer], levels: u8, previous: Option<&LodLayout>) -> Self {
         let levels = levels.min(MAX_LOD_LEVELS);
-        let r = view_distance.max(0);
         let mut layout = LodLayout { levels, ..Default::default() };
         if levels == 0 {
-            let v = ChunkCoord::containing(IVec3::new(x.floor() as i32, 0, z.floor() as i32));
-            for dz in -r..=r {
-                for dx in -r..=r {
-                    if dx * dx + dz * dz <= r * r {
-                        layout.near_columns.insert((v.x + dx, v.z + dz));
+            for v in viewers {
+                let r = v.view_distance.max(0);
+                let c = ChunkCoord::containing(IVec3::new(v.x.floor() as i32, 0, v.z.floor() as i32));
+                for dz in -r..=r {
+                    for dx in -r..=r {
+                        if dx * dx + dz * dz <= r * r {
+                            layout.near_columns.insert((c.x + dx, c.z + dz));
+                        }
                     }
                 }
             }
             return layout;
         }
-        let near_radius = (r * CHUNK_SIZE) as f64;
-        let far_radius = near_radius * (1u64 << levels) as f64;
-        let top = LodColumn::containing(levels, x.floor() as i32, z.floor() as i32);
-        let span = (far_radius / (CHUNK_SIZE << levels) as f64).ceil() as i32 + 1;
-        for dz in -span..=span {
-            for dx in -span..=span {
-                let root = LodColumn::new(levels, top.x + dx, top.z + dz);
-                if root.centre_distance_sq(x, z) < far_radius * far_radius {
-                    layout.insert(root, x, z, near_radius, previous);
+        let mut roots = HashSet::new();
+        for v in viewers {
+            let far_radius = v.near_radius() * (1u64 << levels) as f64;
+            let top = LodColumn::containing(levels, v.x.floor() as i32, v.z.floor() as i32);
+            let span = (far_radius / (CHUNK_SIZE << levels) as f64).ceil() as i32 + 1;
+            for dz in -span..=span {
+                for dx in -span..=span {
+                    let root = LodColumn::new(levels, top.x + dx, top.z + dz);
+                    if root.centre_distance_sq(v.x, v.z) < far_radius * far_radius {
+                        roots.insert(root);
+                    }
                 }
             }
+        }
+        for root in roots {
+            layout.insert(root, viewers, previous);
         }
         layout
     }
 
-    fn insert(&mut self, c: LodColumn, x: f64, z: f64, near_radius: f64, previous: Option<&LodLayout>) {
+    fn insert(&mut self, c: LodColumn, viewers: &[LayoutViewer], previous: Option<&LodLayout>) {
         if c.level == 0 {
             self.near_columns.insert((c.x, c.z));
             return;
         }
-        let split_at = near_radius * (1u64 << (c.level - 1)) as f64;
         let was_split = previous.is_some_and(|p| p.split.contains(&c));
-        let reach = if was_split { split_at + c.size() as f64 / 2.0 } else { split_at };
-        if c.centre_distance_sq(x, z) < reach * reach {
+        let near_enough = viewers.iter().any(|v| {
+            let split_at = v.near_radius() * (1u64 << (c.level - 1)) as f64;
+            let reach = if was_split { split_at + c.size() as f64 / 2.0 } else { split_at };
+            c.centre_distance_sq(v.x, v.z) < reach * reach
+        });
+        if near_enough {
             self.split.insert(c);
             for child in c.children() {
-                self.insert(child, x, z, near_radius, previous);
+                self.insert(child, viewers, previous);
             }
         } else {
             self.far_columns.insert(c);
@@ -183,6 +217,40 @@ mod tests {
 
     fn area_of(c: LodColumn) -> i64 {
         (c.size() as i64).pow(2)
+    }
+
+    #[test]
+    fn several_viewers_share_one_tiling_with_near_chunks_around_each() {
+        let viewers = [
+            LayoutViewer { x: 0.0, z: 0.0, view_distance: 4 },
+            LayoutViewer { x: 700.0, z: -300.0, view_distance: 2 },
+            LayoutViewer { x: 90.0, z: 40.0, view_distance: 3 },
+        ];
+        for levels in [0u8, 1, 3] {
+            let l = LodLayout::compute_for(&viewers, levels, None);
+            let mut seen: HashSet<(i32, i32)> = HashSet::new();
+            let leaves =
+                l.near_columns.iter().map(|&(cx, cz)| LodColumn::new(0, cx, cz)).chain(l.far_columns.iter().copied());
+            for c in leaves {
+                let n = 1 << c.level;
+                for dz in 0..n {
+                    for dx in 0..n {
+                        assert!(seen.insert((c.x * n + dx, c.z * n + dz)), "levels {levels}: {c:?} overlaps");
+                    }
+                }
+            }
+            for v in &viewers {
+                let own = LodLayout::compute(v.x, v.z, v.view_distance, levels, None);
+                let c = LodColumn::containing(0, v.x as i32, v.z as i32);
+                assert!(l.near_columns.contains(&(c.x, c.z)), "levels {levels}: no near chunks at {v:?}");
+                // Everything one viewer alone would load near is near here too.
+                assert!(own.near_columns.is_subset(&l.near_columns), "levels {levels}: {v:?} lost near columns");
+            }
+            // One viewer alone gives exactly the single-viewer layout.
+            let one = LodLayout::compute_for(&viewers[..1], levels, None);
+            assert_eq!(one, LodLayout::compute(0.0, 0.0, 4, levels, None));
+        }
+        assert_eq!(LodLayout::compute_for(&[], 3, None).near_columns.len(), 0);
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //! cancelled; stale results are dropped. Dropping the streamer cancels every job and joins every
 //! worker.
 //!
+//! Several viewers ([`Streamer2D::set_extra_viewer`]) share one wanted set: the union of their
+//! squares, each chunk queued by its distance to the nearest viewer, the memory budget split
+//! evenly between them.
+//!
 //! Edits are an [`EditMap`] over tile `(x, y)` stored as voxel `(x, y, 0)`, so a save stores a 2D
 //! world's edits exactly as a 3D world's. An edit re-tiles every loaded chunk whose padded box
 //! (one-tile halo) contains the tile.
@@ -29,7 +33,7 @@ use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, Sp
 
 /// Counters for the HUD and `get_stats()` (the second stage is autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -165,6 +169,10 @@ pub struct Streamer2D {
     edits: EditMap,
     /// The view distance in use: `config.view_distance`, or less within the memory budget.
     effective_view_distance: i32,
+    /// The first viewer's chunk ([`Streamer2D::set_viewer`]).
+    primary: Option<ChunkCoord2D>,
+    /// Viewers besides the first, by the caller's id: chunk and view distance asked for.
+    extra_viewers: BTreeMap<u64, (ChunkCoord2D, i32)>,
 }
 
 impl Streamer2D {
@@ -184,7 +192,16 @@ impl Streamer2D {
         )?;
         let chunk_tiles = generator.chunk_tiles();
         let effective_view_distance = Self::budgeted(&config, chunk_tiles);
-        Ok(Self { chunk_tiles, generator, config, scheduler, edits: EditMap::new(), effective_view_distance })
+        Ok(Self {
+            chunk_tiles,
+            generator,
+            config,
+            scheduler,
+            edits: EditMap::new(),
+            effective_view_distance,
+            primary: None,
+            extra_viewers: BTreeMap::new(),
+        })
     }
 
     pub fn generator(&self) -> &Arc<Generator2D> {
@@ -217,7 +234,7 @@ impl Streamer2D {
 
     /// The view distance in use: `view_distance`, or less while the memory budget holds it back.
     pub fn effective_view_distance(&self) -> i32 {
-        self.effective_view_distance
+        self.budgeted_share(self.effective_view_distance)
     }
 
     /// Estimated memory of the loaded chunks (those in the unload margin included), in bytes.
@@ -230,12 +247,17 @@ impl Streamer2D {
         budgeted_view_distance_2d(config.view_distance, config.unload_margin, chunk_tiles, config.memory_budget_mb)
     }
 
-    /// Recomputes the view distance in use and the wanted set around the viewer.
+    /// The largest distance up to `r` that fits one viewer's even share of the memory budget.
+    fn budgeted_share(&self, r: i32) -> i32 {
+        let viewers = (self.primary.is_some() as u32 + self.extra_viewers.len() as u32).max(1);
+        let c = &self.config;
+        budgeted_view_distance_2d(r, c.unload_margin, self.chunk_tiles, c.memory_budget_mb / viewers)
+    }
+
+    /// Recomputes the view distance in use and the wanted set around the viewers.
     fn apply_budget(&mut self) {
         self.effective_view_distance = Self::budgeted(&self.config, self.chunk_tiles);
-        if let Some(v) = self.scheduler.take_viewer() {
-            self.retarget(v);
-        }
+        self.retarget();
     }
 
     /// Moves the viewer to tile position `(x, y)` (fractional tiles allowed); recomputes the
@@ -245,23 +267,101 @@ impl Streamer2D {
             if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
         };
         let c = ChunkCoord2D::containing(clamp(x), clamp(y), self.chunk_tiles);
-        if self.scheduler.viewer() != Some(c) {
-            self.retarget(c);
+        if self.primary != Some(c) {
+            self.primary = Some(c);
+            self.retarget();
         }
     }
 
-    pub fn viewer_chunk(&self) -> Option<ChunkCoord2D> {
-        self.scheduler.viewer()
+    /// Adds or moves viewer `id` (any number the caller picks; the first viewer is
+    /// [`Streamer2D::set_viewer`]'s) at tile position `(x, y)` with its own view distance
+    /// (clamped to 0..=[`MAX_VIEW_DISTANCE_2D`]).
+    pub fn set_extra_viewer(&mut self, id: u64, x: f64, y: f64, view_distance: i32) {
+        let clamp = |v: f64| {
+            if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
+        };
+        let spot = (
+            ChunkCoord2D::containing(clamp(x), clamp(y), self.chunk_tiles),
+            view_distance.clamp(0, MAX_VIEW_DISTANCE_2D),
+        );
+        if self.extra_viewers.insert(id, spot) != Some(spot) {
+            self.retarget();
+        }
     }
 
-    fn retarget(&mut self, v: ChunkCoord2D) {
-        let (r, margin) = (self.effective_view_distance, self.config.unload_margin);
-        let wanted: HashSet<ChunkCoord2D> =
-            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))).collect();
-        let keep = move |c: ChunkCoord2D| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin;
-        self.scheduler.retarget(v, wanted, keep, |c| {
-            let (dx, dy) = ((c.x - v.x) as i64, (c.y - v.y) as i64);
-            dx * dx + dy * dy
+    /// Removes viewer `id`; what only it needed unloads. False when there was none.
+    pub fn remove_extra_viewer(&mut self, id: u64) -> bool {
+        let removed = self.extra_viewers.remove(&id).is_some();
+        if removed {
+            self.retarget();
+        }
+        removed
+    }
+
+    /// Viewers besides the first.
+    pub fn extra_viewer_count(&self) -> usize {
+        self.extra_viewers.len()
+    }
+
+    /// Loaded / wanted chunks of viewer `id`'s own square, in `[0, 1]` (a preloaded area's
+    /// progress); None when there is no such viewer.
+    pub fn extra_viewer_progress(&self, id: u64) -> Option<f64> {
+        let (v, r) = *self.extra_viewers.get(&id)?;
+        let r = self.budgeted_share(r);
+        let (mut loaded, mut wanted) = (0usize, 0usize);
+        for dy in -r..=r {
+            for dx in -r..=r {
+                let c = ChunkCoord2D::new(v.x + dx, v.y + dy);
+                if self.scheduler.is_wanted(c) {
+                    wanted += 1;
+                    loaded += self.scheduler.is_loaded(c) as usize;
+                }
+            }
+        }
+        Some(if wanted == 0 { 0.0 } else { loaded as f64 / wanted as f64 })
+    }
+
+    /// The first viewer's chunk.
+    pub fn viewer_chunk(&self) -> Option<ChunkCoord2D> {
+        self.primary
+    }
+
+    /// Every viewer as `(chunk, view distance in use)`, the first viewer first.
+    pub fn viewer_spots(&self) -> Vec<(ChunkCoord2D, i32)> {
+        let mut spots: Vec<(ChunkCoord2D, i32)> =
+            self.primary.map(|c| (c, self.budgeted_share(self.effective_view_distance))).into_iter().collect();
+        spots.extend(self.extra_viewers.values().map(|&(c, r)| (c, self.budgeted_share(r))));
+        spots
+    }
+
+    /// Makes the wanted set anew from every viewer: the union of their squares.
+    fn retarget(&mut self) {
+        let spots = self.viewer_spots();
+        let Some(&(first, _)) = spots.first() else {
+            if self.scheduler.viewer().is_some() {
+                // The last viewer left: everything unloads.
+                self.scheduler.retarget(ChunkCoord2D::new(0, 0), HashSet::new(), |_| false, |_| 0i64);
+            }
+            return;
+        };
+        let margin = self.config.unload_margin;
+        let mut wanted = HashSet::new();
+        for &(v, r) in &spots {
+            wanted.extend((-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(v.x + dx, v.y + dy))));
+        }
+        let keep_spots = spots.clone();
+        let keep = move |c: ChunkCoord2D| {
+            keep_spots.iter().any(|&(v, r)| (c.x - v.x).abs() <= r + margin && (c.y - v.y).abs() <= r + margin)
+        };
+        self.scheduler.retarget(first, wanted, keep, move |c| {
+            spots
+                .iter()
+                .map(|&(v, _)| {
+                    let (dx, dy) = ((c.x - v.x) as i64, (c.y - v.y) as i64);
+                    dx * dx + dy * dy
+                })
+                .min()
+                .unwrap_or(0)
         });
     }
 
@@ -431,6 +531,34 @@ mod tests {
     fn streamer(vd: i32) -> Streamer2D {
         let g = Arc::new(Generator2D::new(&WorldPreset::default()).unwrap());
         Streamer2D::new(g, StreamConfig2D { view_distance: vd, worker_threads: 2, ..Default::default() }).unwrap()
+    }
+
+    #[test]
+    fn several_viewers_load_the_union_of_their_squares() {
+        let g = Arc::new(Generator2D::new(&WorldPreset::default()).unwrap());
+        let mut s =
+            Streamer2D::new(g, StreamConfig2D { view_distance: 1, worker_threads: 1, ..Default::default() }).unwrap();
+        let n = s.chunk_tiles() as f64;
+        s.set_viewer(0.5, 0.5);
+        s.set_extra_viewer(3, 10.0 * n, -4.0 * n, 2);
+        let start = Instant::now();
+        while !s.is_area_ready() {
+            assert!(start.elapsed().as_secs() < 60, "never ready");
+            s.pump();
+            if s.try_recv().is_none() {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
+        let square = |x: i32, y: i32, r: i32| -> HashSet<ChunkCoord2D> {
+            (-r..=r).flat_map(|dy| (-r..=r).map(move |dx| ChunkCoord2D::new(x + dx, y + dy))).collect()
+        };
+        let (a, b) = (square(0, 0, 1), square(10, -4, 2));
+        let loaded: HashSet<ChunkCoord2D> = s.loaded_chunks().copied().collect();
+        assert_eq!(loaded, a.union(&b).copied().collect::<HashSet<_>>());
+        assert_eq!(s.extra_viewer_progress(3), Some(1.0));
+        assert!(s.remove_extra_viewer(3));
+        let unloaded: HashSet<ChunkCoord2D> = s.take_unloads().into_iter().collect();
+        assert_eq!(unloaded, b.difference(&a).copied().collect::<HashSet<_>>());
     }
 
     #[test]

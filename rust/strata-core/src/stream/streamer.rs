@@ -16,6 +16,12 @@
 //! levels never opens a hole. With `adaptive_far`, [`AdaptiveFar`] drops a far level while the
 //! near field cannot keep up and restores it when the workers idle.
 //!
+//! Several viewers ([`Streamer::set_extra_viewer`]: split screen, a server's players, an area
+//! preloaded before a teleport) share one wanted set: the union of their areas, one far-view
+//! quadtree refined around each of them ([`LodLayout::compute_for`]), each chunk queued by its
+//! distance to the nearest viewer, collision near each, and the memory budget shared between
+//! them (each viewer's distance shrinks so that all of them fit).
+//!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh` and the other `stream` modules.
 
 use crate::base::block::BlockId;
@@ -30,13 +36,13 @@ use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
-use crate::stream::far_policy::{LodColumn, LodLayout};
+use crate::stream::far_policy::{LayoutViewer, LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
 use crossbeam_channel::{Receiver, Sender};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -333,6 +339,53 @@ impl AdaptiveFar {
     }
 }
 
+/// The chunk holding world position `pos` (voxels); non-finite or huge coordinates are clamped.
+fn chunk_of(pos: [f64; 3]) -> ChunkCoord {
+    let clamp =
+        |v: f64| if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 };
+    ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])))
+}
+
+/// A viewer as the wanted set was made from it: its chunk and the horizontal view distance in
+/// use for it (its own, or less to fit the memory budget).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewerSpot {
+    pub chunk: ChunkCoord,
+    pub view_distance: i32,
+}
+
+impl ViewerSpot {
+    fn centre(&self) -> (f64, f64) {
+        let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
+        (centre(self.chunk.x), centre(self.chunk.z))
+    }
+
+    /// Horizontal squared distance in chunks to column `(cx, cz)`.
+    fn column_distance_sq(&self, cx: i32, cz: i32) -> i64 {
+        let (dx, dz) = ((cx - self.chunk.x) as i64, (cz - self.chunk.z) as i64);
+        dx * dx + dz * dz
+    }
+}
+
+/// The heights (chunk y) of the viewers whose near field holds column `(cx, cz)`: those within
+/// their view distance plus the far view's split slack, else the nearest one. Near chunks of the
+/// column are wanted ±`vertical_view_distance` around each.
+fn column_viewer_ys(spots: &[ViewerSpot], cx: i32, cz: i32) -> Vec<i32> {
+    let mut ys: Vec<i32> = spots
+        .iter()
+        .filter(|s| s.column_distance_sq(cx, cz) <= ((s.view_distance + 3) as i64).pow(2))
+        .map(|s| s.chunk.y)
+        .collect();
+    if ys.is_empty()
+        && let Some(s) = spots.iter().min_by_key(|s| s.column_distance_sq(cx, cz))
+    {
+        ys.push(s.chunk.y);
+    }
+    ys.sort_unstable();
+    ys.dedup();
+    ys
+}
+
 /// The main thread's side of streaming.
 pub struct Streamer {
     generator: Arc<Generator>,
@@ -356,6 +409,12 @@ pub struct Streamer {
     recycle_tx: Sender<MeshBuffers>,
     /// Generated chunks the workers' light boxes read ([`VoxelCache`]).
     voxel_cache: Arc<VoxelCache>,
+    /// The first viewer's chunk ([`Streamer::set_viewer`]).
+    primary: Option<ChunkCoord>,
+    /// Viewers besides the first, by the caller's id: chunk and view distance asked for.
+    extra_viewers: BTreeMap<u64, ViewerSpot>,
+    /// The viewers the wanted set was last made from, the first viewer first.
+    spots: Vec<ViewerSpot>,
 }
 
 /// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
@@ -412,6 +471,9 @@ impl Streamer {
             collision_requested: HashSet::new(),
             recycle_tx,
             voxel_cache,
+            primary: None,
+            extra_viewers: BTreeMap::new(),
+            spots: Vec::new(),
         })
     }
 
@@ -464,21 +526,22 @@ impl Streamer {
 
     /// Recomputes the effective view distance from the config; true when it changed.
     fn apply_budget(&mut self) -> bool {
-        let c = &self.config;
-        let d = budgeted_view_distance(
-            c.view_distance,
-            c.vertical_view_distance,
-            c.unload_margin,
-            c.lod_levels,
-            c.memory_budget_mb,
-        );
+        let d = self.budgeted(self.config.view_distance);
         let changed = d != self.effective_view_distance;
         self.effective_view_distance = d;
         changed
     }
 
-    /// The horizontal view distance in use: `view_distance`, or less while the memory budget
-    /// holds it back.
+    /// The largest distance up to `r` whose view fits this viewer's share of the memory budget
+    /// (the budget split evenly between the viewers).
+    fn budgeted(&self, r: i32) -> i32 {
+        let c = &self.config;
+        let viewers = (self.primary.is_some() as u32 + self.extra_viewers.len() as u32).max(1);
+        budgeted_view_distance(r, c.vertical_view_distance, c.unload_margin, c.lod_levels, c.memory_budget_mb / viewers)
+    }
+
+    /// The horizontal view distance in use for the first viewer: `view_distance`, or less while
+    /// the memory budget holds it back.
     pub fn effective_view_distance(&self) -> i32 {
         self.effective_view_distance
     }
@@ -543,20 +606,78 @@ impl Streamer {
     }
 
     fn refresh(&mut self) {
-        if let Some(StreamKey::Near(v)) = self.scheduler.take_viewer() {
-            self.retarget(v);
+        if self.primary.is_some() || !self.extra_viewers.is_empty() {
+            self.retarget();
         }
     }
 
     /// Moves the viewer (world position in voxels); recomputes the wanted set when its chunk changes.
     pub fn set_viewer(&mut self, pos: [f64; 3]) {
-        let clamp = |v: f64| {
-            if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
-        };
-        let c = ChunkCoord::containing(IVec3::new(clamp(pos[0]), clamp(pos[1]), clamp(pos[2])));
-        if self.viewer_chunk() != Some(c) {
-            self.retarget(c);
+        let c = chunk_of(pos);
+        if self.primary != Some(c) {
+            self.primary = Some(c);
+            self.retarget();
         }
+    }
+
+    /// Adds or moves viewer `id` (any number the caller picks; the first viewer is
+    /// [`Streamer::set_viewer`]'s) at world position `pos` in voxels with its own horizontal view
+    /// distance (clamped to 1..=[`MAX_VIEW_DISTANCE`]). The wanted set is recomputed when its
+    /// chunk or distance changes.
+    pub fn set_extra_viewer(&mut self, id: u64, pos: [f64; 3], view_distance: i32) {
+        let spot = ViewerSpot { chunk: chunk_of(pos), view_distance: view_distance.clamp(1, MAX_VIEW_DISTANCE) };
+        if self.extra_viewers.insert(id, spot) != Some(spot) {
+            self.retarget();
+        }
+    }
+
+    /// Removes viewer `id`; what only it needed unloads. False when there was none.
+    pub fn remove_extra_viewer(&mut self, id: u64) -> bool {
+        let removed = self.extra_viewers.remove(&id).is_some();
+        if removed {
+            self.retarget();
+        }
+        removed
+    }
+
+    /// Viewers besides the first.
+    pub fn extra_viewer_count(&self) -> usize {
+        self.extra_viewers.len()
+    }
+
+    /// Every viewer the wanted set is made from, the first viewer first, with the distances in use.
+    pub fn viewer_spots(&self) -> &[ViewerSpot] {
+        &self.spots
+    }
+
+    /// Loaded / wanted near chunks of viewer `id`'s own area (its disc of columns and
+    /// ±`vertical_view_distance` around it), in `[0, 1]`: a preloaded destination's progress.
+    /// None when there is no such viewer.
+    pub fn extra_viewer_progress(&self, id: u64) -> Option<f64> {
+        let v = *self.extra_viewers.get(&id)?;
+        let r = self
+            .spots
+            .iter()
+            .skip(self.primary.is_some() as usize)
+            .find(|s| s.chunk == v.chunk)
+            .map_or(v.view_distance, |s| s.view_distance);
+        let vr = self.config.vertical_view_distance;
+        let (mut loaded, mut wanted) = (0usize, 0usize);
+        for dz in -r..=r {
+            for dx in -r..=r {
+                if dx * dx + dz * dz > r * r {
+                    continue;
+                }
+                for dy in -vr..=vr {
+                    let c = ChunkCoord::new(v.chunk.x + dx, v.chunk.y + dy, v.chunk.z + dz);
+                    if self.scheduler.is_wanted(StreamKey::Near(c)) {
+                        wanted += 1;
+                        loaded += self.scheduler.is_loaded(StreamKey::Near(c)) as usize;
+                    }
+                }
+            }
+        }
+        Some(if wanted == 0 { 0.0 } else { loaded as f64 / wanted as f64 })
     }
 
     /// Sets the direction the viewer looks (any length; only x and z count). Chunks ahead are
@@ -575,69 +696,111 @@ impl Streamer {
         }
     }
 
+    /// The first viewer's chunk.
     pub fn viewer_chunk(&self) -> Option<ChunkCoord> {
-        match self.scheduler.viewer() {
-            Some(StreamKey::Near(c)) => Some(c),
-            _ => None,
-        }
+        self.primary
     }
 
-    fn retarget(&mut self, v: ChunkCoord) {
-        let (r, vr, margin) =
-            (self.effective_view_distance, self.config.vertical_view_distance, self.config.unload_margin);
+    /// Makes the wanted set anew from every viewer (after one moved, came, went or a setting
+    /// changed).
+    fn retarget(&mut self) {
+        self.apply_budget();
+        let (vr, margin) = (self.config.vertical_view_distance, self.config.unload_margin);
         let levels = self.lod_levels();
-        let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
-        let (vx, vz) = (centre(v.x), centre(v.z));
-        self.layout = LodLayout::compute(vx, vz, r, levels, Some(&self.layout));
+        let mut spots: Vec<ViewerSpot> = self
+            .primary
+            .map(|chunk| ViewerSpot { chunk, view_distance: self.effective_view_distance })
+            .into_iter()
+            .collect();
+        spots.extend(
+            self.extra_viewers
+                .values()
+                .map(|e| ViewerSpot { chunk: e.chunk, view_distance: self.budgeted(e.view_distance) }),
+        );
+        let layout_viewers: Vec<LayoutViewer> = spots
+            .iter()
+            .map(|s| {
+                let (x, z) = s.centre();
+                LayoutViewer { x, z, view_distance: s.view_distance }
+            })
+            .collect();
+        self.layout = LodLayout::compute_for(&layout_viewers, levels, Some(&self.layout));
         let mut wanted = HashSet::new();
         for &(cx, cz) in &self.layout.near_columns {
-            for dy in -vr..=vr {
-                wanted.insert(StreamKey::Near(ChunkCoord::new(cx, v.y + dy, cz)));
+            for y in column_viewer_ys(&spots, cx, cz) {
+                for dy in -vr..=vr {
+                    wanted.insert(StreamKey::Near(ChunkCoord::new(cx, y + dy, cz)));
+                }
             }
         }
         wanted.extend(self.layout.far_columns.iter().map(|&f| StreamKey::Far(f)));
+        self.spots = spots.clone();
         let layout = &self.layout;
-        // Near chunks stay loaded a margin beyond the view (hysteresis); without a far view that
-        // margin is horizontal too, with one the layout's own hysteresis does it.
+        let keep_spots = spots.clone();
+        // Near chunks stay loaded a margin beyond the view of some viewer (hysteresis); without a
+        // far view that margin is horizontal too, with one the layout's own hysteresis does it.
         let keep = move |k: StreamKey| match k {
-            StreamKey::Near(c) if levels == 0 => {
-                let (dx, dz) = ((c.x - v.x) as i64, (c.z - v.z) as i64);
-                let rr = (r + margin) as i64;
-                dx * dx + dz * dz <= rr * rr && (c.y - v.y).abs() <= vr + margin
+            StreamKey::Near(c) if levels == 0 => keep_spots.iter().any(|s| {
+                let rr = (s.view_distance + margin) as i64;
+                s.column_distance_sq(c.x, c.z) <= rr * rr && (c.y - s.chunk.y).abs() <= vr + margin
+            }),
+            StreamKey::Near(c) => {
+                layout.near_columns.contains(&(c.x, c.z))
+                    && keep_spots.iter().any(|s| (c.y - s.chunk.y).abs() <= vr + margin)
             }
-            StreamKey::Near(c) => layout.near_columns.contains(&(c.x, c.z)) && (c.y - v.y).abs() <= vr + margin,
             StreamKey::Far(_) => false,
         };
-        // Near before far; within each, distance weighted by the view direction.
-        let direction = self.direction.map(|d| d.1);
+        // Near before far; within each, distance to the nearest viewer, the first viewer's weighted
+        // by its view direction.
+        let direction = self.direction.map(|d| d.1).filter(|_| self.primary.is_some());
+        let centre = |c: i32| (c * CHUNK_SIZE + CHUNK_SIZE / 2) as f64;
         let priority = move |k: StreamKey| -> (u8, i64) {
-            let (class, dx, dy, dz) = match k {
-                StreamKey::Near(c) => (0, centre(c.x) - vx, 2.0 * (centre(c.y) - centre(v.y)), centre(c.z) - vz),
-                StreamKey::Far(f) => {
-                    let (mx, mz) = f.min_xz();
-                    let half = f.size() as f64 / 2.0;
-                    (1, mx as f64 + half - vx, 0.0, mz as f64 + half - vz)
-                }
-            };
-            let d2 = dx * dx + dy * dy + dz * dz;
-            let horizontal = (dx * dx + dz * dz).sqrt();
-            let factor = match direction {
-                Some([ux, uz]) if horizontal > 1.5 * CHUNK_SIZE as f64 => 2.5 - 1.5 * (dx * ux + dz * uz) / horizontal,
-                _ => 1.0,
-            };
-            (class, (d2 * factor) as i64)
+            let class = matches!(k, StreamKey::Far(_)) as u8;
+            let best = spots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let (vx, vz) = s.centre();
+                    let (dx, dy, dz) = match k {
+                        StreamKey::Near(c) => {
+                            (centre(c.x) - vx, 2.0 * (centre(c.y) - centre(s.chunk.y)), centre(c.z) - vz)
+                        }
+                        StreamKey::Far(f) => {
+                            let (mx, mz) = f.min_xz();
+                            let half = f.size() as f64 / 2.0;
+                            (mx as f64 + half - vx, 0.0, mz as f64 + half - vz)
+                        }
+                    };
+                    let d2 = dx * dx + dy * dy + dz * dz;
+                    let horizontal = (dx * dx + dz * dz).sqrt();
+                    let factor = match direction {
+                        Some([ux, uz]) if i == 0 && horizontal > 1.5 * CHUNK_SIZE as f64 => {
+                            2.5 - 1.5 * (dx * ux + dz * uz) / horizontal
+                        }
+                        _ => 1.0,
+                    };
+                    (d2 * factor) as i64
+                })
+                .min()
+                .unwrap_or(0);
+            (class, best)
         };
+        // The scheduler's own viewer key only marks that a wanted set was made.
+        let key = StreamKey::Near(self.spots.first().map_or(ChunkCoord::new(0, 0, 0), |s| s.chunk));
         if levels == 0 {
-            self.scheduler.retarget(StreamKey::Near(v), wanted, keep, priority);
+            self.scheduler.retarget(key, wanted, keep, priority);
         } else {
-            self.scheduler.retarget_deferred(StreamKey::Near(v), wanted, keep, priority);
+            self.scheduler.retarget_deferred(key, wanted, keep, priority);
         }
     }
 
-    /// Whether a job for chunk `c` builds collision: within `reach + 1` chunks of the viewer.
-    fn wants_collision(viewer: Option<ChunkCoord>, reach: i32, c: ChunkCoord) -> bool {
+    /// Whether a job for chunk `c` builds collision: within `reach + 1` chunks of some viewer.
+    fn wants_collision(viewers: &[ViewerSpot], reach: i32, c: ChunkCoord) -> bool {
         reach >= 0
-            && viewer.is_some_and(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1)
+            && viewers.iter().any(|s| {
+                let v = s.chunk;
+                (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= reach + 1
+            })
     }
 
     /// Asks for a loaded chunk's collision faces (it came near the viewer after it was built
@@ -647,7 +810,7 @@ impl Streamer {
             return;
         }
         self.collision_requested.insert(c);
-        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         self.scheduler
             .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
     }
@@ -657,7 +820,7 @@ impl Streamer {
     fn job_data(
         edits: &EditMap,
         config: &StreamConfig,
-        viewer: Option<ChunkCoord>,
+        viewer: &[ViewerSpot],
         key: StreamKey,
         collision: bool,
     ) -> JobData {
@@ -697,7 +860,7 @@ impl Streamer {
                 self.refresh();
             }
         }
-        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         let requested = &mut self.collision_requested;
         self.scheduler.pump(|k| {
             let requested = matches!(k, StreamKey::Near(c) if requested.remove(&c));
@@ -707,12 +870,13 @@ impl Streamer {
     }
 
     fn release_retired(&mut self) {
-        let Some(v) = self.viewer_chunk() else { return };
-        let (layout, vr) = (&self.layout, self.config.vertical_view_distance);
+        let (layout, vr, spots) = (&self.layout, self.config.vertical_view_distance, &self.spots);
         self.scheduler.release_retired(|s, k| {
             let loaded = |c: LodColumn| {
                 if c.level == 0 {
-                    (-vr..=vr).all(|dy| s.is_loaded(StreamKey::Near(ChunkCoord::new(c.x, v.y + dy, c.z))))
+                    column_viewer_ys(spots, c.x, c.z)
+                        .into_iter()
+                        .all(|y| (-vr..=vr).all(|dy| s.is_loaded(StreamKey::Near(ChunkCoord::new(c.x, y + dy, c.z)))))
                 } else {
                     s.is_loaded(StreamKey::Far(c))
                 }
@@ -756,7 +920,7 @@ impl Streamer {
     /// Loaded near chunks / wanted near chunks, in `[0, 1]`.
     pub fn progress(&self) -> f64 {
         let (l, w) = self.scheduler.counts_where(|k| matches!(k, StreamKey::Near(_)));
-        if w == 0 { if self.viewer_chunk().is_some() { 1.0 } else { 0.0 } } else { l as f64 / w as f64 }
+        if w == 0 { if self.spots.is_empty() { 0.0 } else { 1.0 } } else { l as f64 / w as f64 }
     }
 
     pub fn is_loaded(&self, c: ChunkCoord) -> bool {
@@ -806,7 +970,7 @@ impl Streamer {
     /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
     /// settings.
     fn remesh_all(&mut self, include: impl Fn(&StreamKey) -> bool) {
-        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false));
     }
 
@@ -830,7 +994,7 @@ impl Streamer {
             chunks.sort_unstable();
             chunks.dedup();
         }
-        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         for c in chunks {
             self.scheduler
                 .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
@@ -886,7 +1050,7 @@ impl Streamer {
         }
         let mut chunks: Vec<ChunkCoord> = chunks.into_iter().collect();
         chunks.sort_unstable();
-        let (edits, config, viewer) = (&self.edits, &self.config, self.viewer_chunk());
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         for c in chunks {
             self.scheduler
                 .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
@@ -1177,6 +1341,110 @@ mod tests {
         drain_until_ready(&mut s);
         assert!(s.is_loaded(ChunkCoord::new(13, 0, 0)));
         assert!(!s.is_loaded(ChunkCoord::new(0, 0, 0)));
+    }
+
+    #[test]
+    fn several_viewers_load_the_union_nearest_first_with_collision_near_each() {
+        let mut s = streamer(2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        // A second viewer 20 chunks east and 3 chunks up, with its own distance.
+        s.set_extra_viewer(7, [20.0 * 32.0 + 5.0, 3.0 * 32.0, 0.0], 3);
+        assert_eq!(s.extra_viewer_count(), 1);
+        let results = drain_until_ready(&mut s);
+        let expected = |v: ChunkCoord, r: i32| {
+            let mut set = HashSet::new();
+            for dz in -r..=r {
+                for dx in -r..=r {
+                    if dx * dx + dz * dz <= r * r {
+                        for dy in -1..=1 {
+                            set.insert(ChunkCoord::new(v.x + dx, v.y + dy, v.z + dz));
+                        }
+                    }
+                }
+            }
+            set
+        };
+        let (a, b) = (expected(ChunkCoord::new(0, 0, 0), 2), expected(ChunkCoord::new(20, 3, 0), 3));
+        let loaded: HashSet<ChunkCoord> = s.loaded_chunks().collect();
+        assert_eq!(loaded, a.union(&b).copied().collect::<HashSet<_>>());
+        assert_eq!(s.extra_viewer_progress(7), Some(1.0));
+        assert_eq!(s.extra_viewer_progress(8), None);
+        // Collision near each viewer (within collision_distance 1 + 1 chunks), not between them.
+        for r in &results {
+            let near_a = r.coord.x.abs().max(r.coord.y.abs()).max(r.coord.z.abs()) <= 2;
+            let near_b = (r.coord.x - 20).abs().max((r.coord.y - 3).abs()).max(r.coord.z.abs()) <= 2;
+            assert_eq!(r.collision.is_some(), near_a || near_b, "{:?}", r.coord);
+        }
+        // The first results are near one of the viewers (nearest-first across viewers).
+        let d = |c: ChunkCoord| c.distance_sq(ChunkCoord::new(0, 0, 0)).min(c.distance_sq(ChunkCoord::new(20, 3, 0)));
+        assert!(d(results[0].coord) <= 2, "first result {:?}", results[0].coord);
+        // Removing the second viewer unloads exactly what only it needed.
+        assert!(s.remove_extra_viewer(7));
+        assert!(!s.remove_extra_viewer(7));
+        let unloaded: HashSet<ChunkCoord> = s
+            .take_unloads()
+            .into_iter()
+            .filter_map(|k| match k {
+                StreamKey::Near(c) => Some(c),
+                StreamKey::Far(_) => None,
+            })
+            .collect();
+        assert_eq!(unloaded, b.difference(&a).copied().collect::<HashSet<_>>());
+        assert_eq!(s.loaded_chunks().collect::<HashSet<_>>(), a);
+    }
+
+    #[test]
+    fn viewers_share_the_memory_budget() {
+        let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
+        let config = StreamConfig {
+            view_distance: 12,
+            vertical_view_distance: 3,
+            unload_margin: 0,
+            lod_levels: 0,
+            memory_budget_mb: 128,
+            worker_threads: 1,
+            ..Default::default()
+        };
+        let mut s = Streamer::new(g, config).unwrap();
+        s.set_viewer([0.0, 0.0, 0.0]);
+        let alone = s.effective_view_distance();
+        for i in 0..3 {
+            s.set_extra_viewer(i, [(i as f64 + 1.0) * 5000.0, 0.0, 0.0], 12);
+        }
+        assert!(s.effective_view_distance() < alone, "four viewers keep the distance of one");
+        assert!(s.scheduler.wanted_count() as u64 * ESTIMATED_BYTES_PER_CHUNK <= 128 << 20);
+        assert_eq!(s.viewer_spots().len(), 4);
+    }
+
+    #[test]
+    fn a_far_view_around_two_viewers_has_no_hole_and_no_overlap() {
+        let mut s = far_streamer(2, 2);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        s.set_extra_viewer(1, [3000.0, 0.0, 1000.0], 2);
+        let mut shown = HashSet::new();
+        let start = Instant::now();
+        while !s.is_view_complete() {
+            assert!(start.elapsed() < Duration::from_secs(120), "view never complete");
+            if !apply_frame(&mut s, &mut shown) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
+        // Exactly the layout is shown: no far column under a near chunk of either viewer.
+        let far_count = shown.iter().filter(|k| matches!(k, StreamKey::Far(_))).count();
+        assert_eq!(far_count, s.layout().far_columns.len());
+        for k in &shown {
+            if let StreamKey::Far(f) = k {
+                let (mx, mz) = f.min_xz();
+                let n = f.size() / 32;
+                let under = (0..n).flat_map(|dz| (0..n).map(move |dx| (mx / 32 + dx, mz / 32 + dz)));
+                for col in under {
+                    assert!(!s.layout().near_columns.contains(&col), "{f:?} overlaps near column {col:?}");
+                }
+            }
+        }
+        assert_no_hole(&shown, 16.0, 16.0, 200.0, "around the first viewer");
+        assert_no_hole(&shown, 3000.0, 1000.0, 200.0, "around the second viewer");
+        assert!(s.is_loaded(ChunkCoord::new(93, 0, 31)), "near chunks around the second viewer");
     }
 
     #[test]
