@@ -203,7 +203,8 @@ pub struct ChunkWorld {
     /// Smoothed frame time in seconds, for the adaptive far view.
     frame_time_s: f64,
     area_ready_emitted: bool,
-    last_viewer_chunk: Option<ChunkCoord>,
+    /// The chunks of every viewer at the last frame (the first viewer first).
+    last_viewer_chunks: Vec<ChunkCoord>,
     /// Warns once when the viewer leaves the world's bounds.
     viewer_bounds: world_host::ViewerBounds,
     /// Loaded chunks that came near the viewer and still need a collision shape, nearest last.
@@ -211,7 +212,31 @@ pub struct ChunkWorld {
     /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
     /// them back from an `ArrayMesh` costs far more).
     pending_faces: HashMap<ChunkCoord, PackedVector3Array>,
+    /// Viewers besides `viewer` ([`ChunkWorld::add_viewer`]), sent to every new streamer too.
+    extra_viewers: Vec<ExtraViewer>,
+    /// The area [`ChunkWorld::preload_area`] keeps loaded, if any.
+    preload: Option<PreloadArea>,
+    /// Viewer ids to take out of the streamer at the next frame.
+    removed_viewer_ids: Vec<u64>,
 }
+
+/// A viewer added with [`ChunkWorld::add_viewer`]: the node and its own view distance.
+struct ExtraViewer {
+    node: Gd<Node3D>,
+    id: u64,
+    view_distance: i32,
+}
+
+/// The area kept loaded by [`ChunkWorld::preload_area`].
+struct PreloadArea {
+    center: Vector3,
+    radius: i32,
+    /// `area_preloaded` was emitted for it.
+    announced: bool,
+}
+
+/// The streamer's id of the preloaded area (node instance ids are never this).
+const PRELOAD_VIEWER_ID: u64 = u64::MAX;
 
 #[godot_api]
 impl INode3D for ChunkWorld {
@@ -249,10 +274,13 @@ impl INode3D for ChunkWorld {
             apply_far_us: Default::default(),
             collision_us: Default::default(),
             area_ready_emitted: false,
-            last_viewer_chunk: None,
+            last_viewer_chunks: Vec::new(),
             viewer_bounds: Default::default(),
             collision_queue: Vec::new(),
             pending_faces: HashMap::new(),
+            extra_viewers: Vec::new(),
+            preload: None,
+            removed_viewer_ids: Vec::new(),
         }
     }
 
@@ -291,7 +319,9 @@ impl INode3D for ChunkWorld {
         let direction = if editor { None } else { self.view_direction() };
         self.frame_time_s = if self.frame_time_s == 0.0 { delta } else { 0.9 * self.frame_time_s + 0.1 * delta };
         let slow_frames = self.frame_time_s > SLOW_FRAME_S;
-        let (unloads, viewer_chunk) = {
+        let extra = if editor { Vec::new() } else { self.extra_viewer_positions() };
+        let removed = std::mem::take(&mut self.removed_viewer_ids);
+        let (unloads, viewer_chunks) = {
             let s = self.streamer.as_mut().expect("checked above");
             if s.config().view_distance != vd || s.config().vertical_view_distance != vvd {
                 s.set_view_distance(vd, vvd);
@@ -308,8 +338,15 @@ impl INode3D for ChunkWorld {
                 s.set_view_direction([d.x as f64, d.y as f64, d.z as f64]);
             }
             s.set_viewer(viewer_pos);
+            for id in removed {
+                s.remove_extra_viewer(id);
+            }
+            for (id, pos, distance) in extra {
+                s.set_extra_viewer(id, pos, distance);
+            }
             s.pump();
-            (s.take_unloads(), s.viewer_chunk())
+            let chunks: Vec<ChunkCoord> = s.viewer_spots().iter().map(|v| v.chunk).collect();
+            (s.take_unloads(), chunks)
         };
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
@@ -344,11 +381,11 @@ impl INode3D for ChunkWorld {
                 }
             }
         }
-        if viewer_chunk != self.last_viewer_chunk {
-            self.last_viewer_chunk = viewer_chunk;
+        if viewer_chunks != self.last_viewer_chunks {
+            self.last_viewer_chunks = viewer_chunks.clone();
             self.area_ready_emitted = false;
-            if let Some(v) = viewer_chunk {
-                self.update_collision_ring(v, collision_r);
+            if !viewer_chunks.is_empty() {
+                self.update_collision_ring(&viewer_chunks, collision_r);
             }
         }
         let t_unload = frame_start.elapsed();
@@ -362,7 +399,7 @@ impl INode3D for ChunkWorld {
             let Some(c) = self.collision_queue.pop() else { break };
             built += 1;
             let t = Instant::now();
-            self.build_queued_collision(c, viewer_chunk, collision_r);
+            self.build_queued_collision(c, &viewer_chunks, collision_r);
             slowest = slowest.max((t.elapsed(), "collision"));
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,
@@ -384,7 +421,7 @@ impl INode3D for ChunkWorld {
             let what = match result {
                 StreamResult::Near(r) => {
                     let empty = r.mesh.is_empty();
-                    self.apply_result(r, viewer_chunk, collision_r);
+                    self.apply_result(r, &viewer_chunks, collision_r);
                     if empty {
                         "apply (empty)"
                     } else {
@@ -422,6 +459,15 @@ impl INode3D for ChunkWorld {
         } else if !self.area_ready_emitted {
             self.area_ready_emitted = true;
             self.signals().area_ready().emit();
+        }
+        let preload_done = self.get_preload_progress() >= 1.0;
+        if let Some(p) = self.preload.as_mut()
+            && preload_done
+            && !p.announced
+        {
+            p.announced = true;
+            let center = p.center;
+            self.signals().area_preloaded().emit(center);
         }
     }
 
@@ -461,6 +507,97 @@ impl ChunkWorld {
     /// `if not world.is_area_ready(): await world.area_ready`, which never hangs.
     #[signal]
     fn area_ready();
+    /// Emitted once when every chunk of the area asked for with `preload_area` is loaded (with
+    /// collision near its centre): the place is ready for a teleport or a respawn.
+    #[signal]
+    fn area_preloaded(center: Vector3);
+
+    /// Streams around `node` too (split screen, another player, a camera drone), with its own
+    /// horizontal `view_distance` in chunks (1 to 32, clamped with a warning). The loaded set is
+    /// the union of every viewer's area, queued nearest-first across viewers, with collision
+    /// near each, the far view refined around each, and `memory_budget_mb` shared between them
+    /// (each viewer's distance shrinks so that all fit). `viewer` stays the first viewer. Adding
+    /// a node again changes its distance. A viewer that is freed stops being one; one outside
+    /// the tree keeps its last position until it is back.
+    #[func]
+    fn add_viewer(&mut self, node: Option<Gd<Node3D>>, view_distance: i64) {
+        let Some(node) = node else {
+            godot_error!("ChunkWorld.add_viewer: node is null; allowed: a Node3D");
+            return;
+        };
+        let distance = view_distance.clamp(1, MAX_VIEW_DISTANCE as i64) as i32;
+        if distance as i64 != view_distance {
+            godot_warn!(
+                "ChunkWorld.add_viewer: view_distance {view_distance} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {distance}"
+            );
+        }
+        let id = node.instance_id().to_i64() as u64;
+        match self.extra_viewers.iter_mut().find(|v| v.id == id) {
+            Some(v) => v.view_distance = distance,
+            None => self.extra_viewers.push(ExtraViewer { node, id, view_distance: distance }),
+        }
+    }
+
+    /// Stops streaming around `node` (added with `add_viewer`); what only it needed unloads.
+    /// False when it was not a viewer.
+    #[func]
+    fn remove_viewer(&mut self, node: Option<Gd<Node3D>>) -> bool {
+        let Some(node) = node else { return false };
+        let id = node.instance_id().to_i64() as u64;
+        let before = self.extra_viewers.len();
+        self.extra_viewers.retain(|v| v.id != id);
+        let removed = self.extra_viewers.len() != before;
+        if removed {
+            self.removed_viewer_ids.push(id);
+        }
+        removed
+    }
+
+    /// How many viewers the world streams around: `viewer` (or the camera) and those added with
+    /// `add_viewer`.
+    #[func]
+    fn get_viewer_count(&self) -> i64 {
+        1 + self.extra_viewers.len() as i64
+    }
+
+    /// Loads the area around `center` (in the world's local space, in voxels) within `radius`
+    /// chunks (1 to 32, clamped with a warning) and keeps it loaded until `cancel_preload` or
+    /// the next `preload_area`: a teleport's or a respawn's destination. Follow it with
+    /// `get_preload_progress()`; `area_preloaded` is emitted once it is complete.
+    #[func]
+    fn preload_area(&mut self, center: Vector3, radius: i64) {
+        let r = radius.clamp(1, MAX_VIEW_DISTANCE as i64) as i32;
+        if r as i64 != radius {
+            godot_warn!(
+                "ChunkWorld.preload_area: radius {radius} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {r}"
+            );
+        }
+        let finite = center.x.is_finite() && center.y.is_finite() && center.z.is_finite();
+        let center = if finite {
+            center
+        } else {
+            godot_warn!("ChunkWorld.preload_area: center {center} is not a finite position; using the origin");
+            Vector3::ZERO
+        };
+        self.preload = Some(PreloadArea { center, radius: r, announced: false });
+    }
+
+    /// Loaded fraction of the preloaded area's chunks, 0 to 1; 0 when there is none.
+    #[func]
+    fn get_preload_progress(&self) -> f64 {
+        if self.preload.is_none() {
+            return 0.0;
+        }
+        self.streamer.as_ref().and_then(|s| s.extra_viewer_progress(PRELOAD_VIEWER_ID)).unwrap_or(0.0)
+    }
+
+    /// Lets the preloaded area go (what no viewer needs unloads).
+    #[func]
+    fn cancel_preload(&mut self) {
+        if self.preload.take().is_some() {
+            self.removed_viewer_ids.push(PRELOAD_VIEWER_ID);
+        }
+    }
 
     /// The mesh of chunk `coord` as generated (edits not applied, `ambient_occlusion` as set),
     /// built here and now: from the bytes the workers pack (what streaming shows), or with
@@ -1031,7 +1168,7 @@ impl ChunkWorld {
         }
         self.streamer = Some(s);
         self.area_ready_emitted = false;
-        self.last_viewer_chunk = None;
+        self.last_viewer_chunks.clear();
     }
 
     /// Live tuning: a changed preset (another resource, or a field of it) rebuilds the world;
@@ -1094,6 +1231,37 @@ impl ChunkWorld {
             Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
             _ => Vector3::ZERO,
         }
+    }
+
+    /// Where the added viewers and the preloaded area are (local voxels, within the world's
+    /// bounds), as the streamer's `(id, position, view distance)`; freed viewers are dropped.
+    fn extra_viewer_positions(&mut self) -> Vec<(u64, [f64; 3], i32)> {
+        let mut freed = Vec::new();
+        self.extra_viewers.retain(|v| {
+            let alive = v.node.is_instance_valid();
+            if !alive {
+                freed.push(v.id);
+            }
+            alive
+        });
+        self.removed_viewer_ids.extend(freed);
+        let inside = self.base().is_inside_tree();
+        let bound = |v: f32| (v as f64).clamp(-world_host::WORLD_BOUND, world_host::WORLD_BOUND);
+        let mut out = Vec::with_capacity(self.extra_viewers.len() + 1);
+        for v in &self.extra_viewers {
+            if !inside || !v.node.is_inside_tree() {
+                continue;
+            }
+            let p = self.base().to_local(v.node.get_global_position());
+            if p.x.is_finite() && p.y.is_finite() && p.z.is_finite() {
+                out.push((v.id, [bound(p.x), bound(p.y), bound(p.z)], v.view_distance));
+            }
+        }
+        if let Some(p) = &self.preload {
+            let c = p.center;
+            out.push((PRELOAD_VIEWER_ID, [bound(c.x), bound(c.y), bound(c.z)], p.radius));
+        }
+        out
     }
 
     /// The direction the player looks: the current camera's forward, else the viewer's.
@@ -1195,7 +1363,7 @@ impl ChunkWorld {
         Arc::new(MeshMaterials::with_texture_order(&whitened))
     }
 
-    fn apply_result(&mut self, r: ChunkResult, viewer: Option<ChunkCoord>, collision_r: i32) {
+    fn apply_result(&mut self, r: ChunkResult, viewers: &[ChunkCoord], collision_r: i32) {
         let c = r.coord;
         if let Some(old) = self.nodes.remove(&c) {
             free_chunk_node(old);
@@ -1216,7 +1384,7 @@ impl ChunkWorld {
             node.mesh = Some(mi);
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
             // in Godot's physics server), nearest first.
-            let near = viewer.is_some_and(|v| within(c, v, collision_r));
+            let near = near_any(c, viewers, collision_r);
             if near && !r.mesh.opaque.is_empty() {
                 // Faces from the worker (solidity-only greedy, far fewer triangles), else the
                 // render mesh's triangles.
@@ -1228,9 +1396,7 @@ impl ChunkWorld {
                 };
                 self.pending_faces.insert(c, faces);
                 self.collision_queue.push(c);
-                if let Some(v) = viewer {
-                    self.collision_queue.sort_by_key(|q| std::cmp::Reverse(q.distance_sq(v)));
-                }
+                self.collision_queue.sort_by_key(|q| std::cmp::Reverse(nearest_distance_sq(*q, viewers)));
             }
         }
         self.nodes.insert(c, node);
@@ -1280,11 +1446,11 @@ impl ChunkWorld {
 
     /// Queues collision for loaded chunks that came near the viewer (built within the frame
     /// budget, nearest first) and frees it on chunks that moved away.
-    fn update_collision_ring(&mut self, v: ChunkCoord, r: i32) {
+    fn update_collision_ring(&mut self, viewers: &[ChunkCoord], r: i32) {
         let mut queue = Vec::new();
         let mut requests = Vec::new();
         for (c, n) in self.nodes.iter_mut() {
-            let near = within(*c, v, r);
+            let near = near_any(*c, viewers, r);
             if near && n.body.is_none() && n.mesh.is_some() {
                 if self.pending_faces.contains_key(c) {
                     queue.push(*c);
@@ -1301,7 +1467,7 @@ impl ChunkWorld {
                 s.request_collision(c);
             }
         }
-        queue.sort_by_key(|c| std::cmp::Reverse(c.distance_sq(v)));
+        queue.sort_by_key(|c| std::cmp::Reverse(nearest_distance_sq(*c, viewers)));
         self.pending_faces.retain(|c, _| queue.contains(c));
         self.collision_queue = queue;
     }
@@ -1341,8 +1507,8 @@ impl ChunkWorld {
         }
     }
 
-    fn build_queued_collision(&mut self, c: ChunkCoord, viewer: Option<ChunkCoord>, r: i32) {
-        if !viewer.is_some_and(|v| within(c, v, r)) {
+    fn build_queued_collision(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) {
+        if !near_any(c, viewers, r) {
             return;
         }
         let kept = self.pending_faces.remove(&c);
@@ -1385,6 +1551,16 @@ fn finite_or(v: f64, fallback: f64) -> f64 {
 
 fn within(c: ChunkCoord, v: ChunkCoord, r: i32) -> bool {
     (c.x - v.x).abs() <= r && (c.y - v.y).abs() <= r && (c.z - v.z).abs() <= r
+}
+
+/// Whether `c` is within `r` chunks (per axis) of any viewer.
+fn near_any(c: ChunkCoord, viewers: &[ChunkCoord], r: i32) -> bool {
+    viewers.iter().any(|&v| within(c, v, r))
+}
+
+/// Squared distance in chunks from `c` to the nearest viewer.
+fn nearest_distance_sq(c: ChunkCoord, viewers: &[ChunkCoord]) -> i64 {
+    viewers.iter().map(|&v| c.distance_sq(v)).min().unwrap_or(0)
 }
 
 fn free_chunk_node(n: ChunkNode) {

@@ -167,7 +167,17 @@ pub struct ChunkWorld2D {
     generated_tile_set: Option<Gd<TileSet>>,
     /// Preset identity and generator, kept edits, game state and the last error.
     host: WorldHost<Generator2D>,
+    /// Viewers besides `viewer` ([`ChunkWorld2D::add_viewer`]): node, id, view distance.
+    extra_viewers: Vec<(Gd<Node2D>, u64, i32)>,
+    /// The area [`ChunkWorld2D::preload_area`] keeps loaded: centre (local pixels), radius in
+    /// chunks, and whether `area_preloaded` was emitted for it.
+    preload: Option<(Vector2, i32, bool)>,
+    /// Viewer ids to take out of the streamer at the next frame.
+    removed_viewer_ids: Vec<u64>,
 }
+
+/// The streamer's id of the preloaded area (node instance ids are never this).
+const PRELOAD_VIEWER_ID: u64 = u64::MAX;
 
 #[godot_api]
 impl INode2D for ChunkWorld2D {
@@ -198,6 +208,9 @@ impl INode2D for ChunkWorld2D {
             library_invalid: None,
             generated_tile_set: None,
             host: WorldHost::new("ChunkWorld2D"),
+            extra_viewers: Vec::new(),
+            preload: None,
+            removed_viewer_ids: Vec::new(),
         }
     }
 
@@ -237,6 +250,8 @@ impl INode2D for ChunkWorld2D {
         let viewer = self.viewer_bounds.clamp("ChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let memory_budget = self.memory_budget();
+        let extra = self.extra_viewer_tiles();
+        let removed = std::mem::take(&mut self.removed_viewer_ids);
         let (unloads, results) = {
             let Some(s) = self.streamer.as_mut() else { return };
             if s.config().view_distance != vd {
@@ -246,6 +261,12 @@ impl INode2D for ChunkWorld2D {
                 s.set_memory_budget(memory_budget);
             }
             s.set_viewer(viewer[0], viewer[1]);
+            for id in removed {
+                s.remove_extra_viewer(id);
+            }
+            for (id, [x, y], distance) in extra {
+                s.set_extra_viewer(id, x, y, distance);
+            }
             s.pump();
             let unloads = s.take_unloads();
             let mut results = Vec::new();
@@ -273,6 +294,15 @@ impl INode2D for ChunkWorld2D {
         }
         self.apply_ops(frame_start, budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
+        let preload_done = self.get_preload_progress() >= 1.0;
+        if let Some((center, _, announced)) = self.preload.as_mut()
+            && preload_done
+            && !*announced
+        {
+            *announced = true;
+            let center = *center;
+            self.signals().area_preloaded().emit(center);
+        }
     }
 
     fn exit_tree(&mut self) {
@@ -315,6 +345,92 @@ impl ChunkWorld2D {
     /// Emitted when a chunk left the view and its cells were erased.
     #[signal]
     fn chunk_unloaded(coord: Vector2i);
+    /// Emitted once when every chunk of the area asked for with `preload_area` is in the layer.
+    #[signal]
+    fn area_preloaded(center: Vector2);
+
+    /// Streams around `node` too (split screen, another player), with its own `view_distance`
+    /// in chunks (0 to 16, clamped with a warning). The loaded set is the union of every
+    /// viewer's square, queued nearest-first across viewers, with `memory_budget_mb` shared
+    /// between them. `viewer` stays the first viewer; adding a node again changes its distance;
+    /// a freed viewer stops being one.
+    #[func]
+    fn add_viewer(&mut self, node: Option<Gd<Node2D>>, view_distance: i64) {
+        let Some(node) = node else {
+            godot_error!("ChunkWorld2D.add_viewer: node is null; allowed: a Node2D");
+            return;
+        };
+        let max = MAX_VIEW_DISTANCE_2D as i64;
+        let distance = view_distance.clamp(0, max) as i32;
+        if distance as i64 != view_distance {
+            godot_warn!(
+                "ChunkWorld2D.add_viewer: view_distance {view_distance} is out of range; allowed: 0 to {max}; using {distance}"
+            );
+        }
+        let id = node.instance_id().to_i64() as u64;
+        match self.extra_viewers.iter_mut().find(|v| v.1 == id) {
+            Some(v) => v.2 = distance,
+            None => self.extra_viewers.push((node, id, distance)),
+        }
+    }
+
+    /// Stops streaming around `node`; what only it needed unloads. False when it was not a viewer.
+    #[func]
+    fn remove_viewer(&mut self, node: Option<Gd<Node2D>>) -> bool {
+        let Some(node) = node else { return false };
+        let id = node.instance_id().to_i64() as u64;
+        let before = self.extra_viewers.len();
+        self.extra_viewers.retain(|v| v.1 != id);
+        let removed = self.extra_viewers.len() != before;
+        if removed {
+            self.removed_viewer_ids.push(id);
+        }
+        removed
+    }
+
+    /// How many viewers the world streams around: `viewer` (or the camera) and those added.
+    #[func]
+    fn get_viewer_count(&self) -> i64 {
+        1 + self.extra_viewers.len() as i64
+    }
+
+    /// Loads the square of chunks within `radius` (0 to 16, clamped with a warning) around
+    /// `center` (local pixels) and keeps it until `cancel_preload` or the next `preload_area`;
+    /// `area_preloaded` is emitted once it is in the layer.
+    #[func]
+    fn preload_area(&mut self, center: Vector2, radius: i64) {
+        let max = MAX_VIEW_DISTANCE_2D as i64;
+        let r = radius.clamp(0, max) as i32;
+        if r as i64 != radius {
+            godot_warn!("ChunkWorld2D.preload_area: radius {radius} is out of range; allowed: 0 to {max}; using {r}");
+        }
+        let center = if center.x.is_finite() && center.y.is_finite() {
+            center
+        } else {
+            godot_warn!("ChunkWorld2D.preload_area: center {center} is not a finite position; using the origin");
+            Vector2::ZERO
+        };
+        self.preload = Some((center, r, false));
+    }
+
+    /// Loaded fraction of the preloaded area's chunks, 0 to 1; 0 when there is none.
+    #[func]
+    fn get_preload_progress(&self) -> f64 {
+        if self.preload.is_none() {
+            return 0.0;
+        }
+        let streamed = self.streamer.as_ref().and_then(|s| s.extra_viewer_progress(PRELOAD_VIEWER_ID)).unwrap_or(0.0);
+        // Loaded in the streamer is not yet written into the layer: wait for the writes too.
+        if streamed >= 1.0 && !self.ops.is_empty() { 0.99 } else { streamed }
+    }
+
+    /// Lets the preloaded area go (what no viewer needs unloads).
+    #[func]
+    fn cancel_preload(&mut self) {
+        if self.preload.take().is_some() {
+            self.removed_viewer_ids.push(PRELOAD_VIEWER_ID);
+        }
+    }
 
     /// Local pixel y of the top of the topmost solid tile in the column holding local pixel x
     /// (smaller y is higher). Works anywhere, loaded or not; edits included.
@@ -917,6 +1033,40 @@ impl ChunkWorld2D {
             .map(|t| t.get_tile_size());
         let s = from_set.unwrap_or(self.tile_size);
         Vector2i::new(s.x.max(1), s.y.max(1))
+    }
+
+    /// The added viewers and the preloaded area in (fractional) tiles within the world's bounds,
+    /// as the streamer's `(id, [x, y], view distance)`; freed viewers are dropped.
+    fn extra_viewer_tiles(&mut self) -> Vec<(u64, [f64; 2], i32)> {
+        let mut freed = Vec::new();
+        self.extra_viewers.retain(|v| {
+            let alive = v.0.is_instance_valid();
+            if !alive {
+                freed.push(v.1);
+            }
+            alive
+        });
+        self.removed_viewer_ids.extend(freed);
+        let px = self.tile_pixels();
+        let inside = self.base().is_inside_tree();
+        let tiles = |p: Vector2| {
+            let b = world_host::WORLD_BOUND;
+            [((p.x / px.x as f32) as f64).clamp(-b, b), ((p.y / px.y as f32) as f64).clamp(-b, b)]
+        };
+        let mut out = Vec::new();
+        for (node, id, distance) in &self.extra_viewers {
+            if !inside || !node.is_inside_tree() {
+                continue;
+            }
+            let p = self.base().to_local(node.get_global_position());
+            if p.x.is_finite() && p.y.is_finite() {
+                out.push((*id, tiles(p), *distance));
+            }
+        }
+        if let Some((center, r, _)) = self.preload {
+            out.push((PRELOAD_VIEWER_ID, tiles(center), r));
+        }
+        out
     }
 
     /// The viewer's position in (fractional) tiles.

@@ -221,6 +221,29 @@ func test_chunk_world_methods() -> void:
 		w.call(m)
 		ChunkWorld.chunk_size()
 		_mark_kept(w, what)
+	# Viewers and preloads: any distance is clamped, freed and null nodes are refused, any
+	# centre streams somewhere inside the world.
+	var extra := _keep(Node3D.new()) as Node3D
+	add_child(extra)
+	for d in INTS:
+		var what := _probe("ChunkWorld.add_viewer(node, %d)" % d)
+		w.add_viewer(extra, d)
+		assert_eq(w.get_viewer_count(), 2, what + ": one extra viewer")
+		_mark_kept(w, what)
+	for f in _floats():
+		var what := _probe("ChunkWorld.preload_area(%s)" % f)
+		w.preload_area(Vector3(f, f, -f), int(clampf(f, -1e9, 1e9)))
+		w.get_preload_progress()
+		_mark_kept(w, what)
+	var what_v := _probe("ChunkWorld.add_viewer(null) / remove_viewer(freed)")
+	w.add_viewer(null, 3)
+	assert_true(w.remove_viewer(extra), what_v)
+	extra.free()
+	w.cancel_preload()
+	w.cancel_preload()
+	assert_eq(w.get_viewer_count(), 1, what_v)
+	await wait_frames(2)
+	_mark_kept(w, what_v)
 	var what_g := _probe("ChunkWorld.regenerate() twice in a row")
 	w.regenerate()
 	w.regenerate()
