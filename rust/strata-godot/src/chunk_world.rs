@@ -1047,6 +1047,18 @@ impl ChunkWorld {
         )
     }
 
+    /// What a shared world's server starts from: the preset in use, a copy of the edits and how
+    /// many blocks the world's library has.
+    pub(crate) fn shared_world_state(&self) -> (strata_core::WorldPreset, EditMap, usize) {
+        let count = self.library().map(|l| l.len()).unwrap_or(strata_core::base::block::BLOCK_COUNT as usize);
+        (world_host::core_preset(self.preset.as_ref()), self.edits().cloned().unwrap_or_default(), count)
+    }
+
+    /// Streams a shared world's `preset` with `edits` (what a server sent) in place of this one.
+    pub(crate) fn adopt_shared_world(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
+        self.restart_with(preset, edits);
+    }
+
     /// The edits: the streamer's, or those kept while it is stopped.
     fn edits(&self) -> Option<&EditMap> {
         match &self.streamer {

@@ -33,6 +33,7 @@ mod user_profiles;
 mod world_edits;
 mod world_host;
 mod world_preset;
+mod world_sync;
 
 struct StrataExtension;
 

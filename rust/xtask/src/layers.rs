@@ -34,6 +34,7 @@ pub const CORE_LAYERS: &[&[&str]] = &[
     &["mesh"],
     &["stream"],
     &["persist"],
+    &["net"],
 ];
 
 /// One `crate::` path found in a source file.

@@ -1,0 +1,249 @@
+//! A client of a shared world, as a state machine: packets in, events and packets out.
+//!
+//! It says `Hello`, checks the `Welcome` (protocol, and that the preset it carries rebuilds here
+//! with the server's fingerprint: a mismatch is a clear error, never a wrong world), then keeps
+//! a copy of the server's edits: every `EditApplied` in order (an order number out of sequence
+//! is a broken connection, reported), and a `ChunkEdits` snapshot per chunk it subscribes to as
+//! that chunk streams in, which brings a late joiner everything edited before it came. Other
+//! players' poses are kept with their arrival times and interpolated ([`WorldClient::pose_of`]).
+//!
+//! May use: `base`, `preset`, `net::protocol`.
+
+use crate::base::block::BlockId;
+use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::edits::{EditMap, local_from_index};
+use crate::net::protocol::{Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::preset::error::PresetError;
+use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron};
+use crate::preset::model::WorldPreset;
+use std::collections::{BTreeMap, VecDeque};
+use thiserror::Error;
+
+/// Why a client gave up on its connection.
+#[derive(Debug, Error)]
+pub enum ClientError {
+    #[error("malformed packet from the server: {0}")]
+    Malformed(#[from] crate::net::protocol::DecodeError),
+    #[error("the server refused to let us join: {0}")]
+    Refused(String),
+    #[error("the server speaks Strata protocol {server}; this client speaks {PROTOCOL_VERSION}")]
+    Protocol { server: u16 },
+    #[error("the server's preset does not load here: {0}")]
+    Preset(#[from] PresetError),
+    #[error(
+        "the server's world has fingerprint {server} but rebuilds here as {local}: the two builds of Strata generate different worlds"
+    )]
+    Fingerprint { server: String, local: String },
+    #[error("edit number {got} arrived where {expected} was next: the connection lost or reordered an edit")]
+    OutOfOrder { expected: u64, got: u64 },
+    #[error("the server sent {0} before Welcome")]
+    BeforeWelcome(&'static str),
+}
+
+/// What happened, for the game.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ClientEvent {
+    /// Joined as `player`: generate `preset` (seed included).
+    Joined {
+        player: PlayerId,
+        preset: Box<WorldPreset>,
+    },
+    /// These voxels changed (applied edits or a chunk snapshot).
+    VoxelsChanged {
+        positions: Vec<IVec3>,
+    },
+    Rejected {
+        request: u32,
+        reason: RejectReason,
+    },
+    PlayerJoined {
+        player: PlayerId,
+        name: String,
+    },
+    PlayerLeft {
+        player: PlayerId,
+    },
+    Chat {
+        player: PlayerId,
+        text: String,
+    },
+}
+
+/// Poses kept per remote player for interpolation.
+const POSE_HISTORY: usize = 8;
+
+#[derive(Clone, Debug, Default)]
+struct RemotePlayer {
+    name: String,
+    /// (arrival time in seconds, pose), oldest first.
+    poses: VecDeque<(f64, Pose)>,
+}
+
+/// See the module docs.
+pub struct WorldClient {
+    name: String,
+    player: Option<PlayerId>,
+    edits: EditMap,
+    next_order: u64,
+    next_request: u32,
+    players: BTreeMap<PlayerId, RemotePlayer>,
+}
+
+impl WorldClient {
+    pub fn new(name: &str) -> Self {
+        Self {
+            name: name.to_string(),
+            player: None,
+            edits: EditMap::new(),
+            next_order: 0,
+            next_request: 0,
+            players: BTreeMap::new(),
+        }
+    }
+
+    /// The first packet to send.
+    pub fn hello(&self) -> Vec<u8> {
+        Message::Hello { protocol: PROTOCOL_VERSION, name: self.name.clone() }.encode()
+    }
+
+    /// Our player id once joined.
+    pub fn player(&self) -> Option<PlayerId> {
+        self.player
+    }
+
+    /// The server's edits as far as they reached us.
+    pub fn edits(&self) -> &EditMap {
+        &self.edits
+    }
+
+    /// Names of the other players.
+    pub fn players(&self) -> impl Iterator<Item = (PlayerId, &str)> {
+        self.players.iter().map(|(id, p)| (*id, p.name.as_str()))
+    }
+
+    /// A request to set `pos` to `block`, and the request's number (echoed by the answer).
+    pub fn request_edit(&mut self, pos: IVec3, block: BlockId) -> (u32, Vec<u8>) {
+        let request = self.next_request;
+        self.next_request = self.next_request.wrapping_add(1);
+        (request, Message::EditRequest { request, pos, block }.encode())
+    }
+
+    /// Asks for the edits of a chunk that streamed in.
+    pub fn subscribe(&self, chunk: ChunkCoord) -> Vec<u8> {
+        Message::SubscribeChunk { chunk }.encode()
+    }
+
+    /// Our pose for the others (send unreliably, a few times a second).
+    pub fn pose_packet(&self, tick: u32, pose: Pose) -> Vec<u8> {
+        Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode()
+    }
+
+    pub fn chat_packet(&self, text: &str) -> Vec<u8> {
+        Message::Chat { player: self.player.unwrap_or(0), text: text.to_string() }.encode()
+    }
+
+    /// Handles one packet from the server that arrived at `now_s`. An error means the connection
+    /// cannot go on (close it and tell the player the message).
+    pub fn handle_packet(&mut self, bytes: &[u8], now_s: f64) -> Result<Vec<ClientEvent>, ClientError> {
+        let message = Message::decode(bytes)?;
+        if self.player.is_none() {
+            return match message {
+                Message::Welcome { protocol, player, preset, fingerprint: server, next_order } => {
+                    if protocol != PROTOCOL_VERSION {
+                        return Err(ClientError::Protocol { server: protocol });
+                    }
+                    let preset = preset_from_sparse_ron(&preset, "the server's preset")?;
+                    let local = fingerprint(&preset);
+                    if local != server {
+                        return Err(ClientError::Fingerprint { server, local });
+                    }
+                    self.player = Some(player);
+                    self.next_order = next_order;
+                    Ok(vec![ClientEvent::Joined { player, preset: Box::new(preset) }])
+                }
+                Message::Refused { reason } => Err(ClientError::Refused(reason)),
+                _ => Err(ClientError::BeforeWelcome("a message")),
+            };
+        }
+        Ok(match message {
+            Message::EditApplied { order, pos, block, .. } => {
+                if order != self.next_order {
+                    return Err(ClientError::OutOfOrder { expected: self.next_order, got: order });
+                }
+                self.next_order += 1;
+                self.edits.set(pos, block);
+                vec![ClientEvent::VoxelsChanged { positions: vec![pos] }]
+            }
+            Message::ChunkEdits { chunk, edits, .. } => {
+                let min = chunk.min_voxel();
+                let mut positions: Vec<IVec3> = self
+                    .edits
+                    .edits_in_box(min, IVec3::splat(crate::base::coords::CHUNK_SIZE))
+                    .into_iter()
+                    .map(|e| e.0)
+                    .collect();
+                for p in &positions {
+                    self.edits.clear_at(*p);
+                }
+                for (i, b) in edits {
+                    let l = local_from_index(i);
+                    let p = IVec3::new(min.x + l.x, min.y + l.y, min.z + l.z);
+                    self.edits.set(p, b);
+                    positions.push(p);
+                }
+                positions.sort_by_key(|p| (p.x, p.y, p.z));
+                positions.dedup();
+                vec![ClientEvent::VoxelsChanged { positions }]
+            }
+            Message::EditRejected { request, reason } => vec![ClientEvent::Rejected { request, reason }],
+            Message::PlayerState { player, pose, .. } => {
+                let p = self.players.entry(player).or_default();
+                p.poses.push_back((now_s, pose));
+                while p.poses.len() > POSE_HISTORY {
+                    p.poses.pop_front();
+                }
+                Vec::new()
+            }
+            Message::PlayerJoined { player, name } => {
+                self.players.entry(player).or_default().name = name.clone();
+                vec![ClientEvent::PlayerJoined { player, name }]
+            }
+            Message::PlayerLeft { player } => {
+                self.players.remove(&player);
+                vec![ClientEvent::PlayerLeft { player }]
+            }
+            Message::Chat { player, text } => vec![ClientEvent::Chat { player, text }],
+            Message::Refused { reason } => return Err(ClientError::Refused(reason)),
+            // Client-to-server messages or a second welcome from a server: ignored.
+            _ => Vec::new(),
+        })
+    }
+
+    /// Where `player` is at render time `t_s`: linear between the two poses around `t_s`
+    /// (render a little in the past, e.g. 100 ms, to always have two), the newest past the end.
+    pub fn pose_of(&self, player: PlayerId, t_s: f64) -> Option<Pose> {
+        let poses = &self.players.get(&player)?.poses;
+        let (&(t_last, last), _) = (poses.back()?, ());
+        if t_s >= t_last || poses.len() == 1 {
+            return Some(last);
+        }
+        let after = poses.iter().position(|(t, _)| *t >= t_s).unwrap_or(poses.len() - 1);
+        if after == 0 {
+            return Some(poses[0].1);
+        }
+        let ((t0, a), (t1, b)) = (poses[after - 1], poses[after]);
+        let f = if t1 > t0 { ((t_s - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32 } else { 1.0 };
+        let lerp = |x: f32, y: f32| x + (y - x) * f;
+        // Yaw turns the short way round.
+        let turn = (b.yaw - a.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+        Some(Pose {
+            position: [
+                lerp(a.position[0], b.position[0]),
+                lerp(a.position[1], b.position[1]),
+                lerp(a.position[2], b.position[2]),
+            ],
+            yaw: a.yaw + turn * f,
+            pitch: lerp(a.pitch, b.pitch),
+        })
+    }
+}

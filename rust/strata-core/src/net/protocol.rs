@@ -1,0 +1,554 @@
+//! The wire format of shared worlds: one [`Message`] a packet, a tag byte then its fields.
+//!
+//! Integers are LEB128 varints (signed ones zigzag), floats little-endian `f32`, strings a varint
+//! length then UTF-8. A single-voxel edit request takes 7 to 24 bytes, the broadcast of an applied
+//! edit 8 to 40 (typically 10 to 16: [`tests`] pins the bounds). The decoder trusts nothing:
+//! every length is checked against its limit and the bytes left before anything is allocated,
+//! a packet must be consumed exactly, and every error names what was read, where and what is
+//! allowed (law: Clear errors). It never panics, whatever the bytes (fuzzed in the tests).
+//!
+//! May use: `base`.
+
+use crate::base::block::BlockId;
+use crate::base::coords::{ChunkCoord, IVec3};
+use thiserror::Error;
+
+/// The protocol spoken; a peer speaking another is refused with both numbers named.
+pub const PROTOCOL_VERSION: u16 = 1;
+/// The largest packet accepted (a welcome carries the preset).
+pub const MAX_PACKET_BYTES: usize = 128 * 1024;
+/// The longest player name, in bytes.
+pub const MAX_NAME_BYTES: usize = 32;
+/// The longest chat line, in bytes.
+pub const MAX_CHAT_BYTES: usize = 256;
+/// The longest preset text a welcome carries, in bytes.
+pub const MAX_PRESET_BYTES: usize = 64 * 1024;
+/// The longest free-text reason (refusals, disconnects), in bytes.
+pub const MAX_REASON_BYTES: usize = 512;
+/// The most edits one chunk snapshot carries: one per voxel of a chunk.
+pub const MAX_CHUNK_EDITS: usize = 32 * 32 * 32;
+
+/// A player's number on one server, given on joining.
+pub type PlayerId = u32;
+
+/// Why the server refused an edit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RejectReason {
+    /// Farther from the player than the server's reach.
+    OutOfReach = 1,
+    /// Outside the world's bounds.
+    OutOfBounds = 2,
+    /// A block id the world's library does not have.
+    UnknownBlock = 3,
+    /// More edits than the rate limit allows.
+    RateLimited = 4,
+}
+
+impl RejectReason {
+    fn from_byte(b: u8) -> Option<Self> {
+        Some(match b {
+            1 => Self::OutOfReach,
+            2 => Self::OutOfBounds,
+            3 => Self::UnknownBlock,
+            4 => Self::RateLimited,
+            _ => return None,
+        })
+    }
+
+    /// A short English phrase for logs and the HUD.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Self::OutOfReach => "out of reach",
+            Self::OutOfBounds => "outside the world's bounds",
+            Self::UnknownBlock => "not a block of this world",
+            Self::RateLimited => "too many edits; wait a moment",
+        }
+    }
+}
+
+/// A player's pose: position (world voxels, the eye) and look angles in radians.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    pub position: [f32; 3],
+    pub yaw: f32,
+    pub pitch: f32,
+}
+
+/// One packet. "C→S" are sent by clients, "S→C" by the server; a peer that sends the other kind
+/// breaks the protocol.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Message {
+    /// C→S, first packet: the protocol spoken and the player's name.
+    Hello { protocol: u16, name: String },
+    /// S→C: joined. The world to generate (the preset as sparse RON, seed included), its
+    /// fingerprint to check that it rebuilds the same here, and the next edit order number.
+    Welcome { protocol: u16, player: PlayerId, preset: String, fingerprint: String, next_order: u64 },
+    /// S→C: cannot join (the connection is closed after it).
+    Refused { reason: String },
+    /// C→S: please set voxel `pos` to `block`; `request` is the client's own number for it.
+    EditRequest { request: u32, pos: IVec3, block: BlockId },
+    /// S→C, to everyone: edit number `order` was applied (orders count up from 0 without gaps).
+    EditApplied { order: u64, player: PlayerId, request: u32, pos: IVec3, block: BlockId },
+    /// S→C: the edit `request` was refused.
+    EditRejected { request: u32, reason: RejectReason },
+    /// C→S: this chunk streamed in; send its edits.
+    SubscribeChunk { chunk: ChunkCoord },
+    /// S→C: every edit of `chunk` (local voxel index and block) as of edit order `order`
+    /// (edits numbered below it are in, later ones follow as `EditApplied`).
+    ChunkEdits { chunk: ChunkCoord, order: u64, edits: Vec<(u16, BlockId)> },
+    /// C→S: where the sender is now (its `player` field is ignored: the server knows who sent
+    /// it). S→C: where `player` is, at the sender's `tick`.
+    PlayerState { player: PlayerId, tick: u32, pose: Pose },
+    /// S→C: a player joined (also sent for everyone already there to a newcomer).
+    PlayerJoined { player: PlayerId, name: String },
+    /// S→C: a player left.
+    PlayerLeft { player: PlayerId },
+    /// C→S: a chat line (`player` ignored); S→C: a chat line from `player`.
+    Chat { player: PlayerId, text: String },
+}
+
+const TAG_HELLO: u8 = 1;
+const TAG_WELCOME: u8 = 2;
+const TAG_REFUSED: u8 = 3;
+const TAG_EDIT_REQUEST: u8 = 4;
+const TAG_EDIT_APPLIED: u8 = 5;
+const TAG_EDIT_REJECTED: u8 = 6;
+const TAG_SUBSCRIBE_CHUNK: u8 = 7;
+const TAG_CHUNK_EDITS: u8 = 8;
+const TAG_PLAYER_STATE: u8 = 9;
+const TAG_PLAYER_JOINED: u8 = 10;
+const TAG_PLAYER_LEFT: u8 = 11;
+const TAG_CHAT: u8 = 12;
+
+impl Message {
+    /// Whether a client may send this message (else only the server may).
+    pub fn is_from_client(&self) -> bool {
+        matches!(
+            self,
+            Message::Hello { .. }
+                | Message::EditRequest { .. }
+                | Message::SubscribeChunk { .. }
+                | Message::PlayerState { .. }
+                | Message::Chat { .. }
+        )
+    }
+
+    /// The packet bytes.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Vec::with_capacity(32);
+        match self {
+            Message::Hello { protocol, name } => {
+                w.push(TAG_HELLO);
+                put_uvar(&mut w, *protocol as u64);
+                put_str(&mut w, name);
+            }
+            Message::Welcome { protocol, player, preset, fingerprint, next_order } => {
+                w.push(TAG_WELCOME);
+                put_uvar(&mut w, *protocol as u64);
+                put_uvar(&mut w, *player as u64);
+                put_str(&mut w, preset);
+                put_str(&mut w, fingerprint);
+                put_uvar(&mut w, *next_order);
+            }
+            Message::Refused { reason } => {
+                w.push(TAG_REFUSED);
+                put_str(&mut w, reason);
+            }
+            Message::EditRequest { request, pos, block } => {
+                w.push(TAG_EDIT_REQUEST);
+                put_uvar(&mut w, *request as u64);
+                put_ivec(&mut w, *pos);
+                put_uvar(&mut w, *block as u64);
+            }
+            Message::EditApplied { order, player, request, pos, block } => {
+                w.push(TAG_EDIT_APPLIED);
+                put_uvar(&mut w, *order);
+                put_uvar(&mut w, *player as u64);
+                put_uvar(&mut w, *request as u64);
+                put_ivec(&mut w, *pos);
+                put_uvar(&mut w, *block as u64);
+            }
+            Message::EditRejected { request, reason } => {
+                w.push(TAG_EDIT_REJECTED);
+                put_uvar(&mut w, *request as u64);
+                w.push(*reason as u8);
+            }
+            Message::SubscribeChunk { chunk } => {
+                w.push(TAG_SUBSCRIBE_CHUNK);
+                put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
+            }
+            Message::ChunkEdits { chunk, order, edits } => {
+                w.push(TAG_CHUNK_EDITS);
+                put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
+                put_uvar(&mut w, *order);
+                put_uvar(&mut w, edits.len() as u64);
+                for (i, b) in edits {
+                    put_uvar(&mut w, *i as u64);
+                    put_uvar(&mut w, *b as u64);
+                }
+            }
+            Message::PlayerState { player, tick, pose } => {
+                w.push(TAG_PLAYER_STATE);
+                put_uvar(&mut w, *player as u64);
+                put_uvar(&mut w, *tick as u64);
+                for v in pose.position.iter().chain([&pose.yaw, &pose.pitch]) {
+                    w.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            Message::PlayerJoined { player, name } => {
+                w.push(TAG_PLAYER_JOINED);
+                put_uvar(&mut w, *player as u64);
+                put_str(&mut w, name);
+            }
+            Message::PlayerLeft { player } => {
+                w.push(TAG_PLAYER_LEFT);
+                put_uvar(&mut w, *player as u64);
+            }
+            Message::Chat { player, text } => {
+                w.push(TAG_CHAT);
+                put_uvar(&mut w, *player as u64);
+                put_str(&mut w, text);
+            }
+        }
+        w
+    }
+
+    /// Reads one packet; any packet that is not exactly one well-formed message is refused.
+    pub fn decode(bytes: &[u8]) -> Result<Message, DecodeError> {
+        if bytes.len() > MAX_PACKET_BYTES {
+            return Err(DecodeError::TooLarge { len: bytes.len(), max: MAX_PACKET_BYTES });
+        }
+        let mut r = Reader { bytes, at: 0 };
+        let tag = r.byte("message tag")?;
+        let m = match tag {
+            TAG_HELLO => Message::Hello {
+                protocol: r.uint("protocol", u16::MAX as u64)? as u16,
+                name: r.string("player name", MAX_NAME_BYTES)?,
+            },
+            TAG_WELCOME => Message::Welcome {
+                protocol: r.uint("protocol", u16::MAX as u64)? as u16,
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                preset: r.string("preset", MAX_PRESET_BYTES)?,
+                fingerprint: r.string("fingerprint", MAX_NAME_BYTES * 4)?,
+                next_order: r.uint("edit order", u64::MAX)?,
+            },
+            TAG_REFUSED => Message::Refused { reason: r.string("reason", MAX_REASON_BYTES)? },
+            TAG_EDIT_REQUEST => Message::EditRequest {
+                request: r.uint("request number", u32::MAX as u64)? as u32,
+                pos: r.ivec("voxel position")?,
+                block: r.uint("block id", BlockId::MAX as u64)? as BlockId,
+            },
+            TAG_EDIT_APPLIED => Message::EditApplied {
+                order: r.uint("edit order", u64::MAX)?,
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                request: r.uint("request number", u32::MAX as u64)? as u32,
+                pos: r.ivec("voxel position")?,
+                block: r.uint("block id", BlockId::MAX as u64)? as BlockId,
+            },
+            TAG_EDIT_REJECTED => {
+                let request = r.uint("request number", u32::MAX as u64)? as u32;
+                let at = r.at;
+                let b = r.byte("reject reason")?;
+                let reason = RejectReason::from_byte(b).ok_or(DecodeError::OutOfRange {
+                    what: "reject reason",
+                    value: b as i64,
+                    offset: at,
+                    allowed: "1 to 4",
+                })?;
+                Message::EditRejected { request, reason }
+            }
+            TAG_SUBSCRIBE_CHUNK => Message::SubscribeChunk { chunk: r.chunk("chunk")? },
+            TAG_CHUNK_EDITS => {
+                let chunk = r.chunk("chunk")?;
+                let order = r.uint("edit order", u64::MAX)?;
+                let at = r.at;
+                let n = r.uint("edit count", MAX_CHUNK_EDITS as u64)? as usize;
+                // Each edit takes two bytes at least: refuse a count the packet cannot hold.
+                if n * 2 > r.left() {
+                    return Err(DecodeError::Truncated { what: "chunk edits", offset: at });
+                }
+                let mut edits = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let i = r.uint("local voxel index", (MAX_CHUNK_EDITS - 1) as u64)? as u16;
+                    let b = r.uint("block id", BlockId::MAX as u64)? as BlockId;
+                    edits.push((i, b));
+                }
+                Message::ChunkEdits { chunk, order, edits }
+            }
+            TAG_PLAYER_STATE => {
+                let player = r.uint("player id", u32::MAX as u64)? as u32;
+                let tick = r.uint("tick", u32::MAX as u64)? as u32;
+                let mut v = [0f32; 5];
+                for (i, x) in v.iter_mut().enumerate() {
+                    let at = r.at;
+                    *x = r.f32("pose")?;
+                    if !x.is_finite() {
+                        return Err(DecodeError::OutOfRange {
+                            what: ["x", "y", "z", "yaw", "pitch"][i],
+                            value: 0,
+                            offset: at,
+                            allowed: "a finite number",
+                        });
+                    }
+                }
+                Message::PlayerState {
+                    player,
+                    tick,
+                    pose: Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4] },
+                }
+            }
+            TAG_PLAYER_JOINED => Message::PlayerJoined {
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                name: r.string("player name", MAX_NAME_BYTES)?,
+            },
+            TAG_PLAYER_LEFT => Message::PlayerLeft { player: r.uint("player id", u32::MAX as u64)? as u32 },
+            TAG_CHAT => Message::Chat {
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                text: r.string("chat line", MAX_CHAT_BYTES)?,
+            },
+            other => return Err(DecodeError::UnknownTag { tag: other }),
+        };
+        if r.at != bytes.len() {
+            return Err(DecodeError::Trailing { offset: r.at, len: bytes.len() });
+        }
+        Ok(m)
+    }
+}
+
+/// Why a packet was refused. Offsets are byte offsets into the packet.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum DecodeError {
+    #[error("packet of {len} bytes; allowed: at most {max}")]
+    TooLarge { len: usize, max: usize },
+    #[error("unknown message tag {tag}; allowed: 1 to 12")]
+    UnknownTag { tag: u8 },
+    #[error("packet ends inside the {what} at byte {offset}")]
+    Truncated { what: &'static str, offset: usize },
+    #[error("the {what} at byte {offset} is {value}; allowed: {allowed}")]
+    OutOfRange { what: &'static str, value: i64, offset: usize, allowed: &'static str },
+    #[error("the {what} at byte {offset} is {len} bytes long; allowed: at most {max}")]
+    TooLong { what: &'static str, len: u64, offset: usize, max: usize },
+    #[error("the {what} at byte {offset} is not UTF-8")]
+    NotUtf8 { what: &'static str, offset: usize },
+    #[error("the {what} at byte {offset} is a varint longer than 10 bytes")]
+    BadVarint { what: &'static str, offset: usize },
+    #[error("{} bytes left over after the message, from byte {offset} of {len}", len - offset)]
+    Trailing { offset: usize, len: usize },
+}
+
+fn put_uvar(w: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            w.push(b);
+            return;
+        }
+        w.push(b | 0x80);
+    }
+}
+
+fn put_ivar(w: &mut Vec<u8>, v: i32) {
+    put_uvar(w, ((v << 1) ^ (v >> 31)) as u32 as u64);
+}
+
+fn put_ivec(w: &mut Vec<u8>, p: IVec3) {
+    put_ivar(w, p.x);
+    put_ivar(w, p.y);
+    put_ivar(w, p.z);
+}
+
+fn put_str(w: &mut Vec<u8>, s: &str) {
+    put_uvar(w, s.len() as u64);
+    w.extend_from_slice(s.as_bytes());
+}
+
+struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn left(&self) -> usize {
+        self.bytes.len() - self.at
+    }
+
+    fn byte(&mut self, what: &'static str) -> Result<u8, DecodeError> {
+        let b = *self.bytes.get(self.at).ok_or(DecodeError::Truncated { what, offset: self.at })?;
+        self.at += 1;
+        Ok(b)
+    }
+
+    fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
+        let start = self.at;
+        let mut v: u64 = 0;
+        for shift in (0..70).step_by(7) {
+            let b = self.byte(what)?;
+            if shift == 63 && b > 1 {
+                return Err(DecodeError::BadVarint { what, offset: start });
+            }
+            v |= ((b & 0x7f) as u64) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(DecodeError::BadVarint { what, offset: start })
+    }
+
+    fn uint(&mut self, what: &'static str, max: u64) -> Result<u64, DecodeError> {
+        let at = self.at;
+        let v = self.varint(what)?;
+        if v > max {
+            return Err(DecodeError::OutOfRange {
+                what,
+                value: v.min(i64::MAX as u64) as i64,
+                offset: at,
+                allowed: "a smaller number",
+            });
+        }
+        Ok(v)
+    }
+
+    fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
+        let at = self.at;
+        let z = self.varint(what)?;
+        if z > u32::MAX as u64 {
+            return Err(DecodeError::OutOfRange {
+                what,
+                value: z.min(i64::MAX as u64) as i64,
+                offset: at,
+                allowed: "a 32-bit integer",
+            });
+        }
+        let z = z as u32;
+        Ok(((z >> 1) as i32) ^ -((z & 1) as i32))
+    }
+
+    fn ivec(&mut self, what: &'static str) -> Result<IVec3, DecodeError> {
+        Ok(IVec3::new(self.int(what)?, self.int(what)?, self.int(what)?))
+    }
+
+    fn chunk(&mut self, what: &'static str) -> Result<ChunkCoord, DecodeError> {
+        let p = self.ivec(what)?;
+        Ok(ChunkCoord::new(p.x, p.y, p.z))
+    }
+
+    fn f32(&mut self, what: &'static str) -> Result<f32, DecodeError> {
+        let end = self.at + 4;
+        let b = self.bytes.get(self.at..end).ok_or(DecodeError::Truncated { what, offset: self.at })?;
+        self.at = end;
+        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn string(&mut self, what: &'static str, max: usize) -> Result<String, DecodeError> {
+        let at = self.at;
+        let len = self.varint(what)?;
+        if len > max as u64 {
+            return Err(DecodeError::TooLong { what, len, offset: at, max });
+        }
+        let len = len as usize;
+        if len > self.left() {
+            return Err(DecodeError::Truncated { what, offset: at });
+        }
+        let s = std::str::from_utf8(&self.bytes[self.at..self.at + len])
+            .map_err(|_| DecodeError::NotUtf8 { what, offset: at })?;
+        self.at += len;
+        Ok(s.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use rand_xoshiro::rand_core::{Rng, SeedableRng};
+
+    fn samples() -> Vec<Message> {
+        let big = IVec3::new(i32::MIN, i32::MAX, -1);
+        vec![
+            Message::Hello { protocol: PROTOCOL_VERSION, name: "ada".into() },
+            Message::Welcome {
+                protocol: 1,
+                player: 7,
+                preset: "(seed: 42)".into(),
+                fingerprint: "abc".into(),
+                next_order: u64::MAX,
+            },
+            Message::Refused { reason: "full".into() },
+            Message::EditRequest { request: 3, pos: IVec3::new(10, 64, -5), block: 2 },
+            Message::EditRequest { request: u32::MAX, pos: big, block: BlockId::MAX },
+            Message::EditApplied { order: 12, player: 1, request: 3, pos: IVec3::new(10, 64, -5), block: 2 },
+            Message::EditRejected { request: 9, reason: RejectReason::RateLimited },
+            Message::SubscribeChunk { chunk: ChunkCoord::new(-3, 1, 99) },
+            Message::ChunkEdits { chunk: ChunkCoord::new(0, 2, 0), order: 5, edits: vec![(0, 1), (32767, 600)] },
+            Message::PlayerState {
+                player: 2,
+                tick: 77,
+                pose: Pose { position: [1.5, 70.0, -3.25], yaw: 0.5, pitch: -0.1 },
+            },
+            Message::PlayerJoined { player: 4, name: "bo".into() },
+            Message::PlayerLeft { player: 4 },
+            Message::Chat { player: 1, text: "hello ✓".into() },
+        ]
+    }
+
+    #[test]
+    fn every_message_round_trips_and_every_prefix_is_refused() {
+        for m in samples() {
+            let bytes = m.encode();
+            assert_eq!(Message::decode(&bytes), Ok(m.clone()));
+            for cut in 0..bytes.len() {
+                assert!(Message::decode(&bytes[..cut]).is_err(), "{m:?} cut at {cut} was accepted");
+            }
+            let mut longer = bytes.clone();
+            longer.push(0);
+            assert!(matches!(Message::decode(&longer), Err(DecodeError::Trailing { .. })));
+        }
+    }
+
+    #[test]
+    fn a_single_voxel_edit_is_small_on_the_wire() {
+        // Typical: near the origin, a small block id, an early request.
+        let req = Message::EditRequest { request: 100, pos: IVec3::new(-120, 64, 300), block: 5 };
+        assert!(req.encode().len() <= 10, "{} bytes", req.encode().len());
+        let applied =
+            Message::EditApplied { order: 100_000, player: 3, request: 100, pos: IVec3::new(-120, 64, 300), block: 5 };
+        assert!(applied.encode().len() <= 16, "{} bytes", applied.encode().len());
+        // The worst case still fits in 32 bytes for a request.
+        let worst =
+            Message::EditRequest { request: u32::MAX, pos: IVec3::new(i32::MIN, i32::MIN, i32::MIN), block: u16::MAX };
+        assert!(worst.encode().len() <= 24, "{} bytes", worst.encode().len());
+    }
+
+    #[test]
+    fn random_and_mutated_bytes_never_panic_and_errors_name_the_place() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let valid: Vec<Vec<u8>> = samples().iter().map(Message::encode).collect();
+        for i in 0..200_000 {
+            let bytes: Vec<u8> = if i % 2 == 0 {
+                let n = (rng.next_u32() % 48) as usize;
+                (0..n).map(|_| rng.next_u32() as u8).collect()
+            } else {
+                let mut b = valid[i % valid.len()].clone();
+                let at = rng.next_u32() as usize % b.len();
+                b[at] = rng.next_u32() as u8;
+                b
+            };
+            if let Err(e) = Message::decode(&bytes) {
+                assert!(!e.to_string().is_empty());
+            }
+        }
+        let huge = vec![TAG_CHAT; MAX_PACKET_BYTES + 1];
+        assert_eq!(
+            Message::decode(&huge),
+            Err(DecodeError::TooLarge { len: MAX_PACKET_BYTES + 1, max: MAX_PACKET_BYTES })
+        );
+        // A count larger than the packet could hold is refused before allocating.
+        let mut lying = vec![TAG_CHUNK_EDITS, 0, 0, 0, 0];
+        put_uvar(&mut lying, MAX_CHUNK_EDITS as u64);
+        assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "chunk edits", .. })));
+        let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
+        assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 12");
+    }
+}

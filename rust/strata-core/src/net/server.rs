@@ -1,0 +1,344 @@
+//! The authoritative server of a shared world, as a state machine: packets in, packets out.
+//!
+//! It holds the preset, the edits (applied in one order, numbered from 0 without gaps) and the
+//! players. A connection must open with `Hello` in [`PROTOCOL_VERSION`]; then its edit requests
+//! are checked in this order: rate limit (a token bucket per player), world bounds, block id
+//! (the world's library), reach (distance from the player's last reported eye position to the
+//! voxel's centre). A valid edit is applied and broadcast to everyone, the sender included, so
+//! every client applies the same edits in the same order. Whatever a client claims in a
+//! `PlayerState` or `Chat`, the server stamps it with the sender's own id: nobody can move or
+//! speak for another player. A malformed packet, a server-only message or anything before
+//! `Hello` closes the connection with the reason ([`Action::Disconnect`]); the server goes on.
+//!
+//! May use: `base`, `preset`, `net::protocol`.
+
+use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
+use crate::base::edits::{EditMap, local_index};
+use crate::net::protocol::{MAX_CHAT_BYTES, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
+use crate::preset::model::WorldPreset;
+use std::collections::BTreeMap;
+
+/// A connection, as the transport numbers it (Godot's peer id).
+pub type PeerId = i64;
+
+/// What the server accepts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerConfig {
+    /// Farthest an edit may be from the player's eye, in voxels (to the voxel's centre).
+    pub reach: f64,
+    /// Edits a player may make per second, sustained.
+    pub edits_per_second: f64,
+    /// Edits a player may make at once before the rate applies.
+    pub edit_burst: f64,
+    /// Players at once; more are refused.
+    pub max_players: usize,
+    /// Block ids accepted: `0..block_count` (the world's library).
+    pub block_count: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self { reach: 8.0, edits_per_second: 30.0, edit_burst: 60.0, max_players: 32, block_count: 256 }
+    }
+}
+
+/// Who a packet goes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    Peer(PeerId),
+    All,
+    AllExcept(PeerId),
+}
+
+/// What the server asks its transport to do.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Send `message` (encode it with [`Message::encode`]); `reliable` false for poses.
+    Send { target: Target, message: Message, reliable: bool },
+    /// Close the connection, logging `reason`.
+    Disconnect { peer: PeerId, reason: String },
+}
+
+/// One joined player.
+#[derive(Clone, Debug)]
+struct Player {
+    id: PlayerId,
+    name: String,
+    pose: Option<Pose>,
+    tokens: f64,
+    last_refill_s: f64,
+}
+
+/// Counters for tests, logs and the load test.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    pub edits_applied: u64,
+    pub edits_rejected: u64,
+    pub peers_dropped: u64,
+}
+
+/// The authoritative world: see the module docs.
+pub struct WorldServer {
+    preset_ron: String,
+    fingerprint: String,
+    config: ServerConfig,
+    edits: EditMap,
+    next_order: u64,
+    /// Joined players by connection.
+    players: BTreeMap<PeerId, Player>,
+    next_player: PlayerId,
+    stats: ServerStats,
+}
+
+impl WorldServer {
+    /// A server for `preset` with the edits it had (a loaded save), numbering new edits from
+    /// `next_order`.
+    pub fn new(preset: &WorldPreset, edits: EditMap, next_order: u64, config: ServerConfig) -> Self {
+        Self {
+            preset_ron: preset_to_sparse_ron(preset),
+            fingerprint: fingerprint(preset),
+            config,
+            edits,
+            next_order,
+            players: BTreeMap::new(),
+            next_player: 1,
+            stats: ServerStats::default(),
+        }
+    }
+
+    pub fn edits(&self) -> &EditMap {
+        &self.edits
+    }
+
+    /// The number the next applied edit gets (= edits applied so far, saves included).
+    pub fn next_order(&self) -> u64 {
+        self.next_order
+    }
+
+    pub fn stats(&self) -> &ServerStats {
+        &self.stats
+    }
+
+    pub fn player_count(&self) -> usize {
+        self.players.len()
+    }
+
+    /// The player id of a joined connection.
+    pub fn player_of(&self, peer: PeerId) -> Option<PlayerId> {
+        self.players.get(&peer).map(|p| p.id)
+    }
+
+    /// A connection closed: the others are told if it had joined.
+    pub fn peer_disconnected(&mut self, peer: PeerId) -> Vec<Action> {
+        match self.players.remove(&peer) {
+            Some(p) => vec![Action::Send {
+                target: Target::AllExcept(peer),
+                message: Message::PlayerLeft { player: p.id },
+                reliable: true,
+            }],
+            None => Vec::new(),
+        }
+    }
+
+    /// Handles one packet from `peer` at time `now_s` (seconds, any monotonic clock).
+    pub fn handle_packet(&mut self, peer: PeerId, bytes: &[u8], now_s: f64) -> Vec<Action> {
+        let message = match Message::decode(bytes) {
+            Ok(m) => m,
+            Err(e) => return self.drop_peer(peer, format!("malformed packet: {e}")),
+        };
+        if !message.is_from_client() {
+            return self.drop_peer(peer, format!("a client may not send {}", kind(&message)));
+        }
+        if !self.players.contains_key(&peer) {
+            return match message {
+                Message::Hello { protocol, name } => self.hello(peer, protocol, name),
+                other => self.drop_peer(peer, format!("{} before Hello", kind(&other))),
+            };
+        }
+        match message {
+            Message::Hello { .. } => self.drop_peer(peer, "a second Hello".into()),
+            Message::EditRequest { request, pos, block } => self.edit(peer, request, pos, block, now_s),
+            Message::SubscribeChunk { chunk } => self.chunk_edits(peer, chunk),
+            Message::PlayerState { tick, pose, .. } => {
+                let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+                p.pose = Some(pose);
+                let player = p.id;
+                vec![Action::Send {
+                    target: Target::AllExcept(peer),
+                    message: Message::PlayerState { player, tick, pose },
+                    reliable: false,
+                }]
+            }
+            Message::Chat { text, .. } => {
+                let Some(p) = self.players.get(&peer) else { return Vec::new() };
+                let text: String = text.chars().filter(|c| !c.is_control()).collect();
+                if text.trim().is_empty() || text.len() > MAX_CHAT_BYTES {
+                    return Vec::new();
+                }
+                vec![Action::Send {
+                    target: Target::All,
+                    message: Message::Chat { player: p.id, text },
+                    reliable: true,
+                }]
+            }
+            other => self.drop_peer(peer, format!("a client may not send {}", kind(&other))),
+        }
+    }
+
+    fn drop_peer(&mut self, peer: PeerId, reason: String) -> Vec<Action> {
+        self.stats.peers_dropped += 1;
+        let mut out = self.peer_disconnected(peer);
+        out.push(Action::Disconnect { peer, reason });
+        out
+    }
+
+    fn refuse(&mut self, peer: PeerId, reason: String) -> Vec<Action> {
+        vec![
+            Action::Send {
+                target: Target::Peer(peer),
+                message: Message::Refused { reason: reason.clone() },
+                reliable: true,
+            },
+            Action::Disconnect { peer, reason },
+        ]
+    }
+
+    fn hello(&mut self, peer: PeerId, protocol: u16, name: String) -> Vec<Action> {
+        if protocol != PROTOCOL_VERSION {
+            return self.refuse(
+                peer,
+                format!("this server speaks Strata protocol {PROTOCOL_VERSION}; the client speaks {protocol}: update the older one"),
+            );
+        }
+        let valid_name = !name.trim().is_empty() && name.len() <= MAX_NAME_BYTES && !name.chars().any(char::is_control);
+        if !valid_name {
+            return self.refuse(
+                peer,
+                format!(
+                    "player name {name:?} is not allowed; allowed: 1 to {MAX_NAME_BYTES} bytes, no control characters"
+                ),
+            );
+        }
+        if self.players.len() >= self.config.max_players {
+            return self.refuse(peer, format!("the server is full ({} players)", self.config.max_players));
+        }
+        let id = self.next_player;
+        self.next_player = self.next_player.wrapping_add(1).max(1);
+        let mut out = vec![Action::Send {
+            target: Target::Peer(peer),
+            message: Message::Welcome {
+                protocol: PROTOCOL_VERSION,
+                player: id,
+                preset: self.preset_ron.clone(),
+                fingerprint: self.fingerprint.clone(),
+                next_order: self.next_order,
+            },
+            reliable: true,
+        }];
+        for p in self.players.values() {
+            out.push(Action::Send {
+                target: Target::Peer(peer),
+                message: Message::PlayerJoined { player: p.id, name: p.name.clone() },
+                reliable: true,
+            });
+        }
+        out.push(Action::Send {
+            target: Target::AllExcept(peer),
+            message: Message::PlayerJoined { player: id, name: name.clone() },
+            reliable: true,
+        });
+        let tokens = self.config.edit_burst;
+        self.players.insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN });
+        out
+    }
+
+    fn edit(&mut self, peer: PeerId, request: u32, pos: IVec3, block: u16, now_s: f64) -> Vec<Action> {
+        let config = self.config.clone();
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        let reject = |reason| {
+            vec![Action::Send {
+                target: Target::Peer(peer),
+                message: Message::EditRejected { request, reason },
+                reliable: true,
+            }]
+        };
+        // Token bucket: refill by elapsed time (a clock going backwards refills nothing).
+        if p.last_refill_s.is_finite() && now_s > p.last_refill_s {
+            p.tokens = (p.tokens + (now_s - p.last_refill_s) * config.edits_per_second).min(config.edit_burst);
+        }
+        if now_s.is_finite() {
+            p.last_refill_s = now_s;
+        }
+        if p.tokens < 1.0 {
+            self.stats.edits_rejected += 1;
+            return reject(RejectReason::RateLimited);
+        }
+        p.tokens -= 1.0;
+        let reason = if !voxel_in_world(pos) {
+            Some(RejectReason::OutOfBounds)
+        } else if block as usize >= config.block_count {
+            Some(RejectReason::UnknownBlock)
+        } else if !p.pose.is_some_and(|pose| within_reach(pose.position, pos, config.reach)) {
+            Some(RejectReason::OutOfReach)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            self.stats.edits_rejected += 1;
+            return reject(reason);
+        }
+        let player = p.id;
+        self.edits.set(pos, block);
+        let order = self.next_order;
+        self.next_order += 1;
+        self.stats.edits_applied += 1;
+        vec![Action::Send {
+            target: Target::All,
+            message: Message::EditApplied { order, player, request, pos, block },
+            reliable: true,
+        }]
+    }
+
+    fn chunk_edits(&mut self, peer: PeerId, chunk: ChunkCoord) -> Vec<Action> {
+        let min = chunk.min_voxel();
+        if !voxel_in_world(min) {
+            return Vec::new();
+        }
+        let edits: Vec<(u16, u16)> = self
+            .edits
+            .edits_in_box(min, IVec3::splat(CHUNK_SIZE))
+            .into_iter()
+            .map(|(p, b)| (local_index(IVec3::new(p.x - min.x, p.y - min.y, p.z - min.z)), b))
+            .collect();
+        vec![Action::Send {
+            target: Target::Peer(peer),
+            message: Message::ChunkEdits { chunk, order: self.next_order, edits },
+            reliable: true,
+        }]
+    }
+}
+
+/// Whether voxel `p`'s centre is within `reach` of `eye`.
+fn within_reach(eye: [f32; 3], p: IVec3, reach: f64) -> bool {
+    let d = [p.x as f64 + 0.5 - eye[0] as f64, p.y as f64 + 0.5 - eye[1] as f64, p.z as f64 + 0.5 - eye[2] as f64];
+    d.iter().map(|v| v * v).sum::<f64>() <= reach * reach
+}
+
+/// The message's name for error text.
+fn kind(m: &Message) -> &'static str {
+    match m {
+        Message::Hello { .. } => "Hello",
+        Message::Welcome { .. } => "Welcome",
+        Message::Refused { .. } => "Refused",
+        Message::EditRequest { .. } => "EditRequest",
+        Message::EditApplied { .. } => "EditApplied",
+        Message::EditRejected { .. } => "EditRejected",
+        Message::SubscribeChunk { .. } => "SubscribeChunk",
+        Message::ChunkEdits { .. } => "ChunkEdits",
+        Message::PlayerState { .. } => "PlayerState",
+        Message::PlayerJoined { .. } => "PlayerJoined",
+        Message::PlayerLeft { .. } => "PlayerLeft",
+        Message::Chat { .. } => "Chat",
+    }
+}

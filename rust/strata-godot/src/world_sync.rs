@@ -1,0 +1,737 @@
+//! `WorldSync`: one `ChunkWorld` shared by several players over Godot's high-level multiplayer.
+//!
+//! A thin host for the core's state machines (`strata_core::net`): the server's
+//! [`WorldServer`] or a client's [`WorldClient`]. It owns a `SceneMultiplayer` of its own, so the
+//! game's own multiplayer is untouched, carries the core's packets with `send_bytes` over any
+//! `MultiplayerPeer` (ENet by `host`/`join`; WebSocket or another peer by `host_with_peer` /
+//! `join_with_peer`), and applies what the core decides to the `ChunkWorld`: clients generate
+//! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
+//! it streams in.
+//!
+//! The server writes every applied edit to a journal beside its save and syncs it before the edit
+//! is broadcast, and saves (then starts a fresh journal) every `autosave_interval_s` and when it
+//! stops; hosting again from the same `save_path` replays the journal over the save, so a server
+//! killed at any instant comes back with every edit it acknowledged (law: Nothing is lost).
+//!
+//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `ChunkWorld`.
+
+use crate::chunk_world::ChunkWorld;
+use crate::files;
+use godot::classes::multiplayer_peer::TransferMode;
+use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
+use godot::global::Error;
+use godot::prelude::*;
+use std::time::Instant;
+use strata_core::base::coords::{ChunkCoord, IVec3};
+use strata_core::net::client::{ClientEvent, WorldClient};
+use strata_core::net::protocol::{Message, PlayerId, Pose};
+use strata_core::net::server::{Action, ServerConfig, Target, WorldServer};
+use strata_core::persist::journal::{EditJournal, read_journal};
+use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
+
+/// The game-state key a save keeps the next edit number under.
+const NEXT_ORDER_KEY: &str = "strata.net.next_order";
+/// The server's own connection id in Godot's multiplayer (the host plays as it).
+const SERVER_PEER: i64 = 1;
+/// Poses sent per second.
+const POSE_RATE_HZ: f64 = 15.0;
+/// How far in the past other players are drawn, so there are two poses to blend.
+const INTERPOLATION_DELAY_S: f64 = 0.1;
+
+enum Role {
+    Idle,
+    Server(Box<WorldServer>),
+    Client(Box<WorldClient>),
+}
+
+/// Shares a `ChunkWorld` between players: `host(port)` on one machine, `join(address, port, name)`
+/// on the others. The server holds the truth (seed, preset, edits, players); clients generate
+/// the world themselves and send edit requests (`request_edit`), which the server checks (reach,
+/// world bounds, block ids, a rate limit), applies in one order and sends to everyone. With a
+/// `save_path` the server journals every edit before acknowledging it and resumes from its save
+/// and journal after a crash.
+#[derive(GodotClass)]
+#[class(base = Node)]
+pub struct WorldSync {
+    base: Base<Node>,
+    /// The `ChunkWorld` shared.
+    #[export]
+    world: NodePath,
+    /// Server: farthest an edit may be from its player's eye, in voxels (1 to 64).
+    #[export(range = (1.0, 64.0))]
+    reach: f64,
+    /// Server: edits a player may make per second (1 to 1,000); twice as many at once.
+    #[export(range = (1.0, 1000.0))]
+    edits_per_second: f64,
+    /// Server: players at once (1 to 4,095).
+    #[export(range = (1.0, 4095.0))]
+    max_players: i64,
+    /// Server: the save the world resumes from and is saved to, with its journal beside it
+    /// (`<save_path>.journal`); empty: nothing is written.
+    #[export(file = "*.strata")]
+    save_path: GString,
+    /// Server: seconds between saves (5 to 3,600); the world is also saved when the server stops.
+    #[export(range = (5.0, 3600.0))]
+    autosave_interval_s: f64,
+    api: Option<Gd<SceneMultiplayer>>,
+    role: Role,
+    /// The name a client joins with.
+    player_name: String,
+    journal: Option<EditJournal>,
+    last_save: Instant,
+    started: Instant,
+    local_pose: Option<Pose>,
+    last_pose_sent: f64,
+    pose_tick: u32,
+    /// Chunks that streamed in on a client, to subscribe to at the next frame.
+    to_subscribe: Vec<ChunkCoord>,
+    /// The host player's next edit request number.
+    next_host_request: u32,
+    last_error: String,
+}
+
+#[godot_api]
+impl INode for WorldSync {
+    fn init(base: Base<Node>) -> Self {
+        Self {
+            base,
+            world: NodePath::default(),
+            reach: 8.0,
+            edits_per_second: 30.0,
+            max_players: 32,
+            save_path: GString::new(),
+            autosave_interval_s: 60.0,
+            api: None,
+            role: Role::Idle,
+            player_name: String::new(),
+            journal: None,
+            last_save: Instant::now(),
+            started: Instant::now(),
+            local_pose: None,
+            last_pose_sent: f64::NEG_INFINITY,
+            pose_tick: 0,
+            to_subscribe: Vec::new(),
+            next_host_request: 0,
+            last_error: String::new(),
+        }
+    }
+
+    fn process(&mut self, _delta: f64) {
+        // Polling emits the api's signals into this node's handlers: let them borrow it.
+        if let Some(mut api) = self.api.clone() {
+            let _reentrant = self.base_mut();
+            api.poll();
+        }
+        let now = self.now();
+        if let Role::Client(c) = &self.role
+            && c.player().is_some()
+            && !self.to_subscribe.is_empty()
+        {
+            let packets: Vec<Vec<u8>> = self.to_subscribe.drain(..).map(|chunk| c.subscribe(chunk)).collect();
+            for p in packets {
+                self.send(SERVER_PEER, &p, true);
+            }
+        }
+        if let Some(pose) = self.local_pose
+            && now - self.last_pose_sent >= 1.0 / POSE_RATE_HZ
+        {
+            self.last_pose_sent = now;
+            self.pose_tick = self.pose_tick.wrapping_add(1);
+            self.send_pose(pose);
+        }
+        if matches!(self.role, Role::Server(_))
+            && !self.save_path.is_empty()
+            && self.last_save.elapsed().as_secs_f64() >= self.autosave_interval_s.clamp(5.0, 3600.0)
+        {
+            self.snapshot();
+        }
+    }
+
+    fn exit_tree(&mut self) {
+        self.leave();
+    }
+}
+
+#[godot_api]
+impl WorldSync {
+    /// Emitted on a client when it joined: the world now streams from the server's preset.
+    #[signal]
+    fn joined(player_id: i64);
+    /// Emitted on a client when it could not join or lost the server, with the reason.
+    #[signal]
+    fn join_failed(message: GString);
+    #[signal]
+    fn player_joined(player_id: i64, player_name: GString);
+    #[signal]
+    fn player_left(player_id: i64);
+    #[signal]
+    fn chat_received(player_id: i64, text: GString);
+    /// Emitted when the server refused one of this player's edits (`request` is what
+    /// `request_edit` returned).
+    #[signal]
+    fn edit_rejected(request: i64, reason: GString);
+    /// Emitted on the server when it dropped a connection (malformed packet, a message out of
+    /// turn), with the reason.
+    #[signal]
+    fn peer_dropped(peer_id: i64, reason: GString);
+
+    /// Serves the world on UDP `port` (1 to 65,535) with ENet; the host plays too (its player
+    /// is `get_local_player_id()`). With `save_path`, resumes from the save and its journal.
+    #[func]
+    fn host(&mut self, port: i64) -> Error {
+        let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
+            return self.fail(format!("WorldSync.host: port {port} is not allowed; allowed: 1 to 65535"));
+        };
+        let mut peer = ENetMultiplayerPeer::new_gd();
+        let max = self.max_players.clamp(1, 4095) as i32;
+        let err = peer.create_server_ex(port as i32).max_clients(max).done();
+        if err != Error::OK {
+            return self.fail(format!("WorldSync.host: cannot listen on UDP port {port}: {err:?}"));
+        }
+        self.host_with_peer(Some(peer.upcast()))
+    }
+
+    /// Serves the world over `peer`, a `MultiplayerPeer` already created as a server (ENet,
+    /// WebSocket, WebRTC …).
+    #[func]
+    fn host_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>) -> Error {
+        let Some(peer) = peer else { return self.fail("WorldSync.host_with_peer: peer is null".into()) };
+        let Some(mut world) = self.world_node() else {
+            return self.fail(format!("WorldSync.host: `world` ({}) is not a ChunkWorld", self.world));
+        };
+        self.leave();
+        let next_order = match self.resume(&mut world) {
+            Ok(n) => n,
+            Err(e) => return self.fail(e),
+        };
+        let (preset, edits, block_count) = world.bind().shared_world_state();
+        let config = ServerConfig {
+            reach: self.reach.clamp(1.0, 64.0),
+            edits_per_second: self.edits_per_second.clamp(1.0, 1000.0),
+            edit_burst: 2.0 * self.edits_per_second.clamp(1.0, 1000.0),
+            max_players: self.max_players.clamp(1, 4095) as usize + 1,
+            block_count,
+        };
+        let mut server = WorldServer::new(&preset, edits, next_order, config);
+        // The host plays as the server's own connection.
+        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: "host".into() };
+        server.handle_packet(SERVER_PEER, &hello.encode(), 0.0);
+        self.role = Role::Server(Box::new(server));
+        self.snapshot();
+        self.start_api(peer);
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Joins the server at `address`:`port` as `player_name` with ENet. `joined` or
+    /// `join_failed` follows.
+    #[func]
+    fn join(&mut self, address: GString, port: i64, player_name: GString) -> Error {
+        let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
+            return self.fail(format!("WorldSync.join: port {port} is not allowed; allowed: 1 to 65535"));
+        };
+        let mut peer = ENetMultiplayerPeer::new_gd();
+        let err = peer.create_client(&address, port as i32);
+        if err != Error::OK {
+            return self.fail(format!("WorldSync.join: cannot connect to {address}:{port}: {err:?}"));
+        }
+        self.join_with_peer(Some(peer.upcast()), player_name)
+    }
+
+    /// Joins over `peer`, a `MultiplayerPeer` already created as a client.
+    #[func]
+    fn join_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>, player_name: GString) -> Error {
+        let Some(peer) = peer else { return self.fail("WorldSync.join_with_peer: peer is null".into()) };
+        if self.world_node().is_none() {
+            return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
+        }
+        self.leave();
+        self.player_name = player_name.to_string();
+        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name)));
+        self.start_api(peer);
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Stops serving or leaves the server (a server saves first).
+    #[func]
+    fn leave(&mut self) {
+        if matches!(self.role, Role::Server(_)) {
+            self.snapshot();
+        }
+        self.close_peer();
+        self.role = Role::Idle;
+        self.journal = None;
+        self.to_subscribe.clear();
+    }
+
+    /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
+    /// `edit_rejected`), or -1 when not connected. The edit shows once the server applied it.
+    #[func]
+    fn request_edit(&mut self, position: Vector3i, block: i64) -> i64 {
+        let Ok(block) = u16::try_from(block) else {
+            self.last_error = format!("WorldSync.request_edit: block {block} is not a block id; allowed: 0 to 65535");
+            godot_error!("{}", self.last_error);
+            return -1;
+        };
+        let pos = IVec3::new(position.x, position.y, position.z);
+        let now = self.now();
+        match &mut self.role {
+            Role::Client(c) if c.player().is_some() => {
+                let (request, bytes) = c.request_edit(pos, block);
+                self.send(SERVER_PEER, &bytes, true);
+                request as i64
+            }
+            Role::Server(s) => {
+                let request = self.next_host_request;
+                self.next_host_request = request.wrapping_add(1);
+                let bytes = Message::EditRequest { request, pos, block }.encode();
+                let actions = s.handle_packet(SERVER_PEER, &bytes, now);
+                self.route(actions);
+                request as i64
+            }
+            _ => -1,
+        }
+    }
+
+    /// Where this player is and looks (world voxels at the eye, radians); sent 15 times a
+    /// second. The server measures edit reach from it.
+    #[func]
+    fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64) {
+        let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
+        if finite && yaw.is_finite() && pitch.is_finite() {
+            self.local_pose =
+                Some(Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 });
+            // The server's own player counts at once (reach checks of the next edit).
+            if let Some(pose) = self.local_pose
+                && matches!(self.role, Role::Server(_))
+            {
+                self.send_pose(pose);
+            }
+        }
+    }
+
+    /// Sends a chat line (at most 256 bytes; control characters are dropped by the server).
+    #[func]
+    fn send_chat(&mut self, text: GString) {
+        let text = text.to_string();
+        match &self.role {
+            Role::Client(c) => {
+                let bytes = c.chat_packet(&text);
+                self.send(SERVER_PEER, &bytes, true);
+            }
+            Role::Server(_) => {
+                let bytes = Message::Chat { player: 0, text }.encode();
+                self.server_packet(SERVER_PEER, &bytes);
+            }
+            Role::Idle => {}
+        }
+    }
+
+    /// The other players: `{player_id: name}`.
+    #[func]
+    fn get_players(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        if let Role::Client(c) = &self.role {
+            for (id, name) in c.players() {
+                d.set(id as i64, &GString::from(name));
+            }
+        }
+        d
+    }
+
+    /// Where another player is drawn now (interpolated a tenth of a second in the past);
+    /// `Vector3.ZERO` when unknown.
+    #[func]
+    fn get_player_position(&self, player_id: i64) -> Vector3 {
+        let (Role::Client(c), Ok(id)) = (&self.role, PlayerId::try_from(player_id)) else { return Vector3::ZERO };
+        c.pose_of(id, self.now() - INTERPOLATION_DELAY_S)
+            .map(|p| Vector3::new(p.position[0], p.position[1], p.position[2]))
+            .unwrap_or(Vector3::ZERO)
+    }
+
+    /// This player's id once joined (the host's on a server); 0 before.
+    #[func]
+    fn get_local_player_id(&self) -> i64 {
+        match &self.role {
+            Role::Client(c) => c.player().unwrap_or(0) as i64,
+            Role::Server(s) => s.player_of(SERVER_PEER).unwrap_or(0) as i64,
+            Role::Idle => 0,
+        }
+    }
+
+    #[func]
+    fn is_server(&self) -> bool {
+        matches!(self.role, Role::Server(_))
+    }
+
+    /// True on a client that joined, and on a server.
+    #[func]
+    fn is_joined(&self) -> bool {
+        match &self.role {
+            Role::Client(c) => c.player().is_some(),
+            Role::Server(_) => true,
+            Role::Idle => false,
+        }
+    }
+
+    /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
+    /// `next_order`; a client's: `edits` (voxels edited as far as it knows).
+    #[func]
+    fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        match &self.role {
+            Role::Server(s) => {
+                d.set("edits_applied", s.stats().edits_applied as i64);
+                d.set("edits_rejected", s.stats().edits_rejected as i64);
+                d.set("peers_dropped", s.stats().peers_dropped as i64);
+                d.set("players", s.player_count() as i64);
+                d.set("next_order", s.next_order() as i64);
+            }
+            Role::Client(c) => {
+                d.set("edits", c.edits().len() as i64);
+            }
+            Role::Idle => {}
+        }
+        d
+    }
+
+    /// The last error ("" after a later success).
+    #[func]
+    fn last_error(&self) -> GString {
+        GString::from(self.last_error.as_str())
+    }
+
+    #[func]
+    fn on_peer_packet(&mut self, peer: i64, packet: PackedByteArray) {
+        let bytes = packet.to_vec();
+        match &self.role {
+            Role::Server(_) => self.server_packet(peer, &bytes),
+            Role::Client(_) if peer == SERVER_PEER => self.client_packet(&bytes),
+            _ => {}
+        }
+    }
+
+    #[func]
+    fn on_peer_disconnected(&mut self, peer: i64) {
+        if let Role::Server(s) = &mut self.role {
+            let actions = s.peer_disconnected(peer);
+            self.route(actions);
+        }
+    }
+
+    #[func]
+    fn on_connected_to_server(&mut self) {
+        if let Role::Client(c) = &self.role {
+            let hello = c.hello();
+            self.send(SERVER_PEER, &hello, true);
+        }
+    }
+
+    #[func]
+    fn on_connection_failed(&mut self) {
+        self.client_failed("could not reach the server".into());
+    }
+
+    #[func]
+    fn on_server_disconnected(&mut self) {
+        self.client_failed("the server closed the connection".into());
+    }
+
+    #[func]
+    fn on_chunk_loaded(&mut self, coord: Vector3i) {
+        if matches!(self.role, Role::Client(_)) {
+            self.to_subscribe.push(ChunkCoord::new(coord.x, coord.y, coord.z));
+        }
+    }
+}
+
+impl WorldSync {
+    fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn fail(&mut self, message: String) -> Error {
+        godot_error!("{message}");
+        self.last_error = message;
+        Error::FAILED
+    }
+
+    fn world_node(&self) -> Option<Gd<ChunkWorld>> {
+        if self.world.is_empty() {
+            return None;
+        }
+        self.base().get_node_or_null(&self.world).and_then(|n| n.try_cast::<ChunkWorld>().ok())
+    }
+
+    /// A fresh `SceneMultiplayer` over `peer`, its signals connected to this node.
+    fn start_api(&mut self, peer: Gd<MultiplayerPeer>) {
+        let mut api = SceneMultiplayer::new_gd();
+        api.set_multiplayer_peer(&peer);
+        let me = self.to_gd();
+        for (signal, method) in [
+            ("peer_packet", "on_peer_packet"),
+            ("peer_disconnected", "on_peer_disconnected"),
+            ("connected_to_server", "on_connected_to_server"),
+            ("connection_failed", "on_connection_failed"),
+            ("server_disconnected", "on_server_disconnected"),
+        ] {
+            api.connect(signal, &Callable::from_object_method(&me, method));
+        }
+        self.api = Some(api);
+    }
+
+    /// Closes the connection (its signals may come back into this node at once).
+    fn close_peer(&mut self) {
+        if let Some(api) = self.api.take()
+            && let Some(mut peer) = api.get_multiplayer_peer()
+        {
+            let _reentrant = self.base_mut();
+            peer.close();
+        }
+    }
+
+    fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
+        let Some(api) = self.api.as_mut() else { return };
+        let mode = if reliable { TransferMode::RELIABLE } else { TransferMode::UNRELIABLE_ORDERED };
+        let packet = PackedByteArray::from(bytes);
+        api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();
+    }
+
+    fn send_pose(&mut self, pose: Pose) {
+        let tick = self.pose_tick;
+        match &self.role {
+            Role::Client(c) if c.player().is_some() => {
+                let bytes = c.pose_packet(tick, pose);
+                self.send(SERVER_PEER, &bytes, false);
+            }
+            Role::Server(_) => {
+                let bytes = Message::PlayerState { player: 0, tick, pose }.encode();
+                self.server_packet(SERVER_PEER, &bytes);
+            }
+            _ => {}
+        }
+    }
+
+    fn server_packet(&mut self, peer: i64, bytes: &[u8]) {
+        let now = self.now();
+        let Role::Server(s) = &mut self.role else { return };
+        let actions = s.handle_packet(peer, bytes, now);
+        self.route(actions);
+    }
+
+    /// Carries out the server's actions: journal and apply the edits first (on disk before
+    /// anyone is told), then send.
+    fn route(&mut self, actions: Vec<Action>) {
+        let applied: Vec<(IVec3, u16)> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { message: Message::EditApplied { pos, block, .. }, .. } => Some((*pos, *block)),
+                _ => None,
+            })
+            .collect();
+        if !applied.is_empty() {
+            if let Some(j) = self.journal.as_mut()
+                && let Err(e) = j.append(&applied)
+            {
+                // Not acknowledged if not on disk: the edits are dropped with a clear error.
+                self.fail(format!("WorldSync: {e}; the edits were not applied"));
+                return;
+            }
+            if let Some(mut world) = self.world_node() {
+                let mut w = world.bind_mut();
+                for (p, b) in &applied {
+                    w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
+                }
+            }
+        }
+        for a in actions {
+            match a {
+                Action::Send { target, message, reliable } => {
+                    let bytes = message.encode();
+                    match target {
+                        Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
+                        Target::Peer(p) => self.send(p, &bytes, reliable),
+                        Target::All => {
+                            self.send(0, &bytes, reliable);
+                            self.host_event(message);
+                        }
+                        Target::AllExcept(p) => {
+                            // Godot sends to everyone but `p` for the id `-p`.
+                            if p == SERVER_PEER {
+                                self.send(0, &bytes, reliable);
+                            } else {
+                                self.send(-p, &bytes, reliable);
+                                self.host_event(message);
+                            }
+                        }
+                    }
+                }
+                Action::Disconnect { peer, reason } => {
+                    godot_warn!("WorldSync: dropped peer {peer}: {reason}");
+                    // Disconnecting emits `peer_disconnected` into this node at once.
+                    if let Some(mut api) = self.api.clone() {
+                        let _reentrant = self.base_mut();
+                        api.disconnect_peer(peer as i32);
+                    }
+                    self.signals().peer_dropped().emit(peer, &GString::from(reason.as_str()));
+                }
+            }
+        }
+    }
+
+    /// What the host's own player hears from its server.
+    fn host_event(&mut self, message: Message) {
+        match message {
+            Message::PlayerJoined { player, name } => {
+                self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))
+            }
+            Message::PlayerLeft { player } => self.signals().player_left().emit(player as i64),
+            Message::Chat { player, text } => {
+                self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
+            }
+            Message::EditRejected { request, reason } => {
+                self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
+            }
+            _ => {}
+        }
+    }
+
+    fn client_packet(&mut self, bytes: &[u8]) {
+        let now = self.now();
+        let Role::Client(c) = &mut self.role else { return };
+        let events = match c.handle_packet(bytes, now) {
+            Ok(e) => e,
+            Err(e) => {
+                self.client_failed(e.to_string());
+                return;
+            }
+        };
+        for e in events {
+            match e {
+                ClientEvent::Joined { player, preset } => {
+                    let edits = match &self.role {
+                        Role::Client(c) => c.edits().clone(),
+                        _ => Default::default(),
+                    };
+                    if let Some(mut world) = self.world_node() {
+                        let me = self.to_gd();
+                        let callable = Callable::from_object_method(&me, "on_chunk_loaded");
+                        if !world.is_connected("chunk_loaded", &callable) {
+                            world.connect("chunk_loaded", &callable);
+                        }
+                        world.bind_mut().adopt_shared_world(*preset, edits);
+                    }
+                    self.signals().joined().emit(player as i64);
+                }
+                ClientEvent::VoxelsChanged { positions } => {
+                    let values: Vec<(IVec3, u16)> = match &self.role {
+                        Role::Client(c) => {
+                            positions.iter().filter_map(|p| c.edits().get(*p).map(|b| (*p, b))).collect()
+                        }
+                        _ => Vec::new(),
+                    };
+                    if let Some(mut world) = self.world_node() {
+                        let mut w = world.bind_mut();
+                        for (p, b) in values {
+                            w.set_voxel(Vector3i::new(p.x, p.y, p.z), b as i64);
+                        }
+                    }
+                }
+                ClientEvent::Rejected { request, reason } => {
+                    self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
+                }
+                ClientEvent::PlayerJoined { player, name } => {
+                    self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))
+                }
+                ClientEvent::PlayerLeft { player } => self.signals().player_left().emit(player as i64),
+                ClientEvent::Chat { player, text } => {
+                    self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
+                }
+            }
+        }
+    }
+
+    fn client_failed(&mut self, message: String) {
+        let message = format!("WorldSync: {message}");
+        godot_warn!("{message}");
+        self.last_error = message.clone();
+        self.close_peer();
+        self.role = Role::Idle;
+        self.signals().join_failed().emit(&GString::from(message.as_str()));
+    }
+
+    fn journal_path(&self) -> GString {
+        GString::from(format!("{}.journal", self.save_path).as_str())
+    }
+
+    /// The journal's check that it belongs to this world.
+    fn journal_world_hash(&self, preset: &strata_core::WorldPreset) -> u64 {
+        fnv1a64(fingerprint(preset).as_bytes())
+    }
+
+    /// Loads `save_path` and replays its journal into `world`; the next edit's number.
+    fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
+        if self.save_path.is_empty() {
+            let next = world.bind().get_state(NEXT_ORDER_KEY.into(), "0".into()).to_string();
+            return Ok(next.parse().unwrap_or(0));
+        }
+        let save = files::globalize(&self.save_path);
+        if save.exists() {
+            let err = world.bind_mut().load_world(self.save_path.clone());
+            if err != Error::OK {
+                return Err(format!("WorldSync.host: {}", world.bind().last_error()));
+            }
+        }
+        let base = world.bind().get_state(NEXT_ORDER_KEY.into(), "0".into()).to_string();
+        let base: u64 = base.parse().map_err(|_| {
+            format!("WorldSync.host: save {} holds edit number {base:?}; allowed: a whole number", self.save_path)
+        })?;
+        let journal = files::globalize(&self.journal_path());
+        if !journal.exists() {
+            return Ok(base);
+        }
+        let (preset, _, _) = world.bind().shared_world_state();
+        let contents =
+            read_journal(&journal, self.journal_world_hash(&preset)).map_err(|e| format!("WorldSync.host: {e}"))?;
+        if contents.torn_bytes > 0 {
+            godot_warn!(
+                "WorldSync.host: {} ended in a partly written edit ({} bytes), never acknowledged; dropped",
+                journal.display(),
+                contents.torn_bytes
+            );
+        }
+        let mut w = world.bind_mut();
+        for (p, b) in contents.edits_from(base) {
+            w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
+        }
+        Ok(base.max(contents.next_order()))
+    }
+
+    /// Saves the world with its edit number and starts a fresh journal from it.
+    fn snapshot(&mut self) {
+        self.last_save = Instant::now();
+        if self.save_path.is_empty() {
+            return;
+        }
+        let Role::Server(s) = &self.role else { return };
+        let next = s.next_order();
+        let Some(mut world) = self.world_node() else { return };
+        world.bind_mut().set_state(NEXT_ORDER_KEY.into(), GString::from(next.to_string().as_str()));
+        let err = world.bind_mut().save_world(self.save_path.clone());
+        if err != Error::OK {
+            // The old journal stays: nothing acknowledged is lost.
+            let message = world.bind().last_error().to_string();
+            self.fail(format!("WorldSync: autosave failed: {message}"));
+            return;
+        }
+        let (preset, _, _) = world.bind().shared_world_state();
+        let hash = self.journal_world_hash(&preset);
+        match EditJournal::create(&files::globalize(&self.journal_path()), next, hash) {
+            Ok(j) => self.journal = Some(j),
+            Err(e) => {
+                self.fail(format!("WorldSync: {e}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+## WorldSync: a server and clients in one Godot process over ENet on 127.0.0.1, each with its
+## own ChunkWorld. Clients generate the server's world from its preset, every edit reaches
+## everyone in one order, late joiners catch up, abuse is refused, and a server resumes from its
+## save and journal.
+extends StrataTestCase
+
+const HOST := "127.0.0.1"
+
+var _nodes: Array[Node] = []
+var _port := 0
+
+
+func before_each() -> void:
+	# A port of this run's own, so parallel runs on one machine do not meet.
+	_port = 20000 + randi() % 20000
+
+
+func after_each() -> void:
+	for n in _nodes:
+		if is_instance_valid(n) and n is WorldSync:
+			(n as WorldSync).leave()
+	for n in _nodes:
+		if is_instance_valid(n):
+			n.free()
+	_nodes.clear()
+
+
+func _world(seed: int) -> ChunkWorld:
+	var preset := WorldPreset.new()
+	preset.seed = seed
+	var viewer := Node3D.new()
+	add_child(viewer)
+	_nodes.append(viewer)
+	var w := ChunkWorld.new()
+	w.preset = preset
+	w.view_distance = 1
+	w.vertical_view_distance = 1
+	w.far_view_levels = 0
+	w.frame_budget_ms = 8.0
+	add_child(w)
+	_nodes.append(w)
+	w.viewer = w.get_path_to(viewer)
+	viewer.position = Vector3(0, w.get_height(0, 0), 0)
+	return w
+
+
+func _sync(world: ChunkWorld) -> WorldSync:
+	var s := WorldSync.new()
+	add_child(s)
+	_nodes.append(s)
+	s.world = s.get_path_to(world)
+	return s
+
+
+func _join(world: ChunkWorld, player_name: String) -> WorldSync:
+	var s := _sync(world)
+	assert_eq(s.join(HOST, _port, player_name), OK, "join")
+	assert_true(
+		await wait_until(s.is_joined, 20.0), "%s never joined: %s" % [player_name, s.last_error()]
+	)
+	return s
+
+
+## Stands the player on the ground at (x, z) and waits until the server has its pose.
+func _stand(s: WorldSync, world: ChunkWorld, x: float, z: float) -> void:
+	s.set_local_pose(Vector3(x, world.get_height(x, z) + 1.6, z), 0.0, 0.0)
+	await wait_frames(12)
+
+
+func test_clients_get_the_servers_world_and_every_edit_in_one_order() -> void:
+	var server_world := _world(777)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	assert_true(server.is_server())
+	# Clients start with other seeds: what they stream after joining is the server's world.
+	var a_world := _world(1)
+	var b_world := _world(2)
+	var a := await _join(a_world, "ada")
+	var b := await _join(b_world, "bo")
+	assert_eq(a_world.preset.fingerprint(), server_world.preset.fingerprint())
+	assert_eq(b_world.preset.fingerprint(), server_world.preset.fingerprint())
+	assert_near(a_world.get_height(10, 10), server_world.get_height(10, 10), 0.0, "same heights")
+	assert_true(
+		await wait_until(func() -> bool: return a.get_players().size() == 1, 10.0), "ada sees bo"
+	)
+	await _stand(a, a_world, 0, 0)
+	await _stand(b, b_world, 4, 0)
+	var h := int(server_world.get_height(0, 0))
+	var stone := ChunkWorld.block_id("stone")
+	var planks := server_world.get_block_id("planks")
+	# Both players edit the same voxels, interleaved: the server's order decides, the same for
+	# everyone.
+	var spots: Array[Vector3i] = []
+	for i in 4:
+		var p := Vector3i(i, h + 1, 1)
+		spots.append(p)
+		a.request_edit(p, stone)
+		b.request_edit(p, planks)
+	assert_true(
+		await wait_until(
+			func() -> bool: return int(server.get_stats()["edits_applied"]) == 8, 20.0
+		),
+		"server applied 8 edits: %s" % server.get_stats()
+	)
+	for p in spots:
+		var expected := server_world.get_voxel(p)
+		assert_true(expected == planks or expected == stone, "one of the two edits at %s" % p)
+		assert_true(
+			await wait_until(
+				func() -> bool:
+					return a_world.get_voxel(p) == expected and b_world.get_voxel(p) == expected,
+				20.0
+			),
+			"clients agree at %s" % p
+		)
+	# Out of reach: refused with the reason, nothing changes.
+	var rejected: Array[String] = []
+	a.edit_rejected.connect(func(_r: int, reason: String): rejected.append(reason))
+	var far := Vector3i(200, h, 200)
+	var before := a_world.get_voxel(far)
+	a.request_edit(far, stone)
+	assert_true(await wait_until(func() -> bool: return rejected.size() == 1, 10.0))
+	assert_eq(rejected[0], "out of reach")
+	assert_eq(server_world.get_voxel(far), before)
+
+
+func test_a_late_joiner_sees_the_edits_made_before_it_came() -> void:
+	var server_world := _world(31)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	# The host plays too: it stands and digs.
+	var h := int(server_world.get_height(2, 2))
+	server.set_local_pose(Vector3(2, h + 1.6, 2), 0.0, 0.0)
+	var dug := Vector3i(2, h - 1, 2)
+	assert_true(server.request_edit(dug, 0) >= 0)
+	assert_eq(server_world.get_voxel(dug), 0, "the host's edit applied")
+	var late_world := _world(5)
+	var late := await _join(late_world, "late")
+	assert_true(
+		await wait_until(func() -> bool: return late_world.get_voxel(dug) == 0, 30.0),
+		"the late joiner got the edit when its chunk streamed in"
+	)
+	assert_eq(int(late.get_stats()["edits"]), 1)
+
+
+func test_malformed_packets_drop_only_that_peer() -> void:
+	var server_world := _world(8)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK)
+	var dropped: Array[String] = []
+	server.peer_dropped.connect(func(_id: int, reason: String): dropped.append(reason))
+	var honest := await _join(_world(9), "honest")
+	# A raw client that speaks garbage.
+	var peer := ENetMultiplayerPeer.new()
+	assert_eq(peer.create_client(HOST, _port), OK)
+	var api := SceneMultiplayer.new()
+	api.multiplayer_peer = peer
+	var connected := [false]
+	api.connected_to_server.connect(func(): connected[0] = true)
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				api.poll()
+				return connected[0],
+			10.0
+		)
+	)
+	api.send_bytes(PackedByteArray([0xff, 0x01, 0x02]), 1)
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				api.poll()
+				return dropped.size() == 1,
+			10.0
+		),
+		"the server dropped the garbage peer"
+	)
+	assert_true(dropped[0].contains("malformed packet"), dropped[0])
+	peer.close()
+	# The server still serves the honest player.
+	honest.send_chat("still here")
+	var heard: Array[String] = []
+	honest.chat_received.connect(func(_id: int, text: String): heard.append(text))
+	assert_true(await wait_until(func() -> bool: return heard.has("still here"), 10.0))
+
+
+func test_a_server_resumes_from_its_save_and_journal() -> void:
+	var path := scratch_dir().path_join("shared.strata")
+	var server_world := _world(4040)
+	var server := _sync(server_world)
+	server.save_path = path
+	assert_eq(server.host(_port), OK, server.last_error())
+	var h := int(server_world.get_height(0, 0))
+	server.set_local_pose(Vector3(0, h + 1.6, 0), 0.0, 0.0)
+	var edited: Array[Vector3i] = []
+	for i in 5:
+		var p := Vector3i(i - 2, h + 2, 0)
+		server.request_edit(p, ChunkWorld.block_id("stone"))
+		edited.append(p)
+	assert_eq(int(server.get_stats()["edits_applied"]), 5)
+	# A crash now: the save on disk predates the edits; only the journal has them. Copy both as
+	# they are (a killed process leaves exactly these files).
+	var crashed := scratch_dir().path_join("crashed.strata")
+	DirAccess.copy_absolute(path, crashed)
+	DirAccess.copy_absolute(path + ".journal", crashed + ".journal")
+	server.leave()
+	var revived_world := _world(1)
+	var revived := _sync(revived_world)
+	revived.save_path = crashed
+	assert_eq(revived.host(_port + 1), OK, revived.last_error())
+	for p in edited:
+		assert_eq(revived_world.get_voxel(p), ChunkWorld.block_id("stone"), "edit at %s kept" % p)
+	assert_eq(int(revived.get_stats()["next_order"]), 5, "edit numbers go on from 5")
+	assert_eq(revived_world.preset.fingerprint(), server_world.preset.fingerprint())
+	# Bad input: clear errors.
+	assert_ne(revived.host(0), OK)
+	assert_true(revived.last_error().contains("port 0"), revived.last_error())
+	var lonely := WorldSync.new()
+	_nodes.append(lonely)
+	add_child(lonely)
+	assert_ne(lonely.host(_port + 2), OK)
+	assert_true(lonely.last_error().contains("not a ChunkWorld"), lonely.last_error())

@@ -1,0 +1,334 @@
+//! Shared worlds without a network: one `WorldServer` and several `WorldClient`s exchanging the
+//! real packets in one process. Every client ends with the server's edits, in the server's
+//! order; late joiners catch up through chunk snapshots; every kind of abuse is refused and the
+//! server keeps serving.
+
+use std::collections::{HashMap, VecDeque};
+use strata_core::WorldPreset;
+use strata_core::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
+use strata_core::net::client::{ClientError, ClientEvent, WorldClient};
+use strata_core::net::protocol::{Message, Pose, RejectReason};
+use strata_core::net::server::{Action, PeerId, ServerConfig, ServerStats, Target, WorldServer};
+use strata_core::preset::fingerprint::fingerprint;
+
+/// A server, its clients and the packets in flight (reliable and in order, as ENet's channel).
+struct Net {
+    server: WorldServer,
+    clients: HashMap<PeerId, WorldClient>,
+    to_server: VecDeque<(PeerId, Vec<u8>)>,
+    to_client: HashMap<PeerId, VecDeque<Vec<u8>>>,
+    dropped: Vec<(PeerId, String)>,
+    events: HashMap<PeerId, Vec<ClientEvent>>,
+    now: f64,
+}
+
+fn preset() -> WorldPreset {
+    WorldPreset { seed: 2024, ..WorldPreset::default() }
+}
+
+impl Net {
+    fn new(config: ServerConfig) -> Self {
+        Net {
+            server: WorldServer::new(&preset(), Default::default(), 0, config),
+            clients: HashMap::new(),
+            to_server: VecDeque::new(),
+            to_client: HashMap::new(),
+            dropped: Vec::new(),
+            events: HashMap::new(),
+            now: 0.0,
+        }
+    }
+
+    fn join(&mut self, peer: PeerId, name: &str) {
+        let c = WorldClient::new(name);
+        self.to_server.push_back((peer, c.hello()));
+        self.clients.insert(peer, c);
+        self.to_client.insert(peer, VecDeque::new());
+        self.settle();
+        assert!(self.clients[&peer].player().is_some(), "{name} did not join");
+    }
+
+    fn leave(&mut self, peer: PeerId) {
+        self.clients.remove(&peer);
+        self.to_client.remove(&peer);
+        let actions = self.server.peer_disconnected(peer);
+        self.route(actions);
+        self.settle();
+    }
+
+    fn route(&mut self, actions: Vec<Action>) {
+        for a in actions {
+            match a {
+                Action::Send { target, message, .. } => {
+                    let bytes = message.encode();
+                    for (peer, q) in self.to_client.iter_mut() {
+                        let to = match target {
+                            Target::Peer(p) => p == *peer,
+                            Target::All => true,
+                            Target::AllExcept(p) => p != *peer,
+                        };
+                        if to {
+                            q.push_back(bytes.clone());
+                        }
+                    }
+                }
+                Action::Disconnect { peer, reason } => {
+                    self.dropped.push((peer, reason));
+                    self.to_client.remove(&peer);
+                    self.clients.remove(&peer);
+                }
+            }
+        }
+    }
+
+    /// Delivers packets until none is in flight.
+    fn settle(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some((peer, bytes)) = self.to_server.pop_front() {
+                any = true;
+                let actions = self.server.handle_packet(peer, &bytes, self.now);
+                self.route(actions);
+            }
+            let peers: Vec<PeerId> = self.to_client.keys().copied().collect();
+            for peer in peers {
+                while let Some(bytes) = self.to_client.get_mut(&peer).and_then(|q| q.pop_front()) {
+                    any = true;
+                    let c = self.clients.get_mut(&peer).expect("client");
+                    let events = c.handle_packet(&bytes, self.now).expect("client accepts the server's packets");
+                    self.events.entry(peer).or_default().extend(events);
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    fn stand(&mut self, peer: PeerId, at: [f32; 3]) {
+        let bytes = self.clients[&peer].pose_packet(1, Pose { position: at, yaw: 0.0, pitch: 0.0 });
+        self.to_server.push_back((peer, bytes));
+    }
+
+    fn edit(&mut self, peer: PeerId, pos: IVec3, block: u16) -> u32 {
+        let (request, bytes) = self.clients.get_mut(&peer).expect("client").request_edit(pos, block);
+        self.to_server.push_back((peer, bytes));
+        request
+    }
+
+    fn rejections(&self, peer: PeerId) -> Vec<RejectReason> {
+        self.events
+            .get(&peer)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| match e {
+                ClientEvent::Rejected { reason, .. } => Some(*reason),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn sorted_edits(m: &strata_core::base::edits::EditMap) -> Vec<(ChunkCoord, Vec<(u16, u16)>)> {
+    m.chunks_sorted().into_iter().map(|(c, e)| (c, e.iter().map(|(i, b)| (*i, *b)).collect())).collect()
+}
+
+#[test]
+fn clients_join_generate_the_same_world_and_end_with_the_servers_edits_in_order() {
+    let mut net = Net::new(ServerConfig::default());
+    for (peer, name) in [(10, "ada"), (11, "bo"), (12, "cy")] {
+        net.join(peer, name);
+    }
+    // Everyone got the preset that rebuilds the server's world.
+    for peer in [10, 11, 12] {
+        let joined = net.events[&peer].iter().find_map(|e| match e {
+            ClientEvent::Joined { preset, .. } => Some(preset.clone()),
+            _ => None,
+        });
+        assert_eq!(fingerprint(&joined.expect("joined")), fingerprint(&preset()));
+    }
+    // The earlier ones were told of the later ones, the later ones of the earlier ones.
+    assert_eq!(net.clients[&10].players().count(), 2);
+    assert_eq!(net.clients[&12].players().count(), 2);
+    for (peer, x) in [(10, 0.0), (11, 100.0), (12, 200.0)] {
+        net.stand(peer, [x, 70.0, 0.0]);
+    }
+    net.settle();
+    // Interleaved edits from three players, some on the same voxel: the server's order decides.
+    for i in 0..40 {
+        for (peer, x) in [(10, 0), (11, 100), (12, 200)] {
+            net.edit(peer, IVec3::new(x + (i % 5), 68, i % 3), (1 + (i % 4)) as u16);
+            net.edit(peer, IVec3::new(150, 69, 0), peer as u16 - 9 + (i % 2) as u16);
+        }
+        net.settle();
+        net.now += 0.5;
+    }
+    // The shared voxel (150, 69, 0) is out of everyone's reach: all rejected.
+    let server = sorted_edits(net.server.edits());
+    assert!(!server.is_empty());
+    for peer in [10, 11, 12] {
+        assert_eq!(sorted_edits(net.clients[&peer].edits()), server, "client {peer} differs");
+        assert!(net.rejections(peer).iter().all(|r| *r == RejectReason::OutOfReach));
+    }
+    assert_eq!(net.server.stats().edits_applied, 120);
+    assert_eq!(net.server.next_order(), 120);
+    assert!(net.dropped.is_empty());
+}
+
+#[test]
+fn a_late_joiner_and_a_reconnecting_client_catch_up_by_chunk() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "early");
+    net.stand(1, [10.0, 70.0, 10.0]);
+    for i in 0..6 {
+        net.edit(1, IVec3::new(8 + i, 66, 10), 3);
+    }
+    net.settle();
+    net.join(2, "late");
+    // The late joiner missed those broadcasts: subscribing to the chunks as they stream in
+    // brings them.
+    for chunk in [ChunkCoord::new(0, 2, 0), ChunkCoord::new(1, 2, 0)] {
+        let bytes = net.clients[&2].subscribe(chunk);
+        net.to_server.push_back((2, bytes));
+    }
+    net.settle();
+    assert_eq!(sorted_edits(net.clients[&2].edits()), sorted_edits(net.server.edits()));
+    // Edits after joining arrive as broadcasts.
+    net.edit(1, IVec3::new(12, 67, 10), 5);
+    net.settle();
+    assert_eq!(sorted_edits(net.clients[&2].edits()), sorted_edits(net.server.edits()));
+    // Disconnect, more edits, reconnect: the snapshot brings the new state.
+    net.leave(2);
+    assert!(net.events[&1].contains(&ClientEvent::PlayerLeft { player: 2 }));
+    net.edit(1, IVec3::new(9, 66, 10), 0);
+    net.settle();
+    net.join(3, "late");
+    let bytes = net.clients[&3].subscribe(ChunkCoord::new(0, 2, 0));
+    net.to_server.push_back((3, bytes));
+    net.settle();
+    assert_eq!(sorted_edits(net.clients[&3].edits()), sorted_edits(net.server.edits()));
+}
+
+#[test]
+fn abuse_is_refused_and_the_server_keeps_serving() {
+    let config = ServerConfig { edits_per_second: 10.0, edit_burst: 5.0, block_count: 24, ..Default::default() };
+    let mut net = Net::new(config);
+    net.join(1, "honest");
+    net.join(2, "mallory");
+    net.stand(2, [0.0, 70.0, 0.0]);
+    net.settle();
+    // Out of reach, out of bounds, unknown block.
+    net.edit(2, IVec3::new(0, 70, 20), 1);
+    net.edit(2, IVec3::new(WORLD_LIMIT_VOXELS, 70, 0), 1);
+    net.edit(2, IVec3::new(0, 69, 0), 24);
+    net.settle();
+    assert_eq!(
+        net.rejections(2),
+        vec![RejectReason::OutOfReach, RejectReason::OutOfBounds, RejectReason::UnknownBlock]
+    );
+    // Flooding: 100 edits at one instant; the burst (5, of which 3 were spent above) passes.
+    net.now = 0.0;
+    for i in 0..100 {
+        net.edit(2, IVec3::new(i % 3, 69, 0), 1);
+    }
+    net.settle();
+    let limited = net.rejections(2).iter().filter(|r| **r == RejectReason::RateLimited).count();
+    assert_eq!(limited, 98, "2 tokens were left of the burst of 5");
+    // Tokens come back at the configured rate.
+    net.now = 1.0;
+    for i in 0..20 {
+        net.edit(2, IVec3::new(i % 3, 68, 0), 1);
+    }
+    net.settle();
+    assert_eq!(net.server.stats().edits_applied, 2 + 5, "a full burst after a second");
+    // Speaking for another player: the server stamps the sender's id.
+    let forged = Message::Chat { player: net.clients[&1].player().unwrap(), text: "I am honest".into() };
+    net.to_server.push_back((2, forged.encode()));
+    net.settle();
+    let mallory = net.clients[&2].player().unwrap();
+    assert!(net.events[&1].contains(&ClientEvent::Chat { player: mallory, text: "I am honest".into() }));
+    // Malformed packets, server-only messages and a second hello drop that connection only.
+    for (peer, bytes) in [
+        (20, vec![0xff, 0x00]),
+        (21, Message::EditApplied { order: 0, player: 1, request: 0, pos: IVec3::new(0, 0, 0), block: 1 }.encode()),
+        (22, Message::EditRequest { request: 0, pos: IVec3::new(0, 0, 0), block: 1 }.encode()),
+        (23, vec![1; 200_000]),
+    ] {
+        net.to_client.insert(peer, VecDeque::new());
+        net.to_server.push_back((peer, bytes));
+    }
+    net.settle();
+    let dropped: Vec<PeerId> = net.dropped.iter().map(|d| d.0).collect();
+    assert_eq!(dropped, vec![20, 21, 22, 23]);
+    assert!(net.dropped[0].1.contains("malformed packet"), "{}", net.dropped[0].1);
+    assert!(net.dropped[2].1.contains("before Hello"), "{}", net.dropped[2].1);
+    // The honest player still edits.
+    net.stand(1, [50.0, 70.0, 50.0]);
+    net.edit(1, IVec3::new(50, 68, 50), 2);
+    net.settle();
+    assert_eq!(net.clients[&1].edits().get(IVec3::new(50, 68, 50)), Some(2));
+    assert_eq!(net.server.stats().peers_dropped, 4);
+    assert_eq!(net.server.stats(), &ServerStats { edits_applied: 8, edits_rejected: 3 + 98 + 15, peers_dropped: 4 });
+}
+
+#[test]
+fn joining_with_another_protocol_or_a_bad_name_is_refused_with_the_reason() {
+    let mut server = WorldServer::new(&preset(), Default::default(), 0, ServerConfig::default());
+    let old = Message::Hello { protocol: 99, name: "old".into() }.encode();
+    let actions = server.handle_packet(5, &old, 0.0);
+    let Action::Send { message: Message::Refused { reason }, .. } = &actions[0] else { panic!("{actions:?}") };
+    assert!(reason.contains("protocol 1") && reason.contains("99"), "{reason}");
+    let mut client = WorldClient::new("old");
+    let err = client.handle_packet(&actions[0].clone().message_bytes(), 0.0).unwrap_err();
+    assert!(matches!(err, ClientError::Refused(_)));
+    let bad = Message::Hello { protocol: 1, name: "a\u{7}b".into() }.encode();
+    let actions = server.handle_packet(6, &bad, 0.0);
+    assert!(
+        matches!(&actions[0], Action::Send { message: Message::Refused { reason }, .. } if reason.contains("name"))
+    );
+    assert_eq!(server.player_count(), 0);
+}
+
+#[test]
+fn a_welcome_whose_preset_rebuilds_differently_is_a_clear_error() {
+    let welcome = Message::Welcome {
+        protocol: 1,
+        player: 1,
+        preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
+        fingerprint: "0123456789abcdef".into(),
+        next_order: 0,
+    };
+    let err = WorldClient::new("x").handle_packet(&welcome.encode(), 0.0).unwrap_err();
+    assert!(matches!(err, ClientError::Fingerprint { .. }));
+    assert!(err.to_string().contains("0123456789abcdef"), "{err}");
+}
+
+#[test]
+fn remote_players_are_interpolated_between_poses() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "a");
+    net.join(2, "b");
+    let b = net.clients[&2].player().unwrap();
+    net.now = 1.0;
+    net.stand(2, [0.0, 70.0, 0.0]);
+    net.settle();
+    net.now = 1.1;
+    net.stand(2, [1.0, 70.0, 2.0]);
+    net.settle();
+    let mid = net.clients[&1].pose_of(b, 1.05).unwrap();
+    assert!((mid.position[0] - 0.5).abs() < 1e-4 && (mid.position[2] - 1.0).abs() < 1e-4, "{mid:?}");
+    assert_eq!(net.clients[&1].pose_of(b, 5.0).unwrap().position, [1.0, 70.0, 2.0]);
+}
+
+trait MessageBytes {
+    fn message_bytes(self) -> Vec<u8>;
+}
+
+impl MessageBytes for Action {
+    fn message_bytes(self) -> Vec<u8> {
+        match self {
+            Action::Send { message, .. } => message.encode(),
+            Action::Disconnect { .. } => Vec::new(),
+        }
+    }
+}
