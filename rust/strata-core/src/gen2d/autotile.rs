@@ -65,7 +65,8 @@ pub const BLOB_COLUMNS: u32 = 47;
 /// `mask` with every corner bit cleared whose two edge bits are not both set.
 pub const fn blob_reduce(mask: u8) -> u8 {
     let mut m = mask & (BLOB_N | BLOB_E | BLOB_S | BLOB_W);
-    let corners = [(BLOB_NE, BLOB_N, BLOB_E), (BLOB_SE, BLOB_S, BLOB_E), (BLOB_SW, BLOB_S, BLOB_W), (BLOB_NW, BLOB_N, BLOB_W)];
+    let corners =
+        [(BLOB_NE, BLOB_N, BLOB_E), (BLOB_SE, BLOB_S, BLOB_E), (BLOB_SW, BLOB_S, BLOB_W), (BLOB_NW, BLOB_N, BLOB_W)];
     let mut i = 0;
     while i < 4 {
         let (c, a, b) = corners[i];
@@ -691,7 +692,12 @@ mod tests {
         let reduced: std::collections::BTreeSet<u8> = (0..=255u8).map(blob_reduce).collect();
         assert_eq!(reduced.into_iter().collect::<Vec<_>>(), BLOB_MASKS.to_vec());
         assert!(BLOB_MASKS.windows(2).all(|w| w[0] < w[1]), "ascending");
-        let corners = [(BLOB_NE, BLOB_N, BLOB_E), (BLOB_SE, BLOB_S, BLOB_E), (BLOB_SW, BLOB_S, BLOB_W), (BLOB_NW, BLOB_N, BLOB_W)];
+        let corners = [
+            (BLOB_NE, BLOB_N, BLOB_E),
+            (BLOB_SE, BLOB_S, BLOB_E),
+            (BLOB_SW, BLOB_S, BLOB_W),
+            (BLOB_NW, BLOB_N, BLOB_W),
+        ];
         for m in 0..=255u8 {
             let r = blob_reduce(m);
             // Edges are kept as they are; a corner only when it and both edges beside it are set.
@@ -750,7 +756,10 @@ mod tests {
         let at = |x: usize, y: usize| tiles[(y - 1) * w + (x - 1)].unwrap().column;
         // Top-left corner: east and south connect, its south-east is the hole: an inner corner.
         assert_eq!(at(1, 1), blob_column(BLOB_E | BLOB_S));
-        assert_eq!(TileLayout::Blob47.column_shape(at(1, 1)), ([true, false, false, true], [false, true, false, false]));
+        assert_eq!(
+            TileLayout::Blob47.column_shape(at(1, 1)),
+            ([true, false, false, true], [false, true, false, false])
+        );
         // (2,1), above the hole: its solid south-east and south-west corners do not count.
         assert_eq!(at(2, 1), blob_column(BLOB_E | BLOB_W | BLOB_SE | BLOB_SW));
         assert_eq!(at(2, 1), blob_column(BLOB_E | BLOB_W));
@@ -780,6 +789,9 @@ mod tests {
         let i16 = (((STONE as u32 * 8 + 1) * w16 + 3) * 4) as usize;
         let i47 = (((STONE as u32 * 8 + 1) * w + 3) * 4) as usize;
         assert_eq!(px16[i16..i16 + 4], px[i47..i47 + 4]);
-        assert_eq!(library_atlas_rgba_with(default_library(), 8, &[], TileLayout::Edges16), library_atlas_rgba(default_library(), 8, &[]));
+        assert_eq!(
+            library_atlas_rgba_with(default_library(), 8, &[], TileLayout::Edges16),
+            library_atlas_rgba(default_library(), 8, &[])
+        );
     }
 }

@@ -52,8 +52,12 @@ use crate::preset::model::SideViewSettings;
 
 /// The prime triples `(a, b, c)` of octaves 0–3 (see the module docs); octave `i` uses
 /// `CLASSIC_TRIPLES[i % 4]`.
-pub const CLASSIC_TRIPLES: [(i32, i32, i32); 4] =
-    [(15731, 789221, 1376312589), (15737, 789251, 1376312627), (15887, 789443, 1376312813), (16057, 789653, 1376313053)];
+pub const CLASSIC_TRIPLES: [(i32, i32, i32); 4] = [
+    (15731, 789221, 1376312589),
+    (15737, 789251, 1376312627),
+    (15887, 789443, 1376312813),
+    (16057, 789653, 1376313053),
+];
 
 /// `rand(100) <= HOLE_MAX_ROLL` pokes a hole: 56 of the 100 rolls.
 pub const HOLE_MAX_ROLL: u32 = 55;
@@ -168,7 +172,13 @@ impl ClassicCaves {
     /// `surface_row(x)` gives each column's surface row. Computed over a window grown by one cell
     /// per iteration, double-buffered, then cropped, so it equals the same cells of any larger
     /// window.
-    pub fn walls(&self, seed: u64, surface_row: impl Fn(i32) -> i32, min: (i32, i32), size: (usize, usize)) -> BitGrid2D {
+    pub fn walls(
+        &self,
+        seed: u64,
+        surface_row: impl Fn(i32) -> i32,
+        min: (i32, i32),
+        size: (usize, usize),
+    ) -> BitGrid2D {
         let halo = self.total_passes() as usize;
         let (w, h) = (size.0 + 2 * halo, size.1 + 2 * halo);
         let (x0, y0) = (min.0 - halo as i32, min.1 - halo as i32);

@@ -145,14 +145,9 @@ impl SurfaceLine {
             SurfaceSource::SmoothedHashNoise => {
                 smoothed_hash_noise(self.seed, x, self.octaves, self.persistence, self.base_period)
             }
-            SurfaceSource::ClassicHash => classic_hash_noise(
-                self.seed,
-                x.floor(),
-                self.octaves,
-                self.persistence,
-                self.scale,
-                self.classic_xor,
-            ),
+            SurfaceSource::ClassicHash => {
+                classic_hash_noise(self.seed, x.floor(), self.octaves, self.persistence, self.scale, self.classic_xor)
+            }
         }
     }
 
