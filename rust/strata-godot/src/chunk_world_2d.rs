@@ -642,7 +642,7 @@ impl ChunkWorld2D {
 
     #[func]
     fn set_tile_layout(&mut self, value: i64) {
-        let Some(layout) = TileLayout::from_index(value) else {
+        if TileLayout::from_index(value).is_none() {
             let kept = TileLayout::from_index(self.tile_layout).unwrap_or_default();
             self.host.error(format!(
                 "ChunkWorld2D.tile_layout: {value} is not a tile layout; allowed: 0 (Edges16, 16 edge variants) or 1 (Blob47, 47 blob variants with inner corners); keeping {} ({})",
@@ -650,7 +650,7 @@ impl ChunkWorld2D {
                 kept.name()
             ));
             return;
-        };
+        }
         if value == self.tile_layout {
             return;
         }
