@@ -769,7 +769,7 @@ mod tests {
         assert_eq!(TileLayout::Blob47.column_shape(c), ([true, false, false, false], [false, false, true, false]));
         // (4,2): surrounded on all eight sides.
         assert_eq!(at(4, 2), 46);
-        assert_eq!(tiles[(2 - 1) * w + (2 - 1)], None, "air has no tile");
+        assert_eq!(tiles[w + 1], None, "air at (2,2) has no tile");
         // The 16 layout of the same rules is unchanged.
         let edges = autotile_padded_with(&g, TileRules::builtin());
         assert_eq!(edges[0].unwrap().column, EAST | SOUTH);

@@ -185,8 +185,8 @@ impl ClassicCaves {
         let surface: Vec<i32> = (0..w as i32).map(|i| surface_row(x0 + i)).collect();
         let mut cells: Vec<bool> = Vec::with_capacity(w * h);
         for j in 0..h {
-            for i in 0..w {
-                cells.push(self.starts_wall(seed, surface[i], x0 + i as i32, y0 + j as i32));
+            for (i, &row) in surface.iter().enumerate() {
+                cells.push(self.starts_wall(seed, row, x0 + i as i32, y0 + j as i32));
             }
         }
         let mut next = cells.clone();
