@@ -4,7 +4,9 @@
 ## (A/D or arrows), jump (Space), crouch (C or S), dig (left mouse), place (right mouse).
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
-## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first.
+## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
+## `--preset=PATH` streams that WorldPreset (e.g. the side-view classic,
+## res://addons/strata/presets/side_view_classic.tres).
 extends Node2D
 
 var _spawned := false
@@ -29,6 +31,12 @@ func _ready() -> void:
 			_zoom = clampf(arg.substr(7).to_float(), 0.1, 4.0)
 		elif arg == "--showcase":
 			_showcase = true
+		elif arg.begins_with("--preset="):
+			var preset := load(arg.substr(9)) as WorldPreset
+			if preset == null:
+				push_error("side_view: --preset=%s is not a WorldPreset" % arg.substr(9))
+			else:
+				_world.preset = preset
 	if _screenshot_path != "":
 		_camera.zoom = Vector2(_zoom, _zoom)
 	# Wait at the surface, frozen, until the ground under the spawn point is in the layer.

@@ -5,12 +5,14 @@
 use strata_core::preset::file::load_preset_file;
 use strata_tests::{shipped_presets_dir, world_fingerprint};
 
-const GOLDEN: [(&str, u64); 5] = [
+const GOLDEN: [(&str, u64); 7] = [
     ("default_hills", 0x7661affc5d52da2c),
     ("archipelago", 0xc120e287b8aec506),
     ("alpine_mountains", 0x9510ee282e6e6ac9),
     ("desert_canyons", 0x4f1515d5e371cdfe),
     ("deep_caverns", 0xe5f363c760cdfe6f),
+    ("side_view_classic", 0xc3fa3b6f70de9229),
+    ("side_view_value_noise", 0xa90d945a761ebc79),
 ];
 
 #[test]

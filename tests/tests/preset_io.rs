@@ -7,7 +7,7 @@ use strata_core::WorldPreset;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
-use strata_core::preset::model::CaveMode;
+use strata_core::preset::model::{CaveMode, SurfaceSource};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
@@ -22,7 +22,7 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// The five shipped presets, by file stem.
+/// The shipped presets, by file stem.
 fn shipped() -> Vec<(&'static str, WorldPreset)> {
     let default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::default() };
 
@@ -85,12 +85,41 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     caverns.caves.allow_surface_breach = true;
     caverns.water.sea_level = -8;
 
+    // The side-view classic (see `gen2d::classic`): its hash-noise surface (octaves 0-4,
+    // persistence 0.5, scaled by 10, rounded up) and its caves (holes at 56 % from 10 tiles down,
+    // four 4-5 iterations, two wall-only ones at 6), no pocket fill, no pools.
+    let mut classic = WorldPreset { name: "Side-view classic".into(), seed: 1_996, ..WorldPreset::default() };
+    classic.side_view.surface_source = SurfaceSource::ClassicHash;
+    classic.side_view.base_height = 0.0;
+    classic.side_view.amplitude = 10.0;
+    classic.side_view.scale = 64.0;
+    classic.side_view.octaves = 5;
+    classic.side_view.persistence = 0.5;
+    classic.side_view.cave_mode = CaveMode::Classic;
+    classic.side_view.cave_depth = 10;
+    classic.side_view.cave_passes = 4;
+    classic.side_view.cave_threshold = 5;
+    classic.side_view.cave_final_passes = 2;
+    classic.side_view.cave_final_threshold = 6;
+    classic.side_view.min_pocket_tiles = 0;
+    classic.side_view.water_enabled = false;
+
+    // The 2D value-noise example: linear value noise, six octaves, persistence 0.55.
+    let mut value_2d = WorldPreset { name: "Side-view value noise".into(), seed: 2_025, ..WorldPreset::default() };
+    value_2d.side_view.surface_source = SurfaceSource::ValueNoiseLinear;
+    value_2d.side_view.amplitude = 28.0;
+    value_2d.side_view.scale = 256.0;
+    value_2d.side_view.octaves = 6;
+    value_2d.side_view.persistence = 0.55;
+
     vec![
         ("default_hills", default_hills),
         ("archipelago", archipelago),
         ("alpine_mountains", alpine),
         ("desert_canyons", desert),
         ("deep_caverns", caverns),
+        ("side_view_classic", classic),
+        ("side_view_value_noise", value_2d),
     ]
 }
 
@@ -145,6 +174,22 @@ fn shipped_presets_match_their_definitions() {
     assert!(get("alpine_mountains").height.ridged_weight > 0.5 && get("alpine_mountains").height.amplitude >= 150.0);
     assert!(get("desert_canyons").height.ravine_depth > 0.0 && !get("desert_canyons").water.enabled);
     assert!(get("deep_caverns").caves.cell_size >= 4 && get("deep_caverns").caves.tunnel_strength > 0.9);
+    // The 2D presets keep their documented numbers (README "Side-view worlds").
+    let classic = get("side_view_classic").side_view;
+    assert_eq!((classic.surface_source, classic.cave_mode), (SurfaceSource::ClassicHash, CaveMode::Classic));
+    assert_eq!((classic.octaves, classic.persistence, classic.amplitude), (5, 0.5, 10.0));
+    assert_eq!(
+        (classic.cave_depth, classic.cave_threshold, classic.cave_final_passes, classic.cave_final_threshold),
+        (10, 5, 2, 6)
+    );
+    assert!(!classic.classic_xor_frequency);
+    let value_2d = get("side_view_value_noise").side_view;
+    assert_eq!(value_2d.surface_source, SurfaceSource::ValueNoiseLinear);
+    assert_eq!(value_2d.persistence, 0.55, "the 2D value-noise example's documented persistence");
+    for stem in ["side_view_classic", "side_view_value_noise"] {
+        let file = load_preset_file(&presets_dir().join(format!("{stem}.tres"))).unwrap();
+        assert_eq!(file.side_view, get(stem).side_view, "{stem}.tres");
+    }
 }
 
 #[test]

@@ -5,10 +5,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use strata_core::base::block::{self, AIR, BlockId, STONE, WATER};
-use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, ATLAS_ROWS};
+use strata_core::gen2d::autotile::{self, ATLAS_ROWS, TileLayout, TileRules, autotile_padded_with};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
+use strata_core::preset::file::load_preset_file;
 use strata_core::preset::model::{CaveMode, SurfaceSource, WorldPreset};
 use strata_core::stream::stream2d::{StreamConfig2D, Streamer2D};
+use strata_tests::shipped_presets_dir;
 
 fn generator(seed: u64) -> Generator2D {
     let p = WorldPreset { seed, ..Default::default() };
@@ -251,14 +253,14 @@ fn edits_are_stored_as_an_edit_map_and_retiled() {
     );
 }
 
-/// The demo's atlas PNG must match [`autotile::atlas_rgba`]; `STRATA_WRITE_DEMO2D=1` rewrites it
-/// (and the TileSet `.tres` next to it).
+/// The demo's atlas PNG must match [`autotile::atlas_rgba_with`] in the 47-tile blob layout;
+/// `STRATA_WRITE_DEMO2D=1` rewrites it (and the TileSet `.tres` next to it).
 #[test]
 fn demo2d_tile_atlas_matches_the_generator() {
     const TILE_PX: u32 = 16;
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../godot_project/demo2d");
     let png_path = dir.join("tiles.png");
-    let png = autotile::atlas_png(TILE_PX).expect("encode the atlas");
+    let png = autotile::atlas_png_with(TILE_PX, TileLayout::Blob47).expect("encode the atlas");
     if std::env::var_os("STRATA_WRITE_DEMO2D").is_some() {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(&png_path, &png).unwrap();
@@ -270,8 +272,8 @@ fn demo2d_tile_atlas_matches_the_generator() {
     assert_eq!(tres, tileset_tres(TILE_PX), "tiles.tres is stale: rerun with STRATA_WRITE_DEMO2D=1");
 }
 
-/// A TileSet with one atlas source (id 0) over `tiles.png`: every tile of the atlas layout, solid
-/// blocks with a full-square collision polygon on physics layer 0.
+/// A TileSet with one atlas source (id 0) over `tiles.png`: every tile of the blob atlas layout
+/// (47 columns), solid blocks with a full-square collision polygon on physics layer 0.
 fn tileset_tres(tile_px: u32) -> String {
     let half = tile_px as f32 / 2.0;
     let mut s = String::new();
@@ -281,7 +283,7 @@ fn tileset_tres(tile_px: u32) -> String {
     s.push_str("texture = ExtResource(\"1_tiles\")\n");
     s.push_str(&format!("texture_region_size = Vector2i({tile_px}, {tile_px})\n"));
     for row in 1..ATLAS_ROWS {
-        for col in 0..ATLAS_COLUMNS {
+        for col in 0..TileLayout::Blob47.columns() {
             s.push_str(&format!("{col}:{row}/0 = 0\n"));
             if block::is_solid(row as BlockId) {
                 s.push_str(&format!(
@@ -297,11 +299,110 @@ fn tileset_tres(tile_px: u32) -> String {
     s
 }
 
+fn shipped_2d(stem: &str) -> WorldPreset {
+    load_preset_file(&shipped_presets_dir().join(format!("{stem}.ron"))).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// FNV-1a of the tiles of a region around the surface at x = 0.
+fn region_fingerprint(g: &Generator2D) -> u64 {
+    let top = g.surface_row(0) - 40;
+    let grid = g.generate_region(-128, top, 256, 160);
+    grid.tiles.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &t| (h ^ t as u64).wrapping_mul(0x100_0000_01b3))
+}
+
+/// The shipped side-view presets make the worlds pinned here; update a constant only for an
+/// intended change of that world, and say why in the commit.
+#[test]
+fn side_view_presets_match_their_golden_regions() {
+    const GOLDEN_2D: [(&str, u64); 2] =
+        [("side_view_classic", 0xf1c5f42db1eac67b), ("side_view_value_noise", 0x221cf6958247742f)];
+    let mut report = Vec::new();
+    for (stem, want) in GOLDEN_2D {
+        let g = Generator2D::new(&shipped_2d(stem)).unwrap();
+        let got = region_fingerprint(&g);
+        assert_eq!(got, region_fingerprint(&Generator2D::new(&shipped_2d(stem)).unwrap()), "{stem}: deterministic");
+        if got != want {
+            report.push(format!("(\"{stem}\", {got:#018x}),"));
+        }
+    }
+    assert!(report.is_empty(), "side-view worlds changed; if intended, use:\n{}", report.join("\n"));
+}
+
+#[test]
+fn the_side_view_classic_is_seamless_with_open_caves_under_a_whole_surface() {
+    for xor in [false, true] {
+        let mut p = shipped_2d("side_view_classic");
+        p.side_view.classic_xor_frequency = xor;
+        let g = Generator2D::new(&p).unwrap();
+        let n = g.chunk_tiles();
+        for c in interesting_chunks(&g) {
+            let (x, y) = c.min_tile(n);
+            let block = g.generate_region(x - n, y - n, 3 * n, 3 * n);
+            assert_eq!(g.generate_chunk(c), block.crop(x, y, n, n), "xor {xor} chunk {c:?}");
+            assert_eq!(g.generate_padded_chunk(c), block.crop(x - 1, y - 1, n + 2, n + 2), "xor {xor} padded {c:?}");
+        }
+        // Caves open below the poke depth, about as much rock as air; the top rows stay whole.
+        let top = (0..256).map(|x| g.surface_row(x)).min().unwrap();
+        let grid = g.generate_region(0, top, 256, 200);
+        let mut open_deep = 0;
+        for x in 0..256 {
+            let s = g.surface_row(x);
+            assert_ne!(grid.get(x, s), Some(AIR), "x {x}: the surface tile is ground");
+            for y in s + 40..top + 200 {
+                open_deep += (grid.get(x, y) == Some(AIR)) as u32;
+            }
+        }
+        assert!(open_deep > 2000, "xor {xor}: caves open: {open_deep}");
+    }
+    // The XOR flag changes the surface line.
+    let plain = Generator2D::new(&shipped_2d("side_view_classic")).unwrap();
+    let mut p = shipped_2d("side_view_classic");
+    p.side_view.classic_xor_frequency = true;
+    let xor = Generator2D::new(&p).unwrap();
+    assert!((0..200).filter(|&x| plain.surface_row(x) != xor.surface_row(x)).count() > 50);
+}
+
+#[test]
+fn blob_tiles_at_chunk_borders_read_the_neighbouring_chunks() {
+    let g = Generator2D::new(&shipped_2d("side_view_classic")).unwrap();
+    let rules = TileRules::builtin().as_ref().clone().with_layout(TileLayout::Blob47);
+    let n = g.chunk_tiles();
+    let w = 3 * n;
+    let mut border_differs = 0;
+    for c in interesting_chunks(&g) {
+        let (x, y) = c.min_tile(n);
+        let alone = autotile_padded_with(&g.generate_padded_chunk(c), &rules);
+        let block = autotile_padded_with(&g.generate_region(x - n - 1, y - n - 1, w + 2, w + 2), &rules);
+        // The chunk without its halo (air around it) tiles its border differently.
+        let chunk = g.generate_chunk(c);
+        let mut bare = TileGrid::new(x - 1, y - 1, n + 2, n + 2);
+        for j in 0..n {
+            for i in 0..n {
+                bare.set(x + i, y + j, chunk.get(x + i, y + j).unwrap());
+            }
+        }
+        let without_halo = autotile_padded_with(&bare, &rules);
+        for j in 0..n {
+            for i in 0..n {
+                let k = (j * n + i) as usize;
+                assert_eq!(alone[k], block[((j + n) * w + i + n) as usize], "chunk {c:?} tile {i},{j}");
+                border_differs += (alone[k] != without_halo[k]) as u32;
+            }
+        }
+        assert!(alone.iter().flatten().all(|a| (a.column as u32) < 47));
+    }
+    assert!(border_differs > 0, "border tiles use the neighbours' cells");
+}
+
 /// Prints a side view (run with `--ignored --nocapture` to look at the world in a terminal).
 #[test]
 #[ignore]
 fn print_a_side_view() {
-    let g = generator(std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1337));
+    // `PRESET=side_view_classic` prints a shipped preset's world instead of the default's.
+    let g = match std::env::var("PRESET") {
+        Ok(stem) => Generator2D::new(&shipped_2d(&stem)).unwrap(),
+        Err(_) => generator(std::env::var("SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1337)),
+    };
     let top = (0..160).map(|x| g.surface_row(x)).min().unwrap();
     for row in g.generate_region(0, top - 3, 160, 70).to_ascii() {
         println!("{row}");

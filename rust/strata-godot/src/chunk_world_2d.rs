@@ -19,6 +19,8 @@
 //! generated TileSet: the core's `library_atlas_rgba` over each block's side texture (loaded and
 //! scaled here, on the main thread, when the library or the layer changes; never while streaming).
 //! The library in use is the last valid one: an invalid one is reported and changes nothing.
+//! `tile_layout` picks the variants the workers choose and the generated atlas holds: 16 edge
+//! variants or the 47 blob variants with inner corners (`autotile::TileLayout`).
 //!
 //! May use: `strata_core` (2D streamer, queries, autotile atlas, block library), `block_library`,
 //! `world_host`, `world_preset`.
@@ -43,7 +45,7 @@ use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, defaul
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edits::{EditMap, local_from_index};
-use strata_core::gen2d::autotile::{self, ATLAS_COLUMNS, TileRules};
+use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
 use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::stream2d::{
@@ -73,9 +75,10 @@ impl TileOp {
 ///
 /// Give it a `WorldPreset` (its `side_view_*` fields shape the world) and a `viewer` (or let it
 /// follow the current `Camera2D`); square chunks of tiles stream in and out within
-/// `view_distance`. Tiles are chosen by a 4-bit edge mask: the atlas must have 16 columns (mask,
-/// bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects) and one row per block id of
-/// `block_library`. A layer with no TileSet (the child `TileMapLayer` made when `tile_map` is
+/// `view_distance`. Tiles are chosen by a 4-bit edge mask (`tile_layout` Edges16: the atlas must
+/// have 16 columns, column = mask, bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects)
+/// or by the 8-neighbour blob mask (Blob47: 47 columns with inner corners) and one row per block
+/// id of `block_library`. A layer with no TileSet (the child `TileMapLayer` made when `tile_map` is
 /// empty, or one of yours without a tile set) gets one generated from the library: each block's
 /// side texture (or its colour), edges drawn on open sides, collision on solid blocks only. A
 /// TileSet the layer already has wins and is never replaced.
@@ -140,6 +143,15 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export(range = (0.0, 2147483647.0))]
     tile_source_id: i64,
+    /// Which tile variants the atlas holds: 0 = Edges16 (16 columns, column = 4-bit edge mask,
+    /// the default) or 1 = Blob47 (47 columns: the 8-neighbour "blob" set with inner corners,
+    /// a corner counting only when both edges beside it connect; column = the place of the
+    /// reduced mask among the 47 in ascending order). Setting it re-tiles the world (edits
+    /// kept) and redraws a generated TileSet; any other value is refused with an error in
+    /// `last_error()` and the layout stays.
+    #[var(set)]
+    #[export(enum = (Edges16 = 0, Blob47 = 1))]
+    tile_layout: i64,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,
@@ -194,6 +206,7 @@ impl INode2D for ChunkWorld2D {
             tile_map: NodePath::default(),
             tile_size: Vector2i::new(16, 16),
             tile_source_id: 0,
+            tile_layout: 0,
             streamer: None,
             layer: None,
             bound_layer: None,
@@ -744,6 +757,24 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_tile_layout(&mut self, value: i64) {
+        if TileLayout::from_index(value).is_none() {
+            let kept = TileLayout::from_index(self.tile_layout).unwrap_or_default();
+            self.host.error(format!(
+                "ChunkWorld2D.tile_layout: {value} is not a tile layout; allowed: 0 (Edges16, 16 edge variants) or 1 (Blob47, 47 blob variants with inner corners); keeping {} ({})",
+                self.tile_layout,
+                kept.name()
+            ));
+            return;
+        }
+        if value == self.tile_layout {
+            return;
+        }
+        self.tile_layout = value;
+        self.retile();
+    }
+
+    #[func]
     fn set_tile_map(&mut self, path: NodePath) {
         self.tile_map = path;
         // Bound again on the next frame; a layer other than the one written so far is filled anew.
@@ -942,7 +973,18 @@ impl ChunkWorld2D {
             }
         };
         self.blocks = Arc::new(library);
-        self.tile_rules = Arc::new(TileRules::from_library(&self.blocks));
+        self.retile();
+    }
+
+    /// The layout `tile_layout` names (the setter keeps it valid).
+    fn layout(&self) -> TileLayout {
+        TileLayout::from_index(self.tile_layout).unwrap_or_default()
+    }
+
+    /// Takes the library in use and the tile layout into the workers' rules, draws a generated
+    /// TileSet again and re-tiles the world (edits kept).
+    fn retile(&mut self) {
+        self.tile_rules = Arc::new(TileRules::from_library(&self.blocks).with_layout(self.layout()));
         let streaming = self.streamer.is_some();
         self.stop_streaming();
         if let Some(mut layer) = self.layer.clone().filter(|l| l.is_instance_valid()) {
@@ -1155,8 +1197,8 @@ fn finite_floor(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
 }
 
-/// A TileSet of the autotile atlas layout for `library`, drawn by
-/// [`autotile::library_atlas_rgba`] from `textures` (each block's side texture, `px`×`px`), with
+/// A TileSet of the autotile atlas layout of `rules` for `library`, drawn by
+/// [`autotile::library_atlas_rgba_with`] from `textures` (each block's side texture, `px`×`px`), with
 /// a full-square collision polygon on physics layer 0 for solid blocks only. Returns it and its
 /// atlas source id.
 fn make_tile_set(
@@ -1166,7 +1208,7 @@ fn make_tile_set(
     textures: &[Option<Vec<u8>>],
 ) -> (Gd<TileSet>, i32) {
     let px = px.clamp(4, 256);
-    let (w, h, pixels) = autotile::library_atlas_rgba(library, px as u32, textures);
+    let (w, h, pixels) = autotile::library_atlas_rgba_with(library, px as u32, textures, rules.layout());
     let mut tile_set = TileSet::new_gd();
     tile_set.set_tile_size(Vector2i::new(px, px));
     tile_set.add_physics_layer();
@@ -1191,7 +1233,7 @@ fn make_tile_set(
     let rows = h as i32 / px;
     for row in 1..rows {
         let solid = rules.is_solid(row as u16);
-        for col in 0..ATLAS_COLUMNS as i32 {
+        for col in 0..rules.layout().columns() as i32 {
             let at = Vector2i::new(col, row);
             source.create_tile(at);
             if solid && let Some(mut data) = source.get_tile_data(at, 0) {

@@ -65,6 +65,8 @@ impl<'a> CaveRules<'a> {
 pub fn cave_stages(rules: &CaveRules) -> Result<Option<Vec<CaStage>>, LifeRuleError> {
     let main = match rules.mode {
         CaveMode::None => return Ok(None),
+        // The side-view classic runs its own program (`gen2d::classic`); 3D presets refuse it.
+        CaveMode::Classic => return Ok(None),
         CaveMode::CellularAutomata => CaRule::AtLeast(rules.threshold),
         CaveMode::GameOfLife => {
             let (birth, survival) = parse_life_rule(rules.life_rule)?;

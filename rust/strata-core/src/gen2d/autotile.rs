@@ -20,8 +20,20 @@
 //! cover their see-through art). The built-in rules ([`TileRules::builtin`], the default library's)
 //! give the same masks as [`edge_mask`] for the built-in blocks.
 //!
-//! Tiles are chosen on worker threads from a chunk generated with a one-tile halo, so the main
-//! thread only calls `set_cell(coords, source, atlas_coords)`.
+//! **47-tile blob sets** ([`TileLayout::Blob47`]). An 8-bit mask of the eight neighbours, clockwise
+//! from the top: [`BLOB_N`] 1, [`BLOB_NE`] 2, [`BLOB_E`] 4, [`BLOB_SE`] 8, [`BLOB_S`] 16,
+//! [`BLOB_SW`] 32, [`BLOB_W`] 64, [`BLOB_NW`] 128, each set when that neighbour connects (the same
+//! rules as above). A corner bit counts only when both edge neighbours beside it are set
+//! ([`blob_reduce`]): a corner is only seen from inside an L of connecting edges, where it decides
+//! between a full tile and an inner corner. That leaves 47 distinct masks of the 256
+//! ([`BLOB_MASKS`], ascending); the atlas column is the mask's place in that list
+//! ([`blob_column`]): column 0 is the isolated tile (mask 0), column 46 the surrounded one (255).
+//! A blob atlas is 47 columns × one row per block; each variant draws the edges of its open sides
+//! and, at a corner whose two edges connect but whose corner does not, an inner-corner notch.
+//!
+//! Tiles are chosen on worker threads from a chunk generated with a one-tile halo (its corners
+//! included), so the main thread only calls `set_cell(coords, source, atlas_coords)`; a tile on a
+//! chunk's border reads the neighbouring chunk's cells from the halo, a pure function of the world.
 //!
 //! May use: `base`, `gen2d`'s tile grid.
 
@@ -37,13 +49,138 @@ pub const WEST: u8 = 8;
 
 /// Columns of the atlas: one per mask value.
 pub const ATLAS_COLUMNS: u32 = 16;
+
+pub const BLOB_N: u8 = 1;
+pub const BLOB_NE: u8 = 2;
+pub const BLOB_E: u8 = 4;
+pub const BLOB_SE: u8 = 8;
+pub const BLOB_S: u8 = 16;
+pub const BLOB_SW: u8 = 32;
+pub const BLOB_W: u8 = 64;
+pub const BLOB_NW: u8 = 128;
+
+/// Columns of a blob atlas: one per distinct reduced mask.
+pub const BLOB_COLUMNS: u32 = 47;
+
+/// `mask` with every corner bit cleared whose two edge bits are not both set.
+pub const fn blob_reduce(mask: u8) -> u8 {
+    let mut m = mask & (BLOB_N | BLOB_E | BLOB_S | BLOB_W);
+    let corners =
+        [(BLOB_NE, BLOB_N, BLOB_E), (BLOB_SE, BLOB_S, BLOB_E), (BLOB_SW, BLOB_S, BLOB_W), (BLOB_NW, BLOB_N, BLOB_W)];
+    let mut i = 0;
+    while i < 4 {
+        let (c, a, b) = corners[i];
+        if mask & c != 0 && mask & a != 0 && mask & b != 0 {
+            m |= c;
+        }
+        i += 1;
+    }
+    m
+}
+
+/// The distinct reduced masks, ascending: the atlas column of a blob tile is the place of its
+/// reduced mask here.
+pub const BLOB_MASKS: [u8; 47] = {
+    let mut out = [0u8; 47];
+    let (mut n, mut m) = (0, 0usize);
+    while m < 256 {
+        if blob_reduce(m as u8) == m as u8 {
+            out[n] = m as u8;
+            n += 1;
+        }
+        m += 1;
+    }
+    out
+};
+
+/// The atlas column of every 8-bit mask.
+const BLOB_COLUMN_OF: [u8; 256] = {
+    let mut out = [0u8; 256];
+    let mut m = 0usize;
+    while m < 256 {
+        let r = blob_reduce(m as u8);
+        let mut i = 0;
+        while BLOB_MASKS[i] != r {
+            i += 1;
+        }
+        out[m] = i as u8;
+        m += 1;
+    }
+    out
+};
+
+/// The blob atlas column (0..47) of the 8-bit neighbour mask `mask`.
+#[inline]
+pub fn blob_column(mask: u8) -> u8 {
+    BLOB_COLUMN_OF[mask as usize]
+}
+
+/// Which variants an atlas holds: 16 edge variants (4-bit mask) or 47 blob variants (8-bit mask
+/// with corners); see the module docs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum TileLayout {
+    #[default]
+    Edges16,
+    Blob47,
+}
+
+impl TileLayout {
+    /// Both layouts, in the order of their numbers (0, 1).
+    pub const ALL: [TileLayout; 2] = [TileLayout::Edges16, TileLayout::Blob47];
+
+    /// Columns of the atlas: 16 or 47.
+    pub const fn columns(self) -> u32 {
+        match self {
+            TileLayout::Edges16 => ATLAS_COLUMNS,
+            TileLayout::Blob47 => BLOB_COLUMNS,
+        }
+    }
+
+    /// The layout numbered `n` (0 = Edges16, 1 = Blob47), `None` for any other number.
+    pub fn from_index(n: i64) -> Option<Self> {
+        usize::try_from(n).ok().and_then(|i| Self::ALL.get(i).copied())
+    }
+
+    /// The layout's name, as the inspector shows it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TileLayout::Edges16 => "Edges16",
+            TileLayout::Blob47 => "Blob47",
+        }
+    }
+
+    /// The open sides `[n, e, s, w]` and the inner-corner notches `[ne, se, sw, nw]` of `column`.
+    pub fn column_shape(self, column: u8) -> ([bool; 4], [bool; 4]) {
+        match self {
+            TileLayout::Edges16 => {
+                let open = |bit: u8| column & bit == 0;
+                ([open(NORTH), open(EAST), open(SOUTH), open(WEST)], [false; 4])
+            }
+            TileLayout::Blob47 => {
+                let m = BLOB_MASKS.get(column as usize).copied().unwrap_or(0);
+                let has = |bit: u8| m & bit != 0;
+                let notch = |c: u8, a: u8, b: u8| has(a) && has(b) && !has(c);
+                (
+                    [!has(BLOB_N), !has(BLOB_E), !has(BLOB_S), !has(BLOB_W)],
+                    [
+                        notch(BLOB_NE, BLOB_N, BLOB_E),
+                        notch(BLOB_SE, BLOB_S, BLOB_E),
+                        notch(BLOB_SW, BLOB_S, BLOB_W),
+                        notch(BLOB_NW, BLOB_N, BLOB_W),
+                    ],
+                )
+            }
+        }
+    }
+}
 /// Rows of the atlas: one per block id.
 pub const ATLAS_ROWS: u32 = block::BLOCK_COUNT as u32;
 
 /// Where a tile variant sits in the atlas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AtlasCoords {
-    /// The edge mask, 0..=15.
+    /// The edge mask, 0..=15 ([`TileLayout::Edges16`]), or the blob column, 0..47
+    /// ([`TileLayout::Blob47`]).
     pub column: u8,
     /// The block id.
     pub row: u16,
@@ -81,6 +218,7 @@ pub struct TileRules {
     solid: Vec<bool>,
     liquid: Vec<bool>,
     edged: Vec<bool>,
+    layout: TileLayout,
 }
 
 impl TileRules {
@@ -91,7 +229,19 @@ impl TileRules {
             solid: blocks.iter().map(|b| b.solid).collect(),
             liquid: blocks.iter().map(|b| b.render_mode == RenderMode::Liquid).collect(),
             edged: blocks.iter().map(|b| matches!(b.render_mode, RenderMode::Opaque | RenderMode::Liquid)).collect(),
+            layout: TileLayout::Edges16,
         }
+    }
+
+    /// These rules choosing the variants of `layout`.
+    pub fn with_layout(mut self, layout: TileLayout) -> Self {
+        self.layout = layout;
+        self
+    }
+
+    /// The atlas layout the rules choose variants of.
+    pub fn layout(&self) -> TileLayout {
+        self.layout
     }
 
     /// The rules of the default library, built once.
@@ -145,6 +295,20 @@ impl TileRules {
             | (self.connects(tile, w) as u8 * WEST);
         Some(AtlasCoords { column: mask, row: tile })
     }
+
+    /// The blob atlas tile of `tile` with its eight neighbours clockwise from the top
+    /// (`[n, ne, e, se, s, sw, w, nw]`); `None` for air and for ids past the library.
+    #[inline]
+    pub fn blob_coords(&self, tile: BlockId, around: [BlockId; 8]) -> Option<AtlasCoords> {
+        if tile == AIR || tile as usize >= self.len() {
+            return None;
+        }
+        let mut mask = 0u8;
+        for (i, &n) in around.iter().enumerate() {
+            mask |= (self.connects(tile, n) as u8) << i;
+        }
+        Some(AtlasCoords { column: blob_column(mask), row: tile })
+    }
 }
 
 /// Atlas tiles of the interior of `padded` (everything but its one-tile border), row by row,
@@ -165,7 +329,22 @@ pub fn autotile_padded_with(padded: &TileGrid, rules: &TileRules) -> Vec<Option<
     for y in 1..=h {
         for x in 1..=w {
             let t = at(x, y);
-            out.push(rules.atlas_coords(t, at(x, y - 1), at(x + 1, y), at(x, y + 1), at(x - 1, y)));
+            out.push(match rules.layout {
+                TileLayout::Edges16 => rules.atlas_coords(t, at(x, y - 1), at(x + 1, y), at(x, y + 1), at(x - 1, y)),
+                TileLayout::Blob47 => rules.blob_coords(
+                    t,
+                    [
+                        at(x, y - 1),
+                        at(x + 1, y - 1),
+                        at(x + 1, y),
+                        at(x + 1, y + 1),
+                        at(x, y + 1),
+                        at(x - 1, y + 1),
+                        at(x - 1, y),
+                        at(x - 1, y - 1),
+                    ],
+                ),
+            });
         }
     }
     out
@@ -177,7 +356,12 @@ pub fn autotile_padded_with(padded: &TileGrid, rules: &TileRules) -> Vec<Option<
 /// water below its surface line only in alpha. Returns `(width, height, pixels)`. The built-in
 /// rows of [`library_atlas_rgba`] of the default library without textures.
 pub fn atlas_rgba(tile_px: u32) -> (u32, u32, Vec<u8>) {
-    let (w, _, mut px) = library_atlas_rgba(default_library(), tile_px, &[]);
+    atlas_rgba_with(tile_px, TileLayout::Edges16)
+}
+
+/// [`atlas_rgba`] in `layout` (16 or 47 columns).
+pub fn atlas_rgba_with(tile_px: u32, layout: TileLayout) -> (u32, u32, Vec<u8>) {
+    let (w, _, mut px) = library_atlas_rgba_with(default_library(), tile_px, &[], layout);
     let h = ATLAS_ROWS * tile_px.clamp(4, 256);
     px.truncate((w * h * 4) as usize);
     (w, h, px)
@@ -202,9 +386,20 @@ pub fn library_atlas_rows(library: &BlockLibrary, tile_px: u32) -> u32 {
 /// texture, an eighth on a colour tile. Row 0 (air) stays transparent. Returns
 /// `(width, height, pixels)`.
 pub fn library_atlas_rgba(library: &BlockLibrary, tile_px: u32, textures: &[Option<Vec<u8>>]) -> (u32, u32, Vec<u8>) {
+    library_atlas_rgba_with(library, tile_px, textures, TileLayout::Edges16)
+}
+
+/// [`library_atlas_rgba`] in `layout`: 16 edge variants, or 47 blob variants whose inner-corner
+/// notches (a corner of the rim's size) are drawn as the edges are.
+pub fn library_atlas_rgba_with(
+    library: &BlockLibrary,
+    tile_px: u32,
+    textures: &[Option<Vec<u8>>],
+    layout: TileLayout,
+) -> (u32, u32, Vec<u8>) {
     let tile_px = tile_px.clamp(4, 256);
     let rows = library_atlas_rows(library, tile_px);
-    let (w, h) = (ATLAS_COLUMNS * tile_px, rows * tile_px);
+    let (w, h) = (layout.columns() * tile_px, rows * tile_px);
     let mut px = vec![0u8; (w * h * 4) as usize];
     let srgb = |c: f32| (c.clamp(0.0, 1.0).powf(1.0 / 2.2) * 255.0).round() as u8;
     let stone = library
@@ -227,14 +422,22 @@ pub fn library_atlas_rgba(library: &BlockLibrary, tile_px: u32, textures: &[Opti
             RenderMode::Transparent => 0.5,
             _ => 1.0,
         };
-        for mask in 0..ATLAS_COLUMNS as u8 {
-            let open = |bit: u8| edged && mask & bit == 0;
+        for mask in 0..layout.columns() as u8 {
+            let (sides, notches) = layout.column_shape(mask);
+            let [open_n, open_e, open_s, open_w] = sides.map(|o| edged && o);
+            let [notch_ne, notch_se, notch_sw, notch_nw] = notches.map(|n| edged && n);
             for ty in 0..tile_px {
                 for tx in 0..tile_px {
-                    let on_edge = (open(NORTH) && ty < rim)
-                        || (open(SOUTH) && ty >= tile_px - rim)
-                        || (open(WEST) && tx < rim)
-                        || (open(EAST) && tx >= tile_px - rim);
+                    let (top, bottom) = (ty < rim, ty >= tile_px - rim);
+                    let (left, right) = (tx < rim, tx >= tile_px - rim);
+                    let on_edge = (open_n && top)
+                        || (open_s && bottom)
+                        || (open_w && left)
+                        || (open_e && right)
+                        || (notch_ne && top && right)
+                        || (notch_se && bottom && right)
+                        || (notch_sw && bottom && left)
+                        || (notch_nw && top && left);
                     let out = match texture {
                         Some(t) => {
                             let i = ((ty * tile_px + tx) * 4) as usize;
@@ -259,7 +462,7 @@ pub fn library_atlas_rgba(library: &BlockLibrary, tile_px: u32, textures: &[Opti
                             if tx == 0 || ty == 0 {
                                 c = [c[0] * 0.92, c[1] * 0.92, c[2] * 0.92];
                             }
-                            let cap = is_grass && open(NORTH) && ty < rim * 3;
+                            let cap = is_grass && open_n && ty < rim * 3;
                             if cap {
                                 c = [0.25, 0.80, 0.20];
                             } else if on_edge && liquid {
@@ -284,7 +487,12 @@ pub fn library_atlas_rgba(library: &BlockLibrary, tile_px: u32, textures: &[Opti
 
 /// [`atlas_rgba`] encoded as a PNG file's bytes (the demo's `tiles.png`); deterministic.
 pub fn atlas_png(tile_px: u32) -> Result<Vec<u8>, png::EncodingError> {
-    let (w, h, pixels) = atlas_rgba(tile_px);
+    atlas_png_with(tile_px, TileLayout::Edges16)
+}
+
+/// [`atlas_rgba_with`] encoded as a PNG file's bytes; deterministic.
+pub fn atlas_png_with(tile_px: u32, layout: TileLayout) -> Result<Vec<u8>, png::EncodingError> {
+    let (w, h, pixels) = atlas_rgba_with(tile_px, layout);
     let mut bytes = Vec::new();
     let mut encoder = png::Encoder::new(&mut bytes, w, h);
     encoder.set_color(png::ColorType::Rgba);
@@ -474,5 +682,116 @@ mod tests {
         assert_eq!(library_atlas_rows(&many, 256), 64, "16,384 / 256");
         assert_eq!(library_atlas_rgba(&many, 256, &[]).1, 16_384);
         assert_eq!(library_atlas_rows(&lib, 1), lib.len() as u32, "tile_px clamped to 4");
+    }
+
+    #[test]
+    fn blob_masks_reduce_256_to_47() {
+        let columns: std::collections::BTreeSet<u8> = (0..=255u8).map(blob_column).collect();
+        assert_eq!(columns.len(), 47);
+        assert_eq!(columns.iter().copied().max(), Some(46));
+        let reduced: std::collections::BTreeSet<u8> = (0..=255u8).map(blob_reduce).collect();
+        assert_eq!(reduced.into_iter().collect::<Vec<_>>(), BLOB_MASKS.to_vec());
+        assert!(BLOB_MASKS.windows(2).all(|w| w[0] < w[1]), "ascending");
+        let corners = [
+            (BLOB_NE, BLOB_N, BLOB_E),
+            (BLOB_SE, BLOB_S, BLOB_E),
+            (BLOB_SW, BLOB_S, BLOB_W),
+            (BLOB_NW, BLOB_N, BLOB_W),
+        ];
+        for m in 0..=255u8 {
+            let r = blob_reduce(m);
+            // Edges are kept as they are; a corner only when it and both edges beside it are set.
+            assert_eq!(r & 0b0101_0101, m & 0b0101_0101, "{m:#010b}");
+            for (c, a, b) in corners {
+                assert_eq!(r & c != 0, m & c != 0 && m & a != 0 && m & b != 0, "{m:#010b} corner {c}");
+            }
+            assert_eq!(blob_reduce(r), r);
+            assert_eq!(BLOB_MASKS[blob_column(m) as usize], r);
+        }
+        // 16 edge combinations; each L of two edges doubles with its corner: 1·16 + corners.
+        let with_corners: u32 = (0..16u8)
+            .map(|e| {
+                let edge = |i: u8| e & (1 << i) != 0;
+                let ls = (0..4).filter(|&i| edge(i) && edge((i + 1) % 4)).count() as u32;
+                1 << ls
+            })
+            .sum();
+        assert_eq!(with_corners, 47);
+    }
+
+    #[test]
+    fn blob_known_cases() {
+        assert_eq!(blob_column(0), 0, "isolated");
+        assert_eq!(blob_column(255), 46, "surrounded");
+        // A corner without both of its edges does not count.
+        assert_eq!(blob_column(BLOB_N | BLOB_NE), blob_column(BLOB_N));
+        assert_eq!(blob_column(BLOB_NE | BLOB_SE | BLOB_SW | BLOB_NW), 0);
+        assert_eq!(blob_column(BLOB_N | BLOB_E | BLOB_NE | BLOB_SW), blob_column(BLOB_N | BLOB_E | BLOB_NE));
+        assert_ne!(blob_column(BLOB_N | BLOB_E | BLOB_NE), blob_column(BLOB_N | BLOB_E));
+        // All four edges and no corner: four inner corners, nothing open.
+        let cross = blob_column(BLOB_N | BLOB_E | BLOB_S | BLOB_W);
+        assert_eq!(TileLayout::Blob47.column_shape(cross), ([false; 4], [true; 4]));
+        assert_eq!(TileLayout::Blob47.column_shape(46), ([false; 4], [false; 4]));
+        assert_eq!(TileLayout::Blob47.column_shape(0), ([true; 4], [false; 4]));
+        // Edges of the 16 layout are its mask's clear bits.
+        assert_eq!(TileLayout::Edges16.column_shape(NORTH | WEST), ([false, true, true, false], [false; 4]));
+        assert_eq!(TileLayout::from_index(1), Some(TileLayout::Blob47));
+        assert_eq!(TileLayout::from_index(2), None);
+        assert_eq!(TileLayout::from_index(-1), None);
+        assert_eq!((TileLayout::Edges16.columns(), TileLayout::Blob47.columns()), (16, 47));
+    }
+
+    #[test]
+    fn blob_tiles_of_a_hand_made_pattern() {
+        let g = grid(&[
+            "       ", //
+            " ##### ", //
+            " # ### ", //
+            " ##### ", //
+            "       ",
+        ]);
+        let rules = TileRules::builtin().as_ref().clone().with_layout(TileLayout::Blob47);
+        let tiles = autotile_padded_with(&g, &rules);
+        let w = 5;
+        let at = |x: usize, y: usize| tiles[(y - 1) * w + (x - 1)].unwrap().column;
+        // Top-left corner: east and south connect, its south-east is the hole: an inner corner.
+        assert_eq!(at(1, 1), blob_column(BLOB_E | BLOB_S));
+        assert_eq!(
+            TileLayout::Blob47.column_shape(at(1, 1)),
+            ([true, false, false, true], [false, true, false, false])
+        );
+        // (2,1), above the hole: its solid south-east and south-west corners do not count.
+        assert_eq!(at(2, 1), blob_column(BLOB_E | BLOB_W | BLOB_SE | BLOB_SW));
+        assert_eq!(at(2, 1), blob_column(BLOB_E | BLOB_W));
+        // (3,1): its south-west is the hole: an inner corner there.
+        let c = at(3, 1);
+        assert_eq!(c, blob_column(BLOB_E | BLOB_SE | BLOB_S | BLOB_W));
+        assert_eq!(TileLayout::Blob47.column_shape(c), ([true, false, false, false], [false, false, true, false]));
+        // (4,2): surrounded on all eight sides.
+        assert_eq!(at(4, 2), 46);
+        assert_eq!(tiles[w + 1], None, "air at (2,2) has no tile");
+        // The 16 layout of the same rules is unchanged.
+        let edges = autotile_padded_with(&g, TileRules::builtin());
+        assert_eq!(edges[0].unwrap().column, EAST | SOUTH);
+    }
+
+    #[test]
+    fn blob_atlas_draws_edges_and_inner_corners() {
+        let (w, h, px) = atlas_rgba_with(8, TileLayout::Blob47);
+        assert_eq!((w, h), (47 * 8, ATLAS_ROWS * 8));
+        let red = |col: u32, x: u32, y: u32| px[(((STONE as u32 * 8 + y) * w + col * 8 + x) * 4) as usize];
+        let cross = blob_column(BLOB_N | BLOB_E | BLOB_S | BLOB_W) as u32;
+        // The inner corner is dark, the middle of a side is not; the surrounded tile has neither.
+        assert!(red(cross, 7, 0) < red(cross, 4, 4) && red(cross, 7, 0) < red(46, 7, 0));
+        assert_eq!(red(cross, 4, 0), red(46, 4, 0));
+        // The isolated tile's edges match the 16 layout's isolated tile.
+        let (w16, _, px16) = atlas_rgba(8);
+        let i16 = (((STONE as u32 * 8 + 1) * w16 + 3) * 4) as usize;
+        let i47 = (((STONE as u32 * 8 + 1) * w + 3) * 4) as usize;
+        assert_eq!(px16[i16..i16 + 4], px[i47..i47 + 4]);
+        assert_eq!(
+            library_atlas_rgba_with(default_library(), 8, &[], TileLayout::Edges16),
+            library_atlas_rgba(default_library(), 8, &[])
+        );
     }
 }

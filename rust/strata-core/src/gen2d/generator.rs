@@ -10,7 +10,7 @@
 //!    tiles below the surface so the surface stays whole; then pockets of fewer than
 //!    `min_pocket_tiles` open tiles are filled ([`fill_pockets_2d`]). The automaton brings its
 //!    own halo and the pocket fill needs [`PocketRule::halo`] more, so the result is the
-//!    infinite field's.
+//!    infinite field's. `Classic` runs the side-view classic instead ([`ClassicCaves`]).
 //! 3. **Ores**: per kind, clusters hashed from world-aligned 32×32 cells (`clusters_per_chunk`
 //!    of the preset's ore table counts per cell): a 4-connected random walk of `cluster_size` steps
 //!    from a hashed start, turning stone into ore only `max(kind depth, ore_depth)` tiles or more
@@ -28,6 +28,7 @@ use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
 use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
 use crate::base::coords::IVec3;
 use crate::base::rng::{hash3, mix64, salt};
+use crate::gen2d::classic::ClassicCaves;
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
 use crate::gen2d::{ChunkCoord2D, TileGrid};
 use crate::preset::model::{FieldError, WorldPreset};
@@ -61,6 +62,8 @@ pub struct Generator2D {
     line: SurfaceLine,
     /// `None` when caves are off.
     cave_stages: Option<Vec<CaStage>>,
+    /// The side-view classic's caves (`cave_mode = Classic`), instead of `cave_stages`.
+    classic: Option<ClassicCaves>,
     pockets: PocketRule,
     ores: Vec<Ore2D>,
 }
@@ -102,6 +105,7 @@ impl Generator2D {
         Ok(Self {
             line: SurfaceLine::new(preset.seed, sv),
             cave_stages,
+            classic: (sv.cave_mode == crate::preset::model::CaveMode::Classic).then(|| ClassicCaves::of_side_view(sv)),
             pockets: PocketRule::new(sv.min_pocket_tiles as usize),
             ores,
             preset: Arc::new(preset.clone()),
@@ -204,6 +208,10 @@ impl Generator2D {
 
     /// Stage 2: caves below the cave depth, small pockets filled.
     fn carve_caves(&self, out: &mut TileGrid) {
+        if let Some(classic) = &self.classic {
+            classic.carve(self.preset.seed, &self.line, self.pockets, out);
+            return;
+        }
         let Some(stages) = &self.cave_stages else { return };
         let sv = &self.preset.side_view;
         let depth = sv.cave_depth as i32;

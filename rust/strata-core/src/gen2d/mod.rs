@@ -6,12 +6,14 @@
 //!
 //! Data flows one way: [`crate::preset::model::SideViewSettings`] → [`surface::SurfaceLine`] (a 1D
 //! height source) → [`generator::Generator2D`] (layers, caves, pockets, ores, pools; a pure
-//! function of world tile coordinates) → [`autotile`] (edge variants from a 1-tile halo). The
+//! function of world tile coordinates) → [`autotile`] (edge variants from a 1-tile halo).
+//! [`classic`] holds the side-view classic's surface noise and caves, selectable modes of both. The
 //! streamer that runs this on workers is [`crate::stream::stream2d`], one layer up.
 //!
 //! May use: `base`, `preset`, `noise`, `automata`. Never `gen3d`, `mesh`, `stream` or `persist`.
 
 pub mod autotile;
+pub mod classic;
 pub mod generator;
 pub mod surface;
 

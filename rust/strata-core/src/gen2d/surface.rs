@@ -6,7 +6,9 @@
 //! ([`value_noise_1d`], linear or cosine), Perlin fBm from the `noise` crate sampled on the line
 //! y = 0 ([`perlin_fbm`]), seamless midpoint displacement ([`MidpointLine`]); the fifth,
 //! [`smoothed_hash_noise`], is built here from the same lattice ([`lattice_1d`]) with each
-//! lattice value smoothed by its neighbours.
+//! lattice value smoothed by its neighbours; the sixth, the side-view classic's integer hash
+//! noise, is [`crate::gen2d::classic::classic_hash_noise`], sampled at the column `floor(x)` and
+//! rounded up after scaling (`height = base_height + ceil(amplitude · noise)`).
 //!
 //! **Rows.** Tile row `y` (down) covers heights `(−y − 1, −y]`; a tile is ground when its centre
 //! lies under the line, so the topmost ground tile of column x is
@@ -27,6 +29,7 @@
 //! May use: `base`, `preset`, `noise`.
 
 use crate::base::rng::{mix64, salt};
+use crate::gen2d::classic::classic_hash_noise;
 use crate::noise::fractal::{FractalParams, noise_seed, perlin_fbm};
 use crate::noise::midpoint::MidpointLine;
 use crate::noise::value::{interpolate, lattice_1d, octave_weights, value_noise_1d};
@@ -73,6 +76,9 @@ pub struct SurfaceLine {
     persistence: f64,
     /// Period of the finest octave, so that the coarsest one has period `scale`.
     base_period: f64,
+    /// `ClassicHash`: the period of its octave 0 (`scale`) and its XOR-frequency flag.
+    scale: f64,
+    classic_xor: bool,
     perlin: Fbm<Perlin>,
     midpoint: MidpointLine,
 }
@@ -116,6 +122,8 @@ impl SurfaceLine {
             octaves,
             persistence: settings.persistence as f64,
             base_period: scale / (1u64 << (octaves - 1)) as f64,
+            scale,
+            classic_xor: settings.classic_xor_frequency,
             perlin,
             midpoint,
         }
@@ -137,11 +145,18 @@ impl SurfaceLine {
             SurfaceSource::SmoothedHashNoise => {
                 smoothed_hash_noise(self.seed, x, self.octaves, self.persistence, self.base_period)
             }
+            SurfaceSource::ClassicHash => {
+                classic_hash_noise(self.seed, x.floor(), self.octaves, self.persistence, self.scale, self.classic_xor)
+            }
         }
     }
 
-    /// Height of the line above tile row 0 at world x, in tiles (up).
+    /// Height of the line above tile row 0 at world x, in tiles (up); `ClassicHash` rounds the
+    /// scaled noise up, as the original does.
     pub fn height(&self, x: f64) -> f64 {
+        if self.source == SurfaceSource::ClassicHash {
+            return self.base_height + (self.amplitude * self.source_value(x)).ceil();
+        }
         self.base_height + self.amplitude * self.source_value(x)
     }
 
@@ -250,6 +265,7 @@ mod tests {
             SurfaceSource::PerlinFbm,
             SurfaceSource::MidpointDisplacement,
             SurfaceSource::SmoothedHashNoise,
+            SurfaceSource::ClassicHash,
         ] {
             let l = line(source);
             let hs: Vec<f64> = (-300..300).map(|x| l.height(x as f64 * 3.7)).collect();
@@ -270,6 +286,31 @@ mod tests {
         // Half way, cosine interpolation weighs both ends equally.
         let (a, b) = (smoothed_hash_noise(3, 2.0, 1, 0.5, 1.0), smoothed_hash_noise(3, 3.0, 1, 0.5, 1.0));
         assert!((smoothed_hash_noise(3, 2.5, 1, 0.5, 1.0) - (a + b) / 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn classic_hash_line_is_the_classic_noise_scaled_and_rounded_up() {
+        for xor in [false, true] {
+            let settings = SideViewSettings {
+                surface_source: SurfaceSource::ClassicHash,
+                base_height: 3.0,
+                amplitude: 10.0,
+                scale: 24.0,
+                persistence: 0.5,
+                classic_xor_frequency: xor,
+                ..SideViewSettings::default()
+            };
+            let l = SurfaceLine::new(5, &settings);
+            let seed = mix64(5 ^ SIDE_VIEW_SALT);
+            for x in -300..300 {
+                let noise = classic_hash_noise(seed, x as f64, 5, 0.5, 24.0, xor);
+                let h = 3.0 + (10.0 * noise).ceil();
+                assert_eq!(l.height(x as f64 + 0.5), h, "x {x}");
+                assert_eq!(h.fract(), 0.0);
+                // An integer height: the surface row is exactly its negation.
+                assert_eq!(l.surface_row(x), -(h as i32));
+            }
+        }
     }
 
     #[test]

@@ -410,6 +410,10 @@ pub enum CaveMode {
     /// Life-like birth/survival rule (`life_rule` over the 26 neighbours, rock alive, e.g.
     /// "B14-19/S13-26"); then `final_passes` with `final_threshold`.
     GameOfLife,
+    /// Side view only: the side-view classic (`gen2d::classic`): a filled map with holes poked at
+    /// 56 %, the 4-5 rule that also opens cells with ≤ 2 walls for `cave_passes`, then
+    /// `cave_final_passes` wall-only passes at `cave_final_threshold`. Refused for 3D caves.
+    Classic,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -516,6 +520,10 @@ pub enum SurfaceSource {
     MidpointDisplacement,
     /// Hashed integer noise smoothed with its two neighbours (½, ¼, ¼), cosine-interpolated, in octaves.
     SmoothedHashNoise,
+    /// The side-view classic's integer hash noise (`gen2d::classic`): four octave-specific prime
+    /// triples, smoothed ½ · ¼ · ¼, linear interpolation, amplitudes `persistence^i`, the height
+    /// `amplitude · sum` rounded up.
+    ClassicHash,
 }
 
 /// Side-view (2D) worlds: a surface line from a 1D height source, layers, cellular caves below a
@@ -562,6 +570,9 @@ pub struct SideViewSettings {
     pub max_pool_width: u32,
     /// Edge of a square chunk, in tiles.
     pub chunk_tiles: u32,
+    /// `ClassicHash` only: octave `i` at frequency `2 XOR i` (what the original's `2 ^ i` computes
+    /// in C-like languages) instead of `2^i`.
+    pub classic_xor_frequency: bool,
 }
 
 impl Default for SideViewSettings {
@@ -589,6 +600,7 @@ impl Default for SideViewSettings {
             water_enabled: true,
             max_pool_width: 32,
             chunk_tiles: 64,
+            classic_xor_frequency: false,
         }
     }
 }
@@ -1011,6 +1023,13 @@ impl WorldPreset {
                     "a rule like B3/S23 or B14-19/S13-26 (counts 0-26; single digits, or comma lists and ranges)",
                 )
             })?;
+        }
+        if self.caves.mode == CaveMode::Classic {
+            return Err(rule(
+                "caves_mode",
+                "Classic (the side-view classic)".into(),
+                "None, CellularAutomata or GameOfLife (Classic is for side_view_cave_mode)",
+            ));
         }
         if self.side_view.cave_mode == CaveMode::GameOfLife {
             parse_life_rule(&self.side_view.cave_life_rule).map_err(|e| {
@@ -1671,7 +1690,7 @@ pub static FIELDS: &[FieldSpec] = &[
     enum_field!("side_view_surface_source", "SideView", side_view.surface_source,
         [SurfaceSource::ValueNoiseLinear => "ValueNoiseLinear", SurfaceSource::ValueNoiseCosine => "ValueNoiseCosine",
          SurfaceSource::PerlinFbm => "PerlinFbm", SurfaceSource::MidpointDisplacement => "MidpointDisplacement",
-         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise"], "2D worlds only: the noise that draws the surface line (value noise, Perlin, midpoint displacement or smoothed hash noise)."),
+         SurfaceSource::SmoothedHashNoise => "SmoothedHashNoise", SurfaceSource::ClassicHash => "ClassicHash"], "2D worlds only: the noise that draws the surface line (value noise, Perlin, midpoint displacement, smoothed hash noise or the side-view classic's hash noise)."),
     float_field!(
         "side_view_base_height",
         "SideView",
@@ -1743,7 +1762,7 @@ pub static FIELDS: &[FieldSpec] = &[
         "2D worlds only: dirt tiles between the grass on top and the stone below, in tiles."
     ),
     enum_field!("side_view_cave_mode", "SideView", side_view.cave_mode,
-        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "2D worlds only: cave generator: None, CellularAutomata (4-5 rule) or GameOfLife (the birth/survival rule below)."),
+        [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife", CaveMode::Classic => "Classic"], "2D worlds only: cave generator: None, CellularAutomata (4-5 rule), GameOfLife (the birth/survival rule below) or Classic (the side-view classic: holes poked at 56 %, 4-5 rule opening at 2 or fewer walls, wall-only final passes)."),
     int_field!(
         "side_view_cave_depth",
         "SideView",
@@ -1836,6 +1855,12 @@ pub static FIELDS: &[FieldSpec] = &[
         16,
         128,
         "2D worlds only: edge of a square chunk, in tiles: larger chunks mean fewer, bigger generation jobs."
+    ),
+    bool_field!(
+        "side_view_classic_xor_frequency",
+        "SideView",
+        side_view.classic_xor_frequency,
+        "2D worlds only, ClassicHash: octave i at frequency 2 XOR i, as the original's `2 ^ i` computes in C-like languages, instead of 2 to the power i."
     ),
 ];
 
