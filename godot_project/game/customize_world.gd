@@ -49,7 +49,7 @@ var _dirty := false
 @onready var _paste_code: LineEdit = %PasteCode
 @onready var _status: Label = %Status
 @onready var _map: TextureRect = %Map
-@onready var _caves: TextureRect = %Caves
+@onready var _cave_slice: TextureRect = %CaveSlice
 @onready var _start_world: Button = %StartWorld
 
 
@@ -189,4 +189,4 @@ func _on_preview_updated(_job: int, maps: bool) -> void:
 		_map.texture = ImageTexture.create_from_image(_preview.get_structure_image())
 		preview_updates += 1
 	else:
-		_caves.texture = ImageTexture.create_from_image(_preview.get_cave_image())
+		_cave_slice.texture = ImageTexture.create_from_image(_preview.get_cave_image())

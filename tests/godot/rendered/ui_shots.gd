@@ -58,7 +58,7 @@ func _run() -> void:
 	var customize: CustomizeWorld = CUSTOMIZE.instantiate()
 	add_child(customize)
 	customize.set_slider("TerrainHeight", 72.0)
-	var caves: TextureRect = customize.find_child("Caves", true, false)
+	var caves: TextureRect = customize.find_child("CaveSlice", true, false)
 	var preview_deadline := Time.get_ticks_msec() + 30_000
 	while (
 		(customize.preview_updates == 0 or caves.texture == null)

@@ -55,6 +55,7 @@ func test_the_dock_shows_four_images_and_redraws_after_a_field_change() -> void:
 		assert_ne(after["height"], before["height"], "height image changed (%d)" % i)
 		assert_ne(after["structures"], before["structures"], "relief changed (%d)" % i)
 	latencies.sort()
+	@warning_ignore("integer_division")
 	var median := latencies[latencies.size() / 2]
 	print(
 		(
@@ -127,7 +128,8 @@ func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void
 
 func test_structures_show_in_the_dock() -> void:
 	var preset := WorldPreset.new()
-	preset.set_structure_rules([StructureRule.create("ruin", 64, 1.0)])
+	var rules: Array[StructureRule] = [StructureRule.create("ruin", 64, 1.0)]
+	preset.set_structure_rules(rules)
 	var dock := _dock(preset)
 	dock.set_cell_size(4.0)
 	assert_true(await wait_until(func() -> bool: return dock.updates > 0, 20.0), "images")

@@ -30,7 +30,8 @@ func test_pasting_a_code_gives_a_world_with_the_same_fingerprint() -> void:
 	var p := _customised()
 	var code := GameState.world_code_of(p, ARCHIPELAGO)
 	assert_true(code.begins_with("strata1-"), code)
-	assert_lt(code.length(), 200, "a short code: " + code)
+	# Seed, two fields and the whole ore list (lists travel whole): a few hundred characters.
+	assert_lt(code.length(), 400, "a short code: " + code)
 	var q := WorldPreset.new()
 	assert_eq(q.parse_world_code(code, GameState.base_presets()), OK, q.last_error())
 	assert_eq(q.fingerprint(), p.fingerprint(), "same fingerprint")
