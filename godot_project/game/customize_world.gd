@@ -15,7 +15,7 @@ const CAVE_Y := -24
 ## Random seeds are below this.
 const SEED_LIMIT := 2_000_000_000
 ## Each slider (its unique name) and the preset field it sets. The "Ores" slider scales the ore
-## clusters instead (`WorldPreset.scale_ore_clusters`; 0 turns ores off).
+## clusters instead (`WorldPreset.with_ore_clusters_scaled`; 0 turns ores off).
 const SLIDER_FIELDS: Dictionary[String, String] = {
 	"TerrainScale": "height_scale",
 	"TerrainHeight": "height_amplitude",
@@ -145,7 +145,7 @@ func _rebuild() -> void:
 		if slider_name == ORES:
 			preset.set("ores_enabled", value > 0.0)
 			if value > 0.0:
-				preset.scale_ore_clusters(value)
+				preset = preset.with_ore_clusters_scaled(value)
 		elif SLIDER_FIELDS[slider_name] == "water_sea_level":
 			preset.set(SLIDER_FIELDS[slider_name], int(value))
 		else:

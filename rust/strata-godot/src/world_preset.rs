@@ -675,20 +675,22 @@ impl WorldPreset {
         }
     }
 
-    /// Multiplies the clusters per chunk (least and most) of every ore kind by `factor`
-    /// (0–8), rounded, at most 64: 2 doubles the ore, 0.5 halves it, 0 leaves none. Another
-    /// factor changes nothing; the message is in `last_error()`.
+    /// A new preset with every setting of this one, but the clusters per chunk (least and most)
+    /// of every ore kind multiplied by `factor` (0–8), rounded, at most 64: 2 doubles the ore,
+    /// 0.5 halves it, 0 leaves none. This preset is unchanged. Another factor gives null; the
+    /// message is in this preset's `last_error()`.
     #[func]
-    pub fn scale_ore_clusters(&mut self, factor: f64) {
+    pub fn with_ore_clusters_scaled(&mut self, factor: f64) -> Option<Gd<WorldPreset>> {
         if !(factor.is_finite() && (0.0..=8.0).contains(&factor)) {
-            self.record_error(format!("WorldPreset.scale_ore_clusters: factor = {factor}; allowed: 0 to 8"));
-            return;
+            self.record_error(format!("WorldPreset.with_ore_clusters_scaled: factor = {factor}; allowed: 0 to 8"));
+            return None;
         }
         let scale = |n: u32| ((n as f64 * factor).round() as u32).min(64);
-        for kind in &mut self.preset.ores.kinds {
+        let mut core = self.core().into_owned();
+        for kind in &mut core.ores.kinds {
             kind.clusters_per_chunk_min = scale(kind.clusters_per_chunk_min);
             kind.clusters_per_chunk_max = scale(kind.clusters_per_chunk_max).max(kind.clusters_per_chunk_min);
         }
-        self.changed();
+        Some(WorldPreset::from_core(core))
     }
 }

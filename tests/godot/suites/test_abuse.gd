@@ -898,14 +898,14 @@ func test_world_codes_and_previews() -> void:
 		if made == "":
 			assert_true(p.last_error().contains("base preset name"), what + ": " + p.last_error())
 	for factor in _floats() + [8.0, 8.5, 0.5]:
-		var what := _probe("WorldPreset.scale_ore_clusters(%s)" % factor)
+		var what := _probe("WorldPreset.with_ore_clusters_scaled(%s)" % factor)
 		var q := WorldPreset.new()
-		q.clear_error()
-		q.scale_ore_clusters(factor)
-		if q.last_error() == "":
-			assert_eq(q.validate(), "", what + ": an accepted factor keeps the preset valid")
+		var scaled := q.with_ore_clusters_scaled(factor)
+		if scaled != null:
+			assert_eq(scaled.validate(), "", what + ": an accepted factor keeps the preset valid")
 		else:
 			assert_true(q.last_error().contains("factor"), what + ": " + q.last_error())
+		assert_eq(q.fingerprint(), WorldPreset.new().fingerprint(), what + ": the preset unchanged")
 	var preview := WorldPreview.new()
 	for size: int in INTS + [7, 8, 1024, 1025]:
 		for cell: float in _floats() + [0.25, 1024.0, 1025.0]:

@@ -22,8 +22,7 @@ func _customised() -> WorldPreset:
 	var p := GameState.make_preset(ARCHIPELAGO, 4242)
 	p.height_amplitude = 61.0
 	p.water_sea_level = 9
-	p.scale_ore_clusters(2.0)
-	return p
+	return p.with_ore_clusters_scaled(2.0)
 
 
 func test_pasting_a_code_gives_a_world_with_the_same_fingerprint() -> void:
