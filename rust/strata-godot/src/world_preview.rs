@@ -6,7 +6,8 @@
 //! bytes as soon as it is done. `poll()` (every
 //! frame, main thread) takes what arrived without waiting (law: Main thread never waits), turns
 //! it into `Image`s and emits `updated`. A newer request cancels older ones: their workers stop
-//! at the next row band, and anything they still send is dropped. The editor's preview dock and
+//! at the next row band, and anything they still send is dropped. Dropping the object cancels its
+//! workers and joins them (a few milliseconds), so none outlives the extension at exit. The editor's preview dock and
 //! the demo's "customize world" screen both use this class.
 //!
 //! May use: `strata_core::gen3d` (generator, preview images), `world_preset`, `heightmaps`.
@@ -68,6 +69,8 @@ pub struct WorldPreview {
     /// The job whose map images are shown (0: none yet).
     shown_job: i64,
     last_error: GString,
+    /// The workers started and not yet seen finished, joined on drop.
+    workers: Vec<std::thread::JoinHandle<()>>,
 }
 
 #[godot_api]
@@ -90,6 +93,7 @@ impl IRefCounted for WorldPreview {
             height_range: Vector2::ZERO,
             shown_job: 0,
             last_error: GString::new(),
+            workers: Vec::new(),
         }
     }
 }
@@ -186,12 +190,18 @@ impl WorldPreview {
                 }
             }
         });
-        if let Err(e) = spawned {
-            let message = format!("WorldPreview.request: cannot start a worker thread: {e}");
-            godot_error!("{message}");
-            self.last_error = message.as_str().into();
-            self.parts_pending = 0;
-            return -1;
+        match spawned {
+            Ok(handle) => {
+                self.workers.retain(|w| !w.is_finished());
+                self.workers.push(handle);
+            }
+            Err(e) => {
+                let message = format!("WorldPreview.request: cannot start a worker thread: {e}");
+                godot_error!("{message}");
+                self.last_error = message.as_str().into();
+                self.parts_pending = 0;
+                return -1;
+            }
         }
         job as i64
     }
@@ -311,9 +321,13 @@ impl WorldPreview {
 }
 
 impl Drop for WorldPreview {
-    /// Workers of a dropped preview stop at their next row band.
+    /// Cancels the workers and waits for them to stop (each at its next row band, a few
+    /// milliseconds), so that no worker outlives the extension when the game quits.
     fn drop(&mut self) {
         self.current.fetch_add(1, Ordering::SeqCst);
+        for worker in self.workers.drain(..) {
+            let _ = worker.join();
+        }
     }
 }
 
