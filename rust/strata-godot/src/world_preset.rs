@@ -633,6 +633,8 @@ impl WorldPreset {
     /// built-in default (null `base` is the default too). "" on error (a bad name; the message,
     /// naming what is allowed, is in `last_error()`).
     #[func]
+    // `&mut self`: a refused name is kept for `last_error()`, as every other method does.
+    #[allow(clippy::wrong_self_convention)]
     pub fn to_world_code(&mut self, base_name: GString, base: Option<Gd<WorldPreset>>) -> GString {
         let base = base.map(|b| b.bind().core().into_owned()).unwrap_or_default();
         match encode_world_code(&self.core(), &base_name.to_string(), &base) {

@@ -225,7 +225,7 @@ impl WorldPreview {
                     self.biomes = image(&m.biomes);
                     self.structures = image(&m.structures);
                     self.height_range = Vector2::new(m.height_range.0 as f32, m.height_range.1 as f32);
-                    self.placements = m.placements.iter().map(|p| placement_dictionary(p)).collect();
+                    self.placements = m.placements.iter().map(placement_dictionary).collect();
                     self.shown_job = job as i64;
                     if let Some(t) = self.requested_at.take() {
                         self.latency_ms = t.elapsed().as_secs_f64() * 1000.0;
