@@ -34,6 +34,7 @@ func _ready() -> void:
 	setup.begin(GameState.pending, args)
 	events.world_seed = setup.world_seed
 	events.sea_level = setup.sea_level
+	pause_menu.set_world(setup.world_seed, GameState.world_code_of(world.preset, setup.preset_path))
 	if args.shot_path != "":
 		setup.progressed.connect(_print_loading)
 	GameState.settings_changed.connect(_on_setting_changed)

@@ -57,12 +57,15 @@ const PROFILE_PRESET_PREFIX := "profile:"
 const FIRST_USER := "Player"
 
 ## What the game scene should start: filled by the main menu, read by `WorldSetup`.
-## `seed` -1 keeps the preset's own seed; `continue` loads the last save instead.
+## `seed` -1 keeps the preset's own seed; `continue` loads the last save instead; a
+## `world_code` (from the "customize world" screen or a friend) names the whole world instead
+## of the preset and seed.
 var pending: Dictionary = {
 	"preset_path": DEFAULT_PRESET,
 	"seed": -1,
 	"day_length_s": 600.0,
 	"continue": false,
+	"world_code": "",
 }
 
 ## The extension's profile store.
@@ -274,3 +277,32 @@ func make_preset(path: String, seed_value: int) -> WorldPreset:
 	if seed_value >= 0:
 		preset = preset.with_new_seed(seed_value)
 	return preset
+
+
+# --- world codes ---------------------------------------------------------------------------
+
+
+## The presets a world code may name as its base: each shipped preset by its file name without
+## extension ("archipelago"), and "" for the built-in default.
+func base_presets() -> Dictionary:
+	var out: Dictionary = {"": WorldPreset.new()}
+	for entry in list_presets():
+		var path := str(entry["path"])
+		if path.begins_with(PRESET_DIR):
+			out[base_name_of(path)] = make_preset(path, -1)
+	return out
+
+
+## The base name a world code uses for the preset at `path`: a shipped preset's file name, or
+## "" (the built-in default) for anything else (a user's own preset travels as its changes).
+static func base_name_of(path: String) -> String:
+	if path.begins_with(PRESET_DIR):
+		return path.get_file().get_basename()
+	return ""
+
+
+## The world code of `preset`, made from the preset at `base_path` (see `base_name_of`).
+func world_code_of(preset: WorldPreset, base_path: String) -> String:
+	var base_name := base_name_of(base_path)
+	var base := make_preset(base_path, -1) if base_name != "" else WorldPreset.new()
+	return preset.to_world_code(base_name, base)

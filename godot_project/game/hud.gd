@@ -1,4 +1,4 @@
-## Heads-up display (toggle with `toggle_hud`): FPS, position, biome, time of day, weather,
+## Heads-up display (toggle with `toggle_hud`): FPS, position, biome, seed, time of day, weather,
 ## streaming statistics and the main thread's apply time, plus the crosshair and the hotbar.
 class_name Hud
 extends CanvasLayer
@@ -56,6 +56,7 @@ func stats_text() -> String:
 			"FPS %d" % int(average_fps()),
 			"Position %.1f, %.1f, %.1f" % [p.x, p.y, p.z],
 			"Biome %s" % biome_name(),
+			"Seed %d" % world_seed(),
 			(
 				"Day %d  %s  (%s)"
 				% [day_night.get_day() + 1, day_night.get_clock_text(), events.describe()]
@@ -86,6 +87,11 @@ func stats_text() -> String:
 		]
 	)
 	return "\n".join(lines)
+
+
+## The seed of the world shown (the default preset's when the world has none).
+func world_seed() -> int:
+	return int(world.preset.seed) if world.preset != null else int(WorldPreset.new().seed)
 
 
 ## The hotbar, the selected block in brackets.

@@ -1,9 +1,11 @@
 ## Main menu: pick or create a user profile, start a new world (preset with preview, seed,
-## random seed, day length), continue the last save, settings, the 2D side view, quit.
+## random seed, day length) or customize one (sliders, world codes), continue the last save,
+## settings, the 2D side view, quit.
 class_name MainMenu
 extends Control
 
 const WORLD_SCENE := "res://game/world.tscn"
+const CUSTOMIZE_SCENE := "res://game/customize_world.tscn"
 const SIDE_VIEW := "res://demo2d/side_view.tscn"
 const SETTINGS_MENU := preload("res://game/settings_menu.tscn")
 ## Random seeds are below this.
@@ -55,6 +57,17 @@ func randomize_seed() -> void:
 
 
 func start_new_world() -> void:
+	_set_pending()
+	get_tree().change_scene_to_file(WORLD_SCENE)
+
+
+## Opens the "customize world" screen for the selected preset and seed.
+func customize_world() -> void:
+	_set_pending()
+	get_tree().change_scene_to_file(CUSTOMIZE_SCENE)
+
+
+func _set_pending() -> void:
 	var selected := _presets.get_selected_items()
 	var entry := _preset_entries[selected[0] if selected.size() > 0 else 0]
 	GameState.pending = {
@@ -62,8 +75,8 @@ func start_new_world() -> void:
 		"seed": get_seed(),
 		"day_length_s": _day_length.value * 60.0,
 		"continue": false,
+		"world_code": "",
 	}
-	get_tree().change_scene_to_file(WORLD_SCENE)
 
 
 func open_settings() -> void:

@@ -1,5 +1,5 @@
-## Pause menu: resume, save, settings, main menu. Runs while the tree is paused; the game
-## listens to its signals.
+## Pause menu: resume, save, settings, main menu, and the world's seed and world code (to copy
+## for a friend). Runs while the tree is paused; the game listens to its signals.
 class_name PauseMenu
 extends CanvasLayer
 
@@ -13,10 +13,31 @@ var _settings: SettingsMenu = null
 
 @onready var _resume: Button = %Resume
 @onready var _status: Label = %Status
+@onready var _seed: Label = %Seed
+@onready var _world_code: LineEdit = %WorldCode
 
 
 func _ready() -> void:
 	visibility_changed.connect(_on_visibility_changed)
+
+
+## Shows the world's seed and its world code ("" when it has none: the copy button is off).
+func set_world(seed_value: int, code: String) -> void:
+	_seed.text = "Seed %d" % seed_value
+	_world_code.text = code
+	_world_code.tooltip_text = code
+
+
+func get_world_code() -> String:
+	return _world_code.text
+
+
+## Copies the world code to the clipboard (for a friend to paste in "Customize world").
+func copy_world_code() -> void:
+	if _world_code.text == "":
+		return
+	DisplayServer.clipboard_set(_world_code.text)
+	_status.text = "World code copied"
 
 
 ## Shows a line under the buttons (the result of saving).

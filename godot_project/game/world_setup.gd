@@ -35,7 +35,8 @@ func _ready() -> void:
 	set_process(false)
 
 
-## Picks the world (`request` is `GameState.pending`; `args` may override it), places the player
+## Picks the world (`request` is `GameState.pending`: a preset and seed, a world code, or the
+## last save; `args` may override it), places the player
 ## and starts streaming; `finished` follows once the area is ready.
 func begin(request: Dictionary, args: RunArgs) -> void:
 	var saved: Dictionary = {}
@@ -49,6 +50,13 @@ func begin(request: Dictionary, args: RunArgs) -> void:
 		if args.world_seed >= 0:
 			seed_value = args.world_seed
 		world.preset = GameState.make_preset(preset_path, seed_value)
+		var code := str(request.get("world_code", ""))
+		if code != "" and args.world_seed < 0 and args.preset_path == "":
+			var from_code := WorldPreset.new()
+			if from_code.parse_world_code(code, GameState.base_presets()) == OK:
+				world.preset = from_code
+			else:
+				push_warning("WorldSetup: " + from_code.last_error())
 	else:
 		preset_path = str(saved.get("preset_path", ""))
 	var preset := world.preset

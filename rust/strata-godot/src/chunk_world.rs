@@ -172,9 +172,14 @@ pub struct ChunkWorld {
     /// Off by default.
     #[export]
     compress_vertices: bool,
-    /// In the editor, preview the world around the origin (regenerates when the preset changes).
+    /// In the editor, preview the world (regenerates when the preset changes) around the
+    /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
+    /// around the origin without the plugin. The preview's nodes belong to no scene: they are
+    /// never saved into it.
     #[export]
     editor_preview: bool,
+    /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
+    editor_viewer: Option<Vector3>,
 
     streamer: Option<Streamer>,
     /// Preset identity and generator, kept edits, game state and the last error.
@@ -260,6 +265,7 @@ impl INode3D for ChunkWorld {
             ambient_occlusion: true,
             compress_vertices: false,
             editor_preview: true,
+            editor_viewer: None,
             streamer: None,
             host: WorldHost::new("ChunkWorld"),
             nodes: HashMap::new(),
@@ -300,7 +306,7 @@ impl INode3D for ChunkWorld {
         if self.streamer.is_none() {
             return;
         }
-        let viewer_pos = if editor { Vector3::ZERO } else { self.viewer_position() };
+        let viewer_pos = if editor { self.editor_viewer_position() } else { self.viewer_position() };
         let viewer_pos = self.viewer_bounds.clamp(
             "ChunkWorld",
             [viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64],
@@ -726,6 +732,28 @@ impl ChunkWorld {
                 VarDictionary::new()
             }
         }
+    }
+
+    /// In the editor, makes the preview (`editor_preview`) stream around `global_position` (the
+    /// editor camera's, passed every frame by the Strata editor plugin) instead of the origin.
+    /// Ignored by a running game, which follows `viewer`. A position that is not finite changes
+    /// nothing; the message is in `last_error()`.
+    #[func]
+    pub fn set_editor_viewer(&mut self, global_position: Vector3) {
+        if !global_position.is_finite() {
+            self.host.error(format!(
+                "ChunkWorld.set_editor_viewer: {global_position} is not finite; allowed: a finite position"
+            ));
+            return;
+        }
+        self.editor_viewer = Some(global_position);
+    }
+
+    /// The position the editor preview streams around (see `set_editor_viewer`); the origin
+    /// until one was set.
+    #[func]
+    pub fn get_editor_viewer(&self) -> Vector3 {
+        self.editor_viewer.unwrap_or(Vector3::ZERO)
     }
 
     /// The structures (from the preset's `structure_rules`) whose boxes meet the columns of
@@ -1228,6 +1256,15 @@ impl ChunkWorld {
         }
         self.retired_keys.clear();
         self.area_ready_emitted = false;
+    }
+
+    /// The editor preview's centre in the world's space: the position `set_editor_viewer` gave,
+    /// or the origin.
+    fn editor_viewer_position(&self) -> Vector3 {
+        match self.editor_viewer {
+            Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
+            _ => Vector3::ZERO,
+        }
     }
 
     fn viewer_position(&self) -> Vector3 {

@@ -121,6 +121,28 @@ pub(crate) fn load_now(path: &str) -> Result<Arc<Heightmap>, HeightmapError> {
     }
 }
 
+/// A loader of the heightmap at `path` for a worker thread (the live previews): its cached copy,
+/// or a file on disk read when the worker calls it; a file that only Godot's file access
+/// reaches (inside an exported game's pack) is read now, on this (the main) thread, as
+/// `load_now` does. Main thread only.
+pub(crate) type WorkerLoad = Box<dyn FnOnce() -> Result<Arc<Heightmap>, HeightmapError> + Send>;
+
+/// See [`WorkerLoad`].
+pub(crate) fn worker_load(path: &str) -> WorkerLoad {
+    let file = locate(path);
+    let stamp = stamp(&file);
+    if let Some(map) = stamp.as_ref().and_then(cached) {
+        return Box::new(move || Ok(map));
+    }
+    match file {
+        HeightmapFile::Disk(p) => Box::new(move || load_disk(&p, stamp)),
+        HeightmapFile::Packed(_) => {
+            let loaded = load_now(path);
+            Box::new(move || loaded)
+        }
+    }
+}
+
 /// A heightmap on its way: found in the cache, or to be loaded (see [`HeightmapLoad`]).
 pub(crate) enum Lookup {
     Cached(Arc<Heightmap>),

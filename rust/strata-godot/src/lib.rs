@@ -5,7 +5,8 @@
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
 //! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
-//! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
+//! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
+//! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
 //! `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
@@ -33,6 +34,7 @@ mod user_profiles;
 mod world_edits;
 mod world_host;
 mod world_preset;
+mod world_preview;
 mod world_sync;
 
 struct StrataExtension;

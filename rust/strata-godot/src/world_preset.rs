@@ -26,6 +26,8 @@
 //! new one, whose message is pushed, and return null on failure; `parse_ron` and `load_file` load
 //! into an existing preset and keep the message there.
 //!
+//! World codes (`to_world_code`, `parse_world_code`): the core's `preset::world_code`.
+//!
 //! May use: `strata_core::preset`, `strata_core::gen3d::pipeline` (checks), `files`, `biome_table`,
 //! `block_library`, `heightmaps`, gdext's ClassDB registration.
 
@@ -49,6 +51,7 @@ use strata_core::preset::tres::{
     BIOME_TABLE_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron, structure_rules_from_ron,
     structure_rules_to_ron,
 };
+use strata_core::preset::world_code::{encode_world_code, preset_from_world_code};
 
 /// The property of the biome table resource.
 const BIOME_TABLE_PROPERTY: &str = "biome_table";
@@ -621,5 +624,75 @@ impl WorldPreset {
     #[func]
     pub fn with_new_seed(&self, seed: i64) -> Gd<WorldPreset> {
         WorldPreset::from_core(with_new_seed(&self.core(), seed as u64))
+    }
+
+    /// A short text naming this world (seed and settings) for a friend to paste into
+    /// `parse_world_code`: `strata1-` and base64url of the seed, the settings that differ from
+    /// `base` (compressed) and checksums (format: docs/formats.md). `base_name` names `base` for
+    /// the reader: a shipped preset's file name without extension ("archipelago"), or "" for the
+    /// built-in default (null `base` is the default too). "" on error (a bad name; the message,
+    /// naming what is allowed, is in `last_error()`).
+    #[func]
+    // `&mut self`: a refused name is kept for `last_error()`, as every other method does.
+    #[allow(clippy::wrong_self_convention)]
+    pub fn to_world_code(&mut self, base_name: GString, base: Option<Gd<WorldPreset>>) -> GString {
+        let base = base.map(|b| b.bind().core().into_owned()).unwrap_or_default();
+        match encode_world_code(&self.core(), &base_name.to_string(), &base) {
+            Ok(code) => code.as_str().into(),
+            Err(e) => {
+                self.record_error(format!("WorldPreset.to_world_code: {e}"));
+                GString::new()
+            }
+        }
+    }
+
+    /// Replaces every setting of this preset with the world a code names: the base preset the
+    /// code names, looked up in `bases` (a Dictionary from name to WorldPreset; "" is the built-in
+    /// default when `bases` lacks it), with the code's seed and settings. The result has the
+    /// fingerprint of the world the code was made from, or the code is refused. On error (empty,
+    /// mistyped or cut code, a newer version, an unknown or different base preset) nothing
+    /// changes, the message naming the problem is in `last_error()`, and the result is
+    /// `ERR_INVALID_DATA`.
+    #[func]
+    pub fn parse_world_code(&mut self, code: GString, bases: VarDictionary) -> Error {
+        let mut known: Vec<String> = bases.keys_array().iter_shared().map(|k| k.to_string()).collect();
+        if !known.iter().any(|k| k.is_empty()) {
+            known.push(String::new());
+        }
+        known.sort();
+        let lookup = |name: &str| -> Option<strata_core::WorldPreset> {
+            match bases.get(name).map(|v| v.try_to::<Gd<WorldPreset>>()) {
+                Some(Ok(p)) => Some(p.bind().core().into_owned()),
+                Some(Err(_)) => None,
+                None => name.is_empty().then(strata_core::WorldPreset::default),
+            }
+        };
+        let names: Vec<&str> = known.iter().map(String::as_str).collect();
+        match preset_from_world_code(&code.to_string(), lookup, &names) {
+            Ok(p) => self.take_loaded(Ok(p), "WorldPreset.parse_world_code".into()),
+            Err(e) => {
+                self.record_error(format!("WorldPreset.parse_world_code: {e}"));
+                Error::ERR_INVALID_DATA
+            }
+        }
+    }
+
+    /// A new preset with every setting of this one, but the clusters per chunk (least and most)
+    /// of every ore kind multiplied by `factor` (0–8), rounded, at most 64: 2 doubles the ore,
+    /// 0.5 halves it, 0 leaves none. This preset is unchanged. Another factor gives null; the
+    /// message is in this preset's `last_error()`.
+    #[func]
+    pub fn with_ore_clusters_scaled(&mut self, factor: f64) -> Option<Gd<WorldPreset>> {
+        if !(factor.is_finite() && (0.0..=8.0).contains(&factor)) {
+            self.record_error(format!("WorldPreset.with_ore_clusters_scaled: factor = {factor}; allowed: 0 to 8"));
+            return None;
+        }
+        let scale = |n: u32| ((n as f64 * factor).round() as u32).min(64);
+        let mut core = self.core().into_owned();
+        for kind in &mut core.ores.kinds {
+            kind.clusters_per_chunk_min = scale(kind.clusters_per_chunk_min);
+            kind.clusters_per_chunk_max = scale(kind.clusters_per_chunk_max).max(kind.clusters_per_chunk_min);
+        }
+        Some(WorldPreset::from_core(core))
     }
 }

@@ -414,13 +414,16 @@ pub struct FreshReport {
 const FRESH_PROJECT_GODOT: &str = "config_version=5\n\n[application]\n\nconfig/name=\"Strata fresh project\"\n\
 config/features=PackedStringArray(\"4.6\")\n";
 
-/// The fresh project's check scene: instances the addon's example scene, waits for its world's
-/// area to be ready (at most two minutes), prints the stats and quits with 0, or 1 on a failure.
+/// The fresh project's check scene: checks the addon's editor plugin (`plugin.cfg`, its script)
+/// and loads its preview dock, instances the addon's example scene, waits for its world's area
+/// to be ready (at most two minutes), prints the stats and quits with 0, or 1 on a failure.
 const FRESH_SCRIPT: &str = r#"extends Node
 ## Instances the Strata addon's example scene in a project that has nothing else, waits for the
 ## world's area to be ready and prints its stats (read by `cargo xtask test`).
 
 const EXAMPLE := "res://addons/strata/examples/example_world.tscn"
+const PLUGIN := "res://addons/strata/plugin.cfg"
+const DOCK := "res://addons/strata/editor/preview_dock.tscn"
 const LIMIT_MS := 120000
 
 var _world: Node
@@ -431,6 +434,20 @@ func _ready() -> void:
 	if not ClassDB.class_exists("ChunkWorld"):
 		_fail("the ChunkWorld class is not registered: the extension did not load")
 		return
+	var plugin := ConfigFile.new()
+	if plugin.load(PLUGIN) != OK or str(plugin.get_value("plugin", "script", "")) == "":
+		_fail("the addon has no editor plugin (%s)" % PLUGIN)
+		return
+	var plugin_script := PLUGIN.get_base_dir().path_join(str(plugin.get_value("plugin", "script")))
+	if not FileAccess.file_exists(plugin_script):
+		_fail("the editor plugin's script %s is missing" % plugin_script)
+		return
+	var dock := load(DOCK) as PackedScene
+	var dock_node := dock.instantiate() if dock != null else null
+	if dock_node == null:
+		_fail("could not load the preview dock %s" % DOCK)
+		return
+	dock_node.free()
 	var scene := load(EXAMPLE) as PackedScene
 	if scene == null:
 		_fail("could not load %s" % EXAMPLE)

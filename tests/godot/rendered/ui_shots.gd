@@ -1,12 +1,14 @@
 ## Rendered UI check (run under Xvfb, not headless): the main menu, the settings menu over it,
-## the game with its HUD once the world has loaded, and the pause menu; each is saved as a PNG
-## (`main_menu`, `settings_menu`, `game_hud`, `pause_menu` in `--out-dir`) and checked.
+## the "customize world" screen with its live preview, the game with its HUD once the world has
+## loaded, and the pause menu; each is saved as a PNG (`main_menu`, `settings_menu`,
+## `customize_world`, `game_hud`, `pause_menu` in `--out-dir`) and checked.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/ui_shots.tscn -- --out-dir=/abs/dir --view-distance=3 --far-view=1
 extends Node
 
 const MAIN_MENU := preload("res://game/main_menu.tscn")
+const CUSTOMIZE := preload("res://game/customize_world.tscn")
 const GAME := preload("res://game/world.tscn")
 ## Frames drawn before a screenshot, so layouts and fonts have settled.
 const SETTLE_FRAMES := 10
@@ -48,6 +50,33 @@ func _run() -> void:
 	await get_tree().process_frame
 
 	GameState.pending = {
+		"preset_path": "res://addons/strata/presets/archipelago.tres",
+		"seed": 2026,
+		"day_length_s": 600.0,
+		"continue": false,
+	}
+	var customize: CustomizeWorld = CUSTOMIZE.instantiate()
+	add_child(customize)
+	customize.set_slider("TerrainHeight", 72.0)
+	var caves: TextureRect = customize.find_child("CaveSlice", true, false)
+	var preview_deadline := Time.get_ticks_msec() + 30_000
+	while (
+		(customize.preview_updates == 0 or caves.texture == null)
+		and Time.get_ticks_msec() < preview_deadline
+	):
+		await get_tree().process_frame
+	shot = await _shot("customize_world")
+	checks.check("the customize screen shows its map preview", customize.preview_updates > 0)
+	checks.check("the customize screen shows its cave slice", caves.texture != null)
+	checks.check(
+		"the customize screen shows a world code",
+		customize.get_world_code().begins_with("strata1-")
+	)
+	checks.check("the customize screen is drawn (not blank)", _has_detail(shot))
+	customize.queue_free()
+	await get_tree().process_frame
+
+	GameState.pending = {
 		"preset_path": GameState.DEFAULT_PRESET,
 		"seed": -1,
 		"day_length_s": 600.0,
@@ -70,11 +99,16 @@ func _run() -> void:
 	checks.check(
 		"the HUD shows the stats", stats.text.contains("FPS") and stats.text.contains("Chunks")
 	)
+	checks.check("the HUD shows the seed", stats.text.contains("Seed "))
 	checks.check("the game is drawn (not blank)", _has_detail(shot))
 
 	game.pause()
 	shot = await _shot("pause_menu")
 	checks.check("pausing shows the pause menu", game.pause_menu.visible and get_tree().paused)
+	checks.check(
+		"the pause menu shows the world code",
+		game.pause_menu.get_world_code().begins_with("strata1-")
+	)
 	checks.check("the pause menu is drawn (not blank)", _has_detail(shot))
 	game.resume()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE

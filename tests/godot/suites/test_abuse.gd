@@ -1,7 +1,7 @@
-## Abuse: every public method and property of ChunkWorld, ChunkWorld2D, WorldPreset and
-## UserProfiles called with out-of-range, zero, negative, NaN/±inf, huge, empty, wrong-type and
-## null/freed arguments, and tree operations (remove and re-add, reparent, free while loading,
-## free the TileMapLayer of a ChunkWorld2D) (law: Nothing is lost).
+## Abuse: every public method and property of ChunkWorld, ChunkWorld2D, WorldPreset,
+## WorldPreview and UserProfiles called with out-of-range, zero, negative, NaN/±inf, huge,
+## empty, wrong-type and null/freed arguments, and tree operations (remove and re-add, reparent,
+## free while loading, free the TileMapLayer of a ChunkWorld2D) (law: Nothing is lost).
 ##
 ## Each probe checks that the engine keeps running (the test goes on), that edits made before it
 ## are still there after it, and where the API returns an error that the message says what is
@@ -891,6 +891,79 @@ func test_every_method_with_wrong_argument_types() -> void:
 	await wait_frames(2)
 	_mark_kept(w, "after the wrong-type calls, a frame later")
 	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")
+
+
+func test_world_codes_and_previews() -> void:
+	var p := WorldPreset.new()
+	p.seed = 5150
+	var fingerprint := p.fingerprint()
+	var code := p.to_world_code("", null)
+	var codes: Array[String] = [
+		"",
+		" ",
+		"strata1-",
+		"strata1-" + "A".repeat(100000),
+		code + "A",
+		code.substr(0, 15),
+		code.replace("strata1-", "strata2-"),
+		char(0) + code,
+		code.to_upper(),
+		"x".repeat(20000)
+	]
+	for bad in codes:
+		var what := _probe("WorldPreset.parse_world_code(%d chars)" % bad.length())
+		var q := WorldPreset.new()
+		q.seed = 5150
+		if q.parse_world_code(bad, {}) != OK:
+			assert_true(q.last_error().contains("world code"), what + ": " + q.last_error())
+			assert_eq(q.fingerprint(), fingerprint, what + ": a refused code changes nothing")
+	for bases: Dictionary in [{"": null}, {"": 5}, {"": RefCounted.new()}, {7: p}, {"": p}]:
+		var what := _probe("WorldPreset.parse_world_code(bases %s)" % str(bases))
+		var q := WorldPreset.new()
+		if q.parse_world_code(code, bases) == OK:
+			assert_eq(q.fingerprint(), fingerprint, what)
+		else:
+			assert_ne(q.last_error(), "", what + ": says why")
+	for name: String in ["", "Moon", "a".repeat(65), "../x", "é", char(0)]:
+		var what := _probe("WorldPreset.to_world_code(%s)" % name.c_escape())
+		var made := p.to_world_code(name, null)
+		if made == "":
+			assert_true(p.last_error().contains("base preset name"), what + ": " + p.last_error())
+	for factor in _floats() + [8.0, 8.5, 0.5]:
+		var what := _probe("WorldPreset.with_ore_clusters_scaled(%s)" % factor)
+		var q := WorldPreset.new()
+		var scaled := q.with_ore_clusters_scaled(factor)
+		if scaled != null:
+			assert_eq(scaled.validate(), "", what + ": an accepted factor keeps the preset valid")
+		else:
+			assert_true(q.last_error().contains("factor"), what + ": " + q.last_error())
+		assert_eq(q.fingerprint(), WorldPreset.new().fingerprint(), what + ": the preset unchanged")
+	var preview := WorldPreview.new()
+	for size: int in INTS + [7, 8, 1024, 1025]:
+		for cell: float in _floats() + [0.25, 1024.0, 1025.0]:
+			var what := _probe("WorldPreview.request(size %d, cell %s)" % [size, cell])
+			var job := preview.request(p, Vector2i.ZERO, size, cell, 0)
+			if job < 0:
+				assert_true(
+					preview.last_error().contains("allowed"), what + ": " + preview.last_error()
+				)
+			preview.cancel()
+	for y: int in INTS:
+		for center: Vector2i in [Vector2i(HUGE_I, 0), Vector2i(0, -HUGE_I - 1), Vector2i.ZERO]:
+			var what := _probe("WorldPreview.request(center %s, cave_y %d)" % [center, y])
+			if preview.request(p, center, 8, 1.0, y) < 0:
+				assert_ne(preview.last_error(), "", what + ": says why")
+			preview.poll()
+	preview.request(p, Vector2i.ZERO, 8, 1.0, 0)
+	preview = null  # dropped while its worker runs: the worker stops, nothing crashes
+	_call_with_wrong_types(WorldPreview.new(), func(what: String) -> void: assert_true(true, what))
+	var w := _world()
+	for v: Vector3 in [Vector3(NAN, 0, 0), Vector3(INF, 1, 1), Vector3(1e30, -1e30, 0)]:
+		var what := _probe("ChunkWorld.set_editor_viewer(%s)" % v)
+		w.set_editor_viewer(v)
+		_mark_kept(w, what)
+	await wait_frames(2)
+	assert_eq(p.fingerprint(), fingerprint, "the preset survived")
 
 
 ## Runs last (tests run in source order): prints how many probes ran.

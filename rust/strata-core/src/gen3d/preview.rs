@@ -8,6 +8,10 @@
 //! * `caves.png` — a vertical x–y slice through the world at the centre's z, one pixel per
 //!   voxel, in block colours (stone, ores, water; air as sky), from [`Generator::generate_box`].
 //!
+//! For live previews (the editor dock, the game's "customize world" screen) the same pictures
+//! are made in memory, off the main thread, with a cancel check between rows:
+//! [`preview_maps`] (height, biomes, structures) and [`cave_slice`] (a horizontal slice).
+//!
 //! Map images have x to the right and z downwards; pixel `(i, k)` shows world
 //! `(cx + (i + 0.5 − n/2)·cell, cz + (k + 0.5 − n/2)·cell)`.
 //!
@@ -168,6 +172,192 @@ pub fn render_preview(
     Ok(files)
 }
 
+/// One RGB image in memory: `rgb` holds `width × height` pixels of three bytes, row by row
+/// from the top.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PreviewImage {
+    pub width: u32,
+    pub height: u32,
+    pub rgb: Vec<u8>,
+}
+
+/// The map images of a live preview, all `size_px × size_px` over the same ground.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PreviewMaps {
+    /// Surface height in grey (lowest black, highest white), water below sea level in blue.
+    pub height: PreviewImage,
+    /// The biome map in the table's colours, shaded by the relief.
+    pub biomes: PreviewImage,
+    /// Shaded relief with every structure's footprint in red.
+    pub structures: PreviewImage,
+    /// Lowest and highest surface height in the picture.
+    pub height_range: (f64, f64),
+    /// The structures whose footprints meet the picture.
+    pub placements: Vec<crate::gen3d::structures::Placement>,
+}
+
+/// Rows sampled between two cancel checks.
+const ROWS_PER_CHECK: usize = 8;
+const STRUCTURE_RED: [f64; 3] = [0.9, 0.12, 0.1];
+const CAVE_AIR: [f32; 3] = [0.05, 0.05, 0.07];
+
+/// The world rectangle a live preview shows: `size_px × size_px` pixels of `cell` voxels
+/// around `center`; checked like [`render_preview`]'s arguments.
+fn check_area(size_px: u32, cell: f32) -> Result<(), PreviewError> {
+    if !(1..=MAX_SIZE_PX).contains(&size_px) {
+        return Err(PreviewError::Argument {
+            field: "size_px",
+            value: size_px.to_string(),
+            allowed: "1..=4096 pixels",
+        });
+    }
+    if !(cell.is_finite() && cell > 0.0 && cell <= 1024.0) {
+        return Err(PreviewError::Argument {
+            field: "cell",
+            value: cell.to_string(),
+            allowed: "a number of world units per pixel in (0, 1024]",
+        });
+    }
+    Ok(())
+}
+
+/// The map images of `generator`'s world around `center` (x, z): `size_px × size_px` pixels
+/// of `cell` voxels, the same ground [`render_preview`] shows. `Ok(None)` when `cancelled`
+/// returned true (it is asked every few rows, so a stale job stops early).
+pub fn preview_maps(
+    generator: &Generator,
+    center: (i32, i32),
+    size_px: u32,
+    cell: f32,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Option<PreviewMaps>, PreviewError> {
+    check_area(size_px, cell)?;
+    let n = size_px as usize;
+    let cell = cell as f64;
+    let origin = (center.0 as f64 + (0.5 - n as f64 / 2.0) * cell, center.1 as f64 + (0.5 - n as f64 / 2.0) * cell);
+    let mut samples = Vec::with_capacity(n * n);
+    let mut band = Vec::new();
+    for k0 in (0..n).step_by(ROWS_PER_CHECK) {
+        if cancelled() {
+            return Ok(None);
+        }
+        let rows = ROWS_PER_CHECK.min(n - k0);
+        band.clear();
+        generator.terrain().sample_grid(origin.0, origin.1 + k0 as f64 * cell, cell, n, rows, &mut band);
+        samples.extend_from_slice(&band);
+    }
+    let heights: Vec<f64> = samples.iter().map(|s| s.height).collect();
+    let lo = heights.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = heights.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let span = if hi > lo { hi - lo } else { 1.0 };
+    let preset = generator.preset();
+    let (water, sea) = (preset.water.enabled, preset.water.sea_level as f64);
+    let biomes = generator.biomes();
+    let at =
+        |i: isize, k: isize| heights[(k.clamp(0, n as isize - 1) as usize) * n + i.clamp(0, n as isize - 1) as usize];
+    let light = {
+        let l = [-1.0f64, 1.5, -1.0];
+        let len = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt();
+        [l[0] / len, l[1] / len, l[2] / len]
+    };
+    let water_rgb = |h: f64| {
+        let depth = ((sea - h) / 32.0).clamp(0.0, 1.0);
+        [0.25 - 0.15 * depth, 0.45 - 0.2 * depth, 0.85 - 0.25 * depth]
+    };
+    let mut height = Vec::with_capacity(n * n * 3);
+    let mut biome_map = Vec::with_capacity(n * n * 3);
+    let mut relief = Vec::with_capacity(n * n * 3);
+    for k in 0..n as isize {
+        for i in 0..n as isize {
+            let s = samples[k as usize * n + i as usize];
+            let under_water = water && s.height < sea;
+            let grey = (s.height - lo) / span;
+            height.extend((if under_water { water_rgb(s.height) } else { [grey; 3] }).map(to_u8));
+            let dx = (at(i + 1, k) - at(i - 1, k)) / (2.0 * cell);
+            let dz = (at(i, k + 1) - at(i, k - 1)) / (2.0 * cell);
+            let norm = (dx * dx + 1.0 + dz * dz).sqrt();
+            let shade = ((-dx * light[0] + light[1] - dz * light[2]) / norm).clamp(0.0, 1.0) * 0.75 + 0.25;
+            let color = biomes.get(s.biome as usize).map(|b| b.color.map(|c| c as f64)).unwrap_or([0.5; 3]);
+            biome_map.extend(color.map(|c| to_u8(c * (0.55 + 0.45 * shade))));
+            relief.extend((if under_water { water_rgb(s.height) } else { color.map(|c| c * shade) }).map(to_u8));
+        }
+    }
+    if cancelled() {
+        return Ok(None);
+    }
+    // Structures: their footprints (x–z boxes) drawn over the relief.
+    let (x0, z0) = (origin.0 - 0.5 * cell, origin.1 - 0.5 * cell);
+    let (x1, z1) = (x0 + n as f64 * cell, z0 + n as f64 * cell);
+    let clamp_i32 = |v: f64| v.clamp(-(1 << 30) as f64, (1 << 30) as f64) as i32;
+    let placements = if preset.structures.is_empty() {
+        Vec::new()
+    } else {
+        generator
+            .structures_in((clamp_i32(x0.floor()), clamp_i32(z0.floor())), (clamp_i32(x1.ceil()), clamp_i32(z1.ceil())))
+    };
+    let mut structures = relief;
+    for p in &placements {
+        let px = |x: f64, o: f64| ((x - o) / cell).floor();
+        let (i0, i1) = (px(p.min.x as f64, x0).max(0.0), px(p.max().x as f64, x0).min(n as f64 - 1.0));
+        let (k0, k1) = (px(p.min.z as f64, z0).max(0.0), px(p.max().z as f64, z0).min(n as f64 - 1.0));
+        for k in k0 as usize..=k1.max(k0) as usize {
+            for i in i0 as usize..=i1.max(i0) as usize {
+                if i < n && k < n {
+                    let at = (k * n + i) * 3;
+                    structures[at..at + 3].copy_from_slice(&STRUCTURE_RED.map(to_u8));
+                }
+            }
+        }
+    }
+    let image = |rgb| PreviewImage { width: size_px, height: size_px, rgb };
+    Ok(Some(PreviewMaps {
+        height: image(height),
+        biomes: image(biome_map),
+        structures: image(structures),
+        height_range: (lo, hi),
+        placements,
+    }))
+}
+
+/// A horizontal slice through `generator`'s world at height `y`: `size_px × size_px` voxels
+/// around `center` (x, z), one voxel per pixel, in block colours; cave air is near black, open
+/// air above the ground sky blue. `Ok(None)` when `cancelled` returned true.
+pub fn cave_slice(
+    generator: &Generator,
+    center: (i32, i32),
+    size_px: u32,
+    y: i32,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Option<PreviewImage>, PreviewError> {
+    check_area(size_px, 1.0)?;
+    let n = size_px as i32;
+    let (x0, z0) = (center.0.saturating_sub(n / 2), center.1.saturating_sub(n / 2));
+    let mut rgb = Vec::with_capacity((n * n * 3) as usize);
+    let mut columns = Vec::new();
+    for k0 in (0..n).step_by(ROWS_PER_CHECK) {
+        if cancelled() {
+            return Ok(None);
+        }
+        let rows = (ROWS_PER_CHECK as i32).min(n - k0);
+        let slab = generator.generate_box(IVec3::new(x0, y, z0 + k0), IVec3::new(n, 1, rows));
+        columns.clear();
+        generator.columns_into(x0, z0 + k0, n as usize, rows as usize, &mut columns);
+        for k in 0..rows {
+            for i in 0..n {
+                let id = slab.get(IVec3::new(x0 + i, y, z0 + k0 + k)).unwrap_or(AIR);
+                let open_air = columns.get((k * n + i) as usize).is_some_and(|c| y >= c.surface);
+                let c = match id {
+                    AIR if open_air => SKY,
+                    AIR => CAVE_AIR,
+                    id => block_info(id).color,
+                };
+                rgb.extend(c.map(|v| to_u8(v as f64)));
+            }
+        }
+    }
+    Ok(Some(PreviewImage { width: size_px, height: size_px, rgb }))
+}
+
 fn to_u8(v: f64) -> u8 {
     (v.clamp(0.0, 1.0) * 255.0).round() as u8
 }
@@ -209,6 +399,56 @@ mod tests {
         assert!(num("min_height") <= corner && corner <= num("max_height"));
         assert!(num("min_height") < num("max_height"));
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn live_preview_images_match_the_files_and_stop_when_cancelled() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let maps = preview_maps(&g, (100, -50), 32, 8.0, &|| false).unwrap().unwrap();
+        for img in [&maps.height, &maps.biomes, &maps.structures] {
+            assert_eq!((img.width, img.height, img.rgb.len()), (32, 32, 32 * 32 * 3));
+        }
+        let corner = g.height_f(100.0 - 15.5 * 8.0, -50.0 - 15.5 * 8.0);
+        assert!(maps.height_range.0 <= corner && corner <= maps.height_range.1);
+        // Same inputs, same pixels (deterministic); another seed, another picture.
+        assert_eq!(preview_maps(&g, (100, -50), 32, 8.0, &|| false).unwrap().unwrap(), maps);
+        let other = Generator::new(&crate::preset::fingerprint::with_new_seed(&WorldPreset::default(), 9)).unwrap();
+        assert_ne!(preview_maps(&other, (100, -50), 32, 8.0, &|| false).unwrap().unwrap().height, maps.height);
+        assert!(preview_maps(&g, (0, 0), 32, 8.0, &|| true).unwrap().is_none());
+        assert!(cave_slice(&g, (0, 0), 32, -20, &|| true).unwrap().is_none());
+
+        // The slice shows the voxels of the world at that height.
+        let y = -20;
+        let slice = cave_slice(&g, (10, 20), 16, y, &|| false).unwrap().unwrap();
+        assert_eq!((slice.width, slice.height, slice.rgb.len()), (16, 16, 16 * 16 * 3));
+        let (x0, z0) = (10 - 8, 20 - 8);
+        for (k, i) in [(0, 0), (5, 11), (15, 15)] {
+            let id = g.voxel_at(IVec3::new(x0 + i, y, z0 + k));
+            let px = &slice.rgb[((k * 16 + i) * 3) as usize..][..3];
+            if id != AIR {
+                assert_eq!(px, block_info(id).color.map(|v| to_u8(v as f64)), "voxel ({i}, {k})");
+            }
+        }
+    }
+
+    #[test]
+    fn structures_are_drawn_where_they_stand() {
+        let mut p = WorldPreset::default();
+        p.structures
+            .rules
+            .push(crate::preset::model::StructureRule { structure: "cottage".into(), ..Default::default() });
+        let g = Generator::new(&p).unwrap();
+        let maps = preview_maps(&g, (0, 0), 128, 8.0, &|| false).unwrap().unwrap();
+        assert!(!maps.placements.is_empty(), "a default rule places structures within 1,024 voxels");
+        let red = STRUCTURE_RED.map(to_u8);
+        let first = &maps.placements[0];
+        let (x0, z0) = (-512.0, -512.0);
+        let (i, k) = (((first.min.x as f64 - x0) / 8.0).floor(), ((first.min.z as f64 - z0) / 8.0).floor());
+        if (0.0..128.0).contains(&i) && (0.0..128.0).contains(&k) {
+            let at = ((k as usize) * 128 + i as usize) * 3;
+            assert_eq!(&maps.structures.rgb[at..at + 3], &red);
+        }
+        assert_ne!(maps.structures, maps.biomes);
     }
 
     #[test]

@@ -233,7 +233,7 @@ pub const FINGERPRINT_BASELINE: &str = r#"(
     ),
 )"#;
 
-fn strip_identity(p: &WorldPreset) -> WorldPreset {
+pub(crate) fn strip_identity(p: &WorldPreset) -> WorldPreset {
     WorldPreset { name: String::new(), seed: 0, ..p.clone() }
 }
 
@@ -260,7 +260,7 @@ pub fn canonical_text(preset: &WorldPreset) -> String {
 }
 
 /// The part of `now` that differs from `base` (tables recursively, other values whole).
-fn diff_tree(now: &toml::Value, base: Option<&toml::Value>) -> Option<toml::Value> {
+pub(crate) fn diff_tree(now: &toml::Value, base: Option<&toml::Value>) -> Option<toml::Value> {
     match (now, base) {
         (toml::Value::Table(t), Some(toml::Value::Table(b))) => {
             let mut out = toml::Table::new();
@@ -276,7 +276,7 @@ fn diff_tree(now: &toml::Value, base: Option<&toml::Value>) -> Option<toml::Valu
     }
 }
 
-fn merge_tree(base: &mut toml::Table, changes: toml::Table) {
+pub(crate) fn merge_tree(base: &mut toml::Table, changes: toml::Table) {
     for (k, v) in changes {
         match (base.get_mut(k.as_str()), v) {
             (Some(toml::Value::Table(b)), toml::Value::Table(c)) => merge_tree(b, c),

@@ -4,7 +4,8 @@
 //! One file per job: [`model`] (the settings and their field table), [`error`] (why a preset
 //! could not be read or written), [`ron`] (the versioned sharing format), [`tres`] (Godot text
 //! resources), [`file`](mod@file) (files on disk, the format chosen by extension) and [`fingerprint`] (the
-//! world's name as a hash, and the sparse form saves store).
+//! world's name as a hash, and the sparse form saves store), [`world_code`] (seed and
+//! settings as a short text to share).
 //!
 //! May use: `base`.
 
@@ -14,5 +15,6 @@ pub mod fingerprint;
 pub mod model;
 pub mod ron;
 pub mod tres;
+pub mod world_code;
 
 pub use model::WorldPreset;

@@ -1,0 +1,186 @@
+## The editor's preview dock outside the editor: it shows height, biomes, caves and structures of
+## a preset, redraws after a field change (measured: change → images on screen), made on a worker
+## (`WorldPreview`), stale requests dropped; the editor plugin's script loads; and a ChunkWorld's
+## streamed chunks never go into a saved scene.
+extends StrataTestCase
+
+const DOCK := preload("res://addons/strata/editor/preview_dock.tscn")
+const PLUGIN_SCRIPT := "res://addons/strata/editor/strata_plugin.gd"
+## The dock must redraw within this long after a change (the issue's bound).
+const UPDATE_BOUND_MS := 200.0
+const CHANGES := 7
+
+
+func _dock(preset: WorldPreset) -> StrataPreviewDock:
+	var dock: StrataPreviewDock = DOCK.instantiate()
+	keep(dock)
+	add_child(dock)
+	dock.preset = preset
+	return dock
+
+
+func _images_of(dock: StrataPreviewDock) -> Dictionary:
+	var out := {}
+	var textures := dock.get_textures()
+	for key: String in textures:
+		var t := textures[key]
+		out[key] = t.get_image().get_data() if t != null else PackedByteArray()
+	return out
+
+
+func test_the_dock_shows_four_images_and_redraws_after_a_field_change() -> void:
+	var preset := WorldPreset.new()
+	preset.seed = 31
+	var dock := _dock(preset)
+	assert_true(
+		await wait_until(func() -> bool: return not dock.is_updating() and dock.updates > 0, 20.0),
+		"first images"
+	)
+	var textures := dock.get_textures()
+	for key: String in ["height", "biomes", "caves", "structures"]:
+		if assert_true(textures[key] != null, key):
+			assert_eq(textures[key].get_size(), Vector2(128, 128), key)
+	var latencies: Array[float] = []
+	for i in CHANGES:
+		var before := _images_of(dock)
+		var shown := dock.updates
+		preset.height_amplitude = 40.0 + 9.0 * (i + 1)
+		preset.water_sea_level = -4 + 3 * i
+		assert_true(
+			await wait_until(func() -> bool: return dock.updates > shown, 20.0), "redrawn %d" % i
+		)
+		latencies.append(dock.last_update_ms)
+		await wait_until(func() -> bool: return not dock.is_updating(), 20.0)
+		var after := _images_of(dock)
+		assert_ne(after["height"], before["height"], "height image changed (%d)" % i)
+		assert_ne(after["structures"], before["structures"], "relief changed (%d)" % i)
+	latencies.sort()
+	@warning_ignore("integer_division")
+	var median := latencies[latencies.size() / 2]
+	print(
+		(
+			"preview dock: change → images on screen, %d changes: median %.1f ms, max %.1f ms"
+			% [latencies.size(), median, latencies[-1]]
+		)
+	)
+	assert_lt(median, UPDATE_BOUND_MS, "median update time (ms)")
+
+
+func test_zoom_and_cave_height_redraw_and_a_new_preset_replaces_the_old() -> void:
+	var dock := _dock(WorldPreset.new())
+	assert_true(await wait_until(func() -> bool: return dock.updates > 0, 20.0), "first images")
+	await wait_until(func() -> bool: return not dock.is_updating(), 20.0)
+	var before := _images_of(dock)
+	dock.set_cave_y(-60)
+	await wait_frames(1)
+	assert_true(await wait_until(func() -> bool: return not dock.is_updating(), 20.0))
+	assert_ne(_images_of(dock)["caves"], before["caves"], "another cave slice")
+	var shown := dock.updates
+	dock.set_cell_size(32.0)
+	assert_true(await wait_until(func() -> bool: return dock.updates > shown, 20.0), "zoomed")
+	var other := WorldPreset.new()
+	other.seed = 777
+	shown = dock.updates
+	dock.preset = other
+	assert_true(await wait_until(func() -> bool: return dock.updates > shown, 20.0), "new preset")
+	assert_ne(_images_of(dock)["height"], before["height"])
+
+
+func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void:
+	var preview := WorldPreview.new()
+	var a := WorldPreset.new()
+	var b := WorldPreset.new()
+	b.seed = 99
+	var first := preview.request(a, Vector2i.ZERO, 64, 8.0, -20)
+	var second := preview.request(b, Vector2i(100, 50), 64, 8.0, -20)
+	assert_eq(second, first + 1)
+	var arrived := func() -> bool:
+		preview.poll()
+		return not preview.is_busy()
+	assert_true(await wait_until(arrived, 20.0), "done")
+	assert_eq(preview.get_shown_job(), second, "only the newest request is shown")
+	assert_eq(preview.get_height_image().get_size(), Vector2i(64, 64))
+	assert_eq(preview.get_cave_image().get_size(), Vector2i(64, 64))
+	assert_gt(preview.get_latency_ms(), 0.0)
+	var range := preview.get_height_range()
+	assert_lt(range.x, range.y, "height range")
+	for bad: Array in [
+		[null, Vector2i.ZERO, 64, 8.0, 0, "preset"],
+		[a, Vector2i.ZERO, 0, 8.0, 0, "size_px"],
+		[a, Vector2i.ZERO, 100000, 8.0, 0, "size_px"],
+		[a, Vector2i.ZERO, 64, NAN, 0, "cell_size"],
+		[a, Vector2i.ZERO, 64, 0.0, 0, "cell_size"],
+		[a, Vector2i.ZERO, 64, 8.0, 1 << 40, "cave_y"],
+		[a, Vector2i(2147483647, 0), 64, 8.0, 0, "center"],
+	]:
+		assert_eq(preview.request(bad[0], bad[1], bad[2], bad[3], bad[4]), -1, str(bad))
+		assert_true(preview.last_error().contains(bad[5]), preview.last_error())
+	# An invalid preset is reported by the worker, not by a crash.
+	var broken := WorldPreset.new()
+	broken.height_perlin_weight = 0.0
+	preview.request(broken, Vector2i.ZERO, 16, 8.0, 0)
+	if broken.validate() != "":
+		assert_true(await wait_until(arrived, 20.0))
+		assert_true(preview.last_error().contains("cannot be previewed"), preview.last_error())
+	preview.cancel()
+	assert_false(preview.is_busy())
+
+
+func test_structures_show_in_the_dock() -> void:
+	var preset := WorldPreset.new()
+	var rules: Array[StructureRule] = [StructureRule.create("ruin", 64, 1.0)]
+	preset.set_structure_rules(rules)
+	var dock := _dock(preset)
+	dock.set_cell_size(4.0)
+	assert_true(await wait_until(func() -> bool: return dock.updates > 0, 20.0), "images")
+	var status := dock.find_child("Status", true, false) as Label
+	assert_false(status.text.contains(" 0 structures"), status.text)
+	var img := dock.get_textures()["structures"].get_image()
+	var red := 0
+	for y in img.get_height():
+		for x in img.get_width():
+			var c := img.get_pixel(x, y)
+			if c.r > 0.8 and c.g < 0.2 and c.b < 0.2:
+				red += 1
+	assert_gt(red, 0, "structure footprints drawn in red")
+
+
+func test_the_editor_plugin_script_loads() -> void:
+	var cfg := ConfigFile.new()
+	assert_eq(cfg.load("res://addons/strata/plugin.cfg"), OK, "plugin.cfg")
+	assert_eq(cfg.get_value("plugin", "script", ""), "editor/strata_plugin.gd")
+	var script := load(PLUGIN_SCRIPT) as GDScript
+	if assert_true(script != null, "the plugin script parses"):
+		assert_true(script.can_instantiate(), "and can be instantiated")
+		assert_eq(script.get_instance_base_type(), &"EditorPlugin")
+
+
+func test_streamed_chunks_are_not_saved_into_the_scene() -> void:
+	var root := Node3D.new()
+	root.name = "Level"
+	keep(root)
+	var world := ChunkWorld.new()
+	world.name = "World"
+	world.view_distance = 1
+	world.vertical_view_distance = 1
+	world.far_view_levels = 0
+	world.preset = WorldPreset.new()
+	root.add_child(world)
+	world.owner = root
+	var viewer := Node3D.new()
+	viewer.position = Vector3(0, 20, 0)
+	root.add_child(viewer)
+	viewer.owner = root
+	world.viewer = world.get_path_to(viewer)
+	add_child(root)
+	assert_true(await wait_until(func() -> bool: return world.get_child_count() > 0, 30.0))
+	var packed := PackedScene.new()
+	assert_eq(packed.pack(root), OK)
+	var copy := packed.instantiate()
+	keep(copy)
+	assert_eq(copy.get_node("World").get_child_count(), 0, "no chunk nodes in the saved scene")
+	world.set_editor_viewer(Vector3(5, 6, 7))
+	assert_eq(world.get_editor_viewer(), Vector3(5, 6, 7))
+	world.set_editor_viewer(Vector3(NAN, 0, 0))
+	assert_eq(world.get_editor_viewer(), Vector3(5, 6, 7), "a NaN position is refused")
+	assert_true(world.last_error().contains("set_editor_viewer"), world.last_error())
