@@ -360,6 +360,7 @@ impl WorldSync {
         }
     }
 
+    /// True while serving.
     #[func]
     fn is_server(&self) -> bool {
         matches!(self.role, Role::Server(_))
@@ -402,6 +403,7 @@ impl WorldSync {
         GString::from(self.last_error.as_str())
     }
 
+    /// Internal: a packet from the network (connected to the api's `peer_packet`).
     #[func]
     fn on_peer_packet(&mut self, peer: i64, packet: PackedByteArray) {
         let bytes = packet.to_vec();
@@ -412,6 +414,7 @@ impl WorldSync {
         }
     }
 
+    /// Internal: a connection closed (the api's `peer_disconnected`).
     #[func]
     fn on_peer_disconnected(&mut self, peer: i64) {
         if let Role::Server(s) = &mut self.role {
@@ -420,6 +423,7 @@ impl WorldSync {
         }
     }
 
+    /// Internal: the client reached the server (the api's `connected_to_server`): says hello.
     #[func]
     fn on_connected_to_server(&mut self) {
         if let Role::Client(c) = &self.role {
@@ -428,16 +432,19 @@ impl WorldSync {
         }
     }
 
+    /// Internal: the client could not reach the server.
     #[func]
     fn on_connection_failed(&mut self) {
         self.client_failed("could not reach the server".into());
     }
 
+    /// Internal: the server went away.
     #[func]
     fn on_server_disconnected(&mut self) {
         self.client_failed("the server closed the connection".into());
     }
 
+    /// Internal: a chunk of the client's world streamed in (the world's `chunk_loaded`): its edits are asked for.
     #[func]
     fn on_chunk_loaded(&mut self, coord: Vector3i) {
         if matches!(self.role, Role::Client(_)) {

@@ -30,6 +30,7 @@ pub const CLASSES: &[&str] = &[
     "UserProfiles",
     "WorldPreset",
     "WorldPreview",
+    "WorldSync",
 ];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.

@@ -28,7 +28,8 @@ const CLASSES := [
 	"BiomeTable",
 	"UserProfiles",
 	"StructureRule",
-	"WorldPreview"
+	"WorldPreview",
+	"WorldSync"
 ]
 
 var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"
