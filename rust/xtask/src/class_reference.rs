@@ -29,6 +29,7 @@ pub const CLASSES: &[&str] = &[
     "StructureRule",
     "UserProfiles",
     "WorldPreset",
+    "CellularAutomaton2D",
 ];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.
