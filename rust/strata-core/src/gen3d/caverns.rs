@@ -168,7 +168,7 @@ mod tests {
             let (min, size) = (IVec3::new(0, -32, 0), IVec3::splat(32));
             let alone = CavernField::compute(7, &c, &stages, min, size, scratch).unwrap();
             let got = open_cells(&alone, min, size);
-            assert_eq(got.clone(), open_cells(&big, min, size), rule);
+            assert_same(got.clone(), open_cells(&big, min, size), rule);
             assert!(got.iter().any(|&o| o) && got.iter().any(|&o| !o), "{rule}: caverns and rock");
             let again = CavernField::compute(7, &c, &stages, min, size, scratch).unwrap();
             assert_eq!(open_cells(&again, min, size), got, "{rule}: deterministic");
@@ -177,7 +177,7 @@ mod tests {
         }
     }
 
-    fn assert_eq(a: Vec<bool>, b: Vec<bool>, what: &str) {
+    fn assert_same(a: Vec<bool>, b: Vec<bool>, what: &str) {
         let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count();
         assert_eq!(diff, 0, "{what}: {diff} cells differ");
     }
