@@ -868,7 +868,9 @@ func test_every_method_with_wrong_argument_types() -> void:
 
 func test_cellular_automaton_2d() -> void:
 	var ca := CellularAutomaton2D.new()
-	var rules: Array = ["", "B", "/", "B3/S23/S1", "B3/S-1", "B99999999999/S2", "b3/s23 ", "B3/S2,9"]
+	var rules: Array = [
+		"", "B", "/", "B3/S23/S1", "B3/S-1", "B99999999999/S2", "b3/s23 ", "B3/S2,9"
+	]
 	rules.append("B" + "3".repeat(100000) + "/S2")
 	rules.append(char(0))
 	for value: Variant in rules:
@@ -889,8 +891,13 @@ func test_cellular_automaton_2d() -> void:
 				var good: bool = fits and ticks >= 0 and ticks <= 4096
 				assert_eq(out.size(), 6 if good else 0, what)
 				if not good:
-					assert_true(ca.last_error().contains("allowed") or ca.last_error().contains("bytes"), what)
-			var what_f := _probe("CellularAutomaton2D.flood_fill_secondary(6 bytes, %d, %d)" % [w, h])
+					assert_true(
+						ca.last_error().contains("allowed") or ca.last_error().contains("bytes"),
+						what
+					)
+			var what_f := _probe(
+				"CellularAutomaton2D.flood_fill_secondary(6 bytes, %d, %d)" % [w, h]
+			)
 			assert_eq(ca.flood_fill_secondary(cells, w, h).size(), 6 if fits else 0, what_f)
 	assert_eq(ca.rule, "B3/S23", "grids never change the rule")
 

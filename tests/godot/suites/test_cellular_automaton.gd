@@ -80,7 +80,9 @@ func test_flood_fill_keeps_the_largest_open_region() -> void:
 	var filled := ca.flood_fill_secondary(cells, 7, 6)
 	var expect: Array[String] = ["#######", "####..#", "####.##", "####.##", "####.##", "#######"]
 	assert_eq(_rows(filled, 7), expect)
-	assert_eq(ca.flood_fill_secondary(filled, 7, 6), filled, "one region left: nothing more to fill")
+	assert_eq(
+		ca.flood_fill_secondary(filled, 7, 6), filled, "one region left: nothing more to fill"
+	)
 
 
 func test_bad_rules_are_refused_and_the_old_rule_kept() -> void:
@@ -90,8 +92,8 @@ func test_bad_rules_are_refused_and_the_old_rule_kept() -> void:
 		ca.rule = bad
 		assert_eq(ca.rule, "B36/S23", "%s refused" % bad)
 		var e := ca.last_error()
-		assert_true(e.contains("\"%s\"" % bad) and e.contains("B…/S…"), e)
-		assert_true(e.contains("kept \"B36/S23\""), e)
+		assert_true(e.contains('"%s"' % bad) and e.contains("B…/S…"), e)
+		assert_true(e.contains('kept "B36/S23"'), e)
 
 
 func test_bad_grids_give_an_empty_array_and_say_why() -> void:
