@@ -26,11 +26,11 @@ use crate::preset::model::{CaveMode, CaveSettings, LifeRuleError, SideViewSettin
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CaveRules<'a> {
     pub mode: CaveMode,
-    /// Passes of the main rule (`AtLeast(threshold)`, or the Life rule).
+    /// Passes of `AtLeast(threshold)` in `CellularAutomata` mode (`GameOfLife` runs `life_ticks`).
     pub passes: u32,
     /// Threshold of the main rule in `CellularAutomata` mode.
     pub threshold: u32,
-    /// Refining passes after the main rule, in every mode that has caves.
+    /// Refining passes after the main rule in `CellularAutomata` mode.
     pub final_passes: u32,
     pub final_threshold: u32,
     /// "B…/S…" rule of `GameOfLife` mode.
