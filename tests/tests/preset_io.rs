@@ -11,6 +11,17 @@ use strata_core::preset::model::{CaveMode, SurfaceSource};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
+/// `life_caverns`: a Life-like 3D cave rule (rock alive; born with 14-19 of the 26 neighbours,
+/// surviving with 13-26), its ticks and the chance a cell starts open.
+const LIFE_3D_RULE: &str = "B14-19/S13-26";
+const LIFE_3D_FILL: f32 = 0.47;
+const LIFE_3D_TICKS: u32 = 6;
+/// `life_side_view`: Day & Night (B3678/S34678), a Life-like rule that grows blobs of either
+/// state, from a fill of 55 % rock.
+const LIFE_2D_RULE: &str = "B3678/S34678";
+const LIFE_2D_ROCK: f32 = 0.55;
+const LIFE_2D_TICKS: u32 = 24;
+
 fn presets_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../godot_project/addons/strata/presets")
 }
@@ -111,6 +122,21 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     value_2d.side_view.scale = 256.0;
     value_2d.side_view.octaves = 6;
     value_2d.side_view.persistence = 0.55;
+    // Game of Life caves, exactly: the rule's ticks, then the main region of each region kept.
+    let mut life_caverns = WorldPreset { name: "Life caverns".into(), seed: 1_970, ..WorldPreset::default() };
+    life_caverns.caves.mode = CaveMode::GameOfLife;
+    life_caverns.caves.life_rule = LIFE_3D_RULE.into();
+    life_caverns.caves.fill_probability = LIFE_3D_FILL;
+    life_caverns.caves.life_ticks = LIFE_3D_TICKS;
+    life_caverns.caves.life_flood_fill = true;
+    life_caverns.caves.min_depth = 4;
+
+    let mut life_side_view = WorldPreset { name: "Life side view".into(), seed: 1_968, ..WorldPreset::default() };
+    life_side_view.side_view.cave_mode = CaveMode::GameOfLife;
+    life_side_view.side_view.cave_life_rule = LIFE_2D_RULE.into();
+    life_side_view.side_view.cave_rock_probability = LIFE_2D_ROCK;
+    life_side_view.side_view.cave_life_ticks = LIFE_2D_TICKS;
+    life_side_view.side_view.cave_life_flood_fill = true;
 
     vec![
         ("default_hills", default_hills),
@@ -120,6 +146,8 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
         ("deep_caverns", caverns),
         ("side_view_classic", classic),
         ("side_view_value_noise", value_2d),
+        ("life_caverns", life_caverns),
+        ("life_side_view", life_side_view),
     ]
 }
 

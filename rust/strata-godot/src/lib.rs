@@ -12,6 +12,8 @@
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
 //! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
+//! `CellularAutomaton2D` (RefCounted, `cellular_automaton_2d.rs`): the caves' Life-like automaton
+//! and flood fill on a script's own grid.
 //!
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every
 //! `Gd<T>` stays on the main thread.
@@ -21,6 +23,7 @@ use godot::prelude::*;
 
 mod biome_table;
 mod block_library;
+mod cellular_automaton_2d;
 mod chunk_world;
 mod chunk_world_2d;
 mod class_docs;

@@ -31,6 +31,7 @@ pub const CLASSES: &[&str] = &[
     "WorldPreset",
     "WorldPreview",
     "WorldSync",
+    "CellularAutomaton2D",
 ];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.

@@ -888,6 +888,11 @@ func test_every_method_with_wrong_argument_types() -> void:
 	_call_with_wrong_types(
 		rule, func(what: String) -> void: assert_eq(rule.structure, "ruin", what + ": unchanged")
 	)
+	var ca := CellularAutomaton2D.new()
+	ca.rule = "B36/S23"
+	_call_with_wrong_types(
+		ca, func(what: String) -> void: assert_eq(ca.rule, "B36/S23", what + ": rule unchanged")
+	)
 	await wait_frames(2)
 	_mark_kept(w, "after the wrong-type calls, a frame later")
 	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")
@@ -964,6 +969,40 @@ func test_world_codes_and_previews() -> void:
 		_mark_kept(w, what)
 	await wait_frames(2)
 	assert_eq(p.fingerprint(), fingerprint, "the preset survived")
+func test_cellular_automaton_2d() -> void:
+	var ca := CellularAutomaton2D.new()
+	var rules: Array = [
+		"", "B", "/", "B3/S23/S1", "B3/S-1", "B99999999999/S2", "b3/s23 ", "B3/S2,9"
+	]
+	rules.append("B" + "3".repeat(100000) + "/S2")
+	rules.append(char(0))
+	for value: Variant in rules:
+		var what := _probe("CellularAutomaton2D.rule = %d chars" % str(value).length())
+		var before := ca.rule
+		ca.rule = value
+		if ca.rule == before:
+			assert_true(ca.last_error().contains("allowed"), what + ": " + ca.last_error())
+		ca.rule = "B3/S23"
+	var cells := PackedByteArray()
+	cells.resize(6)
+	for w in INTS + [2, 3, 4096, 4097]:
+		for h in INTS + [2, 3]:
+			var fits: bool = w > 0 and h > 0 and w <= 4096 and h <= 4096 and w * h == 6
+			for ticks in [0, 1, -1, 4097, HUGE_I]:
+				var what := _probe("CellularAutomaton2D.step(6 bytes, %d, %d, %d)" % [w, h, ticks])
+				var out := ca.step(cells, w, h, ticks)
+				var good: bool = fits and ticks >= 0 and ticks <= 4096
+				assert_eq(out.size(), 6 if good else 0, what)
+				if not good:
+					assert_true(
+						ca.last_error().contains("allowed") or ca.last_error().contains("bytes"),
+						what
+					)
+			var what_f := _probe(
+				"CellularAutomaton2D.flood_fill_secondary(6 bytes, %d, %d)" % [w, h]
+			)
+			assert_eq(ca.flood_fill_secondary(cells, w, h).size(), 6 if fits else 0, what_f)
+	assert_eq(ca.rule, "B3/S23", "grids never change the rule")
 
 
 ## Runs last (tests run in source order): prints how many probes ran.

@@ -29,7 +29,8 @@ const CLASSES := [
 	"UserProfiles",
 	"StructureRule",
 	"WorldPreview",
-	"WorldSync"
+	"WorldSync",
+	"CellularAutomaton2D"
 ]
 
 var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"

@@ -2,7 +2,13 @@
 extends StrataTestCase
 
 const SHIPPED := [
-	"default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"
+	"default_hills",
+	"archipelago",
+	"alpine_mountains",
+	"desert_canyons",
+	"deep_caverns",
+	"life_caverns",
+	"life_side_view"
 ]
 const SHIPPED_DIR := "res://addons/strata/presets/"
 

@@ -6,10 +6,13 @@
 //! - `None`: no automaton, no caves ([`cave_stages`] gives `None`).
 //! - `CellularAutomata`: `passes` of [`CaRule::AtLeast`]`(threshold)`, then `final_passes` of
 //!   `AtLeast(final_threshold)`.
-//! - `GameOfLife`: `passes` generations of the Life-like `life_rule` ([`CaRule::Life`]: counts
-//!   over the neighbours, the cell excluded: 26 in 3D, 8 in 2D), then the same `final_passes` of
-//!   `AtLeast(final_threshold)` as the other mode, which open and round the caves. So both modes
-//!   end with the refining passes, in 3D and in 2D alike.
+//! - `GameOfLife`: exactly `life_ticks` ticks of the Life-like `life_rule` ([`CaRule::Life`]:
+//!   counts over the neighbours, the cell excluded: 26 in 3D, 8 in 2D), nothing else.
+//!
+//! What follows the automaton ([`CaveRules::cleanup`]): `CellularAutomata` fills small pockets
+//! ([`crate::automata::flood_fill`]); `GameOfLife` fills every open region but the main one of
+//! its world-aligned region when `life_flood_fill` is set ([`crate::automata::life`]), else
+//! nothing.
 //!
 //! The rule string is parsed by [`parse_life_rule`] (counts 0..=26). A 2D neighbourhood never
 //! counts more than 8, so a rule's bits above 8 never apply there: the same masks serve both.
@@ -23,15 +26,30 @@ use crate::preset::model::{CaveMode, CaveSettings, LifeRuleError, SideViewSettin
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CaveRules<'a> {
     pub mode: CaveMode,
-    /// Passes of the main rule (`AtLeast(threshold)`, or the Life rule).
+    /// Passes of `AtLeast(threshold)` in `CellularAutomata` mode (`GameOfLife` runs `life_ticks`).
     pub passes: u32,
     /// Threshold of the main rule in `CellularAutomata` mode.
     pub threshold: u32,
-    /// Refining passes after the main rule, in every mode that has caves.
+    /// Refining passes after the main rule in `CellularAutomata` mode.
     pub final_passes: u32,
     pub final_threshold: u32,
     /// "B…/S…" rule of `GameOfLife` mode.
     pub life_rule: &'a str,
+    /// Ticks of the Life rule in `GameOfLife` mode.
+    pub life_ticks: u32,
+    /// `GameOfLife` mode: keep only the main open region of each world-aligned region.
+    pub life_flood_fill: bool,
+}
+
+/// What runs on the automaton's result (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaveCleanup {
+    /// Nothing: the automaton's cells as they are.
+    Nothing,
+    /// Open pockets smaller than the preset's minimum are filled.
+    Pockets,
+    /// Every open region but the main one of its world-aligned region is filled.
+    MainRegion,
 }
 
 impl<'a> CaveRules<'a> {
@@ -44,6 +62,8 @@ impl<'a> CaveRules<'a> {
             final_passes: c.final_passes,
             final_threshold: c.final_threshold,
             life_rule: &c.life_rule,
+            life_ticks: c.life_ticks,
+            life_flood_fill: c.life_flood_fill,
         }
     }
 
@@ -56,6 +76,18 @@ impl<'a> CaveRules<'a> {
             final_passes: sv.cave_final_passes,
             final_threshold: sv.cave_final_threshold,
             life_rule: &sv.cave_life_rule,
+            life_ticks: sv.cave_life_ticks,
+            life_flood_fill: sv.cave_life_flood_fill,
+        }
+    }
+
+    /// What runs after the automaton.
+    pub fn cleanup(&self) -> CaveCleanup {
+        match self.mode {
+            CaveMode::None => CaveCleanup::Nothing,
+            CaveMode::CellularAutomata => CaveCleanup::Pockets,
+            CaveMode::GameOfLife if self.life_flood_fill => CaveCleanup::MainRegion,
+            CaveMode::GameOfLife => CaveCleanup::Nothing,
         }
     }
 }
@@ -63,20 +95,19 @@ impl<'a> CaveRules<'a> {
 /// The automaton program of `rules` (see the module docs): `None` when the mode makes no caves,
 /// an error when the Life rule of `GameOfLife` mode does not parse.
 pub fn cave_stages(rules: &CaveRules) -> Result<Option<Vec<CaStage>>, LifeRuleError> {
-    let main = match rules.mode {
-        CaveMode::None => return Ok(None),
+    match rules.mode {
+        CaveMode::None => Ok(None),
         // The side-view classic runs its own program (`gen2d::classic`); 3D presets refuse it.
-        CaveMode::Classic => return Ok(None),
-        CaveMode::CellularAutomata => CaRule::AtLeast(rules.threshold),
+        CaveMode::Classic => Ok(None),
+        CaveMode::CellularAutomata => Ok(Some(vec![
+            CaStage { rule: CaRule::AtLeast(rules.threshold), passes: rules.passes },
+            CaStage { rule: CaRule::AtLeast(rules.final_threshold), passes: rules.final_passes },
+        ])),
         CaveMode::GameOfLife => {
             let (birth, survival) = parse_life_rule(rules.life_rule)?;
-            CaRule::Life { birth, survival }
+            Ok(Some(vec![CaStage { rule: CaRule::Life { birth, survival }, passes: rules.life_ticks }]))
         }
-    };
-    Ok(Some(vec![
-        CaStage { rule: main, passes: rules.passes },
-        CaStage { rule: CaRule::AtLeast(rules.final_threshold), passes: rules.final_passes },
-    ]))
+    }
 }
 
 #[cfg(test)]
@@ -89,18 +120,20 @@ mod tests {
     fn each_mode_builds_its_stages() {
         let c = CaveSettings { mode: CaveMode::GameOfLife, life_rule: "B3/S23".into(), ..CaveSettings::default() };
         let stages = cave_stages(&CaveRules::of_caves(&c)).unwrap().unwrap();
-        assert_eq!(
-            stages,
-            vec![
-                CaStage { rule: CaRule::CONWAY, passes: c.passes },
-                CaStage { rule: CaRule::AtLeast(c.final_threshold), passes: c.final_passes }
-            ]
-        );
+        // Exactly the Life rule for its ticks: no smoothing or refining passes.
+        assert_eq!(stages, vec![CaStage { rule: CaRule::CONWAY, passes: c.life_ticks }]);
+        assert_eq!(CaveRules::of_caves(&c).cleanup(), CaveCleanup::MainRegion);
+        let no_fill = CaveSettings { life_flood_fill: false, ..c.clone() };
+        assert_eq!(CaveRules::of_caves(&no_fill).cleanup(), CaveCleanup::Nothing);
         let ca = CaveSettings { mode: CaveMode::CellularAutomata, ..c.clone() };
         assert_eq!(
-            cave_stages(&CaveRules::of_caves(&ca)).unwrap().unwrap()[0],
-            CaStage { rule: CaRule::AtLeast(ca.threshold), passes: ca.passes }
+            cave_stages(&CaveRules::of_caves(&ca)).unwrap().unwrap(),
+            vec![
+                CaStage { rule: CaRule::AtLeast(ca.threshold), passes: ca.passes },
+                CaStage { rule: CaRule::AtLeast(ca.final_threshold), passes: ca.final_passes }
+            ]
         );
+        assert_eq!(CaveRules::of_caves(&ca).cleanup(), CaveCleanup::Pockets);
         assert_eq!(cave_stages(&CaveRules::of_caves(&CaveSettings { mode: CaveMode::None, ..c.clone() })), Ok(None));
         assert!(cave_stages(&CaveRules::of_caves(&CaveSettings { life_rule: "nonsense".into(), ..c })).is_err());
     }
@@ -111,8 +144,9 @@ mod tests {
         sv.cave_mode = CaveMode::GameOfLife;
         let stages = cave_stages(&CaveRules::of_side_view(&sv)).unwrap().unwrap();
         let (birth, survival) = parse_life_rule(&sv.cave_life_rule).unwrap();
-        assert_eq!(stages[0], CaStage { rule: CaRule::Life { birth, survival }, passes: sv.cave_passes });
-        assert_eq!(stages[1], CaStage { rule: CaRule::AtLeast(sv.cave_final_threshold), passes: sv.cave_final_passes });
+        assert_eq!(stages, vec![CaStage { rule: CaRule::Life { birth, survival }, passes: sv.cave_life_ticks }]);
+        sv.cave_life_flood_fill = false;
+        assert_eq!(CaveRules::of_side_view(&sv).cleanup(), CaveCleanup::Nothing);
     }
 
     #[test]

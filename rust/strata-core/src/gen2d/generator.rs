@@ -10,7 +10,11 @@
 //!    tiles below the surface so the surface stays whole; then pockets of fewer than
 //!    `min_pocket_tiles` open tiles are filled ([`fill_pockets_2d`]). The automaton brings its
 //!    own halo and the pocket fill needs [`PocketRule::halo`] more, so the result is the
-//!    infinite field's. `Classic` runs the side-view classic instead ([`ClassicCaves`]).
+//!    infinite field's. `GameOfLife` caves run exactly `cave_life_ticks` ticks of
+//!    `cave_life_rule` instead, no pocket fill, and with `cave_life_flood_fill` every open region
+//!    but the main one of its world-aligned region is filled ([`REGION_2D`]: 64 tiles and a
+//!    16-tile margin; see [`life`](crate::automata::life)), computed over the boxes of the
+//!    regions the window touches. `Classic` runs the side-view classic instead ([`ClassicCaves`]).
 //! 3. **Ores**: per kind, clusters hashed from world-aligned 32×32 cells (`clusters_per_chunk`
 //!    of the preset's ore table counts per cell): a 4-connected random walk of `cluster_size` steps
 //!    from a hashed start, turning stone into ore only `max(kind depth, ore_depth)` tiles or more
@@ -22,9 +26,10 @@
 //! May use: `base`, `preset`, `noise` (through the surface line), `automata`, `gen2d`'s
 //! surface line and tile grid.
 
-use crate::automata::cave_rules::{CaveRules, cave_stages};
+use crate::automata::cave_rules::{CaveCleanup, CaveRules, cave_stages};
 use crate::automata::cellular::{BitGrid2D, CaStage, run_ca_2d};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
+use crate::automata::life::REGION_2D;
 use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
 use crate::base::coords::IVec3;
 use crate::base::rng::{hash3, mix64, salt};
@@ -64,6 +69,8 @@ pub struct Generator2D {
     cave_stages: Option<Vec<CaStage>>,
     /// The side-view classic's caves (`cave_mode = Classic`), instead of `cave_stages`.
     classic: Option<ClassicCaves>,
+    /// What follows the cave automaton.
+    cleanup: CaveCleanup,
     pockets: PocketRule,
     ores: Vec<Ore2D>,
 }
@@ -82,8 +89,9 @@ impl Generator2D {
         let cave_stages = cave_stages(&CaveRules::of_side_view(sv)).map_err(|e| FieldError {
             field: "side_view_cave_life_rule".into(),
             problem: e.to_string(),
-            allowed: "a rule like B678/S345678".into(),
+            allowed: "a rule like B3/S23 or B3678/S34678 (neighbour counts 0-8)".into(),
         })?;
+        let cleanup = CaveRules::of_side_view(sv).cleanup();
         let ores = if preset.ores.enabled {
             preset
                 .ores
@@ -106,7 +114,8 @@ impl Generator2D {
             line: SurfaceLine::new(preset.seed, sv),
             cave_stages,
             classic: (sv.cave_mode == crate::preset::model::CaveMode::Classic).then(|| ClassicCaves::of_side_view(sv)),
-            pockets: PocketRule::new(sv.min_pocket_tiles as usize),
+            cleanup,
+            pockets: PocketRule::new(if cleanup == CaveCleanup::Pockets { sv.min_pocket_tiles as usize } else { 0 }),
             ores,
             preset: Arc::new(preset.clone()),
         })
@@ -206,7 +215,7 @@ impl Generator2D {
         }
     }
 
-    /// Stage 2: caves below the cave depth, small pockets filled.
+    /// Stage 2: caves below the cave depth, small pockets or secondary regions filled.
     fn carve_caves(&self, out: &mut TileGrid) {
         if let Some(classic) = &self.classic {
             classic.carve(self.preset.seed, &self.line, self.pockets, out);
@@ -216,7 +225,15 @@ impl Generator2D {
         let sv = &self.preset.side_view;
         let depth = sv.cave_depth as i32;
         let halo = if self.pockets.is_active() { self.pockets.halo() as i32 } else { 0 };
-        let (wx, wy, ww, wh) = (out.min_x - halo, out.min_y - halo, out.width + 2 * halo, out.height + 2 * halo);
+        let (wx, wy, ww, wh) = if self.cleanup == CaveCleanup::MainRegion {
+            let (min, size) =
+                REGION_2D.window(IVec3::new(out.min_x, 0, out.min_y), IVec3::new(out.width, 1, out.height));
+            (min.x, min.z, size.x, size.z)
+        } else {
+            (out.min_x - halo, out.min_y - halo, out.width + 2 * halo, out.height + 2 * halo)
+        };
+        // Offset of the output in the window.
+        let (ox, oy) = (out.min_x - wx, out.min_y - wy);
         let surface: Vec<i32> = (wx..wx + ww).map(|x| self.line.surface_row(x)).collect();
         let shallowest_cave = surface.iter().min().copied().unwrap_or(i32::MAX).saturating_add(depth);
         if wy + wh <= shallowest_cave {
@@ -235,9 +252,17 @@ impl Generator2D {
             let roi_max = [h + out.width as usize, h + out.height as usize];
             fill_pockets_2d(&mut rock, false, self.pockets, [h, h], roi_max, &mut PocketScratch::default());
         }
+        if self.cleanup == CaveCleanup::MainRegion {
+            REGION_2D.fill_secondary(
+                rock.as_3d_mut(),
+                IVec3::new(wx, 0, wy),
+                IVec3::new(out.min_x, 0, out.min_y),
+                IVec3::new(out.width, 1, out.height),
+            );
+        }
         for y in 0..out.height {
             for x in 0..out.width {
-                if !rock.get((x + halo) as usize, (y + halo) as usize) {
+                if !rock.get((x + ox) as usize, (y + oy) as usize) {
                     let i = (y * out.width + x) as usize;
                     if block::is_solid(out.tiles[i]) {
                         out.tiles[i] = AIR;
@@ -332,5 +357,80 @@ mod tests {
         p.side_view.cave_life_rule = "B3S23".into();
         let e = Generator2D::new(&p).unwrap_err().to_string();
         assert!(e.contains("side_view_cave_life_rule"), "{e}");
+    }
+
+    fn life_preset(rule: &str, rock: f32, ticks: u32, flood_fill: bool) -> WorldPreset {
+        let mut p = WorldPreset::default();
+        p.side_view.cave_mode = crate::preset::model::CaveMode::GameOfLife;
+        p.side_view.cave_life_rule = rule.into();
+        p.side_view.cave_rock_probability = rock;
+        p.side_view.cave_life_ticks = ticks;
+        p.side_view.cave_life_flood_fill = flood_fill;
+        p
+    }
+
+    #[test]
+    fn life_caves_are_seamless_and_deterministic() {
+        for (rule, rock, flood_fill) in
+            [("B3678/S34678", 0.55, true), ("B3/S23", 0.5, true), ("B3678/S34678", 0.55, false)]
+        {
+            let p = life_preset(rule, rock, 12, flood_fill);
+            let g = Generator2D::new(&p).unwrap();
+            let c = ChunkCoord2D::new(1, 2);
+            let n = g.chunk_tiles();
+            let alone = g.generate_chunk(c);
+            let (x, y) = c.min_tile(n);
+            // The chunk inside a block of 3×3 chunks, and a padded chunk's inner tiles.
+            let big = g.generate_region(x - n, y - n, 3 * n, 3 * n);
+            let padded = g.generate_padded_chunk(c);
+            let mut open = 0;
+            for ty in y..y + n {
+                for tx in x..x + n {
+                    assert_eq!(alone.get(tx, ty), big.get(tx, ty), "{rule} at {tx} {ty}");
+                    assert_eq!(alone.get(tx, ty), padded.get(tx, ty), "{rule} at {tx} {ty}");
+                    open += (alone.get(tx, ty) == Some(AIR)) as usize;
+                }
+            }
+            assert!(open > 0 && open < (n * n) as usize, "{rule}: {open} open tiles");
+            assert_eq!(Generator2D::new(&p).unwrap().generate_chunk(c), alone, "{rule}: deterministic");
+            let other = Generator2D::new(&WorldPreset { seed: p.seed + 1, ..p.clone() }).unwrap();
+            assert_ne!(other.generate_chunk(c), alone, "{rule}: the seed matters");
+        }
+    }
+
+    #[test]
+    fn bad_life_ticks_are_a_clear_error() {
+        let mut p = life_preset("B3/S23", 0.5, 65, true);
+        let e = Generator2D::new(&p).unwrap_err().to_string();
+        assert!(e.contains("side_view_cave_life_ticks") && e.contains("65") && e.contains("64"), "{e}");
+        p.side_view.cave_life_ticks = 64;
+        p.caves.life_ticks = 1000;
+        let e = p.validate().unwrap_err().to_string();
+        assert!(e.contains("caves_life_ticks") && e.contains("1000"), "{e}");
+    }
+
+    /// Prints Life caves of a few rules (run with `--ignored --nocapture` to choose a preset).
+    #[test]
+    #[ignore]
+    fn print_life_caves() {
+        let spec = std::env::var("LIFE_2D").unwrap_or("B3/S23,0.5,8".into());
+        for one in spec.split(';') {
+            let parts: Vec<&str> = one.split(',').collect();
+            let mut p = WorldPreset::default();
+            p.side_view.cave_mode = crate::preset::model::CaveMode::GameOfLife;
+            p.side_view.cave_life_rule = parts[0].into();
+            p.side_view.cave_rock_probability = parts[1].parse().unwrap();
+            p.side_view.cave_life_ticks = parts[2].parse().unwrap();
+            p.ores.enabled = false;
+            let g = Generator2D::new(&p).unwrap();
+            let region = g.generate_region(0, 40, 160, 70);
+            let open = region.tiles.iter().filter(|&&t| t == AIR).count();
+            println!("{one}: open {:.3}", open as f64 / region.tiles.len() as f64);
+            for y in 0..70 {
+                let row: String =
+                    (0..160).map(|x| if region.tiles[(y * 160 + x) as usize] == AIR { '.' } else { '#' }).collect();
+                println!("{row}");
+            }
+        }
     }
 }

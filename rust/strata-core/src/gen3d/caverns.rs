@@ -11,13 +11,20 @@
 //! fewer than `ceil(min_pocket_volume / cell_size³)` cells (see
 //! [`flood_fill`](crate::automata::flood_fill) for the exact, seamless definition) are filled.
 //!
-//! A field is computed with the halo the pocket fill needs (the automaton brings its own), so
-//! it equals the same cells of the infinite field (law: Seamless).
+//! `GameOfLife` mode runs exactly `life_ticks` ticks of the Life rule and no pocket fill; with
+//! `life_flood_fill`, every open region but the main one of its world-aligned region
+//! ([`REGION_3D`]: 32 cells and an 8-cell margin) is filled ([`life`](crate::automata::life)).
+//!
+//! A field is computed with the halo the pocket fill needs, or over the boxes of the regions it
+//! touches (the automaton brings its own halo), so it equals the same cells of the infinite
+//! field (law: Seamless).
 //!
 //! May use: `base`, `preset`, `automata`.
 
+use crate::automata::cave_rules::{CaveCleanup, CaveRules};
 use crate::automata::cellular::{BitGrid3D, CaScratch, CaStage, run_ca_3d_with};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_3d};
+use crate::automata::life::REGION_3D;
 use crate::base::coords::IVec3;
 use crate::base::rng::salt;
 use crate::preset::model::CaveSettings;
@@ -59,19 +66,21 @@ impl CavernField {
         let hi = IVec3::new(last.x.div_euclid(cs), last.y.div_euclid(cs), last.z.div_euclid(cs));
         let cells = hi - lo + IVec3::ONE;
         let cell_volume = (cs * cs * cs) as usize;
-        let pockets = PocketRule::new((c.min_pocket_volume as usize).div_ceil(cell_volume));
+        let cleanup = CaveRules::of_caves(c).cleanup();
+        let pockets = match cleanup {
+            CaveCleanup::Pockets => PocketRule::new((c.min_pocket_volume as usize).div_ceil(cell_volume)),
+            _ => PocketRule::new(0),
+        };
         let halo = if pockets.is_active() { pockets.halo() as i32 } else { 0 };
-        let origin = lo - IVec3::splat(halo);
+        let (origin, window) = match cleanup {
+            CaveCleanup::MainRegion => REGION_3D.window(lo, cells),
+            _ => (lo - IVec3::splat(halo), cells + IVec3::splat(2 * halo)),
+        };
         let rock = 1.0 - c.fill_probability;
-        let mut grid = run_ca_3d_with(
-            seed,
-            salt::CAVE_FILL,
-            rock,
-            origin,
-            cells + IVec3::splat(2 * halo),
-            stages,
-            &mut scratch.automaton,
-        );
+        let mut grid = run_ca_3d_with(seed, salt::CAVE_FILL, rock, origin, window, stages, &mut scratch.automaton);
+        if cleanup == CaveCleanup::MainRegion {
+            REGION_3D.fill_secondary(&mut grid, origin, lo, cells);
+        }
         if pockets.is_active() {
             let h = halo as usize;
             let roi_max = [h + cells.x as usize, h + cells.y as usize, h + cells.z as usize];
@@ -113,5 +122,97 @@ impl CavernField {
     #[inline]
     fn is_open_cell(&self, ix: usize, iy: usize, iz: usize) -> bool {
         !self.grid.get(ix, iy, iz)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::automata::cave_rules::cave_stages;
+    use crate::preset::model::CaveMode;
+
+    fn life_settings(rule: &str, fill: f32, ticks: u32, flood_fill: bool) -> CaveSettings {
+        CaveSettings {
+            mode: CaveMode::GameOfLife,
+            life_rule: rule.into(),
+            fill_probability: fill,
+            life_ticks: ticks,
+            life_flood_fill: flood_fill,
+            ..CaveSettings::default()
+        }
+    }
+
+    fn open_cells(f: &CavernField, min: IVec3, size: IVec3) -> Vec<bool> {
+        let mut out = Vec::new();
+        for y in 0..size.y {
+            for z in 0..size.z {
+                for x in 0..size.x {
+                    out.push(f.is_open(min + IVec3::new(x, y, z)));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn life_caverns_are_seamless_and_deterministic() {
+        let scratch = &mut CavernScratch::default();
+        for (rule, fill, flood_fill) in
+            [("B14-19/S13-26", 0.45, true), ("B3/S23", 0.9, true), ("B14-19/S13-26", 0.45, false)]
+        {
+            let c = life_settings(rule, fill, 3, flood_fill);
+            let stages = cave_stages(&CaveRules::of_caves(&c)).unwrap().unwrap();
+            // A chunk of 32 voxels (16 cells) alone, and inside a block of 3×2×3 chunks.
+            let (big_min, big_size) = (IVec3::new(-32, -64, -32), IVec3::new(96, 64, 96));
+            let big = CavernField::compute(7, &c, &stages, big_min, big_size, scratch).unwrap();
+            let (min, size) = (IVec3::new(0, -32, 0), IVec3::splat(32));
+            let alone = CavernField::compute(7, &c, &stages, min, size, scratch).unwrap();
+            let got = open_cells(&alone, min, size);
+            assert_same(got.clone(), open_cells(&big, min, size), rule);
+            assert!(got.iter().any(|&o| o) && got.iter().any(|&o| !o), "{rule}: caverns and rock");
+            let again = CavernField::compute(7, &c, &stages, min, size, scratch).unwrap();
+            assert_eq!(open_cells(&again, min, size), got, "{rule}: deterministic");
+            let other = CavernField::compute(8, &c, &stages, min, size, scratch).unwrap();
+            assert_ne!(open_cells(&other, min, size), got, "{rule}: the seed matters");
+        }
+    }
+
+    fn assert_same(a: Vec<bool>, b: Vec<bool>, what: &str) {
+        let diff = a.iter().zip(&b).filter(|(x, y)| x != y).count();
+        assert_eq!(diff, 0, "{what}: {diff} cells differ");
+    }
+
+    /// Prints Life caverns of a few rules (run with `--ignored --nocapture` to choose a preset).
+    #[test]
+    #[ignore]
+    fn print_life_caverns() {
+        let spec = std::env::var("LIFE_3D").unwrap_or("B3/S23,0.45,8".into());
+        for one in spec.split(';') {
+            let parts: Vec<&str> = one.split(',').collect();
+            let c = CaveSettings {
+                mode: CaveMode::GameOfLife,
+                life_rule: parts[0].into(),
+                fill_probability: parts[1].parse().unwrap(),
+                life_ticks: parts[2].parse().unwrap(),
+                ..CaveSettings::default()
+            };
+            let stages = cave_stages(&CaveRules::of_caves(&c)).unwrap().unwrap();
+            let n = 64;
+            let f = CavernField::compute(1, &c, &stages, IVec3::ZERO, IVec3::splat(n), &mut CavernScratch::default())
+                .unwrap();
+            let mut open = 0;
+            for y in 0..n {
+                for z in 0..n {
+                    for x in 0..n {
+                        open += f.is_open(IVec3::new(x, y, z)) as usize;
+                    }
+                }
+            }
+            println!("{one}: open {:.3}", open as f64 / (n * n * n) as f64);
+            for z in 0..n {
+                let row: String = (0..n).map(|x| if f.is_open(IVec3::new(x, 20, z)) { '.' } else { '#' }).collect();
+                println!("{row}");
+            }
+        }
     }
 }

@@ -407,8 +407,9 @@ pub enum CaveMode {
     /// The 3D 4-5 rule: a cell is rock if at least `threshold` of its 3×3×3 neighbourhood (27
     /// cells, itself included) is rock; then `final_passes` with `final_threshold`.
     CellularAutomata,
-    /// Life-like birth/survival rule (`life_rule` over the 26 neighbours, rock alive, e.g.
-    /// "B14-19/S13-26"); then `final_passes` with `final_threshold`.
+    /// Exactly the Life-like rule `life_rule` (rock alive; neighbours: 26 in 3D, 8 in 2D) for
+    /// `life_ticks` ticks from the random fill, then, with `life_flood_fill`, every open region
+    /// but the main one of its world-aligned region filled ([`crate::automata::life`]).
     GameOfLife,
     /// Side view only: the side-view classic (`gen2d::classic`): a filled map with holes poked at
     /// 56 %, the 4-5 rule that also opens cells with ≤ 2 walls for `cave_passes`, then
@@ -434,8 +435,12 @@ pub struct CaveSettings {
     /// cavern air with the defaults, against 5% with 13).
     pub final_threshold: u32,
     /// Birth/survival rule for `GameOfLife` mode, as "B…/S…" over the 26 neighbours (rock is
-    /// alive); lists may use commas and ranges, e.g. "B14-19/S13-26" (the default, about 10% air).
+    /// alive); lists may use commas and ranges, e.g. "B14-19/S13-26". Default "B3/S23" (Conway).
     pub life_rule: String,
+    /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in cells).
+    pub life_ticks: u32,
+    /// `GameOfLife` mode: fill every open region but the main one of its world-aligned region.
+    pub life_flood_fill: bool,
     /// Edge of one automaton cell in voxels (1 = per voxel; 2 or 4 for larger caverns).
     pub cell_size: u32,
     /// Caves start this many voxels below the surface.
@@ -558,8 +563,13 @@ pub struct SideViewSettings {
     /// Final passes with the (usually stricter) `cave_final_threshold`.
     pub cave_final_passes: u32,
     pub cave_final_threshold: u32,
-    /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B5678/S45678".
+    /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B3678/S34678".
+    /// Default "B3/S23" (Conway).
     pub cave_life_rule: String,
+    /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in tiles).
+    pub cave_life_ticks: u32,
+    /// `GameOfLife` mode: fill every open region but the main one of its world-aligned region.
+    pub cave_life_flood_fill: bool,
     /// Cave pockets of fewer tiles than this are filled with rock (0 = keep all).
     pub min_pocket_tiles: u32,
     /// Ores appear only this many tiles below the surface or deeper (each kind's own depth also applies).
@@ -594,7 +604,9 @@ impl Default for SideViewSettings {
             cave_threshold: 5,
             cave_final_passes: 1,
             cave_final_threshold: 5,
-            cave_life_rule: "B678/S345678".into(),
+            cave_life_rule: "B3/S23".into(),
+            cave_life_ticks: 8,
+            cave_life_flood_fill: true,
             min_pocket_tiles: 12,
             ore_depth: 6,
             water_enabled: true,
@@ -691,7 +703,9 @@ impl Default for CaveSettings {
             threshold: 14,
             final_passes: 1,
             final_threshold: 16,
-            life_rule: "B14-19/S13-26".into(),
+            life_rule: "B3/S23".into(),
+            life_ticks: 8,
+            life_flood_fill: true,
             cell_size: 2,
             min_depth: 6,
             min_pocket_volume: 16,
@@ -1580,7 +1594,21 @@ pub static FIELDS: &[FieldSpec] = &[
         "caves_life_rule",
         "Caves",
         caves.life_rule,
-        "Birth/survival rule of GameOfLife caves over the 26 neighbours, rock being alive: \"B…/S…\" with counts, commas and ranges, e.g. B14-19/S13-26."
+        "Birth/survival rule of GameOfLife caves over the 26 neighbours, rock being alive: \"B…/S…\" with counts, commas and ranges, e.g. B3/S23 (Conway) or B14-19/S13-26."
+    ),
+    int_field!(
+        "caves_life_ticks",
+        "Caves",
+        caves.life_ticks,
+        0,
+        64,
+        "GameOfLife caves: ticks of the birth/survival rule from the random fill (count); each is computed from the previous one only."
+    ),
+    bool_field!(
+        "caves_life_flood_fill",
+        "Caves",
+        caves.life_flood_fill,
+        "GameOfLife caves: fill every open region except the main (largest) one of its world-aligned region of 32 cells (plus an 8-cell margin)."
     ),
     int_field!(
         "caves_cell_size",
@@ -1816,7 +1844,21 @@ pub static FIELDS: &[FieldSpec] = &[
         "side_view_cave_life_rule",
         "SideView",
         side_view.cave_life_rule,
-        "2D worlds only: birth/survival rule of GameOfLife caves over the 8 neighbours, rock being alive, e.g. B678/S345678."
+        "2D worlds only: birth/survival rule of GameOfLife caves over the 8 neighbours, rock being alive, e.g. B3/S23 (Conway) or B3678/S34678."
+    ),
+    int_field!(
+        "side_view_cave_life_ticks",
+        "SideView",
+        side_view.cave_life_ticks,
+        0,
+        64,
+        "2D worlds only: ticks of the GameOfLife rule from the random fill (count); each is computed from the previous one only."
+    ),
+    bool_field!(
+        "side_view_cave_life_flood_fill",
+        "SideView",
+        side_view.cave_life_flood_fill,
+        "2D worlds only: GameOfLife caves fill every open region except the main (largest) one of its world-aligned region of 64 tiles (plus a 16-tile margin)."
     ),
     int_field!(
         "side_view_min_pocket_tiles",
