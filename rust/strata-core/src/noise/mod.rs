@@ -13,5 +13,6 @@ pub mod fractal;
 pub mod grid_perlin;
 pub mod heightmap;
 pub mod midpoint;
+pub mod simplex;
 pub mod value;
 pub mod worley;
