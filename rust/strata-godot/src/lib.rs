@@ -4,6 +4,7 @@
 //! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
 //! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`),
+//! `StrataNoise` (Resource: the generator's noises for scripts, `strata_noise.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
@@ -28,6 +29,7 @@ mod files;
 mod heightmaps;
 mod materials;
 mod meshes;
+mod strata_noise;
 mod structure_rule;
 mod user_profiles;
 mod world_edits;

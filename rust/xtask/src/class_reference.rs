@@ -29,6 +29,7 @@ pub const CLASSES: &[&str] = &[
     "StructureRule",
     "UserProfiles",
     "WorldPreset",
+    "StrataNoise",
 ];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.

@@ -27,7 +27,8 @@ const CLASSES := [
 	"Biome",
 	"BiomeTable",
 	"UserProfiles",
-	"StructureRule"
+	"StructureRule",
+	"StrataNoise"
 ]
 
 var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"
