@@ -1,6 +1,7 @@
-## StrataNoise in real headless Godot: every noise of the generator from a script, the values the
-## core computes (pinned by the core's test `noise::sampler::tests::pinned_values_for_the_godot_suite`),
-## the dimensions each noise has, images and clear errors.
+## StrataNoise in real headless Godot: every noise of the generator from a script, the values
+## the core computes (pinned by the core's test
+## `noise::sampler::tests::pinned_values_for_the_godot_suite`), the dimensions each noise has,
+## images and clear errors.
 extends StrataTestCase
 
 ## The core's simplex fBm (seed 1234, frequency 1/64, 5 octaves, persistence 0.5, lacunarity 2,
@@ -25,7 +26,9 @@ func test_values_are_the_cores() -> void:
 	var n := _noise(2)
 	assert_eq(n.frequency, 1.0 / 64.0, "default frequency")
 	assert_eq(n.fractal_octaves, 5, "default octaves")
-	assert_eq(n.get_noise_2d(10.5, -20.25), PINNED_SIMPLEX_2D, "simplex 2D is the core's, bit for bit")
+	assert_eq(
+		n.get_noise_2d(10.5, -20.25), PINNED_SIMPLEX_2D, "simplex 2D is the core's, bit for bit"
+	)
 	assert_eq(n.get_noise_3d(10.5, -20.25, 3.0), PINNED_SIMPLEX_3D, "simplex 3D is the core's")
 	assert_eq(
 		n.get_noise_nd(PackedFloat64Array([10.5, -20.25])), PINNED_SIMPLEX_2D, "nd with two is 2D"
@@ -95,7 +98,9 @@ func test_bad_points_and_images_say_what_is_allowed() -> void:
 	n.clear_error()
 	assert_eq(n.get_noise_2d(NAN, 1.0), 0.0, "NaN")
 	assert_true(n.last_error().contains("allowed: a finite number"), n.last_error())
-	for size: Vector2i in [Vector2i(0, 4), Vector2i(4, -1), Vector2i(5000, 2), Vector2i(2, 1 << 40)]:
+	for size: Vector2i in [
+		Vector2i(0, 4), Vector2i(4, -1), Vector2i(5000, 2), Vector2i(2, 1 << 40)
+	]:
 		n.clear_error()
 		assert_eq(n.get_image(size.x, size.y), null, "image %s" % size)
 		assert_true(n.last_error().contains("allowed: each edge 1 to 4096"), n.last_error())
