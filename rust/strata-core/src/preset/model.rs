@@ -924,6 +924,16 @@ impl FieldSpec {
                 Ok(FieldValue::Int(*f as i64))
             }
             (FieldKind::Int { .. }, FieldValue::Float(f)) => Err(err(format!("{} is out of range", number_text(*f)))),
+            // Two values, not a range: the f32 of 0.6 (0.6000000238…) is 0.6.
+            (FieldKind::Float { .. }, FieldValue::Float(f)) if self.name == SIMPLEX_RADIUS_SQUARED_FIELD => {
+                match number_problem(*f, f64::MIN, f64::MAX) {
+                    Some(problem) => Err(err(problem)),
+                    None if !is_simplex_radius_squared(*f) => {
+                        Err(err(format!("{} is neither 0.5 nor 0.6", number_text(*f))))
+                    }
+                    None => Ok(v.clone()),
+                }
+            }
             (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => match number_problem(*f, min, max) {
                 Some(problem) => Err(err(problem)),
                 None if self.name == SIMPLEX_RADIUS_SQUARED_FIELD && !is_simplex_radius_squared(*f) => {
