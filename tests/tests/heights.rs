@@ -40,7 +40,15 @@ fn presets() -> Vec<(&'static str, WorldPreset)> {
     let map2 = map.clone();
     vec![
         ("perlin", only(|p| p.height.perlin_weight = 1.0)),
-        ("simplex", only(|p| p.height.simplex_weight = 1.0)),
+        ("open simplex", only(|p| p.height.open_simplex_weight = 1.0)),
+        ("simplex", only(|p| p.height.exact_simplex_weight = 1.0)),
+        (
+            "simplex r² 0.6",
+            only(|p| {
+                p.height.exact_simplex_weight = 1.0;
+                p.height.simplex_radius_squared = 0.6;
+            }),
+        ),
         ("ridged", only(|p| p.height.ridged_weight = 1.0)),
         (
             "value linear",
@@ -94,7 +102,8 @@ fn presets() -> Vec<(&'static str, WorldPreset)> {
             "blend",
             only(|p| {
                 p.height.perlin_weight = 0.5;
-                p.height.simplex_weight = 0.2;
+                p.height.open_simplex_weight = 0.2;
+                p.height.exact_simplex_weight = 0.1;
                 p.height.ridged_weight = 0.3;
                 p.height.value_weight = 0.2;
                 p.height.diamond_square_weight = 0.4;

@@ -43,7 +43,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     archipelago.height.scale = 220.0;
     archipelago.height.octaves = 6;
     archipelago.height.perlin_weight = 0.6;
-    archipelago.height.simplex_weight = 0.4;
+    archipelago.height.open_simplex_weight = 0.4;
     archipelago.water.sea_level = 6;
     archipelago.biomes.cell_size = 256.0;
     archipelago.caves.tunnel_strength = 0.3;

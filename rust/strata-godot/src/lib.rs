@@ -4,6 +4,7 @@
 //! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
 //! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`),
+//! `StrataNoise` (Resource: the generator's noises for scripts, `strata_noise.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
@@ -32,6 +33,7 @@ mod files;
 mod heightmaps;
 mod materials;
 mod meshes;
+mod strata_noise;
 mod structure_rule;
 mod user_profiles;
 mod world_edits;

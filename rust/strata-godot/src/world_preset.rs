@@ -423,7 +423,16 @@ impl IResource for WorldPreset {
                 }
                 true
             }
-            _ => false,
+            // An old field name (a file saved before it was renamed): the field it names now.
+            _ => match strata_core::preset::model::FIELD_ALIASES.iter().find(|(old, _)| *old == name) {
+                Some((_, now)) => {
+                    if let Some(index) = FIELDS.iter().position(|f| f.name == *now) {
+                        self.set_field_at(index as i64, value);
+                    }
+                    true
+                }
+                None => false,
+            },
         }
     }
 

@@ -32,6 +32,7 @@ pub const CLASSES: &[&str] = &[
     "WorldPreview",
     "WorldSync",
     "CellularAutomaton2D",
+    "StrataNoise",
 ];
 
 /// Runs the doctool and checks its output; `Ok(problems)` (empty: passed) and a summary.

@@ -138,7 +138,7 @@ fn write_world_files(project: &Path) -> Result<WorldPreset> {
     fs::write(world.join("ramp.png.import"), "[remap]\n\nimporter=\"keep\"\n")?;
     let mut preset = WorldPreset { seed: 5, ..WorldPreset::default() };
     let h = &mut preset.height;
-    (h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight) = (0.0, 0.0, 0.0, 0.0);
+    (h.perlin_weight, h.open_simplex_weight, h.ridged_weight, h.value_weight) = (0.0, 0.0, 0.0, 0.0);
     h.diamond_square_weight = 0.0;
     h.heightmap_weight = 1.0;
     h.heightmap_cell_size = 4.0;

@@ -1003,6 +1003,53 @@ func test_cellular_automaton_2d() -> void:
 			)
 			assert_eq(ca.flood_fill_secondary(cells, w, h).size(), 6 if fits else 0, what_f)
 	assert_eq(ca.rule, "B3/S23", "grids never change the rule")
+func test_strata_noise() -> void:
+	var n := StrataNoise.new()
+	var props := [
+		"noise_type",
+		"seed",
+		"frequency",
+		"fractal_octaves",
+		"fractal_persistence",
+		"fractal_lacunarity",
+		"value_interpolation",
+		"simplex_radius_squared"
+	]
+	var values: Array = [0, -1, 1 << 40, -(1 << 40), 0.55, "abc", null, Vector3(1, 2, 3)]
+	values.append_array(_floats())
+	for prop: String in props:
+		for value: Variant in values:
+			var what := _probe("StrataNoise.%s = %s" % [prop, var_to_str(value)])
+			n.clear_error()
+			n.set(prop, value)
+			var v := n.get_noise_2d(1.5, 2.5)
+			assert_true(v >= -1.5 and v <= 1.5, "%s: still a noise value %f" % [what, v])
+			if n.last_error() != "":
+				assert_true(n.last_error().contains("allowed"), what + ": " + n.last_error())
+	n = StrataNoise.new()
+	for t in 6:
+		n.noise_type = t
+		for x: float in _floats():
+			var what := _probe("StrataNoise type %d at %f" % [t, x])
+			n.clear_error()
+			var v := n.get_noise_4d(x, x, x, x) + n.get_noise_1d(x) + n.get_noise_3d(x, 0, x)
+			assert_true(is_finite(v), what)
+			var nd := n.get_noise_nd(PackedFloat64Array([x, 1.0, x, 2.0, x]))
+			assert_true(is_finite(nd), what + " nd")
+		for size: int in INTS:
+			var what := _probe("StrataNoise.get_image(%d)" % size)
+			n.clear_error()
+			var img := n.get_image(size, 3)
+			if img == null:
+				assert_true(n.last_error().contains("allowed"), what + ": " + n.last_error())
+	var keep_noise := StrataNoise.new()
+	keep_noise.seed = 99
+	_call_with_wrong_types(
+		keep_noise,
+		func(what: String) -> void:
+			assert_eq(keep_noise.seed, 99, what + ": seed unchanged")
+			assert_true(is_finite(keep_noise.get_noise_2d(4.0, 5.0)), what + ": still a noise")
+	)
 
 
 ## Runs last (tests run in source order): prints how many probes ran.

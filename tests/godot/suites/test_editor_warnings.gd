@@ -30,7 +30,8 @@ const CLASSES := [
 	"StructureRule",
 	"WorldPreview",
 	"WorldSync",
-	"CellularAutomaton2D"
+	"CellularAutomaton2D",
+	"StrataNoise"
 ]
 
 var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"

@@ -31,7 +31,7 @@ func _preset(path: String) -> WorldPreset:
 	var p := WorldPreset.new()
 	p.seed = 5
 	p.height_perlin_weight = 0.0
-	p.height_simplex_weight = 0.0
+	p.height_open_simplex_weight = 0.0
 	p.height_ridged_weight = 0.0
 	p.height_value_weight = 0.0
 	p.height_diamond_square_weight = 0.0

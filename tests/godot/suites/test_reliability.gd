@@ -190,7 +190,7 @@ func _tree_operations_keep_everything(w: Node, p: Vector3i, id: int) -> void:
 	await wait_frames(2)
 	assert_ne(w.last_error(), "", "an invalid preset is reported")
 	_assert_kept(w, p, id, "an invalid preset")
-	w.preset.height_simplex_weight = 1.0
+	w.preset.height_open_simplex_weight = 1.0
 	await wait_frames(2)
 	assert_eq(w.last_error(), "", "last_error clears when the preset builds again")
 	assert_true(await wait_until(w.is_area_ready, 60.0), "ready after the preset is valid again")

@@ -5,8 +5,9 @@
 //!                − ravine(x, z)
 //! ```
 //!
-//! Sources `sᵢ` (each about `[-1, 1]`, weight `wᵢ` from the preset): Perlin fBm, simplex fBm,
-//! ridged multifractal ([`crate::noise::fractal`]), octave value noise
+//! Sources `sᵢ` (each about `[-1, 1]`, weight `wᵢ` from the preset): Perlin fBm, OpenSimplex
+//! fBm, ridged multifractal ([`crate::noise::fractal`]), simplex fBm as defined
+//! ([`crate::noise::simplex`]), octave value noise
 //! ([`crate::noise::value`]), seamless diamond-square
 //! ([`crate::noise::diamond_square`]) and a real heightmap ([`crate::noise::heightmap`]).
 //! In heightmap border mode the heightmap's weight fades to 0 outside the image; where no other
@@ -46,8 +47,9 @@ use crate::gen3d::biomes::{BiomeMap, RegionFeatures};
 use crate::gen3d::ravines::{RavineCache, Ravines};
 use crate::noise::diamond_square::{DiamondSquare, bilinear};
 use crate::noise::fast_fbm::PerlinFbm2;
-use crate::noise::fractal::{FractalParams, noise_seed, ridged, simplex_fbm};
+use crate::noise::fractal::{FractalParams, noise_seed, open_simplex_fbm, ridged};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
+use crate::noise::simplex::{SimplexFbm, SimplexRadius};
 use crate::noise::value::value_noise_2d;
 use crate::preset::model::{HeightmapWrap, WorldPreset};
 use noise::{Fbm, NoiseFn, OpenSimplex, Perlin, RidgedMulti};
@@ -77,18 +79,21 @@ pub struct Terrain {
     amplitude: f64,
     /// Perlin fBm: bit for bit `fractal::perlin_fbm`, evaluated a lattice row at a time.
     perlin: (f64, PerlinFbm2),
-    simplex: Option<(f64, Fbm<OpenSimplex>)>,
+    open_simplex: Option<(f64, Fbm<OpenSimplex>)>,
     ridged: Option<(f64, RidgedMulti<Perlin>)>,
     /// `(weight, octaves, persistence, finest lattice period)`.
     value: Option<(f64, u32, f64, f64)>,
     value_interp: crate::preset::model::Interpolation,
     diamond_square: Option<(f64, DiamondSquare)>,
+    /// Simplex noise as defined.
+    simplex: Option<(f64, SimplexFbm<2>)>,
     heightmap: Option<(f64, HeightmapSource)>,
     ravines: Option<Ravines>,
     biomes: BiomeMap,
     /// Edge of the coarse lattice, in voxels (a power of two, 1..=[`MAX_LATTICE_STEP`]).
     step: i32,
-    /// Sum of the weights of the lattice sources (Perlin, simplex, ridged, value), in blend order.
+    /// Sum of the weights of the lattice sources (Perlin, OpenSimplex, ridged, value, simplex), in
+    /// blend order.
     lattice_total: f64,
     /// Heightmap in border mode with no other source: Perlin fBm fills in, on the lattice.
     fallback_perlin: bool,
@@ -133,7 +138,11 @@ pub fn lattice_step(preset: &WorldPreset) -> i32 {
     let scale = (h.scale as f64).max(1.0);
     let octaves = h.octaves.clamp(1, 24) as i32;
     let mut finest = f64::INFINITY;
-    let fractal = h.perlin_weight > 0.0 || h.simplex_weight > 0.0 || h.ridged_weight > 0.0 || heightmap_border_alone(h);
+    let fractal = h.perlin_weight > 0.0
+        || h.open_simplex_weight > 0.0
+        || h.ridged_weight > 0.0
+        || h.exact_simplex_weight > 0.0
+        || heightmap_border_alone(h);
     if fractal {
         finest = finest.min(scale / (h.lacunarity as f64).max(1.0).powi(octaves - 1));
     }
@@ -228,7 +237,13 @@ impl Terrain {
             base_height: h.base_height as f64,
             amplitude: h.amplitude as f64,
             perlin: (h.perlin_weight.max(0.0) as f64, PerlinFbm2::new(noise_seed(seed, salt::HEIGHT), params)),
-            simplex: weight(h.simplex_weight).map(|w| (w, simplex_fbm(noise_seed(seed, salt::HEIGHT ^ 0x51), params))),
+            open_simplex: weight(h.open_simplex_weight)
+                .map(|w| (w, open_simplex_fbm(noise_seed(seed, salt::HEIGHT ^ 0x51), params))),
+            simplex: weight(h.exact_simplex_weight).map(|w| {
+                let radius =
+                    SimplexRadius::from_squared(h.simplex_radius_squared as f64).unwrap_or(SimplexRadius::Half);
+                (w, SimplexFbm::new(noise_seed(seed, salt::HEIGHT ^ 0x53), params, radius))
+            }),
             ridged: weight(h.ridged_weight).map(|w| (w, ridged(noise_seed(seed, salt::HEIGHT ^ 0x52), params))),
             value: weight(h.value_weight).map(|w| {
                 (w, octaves, h.persistence as f64, (h.scale as f64).max(1.0) / (1u64 << (octaves - 1)) as f64)
@@ -240,10 +255,16 @@ impl Terrain {
             ravines: Ravines::new(seed, h),
             biomes: BiomeMap::with_library(preset, library),
             step: lattice_step(preset),
-            lattice_total: [h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight]
-                .iter()
-                .filter(|w| **w > 0.0)
-                .fold(0.0, |t, w| t + *w as f64),
+            lattice_total: [
+                h.perlin_weight,
+                h.open_simplex_weight,
+                h.ridged_weight,
+                h.value_weight,
+                h.exact_simplex_weight,
+            ]
+            .iter()
+            .filter(|w| **w > 0.0)
+            .fold(0.0, |t, w| t + *w as f64),
             fallback_perlin: heightmap_border_alone(h),
             blend_on_lattice: preset.biomes.enabled
                 && !preset.biomes.table.is_empty()
@@ -306,7 +327,7 @@ impl Terrain {
         if pw > 0.0 {
             sum += pw * perlin;
         }
-        if let Some((w, n)) = &self.simplex {
+        if let Some((w, n)) = &self.open_simplex {
             sum += w * n.get([x, z]);
         }
         if let Some((w, n)) = &self.ridged {
@@ -314,6 +335,9 @@ impl Terrain {
         }
         if let Some((w, octaves, persistence, period)) = self.value {
             sum += w * value_noise_2d(self.seed, x, z, octaves, persistence, self.value_interp, period);
+        }
+        if let Some((w, n)) = &self.simplex {
+            sum += w * n.get([x, z]);
         }
         let perlin = if self.fallback_perlin { perlin } else { 0.0 };
         let (offset, scale) = if self.blend_on_lattice {
@@ -525,9 +549,16 @@ impl Terrain {
 fn heightmap_border_alone(h: &crate::preset::model::HeightSettings) -> bool {
     h.heightmap_weight > 0.0
         && h.heightmap_wrap == HeightmapWrap::Border
-        && [h.perlin_weight, h.simplex_weight, h.ridged_weight, h.value_weight, h.diamond_square_weight]
-            .iter()
-            .all(|w| *w <= 0.0)
+        && [
+            h.perlin_weight,
+            h.open_simplex_weight,
+            h.ridged_weight,
+            h.value_weight,
+            h.diamond_square_weight,
+            h.exact_simplex_weight,
+        ]
+        .iter()
+        .all(|w| *w <= 0.0)
 }
 
 #[cfg(test)]

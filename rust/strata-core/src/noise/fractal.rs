@@ -1,5 +1,6 @@
-//! Fractal gradient noise: Perlin fBm, simplex fBm and a ridged multifractal, from the `noise`
-//! crate, configured from octaves, lacunarity, persistence and frequency.
+//! Fractal gradient noise: Perlin fBm, OpenSimplex fBm and a ridged multifractal, from the
+//! `noise` crate, configured from octaves, lacunarity, persistence and frequency. (Simplex noise
+//! as defined is Strata's own, [`crate::noise::simplex`].)
 //!
 //! The `noise` crate's generators are pure f64 functions of the point and the seed (permutation
 //! tables built from the seed), so they are deterministic (law: Deterministic). Each source gets its own seed
@@ -33,8 +34,9 @@ pub fn perlin_fbm(seed: u32, p: FractalParams) -> Fbm<Perlin> {
         .set_lacunarity(p.lacunarity)
 }
 
-/// Simplex (OpenSimplex) fBm in about `[-1, 1]`.
-pub fn simplex_fbm(seed: u32, p: FractalParams) -> Fbm<OpenSimplex> {
+/// OpenSimplex fBm (the `noise` crate's; not simplex noise, see [`crate::noise::simplex`]) in
+/// about `[-1, 1]`.
+pub fn open_simplex_fbm(seed: u32, p: FractalParams) -> Fbm<OpenSimplex> {
     Fbm::<OpenSimplex>::new(seed)
         .set_octaves(p.octaves.clamp(1, 32) as usize)
         .set_frequency(p.frequency)
@@ -65,8 +67,8 @@ mod tests {
 
     #[test]
     fn sources_are_pure_bounded_and_seed_dependent() {
-        let (a, s, r) = (perlin_fbm(1, P), simplex_fbm(1, P), ridged(1, P));
-        let (b, s2, r2) = (perlin_fbm(2, P), simplex_fbm(2, P), ridged(2, P));
+        let (a, s, r) = (perlin_fbm(1, P), open_simplex_fbm(1, P), ridged(1, P));
+        let (b, s2, r2) = (perlin_fbm(2, P), open_simplex_fbm(2, P), ridged(2, P));
         let (mut diff, mut ridge_hi) = (0, 0.0f64);
         for i in 0..2000 {
             let (x, z) = (i as f64 * 1.37 - 900.0, i as f64 * -0.71 + 40.0);

@@ -13,5 +13,7 @@ pub mod fractal;
 pub mod grid_perlin;
 pub mod heightmap;
 pub mod midpoint;
+pub mod sampler;
+pub mod simplex;
 pub mod value;
 pub mod worley;

@@ -237,6 +237,24 @@ pub(crate) fn strip_identity(p: &WorldPreset) -> WorldPreset {
     WorldPreset { name: String::new(), seed: 0, ..p.clone() }
 }
 
+/// Settings renamed since they were first hashed: `(table, name now, name hashed and in old
+/// saves)`. A renamed setting is hashed under its first name, so the same world keeps its
+/// fingerprint.
+const RENAMED: &[(&str, &str, &str)] = &[("height", "open_simplex_weight", "simplex_weight")];
+
+/// `tree` with each renamed setting under its name in the hash (`to_hashed`) or its name now.
+fn renamed(mut tree: toml::Value, to_hashed: bool) -> toml::Value {
+    for (table, now, hashed) in RENAMED {
+        let (from, to) = if to_hashed { (now, hashed) } else { (hashed, now) };
+        if let Some(t) = tree.get_mut(*table).and_then(|t| t.as_table_mut())
+            && let Some(v) = t.remove(*from)
+        {
+            t.insert((*to).to_string(), v);
+        }
+    }
+    tree
+}
+
 /// The frozen baseline as a value tree (the current defaults if this build cannot read it).
 fn baseline() -> &'static Option<toml::Value> {
     static BASELINE: std::sync::OnceLock<Option<toml::Value>> = std::sync::OnceLock::new();
@@ -246,16 +264,22 @@ fn baseline() -> &'static Option<toml::Value> {
     })
 }
 
+/// The baseline with renamed settings under their hashed names.
+fn hashed_baseline() -> &'static Option<toml::Value> {
+    static BASELINE: std::sync::OnceLock<Option<toml::Value>> = std::sync::OnceLock::new();
+    BASELINE.get_or_init(|| baseline().clone().map(|b| renamed(b, true)))
+}
+
 /// The canonical text hashed by [`fingerprint`]: `seed=…` then every setting that differs from
 /// [`FINGERPRINT_BASELINE`] as sorted `path=value` lines (name excluded).
 pub fn canonical_text(preset: &WorldPreset) -> String {
     let mut out = format!("strata-preset-fingerprint v1\nseed={}\n", preset.seed);
-    let (Ok(now), Some(base)) = (toml::Value::try_from(strip_identity(preset)), baseline()) else {
+    let (Ok(now), Some(base)) = (toml::Value::try_from(strip_identity(preset)), hashed_baseline()) else {
         // Unreachable for plain data; fall back to the full RON text.
         out.push_str(&ron::to_string(&strip_identity(preset)).unwrap_or_default());
         return out;
     };
-    diff_lines(&now, Some(base), "", &mut out);
+    diff_lines(&renamed(now, true), Some(base), "", &mut out);
     out
 }
 
@@ -324,7 +348,12 @@ pub fn preset_from_sparse_ron(text: &str, source_name: &str) -> Result<WorldPres
         Some(toml::Value::Table(t)) => t.clone(),
         _ => toml::Table::new(),
     };
-    merge_tree(&mut tree, sparse.changes);
+    // A save written before a rename names the setting by its old name.
+    let changes = match renamed(toml::Value::Table(sparse.changes), false) {
+        toml::Value::Table(t) => t,
+        _ => toml::Table::new(),
+    };
+    merge_tree(&mut tree, changes);
     let mut preset: WorldPreset = toml::Value::Table(tree).try_into().map_err(|e: toml::de::Error| {
         let msg = e.message().to_string();
         let field = msg.split('`').nth(1).unwrap_or("").to_string();

@@ -169,7 +169,10 @@ pub struct HeightSettings {
     /// Frequency ratio between successive octaves.
     pub lacunarity: f32,
     pub perlin_weight: f32,
-    pub simplex_weight: f32,
+    /// OpenSimplex (the `noise` crate's, a different lattice from simplex noise). Files written
+    /// before simplex noise was exact call it `simplex_weight`, which still reads here.
+    #[serde(alias = "simplex_weight")]
+    pub open_simplex_weight: f32,
     /// Ridged multifractal (sharp mountain crests).
     pub ridged_weight: f32,
     /// Value noise from a seeded lattice with octave superposition.
@@ -198,6 +201,10 @@ pub struct HeightSettings {
     /// World voxels per heightmap pixel.
     pub heightmap_cell_size: f32,
     pub heightmap_wrap: HeightmapWrap,
+    /// Simplex noise as defined (`noise::simplex`), 0 = unused.
+    pub exact_simplex_weight: f32,
+    /// Squared radius `r²` of the simplex kernel: exactly 0.5 or 0.6.
+    pub simplex_radius_squared: f32,
 }
 
 /// One row of the biome table: everything the generator knows about a biome is here, by name
@@ -627,7 +634,7 @@ impl Default for HeightSettings {
             persistence: 0.5,
             lacunarity: 2.0,
             perlin_weight: 1.0,
-            simplex_weight: 0.0,
+            open_simplex_weight: 0.0,
             ridged_weight: 0.0,
             value_weight: 0.0,
             value_interpolation: Interpolation::Cosine,
@@ -642,6 +649,8 @@ impl Default for HeightSettings {
             heightmap_path: String::new(),
             heightmap_cell_size: 4.0,
             heightmap_wrap: HeightmapWrap::Tile,
+            exact_simplex_weight: 0.0,
+            simplex_radius_squared: 0.5,
         }
     }
 }
@@ -894,6 +903,9 @@ impl FieldSpec {
         match self.kind {
             FieldKind::Int { min: i64::MIN, max: i64::MAX } => "any 64-bit integer".into(),
             FieldKind::Int { min, max } => format!("an integer in {min}..={max}"),
+            FieldKind::Float { .. } if self.name == SIMPLEX_RADIUS_SQUARED_FIELD => {
+                "a finite number in 0.5..=0.6, exactly 0.5 or 0.6".into()
+            }
             FieldKind::Float { min, max, .. } => {
                 format!("a finite number in {}..={}", number_text(min), number_text(max))
             }
@@ -938,11 +950,26 @@ impl FieldSpec {
                 Ok(FieldValue::Int(*f as i64))
             }
             (FieldKind::Int { .. }, FieldValue::Float(f)) => Err(err(format!("{} is out of range", number_text(*f)))),
+            // Two values, not a range: the f32 of 0.6 (0.6000000238…) is 0.6.
+            (FieldKind::Float { .. }, FieldValue::Float(f)) if self.name == SIMPLEX_RADIUS_SQUARED_FIELD => {
+                match number_problem(*f, f64::MIN, f64::MAX) {
+                    Some(problem) => Err(err(problem)),
+                    None if !is_simplex_radius_squared(*f) => {
+                        Err(err(format!("{} is neither 0.5 nor 0.6", number_text(*f))))
+                    }
+                    None => Ok(v.clone()),
+                }
+            }
             (FieldKind::Float { min, max, .. }, FieldValue::Float(f)) => match number_problem(*f, min, max) {
                 Some(problem) => Err(err(problem)),
+                None if self.name == SIMPLEX_RADIUS_SQUARED_FIELD && !is_simplex_radius_squared(*f) => {
+                    Err(err(format!("{} is neither 0.5 nor 0.6", number_text(*f))))
+                }
                 None => Ok(v.clone()),
             },
-            (FieldKind::Float { min, max, .. }, FieldValue::Int(i)) if (min..=max).contains(&(*i as f64)) => {
+            (FieldKind::Float { min, max, .. }, FieldValue::Int(i))
+                if (min..=max).contains(&(*i as f64)) && self.name != SIMPLEX_RADIUS_SQUARED_FIELD =>
+            {
                 Ok(FieldValue::Float(*i as f64))
             }
             (FieldKind::Float { .. }, FieldValue::Int(i)) => Err(err(format!("{i} is out of range"))),
@@ -1001,7 +1028,8 @@ impl WorldPreset {
         };
         let h = &self.height;
         let total = h.perlin_weight
-            + h.simplex_weight
+            + h.open_simplex_weight
+            + h.exact_simplex_weight
             + h.ridged_weight
             + h.value_weight
             + h.diamond_square_weight
@@ -1233,6 +1261,14 @@ pub fn parse_life_rule(rule: &str) -> Result<(u32, u32), LifeRuleError> {
     Ok((part(b, 'B')?, part(s, 'S')?))
 }
 
+/// The one float field that takes exactly two values (0.5 or 0.6), not a range.
+pub const SIMPLEX_RADIUS_SQUARED_FIELD: &str = "height_simplex_radius_squared";
+
+/// `r2` is 0.5 or 0.6 (within 1e-6, so that an `f32` qualifies).
+pub fn is_simplex_radius_squared(r2: f64) -> bool {
+    (r2 - 0.5).abs() <= 1e-6 || (r2 - 0.6).abs() <= 1e-6
+}
+
 macro_rules! float_field {
     ($name:literal, $group:literal, $($path:ident).+, $min:expr, $max:expr, $step:expr, $doc:literal) => {
         FieldSpec {
@@ -1389,13 +1425,31 @@ pub static FIELDS: &[FieldSpec] = &[
         "Share of Perlin noise in the terrain mix (weight, relative to the other weights): rolling, natural hills."
     ),
     float_field!(
-        "height_simplex_weight",
+        "height_open_simplex_weight",
         "Height",
-        height.simplex_weight,
+        height.open_simplex_weight,
         0.0,
         1.0,
         0.01,
-        "Share of simplex noise in the terrain mix (weight, relative to the other weights): like Perlin with fewer grid-aligned artefacts."
+        "Share of OpenSimplex noise in the terrain mix (weight, relative to the other weights): like Perlin with fewer grid-aligned artefacts. Files that say height_simplex_weight mean this one."
+    ),
+    float_field!(
+        "height_exact_simplex_weight",
+        "Height",
+        height.exact_simplex_weight,
+        0.0,
+        1.0,
+        0.01,
+        "Share of simplex noise as defined (skewed simplex lattice, kernels (r² − d²)⁴) in the terrain mix (weight, relative to the other weights)."
+    ),
+    float_field!(
+        "height_simplex_radius_squared",
+        "Height",
+        height.simplex_radius_squared,
+        0.5,
+        0.6,
+        0.1,
+        "Squared radius r² of the simplex noise kernel, in lattice units squared (a factor): exactly 0.5 (continuous) or 0.6 (Perlin's original, rounder, small jumps on simplex faces)."
     ),
     float_field!(
         "height_ridged_weight",
@@ -1908,8 +1962,13 @@ pub static FIELDS: &[FieldSpec] = &[
 
 /// The table entry for field `name`.
 pub fn field(name: &str) -> Option<&'static FieldSpec> {
+    let name = FIELD_ALIASES.iter().find(|(old, _)| *old == name).map_or(name, |(_, now)| now);
     FIELDS.iter().find(|f| f.name == name)
 }
+
+/// Old field names that still read (in `.tres` files, `set_field` and Godot's `set`), each with
+/// the field it names now: `height_simplex_weight` was always OpenSimplex.
+pub const FIELD_ALIASES: &[(&str, &str)] = &[("height_simplex_weight", "height_open_simplex_weight")];
 
 #[cfg(test)]
 mod tests {

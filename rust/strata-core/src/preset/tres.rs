@@ -499,4 +499,64 @@ mod tests {
         assert_eq!(e.field(), STRUCTURE_RULES_KEY, "{e}");
         assert!(e.to_string().contains("structure rules text"), "{e}");
     }
+
+    /// The field once called `simplex_weight` (always OpenSimplex) reads under its old name in
+    /// RON, `.tres`, saves' sparse RON and `set_field`, and keeps the fingerprint it had (law:
+    /// Nothing is lost).
+    #[test]
+    fn the_old_simplex_weight_name_loads_the_same_world() {
+        use crate::preset::fingerprint::{canonical_text, preset_from_sparse_ron, preset_to_sparse_ron};
+        use crate::preset::ron::{preset_from_ron, preset_to_ron};
+        let mut now = WorldPreset::default();
+        now.height.open_simplex_weight = 0.4;
+        let ron = preset_to_ron(&now);
+        assert!(ron.contains("open_simplex_weight: 0.4"), "{ron}");
+        let old_ron = ron.replace("open_simplex_weight", "simplex_weight");
+        assert_eq!(preset_from_ron(&old_ron, "old.ron").unwrap(), now);
+        // Hashed under the name it had, in the place it had: the fingerprint of before the rename.
+        let hashed = canonical_text(&now);
+        assert!(hashed.contains("height.simplex_weight=0.4") && !hashed.contains("open_simplex"), "{hashed}");
+        let sparse = preset_to_sparse_ron(&now);
+        assert!(sparse.contains("open_simplex_weight"), "{sparse}");
+        let old_sparse = sparse.replace("open_simplex_weight", "simplex_weight");
+        assert_eq!(preset_from_sparse_ron(&old_sparse, "save").unwrap(), now);
+        let tres = preset_to_tres_text(&now);
+        let old_tres = tres.replace("height_open_simplex_weight", "height_simplex_weight");
+        assert_ne!(old_tres, tres);
+        assert_eq!(preset_from_tres_text(&old_tres, "old.tres").unwrap(), now);
+        let mut by_old_name = WorldPreset::default();
+        by_old_name.set_field("height_simplex_weight", FieldValue::Float(0.4)).unwrap();
+        assert_eq!(by_old_name.height.open_simplex_weight, 0.4);
+        assert_eq!(by_old_name.height.exact_simplex_weight, 0.0, "the old name never means exact simplex");
+    }
+
+    #[test]
+    fn simplex_radius_squared_is_exactly_half_or_six_tenths() {
+        let mut p = WorldPreset::default();
+        assert_eq!(p.height.simplex_radius_squared, 0.5);
+        p.set_field("height_simplex_radius_squared", FieldValue::Float(0.6)).unwrap();
+        assert_eq!(p.height.simplex_radius_squared, 0.6);
+        for bad in [0.55, 0.4, 0.7, f64::NAN] {
+            let e = p.set_field("height_simplex_radius_squared", FieldValue::Float(bad)).unwrap_err();
+            assert_eq!(e.field, "height_simplex_radius_squared");
+            assert!(e.allowed.ends_with("exactly 0.5 or 0.6"), "{bad}: {}; allowed: {}", e.problem, e.allowed);
+        }
+        assert!(p.set_field("height_simplex_radius_squared", FieldValue::Int(1)).is_err());
+        assert_eq!(p.height.simplex_radius_squared, 0.6, "a refused value changes nothing");
+        let text: String = preset_to_tres_text(&p)
+            .lines()
+            .map(|l| {
+                if l.starts_with("height_simplex_radius_squared") {
+                    "height_simplex_radius_squared = 0.55\n".to_string()
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
+        let e = preset_from_tres_text(&text, "r.tres").unwrap_err().to_string();
+        assert!(
+            e.contains("r.tres:") && e.contains("height_simplex_radius_squared") && e.contains("exactly 0.5 or 0.6"),
+            "{e}"
+        );
+    }
 }

@@ -1,0 +1,663 @@
+//! Simplex noise as defined (Perlin 2001, as Gustavson describes it), in 2, 3, 4 and 5
+//! dimensions, and its fBm; several points at a time for 2D and 3D.
+//!
+//! For a point `p` in `n` dimensions:
+//!
+//! ```text
+//! skew:     y = p + F·Σp,  F = (√(n+1) − 1)/n        cell c = ⌊y⌋, internal x = y − c
+//! simplex:  sort x descending; vertex v₀ = c, vₖ = vₖ₋₁ + e(axis of the k-th largest x)
+//!           (one of the n! orderings; ties go to the lower axis)
+//! unskew:   Δₖ = p − (vₖ − G·Σvₖ),  G = (1 − 1/√(n+1))/n
+//!           computed as Δₖ = (x − G·Σx) − (vₖ − c) + k·G, which is the same vector
+//! kernel:   noise = S · Σₖ max(0, r² − |Δₖ|²)⁴ · (Δₖ · gₖ),   r² = 0.5 or 0.6
+//! ```
+//!
+//! The gradient `gₖ` of a vertex is picked by a 32-bit hash of (seed, vertex): a pure function of
+//! both, with no table and no period (law: Deterministic). The gradient sets: in 2D twelve unit
+//! vectors 30° apart; in `n ≥ 3` dimensions every vector with one coordinate 0 and the others
+//! ±1 (12, 32 and 80 of them). `S` scales the result into `[-1, 1]`: it is `0.99 / B` with `B`
+//! the largest value of `Σₖ max(0, r² − |Δₖ|²)⁴ · maxᵍ|Δₖ · g|` over a simplex (found by
+//! search; no choice of gradients exceeds it), so no point gives more than 0.99 in magnitude.
+//!
+//! At a lattice vertex the noise is 0 (its own kernel has `Δ = 0`, and every other vertex is at
+//! least √(n/(n+1)) > r away). With `r² = 0.5` every lattice vertex within `r` of a point is a
+//! vertex of that point's simplex, so the noise is continuous; Perlin's `r² = 0.6` reaches a
+//! little past the simplex and has small jumps on the simplex faces (tested and measured).
+//!
+//! Every path (one point, and the batch kernels of [`crate::noise::fast_fbm::Kernel`]: the
+//! portable build, AVX2 and AVX-512) runs the same generic lane code, lane by lane the same IEEE
+//! operations in the same order with nothing fused, so every path gives the same bits.
+//!
+//! May use: `base`, `preset` and the other `noise` modules.
+
+use crate::noise::fast_fbm::Kernel;
+use crate::noise::fractal::FractalParams;
+use thiserror::Error;
+
+/// The largest dimension supported.
+pub const MAX_DIMENSIONS: usize = 5;
+
+/// Lanes of the portable batch kernel (AVX2 has 4, AVX-512 8).
+const PORTABLE_LANES: usize = 4;
+
+/// `fBm`'s most octaves.
+const MAX_OCTAVES: u32 = 32;
+
+/// The radius of the kernel, as the squared radius `r²` of the definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SimplexRadius {
+    /// `r² = 0.5`: continuous everywhere.
+    Half,
+    /// `r² = 0.6` (Perlin's original): rounder blobs, small jumps on simplex faces.
+    SixTenths,
+}
+
+/// A squared radius other than 0.5 or 0.6.
+#[derive(Clone, Debug, Error, PartialEq)]
+#[error("simplex radius squared {found} is not allowed; allowed: exactly 0.5 or 0.6")]
+pub struct SimplexRadiusError {
+    pub found: f64,
+}
+
+impl SimplexRadius {
+    /// The radius of `r²`, which must be 0.5 or 0.6 (to within 1e-6, so that the `f32` of a
+    /// preset qualifies).
+    pub fn from_squared(r2: f64) -> Result<Self, SimplexRadiusError> {
+        if (r2 - 0.5).abs() <= 1e-6 {
+            Ok(Self::Half)
+        } else if (r2 - 0.6).abs() <= 1e-6 {
+            Ok(Self::SixTenths)
+        } else {
+            Err(SimplexRadiusError { found: r2 })
+        }
+    }
+
+    /// `r²`.
+    pub fn squared(self) -> f64 {
+        match self {
+            Self::Half => 0.5,
+            Self::SixTenths => 0.6,
+        }
+    }
+
+    /// The scale `S` of the module doc for `n` dimensions (2..=5).
+    fn scale(self, n: usize) -> f64 {
+        // B per dimension 2..=5, for r² = 0.5 and r² = 0.6 (module doc).
+        const BOUND: [[f64; 2]; 4] = [
+            [0.009_837_128_628_769_431, 0.028_687_852_893_314_627],
+            [0.013_007_157_182_859_35, 0.030_584_887_386_320_078],
+            [0.015_929_221_459_014_98, 0.036_730_023_916_654_89],
+            [0.018_393_470_099_451_935, 0.042_179_192_335_998_185],
+        ];
+        let column = match self {
+            Self::Half => 0,
+            Self::SixTenths => 1,
+        };
+        0.99 / BOUND[n.clamp(2, MAX_DIMENSIONS) - 2][column]
+    }
+}
+
+/// The skew factor `F = (√(n+1) − 1)/n`.
+pub fn skew_factor(n: usize) -> f64 {
+    (((n + 1) as f64).sqrt() - 1.0) / n as f64
+}
+
+/// The unskew factor `G = (1 − 1/√(n+1))/n`.
+pub fn unskew_factor(n: usize) -> f64 {
+    (1.0 - 1.0 / ((n + 1) as f64).sqrt()) / n as f64
+}
+
+/// Multipliers of the vertex hash, one per axis (odd, well mixed).
+const AXIS_MULTIPLIERS: [u32; MAX_DIMENSIONS] = [0x9E37_79B1, 0x85EB_CA77, 0xC2B2_AE3D, 0x27D4_EB2F, 0x1656_67B1];
+
+/// MurmurHash3's 32-bit finaliser: a fast, well-mixed bijection.
+#[inline(always)]
+pub const fn fmix32(mut h: u32) -> u32 {
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85EB_CA6B);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xC2B2_AE35);
+    h ^ (h >> 16)
+}
+
+/// The hash key of a seed's octave `octave` (octave 0 is the single noise).
+#[inline]
+pub const fn octave_key(seed: u32, octave: u32) -> u32 {
+    fmix32(seed.wrapping_add(octave).wrapping_mul(0x9E37_79B9) ^ 0x5BD1_E995)
+}
+
+/// The hash of lattice vertex `v` under `key`: `fmix32(key ^ v₀·m₀ ^ v₁·m₁ ^ …)`.
+#[inline]
+pub fn vertex_hash(key: u32, v: &[i32]) -> u32 {
+    let mut h = key;
+    for (c, m) in v.iter().zip(AXIS_MULTIPLIERS) {
+        h ^= (*c as u32).wrapping_mul(m);
+    }
+    fmix32(h)
+}
+
+/// Index into a gradient set of `count` vectors: the high bits of `hash · count`.
+#[inline(always)]
+pub fn gradient_index(hash: u32, count: usize) -> usize {
+    ((hash as u64 * count as u64) >> 32) as usize
+}
+
+/// cos and sin of 30°.
+const C30: f64 = 0.866_025_403_784_438_6;
+const S30: f64 = 0.5;
+
+/// The 2D gradients: twelve unit vectors 30° apart (padded to five coordinates).
+static GRADIENTS_2D: [[f64; MAX_DIMENSIONS]; 12] = [
+    [1.0, 0.0, 0.0, 0.0, 0.0],
+    [C30, S30, 0.0, 0.0, 0.0],
+    [S30, C30, 0.0, 0.0, 0.0],
+    [0.0, 1.0, 0.0, 0.0, 0.0],
+    [-S30, C30, 0.0, 0.0, 0.0],
+    [-C30, S30, 0.0, 0.0, 0.0],
+    [-1.0, 0.0, 0.0, 0.0, 0.0],
+    [-C30, -S30, 0.0, 0.0, 0.0],
+    [-S30, -C30, 0.0, 0.0, 0.0],
+    [0.0, -1.0, 0.0, 0.0, 0.0],
+    [S30, -C30, 0.0, 0.0, 0.0],
+    [C30, -S30, 0.0, 0.0, 0.0],
+];
+
+/// Every `n`-vector with one coordinate 0 and the others ±1, padded to five coordinates:
+/// `n · 2ⁿ⁻¹` of them, the zero axis slowest.
+const fn edge_gradients<const COUNT: usize>(n: usize) -> [[f64; MAX_DIMENSIONS]; COUNT] {
+    let mut out = [[0.0; MAX_DIMENSIONS]; COUNT];
+    let mut index = 0;
+    let mut zero = 0;
+    while zero < n {
+        let mut signs = 0;
+        while signs < (1 << (n - 1)) {
+            let mut bit = 0;
+            let mut axis = 0;
+            while axis < n {
+                if axis != zero {
+                    out[index][axis] = if (signs >> bit) & 1 == 1 { -1.0 } else { 1.0 };
+                    bit += 1;
+                }
+                axis += 1;
+            }
+            index += 1;
+            signs += 1;
+        }
+        zero += 1;
+    }
+    out
+}
+
+static GRADIENTS_3D: [[f64; MAX_DIMENSIONS]; 12] = edge_gradients::<12>(3);
+static GRADIENTS_4D: [[f64; MAX_DIMENSIONS]; 32] = edge_gradients::<32>(4);
+static GRADIENTS_5D: [[f64; MAX_DIMENSIONS]; 80] = edge_gradients::<80>(5);
+
+/// The gradient set of `n` dimensions (2..=5; others get the 5D set).
+pub fn gradients(n: usize) -> &'static [[f64; MAX_DIMENSIONS]] {
+    match n {
+        2 => &GRADIENTS_2D,
+        3 => &GRADIENTS_3D,
+        4 => &GRADIENTS_4D,
+        _ => &GRADIENTS_5D,
+    }
+}
+
+/// Simplex noise of `D` dimensions (2..=5) at `p`, in `[-1, 1]` (see the module doc).
+pub fn simplex<const D: usize>(seed: u32, p: [f64; D], radius: SimplexRadius) -> f64 {
+    let lanes: [[f64; 1]; D] = p.map(|v| [v]);
+    simplex_lanes::<1, D>(octave_key(seed, 0), &lanes, radius.squared(), radius.scale(D))[0]
+}
+
+/// Simplex noise on `N` points in lockstep (`p[axis][lane]`), with hash key `key`, `r2` and
+/// scale `scale`. Every lane performs the scalar computation's operations in the same order.
+#[inline(always)]
+fn simplex_lanes<const N: usize, const D: usize>(key: u32, p: &[[f64; N]; D], r2: f64, scale: f64) -> [f64; N] {
+    const { assert!(D >= 2 && D <= MAX_DIMENSIONS) };
+    let (f, g) = (skew_factor(D), unskew_factor(D));
+    let table = gradients(D);
+    // Skew, cell and internal coordinates.
+    let mut s = [0.0; N];
+    for axis in p {
+        for l in 0..N {
+            s[l] += axis[l];
+        }
+    }
+    let s = s.map(|v| v * f);
+    let mut x = [[0.0; N]; D];
+    let mut cell = [[0u32; N]; D];
+    for i in 0..D {
+        for l in 0..N {
+            let y = p[i][l] + s[l];
+            let c = y.floor();
+            x[i][l] = y - c;
+            cell[i][l] = (c as i32 as u32).wrapping_mul(AXIS_MULTIPLIERS[i]);
+        }
+    }
+    // Unskewed offset from the cell's origin: x − G·Σx.
+    let mut sum = [0.0; N];
+    for axis in &x {
+        for l in 0..N {
+            sum[l] += axis[l];
+        }
+    }
+    let t = sum.map(|v| v * g);
+    let mut d0 = [[0.0; N]; D];
+    for i in 0..D {
+        for l in 0..N {
+            d0[i][l] = x[i][l] - t[l];
+        }
+    }
+    // Rank of each axis in the descending order of x (ties: lower axis first): vertex k has
+    // stepped along axis i when rank(i) < k.
+    let mut rank = [[0u32; N]; D];
+    for i in 0..D {
+        for j in 0..D {
+            if i != j {
+                for l in 0..N {
+                    let before = if j < i { x[j][l] >= x[i][l] } else { x[j][l] > x[i][l] };
+                    rank[i][l] += before as u32;
+                }
+            }
+        }
+    }
+    let mut out = [0.0; N];
+    for k in 0..=D {
+        let kg = k as f64 * g;
+        let mut h = [key; N];
+        let mut d = [[0.0; N]; D];
+        let mut dd = [0.0; N];
+        for i in 0..D {
+            for l in 0..N {
+                let stepped = rank[i][l] < k as u32;
+                d[i][l] = (d0[i][l] - stepped as u32 as f64) + kg;
+                dd[l] += d[i][l] * d[i][l];
+                h[l] ^= cell[i][l].wrapping_add(AXIS_MULTIPLIERS[i] & (stepped as u32).wrapping_neg());
+            }
+        }
+        for l in 0..N {
+            let grad = &table[gradient_index(fmix32(h[l]), table.len())];
+            let mut dot = 0.0;
+            for i in 0..D {
+                dot += d[i][l] * grad[i];
+            }
+            let falloff = (r2 - dd[l]).max(0.0);
+            let f2 = falloff * falloff;
+            out[l] += f2 * f2 * dot;
+        }
+    }
+    out.map(|v| v * scale)
+}
+
+/// fBm of simplex noise in `D` dimensions (2..=5): `Σₒ simplex(p·f·Lᵒ)·Pᵒ / Σₒ Pᵒ` with the
+/// point multiplied by the lacunarity `L` once per octave and the amplitude by the persistence
+/// `P`; octave `o` hashes with [`octave_key`]`(seed, o)`. In `[-1, 1]`.
+#[derive(Clone, Debug)]
+pub struct SimplexFbm<const D: usize> {
+    keys: Vec<u32>,
+    amplitudes: Vec<f64>,
+    frequency: f64,
+    lacunarity: f64,
+    /// `1 / Σ amplitudes`.
+    scale_factor: f64,
+    radius: SimplexRadius,
+    kernel: Kernel,
+}
+
+impl<const D: usize> SimplexFbm<D> {
+    /// The fBm of `params` (octaves clamped to 1..=32).
+    pub fn new(seed: u32, params: FractalParams, radius: SimplexRadius) -> Self {
+        let count = params.octaves.clamp(1, MAX_OCTAVES);
+        let keys = (0..count).map(|o| octave_key(seed, o)).collect();
+        let mut amplitude = 1.0;
+        let amplitudes: Vec<f64> = (0..count)
+            .map(|_| {
+                let a = amplitude;
+                amplitude *= params.persistence;
+                a
+            })
+            .collect();
+        let total = amplitudes.iter().fold(0.0, |t, a| t + a);
+        Self {
+            keys,
+            amplitudes,
+            frequency: params.frequency,
+            lacunarity: params.lacunarity,
+            scale_factor: if total > 0.0 { 1.0 / total } else { 0.0 },
+            radius,
+            kernel: Kernel::detect(),
+        }
+    }
+
+    /// The batch kernel in use.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The fBm at `p`.
+    #[inline]
+    pub fn get(&self, p: [f64; D]) -> f64 {
+        self.fbm_lanes::<1>(&p.map(|v| [v]))[0]
+    }
+
+    /// `out[i] = get(points[i])`, several points at a time. The slices must have equal lengths.
+    pub fn get_many(&self, points: &[[f64; D]], out: &mut [f64]) {
+        self.get_many_with(self.kernel, points, out);
+    }
+
+    /// [`SimplexFbm::get_many`] with a given kernel (for tests and benchmarks); a kernel the CPU
+    /// lacks or the thread's SIMD limit forbids runs the widest one below it that qualifies.
+    #[doc(hidden)]
+    pub fn get_many_with(&self, kernel: Kernel, points: &[[f64; D]], out: &mut [f64]) {
+        assert_eq!(points.len(), out.len(), "get_many: {} points, {} outputs", points.len(), out.len());
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.batch_avx512(points, out) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.batch_avx2(points, out) },
+            _ => self.batch::<PORTABLE_LANES>(points, out),
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn batch_avx2(&self, points: &[[f64; D]], out: &mut [f64]) {
+        self.batch::<4>(points, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl,avx512bw")]
+    fn batch_avx512(&self, points: &[[f64; D]], out: &mut [f64]) {
+        self.batch::<8>(points, out);
+    }
+
+    /// `N` points at a time; the last group is padded with copies of its first point.
+    #[inline(always)]
+    fn batch<const N: usize>(&self, points: &[[f64; D]], out: &mut [f64]) {
+        for (group, values) in points.chunks(N).zip(out.chunks_mut(N)) {
+            let lanes: [[f64; N]; D] =
+                std::array::from_fn(|i| std::array::from_fn(|l| group.get(l).unwrap_or(&group[0])[i]));
+            let result = self.fbm_lanes::<N>(&lanes);
+            values.copy_from_slice(&result[..values.len()]);
+        }
+    }
+
+    #[inline(always)]
+    fn fbm_lanes<const N: usize>(&self, p: &[[f64; N]; D]) -> [f64; N] {
+        let (r2, scale) = (self.radius.squared(), self.radius.scale(D));
+        let mut point = p.map(|axis| axis.map(|v| v * self.frequency));
+        let mut result = [0.0; N];
+        for (key, amplitude) in self.keys.iter().zip(&self.amplitudes) {
+            let signal = simplex_lanes::<N, D>(*key, &point, r2, scale);
+            for l in 0..N {
+                result[l] += signal[l] * amplitude;
+            }
+            for axis in point.iter_mut() {
+                for v in axis.iter_mut() {
+                    *v *= self.lacunarity;
+                }
+            }
+        }
+        result.map(|r| r * self.scale_factor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Tests against the definition: a slow reference written from the module doc's procedure
+    //! (explicit sort, vertices unskewed one by one), compared with the fast lane code.
+    use super::*;
+    use crate::base::rng::{hash3, unit_f64};
+
+    /// The definition, step by step, for any n.
+    fn reference(seed: u32, p: &[f64], radius: SimplexRadius) -> f64 {
+        let n = p.len();
+        let (f, g) = (skew_factor(n), unskew_factor(n));
+        let s: f64 = p.iter().sum::<f64>() * f;
+        let cell: Vec<i64> = p.iter().map(|v| (v + s).floor() as i64).collect();
+        let internal: Vec<f64> = p.iter().zip(&cell).map(|(v, c)| v + s - *c as f64).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|a, b| internal[*b].partial_cmp(&internal[*a]).unwrap_or(std::cmp::Ordering::Equal));
+        let mut vertex = cell.clone();
+        let key = octave_key(seed, 0);
+        let table = gradients(n);
+        let mut total = 0.0;
+        for k in 0..=n {
+            if k > 0 {
+                vertex[order[k - 1]] += 1;
+            }
+            let vsum: i64 = vertex.iter().sum();
+            let delta: Vec<f64> = (0..n).map(|i| p[i] - (vertex[i] as f64 - g * vsum as f64)).collect();
+            let d2: f64 = delta.iter().map(|d| d * d).sum();
+            let falloff = radius.squared() - d2;
+            if falloff > 0.0 {
+                let v32: Vec<i32> = vertex.iter().map(|c| *c as i32).collect();
+                let grad = &table[gradient_index(vertex_hash(key, &v32), table.len())];
+                let dot: f64 = (0..n).map(|i| delta[i] * grad[i]).sum();
+                total += falloff.powi(4) * dot;
+            }
+        }
+        total * radius.scale(n)
+    }
+
+    fn fast(seed: u32, p: &[f64], radius: SimplexRadius) -> f64 {
+        match p.len() {
+            2 => simplex::<2>(seed, [p[0], p[1]], radius),
+            3 => simplex::<3>(seed, [p[0], p[1], p[2]], radius),
+            4 => simplex::<4>(seed, [p[0], p[1], p[2], p[3]], radius),
+            _ => simplex::<5>(seed, [p[0], p[1], p[2], p[3], p[4]], radius),
+        }
+    }
+
+    fn random_point(n: usize, i: u64, span: f64) -> Vec<f64> {
+        (0..n).map(|a| (unit_f64(hash3(99, n as u64, i as i32, a as i32, 0)) - 0.5) * span).collect()
+    }
+
+    const RADII: [SimplexRadius; 2] = [SimplexRadius::Half, SimplexRadius::SixTenths];
+
+    #[test]
+    fn matches_the_reference_definition_in_2_to_5_dimensions() {
+        for n in 2..=5 {
+            for radius in RADII {
+                for i in 0..4000 {
+                    let p = random_point(n, i, 200.0);
+                    let (a, b) = (fast(7, &p, radius), reference(7, &p, radius));
+                    assert!((a - b).abs() < 1e-12, "n={n} r²={} at {p:?}: fast {a}, reference {b}", radius.squared());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn factors_are_the_definitions() {
+        assert!((skew_factor(2) - (3f64.sqrt() - 1.0) / 2.0).abs() < 1e-15);
+        assert!((unskew_factor(2) - (3.0 - 3f64.sqrt()) / 6.0).abs() < 1e-15);
+        assert!((skew_factor(3) - 1.0 / 3.0).abs() < 1e-15);
+        assert!((unskew_factor(3) - 1.0 / 6.0).abs() < 1e-15);
+        assert_eq!(gradients(5).len(), 80);
+        assert_eq!(gradients(4).len(), 32);
+        for g in gradients(4) {
+            assert_eq!(g.iter().filter(|c| **c == 0.0).count(), 2, "one zero in 4 axes, plus the padding: {g:?}");
+        }
+    }
+
+    /// Lattice vertices `v` (integer skewed coordinates), unskewed: `v − G·Σv`.
+    fn lattice_vertices(n: usize) -> Vec<Vec<f64>> {
+        let g = unskew_factor(n);
+        (0..600u64)
+            .map(|i| {
+                let v: Vec<i64> =
+                    (0..n).map(|a| (hash3(5, n as u64, i as i32, a as i32, 1) % 41) as i64 - 20).collect();
+                let sum: i64 = v.iter().sum();
+                v.iter().map(|c| *c as f64 - g * sum as f64).collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn zero_at_every_lattice_vertex() {
+        for n in 2..=5 {
+            for radius in RADII {
+                for p in lattice_vertices(n) {
+                    let v = fast(3, &p, radius);
+                    // The vertex's own kernel has Δ within rounding of 0; every other vertex is
+                    // beyond r. On the vertices with Σv = 0 (exact in f64) it is exactly 0.
+                    assert!(v.abs() < 1e-13, "n={n} at vertex {p:?}: {v}");
+                }
+                let mut on_plane = vec![0.0; n];
+                on_plane[0] = 3.0;
+                on_plane[n - 1] = -3.0;
+                assert_eq!(fast(3, &on_plane, radius), 0.0, "n={n} exact vertex");
+                assert_eq!(fast(3, &vec![0.0; n], radius), 0.0, "n={n} origin");
+            }
+        }
+    }
+
+    /// The edge of the simplex is longer than r: no kernel reaches a neighbouring vertex.
+    #[test]
+    fn every_other_vertex_is_beyond_r() {
+        for n in 2..=5 {
+            let g = unskew_factor(n);
+            let edge2 = (1.0 - g) * (1.0 - g) + (n - 1) as f64 * g * g;
+            assert!((edge2 - n as f64 / (n + 1) as f64).abs() < 1e-12);
+            assert!(edge2 > 0.6, "n={n} edge² {edge2}");
+        }
+    }
+
+    /// With r² = 0.5 the sum over the simplex equals the sum over every lattice vertex within r
+    /// (a brute-force search of the neighbouring cells): nothing beyond r contributes, and
+    /// nothing within r is left out.
+    #[test]
+    fn no_contribution_beyond_r_and_none_missing() {
+        for n in 2..=5 {
+            let (f, g) = (skew_factor(n), unskew_factor(n));
+            let key = octave_key(11, 0);
+            let table = gradients(n);
+            for i in 0..300 {
+                let p = random_point(n, i + 7000, 50.0);
+                let s: f64 = p.iter().sum::<f64>() * f;
+                let base: Vec<i64> = p.iter().map(|v| (v + s).floor() as i64).collect();
+                let mut total = 0.0;
+                for offset in 0..3usize.pow(n as u32) {
+                    let vertex: Vec<i64> =
+                        (0..n).map(|a| base[a] + (offset / 3usize.pow(a as u32) % 3) as i64 - 1).collect();
+                    let vsum: i64 = vertex.iter().sum();
+                    let delta: Vec<f64> = (0..n).map(|a| p[a] - (vertex[a] as f64 - g * vsum as f64)).collect();
+                    let falloff = 0.5 - delta.iter().map(|d| d * d).sum::<f64>();
+                    if falloff > 0.0 {
+                        let v32: Vec<i32> = vertex.iter().map(|c| *c as i32).collect();
+                        let grad = &table[gradient_index(vertex_hash(key, &v32), table.len())];
+                        total += falloff.powi(4) * (0..n).map(|a| delta[a] * grad[a]).sum::<f64>();
+                    }
+                }
+                let brute = total * SimplexRadius::Half.scale(n);
+                let v = fast(11, &p, SimplexRadius::Half);
+                assert!((v - brute).abs() < 1e-12, "n={n} at {p:?}: {v} vs all vertices within r {brute}");
+            }
+        }
+    }
+
+    /// Largest change over a step of 1e-6 in any direction: bounded by a gradient bound times
+    /// the step with r² = 0.5; with 0.6 the jumps on simplex faces are measured and bounded.
+    #[test]
+    fn continuity() {
+        for n in 2..=5 {
+            for radius in RADII {
+                let mut worst: f64 = 0.0;
+                for i in 0..20_000 {
+                    let p = random_point(n, i + 100_000, 40.0);
+                    let dir = random_point(n, i + 300_000, 2.0);
+                    let q: Vec<f64> = p.iter().zip(&dir).map(|(a, d)| a + d * 1e-6).collect();
+                    worst = worst.max((fast(1, &p, radius) - fast(1, &q, radius)).abs());
+                }
+                match radius {
+                    // The gradient of the scaled noise stays below about 10 per unit.
+                    SimplexRadius::Half => assert!(worst < 1e-4, "n={n} r²=0.5: change {worst} over a 1e-6 step"),
+                    SimplexRadius::SixTenths => assert!(worst < 0.2, "n={n} r²=0.6: jump {worst} over a 1e-6 step"),
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn range_is_within_minus_one_to_one_and_used() {
+        for n in 2..=5 {
+            for radius in RADII {
+                let (mut lo, mut hi) = (f64::MAX, f64::MIN);
+                for i in 0..100_000 {
+                    let v = fast(9, &random_point(n, i + 1_000_000, 300.0), radius);
+                    assert!((-1.0..=1.0).contains(&v), "n={n} r²={}: {v}", radius.squared());
+                    (lo, hi) = (lo.min(v), hi.max(v));
+                }
+                assert!(lo < -0.4 && hi > 0.4, "n={n} r²={}: range {lo}..{hi} uses [-1, 1]", radius.squared());
+            }
+        }
+    }
+
+    #[test]
+    fn deterministic_and_seed_dependent() {
+        for n in 2..=5 {
+            let mut differ = 0;
+            for i in 0..500 {
+                let p = random_point(n, i + 5_000_000, 100.0);
+                assert_eq!(fast(4, &p, SimplexRadius::Half).to_bits(), fast(4, &p, SimplexRadius::Half).to_bits());
+                differ += (fast(4, &p, SimplexRadius::Half) != fast(5, &p, SimplexRadius::Half)) as u32;
+            }
+            assert!(differ > 450, "n={n}: seeds differ at {differ} of 500 points");
+        }
+    }
+
+    #[test]
+    fn radius_is_exactly_one_of_two() {
+        assert_eq!(SimplexRadius::from_squared(0.5), Ok(SimplexRadius::Half));
+        assert_eq!(SimplexRadius::from_squared(0.6f32 as f64), Ok(SimplexRadius::SixTenths));
+        let e = SimplexRadius::from_squared(0.55).unwrap_err();
+        assert_eq!(e.to_string(), "simplex radius squared 0.55 is not allowed; allowed: exactly 0.5 or 0.6");
+        assert!(SimplexRadius::from_squared(f64::NAN).is_err());
+    }
+
+    const P: FractalParams = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
+
+    fn fbm_reference<const D: usize>(seed: u32, p: [f64; D], radius: SimplexRadius) -> f64 {
+        let (mut total, mut amp, mut norm) = (0.0, 1.0, 0.0);
+        let mut q = p.map(|v| v * P.frequency);
+        for o in 0..P.octaves {
+            let key = octave_key(seed, o);
+            total += simplex_lanes::<1, D>(key, &q.map(|v| [v]), radius.squared(), radius.scale(D))[0] * amp;
+            norm += amp;
+            amp *= P.persistence;
+            q = q.map(|v| v * P.lacunarity);
+        }
+        total / norm
+    }
+
+    fn kernels_agree<const D: usize>() {
+        for radius in RADII {
+            let fbm = SimplexFbm::<D>::new(21, P, radius);
+            let points: Vec<[f64; D]> =
+                (0..1001).map(|i| std::array::from_fn(|a| random_point(D, i, 5000.0)[a])).collect();
+            let scalar: Vec<u64> = points.iter().map(|p| fbm.get(*p).to_bits()).collect();
+            for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+                let mut out = vec![0.0; points.len()];
+                fbm.get_many_with(kernel, &points, &mut out);
+                assert_eq!(
+                    out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                    scalar,
+                    "{kernel:?} D={D} (law: Deterministic)"
+                );
+            }
+            for p in points.iter().take(200) {
+                let (a, b) = (fbm.get(*p), fbm_reference::<D>(21, *p, radius));
+                assert!((a - b).abs() < 1e-12 && (-1.0..=1.0).contains(&a), "D={D}: {a} vs {b}");
+            }
+        }
+    }
+
+    #[test]
+    fn fbm_paths_give_the_same_bits_2d_to_5d() {
+        kernels_agree::<2>();
+        kernels_agree::<3>();
+        kernels_agree::<4>();
+        kernels_agree::<5>();
+    }
+}
