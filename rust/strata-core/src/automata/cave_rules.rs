@@ -85,7 +85,7 @@ impl<'a> CaveRules<'a> {
     pub fn cleanup(&self) -> CaveCleanup {
         match self.mode {
             CaveMode::None => CaveCleanup::Nothing,
-            CaveMode::CellularAutomata => CaveCleanup::Pockets,
+            CaveMode::CellularAutomata | CaveMode::Classic => CaveCleanup::Pockets,
             CaveMode::GameOfLife if self.life_flood_fill => CaveCleanup::MainRegion,
             CaveMode::GameOfLife => CaveCleanup::Nothing,
         }
