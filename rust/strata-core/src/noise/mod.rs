@@ -7,11 +7,14 @@
 //! May use: `base`, `preset` (for the enums that select an algorithm).
 
 pub mod diamond_square;
+pub mod esri_ascii;
 pub mod fast_fbm;
 pub mod fast_fbm3;
 pub mod fractal;
 pub mod grid_perlin;
 pub mod heightmap;
 pub mod midpoint;
+pub mod pca;
+pub mod spectrum;
 pub mod value;
 pub mod worley;
