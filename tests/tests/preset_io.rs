@@ -7,7 +7,7 @@ use strata_core::WorldPreset;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
-use strata_core::preset::model::CaveMode;
+use strata_core::preset::model::{CaveMode, HeightmapWrap};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
@@ -22,7 +22,7 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// The five shipped presets, by file stem.
+/// The shipped presets, by file stem.
 fn shipped() -> Vec<(&'static str, WorldPreset)> {
     let default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::default() };
 
@@ -85,12 +85,31 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     caverns.caves.allow_surface_breach = true;
     caverns.water.sea_level = -8;
 
+    // A real place: the Olinda elevation model (addons/strata/heightmaps/README.md) alone, each
+    // 90 m cell 6 voxels wide, its 89 m of relief 56 voxels tall, the biomes' height offsets off
+    // so the heights are the model's.
+    let mut olinda =
+        WorldPreset { name: "Olinda river valleys (real DEM)".into(), seed: 8_911, ..WorldPreset::default() };
+    olinda.height.perlin_weight = 0.0;
+    olinda.height.heightmap_weight = 1.0;
+    olinda.height.heightmap_path = "res://addons/strata/heightmaps/olinda_dem_utm25s.asc".into();
+    olinda.height.heightmap_cell_size = 6.0;
+    olinda.height.heightmap_wrap = HeightmapWrap::Tile;
+    olinda.height.base_height = 20.0;
+    olinda.height.amplitude = 28.0;
+    olinda.water.sea_level = -6;
+    for biome in &mut olinda.biomes.table {
+        biome.height_offset = 0.0;
+        biome.height_scale = 1.0;
+    }
+
     vec![
         ("default_hills", default_hills),
         ("archipelago", archipelago),
         ("alpine_mountains", alpine),
         ("desert_canyons", desert),
         ("deep_caverns", caverns),
+        ("olinda_river_valleys", olinda),
     ]
 }
 

@@ -2,7 +2,12 @@
 extends StrataTestCase
 
 const SHIPPED := [
-	"default_hills", "archipelago", "alpine_mountains", "desert_canyons", "deep_caverns"
+	"default_hills",
+	"archipelago",
+	"alpine_mountains",
+	"desert_canyons",
+	"deep_caverns",
+	"olinda_river_valleys",
 ]
 const SHIPPED_DIR := "res://addons/strata/presets/"
 
