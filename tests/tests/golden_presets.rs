@@ -8,7 +8,7 @@ use strata_core::preset::file::load_preset_file;
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir, world_fingerprint};
 
 const GOLDEN: [(&str, u64); 5] = [
-    ("default_hills", 0x7661affc5d52da2c),
+    ("default_hills", 0x638e713d3699b10c),
     ("archipelago", 0xc120e287b8aec506),
     ("alpine_mountains", 0x9510ee282e6e6ac9),
     ("desert_canyons", 0x4f1515d5e371cdfe),
@@ -67,3 +67,21 @@ fn the_real_dem_preset_streams_the_shipped_model() {
 }
 
 const GOLDEN_DEM: u64 = 0x855551f494757811;
+
+/// The default preset looks like real land: its height field's radial power-spectrum slope β
+/// within the range of real elevation models (2.4–4.0) and its slope angles near real land's
+/// (mean about 14°, 90th percentile about 24°), at the origin and at a second place (see
+/// `strata_core::gen3d::realism`; `cargo xtask preview --shipped` prints the same figures).
+#[test]
+fn the_default_preset_is_as_rough_as_real_land() {
+    use strata_core::gen3d::realism::{REALISM_SIDE, measure};
+    let preset = load_preset_file(&shipped_presets_dir().join("default_hills.ron")).unwrap_or_else(|e| panic!("{e}"));
+    let g = Generator::new(&preset).unwrap();
+    for center in [(0, 0), (5000, -3000)] {
+        let r = measure(g.terrain(), center, REALISM_SIDE);
+        let beta = r.spectrum_slope.unwrap();
+        assert!((2.4..=4.0).contains(&beta), "β {beta} at {center:?}: {r:?}");
+        assert!((10.0..=18.0).contains(&r.slope_mean_deg), "mean slope at {center:?}: {r:?}");
+        assert!((19.0..=30.0).contains(&r.slope_p90_deg), "90th percentile at {center:?}: {r:?}");
+    }
+}
