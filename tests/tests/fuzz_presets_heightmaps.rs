@@ -119,6 +119,25 @@ proptest! {
     }
 
     #[test]
+    fn fuzz_asc_text_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512), cut in 0usize..200) {
+        if let Err(e) = Heightmap::from_asc_bytes(&bytes, Path::new("fuzz.asc")) { heightmap_err_names(&e, "fuzz.asc") }
+        // A valid header with the data cut and junk after it.
+        let mut text = b"ncols 3\nnrows 2\nxllcenter 1\nyllcorner 2\ncellsize 5\nnodata_value -1\n1 -1 3\n4 5 6\n".to_vec();
+        text.truncate(text.len().saturating_sub(cut % 40));
+        text.extend_from_slice(&bytes[..bytes.len().min(cut)]);
+        if let Err(e) = Heightmap::from_asc_bytes(&text, Path::new("m.asc")) { heightmap_err_names(&e, "m.asc") }
+    }
+
+    #[test]
+    fn fuzz_spca_bytes_never_panic(edits in proptest::collection::vec((any::<usize>(), any::<u8>()), 1..6), cut in 0usize..32) {
+        let data: Vec<f64> = (0..48).map(|i| ((i * 13 % 7) as f64).sin() + (i / 6) as f64).collect();
+        let pca = strata_core::noise::pca::Pca::fit(8, 6, &data).unwrap();
+        let good = strata_core::noise::pca::PcaModel::new(&pca, &data, 3, 1.0).unwrap().to_bytes();
+        let bytes = mutate(&good, &edits, cut);
+        if let Err(e) = Heightmap::from_spca_bytes(&bytes, Path::new("m.spca")) { heightmap_err_names(&e, "m.spca") }
+    }
+
+    #[test]
     fn fuzz_hgt_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..4096)) {
         let e = Heightmap::from_hgt_bytes(&bytes, Path::new("fuzz.hgt")).unwrap_err();
         prop_assert!(matches!(e, HeightmapError::HgtSize { .. }), "{}", e);

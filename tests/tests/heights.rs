@@ -281,7 +281,7 @@ fn an_unloadable_heightmap_is_the_error_of_check_and_build() {
     let good = test_heightmap();
     for (file, expected) in [
         ("missing.png", "cannot read the file"),
-        ("folder.png", "is a folder; allowed: a regular .png or .hgt file"),
+        ("folder.png", "is a folder; allowed: a regular .png, .hgt, .asc or .spca file"),
         ("junk.png", "not a readable PNG"),
         ("short.hgt", "10 bytes is not an SRTM tile"),
     ] {

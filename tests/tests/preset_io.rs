@@ -7,7 +7,7 @@ use strata_core::WorldPreset;
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{load_preset_file, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
-use strata_core::preset::model::{CaveMode, SurfaceSource};
+use strata_core::preset::model::{CaveMode, HeightmapWrap, SurfaceSource};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
 
@@ -35,7 +35,14 @@ fn scratch(tag: &str) -> PathBuf {
 
 /// The shipped presets, by file stem.
 fn shipped() -> Vec<(&'static str, WorldPreset)> {
-    let default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::default() };
+    // Eight octaves with persistence 0.58 give the power-spectrum slope and slope angles of real
+    // land (β ≈ 3.8, mean slope ≈ 15°, 90th percentile ≈ 26°; pinned in golden_presets.rs); the
+    // defaults (five at 0.5) are smoother (β ≈ 5.6).
+    let mut default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::default() };
+    default_hills.height.amplitude = 38.0;
+    default_hills.height.scale = 460.0;
+    default_hills.height.octaves = 8;
+    default_hills.height.persistence = 0.58;
 
     let mut archipelago = WorldPreset { name: "Archipelago".into(), seed: 424_242, ..WorldPreset::default() };
     archipelago.height.base_height = -10.0;
@@ -137,6 +144,23 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     life_side_view.side_view.cave_rock_probability = LIFE_2D_ROCK;
     life_side_view.side_view.cave_life_ticks = LIFE_2D_TICKS;
     life_side_view.side_view.cave_life_flood_fill = true;
+    // A real place: the Olinda elevation model (addons/strata/heightmaps/README.md) alone, each
+    // 90 m cell 6 voxels wide, its 89 m of relief 56 voxels tall, the biomes' height offsets off
+    // so the heights are the model's.
+    let mut olinda =
+        WorldPreset { name: "Olinda river valleys (real DEM)".into(), seed: 8_911, ..WorldPreset::default() };
+    olinda.height.perlin_weight = 0.0;
+    olinda.height.heightmap_weight = 1.0;
+    olinda.height.heightmap_path = "res://addons/strata/heightmaps/olinda_dem_utm25s.asc".into();
+    olinda.height.heightmap_cell_size = 6.0;
+    olinda.height.heightmap_wrap = HeightmapWrap::Tile;
+    olinda.height.base_height = 20.0;
+    olinda.height.amplitude = 28.0;
+    olinda.water.sea_level = -6;
+    for biome in &mut olinda.biomes.table {
+        biome.height_offset = 0.0;
+        biome.height_scale = 1.0;
+    }
 
     vec![
         ("default_hills", default_hills),
@@ -148,6 +172,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
         ("side_view_value_noise", value_2d),
         ("life_caverns", life_caverns),
         ("life_side_view", life_side_view),
+        ("olinda_river_valleys", olinda),
     ]
 }
 

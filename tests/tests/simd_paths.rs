@@ -65,7 +65,7 @@ fn chunks(g: &Generator) -> Vec<ChunkCoord> {
 /// What the 3D world makes under the current thread's SIMD limit: a generator built here (its
 /// noise kernel is chosen at construction), then every chunk as a worker makes it.
 fn world_3d(preset: &WorldPreset) -> Vec<(ChunkCoord, ChunkOutput)> {
-    let g = Generator::new(preset).expect("the preset is valid");
+    let g = Generator::with_base_dir(preset, Some(&shipped_presets_dir())).expect("the preset is valid");
     let mut mesher = Mesher::new();
     let mut columns = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
     let mut scratch = GenScratch::default();
@@ -89,7 +89,7 @@ fn world_3d(preset: &WorldPreset) -> Vec<(ChunkCoord, ChunkOutput)> {
 
 /// The far view's columns at every level, near the origin and far from it.
 fn far_view(preset: &WorldPreset) -> Vec<(LodColumn, FarMesh)> {
-    let g = Generator::new(preset).expect("the preset is valid");
+    let g = Generator::with_base_dir(preset, Some(&shipped_presets_dir())).expect("the preset is valid");
     let mut scratch = FarScratch::default();
     [(1u8, 0, 0), (1, -3, 2), (2, 5, -1), (3, -1, -1), (2, 300, -700)]
         .into_iter()

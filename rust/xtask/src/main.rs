@@ -29,6 +29,7 @@ mod lint;
 mod mingw;
 mod package;
 mod paths;
+mod pca;
 mod preview;
 #[cfg(test)]
 mod render_selftest;
@@ -57,8 +58,14 @@ commands:
   lint [layers] [fmt] [clippy]
                               only the static Rust checks (all three, or the named ones)
   gdscript [--fix]            gdlint and gdformat --check over the GDScript (--fix: reformat)
-  preview PRESET --out DIR [--size PX] [--cell UNITS] [--center X,Z]
-                              render a preset (.tres/.ron) to height/relief/biome/cave PNGs
+  preview (PRESET | --shipped) --out DIR [--size PX] [--cell UNITS] [--center X,Z]
+                              render a preset (.tres/.ron) to height/relief/biome/cave PNGs, with the
+                              land's power-spectrum slope and slope angles in height.json; --shipped:
+                              every shipped preset into DIR/<name>/ and their figures in realism.json
+  pca FILE.asc [--components 1,2,4,8,16,32] [--out DIR] [--json]
+                              principal components of an elevation grid: detail lost, RMSE and largest
+                              error per k, PNGs of each reconstruction and its error in DIR;
+                              --save-components K --out FILE.spca writes a k-component heightmap
   demo [--view-distance N] [--seconds S] [-- ARGS]
                               windowed demo with a display; else headless + Xvfb-rendered flythrough
   crash [--kills N] [--seed S] SIGKILL Godot N times (default 200) while it saves a world; every
@@ -145,6 +152,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "demo" => demo::run(rest),
         "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
+        "pca" => pca::run(rest).map(|()| ExitCode::SUCCESS),
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),

@@ -164,3 +164,49 @@ func test_a_bad_heightmap_is_reported_alike_by_validate_and_the_world() -> void:
 		assert_true(w.last_error().contains(said), "same message: %s / %s" % [w.last_error(), said])
 		assert_false(w.is_area_ready(), "no world without its heightmap")
 		assert_false(w.get_stats()["heightmap_loading"], "the load is over")
+
+
+func test_asc_and_spca_heightmaps_read_from_disk_and_from_a_pack() -> void:
+	# The shipped elevation model and its 16-component file, on disk under res://, and the same
+	# bytes inside a resource pack (read through FileAccess, as in an exported game).
+	var maps := "res://addons/strata/heightmaps/"
+	var files := ["olinda_dem_utm25s.asc", "olinda_dem_k16.spca"]
+	var packer := PCKPacker.new()
+	var pck := ProjectSettings.globalize_path(scratch_dir().path_join("dem.pck"))
+	assert_eq(packer.pck_start(pck), OK, "pack started")
+	for file: String in files:
+		assert_eq(
+			packer.add_file(
+				PACKED_DIR.path_join("dem_" + file), ProjectSettings.globalize_path(maps + file)
+			),
+			OK
+		)
+	assert_eq(packer.flush(), OK, "pack written")
+	assert_true(ProjectSettings.load_resource_pack(pck), "pack loaded")
+	var heights := {}
+	for file: String in files:
+		var on_disk := _preset(maps + file)
+		assert_eq(on_disk.validate(), "", file + " validates")
+		var disk_world := _world(on_disk)
+		var packed_world := _world(_preset(PACKED_DIR.path_join("dem_" + file)))
+		assert_true(await wait_until(disk_world.is_area_ready, 60.0), file + " streams")
+		assert_true(await wait_until(packed_world.is_area_ready, 60.0), file + " streams packed")
+		assert_eq(packed_world.last_error(), "", "no error: %s" % packed_world.last_error())
+		heights[file] = _heights(disk_world)
+		assert_eq(_heights(packed_world), heights[file], file + ": same bytes, same world")
+	# 16 components keep the land's shape, not every detail.
+	var full: Array[float] = heights[files[0]]
+	var k16: Array[float] = heights[files[1]]
+	assert_ne(k16, full, "16 components are not the whole model")
+	for i in full.size():
+		assert_near(k16[i], full[i], 12.0, "column %d" % i)
+
+
+func test_a_broken_asc_names_the_line_and_what_is_allowed() -> void:
+	var path := scratch_dir().path_join("broken.asc")
+	var f := FileAccess.open(path, FileAccess.WRITE)
+	f.store_string("ncols 2\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 0\n1 2\n3 4\n")
+	f.close()
+	var said := _preset(path).validate()
+	assert_true(said.contains("broken.asc"), said)
+	assert_true(said.contains("line 5: `cellsize` = `0`; allowed: a positive number"), said)

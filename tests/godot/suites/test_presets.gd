@@ -8,7 +8,8 @@ const SHIPPED := [
 	"desert_canyons",
 	"deep_caverns",
 	"life_caverns",
-	"life_side_view"
+	"life_side_view",
+	"olinda_river_valleys",
 ]
 const SHIPPED_DIR := "res://addons/strata/presets/"
 

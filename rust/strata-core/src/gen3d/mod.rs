@@ -27,6 +27,7 @@ pub mod ores;
 pub mod pipeline;
 pub mod preview;
 pub mod ravines;
+pub mod realism;
 pub mod scatter;
 pub mod scratch;
 pub mod structure_library;

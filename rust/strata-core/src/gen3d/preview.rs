@@ -3,6 +3,8 @@
 //! [`render_preview`] writes, into one folder:
 //! * `height.png` — 16-bit grayscale surface height, lowest sample black, highest white;
 //! * `height.json` — what the grayscale means: world units per pixel, height range, centre;
+//!   and how real the land looks ([`crate::gen3d::realism`]: `spectrum_slope` β,
+//!   `slope_mean_deg`, `slope_p90_deg`, on a 512² voxel square at the centre);
 //! * `relief.png` — shaded relief (light from the north-west) in biome colours, water in blue;
 //! * `biomes.png` — the biome map in the table's colours;
 //! * `caves.png` — a vertical x–y slice through the world at the centre's z, one pixel per
@@ -21,6 +23,7 @@
 use crate::base::block::{AIR, block_info};
 use crate::base::coords::IVec3;
 use crate::gen3d::pipeline::{Generator, GeneratorError};
+use crate::gen3d::realism::{REALISM_SIDE, measure};
 use crate::noise::heightmap::{HeightmapError, write_png};
 use crate::preset::model::WorldPreset;
 use std::path::{Path, PathBuf};
@@ -64,6 +67,19 @@ pub fn render_preview(
     cell: f32,
     out_dir: &Path,
 ) -> Result<PreviewFiles, PreviewError> {
+    render_preview_in(preset, None, center, size_px, cell, out_dir)
+}
+
+/// [`render_preview`] resolving a relative heightmap path against `base_dir` (the preset file's
+/// folder), as [`Generator::with_base_dir`] does.
+pub fn render_preview_in(
+    preset: &WorldPreset,
+    base_dir: Option<&Path>,
+    center: (i32, i32),
+    size_px: u32,
+    cell: f32,
+    out_dir: &Path,
+) -> Result<PreviewFiles, PreviewError> {
     if !(1..=MAX_SIZE_PX).contains(&size_px) {
         return Err(PreviewError::Argument {
             field: "size_px",
@@ -78,7 +94,7 @@ pub fn render_preview(
             allowed: "a number of world units per pixel in (0, 1024]",
         });
     }
-    let generator = Generator::new(preset)?;
+    let generator = Generator::with_base_dir(preset, base_dir)?;
     std::fs::create_dir_all(out_dir).map_err(|source| PreviewError::Io { path: out_dir.into(), source })?;
     let files = PreviewFiles {
         height_png: out_dir.join("height.png"),
@@ -104,15 +120,19 @@ pub fn render_preview(
     let biomes = generator.biomes();
     let names: Vec<String> =
         biomes.iter().map(|b| format!("\"{}\"", b.name.replace('\\', "\\\\").replace('"', "\\\""))).collect();
+    let realism = measure(generator.terrain(), center, REALISM_SIDE);
     let json = format!(
-        "{{\n  \"cell_size\": {cell},\n  \"size_px\": {size_px},\n  \"center\": [{}, {}],\n  \"origin\": [{}, {}],\n  \"min_height\": {lo},\n  \"max_height\": {hi},\n  \"sea_level\": {},\n  \"seed\": {},\n  \"biomes\": [{}]\n}}\n",
+        "{{\n  \"cell_size\": {cell},\n  \"size_px\": {size_px},\n  \"center\": [{}, {}],\n  \"origin\": [{}, {}],\n  \"min_height\": {lo},\n  \"max_height\": {hi},\n  \"sea_level\": {},\n  \"seed\": {},\n  \"biomes\": [{}],\n  \"spectrum_slope\": {},\n  \"slope_mean_deg\": {},\n  \"slope_p90_deg\": {}\n}}\n",
         center.0,
         center.1,
         origin.0,
         origin.1,
         preset.water.sea_level,
         preset.seed,
-        names.join(", ")
+        names.join(", "),
+        realism.spectrum_slope.map_or("null".to_string(), |b| b.to_string()),
+        realism.slope_mean_deg,
+        realism.slope_p90_deg
     );
     std::fs::write(&files.height_json, json)
         .map_err(|source| PreviewError::Io { path: files.height_json.clone(), source })?;
@@ -398,6 +418,10 @@ mod tests {
         let corner = g.height_f(100.0 - 23.5 * 8.0, -50.0 - 23.5 * 8.0);
         assert!(num("min_height") <= corner && corner <= num("max_height"));
         assert!(num("min_height") < num("max_height"));
+        // How real the land looks, measured at the centre.
+        let beta = num("spectrum_slope");
+        assert!(beta > 1.0 && beta < 6.0, "β {beta}");
+        assert!(num("slope_mean_deg") > 0.0 && num("slope_p90_deg") >= num("slope_mean_deg"));
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -175,8 +175,14 @@ pub fn heightmap_path(preset: &WorldPreset, base_dir: Option<&Path>) -> std::pat
     heightmap_path_in(preset.height.heightmap_path.trim(), base_dir)
 }
 
-/// `path` resolved against `base_dir` when relative.
+/// `path` resolved against `base_dir` when relative. A `res://` path (a preset shipped inside a
+/// Godot project, read the same way by Godot) is resolved against the nearest folder at or above
+/// `base_dir` that holds `project.godot`; without one it stays as written.
 pub(crate) fn heightmap_path_in(path: &str, base_dir: Option<&Path>) -> std::path::PathBuf {
+    if let Some(rest) = path.strip_prefix("res://") {
+        let root = base_dir.and_then(|dir| dir.ancestors().find(|d| d.join("project.godot").is_file()));
+        return root.map_or_else(|| std::path::PathBuf::from(path), |root| root.join(rest));
+    }
     let path = Path::new(path);
     match base_dir {
         Some(dir) if path.is_relative() => dir.join(path),

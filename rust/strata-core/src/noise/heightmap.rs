@@ -1,4 +1,7 @@
-//! Real heightmaps as a height source: 16-bit grayscale PNG or SRTM `.hgt` tiles.
+//! Real heightmaps as a height source: 16-bit grayscale PNG, SRTM `.hgt` tiles, ESRI ASCII grids
+//! (`.asc`, [`crate::noise::esri_ascii`]) and PCA reconstructions (`.spca`,
+//! [`crate::noise::pca::PcaModel`]: a grid kept as k principal components, streamed at that
+//! level of detail).
 //!
 //! Samples are normalised to `[-1, 1]` (lowest sample → −1, highest → +1) so a heightmap blends
 //! with the noise sources like any other; the preset's `amplitude` sets the relief. SRTM voids
@@ -13,8 +16,10 @@
 //! before any sample is decoded, and no read goes past that promise. Loading errors are typed
 //! and name the file, the value found and what is allowed.
 //!
-//! May use: `base`, `preset` and the other `noise` modules.
+//! May use: `base`, `preset` and the other `noise` modules (`esri_ascii`, `pca`).
 
+use crate::noise::esri_ascii::{AsciiGrid, MAX_ASC_BYTES};
+use crate::noise::pca::PcaModel;
 use std::fs::File;
 use std::io::{BufWriter, Cursor, Read};
 use std::path::{Path, PathBuf};
@@ -25,7 +30,7 @@ use thiserror::Error;
 pub enum HeightmapError {
     #[error("heightmap `{path}`: cannot read the file: {source}")]
     Io { path: PathBuf, source: std::io::Error },
-    #[error("heightmap `{path}`: is {found}; allowed: a regular .png or .hgt file")]
+    #[error("heightmap `{path}`: is {found}; allowed: a regular .png, .hgt, .asc or .spca file")]
     NotAFile { path: PathBuf, found: &'static str },
     #[error(
         "heightmap `{path}`: {width}×{height} pixels is too large; allowed: at most {max}×{max}",
@@ -40,10 +45,24 @@ pub enum HeightmapError {
     PngFormat { path: PathBuf, found: String },
     #[error("heightmap `{path}`: {len} bytes is not an SRTM tile; allowed: 1201×1201 or 3601×3601 big-endian 16-bit samples ({} or {} bytes)", 2 * 1201 * 1201, 2 * 3601 * 3601)]
     HgtSize { path: PathBuf, len: u64 },
-    #[error("heightmap `{path}`: unknown file type; allowed: a .png or .hgt file")]
+    #[error("heightmap `{path}`: unknown file type; allowed: a .png, .hgt, .asc or .spca file")]
     Extension { path: PathBuf },
     #[error("heightmap `{path}`: every sample is void")]
     AllVoid { path: PathBuf },
+    #[error("heightmap `{path}`: the file is {len} bytes; allowed: at most {max} bytes for an ESRI ASCII grid")]
+    AscBytes { path: PathBuf, len: u64, max: u64 },
+    #[error("heightmap `{path}`: line {line}: `{key}` = `{value}`; allowed: {allowed}")]
+    Asc { path: PathBuf, line: usize, key: String, value: String, allowed: &'static str },
+    #[error(
+        "heightmap `{path}`: the header has no `{key}`; allowed: a header with ncols, nrows, xllcorner or xllcenter, yllcorner or yllcenter, cellsize (nodata_value optional)"
+    )]
+    AscMissing { path: PathBuf, key: &'static str },
+    #[error(
+        "heightmap `{path}`: the samples end at line {line} after {found} of them; allowed: exactly ncols × nrows = {expected}"
+    )]
+    AscCount { path: PathBuf, line: usize, found: usize, expected: usize },
+    #[error("heightmap `{path}`: {field} is {value}; allowed: {allowed}")]
+    Spca { path: PathBuf, field: &'static str, value: String, allowed: String },
     #[error("heightmap `{path}`: cannot write: {message}")]
     Write { path: PathBuf, message: String },
 }
@@ -118,13 +137,17 @@ pub struct Heightmap {
 }
 
 impl Heightmap {
-    /// Loads a `.png` (8- or 16-bit grayscale) or `.hgt` (SRTM) file, by extension.
+    /// Loads a `.png` (8- or 16-bit grayscale), `.hgt` (SRTM), `.asc` (ESRI ASCII grid) or
+    /// `.spca` (PCA components) file, by extension.
     pub fn load(path: &Path) -> Result<Self, HeightmapError> {
-        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            Some("png") => Self::load_png(path),
-            Some("hgt") => Self::load_hgt(path),
-            _ => Err(HeightmapError::Extension { path: path.into() }),
+        match Self::extension(path)?.as_str() {
+            "png" => Self::load_png(path),
+            "hgt" => Self::load_hgt(path),
+            _ => {
+                let (file, len) = open_regular(path)?;
+                Self::check_len(path, len)?;
+                Self::from_bytes(&read_bounded(file, len, path)?, path)
+            }
         }
     }
 
@@ -134,12 +157,31 @@ impl Heightmap {
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
         match Self::extension(path)?.as_str() {
             "png" => Self::from_png_bytes(bytes, path),
+            "asc" => Self::from_asc_bytes(bytes, path),
+            "spca" => Self::from_spca_bytes(bytes, path),
             _ => Self::from_hgt_bytes(bytes, path),
         }
     }
 
+    /// Decodes an ESRI ASCII grid held in memory (no-data filled, see
+    /// [`crate::noise::esri_ascii`]); `path` names it in errors.
+    pub fn from_asc_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
+        let grid = AsciiGrid::parse(bytes, path)?;
+        Self::from_raw(grid.ncols, grid.nrows, &grid.values, None)
+            .ok_or_else(|| HeightmapError::AllVoid { path: path.into() })
+    }
+
+    /// Decodes a `.spca` file held in memory into its k-component reconstruction; `path` names
+    /// it in errors.
+    pub fn from_spca_bytes(bytes: &[u8], path: &Path) -> Result<Self, HeightmapError> {
+        let model = PcaModel::from_bytes(bytes, path)?;
+        Self::from_raw(model.cols, model.rows, &model.heights(), None)
+            .ok_or_else(|| HeightmapError::AllVoid { path: path.into() })
+    }
+
     /// Checks a file's byte count against what its kind allows (at most [`MAX_PNG_BYTES`] for a
-    /// PNG, exactly an SRTM tile's size for `.hgt`), before any byte is read.
+    /// PNG, exactly an SRTM tile's size for `.hgt`, at most [`MAX_ASC_BYTES`] for `.asc`, at most
+    /// [`PcaModel::max_file_len`] for `.spca`), before any byte is read.
     pub fn check_len(path: &Path, len: u64) -> Result<(), HeightmapError> {
         match Self::extension(path)?.as_str() {
             "png" if len > MAX_PNG_BYTES => {
@@ -148,14 +190,24 @@ impl Heightmap {
             "hgt" if !HGT_SIDES.iter().any(|&side| len == 2 * (side * side) as u64) => {
                 Err(HeightmapError::HgtSize { path: path.into(), len })
             }
+            "asc" if len > MAX_ASC_BYTES => {
+                Err(HeightmapError::AscBytes { path: path.into(), len, max: MAX_ASC_BYTES })
+            }
+            "spca" if len > PcaModel::max_file_len() => Err(HeightmapError::Spca {
+                path: path.into(),
+                field: "length",
+                value: format!("{len} bytes"),
+                allowed: format!("at most {} bytes", PcaModel::max_file_len()),
+            }),
             _ => Ok(()),
         }
     }
 
-    /// The lower-case extension of `path` if it is one read here (`png`, `hgt`).
+    /// The lower-case extension of `path` if it is one read here (`png`, `hgt`, `asc`, `spca`).
     fn extension(path: &Path) -> Result<String, HeightmapError> {
         let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        ext.filter(|e| e == "png" || e == "hgt").ok_or_else(|| HeightmapError::Extension { path: path.into() })
+        ext.filter(|e| ["png", "hgt", "asc", "spca"].contains(&e.as_str()))
+            .ok_or_else(|| HeightmapError::Extension { path: path.into() })
     }
 
     fn load_png(path: &Path) -> Result<Self, HeightmapError> {
@@ -461,6 +513,45 @@ mod tests {
         assert_eq!(map.border_mask(1.5, 1.5), 1.0);
     }
 
+    #[test]
+    fn asc_and_spca_files_load_as_heightmaps() {
+        use crate::noise::pca::Pca;
+        let dir = temp_dir("asc");
+        let asc = dir.join("Tile.ASC");
+        std::fs::write(
+            &asc,
+            "ncols 3\nnrows 2\nxllcorner 0\nyllcorner 0\ncellsize 2\nnodata_value -9999\n10 20 -9999\n40 50 60\n",
+        )
+        .unwrap();
+        let map = Heightmap::load(&asc).unwrap();
+        assert_eq!((map.width(), map.height(), map.raw_range()), (3, 2, (10.0, 60.0)));
+        // The no-data cell took the mean of its neighbours (20 and 60).
+        assert!((map.pixel(2, 0) - ((40.0 - 10.0) / 50.0 * 2.0 - 1.0)).abs() < 1e-6);
+        let bytes = std::fs::read(&asc).unwrap();
+        assert_eq!(Heightmap::from_bytes(&bytes, &asc).unwrap(), map);
+        std::fs::write(&asc, "ncols 3\nnrows 2\ncellsize -2\n").unwrap();
+        let e = Heightmap::load(&asc).unwrap_err().to_string();
+        assert!(e.contains("Tile.ASC") && e.contains("line 3: `cellsize` = `-2`; allowed: a positive number"), "{e}");
+        let e = Heightmap::check_len(&asc, MAX_ASC_BYTES + 1).unwrap_err();
+        assert!(matches!(e, HeightmapError::AscBytes { .. }), "{e}");
+
+        // A .spca file streams its k-component reconstruction, normalised like any heightmap.
+        let (rows, cols) = (12, 9);
+        let data: Vec<f64> = (0..rows * cols).map(|i| ((i * 37 % 23) as f64).sin() * 5.0 + (i / cols) as f64).collect();
+        let pca = Pca::fit(rows, cols, &data).unwrap();
+        let model = PcaModel::new(&pca, &data, 3, 1.0).unwrap();
+        let path = dir.join("m.spca");
+        model.save(&path).unwrap();
+        let map = Heightmap::load(&path).unwrap();
+        let expected = Heightmap::from_raw(cols, rows, &model.heights(), None).unwrap();
+        assert_eq!(map, expected);
+        assert_eq!((map.width(), map.height()), (cols, rows));
+        std::fs::write(&path, b"STRATAPC").unwrap();
+        let e = Heightmap::load(&path).unwrap_err().to_string();
+        assert!(e.contains("m.spca") && e.contains("length is 8 bytes"), "{e}");
+        std::fs::remove_dir_all(dir).ok();
+    }
+
     /// CRC-32 of PNG chunks (type and data).
     fn crc32(bytes: &[u8]) -> u32 {
         let mut crc = !0u32;
@@ -529,7 +620,7 @@ mod tests {
         let e = Heightmap::load(&folder).unwrap_err();
         assert_eq!(
             e.to_string(),
-            format!("heightmap `{}`: is a folder; allowed: a regular .png or .hgt file", folder.display())
+            format!("heightmap `{}`: is a folder; allowed: a regular .png, .hgt, .asc or .spca file", folder.display())
         );
         #[cfg(unix)]
         {

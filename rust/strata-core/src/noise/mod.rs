@@ -7,6 +7,7 @@
 //! May use: `base`, `preset` (for the enums that select an algorithm).
 
 pub mod diamond_square;
+pub mod esri_ascii;
 pub mod fast_fbm;
 pub mod fast_fbm3;
 pub mod fractal;
@@ -15,5 +16,7 @@ pub mod heightmap;
 pub mod midpoint;
 pub mod sampler;
 pub mod simplex;
+pub mod pca;
+pub mod spectrum;
 pub mod value;
 pub mod worley;

@@ -192,7 +192,7 @@ pub struct HeightSettings {
     pub ravine_spacing: f32,
     /// Midpoint-displacement roughness of ravine paths (displacement ratio per level).
     pub ravine_roughness: f32,
-    /// Weight of a real heightmap (16-bit PNG or SRTM `.hgt`), 0 = unused.
+    /// Weight of a real heightmap (16-bit PNG, SRTM `.hgt`, ESRI ASCII `.asc` or PCA `.spca`), 0 = unused.
     pub heightmap_weight: f32,
     /// Path to the heightmap file: absolute, or relative to the folder the host names (the
     /// preset file's folder for the core's loaders; in Godot `res://`, and `res://…` and
@@ -1045,7 +1045,7 @@ impl WorldPreset {
             return Err(rule(
                 "height_heightmap_path",
                 "empty while heightmap_weight > 0".into(),
-                "a path to a 16-bit PNG or .hgt file",
+                "a path to a 16-bit PNG, .hgt, .asc or .spca file",
             ));
         }
         if self.biomes.enabled && self.biomes.table.is_empty() {
@@ -1546,7 +1546,7 @@ pub static FIELDS: &[FieldSpec] = &[
         "height_heightmap_path",
         "Height",
         height.heightmap_path,
-        "Heightmap file: a 16-bit grayscale PNG or an SRTM .hgt tile, as a res://, user:// or absolute path (a bare path is relative to res://). Used when the heightmap weight is above 0."
+        "Heightmap file: a 16-bit grayscale PNG, an SRTM .hgt tile, an ESRI ASCII grid (.asc) or PCA components (.spca, from cargo xtask pca), as a res://, user:// or absolute path (a bare path is relative to res://). Used when the heightmap weight is above 0."
     ),
     float_field!(
         "height_heightmap_cell_size",
