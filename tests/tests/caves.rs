@@ -83,7 +83,12 @@ fn each_cave_mode_makes_caves_and_none_makes_none() {
     p.caves.tunnel_strength = 0.0;
     let ca = deep(&p);
     assert!((0.02..0.25).contains(&ca), "cellular automata air fraction {ca}");
+    // Exact Life runs only its rule: with the 4-5 mode's fill it thins out, so it is tried with
+    // the settings of the shipped `life_caverns` preset (rule, fill, ticks).
     p.caves.mode = CaveMode::GameOfLife;
+    p.caves.life_rule = "B14-19/S13-26".into();
+    p.caves.fill_probability = 0.47;
+    p.caves.life_ticks = 6;
     let life = deep(&p);
     assert!((0.02..0.25).contains(&life), "game of life air fraction {life}");
     p.caves.mode = CaveMode::None;

@@ -47,7 +47,6 @@ use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
 use crate::base::block::{self, AIR};
 use crate::base::rng::{hash2, mix64, salt};
 use crate::gen2d::TileGrid;
-use crate::gen2d::surface::SurfaceLine;
 use crate::preset::model::SideViewSettings;
 
 /// The prime triples `(a, b, c)` of octaves 0–3 (see the module docs); octave `i` uses
@@ -205,15 +204,16 @@ impl ClassicCaves {
 
     /// Carves the classic caves into `out` (open cells turn solid tiles into air), filling
     /// pockets of `pockets`, as [`crate::gen2d::Generator2D`]'s cave stage does for the other modes.
-    pub fn carve(&self, seed: u64, line: &SurfaceLine, pockets: PocketRule, out: &mut TileGrid) {
+    /// `surface_row(x)` is the surface line's row at column `x` (the generator's `SurfaceLine`).
+    pub fn carve(&self, seed: u64, surface_row: impl Fn(i32) -> i32, pockets: PocketRule, out: &mut TileGrid) {
         let halo = if pockets.is_active() { pockets.halo() as i32 } else { 0 };
         let (wx, wy, ww, wh) = (out.min_x - halo, out.min_y - halo, out.width + 2 * halo, out.height + 2 * halo);
         let reach = self.total_passes() as i32;
-        let shallowest = (wx - reach..wx + ww + reach).map(|x| line.surface_row(x)).min().unwrap_or(i32::MAX);
+        let shallowest = (wx - reach..wx + ww + reach).map(&surface_row).min().unwrap_or(i32::MAX);
         if wy + wh + reach <= shallowest.saturating_add(self.depth) {
             return; // no hole can reach the window: all wall
         }
-        let mut rock = self.walls(seed, |x| line.surface_row(x), (wx, wy), (ww as usize, wh as usize));
+        let mut rock = self.walls(seed, &surface_row, (wx, wy), (ww as usize, wh as usize));
         if pockets.is_active() {
             let h = halo as usize;
             let roi_max = [h + out.width as usize, h + out.height as usize];

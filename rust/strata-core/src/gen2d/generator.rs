@@ -218,7 +218,7 @@ impl Generator2D {
     /// Stage 2: caves below the cave depth, small pockets or secondary regions filled.
     fn carve_caves(&self, out: &mut TileGrid) {
         if let Some(classic) = &self.classic {
-            classic.carve(self.preset.seed, &self.line, self.pockets, out);
+            classic.carve(self.preset.seed, |x| self.line.surface_row(x), self.pockets, out);
             return;
         }
         let Some(stages) = &self.cave_stages else { return };

@@ -14,12 +14,12 @@
 //! single valid cell is refused.
 //!
 //! Reading is bounded: at most [`MAX_ASC_BYTES`] bytes, at most
-//! [`MAX_HEIGHTMAP_SIDE`](crate::noise::heightmap::MAX_HEIGHTMAP_SIDE) columns and rows, checked
+//! [`MAX_HEIGHTMAP_SIDE`](crate::noise::heightmap_error::MAX_HEIGHTMAP_SIDE) columns and rows, checked
 //! from the header before a sample is stored.
 //!
 //! May use: `noise::heightmap` (its error type and size limit).
 
-use crate::noise::heightmap::{HeightmapError, MAX_HEIGHTMAP_SIDE};
+use crate::noise::heightmap_error::{HeightmapError, MAX_HEIGHTMAP_SIDE};
 use std::path::Path;
 
 /// The largest `.asc` file read: 16 bytes a sample at the largest allowed grid.

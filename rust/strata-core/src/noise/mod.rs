@@ -13,6 +13,7 @@ pub mod fast_fbm3;
 pub mod fractal;
 pub mod grid_perlin;
 pub mod heightmap;
+pub mod heightmap_error;
 pub mod midpoint;
 pub mod pca;
 pub mod sampler;

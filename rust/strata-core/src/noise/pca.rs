@@ -16,7 +16,7 @@
 //!
 //! May use: `noise::heightmap` (its error type).
 
-use crate::noise::heightmap::HeightmapError;
+use crate::noise::heightmap_error::HeightmapError;
 use std::path::Path;
 use thiserror::Error;
 
