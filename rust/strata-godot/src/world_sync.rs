@@ -160,10 +160,14 @@ impl WorldSync {
     /// Emitted on a client when it could not join or lost the server, with the reason.
     #[signal]
     fn join_failed(message: GString);
+    /// Emitted when another player joined (on a newcomer, once for everyone already there).
     #[signal]
     fn player_joined(player_id: i64, player_name: GString);
+    /// Emitted when another player left.
     #[signal]
     fn player_left(player_id: i64);
+    /// Emitted for every chat line, with the id of the player who wrote it (stamped by the
+    /// server).
     #[signal]
     fn chat_received(player_id: i64, text: GString);
     /// Emitted when the server refused one of this player's edits (`request` is what
@@ -474,6 +478,8 @@ impl WorldSync {
     /// A fresh `SceneMultiplayer` over `peer`, its signals connected to this node.
     fn start_api(&mut self, peer: Gd<MultiplayerPeer>) {
         let mut api = SceneMultiplayer::new_gd();
+        // Its own branch of the tree: the game's multiplayer and RPCs elsewhere are untouched.
+        api.set_root_path(&self.base().get_path());
         api.set_multiplayer_peer(&peer);
         let me = self.to_gd();
         for (signal, method) in [
