@@ -898,7 +898,7 @@ func test_every_method_with_wrong_argument_types() -> void:
 	_mark_kept_2d(w2, "after the wrong-type calls, a frame later")
 
 
-func test_world_preview_types_and_the_editor_viewer() -> void:
+func test_world_preview_and_strata_noise_types_and_the_editor_viewer() -> void:
 	_call_with_wrong_types(WorldPreview.new(), func(what: String) -> void: assert_true(true, what))
 	var w := _world()
 	for v: Vector3 in [Vector3(NAN, 0, 0), Vector3(INF, 1, 1), Vector3(1e30, -1e30, 0)]:
@@ -906,6 +906,14 @@ func test_world_preview_types_and_the_editor_viewer() -> void:
 		w.set_editor_viewer(v)
 		_mark_kept(w, what)
 	await wait_frames(2)
+	var keep_noise := StrataNoise.new()
+	keep_noise.seed = 99
+	_call_with_wrong_types(
+		keep_noise,
+		func(what: String) -> void:
+			assert_eq(keep_noise.seed, 99, what + ": seed unchanged")
+			assert_true(is_finite(keep_noise.get_noise_2d(4.0, 5.0)), what + ": still a noise")
+	)
 
 
 ## Runs last (tests run in source order): prints how many probes ran.

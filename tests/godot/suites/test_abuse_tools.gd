@@ -158,14 +158,6 @@ func test_strata_noise() -> void:
 			var img := n.get_image(size, 3)
 			if img == null:
 				assert_true(n.last_error().contains("allowed"), what + ": " + n.last_error())
-	var keep_noise := StrataNoise.new()
-	keep_noise.seed = 99
-	_call_with_wrong_types(
-		keep_noise,
-		func(what: String) -> void:
-			assert_eq(keep_noise.seed, 99, what + ": seed unchanged")
-			assert_true(is_finite(keep_noise.get_noise_2d(4.0, 5.0)), what + ": still a noise")
-	)
 
 
 ## Runs last: prints how many probes this suite ran.

@@ -80,9 +80,12 @@ func test_clients_get_the_servers_world_and_every_edit_in_one_order() -> void:
 	assert_eq(a_world.preset.fingerprint(), server_world.preset.fingerprint())
 	assert_eq(b_world.preset.fingerprint(), server_world.preset.fingerprint())
 	assert_near(a_world.get_height(10, 10), server_world.get_height(10, 10), 0.0, "same heights")
+	# Ada knew the host's player when she joined, and hears of Bo.
 	assert_true(
-		await wait_until(func() -> bool: return a.get_players().size() == 1, 10.0), "ada sees bo"
+		await wait_until(func() -> bool: return a.get_players().values().has("bo"), 10.0),
+		"ada sees bo"
 	)
+	assert_eq(a.get_players().size(), 2, "the host and bo")
 	await _stand(a, a_world, 0, 0)
 	await _stand(b, b_world, 4, 0)
 	var h := int(server_world.get_height(0, 0))

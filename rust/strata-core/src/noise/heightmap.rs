@@ -387,6 +387,7 @@ pub fn write_gray16_png(path: &Path, width: u32, height: u32, samples: &[u16]) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("strata-heightmap-{name}-{}", std::process::id()));
