@@ -37,7 +37,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
-use strata_core::base::edits::EditMap;
+use strata_core::base::edits::{EditMap, apply_edits};
 use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
@@ -640,6 +640,26 @@ impl ChunkWorld {
             Some(g) => g.biome_at(x.floor() as i32, z.floor() as i32).name.as_str().into(),
             None => GString::new(),
         }
+    }
+
+    /// A 64-bit hash of every voxel of chunk `coord` (32³ voxels from `coord * 32`), edits
+    /// included: two worlds agree on a chunk exactly when their hashes do (what multiplayer
+    /// tests compare). A query that generates the chunk on the calling thread (about a
+    /// millisecond), loaded or not; -1 while the world has no generator or outside the world.
+    #[func]
+    pub fn get_chunk_hash(&mut self, coord: Vector3i) -> i64 {
+        let c = ChunkCoord::new(coord.x, coord.y, coord.z);
+        let min = c.min_voxel();
+        let max = IVec3::new(min.x + CHUNK_SIZE - 1, min.y + CHUNK_SIZE - 1, min.z + CHUNK_SIZE - 1);
+        if !voxel_in_world(min) || !voxel_in_world(max) {
+            return -1;
+        }
+        let Some(g) = self.generator() else { return -1 };
+        let mut voxels = g.generate_chunk(c);
+        if let Some(edits) = self.edits() {
+            apply_edits(&mut voxels, &edits.edits_in_box(min, IVec3::splat(CHUNK_SIZE)));
+        }
+        voxels.content_hash() as i64
     }
 
     /// The block id at voxel `p` (0 = air). Works anywhere, loaded or not; edits included.

@@ -21,6 +21,9 @@ use godot::classes::multiplayer_peer::TransferMode;
 use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::net::client::{ClientEvent, WorldClient};
@@ -33,10 +36,14 @@ use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
 const NEXT_ORDER_KEY: &str = "strata.net.next_order";
 /// The server's own connection id in Godot's multiplayer (the host plays as it).
 const SERVER_PEER: i64 = 1;
-/// Poses sent per second.
+/// Poses sent per second while the player moves.
 const POSE_RATE_HZ: f64 = 15.0;
+/// Seconds between poses of a player standing still.
+const POSE_KEEPALIVE_S: f64 = 1.0;
 /// How far in the past other players are drawn, so there are two poses to blend.
 const INTERPOLATION_DELAY_S: f64 = 0.1;
+/// Frames whose handling time `get_stats` summarises.
+const TICK_WINDOW: usize = 1024;
 
 enum Role {
     Idle,
@@ -81,13 +88,32 @@ pub struct WorldSync {
     last_save: Instant,
     started: Instant,
     local_pose: Option<Pose>,
+    /// The pose last sent: a player standing still is sent once a second.
+    sent_pose: Option<Pose>,
     last_pose_sent: f64,
     pose_tick: u32,
     /// Chunks that streamed in on a client, to subscribe to at the next frame.
     to_subscribe: Vec<ChunkCoord>,
     /// The host player's next edit request number.
     next_host_request: u32,
+    /// The hash that ties the server's journal to its world, fixed when it starts hosting.
+    journal_hash: u64,
+    traffic: Traffic,
+    /// Milliseconds each of the last frames spent in this node (packets handled, journal, sends).
+    tick_ms: VecDeque<f32>,
+    /// Set by SIGTERM, SIGINT or SIGHUP once `stop_on_signals` was called.
+    stop_requested: Option<Arc<AtomicBool>>,
     last_error: String,
+}
+
+/// Payload bytes and packets through this node's connection (the MultiplayerPeer adds its own
+/// headers on the wire).
+#[derive(Default, Clone, Copy)]
+struct Traffic {
+    bytes_sent: u64,
+    bytes_received: u64,
+    packets_sent: u64,
+    packets_received: u64,
 }
 
 #[godot_api]
@@ -108,15 +134,28 @@ impl INode for WorldSync {
             last_save: Instant::now(),
             started: Instant::now(),
             local_pose: None,
+            sent_pose: None,
             last_pose_sent: f64::NEG_INFINITY,
             pose_tick: 0,
             to_subscribe: Vec::new(),
             next_host_request: 0,
+            journal_hash: 0,
+            traffic: Traffic::default(),
+            tick_ms: VecDeque::with_capacity(TICK_WINDOW),
+            stop_requested: None,
             last_error: String::new(),
         }
     }
 
     fn process(&mut self, _delta: f64) {
+        let started = Instant::now();
+        if self.stop_requested.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+            self.stop_requested = None;
+            godot_print!("WorldSync: stop signal received; saving and quitting");
+            self.leave();
+            self.base().get_tree().quit();
+            return;
+        }
         // Polling emits the api's signals into this node's handlers: let them borrow it.
         if let Some(mut api) = self.api.clone() {
             let _reentrant = self.base_mut();
@@ -134,8 +173,10 @@ impl INode for WorldSync {
         }
         if let Some(pose) = self.local_pose
             && now - self.last_pose_sent >= 1.0 / POSE_RATE_HZ
+            && (self.sent_pose != Some(pose) || now - self.last_pose_sent >= POSE_KEEPALIVE_S)
         {
             self.last_pose_sent = now;
+            self.sent_pose = Some(pose);
             self.pose_tick = self.pose_tick.wrapping_add(1);
             self.send_pose(pose);
         }
@@ -145,6 +186,10 @@ impl INode for WorldSync {
         {
             self.snapshot();
         }
+        if self.tick_ms.len() == TICK_WINDOW {
+            self.tick_ms.pop_front();
+        }
+        self.tick_ms.push_back(started.elapsed().as_secs_f32() * 1000.0);
     }
 
     fn exit_tree(&mut self) {
@@ -174,6 +219,13 @@ impl WorldSync {
     /// `request_edit` returned).
     #[signal]
     fn edit_rejected(request: i64, reason: GString);
+
+    /// Emitted on every peer for each edit applied after it joined, in the server's order:
+    /// edit number `order`, made by `player_id` as its request `request` (match it against
+    /// `request_edit`'s result when `player_id` is `get_local_player_id()`), set `position` to
+    /// `block`. The voxel already holds it.
+    #[signal]
+    fn edit_applied(order: i64, player_id: i64, request: i64, position: Vector3i, block: i64);
     /// Emitted on the server when it dropped a connection (malformed packet, a message out of
     /// turn), with the reason.
     #[signal]
@@ -209,6 +261,7 @@ impl WorldSync {
             Err(e) => return self.fail(e),
         };
         let (preset, edits, block_count) = world.bind().shared_world_state();
+        self.journal_hash = journal_world_hash(&preset);
         let config = ServerConfig {
             reach: self.reach.clamp(1.0, 64.0),
             edits_per_second: self.edits_per_second.clamp(1.0, 1000.0),
@@ -299,7 +352,8 @@ impl WorldSync {
     }
 
     /// Where this player is and looks (world voxels at the eye, radians); sent 15 times a
-    /// second. The server measures edit reach from it.
+    /// second while it changes, once a second while it does not. The server measures edit
+    /// reach from it.
     #[func]
     fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64) {
         let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
@@ -364,6 +418,18 @@ impl WorldSync {
         }
     }
 
+    /// True when every edit of chunk `coord` is known here: always on a server; on a client
+    /// once the server's snapshot of that chunk arrived (it is asked for as the chunk streams
+    /// in), so `ChunkWorld.get_chunk_hash(coord)` is then the server's.
+    #[func]
+    fn is_chunk_synced(&self, coord: Vector3i) -> bool {
+        match &self.role {
+            Role::Server(_) => true,
+            Role::Client(c) => c.is_chunk_synced(ChunkCoord::new(coord.x, coord.y, coord.z)),
+            Role::Idle => false,
+        }
+    }
+
     /// True while serving.
     #[func]
     fn is_server(&self) -> bool {
@@ -381,10 +447,21 @@ impl WorldSync {
     }
 
     /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
-    /// `next_order`; a client's: `edits` (voxels edited as far as it knows).
+    /// `next_order`; a client's: `edits` (voxels edited as far as it knows) and `next_order`
+    /// (every edit numbered below it has reached it). Both: `bytes_sent`, `bytes_received`,
+    /// `packets_sent`, `packets_received` (payloads, without the peer's own headers) and the
+    /// time this node took per frame over the last 1,024 frames, `tick_ms_p50`, `tick_ms_p99`,
+    /// `tick_ms_max` (packets handled, the journal written and synced, replies sent).
     #[func]
     fn get_stats(&self) -> VarDictionary {
         let mut d = VarDictionary::new();
+        d.set("bytes_sent", self.traffic.bytes_sent as i64);
+        d.set("bytes_received", self.traffic.bytes_received as i64);
+        d.set("packets_sent", self.traffic.packets_sent as i64);
+        d.set("packets_received", self.traffic.packets_received as i64);
+        d.set("tick_ms_p50", quantile(&self.tick_ms, 0.5));
+        d.set("tick_ms_p99", quantile(&self.tick_ms, 0.99));
+        d.set("tick_ms_max", quantile(&self.tick_ms, 1.0));
         match &self.role {
             Role::Server(s) => {
                 d.set("edits_applied", s.stats().edits_applied as i64);
@@ -395,10 +472,35 @@ impl WorldSync {
             }
             Role::Client(c) => {
                 d.set("edits", c.edits().len() as i64);
+                d.set("next_order", c.next_order() as i64);
             }
             Role::Idle => {}
         }
         d
+    }
+
+    /// For a dedicated server: from now on SIGTERM, SIGINT (Ctrl+C) or SIGHUP makes this node
+    /// stop serving at its next frame (saving the world, as `leave` does) and quit the scene
+    /// tree. False, with the reason in `last_error()`, where the signals cannot be watched
+    /// (not on Linux or macOS).
+    #[func]
+    fn stop_on_signals(&mut self) -> bool {
+        #[cfg(unix)]
+        match stop_signal_flag() {
+            Ok(flag) => {
+                self.stop_requested = Some(flag);
+                true
+            }
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.fail("WorldSync.stop_on_signals: stop signals are watched on Linux and macOS only".into());
+            false
+        }
     }
 
     /// The last error ("" after a later success).
@@ -411,6 +513,8 @@ impl WorldSync {
     #[func]
     fn on_peer_packet(&mut self, peer: i64, packet: PackedByteArray) {
         let bytes = packet.to_vec();
+        self.traffic.bytes_received += bytes.len() as u64;
+        self.traffic.packets_received += 1;
         match &self.role {
             Role::Server(_) => self.server_packet(peer, &bytes),
             Role::Client(_) if peer == SERVER_PEER => self.client_packet(&bytes),
@@ -506,6 +610,8 @@ impl WorldSync {
 
     fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
         let Some(api) = self.api.as_mut() else { return };
+        self.traffic.bytes_sent += bytes.len() as u64;
+        self.traffic.packets_sent += 1;
         let mode = if reliable { TransferMode::RELIABLE } else { TransferMode::UNRELIABLE_ORDERED };
         let packet = PackedByteArray::from(bytes);
         api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();
@@ -606,6 +712,13 @@ impl WorldSync {
             Message::EditRejected { request, reason } => {
                 self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
             }
+            Message::EditApplied { order, player, request, pos, block } => self.signals().edit_applied().emit(
+                order as i64,
+                player as i64,
+                request as i64,
+                Vector3i::new(pos.x, pos.y, pos.z),
+                block as i64,
+            ),
             _ => {}
         }
     }
@@ -651,6 +764,13 @@ impl WorldSync {
                         }
                     }
                 }
+                ClientEvent::Applied { order, player, request, pos, block } => self.signals().edit_applied().emit(
+                    order as i64,
+                    player as i64,
+                    request as i64,
+                    Vector3i::new(pos.x, pos.y, pos.z),
+                    block as i64,
+                ),
                 ClientEvent::Rejected { request, reason } => {
                     self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
                 }
@@ -678,11 +798,6 @@ impl WorldSync {
         GString::from(format!("{}.journal", self.save_path).as_str())
     }
 
-    /// The journal's check that it belongs to this world.
-    fn journal_world_hash(&self, preset: &strata_core::WorldPreset) -> u64 {
-        fnv1a64(fingerprint(preset).as_bytes())
-    }
-
     /// Loads `save_path` and replays its journal into `world`; the next edit's number.
     fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
         if self.save_path.is_empty() {
@@ -705,8 +820,8 @@ impl WorldSync {
             return Ok(base);
         }
         let (preset, _, _) = world.bind().shared_world_state();
-        let contents =
-            read_journal(&journal, self.journal_world_hash(&preset)).map_err(|e| format!("WorldSync.host: {e}"))?;
+        let hash = journal_world_hash(&preset);
+        let contents = read_journal(&journal, hash).map_err(|e| format!("WorldSync.host: {e}"))?;
         if contents.torn_bytes > 0 {
             godot_warn!(
                 "WorldSync.host: {} ended in a partly written edit ({} bytes), never acknowledged; dropped",
@@ -738,13 +853,45 @@ impl WorldSync {
             self.fail(format!("WorldSync: autosave failed: {message}"));
             return;
         }
-        let (preset, _, _) = world.bind().shared_world_state();
-        let hash = self.journal_world_hash(&preset);
-        match EditJournal::create(&files::globalize(&self.journal_path()), next, hash) {
+        match EditJournal::create(&files::globalize(&self.journal_path()), next, self.journal_hash) {
             Ok(j) => self.journal = Some(j),
             Err(e) => {
                 self.fail(format!("WorldSync: {e}"));
             }
         }
     }
+}
+
+/// The journal's check that it belongs to this world.
+fn journal_world_hash(preset: &strata_core::WorldPreset) -> u64 {
+    fnv1a64(fingerprint(preset).as_bytes())
+}
+
+/// The `q`-quantile (0 to 1) of `values` by nearest rank; 0 when empty.
+fn quantile(values: &VecDeque<f32>, q: f64) -> f64 {
+    let mut sorted: Vec<f32> = values.iter().copied().collect();
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    sorted.sort_by(f32::total_cmp);
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    f64::from(sorted[rank - 1])
+}
+
+/// The process-wide flag the stop signals set, registered once.
+#[cfg(unix)]
+fn stop_signal_flag() -> Result<Arc<AtomicBool>, String> {
+    use std::sync::OnceLock;
+    static FLAG: OnceLock<Result<Arc<AtomicBool>, String>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
+            // A second signal, while the first is still unanswered, ends the process at once.
+            signal_hook::flag::register_conditional_shutdown(signal, 1, flag.clone())
+                .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
+                .map_err(|e| format!("WorldSync.stop_on_signals: cannot watch signal {signal}: {e}"))?;
+        }
+        Ok(flag)
+    })
+    .clone()
 }

@@ -27,6 +27,7 @@ mod godot_run;
 mod layers;
 mod lint;
 mod mingw;
+mod net_test;
 mod package;
 mod paths;
 mod pca;
@@ -68,6 +69,13 @@ commands:
                               --save-components K --out FILE.spca writes a k-component heightmap
   demo [--view-distance N] [--seconds S] [-- ARGS]
                               windowed demo with a display; else headless + Xvfb-rendered flythrough
+  server --world FILE [--port N] [--preset FILE] [--seed N] [--autosave S] [--max-players N] [--status FILE]
+                              the dedicated multiplayer server (headless Godot); resumes from FILE and its
+                              journal, saves every S seconds and on SIGTERM/Ctrl+C
+  loadtest [--clients 8] [--rate 20] [--seconds 60] [--view 2]
+                              a dedicated server and N players editing RATE times a second each: edits
+                              acknowledged and lost, latency p50/p99, server tick, bytes per edit, join time
+  net-check                   the multi-process multiplayer check of `test` alone (server, 4 clients, SIGKILL)
   crash [--kills N] [--seed S] SIGKILL Godot N times (default 200) while it saves a world; every
                               time the file must load and hold the last completed save or the next
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
@@ -153,6 +161,9 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "gdscript" => gdscript_lint::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "pca" => pca::run(rest).map(|()| ExitCode::SUCCESS),
+        "server" => net_test::server(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        "loadtest" => net_test::loadtest(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        "net-check" => net_test::check(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),

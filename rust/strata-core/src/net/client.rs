@@ -16,7 +16,7 @@ use crate::net::protocol::{Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReas
 use crate::preset::error::PresetError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron};
 use crate::preset::model::WorldPreset;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use thiserror::Error;
 
 /// Why a client gave up on its connection.
@@ -51,6 +51,16 @@ pub enum ClientEvent {
     /// These voxels changed (applied edits or a chunk snapshot).
     VoxelsChanged {
         positions: Vec<IVec3>,
+    },
+    /// Edit number `order` was applied: `player`'s request `request` set `pos` to `block` (it
+    /// follows the `VoxelsChanged` of the same edit). A late joiner hears of the edits applied
+    /// after its welcome; earlier ones come inside chunk snapshots.
+    Applied {
+        order: u64,
+        player: PlayerId,
+        request: u32,
+        pos: IVec3,
+        block: BlockId,
     },
     Rejected {
         request: u32,
@@ -87,6 +97,8 @@ pub struct WorldClient {
     next_order: u64,
     next_request: u32,
     players: BTreeMap<PlayerId, RemotePlayer>,
+    /// Chunks whose snapshot arrived: every edit of theirs is known here.
+    synced: HashSet<ChunkCoord>,
 }
 
 impl WorldClient {
@@ -98,6 +110,7 @@ impl WorldClient {
             next_order: 0,
             next_request: 0,
             players: BTreeMap::new(),
+            synced: HashSet::new(),
         }
     }
 
@@ -109,6 +122,17 @@ impl WorldClient {
     /// Our player id once joined.
     pub fn player(&self) -> Option<PlayerId> {
         self.player
+    }
+
+    /// The number the next applied edit will carry: every edit numbered below it is known here.
+    pub fn next_order(&self) -> u64 {
+        self.next_order
+    }
+
+    /// True once the server's snapshot of `chunk` arrived (after [`WorldClient::subscribe`]):
+    /// from then on every edit of that chunk is known here.
+    pub fn is_chunk_synced(&self, chunk: ChunkCoord) -> bool {
+        self.synced.contains(&chunk)
     }
 
     /// The server's edits as far as they reached us.
@@ -166,13 +190,16 @@ impl WorldClient {
             };
         }
         Ok(match message {
-            Message::EditApplied { order, pos, block, .. } => {
+            Message::EditApplied { order, player, request, pos, block } => {
                 if order != self.next_order {
                     return Err(ClientError::OutOfOrder { expected: self.next_order, got: order });
                 }
                 self.next_order += 1;
                 self.edits.set(pos, block);
-                vec![ClientEvent::VoxelsChanged { positions: vec![pos] }]
+                vec![
+                    ClientEvent::VoxelsChanged { positions: vec![pos] },
+                    ClientEvent::Applied { order, player, request, pos, block },
+                ]
             }
             Message::ChunkEdits { chunk, edits, .. } => {
                 let min = chunk.min_voxel();
@@ -193,6 +220,7 @@ impl WorldClient {
                 }
                 positions.sort_by_key(|p| (p.x, p.y, p.z));
                 positions.dedup();
+                self.synced.insert(chunk);
                 vec![ClientEvent::VoxelsChanged { positions }]
             }
             Message::EditRejected { request, reason } => vec![ClientEvent::Rejected { request, reason }],

@@ -1,0 +1,141 @@
+## A dedicated Strata server: one shared world, no player of its own, no window.
+##
+## godot --headless --path PROJECT res://addons/strata/server/dedicated_server.tscn -- \
+##     --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS] \
+##     [--max-players N] [--status FILE] [--tick-rate HZ]
+##
+## FILE is the world save (`.strata`): when it exists the server resumes from it and its journal
+## (every edit it acknowledged before a crash comes back); otherwise a new world is made from
+## `--preset` (a `.tres` or `.ron` WorldPreset; the built-in default without it) and `--seed`.
+## SIGTERM, SIGINT (Ctrl+C) or SIGHUP saves and stops. `--status FILE` writes the server's
+## counters as JSON twice a second (replaced atomically), for scripts and load tests.
+## Exit codes: 0 stopped cleanly, 2 bad arguments, 3 the world could not be served.
+extends Node
+
+const DEFAULT_PORT := 24565
+const USAGE := (
+	"usage: -- --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS]"
+	+ " [--max-players N] [--status FILE] [--tick-rate HZ]"
+)
+const DEFAULT_TICK_RATE := 120
+const STATUS_INTERVAL_S := 0.5
+
+var _status_path := ""
+var _status_elapsed := 0.0
+var _peer: ENetMultiplayerPeer
+## ENet's own counters (UDP payloads, its headers included), summed since the start.
+var _wire := {"wire_bytes_sent": 0, "wire_bytes_received": 0, "datagrams_sent": 0}
+
+@onready var _world: ChunkWorld = $World
+@onready var _sync: WorldSync = $Sync
+
+
+func _ready() -> void:
+	var options := parse_options(OS.get_cmdline_user_args())
+	if options.has("error"):
+		printerr("dedicated server: %s\n%s" % [options["error"], USAGE])
+		get_tree().quit(2)
+		return
+	var save_path: String = options["world"]
+	if not FileAccess.file_exists(save_path):
+		var preset := WorldPreset.new()
+		if options.has("preset"):
+			preset = WorldPreset.load_from_file(options["preset"])
+			if preset == null:
+				printerr("dedicated server: --preset %s could not be read" % options["preset"])
+				get_tree().quit(2)
+				return
+		if options.has("seed"):
+			preset.seed = options["seed"]
+		_world.preset = preset
+	# Frames (network polls) a second: the server answers within one frame without spinning.
+	Engine.max_fps = clampi(options.get("tick_rate", DEFAULT_TICK_RATE), 10, 1000)
+	_status_path = options.get("status", "")
+	_sync.save_path = save_path
+	_sync.autosave_interval_s = options.get("autosave", 60.0)
+	_sync.max_players = options.get("max_players", 32)
+	if not _sync.stop_on_signals():
+		push_warning(_sync.last_error())
+	# The peer is made here, not by `host`, so that its ENet counters can be read.
+	_peer = ENetMultiplayerPeer.new()
+	var port: int = options.get("port", DEFAULT_PORT)
+	var err := _peer.create_server(port, _sync.max_players)
+	if err != OK:
+		printerr("dedicated server: cannot listen on UDP port %d: %s" % [port, error_string(err)])
+		get_tree().quit(3)
+		return
+	if _sync.host_with_peer(_peer) != OK:
+		printerr("dedicated server: %s" % _sync.last_error())
+		get_tree().quit(3)
+		return
+	_sync.peer_dropped.connect(_on_peer_dropped)
+	_write_status()
+	printerr(
+		(
+			"dedicated server: serving %s on UDP port %d (seed %d, preset %s)"
+			% [save_path, port, _world.preset.seed, _world.preset.fingerprint()]
+		)
+	)
+
+
+func _process(delta: float) -> void:
+	_status_elapsed += delta
+	if _status_path != "" and _status_elapsed >= STATUS_INTERVAL_S:
+		_status_elapsed = 0.0
+		_write_status()
+
+
+## Reads `--key value` pairs; the result holds "error" when they are not usable.
+static func parse_options(args: PackedStringArray) -> Dictionary:
+	var options := {}
+	var i := 0
+	while i < args.size():
+		var key := args[i]
+		if i + 1 >= args.size():
+			return {"error": "%s needs a value" % key}
+		var value := args[i + 1]
+		i += 2
+		match key:
+			"--world", "--preset", "--status":
+				options[key.substr(2)] = value
+			"--port", "--seed", "--max-players", "--tick-rate":
+				if not value.is_valid_int():
+					return {"error": "%s %s is not a whole number" % [key, value]}
+				options[key.substr(2).replace("-", "_")] = value.to_int()
+			"--autosave":
+				if not value.is_valid_float():
+					return {"error": "--autosave %s is not a number of seconds" % value}
+				options["autosave"] = value.to_float()
+			_:
+				return {"error": "unknown option %s" % key}
+	if not options.has("world"):
+		return {"error": "--world FILE is required"}
+	if options.has("port") and (options["port"] < 1 or options["port"] > 65535):
+		return {"error": "--port %d is not allowed; allowed: 1 to 65535" % options["port"]}
+	return options
+
+
+func _on_peer_dropped(peer_id: int, reason: String) -> void:
+	printerr("dedicated server: dropped peer %d: %s" % [peer_id, reason])
+
+
+func _write_status() -> void:
+	if _status_path == "":
+		return
+	var status := _sync.get_stats()
+	status["serving"] = _sync.is_server()
+	status["error"] = _sync.last_error()
+	if _peer != null and _peer.host != null:
+		var host := _peer.host
+		_wire["wire_bytes_sent"] += host.pop_statistic(ENetConnection.HOST_TOTAL_SENT_DATA)
+		_wire["wire_bytes_received"] += host.pop_statistic(ENetConnection.HOST_TOTAL_RECEIVED_DATA)
+		_wire["datagrams_sent"] += host.pop_statistic(ENetConnection.HOST_TOTAL_SENT_PACKETS)
+	status.merge(_wire)
+	var tmp := _status_path + ".tmp"
+	var f := FileAccess.open(tmp, FileAccess.WRITE)
+	if f == null:
+		push_warning("dedicated server: cannot write %s" % tmp)
+		return
+	f.store_string(JSON.stringify(status))
+	f.close()
+	DirAccess.rename_absolute(tmp, _status_path)

@@ -1,0 +1,305 @@
+## Multiplayer worker for `cargo xtask test`'s multi-process check and `cargo xtask loadtest`
+## (rust/xtask/src/net_test.rs):
+## `godot --headless --path tests/godot -s res://tools/net_client.gd -- --port=N --commands=PATH`.
+##
+## Runs the commands the harness appends to PATH, one a line, in order, and answers each with a
+## line `net_client TAG JSON` on stderr (unbuffered):
+##   join NAME [VIEW]          join 127.0.0.1:N as NAME, view distance VIEW (default 2)
+##                                                                  -> joined / join_failed
+##   stand X Z                 stand on the ground at (X, Z)        -> stood {height}
+##   edits COUNT RATE SEED     COUNT edits within reach, RATE a second, until each is answered
+##                                                                  -> edits {acked, rejected, ...}
+##   wait_order N              until edit N - 1 arrived             -> order {next_order, log_hash}
+##   hash X0 Y0 Z0 X1 Y1 Z1    chunk hashes of a box of chunks, once each chunk is synced -> hash
+##   leave                     leave the server                      -> left
+##   garbage KIND              a raw connection sending a malformed (junk) or oversized packet
+##                                                                  -> garbage {dropped}
+##   load CLIENTS RATE SECONDS CLIENTS players, RATE edits a second each -> load {figures}
+##   jointime VIEW SEED        single-player view-ready time, then a join's -> jointime
+##   quit
+extends SceneTree
+
+const HOST := "127.0.0.1"
+## Stops by itself after this long, should the harness be gone.
+const MAX_SECONDS := 600.0
+const Spots := preload("res://tools/net_spots.gd")
+
+var _port := 0
+var _commands_path := ""
+var _done_lines := 0
+var _busy := false
+var _started_ms := 0
+var _world: ChunkWorld
+var _viewer: Node3D
+var _sync: WorldSync
+var _stand := Vector3.ZERO
+## Every edit this client heard of, in order: [order, x, y, z, block].
+var _log: Array = []
+
+
+func _initialize() -> void:
+	_started_ms = Time.get_ticks_msec()
+	# A steady frame rate: latencies measured here are not the harness's busy loop.
+	Engine.max_fps = 250
+	for arg in OS.get_cmdline_user_args():
+		if arg.begins_with("--port="):
+			_port = arg.substr(7).to_int()
+		elif arg.begins_with("--commands="):
+			_commands_path = arg.substr(11)
+	if _port <= 0 or _commands_path == "":
+		printerr("usage: -s res://tools/net_client.gd -- --port=N --commands=PATH")
+		quit(2)
+		return
+	_say("ready", {})
+
+
+func _process(_delta: float) -> bool:
+	if Time.get_ticks_msec() - _started_ms > MAX_SECONDS * 1000.0:
+		printerr("net_client: gave up after %d s" % MAX_SECONDS)
+		quit(4)
+		return true
+	if not _busy:
+		_next_command()
+	return false
+
+
+func _say(tag: String, data: Dictionary) -> void:
+	printerr("net_client %s %s" % [tag, JSON.stringify(data)])
+
+
+func _next_command() -> void:
+	var f := FileAccess.open(_commands_path, FileAccess.READ)
+	if f == null:
+		return
+	var lines := f.get_as_text().split("\n", false)
+	if _done_lines >= lines.size():
+		return
+	var words := lines[_done_lines].strip_edges().split(" ", false)
+	_done_lines += 1
+	if words.is_empty():
+		return
+	_busy = true
+	await _run(words)
+	_busy = false
+
+
+func _run(w: PackedStringArray) -> void:
+	match w[0]:
+		"join":
+			await _join(w[1], int(w[2]) if w.size() > 2 else 2)
+		"stand":
+			_stand_at(float(w[1]), float(w[2]))
+		"edits":
+			await _edits(int(w[1]), float(w[2]), int(w[3]))
+		"wait_order":
+			await _wait_order(int(w[1]))
+		"hash":
+			await _hash(
+				Vector3i(int(w[1]), int(w[2]), int(w[3])), Vector3i(int(w[4]), int(w[5]), int(w[6]))
+			)
+		"leave":
+			_sync.leave()
+			_say("left", {})
+		"garbage":
+			await _garbage(w[1])
+		"load":
+			await _load(int(w[1]), float(w[2]), float(w[3]))
+		"jointime":
+			await _join_time(int(w[1]), int(w[2]))
+		"quit":
+			if _sync != null:
+				_sync.leave()
+			quit(0)
+		_:
+			_say("error", {"message": "unknown command %s" % w[0]})
+
+
+func _wait(condition: Callable, seconds: float) -> bool:
+	var deadline := Time.get_ticks_msec() + seconds * 1000.0
+	while not condition.call():
+		if Time.get_ticks_msec() > deadline:
+			return false
+		await process_frame
+	return true
+
+
+func _new_world(view: int) -> ChunkWorld:
+	if _viewer == null:
+		_viewer = Node3D.new()
+		root.add_child(_viewer)
+	var world := ChunkWorld.new()
+	world.view_distance = view
+	world.vertical_view_distance = 1
+	world.far_view_levels = 0
+	world.frame_budget_ms = 8.0
+	root.add_child(world)
+	world.viewer = world.get_path_to(_viewer)
+	return world
+
+
+func _join(player_name: String, view: int) -> void:
+	if _world == null:
+		_world = _new_world(view)
+	if _sync == null:
+		_sync = WorldSync.new()
+		root.add_child(_sync)
+		_sync.world = _sync.get_path_to(_world)
+		_sync.edit_applied.connect(_on_edit_applied)
+	_log.clear()
+	if _sync.join(HOST, _port, player_name) != OK:
+		_say("join_failed", {"message": _sync.last_error()})
+		return
+	if await _wait(func() -> bool: return _sync.is_joined() or _sync.last_error() != "", 20.0):
+		if _sync.is_joined():
+			_say("joined", {"player": _sync.get_local_player_id()})
+			return
+	_say("join_failed", {"message": _sync.last_error()})
+
+
+func _on_edit_applied(order: int, _player: int, _request: int, p: Vector3i, block: int) -> void:
+	_log.append([order, p.x, p.y, p.z, block])
+
+
+func _stand_at(x: float, z: float) -> void:
+	var h := _world.get_height(x, z)
+	_stand = Vector3(x, h + 1.6, z)
+	_viewer.position = _stand
+	_sync.set_local_pose(_stand, 0.0, 0.0)
+	_say("stood", {"height": h})
+
+
+func _edits(count: int, rate: float, seed: int) -> void:
+	# Let the server have our pose first: reach is measured from it.
+	await _wait(func() -> bool: return false, 0.3)
+	var rng := RandomNumberGenerator.new()
+	rng.seed = seed
+	var pending := {}
+	var acked: Array = []
+	var rejected: Array = []
+	var not_sent: Array = []
+	var on_applied := func(order: int, player: int, request: int, p: Vector3i, block: int) -> void:
+		if player == _sync.get_local_player_id() and pending.has(request):
+			pending.erase(request)
+			acked.append([order, p.x, p.y, p.z, block, request])
+	var on_rejected := func(request: int, reason: String) -> void:
+		if pending.has(request):
+			pending.erase(request)
+			rejected.append(reason)
+	_sync.edit_applied.connect(on_applied)
+	_sync.edit_rejected.connect(on_rejected)
+	var start := Time.get_ticks_msec()
+	for i in count:
+		var due := start + i * 1000.0 / rate
+		while Time.get_ticks_msec() < due:
+			await process_frame
+		var spot: Array = Spots.edit_spot(rng, _world, _stand)
+		var request := _sync.request_edit(spot[0], spot[1])
+		if request >= 0:
+			pending[request] = true
+		else:
+			not_sent.append(_sync.last_error())
+	await _wait(func() -> bool: return pending.is_empty(), 20.0)
+	_sync.edit_applied.disconnect(on_applied)
+	_sync.edit_rejected.disconnect(on_rejected)
+	_say(
+		"edits",
+		{
+			"requested": count,
+			"acked": acked,
+			"rejected": rejected,
+			"not_sent": not_sent,
+			"unanswered": pending.size(),
+		}
+	)
+
+
+func _wait_order(n: int) -> void:
+	await _wait(func() -> bool: return int(_sync.get_stats().get("next_order", 0)) >= n, 30.0)
+	_say(
+		"order",
+		{
+			"next_order": int(_sync.get_stats().get("next_order", 0)),
+			"log_hash": JSON.stringify(_log).sha256_text(),
+			"log_size": _log.size(),
+		}
+	)
+
+
+func _hash(from: Vector3i, to: Vector3i) -> void:
+	var chunks: Array[Vector3i] = []
+	for x in range(from.x, to.x + 1):
+		for y in range(from.y, to.y + 1):
+			for z in range(from.z, to.z + 1):
+				chunks.append(Vector3i(x, y, z))
+	var synced := func() -> bool:
+		for c in chunks:
+			if not _sync.is_chunk_synced(c):
+				return false
+		return true
+	var all_synced := await _wait(synced, 30.0)
+	var hashes := {}
+	var unsynced: Array[String] = []
+	for c in chunks:
+		var key := "%d,%d,%d" % [c.x, c.y, c.z]
+		hashes[key] = str(_world.get_chunk_hash(c))
+		if not _sync.is_chunk_synced(c):
+			unsynced.append(key)
+	_say("hash", {"synced": all_synced, "unsynced": unsynced, "hashes": hashes})
+
+
+func _garbage(kind: String) -> void:
+	var holder := Node.new()
+	root.add_child(holder)
+	var peer := ENetMultiplayerPeer.new()
+	peer.create_client(HOST, _port)
+	var api := SceneMultiplayer.new()
+	api.root_path = holder.get_path()
+	api.multiplayer_peer = peer
+	var state := {"connected": false, "dropped": false}
+	api.connected_to_server.connect(func() -> void: state["connected"] = true)
+	api.server_disconnected.connect(func() -> void: state["dropped"] = true)
+	var poll := func() -> bool:
+		api.poll()
+		return state["connected"]
+	await _wait(poll, 10.0)
+	var packet := PackedByteArray()
+	if kind == "oversized":
+		# A hello whose name is 1 MiB long.
+		packet.resize(1 << 20)
+		packet.fill(65)
+		packet[0] = 1
+	else:
+		packet = PackedByteArray([0xff, 0x13, 0x37, 0x00, 0xfe])
+	api.send_bytes(packet, 1, MultiplayerPeer.TRANSFER_MODE_RELIABLE)
+	var dropped := func() -> bool:
+		api.poll()
+		return state["dropped"]
+	var was_dropped := await _wait(dropped, 10.0)
+	_say("garbage", {"kind": kind, "connected": state["connected"], "dropped": was_dropped})
+	peer.close()
+	holder.queue_free()
+
+
+func _load(clients: int, rate: float, seconds: float) -> void:
+	var load_run: Node = preload("res://tools/net_load.gd").new()
+	root.add_child(load_run)
+	var result: Dictionary = await load_run.run(self, _port, clients, rate, seconds)
+	load_run.queue_free()
+	_say("load", result)
+
+
+func _join_time(view: int, seed: int) -> void:
+	var preset := WorldPreset.new()
+	preset.seed = seed
+	var single := _new_world(view)
+	single.preset = preset
+	var t0 := Time.get_ticks_usec()
+	await _wait(single.is_area_ready, 120.0)
+	var single_s := (Time.get_ticks_usec() - t0) / 1e6
+	single.queue_free()
+	await process_frame
+	t0 = Time.get_ticks_usec()
+	await _join("joiner", view)
+	await _wait(_world.is_area_ready, 120.0)
+	var joined_s := (Time.get_ticks_usec() - t0) / 1e6
+	_say("jointime", {"single_s": single_s, "join_s": joined_s, "view_distance": view})
