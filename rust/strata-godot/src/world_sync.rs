@@ -101,6 +101,8 @@ pub struct WorldSync {
     traffic: Traffic,
     /// Milliseconds each of the last frames spent in this node (packets handled, journal, sends).
     tick_ms: VecDeque<f32>,
+    /// The server's actions while the api polls (see `process`).
+    deferred: Option<Vec<Action>>,
     /// Set by SIGTERM, SIGINT or SIGHUP once `stop_on_signals` was called.
     stop_requested: Option<Arc<AtomicBool>>,
     last_error: String,
@@ -142,6 +144,7 @@ impl INode for WorldSync {
             journal_hash: 0,
             traffic: Traffic::default(),
             tick_ms: VecDeque::with_capacity(TICK_WINDOW),
+            deferred: None,
             stop_requested: None,
             last_error: String::new(),
         }
@@ -158,8 +161,17 @@ impl INode for WorldSync {
         }
         // Polling emits the api's signals into this node's handlers: let them borrow it.
         if let Some(mut api) = self.api.clone() {
-            let _reentrant = self.base_mut();
-            api.poll();
+            // The server's actions of this poll are carried out together after it: one journal
+            // sync for all the frame's edits (group commit), and no broadcast reaches a peer
+            // whose disconnection is still queued in this poll.
+            self.deferred = Some(Vec::new());
+            {
+                let _reentrant = self.base_mut();
+                api.poll();
+            }
+            if let Some(actions) = self.deferred.take() {
+                self.route(actions);
+            }
         }
         let now = self.now();
         if let Role::Client(c) = &self.role
@@ -527,7 +539,7 @@ impl WorldSync {
     fn on_peer_disconnected(&mut self, peer: i64) {
         if let Role::Server(s) = &mut self.role {
             let actions = s.peer_disconnected(peer);
-            self.route(actions);
+            self.act(actions);
         }
     }
 
@@ -636,12 +648,20 @@ impl WorldSync {
         let now = self.now();
         let Role::Server(s) = &mut self.role else { return };
         let actions = s.handle_packet(peer, bytes, now);
-        self.route(actions);
+        self.act(actions);
+    }
+
+    /// Carries out `actions` now, or after the poll in progress.
+    fn act(&mut self, actions: Vec<Action>) {
+        match self.deferred.as_mut() {
+            Some(d) => d.extend(actions),
+            None => self.route(actions),
+        }
     }
 
     /// Carries out the server's actions: journal and apply the edits first (on disk before
     /// anyone is told), then send.
-    fn route(&mut self, actions: Vec<Action>) {
+    fn route(&mut self, mut actions: Vec<Action>) {
         let applied: Vec<(IVec3, u16)> = actions
             .iter()
             .filter_map(|a| match a {
@@ -653,11 +673,11 @@ impl WorldSync {
             if let Some(j) = self.journal.as_mut()
                 && let Err(e) = j.append(&applied)
             {
-                // Not acknowledged if not on disk: the edits are dropped with a clear error.
+                // Not acknowledged if not on disk: the edits are dropped with a clear error; the
+                // rest (chat, poses, disconnections) still happens.
                 self.fail(format!("WorldSync: {e}; the edits were not applied"));
-                return;
-            }
-            if let Some(mut world) = self.world_node() {
+                actions.retain(|a| !matches!(a, Action::Send { message: Message::EditApplied { .. }, .. }));
+            } else if let Some(mut world) = self.world_node() {
                 let mut w = world.bind_mut();
                 for (p, b) in &applied {
                     w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);

@@ -176,6 +176,23 @@ impl Process {
         let _ = self.child.wait();
     }
 
+    /// Sends SIGTERM and waits up to `timeout` for the exit code (None: ended by a signal).
+    fn terminate(&mut self, timeout: Duration) -> std::result::Result<Option<i32>, String> {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().map_err(|e| format!("kill -TERM: {e}"))?;
+        if !sent.success() {
+            return Err(format!("kill -TERM {pid} failed"));
+        }
+        let deadline = Instant::now() + timeout;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Ok(status.code());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Err(format!("still running {} s after SIGTERM", timeout.as_secs()))
+    }
+
     /// Asks a client to quit and waits a little for it.
     fn quit(&mut self) {
         let _ = self.send("quit");
@@ -414,6 +431,17 @@ pub fn run_check() -> Result<CheckReport> {
     for p in [&mut a, &mut b, &mut c, &mut m, &mut d] {
         p.quit();
     }
+    // SIGTERM: the server saves (the journal's edits go into the save) and exits cleanly.
+    let stopped = server.terminate(Duration::from_secs(20));
+    let saved = read_world_save(&run.save()).map_err(|e| e.to_string()).and_then(|w| {
+        let next: Option<u64> = w.state.get("strata.net.next_order").and_then(|n| n.parse().ok());
+        edits_on_disk(&run.save()).map(|v| (next, v.len())).map_err(|e| e.to_string())
+    });
+    report.check(
+        "SIGTERM saves the world and stops the server with exit code 0",
+        stopped.as_ref().is_ok_and(|code| *code == Some(0)) && saved.as_ref().is_ok_and(|(next, _)| *next == Some(75)),
+        || format!("exit {stopped:?}, save {saved:?}"),
+    );
     let mut errors = Vec::new();
     for p in [&mut a, &mut b, &mut c, &mut m, &mut d, &mut server] {
         errors.extend(p.errors());
@@ -448,7 +476,7 @@ fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
 /// `cargo xtask test`'s line for the check, and whether it passed.
 pub fn check_line() -> (String, bool) {
     let t = Instant::now();
-    let name = "Multiplayer across processes (server + 4 headless clients, SIGKILL, malformed packets)";
+    let name = "Multiplayer across processes (server + 4 headless clients, malformed packets, SIGKILL, SIGTERM)";
     match run_check() {
         Ok(report) => {
             let ok = report.failed.is_empty();
@@ -493,7 +521,8 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
             _ => bail!("unknown option {a}\n{LOAD_USAGE}"),
         }
     }
-    let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
+    // Figures of the optimised build, as players run it.
+    let godot = setup::prepare(crate::extension::BuildProfile::Release)?;
     test_project::prepare(&godot)?;
     let run = Run::new(godot, "loadtest")?;
     crate::step(format!(
@@ -505,6 +534,11 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
     let mut j = run.client("joiner")?;
     let jt = j.ask(&format!("jointime {view} {SEED}"), "jointime")?;
     j.quit();
+    // Bytes on the wire of one player's edits alone: its requests, and its acknowledgements of
+    // the broadcasts that answer them (poses once a second while it stands still).
+    let mut alone = run.client("alone")?;
+    let wire = alone.ask(&format!("load 1 {rate} 10"), "load")?;
+    alone.quit();
     let mut load = run.client("load")?;
     let before = run.server_status()?;
     let lr = load.ask(&format!("load {clients} {rate} {seconds}"), "load")?;
@@ -514,6 +548,7 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
     server.kill();
     let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
     let requested = num(&lr, "requested").max(1.0);
+    let applied = (num(&after, "edits_applied") - num(&before, "edits_applied")).max(1.0);
     let server_sent = num(&after, "wire_bytes_sent") - num(&before, "wire_bytes_sent");
     let server_received = num(&after, "wire_bytes_received") - num(&before, "wire_bytes_received");
     let figures = serde_json::json!({
@@ -528,8 +563,9 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
             "tick_ms_p99": num(&after, "tick_ms_p99"),
             "tick_ms_max": num(&after, "tick_ms_max"),
             "wire_bytes_received_per_edit": server_received / requested,
-            "wire_bytes_sent_per_edit_per_client": server_sent / requested / f64::from(clients),
+            "wire_bytes_sent_per_applied_edit_per_client": server_sent / applied / f64::from(clients),
         },
+        "one_player": wire,
         "join": jt,
     });
     let out = run.dir.join("loadtest.json");
@@ -549,11 +585,14 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
         num(&lr, "latency_ms_max"),
     );
     eprintln!(
-        "bytes per edit: request payload {:.1}, client→server on the wire {:.1} (ENet, all traffic), server←clients {:.1}, server→each client {:.1}",
+        "bytes per edit: request payload {:.1}; one player alone sends {:.1} on the wire per edit in {:.2} datagrams \
+(ENet UDP payloads: request and acknowledgements, poses included); with {clients} players the server receives {:.1} \
+per edit and sends {:.1} per applied edit to each player",
         num(&lr, "payload_bytes_per_edit_request"),
-        num(&lr, "client_wire_bytes_per_edit"),
+        num(&wire, "client_wire_bytes_per_edit"),
+        num(&wire, "client_datagrams_per_edit"),
         server_received / requested,
-        server_sent / requested / f64::from(clients),
+        server_sent / applied / f64::from(clients),
     );
     eprintln!(
         "server tick: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; join: view ready in {joined:.2} s joined vs {single:.2} s alone ({:.2}×) at view distance {view}",
@@ -564,11 +603,11 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
     );
     eprintln!("figures: {}", out.display());
     let mut errors = Vec::new();
-    for p in [&mut j, &mut load, &mut server] {
+    for p in [&mut j, &mut alone, &mut load, &mut server] {
         errors.extend(p.errors());
     }
     for e in &errors {
         eprintln!("error: {e}");
     }
-    Ok(lost == 0.0 && lr.get("error").is_none() && errors.is_empty())
+    Ok(lost == 0.0 && lr.get("error").is_none() && wire.get("error").is_none() && errors.is_empty())
 }

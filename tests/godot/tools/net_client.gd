@@ -192,7 +192,7 @@ func _edits(count: int, rate: float, seed: int) -> void:
 		var due := start + i * 1000.0 / rate
 		while Time.get_ticks_msec() < due:
 			await process_frame
-		var spot: Array = Spots.edit_spot(rng, _world, _stand)
+		var spot: Array = Spots.edit_spot(rng, _stand)
 		var request := _sync.request_edit(spot[0], spot[1])
 		if request >= 0:
 			pending[request] = true

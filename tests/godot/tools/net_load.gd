@@ -16,7 +16,8 @@ var _peers: Array[ENetMultiplayerPeer] = []
 ## Per client: request -> Time.get_ticks_usec() when sent.
 var _sent: Array[Dictionary] = []
 var _latencies_ms: Array[float] = []
-var _rejected := 0
+## Refusals by reason.
+var _rejected := {}
 
 
 func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) -> Dictionary:
@@ -72,7 +73,7 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 		var due := mini(int((now - start) / 1e6 * rate) + 1, total)
 		while made < due:
 			for i in clients:
-				var spot: Array = Spots.edit_spot(rngs[i], _world, stands[i])
+				var spot: Array = Spots.edit_spot(rngs[i], stands[i])
 				var before := int(_syncs[i].get_stats()["bytes_sent"])
 				var request := _syncs[i].request_edit(spot[0], spot[1])
 				payload_edits += int(_syncs[i].get_stats()["bytes_sent"]) - before
@@ -102,7 +103,8 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 		"seconds": load_s,
 		"requested": requested,
 		"acknowledged": _latencies_ms.size(),
-		"rejected": _rejected,
+		"rejected": _rejected.values().reduce(func(a: int, b: int) -> int: return a + b, 0),
+		"rejected_by_reason": _rejected,
 		"lost": unanswered,
 		"latency_ms_p50": _quantile(0.5),
 		"latency_ms_p99": _quantile(0.99),
@@ -137,10 +139,10 @@ func _on_applied(_order: int, player: int, request: int, _p: Vector3i, _b: int, 
 		_sent[i].erase(request)
 
 
-func _on_rejected(request: int, _reason: String, i: int) -> void:
+func _on_rejected(request: int, reason: String, i: int) -> void:
 	if _sent[i].has(request):
 		_sent[i].erase(request)
-		_rejected += 1
+		_rejected[reason] = int(_rejected.get(reason, 0)) + 1
 
 
 ## ENet's counts of UDP payload bytes and datagrams this peer sent since the last call.
