@@ -732,15 +732,16 @@ impl WorldSync {
             Message::EditRejected { request, reason } => {
                 self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
             }
-            Message::EditApplied { order, player, request, pos, block } => self.signals().edit_applied().emit(
-                order as i64,
-                player as i64,
-                request as i64,
-                Vector3i::new(pos.x, pos.y, pos.z),
-                block as i64,
-            ),
+            Message::EditApplied { order, player, request, pos, block } => {
+                self.emit_edit_applied(order, player, request, pos, block)
+            }
             _ => {}
         }
+    }
+
+    fn emit_edit_applied(&mut self, order: u64, player: PlayerId, request: u32, pos: IVec3, block: u16) {
+        let position = Vector3i::new(pos.x, pos.y, pos.z);
+        self.signals().edit_applied().emit(order as i64, player as i64, request as i64, position, block as i64);
     }
 
     fn client_packet(&mut self, bytes: &[u8]) {
@@ -784,13 +785,9 @@ impl WorldSync {
                         }
                     }
                 }
-                ClientEvent::Applied { order, player, request, pos, block } => self.signals().edit_applied().emit(
-                    order as i64,
-                    player as i64,
-                    request as i64,
-                    Vector3i::new(pos.x, pos.y, pos.z),
-                    block as i64,
-                ),
+                ClientEvent::Applied { order, player, request, pos, block } => {
+                    self.emit_edit_applied(order, player, request, pos, block)
+                }
                 ClientEvent::Rejected { request, reason } => {
                     self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
                 }

@@ -146,6 +146,38 @@ func test_a_late_joiner_sees_the_edits_made_before_it_came() -> void:
 	assert_eq(int(late.get_stats()["edits"]), 1)
 
 
+func test_a_websocket_peer_works_unchanged() -> void:
+	var server_world := _world(64)
+	var server := _sync(server_world)
+	var server_peer := WebSocketMultiplayerPeer.new()
+	assert_eq(server_peer.create_server(_port, HOST), OK, "websocket server")
+	assert_eq(server.host_with_peer(server_peer), OK, server.last_error())
+	var client_world := _world(3)
+	var client := _sync(client_world)
+	var client_peer := WebSocketMultiplayerPeer.new()
+	assert_eq(client_peer.create_client("ws://%s:%d" % [HOST, _port]), OK, "websocket client")
+	assert_eq(client.join_with_peer(client_peer, "web"), OK, client.last_error())
+	assert_true(
+		await wait_until(client.is_joined, 20.0), "joined over WebSocket: %s" % client.last_error()
+	)
+	assert_eq(client_world.preset.fingerprint(), server_world.preset.fingerprint())
+	await _stand(client, client_world, 1, 1)
+	var p := Vector3i(1, int(server_world.get_height(1, 1)) + 1, 1)
+	var applied: Array[int] = []
+	client.edit_applied.connect(
+		func(order: int, player: int, _request: int, at: Vector3i, block: int) -> void:
+			if player == client.get_local_player_id() and at == p:
+				applied.append(order)
+				assert_eq(block, ChunkWorld.block_id("stone"))
+	)
+	assert_true(client.request_edit(p, ChunkWorld.block_id("stone")) >= 0)
+	assert_true(
+		await wait_until(func() -> bool: return applied.size() == 1, 20.0), "edit_applied came back"
+	)
+	assert_eq(server_world.get_voxel(p), ChunkWorld.block_id("stone"), "the server applied it")
+	assert_eq(client_world.get_voxel(p), ChunkWorld.block_id("stone"), "the client holds it")
+
+
 func test_malformed_packets_drop_only_that_peer() -> void:
 	var server_world := _world(8)
 	var server := _sync(server_world)
