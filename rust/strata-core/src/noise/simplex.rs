@@ -661,3 +661,119 @@ mod tests {
         kernels_agree::<5>();
     }
 }
+
+#[cfg(test)]
+mod pinned_bits {
+    //! The 2D and 3D fBm pinned bit for bit: every path (one point, each batch kernel) against the
+    //! generic lane code run one point at a time, on many points, seeds, parameters and both radii;
+    //! and a fingerprint of those bits taken from that generic code.
+    use super::*;
+    use crate::base::rng::{hash3, unit_f64};
+
+    /// The fBm as the generic lane code computes it, one point at a time.
+    fn generic_fbm<const D: usize>(fbm: &SimplexFbm<D>, p: [f64; D]) -> f64 {
+        let (r2, scale) = (fbm.radius.squared(), fbm.radius.scale(D));
+        let mut point = p.map(|v| [v * fbm.frequency]);
+        let mut result = 0.0;
+        for (key, amplitude) in fbm.keys.iter().zip(&fbm.amplitudes) {
+            result += simplex_lanes::<1, D>(*key, &point, r2, scale)[0] * amplitude;
+            for v in point.iter_mut() {
+                v[0] *= fbm.lacunarity;
+            }
+        }
+        result * fbm.scale_factor
+    }
+
+    /// Parameter sets: the bench, shipped height fields (f32 values as presets store them), odd
+    /// lacunarity, one octave and many.
+    fn parameter_sets() -> Vec<FractalParams> {
+        let f32s = |octaves, scale: f32, persistence: f32, lacunarity: f32| FractalParams {
+            octaves,
+            frequency: 1.0 / scale as f64,
+            persistence: persistence as f64,
+            lacunarity: lacunarity as f64,
+        };
+        vec![
+            FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 },
+            f32s(6, 220.0, 0.5, 2.0),
+            f32s(7, 960.0, 0.55, 2.0),
+            f32s(3, 37.3, 0.61, 1.87),
+            FractalParams { octaves: 1, frequency: 1.0, persistence: 0.5, lacunarity: 2.0 },
+            FractalParams { octaves: 12, frequency: 0.013, persistence: 0.7, lacunarity: 2.2 },
+        ]
+    }
+
+    /// Points: random at several spans (up to ±1e7), grids of half-integers and integers (as the
+    /// bench and the terrain lattice sample), ties of the internal coordinates (equal
+    /// coordinates), zeros of both signs and lattice vertices.
+    fn points<const D: usize>() -> Vec<[f64; D]> {
+        let mut out = Vec::new();
+        for (s, span) in [1.0, 7.0, 300.0, 20_000.0, 2e7].into_iter().enumerate() {
+            for i in 0..700 {
+                out.push(std::array::from_fn(|a| {
+                    (unit_f64(hash3(41, D as u64, i, a as i32, s as i32)) - 0.5) * span
+                }));
+            }
+        }
+        for i in 0..300i32 {
+            out.push(std::array::from_fn(|a| ((i * (a as i32 + 3)) % 23 - 11) as f64 + 0.5));
+            out.push(std::array::from_fn(|a| ((i * (a as i32 + 5)) % 29 - 14) as f64 * 16.0));
+            let v = (i - 150) as f64 * 0.37;
+            out.push([v; D]);
+            out.push(std::array::from_fn(|a| if a == 0 { v } else { -v }));
+        }
+        out.push([0.0; D]);
+        out.push([-0.0; D]);
+        let g = unskew_factor(D);
+        for i in 0..100i32 {
+            let v: [f64; D] = std::array::from_fn(|a| ((i * 7 + a as i32 * 13) % 17 - 8) as f64);
+            let sum: f64 = v.iter().sum();
+            out.push(v.map(|c| c - g * sum));
+        }
+        out
+    }
+
+    /// Every path against the generic code; returns a fingerprint of all the bits.
+    fn check<const D: usize>() -> u64 {
+        let points = points::<D>();
+        let mut fingerprint = 0xcbf2_9ce4_8422_2325u64;
+        for (set, params) in parameter_sets().into_iter().enumerate() {
+            for seed in [0u32, 7, 0xDEAD_BEEF] {
+                for radius in [SimplexRadius::Half, SimplexRadius::SixTenths] {
+                    let fbm = SimplexFbm::<D>::new(seed, params, radius);
+                    let expected: Vec<u64> = points.iter().map(|p| generic_fbm(&fbm, *p).to_bits()).collect();
+                    let single: Vec<u64> = points.iter().map(|p| fbm.get(*p).to_bits()).collect();
+                    assert!(single == expected, "D={D} set {set} seed {seed} {radius:?}: get differs");
+                    for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+                        // Every slice length, so that each padded tail is met.
+                        for len in [points.len(), 1, 3, 5, 9, 17] {
+                            let mut out = vec![0.0; len];
+                            fbm.get_many_with(kernel, &points[..len], &mut out);
+                            let got: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+                            assert!(
+                                got == expected[..len],
+                                "D={D} set {set} seed {seed} {radius:?} {kernel:?} len {len}: batch differs"
+                            );
+                        }
+                    }
+                    for bits in expected {
+                        fingerprint = (fingerprint ^ bits).wrapping_mul(0x0000_0100_0000_01B3);
+                    }
+                }
+            }
+        }
+        fingerprint
+    }
+
+    #[test]
+    fn fbm_2d_bits_are_pinned() {
+        let fingerprint = check::<2>();
+        assert_eq!(fingerprint, 0xafa0_46cb_498b_b4b8, "2D fingerprint {fingerprint:#x}");
+    }
+
+    #[test]
+    fn fbm_3d_bits_are_pinned() {
+        let fingerprint = check::<3>();
+        assert_eq!(fingerprint, 0x814c_466c_7446_665e, "3D fingerprint {fingerprint:#x}");
+    }
+}
