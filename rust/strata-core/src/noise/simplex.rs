@@ -386,14 +386,31 @@ fn kernel_term(r2: f64, dd: f64, dot: f64) -> f64 {
 /// a term of zero adds nothing to the noise whatever its sign).
 #[inline(always)]
 fn dot_2d(h: u64, dx: f64, dy: f64) -> f64 {
-    let (q, r) = gradient_index_12(h);
-    let a = if r == 0 { 1.0 } else if r == 1 { C30 } else { S30 };
-    let b = if r == 0 { 0.0 } else if r == 1 { S30 } else { C30 };
-    let odd = q & 1 == 1;
-    let (u, v) = if odd { (dy, dx) } else { (dx, dy) };
-    // q = 0: (a, b); 1: (−b, a); 2: (−a, −b); 3: (b, −a).
-    let u_sign = (q >> 1) << 63;
-    let v_sign = ((q ^ (q >> 1)) & 1) << 63;
+    // q = h >> 30 is bits 31 and 30 of h; r = w >> 30 with w = 3·(h mod 2³⁰) < 2³², so r = 2
+    // where bit 31 of w is set and r = 1 where bit 30 is. Each test moves its bit to the sign
+    // bit, which is all that a lane select reads.
+    let w = (h & 0x3FFF_FFFF) * 3;
+    let sign = |bits: u64, at: u32| ((bits << (63 - at)) as i64) < 0;
+    let (r_is_2, r_is_1) = (sign(w, 31), sign(w, 30));
+    let a = if r_is_2 {
+        S30
+    } else if r_is_1 {
+        C30
+    } else {
+        1.0
+    };
+    let b = if r_is_2 {
+        C30
+    } else if r_is_1 {
+        S30
+    } else {
+        0.0
+    };
+    let (u, v) = if sign(h, 30) { (dy, dx) } else { (dx, dy) };
+    // q = 0: (a, b); 1: (−b, a); 2: (−a, −b); 3: (b, −a): u is negated for q ≥ 2 (bit 31 of
+    // h), v for q = 1 and 2 (bit 31 xor bit 30).
+    let u_sign = (h << 32) & SIGN_BIT;
+    let v_sign = ((h ^ (h << 1)) << 32) & SIGN_BIT;
     flip(u * a, u_sign) + flip(v * b, v_sign)
 }
 
@@ -432,14 +449,16 @@ fn simplex2_lanes<const N: usize>(key: u32, p: &[[f64; N]; 2], r2: f64, scale: f
         let t = (x0 + x1) * g;
         let (d0, d1) = (x0 - t, x1 - t);
         let (e0, e1) = (d0 - 1.0, d1 - 1.0);
-        let (a0, a1) = (cell0[l].wrapping_mul(m0), cell1[l].wrapping_mul(m1));
+        // The cells are below 2³², so each product is one 32 × 32-bit multiply.
+        let (a0, a1) = ((cell0[l] & LOW32).wrapping_mul(m0), (cell1[l] & LOW32).wrapping_mul(m1));
         let (b0, b1) = (a0.wrapping_add(m0), a1.wrapping_add(m1));
-        // Vertex 1 steps along each axis whose rank is 0 (ties: the lower axis first).
-        let (step0, step1) = (!(x1 > x0), !(x0 >= x1));
-        let v1 = [(if step0 { e0 } else { d0 }) + g1, (if step1 { e1 } else { d1 }) + g1];
+        // Vertex 1 steps along each axis whose rank is 0 (ties: the lower axis first); an axis
+        // with rank 1 (the other axis comes before it) stays.
+        let (stay0, stay1) = (x1 > x0, x0 >= x1);
+        let v1 = [(if stay0 { d0 } else { e0 }) + g1, (if stay1 { d1 } else { e1 }) + g1];
         let v2 = [e0 + g2, e1 + g2];
         let h0 = fmix32_lane(key ^ a0 ^ a1);
-        let h1 = fmix32_lane(key ^ (if step0 { b0 } else { a0 }) ^ (if step1 { b1 } else { a1 }));
+        let h1 = fmix32_lane(key ^ (if stay0 { a0 } else { b0 }) ^ (if stay1 { a1 } else { b1 }));
         let h2 = fmix32_lane(key ^ b0 ^ b1);
         let t0 = kernel_term(r2, d0 * d0 + d1 * d1, dot_2d(h0, d0, d1));
         let t1 = kernel_term(r2, v1[0] * v1[0] + v1[1] * v1[1], dot_2d(h1, v1[0], v1[1]));
@@ -465,7 +484,12 @@ fn simplex3_lanes<const N: usize>(key: u32, p: &[[f64; N]; 3], r2: f64, scale: f
         let t = (x[0] + x[1] + x[2]) * g;
         let d = [x[0] - t, x[1] - t, x[2] - t];
         let e = [d[0] - 1.0, d[1] - 1.0, d[2] - 1.0];
-        let a = [cells[0][l].wrapping_mul(m[0]), cells[1][l].wrapping_mul(m[1]), cells[2][l].wrapping_mul(m[2])];
+        // The cells are below 2³², so each product is one 32 × 32-bit multiply.
+        let a = [
+            (cells[0][l] & LOW32).wrapping_mul(m[0]),
+            (cells[1][l] & LOW32).wrapping_mul(m[1]),
+            (cells[2][l] & LOW32).wrapping_mul(m[2]),
+        ];
         let b = [a[0].wrapping_add(m[0]), a[1].wrapping_add(m[1]), a[2].wrapping_add(m[2])];
         // Whether axis j comes before axis i in the descending order (ties: the lower axis).
         let (x10, x20, x21) = (x[1] > x[0], x[2] > x[0], x[2] > x[1]);
@@ -612,10 +636,9 @@ impl<const D: usize> SimplexFbm<D> {
     fn batch<const N: usize>(&self, points: &[[f64; D]], out: &mut [f64]) {
         for (group, values) in points.chunks(N).zip(out.chunks_mut(N)) {
             let mut lanes = [[0.0; N]; D];
-            for l in 0..N {
-                let point = group.get(l).unwrap_or(&group[0]);
-                for i in 0..D {
-                    lanes[i][l] = point[i];
+            for (i, axis) in lanes.iter_mut().enumerate() {
+                for (l, v) in axis.iter_mut().enumerate() {
+                    *v = group.get(l).unwrap_or(&group[0])[i];
                 }
             }
             let result = self.fbm_lanes::<N>(&lanes);
@@ -959,9 +982,7 @@ mod pinned_bits {
         let mut out = Vec::new();
         for (s, span) in [1.0, 7.0, 300.0, 20_000.0, 2e7].into_iter().enumerate() {
             for i in 0..700 {
-                out.push(std::array::from_fn(|a| {
-                    (unit_f64(hash3(41, D as u64, i, a as i32, s as i32)) - 0.5) * span
-                }));
+                out.push(std::array::from_fn(|a| (unit_f64(hash3(41, D as u64, i, a as i32, s as i32)) - 0.5) * span));
             }
         }
         for i in 0..300i32 {
