@@ -28,6 +28,14 @@
 //! portable build, AVX2 and AVX-512) runs the same generic lane code, lane by lane the same IEEE
 //! operations in the same order with nothing fused, so every path gives the same bits.
 //!
+//! 2D and 3D run lane code arranged for vector units (`simplex2_lanes`, `simplex3_lanes`) that
+//! gives bit for bit what the generic code (`simplex_lanes`, which 4D and 5D run) gives, pinned
+//! by tests on every path: the vertex hash in `u64` lanes beside the `f64` lanes (each multiply
+//! one 32 × 32-bit product), the cell's integer read from the mantissa of `⌊y⌋ + 1.5·2⁵²`, the
+//! simplex chosen by the same comparisons as lane masks, and the gradient's dot product formed
+//! from the hash bits by lane selects and sign flips instead of a table load (the same products
+//! and sums; a negated constant negates a product exactly).
+//!
 //! May use: `base`, `preset` and the other `noise` modules.
 
 use crate::noise::fast_fbm::Kernel;
@@ -1025,6 +1033,18 @@ mod pinned_bits {
                                 "D={D} set {set} seed {seed} {radius:?} {kernel:?} len {len}: batch differs"
                             );
                         }
+                    }
+                    // The lane counts of AVX-512 (8) and others, compiled for this CPU's baseline,
+                    // so that the eight-lane code is checked where the CPU lacks AVX-512.
+                    for lanes in [2usize, 3, 8] {
+                        let mut out = vec![0.0; points.len()];
+                        match lanes {
+                            2 => fbm.batch::<2>(&points, &mut out),
+                            3 => fbm.batch::<3>(&points, &mut out),
+                            _ => fbm.batch::<8>(&points, &mut out),
+                        }
+                        let got: Vec<u64> = out.iter().map(|v| v.to_bits()).collect();
+                        assert!(got == expected, "D={D} set {set} seed {seed} {radius:?}: {lanes} lanes differ");
                     }
                     for bits in expected {
                         fingerprint = (fingerprint ^ bits).wrapping_mul(0x0000_0100_0000_01B3);
