@@ -321,13 +321,14 @@ impl Terrain {
     /// The lattice sources and blended biome parameters at one point; `features` must cover it.
     fn lattice_value(&self, x: f64, z: f64, features: &RegionFeatures) -> LatticeValue {
         let perlin = if self.lattice_needs_perlin() { self.perlin.1.get(x, z) } else { 0.0 };
-        self.lattice_value_with(x, z, perlin, features)
+        let simplex = self.simplex.as_ref().map_or(0.0, |(_, n)| n.get([x, z]));
+        self.lattice_value_with(x, z, perlin, simplex, features)
     }
 
-    /// [`Terrain::lattice_value`] given the Perlin fBm at the point (unused when not needed).
-    /// Inlined into the lattice loop of [`Terrain::lattice_fill`].
+    /// [`Terrain::lattice_value`] given the Perlin fBm and the simplex fBm at the point (each
+    /// unused when not needed). Inlined into the lattice loop of [`Terrain::lattice_fill`].
     #[inline(always)]
-    fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, features: &RegionFeatures) -> LatticeValue {
+    fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, simplex: f64, features: &RegionFeatures) -> LatticeValue {
         let mut sum = 0.0;
         let pw = self.perlin.0;
         if pw > 0.0 {
@@ -342,8 +343,8 @@ impl Terrain {
         if let Some((w, octaves, persistence, period)) = self.value {
             sum += w * value_noise_2d(self.seed, x, z, octaves, persistence, self.value_interp, period);
         }
-        if let Some((w, n)) = &self.simplex {
-            sum += w * n.get([x, z]);
+        if let Some((w, _)) = &self.simplex {
+            sum += w * simplex;
         }
         let perlin = if self.fallback_perlin { perlin } else { 0.0 };
         let (offset, scale) = if self.blend_on_lattice {
@@ -356,18 +357,27 @@ impl Terrain {
     }
 
     /// Lattice values at points `(i0..i0 + ni) × (k0..k0 + nk)` (row-major, i fastest). The
-    /// Perlin fBm of each row is evaluated in one batch ([`PerlinFbm2::fill_row`]).
+    /// Perlin fBm of each row is evaluated in one batch ([`PerlinFbm2::fill_row`]), and so is the
+    /// simplex fBm ([`SimplexFbm::get_many`], the same bits as one point at a time).
     fn lattice_fill(&self, i0: i64, k0: i64, ni: usize, nk: usize, features: &RegionFeatures) -> Vec<LatticeValue> {
         let mut values = Vec::with_capacity(ni * nk);
         let xs: Vec<f64> = (0..ni as i64).map(|i| self.point(i0 + i)).collect();
         let mut perlin = vec![0.0; ni];
+        let mut simplex = vec![0.0; ni];
+        let mut row_points = vec![[0.0; 2]; ni];
         for k in 0..nk as i64 {
             let z = self.point(k0 + k);
             if self.lattice_needs_perlin() {
                 self.perlin.1.fill_row(&xs, z, &mut perlin);
             }
-            for (&x, &p) in xs.iter().zip(&perlin) {
-                values.push(self.lattice_value_with(x, z, p, features));
+            if let Some((_, n)) = &self.simplex {
+                for (point, &x) in row_points.iter_mut().zip(&xs) {
+                    *point = [x, z];
+                }
+                n.get_many(&row_points, &mut simplex);
+            }
+            for ((&x, &p), &s) in xs.iter().zip(&perlin).zip(&simplex) {
+                values.push(self.lattice_value_with(x, z, p, s, features));
             }
         }
         values
