@@ -442,9 +442,10 @@ pub struct CaveSettings {
     /// cavern air with the defaults, against 5% with 13).
     pub final_threshold: u32,
     /// Birth/survival rule for `GameOfLife` mode, as "B…/S…" over the 26 neighbours (rock is
-    /// alive); lists may use commas and ranges, e.g. "B3/S23" (Conway's). Default "B14-19/S13-26",
-    /// the rule saves of format 1 were made with (their presets leave it out); B3/S23 makes no
-    /// caves from a random fill in 3D.
+    /// alive); lists may use commas and ranges, e.g. "B3/S23" (Conway's). Default "B3/S23", the
+    /// design's rule (files of preset format 1 that leave it out read "B14-19/S13-26", their
+    /// default: `migrate`); from a random fill B3/S23 thins to sparse rock in 3D, so the
+    /// `life_caverns` preset uses B14-19/S13-26.
     pub life_rule: String,
     /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in cells).
     pub life_ticks: u32,
@@ -573,7 +574,8 @@ pub struct SideViewSettings {
     pub cave_final_passes: u32,
     pub cave_final_threshold: u32,
     /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B3/S23" (Conway's) or
-    /// "B3678/S34678". Default "B678/S345678", the rule saves of format 1 were made with.
+    /// "B3678/S34678". Default "B3/S23", the design's rule (files of preset format 1 that leave it
+    /// out read "B678/S345678", their default: `migrate`).
     pub cave_life_rule: String,
     /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in tiles).
     pub cave_life_ticks: u32,
@@ -613,7 +615,7 @@ impl Default for SideViewSettings {
             cave_threshold: 5,
             cave_final_passes: 1,
             cave_final_threshold: 5,
-            cave_life_rule: "B678/S345678".into(),
+            cave_life_rule: "B3/S23".into(),
             cave_life_ticks: 8,
             cave_life_flood_fill: true,
             min_pocket_tiles: 12,
@@ -714,7 +716,7 @@ impl Default for CaveSettings {
             threshold: 14,
             final_passes: 1,
             final_threshold: 16,
-            life_rule: "B14-19/S13-26".into(),
+            life_rule: "B3/S23".into(),
             life_ticks: 8,
             life_flood_fill: true,
             cell_size: 2,
