@@ -287,7 +287,7 @@ fn newer_version_is_refused_by_name() {
 #[test]
 fn unknown_field_is_named_with_its_line() {
     let text =
-        preset_to_ron(&WorldPreset::default()).replace("octaves: 5,", "octaves: 5,\n        erosion_strength: 0.5,");
+        preset_to_ron(&WorldPreset::default()).replace("octaves: 8,", "octaves: 8,\n        erosion_strength: 0.5,");
     let line = text.lines().position(|l| l.contains("erosion_strength")).unwrap() + 1;
     let e = preset_from_ron(&text, "new_minor.ron").unwrap_err();
     assert_eq!(e.field(), "erosion_strength");
@@ -323,9 +323,9 @@ fn older_files_take_defaults_and_bare_presets_load() {
 fn out_of_range_values_name_field_and_range() {
     let base = preset_to_ron(&WorldPreset::default());
     for (from, to, field, allowed) in [
-        ("octaves: 5", "octaves: 0", "height_octaves", "1..=12"),
-        ("octaves: 5", "octaves: 1000", "height_octaves", "1..=12"),
-        ("amplitude: 40.0", "amplitude: NaN", "height_amplitude", "finite"),
+        ("octaves: 8", "octaves: 0", "height_octaves", "1..=12"),
+        ("octaves: 8", "octaves: 1000", "height_octaves", "1..=12"),
+        ("amplitude: 38.0", "amplitude: NaN", "height_amplitude", "finite"),
         ("sea_level: 0", "sea_level: 5000", "water_sea_level", "-1024..=1024"),
     ] {
         assert!(base.contains(from), "{from}");
@@ -335,7 +335,7 @@ fn out_of_range_values_name_field_and_range() {
         assert!(m.contains("r.ron:") && m.contains(allowed), "{m}");
     }
     // A negative count does not even parse as the field's type: the field is still named.
-    let e = preset_from_ron(&base.replacen("octaves: 5", "octaves: -1", 1), "r.ron").unwrap_err();
+    let e = preset_from_ron(&base.replacen("octaves: 8", "octaves: -1", 1), "r.ron").unwrap_err();
     assert_eq!(e.field(), "octaves", "{e}");
 }
 
@@ -348,7 +348,7 @@ fn broken_ron_inputs_give_clear_errors() {
         ("corrupted", good.replacen("height: (", "height: [", 1)),
         ("garbage", "\u{1}\u{2}%%%\u{7f}".to_string()),
         ("wrong format tag", good.replace("strata-preset", "something-else")),
-        ("wrong type", good.replacen("octaves: 5", "octaves: \"five\"", 1)),
+        ("wrong type", good.replacen("octaves: 8", "octaves: \"five\"", 1)),
         ("bad enum", good.replacen("CellularAutomata", "Marching", 1)),
     ];
     for (what, text) in cases {

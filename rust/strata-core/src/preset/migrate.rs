@@ -62,6 +62,16 @@ pub const FORMAT1_DEFAULTS: &[Format1Default] = &[
         field: "side_view_cave_life_rule",
         value: Format1Value::Text("B678/S345678"),
     },
+    // Terrain: now that of `default_hills` (β ≈ 3.8, real land); format 1 was smoother (β ≈ 5.6).
+    Format1Default { section: "height", key: "amplitude", field: "height_amplitude", value: Format1Value::Float(40.0) },
+    Format1Default { section: "height", key: "scale", field: "height_scale", value: Format1Value::Float(320.0) },
+    Format1Default { section: "height", key: "octaves", field: "height_octaves", value: Format1Value::Int(5) },
+    Format1Default {
+        section: "height",
+        key: "persistence",
+        field: "height_persistence",
+        value: Format1Value::Float(0.5),
+    },
 ];
 
 /// Gives every setting of [`FORMAT1_DEFAULTS`] that a format-1 file left out (`present(section,

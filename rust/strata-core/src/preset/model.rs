@@ -629,13 +629,16 @@ impl Default for SideViewSettings {
 }
 
 impl Default for HeightSettings {
+    /// The terrain of the shipped `default_hills`: eight octaves at persistence 0.58 give the
+    /// power-spectrum slope and slope angles of real land (β ≈ 3.8, mean slope ≈ 15°; issue 22).
+    /// Preset format 1 defaulted to 40, 320, 5 and 0.5 (`migrate`), smoother (β ≈ 5.6).
     fn default() -> Self {
         Self {
             base_height: 8.0,
-            amplitude: 40.0,
-            scale: 320.0,
-            octaves: 5,
-            persistence: 0.5,
+            amplitude: 38.0,
+            scale: 460.0,
+            octaves: 8,
+            persistence: 0.58,
             lacunarity: 2.0,
             perlin_weight: 1.0,
             open_simplex_weight: 0.0,
@@ -1998,7 +2001,7 @@ mod tests {
             assert!(help.starts_with(f.doc) && help.contains(&f.allowed()), "{}: {help}", f.name);
         }
         let f = field("height_octaves").unwrap();
-        assert!(f.help().ends_with("Allowed: an integer in 1..=12. Default: 5."), "{}", f.help());
+        assert!(f.help().ends_with("Allowed: an integer in 1..=12. Default: 8."), "{}", f.help());
         let f = field("caves_mode").unwrap();
         assert!(f.help().ends_with("Allowed: one of None, CellularAutomata, GameOfLife. Default: CellularAutomata."));
         assert_eq!(field("seed").unwrap().allowed(), "any 64-bit integer");

@@ -316,7 +316,7 @@ mod tests {
 
     #[test]
     fn validation_errors_are_located() {
-        let text = preset_to_ron(&WorldPreset::default()).replace("octaves: 5", "octaves: 1000");
+        let text = preset_to_ron(&WorldPreset::default()).replace("octaves: 8", "octaves: 1000");
         let e = preset_from_ron(&text, "p.ron").unwrap_err();
         let m = e.to_string();
         assert!(m.contains("p.ron:") && m.contains("height_octaves") && m.contains("1..=12"), "{m}");
