@@ -12,8 +12,8 @@ const SETTINGS_MENU := preload("res://game/settings_menu.tscn")
 const SEED_LIMIT := 2_000_000_000
 
 var _preset_entries: Array[Dictionary] = []
-## Rendered previews by "path:seed".
-var _preview_cache: Dictionary[String, Texture2D] = {}
+## Map previews of presets without a shipped picture, made on a worker, by "path:seed".
+var _preset_preview := PresetPreview.new()
 
 @onready var _users: OptionButton = %Users
 @onready var _new_user: LineEdit = %NewUserName
@@ -36,9 +36,14 @@ func _ready() -> void:
 	_side_view.disabled = not ResourceLoader.exists(SIDE_VIEW)
 	if _side_view.disabled:
 		_side_view.tooltip_text = "Not available in this build"
+	_preset_preview.shown.connect(_on_preset_preview_shown)
 	_fill_users()
 	_fill_presets()
 	_create_world.grab_focus.call_deferred()
+
+
+func _process(_delta: float) -> void:
+	_preset_preview.poll()
 
 
 ## The seed typed in the field (any text is hashed), or -1 for the preset's own.
@@ -131,14 +136,30 @@ func _on_presets_item_selected(index: int) -> void:
 	var entry := _preset_entries[index]
 	var shipped: Texture2D = entry["preview"]
 	if shipped != null:
+		_preset_preview.cancel()
 		_preview.texture = shipped
 		return
-	var key := "%s:%d" % [entry["path"], get_seed()]
-	if not _preview_cache.has(key):
-		_preview_cache[key] = PresetPreview.render(
-			GameState.make_preset(str(entry["path"]), get_seed())
-		)
-	_preview.texture = _preview_cache[key]
+	var key := preview_key(index)
+	var picture := _preset_preview.request(
+		key, GameState.make_preset(str(entry["path"]), get_seed())
+	)
+	# Until the worker's picture arrives, the old one stays.
+	if picture != null:
+		_preview.texture = picture
+
+
+## The key of the map preview of preset entry `index` with the seed typed now.
+func preview_key(index: int) -> String:
+	return "%s:%d" % [_preset_entries[index]["path"], get_seed()]
+
+
+## The map previews of presets without a shipped picture (tests wait on it).
+func get_preset_preview() -> PresetPreview:
+	return _preset_preview
+
+
+func _on_preset_preview_shown(_key: String, texture: Texture2D) -> void:
+	_preview.texture = texture
 
 
 func _on_users_item_selected(index: int) -> void:

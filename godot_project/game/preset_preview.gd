@@ -1,40 +1,77 @@
-## A small top-down height map of a preset around the origin, for presets that ship no preview
-## image: water below sea level, then sand, grass, rock and snow by height.
+## The main menu's map previews of presets that ship no preview image, made on a worker by
+## `WorldPreview` (the same code as the editor's preview dock and the "customize world" screen):
+## the main thread only asks and polls (law: Main thread never waits). Finished pictures are kept
+## by key (preset path and seed); asking for another key while one is being made supersedes it.
 class_name PresetPreview
 extends RefCounted
 
-const SIZE := Vector2i(96, 72)
-## Voxels between two pixels.
-const STRIDE := 6
-## A slow build stops after this long and shows what it has.
-const BUDGET_MS := 1500
-const NO_SEA := -100000
+## Emitted by `poll()` when the picture for `key`, the one asked for last, is ready (a quick
+## half-size picture first, then the full one).
+signal shown(key: String, texture: Texture2D)
+
+## Pixels across and voxels per pixel of a picture, and the depth of the (unused) cave slice.
+const SIZE_PX := 96
+const CELL := 6.0
+const CAVE_Y := -24
+
+var _preview := WorldPreview.new()
+var _cache: Dictionary[String, Texture2D] = {}
+## The key asked for last and its job in `_preview` ("" / 0: none pending).
+var _key := ""
+var _job := 0
 
 
-static func render(preset: WorldPreset) -> Texture2D:
-	var world := ChunkWorld.new()
-	world.preset = preset
-	var sea := int(preset.water_sea_level) if bool(preset.water_enabled) else NO_SEA
-	var img := Image.create(SIZE.x, SIZE.y, false, Image.FORMAT_RGB8)
-	var started := Time.get_ticks_msec()
-	for y in SIZE.y:
-		for x in SIZE.x:
-			var h := world.get_height((x - SIZE.x / 2) * STRIDE, (y - SIZE.y / 2) * STRIDE)
-			img.set_pixel(x, y, _color(h, sea))
-		if Time.get_ticks_msec() - started > BUDGET_MS:
-			break
-	world.free()
-	return ImageTexture.create_from_image(img)
+func _init() -> void:
+	_preview.updated.connect(_on_updated)
 
 
-static func _color(h: float, sea: int) -> Color:
-	if h < sea:
-		var deep := clampf((sea - h) / 40.0, 0.0, 1.0)
-		return Color(0.15, 0.35, 0.7).lerp(Color(0.05, 0.12, 0.35), deep)
-	if h < sea + 2:
-		return Color(0.85, 0.8, 0.55)
-	if h < sea + 40:
-		return Color(0.3, 0.6, 0.25).lerp(Color(0.2, 0.42, 0.18), (h - sea) / 40.0)
-	if h < sea + 90:
-		return Color(0.45, 0.43, 0.42)
-	return Color(0.95, 0.95, 0.97)
+## The finished picture for `key` if there is one; otherwise starts making it from `preset`
+## (superseding the picture asked for before) and returns null: `shown` follows.
+func request(key: String, preset: WorldPreset) -> Texture2D:
+	if _cache.has(key):
+		cancel()
+		return _cache[key]
+	_key = key
+	_job = _preview.request(preset, Vector2i.ZERO, SIZE_PX, CELL, CAVE_Y)
+	if _job < 0:
+		_key = ""
+	return null
+
+
+## Stops making the picture asked for last (nothing is shown for it).
+func cancel() -> void:
+	if _key != "":
+		_preview.cancel()
+		_key = ""
+
+
+## Takes what the worker finished (never waits); call it every frame.
+func poll() -> void:
+	_preview.poll()
+
+
+## True while a picture is being made.
+func is_busy() -> bool:
+	return _key != ""
+
+
+## The key of the picture being made ("" when none).
+func pending_key() -> String:
+	return _key
+
+
+## The finished picture for `key`, or null.
+func cached(key: String) -> Texture2D:
+	return _cache.get(key)
+
+
+func _on_updated(job: int, maps: bool) -> void:
+	if not maps or job != _job or _key == "":
+		return
+	var image := _preview.get_structure_image()
+	var texture := ImageTexture.create_from_image(image)
+	var key := _key
+	if image.get_width() == SIZE_PX:
+		_cache[key] = texture
+		_key = ""
+	shown.emit(key, texture)

@@ -109,13 +109,22 @@ const GOLDEN_DEM: u64 = 0x855551f494757811;
 #[test]
 fn the_default_preset_is_as_rough_as_real_land() {
     use strata_core::gen3d::realism::{REALISM_SIDE, measure};
-    let preset = load_preset_file(&shipped_presets_dir().join("default_hills.ron")).unwrap_or_else(|e| panic!("{e}"));
-    let g = Generator::new(&preset).unwrap();
-    for center in [(0, 0), (5000, -3000)] {
-        let r = measure(g.terrain(), center, REALISM_SIDE);
-        let beta = r.spectrum_slope.unwrap();
-        assert!((2.4..=4.0).contains(&beta), "β {beta} at {center:?}: {r:?}");
-        assert!((10.0..=18.0).contains(&r.slope_mean_deg), "mean slope at {center:?}: {r:?}");
-        assert!((19.0..=30.0).contains(&r.slope_p90_deg), "90th percentile at {center:?}: {r:?}");
+    let shipped = load_preset_file(&shipped_presets_dir().join("default_hills.ron")).unwrap_or_else(|e| panic!("{e}"));
+    // The built-in default (what a ChunkWorld without a preset uses) has the same terrain.
+    let built_in = strata_core::WorldPreset::default();
+    assert_eq!(built_in.height, shipped.height, "the built-in default's terrain is default hills'");
+    for (what, preset) in [("default_hills", shipped), ("WorldPreset::default()", built_in)] {
+        let g = Generator::new(&preset).unwrap();
+        for center in [(0, 0), (5000, -3000)] {
+            let r = measure(g.terrain(), center, REALISM_SIDE);
+            let beta = r.spectrum_slope.unwrap();
+            println!(
+                "{what} at {center:?}: β {beta:.2}, mean slope {:.1}°, 90th percentile {:.1}°",
+                r.slope_mean_deg, r.slope_p90_deg
+            );
+            assert!((2.4..=4.0).contains(&beta), "{what}: β {beta} at {center:?}: {r:?}");
+            assert!((10.0..=18.0).contains(&r.slope_mean_deg), "{what}: mean slope at {center:?}: {r:?}");
+            assert!((19.0..=30.0).contains(&r.slope_p90_deg), "{what}: 90th percentile at {center:?}: {r:?}");
+        }
     }
 }

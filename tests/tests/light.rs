@@ -81,8 +81,10 @@ fn chunk_light(
 }
 
 fn presets() -> Vec<(&'static str, WorldPreset)> {
-    let base = WorldPreset::default();
-    let mut v = vec![("default", base.clone())];
+    // The places below were chosen on the terrain of preset format 1's default (five octaves),
+    // where light spreads a lot around them; today's default terrain is rougher and differs there.
+    let base = WorldPreset::format1_default();
+    let mut v = vec![("format-1 default", base.clone())];
     let mut p = base.clone();
     p.seed = 77;
     p.caves.mode = CaveMode::None;

@@ -33,18 +33,19 @@ fn scratch(tag: &str) -> PathBuf {
     d
 }
 
-/// The shipped presets, by file stem.
+/// The shipped presets, by file stem. They were made from the defaults of preset format 1 and
+/// keep those settings explicitly (their files store every setting).
 fn shipped() -> Vec<(&'static str, WorldPreset)> {
     // Eight octaves with persistence 0.58 give the power-spectrum slope and slope angles of real
     // land (β ≈ 3.8, mean slope ≈ 15°, 90th percentile ≈ 26°; pinned in golden_presets.rs); the
     // defaults (five at 0.5) are smoother (β ≈ 5.6).
-    let mut default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::default() };
+    let mut default_hills = WorldPreset { name: "Default hills".into(), ..WorldPreset::format1_default() };
     default_hills.height.amplitude = 38.0;
     default_hills.height.scale = 460.0;
     default_hills.height.octaves = 8;
     default_hills.height.persistence = 0.58;
 
-    let mut archipelago = WorldPreset { name: "Archipelago".into(), seed: 424_242, ..WorldPreset::default() };
+    let mut archipelago = WorldPreset { name: "Archipelago".into(), seed: 424_242, ..WorldPreset::format1_default() };
     archipelago.height.base_height = -10.0;
     archipelago.height.amplitude = 34.0;
     archipelago.height.scale = 220.0;
@@ -56,7 +57,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     archipelago.caves.tunnel_strength = 0.3;
     archipelago.scatter.density = 1.3;
 
-    let mut alpine = WorldPreset { name: "Alpine mountains".into(), seed: 8_848, ..WorldPreset::default() };
+    let mut alpine = WorldPreset { name: "Alpine mountains".into(), seed: 8_848, ..WorldPreset::format1_default() };
     alpine.height.base_height = 48.0;
     alpine.height.amplitude = 180.0;
     alpine.height.scale = 960.0;
@@ -70,7 +71,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     alpine.water.sea_level = -24;
     alpine.scatter.density = 0.6;
 
-    let mut desert = WorldPreset { name: "Desert canyons".into(), seed: 1_869, ..WorldPreset::default() };
+    let mut desert = WorldPreset { name: "Desert canyons".into(), seed: 1_869, ..WorldPreset::format1_default() };
     desert.height.base_height = 24.0;
     desert.height.amplitude = 20.0;
     desert.height.scale = 640.0;
@@ -88,7 +89,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     desert.scatter.density = 0.2;
     desert.scatter.flowers = false;
 
-    let mut caverns = WorldPreset { name: "Deep caverns".into(), seed: 6_502, ..WorldPreset::default() };
+    let mut caverns = WorldPreset { name: "Deep caverns".into(), seed: 6_502, ..WorldPreset::format1_default() };
     caverns.height.amplitude = 28.0;
     caverns.height.scale = 400.0;
     caverns.caves.mode = CaveMode::CellularAutomata;
@@ -106,7 +107,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     // The side-view classic (see `gen2d::classic`): its hash-noise surface (octaves 0-4,
     // persistence 0.5, scaled by 10, rounded up) and its caves (holes at 56 % from 10 tiles down,
     // four 4-5 iterations, two wall-only ones at 6), no pocket fill, no pools.
-    let mut classic = WorldPreset { name: "Side-view classic".into(), seed: 1_996, ..WorldPreset::default() };
+    let mut classic = WorldPreset { name: "Side-view classic".into(), seed: 1_996, ..WorldPreset::format1_default() };
     classic.side_view.surface_source = SurfaceSource::ClassicHash;
     classic.side_view.base_height = 0.0;
     classic.side_view.amplitude = 10.0;
@@ -123,14 +124,15 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     classic.side_view.water_enabled = false;
 
     // The 2D value-noise example: linear value noise, six octaves, persistence 0.55.
-    let mut value_2d = WorldPreset { name: "Side-view value noise".into(), seed: 2_025, ..WorldPreset::default() };
+    let mut value_2d =
+        WorldPreset { name: "Side-view value noise".into(), seed: 2_025, ..WorldPreset::format1_default() };
     value_2d.side_view.surface_source = SurfaceSource::ValueNoiseLinear;
     value_2d.side_view.amplitude = 28.0;
     value_2d.side_view.scale = 256.0;
     value_2d.side_view.octaves = 6;
     value_2d.side_view.persistence = 0.55;
     // Game of Life caves, exactly: the rule's ticks, then the main region of each region kept.
-    let mut life_caverns = WorldPreset { name: "Life caverns".into(), seed: 1_970, ..WorldPreset::default() };
+    let mut life_caverns = WorldPreset { name: "Life caverns".into(), seed: 1_970, ..WorldPreset::format1_default() };
     life_caverns.caves.mode = CaveMode::GameOfLife;
     life_caverns.caves.life_rule = LIFE_3D_RULE.into();
     life_caverns.caves.fill_probability = LIFE_3D_FILL;
@@ -138,7 +140,8 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     life_caverns.caves.life_flood_fill = true;
     life_caverns.caves.min_depth = 4;
 
-    let mut life_side_view = WorldPreset { name: "Life side view".into(), seed: 1_968, ..WorldPreset::default() };
+    let mut life_side_view =
+        WorldPreset { name: "Life side view".into(), seed: 1_968, ..WorldPreset::format1_default() };
     life_side_view.side_view.cave_mode = CaveMode::GameOfLife;
     life_side_view.side_view.cave_life_rule = LIFE_2D_RULE.into();
     life_side_view.side_view.cave_rock_probability = LIFE_2D_ROCK;
@@ -148,7 +151,7 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     // 90 m cell 6 voxels wide, its 89 m of relief 56 voxels tall, the biomes' height offsets off
     // so the heights are the model's.
     let mut olinda =
-        WorldPreset { name: "Olinda river valleys (real DEM)".into(), seed: 8_911, ..WorldPreset::default() };
+        WorldPreset { name: "Olinda river valleys (real DEM)".into(), seed: 8_911, ..WorldPreset::format1_default() };
     olinda.height.perlin_weight = 0.0;
     olinda.height.heightmap_weight = 1.0;
     olinda.height.heightmap_path = "res://addons/strata/heightmaps/olinda_dem_utm25s.asc".into();
@@ -271,12 +274,12 @@ fn fingerprint_is_stable_and_seed_sensitive() {
 
 #[test]
 fn newer_version_is_refused_by_name() {
-    let text = preset_to_ron(&WorldPreset::default()).replace("version: 1", "version: 7");
+    let text = preset_to_ron(&WorldPreset::default()).replace("version: 2", "version: 7");
     let e = preset_from_ron(&text, "shared.ron").unwrap_err();
     assert!(matches!(e, PresetError::NewerVersion { found: 7, .. }), "{e:?}");
     let m = e.to_string();
     assert!(
-        m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 1"),
+        m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 2"),
         "{m}"
     );
 }
@@ -284,7 +287,7 @@ fn newer_version_is_refused_by_name() {
 #[test]
 fn unknown_field_is_named_with_its_line() {
     let text =
-        preset_to_ron(&WorldPreset::default()).replace("octaves: 5,", "octaves: 5,\n        erosion_strength: 0.5,");
+        preset_to_ron(&WorldPreset::default()).replace("octaves: 8,", "octaves: 8,\n        erosion_strength: 0.5,");
     let line = text.lines().position(|l| l.contains("erosion_strength")).unwrap() + 1;
     let e = preset_from_ron(&text, "new_minor.ron").unwrap_err();
     assert_eq!(e.field(), "erosion_strength");
@@ -295,21 +298,34 @@ fn unknown_field_is_named_with_its_line() {
 
 #[test]
 fn older_files_take_defaults_and_bare_presets_load() {
+    // Version 1: what the file leaves out takes the defaults of format 1.
     let text = "(format: \"strata-preset\", version: 1, preset: (seed: 5, height: (octaves: 3)))";
     let p = preset_from_ron(text, "old.ron").unwrap();
     assert_eq!((p.seed, p.height.octaves), (5, 3));
-    assert_eq!(p.caves, WorldPreset::default().caves);
+    assert_eq!(p.caves, WorldPreset::format1_default().caves);
     let bare = preset_from_ron("(seed: 9, water: (sea_level: 12))", "bare.ron").unwrap();
     assert_eq!((bare.seed, bare.water.sea_level), (9, 12));
+    assert_eq!(bare.caves, WorldPreset::format1_default().caves, "a bare body reads as version 1");
+    // Version 2: today's defaults.
+    let text = "(format: \"strata-preset\", version: 2, preset: (seed: 5, height: (octaves: 3)))";
+    let p = preset_from_ron(text, "new.ron").unwrap();
+    assert_eq!((p.seed, p.height.octaves), (5, 3));
+    assert_eq!(p.caves, WorldPreset::default().caves);
+    assert_eq!(p.caves.life_rule, "B3/S23");
+    // A setting a version-1 file does give keeps its value.
+    let text = "(format: \"strata-preset\", version: 1, preset: (caves: (life_rule: \"B3/S23\")))";
+    let p = preset_from_ron(text, "old.ron").unwrap();
+    assert_eq!(p.caves.life_rule, "B3/S23");
+    assert_eq!(p.side_view.cave_life_rule, "B678/S345678");
 }
 
 #[test]
 fn out_of_range_values_name_field_and_range() {
     let base = preset_to_ron(&WorldPreset::default());
     for (from, to, field, allowed) in [
-        ("octaves: 5", "octaves: 0", "height_octaves", "1..=12"),
-        ("octaves: 5", "octaves: 1000", "height_octaves", "1..=12"),
-        ("amplitude: 40.0", "amplitude: NaN", "height_amplitude", "finite"),
+        ("octaves: 8", "octaves: 0", "height_octaves", "1..=12"),
+        ("octaves: 8", "octaves: 1000", "height_octaves", "1..=12"),
+        ("amplitude: 38.0", "amplitude: NaN", "height_amplitude", "finite"),
         ("sea_level: 0", "sea_level: 5000", "water_sea_level", "-1024..=1024"),
     ] {
         assert!(base.contains(from), "{from}");
@@ -319,7 +335,7 @@ fn out_of_range_values_name_field_and_range() {
         assert!(m.contains("r.ron:") && m.contains(allowed), "{m}");
     }
     // A negative count does not even parse as the field's type: the field is still named.
-    let e = preset_from_ron(&base.replacen("octaves: 5", "octaves: -1", 1), "r.ron").unwrap_err();
+    let e = preset_from_ron(&base.replacen("octaves: 8", "octaves: -1", 1), "r.ron").unwrap_err();
     assert_eq!(e.field(), "octaves", "{e}");
 }
 
@@ -332,7 +348,7 @@ fn broken_ron_inputs_give_clear_errors() {
         ("corrupted", good.replacen("height: (", "height: [", 1)),
         ("garbage", "\u{1}\u{2}%%%\u{7f}".to_string()),
         ("wrong format tag", good.replace("strata-preset", "something-else")),
-        ("wrong type", good.replacen("octaves: 5", "octaves: \"five\"", 1)),
+        ("wrong type", good.replacen("octaves: 8", "octaves: \"five\"", 1)),
         ("bad enum", good.replacen("CellularAutomata", "Marching", 1)),
     ];
     for (what, text) in cases {

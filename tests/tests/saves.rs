@@ -726,7 +726,8 @@ fn version_1_saves_still_load_with_the_same_edits() {
     let bytes = fs::read(&corpus).unwrap();
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
     let loaded = decode_world_save(&bytes, "good_v1_small.strata").unwrap();
-    let mut expected = WorldSave::default();
+    // Written with the built-in default preset of its day: preset format 1's.
+    let mut expected = WorldSave { preset: WorldPreset::format1_default(), ..WorldSave::default() };
     for i in 0..30 {
         expected.edits.set(IVec3::new(i * 5, i - 10, -i * 3), (i % 7) as u16);
     }

@@ -17,6 +17,13 @@
 //! storage-only property), so the file stays readable without Godot; loading a preset whose table
 //! is not the default gives it a `BiomeTable` of those rows to edit.
 //!
+//! The preset format travels in a `.tres` as `preset_format` (storage only): its getter is null,
+//! so Godot's saver, which leaves out every property equal to the class default, always writes
+//! it (`preset_format = null`); Strata's reader takes a `.tres` with it for format 2 and one
+//! without it for format 1 (`strata_core::preset::migrate`). Godot's own loader cannot migrate a
+//! format-1 file (no step runs after it set the properties), so a file it loads takes today's
+//! default for what the file leaves out.
+//!
 //! Files from GDScript: RON sharing text, loading and saving (`res://`, `user://` or absolute
 //! paths; a file inside an exported game's pack is read through Godot's file access, see
 //! `files`), fingerprints and reseeding. Nothing here panics on bad input: every failure is a
@@ -48,8 +55,8 @@ use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{
-    BIOME_TABLE_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron, structure_rules_from_ron,
-    structure_rules_to_ron,
+    BIOME_TABLE_KEY, PRESET_FORMAT_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron,
+    structure_rules_from_ron, structure_rules_to_ron,
 };
 use strata_core::preset::world_code::{encode_world_code, preset_from_world_code};
 
@@ -326,6 +333,13 @@ impl IResource for WorldPreset {
     fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
         vec![
             PropertyInfo {
+                variant_type: VariantType::NIL,
+                class_name: StringName::default(),
+                property_name: PRESET_FORMAT_KEY.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE | PropertyUsageFlags::NIL_IS_VARIANT,
+            },
+            PropertyInfo {
                 variant_type: VariantType::OBJECT,
                 class_name: StringName::default(),
                 property_name: BIOME_TABLE_PROPERTY.into(),
@@ -370,6 +384,8 @@ impl IResource for WorldPreset {
     fn on_get(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
         match name.as_str() {
+            // Null, so that Godot's saver always writes it (see the module doc).
+            PRESET_FORMAT_KEY => Some(Variant::nil()),
             BIOME_TABLE_PROPERTY => Some(self.biome_table.to_variant()),
             BIOME_TABLE_KEY => Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
             STRUCTURE_RULES_PROPERTY => Some(self.structure_rules.to_variant()),
@@ -381,6 +397,17 @@ impl IResource for WorldPreset {
     fn on_set(&mut self, property: StringName, value: Variant) -> bool {
         let name = property.to_string();
         match name.as_str() {
+            PRESET_FORMAT_KEY => {
+                let newest = strata_core::preset::migrate::PRESET_FORMAT_VERSION as i64;
+                if let Ok(format) = value.try_to::<i64>()
+                    && format > newest
+                {
+                    self.record_error(format!(
+                        "WorldPreset.{PRESET_FORMAT_KEY}: {format} was made by a newer Strata; allowed: 1..={newest} or null"
+                    ));
+                }
+                true
+            }
             BIOME_TABLE_PROPERTY => {
                 match value.try_to::<Option<Gd<BiomeTable>>>() {
                     Ok(table) => self.set_biome_table(table),
@@ -636,7 +663,7 @@ impl WorldPreset {
     }
 
     /// A short text naming this world (seed and settings) for a friend to paste into
-    /// `parse_world_code`: `strata1-` and base64url of the seed, the settings that differ from
+    /// `parse_world_code`: `strata2-` and base64url of the seed, the settings that differ from
     /// `base` (compressed) and checksums (format: docs/formats.md). `base_name` names `base` for
     /// the reader: a shipped preset's file name without extension ("archipelago"), or "" for the
     /// built-in default (null `base` is the default too). "" on error (a bad name; the message,

@@ -119,20 +119,7 @@ impl WorldPreview {
         cell_size: f64,
         cave_y: i64,
     ) -> i64 {
-        let problem = if preset.is_none() {
-            Some("preset is null; allowed: a WorldPreset".to_string())
-        } else if !(8..=MAX_PREVIEW_PX).contains(&size_px) {
-            Some(format!("size_px = {size_px}; allowed: 8..={MAX_PREVIEW_PX} pixels"))
-        } else if !(cell_size.is_finite() && (0.25..=MAX_CELL).contains(&cell_size)) {
-            Some(format!("cell_size = {cell_size}; allowed: 0.25..={MAX_CELL} voxels per pixel"))
-        } else if !(-(1 << 20)..=(1 << 20)).contains(&cave_y) {
-            Some(format!("cave_y = {cave_y}; allowed: -1048576..=1048576"))
-        } else if !(-(1 << 29)..=(1 << 29)).contains(&center.x) || !(-(1 << 29)..=(1 << 29)).contains(&center.y) {
-            Some(format!("center = {center}; allowed: x and z within ±536870912"))
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
+        if let Err(problem) = check_arguments(preset.as_ref(), center, size_px, cell_size, cave_y) {
             let message = format!("WorldPreview.request: {problem}");
             godot_error!("{message}");
             self.last_error = message.as_str().into();
@@ -152,43 +139,9 @@ impl WorldPreview {
         let (size, cell, cave_y) = (size_px as u32, cell_size as f32, cave_y as i32);
         let spawned = std::thread::Builder::new().name("strata-preview".into()).spawn(move || {
             let cancelled = || current.load(Ordering::Relaxed) != job;
-            let loader = |_: &str| match load {
-                Some(load) => load(),
-                None => Err(HeightmapError::Io {
-                    path: "".into(),
-                    source: std::io::Error::other("the heightmap was not loaded"),
-                }),
-            };
-            let generator = match Generator::with_library_and_loader(&core, default_library(), loader) {
-                Ok(g) => g,
-                Err(e) => {
-                    let _ = sender.send((job, Part::Failed(format!("the preset cannot be previewed: {e}"))));
-                    return;
-                }
-            };
-            // A quarter of the pixels first, so a change shows at once; then the full picture.
-            let passes: &[(u32, f32)] = if coarse { &[(size / 2, cell * 2.0), (size, cell)] } else { &[(size, cell)] };
-            for &(pass_size, pass_cell) in passes {
-                match preview_maps(&generator, center, pass_size, pass_cell, &cancelled) {
-                    Ok(Some(maps)) => {
-                        let _ = sender.send((job, Part::Maps(Box::new(maps))));
-                    }
-                    Ok(None) => return,
-                    Err(e) => {
-                        let _ = sender.send((job, Part::Failed(e.to_string())));
-                        return;
-                    }
-                }
-            }
-            match cave_slice(&generator, center, size, cave_y, &cancelled) {
-                Ok(Some(img)) => {
-                    let _ = sender.send((job, Part::Caves(img)));
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    let _ = sender.send((job, Part::Failed(e.to_string())));
-                }
-            }
+            render(&core, load, center, (size, cell, cave_y), coarse, &cancelled, |part| {
+                let _ = sender.send((job, part));
+            });
         });
         match spawned {
             Ok(handle) => {
@@ -204,6 +157,52 @@ impl WorldPreview {
             }
         }
         job as i64
+    }
+
+    /// The images `request()` would make for the same arguments, made now on the calling thread
+    /// (it blocks: for tests and tools, never in a frame of a running game): a dictionary with
+    /// "height", "biomes", "structures" and "caves" (`Image`s of `size_px × size_px`), or an
+    /// empty one when an argument is out of range or the preset cannot be previewed (the message
+    /// is in `last_error()`).
+    #[func]
+    pub fn render_now(
+        &mut self,
+        preset: Option<Gd<WorldPreset>>,
+        center: Vector2i,
+        size_px: i64,
+        cell_size: f64,
+        cave_y: i64,
+    ) -> VarDictionary {
+        let mut out = VarDictionary::new();
+        let core = match check_arguments(preset.as_ref(), center, size_px, cell_size, cave_y) {
+            Ok(()) => preset.expect("checked above").bind().core().into_owned(),
+            Err(problem) => {
+                let message = format!("WorldPreview.render_now: {problem}");
+                godot_error!("{message}");
+                self.last_error = message.as_str().into();
+                return out;
+            }
+        };
+        let load: Option<WorkerLoad> =
+            (core.height.heightmap_weight > 0.0).then(|| heightmaps::worker_load(&core.height.heightmap_path));
+        let mut failed = None;
+        let dims = (size_px as u32, cell_size as f32, cave_y as i32);
+        render(&core, load, (center.x, center.y), dims, false, &|| false, |part| match part {
+            Part::Maps(m) => {
+                out.set("height", &image(&m.height).to_variant());
+                out.set("biomes", &image(&m.biomes).to_variant());
+                out.set("structures", &image(&m.structures).to_variant());
+            }
+            Part::Caves(img) => out.set("caves", &image(&img).to_variant()),
+            Part::Failed(message) => failed = Some(message),
+        });
+        if let Some(message) = failed {
+            let message = format!("WorldPreview.render_now: {message}");
+            godot_error!("{message}");
+            self.last_error = message.as_str().into();
+            return VarDictionary::new();
+        }
+        out
     }
 
     /// Takes the images that arrived since the last call (never waits): true when the newest
@@ -343,4 +342,74 @@ fn placement_dictionary(p: &strata_core::gen3d::structures::Placement) -> VarDic
     d.set("size", Vector3i::new(p.size.x, p.size.y, p.size.z));
     d.set("turns", p.turns as i64);
     d
+}
+
+/// Why these `request()` arguments cannot be previewed, naming the argument and what is allowed.
+fn check_arguments(
+    preset: Option<&Gd<WorldPreset>>,
+    center: Vector2i,
+    size_px: i64,
+    cell_size: f64,
+    cave_y: i64,
+) -> Result<(), String> {
+    let problem = if preset.is_none() {
+        Some("preset is null; allowed: a WorldPreset".to_string())
+    } else if !(8..=MAX_PREVIEW_PX).contains(&size_px) {
+        Some(format!("size_px = {size_px}; allowed: 8..={MAX_PREVIEW_PX} pixels"))
+    } else if !(cell_size.is_finite() && (0.25..=MAX_CELL).contains(&cell_size)) {
+        Some(format!("cell_size = {cell_size}; allowed: 0.25..={MAX_CELL} voxels per pixel"))
+    } else if !(-(1 << 20)..=(1 << 20)).contains(&cave_y) {
+        Some(format!("cave_y = {cave_y}; allowed: -1048576..=1048576"))
+    } else if !(-(1 << 29)..=(1 << 29)).contains(&center.x) || !(-(1 << 29)..=(1 << 29)).contains(&center.y) {
+        Some(format!("center = {center}; allowed: x and z within ±536870912"))
+    } else {
+        None
+    };
+    problem.map_or(Ok(()), Err)
+}
+
+/// Makes the preview of `core` and hands each part to `send` as soon as it is done: the map
+/// images (a half-size picture first when `coarse`), then the cave slice; `dims` is (pixels
+/// across, voxels per pixel, cave slice height). Stops early, sending nothing more, once
+/// `cancelled` returns true.
+fn render(
+    core: &strata_core::WorldPreset,
+    load: Option<WorkerLoad>,
+    center: (i32, i32),
+    dims: (u32, f32, i32),
+    coarse: bool,
+    cancelled: &dyn Fn() -> bool,
+    mut send: impl FnMut(Part),
+) {
+    let (size, cell, cave_y) = dims;
+    let loader = |_: &str| match load {
+        Some(load) => load(),
+        None => {
+            Err(HeightmapError::Io { path: "".into(), source: std::io::Error::other("the heightmap was not loaded") })
+        }
+    };
+    let generator = match Generator::with_library_and_loader(core, default_library(), loader) {
+        Ok(g) => g,
+        Err(e) => {
+            send(Part::Failed(format!("the preset cannot be previewed: {e}")));
+            return;
+        }
+    };
+    // A quarter of the pixels first, so a change shows at once; then the full picture.
+    let passes: &[(u32, f32)] = if coarse { &[(size / 2, cell * 2.0), (size, cell)] } else { &[(size, cell)] };
+    for &(pass_size, pass_cell) in passes {
+        match preview_maps(&generator, center, pass_size, pass_cell, cancelled) {
+            Ok(Some(maps)) => send(Part::Maps(Box::new(maps))),
+            Ok(None) => return,
+            Err(e) => {
+                send(Part::Failed(e.to_string()));
+                return;
+            }
+        }
+    }
+    match cave_slice(&generator, center, size, cave_y, cancelled) {
+        Ok(Some(img)) => send(Part::Caves(img)),
+        Ok(None) => {}
+        Err(e) => send(Part::Failed(e.to_string())),
+    }
 }

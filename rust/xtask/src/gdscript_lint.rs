@@ -1,7 +1,7 @@
 //! GDScript lint and format check with gdtoolkit: `gdlint` and `gdformat --check` over every
-//! `.gd` file of the demo (`godot_project/`), the test project (`tests/godot/`) and the export
-//! check's game (`tests/export/`), leaving out `.godot/` folders and the test project's links
-//! into the demo (those files are checked once, in the demo). `gdlintrc` at the repository root holds rule settings.
+//! `.gd` file of the demo (`godot_project/`), the test project (`tests/godot/`), the export
+//! check's game (`tests/export/`) and the editor check (`tests/editor_check/`), leaving out
+//! `.godot/` folders and the test project's links into the demo (those files are checked once, in the demo). `gdlintrc` at the repository root holds rule settings.
 //!
 //! gdtoolkit comes from PyPI, pinned to [`GDTOOLKIT`], installed with pip into the venv
 //! `.tools/gdtoolkit` (git-ignored) the first time it is needed.
@@ -82,7 +82,9 @@ fn run_ok(cmd: Command, timeout: Duration) -> Result<RunOutput> {
 pub fn gd_files() -> Vec<PathBuf> {
     let root = paths::repo_root();
     let mut out = Vec::new();
-    for dir in [paths::godot_project(), paths::godot_tests(), root.join("tests/export")] {
+    for dir in
+        [paths::godot_project(), paths::godot_tests(), root.join("tests/export"), root.join("tests/editor_check")]
+    {
         collect_gd(&dir, &mut out);
     }
     let mut rel: Vec<PathBuf> = out.iter().map(|p| p.strip_prefix(&root).unwrap_or(p).to_path_buf()).collect();

@@ -18,6 +18,7 @@ mod class_reference;
 mod crash;
 mod demo;
 mod doc_snippets;
+mod editor_check;
 mod export_test;
 mod extension;
 mod fuzz;

@@ -30,7 +30,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only | --editor-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -84,6 +84,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut rendered = true;
     let mut lint = true;
     let mut export_only = false;
+    let mut editor_only = false;
     let mut suite = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
@@ -95,6 +96,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             "--no-rendered" => rendered = false,
             "--no-lint" => lint = false,
             "--export-only" => export_only = true,
+            "--editor-only" => editor_only = true,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -106,6 +108,10 @@ pub fn run(args: &[String]) -> Result<bool> {
     let started = Instant::now();
     let mut summary: Vec<(String, bool)> = Vec::new();
     let mut godot_counts: Vec<(u64, u64)> = Vec::new();
+    if editor_only {
+        (rust, godot) = (false, false);
+        summary.push(editor_check_line());
+    }
     if export_only {
         (rust, godot) = (false, false);
         let t = Instant::now();
@@ -180,6 +186,12 @@ pub fn run(args: &[String]) -> Result<bool> {
             }
             Err(e) => (format!("{name}: FAILED — {e}"), false),
         });
+    }
+
+    // The editor check (crate::editor_check): the real editor, headless, streams a ChunkWorld
+    // around its camera. With the full Godot part only.
+    if godot && suite && runner_args.is_empty() {
+        summary.push(editor_check_line());
     }
 
     // The export check (crate::export_test), with the full Godot part only.
@@ -285,6 +297,30 @@ fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t
                 log.display()
             );
             for p in &report.problems {
+                line.push_str(&format!("\n    problem: {p}"));
+            }
+            (line, ok)
+        }
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
+
+/// The editor check's summary line (`--editor-only` runs it alone).
+fn editor_check_line() -> (String, bool) {
+    let t = Instant::now();
+    let name = "Editor check (godot --headless --editor: ChunkWorld streams around the editor camera)";
+    let result = setup::prepare(crate::extension::BuildProfile::Dev).and_then(|godot| crate::editor_check::run(&godot));
+    match result {
+        Ok(check) => {
+            let ok = check.problems.is_empty();
+            let mut line = format!(
+                "{name}: {} — {} in {:.0} s (log: {})",
+                if ok { "passed" } else { "FAILED" },
+                if check.line.is_empty() { "no result line" } else { check.line.as_str() },
+                t.elapsed().as_secs_f64(),
+                check.log.display()
+            );
+            for p in &check.problems {
                 line.push_str(&format!("\n    problem: {p}"));
             }
             (line, ok)

@@ -26,7 +26,7 @@ func test_world_codes_and_previews() -> void:
 		"strata1-" + "A".repeat(100000),
 		code + "A",
 		code.substr(0, 15),
-		code.replace("strata1-", "strata2-"),
+		code.replace("strata2-", "strata7-"),
 		char(0) + code,
 		code.to_upper(),
 		"x".repeat(20000)

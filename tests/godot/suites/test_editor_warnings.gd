@@ -198,5 +198,5 @@ func test_world_preset_fields_are_classdb_properties_in_designer_groups() -> voi
 	p.set("height_octaves", 99)
 	assert_eq(p.height_octaves, 9, "out of range changes nothing")
 	assert_true(p.last_error().contains("height_octaves"), p.last_error())
-	assert_eq(ClassDB.class_get_property_default_value("WorldPreset", "height_octaves"), 5)
+	assert_eq(ClassDB.class_get_property_default_value("WorldPreset", "height_octaves"), 8)
 	assert_eq(p.property_get_revert("water_sea_level"), WorldPreset.new().water_sea_level)

@@ -123,3 +123,43 @@ func test_tres_saved_by_godot_reads_in_rust() -> void:
 	if assert_eq(q.load_file(path), OK, q.last_error()):
 		assert_eq(q.fingerprint(), p.fingerprint())
 		assert_eq(q.name, p.name)
+
+
+func test_godot_saved_tres_carries_the_preset_format() -> void:
+	# Godot's saver leaves out every property at its class default; the format marker is written
+	# anyway, so Strata's reader takes the left-out settings for today's defaults, not format 1's.
+	var p := WorldPreset.new()
+	p.seed = 7
+	var path := _dir.path_join("defaults.tres")
+	assert_eq(ResourceSaver.save(p, path), OK)
+	var text := FileAccess.get_file_as_string(path)
+	assert_true(text.contains("preset_format = null"), text)
+	assert_false(text.contains("caves_life_rule"), "a default is left out: " + text)
+	var q := WorldPreset.new()
+	if assert_eq(q.load_file(path), OK, q.last_error()):
+		assert_eq(q.fingerprint(), p.fingerprint(), "Strata's reader")
+		assert_eq(q.caves_life_rule, "B3/S23")
+	var loaded = load(path)
+	if assert_true(loaded is WorldPreset, path):
+		assert_eq(loaded.fingerprint(), p.fingerprint(), "Godot's loader")
+
+
+func test_format_1_tres_keeps_its_life_rules_through_strata_reader() -> void:
+	# A .tres as Godot's inspector saved it before preset format 2: no marker, rules left out.
+	var path := _dir.path_join("format1.tres")
+	var f := FileAccess.open(path, FileAccess.WRITE)
+	f.store_string(
+		'[gd_resource type="WorldPreset" format=3]\n\n[resource]\nseed = 2024\ncaves_mode = 2\n'
+	)
+	f.close()
+	var old := WorldPreset.load_from_file(path)
+	if assert_true(old != null, path):
+		assert_eq(old.caves_life_rule, "B14-19/S13-26")
+		assert_eq(old.side_view_cave_life_rule, "B678/S345678")
+		assert_eq(old.height_octaves, 5, "the terrain of format 1")
+	assert_eq(WorldPreset.new().caves_life_rule, "B3/S23", "a new preset: B3/S23")
+	assert_eq(WorldPreset.new().side_view_cave_life_rule, "B3/S23")
+	# Godot's own loader has no step after loading to migrate it: documented in docs/formats.md.
+	var via_godot = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	if assert_true(via_godot is WorldPreset):
+		assert_eq(via_godot.caves_life_rule, "B3/S23", "Godot's loader takes today's default")

@@ -1,6 +1,7 @@
 ## The editor's preview dock outside the editor: it shows height, biomes, caves and structures of
 ## a preset, redraws after a field change (measured: change → images on screen), made on a worker
-## (`WorldPreview`), stale requests dropped; the editor plugin's script loads; and a ChunkWorld's
+## (`WorldPreview`, equal to its synchronous render), stale requests dropped (also for the main
+## menu's preset pictures); the editor plugin's script loads; and a ChunkWorld's
 ## streamed chunks never go into a saved scene.
 extends StrataTestCase
 
@@ -124,6 +125,62 @@ func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void
 		assert_true(preview.last_error().contains("cannot be previewed"), preview.last_error())
 	preview.cancel()
 	assert_false(preview.is_busy())
+
+
+func test_the_worker_preview_equals_the_synchronous_render() -> void:
+	var preset := WorldPreset.new()
+	preset.seed = 4242
+	var preview := WorldPreview.new()
+	var job := preview.request(preset, Vector2i(40, -30), 64, 6.0, -20)
+	assert_gt(job, 0)
+	var arrived := func() -> bool:
+		preview.poll()
+		return not preview.is_busy()
+	assert_true(await wait_until(arrived, 20.0), "the worker finished")
+	var now := preview.render_now(preset, Vector2i(40, -30), 64, 6.0, -20)
+	var from_worker := {
+		"height": preview.get_height_image(),
+		"biomes": preview.get_biome_image(),
+		"structures": preview.get_structure_image(),
+		"caves": preview.get_cave_image(),
+	}
+	for key: String in from_worker:
+		var image: Image = now.get(key)
+		if assert_true(image != null, key):
+			assert_eq(image.get_size(), Vector2i(64, 64), key)
+			assert_eq(
+				from_worker[key].get_data(), image.get_data(), "%s: worker = synchronous" % key
+			)
+	assert_true(preview.render_now(null, Vector2i.ZERO, 64, 6.0, 0).is_empty())
+	assert_true(preview.last_error().contains("render_now"), preview.last_error())
+
+
+func test_main_menu_previews_come_from_a_worker_and_the_newest_request_wins() -> void:
+	var pictures := PresetPreview.new()
+	var shown: Array[String] = []
+	pictures.shown.connect(func(key: String, _texture: Texture2D) -> void: shown.append(key))
+	var first := WorldPreset.new()
+	var second := WorldPreset.new()
+	second.seed = 31337
+	assert_eq(pictures.request("first", first), null, "nothing is made on the main thread")
+	assert_eq(pictures.request("second", second), null)
+	assert_eq(pictures.pending_key(), "second")
+	var done := func() -> bool:
+		pictures.poll()
+		return not pictures.is_busy()
+	assert_true(await wait_until(done, 20.0), "the worker finished")
+	assert_false(shown.has("first"), "the superseded picture is never shown: %s" % [shown])
+	assert_eq(shown.back(), "second")
+	assert_eq(pictures.cached("first"), null)
+	var picture := pictures.cached("second")
+	if assert_true(picture != null, "the newest picture is kept"):
+		var size := PresetPreview.SIZE_PX
+		var now := WorldPreview.new().render_now(
+			second, Vector2i.ZERO, size, PresetPreview.CELL, PresetPreview.CAVE_Y
+		)
+		assert_eq(picture.get_image().get_data(), now["structures"].get_data(), "= synchronous")
+		assert_eq(pictures.request("second", second), picture, "a kept picture comes at once")
+		assert_false(pictures.is_busy())
 
 
 func test_structures_show_in_the_dock() -> void:

@@ -28,7 +28,7 @@ func _customised() -> WorldPreset:
 func test_pasting_a_code_gives_a_world_with_the_same_fingerprint() -> void:
 	var p := _customised()
 	var code := GameState.world_code_of(p, ARCHIPELAGO)
-	assert_true(code.begins_with("strata1-"), code)
+	assert_true(code.begins_with("strata2-"), code)
 	# Seed, two fields and the whole ore list (lists travel whole): a few hundred characters.
 	assert_lt(code.length(), 400, "a short code: " + code)
 	var q := WorldPreset.new()
@@ -59,7 +59,7 @@ func test_bad_codes_are_refused_with_the_problem_named() -> void:
 	var typo := code.substr(0, 20) + ("B" if code[20] == "A" else "A") + code.substr(21)
 	var cases := {
 		"": "empty",
-		"hello world": "strata1-",
+		"hello world": "strata2-",
 		"strata9-AAAAAAAAAAAAAAAA": "version 9",
 		typo: "checksum",
 		code.substr(0, 32): "checksum",
@@ -102,7 +102,7 @@ func test_customize_screen_shows_a_live_preview_and_a_code_that_reads_back() -> 
 		await wait_until(func() -> bool: return screen.preview_updates > 0, 20.0), "preview"
 	)
 	var first := screen.get_world_code()
-	assert_true(first.begins_with("strata1-"), first)
+	assert_true(first.begins_with("strata2-"), first)
 	assert_eq(int(screen.preset.seed), 77)
 	var shown := screen.preview_updates
 	screen.set_slider("TerrainHeight", 100.0)

@@ -582,8 +582,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_lattice_is_four_voxels_and_close_to_the_exact_field() {
-        let preset = WorldPreset::default();
+    fn a_five_octave_lattice_is_four_voxels_and_close_to_the_exact_field() {
+        // The default terrain's finest octave, 460 / 2⁷ ≈ 3.6 voxels, is too fine for a lattice:
+        // it is sampled at every voxel. Five octaves over 320 (preset format 1's default) are not.
+        assert_eq!(lattice_step(&WorldPreset::default()), 1, "finest octave 460 / 2⁷ ≈ 3.6 voxels");
+        let preset = WorldPreset::format1_default();
         assert_eq!(lattice_step(&preset), 4, "finest octave 320 / 2⁴ = 20 voxels, 5 points per wavelength");
         let t = Terrain::new(&preset, None).unwrap();
         let (mut worst, mut sum, mut n, mut moved) = (0.0f64, 0.0f64, 0, 0);

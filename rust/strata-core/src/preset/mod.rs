@@ -5,13 +5,15 @@
 //! could not be read or written), [`ron`] (the versioned sharing format), [`tres`] (Godot text
 //! resources), [`file`](mod@file) (files on disk, the format chosen by extension) and [`fingerprint`] (the
 //! world's name as a hash, and the sparse form saves store), [`world_code`] (seed and
-//! settings as a short text to share).
+//! settings as a short text to share), [`migrate`] (the preset format and the defaults an older
+//! file was made with).
 //!
 //! May use: `base`.
 
 pub mod error;
 pub mod file;
 pub mod fingerprint;
+pub mod migrate;
 pub mod model;
 pub mod ron;
 pub mod tres;

@@ -442,9 +442,10 @@ pub struct CaveSettings {
     /// cavern air with the defaults, against 5% with 13).
     pub final_threshold: u32,
     /// Birth/survival rule for `GameOfLife` mode, as "B…/S…" over the 26 neighbours (rock is
-    /// alive); lists may use commas and ranges, e.g. "B3/S23" (Conway's). Default "B14-19/S13-26",
-    /// the rule saves of format 1 were made with (their presets leave it out); B3/S23 makes no
-    /// caves from a random fill in 3D.
+    /// alive); lists may use commas and ranges, e.g. "B3/S23" (Conway's). Default "B3/S23", the
+    /// design's rule (files of preset format 1 that leave it out read "B14-19/S13-26", their
+    /// default: `migrate`); from a random fill B3/S23 thins to sparse rock in 3D, so the
+    /// `life_caverns` preset uses B14-19/S13-26.
     pub life_rule: String,
     /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in cells).
     pub life_ticks: u32,
@@ -573,7 +574,8 @@ pub struct SideViewSettings {
     pub cave_final_passes: u32,
     pub cave_final_threshold: u32,
     /// Birth/survival rule of `GameOfLife` caves (rock is alive), e.g. "B3/S23" (Conway's) or
-    /// "B3678/S34678". Default "B678/S345678", the rule saves of format 1 were made with.
+    /// "B3678/S34678". Default "B3/S23", the design's rule (files of preset format 1 that leave it
+    /// out read "B678/S345678", their default: `migrate`).
     pub cave_life_rule: String,
     /// Ticks of the Life rule in `GameOfLife` mode (0..=64; also the automaton's halo in tiles).
     pub cave_life_ticks: u32,
@@ -613,7 +615,7 @@ impl Default for SideViewSettings {
             cave_threshold: 5,
             cave_final_passes: 1,
             cave_final_threshold: 5,
-            cave_life_rule: "B678/S345678".into(),
+            cave_life_rule: "B3/S23".into(),
             cave_life_ticks: 8,
             cave_life_flood_fill: true,
             min_pocket_tiles: 12,
@@ -627,13 +629,16 @@ impl Default for SideViewSettings {
 }
 
 impl Default for HeightSettings {
+    /// The terrain of the shipped `default_hills`: eight octaves at persistence 0.58 give the
+    /// power-spectrum slope and slope angles of real land (β ≈ 3.8, mean slope ≈ 15°; issue 22).
+    /// Preset format 1 defaulted to 40, 320, 5 and 0.5 (`migrate`), smoother (β ≈ 5.6).
     fn default() -> Self {
         Self {
             base_height: 8.0,
-            amplitude: 40.0,
-            scale: 320.0,
-            octaves: 5,
-            persistence: 0.5,
+            amplitude: 38.0,
+            scale: 460.0,
+            octaves: 8,
+            persistence: 0.58,
             lacunarity: 2.0,
             perlin_weight: 1.0,
             open_simplex_weight: 0.0,
@@ -714,7 +719,7 @@ impl Default for CaveSettings {
             threshold: 14,
             final_passes: 1,
             final_threshold: 16,
-            life_rule: "B14-19/S13-26".into(),
+            life_rule: "B3/S23".into(),
             life_ticks: 8,
             life_flood_fill: true,
             cell_size: 2,
@@ -1996,7 +2001,7 @@ mod tests {
             assert!(help.starts_with(f.doc) && help.contains(&f.allowed()), "{}: {help}", f.name);
         }
         let f = field("height_octaves").unwrap();
-        assert!(f.help().ends_with("Allowed: an integer in 1..=12. Default: 5."), "{}", f.help());
+        assert!(f.help().ends_with("Allowed: an integer in 1..=12. Default: 8."), "{}", f.help());
         let f = field("caves_mode").unwrap();
         assert!(f.help().ends_with("Allowed: one of None, CellularAutomata, GameOfLife. Default: CellularAutomata."));
         assert_eq!(field("seed").unwrap().allowed(), "any 64-bit integer");

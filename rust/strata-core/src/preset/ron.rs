@@ -5,28 +5,32 @@
 //! ```ron
 //! (
 //!     format: "strata-preset",
-//!     version: 1,
+//!     version: 2,
 //!     preset: (name: "Archipelago", seed: 7, height: (base_height: -6.0, ...), ...),
 //! )
 //! ```
 //!
 //! Versioning: a file whose `version` is above [`PRESET_VERSION`] is refused with "made by a newer
-//! Strata"; fields missing from an older file take their defaults (`#[serde(default)]`); a field
+//! Strata"; fields missing from a file take the defaults of its version: today's
+//! (`#[serde(default)]`), except that a version-1 file (or a bare body, which has no version and
+//! is read as version 1) gets the format-1 default of each setting whose default changed since
+//! ([`crate::preset::migrate`]). Files written now store every setting. A field
 //! this build does not know is reported by name, with line:column and the fields it does know.
 //! A bare preset (the `preset: (...)` body alone) is read too. Every load ends with
 //! [`WorldPreset::validate`] (`validated`), so an out-of-range value names the field and its
 //! allowed range; the other formats validate through the same function.
 //!
-//! May use: `preset::model`, `preset::error`.
+//! May use: `preset::model`, `preset::error`, `preset::migrate`.
 
 use crate::preset::error::PresetError;
+use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
 use crate::preset::model::WorldPreset;
 use serde::{Deserialize, Serialize};
 
 /// The `format` tag of a preset file.
 pub const PRESET_FORMAT: &str = "strata-preset";
 /// The newest preset file version this build reads and the one it writes.
-pub const PRESET_VERSION: u32 = 1;
+pub const PRESET_VERSION: u32 = PRESET_FORMAT_VERSION;
 
 #[derive(Serialize)]
 struct PresetFileOut<'a> {
@@ -82,8 +86,10 @@ pub fn preset_from_ron(text: &str, source_name: &str) -> Result<WorldPreset, Pre
     };
     let preset = match (&header.format, &header.version) {
         (None, None) => {
-            // A bare preset body.
-            ron::from_str::<WorldPreset>(text).map_err(|e| ron_error(e, text, source_name))?
+            // A bare preset body: no version, read as version 1.
+            let mut preset = ron::from_str::<WorldPreset>(text).map_err(|e| ron_error(e, text, source_name))?;
+            migrate_format1(&mut preset, text, &[]);
+            preset
         }
         (format, version) => {
             let format_ok = matches!(format, Some(ron::Value::String(s)) if s == PRESET_FORMAT);
@@ -125,10 +131,34 @@ pub fn preset_from_ron(text: &str, source_name: &str) -> Result<WorldPreset, Pre
                     supported: PRESET_VERSION,
                 });
             }
-            ron::from_str::<PresetFileIn>(text).map_err(|e| ron_error(e, text, source_name))?.preset
+            let mut preset = ron::from_str::<PresetFileIn>(text).map_err(|e| ron_error(e, text, source_name))?.preset;
+            if found < 2.0 {
+                migrate_format1(&mut preset, text, &["preset"]);
+            }
+            preset
         }
     };
     validated(preset, text, source_name)
+}
+
+/// Gives the settings a format-1 document (`text`, its preset body under `path`) leaves out
+/// their format-1 defaults. `text` already parsed as a preset, so it parses as a value too.
+fn migrate_format1(preset: &mut WorldPreset, text: &str, path: &[&str]) {
+    let Ok(mut doc) = ron::from_str::<ron::Value>(text) else { return };
+    for key in path {
+        doc = field_of(&doc, key).cloned().unwrap_or(ron::Value::Unit);
+    }
+    apply_format1_defaults(preset, |section, key| field_of(&doc, section).and_then(|s| field_of(s, key)).is_some());
+}
+
+/// The value of field `key` of a RON struct or map value.
+fn field_of<'a>(value: &'a ron::Value, key: &str) -> Option<&'a ron::Value> {
+    match value {
+        ron::Value::Map(map) => {
+            map.iter().find(|(k, _)| matches!(k, ron::Value::String(s) if s == key)).map(|(_, v)| v)
+        }
+        _ => None,
+    }
 }
 
 /// Runs [`WorldPreset::validate`] and turns its error into a [`PresetError::Invalid`] located in
@@ -286,9 +316,21 @@ mod tests {
 
     #[test]
     fn validation_errors_are_located() {
-        let text = preset_to_ron(&WorldPreset::default()).replace("octaves: 5", "octaves: 1000");
+        let text = preset_to_ron(&WorldPreset::default()).replace("octaves: 8", "octaves: 1000");
         let e = preset_from_ron(&text, "p.ron").unwrap_err();
         let m = e.to_string();
         assert!(m.contains("p.ron:") && m.contains("height_octaves") && m.contains("1..=12"), "{m}");
+    }
+
+    #[test]
+    fn version_1_and_bare_files_read_the_defaults_of_format_1() {
+        let old = preset_from_ron("(format: \"strata-preset\", version: 1, preset: (seed: 3))", "a.ron").unwrap();
+        assert_eq!(old, WorldPreset { seed: 3, ..WorldPreset::format1_default() });
+        let bare = preset_from_ron("(seed: 3)", "b.ron").unwrap();
+        assert_eq!(bare, old);
+        let new = preset_from_ron("(format: \"strata-preset\", version: 2, preset: (seed: 3))", "c.ron").unwrap();
+        assert_eq!(new, WorldPreset { seed: 3, ..WorldPreset::default() });
+        let p = WorldPreset { seed: 3, ..WorldPreset::default() };
+        assert_eq!(preset_from_ron(&preset_to_ron(&p), "d.ron").unwrap(), p, "written files keep today's values");
     }
 }

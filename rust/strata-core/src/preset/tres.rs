@@ -6,12 +6,22 @@
 //! [`STRUCTURE_RULES_KEY`] (a RON list of rules). A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
-//! May use: `preset::model`, `preset::error`, `preset::ron` (validation).
+//! The preset format travels as [`PRESET_FORMAT_KEY`]: `preset_format = 2` from this writer, and
+//! `preset_format = null` from Godot's (which leaves out every property at its default but always
+//! writes this one). A file without it is of format 1: the settings it leaves out get their
+//! format-1 defaults ([`crate::preset::migrate`]); a file with it, today's.
+//!
+//! May use: `preset::model`, `preset::error`, `preset::ron` (validation), `preset::migrate`.
 
 use crate::preset::error::PresetError;
+use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
 use crate::preset::model::{Biome, FIELDS, FieldKind, FieldValue, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
+
+/// The `.tres` key (and the Godot `WorldPreset` storage property) of the preset format: an int,
+/// or `null` as Godot writes it (then the format of the Strata that wrote it, 2 or later).
+pub const PRESET_FORMAT_KEY: &str = "preset_format";
 
 /// The `.tres` key (and the Godot `WorldPreset` storage property) of a biome table other than the
 /// default one: the rows as a RON list, `[(name: "plains", surface_block: "grass", ...), ...]`.
@@ -71,6 +81,7 @@ fn is_resource_builtin(key: &str) -> bool {
 /// The preset as a Godot text resource of a `WorldPreset` (every table field, `[resource]`).
 pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
     let mut s = String::from("[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n");
+    let _ = writeln!(s, "{PRESET_FORMAT_KEY} = {PRESET_FORMAT_VERSION}");
     for f in FIELDS {
         let v = match (f.get)(preset) {
             FieldValue::Int(i) => i.to_string(),
@@ -143,6 +154,9 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         allowed: allowed.into(),
     };
     let mut preset = WorldPreset::default();
+    // Fields the file sets, and its format (1 when it does not say).
+    let mut present: Vec<&str> = Vec::new();
+    let mut format = 1;
     let mut section: Option<String> = None;
     let mut saw_header = false;
     let mut saw_resource = false;
@@ -230,6 +244,28 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         if is_resource_builtin(key) {
             continue;
         }
+        if key == PRESET_FORMAT_KEY {
+            format = match (value, parse_godot_value(value)) {
+                ("null", _) => PRESET_FORMAT_VERSION as i64,
+                (_, Ok(FieldValue::Int(n))) if (1..=PRESET_FORMAT_VERSION as i64).contains(&n) => n,
+                (_, Ok(FieldValue::Int(n))) if n > PRESET_FORMAT_VERSION as i64 => {
+                    return Err(PresetError::NewerVersion {
+                        source_name: source_name.into(),
+                        found: n as u64,
+                        supported: PRESET_FORMAT_VERSION,
+                    });
+                }
+                _ => {
+                    return Err(err(
+                        line_no,
+                        key,
+                        format!("`{}` is not a preset format", clip(value)),
+                        &format!("an integer in 1..={PRESET_FORMAT_VERSION}, or null"),
+                    ));
+                }
+            };
+            continue;
+        }
         if key == "script" {
             return Err(err(line_no, "script", "a script is attached".into(), "a WorldPreset without a script"));
         }
@@ -269,6 +305,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             (FieldKind::Enum { .. }, FieldValue::Text(t)) => FieldValue::Text(t),
             (_, v) => v,
         };
+        present.push(spec.name);
         if let Err(e) = preset.set_field(key, v) {
             return Err(PresetError::Invalid {
                 source_name: source_name.into(),
@@ -287,6 +324,9 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             "no `[gd_resource type=\"WorldPreset\" ...]` header (empty or not a .tres file?)".into(),
             "a Godot text resource of type WorldPreset",
         ));
+    }
+    if format < 2 {
+        apply_format1_defaults(&mut preset, |section, key| present.contains(&format!("{section}_{key}").as_str()));
     }
     validated(preset, "", source_name)
 }
@@ -421,9 +461,29 @@ mod tests {
         ] {
             let p = WorldPreset { name: name.into(), ..WorldPreset::default() };
             let text = preset_to_tres_text(&p);
-            assert_eq!(text.lines().count(), crate::preset::model::FIELDS.len() + 3, "one line per field: {text}");
+            // Header, blank, [resource], the format, then one line per field.
+            assert_eq!(text.lines().count(), crate::preset::model::FIELDS.len() + 4, "one line per field: {text}");
             assert_eq!(preset_from_tres_text(&text, "t.tres").unwrap().name, name, "{text}");
         }
+    }
+
+    #[test]
+    fn tres_without_a_format_reads_the_defaults_of_format_1() {
+        let head = "[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n";
+        let old = preset_from_tres_text(&format!("{head}seed = 5\n"), "old.tres").unwrap();
+        assert_eq!(old, WorldPreset { seed: 5, ..WorldPreset::format1_default() });
+        // Godot's saver writes `preset_format = null`; Strata's writer the number.
+        for format in ["null", "2"] {
+            let new =
+                preset_from_tres_text(&format!("{head}preset_format = {format}\nseed = 5\n"), "new.tres").unwrap();
+            assert_eq!(new, WorldPreset { seed: 5, ..WorldPreset::default() }, "{format}");
+        }
+        let kept = preset_from_tres_text(&format!("{head}caves_life_rule = \"B3/S23\"\n"), "old.tres").unwrap();
+        assert_eq!(kept.caves.life_rule, "B3/S23", "a setting the file gives keeps its value");
+        let e = preset_from_tres_text(&format!("{head}preset_format = 9\n"), "next.tres").unwrap_err();
+        assert!(e.to_string().contains("newer Strata") && e.to_string().contains("next.tres"), "{e}");
+        let e = preset_from_tres_text(&format!("{head}preset_format = \"x\"\n"), "bad.tres").unwrap_err();
+        assert_eq!(e.field(), "preset_format", "{e}");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! World codes: a short text that names a world (seed + settings) for a friend to paste.
 //!
-//! A code is `strata1-` followed by base64url (RFC 4648 §5, no padding) of:
+//! A code is `strata2-` followed by base64url (RFC 4648 §5, no padding) of:
 //!
 //! | bytes | what |
 //! |---|---|
@@ -16,6 +16,10 @@
 //! preset the caller looked up by name, validates the result and checks the fingerprint.
 //! The format is described for users in `docs/formats.md`.
 //!
+//! Versions: `strata2-` (preset format 2) and `strata1-` codes read the same; only the built-in
+//! default they name by "" differs: a `strata1-` code's is the default of preset format 1
+//! ([`WorldPreset::format1_default`]), so an old code keeps its world.
+//!
 //! May use: `preset::model`, `preset::fingerprint` (diff and merge of settings, the hash),
 //! `preset::ron` (validation), flate2, crc32fast.
 
@@ -25,9 +29,11 @@ use std::io::{Read, Write};
 use thiserror::Error;
 
 /// What every code of this version starts with.
-pub const PREFIX: &str = "strata1-";
+pub const PREFIX: &str = "strata2-";
 /// The format version in [`PREFIX`].
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
+/// The prefix of version-1 codes, still read.
+pub const PREFIX_V1: &str = "strata1-";
 /// Longest base preset name.
 pub const MAX_BASE_NAME: usize = 64;
 /// Longest code read (characters); longer text is refused before decoding.
@@ -45,7 +51,9 @@ pub enum WorldCodeError {
     TooLong { length: usize },
     #[error("world code: `{start}` is not the start of a Strata world code; allowed: text starting with `{PREFIX}`")]
     Prefix { start: String },
-    #[error("world code: version {version} was made by a newer Strata; this one reads version {VERSION} (`{PREFIX}…`)")]
+    #[error(
+        "world code: version {version} was made by a newer Strata; this one reads versions 1 and {VERSION} (`{PREFIX_V1}…`, `{PREFIX}…`)"
+    )]
     Version { version: String },
     #[error(
         "world code: character `{character}` at position {position} is not allowed; allowed: A–Z, a–z, 0–9, `-` and `_` after `{PREFIX}`"
@@ -78,6 +86,8 @@ pub enum WorldCodeError {
 /// A decoded world code: the base preset's name, the seed and the changed settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldCode {
+    /// The code's version (1 or [`VERSION`]).
+    version: u32,
     base_name: String,
     seed: u64,
     changes: toml::Table,
@@ -103,11 +113,24 @@ impl WorldCode {
         leaves(&self.changes)
     }
 
+    /// The code's version: 1 (`strata1-`) or [`VERSION`].
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
     /// The world: `base` (the preset named by [`WorldCode::base_name`]) with the code's seed and
     /// settings, validated, and with the fingerprint the code was made for. The name is the
-    /// base's.
+    /// base's. A version-1 code on the built-in default ("") applies to the default of preset
+    /// format 1, whatever `base` is.
     pub fn apply(&self, base: &WorldPreset) -> Result<WorldPreset, WorldCodeError> {
-        let mut tree = match toml::Value::try_from(strip_identity(base)) {
+        let format1_base;
+        let settings_base = if self.version == 1 && self.base_name.is_empty() {
+            format1_base = WorldPreset::format1_default();
+            &format1_base
+        } else {
+            base
+        };
+        let mut tree = match toml::Value::try_from(strip_identity(settings_base)) {
             Ok(toml::Value::Table(t)) => t,
             Ok(_) | Err(_) => {
                 return Err(WorldCodeError::Invalid { problem: "the base preset has no settings".into() });
@@ -167,7 +190,12 @@ pub fn read_world_code(code: &str) -> Result<WorldCode, WorldCodeError> {
     if code.len() > MAX_CODE_LEN {
         return Err(WorldCodeError::TooLong { length: code.chars().count() });
     }
-    let Some(data) = code.strip_prefix(PREFIX) else {
+    let (version, data) = match (code.strip_prefix(PREFIX), code.strip_prefix(PREFIX_V1)) {
+        (Some(data), _) => (VERSION, Some(data)),
+        (None, Some(data)) => (1, Some(data)),
+        (None, None) => (VERSION, None),
+    };
+    let Some(data) = data else {
         // `strataN-` of another version, or not a code at all.
         if let Some(rest) = code.strip_prefix("strata")
             && let Some((version, _)) = rest.split_once('-')
@@ -206,7 +234,7 @@ pub fn read_world_code(code: &str) -> Result<WorldCode, WorldCodeError> {
         .map_err(|e| WorldCodeError::Settings { problem: e.to_string() })?;
     let changes: toml::Table =
         toml::from_str(&text).map_err(|e| WorldCodeError::Settings { problem: e.message().trim().to_string() })?;
-    Ok(WorldCode { base_name, seed, changes, check })
+    Ok(WorldCode { version, base_name, seed, changes, check })
 }
 
 /// Reads `code` and applies it to the base preset that `lookup` returns for its name; `known`
@@ -368,8 +396,9 @@ mod tests {
         let err = |c: &str| read_world_code(c).unwrap_err();
         assert_eq!(err("  "), WorldCodeError::Empty);
         assert!(matches!(err("hello world"), WorldCodeError::Prefix { .. }));
-        assert!(err("hello world").to_string().contains("strata1-"));
-        assert_eq!(err("strata2-AAAA"), WorldCodeError::Version { version: "2".into() });
+        assert!(err("hello world").to_string().contains("strata2-"));
+        assert_eq!(err("strata3-AAAA"), WorldCodeError::Version { version: "3".into() });
+        assert!(matches!(err("strata2-AAAA"), WorldCodeError::Truncated { .. }));
         let bad_char = format!("{}!{}", &code[..20], &code[21..]);
         assert_eq!(err(&bad_char), WorldCodeError::Character { character: '!', position: 21 });
         assert!(matches!(err("strata1-AAAA"), WorldCodeError::Truncated { .. }));
