@@ -80,10 +80,12 @@ pub struct WorldSync {
     /// Server: seconds between saves (5 to 3,600); the world is also saved when the server stops.
     #[export(range = (5.0, 3600.0))]
     autosave_interval_s: f64,
+    /// The name this player goes by (1 to 32 bytes): `join` sets it; the host plays under it
+    /// ("host" when empty).
+    #[var]
+    player_name: GString,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
-    /// The name a client joins with.
-    player_name: String,
     journal: Option<EditJournal>,
     last_save: Instant,
     started: Instant,
@@ -134,7 +136,7 @@ impl INode for WorldSync {
             autosave_interval_s: 60.0,
             api: None,
             role: Role::Idle,
-            player_name: String::new(),
+            player_name: GString::new(),
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -287,14 +289,23 @@ impl WorldSync {
         };
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         // The host plays as the server's own connection.
-        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: "host".into() };
-        let mut view = WorldClient::new("host");
+        let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
+        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: name.clone() };
+        let mut view = WorldClient::new(&name);
+        let mut refusal = String::from("refused");
         for action in server.handle_packet(SERVER_PEER, &hello.encode(), 0.0) {
-            if let Action::Send { message: welcome @ Message::Welcome { .. }, .. } = action
-                && let Err(e) = view.handle_packet(&welcome.encode(), 0.0)
-            {
-                godot_warn!("WorldSync.host: the host player cannot follow the others: {e}");
+            match action {
+                Action::Disconnect { reason, .. } => refusal = reason,
+                Action::Send { message: welcome @ Message::Welcome { .. }, .. } => {
+                    if let Err(e) = view.handle_packet(&welcome.encode(), 0.0) {
+                        godot_warn!("WorldSync.host: the host player cannot follow the others: {e}");
+                    }
+                }
+                _ => {}
             }
+        }
+        if server.player_of(SERVER_PEER).is_none() {
+            return self.fail(format!("WorldSync.host: player_name {name:?} cannot play: {refusal}"));
         }
         self.host_view = Some(view);
         self.role = Role::Server(Box::new(server));
@@ -327,8 +338,8 @@ impl WorldSync {
             return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
         }
         self.leave();
-        self.player_name = player_name.to_string();
-        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name)));
+        self.player_name = player_name;
+        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name.to_string())));
         self.start_api(peer);
         self.last_error.clear();
         Error::OK
