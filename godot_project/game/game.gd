@@ -78,8 +78,10 @@ func _start_shared(shared: Dictionary) -> void:
 		var saved := setup.pick_world(GameState.pending, args)
 		var error := session.host(port)
 		if error != "":
+			printerr("Strata: cannot host: ", error)
 			loading_screen.show_error("Cannot host this world", error)
 			return
+		print("Strata: hosting on UDP port %d as %s" % [port, session.player_name])
 		setup.start(saved, _day_length_s())
 		_world_started()
 		return
@@ -100,12 +102,19 @@ func _day_length_s() -> float:
 
 ## Joined: the world now has the host's preset; stream it around a spot near the host's spawn.
 func _on_joined() -> void:
+	print(
+		(
+			"Strata: joined as %s (player %d)"
+			% [session.player_name, session.sync.get_local_player_id()]
+		)
+	)
 	setup.preset_path = ""
 	setup.start({}, _day_length_s(), JOINER_SPAWN)
 	_world_started()
 
 
 func _on_join_failed(message: String) -> void:
+	printerr("Strata: ", message)
 	if not loaded:
 		loading_screen.show_error("Could not join", message)
 		return

@@ -47,10 +47,12 @@ func _on_player_joined(id: int, player_name: String) -> void:
 		add_child(avatar)
 		_avatars[id] = avatar
 	avatar.set_player_name(player_name)
+	print("Strata: %s joined" % player_name)
 
 
 func _on_player_left(id: int) -> void:
 	var avatar := get_avatar(id)
 	if avatar != null:
+		print("Strata: %s left" % avatar.name_tag.text)
 		_avatars.erase(id)
 		avatar.queue_free()
