@@ -109,6 +109,7 @@ func _on_joined() -> void:
 		)
 	)
 	setup.preset_path = ""
+	loading_screen.show_progress_only()
 	setup.start({}, _day_length_s(), JOINER_SPAWN)
 	_world_started()
 

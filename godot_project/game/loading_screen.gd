@@ -1,5 +1,6 @@
 ## The loading screen shown while the start area streams in (and, in a shared world, while
-## joining): progress, a status line, and what went wrong with a way back to the menu.
+## joining, which the player may cancel): progress, a status line, and what went wrong with a
+## way back to the menu.
 class_name LoadingScreen
 extends CanvasLayer
 
@@ -22,10 +23,16 @@ func show_progress(fraction: float, loaded_chunks: int, pending_chunks: int) -> 
 	)
 
 
-## A step before the world streams ("Joining 127.0.0.1:24565…").
+## A step before the world streams ("Joining 127.0.0.1:24565…"), which the player may cancel.
 func show_status(title: String, details: String) -> void:
 	_title.text = title
 	_details.text = details
+	_back.text = "Cancel"
+	_back.visible = true
+
+
+func show_progress_only() -> void:
+	_back.visible = false
 
 
 ## Shows why the game cannot start, with a button back to the menu.
@@ -34,6 +41,7 @@ func show_error(title: String, message: String) -> void:
 	_error.text = message
 	_error.visible = true
 	_bar.visible = false
+	_back.text = "Back to the main menu"
 	_back.visible = true
 	_back.grab_focus()
 

@@ -162,6 +162,9 @@ func test_chat_lines_reach_both_players_and_typing_stops_the_player() -> void:
 		),
 		"the guest reads its own line: %s" % guest.chat.get_lines()
 	)
+	await wait_frames(1)
+	var newest: Label = host.chat.get_node("%Log").get_children().back()
+	assert_eq(newest.modulate.a, 1.0, "a new line shows fully")
 	host.session.send_chat("welcome")
 	assert_true(
 		await wait_until(
@@ -182,6 +185,13 @@ func test_chat_lines_reach_both_players_and_typing_stops_the_player() -> void:
 	assert_false(get_tree().paused, "Escape did not pause the game")
 	await wait_frames(10)
 	assert_false(host.chat.get_lines().has("guest: never sent"))
+	# The log keeps the last 8 lines.
+	for i in 10:
+		host.chat.add_line("bo", "line %d" % i)
+	var lines := host.chat.get_lines()
+	assert_eq(lines.size(), ChatBox.MAX_LINES)
+	assert_eq(lines[0], "bo: line 2", "the oldest went")
+	assert_eq(lines[lines.size() - 1], "bo: line 9")
 
 
 func test_digging_on_either_side_changes_both_worlds() -> void:
@@ -236,6 +246,8 @@ func test_a_join_with_nobody_listening_says_why() -> void:
 	var guest := _game({"mode": "join", "address": HOST, "port": _port, "name": "lonely"})
 	await wait_frames(2)
 	assert_false(guest.loaded)
+	var back: Button = guest.loading_screen.get_node("%Back")
+	assert_true(back.visible and back.text == "Cancel", "joining can be cancelled")
 	assert_true(
 		await wait_until(func() -> bool: return guest.loading_screen.get_error() != "", 60.0),
 		"the loading screen shows an error"
@@ -244,7 +256,7 @@ func test_a_join_with_nobody_listening_says_why() -> void:
 		guest.loading_screen.get_error().contains("could not reach the server"),
 		guest.loading_screen.get_error()
 	)
-	assert_true(guest.loading_screen.get_node("%Back").visible, "a way back to the menu")
+	assert_true(back.visible and back.text.contains("main menu"), "a way back to the menu")
 
 
 func test_the_multiplayer_menu_checks_and_keeps_the_name() -> void:
