@@ -3,6 +3,11 @@
 ## starts the world, and once it is ready the player gets control and the HUD shows; the user's
 ## settings apply live; pausing, saving and leaving go through here.
 ##
+## A shared world (`GameState.pending["multiplayer"]`) adds a `NetSession`: the host starts its
+## chosen world and serves it; a client first joins (the loading screen says so, or why it
+## failed) and then streams the host's world. Other players show as `RemotePlayers`, and the
+## `ChatBox` carries the chat.
+##
 ## Scripted runs take the user arguments described in `RunArgs`.
 class_name Game
 extends Node3D
@@ -13,10 +18,14 @@ const MOUSE_DEG_PER_PIXEL := 0.12
 ## How long a scripted screenshot waits for the view to be ready, and then to settle.
 const SHOT_TIMEOUT_MS := 30_000
 const SHOT_SETTLE_FRAMES := 30
+## Where a joining player's spawn search starts: a few steps from the host's.
+const JOINER_SPAWN := Vector2i(4, 3)
 
 ## True once the start area is loaded and the player has control.
 var loaded := false
 var args: RunArgs
+## The shared world's session; null in a game of one.
+var session: NetSession
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var player: StrataPlayer = $Player
@@ -27,18 +36,95 @@ var args: RunArgs
 @onready var hud: Hud = $HUD
 @onready var pause_menu: PauseMenu = $PauseMenu
 @onready var loading_screen: LoadingScreen = $LoadingScreen
+@onready var remote_players: RemotePlayers = $RemotePlayers
+@onready var chat: ChatBox = $ChatBox
 
 
 func _ready() -> void:
 	args = RunArgs.from_command_line()
-	setup.begin(GameState.pending, args)
-	events.world_seed = setup.world_seed
-	events.sea_level = setup.sea_level
-	pause_menu.set_world(setup.world_seed, GameState.world_code_of(world.preset, setup.preset_path))
+	var shared: Dictionary = GameState.pending.get("multiplayer", {})
+	if shared.is_empty():
+		setup.begin(GameState.pending, args)
+		_world_started()
+	else:
+		_start_shared(shared)
 	if args.shot_path != "":
 		setup.progressed.connect(_print_loading)
 	GameState.settings_changed.connect(_on_setting_changed)
 	_apply_settings()
+
+
+## The world is chosen and streaming: the parts that show it follow.
+func _world_started() -> void:
+	events.world_seed = setup.world_seed
+	events.sea_level = setup.sea_level
+	pause_menu.set_world(setup.world_seed, GameState.world_code_of(world.preset, setup.preset_path))
+
+
+## Hosts or joins a shared world (`shared` is `GameState.pending["multiplayer"]`).
+func _start_shared(shared: Dictionary) -> void:
+	session = NetSession.new()
+	session.name = "NetSession"
+	add_child(session)
+	session.setup(world, player, str(shared.get("name", GameState.get_player_name())))
+	session.join_failed.connect(_on_join_failed)
+	session.chat_line.connect(chat.add_line)
+	session.edit_refused.connect(
+		func(reason: String) -> void: hud.show_notice("Edit refused: %s" % reason)
+	)
+	remote_players.follow(session.sync)
+	var port := int(shared.get("port", NetSession.DEFAULT_PORT))
+	if str(shared.get("mode", "")) == "host":
+		var saved := setup.pick_world(GameState.pending, args)
+		var error := session.host(port)
+		if error != "":
+			printerr("Strata: cannot host: ", error)
+			loading_screen.show_error("Cannot host this world", error)
+			return
+		print("Strata: hosting on UDP port %d as %s" % [port, session.player_name])
+		setup.start(saved, _day_length_s())
+		_world_started()
+		return
+	# Nothing to stand on until the host's world streams in.
+	player.process_mode = Node.PROCESS_MODE_DISABLED
+	player.input_enabled = false
+	var address := str(shared.get("address", "127.0.0.1"))
+	loading_screen.show_status("Joining %s:%d…" % [address, port], "as %s" % session.player_name)
+	session.joined.connect(_on_joined, CONNECT_ONE_SHOT)
+	var failed := session.join(address, port)
+	if failed != "":
+		_on_join_failed(failed)
+
+
+func _day_length_s() -> float:
+	return float(GameState.pending.get("day_length_s", WorldSetup.DEFAULT_DAY_LENGTH_S))
+
+
+## Joined: the world now has the host's preset; stream it around a spot near the host's spawn.
+func _on_joined() -> void:
+	print(
+		(
+			"Strata: joined as %s (player %d)"
+			% [session.player_name, session.sync.get_local_player_id()]
+		)
+	)
+	setup.preset_path = ""
+	loading_screen.show_progress_only()
+	setup.start({}, _day_length_s(), JOINER_SPAWN)
+	_world_started()
+
+
+func _on_join_failed(message: String) -> void:
+	printerr("Strata: ", message)
+	if not loaded:
+		loading_screen.show_error("Could not join", message)
+		return
+	GameState.menu_message = "Left the shared world: %s" % message
+	to_main_menu()
+
+
+func _on_chat_typing_changed(typing: bool) -> void:
+	player.input_enabled = loaded and not typing
 
 
 func _unhandled_input(event: InputEvent) -> void:
@@ -99,6 +185,7 @@ func _on_world_setup_finished() -> void:
 	# Streaming goes on in the background at the user's full view distance.
 	world.view_distance = _full_view_distance()
 	hud.visible = true
+	chat.enabled = session != null
 	Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
 	if args.day >= 0:
 		day_night.set_day(args.day)
@@ -202,3 +289,8 @@ func _full_view_distance() -> int:
 
 func _on_setting_changed(_key: String, _value: Variant) -> void:
 	_apply_settings()
+
+
+func _on_chat_message_submitted(text: String) -> void:
+	if session != null:
+		session.send_chat(text)

@@ -24,6 +24,7 @@ const ACTIONS: Array[String] = [
 	"place",
 	"pause",
 	"toggle_hud",
+	"chat",
 ]
 const ACTION_LABELS: Dictionary[String, String] = {
 	"move_forward": "Forward",
@@ -38,6 +39,7 @@ const ACTION_LABELS: Dictionary[String, String] = {
 	"place": "Place",
 	"pause": "Pause",
 	"toggle_hud": "Toggle HUD",
+	"chat": "Chat (multiplayer)",
 }
 ## Settings a profile may leave unset, with the value used then (its type is the setting's).
 const DEFAULT_SETTINGS: Dictionary[String, Variant] = {
@@ -55,18 +57,29 @@ const PRESET_DIR := "res://addons/strata/presets"
 const PROFILE_PRESET_PREFIX := "profile:"
 ## The user created on first start, when there is none.
 const FIRST_USER := "Player"
+## The profile setting holding the name other players see (default: the profile's name).
+const PLAYER_NAME_SETTING := "player_name"
+## The most bytes a player name may have (the shared world's limit).
+const MAX_PLAYER_NAME_BYTES := 32
 
 ## What the game scene should start: filled by the main menu, read by `WorldSetup`.
 ## `seed` -1 keeps the preset's own seed; `continue` loads the last save instead; a
 ## `world_code` (from the "customize world" screen or a friend) names the whole world instead
-## of the preset and seed.
+## of the preset and seed. `multiplayer`, when not empty, shares the world: `{"mode": "host",
+## "port", "name"}` hosts the chosen world, `{"mode": "join", "address", "port", "name"}` plays
+## in another player's world instead.
 var pending: Dictionary = {
 	"preset_path": DEFAULT_PRESET,
 	"seed": -1,
 	"day_length_s": 600.0,
 	"continue": false,
 	"world_code": "",
+	"multiplayer": {},
 }
+## A line for the main menu to show when it opens (why a shared game ended), then cleared.
+var menu_message := ""
+## Whether the main menu already followed the run's `--host`/`--join` arguments.
+var run_args_used := false
 
 ## The extension's profile store.
 var profiles: UserProfiles
@@ -117,6 +130,35 @@ func get_active_user() -> String:
 
 func last_error() -> String:
 	return profiles.last_error()
+
+
+## The name other players see: the profile's `player_name`, else the profile's own name.
+func get_player_name() -> String:
+	var stored: Variant = profiles.get_setting(PLAYER_NAME_SETTING)
+	if stored is String and str(stored).strip_edges() != "":
+		return str(stored).strip_edges()
+	var user := get_active_user()
+	return user if user != "" else FIRST_USER
+
+
+## Checks and stores the player name on the active profile; "" or the reason it is refused.
+func set_player_name(player_name: String) -> String:
+	var problem := player_name_problem(player_name)
+	if problem != "":
+		return problem
+	if profiles.set_setting(PLAYER_NAME_SETTING, player_name.strip_edges()) != OK:
+		return profiles.last_error()
+	return ""
+
+
+## Why `player_name` cannot be used ("" when it can).
+static func player_name_problem(player_name: String) -> String:
+	var trimmed := player_name.strip_edges()
+	if trimmed == "":
+		return "Type a player name."
+	if trimmed.to_utf8_buffer().size() > MAX_PLAYER_NAME_BYTES:
+		return "The player name is too long (at most %d bytes)." % MAX_PLAYER_NAME_BYTES
+	return ""
 
 
 # --- settings ------------------------------------------------------------------------------

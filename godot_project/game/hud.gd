@@ -1,5 +1,6 @@
 ## Heads-up display (toggle with `toggle_hud`): FPS, position, biome, seed, time of day, weather,
-## streaming statistics and the main thread's apply time, plus the crosshair and the hotbar.
+## streaming statistics and the main thread's apply time, plus the crosshair, the hotbar and a
+## short notice line (a refused edit in a shared world).
 class_name Hud
 extends CanvasLayer
 
@@ -8,6 +9,9 @@ const REFRESH_S := 0.2
 ## Frames the FPS figure is averaged over.
 const FPS_FRAMES := 30
 const STANCE_NAMES: Array[String] = ["standing", "crouching", "prone"]
+## How long a notice shows, and how long of that it takes to fade.
+const NOTICE_S := 3.0
+const NOTICE_FADE_S := 0.8
 
 @export var world: ChunkWorld
 @export var player: StrataPlayer
@@ -16,12 +20,26 @@ const STANCE_NAMES: Array[String] = ["standing", "crouching", "prone"]
 
 var _fps_samples: Array[float] = []
 var _refresh_in := 0.0
+var _notice_left := 0.0
 
 @onready var _stats: Label = %Stats
 @onready var _hotbar: Label = %Hotbar
+@onready var _notice: Label = %Notice
+
+
+## Shows `text` under the crosshair for a few seconds.
+func show_notice(text: String) -> void:
+	_notice.text = text
+	_notice_left = NOTICE_S
+
+
+func get_notice() -> String:
+	return _notice.text if _notice_left > 0.0 else ""
 
 
 func _process(delta: float) -> void:
+	_notice_left = maxf(0.0, _notice_left - delta)
+	_notice.modulate.a = clampf(_notice_left / NOTICE_FADE_S, 0.0, 1.0)
 	_fps_samples.append(Engine.get_frames_per_second())
 	if _fps_samples.size() > FPS_FRAMES:
 		_fps_samples.pop_front()

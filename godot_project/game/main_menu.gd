@@ -1,6 +1,7 @@
 ## Main menu: pick or create a user profile, start a new world (preset with preview, seed,
 ## random seed, day length) or customize one (sliders, world codes), continue the last save,
-## settings, the 2D side view, quit.
+## host or join a shared world (`MultiplayerMenu`; also `--host`/`--join` on the command line,
+## see `RunArgs`), settings, the 2D side view, quit.
 class_name MainMenu
 extends Control
 
@@ -8,6 +9,7 @@ const WORLD_SCENE := "res://game/world.tscn"
 const CUSTOMIZE_SCENE := "res://game/customize_world.tscn"
 const SIDE_VIEW := "res://demo2d/side_view.tscn"
 const SETTINGS_MENU := preload("res://game/settings_menu.tscn")
+const MULTIPLAYER_MENU := preload("res://game/multiplayer_menu.tscn")
 ## Random seeds are below this.
 const SEED_LIMIT := 2_000_000_000
 
@@ -40,6 +42,21 @@ func _ready() -> void:
 	_fill_users()
 	_fill_presets()
 	_create_world.grab_focus.call_deferred()
+	if GameState.menu_message != "":
+		_status.text = GameState.menu_message
+		GameState.menu_message = ""
+	if not GameState.run_args_used:
+		GameState.run_args_used = true
+		_follow_run_args(RunArgs.from_command_line())
+
+
+## Starts a shared game at once when the run says `--host` or `--join` (see `RunArgs`).
+func _follow_run_args(args: RunArgs) -> void:
+	if args.error != "":
+		_status.text = args.error
+		return
+	if args.wants_multiplayer():
+		_start_shared(args.multiplayer_request(GameState.get_player_name()))
 
 
 func _process(_delta: float) -> void:
@@ -66,6 +83,26 @@ func start_new_world() -> void:
 	get_tree().change_scene_to_file(WORLD_SCENE)
 
 
+func open_multiplayer() -> void:
+	var menu: MultiplayerMenu = MULTIPLAYER_MENU.instantiate()
+	add_child(menu)
+	menu.host_requested.connect(
+		func(port: int, player_name: String) -> void:
+			_start_shared({"mode": "host", "port": port, "name": player_name})
+	)
+	menu.join_requested.connect(
+		func(address: String, port: int, player_name: String) -> void:
+			_start_shared({"mode": "join", "address": address, "port": port, "name": player_name})
+	)
+
+
+## Hosts the chosen world, or joins one (`shared`: see `GameState.pending`).
+func _start_shared(shared: Dictionary) -> void:
+	_set_pending()
+	GameState.pending["multiplayer"] = shared
+	get_tree().change_scene_to_file.call_deferred(WORLD_SCENE)
+
+
 ## Opens the "customize world" screen for the selected preset and seed.
 func customize_world() -> void:
 	_set_pending()
@@ -81,6 +118,7 @@ func _set_pending() -> void:
 		"day_length_s": _day_length.value * 60.0,
 		"continue": false,
 		"world_code": "",
+		"multiplayer": {},
 	}
 
 
@@ -176,6 +214,7 @@ func _on_seed_text_submitted(_text: String) -> void:
 
 func _on_continue_pressed() -> void:
 	GameState.pending["continue"] = true
+	GameState.pending["multiplayer"] = {}
 	get_tree().change_scene_to_file(WORLD_SCENE)
 
 

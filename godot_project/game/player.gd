@@ -8,6 +8,7 @@
 class_name StrataPlayer
 extends CharacterBody3D
 
+## Digging or placing changed (or, with `edit_voxel`, asked to change) a voxel.
 signal block_changed(cell: Vector3i, old_id: int, new_id: int)
 
 enum Stance { STAND, CROUCH, PRONE }
@@ -42,6 +43,9 @@ var selected_block := 0
 ## The last VoxelRay result.
 var target: Dictionary = {}
 var in_water := false
+## How digging and placing change a voxel, `func(cell: Vector3i, block: int)`; unset: directly in
+## `world`. A shared world sets it to ask the server instead.
+var edit_voxel: Callable
 
 var _prone_toggled := false
 var _water_id := -1
@@ -250,7 +254,7 @@ func dig() -> bool:
 	if not bool(t.get("hit", false)):
 		return false
 	var c: Vector3i = t["cell"]
-	world.set_voxel(c, 0)
+	_set_voxel(c, 0)
 	block_changed.emit(c, int(t["block"]), 0)
 	return true
 
@@ -267,9 +271,16 @@ func place() -> bool:
 	if id <= 0:
 		return false
 	var old := world.get_voxel(c)
-	world.set_voxel(c, id)
+	_set_voxel(c, id)
 	block_changed.emit(c, old, id)
 	return true
+
+
+func _set_voxel(cell: Vector3i, block: int) -> void:
+	if edit_voxel.is_valid():
+		edit_voxel.call(cell, block)
+	else:
+		world.set_voxel(cell, block)
 
 
 func _overlaps_body(c: Vector3i) -> bool:

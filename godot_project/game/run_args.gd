@@ -5,11 +5,17 @@
 ## - `--view-distance=N`, `--far-view=N`: override the user's settings;
 ## - `--day=N`: the day number (weather); `--auto-time=T`: the time of day, clock stopped;
 ## - `--cave`: spawn in a cave near the spawn point; `--look-down=DEG`: pitch the camera;
-## - `--shot=ABS.png`: once loaded, save a screenshot and quit.
+## - `--shot=ABS.png`: once loaded, save a screenshot and quit;
+## - `--host PORT`: host the chosen world for other players on UDP `PORT`;
+## - `--join ADDRESS:PORT`: join the world hosted there; `--name NAME`: the player's name.
+##   These three also take the `--key=value` form; the main menu starts the game with them.
 ##
 ## Unset values are -1 (numbers), NAN (angles and times), "" or false.
 class_name RunArgs
 extends RefCounted
+
+## Keys whose value may follow as the next argument.
+const SPACED_KEYS: Array[String] = ["--host", "--join", "--name"]
 
 var preset_path := ""
 var world_seed := -1
@@ -22,6 +28,12 @@ var cave := false
 var look_down_deg := NAN
 var shot_path := ""
 var torches := false
+var host_port := -1
+var join_address := ""
+var join_port := -1
+var player_name := ""
+## What was wrong with the arguments ("" when nothing).
+var error := ""
 
 
 ## The arguments of this run.
@@ -31,9 +43,14 @@ static func from_command_line() -> RunArgs:
 
 static func parse(args: PackedStringArray) -> RunArgs:
 	var out := RunArgs.new()
-	for arg in args:
-		var parts := arg.split("=", true, 1)
+	var i := 0
+	while i < args.size():
+		var parts := args[i].split("=", true, 1)
 		var value := parts[1] if parts.size() > 1 else ""
+		# `--host 24565` as well as `--host=24565`.
+		if parts.size() == 1 and parts[0] in SPACED_KEYS and i + 1 < args.size():
+			i += 1
+			value = args[i]
 		match parts[0]:
 			"--preset":
 				out.preset_path = value
@@ -57,4 +74,37 @@ static func parse(args: PackedStringArray) -> RunArgs:
 				out.shot_path = value
 			"--torches":
 				out.torches = true
+			"--host":
+				out.host_port = _port(value, "--host", out)
+			"--join":
+				var at := value.rfind(":")
+				out.join_address = value.left(at) if at > 0 else ""
+				out.join_port = _port(value.substr(at + 1) if at > 0 else "", "--join", out)
+				if out.join_address == "":
+					out.error = "--join %s: expected ADDRESS:PORT, e.g. 127.0.0.1:24565" % value
+			"--name":
+				out.player_name = value
+		i += 1
 	return out
+
+
+## Whether the run asks to host or join a shared world.
+func wants_multiplayer() -> bool:
+	return error == "" and (host_port > 0 or join_address != "")
+
+
+## The shared-world request for `GameState.pending["multiplayer"]` ({} when none).
+func multiplayer_request(fallback_name: String) -> Dictionary:
+	if not wants_multiplayer():
+		return {}
+	var who := player_name if player_name != "" else fallback_name
+	if host_port > 0:
+		return {"mode": "host", "port": host_port, "name": who}
+	return {"mode": "join", "address": join_address, "port": join_port, "name": who}
+
+
+static func _port(text: String, key: String, out: RunArgs) -> int:
+	if text.is_valid_int() and int(text) >= 1 and int(text) <= 65535:
+		return int(text)
+	out.error = "%s: port %s is not allowed; allowed: 1 to 65535" % [key, text]
+	return -1

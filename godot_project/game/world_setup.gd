@@ -39,6 +39,13 @@ func _ready() -> void:
 ## last save; `args` may override it), places the player
 ## and starts streaming; `finished` follows once the area is ready.
 func begin(request: Dictionary, args: RunArgs) -> void:
+	var saved := pick_world(request, args)
+	start(saved, float(request.get("day_length_s", DEFAULT_DAY_LENGTH_S)))
+
+
+## Sets the world's preset from `request` and `args` (see `begin`); returns the saved game
+## state when continuing a save, else {}.
+func pick_world(request: Dictionary, args: RunArgs) -> Dictionary:
 	var saved: Dictionary = {}
 	if bool(request.get("continue", false)) and not args.no_save_load:
 		saved = WorldSave.load_into(world)
@@ -59,12 +66,17 @@ func begin(request: Dictionary, args: RunArgs) -> void:
 				push_warning("WorldSetup: " + from_code.last_error())
 	else:
 		preset_path = str(saved.get("preset_path", ""))
+	return saved
+
+
+## Places the player (where `saved` says, else at the spawn point) in the world's current preset
+## and starts streaming; `finished` follows once the area is ready. `around` is the column the
+## spawn search starts from.
+func start(saved: Dictionary, day_length_s: float, around := Vector2i.ZERO) -> void:
 	var preset := world.preset
 	world_seed = int(preset.seed)
 	sea_level = int(preset.water_sea_level) if bool(preset.water_enabled) else NO_SEA
-	day_night.period_s = float(
-		saved.get("day_length_s", request.get("day_length_s", DEFAULT_DAY_LENGTH_S))
-	)
+	day_night.period_s = float(saved.get("day_length_s", day_length_s))
 
 	world.view_distance = LOADING_VIEW_DISTANCE
 	world.vertical_view_distance = LOADING_VERTICAL_VIEW_DISTANCE
@@ -80,7 +92,7 @@ func begin(request: Dictionary, args: RunArgs) -> void:
 		day_night.set_day(int(saved.get("day", 0)))
 		day_night.set_time_of_day(float(saved.get("time_of_day", DEFAULT_TIME_OF_DAY)))
 	else:
-		spawn = find_spawn(Vector2i.ZERO)
+		spawn = find_spawn(around)
 		player.rotation.y = open_view_yaw(spawn)
 		day_night.set_time_of_day(DEFAULT_TIME_OF_DAY)
 	player.global_position = spawn

@@ -80,10 +80,12 @@ pub struct WorldSync {
     /// Server: seconds between saves (5 to 3,600); the world is also saved when the server stops.
     #[export(range = (5.0, 3600.0))]
     autosave_interval_s: f64,
+    /// The name this player goes by (1 to 32 bytes): `join` sets it; the host plays under it
+    /// ("host" when empty).
+    #[var]
+    player_name: GString,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
-    /// The name a client joins with.
-    player_name: String,
     journal: Option<EditJournal>,
     last_save: Instant,
     started: Instant,
@@ -105,6 +107,9 @@ pub struct WorldSync {
     deferred: Option<Vec<Action>>,
     /// Set by SIGTERM, SIGINT or SIGHUP once `stop_on_signals` was called.
     stop_requested: Option<Arc<AtomicBool>>,
+    /// Server: the host player's view of the others (names, interpolated poses), fed with what
+    /// the server tells every player, as a client's would be.
+    host_view: Option<WorldClient>,
     last_error: String,
 }
 
@@ -131,7 +136,7 @@ impl INode for WorldSync {
             autosave_interval_s: 60.0,
             api: None,
             role: Role::Idle,
-            player_name: String::new(),
+            player_name: GString::new(),
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -146,6 +151,7 @@ impl INode for WorldSync {
             tick_ms: VecDeque::with_capacity(TICK_WINDOW),
             deferred: None,
             stop_requested: None,
+            host_view: None,
             last_error: String::new(),
         }
     }
@@ -283,8 +289,25 @@ impl WorldSync {
         };
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         // The host plays as the server's own connection.
-        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: "host".into() };
-        server.handle_packet(SERVER_PEER, &hello.encode(), 0.0);
+        let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
+        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: name.clone() };
+        let mut view = WorldClient::new(&name);
+        let mut refusal = String::from("refused");
+        for action in server.handle_packet(SERVER_PEER, &hello.encode(), 0.0) {
+            match action {
+                Action::Disconnect { reason, .. } => refusal = reason,
+                Action::Send { message: welcome @ Message::Welcome { .. }, .. } => {
+                    if let Err(e) = view.handle_packet(&welcome.encode(), 0.0) {
+                        godot_warn!("WorldSync.host: the host player cannot follow the others: {e}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        if server.player_of(SERVER_PEER).is_none() {
+            return self.fail(format!("WorldSync.host: player_name {name:?} cannot play: {refusal}"));
+        }
+        self.host_view = Some(view);
         self.role = Role::Server(Box::new(server));
         self.snapshot();
         self.start_api(peer);
@@ -315,8 +338,8 @@ impl WorldSync {
             return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
         }
         self.leave();
-        self.player_name = player_name.to_string();
-        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name)));
+        self.player_name = player_name;
+        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name.to_string())));
         self.start_api(peer);
         self.last_error.clear();
         Error::OK
@@ -331,6 +354,7 @@ impl WorldSync {
         self.close_peer();
         self.role = Role::Idle;
         self.journal = None;
+        self.host_view = None;
         self.to_subscribe.clear();
     }
 
@@ -398,12 +422,12 @@ impl WorldSync {
         }
     }
 
-    /// The other players: `{player_id: name}`.
+    /// The other players: `{player_id: name}` (on a client and on the host).
     #[func]
     fn get_players(&self) -> VarDictionary {
         let mut d = VarDictionary::new();
-        if let Role::Client(c) = &self.role {
-            for (id, name) in c.players() {
+        if let Some(view) = self.players_view() {
+            for (id, name) in view.players() {
                 d.set(id as i64, &GString::from(name));
             }
         }
@@ -414,7 +438,7 @@ impl WorldSync {
     /// `Vector3.ZERO` when unknown.
     #[func]
     fn get_player_position(&self, player_id: i64) -> Vector3 {
-        let (Role::Client(c), Ok(id)) = (&self.role, PlayerId::try_from(player_id)) else { return Vector3::ZERO };
+        let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return Vector3::ZERO };
         c.pose_of(id, self.now() - INTERPOLATION_DELAY_S)
             .map(|p| Vector3::new(p.position[0], p.position[1], p.position[2]))
             .unwrap_or(Vector3::ZERO)
@@ -574,6 +598,15 @@ impl WorldSync {
 }
 
 impl WorldSync {
+    /// Who knows the other players here: the client, or the host's view.
+    fn players_view(&self) -> Option<&WorldClient> {
+        match &self.role {
+            Role::Client(c) => Some(c),
+            Role::Server(_) => self.host_view.as_ref(),
+            Role::Idle => None,
+        }
+    }
+
     fn now(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
     }
@@ -721,6 +754,14 @@ impl WorldSync {
 
     /// What the host's own player hears from its server.
     fn host_event(&mut self, message: Message) {
+        if matches!(message, Message::PlayerJoined { .. } | Message::PlayerLeft { .. } | Message::PlayerState { .. }) {
+            let now = self.now();
+            if let Some(view) = self.host_view.as_mut()
+                && let Err(e) = view.handle_packet(&message.encode(), now)
+            {
+                godot_warn!("WorldSync: the host player cannot follow the others: {e}");
+            }
+        }
         match message {
             Message::PlayerJoined { player, name } => {
                 self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))

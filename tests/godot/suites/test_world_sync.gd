@@ -255,3 +255,38 @@ func test_a_server_resumes_from_its_save_and_journal() -> void:
 	add_child(lonely)
 	assert_ne(lonely.host(_port + 2), OK)
 	assert_true(lonely.last_error().contains("not a ChunkWorld"), lonely.last_error())
+
+
+func test_the_host_sees_the_others_and_where_they_are() -> void:
+	var server_world := _world(55)
+	var server := _sync(server_world)
+	server.player_name = "x".repeat(33)
+	assert_ne(server.host(_port), OK, "a name over 32 bytes")
+	assert_true(server.last_error().contains("player_name"), server.last_error())
+	server.player_name = "hostess"
+	assert_eq(server.host(_port), OK, server.last_error())
+	var guest_world := _world(56)
+	var guest := await _join(guest_world, "guest")
+	var guest_id := guest.get_local_player_id()
+	assert_true(
+		await wait_until(func() -> bool: return guest.get_players().values().has("hostess"), 10.0),
+		"the guest knows the host by its name: %s" % guest.get_players()
+	)
+	assert_true(
+		await wait_until(func() -> bool: return server.get_players().has(guest_id), 10.0),
+		"the host lists the guest: %s" % server.get_players()
+	)
+	assert_eq(str(server.get_players()[guest_id]), "guest")
+	var at := Vector3(6.5, server_world.get_height(6, 3) + 1.6, 3.5)
+	guest.set_local_pose(at, 0.0, 0.0)
+	assert_true(
+		await wait_until(
+			func() -> bool: return server.get_player_position(guest_id).distance_to(at) < 0.01, 10.0
+		),
+		"the host sees the guest at %s: %s" % [at, server.get_player_position(guest_id)]
+	)
+	var left: Array[int] = []
+	server.player_left.connect(func(id: int): left.append(id))
+	guest.leave()
+	assert_true(await wait_until(func() -> bool: return left.has(guest_id), 20.0), "left")
+	assert_false(server.get_players().has(guest_id), "the host forgets who left")
