@@ -70,7 +70,7 @@ func _run() -> void:
 	checks.check("the customize screen shows its cave slice", caves.texture != null)
 	checks.check(
 		"the customize screen shows a world code",
-		customize.get_world_code().begins_with("strata1-")
+		customize.get_world_code().begins_with("strata2-")
 	)
 	checks.check("the customize screen is drawn (not blank)", _has_detail(shot))
 	customize.queue_free()
@@ -107,7 +107,7 @@ func _run() -> void:
 	checks.check("pausing shows the pause menu", game.pause_menu.visible and get_tree().paused)
 	checks.check(
 		"the pause menu shows the world code",
-		game.pause_menu.get_world_code().begins_with("strata1-")
+		game.pause_menu.get_world_code().begins_with("strata2-")
 	)
 	checks.check("the pause menu is drawn (not blank)", _has_detail(shot))
 	game.resume()
