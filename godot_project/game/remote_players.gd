@@ -33,6 +33,7 @@ func _process(_delta: float) -> void:
 		avatar.visible = at != Vector3.ZERO
 		if avatar.visible:
 			avatar.position = at
+			avatar.rotation.y = sync.get_player_yaw(id)
 
 
 func _on_player_joined(id: int, player_name: String) -> void:

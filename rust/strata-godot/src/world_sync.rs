@@ -444,6 +444,14 @@ impl WorldSync {
             .unwrap_or(Vector3::ZERO)
     }
 
+    /// Which way another player faces now (radians about the vertical axis, interpolated the
+    /// short way round, at the same moment as `get_player_position`); 0 when unknown.
+    #[func]
+    fn get_player_yaw(&self, player_id: i64) -> f64 {
+        let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return 0.0 };
+        c.pose_of(id, self.now() - INTERPOLATION_DELAY_S).map(|p| f64::from(p.yaw)).unwrap_or(0.0)
+    }
+
     /// This player's id once joined (the host's on a server); 0 before.
     #[func]
     fn get_local_player_id(&self) -> i64 {

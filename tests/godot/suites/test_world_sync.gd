@@ -278,13 +278,15 @@ func test_the_host_sees_the_others_and_where_they_are() -> void:
 	)
 	assert_eq(str(server.get_players()[guest_id]), "guest")
 	var at := Vector3(6.5, server_world.get_height(6, 3) + 1.6, 3.5)
-	guest.set_local_pose(at, 0.0, 0.0)
+	guest.set_local_pose(at, 1.25, 0.0)
 	assert_true(
 		await wait_until(
 			func() -> bool: return server.get_player_position(guest_id).distance_to(at) < 0.01, 10.0
 		),
 		"the host sees the guest at %s: %s" % [at, server.get_player_position(guest_id)]
 	)
+	assert_near(server.get_player_yaw(guest_id), 1.25, 1e-6, "the host sees which way it faces")
+	assert_eq(server.get_player_yaw(9999), 0.0, "an unknown player faces nowhere")
 	var left: Array[int] = []
 	server.player_left.connect(func(id: int): left.append(id))
 	guest.leave()
