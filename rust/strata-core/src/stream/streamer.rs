@@ -655,12 +655,8 @@ impl Streamer {
     /// None when there is no such viewer.
     pub fn extra_viewer_progress(&self, id: u64) -> Option<f64> {
         let v = *self.extra_viewers.get(&id)?;
-        let r = self
-            .spots
-            .iter()
-            .skip(self.primary.is_some() as usize)
-            .find(|s| s.chunk == v.chunk)
-            .map_or(v.view_distance, |s| s.view_distance);
+        // The distance its spot in the wanted set has (see `retarget`).
+        let r = self.budgeted(v.view_distance);
         let vr = self.config.vertical_view_distance;
         let (mut loaded, mut wanted) = (0usize, 0usize);
         for dz in -r..=r {
