@@ -503,9 +503,11 @@ impl WorldSync {
         d.set("bytes_received", self.traffic.bytes_received as i64);
         d.set("packets_sent", self.traffic.packets_sent as i64);
         d.set("packets_received", self.traffic.packets_received as i64);
-        d.set("tick_ms_p50", quantile(&self.tick_ms, 0.5));
-        d.set("tick_ms_p99", quantile(&self.tick_ms, 0.99));
-        d.set("tick_ms_max", quantile(&self.tick_ms, 1.0));
+        let mut ticks: Vec<f32> = self.tick_ms.iter().copied().collect();
+        ticks.sort_by(f32::total_cmp);
+        d.set("tick_ms_p50", quantile(&ticks, 0.5));
+        d.set("tick_ms_p99", quantile(&ticks, 0.99));
+        d.set("tick_ms_max", quantile(&ticks, 1.0));
         match &self.role {
             Role::Server(s) => {
                 d.set("edits_applied", s.stats().edits_applied as i64);
@@ -933,13 +935,11 @@ fn journal_world_hash(preset: &strata_core::WorldPreset) -> u64 {
     fnv1a64(fingerprint(preset).as_bytes())
 }
 
-/// The `q`-quantile (0 to 1) of `values` by nearest rank; 0 when empty.
-fn quantile(values: &VecDeque<f32>, q: f64) -> f64 {
-    let mut sorted: Vec<f32> = values.iter().copied().collect();
+/// The `q`-quantile (0 to 1) of `sorted` (ascending) by nearest rank; 0 when empty.
+fn quantile(sorted: &[f32], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
-    sorted.sort_by(f32::total_cmp);
     let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
     f64::from(sorted[rank - 1])
 }

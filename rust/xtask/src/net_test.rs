@@ -183,27 +183,32 @@ impl Process {
         if !sent.success() {
             return Err(format!("kill -TERM {pid} failed"));
         }
-        let deadline = Instant::now() + timeout;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Ok(status.code());
-            }
-            std::thread::sleep(Duration::from_millis(50));
+        match self.wait_exit(timeout) {
+            Some(status) => Ok(status.code()),
+            None => Err(format!("still running {} s after SIGTERM", timeout.as_secs())),
         }
-        Err(format!("still running {} s after SIGTERM", timeout.as_secs()))
     }
 
     /// Asks a client to quit and waits a little for it.
     fn quit(&mut self) {
         let _ = self.send("quit");
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+        if self.wait_exit(Duration::from_secs(10)).is_none() {
+            self.kill();
+        }
+    }
+
+    /// The exit status once the process ended within `timeout`; None while it still runs.
+    fn wait_exit(&mut self, timeout: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Some(status);
+            }
+            if Instant::now() >= deadline {
+                return None;
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        self.kill();
     }
 }
 
