@@ -51,7 +51,12 @@ fn sample_save(edits: usize) -> WorldSave {
     let mut state = BTreeMap::new();
     state.insert("time_of_day".to_string(), "0.375".to_string());
     state.insert("player_position".to_string(), "12.5,40,-3".to_string());
-    WorldSave { preset: WorldPreset { seed: 99, ..WorldPreset::default() }, edits: scattered(edits), state }
+    WorldSave {
+        preset: WorldPreset { seed: 99, ..WorldPreset::default() },
+        edits: scattered(edits),
+        state,
+        ..WorldSave::default()
+    }
 }
 
 #[test]
@@ -789,9 +794,13 @@ fn handmade_v2_payload_matches_the_documented_layout() {
     expected.extend_from_slice(&[1, 0, torch as u8]); // gap 1, length 1, torch
     expected.extend_from_slice(&[0, 0, 4]); // gap 0, length 1, sand
     assert_eq!(decode_world_save(&wrap_version(2, &expected), "e.strata").unwrap(), s);
+    // The writer writes format 3: the same, then an empty entity section (no scenes, no removed
+    // spawns, no kept entities, no harvested decorations).
     let bytes = encode_world_save(&s);
-    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 2);
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
+    expected.extend_from_slice(&[0, 0, 0, 0]);
     assert_eq!(payload_of(&bytes), expected);
+    assert_eq!(decode_world_save(&wrap_version(3, &expected), "e.strata").unwrap(), s);
 }
 
 /// The decompressed payload of a save file.
@@ -933,7 +942,7 @@ fn figure_before(text: &str, marker: &str, doc: &str) -> f64 {
 #[test]
 fn documented_save_sizes_are_measured() {
     let d = scratch("documented");
-    let empty = WorldSave { preset: WorldPreset::default(), edits: EditMap::new(), state: BTreeMap::new() };
+    let empty = WorldSave { preset: WorldPreset::default(), edits: EditMap::new(), ..WorldSave::default() };
     let full = WorldSave { edits: scattered(1000), ..empty.clone() };
     let (pe, pf) = (d.join("empty.strata"), d.join("full.strata"));
     write_world_save_with(&pe, &empty, default_library()).unwrap();

@@ -180,6 +180,14 @@ pub struct ChunkWorld {
     editor_preview: bool,
     /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
     editor_viewer: Option<Vector3>,
+    /// Entities (from the preset's spawn rules, or `add_entity`) stand in the world in chunks
+    /// within this many chunks of a viewer (0–32, at most the view distance; vertically the
+    /// vertical view distance); beyond it they leave the tree, kept as they are if they changed.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    entity_distance: i64,
+    /// The world's objects: spawn points, live entities, what a save keeps of them.
+    pub(crate) entities: crate::world_entities::Entities,
 
     streamer: Option<Streamer>,
     /// Preset identity and generator, kept edits, game state and the last error.
@@ -266,6 +274,8 @@ impl INode3D for ChunkWorld {
             compress_vertices: false,
             editor_preview: true,
             editor_viewer: None,
+            entity_distance: 3,
+            entities: Default::default(),
             streamer: None,
             host: WorldHost::new("ChunkWorld"),
             nodes: HashMap::new(),
@@ -360,6 +370,7 @@ impl INode3D for ChunkWorld {
             match k {
                 StreamKey::Near(c) => {
                     self.pending_faces.remove(&c);
+                    self.entities.chunk_unloaded(c);
                     if let Some(n) = self.nodes.remove(&c) {
                         self.retire_chunk_node(c, n);
                     }
@@ -444,6 +455,9 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
+        if !editor {
+            self.update_entities(&viewer_chunks, frame_start, budget);
+        }
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
@@ -517,6 +531,16 @@ impl ChunkWorld {
     /// collision near its centre): the place is ready for a teleport or a respawn.
     #[signal]
     fn area_preloaded(center: Vector3);
+
+    /// An entity entered the world: spawned by a rule, brought back from a save or a parked
+    /// state, or added with `add_entity`. It is a child of the world.
+    #[signal]
+    pub(crate) fn entity_spawned(node: Gd<Node3D>);
+
+    /// An entity is about to leave the world: its chunk left `entity_distance` (it is kept if it
+    /// moved or changed), `remove_entity`, a restart or a loaded save. It is freed right after.
+    #[signal]
+    pub(crate) fn entity_despawned(node: Gd<Node3D>);
 
     /// Streams around `node` too (split screen, another player, a camera drone), with its own
     /// horizontal `view_distance` in chunks (1 to 32, clamped with a warning). The loaded set is
@@ -908,6 +932,10 @@ impl ChunkWorld {
         d.set("view_distance_effective", effective as i64);
         d.set("heightmap_loading", self.host.is_loading_heightmap());
         d.set("heightmap_loads_total", crate::heightmaps::loads_total() as i64);
+        d.set("entities", self.entities.live_count() as i64);
+        d.set("entities_queued", self.entities.queued_count() as i64);
+        d.set("entities_kept", self.entities.kept_count() as i64);
+        d.set("entity_spawn_us_median", self.entities.spawn_us.median());
         d
     }
 
@@ -1032,6 +1060,7 @@ impl ChunkWorld {
     /// code; the message is in `last_error()`.
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
+        self.host.set_entities(self.entities.snapshot());
         let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
         self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
@@ -1044,7 +1073,9 @@ impl ChunkWorld {
         let library = self.library();
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits)) => {
+                let entities = self.host.take_entities();
                 self.restart_with(preset, edits);
+                self.replace_entities(entities);
                 Error::OK
             }
             Err(code) => code,
@@ -1077,6 +1108,65 @@ impl ChunkWorld {
         self.edits().map(|e| e.len() as i64).unwrap_or(0)
     }
 
+    /// Instances `scene` (a saved `.tscn`/`.scn` whose root is a `Node3D`) at `position` (the
+    /// world's space) as an entity of the world: a child of the world, kept in saves with its
+    /// transform and its `strata_get_state()` Dictionary, and taken out of the tree (kept) when
+    /// its chunk leaves `entity_distance`. Null, with the reason in `last_error()`, for a scene
+    /// without a file or a root that is not a `Node3D`.
+    #[func]
+    pub fn add_entity(&mut self, scene: Gd<PackedScene>, position: Vector3) -> Option<Gd<Node3D>> {
+        self.add_entity_node(scene, position)
+    }
+
+    /// Removes one of the world's entities for good: a spawned one does not come back, in this
+    /// run or after a save and load. (Freeing the node has the same effect.) False when `node` is
+    /// not an entity of this world.
+    #[func]
+    pub fn remove_entity(&mut self, node: Gd<Node3D>) -> bool {
+        self.remove_entity_node(node)
+    }
+
+    /// The live entities whose position lies in `area` (the world's space).
+    #[func]
+    pub fn get_entities_in(&self, area: Aabb) -> Array<Gd<Node3D>> {
+        self.entities_in(area)
+    }
+
+    /// Harvests the decorations (trees, bushes, flowers, rocks) whose base lies within `radius`
+    /// voxels of `position` in loaded chunks: they disappear, and stay gone in this run and in
+    /// saves. Returns one Dictionary per decoration taken: "kind" ("tree", "bush", "flower",
+    /// "rock") and "position" (Vector3, its base).
+    #[func]
+    pub fn harvest_scatter(&mut self, position: Vector3, radius: f64) -> Array<VarDictionary> {
+        let radius = if radius.is_finite() { radius.clamp(0.0, 64.0) as f32 } else { 0.0 };
+        let (taken, chunks) = self.entities.harvest(position, radius);
+        for c in chunks {
+            if let Some(old) = self.nodes.get_mut(&c).map(|n| std::mem::take(&mut n.scatter)) {
+                for mmi in old {
+                    mmi.free();
+                }
+                let standing = self.entities.standing_scatter(c);
+                let fresh = if standing.is_empty() { Vec::new() } else { self.make_scatter(c, &standing) };
+                if let Some(n) = self.nodes.get_mut(&c) {
+                    n.scatter = fresh;
+                }
+            }
+        }
+        let mut out = Array::new();
+        for s in taken {
+            let mut d = VarDictionary::new();
+            d.set("kind", crate::world_entities::scatter_kind_name(s.kind));
+            d.set("position", Vector3::new(s.position[0], s.position[1], s.position[2]));
+            out.push(&d);
+        }
+        out
+    }
+
+    #[func]
+    fn set_entity_distance(&mut self, value: i64) {
+        self.entity_distance = world_host::int_in_range("ChunkWorld", "entity_distance", value, 0, 32);
+    }
+
     /// Chunk edge length in voxels (32).
     #[func]
     pub fn chunk_size() -> i64 {
@@ -1085,6 +1175,23 @@ impl ChunkWorld {
 }
 
 impl ChunkWorld {
+    /// The horizontal and vertical distance, in chunks, within which entities stand.
+    pub(crate) fn entity_distances(&self) -> (i32, i32) {
+        let (vd, vvd, _) = self.distances();
+        (self.entity_distance.clamp(0, 32).min(vd as i64) as i32, vvd)
+    }
+
+    /// The scene path of spawn rule `rule` of the world being streamed.
+    pub(crate) fn spawn_scene_path(&self, rule: u16) -> Option<String> {
+        let s = self.streamer.as_ref()?;
+        s.generator().preset().spawns.rules.get(rule as usize).map(|r| r.scene.clone())
+    }
+
+    /// Keeps `message` for `last_error()`.
+    pub(crate) fn record_error(&mut self, message: String) {
+        self.host.error(message);
+    }
+
     /// View distance, vertical view distance and collision distance as the streamer takes them
     /// (the setters keep them in range; clamped again so no value can overflow).
     fn distances(&self) -> (i32, i32, i32) {
@@ -1213,6 +1320,7 @@ impl ChunkWorld {
             pack_surfaces: true,
             mesh_materials: self.mesh_materials(),
             light: self.light_props(),
+            spawn_light: self.library().ok().map(|l| Arc::new(LightProps::from_library(&l))),
             ..StreamConfig::default()
         };
         let mut s = match Streamer::new(generator, config) {
@@ -1263,6 +1371,7 @@ impl ChunkWorld {
         if let Some(s) = self.streamer.take() {
             self.host.keep_edits(s.edits().clone());
         }
+        self.park_entities();
         self.collision_queue.clear();
         self.pending_faces.clear();
         for (_, n) in self.nodes.drain() {
@@ -1432,8 +1541,10 @@ impl ChunkWorld {
         Arc::new(MeshMaterials::with_texture_order(&whitened))
     }
 
-    fn apply_result(&mut self, r: ChunkResult, viewers: &[ChunkCoord], collision_r: i32) {
+    fn apply_result(&mut self, mut r: ChunkResult, viewers: &[ChunkCoord], collision_r: i32) {
         let c = r.coord;
+        self.entities.chunk_loaded(c, std::mem::take(&mut r.spawns), &r.scatter, r.is_update);
+        r.scatter.retain(|s| !self.entities.is_harvested(s.base_voxel()));
         if let Some(old) = self.nodes.remove(&c) {
             free_chunk_node(old);
         }

@@ -32,6 +32,7 @@ use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
+use strata_core::persist::entities::EntityDeltas;
 use strata_core::persist::save::{
     SAVE_LIMITS, SaveError, WorldSave, check_save_file_len, decode_world_save_with_library, read_world_save_with,
     write_world_save_with,
@@ -141,6 +142,9 @@ pub(crate) struct WorldHost<G> {
     kept_edits: Option<EditMap>,
     /// Game state saved with the world (time of day, player position…), as text.
     state: BTreeMap<String, String>,
+    /// How the world's objects differ from what it spawns (3D worlds): what the world node
+    /// hands over before a save ([`WorldHost::set_entities`]), and what a loaded save held.
+    entities: EntityDeltas,
     /// Message of the last failure, for `last_error()`.
     last_error: GString,
 }
@@ -154,6 +158,7 @@ impl<G> WorldHost<G> {
             pending: None,
             kept_edits: None,
             state: BTreeMap::new(),
+            entities: EntityDeltas::default(),
             last_error: GString::new(),
         }
     }
@@ -330,7 +335,12 @@ impl<G> WorldHost<G> {
             Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_INVALID_DATA),
         };
         let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
-        let save = WorldSave { preset: core_preset(preset), edits, state: self.state.clone() };
+        let save = WorldSave {
+            preset: core_preset(preset),
+            edits,
+            state: self.state.clone(),
+            entities: self.entities.clone(),
+        };
         let target = match writable(path) {
             Ok(p) => p,
             Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
@@ -366,6 +376,7 @@ impl<G> WorldHost<G> {
         match read {
             Ok(save) => {
                 self.state = save.state;
+                self.entities = save.entities;
                 self.succeed();
                 Ok((save.preset, save.edits))
             }
@@ -381,6 +392,16 @@ impl<G> WorldHost<G> {
 
     pub(crate) fn last_error(&self) -> GString {
         self.last_error.clone()
+    }
+
+    /// The entity deltas the next save writes.
+    pub(crate) fn set_entities(&mut self, entities: EntityDeltas) {
+        self.entities = entities;
+    }
+
+    /// Takes the entity deltas a loaded save held (empty afterwards).
+    pub(crate) fn take_entities(&mut self) -> EntityDeltas {
+        std::mem::take(&mut self.entities)
     }
 
     pub(crate) fn set_state(&mut self, key: GString, value: GString) {

@@ -7,8 +7,9 @@
 //! `get_field_at`/`set_field_at`), so a field added in the core appears here, in `.tres` files, in
 //! validation and in the class reference (tooltips, F1: `class_docs`) without further code.
 //!
-//! `structure_rules` (an array of `StructureRule`) are the world's structure rules; in a `.tres`
-//! they travel as RON text (`structure_rules_ron`, storage only), as the biome table does.
+//! `structure_rules` (an array of `StructureRule`) are the world's structure rules and
+//! `spawn_rules` (an array of `SpawnRule`) its spawn rules; in a `.tres` they travel as RON text
+//! (`structure_rules_ron`, `spawn_rules_ron`, storage only), as the biome table does.
 //!
 //! `biome_table` (a `BiomeTable`, null = the preset's own table) is the world's biome table: the
 //! core preset this resource hands out ([`WorldPreset::core`]), its fingerprint, files and
@@ -42,6 +43,7 @@ use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
 use crate::files::{GodotFile, locate_file, preset_error_code, read_packed, res_is_packed, writable};
 use crate::heightmaps;
+use crate::spawn_rule::SpawnRule;
 use crate::structure_rule::StructureRule;
 use godot::classes::{FileAccess, IResource, Resource, ResourceLoader};
 use godot::global::Error;
@@ -55,8 +57,8 @@ use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{
-    BIOME_TABLE_KEY, PRESET_FORMAT_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron,
-    structure_rules_from_ron, structure_rules_to_ron,
+    BIOME_TABLE_KEY, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron,
+    spawn_rules_from_ron, spawn_rules_to_ron, structure_rules_from_ron, structure_rules_to_ron,
 };
 use strata_core::preset::world_code::{encode_world_code, preset_from_world_code};
 
@@ -65,6 +67,7 @@ const BIOME_TABLE_PROPERTY: &str = "biome_table";
 
 /// The property of the structure rules.
 const STRUCTURE_RULES_PROPERTY: &str = "structure_rules";
+const SPAWN_RULES_PROPERTY: &str = "spawn_rules";
 
 /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
 /// water and scatter. Same preset (seed included), same world, bit for bit.
@@ -81,13 +84,15 @@ pub struct WorldPreset {
     biome_table: Option<Gd<BiomeTable>>,
     /// The world's structure rules (the core preset's are moved here when a preset is loaded).
     structure_rules: Array<Gd<StructureRule>>,
+    /// The world's spawn rules (the core preset's are moved here when a preset is loaded).
+    spawn_rules: Array<Gd<SpawnRule>>,
 }
 
 impl WorldPreset {
     /// The core preset this resource stands for: its settings with the rows of `biome_table`
     /// when one is set.
     pub fn core(&self) -> Cow<'_, strata_core::WorldPreset> {
-        if self.biome_table.is_none() && self.structure_rules.is_empty() {
+        if self.biome_table.is_none() && self.structure_rules.is_empty() && self.spawn_rules.is_empty() {
             return Cow::Borrowed(&self.preset);
         }
         let mut p = self.preset.clone();
@@ -95,6 +100,7 @@ impl WorldPreset {
             p.biomes.table = t.bind().rows();
         }
         p.structures.rules = self.structure_rules.iter_shared().map(|r| r.bind().core()).collect();
+        p.spawns.rules = self.spawn_rules.iter_shared().map(|r| r.bind().core()).collect();
         Cow::Owned(p)
     }
 
@@ -102,13 +108,15 @@ impl WorldPreset {
     fn take_structure_rules(&mut self) {
         let rules = std::mem::take(&mut self.preset.structures.rules);
         self.structure_rules = rules.iter().map(StructureRule::from_core).collect();
+        let spawns = std::mem::take(&mut self.preset.spawns.rules);
+        self.spawn_rules = spawns.iter().map(SpawnRule::from_core).collect();
     }
 
     /// Changes when any setting changes, the rows of `biome_table` included, so a `ChunkWorld`
     /// notices edits (live tuning).
     pub(crate) fn revision(&self) -> u64 {
         use std::hash::{Hash, Hasher};
-        if self.biome_table.is_none() && self.structure_rules.is_empty() {
+        if self.biome_table.is_none() && self.structure_rules.is_empty() && self.spawn_rules.is_empty() {
             return self.revision;
         }
         let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -116,6 +124,9 @@ impl WorldPreset {
             format!("{:?}", t.bind().rows()).hash(&mut h);
         }
         for r in self.structure_rules.iter_shared() {
+            format!("{:?}", r.bind().core()).hash(&mut h);
+        }
+        for r in self.spawn_rules.iter_shared() {
             format!("{:?}", r.bind().core()).hash(&mut h);
         }
         self.revision.wrapping_add(h.finish())
@@ -378,6 +389,30 @@ impl IResource for WorldPreset {
                 hint_info: PropertyHintInfo::none(),
                 usage: PropertyUsageFlags::STORAGE,
             },
+            PropertyInfo::new_group("Spawns", "spawn_"),
+            PropertyInfo {
+                variant_type: VariantType::ARRAY,
+                class_name: StringName::default(),
+                property_name: SPAWN_RULES_PROPERTY.into(),
+                hint_info: PropertyHintInfo {
+                    hint: PropertyHint::TYPE_STRING,
+                    hint_string: format!(
+                        "{}/{}:SpawnRule",
+                        VariantType::OBJECT.ord(),
+                        PropertyHint::RESOURCE_TYPE.ord()
+                    )
+                    .as_str()
+                    .into(),
+                },
+                usage: PropertyUsageFlags::EDITOR,
+            },
+            PropertyInfo {
+                variant_type: VariantType::STRING,
+                class_name: StringName::default(),
+                property_name: SPAWN_RULES_KEY.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE,
+            },
         ]
     }
 
@@ -390,6 +425,8 @@ impl IResource for WorldPreset {
             BIOME_TABLE_KEY => Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
             STRUCTURE_RULES_PROPERTY => Some(self.structure_rules.to_variant()),
             STRUCTURE_RULES_KEY => Some(GString::from(structure_rules_to_ron(&self.core()).as_str()).to_variant()),
+            SPAWN_RULES_PROPERTY => Some(self.spawn_rules.to_variant()),
+            SPAWN_RULES_KEY => Some(GString::from(spawn_rules_to_ron(&self.core()).as_str()).to_variant()),
             _ => None,
         }
     }
@@ -450,6 +487,27 @@ impl IResource for WorldPreset {
                 }
                 true
             }
+            SPAWN_RULES_PROPERTY => {
+                match value.try_to::<Array<Gd<SpawnRule>>>() {
+                    Ok(rules) => self.set_spawn_rules(rules),
+                    Err(_) => self.record_error(format!(
+                        "WorldPreset.{SPAWN_RULES_PROPERTY}: {value} is not an Array[SpawnRule]; allowed: an Array[SpawnRule]"
+                    )),
+                }
+                true
+            }
+            SPAWN_RULES_KEY => {
+                match spawn_rules_from_ron(&value.to_string()) {
+                    Ok(rules) => {
+                        self.spawn_rules = rules.iter().map(SpawnRule::from_core).collect();
+                        self.changed();
+                    }
+                    Err(e) => self.record_error(format!(
+                        "WorldPreset.{SPAWN_RULES_KEY}: {e}; allowed: a RON list of spawn rules"
+                    )),
+                }
+                true
+            }
             // An old field name (a file saved before it was renamed): the field it names now.
             _ => match strata_core::preset::model::FIELD_ALIASES.iter().find(|(old, _)| *old == name) {
                 Some((_, now)) => {
@@ -467,7 +525,8 @@ impl IResource for WorldPreset {
         let name = property.to_string();
         match name.as_str() {
             BIOME_TABLE_PROPERTY => return Some(Variant::nil()),
-            BIOME_TABLE_KEY | STRUCTURE_RULES_KEY => return Some(GString::new().to_variant()),
+            BIOME_TABLE_KEY | STRUCTURE_RULES_KEY | SPAWN_RULES_KEY => return Some(GString::new().to_variant()),
+            SPAWN_RULES_PROPERTY => return Some(Array::<Gd<SpawnRule>>::new().to_variant()),
             STRUCTURE_RULES_PROPERTY => return Some(Array::<Gd<StructureRule>>::new().to_variant()),
             _ => {}
         }
@@ -508,6 +567,19 @@ impl WorldPreset {
     #[func]
     pub fn set_structure_rules(&mut self, rules: Array<Gd<StructureRule>>) {
         self.structure_rules = rules;
+        self.changed();
+    }
+
+    /// The world's spawn rules (shared: editing a rule changes what spawns).
+    #[func]
+    pub fn get_spawn_rules(&self) -> Array<Gd<SpawnRule>> {
+        self.spawn_rules.clone()
+    }
+
+    /// Sets the world's spawn rules; `validate()` reports a bad rule by index and field.
+    #[func]
+    pub fn set_spawn_rules(&mut self, rules: Array<Gd<SpawnRule>>) {
+        self.spawn_rules = rules;
         self.changed();
     }
 

@@ -71,6 +71,7 @@ pub mod salt {
     pub const DETAIL: u64 = 12;
     pub const RIVER: u64 = 13;
     pub const EVENTS: u64 = 14;
+    pub const SPAWN: u64 = 15;
 }
 
 #[cfg(test)]

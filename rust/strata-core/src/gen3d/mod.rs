@@ -7,7 +7,8 @@
 //! - the stages, which read the context and never import the pipeline or each other: [`layers`],
 //!   [`caves`] (carving the fields of [`caverns`] and [`tunnels`]), [`ores`], [`water`] and
 //!   [`scatter`]; then [`structures`], stamped last so nothing cuts them (the shipped ones:
-//!   [`structure_library`]);
+//!   [`structure_library`]); and where the game's objects start, from the finished voxels:
+//!   [`spawns`];
 //! - the buffers a thread reuses: [`scratch`];
 //! - the pipeline that runs them in order: [`pipeline`]; and the designer's top-down [`preview`],
 //!   which only calls the pipeline.
@@ -30,6 +31,7 @@ pub mod ravines;
 pub mod realism;
 pub mod scatter;
 pub mod scratch;
+pub mod spawns;
 pub mod structure_library;
 pub mod structures;
 pub mod terrain;

@@ -26,7 +26,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::structure_library::shipped_structures;
 use crate::gen3d::structures::{Placement, StructureError, StructureLibrary, Structures};
 use crate::gen3d::terrain::Terrain;
-use crate::gen3d::{layers, ores, water};
+use crate::gen3d::{layers, ores, spawns, water};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
 use crate::preset::model::{Biome, LifeRuleError, WorldPreset};
 use std::path::Path;
@@ -445,6 +445,23 @@ impl Generator {
     /// no per-point column work.
     pub fn scatter_chunk_with_columns(&self, c: ChunkCoord, columns: &ColumnGrid) -> Vec<ScatterInstance> {
         self.without_structures(scatter::scatter_chunk(&self.context(columns, None), c))
+    }
+
+    /// Where the preset's spawn rules start objects in chunk `c` ([`spawns::spawn_chunk`]):
+    /// `voxels` is the chunk's generated padded box (before edits), `columns` its column grid
+    /// (as for [`Generator::scatter_chunk_with_columns`]), `light` the combined light of a voxel
+    /// for rules that filter by light.
+    pub fn spawn_chunk_with_columns(
+        &self,
+        c: ChunkCoord,
+        columns: &ColumnGrid,
+        voxels: &VoxelBuffer,
+        light: Option<&dyn Fn(IVec3) -> u8>,
+    ) -> Vec<spawns::SpawnPoint> {
+        if self.preset.spawns.is_empty() {
+            return Vec::new();
+        }
+        spawns::spawn_chunk(&self.context(columns, None), c, voxels, light)
     }
 
     /// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z +

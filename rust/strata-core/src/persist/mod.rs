@@ -3,6 +3,9 @@
 //!
 //! May use: `base`, `preset`.
 
+pub(crate) mod codec;
+pub mod entities;
+pub mod error;
 pub mod journal;
 pub mod profile;
 pub mod save;

@@ -5,7 +5,7 @@
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `STRATASV` |
-//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 is still read) |
+//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 and 2 are still read) |
 //! | 10 | 2 | flags (0) |
 //! | 12 | 4 | length of the decompressed payload (at most [`MAX_PAYLOAD_BYTES`]) |
 //! | 16 | 4 | CRC-32 of the decompressed payload |
@@ -20,6 +20,9 @@
 //! chunk coordinate as zigzag deltas from the previous chunk, its run count, and runs of
 //! consecutive local indices with one block id: (varint gap from the end of the previous run,
 //! varint length − 1, varint block id).
+//! Format 3 ends with the entity section ([`crate::persist::entities`]: removed spawns, kept
+//! objects with their transforms and state, harvested decorations); formats 1 and 2 end after the
+//! edits and load with no entity deltas.
 //!
 //! Block table (format 2): varint entry count (at most 65,536), then per entry the block id as
 //! the writer's library numbered it (varint, strictly increasing) and its name (varint length +
@@ -57,17 +60,21 @@ use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
 use crate::base::block_library::{BlockLibrary, MAX_BLOCK_NAME_BYTES, default_library, is_valid_block_name};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
+use crate::persist::codec::{Reader, put_str, put_varint, put_zigzag};
+use crate::persist::entities::{
+    EntityDeltas, MAX_ENTITY_RECORDS, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES, decode_entities, encode_entities,
+};
+pub use crate::persist::error::SaveError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{Read, Write};
 use std::path::Path;
-use thiserror::Error;
 
 pub const SAVE_MAGIC: &[u8; 8] = b"STRATASV";
-/// The newest save format this build reads and the one it writes (2: with a block table; 1 is
-/// still read).
-pub const SAVE_VERSION: u16 = 2;
+/// The newest save format this build reads and the one it writes (3: with entity deltas; 2: with
+/// a block table; 1 and 2 are still read).
+pub const SAVE_VERSION: u16 = 3;
 /// Most entries of a block table: one per possible block id.
 pub const MAX_BLOCK_TABLE_ENTRIES: u64 = 1 << 16;
 pub const HEADER_BYTES: usize = 20;
@@ -115,119 +122,12 @@ pub struct WorldSave {
     pub edits: EditMap,
     /// Small game state (time of day, player position…) as text.
     pub state: BTreeMap<String, String>,
-}
-
-/// Why a save could not be read or written. Offsets are bytes from the start of the file, or of
-/// the decompressed payload where `in_payload` says so.
-#[derive(Debug, Error)]
-pub enum SaveError {
-    #[error("{file}: cannot {action}: {error}")]
-    Io {
-        file: String,
-        action: &'static str,
-        #[source]
-        error: std::io::Error,
-    },
-    #[error("{file}: not a Strata world save (first bytes {found:02x?}; allowed: a file starting with \"STRATASV\")")]
-    NotASave { file: String, found: Vec<u8> },
-    #[error(
-        "{file}: made by a newer Strata (save format {found}, this reads <= {supported}); the file was not changed"
-    )]
-    NewerVersion { file: String, found: u16, supported: u16 },
-    #[error("{file}: at byte {offset}{}: {what}: {problem}; allowed: {allowed}", if *.in_payload { " of the decompressed payload" } else { "" })]
-    Corrupt {
-        file: String,
-        offset: u64,
-        in_payload: bool,
-        /// The part of the save being read (`payload length`, `chunk count`, …).
-        what: String,
-        problem: String,
-        allowed: String,
-    },
-    #[error("{file}: checksum mismatch (stored {stored:08x}, computed {computed:08x}): the file is damaged")]
-    Checksum { file: String, stored: u32, computed: u32 },
-    #[error("{file}: the preset does not match its recorded fingerprint (recorded {recorded}, computed {computed})")]
-    Fingerprint { file: String, recorded: String, computed: String },
-    #[error(
-        "{file}: edit at ({}, {}, {}) has block id {id}, which no block has; allowed: {allowed}{}",
-        at.x, at.y, at.z,
-        if *.saving { "; the save was not written and the previous file is unchanged" } else { "" }
-    )]
-    UnknownBlock {
-        file: String,
-        /// The first such edit (in chunk, then voxel order).
-        at: IVec3,
-        id: u64,
-        /// Where it is in the decompressed payload, when reading.
-        offset: Option<u64>,
-        /// The ids that would be accepted: the library's when saving, the block table's (or the
-        /// built-in ids of format 1) when reading.
-        allowed: String,
-        saving: bool,
-    },
-    #[error(
-        "{file}: edit at ({}, {}, {}) is the block \"{name}\", which the block library does not have; allowed: the library's blocks: {allowed}; nothing was loaded",
-        at.x, at.y, at.z
-    )]
-    MissingBlock {
-        file: String,
-        /// The block's name as the save stores it.
-        name: String,
-        /// The first edit of that block (in chunk, then voxel order).
-        at: IVec3,
-        /// Where that edit's block id is in the decompressed payload.
-        offset: Option<u64>,
-        /// The loading library's block names.
-        allowed: String,
-    },
-    #[error("{file}: not saved: {what} is {value}; allowed: {allowed}; the previous file is unchanged")]
-    TooLarge {
-        file: String,
-        /// The limited part: `edit count`, `game state entries`, `game state value of "key"`, …
-        what: String,
-        value: String,
-        allowed: String,
-    },
-    #[error("{file}: not saved: it would not read back as saved ({problem}); the previous file is unchanged")]
-    WouldNotLoad { file: String, problem: String },
-    #[error("{file}: preset: {error}")]
-    Preset {
-        file: String,
-        #[source]
-        error: Box<crate::preset::error::PresetError>,
-    },
-}
-
-impl SaveError {
-    /// The byte offset the error is at, when it has one.
-    pub fn offset(&self) -> Option<u64> {
-        match self {
-            SaveError::Corrupt { offset, .. } => Some(*offset),
-            SaveError::UnknownBlock { offset, .. } | SaveError::MissingBlock { offset, .. } => *offset,
-            _ => None,
-        }
-    }
+    /// How the world's objects differ from its spawn rules and scatter (format 3).
+    pub entities: EntityDeltas,
 }
 
 // ------------------------------------------------------------------------------------------------
 // Encoding
-
-fn put_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push((v as u8) | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn put_zigzag(out: &mut Vec<u8>, v: i64) {
-    put_varint(out, ((v << 1) ^ (v >> 63)) as u64);
-}
-
-fn put_str(out: &mut Vec<u8>, s: &str) {
-    put_varint(out, s.len() as u64);
-    out.extend_from_slice(s.as_bytes());
-}
 
 /// The decompressed payload of `save` in the current format, its preset stored as
 /// `preset_text` and its block ids named by `library`. An id the library lacks is written
@@ -274,6 +174,7 @@ fn encode_payload(save: &WorldSave, preset_text: &str, library: &BlockLibrary) -
             next = start as u32 + len as u32;
         }
     }
+    encode_entities(&mut out, &save.entities);
     out
 }
 
@@ -363,6 +264,38 @@ pub fn encode_world_save_checked_with_library(
             });
         }
     }
+    let n_records = save.entities.record_count() as u64;
+    if n_records > MAX_ENTITY_RECORDS {
+        return Err(too_large(
+            "the entity count".into(),
+            format!("{n_records} entities"),
+            format!("at most {MAX_ENTITY_RECORDS} entities"),
+        ));
+    }
+    for (c, r) in save.entities.records.iter().flat_map(|(c, list)| list.iter().map(move |r| (c, r))) {
+        if r.state.len() as u64 > MAX_ENTITY_STATE_BYTES || r.scene.len() as u64 > MAX_SCENE_PATH_BYTES {
+            return Err(too_large(
+                format!("the entity of {} at {:?}", shown(&r.scene), r.position),
+                format!("a state of {} bytes and a scene path of {} bytes", r.state.len(), r.scene.len()),
+                format!("at most {MAX_ENTITY_STATE_BYTES} bytes of state and {MAX_SCENE_PATH_BYTES} of path"),
+            ));
+        }
+        if !r.position.iter().chain(&r.rotation).chain(&r.scale).all(|v| v.is_finite()) || r.chunk() != *c {
+            return Err(SaveError::WouldNotLoad {
+                file: file.into(),
+                problem: format!(
+                    "the entity of {} has the transform {:?} {:?} {:?} and is listed in chunk ({}, {}, {}); allowed: finite numbers, listed in the chunk of its position",
+                    shown(&r.scene),
+                    r.position,
+                    r.rotation,
+                    r.scale,
+                    c.x,
+                    c.y,
+                    c.z
+                ),
+            });
+        }
+    }
     let n_state = save.state.len() as u64;
     if n_state > limits.max_state_entries {
         return Err(too_large(
@@ -400,13 +333,20 @@ pub fn encode_world_save_checked_with_library(
         ));
     }
     // Read back what is about to be written: only a save that loads as it is goes to disk.
+    let mut entities = save.entities.clone();
+    entities.compact();
     match decode_payload(&payload, file, limits, SAVE_VERSION, library) {
-        Ok(back) if back == *save => {}
+        Ok(back)
+            if back.preset == save.preset
+                && back.edits == save.edits
+                && back.state == save.state
+                && back.entities == entities => {}
         Ok(back) => {
             let parts: Vec<&str> = [
                 ("the preset", back.preset != save.preset),
                 ("the edits", back.edits != save.edits),
                 ("the game state", back.state != save.state),
+                ("the entities", back.entities != entities),
             ]
             .into_iter()
             .filter_map(|(what, differs)| differs.then_some(what))
@@ -448,80 +388,6 @@ pub fn write_world_save_with(path: &Path, save: &WorldSave, library: &BlockLibra
 
 // ------------------------------------------------------------------------------------------------
 // Decoding
-
-struct Reader<'a> {
-    file: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn corrupt(&self, at: usize, what: &str, problem: String, allowed: String) -> SaveError {
-        SaveError::Corrupt {
-            file: self.file.into(),
-            offset: at as u64,
-            in_payload: true,
-            what: what.into(),
-            problem,
-            allowed,
-        }
-    }
-
-    fn left(&self) -> usize {
-        self.bytes.len() - self.pos
-    }
-
-    fn varint(&mut self, what: &str) -> Result<u64, SaveError> {
-        let at = self.pos;
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let Some(&b) = self.bytes.get(self.pos) else {
-                return Err(self.corrupt(
-                    at,
-                    what,
-                    "the payload ends inside a number (truncated)".into(),
-                    "a complete varint".into(),
-                ));
-            };
-            self.pos += 1;
-            if shift == 63 && b > 1 {
-                break;
-            }
-            v |= ((b & 0x7f) as u64) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(self.corrupt(at, what, "number longer than 64 bits".into(), "a varint of at most 10 bytes".into()))
-    }
-
-    /// A varint that must be `<= max`.
-    fn bounded(&mut self, what: &str, max: u64) -> Result<u64, SaveError> {
-        let at = self.pos;
-        let v = self.varint(what)?;
-        if v > max {
-            return Err(self.corrupt(at, what, format!("claims {v}"), format!("at most {max}")));
-        }
-        Ok(v)
-    }
-
-    fn zigzag(&mut self, what: &str) -> Result<i64, SaveError> {
-        let v = self.varint(what)?;
-        Ok(((v >> 1) as i64) ^ -((v & 1) as i64))
-    }
-
-    fn string(&mut self, what: &str, max: u64) -> Result<String, SaveError> {
-        let at = self.pos;
-        let len = self.bounded(what, max.min(self.left() as u64))? as usize;
-        let raw = &self.bytes[self.pos..self.pos + len];
-        let s = std::str::from_utf8(raw)
-            .map_err(|e| self.corrupt(self.pos + e.valid_up_to(), what, "invalid UTF-8".into(), "UTF-8 text".into()))?
-            .to_string();
-        let _ = at;
-        self.pos += len;
-        Ok(s)
-    }
-}
 
 /// Decodes a save file's bytes under [`SAVE_LIMITS`] into the built-in library's ids. `file`
 /// names it in errors.
@@ -832,15 +698,16 @@ fn decode_payload(
             format!("{seen}"),
         ));
     }
+    let entities = if version >= 3 { decode_entities(&mut r)? } else { EntityDeltas::default() };
     if r.left() != 0 {
         return Err(r.corrupt(
             r.pos,
             "end of payload",
             format!("{} unexpected trailing bytes", r.left()),
-            "nothing after the last chunk".into(),
+            "nothing after the last section".into(),
         ));
     }
-    Ok(WorldSave { preset, edits, state })
+    Ok(WorldSave { preset, edits, state, entities })
 }
 
 /// Reads and checks a save file under [`SAVE_LIMITS`] into the built-in library's ids, as

@@ -30,6 +30,143 @@ pub struct WorldPreset {
     /// there are rules, so presets without structures keep their files and fingerprints.
     #[serde(skip_serializing_if = "StructureSettings::is_empty")]
     pub structures: StructureSettings,
+    /// Objects of the game's own library (animals, chests, crystals) and where they start.
+    /// Written only when there are rules, so presets without them keep their files and
+    /// fingerprints.
+    #[serde(skip_serializing_if = "SpawnSettings::is_empty")]
+    pub spawns: SpawnSettings,
+}
+
+/// Where a [`SpawnRule`] looks for a place to put its object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SpawnHabitat {
+    /// On the ground under the open sky: the top of the column's terrain, dry.
+    Surface,
+    /// On the floor of a cave: a solid voxel with two open voxels above it, between `depth_min`
+    /// and `depth_max` voxels below the column's surface.
+    Cave,
+    /// In water: a water voxel with water or air above it.
+    Water,
+}
+
+/// The spawn rules of a world ([`crate::gen3d::spawns`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpawnSettings {
+    pub rules: Vec<SpawnRule>,
+}
+
+impl SpawnSettings {
+    /// No rules: nothing spawns.
+    pub fn is_empty(&self) -> bool {
+        self.rules.is_empty()
+    }
+}
+
+/// Most spawn rules in one preset.
+pub const MAX_SPAWN_RULES: usize = 64;
+
+/// One kind of object and where it starts. Per chunk, the number of clusters is `density`
+/// rounded by a hashed draw (2.3 gives 2 or 3); each cluster has a hashed centre in the chunk
+/// and up to `cluster_size` members within `cluster_spread` voxels of it, each at least
+/// `min_spacing` from every member already placed in the chunk; a member stands only where its
+/// column's biome, its habitat, depth and light allow. A pure function of seed, rule and chunk.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpawnRule {
+    /// What to instance: a Godot scene path (`res://…`, `.tscn` or `.scn`).
+    pub scene: String,
+    /// Names of the biomes it may start in; empty: every biome.
+    pub biomes: Vec<String>,
+    pub habitat: SpawnHabitat,
+    /// Depth below the column's surface, voxels (`depth_min <= depth_max`, 0..=4096). Surface
+    /// objects ignore it; cave and water objects start within it.
+    pub depth_min: i32,
+    pub depth_max: i32,
+    /// Clusters per chunk on average, 0..=16.
+    pub density: f32,
+    /// Most members of one cluster, 1..=32.
+    pub cluster_size: u32,
+    /// Greatest distance of a member from its cluster's centre, voxels (0..=32).
+    pub cluster_spread: f32,
+    /// Least distance between two members placed in one chunk, voxels (0..=32).
+    pub min_spacing: f32,
+    /// Combined light (the greater of sky and block light) of the voxel it starts in, 0..=15;
+    /// `light_min <= light_max`. 0..=15 accepts any light and costs nothing.
+    pub light_min: u8,
+    pub light_max: u8,
+}
+
+impl Default for SpawnRule {
+    fn default() -> Self {
+        Self {
+            scene: String::new(),
+            biomes: Vec::new(),
+            habitat: SpawnHabitat::Surface,
+            depth_min: 8,
+            depth_max: 256,
+            density: 0.5,
+            cluster_size: 3,
+            cluster_spread: 6.0,
+            min_spacing: 2.0,
+            light_min: 0,
+            light_max: 15,
+        }
+    }
+}
+
+impl SpawnRule {
+    /// Whether the rule asks for a light range narrower than every light.
+    pub fn filters_light(&self) -> bool {
+        self.light_min > 0 || self.light_max < 15
+    }
+
+    /// Checks the numbers and the scene path of rule `i` (biome names are checked by the preset).
+    pub fn validate(&self, i: usize) -> Result<(), FieldError> {
+        let err = |what: &str, problem: String, allowed: &str| FieldError {
+            field: format!("spawns.rules[{i}].{what}"),
+            problem,
+            allowed: allowed.into(),
+        };
+        let scene = self.scene.trim();
+        if scene.is_empty() || !(scene.ends_with(".tscn") || scene.ends_with(".scn")) {
+            return Err(err("scene", format!("`{}`", self.scene), "a scene path such as res://mobs/deer.tscn"));
+        }
+        if !(0..=4096).contains(&self.depth_min) || !(0..=4096).contains(&self.depth_max) {
+            return Err(err(
+                "depth_min",
+                format!("{}..{} voxels", self.depth_min, self.depth_max),
+                "0..=4096 voxels each",
+            ));
+        }
+        if self.depth_min > self.depth_max {
+            return Err(err(
+                "depth_min",
+                format!("{} above depth_max {}", self.depth_min, self.depth_max),
+                "depth_min <= depth_max",
+            ));
+        }
+        if !(0.0..=16.0).contains(&self.density) {
+            return Err(err("density", format!("{}", self.density), "0.0..=16.0 clusters per chunk"));
+        }
+        if !(1..=32).contains(&self.cluster_size) {
+            return Err(err("cluster_size", format!("{}", self.cluster_size), "1..=32"));
+        }
+        if !(0.0..=32.0).contains(&self.cluster_spread) {
+            return Err(err("cluster_spread", format!("{} voxels", self.cluster_spread), "0.0..=32.0 voxels"));
+        }
+        if !(0.0..=32.0).contains(&self.min_spacing) {
+            return Err(err("min_spacing", format!("{} voxels", self.min_spacing), "0.0..=32.0 voxels"));
+        }
+        if self.light_min > 15 || self.light_max > 15 || self.light_min > self.light_max {
+            return Err(err(
+                "light_min",
+                format!("{}..{}", self.light_min, self.light_max),
+                "0 <= light_min <= light_max <= 15",
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Where a [`StructureRule`] puts its structure.
@@ -791,6 +928,7 @@ impl Default for WorldPreset {
             scatter: ScatterSettings::default(),
             side_view: SideViewSettings::default(),
             structures: StructureSettings::default(),
+            spawns: SpawnSettings::default(),
         }
     }
 }
@@ -1130,6 +1268,26 @@ impl WorldPreset {
                 let names: Vec<&str> = self.biomes.table.iter().map(|b| b.name.as_str()).collect();
                 return Err(rule(
                     &format!("structures.rules[{i}].biomes"),
+                    format!("unknown biome `{name}`"),
+                    &format!("names of the preset's biome table ({})", names.join(", ")),
+                ));
+            }
+        }
+        if self.spawns.rules.len() > MAX_SPAWN_RULES {
+            return Err(rule(
+                "spawns.rules",
+                format!("{} rules", self.spawns.rules.len()),
+                &format!("at most {MAX_SPAWN_RULES} spawn rules"),
+            ));
+        }
+        for (i, r) in self.spawns.rules.iter().enumerate() {
+            r.validate(i)?;
+            if let Some(name) =
+                r.biomes.iter().find(|n| self.biomes.enabled && !self.biomes.table.iter().any(|b| &b.name == *n))
+            {
+                let names: Vec<&str> = self.biomes.table.iter().map(|b| b.name.as_str()).collect();
+                return Err(rule(
+                    &format!("spawns.rules[{i}].biomes"),
                     format!("unknown biome `{name}`"),
                     &format!("names of the preset's biome table ({})", names.join(", ")),
                 ));

@@ -3,7 +3,7 @@
 //! Written and read through the field table ([`FIELDS`]), so every field the inspector shows is
 //! in the file. A biome table other than the default travels as one more line,
 //! [`BIOME_TABLE_KEY`], holding the table as RON text (a list of biome rows), and structure rules as
-//! [`STRUCTURE_RULES_KEY`] (a RON list of rules). A `.tres` can carry code; a preset never does, so scripts and external or
+//! [`STRUCTURE_RULES_KEY`] (a RON list of rules), spawn rules as [`SPAWN_RULES_KEY`]. A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
 //! The preset format travels as [`PRESET_FORMAT_KEY`]: `preset_format = 2` from this writer, and
@@ -15,7 +15,9 @@
 
 use crate::preset::error::PresetError;
 use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
-use crate::preset::model::{Biome, FIELDS, FieldKind, FieldValue, StructureRule, WorldPreset, default_biomes};
+use crate::preset::model::{
+    Biome, FIELDS, FieldKind, FieldValue, SpawnRule, StructureRule, WorldPreset, default_biomes,
+};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
 
@@ -72,6 +74,30 @@ pub fn structure_rules_from_ron(text: &str) -> Result<Vec<StructureRule>, String
     })
 }
 
+/// The `.tres` key (and the Godot `WorldPreset` storage property) of the spawn rules, when there
+/// are any: `[(scene: "res://mobs/deer.tscn", habitat: Surface, density: 0.5), ...]`.
+pub const SPAWN_RULES_KEY: &str = "spawn_rules_ron";
+
+/// The spawn rules of `preset` as the RON text of [`SPAWN_RULES_KEY`]; empty for none.
+pub fn spawn_rules_to_ron(preset: &WorldPreset) -> String {
+    if preset.spawns.rules.is_empty() {
+        return String::new();
+    }
+    ron::to_string(&preset.spawns.rules).unwrap_or_default()
+}
+
+/// Reads the RON list of [`SPAWN_RULES_KEY`] (empty text: no rules). The error names where RON
+/// stopped and what it expected.
+pub fn spawn_rules_from_ron(text: &str) -> Result<Vec<SpawnRule>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    ron::from_str::<Vec<SpawnRule>>(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        format!("{} at line {line}, column {col} of the spawn rules text", e.code)
+    })
+}
+
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
     matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id")
@@ -98,6 +124,10 @@ pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
     let rules = structure_rules_to_ron(preset);
     if !rules.is_empty() {
         let _ = writeln!(s, "{STRUCTURE_RULES_KEY} = {}", godot_string(&rules));
+    }
+    let spawns = spawn_rules_to_ron(preset);
+    if !spawns.is_empty() {
+        let _ = writeln!(s, "{SPAWN_RULES_KEY} = {}", godot_string(&spawns));
     }
     s
 }
@@ -288,6 +318,22 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             };
             preset.structures.rules = rules.map_err(|p| {
                 err(line_no, key, p, "a RON list of structure rules, e.g. [(structure: \"cottage\", spacing: 96)]")
+            })?;
+            continue;
+        }
+        if key == SPAWN_RULES_KEY {
+            let rules = match parse_godot_value(value) {
+                Ok(FieldValue::Text(t)) => spawn_rules_from_ron(&t),
+                Ok(other) => Err(format!("{other} is {}, not text", other.kind_word())),
+                Err(p) => Err(p),
+            };
+            preset.spawns.rules = rules.map_err(|p| {
+                err(
+                    line_no,
+                    key,
+                    p,
+                    "a RON list of spawn rules, e.g. [(scene: \"res://mobs/deer.tscn\", density: 0.5)]",
+                )
             })?;
             continue;
         }

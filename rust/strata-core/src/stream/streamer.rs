@@ -32,6 +32,7 @@ use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scatter::ScatterInstance;
 use crate::gen3d::scratch::GenScratch;
+use crate::gen3d::spawns::SpawnPoint;
 use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
@@ -113,6 +114,11 @@ pub struct StreamConfig {
     /// each block does to light. `None` (the default): every face under open sky. Far columns
     /// are always under open sky. Change it while streaming with [`Streamer::set_light`].
     pub light: Option<Arc<LightProps>>,
+    /// What each block does to light, for spawn rules that filter by light
+    /// ([`crate::gen3d::spawns`]): always the world's blocks, whether or not `light` bakes light
+    /// into meshes, so that spawns do not depend on a render setting. `None`: such rules place
+    /// nothing.
+    pub spawn_light: Option<Arc<LightProps>>,
 }
 
 impl Default for StreamConfig {
@@ -131,6 +137,7 @@ impl Default for StreamConfig {
             ambient_occlusion: true,
             mesh_materials: MeshMaterials::shared_default(),
             light: None,
+            spawn_light: None,
         }
     }
 }
@@ -203,6 +210,9 @@ pub struct ChunkResult {
     /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
     /// still there after caves and edits.
     pub scatter: Vec<ScatterInstance>,
+    /// Where the preset's spawn rules start objects in this chunk (from the generated voxels;
+    /// empty for an update after an edit, whose spawns the first load gave).
+    pub spawns: Vec<SpawnPoint>,
     /// Collision triangles (corners, relative to the chunk's minimum corner), when the job asked
     /// for them ([`StreamConfig::collision_distance`], [`Streamer::request_collision`]).
     pub collision: Option<Vec<[f32; 3]>>,
@@ -279,6 +289,8 @@ pub struct JobData {
     /// then `edits` holds every edit the light box needs
     /// ([`crate::stream::lighting::edits_for_light`]).
     light: Option<Arc<LightProps>>,
+    /// [`StreamConfig::spawn_light`] when the job was sent.
+    spawn_light: Option<Arc<LightProps>>,
 }
 
 impl Default for JobData {
@@ -289,6 +301,7 @@ impl Default for JobData {
             ambient_occlusion: true,
             materials: MeshMaterials::shared_default(),
             light: None,
+            spawn_light: None,
         }
     }
 }
@@ -834,6 +847,7 @@ impl Streamer {
                 ambient_occlusion,
                 materials,
                 light: config.light.clone(),
+                spawn_light: config.spawn_light.clone(),
             },
             StreamKey::Far(_) => JobData { ambient_occlusion, materials, ..JobData::default() },
         }
@@ -1138,6 +1152,7 @@ fn build_chunk(
             coord: job.coord,
             mesh,
             scatter: Vec::new(),
+            spawns: Vec::new(),
             collision,
             packed: None,
             gen_us,
@@ -1147,6 +1162,11 @@ fn build_chunk(
             job_id: job.id,
         });
     }
+    let spawns = if job.is_update {
+        Vec::new()
+    } else {
+        spawn_points(generator, cache, job.coord, padded, columns, lighter, job.payload.spawn_light.as_deref())
+    };
     // A sky chunk's buffer is all air, exactly the generated box: edits (a tower) apply on top.
     apply_edits(padded, &job.payload.edits);
     let mut scatter = if sky { Vec::new() } else { generator.scatter_chunk_with_columns(job.coord, columns) };
@@ -1187,6 +1207,7 @@ fn build_chunk(
         coord: job.coord,
         mesh,
         scatter,
+        spawns,
         collision,
         packed,
         gen_us,
@@ -1195,6 +1216,26 @@ fn build_chunk(
         is_update: job.is_update,
         job_id: job.id,
     })
+}
+
+/// The spawn points of chunk `c` from its generated padded voxels (before edits) and columns;
+/// light, for the rules that ask for it, from the generated voxels alone.
+fn spawn_points(
+    generator: &Generator,
+    cache: &VoxelCache,
+    c: ChunkCoord,
+    padded: &VoxelBuffer,
+    columns: &ColumnGrid,
+    lighter: &mut ChunkLighter,
+    props: Option<&LightProps>,
+) -> Vec<SpawnPoint> {
+    let wants_light = generator.preset().spawns.rules.iter().any(|r| r.filters_light());
+    let light = match props {
+        Some(props) if wants_light => lighter.light_chunk(generator, Some(cache), c, &[], props).ok(),
+        _ => None,
+    };
+    let lookup = light.map(|l| move |p: IVec3| l.get(p).map_or(0, |v| v.combined()));
+    generator.spawn_chunk_with_columns(c, columns, padded, lookup.as_ref().map(|f| f as &dyn Fn(IVec3) -> u8))
 }
 
 /// A decoration stays only where its base voxel is open and the voxel below is solid ground

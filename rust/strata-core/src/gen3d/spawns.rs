@@ -1,0 +1,172 @@
+//! Spawns: where the objects of the game's own library start, per chunk, as a pure function of
+//! seed, rule and chunk (laws: Deterministic, Seamless).
+//!
+//! For rule `i` and chunk `c`, one hash of (seed, rule, chunk) draws the number of clusters:
+//! `⌊density⌋`, plus one with probability `density − ⌊density⌋`. Cluster `k` has a hashed centre
+//! in the chunk's columns; member `m` of it stands at a hashed angle and distance
+//! `cluster_spread · √u` from the centre (uniform over the disc). A member is dropped when its
+//! column lies outside the chunk, its column's biome is not one of the rule's, its habitat has no
+//! place in the column inside the chunk, its light is outside the rule's range, or it is closer
+//! than `min_spacing` to a member of the same rule already placed in the chunk. A member keeps the
+//! index `32k + m` whether or not earlier members were dropped, so a point's [`SpawnKey`] names
+//! the same object in every run.
+//!
+//! The habitats, in the generated voxels (edits are not read: a spawn is a fact of the generated
+//! world, and the player's later digging does not renumber it):
+//! - `Surface`: the voxel above the column's ground (`surface`), when it lies in the chunk, is
+//!   open (neither solid nor liquid) with solid ground under it (no cave mouth);
+//! - `Cave`: an open voxel with an open voxel above and solid floor below, `depth_min..=depth_max`
+//!   (at least 1) voxels below the column's surface; among those in the chunk's part of the
+//!   column, one by hash;
+//! - `Water`: a liquid voxel of the column inside the chunk, one by hash.
+//!
+//! A member's position is its voxel's floor (the voxel's bottom face; for water the voxel's
+//! centre) at the member's fractional (x, z); its yaw is hashed.
+//!
+//! May use: `base`, `preset`, `gen3d::context`.
+
+use crate::base::block::{is_liquid, is_solid};
+use crate::base::chunk::VoxelBuffer;
+use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::base::rng::{hash3, mix64, salt, unit_f32};
+use crate::gen3d::context::StageContext;
+use crate::preset::model::{SpawnHabitat, SpawnRule};
+
+/// One object to start: rule, member index and where.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpawnPoint {
+    /// Index of the rule in the preset's `spawns.rules`.
+    pub rule: u16,
+    /// The member's index in its chunk and rule (`32 · cluster + member`).
+    pub index: u16,
+    /// World position: the bottom of its voxel (centre for water) at the member's (x, z).
+    pub position: [f32; 3],
+    /// Rotation about +y, radians in `[0, 2π)`.
+    pub yaw: f32,
+}
+
+/// A spawned object's name within its chunk: rule and member index. With the chunk coordinate
+/// it names one object of the generated world.
+pub type SpawnKey = u32;
+
+impl SpawnPoint {
+    /// The point's name within its chunk.
+    pub fn key(&self) -> SpawnKey {
+        (u32::from(self.rule) << 16) | u32::from(self.index)
+    }
+
+    /// The voxel the point stands in.
+    pub fn voxel(&self) -> IVec3 {
+        IVec3::new(self.position[0].floor() as i32, self.position[1].floor() as i32, self.position[2].floor() as i32)
+    }
+}
+
+/// Most members of one cluster, and the stride of cluster indices in [`SpawnPoint::index`].
+const CLUSTER_STRIDE: u32 = 32;
+
+/// The spawn points of chunk `c`: every rule of `ctx.preset`, in rule order, then member order.
+/// `voxels` must hold the chunk's generated voxels with at least one voxel of margin above and
+/// below (the streamer's padded chunk). `light` gives the combined light of a world voxel, and is
+/// asked only for rules that filter by light ([`SpawnRule::filters_light`]); without it, such
+/// rules place nothing.
+pub fn spawn_chunk(
+    ctx: &StageContext,
+    c: ChunkCoord,
+    voxels: &VoxelBuffer,
+    light: Option<&dyn Fn(IVec3) -> u8>,
+) -> Vec<SpawnPoint> {
+    let mut out = Vec::new();
+    for (i, rule) in ctx.preset.spawns.rules.iter().enumerate() {
+        if rule.filters_light() && light.is_none() {
+            continue;
+        }
+        let start = out.len();
+        let h = hash3(ctx.seed ^ mix64(i as u64 + 1), salt::SPAWN, c.x, c.y, c.z);
+        let whole = rule.density.floor();
+        let clusters = whole as u32 + u32::from(unit_f32(h) < rule.density - whole);
+        for k in 0..clusters {
+            let hk = mix64(h ^ mix64(u64::from(k) + 1));
+            let centre = (unit_f32(hk) * CHUNK_SIZE as f32, unit_f32(hk << 24) * CHUNK_SIZE as f32);
+            for m in 0..rule.cluster_size.min(CLUSTER_STRIDE) {
+                let hm = mix64(hk ^ mix64(u64::from(m) + 0x9e37));
+                let angle = unit_f32(hm) * std::f32::consts::TAU;
+                let dist = rule.cluster_spread * unit_f32(hm << 20).sqrt();
+                let (lx, lz) = (centre.0 + dist * angle.cos(), centre.1 + dist * angle.sin());
+                if !(0.0..CHUNK_SIZE as f32).contains(&lx) || !(0.0..CHUNK_SIZE as f32).contains(&lz) {
+                    continue;
+                }
+                let min = c.min_voxel();
+                let (x, z) = (min.x as f32 + lx, min.z as f32 + lz);
+                let (vx, vz) = (x.floor() as i32, z.floor() as i32);
+                let Some(y) = habitat_y(ctx, rule, c, voxels, vx, vz, mix64(hm ^ 0x5eed)) else { continue };
+                if rule.filters_light() {
+                    let l = light.map_or(0, |f| f(IVec3::new(vx, y, vz)));
+                    if l < rule.light_min || l > rule.light_max {
+                        continue;
+                    }
+                }
+                let fy = if rule.habitat == SpawnHabitat::Water { y as f32 + 0.5 } else { y as f32 };
+                let position = [x, fy, z];
+                let spacing_sq = rule.min_spacing * rule.min_spacing;
+                if out[start..].iter().any(|p: &SpawnPoint| dist_sq(p.position, position) < spacing_sq) {
+                    continue;
+                }
+                out.push(SpawnPoint {
+                    rule: i as u16,
+                    index: (k * CLUSTER_STRIDE + m) as u16,
+                    position,
+                    yaw: unit_f32(hm << 40) * std::f32::consts::TAU,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn dist_sq(a: [f32; 3], b: [f32; 3]) -> f32 {
+    (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
+}
+
+/// The y of the voxel a member of `rule` stands in at column (x, z) of chunk `c`, if the column
+/// has a place of the rule's habitat inside the chunk.
+fn habitat_y(
+    ctx: &StageContext,
+    rule: &SpawnRule,
+    c: ChunkCoord,
+    voxels: &VoxelBuffer,
+    x: i32,
+    z: i32,
+    pick: u64,
+) -> Option<i32> {
+    let col = ctx.column(x, z);
+    if !rule.biomes.is_empty() {
+        let name = ctx.biomes.get(col.biome as usize).map(|b| b.name.as_str())?;
+        if !rule.biomes.iter().any(|b| b == name) {
+            return None;
+        }
+    }
+    let (y0, y1) = (c.min_voxel().y, c.min_voxel().y + CHUNK_SIZE);
+    let at = |y: i32| voxels.get(IVec3::new(x, y, z));
+    let open = |y: i32| at(y).is_some_and(|b| !is_solid(b) && !is_liquid(b));
+    let solid = |y: i32| at(y).is_some_and(is_solid);
+    match rule.habitat {
+        SpawnHabitat::Surface => {
+            let y = col.surface;
+            ((y0..y1).contains(&y) && open(y) && solid(y - 1)).then_some(y)
+        }
+        SpawnHabitat::Cave => {
+            let lo = col.surface.saturating_sub(rule.depth_max).max(y0);
+            let hi = col.surface.saturating_sub(rule.depth_min.max(1)).min(y1 - 1);
+            let places: Vec<i32> = (lo..=hi).filter(|&y| open(y) && open(y + 1) && solid(y - 1)).collect();
+            pick_one(&places, pick)
+        }
+        SpawnHabitat::Water => {
+            let places: Vec<i32> = (y0..y1).filter(|&y| at(y).is_some_and(is_liquid)).collect();
+            pick_one(&places, pick)
+        }
+    }
+}
+
+fn pick_one(places: &[i32], pick: u64) -> Option<i32> {
+    (!places.is_empty()).then(|| places[(pick % places.len() as u64) as usize])
+}

@@ -1,0 +1,434 @@
+//! Entity deltas: what a world save keeps of the objects in a world, beyond what seed and preset
+//! already say.
+//!
+//! Spawned objects are a pure function of seed, preset and chunk ([`crate::gen3d::spawns`]), so a
+//! save holds only how the world differs from them:
+//! - `removed_spawns`: per chunk, the spawn keys (rule and member index) of spawned objects that
+//!   are no longer at their spawn: removed, or moved or changed (then kept as a record);
+//! - `records`: per chunk, the objects standing in it that are not at their spawn (moved, changed,
+//!   or added by the game), each as a scene path, a transform and the node's own state bytes;
+//! - `removed_scatter`: per chunk, the local voxel index of each decoration (tree, bush, flower,
+//!   rock) that was harvested.
+//!
+//! Section layout (after the edits, save format 3; "varint" is LEB128, coordinates are zigzag
+//! deltas from the previous chunk of the same list, starting at (0, 0, 0)): the scene table
+//! (varint count, each a varint length and UTF-8 text), then the three lists, each a varint chunk
+//! count and per chunk in increasing order its coordinate and:
+//! - removed spawns: varint count, keys increasing as varint gaps (the first from 0);
+//! - records: varint count, then per record its scene (varint index into the table), position
+//!   (3 × f32), a flags byte (1: rotation follows, 2: scale follows, 4: state follows), rotation
+//!   as a quaternion (4 × f32, x y z w), scale (3 × f32), state (varint length, bytes);
+//! - removed scatter: varint count, local indices increasing as varint gaps.
+//!
+//! The reader checks every count against its limit and the bytes left, orders, table indices and
+//! flags, and names the part and offset of anything wrong.
+//!
+//! May use: `base`, `persist::codec`, `persist::error`.
+
+use crate::base::coords::{CHUNK_VOLUME, ChunkCoord};
+use crate::persist::codec::{Reader, put_f32, put_str, put_varint, put_zigzag};
+use crate::persist::error::SaveError;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Most entity records in one save.
+pub const MAX_ENTITY_RECORDS: u64 = 1 << 20;
+/// Longest state of one entity, bytes.
+pub const MAX_ENTITY_STATE_BYTES: u64 = 1 << 16;
+/// Most distinct scenes in one save.
+pub const MAX_ENTITY_SCENES: u64 = 1 << 16;
+/// Longest scene path, bytes.
+pub const MAX_SCENE_PATH_BYTES: u64 = 4096;
+
+/// One object kept in a save: what it is, where, and its own state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntityRecord {
+    /// The scene it is an instance of (`res://…`).
+    pub scene: String,
+    /// Position in the world node's space.
+    pub position: [f32; 3],
+    /// Rotation as a unit quaternion (x, y, z, w).
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+    /// The node's own state (its `strata_get_state()` in Godot's `var_to_bytes` form); empty:
+    /// none.
+    pub state: Vec<u8>,
+}
+
+impl EntityRecord {
+    /// The identity rotation.
+    pub const NO_ROTATION: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+    /// The unit scale.
+    pub const NO_SCALE: [f32; 3] = [1.0, 1.0, 1.0];
+
+    /// The chunk the record stands in (by its position).
+    pub fn chunk(&self) -> ChunkCoord {
+        let v = crate::base::coords::IVec3::new(
+            self.position[0].floor() as i32,
+            self.position[1].floor() as i32,
+            self.position[2].floor() as i32,
+        );
+        ChunkCoord::containing(v)
+    }
+}
+
+/// How a world's objects differ from what its spawn rules and scatter give.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EntityDeltas {
+    /// Per chunk: spawn keys of spawned objects no longer at their spawn.
+    pub removed_spawns: BTreeMap<ChunkCoord, BTreeSet<u32>>,
+    /// Per chunk: the objects standing in it that are not at their spawn.
+    pub records: BTreeMap<ChunkCoord, Vec<EntityRecord>>,
+    /// Per chunk: local voxel indices (`base::edits` order) of harvested decorations.
+    pub removed_scatter: BTreeMap<ChunkCoord, BTreeSet<u16>>,
+}
+
+impl EntityDeltas {
+    /// Nothing differs from the generated world.
+    pub fn is_empty(&self) -> bool {
+        self.removed_spawns.values().all(BTreeSet::is_empty)
+            && self.records.values().all(Vec::is_empty)
+            && self.removed_scatter.values().all(BTreeSet::is_empty)
+    }
+
+    /// Records in all chunks.
+    pub fn record_count(&self) -> usize {
+        self.records.values().map(Vec::len).sum()
+    }
+
+    /// Drops empty per-chunk entries, so that equal deltas compare equal.
+    pub fn compact(&mut self) {
+        self.removed_spawns.retain(|_, v| !v.is_empty());
+        self.records.retain(|_, v| !v.is_empty());
+        self.removed_scatter.retain(|_, v| !v.is_empty());
+    }
+
+    /// Adds `record` to the chunk it stands in.
+    pub fn push_record(&mut self, record: EntityRecord) {
+        self.records.entry(record.chunk()).or_default().push(record);
+    }
+
+    /// Takes the records of chunk `c` out (they are about to stand in the world again).
+    pub fn take_records(&mut self, c: ChunkCoord) -> Vec<EntityRecord> {
+        self.records.remove(&c).unwrap_or_default()
+    }
+
+    /// Whether spawn `key` of chunk `c` is no longer at its spawn.
+    pub fn is_spawn_removed(&self, c: ChunkCoord, key: u32) -> bool {
+        self.removed_spawns.get(&c).is_some_and(|s| s.contains(&key))
+    }
+
+    /// Marks spawn `key` of chunk `c` as no longer at its spawn.
+    pub fn remove_spawn(&mut self, c: ChunkCoord, key: u32) {
+        self.removed_spawns.entry(c).or_default().insert(key);
+    }
+
+    /// Whether the decoration at local index `i` of chunk `c` was harvested.
+    pub fn is_scatter_removed(&self, c: ChunkCoord, i: u16) -> bool {
+        self.removed_scatter.get(&c).is_some_and(|s| s.contains(&i))
+    }
+
+    /// Marks the decoration at local index `i` of chunk `c` as harvested.
+    pub fn remove_scatter(&mut self, c: ChunkCoord, i: u16) -> bool {
+        self.removed_scatter.entry(c).or_default().insert(i)
+    }
+}
+
+fn put_chunk(out: &mut Vec<u8>, prev: &mut ChunkCoord, c: ChunkCoord) {
+    put_zigzag(out, c.x as i64 - prev.x as i64);
+    put_zigzag(out, c.y as i64 - prev.y as i64);
+    put_zigzag(out, c.z as i64 - prev.z as i64);
+    *prev = c;
+}
+
+fn put_increasing(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>) {
+    put_varint(out, values.len() as u64);
+    let mut prev = 0u64;
+    for (i, v) in values.enumerate() {
+        put_varint(out, if i == 0 { v } else { v - prev - 1 });
+        prev = v;
+    }
+}
+
+/// Appends the entity section of `deltas` (empty per-chunk entries are left out).
+pub fn encode_entities(out: &mut Vec<u8>, deltas: &EntityDeltas) {
+    let scenes: BTreeSet<&str> = deltas.records.values().flatten().map(|r| r.scene.as_str()).collect();
+    let scenes: Vec<&str> = scenes.into_iter().collect();
+    put_varint(out, scenes.len() as u64);
+    for s in &scenes {
+        put_str(out, s);
+    }
+    let spawns: Vec<_> = deltas.removed_spawns.iter().filter(|(_, v)| !v.is_empty()).collect();
+    put_varint(out, spawns.len() as u64);
+    let mut prev = ChunkCoord::new(0, 0, 0);
+    for (&c, keys) in spawns {
+        put_chunk(out, &mut prev, c);
+        put_increasing(out, keys.iter().map(|&k| u64::from(k)));
+    }
+    let records: Vec<_> = deltas.records.iter().filter(|(_, v)| !v.is_empty()).collect();
+    put_varint(out, records.len() as u64);
+    let mut prev = ChunkCoord::new(0, 0, 0);
+    for (&c, list) in records {
+        put_chunk(out, &mut prev, c);
+        put_varint(out, list.len() as u64);
+        for r in list {
+            put_varint(out, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
+            r.position.iter().for_each(|&v| put_f32(out, v));
+            let rotated = r.rotation != EntityRecord::NO_ROTATION;
+            let scaled = r.scale != EntityRecord::NO_SCALE;
+            let stateful = !r.state.is_empty();
+            out.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
+            if rotated {
+                r.rotation.iter().for_each(|&v| put_f32(out, v));
+            }
+            if scaled {
+                r.scale.iter().for_each(|&v| put_f32(out, v));
+            }
+            if stateful {
+                put_varint(out, r.state.len() as u64);
+                out.extend_from_slice(&r.state);
+            }
+        }
+    }
+    let scatter: Vec<_> = deltas.removed_scatter.iter().filter(|(_, v)| !v.is_empty()).collect();
+    put_varint(out, scatter.len() as u64);
+    let mut prev = ChunkCoord::new(0, 0, 0);
+    for (&c, set) in scatter {
+        put_chunk(out, &mut prev, c);
+        put_increasing(out, set.iter().map(|&i| u64::from(i)));
+    }
+}
+
+fn read_chunk(
+    r: &mut Reader,
+    c: &mut [i64; 3],
+    prev: &mut Option<[i64; 3]>,
+    what: &str,
+) -> Result<ChunkCoord, SaveError> {
+    let at = r.pos;
+    for axis in c.iter_mut() {
+        *axis = axis.saturating_add(r.zigzag(what)?);
+    }
+    let limit = (i32::MIN as i64 / crate::base::coords::CHUNK_SIZE as i64)
+        ..=(i32::MAX as i64 / crate::base::coords::CHUNK_SIZE as i64);
+    if !c.iter().all(|v| limit.contains(v)) {
+        return Err(r.corrupt(
+            at,
+            what,
+            format!("({}, {}, {})", c[0], c[1], c[2]),
+            format!("each in {}..={}", limit.start(), limit.end()),
+        ));
+    }
+    if prev.is_some_and(|p| p >= *c) {
+        return Err(r.corrupt(at, what, "chunks out of order or repeated".into(), "chunks in increasing order".into()));
+    }
+    *prev = Some(*c);
+    Ok(ChunkCoord::new(c[0] as i32, c[1] as i32, c[2] as i32))
+}
+
+fn read_increasing(r: &mut Reader, what: &str, max: u64) -> Result<Vec<u64>, SaveError> {
+    let n = r.bounded(what, (r.left() as u64).min(max + 1))?;
+    let mut out = Vec::with_capacity(n as usize);
+    let mut prev = 0u64;
+    for i in 0..n {
+        let at = r.pos;
+        let gap = r.varint(what)?;
+        let v = if i == 0 { gap } else { prev.saturating_add(gap).saturating_add(1) };
+        if v > max {
+            return Err(r.corrupt(at, what, format!("value {v}"), format!("at most {max}")));
+        }
+        out.push(v);
+        prev = v;
+    }
+    Ok(out)
+}
+
+fn read_f32(r: &mut Reader, what: &str) -> Result<f32, SaveError> {
+    if r.left() < 4 {
+        return Err(r.corrupt(r.pos, what, "the payload ends inside a number".into(), "4 bytes".into()));
+    }
+    let b = &r.bytes[r.pos..r.pos + 4];
+    let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+    if !v.is_finite() {
+        return Err(r.corrupt(r.pos, what, format!("{v}"), "a finite number".into()));
+    }
+    r.pos += 4;
+    Ok(v)
+}
+
+/// Reads the entity section that [`encode_entities`] wrote.
+pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError> {
+    let mut deltas = EntityDeltas::default();
+    let n_scenes = r.bounded("entity scene count", MAX_ENTITY_SCENES.min(r.left() as u64))?;
+    let mut scenes = Vec::with_capacity(n_scenes as usize);
+    for _ in 0..n_scenes {
+        scenes.push(r.string("entity scene path", MAX_SCENE_PATH_BYTES)?);
+    }
+    let n = r.bounded("removed spawn chunk count", r.left() as u64 / 4)?;
+    let (mut c, mut prev) = ([0i64; 3], None);
+    for _ in 0..n {
+        let chunk = read_chunk(r, &mut c, &mut prev, "removed spawn chunk")?;
+        let keys = read_increasing(r, "removed spawn key", u64::from(u32::MAX))?;
+        deltas.removed_spawns.insert(chunk, keys.into_iter().map(|k| k as u32).collect());
+    }
+    let n = r.bounded("entity chunk count", r.left() as u64 / 4)?;
+    let (mut c, mut prev) = ([0i64; 3], None);
+    let mut total = 0u64;
+    for _ in 0..n {
+        let chunk = read_chunk(r, &mut c, &mut prev, "entity chunk")?;
+        // Each record takes at least 14 bytes (scene, position, flags).
+        let count = r.bounded("entity count", (r.left() as u64 / 14).min(MAX_ENTITY_RECORDS))?;
+        total += count;
+        if total > MAX_ENTITY_RECORDS {
+            return Err(r.corrupt(
+                r.pos,
+                "entity count",
+                format!("{total} in all"),
+                format!("at most {MAX_ENTITY_RECORDS}"),
+            ));
+        }
+        let mut list = Vec::with_capacity(count as usize);
+        for _ in 0..count {
+            let at = r.pos;
+            let scene = r.varint("entity scene")?;
+            let Some(scene) = scenes.get(scene as usize).cloned() else {
+                return Err(r.corrupt(at, "entity scene", format!("index {scene}"), format!("below {}", scenes.len())));
+            };
+            let mut position = [0.0; 3];
+            for v in &mut position {
+                *v = read_f32(r, "entity position")?;
+            }
+            let flags_at = r.pos;
+            let Some(&flags) = r.bytes.get(r.pos) else {
+                return Err(r.corrupt(r.pos, "entity flags", "missing".into(), "one byte".into()));
+            };
+            r.pos += 1;
+            if flags & !7 != 0 {
+                return Err(r.corrupt(
+                    flags_at,
+                    "entity flags",
+                    format!("{flags:#04x}"),
+                    "bits 1, 2 and 4 only".into(),
+                ));
+            }
+            let mut rotation = EntityRecord::NO_ROTATION;
+            if flags & 1 != 0 {
+                for v in &mut rotation {
+                    *v = read_f32(r, "entity rotation")?;
+                }
+            }
+            let mut scale = EntityRecord::NO_SCALE;
+            if flags & 2 != 0 {
+                for v in &mut scale {
+                    *v = read_f32(r, "entity scale")?;
+                }
+            }
+            let mut state = Vec::new();
+            if flags & 4 != 0 {
+                let len_at = r.pos;
+                let len = r.bounded("entity state length", MAX_ENTITY_STATE_BYTES)?;
+                if len > r.left() as u64 {
+                    return Err(r.corrupt(
+                        len_at,
+                        "entity state length",
+                        format!("{len} bytes"),
+                        format!("at most the {} bytes left", r.left()),
+                    ));
+                }
+                let len = len as usize;
+                state.extend_from_slice(&r.bytes[r.pos..r.pos + len]);
+                r.pos += len;
+            }
+            let record = EntityRecord { scene, position, rotation, scale, state };
+            if record.chunk() != chunk {
+                return Err(r.corrupt(
+                    at,
+                    "entity position",
+                    format!("({}, {}, {}) outside its chunk", position[0], position[1], position[2]),
+                    format!("a position in chunk ({}, {}, {})", chunk.x, chunk.y, chunk.z),
+                ));
+            }
+            list.push(record);
+        }
+        deltas.records.insert(chunk, list);
+    }
+    let n = r.bounded("harvested chunk count", r.left() as u64 / 4)?;
+    let (mut c, mut prev) = ([0i64; 3], None);
+    for _ in 0..n {
+        let chunk = read_chunk(r, &mut c, &mut prev, "harvested chunk")?;
+        let set = read_increasing(r, "harvested decoration", CHUNK_VOLUME as u64 - 1)?;
+        deltas.removed_scatter.insert(chunk, set.into_iter().map(|i| i as u16).collect());
+    }
+    deltas.compact();
+    Ok(deltas)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(x: f32, state: &[u8]) -> EntityRecord {
+        EntityRecord {
+            scene: if x < 0.0 { "res://a.tscn".into() } else { "res://b.tscn".into() },
+            position: [x, 10.5, 3.25],
+            rotation: if state.is_empty() { EntityRecord::NO_ROTATION } else { [0.0, 0.6, 0.0, 0.8] },
+            scale: EntityRecord::NO_SCALE,
+            state: state.to_vec(),
+        }
+    }
+
+    fn sample() -> EntityDeltas {
+        let mut d = EntityDeltas::default();
+        d.remove_spawn(ChunkCoord::new(-1, 0, 2), 7);
+        d.remove_spawn(ChunkCoord::new(-1, 0, 2), 65536 + 33);
+        d.remove_spawn(ChunkCoord::new(4, -2, 0), 0);
+        d.push_record(record(-40.0, b"state"));
+        d.push_record(record(5.0, b""));
+        d.push_record(record(6.0, &[1, 2, 3]));
+        d.remove_scatter(ChunkCoord::new(0, 0, 0), 0);
+        d.remove_scatter(ChunkCoord::new(0, 0, 0), 32767);
+        d
+    }
+
+    fn decode(bytes: &[u8]) -> Result<EntityDeltas, SaveError> {
+        let mut r = Reader { file: "t", bytes, pos: 0 };
+        let d = decode_entities(&mut r)?;
+        assert_eq!(r.left(), 0);
+        Ok(d)
+    }
+
+    #[test]
+    fn deltas_round_trip() {
+        let d = sample();
+        let mut out = Vec::new();
+        encode_entities(&mut out, &d);
+        assert_eq!(decode(&out).unwrap(), d);
+        let mut empty = Vec::new();
+        encode_entities(&mut empty, &EntityDeltas::default());
+        assert_eq!(empty, [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn every_truncation_and_a_bad_flag_are_named_errors() {
+        let mut out = Vec::new();
+        encode_entities(&mut out, &sample());
+        for len in 0..out.len() {
+            let mut r = Reader { file: "t", bytes: &out[..len], pos: 0 };
+            assert!(decode_entities(&mut r).is_err(), "truncated at {len} read");
+        }
+        let flags_at = out.iter().position(|&b| b == 5).unwrap();
+        let mut bad = out.clone();
+        bad[flags_at] = 0x85;
+        let e = decode(&bad).unwrap_err().to_string();
+        assert!(e.contains("entity flags") || e.contains("entity"), "{e}");
+    }
+
+    #[test]
+    fn a_record_outside_its_chunk_is_refused() {
+        let mut d = EntityDeltas::default();
+        d.records.insert(ChunkCoord::new(9, 9, 9), vec![record(1.0, b"")]);
+        let mut out = Vec::new();
+        encode_entities(&mut out, &d);
+        let e = decode(&out).unwrap_err().to_string();
+        assert!(e.contains("outside its chunk"), "{e}");
+    }
+}
