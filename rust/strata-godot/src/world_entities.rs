@@ -409,7 +409,7 @@ impl ChunkWorld {
                 }
                 Some(Ok(scene)) => {
                     let t = Instant::now();
-                    self.instance_pending(p, &path, &scene);
+                    let _ = self.instance_pending(p, &path, &scene);
                     self.entities.spawn_us.push(t.elapsed().as_micros() as u32);
                     made += 1;
                 }
@@ -421,11 +421,12 @@ impl ChunkWorld {
         }
     }
 
-    /// Instances one queued object as a child of the world.
-    fn instance_pending(&mut self, p: Pending, path: &str, scene: &Gd<PackedScene>) {
+    /// Instances one queued object as a child of the world; the node, or `None` with the
+    /// error kept.
+    fn instance_pending(&mut self, p: Pending, path: &str, scene: &Gd<PackedScene>) -> Option<Gd<Node3D>> {
         let Some(node) = scene.instantiate() else {
             self.report_entity_error(format!("ChunkWorld: the scene `{path}` did not instance"));
-            return;
+            return None;
         };
         let mut node = match node.try_cast::<Node3D>() {
             Ok(n) => n,
@@ -434,7 +435,7 @@ impl ChunkWorld {
                 self.report_entity_error(format!(
                     "ChunkWorld: the scene `{path}` has a root that is not a Node3D; allowed: a scene whose root is a Node3D"
                 ));
-                return;
+                return None;
             }
         };
         let (origin, state) = match &p.source {
@@ -469,6 +470,7 @@ impl ChunkWorld {
             .live
             .insert(id, LiveEntity { node: node.clone(), scene: path.to_string(), origin, start, start_state });
         self.signals().entity_spawned().emit(&node);
+        Some(node)
     }
 
     /// Adds an instance of `scene` at `position` as an entity of the world (kept in saves).
@@ -495,12 +497,7 @@ impl ChunkWorld {
             state: Vec::new(),
         };
         let chunk = record.chunk();
-        let before = self.entities.live.len();
-        self.instance_pending(Pending { chunk, source: Source::Record(record) }, &path, &scene);
-        if self.entities.live.len() == before {
-            return None;
-        }
-        self.entities.live.values().next_back().map(|l| l.node.clone())
+        self.instance_pending(Pending { chunk, source: Source::Record(record) }, &path, &scene)
     }
 
     /// Removes a live entity for good (a spawned one does not come back). False when `node` is
@@ -549,8 +546,8 @@ impl ChunkWorld {
         }
     }
 
+    /// Keeps `message` for `last_error()` (and prints it as an error, once).
     fn report_entity_error(&mut self, message: String) {
-        godot_warn!("{message}");
         self.record_error(message);
     }
 }

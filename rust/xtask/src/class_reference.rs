@@ -27,6 +27,7 @@ pub const CLASSES: &[&str] = &[
     "ChunkWorld",
     "ChunkWorld2D",
     "StructureRule",
+    "SpawnRule",
     "UserProfiles",
     "WorldPreset",
     "WorldPreview",

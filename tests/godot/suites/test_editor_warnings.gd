@@ -28,6 +28,7 @@ const CLASSES := [
 	"BiomeTable",
 	"UserProfiles",
 	"StructureRule",
+	"SpawnRule",
 	"WorldPreview",
 	"WorldSync",
 	"CellularAutomaton2D",
