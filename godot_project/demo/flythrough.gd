@@ -7,7 +7,8 @@
 ## then the resident memory is printed again, and at every 10,000 steps: it should stay flat),
 ## `--far-levels=N` (far view levels, default 3; the overview screenshot waits for the far view),
 ## `--compress-vertices=0|1` (default 0), `--workers=N` (worker threads, default 0 = automatic),
-## `--ambient-occlusion=0|1` (default 1).
+## `--ambient-occlusion=0|1` (default 1), `--entities=0|1` (the demo's spawn rules: deer and
+## chests, default 0; prints the live entities and the main-thread time to instance one).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -21,6 +22,7 @@ var far_levels := 3
 var compress := false
 var workers := 0
 var ambient_occlusion := true
+var entities := false
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -53,6 +55,8 @@ func _parse_args() -> void:
 				workers = int(kv[1])
 			"--ambient-occlusion":
 				ambient_occlusion = kv[1] != "0" and kv[1] != "false"
+			"--entities":
+				entities = kv[1] != "0" and kv[1] != "false"
 
 
 func _ready() -> void:
@@ -64,6 +68,9 @@ func _ready() -> void:
 		preset = WorldPreset.new()
 	if seed_override >= 0:
 		preset.seed = seed_override
+	if entities:
+		preset = preset.duplicate() as WorldPreset
+		DemoLife.add_rules(preset)
 	world.preset = preset
 	world.view_distance = view_distance
 	world.far_view_levels = far_levels
@@ -206,6 +213,10 @@ func _run() -> void:
 				)
 			)
 	apply_ms.sort()
+	if entities:
+		var ste := world.get_stats()
+		print("STRATA_ENTITIES=%d" % int(ste["entities"]))
+		print("STRATA_ENTITY_SPAWN_US_MEDIAN=%.1f" % float(ste["entity_spawn_us_median"]))
 	var p50 := apply_ms[apply_ms.size() / 2] if apply_ms.size() > 0 else 0.0
 	var p99 := (
 		apply_ms[mini(apply_ms.size() - 1, int(apply_ms.size() * 0.99))]

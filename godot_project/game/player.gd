@@ -10,6 +10,8 @@ extends CharacterBody3D
 
 ## Digging or placing changed (or, with `edit_voxel`, asked to change) a voxel.
 signal block_changed(cell: Vector3i, old_id: int, new_id: int)
+## Something worth telling the player happened (a chest opened, a tree felled).
+signal notice(text: String)
 
 enum Stance { STAND, CROUCH, PRONE }
 
@@ -57,6 +59,7 @@ var _water_id := -1
 
 
 func _ready() -> void:
+	add_to_group("player")
 	var cap := CapsuleShape3D.new()
 	cap.radius = RADIUS
 	shape_node.shape = cap
@@ -104,6 +107,9 @@ func _unhandled_input(event: InputEvent) -> void:
 		get_viewport().set_input_as_handled()
 	elif event.is_action_pressed("place"):
 		place()
+		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("interact"):
+		interact()
 		get_viewport().set_input_as_handled()
 	elif event is InputEventKey and event.is_pressed() and not event.is_echo():
 		var n := (event as InputEventKey).physical_keycode - KEY_1
@@ -248,14 +254,63 @@ func _update_target() -> Dictionary:
 	return target
 
 
-## Removes the targeted voxel; returns whether something was dug.
+## Fells the tree (or picks the bush, flower or rock) in front of the player, else removes the
+## targeted voxel; returns whether something was taken.
 func dig() -> bool:
 	var t := _update_target()
+	if fell():
+		return true
 	if not bool(t.get("hit", false)):
 		return false
 	var c: Vector3i = t["cell"]
 	_set_voxel(c, 0)
 	block_changed.emit(c, int(t["block"]), 0)
+	return true
+
+
+## Harvests the first decoration along the view ray, before the targeted voxel and within reach;
+## returns whether one was taken (it stays gone, also in saves).
+func fell() -> bool:
+	if world == null:
+		return false
+	var origin := world.to_local(camera.global_position)
+	var dir := world.global_basis.inverse() * -camera.global_transform.basis.z
+	var limit := reach
+	if bool(target.get("hit", false)):
+		limit = minf(reach, float(target.get("distance", reach)))
+	var d := 0.5
+	while d <= limit:
+		var taken := world.harvest_scatter(origin + dir * d, 0.9)
+		if not taken.is_empty():
+			notice.emit("Took a %s" % str(taken[0]["kind"]))
+			return true
+		d += 0.5
+	return false
+
+
+## Opens the nearest chest within reach; returns whether there was one.
+func interact() -> bool:
+	if world == null:
+		return false
+	var here := world.to_local(global_position)
+	var near := world.get_entities_in(AABB(here - Vector3.ONE * 2.5, Vector3.ONE * 5.0))
+	var best: Node3D = null
+	for e in near:
+		if (
+			e.has_method("open")
+			and (best == null or e.position.distance_to(here) < best.position.distance_to(here))
+		):
+			best = e
+	if best == null:
+		return false
+	var loot: Dictionary = best.call("open")
+	if loot.is_empty():
+		notice.emit("The chest is empty")
+	else:
+		var parts: PackedStringArray = []
+		for k: String in loot:
+			parts.append("%d %s" % [int(loot[k]), k])
+		notice.emit("Found " + ", ".join(parts))
 	return true
 
 

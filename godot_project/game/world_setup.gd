@@ -64,6 +64,7 @@ func pick_world(request: Dictionary, args: RunArgs) -> Dictionary:
 				world.preset = from_code
 			else:
 				push_warning("WorldSetup: " + from_code.last_error())
+		DemoLife.add_rules(world.preset)
 	else:
 		preset_path = str(saved.get("preset_path", ""))
 	return saved

@@ -245,7 +245,10 @@ impl Entities {
         let mut taken = Vec::new();
         let mut chunks = Vec::new();
         let r2 = radius * radius;
-        for (&c, list) in &self.scatter {
+        let lo = chunk_of(centre - Vector3::ONE * radius);
+        let hi = chunk_of(centre + Vector3::ONE * radius);
+        let near = |c: &ChunkCoord| (lo.x..=hi.x).contains(&c.x) && (lo.y..=hi.y).contains(&c.y) && (lo.z..=hi.z).contains(&c.z);
+        for (&c, list) in self.scatter.iter().filter(|(c, _)| near(c)) {
             let mut any = false;
             for s in list {
                 let p = Vector3::new(s.position[0], s.position[1], s.position[2]);

@@ -30,7 +30,9 @@
 //! from start to a ready view, per loaded near chunk: Godot's meshes, collision and the far view
 //! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
-//! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body).
+//! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body);
+//! with the demo's spawn rules (a third flight, `--entities=1`): `entities_live`,
+//! `entity_spawn_us_median` (main-thread time to instance one), `apply_ms_p99_entities`.
 //!
 //! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
 //! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
@@ -282,6 +284,9 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("core bytes per loaded chunk", "bytes_per_chunk"),
         ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
         ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),
+        ("live entities (demo rules, flight)", "entities_live"),
+        ("instance one entity, median (µs)", "entity_spawn_us_median"),
+        ("apply per frame p99, entities (ms)", "apply_ms_p99_entities"),
     ] {
         if let Some(v) = get(key) {
             println!("{label:<36} {v:>12.2}");
@@ -317,6 +322,7 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     };
     let vd8 = run(&["--view-distance=8", "--seconds=6", "--walk=20000"]);
     let vd16 = run(&["--view-distance=16", "--seconds=1"]);
+    let with_entities = run(&["--view-distance=8", "--seconds=6", "--entities=1"]);
     let v8 = |name: &str| vd8.as_deref().and_then(|t| strata_value(t, name));
     values.push(("view_ready_s_vd8", v8("DEMO_VIEW_READY_S"), "s"));
     values.push(("view_ready_s_vd16", vd16.as_deref().and_then(|t| strata_value(t, "DEMO_VIEW_READY_S")), "s"));
@@ -343,7 +349,11 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     values.push(("apply_far_us_median", v8("APPLY_FAR_US_MEDIAN"), "µs"));
     values.push(("collision_us_median", v8("COLLISION_US_MEDIAN"), "µs"));
     values.push(("collision_us_max", v8("COLLISION_US_MAX"), "µs"));
-    vd8.is_some() && vd16.is_some()
+    let ve = |name: &str| with_entities.as_deref().and_then(|t| strata_value(t, name));
+    values.push(("entities_live", ve("ENTITIES"), "entities"));
+    values.push(("entity_spawn_us_median", ve("ENTITY_SPAWN_US_MEDIAN"), "µs"));
+    values.push(("apply_ms_p99_entities", ve("APPLY_MS_P99"), "ms"));
+    vd8.is_some() && vd16.is_some() && with_entities.is_some()
 }
 
 fn workspace_root() -> PathBuf {

@@ -1,0 +1,78 @@
+## A deer of the demo: wanders over the ground of the world it belongs to and flees from the
+## player. It follows the ground with `ChunkWorld.get_height` (no physics body: it needs no
+## collision shapes near it), so it works wherever its chunk stands in the world.
+class_name Deer
+extends Node3D
+
+## Walking speed, m/s.
+@export var walk_speed := 1.4
+## Fleeing speed, m/s.
+@export var flee_speed := 6.0
+## The player is noticed within this distance, m.
+@export var alert_distance := 9.0
+## Seconds between changes of wandering direction (the longest).
+@export var wander_interval := 4.0
+
+## How often it fled; kept in saves through `strata_get_state`.
+var times_fled := 0
+var _heading := Vector3.FORWARD
+var _until_turn := 0.0
+var _fleeing := false
+var _rng := RandomNumberGenerator.new()
+
+
+func _ready() -> void:
+	_rng.seed = hash(position)
+	_heading = Vector3.FORWARD.rotated(Vector3.UP, rotation.y)
+
+
+func _process(delta: float) -> void:
+	var world := get_parent() as ChunkWorld
+	if world == null:
+		return
+	var threat := _threat()
+	var was_fleeing := _fleeing
+	_fleeing = (
+		threat != null and threat.global_position.distance_to(global_position) < alert_distance
+	)
+	if _fleeing:
+		var away := global_position - threat.global_position
+		away.y = 0.0
+		if away.length() > 0.01:
+			_heading = away.normalized()
+		if not was_fleeing:
+			times_fled += 1
+	else:
+		_until_turn -= delta
+		if _until_turn <= 0.0:
+			_until_turn = _rng.randf_range(1.0, wander_interval)
+			_heading = Vector3.FORWARD.rotated(Vector3.UP, _rng.randf() * TAU)
+	var speed := flee_speed if _fleeing else walk_speed
+	var next := position + _heading * speed * delta
+	var ground := world.get_height(next.x, next.z)
+	# A step of more than one block, or water, turns it round.
+	if absf(ground - position.y) > 1.2 or world.get_voxel(Vector3i(next.floor())) == _water(world):
+		_heading = -_heading
+		_until_turn = 0.5
+		return
+	position = Vector3(next.x, ground, next.z)
+	rotation.y = atan2(-_heading.x, -_heading.z)
+
+
+func _threat() -> Node3D:
+	var players := get_tree().get_nodes_in_group("player")
+	return players[0] as Node3D if not players.is_empty() else null
+
+
+func _water(world: ChunkWorld) -> int:
+	return world.get_block_id("water")
+
+
+## What a save keeps besides the transform.
+func strata_get_state() -> Dictionary:
+	return {"times_fled": times_fled}
+
+
+## Takes what `strata_get_state` returned in an earlier run.
+func strata_set_state(state: Dictionary) -> void:
+	times_fled = int(state.get("times_fled", 0))
