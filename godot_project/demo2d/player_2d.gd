@@ -13,11 +13,11 @@ extends CharacterBody2D
 @export var gravity := 1250.0
 ## How far (in tiles) the mouse may dig or place from the character.
 @export var reach_tiles := 6
-## Block id placed with the `place` action (2 = dirt).
-@export var place_block := 2
 ## The world to dig in.
 @export var world: ChunkWorld2D
 
+## What the character has mined and places.
+var inventory := Inventory2D.new()
 var _stand_shape: RectangleShape2D
 var _crouching := false
 var _edit_cooldown := 0.0
@@ -45,33 +45,63 @@ func _physics_process(delta: float) -> void:
 	move_and_slide()
 	_edit_cooldown -= delta
 	if _edit_cooldown <= 0.0:
-		if Input.is_action_pressed("dig"):
-			_edit(0)
-		elif Input.is_action_pressed("place"):
-			_edit(place_block)
+		var tile := world.local_to_tile(world.get_local_mouse_position())
+		if Input.is_action_pressed("dig") and dig_tile(tile):
+			_edit_cooldown = 0.12
+		elif Input.is_action_pressed("place") and place_tile(tile):
+			_edit_cooldown = 0.12
 
 
-## Digs (id 0) or places a tile under the mouse, within reach; placing never traps the player.
-func _edit(id: int) -> void:
-	var mouse := world.get_local_mouse_position()
-	var tile := world.local_to_tile(mouse)
-	var me := world.local_to_tile(world.to_local(global_position))
-	if absi(tile.x - me.x) > reach_tiles or absi(tile.y - me.y) > reach_tiles:
-		return
+func _unhandled_input(event: InputEvent) -> void:
+	var key := event as InputEventKey
+	if key != null and key.pressed and not key.echo:
+		var slot := key.physical_keycode - KEY_1
+		if slot >= 0 and slot < 9 and inventory.select_slot(slot):
+			get_viewport().set_input_as_handled()
+	var wheel := event as InputEventMouseButton
+	if wheel != null and wheel.pressed:
+		if wheel.button_index == MOUSE_BUTTON_WHEEL_UP:
+			inventory.cycle(-1)
+		elif wheel.button_index == MOUSE_BUTTON_WHEEL_DOWN:
+			inventory.cycle(1)
+
+
+## Digs the tile within reach into the inventory; false when out of reach, air or water.
+func dig_tile(tile: Vector2i) -> bool:
+	if not _within_reach(tile):
+		return false
 	var current := world.get_tile(tile)
-	if id == 0 and (current == 0 or current == 5):
-		return
-	if id != 0:
-		if current != 0 and current != 5:
-			return
-		var cell := Rect2(world.tile_to_local(tile) - Vector2(8, 8), Vector2(16, 16))
-		var me_rect := Rect2(
-			world.to_local(global_position) - _stand_shape.size / 2.0, _stand_shape.size
-		)
-		if cell.intersects(me_rect):
-			return
+	if current == 0 or current == 5:
+		return false
+	world.set_tile(tile, 0)
+	inventory.add(world.get_block_name(current))
+	return true
+
+
+## Places one of the chosen block from the inventory on the tile within reach; false when out of
+## reach, not air or water, none is held, or it would trap the character.
+func place_tile(tile: Vector2i) -> bool:
+	if not _within_reach(tile) or inventory.selected == "":
+		return false
+	var current := world.get_tile(tile)
+	if current != 0 and current != 5:
+		return false
+	var cell := Rect2(world.tile_to_local(tile) - Vector2(8, 8), Vector2(16, 16))
+	var me_rect := Rect2(
+		world.to_local(global_position) - _stand_shape.size / 2.0, _stand_shape.size
+	)
+	if cell.intersects(me_rect):
+		return false
+	var id := world.get_block_id(inventory.selected)
+	if id <= 0 or not inventory.take(inventory.selected):
+		return false
 	world.set_tile(tile, id)
-	_edit_cooldown = 0.12
+	return true
+
+
+func _within_reach(tile: Vector2i) -> bool:
+	var me := world.local_to_tile(world.to_local(global_position))
+	return absi(tile.x - me.x) <= reach_tiles and absi(tile.y - me.y) <= reach_tiles
 
 
 func _can_stand() -> bool:

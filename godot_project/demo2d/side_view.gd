@@ -1,7 +1,10 @@
 ## The 2D demo: an infinite side-view world streamed by ChunkWorld2D around a character.
 ##
 ## Controls (InputMap actions, created here when the project lacks them): move_left / move_right
-## (A/D or arrows), jump (Space), crouch (C or S), dig (left mouse), place (right mouse).
+## (A/D or arrows), jump (Space), crouch (C or S), dig (left mouse: the tile goes into the
+## inventory), place (right mouse: one of the chosen block), 1–9 or the mouse wheel choose the
+## block, quick_save (F5) and quick_load (F9) keep the world, the inventory and the character's
+## place in `SAVE_PATH`.
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
 ## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
@@ -9,11 +12,16 @@
 ## res://addons/strata/presets/side_view_classic.tres).
 extends Node2D
 
+## Where quick_save writes and quick_load reads.
+const SAVE_PATH := "user://saves/side_view.strata"
+
 var _spawned := false
 var _screenshot_path := ""
 var _ready_frames := 0
 var _zoom := 0.5
 var _showcase := false
+## The last save or load, for the HUD.
+var _status := ""
 
 @onready var _world: ChunkWorld2D = $World
 @onready var _player: CharacterBody2D = $Player
@@ -67,8 +75,9 @@ func _process(_delta: float) -> void:
 	var tile := _world.local_to_tile(_player.position)
 	_hud.text = (
 		(
-			"tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d\n"
-			+ "A/D run  Space jump  C crouch  LMB dig  RMB place"
+			"tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d  %s\n"
+			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  1-9 choose  F5 save  F9 load\n"
+			+ "%s"
 		)
 		% [
 			tile,
@@ -76,7 +85,9 @@ func _process(_delta: float) -> void:
 			s["pending_chunks"],
 			s["gen_ms_median"],
 			s["apply_ms_last_frame"],
-			s["edits"]
+			s["edits"],
+			_status,
+			_player.inventory.describe()
 		]
 	)
 	if _screenshot_path != "" and _spawned and _world.is_area_ready():
@@ -126,6 +137,42 @@ func _surface_row(x: int) -> int:
 	return _world.local_to_tile(Vector2(px, _world.get_surface_height(px))).y
 
 
+func _unhandled_input(event: InputEvent) -> void:
+	if event.is_action_pressed("quick_save"):
+		save_game()
+		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("quick_load"):
+		load_game()
+		get_viewport().set_input_as_handled()
+
+
+## Writes the world, the inventory and the character's place to `path`; OK or the error (its
+## message on the HUD).
+func save_game(path := SAVE_PATH) -> Error:
+	DirAccess.make_dir_recursive_absolute(path.get_base_dir())
+	_world.set_state("inventory", _player.inventory.to_text())
+	_world.set_state("player", var_to_str(_player.position))
+	var err := _world.save_world(path)
+	_status = "saved" if err == OK else "save failed: " + _world.last_error()
+	return err
+
+
+## Reads what `save_game` wrote: the world streams again, the inventory and the character come
+## back. On error nothing changes (the message is on the HUD).
+func load_game(path := SAVE_PATH) -> Error:
+	var err := _world.load_world(path)
+	if err != OK:
+		_status = "load failed: " + _world.last_error()
+		return err
+	_player.inventory.from_text(_world.get_state("inventory", ""))
+	var at: Variant = str_to_var(_world.get_state("player", ""))
+	if at is Vector2:
+		_player.position = at
+		_player.velocity = Vector2.ZERO
+	_status = "loaded"
+	return OK
+
+
 ## Adds the demo's actions to the InputMap when the project does not define them.
 func _ensure_actions() -> void:
 	var keys: Dictionary[String, Array] = {
@@ -133,6 +180,8 @@ func _ensure_actions() -> void:
 		"move_right": [KEY_D, KEY_RIGHT],
 		"jump": [KEY_SPACE, KEY_W],
 		"crouch": [KEY_C, KEY_S],
+		"quick_save": [KEY_F5],
+		"quick_load": [KEY_F9],
 	}
 	for action: String in keys:
 		if not InputMap.has_action(action):
