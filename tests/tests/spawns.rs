@@ -230,3 +230,51 @@ fn rules_travel_in_ron_and_tres_and_bad_ones_are_named() {
     bad(&|r| (r.depth_min, r.depth_max) = (50, 10), "depth_min");
     bad(&|r| r.biomes = vec!["moon".into()], "biomes");
 }
+
+#[test]
+fn structures_with_an_entity_start_one_on_their_floor() {
+    use strata_core::preset::model::{FIRST_STRUCTURE_SPAWN_RULE, StructurePlacement, StructureRule};
+    let mut p = preset(Vec::new());
+    p.structures.rules = vec![StructureRule {
+        structure: "crypt".into(),
+        placement: StructurePlacement::Underground,
+        spacing: 48,
+        chance: 1.0,
+        depth_min: 4,
+        depth_max: 12,
+        entity: "res://props/chest.tscn".into(),
+        ..Default::default()
+    }];
+    let g = Generator::new(&p).unwrap();
+    let mut found = 0;
+    for x in -3..3 {
+        for z in -3..3 {
+            for y in -2..3 {
+                let c = ChunkCoord::new(x, y, z);
+                let (points, padded) = points_alone(&g, c, None);
+                for pt in &points {
+                    assert_eq!(pt.rule, FIRST_STRUCTURE_SPAWN_RULE);
+                    let v = pt.voxel();
+                    assert!(is_solid(padded.get(v - IVec3::new(0, 1, 0)).unwrap()), "{pt:?} on a floor");
+                    assert!(!is_solid(padded.get(v).unwrap()), "{pt:?} in open air");
+                    let m = c.min_voxel();
+                    let inside = g
+                        .structures_in((v.x, v.z), (v.x + 1, v.z + 1))
+                        .iter()
+                        .any(|s| (s.min.y..s.min.y + s.size.y).contains(&v.y));
+                    assert!(inside, "{pt:?} inside its crypt (chunk at {m:?})");
+                    let m = c.min_voxel() - IVec3::splat(CHUNK_SIZE);
+                    let mut block = VoxelBuffer::new(m, IVec3::splat(3 * CHUNK_SIZE));
+                    g.generate_region(&mut block);
+                    let again = g.spawn_chunk_with_columns(c, &ColumnGrid::default(), &block, None);
+                    assert_eq!(again, points, "alone and inside a larger block");
+                }
+                found += points.len();
+            }
+        }
+    }
+    assert!(found > 3, "a chest in each crypt near the origin ({found})");
+    let mut bad = p.clone();
+    bad.structures.rules[0].entity = "chest.png".into();
+    assert_eq!(bad.validate().unwrap_err().field, "structures.rules[0].entity");
+}

@@ -1183,8 +1183,12 @@ impl ChunkWorld {
 
     /// The scene path of spawn rule `rule` of the world being streamed.
     pub(crate) fn spawn_scene_path(&self, rule: u16) -> Option<String> {
-        let s = self.streamer.as_ref()?;
-        s.generator().preset().spawns.rules.get(rule as usize).map(|r| r.scene.clone())
+        let preset = self.streamer.as_ref()?.generator().preset();
+        let first = strata_core::preset::model::FIRST_STRUCTURE_SPAWN_RULE;
+        match rule.checked_sub(first) {
+            Some(i) => preset.structures.rules.get(i as usize).map(|r| r.entity.clone()),
+            None => preset.spawns.rules.get(rule as usize).map(|r| r.scene.clone()),
+        }
     }
 
     /// Keeps `message` for `last_error()`.

@@ -43,6 +43,10 @@ pub struct StructureRule {
     /// Underground: the greatest depth of its top below the surface, voxels (0–1024).
     #[export(range = (0.0, 1024.0, 1.0))]
     depth_max: i32,
+    /// A scene (`.tscn`/`.scn`, root a `Node3D`) that starts on the floor at the centre of each
+    /// such structure, as an entity of the world (a chest in a crypt); empty: none.
+    #[export(file = "*.tscn,*.scn")]
+    entity: GString,
 }
 
 #[godot_api]
@@ -58,6 +62,7 @@ impl IResource for StructureRule {
             sink: 0,
             depth_min: 0,
             depth_max: 0,
+            entity: GString::new(),
         };
         rule.set_core(&CoreRule::default());
         rule
@@ -93,6 +98,7 @@ impl StructureRule {
             sink: self.sink,
             depth_min: self.depth_min,
             depth_max: self.depth_max,
+            entity: self.entity.to_string(),
         }
     }
 
@@ -108,6 +114,7 @@ impl StructureRule {
         self.sink = r.sink;
         self.depth_min = r.depth_min;
         self.depth_max = r.depth_max;
+        self.entity = GString::from(r.entity.as_str());
     }
 
     /// A resource holding `r`.

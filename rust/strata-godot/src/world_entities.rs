@@ -247,7 +247,9 @@ impl Entities {
         let r2 = radius * radius;
         let lo = chunk_of(centre - Vector3::ONE * radius);
         let hi = chunk_of(centre + Vector3::ONE * radius);
-        let near = |c: &ChunkCoord| (lo.x..=hi.x).contains(&c.x) && (lo.y..=hi.y).contains(&c.y) && (lo.z..=hi.z).contains(&c.z);
+        let near = |c: &ChunkCoord| {
+            (lo.x..=hi.x).contains(&c.x) && (lo.y..=hi.y).contains(&c.y) && (lo.z..=hi.z).contains(&c.z)
+        };
         for (&c, list) in self.scatter.iter().filter(|(c, _)| near(c)) {
             let mut any = false;
             for s in list {

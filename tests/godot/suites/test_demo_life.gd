@@ -32,6 +32,10 @@ func after_each() -> void:
 func test_the_demo_rules_are_valid_and_start_deer() -> void:
 	assert_eq(_world.preset.validate(), "")
 	assert_eq(_world.preset.get_spawn_rules().size(), 2, "deer and chests")
+	assert_eq(_world.preset.get_structure_rules().size(), 3, "cottages, ruins, crypts")
+	assert_eq(
+		_world.preset.get_structure_rules()[2].entity, DemoLife.CHEST, "a chest in each crypt"
+	)
 	var again := _world.preset.get_spawn_rules().size()
 	DemoLife.add_rules(_world.preset)
 	assert_eq(_world.preset.get_spawn_rules().size(), again, "added once")

@@ -458,10 +458,21 @@ impl Generator {
         voxels: &VoxelBuffer,
         light: Option<&dyn Fn(IVec3) -> u8>,
     ) -> Vec<spawns::SpawnPoint> {
-        if self.preset.spawns.is_empty() {
+        let with_entities = self.preset.structures.rules.iter().any(|r| !r.entity.is_empty());
+        if self.preset.spawns.is_empty() && !with_entities {
             return Vec::new();
         }
-        spawns::spawn_chunk(&self.context(columns, None), c, voxels, light)
+        let mut out = spawns::spawn_chunk(&self.context(columns, None), c, voxels, light);
+        if with_entities {
+            let m = c.min_voxel();
+            let boxes: Vec<spawns::StructureBox> = self
+                .structures_in((m.x, m.z), (m.x + CHUNK_SIZE, m.z + CHUNK_SIZE))
+                .iter()
+                .map(|p| spawns::StructureBox { rule: p.rule, turns: p.turns, min: p.min, size: p.size })
+                .collect();
+            out.extend(spawns::structure_entities(&self.preset, &boxes, c, voxels));
+        }
+        out
     }
 
     /// The decorations whose base column lies in `[min_x, min_x + size_x) × [min_z, min_z +

@@ -23,6 +23,10 @@
 //! A member's position is its voxel's floor (the voxel's bottom face; for water the voxel's
 //! centre) at the member's fractional (x, z); its yaw is hashed.
 //!
+//! A structure rule with an `entity` adds one object per structure: on the highest floor (an open
+//! voxel over a solid one, inside the structure's box) of the box's centre column, facing the
+//! structure's turn, as spawn rule [`FIRST_STRUCTURE_SPAWN_RULE`] + the structure rule's index.
+//!
 //! May use: `base`, `preset`, `gen3d::context`.
 
 use crate::base::block::{is_liquid, is_solid};
@@ -30,7 +34,7 @@ use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::rng::{hash3, mix64, salt, unit_f32};
 use crate::gen3d::context::StageContext;
-use crate::preset::model::{SpawnHabitat, SpawnRule};
+use crate::preset::model::{FIRST_STRUCTURE_SPAWN_RULE, SpawnHabitat, SpawnRule, WorldPreset};
 
 /// One object to start: rule, member index and where.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -165,6 +169,54 @@ fn habitat_y(
             pick_one(&places, pick)
         }
     }
+}
+
+/// A placed structure as the spawns see it: its rule, quarter turns and box (the pipeline hands
+/// these over from the structure stage's placements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StructureBox {
+    pub rule: u16,
+    pub turns: u8,
+    pub min: IVec3,
+    pub size: IVec3,
+}
+
+/// The objects of structure rules with an `entity` whose floor point lies in chunk `c`:
+/// `placements` are the structures over the chunk's columns (in stamping order), `voxels` the
+/// chunk's generated padded box. Numbered per rule in placement order.
+pub fn structure_entities(
+    preset: &WorldPreset,
+    placements: &[StructureBox],
+    c: ChunkCoord,
+    voxels: &VoxelBuffer,
+) -> Vec<SpawnPoint> {
+    let mut out = Vec::new();
+    let (y0, y1) = (c.min_voxel().y, c.min_voxel().y + CHUNK_SIZE);
+    let mut counts = vec![0u16; preset.structures.rules.len()];
+    for p in placements {
+        let Some(rule) = preset.structures.rules.get(p.rule as usize) else { continue };
+        if rule.entity.is_empty() {
+            continue;
+        }
+        let (x, z) = (p.min.x + p.size.x / 2, p.min.z + p.size.z / 2);
+        if ChunkCoord::containing(IVec3::new(x, y0, z)) != c {
+            continue;
+        }
+        let at = |y: i32| voxels.get(IVec3::new(x, y, z));
+        let floor = (p.min.y + 1..p.min.y + p.size.y)
+            .rev()
+            .find(|&y| at(y).is_some_and(|b| !is_solid(b) && !is_liquid(b)) && at(y - 1).is_some_and(is_solid));
+        let Some(y) = floor.filter(|y| (y0..y1).contains(y)) else { continue };
+        let n = &mut counts[p.rule as usize];
+        out.push(SpawnPoint {
+            rule: FIRST_STRUCTURE_SPAWN_RULE + p.rule,
+            index: *n,
+            position: [x as f32 + 0.5, y as f32, z as f32 + 0.5],
+            yaw: f32::from(p.turns) * std::f32::consts::FRAC_PI_2,
+        });
+        *n += 1;
+    }
+    out
 }
 
 fn pick_one(places: &[i32], pick: u64) -> Option<i32> {

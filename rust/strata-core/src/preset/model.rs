@@ -216,7 +216,16 @@ pub struct StructureRule {
     /// `depth_min <= depth_max`).
     pub depth_min: i32,
     pub depth_max: i32,
+    /// An object of the game's own library (a scene path, `.tscn` or `.scn`) that starts on the
+    /// floor at the centre of each structure of the rule (a chest in a crypt); empty: none. Its
+    /// spawn rule index is [`FIRST_STRUCTURE_SPAWN_RULE`] + the rule's index.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub entity: String,
 }
+
+/// The spawn rule index of the objects of structure rule 0 ([`StructureRule::entity`]): the
+/// spawn rules' indices end below it.
+pub const FIRST_STRUCTURE_SPAWN_RULE: u16 = MAX_SPAWN_RULES as u16;
 
 impl Default for StructureRule {
     fn default() -> Self {
@@ -229,6 +238,7 @@ impl Default for StructureRule {
             sink: 1,
             depth_min: 8,
             depth_max: 32,
+            entity: String::new(),
         }
     }
 }
@@ -265,6 +275,14 @@ impl StructureRule {
                 "depth_min",
                 format!("{} above depth_max {}", self.depth_min, self.depth_max),
                 "depth_min <= depth_max",
+            ));
+        }
+        let entity = self.entity.trim();
+        if !entity.is_empty() && !(entity.ends_with(".tscn") || entity.ends_with(".scn")) {
+            return Err(err(
+                "entity",
+                format!("`{}`", self.entity),
+                "empty, or a scene path such as res://props/chest.tscn",
             ));
         }
         Ok(())
