@@ -332,3 +332,43 @@ func test_2d_voxels_changed_names_the_tiles() -> void:
 	rects.clear()
 	w.clear_edits()
 	assert_eq(rects, [Rect2i(-2, -7, 6, 13)] as Array[Rect2i], "clear_edits: the box of the edits")
+
+
+func test_bad_values_for_the_edit_tools_are_refused_and_change_nothing() -> void:
+	var w := _make_world(49)
+	var edits := w.get_edit_count()
+	var boxes: Array[AABB] = []
+	w.voxels_changed.connect(func(box: AABB) -> void: boxes.append(box))
+	for id in [-1, 65536, 9223372036854775807, -9223372036854775808]:
+		assert_eq(w.set_voxels_box(Vector3i.ZERO, Vector3i.ONE, id), -1, "id %d" % id)
+		assert_eq(w.set_voxels_sphere(Vector3i.ZERO, 1.0, id), -1, "id %d" % id)
+	for r in [NAN, INF, -INF, -0.5, 1e30]:
+		assert_eq(w.set_voxels_sphere(Vector3i.ZERO, r, 1), -1, "radius %s" % r)
+	var far := Vector3i(2147483647, 0, 0)
+	assert_eq(w.set_voxels_box(far, far - Vector3i(1, 0, 0), 1), -1, "beyond the world")
+	assert_eq(w.set_voxels_sphere(Vector3i(-2147483648, 0, 0), 1.0, 1), -1, "beyond the world")
+	for bad in [
+		PackedInt32Array([0]),
+		PackedInt32Array([0, 0, 0, -2, 1]),
+		PackedInt32Array([2147483647, 0, 0, -1, 1]),
+		PackedInt32Array([0, 0, 0, -1, 70000]),
+	]:
+		assert_false(w.apply_edit_changes(bad, false), "%s" % bad)
+		assert_false(w.apply_edit_changes(bad, true), "%s reversed" % bad)
+	assert_true(w.apply_edit_changes(PackedInt32Array(), false), "no changes is a valid list")
+	for junk in [PackedByteArray([0]), PackedByteArray(), "STRATASV".to_utf8_buffer()]:
+		w.edits_data = junk
+	w.edits_data = PackedByteArray()
+	for i in 5:
+		assert_false(w.undo())
+		assert_false(w.redo())
+		assert_false(w.end_edit_group())
+	assert_eq(w.get_edit_count(), edits, "nothing changed")
+	assert_eq(boxes.size(), 0, "no voxels_changed for refused calls")
+	# A group left open is harmless: edits still apply; it ends later.
+	w.begin_edit_group()
+	w.set_voxel(Vector3i(0, 300, 0), 1)
+	assert_eq(w.get_voxel(Vector3i(0, 300, 0)), 1)
+	assert_true(w.end_edit_group())
+	assert_true(w.undo())
+	assert_eq(w.get_edit_count(), edits)

@@ -315,7 +315,7 @@ fn changes_to_array(step: Option<&EditStep>) -> PackedInt32Array {
 }
 
 /// The entries to write from a `[x, y, z, before, after, …]` array: `after`s, or `before`s
-/// when `reverse`; block ids must be below `block_count`.
+/// when `reverse`; both block ids of every change must be -1 or below `block_count`.
 fn changes_from_array(v: &[i32], reverse: bool, block_count: usize) -> Result<Vec<(IVec3, Option<BlockId>)>, String> {
     if !v.len().is_multiple_of(CHANGE_STRIDE) {
         return Err(format!("{} ints is not a list of [x, y, z, before, after] changes", v.len()));
@@ -325,7 +325,10 @@ fn changes_from_array(v: &[i32], reverse: bool, block_count: usize) -> Result<Ve
             -1 => Ok(None),
             id if id >= 0 && (id as usize) < block_count => Ok(Some(id as BlockId)),
             id => Err(format!(
-                "block id {id} at {p:?} is not a block of the world's library; allowed: -1 (no edit) or 0..={}",
+                "block id {id} at ({}, {}, {}) is not a block of the world's library; allowed: -1 (no edit) or 0..={}",
+                p.x,
+                p.y,
+                p.z,
                 block_count - 1
             )),
         }
@@ -334,9 +337,10 @@ fn changes_from_array(v: &[i32], reverse: bool, block_count: usize) -> Result<Ve
         .map(|c| {
             let p = IVec3::new(c[0], c[1], c[2]);
             if !voxel_in_world(p) {
-                return Err(format!("voxel {p:?} is beyond the world's bounds"));
+                return Err(format!("voxel ({}, {}, {}) is beyond the world's bounds", p.x, p.y, p.z));
             }
-            Ok((p, entry(if reverse { c[3] } else { c[4] }, p)?))
+            let (before, after) = (entry(c[3], p)?, entry(c[4], p)?);
+            Ok((p, if reverse { before } else { after }))
         })
         .collect()
 }
