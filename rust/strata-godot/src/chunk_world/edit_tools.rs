@@ -25,6 +25,9 @@ use strata_core::persist::save::{
 /// Values per change in the arrays of `get_undo_changes` and `apply_edit_changes`.
 const CHANGE_STRIDE: usize = 5;
 
+/// An undo or redo step to write: its entries and the box of its voxels.
+type StepToWrite = (Vec<(IVec3, Option<BlockId>)>, Option<(IVec3, IVec3)>);
+
 /// Where `edits_data` errors say they come from.
 const EDITS_DATA: &str = "ChunkWorld.edits_data";
 
@@ -192,11 +195,7 @@ impl ChunkWorld {
     }
 
     /// Writes an undo or redo step taken from the history (without recording it again).
-    fn apply_history_step(
-        &mut self,
-        method: &str,
-        step: Result<Option<(Vec<(IVec3, Option<BlockId>)>, Option<(IVec3, IVec3)>)>, impl std::fmt::Display>,
-    ) -> bool {
+    fn apply_history_step(&mut self, method: &str, step: Result<Option<StepToWrite>, impl std::fmt::Display>) -> bool {
         match step {
             Ok(Some((batch, bounds))) => {
                 self.ensure_streamer();
