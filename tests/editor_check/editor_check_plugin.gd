@@ -1,8 +1,12 @@
 ## Runs inside the real Godot editor (headless): opens a scene with a ChunkWorld, lets the editor
 ## run frames with the Strata editor plugin enabled, and checks that the world streams its
-## editor preview around the editor's 3D camera. Prints one `EDITOR_CHECK` line and quits with
-## exit code 0 (passed) or 1 (failed). Started by `cargo xtask test`
-## (rust/xtask/src/editor_check.rs).
+## editor preview around the editor's 3D camera. Then it selects the world and drives the Strata
+## plugin's viewport input (`_forward_3d_gui_input` with mouse events through a camera looking
+## down): a dig stroke and a paint stroke, undone and redone through the editor's
+## `EditorUndoRedoManager`; saves the scene and writes the voxels it expects to
+## `EXPECTED_FILE`, which `runtime_check.gd` compares in a running game. Prints one
+## `EDITOR_CHECK` line and quits with exit code 0 (passed) or 1 (failed). Started by
+## `cargo xtask test` (rust/xtask/src/editor_check.rs).
 @tool
 extends EditorPlugin
 
@@ -13,6 +17,12 @@ const MAX_FRAMES := 1800
 ## Where the check puts the editor camera, and how close (horizontally) a chunk must then be.
 const FAR_POINT := Vector3(1000, 40, -700)
 const NEAR := 48.0
+## The Strata plugin's script, to find its instance among the editor's plugins.
+const STRATA_PLUGIN := "res://addons/strata/editor/strata_plugin.gd"
+## Where the painted voxels the game must show are written ("x y z block" lines).
+const EXPECTED_FILE := "res://editor_check_expected.txt"
+## Half the edge of the box of voxels compared around each stroke.
+const AROUND := 3
 
 var _frames := 0
 var _opened := false
@@ -57,7 +67,12 @@ func _process(_delta: float) -> void:
 	)
 	# The plugin passes the camera's position every frame; chunks load around it.
 	if viewer.is_equal_approx(FAR_POINT) and world.is_area_ready() and near < NEAR:
-		_finish(true, summary)
+		_done = true
+		var problem := await _paint_check(world)
+		_done = false
+		_finish(
+			problem == "", summary + (" paint: passed" if problem == "" else " paint: " + problem)
+		)
 	elif _frames > MAX_FRAMES:
 		_finish(false, summary)
 
@@ -78,3 +93,127 @@ func _finish(passed: bool, detail: String) -> void:
 	_done = true
 	print("EDITOR_CHECK %s %s" % ["passed" if passed else "FAILED", detail])
 	get_tree().quit(0 if passed else 1)
+
+
+## Selects `world`, digs and paints through the Strata plugin's viewport input, undoes and
+## redoes both through the editor's undo history, saves the scene and writes what it expects;
+## "" when all of that held, else what did not.
+func _paint_check(world: ChunkWorld) -> String:
+	var strata := _strata_plugin()
+	if strata == null:
+		return "the Strata editor plugin is not among the editor's plugins"
+	EditorInterface.edit_node(world)
+	for i in 3:
+		await get_tree().process_frame
+	var paint: StrataWorldPaint = strata.call("get_paint")
+	# A camera of a known viewport, looking straight down.
+	var view := SubViewport.new()
+	view.size = Vector2i(200, 200)
+	var camera := Camera3D.new()
+	view.add_child(camera)
+	add_child(view)
+	var centre := Vector2(100, 100)
+	var dig_at := Vector2i(int(FAR_POINT.x) + 3, int(FAR_POINT.z) + 3)
+	var paint_at := dig_at + Vector2i(8, 0)
+	var stone := world.get_block_id("stone")
+	var undo_redo := get_undo_redo()
+	var strokes: Array[Vector3i] = []
+	var problem := ""
+	for stroke in [[StrataWorldPaint.Tool.DIG, dig_at], [StrataWorldPaint.Tool.PAINT, paint_at]]:
+		var column: Vector2i = stroke[1]
+		var top := world.get_height(column.x, column.y)
+		camera.global_transform = Transform3D(
+			Basis.from_euler(Vector3(-PI / 2, 0, 0)),
+			Vector3(column.x + 0.5, top + 30.0, column.y + 0.5)
+		)
+		var ray := world.raycast(
+			camera.project_ray_origin(centre), camera.project_ray_normal(centre), 200.0
+		)
+		if ray.is_empty():
+			problem = "no ground under the camera at %s" % column
+			break
+		paint.tool = stroke[0]
+		paint.block = stone
+		paint.radius = 1.5
+		var target: Vector3i = ray["position"]
+		if stroke[0] == StrataWorldPaint.Tool.PAINT:
+			target += ray["normal"] as Vector3i
+		var before := world.get_voxel(target)
+		var history := undo_redo.get_history_undo_redo(undo_redo.get_object_history_id(world))
+		var versions := history.get_version()
+		var consumed := [
+			strata.call("_forward_3d_gui_input", camera, _button(centre, true)),
+			strata.call("_forward_3d_gui_input", camera, _motion(centre + Vector2(4, 0))),
+			strata.call("_forward_3d_gui_input", camera, _button(centre + Vector2(4, 0), false)),
+		]
+		var want := 0 if stroke[0] == StrataWorldPaint.Tool.DIG else stone
+		if consumed != [AFTER_GUI_INPUT_STOP, AFTER_GUI_INPUT_STOP, AFTER_GUI_INPUT_STOP]:
+			problem = "the plugin did not take the stroke's events: %s" % [consumed]
+		elif world.get_voxel(target) != want or before == want:
+			problem = (
+				"stroke at %s: voxel %d -> %d, wanted %d"
+				% [target, before, world.get_voxel(target), want]
+			)
+		elif history.get_version() == versions or not history.has_undo():
+			problem = "the stroke is not an action of the editor's undo history"
+		else:
+			history.undo()
+			if world.get_voxel(target) != before:
+				problem = (
+					"undo left voxel %s at %d, not %d" % [target, world.get_voxel(target), before]
+				)
+			else:
+				history.redo()
+				if world.get_voxel(target) != want:
+					problem = (
+						"redo left voxel %s at %d, not %d" % [target, world.get_voxel(target), want]
+					)
+		if problem != "":
+			break
+		strokes.append(target)
+	view.queue_free()
+	if problem != "":
+		return problem
+	if EditorInterface.save_scene() != OK:
+		return "the scene did not save"
+	var saved := FileAccess.get_file_as_string(SCENE)
+	if not saved.contains("edits_data"):
+		return "the saved scene has no edits_data"
+	var lines := PackedStringArray()
+	for target in strokes:
+		for x in range(-AROUND, AROUND + 1):
+			for y in range(-AROUND, AROUND + 1):
+				for z in range(-AROUND, AROUND + 1):
+					var p := target + Vector3i(x, y, z)
+					lines.append("%d %d %d %d" % [p.x, p.y, p.z, world.get_voxel(p)])
+	var file := FileAccess.open(EXPECTED_FILE, FileAccess.WRITE)
+	if file == null:
+		return "cannot write %s" % EXPECTED_FILE
+	file.store_string("\n".join(lines) + "\n")
+	file.close()
+	return ""
+
+
+## The Strata editor plugin's instance, or null.
+func _strata_plugin() -> EditorPlugin:
+	for node in get_tree().root.find_children("*", "EditorPlugin", true, false):
+		var script := node.get_script() as Script
+		if script != null and script.resource_path == STRATA_PLUGIN:
+			return node as EditorPlugin
+	return null
+
+
+func _button(at: Vector2, pressed: bool) -> InputEventMouseButton:
+	var e := InputEventMouseButton.new()
+	e.button_index = MOUSE_BUTTON_LEFT
+	e.pressed = pressed
+	e.position = at
+	e.button_mask = MOUSE_BUTTON_MASK_LEFT if pressed else 0
+	return e
+
+
+func _motion(at: Vector2) -> InputEventMouseMotion:
+	var e := InputEventMouseMotion.new()
+	e.position = at
+	e.button_mask = MOUSE_BUTTON_MASK_LEFT
+	return e

@@ -54,6 +54,9 @@ use strata_core::stream::streamer::{
 };
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
+mod edit_tools;
+use strata_core::base::edit_history::{EditHistory, VoxelChange};
+
 /// The nodes that show one loaded chunk.
 struct ChunkNode {
     mesh: Option<Gd<MeshInstance3D>>,
@@ -178,6 +181,17 @@ pub struct ChunkWorld {
     /// never saved into it.
     #[export]
     editor_preview: bool,
+    /// The player edits saved with the scene (storage only, not shown in the inspector): the
+    /// edits in the format of `save_world` (the preset left out), written when the scene is
+    /// saved and loaded when it is opened or instanced, so voxels painted in the editor show in
+    /// the game. Decoded with the `block_library` set before it; bytes that do not load are
+    /// kept unchanged (the error in `last_error()`). Setting it replaces the edits and clears
+    /// the undo history.
+    #[var(get, set)]
+    #[export(storage)]
+    edits_data: PackedByteArray,
+    /// Undo and redo steps of the edits (`undo()`, `redo()`).
+    edit_history: EditHistory,
     /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
     editor_viewer: Option<Vector3>,
     /// Entities (from the preset's spawn rules, or `add_entity`) stand in the world in chunks
@@ -273,6 +287,8 @@ impl INode3D for ChunkWorld {
             ambient_occlusion: true,
             compress_vertices: false,
             editor_preview: true,
+            edits_data: PackedByteArray::new(),
+            edit_history: EditHistory::new(),
             editor_viewer: None,
             entity_distance: 3,
             entities: Default::default(),
@@ -542,6 +558,14 @@ impl ChunkWorld {
     #[signal]
     pub(crate) fn entity_despawned(node: Gd<Node3D>);
 
+    /// Emitted once per edit call (`set_voxel`, a shape edit, `apply_edit_changes`), `undo()`,
+    /// `redo()`, `clear_edits()`, `load_world()` and `edits_data` with the box of the voxels
+    /// that changed, in the world's units (the voxels' full extent: a single voxel `p` gives
+    /// `AABB(p, Vector3.ONE)`). For the calls that replace every edit it is the box of the edits
+    /// before and after (a load that changes the preset changes more than that).
+    #[signal]
+    fn voxels_changed(aabb: Aabb);
+
     /// Streams around `node` too (split screen, another player, a camera drone), with its own
     /// horizontal `view_distance` in chunks (1 to 32, clamped with a warning). The loaded set is
     /// the union of every viewer's area, queued nearest-first across viewers, with collision
@@ -742,6 +766,7 @@ impl ChunkWorld {
             return;
         }
         self.ensure_streamer();
+        let before = self.edits().and_then(|e| e.get(q));
         match self.streamer.as_mut() {
             Some(s) => {
                 s.set_voxel(q, id);
@@ -749,11 +774,12 @@ impl ChunkWorld {
             }
             None => self.host.kept_edits_mut().set(q, id),
         }
+        self.edit_written(VoxelChange { pos: q, before, after: Some(id) });
     }
 
     /// The first solid voxel (solid in the world's `block_library`) on the ray from `from` along
-    /// `direction`, within `max_distance` voxels (at most 512): a dictionary with "position"
-    /// (Vector3i, the voxel), "normal" (Vector3i, the face the ray entered; zero when `from` is
+    /// `direction`, within `max_distance` voxels (at most 512): a dictionary with "hit" (true),
+    /// "position" (Vector3i, the voxel), "normal" (Vector3i, the face the ray entered; zero when `from` is
     /// inside it), "point" (Vector3, where the ray entered), "distance" (float) and "block"
     /// (int); `{}` when nothing is hit. Exact: every voxel the ray passes through is checked, in
     /// order. Edits included; works anywhere, loaded or not, by generating the voxels it passes
@@ -943,6 +969,7 @@ impl ChunkWorld {
     /// remeshed). Besides `load_world`, the only call that removes edits; the game state stays.
     #[func]
     pub fn clear_edits(&mut self) {
+        let before = self.edits().and_then(edit_tools::edit_bounds);
         match self.streamer.as_mut() {
             Some(s) => {
                 s.replace_edits(EditMap::new());
@@ -950,6 +977,7 @@ impl ChunkWorld {
             }
             None => self.host.clear_kept_edits(),
         }
+        self.edits_replaced(before);
     }
 
     #[func]
@@ -1034,6 +1062,16 @@ impl ChunkWorld {
     }
 
     #[func]
+    fn get_edits_data(&self) -> PackedByteArray {
+        self.edits_data_bytes()
+    }
+
+    #[func]
+    fn set_edits_data(&mut self, value: PackedByteArray) {
+        self.load_edits_data(value);
+    }
+
+    #[func]
     fn set_memory_budget_mb(&mut self, value: i64) {
         let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
         self.memory_budget_mb = world_host::int_in_range("ChunkWorld", "memory_budget_mb", value, lo, hi);
@@ -1074,8 +1112,10 @@ impl ChunkWorld {
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits)) => {
                 let entities = self.host.take_entities();
+                let before = self.edits().and_then(edit_tools::edit_bounds);
                 self.restart_with(preset, edits);
                 self.replace_entities(entities);
+                self.edits_replaced(before);
                 Error::OK
             }
             Err(code) => code,
@@ -1257,18 +1297,12 @@ impl ChunkWorld {
             return -1;
         };
         let changed = world_edits::voxels_that_change(&g, self.edits(), &voxels, id);
-        match self.streamer.as_mut() {
-            Some(s) => {
-                s.set_voxels(&changed);
-                self.area_ready_emitted = false;
-            }
-            None => {
-                let kept = self.host.kept_edits_mut();
-                for &(p, b) in &changed {
-                    kept.set(p, b);
-                }
-            }
-        }
+        let edits = self.edits();
+        let changes: Vec<VoxelChange> = changed
+            .iter()
+            .map(|&(pos, b)| VoxelChange { pos, before: edits.and_then(|e| e.get(pos)), after: Some(b) })
+            .collect();
+        self.write_changes(method, &changes);
         changed.len() as i64
     }
 
@@ -1298,6 +1332,7 @@ impl ChunkWorld {
         // at the next frame (the streamer restarts now, as the frame would restart it).
         if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
+            self.edit_history.clear();
         }
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
@@ -1348,6 +1383,7 @@ impl ChunkWorld {
     fn restart_if_preset_changed(&mut self) {
         if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
+            self.edit_history.clear();
         }
         self.ensure_streamer();
     }

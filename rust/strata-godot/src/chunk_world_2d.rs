@@ -53,6 +53,8 @@ use strata_core::stream::stream2d::{
 };
 use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 
+mod tools_2d;
+
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
     /// Write a finished chunk; `erase_air` also erases its air cells (updates after edits).
@@ -362,6 +364,12 @@ impl ChunkWorld2D {
     #[signal]
     fn area_preloaded(center: Vector2);
 
+    /// Emitted once per `set_tile`, `set_edits`, `clear_edits` and `load_world` with the
+    /// rectangle of tiles that changed (for the calls that replace every edit, the rectangle of
+    /// the edits before and after).
+    #[signal]
+    fn voxels_changed(rect: Rect2i);
+
     /// Streams around `node` too (split screen, another player), with its own `view_distance`
     /// in chunks (0 to 16, clamped with a warning). The loaded set is the union of every
     /// viewer's square, queued nearest-first across viewers, with `memory_budget_mb` shared
@@ -492,6 +500,8 @@ impl ChunkWorld2D {
             Some(s) => s.set_tile(p.x, p.y, id),
             None => self.host.kept_edits_mut().set(IVec3::new(p.x, p.y, 0), id),
         }
+        let q = IVec3::new(p.x, p.y, 0);
+        self.emit_tiles_changed(Some((q, q)));
     }
 
     /// Every edit as a flat array `[x, y, id, x, y, id, …]` in a stable order (for saves).
@@ -533,10 +543,13 @@ impl ChunkWorld2D {
             };
             map.set(IVec3::new(t[0], t[1], 0), id);
         }
+        let before = tools_2d::tile_edit_bounds(self.edits());
+        let after = tools_2d::tile_edit_bounds(Some(&map));
         match self.streamer.as_mut() {
             Some(s) => s.replace_edits(map),
             None => self.host.keep_edits(map),
         }
+        self.emit_tiles_changed(tools_2d::union(before, after));
     }
 
     /// True when every chunk within `view_distance` is generated and all its tiles are in the
@@ -668,7 +681,10 @@ impl ChunkWorld2D {
         let library = self.library();
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits)) => {
+                let before = tools_2d::tile_edit_bounds(self.edits());
+                let after = tools_2d::tile_edit_bounds(Some(&edits));
                 self.restart_with(preset, edits);
+                self.emit_tiles_changed(tools_2d::union(before, after));
                 Error::OK
             }
             Err(code) => code,
@@ -695,10 +711,12 @@ impl ChunkWorld2D {
     /// game state stays.
     #[func]
     pub fn clear_edits(&mut self) {
+        let before = tools_2d::tile_edit_bounds(self.edits());
         match self.streamer.as_mut() {
             Some(s) => s.replace_edits(EditMap::new()),
             None => self.host.clear_kept_edits(),
         }
+        self.emit_tiles_changed(before);
     }
 
     #[func]

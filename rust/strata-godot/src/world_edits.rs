@@ -43,6 +43,7 @@ pub fn raycast_dictionary(
     )?;
     let mut d = VarDictionary::new();
     if let Some(h) = hit {
+        d.set("hit", true);
         d.set("position", Vector3i::new(h.voxel.x, h.voxel.y, h.voxel.z));
         d.set("normal", Vector3i::new(h.normal.x, h.normal.y, h.normal.z));
         d.set("point", Vector3::new(h.point[0] as f32, h.point[1] as f32, h.point[2] as f32));

@@ -5,7 +5,11 @@
 //! `godot_project/addons/strata` into it, imports it and runs the real editor headless
 //! (`godot --headless --editor`). The check plugin opens the scene, moves the editor camera far
 //! from the origin and waits until the world's editor viewer is the camera's position and the
-//! chunks around it are loaded; it prints an `EDITOR_CHECK` line and quits with 0 or 1. The run
+//! chunks around it are loaded; then it selects the world, digs and paints through the Strata
+//! plugin's viewport input, undoes and redoes through the editor's undo history and saves the
+//! scene with the voxels it expects beside it. It prints an `EDITOR_CHECK` line and quits with 0
+//! or 1. A running game (`godot --headless --script res://runtime_check.gd`) then instances the
+//! saved scene and checks that it shows the painted voxels (a `RUNTIME_CHECK` line). Each run
 //! is bounded by [`TIMEOUT`].
 //!
 //! May use: `godot_install` (the Godot binary), `godot_run`, `extension` (import), `paths`.
@@ -22,6 +26,8 @@ use std::time::Duration;
 pub const TIMEOUT: Duration = Duration::from_secs(45);
 /// The line the check plugin prints.
 const PREFIX: &str = "EDITOR_CHECK ";
+/// The line the runtime check prints.
+const RUNTIME_PREFIX: &str = "RUNTIME_CHECK ";
 
 /// What the editor check saw.
 pub struct EditorCheck {
@@ -45,6 +51,7 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
         ("editor_check_scene.tscn", project.join("editor_check_scene.tscn")),
         ("plugin.cfg", check_addon.join("plugin.cfg")),
         ("editor_check_plugin.gd", check_addon.join("editor_check_plugin.gd")),
+        ("runtime_check.gd", project.join("runtime_check.gd")),
     ] {
         fs::copy(source.join(file), &to).with_context(|| format!("could not copy {file} to {}", to.display()))?;
     }
@@ -66,7 +73,7 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
         fs::create_dir_all(dir)?;
     }
     fs::write(&log, output.text()).with_context(|| format!("could not write {}", log.display()))?;
-    let line = output.lines.iter().find_map(|l| l.trim().strip_prefix(PREFIX)).unwrap_or("").to_string();
+    let mut line = output.lines.iter().find_map(|l| l.trim().strip_prefix(PREFIX)).unwrap_or("").to_string();
     let mut problems = Vec::new();
     if line.is_empty() {
         problems.push(format!("the check plugin printed no `{}` line ({})", PREFIX.trim(), output.describe_exit()));
@@ -74,6 +81,22 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
         problems.push(line.clone());
     } else if !output.success() {
         problems.push(format!("the editor {} after the check passed", output.describe_exit()));
+    }
+    if problems.is_empty() {
+        let mut cmd = godot.command();
+        cmd.args(["--headless", "--path"]).arg(&project).args(["--script", "res://runtime_check.gd"]);
+        let runtime = godot_run::run_captured(cmd, TIMEOUT, Echo::Quiet)?;
+        fs::write(&log, format!("{}\n--- runtime check ---\n{}", output.text(), runtime.text()))
+            .with_context(|| format!("could not write {}", log.display()))?;
+        match runtime.lines.iter().find_map(|l| l.trim().strip_prefix(RUNTIME_PREFIX)) {
+            Some(r) if r.starts_with("passed") && runtime.success() => line.push_str(&format!("; game: {r}")),
+            Some(r) => problems.push(format!("the saved scene in a running game: {r}")),
+            None => problems.push(format!(
+                "the runtime check printed no `{}` line ({})",
+                RUNTIME_PREFIX.trim(),
+                runtime.describe_exit()
+            )),
+        }
     }
     if problems.is_empty() {
         let _ = fs::remove_dir_all(&project);

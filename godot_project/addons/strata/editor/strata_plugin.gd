@@ -2,6 +2,8 @@
 ## inspected `WorldPreset`, or of the inspected `ChunkWorld`'s preset) and makes every
 ## `ChunkWorld` of the edited scene stream its editor preview around the 3D viewport's camera.
 ## The preview's chunk nodes belong to no scene, so they are never saved into it.
+## A selected `ChunkWorld` can be painted and dug in the 3D viewport (`StrataWorldPaint`, with
+## its toolbar `StrataPaintToolbar` in the viewport's menu); each stroke is one undoable action.
 @tool
 extends EditorPlugin
 
@@ -14,6 +16,10 @@ var _dock: EditorDock
 var _preview: StrataPreviewDock
 var _worlds: Array[ChunkWorld] = []
 var _rescan_in := 0
+## The paint tool and its toolbar, and the ChunkWorld they act on (the selected one).
+var _paint: StrataWorldPaint
+var _toolbar: StrataPaintToolbar
+var _painted: ChunkWorld = null
 
 
 func _enter_tree() -> void:
@@ -24,12 +30,21 @@ func _enter_tree() -> void:
 	_dock.add_child(_preview)
 	add_dock(_dock)
 	EditorInterface.get_inspector().edited_object_changed.connect(_on_edited_object_changed)
+	_paint = StrataWorldPaint.new(get_undo_redo())
+	_toolbar = StrataPaintToolbar.new()
+	_toolbar.paint = _paint
+	_toolbar.hide()
+	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
 
 
 func _exit_tree() -> void:
 	var inspector := EditorInterface.get_inspector()
 	if inspector.edited_object_changed.is_connected(_on_edited_object_changed):
 		inspector.edited_object_changed.disconnect(_on_edited_object_changed)
+	_paint.end_stroke()
+	remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
+	_toolbar.queue_free()
+	_painted = null
 	remove_dock(_dock)
 	_dock.queue_free()
 	_dock = null
@@ -50,6 +65,35 @@ func _process(_delta: float) -> void:
 	for world in _worlds:
 		if is_instance_valid(world):
 			world.set_editor_viewer(at)
+
+
+func _handles(object: Object) -> bool:
+	return object is ChunkWorld
+
+
+func _edit(object: Object) -> void:
+	_paint.end_stroke()
+	_painted = object as ChunkWorld
+	_toolbar.set_world(_painted)
+
+
+func _make_visible(visible: bool) -> void:
+	_toolbar.visible = visible
+	if not visible:
+		_paint.end_stroke()
+
+
+func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
+	if _painted == null or not is_instance_valid(_painted):
+		return AFTER_GUI_INPUT_PASS
+	if _paint.forward_input(_painted, camera, event):
+		return AFTER_GUI_INPUT_STOP
+	return AFTER_GUI_INPUT_PASS
+
+
+## The paint tool of the selected ChunkWorld (the editor check drives it).
+func get_paint() -> StrataWorldPaint:
+	return _paint
 
 
 ## Every ChunkWorld in the scene under `root` (root included).

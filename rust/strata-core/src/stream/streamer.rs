@@ -1016,6 +1016,13 @@ impl Streamer {
     /// with light, each edited column's exposure is walked once before and once after the batch
     /// (the cost of a batch is about one column walk per distinct column).
     pub fn set_voxels(&mut self, batch: &[(IVec3, BlockId)]) {
+        let batch: Vec<(IVec3, Option<BlockId>)> = batch.iter().map(|&(p, id)| (p, Some(id))).collect();
+        self.edit_voxels(&batch);
+    }
+
+    /// [`Streamer::set_voxels`] where `None` removes the edit at the voxel (the generated block
+    /// shows again): what undo and redo write, so that the edit map ends exactly as it was.
+    pub fn edit_voxels(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
         use std::collections::HashMap;
         // Per edited column: the lowest and highest edited y.
         let mut columns: HashMap<(i32, i32), (i32, i32)> = HashMap::new();
@@ -1031,7 +1038,10 @@ impl Streamer {
         });
         let mut chunks: HashSet<ChunkCoord> = HashSet::new();
         for &(p, id) in batch {
-            self.edits.set(p, id);
+            match id {
+                Some(id) => self.edits.set(p, id),
+                None => self.edits.clear_at(p),
+            }
             chunks.extend(EditMap::chunks_touching(p));
         }
         if let (Some(props), Some(before)) = (&self.config.light, before) {
@@ -1524,6 +1534,26 @@ mod tests {
             }
         }
         assert!(per_chunk.values().all(|&n| n == 1), "{per_chunk:?}");
+    }
+
+    #[test]
+    fn a_batch_that_removes_edits_restores_the_edit_map_and_rebuilds_the_chunks() {
+        let mut s = streamer(1);
+        s.set_viewer([0.0, 0.0, 0.0]);
+        drain_until_ready(&mut s);
+        let h = s.generator().surface_height(5, 5);
+        let (air_above, ground) = (IVec3::new(5, h + 3, 5), IVec3::new(5, h - 1, 5));
+        let generated = [s.voxel(air_above), s.voxel(ground)];
+        s.set_voxels(&[(air_above, crate::base::block::STONE), (ground, 0)]);
+        drain_until_ready(&mut s);
+        assert_eq!(s.edits().len(), 2);
+        // Undo: no edit where there was none.
+        s.edit_voxels(&[(air_above, None), (ground, None)]);
+        assert!(!s.is_area_ready());
+        let updates = drain_until_ready(&mut s);
+        assert!(updates.iter().any(|r| r.is_update && r.coord == ChunkCoord::containing(ground)));
+        assert!(s.edits().is_empty());
+        assert_eq!([s.voxel(air_above), s.voxel(ground)], generated);
     }
 
     #[test]
