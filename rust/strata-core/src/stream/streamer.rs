@@ -996,6 +996,11 @@ impl Streamer {
         changes.len()
     }
 
+    /// Whether water flow is on.
+    pub fn is_water_flow_on(&self) -> bool {
+        self.water.is_some()
+    }
+
     /// True when no flow is pending (or flow is off).
     pub fn is_water_settled(&self) -> bool {
         self.water.as_ref().is_none_or(|w| w.is_settled())
