@@ -192,6 +192,13 @@ pub struct ChunkWorld {
     edits_data: PackedByteArray,
     /// Undo and redo steps of the edits (`undo()`, `redo()`).
     edit_history: EditHistory,
+    /// Water flows after edits (default on): dig beside a lake and the water flows into the hole
+    /// up to the lake's level; take the ground from under water and it falls. The flow of each
+    /// edit is computed on a flow thread, in edit order, at most 4,096 voxels per edit, and
+    /// applied as edits (saved with the others); `is_water_settled()` tells when every flow has
+    /// been applied. Off, edits leave water where it is and pending flows are dropped.
+    #[export]
+    water_flow_enabled: bool,
     /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
     editor_viewer: Option<Vector3>,
     /// Entities (from the preset's spawn rules, or `add_entity`) stand in the world in chunks
@@ -289,6 +296,7 @@ impl INode3D for ChunkWorld {
             editor_preview: true,
             edits_data: PackedByteArray::new(),
             edit_history: EditHistory::new(),
+            water_flow_enabled: true,
             editor_viewer: None,
             entity_distance: 3,
             entities: Default::default(),
@@ -377,6 +385,10 @@ impl INode3D for ChunkWorld {
                 s.set_extra_viewer(id, pos, distance);
             }
             s.pump();
+            crate::water_flow::update(s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
+            if s.apply_water_flow() > 0 {
+                self.area_ready_emitted = false;
+            }
             let chunks: Vec<ChunkCoord> = s.viewer_spots().iter().map(|v| v.chunk).collect();
             (s.take_unloads(), chunks)
         };
@@ -745,7 +757,16 @@ impl ChunkWorld {
         self.light(p).map(|l| l.block() as i64).unwrap_or(-1)
     }
 
+    /// True when the water flow of every edit so far has been applied (always true with
+    /// `water_flow_enabled` off or before streaming starts). Flows run on a thread and are applied
+    /// in later frames; wait for this before reading water an edit moved, or before saving.
+    #[func]
+    pub fn is_water_settled(&self) -> bool {
+        self.streamer.as_ref().is_none_or(|s| s.is_water_settled())
+    }
+
     /// Sets voxel `p` to block `id` (0 = air) as a player edit: remeshed at once, kept in saves.
+    /// With `water_flow_enabled`, water then flows (see `is_water_settled()`).
     #[func]
     pub fn set_voxel(&mut self, p: Vector3i, id: i64) {
         let count = self.library().map(|l| l.len()).unwrap_or(strata_core::base::block::BLOCK_COUNT as usize);
@@ -1373,6 +1394,7 @@ impl ChunkWorld {
         if let Some(e) = self.host.take_kept_edits() {
             s.replace_edits(e);
         }
+        crate::water_flow::update(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
         self.streamer = Some(s);
         self.area_ready_emitted = false;
         self.last_viewer_chunks.clear();

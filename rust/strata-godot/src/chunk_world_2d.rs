@@ -145,6 +145,13 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export(range = (0.0, 2147483647.0))]
     tile_source_id: i64,
+    /// Water flows after edits (default on): dig beside a pool and the water flows into the hole
+    /// up to the pool's level; take the ground from under water and it falls. The flow of each
+    /// edit is computed on a flow thread, in edit order, at most 4,096 tiles per edit, and applied
+    /// as edits (listed by `get_edits()`, saved); `is_water_settled()` tells when every flow has
+    /// been applied. Off, edits leave water where it is and pending flows are dropped.
+    #[export]
+    water_flow_enabled: bool,
     /// Which tile variants the atlas holds: 0 = Edges16 (16 columns, column = 4-bit edge mask,
     /// the default) or 1 = Blob47 (47 columns: the 8-neighbour "blob" set with inner corners,
     /// a corner counting only when both edges beside it connect; column = the place of the
@@ -208,6 +215,7 @@ impl INode2D for ChunkWorld2D {
             tile_map: NodePath::default(),
             tile_size: Vector2i::new(16, 16),
             tile_source_id: 0,
+            water_flow_enabled: true,
             tile_layout: 0,
             streamer: None,
             layer: None,
@@ -283,6 +291,8 @@ impl INode2D for ChunkWorld2D {
                 s.set_extra_viewer(id, x, y, distance);
             }
             s.pump();
+            crate::water_flow::update_2d(s, self.water_flow_enabled, &mut self.host, "ChunkWorld2D");
+            s.apply_water_flow();
             let unloads = s.take_unloads();
             let mut results = Vec::new();
             while let Some(r) = s.try_recv() {
@@ -476,9 +486,18 @@ impl ChunkWorld2D {
         tile_with_edits(&g, self.edits(), p.x, p.y) as i64
     }
 
+    /// True when the water flow of every edit so far has been applied (always true with
+    /// `water_flow_enabled` off or before streaming starts). Flows run on a thread and are applied
+    /// in later frames; wait for this before reading water an edit moved, or before saving.
+    #[func]
+    pub fn is_water_settled(&self) -> bool {
+        self.streamer.as_ref().is_none_or(|s| s.is_water_settled())
+    }
+
     /// Sets tile `p` to block `id` of the library in use (0 = air; see `get_block_id`) as a
     /// player edit: re-tiled with its neighbours at once, kept across preset and library changes,
-    /// listed by `get_edits()` for saves.
+    /// listed by `get_edits()` for saves. With `water_flow_enabled`, water then flows (see
+    /// `is_water_settled()`).
     #[func]
     pub fn set_tile(&mut self, p: Vector2i, id: i64) {
         let Some(id) = self.library_id(id) else {
@@ -865,6 +884,7 @@ impl ChunkWorld2D {
                 if let Some(e) = self.host.take_kept_edits() {
                     s.replace_edits(e);
                 }
+                crate::water_flow::update_2d(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld2D");
                 self.streamer = Some(s);
             }
             Err(e) => {

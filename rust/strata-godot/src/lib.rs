@@ -9,7 +9,7 @@
 //! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
-//! `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
+//! `water_flow.rs` switches the worlds' water flow thread; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
 //! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
@@ -37,6 +37,7 @@ mod spawn_rule;
 mod strata_noise;
 mod structure_rule;
 mod user_profiles;
+mod water_flow;
 mod world_edits;
 mod world_entities;
 mod world_host;

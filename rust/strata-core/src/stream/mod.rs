@@ -3,7 +3,8 @@
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
-//! Light for streamed chunks comes from [`lighting`].
+//! Light for streamed chunks comes from [`lighting`]; water flow after edits from [`water_flow`]
+//! (the rules) and [`water_runner`] (the flow thread).
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`.
 
@@ -15,3 +16,5 @@ pub mod scheduler;
 pub mod stream2d;
 pub mod streamer;
 pub mod voxel_cache;
+pub mod water_flow;
+pub mod water_runner;

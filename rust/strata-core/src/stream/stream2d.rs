@@ -173,6 +173,8 @@ pub struct Streamer2D {
     primary: Option<ChunkCoord2D>,
     /// Viewers besides the first, by the caller's id: chunk and view distance asked for.
     extra_viewers: BTreeMap<u64, (ChunkCoord2D, i32)>,
+    /// The water flow thread, while flow is on ([`Streamer2D::set_water_flow`]).
+    water: Option<crate::stream::water_runner::WaterRunner>,
 }
 
 impl Streamer2D {
@@ -201,6 +203,7 @@ impl Streamer2D {
             effective_view_distance,
             primary: None,
             extra_viewers: BTreeMap::new(),
+            water: None,
         })
     }
 
@@ -417,7 +420,50 @@ impl Streamer2D {
     /// Replaces all edits (loading a save); loaded chunks are re-tiled.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
+        if let Some(w) = &mut self.water {
+            w.reset(&self.edits);
+        }
         self.scheduler.invalidate_all_loaded();
+    }
+
+    /// Turns water flow after edits on or off, as [`crate::stream::streamer::Streamer::set_water_flow`]
+    /// (rules in [`crate::stream::water_flow`], down is +y). Fails only if the OS refuses a thread.
+    pub fn set_water_flow(&mut self, enabled: bool) -> std::io::Result<()> {
+        use crate::stream::water_runner::{Generated2D, WaterRunner};
+        if enabled && self.water.is_none() {
+            let generated = Generated2D::new(self.generator.clone());
+            self.water = Some(WaterRunner::new(generated, Default::default(), self.edits.clone())?);
+        } else if !enabled {
+            self.water = None;
+        }
+        Ok(())
+    }
+
+    /// Applies the flows finished so far as edits, never waiting; returns how many tiles changed.
+    pub fn apply_water_flow(&mut self) -> usize {
+        let Some(mut water) = self.water.take() else { return 0 };
+        let changes = water.take_finished();
+        // Applied with the runner out, so that flow results start no flow of their own.
+        for &(p, id) in &changes {
+            self.set_tile(p.x, p.y, id);
+        }
+        self.water = Some(water);
+        changes.len()
+    }
+
+    /// Whether water flow is on.
+    pub fn is_water_flow_on(&self) -> bool {
+        self.water.is_some()
+    }
+
+    /// True when no flow is pending (or flow is off).
+    pub fn is_water_settled(&self) -> bool {
+        self.water.as_ref().is_none_or(|w| w.is_settled())
+    }
+
+    /// Totals of the flows so far (zero with flow off).
+    pub fn water_stats(&self) -> crate::stream::water_runner::FlowStats {
+        self.water.as_ref().map(|w| w.stats()).unwrap_or_default()
     }
 
     /// Chunks whose padded box (one-tile halo) contains tile `(x, y)`: those to re-tile after an edit.
@@ -439,6 +485,9 @@ impl Streamer2D {
         for c in self.chunks_touching(x, y) {
             let edits = &self.edits;
             self.scheduler.invalidate(c, || Self::edits_for(edits, c, n));
+        }
+        if let Some(w) = &mut self.water {
+            w.submit(&[(IVec3::new(x, y, 0), id)]);
         }
     }
 

@@ -428,6 +428,8 @@ pub struct Streamer {
     extra_viewers: BTreeMap<u64, ViewerSpot>,
     /// The viewers the wanted set was last made from, the first viewer first.
     spots: Vec<ViewerSpot>,
+    /// The water flow thread, while flow is on ([`Streamer::set_water_flow`]).
+    water: Option<crate::stream::water_runner::WaterRunner>,
 }
 
 /// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
@@ -487,6 +489,7 @@ impl Streamer {
             primary: None,
             extra_viewers: BTreeMap::new(),
             spots: Vec::new(),
+            water: None,
         })
     }
 
@@ -974,7 +977,52 @@ impl Streamer {
     /// Replaces all edits (loading a save); loaded chunks are remeshed.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
+        if let Some(w) = &mut self.water {
+            w.reset(&self.edits);
+        }
         self.remesh_all(|k| matches!(k, StreamKey::Near(_)));
+    }
+
+    /// Turns water flow after edits on or off ([`crate::stream::water_flow`]): on, a flow thread
+    /// computes each edit's flow in edit order and [`Streamer::apply_water_flow`] applies what
+    /// finished. Off, pending flows are dropped. Fails only if the OS refuses a thread.
+    pub fn set_water_flow(&mut self, enabled: bool) -> std::io::Result<()> {
+        use crate::stream::water_runner::{Generated3D, WaterRunner};
+        if enabled && self.water.is_none() {
+            let generated = Generated3D::new(self.generator.clone());
+            self.water = Some(WaterRunner::new(generated, Default::default(), self.edits.clone())?);
+        } else if !enabled {
+            self.water = None;
+        }
+        Ok(())
+    }
+
+    /// Applies the flows finished so far as edits (each loaded chunk they change rebuilt once),
+    /// never waiting; returns how many voxels changed.
+    pub fn apply_water_flow(&mut self) -> usize {
+        let Some(mut water) = self.water.take() else { return 0 };
+        let changes = water.take_finished();
+        // Applied with the runner out, so that flow results start no flow of their own.
+        if !changes.is_empty() {
+            self.set_voxels(&changes);
+        }
+        self.water = Some(water);
+        changes.len()
+    }
+
+    /// Whether water flow is on.
+    pub fn is_water_flow_on(&self) -> bool {
+        self.water.is_some()
+    }
+
+    /// True when no flow is pending (or flow is off).
+    pub fn is_water_settled(&self) -> bool {
+        self.water.as_ref().is_none_or(|w| w.is_settled())
+    }
+
+    /// Totals of the flows so far (zero with flow off).
+    pub fn water_stats(&self) -> crate::stream::water_runner::FlowStats {
+        self.water.as_ref().map(|w| w.stats()).unwrap_or_default()
     }
 
     /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
@@ -1008,6 +1056,9 @@ impl Streamer {
         for c in chunks {
             self.scheduler
                 .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+        }
+        if let Some(w) = &mut self.water {
+            w.submit(&[(p, id)]);
         }
     }
 
@@ -1074,6 +1125,9 @@ impl Streamer {
         for c in chunks {
             self.scheduler
                 .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+        }
+        if let Some(w) = &mut self.water {
+            w.submit_changes(batch);
         }
     }
 
