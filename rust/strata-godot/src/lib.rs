@@ -8,7 +8,8 @@
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
-//! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
+//! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits; `world_navigation.rs` its
+//! navigation regions;
 //! `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
 //! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
@@ -38,6 +39,7 @@ mod structure_rule;
 mod user_profiles;
 mod world_edits;
 mod world_host;
+mod world_navigation;
 mod world_preset;
 mod world_preview;
 mod world_sync;
