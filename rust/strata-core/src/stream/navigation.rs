@@ -167,4 +167,81 @@ mod tests {
         assert!(config.wants(&[ChunkCoord::new(0, 0, 0)], ChunkCoord::new(2, -2, 1)));
         assert!(!config.wants(&[ChunkCoord::new(0, 0, 0)], ChunkCoord::new(3, 0, 0)));
     }
+
+    /// Streamed chunks near the viewer come with navigation equal to the bake of their box; an
+    /// edit brings a re-baked mesh; a chunk beyond the distance comes without, until requested.
+    #[test]
+    fn a_streamer_bakes_near_chunks_rebakes_after_edits_and_on_request() {
+        use crate::stream::streamer::{ChunkResult, StreamConfig, StreamResult, Streamer};
+        use std::sync::Arc;
+        use std::time::{Duration, Instant};
+        fn drain(s: &mut Streamer) -> Vec<ChunkResult> {
+            let start = Instant::now();
+            let mut got = Vec::new();
+            while !s.is_area_ready() {
+                assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
+                s.pump();
+                match s.try_recv() {
+                    Some(StreamResult::Near(r)) => got.push(r),
+                    Some(StreamResult::Far(_)) => {}
+                    None => std::thread::sleep(Duration::from_millis(1)),
+                }
+            }
+            got
+        }
+        let g = Arc::new(Generator::new(&WorldPreset::default()).expect("default preset"));
+        let config = Arc::new(NavConfig::from_materials(0, NavSettings::default(), &MeshMaterials::shared_default()));
+        let mut s = Streamer::new(
+            g.clone(),
+            StreamConfig {
+                view_distance: 2,
+                vertical_view_distance: 1,
+                worker_threads: 2,
+                navigation: Some(config.clone()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let h = g.surface_height(16, 16);
+        // The viewer stands on the ground: its chunk owns the cell at (16, h, 16).
+        s.set_viewer([16.5, h as f64 + 0.5, 16.5]);
+        let viewer = ChunkCoord::containing(IVec3::new(16, h, 16));
+        let expected = |c: ChunkCoord, edits: &[(IVec3, BlockId)]| {
+            let (min, size) = config.settings.input_box(c);
+            let mut b = g.generate_box(min, size);
+            apply_edits(&mut b, edits);
+            let mut m = NavMesh::default();
+            bake_chunk(&b, c, &config.settings, &config.blocks, &mut NavScratch::default(), &mut m).unwrap();
+            m
+        };
+        let first = drain(&mut s);
+        let mut baked = 0;
+        for r in &first {
+            assert_eq!(
+                r.navigation.is_some(),
+                r.coord == viewer,
+                "only the viewer's chunk at distance 0: {:?}",
+                r.coord
+            );
+            if let Some(m) = &r.navigation {
+                assert_eq!(m, &expected(r.coord, &[]), "streamed bake of {:?}", r.coord);
+                baked += !m.is_empty() as usize;
+            }
+        }
+        assert_eq!(baked, 1, "the viewer's chunk has ground");
+        // Dig the ground under the viewer: its chunk comes back re-baked.
+        let dig = IVec3::new(16, h - 1, 16);
+        s.set_voxel(dig, 0);
+        let again = drain(&mut s);
+        let r = again.iter().rev().find(|r| r.coord == viewer).expect("the viewer's chunk is rebuilt");
+        let m = r.navigation.as_ref().expect("re-baked");
+        assert_eq!(m, &expected(viewer, &[(dig, 0)]));
+        assert_ne!(m, &expected(viewer, &[]), "the hole changed the mesh");
+        // A loaded chunk beyond the distance, on request.
+        let far = first.iter().map(|r| r.coord).find(|&k| k != viewer && k.y == viewer.y).expect("a neighbour");
+        s.request_navigation(far);
+        let asked = drain(&mut s);
+        let r = asked.iter().rev().find(|r| r.coord == far).expect("rebuilt on request");
+        assert_eq!(r.navigation.as_ref(), Some(&expected(far, &[])));
+    }
 }
