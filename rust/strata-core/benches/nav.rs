@@ -14,7 +14,7 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scratch::GenScratch;
 use strata_core::mesh::MeshMaterials;
 use strata_core::nav::{NavMesh, NavScratch, NavSettings, bake_chunk};
-use strata_core::stream::navigation::{NavConfig, NavInput, bake_streamed_chunk};
+use strata_core::stream::navigation::{NavConfig, NavInput, StreamedChunk, bake_streamed_chunk};
 use strata_core::{ChunkCoord, VoxelBuffer};
 
 static GENERATOR: LazyLock<Generator> = LazyLock::new(common::generator);
@@ -62,8 +62,8 @@ fn nav_streamed_job(bencher: divan::Bencher, i: usize) {
     let (c, padded, _) = &CHUNKS[i % CHUNKS.len()];
     let (mut generation, mut work) = (GenScratch::default(), NavInput::default());
     bencher.bench_local(|| {
-        let (mesh, _) =
-            bake_streamed_chunk(&GENERATOR, *c, black_box(padded), false, &[], &CONFIG, &mut generation, &mut work);
+        let chunk = StreamedChunk { coord: *c, padded: black_box(padded), sky: false, edits: &[] };
+        let (mesh, _) = bake_streamed_chunk(&GENERATOR, chunk, &CONFIG, &mut generation, &mut work);
         mesh.expect("bake").polygon_count()
     });
 }

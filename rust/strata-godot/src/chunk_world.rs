@@ -1742,8 +1742,12 @@ impl ChunkWorld {
                 self.navigation.remove(c);
             }
         }
-        let wanted: Vec<ChunkCoord> =
-            self.nodes.keys().filter(|&&c| config.wants(viewers, c) && !self.navigation.has(c)).copied().collect();
+        let wanted: Vec<ChunkCoord> = self
+            .nodes
+            .keys()
+            .filter(|&&c| config.wants(viewers.iter().copied(), c) && !self.navigation.has(c))
+            .copied()
+            .collect();
         if let Some(s) = &mut self.streamer {
             for c in wanted {
                 s.request_navigation(c);

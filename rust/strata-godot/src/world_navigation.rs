@@ -123,10 +123,8 @@ impl WorldNavigation {
             self.regions.clear();
             return;
         };
-        for (_, rid) in self.regions.drain() {
-            if let Some(rid) = rid {
-                call(&mut server, "free_rid", &[rid.to_variant()]);
-            }
+        for rid in self.regions.drain().filter_map(|(_, rid)| rid) {
+            call(&mut server, "free_rid", &[rid.to_variant()]);
         }
     }
 }

@@ -160,15 +160,20 @@ fn bad_inputs_are_refused_with_what_was_needed() {
     assert_eq!(err, NavError::AgentHeight { value: 0, max: bake::MAX_AGENT_HEIGHT });
 }
 
+/// An edge by its two ends.
+type Edge = ([i32; 3], [i32; 3]);
+/// A polygon by its mesh and its index there.
+type PolygonRef = (usize, usize);
+
 /// An edge with its ends in a fixed order.
-fn norm_edge(a: [i32; 3], b: [i32; 3]) -> ([i32; 3], [i32; 3]) {
+fn norm_edge(a: [i32; 3], b: [i32; 3]) -> Edge {
     if a <= b { (a, b) } else { (b, a) }
 }
 
 /// Every polygon edge (world positions when the meshes are) → the polygons using it, as
 /// (mesh, polygon) pairs.
-fn edge_owners(meshes: &[NavMesh]) -> HashMap<([i32; 3], [i32; 3]), Vec<(usize, usize)>> {
-    let mut edges: HashMap<_, Vec<(usize, usize)>> = HashMap::new();
+fn edge_owners(meshes: &[NavMesh]) -> HashMap<Edge, Vec<PolygonRef>> {
+    let mut edges: HashMap<_, Vec<PolygonRef>> = HashMap::new();
     for (mi, m) in meshes.iter().enumerate() {
         for (pi, p) in voxel_polys(m).into_iter().enumerate() {
             for i in 0..p.len() {
@@ -248,7 +253,7 @@ fn terrain_polygons_cover_exactly_the_walkable_cells_and_meet_edge_to_edge_acros
     }
     // Godot's limit, on the polygons as baked: no edge (bent riser sides included) is held by
     // more than two polygons.
-    let mut raw: HashMap<([i32; 3], [i32; 3]), usize> = HashMap::new();
+    let mut raw: HashMap<Edge, usize> = HashMap::new();
     for m in &meshes {
         for p in m.polygon_points() {
             for i in 0..p.len() {
@@ -262,7 +267,7 @@ fn terrain_polygons_cover_exactly_the_walkable_cells_and_meet_edge_to_edge_acros
     let crowded: Vec<_> = edges.iter().filter(|(_, o)| o.len() > 2).take(3).collect();
     assert!(crowded.is_empty(), "an edge is shared by at most two polygons (Godot's limit): {crowded:?}");
     // Unit segment → the (polygon, whole edge) that contain it.
-    let mut units: HashMap<([i32; 3], [i32; 3]), Vec<((usize, usize), ([i32; 3], [i32; 3]))>> = HashMap::new();
+    let mut units: HashMap<Edge, Vec<(PolygonRef, Edge)>> = HashMap::new();
     for (e, owners) in &edges {
         let (a, b) = *e;
         let axis = (0..3).find(|&i| a[i] != b[i]).expect("no zero-length edge");

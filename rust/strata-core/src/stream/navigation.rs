@@ -45,9 +45,9 @@ impl NavConfig {
         Self { distance: distance.clamp(0, MAX_NAVIGATION_DISTANCE), settings, blocks }
     }
 
-    /// Whether chunk `c` lies within the navigation distance of one of `viewers`.
-    pub fn wants(&self, viewers: &[ChunkCoord], c: ChunkCoord) -> bool {
-        viewers.iter().any(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= self.distance)
+    /// Whether chunk `c` lies within the navigation distance of one of the viewers' chunks.
+    pub fn wants(&self, mut viewers: impl Iterator<Item = ChunkCoord>, c: ChunkCoord) -> bool {
+        viewers.any(|v| (c.x - v.x).abs().max((c.y - v.y).abs()).max((c.z - v.z).abs()) <= self.distance)
     }
 
     /// The box a job's edits must cover for the bake ([`NavSettings::input_box`]).
@@ -68,6 +68,15 @@ impl NavConfig {
     }
 }
 
+/// The chunk a streamed job bakes: its coordinate, its padded voxels with the job's edits
+/// applied, whether it is sky (all air), and the job's edits (those of the bake's input box).
+pub struct StreamedChunk<'a> {
+    pub coord: ChunkCoord,
+    pub padded: &'a VoxelBuffer,
+    pub sky: bool,
+    pub edits: &'a [(IVec3, BlockId)],
+}
+
 /// A worker's buffers for the bake.
 #[derive(Debug, Default)]
 pub struct NavInput {
@@ -76,19 +85,17 @@ pub struct NavInput {
     scratch: NavScratch,
 }
 
-/// Bakes chunk `c`'s navigation mesh from its padded voxels (edits applied): the layers above the
-/// padded box that the clearance needs are generated here and `edits` applied to them. A sky chunk
-/// (`sky`, all air) has no ground. Returns the mesh and the microseconds it took.
+/// Bakes a streamed chunk's navigation mesh from its padded voxels: the layers above the padded
+/// box that the clearance needs are generated here and the edits applied to them. A sky chunk
+/// without edits has no ground. Returns the mesh and the microseconds it took.
 pub fn bake_streamed_chunk(
     generator: &Generator,
-    c: ChunkCoord,
-    padded: &VoxelBuffer,
-    sky: bool,
-    edits: &[(IVec3, BlockId)],
+    chunk: StreamedChunk<'_>,
     config: &NavConfig,
     generation: &mut GenScratch,
     work: &mut NavInput,
 ) -> (Result<NavMesh, NavError>, u32) {
+    let StreamedChunk { coord: c, padded, sky, edits } = chunk;
     let t = Instant::now();
     let mut mesh = NavMesh::default();
     if sky && edits.is_empty() {
@@ -138,16 +145,9 @@ mod tests {
         let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
         g.generate_padded_chunk(c, &mut padded);
         apply_edits(&mut padded, &edits);
-        let (streamed, _) = bake_streamed_chunk(
-            &g,
-            c,
-            &padded,
-            false,
-            &edits,
-            &config,
-            &mut GenScratch::default(),
-            &mut NavInput::default(),
-        );
+        let chunk = StreamedChunk { coord: c, padded: &padded, sky: false, edits: &edits };
+        let (streamed, _) =
+            bake_streamed_chunk(&g, chunk, &config, &mut GenScratch::default(), &mut NavInput::default());
         let (min, size) = config.settings.input_box(c);
         let mut whole = g.generate_box(min, size);
         apply_edits(&mut whole, &edits);
@@ -164,8 +164,9 @@ mod tests {
         let p = IVec3::new(10, CHUNK_SIZE + 1, 10);
         assert!(!EditMap::chunks_touching(p).contains(&ChunkCoord::new(0, 0, 0)));
         assert!(config.chunks_touching(p).contains(&ChunkCoord::new(0, 0, 0)));
-        assert!(config.wants(&[ChunkCoord::new(0, 0, 0)], ChunkCoord::new(2, -2, 1)));
-        assert!(!config.wants(&[ChunkCoord::new(0, 0, 0)], ChunkCoord::new(3, 0, 0)));
+        let origin = || std::iter::once(ChunkCoord::new(0, 0, 0));
+        assert!(config.wants(origin(), ChunkCoord::new(2, -2, 1)));
+        assert!(!config.wants(origin(), ChunkCoord::new(3, 0, 0)));
     }
 
     /// Streamed chunks near the viewer come with navigation equal to the bake of their box; an

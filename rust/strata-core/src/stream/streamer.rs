@@ -42,7 +42,7 @@ use crate::nav::NavMesh;
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LayoutViewer, LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
-use crate::stream::navigation::{NavConfig, NavInput, bake_streamed_chunk};
+use crate::stream::navigation::{NavConfig, NavInput, StreamedChunk, bake_streamed_chunk};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
@@ -873,7 +873,7 @@ impl Streamer {
                 navigation: config
                     .navigation
                     .clone()
-                    .filter(|n| navigation || n.wants(&viewer.iter().map(|s| s.chunk).collect::<Vec<_>>(), c)),
+                    .filter(|n| navigation || n.wants(viewer.iter().map(|s| s.chunk), c)),
                 edits: if config.light.is_some() {
                     // The light box holds the navigation box (15 voxels around the chunk).
                     let (min, size) = ChunkLighter::input_box(c);
@@ -1255,8 +1255,8 @@ fn build_chunk(
     // A chunk whose bake fails (it cannot for a streamed chunk) has no navigation mesh.
     let (navigation, nav_us) = match &job.payload.navigation {
         Some(config) => {
-            let (baked, us) =
-                bake_streamed_chunk(generator, job.coord, padded, sky, &job.payload.edits, config, generation, nav);
+            let chunk = StreamedChunk { coord: job.coord, padded, sky, edits: &job.payload.edits };
+            let (baked, us) = bake_streamed_chunk(generator, chunk, config, generation, nav);
             (Some(baked.unwrap_or_default()), us)
         }
         None => (None, 0),
