@@ -24,6 +24,7 @@ use crate::meshes::{
 };
 use crate::world_edits;
 use crate::world_host::{self, WorldHost};
+use crate::world_navigation::WorldNavigation;
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
@@ -44,8 +45,10 @@ use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
+use strata_core::nav::NavSettings;
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
+use strata_core::stream::navigation::{MAX_NAVIGATION_DISTANCE, NavConfig};
 use strata_core::stream::query::{generated_chunk_mesh, top_solid_y};
 use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::streamer::{
@@ -209,6 +212,21 @@ pub struct ChunkWorld {
     entity_distance: i64,
     /// The world's objects: spawn points, live entities, what a save keeps of them.
     pub(crate) entities: crate::world_entities::Entities,
+    /// Navigation meshes for the chunks near the viewers, registered with `NavigationServer3D`
+    /// on the world's default navigation map: a `NavigationAgent3D` (or
+    /// `NavigationServer3D.map_get_path`) finds paths over the streamed terrain. Baked on the
+    /// workers with each chunk (ground with two open voxels above it, steps of one voxel, no
+    /// water) and again after edits. Off by default; turning it off frees the regions.
+    #[var(set)]
+    #[export]
+    navigation_enabled: bool,
+    /// Chunks within this many chunks of a viewer (per axis) get navigation: 1 to 8 (default 2;
+    /// clamped with a warning).
+    #[var(set)]
+    #[export(range = (1.0, 8.0))]
+    navigation_distance: i64,
+    /// The navigation regions of the chunks and the baked meshes waiting for them.
+    navigation: WorldNavigation,
 
     streamer: Option<Streamer>,
     /// Preset identity and generator, kept edits, game state and the last error.
@@ -300,6 +318,9 @@ impl INode3D for ChunkWorld {
             editor_viewer: None,
             entity_distance: 3,
             entities: Default::default(),
+            navigation_enabled: false,
+            navigation_distance: 2,
+            navigation: WorldNavigation::default(),
             streamer: None,
             host: WorldHost::new("ChunkWorld"),
             nodes: HashMap::new(),
@@ -399,6 +420,7 @@ impl INode3D for ChunkWorld {
                 StreamKey::Near(c) => {
                     self.pending_faces.remove(&c);
                     self.entities.chunk_unloaded(c);
+                    self.navigation.remove(c);
                     if let Some(n) = self.nodes.remove(&c) {
                         self.retire_chunk_node(c, n);
                     }
@@ -431,6 +453,7 @@ impl INode3D for ChunkWorld {
             self.area_ready_emitted = false;
             if !viewer_chunks.is_empty() {
                 self.update_collision_ring(&viewer_chunks, collision_r);
+                self.update_navigation_ring(&viewer_chunks);
             }
         }
         let t_unload = frame_start.elapsed();
@@ -486,6 +509,7 @@ impl INode3D for ChunkWorld {
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
+        self.register_navigation(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
@@ -951,8 +975,12 @@ impl ChunkWorld {
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
-    /// (the preset's heightmap file is loading: no world until it is in) and
-    /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once).
+    /// (the preset's heightmap file is loading: no world until it is in),
+    /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once), and
+    /// with `navigation_enabled`: `nav_regions` (chunks with a navigation region),
+    /// `nav_queue` (baked meshes waiting to be registered), `nav_bake_us_median` /
+    /// `nav_bake_us_max` (one chunk's navigation bake on a worker, of the last 512) and
+    /// `nav_register_us_median` (main-thread time to register one chunk's mesh).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -983,6 +1011,7 @@ impl ChunkWorld {
         d.set("entities_queued", self.entities.queued_count() as i64);
         d.set("entities_kept", self.entities.kept_count() as i64);
         d.set("entity_spawn_us_median", self.entities.spawn_us.median());
+        self.navigation_stats(&mut d);
         d
     }
 
@@ -1090,6 +1119,24 @@ impl ChunkWorld {
     #[func]
     fn set_edits_data(&mut self, value: PackedByteArray) {
         self.load_edits_data(value);
+    }
+
+    #[func]
+    fn set_navigation_enabled(&mut self, value: bool) {
+        self.navigation_enabled = value;
+        self.navigation_changed();
+    }
+
+    #[func]
+    fn set_navigation_distance(&mut self, value: i64) {
+        self.navigation_distance = world_host::int_in_range(
+            "ChunkWorld",
+            "navigation_distance",
+            value,
+            1,
+            strata_core::stream::navigation::MAX_NAVIGATION_DISTANCE as i64,
+        );
+        self.navigation_changed();
     }
 
     #[func]
@@ -1381,6 +1428,7 @@ impl ChunkWorld {
             mesh_materials: self.mesh_materials(),
             light: self.light_props(),
             spawn_light: self.library().ok().map(|l| Arc::new(LightProps::from_library(&l))),
+            navigation: self.navigation_config(),
             ..StreamConfig::default()
         };
         let mut s = match Streamer::new(generator, config) {
@@ -1436,6 +1484,7 @@ impl ChunkWorld {
         self.park_entities();
         self.collision_queue.clear();
         self.pending_faces.clear();
+        self.navigation.clear();
         for (_, n) in self.nodes.drain() {
             free_chunk_node(n);
         }
@@ -1607,6 +1656,11 @@ impl ChunkWorld {
         let c = r.coord;
         self.entities.chunk_loaded(c, std::mem::take(&mut r.spawns), &r.scatter, r.is_update);
         r.scatter.retain(|s| !self.entities.is_harvested(s.base_voxel()));
+        match r.navigation.take() {
+            Some(nav) => self.accept_navigation(c, nav, r.nav_us),
+            // Rebuilt without a bake (beyond the navigation distance): its old mesh is stale.
+            None => self.navigation.remove(c),
+        }
         if let Some(old) = self.nodes.remove(&c) {
             free_chunk_node(old);
         }
@@ -1819,4 +1873,81 @@ fn free_chunk_node(n: ChunkNode) {
 
 fn to_vector3i(c: ChunkCoord) -> Vector3i {
     Vector3i::new(c.x, c.y, c.z)
+}
+
+/// Navigation glue: what the streamer bakes and which chunks get regions (the regions themselves
+/// are `world_navigation.rs`'s).
+impl ChunkWorld {
+    fn navigation_config(&self) -> Option<Arc<NavConfig>> {
+        let distance = self.navigation_distance.clamp(1, MAX_NAVIGATION_DISTANCE as i64) as i32;
+        self.navigation_enabled
+            .then(|| Arc::new(NavConfig::from_materials(distance, NavSettings::default(), &self.mesh_materials())))
+    }
+
+    /// `navigation_enabled` or `navigation_distance` changed: the streamer bakes with the new
+    /// config from now on; loaded chunks within the distance are rebaked, regions beyond it go.
+    fn navigation_changed(&mut self) {
+        let config = self.navigation_config();
+        if config.is_none() {
+            self.navigation.clear();
+        }
+        if let Some(s) = &mut self.streamer {
+            s.set_navigation(config);
+        }
+        let viewers = self.last_viewer_chunks.clone();
+        if !viewers.is_empty() {
+            self.update_navigation_ring(&viewers);
+        }
+    }
+
+    fn accept_navigation(&mut self, c: ChunkCoord, mesh: strata_core::nav::NavMesh, bake_us: u32) {
+        if self.navigation_enabled {
+            self.navigation.accept(c, mesh, bake_us);
+        }
+    }
+
+    /// The viewers moved: regions beyond the navigation distance (and one chunk of slack) are
+    /// freed, loaded chunks within it that have no mesh are rebuilt with one.
+    fn update_navigation_ring(&mut self, viewers: &[ChunkCoord]) {
+        let Some(config) = self.streamer.as_ref().and_then(|s| s.config().navigation.clone()) else { return };
+        for c in self.navigation.chunks() {
+            if !near_any(c, viewers, config.distance + 1) {
+                self.navigation.remove(c);
+            }
+        }
+        let wanted: Vec<ChunkCoord> = self
+            .nodes
+            .keys()
+            .filter(|&&c| config.wants(viewers.iter().copied(), c) && !self.navigation.has(c))
+            .copied()
+            .collect();
+        if let Some(s) = &mut self.streamer {
+            for c in wanted {
+                s.request_navigation(c);
+            }
+        }
+    }
+
+    /// Registers baked meshes with the navigation server until `deadline` (at least one).
+    fn register_navigation(&mut self, deadline: Instant) {
+        if self.navigation.queued() == 0 || !self.base().is_inside_tree() {
+            return;
+        }
+        let Some(world) = self.base().get_world_3d() else { return };
+        let map = world.get_navigation_map();
+        let global = self.base().get_global_transform();
+        let chunk_transform = |c: ChunkCoord| {
+            let o = c.min_voxel();
+            global * Transform3D::new(Basis::IDENTITY, Vector3::new(o.x as f32, o.y as f32, o.z as f32))
+        };
+        self.navigation.register_queued(map, chunk_transform, deadline);
+    }
+
+    fn navigation_stats(&self, d: &mut VarDictionary) {
+        d.set("nav_regions", self.navigation.region_count() as i64);
+        d.set("nav_queue", self.navigation.queued() as i64);
+        d.set("nav_bake_us_median", self.navigation.bake_us.median());
+        d.set("nav_bake_us_max", self.navigation.bake_us.max());
+        d.set("nav_register_us_median", self.navigation.register_us.median());
+    }
 }

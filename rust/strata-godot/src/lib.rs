@@ -3,13 +3,15 @@
 //! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
 //! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
-//! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`),
+//! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`), `SpawnRule`
+//! (Resource: where the game's objects start, `spawn_rule.rs`),
 //! `StrataNoise` (Resource: the generator's noises for scripts, `strata_noise.rs`),
 //! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
 //! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
-//! `water_flow.rs` switches the worlds' water flow thread; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
+//! `world_navigation.rs` its navigation regions; `world_entities.rs` its entities; `water_flow.rs` switches the worlds' water flow
+//! thread; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
 //! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
@@ -41,6 +43,7 @@ mod water_flow;
 mod world_edits;
 mod world_entities;
 mod world_host;
+mod world_navigation;
 mod world_preset;
 mod world_preview;
 mod world_sync;

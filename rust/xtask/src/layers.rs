@@ -31,7 +31,7 @@ pub const CORE_LAYERS: &[&[&str]] = &[
     &["automata"],
     &["gen3d", "gen2d"],
     &["light"],
-    &["mesh"],
+    &["mesh", "nav"],
     &["stream"],
     &["persist"],
     &["net"],

@@ -105,13 +105,15 @@ func test_chunk_world_properties() -> void:
 	var w := _world()
 	await wait_frames(2)
 	# Documented ranges: view_distance 1..32, vertical 1..16, workers 0..32, budget 0.05..100,
-	# collision 0..8, far levels 0..6. Out-of-range values are clamped (with a warning).
+	# collision 0..8, far levels 0..6, navigation 1..8. Out-of-range values are clamped (with a
+	# warning).
 	var ranges := {
 		"view_distance": [1, 32],
 		"vertical_view_distance": [1, 16],
 		"worker_threads": [0, 32],
 		"collision_distance": [0, 8],
 		"far_view_levels": [0, 6],
+		"navigation_distance": [1, 8],
 	}
 	for prop: String in ranges:
 		var lo: int = ranges[prop][0]

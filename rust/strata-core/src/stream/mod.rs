@@ -3,14 +3,15 @@
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
-//! Light for streamed chunks comes from [`lighting`]; water flow after edits from [`water_flow`]
-//! (the rules) and [`water_runner`] (the flow thread).
+//! Light for streamed chunks comes from [`lighting`], navigation meshes from [`navigation`]; water
+//! flow after edits from [`water_flow`] (the rules) and [`water_runner`] (the flow thread).
 //!
-//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`.
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav`.
 
 pub mod far_mesh;
 pub mod far_policy;
 pub mod lighting;
+pub mod navigation;
 pub mod query;
 pub mod scheduler;
 pub mod stream2d;

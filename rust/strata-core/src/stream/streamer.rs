@@ -22,7 +22,10 @@
 //! distance to the nearest viewer, collision near each, and the memory budget shared between
 //! them (each viewer's distance shrinks so that all of them fit).
 //!
-//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh` and the other `stream` modules.
+//! Chunks within a navigation distance of a viewer also get a navigation mesh, baked by the same job
+//! ([`crate::stream::navigation`], [`StreamConfig::navigation`]).
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav` and the other `stream` modules.
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
@@ -36,9 +39,11 @@ use crate::gen3d::spawns::SpawnPoint;
 use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
+use crate::nav::NavMesh;
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::{LayoutViewer, LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
+use crate::stream::navigation::{NavConfig, NavInput, StreamedChunk, bake_streamed_chunk};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
@@ -119,6 +124,10 @@ pub struct StreamConfig {
     /// into meshes, so that spawns do not depend on a render setting. `None`: such rules place
     /// nothing.
     pub spawn_light: Option<Arc<LightProps>>,
+    /// Navigation meshes for the near chunks within [`NavConfig::distance`] of a viewer, baked by
+    /// the chunk's job after meshing. `None` (the default): none. Change it while streaming
+    /// with [`Streamer::set_navigation`].
+    pub navigation: Option<Arc<NavConfig>>,
 }
 
 impl Default for StreamConfig {
@@ -138,6 +147,7 @@ impl Default for StreamConfig {
             mesh_materials: MeshMaterials::shared_default(),
             light: None,
             spawn_light: None,
+            navigation: None,
         }
     }
 }
@@ -226,6 +236,11 @@ pub struct ChunkResult {
     pub mesh_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made).
     pub is_update: bool,
+    /// The chunk's navigation mesh, when the job baked one ([`StreamConfig::navigation`],
+    /// [`Streamer::request_navigation`]); empty where nothing is walkable.
+    pub navigation: Option<NavMesh>,
+    /// Baking `navigation` on the worker (0 without).
+    pub nav_us: u32,
     job_id: u64,
 }
 
@@ -291,6 +306,8 @@ pub struct JobData {
     light: Option<Arc<LightProps>>,
     /// [`StreamConfig::spawn_light`] when the job was sent.
     spawn_light: Option<Arc<LightProps>>,
+    /// Bake a navigation mesh with this config; then `edits` also covers the bake's input box.
+    navigation: Option<Arc<NavConfig>>,
 }
 
 impl Default for JobData {
@@ -302,6 +319,7 @@ impl Default for JobData {
             materials: MeshMaterials::shared_default(),
             light: None,
             spawn_light: None,
+            navigation: None,
         }
     }
 }
@@ -418,6 +436,8 @@ pub struct Streamer {
     frame_pressure: bool,
     /// Loaded chunks whose next job must build collision ([`Streamer::request_collision`]).
     collision_requested: HashSet<ChunkCoord>,
+    /// Loaded chunks whose next job must bake navigation ([`Streamer::request_navigation`]).
+    navigation_requested: HashSet<ChunkCoord>,
     /// Mesh buffers handed back by the caller ([`Streamer::recycle`]) for the workers to reuse.
     recycle_tx: Sender<MeshBuffers>,
     /// Generated chunks the workers' light boxes read ([`VoxelCache`]).
@@ -484,6 +504,7 @@ impl Streamer {
             near_was_ready: false,
             frame_pressure: false,
             collision_requested: HashSet::new(),
+            navigation_requested: HashSet::new(),
             recycle_tx,
             voxel_cache,
             primary: None,
@@ -822,27 +843,60 @@ impl Streamer {
             return;
         }
         self.collision_requested.insert(c);
+        let nav = self.navigation_requested.contains(&c);
         let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         self.scheduler
-            .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true));
+            .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), true, nav));
+    }
+
+    /// Navigation baking from now on (`None`: none). Loaded chunks keep what they have; a host
+    /// asks for the chunks it wants baked with [`Streamer::request_navigation`].
+    pub fn set_navigation(&mut self, navigation: Option<Arc<NavConfig>>) {
+        self.config.navigation = navigation;
+        self.navigation_requested.clear();
+    }
+
+    /// Asks for a loaded chunk's navigation mesh (it came within the navigation distance after
+    /// it was built without one, or navigation was turned on): the chunk is rebuilt on a worker
+    /// and comes back as an update with it. Nothing happens without [`StreamConfig::navigation`].
+    pub fn request_navigation(&mut self, c: ChunkCoord) {
+        if !self.is_loaded(c) || self.config.navigation.is_none() {
+            return;
+        }
+        self.navigation_requested.insert(c);
+        let collision = self.collision_requested.contains(&c);
+        let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
+        self.scheduler.invalidate(StreamKey::Near(c), || {
+            Self::job_data(edits, config, viewer, StreamKey::Near(c), collision, true)
+        });
     }
 
     /// What a job for `key` takes along: a near chunk's edits, its collision (when within reach of
-    /// the viewer, or `collision`), and the mesh settings.
+    /// the viewer, or `collision`), its navigation (within the navigation distance of a viewer, or
+    /// `navigation`), and the mesh settings.
     fn job_data(
         edits: &EditMap,
         config: &StreamConfig,
         viewer: &[ViewerSpot],
         key: StreamKey,
         collision: bool,
+        navigation: bool,
     ) -> JobData {
         let ambient_occlusion = config.ambient_occlusion;
         let materials = config.mesh_materials.clone();
         match key {
             StreamKey::Near(c) => JobData {
+                navigation: config
+                    .navigation
+                    .clone()
+                    .filter(|n| navigation || n.wants(viewer.iter().map(|s| s.chunk), c)),
                 edits: if config.light.is_some() {
+                    // The light box holds the navigation box (15 voxels around the chunk).
                     let (min, size) = ChunkLighter::input_box(c);
                     edits_for_light(edits, min, size)
+                } else if let Some(n) = &config.navigation {
+                    let (min, size) = n.edit_box(c);
+                    edits.edits_in_box(min, size)
                 } else {
                     Self::edits_for(edits, c)
                 },
@@ -874,10 +928,11 @@ impl Streamer {
             }
         }
         let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
-        let requested = &mut self.collision_requested;
+        let (requested, nav_requested) = (&mut self.collision_requested, &mut self.navigation_requested);
         self.scheduler.pump(|k| {
             let requested = matches!(k, StreamKey::Near(c) if requested.remove(&c));
-            Self::job_data(edits, config, viewer, k, requested)
+            let nav = matches!(k, StreamKey::Near(c) if nav_requested.remove(&c));
+            Self::job_data(edits, config, viewer, k, requested, nav)
         });
         self.release_retired();
     }
@@ -1029,7 +1084,7 @@ impl Streamer {
     /// settings.
     fn remesh_all(&mut self, include: impl Fn(&StreamKey) -> bool) {
         let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
-        self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false));
+        self.scheduler.invalidate_all_where(include, |k| Self::job_data(edits, config, viewer, k, false, false));
     }
 
     /// Records an edit; every loaded chunk that shows voxel `p` gets a new mesh, and with light
@@ -1045,6 +1100,11 @@ impl Streamer {
             .map(|props| column_exposure(&self.generator, Some(&self.edits), props, p.x, p.z));
         self.edits.set(p, id);
         let mut chunks = EditMap::chunks_touching(p);
+        if let Some(n) = &self.config.navigation {
+            chunks.extend(n.chunks_touching(p));
+            chunks.sort_unstable();
+            chunks.dedup();
+        }
         if let (Some(props), Some(exposure_before)) = (&self.config.light, before) {
             let exposure_after = column_exposure(&self.generator, Some(&self.edits), props, p.x, p.z);
             let edit = LightEdit { pos: p, exposure_before, exposure_after };
@@ -1054,8 +1114,9 @@ impl Streamer {
         }
         let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         for c in chunks {
-            self.scheduler
-                .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+            self.scheduler.invalidate(StreamKey::Near(c), || {
+                Self::job_data(edits, config, viewer, StreamKey::Near(c), false, false)
+            });
         }
         if let Some(w) = &mut self.water {
             w.submit(&[(p, id)]);
@@ -1094,6 +1155,9 @@ impl Streamer {
                 None => self.edits.clear_at(p),
             }
             chunks.extend(EditMap::chunks_touching(p));
+            if let Some(n) = &self.config.navigation {
+                chunks.extend(n.chunks_touching(p));
+            }
         }
         if let (Some(props), Some(before)) = (&self.config.light, before) {
             for (&(x, z), &(y0, y1)) in &columns {
@@ -1123,8 +1187,9 @@ impl Streamer {
         chunks.sort_unstable();
         let (edits, config, viewer) = (&self.edits, &self.config, &self.spots[..]);
         for c in chunks {
-            self.scheduler
-                .invalidate(StreamKey::Near(c), || Self::job_data(edits, config, viewer, StreamKey::Near(c), false));
+            self.scheduler.invalidate(StreamKey::Near(c), || {
+                Self::job_data(edits, config, viewer, StreamKey::Near(c), false, false)
+            });
         }
         if let Some(w) = &mut self.water {
             w.submit_changes(batch);
@@ -1146,6 +1211,7 @@ struct Scratch {
     far: FarScratch,
     mesher: Mesher,
     lighter: ChunkLighter,
+    nav: NavInput,
 }
 
 impl Scratch {
@@ -1157,6 +1223,7 @@ impl Scratch {
             far: FarScratch::default(),
             mesher: Mesher::new(),
             lighter: ChunkLighter::default(),
+            nav: NavInput::default(),
         }
     }
 }
@@ -1204,7 +1271,7 @@ fn build_chunk(
     pack: bool,
     buffers: MeshBuffers,
 ) -> Option<ChunkResult> {
-    let Scratch { padded, columns, generation, mesher, lighter, .. } = scratch;
+    let Scratch { padded, columns, generation, mesher, lighter, nav, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
@@ -1223,6 +1290,8 @@ fn build_chunk(
             light_us: 0,
             mesh_us: 0,
             is_update: job.is_update,
+            navigation: job.payload.navigation.as_ref().map(|_| NavMesh::default()),
+            nav_us: 0,
             job_id: job.id,
         });
     }
@@ -1267,6 +1336,15 @@ fn build_chunk(
         bytes
     });
     let mesh_us = t1.elapsed().as_micros() as u32;
+    // A chunk whose bake fails (it cannot for a streamed chunk) has no navigation mesh.
+    let (navigation, nav_us) = match &job.payload.navigation {
+        Some(config) => {
+            let chunk = StreamedChunk { coord: job.coord, padded, sky, edits: &job.payload.edits };
+            let (baked, us) = bake_streamed_chunk(generator, chunk, config, generation, nav);
+            (Some(baked.unwrap_or_default()), us)
+        }
+        None => (None, 0),
+    };
     Some(ChunkResult {
         coord: job.coord,
         mesh,
@@ -1278,6 +1356,8 @@ fn build_chunk(
         light_us,
         mesh_us,
         is_update: job.is_update,
+        navigation,
+        nav_us,
         job_id: job.id,
     })
 }

@@ -1,0 +1,40 @@
+//! Navigation meshes for streamed chunks: where an agent can stand and walk, as convex polygons
+//! that a navigation server (Godot's `NavigationServer3D`) joins into one walkable world.
+//!
+//! [`bake_chunk`] is a pure function over caller-owned buffers: a chunk's voxels with a halo
+//! ([`NavSettings::input_box`]: one voxel around, one below, `agent_height` above), a table of
+//! what each block is to an agent ([`NavBlocks`]) and a reusable [`NavScratch`] → a [`NavMesh`].
+//!
+//! * A *cell* is a column position whose floor voxel is solid with `agent_height` open voxels
+//!   above it (the feet voxel and the clearance). Water is neither floor nor open: agents do not
+//!   wade or swim, and the shore is walkable. A chunk owns the cells whose feet voxel lies in it.
+//! * Cells of one height are greedy-merged into rectangles (rows along x, then across z).
+//! * A step of one voxel between neighbouring cells (the agent's climb) is a *riser*: a vertical
+//!   quad on the line between the two columns, from the lower surface to the upper one, merged
+//!   along that line, with head room over the lower cell (one more open voxel). A riser belongs to
+//!   the chunk owning its lower cell.
+//! * Polygons meet edge to edge, vertex to vertex (Godot connects the polygons of one region only
+//!   through exactly shared edges): every edge is split at every polygon corner lying on it, and
+//!   edges lying in one of the chunk's six border planes at every voxel. A chunk's border edges
+//!   so coincide exactly with its neighbour's, whatever the neighbour holds, and regions join by
+//!   their edges' exact positions (law: Seamless).
+//!
+//! A riser's two vertical sides are bent a quarter voxel outwards at mid-height, so no side is
+//! shared: where three or four steps meet at one column corner, Godot would otherwise see an edge
+//! held by more than two polygons, which it refuses.
+//!
+//! Vertices are exact integers in quarter voxels, relative to the chunk's minimum corner; every polygon's
+//! corner list starts one vertex before a corner, so its first three vertices are never collinear
+//! (Godot takes a polygon's plane from them), and flat polygons are wound with their normal up.
+//! The output depends on the voxels alone, in a fixed order (law: Deterministic).
+//!
+//! May use: `base`.
+
+mod bake;
+
+pub use bake::{
+    MAX_AGENT_HEIGHT, NavBlock, NavBlocks, NavError, NavMesh, NavScratch, NavSettings, UNITS_PER_VOXEL, bake_chunk,
+};
+
+#[cfg(test)]
+mod tests;
