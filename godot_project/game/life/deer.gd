@@ -1,6 +1,9 @@
 ## A deer of the demo: wanders over the ground of the world it belongs to and flees from the
-## player. It follows the ground with `ChunkWorld.get_height` (no physics body: it needs no
-## collision shapes near it), so it works wherever its chunk stands in the world.
+## player. Where the world has navigation (`ChunkWorld.navigation_enabled`), it walks along paths
+## of the world's navigation map (`NavigationServer3D.map_get_path`): round holes and cliffs, up
+## one-block steps. Elsewhere it heads straight and turns at steps higher than a block. It follows
+## the ground with `ChunkWorld.get_height` (no physics body: it needs no collision shapes near
+## it), so it works wherever its chunk stands in the world.
 class_name Deer
 extends Node3D
 
@@ -19,6 +22,9 @@ var _heading := Vector3.FORWARD
 var _until_turn := 0.0
 var _fleeing := false
 var _rng := RandomNumberGenerator.new()
+## The navigation path being walked (world-node space), and the next point's index.
+var _path := PackedVector3Array()
+var _next := 0
 
 
 func _ready() -> void:
@@ -42,11 +48,14 @@ func _process(delta: float) -> void:
 			_heading = away.normalized()
 		if not was_fleeing:
 			times_fled += 1
+			_plan(world, position + _heading * 12.0)
 	else:
 		_until_turn -= delta
 		if _until_turn <= 0.0:
 			_until_turn = _rng.randf_range(1.0, wander_interval)
 			_heading = Vector3.FORWARD.rotated(Vector3.UP, _rng.randf() * TAU)
+			_plan(world, position + _heading * _rng.randf_range(4.0, 10.0))
+	_follow_path()
 	var speed := flee_speed if _fleeing else walk_speed
 	var next := position + _heading * speed * delta
 	var ground := world.get_height(next.x, next.z)
@@ -57,6 +66,34 @@ func _process(delta: float) -> void:
 		return
 	position = Vector3(next.x, ground, next.z)
 	rotation.y = atan2(-_heading.x, -_heading.z)
+
+
+## Asks the world's navigation map for a path to `target`; without navigation the deer heads
+## straight.
+func _plan(world: ChunkWorld, target: Vector3) -> void:
+	_path = PackedVector3Array()
+	_next = 0
+	if not world.navigation_enabled or not world.is_inside_tree():
+		return
+	var map := world.get_world_3d().navigation_map
+	var to_local := world.global_transform.affine_inverse()
+	var found := NavigationServer3D.map_get_path(
+		map, world.to_global(position), world.to_global(target), true
+	)
+	for p in found:
+		_path.append(to_local * p)
+
+
+## Turns toward the next point of the path, skipping points already reached (a step's top and
+## bottom are two points one above the other, so only the horizontal distance counts).
+func _follow_path() -> void:
+	while _next < _path.size():
+		var d := _path[_next] - position
+		d.y = 0.0
+		if d.length() > 0.6:
+			_heading = d.normalized()
+			return
+		_next += 1
 
 
 func _threat() -> Node3D:
