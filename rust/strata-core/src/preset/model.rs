@@ -278,7 +278,7 @@ impl StructureRule {
             ));
         }
         let entity = self.entity.trim();
-        if !entity.is_empty() && !(entity.ends_with(".tscn") || entity.ends_with(".scn")) {
+        if !(entity.is_empty() || entity.ends_with(".tscn") || entity.ends_with(".scn")) {
             return Err(err(
                 "entity",
                 format!("`{}`", self.entity),
