@@ -156,6 +156,25 @@ impl WorldPreset {
         self.base_mut().emit_changed();
     }
 
+    /// `value` as an `Array[T]` of resources, or `None` with the error kept (`property` names it).
+    fn typed_array<T: GodotClass>(&mut self, property: &str, value: &Variant) -> Option<Array<Gd<T>>> {
+        let class = T::class_id();
+        value
+            .try_to::<Array<Gd<T>>>()
+            .map_err(|_| {
+                self.record_error(format!(
+                    "WorldPreset.{property}: {value} is not an Array[{class}]; allowed: an Array[{class}]"
+                ))
+            })
+            .ok()
+    }
+
+    /// A list of rules read from the RON text of storage property `key`, or `None` with the error
+    /// kept (`what` names the kind of rule).
+    fn rules_text<R>(&mut self, key: &str, what: &str, read: Result<Vec<R>, String>) -> Option<Vec<R>> {
+        read.map_err(|e| self.record_error(format!("WorldPreset.{key}: {e}; allowed: a RON list of {what} rules"))).ok()
+    }
+
     fn record_error(&mut self, message: String) {
         godot_error!("{message}");
         self.last_error = GString::from(message.as_str());
@@ -467,44 +486,31 @@ impl IResource for WorldPreset {
                 true
             }
             STRUCTURE_RULES_PROPERTY => {
-                match value.try_to::<Array<Gd<StructureRule>>>() {
-                    Ok(rules) => self.set_structure_rules(rules),
-                    Err(_) => self.record_error(format!(
-                        "WorldPreset.{STRUCTURE_RULES_PROPERTY}: {value} is not an Array[StructureRule]; allowed: an Array[StructureRule]"
-                    )),
+                if let Some(rules) = self.typed_array::<StructureRule>(STRUCTURE_RULES_PROPERTY, &value) {
+                    self.set_structure_rules(rules);
                 }
                 true
             }
             STRUCTURE_RULES_KEY => {
-                match structure_rules_from_ron(&value.to_string()) {
-                    Ok(rules) => {
-                        self.structure_rules = rules.iter().map(StructureRule::from_core).collect();
-                        self.changed();
-                    }
-                    Err(e) => self.record_error(format!(
-                        "WorldPreset.{STRUCTURE_RULES_KEY}: {e}; allowed: a RON list of structure rules"
-                    )),
+                let text = value.to_string();
+                if let Some(rules) = self.rules_text(STRUCTURE_RULES_KEY, "structure", structure_rules_from_ron(&text))
+                {
+                    self.structure_rules = rules.iter().map(StructureRule::from_core).collect();
+                    self.changed();
                 }
                 true
             }
             SPAWN_RULES_PROPERTY => {
-                match value.try_to::<Array<Gd<SpawnRule>>>() {
-                    Ok(rules) => self.set_spawn_rules(rules),
-                    Err(_) => self.record_error(format!(
-                        "WorldPreset.{SPAWN_RULES_PROPERTY}: {value} is not an Array[SpawnRule]; allowed: an Array[SpawnRule]"
-                    )),
+                if let Some(rules) = self.typed_array::<SpawnRule>(SPAWN_RULES_PROPERTY, &value) {
+                    self.set_spawn_rules(rules);
                 }
                 true
             }
             SPAWN_RULES_KEY => {
-                match spawn_rules_from_ron(&value.to_string()) {
-                    Ok(rules) => {
-                        self.spawn_rules = rules.iter().map(SpawnRule::from_core).collect();
-                        self.changed();
-                    }
-                    Err(e) => self.record_error(format!(
-                        "WorldPreset.{SPAWN_RULES_KEY}: {e}; allowed: a RON list of spawn rules"
-                    )),
+                let text = value.to_string();
+                if let Some(rules) = self.rules_text(SPAWN_RULES_KEY, "spawn", spawn_rules_from_ron(&text)) {
+                    self.spawn_rules = rules.iter().map(SpawnRule::from_core).collect();
+                    self.changed();
                 }
                 true
             }
