@@ -75,7 +75,7 @@ pub(crate) struct Entities {
     pub(crate) spawn_us: Samples,
 }
 
-/// The spawned entity's name within its chunk, for node names.
+/// The node name of an entity: its scene file's stem and its instance id (unique in the world).
 fn node_name(scene: &str, id: i64) -> String {
     let stem = scene.rsplit('/').next().unwrap_or(scene).split('.').next().unwrap_or("entity");
     format!("entity_{stem}_{id}")
