@@ -173,23 +173,9 @@ mod tests {
     /// edit brings a re-baked mesh; a chunk beyond the distance comes without, until requested.
     #[test]
     fn a_streamer_bakes_near_chunks_rebakes_after_edits_and_on_request() {
-        use crate::stream::streamer::{ChunkResult, StreamConfig, StreamResult, Streamer};
+        use crate::stream::streamer::tests::drain_until_ready as drain;
+        use crate::stream::streamer::{StreamConfig, Streamer};
         use std::sync::Arc;
-        use std::time::{Duration, Instant};
-        fn drain(s: &mut Streamer) -> Vec<ChunkResult> {
-            let start = Instant::now();
-            let mut got = Vec::new();
-            while !s.is_area_ready() {
-                assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
-                s.pump();
-                match s.try_recv() {
-                    Some(StreamResult::Near(r)) => got.push(r),
-                    Some(StreamResult::Far(_)) => {}
-                    None => std::thread::sleep(Duration::from_millis(1)),
-                }
-            }
-            got
-        }
         let g = Arc::new(Generator::new(&WorldPreset::default()).expect("default preset"));
         let config = Arc::new(NavConfig::from_materials(0, NavSettings::default(), &MeshMaterials::shared_default()));
         let mut s = Streamer::new(

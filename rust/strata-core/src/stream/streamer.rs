@@ -1392,13 +1392,14 @@ fn standing_on_ground(padded: &VoxelBuffer, s: &ScatterInstance) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::preset::model::WorldPreset;
     use std::collections::HashMap;
     use std::time::Duration;
 
-    fn drain_until_ready(s: &mut Streamer) -> Vec<ChunkResult> {
+    /// Pumps `s` until its area is ready; the near results it handed back.
+    pub(crate) fn drain_until_ready(s: &mut Streamer) -> Vec<ChunkResult> {
         let start = Instant::now();
         let mut got = Vec::new();
         while !s.is_area_ready() {
