@@ -106,7 +106,11 @@ impl Net {
     }
 
     fn stand(&mut self, peer: PeerId, at: [f32; 3]) {
-        let bytes = self.clients[&peer].pose_packet(1, Pose { position: at, yaw: 0.0, pitch: 0.0 });
+        self.stand_at_tick(peer, at, 1);
+    }
+
+    fn stand_at_tick(&mut self, peer: PeerId, at: [f32; 3], tick: u32) {
+        let bytes = self.clients[&peer].pose_packet(tick, Pose { position: at, yaw: 0.0, pitch: 0.0 });
         self.to_server.push_back((peer, bytes));
     }
 
@@ -207,6 +211,34 @@ fn a_late_joiner_and_a_reconnecting_client_catch_up_by_chunk() {
     net.to_server.push_back((3, bytes));
     net.settle();
     assert_eq!(sorted_edits(net.clients[&3].edits()), sorted_edits(net.server.edits()));
+}
+
+#[test]
+fn reach_is_measured_from_the_newest_pose_even_when_an_older_one_arrives_later() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "ada");
+    net.join(2, "bo");
+    // The pose of tick 5 (sent reliably ahead of the edit) overtakes an unreliable one of tick 4.
+    net.stand_at_tick(1, [100.0, 70.0, 0.0], 5);
+    net.stand_at_tick(1, [0.0, 70.0, 0.0], 4);
+    net.edit(1, IVec3::new(100, 68, 0), 1);
+    net.edit(1, IVec3::new(0, 68, 0), 1);
+    net.settle();
+    assert_eq!(net.rejections(1), vec![RejectReason::OutOfReach], "only the edit near the stale pose");
+    assert_eq!(net.server.stats().edits_applied, 1);
+    // The stale pose was not passed on to the others either.
+    let ada = net.clients[&1].player().expect("ada joined");
+    let seen = net.clients[&2].pose_of(ada, net.now + 1.0).expect("bo has ada's pose");
+    assert_eq!(seen.position, [100.0, 70.0, 0.0]);
+    // Ticks wrap: tick 2 after u32::MAX is newer.
+    for tick in [0x8000_0000, u32::MAX] {
+        net.stand_at_tick(1, [0.0, 70.0, 0.0], tick);
+    }
+    net.settle();
+    net.stand_at_tick(1, [300.0, 70.0, 0.0], 2);
+    net.edit(1, IVec3::new(300, 68, 0), 1);
+    net.settle();
+    assert_eq!(net.server.stats().edits_applied, 2, "{:?}", net.rejections(1));
 }
 
 #[test]

@@ -92,6 +92,8 @@ pub struct WorldSync {
     local_pose: Option<Pose>,
     /// The pose last sent: a player standing still is sent once a second.
     sent_pose: Option<Pose>,
+    /// The pose last sent on the reliable channel, ahead of an edit request.
+    reliable_pose: Option<Pose>,
     last_pose_sent: f64,
     pose_tick: u32,
     /// Chunks that streamed in on a client, to subscribe to at the next frame.
@@ -142,6 +144,7 @@ impl INode for WorldSync {
             started: Instant::now(),
             local_pose: None,
             sent_pose: None,
+            reliable_pose: None,
             last_pose_sent: f64::NEG_INFINITY,
             pose_tick: 0,
             to_subscribe: Vec::new(),
@@ -356,6 +359,8 @@ impl WorldSync {
         self.journal = None;
         self.host_view = None;
         self.to_subscribe.clear();
+        self.sent_pose = None;
+        self.reliable_pose = None;
     }
 
     /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
@@ -371,7 +376,22 @@ impl WorldSync {
         let now = self.now();
         match &mut self.role {
             Role::Client(c) if c.player().is_some() => {
+                // Reach is measured from our pose: unless the server surely has the current one,
+                // it goes first on the edits' reliable, ordered channel.
+                let pose_first = match self.local_pose {
+                    Some(pose) if self.reliable_pose != Some(pose) => {
+                        self.pose_tick = self.pose_tick.wrapping_add(1);
+                        self.reliable_pose = Some(pose);
+                        self.sent_pose = Some(pose);
+                        self.last_pose_sent = now;
+                        Some(c.pose_packet(self.pose_tick, pose))
+                    }
+                    _ => None,
+                };
                 let (request, bytes) = c.request_edit(pos, block);
+                if let Some(pose) = pose_first {
+                    self.send(SERVER_PEER, &pose, true);
+                }
                 self.send(SERVER_PEER, &bytes, true);
                 request as i64
             }

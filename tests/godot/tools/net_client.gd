@@ -169,8 +169,6 @@ func _stand_at(x: float, z: float) -> void:
 
 
 func _edits(count: int, rate: float, seed: int) -> void:
-	# Let the server have our pose first: reach is measured from it.
-	await _wait(func() -> bool: return false, 0.3)
 	var rng := RandomNumberGenerator.new()
 	rng.seed = seed
 	var pending := {}

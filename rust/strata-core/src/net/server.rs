@@ -3,8 +3,8 @@
 //! It holds the preset, the edits (applied in one order, numbered from 0 without gaps) and the
 //! players. A connection must open with `Hello` in [`PROTOCOL_VERSION`]; then its edit requests
 //! are checked in this order: rate limit (a token bucket per player), world bounds, block id
-//! (the world's library), reach (distance from the player's last reported eye position to the
-//! voxel's centre). A valid edit is applied and broadcast to everyone, the sender included, so
+//! (the world's library), reach (distance from the player's newest reported eye position, by
+//! pose tick, to the voxel's centre). A valid edit is applied and broadcast to everyone, the sender included, so
 //! every client applies the same edits in the same order. Whatever a client claims in a
 //! `PlayerState` or `Chat`, the server stamps it with the sender's own id: nobody can move or
 //! speak for another player. A malformed packet, a server-only message or anything before
@@ -65,7 +65,9 @@ pub enum Action {
 struct Player {
     id: PlayerId,
     name: String,
-    pose: Option<Pose>,
+    /// The newest pose by its tick: poses come unreliably on one channel and, ahead of an
+    /// edit, reliably on another, so an older one can arrive after a newer one.
+    pose: Option<(u32, Pose)>,
     tokens: f64,
     last_refill_s: f64,
 }
@@ -162,7 +164,10 @@ impl WorldServer {
             Message::SubscribeChunk { chunk } => self.chunk_edits(peer, chunk),
             Message::PlayerState { tick, pose, .. } => {
                 let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
-                p.pose = Some(pose);
+                if p.pose.is_some_and(|(last, _)| is_older_tick(tick, last)) {
+                    return Vec::new();
+                }
+                p.pose = Some((tick, pose));
                 let player = p.id;
                 vec![Action::Send {
                     target: Target::AllExcept(peer),
@@ -279,7 +284,7 @@ impl WorldServer {
             Some(RejectReason::OutOfBounds)
         } else if block as usize >= config.block_count {
             Some(RejectReason::UnknownBlock)
-        } else if !p.pose.is_some_and(|pose| within_reach(pose.position, pos, config.reach)) {
+        } else if !p.pose.is_some_and(|(_, pose)| within_reach(pose.position, pos, config.reach)) {
             Some(RejectReason::OutOfReach)
         } else {
             None
@@ -317,6 +322,11 @@ impl WorldServer {
             reliable: true,
         }]
     }
+}
+
+/// Whether pose tick `tick` comes before `last` (ticks wrap around).
+fn is_older_tick(tick: u32, last: u32) -> bool {
+    (tick.wrapping_sub(last) as i32) < 0
 }
 
 /// Whether voxel `p`'s centre is within `reach` of `eye`.
