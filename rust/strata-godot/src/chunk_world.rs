@@ -827,8 +827,9 @@ impl ChunkWorld {
     /// "position" (Vector3i, the voxel), "normal" (Vector3i, the face the ray entered; zero when `from` is
     /// inside it), "point" (Vector3, where the ray entered), "distance" (float) and "block"
     /// (int); `{}` when nothing is hit. Exact: every voxel the ray passes through is checked, in
-    /// order. Edits included; works anywhere, loaded or not, by generating the voxels it passes
-    /// (on the main thread, so keep rays short). A zero or non-finite direction is an error in
+    /// order. Edits included; works anywhere, loaded or not: voxels of chunks the workers
+    /// generated are read from their cache, others are generated one by one on the main thread
+    /// (so keep rays into unloaded space short). A zero or non-finite direction is an error in
     /// `last_error()` and returns `{}`.
     #[func]
     pub fn raycast(&mut self, from: Vector3, direction: Vector3, max_distance: f64) -> VarDictionary {
@@ -840,7 +841,16 @@ impl ChunkWorld {
                 return VarDictionary::new();
             }
         };
-        match world_edits::raycast_dictionary(&g, self.edits(), library.solid_table(), from, direction, max_distance) {
+        let cache = self.streamer.as_ref().map(|s| s.voxel_cache());
+        match world_edits::raycast_dictionary(
+            &g,
+            self.edits(),
+            cache,
+            library.solid_table(),
+            from,
+            direction,
+            max_distance,
+        ) {
             Ok(d) => d,
             Err(e) => {
                 self.host.error(format!("ChunkWorld.raycast: {e}"));

@@ -17,7 +17,8 @@ use strata_core::base::edits::EditMap;
 use strata_core::base::raycast::{RayError, raycast};
 use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
-use strata_core::stream::query::voxel_with_edits;
+use strata_core::stream::query::WorldVoxels;
+use strata_core::stream::voxel_cache::VoxelCache;
 
 /// The longest ray `ChunkWorld.raycast` walks, in voxels: each voxel it passes is generated on
 /// the main thread when no edit covers it.
@@ -28,14 +29,16 @@ pub const GODOT_MAX_RAY_DISTANCE: f64 = 512.0;
 pub fn raycast_dictionary(
     generator: &Generator,
     edits: Option<&EditMap>,
+    cache: Option<&VoxelCache>,
     solid: &[bool],
     from: Vector3,
     direction: Vector3,
     max_distance: f64,
 ) -> Result<VarDictionary, RayError> {
     let max = if max_distance.is_nan() { max_distance } else { max_distance.min(GODOT_MAX_RAY_DISTANCE) };
+    let mut voxels = WorldVoxels::new(generator, edits, cache);
     let hit = raycast(
-        |p| voxel_with_edits(generator, edits, p),
+        |p| voxels.get(p),
         |b| solid.get(b as usize).copied().unwrap_or(false),
         [from.x as f64, from.y as f64, from.z as f64],
         [direction.x as f64, direction.y as f64, direction.z as f64],

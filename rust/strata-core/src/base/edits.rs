@@ -54,6 +54,11 @@ impl EditMap {
         self.chunks.get(&ChunkCoord::containing(p))?.get(&local_index(local_in_chunk(p))).copied()
     }
 
+    /// The edits of chunk `c` by [`local_index`], if it has any.
+    pub fn chunk_edits(&self, c: ChunkCoord) -> Option<&BTreeMap<u16, BlockId>> {
+        self.chunks.get(&c)
+    }
+
     /// Number of edited voxels.
     pub fn len(&self) -> usize {
         self.chunks.values().map(|m| m.len()).sum()

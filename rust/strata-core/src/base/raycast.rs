@@ -88,6 +88,17 @@ pub fn raycast(
             0
         }
     });
+    // The time the ray crosses axis `a`'s next boundary out of voxel coordinate `va`, from the
+    // origin (not accumulated). An axis's time changes only when it steps, so each is computed
+    // once per voxel boundary: the same values as computing all three at every step.
+    let cross = |a: usize, va: i64| -> f64 {
+        match step[a] {
+            1 => ((va + 1) as f64 - origin[a]) / d[a],
+            -1 => (va as f64 - origin[a]) / d[a],
+            _ => f64::INFINITY,
+        }
+    };
+    let mut times = [cross(0, v[0]), cross(1, v[1]), cross(2, v[2])];
     let (mut t, mut normal) = (0.0f64, IVec3::ZERO);
     loop {
         let voxel = IVec3::new(v[0] as i32, v[1] as i32, v[2] as i32);
@@ -99,15 +110,6 @@ pub fn raycast(
             let point = [origin[0] + d[0] * t, origin[1] + d[1] * t, origin[2] + d[2] * t];
             return Ok(Some(RayHit { voxel, normal, distance: t, point, block }));
         }
-        // The time the ray crosses each axis's next boundary, from the origin (not accumulated).
-        let cross = |a: usize| -> f64 {
-            match step[a] {
-                1 => ((v[a] + 1) as f64 - origin[a]) / d[a],
-                -1 => (v[a] as f64 - origin[a]) / d[a],
-                _ => f64::INFINITY,
-            }
-        };
-        let times = [cross(0), cross(1), cross(2)];
         let next = times[0].min(times[1]).min(times[2]);
         if next > max_t {
             return Ok(None);
@@ -116,6 +118,7 @@ pub fn raycast(
         for a in (0..3).rev() {
             if times[a] == next {
                 v[a] += step[a];
+                times[a] = cross(a, v[a]);
                 let mut n = [0; 3];
                 n[a] = -step[a] as i32;
                 normal = IVec3::new(n[0], n[1], n[2]);

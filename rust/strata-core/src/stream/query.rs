@@ -6,16 +6,19 @@
 //! The 2D counterparts are [`crate::stream::stream2d::tile_with_edits`] and
 //! [`crate::stream::stream2d::top_solid_row`].
 //!
-//! May use: `base`, `gen3d`, `light`, `mesh`.
+//! May use: `base`, `gen3d`, `light`, `mesh`, and `stream`'s lighting inputs and voxel cache.
 
 use crate::base::block::{self, BlockId};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{ChunkCoord, IVec3, clamp_to_world};
-use crate::base::edits::EditMap;
+use crate::base::edits::{EditMap, local_index};
 use crate::gen3d::pipeline::Generator;
 use crate::light::{LIGHT_MAX, LIGHT_REACH, Light, LightBuffer, LightProps, LightScratch, SkyExposure};
 use crate::mesh::{ChunkMesh, Mesher};
 use crate::stream::lighting::{LightInputScratch, edits_for_light, light_inputs};
+use crate::stream::voxel_cache::{ChunkVoxels, VoxelCache};
+use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// How far below the highest candidate [`top_solid_y`] looks for ground (a dug-out shaft or a
 /// cave under the surface), in voxels.
@@ -24,6 +27,51 @@ pub const TOP_SOLID_SEARCH_DEPTH: i32 = 512;
 /// The block at `p` with `edits` applied over the generated world.
 pub fn voxel_with_edits(generator: &Generator, edits: Option<&EditMap>, p: IVec3) -> BlockId {
     edits.and_then(|e| e.get(p)).unwrap_or_else(|| generator.voxel_at(p))
+}
+
+/// The voxels of a world for a walk of nearby lookups on the calling thread (a raycast): edits
+/// first, then the generated chunks the workers' [`VoxelCache`] holds, then the generator voxel
+/// by voxel. Every source gives the same block (the cache holds the generator's own voxels), so
+/// the answer never depends on what is cached, only its speed does.
+pub struct WorldVoxels<'a> {
+    generator: &'a Generator,
+    edits: Option<&'a EditMap>,
+    cache: Option<&'a VoxelCache>,
+    /// The chunk of the last lookup, its edits and its cached voxels (looked up once a chunk).
+    current: Option<CurrentChunk<'a>>,
+}
+
+struct CurrentChunk<'a> {
+    coord: ChunkCoord,
+    edits: Option<&'a BTreeMap<u16, BlockId>>,
+    voxels: Option<Arc<ChunkVoxels>>,
+}
+
+impl<'a> WorldVoxels<'a> {
+    pub fn new(generator: &'a Generator, edits: Option<&'a EditMap>, cache: Option<&'a VoxelCache>) -> Self {
+        Self { generator, edits, cache, current: None }
+    }
+
+    /// The block at `p`, edits included.
+    pub fn get(&mut self, p: IVec3) -> BlockId {
+        let coord = ChunkCoord::containing(p);
+        let current = match &mut self.current {
+            Some(c) if c.coord == coord => c,
+            slot => slot.insert(CurrentChunk {
+                coord,
+                edits: self.edits.and_then(|e| e.chunk_edits(coord)),
+                voxels: self.cache.and_then(|cache| cache.cached(coord)),
+            }),
+        };
+        let local = p - coord.min_voxel();
+        if let Some(&b) = current.edits.and_then(|e| e.get(&local_index(local))) {
+            return b;
+        }
+        match &current.voxels {
+            Some(voxels) => voxels.get_local(local),
+            None => self.generator.voxel_at(p),
+        }
+    }
 }
 
 /// World y of the top face of the topmost solid voxel in column (x, z), edits included: a solid
@@ -101,6 +149,7 @@ pub fn light_at(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gen3d::scratch::GenScratch;
     use crate::preset::model::WorldPreset;
 
     fn generator() -> Generator {
@@ -114,6 +163,35 @@ mod tests {
             y -= 1;
         }
         y + 1
+    }
+
+    #[test]
+    fn world_voxels_answer_the_same_from_edits_cache_and_generator() {
+        let g = generator();
+        let ground = g.surface_height(5, 5);
+        let mut edits = EditMap::new();
+        for i in 0..40 {
+            edits.set(IVec3::new(i - 20, ground - 2 + i % 5, 5), (i % 7) as BlockId);
+        }
+        let cache = VoxelCache::new(usize::MAX / 2);
+        let (mut buffer, mut scratch) = (VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), GenScratch::default());
+        let c = ChunkCoord::containing(IVec3::new(5, ground, 5));
+        // Half the box's chunks cached, half not: every voxel must read the same either way.
+        for c in [c, ChunkCoord::new(c.x - 1, c.y, c.z), ChunkCoord::new(c.x, c.y - 1, c.z)] {
+            cache.chunk(&g, c, &mut buffer, &mut scratch);
+        }
+        let mut cached = WorldVoxels::new(&g, Some(&edits), Some(&cache));
+        let mut plain = WorldVoxels::new(&g, Some(&edits), None);
+        for y in ground - 40..ground + 8 {
+            for z in -3..12 {
+                for x in -40..40 {
+                    let p = IVec3::new(x, y, z);
+                    let expected = voxel_with_edits(&g, Some(&edits), p);
+                    assert_eq!(cached.get(p), expected, "{p:?} through the cache");
+                    assert_eq!(plain.get(p), expected, "{p:?} generated");
+                }
+            }
+        }
     }
 
     #[test]

@@ -1007,6 +1007,12 @@ impl Streamer {
         })
     }
 
+    /// The generated chunks the workers keep ([`VoxelCache`]): queries on the main thread read
+    /// them instead of generating (`query::WorldVoxels`).
+    pub fn voxel_cache(&self) -> &VoxelCache {
+        &self.voxel_cache
+    }
+
     /// Chunks in the workers' voxel cache and the bytes they count for.
     pub fn voxel_cache_usage(&self) -> (usize, usize) {
         self.voxel_cache.usage()

@@ -45,7 +45,7 @@ impl ChunkVoxels {
 
     /// The block at chunk-local `l` (each component in `0..32`).
     #[inline]
-    fn get_local(&self, l: IVec3) -> BlockId {
+    pub fn get_local(&self, l: IVec3) -> BlockId {
         match self {
             ChunkVoxels::Uniform(id) => *id,
             ChunkVoxels::Dense(d) => d[((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize],
@@ -84,6 +84,12 @@ impl VoxelCache {
     pub fn usage(&self) -> (usize, usize) {
         let e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         (e.map.len(), e.bytes)
+    }
+
+    /// The generator's voxels of chunk `c` when the cache holds them; never generates, so a
+    /// caller on the main thread only waits for the lookup.
+    pub fn cached(&self, c: ChunkCoord) -> Option<Arc<ChunkVoxels>> {
+        self.entries.lock().unwrap_or_else(|p| p.into_inner()).map.get(&c).cloned()
     }
 
     /// The generator's voxels of chunk `c`: from the cache, or generated (with `scratch`, into
