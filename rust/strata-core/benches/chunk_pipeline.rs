@@ -10,7 +10,9 @@
 //!
 //! `worker_area` runs the streaming worker over the 4 × 3 × 4 chunks around the origin's surface
 //! for the default world and for the same world with cottages, ruins and crypts in most cells
-//! (`structures`): the cost of structures per chunk, side by side.
+//! (`structures`): the cost of structures per chunk, side by side; `generate_area` and
+//! `mesh_area` split it into generation (placing and stamping) and meshing (the faces the
+//! structures add).
 //!
 //! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
 
@@ -173,5 +175,41 @@ fn naive_baseline(bencher: divan::Bencher, chunk: usize) {
             }
         }
         black_box(common::block_mesh_quads(&voxels, &mut buffer))
+    });
+}
+
+/// [`worker_area`]'s meshing alone, over the chunks generated beforehand: structures add faces
+/// (walls, windows, roofs), and meshing costs by the faces; the quads of both worlds are
+/// printed first.
+#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+fn mesh_area(bencher: divan::Bencher, world: &str) {
+    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
+    let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+    let mut columns = ColumnGrid::default();
+    let mut scratch = GenScratch::default();
+    let chunks: Vec<VoxelBuffer> = area_coords()
+        .into_iter()
+        .map(|c| {
+            g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch);
+            padded.clone()
+        })
+        .collect();
+    let mut mesher = Mesher::new();
+    let mut mesh = ChunkMesh::default();
+    let quads: usize = chunks
+        .iter()
+        .map(|p| {
+            mesher.mesh(p, &mut mesh);
+            mesh.quad_count()
+        })
+        .sum();
+    eprintln!("mesh_area {world}: {quads} quads in {} chunks", chunks.len());
+    bencher.bench_local(|| {
+        let mut quads = 0;
+        for p in &chunks {
+            mesher.mesh(p, &mut mesh);
+            quads += mesh.quad_count();
+        }
+        black_box(quads)
     });
 }

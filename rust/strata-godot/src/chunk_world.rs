@@ -49,7 +49,7 @@ use strata_core::nav::NavSettings;
 use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
 use strata_core::stream::navigation::{MAX_NAVIGATION_DISTANCE, NavConfig};
-use strata_core::stream::query::{generated_chunk_mesh, top_solid_y};
+use strata_core::stream::query::{WorldVoxels, generated_chunk_mesh, top_solid_y};
 use strata_core::stream::scheduler::max_workers;
 use strata_core::stream::streamer::{
     ChunkResult, MAX_VERTICAL_VIEW_DISTANCE, MAX_VIEW_DISTANCE, MEMORY_BUDGET_MB_RANGE, StreamConfig, StreamKey,
@@ -755,7 +755,9 @@ impl ChunkWorld {
             return id as i64;
         }
         let Some(g) = self.generator() else { return 0 };
-        g.voxel_at(q) as i64
+        // The workers' cached chunks answer without generating (the same block either way).
+        let cache = self.streamer.as_ref().map(|s| s.voxel_cache());
+        WorldVoxels::new(&g, None, cache).get(q) as i64
     }
 
     /// The light at voxel `p`, 0 to 15: the brighter of its sky light and block light, as the

@@ -129,6 +129,9 @@ pub struct Mesher {
     /// those ids only take the fast voxel pass.
     single_liquid: Option<BlockId>,
     simple_below: BlockId,
+    /// Per id: air, `single_liquid` or a solid opaque block (the fast pass's classes), wherever
+    /// it stands in the library.
+    simple: Vec<bool>,
     /// Whether solid faces carry ambient occlusion (see [`Mesher::set_ambient_occlusion`]).
     ambient_occlusion: bool,
 }
@@ -165,6 +168,7 @@ impl Mesher {
             layers: Vec::new(),
             single_liquid: None,
             simple_below: 0,
+            simple: Vec::new(),
             ambient_occlusion: true,
         };
         m.set_materials(materials);
@@ -218,6 +222,12 @@ impl Mesher {
         }
         self.single_liquid = single_liquid;
         self.simple_below = simple_below as BlockId;
+        self.simple = self
+            .class
+            .iter()
+            .enumerate()
+            .map(|(id, &c)| c == CLASS_AIR || c == simple || (single_liquid == Some(id as BlockId)))
+            .collect();
         self.colors = (0..=count)
             .map(|k| {
                 let l = look(k);
@@ -449,7 +459,36 @@ impl Mesher {
                 let last = self.class.len() - 1;
                 let solid_bit = if collision { CLASS_PHYSICS } else { CLASS_SOLID }.trailing_zeros();
                 let bit = |c: u8, class: u8| ((c >> class.trailing_zeros()) & 1) as u64;
+                // Rows of only air, the one liquid and solid opaque blocks (most rows of a box
+                // with a few glass panes, torches or ores) take the fast pass's classes: solid
+                // and opaque are then the same mask, and there is no cutout or transparent face.
+                #[allow(unused_mut)]
+                let mut simple_rows = false;
+                #[cfg(target_arch = "x86_64")]
+                if WIDE
+                    && px >= 16
+                    && let Some(liquid_id) = self.single_liquid
+                {
+                    if air.len() < rows {
+                        air.resize(rows, 0);
+                    }
+                    // SAFETY: as for the fast pass above.
+                    unsafe {
+                        class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
+                    };
+                    simple_rows = true;
+                }
                 for (k, row) in data.chunks_exact(px).take(rows).enumerate() {
+                    let simple_ids = &self.simple;
+                    if simple_rows
+                        && (row.iter().fold(0, |m, &id| m.max(id)) < self.simple_below
+                            || row.iter().all(|&id| simple_ids.get(id as usize).copied().unwrap_or(false)))
+                    {
+                        opaque[k] = solid[k];
+                        cutout[k] = 0;
+                        transparent[k] = 0;
+                        continue;
+                    }
                     let (mut sm, mut om, mut cm, mut tm, mut lm) = (0u64, 0u64, 0u64, 0u64, 0u64);
                     for (x, &id) in row.iter().enumerate() {
                         let c = self.class[(id as usize).min(last)];
