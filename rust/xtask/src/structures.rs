@@ -67,7 +67,8 @@ impl Drawing<'_> {
 /// The watchtower (see the module's doc).
 pub fn watchtower() -> Result<StructureTemplate> {
     let (w, h, d) = (7, 18, 7);
-    let mut t = Drawing { size: IVec3::new(w, h, d), cells: vec![KEEP; (w * h * d) as usize], library: default_library() };
+    let mut t =
+        Drawing { size: IVec3::new(w, h, d), cells: vec![KEEP; (w * h * d) as usize], library: default_library() };
     t.fill((0, 0, 0), (w - 1, 2, d - 1), "stone")?;
     t.fill((0, 3, 0), (w - 1, h - 1, d - 1), "air")?;
     t.fill((0, 3, 0), (w - 1, 3, d - 1), "planks")?;
