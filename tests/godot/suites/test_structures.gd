@@ -337,3 +337,26 @@ func test_a_save_made_with_other_structures_warns_when_it_loads() -> void:
 	none.load_world(path)
 	assert_true(none.last_error().contains("other structures"), none.last_error())
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
+
+
+func test_the_demo_places_its_watchtower_from_the_vox_file() -> void:
+	var preset := WorldPreset.new()
+	preset.seed = 99
+	DemoLife.add_rules(preset)
+	DemoLife.add_structure_rules(preset)
+	DemoLife.add_structure_rules(preset)
+	var names := preset.get_structure_rules().map(
+		func(r: StructureRule) -> String: return r.structure
+	)
+	assert_eq(names, ["cottage", "ruin", "crypt", "watchtower"], "added once")
+	var w := _world_with([] as Array[Structure], preset)
+	DemoLife.add_structures(w)
+	DemoLife.add_structures(w)
+	assert_eq(w.structures.size(), 1, "added once")
+	var found := w.get_structures_in(AABB(Vector3(-800, 0, -800), Vector3(1600, 1, 1600)))
+	var towers := found.filter(func(s: Dictionary) -> bool: return s["structure"] == "watchtower")
+	assert_gt(
+		towers.size(), 0, "watchtowers among %d structures: %s" % [found.size(), w.last_error()]
+	)
+	var differing := _cells_differing(w, w.structures[0], towers[0])
+	assert_eq(differing[0], 0, "the tower stands: %s" % differing[1])
