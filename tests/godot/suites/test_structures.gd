@@ -360,3 +360,22 @@ func test_the_demo_places_its_watchtower_from_the_vox_file() -> void:
 	)
 	var differing := _cells_differing(w, w.structures[0], towers[0])
 	assert_eq(differing[0], 0, "the tower stands: %s" % differing[1])
+
+
+func test_the_preview_shows_a_worlds_own_structures() -> void:
+	var preset := _tower_preset("watchtower", 48)
+	var preview := WorldPreview.new()
+	var failed := preview.render_now(preset, Vector2i.ZERO, 64, 4.0, 0)
+	assert_eq(failed, {}, "the watchtower is none of the shipped structures")
+	assert_true(preview.last_error().contains("`watchtower`"), preview.last_error())
+	preview.own_structures = [Structure.from_vox(WATCHTOWER, "watchtower")] as Array[Structure]
+	var images := preview.render_now(preset, Vector2i.ZERO, 64, 4.0, 0)
+	assert_eq(images.size(), 4, preview.last_error())
+	var odd := Structure.create("odd", Vector3i(1, 1, 1))
+	odd.set_block_name(0, 0, 0, "marble")
+	preview.own_structures = [odd] as Array[Structure]
+	assert_eq(preview.request(preset, Vector2i.ZERO, 64, 4.0, 0), -1)
+	assert_true(
+		preview.last_error().contains("structures[0]") and preview.last_error().contains("marble"),
+		preview.last_error()
+	)
