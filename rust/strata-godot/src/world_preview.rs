@@ -152,7 +152,7 @@ impl WorldPreview {
         let (size, cell, cave_y) = (size_px as u32, cell_size as f32, cave_y as i32);
         let spawned = std::thread::Builder::new().name("strata-preview".into()).spawn(move || {
             let cancelled = || current.load(Ordering::Relaxed) != job;
-            render(&core, own.as_deref(), load, center, (size, cell, cave_y), coarse, &cancelled, |part| {
+            render((&core, own.as_deref()), load, center, (size, cell, cave_y), coarse, &cancelled, |part| {
                 let _ = sender.send((job, part));
             });
         });
@@ -201,7 +201,7 @@ impl WorldPreview {
         let Ok(own) = self.resolved_structures("WorldPreview.render_now") else { return out };
         let mut failed = None;
         let dims = (size_px as u32, cell_size as f32, cave_y as i32);
-        render(&core, own.as_deref(), load, (center.x, center.y), dims, false, &|| false, |part| match part {
+        render((&core, own.as_deref()), load, (center.x, center.y), dims, false, &|| false, |part| match part {
             Part::Maps(m) => {
                 out.set("height", &image(&m.height).to_variant());
                 out.set("biomes", &image(&m.biomes).to_variant());
@@ -398,13 +398,13 @@ impl WorldPreview {
     }
 }
 
-/// Makes the preview of `core` and hands each part to `send` as soon as it is done: the map
-/// images (a half-size picture first when `coarse`), then the cave slice; `dims` is (pixels
-/// across, voxels per pixel, cave slice height). Stops early, sending nothing more, once
-/// `cancelled` returns true.
+/// Makes the preview of `world` (a core preset and the world's own structure library, None for
+/// the shipped structures) and hands each part to `send` as soon as it is done: the map images
+/// (a half-size picture first when `coarse`), then the cave slice; `dims` is (pixels across,
+/// voxels per pixel, cave slice height). Stops early, sending nothing more, once `cancelled`
+/// returns true.
 fn render(
-    core: &strata_core::WorldPreset,
-    structures: Option<&StructureLibrary>,
+    (core, structures): (&strata_core::WorldPreset, Option<&StructureLibrary>),
     load: Option<WorkerLoad>,
     center: (i32, i32),
     dims: (u32, f32, i32),
