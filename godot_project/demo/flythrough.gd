@@ -71,6 +71,8 @@ func _ready() -> void:
 	if entities:
 		preset = preset.duplicate() as WorldPreset
 		DemoLife.add_rules(preset)
+		DemoLife.add_structures(world)
+		DemoLife.add_structure_rules(preset)
 	world.preset = preset
 	world.view_distance = view_distance
 	world.far_view_levels = far_levels

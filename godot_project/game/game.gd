@@ -42,6 +42,8 @@ var session: NetSession
 
 func _ready() -> void:
 	args = RunArgs.from_command_line()
+	# Before any preset or save names them, and on a joining client before the host's preset.
+	DemoLife.add_structures(world)
 	var shared: Dictionary = GameState.pending.get("multiplayer", {})
 	if shared.is_empty():
 		setup.begin(GameState.pending, args)

@@ -65,6 +65,7 @@ func pick_world(request: Dictionary, args: RunArgs) -> Dictionary:
 			else:
 				push_warning("WorldSetup: " + from_code.last_error())
 		DemoLife.add_rules(world.preset)
+		DemoLife.add_structure_rules(world.preset)
 	else:
 		preset_path = str(saved.get("preset_path", ""))
 	return saved

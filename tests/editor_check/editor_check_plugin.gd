@@ -4,7 +4,9 @@
 ## plugin's viewport input (`_forward_3d_gui_input` with mouse events through a camera looking
 ## down): a dig stroke and a paint stroke, undone and redone through the editor's
 ## `EditorUndoRedoManager`; saves the scene and writes the voxels it expects to
-## `EXPECTED_FILE`, which `runtime_check.gd` compares in a running game. Prints one
+## `EXPECTED_FILE`, which `runtime_check.gd` compares in a running game. Then it picks two
+## corners with the capture tool and saves that box through the toolbar as a `Structure`
+## (`CAPTURE_FILE`), which must hold the world's voxels of the box. Prints one
 ## `EDITOR_CHECK` line and quits with exit code 0 (passed) or 1 (failed). Started by
 ## `cargo xtask test` (rust/xtask/src/editor_check.rs).
 @tool
@@ -23,6 +25,8 @@ const STRATA_PLUGIN := "res://addons/strata/editor/strata_plugin.gd"
 const EXPECTED_FILE := "res://editor_check_expected.txt"
 ## Half the edge of the box of voxels compared around each stroke.
 const AROUND := 3
+## Where the capture check saves the box it picks.
+const CAPTURE_FILE := "res://editor_check_capture.tres"
 
 var _frames := 0
 var _opened := false
@@ -69,6 +73,8 @@ func _process(_delta: float) -> void:
 	if viewer.is_equal_approx(FAR_POINT) and world.is_area_ready() and near < NEAR:
 		_done = true
 		var problem := await _paint_check(world)
+		if problem == "":
+			problem = _capture_check(world)
 		_done = false
 		_finish(
 			problem == "", summary + (" paint: passed" if problem == "" else " paint: " + problem)
@@ -191,6 +197,65 @@ func _paint_check(world: ChunkWorld) -> String:
 		return "cannot write %s" % EXPECTED_FILE
 	file.store_string("\n".join(lines) + "\n")
 	file.close()
+	return ""
+
+
+## Clicks two corners with the Strata plugin's capture tool (through a camera looking down) and
+## saves the box through its toolbar; "" when the saved `Structure` holds the world's voxels of
+## that box, else what did not hold.
+func _capture_check(world: ChunkWorld) -> String:
+	var strata := _strata_plugin()
+	var paint: StrataWorldPaint = strata.call("get_paint")
+	var toolbar: StrataPaintToolbar = strata.get("_toolbar")
+	var view := SubViewport.new()
+	view.size = Vector2i(200, 200)
+	var camera := Camera3D.new()
+	view.add_child(camera)
+	add_child(view)
+	var centre := Vector2(100, 100)
+	var picked: Array = []
+	var on_picked := func(_w: ChunkWorld, a: Vector3i, b: Vector3i) -> void:
+		picked.append_array([a, b])
+	paint.region_picked.connect(on_picked)
+	paint.tool = StrataWorldPaint.Tool.CAPTURE
+	var corners: Array = []
+	var problem := ""
+	for column: Vector2i in [Vector2i(980, -697), Vector2i(986, -692)]:
+		var top := world.get_height(column.x, column.y)
+		camera.global_transform = Transform3D(
+			Basis.from_euler(Vector3(-PI / 2, 0, 0)),
+			Vector3(column.x + 0.5, top + 30.0, column.y + 0.5)
+		)
+		var ray := world.raycast(
+			camera.project_ray_origin(centre), camera.project_ray_normal(centre), 200.0
+		)
+		if ray.is_empty():
+			problem = "capture: no ground under the camera at %s" % column
+			break
+		corners.append(ray["position"])
+		var down: int = strata.call("_forward_3d_gui_input", camera, _button(centre, true))
+		strata.call("_forward_3d_gui_input", camera, _button(centre, false))
+		if down != AFTER_GUI_INPUT_STOP:
+			problem = "the plugin did not take the capture click"
+			break
+	paint.tool = StrataWorldPaint.Tool.NONE
+	paint.region_picked.disconnect(on_picked)
+	view.queue_free()
+	if problem != "":
+		return problem
+	if picked != corners:
+		return "capture: picked %s, wanted %s" % [picked, corners]
+	toolbar.call("_on_structure_path_chosen", CAPTURE_FILE)
+	var saved := (
+		ResourceLoader.load(CAPTURE_FILE, "", ResourceLoader.CACHE_MODE_IGNORE) as Structure
+	)
+	if saved == null:
+		return "capture: no Structure saved at %s" % CAPTURE_FILE
+	var expected := world.capture_structure(corners[0], corners[1], "editor_check_capture")
+	if saved.cells != expected.cells or saved.blocks != expected.blocks:
+		return "capture: the saved structure is not the box's voxels"
+	if saved.get_size() != expected.get_size() or saved.structure_name != "editor_check_capture":
+		return "capture: saved %s of %s" % [saved.structure_name, saved.get_size()]
 	return ""
 
 

@@ -11,7 +11,7 @@ use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use strata_core::gen3d::columns::ColumnGrid;
 use strata_core::gen3d::pipeline::{Generator, GeneratorError};
 use strata_core::gen3d::scratch::GenScratch;
-use strata_core::gen3d::structure_library::{SHIPPED_STRUCTURES, shipped_structures};
+use strata_core::gen3d::structure_library::{SHIPPED_STRUCTURES, shipped_structures, shipped_structures_with};
 use strata_core::gen3d::structures::{KEEP, Placement, StructureError, StructureLibrary, StructureTemplate};
 use strata_core::preset::fingerprint::fingerprint;
 use strata_core::preset::model::{StructurePlacement, StructureRule, WorldPreset};
@@ -331,4 +331,31 @@ fn the_far_view_shows_a_cottage_s_silhouette() {
         assert!(h_with >= top as f32 - stride, "level {level}: far top {h_with} under the roof at {top}");
         assert!(h_with > h_plain + 2.0, "level {level}: {h_with} is the ground's {h_plain}");
     }
+}
+
+#[test]
+fn a_worlds_own_structures_join_the_shipped_ones_and_replace_one_of_the_same_name() {
+    let lib = default_library();
+    let tower = StructureTemplate::new("tower", IVec3::new(3, 5, 3), vec![1; 45]).unwrap();
+    let cottage = StructureTemplate::new("cottage", IVec3::new(2, 2, 2), vec![KEEP; 8]).unwrap();
+    let all = shipped_structures_with(lib, vec![tower.clone(), cottage.clone()]);
+    assert_eq!(all.names(), ["cottage", "ruin", "crypt", "tower"]);
+    assert_eq!(all.get("cottage").unwrap().as_ref(), &cottage, "the world's own cottage replaces the shipped one");
+    assert_eq!(all.get("tower").unwrap().cells(), tower.cells());
+    assert_ne!(all.fingerprint(), shipped_structures(lib).unwrap().fingerprint());
+
+    // The preset check knows the world's own structures; the shipped-only check does not.
+    let mut p = WorldPreset::default();
+    p.structures.rules = vec![rule("tower", StructurePlacement::Surface, 16, 1.0)];
+    Generator::check_preset_with_structures(&p, lib, &all, |_| unreachable!()).unwrap();
+    let e = Generator::check_preset_with_library_and_loader(&p, lib, |_| unreachable!()).unwrap_err();
+    assert!(e.to_string().contains("`tower`"), "{e}");
+    p.structures.rules[0].structure = "castle".into();
+    let e = Generator::check_preset_with_structures(&p, lib, &all, |_| unreachable!()).unwrap_err();
+    assert!(e.to_string().contains("castle") && e.to_string().contains("tower"), "{e}");
+    // Placed the same as by the generator built with the library.
+    p.structures.rules[0].structure = "tower".into();
+    let g = Generator::with_structure_library(&p, lib, &all, |_| unreachable!()).unwrap();
+    let q = g.structures_in((0, 0), (512, 512));
+    assert!(!q.is_empty() && q.iter().all(|q| q.size == IVec3::new(3, 5, 3)), "{q:?}");
 }

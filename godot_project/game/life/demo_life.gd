@@ -1,11 +1,14 @@
 ## The demo's own objects and where they start: deer on the ground, chests on cave floors and in
-## crypts, and cottages and ruins on the surface. A game adds its library to a preset as spawn
-## and structure rules, as `add_rules` does.
+## crypts, and cottages, ruins and watchtowers on the surface. A game adds its library to a preset
+## as spawn and structure rules, as `add_rules` does, and its own structures to the world, as
+## `add_structures` does.
 class_name DemoLife
 extends RefCounted
 
 const DEER := "res://game/life/deer.tscn"
 const CHEST := "res://game/life/chest.tscn"
+## The demo's own structure: a MagicaVoxel file written by `cargo xtask structures`.
+const WATCHTOWER := "res://game/structures/watchtower.vox"
 
 
 ## Adds the demo's spawn rules and structures to `preset`, each unless it has its own.
@@ -34,3 +37,34 @@ static func add_rules(preset: WorldPreset) -> void:
 	chest.depth_min = 6
 	chest.depth_max = 120
 	preset.set_spawn_rules([deer, chest] as Array[SpawnRule])
+
+
+## Gives `world` the demo's own structures (the watchtower, read from its `.vox` file) unless it
+## has them. A world needs them before a preset or save whose rules name them.
+static func add_structures(world: ChunkWorld) -> void:
+	if world == null:
+		return
+	for s in world.structures:
+		if s != null and s.structure_name == "watchtower":
+			return
+	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
+	if tower == null:
+		return
+	var all := world.structures
+	all.append(tower)
+	world.structures = all
+
+
+## Adds a rule for the watchtowers to `preset` unless it has one; a world of it needs
+## `add_structures` first.
+static func add_structure_rules(preset: WorldPreset) -> void:
+	if preset == null:
+		return
+	var rules := preset.get_structure_rules()
+	for r in rules:
+		if r.structure == "watchtower":
+			return
+	var tower := StructureRule.create("watchtower", 192, 0.5)
+	tower.sink = 3
+	rules.append(tower)
+	preset.set_structure_rules(rules)

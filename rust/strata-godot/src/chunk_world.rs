@@ -58,6 +58,7 @@ use strata_core::stream::streamer::{
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod edit_tools;
+mod own_structures;
 use strata_core::base::edit_history::{EditHistory, VoxelChange};
 
 /// The nodes that show one loaded chunk.
@@ -101,6 +102,18 @@ pub struct ChunkWorld {
     #[var(set)]
     #[export]
     block_library: Option<Gd<BlockLibrary>>,
+    /// The world's own structures, which its preset's `structure_rules` may name besides the
+    /// shipped ones (`cottage`, `ruin`, `crypt`; one of the same name replaces a shipped one).
+    /// Their block names are looked up in `block_library` when the world builds: a name it lacks
+    /// stops the world from building, the error (naming the structure and block) in
+    /// `last_error()`. Setting it rebuilds the world (edits kept); after changing a
+    /// `Structure` in place, set the array again. Saves keep a fingerprint of them
+    /// (`get_structures_fingerprint()`): `load_world` warns when a save was made with others.
+    #[var(set)]
+    #[export]
+    structures: Array<Option<Gd<crate::structure::Structure>>>,
+    /// `structures` resolved through the library, or None when to be resolved again.
+    resolved_structures: Option<own_structures::Resolved>,
     /// A material for every chunk surface in place of the addon's block shaders (which sample
     /// the library's texture array): a user's own shader reads `UV` (in voxels), `UV2.x` (the
     /// face's layer in `BlockLibrary.build_texture_array()`), `UV2.y` (the face's light: sky
@@ -298,6 +311,8 @@ impl INode3D for ChunkWorld {
             preset: None,
             viewer: NodePath::default(),
             block_library: None,
+            structures: Array::new(),
+            resolved_structures: None,
             material_override: None,
             light_enabled: true,
             daylight: 1.0,
@@ -557,8 +572,12 @@ impl ChunkWorld {
     #[func]
     pub fn configuration_warnings(&self) -> PackedStringArray {
         let node = self.to_gd().upcast::<Node>();
-        let mut out =
-            config_warnings::preset_warnings("ChunkWorld", self.preset.as_ref(), self.block_library.as_ref(), true);
+        let mut out = match self.structures_warning() {
+            Some(w) => w,
+            None => {
+                config_warnings::preset_warnings("ChunkWorld", self.preset.as_ref(), self.block_library.as_ref(), true)
+            }
+        };
         out.extend(config_warnings::viewer_warning::<Node3D>(&node, &self.viewer, "ChunkWorld", "Camera3D"));
         if self.preset.is_none() {
             out.extend(config_warnings::library_warning(self.block_library.as_ref()));
@@ -1084,7 +1103,19 @@ impl ChunkWorld {
     #[func]
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
+        self.resolved_structures = None;
         self.redraw();
+        self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_structures(&mut self, value: Array<Option<Gd<crate::structure::Structure>>>) {
+        self.structures = value;
+        self.resolved_structures = None;
+        if self.streamer.is_some() {
+            self.stop_streaming();
+            self.ensure_streamer();
+        }
         self.base_mut().update_configuration_warnings();
     }
 
@@ -1179,6 +1210,7 @@ impl ChunkWorld {
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
         self.host.set_entities(self.entities.snapshot());
+        self.note_structures_for_save();
         let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
         self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
@@ -1196,6 +1228,7 @@ impl ChunkWorld {
                 self.restart_with(preset, edits);
                 self.replace_entities(entities);
                 self.edits_replaced(before);
+                self.check_loaded_structures(&path);
                 Error::OK
             }
             Err(code) => code,
@@ -1418,7 +1451,7 @@ impl ChunkWorld {
             return Some(s.generator().clone());
         }
         let library = self.library().unwrap_or(std::borrow::Cow::Borrowed(default_library()));
-        self.host.generator(self.preset.as_ref(), &library)
+        self.build_generator(&library)
     }
 
     /// Starts streaming (in the tree only: out of it, edits are kept for the next start).

@@ -3,6 +3,7 @@
 //! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
 //! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
 //! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
+//! `Structure` (Resource: a voxel model from a `.vox` file or a region, `structure.rs`),
 //! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`), `SpawnRule`
 //! (Resource: where the game's objects start, `spawn_rule.rs`),
 //! `StrataNoise` (Resource: the generator's noises for scripts, `strata_noise.rs`),
@@ -37,6 +38,7 @@ mod materials;
 mod meshes;
 mod spawn_rule;
 mod strata_noise;
+mod structure;
 mod structure_rule;
 mod user_profiles;
 mod water_flow;

@@ -31,6 +31,7 @@ use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
 use strata_core::persist::entities::EntityDeltas;
 use strata_core::persist::save::{
@@ -49,13 +50,18 @@ fn identity(preset: Option<&Gd<WorldPreset>>) -> PresetIdentity {
     }
 }
 
-/// What a generator was built from: the preset's identity and the fingerprint of the block
-/// library its biome rows' block names were resolved through.
+/// What a generator was built from: the preset's identity, the fingerprint of the block
+/// library its biome rows' block names were resolved through, and that of the world's own
+/// structure library (0: the shipped structures only).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct BuildIdentity {
     preset: PresetIdentity,
     library: u64,
+    structures: u64,
 }
+
+/// A world's own structure library (the shipped structures and its own) and its fingerprint.
+pub(crate) type OwnStructures<'a> = Option<(&'a Arc<StructureLibrary>, u64)>;
 
 /// The core preset of `preset`, or the default preset when there is none.
 pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::WorldPreset {
@@ -71,12 +77,14 @@ pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
     }
 
     /// Builds the generator for a world made of the blocks of `library` (the biome rows' block
-    /// names are resolved through it); `heightmap` is the file
-    /// [`HostedGenerator::heightmap_path`] named, loaded. The error is the message
-    /// `last_error()` shows after "cannot build the world: ".
+    /// names are resolved through it) whose structure rules name structures of `structures`
+    /// (None: the shipped ones); `heightmap` is the file [`HostedGenerator::heightmap_path`]
+    /// named, loaded. The error is the message `last_error()` shows after "cannot build the
+    /// world: ".
     fn build(
         preset: &strata_core::WorldPreset,
         library: &CoreLibrary,
+        structures: Option<&StructureLibrary>,
         heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String>;
 }
@@ -91,6 +99,7 @@ impl HostedGenerator for Generator {
     fn build(
         preset: &strata_core::WorldPreset,
         library: &CoreLibrary,
+        structures: Option<&StructureLibrary>,
         heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String> {
         let loaded = |path: &str| {
@@ -99,7 +108,11 @@ impl HostedGenerator for Generator {
                 source: std::io::Error::other("the heightmap was not loaded"),
             })
         };
-        Generator::with_library_and_loader(preset, library, loaded).map_err(|e| e.to_string())
+        match structures {
+            Some(s) => Generator::with_structure_library(preset, library, s, loaded),
+            None => Generator::with_library_and_loader(preset, library, loaded),
+        }
+        .map_err(|e| e.to_string())
     }
 }
 
@@ -109,6 +122,7 @@ impl HostedGenerator for Generator2D {
     fn build(
         preset: &strata_core::WorldPreset,
         _library: &CoreLibrary,
+        _structures: Option<&StructureLibrary>,
         _heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String> {
         Generator2D::new(preset).map_err(|e| e.to_string())
@@ -121,6 +135,7 @@ struct PendingBuild<G> {
     id: BuildIdentity,
     preset: strata_core::WorldPreset,
     library: Arc<CoreLibrary>,
+    structures: Option<Arc<StructureLibrary>>,
     /// Main-thread reading still to do (a packed file), then None.
     load: Option<HeightmapLoad>,
     /// The worker's answer, once it was started.
@@ -181,7 +196,27 @@ impl<G> WorldHost<G> {
     where
         G: HostedGenerator,
     {
-        let id = BuildIdentity { preset: identity(preset), library: library.fingerprint() };
+        self.generator_with(preset, library, None)
+    }
+
+    /// [`WorldHost::generator`] for a world that brings its own structures (`structures`: the
+    /// structure library and its fingerprint; None: the shipped ones); another fingerprint
+    /// builds again.
+    pub(crate) fn generator_with(
+        &mut self,
+        preset: Option<&Gd<WorldPreset>>,
+        library: &CoreLibrary,
+        structures: OwnStructures,
+    ) -> Option<Arc<G>>
+    where
+        G: HostedGenerator,
+    {
+        let id = BuildIdentity {
+            preset: identity(preset),
+            library: library.fingerprint(),
+            structures: structures.map_or(0, |(_, key)| key),
+        };
+        let structures = structures.map(|(s, _)| s.clone());
         if self.built_for == Some(id) {
             return self.generator.clone();
         }
@@ -196,11 +231,12 @@ impl<G> WorldHost<G> {
                 Some(Lookup::Load(load)) => {
                     self.generator = None;
                     let library = Arc::new(library.clone());
-                    self.pending = Some(PendingBuild { id, preset: core, library, load: Some(load), answer: None });
+                    self.pending =
+                        Some(PendingBuild { id, preset: core, library, structures, load: Some(load), answer: None });
                     return self.poll_pending();
                 }
             };
-            let built = G::build(&core, library, heightmap);
+            let built = G::build(&core, library, structures.as_deref(), heightmap);
             return self.finish_build(id, built);
         }
         self.poll_pending()
@@ -224,9 +260,12 @@ impl<G> WorldHost<G> {
             let (tx, rx) = mpsc::channel();
             let preset = p.preset.clone();
             let library = p.library.clone();
+            let structures = p.structures.clone();
             let spawned = std::thread::Builder::new().name("strata-heightmap".into()).spawn(move || {
-                let built =
-                    ready.finish().map_err(|e| e.to_string()).and_then(|map| G::build(&preset, &library, Some(map)));
+                let built = ready
+                    .finish()
+                    .map_err(|e| e.to_string())
+                    .and_then(|map| G::build(&preset, &library, structures.as_deref(), Some(map)));
                 let _ = tx.send(built);
             });
             if let Err(e) = spawned {
@@ -406,6 +445,10 @@ impl<G> WorldHost<G> {
 
     pub(crate) fn set_state(&mut self, key: GString, value: GString) {
         self.state.insert(key.to_string(), value.to_string());
+    }
+
+    pub(crate) fn remove_state(&mut self, key: &str) {
+        self.state.remove(key);
     }
 
     pub(crate) fn get_state(&self, key: GString, default: GString) -> GString {

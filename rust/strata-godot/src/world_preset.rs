@@ -666,6 +666,20 @@ impl WorldPreset {
         }
     }
 
+    /// `validate_with_library` for a world whose structure rules name structures of
+    /// `structures` (the shipped ones and the world's own): "" when valid, else the error.
+    pub(crate) fn validate_with_structures(
+        &self,
+        library: &strata_core::base::block_library::BlockLibrary,
+        structures: &strata_core::gen3d::structures::StructureLibrary,
+    ) -> String {
+        let core = self.core();
+        match Generator::check_preset_with_structures(&core, library, structures, heightmaps::load_now) {
+            Ok(()) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
     /// This preset as versioned RON text (`format: "strata-preset", version: 1`), for sharing.
     #[func]
     pub fn to_ron(&self) -> GString {

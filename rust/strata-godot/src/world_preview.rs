@@ -10,9 +10,11 @@
 //! workers and joins them (a few milliseconds), so none outlives the extension at exit. The editor's preview dock and
 //! the demo's "customize world" screen both use this class.
 //!
-//! May use: `strata_core::gen3d` (generator, preview images), `world_preset`, `heightmaps`.
+//! May use: `strata_core::gen3d` (generator, preview images, structures), `world_preset`,
+//! `structure`, `heightmaps`.
 
 use crate::heightmaps::{self, WorkerLoad};
+use crate::structure::{Structure, resolve_world_structures};
 use crate::world_preset::WorldPreset;
 use crossbeam_channel::{Receiver, Sender, unbounded};
 use godot::classes::image::Format;
@@ -24,6 +26,7 @@ use std::time::Instant;
 use strata_core::base::block_library::default_library;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::preview::{PreviewImage, PreviewMaps, cave_slice, preview_maps};
+use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::HeightmapError;
 
 /// Largest preview edge, in pixels (a bigger picture is slower than a live preview should be).
@@ -71,6 +74,11 @@ pub struct WorldPreview {
     last_error: GString,
     /// The workers started and not yet seen finished, joined on drop.
     workers: Vec<std::thread::JoinHandle<()>>,
+    /// The world's own structures that the previewed preset's rules may name besides the shipped
+    /// ones (a `ChunkWorld`'s `structures`), their blocks looked up in the default library when
+    /// a request starts; a structure that does not resolve fails the request, naming it.
+    #[var]
+    own_structures: Array<Option<Gd<Structure>>>,
 }
 
 #[godot_api]
@@ -94,6 +102,7 @@ impl IRefCounted for WorldPreview {
             shown_job: 0,
             last_error: GString::new(),
             workers: Vec::new(),
+            own_structures: Array::new(),
         }
     }
 }
@@ -125,6 +134,10 @@ impl WorldPreview {
             self.last_error = message.as_str().into();
             return -1;
         }
+        let own = match self.resolved_structures("WorldPreview.request") {
+            Ok(own) => own,
+            Err(()) => return -1,
+        };
         let preset = preset.expect("checked above");
         let core = preset.bind().core().into_owned();
         let load: Option<WorkerLoad> =
@@ -139,7 +152,7 @@ impl WorldPreview {
         let (size, cell, cave_y) = (size_px as u32, cell_size as f32, cave_y as i32);
         let spawned = std::thread::Builder::new().name("strata-preview".into()).spawn(move || {
             let cancelled = || current.load(Ordering::Relaxed) != job;
-            render(&core, load, center, (size, cell, cave_y), coarse, &cancelled, |part| {
+            render((&core, own.as_deref()), load, center, (size, cell, cave_y), coarse, &cancelled, |part| {
                 let _ = sender.send((job, part));
             });
         });
@@ -185,9 +198,10 @@ impl WorldPreview {
         };
         let load: Option<WorkerLoad> =
             (core.height.heightmap_weight > 0.0).then(|| heightmaps::worker_load(&core.height.heightmap_path));
+        let Ok(own) = self.resolved_structures("WorldPreview.render_now") else { return out };
         let mut failed = None;
         let dims = (size_px as u32, cell_size as f32, cave_y as i32);
-        render(&core, load, (center.x, center.y), dims, false, &|| false, |part| match part {
+        render((&core, own.as_deref()), load, (center.x, center.y), dims, false, &|| false, |part| match part {
             Part::Maps(m) => {
                 out.set("height", &image(&m.height).to_variant());
                 out.set("biomes", &image(&m.biomes).to_variant());
@@ -368,12 +382,29 @@ fn check_arguments(
     problem.map_or(Ok(()), Err)
 }
 
-/// Makes the preview of `core` and hands each part to `send` as soon as it is done: the map
-/// images (a half-size picture first when `coarse`), then the cave slice; `dims` is (pixels
-/// across, voxels per pixel, cave slice height). Stops early, sending nothing more, once
-/// `cancelled` returns true.
+impl WorldPreview {
+    /// `own_structures` resolved through the default library (None: none), or Err after
+    /// recording the error of the call `what`.
+    fn resolved_structures(&mut self, what: &str) -> Result<Option<Arc<StructureLibrary>>, ()> {
+        match resolve_world_structures("WorldPreview", &self.own_structures, default_library()) {
+            Ok(own) => Ok(own.map(|w| w.library)),
+            Err(e) => {
+                let message = format!("{what}: {e}");
+                godot_error!("{message}");
+                self.last_error = message.as_str().into();
+                Err(())
+            }
+        }
+    }
+}
+
+/// Makes the preview of `world` (a core preset and the world's own structure library, None for
+/// the shipped structures) and hands each part to `send` as soon as it is done: the map images
+/// (a half-size picture first when `coarse`), then the cave slice; `dims` is (pixels across,
+/// voxels per pixel, cave slice height). Stops early, sending nothing more, once `cancelled`
+/// returns true.
 fn render(
-    core: &strata_core::WorldPreset,
+    (core, structures): (&strata_core::WorldPreset, Option<&StructureLibrary>),
     load: Option<WorkerLoad>,
     center: (i32, i32),
     dims: (u32, f32, i32),
@@ -388,7 +419,11 @@ fn render(
             Err(HeightmapError::Io { path: "".into(), source: std::io::Error::other("the heightmap was not loaded") })
         }
     };
-    let generator = match Generator::with_library_and_loader(core, default_library(), loader) {
+    let built = match structures {
+        Some(s) => Generator::with_structure_library(core, default_library(), s, loader),
+        None => Generator::with_library_and_loader(core, default_library(), loader),
+    };
+    let generator = match built {
         Ok(g) => g,
         Err(e) => {
             send(Part::Failed(format!("the preset cannot be previewed: {e}")));

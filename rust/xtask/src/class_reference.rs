@@ -26,6 +26,7 @@ pub const CLASSES: &[&str] = &[
     "BlockType",
     "ChunkWorld",
     "ChunkWorld2D",
+    "Structure",
     "StructureRule",
     "SpawnRule",
     "UserProfiles",

@@ -36,6 +36,7 @@ mod preview;
 #[cfg(test)]
 mod render_selftest;
 mod setup;
+mod structures;
 mod test_project;
 mod test_suite;
 mod textures;
@@ -90,6 +91,8 @@ commands:
                               --check-fresh unpacks it into an empty project and streams a world
   textures [--check]          draw the default block textures (16x16 PNGs from seeded noise) into
                               godot_project/addons/strata/textures/blocks/ (--check: fail if stale)
+  structures [--check]        write the demo's structures (built in code) as MagicaVoxel .vox files into
+                              godot_project/game/structures/ (--check: fail if stale)
 
 environment:
   GODOT=/path/to/godot        use this Godot (must be >= 4.6) instead of PATH / .tools/godot
@@ -169,6 +172,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),
         "textures" => textures::run(rest),
+        "structures" => structures::run(rest),
         "package" => package::run(rest).map(|()| ExitCode::SUCCESS),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");

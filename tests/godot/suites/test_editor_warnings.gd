@@ -27,6 +27,7 @@ const CLASSES := [
 	"Biome",
 	"BiomeTable",
 	"UserProfiles",
+	"Structure",
 	"StructureRule",
 	"SpawnRule",
 	"WorldPreview",

@@ -1,6 +1,7 @@
-## The 3D viewport's toolbar for painting a selected ChunkWorld: the tool (off, paint, dig),
-## the block painted (by name, from the world's block library) and the brush radius. It only
-## sets the fields of a `StrataWorldPaint`.
+## The 3D viewport's toolbar for painting a selected ChunkWorld: the tool (off, paint, dig,
+## capture), the block painted (by name, from the world's block library) and the brush radius. It
+## sets the fields of a `StrataWorldPaint`, and saves the box the capture tool picks as a
+## `Structure` resource (`ChunkWorld.capture_structure`) where a file dialog says.
 @tool
 class_name StrataPaintToolbar
 extends HBoxContainer
@@ -8,11 +9,15 @@ extends HBoxContainer
 ## The largest brush radius offered, in voxels.
 const MAX_RADIUS := 8.0
 
-var paint: StrataWorldPaint
+var paint: StrataWorldPaint:
+	set = set_paint
 
 var _tool := OptionButton.new()
 var _block := OptionButton.new()
 var _radius := SpinBox.new()
+var _save_dialog := EditorFileDialog.new()
+## The box the capture tool picked, waiting for the dialog: [world, from, to].
+var _region: Array = []
 
 
 func _init() -> void:
@@ -22,7 +27,11 @@ func _init() -> void:
 	_tool.add_item("Select", StrataWorldPaint.Tool.NONE)
 	_tool.add_item("Paint", StrataWorldPaint.Tool.PAINT)
 	_tool.add_item("Dig", StrataWorldPaint.Tool.DIG)
-	_tool.tooltip_text = "Paint places the block against the face under the mouse; Dig removes voxels."
+	_tool.add_item("Save region as structure", StrataWorldPaint.Tool.CAPTURE)
+	_tool.tooltip_text = (
+		"Paint places the block against the face under the mouse; Dig removes voxels; "
+		+ "Save region as structure: click two corners, then choose the .tres file."
+	)
 	_tool.item_selected.connect(_on_tool_selected)
 	add_child(_tool)
 	_block.tooltip_text = "The block Paint places."
@@ -36,6 +45,21 @@ func _init() -> void:
 	_radius.tooltip_text = "Brush radius in voxels (0: one voxel)."
 	_radius.value_changed.connect(_on_radius_changed)
 	add_child(_radius)
+	_save_dialog.file_mode = EditorFileDialog.FILE_MODE_SAVE_FILE
+	_save_dialog.access = EditorFileDialog.ACCESS_RESOURCES
+	_save_dialog.add_filter("*.tres", "Structure")
+	_save_dialog.title = "Save region as structure"
+	_save_dialog.file_selected.connect(_on_structure_path_chosen)
+	add_child(_save_dialog)
+
+
+## Uses `value` and saves the boxes its capture tool picks.
+func set_paint(value: StrataWorldPaint) -> void:
+	if paint != null and paint.region_picked.is_connected(_on_region_picked):
+		paint.region_picked.disconnect(_on_region_picked)
+	paint = value
+	if paint != null:
+		paint.region_picked.connect(_on_region_picked)
 
 
 ## Lists the blocks of `world`'s library (all but air) and keeps the chosen one if it has it.
@@ -70,3 +94,26 @@ func _on_block_selected(index: int) -> void:
 func _on_radius_changed(value: float) -> void:
 	if paint != null:
 		paint.radius = value
+
+
+func _on_region_picked(world: ChunkWorld, from: Vector3i, to: Vector3i) -> void:
+	_region = [world, from, to]
+	_save_dialog.current_file = "structure.tres"
+	_save_dialog.popup_file_dialog()
+
+
+func _on_structure_path_chosen(path: String) -> void:
+	if _region.size() != 3 or not is_instance_valid(_region[0]):
+		return
+	var world: ChunkWorld = _region[0]
+	var structure := world.capture_structure(_region[1], _region[2], path.get_file().get_basename())
+	_region = []
+	if structure == null:
+		push_warning("Strata capture: " + world.last_error())
+		return
+	var error := ResourceSaver.save(structure, path)
+	if error != OK:
+		push_warning("Strata capture: cannot save %s (%s)" % [path, error_string(error)])
+		return
+	EditorInterface.get_resource_filesystem().scan()
+	print("Strata capture: saved %s (%s voxels)" % [path, structure.get_size()])

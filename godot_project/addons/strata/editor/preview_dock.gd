@@ -15,6 +15,9 @@ const SIZE_PX := 128
 ## The preset shown; null shows nothing.
 var preset: WorldPreset:
 	set = set_preset
+## The world's own structures the preset's rules may name (a ChunkWorld's `structures`).
+var structures: Array[Structure] = []:
+	set = set_structures
 ## Milliseconds from the newest change (preset, field, zoom, cave height) to its first map
 ## images on screen (a quick half-size picture; the full one follows); -1 before the first.
 var last_update_ms := -1.0
@@ -72,6 +75,11 @@ func set_preset(value: WorldPreset) -> void:
 	_mark_dirty()
 
 
+func set_structures(value: Array[Structure]) -> void:
+	structures = value
+	_mark_dirty()
+
+
 ## Zoom: voxels per map pixel.
 func set_cell_size(voxels: float) -> void:
 	_cell.value = voxels
@@ -112,6 +120,7 @@ func _request() -> void:
 		return
 	var title := preset.get("name") as String
 	_source.text = "%s · seed %d · %s" % [title, preset.get("seed"), preset.fingerprint()]
+	_preview.own_structures = structures
 	_job = _preview.request(preset, Vector2i.ZERO, SIZE_PX, _cell.value, int(_cave_y.value))
 	_job_changed_usec = _changed_usec
 	_changed_usec = 0

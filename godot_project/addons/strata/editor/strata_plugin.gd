@@ -111,7 +111,9 @@ static func worlds_in(root: Node) -> Array[ChunkWorld]:
 func _on_edited_object_changed() -> void:
 	var edited := EditorInterface.get_inspector().get_edited_object()
 	if edited is WorldPreset:
+		_preview.structures = [] as Array[Structure]
 		_preview.preset = edited as WorldPreset
 	elif edited is ChunkWorld:
 		var world := edited as ChunkWorld
+		_preview.structures = world.structures
 		_preview.preset = world.preset if world.preset != null else WorldPreset.new()

@@ -3,13 +3,18 @@
 ## every event and sets a sphere of voxels there (the chosen block against the face hit, or air
 ## at the voxel hit), all in one edit group; when the stroke ends its changes become one action
 ## of Godot's `EditorUndoRedoManager` (`ChunkWorld.apply_edit_changes` forwards and back). The
-## edits are saved with the scene through `ChunkWorld.edits_data`.
+## edits are saved with the scene through `ChunkWorld.edits_data`. The capture tool picks two
+## corners (the voxels hit by two clicks) and announces the box with `region_picked`, which the
+## toolbar saves as a `Structure`.
 @tool
 class_name StrataWorldPaint
 extends RefCounted
 
+## The capture tool picked the second corner of a box of `world` (both corners included).
+signal region_picked(world: ChunkWorld, from: Vector3i, to: Vector3i)
+
 ## What a stroke does.
-enum Tool { NONE, PAINT, DIG }
+enum Tool { NONE, PAINT, DIG, CAPTURE }
 
 ## The longest ray from the camera, in voxels (ChunkWorld.raycast walks at most 512).
 const MAX_RAY := 512.0
@@ -26,6 +31,8 @@ var _undo_redo: EditorUndoRedoManager
 var _world: ChunkWorld = null
 ## Voxels changed by the stroke so far.
 var _changed := 0
+## The capture tool's first corner, once picked.
+var _corner: Variant = null
 
 
 func _init(undo_redo: EditorUndoRedoManager) -> void:
@@ -38,6 +45,13 @@ func forward_input(world: ChunkWorld, camera: Camera3D, event: InputEvent) -> bo
 	if tool == Tool.NONE or world == null or camera == null:
 		return false
 	var button := event as InputEventMouseButton
+	if tool == Tool.CAPTURE:
+		if button == null or button.button_index != MOUSE_BUTTON_LEFT:
+			return false
+		if button.pressed:
+			var screen := button.position
+			pick_corner(world, camera.project_ray_origin(screen), camera.project_ray_normal(screen))
+		return true
 	if button != null and button.button_index == MOUSE_BUTTON_LEFT:
 		if button.pressed:
 			begin_stroke(world)
@@ -88,8 +102,10 @@ func stroke_ray(origin: Vector3, direction: Vector3) -> bool:
 	return true
 
 
-## Ends the stroke in progress: its changes become one undoable editor action.
+## Ends the stroke in progress: its changes become one undoable editor action. Forgets a
+## capture's first corner.
 func end_stroke() -> void:
+	_corner = null
 	if _world == null:
 		return
 	var world := _world
@@ -104,6 +120,25 @@ func end_stroke() -> void:
 	_undo_redo.add_do_method(world, &"apply_edit_changes", changes, false)
 	_undo_redo.add_undo_method(world, &"apply_edit_changes", changes, true)
 	_undo_redo.commit_action(false)
+
+
+## Picks the voxel the ray from `origin` along `direction` (global space) hits as a corner of
+## the box to capture: the first, or the second, which emits `region_picked`; false when the ray
+## hits nothing.
+func pick_corner(world: ChunkWorld, origin: Vector3, direction: Vector3) -> bool:
+	var local_direction := world.global_transform.basis.inverse() * direction
+	var hit := world.raycast(world.to_local(origin), local_direction, MAX_RAY)
+	if hit.is_empty():
+		return false
+	var at: Vector3i = hit["position"]
+	if _corner == null:
+		_corner = at
+		print("Strata capture: first corner %s; click the second" % at)
+		return true
+	var from: Vector3i = _corner
+	_corner = null
+	region_picked.emit(world, from, at)
+	return true
 
 
 ## True while a stroke is in progress.

@@ -172,6 +172,25 @@ impl Generator {
         Ok(())
     }
 
+    /// [`Generator::check_preset_with_library_and_loader`] whose structure rules name structures
+    /// of `structures`, as [`Generator::with_structure_library`] builds them: the error that
+    /// constructor would report.
+    pub fn check_preset_with_structures(
+        preset: &WorldPreset,
+        library: &BlockLibrary,
+        structures: &StructureLibrary,
+        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
+    ) -> Result<(), GeneratorError> {
+        preset.validate_with_library(library)?;
+        if preset.height.heightmap_weight > 0.0 {
+            load(preset.height.heightmap_path.trim())?;
+        }
+        Caves::new(preset.seed, &preset.caves)?;
+        let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
+        Structures::new(preset, table, structures)?;
+        Ok(())
+    }
+
     /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
     /// is the field without the lattice, at column centres). For benchmarks and comparisons
     /// only: its world is not the preset's.

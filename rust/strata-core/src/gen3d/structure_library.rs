@@ -26,6 +26,17 @@ pub fn shipped_structures(library: &BlockLibrary) -> Result<StructureLibrary, St
     Ok(StructureLibrary::new(vec![cottage(library)?, ruin(library)?, crypt(library)?]))
 }
 
+/// The structure library of a world that brings its own structures: the shipped ones made of
+/// `library`'s blocks (left out when `library` lacks one of their blocks), then `own` in order,
+/// a structure of a shipped one's name replacing it.
+pub fn shipped_structures_with(library: &BlockLibrary, own: Vec<StructureTemplate>) -> StructureLibrary {
+    let mut all = shipped_structures(library).unwrap_or_default();
+    for t in own {
+        all.insert(t);
+    }
+    all
+}
+
 /// A template being built: cells by block name, resolved at the end.
 struct Builder<'a> {
     name: &'static str,

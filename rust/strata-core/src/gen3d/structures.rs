@@ -195,6 +195,11 @@ impl StructureTemplate {
         self.size
     }
 
+    /// Every cell, x fastest, then z, then y: block ids and [`KEEP`].
+    pub fn cells(&self) -> &[BlockId] {
+        &self.cells
+    }
+
     /// The cell at `l` (inside the size), a block id or [`KEEP`].
     pub fn get(&self, l: IVec3) -> BlockId {
         self.cells[((l.y * self.size.z + l.z) * self.size.x + l.x) as usize]
