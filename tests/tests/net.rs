@@ -430,9 +430,13 @@ fn a_late_joiner_receives_the_entity_deltas_of_each_chunk_it_subscribes_to() {
     // A late joiner: the subscription brings the chunk's edits, then its entity deltas.
     net.join(2, "late");
     assert!(net.clients[&2].entity_deltas().is_empty(), "nothing before the chunk streams in");
+    // A change now reaches the early one only: the late one has not subscribed yet.
+    net.publish(&host_entities(6.0, 0));
+    assert_eq!(net.entity_events(1), vec![here, here]);
+    assert!(net.entity_events(2).is_empty() && net.clients[&2].entity_deltas().is_empty());
     net.subscribe(2, here);
     assert_eq!(net.entity_events(2), vec![here]);
-    assert_eq!(deltas_of(net.clients[&2].entity_deltas(), here), deltas_of(&host_entities(5.0, 0), here));
+    assert_eq!(deltas_of(net.clients[&2].entity_deltas(), here), deltas_of(&host_entities(6.0, 0), here));
     // A chunk without deltas: edits only, the client's own spawn rules give its objects.
     net.subscribe(2, ChunkCoord::new(5, 2, 5));
     assert_eq!(net.entity_events(2), vec![here]);
@@ -476,11 +480,11 @@ fn entity_updates_apply_in_order_and_only_changes_travel() {
     net.publish(&EntityDeltas::default());
     assert!(net.clients[&1].entity_deltas().is_empty(), "{:?}", net.clients[&1].entity_deltas());
     assert_eq!(net.entity_events(1).len(), 12);
-    // A chunk the client has not synced: left out (its subscription brings the newest).
+    // A chunk nobody subscribed to: nothing is sent (a subscription brings the newest).
     let far = ChunkCoord::new(9, 2, 9);
     let mut d = EntityDeltas::default();
     d.remove_spawn(far, 1);
-    net.publish(&d);
+    assert_eq!(net.server.publish_entities(&d, net.now), vec![], "no subscriber");
     assert!(net.clients[&1].entity_deltas().is_empty());
     net.subscribe(1, far);
     assert!(net.clients[&1].entity_deltas().is_spawn_removed(far, 1));

@@ -10,8 +10,8 @@
 //!
 //! Entities: the host's `ChunkWorld` is their authority. Ten times a second at most, the server
 //! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
-//! objects) and sends each chunk whose deltas changed to everyone; a chunk subscription brings
-//! the chunk's deltas too. A client's world is a replica (`ChunkWorld.is_entity_authority()`
+//! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
+//! subscription brings the chunk's deltas too. A client's world is a replica (`ChunkWorld.is_entity_authority()`
 //! false): its spawn rules start the same objects, the server's deltas remove, add, move
 //! (interpolated) and change them. Nothing a client does to its entities is sent.
 //!

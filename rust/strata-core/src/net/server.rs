@@ -12,9 +12,9 @@
 //!
 //! Entities: the host's world is their authority. It hands the server its entity deltas (how
 //! the objects differ from what the spawn rules give: [`EntityDeltas`]) at most every
-//! [`ENTITY_PUBLISH_INTERVAL_S`]; the server sends each chunk whose deltas changed to everyone
-//! (`ChunkEntities`, reliable: each replaces the last, so a chunk's last word always arrives),
-//! and answers a chunk subscription with the chunk's deltas after its edits, so a late joiner
+//! [`ENTITY_PUBLISH_INTERVAL_S`]; the server sends each chunk whose deltas changed to the players
+//! subscribed to it (`ChunkEntities`, reliable: each replaces the last, so a chunk's last word
+//! always arrives), and answers a chunk subscription with the chunk's deltas after its edits, so a late joiner
 //! sees every moved, changed, added and removed object. Clients send no entity changes.
 //!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`.
@@ -28,7 +28,7 @@ use crate::net::protocol::{
 use crate::persist::entities::{EntityDeltas, EntityRecord};
 use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A connection, as the transport numbers it (Godot's peer id).
 pub type PeerId = i64;
@@ -85,6 +85,8 @@ struct Player {
     pose: Option<(u32, Pose)>,
     tokens: f64,
     last_refill_s: f64,
+    /// The chunks it subscribed to: the entity updates it is sent.
+    chunks: HashSet<ChunkCoord>,
 }
 
 /// Counters for tests, logs and the load test.
@@ -93,7 +95,7 @@ pub struct ServerStats {
     pub edits_applied: u64,
     pub edits_rejected: u64,
     pub peers_dropped: u64,
-    /// `ChunkEntities` broadcasts (a chunk's entity deltas changed).
+    /// Chunks whose entity deltas changed at a publication (each sent to its subscribers).
     pub entity_updates: u64,
     /// Entity records left out of a chunk's deltas because the packet would have been too large
     /// (or past [`MAX_CHUNK_ENTITY_RECORDS`]): clients keep the spawned objects there.
@@ -150,7 +152,7 @@ impl WorldServer {
     }
 
     /// The host world's entity deltas now (its `snapshot`): every chunk whose deltas differ
-    /// from the last published ones is sent to everyone.
+    /// from the last published ones is sent to the players subscribed to it.
     pub fn publish_entities(&mut self, deltas: &EntityDeltas, now_s: f64) -> Vec<Action> {
         self.entities_published_s = now_s;
         let mut fresh: BTreeMap<ChunkCoord, ChunkEntityDeltas> = BTreeMap::new();
@@ -177,7 +179,12 @@ impl WorldServer {
                 continue;
             }
             self.stats.entity_updates += 1;
-            out.push(Action::Send { target: Target::All, message: chunk_entities(c, &now), reliable: true });
+            let message = chunk_entities(c, &now);
+            for (&peer, p) in &self.players {
+                if p.chunks.contains(&c) {
+                    out.push(Action::Send { target: Target::Peer(peer), message: message.clone(), reliable: true });
+                }
+            }
             if now == ChunkEntityDeltas::default() {
                 self.entities.remove(&c);
             } else {
@@ -345,7 +352,8 @@ impl WorldServer {
             reliable: true,
         });
         let tokens = self.config.edit_burst;
-        self.players.insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN });
+        self.players
+            .insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN, chunks: HashSet::new() });
         out
     }
 
@@ -400,6 +408,9 @@ impl WorldServer {
         let min = chunk.min_voxel();
         if !voxel_in_world(min) {
             return Vec::new();
+        }
+        if let Some(p) = self.players.get_mut(&peer) {
+            p.chunks.insert(chunk);
         }
         let edits: Vec<(u16, u16)> = self
             .edits
