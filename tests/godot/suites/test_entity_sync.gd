@@ -1,7 +1,8 @@
 ## Entities in a shared world: a host and clients in one Godot process over ENet on 127.0.0.1,
 ## each with its own ChunkWorld. The host's entities are the authority; on a client the spawn
 ## rules start the same objects and the server's entity deltas move (interpolated), change,
-## remove and add them; a late joiner sees all of it.
+## remove and add them; a late joiner sees all of it, and an object walking across a chunk border
+## stays one node.
 extends StrataTestCase
 
 const HOST := "127.0.0.1"
@@ -229,3 +230,29 @@ func test_the_hosts_entity_changes_reach_clients_and_late_joiners() -> void:
 	# Leaving gives the client's world its own entities back.
 	ada.leave()
 	assert_true(ada_world.is_entity_authority(), "ada's world acts on its own again")
+
+
+func test_an_entity_crossing_a_chunk_border_keeps_its_replica() -> void:
+	var host_world := _world(6262)
+	var server := _sync(host_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	assert_true(await _settle(host_world), "the host's world settles")
+	var walker: Node3D = _entities(host_world)[0]
+	# Near the border of chunks x = 0 and x = 1 first (a jump: the client may make a new node).
+	var before := Vector3(30.5, walker.position.y, 8.25)
+	walker.position = before
+	var joined := await _join(host_world, 3, "bo")
+	var bo_world: ChunkWorld = joined[0]
+	var replica := _entity_near(bo_world, before)
+	assert_true(replica != null, "bo has the walker by the border")
+	# Three metres on, into the next chunk: the same node glides there.
+	var after := before + Vector3(3, 0, 0)
+	assert_ne(ChunkWorld.chunk_of(before), ChunkWorld.chunk_of(after), "a chunk border between")
+	walker.position = after
+	assert_true(
+		await wait_until(func() -> bool: return _entity_near(bo_world, after) != null, 10.0),
+		"the replica reached %s" % after
+	)
+	assert_true(is_instance_valid(replica), "not freed on the way")
+	assert_true(_entity_near(bo_world, after) == replica, "the same node across the border")
+	assert_true(_mirrors(host_world, bo_world), "bo mirrors the host")
