@@ -1,14 +1,17 @@
 //! Shared worlds without a network: one `WorldServer` and several `WorldClient`s exchanging the
 //! real packets in one process. Every client ends with the server's edits, in the server's
-//! order; late joiners catch up through chunk snapshots; every kind of abuse is refused and the
-//! server keeps serving.
+//! order; late joiners catch up through chunk snapshots (edits and entity deltas); every kind of
+//! abuse is refused and the server keeps serving.
 
 use std::collections::{HashMap, VecDeque};
 use strata_core::WorldPreset;
 use strata_core::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
 use strata_core::net::client::{ClientError, ClientEvent, WorldClient};
-use strata_core::net::protocol::{Message, Pose, RejectReason};
-use strata_core::net::server::{Action, PeerId, ServerConfig, ServerStats, Target, WorldServer};
+use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
+use strata_core::net::server::{
+    Action, ENTITY_PUBLISH_INTERVAL_S, PeerId, ServerConfig, ServerStats, Target, WorldServer,
+};
+use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
 
 /// A server, its clients and the packets in flight (reliable and in order, as ENet's channel).
@@ -300,7 +303,10 @@ fn abuse_is_refused_and_the_server_keeps_serving() {
     net.settle();
     assert_eq!(net.clients[&1].edits().get(IVec3::new(50, 68, 50)), Some(2));
     assert_eq!(net.server.stats().peers_dropped, 4);
-    assert_eq!(net.server.stats(), &ServerStats { edits_applied: 8, edits_rejected: 3 + 98 + 15, peers_dropped: 4 });
+    assert_eq!(
+        net.server.stats(),
+        &ServerStats { edits_applied: 8, edits_rejected: 3 + 98 + 15, peers_dropped: 4, ..Default::default() }
+    );
 }
 
 #[test]
@@ -309,11 +315,11 @@ fn joining_with_another_protocol_or_a_bad_name_is_refused_with_the_reason() {
     let old = Message::Hello { protocol: 99, name: "old".into() }.encode();
     let actions = server.handle_packet(5, &old, 0.0);
     let Action::Send { message: Message::Refused { reason }, .. } = &actions[0] else { panic!("{actions:?}") };
-    assert!(reason.contains("protocol 1") && reason.contains("99"), "{reason}");
+    assert!(reason.contains(&format!("protocol {PROTOCOL_VERSION}")) && reason.contains("99"), "{reason}");
     let mut client = WorldClient::new("old");
     let err = client.handle_packet(&actions[0].clone().message_bytes(), 0.0).unwrap_err();
     assert!(matches!(err, ClientError::Refused(_)));
-    let bad = Message::Hello { protocol: 1, name: "a\u{7}b".into() }.encode();
+    let bad = Message::Hello { protocol: PROTOCOL_VERSION, name: "a\u{7}b".into() }.encode();
     let actions = server.handle_packet(6, &bad, 0.0);
     assert!(
         matches!(&actions[0], Action::Send { message: Message::Refused { reason }, .. } if reason.contains("name"))
@@ -324,7 +330,7 @@ fn joining_with_another_protocol_or_a_bad_name_is_refused_with_the_reason() {
 #[test]
 fn a_welcome_whose_preset_rebuilds_differently_is_a_clear_error() {
     let welcome = Message::Welcome {
-        protocol: 1,
+        protocol: PROTOCOL_VERSION,
         player: 1,
         preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
         fingerprint: "0123456789abcdef".into(),
@@ -350,6 +356,180 @@ fn remote_players_are_interpolated_between_poses() {
     let mid = net.clients[&1].pose_of(b, 1.05).unwrap();
     assert!((mid.position[0] - 0.5).abs() < 1e-4 && (mid.position[2] - 1.0).abs() < 1e-4, "{mid:?}");
     assert_eq!(net.clients[&1].pose_of(b, 5.0).unwrap().position, [1.0, 70.0, 2.0]);
+}
+
+impl Net {
+    fn subscribe(&mut self, peer: PeerId, chunk: ChunkCoord) {
+        let bytes = self.clients[&peer].subscribe(chunk);
+        self.to_server.push_back((peer, bytes));
+        self.settle();
+    }
+
+    /// The host world's entities now: the server publishes what changed.
+    fn publish(&mut self, deltas: &EntityDeltas) {
+        let actions = self.server.publish_entities(deltas, self.now);
+        self.route(actions);
+        self.settle();
+    }
+
+    fn entity_events(&self, peer: PeerId) -> Vec<ChunkCoord> {
+        self.events
+            .get(&peer)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| match e {
+                ClientEvent::EntitiesChanged { chunk } => Some(*chunk),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn deer_at(x: f32, z: f32, fled: u8) -> EntityRecord {
+    EntityRecord {
+        scene: "res://game/life/deer.tscn".into(),
+        position: [x, 70.5, z],
+        rotation: [0.0, 0.38268343, 0.0, 0.9238795],
+        scale: EntityRecord::NO_SCALE,
+        state: vec![fled],
+    }
+}
+
+/// Chunk (0, 2, 0): a removed spawn, a moved deer and a chest the game added.
+fn host_entities(deer_x: f32, fled: u8) -> EntityDeltas {
+    let mut d = EntityDeltas::default();
+    d.remove_spawn(ChunkCoord::new(0, 2, 0), 3);
+    d.remove_spawn(ChunkCoord::new(0, 2, 0), 65536 + 1);
+    d.push_record(deer_at(deer_x, 10.0, fled));
+    d.push_record(EntityRecord {
+        scene: "res://game/life/chest.tscn".into(),
+        position: [20.0, 66.0, 20.0],
+        rotation: EntityRecord::NO_ROTATION,
+        scale: EntityRecord::NO_SCALE,
+        state: Vec::new(),
+    });
+    d
+}
+
+fn deltas_of(d: &EntityDeltas, c: ChunkCoord) -> (Vec<u32>, Vec<EntityRecord>) {
+    let mut records = d.records.get(&c).cloned().unwrap_or_default();
+    records.sort_by(|a, b| a.scene.cmp(&b.scene).then(a.position[0].total_cmp(&b.position[0])));
+    (d.removed_spawns.get(&c).map(|s| s.iter().copied().collect()).unwrap_or_default(), records)
+}
+
+#[test]
+fn a_late_joiner_receives_the_entity_deltas_of_each_chunk_it_subscribes_to() {
+    let mut net = Net::new(ServerConfig::default());
+    let here = ChunkCoord::new(0, 2, 0);
+    net.join(1, "early");
+    net.subscribe(1, here);
+    // The host's deer moved, a spawn was removed, a chest was added: everyone synced hears it.
+    net.publish(&host_entities(5.0, 0));
+    assert_eq!(net.entity_events(1), vec![here]);
+    assert_eq!(deltas_of(net.clients[&1].entity_deltas(), here), deltas_of(&host_entities(5.0, 0), here));
+    // A late joiner: the subscription brings the chunk's edits, then its entity deltas.
+    net.join(2, "late");
+    assert!(net.clients[&2].entity_deltas().is_empty(), "nothing before the chunk streams in");
+    // A change now reaches the early one only: the late one has not subscribed yet.
+    net.publish(&host_entities(6.0, 0));
+    assert_eq!(net.entity_events(1), vec![here, here]);
+    assert!(net.entity_events(2).is_empty() && net.clients[&2].entity_deltas().is_empty());
+    net.subscribe(2, here);
+    assert_eq!(net.entity_events(2), vec![here]);
+    assert_eq!(deltas_of(net.clients[&2].entity_deltas(), here), deltas_of(&host_entities(6.0, 0), here));
+    // A chunk without deltas: edits only, the client's own spawn rules give its objects.
+    net.subscribe(2, ChunkCoord::new(5, 2, 5));
+    assert_eq!(net.entity_events(2), vec![here]);
+    assert!(net.clients[&2].is_chunk_synced(ChunkCoord::new(5, 2, 5)));
+}
+
+#[test]
+fn entity_updates_apply_in_order_and_only_changes_travel() {
+    let mut net = Net::new(ServerConfig::default());
+    let here = ChunkCoord::new(0, 2, 0);
+    net.join(1, "a");
+    net.subscribe(1, here);
+    // The deer walks: ten publications, each a new position; the client ends where the host is.
+    // (An eighth of a second a step: a sum of binary fractions, exact.)
+    let tick = 0.125;
+    assert!(tick >= ENTITY_PUBLISH_INTERVAL_S);
+    for step in 0..10 {
+        net.now += tick;
+        assert!(net.server.entities_due(net.now));
+        net.publish(&host_entities(5.0 + step as f32 * 0.5, 0));
+        let (_, records) = deltas_of(net.clients[&1].entity_deltas(), here);
+        assert_eq!(records[1].position[0], 5.0 + step as f32 * 0.5, "step {step} applied in order");
+    }
+    assert_eq!(net.server.stats().entity_updates, 10);
+    // Not due again within the interval; nothing travels when nothing changed.
+    assert!(!net.server.entities_due(net.now + ENTITY_PUBLISH_INTERVAL_S / 2.0));
+    net.now += tick;
+    net.publish(&host_entities(9.5, 0));
+    assert_eq!(net.server.stats().entity_updates, 10, "an unchanged chunk is not sent");
+    // Its state changed (it fled once).
+    net.publish(&host_entities(9.5, 1));
+    let (_, records) = deltas_of(net.clients[&1].entity_deltas(), here);
+    assert_eq!(records[1].state, vec![1]);
+    // The records of one chunk compare in a fixed order: the same objects listed otherwise are
+    // not a change.
+    let mut reordered = host_entities(9.5, 1);
+    reordered.records.get_mut(&here).expect("records").reverse();
+    net.publish(&reordered);
+    assert_eq!(net.server.stats().entity_updates, 11);
+    // Everything gone (back at their spawns): an empty message clears the client's deltas.
+    net.publish(&EntityDeltas::default());
+    assert!(net.clients[&1].entity_deltas().is_empty(), "{:?}", net.clients[&1].entity_deltas());
+    assert_eq!(net.entity_events(1).len(), 12);
+    // A chunk nobody subscribed to: nothing is sent (a subscription brings the newest).
+    let far = ChunkCoord::new(9, 2, 9);
+    let mut d = EntityDeltas::default();
+    d.remove_spawn(far, 1);
+    assert_eq!(net.server.publish_entities(&d, net.now), vec![], "no subscriber");
+    assert!(net.clients[&1].entity_deltas().is_empty());
+    net.subscribe(1, far);
+    assert!(net.clients[&1].entity_deltas().is_spawn_removed(far, 1));
+}
+
+#[test]
+fn entity_deltas_from_a_client_or_malformed_ones_drop_that_client_only() {
+    let mut net = Net::new(ServerConfig::default());
+    let here = ChunkCoord::new(0, 2, 0);
+    net.join(1, "honest");
+    net.subscribe(1, here);
+    net.join(2, "forger");
+    net.join(3, "garbler");
+    // Clients send no entity changes: the server is their only authority.
+    let forged = Message::ChunkEntities { chunk: here, removed_spawns: vec![1], records: vec![deer_at(1.0, 1.0, 0)] };
+    net.to_server.push_back((2, forged.encode()));
+    // A truncated entity packet.
+    let mut cut = forged.encode();
+    cut.truncate(cut.len() - 3);
+    net.to_server.push_back((3, cut));
+    net.settle();
+    let dropped: Vec<(PeerId, String)> = net.dropped.clone();
+    assert_eq!(dropped.iter().map(|d| d.0).collect::<Vec<_>>(), vec![2, 3]);
+    assert!(dropped[0].1.contains("a client may not send ChunkEntities"), "{}", dropped[0].1);
+    assert!(dropped[1].1.contains("malformed packet") && dropped[1].1.contains("entity"), "{}", dropped[1].1);
+    assert!(net.clients[&1].entity_deltas().is_empty(), "the forgery changed nothing");
+    // The honest client still follows the host's entities.
+    net.publish(&host_entities(5.0, 0));
+    assert_eq!(deltas_of(net.clients[&1].entity_deltas(), here), deltas_of(&host_entities(5.0, 0), here));
+    // A client refuses a malformed entity packet from its server with a clear error.
+    let mut client = WorldClient::new("x");
+    let welcome = Message::Welcome {
+        protocol: PROTOCOL_VERSION,
+        player: 1,
+        preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
+        fingerprint: fingerprint(&preset()),
+        next_order: 0,
+    };
+    client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
+    let mut bad =
+        Message::ChunkEntities { chunk: here, removed_spawns: vec![], records: vec![deer_at(1.0, 1.0, 0)] }.encode();
+    let last = bad.len() - 1;
+    bad.truncate(last);
+    let err = client.handle_packet(&bad, 0.0).unwrap_err();
+    assert!(matches!(err, ClientError::Malformed(_)) && err.to_string().contains("entity state"), "{err}");
 }
 
 trait MessageBytes {

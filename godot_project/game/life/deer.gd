@@ -3,7 +3,8 @@
 ## of the world's navigation map (`NavigationServer3D.map_get_path`): round holes and cliffs, up
 ## one-block steps. Elsewhere it heads straight and turns at steps higher than a block. It follows
 ## the ground with `ChunkWorld.get_height` (no physics body: it needs no collision shapes near
-## it), so it works wherever its chunk stands in the world.
+## it), so it works wherever its chunk stands in the world. In a shared world only the host's deer
+## think and move (`ChunkWorld.is_entity_authority`); the clients' follow the server.
 class_name Deer
 extends Node3D
 
@@ -34,7 +35,8 @@ func _ready() -> void:
 
 func _process(delta: float) -> void:
 	var world := get_parent() as ChunkWorld
-	if world == null:
+	# On a shared world's client the deer is a replica: the server moves it.
+	if world == null or not world.is_entity_authority():
 		return
 	var threat := _threat()
 	var was_fleeing := _fleeing

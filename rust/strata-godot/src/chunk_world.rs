@@ -1285,6 +1285,15 @@ impl ChunkWorld {
         self.entities_in(area)
     }
 
+    /// Whether this world's entities act on their own (think, move, change): true in a
+    /// single-player world and on a shared world's host; false on a `WorldSync` client, whose
+    /// entities are replicas that the server moves, changes, adds and removes. An entity's
+    /// script checks it before acting; changes made on a client are not sent.
+    #[func]
+    pub fn is_entity_authority(&self) -> bool {
+        self.entity_authority()
+    }
+
     /// Harvests the decorations (trees, bushes, flowers, rocks) whose base lies within `radius`
     /// voxels of `position` in loaded chunks: they disappear, and stay gone in this run and in
     /// saves. Returns one Dictionary per decoration taken: "kind" ("tree", "bush", "flower",

@@ -11,6 +11,10 @@
 //! spawned entity is simply freed: the spawn rule brings it back. An entity freed by the game is
 //! a removed one.
 //!
+//! A replica world (a shared world's client, [`replica`]) holds the server's deltas instead of
+//! its own: its entities never become records, and the server's changes move, change, add and
+//! remove them.
+//!
 //! May use: `strata_core::persist::entities`, `strata_core::gen3d` (spawn points, scatter),
 //! `chunk_world` (the node whose children the entities are).
 
@@ -25,6 +29,8 @@ use strata_core::gen3d::spawns::SpawnPoint;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::stream::scheduler::Samples;
 use strata_core::{ChunkCoord, IVec3};
+
+pub(crate) mod replica;
 
 /// Where a queued object comes from.
 enum Source {
@@ -73,6 +79,10 @@ pub(crate) struct Entities {
     scenes: HashMap<String, SceneSlot>,
     /// Main-thread time to instance one entity (µs).
     pub(crate) spawn_us: Samples,
+    /// True on a shared world's client: the deltas are the server's, the entities its replicas.
+    replica: bool,
+    /// Replicas moving toward the server's newest transform, by instance id.
+    motions: HashMap<i64, replica::Motion>,
 }
 
 /// The node name of an entity: its scene file's stem and its instance id (unique in the world).
@@ -225,6 +235,7 @@ impl Entities {
         let freed: Vec<Gd<Node3D>> = std::mem::take(&mut self.live).into_values().map(|e| e.node).collect();
         self.queue.clear();
         self.active.clear();
+        self.motions.clear();
         self.deltas = deltas;
         freed
     }
@@ -232,7 +243,10 @@ impl Entities {
     /// Takes every live entity out of the world, keeping the changed ones (a restart: preset
     /// change, regeneration, leaving the tree). Returns the nodes to free.
     pub(crate) fn park_all(&mut self) -> Vec<Gd<Node3D>> {
-        self.deltas = self.snapshot();
+        if !self.replica {
+            self.deltas = self.snapshot();
+        }
+        self.motions.clear();
         self.queue.clear();
         self.active.clear();
         self.spawns.clear();
@@ -319,6 +333,7 @@ impl ChunkWorld {
         frame_start: Instant,
         budget: std::time::Duration,
     ) {
+        self.step_replicas();
         let (r, vr) = self.entity_distances();
         let within = |c: ChunkCoord, margin: i32| {
             viewers.iter().any(|v| {
@@ -339,7 +354,9 @@ impl ChunkWorld {
                 for p in queue {
                     if e.active.contains(&p.chunk) {
                         e.queue.push_back(p);
-                    } else if let Source::Record(rec) = p.source {
+                    } else if let Source::Record(rec) = p.source
+                        && !e.replica
+                    {
                         e.deltas.push_record(rec);
                     }
                 }
@@ -357,7 +374,13 @@ impl ChunkWorld {
                         e.queue.push_back(Pending { chunk: c, source: Source::Spawn(*p) });
                     }
                 }
-                for rec in e.deltas.take_records(c) {
+                // A replica's records stay the server's; its entities are instances of them.
+                let records = if e.replica {
+                    e.deltas.records.get(&c).cloned().unwrap_or_default()
+                } else {
+                    e.deltas.take_records(c)
+                };
+                for rec in records {
                     e.queue.push_back(Pending { chunk: c, source: Source::Record(rec) });
                 }
             }
@@ -378,6 +401,11 @@ impl ChunkWorld {
                     continue;
                 }
                 let l = e.live.remove(&id).expect("present above");
+                e.motions.remove(&id);
+                if e.replica {
+                    freed.push(l.node);
+                    continue;
+                }
                 if let Some(record) = Entities::record_if_changed(&l) {
                     if let Some((oc, key)) = l.origin {
                         e.deltas.remove_spawn(oc, key);
@@ -512,6 +540,7 @@ impl ChunkWorld {
         let Some(l) = self.entities.live.remove(&id) else {
             return false;
         };
+        self.entities.motions.remove(&id);
         if let Some((c, key)) = l.origin {
             self.entities.deltas.remove_spawn(c, key);
         }

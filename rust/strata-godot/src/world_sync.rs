@@ -8,6 +8,13 @@
 //! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
 //! it streams in.
 //!
+//! Entities: the host's `ChunkWorld` is their authority. Ten times a second at most, the server
+//! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
+//! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
+//! subscription brings the chunk's deltas too. A client's world is a replica (`ChunkWorld.is_entity_authority()`
+//! false): its spawn rules start the same objects, the server's deltas remove, add, move
+//! (interpolated) and change them. Nothing a client does to its entities is sent.
+//!
 //! The server writes every applied edit to a journal beside its save and syncs it before the edit
 //! is broadcast, and saves (then starts a fresh journal) every `autosave_interval_s` and when it
 //! stops; hosting again from the same `save_path` replays the journal over the save, so a server
@@ -98,6 +105,9 @@ pub struct WorldSync {
     pose_tick: u32,
     /// Chunks that streamed in on a client, to subscribe to at the next frame.
     to_subscribe: Vec<ChunkCoord>,
+    /// Chunks whose entity deltas the server changed, to apply to the client's world after the
+    /// poll (together, so an object crossing a chunk border stays one replica).
+    entity_updates: Vec<ChunkCoord>,
     /// The host player's next edit request number.
     next_host_request: u32,
     /// The hash that ties the server's journal to its world, fixed when it starts hosting.
@@ -148,6 +158,7 @@ impl INode for WorldSync {
             last_pose_sent: f64::NEG_INFINITY,
             pose_tick: 0,
             to_subscribe: Vec::new(),
+            entity_updates: Vec::new(),
             next_host_request: 0,
             journal_hash: 0,
             traffic: Traffic::default(),
@@ -183,6 +194,7 @@ impl INode for WorldSync {
             }
         }
         let now = self.now();
+        self.sync_entities(now);
         if let Role::Client(c) = &self.role
             && c.player().is_some()
             && !self.to_subscribe.is_empty()
@@ -348,17 +360,20 @@ impl WorldSync {
         Error::OK
     }
 
-    /// Stops serving or leaves the server (a server saves first).
+    /// Stops serving or leaves the server (a server saves first; a client's world takes its
+    /// own entities back from the server's replicas).
     #[func]
     fn leave(&mut self) {
         if matches!(self.role, Role::Server(_)) {
             self.snapshot();
         }
+        self.end_replicas();
         self.close_peer();
         self.role = Role::Idle;
         self.journal = None;
         self.host_view = None;
         self.to_subscribe.clear();
+        self.entity_updates.clear();
         self.sent_pose = None;
         self.reliable_pose = None;
     }
@@ -511,8 +526,10 @@ impl WorldSync {
     }
 
     /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
-    /// `next_order`; a client's: `edits` (voxels edited as far as it knows) and `next_order`
-    /// (every edit numbered below it has reached it). Both: `bytes_sent`, `bytes_received`,
+    /// `next_order`, `entity_updates` (chunks' entity deltas sent to everyone) and
+    /// `entity_records_unsent` (records left out of a too large packet); a client's: `edits`
+    /// (voxels edited as far as it knows), `next_order` (every edit numbered below it has reached
+    /// it) and `entity_records` (the server's records of its synced chunks). Both: `bytes_sent`, `bytes_received`,
     /// `packets_sent`, `packets_received` (payloads, without the peer's own headers) and the
     /// time this node took per frame over the last 1,024 frames, `tick_ms_p50`, `tick_ms_p99`,
     /// `tick_ms_max` (packets handled, the journal written and synced, replies sent).
@@ -535,10 +552,13 @@ impl WorldSync {
                 d.set("peers_dropped", s.stats().peers_dropped as i64);
                 d.set("players", s.player_count() as i64);
                 d.set("next_order", s.next_order() as i64);
+                d.set("entity_updates", s.stats().entity_updates as i64);
+                d.set("entity_records_unsent", s.stats().entity_records_unsent as i64);
             }
             Role::Client(c) => {
                 d.set("edits", c.edits().len() as i64);
                 d.set("next_order", c.next_order() as i64);
+                d.set("entity_records", c.entity_deltas().record_count() as i64);
             }
             Role::Idle => {}
         }
@@ -838,7 +858,9 @@ impl WorldSync {
                         if !world.is_connected("chunk_loaded", &callable) {
                             world.connect("chunk_loaded", &callable);
                         }
-                        world.bind_mut().adopt_shared_world(*preset, edits);
+                        let mut w = world.bind_mut();
+                        w.adopt_shared_world(*preset, edits);
+                        w.set_entity_replica(true);
                     }
                     self.signals().joined().emit(player as i64);
                 }
@@ -869,7 +891,49 @@ impl WorldSync {
                 ClientEvent::Chat { player, text } => {
                     self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
                 }
+                ClientEvent::EntitiesChanged { chunk } => self.entity_updates.push(chunk),
             }
+        }
+    }
+
+    /// Server: publishes the host world's entity deltas when due. Client: applies the entity
+    /// deltas that came in this frame to the world's replicas.
+    fn sync_entities(&mut self, now: f64) {
+        match &self.role {
+            Role::Server(s) if s.entities_due(now) => {
+                let Some(world) = self.world_node() else { return };
+                let deltas = world.bind().entities.snapshot();
+                let Role::Server(s) = &mut self.role else { return };
+                let actions = s.publish_entities(&deltas, now);
+                self.route(actions);
+            }
+            Role::Client(c) if !self.entity_updates.is_empty() => {
+                let mut chunks = std::mem::take(&mut self.entity_updates);
+                chunks.sort_by_key(|c| (c.x, c.y, c.z));
+                chunks.dedup();
+                let d = c.entity_deltas();
+                let updates = chunks
+                    .into_iter()
+                    .map(|chunk| {
+                        let removed = d.removed_spawns.get(&chunk).cloned().unwrap_or_default();
+                        (chunk, removed, d.records.get(&chunk).cloned().unwrap_or_default())
+                    })
+                    .collect();
+                if let Some(mut world) = self.world_node() {
+                    world.bind_mut().apply_replica_deltas(updates);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A client's world takes its own entities back (it leaves or lost the server).
+    fn end_replicas(&mut self) {
+        if matches!(self.role, Role::Client(_))
+            && let Some(mut world) = self.world_node()
+            && !world.bind().entity_authority()
+        {
+            world.bind_mut().set_entity_replica(false);
         }
     }
 
@@ -878,6 +942,7 @@ impl WorldSync {
         godot_warn!("{message}");
         self.last_error = message.clone();
         self.close_peer();
+        self.end_replicas();
         self.role = Role::Idle;
         self.signals().join_failed().emit(&GString::from(message.as_str()));
     }

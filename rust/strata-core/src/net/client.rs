@@ -6,13 +6,18 @@
 //! is a broken connection, reported), and a `ChunkEdits` snapshot per chunk it subscribes to as
 //! that chunk streams in, which brings a late joiner everything edited before it came. Other
 //! players' poses are kept with their arrival times and interpolated ([`WorldClient::pose_of`]).
+//! The server's entity deltas of each synced chunk (`ChunkEntities`) replace that chunk's in
+//! [`WorldClient::entity_deltas`]: the game makes its objects there match them (the client's
+//! own spawn rules start the rest). Deltas of a chunk not synced yet are left out: its
+//! subscription brings the newer ones.
 //!
-//! May use: `base`, `preset`, `net::protocol`.
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`.
 
 use crate::base::block::BlockId;
 use crate::base::coords::{ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::net::protocol::{Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::persist::entities::EntityDeltas;
 use crate::preset::error::PresetError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron};
 use crate::preset::model::WorldPreset;
@@ -77,6 +82,10 @@ pub enum ClientEvent {
         player: PlayerId,
         text: String,
     },
+    /// The server's entity deltas of `chunk` changed (see [`WorldClient::entity_deltas`]).
+    EntitiesChanged {
+        chunk: ChunkCoord,
+    },
 }
 
 /// Poses kept per remote player for interpolation.
@@ -99,6 +108,8 @@ pub struct WorldClient {
     players: BTreeMap<PlayerId, RemotePlayer>,
     /// Chunks whose snapshot arrived: every edit of theirs is known here.
     synced: HashSet<ChunkCoord>,
+    /// The server's entity deltas of the synced chunks.
+    entities: EntityDeltas,
 }
 
 impl WorldClient {
@@ -111,7 +122,14 @@ impl WorldClient {
             next_request: 0,
             players: BTreeMap::new(),
             synced: HashSet::new(),
+            entities: EntityDeltas::default(),
         }
+    }
+
+    /// The server's entity deltas as far as they reached us (synced chunks only): per chunk,
+    /// the spawn keys no longer at their spawn and the objects standing there that are not.
+    pub fn entity_deltas(&self) -> &EntityDeltas {
+        &self.entities
     }
 
     /// The first packet to send.
@@ -241,6 +259,22 @@ impl WorldClient {
                 vec![ClientEvent::PlayerLeft { player }]
             }
             Message::Chat { player, text } => vec![ClientEvent::Chat { player, text }],
+            Message::ChunkEntities { chunk, removed_spawns, records } => {
+                if !self.synced.contains(&chunk) {
+                    return Ok(Vec::new());
+                }
+                if removed_spawns.is_empty() {
+                    self.entities.removed_spawns.remove(&chunk);
+                } else {
+                    self.entities.removed_spawns.insert(chunk, removed_spawns.into_iter().collect());
+                }
+                if records.is_empty() {
+                    self.entities.records.remove(&chunk);
+                } else {
+                    self.entities.records.insert(chunk, records);
+                }
+                vec![ClientEvent::EntitiesChanged { chunk }]
+            }
             Message::Refused { reason } => return Err(ClientError::Refused(reason)),
             // Client-to-server messages or a second welcome from a server: ignored.
             _ => Vec::new(),

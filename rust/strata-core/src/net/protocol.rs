@@ -7,14 +7,15 @@
 //! a packet must be consumed exactly, and every error names what was read, where and what is
 //! allowed (law: Clear errors). It never panics, whatever the bytes (fuzzed in the tests).
 //!
-//! May use: `base`.
+//! May use: `base`, `persist::entities` (the entity record a chunk's entity deltas carry).
 
 use crate::base::block::BlockId;
 use crate::base::coords::{ChunkCoord, IVec3};
+use crate::persist::entities::{EntityRecord, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES};
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 1;
+pub const PROTOCOL_VERSION: u16 = 2;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -27,6 +28,12 @@ pub const MAX_PRESET_BYTES: usize = 64 * 1024;
 pub const MAX_REASON_BYTES: usize = 512;
 /// The most edits one chunk snapshot carries: one per voxel of a chunk.
 pub const MAX_CHUNK_EDITS: usize = 32 * 32 * 32;
+/// The most removed spawn keys one chunk's entity deltas carry.
+pub const MAX_CHUNK_REMOVED_SPAWNS: usize = 4096;
+/// The most entity records one chunk's entity deltas carry.
+pub const MAX_CHUNK_ENTITY_RECORDS: usize = 1024;
+/// The most distinct scenes one chunk's entity deltas name.
+pub const MAX_CHUNK_ENTITY_SCENES: usize = 64;
 
 /// A player's number on one server, given on joining.
 pub type PlayerId = u32;
@@ -105,6 +112,11 @@ pub enum Message {
     PlayerLeft { player: PlayerId },
     /// C→S: a chat line (`player` ignored); S→C: a chat line from `player`.
     Chat { player: PlayerId, text: String },
+    /// S→C: how the objects of `chunk` differ from what its spawn rules give, as the server holds
+    /// them now: the spawn keys no longer at their spawn (increasing) and the objects standing in
+    /// the chunk that are not at a spawn (moved, changed or added ones). Each replaces the last
+    /// for that chunk: sent after `ChunkEdits` on subscribing, and whenever they change.
+    ChunkEntities { chunk: ChunkCoord, removed_spawns: Vec<u32>, records: Vec<EntityRecord> },
 }
 
 const TAG_HELLO: u8 = 1;
@@ -119,6 +131,7 @@ const TAG_PLAYER_STATE: u8 = 9;
 const TAG_PLAYER_JOINED: u8 = 10;
 const TAG_PLAYER_LEFT: u8 = 11;
 const TAG_CHAT: u8 = 12;
+const TAG_CHUNK_ENTITIES: u8 = 13;
 
 impl Message {
     /// Whether a client may send this message (else only the server may).
@@ -208,6 +221,11 @@ impl Message {
                 w.push(TAG_CHAT);
                 put_uvar(&mut w, *player as u64);
                 put_str(&mut w, text);
+            }
+            Message::ChunkEntities { chunk, removed_spawns, records } => {
+                w.push(TAG_CHUNK_ENTITIES);
+                put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
+                put_chunk_entities(&mut w, removed_spawns, records);
             }
         }
         w
@@ -306,6 +324,11 @@ impl Message {
                 player: r.uint("player id", u32::MAX as u64)? as u32,
                 text: r.string("chat line", MAX_CHAT_BYTES)?,
             },
+            TAG_CHUNK_ENTITIES => {
+                let chunk = r.chunk("chunk")?;
+                let (removed_spawns, records) = r.chunk_entities(chunk)?;
+                Message::ChunkEntities { chunk, removed_spawns, records }
+            }
             other => return Err(DecodeError::UnknownTag { tag: other }),
         };
         if r.at != bytes.len() {
@@ -320,7 +343,7 @@ impl Message {
 pub enum DecodeError {
     #[error("packet of {len} bytes; allowed: at most {max}")]
     TooLarge { len: usize, max: usize },
-    #[error("unknown message tag {tag}; allowed: 1 to 12")]
+    #[error("unknown message tag {tag}; allowed: 1 to 13")]
     UnknownTag { tag: u8 },
     #[error("packet ends inside the {what} at byte {offset}")]
     Truncated { what: &'static str, offset: usize },
@@ -361,6 +384,51 @@ fn put_ivec(w: &mut Vec<u8>, p: IVec3) {
 fn put_str(w: &mut Vec<u8>, s: &str) {
     put_uvar(w, s.len() as u64);
     w.extend_from_slice(s.as_bytes());
+}
+
+/// A chunk's entity deltas: removed spawn keys (a count, then increasing keys as gaps, the first
+/// from 0), a scene table (a count, then paths), then the records (a count, then per record its
+/// scene's index in the table, position as 3 × f32, a flags byte — 1: rotation follows as a
+/// quaternion, 4 × f32; 2: scale follows, 3 × f32; 4: state follows, a length then bytes).
+fn put_chunk_entities(w: &mut Vec<u8>, removed_spawns: &[u32], records: &[EntityRecord]) {
+    put_uvar(w, removed_spawns.len() as u64);
+    let mut prev = 0u32;
+    for (i, &k) in removed_spawns.iter().enumerate() {
+        put_uvar(w, if i == 0 { k as u64 } else { k.wrapping_sub(prev).wrapping_sub(1) as u64 });
+        prev = k;
+    }
+    let mut scenes: Vec<&str> = records.iter().map(|r| r.scene.as_str()).collect();
+    scenes.sort_unstable();
+    scenes.dedup();
+    put_uvar(w, scenes.len() as u64);
+    for s in &scenes {
+        put_str(w, s);
+    }
+    put_uvar(w, records.len() as u64);
+    for r in records {
+        put_uvar(w, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
+        for v in r.position {
+            w.extend_from_slice(&v.to_le_bytes());
+        }
+        let rotated = r.rotation != EntityRecord::NO_ROTATION;
+        let scaled = r.scale != EntityRecord::NO_SCALE;
+        let stateful = !r.state.is_empty();
+        w.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
+        if rotated {
+            for v in r.rotation {
+                w.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        if scaled {
+            for v in r.scale {
+                w.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+        if stateful {
+            put_uvar(w, r.state.len() as u64);
+            w.extend_from_slice(&r.state);
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -440,6 +508,123 @@ impl Reader<'_> {
         Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// A finite `f32`.
+    fn finite(&mut self, what: &'static str) -> Result<f32, DecodeError> {
+        let at = self.at;
+        let v = self.f32(what)?;
+        if !v.is_finite() {
+            return Err(DecodeError::OutOfRange { what, value: 0, offset: at, allowed: "a finite number" });
+        }
+        Ok(v)
+    }
+
+    /// A count of items that take at least `min_bytes` each, at most `max`, and no more than
+    /// the bytes left could hold.
+    fn count(&mut self, what: &'static str, max: usize, min_bytes: usize) -> Result<usize, DecodeError> {
+        let at = self.at;
+        let n = self.uint(what, max as u64)? as usize;
+        if n * min_bytes > self.left() {
+            return Err(DecodeError::Truncated { what, offset: at });
+        }
+        Ok(n)
+    }
+
+    /// The removed spawn keys and records of `chunk` (see [`put_chunk_entities`]).
+    fn chunk_entities(&mut self, chunk: ChunkCoord) -> Result<(Vec<u32>, Vec<EntityRecord>), DecodeError> {
+        let n = self.count("removed spawn count", MAX_CHUNK_REMOVED_SPAWNS, 1)?;
+        let mut removed = Vec::with_capacity(n);
+        for i in 0..n {
+            let at = self.at;
+            let gap = self.uint("removed spawn key", u32::MAX as u64)?;
+            let key = if i == 0 { gap } else { removed.last().map_or(0, |&p: &u32| p as u64) + gap + 1 };
+            if key > u32::MAX as u64 {
+                return Err(DecodeError::OutOfRange {
+                    what: "removed spawn key",
+                    value: key as i64,
+                    offset: at,
+                    allowed: "at most 4294967295",
+                });
+            }
+            removed.push(key as u32);
+        }
+        let n = self.count("entity scene count", MAX_CHUNK_ENTITY_SCENES, 1)?;
+        let mut scenes = Vec::with_capacity(n);
+        for _ in 0..n {
+            scenes.push(self.string("entity scene path", MAX_SCENE_PATH_BYTES as usize)?);
+        }
+        // Each record takes 14 bytes at least: scene index, position, flags.
+        let n = self.count("entity record count", MAX_CHUNK_ENTITY_RECORDS, 14)?;
+        let mut records = Vec::with_capacity(n);
+        for _ in 0..n {
+            let at = self.at;
+            let i = self.uint("entity scene index", MAX_CHUNK_ENTITY_SCENES as u64)? as usize;
+            let Some(scene) = scenes.get(i).cloned() else {
+                return Err(DecodeError::OutOfRange {
+                    what: "entity scene index",
+                    value: i as i64,
+                    offset: at,
+                    allowed: "an index into the message's scene table",
+                });
+            };
+            let mut position = [0f32; 3];
+            for v in &mut position {
+                *v = self.finite("entity position")?;
+            }
+            let flags_at = self.at;
+            let flags = self.byte("entity flags")?;
+            if flags & !7 != 0 {
+                return Err(DecodeError::OutOfRange {
+                    what: "entity flags",
+                    value: flags as i64,
+                    offset: flags_at,
+                    allowed: "bits 1, 2 and 4 only",
+                });
+            }
+            let mut rotation = EntityRecord::NO_ROTATION;
+            if flags & 1 != 0 {
+                for v in &mut rotation {
+                    *v = self.finite("entity rotation")?;
+                }
+            }
+            let mut scale = EntityRecord::NO_SCALE;
+            if flags & 2 != 0 {
+                for v in &mut scale {
+                    *v = self.finite("entity scale")?;
+                }
+            }
+            let mut state = Vec::new();
+            if flags & 4 != 0 {
+                let len_at = self.at;
+                let len = self.varint("entity state")?;
+                if len > MAX_ENTITY_STATE_BYTES {
+                    return Err(DecodeError::TooLong {
+                        what: "entity state",
+                        len,
+                        offset: len_at,
+                        max: MAX_ENTITY_STATE_BYTES as usize,
+                    });
+                }
+                let len = len as usize;
+                if len > self.left() {
+                    return Err(DecodeError::Truncated { what: "entity state", offset: len_at });
+                }
+                state.extend_from_slice(&self.bytes[self.at..self.at + len]);
+                self.at += len;
+            }
+            let record = EntityRecord { scene, position, rotation, scale, state };
+            if record.chunk() != chunk {
+                return Err(DecodeError::OutOfRange {
+                    what: "entity position",
+                    value: 0,
+                    offset: at,
+                    allowed: "a position inside the message's chunk",
+                });
+            }
+            records.push(record);
+        }
+        Ok((removed, records))
+    }
+
     fn string(&mut self, what: &'static str, max: usize) -> Result<String, DecodeError> {
         let at = self.at;
         let len = self.varint(what)?;
@@ -489,7 +674,33 @@ mod tests {
             Message::PlayerJoined { player: 4, name: "bo".into() },
             Message::PlayerLeft { player: 4 },
             Message::Chat { player: 1, text: "hello ✓".into() },
+            Message::ChunkEntities { chunk: ChunkCoord::new(0, 0, 0), removed_spawns: vec![], records: vec![] },
+            Message::ChunkEntities {
+                chunk: ChunkCoord::new(-1, 2, 0),
+                removed_spawns: vec![0, 7, 65536 + 3, u32::MAX],
+                records: vec![deer(-20.5, b""), chest(-1.0), deer(-31.0, &[1, 2, 3])],
+            },
         ]
+    }
+
+    fn deer(x: f32, state: &[u8]) -> EntityRecord {
+        EntityRecord {
+            scene: "res://game/life/deer.tscn".into(),
+            position: [x, 70.25, 3.5],
+            rotation: [0.0, 0.6, 0.0, 0.8],
+            scale: EntityRecord::NO_SCALE,
+            state: state.to_vec(),
+        }
+    }
+
+    fn chest(x: f32) -> EntityRecord {
+        EntityRecord {
+            scene: "res://game/life/chest.tscn".into(),
+            position: [x, 64.0, 0.0],
+            rotation: EntityRecord::NO_ROTATION,
+            scale: [2.0, 2.0, 2.0],
+            state: vec![9; 40],
+        }
     }
 
     #[test]
@@ -547,8 +758,53 @@ mod tests {
         let mut lying = vec![TAG_CHUNK_EDITS, 0, 0, 0, 0];
         put_uvar(&mut lying, MAX_CHUNK_EDITS as u64);
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "chunk edits", .. })));
+        let mut lying = vec![TAG_CHUNK_ENTITIES, 0, 0, 0, 0, 0];
+        put_uvar(&mut lying, 2);
+        assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 12");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 13");
+    }
+
+    #[test]
+    fn bad_chunk_entities_are_named_errors() {
+        let chunk = ChunkCoord::new(-1, 2, 0);
+        let ok = Message::ChunkEntities { chunk, removed_spawns: vec![3], records: vec![deer(-20.5, b"")] };
+        let bytes = ok.encode();
+        // A record outside the message's chunk.
+        let outside = Message::ChunkEntities { chunk, removed_spawns: vec![], records: vec![deer(5.0, b"")] };
+        let e = Message::decode(&outside.encode()).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "entity position", .. }), "{e}");
+        // Flags with an unknown bit: tag, chunk (3), one key, one scene (1 + 1 + 25), one record,
+        // scene index, position (12), then the flags.
+        let flags_at = 1 + 3 + 2 + 1 + 1 + 25 + 1 + 1 + 12;
+        assert_eq!(bytes[flags_at], 1, "the rotation flag");
+        let mut bad = bytes.clone();
+        bad[flags_at] = 0x81;
+        let e = Message::decode(&bad).unwrap_err();
+        assert_eq!(e.to_string(), format!("the entity flags at byte {flags_at} is 129; allowed: bits 1, 2 and 4 only"));
+        // A scene index past the table.
+        let mut bad = bytes.clone();
+        bad[flags_at - 13] = 1;
+        let e = Message::decode(&bad).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "entity scene index", .. }), "{e}");
+        // A position that is not a number.
+        let mut bad = bytes.clone();
+        bad[flags_at - 12..flags_at - 8].copy_from_slice(&f32::NAN.to_le_bytes());
+        let e = Message::decode(&bad).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "entity position", allowed: "a finite number", .. }));
+        // A key past u32 by its gap.
+        let over = [TAG_CHUNK_ENTITIES, 1, 4, 0, 2, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0];
+        let e = Message::decode(&over).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "removed spawn key", .. }), "{e}");
+    }
+
+    #[test]
+    fn a_moving_deer_is_small_on_the_wire() {
+        // Four moving deer of one chunk, each with a small state: what a chunk update costs.
+        let records = (0..4).map(|i| deer(-20.0 - i as f32, &[0; 24])).collect();
+        let m = Message::ChunkEntities { chunk: ChunkCoord::new(-1, 2, 0), removed_spawns: vec![0, 1, 2, 3], records };
+        let n = m.encode().len();
+        assert!(n <= 4 + 5 + 27 + 1 + 4 * 59, "{n} bytes");
     }
 }

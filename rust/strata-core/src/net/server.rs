@@ -10,17 +10,32 @@
 //! speak for another player. A malformed packet, a server-only message or anything before
 //! `Hello` closes the connection with the reason ([`Action::Disconnect`]); the server goes on.
 //!
-//! May use: `base`, `preset`, `net::protocol`.
+//! Entities: the host's world is their authority. It hands the server its entity deltas (how
+//! the objects differ from what the spawn rules give: [`EntityDeltas`]) at most every
+//! [`ENTITY_PUBLISH_INTERVAL_S`]; the server sends each chunk whose deltas changed to the players
+//! subscribed to it (`ChunkEntities`, reliable: each replaces the last, so a chunk's last word
+//! always arrives), and answers a chunk subscription with the chunk's deltas after its edits, so a late joiner
+//! sees every moved, changed, added and removed object. Clients send no entity changes.
+//!
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`.
 
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
 use crate::base::edits::{EditMap, local_index};
-use crate::net::protocol::{MAX_CHAT_BYTES, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::net::protocol::{
+    MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES, Message,
+    PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
+};
+use crate::persist::entities::{EntityDeltas, EntityRecord};
 use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 /// A connection, as the transport numbers it (Godot's peer id).
 pub type PeerId = i64;
+
+/// Seconds between two publications of the entities: each chunk's deltas travel at most ten
+/// times a second, and only when they changed.
+pub const ENTITY_PUBLISH_INTERVAL_S: f64 = 0.1;
 
 /// What the server accepts.
 #[derive(Clone, Debug, PartialEq)]
@@ -70,6 +85,8 @@ struct Player {
     pose: Option<(u32, Pose)>,
     tokens: f64,
     last_refill_s: f64,
+    /// The chunks it subscribed to: the entity updates it is sent.
+    chunks: HashSet<ChunkCoord>,
 }
 
 /// Counters for tests, logs and the load test.
@@ -78,6 +95,19 @@ pub struct ServerStats {
     pub edits_applied: u64,
     pub edits_rejected: u64,
     pub peers_dropped: u64,
+    /// Chunks whose entity deltas changed at a publication (each sent to its subscribers).
+    pub entity_updates: u64,
+    /// Entity records left out of a chunk's deltas because the packet would have been too large
+    /// (or past [`MAX_CHUNK_ENTITY_RECORDS`]): clients keep the spawned objects there.
+    pub entity_records_unsent: u64,
+}
+
+/// One chunk's entity deltas as published: removed spawn keys (increasing) and records (in a
+/// fixed order, so that the same objects compare equal).
+#[derive(Clone, Debug, Default, PartialEq)]
+struct ChunkEntityDeltas {
+    removed_spawns: Vec<u32>,
+    records: Vec<EntityRecord>,
 }
 
 /// The authoritative world: see the module docs.
@@ -91,6 +121,10 @@ pub struct WorldServer {
     players: BTreeMap<PeerId, Player>,
     next_player: PlayerId,
     stats: ServerStats,
+    /// The entity deltas last published, per chunk (chunks without deltas absent).
+    entities: BTreeMap<ChunkCoord, ChunkEntityDeltas>,
+    /// When the entities were last published (`now_s` of `publish_entities`).
+    entities_published_s: f64,
 }
 
 impl WorldServer {
@@ -106,7 +140,71 @@ impl WorldServer {
             players: BTreeMap::new(),
             next_player: 1,
             stats: ServerStats::default(),
+            entities: BTreeMap::new(),
+            entities_published_s: f64::NEG_INFINITY,
         }
+    }
+
+    /// Whether `publish_entities` is due at `now_s` ([`ENTITY_PUBLISH_INTERVAL_S`] after the
+    /// last): the host builds its entity deltas only then.
+    pub fn entities_due(&self, now_s: f64) -> bool {
+        now_s - self.entities_published_s >= ENTITY_PUBLISH_INTERVAL_S
+    }
+
+    /// The host world's entity deltas now (its `snapshot`): every chunk whose deltas differ
+    /// from the last published ones is sent to the players subscribed to it.
+    pub fn publish_entities(&mut self, deltas: &EntityDeltas, now_s: f64) -> Vec<Action> {
+        self.entities_published_s = now_s;
+        let mut fresh: BTreeMap<ChunkCoord, ChunkEntityDeltas> = BTreeMap::new();
+        for (c, keys) in &deltas.removed_spawns {
+            fresh.entry(*c).or_default().removed_spawns = keys.iter().copied().collect();
+        }
+        for (c, records) in &deltas.records {
+            fresh.entry(*c).or_default().records = records.clone();
+        }
+        fresh.retain(|_, d| !d.removed_spawns.is_empty() || !d.records.is_empty());
+        let mut out = Vec::new();
+        let chunks: std::collections::BTreeSet<ChunkCoord> =
+            self.entities.keys().chain(fresh.keys()).copied().collect();
+        for c in chunks {
+            let now = fresh.get_mut(&c).map(|d| {
+                d.records.sort_by(record_order);
+                std::mem::take(d)
+            });
+            let now = match now {
+                Some(d) => self.fit(c, d),
+                None => ChunkEntityDeltas::default(),
+            };
+            if self.entities.get(&c).unwrap_or(&ChunkEntityDeltas::default()) == &now {
+                continue;
+            }
+            self.stats.entity_updates += 1;
+            let message = chunk_entities(c, &now);
+            for (&peer, p) in &self.players {
+                if p.chunks.contains(&c) {
+                    out.push(Action::Send { target: Target::Peer(peer), message: message.clone(), reliable: true });
+                }
+            }
+            if now == ChunkEntityDeltas::default() {
+                self.entities.remove(&c);
+            } else {
+                self.entities.insert(c, now);
+            }
+        }
+        out
+    }
+
+    /// `d` cut to what one packet carries (the cut records are counted).
+    fn fit(&mut self, c: ChunkCoord, mut d: ChunkEntityDeltas) -> ChunkEntityDeltas {
+        d.removed_spawns.truncate(MAX_CHUNK_REMOVED_SPAWNS);
+        let before = d.records.len();
+        d.records.truncate(MAX_CHUNK_ENTITY_RECORDS);
+        while !d.records.is_empty() && chunk_entities(c, &d).encode().len() > MAX_PACKET_BYTES {
+            let keep = d.records.len() * 3 / 4;
+            d.records.truncate(keep);
+        }
+        self.stats.entity_records_unsent += (before - d.records.len()) as u64;
+        d
     }
 
     pub fn edits(&self) -> &EditMap {
@@ -254,7 +352,8 @@ impl WorldServer {
             reliable: true,
         });
         let tokens = self.config.edit_burst;
-        self.players.insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN });
+        self.players
+            .insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN, chunks: HashSet::new() });
         out
     }
 
@@ -310,18 +409,42 @@ impl WorldServer {
         if !voxel_in_world(min) {
             return Vec::new();
         }
+        if let Some(p) = self.players.get_mut(&peer) {
+            p.chunks.insert(chunk);
+        }
         let edits: Vec<(u16, u16)> = self
             .edits
             .edits_in_box(min, IVec3::splat(CHUNK_SIZE))
             .into_iter()
             .map(|(p, b)| (local_index(IVec3::new(p.x - min.x, p.y - min.y, p.z - min.z)), b))
             .collect();
-        vec![Action::Send {
+        let mut out = vec![Action::Send {
             target: Target::Peer(peer),
             message: Message::ChunkEdits { chunk, order: self.next_order, edits },
             reliable: true,
-        }]
+        }];
+        if let Some(d) = self.entities.get(&chunk) {
+            out.push(Action::Send { target: Target::Peer(peer), message: chunk_entities(chunk, d), reliable: true });
+        }
+        out
     }
+}
+
+/// The message that carries chunk `c`'s entity deltas `d`.
+fn chunk_entities(c: ChunkCoord, d: &ChunkEntityDeltas) -> Message {
+    Message::ChunkEntities { chunk: c, removed_spawns: d.removed_spawns.clone(), records: d.records.clone() }
+}
+
+/// A fixed order of records: by scene, then position.
+fn record_order(a: &EntityRecord, b: &EntityRecord) -> std::cmp::Ordering {
+    a.scene.cmp(&b.scene).then_with(|| {
+        a.position
+            .iter()
+            .zip(&b.position)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })
 }
 
 /// Whether pose tick `tick` comes before `last` (ticks wrap around).
@@ -350,5 +473,6 @@ fn kind(m: &Message) -> &'static str {
         Message::PlayerJoined { .. } => "PlayerJoined",
         Message::PlayerLeft { .. } => "PlayerLeft",
         Message::Chat { .. } => "Chat",
+        Message::ChunkEntities { .. } => "ChunkEntities",
     }
 }
