@@ -334,11 +334,39 @@ fn a_welcome_whose_preset_rebuilds_differently_is_a_clear_error() {
         player: 1,
         preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
         fingerprint: "0123456789abcdef".into(),
+        structures: String::new(),
         next_order: 0,
     };
     let err = WorldClient::new("x").handle_packet(&welcome.encode(), 0.0).unwrap_err();
     assert!(matches!(err, ClientError::Fingerprint { .. }));
     assert!(err.to_string().contains("0123456789abcdef"), "{err}");
+}
+
+#[test]
+fn a_client_whose_world_places_other_structures_cannot_join() {
+    let mut server = WorldServer::new(&preset(), strata_core::base::edits::EditMap::new(), 0, ServerConfig::default());
+    server.set_structures_fingerprint("00000000000000aa");
+    let welcome = |server: &mut WorldServer, peer| {
+        let hello = WorldClient::new("ada").hello();
+        server.handle_packet(peer, &hello, 0.0).into_iter().find_map(|a| match a {
+            Action::Send { message: m @ Message::Welcome { .. }, .. } => Some(m.encode()),
+            _ => None,
+        })
+    };
+    // A world with none of its own, and one with others: both refused, both fingerprints named.
+    for (peer, local) in [(1, ""), (2, "00000000000000bb")] {
+        let mut client = WorldClient::new("ada");
+        client.set_structures_fingerprint(local);
+        let err = client.handle_packet(&welcome(&mut server, peer).expect("welcome"), 0.0).unwrap_err();
+        assert!(matches!(err, ClientError::Structures { .. }), "{err}");
+        assert!(err.to_string().contains("00000000000000aa") && err.to_string().contains(&format!("{local:?}")), "{err}");
+        assert!(client.player().is_none());
+    }
+    // The same structures join.
+    let mut client = WorldClient::new("ada");
+    client.set_structures_fingerprint("00000000000000aa");
+    client.handle_packet(&welcome(&mut server, 3).expect("welcome"), 0.0).expect("joins");
+    assert!(client.player().is_some());
 }
 
 #[test]
@@ -521,6 +549,7 @@ fn entity_deltas_from_a_client_or_malformed_ones_drop_that_client_only() {
         player: 1,
         preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
         fingerprint: fingerprint(&preset()),
+        structures: String::new(),
         next_order: 0,
     };
     client.handle_packet(&welcome.encode(), 0.0).expect("welcome");

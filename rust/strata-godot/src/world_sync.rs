@@ -302,11 +302,14 @@ impl WorldSync {
             max_players: self.max_players.clamp(1, 4095) as usize + 1,
             block_count,
         };
+        let structures = world.bind_mut().get_structures_fingerprint().to_string();
         let mut server = WorldServer::new(&preset, edits, next_order, config);
+        server.set_structures_fingerprint(&structures);
         // The host plays as the server's own connection.
         let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
         let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: name.clone() };
         let mut view = WorldClient::new(&name);
+        view.set_structures_fingerprint(&structures);
         let mut refusal = String::from("refused");
         for action in server.handle_packet(SERVER_PEER, &hello.encode(), 0.0) {
             match action {
@@ -352,9 +355,15 @@ impl WorldSync {
         if self.world_node().is_none() {
             return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
         }
+        let structures = match self.world_node() {
+            Some(mut w) => w.bind_mut().get_structures_fingerprint().to_string(),
+            None => String::new(),
+        };
         self.leave();
         self.player_name = player_name;
-        self.role = Role::Client(Box::new(WorldClient::new(&self.player_name.to_string())));
+        let mut client = WorldClient::new(&self.player_name.to_string());
+        client.set_structures_fingerprint(&structures);
+        self.role = Role::Client(Box::new(client));
         self.start_api(peer);
         self.last_error.clear();
         Error::OK

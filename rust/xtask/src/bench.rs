@@ -32,7 +32,11 @@
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
 //! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body);
 //! with the demo's spawn rules (a third flight, `--entities=1`): `entities_live`,
-//! `entity_spawn_us_median` (main-thread time to instance one), `apply_ms_p99_entities`.
+//! `entity_spawn_us_median` (main-thread time to instance one), `apply_ms_p99_entities`; and
+//! the crowd (`res://demo/crowd_bench.tscn`: 200 of the demo's deer walking on navigation paths
+//! around a still viewer, navigation on, beside the same world without them): `crowd_entities`,
+//! `crowd_frame_ms_p50`, `crowd_frame_ms_p99`, `crowd_frame_ms_max`,
+//! `crowd_baseline_frame_ms_p99` (the main loop's time per frame, headless).
 //!
 //! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
 //! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
@@ -60,7 +64,11 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 26] = [
+const ENTRIES: [Entry; 29] = [
+    // 32 rays of 64 voxels an iteration: µs per ray.
+    Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
+    Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
+    Entry { key: "raycast_64_flat_us", bench: "raycast", group: "flat_array", to_unit: 32e3, unit: "µs" },
     Entry { key: "chunk_pipeline_us", bench: "chunk_pipeline", group: "strata_worker", to_unit: 1e3, unit: "µs" },
     Entry { key: "chunk_gen_mesh_us", bench: "chunk_pipeline", group: "strata", to_unit: 1e3, unit: "µs" },
     Entry {
@@ -173,11 +181,17 @@ const ENTRIES: [Entry; 26] = [
     Entry { key: "ca3d_baseline_ns_per_cell", bench: "ca3d", group: "naive", to_unit: CA_CELLS, unit: "ns" },
 ];
 
-const BENCHES: [&str; 6] = ["mesh", "chunk_pipeline", "noise2d", "noise3d", "ca3d", "memory"];
+const BENCHES: [&str; 7] = ["mesh", "chunk_pipeline", "noise2d", "noise3d", "ca3d", "memory", "raycast"];
 
 /// Runs the benches; `args` may name a subset of them.
 pub fn run(args: &[String]) -> Result<ExitCode, String> {
-    let wanted: Vec<&str> = if args.is_empty() { BENCHES.to_vec() } else { args.iter().map(String::as_str).collect() };
+    // `e2e` names the headless end-to-end runs, which run with every bench or alone.
+    let with_e2e = args.is_empty() || args.iter().any(|a| a == "e2e");
+    let wanted: Vec<&str> = if args.is_empty() {
+        BENCHES.to_vec()
+    } else {
+        args.iter().map(String::as_str).filter(|a| *a != "e2e").collect()
+    };
     if let Some(bad) = wanted.iter().find(|b| !BENCHES.contains(b)) {
         return Err(format!("unknown bench `{bad}` (known: {})", BENCHES.join(", ")));
     }
@@ -223,7 +237,7 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
     values.push(("core_live_bytes", mem("CORE_LIVE_BYTES"), "B"));
     values.push(("core_live_bytes_after_walk", mem("CORE_LIVE_BYTES_AFTER_WALK"), "B"));
 
-    let e2e_ok = if args.is_empty() { end_to_end(&mut values) } else { true };
+    let e2e_ok = if with_e2e { end_to_end(&mut values) } else { true };
 
     let dir = root.join("target").join("bench");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -287,6 +301,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("live entities (demo rules, flight)", "entities_live"),
         ("instance one entity, median (µs)", "entity_spawn_us_median"),
         ("apply per frame p99, entities (ms)", "apply_ms_p99_entities"),
+        ("crowd: live deer, navigation on", "crowd_entities"),
+        ("crowd: frame p50 (ms)", "crowd_frame_ms_p50"),
+        ("crowd: frame p99 (ms)", "crowd_frame_ms_p99"),
+        ("no crowd: frame p99 (ms)", "crowd_baseline_frame_ms_p99"),
     ] {
         if let Some(v) = get(key) {
             println!("{label:<36} {v:>12.2}");
@@ -353,7 +371,31 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     values.push(("entities_live", ve("ENTITIES"), "entities"));
     values.push(("entity_spawn_us_median", ve("ENTITY_SPAWN_US_MEDIAN"), "µs"));
     values.push(("apply_ms_p99_entities", ve("APPLY_MS_P99"), "ms"));
-    vd8.is_some() && vd16.is_some() && with_entities.is_some()
+    // 200 of the demo's deer walking on navigation paths around a still viewer, beside the same
+    // world, navigation on, without them.
+    let crowd_run = |count: &str| -> Option<String> {
+        eprintln!("[xtask] ==> headless crowd --entities={count}");
+        let mut cmd = godot.command();
+        cmd.args(["--headless", "--path", "godot_project", "res://demo/crowd_bench.tscn", "--"])
+            .arg(format!("--entities={count}"));
+        let out =
+            crate::godot_run::run_captured(cmd, std::time::Duration::from_secs(300), crate::godot_run::Echo::Quiet)
+                .ok()?;
+        out.success().then(|| out.text())
+    };
+    let crowd = crowd_run("200");
+    let no_crowd = crowd_run("0");
+    let vc = |name: &str| crowd.as_deref().and_then(|t| strata_value(t, name));
+    values.push(("crowd_entities", vc("CROWD_ENTITIES"), "entities"));
+    values.push(("crowd_frame_ms_p50", vc("CROWD_FRAME_MS_P50"), "ms"));
+    values.push(("crowd_frame_ms_p99", vc("CROWD_FRAME_MS_P99"), "ms"));
+    values.push(("crowd_frame_ms_max", vc("CROWD_FRAME_MS_MAX"), "ms"));
+    values.push((
+        "crowd_baseline_frame_ms_p99",
+        no_crowd.as_deref().and_then(|t| strata_value(t, "CROWD_FRAME_MS_P99")),
+        "ms",
+    ));
+    vd8.is_some() && vd16.is_some() && with_entities.is_some() && crowd.is_some() && no_crowd.is_some()
 }
 
 fn workspace_root() -> PathBuf {

@@ -39,6 +39,10 @@ pub enum ClientError {
         "the server's world has fingerprint {server} but rebuilds here as {local}: the two builds of Strata generate different worlds"
     )]
     Fingerprint { server: String, local: String },
+    #[error(
+        "the server's world places its own structures with fingerprint {server:?} but this world's are {local:?} (\"\" is none): give both worlds the same `ChunkWorld.structures`"
+    )]
+    Structures { server: String, local: String },
     #[error("edit number {got} arrived where {expected} was next: the connection lost or reordered an edit")]
     OutOfOrder { expected: u64, got: u64 },
     #[error("the server sent {0} before Welcome")]
@@ -110,6 +114,8 @@ pub struct WorldClient {
     synced: HashSet<ChunkCoord>,
     /// The server's entity deltas of the synced chunks.
     entities: EntityDeltas,
+    /// The fingerprint of this world's own structures, checked against the server's.
+    structures: String,
 }
 
 impl WorldClient {
@@ -123,7 +129,14 @@ impl WorldClient {
             players: BTreeMap::new(),
             synced: HashSet::new(),
             entities: EntityDeltas::default(),
+            structures: String::new(),
         }
+    }
+
+    /// The fingerprint of the world's own structures here ("" for none, the default): joining
+    /// fails with [`ClientError::Structures`] when the server's differs.
+    pub fn set_structures_fingerprint(&mut self, structures: &str) {
+        self.structures = structures.to_string();
     }
 
     /// The server's entity deltas as far as they reached us (synced chunks only): per chunk,
@@ -190,7 +203,7 @@ impl WorldClient {
         let message = Message::decode(bytes)?;
         if self.player.is_none() {
             return match message {
-                Message::Welcome { protocol, player, preset, fingerprint: server, next_order } => {
+                Message::Welcome { protocol, player, preset, fingerprint: server, structures, next_order } => {
                     if protocol != PROTOCOL_VERSION {
                         return Err(ClientError::Protocol { server: protocol });
                     }
@@ -198,6 +211,9 @@ impl WorldClient {
                     let local = fingerprint(&preset);
                     if local != server {
                         return Err(ClientError::Fingerprint { server, local });
+                    }
+                    if structures != self.structures {
+                        return Err(ClientError::Structures { server: structures, local: self.structures.clone() });
                     }
                     self.player = Some(player);
                     self.next_order = next_order;

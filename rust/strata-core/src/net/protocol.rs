@@ -88,8 +88,16 @@ pub enum Message {
     /// C→S, first packet: the protocol spoken and the player's name.
     Hello { protocol: u16, name: String },
     /// S→C: joined. The world to generate (the preset as sparse RON, seed included), its
-    /// fingerprint to check that it rebuilds the same here, and the next edit order number.
-    Welcome { protocol: u16, player: PlayerId, preset: String, fingerprint: String, next_order: u64 },
+    /// fingerprint to check that it rebuilds the same here, the fingerprint of the world's own
+    /// structures ("" for none: only the shipped ones) and the next edit order number.
+    Welcome {
+        protocol: u16,
+        player: PlayerId,
+        preset: String,
+        fingerprint: String,
+        structures: String,
+        next_order: u64,
+    },
     /// S→C: cannot join (the connection is closed after it).
     Refused { reason: String },
     /// C→S: please set voxel `pos` to `block`; `request` is the client's own number for it.
@@ -155,12 +163,13 @@ impl Message {
                 put_uvar(&mut w, *protocol as u64);
                 put_str(&mut w, name);
             }
-            Message::Welcome { protocol, player, preset, fingerprint, next_order } => {
+            Message::Welcome { protocol, player, preset, fingerprint, structures, next_order } => {
                 w.push(TAG_WELCOME);
                 put_uvar(&mut w, *protocol as u64);
                 put_uvar(&mut w, *player as u64);
                 put_str(&mut w, preset);
                 put_str(&mut w, fingerprint);
+                put_str(&mut w, structures);
                 put_uvar(&mut w, *next_order);
             }
             Message::Refused { reason } => {
@@ -248,6 +257,7 @@ impl Message {
                 player: r.uint("player id", u32::MAX as u64)? as u32,
                 preset: r.string("preset", MAX_PRESET_BYTES)?,
                 fingerprint: r.string("fingerprint", MAX_NAME_BYTES * 4)?,
+                structures: r.string("structures fingerprint", MAX_NAME_BYTES * 4)?,
                 next_order: r.uint("edit order", u64::MAX)?,
             },
             TAG_REFUSED => Message::Refused { reason: r.string("reason", MAX_REASON_BYTES)? },
@@ -657,6 +667,7 @@ mod tests {
                 player: 7,
                 preset: "(seed: 42)".into(),
                 fingerprint: "abc".into(),
+                structures: "00ff00ff00ff00ff".into(),
                 next_order: u64::MAX,
             },
             Message::Refused { reason: "full".into() },

@@ -114,6 +114,8 @@ struct ChunkEntityDeltas {
 pub struct WorldServer {
     preset_ron: String,
     fingerprint: String,
+    /// The fingerprint of the world's own structures ("" for none), told to joining players.
+    structures: String,
     config: ServerConfig,
     edits: EditMap,
     next_order: u64,
@@ -130,10 +132,17 @@ pub struct WorldServer {
 impl WorldServer {
     /// A server for `preset` with the edits it had (a loaded save), numbering new edits from
     /// `next_order`.
+    /// Tells joining players the fingerprint of the world's own structures ("" for none): a
+    /// client whose world places other structures refuses to join rather than show another world.
+    pub fn set_structures_fingerprint(&mut self, structures: &str) {
+        self.structures = structures.to_string();
+    }
+
     pub fn new(preset: &WorldPreset, edits: EditMap, next_order: u64, config: ServerConfig) -> Self {
         Self {
             preset_ron: preset_to_sparse_ron(preset),
             fingerprint: fingerprint(preset),
+            structures: String::new(),
             config,
             edits,
             next_order,
@@ -335,6 +344,7 @@ impl WorldServer {
                 player: id,
                 preset: self.preset_ron.clone(),
                 fingerprint: self.fingerprint.clone(),
+                structures: self.structures.clone(),
                 next_order: self.next_order,
             },
             reliable: true,
