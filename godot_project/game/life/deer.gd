@@ -8,6 +8,14 @@
 class_name Deer
 extends Node3D
 
+## Path queries all deer together make in one frame: the navigation server answers each on the
+## main thread, so a herd turning at once spreads its queries over a few frames.
+const PATHS_PER_FRAME := 1
+
+## The frame whose path queries `_paths_made` counts (shared by every deer).
+static var _paths_frame := -1
+static var _paths_made := 0
+
 ## Walking speed, m/s.
 @export var walk_speed := 1.4
 ## Fleeing speed, m/s.
@@ -26,6 +34,17 @@ var _rng := RandomNumberGenerator.new()
 ## The navigation path being walked (world-node space), and the next point's index.
 var _path := PackedVector3Array()
 var _next := 0
+## Where the next path goes, while one is wanted.
+var _path_target := Vector3.ZERO
+var _wants_path := false
+## The column last stepped onto and what the world said of it: a deer asks the world again only
+## when it enters another voxel column (a few times a second), not every frame.
+var _column := Vector2i(1 << 30, 0)
+var _column_ground := 0.0
+var _column_wet := false
+## The player it watches, looked up a few times a second rather than every frame.
+var _threat_node: Node3D = null
+var _until_look := 0.0
 
 
 func _ready() -> void:
@@ -38,7 +57,11 @@ func _process(delta: float) -> void:
 	# On a shared world's client the deer is a replica: the server moves it.
 	if world == null or not world.is_entity_authority():
 		return
-	var threat := _threat()
+	_until_look -= delta
+	if _until_look <= 0.0:
+		_until_look = 0.25
+		_threat_node = _threat()
+	var threat := _threat_node if is_instance_valid(_threat_node) else null
 	var was_fleeing := _fleeing
 	_fleeing = (
 		threat != null and threat.global_position.distance_to(global_position) < alert_distance
@@ -57,12 +80,20 @@ func _process(delta: float) -> void:
 			_until_turn = _rng.randf_range(1.0, wander_interval)
 			_heading = Vector3.FORWARD.rotated(Vector3.UP, _rng.randf() * TAU)
 			_plan(world, position + _heading * _rng.randf_range(4.0, 10.0))
+	if _wants_path:
+		_query_path(world)
 	_follow_path()
 	var speed := flee_speed if _fleeing else walk_speed
 	var next := position + _heading * speed * delta
-	var ground := world.get_height(next.x, next.z)
+	var column := Vector2i(floori(next.x), floori(next.z))
+	if column != _column:
+		_column = column
+		_column_ground = world.get_height(next.x, next.z)
+		var at := Vector3i(column.x, floori(_column_ground), column.y)
+		_column_wet = world.get_voxel(at) == _water(world)
+	var ground := _column_ground
 	# A step of more than one block, or water, turns it round.
-	if absf(ground - position.y) > 1.2 or world.get_voxel(Vector3i(next.floor())) == _water(world):
+	if absf(ground - position.y) > 1.2 or _column_wet:
 		_heading = -_heading
 		_until_turn = 0.5
 		return
@@ -70,17 +101,31 @@ func _process(delta: float) -> void:
 	rotation.y = atan2(-_heading.x, -_heading.z)
 
 
-## Asks the world's navigation map for a path to `target`; without navigation the deer heads
-## straight.
+## Wants a path to `target` from the world's navigation map (asked for within a frame or two,
+## see `PATHS_PER_FRAME`); meanwhile, and without navigation, the deer heads straight.
 func _plan(world: ChunkWorld, target: Vector3) -> void:
 	_path = PackedVector3Array()
 	_next = 0
-	if not world.navigation_enabled or not world.is_inside_tree():
+	_wants_path = world.navigation_enabled
+	_path_target = target
+
+
+## Asks the navigation map for the wanted path when this frame's queries allow one more.
+func _query_path(world: ChunkWorld) -> void:
+	if not world.is_inside_tree():
 		return
+	var frame := Engine.get_process_frames()
+	if frame != _paths_frame:
+		_paths_frame = frame
+		_paths_made = 0
+	if _paths_made >= PATHS_PER_FRAME:
+		return
+	_paths_made += 1
+	_wants_path = false
 	var map := world.get_world_3d().navigation_map
 	var to_local := world.global_transform.affine_inverse()
 	var found := NavigationServer3D.map_get_path(
-		map, world.to_global(position), world.to_global(target), true
+		map, world.to_global(position), world.to_global(_path_target), true
 	)
 	for p in found:
 		_path.append(to_local * p)
