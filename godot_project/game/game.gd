@@ -161,8 +161,15 @@ func to_main_menu() -> void:
 	get_tree().change_scene_to_file(MAIN_MENU)
 
 
-## Saves the world, its edits and the game state; returns a status line for the player.
+## Saves the world, its edits and the game state; returns a status line for the player. A shared
+## world never goes into the single-player save (that would replace the player's own world): the
+## host's `WorldSync` journals every edit and saves to the shared save as it goes, and a guest's
+## world is the host's.
 func save_game() -> String:
+	if session != null:
+		if session.sync.is_server():
+			return "The shared world saves itself as it changes"
+		return "The host keeps this shared world"
 	return (
 		WorldSave
 		. write(

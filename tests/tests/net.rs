@@ -359,7 +359,10 @@ fn a_client_whose_world_places_other_structures_cannot_join() {
         client.set_structures_fingerprint(local);
         let err = client.handle_packet(&welcome(&mut server, peer).expect("welcome"), 0.0).unwrap_err();
         assert!(matches!(err, ClientError::Structures { .. }), "{err}");
-        assert!(err.to_string().contains("00000000000000aa") && err.to_string().contains(&format!("{local:?}")), "{err}");
+        assert!(
+            err.to_string().contains("00000000000000aa") && err.to_string().contains(&format!("{local:?}")),
+            "{err}"
+        );
         assert!(client.player().is_none());
     }
     // The same structures join.

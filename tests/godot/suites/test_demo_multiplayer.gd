@@ -136,6 +136,20 @@ func test_the_host_sees_the_guest_with_its_name_where_it_stands() -> void:
 	)
 
 
+func test_saving_in_a_shared_world_leaves_the_single_player_save_alone() -> void:
+	var had_save := FileAccess.file_exists(WorldSave.PATH)
+	var before := FileAccess.get_file_as_bytes(WorldSave.PATH) if had_save else PackedByteArray()
+	var games := await _hosted_and_joined()
+	if games.is_empty():
+		return
+	for game in games:
+		var status := game.save_game()
+		assert_true(status.contains("shared world"), "the player is told why: %s" % status)
+	assert_eq(FileAccess.file_exists(WorldSave.PATH), had_save, "no single-player save made")
+	if had_save:
+		assert_eq(FileAccess.get_file_as_bytes(WorldSave.PATH), before, "the save is untouched")
+
+
 func test_chat_lines_reach_both_players_and_typing_stops_the_player() -> void:
 	var games := await _hosted_and_joined()
 	if games.is_empty():

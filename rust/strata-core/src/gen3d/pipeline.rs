@@ -160,16 +160,10 @@ impl Generator {
         library: &BlockLibrary,
         load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
     ) -> Result<(), GeneratorError> {
-        preset.validate_with_library(library)?;
-        if preset.height.heightmap_weight > 0.0 {
-            load(preset.height.heightmap_path.trim())?;
-        }
-        Caves::new(preset.seed, &preset.caves)?;
-        if !preset.structures.is_empty() {
-            let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
-            Structures::new(preset, table, &shipped_structures(library)?)?;
-        }
-        Ok(())
+        // Without rules no structure is built, so the shipped ones need not be.
+        let shipped =
+            if preset.structures.is_empty() { StructureLibrary::default() } else { shipped_structures(library)? };
+        Self::check_preset_with_structures(preset, library, &shipped, load)
     }
 
     /// [`Generator::check_preset_with_library_and_loader`] whose structure rules name structures
