@@ -629,7 +629,7 @@ impl ChunkWorld {
     /// a node again changes its distance. A viewer that is freed stops being one; one outside
     /// the tree keeps its last position until it is back.
     #[func]
-    fn add_viewer(&mut self, node: Option<Gd<Node3D>>, view_distance: i64) {
+    pub(crate) fn add_viewer(&mut self, node: Option<Gd<Node3D>>, view_distance: i64) {
         let Some(node) = node else {
             godot_error!("ChunkWorld.add_viewer: node is null; allowed: a Node3D");
             return;
@@ -650,7 +650,7 @@ impl ChunkWorld {
     /// Stops streaming around `node` (added with `add_viewer`); what only it needed unloads.
     /// False when it was not a viewer.
     #[func]
-    fn remove_viewer(&mut self, node: Option<Gd<Node3D>>) -> bool {
+    pub(crate) fn remove_viewer(&mut self, node: Option<Gd<Node3D>>) -> bool {
         let Some(node) = node else { return false };
         let id = node.instance_id().to_i64() as u64;
         let before = self.extra_viewers.len();

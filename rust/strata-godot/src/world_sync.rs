@@ -28,7 +28,7 @@ use godot::classes::multiplayer_peer::TransferMode;
 use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -101,6 +101,8 @@ pub struct WorldSync {
     sent_pose: Option<Pose>,
     /// The pose last sent on the reliable channel, ahead of an edit request.
     reliable_pose: Option<Pose>,
+    /// On the host: a viewer of the world at each other player (see `follow_remote_players`).
+    remote_viewers: HashMap<PlayerId, Gd<Node3D>>,
     last_pose_sent: f64,
     pose_tick: u32,
     /// Chunks that streamed in on a client, to subscribe to at the next frame.
@@ -155,6 +157,7 @@ impl INode for WorldSync {
             local_pose: None,
             sent_pose: None,
             reliable_pose: None,
+            remote_viewers: HashMap::new(),
             last_pose_sent: f64::NEG_INFINITY,
             pose_tick: 0,
             to_subscribe: Vec::new(),
@@ -213,6 +216,7 @@ impl INode for WorldSync {
             self.pose_tick = self.pose_tick.wrapping_add(1);
             self.send_pose(pose);
         }
+        self.follow_remote_players();
         if matches!(self.role, Role::Server(_))
             && !self.save_path.is_empty()
             && self.last_save.elapsed().as_secs_f64() >= self.autosave_interval_s.clamp(5.0, 3600.0)
@@ -385,6 +389,7 @@ impl WorldSync {
         self.entity_updates.clear();
         self.sent_pose = None;
         self.reliable_pose = None;
+        self.drop_remote_viewers();
     }
 
     /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
@@ -658,6 +663,62 @@ impl WorldSync {
 
 impl WorldSync {
     /// Who knows the other players here: the client, or the host's view.
+    /// On the host: keeps a viewer of the world where each other player stands, streaming
+    /// `entity_distance` chunks around it, so the objects near every player live and act on the
+    /// host (the only place they act; clients show replicas). A player who left loses theirs.
+    fn follow_remote_players(&mut self) {
+        if !matches!(self.role, Role::Server(_)) {
+            return;
+        }
+        let Some(mut world) = self.world_node() else { return };
+        let now = self.now();
+        let poses: Vec<(PlayerId, Vector3)> = match self.players_view() {
+            Some(view) => view
+                .players()
+                .filter_map(|(id, _)| {
+                    let p = view.pose_of(id, now)?.position;
+                    Some((id, Vector3::new(p[0], p[1], p[2])))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let gone: Vec<PlayerId> =
+            self.remote_viewers.keys().copied().filter(|id| !poses.iter().any(|(p, _)| p == id)).collect();
+        for id in gone {
+            if let Some(mut node) = self.remote_viewers.remove(&id) {
+                world.bind_mut().remove_viewer(Some(node.clone()));
+                node.queue_free();
+            }
+        }
+        let distance = world.get("entity_distance").try_to::<i64>().unwrap_or(1).max(1);
+        for (id, local) in poses {
+            let global = world.to_global(local);
+            if let Some(node) = self.remote_viewers.get_mut(&id) {
+                node.set_global_position(global);
+                continue;
+            }
+            let mut node = Node3D::new_alloc();
+            node.set_name(&format!("PlayerViewer{id}"));
+            self.base_mut().add_child(&node);
+            node.set_global_position(global);
+            world.bind_mut().add_viewer(Some(node.clone()), distance);
+            self.remote_viewers.insert(id, node);
+        }
+    }
+
+    /// Stops following the other players (leaving or no longer serving).
+    fn drop_remote_viewers(&mut self) {
+        let world = self.world_node();
+        for (_, mut node) in self.remote_viewers.drain() {
+            if let Some(mut w) = world.clone() {
+                w.bind_mut().remove_viewer(Some(node.clone()));
+            }
+            if node.is_instance_valid() {
+                node.queue_free();
+            }
+        }
+    }
+
     fn players_view(&self) -> Option<&WorldClient> {
         match &self.role {
             Role::Client(c) => Some(c),

@@ -256,3 +256,28 @@ func test_an_entity_crossing_a_chunk_border_keeps_its_replica() -> void:
 	assert_true(is_instance_valid(replica), "not freed on the way")
 	assert_true(_entity_near(bo_world, after) == replica, "the same node across the border")
 	assert_true(_mirrors(host_world, bo_world), "bo mirrors the host")
+
+
+func test_the_host_brings_objects_to_life_where_each_player_stands() -> void:
+	var host_world := _world(6262)
+	var server := _sync(host_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	assert_true(await _settle(host_world), "the host's world settles")
+	var world := _world(6262)
+	var s := _sync(world)
+	assert_eq(s.join(HOST, _port, "far"), OK, "join")
+	assert_true(await wait_until(s.is_joined, 20.0), "joined: %s" % s.last_error())
+	# Far beyond the host's view: nothing of the host's world lives there yet.
+	var far := Vector3(900.0, 0.0, 8.0)
+	far.y = world.get_height(far.x, far.z) + 2.0
+	var box := AABB(far - Vector3(64, 96, 64), Vector3(128, 192, 128))
+	assert_true(host_world.get_entities_in(box).is_empty(), "no objects there before")
+	(world.get_node(world.viewer) as Node3D).position = far
+	s.set_local_pose(far, 0.0, 0.0)
+	var alive := func() -> bool: return not host_world.get_entities_in(box).is_empty()
+	assert_true(await wait_until(alive, 60.0), "objects live on the host where the player stands")
+	assert_eq(host_world.get_viewer_count(), 2, "the host's viewer and the player's")
+	s.leave()
+	var gone := func() -> bool: return host_world.get_entities_in(box).is_empty()
+	assert_true(await wait_until(gone, 30.0), "and leave with the player")
+	assert_eq(host_world.get_viewer_count(), 1, "the player's viewer went with it")
