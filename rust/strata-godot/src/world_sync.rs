@@ -356,13 +356,10 @@ impl WorldSync {
     #[func]
     fn join_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>, player_name: GString) -> Error {
         let Some(peer) = peer else { return self.fail("WorldSync.join_with_peer: peer is null".into()) };
-        if self.world_node().is_none() {
+        let Some(mut world) = self.world_node() else {
             return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
-        }
-        let structures = match self.world_node() {
-            Some(mut w) => w.bind_mut().get_structures_fingerprint().to_string(),
-            None => String::new(),
         };
+        let structures = world.bind_mut().get_structures_fingerprint().to_string();
         self.leave();
         self.player_name = player_name;
         let mut client = WorldClient::new(&self.player_name.to_string());
