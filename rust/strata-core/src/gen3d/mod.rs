@@ -9,6 +9,7 @@
 //!   [`scatter`]; then [`structures`], stamped last so nothing cuts them (the shipped ones:
 //!   [`structure_library`]); and where the game's objects start, from the finished voxels:
 //!   [`spawns`];
+//! - the user's code that amends every generated box last: [`hook`];
 //! - the buffers a thread reuses: [`scratch`];
 //! - the pipeline that runs them in order: [`pipeline`]; and the designer's top-down [`preview`],
 //!   which only calls the pipeline.
@@ -23,6 +24,7 @@ pub mod caverns;
 pub mod caves;
 pub mod columns;
 pub mod context;
+pub mod hook;
 pub mod layers;
 pub mod ores;
 pub mod pipeline;

@@ -2,7 +2,8 @@
 //!
 //! [`Generator::generate_region`] fills any box of voxels. It runs the column pass over the
 //! box's (x, z) rectangle ([`crate::gen3d::columns`]), then hands the stages, in order, a
-//! [`StageContext`] of those columns: layers (ground and sea), caves, ores, water. Every stage
+//! [`StageContext`] of those columns: layers (ground and sea), caves, ores, water, structures,
+//! then the user's generation hook when one is set ([`crate::gen3d::hook`]). Every stage
 //! reads only the context and world coordinates (never neighbouring chunks' state or the order
 //! of calls), so a chunk made alone equals the same box cut from a larger region (law: Seamless),
 //! on any thread (law: Deterministic). Scatter ([`Generator::scatter_chunk_with_columns`]) reads
@@ -21,6 +22,7 @@ use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::gen3d::caves::Caves;
 use crate::gen3d::columns::{Column, ColumnGrid, ColumnPass, RingSurfaces, floor_to_i32};
 use crate::gen3d::context::StageContext;
+use crate::gen3d::hook::{HookRunner, HookStats};
 use crate::gen3d::scatter::{self, ScatterInstance};
 use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::structure_library::shipped_structures;
@@ -53,6 +55,8 @@ pub struct Generator {
     caves: Caves,
     /// The preset's structure rules resolved against the structure library.
     structures: Structures,
+    /// User code that amends every generated box last, or None.
+    hook: Option<Arc<HookRunner>>,
 }
 
 impl std::fmt::Debug for Generator {
@@ -120,6 +124,7 @@ impl Generator {
             terrain,
             caves: Caves::new(preset.seed, &preset.caves)?,
             structures,
+            hook: None,
         })
     }
 
@@ -208,7 +213,25 @@ impl Generator {
             terrain,
             caves: Caves::new(preset.seed, &preset.caves)?,
             structures,
+            hook: None,
         })
+    }
+
+    /// Sets (or with None removes) the generation hook, which then amends every box this
+    /// generator fills ([`crate::gen3d::hook`]).
+    pub fn set_hook(&mut self, hook: Option<Arc<HookRunner>>) {
+        self.hook = hook;
+    }
+
+    /// [`Generator::set_hook`] by value.
+    pub fn with_hook(mut self, hook: Option<Arc<HookRunner>>) -> Self {
+        self.hook = hook;
+        self
+    }
+
+    /// What the generation hook has cost so far, or None without one.
+    pub fn hook_stats(&self) -> Option<HookStats> {
+        self.hook.as_ref().map(|h| h.stats())
     }
 
     pub fn preset(&self) -> &WorldPreset {
@@ -364,6 +387,9 @@ impl Generator {
             self.structures.placements_in(&ctx, (min.x, min.z), (max.x, max.z), Some((min.y, max.y)), &mut placements);
             self.structures.stamp(&placements, out);
         }
+        if let Some(hook) = &self.hook {
+            hook.amend(out);
+        }
     }
 
     /// Generates a new buffer covering `[min, min + size)`.
@@ -430,13 +456,21 @@ impl Generator {
         (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (min.x, min.z, n, n);
         if self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c)) {
             out.reset(min, IVec3::splat(n));
-            return true;
+            // Generating would give air: the hook amends that air, and only what it adds
+            // makes the chunk more than sky.
+            let Some(hook) = &self.hook else { return true };
+            hook.amend(out);
+            if out.uniform_block() == Some(crate::base::block::AIR) {
+                return true;
+            }
+            pass.columns_from_samples(samples, nu, nu, &mut columns.columns);
+        } else {
+            pass.columns_from_samples(samples, nu, nu, &mut columns.columns);
+            scratch.ring.fill_from_samples(samples, min.x, min.z, nu, nu);
+            // The layer stage writes every voxel, so the buffer is not cleared first.
+            out.reshape_for_overwrite(min, IVec3::splat(n));
+            self.generate_from_columns(columns, out, scratch);
         }
-        pass.columns_from_samples(samples, nu, nu, &mut columns.columns);
-        scratch.ring.fill_from_samples(samples, min.x, min.z, nu, nu);
-        // The layer stage writes every voxel, so the buffer is not cleared first.
-        out.reshape_for_overwrite(min, IVec3::splat(n));
-        self.generate_from_columns(columns, out, scratch);
         // The halo of a chunk at the limit reaches past it: air there, as everywhere beyond.
         if let Some((min, size)) = inside_world(out.min(), out.size())
             && (min, size) != (out.min(), out.size())
@@ -568,10 +602,19 @@ impl Generator {
 
     /// True when chunk `c` (with its halo) is certainly all air, so it needs no mesh. When the
     /// chunk is generated anyway unless sky, [`Generator::generate_padded_chunk_unless_sky`]
-    /// shares the column pass.
+    /// shares the column pass. With a generation hook, the hook is handed the padded chunk's air and the chunk is sky
+    /// only when it adds nothing.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
         let (_, hi) = self.surface_range(c);
-        self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c))
+        self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c)) && self.hook_leaves_air(c)
+    }
+
+    /// True without a hook, or when the hook adds nothing to the air of padded chunk `c`.
+    fn hook_leaves_air(&self, c: ChunkCoord) -> bool {
+        let Some(hook) = &self.hook else { return true };
+        let mut air = VoxelBuffer::new(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+        hook.amend(&mut air);
+        air.uniform_block() == Some(crate::base::block::AIR)
     }
 
     /// Whether the padded chunk `c` lies above ground whose highest surface is `hi`, and above
