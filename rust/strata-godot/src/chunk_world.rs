@@ -58,6 +58,7 @@ use strata_core::stream::streamer::{
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod edit_tools;
+mod generation_hook;
 mod own_structures;
 use strata_core::base::edit_history::{EditHistory, VoxelChange};
 
@@ -114,6 +115,29 @@ pub struct ChunkWorld {
     structures: Array<Option<Gd<crate::structure::Structure>>>,
     /// `structures` resolved through the library, or None when to be resolved again.
     resolved_structures: Option<own_structures::Resolved>,
+    /// Code-driven generation: a `Callable` that amends every box of voxels the world generates,
+    /// after the last stage (structures). Called as
+    /// `hook(origin: Vector3i, size: Vector3i, voxels: PackedInt32Array) -> PackedInt32Array`:
+    /// `voxels` holds block ids at index `(y * size.z + z) * size.x + x` from `origin`; return
+    /// it amended (same length, ids of `block_library`). Boxes are chunks, padded chunks and
+    /// other boxes the world needs, so decide each voxel from its world position and the block
+    /// given there only: then the world stays seamless and the same on every run and machine.
+    /// It runs on the main thread (the workers hand it their boxes and wait; each frame answers
+    /// them within `frame_budget_ms`), so keep it fast and keep its object alive; it must not
+    /// call this world. Sky chunks are handed to it as air. A call that fails (an error,
+    /// another type or length, an unknown id) leaves its box as generated and is reported at
+    /// most once a second in the console and `last_error()`; `get_stats()` shows its calls,
+    /// time and failures. The far view shows the terrain without it. Saves and shared worlds
+    /// do not carry it: set the same hook before loading or joining. An empty `Callable` (the
+    /// default) turns it off. Setting it rebuilds the world; edits are kept.
+    #[var(set)]
+    generation_hook: Callable,
+    /// The service that runs `generation_hook` for the workers, while it is set. Declared
+    /// before `streamer`, so that when the world is freed it lets waiting workers go first.
+    hook_service: Option<generation_hook::HookService>,
+    /// Failures of the hook reported so far, and when the last report was made.
+    hook_failures_reported: u64,
+    hook_reported_at: Option<Instant>,
     /// A material for every chunk surface in place of the addon's block shaders (which sample
     /// the library's texture array): a user's own shader reads `UV` (in voxels), `UV2.x` (the
     /// face's layer in `BlockLibrary.build_texture_array()`), `UV2.y` (the face's light: sky
@@ -313,6 +337,10 @@ impl INode3D for ChunkWorld {
             block_library: None,
             structures: Array::new(),
             resolved_structures: None,
+            generation_hook: Callable::invalid(),
+            hook_service: None,
+            hook_failures_reported: 0,
+            hook_reported_at: None,
             material_override: None,
             light_enabled: true,
             daylight: 1.0,
@@ -375,6 +403,10 @@ impl INode3D for ChunkWorld {
         self.restart_if_preset_changed();
         if self.streamer.is_none() {
             return;
+        }
+        self.serve_generation_hook();
+        if !self.water_flow_enabled && self.streamer.as_ref().is_some_and(|s| s.is_water_flow_on()) {
+            self.stop_water_flow_serving();
         }
         let viewer_pos = if editor { self.editor_viewer_position() } else { self.viewer_position() };
         let viewer_pos = self.viewer_bounds.clamp(
@@ -1011,7 +1043,11 @@ impl ChunkWorld {
     /// with `navigation_enabled`: `nav_regions` (chunks with a navigation region),
     /// `nav_queue` (baked meshes waiting to be registered), `nav_bake_us_median` /
     /// `nav_bake_us_max` (one chunk's navigation bake on a worker, of the last 512) and
-    /// `nav_register_us_median` (main-thread time to register one chunk's mesh).
+    /// `nav_register_us_median` (main-thread time to register one chunk's mesh); with a
+    /// `generation_hook`: `generation_hook_calls` (boxes handed to it), `generation_hook_ms`
+    /// (main-thread time running it), `generation_hook_us_mean` (one call),
+    /// `generation_hook_wait_ms` (the workers' time waiting for it, summed) and
+    /// `generation_hook_failures`.
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -1042,6 +1078,7 @@ impl ChunkWorld {
         d.set("entities_queued", self.entities.queued_count() as i64);
         d.set("entities_kept", self.entities.kept_count() as i64);
         d.set("entity_spawn_us_median", self.entities.spawn_us.median());
+        self.generation_hook_stats(&mut d);
         self.navigation_stats(&mut d);
         d
     }
@@ -1104,6 +1141,7 @@ impl ChunkWorld {
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.resolved_structures = None;
+        self.refresh_generation_hook();
         self.redraw();
         self.base_mut().update_configuration_warnings();
     }
@@ -1117,6 +1155,11 @@ impl ChunkWorld {
             self.ensure_streamer();
         }
         self.base_mut().update_configuration_warnings();
+    }
+
+    #[func]
+    fn set_generation_hook(&mut self, value: Callable) {
+        self.apply_generation_hook(value);
     }
 
     #[func]
@@ -1534,6 +1577,7 @@ impl ChunkWorld {
     fn stop_streaming(&mut self) {
         if let Some(s) = self.streamer.take() {
             self.host.keep_edits(s.edits().clone());
+            self.drop_streamer(s);
         }
         self.park_entities();
         self.collision_queue.clear();

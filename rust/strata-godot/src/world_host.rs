@@ -30,6 +30,7 @@ use strata_core::base::block;
 use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
+use strata_core::gen3d::hook::HookRunner;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
@@ -51,13 +52,15 @@ fn identity(preset: Option<&Gd<WorldPreset>>) -> PresetIdentity {
 }
 
 /// What a generator was built from: the preset's identity, the fingerprint of the block
-/// library its biome rows' block names were resolved through, and that of the world's own
-/// structure library (0: the shipped structures only).
+/// library its biome rows' block names were resolved through, that of the world's own
+/// structure library (0: the shipped structures only) and the generation hook's revision
+/// (0: none).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 struct BuildIdentity {
     preset: PresetIdentity,
     library: u64,
     structures: u64,
+    hook: u64,
 }
 
 /// A world's own structure library (the shipped structures and its own) and its fingerprint.
@@ -87,6 +90,12 @@ pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
         structures: Option<&StructureLibrary>,
         heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String>;
+
+    /// The generator with `hook` amending what it generates ([`strata_core::gen3d::hook`]);
+    /// a generator without hooks ignores it.
+    fn with_hook(self, _hook: Option<Arc<HookRunner>>) -> Self {
+        self
+    }
 }
 
 impl HostedGenerator for Generator {
@@ -113,6 +122,10 @@ impl HostedGenerator for Generator {
             None => Generator::with_library_and_loader(preset, library, loaded),
         }
         .map_err(|e| e.to_string())
+    }
+
+    fn with_hook(self, hook: Option<Arc<HookRunner>>) -> Self {
+        Generator::with_hook(self, hook)
     }
 }
 
@@ -152,6 +165,10 @@ pub(crate) struct WorldHost<G> {
     generator: Option<Arc<G>>,
     /// A build waiting for its heightmap file.
     pending: Option<PendingBuild<G>>,
+    /// The generation hook every generator is built with, and its revision (bumped by each
+    /// [`WorldHost::set_hook`], so a new hook builds again).
+    hook: Option<Arc<HookRunner>>,
+    hook_revision: u64,
     /// Edits kept while no streamer holds them: set before streaming starts, carried across a
     /// restart (preset change, regenerate, leaving and re-entering the tree), loaded from a save.
     kept_edits: Option<EditMap>,
@@ -171,6 +188,8 @@ impl<G> WorldHost<G> {
             built_for: None,
             generator: None,
             pending: None,
+            hook: None,
+            hook_revision: 0,
             kept_edits: None,
             state: BTreeMap::new(),
             entities: EntityDeltas::default(),
@@ -215,6 +234,7 @@ impl<G> WorldHost<G> {
             preset: identity(preset),
             library: library.fingerprint(),
             structures: structures.map_or(0, |(_, key)| key),
+            hook: if self.hook.is_some() { self.hook_revision } else { 0 },
         };
         let structures = structures.map(|(s, _)| s.clone());
         if self.built_for == Some(id) {
@@ -285,13 +305,23 @@ impl<G> WorldHost<G> {
         self.finish_build(id, built)
     }
 
+    /// Sets the generation hook of the generators built from now on (None: no hook); the next
+    /// [`WorldHost::generator`] builds again.
+    pub(crate) fn set_hook(&mut self, hook: Option<Arc<HookRunner>>) {
+        self.hook = hook;
+        self.hook_revision += 1;
+    }
+
     /// Keeps the outcome of building the preset and library `id`.
-    fn finish_build(&mut self, id: BuildIdentity, built: Result<G, String>) -> Option<Arc<G>> {
+    fn finish_build(&mut self, id: BuildIdentity, built: Result<G, String>) -> Option<Arc<G>>
+    where
+        G: HostedGenerator,
+    {
         self.generator = match built {
             Ok(g) => {
                 // A preset that builds again ends the failure it caused (law: Clear errors).
                 self.last_error = GString::new();
-                Some(Arc::new(g))
+                Some(Arc::new(g.with_hook(self.hook.clone())))
             }
             Err(e) => {
                 self.record(format!("{}: cannot build the world: {e}", self.class));

@@ -22,7 +22,10 @@ use thiserror::Error;
 
 /// Why a hook left a box as generated.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("the generation hook failed on the box at {min:?} of size {size:?}: {reason}")]
+#[error(
+    "the generation hook failed on the box at ({}, {}, {}) of size {}×{}×{}: {reason}",
+    min.x, min.y, min.z, size.x, size.y, size.z
+)]
 pub struct HookError {
     /// The box's minimum corner.
     pub min: IVec3,

@@ -1058,6 +1058,13 @@ impl Streamer {
         Ok(())
     }
 
+    /// Turns water flow off and hands back the flow thread's runner, for a caller that must
+    /// drop it (which waits for the flow running now) while it keeps serving that flow, e.g. a
+    /// generation hook answered on the caller's thread.
+    pub fn take_water_flow(&mut self) -> Option<crate::stream::water_runner::WaterRunner> {
+        self.water.take()
+    }
+
     /// Applies the flows finished so far as edits (each loaded chunk they change rebuilt once),
     /// never waiting; returns how many voxels changed.
     pub fn apply_water_flow(&mut self) -> usize {
