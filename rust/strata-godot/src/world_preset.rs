@@ -659,10 +659,22 @@ impl WorldPreset {
                 return format!("WorldPreset.validate_with_library: the block library is invalid: {e}").as_str().into();
             }
         };
-        let core = self.core();
-        match Generator::check_preset_with_library_and_loader(&core, &library, heightmaps::load_now) {
-            Ok(()) => GString::new(),
-            Err(e) => e.to_string().as_str().into(),
+        self.check_with_library(&library).as_str().into()
+    }
+
+    /// `validate()` for the world `world`: block names are looked up in its `block_library`
+    /// and structure rules may name its own `structures` as well as the shipped ones. "" when
+    /// a world built from this preset there would build, else the error it would report.
+    #[func]
+    pub fn validate_for_world(&self, world: Gd<crate::chunk_world::ChunkWorld>) -> GString {
+        world.bind().preset_error(self).as_str().into()
+    }
+
+    /// `validate_with_library` for `library` (core), as a message ("" when valid).
+    pub(crate) fn check_with_library(&self, library: &strata_core::base::block_library::BlockLibrary) -> String {
+        match Generator::check_preset_with_library_and_loader(&self.core(), library, heightmaps::load_now) {
+            Ok(()) => String::new(),
+            Err(e) => e.to_string(),
         }
     }
 

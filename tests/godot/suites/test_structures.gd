@@ -223,6 +223,21 @@ func test_a_structure_from_a_vox_file_stands_where_its_rule_says_alike_in_any_ch
 	assert_ne(without, forward, "the tower is in them")
 
 
+func test_a_preset_validates_against_a_worlds_own_structures() -> void:
+	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
+	var preset := _tower_preset("watchtower", 48)
+	var w := _world_with([tower] as Array[Structure], preset)
+	var plain := _world_with([] as Array[Structure], WorldPreset.new())
+	assert_eq(preset.validate_for_world(w), "", "the world brings the watchtower")
+	var alone := preset.validate()
+	assert_true(alone.contains("watchtower"), "without a world only the shipped ones: " + alone)
+	var elsewhere := preset.validate_for_world(plain)
+	assert_true(elsewhere.contains("watchtower") and elsewhere.contains("cottage"), elsewhere)
+	assert_eq(
+		WorldPreset.new().validate_for_world(w), "", "a preset without rules is valid anywhere"
+	)
+
+
 func test_a_structure_survives_tres_and_res_files() -> void:
 	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
 	var w := _world_with([tower] as Array[Structure], _tower_preset("watchtower", 48))

@@ -138,6 +138,20 @@ impl ChunkWorld {
         Some(if error.is_empty() { vec![] } else { vec![format!("The preset is invalid: {error}")] })
     }
 
+    /// What a world built from `preset` with this world's block library and own structures
+    /// would report: "" when it builds, else the error (for `WorldPreset.validate_for_world`).
+    pub(crate) fn preset_error(&self, preset: &crate::world_preset::WorldPreset) -> String {
+        let library = match self.library() {
+            Ok(l) => l,
+            Err(e) => return format!("the world's block library is invalid: {e}"),
+        };
+        match resolve_world_structures("ChunkWorld", &self.structures, &library) {
+            Ok(Some(own)) => preset.validate_with_structures(&library, &own.library),
+            Ok(None) => preset.check_with_library(&library),
+            Err(e) => format!("a structure of the world is invalid: {e}"),
+        }
+    }
+
     /// Before a save: keeps the fingerprint of the world's own structures in the game state
     /// (and none when it has none).
     pub(super) fn note_structures_for_save(&mut self) {
