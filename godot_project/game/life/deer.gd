@@ -1,6 +1,6 @@
 ## A deer of the demo: wanders over the ground of the world it belongs to and flees from the
 ## player. Where the world has navigation (`ChunkWorld.navigation_enabled`), it walks along paths
-## of the world's navigation map (`NavigationServer3D.map_get_path`): round holes and cliffs, up
+## of the world's navigation map (`NavigationServer3D.query_path`): round holes and cliffs, up
 ## one-block steps. Elsewhere it heads straight and turns at steps higher than a block. It follows
 ## the ground with `ChunkWorld.get_height` (no physics body: it needs no collision shapes near
 ## it), so it works wherever its chunk stands in the world. In a shared world only the host's deer
@@ -8,13 +8,23 @@
 class_name Deer
 extends Node3D
 
-## Path queries all deer together make in one frame: the navigation server answers each on the
-## main thread, so a herd turning at once spreads its queries over a few frames.
-const PATHS_PER_FRAME := 1
+## Path queries all deer together have running at once. Each runs as a task of Godot's
+## `WorkerThreadPool` (the navigation server's queries are thread-safe) and its deer picks the
+## path up in a later frame, so the main thread never waits for one; a herd turning at once
+## queues its queries rather than flooding the pool.
+const PATHS_IN_FLIGHT := 2
+## A query searches only the navigation regions of the chunks within this many voxels of the box
+## spanned by its two ends (`ChunkWorld.get_navigation_regions`): a wandering deer's path is short,
+## and a query over the whole map scans every streamed polygon for its ends.
+const PATH_MARGIN := 8.0
+## The most polygons one query's search visits: an unreachable target costs a bounded search (the
+## path then ends as near the target as the search came), not a search of all the ground in reach.
+const PATH_SEARCH_POLYGONS := 512
 
-## The frame whose path queries `_paths_made` counts (shared by every deer).
-static var _paths_frame := -1
-static var _paths_made := 0
+## Queries running now, of all deer (see `PATHS_IN_FLIGHT`).
+static var _paths_in_flight := 0
+## The tasks of deer that left the tree while their query ran: waited for once finished.
+static var _orphaned_tasks: Array[int] = []
 
 ## Walking speed, m/s.
 @export var walk_speed := 1.4
@@ -37,6 +47,10 @@ var _next := 0
 ## Where the next path goes, while one is wanted.
 var _path_target := Vector3.ZERO
 var _wants_path := false
+## The running path query's task (-1: none), what it was asked and what it answers.
+var _path_task := -1
+var _query := NavigationPathQueryParameters3D.new()
+var _query_result := NavigationPathQueryResult3D.new()
 ## The column last stepped onto and what the world said of it: a deer asks the world again only
 ## when it enters another voxel column (a few times a second), not every frame.
 var _column := Vector2i(1 << 30, 0)
@@ -80,6 +94,8 @@ func _process(delta: float) -> void:
 			_until_turn = _rng.randf_range(1.0, wander_interval)
 			_heading = Vector3.FORWARD.rotated(Vector3.UP, _rng.randf() * TAU)
 			_plan(world, position + _heading * _rng.randf_range(4.0, 10.0))
+	if _path_task >= 0:
+		_collect_path(world)
 	if _wants_path:
 		_query_path(world)
 	_follow_path()
@@ -101,8 +117,9 @@ func _process(delta: float) -> void:
 	rotation.y = atan2(-_heading.x, -_heading.z)
 
 
-## Wants a path to `target` from the world's navigation map (asked for within a frame or two,
-## see `PATHS_PER_FRAME`); meanwhile, and without navigation, the deer heads straight.
+## Wants a path to `target` from the world's navigation map (asked for as soon as fewer than
+## `PATHS_IN_FLIGHT` queries run, answered a frame or so later); meanwhile, and without
+## navigation, the deer heads straight.
 func _plan(world: ChunkWorld, target: Vector3) -> void:
 	_path = PackedVector3Array()
 	_next = 0
@@ -110,25 +127,66 @@ func _plan(world: ChunkWorld, target: Vector3) -> void:
 	_path_target = target
 
 
-## Asks the navigation map for the wanted path when this frame's queries allow one more.
+## Starts a query for the wanted path on the worker pool when fewer than `PATHS_IN_FLIGHT` run.
 func _query_path(world: ChunkWorld) -> void:
-	if not world.is_inside_tree():
+	_collect_orphaned_tasks()
+	if _path_task >= 0 or _paths_in_flight >= PATHS_IN_FLIGHT or not world.is_inside_tree():
 		return
-	var frame := Engine.get_process_frames()
-	if frame != _paths_frame:
-		_paths_frame = frame
-		_paths_made = 0
-	if _paths_made >= PATHS_PER_FRAME:
-		return
-	_paths_made += 1
 	_wants_path = false
-	var map := world.get_world_3d().navigation_map
+	var regions := world.get_navigation_regions(position, _path_target, PATH_MARGIN)
+	# No navigation ground near yet (an empty list would mean every region): head straight.
+	if regions.is_empty():
+		return
+	var to_global := world.global_transform
+	_query.map = world.get_world_3d().navigation_map
+	_query.start_position = to_global * position
+	_query.target_position = to_global * _path_target
+	_query.included_regions = regions
+	_query.path_search_max_polygons = PATH_SEARCH_POLYGONS
+	var run := Callable(NavigationServer3D, "query_path").bind(_query, _query_result)
+	_path_task = WorkerThreadPool.add_task(run, false, "Deer path query")
+	_paths_in_flight += 1
+
+
+## Takes the path of the finished query (unless a newer one is wanted by now).
+func _collect_path(world: ChunkWorld) -> void:
+	if not WorkerThreadPool.is_task_completed(_path_task):
+		return
+	WorkerThreadPool.wait_for_task_completion(_path_task)
+	_path_task = -1
+	_paths_in_flight -= 1
+	if _wants_path:
+		return
+	_path = PackedVector3Array()
+	_next = 0
 	var to_local := world.global_transform.affine_inverse()
-	var found := NavigationServer3D.map_get_path(
-		map, world.to_global(position), world.to_global(_path_target), true
-	)
-	for p in found:
+	for p in _query_result.path:
 		_path.append(to_local * p)
+
+
+## Waits for the finished tasks of deer that left the tree (each must be waited for once).
+static func _collect_orphaned_tasks() -> void:
+	for i in range(_orphaned_tasks.size() - 1, -1, -1):
+		if WorkerThreadPool.is_task_completed(_orphaned_tasks[i]):
+			WorkerThreadPool.wait_for_task_completion(_orphaned_tasks[i])
+			_orphaned_tasks.remove_at(i)
+			_paths_in_flight -= 1
+
+
+func _exit_tree() -> void:
+	# The query runs on with its own parameters and result, and another deer waits for it; this
+	# deer asks again, with new ones, if it comes back.
+	if _path_task >= 0:
+		_orphaned_tasks.append(_path_task)
+		_path_task = -1
+		_query = NavigationPathQueryParameters3D.new()
+		_query_result = NavigationPathQueryResult3D.new()
+		_wants_path = true
+
+
+## The navigation path it walks now (world-node space): empty while it heads straight.
+func get_walk_path() -> PackedVector3Array:
+	return _path
 
 
 ## Turns toward the next point of the path, skipping points already reached (a step's top and

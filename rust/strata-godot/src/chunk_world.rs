@@ -768,6 +768,22 @@ impl ChunkWorld {
         top_solid_y(&g, self.edits(), x.floor() as i32, z.floor() as i32) as f64
     }
 
+    /// The navigation regions (`NavigationServer3D` RIDs, one per chunk) of the chunks that the
+    /// box spanned by `from` and `to` (positions in this node's space), grown by `margin` voxels
+    /// on every side, touches; empty without `navigation_enabled`. For path queries bounded to
+    /// the ground near their ends (`NavigationPathQueryParameters3D.included_regions`): a query
+    /// over the whole map scans every streamed polygon, one over these only theirs.
+    #[func]
+    pub fn get_navigation_regions(&self, from: Vector3, to: Vector3, margin: f64) -> Array<Rid> {
+        let margin = margin.max(0.0) as f32;
+        let chunk = |p: Vector3| {
+            let v = p.floor();
+            ChunkCoord::containing(IVec3::new(v.x as i32, v.y as i32, v.z as i32))
+        };
+        let (lo, hi) = (from.coord_min(to) - Vector3::ONE * margin, from.coord_max(to) + Vector3::ONE * margin);
+        self.navigation.regions_in(chunk(lo), chunk(hi)).into_iter().collect()
+    }
+
     /// Name of the biome at world column (x, z) (from the preset's biome table).
     #[func]
     pub fn get_biome(&mut self, x: f64, z: f64) -> GString {

@@ -58,6 +58,17 @@ impl WorldNavigation {
         out
     }
 
+    /// The regions of the chunks from `min` to `max` (inclusive on every axis), in chunk order.
+    pub fn regions_in(&self, min: ChunkCoord, max: ChunkCoord) -> Vec<Rid> {
+        let inside = |c: &ChunkCoord| {
+            (min.x..=max.x).contains(&c.x) && (min.y..=max.y).contains(&c.y) && (min.z..=max.z).contains(&c.z)
+        };
+        let mut found: Vec<(ChunkCoord, Rid)> =
+            self.regions.iter().filter(|(c, _)| inside(c)).filter_map(|(c, rid)| rid.map(|r| (*c, r))).collect();
+        found.sort_unstable_by_key(|(c, _)| *c);
+        found.into_iter().map(|(_, rid)| rid).collect()
+    }
+
     /// Regions on the server now.
     pub fn region_count(&self) -> usize {
         self.regions.values().filter(|r| r.is_some()).count()

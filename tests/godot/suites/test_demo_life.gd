@@ -1,5 +1,6 @@
 ## The demo's objects in real headless Godot: its spawn rules are valid and start deer and chests
-## in a world; a deer flees from the player; a chest hands over its blocks once and keeps that
+## in a world; a deer flees from the player; with navigation a deer walks paths found on the
+## worker pool; a chest hands over its blocks once and keeps that
 ## through a save; digging at a tree takes it.
 extends StrataTestCase
 
@@ -63,6 +64,36 @@ func test_a_deer_flees_from_the_player() -> void:
 	assert_true(await wait_until(away, 10.0), "it ran away")
 	assert_eq(deer.times_fled, 1)
 	assert_eq(deer.strata_get_state(), {"times_fled": 1})
+	player.remove_from_group("player")
+
+
+func test_with_navigation_a_deer_walks_paths_on_the_ground_and_flees() -> void:
+	_world.navigation_enabled = true
+	var baked := func() -> bool:
+		var st := _world.get_stats()
+		return _world.is_area_ready() and int(st["nav_queue"]) == 0 and int(st["nav_regions"]) > 0
+	assert_true(await wait_until(baked, 90.0), "loaded and baked: %s" % _world.get_stats())
+	var deer := _world.add_entity(DEER, Vector3(10, _world.get_height(10, 10), 10)) as Deer
+	assert_true(deer != null, _world.last_error())
+	var start := deer.position
+	# Its queries run on the worker pool: the path comes a frame or more after it is wanted.
+	var pathed := func() -> bool: return deer.get_walk_path().size() > 1
+	assert_true(await wait_until(pathed, 20.0), "it got a path")
+	for p in deer.get_walk_path():
+		var ground := _world.get_height(p.x, p.z)
+		assert_lt(absf(p.y - ground), 1.01, "path point %s on the ground (%.1f)" % [p, ground])
+		assert_lt(Vector2(p.x - start.x, p.z - start.z).length(), 40.0, "a wandering path is short")
+	var moved := func() -> bool: return deer.position.distance_to(start) > 1.0
+	assert_true(await wait_until(moved, 10.0), "it walks")
+	var player := keep(Node3D.new()) as Node3D
+	player.add_to_group("player")
+	add_child(player)
+	player.global_position = deer.global_position + Vector3(2, 0, 0)
+	var near := deer.global_position.distance_to(player.global_position)
+	var away := func() -> bool:
+		return deer.global_position.distance_to(player.global_position) > near + 1.0
+	assert_true(await wait_until(away, 10.0), "it ran away")
+	assert_eq(deer.times_fled, 1)
 	player.remove_from_group("player")
 
 

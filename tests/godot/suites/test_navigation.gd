@@ -1,5 +1,6 @@
 ## ChunkWorld's navigation in real headless Godot: one NavigationServer3D region per chunk,
-## joined across chunk borders; paths over four chunks, around a dug hole; a NavigationAgent3D on
+## joined across chunk borders; paths over four chunks, around a dug hole; a query bounded to the
+## regions near its ends (`get_navigation_regions`); a NavigationAgent3D on
 ## a CharacterBody3D walking three chunks; regions freed when navigation is turned off or the
 ## world leaves.
 extends StrataTestCase
@@ -155,6 +156,40 @@ func test_a_path_crosses_four_chunks_on_walkable_ground_and_goes_around_a_dug_ho
 	assert_false(_crosses_hole(around), "the new path goes around the hole: %s" % around)
 	for p in around:
 		assert_true(_on_walkable_ground(w, p), "path point %s on walkable ground" % p)
+
+
+func test_a_query_over_the_regions_near_its_ends_finds_a_path_on_the_ground() -> void:
+	var w := _make_world()
+	assert_true(await _settle(w), "world and navigation never settled")
+	var map := _map(w)
+	var all := NavigationServer3D.map_get_regions(map)
+	# Ground near y = 20: the chunks with ground are the layer y = 0.
+	var from := _on_ground(w, 20.5, 4.5)
+	var to := _on_ground(w, 40.5, 10.5)
+	var near := w.get_navigation_regions(from, to, 0.0)
+	assert_eq(near.size(), 2, "the regions of chunks (0, 0, 0) and (1, 0, 0)")
+	for r in near:
+		assert_true(r in all, "a region of the world's map")
+	var wide := w.get_navigation_regions(from, to, 40.0)
+	assert_eq(wide.size(), 4 * 4, "chunks x -1..2, z -2..1 of the layer y = 0")
+	var q := NavigationPathQueryParameters3D.new()
+	q.map = map
+	q.start_position = from
+	q.target_position = to
+	q.included_regions = w.get_navigation_regions(from, to, 8.0)
+	q.path_search_max_polygons = 512
+	var result := NavigationPathQueryResult3D.new()
+	NavigationServer3D.query_path(q, result)
+	var path := result.path
+	assert_gt(path.size(), 1, "a path")
+	if path.size() < 2:
+		return
+	assert_lt(path[0].distance_to(from), 0.05, "the path starts at the start")
+	assert_lt(path[path.size() - 1].distance_to(to), 0.05, "the path ends at the target")
+	for p in path:
+		assert_true(_on_walkable_ground(w, p), "path point %s on walkable ground" % p)
+	w.navigation_enabled = false
+	assert_eq(w.get_navigation_regions(from, to, 40.0).size(), 0, "no regions without navigation")
 
 
 func test_a_navigation_agent_walks_three_chunks_to_its_target() -> void:
