@@ -5,8 +5,8 @@
 ##
 ## A shared world (`GameState.pending["multiplayer"]`) adds a `NetSession`: the host starts its
 ## chosen world and serves it; a client first joins (the loading screen says so, or why it
-## failed) and then streams the host's world. Other players show as `RemotePlayers`, and the
-## `ChatBox` carries the chat.
+## failed) and then streams the host's world. Other players show as `RemotePlayers`, the
+## `ChatBox` carries the chat, and a `SharedClock` gives everyone the host's time of day.
 ##
 ## Scripted runs take the user arguments described in `RunArgs`.
 class_name Game
@@ -26,6 +26,8 @@ var loaded := false
 var args: RunArgs
 ## The shared world's session; null in a game of one.
 var session: NetSession
+## The host's time of day for everyone in a shared world; null in a game of one.
+var shared_clock: SharedClock
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var player: StrataPlayer = $Player
@@ -75,6 +77,11 @@ func _start_shared(shared: Dictionary) -> void:
 		func(reason: String) -> void: hud.show_notice("Edit refused: %s" % reason)
 	)
 	remote_players.follow(session.sync)
+	shared_clock = SharedClock.new()
+	shared_clock.name = "SharedClock"
+	shared_clock.process_mode = Node.PROCESS_MODE_ALWAYS
+	add_child(shared_clock)
+	shared_clock.follow(session.sync, day_night)
 	var port := int(shared.get("port", NetSession.DEFAULT_PORT))
 	if str(shared.get("mode", "")) == "host":
 		var saved := setup.pick_world(GameState.pending, args)
@@ -85,6 +92,7 @@ func _start_shared(shared: Dictionary) -> void:
 			return
 		print("Strata: hosting on UDP port %d as %s" % [port, session.player_name])
 		setup.start(saved, _day_length_s())
+		shared_clock.host_started()
 		_world_started()
 		return
 	# Nothing to stand on until the host's world streams in.
@@ -113,6 +121,8 @@ func _on_joined() -> void:
 	setup.preset_path = ""
 	loading_screen.show_progress_only()
 	setup.start({}, _day_length_s(), JOINER_SPAWN)
+	# The host's time of day, not the one a new world starts with.
+	shared_clock.apply_shared()
 	_world_started()
 
 

@@ -11,6 +11,7 @@ use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
 use strata_core::net::server::{
     Action, ENTITY_PUBLISH_INTERVAL_S, PeerId, ServerConfig, ServerStats, Target, WorldServer,
 };
+use strata_core::net::shared_state::SharedValue;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
 
@@ -575,4 +576,94 @@ impl MessageBytes for Action {
             Action::Disconnect { .. } => Vec::new(),
         }
     }
+}
+
+fn shared_changes(net: &Net, peer: PeerId) -> Vec<(String, Option<SharedValue>)> {
+    net.events
+        .get(&peer)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| match e {
+            ClientEvent::SharedStateChanged { key, value } => Some((key.clone(), value.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn shared_state_reaches_every_client_in_order_and_late_joiners_get_it_whole() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "early");
+    let set = |net: &mut Net, key: &str, value: Option<SharedValue>| {
+        let actions = net.server.set_shared_state(key, value).expect("a valid change");
+        net.route(actions);
+        net.settle();
+    };
+    set(&mut net, "time_of_day", Some(SharedValue::Float(0.25)));
+    set(&mut net, "weather", Some(SharedValue::Text("rain".into())));
+    set(&mut net, "time_of_day", Some(SharedValue::Float(0.5)));
+    set(&mut net, "time_of_day", Some(SharedValue::Float(0.5)));
+    set(&mut net, "weather", None);
+    set(&mut net, "gate", Some(SharedValue::Vector3([1.0, 64.0, 2.0])));
+    // Every change, in the server's order; the unchanged one sent nothing.
+    assert_eq!(
+        shared_changes(&net, 1),
+        vec![
+            ("time_of_day".into(), Some(SharedValue::Float(0.25))),
+            ("weather".into(), Some(SharedValue::Text("rain".into()))),
+            ("time_of_day".into(), Some(SharedValue::Float(0.5))),
+            ("weather".into(), None),
+            ("gate".into(), Some(SharedValue::Vector3([1.0, 64.0, 2.0]))),
+        ]
+    );
+    assert_eq!(net.clients[&1].shared_state(), net.server.shared_state());
+    // A late joiner gets the whole state with its welcome, one event per key.
+    net.join(2, "late");
+    assert_eq!(net.clients[&2].shared_state(), net.server.shared_state());
+    assert_eq!(
+        shared_changes(&net, 2),
+        vec![
+            ("gate".into(), Some(SharedValue::Vector3([1.0, 64.0, 2.0]))),
+            ("time_of_day".into(), Some(SharedValue::Float(0.5))),
+        ]
+    );
+    // Out of bounds: refused by the server, nothing sent.
+    assert!(net.server.set_shared_state("", Some(SharedValue::Int(1))).is_err());
+    assert!(net.server.set_shared_state("t", Some(SharedValue::Float(f64::INFINITY))).is_err());
+    assert_eq!(net.server.shared_state().len(), 2);
+}
+
+#[test]
+fn a_client_that_sends_shared_state_is_dropped_and_the_state_is_unchanged() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "honest");
+    net.join(2, "forger");
+    net.join(3, "garbler");
+    let actions = net.server.set_shared_state("time_of_day", Some(SharedValue::Float(0.3))).unwrap();
+    net.route(actions);
+    net.settle();
+    let forged = Message::SharedStateSet { key: "time_of_day".into(), value: Some(SharedValue::Float(0.9)) };
+    net.to_server.push_back((2, forged.encode()));
+    net.to_server.push_back((3, Message::SharedState { entries: vec![] }.encode()));
+    net.settle();
+    let dropped: Vec<(PeerId, String)> = net.dropped.clone();
+    assert_eq!(dropped.iter().map(|d| d.0).collect::<Vec<_>>(), vec![2, 3]);
+    assert!(dropped[0].1.contains("a client may not send SharedStateSet"), "{}", dropped[0].1);
+    assert!(dropped[1].1.contains("a client may not send SharedState"), "{}", dropped[1].1);
+    assert_eq!(net.server.shared_state().get("time_of_day"), Some(&SharedValue::Float(0.3)));
+    assert_eq!(net.clients[&1].shared_state().get("time_of_day"), Some(&SharedValue::Float(0.3)));
+    // An oversized value from a (broken) server is a clear error on the client.
+    let mut client = WorldClient::new("x");
+    let welcome = Message::Welcome {
+        protocol: PROTOCOL_VERSION,
+        player: 1,
+        preset: strata_core::preset::fingerprint::preset_to_sparse_ron(&preset()),
+        fingerprint: fingerprint(&preset()),
+        structures: String::new(),
+        next_order: 0,
+    };
+    client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
+    let big = Message::SharedStateSet { key: "t".into(), value: Some(SharedValue::Text("x".repeat(600))) };
+    let err = client.handle_packet(&big.encode(), 0.0).unwrap_err();
+    assert!(err.to_string().contains("shared text"), "{err}");
 }

@@ -1434,6 +1434,18 @@ impl ChunkWorld {
         (world_host::core_preset(self.preset.as_ref()), self.edits().cloned().unwrap_or_default(), count)
     }
 
+    /// The shared game state this world's game state holds (from a save or `keep_shared_game_state`).
+    pub(crate) fn shared_game_state(
+        &self,
+    ) -> Result<strata_core::net::shared_state::SharedState, strata_core::net::shared_state::SharedStateError> {
+        self.host.shared_game_state()
+    }
+
+    /// Keeps a shared world's game state in this world's game state, for its saves.
+    pub(crate) fn keep_shared_game_state(&mut self, shared: &strata_core::net::shared_state::SharedState) {
+        self.host.keep_shared_game_state(shared);
+    }
+
     /// Streams a shared world's `preset` with `edits` (what a server sent) in place of this one.
     pub(crate) fn adopt_shared_world(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
         self.restart_with(preset, edits);

@@ -481,6 +481,23 @@ impl<G> WorldHost<G> {
         self.state.remove(key);
     }
 
+    /// The shared game state of a shared world as this world's game state keeps it (the
+    /// entries under `strata_core::net::shared_state::SAVE_KEY_PREFIX`).
+    pub(crate) fn shared_game_state(
+        &self,
+    ) -> Result<strata_core::net::shared_state::SharedState, strata_core::net::shared_state::SharedStateError> {
+        strata_core::net::shared_state::SharedState::from_save_entries(
+            self.state.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+        )
+    }
+
+    /// Keeps `shared` as the world's shared game state (replacing the entries kept before), so
+    /// the next save holds it.
+    pub(crate) fn keep_shared_game_state(&mut self, shared: &strata_core::net::shared_state::SharedState) {
+        self.state.retain(|k, _| !k.starts_with(strata_core::net::shared_state::SAVE_KEY_PREFIX));
+        self.state.extend(shared.to_save_entries());
+    }
+
     pub(crate) fn get_state(&self, key: GString, default: GString) -> GString {
         self.state.get(&key.to_string()).map(|v| GString::from(v.as_str())).unwrap_or(default)
     }

@@ -20,6 +20,14 @@
 //! stops; hosting again from the same `save_path` replays the journal over the save, so a server
 //! killed at any instant comes back with every edit it acknowledged (law: Nothing is lost).
 //!
+//! Shared game state: `set_shared_state` on the server (only there: a client's call fails with
+//! `ERR_UNAUTHORIZED`) sets a key of the core's bounded [`SharedState`]; it reaches every client
+//! in order (`shared_state_changed`), and a joining client gets it whole. With a `save_path` each
+//! change is written to `<save_path>.shared` before it is sent, the save holds it in its game
+//! state, and hosting again resumes it.
+//!
+//! Joining gives up after `join_timeout_s` without the server's welcome, naming the address.
+//!
 //! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `ChunkWorld`.
 
 use crate::chunk_world::ChunkWorld;
@@ -36,6 +44,8 @@ use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::net::client::{ClientEvent, WorldClient};
 use strata_core::net::protocol::{Message, PlayerId, Pose};
 use strata_core::net::server::{Action, ServerConfig, Target, WorldServer};
+use strata_core::net::shared_state::{SharedState, SharedValue};
+use strata_core::net::state_file::{read_state_file, write_state_file};
 use strata_core::persist::journal::{EditJournal, read_journal};
 use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
 
@@ -87,6 +97,11 @@ pub struct WorldSync {
     /// Server: seconds between saves (5 to 3,600); the world is also saved when the server stops.
     #[export(range = (5.0, 3600.0))]
     autosave_interval_s: f64,
+    /// Client: seconds `join` waits for the server's welcome before it fails with
+    /// `join_failed` naming the address and port (0.5 to 300; 0: wait as long as the
+    /// connection itself does, about 30 s with ENet).
+    #[export(range = (0.0, 300.0))]
+    join_timeout_s: f64,
     /// The name this player goes by (1 to 32 bytes): `join` sets it; the host plays under it
     /// ("host" when empty).
     #[var]
@@ -124,6 +139,9 @@ pub struct WorldSync {
     /// Server: the host player's view of the others (names, interpolated poses), fed with what
     /// the server tells every player, as a client's would be.
     host_view: Option<WorldClient>,
+    /// Client: when `join` started and whom it asked ("the server at ADDRESS:PORT"), until the
+    /// welcome comes.
+    joining: Option<(Instant, String)>,
     last_error: String,
 }
 
@@ -169,6 +187,8 @@ impl INode for WorldSync {
             deferred: None,
             stop_requested: None,
             host_view: None,
+            join_timeout_s: 5.0,
+            joining: None,
             last_error: String::new(),
         }
     }
@@ -196,6 +216,7 @@ impl INode for WorldSync {
                 self.route(actions);
             }
         }
+        self.check_join_timeout();
         let now = self.now();
         self.sync_entities(now);
         if let Role::Client(c) = &self.role
@@ -263,6 +284,10 @@ impl WorldSync {
     /// `block`. The voxel already holds it.
     #[signal]
     fn edit_applied(order: i64, player_id: i64, request: i64, position: Vector3i, block: i64);
+    /// Emitted on every peer when shared state `key` changed to `value` (null: erased), in the
+    /// server's order; on a joining client once for each key of the state it receives.
+    #[signal]
+    fn shared_state_changed(key: GString, value: Variant);
     /// Emitted on the server when it dropped a connection (malformed packet, a message out of
     /// turn), with the reason.
     #[signal]
@@ -293,10 +318,11 @@ impl WorldSync {
             return self.fail(format!("WorldSync.host: `world` ({}) is not a ChunkWorld", self.world));
         };
         self.leave();
-        let next_order = match self.resume(&mut world) {
-            Ok(n) => n,
+        let (next_order, shared) = match self.resume(&mut world) {
+            Ok(r) => r,
             Err(e) => return self.fail(e),
         };
+        world.bind_mut().keep_shared_game_state(&shared);
         let (preset, edits, block_count) = world.bind().shared_world_state();
         self.journal_hash = journal_world_hash(&preset);
         let config = ServerConfig {
@@ -309,6 +335,7 @@ impl WorldSync {
         let structures = world.bind_mut().get_structures_fingerprint().to_string();
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         server.set_structures_fingerprint(&structures);
+        server.restore_shared_state(shared);
         // The host plays as the server's own connection.
         let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
         let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: name.clone() };
@@ -349,7 +376,11 @@ impl WorldSync {
         if err != Error::OK {
             return self.fail(format!("WorldSync.join: cannot connect to {address}:{port}: {err:?}"));
         }
-        self.join_with_peer(Some(peer.upcast()), player_name)
+        let err = self.join_with_peer(Some(peer.upcast()), player_name);
+        if err == Error::OK {
+            self.joining = Some((Instant::now(), format!("the server at {address}:{port}")));
+        }
+        err
     }
 
     /// Joins over `peer`, a `MultiplayerPeer` already created as a client.
@@ -366,6 +397,7 @@ impl WorldSync {
         client.set_structures_fingerprint(&structures);
         self.role = Role::Client(Box::new(client));
         self.start_api(peer);
+        self.joining = Some((Instant::now(), "the server".into()));
         self.last_error.clear();
         Error::OK
     }
@@ -386,7 +418,94 @@ impl WorldSync {
         self.entity_updates.clear();
         self.sent_pose = None;
         self.reliable_pose = None;
+        self.joining = None;
         self.drop_remote_viewers();
+    }
+
+    /// Server: sets shared game state `key` (1 to 64 bytes, no control characters) to `value`
+    /// and sends the change to every player, in order with the edits; `null` erases the key.
+    /// Values: bool, int, float (finite), String or PackedByteArray (at most 512 bytes each),
+    /// Vector2, Vector3; at most 128 keys. With a `save_path` the change is on disk
+    /// (`<save_path>.shared`, a few milliseconds) before anyone hears of it, so set values that
+    /// change continuously a few times a second at most (clients can run a clock between
+    /// updates, as the demo does with the time of day). An unchanged value sends nothing.
+    /// Only the server sets it: on a client this fails with `ERR_UNAUTHORIZED` (ask the host
+    /// through the game's own messages), before hosting with `ERR_UNCONFIGURED`; a refused key
+    /// or value returns `ERR_INVALID_PARAMETER`; the reason is in `last_error()`.
+    #[func]
+    fn set_shared_state(&mut self, key: GString, value: Variant) -> Error {
+        let key = key.to_string();
+        match &self.role {
+            Role::Server(_) => {}
+            Role::Client(_) => {
+                self.fail(format!(
+                    "WorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the host through the game's own messages"
+                ));
+                return Error::ERR_UNAUTHORIZED;
+            }
+            Role::Idle => {
+                self.fail(format!(
+                    "WorldSync.set_shared_state({key:?}): not hosting; call `host` first (the shared state belongs to a served world)"
+                ));
+                return Error::ERR_UNCONFIGURED;
+            }
+        }
+        let value = match shared_value_of(&value) {
+            Ok(v) => v,
+            Err(type_name) => {
+                self.fail(format!(
+                    "WorldSync.set_shared_state({key:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                ));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        };
+        // The state after the change, checked, and on disk before anyone hears of it.
+        let Role::Server(server) = &self.role else { return Error::FAILED };
+        let mut next = server.shared_state().clone();
+        match next.set(&key, value.clone()) {
+            Ok(true) => {}
+            Ok(false) => return Error::OK,
+            Err(e) => {
+                self.fail(format!("WorldSync.set_shared_state: {e}"));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        }
+        if !self.save_path.is_empty()
+            && let Err(e) = write_state_file(&files::globalize(&self.state_file_path()), &next, self.journal_hash)
+        {
+            self.fail(format!("WorldSync.set_shared_state({key:?}): {e}; the change was not made"));
+            return Error::ERR_FILE_CANT_WRITE;
+        }
+        let Role::Server(s) = &mut self.role else { return Error::FAILED };
+        let actions = match s.set_shared_state(&key, value) {
+            Ok(a) => a,
+            Err(e) => return self.fail(format!("WorldSync.set_shared_state: {e}")),
+        };
+        if let Some(mut world) = self.world_node() {
+            world.bind_mut().keep_shared_game_state(&next);
+        }
+        self.act(actions);
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Shared game state `key` as the server last told this peer (the server's own on the
+    /// host); `default` when it has no such key or this peer is not connected.
+    #[func]
+    fn get_shared_state(&self, key: GString, default: Variant) -> Variant {
+        self.shared_state().and_then(|s| s.get(&key.to_string()).map(variant_of)).unwrap_or(default)
+    }
+
+    /// The keys of the shared game state, in increasing order.
+    #[func]
+    fn get_shared_state_keys(&self) -> PackedStringArray {
+        let mut keys = PackedStringArray::new();
+        if let Some(s) = self.shared_state() {
+            for (k, _) in s.iter() {
+                keys.push(k);
+            }
+        }
+        keys
     }
 
     /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
@@ -640,7 +759,8 @@ impl WorldSync {
     /// Internal: the client could not reach the server.
     #[func]
     fn on_connection_failed(&mut self) {
-        self.client_failed("could not reach the server".into());
+        let whom = self.joining.as_ref().map_or_else(|| "the server".to_string(), |(_, w)| w.clone());
+        self.client_failed(format!("could not reach {whom}"));
     }
 
     /// Internal: the server went away.
@@ -714,6 +834,33 @@ impl WorldSync {
                 node.queue_free();
             }
         }
+    }
+
+    /// The shared game state as this peer knows it.
+    fn shared_state(&self) -> Option<&SharedState> {
+        match &self.role {
+            Role::Client(c) => Some(c.shared_state()),
+            Role::Server(s) => Some(s.shared_state()),
+            Role::Idle => None,
+        }
+    }
+
+    /// Client: gives up joining once `join_timeout_s` passed without the server's welcome.
+    fn check_join_timeout(&mut self) {
+        let Role::Client(c) = &self.role else { return };
+        if c.player().is_some() {
+            self.joining = None;
+            return;
+        }
+        let timeout = if self.join_timeout_s > 0.0 { self.join_timeout_s.clamp(0.5, 300.0) } else { return };
+        let Some((started, whom)) = &self.joining else { return };
+        if started.elapsed().as_secs_f64() < timeout {
+            return;
+        }
+        let message = format!(
+            "could not reach {whom}: no answer within {timeout} s (is a Strata server running there, with its UDP port open?)"
+        );
+        self.client_failed(message);
     }
 
     fn players_view(&self) -> Option<&WorldClient> {
@@ -893,8 +1040,14 @@ impl WorldSync {
             Message::EditApplied { order, player, request, pos, block } => {
                 self.emit_edit_applied(order, player, request, pos, block)
             }
+            Message::SharedStateSet { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
             _ => {}
         }
+    }
+
+    fn emit_shared_state_changed(&mut self, key: &str, value: Option<&SharedValue>) {
+        let value = value.map(variant_of).unwrap_or_default();
+        self.signals().shared_state_changed().emit(&GString::from(key), &value);
     }
 
     fn emit_edit_applied(&mut self, order: u64, player: PlayerId, request: u32, pos: IVec3, block: u16) {
@@ -929,6 +1082,7 @@ impl WorldSync {
                         w.adopt_shared_world(*preset, edits);
                         w.set_entity_replica(true);
                     }
+                    self.joining = None;
                     self.signals().joined().emit(player as i64);
                 }
                 ClientEvent::VoxelsChanged { positions } => {
@@ -959,6 +1113,7 @@ impl WorldSync {
                     self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
                 }
                 ClientEvent::EntitiesChanged { chunk } => self.entity_updates.push(chunk),
+                ClientEvent::SharedStateChanged { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
             }
         }
     }
@@ -1007,6 +1162,7 @@ impl WorldSync {
     fn client_failed(&mut self, message: String) {
         let message = format!("WorldSync: {message}");
         godot_warn!("{message}");
+        self.joining = None;
         self.last_error = message.clone();
         self.close_peer();
         self.end_replicas();
@@ -1018,8 +1174,35 @@ impl WorldSync {
         GString::from(format!("{}.journal", self.save_path).as_str())
     }
 
+    fn state_file_path(&self) -> GString {
+        GString::from(format!("{}.shared", self.save_path).as_str())
+    }
+
+    /// Loads `save_path` and replays its journal into `world`; the next edit's number and the
+    /// shared game state (the save's, or the newer `<save_path>.shared`).
+    fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<(u64, SharedState), String> {
+        let next_order = self.resume_edits(world)?;
+        let mut shared = world.bind().shared_game_state().map_err(|e| {
+            let from = if self.save_path.is_empty() {
+                "the world's game state".to_string()
+            } else {
+                format!("save {}", self.save_path)
+            };
+            format!("WorldSync.host: {from}: {e}")
+        })?;
+        if !self.save_path.is_empty() {
+            let file = files::globalize(&self.state_file_path());
+            if file.exists() {
+                let (preset, _, _) = world.bind().shared_world_state();
+                shared =
+                    read_state_file(&file, journal_world_hash(&preset)).map_err(|e| format!("WorldSync.host: {e}"))?;
+            }
+        }
+        Ok((next_order, shared))
+    }
+
     /// Loads `save_path` and replays its journal into `world`; the next edit's number.
-    fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
+    fn resume_edits(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
         if self.save_path.is_empty() {
             let next = world.bind().get_state(NEXT_ORDER_KEY.into(), "0".into()).to_string();
             return Ok(next.parse().unwrap_or(0));
@@ -1064,8 +1247,10 @@ impl WorldSync {
         }
         let Role::Server(s) = &self.role else { return };
         let next = s.next_order();
+        let shared = s.shared_state().clone();
         let Some(mut world) = self.world_node() else { return };
         world.bind_mut().set_state(NEXT_ORDER_KEY.into(), GString::from(next.to_string().as_str()));
+        world.bind_mut().keep_shared_game_state(&shared);
         let err = world.bind_mut().save_world(self.save_path.clone());
         if err != Error::OK {
             // The old journal stays: nothing acknowledged is lost.
@@ -1079,6 +1264,49 @@ impl WorldSync {
                 self.fail(format!("WorldSync: {e}"));
             }
         }
+        // The save holds the shared state now: the file of newer changes starts again at the next one.
+        let state_file = files::globalize(&self.state_file_path());
+        if state_file.exists()
+            && let Err(e) = std::fs::remove_file(&state_file)
+        {
+            self.fail(format!("WorldSync: cannot remove {}: {e}", state_file.display()));
+        }
+    }
+}
+
+/// A Godot value as a shared value: `Ok(None)` for null; the type's name when it cannot be shared.
+fn shared_value_of(v: &Variant) -> Result<Option<SharedValue>, String> {
+    use godot::builtin::VariantType as T;
+    Ok(Some(match v.get_type() {
+        T::NIL => return Ok(None),
+        T::BOOL => SharedValue::Bool(v.to::<bool>()),
+        T::INT => SharedValue::Int(v.to::<i64>()),
+        T::FLOAT => SharedValue::Float(v.to::<f64>()),
+        T::STRING => SharedValue::Text(v.to::<GString>().to_string()),
+        T::STRING_NAME => SharedValue::Text(v.to::<StringName>().to_string()),
+        T::VECTOR2 => {
+            let p = v.to::<Vector2>();
+            SharedValue::Vector2([p.x, p.y])
+        }
+        T::VECTOR3 => {
+            let p = v.to::<Vector3>();
+            SharedValue::Vector3([p.x, p.y, p.z])
+        }
+        T::PACKED_BYTE_ARRAY => SharedValue::Bytes(v.to::<PackedByteArray>().to_vec()),
+        other => return Err(format!("{other:?}")),
+    }))
+}
+
+/// A shared value as a Godot value (text as `String`).
+fn variant_of(v: &SharedValue) -> Variant {
+    match v {
+        SharedValue::Bool(b) => b.to_variant(),
+        SharedValue::Int(i) => i.to_variant(),
+        SharedValue::Float(f) => f.to_variant(),
+        SharedValue::Text(s) => GString::from(s.as_str()).to_variant(),
+        SharedValue::Vector2([x, y]) => Vector2::new(*x, *y).to_variant(),
+        SharedValue::Vector3([x, y, z]) => Vector3::new(*x, *y, *z).to_variant(),
+        SharedValue::Bytes(b) => PackedByteArray::from(b.as_slice()).to_variant(),
     }
 }
 

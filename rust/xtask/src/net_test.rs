@@ -11,7 +11,9 @@
 //! `ChunkWorld.get_chunk_hash`); a late joiner catches up, leaves, misses edits and rejoins with
 //! them; malformed and oversized packets drop only their sender; the server is killed with
 //! SIGKILL and its save and journal on disk hold every acknowledged edit, and a restarted server
-//! serves exactly that world to a new client.
+//! serves exactly that world to a new client. Entities: a client process that hosts (its
+//! `ChunkWorld` the objects' authority) adds, moves and removes an object, and a client process
+//! sees each, at the host's position, within a bounded time.
 //!
 //! May use: the other xtask modules, strata-core, serde_json.
 
@@ -258,11 +260,16 @@ impl Run {
     }
 
     fn client(&self, name: &str) -> Result<Process> {
+        self.client_on(name, self.port)
+    }
+
+    /// A client process that talks to 127.0.0.1:`port`.
+    fn client_on(&self, name: &str, port: u16) -> Result<Process> {
         let commands = self.dir.join(format!("{name}.commands"));
         std::fs::write(&commands, "").with_context(|| format!("could not create {}", commands.display()))?;
         let mut cmd = self.godot.command();
         cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).args(["-s", CLIENT_SCRIPT, "--"]);
-        cmd.arg(format!("--port={}", self.port)).arg(format!("--commands={}", commands.display()));
+        cmd.arg(format!("--port={port}")).arg(format!("--commands={}", commands.display()));
         let mut p = Process::spawn(name, cmd, Some(commands), &self.dir.join(format!("{name}.log")))?;
         p.answer("ready")?;
         Ok(p)
@@ -447,12 +454,70 @@ pub fn run_check() -> Result<CheckReport> {
         stopped.as_ref().is_ok_and(|code| *code == Some(0)) && saved.as_ref().is_ok_and(|(next, _)| *next == Some(75)),
         || format!("exit {stopped:?}, save {saved:?}"),
     );
+    let (mut host, mut eve) = entity_checks(&run, &mut report)?;
     let mut errors = Vec::new();
-    for p in [&mut a, &mut b, &mut c, &mut m, &mut d, &mut server] {
+    for p in [&mut a, &mut b, &mut c, &mut m, &mut d, &mut server, &mut host, &mut eve] {
         errors.extend(p.errors());
     }
     report.check("no script error or panic in any process", errors.is_empty(), || errors.join("\n"));
     Ok(report)
+}
+
+/// How long a client may take to show what the host's objects did (publication every 0.1 s,
+/// streaming and a glide of 0.1 s on a shared machine).
+const ENTITY_SEEN_S: u32 = 30;
+
+/// Entities across processes: a host process (a player that serves, its world the objects'
+/// authority) adds an object near a client process's player, moves it, then removes it; the
+/// client sees each at the host's position. Returns both processes (for the error check).
+fn entity_checks(run: &Run, report: &mut CheckReport) -> Result<(Process, Process)> {
+    let port = if run.port >= 65000 { run.port - 1 } else { run.port + 1 };
+    let mut host = run.client_on("hostess", port)?;
+    let hosting = host.ask(&format!("host {SEED}"), "hosting")?;
+    report.check("a player process hosts a world", hosting["port"] == port, || hosting.to_string());
+    host.ask("stand 0 0", "stood")?;
+    let mut eve = run.client_on("eve", port)?;
+    let joined = eve.ask("join eve", "joined")?;
+    report.check("eve joins the hosting player", joined["player"].as_i64().unwrap_or(0) > 0, || joined.to_string());
+    eve.ask("stand 2 2", "stood")?;
+    let position = |answer: &Value| -> Option<[f64; 3]> {
+        let p: Vec<f64> = answer["position"].as_array()?.iter().filter_map(Value::as_f64).collect();
+        (p.len() == 3).then(|| [p[0], p[1], p[2]])
+    };
+    let seen = |eve: &mut Process, at: [f64; 3], present: bool| -> Result<Value> {
+        eve.ask(
+            &format!("entity_seen {} {} {} {} {ENTITY_SEEN_S}", at[0], at[1], at[2], u8::from(present)),
+            "entity_seen",
+        )
+    };
+    let added = host.ask("entity add 4.5 3.5", "entity")?;
+    let Some(at) = position(&added) else {
+        report.check("the host adds an object", false, || added.to_string());
+        return Ok((host, eve));
+    };
+    let s = seen(&mut eve, at, true)?;
+    report.check("an object the host adds appears on a client process", s["ok"] == true, || {
+        format!("host {added}, eve {s}")
+    });
+    let moved = host.ask("entity move 9.5 6.5", "entity")?;
+    let Some(to) = position(&moved) else {
+        report.check("the host moves its object", false, || moved.to_string());
+        return Ok((host, eve));
+    };
+    let s = seen(&mut eve, to, true)?;
+    report.check("an object the host moves is seen at its new place on a client process", s["ok"] == true, || {
+        format!("host {moved}, eve {s}")
+    });
+    let removed = host.ask("entity remove", "entity")?;
+    let s = seen(&mut eve, to, false)?;
+    report.check(
+        "an object the host removes disappears on a client process",
+        removed["removed"] == true && s["ok"] == true,
+        || format!("host {removed}, eve {s}"),
+    );
+    eve.quit();
+    host.quit();
+    Ok((host, eve))
 }
 
 /// The voxels a server's save and journal hold: the save's edits with the journal replayed.
@@ -481,7 +546,7 @@ fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
 /// `cargo xtask test`'s line for the check, and whether it passed.
 pub fn check_line() -> (String, bool) {
     let t = Instant::now();
-    let name = "Multiplayer across processes (server + 4 headless clients, malformed packets, SIGKILL, SIGTERM)";
+    let name = "Multiplayer across processes (server + 4 headless clients, malformed packets, SIGKILL, SIGTERM, a hosting player's objects)";
     match run_check() {
         Ok(report) => {
             let ok = report.failed.is_empty();

@@ -1,7 +1,8 @@
 ## The demo game in a shared world, in one process: one game hosts over ENet on 127.0.0.1, a
 ## second game instance joins it. The host draws the guest with its name tag where the guest
 ## stands, chat lines reach both logs, digging on either side changes both worlds through the
-## server, a refused edit shows in the HUD, and a join with nobody listening says why.
+## server, a refused edit shows in the HUD, the guest's sky shows the host's time of day, and a
+## join with nobody listening says why.
 extends StrataTestCase
 
 const GAME_SCENE := preload("res://game/world.tscn")
@@ -46,7 +47,7 @@ func _remove_shared_save() -> void:
 	var path := NetSession.save_path_for(
 		GameState.make_preset(GameState.DEFAULT_PRESET, WORLD_SEED)
 	)
-	for f in [path, path + ".journal"]:
+	for f in [path, path + ".journal", path + ".shared"]:
 		if FileAccess.file_exists(f):
 			DirAccess.remove_absolute(ProjectSettings.globalize_path(f))
 
@@ -256,6 +257,43 @@ func test_digging_on_either_side_changes_both_worlds() -> void:
 	)
 
 
+func test_the_guest_shows_the_hosts_time_of_day() -> void:
+	var games := await _hosted_and_joined()
+	if games.is_empty():
+		return
+	var host := games[0]
+	var guest := games[1]
+	var close := func(a: float, b: float) -> bool:
+		# On the day's circle: 0.999 and 0.001 are close.
+		var d := absf(a - b)
+		return minf(d, 1.0 - d) < 0.01
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				return close.call(
+					guest.day_night.get_time_of_day(), host.day_night.get_time_of_day()
+				),
+			10.0
+		),
+		(
+			"the guest's clock follows the host's: %.3f, host %.3f"
+			% [guest.day_night.get_time_of_day(), host.day_night.get_time_of_day()]
+		)
+	)
+	# The host turns its clock to dusk: the guest's sky follows within a publication or two.
+	host.day_night.set_time_of_day(0.74)
+	host.shared_clock.publish()
+	assert_true(
+		await wait_until(
+			func() -> bool: return close.call(guest.day_night.get_time_of_day(), 0.74), 10.0
+		),
+		"the guest shows dusk: %.3f" % guest.day_night.get_time_of_day()
+	)
+	assert_eq(guest.day_night.period_s, host.day_night.period_s, "the host's day length")
+	# A guest cannot turn the shared clock.
+	assert_eq(guest.session.sync.set_shared_state("time_of_day", 0.1), ERR_UNAUTHORIZED)
+
+
 func test_a_join_with_nobody_listening_says_why() -> void:
 	var guest := _game({"mode": "join", "address": HOST, "port": _port, "name": "lonely"})
 	await wait_frames(2)
@@ -269,6 +307,10 @@ func test_a_join_with_nobody_listening_says_why() -> void:
 	assert_true(
 		guest.loading_screen.get_error().contains("could not reach the server"),
 		guest.loading_screen.get_error()
+	)
+	assert_true(
+		guest.loading_screen.get_error().contains("%s:%d" % [HOST, _port]),
+		"the error names the address: %s" % guest.loading_screen.get_error()
 	)
 	assert_true(back.visible and back.text.contains("main menu"), "a way back to the menu")
 

@@ -6,6 +6,15 @@
 ## line `net_client TAG JSON` on stderr (unbuffered):
 ##   join NAME [VIEW]          join 127.0.0.1:N as NAME, view distance VIEW (default 2)
 ##                                                                  -> joined / join_failed
+##   host SEED                 serve a world of seed SEED on port N (this process is the host)
+##                                                                  -> hosting / host_failed
+##   entity add X Z | entity move X Z | entity remove
+##                             host: add an object (res://tools/net_crate.tscn) on the ground
+##                             at (X, Z), move it there, or remove it   -> entity {position}
+##   entity_seen X Y Z PRESENT SECONDS
+##                             until an object stands within 0.05 of (X, Y, Z) (PRESENT 1) or
+##                             none is left within 4 voxels of it (PRESENT 0), at most SECONDS
+##                                                                  -> entity_seen {ok, near}
 ##   stand X Z                 stand on the ground at (X, Z)        -> stood {height}
 ##   edits COUNT RATE SEED     COUNT edits within reach, RATE a second, until each is answered
 ##                                                                  -> edits {acked, rejected, ...}
@@ -23,6 +32,7 @@ const HOST := "127.0.0.1"
 ## Stops by itself after this long, should the harness be gone.
 const MAX_SECONDS := 600.0
 const Spots := preload("res://tools/net_spots.gd")
+const CRATE := preload("res://tools/net_crate.tscn")
 
 var _port := 0
 var _commands_path := ""
@@ -35,6 +45,8 @@ var _sync: WorldSync
 var _stand := Vector3.ZERO
 ## Every edit this client heard of, in order: [order, x, y, z, block].
 var _log: Array = []
+## The host's object of the `entity` commands.
+var _crate: Node3D
 
 
 func _initialize() -> void:
@@ -87,6 +99,14 @@ func _run(w: PackedStringArray) -> void:
 	match w[0]:
 		"join":
 			await _join(w[1], int(w[2]) if w.size() > 2 else 2)
+		"host":
+			_host(int(w[1]))
+		"entity":
+			_entity(w)
+		"entity_seen":
+			await _entity_seen(
+				Vector3(float(w[1]), float(w[2]), float(w[3])), w[4] == "1", float(w[5])
+			)
 		"stand":
 			_stand_at(float(w[1]), float(w[2]))
 		"edits":
@@ -154,6 +174,63 @@ func _join(player_name: String, view: int) -> void:
 			_say("joined", {"player": _sync.get_local_player_id()})
 			return
 	_say("join_failed", {"message": _sync.last_error()})
+
+
+func _host(seed: int) -> void:
+	if _world == null:
+		_world = _new_world(2)
+		var preset := WorldPreset.new()
+		preset.seed = seed
+		_world.preset = preset
+		_world.entity_distance = 2
+	if _sync == null:
+		_sync = WorldSync.new()
+		root.add_child(_sync)
+		_sync.world = _sync.get_path_to(_world)
+		_sync.edit_applied.connect(_on_edit_applied)
+	if _sync.host(_port) != OK:
+		_say("host_failed", {"message": _sync.last_error()})
+		return
+	_say("hosting", {"port": _port})
+
+
+func _entity(w: PackedStringArray) -> void:
+	match w[1]:
+		"add", "move":
+			var x := float(w[2])
+			var z := float(w[3])
+			var at := Vector3(x, _world.get_height(x, z) + 1.0, z)
+			if w[1] == "add":
+				_crate = _world.add_entity(CRATE, at)
+			elif _crate != null:
+				_crate.position = at
+			if _crate == null:
+				_say("entity", {"error": _world.last_error()})
+				return
+			var p := _crate.position
+			_say("entity", {"position": [p.x, p.y, p.z]})
+		"remove":
+			var removed := _crate != null and _world.remove_entity(_crate)
+			_crate = null
+			_say("entity", {"removed": removed})
+		_:
+			_say("error", {"message": "unknown entity command %s" % w[1]})
+
+
+func _entity_seen(at: Vector3, present: bool, seconds: float) -> void:
+	var near := func() -> Array:
+		var found: Array = []
+		for e in _world.get_entities_in(AABB(at - Vector3.ONE * 4.0, Vector3.ONE * 8.0)):
+			found.append([e.position.x, e.position.y, e.position.z])
+		return found
+	var seen := func() -> bool:
+		for p: Array in near.call():
+			if Vector3(p[0], p[1], p[2]).distance_to(at) < 0.05:
+				return true
+		return false
+	var done := func() -> bool: return seen.call() if present else near.call().is_empty()
+	var ok := await _wait(done, seconds)
+	_say("entity_seen", {"ok": ok, "near": near.call()})
 
 
 func _on_edit_applied(order: int, _player: int, _request: int, p: Vector3i, block: int) -> void:

@@ -11,12 +11,17 @@
 //! own spawn rules start the rest). Deltas of a chunk not synced yet are left out: its
 //! subscription brings the newer ones.
 //!
-//! May use: `base`, `preset`, `persist::entities`, `net::protocol`.
+//! The shared game state comes whole after the welcome (`SharedState`, replacing what was held)
+//! and then one change at a time (`SharedStateSet`), each reported as
+//! [`ClientEvent::SharedStateChanged`]; the client never sends any.
+//!
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
 
 use crate::base::block::BlockId;
 use crate::base::coords::{ChunkCoord, IVec3};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::net::protocol::{Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::net::shared_state::{SharedState, SharedValue};
 use crate::persist::entities::EntityDeltas;
 use crate::preset::error::PresetError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron};
@@ -45,6 +50,8 @@ pub enum ClientError {
     Structures { server: String, local: String },
     #[error("edit number {got} arrived where {expected} was next: the connection lost or reordered an edit")]
     OutOfOrder { expected: u64, got: u64 },
+    #[error("the server's shared state: {0}")]
+    SharedState(crate::net::shared_state::SharedStateError),
     #[error("the server sent {0} before Welcome")]
     BeforeWelcome(&'static str),
 }
@@ -90,6 +97,11 @@ pub enum ClientEvent {
     EntitiesChanged {
         chunk: ChunkCoord,
     },
+    /// Shared state `key` is now `value` (`None`: erased).
+    SharedStateChanged {
+        key: String,
+        value: Option<SharedValue>,
+    },
 }
 
 /// Poses kept per remote player for interpolation.
@@ -116,6 +128,8 @@ pub struct WorldClient {
     entities: EntityDeltas,
     /// The fingerprint of this world's own structures, checked against the server's.
     structures: String,
+    /// The server's shared game state as far as it reached us.
+    shared: SharedState,
 }
 
 impl WorldClient {
@@ -130,7 +144,13 @@ impl WorldClient {
             synced: HashSet::new(),
             entities: EntityDeltas::default(),
             structures: String::new(),
+            shared: SharedState::default(),
         }
+    }
+
+    /// The server's shared game state as far as it reached us.
+    pub fn shared_state(&self) -> &SharedState {
+        &self.shared
     }
 
     /// The fingerprint of the world's own structures here ("" for none, the default): joining
@@ -290,6 +310,28 @@ impl WorldClient {
                     self.entities.records.insert(chunk, records);
                 }
                 vec![ClientEvent::EntitiesChanged { chunk }]
+            }
+            Message::SharedState { entries } => {
+                let mut events: Vec<ClientEvent> = self
+                    .shared
+                    .iter()
+                    .filter(|(k, _)| !entries.iter().any(|(e, _)| e == k))
+                    .map(|(k, _)| ClientEvent::SharedStateChanged { key: k.to_string(), value: None })
+                    .collect();
+                for (key, value) in &entries {
+                    if self.shared.get(key) != Some(value) {
+                        events.push(ClientEvent::SharedStateChanged { key: key.clone(), value: Some(value.clone()) });
+                    }
+                }
+                // The decoder checked each key and value; the count fits too.
+                self.shared = SharedState::from_entries(entries).map_err(ClientError::SharedState)?;
+                events
+            }
+            Message::SharedStateSet { key, value } => {
+                if !self.shared.set(&key, value.clone()).map_err(ClientError::SharedState)? {
+                    return Ok(Vec::new());
+                }
+                vec![ClientEvent::SharedStateChanged { key, value }]
             }
             Message::Refused { reason } => return Err(ClientError::Refused(reason)),
             // Client-to-server messages or a second welcome from a server: ignored.

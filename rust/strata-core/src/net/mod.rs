@@ -13,3 +13,5 @@
 pub mod client;
 pub mod protocol;
 pub mod server;
+pub mod shared_state;
+pub mod state_file;

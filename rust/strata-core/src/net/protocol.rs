@@ -7,15 +7,17 @@
 //! a packet must be consumed exactly, and every error names what was read, where and what is
 //! allowed (law: Clear errors). It never panics, whatever the bytes (fuzzed in the tests).
 //!
-//! May use: `base`, `persist::entities` (the entity record a chunk's entity deltas carry).
+//! May use: `base`, `persist::entities` (the entity record a chunk's entity deltas carry),
+//! `net::shared_state` (the shared game state's values and bounds).
 
 use crate::base::block::BlockId;
 use crate::base::coords::{ChunkCoord, IVec3};
+use crate::net::shared_state::{MAX_SHARED_KEY_BYTES, MAX_SHARED_KEYS, MAX_SHARED_VALUE_BYTES, SharedValue};
 use crate::persist::entities::{EntityRecord, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES};
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 2;
+pub const PROTOCOL_VERSION: u16 = 3;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -125,6 +127,12 @@ pub enum Message {
     /// the chunk that are not at a spawn (moved, changed or added ones). Each replaces the last
     /// for that chunk: sent after `ChunkEdits` on subscribing, and whenever they change.
     ChunkEntities { chunk: ChunkCoord, removed_spawns: Vec<u32>, records: Vec<EntityRecord> },
+    /// S→C: the whole shared game state (keys strictly increasing), right after `Welcome`; it
+    /// replaces whatever the client held.
+    SharedState { entries: Vec<(String, SharedValue)> },
+    /// S→C, to everyone: shared state `key` is now `value` (`None`: erased), in the server's
+    /// order on the reliable channel.
+    SharedStateSet { key: String, value: Option<SharedValue> },
 }
 
 const TAG_HELLO: u8 = 1;
@@ -140,6 +148,20 @@ const TAG_PLAYER_JOINED: u8 = 10;
 const TAG_PLAYER_LEFT: u8 = 11;
 const TAG_CHAT: u8 = 12;
 const TAG_CHUNK_ENTITIES: u8 = 13;
+const TAG_SHARED_STATE: u8 = 14;
+const TAG_SHARED_STATE_SET: u8 = 15;
+/// The highest message tag, for error text.
+const LAST_TAG: u8 = TAG_SHARED_STATE_SET;
+
+/// A shared value's type byte (0: erased, in `SharedStateSet` only).
+const VALUE_ERASED: u8 = 0;
+const VALUE_BOOL: u8 = 1;
+const VALUE_INT: u8 = 2;
+const VALUE_FLOAT: u8 = 3;
+const VALUE_TEXT: u8 = 4;
+const VALUE_VECTOR2: u8 = 5;
+const VALUE_VECTOR3: u8 = 6;
+const VALUE_BYTES: u8 = 7;
 
 impl Message {
     /// Whether a client may send this message (else only the server may).
@@ -235,6 +257,19 @@ impl Message {
                 w.push(TAG_CHUNK_ENTITIES);
                 put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
                 put_chunk_entities(&mut w, removed_spawns, records);
+            }
+            Message::SharedState { entries } => {
+                w.push(TAG_SHARED_STATE);
+                put_uvar(&mut w, entries.len() as u64);
+                for (k, v) in entries {
+                    put_str(&mut w, k);
+                    put_shared_value(&mut w, Some(v));
+                }
+            }
+            Message::SharedStateSet { key, value } => {
+                w.push(TAG_SHARED_STATE_SET);
+                put_str(&mut w, key);
+                put_shared_value(&mut w, value.as_ref());
             }
         }
         w
@@ -339,6 +374,35 @@ impl Message {
                 let (removed_spawns, records) = r.chunk_entities(chunk)?;
                 Message::ChunkEntities { chunk, removed_spawns, records }
             }
+            TAG_SHARED_STATE => {
+                // Each entry takes three bytes at least: key length, one key byte, type.
+                let n = r.count("shared state count", MAX_SHARED_KEYS, 3)?;
+                let mut entries: Vec<(String, SharedValue)> = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let at = r.at;
+                    let key = r.shared_key()?;
+                    if entries.last().is_some_and(|(last, _)| *last >= key) {
+                        return Err(DecodeError::OutOfRange {
+                            what: "shared state key",
+                            value: 0,
+                            offset: at,
+                            allowed: "keys in strictly increasing order",
+                        });
+                    }
+                    let at = r.at;
+                    let Some(value) = r.shared_value()? else {
+                        return Err(DecodeError::OutOfRange {
+                            what: "shared value type",
+                            value: VALUE_ERASED as i64,
+                            offset: at,
+                            allowed: "1 to 7 in a whole shared state",
+                        });
+                    };
+                    entries.push((key, value));
+                }
+                Message::SharedState { entries }
+            }
+            TAG_SHARED_STATE_SET => Message::SharedStateSet { key: r.shared_key()?, value: r.shared_value()? },
             other => return Err(DecodeError::UnknownTag { tag: other }),
         };
         if r.at != bytes.len() {
@@ -353,7 +417,7 @@ impl Message {
 pub enum DecodeError {
     #[error("packet of {len} bytes; allowed: at most {max}")]
     TooLarge { len: usize, max: usize },
-    #[error("unknown message tag {tag}; allowed: 1 to 13")]
+    #[error("unknown message tag {tag}; allowed: 1 to {LAST_TAG}")]
     UnknownTag { tag: u8 },
     #[error("packet ends inside the {what} at byte {offset}")]
     Truncated { what: &'static str, offset: usize },
@@ -437,6 +501,50 @@ fn put_chunk_entities(w: &mut Vec<u8>, removed_spawns: &[u32], records: &[Entity
         if stateful {
             put_uvar(w, r.state.len() as u64);
             w.extend_from_slice(&r.state);
+        }
+    }
+}
+
+/// A shared value: its type byte, then bool one byte, int a zigzag varint, float 8 bytes, text
+/// and bytes a length then the bytes, vectors 2 or 3 × f32. `None` is the type byte 0 alone.
+fn put_shared_value(w: &mut Vec<u8>, value: Option<&SharedValue>) {
+    let Some(value) = value else {
+        w.push(VALUE_ERASED);
+        return;
+    };
+    match value {
+        SharedValue::Bool(b) => {
+            w.push(VALUE_BOOL);
+            w.push(u8::from(*b));
+        }
+        SharedValue::Int(i) => {
+            w.push(VALUE_INT);
+            put_uvar(w, ((i << 1) ^ (i >> 63)) as u64);
+        }
+        SharedValue::Float(f) => {
+            w.push(VALUE_FLOAT);
+            w.extend_from_slice(&f.to_le_bytes());
+        }
+        SharedValue::Text(s) => {
+            w.push(VALUE_TEXT);
+            put_str(w, s);
+        }
+        SharedValue::Vector2(v) => {
+            w.push(VALUE_VECTOR2);
+            for c in v {
+                w.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        SharedValue::Vector3(v) => {
+            w.push(VALUE_VECTOR3);
+            for c in v {
+                w.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        SharedValue::Bytes(b) => {
+            w.push(VALUE_BYTES);
+            put_uvar(w, b.len() as u64);
+            w.extend_from_slice(b);
         }
     }
 }
@@ -635,6 +743,102 @@ impl Reader<'_> {
         Ok((removed, records))
     }
 
+    /// A shared state key: 1 to [`MAX_SHARED_KEY_BYTES`] bytes of UTF-8, no control characters.
+    fn shared_key(&mut self) -> Result<String, DecodeError> {
+        let at = self.at;
+        let key = self.string("shared state key", MAX_SHARED_KEY_BYTES)?;
+        if key.is_empty() || key.chars().any(char::is_control) {
+            return Err(DecodeError::OutOfRange {
+                what: "shared state key",
+                value: key.len() as i64,
+                offset: at,
+                allowed: "1 or more bytes without control characters",
+            });
+        }
+        Ok(key)
+    }
+
+    /// A shared value (see [`put_shared_value`]); `None` for erased. Numbers must be finite,
+    /// text and bytes at most [`MAX_SHARED_VALUE_BYTES`].
+    fn shared_value(&mut self) -> Result<Option<SharedValue>, DecodeError> {
+        let at = self.at;
+        let kind = self.byte("shared value type")?;
+        Ok(Some(match kind {
+            VALUE_ERASED => return Ok(None),
+            VALUE_BOOL => {
+                let at = self.at;
+                match self.byte("shared bool")? {
+                    0 => SharedValue::Bool(false),
+                    1 => SharedValue::Bool(true),
+                    b => {
+                        return Err(DecodeError::OutOfRange {
+                            what: "shared bool",
+                            value: b as i64,
+                            offset: at,
+                            allowed: "0 or 1",
+                        });
+                    }
+                }
+            }
+            VALUE_INT => {
+                let z = self.varint("shared int")?;
+                SharedValue::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
+            }
+            VALUE_FLOAT => {
+                let at = self.at;
+                let b = self
+                    .bytes
+                    .get(self.at..self.at + 8)
+                    .ok_or(DecodeError::Truncated { what: "shared float", offset: self.at })?;
+                let f = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+                self.at += 8;
+                if !f.is_finite() {
+                    return Err(DecodeError::OutOfRange {
+                        what: "shared float",
+                        value: 0,
+                        offset: at,
+                        allowed: "a finite number",
+                    });
+                }
+                SharedValue::Float(f)
+            }
+            VALUE_TEXT => SharedValue::Text(self.string("shared text", MAX_SHARED_VALUE_BYTES)?),
+            VALUE_VECTOR2 => SharedValue::Vector2([self.finite("shared vector")?, self.finite("shared vector")?]),
+            VALUE_VECTOR3 => SharedValue::Vector3([
+                self.finite("shared vector")?,
+                self.finite("shared vector")?,
+                self.finite("shared vector")?,
+            ]),
+            VALUE_BYTES => {
+                let at = self.at;
+                let len = self.varint("shared bytes")?;
+                if len > MAX_SHARED_VALUE_BYTES as u64 {
+                    return Err(DecodeError::TooLong {
+                        what: "shared bytes",
+                        len,
+                        offset: at,
+                        max: MAX_SHARED_VALUE_BYTES,
+                    });
+                }
+                let len = len as usize;
+                if len > self.left() {
+                    return Err(DecodeError::Truncated { what: "shared bytes", offset: at });
+                }
+                let b = self.bytes[self.at..self.at + len].to_vec();
+                self.at += len;
+                SharedValue::Bytes(b)
+            }
+            other => {
+                return Err(DecodeError::OutOfRange {
+                    what: "shared value type",
+                    value: other as i64,
+                    offset: at,
+                    allowed: "0 to 7",
+                });
+            }
+        }))
+    }
+
     fn string(&mut self, what: &'static str, max: usize) -> Result<String, DecodeError> {
         let at = self.at;
         let len = self.varint(what)?;
@@ -691,6 +895,21 @@ mod tests {
                 removed_spawns: vec![0, 7, 65536 + 3, u32::MAX],
                 records: vec![deer(-20.5, b""), chest(-1.0), deer(-31.0, &[1, 2, 3])],
             },
+            Message::SharedState { entries: vec![] },
+            Message::SharedState {
+                entries: vec![
+                    ("day".into(), SharedValue::Int(-3)),
+                    ("time_of_day".into(), SharedValue::Float(0.3)),
+                    ("weather".into(), SharedValue::Text("rain ✓".into())),
+                    ("wind".into(), SharedValue::Vector2([1.0, -0.5])),
+                ],
+            },
+            Message::SharedStateSet { key: "time_of_day".into(), value: Some(SharedValue::Float(0.75)) },
+            Message::SharedStateSet { key: "open".into(), value: Some(SharedValue::Bool(true)) },
+            Message::SharedStateSet { key: "n".into(), value: Some(SharedValue::Int(i64::MIN)) },
+            Message::SharedStateSet { key: "spawn".into(), value: Some(SharedValue::Vector3([1.0, 70.5, -2.0])) },
+            Message::SharedStateSet { key: "blob".into(), value: Some(SharedValue::Bytes(vec![0, 1, 255])) },
+            Message::SharedStateSet { key: "gone".into(), value: None },
         ]
     }
 
@@ -774,7 +993,7 @@ mod tests {
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 13");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 15");
     }
 
     #[test]
@@ -808,6 +1027,70 @@ mod tests {
         let over = [TAG_CHUNK_ENTITIES, 1, 4, 0, 2, 0xff, 0xff, 0xff, 0xff, 0x0f, 0, 0, 0];
         let e = Message::decode(&over).unwrap_err();
         assert!(matches!(e, DecodeError::OutOfRange { what: "removed spawn key", .. }), "{e}");
+    }
+
+    #[test]
+    fn the_largest_shared_state_fits_one_packet_and_past_its_bounds_is_refused() {
+        use crate::net::shared_state::SharedState;
+        let entries: Vec<(String, SharedValue)> = (0..MAX_SHARED_KEYS)
+            .map(|i| (format!("{i:0>64}"), SharedValue::Bytes(vec![7; MAX_SHARED_VALUE_BYTES])))
+            .collect();
+        // What the server would hold at its limits.
+        assert!(SharedState::from_entries(entries.clone()).is_ok());
+        let whole = Message::SharedState { entries: entries.clone() };
+        let bytes = whole.encode();
+        assert!(bytes.len() <= MAX_PACKET_BYTES, "{} bytes", bytes.len());
+        assert_eq!(Message::decode(&bytes), Ok(whole));
+        // One key too many.
+        let mut more = entries.clone();
+        more.push(("z".repeat(MAX_SHARED_KEY_BYTES), SharedValue::Bool(true)));
+        let e = Message::decode(&Message::SharedState { entries: more }.encode()).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "shared state count", .. }), "{e}");
+        // A key too long, empty, with a control character; a value too long.
+        let set =
+            |key: &str, value: SharedValue| Message::SharedStateSet { key: key.into(), value: Some(value) }.encode();
+        let e = Message::decode(&set(&"k".repeat(MAX_SHARED_KEY_BYTES + 1), SharedValue::Int(1))).unwrap_err();
+        assert_eq!(e.to_string(), "the shared state key at byte 1 is 65 bytes long; allowed: at most 64");
+        for key in ["", "a\tb"] {
+            let e = Message::decode(&set(key, SharedValue::Int(1))).unwrap_err();
+            assert!(matches!(e, DecodeError::OutOfRange { what: "shared state key", .. }), "{e}");
+        }
+        let e = Message::decode(&set("t", SharedValue::Text("x".repeat(MAX_SHARED_VALUE_BYTES + 1)))).unwrap_err();
+        assert!(matches!(e, DecodeError::TooLong { what: "shared text", .. }), "{e}");
+        let e = Message::decode(&set("b", SharedValue::Bytes(vec![0; MAX_SHARED_VALUE_BYTES + 1]))).unwrap_err();
+        assert!(matches!(e, DecodeError::TooLong { what: "shared bytes", .. }), "{e}");
+        // Numbers that are not finite, an unknown type, a bool that is not 0 or 1.
+        let e = Message::decode(&set("f", SharedValue::Float(f64::NAN))).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "shared float", .. }), "{e}");
+        let e = Message::decode(&set("v", SharedValue::Vector2([0.0, f32::INFINITY]))).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "shared vector", .. }), "{e}");
+        let e = Message::decode(&[TAG_SHARED_STATE_SET, 1, b'k', 9]).unwrap_err();
+        assert_eq!(e.to_string(), "the shared value type at byte 3 is 9; allowed: 0 to 7");
+        let e = Message::decode(&[TAG_SHARED_STATE_SET, 1, b'k', VALUE_BOOL, 2]).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "shared bool", .. }), "{e}");
+        // A whole state with keys out of order, twice the same key, or an erased entry.
+        let two = |a: &str, b: &str| {
+            Message::SharedState { entries: vec![(a.into(), SharedValue::Int(1)), (b.into(), SharedValue::Int(2))] }
+                .encode()
+        };
+        for bytes in [two("b", "a"), two("a", "a")] {
+            let e = Message::decode(&bytes).unwrap_err();
+            assert!(matches!(e, DecodeError::OutOfRange { allowed: "keys in strictly increasing order", .. }), "{e}");
+        }
+        let e = Message::decode(&[TAG_SHARED_STATE, 1, 1, b'k', VALUE_ERASED]).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "shared value type", .. }), "{e}");
+        // A count the packet cannot hold is refused before allocating.
+        let mut lying = vec![TAG_SHARED_STATE];
+        put_uvar(&mut lying, MAX_SHARED_KEYS as u64);
+        assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "shared state count", .. })));
+    }
+
+    #[test]
+    fn a_shared_time_of_day_is_small_on_the_wire() {
+        let m = Message::SharedStateSet { key: "time_of_day".into(), value: Some(SharedValue::Float(0.3)) };
+        assert_eq!(m.encode().len(), 1 + 1 + 11 + 1 + 8);
+        assert!(!m.is_from_client());
+        assert!(!Message::SharedState { entries: vec![] }.is_from_client());
     }
 
     #[test]

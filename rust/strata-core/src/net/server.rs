@@ -17,7 +17,12 @@
 //! always arrives), and answers a chunk subscription with the chunk's deltas after its edits, so a late joiner
 //! sees every moved, changed, added and removed object. Clients send no entity changes.
 //!
-//! May use: `base`, `preset`, `persist::entities`, `net::protocol`.
+//! Shared game state: the server holds a small key/value map ([`SharedState`]) that only the
+//! host sets ([`WorldServer::set_shared_state`]; clients have no message to ask for it). A
+//! joining player gets it whole right after its `Welcome`; each change goes to everyone on the
+//! reliable channel, so every client sees the changes in the server's order.
+//!
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
 
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
 use crate::base::edits::{EditMap, local_index};
@@ -25,6 +30,7 @@ use crate::net::protocol::{
     MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES, Message,
     PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
 };
+use crate::net::shared_state::{SharedState, SharedStateError, SharedValue};
 use crate::persist::entities::{EntityDeltas, EntityRecord};
 use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
@@ -127,6 +133,8 @@ pub struct WorldServer {
     entities: BTreeMap<ChunkCoord, ChunkEntityDeltas>,
     /// When the entities were last published (`now_s` of `publish_entities`).
     entities_published_s: f64,
+    /// The shared game state.
+    shared: SharedState,
 }
 
 impl WorldServer {
@@ -151,7 +159,33 @@ impl WorldServer {
             stats: ServerStats::default(),
             entities: BTreeMap::new(),
             entities_published_s: f64::NEG_INFINITY,
+            shared: SharedState::default(),
         }
+    }
+
+    /// The shared game state now.
+    pub fn shared_state(&self) -> &SharedState {
+        &self.shared
+    }
+
+    /// Replaces the shared game state without telling anyone (a resumed save, before players
+    /// join).
+    pub fn restore_shared_state(&mut self, state: SharedState) {
+        self.shared = state;
+    }
+
+    /// Sets shared state `key` to `value` (`None` erases it): checked against the bounds
+    /// (`net::shared_state`), then sent to every player, the host's own included. An unchanged
+    /// value sends nothing.
+    pub fn set_shared_state(&mut self, key: &str, value: Option<SharedValue>) -> Result<Vec<Action>, SharedStateError> {
+        if !self.shared.set(key, value.clone())? {
+            return Ok(Vec::new());
+        }
+        Ok(vec![Action::Send {
+            target: Target::All,
+            message: Message::SharedStateSet { key: key.to_string(), value },
+            reliable: true,
+        }])
     }
 
     /// Whether `publish_entities` is due at `now_s` ([`ENTITY_PUBLISH_INTERVAL_S`] after the
@@ -349,6 +383,13 @@ impl WorldServer {
             },
             reliable: true,
         }];
+        out.push(Action::Send {
+            target: Target::Peer(peer),
+            message: Message::SharedState {
+                entries: self.shared.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+            },
+            reliable: true,
+        });
         for p in self.players.values() {
             out.push(Action::Send {
                 target: Target::Peer(peer),
@@ -484,5 +525,7 @@ fn kind(m: &Message) -> &'static str {
         Message::PlayerLeft { .. } => "PlayerLeft",
         Message::Chat { .. } => "Chat",
         Message::ChunkEntities { .. } => "ChunkEntities",
+        Message::SharedState { .. } => "SharedState",
+        Message::SharedStateSet { .. } => "SharedStateSet",
     }
 }
