@@ -1,11 +1,15 @@
 ## The editor check's second half, in a running game (`godot --headless --script`): instances the
 ## scene the editor check painted and saved, and checks that its ChunkWorld shows every voxel
 ## the editor check wrote to `editor_check_expected.txt` (the edits came through
-## `ChunkWorld.edits_data`). Prints one `RUNTIME_CHECK` line and quits with 0 or 1.
+## `ChunkWorld.edits_data`). It also loads `structure_check.vox`, which the Strata plugin's
+## importer (`StrataVoxImport`) turned into a `Structure` when the project was imported, and
+## checks it against the same file read by `Structure.from_vox`. Prints one `RUNTIME_CHECK` line
+## and quits with 0 or 1.
 extends SceneTree
 
 const SCENE := "res://editor_check_scene.tscn"
 const EXPECTED_FILE := "res://editor_check_expected.txt"
+const VOX_FILE := "res://structure_check.vox"
 
 
 func _initialize() -> void:
@@ -26,10 +30,46 @@ func _initialize() -> void:
 		checked += 1
 	var detail := "%d voxels, %d edits" % [checked, world.get_edit_count()]
 	world.free()
+	var vox_problem := _check_imported_vox()
+	if vox_problem != "":
+		wrong.append(vox_problem)
+	else:
+		detail += ", imported .vox structure matches"
 	if wrong.is_empty() and checked > 0:
 		_finish(true, detail)
 	else:
 		_finish(false, detail + ": " + ", ".join(wrong.slice(0, 5)))
+
+
+## "" when the imported `.vox` is a `Structure` with the file's cells, else what is wrong.
+func _check_imported_vox() -> String:
+	var imported := load(VOX_FILE) as Structure
+	var direct := Structure.from_vox(VOX_FILE, "structure_check")
+	if imported == null or direct == null:
+		return "%s did not import as a Structure, or from_vox failed" % VOX_FILE
+	if imported.structure_name != "structure_check":
+		return "the imported structure is named %s" % imported.structure_name
+	if imported.size != direct.size or imported.size == Vector3i.ZERO:
+		return "the imported structure is %s, the file %s" % [imported.size, direct.size]
+	return _compare_cells(imported, direct)
+
+
+## "" when every cell of `a` names the block of `b`'s and some are blocks, else the first
+## difference.
+func _compare_cells(a: Structure, b: Structure) -> String:
+	var solid := 0
+	for y in a.size.y:
+		for z in a.size.z:
+			for x in a.size.x:
+				var name := a.get_block_name(x, y, z)
+				if name != b.get_block_name(x, y, z):
+					return (
+						"cell (%d, %d, %d) is %s, the file %s"
+						% [x, y, z, name, b.get_block_name(x, y, z)]
+					)
+				if name != "" and name != "air":
+					solid += 1
+	return "" if solid > 0 else "the imported structure has no blocks"
 
 
 func _finish(passed: bool, detail: String) -> void:

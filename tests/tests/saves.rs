@@ -16,7 +16,7 @@ use strata_core::base::block_library::{BlockDef, BlockFaces, BlockLibrary, Rende
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
     HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, MAX_STATE_ENTRIES, MAX_STRING_BYTES, SAVE_LIMITS, SAVE_MAGIC,
-    SAVE_VERSION, SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with,
+    SAVE_VERSION_WITHOUT_FLOWS, SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with,
     decode_world_save_with_library, encode_world_save, encode_world_save_checked,
     encode_world_save_checked_with_library, encode_world_save_with_library, read_world_save, read_world_save_with,
     voxel_of, write_world_save, write_world_save_with,
@@ -723,7 +723,7 @@ fn version_1_saves_still_load_with_the_same_edits() {
     assert_eq!(named_edits(&back.edits, &lib), named_edits(&s.edits, default_library()));
     // Saving it again writes the current format, which loads the same.
     let again = encode_world_save_checked(&s, "v2.strata", &SAVE_LIMITS).unwrap();
-    assert_eq!(u16::from_le_bytes([again[8], again[9]]), SAVE_VERSION);
+    assert_eq!(u16::from_le_bytes([again[8], again[9]]), SAVE_VERSION_WITHOUT_FLOWS);
     assert_eq!(decode_world_save(&again, "v2.strata").unwrap(), s);
 
     // The committed format-1 file (written by the format-1 encoder) loads with its edits.

@@ -60,7 +60,7 @@ use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 mod edit_tools;
 mod generation_hook;
 mod own_structures;
-use strata_core::base::edit_history::{EditHistory, VoxelChange};
+use strata_core::base::edit_history::{EditHistory, PendingFlow, VoxelChange};
 
 /// The nodes that show one loaded chunk.
 struct ChunkNode {
@@ -232,6 +232,12 @@ pub struct ChunkWorld {
     edits_data: PackedByteArray,
     /// Undo and redo steps of the edits (`undo()`, `redo()`).
     edit_history: EditHistory,
+    /// The undo step (by id) of each edit batch whose water flow has not come back (by the
+    /// batch's flow ticket): the flow joins that step when it is applied.
+    flow_steps: HashMap<u64, u64>,
+    /// Undone steps (by id) whose flow had not come back when they were undone: part of that
+    /// flow is lost to the undo, so their redo runs the flow again.
+    reflow_steps: std::collections::HashSet<u64>,
     /// Water flows after edits (default on): dig beside a lake and the water flows into the hole
     /// up to the lake's level; take the ground from under water and it falls. The flow of each
     /// edit is computed on a flow thread, in edit order, at most 4,096 voxels per edit, and
@@ -357,6 +363,8 @@ impl INode3D for ChunkWorld {
             editor_preview: true,
             edits_data: PackedByteArray::new(),
             edit_history: EditHistory::new(),
+            flow_steps: HashMap::new(),
+            reflow_steps: std::collections::HashSet::new(),
             water_flow_enabled: true,
             editor_viewer: None,
             entity_distance: 3,
@@ -454,11 +462,14 @@ impl INode3D for ChunkWorld {
             }
             s.pump();
             crate::water_flow::update(s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
-            if s.apply_water_flow() > 0 {
+            let flows = s.apply_water_flow_changes();
+            if flows.iter().any(|f| !f.changes.is_empty()) {
                 self.area_ready_emitted = false;
             }
             let chunks: Vec<ChunkCoord> = s.viewer_spots().iter().map(|v| v.chunk).collect();
-            (s.take_unloads(), chunks)
+            let unloads = s.take_unloads();
+            self.flows_applied(flows);
+            (unloads, chunks)
         };
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
@@ -1272,7 +1283,8 @@ impl ChunkWorld {
         self.note_structures_for_save();
         let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
-        self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
+        let flows = self.streamer.as_ref().map(|s| s.pending_water_flows());
+        self.host.save_world(&path, self.preset.as_ref(), edits, flows, library.as_deref().map_err(String::clone))
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
@@ -1281,10 +1293,10 @@ impl ChunkWorld {
     pub fn load_world(&mut self, path: GString) -> Error {
         let library = self.library();
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
-            Ok((preset, edits)) => {
+            Ok((preset, edits, flows)) => {
                 let entities = self.host.take_entities();
                 let before = self.edits().and_then(edit_tools::edit_bounds);
-                self.restart_with(preset, edits);
+                self.restart_with(preset, edits, flows);
                 self.replace_entities(entities);
                 self.edits_replaced(before);
                 self.check_loaded_structures(&path);
@@ -1448,7 +1460,7 @@ impl ChunkWorld {
 
     /// Streams a shared world's `preset` with `edits` (what a server sent) in place of this one.
     pub(crate) fn adopt_shared_world(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
-        self.restart_with(preset, edits);
+        self.restart_with(preset, edits, Vec::new());
     }
 
     /// The edits: the streamer's, or those kept while it is stopped.
@@ -1567,6 +1579,7 @@ impl ChunkWorld {
         if let Some(e) = self.host.take_kept_edits() {
             s.replace_edits(e);
         }
+        s.restore_water_flows(self.host.take_kept_flows());
         crate::water_flow::update(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
         self.streamer = Some(s);
         self.area_ready_emitted = false;
@@ -1592,11 +1605,13 @@ impl ChunkWorld {
         }
     }
 
-    /// Streams `preset` with `edits` (a loaded save) in place of the current world.
-    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
+    /// Streams `preset` with `edits` (a loaded save) in place of the current world; the flows of
+    /// `flows` (the save's pending ones) run again.
+    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap, flows: Vec<PendingFlow>) {
         self.stop_streaming();
         self.host.forget_generator();
         self.host.keep_edits(edits);
+        self.host.keep_flows(flows);
         self.preset = Some(WorldPreset::from_core(preset));
         self.ensure_streamer();
     }
@@ -1605,6 +1620,7 @@ impl ChunkWorld {
     fn stop_streaming(&mut self) {
         if let Some(s) = self.streamer.take() {
             self.host.keep_edits(s.edits().clone());
+            self.host.keep_flows(s.pending_water_flows());
             self.drop_streamer(s);
         }
         self.park_entities();

@@ -44,6 +44,7 @@ use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
+use strata_core::base::edit_history::PendingFlow;
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
@@ -688,7 +689,8 @@ impl ChunkWorld2D {
     pub fn save_world(&mut self, path: GString) -> Error {
         let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
-        self.host.save_world(&path, self.preset.as_ref(), edits, library.as_deref().map_err(String::clone))
+        let flows = self.streamer.as_ref().map(|s| s.pending_water_flows());
+        self.host.save_world(&path, self.preset.as_ref(), edits, flows, library.as_deref().map_err(String::clone))
     }
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
@@ -699,10 +701,10 @@ impl ChunkWorld2D {
     pub fn load_world(&mut self, path: GString) -> Error {
         let library = self.library();
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
-            Ok((preset, edits)) => {
+            Ok((preset, edits, flows)) => {
                 let before = tools_2d::tile_edit_bounds(self.edits());
                 let after = tools_2d::tile_edit_bounds(Some(&edits));
-                self.restart_with(preset, edits);
+                self.restart_with(preset, edits, flows);
                 self.emit_tiles_changed(tools_2d::union(before, after));
                 Error::OK
             }
@@ -884,6 +886,7 @@ impl ChunkWorld2D {
                 if let Some(e) = self.host.take_kept_edits() {
                     s.replace_edits(e);
                 }
+                s.restore_water_flows(self.host.take_kept_flows());
                 crate::water_flow::update_2d(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld2D");
                 self.streamer = Some(s);
             }
@@ -909,11 +912,13 @@ impl ChunkWorld2D {
         self.ensure_streamer();
     }
 
-    /// Streams `preset` with `edits` (a loaded save) in place of the current world.
-    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap) {
+    /// Streams `preset` with `edits` (a loaded save) in place of the current world; the flows of
+    /// `flows` (the save's pending ones) run again.
+    fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap, flows: Vec<PendingFlow>) {
         self.stop_streaming();
         self.host.forget_generator();
         self.host.keep_edits(edits);
+        self.host.keep_flows(flows);
         self.preset = Some(WorldPreset::from_core(preset));
         self.ensure_streamer();
     }
@@ -922,6 +927,7 @@ impl ChunkWorld2D {
     fn stop_streaming(&mut self) {
         if let Some(s) = self.streamer.take() {
             self.host.keep_edits(s.edits().clone());
+            self.host.keep_flows(s.pending_water_flows());
             self.layer_dirty = true;
         }
         self.ops.clear();

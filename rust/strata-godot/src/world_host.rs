@@ -28,6 +28,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
 use strata_core::base::block;
 use strata_core::base::block_library::BlockLibrary as CoreLibrary;
+use strata_core::base::edit_history::PendingFlow;
 use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::hook::HookRunner;
@@ -172,6 +173,9 @@ pub(crate) struct WorldHost<G> {
     /// Edits kept while no streamer holds them: set before streaming starts, carried across a
     /// restart (preset change, regenerate, leaving and re-entering the tree), loaded from a save.
     kept_edits: Option<EditMap>,
+    /// The edits of `kept_edits` whose water flow had not run (a loaded save's, or a stopped
+    /// streamer's), for the streamer that takes them to run again.
+    kept_flows: Vec<PendingFlow>,
     /// Game state saved with the world (time of day, player position…), as text.
     state: BTreeMap<String, String>,
     /// How the world's objects differ from what it spawns (3D worlds): what the world node
@@ -191,6 +195,7 @@ impl<G> WorldHost<G> {
             hook: None,
             hook_revision: 0,
             kept_edits: None,
+            kept_flows: Vec::new(),
             state: BTreeMap::new(),
             entities: EntityDeltas::default(),
             last_error: GString::new(),
@@ -344,9 +349,20 @@ impl<G> WorldHost<G> {
         self.record(format!("{}: cannot start worker threads: {e}", self.class));
     }
 
-    /// Keeps `edits` until a streamer takes them.
+    /// Keeps `edits` until a streamer takes them (with no pending flows: `keep_flows` after).
     pub(crate) fn keep_edits(&mut self, edits: EditMap) {
         self.kept_edits = Some(edits);
+        self.kept_flows.clear();
+    }
+
+    /// Keeps the pending water flows of the kept edits until a streamer takes them.
+    pub(crate) fn keep_flows(&mut self, flows: Vec<PendingFlow>) {
+        self.kept_flows = flows;
+    }
+
+    /// The kept pending flows, for a streamer that starts (after it took the kept edits).
+    pub(crate) fn take_kept_flows(&mut self) -> Vec<PendingFlow> {
+        std::mem::take(&mut self.kept_flows)
     }
 
     /// The kept edits, for a streamer that starts.
@@ -361,6 +377,7 @@ impl<G> WorldHost<G> {
     /// Forgets the kept edits (`clear_edits()` while no streamer holds them).
     pub(crate) fn clear_kept_edits(&mut self) {
         self.kept_edits = Some(EditMap::new());
+        self.kept_flows.clear();
     }
 
     /// Prints `message` as a warning and keeps it for `last_error()` (a problem the world works
@@ -389,7 +406,8 @@ impl<G> WorldHost<G> {
     }
 
     /// Writes `preset`, the edits and the game state to `path` (`res://`, `user://` or
-    /// absolute) atomically: `streamer_edits` while a streamer holds them, else the kept ones;
+    /// absolute) atomically: `streamer_edits` and the edits whose water flow is still pending
+    /// (`streamer_flows`) while a streamer holds them, else the kept ones;
     /// the names of the blocks the edits use come from `library`. Returns OK, or an error code
     /// with the message in `last_error()`.
     pub(crate) fn save_world(
@@ -397,18 +415,23 @@ impl<G> WorldHost<G> {
         path: &GString,
         preset: Option<&Gd<WorldPreset>>,
         streamer_edits: Option<&EditMap>,
+        streamer_flows: Option<Vec<PendingFlow>>,
         library: Result<&CoreLibrary, String>,
     ) -> Error {
         let library = match library {
             Ok(l) => l,
             Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_INVALID_DATA),
         };
-        let edits = streamer_edits.or(self.kept_edits.as_ref()).cloned().unwrap_or_default();
+        let (edits, pending_flows) = match streamer_edits {
+            Some(e) => (e.clone(), streamer_flows.unwrap_or_default()),
+            None => (self.kept_edits.clone().unwrap_or_default(), self.kept_flows.clone()),
+        };
         let save = WorldSave {
             preset: core_preset(preset),
             edits,
             state: self.state.clone(),
             entities: self.entities.clone(),
+            pending_flows,
         };
         let target = match writable(path) {
             Ok(p) => p,
@@ -422,14 +445,14 @@ impl<G> WorldHost<G> {
 
     /// Reads a world written by [`WorldHost::save_world`] (from disk, or through Godot's file
     /// access inside a game's pack), its blocks mapped by name into
-    /// `library`: on success takes its game state and returns its preset and edits for the
-    /// caller to stream; on error changes nothing and returns the code, with the message in
+    /// `library`: on success takes its game state and returns its preset, edits and pending
+    /// water flows for the caller to stream; on error changes nothing and returns the code, with the message in
     /// `last_error()`.
     pub(crate) fn read_world(
         &mut self,
         path: &GString,
         library: Result<&CoreLibrary, String>,
-    ) -> Result<(strata_core::WorldPreset, EditMap), Error> {
+    ) -> Result<(strata_core::WorldPreset, EditMap, Vec<PendingFlow>), Error> {
         let library = match library {
             Ok(l) => l,
             Err(e) => return Err(self.fail(format!("{}.load_world: {e}", self.class), Error::ERR_INVALID_DATA)),
@@ -447,7 +470,7 @@ impl<G> WorldHost<G> {
                 self.state = save.state;
                 self.entities = save.entities;
                 self.succeed();
-                Ok((save.preset, save.edits))
+                Ok((save.preset, save.edits, save.pending_flows))
             }
             Err(e) => {
                 let code = match &e {

@@ -55,6 +55,11 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
     ] {
         fs::copy(source.join(file), &to).with_context(|| format!("could not copy {file} to {}", to.display()))?;
     }
+    // A MagicaVoxel file for the plugin's `.vox` importer: the import below makes it a
+    // `Structure` that the runtime check loads.
+    let vox = paths::godot_project().join("game/structures/watchtower.vox");
+    fs::copy(&vox, project.join("structure_check.vox"))
+        .with_context(|| format!("could not copy {} into {}", vox.display(), project.display()))?;
     let strata = paths::godot_project().join("addons/strata");
     std::os::unix::fs::symlink(&strata, project.join("addons/strata"))
         .with_context(|| format!("could not link {} into {}", strata.display(), project.display()))?;

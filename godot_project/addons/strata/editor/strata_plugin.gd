@@ -4,6 +4,7 @@
 ## The preview's chunk nodes belong to no scene, so they are never saved into it.
 ## A selected `ChunkWorld` can be painted and dug in the 3D viewport (`StrataWorldPaint`, with
 ## its toolbar `StrataPaintToolbar` in the viewport's menu); each stroke is one undoable action.
+## MagicaVoxel `.vox` files import as `Structure` resources (`StrataVoxImport`).
 @tool
 extends EditorPlugin
 
@@ -20,6 +21,8 @@ var _rescan_in := 0
 var _paint: StrataWorldPaint
 var _toolbar: StrataPaintToolbar
 var _painted: ChunkWorld = null
+## Imports `.vox` files as `Structure` resources.
+var _vox_import: StrataVoxImport
 
 
 func _enter_tree() -> void:
@@ -35,9 +38,13 @@ func _enter_tree() -> void:
 	_toolbar.paint = _paint
 	_toolbar.hide()
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
+	_vox_import = StrataVoxImport.new()
+	add_import_plugin(_vox_import)
 
 
 func _exit_tree() -> void:
+	remove_import_plugin(_vox_import)
+	_vox_import = null
 	var inspector := EditorInterface.get_inspector()
 	if inspector.edited_object_changed.is_connected(_on_edited_object_changed):
 		inspector.edited_object_changed.disconnect(_on_edited_object_changed)

@@ -39,13 +39,40 @@ pub struct VoxelChange {
     pub after: Option<BlockId>,
 }
 
+/// An edit batch whose water flow has not been applied yet (`stream::water_runner`): what a
+/// save keeps so that loading runs the flow again from the same world (law: Nothing is lost).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PendingFlow {
+    /// Whether a flow runs after the batch (false: a batch replayed exactly, such as an undo,
+    /// whose water is part of it).
+    pub flows: bool,
+    /// One change per voxel of the batch: its edit entry just before the batch as the flow thread
+    /// sees it (earlier flows included) and the entry the batch writes.
+    pub changes: Vec<VoxelChange>,
+}
+
 /// The changes of one step, one per voxel, in the order they were first changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EditStep {
+    /// Names the step for [`EditHistory::amend`] (unique in one history).
+    id: u64,
     changes: Vec<VoxelChange>,
+    /// A water flow of the step came back after it was undone and was written back: redoing
+    /// it runs its flow again rather than replaying it.
+    reflow: bool,
 }
 
 impl EditStep {
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Whether redoing the step must run its water flow again ([`Amended::Undone`]); otherwise
+    /// its changes already hold the water its edits made flow.
+    pub fn needs_reflow(&self) -> bool {
+        self.reflow
+    }
+
     pub fn changes(&self) -> &[VoxelChange] {
         &self.changes
     }
@@ -122,6 +149,18 @@ pub enum GroupEnd {
     TooLarge,
 }
 
+/// What [`EditHistory::amend`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Amended {
+    /// Added to a step that can be undone (or to the open group).
+    Recorded,
+    /// Added to a step that was already undone: the caller writes the changes' `before`s back
+    /// (so the world stays as undone) and the step's redo runs its flow again.
+    Undone,
+    /// No step has that id any more (dropped past the limits, or the history was cleared).
+    Unknown,
+}
+
 /// What [`EditHistory::record`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Recorded {
@@ -136,6 +175,7 @@ pub enum Recorded {
 }
 
 struct OpenGroup {
+    id: u64,
     depth: u32,
     changes: Vec<VoxelChange>,
     index: HashMap<IVec3, usize>,
@@ -152,6 +192,8 @@ pub struct EditHistory {
     group: Option<OpenGroup>,
     /// Voxel changes held by `undo` and `redo`.
     voxels: usize,
+    /// The id the next step or group gets.
+    next_id: u64,
 }
 
 impl EditHistory {
@@ -198,7 +240,61 @@ impl EditHistory {
             }
             return Recorded::InGroup;
         }
-        if self.push_step(EditStep { changes }) { Recorded::Step } else { Recorded::TooLarge }
+        let id = self.take_id();
+        if self.push_step(EditStep { id, changes, reflow: false }) { Recorded::Step } else { Recorded::TooLarge }
+    }
+
+    /// The id of the step the last recorded changes went to: the open group's, else the newest
+    /// step's. The world nodes tie an edit's water flow to it, for [`EditHistory::amend`].
+    pub fn recording_step(&self) -> Option<u64> {
+        match &self.group {
+            Some(g) => Some(g.id),
+            None => self.undo.back().map(|s| s.id),
+        }
+    }
+
+    /// Adds `changes` (the water flow an edit of step `id` caused, applied after the edit) to
+    /// that step, wherever it is: the open group, a step that can be undone, or one already
+    /// undone. A voxel the step already changed keeps its first `before` and takes the new
+    /// `after`; so undoing the step removes the water with the edit, and redoing it puts both
+    /// back. Recording nothing else, the redo steps stay.
+    pub fn amend(&mut self, id: u64, changes: &[VoxelChange]) -> Amended {
+        if changes.is_empty() {
+            return Amended::Recorded;
+        }
+        if let Some(g) = self.group.as_mut().filter(|g| g.id == id) {
+            if !g.overflowed {
+                for &c in changes {
+                    match g.index.get(&c.pos) {
+                        Some(&i) => g.changes[i].after = c.after,
+                        None => {
+                            g.index.insert(c.pos, g.changes.len());
+                            g.changes.push(c);
+                        }
+                    }
+                }
+            }
+            return Amended::Recorded;
+        }
+        let (step, undone) = if let Some(s) = self.undo.iter_mut().find(|s| s.id == id) {
+            (s, false)
+        } else if let Some(s) = self.redo.iter_mut().find(|s| s.id == id) {
+            (s, true)
+        } else {
+            return Amended::Unknown;
+        };
+        let before = step.changes.len();
+        step.changes.extend_from_slice(changes);
+        dedup_keep_first_before(&mut step.changes);
+        step.reflow |= undone;
+        let after = step.changes.len();
+        self.voxels = (self.voxels + after).saturating_sub(before);
+        if undone { Amended::Undone } else { Amended::Recorded }
+    }
+
+    fn take_id(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
     }
 
     /// Opens a group (or a nested one inside the open group): what is recorded until the
@@ -207,7 +303,9 @@ impl EditHistory {
         match self.group.as_mut() {
             Some(g) => g.depth += 1,
             None => {
-                self.group = Some(OpenGroup { depth: 1, changes: Vec::new(), index: HashMap::new(), overflowed: false })
+                let id = self.take_id();
+                self.group =
+                    Some(OpenGroup { id, depth: 1, changes: Vec::new(), index: HashMap::new(), overflowed: false })
             }
         }
     }
@@ -229,7 +327,8 @@ impl EditHistory {
             return Ok(GroupEnd::Empty);
         }
         let n = changes.len();
-        Ok(if self.push_step(EditStep { changes }) { GroupEnd::Recorded(n) } else { GroupEnd::TooLarge })
+        let step = EditStep { id: g.id, changes, reflow: false };
+        Ok(if self.push_step(step) { GroupEnd::Recorded(n) } else { GroupEnd::TooLarge })
     }
 
     pub fn is_group_open(&self) -> bool {
@@ -476,6 +575,44 @@ mod tests {
         }
         assert_eq!(h.end_group(), Ok(GroupEnd::TooLarge));
         assert_eq!((h.step_counts(), h.voxels()), ((0, 0), 0));
+    }
+
+    #[test]
+    fn a_flow_amended_into_its_step_is_undone_and_redone_with_the_edit() {
+        let mut map = EditMap::new();
+        let mut h = EditHistory::new();
+        // An edit digs p(0); its flow later fills p(0) and p(1) with water (block 9).
+        h.record(edit(&mut map, &[(p(0), Some(0))]));
+        let step = h.recording_step().expect("a step");
+        let flow = edit(&mut map, &[(p(0), Some(9)), (p(1), Some(9))]);
+        assert_eq!(h.amend(step, &flow), Amended::Recorded);
+        let after = map.clone();
+        assert_eq!(h.step_counts(), (1, 0));
+        assert_eq!(h.voxels(), 2);
+        let b = h.undo().unwrap().unwrap().undo_batch();
+        write(&mut map, &b);
+        assert!(map.is_empty(), "the edit and its water are gone");
+        let redo = h.redo().unwrap().unwrap();
+        assert!(!redo.needs_reflow());
+        let b = redo.redo_batch();
+        write(&mut map, &b);
+        assert_eq!(map, after, "redo replays the edit and its water");
+        // A flow arriving after its step was undone: the step takes it and asks for a reflow.
+        h.record(edit(&mut map, &[(p(5), Some(0))]));
+        let late = h.recording_step().unwrap();
+        let b = h.undo().unwrap().unwrap().undo_batch();
+        write(&mut map, &b);
+        let flow = edit(&mut map, &[(p(6), Some(9))]);
+        assert_eq!(h.amend(late, &flow), Amended::Undone);
+        assert!(h.redo().unwrap().unwrap().needs_reflow());
+        // A group's flows join the group; unknown steps are reported.
+        h.begin_group();
+        h.record(edit(&mut map, &[(p(7), Some(0))]));
+        let g = h.recording_step().unwrap();
+        assert_eq!(h.amend(g, &edit(&mut map, &[(p(8), Some(9))])), Amended::Recorded);
+        assert_eq!(h.end_group(), Ok(GroupEnd::Recorded(2)));
+        h.clear();
+        assert_eq!(h.amend(g, &[VoxelChange { pos: p(9), before: None, after: Some(1) }]), Amended::Unknown);
     }
 
     #[test]

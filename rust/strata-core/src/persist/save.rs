@@ -5,7 +5,7 @@
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `STRATASV` |
-//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 and 2 are still read) |
+//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 to 3 are still read) |
 //! | 10 | 2 | flags (0) |
 //! | 12 | 4 | length of the decompressed payload (at most [`MAX_PAYLOAD_BYTES`]) |
 //! | 16 | 4 | CRC-32 of the decompressed payload |
@@ -23,6 +23,14 @@
 //! Format 3 ends with the entity section ([`crate::persist::entities`]: removed spawns, kept
 //! objects with their transforms and state, harvested decorations); formats 1 and 2 end after the
 //! edits and load with no entity deltas.
+//!
+//! Format 4 adds, after the entity section, the edits whose water flow had not been applied when
+//! the world was saved ([`PendingFlow`], oldest first), so that loading runs those flows again
+//! (`stream::water_runner`): varint batch count, then per batch a flag byte (1: a flow runs after
+//! it, 0: replayed without one) and a varint change count, then per change the voxel as zigzag
+//! deltas from the previous change's voxel (the first from the origin) and its entry before and
+//! after as varints (0: no edit, else the block table's id + 1). A save without pending flows is
+//! written as format 3, so that older builds still read it; formats 1 to 3 load with none.
 //!
 //! Block table (format 2): varint entry count (at most 65,536), then per entry the block id as
 //! the writer's library numbered it (varint, strictly increasing) and its name (varint length +
@@ -59,6 +67,7 @@ use crate::base::atomic_file::write_atomic;
 use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
 use crate::base::block_library::{BlockLibrary, MAX_BLOCK_NAME_BYTES, default_library, is_valid_block_name};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
+use crate::base::edit_history::{PendingFlow, VoxelChange};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::persist::codec::{Reader, put_str, put_varint, put_zigzag};
 use crate::persist::entities::{
@@ -72,9 +81,13 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 pub const SAVE_MAGIC: &[u8; 8] = b"STRATASV";
-/// The newest save format this build reads and the one it writes (3: with entity deltas; 2: with
-/// a block table; 1 and 2 are still read).
-pub const SAVE_VERSION: u16 = 3;
+/// The newest save format this build reads and the one it writes for a save with pending water
+/// flows (4: with pending flows; 3: with entity deltas; 2: with a block table; 1 to 3 are still
+/// read).
+pub const SAVE_VERSION: u16 = 4;
+/// The format written for a save without pending water flows (readable by builds that predate
+/// format 4).
+pub const SAVE_VERSION_WITHOUT_FLOWS: u16 = 3;
 /// Most entries of a block table: one per possible block id.
 pub const MAX_BLOCK_TABLE_ENTRIES: u64 = 1 << 16;
 pub const HEADER_BYTES: usize = 20;
@@ -124,6 +137,16 @@ pub struct WorldSave {
     pub state: BTreeMap<String, String>,
     /// How the world's objects differ from its spawn rules and scatter (format 3).
     pub entities: EntityDeltas,
+    /// Edits whose water flow had not been applied, oldest first (format 4); loading runs them
+    /// again (`Streamer::restore_water_flows`).
+    pub pending_flows: Vec<PendingFlow>,
+}
+
+impl WorldSave {
+    /// The format this save is written in: the oldest that holds all of it.
+    pub fn format_version(&self) -> u16 {
+        if self.pending_flows.is_empty() { SAVE_VERSION_WITHOUT_FLOWS } else { SAVE_VERSION }
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -142,7 +165,8 @@ fn encode_payload(save: &WorldSave, preset_text: &str, library: &BlockLibrary) -
         put_str(&mut out, v);
     }
     let chunks = save.edits.chunks_sorted();
-    let used: BTreeSet<BlockId> = chunks.iter().flat_map(|(_, m)| m.values().copied()).collect();
+    let flow_ids = save.pending_flows.iter().flat_map(|f| &f.changes).flat_map(|c| [c.before, c.after]).flatten();
+    let used: BTreeSet<BlockId> = chunks.iter().flat_map(|(_, m)| m.values().copied()).chain(flow_ids).collect();
     let named: Vec<(BlockId, &str)> = used.into_iter().filter_map(|id| Some((id, library.name_of(id)?))).collect();
     put_varint(&mut out, named.len() as u64);
     for (id, name) in named {
@@ -175,14 +199,110 @@ fn encode_payload(save: &WorldSave, preset_text: &str, library: &BlockLibrary) -
         }
     }
     encode_entities(&mut out, &save.entities);
+    if save.format_version() >= 4 {
+        encode_pending_flows(&mut out, &save.pending_flows);
+    }
     out
 }
 
-/// The save file around `payload`: header, CRC and the compressed payload.
-fn compress(payload: &[u8]) -> Vec<u8> {
+/// The format-4 section of pending water flows (layout in the module docs).
+fn encode_pending_flows(out: &mut Vec<u8>, flows: &[PendingFlow]) {
+    let entry = |e: Option<BlockId>| e.map_or(0, |id| id as u64 + 1);
+    put_varint(out, flows.len() as u64);
+    let mut prev = IVec3::ZERO;
+    for f in flows {
+        out.push(u8::from(f.flows));
+        put_varint(out, f.changes.len() as u64);
+        for c in &f.changes {
+            put_zigzag(out, c.pos.x as i64 - prev.x as i64);
+            put_zigzag(out, c.pos.y as i64 - prev.y as i64);
+            put_zigzag(out, c.pos.z as i64 - prev.z as i64);
+            prev = c.pos;
+            put_varint(out, entry(c.before));
+            put_varint(out, entry(c.after));
+        }
+    }
+}
+
+/// Reads the format-4 section of pending water flows; every block id goes through `table` as
+/// the edits' ids do, and the changes together count against the edit limit.
+fn decode_pending_flows(
+    r: &mut Reader,
+    file: &str,
+    limits: &SaveLimits,
+    table: &[TableEntry],
+    library: &BlockLibrary,
+) -> Result<Vec<PendingFlow>, SaveError> {
+    // A batch takes at least 2 bytes, a change at least 5.
+    let n_flows = r.bounded("pending flow count", (r.left() as u64 / 2).min(limits.max_edits))?;
+    let mut flows = Vec::with_capacity(n_flows as usize);
+    let mut total = 0u64;
+    let mut prev = [0i64; 3];
+    for _ in 0..n_flows {
+        let flag_at = r.pos;
+        let flag = r.varint("pending flow flag")?;
+        if flag > 1 {
+            return Err(r.corrupt(flag_at, "pending flow flag", format!("{flag}"), "0 or 1".into()));
+        }
+        let n = r.bounded("pending flow change count", (r.left() as u64 / 5).min(limits.max_edits - total))?;
+        total += n;
+        let mut changes = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let at = r.pos;
+            for axis in &mut prev {
+                *axis = axis.saturating_add(r.zigzag("pending flow voxel")?);
+            }
+            let limit = i32::MIN as i64..=i32::MAX as i64;
+            if !prev.iter().all(|v| limit.contains(v)) {
+                return Err(r.corrupt(
+                    at,
+                    "pending flow voxel",
+                    format!("({}, {}, {})", prev[0], prev[1], prev[2]),
+                    "32-bit voxel coordinates".into(),
+                ));
+            }
+            let pos = IVec3::new(prev[0] as i32, prev[1] as i32, prev[2] as i32);
+            let mut entry = |what: &str| -> Result<Option<BlockId>, SaveError> {
+                let id_at = r.pos;
+                let v = r.varint(what)?;
+                if v == 0 {
+                    return Ok(None);
+                }
+                let Ok(e) = table.binary_search_by_key(&(v - 1), |e| e.file_id).map(|i| &table[i]) else {
+                    return Err(SaveError::UnknownBlock {
+                        file: file.into(),
+                        at: pos,
+                        id: v - 1,
+                        offset: Some(id_at as u64),
+                        allowed: table_ids(table),
+                        saving: false,
+                    });
+                };
+                match e.id {
+                    Some(id) => Ok(Some(id)),
+                    None => Err(SaveError::MissingBlock {
+                        file: file.into(),
+                        name: e.name.clone(),
+                        at: pos,
+                        offset: Some(id_at as u64),
+                        allowed: library_names(library),
+                    }),
+                }
+            };
+            let before = entry("pending flow entry before")?;
+            let after = entry("pending flow entry after")?;
+            changes.push(VoxelChange { pos, before, after });
+        }
+        flows.push(PendingFlow { flows: flag == 1, changes });
+    }
+    Ok(flows)
+}
+
+/// The save file around `payload`: header (format `version`), CRC and the compressed payload.
+fn compress(payload: &[u8], version: u16) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER_BYTES + payload.len() / 4);
     out.extend_from_slice(SAVE_MAGIC);
-    out.extend_from_slice(&SAVE_VERSION.to_le_bytes());
+    out.extend_from_slice(&version.to_le_bytes());
     out.extend_from_slice(&0u16.to_le_bytes());
     out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     out.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
@@ -202,7 +322,7 @@ pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
 /// The whole save file as bytes, its block ids those of `library`, unchecked: an id the library
 /// lacks, or a save beyond [`SAVE_LIMITS`], gives a file that loading refuses.
 pub fn encode_world_save_with_library(save: &WorldSave, library: &BlockLibrary) -> Vec<u8> {
-    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset), library))
+    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset), library), save.format_version())
 }
 
 /// At most 40 characters of `s`, quoted, for messages.
@@ -263,6 +383,26 @@ pub fn encode_world_save_checked_with_library(
                 saving: true,
             });
         }
+    }
+    let n_flow_changes: u64 = save.pending_flows.iter().map(|f| f.changes.len() as u64).sum();
+    if n_flow_changes > limits.max_edits {
+        return Err(too_large(
+            "the pending water flows".into(),
+            format!("{n_flow_changes} edited voxels"),
+            format!("at most {} edited voxels", limits.max_edits),
+        ));
+    }
+    let flow_entries =
+        save.pending_flows.iter().flat_map(|f| &f.changes).flat_map(|c| [(c.pos, c.before), (c.pos, c.after)]);
+    if let Some((at, id)) = flow_entries.filter_map(|(p, e)| Some((p, e?))).find(|&(_, id)| library.get(id).is_none()) {
+        return Err(SaveError::UnknownBlock {
+            file: file.into(),
+            at,
+            id: id as u64,
+            offset: None,
+            allowed: format!("block ids 0..={} (the block library's {} blocks)", library.len() - 1, library.len()),
+            saving: true,
+        });
     }
     let n_records = save.entities.record_count() as u64;
     if n_records > MAX_ENTITY_RECORDS {
@@ -335,18 +475,20 @@ pub fn encode_world_save_checked_with_library(
     // Read back what is about to be written: only a save that loads as it is goes to disk.
     let mut entities = save.entities.clone();
     entities.compact();
-    match decode_payload(&payload, file, limits, SAVE_VERSION, library) {
+    match decode_payload(&payload, file, limits, save.format_version(), library) {
         Ok(back)
             if back.preset == save.preset
                 && back.edits == save.edits
                 && back.state == save.state
-                && back.entities == entities => {}
+                && back.entities == entities
+                && back.pending_flows == save.pending_flows => {}
         Ok(back) => {
             let parts: Vec<&str> = [
                 ("the preset", back.preset != save.preset),
                 ("the edits", back.edits != save.edits),
                 ("the game state", back.state != save.state),
                 ("the entities", back.entities != entities),
+                ("the pending water flows", back.pending_flows != save.pending_flows),
             ]
             .into_iter()
             .filter_map(|(what, differs)| differs.then_some(what))
@@ -358,7 +500,7 @@ pub fn encode_world_save_checked_with_library(
         }
         Err(e) => return Err(SaveError::WouldNotLoad { file: file.into(), problem: e.to_string() }),
     }
-    let bytes = compress(&payload);
+    let bytes = compress(&payload, save.format_version());
     if bytes.len() as u64 > limits.max_file_bytes {
         return Err(too_large(
             "the save file".into(),
@@ -699,6 +841,8 @@ fn decode_payload(
         ));
     }
     let entities = if version >= 3 { decode_entities(&mut r)? } else { EntityDeltas::default() };
+    let pending_flows =
+        if version >= 4 { decode_pending_flows(&mut r, file, limits, &table, library)? } else { Vec::new() };
     if r.left() != 0 {
         return Err(r.corrupt(
             r.pos,
@@ -707,7 +851,7 @@ fn decode_payload(
             "nothing after the last section".into(),
         ));
     }
-    Ok(WorldSave { preset, edits, state, entities })
+    Ok(WorldSave { preset, edits, state, entities, pending_flows })
 }
 
 /// Reads and checks a save file under [`SAVE_LIMITS`] into the built-in library's ids, as

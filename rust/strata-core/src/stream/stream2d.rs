@@ -173,8 +173,9 @@ pub struct Streamer2D {
     primary: Option<ChunkCoord2D>,
     /// Viewers besides the first, by the caller's id: chunk and view distance asked for.
     extra_viewers: BTreeMap<u64, (ChunkCoord2D, i32)>,
-    /// The water flow thread, while flow is on ([`Streamer2D::set_water_flow`]).
-    water: Option<crate::stream::water_runner::WaterRunner>,
+    /// The water flow thread, while flow is on ([`Streamer2D::set_water_flow`]), and a loaded
+    /// save's flows held while it is off.
+    water: crate::stream::water_runner::WaterSlot,
 }
 
 impl Streamer2D {
@@ -203,7 +204,7 @@ impl Streamer2D {
             effective_view_distance,
             primary: None,
             extra_viewers: BTreeMap::new(),
-            water: None,
+            water: Default::default(),
         })
     }
 
@@ -417,53 +418,60 @@ impl Streamer2D {
         &self.edits
     }
 
-    /// Replaces all edits (loading a save); loaded chunks are re-tiled.
+    /// Replaces all edits (loading a save); loaded chunks are re-tiled and pending flows are
+    /// dropped.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        if let Some(w) = &mut self.water {
-            w.reset(&self.edits);
-        }
+        self.water.reset(&self.edits);
         self.scheduler.invalidate_all_loaded();
+    }
+
+    /// Runs the flows a save kept again, as [`crate::stream::streamer::Streamer::restore_water_flows`].
+    pub fn restore_water_flows(&mut self, pending: Vec<crate::stream::water_runner::PendingFlow>) {
+        self.water.restore(&self.edits, pending);
+    }
+
+    /// The edits whose flow has not been applied yet, oldest first (what a save keeps).
+    pub fn pending_water_flows(&self) -> Vec<crate::stream::water_runner::PendingFlow> {
+        self.water.pending_flows()
     }
 
     /// Turns water flow after edits on or off, as [`crate::stream::streamer::Streamer::set_water_flow`]
     /// (rules in [`crate::stream::water_flow`], down is +y). Fails only if the OS refuses a thread.
     pub fn set_water_flow(&mut self, enabled: bool) -> std::io::Result<()> {
         use crate::stream::water_runner::{Generated2D, WaterRunner};
-        if enabled && self.water.is_none() {
-            let generated = Generated2D::new(self.generator.clone());
-            self.water = Some(WaterRunner::new(generated, Default::default(), self.edits.clone())?);
-        } else if !enabled {
-            self.water = None;
-        }
-        Ok(())
+        let (generator, edits) = (&self.generator, &self.edits);
+        self.water.set_enabled(enabled, edits, || {
+            WaterRunner::new(Generated2D::new(generator.clone()), Default::default(), edits.clone())
+        })
     }
 
     /// Applies the flows finished so far as edits, never waiting; returns how many tiles changed.
     pub fn apply_water_flow(&mut self) -> usize {
-        let Some(mut water) = self.water.take() else { return 0 };
-        let changes = water.take_finished();
-        // Applied with the runner out, so that flow results start no flow of their own.
-        for &(p, id) in &changes {
-            self.set_tile(p.x, p.y, id);
+        let mut n = 0;
+        for f in self.water.take_finished() {
+            // Written past `set_tile`, so that flow results start no flow of their own.
+            for (p, id) in f.changes {
+                self.write_tile(p.x, p.y, id);
+                n += 1;
+            }
         }
-        self.water = Some(water);
-        changes.len()
+        n
     }
 
     /// Whether water flow is on.
     pub fn is_water_flow_on(&self) -> bool {
-        self.water.is_some()
+        self.water.is_on()
     }
 
     /// True when no flow is pending (or flow is off).
     pub fn is_water_settled(&self) -> bool {
-        self.water.as_ref().is_none_or(|w| w.is_settled())
+        self.water.is_settled()
     }
 
     /// Totals of the flows so far (zero with flow off).
     pub fn water_stats(&self) -> crate::stream::water_runner::FlowStats {
-        self.water.as_ref().map(|w| w.stats()).unwrap_or_default()
+        self.water.stats()
     }
 
     /// Chunks whose padded box (one-tile halo) contains tile `(x, y)`: those to re-tile after an edit.
@@ -480,14 +488,20 @@ impl Streamer2D {
 
     /// Records an edit; every loaded chunk that shows tile `(x, y)` or its edge is re-tiled.
     pub fn set_tile(&mut self, x: i32, y: i32, id: BlockId) {
+        let pos = IVec3::new(x, y, 0);
+        let before = self.edits.get(pos);
+        self.write_tile(x, y, id);
+        let change = crate::base::edit_history::VoxelChange { pos, before, after: Some(id) };
+        self.water.submit(&[change], true);
+    }
+
+    /// Writes the edit and re-tiles the loaded chunks that show it, without telling the flow thread.
+    fn write_tile(&mut self, x: i32, y: i32, id: BlockId) {
         self.edits.set(IVec3::new(x, y, 0), id);
         let n = self.chunk_tiles;
         for c in self.chunks_touching(x, y) {
             let edits = &self.edits;
             self.scheduler.invalidate(c, || Self::edits_for(edits, c, n));
-        }
-        if let Some(w) = &mut self.water {
-            w.submit(&[(IVec3::new(x, y, 0), id)]);
         }
     }
 

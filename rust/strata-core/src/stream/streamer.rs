@@ -30,6 +30,7 @@
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::base::edit_history::VoxelChange;
 use crate::base::edits::{EditMap, apply_edits};
 use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
@@ -47,6 +48,7 @@ use crate::stream::navigation::{NavConfig, NavInput, StreamedChunk, bake_streame
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
+use crate::stream::water_runner::{Generated3D, PendingFlow, WaterRunner, WaterSlot};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
@@ -448,8 +450,28 @@ pub struct Streamer {
     extra_viewers: BTreeMap<u64, ViewerSpot>,
     /// The viewers the wanted set was last made from, the first viewer first.
     spots: Vec<ViewerSpot>,
-    /// The water flow thread, while flow is on ([`Streamer::set_water_flow`]).
-    water: Option<crate::stream::water_runner::WaterRunner>,
+    /// The water flow thread, while flow is on ([`Streamer::set_water_flow`]), and a loaded
+    /// save's flows held while it is off.
+    water: WaterSlot,
+}
+
+/// What the flow thread hears of a written batch.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum WaterWrite {
+    /// An edit: written, then its flow runs.
+    Flow,
+    /// An undo or redo: written in order, no flow.
+    Replay,
+    /// A flow's own result, which the flow thread already holds.
+    Skip,
+}
+
+/// A finished flow applied on the main thread: the ticket of the batch that caused it and each
+/// voxel's edit entry before and after.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AppliedFlow {
+    pub ticket: u64,
+    pub changes: Vec<VoxelChange>,
 }
 
 /// A result's mesh buffers, emptied and reused by the next job (no allocation, no fresh pages).
@@ -510,7 +532,7 @@ impl Streamer {
             primary: None,
             extra_viewers: BTreeMap::new(),
             spots: Vec::new(),
-            water: None,
+            water: WaterSlot::default(),
         })
     }
 
@@ -1035,27 +1057,36 @@ impl Streamer {
         &self.edits
     }
 
-    /// Replaces all edits (loading a save); loaded chunks are remeshed.
+    /// Replaces all edits (loading a save); loaded chunks are remeshed and pending flows are
+    /// dropped.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
-        if let Some(w) = &mut self.water {
-            w.reset(&self.edits);
-        }
+        self.water.reset(&self.edits);
         self.remesh_all(|k| matches!(k, StreamKey::Near(_)));
+    }
+
+    /// Runs the flows a save kept ([`Streamer::pending_water_flows`]) again, after
+    /// [`Streamer::replace_edits`] with the save's edits: the water settles as it would have
+    /// had the world not been saved. With flow off they are held until it is turned on (and a
+    /// save keeps them).
+    pub fn restore_water_flows(&mut self, pending: Vec<PendingFlow>) {
+        self.water.restore(&self.edits, pending);
+    }
+
+    /// The edits whose flow has not been applied yet, oldest first: what a save keeps so that
+    /// loading runs them again (law: Nothing is lost).
+    pub fn pending_water_flows(&self) -> Vec<PendingFlow> {
+        self.water.pending_flows()
     }
 
     /// Turns water flow after edits on or off ([`crate::stream::water_flow`]): on, a flow thread
     /// computes each edit's flow in edit order and [`Streamer::apply_water_flow`] applies what
     /// finished. Off, pending flows are dropped. Fails only if the OS refuses a thread.
     pub fn set_water_flow(&mut self, enabled: bool) -> std::io::Result<()> {
-        use crate::stream::water_runner::{Generated3D, WaterRunner};
-        if enabled && self.water.is_none() {
-            let generated = Generated3D::new(self.generator.clone());
-            self.water = Some(WaterRunner::new(generated, Default::default(), self.edits.clone())?);
-        } else if !enabled {
-            self.water = None;
-        }
-        Ok(())
+        let (generator, edits) = (&self.generator, &self.edits);
+        self.water.set_enabled(enabled, edits, || {
+            WaterRunner::new(Generated3D::new(generator.clone()), Default::default(), edits.clone())
+        })
     }
 
     /// Turns water flow off and hands back the flow thread's runner, for a caller that must
@@ -1068,29 +1099,54 @@ impl Streamer {
     /// Applies the flows finished so far as edits (each loaded chunk they change rebuilt once),
     /// never waiting; returns how many voxels changed.
     pub fn apply_water_flow(&mut self) -> usize {
-        let Some(mut water) = self.water.take() else { return 0 };
-        let changes = water.take_finished();
-        // Applied with the runner out, so that flow results start no flow of their own.
-        if !changes.is_empty() {
-            self.set_voxels(&changes);
+        self.apply_water_flow_changes().iter().map(|f| f.changes.len()).sum()
+    }
+
+    /// [`Streamer::apply_water_flow`], returning each applied flow with the ticket of the batch
+    /// that caused it ([`Streamer::last_water_ticket`]) and its changes as entries before and
+    /// after (what an undo step records).
+    pub fn apply_water_flow_changes(&mut self) -> Vec<AppliedFlow> {
+        let finished = self.water.take_finished();
+        let mut out = Vec::with_capacity(finished.len());
+        let mut all: Vec<(IVec3, Option<BlockId>)> = Vec::new();
+        // Blocks written by earlier flows of this call: a later flow's `before`.
+        let mut written: std::collections::HashMap<IVec3, BlockId> = std::collections::HashMap::new();
+        for f in finished {
+            let mut changes = Vec::with_capacity(f.changes.len());
+            for (pos, id) in f.changes {
+                let before = written.get(&pos).copied().or_else(|| self.edits.get(pos));
+                changes.push(VoxelChange { pos, before, after: Some(id) });
+                written.insert(pos, id);
+                all.push((pos, Some(id)));
+            }
+            out.push(AppliedFlow { ticket: f.ticket, changes });
         }
-        self.water = Some(water);
-        changes.len()
+        // Flow results start no flow of their own.
+        if !all.is_empty() {
+            self.write_voxels(&all, WaterWrite::Skip);
+        }
+        out
+    }
+
+    /// The ticket of the last edit batch submitted to the flow thread (`None` with flow off):
+    /// [`Streamer::apply_water_flow_changes`] names each flow by it.
+    pub fn last_water_ticket(&self) -> Option<u64> {
+        self.water.last_ticket()
     }
 
     /// Whether water flow is on.
     pub fn is_water_flow_on(&self) -> bool {
-        self.water.is_some()
+        self.water.is_on()
     }
 
     /// True when no flow is pending (or flow is off).
     pub fn is_water_settled(&self) -> bool {
-        self.water.as_ref().is_none_or(|w| w.is_settled())
+        self.water.is_settled()
     }
 
     /// Totals of the flows so far (zero with flow off).
     pub fn water_stats(&self) -> crate::stream::water_runner::FlowStats {
-        self.water.as_ref().map(|w| w.stats()).unwrap_or_default()
+        self.water.stats()
     }
 
     /// Rebuilds every loaded or pending key that `include` selects, with the current edits and
@@ -1111,6 +1167,7 @@ impl Streamer {
             .light
             .as_ref()
             .map(|props| column_exposure(&self.generator, Some(&self.edits), props, p.x, p.z));
+        let entry_before = self.edits.get(p);
         self.edits.set(p, id);
         let mut chunks = EditMap::chunks_touching(p);
         if let Some(n) = &self.config.navigation {
@@ -1131,9 +1188,7 @@ impl Streamer {
                 Self::job_data(edits, config, viewer, StreamKey::Near(c), false, false)
             });
         }
-        if let Some(w) = &mut self.water {
-            w.submit(&[(p, id)]);
-        }
+        self.water.submit(&[VoxelChange { pos: p, before: entry_before, after: Some(id) }], true);
     }
 
     /// Records many edits as one batch: each loaded chunk they can change is rebuilt once, not
@@ -1148,6 +1203,17 @@ impl Streamer {
     /// [`Streamer::set_voxels`] where `None` removes the edit at the voxel (the generated block
     /// shows again): what undo and redo write, so that the edit map ends exactly as it was.
     pub fn edit_voxels(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
+        self.write_voxels(batch, WaterWrite::Flow);
+    }
+
+    /// [`Streamer::edit_voxels`] for a batch whose water is already part of it (an undo or a
+    /// redo that puts back what an edit and its flow did): the flow thread writes it in order
+    /// but runs no flow after it.
+    pub fn replay_voxels(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
+        self.write_voxels(batch, WaterWrite::Replay);
+    }
+
+    fn write_voxels(&mut self, batch: &[(IVec3, Option<BlockId>)], water: WaterWrite) {
         use std::collections::HashMap;
         // Per edited column: the lowest and highest edited y.
         let mut columns: HashMap<(i32, i32), (i32, i32)> = HashMap::new();
@@ -1162,7 +1228,11 @@ impl Streamer {
                 .collect()
         });
         let mut chunks: HashSet<ChunkCoord> = HashSet::new();
+        let mut changes: Vec<VoxelChange> = Vec::new();
         for &(p, id) in batch {
+            if water != WaterWrite::Skip {
+                changes.push(VoxelChange { pos: p, before: self.edits.get(p), after: id });
+            }
             match id {
                 Some(id) => self.edits.set(p, id),
                 None => self.edits.clear_at(p),
@@ -1204,9 +1274,11 @@ impl Streamer {
                 Self::job_data(edits, config, viewer, StreamKey::Near(c), false, false)
             });
         }
-        if let Some(w) = &mut self.water {
-            w.submit_changes(batch);
-        }
+        match water {
+            WaterWrite::Flow => self.water.submit(&changes, true),
+            WaterWrite::Replay => self.water.submit(&changes, false),
+            WaterWrite::Skip => None,
+        };
     }
 
     /// The block at `p`: the edit if there is one, else the generated block.

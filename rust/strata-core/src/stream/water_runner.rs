@@ -11,6 +11,14 @@
 //! every peer of a shared world that applies the same edits in the same order computes the same
 //! water.
 //!
+//! Every batch the main thread writes goes to the flow thread in order: edits (their flow runs),
+//! undo and redo replays (written, no flow: their water is part of them). Each batch gets a
+//! ticket, handed back with its flow, so the world nodes can put a flow into the undo step of the
+//! edit that caused it. The batches whose flow has not been taken are [`PendingFlow`]s, each
+//! voxel with its entry before the batch as the flow thread sees it: a save keeps them and
+//! [`WaterRunner::restore`] rebuilds the flow thread's world before the first of them and runs
+//! them again, so the water settles as it would have without the save (law: Nothing is lost).
+//!
 //! Generated voxels come from a [`GeneratedWorld`]: the 3D generator or the side-view generator,
 //! a chunk at a time, kept in a small cache owned by the flow thread.
 //!
@@ -19,15 +27,21 @@
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{ChunkCoord, IVec3};
+pub use crate::base::edit_history::PendingFlow;
+use crate::base::edit_history::VoxelChange;
 use crate::base::edits::EditMap;
 use crate::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
 use crate::gen3d::pipeline::Generator;
 use crate::stream::water_flow::{FlowGrid, FlowLimits, GRID_2D, GRID_3D, flow};
 use crossbeam_channel::{Receiver, Sender, unbounded};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
+
+/// The next batch's ticket, counted over every runner of the process, so that a ticket names one
+/// batch even across a flow thread started again.
+static NEXT_TICKET: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Generated chunks the flow thread keeps (about 64 KiB each in 3D); beyond it the cache starts
 /// over.
@@ -125,10 +139,12 @@ pub fn flow_after_edit(
 }
 
 enum Command {
-    /// An applied edit: a voxel's new block, or `None` where its edit was removed (an undo).
+    /// An applied batch: a voxel's new block, or `None` where its edit was removed (an undo);
+    /// with `flows`, the flow of the batch runs after it.
     Edit {
         epoch: u64,
         batch: Vec<(IVec3, Option<BlockId>)>,
+        flows: bool,
     },
     Reset {
         epoch: u64,
@@ -138,6 +154,7 @@ enum Command {
 
 struct Finished {
     epoch: u64,
+    flows: bool,
     changes: Vec<(IVec3, BlockId)>,
     stopped_at_cap: bool,
     micros: u64,
@@ -157,12 +174,46 @@ pub struct FlowStats {
     pub max_us: u64,
 }
 
+/// A flow taken from the flow thread: the ticket of the batch that caused it and its changes
+/// to apply (less the voxels a later batch changed).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinishedFlow {
+    pub ticket: u64,
+    pub changes: Vec<(IVec3, BlockId)>,
+}
+
+/// A submitted batch on the main thread's side.
+struct Submitted {
+    ticket: u64,
+    flow: PendingFlow,
+    /// Index of each voxel in `flow.changes`.
+    index: HashMap<IVec3, usize>,
+}
+
+impl Submitted {
+    /// One change per voxel (the first `before`, the last `after`), in first-seen order.
+    fn new(ticket: u64, flows: bool, changes: &[VoxelChange]) -> Self {
+        let mut index: HashMap<IVec3, usize> = HashMap::with_capacity(changes.len());
+        let mut out: Vec<VoxelChange> = Vec::with_capacity(changes.len());
+        for c in changes {
+            match index.get(&c.pos) {
+                Some(&i) => out[i].after = c.after,
+                None => {
+                    index.insert(c.pos, out.len());
+                    out.push(*c);
+                }
+            }
+        }
+        Self { ticket, flow: PendingFlow { flows, changes: out }, index }
+    }
+}
+
 /// The main thread's side of the flow thread.
 pub struct WaterRunner {
     commands: Option<Sender<Command>>,
     finished: Receiver<Finished>,
-    /// Voxels of each submitted edit whose flow has not come back, oldest first.
-    pending: VecDeque<HashSet<IVec3>>,
+    /// Each submitted batch whose flow has not come back, oldest first.
+    pending: VecDeque<Submitted>,
     epoch: u64,
     stats: FlowStats,
     thread: Option<JoinHandle<()>>,
@@ -187,22 +238,24 @@ impl WaterRunner {
         })
     }
 
-    /// Queues the flow of an edit already applied on the main thread.
-    pub fn submit(&mut self, batch: &[(IVec3, BlockId)]) {
-        let changes: Vec<(IVec3, Option<BlockId>)> = batch.iter().map(|&(p, id)| (p, Some(id))).collect();
-        self.submit_changes(&changes);
-    }
-
-    /// Queues the flow of an applied batch whose entries set a voxel's edit (`Some`) or remove
-    /// it (`None`: the generated block shows again, as an undo does).
-    pub fn submit_changes(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
-        if batch.is_empty() {
-            return;
+    /// Queues an applied batch: each change's `before` is the voxel's entry just before the
+    /// batch on the main thread, `after` the entry written (`None`: the edit removed, the
+    /// generated block shows again). With `flows`, the batch's flow runs after it; without, the
+    /// flow thread only writes it (an undo or redo that replays water already computed).
+    /// Returns the batch's ticket, which [`WaterRunner::take_finished`] hands back with its
+    /// flow; `None` for an empty batch.
+    pub fn submit(&mut self, changes: &[VoxelChange], flows: bool) -> Option<u64> {
+        if changes.is_empty() {
+            return None;
         }
-        self.pending.push_back(batch.iter().map(|&(p, _)| p).collect());
+        let ticket = NEXT_TICKET.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let submitted = Submitted::new(ticket, flows, changes);
+        let batch = submitted.flow.changes.iter().map(|c| (c.pos, c.after)).collect();
+        self.pending.push_back(submitted);
         if let Some(tx) = &self.commands {
-            let _ = tx.send(Command::Edit { epoch: self.epoch, batch: batch.to_vec() });
+            let _ = tx.send(Command::Edit { epoch: self.epoch, batch, flows });
         }
+        Some(ticket)
     }
 
     /// Starts over from `edits` (a loaded save): flows not yet applied are dropped.
@@ -214,24 +267,61 @@ impl WaterRunner {
         }
     }
 
-    /// The finished flows' changes to apply now, in edit order, less the voxels that later edits
-    /// changed. Never waits.
-    pub fn take_finished(&mut self) -> Vec<(IVec3, BlockId)> {
+    /// Starts over from `edits` (a loaded save, which already holds every batch of `pending`)
+    /// and runs the flows of `pending` again, in order, from the world as it was before the
+    /// first of them: the flow thread starts from `edits` with each pending batch's voxels put
+    /// back to their `before` entries (newest batch first), then writes the batches and runs
+    /// their flows as it did before the save. The water then settles exactly as it would have
+    /// without the save.
+    pub fn restore(&mut self, edits: &EditMap, pending: Vec<PendingFlow>) {
+        let mut base = edits.clone();
+        for flow in pending.iter().rev() {
+            for c in &flow.changes {
+                match c.before {
+                    Some(b) => base.set(c.pos, b),
+                    None => base.clear_at(c.pos),
+                }
+            }
+        }
+        self.reset(&base);
+        for flow in pending {
+            self.submit(&flow.changes, flow.flows);
+        }
+    }
+
+    /// The finished flows' changes to apply now, in edit order, less the voxels that later
+    /// batches changed. Never waits.
+    pub fn take_finished(&mut self) -> Vec<FinishedFlow> {
         let mut out = Vec::new();
         while let Ok(f) = self.finished.try_recv() {
             if f.epoch != self.epoch {
                 continue;
             }
-            self.pending.pop_front();
-            self.stats.flows += 1;
-            self.stats.voxels += f.changes.len() as u64;
-            self.stats.capped += f.stopped_at_cap as u64;
-            self.stats.total_us += f.micros;
-            self.stats.max_us = self.stats.max_us.max(f.micros);
-            let later = &self.pending;
-            out.extend(f.changes.into_iter().filter(|(p, _)| !later.iter().any(|s| s.contains(p))));
+            let Some(done) = self.pending.pop_front() else { continue };
+            if f.flows {
+                self.stats.flows += 1;
+                self.stats.voxels += f.changes.len() as u64;
+                self.stats.capped += f.stopped_at_cap as u64;
+                self.stats.total_us += f.micros;
+                self.stats.max_us = self.stats.max_us.max(f.micros);
+            }
+            let mut changes = Vec::with_capacity(f.changes.len());
+            for (p, id) in f.changes {
+                // A later batch changed the voxel: it wins, and on the flow thread it was
+                // written over this flow's block, which is therefore that batch's `before`.
+                match self.pending.iter_mut().find_map(|s| s.index.get(&p).copied().map(|i| (s, i))) {
+                    Some((later, i)) => later.flow.changes[i].before = Some(id),
+                    None => changes.push((p, id)),
+                }
+            }
+            out.push(FinishedFlow { ticket: done.ticket, changes });
         }
         out
+    }
+
+    /// The batches whose flows have not been taken yet, oldest first (what a save keeps).
+    pub fn pending_flows(&self) -> Vec<PendingFlow> {
+        self.pending.iter().map(|s| s.flow.clone()).collect()
     }
 
     /// True when every submitted edit's flow has come back and been taken.
@@ -259,6 +349,94 @@ impl Drop for WaterRunner {
     }
 }
 
+/// What a streamer keeps of water flow: the flow thread while flow is on, and the flows of a
+/// loaded save held while it is off (so that saving again keeps them); the ticket of the last
+/// submitted batch, which the world nodes use to put a flow into the undo step of its edit.
+#[derive(Default)]
+pub struct WaterSlot {
+    runner: Option<WaterRunner>,
+    held: Vec<PendingFlow>,
+    last_ticket: Option<u64>,
+}
+
+impl WaterSlot {
+    /// Turns flow on with the runner `start` makes (given the edits so far), running any held
+    /// flows first, or off (dropping the runner and every pending flow). Fails only if the OS
+    /// refuses a thread.
+    pub fn set_enabled(
+        &mut self,
+        enabled: bool,
+        edits: &EditMap,
+        start: impl FnOnce() -> std::io::Result<WaterRunner>,
+    ) -> std::io::Result<()> {
+        if enabled && self.runner.is_none() {
+            let mut runner = start()?;
+            if !self.held.is_empty() {
+                runner.restore(edits, std::mem::take(&mut self.held));
+            }
+            self.runner = Some(runner);
+        } else if !enabled {
+            self.runner = None;
+            self.held.clear();
+        }
+        Ok(())
+    }
+
+    pub fn is_on(&self) -> bool {
+        self.runner.is_some()
+    }
+
+    /// New edits (a loaded save): pending and held flows are dropped.
+    pub fn reset(&mut self, edits: &EditMap) {
+        self.held.clear();
+        if let Some(r) = &mut self.runner {
+            r.reset(edits);
+        }
+    }
+
+    /// Runs `pending` (a save's flows, their batches already in `edits`) again, or holds them
+    /// while flow is off.
+    pub fn restore(&mut self, edits: &EditMap, pending: Vec<PendingFlow>) {
+        match &mut self.runner {
+            Some(r) => r.restore(edits, pending),
+            None => self.held = pending,
+        }
+    }
+
+    /// Submits an applied batch ([`WaterRunner::submit`]); the ticket is also kept as
+    /// [`WaterSlot::last_ticket`]. Nothing while flow is off.
+    pub fn submit(&mut self, changes: &[VoxelChange], flows: bool) -> Option<u64> {
+        self.last_ticket = self.runner.as_mut().and_then(|r| r.submit(changes, flows));
+        self.last_ticket
+    }
+
+    /// The ticket of the last batch submitted (`None` when it was not, flow being off).
+    pub fn last_ticket(&self) -> Option<u64> {
+        self.last_ticket
+    }
+
+    pub fn take_finished(&mut self) -> Vec<FinishedFlow> {
+        self.runner.as_mut().map(|r| r.take_finished()).unwrap_or_default()
+    }
+
+    /// The flows a save keeps: the runner's pending ones, or those held.
+    pub fn pending_flows(&self) -> Vec<PendingFlow> {
+        match &self.runner {
+            Some(r) => r.pending_flows(),
+            None => self.held.clone(),
+        }
+    }
+
+    /// True when no flow is pending (or flow is off).
+    pub fn is_settled(&self) -> bool {
+        self.runner.as_ref().is_none_or(|r| r.is_settled())
+    }
+
+    pub fn stats(&self) -> FlowStats {
+        self.runner.as_ref().map(|r| r.stats()).unwrap_or_default()
+    }
+}
+
 fn run(
     mut generated: impl GeneratedWorld,
     limits: FlowLimits,
@@ -273,7 +451,7 @@ fn run(
                 epoch = e;
                 edits = fresh;
             }
-            Command::Edit { epoch: e, batch } => {
+            Command::Edit { epoch: e, batch, flows } => {
                 if e != epoch {
                     continue;
                 }
@@ -284,10 +462,15 @@ fn run(
                         None => edits.clear_at(p),
                     }
                 }
-                let changed: Vec<IVec3> = batch.iter().map(|&(p, _)| p).collect();
-                let outcome = flow_after_edit(&mut generated, limits, &mut edits, &changed);
+                let (changes, stopped_at_cap) = if flows {
+                    let changed: Vec<IVec3> = batch.iter().map(|&(p, _)| p).collect();
+                    let outcome = flow_after_edit(&mut generated, limits, &mut edits, &changed);
+                    (outcome.changes, outcome.stopped_at_cap)
+                } else {
+                    (Vec::new(), false)
+                };
                 let micros = t0.elapsed().as_micros() as u64;
-                let done = Finished { epoch, changes: outcome.changes, stopped_at_cap: outcome.stopped_at_cap, micros };
+                let done = Finished { epoch, flows, changes, stopped_at_cap, micros };
                 if finished.send(done).is_err() {
                     return;
                 }
@@ -373,10 +556,29 @@ mod tests {
         }
     }
 
+    fn apply_finished(map: &mut EditMap, finished: Vec<FinishedFlow>) {
+        for f in finished {
+            apply(map, &f.changes);
+        }
+    }
+
+    /// Writes `batch` into `map` as the main thread does and submits it with its `before`s.
+    fn edit(runner: &mut WaterRunner, map: &mut EditMap, batch: &[(IVec3, BlockId)]) {
+        let changes: Vec<VoxelChange> = batch
+            .iter()
+            .map(|&(pos, id)| {
+                let before = map.get(pos);
+                map.set(pos, id);
+                VoxelChange { pos, before, after: Some(id) }
+            })
+            .collect();
+        runner.submit(&changes, true);
+    }
+
     fn wait_settled(runner: &mut WaterRunner, map: &mut EditMap) {
         let t0 = Instant::now();
         while !runner.is_settled() {
-            apply(map, &runner.take_finished());
+            apply_finished(map, runner.take_finished());
             assert!(t0.elapsed().as_secs() < 60, "flows never finished");
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
@@ -393,14 +595,13 @@ mod tests {
             let mut runner = WaterRunner::new(world, FlowLimits::default(), EditMap::new()).expect("flow thread");
             let mut map = EditMap::new();
             for (k, batch) in edits.iter().enumerate() {
-                apply(&mut map, batch);
-                runner.submit(batch);
+                edit(&mut runner, &mut map, batch);
                 match timing {
                     0 => wait_settled(&mut runner, &mut map),
                     1 => {}
                     _ => {
                         std::thread::sleep(std::time::Duration::from_micros(200 * (k as u64 % 3)));
-                        apply(&mut map, &runner.take_finished());
+                        apply_finished(&mut map, runner.take_finished());
                     }
                 }
             }
@@ -415,15 +616,81 @@ mod tests {
         let world = FnWorld(lake, crate::stream::water_flow::GRID_3D);
         let mut runner = WaterRunner::new(world, FlowLimits::default(), EditMap::new()).expect("flow thread");
         let batch = vec![(IVec3::new(10, 4, 4), AIR)];
-        runner.submit(&batch);
+        edit(&mut runner, &mut EditMap::new(), &batch);
         let loaded = EditMap::new();
         runner.reset(&loaded);
         assert!(runner.is_settled());
         let mut map = loaded.clone();
-        apply(&mut map, &batch);
-        runner.submit(&batch);
+        edit(&mut runner, &mut map, &batch);
         wait_settled(&mut runner, &mut map);
         assert_eq!(map.get(IVec3::new(10, 4, 4)), Some(WATER));
+    }
+
+    /// A save taken at any moment (flows pending, some taken, none taken) and restored into a
+    /// fresh flow thread settles to the voxels of the run that was never saved (law: Nothing is
+    /// lost), whatever the timing before the save.
+    #[test]
+    fn flows_pending_at_a_save_run_again_after_loading_and_settle_the_same() {
+        let edits = edit_sequence();
+        let want = reference(&edits);
+        let mut pending_seen = 0;
+        for cut in 0..=edits.len() {
+            for timing in 0..3 {
+                let world = FnWorld(lake, crate::stream::water_flow::GRID_3D);
+                let mut runner = WaterRunner::new(world, FlowLimits::default(), EditMap::new()).expect("flow thread");
+                let mut map = EditMap::new();
+                for (k, batch) in edits[..cut].iter().enumerate() {
+                    edit(&mut runner, &mut map, batch);
+                    if timing == 2 {
+                        std::thread::sleep(std::time::Duration::from_micros(300 * (k as u64 % 2)));
+                        apply_finished(&mut map, runner.take_finished());
+                    }
+                }
+                if timing == 0 {
+                    wait_settled(&mut runner, &mut map);
+                }
+                // The save: the main thread's edits and the flows not yet taken.
+                let (saved, pending) = (map.clone(), runner.pending_flows());
+                pending_seen += pending.len();
+                drop(runner);
+                let world = FnWorld(lake, crate::stream::water_flow::GRID_3D);
+                let mut runner = WaterRunner::new(world, FlowLimits::default(), EditMap::new()).expect("flow thread");
+                let mut map = saved;
+                runner.restore(&map, pending);
+                for batch in &edits[cut..] {
+                    edit(&mut runner, &mut map, batch);
+                }
+                wait_settled(&mut runner, &mut map);
+                assert_eq!(map, want, "saved after {cut} edits, timing {timing}");
+            }
+        }
+        assert!(pending_seen > 0, "some saves were taken with flows pending");
+    }
+
+    /// A batch written without a flow (an undo replaying water already computed) starts no flow
+    /// and still keeps its place in the order of batches.
+    #[test]
+    fn a_batch_without_flow_is_written_but_runs_no_flow() {
+        let world = FnWorld(lake, crate::stream::water_flow::GRID_3D);
+        let mut runner = WaterRunner::new(world, FlowLimits::default(), EditMap::new()).expect("flow thread");
+        let mut map = EditMap::new();
+        let hole = IVec3::new(10, 4, 4);
+        let change = VoxelChange { pos: hole, before: None, after: Some(AIR) };
+        map.set(hole, AIR);
+        let ticket = runner.submit(&[change], false).expect("a ticket");
+        let t0 = Instant::now();
+        let mut finished = Vec::new();
+        while !runner.is_settled() {
+            finished.extend(runner.take_finished());
+            assert!(t0.elapsed().as_secs() < 60);
+        }
+        assert_eq!(finished, vec![FinishedFlow { ticket, changes: Vec::new() }]);
+        assert_eq!(runner.stats().flows, 0);
+        assert_eq!(map.get(hole), Some(AIR), "no water flowed into the hole");
+        // The same batch with its flow fills the hole from the lake.
+        edit(&mut runner, &mut map, &[(hole, AIR)]);
+        wait_settled(&mut runner, &mut map);
+        assert_eq!(map.get(hole), Some(WATER));
     }
 
     fn generator() -> Arc<Generator> {

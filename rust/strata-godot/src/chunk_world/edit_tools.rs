@@ -4,6 +4,12 @@
 //! (`edits_data`), and the one place every edit is written, recorded and announced with
 //! `voxels_changed`.
 //!
+//! Water: each recorded edit's flow ticket is tied to its undo step, and the flow, when it comes
+//! back, joins that step ([`EditHistory::amend`]): undo removes the edit and the water it made
+//! flow; redo replays both exactly (no new flow), or runs the flow again when part of it came
+//! back only after the step was undone (that part is written back at once, so the world stays
+//! as undone).
+//!
 //! A child module of `chunk_world`, so it reaches the node's streamer, kept edits and history
 //! directly; its `#[func]`s are a secondary `#[godot_api]` block (the signal itself lives in
 //! the primary block: secondary blocks take no signals).
@@ -15,18 +21,20 @@ use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::base::block::BlockId;
 use strata_core::base::coords::voxel_in_world;
-use strata_core::base::edit_history::{EditStep, GroupEnd, Recorded, VoxelChange, voxel_bounds};
+use strata_core::base::edit_history::{Amended, EditStep, GroupEnd, Recorded, VoxelChange, voxel_bounds};
 use strata_core::base::edits::EditMap;
 use strata_core::base::shapes;
 use strata_core::persist::save::{
     SAVE_LIMITS, WorldSave, decode_world_save_with_library, encode_world_save_checked_with_library,
 };
+use strata_core::stream::streamer::AppliedFlow;
 
 /// Values per change in the arrays of `get_undo_changes` and `apply_edit_changes`.
 const CHANGE_STRIDE: usize = 5;
 
-/// An undo or redo step to write: its entries and the box of its voxels.
-type StepToWrite = (Vec<(IVec3, Option<BlockId>)>, Option<(IVec3, IVec3)>);
+/// An undo or redo step to write: its entries, the box of its voxels, its id and whether its
+/// water flow must run again (a redo of [`EditStep::needs_reflow`]).
+type StepToWrite = (Vec<(IVec3, Option<BlockId>)>, Option<(IVec3, IVec3)>, u64, bool);
 
 /// Where `edits_data` errors say they come from.
 const EDITS_DATA: &str = "ChunkWorld.edits_data";
@@ -91,7 +99,12 @@ impl ChunkWorld {
     /// like any other.
     #[func]
     pub fn undo(&mut self) -> bool {
-        let step = self.edit_history.undo().map(|s| s.map(|s| (s.undo_batch(), s.bounds())));
+        let step = self.edit_history.undo().map(|s| s.map(|s| (s.undo_batch(), s.bounds(), s.id(), false)));
+        if let Ok(Some((_, _, id, _))) = &step
+            && self.flow_steps.values().any(|s| s == id)
+        {
+            self.reflow_steps.insert(*id);
+        }
         self.apply_history_step("undo", step)
     }
 
@@ -100,7 +113,9 @@ impl ChunkWorld {
     /// be redone.
     #[func]
     pub fn redo(&mut self) -> bool {
-        let step = self.edit_history.redo().map(|s| s.map(|s| (s.redo_batch(), s.bounds())));
+        let step = self.edit_history.redo().map(|s| s.map(|s| (s.redo_batch(), s.bounds(), s.id(), s.needs_reflow())));
+        let step =
+            step.map(|s| s.map(|(b, bounds, id, reflow)| (b, bounds, id, reflow | self.reflow_steps.remove(&id))));
         self.apply_history_step("redo", step)
     }
 
@@ -162,16 +177,45 @@ impl ChunkWorld {
         }
         let batch: Vec<(IVec3, Option<BlockId>)> = changes.iter().map(|c| (c.pos, c.after)).collect();
         self.write_entries(&batch);
-        if self.edit_history.record(changes.iter().copied()) == Recorded::TooLarge {
+        let recorded = self.edit_history.record(changes.iter().copied());
+        if recorded == Recorded::TooLarge {
             self.history_too_large(method);
         }
+        self.tie_flow_to_step(recorded);
         self.emit_voxels_changed(voxel_bounds(changes.iter().map(|c| c.pos)));
     }
 
     /// Records a change already written (`set_voxel`) and announces it.
     pub(super) fn edit_written(&mut self, change: VoxelChange) {
-        self.edit_history.record([change]);
+        let recorded = self.edit_history.record([change]);
+        self.tie_flow_to_step(recorded);
         self.emit_voxels_changed(Some((change.pos, change.pos)));
+    }
+
+    /// Ties the flow of the batch just written to the undo step it was recorded in.
+    fn tie_flow_to_step(&mut self, recorded: Recorded) {
+        if !matches!(recorded, Recorded::Step | Recorded::InGroup) {
+            return;
+        }
+        let ticket = self.streamer.as_ref().and_then(|s| s.last_water_ticket());
+        if let (Some(ticket), Some(step)) = (ticket, self.edit_history.recording_step()) {
+            self.flow_steps.insert(ticket, step);
+        }
+    }
+
+    /// Puts each applied flow into the undo step of the edit that caused it; a flow whose step
+    /// was undone before it came back is written back at once (the world stays as undone) and
+    /// the step's redo runs the flow again.
+    pub(super) fn flows_applied(&mut self, flows: Vec<AppliedFlow>) {
+        for f in flows {
+            let Some(step) = self.flow_steps.remove(&f.ticket) else { continue };
+            if self.edit_history.amend(step, &f.changes) == Amended::Undone
+                && let Some(s) = self.streamer.as_mut()
+            {
+                let back: Vec<(IVec3, Option<BlockId>)> = f.changes.iter().rev().map(|c| (c.pos, c.before)).collect();
+                s.replay_voxels(&back);
+            }
+        }
     }
 
     /// Sets (`Some`) or removes (`None`) the edit entries of `batch`: in the streamer as one
@@ -194,12 +238,27 @@ impl ChunkWorld {
         }
     }
 
-    /// Writes an undo or redo step taken from the history (without recording it again).
+    /// Writes an undo or redo step taken from the history (without recording it again): replayed
+    /// exactly, with no water flow (its water is part of it), unless `reflow` asks for the flow
+    /// to run again, whose result then joins the step.
     fn apply_history_step(&mut self, method: &str, step: Result<Option<StepToWrite>, impl std::fmt::Display>) -> bool {
         match step {
-            Ok(Some((batch, bounds))) => {
+            Ok(Some((batch, bounds, id, reflow))) => {
                 self.ensure_streamer();
-                self.write_entries(&batch);
+                match self.streamer.as_mut() {
+                    Some(s) => {
+                        if reflow {
+                            s.edit_voxels(&batch);
+                            if let Some(ticket) = s.last_water_ticket() {
+                                self.flow_steps.insert(ticket, id);
+                            }
+                        } else {
+                            s.replay_voxels(&batch);
+                        }
+                        self.area_ready_emitted = false;
+                    }
+                    None => self.write_entries(&batch),
+                }
                 self.emit_voxels_changed(bounds);
                 true
             }
@@ -231,6 +290,8 @@ impl ChunkWorld {
     /// edits changed (`clear_edits`, `load_world`, `edits_data`).
     pub(super) fn edits_replaced(&mut self, before: Option<(IVec3, IVec3)>) {
         self.edit_history.clear();
+        self.flow_steps.clear();
+        self.reflow_steps.clear();
         let now = self.edits().and_then(edit_bounds);
         let both = voxel_bounds(before.into_iter().chain(now).flat_map(|(a, b)| [a, b]));
         self.emit_voxels_changed(both);
