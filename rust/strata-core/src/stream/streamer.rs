@@ -1093,7 +1093,7 @@ impl Streamer {
     /// drop it (which waits for the flow running now) while it keeps serving that flow, e.g. a
     /// generation hook answered on the caller's thread.
     pub fn take_water_flow(&mut self) -> Option<crate::stream::water_runner::WaterRunner> {
-        self.water.take()
+        self.water.take_runner()
     }
 
     /// Applies the flows finished so far as edits (each loaded chunk they change rebuilt once),

@@ -386,6 +386,13 @@ impl WaterSlot {
         self.runner.is_some()
     }
 
+    /// Turns flow off as [`WaterSlot::set_enabled`] does, handing the runner to the caller to
+    /// drop (its drop waits for the flow running now).
+    pub fn take_runner(&mut self) -> Option<WaterRunner> {
+        self.held.clear();
+        self.runner.take()
+    }
+
     /// New edits (a loaded save): pending and held flows are dropped.
     pub fn reset(&mut self, edits: &EditMap) {
         self.held.clear();
