@@ -217,13 +217,8 @@ impl Generator {
         })
     }
 
-    /// Sets (or with None removes) the generation hook, which then amends every box this
-    /// generator fills ([`crate::gen3d::hook`]).
-    pub fn set_hook(&mut self, hook: Option<Arc<HookRunner>>) {
-        self.hook = hook;
-    }
-
-    /// [`Generator::set_hook`] by value.
+    /// The generator with (or with None without) the generation hook, which then amends every
+    /// box it fills ([`crate::gen3d::hook`]).
     pub fn with_hook(mut self, hook: Option<Arc<HookRunner>>) -> Self {
         self.hook = hook;
         self
@@ -602,8 +597,8 @@ impl Generator {
 
     /// True when chunk `c` (with its halo) is certainly all air, so it needs no mesh. When the
     /// chunk is generated anyway unless sky, [`Generator::generate_padded_chunk_unless_sky`]
-    /// shares the column pass. With a generation hook, the hook is handed the padded chunk's air and the chunk is sky
-    /// only when it adds nothing.
+    /// shares the column pass. With a generation hook, the hook is handed the padded chunk's
+    /// air and the chunk is sky only when it adds nothing.
     pub fn chunk_is_sky(&self, c: ChunkCoord) -> bool {
         let (_, hi) = self.surface_range(c);
         self.sky_above(c, hi) && self.sky_above(c, self.structure_top_over_chunk(c)) && self.hook_leaves_air(c)
