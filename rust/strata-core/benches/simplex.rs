@@ -8,12 +8,13 @@
 //!
 //! Divide the times by the point counts for the cost per point.
 //!
-//! Medians of one run on a shared 2-core AMD EPYC (Zen 3, AVX2 kernel), per point, 5 octaves:
+//! Medians on a shared 2-core AMD EPYC (Zen 3, AVX2 kernel), per point, 5 octaves, both sides
+//! in the same run (2026-11-26, load 5–6, docs/perf.md has the runs):
 //!
-//! | | Perlin batch | simplex batch | ratio | simplex batch before the 2D/3D lane code |
+//! | | Perlin batch | simplex batch | ratio | before the AVX2 intrinsics (same run) |
 //! |---|---|---|---|---|
-//! | 2D | 28.7 ns (`get_many`) | 43.8 ns | 1.53× | 105 ns (3.4×) |
-//! | 3D | 28.2 ns (`fill_grid`) | 64.7 ns | 2.3× | 367 ns (13×) |
+//! | 2D | 24.6 ns (`get_many`) | 29.3 ns | 1.19× | 39.3 ns (1.59×) |
+//! | 3D | 18.3 ns (`fill_grid`) | 39.2 ns | 2.14× | 50.6 ns (2.8×) |
 //!
 //! Perlin's 3D batch works on a separable grid (axis terms once per grid line); simplex skews
 //! every point by the sum of its coordinates, so its batch takes any points. 3D Perlin one point

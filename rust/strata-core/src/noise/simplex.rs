@@ -34,9 +34,14 @@
 //! one 32 × 32-bit product), the cell's integer read from the mantissa of `⌊y⌋ + 1.5·2⁵²`, the
 //! simplex chosen by the same comparisons as lane masks, and the gradient's dot product formed
 //! from the hash bits by lane selects and sign flips instead of a table load (the same products
-//! and sums; a negated constant negates a product exactly).
+//! and sums; a negated constant negates a product exactly). On AVX2 the 2D and 3D batches run
+//! `simplex/avx2.rs`: those operations written with intrinsics, two groups of four points in
+//! flight, the same bits again (the pinned tests run it).
 //!
 //! May use: `base`, `preset` and the other `noise` modules.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 
 use crate::noise::fast_fbm::Kernel;
 use crate::noise::fractal::FractalParams;
@@ -567,7 +572,29 @@ pub struct SimplexFbm<const D: usize> {
     radius: SimplexRadius,
     /// The radius's scale `S` in `D` dimensions.
     noise_scale: f64,
+    /// The AVX2 kernel's bound on first-octave coordinates ([`fast_bound`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fast_bound: f64,
     kernel: Kernel,
+}
+
+/// Every skewed cell of every octave stays below this magnitude in a group that the AVX2 kernel
+/// takes (see [`fast_bound`]), far inside the exact range of the mantissa read.
+const FAST_CELL_LIMIT: f64 = 1_073_741_824.0; // 2³⁰
+
+/// The largest first-octave coordinate magnitude for which every octave's skewed cells stay
+/// below [`FAST_CELL_LIMIT`]: the skew multiplies a magnitude by at most `1 + D·F`, each octave
+/// by `|lacunarity|`, rounding by far less than the 1 % margin, and the floor adds at most one.
+/// Zero (no group qualifies) for a lacunarity that is not finite.
+fn fast_bound(dimensions: usize, octaves: usize, lacunarity: f64) -> f64 {
+    let mut growth: f64 = 1.0;
+    let mut power: f64 = 1.0;
+    for _ in 1..octaves {
+        power *= lacunarity.abs();
+        growth = growth.max(power);
+    }
+    let factor = growth * (1.0 + dimensions as f64 * skew_factor(dimensions)) * 1.01;
+    if factor.is_finite() && factor > 0.0 { (FAST_CELL_LIMIT - 2.0) / factor } else { 0.0 }
 }
 
 impl<const D: usize> SimplexFbm<D> {
@@ -592,6 +619,7 @@ impl<const D: usize> SimplexFbm<D> {
             scale_factor: if total > 0.0 { 1.0 / total } else { 0.0 },
             radius,
             noise_scale: radius.scale(D),
+            fast_bound: fast_bound(D, count as usize, params.lacunarity),
             kernel: Kernel::detect(),
         }
     }
@@ -630,7 +658,7 @@ impl<const D: usize> SimplexFbm<D> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn batch_avx2(&self, points: &[[f64; D]], out: &mut [f64]) {
-        self.batch::<4>(points, out);
+        self.batch_avx2_intrinsics(points, out);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -1053,6 +1081,40 @@ mod pinned_bits {
             }
         }
         fingerprint
+    }
+
+    /// Groups of eight in which one point is huge, infinite or NaN run the generic code; the
+    /// others in the same slice still take the AVX2 kernel, and every value equals `get`'s (a NaN
+    /// is a NaN whatever its sign bit, which the paths need not agree on).
+    fn odd_points_agree<const D: usize>() {
+        let fbm = SimplexFbm::<D>::new(
+            3,
+            FractalParams { octaves: 6, frequency: 0.02, persistence: 0.5, lacunarity: 2.0 },
+            SimplexRadius::Half,
+        );
+        let odd = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 3e9, -7e12, 1e300];
+        let mut points: Vec<[f64; D]> = Vec::new();
+        for (i, v) in odd.iter().enumerate() {
+            for j in 0..8 {
+                let base = (i * 8 + j) as f64 * 1.7 - 40.0;
+                points
+                    .push(std::array::from_fn(|a| if j == i % 8 && a == (i % D) { *v } else { base + a as f64 * 0.3 }));
+            }
+        }
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let expected: Vec<u64> = points.iter().map(|p| bits(fbm.get(*p))).collect();
+        assert!(expected.iter().any(|b| *b == f64::NAN.to_bits()) && expected.iter().any(|b| *b != f64::NAN.to_bits()));
+        for kernel in [Kernel::Portable, Kernel::Avx2, Kernel::Avx512] {
+            let mut out = vec![0.0; points.len()];
+            fbm.get_many_with(kernel, &points, &mut out);
+            assert_eq!(out.iter().map(|v| bits(*v)).collect::<Vec<_>>(), expected, "D={D} {kernel:?}");
+        }
+    }
+
+    #[test]
+    fn huge_infinite_and_nan_points_give_the_same_bits_on_every_path() {
+        odd_points_agree::<2>();
+        odd_points_agree::<3>();
     }
 
     #[test]
