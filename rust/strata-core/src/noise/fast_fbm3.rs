@@ -189,8 +189,11 @@ struct CubeMasks {
 }
 
 impl CubeMasks {
-    fn new(table: &[u8; 256], (cx, cy, cz): (isize, isize, isize)) -> Self {
-        let mut m = Self::default();
+    /// The masks of the cube whose lowest corner is `(cx, cy, cz)`, written in place (a grid of
+    /// sparse points has about one cube per point, and building each on the stack and moving it
+    /// into its vector cost more than computing it).
+    fn fill(&mut self, table: &[u8; 256], (cx, cy, cz): (isize, isize, isize)) {
+        let m = self;
         for n in 0..8 {
             let terms = GRADIENT_TERMS[gradient_number(
                 table,
@@ -206,7 +209,6 @@ impl CubeMasks {
             m.v_is_z[n] = all(4);
             m.v_sign[n] = all(8) & SIGN_BIT;
         }
-        m
     }
 }
 
@@ -387,7 +389,8 @@ impl PerlinFbm3 {
         for table in &self.tables {
             axes.iter_mut().for_each(|a| a.derive(N));
             let [ax, ay, az] = &axes;
-            let mut cubes = Vec::with_capacity(ax.runs() * ay.runs() * az.runs());
+            let mut cubes = vec![CubeMasks::default(); ax.runs() * ay.runs() * az.runs()];
+            let mut slots = cubes.iter_mut();
             for ry in 0..ay.runs() {
                 for rz in 0..az.runs() {
                     for rx in 0..ax.runs() {
@@ -396,7 +399,9 @@ impl PerlinFbm3 {
                             ay.corner[ay.run_start[ry] as usize],
                             az.corner[az.run_start[rz] as usize],
                         );
-                        cubes.push(CubeMasks::new(table, corner));
+                        if let Some(m) = slots.next() {
+                            m.fill(table, corner);
+                        }
                     }
                 }
             }
