@@ -66,6 +66,9 @@ use strata_core::base::edit_history::{EditHistory, PendingFlow, VoxelChange};
 struct ChunkNode {
     mesh: Option<Gd<MeshInstance3D>>,
     body: Option<Gd<StaticBody3D>>,
+    /// The faces `body` was built from, when known: a rebuilt chunk whose faces are the same (an
+    /// edit nearby changed only its light) keeps its body.
+    faces: Option<PackedVector3Array>,
     /// One MultiMeshInstance3D per decoration kind present.
     scatter: Vec<Gd<MultiMeshInstance3D>>,
 }
@@ -1803,11 +1806,16 @@ impl ChunkWorld {
             // Rebuilt without a bake (beyond the navigation distance): its old mesh is stale.
             None => self.navigation.remove(c),
         }
-        if let Some(old) = self.nodes.remove(&c) {
+        // A rebuilt chunk keeps its collision body until the new one is built (or for good when
+        // its faces did not change), so nothing standing on it falls through in between.
+        let (mut old_body, mut old_faces) = (None, None);
+        if let Some(mut old) = self.nodes.remove(&c) {
+            old_body = old.body.take();
+            old_faces = old.faces.take();
             free_chunk_node(old);
         }
         self.free_retired_now(StreamKey::Near(c));
-        let mut node = ChunkNode { mesh: None, body: None, scatter: Vec::new() };
+        let mut node = ChunkNode { mesh: None, body: None, faces: None, scatter: Vec::new() };
         if !r.scatter.is_empty() {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
@@ -1832,10 +1840,18 @@ impl ChunkWorld {
                         r.mesh.opaque.indices.iter().map(|&i| to_vector3(r.mesh.opaque.positions[i as usize])).collect()
                     }
                 };
-                self.pending_faces.insert(c, faces);
-                self.collision_queue.push(c);
-                self.collision_queue.sort_by_key(|q| std::cmp::Reverse(nearest_distance_sq(*q, viewers)));
+                let unchanged = old_body.is_some() && old_faces.as_ref() == Some(&faces);
+                node.body = old_body.take();
+                node.faces = old_faces.take();
+                if !unchanged {
+                    self.pending_faces.insert(c, faces);
+                    self.collision_queue.push(c);
+                    self.collision_queue.sort_by_key(|q| std::cmp::Reverse(nearest_distance_sq(*q, viewers)));
+                }
             }
+        }
+        if let Some(b) = old_body {
+            b.free();
         }
         self.nodes.insert(c, node);
         if !r.is_update {
@@ -1889,14 +1905,17 @@ impl ChunkWorld {
         let mut requests = Vec::new();
         for (c, n) in self.nodes.iter_mut() {
             let near = near_any(*c, viewers, r);
-            if near && n.body.is_none() && n.mesh.is_some() {
-                if self.pending_faces.contains_key(c) {
+            // Faces waiting: a body to build, or a rebuilt chunk's new body to replace its old.
+            let waiting = self.pending_faces.contains_key(c);
+            if near && n.mesh.is_some() && (n.body.is_none() || waiting) {
+                if waiting {
                     queue.push(*c);
                 } else {
                     // Built before it came near: a worker rebuilds it with collision faces.
                     requests.push(*c);
                 }
             } else if !near && let Some(b) = n.body.take() {
+                n.faces = None;
                 b.free();
             }
         }
@@ -1951,15 +1970,22 @@ impl ChunkWorld {
         }
         let kept = self.pending_faces.remove(&c);
         let faces = match self.nodes.get(&c) {
-            Some(n) if n.body.is_none() => kept.or_else(|| n.mesh.as_ref().and_then(opaque_faces)),
+            // A rebuilt chunk's new faces replace its old body.
+            Some(_) if kept.is_some() => kept,
+            Some(n) if n.body.is_none() => n.mesh.as_ref().and_then(opaque_faces),
             _ => None,
         };
         if let Some(faces) = faces {
+            // The old body goes first, in the same call, so the new one takes its name.
+            if let Some(old) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
+                old.free();
+            }
             let t = Instant::now();
             let body = self.make_collision_from_faces(c, &faces);
             self.collision_us.push(t.elapsed().as_micros() as u32);
             if let Some(n) = self.nodes.get_mut(&c) {
                 n.body = Some(body);
+                n.faces = Some(faces);
             }
         }
     }

@@ -36,7 +36,11 @@
 //! the crowd (`res://demo/crowd_bench.tscn`: 200 of the demo's deer walking on navigation paths
 //! around a still viewer, navigation on, beside the same world without them): `crowd_entities`,
 //! `crowd_frame_ms_p50`, `crowd_frame_ms_p99`, `crowd_frame_ms_max`,
-//! `crowd_baseline_frame_ms_p99` (the main loop's time per frame, headless).
+//! `crowd_baseline_frame_ms_p99` (the main loop's time per frame, headless); and the relight
+//! (`res://demo/relight_bench.tscn`: a torch placed and taken away in a sealed cave, a shaft to
+//! the sky opened and closed, the main loop at 60 fps): `relight_{torch,shaft}_mesh_frames_p50`
+//! / `_max` (frames until the edited chunk's new mesh is in the scene),
+//! `relight_{torch,shaft}_frames_p50` and `_ms_p50` (until the world is ready again).
 //!
 //! The `memory` bench (a counting allocator around the core streamer: view distance 8, far view,
 //! then a 10,000-step walk) gives `bytes_per_chunk` and `bytes_per_chunk_after_walk` (heap bytes
@@ -305,6 +309,10 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("crowd: frame p50 (ms)", "crowd_frame_ms_p50"),
         ("crowd: frame p99 (ms)", "crowd_frame_ms_p99"),
         ("no crowd: frame p99 (ms)", "crowd_baseline_frame_ms_p99"),
+        ("relight, torch: frames to the mesh", "relight_torch_mesh_frames_p50"),
+        ("relight, torch: ms to ready", "relight_torch_ms_p50"),
+        ("relight, shaft: frames to the mesh", "relight_shaft_mesh_frames_p50"),
+        ("relight, shaft: ms to ready", "relight_shaft_ms_p50"),
     ] {
         if let Some(v) = get(key) {
             println!("{label:<36} {v:>12.2}");
@@ -395,7 +403,28 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         no_crowd.as_deref().and_then(|t| strata_value(t, "CROWD_FRAME_MS_P99")),
         "ms",
     ));
-    vd8.is_some() && vd16.is_some() && with_entities.is_some() && crowd.is_some() && no_crowd.is_some()
+    // Frames from an edit that changes light to the relit meshes in the scene, at 60 fps.
+    eprintln!("[xtask] ==> headless relight");
+    let mut cmd = godot.command();
+    cmd.args(["--headless", "--path", "godot_project", "res://demo/relight_bench.tscn", "--", "--rounds=10"]);
+    let relight =
+        crate::godot_run::run_captured(cmd, std::time::Duration::from_secs(300), crate::godot_run::Echo::Quiet)
+            .ok()
+            .and_then(|out| out.success().then(|| out.text()));
+    let vr = |name: &str| relight.as_deref().and_then(|t| strata_value(t, name));
+    for (key, name, unit) in [
+        ("relight_torch_mesh_frames_p50", "RELIGHT_TORCH_MESH_FRAMES_P50", "frames"),
+        ("relight_torch_mesh_frames_max", "RELIGHT_TORCH_MESH_FRAMES_MAX", "frames"),
+        ("relight_torch_frames_p50", "RELIGHT_TORCH_FRAMES_P50", "frames"),
+        ("relight_torch_ms_p50", "RELIGHT_TORCH_MS_P50", "ms"),
+        ("relight_shaft_mesh_frames_p50", "RELIGHT_SHAFT_MESH_FRAMES_P50", "frames"),
+        ("relight_shaft_mesh_frames_max", "RELIGHT_SHAFT_MESH_FRAMES_MAX", "frames"),
+        ("relight_shaft_frames_p50", "RELIGHT_SHAFT_FRAMES_P50", "frames"),
+        ("relight_shaft_ms_p50", "RELIGHT_SHAFT_MS_P50", "ms"),
+    ] {
+        values.push((key, vr(name), unit));
+    }
+    vd8.is_some() && vd16.is_some() && with_entities.is_some() && crowd.is_some() && no_crowd.is_some() && relight.is_some()
 }
 
 fn workspace_root() -> PathBuf {

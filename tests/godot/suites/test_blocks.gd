@@ -339,3 +339,52 @@ func test_the_shipped_default_library_resource_is_the_default_library() -> void:
 				tb.resource_path if tb != null else "",
 				"block %d %s" % [id, field]
 			)
+
+
+## A rebuilt chunk keeps its collision body until its new one is built: an edit that changes only
+## light (a torch, not solid) keeps the very same body, and one that changes the ground has a body
+## in every frame until the new one replaces it, so nothing standing there falls through.
+func test_a_relit_chunk_keeps_its_collision_body() -> void:
+	var w := _world(null)
+	var v := Node3D.new()
+	keep(v)
+	add_child(v)
+	var h := int(w.get_height(5, 5))
+	v.position = Vector3(5, h, 5)
+	w.viewer = w.get_path_to(v)
+	if not assert_true(await wait_until(w.is_area_ready, 60.0), "streams"):
+		return
+	var ground := Vector3i(5, h - 1, 5)
+	while w.get_voxel(ground) == 0 and ground.y > h - 20:
+		ground.y -= 1
+	var chunk := Vector3i(floori(ground.x / 32.0), floori(ground.y / 32.0), floori(ground.z / 32.0))
+	var body_name := "collision_%d_%d_%d" % [chunk.x, chunk.y, chunk.z]
+	var body := w.get_node_or_null(body_name)
+	if not assert_true(body != null, "the ground's chunk has a collision body"):
+		return
+	var first_id := body.get_instance_id()
+	w.set_voxel(ground + Vector3i.UP, w.get_block_id("torch"))
+	var always := true
+	while not w.is_area_ready():
+		always = always and w.get_node_or_null(body_name) != null
+		await get_tree().process_frame
+	assert_true(always, "a body in every frame while the torch relights the chunk")
+	var kept := w.get_node_or_null(body_name)
+	assert_true(
+		kept != null and kept.get_instance_id() == first_id,
+		"the same body: the faces did not change"
+	)
+	w.set_voxel(ground, 0)
+	while not w.is_area_ready():
+		always = always and w.get_node_or_null(body_name) != null
+		await get_tree().process_frame
+	assert_true(always, "a body in every frame until the dug chunk's new body is built")
+	var rebuilt := w.get_node_or_null(body_name)
+	assert_true(
+		rebuilt != null and rebuilt.get_instance_id() != first_id, "a new body for the new ground"
+	)
+	assert_eq(
+		w.get_children().filter(func(n: Node) -> bool: return n.name == body_name).size(),
+		1,
+		"one body, the old one freed"
+	)
