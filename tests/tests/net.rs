@@ -11,8 +11,6 @@ use strata_core::base::block::{AIR, BlockId, STONE, WATER};
 use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
 use strata_core::base::edit_history::VoxelChange;
 use strata_core::base::edits::EditMap;
-use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
-use strata_core::stream::water_runner::{GeneratedWorld, WaterRunner};
 use strata_core::net::client::{ClientError, ClientEvent, WorldClient};
 use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
 use strata_core::net::server::{
@@ -21,6 +19,8 @@ use strata_core::net::server::{
 use strata_core::net::shared_state::SharedValue;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
+use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
+use strata_core::stream::water_runner::{GeneratedWorld, WaterRunner};
 
 /// A shared state request a host received: (peer, key, value, writable).
 type StateRequest = (PeerId, String, Option<SharedValue>, bool);
@@ -717,7 +717,10 @@ struct WaterWorld {
 
 impl WaterWorld {
     fn new() -> Self {
-        Self { map: EditMap::new(), runner: WaterRunner::new(Lake, FlowLimits::default(), EditMap::new()).expect("flow thread") }
+        Self {
+            map: EditMap::new(),
+            runner: WaterRunner::new(Lake, FlowLimits::default(), EditMap::new()).expect("flow thread"),
+        }
     }
 
     /// Writes a batch; with `flows` its water flows after it, without it is replayed.

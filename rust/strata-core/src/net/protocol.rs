@@ -456,13 +456,10 @@ impl Message {
                 Message::SharedState { entries }
             }
             TAG_SHARED_STATE_SET => Message::SharedStateSet { key: r.shared_key()?, value: r.shared_value()? },
-            TAG_SHARED_STATE_REQUEST => {
-                Message::SharedStateRequest { key: r.shared_key()?, value: r.shared_value()? }
+            TAG_SHARED_STATE_REQUEST => Message::SharedStateRequest { key: r.shared_key()?, value: r.shared_value()? },
+            TAG_SHARED_STATE_REFUSED => {
+                Message::SharedStateRefused { key: r.shared_key()?, reason: r.string("reason", MAX_REASON_BYTES)? }
             }
-            TAG_SHARED_STATE_REFUSED => Message::SharedStateRefused {
-                key: r.shared_key()?,
-                reason: r.string("reason", MAX_REASON_BYTES)?,
-            },
             other => return Err(DecodeError::UnknownTag { tag: other }),
         };
         if r.at != bytes.len() {
@@ -1066,7 +1063,10 @@ mod tests {
         // Unsorted with a repeat: sent sorted, the last block of a voxel winning.
         let m = Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 3, edits: vec![(9, 1), (2, 4), (9, 7)] };
         let back = Message::decode(&m.encode()).expect("decodes");
-        assert_eq!(back, Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 3, edits: vec![(2, 4), (9, 7)] });
+        assert_eq!(
+            back,
+            Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 3, edits: vec![(2, 4), (9, 7)] }
+        );
         // Every voxel of a chunk (a chunk full of water): two bytes each, one packet.
         let full: Vec<(u16, BlockId)> = (0..MAX_CHUNK_EDITS as u16).map(|i| (i, 5)).collect();
         let m = Message::ChunkEdits { chunk: ChunkCoord::new(-4, 2, 7), order: u64::MAX, edits: full };

@@ -41,8 +41,7 @@ use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
 use crate::base::edits::{EditMap, local_index};
 use crate::net::protocol::{
     MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES,
-    MAX_REASON_BYTES, Message,
-    PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
+    MAX_REASON_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
 };
 use crate::net::shared_state::{SharedState, SharedStateError, SharedValue};
 use crate::persist::entities::{EntityDeltas, EntityRecord};
