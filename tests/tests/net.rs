@@ -1,11 +1,16 @@
 //! Shared worlds without a network: one `WorldServer` and several `WorldClient`s exchanging the
 //! real packets in one process. Every client ends with the server's edits, in the server's
 //! order; late joiners catch up through chunk snapshots (edits and entity deltas); every kind of
-//! abuse is refused and the server keeps serving.
+//! abuse is refused and the server keeps serving. With water flow, a late joiner's snapshot
+//! carries the server's water and ends with the server's voxels; clients ask for shared state
+//! changes, which the server checks and its host applies or refuses.
 
 use std::collections::{HashMap, VecDeque};
 use strata_core::WorldPreset;
-use strata_core::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
+use strata_core::base::block::{AIR, BlockId, STONE, WATER};
+use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
+use strata_core::base::edit_history::VoxelChange;
+use strata_core::base::edits::EditMap;
 use strata_core::net::client::{ClientError, ClientEvent, WorldClient};
 use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
 use strata_core::net::server::{
@@ -14,6 +19,11 @@ use strata_core::net::server::{
 use strata_core::net::shared_state::SharedValue;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
+use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
+use strata_core::stream::water_runner::{GeneratedWorld, WaterRunner};
+
+/// A shared state request a host received: (peer, key, value, writable).
+type StateRequest = (PeerId, String, Option<SharedValue>, bool);
 
 /// A server, its clients and the packets in flight (reliable and in order, as ENet's channel).
 struct Net {
@@ -23,6 +33,8 @@ struct Net {
     to_client: HashMap<PeerId, VecDeque<Vec<u8>>>,
     dropped: Vec<(PeerId, String)>,
     events: HashMap<PeerId, Vec<ClientEvent>>,
+    /// Shared state requests that reached the host, in order.
+    requests: Vec<StateRequest>,
     now: f64,
 }
 
@@ -39,6 +51,7 @@ impl Net {
             to_client: HashMap::new(),
             dropped: Vec::new(),
             events: HashMap::new(),
+            requests: Vec::new(),
             now: 0.0,
         }
     }
@@ -80,6 +93,14 @@ impl Net {
                     self.dropped.push((peer, reason));
                     self.to_client.remove(&peer);
                     self.clients.remove(&peer);
+                }
+                // The host applies what clients may set, as `WorldSync` does.
+                Action::SharedStateRequested { peer, key, value, writable, .. } => {
+                    self.requests.push((peer, key.clone(), value.clone(), writable));
+                    if writable {
+                        let actions = self.server.set_shared_state(&key, value).expect("checked by the server");
+                        self.route(actions);
+                    }
                 }
             }
         }
@@ -573,7 +594,7 @@ impl MessageBytes for Action {
     fn message_bytes(self) -> Vec<u8> {
         match self {
             Action::Send { message, .. } => message.encode(),
-            Action::Disconnect { .. } => Vec::new(),
+            Action::Disconnect { .. } | Action::SharedStateRequested { .. } => Vec::new(),
         }
     }
 }
@@ -666,4 +687,414 @@ fn a_client_that_sends_shared_state_is_dropped_and_the_state_is_unchanged() {
     let big = Message::SharedStateSet { key: "t".into(), value: Some(SharedValue::Text("x".repeat(600))) };
     let err = client.handle_packet(&big.encode(), 0.0).unwrap_err();
     assert!(err.to_string().contains("shared text"), "{err}");
+}
+
+/// Stone below y = 6 with a lake of water at y = 1..=4 (x, z in 0..10) and air above: every
+/// peer's generated world in the water tests.
+struct Lake;
+
+impl GeneratedWorld for Lake {
+    fn grid(&self) -> FlowGrid {
+        GRID_3D
+    }
+    fn voxel(&mut self, p: IVec3) -> BlockId {
+        let in_lake = (0..10).contains(&p.x) && (0..10).contains(&p.z);
+        match p.y {
+            1..=4 if in_lake => WATER,
+            5 if in_lake => AIR,
+            ..6 => STONE,
+            _ => AIR,
+        }
+    }
+}
+
+/// A peer's world with water flow, as a `ChunkWorld` keeps it: its edits (the water its flows
+/// placed included) and its flow thread.
+struct WaterWorld {
+    map: EditMap,
+    runner: WaterRunner,
+}
+
+impl WaterWorld {
+    fn new() -> Self {
+        Self {
+            map: EditMap::new(),
+            runner: WaterRunner::new(Lake, FlowLimits::default(), EditMap::new()).expect("flow thread"),
+        }
+    }
+
+    /// Writes a batch; with `flows` its water flows after it, without it is replayed.
+    fn write(&mut self, batch: &[(IVec3, Option<BlockId>)], flows: bool) {
+        let changes: Vec<VoxelChange> = batch
+            .iter()
+            .map(|&(pos, after)| {
+                let before = self.map.get(pos);
+                match after {
+                    Some(b) => self.map.set(pos, b),
+                    None => self.map.clear_at(pos),
+                }
+                VoxelChange { pos, before, after }
+            })
+            .collect();
+        self.runner.submit(&changes, flows);
+    }
+
+    /// Applies the finished flows (what a frame does); true when every flow is in.
+    fn take_flows(&mut self) -> bool {
+        for f in self.runner.take_finished() {
+            for (p, id) in f.changes {
+                self.map.set(p, id);
+            }
+        }
+        self.runner.is_settled()
+    }
+
+    /// A chunk snapshot: the chunk becomes exactly `voxels` (others back to generation), replayed
+    /// without a flow.
+    fn replace_chunk(&mut self, chunk: ChunkCoord, voxels: &[(IVec3, BlockId)]) {
+        let want: HashMap<IVec3, BlockId> = voxels.iter().copied().collect();
+        let mut batch: Vec<(IVec3, Option<BlockId>)> = Vec::new();
+        for (p, _) in self.map.edits_in_box(chunk.min_voxel(), IVec3::splat(CHUNK_SIZE)) {
+            if !want.contains_key(&p) {
+                batch.push((p, None));
+            }
+        }
+        for &(p, b) in voxels {
+            if self.map.get(p) != Some(b) {
+                batch.push((p, Some(b)));
+            }
+        }
+        self.write(&batch, false);
+    }
+
+    fn chunk(&self, chunk: ChunkCoord) -> Vec<(IVec3, BlockId)> {
+        let mut v = self.map.edits_in_box(chunk.min_voxel(), IVec3::splat(CHUNK_SIZE));
+        v.sort_by_key(|(p, _)| (p.x, p.y, p.z));
+        v
+    }
+}
+
+/// A shared world whose peers flow water: the server's host world and one world per client,
+/// each fed as `WorldSync` feeds its `ChunkWorld`.
+struct WaterNet {
+    net: Net,
+    host: WaterWorld,
+    worlds: HashMap<PeerId, WaterWorld>,
+    /// Snapshots each client applied: (chunk, order).
+    snapshots: HashMap<PeerId, Vec<(ChunkCoord, u64)>>,
+}
+
+impl WaterNet {
+    fn new() -> Self {
+        let config = ServerConfig { reach: 64.0, edits_per_second: 1000.0, edit_burst: 1000.0, ..Default::default() };
+        let mut net = Net::new(config);
+        net.server.set_world_flows_water(true);
+        Self { net, host: WaterWorld::new(), worlds: HashMap::new(), snapshots: HashMap::new() }
+    }
+
+    fn join(&mut self, peer: PeerId, name: &str) {
+        let c = WorldClient::new(name);
+        self.net.to_server.push_back((peer, c.hello()));
+        self.net.clients.insert(peer, c);
+        self.net.to_client.insert(peer, VecDeque::new());
+        self.worlds.insert(peer, WaterWorld::new());
+        self.serve(false);
+        self.deliver();
+        assert!(self.net.clients[&peer].player().is_some(), "{name} did not join");
+        self.net.stand(peer, [12.0, 8.0, 4.0]);
+    }
+
+    fn subscribe(&mut self, peer: PeerId, chunk: ChunkCoord) {
+        let bytes = self.net.clients[&peer].subscribe(chunk);
+        self.net.to_server.push_back((peer, bytes));
+    }
+
+    /// The server handles what came in; its host world writes the applied edits (flowing
+    /// them); `host_frame`: the host takes its finished flows and, when its water is settled,
+    /// answers the waiting subscriptions.
+    fn serve(&mut self, host_frame: bool) {
+        while let Some((peer, bytes)) = self.net.to_server.pop_front() {
+            let actions = self.net.server.handle_packet(peer, &bytes, self.net.now);
+            self.host_writes(&actions);
+            self.net.route(actions);
+        }
+        if host_frame && self.host.take_flows() {
+            let actions = self.net.server.answer_subscriptions(&self.host.map);
+            self.net.route(actions);
+        }
+    }
+
+    fn host_writes(&mut self, actions: &[Action]) {
+        for a in actions {
+            if let Action::Send { message: Message::EditApplied { pos, block, .. }, .. } = a {
+                self.host.write(&[(*pos, Some(*block))], true);
+            }
+        }
+    }
+
+    /// Each client handles its packets in order; a snapshot waits (with what follows it) until
+    /// the client's own water is settled.
+    fn deliver(&mut self) {
+        let peers: Vec<PeerId> = self.net.to_client.keys().copied().collect();
+        for peer in peers {
+            let world = self.worlds.get_mut(&peer).expect("world");
+            world.take_flows();
+            while let Some(bytes) = self.net.to_client.get_mut(&peer).and_then(|q| q.pop_front()) {
+                if Message::is_chunk_snapshot(&bytes) && !world.take_flows() {
+                    self.net.to_client.get_mut(&peer).expect("queue").push_front(bytes);
+                    break;
+                }
+                let c = self.net.clients.get_mut(&peer).expect("client");
+                for e in c.handle_packet(&bytes, self.net.now).expect("client accepts the server's packets") {
+                    match e {
+                        ClientEvent::VoxelsChanged { positions } => {
+                            let batch: Vec<(IVec3, Option<BlockId>)> =
+                                positions.iter().map(|p| (*p, c.edits().get(*p))).collect();
+                            world.write(&batch, true);
+                        }
+                        ClientEvent::ChunkSnapshot { chunk, order, voxels } => {
+                            world.replace_chunk(chunk, &voxels);
+                            self.snapshots.entry(peer).or_default().push((chunk, order));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs until nothing is in flight and every world's water is settled.
+    fn settle(&mut self) {
+        let t0 = std::time::Instant::now();
+        loop {
+            self.serve(true);
+            self.deliver();
+            let quiet = self.net.to_server.is_empty()
+                && self.net.to_client.values().all(|q| q.is_empty())
+                && self.net.server.waiting_subscriptions() == 0;
+            if quiet && self.host.take_flows() && self.worlds.values_mut().all(|w| w.take_flows()) {
+                return;
+            }
+            assert!(t0.elapsed().as_secs() < 60, "the shared world never settled");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
+    fn dig(&mut self, peer: PeerId, voxels: &[IVec3]) {
+        for p in voxels {
+            self.net.edit(peer, *p, AIR);
+        }
+    }
+}
+
+/// Beside the lake: a hole next to its shore, then a trench leading away from it, then a dam
+/// and a second trench (single-voxel edits, in this order).
+fn lake_digs() -> Vec<IVec3> {
+    let mut v = Vec::new();
+    for x in 10..=12 {
+        for y in (2..=5).rev() {
+            for z in 3..=5 {
+                v.push(IVec3::new(x, y, z));
+            }
+        }
+    }
+    for x in 13..=20 {
+        for y in (3..=5).rev() {
+            v.push(IVec3::new(x, y, 4));
+        }
+    }
+    for z in 6..=9 {
+        for y in (3..=5).rev() {
+            v.push(IVec3::new(11, y, z));
+        }
+    }
+    v
+}
+
+#[test]
+fn a_late_joiner_gets_the_servers_water_and_ends_with_the_voxels_of_the_server_and_an_early_client() {
+    let chunk = ChunkCoord::new(0, 0, 0);
+    let digs = lake_digs();
+    let mut w = WaterNet::new();
+    w.join(1, "early");
+    w.subscribe(1, chunk);
+    w.settle();
+    assert_eq!(w.snapshots[&1], vec![(chunk, 0)]);
+    // The hole beside the lake: applied on the server, the host's flows not taken yet.
+    w.dig(1, &digs[..36]);
+    w.serve(false);
+    assert_eq!(w.net.server.next_order(), 36);
+    assert!(!w.host.runner.is_settled(), "the host's flows are pending");
+    // A late joiner: it hears of the edits from its welcome on (and flows them over a world
+    // that lacks the earlier ones), then its chunk streams in while the host's flows are
+    // still pending: the subscription waits for them.
+    w.join(2, "late");
+    w.dig(1, &digs[36..48]);
+    w.serve(false);
+    w.deliver();
+    w.subscribe(2, chunk);
+    w.serve(false);
+    assert_eq!(w.net.server.waiting_subscriptions(), 1, "the snapshot waits for the host's water");
+    assert!(!w.snapshots.contains_key(&2));
+    // The flows land on the host; the snapshot is taken then, at the next edit order, and more
+    // edits follow it (flowed by every peer).
+    w.settle();
+    assert_eq!(w.snapshots[&2], vec![(chunk, 48)]);
+    let hole = IVec3::new(11, 4, 4);
+    assert_eq!(w.host.map.get(hole), Some(WATER), "the lake flowed into the hole on the host");
+    assert_eq!(w.worlds[&2].map.get(hole), Some(WATER), "and the late joiner got that water");
+    w.dig(1, &digs[48..]);
+    w.settle();
+    // Every flow stayed in the chunk compared; all three worlds hold the same voxels.
+    let host = w.host.chunk(chunk);
+    assert_eq!(host.len(), w.host.map.len(), "the water stayed in the chunk");
+    let water = host.iter().filter(|(_, b)| *b == WATER).count();
+    assert!(water >= 20, "the digs filled with water ({water} voxels)");
+    assert_eq!(w.worlds[&1].chunk(chunk), host, "the early client's voxels are the server's");
+    assert_eq!(w.worlds[&2].chunk(chunk), host, "the late joiner's voxels are the server's");
+    assert_eq!(w.net.server.stats().snapshots_sent, 2);
+    assert!(w.net.dropped.is_empty());
+}
+
+#[test]
+fn a_snapshot_taken_while_the_hosts_flows_are_pending_would_leave_other_water() {
+    // Why a snapshot waits: the same late join answered while the host's flows are pending
+    // lacks their water, and nobody flows those edits again for the late joiner.
+    let chunk = ChunkCoord::new(0, 0, 0);
+    let mut w = WaterNet::new();
+    w.join(1, "early");
+    w.dig(1, &lake_digs()[..36]);
+    w.serve(false);
+    w.join(2, "late");
+    w.subscribe(2, chunk);
+    w.serve(false);
+    assert!(!w.host.runner.is_settled());
+    let actions = w.net.server.answer_subscriptions(&w.host.map);
+    w.net.route(actions);
+    w.settle();
+    let hole = IVec3::new(11, 4, 4);
+    assert_eq!(w.host.map.get(hole), Some(WATER));
+    assert_eq!(w.worlds[&1].map.get(hole), Some(WATER));
+    assert_eq!(w.worlds[&2].map.get(hole), Some(AIR), "the early snapshot has no water there");
+    assert_ne!(w.worlds[&2].chunk(chunk), w.host.chunk(chunk));
+}
+
+#[test]
+fn disconnecting_drops_a_waiting_subscription() {
+    let mut w = WaterNet::new();
+    w.join(1, "early");
+    w.dig(1, &lake_digs()[..4]);
+    w.serve(false);
+    w.join(2, "gone");
+    w.subscribe(2, ChunkCoord::new(0, 0, 0));
+    w.subscribe(2, ChunkCoord::new(0, 0, 0));
+    w.serve(false);
+    assert_eq!(w.net.server.waiting_subscriptions(), 1, "a repeated subscription waits once");
+    w.net.leave(2);
+    w.worlds.remove(&2);
+    assert_eq!(w.net.server.waiting_subscriptions(), 0);
+    w.settle();
+    assert_eq!(w.net.server.stats().snapshots_sent, 0);
+}
+
+fn refusals(net: &Net, peer: PeerId) -> Vec<(String, String)> {
+    net.events
+        .get(&peer)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| match e {
+            ClientEvent::SharedStateRefused { key, reason } => Some((key.clone(), reason.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn clients_ask_for_shared_state_and_only_client_writable_keys_are_applied() {
+    let mut net = Net::new(ServerConfig::default());
+    net.server.set_client_writable_keys(["door_open", "score"]).expect("valid keys");
+    assert!(net.server.set_client_writable_keys(["", "x"]).is_err(), "an empty key is refused");
+    net.server.set_client_writable_keys(["door_open", "score"]).expect("valid keys");
+    net.join(1, "ada");
+    net.join(2, "bo");
+    let ask = |net: &mut Net, peer: PeerId, key: &str, value: Option<SharedValue>| {
+        let bytes = net.clients[&peer].request_shared_state(key, value).expect("a valid request");
+        net.to_server.push_back((peer, bytes));
+        net.settle();
+    };
+    ask(&mut net, 1, "door_open", Some(SharedValue::Bool(true)));
+    ask(&mut net, 2, "time_of_day", Some(SharedValue::Float(0.9)));
+    ask(&mut net, 2, "score", Some(SharedValue::Int(7)));
+    ask(&mut net, 1, "score", None);
+    // Writable keys applied by the host and seen by everyone in order; the other one reached
+    // the host's game, unapplied.
+    let want = vec![
+        ("door_open".to_string(), Some(SharedValue::Bool(true))),
+        ("score".to_string(), Some(SharedValue::Int(7))),
+        ("score".to_string(), None),
+    ];
+    assert_eq!(shared_changes(&net, 1), want);
+    assert_eq!(shared_changes(&net, 2), want);
+    assert_eq!(net.server.shared_state().get("time_of_day"), None);
+    let player_2 = net.server.player_of(2).expect("joined");
+    assert_eq!(net.requests.len(), 4);
+    assert_eq!(net.requests[1], (2, "time_of_day".into(), Some(SharedValue::Float(0.9)), false));
+    assert!(net.requests.iter().filter(|r| r.0 == 2).count() == 2 && player_2 > 0);
+    // The host's game refuses the other one with its reason.
+    let actions = net.server.refuse_shared_state(2, "time_of_day", "only the host sets the time");
+    net.route(actions);
+    net.settle();
+    assert_eq!(refusals(&net, 2), vec![("time_of_day".to_string(), "only the host sets the time".to_string())]);
+    // Bad values never leave the client.
+    assert!(net.clients[&1].request_shared_state("t", Some(SharedValue::Float(f64::NAN))).is_err());
+    assert!(net.clients[&1].request_shared_state(&"k".repeat(65), None).is_err());
+    assert!(net.clients[&1].request_shared_state("t", Some(SharedValue::Text("x".repeat(513)))).is_err());
+    assert!(net.dropped.is_empty());
+}
+
+#[test]
+fn bad_oversized_and_flooding_state_requests_are_refused_and_the_server_keeps_serving() {
+    let mut net = Net::new(ServerConfig::default());
+    net.server.set_client_writable_keys(["k"]).expect("valid key");
+    net.join(1, "flood");
+    net.join(2, "full");
+    net.join(3, "garbler");
+    // A flood: the burst passes, the rest is refused with the rate, and nothing is dropped.
+    for i in 0..100 {
+        let bytes = net.clients[&1].request_shared_state("k", Some(SharedValue::Int(i))).expect("valid");
+        net.to_server.push_back((1, bytes));
+    }
+    net.settle();
+    let refused = refusals(&net, 1);
+    assert_eq!(refused.len(), 80, "20 at once pass");
+    assert!(refused[0].1.contains("too many shared state requests"), "{}", refused[0].1);
+    assert_eq!(net.server.shared_state().get("k"), Some(&SharedValue::Int(19)));
+    // After a second the bucket has refilled ten.
+    net.now += 1.0;
+    let bytes = net.clients[&1].request_shared_state("k", Some(SharedValue::Int(500))).expect("valid");
+    net.to_server.push_back((1, bytes));
+    net.settle();
+    assert_eq!(net.server.shared_state().get("k"), Some(&SharedValue::Int(500)));
+    // A state full of keys refuses a new one with the bound named.
+    for i in 0..127 {
+        let actions = net.server.set_shared_state(&format!("h{i:03}"), Some(SharedValue::Bool(true))).expect("fits");
+        net.route(actions);
+    }
+    net.settle();
+    let bytes = net.clients[&2].request_shared_state("new", Some(SharedValue::Bool(true))).expect("valid");
+    net.to_server.push_back((2, bytes));
+    net.settle();
+    let refused = refusals(&net, 2);
+    assert_eq!(refused.len(), 1);
+    assert!(refused[0].1.contains("at most 128 keys"), "{}", refused[0].1);
+    // An oversized value is a malformed packet: that client only is dropped.
+    let big = Message::SharedStateRequest { key: "k".into(), value: Some(SharedValue::Text("x".repeat(600))) };
+    net.to_server.push_back((3, big.encode()));
+    net.settle();
+    assert_eq!(net.dropped.iter().map(|d| d.0).collect::<Vec<_>>(), vec![3]);
+    let bytes = net.clients[&1].request_shared_state("k", None).expect("valid");
+    net.now += 1.0;
+    net.to_server.push_back((1, bytes));
+    net.settle();
+    assert_eq!(net.server.shared_state().get("k"), None, "the server keeps serving");
 }

@@ -26,6 +26,19 @@
 //! change is written to `<save_path>.shared` before it is sent, the save holds it in its game
 //! state, and hosting again resumes it.
 //!
+//! A client asks for a change with `request_shared_state`: the server checks it (rate, bounds)
+//! and emits `shared_state_requested`; a key listed in `client_writable_keys` is applied at
+//! once (through `set_shared_state`, so it is on disk first), any other is the game's to decide
+//! (its handler calls `set_shared_state`), or refused when no handler is connected. A refusal
+//! reaches the client as `shared_state_refused` with the reason.
+//!
+//! Water: chunk snapshots carry the host world's voxels of the chunk, the water its flows placed
+//! included. The server answers a subscription at the start of a frame when the host world's
+//! water is settled (every flow of the edits so far applied), so a snapshot at order N holds
+//! the edits below N and all their water; a client holds a snapshot, and every packet after it,
+//! until its own water is settled, then sets the chunk to the snapshot without a flow
+//! (`ChunkWorld` replays it as an undo step is replayed) and flows the edits that follow.
+//!
 //! Joining gives up after `join_timeout_s` without the server's welcome, naming the address.
 //!
 //! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `ChunkWorld`.
@@ -106,6 +119,15 @@ pub struct WorldSync {
     /// ("host" when empty).
     #[var]
     player_name: GString,
+    /// Server: the shared state keys any client may set with `request_shared_state` (each 1 to
+    /// 64 bytes, no control characters; values checked as `set_shared_state` checks them).
+    /// Requests for other keys go to the game's `shared_state_requested` handler, or are
+    /// refused when it has none. Empty by default: clients set nothing themselves.
+    #[var(set)]
+    client_writable_keys: PackedStringArray,
+    /// Client: packets from the server not handled yet (a chunk snapshot waits, with what
+    /// follows it, until the world's water is settled).
+    inbox: VecDeque<Vec<u8>>,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
     journal: Option<EditJournal>,
@@ -169,6 +191,8 @@ impl INode for WorldSync {
             api: None,
             role: Role::Idle,
             player_name: GString::new(),
+            client_writable_keys: PackedStringArray::new(),
+            inbox: VecDeque::new(),
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -202,6 +226,8 @@ impl INode for WorldSync {
             self.base().get_tree().quit();
             return;
         }
+        // Snapshots wait for the frame's first moment the host world's water is settled.
+        self.answer_subscriptions();
         // Polling emits the api's signals into this node's handlers: let them borrow it.
         if let Some(mut api) = self.api.clone() {
             // The server's actions of this poll are carried out together after it: one journal
@@ -216,6 +242,7 @@ impl INode for WorldSync {
                 self.route(actions);
             }
         }
+        self.drain_inbox();
         self.check_join_timeout();
         let now = self.now();
         self.sync_entities(now);
@@ -288,6 +315,16 @@ impl WorldSync {
     /// server's order; on a joining client once for each key of the state it receives.
     #[signal]
     fn shared_state_changed(key: GString, value: Variant);
+    /// Emitted on the server when a client (`player_id`) asks to set shared state `key` to
+    /// `value` (null: erase) with `request_shared_state`, within the rate and the state's
+    /// bounds. A key in `client_writable_keys` is applied right after; for any other the
+    /// handler decides: call `set_shared_state` to apply it (or something else), or nothing.
+    #[signal]
+    fn shared_state_requested(player_id: i64, key: GString, value: Variant);
+    /// Emitted on a client when the server refused its `request_shared_state` for `key`, with
+    /// the reason (too many requests, out of bounds, not a key clients may set).
+    #[signal]
+    fn shared_state_refused(key: GString, reason: GString);
     /// Emitted on the server when it dropped a connection (malformed packet, a message out of
     /// turn), with the reason.
     #[signal]
@@ -331,10 +368,17 @@ impl WorldSync {
             edit_burst: 2.0 * self.edits_per_second.clamp(1.0, 1000.0),
             max_players: self.max_players.clamp(1, 4095) as usize + 1,
             block_count,
+            ..Default::default()
         };
         let structures = world.bind_mut().get_structures_fingerprint().to_string();
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         server.set_structures_fingerprint(&structures);
+        // Snapshots come from the world's voxels, its water included, when its water is settled.
+        server.set_world_flows_water(true);
+        let keys: Vec<String> = self.client_writable_keys.as_slice().iter().map(|k| k.to_string()).collect();
+        if let Err(e) = server.set_client_writable_keys(keys.iter().map(String::as_str)) {
+            return self.fail(format!("WorldSync.host: client_writable_keys: {e}"));
+        }
         server.restore_shared_state(shared);
         // The host plays as the server's own connection.
         let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
@@ -415,6 +459,7 @@ impl WorldSync {
         self.journal = None;
         self.host_view = None;
         self.to_subscribe.clear();
+        self.inbox.clear();
         self.entity_updates.clear();
         self.sent_pose = None;
         self.reliable_pose = None;
@@ -429,8 +474,8 @@ impl WorldSync {
     /// (`<save_path>.shared`, a few milliseconds) before anyone hears of it, so set values that
     /// change continuously a few times a second at most (clients can run a clock between
     /// updates, as the demo does with the time of day). An unchanged value sends nothing.
-    /// Only the server sets it: on a client this fails with `ERR_UNAUTHORIZED` (ask the host
-    /// through the game's own messages), before hosting with `ERR_UNCONFIGURED`; a refused key
+    /// Only the server sets it: on a client this fails with `ERR_UNAUTHORIZED` (a client asks
+    /// with `request_shared_state`), before hosting with `ERR_UNCONFIGURED`; a refused key
     /// or value returns `ERR_INVALID_PARAMETER`; the reason is in `last_error()`.
     #[func]
     fn set_shared_state(&mut self, key: GString, value: Variant) -> Error {
@@ -439,7 +484,7 @@ impl WorldSync {
             Role::Server(_) => {}
             Role::Client(_) => {
                 self.fail(format!(
-                    "WorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the host through the game's own messages"
+                    "WorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the server with `request_shared_state`"
                 ));
                 return Error::ERR_UNAUTHORIZED;
             }
@@ -487,6 +532,60 @@ impl WorldSync {
         self.act(actions);
         self.last_error.clear();
         Error::OK
+    }
+
+    /// Asks the server to set shared state `key` to `value` (`null` erases it): checked here
+    /// with `set_shared_state`'s bounds first (`ERR_INVALID_PARAMETER`, the reason in
+    /// `last_error()`), then sent. The server applies it when `key` is one of its
+    /// `client_writable_keys` (the change then arrives as `shared_state_changed`), or its game
+    /// decides; a refusal arrives as `shared_state_refused`. On the server this is
+    /// `set_shared_state`; not connected: `ERR_UNCONFIGURED`.
+    #[func]
+    fn request_shared_state(&mut self, key: GString, value: Variant) -> Error {
+        let key_text = key.to_string();
+        match &self.role {
+            Role::Server(_) => return self.set_shared_state(key, value),
+            Role::Client(c) if c.player().is_some() => {}
+            _ => {
+                self.fail(format!("WorldSync.request_shared_state({key_text:?}): not joined to a server"));
+                return Error::ERR_UNCONFIGURED;
+            }
+        }
+        let value = match shared_value_of(&value) {
+            Ok(v) => v,
+            Err(type_name) => {
+                self.fail(format!(
+                    "WorldSync.request_shared_state({key_text:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                ));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        };
+        let Role::Client(c) = &self.role else { return Error::FAILED };
+        match c.request_shared_state(&key_text, value) {
+            Ok(bytes) => {
+                self.send(SERVER_PEER, &bytes, true);
+                self.last_error.clear();
+                Error::OK
+            }
+            Err(e) => {
+                self.fail(format!("WorldSync.request_shared_state: {e}"));
+                Error::ERR_INVALID_PARAMETER
+            }
+        }
+    }
+
+    /// Sets `client_writable_keys`; while serving, the server takes them at once (a bad key is
+    /// refused with an error and the previous keys stay).
+    #[func]
+    fn set_client_writable_keys(&mut self, keys: PackedStringArray) {
+        if let Role::Server(s) = &mut self.role {
+            let list: Vec<String> = keys.as_slice().iter().map(|k| k.to_string()).collect();
+            if let Err(e) = s.set_client_writable_keys(list.iter().map(String::as_str)) {
+                self.fail(format!("WorldSync.client_writable_keys: {e}; the previous keys stay"));
+                return;
+            }
+        }
+        self.client_writable_keys = keys;
     }
 
     /// Shared game state `key` as the server last told this peer (the server's own on the
@@ -656,8 +755,10 @@ impl WorldSync {
     }
 
     /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
-    /// `next_order`, `entity_updates` (chunks' entity deltas sent to everyone) and
-    /// `entity_records_unsent` (records left out of a too large packet); a client's: `edits`
+    /// `next_order`, `entity_updates` (chunks' entity deltas sent to everyone),
+    /// `entity_records_unsent` (records left out of a too large packet), `snapshots_sent`,
+    /// `snapshots_waiting` (subscriptions waiting for the world's water to settle),
+    /// `state_requests` and `state_requests_refused` (clients' shared state requests); a client's: `edits`
     /// (voxels edited as far as it knows), `next_order` (every edit numbered below it has reached
     /// it) and `entity_records` (the server's records of its synced chunks). Both: `bytes_sent`, `bytes_received`,
     /// `packets_sent`, `packets_received` (payloads, without the peer's own headers) and the
@@ -684,6 +785,10 @@ impl WorldSync {
                 d.set("next_order", s.next_order() as i64);
                 d.set("entity_updates", s.stats().entity_updates as i64);
                 d.set("entity_records_unsent", s.stats().entity_records_unsent as i64);
+                d.set("snapshots_sent", s.stats().snapshots_sent as i64);
+                d.set("snapshots_waiting", s.waiting_subscriptions() as i64);
+                d.set("state_requests", s.stats().state_requests as i64);
+                d.set("state_requests_refused", s.stats().state_requests_refused as i64);
             }
             Role::Client(c) => {
                 d.set("edits", c.edits().len() as i64);
@@ -733,7 +838,10 @@ impl WorldSync {
         self.traffic.packets_received += 1;
         match &self.role {
             Role::Server(_) => self.server_packet(peer, &bytes),
-            Role::Client(_) if peer == SERVER_PEER => self.client_packet(&bytes),
+            Role::Client(_) if peer == SERVER_PEER => {
+                self.inbox.push_back(bytes);
+                self.drain_inbox();
+            }
             _ => {}
         }
     }
@@ -1003,6 +1111,9 @@ impl WorldSync {
                         }
                     }
                 }
+                Action::SharedStateRequested { peer, player, key, value, writable } => {
+                    self.state_requested(peer, player, key, value, writable)
+                }
                 Action::Disconnect { peer, reason } => {
                     godot_warn!("WorldSync: dropped peer {peer}: {reason}");
                     // Disconnecting emits `peer_disconnected` into this node at once.
@@ -1085,6 +1196,15 @@ impl WorldSync {
                     self.joining = None;
                     self.signals().joined().emit(player as i64);
                 }
+                ClientEvent::ChunkSnapshot { chunk, voxels, .. } => {
+                    if let Some(mut world) = self.world_node() {
+                        world.bind_mut().replace_chunk_edits(chunk, &voxels);
+                    }
+                }
+                ClientEvent::SharedStateRefused { key, reason } => self
+                    .signals()
+                    .shared_state_refused()
+                    .emit(&GString::from(key.as_str()), &GString::from(reason.as_str())),
                 ClientEvent::VoxelsChanged { positions } => {
                     let values: Vec<(IVec3, u16)> = match &self.role {
                         Role::Client(c) => {
@@ -1115,6 +1235,85 @@ impl WorldSync {
                 ClientEvent::EntitiesChanged { chunk } => self.entity_updates.push(chunk),
                 ClientEvent::SharedStateChanged { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
             }
+        }
+    }
+
+    /// Server: answers the waiting chunk subscriptions with the world's voxels once its water is
+    /// settled (the flows finished so far applied first).
+    fn answer_subscriptions(&mut self) {
+        let Role::Server(s) = &self.role else { return };
+        if s.waiting_subscriptions() == 0 {
+            return;
+        }
+        let Some(mut world) = self.world_node() else { return };
+        if !world.bind_mut().take_finished_water() {
+            return;
+        }
+        let actions = {
+            let w = world.bind();
+            let empty = strata_core::base::edits::EditMap::new();
+            let Role::Server(s) = &mut self.role else { return };
+            s.answer_subscriptions(w.edit_map().unwrap_or(&empty))
+        };
+        self.route(actions);
+    }
+
+    /// Client: handles the server's packets in order; a chunk snapshot waits, with everything
+    /// after it, until the world's water is settled (no flow of an earlier edit may land over
+    /// it).
+    fn drain_inbox(&mut self) {
+        while let Some(front) = self.inbox.front() {
+            if Message::is_chunk_snapshot(front) {
+                let settled = self.world_node().is_none_or(|mut w| w.bind_mut().take_finished_water());
+                if !settled {
+                    return;
+                }
+            }
+            let Some(bytes) = self.inbox.pop_front() else { return };
+            self.client_packet(&bytes);
+            if !matches!(self.role, Role::Client(_)) {
+                self.inbox.clear();
+                return;
+            }
+        }
+    }
+
+    /// Server: a client's valid shared state request. The game hears of it first; a writable key
+    /// is then applied through `set_shared_state` (on disk first), any other is left to the
+    /// game's handler, or refused when it has none.
+    fn state_requested(
+        &mut self,
+        peer: i64,
+        player: PlayerId,
+        key: String,
+        value: Option<SharedValue>,
+        writable: bool,
+    ) {
+        let variant = value.as_ref().map(variant_of).unwrap_or_default();
+        let handled = self.base().has_connections("shared_state_requested");
+        {
+            // The handler may call back into this node (`set_shared_state`).
+            let mut base = self.base_mut();
+            base.emit_signal(
+                "shared_state_requested",
+                &[(player as i64).to_variant(), GString::from(key.as_str()).to_variant(), variant.clone()],
+            );
+        }
+        let refusal = if writable {
+            match self.set_shared_state(GString::from(key.as_str()), variant) {
+                Error::OK => None,
+                _ => Some(format!("the server could not apply it: {}", self.last_error)),
+            }
+        } else if !handled {
+            Some(format!("{key:?} is not a key clients may set (the server's client_writable_keys)"))
+        } else {
+            None
+        };
+        if let Some(reason) = refusal
+            && let Role::Server(s) = &mut self.role
+        {
+            let actions = s.refuse_shared_state(peer, &key, &reason);
+            self.route(actions);
         }
     }
 

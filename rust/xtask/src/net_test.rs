@@ -334,13 +334,28 @@ pub fn run_check() -> Result<CheckReport> {
         run.port
     ));
     let mut report = CheckReport::default();
-    let mut server = run.server(&["--autosave", "5"])?;
+    // A day of 60 s: the server's clock moves 1/60 of a day a second.
+    let mut server = run.server(&["--autosave", "5", "--day-length", "60"])?;
     let mut a = run.client("ada")?;
     let mut b = run.client("bo")?;
     for (c, name) in [(&mut a, "ada"), (&mut b, "bo")] {
         let joined = c.ask(&format!("join {name}"), "joined")?;
         report.check(&format!("{name} joins"), joined["player"].as_i64().unwrap_or(0) > 0, || joined.to_string());
     }
+    // The dedicated server keeps the time of day in the shared state, and it advances.
+    let t0 = a.ask("shared time_of_day", "shared")?;
+    std::thread::sleep(Duration::from_millis(2500));
+    let t1 = a.ask("shared time_of_day", "shared")?;
+    let length = a.ask("shared day_length_s", "shared")?;
+    let advanced = match (t0["value"].as_f64(), t1["value"].as_f64()) {
+        (Some(x), Some(y)) => (y - x).rem_euclid(1.0) > 0.5 / 60.0 && (y - x).rem_euclid(1.0) < 0.5,
+        _ => false,
+    };
+    report.check(
+        "a guest of the dedicated server receives its time of day, and it advances",
+        advanced && length["value"].as_f64() == Some(60.0),
+        || format!("time_of_day {t0} then {t1}, day_length_s {length}"),
+    );
     let stood = a.ask("stand 0 0", "stood")?;
     b.ask("stand 4 0", "stood")?;
     let h = stood["height"].as_f64().unwrap_or(0.0).floor() as i32;

@@ -158,6 +158,68 @@ func test_a_client_cannot_set_it_and_bad_keys_and_values_are_refused() -> void:
 	assert_true(client.is_joined(), "the client is still there")
 
 
+func test_clients_request_changes_writable_keys_apply_and_the_rest_is_the_games() -> void:
+	var server := _sync(_world(912))
+	server.client_writable_keys = PackedStringArray(["door_open"])
+	assert_eq(server.host(_port), OK, server.last_error())
+	var requests: Array = []
+	var client := await _join(_world(5), "asker")
+	var other := await _join(_world(6), "watcher")
+	var other_log := _record(other)
+	var refusals: Array = []
+	client.shared_state_refused.connect(
+		func(key: String, reason: String) -> void: refusals.append([key, reason])
+	)
+	# No handler on the server yet: a writable key applies, another is refused.
+	assert_eq(client.request_shared_state("door_open", true), OK, client.last_error())
+	assert_eq(client.request_shared_state("time_of_day", 0.9), OK, client.last_error())
+	assert_true(
+		await wait_until(func() -> bool: return refusals.size() == 1, 10.0), "refusal arrived"
+	)
+	assert_eq(refusals[0][0], "time_of_day")
+	assert_true(str(refusals[0][1]).contains("client_writable_keys"), str(refusals[0][1]))
+	assert_true(
+		await wait_until(func() -> bool: return other.get_shared_state("door_open", false), 10.0),
+		"the applied change reached everyone"
+	)
+	assert_eq(server.get_shared_state("time_of_day", null), null)
+	# With a handler, the game decides the other keys (here: it applies a weather request).
+	server.shared_state_requested.connect(
+		func(player_id: int, key: String, value: Variant) -> void:
+			requests.append([player_id, key, value])
+			if key == "weather":
+				server.set_shared_state(key, value)
+	)
+	assert_eq(client.request_shared_state("weather", "rain"), OK)
+	assert_true(
+		await wait_until(
+			func() -> bool: return other.get_shared_state("weather", "") == "rain", 10.0
+		),
+		"the game's handler applied it: %s" % [requests]
+	)
+	assert_eq(requests.size(), 1)
+	assert_eq(requests[0][0], client.get_local_player_id())
+	assert_eq(other_log, [["door_open", true], ["weather", "rain"]])
+	# Bad values never leave the client; a flood is refused and nothing crashes.
+	assert_eq(client.request_shared_state("", 1), ERR_INVALID_PARAMETER)
+	assert_eq(client.request_shared_state("t", NAN), ERR_INVALID_PARAMETER)
+	assert_eq(client.request_shared_state("t", Node), ERR_INVALID_PARAMETER)
+	for i in 60:
+		client.request_shared_state("door_open", i % 2 == 0)
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				return refusals.any(func(r: Array) -> bool: return str(r[1]).contains("too many")),
+			10.0
+		),
+		"a flood is refused: %s" % [refusals.size()]
+	)
+	assert_true(int(server.get_stats()["state_requests_refused"]) > 0)
+	assert_true(client.is_joined(), "the flooder stays connected")
+	assert_eq(server.request_shared_state("score", 3), OK, "on the server it is set_shared_state")
+	assert_eq(server.get_shared_state("score", 0), 3)
+
+
 func test_a_restarted_server_resumes_the_shared_state() -> void:
 	var path := scratch_dir().path_join("shared_state.strata")
 	var world := _world(4141)

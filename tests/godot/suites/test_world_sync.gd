@@ -1,10 +1,12 @@
 ## WorldSync: a server and clients in one Godot process over ENet on 127.0.0.1, each with its
 ## own ChunkWorld. Clients generate the server's world from its preset, every edit reaches
-## everyone in one order, late joiners catch up, abuse is refused, and a server resumes from its
-## save and journal.
+## everyone in one order, late joiners catch up (the water the host's flows placed included),
+## abuse is refused, and a server resumes from its save and journal.
 extends StrataTestCase
 
 const HOST := "127.0.0.1"
+## The sea level of the water world.
+const SEA := 24
 
 var _nodes: Array[Node] = []
 var _port := 0
@@ -25,9 +27,11 @@ func after_each() -> void:
 	_nodes.clear()
 
 
-func _world(seed: int) -> ChunkWorld:
+func _world(seed: int, sea_level := -1) -> ChunkWorld:
 	var preset := WorldPreset.new()
 	preset.seed = seed
+	if sea_level >= 0:
+		preset.water_sea_level = sea_level
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
@@ -292,3 +296,80 @@ func test_the_host_sees_the_others_and_where_they_are() -> void:
 	guest.leave()
 	assert_true(await wait_until(func() -> bool: return left.has(guest_id), 20.0), "left")
 	assert_false(server.get_players().has(guest_id), "the host forgets who left")
+
+
+## A shore near the origin: (x, 0, z) with sea water at SEA − 1 and ground at x + 1; y = -1
+## when there is none.
+func _find_shore(w: ChunkWorld) -> Vector3i:
+	var water := ChunkWorld.block_id("water")
+	for z in range(-64, 64, 3):
+		for x in range(-64, 64):
+			if (
+				w.get_voxel(Vector3i(x, SEA - 1, z)) == water
+				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != water
+				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != 0
+				and w.get_voxel(Vector3i(x + 1, SEA - 2, z)) != 0
+			):
+				return Vector3i(x, 0, z)
+	return Vector3i(0, -1, 0)
+
+
+func _hashes(w: ChunkWorld, chunks: Array[Vector3i]) -> Array[int]:
+	var out: Array[int] = []
+	for c in chunks:
+		out.append(w.get_chunk_hash(c))
+	return out
+
+
+func test_a_late_joiner_gets_the_water_the_hosts_flows_placed() -> void:
+	var server_world := _world(1234, SEA)
+	var shore := _find_shore(server_world)
+	if not assert_ne(shore.y, -1, "a shore near the origin"):
+		return
+	(server_world.get_node(server_world.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	var early_world := _world(1)
+	var early := await _join(early_world, "early")
+	(early_world.get_node(early_world.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
+	# The host digs beside the sea: each edit flows on every peer.
+	server.set_local_pose(Vector3(shore.x + 2, SEA + 1.6, shore.z), 0.0, 0.0)
+	var dug: Array[Vector3i] = []
+	for x in range(shore.x + 1, shore.x + 4):
+		for y in range(SEA, SEA - 3, -1):
+			for z in range(shore.z, shore.z + 2):
+				dug.append(Vector3i(x, y, z))
+				assert_true(server.request_edit(Vector3i(x, y, z), 0) >= 0)
+	assert_true(await wait_until(server_world.is_water_settled, 60.0), "host water settled")
+	var water := ChunkWorld.block_id("water")
+	var filled := dug.filter(func(p: Vector3i) -> bool: return server_world.get_voxel(p) == water)
+	assert_gt(filled.size(), 0, "the sea flowed into the hole on the host")
+	# The late joiner streams the same place in after the host's flows ran.
+	var late_world := _world(2)
+	var late := await _join(late_world, "late")
+	(late_world.get_node(late_world.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
+	var chunks: Array[Vector3i] = []
+	for p in dug:
+		var c := Vector3i(floori(p.x / 32.0), floori(p.y / 32.0), floori(p.z / 32.0))
+		if not chunks.has(c):
+			chunks.append(c)
+	var synced := func() -> bool:
+		for c in chunks:
+			if not late.is_chunk_synced(c) or not early.is_chunk_synced(c):
+				return false
+		return (
+			late_world.is_water_settled()
+			and early_world.is_water_settled()
+			and server_world.is_water_settled()
+		)
+	assert_true(await wait_until(synced, 60.0), "the late joiner's chunks synced")
+	await wait_frames(10)
+	var want := _hashes(server_world, chunks)
+	assert_true(
+		await wait_until(func() -> bool: return _hashes(late_world, chunks) == want, 30.0),
+		"the late joiner holds the host's voxels, water included"
+	)
+	assert_eq(_hashes(early_world, chunks), want, "and so does the early client")
+	for p in filled:
+		assert_eq(late_world.get_voxel(p), water, "water at %s on the late joiner" % p)
+	assert_eq(int(server.get_stats()["snapshots_waiting"]), 0)

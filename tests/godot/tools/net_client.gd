@@ -120,6 +120,8 @@ func _run(w: PackedStringArray) -> void:
 		"leave":
 			_sync.leave()
 			_say("left", {})
+		"shared":
+			await _shared(w[1], float(w[2]) if w.size() > 2 else 10.0)
 		"garbage":
 			await _garbage(w[1])
 		"load":
@@ -286,6 +288,12 @@ func _edits(count: int, rate: float, seed: int) -> void:
 			"unanswered": pending.size(),
 		}
 	)
+
+
+## The shared state `key` once this client has it (waiting at most `seconds`).
+func _shared(key: String, seconds: float) -> void:
+	await _wait(func() -> bool: return _sync.get_shared_state(key, null) != null, seconds)
+	_say("shared", {"key": key, "value": _sync.get_shared_state(key, null)})
 
 
 func _wait_order(n: int) -> void:

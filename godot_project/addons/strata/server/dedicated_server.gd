@@ -2,26 +2,45 @@
 ##
 ## godot --headless --path PROJECT res://addons/strata/server/dedicated_server.tscn -- \
 ##     --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS] \
-##     [--max-players N] [--status FILE] [--tick-rate HZ]
+##     [--max-players N] [--status FILE] [--tick-rate HZ] [--day-length SECONDS]
 ##
 ## FILE is the world save (`.strata`): when it exists the server resumes from it and its journal
 ## (every edit it acknowledged before a crash comes back); otherwise a new world is made from
 ## `--preset` (a `.tres` or `.ron` WorldPreset; the built-in default without it) and `--seed`.
 ## SIGTERM, SIGINT (Ctrl+C) or SIGHUP saves and stops. `--status FILE` writes the server's
 ## counters as JSON twice a second (replaced atomically), for scripts and load tests.
+## The server keeps the world's day clock: `time_of_day` (0 to 1, a fraction of a day), `day`
+## and `day_length_s` in the shared state, published once a second, so every guest sees the
+## same time of day (a game's `SharedClock` follows these keys); a day lasts `--day-length`
+## seconds (default 600, the demo's). The shared state is saved with the world, so a resumed
+## server goes on from the time it had.
 ## Exit codes: 0 stopped cleanly, 2 bad arguments, 3 the world could not be served.
 extends Node
 
 const DEFAULT_PORT := 24565
 const USAGE := (
 	"usage: -- --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS]"
-	+ " [--max-players N] [--status FILE] [--tick-rate HZ]"
+	+ " [--max-players N] [--status FILE] [--tick-rate HZ] [--day-length SECONDS]"
 )
+## The demo's day, in seconds.
+const DEFAULT_DAY_LENGTH_S := 600.0
+## Shared state keys of the day clock (the demo's `SharedClock` reads the same).
+const TIME_KEY := "time_of_day"
+const DAY_KEY := "day"
+const DAY_LENGTH_KEY := "day_length_s"
+## Seconds between two publications of the clock.
+const CLOCK_INTERVAL_S := 1.0
+## The time of day a new world starts at (morning, as the demo's).
+const START_TIME_OF_DAY := 0.3
 const DEFAULT_TICK_RATE := 120
 const STATUS_INTERVAL_S := 0.5
 
 var _status_path := ""
 var _status_elapsed := 0.0
+var _day_length_s := DEFAULT_DAY_LENGTH_S
+var _time_of_day := START_TIME_OF_DAY
+var _day := 0
+var _clock_elapsed := 0.0
 var _peer: ENetMultiplayerPeer
 ## ENet's own counters (UDP payloads, its headers included), summed since the start.
 var _wire := {"wire_bytes_sent": 0, "wire_bytes_received": 0, "datagrams_sent": 0}
@@ -69,6 +88,11 @@ func _ready() -> void:
 		get_tree().quit(3)
 		return
 	_sync.peer_dropped.connect(_on_peer_dropped)
+	# The clock goes on from a resumed world's shared state; the length is the argument's.
+	_day_length_s = options.get("day_length", DEFAULT_DAY_LENGTH_S)
+	_time_of_day = fposmod(float(_sync.get_shared_state(TIME_KEY, START_TIME_OF_DAY)), 1.0)
+	_day = int(_sync.get_shared_state(DAY_KEY, 0))
+	_publish_clock()
 	_write_status()
 	printerr(
 		(
@@ -79,6 +103,8 @@ func _ready() -> void:
 
 
 func _process(delta: float) -> void:
+	if _sync.is_server():
+		_advance_clock(delta)
 	_status_elapsed += delta
 	if _status_path != "" and _status_elapsed >= STATUS_INTERVAL_S:
 		_status_elapsed = 0.0
@@ -106,6 +132,17 @@ static func parse_options(args: PackedStringArray) -> Dictionary:
 				if not value.is_valid_float():
 					return {"error": "--autosave %s is not a number of seconds" % value}
 				options["autosave"] = value.to_float()
+			"--day-length":
+				if (
+					not value.is_valid_float()
+					or value.to_float() < 1.0
+					or value.to_float() > 864000.0
+				):
+					return {
+						"error":
+						"--day-length %s is not allowed; allowed: 1 to 864000 seconds" % value
+					}
+				options["day_length"] = value.to_float()
 			_:
 				return {"error": "unknown option %s" % key}
 	if not options.has("world"):
@@ -113,6 +150,28 @@ static func parse_options(args: PackedStringArray) -> Dictionary:
 	if options.has("port") and (options["port"] < 1 or options["port"] > 65535):
 		return {"error": "--port %d is not allowed; allowed: 1 to 65535" % options["port"]}
 	return options
+
+
+## Moves the day clock on by `delta` seconds and publishes it once a second.
+func _advance_clock(delta: float) -> void:
+	var t := _time_of_day + delta / _day_length_s
+	if t >= 1.0:
+		_day += int(t)
+		t = fposmod(t, 1.0)
+	_time_of_day = t
+	_clock_elapsed += delta
+	if _clock_elapsed >= CLOCK_INTERVAL_S:
+		_publish_clock()
+
+
+## The clock into the shared state (each change reaches every guest, and the saves keep it).
+func _publish_clock() -> void:
+	_clock_elapsed = 0.0
+	for entry: Array in [
+		[DAY_LENGTH_KEY, _day_length_s], [DAY_KEY, _day], [TIME_KEY, _time_of_day]
+	]:
+		if _sync.set_shared_state(entry[0], entry[1]) != OK:
+			push_warning("dedicated server: %s" % _sync.last_error())
 
 
 func _on_peer_dropped(peer_id: int, reason: String) -> void:

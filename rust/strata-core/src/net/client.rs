@@ -4,7 +4,10 @@
 //! with the server's fingerprint: a mismatch is a clear error, never a wrong world), then keeps
 //! a copy of the server's edits: every `EditApplied` in order (an order number out of sequence
 //! is a broken connection, reported), and a `ChunkEdits` snapshot per chunk it subscribes to as
-//! that chunk streams in, which brings a late joiner everything edited before it came. Other
+//! that chunk streams in, which brings a late joiner everything edited before it came: the
+//! chunk's voxels that differ from generation in the server's world, its water included
+//! ([`ClientEvent::ChunkSnapshot`]: the game sets the chunk to exactly these without flowing
+//! them, and flows the edits that follow, as the server does). Other
 //! players' poses are kept with their arrival times and interpolated ([`WorldClient::pose_of`]).
 //! The server's entity deltas of each synced chunk (`ChunkEntities`) replace that chunk's in
 //! [`WorldClient::entity_deltas`]: the game makes its objects there match them (the client's
@@ -13,7 +16,9 @@
 //!
 //! The shared game state comes whole after the welcome (`SharedState`, replacing what was held)
 //! and then one change at a time (`SharedStateSet`), each reported as
-//! [`ClientEvent::SharedStateChanged`]; the client never sends any.
+//! [`ClientEvent::SharedStateChanged`]. A client may ask the server for a change
+//! ([`WorldClient::request_shared_state`], checked here with the same bounds first); a refusal
+//! comes back as [`ClientEvent::SharedStateRefused`], an applied change as any other.
 //!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
 
@@ -64,9 +69,19 @@ pub enum ClientEvent {
         player: PlayerId,
         preset: Box<WorldPreset>,
     },
-    /// These voxels changed (applied edits or a chunk snapshot).
+    /// These voxels changed (an applied edit: flow its water).
     VoxelsChanged {
         positions: Vec<IVec3>,
+    },
+    /// The server's snapshot of `chunk`: `voxels` are every voxel of the chunk that differs from
+    /// generation in the server's world (edits and the water their flows placed), with the
+    /// water of every edit numbered below `order` settled. Set the chunk to exactly these (every
+    /// other voxel of it back to generation) without flowing them, once this peer's own water
+    /// is settled; later edits are flowed as they come.
+    ChunkSnapshot {
+        chunk: ChunkCoord,
+        order: u64,
+        voxels: Vec<(IVec3, BlockId)>,
     },
     /// Edit number `order` was applied: `player`'s request `request` set `pos` to `block` (it
     /// follows the `VoxelsChanged` of the same edit). A late joiner hears of the edits applied
@@ -101,6 +116,11 @@ pub enum ClientEvent {
     SharedStateChanged {
         key: String,
         value: Option<SharedValue>,
+    },
+    /// The server refused our request to set shared state `key`, for `reason`.
+    SharedStateRefused {
+        key: String,
+        reason: String,
     },
 }
 
@@ -213,6 +233,21 @@ impl WorldClient {
         Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode()
     }
 
+    /// A request that the server set shared state `key` to `value` (`None`: erase it), checked
+    /// first with the bounds the server keeps (key 1 to 64 bytes, finite numbers, text and bytes
+    /// at most 512).
+    pub fn request_shared_state(
+        &self,
+        key: &str,
+        value: Option<SharedValue>,
+    ) -> Result<Vec<u8>, crate::net::shared_state::SharedStateError> {
+        crate::net::shared_state::check_key(key)?;
+        if let Some(v) = &value {
+            v.check(key)?;
+        }
+        Ok(Message::SharedStateRequest { key: key.to_string(), value }.encode())
+    }
+
     pub fn chat_packet(&self, text: &str) -> Vec<u8> {
         Message::Chat { player: self.player.unwrap_or(0), text: text.to_string() }.encode()
     }
@@ -255,27 +290,26 @@ impl WorldClient {
                     ClientEvent::Applied { order, player, request, pos, block },
                 ]
             }
-            Message::ChunkEdits { chunk, edits, .. } => {
+            Message::ChunkEdits { chunk, order, edits } => {
                 let min = chunk.min_voxel();
-                let mut positions: Vec<IVec3> = self
+                let old: Vec<IVec3> = self
                     .edits
                     .edits_in_box(min, IVec3::splat(crate::base::coords::CHUNK_SIZE))
                     .into_iter()
                     .map(|e| e.0)
                     .collect();
-                for p in &positions {
+                for p in &old {
                     self.edits.clear_at(*p);
                 }
+                let mut voxels = Vec::with_capacity(edits.len());
                 for (i, b) in edits {
                     let l = local_from_index(i);
                     let p = IVec3::new(min.x + l.x, min.y + l.y, min.z + l.z);
                     self.edits.set(p, b);
-                    positions.push(p);
+                    voxels.push((p, b));
                 }
-                positions.sort_by_key(|p| (p.x, p.y, p.z));
-                positions.dedup();
                 self.synced.insert(chunk);
-                vec![ClientEvent::VoxelsChanged { positions }]
+                vec![ClientEvent::ChunkSnapshot { chunk, order, voxels }]
             }
             Message::EditRejected { request, reason } => vec![ClientEvent::Rejected { request, reason }],
             Message::PlayerState { player, pose, .. } => {
@@ -333,6 +367,7 @@ impl WorldClient {
                 }
                 vec![ClientEvent::SharedStateChanged { key, value }]
             }
+            Message::SharedStateRefused { key, reason } => vec![ClientEvent::SharedStateRefused { key, reason }],
             Message::Refused { reason } => return Err(ClientError::Refused(reason)),
             // Client-to-server messages or a second welcome from a server: ignored.
             _ => Vec::new(),

@@ -17,7 +17,7 @@ use crate::persist::entities::{EntityRecord, MAX_ENTITY_STATE_BYTES, MAX_SCENE_P
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 3;
+pub const PROTOCOL_VERSION: u16 = 4;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -110,8 +110,11 @@ pub enum Message {
     EditRejected { request: u32, reason: RejectReason },
     /// C→S: this chunk streamed in; send its edits.
     SubscribeChunk { chunk: ChunkCoord },
-    /// S→C: every edit of `chunk` (local voxel index and block) as of edit order `order`
-    /// (edits numbered below it are in, later ones follow as `EditApplied`).
+    /// S→C: every voxel of `chunk` that differs from generation in the server's world (local
+    /// voxel index, strictly increasing, and block): the edits and the water their flows placed,
+    /// as of edit order `order` with the water of every edit below it settled (later edits
+    /// follow as `EditApplied`). The client sets the chunk to exactly these, without a flow.
+    /// On the wire each index after the first is the gap to the one before, less one.
     ChunkEdits { chunk: ChunkCoord, order: u64, edits: Vec<(u16, BlockId)> },
     /// C→S: where the sender is now (its `player` field is ignored: the server knows who sent
     /// it). S→C: where `player` is, at the sender's `tick`.
@@ -133,6 +136,12 @@ pub enum Message {
     /// S→C, to everyone: shared state `key` is now `value` (`None`: erased), in the server's
     /// order on the reliable channel.
     SharedStateSet { key: String, value: Option<SharedValue> },
+    /// C→S: please set shared state `key` to `value` (`None`: erase it). The server applies it
+    /// when clients may set that key, else its game decides; a change made arrives as
+    /// `SharedStateSet` like any other.
+    SharedStateRequest { key: String, value: Option<SharedValue> },
+    /// S→C: the server refused this client's request to set shared state `key`, and why.
+    SharedStateRefused { key: String, reason: String },
 }
 
 const TAG_HELLO: u8 = 1;
@@ -150,8 +159,10 @@ const TAG_CHAT: u8 = 12;
 const TAG_CHUNK_ENTITIES: u8 = 13;
 const TAG_SHARED_STATE: u8 = 14;
 const TAG_SHARED_STATE_SET: u8 = 15;
+const TAG_SHARED_STATE_REQUEST: u8 = 16;
+const TAG_SHARED_STATE_REFUSED: u8 = 17;
 /// The highest message tag, for error text.
-const LAST_TAG: u8 = TAG_SHARED_STATE_SET;
+const LAST_TAG: u8 = TAG_SHARED_STATE_REFUSED;
 
 /// A shared value's type byte (0: erased, in `SharedStateSet` only).
 const VALUE_ERASED: u8 = 0;
@@ -173,7 +184,14 @@ impl Message {
                 | Message::SubscribeChunk { .. }
                 | Message::PlayerState { .. }
                 | Message::Chat { .. }
+                | Message::SharedStateRequest { .. }
         )
+    }
+
+    /// Whether `bytes` is a chunk snapshot (`ChunkEdits`), without decoding it: a client holds
+    /// it, and what follows it, until its own water is settled.
+    pub fn is_chunk_snapshot(bytes: &[u8]) -> bool {
+        bytes.first() == Some(&TAG_CHUNK_EDITS)
     }
 
     /// The packet bytes.
@@ -225,10 +243,24 @@ impl Message {
                 w.push(TAG_CHUNK_EDITS);
                 put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
                 put_uvar(&mut w, *order);
-                put_uvar(&mut w, edits.len() as u64);
-                for (i, b) in edits {
-                    put_uvar(&mut w, *i as u64);
+                // Strictly increasing indices, each but the first as its gap less one.
+                let mut sorted = edits.clone();
+                if !sorted.windows(2).all(|p| p[0].0 < p[1].0) {
+                    sorted.sort_by_key(|e| e.0);
+                    sorted.dedup_by(|later, earlier| {
+                        let same = later.0 == earlier.0;
+                        if same {
+                            earlier.1 = later.1;
+                        }
+                        same
+                    });
+                }
+                put_uvar(&mut w, sorted.len() as u64);
+                let mut next = 0u64;
+                for (i, b) in &sorted {
+                    put_uvar(&mut w, *i as u64 - next);
                     put_uvar(&mut w, *b as u64);
+                    next = *i as u64 + 1;
                 }
             }
             Message::PlayerState { player, tick, pose } => {
@@ -270,6 +302,16 @@ impl Message {
                 w.push(TAG_SHARED_STATE_SET);
                 put_str(&mut w, key);
                 put_shared_value(&mut w, value.as_ref());
+            }
+            Message::SharedStateRequest { key, value } => {
+                w.push(TAG_SHARED_STATE_REQUEST);
+                put_str(&mut w, key);
+                put_shared_value(&mut w, value.as_ref());
+            }
+            Message::SharedStateRefused { key, reason } => {
+                w.push(TAG_SHARED_STATE_REFUSED);
+                put_str(&mut w, key);
+                put_str(&mut w, reason);
             }
         }
         w
@@ -331,10 +373,21 @@ impl Message {
                     return Err(DecodeError::Truncated { what: "chunk edits", offset: at });
                 }
                 let mut edits = Vec::with_capacity(n);
+                let mut next = 0u64;
                 for _ in 0..n {
-                    let i = r.uint("local voxel index", (MAX_CHUNK_EDITS - 1) as u64)? as u16;
+                    let at = r.at;
+                    let i = next + r.uint("local voxel index gap", (MAX_CHUNK_EDITS - 1) as u64)?;
+                    if i >= MAX_CHUNK_EDITS as u64 {
+                        return Err(DecodeError::OutOfRange {
+                            what: "local voxel index",
+                            value: i as i64,
+                            offset: at,
+                            allowed: "0 to 32767, strictly increasing",
+                        });
+                    }
                     let b = r.uint("block id", BlockId::MAX as u64)? as BlockId;
-                    edits.push((i, b));
+                    edits.push((i as u16, b));
+                    next = i + 1;
                 }
                 Message::ChunkEdits { chunk, order, edits }
             }
@@ -403,6 +456,10 @@ impl Message {
                 Message::SharedState { entries }
             }
             TAG_SHARED_STATE_SET => Message::SharedStateSet { key: r.shared_key()?, value: r.shared_value()? },
+            TAG_SHARED_STATE_REQUEST => Message::SharedStateRequest { key: r.shared_key()?, value: r.shared_value()? },
+            TAG_SHARED_STATE_REFUSED => {
+                Message::SharedStateRefused { key: r.shared_key()?, reason: r.string("reason", MAX_REASON_BYTES)? }
+            }
             other => return Err(DecodeError::UnknownTag { tag: other }),
         };
         if r.at != bytes.len() {
@@ -910,6 +967,11 @@ mod tests {
             Message::SharedStateSet { key: "spawn".into(), value: Some(SharedValue::Vector3([1.0, 70.5, -2.0])) },
             Message::SharedStateSet { key: "blob".into(), value: Some(SharedValue::Bytes(vec![0, 1, 255])) },
             Message::SharedStateSet { key: "gone".into(), value: None },
+            Message::SharedStateRequest { key: "door_open".into(), value: Some(SharedValue::Bool(true)) },
+            Message::SharedStateRequest { key: "gone".into(), value: None },
+            Message::SharedStateRefused { key: "time_of_day".into(), reason: "not a key clients may set".into() },
+            Message::ChunkEdits { chunk: ChunkCoord::new(-1, 0, 3), order: 0, edits: vec![] },
+            Message::ChunkEdits { chunk: ChunkCoord::new(1, -1, 0), order: 9, edits: vec![(5, 2), (6, 2), (4000, 9)] },
         ]
     }
 
@@ -993,7 +1055,35 @@ mod tests {
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 15");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 17");
+    }
+
+    #[test]
+    fn a_chunk_snapshot_is_sorted_gap_coded_and_a_full_chunk_of_water_fits_one_packet() {
+        // Unsorted with a repeat: sent sorted, the last block of a voxel winning.
+        let m = Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 3, edits: vec![(9, 1), (2, 4), (9, 7)] };
+        let back = Message::decode(&m.encode()).expect("decodes");
+        assert_eq!(
+            back,
+            Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 3, edits: vec![(2, 4), (9, 7)] }
+        );
+        // Every voxel of a chunk (a chunk full of water): two bytes each, one packet.
+        let full: Vec<(u16, BlockId)> = (0..MAX_CHUNK_EDITS as u16).map(|i| (i, 5)).collect();
+        let m = Message::ChunkEdits { chunk: ChunkCoord::new(-4, 2, 7), order: u64::MAX, edits: full };
+        let bytes = m.encode();
+        assert!(bytes.len() <= MAX_CHUNK_EDITS * 2 + 32 && bytes.len() <= MAX_PACKET_BYTES, "{} bytes", bytes.len());
+        assert_eq!(Message::decode(&bytes), Ok(m));
+        assert!(Message::is_chunk_snapshot(&bytes));
+        assert!(!Message::is_chunk_snapshot(&Message::PlayerLeft { player: 1 }.encode()));
+        assert!(!Message::is_chunk_snapshot(&[]));
+        // A gap past the chunk's last voxel is refused with the place.
+        let mut bad = vec![TAG_CHUNK_EDITS, 0, 0, 0, 0, 2];
+        put_uvar(&mut bad, 32_000);
+        bad.push(1);
+        put_uvar(&mut bad, 767);
+        bad.push(1);
+        let e = Message::decode(&bad).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "local voxel index", value: 32_768, .. }), "{e}");
     }
 
     #[test]

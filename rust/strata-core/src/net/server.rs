@@ -18,17 +18,30 @@
 //! sees every moved, changed, added and removed object. Clients send no entity changes.
 //!
 //! Shared game state: the server holds a small key/value map ([`SharedState`]) that only the
-//! host sets ([`WorldServer::set_shared_state`]; clients have no message to ask for it). A
-//! joining player gets it whole right after its `Welcome`; each change goes to everyone on the
-//! reliable channel, so every client sees the changes in the server's order.
+//! host sets ([`WorldServer::set_shared_state`]). A joining player gets it whole right after its
+//! `Welcome`; each change goes to everyone on the reliable channel, so every client sees the
+//! changes in the server's order. A client may ask for a change (`SharedStateRequest`): the
+//! request is checked for rate (a token bucket per player, as edits have) and against the
+//! state's bounds, and a refused one is answered with `SharedStateRefused` and the reason; a
+//! valid one goes to the host as [`Action::SharedStateRequested`], saying whether the key is one
+//! clients may set ([`WorldServer::set_client_writable_keys`]): the host applies it with
+//! `set_shared_state` then, or lets its game decide. The server never applies a request itself,
+//! so every change goes through the host's own path (its state file first).
+//!
+//! Chunk snapshots and water: a snapshot (`ChunkEdits`) holds every voxel of the chunk that
+//! differs from generation. With [`WorldServer::new`] alone they are the server's edits, answered
+//! at once. A host whose world flows water calls [`WorldServer::set_world_flows_water`]: then a
+//! subscription waits, and the host answers the waiting ones with its world's voxels
+//! ([`WorldServer::answer_subscriptions`]) at a moment its water is settled, so that a snapshot
+//! at order N holds every edit below N and all of their water (see ARCHITECTURE.md, `net/`).
 //!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
 
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
 use crate::base::edits::{EditMap, local_index};
 use crate::net::protocol::{
-    MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES, Message,
-    PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
+    MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES,
+    MAX_REASON_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
 };
 use crate::net::shared_state::{SharedState, SharedStateError, SharedValue};
 use crate::persist::entities::{EntityDeltas, EntityRecord};
@@ -56,13 +69,30 @@ pub struct ServerConfig {
     pub max_players: usize,
     /// Block ids accepted: `0..block_count` (the world's library).
     pub block_count: usize,
+    /// Shared state requests a player may make per second, sustained.
+    pub state_requests_per_second: f64,
+    /// Shared state requests a player may make at once before the rate applies.
+    pub state_request_burst: f64,
 }
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        Self { reach: 8.0, edits_per_second: 30.0, edit_burst: 60.0, max_players: 32, block_count: 256 }
+        Self {
+            reach: 8.0,
+            edits_per_second: 30.0,
+            edit_burst: 60.0,
+            max_players: 32,
+            block_count: 256,
+            state_requests_per_second: 10.0,
+            state_request_burst: 20.0,
+        }
     }
 }
+
+/// The most chunk subscriptions of one player that wait for the host's water at once; more
+/// are ignored (a client asks again only after reconnecting, so a well-behaved one never has
+/// more than its view holds).
+pub const MAX_WAITING_SUBSCRIPTIONS: usize = 16_384;
 
 /// Who a packet goes to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,6 +109,11 @@ pub enum Action {
     Send { target: Target, message: Message, reliable: bool },
     /// Close the connection, logging `reason`.
     Disconnect { peer: PeerId, reason: String },
+    /// Player `player` (connection `peer`) asks to set shared state `key` to `value` (`None`:
+    /// erase); the request is within the rate and the state's bounds. `writable`: the key is
+    /// one clients may set, so the host applies it (`set_shared_state`); otherwise its game
+    /// decides (and may refuse with [`WorldServer::refuse_shared_state`]).
+    SharedStateRequested { peer: PeerId, player: PlayerId, key: String, value: Option<SharedValue>, writable: bool },
 }
 
 /// One joined player.
@@ -91,6 +126,9 @@ struct Player {
     pose: Option<(u32, Pose)>,
     tokens: f64,
     last_refill_s: f64,
+    /// The token bucket of its shared state requests.
+    state_tokens: f64,
+    state_refill_s: f64,
     /// The chunks it subscribed to: the entity updates it is sent.
     chunks: HashSet<ChunkCoord>,
 }
@@ -106,6 +144,11 @@ pub struct ServerStats {
     /// Entity records left out of a chunk's deltas because the packet would have been too large
     /// (or past [`MAX_CHUNK_ENTITY_RECORDS`]): clients keep the spawned objects there.
     pub entity_records_unsent: u64,
+    /// Chunk snapshots sent.
+    pub snapshots_sent: u64,
+    /// Shared state requests passed to the host, and those refused (rate, bounds, the game).
+    pub state_requests: u64,
+    pub state_requests_refused: u64,
 }
 
 /// One chunk's entity deltas as published: removed spawn keys (increasing) and records (in a
@@ -135,6 +178,12 @@ pub struct WorldServer {
     entities_published_s: f64,
     /// The shared game state.
     shared: SharedState,
+    /// Keys any client may set (the host applies such requests).
+    client_writable: std::collections::BTreeSet<String>,
+    /// The host's world flows water: subscriptions wait for [`WorldServer::answer_subscriptions`].
+    world_flows_water: bool,
+    /// Subscriptions waiting for the host's settled water, in arrival order.
+    waiting: Vec<(PeerId, ChunkCoord)>,
 }
 
 impl WorldServer {
@@ -160,7 +209,76 @@ impl WorldServer {
             entities: BTreeMap::new(),
             entities_published_s: f64::NEG_INFINITY,
             shared: SharedState::default(),
+            client_writable: std::collections::BTreeSet::new(),
+            world_flows_water: false,
+            waiting: Vec::new(),
         }
+    }
+
+    /// The keys any client may set with a request (each checked as `set_shared_state` checks
+    /// its key); the host applies such requests. Returns the first bad key's error.
+    pub fn set_client_writable_keys<'a>(
+        &mut self,
+        keys: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(), SharedStateError> {
+        let mut set = std::collections::BTreeSet::new();
+        for k in keys {
+            crate::net::shared_state::check_key(k)?;
+            set.insert(k.to_string());
+        }
+        self.client_writable = set;
+        Ok(())
+    }
+
+    /// Whether clients may set `key`.
+    pub fn is_client_writable(&self, key: &str) -> bool {
+        self.client_writable.contains(key)
+    }
+
+    /// Tells player connection `peer` that its request to set `key` was refused, and why
+    /// (cut to what a packet carries).
+    pub fn refuse_shared_state(&mut self, peer: PeerId, key: &str, reason: &str) -> Vec<Action> {
+        self.stats.state_requests_refused += 1;
+        let mut reason = reason.to_string();
+        if reason.len() > MAX_REASON_BYTES {
+            let mut cut = MAX_REASON_BYTES;
+            while !reason.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            reason.truncate(cut);
+        }
+        vec![Action::Send {
+            target: Target::Peer(peer),
+            message: Message::SharedStateRefused { key: key.to_string(), reason },
+            reliable: true,
+        }]
+    }
+
+    /// Whether the host's world flows water: then chunk subscriptions wait until the host
+    /// answers them with [`WorldServer::answer_subscriptions`] (off: answered at once from the
+    /// server's edits). Turning it off answers nothing by itself: call `answer_subscriptions`.
+    pub fn set_world_flows_water(&mut self, on: bool) {
+        self.world_flows_water = on;
+    }
+
+    /// Subscriptions waiting for the host's settled water.
+    pub fn waiting_subscriptions(&self) -> usize {
+        self.waiting.len()
+    }
+
+    /// Answers every waiting subscription with `world`'s voxels that differ from generation
+    /// (the host's world edits, the water its flows placed included), at the next edit order.
+    /// Call it only when the host's water is settled: every flow of the edits applied so far
+    /// has been written into `world`.
+    pub fn answer_subscriptions(&mut self, world: &EditMap) -> Vec<Action> {
+        let waiting = std::mem::take(&mut self.waiting);
+        let mut out = Vec::new();
+        for (peer, chunk) in waiting {
+            if self.players.contains_key(&peer) {
+                out.extend(self.snapshot(peer, chunk, world));
+            }
+        }
+        out
     }
 
     /// The shared game state now.
@@ -274,6 +392,7 @@ impl WorldServer {
 
     /// A connection closed: the others are told if it had joined.
     pub fn peer_disconnected(&mut self, peer: PeerId) -> Vec<Action> {
+        self.waiting.retain(|(p, _)| *p != peer);
         match self.players.remove(&peer) {
             Some(p) => vec![Action::Send {
                 target: Target::AllExcept(peer),
@@ -303,6 +422,7 @@ impl WorldServer {
             Message::Hello { .. } => self.drop_peer(peer, "a second Hello".into()),
             Message::EditRequest { request, pos, block } => self.edit(peer, request, pos, block, now_s),
             Message::SubscribeChunk { chunk } => self.chunk_edits(peer, chunk),
+            Message::SharedStateRequest { key, value } => self.state_request(peer, key, value, now_s),
             Message::PlayerState { tick, pose, .. } => {
                 let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
                 if p.pose.is_some_and(|(last, _)| is_older_tick(tick, last)) {
@@ -403,8 +523,19 @@ impl WorldServer {
             reliable: true,
         });
         let tokens = self.config.edit_burst;
-        self.players
-            .insert(peer, Player { id, name, pose: None, tokens, last_refill_s: f64::NAN, chunks: HashSet::new() });
+        self.players.insert(
+            peer,
+            Player {
+                id,
+                name,
+                pose: None,
+                tokens,
+                last_refill_s: f64::NAN,
+                state_tokens: self.config.state_request_burst,
+                state_refill_s: f64::NAN,
+                chunks: HashSet::new(),
+            },
+        );
         out
     }
 
@@ -418,18 +549,10 @@ impl WorldServer {
                 reliable: true,
             }]
         };
-        // Token bucket: refill by elapsed time (a clock going backwards refills nothing).
-        if p.last_refill_s.is_finite() && now_s > p.last_refill_s {
-            p.tokens = (p.tokens + (now_s - p.last_refill_s) * config.edits_per_second).min(config.edit_burst);
-        }
-        if now_s.is_finite() {
-            p.last_refill_s = now_s;
-        }
-        if p.tokens < 1.0 {
+        if !take_token(&mut p.tokens, &mut p.last_refill_s, now_s, config.edits_per_second, config.edit_burst) {
             self.stats.edits_rejected += 1;
             return reject(RejectReason::RateLimited);
         }
-        p.tokens -= 1.0;
         let reason = if !voxel_in_world(pos) {
             Some(RejectReason::OutOfBounds)
         } else if block as usize >= config.block_count {
@@ -455,20 +578,59 @@ impl WorldServer {
         }]
     }
 
+    /// A client asks to set shared state `key`: rate, then bounds; a valid request goes to the
+    /// host.
+    fn state_request(&mut self, peer: PeerId, key: String, value: Option<SharedValue>, now_s: f64) -> Vec<Action> {
+        let (rate, burst) = (self.config.state_requests_per_second, self.config.state_request_burst);
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        let player = p.id;
+        if !take_token(&mut p.state_tokens, &mut p.state_refill_s, now_s, rate, burst) {
+            return self.refuse_shared_state(
+                peer,
+                &key,
+                &format!("too many shared state requests; allowed: {rate} a second ({burst} at once)"),
+            );
+        }
+        // The state after it must keep the bounds (the key count; the decoder checked the rest).
+        if let Err(e) = self.shared.clone().set(&key, value.clone()) {
+            return self.refuse_shared_state(peer, &key, &e.to_string());
+        }
+        self.stats.state_requests += 1;
+        let writable = self.client_writable.contains(&key);
+        vec![Action::SharedStateRequested { peer, player, key, value, writable }]
+    }
+
     fn chunk_edits(&mut self, peer: PeerId, chunk: ChunkCoord) -> Vec<Action> {
-        let min = chunk.min_voxel();
-        if !voxel_in_world(min) {
+        if !voxel_in_world(chunk.min_voxel()) {
             return Vec::new();
         }
+        if self.world_flows_water {
+            let mine = self.waiting.iter().filter(|(p, _)| *p == peer).count();
+            if mine < MAX_WAITING_SUBSCRIPTIONS && !self.waiting.contains(&(peer, chunk)) {
+                self.waiting.push((peer, chunk));
+            }
+            return Vec::new();
+        }
+        let edits = std::mem::take(&mut self.edits);
+        let out = self.snapshot(peer, chunk, &edits);
+        self.edits = edits;
+        out
+    }
+
+    /// Chunk `chunk`'s snapshot from `world` (and its entity deltas) for `peer`, which is
+    /// subscribed to the chunk from now on.
+    fn snapshot(&mut self, peer: PeerId, chunk: ChunkCoord, world: &EditMap) -> Vec<Action> {
+        let min = chunk.min_voxel();
         if let Some(p) = self.players.get_mut(&peer) {
             p.chunks.insert(chunk);
         }
-        let edits: Vec<(u16, u16)> = self
-            .edits
+        let mut edits: Vec<(u16, u16)> = world
             .edits_in_box(min, IVec3::splat(CHUNK_SIZE))
             .into_iter()
             .map(|(p, b)| (local_index(IVec3::new(p.x - min.x, p.y - min.y, p.z - min.z)), b))
             .collect();
+        edits.sort_unstable_by_key(|e| e.0);
+        self.stats.snapshots_sent += 1;
         let mut out = vec![Action::Send {
             target: Target::Peer(peer),
             message: Message::ChunkEdits { chunk, order: self.next_order, edits },
@@ -496,6 +658,22 @@ fn record_order(a: &EntityRecord, b: &EntityRecord) -> std::cmp::Ordering {
             .find(|o| o.is_ne())
             .unwrap_or(std::cmp::Ordering::Equal)
     })
+}
+
+/// Takes one token from a bucket refilled at `rate` a second up to `burst` (a clock going
+/// backwards refills nothing); false when it is empty.
+fn take_token(tokens: &mut f64, last_refill_s: &mut f64, now_s: f64, rate: f64, burst: f64) -> bool {
+    if last_refill_s.is_finite() && now_s > *last_refill_s {
+        *tokens = (*tokens + (now_s - *last_refill_s) * rate).min(burst);
+    }
+    if now_s.is_finite() {
+        *last_refill_s = now_s;
+    }
+    if *tokens < 1.0 {
+        return false;
+    }
+    *tokens -= 1.0;
+    true
 }
 
 /// Whether pose tick `tick` comes before `last` (ticks wrap around).
@@ -527,5 +705,7 @@ fn kind(m: &Message) -> &'static str {
         Message::ChunkEntities { .. } => "ChunkEntities",
         Message::SharedState { .. } => "SharedState",
         Message::SharedStateSet { .. } => "SharedStateSet",
+        Message::SharedStateRequest { .. } => "SharedStateRequest",
+        Message::SharedStateRefused { .. } => "SharedStateRefused",
     }
 }

@@ -10,6 +10,10 @@
 //! back only after the step was undone (that part is written back at once, so the world stays
 //! as undone).
 //!
+//! A shared world's chunk snapshot (`WorldSync` on a client) is written here too: the chunk
+//! set to the server's voxels as one batch replayed without a flow (their water is part of
+//! them), not recorded in the history.
+//!
 //! A child module of `chunk_world`, so it reaches the node's streamer, kept edits and history
 //! directly; its `#[func]`s are a secondary `#[godot_api]` block (the signal itself lives in
 //! the primary block: secondary blocks take no signals).
@@ -183,6 +187,65 @@ impl ChunkWorld {
         }
         self.tie_flow_to_step(recorded);
         self.emit_voxels_changed(voxel_bounds(changes.iter().map(|c| c.pos)));
+    }
+
+    /// Applies the water flows finished so far, as the next frame would; true when every flow
+    /// of the edits so far is in (a shared world's server takes chunk snapshots only then).
+    pub(crate) fn take_finished_water(&mut self) -> bool {
+        let Some(s) = self.streamer.as_mut() else { return true };
+        let flows = s.apply_water_flow_changes();
+        if flows.iter().any(|f| !f.changes.is_empty()) {
+            self.area_ready_emitted = false;
+        }
+        self.flows_applied(flows);
+        self.is_water_settled()
+    }
+
+    /// The world's edits (the water flows placed included); `None` before any.
+    pub(crate) fn edit_map(&self) -> Option<&EditMap> {
+        self.edits()
+    }
+
+    /// The edits of `chunk` (voxels that differ from generation, the water flows placed
+    /// included), in no particular order.
+    pub(crate) fn chunk_edits(&self, chunk: strata_core::base::coords::ChunkCoord) -> Vec<(IVec3, BlockId)> {
+        use strata_core::base::coords::CHUNK_SIZE;
+        self.edits().map(|e| e.edits_in_box(chunk.min_voxel(), IVec3::splat(CHUNK_SIZE))).unwrap_or_default()
+    }
+
+    /// A shared world's chunk snapshot: the voxels of `chunk` that differ from generation become
+    /// exactly `voxels` (the chunk's other edits are removed), written as one batch replayed
+    /// without a water flow and kept out of the undo history; `voxels_changed` announces them.
+    /// Write it only when the water is settled (`take_finished_water`), so no flow of an
+    /// earlier edit lands over it.
+    pub(crate) fn replace_chunk_edits(
+        &mut self,
+        chunk: strata_core::base::coords::ChunkCoord,
+        voxels: &[(IVec3, BlockId)],
+    ) {
+        self.ensure_streamer();
+        let want: std::collections::HashMap<IVec3, BlockId> = voxels.iter().copied().collect();
+        let mut batch: Vec<(IVec3, Option<BlockId>)> = self
+            .chunk_edits(chunk)
+            .into_iter()
+            .filter(|(p, _)| !want.contains_key(p))
+            .map(|(p, _)| (p, None))
+            .collect();
+        let edits = self.edits();
+        batch.extend(
+            voxels.iter().filter(|(p, b)| edits.and_then(|e| e.get(*p)) != Some(*b)).map(|&(p, b)| (p, Some(b))),
+        );
+        if batch.is_empty() {
+            return;
+        }
+        match self.streamer.as_mut() {
+            Some(s) => {
+                s.replay_voxels(&batch);
+                self.area_ready_emitted = false;
+            }
+            None => self.write_entries(&batch),
+        }
+        self.emit_voxels_changed(voxel_bounds(batch.iter().map(|e| e.0)));
     }
 
     /// Records a change already written (`set_voxel`) and announces it.
