@@ -20,6 +20,12 @@
 //! the AVX2 and BMI features Strata's mesher uses. `main` checks that both sides cover the same
 //! face area per direction and surface before timing.
 //!
+//! `strata_lit` and `strata_worker` are the mesher as the streaming worker runs it for Godot:
+//! AO on, textures and layers from the default library, each face lit from the chunk's light
+//! (`Mesher::mesh_lit` over the 34³ light `ChunkLighter` bakes with the default library's light
+//! props, computed once outside the timing), and for `strata_worker` the mesh packed into Godot's
+//! byte streams (`MeshBytes::pack`), as `stream/streamer.rs` does per chunk.
+//!
 //! Run: `cargo bench -p strata-core --bench mesh`. Prints the quad counts before the timings.
 
 mod common;
@@ -28,8 +34,11 @@ use binary_greedy_meshing as bgm;
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::VoxelBuffer;
-use strata_core::base::block_library::RenderMode;
+use strata_core::base::block_library::{RenderMode, default_library};
+use strata_core::light::{LightBuffer, LightProps};
+use strata_core::mesh::bytes::MeshBytes;
 use strata_core::mesh::{ChunkMesh, MeshMaterials, MeshSurface, Mesher, mesh_padded_chunk_culled, rgba8};
+use strata_core::stream::lighting::ChunkLighter;
 
 /// Corners per collision quad (two triangles).
 const CORNERS_PER_QUAD: usize = 6;
@@ -40,6 +49,18 @@ static BM_CHUNKS: LazyLock<Vec<Vec<common::BmVoxel>>> =
     LazyLock::new(|| CHUNKS.iter().map(common::to_block_mesh).collect());
 
 const ARGS: [usize; 4] = [0, 1, 2, 3];
+
+/// The light of each bench chunk as a worker bakes it (the default library's light props, no
+/// edits): the chunk and its one-voxel shell, the box of the padded voxels.
+static LIGHTS: LazyLock<Vec<LightBuffer>> = LazyLock::new(|| {
+    let g = common::generator();
+    let props = LightProps::from_library(default_library());
+    let mut lighter = ChunkLighter::default();
+    common::padded_chunks(&g)
+        .iter()
+        .map(|(c, _)| lighter.light_chunk(&g, None, *c, &[], &props).expect("a bench chunk lights").clone())
+        .collect()
+});
 
 /// `bgm`'s mesher for a 32³ chunk padded to 34³, our padded buffer's size.
 type BgmMesher = bgm::Mesher<32>;
@@ -70,6 +91,8 @@ fn main() {
         mesh_padded_chunk_culled(b, &mut culled);
         let mut collision = Vec::new();
         mesher.collision_faces(b, &mut collision);
+        let mut lit = ChunkMesh::default();
+        mesher.mesh_lit(b, &LIGHTS[i], &mut lit).expect("the light covers the padded box");
         let baseline = common::block_mesh_quads(&common::to_block_mesh(b), &mut bm);
         let (looks, mut peer, mut masks, mut peer_mesh) =
             (BgmLooks::new(), BgmMesher::new(), BgmMasks::default(), ChunkMesh::default());
@@ -98,11 +121,12 @@ fn main() {
             );
         }
         println!(
-            "quads chunk={i} coord=({},{},{}) strata_greedy={} strata_flat={} culled={} block_mesh={} bgm={} collision={}",
+            "quads chunk={i} coord=({},{},{}) strata_greedy={} strata_lit={} strata_flat={} culled={} block_mesh={} bgm={} collision={}",
             c.x,
             c.y,
             c.z,
             greedy.quad_count(),
+            lit.quad_count(),
             flat.quad_count(),
             culled.quad_count(),
             baseline,
@@ -122,6 +146,33 @@ fn strata_greedy(bencher: divan::Bencher, chunk: usize) {
     bencher.bench_local(|| {
         mesher.mesh(black_box(b), &mut out);
         black_box(out.opaque.indices.len())
+    });
+}
+
+/// The mesher as the streaming worker runs it: AO on, every face lit from the chunk's light
+/// (`Mesher::mesh_lit`), vertex arrays included.
+#[divan::bench(args = ARGS)]
+fn strata_lit(bencher: divan::Bencher, chunk: usize) {
+    let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
+    let mut mesher = Mesher::new();
+    let mut out = ChunkMesh::default();
+    bencher.bench_local(|| {
+        mesher.mesh_lit(black_box(b), light, &mut out).expect("the light covers the padded box");
+        black_box(out.opaque.indices.len())
+    });
+}
+
+/// The streaming worker's whole meshing step for Godot: [`strata_lit`], then the mesh packed
+/// into Godot's byte streams (`MeshBytes::pack`, reusing its buffers as a worker does).
+#[divan::bench(args = ARGS)]
+fn strata_worker(bencher: divan::Bencher, chunk: usize) {
+    let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
+    let mut mesher = Mesher::new();
+    let (mut out, mut bytes) = (ChunkMesh::default(), MeshBytes::default());
+    bencher.bench_local(|| {
+        mesher.mesh_lit(black_box(b), light, &mut out).expect("the light covers the padded box");
+        bytes.pack(&out);
+        black_box(bytes.opaque.as_ref().map_or(0, |s| s.vertex_count))
     });
 }
 

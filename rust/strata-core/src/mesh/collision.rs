@@ -73,7 +73,7 @@ impl Mesher {
         }
         let f = &mut self.faces;
         let t = QUAD_TRIANGLES[counter_clockwise::<D>() as usize][0].map(|t| t as usize);
-        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, |quad| {
+        merge_faces::<true>(&mut f.solid, &[], &[], SliceLayout::of::<D>(dims), &f.slice_rows, &mut |quad| {
             let c = QuadPlacement::new::<D>(quad).corners::<D>();
             out.extend_from_slice(&[c[t[0]], c[t[1]], c[t[2]], c[t[3]], c[t[4]], c[t[5]]]);
         });

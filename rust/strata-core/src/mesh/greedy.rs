@@ -12,7 +12,9 @@ use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
 use crate::mesh::culled::mesh_padded_chunk_culled_lit;
 use crate::mesh::error::MeshError;
-use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, SliceQuad, axis_of, front_offset};
+use crate::mesh::layout::{
+    Axis, Dims, MAX_PADDED, Orientation, QuadSink, SliceLayout, SliceQuad, axis_of, front_offset,
+};
 use crate::mesh::materials::MeshMaterials;
 use crate::mesh::quads::{QuadLooks, QuadWriter};
 use crate::mesh::transpose::transpose_layers;
@@ -650,7 +652,10 @@ impl Mesher {
         let looks =
             QuadLooks { data, light, colors: &self.colors, layers: &self.layers, solid, dims, stride: o.stride };
         // Each quad is written out as soon as it is merged; every surface but the liquid one
-        // carries AO.
+        // carries AO. Inlined, so it is compiled with the caller's target features (a nested `fn`
+        // does not inherit them: out of line, the AVX2 build's quad writer ran as baseline x86-64
+        // code and called its shuffles out of line).
+        #[inline(always)]
         fn write<const D: usize, const LIT: bool, const WIDE: bool, const AO: bool>(
             surface: &mut MeshSurface,
             looks: QuadLooks,
@@ -661,7 +666,7 @@ impl Mesher {
             slice_rows: &[u64],
         ) {
             let mut writer = QuadWriter::<D, LIT, WIDE, AO>::new(surface, looks);
-            merge_faces::<false>(faces, along, across, layout, slice_rows, |q| writer.write(q));
+            merge_faces::<false>(faces, along, across, layout, slice_rows, &mut writer);
             writer.finish();
         }
         let (along, across, slice_rows) = (&f.along, &f.across, &f.slice_rows);
@@ -824,7 +829,7 @@ pub(super) fn merge_faces<const ANY: bool>(
     across: &[u64],
     layout: SliceLayout,
     slice_rows: &[u64],
-    mut emit: impl FnMut(SliceQuad),
+    emit: &mut impl QuadSink,
 ) {
     let SliceLayout { origin, layers, rows, layer_step, row_step } = layout;
     // Every row of every slice lies below `end`, checked once here for the unchecked reads
@@ -868,7 +873,7 @@ pub(super) fn merge_faces<const ANY: bool>(
                     rj = next;
                     h += 1;
                 }
-                emit(SliceQuad { layer, row: r, bit: b, width: w, height: h });
+                emit.emit(SliceQuad { layer, row: r, bit: b, width: w, height: h });
             }
         }
     }

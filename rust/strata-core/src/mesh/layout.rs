@@ -215,3 +215,17 @@ pub(super) const fn front_offset<const D: usize>(dims: Dims) -> isize {
     let n = crate::mesh::types::FACES[D].0;
     n.x as isize + n.z as isize * dims.px as isize + n.y as isize * (dims.px * dims.pz) as isize
 }
+
+/// Where step 4's quads go. A method rather than a closure so that the quad writer is inlined
+/// into the build that calls it (a closure is compiled with the target features of the function
+/// it is written in, and is not always inlined).
+pub(super) trait QuadSink {
+    fn emit(&mut self, quad: SliceQuad);
+}
+
+impl<F: FnMut(SliceQuad)> QuadSink for F {
+    #[inline(always)]
+    fn emit(&mut self, quad: SliceQuad) {
+        self(quad)
+    }
+}

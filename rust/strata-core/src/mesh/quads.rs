@@ -8,7 +8,7 @@
 
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
-use crate::mesh::layout::{Dims, QuadPlacement, SliceQuad, front_offset};
+use crate::mesh::layout::{Dims, QuadPlacement, QuadSink, SliceQuad, front_offset};
 use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
 use std::mem::MaybeUninit;
 
@@ -176,6 +176,15 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         }
         self.vertex += 4;
         self.index += 6;
+    }
+}
+
+impl<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadSink
+    for QuadWriter<'_, D, SOLID, WIDE, AO>
+{
+    #[inline(always)]
+    fn emit(&mut self, quad: SliceQuad) {
+        self.write(quad);
     }
 }
 
