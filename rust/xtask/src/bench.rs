@@ -424,7 +424,12 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     ] {
         values.push((key, vr(name), unit));
     }
-    vd8.is_some() && vd16.is_some() && with_entities.is_some() && crowd.is_some() && no_crowd.is_some() && relight.is_some()
+    vd8.is_some()
+        && vd16.is_some()
+        && with_entities.is_some()
+        && crowd.is_some()
+        && no_crowd.is_some()
+        && relight.is_some()
 }
 
 fn workspace_root() -> PathBuf {
