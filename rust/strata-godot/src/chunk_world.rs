@@ -465,15 +465,10 @@ impl INode3D for ChunkWorld {
             }
             s.pump();
             crate::water_flow::update(s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
-            let flows = s.apply_water_flow_changes();
-            if flows.iter().any(|f| !f.changes.is_empty()) {
-                self.area_ready_emitted = false;
-            }
             let chunks: Vec<ChunkCoord> = s.viewer_spots().iter().map(|v| v.chunk).collect();
-            let unloads = s.take_unloads();
-            self.flows_applied(flows);
-            (unloads, chunks)
+            (s.take_unloads(), chunks)
         };
+        self.apply_finished_flows();
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
         for k in unloads {

@@ -189,15 +189,24 @@ impl ChunkWorld {
         self.emit_voxels_changed(voxel_bounds(changes.iter().map(|c| c.pos)));
     }
 
-    /// Applies the water flows finished so far, as the next frame would; true when every flow
-    /// of the edits so far is in (a shared world's server takes chunk snapshots only then).
-    pub(crate) fn take_finished_water(&mut self) -> bool {
-        let Some(s) = self.streamer.as_mut() else { return true };
+    /// Applies the water flows finished so far (each frame does, and a shared world before a
+    /// chunk snapshot), joining each to its edit's undo step.
+    pub(super) fn apply_finished_flows(&mut self) {
+        let Some(s) = self.streamer.as_mut() else { return };
         let flows = s.apply_water_flow_changes();
         if flows.iter().any(|f| !f.changes.is_empty()) {
             self.area_ready_emitted = false;
         }
         self.flows_applied(flows);
+    }
+
+    /// Applies the water flows finished so far, as the next frame would; true when every flow
+    /// of the edits so far is in (a shared world's server takes chunk snapshots only then).
+    pub(crate) fn take_finished_water(&mut self) -> bool {
+        if self.streamer.is_none() {
+            return true;
+        }
+        self.apply_finished_flows();
         self.is_water_settled()
     }
 

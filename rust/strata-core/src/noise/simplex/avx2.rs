@@ -27,7 +27,6 @@ struct Consts {
     sign: __m256d,
     f: __m256d,
     g: __m256d,
-    g1: __m256d,
     g2: __m256d,
     g3: __m256d,
     r2: __m256d,
@@ -56,7 +55,6 @@ impl Consts {
             sign: _mm256_castsi256_pd(_mm256_set1_epi64x(SIGN_BIT as i64)),
             f: _mm256_set1_pd(skew_factor(dimensions)),
             g: _mm256_set1_pd(g),
-            g1: _mm256_set1_pd(g),
             g2: _mm256_set1_pd(2.0 * g),
             g3: _mm256_set1_pd(3.0 * g),
             r2: _mm256_set1_pd(r2),
@@ -181,7 +179,7 @@ fn simplex2(c: &Consts, key: __m256i, p: [__m256d; 2]) -> __m256d {
     let (b0, b1) = (_mm256_add_epi64(a0, c.m[0]), _mm256_add_epi64(a1, c.m[1]));
     let stay0 = _mm256_cmp_pd::<_CMP_GT_OQ>(x1, x0);
     let stay1 = _mm256_cmp_pd::<_CMP_GE_OQ>(x0, x1);
-    let v1 = [_mm256_add_pd(pick(e0, d0, stay0), c.g1), _mm256_add_pd(pick(e1, d1, stay1), c.g1)];
+    let v1 = [_mm256_add_pd(pick(e0, d0, stay0), c.g), _mm256_add_pd(pick(e1, d1, stay1), c.g)];
     let v2 = [_mm256_add_pd(e0, c.g2), _mm256_add_pd(e1, c.g2)];
     let h0 = fmix(c, _mm256_xor_si256(key, _mm256_xor_si256(a0, a1)));
     let h1 = fmix(c, _mm256_xor_si256(key, _mm256_xor_si256(pick_i(b0, a0, stay0), pick_i(b1, a1, stay1))));
@@ -233,9 +231,9 @@ fn simplex3(c: &Consts, key: __m256i, p: [__m256d; 3]) -> __m256d {
     let stay1 = [_mm256_or_pd(x10, x20), _mm256_or_pd(x01, x21), _mm256_or_pd(x02, x12)];
     let stay2 = [_mm256_and_pd(x10, x20), _mm256_and_pd(x01, x21), _mm256_and_pd(x02, x12)];
     let v1 = [
-        _mm256_add_pd(pick(e[0], d[0], stay1[0]), c.g1),
-        _mm256_add_pd(pick(e[1], d[1], stay1[1]), c.g1),
-        _mm256_add_pd(pick(e[2], d[2], stay1[2]), c.g1),
+        _mm256_add_pd(pick(e[0], d[0], stay1[0]), c.g),
+        _mm256_add_pd(pick(e[1], d[1], stay1[1]), c.g),
+        _mm256_add_pd(pick(e[2], d[2], stay1[2]), c.g),
     ];
     let v2 = [
         _mm256_add_pd(pick(e[0], d[0], stay2[0]), c.g2),
