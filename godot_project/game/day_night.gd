@@ -63,6 +63,11 @@ func _ready() -> void:
 	sun.directional_shadow_split_3 = 0.30
 	sun.directional_shadow_blend_splits = true
 	sun.directional_shadow_max_distance = shadow_distance
+	# Full shadows until 95 % of the reach (fog covers the rest), and a normal bias of one texel:
+	# the last cascade's texels are metres wide, and the default two would lift the shadows of
+	# far ridges off the ground they fall on.
+	sun.directional_shadow_fade_start = 0.95
+	sun.shadow_normal_bias = 1.0
 	add_child(sun)
 	moon = DirectionalLight3D.new()
 	moon.name = "Moon"

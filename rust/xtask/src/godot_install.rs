@@ -4,8 +4,10 @@
 //! 1. `$GODOT`, then `godot` / `godot4` on `PATH`, if `--version` reports >= 4.6;
 //! 2. a previous private install (`.tools/godot/installed.txt` marker) — instant;
 //! 3. otherwise a fresh private install: Debian unstable's `godot` package plus Mesa
-//!    (`libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl-mesa0`), with their whole
-//!    dependency closure, unpacked with `dpkg -x` into `.tools/godot/root`.
+//!    (`libgl1 libglx-mesa0 libgl1-mesa-dri libegl1 libegl-mesa0` for OpenGL on llvmpipe,
+//!    `mesa-vulkan-drivers` for Vulkan on lavapipe), with their whole dependency closure,
+//!    unpacked with `dpkg -x` into `.tools/godot/root`. A private install made before a
+//!    package joined [`PACKAGES`] is made again (the downloaded `.deb`s are reused).
 //!
 //! The system's apt sources, lists and dpkg status are never touched: apt runs with a
 //! private configuration under `.tools/apt/` (own `sources.list`, lists, cache and an
@@ -18,6 +20,10 @@
 //! `--library-path` also governs `dlopen`, which is how the GL/EGL drivers are found;
 //! `LIBGL_DRIVERS_PATH`, `__EGL_VENDOR_LIBRARY_DIRS` and `GBM_BACKENDS_PATH` point Mesa
 //! and libglvnd at the unpacked drivers, so rendering works with llvmpipe under Xvfb.
+//! For Vulkan, `VK_DRIVER_FILES` names a copy of lavapipe's ICD manifest whose
+//! `library_path` is the unpacked driver's absolute path (Debian's names a bare file,
+//! found only in the system's library path), so `--rendering-driver vulkan` runs the
+//! Forward+ renderer on the CPU under Xvfb.
 
 use crate::error::{Context, Error, Result, tail};
 use crate::godot_run::{self, Echo};
@@ -32,7 +38,11 @@ use std::time::{Duration, Instant};
 pub const MIN_VERSION: (u32, u32) = (4, 6);
 
 /// Packages installed into the private root (with their dependency closures).
-pub const PACKAGES: &[&str] = &["godot", "libgl1", "libglx-mesa0", "libgl1-mesa-dri", "libegl1", "libegl-mesa0"];
+pub const PACKAGES: &[&str] =
+    &["godot", "libgl1", "libglx-mesa0", "libgl1-mesa-dri", "libegl1", "libegl-mesa0", "mesa-vulkan-drivers"];
+
+/// Lavapipe's ICD manifest in the unpacked root (Debian's `mesa-vulkan-drivers`).
+const LAVAPIPE_ICD: &str = "usr/share/vulkan/icd.d/lvp_icd.json";
 
 /// Where a [`Godot`] came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,10 +210,49 @@ fn installed_private() -> Result<Option<Godot>> {
     let Some(version) = marker.lines().find_map(|l| l.strip_prefix("version=")) else {
         return Ok(None);
     };
+    if !marker_has_every_package(&marker) {
+        crate::note("the private Godot install predates a package it now needs: installing it again");
+        return Ok(None);
+    }
     match godot_from_root(&private_root(), version.trim()) {
         Ok(g) if version_ok(&g.version) => Ok(Some(g)),
         _ => Ok(None),
     }
+}
+
+/// Whether an install marker lists every package of [`PACKAGES`] (`packages=name=version ...`).
+fn marker_has_every_package(marker: &str) -> bool {
+    let listed: Vec<&str> = marker
+        .lines()
+        .filter_map(|l| l.strip_prefix("packages="))
+        .flat_map(str::split_whitespace)
+        .map(|p| p.split_once('=').map_or(p, |(name, _)| name))
+        .collect();
+    PACKAGES.iter().all(|p| listed.contains(p))
+}
+
+/// Writes `.tools/godot/lvp_icd.json`: lavapipe's manifest with the unpacked driver's
+/// absolute path, for `VK_DRIVER_FILES`. `None` when the root has no lavapipe.
+fn lavapipe_manifest(root: &Path) -> Result<Option<PathBuf>> {
+    let Ok(text) = fs::read_to_string(root.join(LAVAPIPE_ICD)) else {
+        return Ok(None);
+    };
+    let driver = root.join("usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
+    if !driver.is_file() {
+        return Ok(None);
+    }
+    let mut manifest: serde_json::Value =
+        serde_json::from_str(&text).with_context(|| format!("{} is not JSON", root.join(LAVAPIPE_ICD).display()))?;
+    let Some(icd) = manifest.get_mut("ICD").and_then(|v| v.as_object_mut()) else {
+        bail!("{} has no \"ICD\" object", root.join(LAVAPIPE_ICD).display());
+    };
+    icd.insert("library_path".into(), driver.display().to_string().into());
+    let out = root.with_file_name("lvp_icd.json");
+    let text = serde_json::to_string_pretty(&manifest).context("could not write lavapipe's manifest")?;
+    if fs::read_to_string(&out).ok().as_deref() != Some(text.as_str()) {
+        fs::write(&out, text).with_context(|| format!("could not write {}", out.display()))?;
+    }
+    Ok(Some(out))
 }
 
 /// Builds the loader-based [`Godot`] for an unpacked root.
@@ -244,6 +293,13 @@ fn godot_from_root(root: &Path, version: &str) -> Result<Godot> {
     set_if_dir("XKB_CONFIG_ROOT", "usr/share/X11/xkb");
     if !Path::new("/etc/fonts/fonts.conf").exists() {
         set_if_dir("FONTCONFIG_PATH", "etc/fonts");
+    }
+    // Vulkan on lavapipe, unless the caller names its own drivers.
+    if std::env::var_os("VK_DRIVER_FILES").is_none() && std::env::var_os("VK_ICD_FILENAMES").is_none() {
+        if let Some(manifest) = lavapipe_manifest(root)? {
+            env.push(("VK_DRIVER_FILES".into(), manifest.clone().into_os_string()));
+            env.push(("VK_ICD_FILENAMES".into(), manifest.into_os_string()));
+        }
     }
 
     Ok(Godot {
@@ -643,5 +699,36 @@ mod tests {
         assert_eq!(pick_mirror(&parse_one_line_sources(snap)), None);
         let snap2 = "deb https://snapshot.debian.org/debian bookworm main\n";
         assert_eq!(pick_mirror(&parse_one_line_sources(snap2)).unwrap(), "https://deb.debian.org/debian");
+    }
+
+    #[test]
+    fn an_install_without_a_package_of_today_is_made_again() {
+        let every = format!(
+            "version=4.6.3\npackages={}\n",
+            PACKAGES.iter().map(|p| format!("{p}=1.0")).collect::<Vec<_>>().join(" ")
+        );
+        assert!(marker_has_every_package(&every));
+        let without_vulkan = every.replace("mesa-vulkan-drivers=1.0", "");
+        assert!(!marker_has_every_package(&without_vulkan));
+        assert!(!marker_has_every_package("version=4.6.3\n"));
+    }
+
+    #[test]
+    fn lavapipes_manifest_names_the_unpacked_driver() {
+        let dir = std::env::temp_dir().join(format!("strata-lvp-{}", std::process::id()));
+        let root = dir.join("root");
+        fs::create_dir_all(root.join("usr/share/vulkan/icd.d")).unwrap();
+        fs::create_dir_all(root.join("usr/lib/x86_64-linux-gnu")).unwrap();
+        assert_eq!(lavapipe_manifest(&root).unwrap(), None, "no manifest, no driver");
+        fs::write(root.join(LAVAPIPE_ICD), r#"{"ICD": {"api_version": "1.4.354", "library_path": "libvulkan_lvp.so"}, "file_format_version": "1.0.1"}"#).unwrap();
+        fs::write(root.join("usr/lib/x86_64-linux-gnu/libvulkan_lvp.so"), b"").unwrap();
+        let out = lavapipe_manifest(&root).unwrap().unwrap();
+        let written: serde_json::Value = serde_json::from_str(&fs::read_to_string(&out).unwrap()).unwrap();
+        let lib = root.join("usr/lib/x86_64-linux-gnu/libvulkan_lvp.so");
+        assert_eq!(written["ICD"]["library_path"], lib.display().to_string());
+        assert_eq!(written["ICD"]["api_version"], "1.4.354");
+        fs::write(root.join(LAVAPIPE_ICD), "not json").unwrap();
+        assert!(lavapipe_manifest(&root).unwrap_err().to_string().contains("is not JSON"));
+        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -158,7 +158,11 @@ pub fn run(args: &[String]) -> Result<bool> {
                 let t = Instant::now();
                 let result = run_rendered_check(check);
                 godot_counts.extend(result.as_ref().ok().and_then(|(r, _)| r.counts));
-                summary.push(summary_line(&format!("Rendered checks (Xvfb, {})", check.scene), result, t));
+                summary.push(summary_line(
+                    &format!("Rendered checks (Xvfb, {:?}, {})", check.renderer, check.scene),
+                    result,
+                    t,
+                ));
             }
         }
     }
@@ -397,31 +401,110 @@ struct RenderedCheck {
     args: &'static [&'static str],
     /// Log file name under `<target>/xtask/`.
     log: &'static str,
+    /// The renderer it runs on.
+    renderer: Renderer,
+}
+
+/// The renderers the rendered checks use: the two a shipped game picks between.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Renderer {
+    /// Compatibility on OpenGL 3 (Mesa llvmpipe): what the fallback and the web use.
+    Compatibility,
+    /// Forward+ on Vulkan (Mesa lavapipe): the project's own renderer.
+    ForwardPlus,
+}
+
+impl Renderer {
+    /// Godot's command-line arguments for it.
+    fn args(self) -> [&'static str; 4] {
+        match self {
+            Renderer::Compatibility => ["--rendering-driver", "opengl3", "--rendering-method", "gl_compatibility"],
+            Renderer::ForwardPlus => ["--rendering-driver", "vulkan", "--rendering-method", "forward_plus"],
+        }
+    }
+
+    /// Where its screenshots go, under `<target>/screenshots/`.
+    fn shots_dir(self) -> &'static str {
+        match self {
+            Renderer::Compatibility => "rendered-tests",
+            Renderer::ForwardPlus => "rendered-tests/forward_plus",
+        }
+    }
+
+    /// Problems when the output shows another renderer ran (Godot falls back to OpenGL 3
+    /// by itself when Vulkan fails, and the checks would pass on the wrong renderer).
+    fn check_output(self, lines: &[String]) -> Vec<String> {
+        let banner = match self {
+            Renderer::Compatibility => "- Compatibility -",
+            Renderer::ForwardPlus => "- Forward+ -",
+        };
+        let mut problems = Vec::new();
+        if !lines.iter().any(|l| l.contains(banner)) {
+            let seen = lines.iter().find(|l| l.starts_with("Vulkan ") || l.starts_with("OpenGL API"));
+            problems.push(format!(
+                "Godot did not report the {self:?} renderer (`{banner}`); it said: {}",
+                seen.map_or("no renderer line", |l| l.trim())
+            ));
+        }
+        problems
+    }
 }
 
 /// The rendered checks: the world at noon and at midnight (brightness, and the world filling
 /// the lower half of the frame); baked light (a sealed room black, lit by torches; torches at
-/// midnight; a sunset with long shadows); the main menu, settings menu, HUD and pause menu.
+/// midnight; a sunset with long shadows); the sun's shadows by distance band against the height
+/// field's (horizon); the main menu, settings menu, HUD and pause menu.
+/// The world and light checks run again on Forward+ (Vulkan on lavapipe): the block shader,
+/// water and sky must work in both renderers.
 const RENDERED: &[RenderedCheck] = &[
-    RenderedCheck { scene: "res://rendered/day_night_shots.tscn", args: &[], log: "rendered-tests.log" },
-    RenderedCheck { scene: "res://rendered/light_shots.tscn", args: &[], log: "rendered-light.log" },
+    RenderedCheck {
+        scene: "res://rendered/day_night_shots.tscn",
+        args: &[],
+        log: "rendered-tests.log",
+        renderer: Renderer::Compatibility,
+    },
+    RenderedCheck {
+        scene: "res://rendered/light_shots.tscn",
+        args: &[],
+        log: "rendered-light.log",
+        renderer: Renderer::Compatibility,
+    },
+    RenderedCheck {
+        scene: "res://rendered/horizon_shadow_shots.tscn",
+        args: &[],
+        log: "rendered-horizon.log",
+        renderer: Renderer::Compatibility,
+    },
     RenderedCheck {
         scene: "res://rendered/ui_shots.tscn",
         args: &["--view-distance=3", "--far-view=1"],
         log: "rendered-ui.log",
+        renderer: Renderer::Compatibility,
+    },
+    RenderedCheck {
+        scene: "res://rendered/day_night_shots.tscn",
+        args: &[],
+        log: "rendered-tests-forward-plus.log",
+        renderer: Renderer::ForwardPlus,
+    },
+    RenderedCheck {
+        scene: "res://rendered/light_shots.tscn",
+        args: &[],
+        log: "rendered-light-forward-plus.log",
+        renderer: Renderer::ForwardPlus,
     },
 ];
 
-/// Renders real frames under Xvfb (Compatibility renderer on llvmpipe) and saves the
-/// screenshots to `<target>/screenshots/rendered-tests`.
+/// Renders real frames under Xvfb on the check's renderer and saves the screenshots to
+/// `<target>/screenshots/rendered-tests` (`…/forward_plus` for Forward+).
 fn run_rendered_check(check: &RenderedCheck) -> Result<(SuiteReport, std::path::PathBuf)> {
     let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
     test_project::prepare(&godot)?;
-    let shots = paths::target_dir()?.join("screenshots/rendered-tests");
+    let shots = paths::target_dir()?.join("screenshots").join(check.renderer.shots_dir());
     fs::create_dir_all(&shots)?;
-    crate::step(format!("Rendered checks under Xvfb: {} → {}", check.scene, shots.display()));
+    crate::step(format!("Rendered checks under Xvfb ({:?}): {} → {}", check.renderer, check.scene, shots.display()));
     let mut cmd = godot.xvfb_command("1280x720x24")?;
-    cmd.args(["--rendering-driver", "opengl3", "--audio-driver", "Dummy", "--path"]);
+    cmd.args(check.renderer.args()).args(["--audio-driver", "Dummy", "--path"]);
     cmd.arg(paths::godot_tests()).arg(check.scene).arg("--");
     cmd.arg(format!("--out-dir={}", shots.display())).args(check.args);
     let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)?;
@@ -430,7 +513,9 @@ fn run_rendered_check(check: &RenderedCheck) -> Result<(SuiteReport, std::path::
         fs::create_dir_all(dir)?;
     }
     fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
-    Ok((analyze(&out), log))
+    let mut report = analyze(&out);
+    report.problems.extend(check.renderer.check_output(&out.lines));
+    Ok((report, log))
 }
 
 fn run_godot_suite(runner_args: &[String]) -> Result<(SuiteReport, std::path::PathBuf)> {
@@ -470,6 +555,23 @@ mod tests {
         assert_eq!(parse_counts(" 3 passed, 2 failed"), None);
         assert_eq!(parse_counts("passed, 2 failed"), None);
         assert_eq!(parse_counts("3 passed, x failed"), None);
+    }
+
+    #[test]
+    fn a_rendered_check_on_the_wrong_renderer_fails() {
+        let vulkan =
+            vec!["Vulkan 1.4.354 - Forward+ - Using Device #0: Unknown - llvmpipe (LLVM 22.1.8, 256 bits)".to_string()];
+        let fallback = vec![
+            "WARNING: Your video card drivers seem not to support the required Vulkan version, switching to OpenGL 3."
+                .to_string(),
+            "OpenGL API 4.6 (Core Profile) Mesa 26.2.6-1 - Compatibility - Using Device: Mesa - llvmpipe".to_string(),
+        ];
+        assert!(Renderer::ForwardPlus.check_output(&vulkan).is_empty());
+        assert!(Renderer::Compatibility.check_output(&fallback).is_empty());
+        let wrong = Renderer::ForwardPlus.check_output(&fallback);
+        assert_eq!(wrong.len(), 1);
+        assert!(wrong[0].contains("ForwardPlus") && wrong[0].contains("OpenGL API 4.6"), "{wrong:?}");
+        assert!(!Renderer::Compatibility.check_output(&vulkan).is_empty());
     }
 
     #[test]

@@ -28,6 +28,8 @@ func _ready() -> void:
 	world.view_distance = 4
 	world.vertical_view_distance = 3
 	world.far_view_levels = 3
+	# Fixed levels: under llvmpipe frames are slow, and the adaptive far view would drop levels.
+	world.adaptive_far_view = false
 	day_night.frozen = true
 	day_night.shadow_distance = 2048.0
 	_run.call_deferred()

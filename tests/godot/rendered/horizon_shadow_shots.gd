@@ -1,0 +1,237 @@
+## Rendered check of the sun's shadows at every distance (run under Xvfb, not headless). From
+## high above the land in the evening, looking north with the sun low in the west, renders the
+## same frame with the sun's shadows on and off (shadow opacity 0: the same shadow maps and
+## shaders, only their darkening gone). For a grid of pixels it finds the ground each one shows
+## (marching the camera ray over the world's height field) and whether the height field puts
+## that ground in a mountain's shadow (marching toward the sun). In each of three distance bands
+## (near chunks < 300 m, the middle distance 300–1,000 m, the far view 1,000–2,000 m) most of the
+## ground in a mountain's shadow must be darker in the frame with shadows (checked for the near
+## and middle bands; measured for the far band). Saves both frames and
+## a map of the samples in the height field's shadow, tinted by band (near red, middle yellow,
+## far cyan) where the frame shows the shadow and white where it does not.
+##
+##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
+##       res://rendered/horizon_shadow_shots.tscn -- --out-dir=/abs/dir
+extends Node3D
+
+## Sample spacing in pixels.
+const STEP := 8
+## Distance bands, metres: [from, to).
+const BANDS: Array[Vector2] = [Vector2(0, 300), Vector2(300, 1000), Vector2(1000, 2000)]
+const BAND_NAMES: Array[String] = ["near", "middle", "far"]
+const BAND_TINTS: Array[Color] = [Color(1, 0.2, 0.2), Color(1, 0.9, 0.2), Color(0.2, 1, 1)]
+## The bands whose shadows are checked. The far view's (1–2 km) is measured and printed: the
+## last cascade's texels are metres wide there, and shadows of ridges a few voxels high are lost
+## (README, "Light").
+const CHECKED_BANDS: Array[int] = [0, 1]
+## A sample shows a shadow when the shadows make it this much darker (luma ratio).
+const SHADOWED_RATIO := 0.9
+## The share of a band's samples in a mountain's shadow that the frame must show darker.
+const MIN_DARKER := 0.6
+## The fewest samples in a mountain's shadow a band must have for its check to mean anything.
+const MIN_SAMPLES := 30
+## Ground this far under the line to the sun, metres, counts as in a mountain's shadow (the far
+## view draws the height field with coarser cells than the voxels).
+const SHADOW_CLEARANCE := 12.0
+## The evening sun, low in the west (-x), to the left of a camera looking north (-z), so
+## shadows run across the frame instead of hiding behind what casts them.
+const EVENING := 0.72
+## How far north of the camera the mountain stands, metres (in the far band).
+const MOUNTAIN_DISTANCE := 1300.0
+
+var out_dir := "user://horizon_shadow_shots"
+
+@onready var world: ChunkWorld = $ChunkWorld
+@onready var camera: Camera3D = $Camera3D
+@onready var day_night: DayNight = $DayNight
+
+
+func _ready() -> void:
+	for arg in OS.get_cmdline_user_args():
+		if arg.begins_with("--out-dir="):
+			out_dir = arg.substr(10)
+	world.preset = GameState.make_preset(GameState.DEFAULT_PRESET, -1)
+	world.view_distance = 4
+	world.vertical_view_distance = 3
+	# The far view reaches view_distance · 32 · 2^levels = 2,048 voxels, as the demo's does.
+	world.far_view_levels = 4
+	# Fixed levels: under llvmpipe frames are slow, and the adaptive far view would drop levels.
+	world.adaptive_far_view = false
+	day_night.frozen = true
+	day_night.shadow_distance = 2048.0
+	day_night.clear_fog_density = 0.0003
+	_run.call_deferred()
+
+
+func _run() -> void:
+	DirAccess.make_dir_recursive_absolute(out_dir)
+	var checks := RenderedChecks.new()
+	# 160 m above the ground south of the highest mountain near the origin, looking north.
+	var peak := _find_mountain()
+	var cam_x := peak.x + 0.5
+	var cam_z := peak.y + MOUNTAIN_DISTANCE
+	camera.position = Vector3(cam_x, maxf(world.get_height(cam_x, cam_z), 0.0) + 160.0, cam_z)
+	print("HORIZON_VIEW from %s, peak %s" % [camera.position, peak])
+	await _wait_ready()
+	var occluded := PackedInt32Array([0, 0, 0])
+	var darker := PackedInt32Array([0, 0, 0])
+	# A wide view (near and middle distance), then a telephoto view of the far view's land 1.2–2
+	# km away, where a wide frame has few pixels.
+	camera.fov = 70.0
+	camera.look_at(camera.position + Vector3(0.0, -0.14, -1.0), Vector3.UP)
+	if not await _compare_view("horizon", occluded, darker):
+		checks.check("frames were rendered", false)
+		checks.finish(get_tree())
+		return
+	camera.fov = 14.0
+	var far_ground := Vector3(cam_x, world.get_height(cam_x, cam_z - 1500.0), cam_z - 1500.0)
+	camera.look_at(far_ground, Vector3.UP)
+	await _compare_view("horizon_far", occluded, darker)
+	camera.fov = 70.0
+	checks.check("every view was ready, far view included", world.is_area_ready())
+	for band in BANDS.size():
+		var share := float(darker[band]) / maxf(1.0, occluded[band])
+		print(
+			(
+				"HORIZON_SHADOWS_%s in_mountain_shadow=%d darker=%d share=%.3f"
+				% [BAND_NAMES[band].to_upper(), occluded[band], darker[band], share]
+			)
+		)
+		var what := (
+			"%s band (%d–%d m): darker where a mountain hides the sun: %d of %d samples (≥ %d %%)"
+			% [
+				BAND_NAMES[band],
+				BANDS[band].x,
+				BANDS[band].y,
+				darker[band],
+				occluded[band],
+				int(MIN_DARKER * 100.0)
+			]
+		)
+		if band in CHECKED_BANDS:
+			checks.check(what, occluded[band] >= MIN_SAMPLES and share >= MIN_DARKER)
+		else:
+			print("  measured, not checked: " + what)
+	checks.finish(get_tree())
+
+
+## Renders the current view with the sun's shadows and without (`NAME_shadows.png`,
+## `NAME_no_shadows.png`), adds its samples in a mountain's shadow to `occluded` and those the
+## frame shows darker to `darker` (by band), and saves `NAME_shadow_map.png`. False when nothing
+## was rendered.
+func _compare_view(tag: String, occluded: PackedInt32Array, darker: PackedInt32Array) -> bool:
+	var lit := await _shot(tag + "_shadows")
+	# Opacity 0 keeps the shadow maps and the shader variant; only the shadows' darkening goes.
+	day_night.sun.shadow_opacity = 0.0
+	var unshadowed := await _shot(tag + "_no_shadows")
+	day_night.sun.shadow_opacity = 1.0
+	if lit == null or unshadowed == null:
+		return false
+	var sun_dir := day_night.get_sun_direction()
+	var map := lit.duplicate() as Image
+	for y in range(STEP / 2, lit.get_height(), STEP):
+		for x in range(STEP / 2, lit.get_width(), STEP):
+			var pixel := Vector2(x, y)
+			var distance := _ray_distance(pixel)
+			var band := _band_of(distance)
+			if band < 0:
+				continue
+			var ground := (
+				camera.project_ray_origin(pixel) + camera.project_ray_normal(pixel) * distance
+			)
+			if not _in_mountain_shadow(ground, sun_dir):
+				continue
+			occluded[band] += 1
+			var dark := (
+				_luma(lit.get_pixel(x, y)) < _luma(unshadowed.get_pixel(x, y)) * SHADOWED_RATIO
+			)
+			if dark:
+				darker[band] += 1
+			map.fill_rect(Rect2i(x - 2, y - 2, 5, 5), BAND_TINTS[band] if dark else Color.WHITE)
+	map.save_png(out_dir.path_join(tag + "_shadow_map.png"))
+	return true
+
+
+## Whether the height field hides the sun from `ground`: marching toward the sun, some column
+## rises `SHADOW_CLEARANCE` above the line (not counting the first 8 m, the ground's own step).
+func _in_mountain_shadow(ground: Vector3, sun_dir: Vector3) -> bool:
+	var t := 8.0
+	while t < 1500.0:
+		var p := ground + sun_dir * t
+		if p.y > 400.0:
+			return false
+		if world.get_height(p.x, p.z) > p.y + SHADOW_CLEARANCE:
+			return true
+		t += maxf(2.0, t * 0.02)
+	return false
+
+
+## The highest ground found on a coarse grid around the origin (x, z).
+func _find_mountain() -> Vector2:
+	var best := Vector2.ZERO
+	var best_h := -INF
+	for gx in range(-1024, 1025, 48):
+		for gz in range(-1024, 1025, 48):
+			var h := world.get_height(gx, gz)
+			if h > best_h:
+				best_h = h
+				best = Vector2(gx, gz)
+	return best
+
+
+## The distance along the camera ray through `pixel` to the height field, or -1 past 2,100 m.
+func _ray_distance(pixel: Vector2) -> float:
+	var from := camera.project_ray_origin(pixel)
+	var dir := camera.project_ray_normal(pixel)
+	var t := 1.0
+	var prev := 0.0
+	while t < 2100.0:
+		var p := from + dir * t
+		if p.y <= world.get_height(p.x, p.z):
+			# Refine between the last point above the ground and this one.
+			var lo := prev
+			var hi := t
+			for i in 6:
+				var mid := (lo + hi) * 0.5
+				var q := from + dir * mid
+				if q.y <= world.get_height(q.x, q.z):
+					hi = mid
+				else:
+					lo = mid
+			return hi
+		prev = t
+		t += maxf(2.0, t * 0.02)
+	return -1.0
+
+
+func _band_of(distance: float) -> int:
+	for band in BANDS.size():
+		if distance >= BANDS[band].x and distance < BANDS[band].y:
+			return band
+	return -1
+
+
+func _luma(c: Color) -> float:
+	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
+
+
+## Waits for the near chunks and the far view around the camera.
+func _wait_ready() -> void:
+	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
+	get_viewport().disable_3d = true
+	world.frame_budget_ms = 30.0
+	var deadline := Time.get_ticks_msec() + 240_000
+	await get_tree().process_frame
+	while Time.get_ticks_msec() < deadline:
+		if world.is_area_ready() and int(world.get_stats()["far_pending"]) == 0:
+			break
+		await get_tree().process_frame
+	get_viewport().disable_3d = false
+
+
+func _shot(tag: String) -> Image:
+	day_night.set_time_of_day(EVENING)
+	world.daylight = day_night.get_daylight()
+	for i in 4:
+		await RenderingServer.frame_post_draw
+	return RenderedChecks.screenshot(get_viewport(), out_dir, tag)
