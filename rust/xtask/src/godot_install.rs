@@ -295,11 +295,10 @@ fn godot_from_root(root: &Path, version: &str) -> Result<Godot> {
         set_if_dir("FONTCONFIG_PATH", "etc/fonts");
     }
     // Vulkan on lavapipe, unless the caller names its own drivers.
-    if std::env::var_os("VK_DRIVER_FILES").is_none() && std::env::var_os("VK_ICD_FILENAMES").is_none() {
-        if let Some(manifest) = lavapipe_manifest(root)? {
-            env.push(("VK_DRIVER_FILES".into(), manifest.clone().into_os_string()));
-            env.push(("VK_ICD_FILENAMES".into(), manifest.into_os_string()));
-        }
+    let drivers_named = std::env::var_os("VK_DRIVER_FILES").is_some() || std::env::var_os("VK_ICD_FILENAMES").is_some();
+    if !drivers_named && let Some(manifest) = lavapipe_manifest(root)? {
+        env.push(("VK_DRIVER_FILES".into(), manifest.clone().into_os_string()));
+        env.push(("VK_ICD_FILENAMES".into(), manifest.into_os_string()));
     }
 
     Ok(Godot {
