@@ -372,4 +372,7 @@ func test_a_late_joiner_gets_the_water_the_hosts_flows_placed() -> void:
 	assert_eq(_hashes(early_world, chunks), want, "and so does the early client")
 	for p in filled:
 		assert_eq(late_world.get_voxel(p), water, "water at %s on the late joiner" % p)
-	assert_eq(int(server.get_stats()["snapshots_waiting"]), 0)
+	# The late joiner keeps subscribing as its view fills in; one that arrived this frame waits
+	# for the next frame start, so none may stay waiting, but one may be waiting at any instant.
+	var none_waiting := func() -> bool: return int(server.get_stats()["snapshots_waiting"]) == 0
+	assert_true(await wait_until(none_waiting, 10.0), "no subscription stays waiting")
