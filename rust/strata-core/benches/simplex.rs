@@ -120,6 +120,18 @@ mod fbm3d {
         });
     }
 
+    /// `PerlinFbm3::get_many`, the per-point batch, on the same points as `simplex_batch`.
+    #[divan::bench(sample_count = 20)]
+    fn perlin_batch(bencher: divan::Bencher) {
+        let n = PerlinFbm3::new(SEED, PARAMS);
+        let p = points3();
+        let mut out = vec![0.0; p.len()];
+        bencher.bench_local(|| {
+            n.get_many(black_box(&p), &mut out);
+            black_box(out.iter().sum::<f64>())
+        });
+    }
+
     #[divan::bench(sample_count = 20)]
     fn simplex_batch(bencher: divan::Bencher) {
         let n = SimplexFbm::<3>::new(SEED, PARAMS, SimplexRadius::Half);
