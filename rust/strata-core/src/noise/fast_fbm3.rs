@@ -97,10 +97,16 @@ const GRADIENT_TERMS: [u8; 16] = [0, 2, 8, 10, 4, 6, 12, 14, 5, 7, 13, 15, 0, 2,
 pub struct PerlinFbm3 {
     /// Per octave: `noise`'s permutation table of seed `seed + o`.
     tables: Vec<[u8; 256]>,
-    /// Per octave and table index `i`: the terms of the gradient that the hash ending in `i`
-    /// picks, `GRADIENT_TERMS[table[i] & 15]` (the per-point kernel's last lookup).
+    /// Per octave: `pairs[z][b]`, the gradient terms of the two corners whose hash's last level
+    /// reads `table[b ^ z]` and `table[b ^ (z + 1)]`, four bits each (`GRADIENT_TERMS` of the
+    /// hash, the lower corner in the low bits): the per-point kernel's last lookup, two corners
+    /// at a time.
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-    terms: Vec<[u8; 256]>,
+    pairs: Vec<Box<ByteTable>>,
+    /// Per octave: `columns[x][y] = table[table[x] ^ y]`, the hash's first two levels (the
+    /// per-point kernel's first lookup).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    columns: Vec<Box<ByteTable>>,
     /// Per octave: `persistence^(o + 1)`, by repeated multiplication as `Fbm::get` computes it.
     attenuations: Vec<f64>,
     /// The per-point AVX2 kernel's bound on first-octave coordinates ([`fast_bound`]).
@@ -245,6 +251,27 @@ impl CubeMasks {
     }
 }
 
+/// A byte per pair of bytes: [`PerlinFbm3::pairs`] and [`PerlinFbm3::columns`] (64 KiB).
+type ByteTable = [[u8; 256]; 256];
+
+/// The table `[i][j] = f(i, j)`.
+fn byte_table(f: impl Fn(usize, usize) -> u8) -> Box<ByteTable> {
+    let mut table: Box<ByteTable> =
+        vec![[0u8; 256]; 256].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("256 rows of 256"));
+    for (i, row) in table.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = f(i, j);
+        }
+    }
+    table
+}
+
+/// The corner pairs' terms of one octave's permutation table (see [`PerlinFbm3::pairs`]).
+fn corner_pairs(table: &[u8; 256]) -> Box<ByteTable> {
+    let terms = |i: usize| GRADIENT_TERMS[usize::from(table[i & 255] & 15)];
+    byte_table(|z, b| terms(b ^ z) | terms(b ^ ((z + 1) & 255)) << 4)
+}
+
 /// `noise`'s hash of a corner, `& 15`.
 #[inline(always)]
 fn gradient_number(table: &[u8; 256], x: isize, y: isize, z: isize) -> u8 {
@@ -266,7 +293,8 @@ impl PerlinFbm3 {
                 std::array::from_fn(|i| table.hash(&[i as isize]) as u8)
             })
             .collect();
-        let terms = tables.iter().map(|t| t.map(|h| GRADIENT_TERMS[usize::from(h & 15)])).collect();
+        let pairs = tables.iter().map(corner_pairs).collect();
+        let columns = tables.iter().map(|t| byte_table(|x, y| t[usize::from(t[x] ^ y as u8)])).collect();
         let mut attenuation = persistence;
         let attenuations = (0..octave_count)
             .map(|_| {
@@ -278,7 +306,8 @@ impl PerlinFbm3 {
         let denominator = (1..=octave_count).fold(0.0, |acc, o| acc + persistence.powi(o as i32));
         Self {
             tables,
-            terms,
+            pairs,
+            columns,
             attenuations,
             fast_bound: fast_bound(octave_count, params.lacunarity),
             frequency: params.frequency,
@@ -388,7 +417,7 @@ impl PerlinFbm3 {
                 }
             }
             terms.resize(count, 0.0);
-            let tables = avx2::Tables { perm: &self.tables[o], terms: &self.terms[o] };
+            let tables = avx2::Tables { columns: &self.columns[o], pairs: &self.pairs[o] };
             avx2::octave_terms_avx2(tables, &points, self.attenuations[o], terms);
             true
         };

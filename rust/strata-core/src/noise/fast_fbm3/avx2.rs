@@ -11,12 +11,13 @@
 //!   Both are exact only below 2⁵¹, so a group runs here only when every coordinate of every
 //!   octave stays below [`super::FAST_LIMIT`] (checked once per group from the first octave, see
 //!   [`super::fast_bound`]); other groups, NaN and infinities included, run `get`;
-//! - the hashes: per lane, the three table levels as scalar byte loads (14 per point), the last
-//!   level through a table that holds the gradient's terms (`GRADIENT_TERMS` of the hash) instead
-//!   of the hash, packed four bits per corner into one 32-bit word;
+//! - the hashes: per lane, scalar byte loads from two per-octave tables of 64 KiB, the first two
+//!   levels in one, the last with the gradient terms (`GRADIENT_TERMS` of the hash) of two
+//!   corners at a time (8 loads per point), widened to one byte per 64-bit lane;
 //! - the gradient `±u ± v`: `u` and `v` picked from the distances by `blendv` on the terms' bits,
 //!   and negated by xoring the sign bit (`a − b` is `a + (−b)` bit for bit in IEEE arithmetic);
-//! - the clamps as `minpd`/`maxpd`, which equal `f64::clamp` on every number.
+//! - the final clamp as `minpd`/`maxpd`, which equal `f64::clamp` on every number; the quintic's
+//!   clamp is left out, as it never changes the distance (see [`axis`]).
 //!
 //! May use: the parent module (`noise::fast_fbm3`) and `std::arch`.
 
@@ -57,12 +58,12 @@ impl Consts {
     }
 }
 
-/// One octave's tables: `noise`'s permutation, and per index the gradient terms of the hash it
-/// ends in (`GRADIENT_TERMS[perm[i] & 15]`).
+/// One octave's tables: the hash's first two levels ([`PerlinFbm3::columns`]) and the terms of
+/// corner pairs ([`PerlinFbm3::pairs`]).
 #[derive(Clone, Copy)]
 pub(super) struct Tables<'a> {
-    pub(super) perm: &'a [u8; 256],
-    pub(super) terms: &'a [u8; 256],
+    pub(super) columns: &'a super::ByteTable,
+    pub(super) pairs: &'a super::ByteTable,
 }
 
 /// One axis of four points: the distances to the lower and the upper corner, the quintic curve
@@ -87,8 +88,10 @@ fn axis(c: &Consts, v: __m256d) -> Axis {
     let corner = _mm256_add_pd(truncated, below);
     let near = _mm256_sub_pd(v, corner);
     let far = _mm256_sub_pd(near, c.one);
-    // `t.clamp(0, 1)`: the same value for every number (the distance is in [0, 1] anyway).
-    let x = _mm256_max_pd(_mm256_min_pd(near, c.one), c.zero);
+    // `quintic` clamps the distance to [0, 1], which leaves it as it is: `v − c` is the exact
+    // `frac(v)` (or `frac(v) + 1` at and below zero), in [0, 1], rounded once, so in [0, 1],
+    // and never −0 (an exact zero difference is +0).
+    let x = near;
     let cube = _mm256_mul_pd(_mm256_mul_pd(x, x), x);
     let inner = _mm256_add_pd(_mm256_mul_pd(x, _mm256_sub_pd(_mm256_mul_pd(x, c.six), c.fifteen)), c.ten);
     let curve = _mm256_mul_pd(cube, inner);
@@ -96,34 +99,41 @@ fn axis(c: &Consts, v: __m256d) -> Axis {
     Axis { near, far, curve, rest, cell: _mm256_castpd_si256(_mm256_add_pd(corner, c.magic)) }
 }
 
-/// The gradient terms of the eight corners of each lane's unit cube, four bits per corner
-/// (corner `n = 4·dx + 2·dy + dz` at bits `4n..4n + 4`), one word per lane.
+/// The gradient terms of the corners of eight lanes' unit cubes (two groups of four): per group
+/// and pair `b = 2·dx + dy`, per lane a byte with corner `(dx, dy, 0)`'s terms in bits 0..4 and
+/// `(dx, dy, 1)`'s in bits 4..8. `noise`'s hash `P[P[P[x] ^ y] ^ z]`: the first two levels as
+/// one lookup in [`PerlinFbm3::columns`], the last through [`PerlinFbm3::pairs`].
 #[inline]
 #[target_feature(enable = "avx2")]
-fn corner_terms(t: Tables<'_>, cells: [__m256i; 3]) -> __m256i {
-    let mut lanes = [[0u64; 4]; 3];
-    for (lane, cell) in lanes.iter_mut().zip(cells) {
-        // SAFETY: `lane` holds four u64.
-        unsafe { _mm256_storeu_si256(lane.as_mut_ptr().cast(), cell) };
-    }
-    let word = |l: usize| {
-        let (x, y, z) = (lanes[0][l] as u8, lanes[1][l] as u8, lanes[2][l] as u8);
-        let (y1, z1) = (y.wrapping_add(1), z.wrapping_add(1));
-        let (a0, a1) = (t.perm[usize::from(x)], t.perm[usize::from(x.wrapping_add(1))]);
-        let b = [
-            t.perm[usize::from(a0 ^ y)],
-            t.perm[usize::from(a0 ^ y1)],
-            t.perm[usize::from(a1 ^ y)],
-            t.perm[usize::from(a1 ^ y1)],
-        ];
-        let mut w = 0u64;
-        for (n, b) in b.iter().enumerate() {
-            w |= u64::from(t.terms[usize::from(b ^ z)]) << (8 * n);
-            w |= u64::from(t.terms[usize::from(b ^ z1)]) << (8 * n + 4);
+fn corner_terms(t: Tables<'_>, cells: [[__m256i; 3]; 2]) -> [[[u8; 4]; 4]; 2] {
+    let mut lanes = [[[0u64; 4]; 3]; 2];
+    for (group, cells) in lanes.iter_mut().zip(cells) {
+        for (lane, cell) in group.iter_mut().zip(cells) {
+            // SAFETY: `lane` holds four u64.
+            unsafe { _mm256_storeu_si256(lane.as_mut_ptr().cast(), cell) };
         }
-        w as i64
-    };
-    _mm256_setr_epi64x(word(0), word(1), word(2), word(3))
+    }
+    let mut out = [[[0u8; 4]; 4]; 2];
+    for (group, cells) in out.iter_mut().zip(&lanes) {
+        for l in 0..4 {
+            let (x, y, z) = (cells[0][l] as u8, cells[1][l] as u8, cells[2][l] as u8);
+            let (y0, y1) = (usize::from(y), usize::from(y.wrapping_add(1)));
+            let (c0, c1) = (&t.columns[usize::from(x)], &t.columns[usize::from(x.wrapping_add(1))]);
+            let row = &t.pairs[usize::from(z)];
+            group[0][l] = row[usize::from(c0[y0])];
+            group[1][l] = row[usize::from(c0[y1])];
+            group[2][l] = row[usize::from(c1[y0])];
+            group[3][l] = row[usize::from(c1[y1])];
+        }
+    }
+    out
+}
+
+/// Four bytes as the low bytes of four 64-bit lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn widen(bytes: [u8; 4]) -> __m256i {
+    _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(i32::from_le_bytes(bytes)))
 }
 
 /// The gradient `±u ± v` of one corner whose terms' bits (`u` is y, `u` negated, `v` is z, `v`
@@ -152,28 +162,40 @@ fn lerp(a: __m256d, b: __m256d, alpha: __m256d, rest: __m256d) -> __m256d {
     _mm256_add_pd(_mm256_mul_pd(b, alpha), _mm256_mul_pd(a, rest))
 }
 
-/// `perlin_3d` of one octave at four points whose coordinates are below [`super::FAST_LIMIT`].
+/// The rest of `perlin_3d` for one group of four lanes, from its axes and its corner terms:
+/// the eight gradients, the seven interpolations, the scale and the clamp. A macro, so that both
+/// groups are written out in [`perlin8`] (a function called twice was not inlined).
+macro_rules! finish {
+    ($c:expr, $a:expr, $terms:expr) => {{
+        let (c, [ax, ay, az], terms) = ($c, $a, $terms);
+        let (x0, x1, y0, y1, z0, z1) = (ax.near, ax.far, ay.near, ay.far, az.near, az.far);
+        let (w00, w01, w10, w11) = (widen(terms[0]), widen(terms[1]), widen(terms[2]), widen(terms[3]));
+        let g000 = gradient::<63, 62, 61, 60>(c, w00, x0, y0, z0);
+        let g001 = gradient::<59, 58, 57, 56>(c, w00, x0, y0, z1);
+        let g010 = gradient::<63, 62, 61, 60>(c, w01, x0, y1, z0);
+        let g011 = gradient::<59, 58, 57, 56>(c, w01, x0, y1, z1);
+        let g100 = gradient::<63, 62, 61, 60>(c, w10, x1, y0, z0);
+        let g101 = gradient::<59, 58, 57, 56>(c, w10, x1, y0, z1);
+        let g110 = gradient::<63, 62, 61, 60>(c, w11, x1, y1, z0);
+        let g111 = gradient::<59, 58, 57, 56>(c, w11, x1, y1, z1);
+        let (qz, rz, qy, ry) = (az.curve, az.rest, ay.curve, ay.rest);
+        let low = lerp(lerp(g000, g001, qz, rz), lerp(g010, g011, qz, rz), qy, ry);
+        let high = lerp(lerp(g100, g101, qz, rz), lerp(g110, g111, qz, rz), qy, ry);
+        let v = _mm256_mul_pd(lerp(low, high, ax.curve, ax.rest), c.scale);
+        _mm256_max_pd(_mm256_min_pd(v, c.one), c.minus_one)
+    }};
+}
+
+/// `perlin_3d` of one octave at two groups of four points whose coordinates are below
+/// [`super::FAST_LIMIT`]. Corner terms: bits 0 (`u` is y), 1 (`u` negated), 2 (`v` is z) and
+/// 3 (`v` negated) of each nibble, as [`super::GRADIENT_TERMS`] holds them.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn perlin4(c: &Consts, t: Tables<'_>, p: [__m256d; 3]) -> __m256d {
-    let (ax, ay, az) = (axis(c, p[0]), axis(c, p[1]), axis(c, p[2]));
-    let w = corner_terms(t, [ax.cell, ay.cell, az.cell]);
-    let (x0, x1, y0, y1, z0, z1) = (ax.near, ax.far, ay.near, ay.far, az.near, az.far);
-    // Corner n = 4·dx + 2·dy + dz, its terms at bits 4n (u is y), 4n + 1 (u negated), 4n + 2
-    // (v is z), 4n + 3 (v negated).
-    let g000 = gradient::<63, 62, 61, 60>(c, w, x0, y0, z0);
-    let g001 = gradient::<59, 58, 57, 56>(c, w, x0, y0, z1);
-    let g010 = gradient::<55, 54, 53, 52>(c, w, x0, y1, z0);
-    let g011 = gradient::<51, 50, 49, 48>(c, w, x0, y1, z1);
-    let g100 = gradient::<47, 46, 45, 44>(c, w, x1, y0, z0);
-    let g101 = gradient::<43, 42, 41, 40>(c, w, x1, y0, z1);
-    let g110 = gradient::<39, 38, 37, 36>(c, w, x1, y1, z0);
-    let g111 = gradient::<35, 34, 33, 32>(c, w, x1, y1, z1);
-    let (qz, rz, qy, ry) = (az.curve, az.rest, ay.curve, ay.rest);
-    let low = lerp(lerp(g000, g001, qz, rz), lerp(g010, g011, qz, rz), qy, ry);
-    let high = lerp(lerp(g100, g101, qz, rz), lerp(g110, g111, qz, rz), qy, ry);
-    let v = _mm256_mul_pd(lerp(low, high, ax.curve, ax.rest), c.scale);
-    _mm256_max_pd(_mm256_min_pd(v, c.one), c.minus_one)
+pub(super) fn perlin8(c: &Consts, t: Tables<'_>, p: [__m256d; 3], q: [__m256d; 3]) -> (__m256d, __m256d) {
+    let a = [axis(c, p[0]), axis(c, p[1]), axis(c, p[2])];
+    let b = [axis(c, q[0]), axis(c, q[1]), axis(c, q[2])];
+    let [ta, tb] = corner_terms(t, [[a[0].cell, a[1].cell, a[2].cell], [b[0].cell, b[1].cell, b[2].cell]]);
+    (finish!(c, &a, &ta), finish!(c, &b, &tb))
 }
 
 /// Four points of `points` from `first` as the lanes of each axis; lanes past the end repeat
@@ -199,19 +221,19 @@ fn small(c: &Consts, p: &[__m256d; 3], bound: __m256d) -> bool {
 }
 
 impl PerlinFbm3 {
-    /// `get_many` on AVX2: eight points at a time, as two groups of four through [`perlin4`]
-    /// (written out: each octave's chain of dependent operations is long, and two independent
-    /// chains keep the vector units busy); a group of eight with a point out of the kernel's
+    /// `get_many` on AVX2: eight points at a time, as two groups of four through [`perlin8`]
+    /// (both written out: each octave's chain of dependent operations is long, and two
+    /// independent chains keep the vector units busy); a group of eight with a point out of the kernel's
     /// range runs `get` point by point, and the last, partial group is padded.
     #[target_feature(enable = "avx2")]
     pub(super) fn many_avx2(&self, points: &[[f64; 3]], out: &mut [f64]) {
         let c = Consts::new();
         let tables: Vec<(Tables<'_>, __m256d)> = self
-            .tables
+            .columns
             .iter()
-            .zip(&self.terms)
+            .zip(&self.pairs)
             .zip(&self.attenuations)
-            .map(|((perm, terms), a)| (Tables { perm, terms }, _mm256_set1_pd(*a)))
+            .map(|((columns, pairs), a)| (Tables { columns, pairs }, _mm256_set1_pd(*a)))
             .collect();
         let (frequency, lacunarity) = (_mm256_set1_pd(self.frequency), _mm256_set1_pd(self.lacunarity));
         let scale_factor = _mm256_set1_pd(self.scale_factor);
@@ -232,8 +254,7 @@ impl PerlinFbm3 {
             }
             let (mut a, mut b) = (c.zero, c.zero);
             for (t, attenuation) in &tables {
-                // The two groups written out, not a loop (see above).
-                let (sa, sb) = (perlin4(&c, *t, p), perlin4(&c, *t, q));
+                let (sa, sb) = perlin8(&c, *t, p, q);
                 a = _mm256_add_pd(a, _mm256_mul_pd(sa, *attenuation));
                 b = _mm256_add_pd(b, _mm256_mul_pd(sb, *attenuation));
                 for v in p.iter_mut().chain(q.iter_mut()) {
@@ -260,7 +281,7 @@ pub(super) fn octave_terms_avx2(t: Tables<'_>, points: &[[f64; 3]], attenuation:
     for first in (0..points.len()).step_by(8) {
         let second = if first + 4 < points.len() { first + 4 } else { first };
         let (p, q) = (lanes(points, first), lanes(points, second));
-        let (sa, sb) = (perlin4(&c, t, p), perlin4(&c, t, q));
+        let (sa, sb) = perlin8(&c, t, p, q);
         let mut result = [0.0; 8];
         // SAFETY: `result` holds eight f64.
         unsafe {
