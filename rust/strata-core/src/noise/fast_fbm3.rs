@@ -74,6 +74,12 @@ const FAST_LIMIT: f64 = 1_125_899_906_842_624.0; // 2⁵⁰
 /// costs (measured on the cave lattice, docs/perf.md).
 const SPARSE_BELOW: f64 = 2.0;
 
+/// A whole grid runs the per-point kernel ([`PerlinFbm3::get_many`] on its points) when at every
+/// octave its rows cross a unit cube every fewer than this many points on average: the row
+/// kernel then runs about one vector per run, and its per-run setup costs more than the
+/// per-point kernel (the cave lattice, 9 points a row: measured in docs/perf.md).
+const SHORT_RUNS_BELOW: f64 = 5.0;
+
 /// The largest first-octave coordinate magnitude for which every octave's coordinates stay
 /// below [`FAST_LIMIT`]: each octave multiplies a magnitude by `|lacunarity|` (rounding adds far
 /// less than the 1 % margin). Zero (no group qualifies) for a lacunarity that is not finite.
@@ -399,6 +405,16 @@ impl PerlinFbm3 {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
+        if self.short_runs(xs) {
+            let mut points = Vec::with_capacity(out.len());
+            for &y in ys {
+                for &z in zs {
+                    points.extend(xs.iter().map(|&x| [x, y, z]));
+                }
+            }
+            self.many_avx2(&points, out);
+            return;
+        }
         // SAFETY (of the call inside): this function only runs on CPUs with AVX2.
         let row = |a: &_, c: &_, j, k, att, row: &mut _| unsafe { octave_row_avx2(a, c, j, k, att, row) };
         let mut points = Vec::new();
@@ -422,6 +438,26 @@ impl PerlinFbm3 {
             true
         };
         self.grid::<f64, 4>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), row, sparse);
+    }
+
+    /// Whether rows along `xs` cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points
+    /// at every octave (the grid then runs the per-point kernel, see [`PerlinFbm3::grid_avx2`]).
+    fn short_runs(&self, xs: &[f64]) -> bool {
+        let mut scaled: Vec<f64> = xs.iter().map(|v| v * self.frequency).collect();
+        for _ in 0..self.tables.len() {
+            let mut runs = 0usize;
+            let mut last = None;
+            for &v in &scaled {
+                let corner = Some(floor_to_isize(v));
+                runs += usize::from(corner != last);
+                last = corner;
+            }
+            if xs.len() as f64 >= SHORT_RUNS_BELOW * runs as f64 {
+                return false;
+            }
+            scaled.iter_mut().for_each(|v| *v *= self.lacunarity);
+        }
+        true
     }
 
     /// The attenuations and the scale factor rounded to `f32`.
@@ -1167,18 +1203,29 @@ mod tests {
         }
     }
 
-    /// Grids whose octaves hold about one point per unit cube or fewer (the cave lattice every 4
-    /// voxels, and lattices of spacing above one unit cube) take the per-point kernel at those
-    /// octaves on AVX2; every kernel still gives `noise`'s bits, and a grid mixing sparse and
-    /// dense octaves too.
+    /// Grids whose rows cross a unit cube every few points at every octave (the cave lattice
+    /// every 4 voxels, lattices of spacing above one unit cube) take the per-point kernel on
+    /// AVX2, and a grid with long rows at its first octave and one point per unit cube at its
+    /// last mixes the row kernel and the per-point kernel; every kernel gives `noise`'s bits.
     #[test]
     fn sparse_grids_equal_the_noise_crate_on_every_kernel() {
         let lattice = |origin: f64, step: f64, n: usize| -> Vec<f64> { (0..n).map(|i| origin + i as f64 * step).collect() };
         let chunk = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
         let coarse = FractalParams { octaves: 4, frequency: 0.9, persistence: 0.55, lacunarity: 2.3 };
-        for (seed, params, step) in [(7u32, chunk, 4.0), (7, chunk, 1.0), (0xdead_beef, coarse, 1.37), (1, coarse, 0.3)] {
+        // Long rows at the first octave, one point per unit cube at the last.
+        let steep = FractalParams { octaves: 3, frequency: 1.0, persistence: 0.5, lacunarity: 8.0 };
+        for (seed, params, step, nx) in [
+            (7u32, chunk, 4.0, 9),
+            (7, chunk, 1.0, 9),
+            (0xdead_beef, coarse, 1.37, 9),
+            (1, coarse, 0.3, 9),
+            (5, steep, 0.03, 40),
+        ] {
             let (ours, theirs) = (PerlinFbm3::new(seed, params), perlin_fbm(seed, params));
-            let (xs, ys, zs) = (lattice(1000.5, step, 9), lattice(-40.5, step, 7), lattice(-3000.5, step, 10));
+            let (xs, ys, zs) = (lattice(1000.5, step, nx), lattice(-40.5, step, 7), lattice(-3000.5, step, 10));
+            if step == 0.03 {
+                assert!(!ours.short_runs(&xs), "the rows of the first octave are long");
+            }
             let mut want = Vec::new();
             for &y in &ys {
                 for &z in &zs {
