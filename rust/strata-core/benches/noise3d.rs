@@ -8,6 +8,8 @@
 //! Three kinds of rows, named by prefix:
 //! - per point (`*_point`): one call per point, any points; Strata's `PerlinFbm3::get` and
 //!   `noise`'s `Fbm<Perlin>` (what `noise::fractal::perlin_fbm` builds) against fastnoise-lite.
+//! - as a batch (`*_batch`): Strata's `PerlinFbm3::get_many` (the per-point AVX2 kernel, any
+//!   points) on the same points, in one call.
 //! - on the grid (`*_grid`): the same 32³ points as one separable grid: Strata's
 //!   `PerlinFbm3::fill_grid` (the detected kernel, and the portable one) against simdnoise's
 //!   grid call (its only API).
@@ -15,7 +17,9 @@
 //!   `gen3d/tunnels.rs`): the fBm at the 9³ points of a lattice every 4 voxels, then trilinear
 //!   interpolation (in `f32`) to the 32³ voxels; the same interpolation code after each side's
 //!   lattice. Not the same values as the per-voxel noise: a smoother field, the generator's
-//!   choice.
+//!   choice. `strata_fbm3_lattice` calls `fill_grid`, which hands such a lattice (its rows cross
+//!   a unit cube every few points at every octave) to the per-point batch;
+//!   `strata_fbm3_batch_lattice` calls `get_many` on the lattice's points directly.
 //!
 //! Each iteration makes all 32,768 values; divide the times by 32,768 for the cost per point
 //! (`cargo xtask bench` does).

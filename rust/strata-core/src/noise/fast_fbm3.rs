@@ -1,8 +1,9 @@
 //! 3D Perlin fBm that returns exactly the same f64 bits as the `noise` crate's `Fbm<Perlin>` in
 //! 3D ([`crate::noise::fractal::perlin_fbm`]`(seed, params).get([x, y, z])`): one point at a time
-//! ([`PerlinFbm3::get`]), and on a whole separable grid ([`PerlinFbm3::fill_grid`], the points
-//! `(xs[i], ys[j], zs[k])`, as a chunk's voxels or a world-aligned lattice are) several points at
-//! a time.
+//! ([`PerlinFbm3::get`]), as a batch over any points ([`PerlinFbm3::get_many`]: on AVX2 four
+//! points a register, `fast_fbm3/avx2.rs`), and on a whole separable grid
+//! ([`PerlinFbm3::fill_grid`], the points `(xs[i], ys[j], zs[k])`, as a chunk's voxels or a
+//! world-aligned lattice are) several points at a time.
 //!
 //! Like [`crate::noise::fast_fbm`], this is not an approximation: every point goes through the
 //! same IEEE operations in the same order as `noise` 0.9 (`Fbm::get` → `perlin_3d`), so every
@@ -36,6 +37,12 @@
 //! Each octave writes its terms (`signal · attenuation`) of a row to a row of its own; the rows
 //! are then summed in octave order from zero, as `Fbm::get` sums them, so that no vector load
 //! waits on the overlapping store of the run before it (as adding into one row would).
+//!
+//! Where a grid is sparse, sharing saves less than its setup costs: on AVX2 a grid whose rows
+//! cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points at every octave (the cave
+//! lattice every 4 voxels) runs the per-point batch on its points, and an octave with fewer than
+//! [`SPARSE_BELOW`] points per unit cube runs the per-point kernel for that octave; the same
+//! bits either way.
 //!
 //! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
 //! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
@@ -1209,7 +1216,8 @@ mod tests {
     /// last mixes the row kernel and the per-point kernel; every kernel gives `noise`'s bits.
     #[test]
     fn sparse_grids_equal_the_noise_crate_on_every_kernel() {
-        let lattice = |origin: f64, step: f64, n: usize| -> Vec<f64> { (0..n).map(|i| origin + i as f64 * step).collect() };
+        let lattice =
+            |origin: f64, step: f64, n: usize| -> Vec<f64> { (0..n).map(|i| origin + i as f64 * step).collect() };
         let chunk = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
         let coarse = FractalParams { octaves: 4, frequency: 0.9, persistence: 0.55, lacunarity: 2.3 };
         // Long rows at the first octave, one point per unit cube at the last.
