@@ -1142,7 +1142,7 @@ mod tests {
                 points.push([-x, x, a[(n * 3 + 2) % a.len()]]);
             }
         }
-        let mut h = 0xba7c_4u64;
+        let mut h = 0x000b_a7c4_u64;
         let mut next = || {
             h = mix64(h.wrapping_add(0x9e37_79b9_7f4a_7c15));
             h as i64 as f64 / i64::MAX as f64
