@@ -79,6 +79,7 @@ const FAST_LIMIT: f64 = 1_125_899_906_842_624.0; // 2⁵⁰
 /// A grid's octave runs the per-point kernel when it has fewer than this many points per unit
 /// cube (on average): there the grid's sharing saves less than its per-cube and per-run setup
 /// costs (measured on the cave lattice, docs/perf.md).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const SPARSE_BELOW: f64 = 2.0;
 
 /// A whole grid runs the per-point kernel ([`PerlinFbm3::get_many`] on its points) when at every
@@ -449,6 +450,7 @@ impl PerlinFbm3 {
 
     /// Whether rows along `xs` cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points
     /// at every octave (the grid then runs the per-point kernel, see [`PerlinFbm3::grid_avx2`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn short_runs(&self, xs: &[f64]) -> bool {
         let mut scaled: Vec<f64> = xs.iter().map(|v| v * self.frequency).collect();
         for _ in 0..self.tables.len() {
