@@ -8,6 +8,8 @@
 //! Three kinds of rows, named by prefix:
 //! - per point (`*_point`): one call per point, any points; Strata's `PerlinFbm3::get` and
 //!   `noise`'s `Fbm<Perlin>` (what `noise::fractal::perlin_fbm` builds) against fastnoise-lite.
+//! - as a batch (`*_batch`): Strata's `PerlinFbm3::get_many` (the per-point AVX2 kernel, any
+//!   points) on the same points, in one call.
 //! - on the grid (`*_grid`): the same 32³ points as one separable grid: Strata's
 //!   `PerlinFbm3::fill_grid` (the detected kernel, and the portable one) against simdnoise's
 //!   grid call (its only API).
@@ -15,7 +17,9 @@
 //!   `gen3d/tunnels.rs`): the fBm at the 9³ points of a lattice every 4 voxels, then trilinear
 //!   interpolation (in `f32`) to the 32³ voxels; the same interpolation code after each side's
 //!   lattice. Not the same values as the per-voxel noise: a smoother field, the generator's
-//!   choice.
+//!   choice. `strata_fbm3_lattice` calls `fill_grid`, which hands such a lattice (its rows cross
+//!   a unit cube every few points at every octave) to the per-point batch;
+//!   `strata_fbm3_batch_lattice` calls `get_many` on the lattice's points directly.
 //!
 //! Each iteration makes all 32,768 values; divide the times by 32,768 for the cost per point
 //! (`cargo xtask bench` does).
@@ -49,6 +53,17 @@ fn voxels(a: usize) -> Vec<f64> {
 /// Lattice points along axis `a` (every `STEP` voxels from the chunk's first voxel centre).
 fn lattice(a: usize) -> Vec<f64> {
     (0..LATTICE).map(|i| ORIGIN[a] + (i * STEP) as f64 + 0.5).collect()
+}
+
+/// The points of the grid `xs × ys × zs` in the grid's order (x fastest, then z, then y).
+fn grid_points(xs: &[f64], ys: &[f64], zs: &[f64]) -> Vec<[f64; 3]> {
+    let mut points = Vec::with_capacity(xs.len() * ys.len() * zs.len());
+    for &y in ys {
+        for &z in zs {
+            points.extend(xs.iter().map(|&x| [x, y, z]));
+        }
+    }
+    points
 }
 
 /// Calls `f` at every voxel centre (x fastest, then z, then y) and sums the values.
@@ -175,6 +190,18 @@ fn strata_fbm3_grid_portable(bencher: divan::Bencher) {
     });
 }
 
+/// Strata's `PerlinFbm3::get_many` (the per-point batch, any points) on the chunk's voxels.
+#[divan::bench]
+fn strata_fbm3_batch(bencher: divan::Bencher) {
+    let n = PerlinFbm3::new(SEED, PARAMS);
+    let points = grid_points(&voxels(0), &voxels(1), &voxels(2));
+    let mut out = vec![0.0; points.len()];
+    bencher.bench_local(|| {
+        n.get_many(black_box(&points), &mut out);
+        black_box(&out);
+    });
+}
+
 /// Strata's `PerlinFbm3::fill_grid_f32` over the chunk's voxels: the unit cubes and distances in
 /// `f64`, gradients and interpolation in `f32` (eight lanes), deterministic across kernels but
 /// not `noise`'s bits (within 1e-5 of them).
@@ -218,6 +245,22 @@ fn strata_fbm3_lattice(bencher: divan::Bencher) {
         n.fill_grid(black_box(&xs), &ys, &zs, &mut values);
         points.iter_mut().zip(&values).for_each(|(p, v)| *p = *v as f32);
         trilinear(&points, &mut out);
+        black_box(&out);
+    });
+}
+
+/// Strata on the lattice with the per-point batch: `get_many` at the 9³ lattice points (every
+/// octave one point at a time), then the same trilinear.
+#[divan::bench]
+fn strata_fbm3_batch_lattice(bencher: divan::Bencher) {
+    let n = PerlinFbm3::new(SEED, PARAMS);
+    let points = grid_points(&lattice(0), &lattice(1), &lattice(2));
+    let (mut values, mut lattice_values, mut out) =
+        (vec![0.0; LATTICE.pow(3)], vec![0.0f32; LATTICE.pow(3)], vec![0.0f32; SIDE.pow(3)]);
+    bencher.bench_local(|| {
+        n.get_many(black_box(&points), &mut values);
+        lattice_values.iter_mut().zip(&values).for_each(|(p, v)| *p = *v as f32);
+        trilinear(&lattice_values, &mut out);
         black_box(&out);
     });
 }

@@ -3,7 +3,8 @@
 //!
 //! - 2D: a 32×32 grid (1,024 points) — `PerlinFbm2::get_many` against `SimplexFbm<2>::get_many`
 //!   (each the batch kernel the CPU has), and one scalar `get` per point for both.
-//! - 3D: a 32³ chunk (32,768 points) — `PerlinFbm3::get` per point and `PerlinFbm3::fill_grid`
+//! - 3D: a 32³ chunk (32,768 points) — `PerlinFbm3::get_many` (the per-point AVX2 batch, like
+//!   for like with simplex's), `PerlinFbm3::get` per point and `PerlinFbm3::fill_grid`
 //!   (separable grid) against `SimplexFbm<3>::get_many` and `SimplexFbm<3>::get` per point.
 //!
 //! Divide the times by the point counts for the cost per point.
@@ -15,6 +16,10 @@
 //! |---|---|---|---|---|
 //! | 2D | 24.6 ns (`get_many`) | 29.3 ns | 1.19× | 39.3 ns (1.59×) |
 //! | 3D | 18.3 ns (`fill_grid`) | 39.2 ns | 2.14× | 50.6 ns (2.8×) |
+//!
+//! Against Perlin's 3D per-point batch (`PerlinFbm3::get_many`, 2026-11-26 night, load 2.9, two
+//! runs): Perlin 44.2 / 44.9 ns, simplex 41.5 / 41.5 ns per point: simplex ÷ Perlin 0.94× /
+//! 0.92×, within 1.2× like for like (docs/perf.md).
 //!
 //! Perlin's 3D batch works on a separable grid (axis terms once per grid line); simplex skews
 //! every point by the sum of its coordinates, so its batch takes any points. 3D Perlin one point
@@ -116,6 +121,18 @@ mod fbm3d {
         let mut out = vec![0.0; SIDE * SIDE * SIDE];
         bencher.bench_local(|| {
             n.fill_grid(black_box(&xs), &ys, &zs, &mut out);
+            black_box(out.iter().sum::<f64>())
+        });
+    }
+
+    /// `PerlinFbm3::get_many`, the per-point batch, on the same points as `simplex_batch`.
+    #[divan::bench(sample_count = 20)]
+    fn perlin_batch(bencher: divan::Bencher) {
+        let n = PerlinFbm3::new(SEED, PARAMS);
+        let p = points3();
+        let mut out = vec![0.0; p.len()];
+        bencher.bench_local(|| {
+            n.get_many(black_box(&p), &mut out);
             black_box(out.iter().sum::<f64>())
         });
     }

@@ -11,7 +11,8 @@
 //! for bit), `noise2d_scalar_ns` (the same, one scalar call per sample), `noise2d_terrain_ns` (one
 //! column of the whole height field), `noise2d_simdnoise_ns` / `noise2d_fastnoise_lite_ns` (the
 //! peer crates on the same grid), `noise3d_*_ns` (one 5-octave 3D fBm point of a 32³ chunk:
-//! `grid` / `f32_grid` Strata's `PerlinFbm3` on the chunk as a grid, `point` one call per point,
+//! `grid` / `f32_grid` Strata's `PerlinFbm3` on the chunk as a grid, `batch` its per-point AVX2
+//! batch (`get_many`) on the chunk's points, `point` one call per point,
 //! `baseline` `noise`'s `Fbm<Perlin>`, `simdnoise` / `fastnoise_lite` the peers; `*lattice*` the
 //! fBm on a 4-voxel lattice then trilinear, per voxel), `mesh_bgm_us` / `mesh_bgm_prebuilt_us`
 //! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
@@ -68,7 +69,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 29] = [
+const ENTRIES: [Entry; 30] = [
     // 32 rays of 64 voxels an iteration: µs per ray.
     Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
     Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
@@ -122,6 +123,13 @@ const ENTRIES: [Entry; 29] = [
         key: "noise3d_f32_grid_ns",
         bench: "noise3d",
         group: "strata_fbm3_f32_grid",
+        to_unit: NOISE3D_POINTS,
+        unit: "ns",
+    },
+    Entry {
+        key: "noise3d_batch_ns",
+        bench: "noise3d",
+        group: "strata_fbm3_batch",
         to_unit: NOISE3D_POINTS,
         unit: "ns",
     },

@@ -1,8 +1,9 @@
 //! 3D Perlin fBm that returns exactly the same f64 bits as the `noise` crate's `Fbm<Perlin>` in
 //! 3D ([`crate::noise::fractal::perlin_fbm`]`(seed, params).get([x, y, z])`): one point at a time
-//! ([`PerlinFbm3::get`]), and on a whole separable grid ([`PerlinFbm3::fill_grid`], the points
-//! `(xs[i], ys[j], zs[k])`, as a chunk's voxels or a world-aligned lattice are) several points at
-//! a time.
+//! ([`PerlinFbm3::get`]), as a batch over any points ([`PerlinFbm3::get_many`]: on AVX2 four
+//! points a register, `fast_fbm3/avx2.rs`), and on a whole separable grid
+//! ([`PerlinFbm3::fill_grid`], the points `(xs[i], ys[j], zs[k])`, as a chunk's voxels or a
+//! world-aligned lattice are) several points at a time.
 //!
 //! Like [`crate::noise::fast_fbm`], this is not an approximation: every point goes through the
 //! same IEEE operations in the same order as `noise` 0.9 (`Fbm::get` → `perlin_3d`), so every
@@ -37,6 +38,12 @@
 //! are then summed in octave order from zero, as `Fbm::get` sums them, so that no vector load
 //! waits on the overlapping store of the run before it (as adding into one row would).
 //!
+//! Where a grid is sparse, sharing saves less than its setup costs: on AVX2 a grid whose rows
+//! cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points at every octave (the cave
+//! lattice every 4 voxels) runs the per-point batch on its points, and an octave with fewer than
+//! [`SPARSE_BELOW`] points per unit cube runs the per-point kernel for that octave; the same
+//! bits either way.
+//!
 //! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
 //! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
 //! points per AVX2 register. Its reference is [`PerlinFbm3::get_f32`]; it is not `noise`'s bits.
@@ -50,6 +57,9 @@ use crate::noise::fast_fbm::Kernel;
 use crate::noise::fractal::FractalParams;
 use noise::permutationtable::{NoiseHasher, PermutationTable};
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+
 /// `perlin_3d`'s scale to about `[-1, 1]`, as `noise` writes it (2/√3).
 const PERLIN_3D_SCALE: f64 = 1.154_700_538_379_251_5;
 
@@ -62,6 +72,36 @@ const MAX_OCTAVES: usize = 32;
 /// The sign bit of an f64.
 const SIGN_BIT: u64 = 1 << 63;
 
+/// Every coordinate of every octave stays below this magnitude where the per-point AVX2 kernel
+/// runs, far inside the exact range (2⁵¹) of its corner's mantissa read.
+const FAST_LIMIT: f64 = 1_125_899_906_842_624.0; // 2⁵⁰
+
+/// A grid's octave runs the per-point kernel when it has fewer than this many points per unit
+/// cube (on average): there the grid's sharing saves less than its per-cube and per-run setup
+/// costs (measured on the cave lattice, docs/perf.md).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+const SPARSE_BELOW: f64 = 2.0;
+
+/// A whole grid runs the per-point kernel ([`PerlinFbm3::get_many`] on its points) when at every
+/// octave its rows cross a unit cube every fewer than this many points on average: the row
+/// kernel then runs about one vector per run, and its per-run setup costs more than the
+/// per-point kernel (the cave lattice, 9 points a row: measured in docs/perf.md).
+const SHORT_RUNS_BELOW: f64 = 5.0;
+
+/// The largest first-octave coordinate magnitude for which every octave's coordinates stay
+/// below [`FAST_LIMIT`]: each octave multiplies a magnitude by `|lacunarity|` (rounding adds far
+/// less than the 1 % margin). Zero (no group qualifies) for a lacunarity that is not finite.
+fn fast_bound(octaves: usize, lacunarity: f64) -> f64 {
+    let mut growth: f64 = 1.0;
+    let mut power: f64 = 1.0;
+    for _ in 1..octaves {
+        power *= lacunarity.abs();
+        growth = growth.max(power);
+    }
+    let factor = growth * 1.01;
+    if factor.is_finite() { (FAST_LIMIT - 2.0) / factor } else { 0.0 }
+}
+
 /// Which distances `noise`'s gradient `h` (0..16) adds, as bits: 1 when `u` is y (else x), 2 when
 /// `u` is negated, 4 when `v` is z (else y), 8 when `v` is negated; the gradient is `±u ± v`.
 const GRADIENT_TERMS: [u8; 16] = [0, 2, 8, 10, 4, 6, 12, 14, 5, 7, 13, 15, 0, 2, 7, 15];
@@ -71,8 +111,21 @@ const GRADIENT_TERMS: [u8; 16] = [0, 2, 8, 10, 4, 6, 12, 14, 5, 7, 13, 15, 0, 2,
 pub struct PerlinFbm3 {
     /// Per octave: `noise`'s permutation table of seed `seed + o`.
     tables: Vec<[u8; 256]>,
+    /// Per octave: `pairs[z][b]`, the gradient terms of the two corners whose hash's last level
+    /// reads `table[b ^ z]` and `table[b ^ (z + 1)]`, four bits each (`GRADIENT_TERMS` of the
+    /// hash, the lower corner in the low bits): the per-point kernel's last lookup, two corners
+    /// at a time.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    pairs: Vec<Box<ByteTable>>,
+    /// Per octave: `columns[x][y] = table[table[x] ^ y]`, the hash's first two levels (the
+    /// per-point kernel's first lookup).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    columns: Vec<Box<ByteTable>>,
     /// Per octave: `persistence^(o + 1)`, by repeated multiplication as `Fbm::get` computes it.
     attenuations: Vec<f64>,
+    /// The per-point AVX2 kernel's bound on first-octave coordinates ([`fast_bound`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fast_bound: f64,
     frequency: f64,
     lacunarity: f64,
     /// `1 / Σ_{o=1..octaves} persistence^o`, as `Fbm::calc_scale_factor` computes it.
@@ -212,6 +265,27 @@ impl CubeMasks {
     }
 }
 
+/// A byte per pair of bytes: [`PerlinFbm3::pairs`] and [`PerlinFbm3::columns`] (64 KiB).
+type ByteTable = [[u8; 256]; 256];
+
+/// The table `[i][j] = f(i, j)`.
+fn byte_table(f: impl Fn(usize, usize) -> u8) -> Box<ByteTable> {
+    let mut table: Box<ByteTable> =
+        vec![[0u8; 256]; 256].into_boxed_slice().try_into().unwrap_or_else(|_| unreachable!("256 rows of 256"));
+    for (i, row) in table.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = f(i, j);
+        }
+    }
+    table
+}
+
+/// The corner pairs' terms of one octave's permutation table (see [`PerlinFbm3::pairs`]).
+fn corner_pairs(table: &[u8; 256]) -> Box<ByteTable> {
+    let terms = |i: usize| GRADIENT_TERMS[usize::from(table[i & 255] & 15)];
+    byte_table(|z, b| terms(b ^ z) | terms(b ^ ((z + 1) & 255)) << 4)
+}
+
 /// `noise`'s hash of a corner, `& 15`.
 #[inline(always)]
 fn gradient_number(table: &[u8; 256], x: isize, y: isize, z: isize) -> u8 {
@@ -226,13 +300,15 @@ impl PerlinFbm3 {
     pub fn new(seed: u32, params: FractalParams) -> Self {
         let octave_count = params.octaves.clamp(1, MAX_OCTAVES as u32) as usize;
         let persistence = params.persistence;
-        let tables = (0..octave_count)
+        let tables: Vec<[u8; 256]> = (0..octave_count)
             .map(|o| {
                 // `Fbm` seeds octave `o` with `seed + o` (wrapping, as in a release build of `noise`).
                 let table = PermutationTable::new(seed.wrapping_add(o as u32));
                 std::array::from_fn(|i| table.hash(&[i as isize]) as u8)
             })
             .collect();
+        let pairs = tables.iter().map(corner_pairs).collect();
+        let columns = tables.iter().map(|t| byte_table(|x, y| t[usize::from(t[x] ^ y as u8)])).collect();
         let mut attenuation = persistence;
         let attenuations = (0..octave_count)
             .map(|_| {
@@ -244,7 +320,10 @@ impl PerlinFbm3 {
         let denominator = (1..=octave_count).fold(0.0, |acc, o| acc + persistence.powi(o as i32));
         Self {
             tables,
+            pairs,
+            columns,
             attenuations,
+            fast_bound: fast_bound(octave_count, params.lacunarity),
             frequency: params.frequency,
             lacunarity: params.lacunarity,
             scale_factor: 1.0 / denominator,
@@ -266,6 +345,31 @@ impl PerlinFbm3 {
             p = p.map(|v| v * self.lacunarity);
         }
         result * self.scale_factor
+    }
+
+    /// `out[i] = get(points[i])` for any points, several at a time: four per AVX2 register on
+    /// CPUs with AVX2 (see `fast_fbm3/avx2.rs`), else one `get` per point. The same bits on
+    /// every path. The slices must have equal lengths.
+    pub fn get_many(&self, points: &[[f64; 3]], out: &mut [f64]) {
+        self.get_many_with(self.kernel, points, out);
+    }
+
+    /// [`PerlinFbm3::get_many`] with a given kernel (for tests and benchmarks); a kernel the CPU
+    /// lacks or the thread's SIMD limit forbids runs the widest one below it that qualifies.
+    #[doc(hidden)]
+    pub fn get_many_with(&self, kernel: Kernel, points: &[[f64; 3]], out: &mut [f64]) {
+        assert_eq!(points.len(), out.len(), "get_many: {} points, {} outputs", points.len(), out.len());
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features, and
+            // both vector kernels need AVX2.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 | Kernel::Avx2 => unsafe { self.many_avx2(points, out) },
+            _ => {
+                for (o, p) in out.iter_mut().zip(points) {
+                    *o = self.get(p[0], p[1], p[2]);
+                }
+            }
+        }
     }
 
     /// `out[i + nx·(k + nz·j)] = get(xs[i], ys[j], zs[k])` for the grid of `xs`, `ys`, `zs` (x
@@ -296,16 +400,73 @@ impl PerlinFbm3 {
             // both vector kernels need AVX2.
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 | Kernel::Avx2 => unsafe { self.grid_avx2(xs, ys, zs, out) },
-            _ => self.grid::<f64, 1>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), octave_row_portable),
+            _ => self.grid::<f64, 1>(
+                (xs, ys, zs),
+                out,
+                (&self.attenuations, self.scale_factor),
+                octave_row_portable,
+                |_, _, _| false,
+            ),
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
+        if self.short_runs(xs) {
+            let mut points = Vec::with_capacity(out.len());
+            for &y in ys {
+                for &z in zs {
+                    points.extend(xs.iter().map(|&x| [x, y, z]));
+                }
+            }
+            self.many_avx2(&points, out);
+            return;
+        }
         // SAFETY (of the call inside): this function only runs on CPUs with AVX2.
         let row = |a: &_, c: &_, j, k, att, row: &mut _| unsafe { octave_row_avx2(a, c, j, k, att, row) };
-        self.grid::<f64, 4>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), row);
+        let mut points = Vec::new();
+        let sparse = |o: usize, axes: &[GridAxis; 3], terms: &mut Vec<f64>| {
+            let [ax, ay, az] = axes;
+            let count = ax.scaled.len() * ay.scaled.len() * az.scaled.len();
+            let cubes = ax.runs() * ay.runs() * az.runs();
+            let in_range = axes.iter().all(|a| a.scaled.iter().all(|v| v.abs() < FAST_LIMIT));
+            if !(in_range && (count as f64) < SPARSE_BELOW * cubes as f64) {
+                return false;
+            }
+            points.clear();
+            for &y in &ay.scaled {
+                for &z in &az.scaled {
+                    points.extend(ax.scaled.iter().map(|&x| [x, y, z]));
+                }
+            }
+            terms.resize(count, 0.0);
+            let tables = avx2::Tables { columns: &self.columns[o], pairs: &self.pairs[o] };
+            avx2::octave_terms_avx2(tables, &points, self.attenuations[o], terms);
+            true
+        };
+        self.grid::<f64, 4>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), row, sparse);
+    }
+
+    /// Whether rows along `xs` cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points
+    /// at every octave (the grid then runs the per-point kernel, see [`PerlinFbm3::grid_avx2`]).
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+    fn short_runs(&self, xs: &[f64]) -> bool {
+        let mut scaled: Vec<f64> = xs.iter().map(|v| v * self.frequency).collect();
+        for _ in 0..self.tables.len() {
+            let mut runs = 0usize;
+            let mut last = None;
+            for &v in &scaled {
+                let corner = Some(floor_to_isize(v));
+                runs += usize::from(corner != last);
+                last = corner;
+            }
+            if xs.len() as f64 >= SHORT_RUNS_BELOW * runs as f64 {
+                return false;
+            }
+            scaled.iter_mut().for_each(|v| *v *= self.lacunarity);
+        }
+        true
     }
 
     /// The attenuations and the scale factor rounded to `f32`.
@@ -358,7 +519,13 @@ impl PerlinFbm3 {
             Kernel::Avx512 | Kernel::Avx2 => unsafe {
                 self.grid_f32_avx2(xs, ys, zs, out, &attenuations, scale_factor)
             },
-            _ => self.grid::<f32, 1>((xs, ys, zs), out, (&attenuations, scale_factor), octave_row_portable_f32),
+            _ => self.grid::<f32, 1>(
+                (xs, ys, zs),
+                out,
+                (&attenuations, scale_factor),
+                octave_row_portable_f32,
+                |_, _, _| false,
+            ),
         }
     }
 
@@ -367,11 +534,13 @@ impl PerlinFbm3 {
     fn grid_f32_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f32], attenuations: &[f32], scale: f32) {
         // SAFETY (of the call inside): this function only runs on CPUs with AVX2.
         let row = |a: &_, c: &_, j, k, att, row: &mut _| unsafe { octave_row_avx2_f32(a, c, j, k, att, row) };
-        self.grid::<f32, 8>((xs, ys, zs), out, (attenuations, scale), row);
+        self.grid::<f32, 8>((xs, ys, zs), out, (attenuations, scale), row, |_, _, _| false);
     }
 
     /// The grid, row by row: each octave's terms of a row written by `octave_row`, which
-    /// processes `N` points at a time (see the module doc), then summed.
+    /// processes `N` points at a time (see the module doc), then summed. An octave for which
+    /// `sparse(o, axes, terms)` returns true (it wrote the octave's terms at every point of the
+    /// grid, in the grid's order, one point at a time) is not computed row by row.
     #[inline(always)]
     fn grid<T: Copy + Default + std::ops::Add<Output = T> + std::ops::Mul<Output = T>, const N: usize>(
         &self,
@@ -379,33 +548,39 @@ impl PerlinFbm3 {
         out: &mut [T],
         (attenuations, scale_factor): (&[T], T),
         octave_row: impl Fn(&[GridAxis; 3], &[CubeMasks], usize, usize, T, &mut [T]),
+        mut sparse: impl FnMut(usize, &[GridAxis; 3], &mut Vec<T>) -> bool,
     ) {
         let (nx, nz) = (xs.len(), zs.len());
         let mut axes =
             [GridAxis::new(xs, self.frequency), GridAxis::new(ys, self.frequency), GridAxis::new(zs, self.frequency)];
         // Per octave: the three axes' terms and every unit cube's masks, `[(y run · z runs + z
-        // run) · x runs + x run]`.
-        let mut octaves: Vec<([GridAxis; 3], Vec<CubeMasks>)> = Vec::with_capacity(self.tables.len());
-        for table in &self.tables {
+        // run) · x runs + x run]`; or the terms of every point.
+        let mut octaves: Vec<GridOctave<T>> = Vec::with_capacity(self.tables.len());
+        for (o, table) in self.tables.iter().enumerate() {
             axes.iter_mut().for_each(|a| a.derive(N));
-            let [ax, ay, az] = &axes;
-            let mut cubes = vec![CubeMasks::default(); ax.runs() * ay.runs() * az.runs()];
-            let mut slots = cubes.iter_mut();
-            for ry in 0..ay.runs() {
-                for rz in 0..az.runs() {
-                    for rx in 0..ax.runs() {
-                        let corner = (
-                            ax.corner[ax.run_start[rx] as usize],
-                            ay.corner[ay.run_start[ry] as usize],
-                            az.corner[az.run_start[rz] as usize],
-                        );
-                        if let Some(m) = slots.next() {
-                            m.fill(table, corner);
+            let mut terms = Vec::new();
+            if sparse(o, &axes, &mut terms) {
+                octaves.push(GridOctave::Points(terms));
+            } else {
+                let [ax, ay, az] = &axes;
+                let mut cubes = vec![CubeMasks::default(); ax.runs() * ay.runs() * az.runs()];
+                let mut slots = cubes.iter_mut();
+                for ry in 0..ay.runs() {
+                    for rz in 0..az.runs() {
+                        for rx in 0..ax.runs() {
+                            let corner = (
+                                ax.corner[ax.run_start[rx] as usize],
+                                ay.corner[ay.run_start[ry] as usize],
+                                az.corner[az.run_start[rz] as usize],
+                            );
+                            if let Some(m) = slots.next() {
+                                m.fill(table, corner);
+                            }
                         }
                     }
                 }
+                octaves.push(GridOctave::Rows(Box::new(axes.clone()), cubes));
             }
-            octaves.push((axes.clone(), cubes));
             axes.iter_mut().for_each(|a| a.advance(self.lacunarity));
         }
         // Per octave, the row's `signal · attenuation`, then summed in octave order from zero as
@@ -416,14 +591,20 @@ impl PerlinFbm3 {
         let mut sum = vec![T::default(); nx];
         for (j, plane) in out.chunks_exact_mut(nx * nz).enumerate() {
             for (k, out_row) in plane.chunks_exact_mut(nx).enumerate() {
-                for (((a, cubes), &attenuation), row) in
+                for ((octave, &attenuation), row) in
                     octaves.iter().zip(attenuations).zip(terms.chunks_exact_mut(stride))
                 {
-                    octave_row(a, cubes, j, k, attenuation, row);
+                    if let GridOctave::Rows(a, cubes) = octave {
+                        octave_row(a, cubes, j, k, attenuation, row);
+                    }
                 }
                 sum.fill(T::default());
-                for row in terms.chunks_exact(stride) {
-                    for (s, &t) in sum.iter_mut().zip(&row[..nx]) {
+                for (octave, row) in octaves.iter().zip(terms.chunks_exact(stride)) {
+                    let row = match octave {
+                        GridOctave::Rows(..) => &row[..nx],
+                        GridOctave::Points(all) => &all[(j * nz + k) * nx..][..nx],
+                    };
+                    for (s, &t) in sum.iter_mut().zip(row) {
                         *s = *s + t;
                     }
                 }
@@ -433,6 +614,13 @@ impl PerlinFbm3 {
             }
         }
     }
+}
+
+/// One octave of a grid: its axes and unit cubes, computed row by row; or the terms of every
+/// point, computed beforehand one point at a time.
+enum GridOctave<T> {
+    Rows(Box<[GridAxis; 3]>, Vec<CubeMasks>),
+    Points(Vec<T>),
 }
 
 /// The y and z terms of row `(j, k)` at one octave, and which unit cubes it crosses.
@@ -941,6 +1129,126 @@ mod tests {
                         assert!(got == want, "seed {seed}, {params:?}, axes {:?}, kernel {kernel:?}", (a, b, c));
                     }
                 }
+            }
+        }
+    }
+
+    /// Points for the batch: the axes' values combined, random points at several scales (negative
+    /// and positive, up to ±3·10⁵ before the frequency), integers and cube edges.
+    fn batch_points() -> Vec<[f64; 3]> {
+        let axes = axes();
+        let mut points = Vec::new();
+        for a in &axes {
+            for (n, &x) in a.iter().enumerate() {
+                points.push([x, a[(n * 7 + 3) % a.len()], -a[(n * 5 + 1) % a.len()] * 0.37]);
+                points.push([-x, x, a[(n * 3 + 2) % a.len()]]);
+            }
+        }
+        let mut h = 0x000b_a7c4_u64;
+        let mut next = || {
+            h = mix64(h.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            h as i64 as f64 / i64::MAX as f64
+        };
+        for scale in [1.0, 40.0, 1e3, 1e5, 3e5] {
+            for _ in 0..200 {
+                points.push([next() * scale, next() * scale, next() * scale]);
+            }
+        }
+        points
+    }
+
+    #[test]
+    fn get_many_equals_get_bit_for_bit_on_every_kernel() {
+        let points = batch_points();
+        for seed in [0u32, 7, 0xdead_beef, u32::MAX - 64] {
+            for params in parameter_sets() {
+                let ours = PerlinFbm3::new(seed, params);
+                let want: Vec<u64> = points.iter().map(|p| ours.get(p[0], p[1], p[2]).to_bits()).collect();
+                for kernel in Kernel::available() {
+                    // Every length up to 19 (partial groups of four and eight), then all.
+                    for len in (0..20).chain([points.len()]) {
+                        let mut got = vec![f64::NAN; len];
+                        ours.get_many_with(kernel, &points[..len], &mut got);
+                        let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                        assert!(got == want[..len], "seed {seed}, {params:?}, {kernel:?}, {len} points");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn get_many_equals_the_noise_crate() {
+        let points = batch_points();
+        let params = parameter_sets()[2];
+        let (ours, theirs) = (PerlinFbm3::new(11, params), perlin_fbm(11, params));
+        let mut got = vec![0.0; points.len()];
+        ours.get_many(&points, &mut got);
+        for (p, v) in points.iter().zip(&got) {
+            assert_eq!(v.to_bits(), theirs.get(*p).to_bits(), "at {p:?}");
+        }
+    }
+
+    /// Groups of eight in which one point is huge (beyond the kernel's range after the octaves'
+    /// lacunarity), infinite or NaN run `get`; the other groups of the same call still take the
+    /// kernel, and every value equals `get`'s (a NaN is a NaN whatever its bits).
+    #[test]
+    fn huge_infinite_and_nan_points_give_the_same_bits_on_every_path() {
+        let ours = PerlinFbm3::new(3, FractalParams { octaves: 6, frequency: 0.02, persistence: 0.5, lacunarity: 2.0 });
+        let odd = [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 3e15, -7e16, 1e300, 2.0e14, -1e19];
+        let mut points = Vec::new();
+        for (i, v) in odd.iter().enumerate() {
+            for j in 0..8 {
+                let base = (i * 8 + j) as f64 * 1.7 - 40.0;
+                points.push(std::array::from_fn(|a| if j == i % 8 && a == i % 3 { *v } else { base + a as f64 * 0.3 }));
+            }
+        }
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let want: Vec<u64> = points.iter().map(|p: &[f64; 3]| bits(ours.get(p[0], p[1], p[2]))).collect();
+        for kernel in Kernel::available() {
+            let mut got = vec![0.0; points.len()];
+            ours.get_many_with(kernel, &points, &mut got);
+            assert_eq!(got.iter().map(|v| bits(*v)).collect::<Vec<_>>(), want, "{kernel:?}");
+        }
+    }
+
+    /// Grids whose rows cross a unit cube every few points at every octave (the cave lattice
+    /// every 4 voxels, lattices of spacing above one unit cube) take the per-point kernel on
+    /// AVX2, and a grid with long rows at its first octave and one point per unit cube at its
+    /// last mixes the row kernel and the per-point kernel; every kernel gives `noise`'s bits.
+    #[test]
+    fn sparse_grids_equal_the_noise_crate_on_every_kernel() {
+        let lattice =
+            |origin: f64, step: f64, n: usize| -> Vec<f64> { (0..n).map(|i| origin + i as f64 * step).collect() };
+        let chunk = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
+        let coarse = FractalParams { octaves: 4, frequency: 0.9, persistence: 0.55, lacunarity: 2.3 };
+        // Long rows at the first octave, one point per unit cube at the last.
+        let steep = FractalParams { octaves: 3, frequency: 1.0, persistence: 0.5, lacunarity: 8.0 };
+        for (seed, params, step, nx) in [
+            (7u32, chunk, 4.0, 9),
+            (7, chunk, 1.0, 9),
+            (0xdead_beef, coarse, 1.37, 9),
+            (1, coarse, 0.3, 9),
+            (5, steep, 0.03, 40),
+        ] {
+            let (ours, theirs) = (PerlinFbm3::new(seed, params), perlin_fbm(seed, params));
+            let (xs, ys, zs) = (lattice(1000.5, step, nx), lattice(-40.5, step, 7), lattice(-3000.5, step, 10));
+            if step == 0.03 {
+                assert!(!ours.short_runs(&xs), "the rows of the first octave are long");
+            }
+            let mut want = Vec::new();
+            for &y in &ys {
+                for &z in &zs {
+                    for &x in &xs {
+                        want.push(theirs.get([x, y, z]).to_bits());
+                    }
+                }
+            }
+            for kernel in Kernel::available() {
+                let mut got = vec![0.0; want.len()];
+                ours.fill_grid_with(kernel, &xs, &ys, &zs, &mut got);
+                let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
+                assert!(got == want, "seed {seed}, {params:?}, step {step}, {kernel:?}");
             }
         }
     }
