@@ -67,12 +67,12 @@ func _run() -> void:
 	DirAccess.make_dir_recursive_absolute(out_dir)
 	var checks := RenderedChecks.new()
 	# 160 m above the ground south of the highest mountain near the origin, looking north.
-	var peak := _find_mountain()
+	var peak := RenderedChecks.find_mountain(world)
 	var cam_x := peak.x + 0.5
 	var cam_z := peak.y + MOUNTAIN_DISTANCE
 	camera.position = Vector3(cam_x, maxf(world.get_height(cam_x, cam_z), 0.0) + 160.0, cam_z)
 	print("HORIZON_VIEW from %s, peak %s" % [camera.position, peak])
-	await _wait_ready()
+	await RenderedChecks.wait_ready(world, true)
 	var occluded := PackedInt32Array([0, 0, 0])
 	var darker := PackedInt32Array([0, 0, 0])
 	# A wide view (near and middle distance), then a telephoto view of the far view's land 1.2–2
@@ -166,19 +166,6 @@ func _in_mountain_shadow(ground: Vector3, sun_dir: Vector3) -> bool:
 	return false
 
 
-## The highest ground found on a coarse grid around the origin (x, z).
-func _find_mountain() -> Vector2:
-	var best := Vector2.ZERO
-	var best_h := -INF
-	for gx in range(-1024, 1025, 48):
-		for gz in range(-1024, 1025, 48):
-			var h := world.get_height(gx, gz)
-			if h > best_h:
-				best_h = h
-				best = Vector2(gx, gz)
-	return best
-
-
 ## The distance along the camera ray through `pixel` to the height field, or -1 past 2,100 m.
 func _ray_distance(pixel: Vector2) -> float:
 	var from := camera.project_ray_origin(pixel)
@@ -213,20 +200,6 @@ func _band_of(distance: float) -> int:
 
 func _luma(c: Color) -> float:
 	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
-
-
-## Waits for the near chunks and the far view around the camera.
-func _wait_ready() -> void:
-	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
-	get_viewport().disable_3d = true
-	world.frame_budget_ms = 30.0
-	var deadline := Time.get_ticks_msec() + 240_000
-	await get_tree().process_frame
-	while Time.get_ticks_msec() < deadline:
-		if world.is_area_ready() and int(world.get_stats()["far_pending"]) == 0:
-			break
-		await get_tree().process_frame
-	get_viewport().disable_3d = false
 
 
 func _shot(tag: String) -> Image:

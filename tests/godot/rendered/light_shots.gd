@@ -41,14 +41,14 @@ func _run() -> void:
 	# Sunset: the sun low in the west (-x). From a mountain's eastern flank, looking north-east
 	# over the land below (thin fog, to see far), the shadows of the mountain and of every ridge
 	# run east across the ground at every distance.
-	var peak := _find_mountain()
+	var peak := RenderedChecks.find_mountain(world)
 	var x := int(peak.x) + 40
 	var z := int(peak.y)
 	camera.position = Vector3(x, world.get_height(x, z) + 30.0, z)
 	camera.look_at(camera.position + Vector3(1.0, -0.35, 0.6), Vector3.UP)
 	day_night.clear_fog_density = 0.0004
 	print("SUNSET_VIEW from %s, peak %s" % [camera.position, peak])
-	await _wait_ready(true)
+	await RenderedChecks.wait_ready(world, true)
 	var sunset := await _shot(0.735, "sunset")
 	day_night.clear_fog_density = 0.002
 	# Noon and midnight over the same ground, with three torches on it.
@@ -65,12 +65,12 @@ func _run() -> void:
 		world.set_voxel(at, torch)
 	camera.position = Vector3(gx + 0.5, ground + 6.0, gz - 12.0)
 	camera.look_at(Vector3(gx + 0.5, ground, gz + 2.0), Vector3.UP)
-	await _wait_ready()
+	await RenderedChecks.wait_ready(world)
 	var noon := await _shot(0.5, "torches_noon")
 	var midnight := await _shot(0.0, "torches_midnight")
 	for at in torches:
 		world.set_voxel(at, 0)
-	await _wait_ready()
+	await RenderedChecks.wait_ready(world)
 	var unlit_midnight := await _shot(0.0, "no_torches_midnight")
 	# A sealed room 30 voxels under the ground: dark, then lit by torches on its floor.
 	var rx := -40
@@ -86,11 +86,11 @@ func _run() -> void:
 				world.set_voxel(Vector3i(rx + dx, floor_y + dy, rz + dz), 0 if inside else stone)
 	camera.position = Vector3(rx + 0.5, floor_y + 2.5, rz - ROOM_HALF + 0.6)
 	camera.look_at(Vector3(rx + 0.5, floor_y + 0.5, rz + ROOM_HALF), Vector3.UP)
-	await _wait_ready()
+	await RenderedChecks.wait_ready(world)
 	var dark := await _shot(0.5, "cave_dark")
 	for offset: Vector3i in [Vector3i(-2, 0, 2), Vector3i(3, 0, 3), Vector3i(0, 0, -1)]:
 		world.set_voxel(Vector3i(rx + offset.x, floor_y, rz + offset.z), torch)
-	await _wait_ready()
+	await RenderedChecks.wait_ready(world)
 	var lit := await _shot(0.5, "cave_torches")
 	print("SUNSET_BRIGHTNESS=%.4f" % sunset)
 	print("TORCHES_NOON=%.4f MIDNIGHT=%.4f WITHOUT_TORCHES=%.4f" % [noon, midnight, unlit_midnight])
@@ -108,40 +108,12 @@ func _run() -> void:
 	checks.finish(get_tree())
 
 
-## The highest ground found on a coarse grid around the origin (x, z), for the sunset view.
-func _find_mountain() -> Vector2:
-	var best := Vector2.ZERO
-	var best_h := -INF
-	for gx in range(-1024, 1025, 48):
-		for gz in range(-1024, 1025, 48):
-			var h := world.get_height(gx, gz)
-			if h > best_h:
-				best_h = h
-				best = Vector2(gx, gz)
-	return best
-
-
 ## The y of the first open voxel above the ground in column (x, z).
 func _top_of(x: int, z: int) -> int:
 	var y := int(world.get_height(x, z)) + 8
 	while y > -64 and world.get_voxel(Vector3i(x, y - 1, z)) == 0:
 		y -= 1
 	return y
-
-
-## Waits for the near chunks (and with `far`, the far view) around the camera.
-func _wait_ready(far: bool = false) -> void:
-	# Don't draw while loading: under llvmpipe every drawn frame costs hundreds of milliseconds.
-	get_viewport().disable_3d = true
-	world.frame_budget_ms = 30.0
-	var deadline := Time.get_ticks_msec() + 240_000
-	await get_tree().process_frame
-	while Time.get_ticks_msec() < deadline:
-		var far_done := not far or int(world.get_stats()["far_pending"]) == 0
-		if world.is_area_ready() and far_done:
-			break
-		await get_tree().process_frame
-	get_viewport().disable_3d = false
 
 
 func _shot(t: float, tag: String) -> float:

@@ -45,3 +45,32 @@ static func mean_luma(img: Image) -> float:
 			sum += 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
 			n += 1
 	return sum / maxf(1.0, n)
+
+
+## The highest ground found on a coarse grid (every 48 m, ±1,024 m) around the origin (x, z).
+static func find_mountain(world: ChunkWorld) -> Vector2:
+	var best := Vector2.ZERO
+	var best_h := -INF
+	for gx in range(-1024, 1025, 48):
+		for gz in range(-1024, 1025, 48):
+			var h := world.get_height(gx, gz)
+			if h > best_h:
+				best_h = h
+				best = Vector2(gx, gz)
+	return best
+
+
+## Waits (at most 240 s) for the near chunks around the viewer and, with `far`, the far view,
+## drawing nothing meanwhile: under llvmpipe every drawn frame costs hundreds of milliseconds.
+static func wait_ready(world: ChunkWorld, far: bool = false) -> void:
+	var viewport := world.get_viewport()
+	viewport.disable_3d = true
+	world.frame_budget_ms = 30.0
+	var deadline := Time.get_ticks_msec() + 240_000
+	await world.get_tree().process_frame
+	while Time.get_ticks_msec() < deadline:
+		var far_done := not far or int(world.get_stats()["far_pending"]) == 0
+		if world.is_area_ready() and far_done:
+			break
+		await world.get_tree().process_frame
+	viewport.disable_3d = false
