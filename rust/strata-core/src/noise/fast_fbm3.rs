@@ -286,7 +286,8 @@ fn corner_pairs(table: &[u8; 256]) -> Box<ByteTable> {
     byte_table(|z, b| terms(b ^ z) | terms(b ^ ((z + 1) & 255)) << 4)
 }
 
-/// `noise`'s hash of a corner, `& 15`.
+/// `noise`'s hash of a corner, `& 15`. Only the low 8 bits of each coordinate count, so callers
+/// add a corner's offset wrapping: a huge point's floor saturates at `isize::MAX`.
 #[inline(always)]
 fn gradient_number(table: &[u8; 256], x: isize, y: isize, z: isize) -> u8 {
     let byte = |v: isize| (v & 0xff) as usize;
@@ -934,7 +935,12 @@ fn perlin_3d_f32(table: &[u8; 256], p: [f64; 3]) -> f32 {
     });
     let g = |dx: usize, dy: usize, dz: usize| {
         let (px, py, pz) = (terms[0][dx], terms[1][dy], terms[2][dz]);
-        match gradient_number(table, c[0] + dx as isize, c[1] + dy as isize, c[2] + dz as isize) {
+        match gradient_number(
+            table,
+            c[0].wrapping_add(dx as isize),
+            c[1].wrapping_add(dy as isize),
+            c[2].wrapping_add(dz as isize),
+        ) {
             0 | 12 => px + py,
             1 | 13 => -px + py,
             2 => px - py,
@@ -967,10 +973,11 @@ fn terms_f32(near: f64, curve: f64) -> [f32; 4] {
     [near32, near32 - 1.0, curve32, 1.0 - curve32]
 }
 
-/// `noise`'s `floor_to_isize`: truncation, one lower at and below zero.
+/// `noise`'s `floor_to_isize`: truncation, one lower at and below zero (wrapping, as release
+/// builds do, for a huge negative point whose truncation saturates at `isize::MIN`).
 #[inline(always)]
 fn floor_to_isize(v: f64) -> isize {
-    if v <= 0.0 { v as isize - 1 } else { v as isize }
+    if v <= 0.0 { (v as isize).wrapping_sub(1) } else { v as isize }
 }
 
 /// `noise`'s quintic S-curve (clamped to `[0, 1]` first), same operation order.
@@ -992,7 +999,7 @@ fn perlin_3d(table: &[u8; 256], p: [f64; 3]) -> f64 {
     let d = [p[0] - c[0] as f64, p[1] - c[1] as f64, p[2] - c[2] as f64];
     let g = |dx: isize, dy: isize, dz: isize| {
         let (px, py, pz) = (d[0] - dx as f64, d[1] - dy as f64, d[2] - dz as f64);
-        match gradient_number(table, c[0] + dx, c[1] + dy, c[2] + dz) {
+        match gradient_number(table, c[0].wrapping_add(dx), c[1].wrapping_add(dy), c[2].wrapping_add(dz)) {
             0 | 12 => px + py,
             1 | 13 => -px + py,
             2 => px - py,
