@@ -416,11 +416,7 @@ impl PerlinFbm3 {
     fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
         if self.short_runs(xs) {
             let mut points = Vec::with_capacity(out.len());
-            for &y in ys {
-                for &z in zs {
-                    points.extend(xs.iter().map(|&x| [x, y, z]));
-                }
-            }
+            push_grid_points(&mut points, xs, ys, zs);
             self.many_avx2(&points, out);
             return;
         }
@@ -436,11 +432,7 @@ impl PerlinFbm3 {
                 return false;
             }
             points.clear();
-            for &y in &ay.scaled {
-                for &z in &az.scaled {
-                    points.extend(ax.scaled.iter().map(|&x| [x, y, z]));
-                }
-            }
+            push_grid_points(&mut points, &ax.scaled, &ay.scaled, &az.scaled);
             terms.resize(count, 0.0);
             let tables = avx2::Tables { columns: &self.columns[o], pairs: &self.pairs[o] };
             avx2::octave_terms_avx2(tables, &points, self.attenuations[o], terms);
@@ -613,6 +605,17 @@ impl PerlinFbm3 {
                     *o = s * scale_factor;
                 }
             }
+        }
+    }
+}
+
+/// Appends the grid's points `(xs[i], ys[j], zs[k])` in the grid's order (x fastest, then z,
+/// then y), for the per-point kernel.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn push_grid_points(points: &mut Vec<[f64; 3]>, xs: &[f64], ys: &[f64], zs: &[f64]) {
+    for &y in ys {
+        for &z in zs {
+            points.extend(xs.iter().map(|&x| [x, y, z]));
         }
     }
 }
