@@ -143,7 +143,8 @@ func _compare_view(tag: String, occluded: PackedInt32Array, darker: PackedInt32A
 				continue
 			occluded[band] += 1
 			var dark := (
-				_luma(lit.get_pixel(x, y)) < _luma(unshadowed.get_pixel(x, y)) * SHADOWED_RATIO
+				RenderedChecks.luma(lit.get_pixel(x, y))
+				< RenderedChecks.luma(unshadowed.get_pixel(x, y)) * SHADOWED_RATIO
 			)
 			if dark:
 				darker[band] += 1
@@ -196,10 +197,6 @@ func _band_of(distance: float) -> int:
 		if distance >= BANDS[band].x and distance < BANDS[band].y:
 			return band
 	return -1
-
-
-func _luma(c: Color) -> float:
-	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
 
 
 func _shot(tag: String) -> Image:

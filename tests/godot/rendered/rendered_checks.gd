@@ -35,14 +35,18 @@ static func screenshot(viewport: Viewport, dir: String, shot_name: String) -> Im
 	return img
 
 
+## A colour's luma (Rec. 709 weights).
+static func luma(c: Color) -> float:
+	return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
+
+
 ## Mean luma over a grid of samples.
 static func mean_luma(img: Image) -> float:
 	var sum := 0.0
 	var n := 0
 	for y in range(0, img.get_height(), 8):
 		for x in range(0, img.get_width(), 8):
-			var c := img.get_pixel(x, y)
-			sum += 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
+			sum += luma(img.get_pixel(x, y))
 			n += 1
 	return sum / maxf(1.0, n)
 
