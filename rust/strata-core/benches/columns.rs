@@ -12,6 +12,8 @@
 //!   `lattice_two_passes`: the lattice, two-pass flow; `lattice`: the lattice and
 //!   `generate_padded_chunk_unless_sky` (one column pass), as workers run it.
 //!
+//! * `horizon`: one tile of the horizon map beside one far column of level 3.
+//!
 //! Run: `cargo bench -p strata-core --bench columns`.
 
 use std::hint::black_box;
@@ -144,4 +146,32 @@ fn scatter_chunk_surface(bencher: divan::Bencher) {
 #[divan::bench(sample_count = 40)]
 fn single_column(bencher: divan::Bencher) {
     bencher.bench_local(|| black_box(LATTICE.column(black_box(123), -45)));
+}
+
+/// The horizon map's worker per tile (`horizon_map::build_tile`: 64 × 64 ground heights 8
+/// voxels apart), beside one far column of level 3 (`far_mesh::build_far_column`: 36 × 36
+/// heights 8 voxels apart, then meshing), which the far view's workers build by the hundred.
+mod horizon {
+    use super::*;
+    use strata_core::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
+    use strata_core::stream::far_policy::LodColumn;
+    use strata_core::stream::horizon_map::{HorizonTile, build_tile};
+
+    #[divan::bench(sample_count = 30)]
+    fn tile(bencher: divan::Bencher) {
+        let (mut samples, mut out) = (Vec::new(), Vec::new());
+        bencher.bench_local(|| {
+            build_tile(&LATTICE, black_box(HorizonTile { x: 1, z: -2 }), &mut samples, &mut out);
+            black_box(out.len())
+        });
+    }
+
+    #[divan::bench(sample_count = 30)]
+    fn far_column_level_3(bencher: divan::Bencher) {
+        let (mut scratch, mut out) = (FarScratch::default(), FarMesh::default());
+        bencher.bench_local(|| {
+            build_far_column(&LATTICE, black_box(LodColumn::new(3, 1, -2)), &mut scratch, &mut out);
+            black_box(out.mesh.opaque.positions.len())
+        });
+    }
 }

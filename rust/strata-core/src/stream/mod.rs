@@ -1,5 +1,6 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
-//! view), the far-view policy (`far_policy`) and far meshing (`far_mesh`), and the 2D streamer.
+//! view), the far-view policy (`far_policy`) and far meshing (`far_mesh`), the horizon map for
+//! distant sun shadows (`horizon_map`), and the 2D streamer.
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
@@ -10,6 +11,7 @@
 
 pub mod far_mesh;
 pub mod far_policy;
+pub mod horizon_map;
 pub mod lighting;
 pub mod navigation;
 pub mod query;

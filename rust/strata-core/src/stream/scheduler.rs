@@ -156,7 +156,7 @@ pub const WORKER_NICE: i32 = 10;
 /// while the main thread waits, and one engine call of the frame takes many times its usual
 /// time. An idle-policy worker runs only when the core has nothing else to do and gives way at
 /// once: shorter and steadier frames, loading just as fast (figures in `docs/perf.md`, "stream").
-fn lower_this_threads_priority() {
+pub(crate) fn lower_this_threads_priority() {
     #[cfg(target_os = "linux")]
     // SAFETY: plain syscalls on the calling thread with valid arguments; lowering one's own
     // priority is always permitted. A refusal leaves the priority as it was.
