@@ -59,6 +59,7 @@ use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod edit_tools;
 mod generation_hook;
+mod horizon_shadows;
 mod own_structures;
 use strata_core::base::edit_history::{EditHistory, PendingFlow, VoxelChange};
 
@@ -163,6 +164,17 @@ pub struct ChunkWorld {
     #[var(set)]
     #[export(range = (0.0, 1.0))]
     daylight: f64,
+    /// Sun shadows to the horizon (default on): a worker samples the land's height every 8
+    /// voxels in a window around the viewer (the view and 1,024 voxels beyond, at most 7,680
+    /// voxels across), and beyond the shader uniform `horizon_start` (96 m) the block shaders
+    /// march each fragment's line to every directional light over it: where the land rises
+    /// above the line, the light is shaded, so mountains shade valleys at every distance and
+    /// time of day, past the reach of the light's shadow maps. The ground as generated (not
+    /// edits, structures or trees) casts these shadows. Off: the shadow maps alone.
+    #[export]
+    horizon_shadows: bool,
+    /// The horizon map's worker, texture and uniforms.
+    horizon: horizon_shadows::HorizonShadows,
     /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
     /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
     #[var(set)]
@@ -353,6 +365,8 @@ impl INode3D for ChunkWorld {
             material_override: None,
             light_enabled: true,
             daylight: 1.0,
+            horizon_shadows: true,
+            horizon: Default::default(),
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -562,6 +576,7 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
+        self.update_horizon(viewer_pos, frame_start + budget);
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
@@ -1072,7 +1087,9 @@ impl ChunkWorld {
     /// `generation_hook`: `generation_hook_calls` (boxes handed to it), `generation_hook_ms`
     /// (main-thread time running it), `generation_hook_us_mean` (one call),
     /// `generation_hook_wait_ms` (the workers' time waiting for it, summed) and
-    /// `generation_hook_failures`.
+    /// `generation_hook_failures`; with `horizon_shadows`: `horizon_tiles_ready` (tiles of the
+    /// horizon map around the viewer in the texture), `horizon_tiles_pending` (on their way)
+    /// and `horizon_tiles_uploaded` (copied in since the map was made).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -1103,6 +1120,10 @@ impl ChunkWorld {
         d.set("entities_queued", self.entities.queued_count() as i64);
         d.set("entities_kept", self.entities.kept_count() as i64);
         d.set("entity_spawn_us_median", self.entities.spawn_us.median());
+        let (ready, pending, uploaded) = self.horizon.stats();
+        d.set("horizon_tiles_ready", ready as i64);
+        d.set("horizon_tiles_pending", pending as i64);
+        d.set("horizon_tiles_uploaded", uploaded as i64);
         self.generation_hook_stats(&mut d);
         self.navigation_stats(&mut d);
         d
@@ -1622,6 +1643,7 @@ impl ChunkWorld {
             self.drop_streamer(s);
         }
         self.park_entities();
+        self.horizon.stop();
         self.collision_queue.clear();
         self.pending_faces.clear();
         self.navigation.clear();
@@ -1702,6 +1724,18 @@ impl ChunkWorld {
             return None;
         }
         Some(-node.get_global_basis().col_c())
+    }
+
+    /// Keeps the horizon map around the viewer (at `viewer`, the world's voxels) and the
+    /// materials' horizon uniforms current, copying finished tiles until `deadline`.
+    fn update_horizon(&mut self, viewer: [f64; 3], deadline: Instant) {
+        let Some(generator) = self.streamer.as_ref().map(|s| s.generator().clone()) else { return };
+        let (vd, ..) = self.distances();
+        let reach = f64::from(vd) * f64::from(CHUNK_SIZE) * f64::from(1u32 << self.far_view_levels.clamp(0, 6));
+        let materials = self.materials();
+        let from_world = self.base().get_global_transform().affine_inverse();
+        let centre = Vector3::new(viewer[0] as f32, viewer[1] as f32, viewer[2] as f32);
+        self.horizon.update(self.horizon_shadows, &generator, reach, centre, &materials, from_world, deadline);
     }
 
     /// Shows a finished far column (replacing an older mesh of it).

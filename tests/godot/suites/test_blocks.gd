@@ -184,6 +184,10 @@ func test_the_block_shaders_compile() -> void:
 			names.has("block_textures"), "%s samples the texture array: %s" % [shader_name, names]
 		)
 		assert_true(names.has("daylight"), "%s scales sky light by daylight" % shader_name)
+		for uniform_name in [
+			"horizon_heights", "horizon_slots", "horizon_from_world", "horizon_start"
+		]:
+			assert_true(names.has(uniform_name), "%s has %s" % [shader_name, uniform_name])
 
 
 ## The first chunk mesh of `w` with a surface, or null.
@@ -292,6 +296,47 @@ func test_meshes_carry_light_and_a_torch_relights_them() -> void:
 	w.light_enabled = false
 	assert_true(await wait_until(w.is_area_ready, 60.0), "remeshed")
 	assert_eq(_baked_top_light(w, floor_voxel), 15 * 16, "unlit meshes see the open sky")
+
+
+func test_the_horizon_map_is_built_around_the_viewer_and_reaches_the_shaders() -> void:
+	var w := await _streaming_world()
+	if w == null:
+		return
+	assert_true(w.horizon_shadows, "on by default")
+	var built := func() -> bool:
+		var stats := w.get_stats()
+		return int(stats["horizon_tiles_ready"]) > 0 and int(stats["horizon_tiles_pending"]) == 0
+	assert_true(await wait_until(built, 60.0), "the map's tiles are built and copied in")
+	var stats := w.get_stats()
+	# View distance 1 (32 voxels), no far view, and 1,024 voxels beyond: the viewer's tile and
+	# three of 512 voxels on each side.
+	assert_eq(int(stats["horizon_tiles_ready"]), 7 * 7, "the whole window")
+	assert_eq(int(stats["horizon_tiles_uploaded"]), 7 * 7, "each tile copied in once")
+	var mesh := _a_chunk_mesh(w)
+	var material := mesh.surface_get_material(mesh.surface_find_by_name("opaque")) as ShaderMaterial
+	assert_eq(int(material.get_shader_parameter("horizon_slots")), 7, "the shaders know the window")
+	var heights := material.get_shader_parameter("horizon_heights") as Texture2DArray
+	assert_true(heights != null, "and have its heights")
+	if heights != null:
+		assert_eq(heights.get_layers(), 7 * 7, "a layer a tile")
+		assert_eq(
+			Vector2i(heights.get_width(), heights.get_height()),
+			Vector2i(64, 65),
+			"64² + a header row"
+		)
+	var moved := Transform3D(Basis.IDENTITY, Vector3(100, 0, -50))
+	w.transform = moved
+	await wait_frames(2)
+	var from_world: Variant = material.get_shader_parameter("horizon_from_world")
+	assert_eq(from_world, moved.affine_inverse(), "world space to the world's voxels")
+	w.transform = Transform3D.IDENTITY
+	w.horizon_shadows = false
+	await wait_frames(2)
+	assert_eq(int(material.get_shader_parameter("horizon_slots")), 0, "off: no march")
+	stats = w.get_stats()
+	assert_eq(
+		int(stats["horizon_tiles_ready"]) + int(stats["horizon_tiles_pending"]), 0, "off: no map"
+	)
 
 
 func test_daylight_reaches_the_block_shaders_and_is_clamped() -> void:
