@@ -475,6 +475,13 @@ const RENDERED: &[RenderedCheck] = &[
         log: "rendered-horizon.log",
         renderer: Renderer::Compatibility,
     },
+    // The sun's shadow maps to 250 m only: beyond, the horizon shadows alone must shade.
+    RenderedCheck {
+        scene: "res://rendered/horizon_shadow_shots.tscn",
+        args: &["--shadow-distance=250"],
+        log: "rendered-horizon-maps250.log",
+        renderer: Renderer::Compatibility,
+    },
     RenderedCheck {
         scene: "res://rendered/ui_shots.tscn",
         args: &["--view-distance=3", "--far-view=1"],
@@ -507,7 +514,8 @@ fn run_rendered_check(check: &RenderedCheck) -> Result<(SuiteReport, std::path::
     cmd.args(check.renderer.args()).args(["--audio-driver", "Dummy", "--path"]);
     cmd.arg(paths::godot_tests()).arg(check.scene).arg("--");
     cmd.arg(format!("--out-dir={}", shots.display())).args(check.args);
-    let out = godot_run::run_captured(cmd, Duration::from_secs(300), Echo::Live)?;
+    // Software rendering on two shared cores: a check with several views takes minutes.
+    let out = godot_run::run_captured(cmd, Duration::from_secs(600), Echo::Live)?;
     let log = paths::target_dir()?.join("xtask").join(check.log);
     if let Some(dir) = log.parent() {
         fs::create_dir_all(dir)?;
