@@ -164,9 +164,9 @@ pub struct ChunkWorld {
     #[var(set)]
     #[export(range = (0.0, 1.0))]
     daylight: f64,
-    /// Sun shadows to the horizon (default on): a worker samples the land's height every 8
-    /// voxels in a window around the viewer (the view and 1,024 voxels beyond, at most 7,680
-    /// voxels across), and beyond the shader uniform `horizon_start` (96 m) the block shaders
+    /// Sun shadows to the horizon (default on): once the view is ready, a worker samples the
+    /// land's height every 8 voxels in a window around the viewer (the view and 1,024 voxels
+    /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start` (96 m) the block shaders
     /// march each fragment's line to every directional light over it: where the land rises
     /// above the line, the light is shaded, so mountains shade valleys at every distance and
     /// time of day, past the reach of the light's shadow maps. The ground as generated (not
@@ -1728,8 +1728,13 @@ impl ChunkWorld {
 
     /// Keeps the horizon map around the viewer (at `viewer`, the world's voxels) and the
     /// materials' horizon uniforms current, copying finished tiles until `deadline`.
+    /// The map starts once the view around the viewer is ready, so that its worker never
+    /// competes with the chunks the player stands on.
     fn update_horizon(&mut self, viewer: [f64; 3], deadline: Instant) {
         let Some(generator) = self.streamer.as_ref().map(|s| s.generator().clone()) else { return };
+        if self.horizon_shadows && !self.horizon.is_started() && !self.is_area_ready() {
+            return;
+        }
         let (vd, ..) = self.distances();
         let reach = f64::from(vd) * f64::from(CHUNK_SIZE) * f64::from(1u32 << self.far_view_levels.clamp(0, 6));
         let materials = self.materials();

@@ -53,6 +53,11 @@ impl HorizonShadows {
         self.told = None;
     }
 
+    /// Whether a map is being kept.
+    pub(super) fn is_started(&self) -> bool {
+        self.mapper.is_some()
+    }
+
     /// `(tiles ready, tiles pending, tiles copied into the texture)`.
     pub(super) fn stats(&self) -> (usize, usize, u64) {
         match &self.mapper {
