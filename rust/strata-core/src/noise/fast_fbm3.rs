@@ -415,6 +415,9 @@ impl PerlinFbm3 {
     #[target_feature(enable = "avx2")]
     fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
         if self.short_runs(xs) {
+            if self.lattice_avx2(xs, ys, zs, out) {
+                return;
+            }
             let mut points = Vec::with_capacity(out.len());
             push_grid_points(&mut points, xs, ys, zs);
             self.many_avx2(&points, out);
@@ -1260,6 +1263,59 @@ mod tests {
                 let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
                 assert!(got == want, "seed {seed}, {params:?}, step {step}, {kernel:?}");
             }
+        }
+    }
+
+    /// The lattice kernel (grids with short runs on AVX2) on planes of every size up to 6 × 5
+    /// (partial vectors), one to three planes, axes that go down as well as up, negative and
+    /// large coordinates; and grids with a coordinate beyond the kernel's range, which fall
+    /// back to the per-point batch. Every kernel gives `get`'s bits. (Infinite and NaN
+    /// coordinates: the AVX2 kernels only, as the portable grid kernel's clamp gives NaN's
+    /// neighbours there, see `min_lane`.)
+    #[test]
+    fn lattices_of_every_shape_equal_get_on_every_kernel() {
+        let params = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
+        let ours = PerlinFbm3::new(9, params);
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let check = |xs: &[f64], ys: &[f64], zs: &[f64], kernels: &[Kernel]| {
+            let mut want = Vec::new();
+            for &y in ys {
+                for &z in zs {
+                    for &x in xs {
+                        want.push(bits(ours.get(x, y, z)));
+                    }
+                }
+            }
+            for &kernel in kernels {
+                let mut got = vec![0.0; want.len()];
+                ours.fill_grid_with(kernel, xs, ys, zs, &mut got);
+                let got: Vec<u64> = got.iter().map(|v| bits(*v)).collect();
+                assert!(got == want, "{kernel:?}, axes {xs:?} {ys:?} {zs:?}");
+            }
+        };
+        for nx in 1..7 {
+            for nz in 1..6 {
+                for ny in 1..4 {
+                    let origin = (nx * 31 + nz * 7 + ny) as f64 * 97.3 - 900.0;
+                    let xs: Vec<f64> = (0..nx).map(|i| origin + i as f64 * 64.0).collect();
+                    let ys: Vec<f64> = (0..ny).map(|j| -origin * 3.0 - j as f64 * 17.0).collect();
+                    let zs: Vec<f64> = (0..nz).map(|k| origin * 0.5 + [0.0, 40.0, -13.0, 5e4, 7.5][k]).collect();
+                    assert!(ours.short_runs(&xs), "{xs:?}");
+                    check(&xs, &ys, &zs, &Kernel::available());
+                }
+            }
+        }
+        let xs: Vec<f64> = (0..9).map(|i| i as f64 * 4.0 - 16.5).collect();
+        let vector: Vec<Kernel> = Kernel::available().into_iter().filter(|k| *k != Kernel::Portable).collect();
+        for (odd, kernels) in [
+            (3e15, Kernel::available()),
+            (-7e16, Kernel::available()),
+            (1e300, Kernel::available()),
+            (f64::INFINITY, vector.clone()),
+            (f64::NAN, vector),
+        ] {
+            check(&xs, &[1.0, odd], &[2.0, 6.0, 10.0], &kernels);
+            check(&xs, &[1.0], &[odd, 6.0], &kernels);
         }
     }
 
