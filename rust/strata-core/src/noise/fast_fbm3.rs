@@ -40,9 +40,11 @@
 //!
 //! Where a grid is sparse, sharing saves less than its setup costs: on AVX2 a grid whose rows
 //! cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points at every octave (the cave
-//! lattice every 4 voxels) runs the per-point batch on its points, and an octave with fewer than
-//! [`SPARSE_BELOW`] points per unit cube runs the per-point kernel for that octave; the same
-//! bits either way.
+//! lattice every 4 voxels) runs the lattice kernel (`fast_fbm3/avx2.rs`: the axes' terms once
+//! per grid line, y's once per plane, the corners' hash per plane position, then per point the
+//! gradients and interpolations, four points a register; the per-point batch where a coordinate
+//! is out of its range), and an octave with fewer than [`SPARSE_BELOW`] points per unit cube runs
+//! the per-point kernel for that octave; the same bits either way.
 //!
 //! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
 //! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
@@ -82,10 +84,10 @@ const FAST_LIMIT: f64 = 1_125_899_906_842_624.0; // 2⁵⁰
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const SPARSE_BELOW: f64 = 2.0;
 
-/// A whole grid runs the per-point kernel ([`PerlinFbm3::get_many`] on its points) when at every
-/// octave its rows cross a unit cube every fewer than this many points on average: the row
-/// kernel then runs about one vector per run, and its per-run setup costs more than the
-/// per-point kernel (the cave lattice, 9 points a row: measured in docs/perf.md).
+/// A whole grid runs the lattice kernel (`PerlinFbm3::lattice_avx2`) when at every octave its
+/// rows cross a unit cube every fewer than this many points on average: the row kernel then
+/// runs about one vector per run, and its per-run setup costs more than the lattice kernel (the
+/// cave lattice, 9 points a row: measured in docs/perf.md).
 const SHORT_RUNS_BELOW: f64 = 5.0;
 
 /// The largest first-octave coordinate magnitude for which every octave's coordinates stay
@@ -445,7 +447,7 @@ impl PerlinFbm3 {
     }
 
     /// Whether rows along `xs` cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points
-    /// at every octave (the grid then runs the per-point kernel, see [`PerlinFbm3::grid_avx2`]).
+    /// at every octave (the grid then runs the lattice kernel, see [`PerlinFbm3::grid_avx2`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn short_runs(&self, xs: &[f64]) -> bool {
         let mut scaled: Vec<f64> = xs.iter().map(|v| v * self.frequency).collect();

@@ -1,6 +1,9 @@
 //! The AVX2 per-point kernel of [`PerlinFbm3`]: four points per `__m256d`, any points (no grid),
 //! written with intrinsics; [`PerlinFbm3::get_many`] and the sparse octaves of
-//! [`PerlinFbm3::fill_grid`] run it.
+//! [`PerlinFbm3::fill_grid`] run it. And the lattice kernel (`PerlinFbm3::lattice_avx2`), which
+//! `fill_grid` runs on grids whose rows cross a unit cube every few points (the cave lattice):
+//! the same gradients and interpolations per point, its axes' terms and hashes shared along
+//! the grid's lines and planes.
 //!
 //! Lane by lane it performs exactly the IEEE operations of the parent module's `perlin_3d` and
 //! `PerlinFbm3::get`, in the same order and with nothing fused, so it gives their bits (the
@@ -293,7 +296,7 @@ pub(super) fn octave_terms_avx2(t: Tables<'_>, points: &[[f64; 3]], attenuation:
     }
 }
 
-/// One axis of a grid at one octave, for [`PerlinFbm3::lattice_avx2`]: per index, the distances
+/// One axis of a grid at one octave, for `PerlinFbm3::lattice_avx2`: per index, the distances
 /// to the lower and the upper corner, the quintic curve and one minus it (the scalar
 /// `floor_to_isize`, `v − c` and `quintic` of `perlin_3d`: the same bits as [`axis`]), and the
 /// index's run of equal corners; per run, the corner's low 8 bits.
