@@ -252,9 +252,9 @@ impl CubeMasks {
         for n in 0..8 {
             let terms = GRADIENT_TERMS[gradient_number(
                 table,
-                cx + (n >> 2) as isize,
-                cy + ((n >> 1) & 1) as isize,
-                cz + (n & 1) as isize,
+                cx.wrapping_add((n >> 2) as isize),
+                cy.wrapping_add(((n >> 1) & 1) as isize),
+                cz.wrapping_add((n & 1) as isize),
             ) as usize];
             let all = |bit: u8| if terms & bit != 0 { u64::MAX } else { 0 };
             let u_is_x = terms & 1 == 0;
