@@ -17,8 +17,9 @@
 //!   `gen3d/tunnels.rs`): the fBm at the 9³ points of a lattice every 4 voxels, then trilinear
 //!   interpolation (in `f32`) to the 32³ voxels; the same interpolation code after each side's
 //!   lattice. Not the same values as the per-voxel noise: a smoother field, the generator's
-//!   choice. `strata_fbm3_lattice` calls `fill_grid`, which hands such a lattice (its rows cross
-//!   a unit cube every few points at every octave) to the per-point batch;
+//!   choice. `strata_fbm3_lattice` calls `fill_grid`, which runs such a lattice (its rows cross
+//!   a unit cube every few points at every octave) through its lattice kernel (axis terms per
+//!   grid line, y per plane, hashes per plane position; the same bits);
 //!   `strata_fbm3_batch_lattice` calls `get_many` on the lattice's points directly.
 //!
 //! Each iteration makes all 32,768 values; divide the times by 32,768 for the cost per point

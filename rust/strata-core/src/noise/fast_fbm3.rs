@@ -40,9 +40,11 @@
 //!
 //! Where a grid is sparse, sharing saves less than its setup costs: on AVX2 a grid whose rows
 //! cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points at every octave (the cave
-//! lattice every 4 voxels) runs the per-point batch on its points, and an octave with fewer than
-//! [`SPARSE_BELOW`] points per unit cube runs the per-point kernel for that octave; the same
-//! bits either way.
+//! lattice every 4 voxels) runs the lattice kernel (`fast_fbm3/avx2.rs`: the axes' terms once
+//! per grid line, y's once per plane, the corners' hash per plane position, then per point the
+//! gradients and interpolations, four points a register; the per-point batch where a coordinate
+//! is out of its range), and an octave with fewer than [`SPARSE_BELOW`] points per unit cube runs
+//! the per-point kernel for that octave; the same bits either way.
 //!
 //! [`PerlinFbm3::fill_grid_f32`] is the same grid with the distances and curves rounded to `f32`
 //! after `noise`'s `f64` corner search, and the gradients and interpolation in `f32`: eight
@@ -82,10 +84,10 @@ const FAST_LIMIT: f64 = 1_125_899_906_842_624.0; // 2⁵⁰
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 const SPARSE_BELOW: f64 = 2.0;
 
-/// A whole grid runs the per-point kernel ([`PerlinFbm3::get_many`] on its points) when at every
-/// octave its rows cross a unit cube every fewer than this many points on average: the row
-/// kernel then runs about one vector per run, and its per-run setup costs more than the
-/// per-point kernel (the cave lattice, 9 points a row: measured in docs/perf.md).
+/// A whole grid runs the lattice kernel (`PerlinFbm3::lattice_avx2`) when at every octave its
+/// rows cross a unit cube every fewer than this many points on average: the row kernel then
+/// runs about one vector per run, and its per-run setup costs more than the lattice kernel (the
+/// cave lattice, 9 points a row: measured in docs/perf.md).
 const SHORT_RUNS_BELOW: f64 = 5.0;
 
 /// The largest first-octave coordinate magnitude for which every octave's coordinates stay
@@ -250,9 +252,9 @@ impl CubeMasks {
         for n in 0..8 {
             let terms = GRADIENT_TERMS[gradient_number(
                 table,
-                cx + (n >> 2) as isize,
-                cy + ((n >> 1) & 1) as isize,
-                cz + (n & 1) as isize,
+                cx.wrapping_add((n >> 2) as isize),
+                cy.wrapping_add(((n >> 1) & 1) as isize),
+                cz.wrapping_add((n & 1) as isize),
             ) as usize];
             let all = |bit: u8| if terms & bit != 0 { u64::MAX } else { 0 };
             let u_is_x = terms & 1 == 0;
@@ -415,6 +417,9 @@ impl PerlinFbm3 {
     #[target_feature(enable = "avx2")]
     fn grid_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) {
         if self.short_runs(xs) {
+            if self.lattice_avx2(xs, ys, zs, out) {
+                return;
+            }
             let mut points = Vec::with_capacity(out.len());
             push_grid_points(&mut points, xs, ys, zs);
             self.many_avx2(&points, out);
@@ -442,7 +447,7 @@ impl PerlinFbm3 {
     }
 
     /// Whether rows along `xs` cross a unit cube every fewer than [`SHORT_RUNS_BELOW`] points
-    /// at every octave (the grid then runs the per-point kernel, see [`PerlinFbm3::grid_avx2`]).
+    /// at every octave (the grid then runs the lattice kernel, see [`PerlinFbm3::grid_avx2`]).
     #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn short_runs(&self, xs: &[f64]) -> bool {
         let mut scaled: Vec<f64> = xs.iter().map(|v| v * self.frequency).collect();
@@ -1260,6 +1265,59 @@ mod tests {
                 let got: Vec<u64> = got.iter().map(|v| v.to_bits()).collect();
                 assert!(got == want, "seed {seed}, {params:?}, step {step}, {kernel:?}");
             }
+        }
+    }
+
+    /// The lattice kernel (grids with short runs on AVX2) on planes of every size up to 6 × 5
+    /// (partial vectors), one to three planes, axes that go down as well as up, negative and
+    /// large coordinates; and grids with a coordinate beyond the kernel's range, which fall
+    /// back to the per-point batch. Every kernel gives `get`'s bits. (Infinite and NaN
+    /// coordinates: the AVX2 kernels only, as the portable grid kernel's clamp gives NaN's
+    /// neighbours there, see `min_lane`.)
+    #[test]
+    fn lattices_of_every_shape_equal_get_on_every_kernel() {
+        let params = FractalParams { octaves: 5, frequency: 1.0 / 64.0, persistence: 0.5, lacunarity: 2.0 };
+        let ours = PerlinFbm3::new(9, params);
+        let bits = |v: f64| if v.is_nan() { f64::NAN.to_bits() } else { v.to_bits() };
+        let check = |xs: &[f64], ys: &[f64], zs: &[f64], kernels: &[Kernel]| {
+            let mut want = Vec::new();
+            for &y in ys {
+                for &z in zs {
+                    for &x in xs {
+                        want.push(bits(ours.get(x, y, z)));
+                    }
+                }
+            }
+            for &kernel in kernels {
+                let mut got = vec![0.0; want.len()];
+                ours.fill_grid_with(kernel, xs, ys, zs, &mut got);
+                let got: Vec<u64> = got.iter().map(|v| bits(*v)).collect();
+                assert!(got == want, "{kernel:?}, axes {xs:?} {ys:?} {zs:?}");
+            }
+        };
+        for nx in 1..7 {
+            for nz in 1..6 {
+                for ny in 1..4 {
+                    let origin = (nx * 31 + nz * 7 + ny) as f64 * 97.3 - 900.0;
+                    let xs: Vec<f64> = (0..nx).map(|i| origin + i as f64 * 64.0).collect();
+                    let ys: Vec<f64> = (0..ny).map(|j| -origin * 3.0 - j as f64 * 17.0).collect();
+                    let zs: Vec<f64> = (0..nz).map(|k| origin * 0.5 + [0.0, 40.0, -13.0, 5e4, 7.5][k]).collect();
+                    assert!(ours.short_runs(&xs), "{xs:?}");
+                    check(&xs, &ys, &zs, &Kernel::available());
+                }
+            }
+        }
+        let xs: Vec<f64> = (0..9).map(|i| i as f64 * 4.0 - 16.5).collect();
+        let vector: Vec<Kernel> = Kernel::available().into_iter().filter(|k| *k != Kernel::Portable).collect();
+        for (odd, kernels) in [
+            (3e15, Kernel::available()),
+            (-7e16, Kernel::available()),
+            (1e300, Kernel::available()),
+            (f64::INFINITY, vector.clone()),
+            (f64::NAN, vector),
+        ] {
+            check(&xs, &[1.0, odd], &[2.0, 6.0, 10.0], &kernels);
+            check(&xs, &[1.0], &[odd, 6.0], &kernels);
         }
     }
 

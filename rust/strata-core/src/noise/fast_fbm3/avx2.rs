@@ -1,6 +1,9 @@
 //! The AVX2 per-point kernel of [`PerlinFbm3`]: four points per `__m256d`, any points (no grid),
 //! written with intrinsics; [`PerlinFbm3::get_many`] and the sparse octaves of
-//! [`PerlinFbm3::fill_grid`] run it.
+//! [`PerlinFbm3::fill_grid`] run it. And the lattice kernel (`PerlinFbm3::lattice_avx2`), which
+//! `fill_grid` runs on grids whose rows cross a unit cube every few points (the cave lattice):
+//! the same gradients and interpolations per point, its axes' terms and hashes shared along
+//! the grid's lines and planes.
 //!
 //! Lane by lane it performs exactly the IEEE operations of the parent module's `perlin_3d` and
 //! `PerlinFbm3::get`, in the same order and with nothing fused, so it gives their bits (the
@@ -290,5 +293,187 @@ pub(super) fn octave_terms_avx2(t: Tables<'_>, points: &[[f64; 3]], attenuation:
         }
         let len = (points.len() - first).min(8);
         out[first..first + len].copy_from_slice(&result[..len]);
+    }
+}
+
+/// One axis of a grid at one octave, for `PerlinFbm3::lattice_avx2`: per index, the distances
+/// to the lower and the upper corner, the quintic curve and one minus it (the scalar
+/// `floor_to_isize`, `v − c` and `quintic` of `perlin_3d`: the same bits as [`axis`]), and the
+/// index's run of equal corners; per run, the corner's low 8 bits.
+#[derive(Default)]
+struct LatticeAxis {
+    near: Vec<f64>,
+    far: Vec<f64>,
+    curve: Vec<f64>,
+    rest: Vec<f64>,
+    run_of: Vec<u32>,
+    run_cell: Vec<u8>,
+}
+
+impl LatticeAxis {
+    fn with_capacity(n: usize) -> Self {
+        Self {
+            near: Vec::with_capacity(n),
+            far: Vec::with_capacity(n),
+            curve: Vec::with_capacity(n),
+            rest: Vec::with_capacity(n),
+            run_of: Vec::with_capacity(n),
+            run_cell: Vec::with_capacity(n),
+        }
+    }
+
+    /// The terms of the coordinates `scaled`, replacing the last octave's.
+    fn derive(&mut self, scaled: &[f64]) {
+        for v in [&mut self.near, &mut self.far, &mut self.curve, &mut self.rest] {
+            v.clear();
+        }
+        self.run_of.clear();
+        self.run_cell.clear();
+        let mut last = None;
+        for &v in scaled {
+            let corner = super::floor_to_isize(v);
+            let near = v - corner as f64;
+            let curve = super::quintic(near);
+            if last != Some(corner) {
+                self.run_cell.push((corner & 0xff) as u8);
+                last = Some(corner);
+            }
+            self.near.push(near);
+            self.far.push(near - 1.0);
+            self.curve.push(curve);
+            self.rest.push(1.0 - curve);
+            self.run_of.push(self.run_cell.len() as u32 - 1);
+        }
+    }
+}
+
+/// The gradient terms of a plane's points at one octave, per run of the plane's y cell: for
+/// each y run (cell `cy`) and plane position `i + nx·k` (padded to `padded` with copies of the
+/// first), the hash's terms of the eight corners of the point's unit cube as a `u32`, corner
+/// `(dx, dy, dz)` at bits `4·(4·dx + 2·dy + dz)`. The hash's first two levels once per x run
+/// and y run (in `columns_of`), the last per point.
+fn plane_terms(
+    (columns, pairs): (&super::ByteTable, &super::ByteTable),
+    [ax, ay, az]: [&LatticeAxis; 3],
+    padded: usize,
+    columns_of: &mut Vec<[u8; 4]>,
+    terms: &mut Vec<u32>,
+) {
+    let (nx, plane) = (ax.near.len(), ax.near.len() * az.near.len());
+    terms.clear();
+    terms.resize(ay.run_cell.len() * padded, 0);
+    for (&cy, dst) in ay.run_cell.iter().zip(terms.chunks_exact_mut(padded)) {
+        let (y0, y1) = (usize::from(cy), usize::from(cy.wrapping_add(1)));
+        columns_of.clear();
+        for &cx in &ax.run_cell {
+            let (c0, c1) = (&columns[usize::from(cx)], &columns[usize::from(cx.wrapping_add(1))]);
+            columns_of.push([c0[y0], c0[y1], c1[y0], c1[y1]]);
+        }
+        for (&z_run, dst) in az.run_of.iter().zip(dst.chunks_exact_mut(nx)) {
+            let row = &pairs[usize::from(az.run_cell[z_run as usize])];
+            for (&x_run, t) in ax.run_of.iter().zip(dst) {
+                let b = columns_of[x_run as usize];
+                *t = u32::from(row[usize::from(b[0])])
+                    | u32::from(row[usize::from(b[1])]) << 8
+                    | u32::from(row[usize::from(b[2])]) << 16
+                    | u32::from(row[usize::from(b[3])]) << 24;
+            }
+        }
+        let first = dst[0];
+        dst[plane..].fill(first);
+    }
+}
+
+/// The gradient of one corner whose terms' bits are at bits `S..S + 4` of `w`: [`gradient`].
+macro_rules! corner {
+    ($c:expr, $w:expr, $s:literal, $x:expr, $y:expr, $z:expr) => {
+        gradient::<{ 63 - $s }, { 62 - $s }, { 61 - $s }, { 60 - $s }>($c, $w, $x, $y, $z)
+    };
+}
+
+impl PerlinFbm3 {
+    /// `fill_grid` on AVX2 for grids whose rows cross a unit cube every few points (the cave
+    /// lattice), octave by octave: the axes' terms once per grid line; the x and z terms laid
+    /// out along a plane of constant y (`i + nx·k`, padded to whole registers); the corners'
+    /// gradient terms per plane position and y run ([`plane_terms`]); then per plane (its y
+    /// terms broadcast), four points per register, the eight gradients, the interpolations,
+    /// the scale and the clamp of [`perlin8`]'s `finish!`, added to the points' sums in octave
+    /// order. The same operations per point as `get`. False, nothing written, where a
+    /// coordinate of some octave is not below [`super::FAST_LIMIT`] (NaN included).
+    #[target_feature(enable = "avx2")]
+    pub(super) fn lattice_avx2(&self, xs: &[f64], ys: &[f64], zs: &[f64], out: &mut [f64]) -> bool {
+        let (nx, plane) = (xs.len(), xs.len() * zs.len());
+        let padded = plane.div_ceil(4) * 4;
+        let c = Consts::new();
+        let mut scaled = [xs, ys, zs].map(|a| a.iter().map(|v| v * self.frequency).collect::<Vec<f64>>());
+        let [mut ax, mut ay, mut az] = [xs, ys, zs].map(|a| LatticeAxis::with_capacity(a.len()));
+        // `xz[t · padded + n]`: x's near, far, curve, rest, then z's, at plane position `n`.
+        let mut xz = vec![0.0f64; 8 * padded];
+        let mut terms: Vec<u32> = Vec::new();
+        let mut columns_of: Vec<[u8; 4]> = Vec::with_capacity(xs.len());
+        let mut sums = vec![0.0f64; padded * ys.len()];
+        for ((columns, pairs), &attenuation) in self.columns.iter().zip(&self.pairs).zip(&self.attenuations) {
+            if !scaled.iter().flatten().all(|v| v.abs() < super::FAST_LIMIT) {
+                return false;
+            }
+            ax.derive(&scaled[0]);
+            ay.derive(&scaled[1]);
+            az.derive(&scaled[2]);
+            let (x_terms, z_terms) = xz.split_at_mut(4 * padded);
+            for (k, n) in (0..zs.len()).zip((0..plane).step_by(nx)) {
+                let z = [az.near[k], az.far[k], az.curve[k], az.rest[k]];
+                for (t, v) in z.iter().enumerate() {
+                    z_terms[t * padded + n..][..nx].fill(*v);
+                }
+                for (t, v) in [&ax.near, &ax.far, &ax.curve, &ax.rest].iter().enumerate() {
+                    x_terms[t * padded + n..][..nx].copy_from_slice(v);
+                }
+            }
+            // Padding: copies of the first position.
+            for t in 0..8 {
+                let first = xz[t * padded];
+                xz[t * padded + plane..(t + 1) * padded].fill(first);
+            }
+            plane_terms((columns, pairs), [&ax, &ay, &az], padded, &mut columns_of, &mut terms);
+            let attenuation = _mm256_set1_pd(attenuation);
+            let term = |t: usize, n: usize| &xz[t * padded + n..][..4];
+            for (j, sums) in sums.chunks_exact_mut(padded).enumerate() {
+                let (y0, y1) = (_mm256_set1_pd(ay.near[j]), _mm256_set1_pd(ay.far[j]));
+                let (qy, ry) = (_mm256_set1_pd(ay.curve[j]), _mm256_set1_pd(ay.rest[j]));
+                let plane_terms = &terms[ay.run_of[j] as usize * padded..][..padded];
+                for (n, sum) in (0..padded).step_by(4).zip(sums.chunks_exact_mut(4)) {
+                    // SAFETY: every pointer read or written is that of a slice of four values.
+                    unsafe {
+                        let load = |t: usize| _mm256_loadu_pd(term(t, n).as_ptr());
+                        let (x0, x1, qx, rx) = (load(0), load(1), load(2), load(3));
+                        let (z0, z1, qz, rz) = (load(4), load(5), load(6), load(7));
+                        let w = _mm256_cvtepu32_epi64(_mm_loadu_si128(plane_terms[n..n + 4].as_ptr().cast()));
+                        let g000 = corner!(&c, w, 0, x0, y0, z0);
+                        let g001 = corner!(&c, w, 4, x0, y0, z1);
+                        let g010 = corner!(&c, w, 8, x0, y1, z0);
+                        let g011 = corner!(&c, w, 12, x0, y1, z1);
+                        let g100 = corner!(&c, w, 16, x1, y0, z0);
+                        let g101 = corner!(&c, w, 20, x1, y0, z1);
+                        let g110 = corner!(&c, w, 24, x1, y1, z0);
+                        let g111 = corner!(&c, w, 28, x1, y1, z1);
+                        let low = lerp(lerp(g000, g001, qz, rz), lerp(g010, g011, qz, rz), qy, ry);
+                        let high = lerp(lerp(g100, g101, qz, rz), lerp(g110, g111, qz, rz), qy, ry);
+                        let v = _mm256_mul_pd(lerp(low, high, qx, rx), c.scale);
+                        let v = _mm256_max_pd(_mm256_min_pd(v, c.one), c.minus_one);
+                        let sum_v = _mm256_add_pd(_mm256_loadu_pd(sum.as_ptr()), _mm256_mul_pd(v, attenuation));
+                        _mm256_storeu_pd(sum.as_mut_ptr(), sum_v);
+                    }
+                }
+            }
+            for s in scaled.iter_mut() {
+                s.iter_mut().for_each(|v| *v *= self.lacunarity);
+            }
+        }
+        for (values, sums) in out.chunks_exact_mut(plane).zip(sums.chunks_exact(padded)) {
+            for (o, s) in values.iter_mut().zip(sums) {
+                *o = s * self.scale_factor;
+            }
+        }
+        true
     }
 }
