@@ -166,10 +166,10 @@ pub struct ChunkWorld {
     daylight: f64,
     /// Sun shadows to the horizon (default on): once the view is ready, a worker samples the
     /// land's height every 8 voxels in a window around the viewer (the view and 1,024 voxels
-    /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start` (96 m) the block shaders
-    /// march each fragment's line to every directional light over it: where the land rises
-    /// above the line, the light is shaded, so mountains shade valleys at every distance and
-    /// time of day, past the reach of the light's shadow maps. The ground as generated (not
+    /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start`
+    /// (96 m) the block shaders march each fragment's line to every directional light over it:
+    /// where the land rises above the line, the light is shaded, so mountains shade valleys at
+    /// every distance and time of day, past the reach of the light's shadow maps. The ground as generated (not
     /// edits, structures or trees) casts these shadows. Off: the shadow maps alone.
     #[export]
     horizon_shadows: bool,
