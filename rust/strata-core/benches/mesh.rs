@@ -395,7 +395,6 @@ fn bgm_mesh(
             let (color, layer) =
                 looks.colors.get(id).zip(looks.layers.get(id)).map_or(([255, 0, 255, 255], 0), |(c, l)| (c[d], l[d]));
             surface.colors.extend_from_slice(&[color; 4]);
-            surface.uvs.extend(vertices.map(|v| [v.u() as f32, v.v() as f32]));
             surface.layers.extend_from_slice(&[layer; 4]);
             // `bgm::indices`' triangles: with x and z swapped (a mirror) they are wound clockwise
             // from the front, as Strata's are (checked in `main`).

@@ -143,11 +143,13 @@ pub struct ChunkWorld {
     hook_failures_reported: u64,
     hook_reported_at: Option<Instant>,
     /// A material for every chunk surface in place of the addon's block shaders (which sample
-    /// the library's texture array): a user's own shader reads `UV` (in voxels), `UV2.x` (the
-    /// face's layer in `BlockLibrary.build_texture_array()`), `UV2.y` (the face's light: sky
-    /// light × 16 + block light, each 0–15, the same at all four corners), `COLOR` (face shade
-    /// and ambient occlusion; a block without textures also its colour) and `NORMAL`. Setting
-    /// it redraws the world; edits are kept.
+    /// the library's texture array): a user's own shader reads `VERTEX`, `COLOR` (face shade
+    /// and ambient occlusion; a block without textures also its colour) and `CUSTOM0` (bytes as
+    /// byte / 255: the face's layer in `BlockLibrary.build_texture_array()`, low and high byte;
+    /// its light, sky light × 16 + block light, each 0–15, the same at all four corners; its
+    /// direction 0–5, +x −x +y −y +z −z). Meshes carry no normals or texture coordinates: include
+    /// `res://addons/strata/shaders/blocks.gdshaderinc`, whose `vertex()` sets `NORMAL` and `UV`
+    /// (in voxels) from them. Setting it redraws the world; edits are kept.
     #[var(set)]
     #[export]
     material_override: Option<Gd<Material>>,

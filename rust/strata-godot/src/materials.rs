@@ -2,12 +2,14 @@
 //! and the water shader) with the world's texture array built from its block library.
 //!
 //! The vertex attributes they read (and a user's own shader in `ChunkWorld.material_override`
-//! may read): `UV` in voxels (a merged quad repeats its texture once a voxel), `UV2.x` the
-//! face's layer in the texture array (past its last layer: no texture, use `COLOR`), `UV2.y`
-//! the face's light (sky light × 16 + block light, 0–15 each; 240 = open sky, no block light,
-//! when `ChunkWorld.light_enabled` is off), `COLOR` the face shade and ambient occlusion (times
-//! the block's colour for a block without textures), `NORMAL`. The shaders' `daylight` uniform
-//! (`ChunkWorld.daylight`) scales sky light.
+//! may read): `VERTEX`, `COLOR` the face shade and ambient occlusion (times the block's colour
+//! for a block without textures), `CUSTOM0` (RGBA8 bytes, read as byte / 255): the face's layer
+//! in the texture array (low, high byte; past its last layer: no texture, use `COLOR`), its
+//! light (sky light × 16 + block light, 0–15 each; 240 = open sky, no block light, when
+//! `ChunkWorld.light_enabled` is off) and its direction (0–5, +x −x +y −y +z −z). No normals or
+//! texture coordinates are stored: `blocks.gdshaderinc`'s `vertex()` makes `NORMAL` and `UV`
+//! (in voxels, a merged quad repeating its texture once a voxel) from the direction and the
+//! position. The shaders' `daylight` uniform (`ChunkWorld.daylight`) scales sky light.
 //!
 //! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`.
 

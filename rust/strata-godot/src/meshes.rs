@@ -14,8 +14,8 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, light_uv};
-use strata_core::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface, SURFACE_NAMES};
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, vertex_custom0};
+use strata_core::mesh::{ChunkMesh, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
 pub(crate) const SCATTER_KINDS: [ScatterKind; 4] =
@@ -95,8 +95,6 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     let mut arrays = VarArray::new();
     arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
     arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
-    let normals: Vec<Vector3> = s.directions.iter().map(|&d| to_vector3(FACE_NORMALS[d as usize])).collect();
-    arrays.set(ArrayType::NORMAL.ord() as usize, &PackedVector3Array::from(normals.as_slice()).to_variant());
     // Each RGBA8 channel as the middle of its step, so Godot's conversion (× 255, truncated)
     // gives back the same byte.
     let colors: Vec<Color> = s
@@ -108,11 +106,15 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
         })
         .collect();
     arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
-    let uvs: Vec<Vector2> = s.uvs.iter().map(|t| Vector2::new(t[0], t[1])).collect();
-    arrays.set(ArrayType::TEX_UV.ord() as usize, &PackedVector2Array::from(uvs.as_slice()).to_variant());
-    let layer_light: Vec<Vector2> =
-        s.layers.iter().zip(&s.lights).map(|(&l, &light)| Vector2::new(l as f32, light_uv(light))).collect();
-    arrays.set(ArrayType::TEX_UV2.ord() as usize, &PackedVector2Array::from(layer_light.as_slice()).to_variant());
+    // Custom0 in RGBA8_UNORM (format bits 0): Godot copies its bytes as they are.
+    let custom0: Vec<u8> = s
+        .layers
+        .iter()
+        .zip(&s.lights)
+        .zip(&s.directions)
+        .flat_map(|((&layer, &light), &d)| vertex_custom0(layer, light, d))
+        .collect();
+    arrays.set(ArrayType::CUSTOM0.ord() as usize, &PackedByteArray::from(custom0.as_slice()).to_variant());
     arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays
 }
@@ -161,9 +163,9 @@ pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, materials: &SurfaceMaterials)
 }
 
 /// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`), with
-/// Godot's compressed vertex attributes when `compress` (which stores UVs as 16-bit fractions of
-/// the surface's range: a shader reading the layer from `UV2.x` rounds it). Surfaces in the same
-/// order and with the same names as [`array_mesh_from_bytes`].
+/// Godot's compressed vertex attributes when `compress` (16-bit positions within the surface's
+/// box; colour and custom0 are bytes already). Surfaces in the same order and with the same names
+/// as [`array_mesh_from_bytes`].
 pub(crate) fn build_array_mesh(m: &ChunkMesh, materials: &SurfaceMaterials, compress: bool) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
     let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };

@@ -414,20 +414,38 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 	assert_eq(w.get_stats()["far_loaded"], 0)
 
 
-## Surface `i` carries texture coordinates (UV, in voxels) and UV2 = (texture layer, light 1).
+## Surface `i` carries a position, a colour and CUSTOM0 (RGBA8: texture layer low and high
+## byte, light, face direction) per vertex and nothing else: no normals, tangents or UVs, which
+## the block shaders derive from the direction. Meshed in full light (240: sky 15, no block
+## light); each quad's four corners share their direction and lie in its plane.
 func _assert_textured(mesh: ArrayMesh, i: int, format: int, c: Vector3i) -> void:
-	assert_true(format & Mesh.ARRAY_FORMAT_TEX_UV != 0, "UV in the format at %s" % c)
-	assert_true(format & Mesh.ARRAY_FORMAT_TEX_UV2 != 0, "UV2 in the format at %s" % c)
+	assert_true(format & Mesh.ARRAY_FORMAT_CUSTOM0 != 0, "CUSTOM0 in the format at %s" % c)
+	assert_eq(
+		(format >> Mesh.ARRAY_FORMAT_CUSTOM0_SHIFT) & Mesh.ARRAY_FORMAT_CUSTOM_MASK,
+		Mesh.ARRAY_CUSTOM_RGBA8_UNORM,
+		"CUSTOM0 in RGBA8 at %s" % c
+	)
+	for absent in [
+		Mesh.ARRAY_FORMAT_NORMAL,
+		Mesh.ARRAY_FORMAT_TANGENT,
+		Mesh.ARRAY_FORMAT_TEX_UV,
+		Mesh.ARRAY_FORMAT_TEX_UV2
+	]:
+		assert_eq(format & absent, 0, "attribute %d left out at %s" % [absent, c])
 	var arrays := mesh.surface_get_arrays(i)
-	var uvs: PackedVector2Array = arrays[Mesh.ARRAY_TEX_UV]
-	var uv2s: PackedVector2Array = arrays[Mesh.ARRAY_TEX_UV2]
+	var custom0: PackedByteArray = arrays[Mesh.ARRAY_CUSTOM0]
 	var vertices: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
-	assert_eq(uvs.size(), vertices.size(), "a UV per vertex at %s" % c)
-	assert_eq(uv2s.size(), vertices.size(), "a UV2 per vertex at %s" % c)
-	for k in range(0, uv2s.size(), 97):
-		assert_eq(uv2s[k].x, floorf(uv2s[k].x), "the layer is a whole number at %s" % c)
-		assert_eq(uv2s[k].y, 240.0, "full light (sky 15 × 16, no block light) at %s" % c)
-		assert_true(uvs[k].x >= 0.0 and uvs[k].y >= 0.0, "UVs start at 0 at %s" % c)
+	assert_eq(custom0.size(), 4 * vertices.size(), "four CUSTOM0 bytes a vertex at %s" % c)
+	for q in range(0, vertices.size(), 4 * 23):
+		var face := custom0[4 * q + 3]
+		assert_true(face >= 0 and face < 6, "a face direction at %s" % c)
+		assert_eq(custom0[4 * q + 2], 240, "full light (sky 15 × 16, no block light) at %s" % c)
+		var axis := face / 2
+		for k in 4:
+			assert_eq(
+				custom0[4 * (q + k) + 3], face, "a quad's corners share a direction at %s" % c
+			)
+			assert_eq(vertices[q + k][axis], vertices[q][axis], "a quad lies across its normal")
 
 
 ## Streamed chunk meshes come from bytes packed on the workers; they must be exactly what Godot's
@@ -537,11 +555,10 @@ func test_turning_ambient_occlusion_off_remeshes_the_loaded_world() -> void:
 	var coord := Vector3i(int(parts[1]), int(parts[2]), int(parts[3]))
 	var arrays := node.mesh.surface_get_arrays(0)
 	var colors: PackedColorArray = arrays[Mesh.ARRAY_COLOR]
-	var normals: PackedVector3Array = arrays[Mesh.ARRAY_NORMAL]
 	for q in colors.size() / 4:
 		for k in 4:
 			assert_eq(colors[4 * q + k], colors[4 * q], "quad %d is one colour" % q)
-	assert_eq(colors.size(), normals.size())
+	assert_eq(colors.size(), (arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size())
 	var packed := w.build_chunk_mesh(coord, false)
 	var reference := w.build_chunk_mesh(coord, true)
 	assert_eq(

@@ -10,19 +10,22 @@
 //!
 //! Layout (format version 2, uncompressed; `mesh_surface_make_offsets_from_format` and
 //! `_surface_set_data` in Godot's `rendering_server.cpp`), for `n` vertices:
-//! * vertex stream: `n` positions (3 × f32), then `n` × (normal, tangent), each two u16 of an
-//!   octahedral encoding;
-//! * attribute stream: `n` × (colour, tex_uv, tex_uv2), 20 bytes a vertex: the colour in RGBA8
-//!   (each channel `× 255`, truncated; the mesher makes them in this form, see
-//!   [`crate::mesh::rgba8`]), then `ARRAY_TEX_UV` as 2 × f32 (the texture coordinates in voxels,
-//!   [`MeshSurface::uvs`]), then `ARRAY_TEX_UV2` as 2 × f32: x = the texture-array layer
-//!   ([`MeshSurface::layers`]) as a float, y = the face's light byte ([`MeshSurface::lights`],
-//!   `sky << 4 | block`) as a float, 0–255 (see [`light_uv`]);
+//! * vertex stream: `n` positions (3 × f32); no normals or tangents: a face's normal is one of
+//!   six, which the shaders take from its direction;
+//! * attribute stream: `n` × (colour, custom0), 8 bytes a vertex: the colour in RGBA8 (each
+//!   channel `× 255`, truncated; the mesher makes them in this form, see [`crate::mesh::rgba8`]),
+//!   then `ARRAY_CUSTOM0` in `ARRAY_CUSTOM_RGBA8_UNORM`: the texture-array layer's low and high
+//!   byte ([`MeshSurface::layers`]), the face's light byte ([`MeshSurface::lights`],
+//!   `sky << 4 | block`) and its direction ([`MeshSurface::directions`], an index into
+//!   [`FACE_NORMALS`](crate::mesh::FACE_NORMALS)); see [`vertex_custom0`];
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
+//!
+//! Texture coordinates are not stored: they are the position projected on the face's plane
+//! ([`face_uv`](crate::mesh::face_uv)), which the shaders compute.
 //!
 //! May use: `base` and the other `mesh` modules.
 
-use crate::mesh::{ChunkMesh, FACE_NORMALS, MeshSurface};
+use crate::mesh::{ChunkMesh, MeshSurface};
 use std::mem::MaybeUninit;
 
 /// Godot's `Mesh.ArrayFormat` bits this module writes.
@@ -33,6 +36,10 @@ pub mod format {
     pub const COLOR: u64 = 1 << 3;
     pub const TEX_UV: u64 = 1 << 4;
     pub const TEX_UV2: u64 = 1 << 5;
+    pub const CUSTOM0: u64 = 1 << 6;
+    /// `ARRAY_FORMAT_CUSTOM0_SHIFT`: where custom0's 3-bit format goes
+    /// (`ARRAY_CUSTOM_RGBA8_UNORM` is 0).
+    pub const CUSTOM0_SHIFT: u32 = 13;
     pub const INDEX: u64 = 1 << 12;
     /// `ARRAY_FLAG_FORMAT_VERSION_2` (= `ARRAY_FLAG_FORMAT_CURRENT_VERSION` in Godot 4.2–4.6).
     pub const VERSION_2: u64 = 1 << 35;
@@ -52,8 +59,20 @@ pub struct SurfaceBytes {
     pub aabb_size: [f32; 3],
 }
 
-/// Bytes per vertex in the attribute stream: colour (4), tex_uv (8), tex_uv2 (8).
-pub const ATTRIBUTE_STRIDE: usize = 20;
+/// Bytes per vertex in the attribute stream: colour (4), custom0 (4).
+pub const ATTRIBUTE_STRIDE: usize = 8;
+
+/// Bytes per vertex in the vertex stream: the position (3 × f32).
+pub const VERTEX_STRIDE: usize = 12;
+
+/// The custom0 bytes of a vertex (`ARRAY_CUSTOM_RGBA8_UNORM`): its face's texture layer (low,
+/// high byte), light (`sky << 4 | block`) and direction (0–5). A shader reads each channel as
+/// `byte / 255` and takes `round(CUSTOM0 * 255.0)`.
+#[inline(always)]
+pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> [u8; 4] {
+    let [lo, hi] = layer.to_le_bytes();
+    [lo, hi, light, direction]
+}
 
 /// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty. The same
 /// four as [`ChunkMesh`], in [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES) order.
@@ -127,29 +146,17 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         || n == 0
         || s.directions.len() != n
         || s.colors.len() != n
-        || s.uvs.len() != n
         || s.layers.len() != n
         || s.lights.len() != n
     {
         return false;
     }
     let flat = s.positions.as_flattened();
-    // One entry per direction byte (any byte, as `min(5)` would clamp it), so the loop below is
-    // a plain table lookup.
-    let encoded = FACE_NORMALS.map(|n| u64::from_le_bytes(normal_tangent_bytes(n)));
-    let by_byte: [u64; 256] = std::array::from_fn(|d| encoded[d.min(5)]);
     let (mut vertex_data, mut index_data) = (std::mem::take(&mut out.vertex_data), std::mem::take(&mut out.index_data));
     // SAFETY (each `write_in_place`): the loops zip whole chunks of the slice against exactly as
-    // many inputs (3n floats, then n directions; one chunk per index), so every byte is written.
+    // many inputs (3n floats; one chunk per index), so every byte is written.
     unsafe {
-        write_in_place(&mut vertex_data, n * 20, |bytes| {
-            let (positions, normal_tangents) = bytes.split_at_mut(n * 12);
-            copy_f32_le(flat, positions);
-            for (o, &d) in normal_tangents.as_chunks_mut::<8>().0.iter_mut().zip(&s.directions) {
-                // `o` is 8 bytes: an unaligned write of a plain word fills it.
-                o.as_mut_ptr().cast::<u64>().write_unaligned(by_byte[d as usize].to_le());
-            }
-        });
+        write_in_place(&mut vertex_data, n * VERTEX_STRIDE, |bytes| copy_f32_le(flat, bytes));
         if n > 1 << 16 {
             write_in_place(&mut index_data, s.indices.len() * 4, |bytes| {
                 for (o, &i) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(&s.indices) {
@@ -160,24 +167,19 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
             write_in_place(&mut index_data, s.indices.len() * 2, |bytes| narrow_indices_u16(&s.indices, bytes));
         }
     }
-    // Per vertex: the colour (Godot's bytes already), the texture coordinates, the layer and the
-    // light.
+    // Per vertex: the colour (Godot's bytes already), then custom0.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
     // SAFETY: one whole chunk per vertex, zipped against the n vertices' arrays, each filled by
-    // an unaligned write of 20 bytes (`words`, the chunk's size).
+    // an unaligned write of 8 bytes (the chunk's size).
     unsafe {
         write_in_place(&mut attribute_data, n * ATTRIBUTE_STRIDE, |bytes| {
             let rows = bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
-            for ((((o, c), uv), &layer), &light) in rows.zip(&s.colors).zip(&s.uvs).zip(&s.layers).zip(&s.lights) {
-                // Five little-endian words: the colour's bytes as they are, then four floats.
-                let words = [
-                    u32::from_ne_bytes(*c),
-                    uv[0].to_bits().to_le(),
-                    uv[1].to_bits().to_le(),
-                    (layer as f32).to_bits().to_le(),
-                    light_uv(light).to_bits().to_le(),
-                ];
-                o.as_mut_ptr().cast::<[u32; 5]>().write_unaligned(words);
+            let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions);
+            for (o, (((c, &layer), &light), &d)) in rows.zip(vertices) {
+                let [l0, l1, l2, l3] = vertex_custom0(layer, light, d);
+                o.as_mut_ptr()
+                    .cast::<[u8; ATTRIBUTE_STRIDE]>()
+                    .write_unaligned([c[0], c[1], c[2], c[3], l0, l1, l2, l3]);
             }
         });
     }
@@ -200,23 +202,8 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     true
 }
 
-/// The format of every packed surface.
-pub const FORMAT: u64 = format::VERTEX
-    | format::NORMAL
-    | format::TANGENT
-    | format::COLOR
-    | format::TEX_UV
-    | format::TEX_UV2
-    | format::INDEX
-    | format::VERSION_2;
-
-/// What `TEX_UV2.y` holds for a vertex with packed light `light` (`sky << 4 | block`): the byte
-/// as a float, 0–255, exact in f32. The four corners of a quad hold the same value, so the
-/// interpolated value is exact too; a shader decodes `sky = floor(v / 16)`, `block = v − 16·sky`.
-#[inline]
-pub fn light_uv(light: u8) -> f32 {
-    light as f32
-}
+/// The format of every packed surface (custom0 in `ARRAY_CUSTOM_RGBA8_UNORM`, format bits 0).
+pub const FORMAT: u64 = format::VERTEX | format::COLOR | format::CUSTOM0 | format::INDEX | format::VERSION_2;
 
 /// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
@@ -297,63 +284,6 @@ unsafe fn write_in_place(v: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut [Ma
     unsafe { v.set_len(len) };
 }
 
-/// `(uint16_t)CLAMP(v * 65535, 0, 65535)` in float.
-fn unorm16(v: f32) -> u16 {
-    (v * 65535.0).clamp(0.0, 65535.0) as u16
-}
-
-/// Godot's `Vector3::octahedron_encode`.
-fn octahedron_encode(v: [f32; 3]) -> [f32; 2] {
-    let sum = v[0].abs() + v[1].abs() + v[2].abs();
-    let n = if sum == 0.0 { [0.0; 3] } else { [v[0] / sum, v[1] / sum, v[2] / sum] };
-    let (x, y) = if n[2] >= 0.0 {
-        (n[0], n[1])
-    } else {
-        let sx = if n[0] >= 0.0 { 1.0 } else { -1.0 };
-        let sy = if n[1] >= 0.0 { 1.0 } else { -1.0 };
-        ((1.0 - n[1].abs()) * sx, (1.0 - n[0].abs()) * sy)
-    };
-    [x * 0.5 + 0.5, y * 0.5 + 0.5]
-}
-
-/// Godot's `Vector3::normalized`.
-fn normalized(v: [f32; 3]) -> [f32; 3] {
-    let l2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
-    if l2 == 0.0 {
-        return [0.0; 3];
-    }
-    let l = l2.sqrt();
-    [v[0] / l, v[1] / l, v[2] / l]
-}
-
-fn cross(a: [f32; 3], b: [f32; 3]) -> [f32; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-/// The 8 bytes Godot stores for a normal without a given tangent: the normal's octahedral
-/// encoding, then the tangent it makes up (`(n.z, -n.x, n.y) × n̂`, sign +1) encoded with
-/// `octahedron_tangent_encode`.
-fn normal_tangent_bytes(n: [f32; 3]) -> [u8; 8] {
-    let on = octahedron_encode(n);
-    let t = normalized(cross([n[2], -n[0], n[1]], normalized(n)));
-    let mut ot = octahedron_encode(t);
-    ot[1] = ot[1].max(1.0 / 32767.0);
-    ot[1] = ot[1] * 0.5 + 0.5;
-    let mut tv = [unorm16(ot[0]), unorm16(ot[1])];
-    if tv == [0, 65535] {
-        // Godot's own fix-up: (0, 1) and (1, 1) decode alike, and (0, 1) confuses its
-        // compression detection.
-        tv[0] = 65535;
-    }
-    let nv = [unorm16(on[0]), unorm16(on[1])];
-    let mut out = [0u8; 8];
-    out[0..2].copy_from_slice(&nv[0].to_le_bytes());
-    out[2..4].copy_from_slice(&nv[1].to_le_bytes());
-    out[4..6].copy_from_slice(&tv[0].to_le_bytes());
-    out[6..8].copy_from_slice(&tv[1].to_le_bytes());
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,8 +294,7 @@ mod tests {
             positions: vec![[0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]],
             directions: vec![2; 4],
             colors: vec![rgba8([1.0, 0.5, 0.0, 1.0]); 4],
-            uvs: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-            layers: vec![7; 4],
+            layers: vec![0x107; 4],
             lights: vec![0x9C; 4],
             indices: vec![0, 2, 1, 0, 3, 2],
         }
@@ -376,49 +305,23 @@ mod tests {
         let b = pack_surface(&quad_up()).expect("non-empty");
         assert_eq!(b.vertex_count, 4);
         assert_eq!(b.index_count, 6);
-        assert_eq!(b.vertex_data.len(), 4 * 12 + 4 * 8, "positions, then normal+tangent pairs");
-        assert_eq!(b.attribute_data.len(), 4 * 20, "colour, tex_uv, tex_uv2 per vertex");
+        assert_eq!(b.vertex_data.len(), 4 * 12, "positions only");
+        assert_eq!(b.attribute_data.len(), 4 * 8, "colour and custom0 per vertex");
         assert_eq!(b.index_data.len(), 6 * 2, "u16 indices below 65,537 vertices");
         assert_eq!(&b.vertex_data[12..24], &[1.0f32, 1.0, 0.0].map(f32::to_le_bytes).concat()[..]);
         assert_eq!(&b.index_data[2..4], &2u16.to_le_bytes());
         // 0.5 × 255 = 127.5, truncated like Godot.
         assert_eq!(&b.attribute_data[0..4], &[255, 127, 0, 255]);
-        // Vertex 2: its colour, then uv (1, 1), then (layer 7, light byte 0x9C: sky 9, block 12).
-        let v2 = &b.attribute_data[40..60];
-        assert_eq!(&v2[4..20], &[1.0f32, 1.0, 7.0, 156.0].map(f32::to_le_bytes).concat()[..]);
+        // Vertex 2: its colour, then custom0: layer 0x107 (low, high byte), light 0x9C (sky 9,
+        // block 12), direction 2 (+y).
+        assert_eq!(&b.attribute_data[16..24], &[255, 127, 0, 255, 0x07, 0x01, 0x9C, 2]);
         assert_eq!(b.aabb_position, [0.0, 1.0, 0.0]);
         assert_eq!(b.aabb_size, [1.0, 0.00001_f64 as f32, 1.0], "a flat box keeps Godot's minimum size");
-        assert_eq!(
-            b.format & (format::VERTEX | format::NORMAL | format::TANGENT | format::COLOR | format::INDEX),
-            0x100f
-        );
-        assert_eq!(b.format & (format::TEX_UV | format::TEX_UV2), 0x30);
-    }
-
-    #[test]
-    fn axis_normals_encode_like_godot() {
-        // +Y: octahedral (0.5, 1.0) → (32767, 65535) (0.5 × 65535 truncated).
-        let up = normal_tangent_bytes([0.0, 1.0, 0.0]);
-        assert_eq!(u16::from_le_bytes([up[0], up[1]]), 32767);
-        assert_eq!(u16::from_le_bytes([up[2], up[3]]), 65535);
-        // Every axis normal (the -Z one lies on the folded half) decodes back to itself.
-        for n in
-            [[1.0, 0.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, -1.0, 0.0], [0.0, 0.0, 1.0], [0.0, 0.0, -1.0]]
-        {
-            let b = normal_tangent_bytes(n);
-            let e = [u16::from_le_bytes([b[0], b[1]]), u16::from_le_bytes([b[2], b[3]])];
-            assert_eq!(decode(e), n, "normal {n:?}");
-        }
-    }
-
-    /// Godot's `octahedron_decode` of stored u16s, rounded to the axis it must be.
-    fn decode(e: [u16; 2]) -> [f32; 3] {
-        let f = [e[0] as f32 / 65535.0 * 2.0 - 1.0, e[1] as f32 / 65535.0 * 2.0 - 1.0];
-        let mut n = [f[0], f[1], 1.0 - f[0].abs() - f[1].abs()];
-        let t = (-n[2]).clamp(0.0, 1.0);
-        n[0] += if n[0] >= 0.0 { -t } else { t };
-        n[1] += if n[1] >= 0.0 { -t } else { t };
-        normalized(n).map(|c| c.round())
+        // Godot's bits: vertex 1, colour 8, custom0 64, index 4096; no normal, tangent or UVs;
+        // custom0's format (bits 13–15) RGBA8_UNORM (0).
+        assert_eq!(b.format & 0xFFFF, 0x1049);
+        assert_eq!(b.format & (0b111 << format::CUSTOM0_SHIFT), 0);
+        assert_eq!(b.format & format::VERSION_2, format::VERSION_2);
     }
 
     #[test]
@@ -427,7 +330,6 @@ mod tests {
             positions: (0..40).map(|i| [i as f32, 2.0, 0.0]).collect(),
             directions: vec![0; 40],
             colors: vec![rgba8([0.2, 0.4, 0.6, 1.0]); 40],
-            uvs: vec![[3.0, 2.0]; 40],
             layers: vec![2; 40],
             lights: vec![0xF0; 40],
             indices: (0..60).collect(),
@@ -451,7 +353,6 @@ mod tests {
             positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
             directions: vec![2; n],
             colors: vec![[255; 4]; n],
-            uvs: vec![[0.0; 2]; n],
             layers: vec![0; n],
             lights: vec![0; n],
             indices: vec![0, 1, (n - 1) as i32],

@@ -896,7 +896,7 @@ mod tests {
         BlockDef, BlockFaces, BlockLibrary, GLASS, LEAVES, LOG, PLANKS, TORCH, default_library,
     };
     use crate::mesh::materials::{MeshMaterials, texture_order};
-    use crate::mesh::types::quad_uvs;
+    use crate::mesh::types::face_uv;
 
     /// Unit faces of `m` on surface `s` (index in `SURFACE_NAMES`).
     fn faces_on(m: &ChunkMesh, s: usize) -> usize {
@@ -927,36 +927,35 @@ mod tests {
         assert_eq!(m.opaque.quad_count(), 6);
         for q in 0..6 {
             let d = m.opaque.directions[4 * q] as usize;
-            let uv = &m.opaque.uvs[4 * q..4 * q + 4];
+            let uv: Vec<[f32; 2]> = (0..4).map(|k| m.opaque.uv(4 * q + k)).collect();
             let (lo, hi) = uv.iter().fold(([f32::MAX; 2], [f32::MIN; 2]), |(lo, hi), t| {
                 ([lo[0].min(t[0]), lo[1].min(t[1])], [hi[0].max(t[0]), hi[1].max(t[1])])
             });
-            assert_eq!(lo, [0.0, 0.0], "direction {d}");
             let size = match d {
                 0 | 1 => [2.0, 3.0],
                 2 | 3 => [4.0, 2.0],
                 _ => [4.0, 3.0],
             };
-            assert_eq!(hi, size, "direction {d}: a quad of w × h voxels runs 0..w × 0..h");
+            assert_eq!([hi[0] - lo[0], hi[1] - lo[1]], size, "direction {d}: a quad of w × h voxels spans w × h");
             for (k, t) in uv.iter().enumerate() {
                 let p = m.opaque.positions[4 * q + k];
                 match d {
-                    // Sides: v = 0 at the top (y = 3), growing downwards.
-                    0 | 1 | 4 | 5 => assert_eq!(t[1], 3.0 - p[1], "direction {d}"),
+                    // Sides: v grows downwards.
+                    0 | 1 | 4 | 5 => assert_eq!(t[1], -p[1], "direction {d}"),
                     // Top and bottom: u along x, v along z.
                     _ => assert_eq!(*t, [p[0], p[2]], "direction {d}"),
                 }
                 // Seen from the front, u grows to the right: -z on +x, +z on -x, +x on +z, -x on -z.
                 match d {
-                    0 => assert_eq!(t[0], 2.0 - p[2]),
+                    0 => assert_eq!(t[0], -p[2]),
                     1 => assert_eq!(t[0], p[2]),
                     4 => assert_eq!(t[0], p[0]),
-                    5 => assert_eq!(t[0], 4.0 - p[0]),
+                    5 => assert_eq!(t[0], -p[0]),
                     _ => {}
                 }
             }
         }
-        assert_eq!(quad_uvs(2, 4.0, 2.0), [[0.0, 0.0], [4.0, 0.0], [4.0, 2.0], [0.0, 2.0]]);
+        assert_eq!(face_uv(0, [1.0, 2.0, 3.0]), [-3.0, -2.0]);
     }
 
     #[test]

@@ -75,4 +75,4 @@ pub use culled::{
 pub use error::MeshError;
 pub use greedy::Mesher;
 pub use materials::{BlockLook, MeshMaterials, NO_TEXTURE, UNKNOWN_LOOK, texture_order};
-pub use types::{ChunkMesh, FACE_NORMALS, FULL_LIGHT, MeshSurface, SURFACE_NAMES, quad_uvs, rgba8};
+pub use types::{ChunkMesh, FACE_NORMALS, FULL_LIGHT, MeshSurface, SURFACE_NAMES, face_uv, rgba8};

@@ -1,6 +1,6 @@
 //! Step 5 of the greedy mesher: each merged quad is written to its surface's vertex arrays as
 //! soon as step 4 has found it, with its block's colour and texture layer per face direction,
-//! texture coordinates spanning its size, and (all surfaces but the liquid one) its AO in the
+//! its light, and (all surfaces but the liquid one) its AO in the
 //! corner colours and the diagonal split the AO asks for. Writes go past the
 //! arrays' lengths into reserved capacity, whole quads at a time.
 //!
@@ -9,7 +9,7 @@
 use crate::base::block::BlockId;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
 use crate::mesh::layout::{Dims, QuadPlacement, QuadSink, SliceQuad, front_offset};
-use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise, quad_uvs};
+use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise};
 use std::mem::MaybeUninit;
 
 /// What step 5 reads to colour a quad.
@@ -63,11 +63,11 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         assert!(!colors.is_empty() && layers.len() == colors.len(), "colour and layer tables differ");
         // The voxel in front of an interior voxel is inside the padded box too.
         assert!(light.is_empty() || light.len() == data.len(), "light and voxels cover different boxes");
-        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &*surface;
+        let MeshSurface { positions, directions, colors, layers, lights, indices } = &*surface;
         // The vertex arrays grow in step (a quad's vertices go to the same slots in each).
         let n = positions.len();
         assert!(
-            directions.len() == n && colors.len() == n && uvs.len() == n && layers.len() == n && lights.len() == n,
+            directions.len() == n && colors.len() == n && layers.len() == n && lights.len() == n,
             "vertex arrays of different lengths"
         );
         let (vertex, index) = (positions.len(), indices.len());
@@ -79,19 +79,17 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     #[inline(never)]
     fn grow(&mut self) {
         self.finish();
-        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, layers, lights, indices } = &mut *self.surface;
         positions.reserve(4 * QUADS_PER_GROWTH);
         lights.reserve(4 * QUADS_PER_GROWTH);
         directions.reserve(4 * QUADS_PER_GROWTH);
         colors.reserve(4 * QUADS_PER_GROWTH);
-        uvs.reserve(4 * QUADS_PER_GROWTH);
         layers.reserve(4 * QUADS_PER_GROWTH);
         indices.reserve(6 * QUADS_PER_GROWTH);
         let spare = |v: usize, per_quad: usize| v / per_quad;
         let room = spare(positions.capacity() - self.vertex, 4)
             .min(spare(directions.capacity() - self.vertex, 4))
             .min(spare(colors.capacity() - self.vertex, 4))
-            .min(spare(uvs.capacity() - self.vertex, 4))
             .min(spare(layers.capacity() - self.vertex, 4))
             .min(spare(lights.capacity() - self.vertex, 4))
             .min(spare(indices.capacity() - self.index, 6));
@@ -101,14 +99,13 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
     /// Sets the arrays' lengths to take in the quads written so far.
     #[inline(always)]
     pub(super) fn finish(&mut self) {
-        let MeshSurface { positions, directions, colors, uvs, layers, lights, indices } = &mut *self.surface;
+        let MeshSurface { positions, directions, colors, layers, lights, indices } = &mut *self.surface;
         // SAFETY: `write` wrote every slot from each array's length up to `vertex` (`index` for
         // the indices), inside its capacity (below `vertex_limit`).
         unsafe {
             positions.set_len(self.vertex);
             directions.set_len(self.vertex);
             colors.set_len(self.vertex);
-            uvs.set_len(self.vertex);
             layers.set_len(self.vertex);
             lights.set_len(self.vertex);
             indices.set_len(self.index);
@@ -142,7 +139,6 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             light[(voxel_index as isize + front_offset::<D>(dims)) as usize]
         };
         let corners = placement.corners::<D>();
-        let quad_uv = quad_uvs(D, placement.extent_u as f32, placement.extent_v as f32);
         // Whole chunks at a time, so they go out in wide stores.
         let (corner_colors, split) = if SOLID && AO {
             // SAFETY: an interior voxel, and `solid` covers the padded box (checked in `new`).
@@ -155,7 +151,6 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             positions,
             directions,
             colors: surface_colors,
-            uvs,
             layers: surface_layers,
             lights: surface_lights,
             indices,
@@ -169,7 +164,6 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
             positions.as_mut_ptr().add(at).cast::<[[f32; 3]; 4]>().write(corners);
             directions.as_mut_ptr().add(at).cast::<[u8; 4]>().write([D as u8; 4]);
             surface_colors.as_mut_ptr().add(at).cast::<[[u8; 4]; 4]>().write(corner_colors);
-            uvs.as_mut_ptr().add(at).cast::<[[f32; 2]; 4]>().write(quad_uv);
             surface_layers.as_mut_ptr().add(at).cast::<[u16; 4]>().write([layer; 4]);
             surface_lights.as_mut_ptr().add(at).cast::<[u8; 4]>().write([face_light; 4]);
             quad_indices(&mut *indices.as_mut_ptr().add(at_index).cast::<[MaybeUninit<i32>; 6]>(), split, first);

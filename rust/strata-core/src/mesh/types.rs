@@ -16,9 +16,6 @@ pub struct MeshSurface {
     pub directions: Vec<u8>,
     /// Per vertex: its colour, each channel as Godot stores it (see [`rgba8`]).
     pub colors: Vec<[u8; 4]>,
-    /// Per vertex: texture coordinates in voxels (see [`quad_uvs`]): a quad of `w × h` voxels
-    /// runs `0..w × 0..h`, so a shader that takes `fract()` repeats the texture once a voxel.
-    pub uvs: Vec<[f32; 2]>,
     /// Per vertex: the texture-array layer of its face
     /// ([`BlockLook::layers`](crate::mesh::BlockLook::layers)).
     pub layers: Vec<u16>,
@@ -52,7 +49,6 @@ impl MeshSurface {
         self.positions.clear();
         self.directions.clear();
         self.colors.clear();
-        self.uvs.clear();
         self.layers.clear();
         self.lights.clear();
         self.indices.clear();
@@ -65,6 +61,12 @@ impl MeshSurface {
     /// The normal of vertex `v`.
     pub fn normal(&self, v: usize) -> [f32; 3] {
         FACE_NORMALS[self.directions[v] as usize]
+    }
+
+    /// The texture coordinates of vertex `v` (see [`face_uv`]): derived, not stored, as the block
+    /// shaders derive them.
+    pub fn uv(&self, v: usize) -> [f32; 2] {
+        face_uv(self.directions[v] as usize, self.positions[v])
     }
 
     /// The triangles as a flat list of corners (3 per triangle), e.g. for a collision shape.
@@ -93,9 +95,6 @@ impl MeshSurface {
         self.positions.extend_from_slice(&c);
         self.directions.extend_from_slice(&[d as u8; 4]);
         self.colors.extend_from_slice(&corner_colors);
-        let (_, u, v) = FACES[d];
-        let extent = |a: IVec3| dot(sub(c[2], c[0]), [a.x as f32, a.y as f32, a.z as f32]).abs();
-        self.uvs.extend_from_slice(&quad_uvs(d, extent(u), extent(v)));
         self.layers.extend_from_slice(&[layer; 4]);
         self.lights.extend_from_slice(&[light; 4]);
         self.indices.extend_from_slice(&triangles.map(|t| base + t));
@@ -109,27 +108,23 @@ impl MeshSurface {
 pub(super) const QUAD_TRIANGLES: [[[i32; 6]; 2]; 2] =
     [[[0, 1, 2, 0, 2, 3], [1, 2, 3, 1, 3, 0]], [[0, 2, 1, 0, 3, 2], [1, 3, 2, 1, 0, 3]]];
 
-/// Texture coordinates of a quad's corners `(0,0), (1,0), (1,1), (0,1)` (in `u`, `v` of
-/// [`FACES`]) for direction `d`, the quad spanning `eu × ev` voxels. In voxels, from 0 at one
-/// corner to the quad's size at the other. Side faces are upright (texture `v` grows downwards in
-/// world y) and not mirrored seen from the front (texture `u` grows to the viewer's right); top
-/// and bottom faces both run `u` along world x and `v` along world z.
-#[inline(always)]
-pub fn quad_uvs(d: usize, eu: f32, ev: f32) -> [[f32; 2]; 4] {
-    // Per corner: (a, b) = its position along u and v (0 or 1).
-    let corner = |a: f32, b: f32| -> [f32; 2] {
-        match d {
-            // u = y, v = z: texture u runs -z (+x) or +z (-x), texture v down y.
-            0 => [(1.0 - b) * ev, (1.0 - a) * eu],
-            1 => [b * ev, (1.0 - a) * eu],
-            // u = x, v = z.
-            2 | 3 => [a * eu, b * ev],
-            // u = x, v = y: texture u runs +x (+z) or -x (-z), texture v down y.
-            4 => [a * eu, (1.0 - b) * ev],
-            _ => [(1.0 - a) * eu, (1.0 - b) * ev],
-        }
-    };
-    [corner(0.0, 0.0), corner(1.0, 0.0), corner(1.0, 1.0), corner(0.0, 1.0)]
+/// The texture coordinates of a point `p` on a face of direction `d`: its position projected on
+/// the face's plane, in voxels, so a texture repeats once a voxel (a shader takes `fract()`) and
+/// a merged quad looks like the faces it merged. Side faces are upright (texture `v` grows
+/// downwards in world y) and not mirrored seen from the front (texture `u` grows to the viewer's
+/// right: −z on +x faces, +z on −x, +x on +z, −x on −z); top and bottom faces run `u` along world
+/// x and `v` along world z. The block shaders compute the same from `VERTEX` and the face's
+/// direction (`blocks.gdshaderinc`), so meshes carry no texture coordinates.
+#[inline]
+pub fn face_uv(d: usize, p: [f32; 3]) -> [f32; 2] {
+    let [x, y, z] = p;
+    match d {
+        0 => [-z, -y],
+        1 => [z, -y],
+        2 | 3 => [x, z],
+        4 => [x, -y],
+        _ => [-x, -y],
+    }
 }
 
 /// The surfaces of a chunk mesh, one per [`RenderMode`](crate::base::block_library::RenderMode),

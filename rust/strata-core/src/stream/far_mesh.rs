@@ -176,15 +176,15 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
     }
 }
 
-/// Appends `section` to `out`, positions scaled by `scale` and lifted by `lift`. Texture
-/// coordinates stay in the section's cells, so a far cell shows one texture tile.
+/// Appends `section` to `out`, positions scaled by `scale` and lifted by `lift` (the shaders
+/// derive texture coordinates from positions, so a far cell tiles its texture once a voxel, as
+/// the near chunks do).
 fn append_scaled(section: &ChunkMesh, scale: f32, lift: f32, out: &mut ChunkMesh) {
     for (src, dst) in section.surfaces().into_iter().zip(out.surfaces_mut()) {
         let base = dst.positions.len() as i32;
         dst.positions.extend(src.positions.iter().map(|p| [p[0] * scale, p[1] * scale + lift, p[2] * scale]));
         dst.directions.extend_from_slice(&src.directions);
         dst.colors.extend_from_slice(&src.colors);
-        dst.uvs.extend_from_slice(&src.uvs);
         dst.layers.extend_from_slice(&src.layers);
         dst.lights.extend_from_slice(&src.lights);
         dst.indices.extend(src.indices.iter().map(|i| i + base));
@@ -214,9 +214,7 @@ mod tests {
         for s in m.mesh.surfaces() {
             let n = s.positions.len();
             assert!(
-                [s.directions.len(), s.colors.len(), s.uvs.len(), s.layers.len(), s.lights.len()]
-                    .iter()
-                    .all(|&l| l == n),
+                [s.directions.len(), s.colors.len(), s.layers.len(), s.lights.len()].iter().all(|&l| l == n),
                 "arrays of one length"
             );
             assert!(s.lights.iter().all(|&l| l == crate::mesh::FULL_LIGHT), "far ground is under open sky");
