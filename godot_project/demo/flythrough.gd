@@ -8,7 +8,8 @@
 ## `--far-levels=N` (far view levels, default 3; the overview screenshot waits for the far view),
 ## `--compress-vertices=0|1` (default 0), `--workers=N` (worker threads, default 0 = automatic),
 ## `--ambient-occlusion=0|1` (default 1), `--entities=0|1` (the demo's spawn rules: deer and
-## chests, default 0; prints the live entities and the main-thread time to instance one).
+## chests, default 0; prints the live entities and the main-thread time to instance one),
+## `--light=0|1` (sky and block light, default 1: off, the workers keep no voxel cache).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -23,6 +24,7 @@ var compress := false
 var workers := 0
 var ambient_occlusion := true
 var entities := false
+var light := true
 
 @onready var world: ChunkWorld = $ChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -57,6 +59,8 @@ func _parse_args() -> void:
 				ambient_occlusion = kv[1] != "0" and kv[1] != "false"
 			"--entities":
 				entities = kv[1] != "0" and kv[1] != "false"
+			"--light":
+				light = kv[1] != "0" and kv[1] != "false"
 
 
 func _ready() -> void:
@@ -81,6 +85,7 @@ func _ready() -> void:
 	world.compress_vertices = compress
 	world.ambient_occlusion = ambient_occlusion
 	world.worker_threads = workers
+	world.light_enabled = light
 	world.frame_budget_ms = 3.0
 	print(
 		(
@@ -251,6 +256,7 @@ func _run() -> void:
 		_set_loading(false)
 		await _screenshot("flight_end")
 	var rss_ready := _rss_mb()
+	_print_memory("ready")
 	var godot_mb_ready := Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0
 	var objects_ready := Performance.get_monitor(Performance.OBJECT_COUNT)
 	if walk_steps > 0:
@@ -264,12 +270,22 @@ func _run() -> void:
 			wz += rng.randf_range(-8.0, 8.0)
 			_place_camera(wx, wz, Vector3(1, -0.3, 0.2))
 			await get_tree().process_frame
-			# Every 10,000 steps: settle, then resident memory (flat from one mark to the next
-			# means no growth with distance walked).
+			# Every 10,000 steps: settle (near chunks, far view and retiring chunks all done, so
+			# the same chunks and columns are loaded whatever the machine's speed), then resident
+			# memory (flat from one mark to the next means no growth with distance walked).
 			if (i + 1) % 10000 == 0:
-				while not world.is_area_ready():
-					await get_tree().process_frame
-				print("STRATA_RSS_MB_AFTER_WALK_%d=%.1f" % [i + 1, _rss_mb()])
+				await _settle_view(60_000)
+				var rss_now := _rss_mb()
+				var loaded_now: int = world.get_stats()["loaded_chunks"]
+				print("STRATA_RSS_MB_AFTER_WALK_%d=%.1f" % [i + 1, rss_now])
+				# The issue's figure: resident growth since start per loaded near chunk.
+				print(
+					(
+						"STRATA_RSS_BYTES_PER_CHUNK_AFTER_WALK_%d=%.0f"
+						% [i + 1, (rss_now - rss_start) * 1048576.0 / maxi(loaded_now, 1)]
+					)
+				)
+				_print_memory("walk %d" % (i + 1))
 		while not world.is_area_ready():
 			await get_tree().process_frame
 		print(
@@ -311,6 +327,48 @@ func _run() -> void:
 	print("STRATA_COLLISION_US_MAX=%.1f" % world.get_stats()["collision_us_max"])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
+
+
+## Waits until the near chunks are ready, the far view is complete and no retiring chunk waits
+## for its far column (at most `timeout_ms`).
+func _settle_view(timeout_ms: int) -> void:
+	var deadline := Time.get_ticks_msec() + timeout_ms
+	while Time.get_ticks_msec() < deadline:
+		var st := world.get_stats()
+		if world.is_area_ready() and st["far_pending"] == 0 and st["retiring"] == 0:
+			return
+		await get_tree().process_frame
+	print("  (view not settled after %d ms)" % timeout_ms)
+
+
+## Where resident memory goes at this point: Godot's own tracked allocations (meshes held by the
+## RenderingServer, nodes, physics), the mesh streams of loaded chunks, the workers' voxel cache
+## (keys absent from builds without them print -1).
+func _print_memory(tag: String) -> void:
+	var st := world.get_stats()
+	print(
+		(
+			(
+				"  memory at %s: RSS %.1f MB, Godot static %.1f MB, objects %d, %d near chunks "
+				+ "(%d meshed), %d far columns, %d retiring, chunk meshes %.1f MB, far meshes %.1f MB, "
+				+ "voxel cache %.1f MB (%d entries)"
+			)
+			% [
+				tag,
+				_rss_mb(),
+				Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0,
+				Performance.get_monitor(Performance.OBJECT_COUNT),
+				st["loaded_chunks"],
+				st["nodes"],
+				st["far_loaded"],
+				st["retiring"],
+				st.get("chunk_mesh_mb", -1.0),
+				st.get("far_mesh_mb", -1.0),
+				st.get("voxel_cache_mb", -1.0),
+				st.get("voxel_cache_entries", -1)
+			]
+		)
+	)
 
 
 func _screenshot(tag: String) -> void:

@@ -293,6 +293,12 @@ pub struct ChunkWorld {
     host: WorldHost<Generator>,
     nodes: HashMap<ChunkCoord, ChunkNode>,
     far_nodes: HashMap<LodColumn, Gd<MeshInstance3D>>,
+    /// Bytes of the mesh streams handed to Godot for each loaded chunk and far column (Godot's
+    /// uncompressed stored form), and their sums: near chunks, far columns.
+    mesh_bytes: HashMap<StreamKey, usize>,
+    mesh_bytes_total: [usize; 2],
+    /// Hands the memory that unloading freed back to the system now and then.
+    trimmer: crate::allocator::Trimmer,
     /// Nodes of unloaded chunks and far columns: hidden at once, freed a few per frame within
     /// the budget (a view-distance plane of chunks freed in one frame cost ~4.5 ms).
     nodes_to_free: std::collections::VecDeque<(StreamKey, Gd<Node3D>)>,
@@ -395,6 +401,9 @@ impl INode3D for ChunkWorld {
             host: WorldHost::new("ChunkWorld"),
             nodes: HashMap::new(),
             far_nodes: HashMap::new(),
+            mesh_bytes: HashMap::new(),
+            mesh_bytes_total: [0; 2],
+            trimmer: Default::default(),
             nodes_to_free: std::collections::VecDeque::new(),
             retired_keys: HashMap::new(),
             surface_materials: None,
@@ -488,6 +497,7 @@ impl INode3D for ChunkWorld {
         let t_viewer = frame_start.elapsed();
         let n_unloads = unloads.len();
         for k in unloads {
+            self.set_mesh_bytes(k, 0);
             match k {
                 StreamKey::Near(c) => {
                     self.pending_faces.remove(&c);
@@ -520,6 +530,7 @@ impl INode3D for ChunkWorld {
                 }
             }
         }
+        self.trimmer.freed(freed);
         if viewer_chunks != self.last_viewer_chunks {
             self.last_viewer_chunks = viewer_chunks.clone();
             self.area_ready_emitted = false;
@@ -1078,7 +1089,10 @@ impl ChunkWorld {
     /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`,
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
-    /// 128 KiB each, see `memory_budget_mb`), `view_distance_effective` (the view distance in
+    /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
+    /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
+    /// `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of generated voxels, for
+    /// light and raycasts), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
     /// (the preset's heightmap file is loading: no world until it is in),
     /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once), and
@@ -1114,6 +1128,12 @@ impl ChunkWorld {
         d.set("memory_budget_mb", self.memory_budget_mb);
         let estimate = self.streamer.as_ref().map(|s| s.memory_estimate_bytes()).unwrap_or(0);
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
+        let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
+        d.set("chunk_mesh_mb", mb(self.mesh_bytes_total[0]));
+        d.set("far_mesh_mb", mb(self.mesh_bytes_total[1]));
+        let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
+        d.set("voxel_cache_entries", cache_entries as i64);
+        d.set("voxel_cache_mb", mb(cache_bytes));
         let effective = self.streamer.as_ref().map(|s| s.effective_view_distance()).unwrap_or(self.distances().0);
         d.set("view_distance_effective", effective as i64);
         d.set("heightmap_loading", self.host.is_loading_heightmap());
@@ -1655,6 +1675,8 @@ impl ChunkWorld {
         for (_, n) in self.far_nodes.drain() {
             n.free();
         }
+        self.mesh_bytes.clear();
+        self.mesh_bytes_total = [0; 2];
         for (_, n) in self.nodes_to_free.drain(..) {
             n.free();
         }
@@ -1757,6 +1779,7 @@ impl ChunkWorld {
         if !far.mesh.is_empty() {
             mi.set_mesh(&self.array_mesh(&far.mesh, packed.as_ref()));
         }
+        self.set_mesh_bytes(StreamKey::Far(f), stream_bytes(&far.mesh, packed.as_ref()));
         // Far terrain casts sun shadows too, so mountains shade valleys at every distance (the
         // demo's sun reaches its shadows to the horizon through four cascades).
         mi.set_cast_shadows_setting(ShadowCastingSetting::ON);
@@ -1833,6 +1856,18 @@ impl ChunkWorld {
         Arc::new(MeshMaterials::with_texture_order(&whitened))
     }
 
+    /// Records the mesh stream bytes of `key`'s loaded mesh (0: none).
+    fn set_mesh_bytes(&mut self, key: StreamKey, bytes: usize) {
+        let slot = usize::from(matches!(key, StreamKey::Far(_)));
+        if let Some(old) = self.mesh_bytes.remove(&key) {
+            self.mesh_bytes_total[slot] -= old;
+        }
+        if bytes > 0 {
+            self.mesh_bytes.insert(key, bytes);
+            self.mesh_bytes_total[slot] += bytes;
+        }
+    }
+
     fn apply_result(&mut self, mut r: ChunkResult, viewers: &[ChunkCoord], collision_r: i32) {
         let c = r.coord;
         self.entities.chunk_loaded(c, std::mem::take(&mut r.spawns), &r.scatter, r.is_update);
@@ -1890,6 +1925,7 @@ impl ChunkWorld {
             b.free();
         }
         self.nodes.insert(c, node);
+        self.set_mesh_bytes(StreamKey::Near(c), stream_bytes(&r.mesh, r.packed.as_ref()));
         if !r.is_update {
             self.signals().chunk_loaded().emit(to_vector3i(c));
         }
@@ -2061,6 +2097,27 @@ fn near_any(c: ChunkCoord, viewers: &[ChunkCoord], r: i32) -> bool {
 /// Squared distance in chunks from `c` to the nearest viewer.
 fn nearest_distance_sq(c: ChunkCoord, viewers: &[ChunkCoord]) -> i64 {
     viewers.iter().map(|&v| c.distance_sq(v)).min().unwrap_or(0)
+}
+
+/// Bytes of a mesh's streams in Godot's uncompressed stored form: the packed streams' length, or
+/// what packing would give (40 bytes a vertex, 2 or 4 an index).
+fn stream_bytes(mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> usize {
+    match packed {
+        Some(p) => p
+            .surfaces()
+            .into_iter()
+            .flatten()
+            .map(|s| s.vertex_data.len() + s.attribute_data.len() + s.index_data.len())
+            .sum(),
+        None => mesh
+            .surfaces()
+            .into_iter()
+            .map(|s| {
+                let n = s.positions.len();
+                n * 40 + s.indices.len() * if n <= 65536 { 2 } else { 4 }
+            })
+            .sum(),
+    }
 }
 
 fn free_chunk_node(n: ChunkNode) {

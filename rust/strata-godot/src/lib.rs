@@ -12,7 +12,8 @@
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
 //! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
 //! `world_navigation.rs` its navigation regions; `world_entities.rs` its entities; `water_flow.rs` switches the worlds' water flow
-//! thread; `meshes.rs` turns the core's meshes into Godot meshes and `files.rs` maps
+//! thread; `allocator.rs` hands memory freed by streaming back to the system; `meshes.rs` turns
+//! the core's meshes into Godot meshes and `files.rs` maps
 //! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
 //! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
@@ -25,6 +26,7 @@
 use godot::init::InitStage;
 use godot::prelude::*;
 
+mod allocator;
 mod biome_table;
 mod block_library;
 mod cellular_automaton_2d;

@@ -29,7 +29,8 @@
 //! `godot_static_mb_ready`, `godot_static_mb_after_walk` (Godot's own tracked allocations: with
 //! RSS they tell a leak from allocator retention), `rss_bytes_per_chunk` (resident growth
 //! from start to a ready view, per loaded near chunk: Godot's meshes, collision and the far view
-//! included), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
+//! included), `rss_bytes_per_chunk_after_walk` / `_20k` (the same after 10,000 / 20,000 steps,
+//! the whole view settled: the figure), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
 //! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body);
 //! with the demo's spawn rules (a third flight, `--entities=1`): `entities_live`,
@@ -310,6 +311,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("core bytes per loaded chunk", "bytes_per_chunk"),
         ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
         ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),
+        ("  the same after 10k walk steps (B)", "rss_bytes_per_chunk_after_walk"),
+        ("  the same after 20k walk steps (B)", "rss_bytes_per_chunk_after_walk_20k"),
         ("live entities (demo rules, flight)", "entities_live"),
         ("instance one entity, median (µs)", "entity_spawn_us_median"),
         ("apply per frame p99, entities (ms)", "apply_ms_p99_entities"),
@@ -377,6 +380,10 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         _ => None,
     };
     values.push(("rss_bytes_per_chunk", per_chunk, "B"));
+    // The figure: resident growth since start per loaded near chunk, the whole view
+    // settled at each walk mark.
+    values.push(("rss_bytes_per_chunk_after_walk", v8("RSS_BYTES_PER_CHUNK_AFTER_WALK_10000"), "B"));
+    values.push(("rss_bytes_per_chunk_after_walk_20k", v8("RSS_BYTES_PER_CHUNK_AFTER_WALK_20000"), "B"));
     values.push(("far_ready_s_vd8", v8("FAR_READY_S"), "s"));
     values.push(("far_columns_vd8", v8("FAR_COLUMNS"), "columns"));
     values.push(("apply_chunk_us_median", v8("APPLY_CHUNK_US_MEDIAN"), "µs"));

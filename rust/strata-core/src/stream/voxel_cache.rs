@@ -7,9 +7,11 @@
 //! Entries are the generator's voxels of one 32³ chunk, edits *not* applied (edits are applied
 //! on top by the job that reads them, from its own snapshot), so an entry never goes stale: it
 //! is a pure function of the generator (law: Deterministic). A chunk of one block (sky, solid
-//! rock) is stored as that block alone. The cache is shared by the workers (a mutex held only to
-//! look up and insert; generation runs outside it) and bounded: past its byte budget the oldest
-//! entries go first.
+//! rock) is stored as that block alone; any other chunk as indices into its own palette of
+//! blocks, 1, 2, 4 or 8 bits a voxel (a surface chunk of up to 16 kinds of block takes 16 KiB
+//! instead of the 64 KiB of its `u16` voxels), raw only past 256 kinds. The cache is shared by
+//! the workers (a mutex held only to look up and insert; generation and packing run outside it)
+//! and bounded: past its byte budget the oldest entries go first.
 //!
 //! May use: `base`, `gen3d`.
 
@@ -21,35 +23,121 @@ use crate::gen3d::scratch::GenScratch;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
-/// Bytes of one dense entry's voxels.
-const DENSE_BYTES: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE) as usize * size_of::<BlockId>();
-/// What an entry costs besides its voxels (map slot, queue slot, `Arc`), as counted.
+/// Voxels in a chunk.
+const VOXELS: usize = (CHUNK_SIZE * CHUNK_SIZE * CHUNK_SIZE) as usize;
+/// Bytes of one raw (unpacked) entry's voxels.
+const DENSE_BYTES: usize = VOXELS * size_of::<BlockId>();
+/// Bytes of a packed entry of up to 16 kinds of block (4 bits a voxel), the common surface or
+/// cave chunk.
+const NIBBLE_BYTES: usize = VOXELS / 2;
+/// What an entry costs besides its voxels (map slot, queue slot, `Arc`, palette), as counted.
 const ENTRY_OVERHEAD: usize = 64;
 
-/// The default budget: 1,024 dense chunks (64 MiB), any number of uniform ones within it.
-pub const DEFAULT_CACHE_BYTES: usize = 1024 * DENSE_BYTES;
+/// The default budget, 16 MiB: 1,024 chunks of up to 16 kinds of block each (as many chunks as
+/// the 64 MiB of raw voxels held before packing), any number of uniform ones within it.
+pub const DEFAULT_CACHE_BYTES: usize = 1024 * NIBBLE_BYTES;
 
 /// The generator's voxels of one chunk.
 #[derive(Debug, PartialEq, Eq)]
 pub enum ChunkVoxels {
     /// Every voxel is this block.
     Uniform(BlockId),
-    /// x fastest, then z, then y, 32³.
+    /// Indices into `palette`, `bits` (1, 2, 4 or 8) a voxel, low bits first within a byte;
+    /// voxels x fastest, then z, then y, 32³.
+    Packed { bits: u8, palette: Box<[BlockId]>, data: Box<[u8]> },
+    /// More than 256 kinds of block: the voxels as they are, in the same order.
     Dense(Box<[BlockId]>),
 }
 
 impl ChunkVoxels {
+    /// A chunk's voxels (x fastest, then z, then y, 32³) in the smallest form that holds them.
+    pub fn pack(voxels: &[BlockId]) -> Self {
+        debug_assert_eq!(voxels.len(), VOXELS);
+        let Some(&first) = voxels.first() else { return ChunkVoxels::Uniform(AIR) };
+        // Palette indices, one byte a voxel first; runs of one block are long, so the last
+        // block seen is checked before the palette.
+        let mut palette: Vec<BlockId> = vec![first];
+        let mut indices = Vec::with_capacity(voxels.len());
+        let (mut last, mut last_index) = (first, 0u8);
+        for &v in voxels {
+            if v != last {
+                last_index = match palette.iter().position(|&p| p == v) {
+                    Some(i) => i as u8,
+                    None if palette.len() < 256 => {
+                        palette.push(v);
+                        (palette.len() - 1) as u8
+                    }
+                    None => return ChunkVoxels::Dense(voxels.into()),
+                };
+                last = v;
+            }
+            indices.push(last_index);
+        }
+        let bits: u8 = match palette.len() {
+            1 => return ChunkVoxels::Uniform(first),
+            2 => 1,
+            3..=4 => 2,
+            5..=16 => 4,
+            _ => 8,
+        };
+        let per_byte = 8 / bits as usize;
+        let data: Box<[u8]> = indices
+            .chunks(per_byte)
+            .map(|group| group.iter().enumerate().fold(0u8, |b, (i, &x)| b | (x << (i * bits as usize))))
+            .collect();
+        ChunkVoxels::Packed { bits, palette: palette.into(), data }
+    }
+
     fn bytes(&self) -> usize {
-        ENTRY_OVERHEAD + if matches!(self, ChunkVoxels::Dense(_)) { DENSE_BYTES } else { 0 }
+        ENTRY_OVERHEAD
+            + match self {
+                ChunkVoxels::Uniform(_) => 0,
+                ChunkVoxels::Packed { palette, data, .. } => data.len() + palette.len() * size_of::<BlockId>(),
+                ChunkVoxels::Dense(d) => d.len() * size_of::<BlockId>(),
+            }
     }
 
     /// The block at chunk-local `l` (each component in `0..32`).
     #[inline]
     pub fn get_local(&self, l: IVec3) -> BlockId {
+        let i = ((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize;
         match self {
             ChunkVoxels::Uniform(id) => *id,
-            ChunkVoxels::Dense(d) => d[((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize],
+            ChunkVoxels::Packed { bits, palette, data } => {
+                let (bits, per_byte) = (*bits as usize, 8 / *bits as usize);
+                let index = (data[i / per_byte] >> ((i % per_byte) * bits)) & ((1u16 << bits) - 1) as u8;
+                palette[index as usize]
+            }
+            ChunkVoxels::Dense(d) => d[i],
         }
+    }
+
+    /// Writes the voxels from index `from` on (x fastest, then z, then y) into `out`, one per
+    /// slot.
+    #[inline]
+    fn read_row(&self, from: usize, out: &mut [BlockId]) {
+        match self {
+            ChunkVoxels::Uniform(id) => out.fill(*id),
+            ChunkVoxels::Packed { bits, palette, data } => match bits {
+                1 => unpack_row::<1>(data, palette, from, out),
+                2 => unpack_row::<2>(data, palette, from, out),
+                4 => unpack_row::<4>(data, palette, from, out),
+                _ => unpack_row::<8>(data, palette, from, out),
+            },
+            ChunkVoxels::Dense(d) => out.copy_from_slice(&d[from..from + out.len()]),
+        }
+    }
+}
+
+/// Voxels `from..from + out.len()` of packed `data` (`BITS` a voxel) through `palette`.
+#[inline]
+fn unpack_row<const BITS: usize>(data: &[u8], palette: &[BlockId], from: usize, out: &mut [BlockId]) {
+    let per_byte = 8 / BITS;
+    let mask = ((1u16 << BITS) - 1) as u8;
+    for (k, o) in out.iter_mut().enumerate() {
+        let i = from + k;
+        let index = (data[i / per_byte] >> ((i % per_byte) * BITS)) & mask;
+        *o = palette[index as usize];
     }
 }
 
@@ -109,10 +197,7 @@ impl VoxelCache {
         } else {
             buffer.reset(c.min_voxel(), IVec3::splat(CHUNK_SIZE));
             generator.generate_region_with(buffer, scratch);
-            match buffer.uniform_block() {
-                Some(id) => ChunkVoxels::Uniform(id),
-                None => ChunkVoxels::Dense(buffer.data().into()),
-            }
+            ChunkVoxels::pack(buffer.data())
         });
         let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = e.map.get(&c) {
@@ -161,15 +246,9 @@ impl VoxelCache {
                     for y in lo.y..=hi.y {
                         for z in lo.z..=hi.z {
                             let at = out.index_local(IVec3::new(lo.x, y, z) - min);
-                            let row = &mut out.data_mut()[at..at + n];
-                            match &*voxels {
-                                ChunkVoxels::Uniform(id) => row.fill(*id),
-                                ChunkVoxels::Dense(d) => {
-                                    let l = IVec3::new(lo.x, y, z) - base;
-                                    let from = ((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize;
-                                    row.copy_from_slice(&d[from..from + n]);
-                                }
-                            }
+                            let l = IVec3::new(lo.x, y, z) - base;
+                            let from = ((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize;
+                            voxels.read_row(from, &mut out.data_mut()[at..at + n]);
                         }
                     }
                     debug_assert_eq!(voxels.get_local(lo - base), out.get(lo).unwrap_or(AIR));
@@ -183,6 +262,41 @@ impl VoxelCache {
 mod tests {
     use super::*;
     use crate::preset::model::WorldPreset;
+
+    /// Chunks of 1, 2, 3, 5, 17 and 300 kinds of block: each packs into the smallest form that
+    /// holds it and gives back every voxel, one at a time and row by row.
+    #[test]
+    fn packed_chunks_give_back_every_voxel() {
+        for (kinds, bytes) in
+            [(1, 0), (2, VOXELS / 8), (3, VOXELS / 4), (5, VOXELS / 2), (17, VOXELS), (300, DENSE_BYTES)]
+        {
+            // Scrambled so that runs and byte boundaries fall everywhere.
+            let voxels: Vec<BlockId> = (0..VOXELS).map(|i| ((i * 7919 + i / 3) % kinds) as BlockId + 1).collect();
+            let packed = ChunkVoxels::pack(&voxels);
+            let stored = match &packed {
+                ChunkVoxels::Uniform(id) => {
+                    assert_eq!(*id, 1);
+                    0
+                }
+                ChunkVoxels::Packed { data, palette, .. } => {
+                    assert_eq!(palette.len(), kinds);
+                    data.len()
+                }
+                ChunkVoxels::Dense(d) => d.len() * 2,
+            };
+            assert_eq!(stored, bytes, "{kinds} kinds");
+            for (i, &v) in voxels.iter().enumerate() {
+                let c = CHUNK_SIZE as usize;
+                let l = IVec3::new((i % c) as i32, (i / (c * c)) as i32, (i / c % c) as i32);
+                assert_eq!(packed.get_local(l), v, "{kinds} kinds, voxel {i}");
+            }
+            for (from, n) in [(0, 32), (1, 31), (3, 17), (VOXELS - 5, 5), (1000, 1)] {
+                let mut row = vec![0; n];
+                packed.read_row(from, &mut row);
+                assert_eq!(row, voxels[from..from + n], "{kinds} kinds, row at {from}");
+            }
+        }
+    }
 
     #[test]
     fn boxes_from_the_cache_equal_generated_boxes_whatever_was_cached_or_evicted() {
