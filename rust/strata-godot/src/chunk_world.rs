@@ -144,10 +144,11 @@ pub struct ChunkWorld {
     hook_reported_at: Option<Instant>,
     /// A material for every chunk surface in place of the addon's block shaders (which sample
     /// the library's texture array): a user's own shader reads `VERTEX`, `COLOR` (face shade
-    /// and ambient occlusion; a block without textures also its colour) and `CUSTOM0` (bytes as
-    /// byte / 255: the face's layer in `BlockLibrary.build_texture_array()`, low and high byte;
-    /// its light, sky light × 16 + block light, each 0–15, the same at all four corners; its
-    /// direction 0–5, +x −x +y −y +z −z). Meshes carry no normals or texture coordinates: include
+    /// and ambient occlusion; a block without textures also its colour) and `CUSTOM0.r` (one
+    /// whole number, layer + 4096 × (light + 256 × direction): the face's layer in
+    /// `BlockLibrary.build_texture_array()`, 4095 for none; its light, sky light × 16 + block
+    /// light, each 0–15, the same at all four corners; its direction 0–5, +x −x +y −y +z −z).
+    /// Meshes carry no normals or texture coordinates: include
     /// `res://addons/strata/shaders/blocks.gdshaderinc`, whose `vertex()` sets `NORMAL` and `UV`
     /// (in voxels) from them. Setting it redraws the world; edits are kept.
     #[var(set)]

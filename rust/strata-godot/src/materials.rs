@@ -3,10 +3,11 @@
 //!
 //! The vertex attributes they read (and a user's own shader in `ChunkWorld.material_override`
 //! may read): `VERTEX`, `COLOR` the face shade and ambient occlusion (times the block's colour
-//! for a block without textures), `CUSTOM0` (RGBA8 bytes, read as byte / 255): the face's layer
-//! in the texture array (low, high byte; past its last layer: no texture, use `COLOR`), its
-//! light (sky light × 16 + block light, 0–15 each; 240 = open sky, no block light, when
-//! `ChunkWorld.light_enabled` is off) and its direction (0–5, +x −x +y −y +z −z). No normals or
+//! for a block without textures), `CUSTOM0.r`, one whole number layer + 4096 × (light + 256 ×
+//! direction): the face's layer in the texture array (past its last layer, 4095 for none: no
+//! texture, use `COLOR`), its light (sky light × 16 + block light, 0–15 each; 240 = open sky, no
+//! block light, when `ChunkWorld.light_enabled` is off) and its direction (0–5, +x −x +y −y +z
+//! −z). No normals or
 //! texture coordinates are stored: `blocks.gdshaderinc`'s `vertex()` makes `NORMAL` and `UV`
 //! (in voxels, a merged quad repeating its texture once a voxel) from the direction and the
 //! position. The shaders' `daylight` uniform (`ChunkWorld.daylight`) scales sky light.

@@ -14,7 +14,7 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, vertex_custom0};
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, format, vertex_custom0};
 use strata_core::mesh::{ChunkMesh, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
@@ -106,15 +106,15 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
         })
         .collect();
     arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
-    // Custom0 in RGBA8_UNORM (format bits 0): Godot copies its bytes as they are.
-    let custom0: Vec<u8> = s
+    // Custom0 as one float a vertex (R_FLOAT, in the format flags the callers pass).
+    let custom0: Vec<f32> = s
         .layers
         .iter()
         .zip(&s.lights)
         .zip(&s.directions)
-        .flat_map(|((&layer, &light), &d)| vertex_custom0(layer, light, d))
+        .map(|((&layer, &light), &d)| vertex_custom0(layer, light, d))
         .collect();
-    arrays.set(ArrayType::CUSTOM0.ord() as usize, &PackedByteArray::from(custom0.as_slice()).to_variant());
+    arrays.set(ArrayType::CUSTOM0.ord() as usize, &PackedFloat32Array::from(custom0.as_slice()).to_variant());
     arrays.set(ArrayType::INDEX.ord() as usize, &PackedInt32Array::from(s.indices.as_slice()).to_variant());
     arrays
 }
@@ -164,11 +164,13 @@ pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, materials: &SurfaceMaterials)
 
 /// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`), with
 /// Godot's compressed vertex attributes when `compress` (16-bit positions within the surface's
-/// box; colour and custom0 are bytes already). Surfaces in the same order and with the same names
+/// box). Surfaces in the same order and with the same names
 /// as [`array_mesh_from_bytes`].
 pub(crate) fn build_array_mesh(m: &ChunkMesh, materials: &SurfaceMaterials, compress: bool) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
-    let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES } else { ArrayFormat::default() };
+    // Custom0's format: `ARRAY_CUSTOM_R_FLOAT` at `ARRAY_FORMAT_CUSTOM0_SHIFT`, as the workers pack it.
+    let custom0 = ArrayFormat::from_ord(format::CUSTOM_R_FLOAT << format::CUSTOM0_SHIFT);
+    let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES | custom0 } else { custom0 };
     let named = m.surfaces().into_iter().zip(materials).zip(SURFACE_NAMES);
     for ((surface, material), name) in named {
         if surface.is_empty() {

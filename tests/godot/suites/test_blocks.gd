@@ -238,8 +238,8 @@ func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
 
 
 ## The light bytes (sky × 16 + block) of the upward faces of the chunk mesh holding voxel `p`
-## whose quads start at `p`'s top: what CUSTOM0's third byte carries there (its fourth is the
-## face's direction, 2 = +y), or -1 when no such face is drawn.
+## whose quads start at `p`'s top: what CUSTOM0 carries there (layer + 4096 × (light + 256 ×
+## direction), direction 2 = +y), or -1 when no such face is drawn.
 func _baked_top_light(w: ChunkWorld, p: Vector3i) -> int:
 	var c := ChunkWorld.chunk_of(Vector3(p))
 	var node := w.get_node_or_null("chunk_%d_%d_%d" % [c.x, c.y, c.z]) as MeshInstance3D
@@ -251,15 +251,15 @@ func _baked_top_light(w: ChunkWorld, p: Vector3i) -> int:
 	for s in mesh.get_surface_count():
 		var arrays := mesh.surface_get_arrays(s)
 		var positions: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
-		var custom0: PackedByteArray = arrays[Mesh.ARRAY_CUSTOM0]
+		var custom0: PackedFloat32Array = arrays[Mesh.ARRAY_CUSTOM0]
 		for q in range(0, positions.size(), 4):
-			if custom0[4 * q + 3] != 2:
+			if int(custom0[q]) >> 20 != 2:
 				continue
 			var lo := positions[q].min(positions[q + 1]).min(positions[q + 2]).min(positions[q + 3])
 			var hi := positions[q].max(positions[q + 1]).max(positions[q + 2]).max(positions[q + 3])
 			var inside := local.x >= lo.x and local.x < hi.x and local.z >= lo.z and local.z < hi.z
 			if inside and is_equal_approx(lo.y, local.y + 1.0):
-				return custom0[4 * q + 2]
+				return (int(custom0[q]) >> 12) & 255
 	return -1
 
 

@@ -414,16 +414,16 @@ func test_far_view_follows_the_viewer_and_can_be_turned_off() -> void:
 	assert_eq(w.get_stats()["far_loaded"], 0)
 
 
-## Surface `i` carries a position, a colour and CUSTOM0 (RGBA8: texture layer low and high
-## byte, light, face direction) per vertex and nothing else: no normals, tangents or UVs, which
-## the block shaders derive from the direction. Meshed in full light (240: sky 15, no block
+## Surface `i` carries a position, a colour and CUSTOM0 (one float: texture layer + 4096 ×
+## (light + 256 × face direction)) per vertex and nothing else: no normals, tangents or UVs,
+## which the block shaders derive from the direction. Meshed in full light (240: sky 15, no block
 ## light); each quad's four corners share their direction and lie in its plane.
 func _assert_textured(mesh: ArrayMesh, i: int, format: int, c: Vector3i) -> void:
 	assert_true(format & Mesh.ARRAY_FORMAT_CUSTOM0 != 0, "CUSTOM0 in the format at %s" % c)
 	assert_eq(
 		(format >> Mesh.ARRAY_FORMAT_CUSTOM0_SHIFT) & Mesh.ARRAY_FORMAT_CUSTOM_MASK,
-		Mesh.ARRAY_CUSTOM_RGBA8_UNORM,
-		"CUSTOM0 in RGBA8 at %s" % c
+		Mesh.ARRAY_CUSTOM_R_FLOAT,
+		"CUSTOM0 one float at %s" % c
 	)
 	for absent in [
 		Mesh.ARRAY_FORMAT_NORMAL,
@@ -433,18 +433,18 @@ func _assert_textured(mesh: ArrayMesh, i: int, format: int, c: Vector3i) -> void
 	]:
 		assert_eq(format & absent, 0, "attribute %d left out at %s" % [absent, c])
 	var arrays := mesh.surface_get_arrays(i)
-	var custom0: PackedByteArray = arrays[Mesh.ARRAY_CUSTOM0]
+	var custom0: PackedFloat32Array = arrays[Mesh.ARRAY_CUSTOM0]
 	var vertices: PackedVector3Array = arrays[Mesh.ARRAY_VERTEX]
-	assert_eq(custom0.size(), 4 * vertices.size(), "four CUSTOM0 bytes a vertex at %s" % c)
+	assert_eq(custom0.size(), vertices.size(), "a CUSTOM0 value a vertex at %s" % c)
 	for q in range(0, vertices.size(), 4 * 23):
-		var face := custom0[4 * q + 3]
+		var packed := int(custom0[q])
+		assert_eq(float(packed), custom0[q], "a whole number at %s" % c)
+		var face := packed >> 20
 		assert_true(face >= 0 and face < 6, "a face direction at %s" % c)
-		assert_eq(custom0[4 * q + 2], 240, "full light (sky 15 × 16, no block light) at %s" % c)
+		assert_eq((packed >> 12) & 255, 240, "full light (sky 15 × 16, no block light) at %s" % c)
 		var axis := face / 2
 		for k in 4:
-			assert_eq(
-				custom0[4 * (q + k) + 3], face, "a quad's corners share a direction at %s" % c
-			)
+			assert_eq(int(custom0[q + k]), packed, "a quad's corners share layer, light, face")
 			assert_eq(vertices[q + k][axis], vertices[q][axis], "a quad lies across its normal")
 
 

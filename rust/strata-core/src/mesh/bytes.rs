@@ -14,10 +14,12 @@
 //!   six, which the shaders take from its direction;
 //! * attribute stream: `n` × (colour, custom0), 8 bytes a vertex: the colour in RGBA8 (each
 //!   channel `× 255`, truncated; the mesher makes them in this form, see [`crate::mesh::rgba8`]),
-//!   then `ARRAY_CUSTOM0` in `ARRAY_CUSTOM_RGBA8_UNORM`: the texture-array layer's low and high
-//!   byte ([`MeshSurface::layers`]), the face's light byte ([`MeshSurface::lights`],
-//!   `sky << 4 | block`) and its direction ([`MeshSurface::directions`], an index into
-//!   [`FACE_NORMALS`](crate::mesh::FACE_NORMALS)); see [`vertex_custom0`];
+//!   then `ARRAY_CUSTOM0` in `ARRAY_CUSTOM_R_FLOAT`: one whole number below 2²⁴ (exact in f32)
+//!   holding the texture-array layer ([`MeshSurface::layers`]), the face's light byte
+//!   ([`MeshSurface::lights`], `sky << 4 | block`) and its direction
+//!   ([`MeshSurface::directions`], an index into [`FACE_NORMALS`](crate::mesh::FACE_NORMALS));
+//!   see [`vertex_custom0`]. (A float, not four bytes: Godot 4.6's Compatibility renderer binds
+//!   an RGBA8 custom attribute as one channel.)
 //! * index stream: u16 when `n ≤ 65536`, else u32; little-endian throughout.
 //!
 //! Texture coordinates are not stored: they are the position projected on the face's plane
@@ -37,9 +39,10 @@ pub mod format {
     pub const TEX_UV: u64 = 1 << 4;
     pub const TEX_UV2: u64 = 1 << 5;
     pub const CUSTOM0: u64 = 1 << 6;
-    /// `ARRAY_FORMAT_CUSTOM0_SHIFT`: where custom0's 3-bit format goes
-    /// (`ARRAY_CUSTOM_RGBA8_UNORM` is 0).
+    /// `ARRAY_FORMAT_CUSTOM0_SHIFT`: where custom0's 3-bit format goes.
     pub const CUSTOM0_SHIFT: u32 = 13;
+    /// `ARRAY_CUSTOM_R_FLOAT`, custom0's format.
+    pub const CUSTOM_R_FLOAT: u64 = 4;
     pub const INDEX: u64 = 1 << 12;
     /// `ARRAY_FLAG_FORMAT_VERSION_2` (= `ARRAY_FLAG_FORMAT_CURRENT_VERSION` in Godot 4.2–4.6).
     pub const VERSION_2: u64 = 1 << 35;
@@ -65,13 +68,21 @@ pub const ATTRIBUTE_STRIDE: usize = 8;
 /// Bytes per vertex in the vertex stream: the position (3 × f32).
 pub const VERTEX_STRIDE: usize = 12;
 
-/// The custom0 bytes of a vertex (`ARRAY_CUSTOM_RGBA8_UNORM`): its face's texture layer (low,
-/// high byte), light (`sky << 4 | block`) and direction (0–5). A shader reads each channel as
-/// `byte / 255` and takes `round(CUSTOM0 * 255.0)`.
+/// The layers custom0 can name: a layer from this one on (the materials'
+/// [`NO_TEXTURE`](crate::mesh::NO_TEXTURE) included) is stored as this one, past any texture
+/// array a GPU takes (Godot's `Texture2DArray` allows 2,048 layers), so the shaders draw the
+/// vertex colour.
+pub const CUSTOM0_NO_LAYER: u16 = 4095;
+
+/// The custom0 value of a vertex (`ARRAY_CUSTOM_R_FLOAT`): `layer + 4096 · (light + 256 ·
+/// direction)`, with the face's texture layer (at most [`CUSTOM0_NO_LAYER`]), its light byte
+/// (`sky << 4 | block`) and its direction (0–5): a whole number below 2²⁴, exact in f32. A
+/// shader takes `high = floor(v / 4096)`, `layer = v − 4096 · high`, `direction =
+/// floor(high / 256)`, `light = high − 256 · direction` (divisions by powers of two: exact).
 #[inline(always)]
-pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> [u8; 4] {
-    let [lo, hi] = layer.to_le_bytes();
-    [lo, hi, light, direction]
+pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> f32 {
+    let layer = layer.min(CUSTOM0_NO_LAYER) as u32;
+    (layer | (light as u32) << 12 | ((direction as u32).min(7)) << 20) as f32
 }
 
 /// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty. The same
@@ -176,7 +187,7 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
             let rows = bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
             let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions);
             for (o, (((c, &layer), &light), &d)) in rows.zip(vertices) {
-                let [l0, l1, l2, l3] = vertex_custom0(layer, light, d);
+                let [l0, l1, l2, l3] = vertex_custom0(layer, light, d).to_le_bytes();
                 o.as_mut_ptr()
                     .cast::<[u8; ATTRIBUTE_STRIDE]>()
                     .write_unaligned([c[0], c[1], c[2], c[3], l0, l1, l2, l3]);
@@ -202,8 +213,13 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     true
 }
 
-/// The format of every packed surface (custom0 in `ARRAY_CUSTOM_RGBA8_UNORM`, format bits 0).
-pub const FORMAT: u64 = format::VERTEX | format::COLOR | format::CUSTOM0 | format::INDEX | format::VERSION_2;
+/// The format of every packed surface (custom0 in `ARRAY_CUSTOM_R_FLOAT`).
+pub const FORMAT: u64 = format::VERTEX
+    | format::COLOR
+    | format::CUSTOM0
+    | format::CUSTOM_R_FLOAT << format::CUSTOM0_SHIFT
+    | format::INDEX
+    | format::VERSION_2;
 
 /// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
@@ -312,16 +328,40 @@ mod tests {
         assert_eq!(&b.index_data[2..4], &2u16.to_le_bytes());
         // 0.5 × 255 = 127.5, truncated like Godot.
         assert_eq!(&b.attribute_data[0..4], &[255, 127, 0, 255]);
-        // Vertex 2: its colour, then custom0: layer 0x107 (low, high byte), light 0x9C (sky 9,
-        // block 12), direction 2 (+y).
-        assert_eq!(&b.attribute_data[16..24], &[255, 127, 0, 255, 0x07, 0x01, 0x9C, 2]);
+        // Vertex 2: its colour, then custom0: layer 0x107, light 0x9C (sky 9, block 12),
+        // direction 2 (+y) as 0x107 + 4096 · (0x9C + 256 · 2).
+        assert_eq!(&b.attribute_data[16..20], &[255, 127, 0, 255]);
+        let custom0 = f32::from_le_bytes(b.attribute_data[20..24].try_into().unwrap());
+        assert_eq!(custom0, (0x107 + 4096 * (0x9C + 256 * 2)) as f32);
         assert_eq!(b.aabb_position, [0.0, 1.0, 0.0]);
         assert_eq!(b.aabb_size, [1.0, 0.00001_f64 as f32, 1.0], "a flat box keeps Godot's minimum size");
         // Godot's bits: vertex 1, colour 8, custom0 64, index 4096; no normal, tangent or UVs;
-        // custom0's format (bits 13–15) RGBA8_UNORM (0).
-        assert_eq!(b.format & 0xFFFF, 0x1049);
-        assert_eq!(b.format & (0b111 << format::CUSTOM0_SHIFT), 0);
+        // custom0's format (bits 13–15) R_FLOAT (4).
+        assert_eq!(b.format & 0x1FFF, 0x1049);
+        assert_eq!(b.format >> format::CUSTOM0_SHIFT & 0b111, 4);
         assert_eq!(b.format & format::VERSION_2, format::VERSION_2);
+    }
+
+    /// The shaders' decoding of custom0, in f32 as a GPU runs it.
+    fn decode_custom0(v: f32) -> (f32, f32, f32) {
+        let high = (v / 4096.0).floor();
+        let layer = v - 4096.0 * high;
+        let direction = (high / 256.0).floor();
+        (layer, high - 256.0 * direction, direction)
+    }
+
+    #[test]
+    fn custom0_holds_layer_light_and_direction_exactly() {
+        for layer in [0u16, 1, 7, 255, 256, 2047, 4094, 4095, 4096, crate::mesh::NO_TEXTURE] {
+            for light in [0u8, 0x0F, 0x9C, 0xF0, 0xFF] {
+                for d in 0..6u8 {
+                    let v = vertex_custom0(layer, light, d);
+                    assert!(v < (1u32 << 24) as f32 && v.fract() == 0.0, "a whole number exact in f32");
+                    let want = (layer.min(CUSTOM0_NO_LAYER) as f32, light as f32, d as f32);
+                    assert_eq!(decode_custom0(v), want, "layer {layer}, light {light:#x}, direction {d}");
+                }
+            }
+        }
     }
 
     #[test]
