@@ -81,8 +81,9 @@ pub const CUSTOM0_NO_LAYER: u16 = 4095;
 /// floor(high / 256)`, `light = high − 256 · direction` (divisions by powers of two: exact).
 #[inline(always)]
 pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> f32 {
-    let layer = layer.min(CUSTOM0_NO_LAYER) as u32;
-    (layer | (light as u32) << 12 | ((direction as u32).min(7)) << 20) as f32
+    let layer = layer.min(CUSTOM0_NO_LAYER) as i32;
+    // Below 2^23: the signed conversion (one instruction, where an unsigned one is several).
+    (layer | (light as i32) << 12 | (direction.min(7) as i32) << 20) as f32
 }
 
 /// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty. The same
@@ -163,37 +164,35 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         return false;
     }
     let flat = s.positions.as_flattened();
+    // Every loop below is written out here rather than in closures: a closure is compiled without
+    // the AVX2 of `pack_surface_avx2`, which inlines this function.
     let (mut vertex_data, mut index_data) = (std::mem::take(&mut out.vertex_data), std::mem::take(&mut out.index_data));
-    // SAFETY (each `write_in_place`): the loops zip whole chunks of the slice against exactly as
-    // many inputs (3n floats; one chunk per index), so every byte is written.
-    unsafe {
-        write_in_place(&mut vertex_data, n * VERTEX_STRIDE, |bytes| copy_f32_le(flat, bytes));
-        if n > 1 << 16 {
-            write_in_place(&mut index_data, s.indices.len() * 4, |bytes| {
-                for (o, &i) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(&s.indices) {
-                    *o = (i as u32).to_le_bytes().map(MaybeUninit::new);
-                }
-            });
-        } else {
-            write_in_place(&mut index_data, s.indices.len() * 2, |bytes| narrow_indices_u16(&s.indices, bytes));
+    copy_f32_le(flat, spare_bytes(&mut vertex_data, n * VERTEX_STRIDE));
+    // SAFETY: `copy_f32_le` wrote all `3n` floats' bytes.
+    unsafe { vertex_data.set_len(n * VERTEX_STRIDE) };
+    let index_len = s.indices.len() * if n > 1 << 16 { 4 } else { 2 };
+    let bytes = spare_bytes(&mut index_data, index_len);
+    if n > 1 << 16 {
+        for (o, &i) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(&s.indices) {
+            *o = (i as u32).to_le_bytes().map(MaybeUninit::new);
         }
+    } else {
+        narrow_indices_u16(&s.indices, bytes);
     }
+    // SAFETY: one whole chunk per index (`index_len` bytes in all), each written.
+    unsafe { index_data.set_len(index_len) };
     // Per vertex: the colour (Godot's bytes already), then custom0.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
-    // SAFETY: one whole chunk per vertex, zipped against the n vertices' arrays, each filled by
-    // an unaligned write of 8 bytes (the chunk's size).
-    unsafe {
-        write_in_place(&mut attribute_data, n * ATTRIBUTE_STRIDE, |bytes| {
-            let rows = bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
-            let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions);
-            for (o, (((c, &layer), &light), &d)) in rows.zip(vertices) {
-                let [l0, l1, l2, l3] = vertex_custom0(layer, light, d).to_le_bytes();
-                o.as_mut_ptr()
-                    .cast::<[u8; ATTRIBUTE_STRIDE]>()
-                    .write_unaligned([c[0], c[1], c[2], c[3], l0, l1, l2, l3]);
-            }
-        });
+    let bytes = spare_bytes(&mut attribute_data, n * ATTRIBUTE_STRIDE);
+    let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions);
+    for (o, (((&c, &layer), &light), &d)) in bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut().zip(vertices) {
+        let [a, b] = vertex_words(c, layer, light, d);
+        // SAFETY: `o` is 8 bytes, the size of the two words; an unaligned write of plain values.
+        unsafe { o.as_mut_ptr().cast::<[u32; 2]>().write_unaligned([a.to_le(), b.to_le()]) };
     }
+    // SAFETY: the vertex arrays are n long (checked above): one whole chunk of 8 bytes per
+    // vertex, each written.
+    unsafe { attribute_data.set_len(n * ATTRIBUTE_STRIDE) };
     let (lo, hi) = bounds(&s.positions);
     let small = 0.00001_f64 as f32;
     let size = [0, 1, 2].map(|a| {
@@ -286,18 +285,19 @@ fn narrow_indices_u16(indices: &[i32], out: &mut [MaybeUninit<u8>]) {
     }
 }
 
-/// Makes `v` exactly `len` bytes, every one written by `fill` into the uninitialised slots
-/// (keeping `v`'s allocation, and without zeroing them first).
-///
-/// # Safety
-/// `fill` must write every byte of the slice it is given.
+/// The first `len` bytes of `v`'s capacity, uninitialised, after emptying it (keeping its
+/// allocation, and without zeroing them); the caller writes them all, then sets the length.
 #[inline(always)]
-unsafe fn write_in_place(v: &mut Vec<u8>, len: usize, fill: impl FnOnce(&mut [MaybeUninit<u8>])) {
+fn spare_bytes(v: &mut Vec<u8>, len: usize) -> &mut [MaybeUninit<u8>] {
     v.clear();
     v.reserve(len);
-    fill(&mut v.spare_capacity_mut()[..len]);
-    // SAFETY: `fill` wrote all `len` slots (the caller's promise), within the capacity.
-    unsafe { v.set_len(len) };
+    &mut v.spare_capacity_mut()[..len]
+}
+
+/// A vertex's two attribute words: its colour's bytes and its custom0 value's bits.
+#[inline(always)]
+fn vertex_words(c: [u8; 4], layer: u16, light: u8, direction: u8) -> [u32; 2] {
+    [u32::from_le_bytes(c), vertex_custom0(layer, light, direction).to_bits()]
 }
 
 #[cfg(test)]
@@ -361,6 +361,28 @@ mod tests {
                     assert_eq!(decode_custom0(v), want, "layer {layer}, light {light:#x}, direction {d}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn attributes_interleave_each_vertex_colour_and_custom0() {
+        for n in 1..40usize {
+            let s = MeshSurface {
+                positions: (0..n).map(|i| [i as f32, 0.0, 0.0]).collect(),
+                directions: (0..n).map(|i| (i % 6) as u8).collect(),
+                colors: (0..n).map(|i| [i as u8, (i * 7) as u8, (i * 13) as u8, 255 - i as u8]).collect(),
+                layers: (0..n).map(|i| (i * 211 % 5000) as u16).collect(),
+                lights: (0..n).map(|i| (i * 37) as u8).collect(),
+                indices: vec![0; 3],
+            };
+            let b = pack_surface(&s).expect("non-empty");
+            let want: Vec<u8> = (0..n)
+                .flat_map(|i| {
+                    let custom0 = vertex_custom0(s.layers[i], s.lights[i], s.directions[i]).to_le_bytes();
+                    s.colors[i].into_iter().chain(custom0)
+                })
+                .collect();
+            assert_eq!(b.attribute_data, want, "{n} vertices");
         }
     }
 
