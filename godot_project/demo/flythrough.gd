@@ -6,7 +6,7 @@
 ## `--seed=N`, `--walk=N` (after the flight, a random walk of N one-frame steps of up to 8 voxels,
 ## then the resident memory is printed again, and at every 10,000 steps: it should stay flat),
 ## `--far-levels=N` (far view levels, default 3; the overview screenshot waits for the far view),
-## `--compress-vertices=0|1` (default 0), `--workers=N` (worker threads, default 0 = automatic),
+## `--workers=N` (worker threads, default 0 = automatic),
 ## `--ambient-occlusion=0|1` (default 1), `--entities=0|1` (the demo's spawn rules: deer and
 ## chests, default 0; prints the live entities and the main-thread time to instance one),
 ## `--light=0|1` (sky and block light, default 1: off, the workers keep no voxel cache).
@@ -20,7 +20,6 @@ var preset_path := "res://addons/strata/presets/default_hills.tres"
 var seed_override := -1
 var walk_steps := 0
 var far_levels := 3
-var compress := false
 var workers := 0
 var ambient_occlusion := true
 var entities := false
@@ -51,8 +50,6 @@ func _parse_args() -> void:
 				walk_steps = int(kv[1])
 			"--far-levels":
 				far_levels = int(kv[1])
-			"--compress-vertices":
-				compress = kv[1] != "0" and kv[1] != "false"
 			"--workers":
 				workers = int(kv[1])
 			"--ambient-occlusion":
@@ -82,7 +79,6 @@ func _ready() -> void:
 	world.far_view_levels = far_levels
 	# Fixed levels: a benchmark or screenshot run must not depend on how slow its frames are.
 	world.adaptive_far_view = false
-	world.compress_vertices = compress
 	world.ambient_occlusion = ambient_occlusion
 	world.worker_threads = workers
 	world.light_enabled = light

@@ -226,11 +226,9 @@ pub struct ChunkWorld {
     /// it remeshes the loaded world in the background; the old meshes stay until then.
     #[export]
     ambient_occlusion: bool,
-    /// Upload meshes with Godot's compressed vertex attributes (16-bit positions, octahedral
-    /// normals): less GPU memory per chunk, but Godot 4.6 packs them on the main thread per vertex
-    /// (median apply per chunk 960–1,150 µs, dev build), where by default the workers pack the
-    /// uncompressed stored form and the main thread only copies it (about 100 µs, release build).
-    /// Off by default.
+    /// Deprecated, no effect: chunk meshes are 20 bytes a vertex (position, colour and one
+    /// float of layer, light and direction), no larger than Godot's compressed attributes would
+    /// make them, and the workers pack them. Kept so that scenes which set it still load.
     #[export]
     compress_vertices: bool,
     /// In the editor, preview the world (regenerates when the preset changes) around the
@@ -792,7 +790,7 @@ impl ChunkWorld {
         }
         let materials = self.materials();
         Some(if via_arrays {
-            build_array_mesh(&mesh, &materials, false)
+            build_array_mesh(&mesh, &materials)
         } else {
             array_mesh_from_bytes(&MeshBytes::from_mesh(&mesh), &materials)
         })
@@ -1793,12 +1791,12 @@ impl ChunkWorld {
     }
 
     /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
-    /// conversion when there are none or `compress_vertices` asks for Godot's compressed format.
+    /// conversion when there are none.
     fn array_mesh(&mut self, mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> Gd<ArrayMesh> {
         let materials = self.materials();
         match packed {
-            Some(packed) if !self.compress_vertices => array_mesh_from_bytes(packed, &materials),
-            _ => build_array_mesh(mesh, &materials, self.compress_vertices),
+            Some(packed) => array_mesh_from_bytes(packed, &materials),
+            None => build_array_mesh(mesh, &materials),
         }
     }
 

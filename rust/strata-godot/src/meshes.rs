@@ -162,15 +162,13 @@ pub(crate) fn array_mesh_from_bytes(m: &MeshBytes, materials: &SurfaceMaterials)
     mesh
 }
 
-/// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`), with
-/// Godot's compressed vertex attributes when `compress` (16-bit positions within the surface's
-/// box). Surfaces in the same order and with the same names
-/// as [`array_mesh_from_bytes`].
-pub(crate) fn build_array_mesh(m: &ChunkMesh, materials: &SurfaceMaterials, compress: bool) -> Gd<ArrayMesh> {
+/// A mesh through Godot's own conversion of vertex arrays (`add_surface_from_arrays`): the same
+/// streams as [`array_mesh_from_bytes`] (the Godot suite compares them), surfaces in the same
+/// order and with the same names.
+pub(crate) fn build_array_mesh(m: &ChunkMesh, materials: &SurfaceMaterials) -> Gd<ArrayMesh> {
     let mut mesh = ArrayMesh::new_gd();
     // Custom0's format: `ARRAY_CUSTOM_R_FLOAT` at `ARRAY_FORMAT_CUSTOM0_SHIFT`, as the workers pack it.
-    let custom0 = ArrayFormat::from_ord(format::CUSTOM_R_FLOAT << format::CUSTOM0_SHIFT);
-    let flags = if compress { ArrayFormat::FLAG_COMPRESS_ATTRIBUTES | custom0 } else { custom0 };
+    let flags = ArrayFormat::from_ord(format::CUSTOM_R_FLOAT << format::CUSTOM0_SHIFT);
     let named = m.surfaces().into_iter().zip(materials).zip(SURFACE_NAMES);
     for ((surface, material), name) in named {
         if surface.is_empty() {
