@@ -16,7 +16,9 @@
 //! `baseline` `noise`'s `Fbm<Perlin>`, `simdnoise` / `fastnoise_lite` the peers; `*lattice*` the
 //! fBm on a 4-voxel lattice then trilinear, per voxel), `mesh_bgm_us` / `mesh_bgm_prebuilt_us`
 //! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
-//! its masks built in the call or prebuilt), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
+//! its masks built in the call or prebuilt), `mesh_lit_us` (the mesher with AO, textures and
+//! light, `strata_lit`), `mesh_worker_us` (that and the packing into Godot's streams: the worker's
+//! meshing step, `strata_worker`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
 //! (one CA pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` /
 //! `mesh_baseline_quads` / `mesh_bgm_quads` (mean quads per chunk).
 //!
@@ -70,7 +72,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 30] = [
+const ENTRIES: [Entry; 32] = [
     // 32 rays of 64 voxels an iteration: µs per ray.
     Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
     Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
@@ -85,6 +87,8 @@ const ENTRIES: [Entry; 30] = [
         unit: "µs",
     },
     Entry { key: "mesh_us", bench: "mesh", group: "strata_greedy", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_lit_us", bench: "mesh", group: "strata_lit", to_unit: 1e3, unit: "µs" },
+    Entry { key: "mesh_worker_us", bench: "mesh", group: "strata_worker", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_flat_us", bench: "mesh", group: "strata_greedy_flat", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_baseline_us", bench: "mesh", group: "block_mesh_greedy", to_unit: 1e3, unit: "µs" },
     Entry { key: "noise2d_ns", bench: "noise2d", group: "strata_fast_fbm_batch", to_unit: NOISE_SAMPLES, unit: "ns" },
@@ -263,6 +267,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("chunk pipeline (µs/chunk)", "chunk_pipeline_us", "chunk_pipeline_baseline_us", "µs"),
         ("  of which gen + mesh (µs)", "chunk_gen_mesh_us", "chunk_pipeline_baseline_us", "µs"),
         ("mesh (µs/chunk)", "mesh_us", "mesh_baseline_us", "µs"),
+        ("  lit, textured (µs/chunk)", "mesh_lit_us", "mesh_baseline_us", "µs"),
+        ("  + Godot bytes: worker (µs)", "mesh_worker_us", "mesh_baseline_us", "µs"),
         ("mesh, AO off (µs/chunk)", "mesh_flat_us", "mesh_baseline_us", "µs"),
         ("  vs binary-greedy-meshing", "mesh_flat_us", "mesh_bgm_us", "µs"),
         ("  vs bgm, its masks prebuilt", "mesh_flat_us", "mesh_bgm_prebuilt_us", "µs"),
