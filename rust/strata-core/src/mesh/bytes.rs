@@ -140,19 +140,20 @@ pub fn pack_surface_into(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
         // SAFETY: the CPU has AVX2 (checked just above).
         return unsafe { pack_surface_avx2(s, out) };
     }
-    pack_surface_with(s, out)
+    pack_surface_with::<false>(s, out)
 }
 
 /// [`pack_surface_into`] compiled for AVX2 (same code, same bytes, wider loads and stores).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn pack_surface_avx2(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
-    pack_surface_with(s, out)
+    pack_surface_with::<true>(s, out)
 }
 
-/// [`pack_surface_into`]'s body, inlined into each build.
+/// [`pack_surface_into`]'s body, inlined into each build; `AVX2`: the CPU has it (the attribute
+/// stream then goes through [`attributes_avx2`]).
 #[inline(always)]
-fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
+fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     let n = s.positions.len();
     if s.indices.is_empty()
         || n == 0
@@ -184,14 +185,21 @@ fn pack_surface_with(s: &MeshSurface, out: &mut SurfaceBytes) -> bool {
     // Per vertex: the colour (Godot's bytes already), then custom0.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
     let bytes = spare_bytes(&mut attribute_data, n * ATTRIBUTE_STRIDE);
-    let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions);
-    for (o, (((&c, &layer), &light), &d)) in bytes.as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut().zip(vertices) {
+    let mut done = 0;
+    #[cfg(target_arch = "x86_64")]
+    if AVX2 {
+        // SAFETY: `AVX2` is set only in `pack_surface_avx2`, called once the CPU has it.
+        done = unsafe { attributes_avx2(s, bytes) };
+    }
+    let vertices = s.colors.iter().zip(&s.layers).zip(&s.lights).zip(&s.directions).skip(done);
+    let rows = bytes[done * ATTRIBUTE_STRIDE..].as_chunks_mut::<ATTRIBUTE_STRIDE>().0.iter_mut();
+    for (o, (((&c, &layer), &light), &d)) in rows.zip(vertices) {
         let [a, b] = vertex_words(c, layer, light, d);
         // SAFETY: `o` is 8 bytes, the size of the two words; an unaligned write of plain values.
         unsafe { o.as_mut_ptr().cast::<[u32; 2]>().write_unaligned([a.to_le(), b.to_le()]) };
     }
     // SAFETY: the vertex arrays are n long (checked above): one whole chunk of 8 bytes per
-    // vertex, each written.
+    // vertex, each written (the first `done` by `attributes_avx2`).
     unsafe { attribute_data.set_len(n * ATTRIBUTE_STRIDE) };
     let (lo, hi) = bounds(&s.positions);
     let small = 0.00001_f64 as f32;
@@ -294,6 +302,54 @@ fn spare_bytes(v: &mut Vec<u8>, len: usize) -> &mut [MaybeUninit<u8>] {
     &mut v.spare_capacity_mut()[..len]
 }
 
+/// The attribute stream of `s`'s vertices eight at a time (as many as fill whole groups of
+/// eight), into `out` (`8 · n` bytes, `n` the vertex count, which every array of `s` has): the
+/// same bytes as [`vertex_words`] one at a time. Returns how many vertices it wrote.
+///
+/// # Safety
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn attributes_avx2(s: &MeshSurface, out: &mut [MaybeUninit<u8>]) -> usize {
+    use std::arch::x86_64::{
+        __m128i, __m256i, _mm_loadl_epi64, _mm_loadu_si128, _mm256_castps_si256, _mm256_cvtepi32_ps,
+        _mm256_cvtepu8_epi32, _mm256_cvtepu16_epi32, _mm256_loadu_si256, _mm256_min_epu32, _mm256_or_si256,
+        _mm256_permute2x128_si256, _mm256_set1_epi32, _mm256_slli_epi32, _mm256_storeu_si256, _mm256_unpackhi_epi32,
+        _mm256_unpacklo_epi32,
+    };
+    let groups = s.colors.len() / 8;
+    assert!(
+        s.layers.len() >= 8 * groups
+            && s.lights.len() >= 8 * groups
+            && s.directions.len() >= 8 * groups
+            && out.len() >= 64 * groups,
+        "arrays shorter than the colours"
+    );
+    let (max_layer, max_direction) = (_mm256_set1_epi32(CUSTOM0_NO_LAYER as i32), _mm256_set1_epi32(7));
+    for g in 0..groups {
+        let v = 8 * g;
+        // SAFETY: vertices v..v + 8 lie in every array and bytes 64g..64g + 64 in `out` (checked
+        // above); every load and store is unaligned and of plain values.
+        unsafe {
+            let layers = _mm256_cvtepu16_epi32(_mm_loadu_si128(s.layers.as_ptr().add(v).cast::<__m128i>()));
+            let lights = _mm256_cvtepu8_epi32(_mm_loadl_epi64(s.lights.as_ptr().add(v).cast::<__m128i>()));
+            let directions = _mm256_cvtepu8_epi32(_mm_loadl_epi64(s.directions.as_ptr().add(v).cast::<__m128i>()));
+            let packed = _mm256_or_si256(
+                _mm256_or_si256(_mm256_min_epu32(layers, max_layer), _mm256_slli_epi32::<12>(lights)),
+                _mm256_slli_epi32::<20>(_mm256_min_epu32(directions, max_direction)),
+            );
+            let custom0 = _mm256_castps_si256(_mm256_cvtepi32_ps(packed));
+            let colors = _mm256_loadu_si256(s.colors.as_ptr().add(v).cast::<__m256i>());
+            // Lanes (c0 v0 c1 v1 | c4 v4 c5 v5) and (c2 v2 c3 v3 | c6 v6 c7 v7), then in order.
+            let (lo, hi) = (_mm256_unpacklo_epi32(colors, custom0), _mm256_unpackhi_epi32(colors, custom0));
+            let o = out.as_mut_ptr().add(64 * g).cast::<__m256i>();
+            _mm256_storeu_si256(o, _mm256_permute2x128_si256::<0x20>(lo, hi));
+            _mm256_storeu_si256(o.add(1), _mm256_permute2x128_si256::<0x31>(lo, hi));
+        }
+    }
+    8 * groups
+}
+
 /// A vertex's two attribute words: its colour's bytes and its custom0 value's bits.
 #[inline(always)]
 fn vertex_words(c: [u8; 4], layer: u16, light: u8, direction: u8) -> [u32; 2] {
@@ -383,6 +439,9 @@ mod tests {
                 })
                 .collect();
             assert_eq!(b.attribute_data, want, "{n} vertices");
+            let mut portable = SurfaceBytes::default();
+            assert!(pack_surface_with::<false>(&s, &mut portable));
+            assert_eq!(portable, b, "{n} vertices: the portable build packs the same bytes");
         }
     }
 
