@@ -13,9 +13,9 @@ use strata_core::stream::far_policy::LodColumn;
 use strata_core::{ChunkCoord, IVec3, VoxelBuffer};
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir};
 
-const GOLDEN_GREEDY: u64 = 0x3316569e5428e962;
-const GOLDEN_CULLED: u64 = 0x70c09b880a61ddd4;
-const GOLDEN_FAR: u64 = 0x01ec381ad079ff5e;
+const GOLDEN_GREEDY: u64 = 0x28bfa7aa00899d62;
+const GOLDEN_CULLED: u64 = 0x31e12e75ecff027c;
+const GOLDEN_FAR: u64 = 0x0b5cdee068f6deba;
 
 /// Fingerprint of the vertex arrays alone (positions, face directions, colours, indices of the
 /// opaque and liquid surfaces) of the greedy, culled and far meshes: the built-in blocks (ids
