@@ -43,7 +43,7 @@ use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
-use strata_core::mesh::bytes::MeshBytes;
+use strata_core::mesh::bytes::{ATTRIBUTE_STRIDE, MeshBytes, VERTEX_STRIDE};
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::nav::NavSettings;
 use strata_core::stream::far_mesh::FarMesh;
@@ -172,8 +172,9 @@ pub struct ChunkWorld {
     /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start`
     /// (96 m) the block shaders march each fragment's line to every directional light over it:
     /// where the land rises above the line, the light is shaded, so mountains shade valleys at
-    /// every distance and time of day, past the reach of the light's shadow maps. The ground as generated (not
-    /// edits, structures or trees) casts these shadows. Off: the shadow maps alone.
+    /// every distance and time of day, past the reach of the light's shadow maps. The ground as
+    /// generated (not edits, structures or trees) casts these shadows. Off: the shadow maps
+    /// alone.
     #[export]
     horizon_shadows: bool,
     /// The horizon map's worker, texture and uniforms.
@@ -2099,7 +2100,7 @@ fn nearest_distance_sq(c: ChunkCoord, viewers: &[ChunkCoord]) -> i64 {
 }
 
 /// Bytes of a mesh's streams in Godot's uncompressed stored form: the packed streams' length, or
-/// what packing would give (40 bytes a vertex, 2 or 4 an index).
+/// what packing would give (the vertex and attribute strides a vertex, 2 or 4 bytes an index).
 fn stream_bytes(mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> usize {
     match packed {
         Some(p) => p
@@ -2113,7 +2114,7 @@ fn stream_bytes(mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> usize {
             .into_iter()
             .map(|s| {
                 let n = s.positions.len();
-                n * 40 + s.indices.len() * if n <= 65536 { 2 } else { 4 }
+                n * (VERTEX_STRIDE + ATTRIBUTE_STRIDE) + s.indices.len() * if n <= 65536 { 2 } else { 4 }
             })
             .sum(),
     }

@@ -33,11 +33,7 @@ use std::mem::MaybeUninit;
 /// Godot's `Mesh.ArrayFormat` bits this module writes.
 pub mod format {
     pub const VERTEX: u64 = 1;
-    pub const NORMAL: u64 = 1 << 1;
-    pub const TANGENT: u64 = 1 << 2;
     pub const COLOR: u64 = 1 << 3;
-    pub const TEX_UV: u64 = 1 << 4;
-    pub const TEX_UV2: u64 = 1 << 5;
     pub const CUSTOM0: u64 = 1 << 6;
     /// `ARRAY_FORMAT_CUSTOM0_SHIFT`: where custom0's 3-bit format goes.
     pub const CUSTOM0_SHIFT: u32 = 13;
