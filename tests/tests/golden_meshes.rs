@@ -66,11 +66,15 @@ fn chunk_fingerprints(g: &Generator) -> (u64, u64, usize) {
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut mesher = Mesher::new();
     let (mut greedy, mut culled) = (ChunkMesh::default(), ChunkMesh::default());
+    let mut direct = MeshBytes::default();
     let (mut hg, mut hc) = (0xcbf2_9ce4_8422_2325u64, 0xcbf2_9ce4_8422_2325u64);
     let mut wet = 0;
     for &(x, y, z) in &GOLDEN_CHUNKS {
         g.generate_padded_chunk(ChunkCoord::new(x, y, z), &mut padded);
         mesher.mesh(&padded, &mut greedy);
+        // The streams a worker writes while meshing are the same bytes, so the same fingerprint.
+        mesher.mesh_bytes(&padded, &mut direct);
+        assert_eq!(direct, MeshBytes::from_mesh(&greedy), "chunk ({x}, {y}, {z}): streams written while meshing");
         mesh_padded_chunk_culled(&padded, &mut culled);
         wet += eat_mesh(&mut hg, &greedy) as usize;
         eat_mesh(&mut hc, &culled);

@@ -23,8 +23,9 @@
 //! `strata_lit` and `strata_worker` are the mesher as the streaming worker runs it for Godot:
 //! AO on, textures and layers from the default library, each face lit from the chunk's light
 //! (`Mesher::mesh_lit` over the 34³ light `ChunkLighter` bakes with the default library's light
-//! props, computed once outside the timing), and for `strata_worker` the mesh packed into Godot's
-//! byte streams (`MeshBytes::pack`), as `stream/streamer.rs` does per chunk.
+//! props, computed once outside the timing), and for `strata_worker` the mesh written straight
+//! into Godot's byte streams (`Mesher::mesh_lit_bytes`), as `stream/streamer.rs` does per chunk;
+//! `strata_worker_two_pass` is the same in two passes (vertex arrays, then `MeshBytes::pack`).
 //!
 //! Run: `cargo bench -p strata-core --bench mesh`. Prints the quad counts before the timings.
 
@@ -93,6 +94,9 @@ fn main() {
         mesher.collision_faces(b, &mut collision);
         let mut lit = ChunkMesh::default();
         mesher.mesh_lit(b, &LIGHTS[i], &mut lit).expect("the light covers the padded box");
+        let mut direct = MeshBytes::default();
+        mesher.mesh_lit_bytes(b, &LIGHTS[i], &mut direct).expect("the light covers the padded box");
+        assert_eq!(direct, MeshBytes::from_mesh(&lit), "chunk {i}: the worker's streams are the arrays packed");
         let baseline = common::block_mesh_quads(&common::to_block_mesh(b), &mut bm);
         let (looks, mut peer, mut masks, mut peer_mesh) =
             (BgmLooks::new(), BgmMesher::new(), BgmMasks::default(), ChunkMesh::default());
@@ -162,10 +166,24 @@ fn strata_lit(bencher: divan::Bencher, chunk: usize) {
     });
 }
 
-/// The streaming worker's whole meshing step for Godot: [`strata_lit`], then the mesh packed
-/// into Godot's byte streams (`MeshBytes::pack`, reusing its buffers as a worker does).
+/// The streaming worker's whole meshing step for Godot: the mesher as [`strata_lit`] runs it,
+/// writing Godot's byte streams as it merges (`Mesher::mesh_lit_bytes`, reusing its buffers as a
+/// worker does), as `stream/streamer.rs` does per chunk.
 #[divan::bench(args = ARGS)]
 fn strata_worker(bencher: divan::Bencher, chunk: usize) {
+    let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
+    let mut mesher = Mesher::new();
+    let mut bytes = MeshBytes::default();
+    bencher.bench_local(|| {
+        mesher.mesh_lit_bytes(black_box(b), light, &mut bytes).expect("the light covers the padded box");
+        black_box(bytes.opaque.as_ref().map_or(0, |s| s.vertex_count))
+    });
+}
+
+/// The same step in two passes, the baseline of [`strata_worker`]: [`strata_lit`]'s vertex
+/// arrays, then packed into the same streams (`MeshBytes::pack`).
+#[divan::bench(args = ARGS)]
+fn strata_worker_two_pass(bencher: divan::Bencher, chunk: usize) {
     let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
     let mut mesher = Mesher::new();
     let (mut out, mut bytes) = (ChunkMesh::default(), MeshBytes::default());

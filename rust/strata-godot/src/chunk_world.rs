@@ -20,7 +20,7 @@ use crate::config_warnings;
 use crate::materials::block_materials;
 use crate::meshes::{
     SCATTER_KINDS, SurfaceMaterials, array_mesh_from_bytes, as_vector3s, build_array_mesh, build_scatter_meshes,
-    opaque_faces, scatter_multimesh, to_vector3, vertex_color_materials,
+    opaque_faces, scatter_multimesh, vertex_color_materials,
 };
 use crate::world_edits;
 use crate::world_host::{self, WorldHost};
@@ -571,7 +571,7 @@ impl INode3D for ChunkWorld {
             let t = Instant::now();
             let what = match result {
                 StreamResult::Near(r) => {
-                    let empty = r.mesh.is_empty();
+                    let empty = !r.has_faces();
                     self.apply_result(r, &viewer_chunks, collision_r);
                     if empty {
                         "apply (empty)"
@@ -1890,7 +1890,7 @@ impl ChunkWorld {
         if !r.scatter.is_empty() {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
-        if !r.mesh.is_empty() {
+        if r.has_faces() {
             let mesh = self.array_mesh(&r.mesh, r.packed.as_ref());
             let mut mi = MeshInstance3D::new_alloc();
             mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
@@ -1902,14 +1902,13 @@ impl ChunkWorld {
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
             // in Godot's physics server), nearest first.
             let near = near_any(c, viewers, collision_r);
-            if near && !r.mesh.opaque.is_empty() {
+            let has_opaque = !r.mesh.opaque.is_empty() || r.packed.as_ref().is_some_and(|p| p.opaque.is_some());
+            if near && has_opaque {
                 // Faces from the worker (solidity-only greedy, far fewer triangles), else the
                 // render mesh's triangles.
                 let faces: PackedVector3Array = match &r.collision {
                     Some(f) => PackedVector3Array::from(as_vector3s(f)),
-                    None => {
-                        r.mesh.opaque.indices.iter().map(|&i| to_vector3(r.mesh.opaque.positions[i as usize])).collect()
-                    }
+                    None => PackedVector3Array::from(as_vector3s(&r.opaque_triangle_corners())),
                 };
                 let unchanged = old_body.is_some() && old_faces.as_ref() == Some(&faces);
                 node.body = old_body.take();

@@ -87,10 +87,6 @@ pub(crate) fn opaque_faces(mi: &Gd<MeshInstance3D>) -> Option<PackedVector3Array
     Some(idx.as_slice().iter().filter_map(|&i| v.get(i as usize).copied()).collect())
 }
 
-pub(crate) fn to_vector3(p: [f32; 3]) -> Vector3 {
-    Vector3::new(p[0], p[1], p[2])
-}
-
 fn surface_arrays(s: &MeshSurface) -> VarArray {
     let mut arrays = VarArray::new();
     arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());

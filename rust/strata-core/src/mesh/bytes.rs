@@ -82,6 +82,28 @@ pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> f32 {
     (layer | (light as i32) << 12 | (direction.min(7) as i32) << 20) as f32
 }
 
+impl SurfaceBytes {
+    /// The triangles as a flat list of corners (3 per triangle), read back from the streams, as
+    /// [`MeshSurface::triangle_corners`] gives them from the arrays.
+    pub fn triangle_corners(&self) -> Vec<[f32; 3]> {
+        let position = |i: usize| {
+            let at = |k: usize| {
+                let b = &self.vertex_data[i * VERTEX_STRIDE + 4 * k..i * VERTEX_STRIDE + 4 * k + 4];
+                f32::from_le_bytes([b[0], b[1], b[2], b[3]])
+            };
+            [at(0), at(1), at(2)]
+        };
+        if self.vertex_count as usize > 1 << 16 {
+            self.index_data
+                .chunks_exact(4)
+                .map(|b| position(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize))
+                .collect()
+        } else {
+            self.index_data.chunks_exact(2).map(|b| position(u16::from_le_bytes([b[0], b[1]]) as usize)).collect()
+        }
+    }
+}
+
 /// A chunk mesh's surfaces in Godot's stored form; `None` where the surface is empty. The same
 /// four as [`ChunkMesh`], in [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES) order.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -112,7 +134,12 @@ impl MeshBytes {
         [&self.opaque, &self.cutout, &self.transparent, &self.liquid]
     }
 
-    fn surfaces_mut(&mut self) -> [&mut Option<SurfaceBytes>; 4] {
+    /// True when no surface has a triangle.
+    pub fn is_empty(&self) -> bool {
+        self.surfaces().iter().all(|s| s.is_none())
+    }
+
+    pub(super) fn surfaces_mut(&mut self) -> [&mut Option<SurfaceBytes>; 4] {
         [&mut self.opaque, &mut self.cutout, &mut self.transparent, &mut self.liquid]
     }
 }
@@ -198,11 +225,7 @@ fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) 
     // vertex, each written (the first `done` by `attributes_avx2`).
     unsafe { attribute_data.set_len(n * ATTRIBUTE_STRIDE) };
     let (lo, hi) = bounds(&s.positions);
-    let small = 0.00001_f64 as f32;
-    let size = [0, 1, 2].map(|a| {
-        let d = hi[a] - lo[a];
-        if d < small { small } else { d }
-    });
+    let size = aabb_size(lo, hi);
     *out = SurfaceBytes {
         format: FORMAT,
         vertex_data,
@@ -214,6 +237,17 @@ fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) 
         aabb_size: size,
     };
     true
+}
+
+/// The size of the bounding box from `lo` to `hi`, at least 0.00001 on each axis, as Godot makes
+/// it.
+#[inline(always)]
+pub(super) fn aabb_size(lo: [f32; 3], hi: [f32; 3]) -> [f32; 3] {
+    let small = 0.00001_f64 as f32;
+    [0, 1, 2].map(|a| {
+        let d = hi[a] - lo[a];
+        if d < small { small } else { d }
+    })
 }
 
 /// The format of every packed surface (custom0 in `ARRAY_CUSTOM_R_FLOAT`).
@@ -461,6 +495,22 @@ mod tests {
         reused.pack(&small);
         assert_eq!(reused, MeshBytes::from_mesh(&small), "no bytes of the bigger mesh before it remain");
         assert!(reused.liquid.is_none() && reused.cutout.is_none() && reused.transparent.is_none());
+    }
+
+    #[test]
+    fn triangle_corners_read_back_from_the_streams_equal_the_arrays() {
+        let s = quad_up();
+        assert_eq!(pack_surface(&s).expect("non-empty").triangle_corners(), s.triangle_corners());
+        let n = (1 << 16) + 2;
+        let wide = MeshSurface {
+            positions: (0..n).map(|i| [i as f32, 1.0, -2.0]).collect(),
+            directions: vec![2; n],
+            colors: vec![[255; 4]; n],
+            layers: vec![0; n],
+            lights: vec![0; n],
+            indices: vec![0, 1, (n - 1) as i32, 5, 65_537, 65_536],
+        };
+        assert_eq!(pack_surface(&wide).expect("non-empty").triangle_corners(), wide.triangle_corners());
     }
 
     #[test]

@@ -10,15 +10,16 @@ use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
 use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
-use crate::mesh::culled::mesh_padded_chunk_culled_lit;
+use crate::mesh::bytes::MeshBytes;
 use crate::mesh::error::MeshError;
 use crate::mesh::layout::{
     Axis, Dims, MAX_PADDED, Orientation, QuadSink, SliceLayout, SliceQuad, axis_of, front_offset,
 };
 use crate::mesh::materials::MeshMaterials;
-use crate::mesh::quads::{QuadLooks, QuadWriter};
+use crate::mesh::quad_bytes::StreamsTarget;
+use crate::mesh::quads::{FaceRows, MeshTarget, QuadLooks};
 use crate::mesh::transpose::transpose_layers;
-use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, MeshSurface, TRANSPARENT_ALPHA, rgba8};
+use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA, rgba8};
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::voxels::class_rows_wide;
 use crate::mesh::voxels::{
@@ -298,9 +299,42 @@ impl Mesher {
         Ok(())
     }
 
+    /// [`Mesher::mesh`] straight into Godot's byte streams: exactly the bytes
+    /// [`MeshBytes::pack`] gives for the arrays `mesh` makes, written in one pass as the quads
+    /// are merged (see [`crate::mesh::quad_bytes`]). Reuses `out`'s buffers.
+    pub fn mesh_bytes(&mut self, padded: &VoxelBuffer, out: &mut MeshBytes) {
+        let mut target = StreamsTarget::reusing(out);
+        self.mesh_any(padded, &[], &mut target);
+        target.finish(out);
+    }
+
+    /// [`Mesher::mesh_lit`] straight into Godot's byte streams, as [`Mesher::mesh_bytes`]: what a
+    /// streaming worker runs for each chunk. On an error (the light's box is not the voxels')
+    /// `out` is left empty.
+    pub fn mesh_lit_bytes(
+        &mut self,
+        padded: &VoxelBuffer,
+        light: &LightBuffer,
+        out: &mut MeshBytes,
+    ) -> Result<(), MeshError> {
+        let mut target = StreamsTarget::reusing(out);
+        if light.min() != padded.min() || light.size() != padded.size() {
+            target.finish(out);
+            return Err(MeshError::LightBox {
+                voxels_min: padded.min(),
+                voxels_size: padded.size(),
+                light_min: light.min(),
+                light_size: light.size(),
+            });
+        }
+        self.mesh_any(padded, light.data(), &mut target);
+        target.finish(out);
+        Ok(())
+    }
+
     /// The mesher with `light` the packed light of every voxel of `padded` (same layout), or
     /// empty for open sky everywhere.
-    fn mesh_any(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
+    fn mesh_any<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
         #[cfg(target_arch = "x86_64")]
         if wide_simd_available() {
             // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just above).
@@ -308,44 +342,49 @@ impl Mesher {
             return;
         }
         if self.ambient_occlusion {
-            self.mesh_with::<false, true>(padded, light, out);
+            self.mesh_with::<false, true, T>(padded, light, out);
         } else {
-            self.mesh_with::<false, false>(padded, light, out);
+            self.mesh_with::<false, false, T>(padded, light, out);
         }
     }
 
     /// [`Mesher::mesh_any`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
-    fn mesh_wide(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
+    fn mesh_wide<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
         if self.ambient_occlusion {
-            self.mesh_with::<true, true>(padded, light, out);
+            self.mesh_with::<true, true, T>(padded, light, out);
         } else {
-            self.mesh_with::<true, false>(padded, light, out);
+            self.mesh_with::<true, false, T>(padded, light, out);
         }
     }
 
     /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly; `AO`
     /// is [`Mesher::ambient_occlusion`].
     #[inline(always)]
-    fn mesh_with<const WIDE: bool, const AO: bool>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut ChunkMesh) {
+    fn mesh_with<const WIDE: bool, const AO: bool, T: MeshTarget>(
+        &mut self,
+        padded: &VoxelBuffer,
+        light: &[u8],
+        out: &mut T,
+    ) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             let light = (!light.is_empty()).then(|| LightBuffer::from_data(padded.min(), p, light));
-            mesh_padded_chunk_culled_lit(padded, &self.materials, light.as_ref(), out, AO);
+            out.mesh_culled(padded, &self.materials, light.as_ref(), AO);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, true) else {
             return;
         };
         let data = padded.data();
-        self.render_direction::<0, WIDE, AO>(data, light, dims, out);
-        self.render_direction::<1, WIDE, AO>(data, light, dims, out);
-        self.render_direction::<2, WIDE, AO>(data, light, dims, out);
-        self.render_direction::<3, WIDE, AO>(data, light, dims, out);
-        self.render_direction::<4, WIDE, AO>(data, light, dims, out);
-        self.render_direction::<5, WIDE, AO>(data, light, dims, out);
+        self.render_direction::<0, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<1, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<2, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<3, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<4, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<5, WIDE, AO, T>(data, light, dims, out);
     }
 
     /// Step 1 and the scratch: class masks in both orientations (for rendering, `with_liquid`:
@@ -631,14 +670,14 @@ impl Mesher {
     }
 
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
-    /// constants): steps 2–5.
+    /// constants): steps 2–5, into `out`.
     #[inline(always)]
-    fn render_direction<const D: usize, const WIDE: bool, const AO: bool>(
+    fn render_direction<const D: usize, const WIDE: bool, const AO: bool, T: MeshTarget>(
         &mut self,
         data: &[BlockId],
         light: &[u8],
         dims: Dims,
-        out: &mut ChunkMesh,
+        out: &mut T,
     ) {
         let on = self.collect_faces::<D, WIDE, false>(data, dims);
         if !(on.opaque || on.cutout || on.transparent || on.liquid) {
@@ -652,43 +691,20 @@ impl Mesher {
         let looks =
             QuadLooks { data, light, colors: &self.colors, layers: &self.layers, solid, dims, stride: o.stride };
         // Each quad is written out as soon as it is merged; every surface but the liquid one
-        // carries AO. Inlined, so it is compiled with the caller's target features (a nested `fn`
-        // does not inherit them: out of line, the AVX2 build's quad writer ran as baseline x86-64
-        // code and called its shuffles out of line).
-        #[inline(always)]
-        fn write<const D: usize, const LIT: bool, const WIDE: bool, const AO: bool>(
-            surface: &mut MeshSurface,
-            looks: QuadLooks,
-            faces: &mut [u64],
-            along: &[u64],
-            across: &[u64],
-            layout: SliceLayout,
-            slice_rows: &[u64],
-        ) {
-            let mut writer = QuadWriter::<D, LIT, WIDE, AO>::new(surface, looks);
-            merge_faces::<false>(faces, along, across, layout, slice_rows, &mut writer);
-            writer.finish();
-        }
+        // carries AO.
         let (along, across, slice_rows) = (&f.along, &f.across, &f.slice_rows);
+        let rows = |faces| FaceRows { faces, along, across, layout, slice_rows };
         if on.opaque {
-            write::<D, true, WIDE, AO>(&mut out.opaque, looks, &mut f.solid, along, across, layout, slice_rows);
+            out.merge_and_write::<D, true, WIDE, AO>(0, looks, rows(&mut f.solid));
         }
         if on.cutout {
-            write::<D, true, WIDE, AO>(&mut out.cutout, looks, &mut f.cutout, along, across, layout, slice_rows);
+            out.merge_and_write::<D, true, WIDE, AO>(1, looks, rows(&mut f.cutout));
         }
         if on.transparent {
-            write::<D, true, WIDE, AO>(
-                &mut out.transparent,
-                looks,
-                &mut f.transparent,
-                along,
-                across,
-                layout,
-                slice_rows,
-            );
+            out.merge_and_write::<D, true, WIDE, AO>(2, looks, rows(&mut f.transparent));
         }
         if on.liquid {
-            write::<D, false, WIDE, AO>(&mut out.liquid, looks, &mut f.liquid, along, across, layout, slice_rows);
+            out.merge_and_write::<D, false, WIDE, AO>(3, looks, rows(&mut f.liquid));
         }
     }
 
@@ -1361,11 +1377,19 @@ mod tests {
         for b in &boxes {
             let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, true>(b, &[], &mut portable);
+            mesher.mesh_with::<false, true, _>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
+            // And straight into Godot's streams.
+            let (mut chosen_bytes, mut portable_bytes) = (MeshBytes::default(), MeshBytes::default());
+            mesher.mesh_bytes(b, &mut chosen_bytes);
+            let mut target = StreamsTarget::reusing(&mut portable_bytes);
+            mesher.mesh_with::<false, true, _>(b, &[], &mut target);
+            target.finish(&mut portable_bytes);
+            assert_eq!(chosen_bytes, portable_bytes);
+            assert_eq!(chosen_bytes, MeshBytes::from_mesh(&chosen));
             mesher.set_ambient_occlusion(false);
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, false>(b, &[], &mut portable);
+            mesher.mesh_with::<false, false, _>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
             mesher.set_ambient_occlusion(true);
             let (mut chosen, mut portable) = (Vec::new(), Vec::new());
@@ -1373,5 +1397,100 @@ mod tests {
             mesher.collision_faces_with::<false>(b, &mut portable);
             assert_eq!(chosen, portable);
         }
+    }
+
+    /// `mesh_bytes` / `mesh_lit_bytes` write exactly the arrays of `mesh` / `mesh_lit` packed.
+    fn assert_streams_equal_packed_arrays(
+        mesher: &mut Mesher,
+        b: &VoxelBuffer,
+        light: Option<&LightBuffer>,
+        what: &str,
+    ) {
+        let (mut arrays, mut streams) = (ChunkMesh::default(), MeshBytes::default());
+        match light {
+            Some(l) => {
+                mesher.mesh_lit(b, l, &mut arrays).unwrap();
+                mesher.mesh_lit_bytes(b, l, &mut streams).unwrap();
+            }
+            None => {
+                mesher.mesh(b, &mut arrays);
+                mesher.mesh_bytes(b, &mut streams);
+            }
+        }
+        assert_eq!(streams, MeshBytes::from_mesh(&arrays), "{what}");
+        assert_eq!(streams.is_empty(), arrays.is_empty(), "{what}");
+    }
+
+    #[test]
+    fn streams_written_while_meshing_equal_the_packed_arrays() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let mut mesher = Mesher::new();
+        for ao in [true, false] {
+            mesher.set_ambient_occlusion(ao);
+            for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4), (0, 40, 0), (3, -6, 2)] {
+                let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+                g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+                assert_streams_equal_packed_arrays(&mut mesher, &padded, None, &format!("chunk {c:?}, AO {ao}"));
+                let light = random_light(c.0 as u64, &padded, &[0xF0, 0x3A, 0x0F, 0x00]);
+                assert_streams_equal_packed_arrays(&mut mesher, &padded, Some(&light), &format!("lit chunk {c:?}"));
+            }
+            // Every kind of surface, lit and unlit, small to the widest box the rows hold; and one
+            // too wide for them (the reference mesher, packed).
+            let palettes: [&[BlockId]; 3] = [
+                &[block::STONE, block::DIRT, block::WATER],
+                &[GLASS, LEAVES, TORCH, block::WATER, block::ICE, block::STONE, 300],
+                &[block::WATER, block::SAND, LOG, PLANKS, block::AIR],
+            ];
+            for (i, ids) in palettes.iter().enumerate() {
+                for size in [3, 9, 34, 66] {
+                    let b = random_box(i as u64 + 20, size, ids, 0.5);
+                    assert_streams_equal_packed_arrays(&mut mesher, &b, None, &format!("box {i} of {size}"));
+                    let light = random_light(i as u64, &b, &[0xF0, 0x3A, 0x00, 0xFF]);
+                    assert_streams_equal_packed_arrays(
+                        &mut mesher,
+                        &b,
+                        Some(&light),
+                        &format!("lit box {i} of {size}"),
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streams_past_65536_vertices_take_wide_indices() {
+        // A checkerboard: every voxel shows all six faces, none merge (6 × 16,384 quads, 393,216
+        // vertices in the opaque surface).
+        let mut b = VoxelBuffer::new(IVec3::splat(-1), IVec3::splat(34));
+        for (k, id) in b.data_mut().iter_mut().enumerate() {
+            let (x, z, y) = (k % 34, k / 34 % 34, k / (34 * 34));
+            *id = if (x + y + z) % 2 == 0 { block::STONE } else { block::AIR };
+        }
+        let mut mesher = Mesher::new();
+        let mut streams = MeshBytes::default();
+        mesher.mesh_bytes(&b, &mut streams);
+        let opaque = streams.opaque.as_ref().expect("faces");
+        assert!(opaque.vertex_count > 1 << 16, "{} vertices", opaque.vertex_count);
+        assert_eq!(opaque.index_data.len(), 4 * opaque.index_count as usize, "u32 indices");
+        assert_streams_equal_packed_arrays(&mut mesher, &b, None, "checkerboard");
+    }
+
+    #[test]
+    fn streams_in_recycled_buffers_hold_nothing_of_the_mesh_before() {
+        let mut mesher = Mesher::new();
+        let big = random_box(5, 34, &[GLASS, LEAVES, block::WATER, block::STONE], 0.5);
+        let small = padded_with(&[(1, 1, 1, block::STONE)]);
+        let mut streams = MeshBytes::default();
+        mesher.mesh_bytes(&big, &mut streams);
+        assert!(streams.surfaces().iter().all(|s| s.is_some()), "every surface was used");
+        mesher.mesh_bytes(&small, &mut streams);
+        let mut fresh = MeshBytes::default();
+        Mesher::new().mesh_bytes(&small, &mut fresh);
+        assert_eq!(streams, fresh);
+        assert!(streams.cutout.is_none() && streams.transparent.is_none() && streams.liquid.is_none());
+        // Light of another box: an error, and nothing left in the streams.
+        let wrong = LightBuffer::new(big.min() + IVec3::ONE, big.size());
+        assert!(mesher.mesh_lit_bytes(&big, &wrong, &mut streams).is_err());
+        assert!(streams.is_empty());
     }
 }

@@ -26,9 +26,11 @@
 //! 4. faces are merged greedily within each slice from those masks alone, first along the row
 //!    (`trailing_zeros` scans) then across rows, so colour and shading are exactly those of the
 //!    unit faces;
-//! 5. each quad reads its block and AO once, at its first face, and is written to the vertex
-//!    arrays as soon as step 4 has merged it (the arrays grow a few hundred quads at a time; each
-//!    quad's 4 vertices go out in whole chunks).
+//! 5. each quad reads its block and AO once, at its first face, and is written out as soon as
+//!    step 4 has merged it (the output grows a few hundred quads at a time; each quad's 4 vertices
+//!    go out in whole chunks): to [`ChunkMesh`]'s vertex arrays ([`Mesher::mesh`],
+//!    [`Mesher::mesh_lit`]), or straight into Godot's byte streams ([`Mesher::mesh_bytes`],
+//!    [`Mesher::mesh_lit_bytes`], the same bytes as packing the arrays, in one pass).
 //!
 //! With ambient occlusion off ([`Mesher::set_ambient_occlusion`]) step 3 compares blocks only and
 //! step 5 lights every face as open: a plain greedy mesh merged by block, as block-mesh's
@@ -49,7 +51,8 @@
 //! `ao` (ambient occlusion levels, per face and per row), `culled` (the reference mesher),
 //! `layout` (how a direction's faces lie in bit rows and slices), `voxels` (bulk compares of block
 //! ids: step 1's class masks and step 3's block equality), `transpose` (the bit-matrix
-//! transposes of step 1), `greedy` ([`Mesher`]: steps 1 to 4), `quads` (step 5), `collision`
+//! transposes of step 1), `greedy` ([`Mesher`]: steps 1 to 4), `quads` (step 5 into vertex
+//! arrays, and what both forms of output share), `quad_bytes` (step 5 into Godot's streams), `collision`
 //! ([`Mesher::collision_faces`]) and [`bytes`] (surfaces packed for Godot).
 //!
 //! May use: `base`, `light` (the light a face sees; the layers `preset` to `gen2d` are allowed too, but only the tests use them).
@@ -62,6 +65,7 @@ mod error;
 mod greedy;
 mod layout;
 mod materials;
+mod quad_bytes;
 mod quads;
 #[cfg(test)]
 mod test_support;

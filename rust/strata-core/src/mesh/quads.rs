@@ -7,10 +7,70 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::BlockId;
+use crate::base::chunk::VoxelBuffer;
+use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
-use crate::mesh::layout::{Dims, QuadPlacement, QuadSink, SliceQuad, front_offset};
-use crate::mesh::types::{FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise};
+use crate::mesh::culled::mesh_padded_chunk_culled_lit;
+use crate::mesh::greedy::merge_faces;
+use crate::mesh::layout::{Dims, QuadPlacement, QuadSink, SliceLayout, SliceQuad, front_offset};
+use crate::mesh::materials::MeshMaterials;
+use crate::mesh::types::{ChunkMesh, FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise};
 use std::mem::MaybeUninit;
+
+/// Where steps 4 and 5 put a mesh: [`ChunkMesh`]'s vertex arrays, or Godot's byte streams
+/// ([`crate::mesh::quad_bytes`]). The mesher is compiled once for each, so the quad writer is
+/// inlined into it.
+pub(super) trait MeshTarget {
+    /// Empties every surface, keeping its buffers.
+    fn clear(&mut self);
+
+    /// Steps 4 and 5 for the faces of direction `D` on surface `surface` (an index into
+    /// [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES)): merges `rows.faces` and appends the quads.
+    /// `SOLID` (every surface but the liquid one) carries AO when `AO` is on.
+    fn merge_and_write<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+        &mut self,
+        surface: usize,
+        looks: QuadLooks,
+        rows: FaceRows,
+    );
+
+    /// The whole box with the reference mesher (a box too wide for rows of 64 bits).
+    fn mesh_culled(&mut self, padded: &VoxelBuffer, materials: &MeshMaterials, light: Option<&LightBuffer>, ao: bool);
+}
+
+/// One direction's faces of one surface and the masks step 4 merges them by (see
+/// [`merge_faces`]).
+pub(super) struct FaceRows<'a> {
+    pub(super) faces: &'a mut [u64],
+    pub(super) along: &'a [u64],
+    pub(super) across: &'a [u64],
+    pub(super) layout: SliceLayout,
+    pub(super) slice_rows: &'a [u64],
+}
+
+impl MeshTarget for ChunkMesh {
+    fn clear(&mut self) {
+        ChunkMesh::clear(self);
+    }
+
+    // Inlined, so it is compiled with the caller's target features (out of line, the AVX2
+    // build's quad writer would run as baseline x86-64 code and call its shuffles out of line).
+    #[inline(always)]
+    fn merge_and_write<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+        &mut self,
+        surface: usize,
+        looks: QuadLooks,
+        rows: FaceRows,
+    ) {
+        let mut writer = QuadWriter::<D, SOLID, WIDE, AO>::new(self.surfaces_mut()[surface], looks);
+        merge_faces::<false>(rows.faces, rows.along, rows.across, rows.layout, rows.slice_rows, &mut writer);
+        writer.finish();
+    }
+
+    fn mesh_culled(&mut self, padded: &VoxelBuffer, materials: &MeshMaterials, light: Option<&LightBuffer>, ao: bool) {
+        mesh_padded_chunk_culled_lit(padded, materials, light, self, ao);
+    }
+}
 
 /// What step 5 reads to colour a quad.
 #[derive(Clone, Copy)]
@@ -31,6 +91,23 @@ pub(super) struct QuadLooks<'a> {
     pub(super) stride: usize,
 }
 
+impl QuadLooks<'_> {
+    /// Checks once what [`quad_look`] reads without checking: every quad's first face is an
+    /// interior voxel (step 4 takes slices, rows and bits of the interior only), so its voxel,
+    /// the voxel in front of it and the rows of the window in front of it lie inside the padded
+    /// box.
+    #[inline(always)]
+    pub(super) fn check(&self) {
+        let QuadLooks { data, light, solid, colors, layers, dims: Dims { px, py, pz, .. }, stride } = *self;
+        assert!(
+            data.len() >= px * py * pz && solid.len() >= py * stride,
+            "voxels or solid rows short of the padded box"
+        );
+        assert!(!colors.is_empty() && layers.len() == colors.len(), "colour and layer tables differ");
+        assert!(light.is_empty() || light.len() == data.len(), "light and voxels cover different boxes");
+    }
+}
+
 /// Step 5: appends the quads of direction `D` to a surface as step 4 merges them: with `SOLID`
 /// (every surface but the liquid one) with their AO in the corner colours and the split it asks
 /// for, else with flat colours. The arrays grow a few hundred quads at a time and are written past their lengths,
@@ -46,23 +123,14 @@ pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: 
     vertex_limit: usize,
 }
 
-/// How many quads [`QuadWriter`] makes room for at a time (at least).
-const QUADS_PER_GROWTH: usize = 256;
+/// How many quads [`QuadWriter`] (and the byte streams' writer) makes room for at a time (at
+/// least).
+pub(super) const QUADS_PER_GROWTH: usize = 256;
 
 impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
     #[inline(always)]
     pub(super) fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
-        let QuadLooks { data, light, solid, colors, layers, dims: Dims { px, py, pz, .. }, stride } = looks;
-        // Every quad's first face is an interior voxel (step 4 takes slices, rows and bits of the
-        // interior only), so its voxel and the rows of the window in front of it lie inside the
-        // padded box: checked here once for the unchecked reads in `write`.
-        assert!(
-            data.len() >= px * py * pz && solid.len() >= py * stride,
-            "voxels or solid rows short of the padded box"
-        );
-        assert!(!colors.is_empty() && layers.len() == colors.len(), "colour and layer tables differ");
-        // The voxel in front of an interior voxel is inside the padded box too.
-        assert!(light.is_empty() || light.len() == data.len(), "light and voxels cover different boxes");
+        looks.check();
         let MeshSurface { positions, directions, colors, layers, lights, indices } = &*surface;
         // The vertex arrays grow in step (a quad's vertices go to the same slots in each).
         let n = positions.len();
@@ -118,35 +186,9 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         if self.vertex == self.vertex_limit {
             self.grow();
         }
-        let QuadLooks { data, light, colors, layers, solid, dims, stride } = self.looks;
-        let Dims { px, pz, .. } = dims;
-        let last_id = colors.len() - 1;
-        let triangles = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize];
-        let placement = QuadPlacement::new::<D>(quad);
-        let [x, y, z] = placement.voxel;
-        // SAFETY: the voxel is inside the padded box (checked in `new`), and the id is clamped to
-        // the last entry of `colors` (`layers` is as long, checked in `new`).
-        let voxel_index = (y * pz + z) * px + x;
-        let (shades, layer) = unsafe {
-            let id = (*data.get_unchecked(voxel_index) as usize).min(last_id);
-            (&colors.get_unchecked(id)[D], layers.get_unchecked(id)[D])
-        };
-        // The voxel in front of an interior voxel lies in the padded box (`light` is as long as
-        // `data`, checked in `new`).
-        let face_light = if light.is_empty() {
-            FULL_LIGHT
-        } else {
-            light[(voxel_index as isize + front_offset::<D>(dims)) as usize]
-        };
-        let corners = placement.corners::<D>();
-        // Whole chunks at a time, so they go out in wide stores.
-        let (corner_colors, split) = if SOLID && AO {
-            // SAFETY: an interior voxel, and `solid` covers the padded box (checked in `new`).
-            let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
-            (corner_shades::<WIDE>(shades, ao), &triangles[AO_FLIP[ao] as usize])
-        } else {
-            ([shades[AO_OPEN]; 4], &triangles[0])
-        };
+        let QuadLook { corners, colors: corner_colors, flip, layer, light: face_light } =
+            quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad);
+        let split = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize][flip as usize];
         let MeshSurface {
             positions,
             directions,
@@ -171,6 +213,54 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         self.vertex += 4;
         self.index += 6;
     }
+}
+
+/// What step 5 writes of one quad, whatever form the vertices take: its corners (see
+/// [`QuadPlacement::corners`]), their colours (with AO on every surface but the liquid one),
+/// whether the AO asks for the split along the diagonal 1–3 (see [`QUAD_TRIANGLES`]), its texture
+/// layer and its light.
+pub(super) struct QuadLook {
+    pub(super) corners: [[f32; 3]; 4],
+    pub(super) colors: [[u8; 4]; 4],
+    pub(super) flip: bool,
+    pub(super) layer: u16,
+    pub(super) light: u8,
+}
+
+/// The look of a quad of direction `D` merged by step 4, read at its first face: `SOLID` (every
+/// surface but the liquid one) takes AO when `AO` is on.
+///
+/// The voxel is inside the padded box and `looks` was checked by [`QuadLooks::check`].
+#[inline(always)]
+pub(super) fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+    looks: &QuadLooks,
+    quad: SliceQuad,
+) -> QuadLook {
+    let QuadLooks { data, light, colors, layers, solid, dims, stride } = *looks;
+    let Dims { px, pz, .. } = dims;
+    let last_id = colors.len() - 1;
+    let placement = QuadPlacement::new::<D>(quad);
+    let [x, y, z] = placement.voxel;
+    // SAFETY: the voxel is inside the padded box (`QuadLooks::check`), and the id is clamped to
+    // the last entry of `colors` (`layers` is as long, checked there too).
+    let voxel_index = (y * pz + z) * px + x;
+    let (shades, layer) = unsafe {
+        let id = (*data.get_unchecked(voxel_index) as usize).min(last_id);
+        (&colors.get_unchecked(id)[D], layers.get_unchecked(id)[D])
+    };
+    // The voxel in front of an interior voxel lies in the padded box (`light` is as long as
+    // `data`, checked in `QuadLooks::check`).
+    let face_light =
+        if light.is_empty() { FULL_LIGHT } else { light[(voxel_index as isize + front_offset::<D>(dims)) as usize] };
+    let corners = placement.corners::<D>();
+    let (corner_colors, flip) = if SOLID && AO {
+        // SAFETY: an interior voxel, and `solid` covers the padded box (`QuadLooks::check`).
+        let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
+        (corner_shades::<WIDE>(shades, ao), AO_FLIP[ao])
+    } else {
+        ([shades[AO_OPEN]; 4], false)
+    };
+    QuadLook { corners, colors: corner_colors, flip, layer, light: face_light }
 }
 
 impl<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadSink

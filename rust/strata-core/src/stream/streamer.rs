@@ -102,8 +102,10 @@ pub struct StreamConfig {
     /// Near chunks within this many chunks of the viewer (per axis) come with collision faces,
     /// built on the worker; a margin of one more chunk is built ahead. Negative: none.
     pub collision_distance: i32,
-    /// Workers also pack each mesh into Godot's stored form ([`crate::mesh::bytes`]), so the
-    /// main thread only copies bytes. Off by default (the data is Godot-specific).
+    /// Workers write each near chunk's mesh straight into Godot's stored form
+    /// ([`crate::mesh::bytes`], [`ChunkResult::packed`]; its vertex arrays, `mesh`, stay empty)
+    /// and pack each far column's, so the main thread only copies bytes. Off by default (the
+    /// data is Godot-specific).
     pub pack_surfaces: bool,
     /// Far view levels beyond the near field (0 = none). Each level doubles the cell size and the
     /// distance: the far view reaches `view_distance · 32 · 2^lod_levels` voxels.
@@ -217,7 +219,9 @@ pub enum StreamKey {
 #[derive(Debug)]
 pub struct ChunkResult {
     pub coord: ChunkCoord,
-    /// Empty when the chunk has no visible faces (sky, or buried solid).
+    /// The chunk's vertex arrays. Empty when the chunk has no visible faces (sky, or buried
+    /// solid), and whenever the workers pack ([`StreamConfig::pack_surfaces`]): the mesh is then
+    /// `packed` alone.
     pub mesh: ChunkMesh,
     /// Decorations (trees, bushes, flowers, rocks) standing in this chunk, on ground that is
     /// still there after caves and edits.
@@ -244,6 +248,23 @@ pub struct ChunkResult {
     /// Baking `navigation` on the worker (0 without).
     pub nav_us: u32,
     job_id: u64,
+}
+
+impl ChunkResult {
+    /// Whether the chunk has a face to show, in whichever form its mesh came.
+    pub fn has_faces(&self) -> bool {
+        !self.mesh.is_empty() || self.packed.as_ref().is_some_and(|p| !p.is_empty())
+    }
+
+    /// The triangles of the opaque surface as a flat list of corners (3 a triangle, relative to
+    /// the chunk's minimum corner), from whichever form the mesh came in: e.g. a collision shape
+    /// for a chunk whose job built no collision faces.
+    pub fn opaque_triangle_corners(&self) -> Vec<[f32; 3]> {
+        match self.packed.as_ref().and_then(|p| p.opaque.as_ref()) {
+            Some(opaque) => opaque.triangle_corners(),
+            None => self.mesh.opaque.triangle_corners(),
+        }
+    }
 }
 
 /// A finished far column.
@@ -1408,18 +1429,20 @@ fn build_chunk(
     let t1 = Instant::now();
     mesher.set_ambient_occlusion(job.payload.ambient_occlusion);
     mesher.set_materials(job.payload.materials.clone());
-    // The light covers exactly the padded box (both are the chunk and its shell).
-    if light.is_none_or(|l| mesher.mesh_lit(padded, l, &mut mesh).is_err()) {
+    // The light covers exactly the padded box (both are the chunk and its shell). Packing, the
+    // mesher writes Godot's streams as it goes and the vertex arrays stay empty.
+    if pack {
+        if light.is_none_or(|l| mesher.mesh_lit_bytes(padded, l, &mut bytes).is_err()) {
+            mesher.mesh_bytes(padded, &mut bytes);
+        }
+    } else if light.is_none_or(|l| mesher.mesh_lit(padded, l, &mut mesh).is_err()) {
         mesher.mesh(padded, &mut mesh);
     }
     let collision = collision.map(|mut faces| {
         mesher.collision_faces(padded, &mut faces);
         faces
     });
-    let packed = (pack && !mesh.is_empty()).then(|| {
-        bytes.pack(&mesh);
-        bytes
-    });
+    let packed = (pack && !bytes.is_empty()).then_some(bytes);
     let mesh_us = t1.elapsed().as_micros() as u32;
     // A chunk whose bake fails (it cannot for a streamed chunk) has no navigation mesh.
     let (navigation, nav_us) = match &job.payload.navigation {
@@ -2016,9 +2039,9 @@ pub(crate) mod tests {
         assert!(u.is_update && u.collision.is_some());
     }
 
-    /// With `pack_surfaces`, every result carries its mesh's Godot streams; when the caller hands
-    /// each result's buffers back, later results built in those buffers are still exactly the
-    /// chunk's own mesh and streams (nothing of an earlier, bigger chunk remains).
+    /// With `pack_surfaces`, every result carries its mesh as Godot's streams alone; when the
+    /// caller hands each result's buffers back, later results built in those buffers are still
+    /// exactly the chunk's own streams (nothing of an earlier, bigger chunk remains).
     #[test]
     fn recycled_buffers_give_the_same_meshes_and_streams() {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
@@ -2045,9 +2068,14 @@ pub(crate) mod tests {
                     g.generate_padded_chunk(r.coord, &mut padded);
                     let mut alone = ChunkMesh::default();
                     Mesher::new().mesh(&padded, &mut alone);
-                    assert_eq!(r.mesh, alone, "mesh of {:?}", r.coord);
-                    if !alone.is_empty() {
+                    // Packing, the workers write the streams alone.
+                    assert!(r.mesh.is_empty(), "no vertex arrays for {:?}", r.coord);
+                    assert_eq!(r.has_faces(), !alone.is_empty(), "faces of {:?}", r.coord);
+                    if alone.is_empty() {
+                        assert!(r.packed.is_none(), "no streams for {:?}", r.coord);
+                    } else {
                         assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);
+                        assert_eq!(r.opaque_triangle_corners(), alone.opaque.triangle_corners(), "{:?}", r.coord);
                         checked += 1;
                     }
                     s.recycle(r.mesh, r.packed);
