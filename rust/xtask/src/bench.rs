@@ -17,8 +17,8 @@
 //! fBm on a 4-voxel lattice then trilinear, per voxel), `mesh_bgm_us` / `mesh_bgm_prebuilt_us`
 //! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
 //! its masks built in the call or prebuilt), `mesh_lit_us` (the mesher with AO, textures and
-//! light, `strata_lit`), `mesh_worker_us` (that and the packing into Godot's streams: the worker's
-//! meshing step, `strata_worker`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
+//! light, `strata_lit`), `mesh_worker_us` (the same mesher writing Godot's streams as it merges: the
+//! worker's meshing step, `strata_worker`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
 //! (one CA pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` /
 //! `mesh_baseline_quads` / `mesh_bgm_quads` (mean quads per chunk).
 //!
