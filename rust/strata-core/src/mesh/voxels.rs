@@ -44,9 +44,9 @@ pub(super) fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u6
 }
 
 /// Class rows of the voxels `data`, rows of `px` ids (16 to 64), when the only non-solid ids
-/// are air and `liquid_id`: each row in blocks of 16 ids (the last one overlapping the one
-/// before when `px` is not a multiple of 16), compared with AVX2, the byte masks squeezed to one
-/// bit per id with BMI2.
+/// are air and `liquid_id`, compared with AVX2: rows of 32 ids or more in groups of 32, shorter
+/// ones in blocks of 16 ids (the last block or group overlapping the one before), whose byte
+/// masks are squeezed to one bit per id with BMI2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi2")]
 pub(super) fn class_rows_wide(
@@ -95,11 +95,52 @@ pub(super) fn class_rows_wide(
             *s = !(air_mask | liquid_mask) & full;
         }
     }
-    match px.div_ceil(16) {
-        1 => rows_of::<1>(data, px, liquid_id, solid, liquid, air),
-        2 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
-        3 => rows_of::<3>(data, px, liquid_id, solid, liquid, air),
-        _ => rows_of::<4>(data, px, liquid_id, solid, liquid, air),
+    /// Rows of `GROUPS` groups of 32 ids (the last one overlapping the one before when `px` is
+    /// not a multiple of 32): two loads and two compares per class, the 16-bit compare masks
+    /// packed to bytes, so one byte mask holds the group's 32 bits in order.
+    #[inline(always)]
+    fn rows_of_32<const GROUPS: usize>(
+        data: &[BlockId],
+        px: usize,
+        liquid_id: BlockId,
+        solid: &mut [u64],
+        liquid: &mut [u64],
+        air: &mut [u64],
+    ) {
+        use std::arch::x86_64::*;
+        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
+        let (air_ids, liquid_ids) =
+            unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
+        let starts: [usize; GROUPS] = std::array::from_fn(|k| (32 * k).min(px - 32));
+        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
+            for &at in &starts {
+                let ids = &row[at..at + 32];
+                // SAFETY: AVX2 as above; the loads read the 32 ids (64 bytes) of `ids`.
+                let (on_air, on_liquid) = unsafe {
+                    let lo = _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>());
+                    let hi = _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>());
+                    // Packing interleaves the two 16-id halves by 64 bits; the permute puts the
+                    // ids back in order.
+                    let bits = |want: __m256i| {
+                        let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, want), _mm256_cmpeq_epi16(hi, want));
+                        _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64
+                    };
+                    (bits(air_ids), bits(liquid_ids))
+                };
+                air_mask |= on_air << at;
+                liquid_mask |= on_liquid << at;
+            }
+            *a = air_mask;
+            *l = liquid_mask;
+            *s = !(air_mask | liquid_mask) & full;
+        }
+    }
+    match px {
+        ..32 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
+        32 => rows_of_32::<1>(data, px, liquid_id, solid, liquid, air),
+        _ => rows_of_32::<2>(data, px, liquid_id, solid, liquid, air),
     }
 }
 
@@ -228,4 +269,39 @@ fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
         mask |= (_mm256_movemask_epi8(bytes) as u32 as u64) << (32 * half);
     }
     mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::hash3;
+
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn wide_class_rows_equal_one_voxel_at_a_time_for_every_row_width() {
+        if !(crate::base::simd::avx2() && std::is_x86_feature_detected!("bmi2")) {
+            return;
+        }
+        let liquid_id = block::WATER;
+        for px in 16..=64usize {
+            let rows = 7;
+            let data: Vec<BlockId> = (0..px * rows)
+                .map(|k| {
+                    [block::AIR, block::STONE, liquid_id, block::DIRT]
+                        [(hash3(px as u64, 3, k as i32, 0, 0) % 4) as usize]
+                })
+                .collect();
+            let (mut solid, mut liquid, mut air) = (vec![0; rows], vec![0; rows], vec![0; rows]);
+            // SAFETY: the CPU has AVX2 and BMI2 (checked above).
+            unsafe { class_rows_wide(&data, px, liquid_id, &mut solid, &mut liquid, &mut air) };
+            for (r, row) in data.chunks_exact(px).enumerate() {
+                let mask = |f: &dyn Fn(BlockId) -> bool| {
+                    row.iter().enumerate().fold(0u64, |m, (x, &id)| m | (f(id) as u64) << x)
+                };
+                assert_eq!(air[r], mask(&|id| id == block::AIR), "air, row {r} of {px}");
+                assert_eq!(liquid[r], mask(&|id| id == liquid_id), "liquid, row {r} of {px}");
+                assert_eq!(solid[r], mask(&|id| id != block::AIR && id != liquid_id), "solid, row {r} of {px}");
+            }
+        }
+    }
 }
