@@ -6,10 +6,11 @@
 
 use crate::base::chunk::VoxelBuffer;
 use crate::mesh::culled::collision_faces_culled;
+use crate::mesh::greedy::Mesher;
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::greedy::wide_simd_available;
-use crate::mesh::greedy::{Mesher, merge_faces};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
+use crate::mesh::merge::merge_faces;
 use crate::mesh::types::{QUAD_TRIANGLES, counter_clockwise};
 
 impl Mesher {

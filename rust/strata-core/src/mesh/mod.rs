@@ -51,7 +51,7 @@
 //! `ao` (ambient occlusion levels, per face and per row), `culled` (the reference mesher),
 //! `layout` (how a direction's faces lie in bit rows and slices), `voxels` (bulk compares of block
 //! ids: step 1's class masks and step 3's block equality), `transpose` (the bit-matrix
-//! transposes of step 1), `greedy` ([`Mesher`]: steps 1 to 4), `quads` (step 5 into vertex
+//! transposes of step 1), `greedy` ([`Mesher`]: steps 1 to 3), `merge` (step 4), `quads` (step 5 into vertex
 //! arrays, and what both forms of output share), `quad_bytes` (step 5 into Godot's streams), `collision`
 //! ([`Mesher::collision_faces`]) and [`bytes`] (surfaces packed for Godot).
 //!
@@ -65,6 +65,7 @@ mod error;
 mod greedy;
 mod layout;
 mod materials;
+mod merge;
 mod quad_bytes;
 mod quads;
 #[cfg(test)]

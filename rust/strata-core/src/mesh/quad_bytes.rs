@@ -16,9 +16,9 @@ use crate::base::chunk::VoxelBuffer;
 use crate::light::LightBuffer;
 use crate::mesh::bytes::{ATTRIBUTE_STRIDE, FORMAT, MeshBytes, SurfaceBytes, VERTEX_STRIDE, aabb_size, vertex_custom0};
 use crate::mesh::culled::mesh_padded_chunk_culled_lit;
-use crate::mesh::greedy::merge_faces;
 use crate::mesh::layout::{QuadSink, SliceQuad};
 use crate::mesh::materials::MeshMaterials;
+use crate::mesh::merge::merge_faces;
 use crate::mesh::quads::{FaceRows, MeshTarget, QUADS_PER_GROWTH, QuadLook, QuadLooks, quad_look};
 use crate::mesh::types::{ChunkMesh, QUAD_TRIANGLES, counter_clockwise};
 
@@ -31,7 +31,6 @@ const MAX_U16_VERTICES: usize = 1 << 16;
 /// One surface's streams as the quads are written: the bytes so far, and the bounds of the
 /// quads (the minimum of their first corners, the maximum of their third: a merged quad's
 /// corners run from its lowest to its highest, see `QuadPlacement::corners`).
-#[derive(Default)]
 struct SurfaceStreams {
     vertex_data: Vec<u8>,
     attribute_data: Vec<u8>,
@@ -216,7 +215,9 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> St
         if self.vertex == self.vertex_limit {
             self.grow();
         }
-        let QuadLook { corners, colors, flip, layer, light } = quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad);
+        // SAFETY: `new` checked the looks, and step 4 hands over quads of the interior.
+        let QuadLook { corners, colors, flip, layer, light } =
+            unsafe { quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad) };
         let custom0 = vertex_custom0(layer, light, D as u8).to_bits();
         let split = &QUAD_TRIANGLES_U16[counter_clockwise::<D>() as usize][flip as usize];
         let s = &mut *self.streams;

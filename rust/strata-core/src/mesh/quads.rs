@@ -2,7 +2,9 @@
 //! soon as step 4 has found it, with its block's colour and texture layer per face direction,
 //! its light, and (all surfaces but the liquid one) its AO in the
 //! corner colours and the diagonal split the AO asks for. Writes go past the
-//! arrays' lengths into reserved capacity, whole quads at a time.
+//! arrays' lengths into reserved capacity, whole quads at a time. Also what every form of
+//! output shares: [`MeshTarget`] (where steps 4 and 5 write: these arrays, or Godot's streams in
+//! [`crate::mesh::quad_bytes`]) and [`quad_look`] (what a quad looks like).
 //!
 //! May use: `base` and the other `mesh` modules.
 
@@ -11,9 +13,9 @@ use crate::base::chunk::VoxelBuffer;
 use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_FLIP, AO_OPEN, ao_of_face, corner_shades};
 use crate::mesh::culled::mesh_padded_chunk_culled_lit;
-use crate::mesh::greedy::merge_faces;
 use crate::mesh::layout::{Dims, QuadPlacement, QuadSink, SliceLayout, SliceQuad, front_offset};
 use crate::mesh::materials::MeshMaterials;
+use crate::mesh::merge::merge_faces;
 use crate::mesh::types::{ChunkMesh, FULL_LIGHT, MeshSurface, QUAD_TRIANGLES, counter_clockwise};
 use std::mem::MaybeUninit;
 
@@ -186,8 +188,9 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         if self.vertex == self.vertex_limit {
             self.grow();
         }
+        // SAFETY: `new` checked the looks, and step 4 hands over quads of the interior.
         let QuadLook { corners, colors: corner_colors, flip, layer, light: face_light } =
-            quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad);
+            unsafe { quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad) };
         let split = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize][flip as usize];
         let MeshSurface {
             positions,
@@ -230,9 +233,12 @@ pub(super) struct QuadLook {
 /// The look of a quad of direction `D` merged by step 4, read at its first face: `SOLID` (every
 /// surface but the liquid one) takes AO when `AO` is on.
 ///
-/// The voxel is inside the padded box and `looks` was checked by [`QuadLooks::check`].
+/// # Safety
+/// `looks` must have passed [`QuadLooks::check`], and `quad` must be one step 4 merged from the
+/// interior of that box (so its first face's voxel, the voxel in front of it and the window in
+/// front of it lie inside the padded box).
 #[inline(always)]
-pub(super) fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+pub(super) unsafe fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
     looks: &QuadLooks,
     quad: SliceQuad,
 ) -> QuadLook {
@@ -241,8 +247,8 @@ pub(super) fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, con
     let last_id = colors.len() - 1;
     let placement = QuadPlacement::new::<D>(quad);
     let [x, y, z] = placement.voxel;
-    // SAFETY: the voxel is inside the padded box (`QuadLooks::check`), and the id is clamped to
-    // the last entry of `colors` (`layers` is as long, checked there too).
+    // SAFETY: the voxel is inside the padded box (the caller's promise), and the id is clamped
+    // to the last entry of `colors` (`layers` is as long, checked by `QuadLooks::check`).
     let voxel_index = (y * pz + z) * px + x;
     let (shades, layer) = unsafe {
         let id = (*data.get_unchecked(voxel_index) as usize).min(last_id);
@@ -254,7 +260,7 @@ pub(super) fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, con
         if light.is_empty() { FULL_LIGHT } else { light[(voxel_index as isize + front_offset::<D>(dims)) as usize] };
     let corners = placement.corners::<D>();
     let (corner_colors, flip) = if SOLID && AO {
-        // SAFETY: an interior voxel, and `solid` covers the padded box (`QuadLooks::check`).
+        // SAFETY: an interior voxel, and `solid` covers the padded box (the caller's promise).
         let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
         (corner_shades::<WIDE>(shades, ao), AO_FLIP[ao])
     } else {
