@@ -469,7 +469,7 @@ impl Mesher {
                     }
                 }
                 #[cfg(target_arch = "x86_64")]
-                if WIDE && px >= 16 {
+                if WIDE && px >= 32 {
                     // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which
                     // run only on CPUs that have them.
                     unsafe {
@@ -505,7 +505,7 @@ impl Mesher {
                 let mut simple_rows = false;
                 #[cfg(target_arch = "x86_64")]
                 if WIDE
-                    && px >= 16
+                    && px >= 32
                     && let Some(liquid_id) = self.single_liquid
                 {
                     if air.len() < rows {

@@ -19,8 +19,10 @@ use crate::mesh::culled::mesh_padded_chunk_culled_lit;
 use crate::mesh::layout::{QuadSink, SliceQuad};
 use crate::mesh::materials::MeshMaterials;
 use crate::mesh::merge::merge_faces;
-use crate::mesh::quads::{FaceRows, MeshTarget, QUADS_PER_GROWTH, QuadLook, QuadLooks, quad_look};
-use crate::mesh::types::{ChunkMesh, QUAD_TRIANGLES, counter_clockwise};
+use crate::mesh::quads::{
+    FaceRows, MeshTarget, QUAD_TRIANGLES_PADDED, QUADS_PER_GROWTH, QuadLook, QuadLooks, quad_look,
+};
+use crate::mesh::types::{ChunkMesh, counter_clockwise};
 
 /// Bytes of the index stream per quad (six u16).
 const INDEX_BYTES_PER_QUAD: usize = 12;
@@ -243,21 +245,14 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> St
     }
 }
 
-/// [`QUAD_TRIANGLES`] as u16, each padded to eight (the last two unused).
+/// [`QUAD_TRIANGLES_PADDED`] as u16.
 static QUAD_TRIANGLES_U16: [[[u16; 8]; 2]; 2] = {
     let mut t = [[[0; 8]; 2]; 2];
-    let mut c = 0;
-    while c < 2 {
-        let mut f = 0;
-        while f < 2 {
-            let mut k = 0;
-            while k < 6 {
-                t[c][f][k] = QUAD_TRIANGLES[c][f][k] as u16;
-                k += 1;
-            }
-            f += 1;
-        }
-        c += 1;
+    let mut k = 0;
+    while k < 32 {
+        let (c, f, i) = (k / 16, k / 8 % 2, k % 8);
+        t[c][f][i] = QUAD_TRIANGLES_PADDED[c][f][i] as u16;
+        k += 1;
     }
     t
 };

@@ -279,7 +279,7 @@ impl<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadSi
 }
 
 /// [`QUAD_TRIANGLES`], each padded to two groups of four (the last two unused).
-static QUAD_TRIANGLES_PADDED: [[[i32; 8]; 2]; 2] = {
+pub(super) static QUAD_TRIANGLES_PADDED: [[[i32; 8]; 2]; 2] = {
     let mut t = [[[0; 8]; 2]; 2];
     let mut c = 0;
     while c < 2 {

@@ -1,6 +1,6 @@
 //! Bulk compares of block ids, for the greedy mesher: step 1's class masks (solid, liquid, air)
 //! of whole rows of voxels, and step 3's test of which neighbouring faces hold the same block.
-//! Portable code, SSE2 (the x86-64 baseline) and, in the AVX2 build, AVX2 and BMI2; every path
+//! Portable code, SSE2 (the x86-64 baseline) and, in the AVX2 build, AVX2; every path
 //! gives the same bits.
 //!
 //! May use: `base` and the other `mesh` modules.
@@ -43,12 +43,12 @@ pub(super) fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u6
     liquid_out.extend([tail.iter().enumerate().fold(0, |m, (k, &id)| m | ((id == liquid) as u64) << k), 0]);
 }
 
-/// Class rows of the voxels `data`, rows of `px` ids (16 to 64), when the only non-solid ids
-/// are air and `liquid_id`, compared with AVX2: rows of 32 ids or more in groups of 32, shorter
-/// ones in blocks of 16 ids (the last block or group overlapping the one before), whose byte
-/// masks are squeezed to one bit per id with BMI2.
+/// Class rows of the voxels `data`, rows of `px` ids (32 to 64), when the only non-solid ids
+/// are air and `liquid_id`, compared with AVX2 in groups of 32 ids (the second group
+/// overlapping the first when `px` is not 64): two loads and two compares per class, the 16-bit
+/// compare masks packed to bytes so that one byte mask holds the group's 32 bits in order.
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,bmi2")]
+#[target_feature(enable = "avx2")]
 pub(super) fn class_rows_wide(
     data: &[BlockId],
     px: usize,
@@ -57,90 +57,34 @@ pub(super) fn class_rows_wide(
     liquid: &mut [u64],
     air: &mut [u64],
 ) {
-    /// Rows of `BLOCKS` blocks.
-    #[inline(always)]
-    fn rows_of<const BLOCKS: usize>(
-        data: &[BlockId],
-        px: usize,
-        liquid_id: BlockId,
-        solid: &mut [u64],
-        liquid: &mut [u64],
-        air: &mut [u64],
-    ) {
-        use std::arch::x86_64::*;
-        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
-        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
-        let (air_ids, liquid_ids) =
-            unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
-        let starts: [usize; BLOCKS] = std::array::from_fn(|k| (16 * k).min(px - 16));
-        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
-            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
-            for &at in &starts {
-                let ids = &row[at..at + 16];
-                // SAFETY: AVX2 and BMI2 as above; the load reads the 16 ids (32 bytes) of `ids`.
-                let (on_air, on_liquid) = unsafe {
-                    let v = _mm256_loadu_si256(ids.as_ptr() as *const __m256i);
-                    // Bytes: ids 0–7 air, 0–7 liquid, 8–15 air, 8–15 liquid.
-                    let both = _mm256_movemask_epi8(_mm256_packs_epi16(
-                        _mm256_cmpeq_epi16(v, air_ids),
-                        _mm256_cmpeq_epi16(v, liquid_ids),
-                    )) as u32;
-                    (_pext_u32(both, 0x00FF_00FF) as u64, _pext_u32(both, 0xFF00_FF00) as u64)
-                };
-                air_mask |= on_air << at;
-                liquid_mask |= on_liquid << at;
-            }
-            *a = air_mask;
-            *l = liquid_mask;
-            *s = !(air_mask | liquid_mask) & full;
+    use std::arch::x86_64::*;
+    assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
+    let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+    let (air_ids, liquid_ids) = (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16));
+    let starts = [0, px - 32];
+    for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+        let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
+        for at in starts {
+            let ids = &row[at..at + 32];
+            // SAFETY: the loads read the 32 ids (64 bytes) of `ids`.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>()),
+                    _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>()),
+                )
+            };
+            // Packing interleaves the two 16-id halves by 64 bits; the permute puts the ids back
+            // in order.
+            let bits = |want: __m256i| {
+                let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, want), _mm256_cmpeq_epi16(hi, want));
+                _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64
+            };
+            air_mask |= bits(air_ids) << at;
+            liquid_mask |= bits(liquid_ids) << at;
         }
-    }
-    /// Rows of `GROUPS` groups of 32 ids (the last one overlapping the one before when `px` is
-    /// not a multiple of 32): two loads and two compares per class, the 16-bit compare masks
-    /// packed to bytes, so one byte mask holds the group's 32 bits in order.
-    #[inline(always)]
-    fn rows_of_32<const GROUPS: usize>(
-        data: &[BlockId],
-        px: usize,
-        liquid_id: BlockId,
-        solid: &mut [u64],
-        liquid: &mut [u64],
-        air: &mut [u64],
-    ) {
-        use std::arch::x86_64::*;
-        let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
-        // SAFETY (both): AVX2 register operations only; this runs inside `class_rows_wide`.
-        let (air_ids, liquid_ids) =
-            unsafe { (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16)) };
-        let starts: [usize; GROUPS] = std::array::from_fn(|k| (32 * k).min(px - 32));
-        for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
-            let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
-            for &at in &starts {
-                let ids = &row[at..at + 32];
-                // SAFETY: AVX2 as above; the loads read the 32 ids (64 bytes) of `ids`.
-                let (on_air, on_liquid) = unsafe {
-                    let lo = _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>());
-                    let hi = _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>());
-                    // Packing interleaves the two 16-id halves by 64 bits; the permute puts the
-                    // ids back in order.
-                    let bits = |want: __m256i| {
-                        let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, want), _mm256_cmpeq_epi16(hi, want));
-                        _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64
-                    };
-                    (bits(air_ids), bits(liquid_ids))
-                };
-                air_mask |= on_air << at;
-                liquid_mask |= on_liquid << at;
-            }
-            *a = air_mask;
-            *l = liquid_mask;
-            *s = !(air_mask | liquid_mask) & full;
-        }
-    }
-    match px {
-        ..32 => rows_of::<2>(data, px, liquid_id, solid, liquid, air),
-        32 => rows_of_32::<1>(data, px, liquid_id, solid, liquid, air),
-        _ => rows_of_32::<2>(data, px, liquid_id, solid, liquid, air),
+        *a = air_mask;
+        *l = liquid_mask;
+        *s = !(air_mask | liquid_mask) & full;
     }
 }
 
@@ -278,12 +222,12 @@ mod tests {
 
     #[test]
     #[cfg(target_arch = "x86_64")]
-    fn wide_class_rows_equal_one_voxel_at_a_time_for_every_row_width() {
-        if !(crate::base::simd::avx2() && std::is_x86_feature_detected!("bmi2")) {
+    fn wide_class_rows_equal_one_voxel_at_a_time_for_every_row_width_from_32_to_64() {
+        if !crate::base::simd::avx2() {
             return;
         }
         let liquid_id = block::WATER;
-        for px in 16..=64usize {
+        for px in 32..=64usize {
             let rows = 7;
             let data: Vec<BlockId> = (0..px * rows)
                 .map(|k| {
@@ -292,7 +236,7 @@ mod tests {
                 })
                 .collect();
             let (mut solid, mut liquid, mut air) = (vec![0; rows], vec![0; rows], vec![0; rows]);
-            // SAFETY: the CPU has AVX2 and BMI2 (checked above).
+            // SAFETY: the CPU has AVX2 (checked above).
             unsafe { class_rows_wide(&data, px, liquid_id, &mut solid, &mut liquid, &mut air) };
             for (r, row) in data.chunks_exact(px).enumerate() {
                 let mask = |f: &dyn Fn(BlockId) -> bool| {
