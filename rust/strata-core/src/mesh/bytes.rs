@@ -27,6 +27,7 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
+use crate::mesh::occluders::OccluderBits;
 use crate::mesh::{ChunkMesh, MeshSurface};
 use std::mem::MaybeUninit;
 
@@ -112,6 +113,9 @@ pub struct MeshBytes {
     pub cutout: Option<SurfaceBytes>,
     pub transparent: Option<SurfaceBytes>,
     pub liquid: Option<SurfaceBytes>,
+    /// The padded box's occluder bits, for AO computed per fragment; empty unless the mesher was
+    /// asked for them ([`Mesher::set_occluder_bits`](crate::mesh::Mesher::set_occluder_bits)).
+    pub occluders: OccluderBits,
 }
 
 impl MeshBytes {
@@ -122,8 +126,9 @@ impl MeshBytes {
     }
 
     /// Packs `m` into these streams, reusing their buffers (a recycled `MeshBytes` allocates
-    /// nothing once its buffers have grown).
+    /// nothing once its buffers have grown). The arrays hold no occluder bits: those are emptied.
     pub fn pack(&mut self, m: &ChunkMesh) {
+        self.occluders.clear();
         for (s, slot) in m.surfaces().into_iter().zip(self.surfaces_mut()) {
             pack_into(s, slot);
         }

@@ -14,6 +14,7 @@ use crate::mesh::bytes::MeshBytes;
 use crate::mesh::error::MeshError;
 use crate::mesh::layout::{Axis, Dims, MAX_PADDED, Orientation, SliceLayout, axis_of, front_offset};
 use crate::mesh::materials::MeshMaterials;
+use crate::mesh::occluders::OccluderBits;
 use crate::mesh::quad_bytes::StreamsTarget;
 use crate::mesh::quads::{FaceRows, MeshTarget, QuadLooks};
 use crate::mesh::transpose::transpose_layers;
@@ -135,6 +136,12 @@ pub struct Mesher {
     simple: Vec<bool>,
     /// Whether solid faces carry ambient occlusion (see [`Mesher::set_ambient_occlusion`]).
     ambient_occlusion: bool,
+    /// Whether the byte-stream meshers also write the occluder bits (see
+    /// [`Mesher::set_occluder_bits`]).
+    occluder_bits: bool,
+    /// Whether `along_x.solid` holds the occluders of the box being meshed (step 1 ran in
+    /// render mode in this call).
+    solid_rows_valid: bool,
 }
 
 impl Default for Mesher {
@@ -171,6 +178,8 @@ impl Mesher {
             simple_below: 0,
             simple: Vec::new(),
             ambient_occlusion: true,
+            occluder_bits: false,
+            solid_rows_valid: false,
         };
         m.set_materials(materials);
         m
@@ -266,6 +275,55 @@ impl Mesher {
         self.ambient_occlusion
     }
 
+    /// Has [`Mesher::mesh_bytes`] and [`Mesher::mesh_lit_bytes`] also write the padded box's
+    /// occluder bits into [`MeshBytes::occluders`] (off by default), for AO computed per fragment
+    /// ([`crate::mesh::occluders`]). Pair it with [`Mesher::set_ambient_occlusion`] off: the
+    /// quads then merge by block and light alone and the shader adds the occlusion.
+    pub fn set_occluder_bits(&mut self, on: bool) {
+        self.occluder_bits = on;
+    }
+
+    pub fn occluder_bits(&self) -> bool {
+        self.occluder_bits
+    }
+
+    /// The occluder bits of `padded` into `out`: step 1's solid rows when this call packed them,
+    /// else one voxel at a time (boxes the row mesher does not take).
+    fn write_occluders(&self, padded: &VoxelBuffer, out: &mut OccluderBits) {
+        let s = padded.size();
+        let size = [s.x.max(0) as usize, s.y.max(0) as usize, s.z.max(0) as usize];
+        if self.solid_rows_valid && size[0] <= 64 {
+            out.fill_from_rows(size, &self.along_x.solid);
+            return;
+        }
+        let last = self.class.len() - 1;
+        let rows: Vec<u64> = padded
+            .data()
+            .chunks_exact(size[0].max(1))
+            .map(|row| {
+                row.iter().take(64).enumerate().fold(0u64, |m, (x, &id)| {
+                    m | (((self.class[(id as usize).min(last)] & CLASS_SOLID) != 0) as u64) << x
+                })
+            })
+            .collect();
+        if size[0] <= 64 {
+            out.fill_from_rows(size, &rows);
+        } else {
+            // Rows wider than a word: byte by byte.
+            out.size = size;
+            let row_bytes = out.row_bytes();
+            out.bytes.clear();
+            out.bytes.resize(row_bytes * size[1] * size[2], 0);
+            for (r, row) in padded.data().chunks_exact(size[0]).enumerate() {
+                for (x, &id) in row.iter().enumerate() {
+                    if self.class[(id as usize).min(last)] & CLASS_SOLID != 0 {
+                        out.bytes[r * row_bytes + x / 8] |= 1 << (x % 8);
+                    }
+                }
+            }
+        }
+    }
+
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
     /// buffers, every face under open sky ([`FULL_LIGHT`](crate::mesh::FULL_LIGHT)). The result shows exactly the faces of
     /// [`mesh_padded_chunk_culled`](crate::mesh::mesh_padded_chunk_culled), merged.
@@ -304,6 +362,15 @@ impl Mesher {
         let mut target = StreamsTarget::reusing(out);
         self.mesh_any(padded, &[], &mut target);
         target.finish(out);
+        self.finish_occluders(padded, out);
+    }
+
+    /// The occluder bits of a mesh just written, when asked for and it has triangles.
+    fn finish_occluders(&self, padded: &VoxelBuffer, out: &mut MeshBytes) {
+        out.occluders.clear();
+        if self.occluder_bits && !out.is_empty() {
+            self.write_occluders(padded, &mut out.occluders);
+        }
     }
 
     /// [`Mesher::mesh_lit`] straight into Godot's byte streams, as [`Mesher::mesh_bytes`]: what a
@@ -318,6 +385,7 @@ impl Mesher {
         let mut target = StreamsTarget::reusing(out);
         if light.min() != padded.min() || light.size() != padded.size() {
             target.finish(out);
+            out.occluders.clear();
             return Err(MeshError::LightBox {
                 voxels_min: padded.min(),
                 voxels_size: padded.size(),
@@ -327,6 +395,7 @@ impl Mesher {
         }
         self.mesh_any(padded, light.data(), &mut target);
         target.finish(out);
+        self.finish_occluders(padded, out);
         Ok(())
     }
 
@@ -367,6 +436,7 @@ impl Mesher {
         out: &mut T,
     ) {
         out.clear();
+        self.solid_rows_valid = false;
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             let light = (!light.is_empty()).then(|| LightBuffer::from_data(padded.min(), p, light));
@@ -449,6 +519,8 @@ impl Mesher {
         };
         self.opaque_is_solid = fast.is_some() || collision;
         self.compare_ids = fast.is_none();
+        // Render mode packs the occluders (the blocks that hide faces) as `solid`.
+        self.solid_rows_valid = !collision;
         let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         let interior = full & !1 & !(1u64 << (px - 1));

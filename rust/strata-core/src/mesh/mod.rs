@@ -66,6 +66,7 @@ mod greedy;
 mod layout;
 mod materials;
 mod merge;
+pub mod occluders;
 mod quad_bytes;
 mod quads;
 #[cfg(test)]

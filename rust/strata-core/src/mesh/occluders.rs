@@ -1,0 +1,327 @@
+//! Ambient occlusion computed where the pixels are: the occluder bits of a padded chunk, which a
+//! worker writes next to the chunk's mesh, and [`occlusion_at`], the function the block shaders
+//! evaluate per fragment over them (`addons/strata/shaders/blocks.gdshaderinc`, `block_occlusion`).
+//!
+//! With the AO baked into the vertices, a greedy quad may only span faces whose four corner
+//! levels agree, so AO splits the ground into two to three times the quads that its blocks and
+//! light need. With the occluders beside the mesh the quads merge by block and light alone (the
+//! vertex colour is the open level) and each fragment reads the 3×3 occluders in front of its
+//! face cell: the same four corner levels the vertex AO has, blended bilinearly across the cell
+//! instead of across two triangles.
+//!
+//! Layout of [`OccluderBits::bytes`] (what the Godot layer uploads as an `R8` image, `width` ×
+//! `height` = [`OccluderBits::image_size`]): the padded box's rows along x, `row_bytes =
+//! ⌈size.x / 8⌉` bytes each, x = 0 in bit 0 of the first byte; row `(y, z)` starts at byte
+//! `(y · size.z + z) · row_bytes`, so image texel `(x / 8 + row_bytes · z, y)` holds voxel
+//! `(x, y, z)` in bit `x mod 8`.
+//!
+//! May use: `base` and the other `mesh` modules.
+
+use crate::mesh::ao::AO_LEVELS;
+
+/// Which voxels of a padded box occlude (the blocks that hide faces, whose bits step 1 of the
+/// mesher packs), one bit a voxel; empty when not asked for
+/// ([`Mesher::set_occluder_bits`](crate::mesh::Mesher::set_occluder_bits)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OccluderBits {
+    /// The padded box's size in voxels (x, y, z); zero when empty.
+    pub size: [usize; 3],
+    /// The bits, in the layout of the module doc.
+    pub bytes: Vec<u8>,
+}
+
+impl OccluderBits {
+    /// Bytes per row along x.
+    pub fn row_bytes(&self) -> usize {
+        self.size[0].div_ceil(8)
+    }
+
+    /// The bytes as an image: `(width, height)` texels of one byte.
+    pub fn image_size(&self) -> (usize, usize) {
+        (self.row_bytes() * self.size[2], self.size[1])
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// Empties the bits, keeping the buffer.
+    pub fn clear(&mut self) {
+        self.size = [0; 3];
+        self.bytes.clear();
+    }
+
+    /// Sets the size and fills the bytes from rows along x (`rows[y · size.z + z]`, bit x).
+    pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64]) {
+        self.size = size;
+        let row_bytes = self.row_bytes();
+        self.bytes.clear();
+        for &row in &rows[..size[1] * size[2]] {
+            self.bytes.extend_from_slice(&row.to_le_bytes()[..row_bytes]);
+        }
+    }
+
+    /// Whether padded voxel `(x, y, z)` occludes; false outside the box.
+    pub fn occludes(&self, x: i32, y: i32, z: i32) -> bool {
+        let [sx, sy, sz] = self.size.map(|s| s as i32);
+        if x < 0 || y < 0 || z < 0 || x >= sx || y >= sy || z >= sz {
+            return false;
+        }
+        let row = (y * sz + z) as usize * self.row_bytes();
+        self.bytes.get(row + (x / 8) as usize).is_some_and(|b| (b >> (x % 8)) & 1 == 1)
+    }
+}
+
+/// The in-face axes `(u, v)` of a face looking along `axis` (0 = x, 1 = y, 2 = z), as the
+/// shader takes them.
+const fn face_axes(axis: usize) -> (usize, usize) {
+    match axis {
+        0 => (1, 2),
+        1 => (0, 2),
+        _ => (0, 1),
+    }
+}
+
+/// The brightness (0.55 fully occluded to 1 open, the vertex AO's levels) that ambient occlusion
+/// gives point `p` of a face looking in direction `face` (0–5: +x, −x, +y, −y, +z, −z), `p` in
+/// the chunk's own voxels (padded voxel `(x + 1, y + 1, z + 1)` is chunk voxel `(x, y, z)`), as
+/// the block shaders compute it per fragment:
+/// 1. the face's plane is the nearest whole coordinate along its axis, the voxels in front the
+///    layer it looks into; the face cell is the one `p` falls in, clamped to the chunk;
+/// 2. a visible face never has an occluder in front of its own cell, so a point that fell into
+///    a cell beyond its quad's edge (on the edge, or rounded past it) moves back into a cell
+///    whose front is open: across the nearer cell edge, else the other one, else both. (Every
+///    cell around a corner whose front is open gives that corner the same level.)
+/// 3. each corner's level comes from its two side neighbours and its diagonal one in front
+///    (both sides: 0, else 3 minus the occluders), as the vertex AO's; the four brightnesses
+///    blend bilinearly across the cell.
+pub fn occlusion_at(bits: &OccluderBits, p: [f32; 3], face: usize) -> f32 {
+    let axis = (face / 2).min(2);
+    let (u, v) = face_axes(axis);
+    let plane = p[axis].round() as i32;
+    // Padded coordinates of the layer in front.
+    let front = if face.is_multiple_of(2) { plane + 1 } else { plane };
+    let cells = |a: usize| bits.size[a] as i32 - 2;
+    let cell_of = |a: usize| (p[a].floor() as i32).clamp(0, (cells(a) - 1).max(0));
+    let (mut cu, mut cv) = (cell_of(u), cell_of(v));
+    let (mut fu, mut fv) = (p[u] - cu as f32, p[v] - cv as f32);
+    let occluder = |du: i32, dv: i32, cu: i32, cv: i32| {
+        let mut q = [0i32; 3];
+        q[axis] = front;
+        q[u] = cu + 1 + du;
+        q[v] = cv + 1 + dv;
+        bits.occludes(q[0], q[1], q[2])
+    };
+    if occluder(0, 0, cu, cv) {
+        // Across the nearer cell edge, else the other one, else both (a corner).
+        let (du, dv) = (if fu < 0.5 { -1 } else { 1 }, if fv < 0.5 { -1 } else { 1 });
+        let (su, sv) = if fu.min(1.0 - fu) <= fv.min(1.0 - fv) { ((du, 0), (0, dv)) } else { ((0, dv), (du, 0)) };
+        let step = if !occluder(su.0, su.1, cu, cv) {
+            su
+        } else if !occluder(sv.0, sv.1, cu, cv) {
+            sv
+        } else {
+            (du, dv)
+        };
+        cu += step.0;
+        cv += step.1;
+        fu -= step.0 as f32;
+        fv -= step.1 as f32;
+    }
+    let brightness = |su: i32, sv: i32| {
+        let (s1, s2, d) = (occluder(su, 0, cu, cv), occluder(0, sv, cu, cv), occluder(su, sv, cu, cv));
+        let level = if s1 && s2 { 0 } else { 3 - (s1 as usize + s2 as usize + d as usize) };
+        AO_LEVELS[level]
+    };
+    let low = brightness(-1, -1) + (brightness(1, -1) - brightness(-1, -1)) * fu;
+    let high = brightness(-1, 1) + (brightness(1, 1) - brightness(-1, 1)) * fu;
+    low + (high - low) * fv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::WorldPreset;
+    use crate::base::block;
+    use crate::base::block_library::{BlockLibrary, default_library};
+    use crate::base::chunk::VoxelBuffer;
+    use crate::base::coords::{ChunkCoord, IVec3};
+    use crate::gen3d::pipeline::Generator;
+    use crate::mesh::bytes::MeshBytes;
+    use crate::mesh::test_support::random_box;
+    use crate::mesh::{ChunkMesh, MeshMaterials, Mesher, mesh_padded_chunk_culled_in};
+    use std::sync::Arc;
+
+    /// The default library with every block white, so a vertex colour is its face shade times
+    /// its AO brightness (as the Godot layer meshes textured blocks).
+    fn white_materials() -> Arc<MeshMaterials> {
+        let blocks = default_library()
+            .blocks()
+            .iter()
+            .map(|b| {
+                let mut b = b.clone();
+                b.color = [1.0; 3];
+                b
+            })
+            .collect();
+        Arc::new(MeshMaterials::with_texture_order(&BlockLibrary::new(blocks).expect("the default blocks")))
+    }
+
+    /// Generated chunks, and random boxes of every kind of block (glass, leaves, torches, water,
+    /// ids the library lacks).
+    fn boxes() -> Vec<VoxelBuffer> {
+        let g = Generator::new(&WorldPreset::default()).expect("the default preset");
+        let mut out = Vec::new();
+        for c in [(0, 0, 0), (1, 0, 1), (-2, 0, 3), (0, -1, 0), (5, 0, -4)] {
+            let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            out.push(padded);
+        }
+        let library = default_library();
+        let ids: Vec<u16> = ["stone", "glass", "leaves", "torch", "water", "ice", "planks"]
+            .iter()
+            .filter_map(|n| library.id_of(n))
+            .chain([block::DIRT, 300])
+            .collect();
+        for seed in 0..6 {
+            out.push(random_box(seed, 12 + seed as i32 * 5, &ids, 0.45));
+        }
+        out
+    }
+
+    #[test]
+    fn occluder_bits_are_the_blocks_that_hide_faces_whichever_way_the_box_is_meshed() {
+        let materials = white_materials();
+        let mut mesher = Mesher::with_materials(materials.clone());
+        mesher.set_ambient_occlusion(false);
+        mesher.set_occluder_bits(true);
+        let mut bytes = MeshBytes::default();
+        // A box wider than the 64-bit rows takes the reference mesher (and the voxel-at-a-time bits).
+        let mut wide = random_box(9, 70, &[block::STONE, block::WATER], 0.4);
+        wide.set_local(IVec3::new(69, 3, 3), block::STONE);
+        let mut all = boxes();
+        all.push(wide);
+        for (i, b) in all.iter().enumerate() {
+            mesher.mesh_bytes(b, &mut bytes);
+            assert!(!bytes.is_empty(), "box {i} has faces");
+            let s = b.size();
+            assert_eq!(bytes.occluders.size, [s.x as usize, s.y as usize, s.z as usize]);
+            assert_eq!(bytes.occluders.bytes.len(), bytes.occluders.row_bytes() * (s.y * s.z) as usize);
+            for y in 0..s.y {
+                for z in 0..s.z {
+                    for x in 0..s.x {
+                        let id = b.get_local(IVec3::new(x, y, z));
+                        assert_eq!(
+                            bytes.occluders.occludes(x, y, z),
+                            materials.occludes(id),
+                            "box {i}: voxel ({x}, {y}, {z}), block {id}"
+                        );
+                    }
+                }
+            }
+        }
+        // Nothing to draw, no bits; and none unless asked for.
+        mesher.mesh_bytes(&VoxelBuffer::new(IVec3::ZERO, IVec3::splat(34)), &mut bytes);
+        assert!(bytes.is_empty() && bytes.occluders.is_empty());
+        mesher.set_occluder_bits(false);
+        mesher.mesh_bytes(&all[0], &mut bytes);
+        assert!(!bytes.is_empty() && bytes.occluders.is_empty());
+    }
+
+    /// The nearest AO brightness to `ratio`, which must be within rounding of one.
+    fn level_of(ratio: f32, what: &str) -> f32 {
+        let level = AO_LEVELS.iter().copied().min_by(|a, b| (a - ratio).abs().total_cmp(&(b - ratio).abs()));
+        let level = level.expect("four levels");
+        assert!((level - ratio).abs() < 0.02, "{what}: colour ratio {ratio} is no AO level");
+        level
+    }
+
+    #[test]
+    fn the_shader_gives_every_face_corner_the_level_of_the_vertex_ao() {
+        let materials = white_materials();
+        let (mut with_ao, mut open) = (ChunkMesh::default(), ChunkMesh::default());
+        let mut mesher = Mesher::with_materials(materials.clone());
+        mesher.set_ambient_occlusion(false);
+        mesher.set_occluder_bits(true);
+        let mut bytes = MeshBytes::default();
+        let mut corners = 0;
+        for (i, b) in boxes().iter().enumerate() {
+            // The reference mesher: one quad per unit face, each corner with its AO level.
+            mesh_padded_chunk_culled_in(b, &materials, &mut with_ao, true);
+            mesh_padded_chunk_culled_in(b, &materials, &mut open, false);
+            mesher.mesh_bytes(b, &mut bytes);
+            let bits = &bytes.occluders;
+            // Every surface but the liquid one carries AO.
+            for (s, (a, o)) in with_ao.surfaces().into_iter().zip(open.surfaces()).enumerate().take(3) {
+                assert_eq!(a.positions, o.positions);
+                for q in 0..a.positions.len() / 4 {
+                    let quad = &a.positions[4 * q..4 * q + 4];
+                    let centre = [0, 1, 2].map(|k| quad.iter().map(|p| p[k]).sum::<f32>() / 4.0);
+                    let face = a.directions[4 * q] as usize;
+                    let mut levels = [0.0f32; 4];
+                    for (k, p) in quad.iter().enumerate() {
+                        let v = 4 * q + k;
+                        // The brightest channel (a block the library lacks is not white).
+                        let channel = (0..3).max_by_key(|&c| o.colors[v][c]).unwrap_or(0);
+                        let (lit, bright) = (a.colors[v][channel] as f32, o.colors[v][channel] as f32);
+                        let what = format!("box {i}, surface {s}, face at {p:?} dir {face}");
+                        levels[k] = level_of(lit / bright, &what);
+                        // Just inside the face, off the corner.
+                        let inside = [0, 1, 2].map(|c| p[c] + (centre[c] - p[c]) * 0.002);
+                        let got = occlusion_at(bits, inside, face);
+                        assert!(
+                            (got - levels[k]).abs() < 2e-3,
+                            "{what}: the shader gives {got}, the vertex {}",
+                            levels[k]
+                        );
+                        corners += 1;
+                    }
+                    // The centre blends the four corners.
+                    let got = occlusion_at(bits, centre, face);
+                    let mean = levels.iter().sum::<f32>() / 4.0;
+                    assert!(
+                        (got - mean).abs() < 1e-5,
+                        "box {i}: centre of the face at {centre:?}: {got} against {mean}"
+                    );
+                }
+            }
+        }
+        assert!(corners > 20_000, "{corners} corners checked");
+    }
+
+    #[test]
+    fn on_the_edges_of_merged_quads_the_shader_reads_the_quad_own_cells() {
+        let mut mesher = Mesher::with_materials(white_materials());
+        mesher.set_ambient_occlusion(false);
+        mesher.set_occluder_bits(true);
+        let (mut merged, mut bytes) = (ChunkMesh::default(), MeshBytes::default());
+        let mut edges = 0;
+        for (i, b) in boxes().iter().enumerate() {
+            mesher.mesh(b, &mut merged);
+            mesher.mesh_bytes(b, &mut bytes);
+            for s in merged.surfaces().into_iter().take(3) {
+                for q in 0..s.positions.len() / 4 {
+                    let quad = &s.positions[4 * q..4 * q + 4];
+                    let face = s.directions[4 * q] as usize;
+                    let centre = [0, 1, 2].map(|k| quad.iter().map(|p| p[k]).sum::<f32>() / 4.0);
+                    for k in 0..4 {
+                        // Each edge's midpoint, and a point just inside it.
+                        let (a, c) = (quad[k], quad[(k + 1) % 4]);
+                        let mid = [0, 1, 2].map(|j| (a[j] + c[j]) / 2.0);
+                        let to_centre = [0, 1, 2].map(|j| centre[j] - mid[j]);
+                        let length = to_centre.iter().map(|d| d * d).sum::<f32>().sqrt();
+                        let inside = [0, 1, 2].map(|j| mid[j] + to_centre[j] / length * 1e-3);
+                        let (on, near) =
+                            (occlusion_at(&bytes.occluders, mid, face), occlusion_at(&bytes.occluders, inside, face));
+                        assert!(
+                            (on - near).abs() < 2e-3,
+                            "box {i}: edge {mid:?} of a quad facing {face}: {on} against {near} inside"
+                        );
+                        edges += 1;
+                    }
+                }
+            }
+        }
+        assert!(edges > 5_000, "{edges} edges checked");
+    }
+}
