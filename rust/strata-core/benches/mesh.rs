@@ -26,6 +26,9 @@
 //! props, computed once outside the timing), and for `strata_worker` the mesh written straight
 //! into Godot's byte streams (`Mesher::mesh_lit_bytes`), as `stream/streamer.rs` does per chunk;
 //! `strata_worker_two_pass` is the same in two passes (vertex arrays, then `MeshBytes::pack`).
+//! `strata_worker_shader_ao` is the step as `ChunkWorld` runs it with its block shaders: AO
+//! computed per fragment from the occluder bits written beside the streams, so the quads merge
+//! by block and light alone.
 //!
 //! Run: `cargo bench -p strata-core --bench mesh`. Prints the quad counts before the timings.
 
@@ -94,6 +97,10 @@ fn main() {
         mesher.collision_faces(b, &mut collision);
         let mut lit = ChunkMesh::default();
         mesher.mesh_lit(b, &LIGHTS[i], &mut lit).expect("the light covers the padded box");
+        let mut shader_ao = ChunkMesh::default();
+        mesher.set_ambient_occlusion(false);
+        mesher.mesh_lit(b, &LIGHTS[i], &mut shader_ao).expect("the light covers the padded box");
+        mesher.set_ambient_occlusion(true);
         let mut direct = MeshBytes::default();
         mesher.mesh_lit_bytes(b, &LIGHTS[i], &mut direct).expect("the light covers the padded box");
         assert_eq!(direct, MeshBytes::from_mesh(&lit), "chunk {i}: the worker's streams are the arrays packed");
@@ -125,12 +132,13 @@ fn main() {
             );
         }
         println!(
-            "quads chunk={i} coord=({},{},{}) strata_greedy={} strata_lit={} strata_flat={} culled={} block_mesh={} bgm={} collision={}",
+            "quads chunk={i} coord=({},{},{}) strata_greedy={} strata_lit={} strata_lit_shader_ao={} strata_flat={} culled={} block_mesh={} bgm={} collision={}",
             c.x,
             c.y,
             c.z,
             greedy.quad_count(),
             lit.quad_count(),
+            shader_ao.quad_count(),
             flat.quad_count(),
             culled.quad_count(),
             baseline,
@@ -177,6 +185,22 @@ fn strata_worker(bencher: divan::Bencher, chunk: usize) {
     bencher.bench_local(|| {
         mesher.mesh_lit_bytes(black_box(b), light, &mut bytes).expect("the light covers the padded box");
         black_box(bytes.opaque.as_ref().map_or(0, |s| s.vertex_count))
+    });
+}
+
+/// The worker's meshing step as `ChunkWorld` runs it with its block shaders: AO per fragment,
+/// so the quads merge by block and light alone (AO off in the mesher) and the padded box's
+/// occluder bits go out with the streams (`Mesher::set_occluder_bits`).
+#[divan::bench(args = ARGS)]
+fn strata_worker_shader_ao(bencher: divan::Bencher, chunk: usize) {
+    let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
+    let mut mesher = Mesher::new();
+    mesher.set_ambient_occlusion(false);
+    mesher.set_occluder_bits(true);
+    let mut bytes = MeshBytes::default();
+    bencher.bench_local(|| {
+        mesher.mesh_lit_bytes(black_box(b), light, &mut bytes).expect("the light covers the padded box");
+        black_box((bytes.opaque.as_ref().map_or(0, |s| s.vertex_count), bytes.occluders.bytes.len()))
     });
 }
 

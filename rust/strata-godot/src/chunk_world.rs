@@ -28,8 +28,8 @@ use crate::world_navigation::WorldNavigation;
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D,
-    Node3D, ShaderMaterial, StaticBody3D,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Image, ImageTexture, Material, MeshInstance3D,
+    MultiMeshInstance3D, Node3D, ShaderMaterial, StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -44,6 +44,7 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
 use strata_core::mesh::bytes::{ATTRIBUTE_STRIDE, MeshBytes, VERTEX_STRIDE};
+use strata_core::mesh::occluders::OccluderBits;
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::nav::NavSettings;
 use strata_core::stream::far_mesh::FarMesh;
@@ -72,6 +73,9 @@ struct ChunkNode {
     faces: Option<PackedVector3Array>,
     /// One MultiMeshInstance3D per decoration kind present.
     scatter: Vec<Gd<MultiMeshInstance3D>>,
+    /// The mesh's own copies of the block materials, holding its occluder bits, when its AO is
+    /// computed per fragment.
+    materials: Vec<Gd<ShaderMaterial>>,
 }
 
 /// Nodes of unloaded chunks freed every frame even when the budget is spent.
@@ -309,6 +313,8 @@ pub struct ChunkWorld {
     /// The materials of the chunk surfaces (built on first use from `material_override` or the
     /// block shaders and the library's textures).
     surface_materials: Option<SurfaceMaterials>,
+    /// `horizon`'s count of uniform changes last copied to the chunks' own materials.
+    horizon_told: u64,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
     scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
@@ -407,6 +413,7 @@ impl INode3D for ChunkWorld {
             nodes_to_free: std::collections::VecDeque::new(),
             retired_keys: HashMap::new(),
             surface_materials: None,
+            horizon_told: 0,
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
             frame_time_s: 0.0,
@@ -1130,6 +1137,9 @@ impl ChunkWorld {
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
         let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
         d.set("chunk_mesh_mb", mb(self.mesh_bytes_total[0]));
+        let copies: usize = self.nodes.values().map(|n| n.materials.len()).sum();
+        d.set("occluder_chunks", self.nodes.values().filter(|n| !n.materials.is_empty()).count() as i64);
+        d.set("occluder_materials", copies as i64);
         d.set("far_mesh_mb", mb(self.mesh_bytes_total[1]));
         let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
         d.set("voxel_cache_entries", cache_entries as i64);
@@ -1262,6 +1272,9 @@ impl ChunkWorld {
         self.daylight = world_host::float_in_range("ChunkWorld", "daylight", value, 0.0, 1.0, self.daylight);
         if let Some(m) = &self.surface_materials {
             set_daylight_on(m, self.daylight);
+            let copies: Vec<Gd<Material>> =
+                self.nodes.values().flat_map(|n| n.materials.iter().cloned().map(Gd::upcast)).collect();
+            set_daylight_on(&copies, self.daylight);
         }
     }
 
@@ -1602,6 +1615,8 @@ impl ChunkWorld {
             memory_budget_mb: self.memory_budget_mb.clamp(0, u32::MAX as i64) as u32,
             adaptive_far: self.adaptive_far_view,
             ambient_occlusion: self.ambient_occlusion,
+            // AO per fragment needs the block shaders; a material of the user's gets it baked.
+            shader_occlusion: self.material_override.is_none(),
             pack_surfaces: true,
             mesh_materials: self.mesh_materials(),
             light: self.light_props(),
@@ -1765,6 +1780,16 @@ impl ChunkWorld {
         let from_world = self.base().get_global_transform().affine_inverse();
         let centre = Vector3::new(viewer[0] as f32, viewer[1] as f32, viewer[2] as f32);
         self.horizon.update(self.horizon_shadows, &generator, reach, centre, &materials, from_world, deadline);
+        // The chunks' own material copies follow the shared ones.
+        if self.horizon.told_count() != self.horizon_told {
+            self.horizon_told = self.horizon.told_count();
+            let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
+            for copy in self.nodes.values_mut().flat_map(|n| n.materials.iter_mut()) {
+                for name in horizon_shadows::UNIFORMS {
+                    copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
+                }
+            }
+        }
     }
 
     /// Shows a finished far column (replacing an older mesh of it).
@@ -1886,7 +1911,7 @@ impl ChunkWorld {
             free_chunk_node(old);
         }
         self.free_retired_now(StreamKey::Near(c));
-        let mut node = ChunkNode { mesh: None, body: None, faces: None, scatter: Vec::new() };
+        let mut node = ChunkNode { mesh: None, body: None, faces: None, scatter: Vec::new(), materials: Vec::new() };
         if !r.scatter.is_empty() {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
@@ -1897,6 +1922,9 @@ impl ChunkWorld {
             mi.set_mesh(&mesh);
             let origin = c.min_voxel();
             mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+            if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty()) {
+                node.materials = with_occluders(&mesh, bits);
+            }
             self.base_mut().add_child(&mi);
             node.mesh = Some(mi);
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
@@ -2066,12 +2094,46 @@ impl ChunkWorld {
 /// value is not a number). Read once per process.
 /// Sets the block shaders' `daylight` uniform on those of `materials` that are shader materials
 /// (a user's override gets it too, if its shader declares it).
-fn set_daylight_on(materials: &SurfaceMaterials, daylight: f64) {
+fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
     for m in materials {
         if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
             shader.set_shader_parameter("daylight", &(daylight as f32).to_variant());
         }
     }
+}
+
+/// Gives a chunk's mesh its own copies of its block materials, holding its occluder bits
+/// (`strata_occluders`, an `R8` texture of the bits' image; `strata_occlusion` on), on every
+/// surface but the liquid one; returns the copies. Surfaces without a shader material keep
+/// theirs (they show without AO).
+fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits) -> Vec<Gd<ShaderMaterial>> {
+    let (width, height) = bits.image_size();
+    let Some(image) = Image::create_from_data(
+        width as i32,
+        height as i32,
+        false,
+        godot::classes::image::Format::R8,
+        &PackedByteArray::from(bits.bytes.as_slice()),
+    ) else {
+        return Vec::new();
+    };
+    let Some(texture) = ImageTexture::create_from_image(&image) else { return Vec::new() };
+    let mut copies = Vec::new();
+    let mut mesh = mesh.clone();
+    for i in 0..mesh.get_surface_count() {
+        if mesh.surface_get_name(i) == "liquid" {
+            continue;
+        }
+        let Some(shared) = mesh.surface_get_material(i).and_then(|m| m.try_cast::<ShaderMaterial>().ok()) else {
+            continue;
+        };
+        let mut copy = shared.duplicate_resource();
+        copy.set_shader_parameter("strata_occluders", &texture.to_variant());
+        copy.set_shader_parameter("strata_occlusion", &true.to_variant());
+        mesh.surface_set_material(i, &copy);
+        copies.push(copy);
+    }
+    copies
 }
 
 fn trace_threshold_ms() -> Option<f64> {

@@ -18,7 +18,9 @@
 //! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
 //! its masks built in the call or prebuilt), `mesh_lit_us` (the mesher with AO, textures and
 //! light, `strata_lit`), `mesh_worker_us` (the same mesher writing Godot's streams as it merges: the
-//! worker's meshing step, `strata_worker`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
+//! worker's meshing step, `strata_worker`), `mesh_worker_shader_ao_us` (that step as `ChunkWorld`
+//! runs it with its block shaders: AO per fragment, occluder bits beside the streams,
+//! `strata_worker_shader_ao`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
 //! (one CA pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` /
 //! `mesh_baseline_quads` / `mesh_bgm_quads` (mean quads per chunk).
 //!
@@ -72,7 +74,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 32] = [
+const ENTRIES: [Entry; 33] = [
     // 32 rays of 64 voxels an iteration: µs per ray.
     Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
     Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
@@ -89,6 +91,13 @@ const ENTRIES: [Entry; 32] = [
     Entry { key: "mesh_us", bench: "mesh", group: "strata_greedy", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_lit_us", bench: "mesh", group: "strata_lit", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_worker_us", bench: "mesh", group: "strata_worker", to_unit: 1e3, unit: "µs" },
+    Entry {
+        key: "mesh_worker_shader_ao_us",
+        bench: "mesh",
+        group: "strata_worker_shader_ao",
+        to_unit: 1e3,
+        unit: "µs",
+    },
     Entry { key: "mesh_flat_us", bench: "mesh", group: "strata_greedy_flat", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_baseline_us", bench: "mesh", group: "block_mesh_greedy", to_unit: 1e3, unit: "µs" },
     Entry { key: "noise2d_ns", bench: "noise2d", group: "strata_fast_fbm_batch", to_unit: NOISE_SAMPLES, unit: "ns" },

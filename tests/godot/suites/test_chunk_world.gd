@@ -526,53 +526,79 @@ func _near_vertex_count(w: ChunkWorld) -> int:
 	return total
 
 
-## Ambient occlusion off (a player's "smooth lighting" setting): the loaded chunks are remeshed
-## in the background with faces merged by block alone, far fewer vertices, each face one flat
-## colour; the worker-packed bytes still equal Godot's own conversion.
-func test_turning_ambient_occlusion_off_remeshes_the_loaded_world() -> void:
-	var w := _make_world(7)
-	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
-	await wait_frames(2)
-	var with_ao := _near_vertex_count(w)
-	assert_gt(with_ao, 1000, "terrain around the viewer")
-	w.ambient_occlusion = false
-	await wait_frames(2)  # the world sees the change in its next process
-	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after the change")
-	await wait_frames(2)
-	var flat := _near_vertex_count(w)
-	assert_lt(flat * 2, with_ao, "flat %d vertices against %d with AO" % [flat, with_ao])
-	var node: MeshInstance3D = null
+func _chunk_nodes(w: ChunkWorld) -> Array[MeshInstance3D]:
+	var out: Array[MeshInstance3D] = []
 	for child in w.get_children():
 		if (
 			child is MeshInstance3D
 			and String(child.name).begins_with("chunk_")
 			and child.mesh != null
+			and child.visible
 		):
-			node = child
-			break
-	assert_true(node != null, "a chunk with a mesh")
-	var parts := String(node.name).split("_")
-	var coord := Vector3i(int(parts[1]), int(parts[2]), int(parts[3]))
-	var arrays := node.mesh.surface_get_arrays(0)
-	var colors: PackedColorArray = arrays[Mesh.ARRAY_COLOR]
-	for q in colors.size() / 4:
-		for k in 4:
-			assert_eq(colors[4 * q + k], colors[4 * q], "quad %d is one colour" % q)
-	assert_eq(colors.size(), (arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size())
-	var packed := w.build_chunk_mesh(coord, false)
-	var reference := w.build_chunk_mesh(coord, true)
-	assert_eq(
-		packed.surface_get_arrays(0),
-		reference.surface_get_arrays(0),
-		"packed bytes equal Godot's conversion"
-	)
-	assert_eq(
-		packed.surface_get_arrays(0)[Mesh.ARRAY_VERTEX].size(),
-		(arrays[Mesh.ARRAY_VERTEX] as PackedVector3Array).size(),
-		"the streamed mesh is the flat one"
-	)
+			out.append(child)
+	return out
+
+
+## Ambient occlusion is computed per fragment by the block shaders: every shown chunk's opaque
+## surface has its own copy of the block material, holding the chunk's occluder bits, so the
+## quads merge by block and light alone: as few vertices as with AO off. A material of the
+## user's gets AO baked into the vertices instead.
+func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost() -> void:
+	var w := _make_world(7)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
+	await wait_frames(2)
+	var with_ao := _near_vertex_count(w)
+	assert_gt(with_ao, 1000, "terrain around the viewer")
+	var nodes := _chunk_nodes(w)
+	var seen := {}
+	for node in nodes:
+		var material := node.mesh.surface_get_material(0) as ShaderMaterial
+		assert_true(material != null, "%s: a block material" % node.name)
+		assert_true(
+			material.get_shader_parameter("strata_occlusion"), "%s: occlusion on" % node.name
+		)
+		var bits: Variant = material.get_shader_parameter("strata_occluders")
+		assert_true(bits is ImageTexture, "%s: its occluder bits: %s" % [node.name, bits])
+		assert_eq((bits as ImageTexture).get_width(), 5 * 34)
+		assert_eq((bits as ImageTexture).get_height(), 34)
+		assert_false(seen.has(material), "%s shares a material" % node.name)
+		seen[material] = true
+	var stats := w.get_stats()
+	assert_eq(stats["occluder_chunks"], nodes.size(), "every shown chunk")
+	# The copies follow the shared uniforms.
+	w.daylight = 0.25
+	for node in nodes:
+		var material := node.mesh.surface_get_material(0) as ShaderMaterial
+		assert_near(material.get_shader_parameter("daylight"), 0.25, 1e-6, "daylight follows")
+
+	# Off: the same quads, no occluders.
+	w.ambient_occlusion = false
+	await wait_frames(2)  # the world sees the change in its next process
+	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after the change")
+	await wait_frames(2)
+	assert_eq(_near_vertex_count(w), with_ao, "per-fragment AO costs no vertices")
+	assert_eq(w.get_stats()["occluder_chunks"], 0)
 	w.ambient_occlusion = true
 	await wait_frames(2)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after turning it back on")
 	await wait_frames(2)
 	assert_eq(_near_vertex_count(w), with_ao, "the same meshes as before")
+	assert_eq(w.get_stats()["occluder_chunks"], _chunk_nodes(w).size())
+
+	# A user's material: AO in the vertex colours, quads split where it changes.
+	var own := _make_world(7)
+	own.material_override = StandardMaterial3D.new()
+	assert_true(await wait_until(own.is_area_ready, 60.0), "the second world never ready")
+	await wait_frames(2)
+	assert_gt(_near_vertex_count(own), with_ao * 2, "vertex AO splits the quads")
+	assert_eq(own.get_stats()["occluder_chunks"], 0)
+	var node := _chunk_nodes(own)[0]
+	var parts := String(node.name).split("_")
+	var coord := Vector3i(int(parts[1]), int(parts[2]), int(parts[3]))
+	var packed := own.build_chunk_mesh(coord, false)
+	var reference := own.build_chunk_mesh(coord, true)
+	assert_eq(
+		packed.surface_get_arrays(0),
+		reference.surface_get_arrays(0),
+		"packed bytes equal Godot's conversion"
+	)

@@ -28,6 +28,8 @@ pub(super) struct HorizonShadows {
     texture: Option<Gd<Texture2DArray>>,
     /// The uniforms last set: on which materials (the first one's id), the slots, the transform.
     told: Option<(InstanceId, i32, Transform3D)>,
+    /// How many times the materials were told.
+    told_count: u64,
     /// Tiles copied into the texture since it was made.
     uploaded: u64,
 }
@@ -54,6 +56,11 @@ impl HorizonShadows {
     }
 
     /// Whether a map is being kept.
+    /// How many times the materials were told new uniforms (a copy of them must follow).
+    pub(super) fn told_count(&self) -> u64 {
+        self.told_count
+    }
+
     pub(super) fn is_started(&self) -> bool {
         self.mapper.is_some()
     }
@@ -86,6 +93,7 @@ impl HorizonShadows {
                 self.stop();
                 tell(materials, 0, None, from_world);
                 self.told = Some((materials[0].instance_id(), 0, from_world));
+                self.told_count += 1;
             }
             return;
         }
@@ -117,6 +125,7 @@ impl HorizonShadows {
         if self.told != told {
             tell(materials, slots as i32, Some(texture), from_world);
             self.told = told;
+            self.told_count += 1;
         }
     }
 }
@@ -136,6 +145,9 @@ fn blank_texture(slots: usize) -> Option<Gd<Texture2DArray>> {
     }
     Some(texture)
 }
+
+/// The uniforms [`HorizonShadows::update`] sets.
+pub(super) const UNIFORMS: [&str; 3] = ["horizon_slots", "horizon_from_world", "horizon_heights"];
 
 /// Sets the horizon uniforms on every shader material of `materials` (a user's material without
 /// them ignores them).
