@@ -19,12 +19,12 @@ use crate::mesh::quad_bytes::StreamsTarget;
 use crate::mesh::quads::{FaceRows, MeshTarget, QuadLooks};
 use crate::mesh::transpose::transpose_layers;
 use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA, rgba8};
-#[cfg(target_arch = "x86_64")]
-use crate::mesh::voxels::class_rows_wide;
 use crate::mesh::voxels::{
     CLASS_AIR, CLASS_CUTOUT, CLASS_LIQUID, CLASS_OPAQUE, CLASS_PHYSICS, CLASS_SOLID, CLASS_TRANSPARENT, bit_range,
     flat_masks, same_blocks,
 };
+#[cfg(target_arch = "x86_64")]
+use crate::mesh::voxels::{class_rows_wide, equal_bytes_64};
 use std::sync::Arc;
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
@@ -844,7 +844,7 @@ impl Mesher {
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
                 let mut along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along);
                 if !light.is_empty() {
-                    along_mask &= same_light(
+                    along_mask &= same_light::<WIDE>(
                         light,
                         voxel as isize + front,
                         (voxel + o.data_bit_step) as isize + front,
@@ -859,7 +859,7 @@ impl Mesher {
                 let mut across_mask =
                     same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across);
                 if !light.is_empty() {
-                    across_mask &= same_light(
+                    across_mask &= same_light::<WIDE>(
                         light,
                         (voxel - o.data_row_step) as isize + front,
                         voxel as isize + front,
@@ -887,7 +887,17 @@ impl Mesher {
 /// the faces whose merge partner sees the same light. (`a` and `b` are data indices with the
 /// front offset added; a bit whose index falls outside `light` is not kept.)
 #[inline(always)]
-fn same_light(light: &[u8], a: isize, b: isize, step: usize, mut candidates: u64) -> u64 {
+fn same_light<const WIDE: bool>(light: &[u8], a: isize, b: isize, step: usize, mut candidates: u64) -> u64 {
+    #[cfg(target_arch = "x86_64")]
+    if WIDE
+        && step == 1
+        && candidates != 0
+        && let (Ok(a), Ok(b)) = (usize::try_from(a), usize::try_from(b))
+        && a.max(b) + 64 <= light.len()
+    {
+        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
+        return candidates & unsafe { equal_bytes_64(&light[a..a + 64], &light[b..b + 64]) };
+    }
     let mut same = 0;
     while candidates != 0 {
         let k = candidates.trailing_zeros() as usize;

@@ -54,11 +54,16 @@ impl OccluderBits {
     /// Sets the size and fills the bytes from rows along x (`rows[y · size.z + z]`, bit x).
     pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64]) {
         self.size = size;
-        let row_bytes = self.row_bytes();
+        let (row_bytes, count) = (self.row_bytes(), size[1] * size[2]);
+        // Each row as one 8-byte store; the next row's store overwrites the bytes past this
+        // row's end (bits past `size.x` are zero), and the spare 8 bytes at the end are cut off.
         self.bytes.clear();
-        for &row in &rows[..size[1] * size[2]] {
-            self.bytes.extend_from_slice(&row.to_le_bytes()[..row_bytes]);
+        self.bytes.resize(count * row_bytes + 8, 0);
+        for (k, &row) in rows[..count].iter().enumerate() {
+            let bits = if size[0] >= 64 { row } else { row & ((1u64 << size[0]) - 1) };
+            self.bytes[k * row_bytes..k * row_bytes + 8].copy_from_slice(&bits.to_le_bytes());
         }
+        self.bytes.truncate(count * row_bytes);
     }
 
     /// Whether padded voxel `(x, y, z)` occludes; false outside the box.
