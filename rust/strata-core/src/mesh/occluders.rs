@@ -55,15 +55,19 @@ impl OccluderBits {
     pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64]) {
         self.size = size;
         let (row_bytes, count) = (self.row_bytes(), size[1] * size[2]);
-        // Each row as one 8-byte store; the next row's store overwrites the bytes past this
-        // row's end (bits past `size.x` are zero), and the spare 8 bytes at the end are cut off.
+        let mask = if size[0] >= 64 { !0 } else { (1u64 << size[0]) - 1 };
         self.bytes.clear();
-        self.bytes.resize(count * row_bytes + 8, 0);
-        for (k, &row) in rows[..count].iter().enumerate() {
-            let bits = if size[0] >= 64 { row } else { row & ((1u64 << size[0]) - 1) };
-            self.bytes[k * row_bytes..k * row_bytes + 8].copy_from_slice(&bits.to_le_bytes());
+        self.bytes.resize(count * row_bytes, 0);
+        if row_bytes == 5 {
+            // A padded chunk's rows (34 voxels): a fixed-size copy each.
+            for (out, &row) in self.bytes.chunks_exact_mut(5).zip(&rows[..count]) {
+                out.copy_from_slice(&(row & mask).to_le_bytes()[..5]);
+            }
+        } else {
+            for (out, &row) in self.bytes.chunks_exact_mut(row_bytes).zip(&rows[..count]) {
+                out.copy_from_slice(&(row & mask).to_le_bytes()[..row_bytes]);
+            }
         }
-        self.bytes.truncate(count * row_bytes);
     }
 
     /// Whether padded voxel `(x, y, z)` occludes; false outside the box.

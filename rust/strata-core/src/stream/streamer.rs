@@ -2055,9 +2055,16 @@ pub(crate) mod tests {
 
     /// With `pack_surfaces`, every result carries its mesh as Godot's streams alone; when the
     /// caller hands each result's buffers back, later results built in those buffers are still
-    /// exactly the chunk's own streams (nothing of an earlier, bigger chunk remains).
+    /// exactly the chunk's own streams (nothing of an earlier, bigger chunk remains). With
+    /// `shader_occlusion` the streams are merged without vertex AO and carry the occluder bits.
     #[test]
     fn recycled_buffers_give_the_same_meshes_and_streams() {
+        for shader_occlusion in [false, true] {
+            recycled_buffers_give_the_same_streams(shader_occlusion);
+        }
+    }
+
+    fn recycled_buffers_give_the_same_streams(shader_occlusion: bool) {
         let g = Arc::new(Generator::new(&WorldPreset::default()).unwrap());
         let mut s = Streamer::new(
             g.clone(),
@@ -2066,6 +2073,7 @@ pub(crate) mod tests {
                 vertical_view_distance: 1,
                 worker_threads: 2,
                 pack_surfaces: true,
+                shader_occlusion,
                 ..Default::default()
             },
         )
@@ -2080,15 +2088,20 @@ pub(crate) mod tests {
                 Some(StreamResult::Near(r)) => {
                     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
                     g.generate_padded_chunk(r.coord, &mut padded);
-                    let mut alone = ChunkMesh::default();
-                    Mesher::new().mesh(&padded, &mut alone);
+                    let (mut alone, mut alone_bytes, mut mesher) =
+                        (ChunkMesh::default(), MeshBytes::default(), Mesher::new());
+                    mesher.set_ambient_occlusion(!shader_occlusion);
+                    mesher.set_occluder_bits(shader_occlusion);
+                    mesher.mesh(&padded, &mut alone);
+                    mesher.mesh_bytes(&padded, &mut alone_bytes);
+                    assert_eq!(alone_bytes.occluders.is_empty(), !shader_occlusion || alone.is_empty());
                     // Packing, the workers write the streams alone.
                     assert!(r.mesh.is_empty(), "no vertex arrays for {:?}", r.coord);
                     assert_eq!(r.has_faces(), !alone.is_empty(), "faces of {:?}", r.coord);
                     if alone.is_empty() {
                         assert!(r.packed.is_none(), "no streams for {:?}", r.coord);
                     } else {
-                        assert_eq!(r.packed.as_ref(), Some(&MeshBytes::from_mesh(&alone)), "streams of {:?}", r.coord);
+                        assert_eq!(r.packed.as_ref(), Some(&alone_bytes), "streams of {:?}", r.coord);
                         assert_eq!(r.opaque_triangle_corners(), alone.opaque.triangle_corners(), "{:?}", r.coord);
                         checked += 1;
                     }
