@@ -1270,7 +1270,13 @@ impl ChunkWorld {
 
     #[func]
     fn set_daylight(&mut self, value: f64) {
+        let before = shader_daylight(self.daylight);
         self.daylight = world_host::float_in_range("ChunkWorld", "daylight", value, 0.0, 1.0, self.daylight);
+        // The shaders get it in steps of 1/1024 (too small to see), so a day cycle setting it
+        // every frame updates the chunks' material copies a few times a second, not every frame.
+        if shader_daylight(self.daylight) == before {
+            return;
+        }
         if let Some(m) = &self.surface_materials {
             set_daylight_on(m, self.daylight);
             let copies: Vec<Gd<Material>> =
@@ -2098,7 +2104,7 @@ impl ChunkWorld {
 fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
     for m in materials {
         if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
-            shader.set_shader_parameter("daylight", &(daylight as f32).to_variant());
+            shader.set_shader_parameter("daylight", &shader_daylight(daylight).to_variant());
         }
     }
 }
@@ -2135,6 +2141,11 @@ fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits) -> Vec<Gd<ShaderMat
         copies.push(copy);
     }
     copies
+}
+
+/// `daylight` as the block shaders get it: in steps of 1/1024.
+fn shader_daylight(daylight: f64) -> f32 {
+    ((daylight * 1024.0).round() / 1024.0) as f32
 }
 
 fn trace_threshold_ms() -> Option<f64> {
