@@ -524,13 +524,11 @@ impl Mesher {
         let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         let interior = full & !1 & !(1u64 << (px - 1));
+        // Each interior layer's interior rows as one slice, folded (vectorised).
         let interior_or = |rows_of: &[u64]| {
-            let mut m = 0u64;
-            for y in 1..py - 1 {
-                for z in 1..pz - 1 {
-                    m |= rows_of[y * pz + z];
-                }
-            }
+            let m = rows_of[pz..(py - 1) * pz]
+                .chunks_exact(pz)
+                .fold(0u64, |m, layer| layer[1..pz - 1].iter().fold(m, |m, &r| m | r));
             m & interior != 0
         };
         match fast {
