@@ -331,6 +331,33 @@ fn abuse_is_refused_and_the_server_keeps_serving() {
     );
 }
 
+/// `Target::All` and `Target::AllExcept` mean the joined connections: one that has connected
+/// but not said `Hello` (or was refused) is sent nothing before its `Welcome`, whatever the
+/// others do meanwhile; a client refuses anything else first.
+#[test]
+fn broadcasts_reach_only_the_joined_connections() {
+    let mut server = WorldServer::new(&preset(), Default::default(), 0, ServerConfig::default());
+    let hello = |name: &str| Message::Hello { protocol: PROTOCOL_VERSION, name: name.into() }.encode();
+    server.handle_packet(3, &hello("ann"), 0.0);
+    server.handle_packet(9, &hello("bob"), 0.0);
+    // Peer 5 connected and is still to say hello; peer 6 was refused.
+    server.handle_packet(6, &Message::Hello { protocol: 99, name: "old".into() }.encode(), 0.0);
+    assert_eq!(server.joined_peers().collect::<Vec<_>>(), vec![3, 9]);
+    let chat = server.handle_packet(3, &Message::Chat { player: 0, text: "hi".into() }.encode(), 0.1);
+    assert!(chat.iter().any(|a| matches!(a, Action::Send { target: Target::All, .. })), "{chat:?}");
+    // A client still waiting for its Welcome would refuse the broadcast itself; the others'
+    // poses (unreliable, on another channel, so they may overtake the Welcome) it drops.
+    let mut waiting = WorldClient::new("cy");
+    let pose =
+        Message::PlayerState { player: 1, tick: 3, pose: Pose { position: [0.0, 40.0, 0.0], yaw: 0.0, pitch: 0.0 } }
+            .encode();
+    assert_eq!(waiting.handle_packet(&pose, 0.1).expect("a pose before the Welcome is dropped"), vec![]);
+    let err = waiting.handle_packet(&chat[0].clone().message_bytes(), 0.1).unwrap_err();
+    assert!(matches!(err, ClientError::BeforeWelcome(_)), "{err}");
+    server.peer_disconnected(3);
+    assert_eq!(server.joined_peers().collect::<Vec<_>>(), vec![9]);
+}
+
 #[test]
 fn joining_with_another_protocol_or_a_bad_name_is_refused_with_the_reason() {
     let mut server = WorldServer::new(&preset(), Default::default(), 0, ServerConfig::default());

@@ -1096,16 +1096,24 @@ impl WorldSync {
                     match target {
                         Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
                         Target::Peer(p) => self.send(p, &bytes, reliable),
-                        Target::All => {
-                            self.send(0, &bytes, reliable);
-                            self.host_event(message);
-                        }
-                        Target::AllExcept(p) => {
-                            // Godot sends to everyone but `p` for the id `-p`.
-                            if p == SERVER_PEER {
-                                self.send(0, &bytes, reliable);
-                            } else {
-                                self.send(-p, &bytes, reliable);
+                        // To the joined connections one by one: a client connected but not yet
+                        // welcomed must get its `Welcome` first (it refuses anything else), so
+                        // no broadcast to every ENet peer.
+                        Target::All | Target::AllExcept(_) => {
+                            let except = match target {
+                                Target::AllExcept(p) => Some(p),
+                                _ => None,
+                            };
+                            let peers: Vec<i64> = match &self.role {
+                                Role::Server(s) => {
+                                    s.joined_peers().filter(|&p| p != SERVER_PEER && Some(p) != except).collect()
+                                }
+                                _ => Vec::new(),
+                            };
+                            for p in peers {
+                                self.send(p, &bytes, reliable);
+                            }
+                            if except != Some(SERVER_PEER) {
                                 self.host_event(message);
                             }
                         }

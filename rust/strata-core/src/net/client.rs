@@ -275,6 +275,10 @@ impl WorldClient {
                     Ok(vec![ClientEvent::Joined { player, preset: Box::new(preset) }])
                 }
                 Message::Refused { reason } => Err(ClientError::Refused(reason)),
+                // Poses travel unreliably on a channel of their own, which ENet does not order
+                // against the reliable one: the others' first poses may overtake the Welcome.
+                // They are transient, so one before the Welcome is dropped.
+                Message::PlayerState { .. } => Ok(Vec::new()),
                 _ => Err(ClientError::BeforeWelcome("a message")),
             };
         }

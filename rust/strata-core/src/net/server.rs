@@ -385,6 +385,13 @@ impl WorldServer {
         self.players.len()
     }
 
+    /// The connections that have joined (been welcomed), in order: what [`Target::All`] and
+    /// [`Target::AllExcept`] mean. A connection that has not sent its `Hello` yet, or was
+    /// refused, is not one of them: it is sent nothing before its `Welcome`.
+    pub fn joined_peers(&self) -> impl Iterator<Item = PeerId> + '_ {
+        self.players.keys().copied()
+    }
+
     /// The player id of a joined connection.
     pub fn player_of(&self, peer: PeerId) -> Option<PlayerId> {
         self.players.get(&peer).map(|p| p.id)
