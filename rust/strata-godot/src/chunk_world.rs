@@ -1099,8 +1099,8 @@ impl ChunkWorld {
     /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
     /// `occluder_chunks` / `occluder_materials` (chunks whose AO the block shaders compute from
-    /// their occluder bits, and their own material copies holding them), `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of generated voxels, for
-    /// light and raycasts), `view_distance_effective` (the view distance in
+    /// their occluder bits, and their own material copies holding them), `voxel_cache_mb` /
+    /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
     /// (the preset's heightmap file is loading: no world until it is in),
     /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once), and

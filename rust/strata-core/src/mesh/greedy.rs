@@ -288,7 +288,7 @@ impl Mesher {
     }
 
     /// The occluder bits of `padded` into `out`: step 1's solid rows when this call packed them,
-    /// else one voxel at a time (boxes the row mesher does not take).
+    /// else one voxel at a time.
     fn write_occluders(&self, padded: &VoxelBuffer, out: &mut OccluderBits) {
         let s = padded.size();
         let size = [s.x.max(0) as usize, s.y.max(0) as usize, s.z.max(0) as usize];
@@ -296,29 +296,16 @@ impl Mesher {
             out.fill_from_rows(size, &self.along_x.solid);
             return;
         }
+        // A box the row mesher does not take (wider than a word, or too thin): bit by bit.
         let last = self.class.len() - 1;
-        let rows: Vec<u64> = padded
-            .data()
-            .chunks_exact(size[0].max(1))
-            .map(|row| {
-                row.iter().take(64).enumerate().fold(0u64, |m, (x, &id)| {
-                    m | (((self.class[(id as usize).min(last)] & CLASS_SOLID) != 0) as u64) << x
-                })
-            })
-            .collect();
-        if size[0] <= 64 {
-            out.fill_from_rows(size, &rows);
-        } else {
-            // Rows wider than a word: byte by byte.
-            out.size = size;
-            let row_bytes = out.row_bytes();
-            out.bytes.clear();
-            out.bytes.resize(row_bytes * size[1] * size[2], 0);
-            for (r, row) in padded.data().chunks_exact(size[0]).enumerate() {
-                for (x, &id) in row.iter().enumerate() {
-                    if self.class[(id as usize).min(last)] & CLASS_SOLID != 0 {
-                        out.bytes[r * row_bytes + x / 8] |= 1 << (x % 8);
-                    }
+        out.size = size;
+        let row_bytes = out.row_bytes();
+        out.bytes.clear();
+        out.bytes.resize(row_bytes * size[1] * size[2], 0);
+        for (r, row) in padded.data().chunks_exact(size[0].max(1)).enumerate() {
+            for (x, &id) in row.iter().enumerate() {
+                if self.class[(id as usize).min(last)] & CLASS_SOLID != 0 {
+                    out.bytes[r * row_bytes + x / 8] |= 1 << (x % 8);
                 }
             }
         }
