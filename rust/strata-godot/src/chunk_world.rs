@@ -78,6 +78,14 @@ struct ChunkNode {
     materials: Vec<Gd<ShaderMaterial>>,
 }
 
+/// A far column's node.
+struct FarNode {
+    mesh: Gd<MeshInstance3D>,
+    /// The mesh's own copies of the block materials, holding the column's occluder bits, when
+    /// its AO is computed per fragment.
+    materials: Vec<Gd<ShaderMaterial>>,
+}
+
 /// Nodes of unloaded chunks freed every frame even when the budget is spent.
 const MIN_FREES_PER_FRAME: usize = 8;
 
@@ -296,7 +304,7 @@ pub struct ChunkWorld {
     /// Preset identity and generator, kept edits, game state and the last error.
     host: WorldHost<Generator>,
     nodes: HashMap<ChunkCoord, ChunkNode>,
-    far_nodes: HashMap<LodColumn, Gd<MeshInstance3D>>,
+    far_nodes: HashMap<LodColumn, FarNode>,
     /// Bytes of the mesh streams handed to Godot for each loaded chunk and far column (Godot's
     /// uncompressed stored form), and their sums: near chunks, far columns.
     mesh_bytes: HashMap<StreamKey, usize>,
@@ -518,7 +526,7 @@ impl INode3D for ChunkWorld {
                 }
                 StreamKey::Far(f) => {
                     if let Some(n) = self.far_nodes.remove(&f) {
-                        self.retire_node(k, n.upcast());
+                        self.retire_node(k, n.mesh.upcast());
                     }
                 }
             }
@@ -1098,8 +1106,9 @@ impl ChunkWorld {
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
-    /// `occluder_chunks` / `occluder_materials` (chunks whose AO the block shaders compute from
-    /// their occluder bits, and their own material copies holding them), `voxel_cache_mb` /
+    /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
+    /// whose AO the block shaders compute from their occluder bits, and their own material
+    /// copies holding them), `voxel_cache_mb` /
     /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
     /// (the preset's heightmap file is loading: no world until it is in),
@@ -1138,9 +1147,9 @@ impl ChunkWorld {
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
         let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
         d.set("chunk_mesh_mb", mb(self.mesh_bytes_total[0]));
-        let copies: usize = self.nodes.values().map(|n| n.materials.len()).sum();
         d.set("occluder_chunks", self.nodes.values().filter(|n| !n.materials.is_empty()).count() as i64);
-        d.set("occluder_materials", copies as i64);
+        d.set("occluder_far_columns", self.far_nodes.values().filter(|n| !n.materials.is_empty()).count() as i64);
+        d.set("occluder_materials", self.occluder_materials().count() as i64);
         d.set("far_mesh_mb", mb(self.mesh_bytes_total[1]));
         let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
         d.set("voxel_cache_entries", cache_entries as i64);
@@ -1279,8 +1288,7 @@ impl ChunkWorld {
         }
         if let Some(m) = &self.surface_materials {
             set_daylight_on(m, self.daylight);
-            let copies: Vec<Gd<Material>> =
-                self.nodes.values().flat_map(|n| n.materials.iter().cloned().map(Gd::upcast)).collect();
+            let copies: Vec<Gd<Material>> = self.occluder_materials().map(|m| m.clone().upcast()).collect();
             set_daylight_on(&copies, self.daylight);
         }
     }
@@ -1695,7 +1703,7 @@ impl ChunkWorld {
             free_chunk_node(n);
         }
         for (_, n) in self.far_nodes.drain() {
-            n.free();
+            n.mesh.free();
         }
         self.mesh_bytes.clear();
         self.mesh_bytes_total = [0; 2];
@@ -1791,7 +1799,7 @@ impl ChunkWorld {
         if self.horizon.told_count() != self.horizon_told {
             self.horizon_told = self.horizon.told_count();
             let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
-            for copy in self.nodes.values_mut().flat_map(|n| n.materials.iter_mut()) {
+            for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
                 for name in horizon_shadows::UNIFORMS {
                     copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
                 }
@@ -1802,14 +1810,19 @@ impl ChunkWorld {
     /// Shows a finished far column (replacing an older mesh of it).
     fn apply_far(&mut self, far: FarMesh, packed: Option<MeshBytes>) {
         if let Some(old) = self.far_nodes.remove(&far.column) {
-            old.free();
+            old.mesh.free();
         }
         self.free_retired_now(StreamKey::Far(far.column));
         let f = far.column;
         let mut mi = MeshInstance3D::new_alloc();
         mi.set_name(&format!("far_{}_{}_{}", f.level, f.x, f.z));
+        let mut materials = Vec::new();
         if !far.mesh.is_empty() {
-            mi.set_mesh(&self.array_mesh(&far.mesh, packed.as_ref()));
+            let mesh = self.array_mesh(&far.mesh, packed.as_ref());
+            if let Some(bits) = packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty()) {
+                materials = with_occluders(&mesh, bits, f.stride() as f32);
+            }
+            mi.set_mesh(&mesh);
         }
         self.set_mesh_bytes(StreamKey::Far(f), stream_bytes(&far.mesh, packed.as_ref()));
         // Far terrain casts sun shadows too, so mountains shade valleys at every distance (the
@@ -1817,10 +1830,16 @@ impl ChunkWorld {
         mi.set_cast_shadows_setting(ShadowCastingSetting::ON);
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
         self.base_mut().add_child(&mi);
-        self.far_nodes.insert(f, mi);
+        self.far_nodes.insert(f, FarNode { mesh: mi, materials });
         if let Some(s) = self.streamer.as_ref() {
             s.recycle(far.mesh, packed);
         }
+    }
+
+    /// The chunks' and far columns' own material copies (those holding occluder bits).
+    fn occluder_materials(&self) -> impl Iterator<Item = &Gd<ShaderMaterial>> {
+        let near = self.nodes.values().flat_map(|n| n.materials.iter());
+        near.chain(self.far_nodes.values().flat_map(|n| n.materials.iter()))
     }
 
     /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
@@ -1930,7 +1949,7 @@ impl ChunkWorld {
             let origin = c.min_voxel();
             mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
             if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty()) {
-                node.materials = with_occluders(&mesh, bits);
+                node.materials = with_occluders(&mesh, bits, 1.0);
             }
             self.base_mut().add_child(&mi);
             node.mesh = Some(mi);
@@ -2113,7 +2132,7 @@ fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
 /// (`strata_occluders`, an `R8` texture of the bits' image; `strata_occlusion` on), on every
 /// surface but the liquid one; returns the copies. Surfaces without a shader material keep
 /// theirs (they show without AO).
-fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits) -> Vec<Gd<ShaderMaterial>> {
+fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits, scale: f32) -> Vec<Gd<ShaderMaterial>> {
     let (width, height) = bits.image_size();
     let Some(image) = Image::create_from_data(
         width as i32,
@@ -2137,6 +2156,9 @@ fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits) -> Vec<Gd<ShaderMat
         let mut copy = shared.duplicate_resource();
         copy.set_shader_parameter("strata_occluders", &texture.to_variant());
         copy.set_shader_parameter("strata_occlusion", &true.to_variant());
+        if scale != 1.0 {
+            copy.set_shader_parameter("strata_occluder_scale", &scale.to_variant());
+        }
         mesh.surface_set_material(i, &copy);
         copies.push(copy);
     }

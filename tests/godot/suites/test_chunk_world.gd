@@ -539,6 +539,46 @@ func _chunk_nodes(w: ChunkWorld) -> Array[MeshInstance3D]:
 	return out
 
 
+## Far columns compute their AO per fragment too, over their coarse cells: each has its own
+## material copy holding its bits (34 cells wide, as tall as the column) and its stride as the
+## cell size; with AO off they have the same vertices and no copies.
+func test_far_columns_carry_their_occluders_and_stride() -> void:
+	var w := _make_world(42, 2, 2)
+	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
+	await wait_frames(2)
+	var with_bits := 0
+	var vertices := 0
+	for n in _far_children(w):
+		if n.mesh == null:
+			continue
+		vertices += n.mesh.surface_get_array_len(0)
+		var material := n.mesh.surface_get_material(0) as ShaderMaterial
+		assert_true(material.get_shader_parameter("strata_occlusion"), "%s: occlusion on" % n.name)
+		var bits := material.get_shader_parameter("strata_occluders") as ImageTexture
+		assert_true(bits != null, "%s: its occluder bits" % n.name)
+		assert_eq(bits.get_width(), 5 * 34, n.name)
+		assert_gt(bits.get_height(), 8 + 2, "%s: skirt cells and the ground" % n.name)
+		var level := int(String(n.name).split("_")[1])
+		assert_eq(material.get_shader_parameter("strata_occluder_scale"), float(1 << level), n.name)
+		with_bits += 1
+	assert_gt(with_bits, 10, "far columns with a mesh")
+	assert_eq(w.get_stats()["occluder_far_columns"], with_bits)
+	w.daylight = 0.5
+	var first := _far_children(w)[0].mesh.surface_get_material(0) as ShaderMaterial
+	assert_near(first.get_shader_parameter("daylight"), 0.5, 1e-6, "daylight follows")
+
+	w.ambient_occlusion = false
+	await wait_frames(2)
+	assert_true(await wait_until(_far_complete.bind(w), 60.0), "never complete after the change")
+	await wait_frames(2)
+	var open := 0
+	for n in _far_children(w):
+		if n.mesh != null:
+			open += n.mesh.surface_get_array_len(0)
+	assert_eq(open, vertices, "per-fragment AO costs the far columns no vertices")
+	assert_eq(w.get_stats()["occluder_far_columns"], 0)
+
+
 ## Ambient occlusion is computed per fragment by the block shaders: every shown chunk's opaque
 ## surface has its own copy of the block material, holding the chunk's occluder bits, so the
 ## quads merge by block and light alone: as few vertices as with AO off. A material of the

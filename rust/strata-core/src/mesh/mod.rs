@@ -70,7 +70,7 @@ pub mod occluders;
 mod quad_bytes;
 mod quads;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 mod transpose;
 mod types;
 mod voxels;

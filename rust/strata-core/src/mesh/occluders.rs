@@ -152,29 +152,13 @@ mod tests {
     use super::*;
     use crate::WorldPreset;
     use crate::base::block;
-    use crate::base::block_library::{BlockLibrary, default_library};
+    use crate::base::block_library::default_library;
     use crate::base::chunk::VoxelBuffer;
     use crate::base::coords::{ChunkCoord, IVec3};
     use crate::gen3d::pipeline::Generator;
     use crate::mesh::bytes::MeshBytes;
-    use crate::mesh::test_support::random_box;
-    use crate::mesh::{ChunkMesh, MeshMaterials, Mesher, mesh_padded_chunk_culled_in};
-    use std::sync::Arc;
-
-    /// The default library with every block white, so a vertex colour is its face shade times
-    /// its AO brightness (as the Godot layer meshes textured blocks).
-    fn white_materials() -> Arc<MeshMaterials> {
-        let blocks = default_library()
-            .blocks()
-            .iter()
-            .map(|b| {
-                let mut b = b.clone();
-                b.color = [1.0; 3];
-                b
-            })
-            .collect();
-        Arc::new(MeshMaterials::with_texture_order(&BlockLibrary::new(blocks).expect("the default blocks")))
-    }
+    use crate::mesh::test_support::{random_box, white_materials};
+    use crate::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled_in};
 
     /// Generated chunks, and random boxes of every kind of block (glass, leaves, torches, water,
     /// ids the library lacks).

@@ -13,6 +13,24 @@ use crate::mesh::culled::{face_visible, mesh_padded_chunk_culled_lit};
 use crate::mesh::greedy::Mesher;
 use crate::mesh::types::{ChunkMesh, FACE_NORMALS, FACES, cross, dot, sub};
 
+/// The default library's materials with every block white, so a vertex colour is its face's
+/// shade times its AO level.
+pub(crate) fn white_materials() -> std::sync::Arc<crate::mesh::MeshMaterials> {
+    use crate::base::block_library::{BlockLibrary, default_library};
+    let blocks = default_library()
+        .blocks()
+        .iter()
+        .map(|b| {
+            let mut b = b.clone();
+            b.color = [1.0; 3];
+            b
+        })
+        .collect();
+    std::sync::Arc::new(crate::mesh::MeshMaterials::with_texture_order(
+        &BlockLibrary::new(blocks).expect("the default blocks"),
+    ))
+}
+
 pub(super) fn to_f(p: IVec3) -> [f32; 3] {
     [p.x as f32, p.y as f32, p.z as f32]
 }

@@ -10,6 +10,11 @@
 //! so its sides are walls down to a depth below its lowest surface, and where a coarser column
 //! stands higher than its finer neighbour the wall fills the step.
 //!
+//! With [`FarScratch::set_occluder_bits`] a column is meshed without vertex AO and carries the
+//! occluder bits of its whole padded box of cells instead ([`crate::mesh::occluders`]), so the
+//! block shaders compute its AO per fragment on the coarse cells (positions divided by the
+//! stride), as they do for the near chunks: the quads merge by block alone.
+//!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, AIR, BlockId};
@@ -17,6 +22,7 @@ use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, IVec3};
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::terrain::TerrainSample;
+use crate::mesh::occluders::OccluderBits;
 use crate::mesh::{ChunkMesh, Mesher};
 use crate::stream::far_policy::LodColumn;
 
@@ -29,6 +35,10 @@ pub struct FarMesh {
     pub column: LodColumn,
     pub origin: IVec3,
     pub mesh: ChunkMesh,
+    /// The occluder bits of the column's padded box of cells (34 × rows × 34; padded cell
+    /// `(i + 1, j + 1, k + 1)` is the cell at `origin + (i, j, k) · stride`), when asked for
+    /// ([`FarScratch::set_occluder_bits`]) and the column has faces; empty otherwise.
+    pub occluders: OccluderBits,
 }
 
 /// One column of cells as the far generator sees it.
@@ -50,12 +60,19 @@ pub struct FarScratch {
     padded: Option<VoxelBuffer>,
     mesher: Mesher,
     section: ChunkMesh,
+    occluder_bits: bool,
 }
 
 impl FarScratch {
     /// Far columns with ambient occlusion (the default) or without, as the near chunks.
     pub fn set_ambient_occlusion(&mut self, on: bool) {
         self.mesher.set_ambient_occlusion(on);
+    }
+
+    /// Whether far columns carry their occluder bits (off by default), for AO computed per
+    /// fragment; pair it with [`FarScratch::set_ambient_occlusion`] off.
+    pub fn set_occluder_bits(&mut self, on: bool) {
+        self.occluder_bits = on;
     }
 
     /// Far columns meshed with `materials` (colours of the blocks), as the near chunks.
@@ -73,6 +90,7 @@ const PADDED: usize = CHUNK_SIZE as usize + 2;
 pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, out: &mut FarMesh) {
     out.column = c;
     out.mesh.clear();
+    out.occluders.clear();
     let s = c.stride();
     let (mx, mz) = c.min_xz();
     sample_far_cells(g, c, scratch);
@@ -94,7 +112,7 @@ pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, o
     }
     let bottom = lo - SKIRT_CELLS;
     out.origin = IVec3::new(mx, bottom * s, mz);
-    let block_at = |cell: &FarCell, j: i32| -> BlockId {
+    let ground_at = |cell: &FarCell, j: i32| -> BlockId {
         let y = j * s + half;
         if j <= cell.top {
             if j == cell.top {
@@ -110,6 +128,19 @@ pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, o
             AIR
         }
     };
+    // The block of padded cell `cell` (`edge`: in the halo ring) at cell row `j`.
+    let block_at = |cell: &FarCell, j: i32, edge: bool| -> BlockId {
+        let b = ground_at(cell, j);
+        // Skirts: solid cells of the halo above the column's bottom read as air, so the
+        // column's sides are walls that close any step to a neighbour of another level.
+        if j < bottom {
+            block::STONE
+        } else if edge && block::is_solid(b) {
+            AIR
+        } else {
+            b
+        }
+    };
     let padded = scratch.padded.get_or_insert_with(|| VoxelBuffer::new(IVec3::ZERO, IVec3::ONE));
     let mut j0 = bottom;
     while j0 <= hi {
@@ -120,18 +151,38 @@ pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, o
         for (pj, layer) in data.chunks_exact_mut(plane).enumerate() {
             let j = j0 - 1 + pj as i32;
             for (idx, (v, cell)) in layer.iter_mut().zip(cells.iter()).enumerate() {
-                let (pi, pk) = (idx % PADDED, idx / PADDED);
-                let edge = pi == 0 || pk == 0 || pi == PADDED - 1 || pk == PADDED - 1;
-                let b = if j < bottom { block::STONE } else { block_at(cell, j) };
-                // Skirts: solid cells of the halo above the column's bottom read as air, so the
-                // column's sides are walls that close any step to a neighbour of another level.
-                *v = if edge && j >= bottom && block::is_solid(b) { AIR } else { b };
+                *v = block_at(cell, j, is_halo(idx));
             }
         }
         scratch.mesher.mesh(padded, &mut scratch.section);
         append_scaled(&scratch.section, s as f32, ((j0 - bottom) * s) as f32, &mut out.mesh);
         j0 += h;
     }
+    if scratch.occluder_bits && !out.mesh.is_empty() {
+        let materials = scratch.mesher.materials();
+        // Padded rows from the cells below the bottom to the row above the highest section.
+        let rows = (hi + 1 - bottom + 2) as usize;
+        let row_bytes = PADDED.div_ceil(8);
+        let mut bytes = std::mem::take(&mut out.occluders.bytes);
+        bytes.clear();
+        bytes.resize(rows * PADDED * row_bytes, 0);
+        for (pj, layer) in bytes.chunks_exact_mut(PADDED * row_bytes).enumerate() {
+            let j = bottom - 1 + pj as i32;
+            for (idx, cell) in cells.iter().enumerate() {
+                if materials.occludes(block_at(cell, j, is_halo(idx))) {
+                    let (pi, pk) = (idx % PADDED, idx / PADDED);
+                    layer[pk * row_bytes + pi / 8] |= 1 << (pi % 8);
+                }
+            }
+        }
+        out.occluders = OccluderBits { size: [PADDED, rows, PADDED], bytes };
+    }
+}
+
+/// Whether padded cell `idx` (x fastest) is in the halo ring around the 32 × 32 cells.
+fn is_halo(idx: usize) -> bool {
+    let (pi, pk) = (idx % PADDED, idx / PADDED);
+    pi == 0 || pk == 0 || pi == PADDED - 1 || pk == PADDED - 1
 }
 
 /// Heights, tops and blocks of the padded 34 × 34 cells of `c`, from a 36 × 36 grid of samples at
@@ -330,5 +381,63 @@ mod tests {
         // The lowest vertex is SKIRT_CELLS cells below the lowest top.
         let min_y = m.mesh.opaque.positions.iter().map(|p| p[1]).fold(f32::MAX, f32::min);
         assert_eq!(min_y, 0.0);
+    }
+
+    /// A column meshed without AO and with its occluder bits, and meshed with vertex AO, by
+    /// white blocks.
+    fn both_ways(g: &Generator, c: LodColumn) -> (FarMesh, FarMesh) {
+        let meshed = |ao: bool| {
+            let mut scratch = FarScratch::default();
+            scratch.set_materials(crate::mesh::test_support::white_materials());
+            scratch.set_ambient_occlusion(ao);
+            scratch.set_occluder_bits(!ao);
+            let mut out = FarMesh::default();
+            build_far_column(g, c, &mut scratch, &mut out);
+            out
+        };
+        (meshed(false), meshed(true))
+    }
+
+    #[test]
+    fn far_occluder_bits_give_every_corner_of_the_coarse_cells_the_level_of_the_vertex_ao() {
+        use crate::mesh::occluders::occlusion_at;
+        let g = generator();
+        let mut corners = 0;
+        for c in [LodColumn::new(1, 3, -2), LodColumn::new(2, 1, 1), LodColumn::new(3, -1, 0)] {
+            let (open, with_ao) = both_ways(&g, c);
+            let bits = &open.occluders;
+            assert_eq!(open.origin, with_ao.origin);
+            assert!(with_ao.occluders.is_empty(), "{c:?}: no bits unless asked for");
+            let rows = (bits.size[1] - 2) as f32 * c.stride() as f32;
+            assert_eq!((bits.size[0], bits.size[2]), (PADDED, PADDED), "{c:?}");
+            let top = open.mesh.surfaces().iter().flat_map(|s| s.positions.iter().map(|p| p[1])).fold(0.0, f32::max);
+            assert!(top <= rows, "{c:?}: the bits' rows reach the highest face ({top} ≤ {rows})");
+            let quads = |m: &FarMesh| m.mesh.opaque.positions.len() / 4;
+            assert!(quads(&open) < quads(&with_ao), "{c:?}: {} quads against {}", quads(&open), quads(&with_ao));
+            // White blocks under open sky: the open colour is a face's shade, one per direction.
+            let mut shade = [0u8; 6];
+            for (col, &d) in open.mesh.opaque.colors.iter().zip(&open.mesh.opaque.directions) {
+                assert!(shade[d as usize] == 0 || shade[d as usize] == col[0], "{c:?}: one shade a direction");
+                shade[d as usize] = col[0];
+            }
+            let s = with_ao.mesh.opaque.clone();
+            let stride = c.stride() as f32;
+            for q in 0..s.positions.len() / 4 {
+                let quad = &s.positions[4 * q..4 * q + 4];
+                let face = s.directions[4 * q] as usize;
+                let centre = [0, 1, 2].map(|k| quad.iter().map(|p| p[k]).sum::<f32>() / 4.0);
+                for (k, p) in quad.iter().enumerate() {
+                    let inside = [0, 1, 2].map(|a| (p[a] + (centre[a] - p[a]) * 0.002) / stride);
+                    let want = s.colors[4 * q + k][0] as f32 / shade[face] as f32;
+                    let got = occlusion_at(bits, inside, face);
+                    assert!(
+                        (got - want).abs() < 0.02,
+                        "{c:?}: corner {p:?} dir {face}: {got} against vertex AO {want}"
+                    );
+                    corners += 1;
+                }
+            }
+        }
+        assert!(corners > 1000, "{corners} corners");
     }
 }

@@ -119,6 +119,8 @@ pub struct StreamConfig {
     /// chunks' quads merge by block and light alone and their occluder bits come with the mesh
     /// ([`MeshBytes::occluders`](crate::mesh::bytes::MeshBytes::occluders)), for the shader to
     /// compute AO per fragment ([`crate::mesh::occluders`]): two to three times fewer quads.
+    /// Far columns the same, their bits over their coarse cells
+    /// ([`FarMesh::occluders`](crate::stream::far_mesh::FarMesh::occluders)).
     /// Off by default (the mesh then carries AO in its vertex colours).
     pub shader_occlusion: bool,
     /// What each block id looks like to the mesher (surfaces, culling, colours, texture layers);
@@ -960,7 +962,12 @@ impl Streamer {
                 light: config.light.clone(),
                 spawn_light: config.spawn_light.clone(),
             },
-            StreamKey::Far(_) => JobData { ambient_occlusion, materials, ..JobData::default() },
+            StreamKey::Far(_) => JobData {
+                ambient_occlusion,
+                shader_occlusion: config.shader_occlusion,
+                materials,
+                ..JobData::default()
+            },
         }
     }
 
@@ -1364,11 +1371,15 @@ fn build(
             let t0 = Instant::now();
             let MeshBuffers { mesh, packed: mut bytes } = buffers;
             let mut far = FarMesh { mesh, ..FarMesh::default() };
-            scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion);
+            // AO in the shader, as for the near chunks: merged without it, the bits beside.
+            let shader_ao = pack && job.payload.ambient_occlusion && job.payload.shader_occlusion;
+            scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion && !shader_ao);
+            scratch.far.set_occluder_bits(shader_ao);
             scratch.far.set_materials(job.payload.materials.clone());
             build_far_column(generator, f, &mut scratch.far, &mut far);
             let packed = pack.then(|| {
                 bytes.pack(&far.mesh);
+                std::mem::swap(&mut bytes.occluders, &mut far.occluders);
                 bytes
             });
             // One pass does both stages; the split is not worth a second timer here.
@@ -2056,7 +2067,8 @@ pub(crate) mod tests {
     /// With `pack_surfaces`, every result carries its mesh as Godot's streams alone; when the
     /// caller hands each result's buffers back, later results built in those buffers are still
     /// exactly the chunk's own streams (nothing of an earlier, bigger chunk remains). With
-    /// `shader_occlusion` the streams are merged without vertex AO and carry the occluder bits.
+    /// `shader_occlusion` the streams are merged without vertex AO and carry the occluder bits,
+    /// the far columns' too.
     #[test]
     fn recycled_buffers_give_the_same_meshes_and_streams() {
         for shader_occlusion in [false, true] {
@@ -2074,14 +2086,18 @@ pub(crate) mod tests {
                 worker_threads: 2,
                 pack_surfaces: true,
                 shader_occlusion,
+                lod_levels: 1,
                 ..Default::default()
             },
         )
         .unwrap();
         s.set_viewer([0.0, 20.0, 0.0]);
         let start = Instant::now();
-        let mut checked = 0;
-        while !s.is_area_ready() {
+        let (mut checked, mut far_checked) = (0, 0);
+        let mut far_scratch = FarScratch::default();
+        far_scratch.set_ambient_occlusion(!shader_occlusion);
+        far_scratch.set_occluder_bits(shader_occlusion);
+        while !s.is_area_ready() || far_checked < 4 {
             assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
             s.pump();
             match s.try_recv() {
@@ -2107,7 +2123,18 @@ pub(crate) mod tests {
                     }
                     s.recycle(r.mesh, r.packed);
                 }
-                Some(StreamResult::Far(_)) => {}
+                Some(StreamResult::Far(r)) => {
+                    let mut alone = FarMesh::default();
+                    build_far_column(&g, r.far.column, &mut far_scratch, &mut alone);
+                    let mut want = MeshBytes::from_mesh(&alone.mesh);
+                    want.occluders = alone.occluders;
+                    assert_eq!(want.occluders.is_empty(), !shader_occlusion || alone.mesh.is_empty());
+                    // (Compared whole, but not printed: the streams run to tens of kilobytes.)
+                    let same = r.packed.as_ref() == Some(&want);
+                    assert!(same, "streams and occluder bits of far column {:?}", r.far.column);
+                    far_checked += 1;
+                    s.recycle(r.far.mesh, r.packed);
+                }
                 None => std::thread::sleep(Duration::from_millis(1)),
             }
         }
