@@ -132,6 +132,16 @@ func _rss_mb() -> float:
 
 func _run() -> void:
 	var rss_start := _rss_mb()
+	print(
+		(
+			"  memory at start: RSS %.1f MB, Godot static %.1f MB, objects %d"
+			% [
+				rss_start,
+				Performance.get_monitor(Performance.MEMORY_STATIC) / 1048576.0,
+				Performance.get_monitor(Performance.OBJECT_COUNT)
+			]
+		)
+	)
 	var start := Time.get_ticks_usec()
 	_place_camera(0.0, 0.0, Vector3(1, -0.35, 0.4))
 	_set_loading(true)
@@ -347,7 +357,7 @@ func _print_memory(tag: String) -> void:
 			(
 				"  memory at %s: RSS %.1f MB, Godot static %.1f MB, objects %d, %d near chunks "
 				+ "(%d meshed), %d far columns, %d retiring, chunk meshes %.1f MB, far meshes %.1f MB, "
-				+ "voxel cache %.1f MB (%d entries)"
+				+ "voxel cache %.1f MB (%d entries), C heap in use %.1f MB, kept free %.1f MB"
 			)
 			% [
 				tag,
@@ -361,7 +371,9 @@ func _print_memory(tag: String) -> void:
 				st.get("chunk_mesh_mb", -1.0),
 				st.get("far_mesh_mb", -1.0),
 				st.get("voxel_cache_mb", -1.0),
-				st.get("voxel_cache_entries", -1)
+				st.get("voxel_cache_entries", -1),
+				st.get("heap_in_use_mb", -1.0),
+				st.get("heap_free_mb", -1.0)
 			]
 		)
 	)
@@ -382,10 +394,10 @@ func _print_node_breakdown() -> void:
 		for grandchild in child.get_children():
 			var sub := "%s/%s" % [kind, grandchild.get_class()]
 			counts[sub] = int(counts.get(sub, 0)) + 1
-			var multi := grandchild as MultiMeshInstance3D
-			if multi != null and multi.multimesh != null:
-				scatter_instances += multi.multimesh.instance_count
-				scatter_bytes += multi.multimesh.buffer.size() * 4
+		var multi := child as MultiMeshInstance3D
+		if multi != null and multi.multimesh != null:
+			scatter_instances += multi.multimesh.instance_count
+			scatter_bytes += multi.multimesh.buffer.size() * 4
 		var mesh_node := child as MeshInstance3D
 		if mesh_node != null and mesh_node.mesh != null:
 			for i in mesh_node.mesh.get_surface_count():

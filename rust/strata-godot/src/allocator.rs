@@ -68,3 +68,35 @@ fn trim() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn trim() {}
+
+/// The C heap as glibc counts it over all its arenas: `(in use, held free)` in bytes (the
+/// blocks handed out, mapped ones included, and the free memory the arenas keep). `None` where
+/// the allocator is not glibc's.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) fn heap_usage() -> Option<(usize, usize)> {
+    /// glibc's `struct mallinfo2` (2.33 and later), every field a `size_t`.
+    #[repr(C)]
+    struct MallInfo2 {
+        arena: usize,
+        ordblks: usize,
+        smblks: usize,
+        hblks: usize,
+        hblkhd: usize,
+        usmblks: usize,
+        fsmblks: usize,
+        uordblks: usize,
+        fordblks: usize,
+        keepcost: usize,
+    }
+    unsafe extern "C" {
+        fn mallinfo2() -> MallInfo2;
+    }
+    // SAFETY: `mallinfo2` takes no arguments and returns a plain struct by value.
+    let m = unsafe { mallinfo2() };
+    Some((m.uordblks + m.hblkhd, m.fordblks))
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) fn heap_usage() -> Option<(usize, usize)> {
+    None
+}

@@ -1109,7 +1109,9 @@ impl ChunkWorld {
     /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
     /// whose AO the block shaders compute from their occluder bits, and their own material
     /// copies holding them), `voxel_cache_mb` /
-    /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts), `view_distance_effective` (the view distance in
+    /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts),
+    /// `heap_in_use_mb` / `heap_free_mb` (the C heap of the whole process over all arenas, in
+    /// use and kept free; Linux with glibc only), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
     /// (the preset's heightmap file is loading: no world until it is in),
     /// `heightmap_loads_total` (heightmap files this process decoded; each is loaded once), and
@@ -1154,6 +1156,10 @@ impl ChunkWorld {
         let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
         d.set("voxel_cache_entries", cache_entries as i64);
         d.set("voxel_cache_mb", mb(cache_bytes));
+        if let Some((in_use, free)) = crate::allocator::heap_usage() {
+            d.set("heap_in_use_mb", mb(in_use));
+            d.set("heap_free_mb", mb(free));
+        }
         let effective = self.streamer.as_ref().map(|s| s.effective_view_distance()).unwrap_or(self.distances().0);
         d.set("view_distance_effective", effective as i64);
         d.set("heightmap_loading", self.host.is_loading_heightmap());

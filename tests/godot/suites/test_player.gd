@@ -196,8 +196,13 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	var h := world.get_height(8.5, 8.5)
 	player.global_position = Vector3(8.5, h + 0.1, 8.5)
 	player.input_enabled = false
+	# Held still until the ground has its collision (as the game spawns a player), however
+	# long the area takes on a busy machine.
+	player.set_physics_process(false)
 	var ready := await wait_until(func(): return world.is_area_ready(), 60.0)
 	assert_true(ready, "area around the player loads")
+	player.global_position = Vector3(8.5, h + 0.1, 8.5)
+	player.set_physics_process(true)
 	player.input_enabled = true
 	await _physics_frames(30)
 	assert_true(player.is_on_floor(), "stands on the terrain's collision")
