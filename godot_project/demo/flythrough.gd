@@ -357,7 +357,8 @@ func _print_memory(tag: String) -> void:
 			(
 				"  memory at %s: RSS %.1f MB, Godot static %.1f MB, objects %d, %d near chunks "
 				+ "(%d meshed), %d far columns, %d retiring, chunk meshes %.1f MB, far meshes %.1f MB, "
-				+ "voxel cache %.1f MB (%d entries), C heap in use %.1f MB, kept free %.1f MB"
+				+ "voxel cache %.1f MB (%d entries, %d hits, %d misses), C heap in use %.1f MB, "
+				+ "kept free %.1f MB"
 			)
 			% [
 				tag,
@@ -372,6 +373,8 @@ func _print_memory(tag: String) -> void:
 				st.get("far_mesh_mb", -1.0),
 				st.get("voxel_cache_mb", -1.0),
 				st.get("voxel_cache_entries", -1),
+				st.get("voxel_cache_hits", -1),
+				st.get("voxel_cache_misses", -1),
 				st.get("heap_in_use_mb", -1.0),
 				st.get("heap_free_mb", -1.0)
 			]

@@ -1110,6 +1110,7 @@ impl ChunkWorld {
     /// whose AO the block shaders compute from their occluder bits, and their own material
     /// copies holding them), `voxel_cache_mb` /
     /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts),
+    /// `voxel_cache_hits` / `voxel_cache_misses` (its lookups so far; a miss generates a chunk),
     /// `heap_in_use_mb` / `heap_free_mb` (the C heap of the whole process over all arenas, in
     /// use and kept free; Linux with glibc only), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
@@ -1156,6 +1157,9 @@ impl ChunkWorld {
         let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
         d.set("voxel_cache_entries", cache_entries as i64);
         d.set("voxel_cache_mb", mb(cache_bytes));
+        let (hits, misses) = self.streamer.as_ref().map(|s| s.voxel_cache_lookups()).unwrap_or((0, 0));
+        d.set("voxel_cache_hits", hits as i64);
+        d.set("voxel_cache_misses", misses as i64);
         if let Some((in_use, free)) = crate::allocator::heap_usage() {
             d.set("heap_in_use_mb", mb(in_use));
             d.set("heap_free_mb", mb(free));

@@ -1079,6 +1079,11 @@ impl Streamer {
         self.voxel_cache.usage()
     }
 
+    /// The workers' voxel cache lookups so far: `(hits, misses)` ([`VoxelCache::lookups`]).
+    pub fn voxel_cache_lookups(&self) -> (u64, u64) {
+        self.voxel_cache.lookups()
+    }
+
     pub fn stats(&self) -> StreamStats {
         let mut s = self.scheduler.stats();
         let is_far = |k: &StreamKey| matches!(k, StreamKey::Far(_));

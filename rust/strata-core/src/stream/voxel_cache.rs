@@ -21,6 +21,7 @@ use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scratch::GenScratch;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Voxels in a chunk.
@@ -153,6 +154,9 @@ struct Entries {
 pub struct VoxelCache {
     entries: Mutex<Entries>,
     budget_bytes: usize,
+    /// Workers' lookups that found their chunk / generated it.
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl std::fmt::Debug for VoxelCache {
@@ -165,7 +169,18 @@ impl std::fmt::Debug for VoxelCache {
 impl VoxelCache {
     /// An empty cache holding at most `budget_bytes` (at least one dense chunk).
     pub fn new(budget_bytes: usize) -> Self {
-        Self { entries: Mutex::new(Entries::default()), budget_bytes: budget_bytes.max(DENSE_BYTES + ENTRY_OVERHEAD) }
+        Self {
+            entries: Mutex::new(Entries::default()),
+            budget_bytes: budget_bytes.max(DENSE_BYTES + ENTRY_OVERHEAD),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The workers' lookups since the cache was made: `(hits, misses)` (a miss generates the
+    /// chunk).
+    pub fn lookups(&self) -> (u64, u64) {
+        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed))
     }
 
     /// Entries held and the bytes they count for.
@@ -190,8 +205,10 @@ impl VoxelCache {
         scratch: &mut GenScratch,
     ) -> Arc<ChunkVoxels> {
         if let Some(v) = self.entries.lock().unwrap_or_else(|p| p.into_inner()).map.get(&c) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
             return v.clone();
         }
+        self.misses.fetch_add(1, Ordering::Relaxed);
         let voxels = Arc::new(if !c.in_world() || generator.chunk_is_sky(c) {
             ChunkVoxels::Uniform(AIR)
         } else {
