@@ -1108,9 +1108,9 @@ impl ChunkWorld {
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
     /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
     /// whose AO the block shaders compute from their occluder bits, and their own material
-    /// copies holding them), `voxel_cache_mb` /
-    /// `voxel_cache_entries` (the workers' cache of generated voxels, for light and raycasts),
-    /// `voxel_cache_hits` / `voxel_cache_misses` (its lookups so far; a miss generates a chunk),
+    /// copies holding them), `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of
+    /// generated voxels, for light and raycasts), `voxel_cache_hits` / `voxel_cache_misses` (its
+    /// lookups so far; a miss generates a chunk),
     /// `heap_in_use_mb` / `heap_free_mb` (the C heap of the whole process over all arenas, in
     /// use and kept free; Linux with glibc only), `view_distance_effective` (the view distance in
     /// use: `view_distance`, or less while the memory budget holds it back), `heightmap_loading`
