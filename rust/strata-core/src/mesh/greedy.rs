@@ -298,14 +298,11 @@ impl Mesher {
         }
         // A box the row mesher does not take (wider than a word, or too thin): bit by bit.
         let last = self.class.len() - 1;
-        out.size = size;
-        let row_bytes = out.row_bytes();
-        out.bytes.clear();
-        out.bytes.resize(row_bytes * size[1] * size[2], 0);
+        out.reset(size);
         for (r, row) in padded.data().chunks_exact(size[0].max(1)).enumerate() {
             for (x, &id) in row.iter().enumerate() {
                 if self.class[(id as usize).min(last)] & CLASS_SOLID != 0 {
-                    out.bytes[r * row_bytes + x / 8] |= 1 << (x % 8);
+                    out.set(x, r / size[2], r % size[2]);
                 }
             }
         }

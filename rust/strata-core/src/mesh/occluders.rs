@@ -51,13 +51,26 @@ impl OccluderBits {
         self.bytes.clear();
     }
 
+    /// A box of `size` with no occluder, keeping the buffer.
+    pub fn reset(&mut self, size: [usize; 3]) {
+        self.size = size;
+        let bytes = self.row_bytes() * size[1] * size[2];
+        self.bytes.clear();
+        self.bytes.resize(bytes, 0);
+    }
+
+    /// Marks padded voxel `(x, y, z)` (inside the box) as an occluder.
+    #[inline]
+    pub fn set(&mut self, x: usize, y: usize, z: usize) {
+        let at = (y * self.size[2] + z) * self.row_bytes() + x / 8;
+        self.bytes[at] |= 1 << (x % 8);
+    }
+
     /// Sets the size and fills the bytes from rows along x (`rows[y · size.z + z]`, bit x).
     pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64]) {
-        self.size = size;
+        self.reset(size);
         let (row_bytes, count) = (self.row_bytes(), size[1] * size[2]);
         let mask = if size[0] >= 64 { !0 } else { (1u64 << size[0]) - 1 };
-        self.bytes.clear();
-        self.bytes.resize(count * row_bytes, 0);
         if row_bytes == 5 {
             // A padded chunk's rows (34 voxels): a fixed-size copy each.
             for (out, &row) in self.bytes.chunks_exact_mut(5).zip(&rows[..count]) {

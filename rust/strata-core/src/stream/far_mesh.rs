@@ -162,20 +162,15 @@ pub fn build_far_column(g: &Generator, c: LodColumn, scratch: &mut FarScratch, o
         let materials = scratch.mesher.materials();
         // Padded rows from the cells below the bottom to the row above the highest section.
         let rows = (hi + 1 - bottom + 2) as usize;
-        let row_bytes = PADDED.div_ceil(8);
-        let mut bytes = std::mem::take(&mut out.occluders.bytes);
-        bytes.clear();
-        bytes.resize(rows * PADDED * row_bytes, 0);
-        for (pj, layer) in bytes.chunks_exact_mut(PADDED * row_bytes).enumerate() {
+        out.occluders.reset([PADDED, rows, PADDED]);
+        for pj in 0..rows {
             let j = bottom - 1 + pj as i32;
             for (idx, cell) in cells.iter().enumerate() {
                 if materials.occludes(block_at(cell, j, is_halo(idx))) {
-                    let (pi, pk) = (idx % PADDED, idx / PADDED);
-                    layer[pk * row_bytes + pi / 8] |= 1 << (pi % 8);
+                    out.occluders.set(idx % PADDED, pj, idx / PADDED);
                 }
             }
         }
-        out.occluders = OccluderBits { size: [PADDED, rows, PADDED], bytes };
     }
 }
 
@@ -420,7 +415,7 @@ mod tests {
                 assert!(shade[d as usize] == 0 || shade[d as usize] == col[0], "{c:?}: one shade a direction");
                 shade[d as usize] = col[0];
             }
-            let s = with_ao.mesh.opaque.clone();
+            let s = &with_ao.mesh.opaque;
             let stride = c.stride() as f32;
             for q in 0..s.positions.len() / 4 {
                 let quad = &s.positions[4 * q..4 * q + 4];

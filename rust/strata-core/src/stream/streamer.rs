@@ -344,6 +344,14 @@ pub struct JobData {
     navigation: Option<Arc<NavConfig>>,
 }
 
+impl JobData {
+    /// Whether this job's AO goes to the shader: meshed without it, the occluder bits beside
+    /// (only with packed streams, which carry the bits).
+    fn shader_ao(&self, pack: bool) -> bool {
+        pack && self.ambient_occlusion && self.shader_occlusion
+    }
+}
+
 impl Default for JobData {
     fn default() -> Self {
         Self {
@@ -1376,8 +1384,7 @@ fn build(
             let t0 = Instant::now();
             let MeshBuffers { mesh, packed: mut bytes } = buffers;
             let mut far = FarMesh { mesh, ..FarMesh::default() };
-            // AO in the shader, as for the near chunks: merged without it, the bits beside.
-            let shader_ao = pack && job.payload.ambient_occlusion && job.payload.shader_occlusion;
+            let shader_ao = job.payload.shader_ao(pack);
             scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion && !shader_ao);
             scratch.far.set_occluder_bits(shader_ao);
             scratch.far.set_materials(job.payload.materials.clone());
@@ -1455,7 +1462,7 @@ fn build_chunk(
     }
     let t1 = Instant::now();
     // AO in the shader: the quads merge without it and the occluder bits go with the streams.
-    let shader_ao = pack && job.payload.ambient_occlusion && job.payload.shader_occlusion;
+    let shader_ao = job.payload.shader_ao(pack);
     mesher.set_ambient_occlusion(job.payload.ambient_occlusion && !shader_ao);
     mesher.set_occluder_bits(shader_ao);
     mesher.set_materials(job.payload.materials.clone());
