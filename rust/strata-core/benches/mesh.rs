@@ -28,7 +28,8 @@
 //! `strata_worker_two_pass` is the same in two passes (vertex arrays, then `MeshBytes::pack`).
 //! `strata_worker_shader_ao` is the step as `ChunkWorld` runs it with its block shaders: AO
 //! computed per fragment from the occluder bits written beside the streams, so the quads merge
-//! by block and light alone.
+//! by block and light alone, and the face shade left to the shaders, so textured (white)
+//! surfaces go without colours.
 //!
 //! Run: `cargo bench -p strata-core --bench mesh`. Prints the quad counts before the timings.
 
@@ -36,9 +37,9 @@ mod common;
 
 use binary_greedy_meshing as bgm;
 use std::hint::black_box;
-use std::sync::LazyLock;
+use std::sync::{Arc, LazyLock};
 use strata_core::VoxelBuffer;
-use strata_core::base::block_library::{RenderMode, default_library};
+use strata_core::base::block_library::{BlockLibrary, Face, RenderMode, default_library};
 use strata_core::light::{LightBuffer, LightProps};
 use strata_core::mesh::bytes::MeshBytes;
 use strata_core::mesh::{ChunkMesh, MeshMaterials, MeshSurface, Mesher, mesh_padded_chunk_culled, rgba8};
@@ -188,15 +189,34 @@ fn strata_worker(bencher: divan::Bencher, chunk: usize) {
     });
 }
 
-/// The worker's meshing step as `ChunkWorld` runs it with its block shaders: AO per fragment,
-/// so the quads merge by block and light alone (AO off in the mesher) and the padded box's
-/// occluder bits go out with the streams (`Mesher::set_occluder_bits`).
+/// The materials `ChunkWorld` meshes with: the default library's, a textured block white (its
+/// texture gives the colour).
+fn textured_white_materials() -> Arc<MeshMaterials> {
+    let blocks = default_library()
+        .blocks()
+        .iter()
+        .map(|b| {
+            let mut b = b.clone();
+            if Face::ALL.iter().any(|&f| !b.faces.texture_for_face(f).is_empty()) {
+                b.color = [1.0; 3];
+            }
+            b
+        })
+        .collect();
+    Arc::new(MeshMaterials::with_texture_order(&BlockLibrary::new(blocks).expect("the default blocks")))
+}
+
+/// The worker's meshing step as `ChunkWorld` runs it with its block shaders: AO and face shade
+/// per fragment, so the quads merge by block and light alone (AO off in the mesher), the padded
+/// box's occluder bits go out with the streams (`Mesher::set_occluder_bits`) and the textured
+/// (white) surfaces carry no colours (`Mesher::set_shade_in_shader`).
 #[divan::bench(args = ARGS)]
 fn strata_worker_shader_ao(bencher: divan::Bencher, chunk: usize) {
     let (b, light) = (&CHUNKS[chunk], &LIGHTS[chunk]);
-    let mut mesher = Mesher::new();
+    let mut mesher = Mesher::with_materials(textured_white_materials());
     mesher.set_ambient_occlusion(false);
     mesher.set_occluder_bits(true);
+    mesher.set_shade_in_shader(true);
     let mut bytes = MeshBytes::default();
     bencher.bench_local(|| {
         mesher.mesh_lit_bytes(black_box(b), light, &mut bytes).expect("the light covers the padded box");

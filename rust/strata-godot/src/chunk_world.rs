@@ -43,7 +43,7 @@ use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
-use strata_core::mesh::bytes::{ATTRIBUTE_STRIDE, MeshBytes, VERTEX_STRIDE};
+use strata_core::mesh::bytes::{MeshBytes, VERTEX_STRIDE, attribute_stride};
 use strata_core::mesh::occluders::OccluderBits;
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::nav::NavSettings;
@@ -2169,6 +2169,9 @@ fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits, scale: f32) -> Vec<
         if scale != 1.0 {
             copy.set_shader_parameter("strata_occluder_scale", &scale.to_variant());
         }
+        if bits.first_row != 0 {
+            copy.set_shader_parameter("strata_occluder_row0", &(bits.first_row as i32).to_variant());
+        }
         mesh.surface_set_material(i, &copy);
         copies.push(copy);
     }
@@ -2204,8 +2207,8 @@ fn nearest_distance_sq(c: ChunkCoord, viewers: &[ChunkCoord]) -> i64 {
     viewers.iter().map(|&v| c.distance_sq(v)).min().unwrap_or(0)
 }
 
-/// Bytes of a mesh's streams in Godot's uncompressed stored form: the packed streams' length, or
-/// what packing would give (the vertex and attribute strides a vertex, 2 or 4 bytes an index).
+/// Bytes of a mesh's streams in Godot's stored form: the packed streams' length, or what packing
+/// would give (the vertex and attribute strides a vertex, 2 or 4 bytes an index).
 fn stream_bytes(mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> usize {
     match packed {
         Some(p) => p
@@ -2219,7 +2222,7 @@ fn stream_bytes(mesh: &ChunkMesh, packed: Option<&MeshBytes>) -> usize {
             .into_iter()
             .map(|s| {
                 let n = s.positions.len();
-                n * (VERTEX_STRIDE + ATTRIBUTE_STRIDE) + s.indices.len() * if n <= 65536 { 2 } else { 4 }
+                n * (VERTEX_STRIDE + attribute_stride(&s.colors)) + s.indices.len() * if n <= 65536 { 2 } else { 4 }
             })
             .sum(),
     }

@@ -14,7 +14,7 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, format, vertex_custom0};
+use strata_core::mesh::bytes::{ATTRIBUTE_STRIDE, MeshBytes, SurfaceBytes, attribute_stride, format, vertex_custom0};
 use strata_core::mesh::{ChunkMesh, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
@@ -91,17 +91,19 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     let mut arrays = VarArray::new();
     arrays.resize(ArrayType::MAX.ord() as usize, &Variant::nil());
     arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
-    // Each RGBA8 channel as the middle of its step, so Godot's conversion (× 255, truncated)
-    // gives back the same byte.
-    let colors: Vec<Color> = s
-        .colors
-        .iter()
-        .map(|c| {
-            let [r, g, b, a] = c.map(|v| (v as f32 + 0.5) / 255.0);
-            Color::from_rgba(r, g, b, a)
-        })
-        .collect();
-    arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
+    // No colours where the workers pack none (every vertex white). Otherwise each RGBA8 channel
+    // as the middle of its step, so Godot's conversion (× 255, truncated) gives back the same byte.
+    if attribute_stride(&s.colors) == ATTRIBUTE_STRIDE {
+        let colors: Vec<Color> = s
+            .colors
+            .iter()
+            .map(|c| {
+                let [r, g, b, a] = c.map(|v| (v as f32 + 0.5) / 255.0);
+                Color::from_rgba(r, g, b, a)
+            })
+            .collect();
+        arrays.set(ArrayType::COLOR.ord() as usize, &PackedColorArray::from(colors.as_slice()).to_variant());
+    }
     // Custom0 as one float a vertex (R_FLOAT, in the format flags the callers pass).
     let custom0: Vec<f32> = s
         .layers

@@ -591,6 +591,7 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	assert_gt(with_ao, 1000, "terrain around the viewer")
 	var nodes := _chunk_nodes(w)
 	var seen := {}
+	var cropped := 0
 	for node in nodes:
 		var material := node.mesh.surface_get_material(0) as ShaderMaterial
 		assert_true(material != null, "%s: a block material" % node.name)
@@ -600,9 +601,25 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 		var bits: Variant = material.get_shader_parameter("strata_occluders")
 		assert_true(bits is ImageTexture, "%s: its occluder bits: %s" % [node.name, bits])
 		assert_eq((bits as ImageTexture).get_width(), 5 * 34)
-		assert_eq((bits as ImageTexture).get_height(), 34)
+		# The padded rows its faces reach: from row0 (unset: 0) up, within the 34 of the box.
+		var row0: Variant = material.get_shader_parameter("strata_occluder_row0")
+		var first := 0 if row0 == null else int(row0)
+		var rows := (bits as ImageTexture).get_height()
+		assert_true(
+			first >= 0 and rows > 0 and first + rows <= 34,
+			"%s: rows %d + %d" % [node.name, first, rows]
+		)
+		if rows < 34:
+			cropped += 1
 		assert_false(seen.has(material), "%s shares a material" % node.name)
 		seen[material] = true
+		if node.mesh.surface_get_name(0) == "opaque":
+			assert_eq(
+				node.mesh.surface_get_format(0) & Mesh.ARRAY_FORMAT_COLOR,
+				0,
+				"%s: textured ground needs no colours, the shader shades it" % node.name
+			)
+	assert_gt(cropped, 0, "chunks keep the rows their faces reach alone")
 	var stats := w.get_stats()
 	assert_eq(stats["occluder_chunks"], nodes.size(), "every shown chunk")
 	# The copies follow the shared uniforms.
@@ -618,6 +635,12 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	await wait_frames(2)
 	assert_eq(_near_vertex_count(w), with_ao, "per-fragment AO costs no vertices")
 	assert_eq(w.get_stats()["occluder_chunks"], 0)
+	for node in _chunk_nodes(w):
+		assert_ne(
+			node.mesh.surface_get_format(0) & Mesh.ARRAY_FORMAT_COLOR,
+			0,
+			"%s: the face shade back in the vertex colours" % node.name
+		)
 	w.ambient_occlusion = true
 	await wait_frames(2)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "never ready after turning it back on")

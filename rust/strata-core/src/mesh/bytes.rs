@@ -14,7 +14,11 @@
 //!   six, which the shaders take from its direction;
 //! * attribute stream: `n` × (colour, custom0), 8 bytes a vertex: the colour in RGBA8 (each
 //!   channel `× 255`, truncated; the mesher makes them in this form, see [`crate::mesh::rgba8`]),
-//!   then `ARRAY_CUSTOM0` in `ARRAY_CUSTOM_R_FLOAT`: one whole number below 2²⁴ (exact in f32)
+//!   left out (no `ARRAY_FORMAT_COLOR`, 4 bytes a vertex) when every colour of the surface is
+//!   opaque white, which Godot's shaders read for a mesh without colours: a textured block's
+//!   faces once the shaders add the face shade and AO
+//!   ([`Mesher::set_shade_in_shader`](crate::mesh::Mesher::set_shade_in_shader)); then
+//!   `ARRAY_CUSTOM0` in `ARRAY_CUSTOM_R_FLOAT`: one whole number below 2²⁴ (exact in f32)
 //!   holding the texture-array layer ([`MeshSurface::layers`]), the face's light byte
 //!   ([`MeshSurface::lights`], `sky << 4 | block`) and its direction
 //!   ([`MeshSurface::directions`], an index into [`FACE_NORMALS`](crate::mesh::FACE_NORMALS));
@@ -62,6 +66,18 @@ pub struct SurfaceBytes {
 /// Bytes per vertex in the attribute stream: colour (4), custom0 (4).
 pub const ATTRIBUTE_STRIDE: usize = 8;
 
+/// Bytes per vertex in the attribute stream of a surface without colours: custom0 (4).
+pub const ATTRIBUTE_STRIDE_NO_COLOR: usize = 4;
+
+/// A vertex colour that is not stored: opaque white, what Godot's shaders read without one.
+pub const WHITE: [u8; 4] = [255; 4];
+
+/// Bytes of the attribute stream per vertex for vertices of colours `colors`: without the
+/// colour when every one is [`WHITE`].
+pub fn attribute_stride(colors: &[[u8; 4]]) -> usize {
+    if colors.iter().all(|&c| c == WHITE) { ATTRIBUTE_STRIDE_NO_COLOR } else { ATTRIBUTE_STRIDE }
+}
+
 /// Bytes per vertex in the vertex stream: the position (3 × f32).
 pub const VERTEX_STRIDE: usize = 12;
 
@@ -84,6 +100,11 @@ pub fn vertex_custom0(layer: u16, light: u8, direction: u8) -> f32 {
 }
 
 impl SurfaceBytes {
+    /// Whether the attribute stream holds colours (else every vertex is [`WHITE`]).
+    pub fn has_colors(&self) -> bool {
+        self.format & format::COLOR != 0
+    }
+
     /// The triangles as a flat list of corners (3 per triangle), read back from the streams, as
     /// [`MeshSurface::triangle_corners`] gives them from the arrays.
     pub fn triangle_corners(&self) -> Vec<[f32; 3]> {
@@ -210,9 +231,41 @@ fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) 
     }
     // SAFETY: one whole chunk per index (`index_len` bytes in all), each written.
     unsafe { index_data.set_len(index_len) };
-    // Per vertex: the colour (Godot's bytes already), then custom0.
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
-    let bytes = spare_bytes(&mut attribute_data, n * ATTRIBUTE_STRIDE);
+    let colorless = s.colors.iter().all(|&c| c == WHITE);
+    if colorless {
+        // Per vertex: custom0 alone.
+        let bytes = spare_bytes(&mut attribute_data, n * ATTRIBUTE_STRIDE_NO_COLOR);
+        let vertices = s.layers.iter().zip(&s.lights).zip(&s.directions);
+        for (o, ((&layer, &light), &d)) in bytes.as_chunks_mut::<4>().0.iter_mut().zip(vertices) {
+            *o = vertex_custom0(layer, light, d).to_le_bytes().map(MaybeUninit::new);
+        }
+        // SAFETY: one whole chunk of 4 bytes per vertex (the arrays are n long), each written.
+        unsafe { attribute_data.set_len(n * ATTRIBUTE_STRIDE_NO_COLOR) };
+    } else {
+        pack_attributes::<AVX2>(s, &mut attribute_data);
+    }
+    let (lo, hi) = bounds(&s.positions);
+    let size = aabb_size(lo, hi);
+    *out = SurfaceBytes {
+        format: if colorless { FORMAT_NO_COLOR } else { FORMAT },
+        vertex_data,
+        attribute_data,
+        index_data,
+        vertex_count: n as u32,
+        index_count: s.indices.len() as u32,
+        aabb_position: lo,
+        aabb_size: size,
+    };
+    true
+}
+
+/// The interleaved attribute stream (colour, custom0) of `s` into `attribute_data`.
+#[inline(always)]
+fn pack_attributes<const AVX2: bool>(s: &MeshSurface, attribute_data: &mut Vec<u8>) {
+    let n = s.positions.len();
+    // Per vertex: the colour (Godot's bytes already), then custom0.
+    let bytes = spare_bytes(attribute_data, n * ATTRIBUTE_STRIDE);
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if AVX2 {
@@ -229,19 +282,6 @@ fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) 
     // SAFETY: the vertex arrays are n long (checked above): one whole chunk of 8 bytes per
     // vertex, each written (the first `done` by `attributes_avx2`).
     unsafe { attribute_data.set_len(n * ATTRIBUTE_STRIDE) };
-    let (lo, hi) = bounds(&s.positions);
-    let size = aabb_size(lo, hi);
-    *out = SurfaceBytes {
-        format: FORMAT,
-        vertex_data,
-        attribute_data,
-        index_data,
-        vertex_count: n as u32,
-        index_count: s.indices.len() as u32,
-        aabb_position: lo,
-        aabb_size: size,
-    };
-    true
 }
 
 /// The size of the bounding box from `lo` to `hi`, at least 0.00001 on each axis, as Godot makes
@@ -262,6 +302,9 @@ pub const FORMAT: u64 = format::VERTEX
     | format::CUSTOM_R_FLOAT << format::CUSTOM0_SHIFT
     | format::INDEX
     | format::VERSION_2;
+
+/// The format of a packed surface whose vertices are all [`WHITE`]: [`FORMAT`] without colours.
+pub const FORMAT_NO_COLOR: u64 = FORMAT & !format::COLOR;
 
 /// Minimum and maximum corner of `positions` (not empty). Eight vertices at a time, so the
 /// comparisons run in vector lanes; the same result as one at a time.
@@ -554,5 +597,28 @@ mod tests {
             let expected: Vec<u8> = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
             assert_eq!(bytes, expected, "{n} indices");
         }
+    }
+
+    #[test]
+    fn a_surface_of_white_vertices_packs_without_colours() {
+        let white = MeshSurface { colors: vec![WHITE; 4], ..quad_up() };
+        let b = pack_surface(&white).expect("non-empty");
+        assert_eq!(b.format, FORMAT_NO_COLOR);
+        assert!(!b.has_colors());
+        assert_eq!(b.format & format::COLOR, 0);
+        let with = pack_surface(&quad_up()).expect("non-empty");
+        assert_eq!(b.attribute_data.len(), 4 * ATTRIBUTE_STRIDE_NO_COLOR, "custom0 alone");
+        let custom0: Vec<u8> = with.attribute_data.chunks_exact(8).flat_map(|v| v[4..].to_vec()).collect();
+        assert_eq!(b.attribute_data, custom0);
+        assert_eq!((&b.vertex_data, &b.index_data), (&with.vertex_data, &with.index_data));
+        // One vertex of another colour (or alpha) keeps them all.
+        for odd in [[254, 255, 255, 255], [255, 255, 255, 128]] {
+            let mut s = white.clone();
+            s.colors[2] = odd;
+            let b = pack_surface(&s).expect("non-empty");
+            assert!(b.has_colors() && b.attribute_data.len() == 4 * ATTRIBUTE_STRIDE);
+        }
+        assert_eq!(attribute_stride(&white.colors), ATTRIBUTE_STRIDE_NO_COLOR);
+        assert_eq!(attribute_stride(&quad_up().colors), ATTRIBUTE_STRIDE);
     }
 }

@@ -48,18 +48,19 @@ pub fn mesh_padded_chunk_culled_in(
     out: &mut ChunkMesh,
     ambient_occlusion: bool,
 ) {
-    mesh_padded_chunk_culled_lit(padded, materials, None, out, ambient_occlusion);
+    mesh_padded_chunk_culled_lit(padded, materials, None, out, ambient_occlusion, false);
 }
 
 /// [`mesh_padded_chunk_culled_in`] with light: each face carries the light of the voxel it looks
 /// into, read from `light` by world position ([`FULL_LIGHT`] where `light` is `None` or does not
-/// cover it).
+/// cover it); `shade_in_shader` as [`Mesher::set_shade_in_shader`](crate::mesh::Mesher::set_shade_in_shader).
 pub fn mesh_padded_chunk_culled_lit(
     padded: &VoxelBuffer,
     materials: &MeshMaterials,
     light: Option<&LightBuffer>,
     out: &mut ChunkMesh,
     ambient_occlusion: bool,
+    shade_in_shader: bool,
 ) {
     out.clear();
     let size = padded.size();
@@ -91,7 +92,8 @@ pub fn mesh_padded_chunk_culled_lit(
                             );
                         }
                     }
-                    let shade = FACE_SHADE[f];
+                    // The face shade, unless the shaders add it (liquids always have it here).
+                    let shade = if shade_in_shader && !liquid { 1.0 } else { FACE_SHADE[f] };
                     let [r, g, b] = look.color;
                     let (surface, alpha) = match look.render_mode {
                         RenderMode::Opaque => (&mut out.opaque, 1.0),

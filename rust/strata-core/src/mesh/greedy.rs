@@ -122,9 +122,15 @@ pub struct Mesher {
     /// Class bits (`CLASS_*`) of each id the materials know, then of unknown ids.
     class: Vec<u8>,
     /// Colour of each id the materials know (then of unknown ids) per face direction and AO
-    /// level, in RGBA8 ([`rgba8`]): shaded, darkened by the level's brightness, with the
-    /// surface's alpha. Liquid faces take the open level (brightness one).
+    /// level, in RGBA8 ([`rgba8`]): shaded (unless `shade_in_shader`, liquids excepted),
+    /// darkened by the level's brightness, with the surface's alpha. Liquid faces take the open
+    /// level (brightness one).
     colors: Vec<[[[u8; 4]; 4]; 6]>,
+    /// Whether the face shade is left to the shaders (see [`Mesher::set_shade_in_shader`]).
+    shade_in_shader: bool,
+    /// The colour streams the byte writer keeps apart from custom0 (see `quad_bytes`), kept
+    /// between meshes.
+    color_scratch: [Vec<u8>; 4],
     /// Texture layer of each id the materials know (then of unknown ids) per face direction.
     layers: Vec<[u16; 6]>,
     /// Set when every id below `simple_below` is air, this one liquid, or solid opaque: boxes of
@@ -173,6 +179,8 @@ impl Mesher {
             materials: materials.clone(),
             class: Vec::new(),
             colors: Vec::new(),
+            shade_in_shader: false,
+            color_scratch: Default::default(),
             layers: Vec::new(),
             single_liquid: None,
             simple_below: 0,
@@ -238,6 +246,17 @@ impl Mesher {
             .enumerate()
             .map(|(id, &c)| c == CLASS_AIR || c == simple || (single_liquid == Some(id as BlockId)))
             .collect();
+        self.layers = (0..=count).map(|k| look(k).layers).collect();
+        self.materials = materials;
+        self.build_colors();
+    }
+
+    /// The colour table (`colors`) of the materials set, shaded or not as `shade_in_shader` says.
+    fn build_colors(&mut self) {
+        let materials = &self.materials;
+        let count = materials.len();
+        let look = |k: usize| if k < count { *materials.look(k as BlockId) } else { *materials.look(BlockId::MAX) };
+        let shade_in_shader = self.shade_in_shader;
         self.colors = (0..=count)
             .map(|k| {
                 let l = look(k);
@@ -247,16 +266,31 @@ impl Mesher {
                     RenderMode::Transparent => TRANSPARENT_ALPHA,
                     RenderMode::Opaque | RenderMode::Cutout => 1.0,
                 };
+                let shaded_here = !shade_in_shader || l.render_mode == RenderMode::Liquid;
                 std::array::from_fn(|d| {
-                    let shade = FACE_SHADE[d];
+                    let shade = if shaded_here { FACE_SHADE[d] } else { 1.0 };
                     let color = [r * shade, g * shade, b * shade, alpha];
                     // `color * [s, s, s, 1]`, as the reference mesher scales it.
                     AO_LEVELS.map(|s| rgba8([color[0] * s, color[1] * s, color[2] * s, color[3]]))
                 })
             })
             .collect();
-        self.layers = (0..=count).map(|k| look(k).layers).collect();
-        self.materials = materials;
+    }
+
+    /// Leaves the face shade (each direction's brightness, `FACE_SHADE`) to the shaders: the
+    /// vertex colours of every surface but the liquid one are the blocks' own colours, so a
+    /// textured block's faces are white and their surfaces are packed without a colour stream
+    /// ([`crate::mesh::bytes`]). Off by default; the block shaders shade when
+    /// `strata_occlusion` is on, so pair it with [`Mesher::set_occluder_bits`].
+    pub fn set_shade_in_shader(&mut self, on: bool) {
+        if self.shade_in_shader != on {
+            self.shade_in_shader = on;
+            self.build_colors();
+        }
+    }
+
+    pub fn shade_in_shader(&self) -> bool {
+        self.shade_in_shader
     }
 
     /// The materials this mesher meshes with.
@@ -287,13 +321,13 @@ impl Mesher {
         self.occluder_bits
     }
 
-    /// The occluder bits of `padded` into `out`: step 1's solid rows when this call packed them,
-    /// else one voxel at a time.
-    fn write_occluders(&self, padded: &VoxelBuffer, out: &mut OccluderBits) {
+    /// The occluder bits of `padded`'s padded rows `from..=to` into `out`: step 1's solid rows
+    /// when this call packed them, else one voxel at a time.
+    fn write_occluders(&self, padded: &VoxelBuffer, (from, to): (usize, usize), out: &mut OccluderBits) {
         let s = padded.size();
         let size = [s.x.max(0) as usize, s.y.max(0) as usize, s.z.max(0) as usize];
         if self.solid_rows_valid && size[0] <= 64 {
-            out.fill_from_rows(size, &self.along_x.solid);
+            out.fill_from_rows(size, &self.along_x.solid, from, to);
             return;
         }
         // A box the row mesher does not take (wider than a word, or too thin): bit by bit.
@@ -306,6 +340,7 @@ impl Mesher {
                 }
             }
         }
+        out.keep_rows(from, to);
     }
 
     /// Meshes the interior of `padded` (all but its one-voxel halo) into `out`, reusing its
@@ -343,17 +378,26 @@ impl Mesher {
     /// [`MeshBytes::pack`] gives for the arrays `mesh` makes, written in one pass as the quads
     /// are merged (see [`crate::mesh::quad_bytes`]). Reuses `out`'s buffers.
     pub fn mesh_bytes(&mut self, padded: &VoxelBuffer, out: &mut MeshBytes) {
-        let mut target = StreamsTarget::reusing(out);
+        let mut target = StreamsTarget::reusing(out, std::mem::take(&mut self.color_scratch));
         self.mesh_any(padded, &[], &mut target);
-        target.finish(out);
+        self.color_scratch = target.finish(out);
         self.finish_occluders(padded, out);
     }
 
-    /// The occluder bits of a mesh just written, when asked for and it has triangles.
+    /// The occluder bits of a mesh just written, when asked for and it has triangles: the rows
+    /// its faces reach alone. Faces whose corners lie between chunk heights `lo` and `hi` look
+    /// into padded rows `lo..=hi + 1` (padded row `r` is chunk row `r − 1`: a top face at `hi`
+    /// looks into row `hi + 1`, a bottom face at `lo` into row `lo`, a side face's cells and
+    /// their neighbours above and below lie between), so the others are left out.
     fn finish_occluders(&self, padded: &VoxelBuffer, out: &mut MeshBytes) {
         out.occluders.clear();
         if self.occluder_bits && !out.is_empty() {
-            self.write_occluders(padded, &mut out.occluders);
+            let surfaces = out.surfaces().into_iter().flatten();
+            let (lo, hi) = surfaces.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), s| {
+                (lo.min(s.aabb_position[1]), hi.max(s.aabb_position[1] + s.aabb_size[1]))
+            });
+            let rows = (lo.round().max(0.0) as usize, hi.round().max(0.0) as usize + 1);
+            self.write_occluders(padded, rows, &mut out.occluders);
         }
     }
 
@@ -366,9 +410,9 @@ impl Mesher {
         light: &LightBuffer,
         out: &mut MeshBytes,
     ) -> Result<(), MeshError> {
-        let mut target = StreamsTarget::reusing(out);
+        let mut target = StreamsTarget::reusing(out, std::mem::take(&mut self.color_scratch));
         if light.min() != padded.min() || light.size() != padded.size() {
-            target.finish(out);
+            self.color_scratch = target.finish(out);
             out.occluders.clear();
             return Err(MeshError::LightBox {
                 voxels_min: padded.min(),
@@ -378,7 +422,7 @@ impl Mesher {
             });
         }
         self.mesh_any(padded, light.data(), &mut target);
-        target.finish(out);
+        self.color_scratch = target.finish(out);
         self.finish_occluders(padded, out);
         Ok(())
     }
@@ -424,7 +468,7 @@ impl Mesher {
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             let light = (!light.is_empty()).then(|| LightBuffer::from_data(padded.min(), p, light));
-            out.mesh_culled(padded, &self.materials, light.as_ref(), AO);
+            out.mesh_culled(padded, &self.materials, light.as_ref(), AO, self.shade_in_shader);
             return;
         }
         let Some(dims) = self.prepare::<WIDE>(padded, true) else {
@@ -911,7 +955,7 @@ mod tests {
         BlockDef, BlockFaces, BlockLibrary, GLASS, LEAVES, LOG, PLANKS, TORCH, default_library,
     };
     use crate::mesh::materials::{MeshMaterials, texture_order};
-    use crate::mesh::types::face_uv;
+    use crate::mesh::types::{SURFACE_NAMES, face_uv};
 
     /// Unit faces of `m` on surface `s` (index in `SURFACE_NAMES`).
     fn faces_on(m: &ChunkMesh, s: usize) -> usize {
@@ -1381,7 +1425,7 @@ mod tests {
             // And straight into Godot's streams.
             let (mut chosen_bytes, mut portable_bytes) = (MeshBytes::default(), MeshBytes::default());
             mesher.mesh_bytes(b, &mut chosen_bytes);
-            let mut target = StreamsTarget::reusing(&mut portable_bytes);
+            let mut target = StreamsTarget::reusing(&mut portable_bytes, Default::default());
             mesher.mesh_with::<false, true, _>(b, &[], &mut target);
             target.finish(&mut portable_bytes);
             assert_eq!(chosen_bytes, portable_bytes);
@@ -1424,8 +1468,14 @@ mod tests {
     fn streams_written_while_meshing_equal_the_packed_arrays() {
         let g = Generator::new(&WorldPreset::default()).unwrap();
         let mut mesher = Mesher::new();
-        for ao in [true, false] {
+        // Vertex AO, none, and the shaders' AO and shade with white (textured) blocks, whose
+        // surfaces then go without colours.
+        for (ao, shade_in_shader) in [(true, false), (false, false), (false, true)] {
             mesher.set_ambient_occlusion(ao);
+            mesher.set_shade_in_shader(shade_in_shader);
+            if shade_in_shader {
+                mesher.set_materials(crate::mesh::test_support::white_materials());
+            }
             for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4), (0, 40, 0), (3, -6, 2)] {
                 let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
                 g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
@@ -1454,6 +1504,54 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn with_the_shade_in_the_shaders_white_surfaces_carry_no_colours() {
+        let g = Generator::new(&WorldPreset::default()).unwrap();
+        let (mut shaded, mut plain) = (Mesher::new(), Mesher::new());
+        for m in [&mut shaded, &mut plain] {
+            m.set_ambient_occlusion(false);
+            m.set_materials(crate::mesh::test_support::white_materials());
+        }
+        plain.set_shade_in_shader(true);
+        let mut colorless = 0;
+        for c in [(0, 0, 0), (1, -1, 1), (-2, 0, 3), (5, 0, -4)] {
+            let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
+            g.generate_padded_chunk(ChunkCoord::new(c.0, c.1, c.2), &mut padded);
+            let (mut a, mut b) = (ChunkMesh::default(), ChunkMesh::default());
+            shaded.mesh(&padded, &mut a);
+            plain.mesh(&padded, &mut b);
+            let liquid = SURFACE_NAMES.iter().position(|&n| n == "liquid").unwrap();
+            for (k, (sa, sb)) in a.surfaces().into_iter().zip(b.surfaces()).enumerate() {
+                // The same quads; only the colours differ: the face shade left out, but on water.
+                assert_eq!((&sa.positions, &sa.layers, &sa.lights), (&sb.positions, &sb.layers, &sb.lights));
+                for ((ca, cb), &d) in sa.colors.iter().zip(&sb.colors).zip(&sa.directions) {
+                    let want = if k == liquid { *ca } else { rgba8([1.0, 1.0, 1.0, cb[3] as f32 / 255.0]) };
+                    assert_eq!(*cb, want, "surface {k}, face {d}: {ca:?} shaded");
+                    if k != liquid && ca[3] == 255 {
+                        assert_eq!(ca[0], rgba8([FACE_SHADE[d as usize]; 4])[0], "the shade the shaders add");
+                    }
+                }
+            }
+            let (mut streams, mut shaded_streams) = (MeshBytes::default(), MeshBytes::default());
+            plain.mesh_bytes(&padded, &mut streams);
+            shaded.mesh_bytes(&padded, &mut shaded_streams);
+            for (s, t) in streams.surfaces().into_iter().zip(shaded_streams.surfaces()) {
+                let (Some(s), Some(t)) = (s, t) else { continue };
+                assert!(t.has_colors(), "shaded faces have colours");
+                if s.has_colors() {
+                    continue;
+                }
+                colorless += 1;
+                assert_eq!(s.format, crate::mesh::bytes::FORMAT_NO_COLOR);
+                assert_eq!(s.attribute_data.len(), 4 * s.vertex_count as usize, "custom0 alone");
+                let custom0: Vec<&[u8]> = t.attribute_data.chunks_exact(8).map(|v| &v[4..]).collect();
+                assert_eq!(s.attribute_data.chunks_exact(4).collect::<Vec<_>>(), custom0, "the same custom0");
+                assert_eq!((&s.vertex_data, &s.index_data), (&t.vertex_data, &t.index_data));
+            }
+        }
+        assert!(colorless >= 4, "ground surfaces without colours: {colorless}");
     }
 
     #[test]

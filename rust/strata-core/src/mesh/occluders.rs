@@ -12,8 +12,9 @@
 //! Layout of [`OccluderBits::bytes`] (what the Godot layer uploads as an `R8` image, `width` ×
 //! `height` = [`OccluderBits::image_size`]): the padded box's rows along x, `row_bytes =
 //! ⌈size.x / 8⌉` bytes each, x = 0 in bit 0 of the first byte; row `(y, z)` starts at byte
-//! `(y · size.z + z) · row_bytes`, so image texel `(x / 8 + row_bytes · z, y)` holds voxel
-//! `(x, y, z)` in bit `x mod 8`.
+//! `((y − first_row) · size.z + z) · row_bytes`, so image texel `(x / 8 + row_bytes · z, y −
+//! first_row)` holds voxel `(x, y, z)` in bit `x mod 8`. A chunk keeps only the rows its faces
+//! reach (`first_row`, the shaders' `strata_occluder_row0`, and the image's height).
 //!
 //! May use: `base` and the other `mesh` modules.
 
@@ -26,7 +27,11 @@ use crate::mesh::ao::AO_LEVELS;
 pub struct OccluderBits {
     /// The padded box's size in voxels (x, y, z); zero when empty.
     pub size: [usize; 3],
-    /// The bits, in the layout of the module doc.
+    /// The padded row (y) of the bytes' first row: the rows below it, like those above the
+    /// last one kept, lie beyond every face's reach ([`OccluderBits::keep_rows`]) and read as
+    /// open.
+    pub first_row: usize,
+    /// The bits of rows `first_row..`, in the layout of the module doc.
     pub bytes: Vec<u8>,
 }
 
@@ -36,9 +41,28 @@ impl OccluderBits {
         self.size[0].div_ceil(8)
     }
 
-    /// The bytes as an image: `(width, height)` texels of one byte.
+    /// The bytes as an image: `(width, height)` texels of one byte, a row per padded row kept.
     pub fn image_size(&self) -> (usize, usize) {
-        (self.row_bytes() * self.size[2], self.size[1])
+        let width = self.row_bytes() * self.size[2];
+        (width, self.bytes.len().checked_div(width).unwrap_or(0))
+    }
+
+    /// The box as the shaders see it: the padded box up to the last row kept.
+    pub fn box_size(&self) -> [usize; 3] {
+        [self.size[0], self.first_row + self.image_size().1, self.size[2]]
+    }
+
+    /// Keeps padded rows `from..=to` alone (clamped to the box): the rows in reach of faces
+    /// whose corners lie between chunk heights `from` and `to - 1`.
+    pub fn keep_rows(&mut self, from: usize, to: usize) {
+        let (width, rows) = self.image_size();
+        let (from, to) = (from.min(rows), to.min(rows.saturating_sub(1)));
+        if to < from {
+            return;
+        }
+        self.bytes.truncate((to + 1) * width);
+        self.bytes.drain(..from * width);
+        self.first_row += from;
     }
 
     pub fn is_empty(&self) -> bool {
@@ -48,36 +72,45 @@ impl OccluderBits {
     /// Empties the bits, keeping the buffer.
     pub fn clear(&mut self) {
         self.size = [0; 3];
+        self.first_row = 0;
         self.bytes.clear();
     }
 
     /// A box of `size` with no occluder, keeping the buffer.
     pub fn reset(&mut self, size: [usize; 3]) {
         self.size = size;
+        self.first_row = 0;
         let bytes = self.row_bytes() * size[1] * size[2];
         self.bytes.clear();
         self.bytes.resize(bytes, 0);
     }
 
-    /// Marks padded voxel `(x, y, z)` (inside the box) as an occluder.
+    /// Marks padded voxel `(x, y, z)` (inside the box, all rows kept) as an occluder.
     #[inline]
     pub fn set(&mut self, x: usize, y: usize, z: usize) {
         let at = (y * self.size[2] + z) * self.row_bytes() + x / 8;
         self.bytes[at] |= 1 << (x % 8);
     }
 
-    /// Sets the size and fills the bytes from rows along x (`rows[y · size.z + z]`, bit x).
-    pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64]) {
-        self.reset(size);
-        let (row_bytes, count) = (self.row_bytes(), size[1] * size[2]);
+    /// Sets the size and fills the bytes of padded rows `from..=to` (clamped to the box) from
+    /// rows along x (`rows[y · size.z + z]`, bit x).
+    pub(super) fn fill_from_rows(&mut self, size: [usize; 3], rows: &[u64], from: usize, to: usize) {
+        let (from, to) = (from.min(size[1]), to.min(size[1].saturating_sub(1)));
+        self.size = size;
+        self.first_row = from;
+        let row_bytes = self.row_bytes();
+        let count = (to + 1).saturating_sub(from) * size[2];
+        self.bytes.clear();
+        self.bytes.resize(count * row_bytes, 0);
+        let rows = &rows[from * size[2]..from * size[2] + count];
         let mask = if size[0] >= 64 { !0 } else { (1u64 << size[0]) - 1 };
         if row_bytes == 5 {
             // A padded chunk's rows (34 voxels): a fixed-size copy each.
-            for (out, &row) in self.bytes.chunks_exact_mut(5).zip(&rows[..count]) {
+            for (out, &row) in self.bytes.chunks_exact_mut(5).zip(rows) {
                 out.copy_from_slice(&(row & mask).to_le_bytes()[..5]);
             }
         } else {
-            for (out, &row) in self.bytes.chunks_exact_mut(row_bytes).zip(&rows[..count]) {
+            for (out, &row) in self.bytes.chunks_exact_mut(row_bytes).zip(rows) {
                 out.copy_from_slice(&(row & mask).to_le_bytes()[..row_bytes]);
             }
         }
@@ -85,8 +118,9 @@ impl OccluderBits {
 
     /// Whether padded voxel `(x, y, z)` occludes; false outside the box.
     pub fn occludes(&self, x: i32, y: i32, z: i32) -> bool {
-        let [sx, sy, sz] = self.size.map(|s| s as i32);
-        if x < 0 || y < 0 || z < 0 || x >= sx || y >= sy || z >= sz {
+        let [sx, sy, sz] = self.box_size().map(|s| s as i32);
+        let y = y - self.first_row as i32;
+        if x < 0 || y < 0 || z < 0 || x >= sx || y >= sy - self.first_row as i32 || z >= sz {
             return false;
         }
         let row = (y * sz + z) as usize * self.row_bytes();
@@ -123,7 +157,8 @@ pub fn occlusion_at(bits: &OccluderBits, p: [f32; 3], face: usize) -> f32 {
     let plane = p[axis].round() as i32;
     // Padded coordinates of the layer in front.
     let front = if face.is_multiple_of(2) { plane + 1 } else { plane };
-    let cells = |a: usize| bits.size[a] as i32 - 2;
+    let size = bits.box_size();
+    let cells = |a: usize| size[a] as i32 - 2;
     let cell_of = |a: usize| (p[a].floor() as i32).clamp(0, (cells(a) - 1).max(0));
     let (mut cu, mut cv) = (cell_of(u), cell_of(v));
     let (mut fu, mut fv) = (p[u] - cu as f32, p[v] - cv as f32);
@@ -169,7 +204,7 @@ mod tests {
     use crate::base::chunk::VoxelBuffer;
     use crate::base::coords::{ChunkCoord, IVec3};
     use crate::gen3d::pipeline::Generator;
-    use crate::mesh::bytes::MeshBytes;
+    use crate::mesh::bytes::{MeshBytes, SurfaceBytes};
     use crate::mesh::test_support::{random_box, white_materials};
     use crate::mesh::{ChunkMesh, Mesher, mesh_padded_chunk_culled_in};
 
@@ -211,15 +246,22 @@ mod tests {
             mesher.mesh_bytes(b, &mut bytes);
             assert!(!bytes.is_empty(), "box {i} has faces");
             let s = b.size();
-            assert_eq!(bytes.occluders.size, [s.x as usize, s.y as usize, s.z as usize]);
-            assert_eq!(bytes.occluders.bytes.len(), bytes.occluders.row_bytes() * (s.y * s.z) as usize);
+            let bits = &bytes.occluders;
+            assert_eq!(bits.size, [s.x as usize, s.y as usize, s.z as usize]);
+            // The rows kept: from the lowest corner's height to one above the highest's.
+            let surfaces: Vec<&SurfaceBytes> = bytes.surfaces().into_iter().flatten().collect();
+            let lo = surfaces.iter().map(|s| s.aabb_position[1]).fold(f32::INFINITY, f32::min);
+            let hi = surfaces.iter().map(|s| s.aabb_position[1] + s.aabb_size[1]).fold(0.0, f32::max);
+            let rows = bits.first_row as i32..bits.box_size()[1] as i32;
+            assert_eq!(rows, lo.round() as i32..(hi.round() as i32 + 2).min(s.y), "box {i}: rows kept");
+            assert_eq!(bits.bytes.len(), bits.row_bytes() * rows.len() * s.z as usize);
             for y in 0..s.y {
                 for z in 0..s.z {
                     for x in 0..s.x {
                         let id = b.get_local(IVec3::new(x, y, z));
                         assert_eq!(
-                            bytes.occluders.occludes(x, y, z),
-                            materials.occludes(id),
+                            bits.occludes(x, y, z),
+                            rows.contains(&y) && materials.occludes(id),
                             "box {i}: voxel ({x}, {y}, {z}), block {id}"
                         );
                     }
@@ -329,5 +371,22 @@ mod tests {
             }
         }
         assert!(edges > 5_000, "{edges} edges checked");
+    }
+
+    /// A `const float NAME[N] = float[N](…);` table of the block shaders, as numbers.
+    fn shader_table(name: &str) -> Vec<f32> {
+        const SHADER: &str = include_str!("../../../../godot_project/addons/strata/shaders/blocks.gdshaderinc");
+        let line = SHADER
+            .lines()
+            .find(|l| l.starts_with(&format!("const float {name}[")))
+            .unwrap_or_else(|| panic!("no table {name} in blocks.gdshaderinc"));
+        let inside = &line[line.rfind('(').expect("a list") + 1..line.rfind(')').expect("a list")];
+        inside.split(',').map(|v| v.trim().parse().expect("a number")).collect()
+    }
+
+    #[test]
+    fn the_block_shaders_tables_are_the_meshers() {
+        assert_eq!(shader_table("OCCLUDER_LEVELS"), AO_LEVELS.to_vec(), "AO levels");
+        assert_eq!(shader_table("FACE_SHADE"), crate::mesh::types::FACE_SHADE.to_vec(), "face shade");
     }
 }

@@ -37,7 +37,14 @@ pub(super) trait MeshTarget {
     );
 
     /// The whole box with the reference mesher (a box too wide for rows of 64 bits).
-    fn mesh_culled(&mut self, padded: &VoxelBuffer, materials: &MeshMaterials, light: Option<&LightBuffer>, ao: bool);
+    fn mesh_culled(
+        &mut self,
+        padded: &VoxelBuffer,
+        materials: &MeshMaterials,
+        light: Option<&LightBuffer>,
+        ao: bool,
+        shade_in_shader: bool,
+    );
 }
 
 /// One direction's faces of one surface and the masks step 4 merges them by (see
@@ -69,8 +76,15 @@ impl MeshTarget for ChunkMesh {
         writer.finish();
     }
 
-    fn mesh_culled(&mut self, padded: &VoxelBuffer, materials: &MeshMaterials, light: Option<&LightBuffer>, ao: bool) {
-        mesh_padded_chunk_culled_lit(padded, materials, light, self, ao);
+    fn mesh_culled(
+        &mut self,
+        padded: &VoxelBuffer,
+        materials: &MeshMaterials,
+        light: Option<&LightBuffer>,
+        ao: bool,
+        shade_in_shader: bool,
+    ) {
+        mesh_padded_chunk_culled_lit(padded, materials, light, self, ao, shade_in_shader);
     }
 }
 

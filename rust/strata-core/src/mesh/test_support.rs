@@ -136,7 +136,14 @@ pub(super) fn check_against_reference_lit(
         Some(l) => mesher.mesh_lit(b, l, &mut g).expect("light covers the box"),
         None => mesher.mesh(b, &mut g),
     }
-    mesh_padded_chunk_culled_lit(b, mesher.materials(), light, &mut r, mesher.ambient_occlusion());
+    mesh_padded_chunk_culled_lit(
+        b,
+        mesher.materials(),
+        light,
+        &mut r,
+        mesher.ambient_occlusion(),
+        mesher.shade_in_shader(),
+    );
     let (gf, rf) = (unit_faces(&g), unit_faces(&r));
     assert_eq!(rf.len(), r.quad_count());
     assert!(gf.windows(2).all(|w| w[0] != w[1]), "overlapping quads");

@@ -75,6 +75,12 @@ impl FarScratch {
         self.occluder_bits = on;
     }
 
+    /// Whether the shaders add the face shade (off by default), as
+    /// [`Mesher::set_shade_in_shader`](crate::mesh::Mesher::set_shade_in_shader).
+    pub fn set_shade_in_shader(&mut self, on: bool) {
+        self.mesher.set_shade_in_shader(on);
+    }
+
     /// Far columns meshed with `materials` (colours of the blocks), as the near chunks.
     pub fn set_materials(&mut self, materials: std::sync::Arc<crate::mesh::MeshMaterials>) {
         self.mesher.set_materials(materials);

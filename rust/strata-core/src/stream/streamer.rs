@@ -120,8 +120,10 @@ pub struct StreamConfig {
     /// ([`MeshBytes::occluders`](crate::mesh::bytes::MeshBytes::occluders)), for the shader to
     /// compute AO per fragment ([`crate::mesh::occluders`]): two to three times fewer quads.
     /// Far columns the same, their bits over their coarse cells
-    /// ([`FarMesh::occluders`](crate::stream::far_mesh::FarMesh::occluders)).
-    /// Off by default (the mesh then carries AO in its vertex colours).
+    /// ([`FarMesh::occluders`](crate::stream::far_mesh::FarMesh::occluders)). The shader adds
+    /// the face shade too ([`crate::mesh::Mesher::set_shade_in_shader`]), so a textured
+    /// surface's streams carry no colours. Off by default (the mesh then carries AO and shade in
+    /// its vertex colours).
     pub shader_occlusion: bool,
     /// What each block id looks like to the mesher (surfaces, culling, colours, texture layers);
     /// by default [`MeshMaterials::shared_default`]. Change it while streaming with
@@ -1387,6 +1389,7 @@ fn build(
             let shader_ao = job.payload.shader_ao(pack);
             scratch.far.set_ambient_occlusion(job.payload.ambient_occlusion && !shader_ao);
             scratch.far.set_occluder_bits(shader_ao);
+            scratch.far.set_shade_in_shader(shader_ao);
             scratch.far.set_materials(job.payload.materials.clone());
             build_far_column(generator, f, &mut scratch.far, &mut far);
             let packed = pack.then(|| {
@@ -1461,10 +1464,12 @@ fn build_chunk(
         return None;
     }
     let t1 = Instant::now();
-    // AO in the shader: the quads merge without it and the occluder bits go with the streams.
+    // AO in the shader: the quads merge without it, the occluder bits go with the streams, and
+    // the shaders add the face shade too (a textured surface then needs no colour stream).
     let shader_ao = job.payload.shader_ao(pack);
     mesher.set_ambient_occlusion(job.payload.ambient_occlusion && !shader_ao);
     mesher.set_occluder_bits(shader_ao);
+    mesher.set_shade_in_shader(shader_ao);
     mesher.set_materials(job.payload.materials.clone());
     // The light covers exactly the padded box (both are the chunk and its shell). Packing, the
     // mesher writes Godot's streams as it goes and the vertex arrays stay empty.
@@ -2109,6 +2114,7 @@ pub(crate) mod tests {
         let mut far_scratch = FarScratch::default();
         far_scratch.set_ambient_occlusion(!shader_occlusion);
         far_scratch.set_occluder_bits(shader_occlusion);
+        far_scratch.set_shade_in_shader(shader_occlusion);
         while !s.is_area_ready() || far_checked < 4 {
             assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
             s.pump();
@@ -2120,6 +2126,7 @@ pub(crate) mod tests {
                         (ChunkMesh::default(), MeshBytes::default(), Mesher::new());
                     mesher.set_ambient_occlusion(!shader_occlusion);
                     mesher.set_occluder_bits(shader_occlusion);
+                    mesher.set_shade_in_shader(shader_occlusion);
                     mesher.mesh(&padded, &mut alone);
                     mesher.mesh_bytes(&padded, &mut alone_bytes);
                     assert_eq!(alone_bytes.occluders.is_empty(), !shader_occlusion || alone.is_empty());
