@@ -14,7 +14,7 @@ use godot::classes::{
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
-use strata_core::mesh::bytes::{ATTRIBUTE_STRIDE, MeshBytes, SurfaceBytes, attribute_stride, format, vertex_custom0};
+use strata_core::mesh::bytes::{MeshBytes, SurfaceBytes, all_white, format, vertex_custom0};
 use strata_core::mesh::{ChunkMesh, MeshSurface, SURFACE_NAMES};
 
 /// Decoration kinds, in the order of [`build_scatter_meshes`].
@@ -93,7 +93,7 @@ fn surface_arrays(s: &MeshSurface) -> VarArray {
     arrays.set(ArrayType::VERTEX.ord() as usize, &PackedVector3Array::from(as_vector3s(&s.positions)).to_variant());
     // No colours where the workers pack none (every vertex white). Otherwise each RGBA8 channel
     // as the middle of its step, so Godot's conversion (× 255, truncated) gives back the same byte.
-    if attribute_stride(&s.colors) == ATTRIBUTE_STRIDE {
+    if !all_white(&s.colors) {
         let colors: Vec<Color> = s
             .colors
             .iter()

@@ -72,10 +72,15 @@ pub const ATTRIBUTE_STRIDE_NO_COLOR: usize = 4;
 /// A vertex colour that is not stored: opaque white, what Godot's shaders read without one.
 pub const WHITE: [u8; 4] = [255; 4];
 
+/// Whether every one of `colors` is [`WHITE`], so their surface is packed without them.
+pub fn all_white(colors: &[[u8; 4]]) -> bool {
+    colors.iter().all(|&c| c == WHITE)
+}
+
 /// Bytes of the attribute stream per vertex for vertices of colours `colors`: without the
 /// colour when every one is [`WHITE`].
 pub fn attribute_stride(colors: &[[u8; 4]]) -> usize {
-    if colors.iter().all(|&c| c == WHITE) { ATTRIBUTE_STRIDE_NO_COLOR } else { ATTRIBUTE_STRIDE }
+    if all_white(colors) { ATTRIBUTE_STRIDE_NO_COLOR } else { ATTRIBUTE_STRIDE }
 }
 
 /// Bytes per vertex in the vertex stream: the position (3 × f32).
@@ -232,7 +237,7 @@ fn pack_surface_with<const AVX2: bool>(s: &MeshSurface, out: &mut SurfaceBytes) 
     // SAFETY: one whole chunk per index (`index_len` bytes in all), each written.
     unsafe { index_data.set_len(index_len) };
     let mut attribute_data = std::mem::take(&mut out.attribute_data);
-    let colorless = s.colors.iter().all(|&c| c == WHITE);
+    let colorless = all_white(&s.colors);
     if colorless {
         // Per vertex: custom0 alone.
         let bytes = spare_bytes(&mut attribute_data, n * ATTRIBUTE_STRIDE_NO_COLOR);

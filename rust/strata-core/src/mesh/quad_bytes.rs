@@ -48,7 +48,7 @@ struct SurfaceStreams {
     index_data: Vec<u8>,
     lo: [f32; 3],
     hi: [f32; 3],
-    /// Every colour so far, AND-ed four at a time: all ones while all are [`WHITE`].
+    /// Every colour so far, AND-ed four at a time: all ones while all are white.
     colors_and: u128,
 }
 
