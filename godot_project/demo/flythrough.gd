@@ -383,14 +383,12 @@ func _print_memory(tag: String) -> void:
 	_print_node_breakdown()
 
 
-## The world's children by kind, with the scatter's instance bytes (what Godot keeps for them
-## besides the mesh streams counted above).
+## The world's children by kind, with the scatter's instance bytes and the occluder pages (what
+## Godot keeps for them besides the mesh streams counted above).
 func _print_node_breakdown() -> void:
 	var counts := {}
 	var scatter_instances := 0
 	var scatter_bytes := 0
-	var textures := 0
-	var texture_bytes := 0
 	for child in world.get_children():
 		var kind := child.get_class()
 		counts[kind] = int(counts.get(kind, 0)) + 1
@@ -401,28 +399,23 @@ func _print_node_breakdown() -> void:
 		if multi != null and multi.multimesh != null:
 			scatter_instances += multi.multimesh.instance_count
 			scatter_bytes += multi.multimesh.buffer.size() * 4
-		var mesh_node := child as MeshInstance3D
-		if mesh_node != null and mesh_node.mesh != null:
-			for i in mesh_node.mesh.get_surface_count():
-				var material := mesh_node.mesh.surface_get_material(i) as ShaderMaterial
-				if material == null:
-					continue
-				var occluders := material.get_shader_parameter("strata_occluders") as Texture2D
-				if occluders != null:
-					textures += 1
-					texture_bytes += occluders.get_width() * occluders.get_height()
+	var st := world.get_stats()
+	# A page is 256 layers of 170 × 34 bytes, on the GPU.
+	var pages: int = st.get("occluder_pages", 0)
 	print(
 		(
 			(
-				"  nodes: %s; scatter %d instances (%.1f MB); occluder textures %d (%.1f MB, "
-				+ "counted per surface)"
+				"  nodes: %s; scatter %d instances (%.1f MB); occluder pages %d (%.1f MB), "
+				+ "%d layers in use, %d material copies"
 			)
 			% [
 				counts,
 				scatter_instances,
 				scatter_bytes / 1048576.0,
-				textures,
-				texture_bytes / 1048576.0
+				pages,
+				pages * 256 * 170 * 34 / 1048576.0,
+				st.get("occluder_layers", 0),
+				st.get("occluder_materials", 0)
 			]
 		)
 	)

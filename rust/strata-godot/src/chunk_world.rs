@@ -28,8 +28,8 @@ use crate::world_navigation::WorldNavigation;
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Image, ImageTexture, Material, MeshInstance3D,
-    MultiMeshInstance3D, Node3D, ShaderMaterial, StaticBody3D,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D,
+    Node3D, ShaderMaterial, StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -44,7 +44,6 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::light::LightProps;
 use strata_core::mesh::bytes::{MeshBytes, VERTEX_STRIDE, attribute_stride};
-use strata_core::mesh::occluders::OccluderBits;
 use strata_core::mesh::{ChunkMesh, MeshMaterials};
 use strata_core::nav::NavSettings;
 use strata_core::stream::far_mesh::FarMesh;
@@ -61,6 +60,8 @@ use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 mod edit_tools;
 mod generation_hook;
 mod horizon_shadows;
+mod occluder_pages;
+use occluder_pages::{OccluderPages, OccluderSlot};
 mod own_structures;
 use strata_core::base::edit_history::{EditHistory, PendingFlow, VoxelChange};
 
@@ -73,16 +74,19 @@ struct ChunkNode {
     faces: Option<PackedVector3Array>,
     /// One MultiMeshInstance3D per decoration kind present.
     scatter: Vec<Gd<MultiMeshInstance3D>>,
-    /// The mesh's own copies of the block materials, holding its occluder bits, when its AO is
-    /// computed per fragment.
+    /// Where its occluder bits are in the world's pages, when its AO is computed per fragment.
+    occluders: Option<OccluderSlot>,
+    /// The mesh's own copies of the block materials, naming its occluder bits.
     materials: Vec<Gd<ShaderMaterial>>,
 }
 
 /// A far column's node.
 struct FarNode {
     mesh: Gd<MeshInstance3D>,
-    /// The mesh's own copies of the block materials, holding the column's occluder bits, when
-    /// its AO is computed per fragment.
+    /// Where the column's occluder bits are in the world's pages, when its AO is computed per
+    /// fragment.
+    occluders: Option<OccluderSlot>,
+    /// The mesh's own copies of the block materials, naming the column's occluder bits.
     materials: Vec<Gd<ShaderMaterial>>,
 }
 
@@ -323,6 +327,8 @@ pub struct ChunkWorld {
     surface_materials: Option<SurfaceMaterials>,
     /// `horizon`'s count of uniform changes last copied to the chunks' own materials.
     horizon_told: u64,
+    /// The occluder bits of the chunks and far columns whose AO the shaders compute.
+    occluder_pages: OccluderPages,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
     scatter_meshes: Option<[Gd<ArrayMesh>; 4]>,
     apply_ms_last_frame: f64,
@@ -422,6 +428,7 @@ impl INode3D for ChunkWorld {
             retired_keys: HashMap::new(),
             surface_materials: None,
             horizon_told: 0,
+            occluder_pages: OccluderPages::default(),
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
             frame_time_s: 0.0,
@@ -518,14 +525,16 @@ impl INode3D for ChunkWorld {
                     self.pending_faces.remove(&c);
                     self.entities.chunk_unloaded(c);
                     self.navigation.remove(c);
-                    if let Some(n) = self.nodes.remove(&c) {
+                    if let Some(mut n) = self.nodes.remove(&c) {
+                        self.release_occluders(&mut n.occluders);
                         self.retire_chunk_node(c, n);
                     }
                     self.signals().chunk_unloaded().emit(to_vector3i(c));
                     self.area_ready_emitted = false;
                 }
                 StreamKey::Far(f) => {
-                    if let Some(n) = self.far_nodes.remove(&f) {
+                    if let Some(mut n) = self.far_nodes.remove(&f) {
+                        self.release_occluders(&mut n.occluders);
                         self.retire_node(k, n.mesh.upcast());
                     }
                 }
@@ -1106,9 +1115,10 @@ impl ChunkWorld {
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
-    /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
-    /// whose AO the block shaders compute from their occluder bits, and their own material
-    /// copies holding them), `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of
+    /// `occluder_chunks` / `occluder_far_columns` (chunks and far columns whose AO the block
+    /// shaders compute from their occluder bits), `occluder_pages` / `occluder_layers` /
+    /// `occluder_materials` (the shared texture arrays holding those bits, their layers in use,
+    /// and the pages' copies of the block materials), `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of
     /// generated voxels, for light and raycasts), `voxel_cache_hits` / `voxel_cache_misses` (its
     /// lookups so far; a miss generates a chunk),
     /// `heap_in_use_mb` / `heap_free_mb` (the C heap of the whole process over all arenas, in
@@ -1150,9 +1160,12 @@ impl ChunkWorld {
         d.set("memory_estimate_mb", estimate as f64 / (1024.0 * 1024.0));
         let mb = |b: usize| b as f64 / (1024.0 * 1024.0);
         d.set("chunk_mesh_mb", mb(self.mesh_bytes_total[0]));
-        d.set("occluder_chunks", self.nodes.values().filter(|n| !n.materials.is_empty()).count() as i64);
-        d.set("occluder_far_columns", self.far_nodes.values().filter(|n| !n.materials.is_empty()).count() as i64);
+        d.set("occluder_chunks", self.nodes.values().filter(|n| n.occluders.is_some()).count() as i64);
+        d.set("occluder_far_columns", self.far_nodes.values().filter(|n| n.occluders.is_some()).count() as i64);
         d.set("occluder_materials", self.occluder_materials().count() as i64);
+        let (pages, layers) = self.occluder_pages.usage();
+        d.set("occluder_pages", pages as i64);
+        d.set("occluder_layers", layers as i64);
         d.set("far_mesh_mb", mb(self.mesh_bytes_total[1]));
         let (cache_entries, cache_bytes) = self.streamer.as_ref().map(|s| s.voxel_cache_usage()).unwrap_or((0, 0));
         d.set("voxel_cache_entries", cache_entries as i64);
@@ -1715,6 +1728,7 @@ impl ChunkWorld {
         for (_, n) in self.far_nodes.drain() {
             n.mesh.free();
         }
+        self.occluder_pages.clear();
         self.mesh_bytes.clear();
         self.mesh_bytes_total = [0; 2];
         for (_, n) in self.nodes_to_free.drain(..) {
@@ -1819,18 +1833,22 @@ impl ChunkWorld {
 
     /// Shows a finished far column (replacing an older mesh of it).
     fn apply_far(&mut self, far: FarMesh, packed: Option<MeshBytes>) {
-        if let Some(old) = self.far_nodes.remove(&far.column) {
+        if let Some(mut old) = self.far_nodes.remove(&far.column) {
+            self.release_occluders(&mut old.occluders);
             old.mesh.free();
         }
         self.free_retired_now(StreamKey::Far(far.column));
         let f = far.column;
         let mut mi = MeshInstance3D::new_alloc();
         mi.set_name(&format!("far_{}_{}_{}", f.level, f.x, f.z));
-        let mut materials = Vec::new();
+        let (mut occluders, mut materials) = (None, Vec::new());
         if !far.mesh.is_empty() {
             let mesh = self.array_mesh(&far.mesh, packed.as_ref());
-            if let Some(bits) = packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty()) {
-                materials = with_occluders(&mesh, bits, f.stride() as f32);
+            if let Some(bits) = packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
+                && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, f.stride())
+            {
+                occluders = Some(slot);
+                materials = copies;
             }
             mi.set_mesh(&mesh);
         }
@@ -1840,16 +1858,23 @@ impl ChunkWorld {
         mi.set_cast_shadows_setting(ShadowCastingSetting::ON);
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
         self.base_mut().add_child(&mi);
-        self.far_nodes.insert(f, FarNode { mesh: mi, materials });
+        self.far_nodes.insert(f, FarNode { mesh: mi, occluders, materials });
         if let Some(s) = self.streamer.as_ref() {
             s.recycle(far.mesh, packed);
         }
     }
 
-    /// The chunks' and far columns' own material copies (those holding occluder bits).
+    /// The chunks' and far columns' own material copies (those naming occluder bits).
     fn occluder_materials(&self) -> impl Iterator<Item = &Gd<ShaderMaterial>> {
         let near = self.nodes.values().flat_map(|n| n.materials.iter());
         near.chain(self.far_nodes.values().flat_map(|n| n.materials.iter()))
+    }
+
+    /// Gives the layers of a mesh taken out of the world back to the pages.
+    fn release_occluders(&mut self, slot: &mut Option<OccluderSlot>) {
+        if let Some(slot) = slot.take() {
+            self.occluder_pages.release(slot);
+        }
     }
 
     /// A finished mesh as an `ArrayMesh`: from the worker-packed streams, or through Godot's
@@ -1942,12 +1967,20 @@ impl ChunkWorld {
         // its faces did not change), so nothing standing on it falls through in between.
         let (mut old_body, mut old_faces) = (None, None);
         if let Some(mut old) = self.nodes.remove(&c) {
+            self.release_occluders(&mut old.occluders);
             old_body = old.body.take();
             old_faces = old.faces.take();
             free_chunk_node(old);
         }
         self.free_retired_now(StreamKey::Near(c));
-        let mut node = ChunkNode { mesh: None, body: None, faces: None, scatter: Vec::new(), materials: Vec::new() };
+        let mut node = ChunkNode {
+            mesh: None,
+            body: None,
+            faces: None,
+            scatter: Vec::new(),
+            occluders: None,
+            materials: Vec::new(),
+        };
         if !r.scatter.is_empty() {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
@@ -1958,8 +1991,11 @@ impl ChunkWorld {
             mi.set_mesh(&mesh);
             let origin = c.min_voxel();
             mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
-            if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty()) {
-                node.materials = with_occluders(&mesh, bits, 1.0);
+            if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
+                && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, 1)
+            {
+                node.occluders = Some(slot);
+                node.materials = copies;
             }
             self.base_mut().add_child(&mi);
             node.mesh = Some(mi);
@@ -2136,46 +2172,6 @@ fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
             shader.set_shader_parameter("daylight", &shader_daylight(daylight).to_variant());
         }
     }
-}
-
-/// Gives a chunk's mesh its own copies of its block materials, holding its occluder bits
-/// (`strata_occluders`, an `R8` texture of the bits' image; `strata_occlusion` on), on every
-/// surface but the liquid one; returns the copies. Surfaces without a shader material keep
-/// theirs (they show without AO).
-fn with_occluders(mesh: &Gd<ArrayMesh>, bits: &OccluderBits, scale: f32) -> Vec<Gd<ShaderMaterial>> {
-    let (width, height) = bits.image_size();
-    let Some(image) = Image::create_from_data(
-        width as i32,
-        height as i32,
-        false,
-        godot::classes::image::Format::R8,
-        &PackedByteArray::from(bits.bytes.as_slice()),
-    ) else {
-        return Vec::new();
-    };
-    let Some(texture) = ImageTexture::create_from_image(&image) else { return Vec::new() };
-    let mut copies = Vec::new();
-    let mut mesh = mesh.clone();
-    for i in 0..mesh.get_surface_count() {
-        if mesh.surface_get_name(i) == "liquid" {
-            continue;
-        }
-        let Some(shared) = mesh.surface_get_material(i).and_then(|m| m.try_cast::<ShaderMaterial>().ok()) else {
-            continue;
-        };
-        let mut copy = shared.duplicate_resource();
-        copy.set_shader_parameter("strata_occluders", &texture.to_variant());
-        copy.set_shader_parameter("strata_occlusion", &true.to_variant());
-        if scale != 1.0 {
-            copy.set_shader_parameter("strata_occluder_scale", &scale.to_variant());
-        }
-        if bits.first_row != 0 {
-            copy.set_shader_parameter("strata_occluder_row0", &(bits.first_row as i32).to_variant());
-        }
-        mesh.surface_set_material(i, &copy);
-        copies.push(copy);
-    }
-    copies
 }
 
 /// `daylight` as the block shaders get it: in steps of 1/1024.

@@ -539,50 +539,106 @@ func _chunk_nodes(w: ChunkWorld) -> Array[MeshInstance3D]:
 	return out
 
 
-## Far columns compute their AO per fragment too, over their coarse cells: each has its own
-## material copy holding its bits (34 cells wide, as tall as the column) and its stride as the
-## cell size; with AO off they have the same vertices and no copies.
+## Far columns compute their AO per fragment too, over their coarse cells: each takes layers of
+## a shared page for its bits (34 cells wide, as tall as the column) and its material copy names
+## them, with its stride as the cell size; with AO off they have the same vertices and no layers.
 func test_far_columns_carry_their_occluders_and_stride() -> void:
 	var w := _make_world(42, 2, 2)
+	# Mountains: columns taller than one layer of a page.
+	w.preset.height_amplitude = 150.0
 	assert_true(await wait_until(_far_complete.bind(w), 60.0), "far view never complete")
 	await wait_frames(2)
 	var with_bits := 0
 	var vertices := 0
+	var tall := 0
 	for n in _far_children(w):
 		if n.mesh == null:
 			continue
 		vertices += n.mesh.surface_get_array_len(0)
 		var material := n.mesh.surface_get_material(0) as ShaderMaterial
 		assert_true(material.get_shader_parameter("strata_occlusion"), "%s: occlusion on" % n.name)
-		var bits := material.get_shader_parameter("strata_occluders") as ImageTexture
-		assert_true(bits != null, "%s: its occluder bits" % n.name)
-		assert_eq(bits.get_width(), 5 * 34, n.name)
-		assert_gt(bits.get_height(), 8 + 2, "%s: skirt cells and the ground" % n.name)
+		var pages := material.get_shader_parameter("strata_occluder_pages") as Texture2DArray
+		assert_true(pages != null, "%s: a page of occluder bits" % n.name)
+		var slot := _occluder_slot(n)
+		assert_eq(slot.y, 0, "%s: a column keeps all its rows" % n.name)
+		assert_gt(slot.z, 8 + 2, "%s: skirt cells and the ground" % n.name)
+		assert_true(
+			slot.x >= 0 and slot.x + ceili(slot.z / 34.0) <= pages.get_layers(),
+			"%s: its layers %s in the page's %d" % [n.name, slot, pages.get_layers()]
+		)
+		if slot.z > 34:
+			tall += 1
 		var level := int(String(n.name).split("_")[1])
-		assert_eq(material.get_shader_parameter("strata_occluder_scale"), float(1 << level), n.name)
+		assert_eq(slot.w, 1 << level, "%s: its stride is the cell size" % n.name)
 		with_bits += 1
 	assert_gt(with_bits, 10, "far columns with a mesh")
+	assert_gt(tall, 0, "columns taller than one layer")
 	assert_eq(w.get_stats()["occluder_far_columns"], with_bits)
+	assert_eq(w.get_stats()["occluder_layers"], _occluder_layers_shown(w), "layers in use")
 	w.daylight = 0.5
 	var first := _far_children(w)[0].mesh.surface_get_material(0) as ShaderMaterial
 	assert_near(first.get_shader_parameter("daylight"), 0.5, 1e-6, "daylight follows")
 
 	w.ambient_occlusion = false
 	await wait_frames(2)
-	assert_true(await wait_until(_far_complete.bind(w), 60.0), "never complete after the change")
+	# The loaded columns are meshed again in place (`far_pending` counts new columns alone).
+	assert_true(
+		await wait_until(_far_complete_without_bits.bind(w), 60.0),
+		"never complete after the change"
+	)
 	await wait_frames(2)
 	var open := 0
 	for n in _far_children(w):
 		if n.mesh != null:
 			open += n.mesh.surface_get_array_len(0)
 	assert_eq(open, vertices, "per-fragment AO costs the far columns no vertices")
-	assert_eq(w.get_stats()["occluder_far_columns"], 0)
+	assert_eq(w.get_stats()["occluder_layers"], 0, "every layer given back")
+
+
+func _far_complete_without_bits(w: ChunkWorld) -> bool:
+	return _far_complete(w) and w.get_stats()["occluder_far_columns"] == 0
+
+
+## Where a mesh's occluder bits are, as its first surface's material names them: (first layer,
+## padded row of the first row kept, rows kept, cell size); rows 0 when it has none.
+func _occluder_slot(n: MeshInstance3D) -> Vector4i:
+	var material := n.mesh.surface_get_material(0) as ShaderMaterial
+	var slot: Variant = (
+		material.get_shader_parameter("strata_occluder_slot") if material != null else null
+	)
+	return slot if slot is Vector4i else Vector4i(0, 0, 0, 1)
+
+
+## The page layers the shown chunks and far columns hold (34 rows a layer).
+func _occluder_layers_shown(w: ChunkWorld) -> int:
+	var layers := 0
+	for child in w.get_children():
+		var n := child as MeshInstance3D
+		if n != null and n.visible and n.mesh != null:
+			layers += ceili(_occluder_slot(n).z / 34.0)
+	return layers
+
+
+## Chunks that unload give their page layers back and those that load take free ones, so the
+## layers in use are always those of the shown chunks and one page serves a moving view.
+func test_chunks_give_their_occluder_layers_back_when_they_unload() -> void:
+	var w := _make_world(7)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
+	for step in 4:
+		_viewer(w).position = Vector3((step + 1) * 3 * 32 + 16, 0, 16 - step * 40)
+		await wait_frames(2)
+		assert_true(await wait_until(w.is_area_ready, 60.0), "never ready at step %d" % step)
+		await wait_frames(2)
+		var st := w.get_stats()
+		assert_gt(st["occluder_layers"], 20, "step %d: chunks with bits" % step)
+		assert_eq(st["occluder_layers"], _occluder_layers_shown(w), "step %d: layers" % step)
+		assert_eq(st["occluder_pages"], 1, "step %d: freed layers taken again" % step)
 
 
 ## Ambient occlusion is computed per fragment by the block shaders: every shown chunk's opaque
-## surface has its own copy of the block material, holding the chunk's occluder bits, so the
-## quads merge by block and light alone: as few vertices as with AO off. A material of the
-## user's gets AO baked into the vertices instead.
+## surface has its own copy of the block material, naming the chunk's occluder bits in a layer
+## of a shared page that no other chunk holds, so the quads merge by block and light alone: as
+## few vertices as with AO off. A material of the user's gets AO baked into the vertices instead.
 func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost() -> void:
 	var w := _make_world(7)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
@@ -590,7 +646,7 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	var with_ao := _near_vertex_count(w)
 	assert_gt(with_ao, 1000, "terrain around the viewer")
 	var nodes := _chunk_nodes(w)
-	var seen := {}
+	var layers_taken := {}
 	var cropped := 0
 	for node in nodes:
 		var material := node.mesh.surface_get_material(0) as ShaderMaterial
@@ -598,21 +654,22 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 		assert_true(
 			material.get_shader_parameter("strata_occlusion"), "%s: occlusion on" % node.name
 		)
-		var bits: Variant = material.get_shader_parameter("strata_occluders")
-		assert_true(bits is ImageTexture, "%s: its occluder bits: %s" % [node.name, bits])
-		assert_eq((bits as ImageTexture).get_width(), 5 * 34)
-		# The padded rows its faces reach: from row0 (unset: 0) up, within the 34 of the box.
-		var row0: Variant = material.get_shader_parameter("strata_occluder_row0")
-		var first := 0 if row0 == null else int(row0)
-		var rows := (bits as ImageTexture).get_height()
+		var pages: Variant = material.get_shader_parameter("strata_occluder_pages")
+		assert_true(pages is Texture2DArray, "%s: a page of occluder bits: %s" % [node.name, pages])
+		# The padded rows its faces reach: from row0 up, within the 34 of the box, in one layer.
+		var slot := _occluder_slot(node)
 		assert_true(
-			first >= 0 and rows > 0 and first + rows <= 34,
-			"%s: rows %d + %d" % [node.name, first, rows]
+			slot.y >= 0 and slot.z > 0 and slot.y + slot.z <= 34,
+			"%s: rows %d + %d" % [node.name, slot.y, slot.z]
 		)
-		if rows < 34:
+		assert_eq(slot.w, 1, "%s: a chunk's cells are voxels" % node.name)
+		if slot.z < 34:
 			cropped += 1
-		assert_false(seen.has(material), "%s shares a material" % node.name)
-		seen[material] = true
+		var layer := "%s/%d" % [pages, slot.x]
+		assert_false(layers_taken.has(layer), "%s shares layer %s" % [node.name, layer])
+		layers_taken[layer] = true
+		assert_false(layers_taken.has(material), "%s shares a material" % node.name)
+		layers_taken[material] = true
 		if node.mesh.surface_get_name(0) == "opaque":
 			assert_eq(
 				node.mesh.surface_get_format(0) & Mesh.ARRAY_FORMAT_COLOR,
@@ -622,6 +679,8 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	assert_gt(cropped, 0, "chunks keep the rows their faces reach alone")
 	var stats := w.get_stats()
 	assert_eq(stats["occluder_chunks"], nodes.size(), "every shown chunk")
+	assert_eq(stats["occluder_layers"], nodes.size(), "one layer a chunk")
+	assert_eq(stats["occluder_pages"], 1, "%d chunks fit one page" % nodes.size())
 	# The copies follow the shared uniforms.
 	w.daylight = 0.25
 	for node in nodes:
@@ -635,6 +694,7 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	await wait_frames(2)
 	assert_eq(_near_vertex_count(w), with_ao, "per-fragment AO costs no vertices")
 	assert_eq(w.get_stats()["occluder_chunks"], 0)
+	assert_eq(w.get_stats()["occluder_layers"], 0)
 	for node in _chunk_nodes(w):
 		assert_ne(
 			node.mesh.surface_get_format(0) & Mesh.ARRAY_FORMAT_COLOR,

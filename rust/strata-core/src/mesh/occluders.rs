@@ -20,6 +20,11 @@
 
 use crate::mesh::ao::AO_LEVELS;
 
+/// Padded rows in one layer of the block shaders' occluder pages (`ChunkWorld` keeps every
+/// chunk's bits in layers of shared texture arrays): a padded chunk's height, so a chunk's kept
+/// rows fill one layer and a far column's take one layer per 34 rows.
+pub const LAYER_ROWS: usize = 34;
+
 /// Which voxels of a padded box occlude (the blocks that hide faces, whose bits step 1 of the
 /// mesher packs), one bit a voxel; empty when not asked for
 /// ([`Mesher::set_occluder_bits`](crate::mesh::Mesher::set_occluder_bits)).
@@ -67,6 +72,24 @@ impl OccluderBits {
 
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()
+    }
+
+    /// Layers of [`LAYER_ROWS`] rows that the kept rows take.
+    pub fn layer_count(&self) -> usize {
+        self.image_size().1.div_ceil(LAYER_ROWS)
+    }
+
+    /// Writes layer `k` into `out` (replacing its contents): kept rows `k · LAYER_ROWS ..`, one
+    /// image row each as in [`OccluderBits::image_size`], and zero (open) rows after the last
+    /// kept one, `LAYER_ROWS` rows in all. Kept row `r` is row `r mod LAYER_ROWS` of layer `r /
+    /// LAYER_ROWS`.
+    pub fn write_layer(&self, k: usize, out: &mut Vec<u8>) {
+        let (width, rows) = self.image_size();
+        let from = (k * LAYER_ROWS).min(rows);
+        let to = ((k + 1) * LAYER_ROWS).min(rows);
+        out.clear();
+        out.extend_from_slice(&self.bytes[from * width..to * width]);
+        out.resize(LAYER_ROWS * width, 0);
     }
 
     /// Empties the bits, keeping the buffer.
@@ -230,6 +253,42 @@ mod tests {
         out
     }
 
+    /// Every kept row lands in its layer once, as the shaders read it (layer `r / 34`, row `r
+    /// mod 34`), and the rows past the last kept one read open: a chunk's cropped bits and a
+    /// far column's bits taller than one layer.
+    #[test]
+    fn layers_hold_every_kept_row_where_the_shaders_read_it() {
+        let mut tall = OccluderBits::default();
+        tall.reset([34, 75, 34]);
+        for (x, y, z) in [(0, 0, 0), (33, 33, 33), (5, 34, 7), (17, 67, 2), (33, 68, 33), (1, 74, 30)] {
+            tall.set(x, y, z);
+        }
+        let mut chunk = OccluderBits::default();
+        chunk.reset([34, 34, 34]);
+        chunk.set(3, 9, 4);
+        chunk.set(30, 20, 31);
+        chunk.keep_rows(8, 21);
+        for (bits, layers) in [(&tall, 3), (&chunk, 1)] {
+            assert_eq!(bits.layer_count(), layers);
+            let mut layer = Vec::new();
+            let [sx, sy, sz] = bits.box_size();
+            for y in 0..sy + 40 {
+                let Some(r) = y.checked_sub(bits.first_row) else { continue };
+                bits.write_layer(r / LAYER_ROWS, &mut layer);
+                assert_eq!(layer.len(), LAYER_ROWS * 5 * sz);
+                for z in 0..sz {
+                    for x in 0..sx {
+                        let at = ((r % LAYER_ROWS) * sz + z) * 5 + x / 8;
+                        let read = layer.get(at).is_some_and(|b| (b >> (x % 8)) & 1 == 1);
+                        let want = bits.occludes(x as i32, y as i32, z as i32);
+                        assert_eq!(read, want, "voxel ({x}, {y}, {z})");
+                    }
+                }
+            }
+        }
+        assert!(tall.occludes(1, 74, 30) && chunk.occludes(30, 20, 31), "the test reaches set bits");
+    }
+
     #[test]
     fn occluder_bits_are_the_blocks_that_hide_faces_whichever_way_the_box_is_meshed() {
         let materials = white_materials();
@@ -373,9 +432,11 @@ mod tests {
         assert!(edges > 5_000, "{edges} edges checked");
     }
 
+    /// The block shaders' common part.
+    const SHADER: &str = include_str!("../../../../godot_project/addons/strata/shaders/blocks.gdshaderinc");
+
     /// A `const float NAME[N] = float[N](…);` table of the block shaders, as numbers.
     fn shader_table(name: &str) -> Vec<f32> {
-        const SHADER: &str = include_str!("../../../../godot_project/addons/strata/shaders/blocks.gdshaderinc");
         let line = SHADER
             .lines()
             .find(|l| l.starts_with(&format!("const float {name}[")))
@@ -388,5 +449,15 @@ mod tests {
     fn the_block_shaders_tables_are_the_meshers() {
         assert_eq!(shader_table("OCCLUDER_LEVELS"), AO_LEVELS.to_vec(), "AO levels");
         assert_eq!(shader_table("FACE_SHADE"), crate::mesh::types::FACE_SHADE.to_vec(), "face shade");
+        assert_eq!(shader_int("OCCLUDER_LAYER_ROWS"), LAYER_ROWS as i64, "rows in a layer of a page");
+    }
+
+    /// A `const int NAME = N;` of the block shaders.
+    fn shader_int(name: &str) -> i64 {
+        let line = SHADER
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("const int {name} = ")))
+            .unwrap_or_else(|| panic!("no int {name} in blocks.gdshaderinc"));
+        line.trim_end_matches(';').trim().parse().expect("a number")
     }
 }
