@@ -533,8 +533,8 @@ impl Streamer {
     pub fn new(generator: Arc<Generator>, config: StreamConfig) -> Result<Self, SpawnError> {
         let config = config.clamped();
         let worker_generator = generator.clone();
-        // Up to an eighth of the memory budget, at most the default (16 MiB, about 1,024 packed
-        // chunks): the chunks around the view at view distance 8.
+        // Up to an eighth of the memory budget, at most the default (12 MiB, about 768 packed
+        // chunks): most of the chunks around the view at view distance 8.
         let cache_bytes = (config.memory_budget_mb as usize * (1 << 20) / 8).min(DEFAULT_CACHE_BYTES);
         let voxel_cache = Arc::new(VoxelCache::new(cache_bytes));
         let worker_cache = voxel_cache.clone();
