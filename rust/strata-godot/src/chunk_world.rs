@@ -1115,11 +1115,11 @@ impl ChunkWorld {
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
-    /// `occluder_chunks` / `occluder_far_columns` (chunks and far columns whose AO the block
-    /// shaders compute from their occluder bits), `occluder_pages` / `occluder_layers` /
-    /// `occluder_materials` (the shared texture arrays holding those bits, their layers in use,
-    /// and the pages' copies of the block materials), `voxel_cache_mb` / `voxel_cache_entries` (the workers' cache of
-    /// generated voxels, for light and raycasts), `voxel_cache_hits` / `voxel_cache_misses` (its
+    /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
+    /// whose AO the block shaders compute from their occluder bits, and their own material
+    /// copies naming them), `occluder_pages` / `occluder_layers` (the shared texture arrays
+    /// holding those bits and their layers in use), `voxel_cache_mb` / `voxel_cache_entries`
+    /// (the workers' cache of generated voxels, for light and raycasts), `voxel_cache_hits` / `voxel_cache_misses` (its
     /// lookups so far; a miss generates a chunk),
     /// `heap_in_use_mb` / `heap_free_mb` (the C heap of the whole process over all arenas, in
     /// use and kept free; Linux with glibc only), `view_distance_effective` (the view distance in
