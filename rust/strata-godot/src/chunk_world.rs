@@ -28,8 +28,8 @@ use crate::world_navigation::WorldNavigation;
 use crate::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::classes::{
-    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D,
-    Node3D, ShaderMaterial, StaticBody3D,
+    ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Image, Material, MeshInstance3D,
+    MultiMeshInstance3D, Node3D, ShaderMaterial, StaticBody3D, Texture2DArray,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -2172,6 +2172,22 @@ fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
             shader.set_shader_parameter("daylight", &shader_daylight(daylight).to_variant());
         }
     }
+}
+
+/// A texture array of `layers` layers, each `layer`; `None` (with an error naming `what` and
+/// `without`, what the world does without it) when Godot refuses it.
+fn texture_array_of(layer: &Gd<Image>, layers: usize, what: &str, without: &str) -> Option<Gd<Texture2DArray>> {
+    let mut images: Array<Gd<Image>> = Array::new();
+    for _ in 0..layers {
+        images.push(layer);
+    }
+    let mut texture = Texture2DArray::new_gd();
+    let err = texture.create_from_images(&images);
+    if err != Error::OK {
+        godot_error!("ChunkWorld: cannot make {what} ({err:?}); {without}");
+        return None;
+    }
+    Some(texture)
 }
 
 /// `daylight` as the block shaders get it: in steps of 1/1024.

@@ -132,18 +132,8 @@ impl HorizonShadows {
 
 /// A texture of `slots`² blank layers, or None (with an error) when Godot refuses it.
 fn blank_texture(slots: usize) -> Option<Gd<Texture2DArray>> {
-    let blank = blank_layer();
-    let mut images: Array<Gd<Image>> = Array::new();
-    for _ in 0..slots * slots {
-        images.push(&layer_image(&blank)?);
-    }
-    let mut texture = Texture2DArray::new_gd();
-    let err = texture.create_from_images(&images);
-    if err != godot::global::Error::OK {
-        godot_error!("ChunkWorld: cannot make the horizon map's texture ({err:?}); no horizon shadows");
-        return None;
-    }
-    Some(texture)
+    let layer = layer_image(&blank_layer())?;
+    super::texture_array_of(&layer, slots * slots, "the horizon map's texture", "no horizon shadows")
 }
 
 /// The uniforms [`HorizonShadows::update`] sets.

@@ -191,17 +191,7 @@ fn blank_page() -> Option<Gd<Texture2DArray>> {
         Format::R8,
         &PackedByteArray::from(blank),
     )?;
-    let mut images = Array::new();
-    for _ in 0..PAGE_LAYERS {
-        images.push(&image);
-    }
-    let mut texture = Texture2DArray::new_gd();
-    let err = texture.create_from_images(&images);
-    if err != godot::global::Error::OK {
-        godot_error!("ChunkWorld: cannot make a page of occluder bits ({err:?}); chunks show without AO");
-        return None;
-    }
-    Some(texture)
+    super::texture_array_of(&image, PAGE_LAYERS, "a page of occluder bits", "chunks show without AO")
 }
 
 #[cfg(test)]
