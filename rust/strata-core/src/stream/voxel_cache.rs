@@ -13,7 +13,7 @@
 //! the workers (a mutex held only to look up and insert; generation and packing run outside it)
 //! and bounded: past its byte budget the least recently used entries go first (a walk comes
 //! back to the chunks it passed, so recency keeps more of them than insertion order: see
-//! `docs/perf.md`, "Voxel cache: least recently used").
+//! `docs/perf.md`, "Occluder pages and a least-recently-used voxel cache").
 //!
 //! May use: `base`, `gen3d`.
 
