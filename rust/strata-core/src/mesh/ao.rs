@@ -6,6 +6,7 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
+use crate::mesh::greedy::AVX2;
 use crate::mesh::layout::{Axis, Orientation, axis_of};
 use crate::mesh::types::FACES;
 
@@ -114,12 +115,12 @@ pub(super) static AO_FLIP: [bool; 256] = {
 };
 
 /// The four corner colours of a solid face with packed AO `ao`: corner `k` takes the shade of its
-/// level (bits `2k`, `2k + 1`). `WIDE` (only in the AVX2 build) picks all four bytes at once.
+/// level (bits `2k`, `2k + 1`). `SIMD` (only in the AVX2 build) picks all four bytes at once.
 #[inline(always)]
-pub(super) fn corner_shades<const WIDE: bool>(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
+pub(super) fn corner_shades<const SIMD: u8>(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
     #[cfg(target_arch = "x86_64")]
-    if WIDE {
-        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time), so with SSSE3.
+    if SIMD >= AVX2 {
+        // SAFETY: `SIMD` code at `AVX2` or above runs only on CPUs with AVX2 (checked at run time), so with SSSE3.
         return unsafe { corner_shades_ssse3(shades, ao) };
     }
     [0, 2, 4, 6].map(|k| shades[(ao >> k) & 3])

@@ -9,6 +9,7 @@ use crate::mesh::culled::collision_faces_culled;
 use crate::mesh::greedy::Mesher;
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::greedy::wide_simd_available;
+use crate::mesh::greedy::{AVX2, PORTABLE};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
 use crate::mesh::merge::merge_faces;
 use crate::mesh::types::{QUAD_TRIANGLES, counter_clockwise};
@@ -30,46 +31,46 @@ impl Mesher {
             unsafe { self.collision_faces_wide(padded, out) };
             return;
         }
-        self.collision_faces_with::<false>(padded, out);
+        self.collision_faces_with::<PORTABLE>(padded, out);
     }
 
     /// [`Mesher::collision_faces`] compiled for AVX2 and BMI.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
-        self.collision_faces_with::<true>(padded, out);
+        self.collision_faces_with::<AVX2>(padded, out);
     }
 
-    /// Collision faces; `WIDE` as in [`Mesher::mesh_with`].
+    /// Collision faces; `SIMD` as in [`Mesher::mesh_with`].
     #[inline(always)]
-    pub(super) fn collision_faces_with<const WIDE: bool>(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+    pub(super) fn collision_faces_with<const SIMD: u8>(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         out.clear();
         let p = padded.size();
         if p.x > MAX_PADDED || p.y > MAX_PADDED || p.z > MAX_PADDED {
             collision_faces_culled(padded, &self.materials().clone(), out);
             return;
         }
-        let Some(dims) = self.prepare::<WIDE>(padded, false) else {
+        let Some(dims) = self.prepare::<SIMD>(padded, false) else {
             return;
         };
         let data = padded.data();
-        self.collision_direction::<0, WIDE>(data, dims, out);
-        self.collision_direction::<1, WIDE>(data, dims, out);
-        self.collision_direction::<2, WIDE>(data, dims, out);
-        self.collision_direction::<3, WIDE>(data, dims, out);
-        self.collision_direction::<4, WIDE>(data, dims, out);
-        self.collision_direction::<5, WIDE>(data, dims, out);
+        self.collision_direction::<0, SIMD>(data, dims, out);
+        self.collision_direction::<1, SIMD>(data, dims, out);
+        self.collision_direction::<2, SIMD>(data, dims, out);
+        self.collision_direction::<3, SIMD>(data, dims, out);
+        self.collision_direction::<4, SIMD>(data, dims, out);
+        self.collision_direction::<5, SIMD>(data, dims, out);
     }
 
     /// Collision triangles of direction `D`: solid faces only, merged by solidity alone.
     #[inline(always)]
-    fn collision_direction<const D: usize, const WIDE: bool>(
+    fn collision_direction<const D: usize, const SIMD: u8>(
         &mut self,
         data: &[crate::base::block::BlockId],
         dims: Dims,
         out: &mut Vec<[f32; 3]>,
     ) {
-        if !self.collect_faces::<D, WIDE, true>(data, dims).opaque {
+        if !self.collect_faces::<D, SIMD, true>(data, dims).opaque {
             return;
         }
         let f = &mut self.faces;

@@ -24,8 +24,16 @@ use crate::mesh::voxels::{
     flat_masks, same_blocks,
 };
 #[cfg(target_arch = "x86_64")]
-use crate::mesh::voxels::{class_rows_wide, equal_bytes_64};
+use crate::mesh::voxels::{class_rows_wide, class_rows_wide_512, equal_bytes_64, equal_bytes_64_512};
 use std::sync::Arc;
+
+/// Which build of the mesher a function is compiled in, its `SIMD` parameter: the portable one,
+/// the one for AVX2 and BMI (which also uses AVX2 explicitly), or that one with AVX-512 F and BW
+/// as well. A build runs only where the thread may take its path (see [`crate::base::simd`]),
+/// and every build gives the same bytes.
+pub(super) const PORTABLE: u8 = 0;
+pub(super) const AVX2: u8 = 1;
+pub(super) const AVX512: u8 = 2;
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
 /// CPU's features are checked once, then cached).
@@ -432,14 +440,21 @@ impl Mesher {
     fn mesh_any<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
         #[cfg(target_arch = "x86_64")]
         if wide_simd_available() {
-            // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just above).
-            unsafe { self.mesh_wide(padded, light, out) };
+            if crate::base::simd::avx512() {
+                // SAFETY: the CPU has every feature `mesh_avx512` is compiled for (checked just
+                // above).
+                unsafe { self.mesh_avx512(padded, light, out) };
+            } else {
+                // SAFETY: the CPU has every feature `mesh_wide` is compiled for (checked just
+                // above).
+                unsafe { self.mesh_wide(padded, light, out) };
+            }
             return;
         }
         if self.ambient_occlusion {
-            self.mesh_with::<false, true, T>(padded, light, out);
+            self.mesh_with::<PORTABLE, true, T>(padded, light, out);
         } else {
-            self.mesh_with::<false, false, T>(padded, light, out);
+            self.mesh_with::<PORTABLE, false, T>(padded, light, out);
         }
     }
 
@@ -448,16 +463,28 @@ impl Mesher {
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn mesh_wide<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
         if self.ambient_occlusion {
-            self.mesh_with::<true, true, T>(padded, light, out);
+            self.mesh_with::<AVX2, true, T>(padded, light, out);
         } else {
-            self.mesh_with::<true, false, T>(padded, light, out);
+            self.mesh_with::<AVX2, false, T>(padded, light, out);
         }
     }
 
-    /// The mesher; `WIDE` (only in the builds for AVX2 and BMI2) also uses those explicitly; `AO`
+    /// [`Mesher::mesh_wide`] with AVX-512 F and BW as well (its bulk compares into mask
+    /// registers).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
+    fn mesh_avx512<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
+        if self.ambient_occlusion {
+            self.mesh_with::<AVX512, true, T>(padded, light, out);
+        } else {
+            self.mesh_with::<AVX512, false, T>(padded, light, out);
+        }
+    }
+
+    /// The mesher in the build `SIMD` (see [`AVX2`]); `AO`
     /// is [`Mesher::ambient_occlusion`].
     #[inline(always)]
-    fn mesh_with<const WIDE: bool, const AO: bool, T: MeshTarget>(
+    fn mesh_with<const SIMD: u8, const AO: bool, T: MeshTarget>(
         &mut self,
         padded: &VoxelBuffer,
         light: &[u8],
@@ -471,16 +498,16 @@ impl Mesher {
             out.mesh_culled(padded, &self.materials, light.as_ref(), AO, self.shade_in_shader);
             return;
         }
-        let Some(dims) = self.prepare::<WIDE>(padded, true) else {
+        let Some(dims) = self.prepare::<SIMD>(padded, true) else {
             return;
         };
         let data = padded.data();
-        self.render_direction::<0, WIDE, AO, T>(data, light, dims, out);
-        self.render_direction::<1, WIDE, AO, T>(data, light, dims, out);
-        self.render_direction::<2, WIDE, AO, T>(data, light, dims, out);
-        self.render_direction::<3, WIDE, AO, T>(data, light, dims, out);
-        self.render_direction::<4, WIDE, AO, T>(data, light, dims, out);
-        self.render_direction::<5, WIDE, AO, T>(data, light, dims, out);
+        self.render_direction::<0, SIMD, AO, T>(data, light, dims, out);
+        self.render_direction::<1, SIMD, AO, T>(data, light, dims, out);
+        self.render_direction::<2, SIMD, AO, T>(data, light, dims, out);
+        self.render_direction::<3, SIMD, AO, T>(data, light, dims, out);
+        self.render_direction::<4, SIMD, AO, T>(data, light, dims, out);
+        self.render_direction::<5, SIMD, AO, T>(data, light, dims, out);
     }
 
     /// Step 1 and the scratch: class masks in both orientations (for rendering, `with_liquid`:
@@ -488,14 +515,14 @@ impl Mesher {
     /// of collision). `None` when there is nothing to mesh: a box too thin for an interior, or an
     /// interior without anything that could show a face.
     #[inline(always)]
-    pub(super) fn prepare<const WIDE: bool>(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
+    pub(super) fn prepare<const SIMD: u8>(&mut self, padded: &VoxelBuffer, with_liquid: bool) -> Option<Dims> {
         let p = padded.size();
         if p.min_elem() < 3 {
             return None;
         }
         let (px, py, pz) = (p.x as usize, p.y as usize, p.z as usize);
         let dims = Dims { px, py, pz, nx: px - 2, ny: py - 2, nz: pz - 2 };
-        let present = self.pack_rows::<WIDE>(padded, dims, !with_liquid);
+        let present = self.pack_rows::<SIMD>(padded, dims, !with_liquid);
         if !present.any {
             return None;
         }
@@ -516,18 +543,18 @@ impl Mesher {
             }
         }
         let (a, b) = (&self.along_x, &mut self.along_z);
-        transpose_layers::<WIDE>(&a.solid, &mut b.solid, dims);
+        transpose_layers::<SIMD>(&a.solid, &mut b.solid, dims);
         if !self.opaque_is_solid {
-            transpose_layers::<WIDE>(&a.opaque, &mut b.opaque, dims);
+            transpose_layers::<SIMD>(&a.opaque, &mut b.opaque, dims);
         }
         if self.liquid_faces {
-            transpose_layers::<WIDE>(&a.liquid, &mut b.liquid, dims);
+            transpose_layers::<SIMD>(&a.liquid, &mut b.liquid, dims);
         }
         if self.cutout_faces {
-            transpose_layers::<WIDE>(&a.cutout, &mut b.cutout, dims);
+            transpose_layers::<SIMD>(&a.cutout, &mut b.cutout, dims);
         }
         if self.transparent_faces {
-            transpose_layers::<WIDE>(&a.transparent, &mut b.transparent, dims);
+            transpose_layers::<SIMD>(&a.transparent, &mut b.transparent, dims);
         }
         Some(dims)
     }
@@ -535,21 +562,49 @@ impl Mesher {
     /// Packs the padded box into rows along x (`collision`: `solid` holds the solid blocks, else
     /// those that hide faces), and says which kinds of blocks the interior holds.
     #[inline(always)]
-    fn pack_rows<const WIDE: bool>(&mut self, padded: &VoxelBuffer, dims: Dims, collision: bool) -> Present {
+    fn pack_rows<const SIMD: u8>(&mut self, padded: &VoxelBuffer, dims: Dims, collision: bool) -> Present {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
         let data = padded.data();
+        let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
+        // With one liquid in the library the AVX2 build packs every row's air, liquid and other
+        // (solid opaque, when the row holds nothing else) classes at once, and finds the
+        // highest id on the way; `simple_rows` says it did.
+        #[allow(unused_mut)]
+        let mut simple_rows = false;
+        #[allow(unused_mut)]
+        let mut highest = None;
+        #[cfg(target_arch = "x86_64")]
+        if SIMD >= AVX2
+            && px >= 32
+            && let Some(liquid_id) = self.single_liquid
+        {
+            for v in [&mut *solid, &mut *liquid, &mut *air] {
+                if v.len() < rows {
+                    v.resize(rows, 0);
+                }
+            }
+            let (solid, liquid, air) = (&mut solid[..rows], &mut liquid[..rows], &mut air[..rows]);
+            // SAFETY: `SIMD` is `AVX2` or above only in the builds compiled for AVX2 and BMI2
+            // (`AVX512`: and AVX-512), which run only on CPUs that have them.
+            highest = Some(unsafe {
+                if SIMD >= AVX512 {
+                    class_rows_wide_512(data, px, liquid_id, solid, liquid, air)
+                } else {
+                    class_rows_wide(data, px, liquid_id, solid, liquid, air)
+                }
+            });
+            simple_rows = true;
+        }
         // The fast pass holds only air, one liquid and solid opaque blocks (which hide faces, are
         // solid and draw opaque faces: one mask for all three).
-        let fast = match self.single_liquid {
-            Some(l) if data.iter().fold(0, |m, &id| m.max(id)) < self.simple_below => Some(l),
-            _ => None,
-        };
+        let fast = self
+            .single_liquid
+            .filter(|_| highest.unwrap_or_else(|| data.iter().fold(0, |m, &id| m.max(id))) < self.simple_below);
         self.opaque_is_solid = fast.is_some() || collision;
         self.compare_ids = fast.is_none();
         // Render mode packs the occluders (the blocks that hide faces) as `solid`.
         self.solid_rows_valid = !collision;
-        let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
         let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
         let interior = full & !1 & !(1u64 << (px - 1));
         // Each interior layer's interior rows as one slice, folded (vectorised).
@@ -566,13 +621,7 @@ impl Mesher {
                         v.resize(rows, 0);
                     }
                 }
-                #[cfg(target_arch = "x86_64")]
-                if WIDE && px >= 32 {
-                    // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which
-                    // run only on CPUs that have them.
-                    unsafe {
-                        class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
-                    };
+                if simple_rows {
                     let (s, l) = (interior_or(solid), interior_or(liquid));
                     return Present { any: s || l, liquid: l, cutout: false, transparent: false };
                 }
@@ -597,24 +646,8 @@ impl Mesher {
                 let solid_bit = if collision { CLASS_PHYSICS } else { CLASS_SOLID }.trailing_zeros();
                 let bit = |c: u8, class: u8| ((c >> class.trailing_zeros()) & 1) as u64;
                 // Rows of only air, the one liquid and solid opaque blocks (most rows of a box
-                // with a few glass panes, torches or ores) take the fast pass's classes: solid
+                // with a few glass panes, torches or ores) keep the classes packed above: solid
                 // and opaque are then the same mask, and there is no cutout or transparent face.
-                #[allow(unused_mut)]
-                let mut simple_rows = false;
-                #[cfg(target_arch = "x86_64")]
-                if WIDE
-                    && px >= 32
-                    && let Some(liquid_id) = self.single_liquid
-                {
-                    if air.len() < rows {
-                        air.resize(rows, 0);
-                    }
-                    // SAFETY: as for the fast pass above.
-                    unsafe {
-                        class_rows_wide(data, px, liquid_id, &mut solid[..rows], &mut liquid[..rows], &mut air[..rows])
-                    };
-                    simple_rows = true;
-                }
                 for (k, row) in data.chunks_exact(px).take(rows).enumerate() {
                     let simple_ids = &self.simple;
                     if simple_rows
@@ -662,7 +695,7 @@ impl Mesher {
     /// hold any. A face shows unless the block across it hides faces (solid opaque), or, for
     /// transparent and liquid blocks, is the same block. Returns which surfaces have faces.
     #[inline(always)]
-    pub(super) fn collect_faces<const D: usize, const WIDE: bool, const SOLID_ONLY: bool>(
+    pub(super) fn collect_faces<const D: usize, const SIMD: u8, const SOLID_ONLY: bool>(
         &mut self,
         data: &[BlockId],
         dims: Dims,
@@ -676,11 +709,20 @@ impl Mesher {
         let f = &mut self.faces;
         let owners = if self.opaque_is_solid { &class.solid } else { &class.opaque };
         let hiders = &class.solid[beyond.clone()];
+        // The opaque faces, layer by layer, noting which interior rows of each layer hold any
+        // (bit `r` for padded row `r + 1`; the other surfaces add theirs below).
+        let Dims { ny, .. } = dims;
+        let layer_bits = if o.rows >= 64 { !0 } else { (1u64 << o.rows) - 1 };
         let mut any = 0u64;
-        for ((out, &s), &n) in f.solid[range.clone()].iter_mut().zip(&owners[range.clone()]).zip(hiders) {
-            let faces = s & !n & interior;
-            *out = faces >> 1;
-            any |= faces;
+        for (((out, owners), hiders), rows) in f.solid[range.clone()]
+            .chunks_exact_mut(o.stride)
+            .zip(owners[range.clone()].chunks_exact(o.stride))
+            .zip(hiders.chunks_exact(o.stride))
+            .zip(&mut f.layer_rows[..ny])
+        {
+            let held = layer_faces::<SIMD>(owners, hiders, interior, out);
+            *rows = (held >> 1) & layer_bits;
+            any |= *rows;
         }
         on.opaque = any != 0;
         if !SOLID_ONLY {
@@ -713,7 +755,7 @@ impl Mesher {
                             let i = range.start + k;
                             let base = o.data_base(i / o.stride, i % o.stride, dims);
                             let other = (base as isize + across_data) as usize;
-                            same_blocks::<WIDE>(data, base, other, o.data_bit_step, twins)
+                            same_blocks::<SIMD>(data, base, other, o.data_bit_step, twins)
                         } else {
                             twins
                         };
@@ -731,22 +773,19 @@ impl Mesher {
                 on.liquid = see_through(&mut f.liquid, &class.liquid);
             }
         }
-        // Which rows of each y layer hold faces.
-        let Dims { ny, .. } = dims;
-        let arrays: [(&[u64], bool); 4] =
-            [(&f.solid, on.opaque), (&f.cutout, on.cutout), (&f.transparent, on.transparent), (&f.liquid, on.liquid)];
-        for (y0, rows) in f.layer_rows[..ny].iter_mut().enumerate() {
-            let first = (y0 + 1) * o.stride + 1;
-            let mut m = 0u64;
-            for (faces, present) in arrays {
-                if present {
-                    m |= faces[first..first + o.rows]
+        // Which rows of each y layer hold faces of the other surfaces.
+        let arrays: [(&[u64], bool); 3] =
+            [(&f.cutout, on.cutout), (&f.transparent, on.transparent), (&f.liquid, on.liquid)];
+        for (faces, present) in arrays {
+            if present {
+                for (y0, rows) in f.layer_rows[..ny].iter_mut().enumerate() {
+                    let first = (y0 + 1) * o.stride + 1;
+                    *rows |= faces[first..first + o.rows]
                         .iter()
                         .enumerate()
                         .fold(0, |m, (r, &s)| m | ((s != 0) as u64) << r);
                 }
             }
-            *rows = m;
         }
         // And of each slice, for the merge.
         if axis_of(FACES[D].0) == Axis::Y {
@@ -768,18 +807,18 @@ impl Mesher {
     /// Render mesh of direction `D` of [`FACES`] (compiled once per direction so its offsets are
     /// constants): steps 2–5, into `out`.
     #[inline(always)]
-    fn render_direction<const D: usize, const WIDE: bool, const AO: bool, T: MeshTarget>(
+    fn render_direction<const D: usize, const SIMD: u8, const AO: bool, T: MeshTarget>(
         &mut self,
         data: &[BlockId],
         light: &[u8],
         dims: Dims,
         out: &mut T,
     ) {
-        let on = self.collect_faces::<D, WIDE, false>(data, dims);
+        let on = self.collect_faces::<D, SIMD, false>(data, dims);
         if !(on.opaque || on.cutout || on.transparent || on.liquid) {
             return;
         }
-        self.collect_merge_masks::<D, WIDE, AO>(data, light, dims, on);
+        self.collect_merge_masks::<D, SIMD, AO>(data, light, dims, on);
         let layout = SliceLayout::of::<D>(dims);
         let o = Orientation::of::<D>(dims);
         let solid = if axis_of(FACES[D].0) == Axis::X { &self.along_z.solid } else { &self.along_x.solid };
@@ -791,16 +830,16 @@ impl Mesher {
         let (along, across, slice_rows) = (&f.along, &f.across, &f.slice_rows);
         let rows = |faces| FaceRows { faces, along, across, layout, slice_rows };
         if on.opaque {
-            out.merge_and_write::<D, true, WIDE, AO>(0, looks, rows(&mut f.solid));
+            out.merge_and_write::<D, true, SIMD, AO>(0, looks, rows(&mut f.solid));
         }
         if on.cutout {
-            out.merge_and_write::<D, true, WIDE, AO>(1, looks, rows(&mut f.cutout));
+            out.merge_and_write::<D, true, SIMD, AO>(1, looks, rows(&mut f.cutout));
         }
         if on.transparent {
-            out.merge_and_write::<D, true, WIDE, AO>(2, looks, rows(&mut f.transparent));
+            out.merge_and_write::<D, true, SIMD, AO>(2, looks, rows(&mut f.transparent));
         }
         if on.liquid {
-            out.merge_and_write::<D, false, WIDE, AO>(3, looks, rows(&mut f.liquid));
+            out.merge_and_write::<D, false, SIMD, AO>(3, looks, rows(&mut f.liquid));
         }
     }
 
@@ -808,7 +847,7 @@ impl Mesher {
     /// AO uniformity (see [`ao_uniformity`]) and, where that allows, the blocks of the two faces
     /// and (with `light`) the light in front of them.
     #[inline(always)]
-    fn collect_merge_masks<const D: usize, const WIDE: bool, const AO: bool>(
+    fn collect_merge_masks<const D: usize, const SIMD: u8, const AO: bool>(
         &mut self,
         data: &[BlockId],
         light: &[u8],
@@ -868,9 +907,9 @@ impl Mesher {
                 // previous one. (A row without faces leaves no candidates.)
                 let voxel = o.data_base(y, w, dims);
                 let along = here & (here >> 1) & along_bits & (along_bits >> 1);
-                let mut along_mask = same_blocks::<WIDE>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along);
+                let mut along_mask = same_blocks::<SIMD>(data, voxel, voxel + o.data_bit_step, o.data_bit_step, along);
                 if !light.is_empty() {
-                    along_mask &= same_light::<WIDE>(
+                    along_mask &= same_light::<SIMD>(
                         light,
                         voxel as isize + front,
                         (voxel + o.data_bit_step) as isize + front,
@@ -883,9 +922,9 @@ impl Mesher {
                     if layers_adjacent { (i - o.stride, layer_uniformity[w - 1]) } else { (i - 1, previous_row) };
                 let across = faces_at(previous).1 & here & uniform_before & along_rows;
                 let mut across_mask =
-                    same_blocks::<WIDE>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across);
+                    same_blocks::<SIMD>(data, voxel - o.data_row_step, voxel, o.data_bit_step, across);
                 if !light.is_empty() {
-                    across_mask &= same_light::<WIDE>(
+                    across_mask &= same_light::<SIMD>(
                         light,
                         (voxel - o.data_row_step) as isize + front,
                         voxel as isize + front,
@@ -909,20 +948,131 @@ impl Mesher {
     }
 }
 
+/// The faces of one y layer's padded rows, `owners & !hiders & interior` row by row, into `out`
+/// in the face arrays' form (shifted down a bit); returns which rows hold any (bit `r` for row
+/// `r`). The AVX2 builds take four rows a step.
+#[inline(always)]
+fn layer_faces<const SIMD: u8>(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u64]) -> u64 {
+    let n = out.len();
+    assert!(owners.len() == n && hiders.len() == n && n <= 64, "a layer of at most 64 rows");
+    let mut held = 0u64;
+    #[allow(unused_mut)]
+    let mut r = 0;
+    #[cfg(target_arch = "x86_64")]
+    if SIMD >= AVX2 {
+        // SAFETY: `SIMD` code at `AVX2` or above runs only on CPUs with AVX2, at `AVX512` only on
+        // CPUs with AVX-512 F and BW (checked at run time).
+        (held, r) = unsafe {
+            if SIMD >= AVX512 {
+                layer_faces_avx512(owners, hiders, interior, out)
+            } else {
+                layer_faces_avx2(owners, hiders, interior, out)
+            }
+        };
+    }
+    for r in r..n {
+        let faces = owners[r] & !hiders[r] & interior;
+        out[r] = faces >> 1;
+        held |= ((faces != 0) as u64) << r;
+    }
+    held
+}
+
+/// [`layer_faces`] four rows a step (a layer of four rows or more; the last four overlapping the
+/// ones before when the rows are not a multiple of four); returns the rows holding faces and how
+/// many rows it did.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn layer_faces_avx2(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u64]) -> (u64, usize) {
+    use std::arch::x86_64::{
+        __m256i, _mm256_and_si256, _mm256_andnot_si256, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_loadu_si256,
+        _mm256_movemask_pd, _mm256_set1_epi64x, _mm256_setzero_si256, _mm256_srli_epi64, _mm256_storeu_si256,
+    };
+    let n = out.len().min(owners.len()).min(hiders.len());
+    let inside = _mm256_set1_epi64x(interior as i64);
+    // Rows `r..r + 4`, as bits `r..r + 4` of the rows holding faces.
+    let four = |r: usize, out: &mut [u64]| {
+        assert!(r + 4 <= n);
+        // SAFETY: the loads and the store touch rows `r..r + 4`, below `n`, the length of all
+        // three (checked just above).
+        unsafe {
+            let s = _mm256_loadu_si256(owners.as_ptr().add(r).cast::<__m256i>());
+            let h = _mm256_loadu_si256(hiders.as_ptr().add(r).cast::<__m256i>());
+            let faces = _mm256_andnot_si256(h, _mm256_and_si256(s, inside));
+            _mm256_storeu_si256(out.as_mut_ptr().add(r).cast::<__m256i>(), _mm256_srli_epi64::<1>(faces));
+            let empty = _mm256_movemask_pd(_mm256_castsi256_pd(_mm256_cmpeq_epi64(faces, _mm256_setzero_si256())));
+            (!empty as u64 & 0xF) << r
+        }
+    };
+    let mut held = 0u64;
+    let mut r = 0;
+    while r + 4 <= n {
+        held |= four(r, out);
+        r += 4;
+    }
+    // The last rows again with the three before them (the same values, written twice).
+    if r < n && n >= 4 {
+        held |= four(n - 4, out);
+        r = n;
+    }
+    (held, r)
+}
+
+/// [`layer_faces_avx2`] eight rows a step, with AVX-512 (a layer of eight rows or more).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+#[inline]
+fn layer_faces_avx512(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u64]) -> (u64, usize) {
+    use std::arch::x86_64::{
+        _mm512_and_si512, _mm512_andnot_si512, _mm512_loadu_si512, _mm512_set1_epi64, _mm512_srli_epi64,
+        _mm512_storeu_si512, _mm512_test_epi64_mask,
+    };
+    let n = out.len().min(owners.len()).min(hiders.len());
+    let inside = _mm512_set1_epi64(interior as i64);
+    // Rows `r..r + 8`, as bits `r..r + 8` of the rows holding faces.
+    let eight = |r: usize, out: &mut [u64]| {
+        assert!(r + 8 <= n);
+        // SAFETY: the loads and the store touch rows `r..r + 8`, below `n`, the length of all
+        // three (checked just above).
+        unsafe {
+            let s = _mm512_loadu_si512(owners.as_ptr().add(r).cast());
+            let h = _mm512_loadu_si512(hiders.as_ptr().add(r).cast());
+            let faces = _mm512_andnot_si512(h, _mm512_and_si512(s, inside));
+            _mm512_storeu_si512(out.as_mut_ptr().add(r).cast(), _mm512_srli_epi64::<1>(faces));
+            (_mm512_test_epi64_mask(faces, faces) as u64) << r
+        }
+    };
+    let mut held = 0u64;
+    let mut r = 0;
+    while r + 8 <= n {
+        held |= eight(r, out);
+        r += 8;
+    }
+    // The last rows again with the ones before them (the same values, written twice).
+    if r < n && n >= 8 {
+        held |= eight(n - 8, out);
+        r = n;
+    }
+    (held, r)
+}
+
 /// Of the `candidates` bits `k`, those where `light[a + k·step]` equals `light[b + k·step]`:
 /// the faces whose merge partner sees the same light. (`a` and `b` are data indices with the
 /// front offset added; a bit whose index falls outside `light` is not kept.)
 #[inline(always)]
-fn same_light<const WIDE: bool>(light: &[u8], a: isize, b: isize, step: usize, mut candidates: u64) -> u64 {
+fn same_light<const SIMD: u8>(light: &[u8], a: isize, b: isize, step: usize, mut candidates: u64) -> u64 {
     #[cfg(target_arch = "x86_64")]
-    if WIDE
+    if SIMD >= AVX2
         && step == 1
         && candidates != 0
         && let (Ok(a), Ok(b)) = (usize::try_from(a), usize::try_from(b))
         && a.max(b) + 64 <= light.len()
     {
-        // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
-        return candidates & unsafe { equal_bytes_64(&light[a..a + 64], &light[b..b + 64]) };
+        let (x, y) = (&light[a..a + 64], &light[b..b + 64]);
+        // SAFETY: `SIMD` code at `AVX2` or above runs only on CPUs with AVX2, at `AVX512` only on
+        // CPUs with AVX-512 F and BW (checked at run time).
+        return candidates & unsafe { if SIMD >= AVX512 { equal_bytes_64_512(x, y) } else { equal_bytes_64(x, y) } };
     }
     let mut same = 0;
     while candidates != 0 {
@@ -1420,24 +1570,24 @@ mod tests {
         for b in &boxes {
             let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, true, _>(b, &[], &mut portable);
+            mesher.mesh_with::<PORTABLE, true, _>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
             // And straight into Godot's streams.
             let (mut chosen_bytes, mut portable_bytes) = (MeshBytes::default(), MeshBytes::default());
             mesher.mesh_bytes(b, &mut chosen_bytes);
             let mut target = StreamsTarget::reusing(&mut portable_bytes, Default::default());
-            mesher.mesh_with::<false, true, _>(b, &[], &mut target);
+            mesher.mesh_with::<PORTABLE, true, _>(b, &[], &mut target);
             target.finish(&mut portable_bytes);
             assert_eq!(chosen_bytes, portable_bytes);
             assert_eq!(chosen_bytes, MeshBytes::from_mesh(&chosen));
             mesher.set_ambient_occlusion(false);
             mesher.mesh(b, &mut chosen);
-            mesher.mesh_with::<false, false, _>(b, &[], &mut portable);
+            mesher.mesh_with::<PORTABLE, false, _>(b, &[], &mut portable);
             assert_eq!(chosen, portable);
             mesher.set_ambient_occlusion(true);
             let (mut chosen, mut portable) = (Vec::new(), Vec::new());
             mesher.collision_faces(b, &mut chosen);
-            mesher.collision_faces_with::<false>(b, &mut portable);
+            mesher.collision_faces_with::<PORTABLE>(b, &mut portable);
             assert_eq!(chosen, portable);
         }
     }

@@ -180,13 +180,13 @@ impl MeshTarget for StreamsTarget {
 
     // Inlined, so the writer is compiled with the caller's target features.
     #[inline(always)]
-    fn merge_and_write<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+    fn merge_and_write<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool>(
         &mut self,
         surface: usize,
         looks: QuadLooks,
         rows: FaceRows,
     ) {
-        let mut writer = StreamWriter::<D, SOLID, WIDE, AO>::new(&mut self.surfaces[surface], looks);
+        let mut writer = StreamWriter::<D, SOLID, SIMD, AO>::new(&mut self.surfaces[surface], looks);
         merge_faces::<false>(rows.faces, rows.along, rows.across, rows.layout, rows.slice_rows, &mut writer);
         writer.finish();
     }
@@ -208,7 +208,7 @@ impl MeshTarget for StreamsTarget {
 /// Step 5 into one surface's streams for the quads of direction `D` (`SOLID`: with AO when `AO`
 /// is on). The streams grow a few hundred quads at a time and are written past their lengths,
 /// which [`StreamWriter::finish`] (or the next growth) sets.
-struct StreamWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
+struct StreamWriter<'a, const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> {
     streams: &'a mut SurfaceStreams,
     looks: QuadLooks<'a>,
     /// Vertices written, the pending ones included.
@@ -217,7 +217,7 @@ struct StreamWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, con
     vertex_limit: usize,
 }
 
-impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> StreamWriter<'a, D, SOLID, WIDE, AO> {
+impl<'a, const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> StreamWriter<'a, D, SOLID, SIMD, AO> {
     #[inline(always)]
     fn new(streams: &'a mut SurfaceStreams, looks: QuadLooks<'a>) -> Self {
         looks.check();
@@ -270,7 +270,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> St
         }
         // SAFETY: `new` checked the looks, and step 4 hands over quads of the interior.
         let QuadLook { corners, colors, flip, layer, light } =
-            unsafe { quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad) };
+            unsafe { quad_look::<D, SOLID, SIMD, AO>(&self.looks, quad) };
         let custom0 = vertex_custom0(layer, light, D as u8).to_bits();
         let split = &QUAD_TRIANGLES_U16[counter_clockwise::<D>() as usize][flip as usize];
         let s = &mut *self.streams;
@@ -371,8 +371,8 @@ unsafe fn write_quad(
     }
 }
 
-impl<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadSink
-    for StreamWriter<'_, D, SOLID, WIDE, AO>
+impl<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> QuadSink
+    for StreamWriter<'_, D, SOLID, SIMD, AO>
 {
     #[inline(always)]
     fn emit(&mut self, quad: SliceQuad) {

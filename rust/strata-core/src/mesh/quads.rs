@@ -29,7 +29,7 @@ pub(super) trait MeshTarget {
     /// Steps 4 and 5 for the faces of direction `D` on surface `surface` (an index into
     /// [`SURFACE_NAMES`](crate::mesh::SURFACE_NAMES)): merges `rows.faces` and appends the quads.
     /// `SOLID` (every surface but the liquid one) carries AO when `AO` is on.
-    fn merge_and_write<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+    fn merge_and_write<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool>(
         &mut self,
         surface: usize,
         looks: QuadLooks,
@@ -65,13 +65,13 @@ impl MeshTarget for ChunkMesh {
     // Inlined, so it is compiled with the caller's target features (out of line, the AVX2
     // build's quad writer would run as baseline x86-64 code and call its shuffles out of line).
     #[inline(always)]
-    fn merge_and_write<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+    fn merge_and_write<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool>(
         &mut self,
         surface: usize,
         looks: QuadLooks,
         rows: FaceRows,
     ) {
-        let mut writer = QuadWriter::<D, SOLID, WIDE, AO>::new(self.surfaces_mut()[surface], looks);
+        let mut writer = QuadWriter::<D, SOLID, SIMD, AO>::new(self.surfaces_mut()[surface], looks);
         merge_faces::<false>(rows.faces, rows.along, rows.across, rows.layout, rows.slice_rows, &mut writer);
         writer.finish();
     }
@@ -128,7 +128,7 @@ impl QuadLooks<'_> {
 /// (every surface but the liquid one) with their AO in the corner colours and the split it asks
 /// for, else with flat colours. The arrays grow a few hundred quads at a time and are written past their lengths,
 /// which [`QuadWriter::finish`] (or the next growth) sets.
-pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> {
+pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> {
     surface: &'a mut MeshSurface,
     looks: QuadLooks<'a>,
     /// Where the next quad's first vertex and first index go (the vertex arrays' lengths and
@@ -143,7 +143,7 @@ pub(super) struct QuadWriter<'a, const D: usize, const SOLID: bool, const WIDE: 
 /// least).
 pub(super) const QUADS_PER_GROWTH: usize = 256;
 
-impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadWriter<'a, D, SOLID, WIDE, AO> {
+impl<'a, const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> QuadWriter<'a, D, SOLID, SIMD, AO> {
     #[inline(always)]
     pub(super) fn new(surface: &'a mut MeshSurface, looks: QuadLooks<'a>) -> Self {
         looks.check();
@@ -204,7 +204,7 @@ impl<'a, const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> Qu
         }
         // SAFETY: `new` checked the looks, and step 4 hands over quads of the interior.
         let QuadLook { corners, colors: corner_colors, flip, layer, light: face_light } =
-            unsafe { quad_look::<D, SOLID, WIDE, AO>(&self.looks, quad) };
+            unsafe { quad_look::<D, SOLID, SIMD, AO>(&self.looks, quad) };
         let split = &QUAD_TRIANGLES_PADDED[counter_clockwise::<D>() as usize][flip as usize];
         let MeshSurface {
             positions,
@@ -252,7 +252,7 @@ pub(super) struct QuadLook {
 /// interior of that box (so its first face's voxel, the voxel in front of it and the window in
 /// front of it lie inside the padded box).
 #[inline(always)]
-pub(super) unsafe fn quad_look<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool>(
+pub(super) unsafe fn quad_look<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool>(
     looks: &QuadLooks,
     quad: SliceQuad,
 ) -> QuadLook {
@@ -276,15 +276,15 @@ pub(super) unsafe fn quad_look<const D: usize, const SOLID: bool, const WIDE: bo
     let (corner_colors, flip) = if SOLID && AO {
         // SAFETY: an interior voxel, and `solid` covers the padded box (the caller's promise).
         let ao = unsafe { ao_of_face::<D>(solid, placement.voxel, stride) } as usize;
-        (corner_shades::<WIDE>(shades, ao), AO_FLIP[ao])
+        (corner_shades::<SIMD>(shades, ao), AO_FLIP[ao])
     } else {
         ([shades[AO_OPEN]; 4], false)
     };
     QuadLook { corners, colors: corner_colors, flip, layer, light: face_light }
 }
 
-impl<const D: usize, const SOLID: bool, const WIDE: bool, const AO: bool> QuadSink
-    for QuadWriter<'_, D, SOLID, WIDE, AO>
+impl<const D: usize, const SOLID: bool, const SIMD: u8, const AO: bool> QuadSink
+    for QuadWriter<'_, D, SOLID, SIMD, AO>
 {
     #[inline(always)]
     fn emit(&mut self, quad: SliceQuad) {

@@ -6,19 +6,20 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
+use crate::mesh::greedy::AVX2;
 use crate::mesh::layout::Dims;
 
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
 /// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
-/// others two at a time (four with `WIDE`, in the AVX2 build).
+/// others two at a time (four with `SIMD`, in the AVX2 build).
 #[inline(always)]
-pub(super) fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
+pub(super) fn transpose_layers<const SIMD: u8>(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
     if out.len() < py * px {
         out.resize(py * px, 0);
     }
     let full_x = if px == 64 { !0 } else { (1u64 << px) - 1 };
     let full_z = if pz == 64 { !0 } else { (1u64 << pz) - 1 };
-    let lanes = if WIDE { 4 } else { 2 };
+    let lanes = if SIMD >= AVX2 { 4 } else { 2 };
     let mut group = [0usize; 4];
     let mut waiting = 0;
     for y in 0..=py {
@@ -35,8 +36,8 @@ pub(super) fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64
         // A full group, or what is left at the end.
         if waiting == lanes || (y == py && waiting > 0) {
             #[cfg(target_arch = "x86_64")]
-            if WIDE && pz <= 32 + MAX_EXTRA_ROWS {
-                // SAFETY: `WIDE` is only set in the builds compiled for AVX2, which run only on
+            if SIMD >= AVX2 && pz <= 32 + MAX_EXTRA_ROWS {
+                // SAFETY: `SIMD` is `AVX2` or above only in the builds compiled for AVX2, which run only on
                 // CPUs that have it.
                 unsafe { transpose_layers_4_wide(rows, out, &group[..waiting], px, pz) };
                 waiting = 0;
@@ -46,8 +47,8 @@ pub(super) fn transpose_layers<const WIDE: bool>(rows: &[u64], out: &mut Vec<u64
                 std::array::from_fn(|k| if k < waiting { &rows[group[k] * pz..group[k] * pz + pz] } else { &[] });
             let mut transposed = [[0u64; 4]; 64];
             #[cfg(target_arch = "x86_64")]
-            if WIDE {
-                // SAFETY: `WIDE` is only set in the builds compiled for AVX2 and BMI2, which run
+            if SIMD >= AVX2 {
+                // SAFETY: `SIMD` is `AVX2` or above only in the builds compiled for AVX2 and BMI2, which run
                 // only on CPUs that have them.
                 unsafe { transpose_64x4_wide(inputs, &mut transposed) };
             } else {

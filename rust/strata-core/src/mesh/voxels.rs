@@ -6,6 +6,7 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
+use crate::mesh::greedy::{AVX2, AVX512};
 
 /// Voxel classes, as bits: hides its neighbours' faces (solid and opaque); draws liquid faces;
 /// air; draws cutout, transparent or opaque faces; solid for collision.
@@ -47,6 +48,8 @@ pub(super) fn flat_masks(data: &[BlockId], liquid: BlockId, air_out: &mut Vec<u6
 /// are air and `liquid_id`, compared with AVX2 in groups of 32 ids (the second group
 /// overlapping the first when `px` is not 64): two loads and two compares per class, the 16-bit
 /// compare masks packed to bytes so that one byte mask holds the group's 32 bits in order.
+/// Returns the highest id of `data` (read from the same loads), which says whether those
+/// classes are the whole answer.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 pub(super) fn class_rows_wide(
@@ -56,12 +59,18 @@ pub(super) fn class_rows_wide(
     solid: &mut [u64],
     liquid: &mut [u64],
     air: &mut [u64],
-) {
+) -> BlockId {
     use std::arch::x86_64::*;
     assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
+    let rows = data.len() / px;
+    assert!(
+        rows * px == data.len() && solid.len() == rows && liquid.len() == rows && air.len() == rows,
+        "whole rows of ids, a word per row in each class"
+    );
     let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
     let (air_ids, liquid_ids) = (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16));
     let starts = [0, px - 32];
+    let mut highest = _mm256_setzero_si256();
     for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
         let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
         for at in starts {
@@ -81,11 +90,63 @@ pub(super) fn class_rows_wide(
             };
             air_mask |= bits(air_ids) << at;
             liquid_mask |= bits(liquid_ids) << at;
+            highest = _mm256_max_epu16(highest, _mm256_max_epu16(lo, hi));
         }
         *a = air_mask;
         *l = liquid_mask;
         *s = !(air_mask | liquid_mask) & full;
     }
+    // The highest of the 16 lanes: fold the halves onto each other down to one lane.
+    let m = _mm_max_epu16(_mm256_castsi256_si128(highest), _mm256_extracti128_si256::<1>(highest));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<8>(m));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<4>(m));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<2>(m));
+    _mm_extract_epi16::<0>(m) as BlockId
+}
+
+/// [`class_rows_wide`] with AVX-512: each group of 32 ids is one load, compared into mask
+/// registers (one compare per class, no packing).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512bw")]
+pub(super) fn class_rows_wide_512(
+    data: &[BlockId],
+    px: usize,
+    liquid_id: BlockId,
+    solid: &mut [u64],
+    liquid: &mut [u64],
+    air: &mut [u64],
+) -> BlockId {
+    use std::arch::x86_64::*;
+    assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
+    let rows = data.len() / px;
+    assert!(
+        rows * px == data.len() && solid.len() == rows && liquid.len() == rows && air.len() == rows,
+        "whole rows of ids, a word per row in each class"
+    );
+    let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+    let (air_ids, liquid_ids) = (_mm512_set1_epi16(block::AIR as i16), _mm512_set1_epi16(liquid_id as i16));
+    let tail = px - 32;
+    let mut highest = _mm512_setzero_si512();
+    for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
+        // SAFETY: the loads read ids `0..32` and `tail..tail + 32` of the row's `px` (32 to 64).
+        let (lo, hi) =
+            unsafe { (_mm512_loadu_si512(row.as_ptr().cast()), _mm512_loadu_si512(row.as_ptr().add(tail).cast())) };
+        let bits = |want: __m512i| {
+            (_mm512_cmpeq_epi16_mask(lo, want) as u64) | (_mm512_cmpeq_epi16_mask(hi, want) as u64) << tail
+        };
+        let (air_mask, liquid_mask) = (bits(air_ids), bits(liquid_ids));
+        highest = _mm512_max_epu16(highest, _mm512_max_epu16(lo, hi));
+        *a = air_mask;
+        *l = liquid_mask;
+        *s = !(air_mask | liquid_mask) & full;
+    }
+    // The highest of the 32 lanes: fold the halves onto each other down to one lane.
+    let m = _mm256_max_epu16(_mm512_castsi512_si256(highest), _mm512_extracti64x4_epi64::<1>(highest));
+    let m = _mm_max_epu16(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<8>(m));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<4>(m));
+    let m = _mm_max_epu16(m, _mm_srli_si128::<2>(m));
+    _mm_extract_epi16::<0>(m) as BlockId
 }
 
 /// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
@@ -121,19 +182,21 @@ fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
 const FEW_CANDIDATES: u32 = 6;
 
 /// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and
-/// `b + b * step` hold different blocks. `WIDE` (only in the AVX2 build) compares a contiguous
-/// row (`step` 1) 64 voxels at a time, and a strided one with more than [`FEW_CANDIDATES`]
-/// candidates in groups of eight gathered lanes.
+/// `b + b * step` hold different blocks. The AVX2 builds (`SIMD`) compare a contiguous row
+/// (`step` 1) 64 voxels at a time (the AVX-512 one into mask registers), and a strided one with
+/// more than [`FEW_CANDIDATES`] candidates in groups of eight gathered lanes.
 #[inline(always)]
-pub(super) fn same_blocks<const WIDE: bool>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
+pub(super) fn same_blocks<const SIMD: u8>(data: &[BlockId], a: usize, b: usize, step: usize, candidates: u64) -> u64 {
     // The wide compares read every lane instead of branching on each candidate (whose number
     // the branch predictor cannot guess).
     #[cfg(target_arch = "x86_64")]
-    if WIDE && candidates != 0 {
+    if SIMD >= AVX2 && candidates != 0 {
         let far = a.max(b);
         if step == 1 && far + 64 <= data.len() {
-            // SAFETY: `WIDE` code runs only on CPUs with AVX2 (checked at run time).
-            return candidates & unsafe { equal_ids_64(&data[a..a + 64], &data[b..b + 64]) };
+            let (x, y) = (&data[a..a + 64], &data[b..b + 64]);
+            // SAFETY: `SIMD` code at `AVX2` or above runs only on CPUs with AVX2, at `AVX512`
+            // only on CPUs with AVX-512 F and BW (checked at run time).
+            return candidates & unsafe { if SIMD >= AVX512 { equal_ids_64_512(x, y) } else { equal_ids_64(x, y) } };
         }
         let groups = (64 - candidates.leading_zeros() as usize).div_ceil(8);
         // A few candidates are cheaper one by one than whole groups of gathered lanes.
@@ -215,6 +278,34 @@ fn equal_ids_64(x: &[BlockId], y: &[BlockId]) -> u64 {
     mask
 }
 
+/// [`equal_ids_64`] with AVX-512: two compares into mask registers.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+fn equal_ids_64_512(x: &[BlockId], y: &[BlockId]) -> u64 {
+    use std::arch::x86_64::{_mm512_cmpeq_epi16_mask, _mm512_loadu_si512};
+    let (x, y) = (&x[..64], &y[..64]);
+    // SAFETY: each load reads 32 ids at `o` (0 or 32), inside the 64 of `x` and `y`.
+    let equal = |o: usize| unsafe {
+        _mm512_cmpeq_epi16_mask(
+            _mm512_loadu_si512(x.as_ptr().add(o).cast()),
+            _mm512_loadu_si512(y.as_ptr().add(o).cast()),
+        ) as u64
+    };
+    equal(0) | equal(32) << 32
+}
+
+/// [`equal_bytes_64`] with AVX-512: one compare into a mask register.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+#[inline]
+pub(super) fn equal_bytes_64_512(x: &[u8], y: &[u8]) -> u64 {
+    use std::arch::x86_64::{_mm512_cmpeq_epi8_mask, _mm512_loadu_si512};
+    let (x, y) = (&x[..64], &y[..64]);
+    // SAFETY: each load reads the 64 bytes of `x` or `y`.
+    unsafe { _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(x.as_ptr().cast()), _mm512_loadu_si512(y.as_ptr().cast())) }
+}
+
 /// Bit `k` set where `x[k] == y[k]`, for the first 64 bytes of each (the light a row of faces
 /// sees, 64 voxels at a time).
 #[cfg(target_arch = "x86_64")]
@@ -249,13 +340,26 @@ mod tests {
             let rows = 7;
             let data: Vec<BlockId> = (0..px * rows)
                 .map(|k| {
-                    [block::AIR, block::STONE, liquid_id, block::DIRT]
-                        [(hash3(px as u64, 3, k as i32, 0, 0) % 4) as usize]
+                    let h = hash3(px as u64, 3, k as i32, 0, 0);
+                    // Mostly the common ids, now and then any id (the highest id is asked for).
+                    [block::AIR, block::STONE, liquid_id, block::DIRT, (h >> 32) as BlockId][(h % 5) as usize]
                 })
                 .collect();
             let (mut solid, mut liquid, mut air) = (vec![0; rows], vec![0; rows], vec![0; rows]);
             // SAFETY: the CPU has AVX2 (checked above).
-            unsafe { class_rows_wide(&data, px, liquid_id, &mut solid, &mut liquid, &mut air) };
+            let highest = unsafe { class_rows_wide(&data, px, liquid_id, &mut solid, &mut liquid, &mut air) };
+            assert_eq!(Some(highest), data.iter().copied().max(), "highest id of rows of {px}");
+            if crate::base::simd::avx512() {
+                let (mut solid_512, mut liquid_512, mut air_512) = (vec![0; rows], vec![0; rows], vec![0; rows]);
+                // SAFETY: the CPU has AVX-512 F and BW (checked just above).
+                let highest_512 =
+                    unsafe { class_rows_wide_512(&data, px, liquid_id, &mut solid_512, &mut liquid_512, &mut air_512) };
+                assert_eq!(
+                    (highest_512, &solid_512, &liquid_512, &air_512),
+                    (highest, &solid, &liquid, &air),
+                    "AVX-512 against AVX2, rows of {px}"
+                );
+            }
             for (r, row) in data.chunks_exact(px).enumerate() {
                 let mask = |f: &dyn Fn(BlockId) -> bool| {
                     row.iter().enumerate().fold(0u64, |m, (x, &id)| m | (f(id) as u64) << x)
