@@ -9,7 +9,7 @@ use crate::mesh::culled::collision_faces_culled;
 use crate::mesh::greedy::Mesher;
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::greedy::wide_simd_available;
-use crate::mesh::greedy::{AVX2, PORTABLE};
+use crate::mesh::greedy::{AVX2, AVX512, PORTABLE};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
 use crate::mesh::merge::merge_faces;
 use crate::mesh::types::{QUAD_TRIANGLES, counter_clockwise};
@@ -26,9 +26,15 @@ impl Mesher {
     pub fn collision_faces(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         #[cfg(target_arch = "x86_64")]
         if wide_simd_available() {
-            // SAFETY: the CPU has every feature `collision_faces_wide` is compiled for (checked
-            // just above).
-            unsafe { self.collision_faces_wide(padded, out) };
+            if crate::base::simd::avx512() {
+                // SAFETY: the CPU has every feature `collision_faces_avx512` is compiled for
+                // (checked just above).
+                unsafe { self.collision_faces_avx512(padded, out) };
+            } else {
+                // SAFETY: the CPU has every feature `collision_faces_wide` is compiled for
+                // (checked just above).
+                unsafe { self.collision_faces_wide(padded, out) };
+            }
             return;
         }
         self.collision_faces_with::<PORTABLE>(padded, out);
@@ -39,6 +45,13 @@ impl Mesher {
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn collision_faces_wide(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
         self.collision_faces_with::<AVX2>(padded, out);
+    }
+
+    /// [`Mesher::collision_faces_wide`] with AVX-512 F and BW as well.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
+    fn collision_faces_avx512(&mut self, padded: &VoxelBuffer, out: &mut Vec<[f32; 3]>) {
+        self.collision_faces_with::<AVX512>(padded, out);
     }
 
     /// Collision faces; `SIMD` as in [`Mesher::mesh_with`].

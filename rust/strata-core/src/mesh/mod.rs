@@ -40,8 +40,10 @@
 //! alone: far fewer triangles for a physics shape, covering exactly the solid faces.
 //!
 //! On x86-64 CPUs with AVX2 and BMI2 (checked at run time) the same code runs compiled for those,
-//! with explicit AVX2 for the voxel classes and the transposes; the results are the same bytes
-//! (integer work, and float multiplies and conversions only).
+//! with explicit AVX2 for the voxel classes, the row compares and the transposes; on CPUs that
+//! also have AVX-512 F and BW, compiled for those too, the bulk compares going into mask
+//! registers. The results are the same bytes on every build (integer work, and float multiplies
+//! and conversions only; `tests/tests/simd_paths.rs` runs each build the CPU has).
 //!
 //! [`mesh_padded_chunk_culled`] is the plain one-quad-per-face mesher, kept as the reference the
 //! tests compare against (and used for boxes wider than 64 voxels, where rows do not fit a `u64`).
