@@ -115,7 +115,7 @@ pub(super) static AO_FLIP: [bool; 256] = {
 };
 
 /// The four corner colours of a solid face with packed AO `ao`: corner `k` takes the shade of its
-/// level (bits `2k`, `2k + 1`). `SIMD` (only in the AVX2 build) picks all four bytes at once.
+/// level (bits `2k`, `2k + 1`). The AVX2 builds (`SIMD`) pick all four bytes at once.
 #[inline(always)]
 pub(super) fn corner_shades<const SIMD: u8>(shades: &[[u8; 4]; 4], ao: usize) -> [[u8; 4]; 4] {
     #[cfg(target_arch = "x86_64")]

@@ -950,7 +950,7 @@ impl Mesher {
 
 /// The faces of one y layer's padded rows, `owners & !hiders & interior` row by row, into `out`
 /// in the face arrays' form (shifted down a bit); returns which rows hold any (bit `r` for row
-/// `r`). The AVX2 builds take four rows a step.
+/// `r`). The AVX2 build takes four rows a step, the AVX-512 one eight.
 #[inline(always)]
 fn layer_faces<const SIMD: u8>(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u64]) -> u64 {
     let n = out.len();

@@ -11,7 +11,7 @@ use crate::mesh::layout::Dims;
 
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`
 /// (index `y * px + x`, bit z), every padded layer: layers all empty or all full directly, the
-/// others two at a time (four with `SIMD`, in the AVX2 build).
+/// others two at a time (four in the AVX2 builds, `SIMD`).
 #[inline(always)]
 pub(super) fn transpose_layers<const SIMD: u8>(rows: &[u64], out: &mut Vec<u64>, Dims { px, py, pz, .. }: Dims) {
     if out.len() < py * px {

@@ -1,7 +1,7 @@
 //! Bulk compares of block ids, for the greedy mesher: step 1's class masks (solid, liquid, air)
 //! of whole rows of voxels, and step 3's test of which neighbouring faces hold the same block.
-//! Portable code, SSE2 (the x86-64 baseline) and, in the AVX2 build, AVX2; every path
-//! gives the same bits.
+//! Portable code, SSE2 (the x86-64 baseline), AVX2 in the AVX2 build and AVX-512 in the
+//! AVX-512 one (see `greedy::AVX2`); every path gives the same bits.
 //!
 //! May use: `base` and the other `mesh` modules.
 
