@@ -36,6 +36,14 @@ impl SimdLevel {
     }
 }
 
+/// The levels as numbers, for code compiled once per level with the level as a const parameter
+/// (`SimdLevel` itself cannot be one on stable Rust): the mesher's builds, for example, are the
+/// portable one, the one for AVX2 (and BMI), and that one with AVX-512 F and BW as well. A build
+/// runs only where the thread may take its level, and gives the same results as the others.
+pub const PORTABLE: u8 = SimdLevel::Portable as u8;
+pub const AVX2: u8 = SimdLevel::Avx2 as u8;
+pub const AVX512: u8 = SimdLevel::Avx512 as u8;
+
 thread_local! {
     static LIMIT: Cell<SimdLevel> = const { Cell::new(SimdLevel::Avx512) };
 }

@@ -6,7 +6,7 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
-use crate::mesh::greedy::AVX2;
+use crate::base::simd::AVX2;
 use crate::mesh::layout::{Axis, Orientation, axis_of};
 use crate::mesh::types::FACES;
 

@@ -5,11 +5,11 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::chunk::VoxelBuffer;
+use crate::base::simd::{AVX2, AVX512, PORTABLE};
 use crate::mesh::culled::collision_faces_culled;
 use crate::mesh::greedy::Mesher;
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::greedy::wide_simd_available;
-use crate::mesh::greedy::{AVX2, AVX512, PORTABLE};
 use crate::mesh::layout::{Dims, MAX_PADDED, QuadPlacement, SliceLayout};
 use crate::mesh::merge::merge_faces;
 use crate::mesh::types::{QUAD_TRIANGLES, counter_clockwise};

@@ -8,6 +8,7 @@
 use crate::base::block::{self, BlockId};
 use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
+use crate::base::simd::{AVX2, AVX512, PORTABLE};
 use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
 use crate::mesh::bytes::MeshBytes;
@@ -26,14 +27,6 @@ use crate::mesh::voxels::{
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::voxels::{class_rows_wide, class_rows_wide_512, equal_bytes_64, equal_bytes_64_512};
 use std::sync::Arc;
-
-/// Which build of the mesher a function is compiled in, its `SIMD` parameter: the portable one,
-/// the one for AVX2 and BMI (which also uses AVX2 explicitly), or that one with AVX-512 F and BW
-/// as well. A build runs only where the thread may take its path (see [`crate::base::simd`]),
-/// and every build gives the same bytes.
-pub(super) const PORTABLE: u8 = 0;
-pub(super) const AVX2: u8 = 1;
-pub(super) const AVX512: u8 = 2;
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
 /// CPU's features are checked once, then cached).
@@ -451,22 +444,14 @@ impl Mesher {
             }
             return;
         }
-        if self.ambient_occlusion {
-            self.mesh_with::<PORTABLE, true, T>(padded, light, out);
-        } else {
-            self.mesh_with::<PORTABLE, false, T>(padded, light, out);
-        }
+        self.mesh_in::<PORTABLE, T>(padded, light, out);
     }
 
     /// [`Mesher::mesh_any`] compiled for AVX2 and BMI (same code, same results, fewer instructions).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
     fn mesh_wide<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
-        if self.ambient_occlusion {
-            self.mesh_with::<AVX2, true, T>(padded, light, out);
-        } else {
-            self.mesh_with::<AVX2, false, T>(padded, light, out);
-        }
+        self.mesh_in::<AVX2, T>(padded, light, out);
     }
 
     /// [`Mesher::mesh_wide`] with AVX-512 F and BW as well (its bulk compares into mask
@@ -474,14 +459,20 @@ impl Mesher {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt,avx512f,avx512bw,avx512vl,avx512dq")]
     fn mesh_avx512<T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
+        self.mesh_in::<AVX512, T>(padded, light, out);
+    }
+
+    /// The mesher in the build `SIMD`, with or without AO as set.
+    #[inline(always)]
+    fn mesh_in<const SIMD: u8, T: MeshTarget>(&mut self, padded: &VoxelBuffer, light: &[u8], out: &mut T) {
         if self.ambient_occlusion {
-            self.mesh_with::<AVX512, true, T>(padded, light, out);
+            self.mesh_with::<SIMD, true, T>(padded, light, out);
         } else {
-            self.mesh_with::<AVX512, false, T>(padded, light, out);
+            self.mesh_with::<SIMD, false, T>(padded, light, out);
         }
     }
 
-    /// The mesher in the build `SIMD` (see [`AVX2`]); `AO`
+    /// The mesher in the build `SIMD` (see [`crate::base::simd::AVX2`]); `AO`
     /// is [`Mesher::ambient_occlusion`].
     #[inline(always)]
     fn mesh_with<const SIMD: u8, const AO: bool, T: MeshTarget>(

@@ -6,7 +6,7 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
-use crate::mesh::greedy::AVX2;
+use crate::base::simd::AVX2;
 use crate::mesh::layout::Dims;
 
 /// Transposes the rows along x of `rows` (index `y * pz + z`, bit x) into rows along z of `out`

@@ -1,12 +1,12 @@
 //! Bulk compares of block ids, for the greedy mesher: step 1's class masks (solid, liquid, air)
 //! of whole rows of voxels, and step 3's test of which neighbouring faces hold the same block.
 //! Portable code, SSE2 (the x86-64 baseline), AVX2 in the AVX2 build and AVX-512 in the
-//! AVX-512 one (see `greedy::AVX2`); every path gives the same bits.
+//! AVX-512 one (see `base::simd::AVX2`); every path gives the same bits.
 //!
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
-use crate::mesh::greedy::{AVX2, AVX512};
+use crate::base::simd::{AVX2, AVX512};
 
 /// Voxel classes, as bits: hides its neighbours' faces (solid and opaque); draws liquid faces;
 /// air; draws cutout, transparent or opaque faces; solid for collision.
@@ -61,13 +61,7 @@ pub(super) fn class_rows_wide(
     air: &mut [u64],
 ) -> BlockId {
     use std::arch::x86_64::*;
-    assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
-    let rows = data.len() / px;
-    assert!(
-        rows * px == data.len() && solid.len() == rows && liquid.len() == rows && air.len() == rows,
-        "whole rows of ids, a word per row in each class"
-    );
-    let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+    let full = class_rows_full(data, px, [solid.len(), liquid.len(), air.len()]);
     let (air_ids, liquid_ids) = (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16));
     let starts = [0, px - 32];
     let mut highest = _mm256_setzero_si256();
@@ -96,8 +90,29 @@ pub(super) fn class_rows_wide(
         *l = liquid_mask;
         *s = !(air_mask | liquid_mask) & full;
     }
-    // The highest of the 16 lanes: fold the halves onto each other down to one lane.
-    let m = _mm_max_epu16(_mm256_castsi256_si128(highest), _mm256_extracti128_si256::<1>(highest));
+    highest_of_16(highest)
+}
+
+/// Checks the class rows' buffers against `data` (rows of `px` ids, 32 to 64; a word per row in
+/// each class) and returns the mask of a row's `px` bits.
+fn class_rows_full(data: &[BlockId], px: usize, class_lens: [usize; 3]) -> u64 {
+    assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
+    let rows = data.len() / px;
+    assert!(
+        rows * px == data.len() && class_lens.iter().all(|&n| n == rows),
+        "whole rows of ids, a word per row in each class"
+    );
+    if px == 64 { !0u64 } else { (1u64 << px) - 1 }
+}
+
+/// The highest of 16 ids in an AVX2 register: the halves folded onto each other down to one
+/// lane.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn highest_of_16(ids: std::arch::x86_64::__m256i) -> BlockId {
+    use std::arch::x86_64::*;
+    let m = _mm_max_epu16(_mm256_castsi256_si128(ids), _mm256_extracti128_si256::<1>(ids));
     let m = _mm_max_epu16(m, _mm_srli_si128::<8>(m));
     let m = _mm_max_epu16(m, _mm_srli_si128::<4>(m));
     let m = _mm_max_epu16(m, _mm_srli_si128::<2>(m));
@@ -117,13 +132,7 @@ pub(super) fn class_rows_wide_512(
     air: &mut [u64],
 ) -> BlockId {
     use std::arch::x86_64::*;
-    assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
-    let rows = data.len() / px;
-    assert!(
-        rows * px == data.len() && solid.len() == rows && liquid.len() == rows && air.len() == rows,
-        "whole rows of ids, a word per row in each class"
-    );
-    let full = if px == 64 { !0u64 } else { (1u64 << px) - 1 };
+    let full = class_rows_full(data, px, [solid.len(), liquid.len(), air.len()]);
     let (air_ids, liquid_ids) = (_mm512_set1_epi16(block::AIR as i16), _mm512_set1_epi16(liquid_id as i16));
     let tail = px - 32;
     let mut highest = _mm512_setzero_si512();
@@ -140,13 +149,8 @@ pub(super) fn class_rows_wide_512(
         *l = liquid_mask;
         *s = !(air_mask | liquid_mask) & full;
     }
-    // The highest of the 32 lanes: fold the halves onto each other down to one lane.
-    let m = _mm256_max_epu16(_mm512_castsi512_si256(highest), _mm512_extracti64x4_epi64::<1>(highest));
-    let m = _mm_max_epu16(_mm256_castsi256_si128(m), _mm256_extracti128_si256::<1>(m));
-    let m = _mm_max_epu16(m, _mm_srli_si128::<8>(m));
-    let m = _mm_max_epu16(m, _mm_srli_si128::<4>(m));
-    let m = _mm_max_epu16(m, _mm_srli_si128::<2>(m));
-    _mm_extract_epi16::<0>(m) as BlockId
+    // The highest of the 32 lanes: the two halves' highest, then the highest of those 16.
+    highest_of_16(_mm256_max_epu16(_mm512_castsi512_si256(highest), _mm512_extracti64x4_epi64::<1>(highest)))
 }
 
 /// Masks of the voxels equal to `a` and to `b` among 64 (bit `k` = voxel `k`).
