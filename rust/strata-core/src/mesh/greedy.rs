@@ -996,15 +996,22 @@ fn layer_faces_avx2(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u6
             (!empty as u64 & 0xF) << r
         }
     };
+    in_steps_of::<4>(n, |r| four(r, out))
+}
+
+/// Runs `step` at rows `0, W, 2W, …` while `W` rows remain, then once at `n - W` for the rows
+/// left (overlapping the step before: `step` must give the same for rows it sees twice), when
+/// `n` is `W` or more. Returns the OR of what the steps gave and how many rows they covered.
+#[inline(always)]
+fn in_steps_of<const W: usize>(n: usize, mut step: impl FnMut(usize) -> u64) -> (u64, usize) {
     let mut held = 0u64;
     let mut r = 0;
-    while r + 4 <= n {
-        held |= four(r, out);
-        r += 4;
+    while r + W <= n {
+        held |= step(r);
+        r += W;
     }
-    // The last rows again with the three before them (the same values, written twice).
-    if r < n && n >= 4 {
-        held |= four(n - 4, out);
+    if r < n && n >= W {
+        held |= step(n - W);
         r = n;
     }
     (held, r)
@@ -1034,18 +1041,7 @@ fn layer_faces_avx512(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [
             (_mm512_test_epi64_mask(faces, faces) as u64) << r
         }
     };
-    let mut held = 0u64;
-    let mut r = 0;
-    while r + 8 <= n {
-        held |= eight(r, out);
-        r += 8;
-    }
-    // The last rows again with the ones before them (the same values, written twice).
-    if r < n && n >= 8 {
-        held |= eight(n - 8, out);
-        r = n;
-    }
-    (held, r)
+    in_steps_of::<8>(n, |r| eight(r, out))
 }
 
 /// Of the `candidates` bits `k`, those where `light[a + k·step]` equals `light[b + k·step]`:
