@@ -7,6 +7,7 @@
 pub mod atomic_file;
 pub mod block;
 pub mod block_library;
+pub mod byte_codec;
 pub mod chunk;
 pub mod coords;
 pub mod edit_history;

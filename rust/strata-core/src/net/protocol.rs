@@ -11,9 +11,12 @@
 //! `net::shared_state` (the shared game state's values and bounds).
 
 use crate::base::block::BlockId;
+use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str, put_varint, put_zigzag};
 use crate::base::coords::{ChunkCoord, IVec3};
 use crate::net::shared_state::{MAX_SHARED_KEY_BYTES, MAX_SHARED_KEYS, MAX_SHARED_VALUE_BYTES, SharedValue};
-use crate::persist::entities::{EntityRecord, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES};
+use crate::persist::entities::{
+    EntityRecord, MAX_SCENE_PATH_BYTES, RecordError, RecordPart, put_record, read_record, scene_table,
+};
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
@@ -200,17 +203,17 @@ impl Message {
         match self {
             Message::Hello { protocol, name } => {
                 w.push(TAG_HELLO);
-                put_uvar(&mut w, *protocol as u64);
+                put_varint(&mut w, *protocol as u64);
                 put_str(&mut w, name);
             }
             Message::Welcome { protocol, player, preset, fingerprint, structures, next_order } => {
                 w.push(TAG_WELCOME);
-                put_uvar(&mut w, *protocol as u64);
-                put_uvar(&mut w, *player as u64);
+                put_varint(&mut w, *protocol as u64);
+                put_varint(&mut w, *player as u64);
                 put_str(&mut w, preset);
                 put_str(&mut w, fingerprint);
                 put_str(&mut w, structures);
-                put_uvar(&mut w, *next_order);
+                put_varint(&mut w, *next_order);
             }
             Message::Refused { reason } => {
                 w.push(TAG_REFUSED);
@@ -218,21 +221,21 @@ impl Message {
             }
             Message::EditRequest { request, pos, block } => {
                 w.push(TAG_EDIT_REQUEST);
-                put_uvar(&mut w, *request as u64);
+                put_varint(&mut w, *request as u64);
                 put_ivec(&mut w, *pos);
-                put_uvar(&mut w, *block as u64);
+                put_varint(&mut w, *block as u64);
             }
             Message::EditApplied { order, player, request, pos, block } => {
                 w.push(TAG_EDIT_APPLIED);
-                put_uvar(&mut w, *order);
-                put_uvar(&mut w, *player as u64);
-                put_uvar(&mut w, *request as u64);
+                put_varint(&mut w, *order);
+                put_varint(&mut w, *player as u64);
+                put_varint(&mut w, *request as u64);
                 put_ivec(&mut w, *pos);
-                put_uvar(&mut w, *block as u64);
+                put_varint(&mut w, *block as u64);
             }
             Message::EditRejected { request, reason } => {
                 w.push(TAG_EDIT_REJECTED);
-                put_uvar(&mut w, *request as u64);
+                put_varint(&mut w, *request as u64);
                 w.push(*reason as u8);
             }
             Message::SubscribeChunk { chunk } => {
@@ -242,7 +245,7 @@ impl Message {
             Message::ChunkEdits { chunk, order, edits } => {
                 w.push(TAG_CHUNK_EDITS);
                 put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
-                put_uvar(&mut w, *order);
+                put_varint(&mut w, *order);
                 // Strictly increasing indices, each but the first as its gap less one.
                 let mut sorted = edits.clone();
                 if !sorted.windows(2).all(|p| p[0].0 < p[1].0) {
@@ -255,34 +258,34 @@ impl Message {
                         same
                     });
                 }
-                put_uvar(&mut w, sorted.len() as u64);
+                put_varint(&mut w, sorted.len() as u64);
                 let mut next = 0u64;
                 for (i, b) in &sorted {
-                    put_uvar(&mut w, *i as u64 - next);
-                    put_uvar(&mut w, *b as u64);
+                    put_varint(&mut w, *i as u64 - next);
+                    put_varint(&mut w, *b as u64);
                     next = *i as u64 + 1;
                 }
             }
             Message::PlayerState { player, tick, pose } => {
                 w.push(TAG_PLAYER_STATE);
-                put_uvar(&mut w, *player as u64);
-                put_uvar(&mut w, *tick as u64);
+                put_varint(&mut w, *player as u64);
+                put_varint(&mut w, *tick as u64);
                 for v in pose.position.iter().chain([&pose.yaw, &pose.pitch]) {
                     w.extend_from_slice(&v.to_le_bytes());
                 }
             }
             Message::PlayerJoined { player, name } => {
                 w.push(TAG_PLAYER_JOINED);
-                put_uvar(&mut w, *player as u64);
+                put_varint(&mut w, *player as u64);
                 put_str(&mut w, name);
             }
             Message::PlayerLeft { player } => {
                 w.push(TAG_PLAYER_LEFT);
-                put_uvar(&mut w, *player as u64);
+                put_varint(&mut w, *player as u64);
             }
             Message::Chat { player, text } => {
                 w.push(TAG_CHAT);
-                put_uvar(&mut w, *player as u64);
+                put_varint(&mut w, *player as u64);
                 put_str(&mut w, text);
             }
             Message::ChunkEntities { chunk, removed_spawns, records } => {
@@ -292,7 +295,7 @@ impl Message {
             }
             Message::SharedState { entries } => {
                 w.push(TAG_SHARED_STATE);
-                put_uvar(&mut w, entries.len() as u64);
+                put_varint(&mut w, entries.len() as u64);
                 for (k, v) in entries {
                     put_str(&mut w, k);
                     put_shared_value(&mut w, Some(v));
@@ -322,7 +325,7 @@ impl Message {
         if bytes.len() > MAX_PACKET_BYTES {
             return Err(DecodeError::TooLarge { len: bytes.len(), max: MAX_PACKET_BYTES });
         }
-        let mut r = Reader { bytes, at: 0 };
+        let mut r = Reader { raw: ByteReader::new(bytes) };
         let tag = r.byte("message tag")?;
         let m = match tag {
             TAG_HELLO => Message::Hello {
@@ -352,7 +355,7 @@ impl Message {
             },
             TAG_EDIT_REJECTED => {
                 let request = r.uint("request number", u32::MAX as u64)? as u32;
-                let at = r.at;
+                let at = r.at();
                 let b = r.byte("reject reason")?;
                 let reason = RejectReason::from_byte(b).ok_or(DecodeError::OutOfRange {
                     what: "reject reason",
@@ -366,7 +369,7 @@ impl Message {
             TAG_CHUNK_EDITS => {
                 let chunk = r.chunk("chunk")?;
                 let order = r.uint("edit order", u64::MAX)?;
-                let at = r.at;
+                let at = r.at();
                 let n = r.uint("edit count", MAX_CHUNK_EDITS as u64)? as usize;
                 // Each edit takes two bytes at least: refuse a count the packet cannot hold.
                 if n * 2 > r.left() {
@@ -375,7 +378,7 @@ impl Message {
                 let mut edits = Vec::with_capacity(n);
                 let mut next = 0u64;
                 for _ in 0..n {
-                    let at = r.at;
+                    let at = r.at();
                     let i = next + r.uint("local voxel index gap", (MAX_CHUNK_EDITS - 1) as u64)?;
                     if i >= MAX_CHUNK_EDITS as u64 {
                         return Err(DecodeError::OutOfRange {
@@ -396,7 +399,7 @@ impl Message {
                 let tick = r.uint("tick", u32::MAX as u64)? as u32;
                 let mut v = [0f32; 5];
                 for (i, x) in v.iter_mut().enumerate() {
-                    let at = r.at;
+                    let at = r.at();
                     *x = r.f32("pose")?;
                     if !x.is_finite() {
                         return Err(DecodeError::OutOfRange {
@@ -432,7 +435,7 @@ impl Message {
                 let n = r.count("shared state count", MAX_SHARED_KEYS, 3)?;
                 let mut entries: Vec<(String, SharedValue)> = Vec::with_capacity(n);
                 for _ in 0..n {
-                    let at = r.at;
+                    let at = r.at();
                     let key = r.shared_key()?;
                     if entries.last().is_some_and(|(last, _)| *last >= key) {
                         return Err(DecodeError::OutOfRange {
@@ -442,7 +445,7 @@ impl Message {
                             allowed: "keys in strictly increasing order",
                         });
                     }
-                    let at = r.at;
+                    let at = r.at();
                     let Some(value) = r.shared_value()? else {
                         return Err(DecodeError::OutOfRange {
                             what: "shared value type",
@@ -462,8 +465,8 @@ impl Message {
             }
             other => return Err(DecodeError::UnknownTag { tag: other }),
         };
-        if r.at != bytes.len() {
-            return Err(DecodeError::Trailing { offset: r.at, len: bytes.len() });
+        if r.at() != bytes.len() {
+            return Err(DecodeError::Trailing { offset: r.at(), len: bytes.len() });
         }
         Ok(m)
     }
@@ -490,75 +493,30 @@ pub enum DecodeError {
     Trailing { offset: usize, len: usize },
 }
 
-fn put_uvar(w: &mut Vec<u8>, mut v: u64) {
-    loop {
-        let b = (v & 0x7f) as u8;
-        v >>= 7;
-        if v == 0 {
-            w.push(b);
-            return;
-        }
-        w.push(b | 0x80);
-    }
-}
-
-fn put_ivar(w: &mut Vec<u8>, v: i32) {
-    put_uvar(w, ((v << 1) ^ (v >> 31)) as u32 as u64);
-}
-
 fn put_ivec(w: &mut Vec<u8>, p: IVec3) {
-    put_ivar(w, p.x);
-    put_ivar(w, p.y);
-    put_ivar(w, p.z);
-}
-
-fn put_str(w: &mut Vec<u8>, s: &str) {
-    put_uvar(w, s.len() as u64);
-    w.extend_from_slice(s.as_bytes());
+    put_zigzag(w, p.x as i64);
+    put_zigzag(w, p.y as i64);
+    put_zigzag(w, p.z as i64);
 }
 
 /// A chunk's entity deltas: removed spawn keys (a count, then increasing keys as gaps, the first
-/// from 0), a scene table (a count, then paths), then the records (a count, then per record its
-/// scene's index in the table, position as 3 × f32, a flags byte — 1: rotation follows as a
-/// quaternion, 4 × f32; 2: scale follows, 3 × f32; 4: state follows, a length then bytes).
+/// from 0), a scene table (a count, then paths), then the records (a count, then each as a save
+/// writes it: [`put_record`]).
 fn put_chunk_entities(w: &mut Vec<u8>, removed_spawns: &[u32], records: &[EntityRecord]) {
-    put_uvar(w, removed_spawns.len() as u64);
+    put_varint(w, removed_spawns.len() as u64);
     let mut prev = 0u32;
     for (i, &k) in removed_spawns.iter().enumerate() {
-        put_uvar(w, if i == 0 { k as u64 } else { k.wrapping_sub(prev).wrapping_sub(1) as u64 });
+        put_varint(w, if i == 0 { k as u64 } else { k.wrapping_sub(prev).wrapping_sub(1) as u64 });
         prev = k;
     }
-    let mut scenes: Vec<&str> = records.iter().map(|r| r.scene.as_str()).collect();
-    scenes.sort_unstable();
-    scenes.dedup();
-    put_uvar(w, scenes.len() as u64);
+    let scenes = scene_table(records);
+    put_varint(w, scenes.len() as u64);
     for s in &scenes {
         put_str(w, s);
     }
-    put_uvar(w, records.len() as u64);
+    put_varint(w, records.len() as u64);
     for r in records {
-        put_uvar(w, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
-        for v in r.position {
-            w.extend_from_slice(&v.to_le_bytes());
-        }
-        let rotated = r.rotation != EntityRecord::NO_ROTATION;
-        let scaled = r.scale != EntityRecord::NO_SCALE;
-        let stateful = !r.state.is_empty();
-        w.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
-        if rotated {
-            for v in r.rotation {
-                w.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        if scaled {
-            for v in r.scale {
-                w.extend_from_slice(&v.to_le_bytes());
-            }
-        }
-        if stateful {
-            put_uvar(w, r.state.len() as u64);
-            w.extend_from_slice(&r.state);
-        }
+        put_record(w, &scenes, r);
     }
 }
 
@@ -576,7 +534,7 @@ fn put_shared_value(w: &mut Vec<u8>, value: Option<&SharedValue>) {
         }
         SharedValue::Int(i) => {
             w.push(VALUE_INT);
-            put_uvar(w, ((i << 1) ^ (i >> 63)) as u64);
+            put_zigzag(w, *i);
         }
         SharedValue::Float(f) => {
             w.push(VALUE_FLOAT);
@@ -588,58 +546,109 @@ fn put_shared_value(w: &mut Vec<u8>, value: Option<&SharedValue>) {
         }
         SharedValue::Vector2(v) => {
             w.push(VALUE_VECTOR2);
-            for c in v {
-                w.extend_from_slice(&c.to_le_bytes());
-            }
+            v.iter().for_each(|&c| put_f32(w, c));
         }
         SharedValue::Vector3(v) => {
             w.push(VALUE_VECTOR3);
-            for c in v {
-                w.extend_from_slice(&c.to_le_bytes());
-            }
+            v.iter().for_each(|&c| put_f32(w, c));
         }
         SharedValue::Bytes(b) => {
             w.push(VALUE_BYTES);
-            put_uvar(w, b.len() as u64);
-            w.extend_from_slice(b);
+            put_bytes(w, b);
         }
     }
 }
 
+/// The packet error for `e`, met while reading `what`: a truncation at the item's start.
+fn wire_error(what: &'static str, e: ReadError) -> DecodeError {
+    match e {
+        ReadError::Truncated { start, .. } => DecodeError::Truncated { what, offset: start },
+        ReadError::Overlong { start } => DecodeError::BadVarint { what, offset: start },
+        ReadError::Length { start, len, max, .. } if len > max => {
+            DecodeError::TooLong { what, len, offset: start, max: max as usize }
+        }
+        ReadError::Length { start, .. } => DecodeError::Truncated { what, offset: start },
+        ReadError::NotUtf8 { start, .. } => DecodeError::NotUtf8 { what, offset: start },
+    }
+}
+
+/// The packet error for a varint's `e`: a truncation where the bytes end.
+fn varint_error(what: &'static str, e: ReadError) -> DecodeError {
+    match e {
+        ReadError::Truncated { end, .. } => DecodeError::Truncated { what, offset: end },
+        e => wire_error(what, e),
+    }
+}
+
+/// The packet error for an entity record refused at `e` ([`read_record`]).
+fn record_error(e: RecordError) -> DecodeError {
+    let what = |part| match part {
+        RecordPart::Scene => "entity scene index",
+        RecordPart::Position => "entity position",
+        RecordPart::Flags => "entity flags",
+        RecordPart::Rotation => "entity rotation",
+        RecordPart::Scale => "entity scale",
+        RecordPart::State => "entity state",
+    };
+    match e {
+        RecordError::Read { part: part @ (RecordPart::Scene | RecordPart::State), error } => {
+            varint_error(what(part), error)
+        }
+        RecordError::Read { part, error } => wire_error(what(part), error),
+        RecordError::SceneIndex { start, index } if index > MAX_CHUNK_ENTITY_SCENES as u64 => DecodeError::OutOfRange {
+            what: "entity scene index",
+            value: index.min(i64::MAX as u64) as i64,
+            offset: start,
+            allowed: "a smaller number",
+        },
+        RecordError::SceneIndex { start, index } => DecodeError::OutOfRange {
+            what: "entity scene index",
+            value: index as i64,
+            offset: start,
+            allowed: "an index into the message's scene table",
+        },
+        RecordError::NotFinite { part, start, .. } => {
+            DecodeError::OutOfRange { what: what(part), value: 0, offset: start, allowed: "a finite number" }
+        }
+        RecordError::Flags { start, flags } => DecodeError::OutOfRange {
+            what: "entity flags",
+            value: flags as i64,
+            offset: start,
+            allowed: "bits 1, 2 and 4 only",
+        },
+        RecordError::OutsideChunk { start, .. } => DecodeError::OutOfRange {
+            what: "entity position",
+            value: 0,
+            offset: start,
+            allowed: "a position inside the message's chunk",
+        },
+    }
+}
+
+/// The packet face of the shared [`ByteReader`]: every error a [`DecodeError`].
 struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    raw: ByteReader<'a>,
 }
 
 impl Reader<'_> {
+    fn at(&self) -> usize {
+        self.raw.pos()
+    }
+
     fn left(&self) -> usize {
-        self.bytes.len() - self.at
+        self.raw.left()
     }
 
     fn byte(&mut self, what: &'static str) -> Result<u8, DecodeError> {
-        let b = *self.bytes.get(self.at).ok_or(DecodeError::Truncated { what, offset: self.at })?;
-        self.at += 1;
-        Ok(b)
+        self.raw.byte().map_err(|e| wire_error(what, e))
     }
 
     fn varint(&mut self, what: &'static str) -> Result<u64, DecodeError> {
-        let start = self.at;
-        let mut v: u64 = 0;
-        for shift in (0..70).step_by(7) {
-            let b = self.byte(what)?;
-            if shift == 63 && b > 1 {
-                return Err(DecodeError::BadVarint { what, offset: start });
-            }
-            v |= ((b & 0x7f) as u64) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err(DecodeError::BadVarint { what, offset: start })
+        self.raw.varint().map_err(|e| varint_error(what, e))
     }
 
     fn uint(&mut self, what: &'static str, max: u64) -> Result<u64, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let v = self.varint(what)?;
         if v > max {
             return Err(DecodeError::OutOfRange {
@@ -653,7 +662,7 @@ impl Reader<'_> {
     }
 
     fn int(&mut self, what: &'static str) -> Result<i32, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let z = self.varint(what)?;
         if z > u32::MAX as u64 {
             return Err(DecodeError::OutOfRange {
@@ -677,15 +686,12 @@ impl Reader<'_> {
     }
 
     fn f32(&mut self, what: &'static str) -> Result<f32, DecodeError> {
-        let end = self.at + 4;
-        let b = self.bytes.get(self.at..end).ok_or(DecodeError::Truncated { what, offset: self.at })?;
-        self.at = end;
-        Ok(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.raw.f32().map_err(|e| wire_error(what, e))
     }
 
     /// A finite `f32`.
     fn finite(&mut self, what: &'static str) -> Result<f32, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let v = self.f32(what)?;
         if !v.is_finite() {
             return Err(DecodeError::OutOfRange { what, value: 0, offset: at, allowed: "a finite number" });
@@ -696,7 +702,7 @@ impl Reader<'_> {
     /// A count of items that take at least `min_bytes` each, at most `max`, and no more than
     /// the bytes left could hold.
     fn count(&mut self, what: &'static str, max: usize, min_bytes: usize) -> Result<usize, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let n = self.uint(what, max as u64)? as usize;
         if n * min_bytes > self.left() {
             return Err(DecodeError::Truncated { what, offset: at });
@@ -709,7 +715,7 @@ impl Reader<'_> {
         let n = self.count("removed spawn count", MAX_CHUNK_REMOVED_SPAWNS, 1)?;
         let mut removed = Vec::with_capacity(n);
         for i in 0..n {
-            let at = self.at;
+            let at = self.at();
             let gap = self.uint("removed spawn key", u32::MAX as u64)?;
             let key = if i == 0 { gap } else { removed.last().map_or(0, |&p: &u32| p as u64) + gap + 1 };
             if key > u32::MAX as u64 {
@@ -731,78 +737,14 @@ impl Reader<'_> {
         let n = self.count("entity record count", MAX_CHUNK_ENTITY_RECORDS, 14)?;
         let mut records = Vec::with_capacity(n);
         for _ in 0..n {
-            let at = self.at;
-            let i = self.uint("entity scene index", MAX_CHUNK_ENTITY_SCENES as u64)? as usize;
-            let Some(scene) = scenes.get(i).cloned() else {
-                return Err(DecodeError::OutOfRange {
-                    what: "entity scene index",
-                    value: i as i64,
-                    offset: at,
-                    allowed: "an index into the message's scene table",
-                });
-            };
-            let mut position = [0f32; 3];
-            for v in &mut position {
-                *v = self.finite("entity position")?;
-            }
-            let flags_at = self.at;
-            let flags = self.byte("entity flags")?;
-            if flags & !7 != 0 {
-                return Err(DecodeError::OutOfRange {
-                    what: "entity flags",
-                    value: flags as i64,
-                    offset: flags_at,
-                    allowed: "bits 1, 2 and 4 only",
-                });
-            }
-            let mut rotation = EntityRecord::NO_ROTATION;
-            if flags & 1 != 0 {
-                for v in &mut rotation {
-                    *v = self.finite("entity rotation")?;
-                }
-            }
-            let mut scale = EntityRecord::NO_SCALE;
-            if flags & 2 != 0 {
-                for v in &mut scale {
-                    *v = self.finite("entity scale")?;
-                }
-            }
-            let mut state = Vec::new();
-            if flags & 4 != 0 {
-                let len_at = self.at;
-                let len = self.varint("entity state")?;
-                if len > MAX_ENTITY_STATE_BYTES {
-                    return Err(DecodeError::TooLong {
-                        what: "entity state",
-                        len,
-                        offset: len_at,
-                        max: MAX_ENTITY_STATE_BYTES as usize,
-                    });
-                }
-                let len = len as usize;
-                if len > self.left() {
-                    return Err(DecodeError::Truncated { what: "entity state", offset: len_at });
-                }
-                state.extend_from_slice(&self.bytes[self.at..self.at + len]);
-                self.at += len;
-            }
-            let record = EntityRecord { scene, position, rotation, scale, state };
-            if record.chunk() != chunk {
-                return Err(DecodeError::OutOfRange {
-                    what: "entity position",
-                    value: 0,
-                    offset: at,
-                    allowed: "a position inside the message's chunk",
-                });
-            }
-            records.push(record);
+            records.push(read_record(&mut self.raw, &scenes, chunk).map_err(record_error)?);
         }
         Ok((removed, records))
     }
 
     /// A shared state key: 1 to [`MAX_SHARED_KEY_BYTES`] bytes of UTF-8, no control characters.
     fn shared_key(&mut self) -> Result<String, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let key = self.string("shared state key", MAX_SHARED_KEY_BYTES)?;
         if key.is_empty() || key.chars().any(char::is_control) {
             return Err(DecodeError::OutOfRange {
@@ -818,12 +760,12 @@ impl Reader<'_> {
     /// A shared value (see [`put_shared_value`]); `None` for erased. Numbers must be finite,
     /// text and bytes at most [`MAX_SHARED_VALUE_BYTES`].
     fn shared_value(&mut self) -> Result<Option<SharedValue>, DecodeError> {
-        let at = self.at;
+        let at = self.at();
         let kind = self.byte("shared value type")?;
         Ok(Some(match kind {
             VALUE_ERASED => return Ok(None),
             VALUE_BOOL => {
-                let at = self.at;
+                let at = self.at();
                 match self.byte("shared bool")? {
                     0 => SharedValue::Bool(false),
                     1 => SharedValue::Bool(true),
@@ -837,18 +779,10 @@ impl Reader<'_> {
                     }
                 }
             }
-            VALUE_INT => {
-                let z = self.varint("shared int")?;
-                SharedValue::Int(((z >> 1) as i64) ^ -((z & 1) as i64))
-            }
+            VALUE_INT => SharedValue::Int(self.raw.zigzag().map_err(|e| varint_error("shared int", e))?),
             VALUE_FLOAT => {
-                let at = self.at;
-                let b = self
-                    .bytes
-                    .get(self.at..self.at + 8)
-                    .ok_or(DecodeError::Truncated { what: "shared float", offset: self.at })?;
-                let f = f64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                self.at += 8;
+                let at = self.at();
+                let f = self.raw.f64().map_err(|e| wire_error("shared float", e))?;
                 if !f.is_finite() {
                     return Err(DecodeError::OutOfRange {
                         what: "shared float",
@@ -866,25 +800,9 @@ impl Reader<'_> {
                 self.finite("shared vector")?,
                 self.finite("shared vector")?,
             ]),
-            VALUE_BYTES => {
-                let at = self.at;
-                let len = self.varint("shared bytes")?;
-                if len > MAX_SHARED_VALUE_BYTES as u64 {
-                    return Err(DecodeError::TooLong {
-                        what: "shared bytes",
-                        len,
-                        offset: at,
-                        max: MAX_SHARED_VALUE_BYTES,
-                    });
-                }
-                let len = len as usize;
-                if len > self.left() {
-                    return Err(DecodeError::Truncated { what: "shared bytes", offset: at });
-                }
-                let b = self.bytes[self.at..self.at + len].to_vec();
-                self.at += len;
-                SharedValue::Bytes(b)
-            }
+            VALUE_BYTES => SharedValue::Bytes(
+                self.raw.bytes(MAX_SHARED_VALUE_BYTES as u64).map_err(|e| varint_error("shared bytes", e))?.to_vec(),
+            ),
             other => {
                 return Err(DecodeError::OutOfRange {
                     what: "shared value type",
@@ -897,19 +815,7 @@ impl Reader<'_> {
     }
 
     fn string(&mut self, what: &'static str, max: usize) -> Result<String, DecodeError> {
-        let at = self.at;
-        let len = self.varint(what)?;
-        if len > max as u64 {
-            return Err(DecodeError::TooLong { what, len, offset: at, max });
-        }
-        let len = len as usize;
-        if len > self.left() {
-            return Err(DecodeError::Truncated { what, offset: at });
-        }
-        let s = std::str::from_utf8(&self.bytes[self.at..self.at + len])
-            .map_err(|_| DecodeError::NotUtf8 { what, offset: at })?;
-        self.at += len;
-        Ok(s.to_string())
+        self.raw.string(max as u64).map_err(|e| varint_error(what, e))
     }
 }
 
@@ -995,6 +901,58 @@ mod tests {
         }
     }
 
+    /// The three records of [`golden_records`] as a save and a packet write them: the same bytes
+    /// in both (scene index, position, flags, rotation, scale, state).
+    const GOLDEN_RECORD_BYTES: [u8; 131] = [
+        1, 0, 0, 164, 193, 0, 128, 140, 66, 0, 0, 96, 64, 1, 0, 0, 0, 0, 154, 153, 25, 63, 0, 0, 0, 0, 205, 204, 76,
+        63, 0, 0, 0, 128, 191, 0, 0, 128, 66, 0, 0, 0, 0, 6, 0, 0, 0, 64, 0, 0, 0, 64, 0, 0, 0, 64, 40, 9, 9, 9, 9, 9,
+        9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 1, 0,
+        0, 248, 193, 0, 128, 140, 66, 0, 0, 96, 64, 5, 0, 0, 0, 0, 154, 153, 25, 63, 0, 0, 0, 0, 205, 204, 76, 63, 3,
+        1, 2, 3,
+    ];
+
+    fn golden_records() -> Vec<EntityRecord> {
+        vec![deer(-20.5, b""), chest(-1.0), deer(-31.0, &[1, 2, 3])]
+    }
+
+    #[test]
+    fn entity_records_are_the_same_bytes_on_the_wire_and_in_a_save_as_in_version_0_2() {
+        use crate::persist::entities::{EntityDeltas, encode_entities};
+        let chunk = ChunkCoord::new(-1, 2, 0);
+        // The scene table: two paths, in increasing order.
+        let mut table = vec![2, 26];
+        table.extend_from_slice(b"res://game/life/chest.tscn");
+        table.push(25);
+        table.extend_from_slice(b"res://game/life/deer.tscn");
+        // The packet: tag, chunk (zigzag), removed spawns 0 and 7 (as 0 and the gap 6), the
+        // table, the record count, the records.
+        let m = Message::ChunkEntities { chunk, removed_spawns: vec![0, 7], records: golden_records() };
+        let mut packet = vec![TAG_CHUNK_ENTITIES, 1, 4, 0, 2, 0, 6];
+        packet.extend_from_slice(&table);
+        packet.push(3);
+        packet.extend_from_slice(&GOLDEN_RECORD_BYTES);
+        assert_eq!(m.encode(), packet);
+        assert_eq!(Message::decode(&packet), Ok(m));
+        // The save's entity section: the table, one chunk of removed spawns, one chunk of
+        // records, one chunk of harvested decorations (0 and 32767).
+        let mut deltas = EntityDeltas::default();
+        deltas.remove_spawn(chunk, 0);
+        deltas.remove_spawn(chunk, 7);
+        golden_records().into_iter().for_each(|r| deltas.push_record(r));
+        deltas.remove_scatter(ChunkCoord::new(0, 0, 0), 0);
+        deltas.remove_scatter(ChunkCoord::new(0, 0, 0), 32767);
+        let mut section = table.clone();
+        section.extend_from_slice(&[1, 1, 4, 0, 2, 0, 6, 1, 1, 4, 0, 3]);
+        section.extend_from_slice(&GOLDEN_RECORD_BYTES);
+        section.extend_from_slice(&[1, 0, 0, 0, 2, 0, 254, 255, 1]);
+        let mut out = Vec::new();
+        encode_entities(&mut out, &deltas);
+        assert_eq!(out, section);
+        let mut r = crate::persist::codec::Reader::new("golden", &section);
+        assert_eq!(crate::persist::entities::decode_entities(&mut r).expect("reads back"), deltas);
+        assert_eq!(r.left(), 0);
+    }
+
     #[test]
     fn every_message_round_trips_and_every_prefix_is_refused() {
         for m in samples() {
@@ -1048,10 +1006,10 @@ mod tests {
         );
         // A count larger than the packet could hold is refused before allocating.
         let mut lying = vec![TAG_CHUNK_EDITS, 0, 0, 0, 0];
-        put_uvar(&mut lying, MAX_CHUNK_EDITS as u64);
+        put_varint(&mut lying, MAX_CHUNK_EDITS as u64);
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "chunk edits", .. })));
         let mut lying = vec![TAG_CHUNK_ENTITIES, 0, 0, 0, 0, 0];
-        put_uvar(&mut lying, 2);
+        put_varint(&mut lying, 2);
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
@@ -1078,9 +1036,9 @@ mod tests {
         assert!(!Message::is_chunk_snapshot(&[]));
         // A gap past the chunk's last voxel is refused with the place.
         let mut bad = vec![TAG_CHUNK_EDITS, 0, 0, 0, 0, 2];
-        put_uvar(&mut bad, 32_000);
+        put_varint(&mut bad, 32_000);
         bad.push(1);
-        put_uvar(&mut bad, 767);
+        put_varint(&mut bad, 767);
         bad.push(1);
         let e = Message::decode(&bad).unwrap_err();
         assert!(matches!(e, DecodeError::OutOfRange { what: "local voxel index", value: 32_768, .. }), "{e}");
@@ -1171,7 +1129,7 @@ mod tests {
         assert!(matches!(e, DecodeError::OutOfRange { what: "shared value type", .. }), "{e}");
         // A count the packet cannot hold is refused before allocating.
         let mut lying = vec![TAG_SHARED_STATE];
-        put_uvar(&mut lying, MAX_SHARED_KEYS as u64);
+        put_varint(&mut lying, MAX_SHARED_KEYS as u64);
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "shared state count", .. })));
     }
 

@@ -23,12 +23,19 @@
 //! The reader checks every count against its limit and the bytes left, orders, table indices and
 //! flags, and names the part and offset of anything wrong.
 //!
+//! One record's bytes ([`put_record`], [`read_record`]: scene index, position, flags, rotation,
+//! scale, state) are the same in a save and on the wire: the wire protocol's chunk entity
+//! message (`net::protocol`) uses these two functions, each format naming a [`RecordError`] in
+//! its own error type.
+//!
 //! May use: `base`, `persist::codec`, `persist::error`.
 
+use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str, put_varint, put_zigzag};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord};
-use crate::persist::codec::{Reader, put_f32, put_str, put_varint, put_zigzag};
+use crate::persist::codec::Reader;
 use crate::persist::error::SaveError;
 use std::collections::{BTreeMap, BTreeSet};
+use thiserror::Error;
 
 /// Most entity records in one save.
 pub const MAX_ENTITY_RECORDS: u64 = 1 << 20;
@@ -149,10 +156,122 @@ fn put_increasing(out: &mut Vec<u8>, values: impl ExactSizeIterator<Item = u64>)
     }
 }
 
+/// The scene table of `records`: each scene once, in increasing order; [`put_record`] writes a
+/// record's scene as its index in it.
+pub fn scene_table<'r>(records: impl IntoIterator<Item = &'r EntityRecord>) -> Vec<&'r str> {
+    let mut scenes: Vec<&str> = records.into_iter().map(|r| r.scene.as_str()).collect();
+    scenes.sort_unstable();
+    scenes.dedup();
+    scenes
+}
+
+/// Appends one record: its scene's index in `scenes` (varint), position (3 × f32), a flags byte
+/// (1: rotation follows, 2: scale follows, 4: state follows), rotation as a quaternion (4 × f32,
+/// x y z w), scale (3 × f32), state (varint length, bytes). The same bytes in a save and on the
+/// wire.
+pub fn put_record(out: &mut Vec<u8>, scenes: &[&str], r: &EntityRecord) {
+    put_varint(out, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
+    r.position.iter().for_each(|&v| put_f32(out, v));
+    let rotated = r.rotation != EntityRecord::NO_ROTATION;
+    let scaled = r.scale != EntityRecord::NO_SCALE;
+    let stateful = !r.state.is_empty();
+    out.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
+    if rotated {
+        r.rotation.iter().for_each(|&v| put_f32(out, v));
+    }
+    if scaled {
+        r.scale.iter().for_each(|&v| put_f32(out, v));
+    }
+    if stateful {
+        put_bytes(out, &r.state);
+    }
+}
+
+/// The part of an entity record being read when its bytes were refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPart {
+    /// The scene's index in the scene table (a varint).
+    Scene,
+    Position,
+    Flags,
+    Rotation,
+    Scale,
+    /// The state's length and bytes.
+    State,
+}
+
+/// Why [`read_record`] refused a record's bytes. Offsets are from the start of the reader's
+/// bytes; a save ([`SaveError::Corrupt`]) and a packet (`net::protocol::DecodeError`) each
+/// name it in their own words.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum RecordError {
+    #[error("entity {part:?}: {error}")]
+    Read { part: RecordPart, error: ReadError },
+    #[error("the entity scene index {index} at byte {start} is not in the scene table")]
+    SceneIndex { start: usize, index: u64 },
+    #[error("the entity {part:?} at byte {start} is {value}; allowed: a finite number")]
+    NotFinite { part: RecordPart, start: usize, value: f32 },
+    #[error("the entity flags at byte {start} are {flags:#04x}; allowed: bits 1, 2 and 4 only")]
+    Flags { start: usize, flags: u8 },
+    #[error("the entity at byte {start} stands at {position:?}, outside its chunk")]
+    OutsideChunk { start: usize, position: [f32; 3] },
+}
+
+fn read_finite(r: &mut ByteReader, part: RecordPart) -> Result<f32, RecordError> {
+    let start = r.pos();
+    let value = r.f32().map_err(|error| RecordError::Read { part, error })?;
+    if !value.is_finite() {
+        return Err(RecordError::NotFinite { part, start, value });
+    }
+    Ok(value)
+}
+
+/// Reads one record that [`put_record`] wrote, its scene looked up in `scenes`; it must stand in
+/// `chunk`. Numbers must be finite, the flags known and the state at most
+/// [`MAX_ENTITY_STATE_BYTES`] and no longer than the bytes left.
+pub fn read_record(r: &mut ByteReader, scenes: &[String], chunk: ChunkCoord) -> Result<EntityRecord, RecordError> {
+    let start = r.pos();
+    let index = r.varint().map_err(|error| RecordError::Read { part: RecordPart::Scene, error })?;
+    let Some(scene) = scenes.get(index as usize).cloned() else {
+        return Err(RecordError::SceneIndex { start, index });
+    };
+    let mut position = [0.0; 3];
+    for v in &mut position {
+        *v = read_finite(r, RecordPart::Position)?;
+    }
+    let flags_at = r.pos();
+    let flags = r.byte().map_err(|error| RecordError::Read { part: RecordPart::Flags, error })?;
+    if flags & !7 != 0 {
+        return Err(RecordError::Flags { start: flags_at, flags });
+    }
+    let mut rotation = EntityRecord::NO_ROTATION;
+    if flags & 1 != 0 {
+        for v in &mut rotation {
+            *v = read_finite(r, RecordPart::Rotation)?;
+        }
+    }
+    let mut scale = EntityRecord::NO_SCALE;
+    if flags & 2 != 0 {
+        for v in &mut scale {
+            *v = read_finite(r, RecordPart::Scale)?;
+        }
+    }
+    let mut state = Vec::new();
+    if flags & 4 != 0 {
+        let bytes =
+            r.bytes(MAX_ENTITY_STATE_BYTES).map_err(|error| RecordError::Read { part: RecordPart::State, error })?;
+        state.extend_from_slice(bytes);
+    }
+    let record = EntityRecord { scene, position, rotation, scale, state };
+    if record.chunk() != chunk {
+        return Err(RecordError::OutsideChunk { start, position });
+    }
+    Ok(record)
+}
+
 /// Appends the entity section of `deltas` (empty per-chunk entries are left out).
 pub fn encode_entities(out: &mut Vec<u8>, deltas: &EntityDeltas) {
-    let scenes: BTreeSet<&str> = deltas.records.values().flatten().map(|r| r.scene.as_str()).collect();
-    let scenes: Vec<&str> = scenes.into_iter().collect();
+    let scenes = scene_table(deltas.records.values().flatten());
     put_varint(out, scenes.len() as u64);
     for s in &scenes {
         put_str(out, s);
@@ -171,22 +290,7 @@ pub fn encode_entities(out: &mut Vec<u8>, deltas: &EntityDeltas) {
         put_chunk(out, &mut prev, c);
         put_varint(out, list.len() as u64);
         for r in list {
-            put_varint(out, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
-            r.position.iter().for_each(|&v| put_f32(out, v));
-            let rotated = r.rotation != EntityRecord::NO_ROTATION;
-            let scaled = r.scale != EntityRecord::NO_SCALE;
-            let stateful = !r.state.is_empty();
-            out.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
-            if rotated {
-                r.rotation.iter().for_each(|&v| put_f32(out, v));
-            }
-            if scaled {
-                r.scale.iter().for_each(|&v| put_f32(out, v));
-            }
-            if stateful {
-                put_varint(out, r.state.len() as u64);
-                out.extend_from_slice(&r.state);
-            }
+            put_record(out, &scenes, r);
         }
     }
     let scatter: Vec<_> = deltas.removed_scatter.iter().filter(|(_, v)| !v.is_empty()).collect();
@@ -204,7 +308,7 @@ fn read_chunk(
     prev: &mut Option<[i64; 3]>,
     what: &str,
 ) -> Result<ChunkCoord, SaveError> {
-    let at = r.pos;
+    let at = r.pos();
     for axis in c.iter_mut() {
         *axis = axis.saturating_add(r.zigzag(what)?);
     }
@@ -230,7 +334,7 @@ fn read_increasing(r: &mut Reader, what: &str, max: u64) -> Result<Vec<u64>, Sav
     let mut out = Vec::with_capacity(n as usize);
     let mut prev = 0u64;
     for i in 0..n {
-        let at = r.pos;
+        let at = r.pos();
         let gap = r.varint(what)?;
         let v = if i == 0 { gap } else { prev.saturating_add(gap).saturating_add(1) };
         if v > max {
@@ -242,17 +346,53 @@ fn read_increasing(r: &mut Reader, what: &str, max: u64) -> Result<Vec<u64>, Sav
     Ok(out)
 }
 
-fn read_f32(r: &mut Reader, what: &str) -> Result<f32, SaveError> {
-    if r.left() < 4 {
-        return Err(r.corrupt(r.pos, what, "the payload ends inside a number".into(), "4 bytes".into()));
+/// The save error for a record refused at `e` (`scenes` in the table, standing in `chunk`).
+fn save_error(r: &Reader, e: RecordError, scenes: usize, chunk: ChunkCoord) -> SaveError {
+    let name = |part| match part {
+        RecordPart::Scene => "entity scene",
+        RecordPart::Position => "entity position",
+        RecordPart::Flags => "entity flags",
+        RecordPart::Rotation => "entity rotation",
+        RecordPart::Scale => "entity scale",
+        RecordPart::State => "entity state length",
+    };
+    match e {
+        RecordError::Read {
+            part: part @ (RecordPart::Position | RecordPart::Rotation | RecordPart::Scale),
+            error: ReadError::Truncated { start, .. },
+        } => r.corrupt(start, name(part), "the payload ends inside a number".into(), "4 bytes".into()),
+        RecordError::Read { part: RecordPart::Flags, error: ReadError::Truncated { start, .. } } => {
+            r.corrupt(start, "entity flags", "missing".into(), "one byte".into())
+        }
+        RecordError::Read { part: RecordPart::State, error: ReadError::Length { start, len, max, left } } => {
+            if len > max {
+                r.corrupt(start, "entity state length", format!("claims {len}"), format!("at most {max}"))
+            } else {
+                r.corrupt(
+                    start,
+                    "entity state length",
+                    format!("{len} bytes"),
+                    format!("at most the {left} bytes left"),
+                )
+            }
+        }
+        RecordError::Read { part, error } => r.error(name(part), error),
+        RecordError::SceneIndex { start, index } => {
+            r.corrupt(start, "entity scene", format!("index {index}"), format!("below {scenes}"))
+        }
+        RecordError::NotFinite { part, start, value } => {
+            r.corrupt(start, name(part), format!("{value}"), "a finite number".into())
+        }
+        RecordError::Flags { start, flags } => {
+            r.corrupt(start, "entity flags", format!("{flags:#04x}"), "bits 1, 2 and 4 only".into())
+        }
+        RecordError::OutsideChunk { start, position } => r.corrupt(
+            start,
+            "entity position",
+            format!("({}, {}, {}) outside its chunk", position[0], position[1], position[2]),
+            format!("a position in chunk ({}, {}, {})", chunk.x, chunk.y, chunk.z),
+        ),
     }
-    let b = &r.bytes[r.pos..r.pos + 4];
-    let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-    if !v.is_finite() {
-        return Err(r.corrupt(r.pos, what, format!("{v}"), "a finite number".into()));
-    }
-    r.pos += 4;
-    Ok(v)
 }
 
 /// Reads the entity section that [`encode_entities`] wrote.
@@ -280,7 +420,7 @@ pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError>
         total += count;
         if total > MAX_ENTITY_RECORDS {
             return Err(r.corrupt(
-                r.pos,
+                r.pos(),
                 "entity count",
                 format!("{total} in all"),
                 format!("at most {MAX_ENTITY_RECORDS}"),
@@ -288,65 +428,7 @@ pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError>
         }
         let mut list = Vec::with_capacity(count as usize);
         for _ in 0..count {
-            let at = r.pos;
-            let scene = r.varint("entity scene")?;
-            let Some(scene) = scenes.get(scene as usize).cloned() else {
-                return Err(r.corrupt(at, "entity scene", format!("index {scene}"), format!("below {}", scenes.len())));
-            };
-            let mut position = [0.0; 3];
-            for v in &mut position {
-                *v = read_f32(r, "entity position")?;
-            }
-            let flags_at = r.pos;
-            let Some(&flags) = r.bytes.get(r.pos) else {
-                return Err(r.corrupt(r.pos, "entity flags", "missing".into(), "one byte".into()));
-            };
-            r.pos += 1;
-            if flags & !7 != 0 {
-                return Err(r.corrupt(
-                    flags_at,
-                    "entity flags",
-                    format!("{flags:#04x}"),
-                    "bits 1, 2 and 4 only".into(),
-                ));
-            }
-            let mut rotation = EntityRecord::NO_ROTATION;
-            if flags & 1 != 0 {
-                for v in &mut rotation {
-                    *v = read_f32(r, "entity rotation")?;
-                }
-            }
-            let mut scale = EntityRecord::NO_SCALE;
-            if flags & 2 != 0 {
-                for v in &mut scale {
-                    *v = read_f32(r, "entity scale")?;
-                }
-            }
-            let mut state = Vec::new();
-            if flags & 4 != 0 {
-                let len_at = r.pos;
-                let len = r.bounded("entity state length", MAX_ENTITY_STATE_BYTES)?;
-                if len > r.left() as u64 {
-                    return Err(r.corrupt(
-                        len_at,
-                        "entity state length",
-                        format!("{len} bytes"),
-                        format!("at most the {} bytes left", r.left()),
-                    ));
-                }
-                let len = len as usize;
-                state.extend_from_slice(&r.bytes[r.pos..r.pos + len]);
-                r.pos += len;
-            }
-            let record = EntityRecord { scene, position, rotation, scale, state };
-            if record.chunk() != chunk {
-                return Err(r.corrupt(
-                    at,
-                    "entity position",
-                    format!("({}, {}, {}) outside its chunk", position[0], position[1], position[2]),
-                    format!("a position in chunk ({}, {}, {})", chunk.x, chunk.y, chunk.z),
-                ));
-            }
+            let record = read_record(&mut r.raw, &scenes, chunk).map_err(|e| save_error(r, e, scenes.len(), chunk))?;
             list.push(record);
         }
         deltas.records.insert(chunk, list);
@@ -390,7 +472,7 @@ mod tests {
     }
 
     fn decode(bytes: &[u8]) -> Result<EntityDeltas, SaveError> {
-        let mut r = Reader { file: "t", bytes, pos: 0 };
+        let mut r = Reader::new("t", bytes);
         let d = decode_entities(&mut r)?;
         assert_eq!(r.left(), 0);
         Ok(d)
@@ -412,7 +494,7 @@ mod tests {
         let mut out = Vec::new();
         encode_entities(&mut out, &sample());
         for len in 0..out.len() {
-            let mut r = Reader { file: "t", bytes: &out[..len], pos: 0 };
+            let mut r = Reader::new("t", &out[..len]);
             assert!(decode_entities(&mut r).is_err(), "truncated at {len} read");
         }
         let flags_at = out.iter().position(|&b| b == 5).unwrap();

@@ -66,10 +66,11 @@
 use crate::base::atomic_file::write_atomic;
 use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
 use crate::base::block_library::{BlockLibrary, MAX_BLOCK_NAME_BYTES, default_library, is_valid_block_name};
+use crate::base::byte_codec::{put_str, put_varint, put_zigzag};
 use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edit_history::{PendingFlow, VoxelChange};
 use crate::base::edits::{EditMap, local_from_index};
-use crate::persist::codec::{Reader, put_str, put_varint, put_zigzag};
+use crate::persist::codec::Reader;
 use crate::persist::entities::{
     EntityDeltas, MAX_ENTITY_RECORDS, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES, decode_entities, encode_entities,
 };
@@ -239,7 +240,7 @@ fn decode_pending_flows(
     let mut total = 0u64;
     let mut prev = [0i64; 3];
     for _ in 0..n_flows {
-        let flag_at = r.pos;
+        let flag_at = r.pos();
         let flag = r.varint("pending flow flag")?;
         if flag > 1 {
             return Err(r.corrupt(flag_at, "pending flow flag", format!("{flag}"), "0 or 1".into()));
@@ -248,7 +249,7 @@ fn decode_pending_flows(
         total += n;
         let mut changes = Vec::with_capacity(n as usize);
         for _ in 0..n {
-            let at = r.pos;
+            let at = r.pos();
             for axis in &mut prev {
                 *axis = axis.saturating_add(r.zigzag("pending flow voxel")?);
             }
@@ -263,7 +264,7 @@ fn decode_pending_flows(
             }
             let pos = IVec3::new(prev[0] as i32, prev[1] as i32, prev[2] as i32);
             let mut entry = |what: &str| -> Result<Option<BlockId>, SaveError> {
-                let id_at = r.pos;
+                let id_at = r.pos();
                 let v = r.varint(what)?;
                 if v == 0 {
                     return Ok(None);
@@ -665,7 +666,7 @@ fn read_block_table(r: &mut Reader, library: &BlockLibrary) -> Result<Vec<TableE
     let mut table: Vec<TableEntry> = Vec::with_capacity(n as usize);
     let mut names = HashSet::with_capacity(n as usize);
     for _ in 0..n {
-        let id_at = r.pos;
+        let id_at = r.pos();
         let file_id = r.bounded("block table id", MAX_BLOCK_TABLE_ENTRIES - 1)?;
         if table.last().is_some_and(|e| e.file_id >= file_id) {
             return Err(r.corrupt(
@@ -675,7 +676,7 @@ fn read_block_table(r: &mut Reader, library: &BlockLibrary) -> Result<Vec<TableE
                 "ids in increasing order".into(),
             ));
         }
-        let name_at = r.pos;
+        let name_at = r.pos();
         let name = r.string("block table name", MAX_BLOCK_NAME_BYTES as u64)?;
         if !is_valid_block_name(&name) {
             return Err(r.corrupt(
@@ -715,7 +716,7 @@ fn decode_payload(
     version: u16,
     library: &BlockLibrary,
 ) -> Result<WorldSave, SaveError> {
-    let mut r = Reader { file, bytes: payload, pos: 0 };
+    let mut r = Reader::new(file, payload);
     let preset_text = r.string("preset text", limits.max_string_bytes)?;
     let preset = preset_from_sparse_ron(&preset_text, "preset")
         .map_err(|error| SaveError::Preset { file: file.into(), error: Box::new(error) })?;
@@ -742,7 +743,7 @@ fn decode_payload(
             })
             .collect()
     };
-    let total_at = r.pos;
+    let total_at = r.pos();
     let total = r.bounded("edit count", limits.max_edits)?;
     // Each chunk takes at least 4 bytes (3 coordinates and a run count).
     let n_chunks = r.bounded("chunk count", (r.left() as u64 / 4).min(limits.max_edits))?;
@@ -751,7 +752,7 @@ fn decode_payload(
     let mut c = [0i64; 3];
     let mut prev_chunk: Option<[i64; 3]> = None;
     for _ in 0..n_chunks {
-        let chunk_at = r.pos;
+        let chunk_at = r.pos();
         for axis in &mut c {
             *axis = axis.saturating_add(r.zigzag("chunk coordinate")?);
         }
@@ -778,10 +779,10 @@ fn decode_payload(
         let n_runs = r.bounded("run count", (CHUNK_VOLUME as u64).min(r.left() as u64 / 3))?;
         let mut next = 0u64;
         for _ in 0..n_runs {
-            let run_at = r.pos;
+            let run_at = r.pos();
             let gap = r.varint("run gap")?;
             let len = r.varint("run length")?.saturating_add(1);
-            let id_at = r.pos;
+            let id_at = r.pos();
             let id = r.varint("block id")?;
             let start = next.saturating_add(gap);
             let end = start.saturating_add(len);
@@ -845,7 +846,7 @@ fn decode_payload(
         if version >= 4 { decode_pending_flows(&mut r, file, limits, &table, library)? } else { Vec::new() };
     if r.left() != 0 {
         return Err(r.corrupt(
-            r.pos,
+            r.pos(),
             "end of payload",
             format!("{} unexpected trailing bytes", r.left()),
             "nothing after the last section".into(),
@@ -916,13 +917,13 @@ mod tests {
         for v in [0u64, 1, 127, 128, 300, u32::MAX as u64, u64::MAX] {
             let mut out = Vec::new();
             put_varint(&mut out, v);
-            let mut r = Reader { file: "", bytes: &out, pos: 0 };
+            let mut r = Reader::new("", &out);
             assert_eq!(r.varint("v").unwrap(), v);
         }
         for v in [0i64, -1, 1, i32::MIN as i64, i64::MAX, i64::MIN] {
             let mut out = Vec::new();
             put_zigzag(&mut out, v);
-            let mut r = Reader { file: "", bytes: &out, pos: 0 };
+            let mut r = Reader::new("", &out);
             assert_eq!(r.zigzag("v").unwrap(), v);
         }
     }
