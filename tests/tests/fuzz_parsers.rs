@@ -16,8 +16,7 @@ use strata_core::WorldPreset;
 use strata_core::base::block_library::{BlockDef, BlockFaces, BlockLibrary, RenderMode, default_library};
 use strata_core::persist::profile::{InputDescriptor, Profile, ProfileError, ProfileStore, SettingValue};
 use strata_core::persist::save::{
-    HEADER_BYTES, SAVE_LIMITS, SaveError, WorldSave, decode_world_save, decode_world_save_with_library,
-    encode_world_save, encode_world_save_checked_with_library, encode_world_save_with_library,
+    HEADER_BYTES, SaveError, SaveOptions, WorldSave, decode_world_save, encode_world_save,
 };
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{preset_from_tres_text, preset_to_tres_text};
@@ -38,7 +37,7 @@ fn parse_toml(bytes: &[u8], name: &str) -> Result<(), String> {
 }
 
 fn parse_save(bytes: &[u8], name: &str) -> Result<(), String> {
-    decode_world_save(bytes, name).map(|_| ()).map_err(|e| e.to_string())
+    decode_world_save(bytes, name, SaveOptions::default()).map(|_| ()).map_err(|e| e.to_string())
 }
 
 type Parser = fn(&[u8], &str) -> Result<(), String>;
@@ -51,7 +50,7 @@ fn valid_save() -> Vec<u8> {
         s.edits.set(strata_core::IVec3::new(i * 5, i - 10, -i * 3), (i % 7) as u16);
     }
     s.state.insert("time".into(), "1".into());
-    encode_world_save(&s)
+    encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap()
 }
 
 fn valid_profile() -> String {
@@ -110,7 +109,7 @@ fn check_save_bytes(bytes: &[u8]) -> Result<(), TestCaseError> {
 
 /// [`check_save_bytes`], the save's blocks read into `library`.
 fn check_save_bytes_with(bytes: &[u8], library: &BlockLibrary) -> Result<(), TestCaseError> {
-    match decode_world_save_with_library(bytes, "fz.strata", &SAVE_LIMITS, library) {
+    match decode_world_save(bytes, "fz.strata", SaveOptions::default().library(library)) {
         Err(e) => {
             prop_assert!(e.to_string().contains("fz.strata"), "{}", e);
             if let SaveError::Io { .. } = e {
@@ -118,10 +117,10 @@ fn check_save_bytes_with(bytes: &[u8], library: &BlockLibrary) -> Result<(), Tes
             }
         }
         Ok(s) => {
-            let again = encode_world_save_checked_with_library(&s, "again.strata", &SAVE_LIMITS, library);
+            let again = encode_world_save(&s, "again.strata", SaveOptions::default().library(library));
             prop_assert!(again.is_ok(), "a loaded save does not save: {:?}", again.err().map(|e| e.to_string()));
             let back =
-                decode_world_save_with_library(&again.unwrap_or_default(), "again.strata", &SAVE_LIMITS, library);
+                decode_world_save(&again.unwrap_or_default(), "again.strata", SaveOptions::default().library(library));
             prop_assert!(matches!(&back, Ok(b) if *b == s), "not the same after save and load");
         }
     }
@@ -230,11 +229,13 @@ proptest! {
         let writer = library_of(&writer.0, writer.1);
         // The reader lacks its last `reader.1` blocks of its order, and has `reader.2` new ones.
         let reader = library_of(&reader.0[..reader.0.len() - reader.1], reader.2);
-        let bytes = encode_world_save_with_library(&save_using(&writer), &writer);
+        let unchecked = SaveOptions::default().library(&writer).unchecked();
+        let bytes = encode_world_save(&save_using(&writer), "", unchecked).unwrap();
         // The table follows the preset, fingerprint and state: mutate from there on. An empty
         // save's payload is that head, then three zero counts (table, edits, chunks).
         let payload = payload_of(&bytes);
-        let head = payload_of(&encode_world_save(&WorldSave::default())).len().saturating_sub(3).min(payload.len());
+        let empty = encode_world_save(&WorldSave::default(), "", SaveOptions::default().unchecked()).unwrap();
+        let head = payload_of(&empty).len().saturating_sub(3).min(payload.len());
         let mut tail = mutate(&payload[head..], &edits, cut);
         let mut mutated = payload[..head].to_vec();
         mutated.append(&mut tail);
@@ -302,7 +303,7 @@ proptest! {
             let mut framed = b"STRATASV".to_vec();
             framed.extend_from_slice(&[version, 0, 0, 0]);
             framed.extend_from_slice(&bytes);
-            let _ = decode_world_save(&framed, "fuzz");
+            let _ = decode_world_save(&framed, "fuzz", SaveOptions::default());
         }
     }
 
@@ -339,10 +340,18 @@ fn regenerate_save_corpus() {
     // Well formed, but an edit holds a block id that no block has.
     let mut unknown = WorldSave::default();
     unknown.edits.set(strata_core::IVec3::new(3, 4, 5), default_library().len() as u16);
-    std::fs::write(dir.join("unknown_block_id.strata"), encode_world_save(&unknown)).unwrap();
+    std::fs::write(
+        dir.join("unknown_block_id.strata"),
+        encode_world_save(&unknown, "", SaveOptions::default().unchecked()).unwrap(),
+    )
+    .unwrap();
     // Well formed, but a block the built-in library does not have.
     let marble = library_of(&[1, 2], 1);
     let mut missing = WorldSave::default();
     missing.edits.set(strata_core::IVec3::new(-3, 4, 5), marble.id_of("extra_0").unwrap());
-    std::fs::write(dir.join("missing_block_name.strata"), encode_world_save_with_library(&missing, &marble)).unwrap();
+    std::fs::write(
+        dir.join("missing_block_name.strata"),
+        encode_world_save(&missing, "", SaveOptions::default().library(&marble).unchecked()).unwrap(),
+    )
+    .unwrap();
 }

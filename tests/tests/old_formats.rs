@@ -34,12 +34,12 @@ fn expected() -> Vec<(String, String)> {
 
 /// What `name` in the fixtures loads as today.
 fn load(name: &str) -> WorldPreset {
-    use strata_core::persist::save::read_world_save;
+    use strata_core::persist::save::{SaveOptions, read_world_save};
     use strata_core::preset::file::load_preset_file;
     use strata_core::preset::world_code::preset_from_world_code;
     let path = fixtures().join(name);
     if name.ends_with(".strata") {
-        return read_world_save(&path).unwrap_or_else(|e| panic!("{e}")).preset;
+        return read_world_save(&path, SaveOptions::default()).unwrap_or_else(|e| panic!("{e}")).preset;
     }
     if let Some(which) = name.strip_prefix("world_code_") {
         let codes = fs::read_to_string(fixtures().join("world_codes.txt")).unwrap();

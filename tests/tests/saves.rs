@@ -16,10 +16,8 @@ use strata_core::base::block_library::{BlockDef, BlockFaces, BlockLibrary, Rende
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
     HEADER_BYTES, MAX_EDITS, MAX_PAYLOAD_BYTES, MAX_STATE_ENTRIES, MAX_STRING_BYTES, SAVE_LIMITS, SAVE_MAGIC,
-    SAVE_VERSION_WITHOUT_FLOWS, SaveError, SaveLimits, WorldSave, decode_world_save, decode_world_save_with,
-    decode_world_save_with_library, encode_world_save, encode_world_save_checked,
-    encode_world_save_checked_with_library, encode_world_save_with_library, read_world_save, read_world_save_with,
-    voxel_of, write_world_save, write_world_save_with,
+    SAVE_VERSION_WITHOUT_FLOWS, SaveError, SaveLimits, SaveOptions, WorldSave, decode_world_save, encode_world_save,
+    read_world_save, voxel_of, write_world_save,
 };
 use strata_core::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 
@@ -65,14 +63,14 @@ fn saves_are_small_and_round_trip() {
     let empty = sample_save(0);
     let full = sample_save(1000);
     let (pe, pf) = (d.join("empty.strata"), d.join("full.strata"));
-    write_world_save(&pe, &empty).unwrap();
-    write_world_save(&pf, &full).unwrap();
+    write_world_save(&pe, &empty, SaveOptions::default()).unwrap();
+    write_world_save(&pf, &full, SaveOptions::default()).unwrap();
     let (se, sf) = (fs::metadata(&pe).unwrap().len(), fs::metadata(&pf).unwrap().len());
     println!("save sizes: no edits {se} bytes, 1,000 scattered edits {sf} bytes");
     assert!(se < 1024, "empty save is {se} bytes");
     assert!(sf < 16 * 1024, "1,000-edit save is {sf} bytes");
-    assert_eq!(read_world_save(&pe).unwrap(), empty);
-    assert_eq!(read_world_save(&pf).unwrap(), full);
+    assert_eq!(read_world_save(&pe, SaveOptions::default()).unwrap(), empty);
+    assert_eq!(read_world_save(&pf, SaveOptions::default()).unwrap(), full);
     fs::remove_dir_all(&d).unwrap();
 }
 
@@ -84,9 +82,9 @@ fn dense_builds_compress_to_runs() {
             s.edits.set(IVec3::new(x, 10, z), 1);
         }
     }
-    let bytes = encode_world_save(&s);
+    let bytes = encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap();
     assert!(bytes.len() < 2048, "{} bytes for a 64×64 floor", bytes.len());
-    assert_eq!(decode_world_save(&bytes, "f").unwrap(), s);
+    assert_eq!(decode_world_save(&bytes, "f", SaveOptions::default()).unwrap(), s);
 }
 
 #[test]
@@ -94,12 +92,17 @@ fn crash_before_rename_keeps_the_old_save() {
     let d = scratch("crash");
     let path = d.join("world.strata");
     let old = sample_save(10);
-    write_world_save(&path, &old).unwrap();
+    write_world_save(&path, &old, SaveOptions::default()).unwrap();
     let new = sample_save(500);
     // Power cut after the new bytes are on disk in the temp file, before the rename.
-    let tmp = write_atomic_with(&path, &encode_world_save(&new), StopAt::BeforeRename).unwrap();
+    let tmp = write_atomic_with(
+        &path,
+        &encode_world_save(&new, "", SaveOptions::default().unchecked()).unwrap(),
+        StopAt::BeforeRename,
+    )
+    .unwrap();
     assert!(tmp.exists());
-    assert_eq!(read_world_save(&path).unwrap(), old, "the old save survives and loads");
+    assert_eq!(read_world_save(&path, SaveOptions::default()).unwrap(), old, "the old save survives and loads");
     fs::remove_dir_all(&d).unwrap();
 }
 
@@ -167,17 +170,17 @@ fn handmade_payload_matches_the_documented_layout() {
     payload.extend_from_slice(&[2, 0, 1]); // chunk (1, 0, -1) as zigzag deltas
     varint(&mut payload, 1); // one run
     payload.extend_from_slice(&[5, 2, 4]); // gap 5, length 3, sand
-    let save = decode_world_save(&wrap(&payload), "hand.strata").unwrap();
+    let save = decode_world_save(&wrap(&payload), "hand.strata", SaveOptions::default()).unwrap();
     assert_eq!(save.edits.len(), 3);
     assert_eq!(save.edits.get(IVec3::new(32 + 6, 0, -32)), Some(4));
-    assert!(encode_world_save(&save).len() > HEADER_BYTES);
+    assert!(encode_world_save(&save, "", SaveOptions::default().unchecked()).unwrap().len() > HEADER_BYTES);
 }
 
 #[test]
 fn a_save_claiming_4_gb_is_refused_before_allocating() {
-    let mut bytes = encode_world_save(&sample_save(5));
+    let mut bytes = encode_world_save(&sample_save(5), "", SaveOptions::default().unchecked()).unwrap();
     bytes[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
-    let e = decode_world_save(&bytes, "huge.strata").unwrap_err();
+    let e = decode_world_save(&bytes, "huge.strata", SaveOptions::default()).unwrap_err();
     let m = e.to_string();
     assert_eq!(e.offset(), Some(12), "{m}");
     assert!(
@@ -190,7 +193,7 @@ fn a_save_claiming_4_gb_is_refused_before_allocating() {
     let at = payload.len();
     varint(&mut payload, 4 << 30);
     varint(&mut payload, 0);
-    let e = decode_world_save(&wrap(&payload), "edits.strata").unwrap_err();
+    let e = decode_world_save(&wrap(&payload), "edits.strata", SaveOptions::default()).unwrap_err();
     let m = e.to_string();
     assert_eq!(e.offset(), Some(at as u64), "{m}");
     assert!(
@@ -201,7 +204,7 @@ fn a_save_claiming_4_gb_is_refused_before_allocating() {
     let mut payload = payload_head();
     varint(&mut payload, 1);
     varint(&mut payload, 4 << 30);
-    let m = decode_world_save(&wrap(&payload), "chunks.strata").unwrap_err().to_string();
+    let m = decode_world_save(&wrap(&payload), "chunks.strata", SaveOptions::default()).unwrap_err().to_string();
     assert!(m.contains("chunk count") && m.contains("claims 4294967296"), "{m}");
 
     // A run past the end of its chunk.
@@ -213,46 +216,46 @@ fn a_save_claiming_4_gb_is_refused_before_allocating() {
     varint(&mut payload, 0);
     varint(&mut payload, 39_999);
     varint(&mut payload, 1);
-    let m = decode_world_save(&wrap(&payload), "run.strata").unwrap_err().to_string();
+    let m = decode_world_save(&wrap(&payload), "run.strata", SaveOptions::default()).unwrap_err().to_string();
     assert!(m.contains("edit run") && m.contains("below 32768"), "{m}");
 }
 
 #[test]
 fn damaged_saves_give_typed_errors_with_offsets() {
-    let good = encode_world_save(&sample_save(200));
+    let good = encode_world_save(&sample_save(200), "", SaveOptions::default().unchecked()).unwrap();
     // Empty, garbage, wrong magic.
-    let e = decode_world_save(&[], "w.strata").unwrap_err();
+    let e = decode_world_save(&[], "w.strata", SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("w.strata") && e.to_string().contains("empty"), "{e}");
-    let e = decode_world_save(b"PK\x03\x04 zip file", "w.strata").unwrap_err();
+    let e = decode_world_save(b"PK\x03\x04 zip file", "w.strata", SaveOptions::default()).unwrap_err();
     assert!(matches!(e, SaveError::NotASave { .. }) && e.to_string().contains("STRATASV"), "{e}");
     // Future version.
     let mut future = good.clone();
     future[8..10].copy_from_slice(&9u16.to_le_bytes());
-    let e = decode_world_save(&future, "w.strata").unwrap_err();
+    let e = decode_world_save(&future, "w.strata", SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("newer Strata") && e.to_string().contains("format 9"), "{e}");
     // Truncated at every length: an error, never a panic.
     for len in (0..good.len()).step_by(7) {
-        let e = decode_world_save(&good[..len], "t.strata").unwrap_err();
+        let e = decode_world_save(&good[..len], "t.strata", SaveOptions::default()).unwrap_err();
         assert!(e.to_string().contains("t.strata"), "{len}: {e}");
     }
     // A flipped bit anywhere in the body is caught (decompression, length or checksum).
     for i in (HEADER_BYTES..good.len()).step_by(11) {
         let mut bad = good.clone();
         bad[i] ^= 0x10;
-        if let Ok(s) = decode_world_save(&bad, "c.strata") {
+        if let Ok(s) = decode_world_save(&bad, "c.strata", SaveOptions::default()) {
             // Deflate can (rarely) absorb a flip in unused bits; then the data must be intact.
             assert_eq!(s, sample_save(200), "flip at {i} changed data undetected");
         }
     }
     let mut bad = good.clone();
     bad[16] ^= 1;
-    assert!(matches!(decode_world_save(&bad, "c.strata"), Err(SaveError::Checksum { .. })));
+    assert!(matches!(decode_world_save(&bad, "c.strata", SaveOptions::default()), Err(SaveError::Checksum { .. })));
     // Trailing junk after the chunks.
     let mut payload = payload_head();
     varint(&mut payload, 0);
     varint(&mut payload, 0);
     payload.push(7);
-    let e = decode_world_save(&wrap(&payload), "j.strata").unwrap_err();
+    let e = decode_world_save(&wrap(&payload), "j.strata", SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("trailing"), "{e}");
 }
 
@@ -265,13 +268,13 @@ fn fingerprint_and_preset_are_checked() {
     varint(&mut payload, 0);
     varint(&mut payload, 0);
     varint(&mut payload, 0);
-    let e = decode_world_save(&wrap(&payload), "fp.strata").unwrap_err();
+    let e = decode_world_save(&wrap(&payload), "fp.strata", SaveOptions::default()).unwrap_err();
     assert!(matches!(e, SaveError::Fingerprint { .. }), "{e}");
     assert!(e.to_string().contains("0123456789abcdef"));
 
     let mut payload = Vec::new();
     string(&mut payload, "(name: \"\", seed: 0, changes: {\"height\": {\"octaves\": 0}})");
-    let e = decode_world_save(&wrap(&payload), "pr.strata").unwrap_err();
+    let e = decode_world_save(&wrap(&payload), "pr.strata", SaveOptions::default()).unwrap_err();
     let m = e.to_string();
     assert!(m.contains("pr.strata") && m.contains("height_octaves") && m.contains("1..=12"), "{m}");
 }
@@ -280,20 +283,20 @@ fn fingerprint_and_preset_are_checked() {
 fn read_errors_leave_the_file_alone() {
     let d = scratch("alone");
     let path = d.join("w.strata");
-    let mut bytes = encode_world_save(&sample_save(50));
+    let mut bytes = encode_world_save(&sample_save(50), "", SaveOptions::default().unchecked()).unwrap();
     bytes.truncate(bytes.len() - 10);
     fs::write(&path, &bytes).unwrap();
-    assert!(read_world_save(&path).is_err());
+    assert!(read_world_save(&path, SaveOptions::default()).is_err());
     assert_eq!(fs::read(&path).unwrap(), bytes);
-    let e = read_world_save(&d.join("nope.strata")).unwrap_err();
+    let e = read_world_save(&d.join("nope.strata"), SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("nope.strata"), "{e}");
     // Refused write of an invalid preset: the old file stays.
     let good = sample_save(3);
-    write_world_save(&path, &good).unwrap();
+    write_world_save(&path, &good, SaveOptions::default()).unwrap();
     let before = fs::read(&path).unwrap();
     let mut bad = good.clone();
     bad.preset.height.octaves = 99;
-    assert!(write_world_save(&path, &bad).is_err());
+    assert!(write_world_save(&path, &bad, SaveOptions::default()).is_err());
     assert_eq!(fs::read(&path).unwrap(), before);
     fs::remove_dir_all(&d).unwrap();
 }
@@ -315,7 +318,7 @@ fn unknown_block_ids_are_refused_on_load_naming_the_first_bad_edit() {
         let id_at = payload.len() + 2;
         payload.extend_from_slice(&[3, 1]); // gap 3 (index 10), length 2 …
         varint(&mut payload, id); // … of an unknown block
-        let e = decode_world_save(&wrap(&payload), "ids.strata").unwrap_err();
+        let e = decode_world_save(&wrap(&payload), "ids.strata", SaveOptions::default()).unwrap_err();
         let m = e.to_string();
         // Index 10 of chunk (1, 0, -1): x 32 + 10, y 0, z −32.
         assert!(
@@ -337,7 +340,7 @@ fn unknown_block_ids_are_refused_on_load_naming_the_first_bad_edit() {
     varint(&mut payload, 1);
     payload.extend_from_slice(&[0, 0, 0, 1, 0, 0]);
     varint(&mut payload, BLOCK_COUNT as u64 - 1);
-    assert_eq!(decode_world_save(&wrap(&payload), "ok.strata").unwrap().edits.len(), 1);
+    assert_eq!(decode_world_save(&wrap(&payload), "ok.strata", SaveOptions::default()).unwrap().edits.len(), 1);
 }
 
 #[test]
@@ -345,13 +348,13 @@ fn unknown_block_ids_are_refused_on_save_and_the_old_file_kept() {
     let d = scratch("ids");
     let path = d.join("w.strata");
     let good = sample_save(20);
-    write_world_save(&path, &good).unwrap();
+    write_world_save(&path, &good, SaveOptions::default()).unwrap();
     let before = fs::read(&path).unwrap();
     let mut bad = good.clone();
     let unknown = default_library().len() as BlockId;
     bad.edits.set(IVec3::new(-5, 7, 900), unknown);
     bad.edits.set(IVec3::new(1000, 7, 900), 999);
-    let e = write_world_save(&path, &bad).unwrap_err();
+    let e = write_world_save(&path, &bad, SaveOptions::default()).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, SaveError::UnknownBlock { .. }), "{m}");
     assert!(m.contains("w.strata") && m.contains("(-5, 7, 900)") && m.contains(&format!("block id {unknown}")), "{m}");
@@ -366,9 +369,9 @@ fn unknown_block_ids_are_refused_on_save_and_the_old_file_kept() {
 fn refused(bad: &WorldSave, needles: &[&str]) {
     let d = scratch("refused");
     let path = d.join("w.strata");
-    write_world_save(&path, &sample_save(3)).unwrap();
+    write_world_save(&path, &sample_save(3), SaveOptions::default()).unwrap();
     let before = fs::read(&path).unwrap();
-    let m = write_world_save(&path, bad).unwrap_err().to_string();
+    let m = write_world_save(&path, bad, SaveOptions::default()).unwrap_err().to_string();
     for n in needles {
         assert!(m.contains(n), "missing {n:?} in: {m}");
     }
@@ -381,8 +384,8 @@ fn refused(bad: &WorldSave, needles: &[&str]) {
 fn saved_and_loaded(ok: &WorldSave) {
     let d = scratch("edge");
     let path = d.join("w.strata");
-    write_world_save(&path, ok).unwrap();
-    assert!(read_world_save(&path).unwrap() == *ok, "round trip at the edge");
+    write_world_save(&path, ok, SaveOptions::default()).unwrap();
+    assert!(read_world_save(&path, SaveOptions::default()).unwrap() == *ok, "round trip at the edge");
     fs::remove_dir_all(&d).unwrap();
 }
 
@@ -455,13 +458,27 @@ fn the_payload_and_file_limits_are_checked_on_save() {
         .collect();
     s.state.insert("noise".into(), noise);
     let small = SaveLimits { max_payload_bytes: 2000, ..SAVE_LIMITS };
-    let m = encode_world_save_checked(&s, "p.strata", &small).unwrap_err().to_string();
+    let m = encode_world_save(&s, "p.strata", SaveOptions::default().limits(small)).unwrap_err().to_string();
     assert!(m.contains("before compression") && m.contains("at most 2000 bytes"), "{m}");
-    assert!(decode_world_save_with(&encode_world_save(&s), "p.strata", &small).is_err());
+    assert!(
+        decode_world_save(
+            &encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap(),
+            "p.strata",
+            SaveOptions::default().limits(small)
+        )
+        .is_err()
+    );
     let small = SaveLimits { max_file_bytes: 1000, ..SAVE_LIMITS };
-    let m = encode_world_save_checked(&s, "f.strata", &small).unwrap_err().to_string();
+    let m = encode_world_save(&s, "f.strata", SaveOptions::default().limits(small)).unwrap_err().to_string();
     assert!(m.contains("the save file") && m.contains("at most 1000 bytes"), "{m}");
-    assert!(decode_world_save_with(&encode_world_save(&s), "f.strata", &small).is_err());
+    assert!(
+        decode_world_save(
+            &encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap(),
+            "f.strata",
+            SaveOptions::default().limits(small)
+        )
+        .is_err()
+    );
 }
 
 #[cfg(unix)]
@@ -470,17 +487,17 @@ fn saving_through_a_symlink_keeps_the_link_and_dev_null_is_refused() {
     let d = scratch("links");
     let real = d.join("slots/slot1.strata");
     fs::create_dir_all(real.parent().unwrap()).unwrap();
-    write_world_save(&real, &sample_save(3)).unwrap();
+    write_world_save(&real, &sample_save(3), SaveOptions::default()).unwrap();
     let link = d.join("current.strata");
     std::os::unix::fs::symlink("slots/slot1.strata", &link).unwrap();
     let s = sample_save(40);
-    write_world_save(&link, &s).unwrap();
+    write_world_save(&link, &s, SaveOptions::default()).unwrap();
     assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
-    assert_eq!(read_world_save(&real).unwrap(), s);
-    let e = write_world_save(std::path::Path::new("/dev/null"), &s).unwrap_err();
+    assert_eq!(read_world_save(&real, SaveOptions::default()).unwrap(), s);
+    let e = write_world_save(std::path::Path::new("/dev/null"), &s, SaveOptions::default()).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, SaveError::Io { .. }) && m.contains("/dev/null") && m.contains("character device"), "{m}");
-    let e = write_world_save(&d, &s).unwrap_err();
+    let e = write_world_save(&d, &s, SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("a folder"), "{e}");
     fs::remove_dir_all(&d).unwrap();
 }
@@ -531,9 +548,9 @@ proptest! {
     /// here from the save itself.
     #[test]
     fn save_succeeds_iff_load_round_trips(s in arb_save()) {
-        let unchecked = encode_world_save(&s);
-        let saved = encode_world_save_checked(&s, "p.strata", &SMALL);
-        let loaded = decode_world_save_with(&unchecked, "p.strata", &SMALL);
+        let unchecked = encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap();
+        let saved = encode_world_save(&s, "p.strata", SaveOptions::default().limits(SMALL));
+        let loaded = decode_world_save(&unchecked, "p.strata", SaveOptions::default().limits(SMALL));
         let round_trips = matches!(&loaded, Ok(back) if *back == s);
         prop_assert_eq!(saved.is_ok(), round_trips, "save {:?} / load {:?}", saved.as_ref().err().map(|e| e.to_string()), loaded.as_ref().err().map(|e| e.to_string()));
         if let Ok(bytes) = &saved {
@@ -607,7 +624,7 @@ fn a_save_loads_into_a_reordered_and_extended_library_by_name() {
     let d = scratch("reorder");
     let path = d.join("w.strata");
     let s = every_block_save();
-    write_world_save(&path, &s).unwrap();
+    write_world_save(&path, &s, SaveOptions::default()).unwrap();
     // New blocks before, between and after, and every old block at a different id.
     let n = default_library().len();
     let order: Vec<usize> = (1..n).rev().collect();
@@ -619,13 +636,18 @@ fn a_save_loads_into_a_reordered_and_extended_library_by_name() {
         BlockLibrary::new(blocks).unwrap()
     };
     assert_ne!(lib.id_of("stone"), default_library().id_of("stone"));
-    let back = read_world_save_with(&path, &lib).unwrap();
+    let back = read_world_save(&path, SaveOptions::default().library(&lib)).unwrap();
     assert_eq!(back.edits.len(), s.edits.len());
     assert_eq!(named_edits(&back.edits, &lib), named_edits(&s.edits, default_library()));
     assert_eq!((back.preset, back.state), (s.preset.clone(), s.state.clone()));
     // Written again with that library, it loads back into the default one unchanged.
-    write_world_save_with(&path, &read_world_save_with(&path, &lib).unwrap(), &lib).unwrap();
-    assert_eq!(read_world_save(&path).unwrap(), s);
+    write_world_save(
+        &path,
+        &read_world_save(&path, SaveOptions::default().library(&lib)).unwrap(),
+        SaveOptions::default().library(&lib),
+    )
+    .unwrap();
+    assert_eq!(read_world_save(&path, SaveOptions::default()).unwrap(), s);
     fs::remove_dir_all(&d).unwrap();
 }
 
@@ -638,12 +660,12 @@ fn a_block_missing_from_the_library_is_refused_naming_it() {
     // The first torch in chunk, then voxel order: chunk (-1, 0, 0) comes before chunk (0, 0, 0).
     s.edits.set(IVec3::new(5, 1, 2), torch);
     s.edits.set(IVec3::new(-3, 4, 6), torch);
-    write_world_save(&path, &s).unwrap();
+    write_world_save(&path, &s, SaveOptions::default()).unwrap();
     let before = fs::read(&path).unwrap();
     let n = default_library().len();
     let without_torch: Vec<usize> = (1..n).filter(|&i| i != torch as usize).collect();
     let lib = library_of(&without_torch, &["marble"]);
-    let e = read_world_save_with(&path, &lib).unwrap_err();
+    let e = read_world_save(&path, SaveOptions::default().library(&lib)).unwrap_err();
     let m = e.to_string();
     assert!(
         matches!(&e, SaveError::MissingBlock { name, at, .. } if name == "torch" && *at == IVec3::new(-3, 4, 6)),
@@ -663,8 +685,8 @@ fn a_block_missing_from_the_library_is_refused_naming_it() {
     let mut no_torch = s.clone();
     no_torch.edits.clear_at(IVec3::new(5, 1, 2));
     no_torch.edits.clear_at(IVec3::new(-3, 4, 6));
-    let bytes = encode_world_save(&no_torch);
-    let back = decode_world_save_with_library(&bytes, "n.strata", &SAVE_LIMITS, &lib).unwrap();
+    let bytes = encode_world_save(&no_torch, "", SaveOptions::default().unchecked()).unwrap();
+    let back = decode_world_save(&bytes, "n.strata", SaveOptions::default().library(&lib)).unwrap();
     assert_eq!(named_edits(&back.edits, &lib), named_edits(&no_torch.edits, default_library()));
     fs::remove_dir_all(&d).unwrap();
 }
@@ -715,22 +737,22 @@ fn version_1_saves_still_load_with_the_same_edits() {
     assert!(s.edits.chunks_sorted().iter().all(|(_, m)| m.values().all(|&id| id < BLOCK_COUNT)));
     let v1 = v1_bytes(&s);
     assert_eq!(u16::from_le_bytes([v1[8], v1[9]]), 1);
-    assert_eq!(decode_world_save(&v1, "v1.strata").unwrap(), s);
+    assert_eq!(decode_world_save(&v1, "v1.strata", SaveOptions::default()).unwrap(), s);
     // Into a reordered library: the same blocks by name.
     let n = default_library().len();
     let lib = library_of(&(1..n).rev().collect::<Vec<_>>(), &["marble"]);
-    let back = decode_world_save_with_library(&v1, "v1.strata", &SAVE_LIMITS, &lib).unwrap();
+    let back = decode_world_save(&v1, "v1.strata", SaveOptions::default().library(&lib)).unwrap();
     assert_eq!(named_edits(&back.edits, &lib), named_edits(&s.edits, default_library()));
     // Saving it again writes the current format, which loads the same.
-    let again = encode_world_save_checked(&s, "v2.strata", &SAVE_LIMITS).unwrap();
+    let again = encode_world_save(&s, "v2.strata", SaveOptions::default()).unwrap();
     assert_eq!(u16::from_le_bytes([again[8], again[9]]), SAVE_VERSION_WITHOUT_FLOWS);
-    assert_eq!(decode_world_save(&again, "v2.strata").unwrap(), s);
+    assert_eq!(decode_world_save(&again, "v2.strata", SaveOptions::default()).unwrap(), s);
 
     // The committed format-1 file (written by the format-1 encoder) loads with its edits.
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/save/good_v1_small.strata");
     let bytes = fs::read(&corpus).unwrap();
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 1);
-    let loaded = decode_world_save(&bytes, "good_v1_small.strata").unwrap();
+    let loaded = decode_world_save(&bytes, "good_v1_small.strata", SaveOptions::default()).unwrap();
     // Written with the built-in default preset of its day: preset format 1's.
     let mut expected = WorldSave { preset: WorldPreset::format1_default(), ..WorldSave::default() };
     for i in 0..30 {
@@ -740,11 +762,11 @@ fn version_1_saves_still_load_with_the_same_edits() {
     assert_eq!(loaded, expected);
     // The format-1 encoder of this test writes exactly what the real one did.
     assert_eq!(payload_of(&v1_bytes(&expected)), payload_of(&bytes));
-    let back = decode_world_save_with_library(&bytes, "good_v1_small.strata", &SAVE_LIMITS, &lib).unwrap();
+    let back = decode_world_save(&bytes, "good_v1_small.strata", SaveOptions::default().library(&lib)).unwrap();
     assert_eq!(named_edits(&back.edits, &lib), named_edits(&expected.edits, default_library()));
     // A block format 1 had, missing from the library, is refused naming it.
     let no_dirt = library_of(&(1..n).filter(|&i| i != 2).collect::<Vec<_>>(), &[]);
-    let e = decode_world_save_with_library(&bytes, "good_v1_small.strata", &SAVE_LIMITS, &no_dirt).unwrap_err();
+    let e = decode_world_save(&bytes, "good_v1_small.strata", SaveOptions::default().library(&no_dirt)).unwrap_err();
     assert!(matches!(&e, SaveError::MissingBlock { name, .. } if name == "dirt"), "{e}");
 }
 
@@ -772,7 +794,7 @@ fn v2_payload(table: &[(u64, &str)], start: u64, len: u64, id: u64) -> (Vec<u8>,
 fn handmade_v2_payload_matches_the_documented_layout() {
     // The file's ids need not be the library's: they are names in the table.
     let (payload, _) = v2_payload(&[(3, "stone"), (700, "torch")], 5, 3, 700);
-    let save = decode_world_save(&wrap_version(2, &payload), "hand2.strata").unwrap();
+    let save = decode_world_save(&wrap_version(2, &payload), "hand2.strata", SaveOptions::default()).unwrap();
     let torch = default_library().id_of("torch").unwrap();
     assert_eq!(save.edits.len(), 3);
     assert_eq!(save.edits.get(IVec3::new(5, 0, 0)), Some(torch));
@@ -793,14 +815,14 @@ fn handmade_v2_payload_matches_the_documented_layout() {
     varint(&mut expected, 2); // runs
     expected.extend_from_slice(&[1, 0, torch as u8]); // gap 1, length 1, torch
     expected.extend_from_slice(&[0, 0, 4]); // gap 0, length 1, sand
-    assert_eq!(decode_world_save(&wrap_version(2, &expected), "e.strata").unwrap(), s);
+    assert_eq!(decode_world_save(&wrap_version(2, &expected), "e.strata", SaveOptions::default()).unwrap(), s);
     // The writer writes format 3: the same, then an empty entity section (no scenes, no removed
     // spawns, no kept entities, no harvested decorations).
-    let bytes = encode_world_save(&s);
+    let bytes = encode_world_save(&s, "", SaveOptions::default().unchecked()).unwrap();
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), 3);
     expected.extend_from_slice(&[0, 0, 0, 0]);
     assert_eq!(payload_of(&bytes), expected);
-    assert_eq!(decode_world_save(&wrap_version(3, &expected), "e.strata").unwrap(), s);
+    assert_eq!(decode_world_save(&wrap_version(3, &expected), "e.strata", SaveOptions::default()).unwrap(), s);
 }
 
 /// The decompressed payload of a save file.
@@ -814,7 +836,7 @@ fn payload_of(bytes: &[u8]) -> Vec<u8> {
 fn damaged_block_tables_are_refused_with_offsets() {
     let file = |table: &[(u64, &str)], id: u64| {
         let (payload, id_at) = v2_payload(table, 0, 1, id);
-        (decode_world_save(&wrap_version(2, &payload), "t.strata"), id_at)
+        (decode_world_save(&wrap_version(2, &payload), "t.strata", SaveOptions::default()), id_at)
     };
     // A run whose id the table lacks.
     let (r, id_at) = file(&[(1, "stone"), (2, "dirt")], 9);
@@ -849,7 +871,7 @@ fn damaged_block_tables_are_refused_with_offsets() {
     let mut payload = payload_head();
     let at = payload.len();
     varint(&mut payload, 1 << 16);
-    let e = decode_world_save(&wrap_version(2, &payload), "c.strata").unwrap_err();
+    let e = decode_world_save(&wrap_version(2, &payload), "c.strata", SaveOptions::default()).unwrap_err();
     assert_eq!(e.offset(), Some(at as u64), "{e}");
     assert!(e.to_string().contains("block table count") && e.to_string().contains("claims 65536"), "{e}");
 }
@@ -861,14 +883,14 @@ fn saving_with_a_library_checks_its_ids_and_keeps_the_old_file() {
     let lib = library_of(&[1, 2, 3], &["marble"]);
     let mut s = sample_save(0);
     s.edits.set(IVec3::new(1, 2, 3), 4);
-    write_world_save_with(&path, &s, &lib).unwrap();
+    write_world_save(&path, &s, SaveOptions::default().library(&lib)).unwrap();
     let before = fs::read(&path).unwrap();
-    assert_eq!(read_world_save_with(&path, &lib).unwrap(), s);
+    assert_eq!(read_world_save(&path, SaveOptions::default().library(&lib)).unwrap(), s);
     // Marble is unknown to the default library: a clear refusal, not another block.
-    let e = read_world_save(&path).unwrap_err();
+    let e = read_world_save(&path, SaveOptions::default()).unwrap_err();
     assert!(matches!(&e, SaveError::MissingBlock { name, .. } if name == "marble"), "{e}");
     s.edits.set(IVec3::new(-9, 2, 3), 5);
-    let e = write_world_save_with(&path, &s, &lib).unwrap_err();
+    let e = write_world_save(&path, &s, SaveOptions::default().library(&lib)).unwrap_err();
     let m = e.to_string();
     assert!(matches!(e, SaveError::UnknownBlock { saving: true, .. }), "{m}");
     assert!(m.contains("(-9, 2, 3)") && m.contains("block id 5") && m.contains("allowed: block ids 0..=4"), "{m}");
@@ -914,13 +936,14 @@ proptest! {
             let name = default_library().name_of(id).unwrap();
             s.edits.set(p, writer.id_of(name).unwrap());
         }
-        let bytes = encode_world_save_checked_with_library(&s, "p.strata", &SAVE_LIMITS, &writer);
+        let bytes = encode_world_save(&s, "p.strata", SaveOptions::default().library(&writer));
         prop_assert!(bytes.is_ok(), "{:?}", bytes.as_ref().err().map(|e| e.to_string()));
         let bytes = bytes.unwrap_or_default();
-        prop_assert_eq!(&bytes, &encode_world_save_with_library(&s, &writer));
-        let same = decode_world_save_with_library(&bytes, "p.strata", &SAVE_LIMITS, &writer);
+        let unchecked = encode_world_save(&s, "", SaveOptions::default().library(&writer).unchecked()).unwrap();
+        prop_assert_eq!(&bytes, &unchecked);
+        let same = decode_world_save(&bytes, "p.strata", SaveOptions::default().library(&writer));
         prop_assert!(matches!(&same, Ok(b) if *b == s));
-        let other = decode_world_save_with_library(&bytes, "p.strata", &SAVE_LIMITS, &reader);
+        let other = decode_world_save(&bytes, "p.strata", SaveOptions::default().library(&reader));
         prop_assert!(other.is_ok(), "{:?}", other.as_ref().err().map(|e| e.to_string()));
         let other = other.unwrap_or_default();
         prop_assert_eq!(named_edits(&other.edits, &reader), named_edits(&s.edits, &writer));
@@ -945,8 +968,8 @@ fn documented_save_sizes_are_measured() {
     let empty = WorldSave { preset: WorldPreset::default(), edits: EditMap::new(), ..WorldSave::default() };
     let full = WorldSave { edits: scattered(1000), ..empty.clone() };
     let (pe, pf) = (d.join("empty.strata"), d.join("full.strata"));
-    write_world_save_with(&pe, &empty, default_library()).unwrap();
-    write_world_save_with(&pf, &full, default_library()).unwrap();
+    write_world_save(&pe, &empty, SaveOptions::default().library(default_library())).unwrap();
+    write_world_save(&pf, &full, SaveOptions::default().library(default_library())).unwrap();
     let (se, sf) = (fs::metadata(&pe).unwrap().len(), fs::metadata(&pf).unwrap().len());
     println!("documented save sizes: default preset, no edits {se} bytes; 1,000 scattered edits {sf} bytes");
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");

@@ -8,7 +8,7 @@ use strata_core::base::block::{AIR, BlockId, STONE, WATER};
 use strata_core::base::edit_history::VoxelChange;
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
-    SAVE_LIMITS, SAVE_VERSION, SAVE_VERSION_WITHOUT_FLOWS, WorldSave, decode_world_save, encode_world_save_checked,
+    SAVE_VERSION, SAVE_VERSION_WITHOUT_FLOWS, SaveOptions, WorldSave, decode_world_save, encode_world_save,
 };
 use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
 use strata_core::stream::water_runner::{GeneratedWorld, PendingFlow, WaterRunner, flow_after_edit};
@@ -101,9 +101,9 @@ fn a_save_taken_with_flows_pending_loads_and_settles_to_the_uninterrupted_water(
         let save = WorldSave { edits: map, pending_flows: runner.pending_flows(), ..WorldSave::default() };
         drop(runner);
         assert_eq!(save.pending_flows.len(), cut);
-        let bytes = encode_world_save_checked(&save, "flows.strata", &SAVE_LIMITS).expect("the save is written");
+        let bytes = encode_world_save(&save, "flows.strata", SaveOptions::default()).expect("the save is written");
         assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SAVE_VERSION);
-        let loaded = decode_world_save(&bytes, "flows.strata").expect("the save loads");
+        let loaded = decode_world_save(&bytes, "flows.strata", SaveOptions::default()).expect("the save loads");
         assert_eq!(loaded, save);
         // Loading: the saved edits, the pending flows run again, then the rest of the edits.
         let mut runner = WaterRunner::new(Lake, FlowLimits::default(), EditMap::new()).expect("flow thread");
@@ -122,9 +122,9 @@ fn a_save_taken_with_flows_pending_loads_and_settles_to_the_uninterrupted_water(
 fn saves_without_pending_flows_stay_format_3_and_old_saves_load_with_none() {
     let mut save = WorldSave::default();
     save.edits.set(IVec3::new(3, 4, 5), STONE);
-    let bytes = encode_world_save_checked(&save, "plain.strata", &SAVE_LIMITS).unwrap();
+    let bytes = encode_world_save(&save, "plain.strata", SaveOptions::default()).unwrap();
     assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SAVE_VERSION_WITHOUT_FLOWS);
-    let back = decode_world_save(&bytes, "plain.strata").unwrap();
+    let back = decode_world_save(&bytes, "plain.strata", SaveOptions::default()).unwrap();
     assert!(back.pending_flows.is_empty());
     assert_eq!(back, save);
     // A pending flow naming a block the library lacks is refused before anything is written.
@@ -133,6 +133,6 @@ fn saves_without_pending_flows_stay_format_3_and_old_saves_load_with_none() {
         changes: vec![VoxelChange { pos: IVec3::new(1, 2, 3), before: None, after: Some(60_000) }],
     };
     let save = WorldSave { pending_flows: vec![bad], ..save };
-    let e = encode_world_save_checked(&save, "bad.strata", &SAVE_LIMITS).unwrap_err();
+    let e = encode_world_save(&save, "bad.strata", SaveOptions::default()).unwrap_err();
     assert!(e.to_string().contains("bad.strata") && e.to_string().contains("60000"), "{e}");
 }

@@ -37,8 +37,7 @@ use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
 use strata_core::persist::entities::EntityDeltas;
 use strata_core::persist::save::{
-    SAVE_LIMITS, SaveError, WorldSave, check_save_file_len, decode_world_save_with_library, read_world_save_with,
-    write_world_save_with,
+    SaveError, SaveOptions, WorldSave, check_save_file_len, decode_world_save, read_world_save, write_world_save,
 };
 use strata_core::stream::scheduler::StreamStats;
 
@@ -437,7 +436,7 @@ impl<G> WorldHost<G> {
             Ok(p) => p,
             Err(e) => return self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
         };
-        match write_world_save_with(&target, &save, library) {
+        match write_world_save(&target, &save, SaveOptions::default().library(library)) {
             Ok(()) => self.succeed(),
             Err(e) => self.fail(format!("{}.save_world: {e}", self.class), Error::ERR_FILE_CANT_WRITE),
         }
@@ -458,11 +457,11 @@ impl<G> WorldHost<G> {
             Err(e) => return Err(self.fail(format!("{}.load_world: {e}", self.class), Error::ERR_INVALID_DATA)),
         };
         let read = match locate_file(&path.to_string()) {
-            GodotFile::Disk(p) => read_world_save_with(&p, library),
+            GodotFile::Disk(p) => read_world_save(&p, SaveOptions::default().library(library)),
             GodotFile::Packed(p) => {
                 let io = |error| SaveError::Io { file: p.clone(), action: "read", error };
                 read_packed(&p, |len| check_save_file_len(len, &p), io)
-                    .and_then(|bytes| decode_world_save_with_library(&bytes, &p, &SAVE_LIMITS, library))
+                    .and_then(|bytes| decode_world_save(&bytes, &p, SaveOptions::default().library(library)))
             }
         };
         match read {

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
-use strata_core::persist::save::read_world_save;
+use strata_core::persist::save::{SaveOptions, read_world_save};
 
 /// Kills for `cargo xtask crash` without `--kills`.
 pub const DEFAULT_KILLS: u32 = 200;
@@ -183,7 +183,9 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
                 report.lost += 1;
                 report.problems.push(format!("kill {}: {why}", report.kills));
                 // Go on from whatever is there, so one failure does not hide the others.
-                on_disk = read_world_save(&save).ok().and_then(|s| s.state.get("counter")?.parse().ok());
+                on_disk = read_world_save(&save, SaveOptions::default())
+                    .ok()
+                    .and_then(|s| s.state.get("counter")?.parse().ok());
                 if on_disk.is_none() {
                     let _ = std::fs::remove_file(&save);
                 }
@@ -266,7 +268,7 @@ fn check_file(save: &Path, last_completed: Option<u64>) -> std::result::Result<O
             Some(n) => Err(format!("the file is gone, save {n} had completed")),
         };
     }
-    let world = read_world_save(save).map_err(|e| format!("the file does not load: {e}"))?;
+    let world = read_world_save(save, SaveOptions::default()).map_err(|e| format!("the file does not load: {e}"))?;
     let counter: u64 = world
         .state
         .get("counter")
@@ -305,7 +307,7 @@ fn remove_temporaries(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use strata_core::persist::save::{WorldSave, write_world_save};
+    use strata_core::persist::save::{SaveOptions, WorldSave, write_world_save};
 
     /// A save as `save_loop.gd` writes it after `counter` saves.
     fn save_of(counter: u64) -> WorldSave {
@@ -326,14 +328,14 @@ mod tests {
         let path = dir.join("world.strata");
         assert_eq!(check_file(&path, None), Ok(None), "no file, no save yet");
         assert!(check_file(&path, Some(3)).is_err(), "a file that vanished is lost");
-        write_world_save(&path, &save_of(4)).unwrap();
+        write_world_save(&path, &save_of(4), SaveOptions::default()).unwrap();
         assert_eq!(check_file(&path, Some(4)), Ok(Some(4)));
         assert_eq!(check_file(&path, Some(3)), Ok(Some(4)), "the save in progress");
         assert!(check_file(&path, Some(5)).is_err(), "an older save is lost work");
         assert!(check_file(&path, Some(2)).is_err(), "a save from the future");
         let mut wrong = save_of(4);
         wrong.edits.clear_at(strata_core::IVec3::new(4, MARK_Y, 0));
-        write_world_save(&path, &wrong).unwrap();
+        write_world_save(&path, &wrong, SaveOptions::default()).unwrap();
         assert!(check_file(&path, Some(4)).is_err(), "the counter without its edit");
         std::fs::write(&path, b"STRATASV").unwrap();
         assert!(check_file(&path, Some(4)).unwrap_err().contains("does not load"));

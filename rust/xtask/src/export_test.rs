@@ -29,7 +29,7 @@ use strata_core::base::coords::IVec3;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::noise::heightmap::Heightmap;
 use strata_core::persist::profile::{ProfileStore, SettingValue};
-use strata_core::persist::save::{WorldSave, write_world_save};
+use strata_core::persist::save::{SaveOptions, WorldSave, write_world_save};
 use strata_core::preset::ron::preset_to_ron;
 use strata_core::preset::tres::preset_to_tres_text;
 use strata_core::stream::query::top_solid_y;
@@ -148,7 +148,7 @@ fn write_world_files(project: &Path) -> Result<WorldPreset> {
     let mut save = WorldSave { preset: preset.clone(), ..WorldSave::default() };
     save.edits.set(IVec3::new(3, 90, 4), 1);
     save.state.insert("exported".into(), "yes".into());
-    write_world_save(&world.join("world.strata"), &save).map_err(crate::error::Error::msg)?;
+    write_world_save(&world.join("world.strata"), &save, SaveOptions::default()).map_err(crate::error::Error::msg)?;
     let store = ProfileStore::new(project.join("profiles"));
     let mut profile = store.create_user("alice").map_err(crate::error::Error::msg)?;
     profile.settings.set("fov", SettingValue::Float(90.0)).map_err(crate::error::Error::msg)?;

@@ -30,7 +30,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 use strata_core::base::edits::local_from_index;
 use strata_core::persist::journal::read_journal;
-use strata_core::persist::save::read_world_save;
+use strata_core::persist::save::{SaveOptions, read_world_save};
 use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
 
 const SERVER_SCENE: &str = "res://addons/strata/server/dedicated_server.tscn";
@@ -460,7 +460,7 @@ pub fn run_check() -> Result<CheckReport> {
     }
     // SIGTERM: the server saves (the journal's edits go into the save) and exits cleanly.
     let stopped = server.terminate(Duration::from_secs(20));
-    let saved = read_world_save(&run.save()).map_err(|e| e.to_string()).and_then(|w| {
+    let saved = read_world_save(&run.save(), SaveOptions::default()).map_err(|e| e.to_string()).and_then(|w| {
         let next: Option<u64> = w.state.get("strata.net.next_order").and_then(|n| n.parse().ok());
         edits_on_disk(&run.save()).map(|v| (next, v.len())).map_err(|e| e.to_string())
     });
@@ -537,7 +537,7 @@ fn entity_checks(run: &Run, report: &mut CheckReport) -> Result<(Process, Proces
 
 /// The voxels a server's save and journal hold: the save's edits with the journal replayed.
 fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
-    let world = read_world_save(save).map_err(|e| Error::msg(e.to_string()))?;
+    let world = read_world_save(save, SaveOptions::default()).map_err(|e| Error::msg(e.to_string()))?;
     let mut voxels = BTreeMap::new();
     for (chunk, edits) in world.edits.chunks_sorted() {
         let min = chunk.min_voxel();

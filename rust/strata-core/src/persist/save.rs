@@ -55,13 +55,12 @@
 //! included, and compares it with the input; only a save that reads back exactly reaches the
 //! disk, and a refused one leaves the previous file untouched.
 //!
-//! Libraries: a [`WorldSave`]'s edits hold ids of one [`BlockLibrary`]. The plain functions
-//! ([`write_world_save`], [`read_world_save`], [`encode_world_save`], [`decode_world_save`], …)
-//! use the built-in library ([`default_library`]); each has a variant taking the library
-//! ([`write_world_save_with`], [`read_world_save_with`], [`encode_world_save_with_library`],
-//! [`encode_world_save_checked_with_library`], [`decode_world_save_with_library`]).
+//! Four entry points, [`encode_world_save`], [`decode_world_save`], [`write_world_save`] and
+//! [`read_world_save`], each take [`SaveOptions`]: the [`BlockLibrary`] whose ids a
+//! [`WorldSave`]'s edits hold (default: the built-in library, [`default_library`]), the limits
+//! (default: [`SAVE_LIMITS`]) and, for encoding only, whether to skip the checks.
 //!
-//! May use: `base`, `preset`.
+//! May use: `base`, `preset`, `persist::codec`, `persist::entities`, `persist::error`.
 
 use crate::base::atomic_file::write_atomic;
 use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
@@ -141,6 +140,45 @@ pub struct WorldSave {
     /// Edits whose water flow had not been applied, oldest first (format 4); loading runs them
     /// again (`Streamer::restore_water_flows`).
     pub pending_flows: Vec<PendingFlow>,
+}
+
+/// How a save is encoded, decoded, written or read. `SaveOptions::default()` is the built-in
+/// block library, [`SAVE_LIMITS`] and a checked encoding; the builder methods change one field:
+/// `SaveOptions::default().library(&lib).limits(small)`.
+#[derive(Clone, Copy, Debug)]
+pub struct SaveOptions<'a> {
+    /// The library whose ids the save's edits hold: writing names each id's block from it, and
+    /// reading remaps each block by name into it (a name it lacks is refused).
+    pub library: &'a BlockLibrary,
+    /// The limits the save must keep, the same for writing and reading.
+    pub limits: SaveLimits,
+    /// Encoding only ([`encode_world_save`]): give the bytes without the checks and the
+    /// read-back, so a save beyond the limits or with an id the library lacks gives a file that
+    /// loading refuses (for tools and tests that make such files). Writing is always checked.
+    pub unchecked: bool,
+}
+
+impl Default for SaveOptions<'_> {
+    fn default() -> Self {
+        SaveOptions { library: default_library(), limits: SAVE_LIMITS, unchecked: false }
+    }
+}
+
+impl<'a> SaveOptions<'a> {
+    /// These options with the edits' ids those of `library`.
+    pub fn library(self, library: &'a BlockLibrary) -> Self {
+        SaveOptions { library, ..self }
+    }
+
+    /// These options with the limits `limits`.
+    pub fn limits(self, limits: SaveLimits) -> Self {
+        SaveOptions { limits, ..self }
+    }
+
+    /// These options encoding without the checks ([`SaveOptions::unchecked`]).
+    pub fn unchecked(self) -> Self {
+        SaveOptions { unchecked: true, ..self }
+    }
 }
 
 impl WorldSave {
@@ -313,19 +351,6 @@ fn compress(payload: &[u8], version: u16) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
-/// The whole save file as bytes, its block ids those of the built-in library, unchecked: a save
-/// beyond [`SAVE_LIMITS`] gives a file that loading refuses. [`write_world_save`] and
-/// [`encode_world_save_checked`] check first.
-pub fn encode_world_save(save: &WorldSave) -> Vec<u8> {
-    encode_world_save_with_library(save, default_library())
-}
-
-/// The whole save file as bytes, its block ids those of `library`, unchecked: an id the library
-/// lacks, or a save beyond [`SAVE_LIMITS`], gives a file that loading refuses.
-pub fn encode_world_save_with_library(save: &WorldSave, library: &BlockLibrary) -> Vec<u8> {
-    compress(&encode_payload(save, &preset_to_sparse_ron(&save.preset), library), save.format_version())
-}
-
 /// At most 40 characters of `s`, quoted, for messages.
 fn shown(s: &str) -> String {
     let mut t: String = s.chars().take(40).collect();
@@ -335,23 +360,23 @@ fn shown(s: &str) -> String {
     format!("\"{t}\"")
 }
 
-/// The bytes of `save` as [`write_world_save`] writes them, after the same checks, its block ids
-/// those of the built-in library: see [`encode_world_save_checked_with_library`].
-pub fn encode_world_save_checked(save: &WorldSave, file: &str, limits: &SaveLimits) -> Result<Vec<u8>, SaveError> {
-    encode_world_save_checked_with_library(save, file, limits, default_library())
-}
-
-/// The bytes of `save`, its block ids those of `library`, as [`write_world_save_with`] writes
-/// them, after the same checks: every limit of `limits` (each refusal names the limit, the value
-/// and what is allowed), every edit's block in `library` (so the block table names them all), a
-/// valid preset, and a read-back of the payload with `library` that must give `save` exactly.
-/// `file` names the save in errors.
-pub fn encode_world_save_checked_with_library(
-    save: &WorldSave,
-    file: &str,
-    limits: &SaveLimits,
-    library: &BlockLibrary,
-) -> Result<Vec<u8>, SaveError> {
+/// The whole save file as bytes, its block ids those of `options.library`, as
+/// [`write_world_save`] writes them, after the same checks: every limit of `options.limits`
+/// (each refusal names the limit, the value and what is allowed), every edit's block in the
+/// library (so the block table names them all), a valid preset, and a read-back of the payload
+/// with the library that must give `save` exactly. `file` names the save in errors.
+///
+/// With `options.unchecked` the bytes come without the checks and the read-back (never an
+/// error): an id the library lacks, or a save beyond the limits, gives a file that loading
+/// refuses.
+pub fn encode_world_save(save: &WorldSave, file: &str, options: SaveOptions<'_>) -> Result<Vec<u8>, SaveError> {
+    let SaveOptions { library, ref limits, unchecked } = options;
+    if unchecked {
+        return Ok(compress(
+            &encode_payload(save, &preset_to_sparse_ron(&save.preset), library),
+            save.format_version(),
+        ));
+    }
     let too_large =
         |what: String, value: String, allowed: String| SaveError::TooLarge { file: file.into(), what, value, allowed };
     save.preset.validate().map_err(|e| SaveError::Preset {
@@ -512,48 +537,27 @@ pub fn encode_world_save_checked_with_library(
     Ok(bytes)
 }
 
-/// Writes `save`, its block ids those of the built-in library, as [`write_world_save_with`] does.
-pub fn write_world_save(path: &Path, save: &WorldSave) -> Result<(), SaveError> {
-    write_world_save_with(path, save, default_library())
-}
-
-/// Writes `save`, its block ids those of `library`, to `path` atomically after the checks of
-/// [`encode_world_save_checked_with_library`] under [`SAVE_LIMITS`]: a save that loading (with
-/// `library`) would refuse is not written, and a crash or a refusal leaves the previous save
-/// intact (law: Nothing is lost). The file names the blocks its edits use, so any library that
-/// has those names can load it ([`read_world_save_with`]). A `path` that is a link is written
-/// through; a folder, device, FIFO or socket is refused.
-pub fn write_world_save_with(path: &Path, save: &WorldSave, library: &BlockLibrary) -> Result<(), SaveError> {
+/// Writes `save`, its block ids those of `options.library`, to `path` atomically after the
+/// checks of [`encode_world_save`] under `options.limits` (always: `options.unchecked` is not
+/// read): a save that loading (with that library) would refuse is not written, and a crash or a
+/// refusal leaves the previous save intact (law: Nothing is lost). The file names the blocks its
+/// edits use, so any library that has those names can load it ([`read_world_save`]). A `path`
+/// that is a link is written through; a folder, device, FIFO or socket is refused.
+pub fn write_world_save(path: &Path, save: &WorldSave, options: SaveOptions<'_>) -> Result<(), SaveError> {
     let file = path.display().to_string();
-    let bytes = encode_world_save_checked_with_library(save, &file, &SAVE_LIMITS, library)?;
+    let bytes = encode_world_save(save, &file, SaveOptions { unchecked: false, ..options })?;
     write_atomic(path, &bytes).map_err(|error| SaveError::Io { file, action: "write", error })
 }
 
 // ------------------------------------------------------------------------------------------------
 // Decoding
 
-/// Decodes a save file's bytes under [`SAVE_LIMITS`] into the built-in library's ids. `file`
-/// names it in errors.
-pub fn decode_world_save(bytes: &[u8], file: &str) -> Result<WorldSave, SaveError> {
-    decode_world_save_with_library(bytes, file, &SAVE_LIMITS, default_library())
-}
-
-/// Decodes a save file's bytes under `limits` into the built-in library's ids. `file` names it
-/// in errors.
-pub fn decode_world_save_with(bytes: &[u8], file: &str, limits: &SaveLimits) -> Result<WorldSave, SaveError> {
-    decode_world_save_with_library(bytes, file, limits, default_library())
-}
-
-/// Decodes a save file's bytes under `limits`, every edit's block remapped by name into
-/// `library`'s ids (format 1 ids read as the built-in blocks' names). A block the library does
-/// not have is refused ([`SaveError::MissingBlock`], naming it, its first edit and the
-/// library's names); nothing is returned on any error. `file` names the save in errors.
-pub fn decode_world_save_with_library(
-    bytes: &[u8],
-    file: &str,
-    limits: &SaveLimits,
-    library: &BlockLibrary,
-) -> Result<WorldSave, SaveError> {
+/// Decodes a save file's bytes under `options.limits`, every edit's block remapped by name into
+/// the ids of `options.library` (format 1 ids read as the built-in blocks' names). A block the
+/// library does not have is refused ([`SaveError::MissingBlock`], naming it, its first edit and
+/// the library's names); nothing is returned on any error. `file` names the save in errors.
+pub fn decode_world_save(bytes: &[u8], file: &str, options: SaveOptions<'_>) -> Result<WorldSave, SaveError> {
+    let SaveOptions { library, ref limits, .. } = options;
     let head_err = |offset: u64, what: &str, problem: String, allowed: String| SaveError::Corrupt {
         file: file.into(),
         offset,
@@ -855,36 +859,34 @@ fn decode_payload(
     Ok(WorldSave { preset, edits, state, entities, pending_flows })
 }
 
-/// Reads and checks a save file under [`SAVE_LIMITS`] into the built-in library's ids, as
-/// [`read_world_save_with`] does.
-pub fn read_world_save(path: &Path) -> Result<WorldSave, SaveError> {
-    read_world_save_with(path, default_library())
-}
-
-/// Reads and checks a save file under [`SAVE_LIMITS`], every edit's block remapped by name into
-/// `library` ([`decode_world_save_with_library`]). Files larger than [`MAX_FILE_BYTES`] are
-/// refused unread; the file itself is never changed.
-pub fn read_world_save_with(path: &Path, library: &BlockLibrary) -> Result<WorldSave, SaveError> {
+/// Reads and checks a save file as [`decode_world_save`] does with `options`, every edit's
+/// block remapped by name into `options.library`. Files larger than the limits'
+/// `max_file_bytes` are refused unread; the file itself is never changed.
+pub fn read_world_save(path: &Path, options: SaveOptions<'_>) -> Result<WorldSave, SaveError> {
     let file = path.display().to_string();
     let io = |error| SaveError::Io { file: file.clone(), action: "read", error };
     let meta = std::fs::metadata(path).map_err(io)?;
-    check_save_file_len(meta.len(), &file)?;
+    check_file_len(meta.len(), &file, options.limits.max_file_bytes)?;
     let bytes = std::fs::read(path).map_err(io)?;
-    decode_world_save_with_library(&bytes, &file, &SAVE_LIMITS, library)
+    decode_world_save(&bytes, &file, options)
 }
 
 /// Refuses a save file of `len` bytes larger than [`MAX_FILE_BYTES`], before it is read (for
-/// readers other than [`read_world_save_with`], such as Godot's file access; the bytes then go
-/// to [`decode_world_save_with_library`]). `file` names it in the error.
+/// readers other than [`read_world_save`], such as Godot's file access; the bytes then go to
+/// [`decode_world_save`]). `file` names it in the error.
 pub fn check_save_file_len(len: u64, file: &str) -> Result<(), SaveError> {
-    if len > MAX_FILE_BYTES {
+    check_file_len(len, file, MAX_FILE_BYTES)
+}
+
+fn check_file_len(len: u64, file: &str, max: u64) -> Result<(), SaveError> {
+    if len > max {
         return Err(SaveError::Corrupt {
             file: file.into(),
             offset: 0,
             in_payload: false,
             what: "file size".into(),
             problem: format!("{len} bytes"),
-            allowed: format!("at most {MAX_FILE_BYTES} bytes"),
+            allowed: format!("at most {max} bytes"),
         });
     }
     Ok(())
@@ -907,9 +909,9 @@ mod tests {
         }
         s.edits.set(IVec3::new(-100_000, -64, 100_000), 17);
         s.state.insert("time_of_day".into(), "0.25".into());
-        let bytes = encode_world_save(&s);
-        assert_eq!(decode_world_save(&bytes, "x.strata").unwrap(), s);
-        assert_eq!(encode_world_save_checked(&s, "x.strata", &SAVE_LIMITS).unwrap(), bytes);
+        let bytes = encode_world_save(&s, "x.strata", SaveOptions::default().unchecked()).unwrap();
+        assert_eq!(decode_world_save(&bytes, "x.strata", SaveOptions::default()).unwrap(), s);
+        assert_eq!(encode_world_save(&s, "x.strata", SaveOptions::default()).unwrap(), bytes);
     }
 
     #[test]

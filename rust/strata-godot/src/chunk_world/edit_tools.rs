@@ -28,9 +28,7 @@ use strata_core::base::coords::voxel_in_world;
 use strata_core::base::edit_history::{Amended, EditStep, GroupEnd, Recorded, VoxelChange, voxel_bounds};
 use strata_core::base::edits::EditMap;
 use strata_core::base::shapes;
-use strata_core::persist::save::{
-    SAVE_LIMITS, WorldSave, decode_world_save_with_library, encode_world_save_checked_with_library,
-};
+use strata_core::persist::save::{SaveOptions, WorldSave, decode_world_save, encode_world_save};
 use strata_core::stream::streamer::AppliedFlow;
 
 /// Values per change in the arrays of `get_undo_changes` and `apply_edit_changes`.
@@ -378,7 +376,7 @@ impl ChunkWorld {
         }
         let Ok(library) = self.library() else { return self.edits_data.clone() };
         let save = WorldSave { edits, ..WorldSave::default() };
-        match encode_world_save_checked_with_library(&save, EDITS_DATA, &SAVE_LIMITS, &library) {
+        match encode_world_save(&save, EDITS_DATA, SaveOptions::default().library(&library)) {
             Ok(bytes) => PackedByteArray::from(bytes.as_slice()),
             Err(e) => {
                 godot_error!("{EDITS_DATA}: the edits cannot be stored with the scene: {e}");
@@ -397,7 +395,7 @@ impl ChunkWorld {
             EditMap::new()
         } else {
             let decoded = match self.library() {
-                Ok(l) => decode_world_save_with_library(bytes.as_slice(), EDITS_DATA, &SAVE_LIMITS, &l)
+                Ok(l) => decode_world_save(bytes.as_slice(), EDITS_DATA, SaveOptions::default().library(&l))
                     .map_err(|e| e.to_string()),
                 Err(e) => Err(format!("{EDITS_DATA}: the block library is invalid: {e}")),
             };
