@@ -3,7 +3,7 @@
 //! `golden.rs`).
 
 use strata_core::base::coords::ChunkCoord;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::preset::file::load_preset_file;
 use strata_tests::{GOLDEN_CHUNKS, shipped_presets_dir, world_fingerprint};
 
@@ -80,7 +80,8 @@ fn shipped_side_view_presets_match_their_golden_2d_fingerprints() {
 fn the_real_dem_preset_streams_the_shipped_model() {
     let dir = shipped_presets_dir();
     let preset = load_preset_file(&dir.join("olinda_river_valleys.ron")).unwrap_or_else(|e| panic!("{e}"));
-    let g = Generator::with_base_dir(&preset, Some(&dir)).unwrap_or_else(|e| panic!("{e}"));
+    let g = Generator::with_options(&preset, GeneratorOptions::default().base_dir(Some(&dir)))
+        .unwrap_or_else(|e| panic!("{e}"));
     let got = GOLDEN_CHUNKS.iter().fold(0xcbf2_9ce4_8422_2325u64, |acc, &(x, y, z)| {
         let h = g.generate_chunk(ChunkCoord::new(x, y, z)).content_hash();
         (acc ^ h).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(17)

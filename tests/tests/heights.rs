@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::noise::heightmap::write_gray16_png;
 use strata_core::preset::model::{HeightmapWrap, Interpolation, WorldPreset};
 
@@ -290,8 +290,10 @@ fn an_unloadable_heightmap_is_the_error_of_check_and_build() {
             p.height.heightmap_path = file.into();
         });
         assert!(p.validate().is_ok(), "the fields alone are valid");
-        let check = Generator::check_preset(&p, Some(&dir)).unwrap_err().to_string();
-        let build = Generator::with_base_dir(&p, Some(&dir)).unwrap_err().to_string();
+        let check =
+            Generator::check_preset(&p, GeneratorOptions::default().base_dir(Some(&dir))).unwrap_err().to_string();
+        let build =
+            Generator::with_options(&p, GeneratorOptions::default().base_dir(Some(&dir))).unwrap_err().to_string();
         assert_eq!(check, build);
         assert!(check.contains(file) && check.contains(expected), "{check}");
     }
@@ -299,6 +301,6 @@ fn an_unloadable_heightmap_is_the_error_of_check_and_build() {
         p.height.heightmap_weight = 1.0;
         p.height.heightmap_path = good.to_string_lossy().into_owned();
     });
-    Generator::check_preset(&p, None).unwrap();
+    Generator::check_preset(&p, GeneratorOptions::default()).unwrap();
     std::fs::remove_dir_all(dir).ok();
 }

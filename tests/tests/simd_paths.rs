@@ -9,7 +9,7 @@
 use strata_core::base::simd::{SimdLevel, with_limit};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
 use strata_core::gen3d::columns::ColumnGrid;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::scatter::ScatterInstance;
 use strata_core::gen3d::scratch::GenScratch;
 use strata_core::mesh::bytes::MeshBytes;
@@ -65,7 +65,8 @@ fn chunks(g: &Generator) -> Vec<ChunkCoord> {
 /// What the 3D world makes under the current thread's SIMD limit: a generator built here (its
 /// noise kernel is chosen at construction), then every chunk as a worker makes it.
 fn world_3d(preset: &WorldPreset) -> Vec<(ChunkCoord, ChunkOutput)> {
-    let g = Generator::with_base_dir(preset, Some(&shipped_presets_dir())).expect("the preset is valid");
+    let g = Generator::with_options(preset, GeneratorOptions::default().base_dir(Some(&shipped_presets_dir())))
+        .expect("the preset is valid");
     let mut mesher = Mesher::new();
     let mut columns = ColumnGrid { min_x: 0, min_z: 0, size_x: 0, size_z: 0, columns: Vec::new() };
     let mut scratch = GenScratch::default();
@@ -89,7 +90,8 @@ fn world_3d(preset: &WorldPreset) -> Vec<(ChunkCoord, ChunkOutput)> {
 
 /// The far view's columns at every level, near the origin and far from it.
 fn far_view(preset: &WorldPreset) -> Vec<(LodColumn, FarMesh)> {
-    let g = Generator::with_base_dir(preset, Some(&shipped_presets_dir())).expect("the preset is valid");
+    let g = Generator::with_options(preset, GeneratorOptions::default().base_dir(Some(&shipped_presets_dir())))
+        .expect("the preset is valid");
     let mut scratch = FarScratch::default();
     [(1u8, 0, 0), (1, -3, 2), (2, 5, -1), (3, -1, -1), (2, 300, -700)]
         .into_iter()

@@ -9,7 +9,7 @@ use strata_core::base::block_library::default_library;
 use strata_core::base::chunk::VoxelBuffer;
 use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use strata_core::gen3d::columns::ColumnGrid;
-use strata_core::gen3d::pipeline::{Generator, GeneratorError};
+use strata_core::gen3d::pipeline::{Generator, GeneratorError, GeneratorOptions};
 use strata_core::gen3d::scratch::GenScratch;
 use strata_core::gen3d::structure_library::{SHIPPED_STRUCTURES, shipped_structures, shipped_structures_with};
 use strata_core::gen3d::structures::{KEEP, Placement, StructureError, StructureLibrary, StructureTemplate};
@@ -234,10 +234,18 @@ fn bad_vox_files_and_rules_get_errors_naming_what_is_wrong() {
     let tower = StructureTemplate::new("tower", IVec3::new(20, 3, 18), vec![1; 20 * 3 * 18]).unwrap();
     let own = StructureLibrary::new(vec![tower]);
     p.structures.rules = vec![rule("tower", StructurePlacement::Surface, 16, 0.5)];
-    let e = Generator::with_structure_library(&p, lib, &own, |_| unreachable!()).unwrap_err();
+    let e = Generator::with_options(
+        &p,
+        GeneratorOptions::default().library(lib).structures(&own).heightmap_loader(|_| unreachable!()),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("spacing") && e.to_string().contains("at least 20"), "{e}");
     p.structures.rules[0].spacing = 20;
-    let g = Generator::with_structure_library(&p, lib, &own, |_| unreachable!()).unwrap();
+    let g = Generator::with_options(
+        &p,
+        GeneratorOptions::default().library(lib).structures(&own).heightmap_loader(|_| unreachable!()),
+    )
+    .unwrap();
     let q = g.structures_in((0, 0), (200, 200));
     assert!(!q.is_empty() && q.iter().all(|q| q.size.y == 3 && q.size.x + q.size.z == 38), "{q:?}");
     let e = StructureTemplate::new("flat", IVec3::new(0, 3, 3), Vec::new()).unwrap_err();
@@ -347,15 +355,28 @@ fn a_worlds_own_structures_join_the_shipped_ones_and_replace_one_of_the_same_nam
     // The preset check knows the world's own structures; the shipped-only check does not.
     let mut p = WorldPreset::default();
     p.structures.rules = vec![rule("tower", StructurePlacement::Surface, 16, 1.0)];
-    Generator::check_preset_with_structures(&p, lib, &all, |_| unreachable!()).unwrap();
-    let e = Generator::check_preset_with_library_and_loader(&p, lib, |_| unreachable!()).unwrap_err();
+    Generator::check_preset(
+        &p,
+        GeneratorOptions::default().library(lib).structures(&all).heightmap_loader(|_| unreachable!()),
+    )
+    .unwrap();
+    let e = Generator::check_preset(&p, GeneratorOptions::default().library(lib).heightmap_loader(|_| unreachable!()))
+        .unwrap_err();
     assert!(e.to_string().contains("`tower`"), "{e}");
     p.structures.rules[0].structure = "castle".into();
-    let e = Generator::check_preset_with_structures(&p, lib, &all, |_| unreachable!()).unwrap_err();
+    let e = Generator::check_preset(
+        &p,
+        GeneratorOptions::default().library(lib).structures(&all).heightmap_loader(|_| unreachable!()),
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("castle") && e.to_string().contains("tower"), "{e}");
     // Placed the same as by the generator built with the library.
     p.structures.rules[0].structure = "tower".into();
-    let g = Generator::with_structure_library(&p, lib, &all, |_| unreachable!()).unwrap();
+    let g = Generator::with_options(
+        &p,
+        GeneratorOptions::default().library(lib).structures(&all).heightmap_loader(|_| unreachable!()),
+    )
+    .unwrap();
     let q = g.structures_in((0, 0), (512, 512));
     assert!(!q.is_empty() && q.iter().all(|q| q.size == IVec3::new(3, 5, 3)), "{q:?}");
 }

@@ -19,14 +19,16 @@
 use std::hint::black_box;
 use std::sync::LazyLock;
 use strata_core::gen3d::columns::{Column, ColumnGrid};
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::scratch::GenScratch;
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3, VoxelBuffer, WorldPreset};
 
 static LATTICE: LazyLock<Generator> =
     LazyLock::new(|| Generator::new(&WorldPreset::default()).expect("default preset"));
-static EXACT: LazyLock<Generator> =
-    LazyLock::new(|| Generator::with_lattice_step(&WorldPreset::default(), 1).expect("default preset"));
+static EXACT: LazyLock<Generator> = LazyLock::new(|| {
+    Generator::with_options(&WorldPreset::default(), GeneratorOptions::default().lattice_step(1))
+        .expect("default preset")
+});
 
 /// Surface, deep (three chunks below the surface chunk) and sky (three above) chunks of one column.
 static CHUNKS: LazyLock<[ChunkCoord; 3]> = LazyLock::new(|| {

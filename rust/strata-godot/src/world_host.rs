@@ -32,7 +32,7 @@ use strata_core::base::edit_history::PendingFlow;
 use strata_core::base::edits::EditMap;
 use strata_core::gen2d::Generator2D;
 use strata_core::gen3d::hook::HookRunner;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::{Heightmap, HeightmapError};
 use strata_core::persist::entities::EntityDeltas;
@@ -118,8 +118,13 @@ impl HostedGenerator for Generator {
             })
         };
         match structures {
-            Some(s) => Generator::with_structure_library(preset, library, s, loaded),
-            None => Generator::with_library_and_loader(preset, library, loaded),
+            Some(s) => Generator::with_options(
+                preset,
+                GeneratorOptions::default().library(library).structures(s).heightmap_loader(loaded),
+            ),
+            None => {
+                Generator::with_options(preset, GeneratorOptions::default().library(library).heightmap_loader(loaded))
+            }
         }
         .map_err(|e| e.to_string())
     }

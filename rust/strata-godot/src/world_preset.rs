@@ -50,7 +50,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, PropertyUsageFlags};
 use std::borrow::Cow;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::preset::error::PresetError;
 use strata_core::preset::file::{check_preset_len, load_preset_file, preset_from_file_bytes, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
@@ -672,7 +672,8 @@ impl WorldPreset {
 
     /// `validate_with_library` for `library` (core), as a message ("" when valid).
     pub(crate) fn check_with_library(&self, library: &strata_core::base::block_library::BlockLibrary) -> String {
-        match Generator::check_preset_with_library_and_loader(&self.core(), library, heightmaps::load_now) {
+        let options = GeneratorOptions::default().library(library).heightmap_loader(heightmaps::load_now);
+        match Generator::check_preset(&self.core(), options) {
             Ok(()) => String::new(),
             Err(e) => e.to_string(),
         }
@@ -686,7 +687,9 @@ impl WorldPreset {
         structures: &strata_core::gen3d::structures::StructureLibrary,
     ) -> String {
         let core = self.core();
-        match Generator::check_preset_with_structures(&core, library, structures, heightmaps::load_now) {
+        let options =
+            GeneratorOptions::default().library(library).structures(structures).heightmap_loader(heightmaps::load_now);
+        match Generator::check_preset(&core, options) {
             Ok(()) => String::new(),
             Err(e) => e.to_string(),
         }

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 use strata_core::base::block_library::default_library;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::preview::{PreviewImage, PreviewMaps, cave_slice, preview_maps};
 use strata_core::gen3d::structures::StructureLibrary;
 use strata_core::noise::heightmap::HeightmapError;
@@ -420,8 +420,8 @@ fn render(
         }
     };
     let built = match structures {
-        Some(s) => Generator::with_structure_library(core, default_library(), s, loader),
-        None => Generator::with_library_and_loader(core, default_library(), loader),
+        Some(s) => Generator::with_options(core, GeneratorOptions::default().structures(s).heightmap_loader(loader)),
+        None => Generator::with_options(core, GeneratorOptions::default().heightmap_loader(loader)),
     };
     let generator = match built {
         Ok(g) => g,

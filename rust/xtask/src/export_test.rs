@@ -26,7 +26,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use strata_core::WorldPreset;
 use strata_core::base::coords::IVec3;
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::noise::heightmap::Heightmap;
 use strata_core::persist::profile::{ProfileStore, SettingValue};
 use strata_core::persist::save::{SaveOptions, WorldSave, write_world_save};
@@ -188,8 +188,11 @@ fn printed_heights(lines: &[String]) -> Option<Vec<i32>> {
 /// The heights of the game's columns by the core, from `preset` with the heightmap read from
 /// `png` on disk.
 fn core_heights(preset: &WorldPreset, png: &Path) -> Result<Vec<i32>> {
-    let generator = Generator::with_heightmap_loader(preset, |_| Heightmap::load(png).map(Arc::new))
-        .map_err(crate::error::Error::msg)?;
+    let generator = Generator::with_options(
+        preset,
+        GeneratorOptions::default().heightmap_loader(|_| Heightmap::load(png).map(Arc::new)),
+    )
+    .map_err(crate::error::Error::msg)?;
     Ok((-120..=120).step_by(20).map(|x| top_solid_y(&generator, None, x, HEIGHT_COLUMNS_Z)).collect())
 }
 

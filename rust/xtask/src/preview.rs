@@ -11,7 +11,7 @@
 
 use crate::error::{Error, Result};
 use std::path::{Path, PathBuf};
-use strata_core::gen3d::pipeline::Generator;
+use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::preview::render_preview_in;
 use strata_core::gen3d::realism::{REALISM_SIDE, measure};
 
@@ -96,7 +96,7 @@ fn preview_shipped(out: &Path, center: (i32, i32), size: u32, cell: f32) -> Resu
             .map_err(|e| Error::from(e).context(format!("cannot read preset {}", path.display())))?;
         render_preview_in(&preset, Some(&dir), center, size, cell, &out.join(&stem))
             .map_err(|e| Error::from(e).context(format!("cannot render {}", path.display())))?;
-        let generator = Generator::with_base_dir(&preset, Some(&dir))?;
+        let generator = Generator::with_options(&preset, GeneratorOptions::default().base_dir(Some(&dir)))?;
         let r = measure(generator.terrain(), center, REALISM_SIDE);
         let beta = r.spectrum_slope.map_or("null".to_string(), |b| format!("{b:.4}"));
         println!("{stem:<24} {beta:>8} {:>16.2} {:>15.2}", r.slope_mean_deg, r.slope_p90_deg);

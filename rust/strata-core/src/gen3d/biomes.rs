@@ -560,10 +560,21 @@ mod tests {
         let no_heightmap = |path: &str| -> Result<std::sync::Arc<crate::noise::heightmap::Heightmap>, _> {
             panic!("no heightmap is read for {path}")
         };
-        let checked = crate::gen3d::pipeline::Generator::check_preset_with_loader(&p, no_heightmap);
+        let checked = crate::gen3d::pipeline::Generator::check_preset(
+            &p,
+            crate::gen3d::pipeline::GeneratorOptions::default().heightmap_loader(no_heightmap),
+        );
         assert_eq!(checked.unwrap_err().to_string(), e, "the check reports what the build would");
-        crate::gen3d::pipeline::Generator::check_preset_with_library_and_loader(&p, &library, no_heightmap).unwrap();
-        let g = crate::gen3d::pipeline::Generator::with_library(&p, &library, None).unwrap();
+        crate::gen3d::pipeline::Generator::check_preset(
+            &p,
+            crate::gen3d::pipeline::GeneratorOptions::default().library(&library).heightmap_loader(no_heightmap),
+        )
+        .unwrap();
+        let g = crate::gen3d::pipeline::Generator::with_options(
+            &p,
+            crate::gen3d::pipeline::GeneratorOptions::default().library(&library),
+        )
+        .unwrap();
         let params = g.terrain().biomes().params(1);
         assert_eq!((params.surface_block, params.cliff_block, params.shore_block), (moss, moss, block::SAND));
         let grid = g.column_grid(-128, -128, 256, 256);

@@ -65,148 +65,121 @@ impl std::fmt::Debug for Generator {
     }
 }
 
-impl Generator {
-    /// Builds a generator; the preset is validated first. A relative heightmap path is resolved
-    /// against the working directory (see [`Generator::with_base_dir`]).
-    pub fn new(preset: &WorldPreset) -> Result<Self, GeneratorError> {
-        Self::with_base_dir(preset, None)
-    }
+/// Asked for the heightmap by the preset's `heightmap_path` as written; see
+/// [`GeneratorOptions::heightmap_loader`].
+pub type HeightmapLoader<'a> = Box<dyn FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError> + 'a>;
 
-    /// Builds a generator, resolving a relative heightmap path against `base_dir` (the folder
-    /// of the preset file) when given.
-    pub fn with_base_dir(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<Self, GeneratorError> {
-        preset.validate()?;
-        let terrain = Terrain::new(preset, base_dir)?;
-        Self::from_parts(preset, terrain, default_library())
-    }
-
-    /// Builds a generator, asking `load` for the heightmap (given the preset's
-    /// `heightmap_path` as written) when the preset uses one; see
-    /// [`Terrain::with_heightmap_loader`].
-    pub fn with_heightmap_loader(
-        preset: &WorldPreset,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<Self, GeneratorError> {
-        preset.validate()?;
-        let terrain = Terrain::with_heightmap_loader(preset, load)?;
-        Self::from_parts(preset, terrain, default_library())
-    }
-
-    /// Builds a generator for a world made of the blocks of `library`: the preset is validated
-    /// against it (a biome's block name it lacks is an error naming the row, field and the
-    /// library's names) and the biome table's block names are resolved through it. `load` is
-    /// asked for the heightmap as in [`Generator::with_heightmap_loader`]. The other
-    /// constructors use the default library.
-    pub fn with_library_and_loader(
-        preset: &WorldPreset,
-        library: &BlockLibrary,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<Self, GeneratorError> {
-        preset.validate_with_library(library)?;
-        let terrain = Terrain::with_library_and_loader(preset, library, load)?;
-        Self::from_parts(preset, terrain, library)
-    }
-
-    /// [`Generator::with_library_and_loader`] whose structure rules name structures of
-    /// `structures` (the world's own, e.g. read from `.vox` files, with the shipped ones or
-    /// without) instead of the shipped structures.
-    pub fn with_structure_library(
-        preset: &WorldPreset,
-        library: &BlockLibrary,
-        structures: &StructureLibrary,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<Self, GeneratorError> {
-        preset.validate_with_library(library)?;
-        let terrain = Terrain::with_library_and_loader(preset, library, load)?;
-        let structures = Structures::new(preset, terrain.biomes().table(), structures)?;
-        Ok(Self {
-            preset: Arc::new(preset.clone()),
-            terrain,
-            caves: Caves::new(preset.seed, &preset.caves)?,
-            structures,
-            hook: None,
-        })
-    }
-
-    /// [`Generator::with_library_and_loader`] reading the heightmap from disk, a relative path
-    /// resolved against `base_dir` as in [`Generator::with_base_dir`].
-    pub fn with_library(
-        preset: &WorldPreset,
-        library: &BlockLibrary,
-        base_dir: Option<&Path>,
-    ) -> Result<Self, GeneratorError> {
-        Self::with_library_and_loader(preset, library, |path| {
-            Heightmap::load(&crate::gen3d::terrain::heightmap_path_in(path, base_dir)).map(Arc::new)
-        })
-    }
-
-    /// Checks that `preset` builds a generator without building one: validation, then the
-    /// heightmap file when the preset uses one (loaded as the generator would load it) and the
-    /// cave rule. The error is the one [`Generator::with_base_dir`] would report.
-    pub fn check_preset(preset: &WorldPreset, base_dir: Option<&Path>) -> Result<(), GeneratorError> {
-        Self::check_preset_with_loader(preset, |path| {
-            Heightmap::load(&crate::gen3d::terrain::heightmap_path_in(path, base_dir)).map(Arc::new)
-        })
-    }
-
-    /// [`Generator::check_preset`] asking `load` for the heightmap, as
-    /// [`Generator::with_heightmap_loader`] does.
-    pub fn check_preset_with_loader(
-        preset: &WorldPreset,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<(), GeneratorError> {
-        Self::check_preset_with_library_and_loader(preset, default_library(), load)
-    }
-
-    /// [`Generator::check_preset_with_loader`] for a world made of the blocks of `library`: the
-    /// error [`Generator::with_library_and_loader`] would report.
-    pub fn check_preset_with_library_and_loader(
-        preset: &WorldPreset,
-        library: &BlockLibrary,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<(), GeneratorError> {
-        // Without rules no structure is built, so the shipped ones need not be.
-        let shipped =
-            if preset.structures.is_empty() { StructureLibrary::default() } else { shipped_structures(library)? };
-        Self::check_preset_with_structures(preset, library, &shipped, load)
-    }
-
-    /// [`Generator::check_preset_with_library_and_loader`] whose structure rules name structures
-    /// of `structures`, as [`Generator::with_structure_library`] builds them: the error that
-    /// constructor would report.
-    pub fn check_preset_with_structures(
-        preset: &WorldPreset,
-        library: &BlockLibrary,
-        structures: &StructureLibrary,
-        load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError>,
-    ) -> Result<(), GeneratorError> {
-        preset.validate_with_library(library)?;
-        if preset.height.heightmap_weight > 0.0 {
-            load(preset.height.heightmap_path.trim())?;
-        }
-        Caves::new(preset.seed, &preset.caves)?;
-        let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
-        Structures::new(preset, table, structures)?;
-        Ok(())
-    }
-
-    /// A generator whose height field uses lattice step `step` instead of the preset's (step 1
-    /// is the field without the lattice, at column centres). For benchmarks and comparisons
-    /// only: its world is not the preset's.
+/// How [`Generator::with_options`] and [`Generator::check_preset`] build a generator from a preset.
+/// `GeneratorOptions::default()` is the built-in block library, the shipped structures and the
+/// heightmap read from disk relative to the working directory; the builder methods change one
+/// field: `GeneratorOptions::default().library(&lib).base_dir(Some(dir))`.
+pub struct GeneratorOptions<'a> {
+    /// The blocks the world is made of: the preset is validated against them (a biome's block
+    /// name the library lacks is an error naming the row, field and the library's names) and the
+    /// biome table's block names are resolved through them.
+    pub library: &'a BlockLibrary,
+    /// The structures the preset's structure rules name (the world's own, e.g. read from `.vox`
+    /// files, with the shipped ones or without); `None`: the shipped structures made of
+    /// `library`'s blocks ([`crate::gen3d::structure_library`]).
+    pub structures: Option<&'a StructureLibrary>,
+    /// The folder a relative heightmap path is resolved against (the preset file's folder);
+    /// `None`: the working directory. Not read when `heightmap_loader` is set.
+    pub base_dir: Option<&'a Path>,
+    /// Asked for the heightmap (given the preset's `heightmap_path` as written) when the preset
+    /// uses one, instead of reading the file: for hosts that read files their own way or keep
+    /// loaded heightmaps (an engine's virtual file system, a cache). `None`: read from disk.
+    pub heightmap_loader: Option<HeightmapLoader<'a>>,
+    /// The height field's lattice step instead of the preset's (step 1 is the field without the
+    /// lattice, at column centres). For benchmarks and comparisons only: its world is not the
+    /// preset's. Not read by [`Generator::check_preset`].
     #[doc(hidden)]
-    pub fn with_lattice_step(preset: &WorldPreset, step: i32) -> Result<Self, GeneratorError> {
-        preset.validate()?;
-        let terrain = Terrain::new(preset, None)?.with_lattice_step(step);
-        Self::from_parts(preset, terrain, default_library())
+    pub lattice_step: Option<i32>,
+}
+
+impl Default for GeneratorOptions<'_> {
+    fn default() -> Self {
+        GeneratorOptions {
+            library: default_library(),
+            structures: None,
+            base_dir: None,
+            heightmap_loader: None,
+            lattice_step: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for GeneratorOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GeneratorOptions")
+            .field("library_blocks", &self.library.len())
+            .field("structures", &self.structures.is_some())
+            .field("base_dir", &self.base_dir)
+            .field("heightmap_loader", &self.heightmap_loader.is_some())
+            .field("lattice_step", &self.lattice_step)
+            .finish()
+    }
+}
+
+impl<'a> GeneratorOptions<'a> {
+    /// These options with the world made of the blocks of `library`.
+    pub fn library(self, library: &'a BlockLibrary) -> Self {
+        GeneratorOptions { library, ..self }
     }
 
-    /// A generator of the parts; the structure rules use the shipped structures
-    /// ([`crate::gen3d::structure_library`]) made of `library`'s blocks.
-    fn from_parts(preset: &WorldPreset, terrain: Terrain, library: &BlockLibrary) -> Result<Self, GeneratorError> {
-        let structures = if preset.structures.is_empty() {
-            Structures::default()
-        } else {
-            Structures::new(preset, terrain.biomes().table(), &shipped_structures(library)?)?
+    /// These options with the structure rules naming structures of `structures`.
+    pub fn structures(self, structures: &'a StructureLibrary) -> Self {
+        GeneratorOptions { structures: Some(structures), ..self }
+    }
+
+    /// These options resolving a relative heightmap path against `base_dir`.
+    pub fn base_dir(self, base_dir: Option<&'a Path>) -> Self {
+        GeneratorOptions { base_dir, ..self }
+    }
+
+    /// These options asking `load` for the heightmap.
+    pub fn heightmap_loader(self, load: impl FnOnce(&str) -> Result<Arc<Heightmap>, HeightmapError> + 'a) -> Self {
+        GeneratorOptions { heightmap_loader: Some(Box::new(load)), ..self }
+    }
+
+    /// These options with the height field's lattice step `step` (benchmarks only).
+    #[doc(hidden)]
+    pub fn lattice_step(self, step: i32) -> Self {
+        GeneratorOptions { lattice_step: Some(step), ..self }
+    }
+
+    /// The heightmap loader: the one set, else the file at the path resolved against `base_dir`.
+    fn into_loader(self) -> HeightmapLoader<'a> {
+        let base_dir = self.base_dir;
+        self.heightmap_loader.unwrap_or_else(|| {
+            Box::new(move |path| {
+                Heightmap::load(&crate::gen3d::terrain::heightmap_path_in(path, base_dir)).map(Arc::new)
+            })
+        })
+    }
+}
+
+impl Generator {
+    /// Builds a generator with the default options ([`GeneratorOptions::default`]): the preset
+    /// is validated first, and a relative heightmap path is resolved against the working
+    /// directory.
+    pub fn new(preset: &WorldPreset) -> Result<Self, GeneratorError> {
+        Self::with_options(preset, GeneratorOptions::default())
+    }
+
+    /// Builds a generator for `preset` as `options` say (block library, structures, where the
+    /// heightmap comes from); the preset is validated against the library first.
+    pub fn with_options(preset: &WorldPreset, options: GeneratorOptions<'_>) -> Result<Self, GeneratorError> {
+        let (library, structures, step) = (options.library, options.structures, options.lattice_step);
+        preset.validate_with_library(library)?;
+        let mut terrain = Terrain::with_library_and_loader(preset, library, options.into_loader())?;
+        if let Some(step) = step {
+            terrain = terrain.with_lattice_step(step);
+        }
+        let structures = match structures {
+            Some(own) => Structures::new(preset, terrain.biomes().table(), own)?,
+            // Without rules no structure is built, so the shipped ones need not be.
+            None if preset.structures.is_empty() => Structures::default(),
+            None => Structures::new(preset, terrain.biomes().table(), &shipped_structures(library)?)?,
         };
         Ok(Self {
             preset: Arc::new(preset.clone()),
@@ -215,6 +188,35 @@ impl Generator {
             structures,
             hook: None,
         })
+    }
+
+    /// Checks that `preset` builds a generator with `options` without building one: validation,
+    /// then the heightmap when the preset uses one (loaded as the generator would load it), the
+    /// cave rule and the structure rules. The error is the one [`Generator::with_options`] would
+    /// report.
+    pub fn check_preset(preset: &WorldPreset, options: GeneratorOptions<'_>) -> Result<(), GeneratorError> {
+        let library = options.library;
+        let shipped;
+        let structures = match options.structures {
+            Some(own) => own,
+            None => {
+                // Without rules no structure is built, so the shipped ones need not be.
+                shipped = if preset.structures.is_empty() {
+                    StructureLibrary::default()
+                } else {
+                    shipped_structures(library)?
+                };
+                &shipped
+            }
+        };
+        preset.validate_with_library(library)?;
+        if preset.height.heightmap_weight > 0.0 {
+            (options.into_loader())(preset.height.heightmap_path.trim())?;
+        }
+        Caves::new(preset.seed, &preset.caves)?;
+        let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
+        Structures::new(preset, table, structures)?;
+        Ok(())
     }
 
     /// The generator with (or with None without) the generation hook, which then amends every

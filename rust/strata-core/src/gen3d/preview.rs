@@ -22,7 +22,7 @@
 
 use crate::base::block::{AIR, block_info};
 use crate::base::coords::IVec3;
-use crate::gen3d::pipeline::{Generator, GeneratorError};
+use crate::gen3d::pipeline::{Generator, GeneratorError, GeneratorOptions};
 use crate::gen3d::realism::{REALISM_SIDE, measure};
 use crate::noise::heightmap::{HeightmapError, write_png};
 use crate::preset::model::WorldPreset;
@@ -71,7 +71,7 @@ pub fn render_preview(
 }
 
 /// [`render_preview`] resolving a relative heightmap path against `base_dir` (the preset file's
-/// folder), as [`Generator::with_base_dir`] does.
+/// folder), as [`Generator::with_options`] does with a `base_dir`.
 pub fn render_preview_in(
     preset: &WorldPreset,
     base_dir: Option<&Path>,
@@ -94,7 +94,7 @@ pub fn render_preview_in(
             allowed: "a number of world units per pixel in (0, 1024]",
         });
     }
-    let generator = Generator::with_base_dir(preset, base_dir)?;
+    let generator = Generator::with_options(preset, GeneratorOptions::default().base_dir(base_dir))?;
     std::fs::create_dir_all(out_dir).map_err(|source| PreviewError::Io { path: out_dir.into(), source })?;
     let files = PreviewFiles {
         height_png: out_dir.join("height.png"),
