@@ -20,7 +20,8 @@
 //! May use: `base`, `preset`, `automata::cellular`.
 
 use crate::automata::cellular::{CaRule, CaStage};
-use crate::preset::model::{CaveMode, CaveSettings, LifeRuleError, SideViewSettings, parse_life_rule};
+use crate::preset::life_rule::{LifeRuleError, parse_life_rule};
+use crate::preset::model::{CaveMode, CaveSettings, SideViewSettings};
 
 /// The automaton settings of one kind of cave, whatever the preset section they come from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

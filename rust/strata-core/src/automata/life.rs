@@ -36,7 +36,7 @@
 use crate::automata::cellular::{BitGrid2D, BitGrid3D, CaRule, CaScratch};
 use crate::automata::flood_fill::label_components_3d;
 use crate::base::coords::IVec3;
-use crate::preset::model::parse_life_rule;
+use crate::preset::life_rule::parse_life_rule;
 use thiserror::Error;
 
 /// Largest width or height of a grid of bytes given to [`life_cells_2d`] and

@@ -36,7 +36,8 @@ use crate::base::rng::{hash3, mix64, salt};
 use crate::gen2d::classic::ClassicCaves;
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
 use crate::gen2d::{ChunkCoord2D, TileGrid};
-use crate::preset::model::{FieldError, WorldPreset};
+use crate::preset::fields::FieldError;
+use crate::preset::model::WorldPreset;
 use std::sync::Arc;
 use thiserror::Error;
 

@@ -28,7 +28,8 @@ use crate::gen3d::caverns::{CavernField, CavernScratch};
 use crate::gen3d::columns::STONE_DEPTH;
 use crate::gen3d::context::StageContext;
 use crate::gen3d::tunnels::{TunnelBuffers, TunnelField, TunnelNoise};
-use crate::preset::model::{CaveMode, CaveSettings, LifeRuleError};
+use crate::preset::life_rule::LifeRuleError;
+use crate::preset::model::{CaveMode, CaveSettings};
 
 /// The cave stage of one preset: what it builds once (the automaton program, the tunnel noise)
 /// and carves every region with.

@@ -30,7 +30,8 @@ use crate::gen3d::structures::{Placement, StructureError, StructureLibrary, Stru
 use crate::gen3d::terrain::Terrain;
 use crate::gen3d::{layers, ores, spawns, water};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
-use crate::preset::model::{Biome, LifeRuleError, WorldPreset};
+use crate::preset::life_rule::LifeRuleError;
+use crate::preset::model::{Biome, WorldPreset};
 use std::path::Path;
 use std::sync::Arc;
 use thiserror::Error;
@@ -39,7 +40,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum GeneratorError {
     #[error("invalid preset: {0}")]
-    Preset(#[from] crate::preset::model::FieldError),
+    Preset(#[from] crate::preset::fields::FieldError),
     #[error("{0}")]
     Heightmap(#[from] HeightmapError),
     #[error("invalid preset: caves_life_rule: {0}")]

@@ -11,7 +11,8 @@
 //!
 //! May use: `preset::model`.
 
-use crate::preset::model::{FieldValue, WorldPreset};
+use crate::preset::fields::FieldValue;
+use crate::preset::model::WorldPreset;
 
 /// The preset format this build writes (RON `version`, `.tres` `preset_format`).
 pub const PRESET_FORMAT_VERSION: u32 = 2;
@@ -23,7 +24,7 @@ pub struct Format1Default {
     pub section: &'static str,
     /// The setting's name inside its section (RON key).
     pub key: &'static str,
-    /// The flat field name ([`crate::preset::model::FIELDS`], `.tres` key, Godot property).
+    /// The flat field name ([`crate::preset::fields::FIELDS`], `.tres` key, Godot property).
     pub field: &'static str,
     pub value: Format1Value,
 }
@@ -98,7 +99,7 @@ impl WorldPreset {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preset::model::field;
+    use crate::preset::fields::field;
 
     #[test]
     fn every_format1_default_names_a_field_and_is_valid() {

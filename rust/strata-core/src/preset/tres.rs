@@ -15,9 +15,8 @@
 
 use crate::preset::error::PresetError;
 use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
-use crate::preset::model::{
-    Biome, FIELDS, FieldKind, FieldValue, SpawnRule, StructureRule, WorldPreset, default_biomes,
-};
+use crate::preset::fields::{FIELDS, FieldKind, FieldValue};
+use crate::preset::model::{Biome, SpawnRule, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
 
@@ -337,7 +336,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             })?;
             continue;
         }
-        let Some(spec) = crate::preset::model::field(key) else {
+        let Some(spec) = crate::preset::fields::field(key) else {
             return Err(err(
                 line_no,
                 key,
@@ -508,7 +507,7 @@ mod tests {
             let p = WorldPreset { name: name.into(), ..WorldPreset::default() };
             let text = preset_to_tres_text(&p);
             // Header, blank, [resource], the format, then one line per field.
-            assert_eq!(text.lines().count(), crate::preset::model::FIELDS.len() + 4, "one line per field: {text}");
+            assert_eq!(text.lines().count(), crate::preset::fields::FIELDS.len() + 4, "one line per field: {text}");
             assert_eq!(preset_from_tres_text(&text, "t.tres").unwrap().name, name, "{text}");
         }
     }

@@ -343,8 +343,8 @@ fn base64url_decode(text: &str) -> Result<Vec<u8>, (char, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::preset::fields::FieldValue;
     use crate::preset::fingerprint::with_new_seed;
-    use crate::preset::model::FieldValue;
 
     fn customised() -> WorldPreset {
         let mut p = with_new_seed(&WorldPreset::default(), 1_234_567_890);
