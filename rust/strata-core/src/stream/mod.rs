@@ -1,5 +1,5 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
-//! view), the far-view policy (`far_policy`) and far meshing (`far_mesh`), the horizon map for
+//! view; [`streamer`] on the main thread, [`chunk_job`] on the workers), the far-view policy (`far_policy`) and far meshing (`far_mesh`), the horizon map for
 //! distant sun shadows (`horizon_map`), and the 2D streamer.
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
@@ -9,6 +9,7 @@
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav`.
 
+pub mod chunk_job;
 pub mod far_mesh;
 pub mod far_policy;
 pub mod horizon_map;
