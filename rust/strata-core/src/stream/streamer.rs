@@ -38,8 +38,8 @@ use crate::gen3d::pipeline::Generator;
 use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials};
-use crate::stream::chunk_job::{Edits, MeshBuffers, Scratch, build};
 pub use crate::stream::chunk_job::{ChunkResult, FarResult, JobData, StreamKey, StreamResult};
+use crate::stream::chunk_job::{Edits, MeshBuffers, Scratch, build};
 use crate::stream::far_policy::{LayoutViewer, LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
 use crate::stream::navigation::NavConfig;
@@ -1181,7 +1181,6 @@ impl Streamer {
         self.edits.get(p).unwrap_or_else(|| self.generator.voxel_at(p))
     }
 }
-
 
 #[cfg(test)]
 pub(crate) mod tests {
