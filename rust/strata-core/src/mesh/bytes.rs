@@ -32,7 +32,7 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::mesh::occluders::OccluderBits;
-use crate::mesh::{ChunkMesh, MeshSurface};
+use crate::mesh::types::{ChunkMesh, MeshSurface};
 use std::mem::MaybeUninit;
 
 /// Godot's `Mesh.ArrayFormat` bits this module writes.

@@ -15,7 +15,7 @@ use crate::mesh::types::{ChunkMesh, FACE_NORMALS, FACES, cross, dot, sub};
 
 /// The default library's materials with every block white, so a vertex colour is its face's
 /// shade times its AO level.
-pub(crate) fn white_materials() -> std::sync::Arc<crate::mesh::MeshMaterials> {
+pub(crate) fn white_materials() -> std::sync::Arc<crate::mesh::materials::MeshMaterials> {
     use crate::base::block_library::{BlockLibrary, default_library};
     let blocks = default_library()
         .blocks()
@@ -26,7 +26,7 @@ pub(crate) fn white_materials() -> std::sync::Arc<crate::mesh::MeshMaterials> {
             b
         })
         .collect();
-    std::sync::Arc::new(crate::mesh::MeshMaterials::with_texture_order(
+    std::sync::Arc::new(crate::mesh::materials::MeshMaterials::with_texture_order(
         &BlockLibrary::new(blocks).expect("the default blocks"),
     ))
 }

@@ -190,7 +190,8 @@ fn edge_owners(meshes: &[NavMesh]) -> HashMap<Edge, Vec<PolygonRef>> {
 
 /// The default world around the surface of chunk column (1, 1): 3 × 2 × 3 chunks.
 fn terrain_block() -> (crate::gen3d::pipeline::Generator, Vec<ChunkCoord>) {
-    let g = crate::gen3d::pipeline::Generator::new(&crate::WorldPreset::default()).expect("default preset");
+    let g =
+        crate::gen3d::pipeline::Generator::new(&crate::preset::model::WorldPreset::default()).expect("default preset");
     let s = g.surface_height(S + S / 2, S + S / 2);
     let cy = s.div_euclid(S);
     let mut chunks = Vec::new();
