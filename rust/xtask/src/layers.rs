@@ -1,24 +1,37 @@
-//! The import-layer check (`cargo xtask lint layers`, the first step of `cargo xtask test`).
-//! It reads source text only and compiles nothing, so it takes milliseconds.
+//! The import-layer and file-size check (`cargo xtask lint layers`, the first step of
+//! `cargo xtask test`). It reads source text only and compiles nothing, so it takes
+//! milliseconds. What each crate gets is one entry of [`CRATES`]:
 //!
 //! * strata-core: a file under `rust/strata-core/src/<layer>/` may reach (through `crate::`
 //!   paths, in `use` statements or inline) only its own layer and the layers before it in
 //!   [`CORE_LAYERS`]; gen3d and gen2d are peers and never reach each other.
-//! * strata-core's modules (one per file) import each other without cycles.
+//! * strata-core's and xtask's modules (one per file) import each other without cycles.
+//! * No file of strata-core or xtask has more than [`MAX_CODE_LINES`] lines of code
+//!   ([`code_lines`]: lines that are not blank and not only comments, outside `#[cfg(test)]`
+//!   items; string literals count).
 //! * strata-core's Cargo.toml names no Godot crate: the core never imports Godot.
-//! * xtask's own modules import each other without cycles.
 //!
 //! Comments, string and char literals, and test code (an item behind `#[cfg(test)]`, such as
 //! `mod tests { ... }`, or a file starting with `#![cfg(test)]`) are not read. A path is
-//! charged to the longest module (file) it names: `crate::base::simd::avx2` is a use of
-//! `base/simd.rs`, `crate::gen2d::TileGrid` one of `gen2d/mod.rs`. Paths that reach the crate
-//! root (`crate::step`, root re-exports) are not edges.
+//! charged to the file that defines what it names: first the longest module (file) it names
+//! (`crate::base::simd::avx2` is a use of `base/simd.rs`, `crate::gen2d::TileGrid` one of
+//! `gen2d/mod.rs`), then through re-exports: `crate::mesh::Mesher`, which `mesh/mod.rs`
+//! re-exports with `pub use greedy::Mesher`, is a use of `mesh/greedy.rs`. A re-export is not a
+//! use of the file that writes it unless its own code uses the name too, so a folder's
+//! `mod.rs` re-exporting its files makes no edge, and a file that imports a sibling's name
+//! through its folder's `mod.rs` makes the same edge as importing it from the sibling: a cycle
+//! through a `mod.rs` re-export is reported as the cycle between the files that define the
+//! names (sound: every re-exported name is followed to its file; a glob re-export is charged
+//! to every module it re-exports). Paths relative to a file are read in `use` items
+//! (`use super::x`, `use child::y`), not inline (`super::f()`). Paths that reach the crate
+//! root itself (`crate::step`) are not edges; root re-exports (`crate::WorldPreset`) are
+//! followed like any other.
 //!
 //! Uses only [`crate::error`]. The parser and the checks work on in-memory text, which the
 //! unit tests below use.
 
 use crate::error::{Context, Result};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::fs;
 use std::path::Path;
 
@@ -72,10 +85,15 @@ fn is_ident(c: char) -> bool {
 
 /// Blanks one range of `out` with spaces, keeping newlines so line numbers stay right.
 fn blank(out: &mut [char], from: usize, to: usize) {
+    fill(out, ' ', from, to);
+}
+
+/// Replaces one range of `out` with `with`, keeping newlines so line numbers stay right.
+fn fill(out: &mut [char], with: char, from: usize, to: usize) {
     let to = to.min(out.len());
     for c in &mut out[from..to] {
         if *c != '\n' {
-            *c = ' ';
+            *c = with;
         }
     }
 }
@@ -83,6 +101,12 @@ fn blank(out: &mut [char], from: usize, to: usize) {
 /// The source with comments (line, nested block, doc) and string, raw-string and char
 /// literals replaced by spaces; same length in chars, same line breaks.
 pub fn blank_comments_and_literals(src: &str) -> Vec<char> {
+    clean(src, ' ')
+}
+
+/// The source with comments replaced by spaces and every char of a string, raw-string or char
+/// literal but its line breaks replaced by `literal`; same length in chars, same line breaks.
+fn clean(src: &str, literal: char) -> Vec<char> {
     let s: Vec<char> = src.chars().collect();
     let mut out = s.clone();
     let n = s.len();
@@ -115,7 +139,7 @@ pub fn blank_comments_and_literals(src: &str) -> Vec<char> {
                 j += if s[j] == '\\' { 2 } else { 1 };
             }
             let end = (j + 1).min(n);
-            blank(&mut out, i, end);
+            fill(&mut out, literal, i, end);
             i = end;
         } else if c == 'r' && starts_raw_string(&s, i) {
             let mut j = i + 1;
@@ -133,16 +157,16 @@ pub fn blank_comments_and_literals(src: &str) -> Vec<char> {
                 }
                 j += 1;
             };
-            blank(&mut out, i, end);
+            fill(&mut out, literal, i, end);
             i = end;
         } else if c == '\'' {
             if at(i + 1) == Some('\\') {
                 // '\n', '\'', '\u{1F600}': skip the escaped char, then up to the closing quote.
                 let end = (i + 3..n).find(|&k| s[k] == '\'').map_or(n, |k| k + 1);
-                blank(&mut out, i, end);
+                fill(&mut out, literal, i, end);
                 i = end;
             } else if at(i + 2) == Some('\'') {
-                blank(&mut out, i, i + 3);
+                fill(&mut out, literal, i, i + 3);
                 i += 3;
             } else {
                 i += 1; // a lifetime or a loop label
@@ -272,20 +296,30 @@ pub fn blank_test_items(code: &mut [char]) {
 
 /// Every `crate::` (or `$crate::`) path in `src` outside comments, literals and test code:
 /// `use` statements, grouped forms (`use crate::{a, b::{c, d}}`, each leaf separately) and
-/// inline paths (`crate::a::b::f(x)`).
+/// inline paths (`crate::a::b::f(x)`). The graph reads them with [`crate_refs_in`]; the unit
+/// tests read them here.
+#[cfg(test)]
 pub fn crate_refs(src: &str) -> Vec<CrateRef> {
     let mut code = blank_comments_and_literals(src);
     blank_test_items(&mut code);
-    let line_starts: Vec<usize> =
-        std::iter::once(0).chain(code.iter().enumerate().filter(|(_, c)| **c == '\n').map(|(k, _)| k + 1)).collect();
-    let parser = PathParser { code: &code, line_starts };
+    crate_refs_in(&code)
+}
+
+/// The start of each line of `code`.
+fn line_starts(code: &[char]) -> Vec<usize> {
+    std::iter::once(0).chain(code.iter().enumerate().filter(|(_, c)| **c == '\n').map(|(k, _)| k + 1)).collect()
+}
+
+/// [`crate_refs`] of code already cleaned of comments, literals and test code.
+fn crate_refs_in(code: &[char]) -> Vec<CrateRef> {
+    let parser = PathParser { code, line_starts: line_starts(code) };
     let mut out = Vec::new();
     let mut i = 0;
     while i < code.len() {
         if is_ident_start(code[i]) && (i == 0 || !is_ident(code[i - 1])) {
-            let (word, end) = read_ident(&code, i);
+            let (word, end) = read_ident(code, i);
             if word == "crate" {
-                let j = skip_ws(&code, end);
+                let j = skip_ws(code, end);
                 if code.get(j..j + 2) == Some(&[':', ':']) {
                     i = parser.tree(j + 2, Vec::new(), &mut out);
                     continue;
@@ -396,6 +430,229 @@ impl PathParser<'_> {
     }
 }
 
+/// One leaf of a `use` item: `use a::{b, c as d, e::*}` has three.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseLeaf {
+    /// 1-based line of the leaf.
+    pub line: usize,
+    /// The path as written (`crate`, `self`, `super` kept); for a glob, the path before `*`.
+    pub path: Vec<String>,
+    /// The name the leaf binds: its alias or last segment; `None` for a glob or `as _`.
+    pub name: Option<String>,
+    pub glob: bool,
+}
+
+/// One `use` item in cleaned code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UseItem {
+    /// With a visibility (`pub`, `pub(crate)`, `pub(super)`, ...): a re-export.
+    pub reexport: bool,
+    /// Chars `start..end` of the code, from the visibility (or `use`) to after the `;`.
+    pub start: usize,
+    pub end: usize,
+    pub leaves: Vec<UseLeaf>,
+}
+
+/// Every `use` item of code already cleaned of comments, literals (and test code, if wanted).
+pub fn use_items(code: &[char]) -> Vec<UseItem> {
+    let starts = line_starts(code);
+    let line = |i: usize| starts.partition_point(|&s| s <= i);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        if !(is_ident_start(code[i]) && (i == 0 || (!is_ident(code[i - 1]) && code[i - 1] != '\''))) {
+            i += 1;
+            continue;
+        }
+        let (word, end) = read_ident(code, i);
+        let next = skip_ws(code, end);
+        // `use<'a>` (precise capturing) is not an item.
+        if word != "use" || code.get(next) == Some(&'<') {
+            i = end;
+            continue;
+        }
+        let start = visibility_start(code, i);
+        let mut leaves = Vec::new();
+        let after = use_tree(code, end, Vec::new(), &mut leaves, &line);
+        let stop = (after..code.len()).find(|&k| code[k] == ';').map_or(code.len(), |k| k + 1);
+        out.push(UseItem { reexport: start.is_some(), start: start.unwrap_or(i), end: stop, leaves });
+        i = stop.max(end);
+    }
+    out
+}
+
+/// Where the visibility before the keyword at `i` starts (`pub`, `pub(crate)`, `pub(in a::b)`),
+/// or `None` when there is none.
+fn visibility_start(code: &[char], i: usize) -> Option<usize> {
+    let mut k = i;
+    while k > 0 && code[k - 1].is_whitespace() {
+        k -= 1;
+    }
+    if k > 0 && code[k - 1] == ')' {
+        // `pub( ... )`: back to the matching `(`.
+        let mut depth = 0usize;
+        while k > 0 {
+            k -= 1;
+            match code[k] {
+                ')' => depth += 1,
+                '(' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        while k > 0 && code[k - 1].is_whitespace() {
+            k -= 1;
+        }
+    }
+    let word_start = (0..k).rev().take_while(|&j| is_ident(code[j])).last()?;
+    (code[word_start..k].iter().collect::<String>() == "pub").then_some(word_start)
+}
+
+/// Parses the use-tree at `i` below `prefix` into `leaves`; returns the position after it.
+fn use_tree(
+    code: &[char],
+    mut i: usize,
+    mut prefix: Vec<String>,
+    leaves: &mut Vec<UseLeaf>,
+    line: &dyn Fn(usize) -> usize,
+) -> usize {
+    loop {
+        i = skip_ws(code, i);
+        match code.get(i).copied() {
+            Some('{') => {
+                i += 1;
+                loop {
+                    i = skip_ws(code, i);
+                    match code.get(i) {
+                        None => return i,
+                        Some('}') => return i + 1,
+                        Some(',') => i += 1,
+                        _ => {
+                            let before = i;
+                            i = use_tree(code, i, prefix.clone(), leaves, line);
+                            if i == before {
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+            }
+            Some('*') => {
+                leaves.push(UseLeaf { line: line(i), path: prefix, name: None, glob: true });
+                return i + 1;
+            }
+            Some(':') if code.get(i + 1) == Some(&':') => i += 2,
+            Some('$') => i += 1, // `$crate`
+            Some(c) if is_ident_start(c) => {
+                let (word, end) = read_ident(code, i);
+                let j = skip_ws(code, end);
+                if code.get(j..j + 2) == Some(&[':', ':']) {
+                    prefix.push(word);
+                    i = j + 2;
+                    continue;
+                }
+                let mut name = if word == "self" { prefix.last().cloned() } else { Some(word.clone()) };
+                if word != "self" {
+                    prefix.push(word);
+                }
+                let mut after = end;
+                let k = skip_ws(code, end);
+                if code.get(k).copied().is_some_and(is_ident_start) {
+                    let (kw, kend) = read_ident(code, k);
+                    if kw == "as" {
+                        let a = skip_ws(code, kend);
+                        let (alias, aend) = read_ident(code, a);
+                        name = (alias != "_").then_some(alias);
+                        after = aend;
+                    }
+                }
+                leaves.push(UseLeaf { line: line(i), path: prefix, name, glob: false });
+                return after;
+            }
+            _ => return i,
+        }
+    }
+}
+
+/// The names of the items a file defines at any depth outside test code (`fn`, `struct`,
+/// `enum`, `union`, `trait`, `type`, `const`, `static`, `mod`, `macro_rules!`): a path naming
+/// one of them is charged to the file itself, not followed through a glob re-export.
+fn defined_names(code: &[char]) -> HashSet<String> {
+    const KEYWORDS: [&str; 9] = ["fn", "struct", "enum", "union", "trait", "type", "const", "static", "mod"];
+    let mut out = HashSet::new();
+    let mut i = 0;
+    while i < code.len() {
+        if !(is_ident_start(code[i]) && (i == 0 || (!is_ident(code[i - 1]) && code[i - 1] != '\''))) {
+            i += 1;
+            continue;
+        }
+        let (word, end) = read_ident(code, i);
+        let mut j = skip_ws(code, end);
+        if word == "macro_rules" && code.get(j) == Some(&'!') {
+            j = skip_ws(code, j + 1);
+        } else if !KEYWORDS.contains(&word.as_str()) {
+            i = end;
+            continue;
+        }
+        if code.get(j).copied().is_some_and(is_ident_start) {
+            out.insert(read_ident(code, j).0);
+        }
+        i = end;
+    }
+    out
+}
+
+/// Every identifier of cleaned code.
+fn identifiers(code: &[char]) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut i = 0;
+    while i < code.len() {
+        if is_ident_start(code[i]) && (i == 0 || !is_ident(code[i - 1])) {
+            let (word, end) = read_ident(code, i);
+            out.insert(word);
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The largest number of lines of code a file may have ([`code_lines`]): a file over it holds
+/// more than one job and is split along its seams (one stage or job per file).
+pub const MAX_CODE_LINES: usize = 1200;
+
+/// Lines of code of a source file: lines with anything but whitespace once comments (doc
+/// comments included) and test code (every item behind `#[cfg(test)]`, such as an inline
+/// `mod tests { ... }`, and the whole of a file starting with `#![cfg(test)]`) are removed.
+/// String literals are code: every line of one counts but an empty one.
+pub fn code_lines(src: &str) -> usize {
+    let mut code = clean(src, '"');
+    blank_test_items(&mut code);
+    code.split(|c| *c == '\n').filter(|line| line.iter().any(|c| !c.is_whitespace())).count()
+}
+
+/// Files of `sources` with more than `max` lines of code, one message each; `prefix` is
+/// prepended to their paths (`rust/strata-core/src/`).
+pub fn size_problems(prefix: &str, sources: &[Source], max: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in sources {
+        let n = code_lines(&s.text);
+        if n > max {
+            out.push(format!(
+                "{prefix}{}: {n} lines of code, over the limit of {max} (lines that are not blank and not only \
+                 comments, outside #[cfg(test)] items) — split it along its seams, one stage or job per file",
+                s.rel
+            ));
+        }
+    }
+    out
+}
+
 /// The module path of a file under `src/`: `gen3d/pipeline.rs` → `gen3d::pipeline`,
 /// `mesh/mod.rs` → `mesh`, `lib.rs` / `main.rs` → the root (empty).
 pub fn module_of(rel: &str) -> Vec<String> {
@@ -424,6 +681,86 @@ struct Import {
     to: usize,
     line: usize,
     text: String,
+    /// The modules whose re-exports the path went through, in order (`[mesh]` for
+    /// `crate::mesh::Mesher`, defined in `mesh::greedy`); empty for a direct path.
+    via: Vec<usize>,
+}
+
+/// What one file says about names: the paths it uses and the names it re-exports.
+#[derive(Debug, Default)]
+struct FileNames {
+    /// Paths from the crate root (after `crate::`) the file's own code uses.
+    refs: Vec<CrateRef>,
+    /// Names the file re-exports, each with the path(s) from the crate root it names.
+    reexports: HashMap<String, Vec<Vec<String>>>,
+    /// Modules (paths from the crate root) the file re-exports with a glob.
+    globs: Vec<Vec<String>>,
+    /// Names of the items the file defines ([`defined_names`]).
+    defines: HashSet<String>,
+}
+
+/// The path from the crate root that `path` (as written in module `module`) names, or `None`
+/// for a path into another crate. Relative paths start with `self`, `super` or an item of the
+/// file (`defines`: a child module, an enum).
+fn from_root(path: &[String], module: &[String], defines: &HashSet<String>) -> Option<Vec<String>> {
+    let first = path.first()?;
+    match first.as_str() {
+        "crate" => Some(path[1..].to_vec()),
+        "self" => Some(module.iter().chain(&path[1..]).cloned().collect()),
+        "super" => {
+            let ups = path.iter().take_while(|s| *s == "super").count();
+            let base = module.get(..module.len().checked_sub(ups)?)?;
+            Some(base.iter().chain(&path[ups..]).cloned().collect())
+        }
+        name if defines.contains(name) => Some(module.iter().chain(path).cloned().collect()),
+        _ => None,
+    }
+}
+
+/// The names a file uses and re-exports (see [`ModuleGraph::parse`] for the rules).
+fn file_names(src: &str, module: &[String]) -> FileNames {
+    let mut code = blank_comments_and_literals(src);
+    blank_test_items(&mut code);
+    let defines = defined_names(&code);
+    let items = use_items(&code);
+    let mut names = FileNames::default();
+    // Re-exports are not uses of the file's own: blank them before reading its paths.
+    let mut own = code.clone();
+    let mut bare = code;
+    for item in &items {
+        if item.reexport {
+            blank(&mut own, item.start, item.end);
+        }
+        blank(&mut bare, item.start, item.end);
+    }
+    names.refs = crate_refs_in(&own);
+    let used = identifiers(&bare);
+    for item in &items {
+        for leaf in &item.leaves {
+            let Some(path) = from_root(&leaf.path, module, &defines) else { continue };
+            let text = format!("{}{}", leaf.path.join("::"), if leaf.glob { "::*" } else { "" });
+            let as_ref = CrateRef { line: leaf.line, path: path.clone(), text };
+            let relative = leaf.path.first().is_some_and(|s| s != "crate");
+            if !item.reexport {
+                // `crate::` paths were read above; relative ones are read here.
+                if relative {
+                    names.refs.push(as_ref);
+                }
+            } else if leaf.glob {
+                // A glob re-export's names are unknown: the file may use any of them.
+                names.globs.push(path);
+                names.refs.push(as_ref);
+            } else if let Some(name) = &leaf.name {
+                // A re-exported name the file's own code also uses is a use of the file's own.
+                if used.contains(name) {
+                    names.refs.push(as_ref);
+                }
+                names.reexports.entry(name.clone()).or_default().push(path);
+            }
+        }
+    }
+    names.defines = defines;
+    names
 }
 
 /// A crate's file modules and the `crate::` imports between them.
@@ -433,27 +770,80 @@ pub struct ModuleGraph {
     imports: Vec<Import>,
 }
 
+/// Paths from the crate root resolved to the files that define what they name.
+struct Resolver<'a> {
+    index: HashMap<String, usize>,
+    names: &'a [FileNames],
+}
+
+impl Resolver<'_> {
+    /// The files (with the first re-exporting module passed through) that define what `path`
+    /// names: the longest prefix that is a file module; then, for a name that module
+    /// re-exports, the file(s) the re-export names, followed through further re-exports; for
+    /// a name it neither defines nor re-exports by name, every module it glob-re-exports; else
+    /// the module itself.
+    fn resolve(&self, path: &[String], via: &[usize], depth: usize, out: &mut Vec<(usize, Vec<usize>)>) {
+        let Some((len, m)) =
+            (0..=path.len()).rev().find_map(|len| self.index.get(&path[..len].join("::")).map(|&m| (len, m)))
+        else {
+            return;
+        };
+        let rest = &path[len..];
+        if let (Some(name), true) = (rest.first(), depth < 16) {
+            let names = &self.names[m];
+            if let Some(targets) = names.reexports.get(name) {
+                let via: Vec<usize> = via.iter().copied().chain([m]).collect();
+                for t in targets {
+                    let next: Vec<String> = t.iter().chain(&rest[1..]).cloned().collect();
+                    self.resolve(&next, &via, depth + 1, out);
+                }
+                return;
+            }
+            if !names.defines.contains(name) && !names.globs.is_empty() {
+                let via: Vec<usize> = via.iter().copied().chain([m]).collect();
+                for g in &names.globs {
+                    let next: Vec<String> = g.iter().chain(rest).cloned().collect();
+                    self.resolve(&next, &via, depth + 1, out);
+                }
+                return;
+            }
+        }
+        out.push((m, via.to_vec()));
+    }
+}
+
 impl ModuleGraph {
     /// Builds the graph of `sources` (files under `src/`); `prefix` is prepended to their
     /// paths in messages (`rust/strata-core/src/`).
+    ///
+    /// A file uses what its `crate::` paths name (in `use` items or inline) and what its
+    /// private `use` items name relative to it (`self::`, `super::`, a child module). A
+    /// re-export (a `use` item with any `pub` visibility) is not a use of the re-exporting
+    /// file, unless its own code also names the re-exported name (or the re-export is a glob);
+    /// a path through a re-export is charged to the file that defines the name. So
+    /// `use crate::mesh::Mesher` in a mesh file, with `pub use greedy::Mesher` in
+    /// `mesh/mod.rs`, is a use of `mesh/greedy.rs`: a cycle through a folder's `mod.rs`
+    /// re-export is a cycle between the files that define the names. Paths that resolve to
+    /// the crate root (`crate::step`) are not edges.
     pub fn parse(prefix: &str, sources: &[Source]) -> ModuleGraph {
         let mut sources: Vec<&Source> = sources.iter().collect();
         sources.sort_by(|a, b| a.rel.cmp(&b.rel));
         let modules: Vec<Module> =
             sources.iter().map(|s| Module { name: module_of(&s.rel), file: format!("{prefix}{}", s.rel) }).collect();
-        let index: HashMap<String, usize> = modules
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| !m.name.is_empty())
-            .map(|(k, m)| (m.name.join("::"), k))
-            .collect();
+        let names: Vec<FileNames> = sources.iter().zip(&modules).map(|(s, m)| file_names(&s.text, &m.name)).collect();
+        let index = modules.iter().enumerate().map(|(k, m)| (m.name.join("::"), k)).collect();
+        let resolver = Resolver { index, names: &names };
         let mut imports = Vec::new();
-        for (from, src) in sources.iter().enumerate() {
-            for r in crate_refs(&src.text) {
-                // The longest prefix of the path that is a module (file) of this crate.
-                let to = (1..=r.path.len()).rev().find_map(|len| index.get(&r.path[..len].join("::")).copied());
-                if let Some(to) = to.filter(|&to| to != from) {
-                    imports.push(Import { from, to, line: r.line, text: r.text });
+        for (from, file) in names.iter().enumerate() {
+            for r in &file.refs {
+                let mut targets = Vec::new();
+                resolver.resolve(&r.path, &[], 0, &mut targets);
+                targets.sort();
+                targets.dedup_by_key(|t| t.0);
+                for (to, via) in targets {
+                    if to != from && !modules[to].name.is_empty() {
+                        imports.push(Import { from, to, line: r.line, text: r.text.clone(), via });
+                    }
                 }
             }
         }
@@ -470,7 +860,11 @@ impl ModuleGraph {
     }
 
     fn at(&self, imp: &Import) -> String {
-        format!("{}:{}: `{}`", self.modules[imp.from].file, imp.line, imp.text)
+        let via = match imp.via.first() {
+            Some(&v) => format!(" (defined in {}, re-exported by {})", self.name(imp.to), self.modules[v].file),
+            None => String::new(),
+        };
+        format!("{}:{}: `{}`{via}", self.modules[imp.from].file, imp.line, imp.text)
     }
 
     /// Layer-order violations: a module in a layer not listed in `layers`, an import of a later
@@ -488,7 +882,7 @@ impl ModuleGraph {
             if let Some(layer) = m.name.first().filter(|l| rank(l).is_none()) {
                 problems.push((k, 0, format!(
                     "{}: module `{}` is in no layer (`{layer}` is not one of {order}); move it into a layer folder, \
-                     or add the folder to CORE_LAYERS in rust/xtask/src/layers.rs",
+                     or add the folder to the crate's layer table in rust/xtask/src/layers.rs",
                     m.file,
                     m.name.join("::")
                 )));
@@ -556,6 +950,38 @@ impl ModuleGraph {
                 problems.push(msg);
                 seen.push(cycle);
             }
+        }
+        problems
+    }
+}
+
+impl ModuleGraph {
+    /// Imports through a re-export in the `mod.rs` of the importing file's own folder, or of a
+    /// folder above it (the crate root's re-exports included), one message each. That `mod.rs`
+    /// declares the importing file and re-exports into it: a file-level cycle. Inside the
+    /// crate a name is imported from the file that defines it (`crate::mesh::greedy::Mesher`,
+    /// not `crate::mesh::Mesher`); the re-exports are for other crates.
+    pub fn own_folder_reexport_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for imp in &self.imports {
+            let from = &self.modules[imp.from].name;
+            let Some(&v) = imp.via.iter().find(|&&v| {
+                let folder = &self.modules[v].name;
+                folder.len() < from.len() && from.starts_with(folder)
+            }) else {
+                continue;
+            };
+            let folder = if self.modules[v].name.is_empty() { "the crate root".to_string() } else { self.name(v) };
+            problems.push(format!(
+                "{}:{}: `{}` goes through the re-export in {}, which declares this file ({folder} → {} → {folder}, a file-level cycle) — import it from the file that defines it, {} (`crate::{}::…`)",
+                self.modules[imp.from].file,
+                imp.line,
+                imp.text,
+                self.modules[v].file,
+                self.name(imp.from),
+                self.name(imp.to),
+                self.name(imp.to),
+            ));
         }
         problems
     }
@@ -733,21 +1159,73 @@ pub struct Report {
     pub problems: Vec<String>,
 }
 
-/// Runs every check of this module on the repository at `root`.
+/// The checks one crate gets. Every crate listed in [`CRATES`] gets the import-cycle check;
+/// the rest is per crate.
+#[derive(Debug, Clone, Copy)]
+pub struct CrateRules {
+    /// Name in messages (`strata-core`).
+    pub name: &'static str,
+    /// Its source folder, from the repository root (`rust/strata-core/src`).
+    pub src: &'static str,
+    /// Its folders as dependency layers ([`ModuleGraph::layer_problems`]), if it has them.
+    pub layers: Option<&'static [&'static [&'static str]]>,
+    /// Its Cargo manifest, from the repository root, when it must not depend on Godot.
+    pub godot_free_manifest: Option<&'static str>,
+    /// The most lines of code one of its files may have ([`code_lines`]), if limited.
+    pub max_code_lines: Option<usize>,
+}
+
+/// The crates [`check_repo`] checks and how. A crate is added with one entry (strata-godot,
+/// with a layer table of its own, when its files are ready for it).
+pub const CRATES: &[CrateRules] = &[
+    CrateRules {
+        name: "strata-core",
+        src: "rust/strata-core/src",
+        layers: Some(CORE_LAYERS),
+        godot_free_manifest: Some("rust/strata-core/Cargo.toml"),
+        max_code_lines: Some(MAX_CODE_LINES),
+    },
+    CrateRules {
+        name: "xtask",
+        src: "rust/xtask/src",
+        layers: None,
+        godot_free_manifest: None,
+        max_code_lines: Some(MAX_CODE_LINES),
+    },
+];
+
+/// Every problem of one crate's `sources` under `rules`, except its manifest's.
+pub fn crate_problems(rules: &CrateRules, sources: &[Source]) -> (ModuleGraph, Vec<String>) {
+    let prefix = format!("{}/", rules.src);
+    let graph = ModuleGraph::parse(&prefix, sources);
+    let mut problems = Vec::new();
+    if let Some(layers) = rules.layers {
+        problems.extend(graph.layer_problems(layers));
+    }
+    problems.extend(graph.cycle_problems().into_iter().map(|p| format!("{}: {p}", rules.name)));
+    problems.extend(graph.own_folder_reexport_problems().into_iter().map(|p| format!("{}: {p}", rules.name)));
+    if let Some(max) = rules.max_code_lines {
+        problems.extend(size_problems(&prefix, sources, max));
+    }
+    (graph, problems)
+}
+
+/// Runs every check of this module on the repository at `root`: each crate of [`CRATES`].
 pub fn check_repo(root: &Path) -> Result<Report> {
     let mut report = Report::default();
-    let core = read_sources(&root.join("rust/strata-core/src"))?;
-    let graph = ModuleGraph::parse("rust/strata-core/src/", &core);
-    report.problems.extend(graph.layer_problems(CORE_LAYERS));
-    report.problems.extend(graph.cycle_problems().into_iter().map(|p| format!("strata-core: {p}")));
-    let manifest = root.join("rust/strata-core/Cargo.toml");
-    let text = fs::read_to_string(&manifest).with_context(|| format!("could not read {}", manifest.display()))?;
-    report.problems.extend(godot_dependency_problems("rust/strata-core/Cargo.toml", &text));
-    let xtask = read_sources(&root.join("rust/xtask/src"))?;
-    let xgraph = ModuleGraph::parse("rust/xtask/src/", &xtask);
-    report.problems.extend(xgraph.cycle_problems().into_iter().map(|p| format!("xtask: {p}")));
-    report.files = core.len() + xtask.len();
-    report.imports = graph.import_count() + xgraph.import_count();
+    for rules in CRATES {
+        let sources = read_sources(&root.join(rules.src))?;
+        let (graph, problems) = crate_problems(rules, &sources);
+        report.problems.extend(problems);
+        if let Some(file) = rules.godot_free_manifest {
+            let manifest = root.join(file);
+            let text =
+                fs::read_to_string(&manifest).with_context(|| format!("could not read {}", manifest.display()))?;
+            report.problems.extend(godot_dependency_problems(file, &text));
+        }
+        report.files += sources.len();
+        report.imports += graph.import_count();
+    }
     Ok(report)
 }
 
@@ -844,8 +1322,11 @@ mod tests {
         assert!(g.cycle_problems().is_empty(), "{:?}", g.cycle_problems());
         // Paths resolve to the longest module: `avx2` is inline, so base::simd is the target.
         assert!(g.imports.iter().any(|i| g.name(i.from) == "noise::value" && g.name(i.to) == "base::simd"));
-        // Root re-exports are not edges.
+        // The root is never an edge's target: its re-exports resolve to the files defining the names.
         assert!(g.imports.iter().all(|i| !g.modules[i.to].name.is_empty()));
+        assert!(
+            g.imports.iter().any(|i| g.name(i.from) == "noise::value" && g.name(i.to) == "base::block" && i.line == 2)
+        );
     }
 
     #[test]
@@ -906,6 +1387,215 @@ mod tests {
     }
 
     #[test]
+    fn use_items_with_visibility_aliases_globs_and_self() {
+        let src = "use a::b;\npub(crate) use self::c::{d as e, f::*, g::{self}, h as _};\npub use super::super::i;\n\
+                   pub(in crate::x) use crate::j::K;\nfn f() -> impl Sized + use<> {}\n";
+        let items = use_items(&blank_comments_and_literals(src));
+        let leaves = |k: usize| -> Vec<(usize, String, Option<String>, bool)> {
+            items[k].leaves.iter().map(|l| (l.line, l.path.join("::"), l.name.clone(), l.glob)).collect()
+        };
+        assert_eq!(items.len(), 4, "{items:#?}");
+        assert_eq!(items.iter().map(|i| i.reexport).collect::<Vec<_>>(), [false, true, true, true]);
+        assert_eq!(leaves(0), [(1, "a::b".into(), Some("b".into()), false)]);
+        assert_eq!(
+            leaves(1),
+            [
+                (2, "self::c::d".into(), Some("e".into()), false),
+                (2, "self::c::f".into(), None, true),
+                (2, "self::c::g".into(), Some("g".into()), false),
+                (2, "self::c::h".into(), None, false),
+            ]
+        );
+        assert_eq!(leaves(2), [(3, "super::super::i".into(), Some("i".into()), false)]);
+        assert_eq!(leaves(3), [(4, "crate::j::K".into(), Some("K".into()), false)]);
+        // The item runs from its visibility to its `;`.
+        let code: String = blank_comments_and_literals(src)[items[3].start..items[3].end].iter().collect();
+        assert_eq!(code, "pub(in crate::x) use crate::j::K;");
+    }
+
+    /// A mesh folder whose `mod.rs` re-exports its files' names.
+    const MESH: &[(&str, &str)] = &[
+        ("lib.rs", "pub mod mesh;\npub mod base;\npub use mesh::ChunkMesh;\n"),
+        ("base/mod.rs", "pub mod block;\n"),
+        ("base/block.rs", "pub type BlockId = u16;\n"),
+        (
+            "mesh/mod.rs",
+            "mod greedy;\nmod types;\nmod culled;\npub use greedy::Mesher;\npub use self::types::{ChunkMesh, MeshSurface as Surface};\n\
+             pub use culled::*;\n",
+        ),
+        ("mesh/types.rs", "use crate::base::block::BlockId;\npub struct ChunkMesh;\npub struct MeshSurface;\n"),
+        ("mesh/greedy.rs", "use crate::mesh::{ChunkMesh, Surface};\npub struct Mesher;\n"),
+        ("mesh/culled.rs", "use crate::mesh::types::ChunkMesh;\npub fn mesh_culled() {}\n"),
+    ];
+
+    fn edges(g: &ModuleGraph) -> Vec<(String, String, usize, Option<String>)> {
+        let mut e: Vec<_> = g
+            .imports
+            .iter()
+            .map(|i| (g.name(i.from), g.name(i.to), i.line, i.via.first().map(|&v| g.name(v))))
+            .collect();
+        e.sort();
+        e.dedup();
+        e
+    }
+
+    #[test]
+    fn reexported_names_are_charged_to_the_files_that_define_them() {
+        let g = core(MESH);
+        assert_eq!(
+            edges(&g),
+            [
+                // A glob re-export's names are unknown: it is a use.
+                ("mesh".into(), "mesh::culled".into(), 6, None),
+                ("mesh::culled".into(), "mesh::types".into(), 1, None),
+                ("mesh::greedy".into(), "mesh::types".into(), 1, Some("mesh".into())),
+                ("mesh::types".into(), "base::block".into(), 1, None),
+            ],
+            "mod.rs's re-exports by name are no edges of its own; greedy's import through it is one of types"
+        );
+        assert!(g.cycle_problems().is_empty(), "{:?}", g.cycle_problems());
+        // Through the root's re-export and a glob re-export; a name a file defines stays its own.
+        let mut files = MESH.to_vec();
+        files.push(("base/x.rs", "fn f() { crate::ChunkMesh::new(); crate::mesh::mesh_culled(); }\n"));
+        let g = core(&files);
+        let from_x: Vec<_> = edges(&g).into_iter().filter(|e| e.0 == "base::x").collect();
+        assert_eq!(
+            from_x,
+            [
+                ("base::x".into(), "mesh::culled".into(), 1, Some("mesh".into())),
+                ("base::x".into(), "mesh::types".into(), 1, Some("".into())),
+            ]
+        );
+        let p = g.layer_problems(CORE_LAYERS);
+        assert_eq!(p.len(), 2, "{p:#?}");
+        assert!(
+            p[0].contains(
+                "src/base/x.rs:1: `crate::ChunkMesh::new` (defined in mesh::types, re-exported by src/lib.rs)"
+            )
+        );
+        assert!(p[0].contains("layer `base` imports `mesh`"), "{}", p[0]);
+    }
+
+    #[test]
+    fn a_cycle_through_a_mod_rs_reexport_fails() {
+        // types imports the mesher through mod.rs; the mesher imports types through mod.rs.
+        let mut files = MESH.to_vec();
+        files.retain(|(p, _)| *p != "mesh/types.rs");
+        files.push(("mesh/types.rs", "\nfn f() -> crate::mesh::Mesher { todo!() }\npub struct ChunkMesh;\n"));
+        let p = core(&files).cycle_problems();
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].starts_with("import cycle: mesh::greedy → mesh::types → mesh::greedy"), "{}", p[0]);
+        assert!(
+            p[0].contains("src/mesh/greedy.rs:1: `crate::mesh::ChunkMesh` (defined in mesh::types, re-exported by src/mesh/mod.rs) (+1 more from that file)"),
+            "{}",
+            p[0]
+        );
+        assert!(
+            p[0].contains(
+                "src/mesh/types.rs:2: `crate::mesh::Mesher` (defined in mesh::greedy, re-exported by src/mesh/mod.rs)"
+            ),
+            "{}",
+            p[0]
+        );
+        // Importing from the file that defines the name makes the same cycle.
+        let mut direct = files.clone();
+        direct.retain(|(p, _)| *p != "mesh/types.rs");
+        direct.push(("mesh/types.rs", "use crate::mesh::greedy::Mesher;\npub struct ChunkMesh;\n"));
+        assert_eq!(core(&direct).cycle_problems().len(), 1);
+    }
+
+    #[test]
+    fn imports_through_the_own_folders_reexports_fail() {
+        let g = core(MESH);
+        let p = g.own_folder_reexport_problems();
+        assert_eq!(p.len(), 2, "{p:#?}");
+        assert!(
+            p[0].starts_with(
+                "src/mesh/greedy.rs:1: `crate::mesh::ChunkMesh` goes through the re-export in src/mesh/mod.rs, \
+                 which declares this file (mesh → mesh::greedy → mesh, a file-level cycle) — import it from the \
+                 file that defines it, mesh::types"
+            ),
+            "{}",
+            p[0]
+        );
+        assert!(p[1].starts_with("src/mesh/greedy.rs:1: `crate::mesh::Surface` goes through"), "{}", p[1]);
+        // Another folder's re-exports are its public face: fine. The crate root's are not.
+        let mut files = MESH.to_vec();
+        files.push(("base/x.rs", "use crate::mesh::Mesher;\nfn f() { crate::ChunkMesh::new(); }\n"));
+        let p = core(&files).own_folder_reexport_problems();
+        assert_eq!(p.len(), 3, "{p:#?}");
+        assert!(p[0].contains("src/base/x.rs:2: `crate::ChunkMesh::new` goes through the re-export in src/lib.rs"));
+        assert!(p[0].contains("(the crate root → base::x → the crate root, a file-level cycle)"), "{}", p[0]);
+        // Importing from the defining file, or a name the folder's mod.rs defines itself, is fine.
+        let fixed = [
+            ("mesh/greedy.rs", "use crate::mesh::types::{ChunkMesh, MeshSurface};\nuse crate::mesh::Own;\n"),
+            ("mesh/mod.rs", "mod greedy;\nmod types;\npub use types::ChunkMesh;\npub struct Own;\n"),
+            ("mesh/types.rs", "pub struct ChunkMesh;\npub struct MeshSurface;\n"),
+        ];
+        assert_eq!(core(&fixed).own_folder_reexport_problems(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_reexport_is_a_use_only_when_the_file_uses_the_name_or_globs() {
+        // model re-exports the field table, which uses model: no cycle while model's own code
+        // does not use the table; a cycle once it does.
+        let fields = ("preset/fields.rs", "use crate::preset::model::WorldPreset;\npub static FIELDS: [u8; 0] = [];\n");
+        let model = |body: &str| format!("pub use crate::preset::fields::FIELDS;\npub struct WorldPreset;\n{body}");
+        let quiet = model("fn g() {}\n");
+        let files =
+            [("preset/mod.rs", "pub mod fields;\npub mod model;\n"), fields, ("preset/model.rs", quiet.as_str())];
+        assert!(core(&files).cycle_problems().is_empty(), "{:?}", core(&files).cycle_problems());
+        let uses = model("fn g() -> usize { FIELDS.len() }\n");
+        let files =
+            [("preset/mod.rs", "pub mod fields;\npub mod model;\n"), fields, ("preset/model.rs", uses.as_str())];
+        let p = core(&files).cycle_problems();
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].starts_with("import cycle: preset::fields → preset::model → preset::fields"), "{}", p[0]);
+        // A glob re-export may bring any name: it is a use.
+        let glob = "pub use crate::preset::fields::*;\npub struct WorldPreset;\n";
+        let files = [("preset/mod.rs", "pub mod fields;\npub mod model;\n"), fields, ("preset/model.rs", glob)];
+        assert_eq!(core(&files).cycle_problems().len(), 1);
+        // A private relative `use` is a use: the child's `super::` import of its parent.
+        let files = [
+            ("noise/mod.rs", "pub mod fbm;\n"),
+            ("noise/fbm.rs", "mod avx2;\nuse avx2::kernel;\npub const SCALE: f64 = 1.0;\n"),
+            ("noise/fbm/avx2.rs", "use super::SCALE;\npub fn kernel() {}\n"),
+        ];
+        let p = core(&files).cycle_problems();
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].contains("src/noise/fbm.rs:2: `avx2::kernel`"), "{}", p[0]);
+        assert!(p[0].contains("src/noise/fbm/avx2.rs:1: `super::SCALE`"), "{}", p[0]);
+    }
+
+    #[test]
+    fn lines_of_code_leave_out_blanks_comments_and_test_code() {
+        let src = "//! Doc.\n\n/// Item doc.\nfn f() {\n    // note\n    let s = \"a\n\n b\"; /* c */\n    /* one\n       two */\n}\n\
+                   #[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n";
+        // `fn f() {`, `let s = "a`, ` b";` (the string's empty line has nothing to count), `}`.
+        assert_eq!(code_lines(src), 4);
+        assert_eq!(code_lines("#![cfg(test)]\nfn f() {}\n"), 0);
+        assert_eq!(code_lines(""), 0);
+    }
+
+    #[test]
+    fn files_over_the_limit_fail() {
+        let body = |n: usize| (0..n).map(|k| format!("const C{k}: u8 = 0;\n")).collect::<String>();
+        let tests = "#[cfg(test)]\nmod tests {\n".to_string() + &body(50) + "}\n";
+        let at_limit = format!("//! Doc.\n\n{}{tests}", body(10));
+        let over = body(11);
+        let sources = [Source::new("a.rs", &at_limit), Source::new("b/c.rs", &over)];
+        let p = size_problems("src/", &sources, 10);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("src/b/c.rs: 11 lines of code, over the limit of 10"), "{}", p[0]);
+        // The rules of a crate: sizes and cycles for xtask, no layers.
+        let xtask = CRATES.iter().find(|c| c.name == "xtask").unwrap();
+        let big = Source::new("main.rs", &body(MAX_CODE_LINES + 1));
+        let (_, p) = crate_problems(xtask, &[big, Source::new("physics.rs", "fn f() {}\n")]);
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(p[0].starts_with("rust/xtask/src/main.rs: 1201 lines of code"), "{}", p[0]);
+    }
+
+    #[test]
     fn godot_dependencies_fail() {
         let clean = "[package]\nname = \"strata-core\"\ndescription = \"no Godot here\"\n\n\
                      [dependencies]\nnoise.workspace = true # not godot\n\n[dev-dependencies]\ndivan = \"0.1\"\n";
@@ -930,5 +1620,7 @@ mod tests {
         let graph = ModuleGraph::parse("rust/xtask/src/", &sources);
         assert!(graph.import_count() > 10);
         assert_eq!(graph.cycle_problems(), Vec::<String>::new());
+        let xtask = CRATES.iter().find(|c| c.name == "xtask").unwrap();
+        assert_eq!(crate_problems(xtask, &sources).1, Vec::<String>::new());
     }
 }
