@@ -1,6 +1,9 @@
 ## Side-view character for the 2D demo: runs, jumps (gravity only ever changes the vertical
 ## speed, so a jump keeps its horizontal speed), crouches (lower, slower, narrower collision),
-## and digs and places tiles of a ChunkWorld2D with the mouse.
+## and digs and places tiles of a ChunkWorld2D with the mouse. It reads the actions the
+## project declares: `side_move_left`, `side_move_right`, `side_jump`, `side_crouch` (its own:
+## W jumps here but walks in the 3D demo), and the 3D demo's `dig`, `place`, `hotbar_1`…`hotbar_9`,
+## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both).
 extends CharacterBody2D
 
 ## Horizontal speed while running, pixels per second.
@@ -21,6 +24,8 @@ var inventory := Inventory2D.new()
 var _stand_shape: RectangleShape2D
 var _crouching := false
 var _edit_cooldown := 0.0
+## Presses of the hotbar actions (a trigger's stream of events presses once).
+var _presses := ActionPresses.new()
 
 @onready var _shape: CollisionShape2D = $Shape
 @onready var _body: Polygon2D = $Body
@@ -34,13 +39,16 @@ func _physics_process(delta: float) -> void:
 	if world == null:
 		return
 	_set_crouching(
-		Input.is_action_pressed("crouch") and is_on_floor() or (_crouching and not _can_stand())
+		(
+			Input.is_action_pressed("side_crouch") and is_on_floor()
+			or (_crouching and not _can_stand())
+		)
 	)
-	var dir := Input.get_axis("move_left", "move_right")
+	var dir := Input.get_axis("side_move_left", "side_move_right")
 	velocity.x = dir * (crouch_speed if _crouching else run_speed)
 	# Gravity acts on the vertical speed only.
 	velocity.y = minf(velocity.y + gravity * delta, 900.0)
-	if Input.is_action_just_pressed("jump") and is_on_floor() and not _crouching:
+	if Input.is_action_just_pressed("side_jump") and is_on_floor() and not _crouching:
 		velocity.y = -jump_speed
 	move_and_slide()
 	_edit_cooldown -= delta
@@ -53,17 +61,17 @@ func _physics_process(delta: float) -> void:
 
 
 func _unhandled_input(event: InputEvent) -> void:
-	var key := event as InputEventKey
-	if key != null and key.pressed and not key.echo:
-		var slot := key.physical_keycode - KEY_1
-		if slot >= 0 and slot < 9 and inventory.select_slot(slot):
-			get_viewport().set_input_as_handled()
-	var wheel := event as InputEventMouseButton
-	if wheel != null and wheel.pressed:
-		if wheel.button_index == MOUSE_BUTTON_WHEEL_UP:
-			inventory.cycle(-1)
-		elif wheel.button_index == MOUSE_BUTTON_WHEEL_DOWN:
-			inventory.cycle(1)
+	if _presses.pressed(event, "hotbar_next"):
+		inventory.cycle(1)
+		get_viewport().set_input_as_handled()
+	elif _presses.pressed(event, "hotbar_previous"):
+		inventory.cycle(-1)
+		get_viewport().set_input_as_handled()
+	else:
+		for slot in 9:
+			if _presses.pressed(event, "hotbar_%d" % (slot + 1)) and inventory.select_slot(slot):
+				get_viewport().set_input_as_handled()
+				return
 
 
 ## Digs the tile within reach into the inventory; false when out of reach, air or water.

@@ -1,10 +1,12 @@
 ## The 2D demo: an infinite side-view world streamed by ChunkWorld2D around a character.
 ##
-## Controls (InputMap actions, created here when the project lacks them): move_left / move_right
-## (A/D or arrows), jump (Space), crouch (C or S), dig (left mouse: the tile goes into the
-## inventory), place (right mouse: one of the chosen block), 1–9 or the mouse wheel choose the
-## block, quick_save (F5) and quick_load (F9) keep the world, the inventory and the character's
-## place in `SAVE_PATH`.
+## Controls (`ACTIONS`, declared in the project's input map with their keys and gamepad inputs):
+## side_move_left / side_move_right (A/D, the arrows, the left stick or the D-pad), side_jump
+## (Space, W or A on a gamepad), side_crouch (C, S or B), dig (left mouse or RT: the tile goes into
+## the inventory), place (right mouse or LT: one of the chosen block), hotbar_1…hotbar_9 (1–9)
+## or hotbar_next / hotbar_previous (the mouse wheel, RB / LB) choose the block, quick_save (F5
+## or Back) and quick_load (F9 or Y) keep the world, the inventory and the character's place in
+## `SAVE_PATH`.
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
 ## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
@@ -14,6 +16,28 @@ extends Node2D
 
 ## Where quick_save writes and quick_load reads.
 const SAVE_PATH := "user://saves/side_view.strata"
+## The actions this demo reads (the character's and its own).
+const ACTIONS: Array[String] = [
+	"side_move_left",
+	"side_move_right",
+	"side_jump",
+	"side_crouch",
+	"dig",
+	"place",
+	"hotbar_1",
+	"hotbar_2",
+	"hotbar_3",
+	"hotbar_4",
+	"hotbar_5",
+	"hotbar_6",
+	"hotbar_7",
+	"hotbar_8",
+	"hotbar_9",
+	"hotbar_next",
+	"hotbar_previous",
+	"quick_save",
+	"quick_load",
+]
 
 var _spawned := false
 var _screenshot_path := ""
@@ -30,7 +54,9 @@ var _status := ""
 
 
 func _ready() -> void:
-	_ensure_actions()
+	for action in ACTIONS:
+		if not InputMap.has_action(action):
+			push_error("side_view: the project's input map lacks the action `%s`" % action)
 	RenderingServer.set_default_clear_color(Color(0.56, 0.76, 0.96))
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--screenshot="):
@@ -76,7 +102,7 @@ func _process(_delta: float) -> void:
 	_hud.text = (
 		(
 			"tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d  %s\n"
-			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  1-9 choose  F5 save  F9 load\n"
+			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  1-9/wheel choose  F5 save  F9 load\n"
 			+ "%s"
 		)
 		% [
@@ -171,31 +197,3 @@ func load_game(path := SAVE_PATH) -> Error:
 		_player.velocity = Vector2.ZERO
 	_status = "loaded"
 	return OK
-
-
-## Adds the demo's actions to the InputMap when the project does not define them.
-func _ensure_actions() -> void:
-	var keys: Dictionary[String, Array] = {
-		"move_left": [KEY_A, KEY_LEFT],
-		"move_right": [KEY_D, KEY_RIGHT],
-		"jump": [KEY_SPACE, KEY_W],
-		"crouch": [KEY_C, KEY_S],
-		"quick_save": [KEY_F5],
-		"quick_load": [KEY_F9],
-	}
-	for action: String in keys:
-		if not InputMap.has_action(action):
-			InputMap.add_action(action)
-			for k: Key in keys[action]:
-				var e := InputEventKey.new()
-				e.physical_keycode = k
-				InputMap.action_add_event(action, e)
-	var buttons: Dictionary[String, MouseButton] = {
-		"dig": MOUSE_BUTTON_LEFT, "place": MOUSE_BUTTON_RIGHT
-	}
-	for action: String in buttons:
-		if not InputMap.has_action(action):
-			InputMap.add_action(action)
-			var m := InputEventMouseButton.new()
-			m.button_index = buttons[action]
-			InputMap.action_add_event(action, m)

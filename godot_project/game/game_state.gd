@@ -4,45 +4,16 @@
 ## Users, settings, key bindings and each user's own presets live in the extension's
 ## `UserProfiles` (a child of this node), which stores only the bindings that differ from the
 ## project's input map, so a new default reaches every player. This script adds the demo's
-## defaults, the list of actions the settings menu shows, and signals for the game to follow.
+## defaults, the game's actions and their bindings (`KeyBindings`: keyboard, mouse and gamepad), and
+## signals for the game to follow.
 extends Node
 
 signal settings_changed(key: String, value: Variant)
 signal bindings_changed
 
 ## Every action the game reads, in the order the settings menu lists them.
-const ACTIONS: Array[String] = [
-	"move_forward",
-	"move_back",
-	"move_left",
-	"move_right",
-	"jump",
-	"sprint",
-	"crouch",
-	"prone",
-	"dig",
-	"place",
-	"interact",
-	"pause",
-	"toggle_hud",
-	"chat",
-]
-const ACTION_LABELS: Dictionary[String, String] = {
-	"move_forward": "Forward",
-	"move_back": "Back",
-	"move_left": "Left",
-	"move_right": "Right",
-	"jump": "Jump",
-	"sprint": "Sprint",
-	"crouch": "Crouch",
-	"prone": "Prone",
-	"dig": "Dig",
-	"place": "Place",
-	"interact": "Open / use",
-	"pause": "Pause",
-	"toggle_hud": "Toggle HUD",
-	"chat": "Chat (multiplayer)",
-}
+const ACTIONS := KeyBindings.ACTIONS
+const ACTION_LABELS := KeyBindings.ACTION_LABELS
 ## Settings a profile may leave unset, with the value used then (its type is the setting's).
 const DEFAULT_SETTINGS: Dictionary[String, Variant] = {
 	"view_distance": 8,
@@ -85,6 +56,8 @@ var run_args_used := false
 
 ## The extension's profile store.
 var profiles: UserProfiles
+## The game's actions and their keyboard, mouse and gamepad bindings on the active profile.
+var bindings: KeyBindings
 
 
 func _ready() -> void:
@@ -92,7 +65,8 @@ func _ready() -> void:
 	profiles.name = "UserProfiles"
 	# Entering the tree captures the project's input map as the defaults.
 	add_child(profiles)
-	profiles.bindings_changed.connect(func() -> void: bindings_changed.emit())
+	bindings = KeyBindings.new(profiles)
+	bindings.changed.connect(func() -> void: bindings_changed.emit())
 	if get_active_user() != "":
 		apply_all()
 		return
@@ -201,61 +175,35 @@ func _apply_setting(key: String, value: Variant) -> void:
 # --- key bindings --------------------------------------------------------------------------
 
 
-## Binds `action` to `event` alone (replacing its events), on the active profile.
+## Binds `action` to `event` alone among its inputs of the same kind (keyboard and mouse, or
+## gamepad), on the active profile; see `KeyBindings.rebind`.
 func rebind(action: String, event: InputEvent) -> void:
-	if profiles.rebind(action, event) != OK:
-		push_warning("GameState: " + profiles.last_error())
+	bindings.rebind(action, event)
 
 
-## Restores the project's default binding of `action`.
+## Restores the project's bindings (keyboard, mouse and gamepad) of `action`.
 func reset_action(action: String) -> void:
-	profiles.reset_action(action)
+	bindings.reset_action(action)
 
 
 ## Restores every default binding.
 func reset_all() -> void:
-	profiles.reset_all()
+	bindings.reset_all()
 
 
 ## Inputs bound to more than one of the game's actions:
 ## `[{ "event": text, "actions": Array[String] }]`.
 func conflicts() -> Array[Dictionary]:
-	var out: Array[Dictionary] = []
-	for conflict: Dictionary in profiles.conflicts():
-		var actions: Array[String] = []
-		for action: String in conflict["actions"]:
-			if action in ACTIONS:
-				actions.append(action)
-		if actions.size() > 1:
-			out.append({"event": event_text(conflict["event"]), "actions": actions})
-	return out
+	return bindings.conflicts()
 
 
-## Text for the first event of `action` ("W", "Left mouse", ...).
+## Text for the first keyboard or mouse input of `action` ("W", "Left mouse", ...).
 func binding_text(action: String) -> String:
-	if not InputMap.has_action(action):
-		return "—"
-	var events := InputMap.action_get_events(action)
-	return "—" if events.is_empty() else event_text(events[0])
+	return bindings.binding_text(action)
 
 
 static func event_text(event: InputEvent) -> String:
-	var key := event as InputEventKey
-	if key != null:
-		return OS.get_keycode_string(
-			key.physical_keycode if key.physical_keycode != KEY_NONE else key.keycode
-		)
-	var button := event as InputEventMouseButton
-	if button != null:
-		match button.button_index:
-			MOUSE_BUTTON_LEFT:
-				return "Left mouse"
-			MOUSE_BUTTON_RIGHT:
-				return "Right mouse"
-			MOUSE_BUTTON_MIDDLE:
-				return "Middle mouse"
-		return "Mouse %d" % button.button_index
-	return "?" if event == null else event.as_text()
+	return KeyBindings.event_text(event)
 
 
 ## Re-applies the active user's bindings and settings (at start, or after the input map was

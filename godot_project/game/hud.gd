@@ -112,10 +112,11 @@ func world_seed() -> int:
 	return int(world.preset.seed) if world.preset != null else int(WorldPreset.new().seed)
 
 
-## The hotbar, the selected block in brackets.
+## The hotbar, each block after the key of its `hotbar_<n>` action, the selected one in brackets.
 func hotbar_text() -> String:
 	var parts: PackedStringArray = []
 	for i in StrataPlayer.HOTBAR.size():
-		var pattern := "[%d %s]" if i == player.selected_block else " %d %s "
-		parts.append(pattern % [i + 1, StrataPlayer.HOTBAR[i]])
+		var pattern := "[%s %s]" if i == player.selected_block else " %s %s "
+		var key := GameState.binding_text("hotbar_%d" % (i + 1))
+		parts.append(pattern % [key, StrataPlayer.HOTBAR[i]])
 	return " ".join(parts)

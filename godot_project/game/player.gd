@@ -1,5 +1,7 @@
-## The demo's first-person player: walk, sprint, jump, crouch and prone, mouse look, and
-## digging/placing voxels in a `ChunkWorld` through a DDA voxel raycast.
+## The demo's first-person player: walk, sprint, jump, crouch and prone, mouse or right-stick
+## look (the `look_*` actions), choosing a hotbar block (`hotbar_1`…`hotbar_9`, `hotbar_next`,
+## `hotbar_previous`), and digging/placing voxels in a `ChunkWorld` through a DDA voxel
+## raycast.
 ##
 ## The body's origin is at the feet; the capsule's height (and the camera's) follows the stance.
 ## Gravity is a constant downward acceleration and never touches horizontal velocity: in the air
@@ -33,6 +35,9 @@ const HOTBAR: Array[String] = [
 @export var gravity := 22.0
 ## Degrees per pixel of mouse motion.
 @export var mouse_sensitivity := 0.15
+## Degrees per second of turning with a look stick pushed all the way (the `look_*` actions; their
+## deadzone in the project's input map leaves a resting stick still).
+@export var stick_look_speed := 150.0
 @export var invert_y := false
 @export var reach := 6.0
 ## The ChunkWorld to dig in (optional: without it the player only walks).
@@ -50,6 +55,8 @@ var in_water := false
 var edit_voxel: Callable
 
 var _prone_toggled := false
+## Presses of the actions above (a trigger's stream of events presses once).
+var _presses := ActionPresses.new()
 var _water_id := -1
 
 @onready var shape_node: CollisionShape3D = $CollisionShape3D
@@ -99,22 +106,35 @@ func _unhandled_input(event: InputEvent) -> void:
 	var motion := event as InputEventMouseMotion
 	if motion != null and Input.mouse_mode == Input.MOUSE_MODE_CAPTURED:
 		look(motion.relative)
-	elif event.is_action_pressed("prone") and not event.is_echo():
+	elif _presses.pressed(event, "prone"):
 		toggle_prone()
 		get_viewport().set_input_as_handled()
-	elif event.is_action_pressed("dig"):
+	elif _presses.pressed(event, "dig"):
 		dig()
 		get_viewport().set_input_as_handled()
-	elif event.is_action_pressed("place"):
+	elif _presses.pressed(event, "place"):
 		place()
 		get_viewport().set_input_as_handled()
-	elif event.is_action_pressed("interact"):
+	elif _presses.pressed(event, "interact"):
 		interact()
 		get_viewport().set_input_as_handled()
-	elif event is InputEventKey and event.is_pressed() and not event.is_echo():
-		var n := (event as InputEventKey).physical_keycode - KEY_1
-		if n >= 0 and n < HOTBAR.size():
-			selected_block = n
+	elif _presses.pressed(event, "hotbar_next"):
+		select_block(selected_block + 1)
+		get_viewport().set_input_as_handled()
+	elif _presses.pressed(event, "hotbar_previous"):
+		select_block(selected_block - 1)
+		get_viewport().set_input_as_handled()
+	else:
+		for i in HOTBAR.size():
+			if _presses.pressed(event, "hotbar_%d" % (i + 1)):
+				select_block(i)
+				get_viewport().set_input_as_handled()
+				return
+
+
+## Chooses hotbar slot `slot` (0-based), wrapping round at either end.
+func select_block(slot: int) -> void:
+	selected_block = posmod(slot, HOTBAR.size())
 
 
 ## Turns the view by a mouse motion of `relative` pixels.
@@ -123,6 +143,19 @@ func look(relative: Vector2) -> void:
 	rotate_y(-relative.x * k)
 	var dy := relative.y * k * (-1.0 if invert_y else 1.0)
 	head.rotation.x = clampf(head.rotation.x - dy, deg_to_rad(-89.0), deg_to_rad(89.0))
+
+
+## Turns the view by the look stick (the `look_*` actions) over `delta` seconds.
+func stick_look(delta: float) -> void:
+	var stick := Input.get_vector("look_left", "look_right", "look_up", "look_down")
+	if stick != Vector2.ZERO and mouse_sensitivity > 0.0:
+		# `look` takes pixels: turn `stick_look_speed` degrees a second at full tilt.
+		look(stick * stick_look_speed * delta / mouse_sensitivity)
+
+
+func _process(delta: float) -> void:
+	if input_enabled:
+		stick_look(delta)
 
 
 func _physics_process(delta: float) -> void:

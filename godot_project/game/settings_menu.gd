@@ -1,6 +1,7 @@
 ## Settings: view distance, far view, mouse sensitivity, invert Y, field of view, fullscreen,
-## smooth lighting, and key remapping for every action ("press a key"), with a conflict warning
-## and resets.
+## smooth lighting, and remapping of every action's key (or mouse button) and gamepad input
+## ("press a key", "press a button": a gamepad button, or a stick or trigger pushed past half
+## way), with a conflict warning and resets.
 ##
 ## Everything is stored on the active user's profile through `GameState`; changes apply at once
 ## (the game follows `GameState.settings_changed` and `GameState.bindings_changed`). The setting
@@ -13,8 +14,13 @@ signal closed
 
 const KEY_BINDING_ROW := preload("res://game/key_binding_row.tscn")
 
-## The action waiting for a key press ("" = none).
+## A stick or trigger binds once pushed this far (0..1).
+const PAD_AXIS_THRESHOLD := 0.5
+
+## The action waiting for an input ("" = none).
 var waiting_action := ""
+## Whether `waiting_action` waits for a gamepad input (else a key or mouse button).
+var waiting_pad := false
 
 var _rows: Array[KeyBindingRow] = []
 
@@ -44,13 +50,16 @@ func _exit_tree() -> void:
 
 func close() -> void:
 	waiting_action = ""
+	waiting_pad = false
 	closed.emit()
 	queue_free()
 
 
-## Waits for the next key or mouse button and binds it to `action`.
-func start_rebind(action: String) -> void:
+## Waits for the next key or mouse button, or with `pad` the next gamepad button or stick or
+## trigger push, and binds it to `action`.
+func start_rebind(action: String, pad := false) -> void:
 	waiting_action = action
+	waiting_pad = pad
 	refresh()
 
 
@@ -62,23 +71,41 @@ func _input(event: InputEvent) -> void:
 		return
 	var key := event as InputEventKey
 	var is_key := key != null and key.pressed and not key.echo
-	var is_button := event is InputEventMouseButton and event.is_pressed()
-	if not (is_key or is_button):
+	var is_escape := is_key and KEY_ESCAPE in [key.physical_keycode, key.keycode]
+	var bindable := _is_pad_press(event) if waiting_pad else _is_key_or_button_press(event)
+	if not (bindable or is_escape):
+		if KeyBindings.is_pad_event(event) or is_key:
+			# Not what this binding takes: keep it from the menu's focus and buttons.
+			get_viewport().set_input_as_handled()
 		return
 	get_viewport().set_input_as_handled()
 	var action := waiting_action
 	waiting_action = ""
 	# Escape cancels, except when binding the action that is Escape by default.
-	if is_key and KEY_ESCAPE in [key.physical_keycode, key.keycode] and action != "pause":
+	if is_escape and (waiting_pad or action != "pause"):
 		refresh()
 		return
 	GameState.rebind(action, event)
 	refresh()
 
 
+static func _is_key_or_button_press(event: InputEvent) -> bool:
+	var key := event as InputEventKey
+	if key != null:
+		return key.pressed and not key.echo
+	return event is InputEventMouseButton and event.is_pressed()
+
+
+static func _is_pad_press(event: InputEvent) -> bool:
+	var motion := event as InputEventJoypadMotion
+	if motion != null:
+		return absf(motion.axis_value) >= PAD_AXIS_THRESHOLD
+	return event is InputEventJoypadButton and event.is_pressed()
+
+
 func refresh() -> void:
 	for row in _rows:
-		row.show_binding(row.action == waiting_action)
+		row.show_binding(row.action == waiting_action, waiting_pad)
 	var lines: PackedStringArray = []
 	for conflict in GameState.conflicts():
 		var names: PackedStringArray = []

@@ -1,6 +1,9 @@
 ## The 2D demo in real headless Godot: digging fills the inventory, the chosen block is placed
-## from it, and a quick save brings back the tiles, the inventory and the character.
+## from it, a quick save brings back the tiles, the inventory and the character, and every
+## binding the project declares for the demo's actions presses its action.
 extends StrataTestCase
+
+const SIDE_VIEW := preload("res://demo2d/side_view.gd")
 
 var _scene: Node2D
 var _world: ChunkWorld2D
@@ -107,3 +110,92 @@ func test_inventory_text_round_trips_and_refuses_junk() -> void:
 	assert_eq(
 		back.describe(), "[dirt 2]  stone 3", "stone was chosen first; cycling moves on to dirt"
 	)
+
+
+## A press (or with `pressed` false, the release) of the input `event` stands for.
+func _input_of(event: InputEvent, pressed: bool) -> InputEvent:
+	var out := event.duplicate() as InputEvent
+	out.device = 0
+	var motion := out as InputEventJoypadMotion
+	if motion != null:
+		motion.axis_value = event.get("axis_value") if pressed else 0.0
+	else:
+		out.set("pressed", pressed)
+	return out
+
+
+func _press(event: InputEvent) -> void:
+	Input.parse_input_event(_input_of(event, true))
+	Input.flush_buffered_events()
+	await get_tree().physics_frame
+	Input.parse_input_event(_input_of(event, false))
+	Input.flush_buffered_events()
+
+
+func test_every_binding_of_the_project_presses_its_action() -> void:
+	# The scene is not needed (and F5 would save): only the input map is under test.
+	_scene.free()
+	var checked := 0
+	for action in SIDE_VIEW.ACTIONS:
+		var declared: Variant = ProjectSettings.get_setting("input/" + action)
+		if not assert_true(declared is Dictionary, "%s declared in project.godot" % action):
+			continue
+		var events: Array = (declared as Dictionary).get("events", [])
+		assert_gt(events.size(), 0, "%s has bindings" % action)
+		assert_eq(
+			InputMap.action_get_events(action).size(),
+			events.size(),
+			"%s: every declared binding is in the InputMap" % action
+		)
+		for event: InputEvent in events:
+			Input.parse_input_event(_input_of(event, true))
+			Input.flush_buffered_events()
+			assert_true(Input.is_action_pressed(action), "%s by %s" % [action, event.as_text()])
+			Input.parse_input_event(_input_of(event, false))
+			Input.flush_buffered_events()
+			assert_false(Input.is_action_pressed(action), "%s released" % action)
+			checked += 1
+	# 4 + 4 + 3 + 3 (move, jump, crouch), 2 + 2 (dig, place), 9 slots, 2 + 2 (next, previous),
+	# 2 + 2 (save, load).
+	assert_eq(checked, 35, "bindings checked")
+	var w := InputEventKey.new()
+	w.physical_keycode = KEY_W
+	var left := InputEventKey.new()
+	left.physical_keycode = KEY_LEFT
+	assert_true(InputMap.event_is_action(w, "side_jump"), "W jumps in the 2D demo")
+	assert_false(InputMap.event_is_action(w, "jump"), "not in the 3D one, where it walks")
+	assert_true(InputMap.event_is_action(left, "side_move_left"), "the left arrow runs left")
+
+
+func test_w_jumps_and_the_hotbar_actions_choose_the_block() -> void:
+	assert_true(await wait_until(_world.is_area_ready, 60.0), "demo world ready")
+	assert_true(await wait_until(func() -> bool: return _player.is_on_floor(), 10.0), "landed")
+	var w := InputEventKey.new()
+	w.physical_keycode = KEY_W
+	Input.parse_input_event(_input_of(w, true))
+	Input.flush_buffered_events()
+	await get_tree().physics_frame
+	await get_tree().physics_frame
+	assert_lt(_player.velocity.y, 0.0, "W jumps")
+	Input.parse_input_event(_input_of(w, false))
+	var inv: Inventory2D = _player.inventory
+	inv.add("stone", 2)
+	inv.add("dirt", 3)
+	assert_eq(inv.selected, "stone", "the first block mined is chosen")
+	var one := InputEventKey.new()
+	one.physical_keycode = KEY_1
+	await _press(one)
+	assert_eq(inv.selected, "dirt", "1 chooses the first slot (sorted: dirt, stone)")
+	var two := InputEventKey.new()
+	two.physical_keycode = KEY_2
+	await _press(two)
+	assert_eq(inv.selected, "stone", "2 chooses the second")
+	await _press(one)
+	var wheel := InputEventMouseButton.new()
+	wheel.button_index = MOUSE_BUTTON_WHEEL_DOWN
+	await _press(wheel)
+	assert_eq(inv.selected, "stone", "the wheel down (hotbar_next) moves on from dirt")
+	var lb := InputEventJoypadButton.new()
+	lb.button_index = JOY_BUTTON_LEFT_SHOULDER
+	await _press(lb)
+	assert_eq(inv.selected, "dirt", "LB (hotbar_previous) moves back")

@@ -20,6 +20,9 @@ func before_each() -> void:
 
 
 func after_each() -> void:
+	for axis in JOY_AXIS_SDL_MAX:
+		_pad_axis(axis as JoyAxis, 0.0)
+	await get_tree().process_frame
 	for a in GameState.ACTIONS:
 		Input.action_release(a)
 	if is_instance_valid(root):
@@ -59,6 +62,155 @@ func _tap(action: String) -> void:
 
 func _horizontal(v: Vector3) -> Vector2:
 	return Vector2(v.x, v.z)
+
+
+## Feeds a gamepad stick or trigger position (device 0), as a real gamepad would, at once (the
+## input buffer flushed).
+func _pad_axis(axis: JoyAxis, value: float) -> void:
+	var e := InputEventJoypadMotion.new()
+	e.axis = axis
+	e.axis_value = value
+	Input.parse_input_event(e)
+	Input.flush_buffered_events()
+
+
+## Feeds a gamepad button press or release (device 0), at once.
+func _pad_button(button: JoyButton, pressed: bool) -> void:
+	var e := InputEventJoypadButton.new()
+	e.button_index = button
+	e.pressed = pressed
+	e.pressure = 1.0 if pressed else 0.0
+	Input.parse_input_event(e)
+	Input.flush_buffered_events()
+
+
+## Feeds a key press, then its release, to the player's input handling.
+func _press_key(code: Key) -> void:
+	var e := InputEventKey.new()
+	e.physical_keycode = code
+	e.pressed = true
+	Input.parse_input_event(e)
+	await get_tree().process_frame
+	var r := InputEventKey.new()
+	r.physical_keycode = code
+	Input.parse_input_event(r)
+	await get_tree().process_frame
+
+
+func test_every_action_has_a_gamepad_input_that_presses_it() -> void:
+	var checked := 0
+	for action in GameState.ACTIONS:
+		var pads: Array[InputEvent] = []
+		for e in InputMap.action_get_events(action):
+			if KeyBindings.is_pad_event(e):
+				pads.append(e)
+		if action.begins_with("hotbar_") and action.trim_prefix("hotbar_").is_valid_int():
+			# Nine direct slots do not fit a gamepad; it cycles with hotbar_next/_previous.
+			assert_eq(pads.size(), 0, "%s: keyboard only" % action)
+			continue
+		if not assert_eq(pads.size(), 1, "%s has one gamepad input" % action):
+			continue
+		var motion := pads[0] as InputEventJoypadMotion
+		var button := pads[0] as InputEventJoypadButton
+		if motion != null:
+			_pad_axis(motion.axis, motion.axis_value)
+		else:
+			_pad_button(button.button_index, true)
+		await get_tree().process_frame
+		assert_true(Input.is_action_pressed(action), "%s pressed by %s" % [action, pads[0]])
+		assert_near(Input.get_action_strength(action), 1.0, 1e-4, "%s at full strength" % action)
+		if motion != null:
+			_pad_axis(motion.axis, 0.0)
+		else:
+			_pad_button(button.button_index, false)
+		await get_tree().process_frame
+		assert_false(Input.is_action_pressed(action), "%s released" % action)
+		checked += 1
+	assert_eq(checked, GameState.ACTIONS.size() - 9, "every action but the nine slots checked")
+
+
+func test_the_gamepad_walks_and_jumps() -> void:
+	player.rotate_y(deg_to_rad(90.0))  # facing -X
+	var start := player.global_position
+	_pad_axis(JOY_AXIS_LEFT_Y, -1.0)  # left stick pushed forward
+	await _physics_frames(30)
+	var moved := _horizontal(player.global_position - start)
+	assert_gt(moved.length(), 1.0, "the left stick walks")
+	assert_gt(moved.normalized().dot(Vector2(-1, 0)), 0.99, "forward, where the player faces")
+	_pad_axis(JOY_AXIS_LEFT_Y, 0.1)  # a resting stick, inside the deadzone
+	await _physics_frames(3)
+	assert_near(_horizontal(player.velocity).length(), 0.0, 1e-4, "a resting stick stands still")
+	assert_true(player.is_on_floor(), "on the floor")
+	_pad_button(JOY_BUTTON_A, true)
+	await _physics_frames(3)
+	_pad_button(JOY_BUTTON_A, false)
+	assert_gt(player.velocity.y, 0.0, "A jumps")
+	assert_gt(player.global_position.y, 0.05, "off the floor")
+
+
+func test_the_right_stick_turns_the_view() -> void:
+	player.set_process(false)
+	var yaw := player.rotation.y
+	var pitch := player.head.rotation.x
+	_pad_axis(JOY_AXIS_RIGHT_X, 0.15)  # inside the look actions' deadzone
+	await get_tree().process_frame
+	player.stick_look(0.5)
+	assert_eq(player.rotation.y, yaw, "a stick inside the deadzone turns nothing")
+	_pad_axis(JOY_AXIS_RIGHT_X, 1.0)
+	await get_tree().process_frame
+	player.stick_look(0.5)
+	assert_near(
+		player.rotation.y - yaw,
+		-deg_to_rad(player.stick_look_speed * 0.5),
+		1e-4,
+		"pushed right all the way, it turns right at stick_look_speed"
+	)
+	assert_near(player.head.rotation.x, pitch, 1e-6, "no pitch from a sideways push")
+	_pad_axis(JOY_AXIS_RIGHT_X, 0.0)
+	_pad_axis(JOY_AXIS_RIGHT_Y, -1.0)
+	await get_tree().process_frame
+	yaw = player.rotation.y
+	player.stick_look(0.2)
+	assert_near(
+		player.head.rotation.x - pitch,
+		deg_to_rad(player.stick_look_speed * 0.2),
+		1e-4,
+		"pushed up, it looks up"
+	)
+	assert_near(player.rotation.y, yaw, 1e-6, "no turn from an upward push")
+	# Live: with processing on, a held stick keeps turning frame after frame.
+	_pad_axis(JOY_AXIS_RIGHT_Y, 0.0)
+	_pad_axis(JOY_AXIS_RIGHT_X, -1.0)
+	player.set_process(true)
+	await wait_frames(5)
+	assert_gt(player.rotation.y - yaw, deg_to_rad(1.0), "held left, the player turns left")
+	player.input_enabled = false
+	var held := player.rotation.y
+	await wait_frames(3)
+	assert_eq(player.rotation.y, held, "no stick look while input is off")
+
+
+func test_hotbar_actions_choose_the_block() -> void:
+	assert_eq(player.selected_block, 0, "first slot at start")
+	await _press_key(KEY_3)
+	assert_eq(player.selected_block, 2, "hotbar_3 (the 3 key) chooses the third block")
+	await _press_key(KEY_9)
+	assert_eq(player.selected_block, 8, "hotbar_9")
+	_pad_button(JOY_BUTTON_RIGHT_SHOULDER, true)
+	await get_tree().process_frame
+	_pad_button(JOY_BUTTON_RIGHT_SHOULDER, false)
+	await get_tree().process_frame
+	assert_eq(player.selected_block, 0, "RB (hotbar_next) wraps round to the first")
+	var wheel := InputEventMouseButton.new()
+	wheel.button_index = MOUSE_BUTTON_WHEEL_UP
+	wheel.pressed = true
+	Input.parse_input_event(wheel)
+	await get_tree().process_frame
+	var wheel_end := InputEventMouseButton.new()
+	wheel_end.button_index = MOUSE_BUTTON_WHEEL_UP
+	Input.parse_input_event(wheel_end)
+	await get_tree().process_frame
+	assert_eq(player.selected_block, 8, "the wheel up (hotbar_previous) wraps back to the last")
 
 
 func test_walks_forward_in_the_facing_direction() -> void:
@@ -315,3 +467,28 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 			fa.close()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
 	await wait_frames(2)
+
+
+func test_a_stick_presses_once_until_released() -> void:
+	# Bind the next block to the right stick pushed down (as a player could), then push it in
+	# steps: a stick or trigger sends an event at every move.
+	var stick := InputEventJoypadMotion.new()
+	stick.axis = JOY_AXIS_RIGHT_Y
+	stick.axis_value = 1.0
+	GameState.rebind("hotbar_next", stick)
+	assert_eq(
+		GameState.bindings.pad_binding_text("hotbar_next"),
+		"Right stick down",
+		"next block on the stick"
+	)
+	assert_eq(player.selected_block, 0)
+	for value: float in [0.1, 0.3, 0.6, 0.9, 1.0, 0.8]:
+		_pad_axis(JOY_AXIS_RIGHT_Y, value)
+	await get_tree().process_frame
+	assert_eq(player.selected_block, 1, "one push, one step, however many events it sends")
+	_pad_axis(JOY_AXIS_RIGHT_Y, 0.0)
+	_pad_axis(JOY_AXIS_RIGHT_Y, 0.7)
+	await get_tree().process_frame
+	assert_eq(player.selected_block, 2, "back to the middle and pushed again: the next step")
+	GameState.reset_all()
+	assert_eq(GameState.bindings.pad_binding_text("hotbar_next"), "RB", "RB again")

@@ -81,6 +81,167 @@ func test_rebinds_jump_through_the_ui() -> void:
 	fresh.queue_free()
 
 
+## The gamepad inputs of `action` as `KeyBindings.input_id`s.
+func _pad_inputs(action: String) -> Array[String]:
+	var out: Array[String] = []
+	for e in InputMap.action_get_events(action):
+		if KeyBindings.is_pad_event(e):
+			out.append(KeyBindings.input_id(e))
+	return out
+
+
+func _pad_button(button: JoyButton) -> void:
+	var e := InputEventJoypadButton.new()
+	e.button_index = button
+	e.pressed = true
+	e.pressure = 1.0
+	Input.parse_input_event(e)
+	await wait_frames(2)
+	var r := InputEventJoypadButton.new()
+	r.button_index = button
+	Input.parse_input_event(r)
+	await wait_frames(1)
+
+
+func _pad_axis(axis: JoyAxis, value: float) -> void:
+	var e := InputEventJoypadMotion.new()
+	e.axis = axis
+	e.axis_value = value
+	Input.parse_input_event(e)
+	await wait_frames(2)
+
+
+## The keys of `action` as a fresh UserProfiles applies the active profile over project
+## defaults in which `action` is `default_key`; then the game's bindings again.
+func _profile_keys(action: String, default_key: Key) -> Array:
+	InputMap.action_erase_events(action)
+	var key := InputEventKey.new()
+	key.physical_keycode = default_key
+	InputMap.action_add_event(action, key)
+	var fresh: Node = ClassDB.instantiate("UserProfiles")
+	add_child(fresh)
+	assert_eq(int(fresh.call("set_active_user", GameState.get_active_user())), OK, "profile loads")
+	var out := _bound_keys(action)
+	fresh.free()
+	GameState.apply_all()
+	return out
+
+
+func test_a_hotbar_rebinding_is_stored_on_the_profile_and_selects_the_slot() -> void:
+	assert_eq(_bound_keys("hotbar_3"), [KEY_3], "default: the 3 key")
+	var button: Button = menu.find_child("Bind_hotbar_3", true, false)
+	if not assert_true(button != null, "a rebind button for hotbar slot 3"):
+		return
+	assert_eq(button.text, "3", "shows the current key")
+	button.pressed.emit()
+	await wait_frames(1)
+	await _key(KEY_K)
+	assert_eq(_bound_keys("hotbar_3"), [KEY_K], "hotbar_3 is now K in the InputMap")
+	assert_eq(button.text, "K", "button shows the new key")
+	# On the profile: a fresh UserProfiles over the project defaults reads it back.
+	assert_eq(_profile_keys("hotbar_3", KEY_3), [KEY_K], "saved in the active profile")
+	# K now chooses the third block, 3 no longer does.
+	var player: StrataPlayer = load("res://game/player.tscn").instantiate()
+	add_child(player)
+	await wait_frames(1)
+	assert_eq(player.selected_block, 0, "first block at start")
+	await _key(KEY_3)
+	assert_eq(player.selected_block, 0, "3 is no longer a hotbar key")
+	await _key(KEY_K)
+	assert_eq(player.selected_block, 2, "K chooses the third block")
+	player.queue_free()
+	# Binding the default key again leaves nothing on the profile.
+	menu.find_child("Bind_hotbar_3", true, false).pressed.emit()
+	await wait_frames(1)
+	await _key(KEY_3)
+	assert_eq(_bound_keys("hotbar_3"), [KEY_3], "back to 3")
+	assert_eq(
+		_profile_keys("hotbar_3", KEY_F7), [KEY_F7], "no override: a new project default applies"
+	)
+
+
+func test_rebinds_a_gamepad_button_and_keeps_the_key() -> void:
+	assert_eq(_pad_inputs("jump"), ["button 0"], "default jump: A")
+	var pad: Button = menu.find_child("Pad_jump", true, false)
+	if not assert_true(pad != null, "a gamepad rebind button for jump"):
+		return
+	assert_eq(pad.text, "A", "shows the gamepad button")
+	pad.pressed.emit()
+	await wait_frames(1)
+	assert_eq(menu.waiting_action, "jump", "waits for an input")
+	assert_true(menu.waiting_pad, "a gamepad one")
+	assert_eq(pad.text, "Press a button…", "asks for a button")
+	await _key(KEY_J)
+	assert_eq(menu.waiting_action, "jump", "a key does not bind the gamepad input")
+	await _pad_button(JOY_BUTTON_Y)
+	assert_eq(menu.waiting_action, "", "done waiting")
+	assert_eq(_pad_inputs("jump"), ["button 3"], "jump's gamepad input is Y")
+	assert_eq(_bound_keys("jump"), [KEY_SPACE], "its key is kept")
+	assert_eq(pad.text, "Y", "button shows Y")
+	assert_eq(GameState.profiles.get_setting("pad_jump"), "button 3", "stored on the profile")
+	var y := InputEventJoypadButton.new()
+	y.button_index = JOY_BUTTON_Y
+	y.pressed = true
+	assert_true(InputMap.event_is_action(y, "jump"), "a Y press is a jump")
+	# Rebinding the key keeps the gamepad input, and re-applying the profile keeps both.
+	menu.find_child("Bind_jump", true, false).pressed.emit()
+	await wait_frames(1)
+	await _pad_button(JOY_BUTTON_X)
+	assert_eq(menu.waiting_action, "jump", "a gamepad button does not bind the key")
+	await _key(KEY_J)
+	assert_eq(_bound_keys("jump"), [KEY_J], "key rebound")
+	assert_eq(_pad_inputs("jump"), ["button 3"], "gamepad input kept")
+	GameState.apply_all()
+	assert_eq(_bound_keys("jump"), [KEY_J], "key after re-applying the profile")
+	assert_eq(_pad_inputs("jump"), ["button 3"], "gamepad input after re-applying the profile")
+	# Reset restores both.
+	menu.find_child("Reset_jump", true, false).pressed.emit()
+	await wait_frames(1)
+	assert_eq(_bound_keys("jump"), [KEY_SPACE], "reset: Space")
+	assert_eq(_pad_inputs("jump"), ["button 0"], "reset: A")
+	assert_eq(GameState.profiles.get_setting("pad_jump"), "", "nothing kept on the profile")
+
+
+func test_rebinds_a_stick_with_the_conflict_warning() -> void:
+	var label: Label = menu.find_child("ConflictLabel", true, false)
+	var pad: Button = menu.find_child("Pad_dig", true, false)
+	assert_eq(pad.text, "RT", "dig: the right trigger")
+	pad.pressed.emit()
+	await wait_frames(1)
+	await _pad_axis(JOY_AXIS_RIGHT_Y, 0.3)
+	assert_eq(menu.waiting_action, "dig", "a small push does not bind")
+	await _pad_axis(JOY_AXIS_RIGHT_Y, 0.9)
+	await _pad_axis(JOY_AXIS_RIGHT_Y, 0.0)
+	assert_eq(menu.waiting_action, "", "a push past half way binds")
+	assert_eq(_pad_inputs("dig"), ["axis 3 1"], "dig is the right stick pushed down")
+	assert_eq(pad.text, "Right stick down")
+	assert_eq(_bound_keys("dig"), [], "no key, as before")
+	assert_eq(GameState.binding_text("dig"), "Left mouse", "the mouse button kept")
+	assert_eq(menu.conflict_count(), 1, "the right stick down also looks down")
+	assert_true(
+		(
+			label.text.contains("Right stick down")
+			and label.text.contains("Dig")
+			and label.text.contains("Look down")
+		),
+		"warning names the input and both actions: " + label.text
+	)
+	# A gamepad button conflict too: crouch on A, jump's.
+	menu.find_child("Pad_crouch", true, false).pressed.emit()
+	await wait_frames(1)
+	await _pad_button(JOY_BUTTON_A)
+	assert_eq(menu.conflict_count(), 2, "A is on jump and crouch")
+	assert_true(
+		label.text.contains("A is bound to") and label.text.contains("Crouch"),
+		"warning names A and crouch: " + label.text
+	)
+	menu.find_child("ResetAll", true, false).pressed.emit()
+	await wait_frames(1)
+	assert_eq(label.text, "", "reset all clears the warnings")
+	assert_eq(_pad_inputs("dig"), ["axis 5 1"], "dig: RT again")
+	assert_eq(_pad_inputs("crouch"), ["button 1"], "crouch: B again")
+
+
 func test_escape_cancels_a_rebind() -> void:
 	var button: Button = menu.find_child("Bind_crouch", true, false)
 	button.pressed.emit()
