@@ -201,14 +201,14 @@ func test_demo_character_lands_runs_and_jumps() -> void:
 	var ground := world.get_surface_height(player.position.x)
 	assert_near(player.position.y + 13.0, ground, 17.0, "standing on the surface")
 	var x0 := player.position.x
-	Input.action_press("move_right")
+	Input.action_press("side_move_right")
 	await wait_frames(20)
-	Input.action_release("move_right")
+	Input.action_release("side_move_right")
 	assert_gt(player.position.x, x0 + 8.0, "runs right")
 	await wait_until(func(): return player.is_on_floor(), 5.0)
 	var y0 := player.position.y
-	Input.action_press("jump")
+	Input.action_press("side_jump")
 	await wait_frames(8)
-	Input.action_release("jump")
+	Input.action_release("side_jump")
 	assert_lt(player.position.y, y0 - 16.0, "jumps up")
 	scene.free()
