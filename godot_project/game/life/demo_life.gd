@@ -20,7 +20,7 @@ static func add_rules(preset: WorldPreset) -> void:
 		cottage.sink = 3
 		var ruin := StructureRule.create("ruin", 224, 0.5)
 		var crypt := StructureRule.create("crypt", 128, 0.6)
-		crypt.placement = 1
+		crypt.placement = StrataStructureRule.PLACEMENT_UNDERGROUND
 		crypt.depth_min = 6
 		crypt.depth_max = 20
 		crypt.entity = CHEST
@@ -32,7 +32,7 @@ static func add_rules(preset: WorldPreset) -> void:
 	deer.cluster_spread = 7.0
 	deer.min_spacing = 2.5
 	var chest := SpawnRule.create(CHEST, 0.2)
-	chest.habitat = 1
+	chest.habitat = StrataSpawnRule.HABITAT_CAVE
 	chest.cluster_size = 1
 	chest.depth_min = 6
 	chest.depth_max = 120

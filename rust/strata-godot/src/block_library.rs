@@ -88,6 +88,19 @@ impl IResource for BlockType {
 
 #[godot_api]
 impl BlockType {
+    /// `render_mode`: solid faces, drawn opaque.
+    #[constant]
+    pub const RENDER_MODE_OPAQUE: i64 = 0;
+    /// `render_mode`: alpha-tested faces (leaves, torch).
+    #[constant]
+    pub const RENDER_MODE_CUTOUT: i64 = 1;
+    /// `render_mode`: blended faces (glass, ice).
+    #[constant]
+    pub const RENDER_MODE_TRANSPARENT: i64 = 2;
+    /// `render_mode`: the water surface.
+    #[constant]
+    pub const RENDER_MODE_LIQUID: i64 = 3;
+
     #[func]
     fn set_light_emission(&mut self, value: i64) {
         self.light_emission = crate::world_host::int_in_range("BlockType", "light_emission", value, 0, 15);

@@ -339,6 +339,13 @@ impl INode2D for ChunkWorld2D {
 
 #[godot_api]
 impl ChunkWorld2D {
+    /// `tile_layout`: 16 columns, column = 4-bit edge mask (the default).
+    #[constant]
+    pub const TILE_LAYOUT_EDGES16: i64 = 0;
+    /// `tile_layout`: 47 columns, the 8-neighbour "blob" set with inner corners.
+    #[constant]
+    pub const TILE_LAYOUT_BLOB47: i64 = 1;
+
     /// The editor's configuration warnings (the yellow triangle), also for a game to check a
     /// world: empty when it is configured, else what it lacks or has wrong (no preset, no viewer
     /// or one that is not a `Node2D`, `tile_map` naming no `TileMapLayer`, an invalid block

@@ -14,8 +14,9 @@
 //! `world_navigation.rs` its navigation regions; `world_entities.rs` its entities; `water_flow.rs` switches the worlds' water flow
 //! thread; `allocator.rs` hands memory freed by streaming back to the system; `meshes.rs` turns
 //! the core's meshes into Godot meshes and `files.rs` maps
-//! paths and file errors; `class_docs.rs` completes the class reference the editor shows (F1,
-//! tooltips). World logic (generation, streaming, queries, saves) lives in the core, where
+//! paths and file errors; the class reference the editor shows (F1, tooltips) is gdext's, from
+//! the `///` docs (`StrataWorldPreset`'s fields get theirs from the core's field table through
+//! `build.rs`). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
 //! `CellularAutomaton2D` (RefCounted, `cellular_automaton_2d.rs`): the caves' Life-like automaton
 //! and flood fill on a script's own grid.
@@ -23,7 +24,6 @@
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every
 //! `Gd<T>` stays on the main thread.
 
-use godot::init::InitStage;
 use godot::prelude::*;
 
 mod allocator;
@@ -32,7 +32,6 @@ mod block_library;
 mod cellular_automaton_2d;
 mod chunk_world;
 mod chunk_world_2d;
-mod class_docs;
 mod config_warnings;
 mod files;
 mod heightmaps;
@@ -55,14 +54,4 @@ mod world_sync;
 struct StrataExtension;
 
 #[gdextension]
-unsafe impl ExtensionLibrary for StrataExtension {
-    fn on_stage_init(stage: InitStage) {
-        match stage {
-            // The classes are registered by now: add `WorldPreset`'s fields to ClassDB.
-            InitStage::Scene => world_preset::register_field_properties(),
-            // gdext has loaded its class reference: complete `WorldPreset`'s.
-            InitStage::Editor => class_docs::register(),
-            _ => {}
-        }
-    }
-}
+unsafe impl ExtensionLibrary for StrataExtension {}

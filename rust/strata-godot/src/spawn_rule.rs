@@ -78,6 +78,16 @@ impl IResource for SpawnRule {
 
 #[godot_api]
 impl SpawnRule {
+    /// `habitat`: on dry ground under the sky.
+    #[constant]
+    pub const HABITAT_SURFACE: i64 = 0;
+    /// `habitat`: on a cave floor between `depth_min` and `depth_max` below the surface.
+    #[constant]
+    pub const HABITAT_CAVE: i64 = 1;
+    /// `habitat`: in water.
+    #[constant]
+    pub const HABITAT_WATER: i64 = 2;
+
     /// A new rule starting `density` clusters of `scene` per chunk on the surface.
     #[func]
     fn create(scene: GString, density: f32) -> Gd<SpawnRule> {

@@ -101,6 +101,31 @@ fn interpolation_index(i: Interpolation) -> i64 {
 
 #[godot_api]
 impl StrataNoise {
+    /// `noise_type`: value noise (lattice values, 1D and 2D).
+    #[constant]
+    pub const NOISE_TYPE_VALUE: i64 = 0;
+    /// `noise_type`: Perlin noise (2D–4D).
+    #[constant]
+    pub const NOISE_TYPE_PERLIN: i64 = 1;
+    /// `noise_type`: simplex noise as defined (2D–5D).
+    #[constant]
+    pub const NOISE_TYPE_SIMPLEX: i64 = 2;
+    /// `noise_type`: OpenSimplex noise (2D–4D).
+    #[constant]
+    pub const NOISE_TYPE_OPEN_SIMPLEX: i64 = 3;
+    /// `noise_type`: Worley noise, the distance to the nearest cell point (2D).
+    #[constant]
+    pub const NOISE_TYPE_WORLEY: i64 = 4;
+    /// `noise_type`: ridged multifractal of Perlin noise (2D–4D).
+    #[constant]
+    pub const NOISE_TYPE_RIDGED: i64 = 5;
+    /// `value_interpolation`: straight slopes between lattice points.
+    #[constant]
+    pub const VALUE_INTERPOLATION_LINEAR: i64 = 0;
+    /// `value_interpolation`: smooth slopes between lattice points.
+    #[constant]
+    pub const VALUE_INTERPOLATION_COSINE: i64 = 1;
+
     #[func]
     fn set_noise_type(&mut self, value: i64) {
         self.noise_type = int_in_range("StrataNoise", "noise_type", value, 0, NoiseKind::ALL.len() as i64 - 1);

@@ -71,6 +71,13 @@ impl IResource for StructureRule {
 
 #[godot_api]
 impl StructureRule {
+    /// `placement`: on the ground, never under the sea.
+    #[constant]
+    pub const PLACEMENT_SURFACE: i64 = 0;
+    /// `placement`: buried in the rock.
+    #[constant]
+    pub const PLACEMENT_UNDERGROUND: i64 = 1;
+
     /// A new rule placing `structure` on the surface, one per `spacing`² voxels with
     /// probability `chance`.
     #[func]

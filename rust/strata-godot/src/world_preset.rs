@@ -1,22 +1,27 @@
-//! `WorldPreset`: the Godot resource over [`strata_core::WorldPreset`], and its files.
+//! `StrataWorldPreset`: the Godot resource over [`strata_core::WorldPreset`], and its files.
 //!
-//! The inspector shows every field of the core field table ([`strata_core::preset::model::FIELDS`])
+//! The inspector shows every field of the core field table ([`strata_core::preset::fields::FIELDS`])
 //! as a slider, checkbox, enum or text box in its group (`Height`, `Biomes`, `Caves`, `Ores`,
-//! `Water`, `Scatter`, `SideView`). The fields are registered in ClassDB from that one table at
-//! start-up ([`register_field_properties`], indexed properties read and written through
-//! `get_field_at`/`set_field_at`), so a field added in the core appears here, in `.tres` files, in
-//! validation and in the class reference (tooltips, F1: `class_docs`) without further code.
+//! `Water`, `Scatter`, `SideView`). The crate's build script (`build.rs`) turns that one table
+//! into ordinary gdext properties at compile time: a `PhantomVar` `#[var]` field per table field
+//! (range or enum hint, inspector group, the field's help text as its doc: class reference, F1,
+//! tooltips), typed getters and setters, and a named constant per option of every enumerated
+//! field (`StrataWorldPreset.CAVES_MODE_GAME_OF_LIFE`). So a field added in the core appears here,
+//! in `.tres` files, in validation and in the class reference without further code. Every write
+//! of a field, by name (`set`, the inspector, `.tres` loading), by its setter or by index
+//! (`set_field_at`), goes through `set_field_at`: a value of the wrong type or out of range
+//! changes nothing and leaves a message naming the field, the value and what is allowed.
 //!
-//! `structure_rules` (an array of `StructureRule`) are the world's structure rules and
-//! `spawn_rules` (an array of `SpawnRule`) its spawn rules; in a `.tres` they travel as RON text
+//! `structure_rules` (an array of `StrataStructureRule`) are the world's structure rules and
+//! `spawn_rules` (an array of `StrataSpawnRule`) its spawn rules; in a `.tres` they travel as RON text
 //! (`structure_rules_ron`, `spawn_rules_ron`, storage only), as the biome table does.
 //!
-//! `biome_table` (a `BiomeTable`, null = the preset's own table) is the world's biome table: the
-//! core preset this resource hands out ([`WorldPreset::core`]), its fingerprint, files and
+//! `biome_table` (a `StrataBiomeTable`, null = the preset's own table) is the world's biome table: the
+//! core preset this resource hands out ([`StrataWorldPreset::core`]), its fingerprint, files and
 //! validation use its rows, read when asked, so edits to the table or its rows take effect
 //! without further calls. In a `.tres` the table travels as RON text (`biomes_table_ron`, a
 //! storage-only property), so the file stays readable without Godot; loading a preset whose table
-//! is not the default gives it a `BiomeTable` of those rows to edit.
+//! is not the default gives it a `StrataBiomeTable` of those rows to edit.
 //!
 //! The preset format travels in a `.tres` as `preset_format` (storage only): its getter is null,
 //! so Godot's saver, which leaves out every property equal to the class default, always writes
@@ -37,7 +42,7 @@
 //! World codes (`to_world_code`, `parse_world_code`): the core's `preset::world_code`.
 //!
 //! May use: `strata_core::preset`, `strata_core::gen3d::pipeline` (checks), `files`, `biome_table`,
-//! `block_library`, `heightmaps`, gdext's ClassDB registration.
+//! `block_library`, `heightmaps`, gdext's public registration API (`#[var]`, `#[constant]`).
 
 use crate::biome_table::BiomeTable;
 use crate::block_library::{BlockLibrary, core_or_default};
@@ -52,9 +57,9 @@ use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo, Proper
 use std::borrow::Cow;
 use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::preset::error::PresetError;
+use strata_core::preset::fields::{FIELD_ALIASES, FIELDS, FieldKind, FieldSpec, FieldValue, field};
 use strata_core::preset::file::{check_preset_len, load_preset_file, preset_from_file_bytes, save_preset_file};
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
-use strata_core::preset::model::{FIELDS, FieldKind, FieldSpec, FieldValue};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{
     BIOME_TABLE_KEY, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron,
@@ -69,23 +74,38 @@ const BIOME_TABLE_PROPERTY: &str = "biome_table";
 const STRUCTURE_RULES_PROPERTY: &str = "structure_rules";
 const SPAWN_RULES_PROPERTY: &str = "spawn_rules";
 
-/// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
-/// water and scatter. Same preset (seed included), same world, bit for bit.
-#[derive(GodotClass)]
-#[class(tool, base = Resource, init)]
-pub struct WorldPreset {
-    base: Base<Resource>,
-    pub(crate) preset: strata_core::WorldPreset,
-    /// The last error from a failed field change, load or save, for `last_error()`.
-    last_error: GString,
-    /// Bumped on every successful change, so a `ChunkWorld` can notice edits (live tuning).
-    revision: u64,
-    /// The world's biome table; `None`: `preset`'s own table.
-    biome_table: Option<Gd<BiomeTable>>,
-    /// The world's structure rules (the core preset's are moved here when a preset is loaded).
-    structure_rules: Array<Gd<StructureRule>>,
-    /// The world's spawn rules (the core preset's are moved here when a preset is loaded).
-    spawn_rules: Array<Gd<SpawnRule>>,
+// The field properties, their accessors and the enum constants, generated from the core's field
+// table by build.rs (see the module docs).
+include!(concat!(env!("OUT_DIR"), "/preset_fields.rs"));
+
+world_preset_struct! {
+    /// Everything that shapes a world except player edits: seed, heights, biomes, caves, ores,
+    /// water and scatter. Same preset (seed included), same world, bit for bit.
+    #[derive(GodotClass)]
+    #[class(tool, base = Resource, init, rename = StrataWorldPreset)]
+    pub struct WorldPreset {
+        base: Base<Resource>,
+        pub(crate) preset: strata_core::WorldPreset,
+        /// The last error from a failed field change, load or save, for `last_error()`.
+        last_error: GString,
+        /// Bumped on every successful change, so a `StrataChunkWorld` can notice edits (live tuning).
+        revision: u64,
+        /// The world's biome table; `None`: `preset`'s own table.
+        biome_table: Option<Gd<BiomeTable>>,
+        /// The world's structure rules (the core preset's are moved here when a preset is loaded).
+        structure_rules: Array<Gd<StructureRule>>,
+        /// The world's spawn rules (the core preset's are moved here when a preset is loaded).
+        spawn_rules: Array<Gd<SpawnRule>>,
+    }
+}
+
+// The primary `#[godot_api]` block: the generated field accessors and enum constants (gdext looks
+// up a `#[var]`'s getter and setter only in the primary block). Class enums (an enum name over
+// the constants, as `Node.ProcessMode`) cannot be registered through gdext yet
+// (godot-rust/gdext#890); the constants are plain integer constants of the class.
+world_preset_fields_api! {
+    #[godot_api]
+    impl WorldPreset {}
 }
 
 impl WorldPreset {
@@ -112,7 +132,7 @@ impl WorldPreset {
         self.spawn_rules = spawns.iter().map(SpawnRule::from_core).collect();
     }
 
-    /// Changes when any setting changes, the rows of `biome_table` included, so a `ChunkWorld`
+    /// Changes when any setting changes, the rows of `biome_table` included, so a `StrataChunkWorld`
     /// notices edits (live tuning).
     pub(crate) fn revision(&self) -> u64 {
         use std::hash::{Hash, Hasher};
@@ -163,7 +183,7 @@ impl WorldPreset {
             .try_to::<Array<Gd<T>>>()
             .map_err(|_| {
                 self.record_error(format!(
-                    "WorldPreset.{property}: {value} is not an Array[{class}]; allowed: an Array[{class}]"
+                    "StrataWorldPreset.{property}: {value} is not an Array[{class}]; allowed: an Array[{class}]"
                 ))
             })
             .ok()
@@ -172,7 +192,10 @@ impl WorldPreset {
     /// A list of rules read from the RON text of storage property `key`, or `None` with the error
     /// kept (`what` names the kind of rule).
     fn rules_text<R>(&mut self, key: &str, what: &str, read: Result<Vec<R>, String>) -> Option<Vec<R>> {
-        read.map_err(|e| self.record_error(format!("WorldPreset.{key}: {e}; allowed: a RON list of {what} rules"))).ok()
+        read.map_err(|e| {
+            self.record_error(format!("StrataWorldPreset.{key}: {e}; allowed: a RON list of {what} rules"))
+        })
+        .ok()
     }
 
     fn record_error(&mut self, message: String) {
@@ -180,7 +203,38 @@ impl WorldPreset {
         self.last_error = GString::from(message.as_str());
     }
 
-    /// Takes the settings of a loaded preset (a `ChunkWorld` using this resource restarts), or
+    /// The value of the field at `index` of [`FIELDS`] (the generated getters read with these;
+    /// the index is always in range, as build.rs took it from the same table).
+    fn field_value(&self, index: usize) -> Option<FieldValue> {
+        FIELDS.get(index).map(|spec| (spec.get)(&self.preset))
+    }
+
+    fn field_int(&self, index: usize) -> i64 {
+        match self.field_value(index) {
+            Some(FieldValue::Int(i)) => i,
+            _ => 0,
+        }
+    }
+
+    fn field_float(&self, index: usize) -> f64 {
+        match self.field_value(index) {
+            Some(FieldValue::Float(f)) => f,
+            _ => 0.0,
+        }
+    }
+
+    fn field_bool(&self, index: usize) -> bool {
+        matches!(self.field_value(index), Some(FieldValue::Bool(true)))
+    }
+
+    fn field_text(&self, index: usize) -> GString {
+        match self.field_value(index) {
+            Some(FieldValue::Text(t)) => t.as_str().into(),
+            _ => GString::new(),
+        }
+    }
+
+    /// Takes the settings of a loaded preset (a `StrataChunkWorld` using this resource restarts), or
     /// keeps the error and changes nothing. `what` names the call in the message.
     fn take_loaded(&mut self, loaded: Result<strata_core::WorldPreset, PresetError>, what: String) -> Error {
         match loaded {
@@ -243,7 +297,10 @@ fn exported_resource(path: &str) -> Option<Result<strata_core::WorldPreset, Pres
         Some(Err(other)) => Err(PresetError::Io {
             source_name: path.into(),
             action: "read",
-            error: std::io::Error::other(format!("it holds a {}; allowed: a WorldPreset resource", other.get_class())),
+            error: std::io::Error::other(format!(
+                "it holds a {}; allowed: a StrataWorldPreset resource",
+                other.get_class()
+            )),
         }),
         None => Err(PresetError::Io {
             source_name: path.into(),
@@ -251,18 +308,6 @@ fn exported_resource(path: &str) -> Option<Result<strata_core::WorldPreset, Pres
             error: std::io::Error::other("Godot cannot load the exported resource"),
         }),
     })
-}
-
-/// "SideView" → "side_view": the field-name prefix of an inspector group.
-fn snake_case(group: &str) -> String {
-    let mut out = String::new();
-    for (i, ch) in group.chars().enumerate() {
-        if ch.is_ascii_uppercase() && i > 0 {
-            out.push('_');
-        }
-        out.push(ch.to_ascii_lowercase());
-    }
-    out
 }
 
 fn value_to_variant(v: FieldValue) -> Variant {
@@ -299,67 +344,9 @@ fn variant_to_value(spec: &FieldSpec, v: &Variant) -> Option<FieldValue> {
     })
 }
 
-fn property_info(spec: &FieldSpec) -> PropertyInfo {
-    let usage = PropertyUsageFlags::DEFAULT;
-    let (variant_type, hint, hint_string) = match spec.kind {
-        FieldKind::Int { min, max } if spec.name == "seed" || max - min > 1 << 40 => {
-            let _ = (min, max);
-            (VariantType::INT, PropertyHint::NONE, String::new())
-        }
-        FieldKind::Int { min, max } => (VariantType::INT, PropertyHint::RANGE, format!("{min},{max},1")),
-        FieldKind::Float { min, max, step } => (VariantType::FLOAT, PropertyHint::RANGE, format!("{min},{max},{step}")),
-        FieldKind::Bool => (VariantType::BOOL, PropertyHint::NONE, String::new()),
-        FieldKind::Enum { options } => (VariantType::INT, PropertyHint::ENUM, options.join(",")),
-        FieldKind::Text if spec.name.ends_with("_path") => {
-            (VariantType::STRING, PropertyHint::FILE, "*.png,*.hgt".to_string())
-        }
-        FieldKind::Text => (VariantType::STRING, PropertyHint::NONE, String::new()),
-    };
-    PropertyInfo {
-        variant_type,
-        class_name: StringName::default(),
-        property_name: spec.name.into(),
-        hint_info: PropertyHintInfo { hint, hint_string: hint_string.as_str().into() },
-        usage,
-    }
-}
-
-/// Registers every field of [`FIELDS`] as a ClassDB property of `WorldPreset`, in table order
-/// under its inspector group: the property with index `i` is read by `get_field_at(i)` and
-/// written by `set_field_at(i, value)`. Being in ClassDB (not only in the object's property
-/// list) is what lets the editor attach the class reference's descriptions to them (tooltips,
-/// F1). Called once, after the class is registered.
-pub fn register_field_properties() {
-    let class = WorldPreset::class_id();
-    let setter = StringName::from("set_field_at");
-    let getter = StringName::from("get_field_at");
-    let mut group = "";
-    for (index, spec) in FIELDS.iter().enumerate() {
-        if spec.group != group {
-            group = spec.group;
-            let prefix = if group == "World" { String::new() } else { format!("{}_", snake_case(group)) };
-            godot::register::private::register_group::<WorldPreset>(group, &prefix);
-        }
-        let info = property_info(spec);
-        let info_sys = info.property_sys();
-        // SAFETY: called on the main thread after `WorldPreset` was registered; every pointer
-        // lives until the call returns, and Godot copies what it keeps.
-        unsafe {
-            godot::sys::interface_fn!(classdb_register_extension_class_property_indexed)(
-                godot::sys::get_library(),
-                class.string_sys(),
-                &raw const info_sys,
-                setter.string_sys(),
-                getter.string_sys(),
-                index as i64,
-            );
-        }
-    }
-}
-
 #[godot_api]
 impl IResource for WorldPreset {
-    /// The biome table properties; the fields are ClassDB properties ([`register_field_properties`]).
+    /// The biome table and rules properties; the fields are generated `#[var]`s (module docs).
     fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
         vec![
             PropertyInfo {
@@ -373,7 +360,10 @@ impl IResource for WorldPreset {
                 variant_type: VariantType::OBJECT,
                 class_name: StringName::default(),
                 property_name: BIOME_TABLE_PROPERTY.into(),
-                hint_info: PropertyHintInfo { hint: PropertyHint::RESOURCE_TYPE, hint_string: "BiomeTable".into() },
+                hint_info: PropertyHintInfo {
+                    hint: PropertyHint::RESOURCE_TYPE,
+                    hint_string: "StrataBiomeTable".into(),
+                },
                 usage: PropertyUsageFlags::EDITOR,
             },
             PropertyInfo {
@@ -388,11 +378,11 @@ impl IResource for WorldPreset {
                 variant_type: VariantType::ARRAY,
                 class_name: StringName::default(),
                 property_name: STRUCTURE_RULES_PROPERTY.into(),
-                // A typed array of StructureRule resources: "<OBJECT>/<RESOURCE_TYPE>:StructureRule".
+                // A typed array of StrataStructureRule resources: "<OBJECT>/<RESOURCE_TYPE>:StrataStructureRule".
                 hint_info: PropertyHintInfo {
                     hint: PropertyHint::TYPE_STRING,
                     hint_string: format!(
-                        "{}/{}:StructureRule",
+                        "{}/{}:StrataStructureRule",
                         VariantType::OBJECT.ord(),
                         PropertyHint::RESOURCE_TYPE.ord()
                     )
@@ -416,7 +406,7 @@ impl IResource for WorldPreset {
                 hint_info: PropertyHintInfo {
                     hint: PropertyHint::TYPE_STRING,
                     hint_string: format!(
-                        "{}/{}:SpawnRule",
+                        "{}/{}:StrataSpawnRule",
                         VariantType::OBJECT.ord(),
                         PropertyHint::RESOURCE_TYPE.ord()
                     )
@@ -459,7 +449,7 @@ impl IResource for WorldPreset {
                     && format > newest
                 {
                     self.record_error(format!(
-                        "WorldPreset.{PRESET_FORMAT_KEY}: {format} was made by a newer Strata; allowed: 1..={newest} or null"
+                        "StrataWorldPreset.{PRESET_FORMAT_KEY}: {format} was made by a newer Strata; allowed: 1..={newest} or null"
                     ));
                 }
                 true
@@ -468,7 +458,7 @@ impl IResource for WorldPreset {
                 match value.try_to::<Option<Gd<BiomeTable>>>() {
                     Ok(table) => self.set_biome_table(table),
                     Err(_) => self.record_error(format!(
-                        "WorldPreset.{BIOME_TABLE_PROPERTY}: {value} is not a BiomeTable; allowed: a BiomeTable or null"
+                        "StrataWorldPreset.{BIOME_TABLE_PROPERTY}: {value} is not a StrataBiomeTable; allowed: a StrataBiomeTable or null"
                     )),
                 }
                 true
@@ -480,8 +470,9 @@ impl IResource for WorldPreset {
                         self.biome_table = Self::table_resource_of(&self.preset);
                         self.changed();
                     }
-                    Err(e) => self
-                        .record_error(format!("WorldPreset.{BIOME_TABLE_KEY}: {e}; allowed: a RON list of biome rows")),
+                    Err(e) => self.record_error(format!(
+                        "StrataWorldPreset.{BIOME_TABLE_KEY}: {e}; allowed: a RON list of biome rows"
+                    )),
                 }
                 true
             }
@@ -514,16 +505,19 @@ impl IResource for WorldPreset {
                 }
                 true
             }
-            // An old field name (a file saved before it was renamed): the field it names now.
-            _ => match strata_core::preset::model::FIELD_ALIASES.iter().find(|(old, _)| *old == name) {
-                Some((_, now)) => {
-                    if let Some(index) = FIELDS.iter().position(|f| f.name == *now) {
+            // A field, or an old field name (a file saved before it was renamed): Godot asks the
+            // extension before the typed setter, so every write by name takes the same path as
+            // `set_field_at` (text for an enum, an int for a float, the same clear errors).
+            _ => {
+                let now = FIELD_ALIASES.iter().find(|(old, _)| *old == name).map_or(name.as_str(), |(_, now)| now);
+                match FIELDS.iter().position(|f| f.name == now) {
+                    Some(index) => {
                         self.set_field_at(index as i64, value);
+                        true
                     }
-                    true
+                    None => false,
                 }
-                None => false,
-            },
+            }
         }
     }
 
@@ -537,11 +531,11 @@ impl IResource for WorldPreset {
             _ => {}
         }
         let defaults = strata_core::WorldPreset::default();
-        strata_core::preset::model::field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
+        field(&name).map(|spec| value_to_variant((spec.get)(&defaults)))
     }
 }
 
-#[godot_api]
+#[godot_api(secondary)]
 impl WorldPreset {
     /// The message of the last failed field change, load or save; "" when none failed since
     /// `clear_error()`, or after a successful `parse_ron` or `load_file`.
@@ -603,8 +597,8 @@ impl WorldPreset {
         FIELDS.iter().map(|f| GString::from(f.name)).collect()
     }
 
-    /// The value of the field at `index` in `field_names()` (the getter of the field
-    /// properties); null for an index out of range.
+    /// The value of the field at `index` in `field_names()` (what the field property reads);
+    /// null for an index out of range.
     #[func]
     pub fn get_field_at(&self, index: i64) -> Variant {
         match usize::try_from(index).ok().and_then(|i| FIELDS.get(i)) {
@@ -613,21 +607,21 @@ impl WorldPreset {
         }
     }
 
-    /// Sets the field at `index` in `field_names()` (the setter of the field properties). A
-    /// value of the wrong type or out of range changes nothing; the message, naming the field and
-    /// what is allowed, is in `last_error()`.
+    /// Sets the field at `index` in `field_names()` (every write of a field property goes
+    /// through here). A value of the wrong type or out of range changes nothing; the message,
+    /// naming the field, the value and what is allowed, is in `last_error()`.
     #[func]
     pub fn set_field_at(&mut self, index: i64, value: Variant) {
         let Some(spec) = usize::try_from(index).ok().and_then(|i| FIELDS.get(i)) else {
             self.record_error(format!(
-                "WorldPreset.set_field_at: index {index} is out of range; allowed: 0..{}",
+                "StrataWorldPreset.set_field_at: index {index} is out of range; allowed: 0..{}",
                 FIELDS.len()
             ));
             return;
         };
         let Some(v) = variant_to_value(spec, &value) else {
             self.record_error(format!(
-                "WorldPreset.{}: {value} has the wrong type; allowed: {}",
+                "StrataWorldPreset.{}: {value} has the wrong type; allowed: {}",
                 spec.name,
                 spec.allowed()
             ));
@@ -635,7 +629,7 @@ impl WorldPreset {
         };
         match self.preset.set_field(spec.name, v) {
             Ok(()) => self.changed(),
-            Err(e) => self.record_error(format!("WorldPreset: {e}")),
+            Err(e) => self.record_error(format!("StrataWorldPreset: {e}")),
         }
     }
 
@@ -656,7 +650,9 @@ impl WorldPreset {
         let library = match core_or_default(library.as_ref()) {
             Ok(l) => l,
             Err(e) => {
-                return format!("WorldPreset.validate_with_library: the block library is invalid: {e}").as_str().into();
+                return format!("StrataWorldPreset.validate_with_library: the block library is invalid: {e}")
+                    .as_str()
+                    .into();
             }
         };
         self.check_with_library(&library).as_str().into()
@@ -706,7 +702,7 @@ impl WorldPreset {
     #[func]
     pub fn from_ron(text: GString) -> Option<Gd<WorldPreset>> {
         let mut p = WorldPreset::new_gd();
-        let code = p.bind_mut().read_ron(&text, "WorldPreset.from_ron");
+        let code = p.bind_mut().read_ron(&text, "StrataWorldPreset.from_ron");
         (code == Error::OK).then_some(p)
     }
 
@@ -714,7 +710,7 @@ impl WorldPreset {
     /// changes; the message (line:column, field, allowed values) is in `last_error()`.
     #[func]
     pub fn parse_ron(&mut self, text: GString) -> Error {
-        self.read_ron(&text, "WorldPreset.parse_ron")
+        self.read_ron(&text, "StrataWorldPreset.parse_ron")
     }
 
     /// Writes this preset to `path` atomically (`res://`, `user://` or absolute): `.tres` as a
@@ -725,7 +721,7 @@ impl WorldPreset {
         let target = match writable(&path) {
             Ok(p) => p,
             Err(message) => {
-                self.record_error(format!("WorldPreset.save_to_file: {message}"));
+                self.record_error(format!("StrataWorldPreset.save_to_file: {message}"));
                 return Error::ERR_FILE_CANT_WRITE;
             }
         };
@@ -733,7 +729,7 @@ impl WorldPreset {
             Ok(()) => Error::OK,
             Err(e) => {
                 let code = preset_error_code(&e);
-                self.record_error(format!("WorldPreset.save_to_file: {e}"));
+                self.record_error(format!("StrataWorldPreset.save_to_file: {e}"));
                 code
             }
         }
@@ -744,7 +740,7 @@ impl WorldPreset {
     #[func]
     pub fn load_from_file(path: GString) -> Option<Gd<WorldPreset>> {
         let mut p = WorldPreset::new_gd();
-        let code = p.bind_mut().read_file(&path, "WorldPreset.load_from_file");
+        let code = p.bind_mut().read_file(&path, "StrataWorldPreset.load_from_file");
         (code == Error::OK).then_some(p)
     }
 
@@ -753,7 +749,7 @@ impl WorldPreset {
     /// `last_error()`.
     #[func]
     pub fn load_file(&mut self, path: GString) -> Error {
-        self.read_file(&path, "WorldPreset.load_file")
+        self.read_file(&path, "StrataWorldPreset.load_file")
     }
 
     /// A 16-hex-digit hash of everything that shapes the world (seed and settings, not the
@@ -783,14 +779,14 @@ impl WorldPreset {
         match encode_world_code(&self.core(), &base_name.to_string(), &base) {
             Ok(code) => code.as_str().into(),
             Err(e) => {
-                self.record_error(format!("WorldPreset.to_world_code: {e}"));
+                self.record_error(format!("StrataWorldPreset.to_world_code: {e}"));
                 GString::new()
             }
         }
     }
 
     /// Replaces every setting of this preset with the world a code names: the base preset the
-    /// code names, looked up in `bases` (a Dictionary from name to WorldPreset; "" is the built-in
+    /// code names, looked up in `bases` (a Dictionary from name to StrataWorldPreset; "" is the built-in
     /// default when `bases` lacks it), with the code's seed and settings. The result has the
     /// fingerprint of the world the code was made from, or the code is refused. On error (empty,
     /// mistyped or cut code, a newer version, an unknown or different base preset) nothing
@@ -812,9 +808,9 @@ impl WorldPreset {
         };
         let names: Vec<&str> = known.iter().map(String::as_str).collect();
         match preset_from_world_code(&code.to_string(), lookup, &names) {
-            Ok(p) => self.take_loaded(Ok(p), "WorldPreset.parse_world_code".into()),
+            Ok(p) => self.take_loaded(Ok(p), "StrataWorldPreset.parse_world_code".into()),
             Err(e) => {
-                self.record_error(format!("WorldPreset.parse_world_code: {e}"));
+                self.record_error(format!("StrataWorldPreset.parse_world_code: {e}"));
                 Error::ERR_INVALID_DATA
             }
         }
@@ -827,7 +823,9 @@ impl WorldPreset {
     #[func]
     pub fn with_ore_clusters_scaled(&mut self, factor: f64) -> Option<Gd<WorldPreset>> {
         if !(factor.is_finite() && (0.0..=8.0).contains(&factor)) {
-            self.record_error(format!("WorldPreset.with_ore_clusters_scaled: factor = {factor}; allowed: 0 to 8"));
+            self.record_error(format!(
+                "StrataWorldPreset.with_ore_clusters_scaled: factor = {factor}; allowed: 0 to 8"
+            ));
             return None;
         }
         let scale = |n: u32| ((n as f64 * factor).round() as u32).min(64);

@@ -416,13 +416,17 @@ func test_chunk_world_2d() -> void:
 	w.tile_size = Vector2i(16, 16)
 	for v in [-1, 2, 47, HUGE_I, -HUGE_I]:
 		var what := _probe("ChunkWorld2D.tile_layout = %d" % v)
-		w.tile_layout = 1
+		w.tile_layout = StrataChunkWorld2D.TILE_LAYOUT_BLOB47
 		w.tile_layout = v
 		await wait_frames(1)
-		assert_eq(w.tile_layout, 1, what + ": refused, the layout stays")
+		assert_eq(
+			w.tile_layout,
+			StrataChunkWorld2D.TILE_LAYOUT_BLOB47,
+			what + ": refused, the layout stays"
+		)
 		assert_true(w.last_error().contains("tile_layout"), what + ": says why: " + w.last_error())
 		_mark_kept_2d(w, what)
-	w.tile_layout = 0
+	w.tile_layout = StrataChunkWorld2D.TILE_LAYOUT_EDGES16
 	for path in [NodePath("no/such"), NodePath(".."), NodePath("/root")]:
 		var what := _probe("ChunkWorld2D.tile_map = %s" % path)
 		w.tile_map = path

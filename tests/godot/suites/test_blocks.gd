@@ -52,9 +52,9 @@ func test_the_default_library_has_the_built_in_blocks_and_textures() -> void:
 	var torch: BlockType = lib.blocks[18]
 	assert_eq(torch.light_emission, 14, "a torch glows")
 	assert_false(torch.solid, "a torch is not solid")
-	assert_eq(torch.render_mode, 1, "a torch is cut out")
+	assert_eq(torch.render_mode, StrataBlockType.RENDER_MODE_CUTOUT, "a torch is cut out")
 	var glass: BlockType = lib.blocks[19]
-	assert_eq(glass.render_mode, 2, "glass is transparent")
+	assert_eq(glass.render_mode, StrataBlockType.RENDER_MODE_TRANSPARENT, "glass is transparent")
 	assert_eq(glass.texture.get_width(), 16, "16×16 pixel art")
 
 

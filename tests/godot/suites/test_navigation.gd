@@ -21,7 +21,7 @@ func _make_world() -> ChunkWorld:
 	preset.height_base_height = 20.0
 	preset.height_amplitude = 2.0
 	preset.water_sea_level = -64
-	preset.caves_mode = 0
+	preset.caves_mode = StrataWorldPreset.CAVES_MODE_NONE
 	preset.caves_tunnel_strength = 0.0
 	var no_structures: Array[StructureRule] = []
 	preset.structure_rules = no_structures

@@ -115,7 +115,7 @@ func test_tres_saved_by_godot_reads_in_rust() -> void:
 	var p := WorldPreset.new()
 	p.seed = -42
 	p.height_octaves = 9
-	p.caves_mode = 2
+	p.caves_mode = StrataWorldPreset.CAVES_MODE_GAME_OF_LIFE
 	p.name = 'Quote " and tab\t'
 	var path := _dir.path_join("godot_saved.tres")
 	assert_eq(ResourceSaver.save(p, path), OK)

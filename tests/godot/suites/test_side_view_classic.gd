@@ -5,8 +5,8 @@ extends StrataTestCase
 
 const CLASSIC := "res://addons/strata/presets/side_view_classic.tres"
 const VALUE_NOISE := "res://addons/strata/presets/side_view_value_noise.tres"
-const EDGES16 := 0
-const BLOB47 := 1
+const EDGES16 := StrataChunkWorld2D.TILE_LAYOUT_EDGES16
+const BLOB47 := StrataChunkWorld2D.TILE_LAYOUT_BLOB47
 
 
 ## A world of `preset` streaming around a viewer `below` pixels under the surface of column 0.
@@ -40,8 +40,8 @@ func test_the_shipped_presets_keep_their_documented_numbers() -> void:
 	if not assert_true(p != null, "the classic preset loads"):
 		return
 	assert_eq(p.validate(), "", "valid")
-	assert_eq(p.side_view_surface_source, 5, "ClassicHash")
-	assert_eq(p.side_view_cave_mode, 3, "Classic")
+	assert_eq(p.side_view_surface_source, StrataWorldPreset.SIDE_VIEW_SURFACE_SOURCE_CLASSIC_HASH)
+	assert_eq(p.side_view_cave_mode, StrataWorldPreset.SIDE_VIEW_CAVE_MODE_CLASSIC)
 	assert_eq(p.side_view_octaves, 5, "octaves 0-4")
 	assert_near(p.side_view_persistence, 0.5, 1e-6, "persistence 0.5")
 	assert_near(p.side_view_amplitude, 10.0, 1e-6, "scaled by 10")
@@ -55,7 +55,10 @@ func test_the_shipped_presets_keep_their_documented_numbers() -> void:
 		assert_near(
 			v.side_view_persistence, 0.55, 1e-6, "the 2D value-noise example: persistence 0.55"
 		)
-		assert_eq(v.side_view_surface_source, 0, "ValueNoiseLinear")
+		assert_eq(
+			v.side_view_surface_source,
+			StrataWorldPreset.SIDE_VIEW_SURFACE_SOURCE_VALUE_NOISE_LINEAR
+		)
 
 
 func test_the_classic_streams_caves_under_a_whole_surface_in_blob_tiles() -> void:

@@ -120,9 +120,9 @@ func test_image_is_the_2d_noise() -> void:
 
 func test_value_noise_interpolations_and_settings_clamp() -> void:
 	var n := _noise(0)
-	n.value_interpolation = 0
+	n.value_interpolation = StrataNoise.VALUE_INTERPOLATION_LINEAR
 	var linear := n.get_noise_1d(10.3)
-	n.value_interpolation = 1
+	n.value_interpolation = StrataNoise.VALUE_INTERPOLATION_COSINE
 	assert_ne(n.get_noise_1d(10.3), linear, "cosine differs from linear")
 	n.fractal_octaves = 99
 	assert_eq(n.fractal_octaves, 12, "octaves clamp to 12")
@@ -133,4 +133,4 @@ func test_value_noise_interpolations_and_settings_clamp() -> void:
 	n.fractal_persistence = NAN
 	assert_eq(n.fractal_persistence, 0.5, "NaN keeps the old persistence")
 	n.noise_type = 17
-	assert_eq(n.noise_type, 5, "noise_type clamps to the last type")
+	assert_eq(n.noise_type, StrataNoise.NOISE_TYPE_RIDGED, "noise_type clamps to the last type")
