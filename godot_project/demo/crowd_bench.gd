@@ -17,7 +17,7 @@ var navigation := true
 var seconds := 8.0
 var view_distance := 6
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 
 
@@ -41,8 +41,8 @@ func _ready() -> void:
 	_parse_args()
 	# Headless, the main loop sleeps to 6.9 ms a frame: without the wait a frame takes its work.
 	OS.low_processor_usage_mode_sleep_usec = 0
-	var preset := load(PRESET) as WorldPreset
-	world.preset = preset if preset != null else WorldPreset.new()
+	var preset := load(PRESET) as StrataWorldPreset
+	world.preset = preset if preset != null else StrataWorldPreset.new()
 	world.view_distance = view_distance
 	world.far_view_levels = 0
 	world.navigation_enabled = navigation

@@ -25,7 +25,7 @@ var ambient_occlusion := true
 var entities := false
 var light := true
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 @onready var sun: DirectionalLight3D = $Sun
 
@@ -62,15 +62,15 @@ func _parse_args() -> void:
 
 func _ready() -> void:
 	_parse_args()
-	var preset: WorldPreset = null
+	var preset: StrataWorldPreset = null
 	if ResourceLoader.exists(preset_path):
-		preset = load(preset_path) as WorldPreset
+		preset = load(preset_path) as StrataWorldPreset
 	if preset == null:
-		preset = WorldPreset.new()
+		preset = StrataWorldPreset.new()
 	if seed_override >= 0:
 		preset.seed = seed_override
 	if entities:
-		preset = preset.duplicate() as WorldPreset
+		preset = preset.duplicate() as StrataWorldPreset
 		DemoLife.add_rules(preset)
 		DemoLife.add_structures(world)
 		DemoLife.add_structure_rules(preset)
@@ -389,7 +389,7 @@ func _print_node_breakdown() -> void:
 	var counts := {}
 	var scatter_instances := 0
 	var scatter_bytes := 0
-	for child in world.get_children():
+	for child in world.get_children(true):
 		var kind := child.get_class()
 		counts[kind] = int(counts.get(kind, 0)) + 1
 		for grandchild in child.get_children():

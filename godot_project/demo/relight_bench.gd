@@ -4,8 +4,8 @@
 ## A sealed stone room deep underground with the viewer in it, and a shaft from the surface that
 ## stops one voxel above the room's roof. Each round places a torch in the room and takes it away
 ## again (block light), then opens and closes the shaft's last voxel (sky light down the shaft),
-## and waits after each edit until `ChunkWorld.is_area_ready()` holds again: every chunk the edit
-## relit has its new mesh in the scene. User arguments (after `--`): `--rounds=N` (default 10),
+## and waits after each edit until `StrataChunkWorld.is_area_ready()` holds again: every chunk the
+## edit relit has its new mesh in the scene. User arguments (after `--`): `--rounds=N` (default 10),
 ## `--view-distance=N` (default 4). Machine-readable lines start with `STRATA_RELIGHT_` (read by
 ## `cargo xtask bench`).
 extends Node3D
@@ -18,7 +18,7 @@ const Z := 10
 var rounds := 10
 var view_distance := 4
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 
 
@@ -36,8 +36,8 @@ func _parse_args() -> void:
 
 func _ready() -> void:
 	_parse_args()
-	var preset := load(PRESET) as WorldPreset
-	world.preset = preset if preset != null else WorldPreset.new()
+	var preset := load(PRESET) as StrataWorldPreset
+	world.preset = preset if preset != null else StrataWorldPreset.new()
 	world.view_distance = view_distance
 	world.far_view_levels = 0
 	print("Strata relight: %d rounds, view distance %d" % [rounds, view_distance])

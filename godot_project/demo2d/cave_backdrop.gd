@@ -2,7 +2,7 @@
 ## Redrawn when the camera moves; asks the world only for surface rows (cheap, no tiles).
 extends Node2D
 
-@export var world: ChunkWorld2D
+@export var world: StrataChunkWorld2D
 @export var color := Color(0.16, 0.13, 0.12)
 
 var _last_key := Vector3i(1 << 30, 0, 0)

@@ -1,6 +1,6 @@
 ## Side-view character for the 2D demo: runs, jumps (gravity only ever changes the vertical
 ## speed, so a jump keeps its horizontal speed), crouches (lower, slower, narrower collision),
-## and digs and places tiles of a ChunkWorld2D with the mouse. It reads the actions the
+## and digs and places tiles of a StrataChunkWorld2D with the mouse. It reads the actions the
 ## project declares: `side_move_left`, `side_move_right`, `side_jump`, `side_crouch` (its own:
 ## W jumps here but walks in the 3D demo), and the 3D demo's `dig`, `place`, `hotbar_1`…`hotbar_9`,
 ## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both).
@@ -17,7 +17,7 @@ extends CharacterBody2D
 ## How far (in tiles) the mouse may dig or place from the character.
 @export var reach_tiles := 6
 ## The world to dig in.
-@export var world: ChunkWorld2D
+@export var world: StrataChunkWorld2D
 
 ## What the character has mined and places.
 var inventory := Inventory2D.new()

@@ -1,4 +1,4 @@
-## The 2D demo: an infinite side-view world streamed by ChunkWorld2D around a character.
+## The 2D demo: an infinite side-view world streamed by StrataChunkWorld2D around a character.
 ##
 ## Controls (`ACTIONS`, declared in the project's input map with their keys and gamepad inputs):
 ## side_move_left / side_move_right (A/D, the arrows, the left stick or the D-pad), side_jump
@@ -10,7 +10,7 @@
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
 ## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
-## `--preset=PATH` streams that WorldPreset (e.g. the side-view classic,
+## `--preset=PATH` streams that StrataWorldPreset (e.g. the side-view classic,
 ## res://addons/strata/presets/side_view_classic.tres).
 extends Node2D
 
@@ -47,7 +47,7 @@ var _showcase := false
 ## The last save or load, for the HUD.
 var _status := ""
 
-@onready var _world: ChunkWorld2D = $World
+@onready var _world: StrataChunkWorld2D = $World
 @onready var _player: CharacterBody2D = $Player
 @onready var _camera: Camera2D = $Player/Camera
 @onready var _hud: Label = $Hud/Label
@@ -66,9 +66,9 @@ func _ready() -> void:
 		elif arg == "--showcase":
 			_showcase = true
 		elif arg.begins_with("--preset="):
-			var preset := load(arg.substr(9)) as WorldPreset
+			var preset := load(arg.substr(9)) as StrataWorldPreset
 			if preset == null:
-				push_error("side_view: --preset=%s is not a WorldPreset" % arg.substr(9))
+				push_error("side_view: --preset=%s is not a StrataWorldPreset" % arg.substr(9))
 			else:
 				_world.preset = preset
 	if _screenshot_path != "":

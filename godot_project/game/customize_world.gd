@@ -1,6 +1,7 @@
-## "Customize world": the main sliders of a new world mapped onto `WorldPreset` fields, a live
-## map preview (made on a worker by `WorldPreview`, the same code as the editor's preview dock),
-## the seed, and the world code: copy it for a friend, or paste a friend's to start a fresh copy
+## "Customize world": the main sliders of a new world mapped onto `StrataWorldPreset` fields, a live
+## map preview (made on a worker by `StrataWorldPreview`, the same code as the editor's preview
+## dock), the seed, and the world code: copy it for a friend, or paste a friend's to start a fresh
+## copy
 ## of their world. Reached from the main menu's "Customize…" (which fills `GameState.pending`);
 ## "Start world" starts the game from the world code.
 class_name CustomizeWorld
@@ -15,7 +16,7 @@ const CAVE_Y := -24
 ## Random seeds are below this.
 const SEED_LIMIT := 2_000_000_000
 ## Each slider (its unique name) and the preset field it sets. The "Ores" slider scales the ore
-## clusters instead (`WorldPreset.with_ore_clusters_scaled`; 0 turns ores off).
+## clusters instead (`StrataWorldPreset.with_ore_clusters_scaled`; 0 turns ores off).
 const SLIDER_FIELDS: Dictionary[String, String] = {
 	"TerrainScale": "height_scale",
 	"TerrainHeight": "height_amplitude",
@@ -28,19 +29,19 @@ const SLIDER_FIELDS: Dictionary[String, String] = {
 const ORES := "Ores"
 
 ## The world as customised so far.
-var preset: WorldPreset
+var preset: StrataWorldPreset
 ## The shipped preset the world code is written against, and its path.
 var base_path := GameState.DEFAULT_PRESET
 ## How many times map images were shown (tests wait on it).
 var preview_updates := 0
 
 ## The preset the sliders start from: the chosen preset with the seed, or a pasted code's world.
-var _start: WorldPreset
-var _base: WorldPreset
+var _start: StrataWorldPreset
+var _base: StrataWorldPreset
 var _sliders: Dictionary[String, HSlider] = {}
 ## Sliders the player moved: only these override the start preset.
 var _touched: Dictionary[String, bool] = {}
-var _preview := WorldPreview.new()
+var _preview := StrataWorldPreview.new()
 var _dirty := false
 
 @onready var _base_label: Label = %Base
@@ -74,7 +75,7 @@ func _process(_delta: float) -> void:
 
 
 ## Starts over from `start` (sliders show its values, none counts as moved).
-func start_from(start: WorldPreset) -> void:
+func start_from(start: StrataWorldPreset) -> void:
 	_start = start
 	_touched.clear()
 	for slider_name: String in SLIDER_FIELDS:
@@ -97,9 +98,9 @@ func get_world_code() -> String:
 ## Uses a friend's world code: the sliders start from its world. False (the status line says
 ## why) for a bad code.
 func use_code(code: String) -> bool:
-	var from_code := WorldPreset.new()
+	var from_code := StrataWorldPreset.new()
 	if from_code.parse_world_code(code.strip_edges(), GameState.base_presets()) != OK:
-		_status.text = from_code.last_error().trim_prefix("WorldPreset.parse_world_code: ")
+		_status.text = from_code.last_error().trim_prefix("StrataWorldPreset.parse_world_code: ")
 		return false
 	start_from(from_code)
 	_status.text = "Code accepted: world %s" % from_code.fingerprint()

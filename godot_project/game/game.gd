@@ -1,4 +1,4 @@
-## The game scene: a ChunkWorld streaming around the player, day and night, world events, the
+## The game scene: a StrataChunkWorld streaming around the player, day and night, world events, the
 ## HUD, the pause menu and the loading screen. This script wires them together: `WorldSetup`
 ## starts the world, and once it is ready the player gets control and the HUD shows; the user's
 ## settings apply live; pausing, saving and leaving go through here.
@@ -29,7 +29,7 @@ var session: NetSession
 ## The host's time of day for everyone in a shared world; null in a game of one.
 var shared_clock: SharedClock
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var player: StrataPlayer = $Player
 @onready var day_night: DayNight = $DayNight
 @onready var events: WorldEvents = $WorldEvents
@@ -173,8 +173,8 @@ func to_main_menu() -> void:
 
 ## Saves the world, its edits and the game state; returns a status line for the player. A shared
 ## world never goes into the single-player save (that would replace the player's own world): the
-## host's `WorldSync` journals every edit and saves to the shared save as it goes, and a guest's
-## world is the host's.
+## host's `StrataWorldSync` journals every edit and saves to the shared save as it goes, and a
+## guest's world is the host's.
 func save_game() -> String:
 	if session != null:
 		if session.sync.is_server():
@@ -294,7 +294,8 @@ func _apply_settings() -> void:
 ## mountains shade valleys at sunset at every distance.
 func _update_shadow_reach() -> void:
 	var reach := (
-		float(_full_view_distance() * ChunkWorld.chunk_size()) * pow(2.0, world.far_view_levels)
+		float(_full_view_distance() * StrataChunkWorld.chunk_size())
+		* pow(2.0, world.far_view_levels)
 	)
 	day_night.shadow_distance = minf(reach, 2048.0)
 

@@ -2,7 +2,7 @@
 ## key bindings, and the presets to choose from.
 ##
 ## Users, settings, key bindings and each user's own presets live in the extension's
-## `UserProfiles` (a child of this node), which stores only the bindings that differ from the
+## `StrataUserProfiles` (a child of this node), which stores only the bindings that differ from the
 ## project's input map, so a new default reaches every player. This script adds the demo's
 ## defaults, the game's actions and their bindings (`KeyBindings`: keyboard, mouse and gamepad), and
 ## signals for the game to follow.
@@ -55,14 +55,14 @@ var menu_message := ""
 var run_args_used := false
 
 ## The extension's profile store.
-var profiles: UserProfiles
+var profiles: StrataUserProfiles
 ## The game's actions and their keyboard, mouse and gamepad bindings on the active profile.
 var bindings: KeyBindings
 
 
 func _ready() -> void:
-	profiles = UserProfiles.new()
-	profiles.name = "UserProfiles"
+	profiles = StrataUserProfiles.new()
+	profiles.name = "StrataUserProfiles"
 	# Entering the tree captures the project's input map as the defaults.
 	add_child(profiles)
 	bindings = KeyBindings.new(profiles)
@@ -256,16 +256,16 @@ func list_presets() -> Array[Dictionary]:
 
 ## A fresh copy of the preset at `path` ("" or missing: the built-in default), reseeded with
 ## `seed_value` unless it is -1.
-func make_preset(path: String, seed_value: int) -> WorldPreset:
-	var preset: WorldPreset = null
+func make_preset(path: String, seed_value: int) -> StrataWorldPreset:
+	var preset: StrataWorldPreset = null
 	if path.begins_with(PROFILE_PRESET_PREFIX):
 		preset = profiles.load_preset(path.trim_prefix(PROFILE_PRESET_PREFIX))
 	elif path != "" and ResourceLoader.exists(path):
-		var shipped := load(path) as WorldPreset
+		var shipped := load(path) as StrataWorldPreset
 		if shipped != null:
-			preset = shipped.duplicate() as WorldPreset
+			preset = shipped.duplicate() as StrataWorldPreset
 	if preset == null:
-		preset = WorldPreset.new()
+		preset = StrataWorldPreset.new()
 	if seed_value >= 0:
 		preset = preset.with_new_seed(seed_value)
 	return preset
@@ -277,7 +277,7 @@ func make_preset(path: String, seed_value: int) -> WorldPreset:
 ## The presets a world code may name as its base: each shipped preset by its file name without
 ## extension ("archipelago"), and "" for the built-in default.
 func base_presets() -> Dictionary:
-	var out: Dictionary = {"": WorldPreset.new()}
+	var out: Dictionary = {"": StrataWorldPreset.new()}
 	for entry in list_presets():
 		var path := str(entry["path"])
 		if path.begins_with(PRESET_DIR):
@@ -294,7 +294,7 @@ static func base_name_of(path: String) -> String:
 
 
 ## The world code of `preset`, made from the preset at `base_path` (see `base_name_of`).
-func world_code_of(preset: WorldPreset, base_path: String) -> String:
+func world_code_of(preset: StrataWorldPreset, base_path: String) -> String:
 	var base_name := base_name_of(base_path)
-	var base := make_preset(base_path, -1) if base_name != "" else WorldPreset.new()
+	var base := make_preset(base_path, -1) if base_name != "" else StrataWorldPreset.new()
 	return preset.to_world_code(base_name, base)

@@ -13,7 +13,7 @@ const STANCE_NAMES: Array[String] = ["standing", "crouching", "prone"]
 const NOTICE_S := 3.0
 const NOTICE_FADE_S := 0.8
 
-@export var world: ChunkWorld
+@export var world: StrataChunkWorld
 @export var player: StrataPlayer
 @export var day_night: DayNight
 @export var events: WorldEvents
@@ -109,7 +109,7 @@ func stats_text() -> String:
 
 ## The seed of the world shown (the default preset's when the world has none).
 func world_seed() -> int:
-	return int(world.preset.seed) if world.preset != null else int(WorldPreset.new().seed)
+	return int(world.preset.seed) if world.preset != null else int(StrataWorldPreset.new().seed)
 
 
 ## The hotbar, each block after the key of its `hotbar_<n>` action, the selected one in brackets.

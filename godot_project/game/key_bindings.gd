@@ -1,7 +1,7 @@
 ## The demo's actions and their bindings on the active user's profile: each action has a
 ## keyboard/mouse binding and a gamepad binding, rebound apart.
 ##
-## `UserProfiles.rebind` binds an action to one input alone, so the keyboard/mouse binding
+## `StrataUserProfiles.rebind` binds an action to one input alone, so the keyboard/mouse binding
 ## is the profile's binding override (keys by physical keycode) and the gamepad binding is the
 ## profile setting `pad_<action>` (an `input_id`); each is stored only while it differs from the
 ## project's input map. Whenever the profile applies its bindings to the InputMap,
@@ -97,13 +97,13 @@ const PAD_BUTTONS: Array[String] = [
 ## Profile settings holding each action's gamepad binding: `pad_<action>`, "" for the project's.
 const PAD_SETTING_PREFIX := "pad_"
 
-var _profiles: UserProfiles
+var _profiles: StrataUserProfiles
 ## The project's events of each of `ACTIONS`, as the InputMap held them when this was made.
 var _default_events: Dictionary[String, Array] = {}
 
 
 ## Bindings kept on `profiles` (before it enters the tree, while the InputMap is the project's).
-func _init(profiles: UserProfiles) -> void:
+func _init(profiles: StrataUserProfiles) -> void:
 	_profiles = profiles
 	for action in ACTIONS:
 		if InputMap.has_action(action):

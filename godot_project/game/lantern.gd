@@ -10,7 +10,7 @@ const NIGHT_DAYLIGHT := 0.15
 ## Updates every this many frames.
 const EVERY_FRAMES := 10
 
-@export var world: ChunkWorld
+@export var world: StrataChunkWorld
 @export var day_night: DayNight
 ## Whose depth counts (the player's body; the lantern itself hangs at eye height).
 @export var body: Node3D

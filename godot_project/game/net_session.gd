@@ -1,9 +1,9 @@
-## The game's side of a shared world: a `WorldSync` child that hosts the game's world or joins
+## The game's side of a shared world: a `StrataWorldSync` child that hosts the game's world or joins
 ## another player's, the local player's pose sent every frame, digging and placing turned into
 ## edit requests (on the host as on a client: the server decides and tells everyone), and the
 ## names of the players for the chat.
 ##
-## May use: `WorldSync`, the game's `ChunkWorld` and `StrataPlayer`.
+## May use: `StrataWorldSync`, the game's `StrataChunkWorld` and `StrataPlayer`.
 class_name NetSession
 extends Node
 
@@ -21,20 +21,20 @@ const DEFAULT_PORT := 24565
 ## after the world's fingerprint, so hosting the same world again resumes it.
 const SAVE_DIR := "user://saves"
 
-var world: ChunkWorld
+var world: StrataChunkWorld
 var player: StrataPlayer
 ## The name this player goes by.
 var player_name := ""
-var sync: WorldSync
+var sync: StrataWorldSync
 
 
-## Creates the `WorldSync` child for `world`, played by `player`.
-func setup(game_world: ChunkWorld, game_player: StrataPlayer, local_name: String) -> void:
+## Creates the `StrataWorldSync` child for `world`, played by `player`.
+func setup(game_world: StrataChunkWorld, game_player: StrataPlayer, local_name: String) -> void:
 	world = game_world
 	player = game_player
 	player_name = local_name
-	sync = WorldSync.new()
-	sync.name = "WorldSync"
+	sync = StrataWorldSync.new()
+	sync.name = "StrataWorldSync"
 	# Polling goes on while the game is paused, or the connection would time out.
 	sync.process_mode = Node.PROCESS_MODE_ALWAYS
 	add_child(sync)
@@ -67,7 +67,7 @@ func join(address: String, port: int) -> String:
 
 
 ## The shared save of the world made from `preset`.
-static func save_path_for(preset: WorldPreset) -> String:
+static func save_path_for(preset: StrataWorldPreset) -> String:
 	return SAVE_DIR.path_join("shared-%s.strata" % preset.fingerprint().sha256_text().left(16))
 
 

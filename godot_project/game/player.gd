@@ -1,6 +1,6 @@
 ## The demo's first-person player: walk, sprint, jump, crouch and prone, mouse or right-stick
 ## look (the `look_*` actions), choosing a hotbar block (`hotbar_1`…`hotbar_9`, `hotbar_next`,
-## `hotbar_previous`), and digging/placing voxels in a `ChunkWorld` through a DDA voxel
+## `hotbar_previous`), and digging/placing voxels in a `StrataChunkWorld` through a DDA voxel
 ## raycast.
 ##
 ## The body's origin is at the feet; the capsule's height (and the camera's) follows the stance.
@@ -40,8 +40,8 @@ const HOTBAR: Array[String] = [
 @export var stick_look_speed := 150.0
 @export var invert_y := false
 @export var reach := 6.0
-## The ChunkWorld to dig in (optional: without it the player only walks).
-@export var world: ChunkWorld
+## The StrataChunkWorld to dig in (optional: without it the player only walks).
+@export var world: StrataChunkWorld
 
 var stance := Stance.STAND
 var input_enabled := true
@@ -79,7 +79,7 @@ func _ready() -> void:
 	floor_max_angle = deg_to_rad(50.0)
 
 
-func set_world(w: ChunkWorld) -> void:
+func set_world(w: StrataChunkWorld) -> void:
 	world = w
 	_water_id = -1
 
@@ -255,7 +255,7 @@ func _update_water() -> void:
 	if world == null:
 		return
 	if _water_id < 0:
-		_water_id = ChunkWorld.block_id("water")
+		_water_id = world.get_block_id("water")
 	var p := global_position + Vector3(0.0, 0.4, 0.0)
 	in_water = world.get_voxel(Vector3i(floori(p.x), floori(p.y), floori(p.z))) == _water_id
 
@@ -274,7 +274,7 @@ func _update_target() -> Dictionary:
 		highlight.visible = false
 		return target
 	if _water_id < 0:
-		_water_id = ChunkWorld.block_id("water")
+		_water_id = world.get_block_id("water")
 	var origin := camera.global_position
 	var dir := -camera.global_transform.basis.z
 	target = VoxelRay.cast(world, origin, dir, reach, _is_target_block)

@@ -1,6 +1,7 @@
 ## The main menu's map previews of presets that ship no preview image, made on a worker by
-## `WorldPreview` (the same code as the editor's preview dock and the "customize world" screen):
-## the main thread only asks and polls (law: Main thread never waits). Finished pictures are kept
+## `StrataWorldPreview` (the same code as the editor's preview dock and the "customize world"
+## screen): the main thread only asks and polls (law: Main thread never waits). Finished pictures
+## are kept
 ## by key (preset path and seed); asking for another key while one is being made supersedes it.
 class_name PresetPreview
 extends RefCounted
@@ -14,7 +15,7 @@ const SIZE_PX := 96
 const CELL := 6.0
 const CAVE_Y := -24
 
-var _preview := WorldPreview.new()
+var _preview := StrataWorldPreview.new()
 var _cache: Dictionary[String, Texture2D] = {}
 ## The key asked for last and its job in `_preview` ("" / 0: none pending).
 var _key := ""
@@ -27,7 +28,7 @@ func _init() -> void:
 
 ## The finished picture for `key` if there is one; otherwise starts making it from `preset`
 ## (superseding the picture asked for before) and returns null: `shown` follows.
-func request(key: String, preset: WorldPreset) -> Texture2D:
+func request(key: String, preset: StrataWorldPreset) -> Texture2D:
 	if _cache.has(key):
 		cancel()
 		return _cache[key]

@@ -1,5 +1,5 @@
 ## Another player in a shared world: a capsule body with a name tag floating above it. The
-## node's origin is the player's eye (what `WorldSync.get_player_position` gives).
+## node's origin is the player's eye (what `StrataWorldSync.get_player_position` gives).
 class_name RemotePlayer
 extends Node3D
 

@@ -1,19 +1,19 @@
 ## The other players of a shared world, drawn as `RemotePlayer`s: one is added when a player
-## joins and removed when they leave; every frame each stands where `WorldSync` says (already
+## joins and removed when they leave; every frame each stands where `StrataWorldSync` says (already
 ## interpolated), hidden until its first pose arrives.
 ##
-## May use: `WorldSync` (read only).
+## May use: `StrataWorldSync` (read only).
 class_name RemotePlayers
 extends Node3D
 
 const REMOTE_PLAYER := preload("res://game/remote_player.tscn")
 
-var sync: WorldSync
+var sync: StrataWorldSync
 var _avatars: Dictionary[int, RemotePlayer] = {}
 
 
 ## Follows the players of `world_sync` from now on.
-func follow(world_sync: WorldSync) -> void:
+func follow(world_sync: StrataWorldSync) -> void:
 	sync = world_sync
 	sync.player_joined.connect(_on_player_joined)
 	sync.player_left.connect(_on_player_left)

@@ -1,12 +1,12 @@
 ## The time of day of a shared world: the host's clock is the one everybody sees.
 ##
-## On the host it puts its `DayNight`'s time of day, day and day length into the `WorldSync`'s
+## On the host it puts its `DayNight`'s time of day, day and day length into the `StrataWorldSync`'s
 ## shared state once a second (and resumes its clock from that state when the shared world comes
 ## back from its save). On a client it sets its `DayNight` from each change the host sends and
 ## lets it run at the same rate in between, so the sky moves smoothly and never drifts more than
 ## a second's worth from the host's.
 ##
-## May use: `WorldSync`, `DayNight`.
+## May use: `StrataWorldSync`, `DayNight`.
 class_name SharedClock
 extends Node
 
@@ -17,13 +17,13 @@ const DAY_LENGTH_KEY := "day_length_s"
 ## Seconds between two publications of the host's clock.
 const PUBLISH_INTERVAL_S := 1.0
 
-var sync: WorldSync
+var sync: StrataWorldSync
 var day_night: DayNight
 var _since_publish := 0.0
 
 
 ## Follows `world_sync`'s shared state with `clock`.
-func follow(world_sync: WorldSync, clock: DayNight) -> void:
+func follow(world_sync: StrataWorldSync, clock: DayNight) -> void:
 	sync = world_sync
 	day_night = clock
 	sync.shared_state_changed.connect(_on_shared_state_changed)

@@ -1,4 +1,4 @@
-## Voxel raycast (Amanatides–Woo DDA) through a ChunkWorld's voxels.
+## Voxel raycast (Amanatides–Woo DDA) through a StrataChunkWorld's voxels.
 ##
 ## Visits every cell the ray passes through, in order, and stops at the first cell whose block
 ## `is_target` accepts. Cell (x, y, z) is the unit cube [x, x+1) × [y, y+1) × [z, z+1).
@@ -10,7 +10,11 @@ extends RefCounted
 ## a block would be placed), normal: Vector3i (face of `cell` the ray entered through),
 ## block: int, distance: float }.
 static func cast(
-	world: ChunkWorld, origin: Vector3, direction: Vector3, max_distance: float, is_target: Callable
+	world: StrataChunkWorld,
+	origin: Vector3,
+	direction: Vector3,
+	max_distance: float,
+	is_target: Callable
 ) -> Dictionary:
 	var miss: Dictionary = {
 		"hit": false,

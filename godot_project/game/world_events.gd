@@ -17,7 +17,7 @@ const FIREFLY_CHANCE := 0.7
 @export var world_seed := 0
 ## Where the biome and height are read (optional: without it, the kind of place is judged
 ## from a height of 0).
-@export var world: ChunkWorld
+@export var world: StrataChunkWorld
 @export var day_night: DayNight
 ## Whom the effects follow (the player).
 @export var follow: Node3D

@@ -1,5 +1,5 @@
-## The game's save: one world file written by `ChunkWorld.save_world`, holding the preset, the
-## player's edits and the game state (`ChunkWorld.set_state`, values as `var_to_str` text).
+## The game's save: one world file written by `StrataChunkWorld.save_world`, holding the preset, the
+## player's edits and the game state (`StrataChunkWorld.set_state`, values as `var_to_str` text).
 class_name WorldSave
 extends RefCounted
 
@@ -24,7 +24,7 @@ static func exists() -> bool:
 
 ## Loads the save into `world` (preset and edits) and returns its game state; {} (with a
 ## warning when the file is unreadable) when there is nothing to continue.
-static func load_into(world: ChunkWorld) -> Dictionary:
+static func load_into(world: StrataChunkWorld) -> Dictionary:
 	if not exists():
 		return {}
 	if world.load_world(PATH) != OK:
@@ -39,7 +39,7 @@ static func load_into(world: ChunkWorld) -> Dictionary:
 
 
 ## Writes `state` (keys from `KEYS`) and the world into the save; returns a line for the player.
-static func write(world: ChunkWorld, state: Dictionary) -> String:
+static func write(world: StrataChunkWorld, state: Dictionary) -> String:
 	DirAccess.make_dir_recursive_absolute(DIR)
 	for key: String in state:
 		world.set_state(key, var_to_str(state[key]))

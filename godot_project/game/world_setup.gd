@@ -21,7 +21,7 @@ const STAND_OFFSET := 0.05
 const DEFAULT_TIME_OF_DAY := 0.3
 const DEFAULT_DAY_LENGTH_S := 600.0
 
-@export var world: ChunkWorld
+@export var world: StrataChunkWorld
 @export var player: StrataPlayer
 @export var day_night: DayNight
 
@@ -59,7 +59,7 @@ func pick_world(request: Dictionary, args: RunArgs) -> Dictionary:
 		world.preset = GameState.make_preset(preset_path, seed_value)
 		var code := str(request.get("world_code", ""))
 		if code != "" and args.world_seed < 0 and args.preset_path == "":
-			var from_code := WorldPreset.new()
+			var from_code := StrataWorldPreset.new()
 			if from_code.parse_world_code(code, GameState.base_presets()) == OK:
 				world.preset = from_code
 			else:
@@ -160,7 +160,7 @@ func _standing_spot(column: Vector2i) -> Vector3:
 	if h < sea_level + 1:
 		return Vector3.INF
 	var below := world.get_voxel(Vector3i(column.x, h - 1, column.y))
-	if below == 0 or below == ChunkWorld.block_id("water"):
+	if below == 0 or below == world.get_block_id("water"):
 		return Vector3.INF
 	for dy in 3:
 		if world.get_voxel(Vector3i(column.x, h + dy, column.y)) != 0:
@@ -189,7 +189,7 @@ func _cave_floor(x: int, z: int) -> Vector3:
 		if id == 0:
 			air += 1
 			continue
-		if air >= 3 and ChunkWorld.block_name(id) != "water":
+		if air >= 3 and world.get_block_name(id) != "water":
 			return Vector3(x + 0.5, y + 1.05, z + 0.5)
 		air = 0
 	return Vector3.INF

@@ -1,11 +1,11 @@
-## Runs inside the real Godot editor (headless): opens a scene with a ChunkWorld, lets the editor
-## run frames with the Strata editor plugin enabled, and checks that the world streams its
+## Runs inside the real Godot editor (headless): opens a scene with a StrataChunkWorld, lets the
+## editor run frames with the Strata editor plugin enabled, and checks that the world streams its
 ## editor preview around the editor's 3D camera. Then it selects the world and drives the Strata
 ## plugin's viewport input (`_forward_3d_gui_input` with mouse events through a camera looking
 ## down): a dig stroke and a paint stroke, undone and redone through the editor's
 ## `EditorUndoRedoManager`; saves the scene and writes the voxels it expects to
 ## `EXPECTED_FILE`, which `runtime_check.gd` compares in a running game. Then it picks two
-## corners with the capture tool and saves that box through the toolbar as a `Structure`
+## corners with the capture tool and saves that box through the toolbar as a `StrataStructure`
 ## (`CAPTURE_FILE`), which must hold the world's voxels of the box. Prints one
 ## `EDITOR_CHECK` line and quits with exit code 0 (passed) or 1 (failed). Started by
 ## `cargo xtask test` (rust/xtask/src/editor_check.rs).
@@ -48,9 +48,9 @@ func _process(_delta: float) -> void:
 	var viewport := EditorInterface.get_editor_viewport_3d(0)
 	var camera := viewport.get_camera_3d() if viewport != null else null
 	var root := EditorInterface.get_edited_scene_root()
-	var world := root as ChunkWorld if root != null else null
+	var world := root as StrataChunkWorld if root != null else null
 	if world == null and root != null:
-		world = root.find_child("World", true, false) as ChunkWorld
+		world = root.find_child("World", true, false) as StrataChunkWorld
 	if camera == null or world == null:
 		if _frames > MAX_FRAMES:
 			_finish(false, "camera=%s world=%s after %d frames" % [camera, world, _frames])
@@ -84,7 +84,7 @@ func _process(_delta: float) -> void:
 
 
 ## Horizontal distance from `at` to the centre of the nearest chunk node of `world`.
-func _nearest_chunk_node(world: ChunkWorld, at: Vector3) -> float:
+func _nearest_chunk_node(world: StrataChunkWorld, at: Vector3) -> float:
 	var best := INF
 	for child in world.get_children():
 		var node := child as Node3D
@@ -104,7 +104,7 @@ func _finish(passed: bool, detail: String) -> void:
 ## Selects `world`, digs and paints through the Strata plugin's viewport input, undoes and
 ## redoes both through the editor's undo history, saves the scene and writes what it expects;
 ## "" when all of that held, else what did not.
-func _paint_check(world: ChunkWorld) -> String:
+func _paint_check(world: StrataChunkWorld) -> String:
 	var strata := _strata_plugin()
 	if strata == null:
 		return "the Strata editor plugin is not among the editor's plugins"
@@ -201,9 +201,9 @@ func _paint_check(world: ChunkWorld) -> String:
 
 
 ## Clicks two corners with the Strata plugin's capture tool (through a camera looking down) and
-## saves the box through its toolbar; "" when the saved `Structure` holds the world's voxels of
-## that box, else what did not hold.
-func _capture_check(world: ChunkWorld) -> String:
+## saves the box through its toolbar; "" when the saved `StrataStructure` holds the world's voxels
+## of that box, else what did not hold.
+func _capture_check(world: StrataChunkWorld) -> String:
 	var strata := _strata_plugin()
 	var paint: StrataWorldPaint = strata.call("get_paint")
 	var toolbar: StrataPaintToolbar = strata.get("_toolbar")
@@ -214,7 +214,7 @@ func _capture_check(world: ChunkWorld) -> String:
 	add_child(view)
 	var centre := Vector2(100, 100)
 	var picked: Array = []
-	var on_picked := func(_w: ChunkWorld, a: Vector3i, b: Vector3i) -> void:
+	var on_picked := func(_w: StrataChunkWorld, a: Vector3i, b: Vector3i) -> void:
 		picked.append_array([a, b])
 	paint.region_picked.connect(on_picked)
 	paint.tool = StrataWorldPaint.Tool.CAPTURE
@@ -247,10 +247,10 @@ func _capture_check(world: ChunkWorld) -> String:
 		return "capture: picked %s, wanted %s" % [picked, corners]
 	toolbar.call("_on_structure_path_chosen", CAPTURE_FILE)
 	var saved := (
-		ResourceLoader.load(CAPTURE_FILE, "", ResourceLoader.CACHE_MODE_IGNORE) as Structure
+		ResourceLoader.load(CAPTURE_FILE, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataStructure
 	)
 	if saved == null:
-		return "capture: no Structure saved at %s" % CAPTURE_FILE
+		return "capture: no StrataStructure saved at %s" % CAPTURE_FILE
 	var expected := world.capture_structure(corners[0], corners[1], "editor_check_capture")
 	if saved.cells != expected.cells or saved.blocks != expected.blocks:
 		return "capture: the saved structure is not the box's voxels"

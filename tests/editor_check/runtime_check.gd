@@ -1,10 +1,10 @@
 ## The editor check's second half, in a running game (`godot --headless --script`): instances the
-## scene the editor check painted and saved, and checks that its ChunkWorld shows every voxel
+## scene the editor check painted and saved, and checks that its StrataChunkWorld shows every voxel
 ## the editor check wrote to `editor_check_expected.txt` (the edits came through
-## `ChunkWorld.edits_data`). It also loads `structure_check.vox`, which the Strata plugin's
-## importer (`StrataVoxImport`) turned into a `Structure` when the project was imported, and
-## checks it against the same file read by `Structure.from_vox`. Prints one `RUNTIME_CHECK` line
-## and quits with 0 or 1.
+## `StrataChunkWorld.edits_data`). It also loads `structure_check.vox`, which the Strata plugin's
+## importer (`StrataVoxImport`) turned into a `StrataStructure` when the project was imported, and
+## checks it against the same file read by `StrataStructure.from_vox`. Prints one `RUNTIME_CHECK`
+## line and quits with 0 or 1.
 extends SceneTree
 
 const SCENE := "res://editor_check_scene.tscn"
@@ -14,7 +14,7 @@ const VOX_FILE := "res://structure_check.vox"
 
 func _initialize() -> void:
 	var packed := load(SCENE) as PackedScene
-	var world := packed.instantiate() as ChunkWorld if packed != null else null
+	var world := packed.instantiate() as StrataChunkWorld if packed != null else null
 	var text := FileAccess.get_file_as_string(EXPECTED_FILE)
 	if world == null or text == "":
 		_finish(false, "scene %s or %s missing" % [SCENE, EXPECTED_FILE])
@@ -41,12 +41,12 @@ func _initialize() -> void:
 		_finish(false, detail + ": " + ", ".join(wrong.slice(0, 5)))
 
 
-## "" when the imported `.vox` is a `Structure` with the file's cells, else what is wrong.
+## "" when the imported `.vox` is a `StrataStructure` with the file's cells, else what is wrong.
 func _check_imported_vox() -> String:
-	var imported := load(VOX_FILE) as Structure
-	var direct := Structure.from_vox(VOX_FILE, "structure_check")
+	var imported := load(VOX_FILE) as StrataStructure
+	var direct := StrataStructure.from_vox(VOX_FILE, "structure_check")
 	if imported == null or direct == null:
-		return "%s did not import as a Structure, or from_vox failed" % VOX_FILE
+		return "%s did not import as a StrataStructure, or from_vox failed" % VOX_FILE
 	if imported.structure_name != "structure_check":
 		return "the imported structure is named %s" % imported.structure_name
 	if imported.size != direct.size or imported.size == Vector3i.ZERO:
@@ -56,7 +56,7 @@ func _check_imported_vox() -> String:
 
 ## "" when every cell of `a` names the block of `b`'s and some are blocks, else the first
 ## difference.
-func _compare_cells(a: Structure, b: Structure) -> String:
+func _compare_cells(a: StrataStructure, b: StrataStructure) -> String:
 	var solid := 0
 	for y in a.size.y:
 		for z in a.size.z:

@@ -36,10 +36,10 @@ func _wait(done: Callable) -> bool:
 	return true
 
 
-func _world(preset: WorldPreset) -> ChunkWorld:
+func _world(preset: StrataWorldPreset) -> StrataChunkWorld:
 	var viewer := Node3D.new()
 	add_child(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -51,7 +51,7 @@ func _world(preset: WorldPreset) -> ChunkWorld:
 
 
 ## Heights at a row of columns across the heightmap, west to east (xtask reads the same).
-func _heights(w: ChunkWorld) -> Array[int]:
+func _heights(w: StrataChunkWorld) -> Array[int]:
 	var out: Array[int] = []
 	for x in range(-120, 121, 20):
 		out.append(int(w.get_height(x, 8)))
@@ -69,19 +69,22 @@ func _run() -> void:
 	_check(FileAccess.file_exists("res://world/ramp.png"), "the heightmap is in the pack")
 	_check(not FileAccess.file_exists("res://world/preset.tres"), "the export remapped the .tres")
 
-	var preset := WorldPreset.load_from_file(PRESET_RON)
-	_check(preset != null, "WorldPreset.load_from_file(%s) reads the pack" % PRESET_RON)
+	var preset := StrataWorldPreset.load_from_file(PRESET_RON)
+	_check(preset != null, "StrataWorldPreset.load_from_file(%s) reads the pack" % PRESET_RON)
 	if preset == null:
 		return
 	_check(preset.height_heightmap_path == "res://world/ramp.png", "the preset names the map")
-	var tres := WorldPreset.load_from_file(PRESET_TRES)
-	_check(tres != null, "WorldPreset.load_from_file(%s) reads the exported resource" % PRESET_TRES)
+	var tres := StrataWorldPreset.load_from_file(PRESET_TRES)
+	_check(
+		tres != null,
+		"StrataWorldPreset.load_from_file(%s) reads the exported resource" % PRESET_TRES
+	)
 	if tres != null:
 		_check(tres.fingerprint() == preset.fingerprint(), "the .tres is the same preset")
-	var loaded := load(PRESET_TRES) as WorldPreset
+	var loaded := load(PRESET_TRES) as StrataWorldPreset
 	_check(loaded != null and loaded.fingerprint() == preset.fingerprint(), "load() gives it too")
 	_check(preset.validate() == "", "the preset validates: %s" % preset.validate())
-	var missing := WorldPreset.new()
+	var missing := StrataWorldPreset.new()
 	_check(missing.load_file("res://world/none.ron") == ERR_FILE_NOT_FOUND, "a missing file")
 	_check(missing.last_error().contains("res://world/none.ron"), "named: " + missing.last_error())
 
@@ -93,7 +96,7 @@ func _run() -> void:
 	_check(h[0] + 10 < h[h.size() - 1], "the ramp rises from west to east: %s" % [h])
 
 	# A save inside the pack loads, its world streams (its heightmap in the pack too).
-	var saved := _world(WorldPreset.new())
+	var saved := _world(StrataWorldPreset.new())
 	_check(saved.load_world(SAVE) == OK, "load_world(%s): %s" % [SAVE, saved.last_error()])
 	_check(saved.get_state("exported", "") == "yes", "the save's game state")
 	_check(saved.get_voxel(SAVED_EDIT) == SAVED_BLOCK, "the save's edit")
@@ -108,7 +111,7 @@ func _run() -> void:
 	_check(saved.load_world(user_save) == OK, "load_world(user://): %s" % saved.last_error())
 
 	# The default block library's textures are imported resources of the addon, in the pack.
-	var library := BlockLibrary.create_default()
+	var library := StrataBlockLibrary.create_default()
 	var layers := library.get_texture_layers().size()
 	_check(layers > 0, "the default library names textures")
 	var images := library.build_texture_images()
@@ -116,7 +119,7 @@ func _run() -> void:
 	_check(images.size() > 0 and images[0].get_width() == 16, "16×16 texture images")
 
 	# Profiles shipped in the pack load and are read-only.
-	var profiles := UserProfiles.new()
+	var profiles := StrataUserProfiles.new()
 	profiles.profiles_dir = "res://profiles"
 	add_child(profiles)
 	_check(profiles.list_users() == PackedStringArray(["alice"]), "%s" % profiles.list_users())

@@ -11,6 +11,8 @@ var _failures: PackedStringArray = []
 var _kept: Array[Node] = []
 ## The running test's scratch folder ("" until `scratch_dir` makes it).
 var _scratch := ""
+## The default block library (`StrataBlockLibrary.create_default()`), made on first use.
+var _default_blocks: StrataBlockLibrary
 
 
 ## Called by the runner before each test; override to set up (may await).
@@ -21,6 +23,23 @@ func before_each() -> void:
 ## Called by the runner after each test; override to tear down (may await).
 func after_each() -> void:
 	pass
+
+
+## The id of block `name` in the default library (what a world without `block_library` uses),
+## or -1.
+func default_block_id(block_name: String) -> int:
+	return _default_library().get_block_id(block_name)
+
+
+## The name of block `id` in the default library, or "".
+func default_block_name(id: int) -> String:
+	return _default_library().get_block_name(id)
+
+
+func _default_library() -> StrataBlockLibrary:
+	if _default_blocks == null:
+		_default_blocks = StrataBlockLibrary.create_default()
+	return _default_blocks
 
 
 ## Keeps `n` to be freed after the test (if still valid); returns it.

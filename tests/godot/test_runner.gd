@@ -14,9 +14,9 @@ func _ready() -> void:
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--filter="):
 			filter = arg.substr(9)
-	if not ClassDB.class_exists("ChunkWorld"):
+	if not ClassDB.class_exists("StrataChunkWorld"):
 		print(
-			"FAIL: the Strata extension is not loaded (ChunkWorld class missing); run the import first"
+			"FAIL: the Strata extension is not loaded (StrataChunkWorld class missing); run the import first"
 		)
 		print("0 passed, 1 failed")
 		get_tree().quit(1)

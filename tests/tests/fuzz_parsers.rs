@@ -297,7 +297,7 @@ proptest! {
         // Also as text with the right envelopes, to get past the first checks.
         let text = String::from_utf8_lossy(&bytes);
         let _ = preset_from_ron(&format!("(format: \"strata-preset\", version: 1, preset: ({text}))"), "fuzz");
-        let _ = preset_from_tres_text(&format!("[gd_resource type=\"WorldPreset\" format=3]\n[resource]\n{text}"), "fuzz");
+        let _ = preset_from_tres_text(&format!("[gd_resource type=\"StrataWorldPreset\" format=3]\n[resource]\n{text}"), "fuzz");
         let _ = Profile::from_toml(&format!("version = 1\n[settings]\n{text}"), "fuzz");
         for version in [1u8, 2] {
             let mut framed = b"STRATASV".to_vec();

@@ -79,7 +79,7 @@ proptest! {
         ] {
             if let Err(e) = preset_from_ron(&t, "fuzz.ron") { preset_err_names(&e, "fuzz.ron") }
         }
-        for t in [text.to_string(), format!("[gd_resource type=\"WorldPreset\" format=3]\n[resource]\n{text}")] {
+        for t in [text.to_string(), format!("[gd_resource type=\"StrataWorldPreset\" format=3]\n[resource]\n{text}")] {
             if let Err(e) = preset_from_tres_text(&t, "fuzz.tres") { preset_err_names(&e, "fuzz.tres") }
         }
     }

@@ -111,7 +111,7 @@ const GOLDEN_DEM: u64 = 0x855551f494757811;
 fn the_default_preset_is_as_rough_as_real_land() {
     use strata_core::gen3d::realism::{REALISM_SIDE, measure};
     let shipped = load_preset_file(&shipped_presets_dir().join("default_hills.ron")).unwrap_or_else(|e| panic!("{e}"));
-    // The built-in default (what a ChunkWorld without a preset uses) has the same terrain.
+    // The built-in default (what a StrataChunkWorld without a preset uses) has the same terrain.
     let built_in = strata_core::WorldPreset::default();
     assert_eq!(built_in.height, shipped.height, "the built-in default's terrain is default hills'");
     for (what, preset) in [("default_hills", shipped), ("WorldPreset::default()", built_in)] {

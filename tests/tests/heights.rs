@@ -270,7 +270,7 @@ fn slopes_show_rock_and_biomes_pick_blocks() {
 }
 
 /// A preset whose heightmap cannot be loaded is refused with the loader's own error, by the
-/// check a designer runs (`Generator::check_preset`, what `WorldPreset.validate()` calls) and by
+/// check a designer runs (`Generator::check_preset`, what `StrataWorldPreset.validate()` calls) and by
 /// building the world, alike.
 #[test]
 fn an_unloadable_heightmap_is_the_error_of_check_and_build() {

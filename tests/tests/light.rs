@@ -376,7 +376,7 @@ fn a_closed_cave_is_dark_and_a_lamp_lights_it_with_exact_falloff() {
     assert!(reached > 50, "the lamp lit only {reached} voxels");
 }
 
-/// `stream::query::light_at` (the query `ChunkWorld.get_light` answers with) gives, voxel by
+/// `stream::query::light_at` (the query `StrataChunkWorld.get_light` answers with) gives, voxel by
 /// voxel, the light of the chunk it lies in, lit from the chunk's padded box, with and without
 /// edits (a shaft dug near a surface point, a lamp in the ground).
 #[test]

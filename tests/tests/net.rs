@@ -94,7 +94,7 @@ impl Net {
                     self.to_client.remove(&peer);
                     self.clients.remove(&peer);
                 }
-                // The host applies what clients may set, as `WorldSync` does.
+                // The host applies what clients may set, as `StrataWorldSync` does.
                 Action::SharedStateRequested { peer, key, value, writable, .. } => {
                     self.requests.push((peer, key.clone(), value.clone(), writable));
                     if writable {
@@ -735,7 +735,7 @@ impl GeneratedWorld for Lake {
     }
 }
 
-/// A peer's world with water flow, as a `ChunkWorld` keeps it: its edits (the water its flows
+/// A peer's world with water flow, as a `StrataChunkWorld` keeps it: its edits (the water its flows
 /// placed included) and its flow thread.
 struct WaterWorld {
     map: EditMap,
@@ -802,7 +802,7 @@ impl WaterWorld {
 }
 
 /// A shared world whose peers flow water: the server's host world and one world per client,
-/// each fed as `WorldSync` feeds its `ChunkWorld`.
+/// each fed as `StrataWorldSync` feeds its `StrataChunkWorld`.
 struct WaterNet {
     net: Net,
     host: WaterWorld,

@@ -209,7 +209,7 @@ fn shipped_presets_validate_and_tres_matches_ron() {
         assert_eq!(fingerprint(&tres), fingerprint(&ron), "{}", path.display());
         assert_eq!(tres.name, ron.name);
         let text = fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with("[gd_resource type=\"WorldPreset\" format=3]"), "{}", path.display());
+        assert!(text.starts_with("[gd_resource type=\"StrataWorldPreset\" format=3]"), "{}", path.display());
         assert!(text.contains("\n[resource]\n"));
         fingerprints.insert(fingerprint(&ron), path.file_stem().unwrap().to_string_lossy().to_string());
     }
@@ -388,12 +388,12 @@ fn loading_and_failed_saves_leave_files_untouched() {
 #[test]
 fn tres_bad_inputs_give_clear_errors() {
     let good = preset_to_tres_text(&WorldPreset::default());
-    let header = "[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n";
+    let header = "[gd_resource type=\"StrataWorldPreset\" format=3]\n\n[resource]\n";
     let cases: Vec<(&str, String, &str, &str)> = vec![
-        ("empty", String::new(), "", "WorldPreset"),
-        ("other type", "[gd_resource type=\"Theme\" format=3]\n[resource]\n".into(), "type", "WorldPreset"),
+        ("empty", String::new(), "", "StrataWorldPreset"),
+        ("other type", "[gd_resource type=\"Theme\" format=3]\n[resource]\n".into(), "type", "StrataWorldPreset"),
         ("script", format!("{header}script = ExtResource(\"1\")\n"), "script", "without a script"),
-        ("ext_resource", "[gd_resource type=\"WorldPreset\" format=3]\n[ext_resource type=\"Script\" path=\"res://x.gd\" id=\"1\"]\n".into(), "", "only [resource]"),
+        ("ext_resource", "[gd_resource type=\"StrataWorldPreset\" format=3]\n[ext_resource type=\"Script\" path=\"res://x.gd\" id=\"1\"]\n".into(), "", "only [resource]"),
         ("unknown field", format!("{header}height_erosion = 3\n"), "height_erosion", "field_names"),
         ("out of range", format!("{header}height_octaves = 1000\n"), "height_octaves", "1..=12"),
         ("nan", format!("{header}height_amplitude = nan\n"), "height_amplitude", "finite"),
@@ -416,7 +416,7 @@ fn tres_bad_inputs_give_clear_errors() {
 #[test]
 fn tres_written_by_godot_reads() {
     // What Godot's ResourceSaver writes: only changed properties, resource_name, an uid.
-    let text = "[gd_resource type=\"WorldPreset\" format=3 uid=\"uid://b3x\"]\n\n[resource]\nresource_name = \"x\"\nseed = -5\nheight_octaves = 7\ncaves_mode = 2\nname = \"Tab\\there \\\"q\\\"\"\n";
+    let text = "[gd_resource type=\"StrataWorldPreset\" format=3 uid=\"uid://b3x\"]\n\n[resource]\nresource_name = \"x\"\nseed = -5\nheight_octaves = 7\ncaves_mode = 2\nname = \"Tab\\there \\\"q\\\"\"\n";
     let p = preset_from_tres_text(text, "g.tres").unwrap();
     assert_eq!(p.seed, (-5i64) as u64);
     assert_eq!(p.height.octaves, 7);

@@ -1,10 +1,10 @@
 ## A deer of the demo: wanders over the ground of the world it belongs to and flees from the
-## player. Where the world has navigation (`ChunkWorld.navigation_enabled`), it walks along paths
-## of the world's navigation map (`NavigationServer3D.query_path`): round holes and cliffs, up
+## player. Where the world has navigation (`StrataChunkWorld.navigation_enabled`), it walks along
+## paths of the world's navigation map (`NavigationServer3D.query_path`): round holes and cliffs, up
 ## one-block steps. Elsewhere it heads straight and turns at steps higher than a block. It follows
-## the ground with `ChunkWorld.get_height` (no physics body: it needs no collision shapes near
+## the ground with `StrataChunkWorld.get_height` (no physics body: it needs no collision shapes near
 ## it), so it works wherever its chunk stands in the world. In a shared world only the host's deer
-## think and move (`ChunkWorld.is_entity_authority`); the clients' follow the server.
+## think and move (`StrataChunkWorld.is_entity_authority`); the clients' follow the server.
 class_name Deer
 extends Node3D
 
@@ -14,8 +14,8 @@ extends Node3D
 ## queues its queries rather than flooding the pool.
 const PATHS_IN_FLIGHT := 2
 ## A query searches only the navigation regions of the chunks within this many voxels of the box
-## spanned by its two ends (`ChunkWorld.get_navigation_regions`): a wandering deer's path is short,
-## and a query over the whole map scans every streamed polygon for its ends.
+## spanned by its two ends (`StrataChunkWorld.get_navigation_regions`): a wandering deer's path is
+## short, and a query over the whole map scans every streamed polygon for its ends.
 const PATH_MARGIN := 8.0
 ## The most polygons one query's search visits: an unreachable target costs a bounded search (the
 ## path then ends as near the target as the search came), not a search of all the ground in reach.
@@ -67,7 +67,7 @@ func _ready() -> void:
 
 
 func _process(delta: float) -> void:
-	var world := get_parent() as ChunkWorld
+	var world := get_parent() as StrataChunkWorld
 	# On a shared world's client the deer is a replica: the server moves it.
 	if world == null or not world.is_entity_authority():
 		return
@@ -120,7 +120,7 @@ func _process(delta: float) -> void:
 ## Wants a path to `target` from the world's navigation map (asked for as soon as fewer than
 ## `PATHS_IN_FLIGHT` queries run, answered a frame or so later); meanwhile, and without
 ## navigation, the deer heads straight.
-func _plan(world: ChunkWorld, target: Vector3) -> void:
+func _plan(world: StrataChunkWorld, target: Vector3) -> void:
 	_path = PackedVector3Array()
 	_next = 0
 	_wants_path = world.navigation_enabled
@@ -128,7 +128,7 @@ func _plan(world: ChunkWorld, target: Vector3) -> void:
 
 
 ## Starts a query for the wanted path on the worker pool when fewer than `PATHS_IN_FLIGHT` run.
-func _query_path(world: ChunkWorld) -> void:
+func _query_path(world: StrataChunkWorld) -> void:
 	_collect_orphaned_tasks()
 	if _path_task >= 0 or _paths_in_flight >= PATHS_IN_FLIGHT or not world.is_inside_tree():
 		return
@@ -149,7 +149,7 @@ func _query_path(world: ChunkWorld) -> void:
 
 
 ## Takes the path of the finished query (unless a newer one is wanted by now).
-func _collect_path(world: ChunkWorld) -> void:
+func _collect_path(world: StrataChunkWorld) -> void:
 	if not WorkerThreadPool.is_task_completed(_path_task):
 		return
 	WorkerThreadPool.wait_for_task_completion(_path_task)
@@ -206,7 +206,7 @@ func _threat() -> Node3D:
 	return players[0] as Node3D if not players.is_empty() else null
 
 
-func _water(world: ChunkWorld) -> int:
+func _water(world: StrataChunkWorld) -> int:
 	return world.get_block_id("water")
 
 

@@ -12,42 +12,42 @@ const WATCHTOWER := "res://game/structures/watchtower.vox"
 
 
 ## Adds the demo's spawn rules and structures to `preset`, each unless it has its own.
-static func add_rules(preset: WorldPreset) -> void:
+static func add_rules(preset: StrataWorldPreset) -> void:
 	if preset == null:
 		return
 	if preset.get_structure_rules().is_empty():
-		var cottage := StructureRule.create("cottage", 160, 0.5)
+		var cottage := StrataStructureRule.create("cottage", 160, 0.5)
 		cottage.sink = 3
-		var ruin := StructureRule.create("ruin", 224, 0.5)
-		var crypt := StructureRule.create("crypt", 128, 0.6)
+		var ruin := StrataStructureRule.create("ruin", 224, 0.5)
+		var crypt := StrataStructureRule.create("crypt", 128, 0.6)
 		crypt.placement = StrataStructureRule.PLACEMENT_UNDERGROUND
 		crypt.depth_min = 6
 		crypt.depth_max = 20
 		crypt.entity = CHEST
-		preset.set_structure_rules([cottage, ruin, crypt] as Array[StructureRule])
+		preset.set_structure_rules([cottage, ruin, crypt] as Array[StrataStructureRule])
 	if not preset.get_spawn_rules().is_empty():
 		return
-	var deer := SpawnRule.create(DEER, 0.12)
+	var deer := StrataSpawnRule.create(DEER, 0.12)
 	deer.cluster_size = 4
 	deer.cluster_spread = 7.0
 	deer.min_spacing = 2.5
-	var chest := SpawnRule.create(CHEST, 0.2)
+	var chest := StrataSpawnRule.create(CHEST, 0.2)
 	chest.habitat = StrataSpawnRule.HABITAT_CAVE
 	chest.cluster_size = 1
 	chest.depth_min = 6
 	chest.depth_max = 120
-	preset.set_spawn_rules([deer, chest] as Array[SpawnRule])
+	preset.set_spawn_rules([deer, chest] as Array[StrataSpawnRule])
 
 
 ## Gives `world` the demo's own structures (the watchtower, read from its `.vox` file) unless it
 ## has them. A world needs them before a preset or save whose rules name them.
-static func add_structures(world: ChunkWorld) -> void:
+static func add_structures(world: StrataChunkWorld) -> void:
 	if world == null:
 		return
 	for s in world.structures:
 		if s != null and s.structure_name == "watchtower":
 			return
-	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
+	var tower := StrataStructure.from_vox(WATCHTOWER, "watchtower")
 	if tower == null:
 		return
 	var all := world.structures
@@ -57,14 +57,14 @@ static func add_structures(world: ChunkWorld) -> void:
 
 ## Adds a rule for the watchtowers to `preset` unless it has one; a world of it needs
 ## `add_structures` first.
-static func add_structure_rules(preset: WorldPreset) -> void:
+static func add_structure_rules(preset: StrataWorldPreset) -> void:
 	if preset == null:
 		return
 	var rules := preset.get_structure_rules()
 	for r in rules:
 		if r.structure == "watchtower":
 			return
-	var tower := StructureRule.create("watchtower", 192, 0.5)
+	var tower := StrataStructureRule.create("watchtower", 192, 0.5)
 	tower.sink = 3
 	rules.append(tower)
 	preset.set_structure_rules(rules)

@@ -1,12 +1,12 @@
-//! `Biome` and `BiomeTable` (Resources): the biome table of a world as designer data, edited in
+//! `StrataBiome` and `StrataBiomeTable` (Resources): the biome table of a world as designer data, edited in
 //! the inspector and turned into the core's biome rows (`strata_core::preset::model::Biome`).
 //!
-//! A `Biome` holds one core row and serves its fields as properties from one list
+//! A `StrataBiome` holds one core row and serves its fields as properties from one list
 //! ([`BIOME_PROPERTIES`]): block names as text, numbers as sliders with their ranges, the colour,
 //! the climate range and the scatter set (an array of dictionaries, used when `scatter_custom` is
 //! on; otherwise the classic set from `tree_density` and `flower_density`). Numbers out of range
 //! are clamped with a warning; names are checked by `validate()`, which names the row, the field,
-//! the value and what is allowed. `WorldPreset.biome_table` puts the table into a world.
+//! the value and what is allowed. `StrataWorldPreset.biome_table` puts the table into a world.
 //!
 //! May use: `strata_core::preset` (the rows and their validation), `world_host` (clamping),
 //! `block_library` (the blocks names are checked against).
@@ -20,7 +20,7 @@ use strata_core::preset::model::{
     Biome as CoreBiome, ScatterKind, ScatterPlacement, ScatterRule, WorldPreset as CorePreset, default_biomes,
 };
 
-/// What a `Biome` property holds.
+/// What a `StrataBiome` property holds.
 #[derive(Clone, Copy)]
 enum Prop {
     Text,
@@ -35,7 +35,7 @@ enum Prop {
     Scatter,
 }
 
-/// The properties of a `Biome`, in inspector order, with the ranges of the core's validation.
+/// The properties of a `StrataBiome`, in inspector order, with the ranges of the core's validation.
 const BIOME_PROPERTIES: &[(&str, Prop)] = &[
     ("biome_name", Prop::Text),
     ("surface_block", Prop::Text),
@@ -57,9 +57,9 @@ const BIOME_PROPERTIES: &[(&str, Prop)] = &[
     ("scatter", Prop::Scatter),
 ];
 
-/// One row of a [`BiomeTable`]: a biome's blocks (by name), height, colour, climate and scatter.
+/// One row of a [`StrataBiomeTable`]: a biome's blocks (by name), height, colour, climate and scatter.
 #[derive(GodotClass)]
-#[class(tool, base = Resource)]
+#[class(tool, base = Resource, rename = StrataBiome)]
 pub struct Biome {
     base: Base<Resource>,
     row: CoreBiome,
@@ -98,7 +98,7 @@ impl IResource for Biome {
         let name = property.to_string();
         let Some(&(_, kind)) = BIOME_PROPERTIES.iter().find(|(n, _)| *n == name) else { return false };
         if let Err(problem) = self.set_property(&name, kind, &value) {
-            godot_error!("Biome.{name}: {problem}");
+            godot_error!("StrataBiome.{name}: {problem}");
             return true;
         }
         self.base_mut().emit_changed();
@@ -117,7 +117,7 @@ impl IResource for Biome {
     }
 }
 
-/// The inspector entry of a `Biome` property.
+/// The inspector entry of a `StrataBiome` property.
 fn property_info(name: &str, kind: Prop) -> PropertyInfo {
     let (variant_type, hint, hint_string) = match kind {
         Prop::Text => (VariantType::STRING, PropertyHint::NONE, String::new()),
@@ -225,7 +225,7 @@ fn scatter_from_array(v: &Variant) -> Result<Vec<ScatterRule>, String> {
                 "density" | "bare_rock_density" => {
                     let n = number(&value)
                         .ok_or_else(|| format!("{property} = {value} is not a number; allowed: a number in 0..1"))?;
-                    let n = float_in_range("Biome", &property, n, 0.0, 1.0, 0.0) as f32;
+                    let n = float_in_range("StrataBiome", &property, n, 0.0, 1.0, 0.0) as f32;
                     if key == "density" {
                         rule.density = n;
                     } else {
@@ -266,12 +266,12 @@ impl Biome {
             Prop::Float { min, max, .. } => {
                 let n = number(value).ok_or_else(|| wrong(&format!("a number in {min}..{max}")))?;
                 let Some(slot) = float_slot(&mut self.row, name) else { return Ok(()) };
-                *slot = float_in_range("Biome", name, n, min, max, *slot as f64) as f32;
+                *slot = float_in_range("StrataBiome", name, n, min, max, *slot as f64) as f32;
             }
             Prop::Color => {
                 let c = value.try_to::<Color>().map_err(|_| wrong("a Color"))?;
                 self.row.color =
-                    [c.r, c.g, c.b].map(|ch| float_in_range("Biome", "color", ch as f64, 0.0, 1.0, 0.0) as f32);
+                    [c.r, c.g, c.b].map(|ch| float_in_range("StrataBiome", "color", ch as f64, 0.0, 1.0, 0.0) as f32);
             }
             Prop::Bool => {
                 self.scatter_custom = value.try_to::<bool>().map_err(|_| wrong("true or false"))?;
@@ -309,9 +309,9 @@ impl Biome {
 }
 
 /// The biome table of a world: its rows in order (a column's biome is an index into it);
-/// `WorldPreset.biome_table`.
+/// `StrataWorldPreset.biome_table`.
 #[derive(GodotClass)]
-#[class(tool, base = Resource, init)]
+#[class(tool, base = Resource, init, rename = StrataBiomeTable)]
 pub struct BiomeTable {
     base: Base<Resource>,
     /// The rows. A null entry is reported by `validate()`.
@@ -363,12 +363,14 @@ impl BiomeTable {
     #[func]
     pub fn validate_with_library(&self, library: Option<Gd<BlockLibrary>>) -> GString {
         if let Some(i) = self.biomes.iter_shared().position(|b| b.is_none()) {
-            return format!("BiomeTable.biomes[{i}] is null; allowed: a Biome resource").as_str().into();
+            return format!("StrataBiomeTable.biomes[{i}] is null; allowed: a StrataBiome resource").as_str().into();
         }
         let library = match core_or_default(library.as_ref()) {
             Ok(l) => l,
             Err(e) => {
-                return format!("BiomeTable.validate_with_library: the block library is invalid: {e}").as_str().into();
+                return format!("StrataBiomeTable.validate_with_library: the block library is invalid: {e}")
+                    .as_str()
+                    .into();
             }
         };
         let mut preset = CorePreset::default();

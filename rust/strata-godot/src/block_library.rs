@@ -1,10 +1,10 @@
-//! `BlockType` and `BlockLibrary` (Resources): the blocks a world is made of, edited in the
-//! inspector and turned into the core's validated `BlockLibrary` (names, faces, render mode,
+//! `StrataBlockType` and `StrataBlockLibrary` (Resources): the blocks a world is made of, edited in the
+//! inspector and turned into the core's validated `StrataBlockLibrary` (names, faces, render mode,
 //! solidity, light). A world saves the names of the blocks its edits use, so adding, removing
 //! or reordering blocks never changes what an old save loads (law: Nothing is lost).
 //!
 //! A face's texture is named by its resource path; the world builds its texture array from the
-//! paths in the order the core's `MeshMaterials` walks them. `BlockLibrary.create_default()` is
+//! paths in the order the core's `MeshMaterials` walks them. `StrataBlockLibrary.create_default()` is
 //! the core's default library with the addon's textures (`res://addons/strata/textures/blocks/`).
 //!
 //! May use: `strata_core::base` (block, block_library), Godot's `Resource`, `Texture2D`.
@@ -23,9 +23,9 @@ pub(crate) const DEFAULT_TEXTURE_DIR: &str = "res://addons/strata/textures/block
 /// are scaled to it, nearest neighbour, so pixel art stays crisp).
 pub(crate) const TEXTURE_SIDE: i32 = 16;
 
-/// One block type of a [`BlockLibrary`].
+/// One block type of a [`StrataBlockLibrary`].
 #[derive(GodotClass)]
-#[class(tool, base = Resource)]
+#[class(tool, base = Resource, rename = StrataBlockType)]
 pub struct BlockType {
     base: Base<Resource>,
     /// Stable name, what saves store: lower-case letters, digits and `_`, at most 64 bytes,
@@ -103,12 +103,12 @@ impl BlockType {
 
     #[func]
     fn set_light_emission(&mut self, value: i64) {
-        self.light_emission = crate::world_host::int_in_range("BlockType", "light_emission", value, 0, 15);
+        self.light_emission = crate::world_host::int_in_range("StrataBlockType", "light_emission", value, 0, 15);
     }
 
     #[func]
     fn set_light_opacity(&mut self, value: i64) {
-        self.light_opacity = crate::world_host::int_in_range("BlockType", "light_opacity", value, 0, 15);
+        self.light_opacity = crate::world_host::int_in_range("StrataBlockType", "light_opacity", value, 0, 15);
     }
 }
 
@@ -149,9 +149,9 @@ impl BlockType {
     }
 }
 
-/// The blocks of a world, in id order (block 0 is `air`); `ChunkWorld.block_library`.
+/// The blocks of a world, in id order (block 0 is `air`); `StrataChunkWorld.block_library`.
 #[derive(GodotClass)]
-#[class(tool, base = Resource, init)]
+#[class(tool, base = Resource, init, rename = StrataBlockLibrary)]
 pub struct BlockLibrary {
     base: Base<Resource>,
     /// The block types; a block's id is its index. Block 0 must be `air`.
@@ -228,7 +228,7 @@ impl BlockLibrary {
             .unwrap_or_default()
     }
 
-    /// The library's textures as one `Texture2DArray` of [`BlockLibrary::build_texture_images`]
+    /// The library's textures as one `Texture2DArray` of [`StrataBlockLibrary::build_texture_images`]
     /// (what the block shaders sample with the layer each vertex carries); null when the library
     /// is invalid or has no texture.
     #[func]
@@ -256,7 +256,7 @@ impl BlockLibrary {
                 Some(i) => i,
                 None => {
                     godot_error!(
-                        "BlockLibrary.build_texture_images: cannot load texture `{name}`; allowed: a Texture2D resource path"
+                        "StrataBlockLibrary.build_texture_images: cannot load texture `{name}`; allowed: a Texture2D resource path"
                     );
                     let Some(mut i) = Image::create_empty(TEXTURE_SIDE, TEXTURE_SIDE, false, Format::RGBA8) else {
                         continue;

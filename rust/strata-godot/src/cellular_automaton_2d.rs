@@ -1,4 +1,4 @@
-//! `CellularAutomaton2D` (RefCounted): the world's Life-like automaton and its flood fill of
+//! `StrataCellularAutomaton2D` (RefCounted): the world's Life-like automaton and its flood fill of
 //! secondary regions on a script's own grid of bytes; the Godot face of
 //! `strata_core::automata::life`. Bad input is refused with `push_error` naming the value and
 //! what is allowed (kept for `last_error()`), and the state is left as it was.
@@ -15,7 +15,7 @@ use strata_core::automata::life::{self, LifeGridError};
 /// alive cell (rock, in caves), 0 a dead one (open); results hold 1 and 0. Cells outside the grid
 /// are dead. Widths and heights are 1–4096, ticks 0–4096.
 #[derive(GodotClass)]
-#[class(base = RefCounted)]
+#[class(base = RefCounted, rename = StrataCellularAutomaton2D)]
 pub struct CellularAutomaton2D {
     base: Base<RefCounted>,
     /// The rule as "B…/S…": a dead cell with a count of alive neighbours (of the 8 around it)
@@ -97,8 +97,8 @@ impl CellularAutomaton2D {
 impl CellularAutomaton2D {
     fn fail(&mut self, what: &str, e: LifeGridError) {
         let message = match e {
-            LifeGridError::Rule { .. } => format!("CellularAutomaton2D.{what}: {e} (kept \"{}\")", self.rule),
-            _ => format!("CellularAutomaton2D.{what}(): {e}"),
+            LifeGridError::Rule { .. } => format!("StrataCellularAutomaton2D.{what}: {e} (kept \"{}\")", self.rule),
+            _ => format!("StrataCellularAutomaton2D.{what}(): {e}"),
         };
         godot_error!("{message}");
         self.last_error = GString::from(message.as_str());

@@ -1,4 +1,4 @@
-//! `ChunkWorld`: the Node3D that streams a seeded world around a viewer.
+//! `StrataChunkWorld`: the Node3D that streams a seeded world around a viewer.
 //!
 //! Each frame (main thread): read the viewer's position, tell the core [`Streamer`], free the
 //! nodes of chunks that left the view, queue new jobs, then turn finished meshes into
@@ -8,10 +8,10 @@
 //! `MeshInstance3D` each, no collision) extend the view to `view_distance · 32 · 2^levels` voxels;
 //! a column or chunk that changes level stays until its replacement is in the tree.
 //!
-//! Queries (`get_voxel`, `get_height`, `build_chunk_mesh`) are the core's
+//! Queries (`get_voxel`, `get_height`, `debug_build_chunk_mesh`) are the core's
 //! [`strata_core::stream::query`]: pure functions of the preset and the edits, so they work
 //! anywhere, loaded or not. Preset identity, kept edits, game state, saves and the last error
-//! are the [`WorldHost`] shared with `ChunkWorld2D`.
+//! are the [`WorldHost`] shared with `StrataChunkWorld2D`.
 //!
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
@@ -26,10 +26,11 @@ use crate::world_edits;
 use crate::world_host::{self, WorldHost};
 use crate::world_navigation::WorldNavigation;
 use crate::world_preset::WorldPreset;
-use godot::classes::geometry_instance_3d::ShadowCastingSetting;
+use godot::classes::geometry_instance_3d::{GiMode, ShadowCastingSetting};
+use godot::classes::node::InternalMode;
 use godot::classes::{
     ArrayMesh, CollisionShape3D, ConcavePolygonShape3D, Engine, INode3D, Image, Material, MeshInstance3D,
-    MultiMeshInstance3D, Node3D, ShaderMaterial, StaticBody3D, Texture2DArray,
+    MultiMeshInstance3D, Node3D, PhysicsMaterial, ShaderMaterial, StaticBody3D, Texture2DArray,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -59,10 +60,13 @@ use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod edit_tools;
 mod generation_hook;
+mod debug_view;
 mod horizon_shadows;
+mod node_settings;
 mod occluder_pages;
 use occluder_pages::{OccluderPages, OccluderSlot};
 mod own_structures;
+use crate::monitors::{Monitor, Monitors, Reading};
 use strata_core::base::edit_history::{EditHistory, PendingFlow, VoxelChange};
 
 /// The nodes that show one loaded chunk.
@@ -99,15 +103,15 @@ const SLOW_FRAME_S: f64 = 0.05;
 
 /// Streams an infinite, seeded voxel world around a viewer.
 ///
-/// Add it to a scene, give it a `WorldPreset` and a `viewer` (or let it follow the current
+/// Add it to a scene, give it a `StrataWorldPreset` and a `viewer` (or let it follow the current
 /// camera), and chunks of terrain stream in and out within `view_distance`. Chunk meshes are
 /// `MeshInstance3D` children; chunks near the viewer also get collision.
 #[derive(GodotClass)]
-#[class(tool, base = Node3D)]
+#[class(tool, base = Node3D, rename = StrataChunkWorld)]
 pub struct ChunkWorld {
     base: Base<Node3D>,
     /// The world's settings; same preset (seed included), same world. Null: the default
-    /// `WorldPreset` (the editor warns).
+    /// `StrataWorldPreset` (the editor warns).
     #[var(set)]
     #[export]
     preset: Option<Gd<WorldPreset>>,
@@ -117,7 +121,7 @@ pub struct ChunkWorld {
     #[export]
     viewer: NodePath,
     /// The blocks the world is made of (ids are indices); empty = the default library
-    /// (`BlockLibrary.create_default()`). Saves store the names of the blocks edits use, so a
+    /// (`StrataBlockLibrary.create_default()`). Saves store the names of the blocks edits use, so a
     /// save loads into a library whose blocks were added to or reordered; a block it lacks is
     /// refused by `load_world` with its name.
     #[var(set)]
@@ -128,11 +132,197 @@ pub struct ChunkWorld {
     /// Their block names are looked up in `block_library` when the world builds: a name it lacks
     /// stops the world from building, the error (naming the structure and block) in
     /// `last_error()`. Setting it rebuilds the world (edits kept); after changing a
-    /// `Structure` in place, set the array again. Saves keep a fingerprint of them
+    /// `StrataStructure` in place, set the array again. Saves keep a fingerprint of them
     /// (`get_structures_fingerprint()`): `load_world` warns when a save was made with others.
     #[var(set)]
     #[export]
     structures: Array<Option<Gd<crate::structure::Structure>>>,
+    /// Water flows after edits (default on): dig beside a lake and the water flows into the hole
+    /// up to the lake's level; take the ground from under water and it falls. The flow of each
+    /// edit is computed on a flow thread, in edit order, at most 4,096 voxels per edit, and
+    /// applied as edits (saved with the others); `is_water_settled()` tells when every flow has
+    /// been applied. Off, edits leave water where it is and pending flows are dropped.
+    #[export]
+    water_flow_enabled: bool,
+    /// The player edits saved with the scene (storage only, not shown in the inspector): the
+    /// edits in the format of `save_world` (the preset left out), written when the scene is
+    /// saved and loaded when it is opened or instanced, so voxels painted in the editor show in
+    /// the game. Decoded with the `block_library` set before it; bytes that do not load are
+    /// kept unchanged (the error in `last_error()`). Setting it replaces the edits and clears
+    /// the undo history.
+    #[var(get, set)]
+    #[export(storage)]
+    edits_data: PackedByteArray,
+    /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
+    /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
+    #[export_group(name = "Streaming")]
+    #[var(set)]
+    #[export(range = (1.0, 32.0))]
+    view_distance: i64,
+    /// Chunks loaded above and below the viewer's chunk: 1 to 16 (default 3).
+    #[var(set)]
+    #[export(range = (1.0, 16.0))]
+    vertical_view_distance: i64,
+    /// Worker threads for generation and meshing: 0 = automatic (cores − 1, at least 2), else 1
+    /// to twice the machine's cores (at most 32). Read when streaming starts.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    worker_threads: i64,
+    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds: 0.05
+    /// to 100 (default 3, which leaves a millisecond of a 4 ms target for the odd stall of the
+    /// machine). NaN keeps the previous value.
+    #[var(set)]
+    #[export(range = (0.05, 100.0))]
+    frame_budget_ms: f64,
+    /// Memory the loaded chunks and far columns may take, in MiB: 64 to 65,536 (default 1,024).
+    /// When the view asked for would take more, the streamer lowers the view distance (the
+    /// nearest chunks stay) until it fits. The memory is an estimate, 128 KiB per loaded chunk
+    /// or far column (a documented constant standing for its meshes, nodes and collision, not
+    /// a measurement of each chunk; edits, textures and the rest of the scene are not counted).
+    #[var(set)]
+    #[export(range = (64.0, 65536.0))]
+    memory_budget_mb: i64,
+    /// Far view: levels of coarser columns beyond `view_distance`, 0 (none) to 6 (default 3).
+    /// Each level doubles the cell size and the distance, so 3 levels at view distance 8 reach
+    /// 2,048 voxels.
+    #[export_group(name = "Far view")]
+    #[var(set)]
+    #[export(range = (0.0, 6.0))]
+    far_view_levels: i64,
+    /// Lower the far levels while the near chunks cannot keep up with the viewer (slow machine,
+    /// sprinting), and restore them when the workers are idle.
+    #[export]
+    adaptive_far_view: bool,
+    /// Far columns farther than this from the camera are not drawn (metres;
+    /// `GeometryInstance3D.visibility_range_end`): 0 (the default) draws the whole far view.
+    #[var(set)]
+    #[export(range = (0.0, 100000.0, or_greater, suffix = "m"))]
+    far_visibility_range_end: f32,
+    /// Far columns fade out over this many metres before `far_visibility_range_end` (0: a hard
+    /// cut; `GeometryInstance3D.visibility_range_end_margin` with fade mode "self").
+    #[var(set)]
+    #[export(range = (0.0, 10000.0, or_greater, suffix = "m"))]
+    far_visibility_range_end_margin: f32,
+    /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes: 0 to
+    /// 8 (default 1).
+    #[export_group(name = "Collision")]
+    #[var(set)]
+    #[export(range = (0.0, 8.0))]
+    collision_distance: i64,
+    /// The physics layers the chunks' bodies are in (`CollisionObject3D.collision_layer`): a ray
+    /// or body whose mask shares a bit with it hits the terrain. Default layer 1.
+    #[var(set)]
+    #[export(flags_3d_physics)]
+    collision_layer: u32,
+    /// The physics layers the chunks' bodies scan (`CollisionObject3D.collision_mask`; static
+    /// bodies rarely need more than the default, layer 1).
+    #[var(set)]
+    #[export(flags_3d_physics)]
+    collision_mask: u32,
+    /// The chunks' bodies' `collision_priority`: how strongly a body is pushed out of the terrain
+    /// when it penetrates it (default 1).
+    #[var(set)]
+    #[export(range = (0.0, 1000.0, or_greater))]
+    collision_priority: f32,
+    /// Friction, bounce and absorbency of the terrain: the chunks' bodies'
+    /// `physics_material_override` (null: Godot's defaults).
+    #[var(set)]
+    #[export]
+    physics_material_override: Option<Gd<PhysicsMaterial>>,
+    /// A material for every chunk surface in place of the addon's block shaders (which sample
+    /// the library's texture array): a user's own shader reads `VERTEX`, `COLOR` (face shade
+    /// and ambient occlusion; a block without textures also its colour) and `CUSTOM0.r` (one
+    /// whole number, layer + 4096 × (light + 256 × direction): the face's layer in
+    /// `StrataBlockLibrary.build_texture_array()`, 4095 for none; its light, sky light × 16 + block
+    /// light, each 0–15, the same at all four corners; its direction 0–5, +x −x +y −y +z −z).
+    /// Meshes carry no normals or texture coordinates: include
+    /// `res://addons/strata/shaders/blocks.gdshaderinc`, whose `vertex()` sets `NORMAL` and `UV`
+    /// (in voxels) from them. Setting it redraws the world; edits are kept.
+    #[export_group(name = "Rendering")]
+    #[var(set)]
+    #[export]
+    material_override: Option<Gd<Material>>,
+    /// Sky and block light baked into the chunk meshes: caves are dark, light spreads from the
+    /// open sky and from emissive blocks (the library's `light_emission`), and edits relight
+    /// the chunks around them. Off: every face is lit as under open sky. Changing it remeshes
+    /// the loaded world in the background.
+    #[var(set)]
+    #[export]
+    light_enabled: bool,
+    /// How much of the sky's light is day: 1 at noon, 0 at midnight (the block shaders' uniform
+    /// `daylight`). Sky light is scaled by it in the shader, so torches stand out at night;
+    /// 0 to 1 (clamped with a warning).
+    #[var(set)]
+    #[export(range = (0.0, 1.0))]
+    daylight: f64,
+    /// Ambient occlusion on block faces (darkened corners and step bases), computed per fragment
+    /// by the block shaders from each chunk's occluder bits (baked into the vertex colours with
+    /// `material_override`). Off: flat lighting. Changing it remeshes the loaded world in the
+    /// background; the old meshes stay until then.
+    #[export]
+    ambient_occlusion: bool,
+    /// Sun shadows to the horizon (default on): once the view is ready, a worker samples the
+    /// land's height every 8 voxels in a window around the viewer (the view and 1,024 voxels
+    /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start`
+    /// (96 m) the block shaders march each fragment's line to every directional light over it:
+    /// where the land rises above the line, the light is shaded, so mountains shade valleys at
+    /// every distance and time of day, past the reach of the light's shadow maps. The ground as
+    /// generated (not edits, structures or trees) casts these shadows. Off: the shadow maps
+    /// alone.
+    #[export]
+    horizon_shadows: bool,
+    /// The render layers of the chunk meshes, scatter and far columns (`VisualInstance3D.layers`):
+    /// a camera's `cull_mask` or a light's `light_cull_mask` picks the terrain by them. Default 1.
+    #[var(set)]
+    #[export(flags_3d_render)]
+    layers: u32,
+    /// Whether the chunk meshes, scatter and far columns cast shadows
+    /// (`GeometryInstance3D.cast_shadow`; default on: far terrain shades valleys too).
+    #[var(set)]
+    #[export]
+    cast_shadow: ShadowCastingSetting,
+    /// Global illumination mode of the chunk meshes, scatter and far columns
+    /// (`GeometryInstance3D.gi_mode`; default static, as for any mesh).
+    #[var(set)]
+    #[export]
+    gi_mode: GiMode,
+    /// Navigation meshes for the chunks near the viewers, registered with `NavigationServer3D`
+    /// on the world's default navigation map: a `NavigationAgent3D` (or
+    /// `NavigationServer3D.map_get_path`) finds paths over the streamed terrain. Baked on the
+    /// workers with each chunk (ground with two open voxels above it, steps of one voxel, no
+    /// water) and again after edits. Off by default; turning it off frees the regions.
+    #[export_group(name = "Navigation")]
+    #[var(set)]
+    #[export]
+    navigation_enabled: bool,
+    /// Chunks within this many chunks of a viewer (per axis) get navigation: 1 to 8 (default 2;
+    /// clamped with a warning).
+    #[var(set)]
+    #[export(range = (1.0, 8.0))]
+    navigation_distance: i64,
+    /// Entities (from the preset's spawn rules, or `add_entity`) stand in the world in chunks
+    /// within this many chunks of a viewer (0–32, at most the view distance; vertically the
+    /// vertical view distance); beyond it they leave the tree, kept as they are if they changed.
+    #[export_group(name = "Entities")]
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    entity_distance: i64,
+    /// In the editor, preview the world (regenerates when the preset changes) around the
+    /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
+    /// around the origin without the plugin. The preview's nodes belong to no scene: they are
+    /// never saved into it.
+    #[export_group(name = "Editor")]
+    #[export]
+    editor_preview: bool,
+    /// Debug: draws lines over the world, in game and in the editor viewport: each loaded
+    /// chunk's bounds coloured by state (green: a mesh; cyan: a mesh and collision; orange:
+    /// collision queued; grey: empty), each far column's by its level (yellow for the finest
+    /// to blue for the coarsest), and the collision faces around the first viewer as a
+    /// wireframe. Drawn through the terrain, rebuilt a few times a second; off by default.
+    #[export_group(name = "Debug")]
+    #[var(set)]
+    #[export]
+    debug_view: bool,
     /// `structures` resolved through the library, or None when to be resolved again.
     resolved_structures: Option<own_structures::Resolved>,
     /// Code-driven generation: a `Callable` that amends every box of voxels the world generates,
@@ -158,111 +348,8 @@ pub struct ChunkWorld {
     /// Failures of the hook reported so far, and when the last report was made.
     hook_failures_reported: u64,
     hook_reported_at: Option<Instant>,
-    /// A material for every chunk surface in place of the addon's block shaders (which sample
-    /// the library's texture array): a user's own shader reads `VERTEX`, `COLOR` (face shade
-    /// and ambient occlusion; a block without textures also its colour) and `CUSTOM0.r` (one
-    /// whole number, layer + 4096 × (light + 256 × direction): the face's layer in
-    /// `BlockLibrary.build_texture_array()`, 4095 for none; its light, sky light × 16 + block
-    /// light, each 0–15, the same at all four corners; its direction 0–5, +x −x +y −y +z −z).
-    /// Meshes carry no normals or texture coordinates: include
-    /// `res://addons/strata/shaders/blocks.gdshaderinc`, whose `vertex()` sets `NORMAL` and `UV`
-    /// (in voxels) from them. Setting it redraws the world; edits are kept.
-    #[var(set)]
-    #[export]
-    material_override: Option<Gd<Material>>,
-    /// Sky and block light baked into the chunk meshes: caves are dark, light spreads from the
-    /// open sky and from emissive blocks (the library's `light_emission`), and edits relight
-    /// the chunks around them. Off: every face is lit as under open sky. Changing it remeshes
-    /// the loaded world in the background.
-    #[var(set)]
-    #[export]
-    light_enabled: bool,
-    /// How much of the sky's light is day: 1 at noon, 0 at midnight (the block shaders' uniform
-    /// `daylight`). Sky light is scaled by it in the shader, so torches stand out at night;
-    /// 0 to 1 (clamped with a warning).
-    #[var(set)]
-    #[export(range = (0.0, 1.0))]
-    daylight: f64,
-    /// Sun shadows to the horizon (default on): once the view is ready, a worker samples the
-    /// land's height every 8 voxels in a window around the viewer (the view and 1,024 voxels
-    /// beyond, at most 7,680 voxels across), and beyond the shader uniform `horizon_start`
-    /// (96 m) the block shaders march each fragment's line to every directional light over it:
-    /// where the land rises above the line, the light is shaded, so mountains shade valleys at
-    /// every distance and time of day, past the reach of the light's shadow maps. The ground as
-    /// generated (not edits, structures or trees) casts these shadows. Off: the shadow maps
-    /// alone.
-    #[export]
-    horizon_shadows: bool,
     /// The horizon map's worker, texture and uniforms.
     horizon: horizon_shadows::HorizonShadows,
-    /// Radius of the loaded area, in chunks (32 voxels each): 1 to 32 (default 8). The memory
-    /// budget may hold the streamer to less (`get_stats()["view_distance_effective"]`).
-    #[var(set)]
-    #[export(range = (1.0, 32.0))]
-    view_distance: i64,
-    /// Chunks loaded above and below the viewer's chunk: 1 to 16 (default 3).
-    #[var(set)]
-    #[export(range = (1.0, 16.0))]
-    vertical_view_distance: i64,
-    /// Worker threads for generation and meshing: 0 = automatic (cores − 1, at least 2), else 1
-    /// to twice the machine's cores (at most 32). Read when streaming starts.
-    #[var(set)]
-    #[export(range = (0.0, 32.0))]
-    worker_threads: i64,
-    /// Main-thread time per frame for turning finished chunks into nodes, in milliseconds: 0.05
-    /// to 100 (default 3, which leaves a millisecond of a 4 ms target for the odd stall of the
-    /// machine). NaN keeps the previous value.
-    #[var(set)]
-    #[export(range = (0.05, 100.0))]
-    frame_budget_ms: f64,
-    /// Chunks within this radius (in chunks, per axis) of the viewer get collision shapes: 0 to
-    /// 8 (default 1).
-    #[var(set)]
-    #[export(range = (0.0, 8.0))]
-    collision_distance: i64,
-    /// Far view: levels of coarser columns beyond `view_distance`, 0 (none) to 6 (default 3).
-    /// Each level doubles the cell size and the distance, so 3 levels at view distance 8 reach
-    /// 2,048 voxels.
-    #[var(set)]
-    #[export(range = (0.0, 6.0))]
-    far_view_levels: i64,
-    /// Memory the loaded chunks and far columns may take, in MiB: 64 to 65,536 (default 1,024).
-    /// When the view asked for would take more, the streamer lowers the view distance (the
-    /// nearest chunks stay) until it fits. The memory is an estimate, 128 KiB per loaded chunk
-    /// or far column (a documented constant standing for its meshes, nodes and collision, not
-    /// a measurement of each chunk; edits, textures and the rest of the scene are not counted).
-    #[var(set)]
-    #[export(range = (64.0, 65536.0))]
-    memory_budget_mb: i64,
-    /// Lower the far levels while the near chunks cannot keep up with the viewer (slow machine,
-    /// sprinting), and restore them when the workers are idle.
-    #[export]
-    adaptive_far_view: bool,
-    /// Ambient occlusion on block faces (darkened corners). Off, faces merge by block alone:
-    /// about a third of the triangles, meshing about twice as fast, and flat lighting. Changing
-    /// it remeshes the loaded world in the background; the old meshes stay until then.
-    #[export]
-    ambient_occlusion: bool,
-    /// Deprecated, no effect: chunk meshes are 20 bytes a vertex (position, colour and one
-    /// float of layer, light and direction), no larger than Godot's compressed attributes would
-    /// make them, and the workers pack them. Kept so that scenes which set it still load.
-    #[export]
-    compress_vertices: bool,
-    /// In the editor, preview the world (regenerates when the preset changes) around the
-    /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
-    /// around the origin without the plugin. The preview's nodes belong to no scene: they are
-    /// never saved into it.
-    #[export]
-    editor_preview: bool,
-    /// The player edits saved with the scene (storage only, not shown in the inspector): the
-    /// edits in the format of `save_world` (the preset left out), written when the scene is
-    /// saved and loaded when it is opened or instanced, so voxels painted in the editor show in
-    /// the game. Decoded with the `block_library` set before it; bytes that do not load are
-    /// kept unchanged (the error in `last_error()`). Setting it replaces the edits and clears
-    /// the undo history.
-    #[var(get, set)]
-    #[export(storage)]
-    edits_data: PackedByteArray,
     /// Undo and redo steps of the edits (`undo()`, `redo()`).
     edit_history: EditHistory,
     /// The undo step (by id) of each edit batch whose water flow has not come back (by the
@@ -271,36 +358,10 @@ pub struct ChunkWorld {
     /// Undone steps (by id) whose flow had not come back when they were undone: part of that
     /// flow is lost to the undo, so their redo runs the flow again.
     reflow_steps: std::collections::HashSet<u64>,
-    /// Water flows after edits (default on): dig beside a lake and the water flows into the hole
-    /// up to the lake's level; take the ground from under water and it falls. The flow of each
-    /// edit is computed on a flow thread, in edit order, at most 4,096 voxels per edit, and
-    /// applied as edits (saved with the others); `is_water_settled()` tells when every flow has
-    /// been applied. Off, edits leave water where it is and pending flows are dropped.
-    #[export]
-    water_flow_enabled: bool,
     /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
     editor_viewer: Option<Vector3>,
-    /// Entities (from the preset's spawn rules, or `add_entity`) stand in the world in chunks
-    /// within this many chunks of a viewer (0–32, at most the view distance; vertically the
-    /// vertical view distance); beyond it they leave the tree, kept as they are if they changed.
-    #[var(set)]
-    #[export(range = (0.0, 32.0))]
-    entity_distance: i64,
     /// The world's objects: spawn points, live entities, what a save keeps of them.
     pub(crate) entities: crate::world_entities::Entities,
-    /// Navigation meshes for the chunks near the viewers, registered with `NavigationServer3D`
-    /// on the world's default navigation map: a `NavigationAgent3D` (or
-    /// `NavigationServer3D.map_get_path`) finds paths over the streamed terrain. Baked on the
-    /// workers with each chunk (ground with two open voxels above it, steps of one voxel, no
-    /// water) and again after edits. Off by default; turning it off frees the regions.
-    #[var(set)]
-    #[export]
-    navigation_enabled: bool,
-    /// Chunks within this many chunks of a viewer (per axis) get navigation: 1 to 8 (default 2;
-    /// clamped with a warning).
-    #[var(set)]
-    #[export(range = (1.0, 8.0))]
-    navigation_distance: i64,
     /// The navigation regions of the chunks and the baked meshes waiting for them.
     navigation: WorldNavigation,
 
@@ -350,22 +411,37 @@ pub struct ChunkWorld {
     /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
     /// them back from an `ArrayMesh` costs far more).
     pending_faces: HashMap<ChunkCoord, PackedVector3Array>,
-    /// Viewers besides `viewer` ([`ChunkWorld::add_viewer`]), sent to every new streamer too.
+    /// Viewers besides `viewer` ([`StrataChunkWorld::add_viewer`]), sent to every new streamer too.
     extra_viewers: Vec<ExtraViewer>,
-    /// The area [`ChunkWorld::preload_area`] keeps loaded, if any.
+    /// The area [`StrataChunkWorld::preload_area`] keeps loaded, if any.
     preload: Option<PreloadArea>,
     /// Viewer ids to take out of the streamer at the next frame.
     removed_viewer_ids: Vec<u64>,
+    /// The world's graphs in the debugger's Monitors tab, while it is in the tree in game.
+    monitors: Monitors,
+    /// The lines `debug_view` draws.
+    debug: debug_view::DebugView,
 }
 
-/// A viewer added with [`ChunkWorld::add_viewer`]: the node and its own view distance.
+/// The world's custom monitors (`Strata/…` in the debugger's Monitors tab), read from
+/// `get_stats()`.
+const MONITORS: &[Monitor] = &[
+    Monitor { name: "loaded_chunks", reading: Reading::Value("loaded_chunks") },
+    Monitor { name: "queued_jobs", reading: Reading::Sum("pending_chunks", "in_flight") },
+    Monitor { name: "apply_ms", reading: Reading::Value("apply_ms_last_frame") },
+    Monitor { name: "memory_mb", reading: Reading::Value("memory_estimate_mb") },
+    Monitor { name: "far_columns", reading: Reading::Value("far_nodes") },
+    Monitor { name: "entities", reading: Reading::Value("entities") },
+];
+
+/// A viewer added with [`StrataChunkWorld::add_viewer`]: the node and its own view distance.
 struct ExtraViewer {
     node: Gd<Node3D>,
     id: u64,
     view_distance: i32,
 }
 
-/// The area kept loaded by [`ChunkWorld::preload_area`].
+/// The area kept loaded by [`StrataChunkWorld::preload_area`].
 struct PreloadArea {
     center: Vector3,
     radius: i32,
@@ -404,7 +480,15 @@ impl INode3D for ChunkWorld {
             memory_budget_mb: 1024,
             adaptive_far_view: true,
             ambient_occlusion: true,
-            compress_vertices: false,
+            collision_layer: 1,
+            collision_mask: 1,
+            collision_priority: 1.0,
+            physics_material_override: None,
+            layers: 1,
+            cast_shadow: ShadowCastingSetting::ON,
+            gi_mode: GiMode::STATIC,
+            far_visibility_range_end: 0.0,
+            far_visibility_range_end_margin: 0.0,
             editor_preview: true,
             edits_data: PackedByteArray::new(),
             edit_history: EditHistory::new(),
@@ -418,7 +502,7 @@ impl INode3D for ChunkWorld {
             navigation_distance: 2,
             navigation: WorldNavigation::default(),
             streamer: None,
-            host: WorldHost::new("ChunkWorld"),
+            host: WorldHost::new("StrataChunkWorld"),
             nodes: HashMap::new(),
             far_nodes: HashMap::new(),
             mesh_bytes: HashMap::new(),
@@ -443,6 +527,9 @@ impl INode3D for ChunkWorld {
             extra_viewers: Vec::new(),
             preload: None,
             removed_viewer_ids: Vec::new(),
+            monitors: Monitors::default(),
+            debug_view: false,
+            debug: Default::default(),
         }
     }
 
@@ -452,6 +539,7 @@ impl INode3D for ChunkWorld {
 
     fn process(&mut self, delta: f64) {
         let editor = Engine::singleton().is_editor_hint();
+        self.update_debug_view();
         if editor && !self.editor_preview {
             if self.streamer.is_some() {
                 self.stop_streaming();
@@ -468,7 +556,7 @@ impl INode3D for ChunkWorld {
         }
         let viewer_pos = if editor { self.editor_viewer_position() } else { self.viewer_position() };
         let viewer_pos = self.viewer_bounds.clamp(
-            "ChunkWorld",
+            "StrataChunkWorld",
             [viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64],
             "voxels",
         );
@@ -511,7 +599,7 @@ impl INode3D for ChunkWorld {
                 s.set_extra_viewer(id, pos, distance);
             }
             s.pump();
-            crate::water_flow::update(s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
+            crate::water_flow::update(s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld");
             let chunks: Vec<ChunkCoord> = s.viewer_spots().iter().map(|v| v.chunk).collect();
             (s.take_unloads(), chunks)
         };
@@ -651,7 +739,15 @@ impl INode3D for ChunkWorld {
         }
     }
 
+    fn enter_tree(&mut self) {
+        if !Engine::singleton().is_editor_hint() {
+            let node = self.to_gd().upcast::<Node>();
+            self.monitors.add(&node, "Strata", MONITORS);
+        }
+    }
+
     fn exit_tree(&mut self) {
+        self.monitors.remove();
         // Join the workers before the node goes away (hot reload with live threads crashes Godot).
         self.stop_streaming();
     }
@@ -667,11 +763,14 @@ impl ChunkWorld {
         let node = self.to_gd().upcast::<Node>();
         let mut out = match self.structures_warning() {
             Some(w) => w,
-            None => {
-                config_warnings::preset_warnings("ChunkWorld", self.preset.as_ref(), self.block_library.as_ref(), true)
-            }
+            None => config_warnings::preset_warnings(
+                "StrataChunkWorld",
+                self.preset.as_ref(),
+                self.block_library.as_ref(),
+                true,
+            ),
         };
-        out.extend(config_warnings::viewer_warning::<Node3D>(&node, &self.viewer, "ChunkWorld", "Camera3D"));
+        out.extend(config_warnings::viewer_warning::<Node3D>(&node, &self.viewer, "StrataChunkWorld", "Camera3D"));
         if self.preset.is_none() {
             out.extend(config_warnings::library_warning(self.block_library.as_ref()));
         }
@@ -691,6 +790,11 @@ impl ChunkWorld {
     /// `if not world.is_area_ready(): await world.area_ready`, which never hangs.
     #[signal]
     fn area_ready();
+    /// Emitted by a `load_world` that succeeded (it returns OK) with what it could not restore
+    /// exactly as saved: a save made with other `structures` than the world holds now (the
+    /// message names the save, both fingerprints and the structures).
+    #[signal]
+    fn load_warning(message: GString);
     /// Emitted once when every chunk of the area asked for with `preload_area` is loaded (with
     /// collision near its centre): the place is ready for a teleport or a respawn.
     #[signal]
@@ -724,13 +828,13 @@ impl ChunkWorld {
     #[func]
     pub(crate) fn add_viewer(&mut self, node: Option<Gd<Node3D>>, view_distance: i64) {
         let Some(node) = node else {
-            godot_error!("ChunkWorld.add_viewer: node is null; allowed: a Node3D");
+            godot_error!("StrataChunkWorld.add_viewer: node is null; allowed: a Node3D");
             return;
         };
         let distance = view_distance.clamp(1, MAX_VIEW_DISTANCE as i64) as i32;
         if distance as i64 != view_distance {
             godot_warn!(
-                "ChunkWorld.add_viewer: view_distance {view_distance} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {distance}"
+                "StrataChunkWorld.add_viewer: view_distance {view_distance} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {distance}"
             );
         }
         let id = node.instance_id().to_i64() as u64;
@@ -771,14 +875,14 @@ impl ChunkWorld {
         let r = radius.clamp(1, MAX_VIEW_DISTANCE as i64) as i32;
         if r as i64 != radius {
             godot_warn!(
-                "ChunkWorld.preload_area: radius {radius} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {r}"
+                "StrataChunkWorld.preload_area: radius {radius} is out of range; allowed: 1 to {MAX_VIEW_DISTANCE}; using {r}"
             );
         }
         let finite = center.x.is_finite() && center.y.is_finite() && center.z.is_finite();
         let center = if finite {
             center
         } else {
-            godot_warn!("ChunkWorld.preload_area: center {center} is not a finite position; using the origin");
+            godot_warn!("StrataChunkWorld.preload_area: center {center} is not a finite position; using the origin");
             Vector3::ZERO
         };
         self.preload = Some(PreloadArea { center, radius: r, announced: false });
@@ -801,13 +905,13 @@ impl ChunkWorld {
         }
     }
 
-    /// The mesh of chunk `coord` as generated (edits not applied, `ambient_occlusion` as set),
-    /// built here and now: from the bytes the workers pack (what streaming shows), or with
+    /// Debug: the mesh of chunk `coord` as generated (edits not applied, `ambient_occlusion` as
+    /// set), built here and now: from the bytes the workers pack (what streaming shows), or with
     /// `via_arrays` through Godot's own `add_surface_from_arrays`. For tools and tests (the two
-    /// must give the same surfaces); it blocks for one chunk's generation. Null when the chunk
-    /// has no faces or there is no preset.
+    /// must give the same surfaces); it blocks the calling thread for one chunk's generation,
+    /// so a game never needs it. Null when the chunk has no faces or there is no preset.
     #[func]
-    pub fn build_chunk_mesh(&mut self, coord: Vector3i, via_arrays: bool) -> Option<Gd<ArrayMesh>> {
+    pub fn debug_build_chunk_mesh(&mut self, coord: Vector3i, via_arrays: bool) -> Option<Gd<ArrayMesh>> {
         let g = self.generator()?;
         let mesh = generated_chunk_mesh(&g, ChunkCoord::new(coord.x, coord.y, coord.z), self.ambient_occlusion);
         if mesh.is_empty() {
@@ -854,12 +958,12 @@ impl ChunkWorld {
         }
     }
 
-    /// A 64-bit hash of every voxel of chunk `coord` (32³ voxels from `coord * 32`), edits
-    /// included: two worlds agree on a chunk exactly when their hashes do (what multiplayer
-    /// tests compare). A query that generates the chunk on the calling thread (about a
-    /// millisecond), loaded or not; -1 while the world has no generator or outside the world.
+    /// Debug: a 64-bit hash of every voxel of chunk `coord` (32³ voxels from `coord * 32`),
+    /// edits included: two worlds agree on a chunk exactly when their hashes do (what
+    /// multiplayer tests and tools compare). It generates the chunk on the calling thread (about
+    /// a millisecond), loaded or not; -1 while the world has no generator or outside the world.
     #[func]
-    pub fn get_chunk_hash(&mut self, coord: Vector3i) -> i64 {
+    pub fn debug_chunk_hash(&mut self, coord: Vector3i) -> i64 {
         let c = ChunkCoord::new(coord.x, coord.y, coord.z);
         let min = c.min_voxel();
         let max = IVec3::new(min.x + CHUNK_SIZE - 1, min.y + CHUNK_SIZE - 1, min.z + CHUNK_SIZE - 1);
@@ -926,7 +1030,7 @@ impl ChunkWorld {
         let count = self.library().map(|l| l.len()).unwrap_or(strata_core::base::block::BLOCK_COUNT as usize);
         let Some(id) = u16::try_from(id).ok().filter(|&b| (b as usize) < count) else {
             godot_error!(
-                "ChunkWorld.set_voxel: block id {id} is not a block of the world's library; allowed: 0..={}",
+                "StrataChunkWorld.set_voxel: block id {id} is not a block of the world's library; allowed: 0..={}",
                 count - 1
             );
             return;
@@ -934,7 +1038,7 @@ impl ChunkWorld {
         let q = IVec3::new(p.x, p.y, p.z);
         if !voxel_in_world(q) {
             godot_error!(
-                "ChunkWorld.set_voxel: voxel {p} is beyond the world's bounds; allowed: x, y and z in {}..{}",
+                "StrataChunkWorld.set_voxel: voxel {p} is beyond the world's bounds; allowed: x, y and z in {}..{}",
                 -WORLD_LIMIT_VOXELS,
                 WORLD_LIMIT_VOXELS
             );
@@ -967,7 +1071,7 @@ impl ChunkWorld {
         let library = match self.library() {
             Ok(l) => l,
             Err(e) => {
-                self.host.error(format!("ChunkWorld.raycast: the block library is invalid: {e}"));
+                self.host.error(format!("StrataChunkWorld.raycast: the block library is invalid: {e}"));
                 return VarDictionary::new();
             }
         };
@@ -983,7 +1087,7 @@ impl ChunkWorld {
         ) {
             Ok(d) => d,
             Err(e) => {
-                self.host.error(format!("ChunkWorld.raycast: {e}"));
+                self.host.error(format!("StrataChunkWorld.raycast: {e}"));
                 VarDictionary::new()
             }
         }
@@ -997,7 +1101,7 @@ impl ChunkWorld {
     pub fn set_editor_viewer(&mut self, global_position: Vector3) {
         if !global_position.is_finite() {
             self.host.error(format!(
-                "ChunkWorld.set_editor_viewer: {global_position} is not finite; allowed: a finite position"
+                "StrataChunkWorld.set_editor_viewer: {global_position} is not finite; allowed: a finite position"
             ));
             return;
         }
@@ -1027,7 +1131,7 @@ impl ChunkWorld {
         let limit = i32::MAX as i64;
         if !(x1 - x0 <= 4096 && z1 - z0 <= 4096 && [x0, z0, x1, z1].iter().all(|v| v.abs() < limit)) {
             self.host.error(format!(
-                "ChunkWorld.get_structures_in: area {area} spans {}×{} columns; allowed: at most 4096×4096 inside the world",
+                "StrataChunkWorld.get_structures_in: area {area} spans {}×{} columns; allowed: at most 4096×4096 inside the world",
                 x1 - x0,
                 z1 - z0
             ));
@@ -1047,32 +1151,6 @@ impl ChunkWorld {
         out
     }
 
-    /// Fills the box with corners `a` and `b` (both included) with block `block` as player edits
-    /// (one batch: each affected chunk is remeshed once); returns how many voxels changed. A
-    /// block id outside the world's library or a box of more than 1,000,000 voxels changes
-    /// nothing, returns -1 and says why in `last_error()`.
-    #[func]
-    pub fn fill_box(&mut self, a: Vector3i, b: Vector3i, block: i64) -> i64 {
-        let voxels = shapes::box_voxels(IVec3::new(a.x, a.y, a.z), IVec3::new(b.x, b.y, b.z));
-        self.fill_shape("fill_box", voxels, block)
-    }
-
-    /// Fills with block `block` every voxel whose centre lies within `radius` of the centre of
-    /// voxel `center` (one batch, like `fill_box`); returns how many voxels changed, or -1 with
-    /// the reason in `last_error()` (invalid block id, radius, or more than 1,000,000 voxels).
-    #[func]
-    pub fn fill_sphere(&mut self, center: Vector3i, radius: f64, block: i64) -> i64 {
-        let voxels = shapes::sphere_voxels(IVec3::new(center.x, center.y, center.z), radius);
-        self.fill_shape("fill_sphere", voxels, block)
-    }
-
-    /// Name of the block with id `id` in the default library ("" for unknown ids); see
-    /// `get_block_name` for the world's own library.
-    #[func]
-    pub fn block_name(id: i64) -> GString {
-        world_host::block_name(id)
-    }
-
     /// Name of the block with id `id` in the world's `block_library` ("" for unknown ids).
     #[func]
     pub fn get_block_name(&self, id: i64) -> GString {
@@ -1086,12 +1164,6 @@ impl ChunkWorld {
         self.library().ok().and_then(|l| l.id_of(&name.to_string())).map(|id| id as i64).unwrap_or(-1)
     }
 
-    /// Id of the block named `name`, or -1.
-    #[func]
-    pub fn block_id(name: GString) -> i64 {
-        world_host::block_id(&name)
-    }
-
     /// True when every chunk within `view_distance` of the viewer is meshed and in the tree, and
     /// the chunks near the viewer have their collision (so a player can be spawned).
     #[func]
@@ -1103,6 +1175,17 @@ impl ChunkWorld {
     #[func]
     pub fn get_progress(&self) -> f64 {
         self.streamer.as_ref().map(|s| s.progress()).unwrap_or(0.0)
+    }
+
+    /// The ids of this world's custom monitors in the debugger's Monitors tab
+    /// (`Performance.get_custom_monitor(id)`): `Strata/loaded_chunks`, `Strata/queued_jobs`
+    /// (chunks waiting for or on a worker), `Strata/apply_ms` (main-thread time last frame),
+    /// `Strata/memory_mb` (the streamer's estimate), `Strata/far_columns` and `Strata/entities`;
+    /// a second world's are under `Strata #2/`. Empty while the world is out of the tree or in the
+    /// editor.
+    #[func]
+    pub fn get_monitors(&self) -> PackedStringArray {
+        self.monitors.ids()
     }
 
     /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `queued`, `retiring`,
@@ -1210,15 +1293,75 @@ impl ChunkWorld {
     }
 
     #[func]
+    fn set_collision_layer(&mut self, value: u32) {
+        self.collision_layer = value;
+        self.reapply_body_settings();
+    }
+
+    #[func]
+    fn set_collision_mask(&mut self, value: u32) {
+        self.collision_mask = value;
+        self.reapply_body_settings();
+    }
+
+    #[func]
+    fn set_collision_priority(&mut self, value: f32) {
+        self.collision_priority = value;
+        self.reapply_body_settings();
+    }
+
+    #[func]
+    fn set_physics_material_override(&mut self, value: Option<Gd<PhysicsMaterial>>) {
+        self.physics_material_override = value;
+        self.reapply_body_settings();
+    }
+
+    #[func]
+    fn set_layers(&mut self, value: u32) {
+        self.layers = value;
+        self.reapply_render_settings();
+    }
+
+    #[func]
+    fn set_cast_shadow(&mut self, value: ShadowCastingSetting) {
+        self.cast_shadow = value;
+        self.reapply_render_settings();
+    }
+
+    #[func]
+    fn set_gi_mode(&mut self, value: GiMode) {
+        self.gi_mode = value;
+        self.reapply_render_settings();
+    }
+
+    #[func]
+    fn set_far_visibility_range_end(&mut self, value: f32) {
+        self.far_visibility_range_end = value;
+        self.reapply_render_settings();
+    }
+
+    #[func]
+    fn set_far_visibility_range_end_margin(&mut self, value: f32) {
+        self.far_visibility_range_end_margin = value;
+        self.reapply_render_settings();
+    }
+
+    #[func]
+    fn set_debug_view(&mut self, value: bool) {
+        self.debug_view = value;
+        self.debug.refresh_soon();
+    }
+
+    #[func]
     fn set_view_distance(&mut self, value: i64) {
         self.view_distance =
-            world_host::int_in_range("ChunkWorld", "view_distance", value, 1, MAX_VIEW_DISTANCE as i64);
+            world_host::int_in_range("StrataChunkWorld", "view_distance", value, 1, MAX_VIEW_DISTANCE as i64);
     }
 
     #[func]
     fn set_vertical_view_distance(&mut self, value: i64) {
         self.vertical_view_distance = world_host::int_in_range(
-            "ChunkWorld",
+            "StrataChunkWorld",
             "vertical_view_distance",
             value,
             1,
@@ -1228,24 +1371,25 @@ impl ChunkWorld {
 
     #[func]
     fn set_worker_threads(&mut self, value: i64) {
-        self.worker_threads = world_host::int_in_range("ChunkWorld", "worker_threads", value, 0, max_workers() as i64);
+        self.worker_threads =
+            world_host::int_in_range("StrataChunkWorld", "worker_threads", value, 0, max_workers() as i64);
     }
 
     #[func]
     fn set_frame_budget_ms(&mut self, value: f64) {
         self.frame_budget_ms =
-            world_host::float_in_range("ChunkWorld", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
+            world_host::float_in_range("StrataChunkWorld", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
     }
 
     #[func]
     fn set_collision_distance(&mut self, value: i64) {
-        self.collision_distance = world_host::int_in_range("ChunkWorld", "collision_distance", value, 0, 8);
+        self.collision_distance = world_host::int_in_range("StrataChunkWorld", "collision_distance", value, 0, 8);
     }
 
     #[func]
     fn set_far_view_levels(&mut self, value: i64) {
         self.far_view_levels =
-            world_host::int_in_range("ChunkWorld", "far_view_levels", value, 0, MAX_LOD_LEVELS as i64);
+            world_host::int_in_range("StrataChunkWorld", "far_view_levels", value, 0, MAX_LOD_LEVELS as i64);
     }
 
     #[func]
@@ -1303,7 +1447,7 @@ impl ChunkWorld {
     #[func]
     fn set_daylight(&mut self, value: f64) {
         let before = shader_daylight(self.daylight);
-        self.daylight = world_host::float_in_range("ChunkWorld", "daylight", value, 0.0, 1.0, self.daylight);
+        self.daylight = world_host::float_in_range("StrataChunkWorld", "daylight", value, 0.0, 1.0, self.daylight);
         // The shaders get it in steps of 1/1024 (too small to see), so a day cycle setting it
         // every frame updates the chunks' material copies a few times a second, not every frame.
         if shader_daylight(self.daylight) == before {
@@ -1335,7 +1479,7 @@ impl ChunkWorld {
     #[func]
     fn set_navigation_distance(&mut self, value: i64) {
         self.navigation_distance = world_host::int_in_range(
-            "ChunkWorld",
+            "StrataChunkWorld",
             "navigation_distance",
             value,
             1,
@@ -1347,7 +1491,7 @@ impl ChunkWorld {
     #[func]
     fn set_memory_budget_mb(&mut self, value: i64) {
         let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
-        self.memory_budget_mb = world_host::int_in_range("ChunkWorld", "memory_budget_mb", value, lo, hi);
+        self.memory_budget_mb = world_host::int_in_range("StrataChunkWorld", "memory_budget_mb", value, lo, hi);
     }
 
     /// Drops every chunk, builds the world again from the current preset and streams it; edits
@@ -1381,6 +1525,8 @@ impl ChunkWorld {
 
     /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
     /// and streams the saved world. On error nothing changes; the message is in `last_error()`.
+    /// A load that succeeds returns OK with `last_error()` empty; what it could not restore as
+    /// saved (a save made with other `structures`) comes as `load_warning`.
     #[func]
     pub fn load_world(&mut self, path: GString) -> Error {
         let library = self.library();
@@ -1449,7 +1595,7 @@ impl ChunkWorld {
     }
 
     /// Whether this world's entities act on their own (think, move, change): true in a
-    /// single-player world and on a shared world's host; false on a `WorldSync` client, whose
+    /// single-player world and on a shared world's host; false on a `StrataWorldSync` client, whose
     /// entities are replicas that the server moves, changes, adds and removes. An entity's
     /// script checks it before acting; changes made on a client are not sent.
     #[func]
@@ -1489,7 +1635,7 @@ impl ChunkWorld {
 
     #[func]
     fn set_entity_distance(&mut self, value: i64) {
-        self.entity_distance = world_host::int_in_range("ChunkWorld", "entity_distance", value, 0, 32);
+        self.entity_distance = world_host::int_in_range("StrataChunkWorld", "entity_distance", value, 0, 32);
     }
 
     /// Chunk edge length in voxels (32).
@@ -1569,13 +1715,14 @@ impl ChunkWorld {
         let count = match self.library() {
             Ok(l) => l.len(),
             Err(e) => {
-                self.host.error(format!("ChunkWorld.{method}: the block library is invalid: {e}; nothing changed"));
+                self.host
+                    .error(format!("StrataChunkWorld.{method}: the block library is invalid: {e}; nothing changed"));
                 return -1;
             }
         };
         let Some(id) = u16::try_from(block).ok().filter(|&b| (b as usize) < count) else {
             self.host.error(format!(
-                "ChunkWorld.{method}: block id {block} is not a block of the world's library; allowed: 0..={}; nothing changed",
+                "StrataChunkWorld.{method}: block id {block} is not a block of the world's library; allowed: 0..={}; nothing changed",
                 count - 1
             ));
             return -1;
@@ -1589,8 +1736,9 @@ impl ChunkWorld {
         };
         self.ensure_streamer();
         let Some(g) = self.generator() else {
-            self.host
-                .error(format!("ChunkWorld.{method}: the world has no generator (no valid preset); nothing changed"));
+            self.host.error(format!(
+                "StrataChunkWorld.{method}: the world has no generator (no valid preset); nothing changed"
+            ));
             return -1;
         };
         let changed = world_edits::voxels_that_change(&g, self.edits(), &voxels, id);
@@ -1674,7 +1822,7 @@ impl ChunkWorld {
             s.replace_edits(e);
         }
         s.restore_water_flows(self.host.take_kept_flows());
-        crate::water_flow::update(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld");
+        crate::water_flow::update(&mut s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld");
         self.streamer = Some(s);
         self.area_ready_emitted = false;
         self.last_viewer_chunks.clear();
@@ -1853,11 +2001,11 @@ impl ChunkWorld {
             mi.set_mesh(&mesh);
         }
         self.set_mesh_bytes(StreamKey::Far(f), stream_bytes(&far.mesh, packed.as_ref()));
-        // Far terrain casts sun shadows too, so mountains shade valleys at every distance (the
-        // demo's sun reaches its shadows to the horizon through four cascades).
-        mi.set_cast_shadows_setting(ShadowCastingSetting::ON);
+        // Far terrain casts sun shadows too by default (`cast_shadow`), so mountains shade
+        // valleys at every distance (the demo's sun reaches its shadows to the horizon).
+        self.render_settings().apply_far(&mut mi);
         mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
-        self.base_mut().add_child(&mi);
+        self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
         self.far_nodes.insert(f, FarNode { mesh: mi, occluders, materials });
         if let Some(s) = self.streamer.as_ref() {
             s.recycle(far.mesh, packed);
@@ -1989,6 +2137,7 @@ impl ChunkWorld {
             let mut mi = MeshInstance3D::new_alloc();
             mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
             mi.set_mesh(&mesh);
+            self.render_settings().apply_near(&mut mi);
             let origin = c.min_voxel();
             mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
             if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
@@ -1997,7 +2146,7 @@ impl ChunkWorld {
                 node.occluders = Some(slot);
                 node.materials = copies;
             }
-            self.base_mut().add_child(&mi);
+            self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
             node.mesh = Some(mi);
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
             // in Godot's physics server), nearest first.
@@ -2044,8 +2193,9 @@ impl ChunkWorld {
             let mut mmi = MultiMeshInstance3D::new_alloc();
             mmi.set_name(&format!("scatter_{kind:?}_{}_{}_{}", c.x, c.y, c.z));
             mmi.set_multimesh(&mm);
+            self.render_settings().apply_near(&mut mmi);
             mmi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
-            self.base_mut().add_child(&mmi);
+            self.base_mut().add_child_ex(&mmi).internal(InternalMode::BACK).done();
             out.push(mmi);
         }
         out
@@ -2065,7 +2215,8 @@ impl ChunkWorld {
         let origin = c.min_voxel();
         body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
         body.add_child(&cs);
-        self.base_mut().add_child(&body);
+        self.body_settings().apply(&mut body);
+        self.base_mut().add_child_ex(&body).internal(InternalMode::BACK).done();
         body
     }
 
@@ -2184,7 +2335,7 @@ fn texture_array_of(layer: &Gd<Image>, layers: usize, what: &str, without: &str)
     let mut texture = Texture2DArray::new_gd();
     let err = texture.create_from_images(&images);
     if err != Error::OK {
-        godot_error!("ChunkWorld: cannot make {what} ({err:?}); {without}");
+        godot_error!("StrataChunkWorld: cannot make {what} ({err:?}); {without}");
         return None;
     }
     Some(texture)

@@ -1,4 +1,4 @@
-//! `ChunkWorld2D`: the Node2D that streams an infinite side-view tile world into a `TileMapLayer`.
+//! `StrataChunkWorld2D`: the Node2D that streams an infinite side-view tile world into a `TileMapLayer`.
 //!
 //! Each frame (main thread): read the viewer's position, tell the core [`Streamer2D`], queue the
 //! erasure of chunks that left the view, move finished chunks into a queue of tile writes, then
@@ -7,11 +7,11 @@
 //! thread only calls `set_cell(coords, source_id, atlas_coords)` and `erase_cell` (law: Main thread never waits).
 //!
 //! Coordinates: tile `(x, y)` is the `TileMapLayer` cell `(x, y)`, y down. Pixel positions are
-//! local to the `ChunkWorld2D`, whose layer sits at its origin (a created child always does).
+//! local to the `StrataChunkWorld2D`, whose layer sits at its origin (a created child always does).
 //!
 //! Queries (`get_tile`, `get_surface_height`) are the core's `tile_with_edits` and
 //! `top_solid_row_with`. Preset identity, kept edits, game state, saves and the last error are the
-//! [`WorldHost`] shared with `ChunkWorld`; a save stores a 2D world's edits as a 3D world's, with
+//! [`WorldHost`] shared with `StrataChunkWorld`; a save stores a 2D world's edits as a 3D world's, with
 //! the names of the blocks they use.
 //!
 //! Blocks: `block_library` (null = the default library) gives the ids, names and solidity, the
@@ -27,10 +27,12 @@
 
 use crate::block_library::BlockLibrary;
 use crate::config_warnings;
+use crate::monitors::{Monitor, Monitors, Reading};
 use crate::world_host::{self, WorldHost};
 use crate::world_preset::WorldPreset;
 use godot::classes::image::Format;
 use godot::classes::image::Interpolation;
+use godot::classes::node::InternalMode;
 use godot::classes::{
     Camera2D, Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet,
     TileSetAtlasSource,
@@ -76,7 +78,7 @@ impl TileOp {
 /// Streams an infinite, seeded side-view world (for 2D platformers and diggers) into a
 /// `TileMapLayer` around a viewer.
 ///
-/// Give it a `WorldPreset` (its `side_view_*` fields shape the world) and a `viewer` (or let it
+/// Give it a `StrataWorldPreset` (its `side_view_*` fields shape the world) and a `viewer` (or let it
 /// follow the current `Camera2D`); square chunks of tiles stream in and out within
 /// `view_distance`. Tiles are chosen by a 4-bit edge mask (`tile_layout` Edges16: the atlas must
 /// have 16 columns, column = mask, bit 1 = up, 2 = right, 4 = down, 8 = left neighbour connects)
@@ -86,11 +88,11 @@ impl TileOp {
 /// side texture (or its colour), edges drawn on open sides, collision on solid blocks only. A
 /// TileSet the layer already has wins and is never replaced.
 #[derive(GodotClass)]
-#[class(tool, base = Node2D)]
+#[class(tool, base = Node2D, rename = StrataChunkWorld2D)]
 pub struct ChunkWorld2D {
     base: Base<Node2D>,
     /// The world's settings (the `side_view_*` fields); same preset, same world, bit for bit.
-    /// Null: the default `WorldPreset` (the editor warns).
+    /// Null: the default `StrataWorldPreset` (the editor warns).
     #[var(set)]
     #[export]
     preset: Option<Gd<WorldPreset>>,
@@ -100,7 +102,7 @@ pub struct ChunkWorld2D {
     #[export]
     viewer: NodePath,
     /// The blocks of the world (ids are indices); null = the default library
-    /// (`BlockLibrary.create_default()`). Gives the tiles of a generated TileSet (each block's
+    /// (`StrataBlockLibrary.create_default()`). Gives the tiles of a generated TileSet (each block's
     /// side texture, else its colour), which blocks collide (`solid`), the ids `set_tile` takes and
     /// the names saves store. Setting it re-tiles the world, edits kept; an invalid library is
     /// refused (an error in `last_error()` naming the block and field) and the world keeps the
@@ -189,17 +191,31 @@ pub struct ChunkWorld2D {
     generated_tile_set: Option<Gd<TileSet>>,
     /// Preset identity and generator, kept edits, game state and the last error.
     host: WorldHost<Generator2D>,
-    /// Viewers besides `viewer` ([`ChunkWorld2D::add_viewer`]): node, id, view distance.
+    /// Viewers besides `viewer` ([`StrataChunkWorld2D::add_viewer`]): node, id, view distance.
     extra_viewers: Vec<(Gd<Node2D>, u64, i32)>,
-    /// The area [`ChunkWorld2D::preload_area`] keeps loaded: centre (local pixels), radius in
+    /// The area [`StrataChunkWorld2D::preload_area`] keeps loaded: centre (local pixels), radius in
     /// chunks, and whether `area_preloaded` was emitted for it.
     preload: Option<(Vector2, i32, bool)>,
     /// Viewer ids to take out of the streamer at the next frame.
     removed_viewer_ids: Vec<u64>,
+    /// `area_ready` was emitted since the area last was not ready.
+    area_ready_emitted: bool,
+    /// The world's graphs in the debugger's Monitors tab, while it is in the tree in game.
+    monitors: Monitors,
 }
 
 /// The streamer's id of the preloaded area (node instance ids are never this).
 const PRELOAD_VIEWER_ID: u64 = u64::MAX;
+
+/// The world's custom monitors (`Strata 2D/…` in the debugger's Monitors tab), read from
+/// `get_stats()`.
+const MONITORS: &[Monitor] = &[
+    Monitor { name: "loaded_chunks", reading: Reading::Value("loaded_chunks") },
+    Monitor { name: "queued_jobs", reading: Reading::Sum("pending_chunks", "in_flight") },
+    Monitor { name: "apply_ms", reading: Reading::Value("apply_ms_last_frame") },
+    Monitor { name: "memory_mb", reading: Reading::Value("memory_estimate_mb") },
+    Monitor { name: "queued_writes", reading: Reading::Value("queued_writes") },
+];
 
 #[godot_api]
 impl INode2D for ChunkWorld2D {
@@ -231,10 +247,12 @@ impl INode2D for ChunkWorld2D {
             tile_rules: TileRules::builtin().clone(),
             library_invalid: None,
             generated_tile_set: None,
-            host: WorldHost::new("ChunkWorld2D"),
+            host: WorldHost::new("StrataChunkWorld2D"),
             extra_viewers: Vec::new(),
             preload: None,
             removed_viewer_ids: Vec::new(),
+            area_ready_emitted: false,
+            monitors: Monitors::default(),
         }
     }
 
@@ -271,7 +289,7 @@ impl INode2D for ChunkWorld2D {
         let ms = if self.frame_budget_ms.is_finite() { self.frame_budget_ms } else { 4.0 };
         let budget = std::time::Duration::from_secs_f64(ms.clamp(0.05, 100.0) / 1000.0);
         let viewer = self.viewer_tile_position();
-        let viewer = self.viewer_bounds.clamp("ChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
+        let viewer = self.viewer_bounds.clamp("StrataChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let memory_budget = self.memory_budget();
         let extra = self.extra_viewer_tiles();
@@ -292,7 +310,7 @@ impl INode2D for ChunkWorld2D {
                 s.set_extra_viewer(id, x, y, distance);
             }
             s.pump();
-            crate::water_flow::update_2d(s, self.water_flow_enabled, &mut self.host, "ChunkWorld2D");
+            crate::water_flow::update_2d(s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld2D");
             s.apply_water_flow();
             let unloads = s.take_unloads();
             let mut results = Vec::new();
@@ -320,6 +338,14 @@ impl INode2D for ChunkWorld2D {
         }
         self.apply_ops(frame_start, budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
+        // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
+        // view), as `StrataChunkWorld`'s does.
+        if !self.is_area_ready() {
+            self.area_ready_emitted = false;
+        } else if !self.area_ready_emitted {
+            self.area_ready_emitted = true;
+            self.signals().area_ready().emit();
+        }
         let preload_done = self.get_preload_progress() >= 1.0;
         if let Some((center, _, announced)) = self.preload.as_mut()
             && preload_done
@@ -331,7 +357,15 @@ impl INode2D for ChunkWorld2D {
         }
     }
 
+    fn enter_tree(&mut self) {
+        if !Engine::singleton().is_editor_hint() {
+            let node = self.to_gd().upcast::<Node>();
+            self.monitors.add(&node, "Strata 2D", MONITORS);
+        }
+    }
+
     fn exit_tree(&mut self) {
+        self.monitors.remove();
         // Join the workers before the node goes away; keep the edits for a re-entry.
         self.stop_streaming();
     }
@@ -354,8 +388,8 @@ impl ChunkWorld2D {
     #[func]
     pub fn configuration_warnings(&self) -> PackedStringArray {
         let node = self.to_gd().upcast::<Node>();
-        let mut out = config_warnings::preset_warnings("ChunkWorld2D", self.preset.as_ref(), None, false);
-        out.extend(config_warnings::viewer_warning::<Node2D>(&node, &self.viewer, "ChunkWorld2D", "Camera2D"));
+        let mut out = config_warnings::preset_warnings("StrataChunkWorld2D", self.preset.as_ref(), None, false);
+        out.extend(config_warnings::viewer_warning::<Node2D>(&node, &self.viewer, "StrataChunkWorld2D", "Camera2D"));
         if !self.tile_map.is_empty() && node.is_inside_tree() {
             match node.get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok()) {
                 None => out.push(format!(
@@ -363,7 +397,7 @@ impl ChunkWorld2D {
                     self.tile_map
                 )),
                 Some(layer) if self.block_library.is_none() && self.has_own_tile_set(&layer) => out.push(
-                    "No block library: the TileSet of `tile_map` must have one atlas row per block of the default library (BlockLibrary.create_default()). Set `block_library` to the blocks your TileSet draws.".to_string(),
+                    "No block library: the TileSet of `tile_map` must have one atlas row per block of the default library (StrataBlockLibrary.create_default()). Set `block_library` to the blocks your TileSet draws.".to_string(),
                 ),
                 Some(_) => {}
             }
@@ -378,6 +412,12 @@ impl ChunkWorld2D {
     /// Emitted when a chunk left the view and its cells were erased.
     #[signal]
     fn chunk_unloaded(coord: Vector2i);
+    /// Emitted when every chunk within `view_distance` of the viewers is in the layer (again
+    /// after anything made it not ready: a move, an edit, a larger view); as
+    /// `StrataChunkWorld.area_ready`, `if not world.is_area_ready(): await world.area_ready` never
+    /// hangs.
+    #[signal]
+    fn area_ready();
     /// Emitted once when every chunk of the area asked for with `preload_area` is in the layer.
     #[signal]
     fn area_preloaded(center: Vector2);
@@ -396,14 +436,14 @@ impl ChunkWorld2D {
     #[func]
     fn add_viewer(&mut self, node: Option<Gd<Node2D>>, view_distance: i64) {
         let Some(node) = node else {
-            godot_error!("ChunkWorld2D.add_viewer: node is null; allowed: a Node2D");
+            godot_error!("StrataChunkWorld2D.add_viewer: node is null; allowed: a Node2D");
             return;
         };
         let max = MAX_VIEW_DISTANCE_2D as i64;
         let distance = view_distance.clamp(0, max) as i32;
         if distance as i64 != view_distance {
             godot_warn!(
-                "ChunkWorld2D.add_viewer: view_distance {view_distance} is out of range; allowed: 0 to {max}; using {distance}"
+                "StrataChunkWorld2D.add_viewer: view_distance {view_distance} is out of range; allowed: 0 to {max}; using {distance}"
             );
         }
         let id = node.instance_id().to_i64() as u64;
@@ -441,12 +481,14 @@ impl ChunkWorld2D {
         let max = MAX_VIEW_DISTANCE_2D as i64;
         let r = radius.clamp(0, max) as i32;
         if r as i64 != radius {
-            godot_warn!("ChunkWorld2D.preload_area: radius {radius} is out of range; allowed: 0 to {max}; using {r}");
+            godot_warn!(
+                "StrataChunkWorld2D.preload_area: radius {radius} is out of range; allowed: 0 to {max}; using {r}"
+            );
         }
         let center = if center.x.is_finite() && center.y.is_finite() {
             center
         } else {
-            godot_warn!("ChunkWorld2D.preload_area: center {center} is not a finite position; using the origin");
+            godot_warn!("StrataChunkWorld2D.preload_area: center {center} is not a finite position; using the origin");
             Vector2::ZERO
         };
         self.preload = Some((center, r, false));
@@ -510,14 +552,14 @@ impl ChunkWorld2D {
     pub fn set_tile(&mut self, p: Vector2i, id: i64) {
         let Some(id) = self.library_id(id) else {
             godot_error!(
-                "ChunkWorld2D.set_tile: block id {id} is not a block of the world's library; allowed: 0..={}",
+                "StrataChunkWorld2D.set_tile: block id {id} is not a block of the world's library; allowed: 0..={}",
                 self.blocks.len() - 1
             );
             return;
         };
         if !voxel_in_world(IVec3::new(p.x, p.y, 0)) {
             godot_error!(
-                "ChunkWorld2D.set_tile: tile {p} is beyond the world's bounds; allowed: x and y in {}..{}",
+                "StrataChunkWorld2D.set_tile: tile {p} is beyond the world's bounds; allowed: x and y in {}..{}",
                 -WORLD_LIMIT_VOXELS,
                 WORLD_LIMIT_VOXELS
             );
@@ -553,14 +595,14 @@ impl ChunkWorld2D {
     pub fn set_edits(&mut self, edits: PackedInt32Array) {
         let v = edits.as_slice();
         if !v.len().is_multiple_of(3) {
-            godot_error!("ChunkWorld2D.set_edits: {} values is not a list of [x, y, id] triples", v.len());
+            godot_error!("StrataChunkWorld2D.set_edits: {} values is not a list of [x, y, id] triples", v.len());
             return;
         }
         let mut map = EditMap::new();
         for t in v.chunks_exact(3) {
             let Some(id) = self.library_id(t[2] as i64) else {
                 godot_error!(
-                    "ChunkWorld2D.set_edits: block id {} at ({}, {}) is not a block of the world's library; allowed: 0..={}",
+                    "StrataChunkWorld2D.set_edits: block id {} at ({}, {}) is not a block of the world's library; allowed: 0..={}",
                     t[2],
                     t[0],
                     t[1],
@@ -584,6 +626,22 @@ impl ChunkWorld2D {
     #[func]
     pub fn is_area_ready(&self) -> bool {
         self.ops.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+    }
+
+    /// Fraction of the chunks needed around the viewers that are generated, 0..1 (loading
+    /// screens), as `StrataChunkWorld.get_progress()`.
+    #[func]
+    pub fn get_progress(&self) -> f64 {
+        self.streamer.as_ref().map(|s| s.progress()).unwrap_or(0.0)
+    }
+
+    /// The ids of this world's custom monitors in the debugger's Monitors tab
+    /// (`Performance.get_custom_monitor(id)`): `Strata 2D/loaded_chunks`, `queued_jobs`,
+    /// `apply_ms`, `memory_mb` and `queued_writes` (chunks whose tiles are still being
+    /// written); a second world's are under `Strata 2D #2/`. Empty while out of the tree.
+    #[func]
+    pub fn get_monitors(&self) -> PackedStringArray {
+        self.monitors.ids()
     }
 
     /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
@@ -651,20 +709,6 @@ impl ChunkWorld2D {
         self.core_preset().side_view.chunk_tiles.clamp(1, 4096) as i32
     }
 
-    /// Name of the built-in block with id `id` ("" for unknown ids); see `get_block_name` for
-    /// the world's own library.
-    #[func]
-    pub fn block_name(id: i64) -> GString {
-        world_host::block_name(id)
-    }
-
-    /// Id of the built-in block named `name`, or -1; see `get_block_id` for the world's own
-    /// library.
-    #[func]
-    pub fn block_id(name: GString) -> i64 {
-        world_host::block_id(&name)
-    }
-
     /// Name of the block with id `id` in the library in use ("" for ids it does not have).
     #[func]
     pub fn get_block_name(&self, id: i64) -> GString {
@@ -688,7 +732,7 @@ impl ChunkWorld2D {
     }
 
     /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute),
-    /// in the format of `ChunkWorld.save_world`, with the names of the blocks the edits use (so
+    /// in the format of `StrataChunkWorld.save_world`, with the names of the blocks the edits use (so
     /// a library reordered or extended later loads it unchanged). The write is atomic: a crash
     /// mid-save keeps the previous file. An invalid `block_library` refuses to save. Returns OK
     /// or an error code; the message is in `last_error()`.
@@ -769,37 +813,44 @@ impl ChunkWorld2D {
     #[func]
     fn set_view_distance(&mut self, value: i64) {
         self.view_distance =
-            world_host::int_in_range("ChunkWorld2D", "view_distance", value, 0, MAX_VIEW_DISTANCE_2D as i64);
+            world_host::int_in_range("StrataChunkWorld2D", "view_distance", value, 0, MAX_VIEW_DISTANCE_2D as i64);
     }
 
     #[func]
     fn set_memory_budget_mb(&mut self, value: i64) {
         let (lo, hi) = (*MEMORY_BUDGET_MB_RANGE.start() as i64, *MEMORY_BUDGET_MB_RANGE.end() as i64);
-        self.memory_budget_mb = world_host::int_in_range("ChunkWorld2D", "memory_budget_mb", value, lo, hi);
+        self.memory_budget_mb = world_host::int_in_range("StrataChunkWorld2D", "memory_budget_mb", value, lo, hi);
     }
 
     #[func]
     fn set_worker_threads(&mut self, value: i64) {
         self.worker_threads =
-            world_host::int_in_range("ChunkWorld2D", "worker_threads", value, 0, max_workers() as i64);
+            world_host::int_in_range("StrataChunkWorld2D", "worker_threads", value, 0, max_workers() as i64);
     }
 
     #[func]
     fn set_frame_budget_ms(&mut self, value: f64) {
-        self.frame_budget_ms =
-            world_host::float_in_range("ChunkWorld2D", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
+        self.frame_budget_ms = world_host::float_in_range(
+            "StrataChunkWorld2D",
+            "frame_budget_ms",
+            value,
+            0.05,
+            100.0,
+            self.frame_budget_ms,
+        );
     }
 
     #[func]
     fn set_tile_size(&mut self, value: Vector2i) {
-        let x = world_host::int_in_range("ChunkWorld2D", "tile_size.x", value.x as i64, 4, 256);
-        let y = world_host::int_in_range("ChunkWorld2D", "tile_size.y", value.y as i64, 4, 256);
+        let x = world_host::int_in_range("StrataChunkWorld2D", "tile_size.x", value.x as i64, 4, 256);
+        let y = world_host::int_in_range("StrataChunkWorld2D", "tile_size.y", value.y as i64, 4, 256);
         self.tile_size = Vector2i::new(x as i32, y as i32);
     }
 
     #[func]
     fn set_tile_source_id(&mut self, value: i64) {
-        self.tile_source_id = world_host::int_in_range("ChunkWorld2D", "tile_source_id", value, 0, i32::MAX as i64);
+        self.tile_source_id =
+            world_host::int_in_range("StrataChunkWorld2D", "tile_source_id", value, 0, i32::MAX as i64);
     }
 
     #[func]
@@ -807,7 +858,7 @@ impl ChunkWorld2D {
         if TileLayout::from_index(value).is_none() {
             let kept = TileLayout::from_index(self.tile_layout).unwrap_or_default();
             self.host.error(format!(
-                "ChunkWorld2D.tile_layout: {value} is not a tile layout; allowed: 0 (Edges16, 16 edge variants) or 1 (Blob47, 47 blob variants with inner corners); keeping {} ({})",
+                "StrataChunkWorld2D.tile_layout: {value} is not a tile layout; allowed: 0 (Edges16, 16 edge variants) or 1 (Blob47, 47 blob variants with inner corners); keeping {} ({})",
                 self.tile_layout,
                 kept.name()
             ));
@@ -894,7 +945,7 @@ impl ChunkWorld2D {
                     s.replace_edits(e);
                 }
                 s.restore_water_flows(self.host.take_kept_flows());
-                crate::water_flow::update_2d(&mut s, self.water_flow_enabled, &mut self.host, "ChunkWorld2D");
+                crate::water_flow::update_2d(&mut s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld2D");
                 self.streamer = Some(s);
             }
             Err(e) => {
@@ -960,7 +1011,7 @@ impl ChunkWorld2D {
             let Some(found) = found else {
                 if self.layer_missing.is_none() && self.base().is_inside_tree() {
                     let message = format!(
-                        "ChunkWorld2D.tile_map: no TileMapLayer at {} (freed, moved or never there); allowed: the path of a TileMapLayer, or empty for a layer of its own; the world shows nothing until tile_map names one",
+                        "StrataChunkWorld2D.tile_map: no TileMapLayer at {} (freed, moved or never there); allowed: the path of a TileMapLayer, or empty for a layer of its own; the world shows nothing until tile_map names one",
                         self.tile_map
                     );
                     self.host.warn(message.clone());
@@ -972,7 +1023,7 @@ impl ChunkWorld2D {
         } else {
             let mut l = TileMapLayer::new_alloc();
             l.set_name("Tiles");
-            self.base_mut().add_child(&l);
+            self.base_mut().add_child_ex(&l).internal(InternalMode::BACK).done();
             l
         };
         if let Some(m) = self.layer_missing.take() {
@@ -1015,7 +1066,7 @@ impl ChunkWorld2D {
             Ok(l) => l.into_owned(),
             Err(e) => {
                 let message = format!(
-                    "ChunkWorld2D.block_library: {e}; the world keeps its previous {} blocks",
+                    "StrataChunkWorld2D.block_library: {e}; the world keeps its previous {} blocks",
                     self.blocks.len()
                 );
                 self.host.error(message.clone());
@@ -1063,7 +1114,7 @@ impl ChunkWorld2D {
         let rows = autotile::library_atlas_rows(&self.blocks, px as u32) as usize;
         if rows < self.blocks.len() {
             self.host.warn(format!(
-                "ChunkWorld2D.block_library: {} blocks do not fit one atlas of {px}-pixel tiles; allowed: at most {rows} (16,384 pixels); blocks from id {rows} on are drawn as nothing",
+                "StrataChunkWorld2D.block_library: {} blocks do not fit one atlas of {px}-pixel tiles; allowed: at most {rows} (16,384 pixels); blocks from id {rows} on are drawn as nothing",
                 self.blocks.len()
             ));
         }
@@ -1096,7 +1147,7 @@ impl ChunkWorld2D {
                         loader.load(path).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
                     let Some(mut image) = image else {
                         godot_error!(
-                            "ChunkWorld2D.block_library: block \"{}\": cannot load texture `{path}`; allowed: a Texture2D resource path; drawn in its colour",
+                            "StrataChunkWorld2D.block_library: block \"{}\": cannot load texture `{path}`; allowed: a Texture2D resource path; drawn in its colour",
                             def.name
                         );
                         return None;
@@ -1267,7 +1318,7 @@ fn make_tile_set(
     let Some(image) =
         Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice()))
     else {
-        godot_error!("ChunkWorld2D: could not create the tile atlas image");
+        godot_error!("StrataChunkWorld2D: could not create the tile atlas image");
         return (tile_set, 0);
     };
     let mut source = TileSetAtlasSource::new_gd();

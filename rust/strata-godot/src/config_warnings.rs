@@ -1,4 +1,4 @@
-//! Node configuration warnings (the editor's yellow triangle) of `ChunkWorld` and `ChunkWorld2D`:
+//! Node configuration warnings (the editor's yellow triangle) of `StrataChunkWorld` and `StrataChunkWorld2D`:
 //! what a world lacks or has wrong, in the words the scene dock shows. The worlds call these from
 //! `get_configuration_warnings` and call `update_configuration_warnings()` when a setting they
 //! read changes. The runtime behaviour is unchanged: a world without a preset still streams the
@@ -13,7 +13,7 @@ use godot::prelude::*;
 /// The warning of a world without a preset.
 pub fn no_preset(class: &str) -> String {
     format!(
-        "{class} has no preset: it streams the default WorldPreset. Assign a WorldPreset to `preset` to choose the world."
+        "{class} has no preset: it streams the default StrataWorldPreset. Assign a StrataWorldPreset to `preset` to choose the world."
     )
 }
 

@@ -101,7 +101,7 @@ fn load_disk(path: &Path, stamp: Option<Stamp>) -> Result<Arc<Heightmap>, Height
 }
 
 /// The heightmap at `path` now, from the cache or loaded at once on this (the main) thread:
-/// for `WorldPreset.validate()`, which answers at once. The result is cached for the world.
+/// for `StrataWorldPreset.validate()`, which answers at once. The result is cached for the world.
 pub(crate) fn load_now(path: &str) -> Result<Arc<Heightmap>, HeightmapError> {
     let file = locate(path);
     let stamp = stamp(&file);

@@ -1,24 +1,24 @@
 //! Strata's Godot classes: a thin gdext layer over `strata-core`, one file per class.
 //!
-//! Classes: `WorldPreset` (Resource: the settings and their files, `world_preset.rs`),
-//! `Biome` and `BiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
-//! `BlockType` and `BlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
-//! `Structure` (Resource: a voxel model from a `.vox` file or a region, `structure.rs`),
-//! `StructureRule` (Resource: where a structure stands, `structure_rule.rs`), `SpawnRule`
+//! Classes: `StrataWorldPreset` (Resource: the settings and their files, `world_preset.rs`),
+//! `StrataBiome` and `StrataBiomeTable` (Resources: the biome table as designer data, `biome_table.rs`),
+//! `StrataBlockType` and `StrataBlockLibrary` (Resources: the blocks of a world, `block_library.rs`),
+//! `StrataStructure` (Resource: a voxel model from a `.vox` file or a region, `structure.rs`),
+//! `StrataStructureRule` (Resource: where a structure stands, `structure_rule.rs`), `StrataSpawnRule`
 //! (Resource: where the game's objects start, `spawn_rule.rs`),
 //! `StrataNoise` (Resource: the generator's noises for scripts, `strata_noise.rs`),
-//! `ChunkWorld` (Node3D, `chunk_world.rs`), `ChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
-//! `UserProfiles` (Node, `user_profiles.rs`) and `WorldPreview` (RefCounted: live preview
+//! `StrataChunkWorld` (Node3D, `chunk_world.rs`), `StrataChunkWorld2D` (Node2D, `chunk_world_2d.rs`) and
+//! `StrataUserProfiles` (Node, `user_profiles.rs`) and `StrataWorldPreview` (RefCounted: live preview
 //! images of a preset made on a worker, `world_preview.rs`). What the two worlds share is written once in
-//! `world_host.rs`; `world_edits.rs` holds `ChunkWorld`'s raycast and shape edits;
-//! `world_navigation.rs` its navigation regions; `world_entities.rs` its entities; `water_flow.rs` switches the worlds' water flow
+//! `world_host.rs`; `world_edits.rs` holds `StrataChunkWorld`'s raycast and shape edits;
+//! `world_navigation.rs` its navigation regions; `monitors.rs` the nodes' graphs in the debugger's Monitors tab; `world_entities.rs` its entities; `water_flow.rs` switches the worlds' water flow
 //! thread; `allocator.rs` hands memory freed by streaming back to the system; `meshes.rs` turns
 //! the core's meshes into Godot meshes and `files.rs` maps
-//! paths and file errors; the class reference the editor shows (F1, tooltips) is gdext's, from
+//! paths and file errors. The class reference the editor shows (F1, tooltips) is gdext's, from
 //! the `///` docs (`StrataWorldPreset`'s fields get theirs from the core's field table through
 //! `build.rs`). World logic (generation, streaming, queries, saves) lives in the core, where
 //! it is tested without Godot.
-//! `CellularAutomaton2D` (RefCounted, `cellular_automaton_2d.rs`): the caves' Life-like automaton
+//! `StrataCellularAutomaton2D` (RefCounted, `cellular_automaton_2d.rs`): the caves' Life-like automaton
 //! and flood fill on a script's own grid.
 //!
 //! Workers never touch Godot objects; only plain Rust data crosses the channels, and every
@@ -37,6 +37,7 @@ mod files;
 mod heightmaps;
 mod materials;
 mod meshes;
+mod monitors;
 mod spawn_rule;
 mod strata_noise;
 mod structure;

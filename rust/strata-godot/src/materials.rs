@@ -1,16 +1,16 @@
 //! The materials of textured chunk surfaces: the addon's block shaders (one per render mode,
 //! and the water shader) with the world's texture array built from its block library.
 //!
-//! The vertex attributes they read (and a user's own shader in `ChunkWorld.material_override`
+//! The vertex attributes they read (and a user's own shader in `StrataChunkWorld.material_override`
 //! may read): `VERTEX`, `COLOR` the face shade and ambient occlusion (times the block's colour
 //! for a block without textures), `CUSTOM0.r`, one whole number layer + 4096 × (light + 256 ×
 //! direction): the face's layer in the texture array (past its last layer, 4095 for none: no
 //! texture, use `COLOR`), its light (sky light × 16 + block light, 0–15 each; 240 = open sky, no
-//! block light, when `ChunkWorld.light_enabled` is off) and its direction (0–5, +x −x +y −y +z
+//! block light, when `StrataChunkWorld.light_enabled` is off) and its direction (0–5, +x −x +y −y +z
 //! −z). No normals or
 //! texture coordinates are stored: `blocks.gdshaderinc`'s `vertex()` makes `NORMAL` and `UV`
 //! (in voxels, a merged quad repeating its texture once a voxel) from the direction and the
-//! position. The shaders' `daylight` uniform (`ChunkWorld.daylight`) scales sky light.
+//! position. The shaders' `daylight` uniform (`StrataChunkWorld.daylight`) scales sky light.
 //!
 //! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`.
 
@@ -38,7 +38,7 @@ pub(crate) fn block_materials(library: &Gd<BlockLibrary>) -> Option<BlockMateria
     let mut material = |file: &str| -> Option<Gd<ShaderMaterial>> {
         let path = format!("{SHADER_DIR}/{file}.gdshader");
         let Some(shader) = loader.load(&path).and_then(|r| r.try_cast::<Shader>().ok()) else {
-            godot_error!("ChunkWorld: cannot load the block shader `{path}`; blocks are drawn in their colours");
+            godot_error!("StrataChunkWorld: cannot load the block shader `{path}`; blocks are drawn in their colours");
             return None;
         };
         let mut m = ShaderMaterial::new_gd();

@@ -1,4 +1,4 @@
-//! Godot meshes from the core's meshes, for `ChunkWorld`: an `ArrayMesh` from the bytes the
+//! Godot meshes from the core's meshes, for `StrataChunkWorld`: an `ArrayMesh` from the bytes the
 //! workers packed (or through Godot's own conversion), the chunk materials, collision faces, and
 //! the built-in decoration meshes with their per-chunk `MultiMesh`.
 //!

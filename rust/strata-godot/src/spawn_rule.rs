@@ -1,5 +1,5 @@
-//! `SpawnRule` (Resource): where one kind of the game's objects starts, as designer data; the
-//! Godot face of `strata_core::preset::model::SpawnRule`. `WorldPreset.spawn_rules` puts the
+//! `StrataSpawnRule` (Resource): where one kind of the game's objects starts, as designer data; the
+//! Godot face of `strata_core::preset::model::SpawnRule`. `StrataWorldPreset.spawn_rules` puts the
 //! rules into a world; the preset's `validate()` names a bad rule by index, field, value and what
 //! is allowed.
 //!
@@ -13,9 +13,9 @@ use strata_core::preset::model::{SpawnHabitat, SpawnRule as CoreRule};
 /// `density` clusters on average, each of up to `cluster_size` members within `cluster_spread`
 /// voxels of its centre and at least `min_spacing` apart, where the biome, habitat, depth and
 /// light allow: a pure function of seed, rule and chunk, so every machine and every run starts the
-/// same objects. `ChunkWorld` instances them when their chunk comes within `entity_distance`.
+/// same objects. `StrataChunkWorld` instances them when their chunk comes within `entity_distance`.
 #[derive(GodotClass)]
-#[class(tool, base = Resource)]
+#[class(tool, base = Resource, rename = StrataSpawnRule)]
 pub struct SpawnRule {
     base: Base<Resource>,
     /// The scene to instance (`res://…`, `.tscn` or `.scn`); its root must be a `Node3D`.

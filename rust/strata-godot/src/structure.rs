@@ -1,6 +1,6 @@
-//! `Structure` (Resource): a designer-made voxel model (a house, a tower, a dungeon) that a
-//! world's `StructureRule`s place; the Godot face of
-//! `strata_core::gen3d::structures::StructureTemplate`. `ChunkWorld.structures` brings a world's
+//! `StrataStructure` (Resource): a designer-made voxel model (a house, a tower, a dungeon) that a
+//! world's `StrataStructureRule`s place; the Godot face of
+//! `strata_core::gen3d::structures::StructureTemplate`. `StrataChunkWorld.structures` brings a world's
 //! own structures; the world resolves them through its block library when it builds.
 //!
 //! A structure stores its cells by block name, not by id, so a `.tres`/`.res` file keeps its
@@ -10,7 +10,7 @@
 //!
 //! Structures come from MagicaVoxel `.vox` files (`load_vox`, `from_vox`: colours are mapped to
 //! the nearest block, magenta to air, empty voxels keep the world), from a region of a world
-//! (`ChunkWorld.capture_structure`) or from scripts (`create`, `set_block_name`). Every failure
+//! (`StrataChunkWorld.capture_structure`) or from scripts (`create`, `set_block_name`). Every failure
 //! names the call, the file or property, the value and what is allowed, in `last_error()`.
 //!
 //! May use: `strata_core` (block library, structure templates, fingerprints), `block_library`,
@@ -38,20 +38,20 @@ pub const MAX_VOX_FILE_BYTES: u64 = 80 << 20;
 /// The most block names a structure's table holds (one byte per cell, 0 for keep).
 pub const MAX_STRUCTURE_BLOCKS: usize = 255;
 
-/// A voxel model that `StructureRule`s place in a world (through `ChunkWorld.structures`),
+/// A voxel model that `StrataStructureRule`s place in a world (through `StrataChunkWorld.structures`),
 /// made from a MagicaVoxel `.vox` file, a region of a world, or a script. Its cells name
 /// blocks, so it fits any block library that has them.
 #[derive(GodotClass)]
-#[class(tool, base = Resource)]
+#[class(tool, base = Resource, rename = StrataStructure)]
 pub struct Structure {
     base: Base<Resource>,
-    /// The name a `StructureRule`'s `structure` gives; a world's structure of a shipped
+    /// The name a `StrataStructureRule`'s `structure` gives; a world's structure of a shipped
     /// structure's name (`cottage`, `ruin`, `crypt`) replaces it. (`name` would clash with
     /// `Resource`'s `get_name`/`set_name`.)
     #[export]
     structure_name: GString,
     /// Its box in voxels (x, y, z), each edge 1 to 256 (storage; set by `load_vox`, `create` and
-    /// `ChunkWorld.capture_structure`).
+    /// `StrataChunkWorld.capture_structure`).
     #[export(storage)]
     size: Vector3i,
     /// The names of the blocks its cells use, at most 255 (storage): cell value `k` is
@@ -88,7 +88,7 @@ impl Structure {
     #[func]
     fn create(name: GString, size: Vector3i) -> Option<Gd<Structure>> {
         if let Err(e) = check_size(&name.to_string(), size) {
-            godot_error!("Structure.create: {e}");
+            godot_error!("StrataStructure.create: {e}");
             return None;
         }
         let mut gd = Structure::new_gd();
@@ -107,7 +107,7 @@ impl Structure {
     fn from_vox(path: GString, name: GString) -> Option<Gd<Structure>> {
         let mut gd = Structure::new_gd();
         gd.bind_mut().structure_name = name;
-        let code = gd.bind_mut().read_vox(&path, None, &PackedStringArray::new(), "Structure.from_vox");
+        let code = gd.bind_mut().read_vox(&path, None, &PackedStringArray::new(), "StrataStructure.from_vox");
         (code == Error::OK).then_some(gd)
     }
 
@@ -118,7 +118,7 @@ impl Structure {
     /// nothing changes; the message is in `last_error()`.
     #[func]
     fn load_vox(&mut self, path: GString) -> Error {
-        self.read_vox(&path, None, &PackedStringArray::new(), "Structure.load_vox")
+        self.read_vox(&path, None, &PackedStringArray::new(), "StrataStructure.load_vox")
     }
 
     /// `load_vox` mapping colours to the blocks of `library` (null: the default library);
@@ -126,7 +126,7 @@ impl Structure {
     /// (MagicaVoxel numbers its colours from 1) instead of the nearest colour.
     #[func]
     fn load_vox_with(&mut self, path: GString, library: Option<Gd<BlockLibrary>>, palette: PackedStringArray) -> Error {
-        self.read_vox(&path, library.as_ref(), &palette, "Structure.load_vox_with")
+        self.read_vox(&path, library.as_ref(), &palette, "StrataStructure.load_vox_with")
     }
 
     /// Writes the structure to `path` as a MagicaVoxel `.vox` file: each block in its colour in
@@ -135,7 +135,7 @@ impl Structure {
     /// the message in `last_error()`.
     #[func]
     fn save_vox(&mut self, path: GString) -> Error {
-        let what = "Structure.save_vox";
+        let what = "StrataStructure.save_vox";
         let template = match self.template(default_library()) {
             Ok(t) => t,
             Err(e) => return self.fail(format!("{what}: {e}"), Error::ERR_INVALID_DATA),
@@ -160,7 +160,7 @@ impl Structure {
     /// the world. "" also outside the box, with the message in `last_error()`.
     #[func]
     fn get_block_name(&mut self, x: i64, y: i64, z: i64) -> GString {
-        let Some(i) = self.index_of(x, y, z, "Structure.get_block_name") else { return GString::new() };
+        let Some(i) = self.index_of(x, y, z, "StrataStructure.get_block_name") else { return GString::new() };
         let k = self.cells.as_slice().get(i).copied().unwrap_or(0) as usize;
         if k == 0 {
             return GString::new();
@@ -174,7 +174,7 @@ impl Structure {
     /// message in `last_error()`.
     #[func]
     fn set_block_name(&mut self, x: i64, y: i64, z: i64, block: GString) -> Error {
-        let what = "Structure.set_block_name";
+        let what = "StrataStructure.set_block_name";
         let Some(i) = self.index_of(x, y, z, what) else { return Error::ERR_PARAMETER_RANGE_ERROR };
         let value = if block.is_empty() {
             0
@@ -358,14 +358,14 @@ impl Structure {
         if name.is_empty() {
             let at = if path.is_empty() { String::new() } else { format!(" ({path})") };
             return Err(format!(
-                "Structure{at}.structure_name is empty; allowed: a name, what a StructureRule's `structure` gives"
+                "StrataStructure{at}.structure_name is empty; allowed: a name, what a StrataStructureRule's `structure` gives"
             ));
         }
-        check_size(&name, self.size).map_err(|e| format!("Structure {shown}.size: {e}"))?;
+        check_size(&name, self.size).map_err(|e| format!("StrataStructure {shown}.size: {e}"))?;
         let n = self.cell_count();
         if self.cells.len() != n {
             return Err(format!(
-                "Structure {shown}.cells: {} cells for size {}×{}×{}; allowed: exactly {n} (one per voxel)",
+                "StrataStructure {shown}.cells: {} cells for size {}×{}×{}; allowed: exactly {n} (one per voxel)",
                 self.cells.len(),
                 self.size.x,
                 self.size.y,
@@ -381,7 +381,7 @@ impl Structure {
                 library.id_of(&b).ok_or_else(|| {
                     let names: Vec<&str> = library.blocks().iter().map(|d| d.name.as_str()).collect();
                     format!(
-                        "Structure {shown}.blocks: block `{b}` is not in the world's block library; allowed: {}",
+                        "StrataStructure {shown}.blocks: block `{b}` is not in the world's block library; allowed: {}",
                         names.join(", ")
                     )
                 })?
@@ -394,7 +394,7 @@ impl Structure {
                 0 => KEEP,
                 k => *ids.get(k as usize - 1).ok_or_else(|| {
                     format!(
-                        "Structure {shown}.cells[{i}]: {k} names no block; allowed: 0 (keep) or 1..={}",
+                        "StrataStructure {shown}.cells[{i}]: {k} names no block; allowed: 0 (keep) or 1..={}",
                         self.blocks.len()
                     )
                 })?,
@@ -402,7 +402,7 @@ impl Structure {
             cells.push(id);
         }
         StructureTemplate::new(&name, IVec3::new(self.size.x, self.size.y, self.size.z), cells)
-            .map_err(|e| format!("Structure {shown}: {e}"))
+            .map_err(|e| format!("StrataStructure {shown}: {e}"))
     }
 
     /// A hash of the name, size, block names and cells: two structures place the same blocks
@@ -462,7 +462,7 @@ pub(crate) struct WorldStructures {
     pub(crate) library: Arc<StructureLibrary>,
     /// The fingerprint of `library` (by block id): a generator is built again when it changes.
     pub(crate) build_key: u64,
-    /// A hash of the world's own structures by block name ([`Structure::content_fingerprint`],
+    /// A hash of the world's own structures by block name ([`StrataStructure::content_fingerprint`],
     /// in order): what saves keep to tell whether they load into the same structures.
     pub(crate) fingerprint: u64,
     /// The names of the world's own structures, in order, for messages.

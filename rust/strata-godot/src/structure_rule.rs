@@ -1,5 +1,5 @@
-//! `StructureRule` (Resource): where one kind of structure stands, as designer data; the Godot
-//! face of `strata_core::preset::model::StructureRule`. `WorldPreset.structure_rules` puts the
+//! `StrataStructureRule` (Resource): where one kind of structure stands, as designer data; the Godot
+//! face of `strata_core::preset::model::StructureRule`. `StrataWorldPreset.structure_rules` puts the
 //! rules into a world; the preset's `validate()` names a bad rule by index, field, value and
 //! what is allowed.
 //!
@@ -14,7 +14,7 @@ use strata_core::preset::model::{StructurePlacement, StructureRule as CoreRule};
 /// quarter turn inside the cell (a pure function of seed, rule and cell: every machine places it
 /// alike, and it crosses chunk borders whole).
 #[derive(GodotClass)]
-#[class(tool, base = Resource)]
+#[class(tool, base = Resource, rename = StrataStructureRule)]
 pub struct StructureRule {
     base: Base<Resource>,
     /// The structure's name: one of the shipped structures (`cottage`, `ruin`, `crypt`) or of

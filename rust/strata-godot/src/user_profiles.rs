@@ -1,4 +1,4 @@
-//! `UserProfiles`: per-user settings, key bindings and preset libraries (meant as an autoload).
+//! `StrataUserProfiles`: per-user settings, key bindings and preset libraries (meant as an autoload).
 //!
 //! Files live under `profiles_dir` (default `user://profiles`) in the layout of
 //! [`strata_core::persist::profile`]: `<user>.toml` (settings and binding overrides) and
@@ -31,7 +31,7 @@ use strata_core::preset::file::{check_preset_len, preset_from_file_bytes};
 /// Users, their settings, key bindings (as overrides of the project's input map) and preset
 /// libraries. Add it as an autoload; call `set_active_user()` to switch bindings and settings.
 #[derive(GodotClass)]
-#[class(base = Node)]
+#[class(base = Node, rename = StrataUserProfiles)]
 pub struct UserProfiles {
     base: Base<Node>,
     /// Folder of the profile files: `res://`, `user://` or absolute. Default `user://profiles`.
@@ -275,8 +275,8 @@ impl UserProfiles {
     }
 
     fn fail(&mut self, message: String, code: Error) -> Error {
-        godot_error!("UserProfiles: {message}");
-        self.last_error = format!("UserProfiles: {message}").as_str().into();
+        godot_error!("StrataUserProfiles: {message}");
+        self.last_error = format!("StrataUserProfiles: {message}").as_str().into();
         code
     }
 
@@ -341,7 +341,10 @@ impl UserProfiles {
             }
         }
         if !skipped.is_empty() {
-            godot_warn!("UserProfiles: the profile binds actions this project does not have: {}", skipped.join(", "));
+            godot_warn!(
+                "StrataUserProfiles: the profile binds actions this project does not have: {}",
+                skipped.join(", ")
+            );
         }
         self.base_mut().emit_signal("bindings_changed", &[]);
     }

@@ -1,4 +1,4 @@
-//! `ChunkWorld`'s raycast and shape edits, as plain functions over the core: the ray walks the
+//! `StrataChunkWorld`'s raycast and shape edits, as plain functions over the core: the ray walks the
 //! world's voxels (edits over the generated world, the same lookup as `get_voxel`) with the core's
 //! exact [`raycast`]; a shape edit lists its voxels with the core's [`shapes`], finds which of
 //! them change and hands those to the streamer as one batch.
@@ -20,12 +20,12 @@ use strata_core::gen3d::pipeline::Generator;
 use strata_core::stream::query::WorldVoxels;
 use strata_core::stream::voxel_cache::VoxelCache;
 
-/// The longest ray `ChunkWorld.raycast` walks, in voxels: each voxel it passes is generated on
+/// The longest ray `StrataChunkWorld.raycast` walks, in voxels: each voxel it passes is generated on
 /// the main thread when no edit covers it.
 pub const GODOT_MAX_RAY_DISTANCE: f64 = 512.0;
 
 /// Casts a ray through the world (edits over the generated world) and returns the hit as the
-/// dictionary `ChunkWorld.raycast` documents, `{}` when nothing solid is hit.
+/// dictionary `StrataChunkWorld.raycast` documents, `{}` when nothing solid is hit.
 pub fn raycast_dictionary(
     generator: &Generator,
     edits: Option<&EditMap>,
@@ -84,5 +84,5 @@ pub fn voxels_that_change(
 
 /// The voxels of a shape edit, or the message `last_error()` shows (naming the method).
 pub fn shape_voxels(method: &str, voxels: Result<Vec<IVec3>, shapes::ShapeError>) -> Result<Vec<IVec3>, String> {
-    voxels.map_err(|e| format!("ChunkWorld.{method}: {e}; nothing changed"))
+    voxels.map_err(|e| format!("StrataChunkWorld.{method}: {e}; nothing changed"))
 }

@@ -1,4 +1,4 @@
-//! The objects of a `ChunkWorld`: entities that spawn from the preset's spawn rules, that the
+//! The objects of a `StrataChunkWorld`: entities that spawn from the preset's spawn rules, that the
 //! game adds, moves and removes, and harvested decorations; what a save keeps of them.
 //!
 //! Bookkeeping (engine-light, in [`Entities`]): the spawn points of each loaded chunk (from the
@@ -19,6 +19,7 @@
 //! `chunk_world` (the node whose children the entities are).
 
 use crate::chunk_world::ChunkWorld;
+use godot::classes::node::InternalMode;
 use godot::classes::{Node3D, PackedScene, ResourceLoader};
 use godot::global::{bytes_to_var, var_to_bytes};
 use godot::prelude::*;
@@ -433,7 +434,7 @@ impl ChunkWorld {
                 None => waiting.push_back(p),
                 Some(Err(())) => {
                     self.report_entity_error(format!(
-                        "ChunkWorld: the scene `{path}` of an entity could not be loaded; allowed: a PackedScene whose root is a Node3D"
+                        "StrataChunkWorld: the scene `{path}` of an entity could not be loaded; allowed: a PackedScene whose root is a Node3D"
                     ));
                     if let Source::Record(r) = p.source {
                         // Kept, not lost: it comes back once the scene loads (a later run).
@@ -458,7 +459,7 @@ impl ChunkWorld {
     /// error kept.
     fn instance_pending(&mut self, p: Pending, path: &str, scene: &Gd<PackedScene>) -> Option<Gd<Node3D>> {
         let Some(node) = scene.instantiate() else {
-            self.report_entity_error(format!("ChunkWorld: the scene `{path}` did not instance"));
+            self.report_entity_error(format!("StrataChunkWorld: the scene `{path}` did not instance"));
             return None;
         };
         let mut node = match node.try_cast::<Node3D>() {
@@ -466,7 +467,7 @@ impl ChunkWorld {
             Err(other) => {
                 other.free();
                 self.report_entity_error(format!(
-                    "ChunkWorld: the scene `{path}` has a root that is not a Node3D; allowed: a scene whose root is a Node3D"
+                    "StrataChunkWorld: the scene `{path}` has a root that is not a Node3D; allowed: a scene whose root is a Node3D"
                 ));
                 return None;
             }
@@ -489,7 +490,7 @@ impl ChunkWorld {
         };
         let id = node.instance_id().to_i64();
         node.set_name(&node_name(path, id));
-        self.base_mut().add_child(&node);
+        self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
         if let Some(bytes) = state {
             let v = bytes_to_var(&bytes);
             if v.get_type() == VariantType::DICTIONARY && node.has_method("strata_set_state") {
@@ -511,13 +512,13 @@ impl ChunkWorld {
         let path = scene.get_path().to_string();
         if path.is_empty() {
             self.report_entity_error(
-                "ChunkWorld.add_entity: the scene has no resource path, so a save could not bring it back; allowed: a scene saved as a .tscn or .scn file".into(),
+                "StrataChunkWorld.add_entity: the scene has no resource path, so a save could not bring it back; allowed: a scene saved as a .tscn or .scn file".into(),
             );
             return None;
         }
         if !position.is_finite() {
             self.report_entity_error(format!(
-                "ChunkWorld.add_entity: position {position} is not finite; allowed: finite numbers"
+                "StrataChunkWorld.add_entity: position {position} is not finite; allowed: finite numbers"
             ));
             return None;
         }

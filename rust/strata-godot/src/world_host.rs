@@ -1,4 +1,4 @@
-//! What `ChunkWorld` and `ChunkWorld2D` share, written once: the preset a world is built from
+//! What `StrataChunkWorld` and `StrataChunkWorld2D` share, written once: the preset a world is built from
 //! (its identity, so a changed field restarts the world, and the generator built from it and
 //! the world's block library for queries; another library builds it again), the edits kept
 //! while no streamer holds them, the game state saved with the world, the last error, world
@@ -26,7 +26,6 @@ use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, TryRecvError};
-use strata_core::base::block;
 use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::base::edit_history::PendingFlow;
 use strata_core::base::edits::EditMap;
@@ -162,7 +161,7 @@ struct PendingBuild<G> {
 
 /// The state a streaming world keeps besides its streamer, for a generator `G` (3D or 2D).
 pub(crate) struct WorldHost<G> {
-    /// The class name, for messages ("ChunkWorld").
+    /// The class name, for messages ("StrataChunkWorld").
     class: &'static str,
     /// The preset and library `generator` was built from, or None when it is to be built.
     built_for: Option<BuildIdentity>,
@@ -615,14 +614,4 @@ impl ViewerBounds {
         self.outside = !inside;
         pos.map(|v| if v.is_finite() { v.clamp(-WORLD_BOUND, WORLD_BOUND) } else { 0.0 })
     }
-}
-
-/// Name of the block with id `id` ("" for unknown ids).
-pub(crate) fn block_name(id: i64) -> GString {
-    if (0..block::BLOCK_COUNT as i64).contains(&id) { block::block_info(id as u16).name.into() } else { GString::new() }
-}
-
-/// Id of the block named `name`, or -1.
-pub(crate) fn block_id(name: &GString) -> i64 {
-    block::block_by_name(&name.to_string()).map(|b| b as i64).unwrap_or(-1)
 }

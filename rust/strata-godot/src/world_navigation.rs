@@ -1,4 +1,4 @@
-//! `ChunkWorld`'s navigation: one `NavigationServer3D` region per chunk within
+//! `StrataChunkWorld`'s navigation: one `NavigationServer3D` region per chunk within
 //! `navigation_distance` of a viewer, on the world's default navigation map.
 //!
 //! Workers bake each chunk's polygons ([`strata_core::nav`], in the chunk's job); the main thread
@@ -144,7 +144,7 @@ impl WorldNavigation {
 fn server() -> Option<Gd<Object>> {
     let server = Engine::singleton().get_singleton("NavigationServer3D");
     if server.is_none() {
-        godot_error!("ChunkWorld: navigation_enabled needs NavigationServer3D, which this Godot build lacks");
+        godot_error!("StrataChunkWorld: navigation_enabled needs NavigationServer3D, which this Godot build lacks");
     }
     server
 }
@@ -152,7 +152,7 @@ fn server() -> Option<Gd<Object>> {
 /// `object.method(args)` by name; a failure is reported and gives nil.
 fn call(object: &mut Gd<Object>, method: &str, args: &[Variant]) -> Variant {
     object.try_call(method, args).unwrap_or_else(|e| {
-        godot_error!("ChunkWorld navigation: NavigationServer3D.{method} failed: {e}");
+        godot_error!("StrataChunkWorld navigation: NavigationServer3D.{method} failed: {e}");
         Variant::nil()
     })
 }

@@ -1,4 +1,4 @@
-//! `WorldPreview` (RefCounted): live preview images of a `WorldPreset`, made off the main thread.
+//! `StrataWorldPreview` (RefCounted): live preview images of a `StrataWorldPreset`, made off the main thread.
 //!
 //! `request()` copies the preset's core settings and starts a worker thread that builds the
 //! generator and renders the core's [`preview_maps`] (height, biomes, structures; from 64 pixels
@@ -44,14 +44,14 @@ enum Part {
     Failed(String),
 }
 
-/// Live preview images of a `WorldPreset`, rendered on a worker thread.
+/// Live preview images of a `StrataWorldPreset`, rendered on a worker thread.
 ///
 /// Call `request(preset, …)` after every change (a slider, a field) and `poll()` every frame;
 /// when `poll()` returns true, images of the newest request are ready in `get_height_image()`,
 /// `get_biome_image()`, `get_structure_image()` (from 64 pixels on, a half-size picture first,
 /// then the full one) and `get_cave_image()` (last). A new request cancels the older ones.
 #[derive(GodotClass)]
-#[class(tool, base = RefCounted)]
+#[class(tool, base = RefCounted, rename = StrataWorldPreview)]
 pub struct WorldPreview {
     base: Base<RefCounted>,
     /// The newest job; workers of older jobs stop when they see it changed.
@@ -75,7 +75,7 @@ pub struct WorldPreview {
     /// The workers started and not yet seen finished, joined on drop.
     workers: Vec<std::thread::JoinHandle<()>>,
     /// The world's own structures that the previewed preset's rules may name besides the shipped
-    /// ones (a `ChunkWorld`'s `structures`), their blocks looked up in the default library when
+    /// ones (a `StrataChunkWorld`'s `structures`), their blocks looked up in the default library when
     /// a request starts; a structure that does not resolve fails the request, naming it.
     #[var]
     own_structures: Array<Option<Gd<Structure>>>,
@@ -129,12 +129,12 @@ impl WorldPreview {
         cave_y: i64,
     ) -> i64 {
         if let Err(problem) = check_arguments(preset.as_ref(), center, size_px, cell_size, cave_y) {
-            let message = format!("WorldPreview.request: {problem}");
+            let message = format!("StrataWorldPreview.request: {problem}");
             godot_error!("{message}");
             self.last_error = message.as_str().into();
             return -1;
         }
-        let own = match self.resolved_structures("WorldPreview.request") {
+        let own = match self.resolved_structures("StrataWorldPreview.request") {
             Ok(own) => own,
             Err(()) => return -1,
         };
@@ -162,7 +162,7 @@ impl WorldPreview {
                 self.workers.push(handle);
             }
             Err(e) => {
-                let message = format!("WorldPreview.request: cannot start a worker thread: {e}");
+                let message = format!("StrataWorldPreview.request: cannot start a worker thread: {e}");
                 godot_error!("{message}");
                 self.last_error = message.as_str().into();
                 self.parts_pending = 0;
@@ -190,7 +190,7 @@ impl WorldPreview {
         let core = match check_arguments(preset.as_ref(), center, size_px, cell_size, cave_y) {
             Ok(()) => preset.expect("checked above").bind().core().into_owned(),
             Err(problem) => {
-                let message = format!("WorldPreview.render_now: {problem}");
+                let message = format!("StrataWorldPreview.render_now: {problem}");
                 godot_error!("{message}");
                 self.last_error = message.as_str().into();
                 return out;
@@ -198,7 +198,7 @@ impl WorldPreview {
         };
         let load: Option<WorkerLoad> =
             (core.height.heightmap_weight > 0.0).then(|| heightmaps::worker_load(&core.height.heightmap_path));
-        let Ok(own) = self.resolved_structures("WorldPreview.render_now") else { return out };
+        let Ok(own) = self.resolved_structures("StrataWorldPreview.render_now") else { return out };
         let mut failed = None;
         let dims = (size_px as u32, cell_size as f32, cave_y as i32);
         render((&core, own.as_deref()), load, (center.x, center.y), dims, false, &|| false, |part| match part {
@@ -211,7 +211,7 @@ impl WorldPreview {
             Part::Failed(message) => failed = Some(message),
         });
         if let Some(message) = failed {
-            let message = format!("WorldPreview.render_now: {message}");
+            let message = format!("StrataWorldPreview.render_now: {message}");
             godot_error!("{message}");
             self.last_error = message.as_str().into();
             return VarDictionary::new();
@@ -247,7 +247,7 @@ impl WorldPreview {
                 Part::Caves(img) => self.caves = image(&img),
                 Part::Failed(message) => {
                     self.parts_pending = 0;
-                    let message = format!("WorldPreview: {message}");
+                    let message = format!("StrataWorldPreview: {message}");
                     godot_error!("{message}");
                     self.last_error = message.as_str().into();
                     continue;
@@ -367,7 +367,7 @@ fn check_arguments(
     cave_y: i64,
 ) -> Result<(), String> {
     let problem = if preset.is_none() {
-        Some("preset is null; allowed: a WorldPreset".to_string())
+        Some("preset is null; allowed: a StrataWorldPreset".to_string())
     } else if !(8..=MAX_PREVIEW_PX).contains(&size_px) {
         Some(format!("size_px = {size_px}; allowed: 8..={MAX_PREVIEW_PX} pixels"))
     } else if !(cell_size.is_finite() && (0.25..=MAX_CELL).contains(&cell_size)) {
@@ -386,7 +386,7 @@ impl WorldPreview {
     /// `own_structures` resolved through the default library (None: none), or Err after
     /// recording the error of the call `what`.
     fn resolved_structures(&mut self, what: &str) -> Result<Option<Arc<StructureLibrary>>, ()> {
-        match resolve_world_structures("WorldPreview", &self.own_structures, default_library()) {
+        match resolve_world_structures("StrataWorldPreview", &self.own_structures, default_library()) {
             Ok(own) => Ok(own.map(|w| w.library)),
             Err(e) => {
                 let message = format!("{what}: {e}");

@@ -18,7 +18,7 @@
 //! (`binary-greedy-meshing` on the same chunks, its quads written out as the same vertex arrays,
 //! its masks built in the call or prebuilt), `mesh_lit_us` (the mesher with AO, textures and
 //! light, `strata_lit`), `mesh_worker_us` (the same mesher writing Godot's streams as it merges: the
-//! worker's meshing step, `strata_worker`), `mesh_worker_shader_ao_us` (that step as `ChunkWorld`
+//! worker's meshing step, `strata_worker`), `mesh_worker_shader_ao_us` (that step as `StrataChunkWorld`
 //! runs it with its block shaders: AO per fragment, occluder bits beside the streams,
 //! `strata_worker_shader_ao`), `ca3d_ns_per_cell` / `ca3d_baseline_ns_per_cell`
 //! (one CA pass, bit-parallel against naive), `mesh_quads` / `mesh_flat_quads` /

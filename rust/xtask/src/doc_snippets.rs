@@ -1,14 +1,14 @@
 //! The docs' snippets, run: every ```` ```gdscript ```` block of `README.md` and `docs/*.md` is
 //! wrapped in a script under `tests/godot/doc_snippets/` (generated, git-ignored) and run in
-//! headless Godot by `res://tools/doc_snippets.tscn` against a real `ChunkWorld`.
+//! headless Godot by `res://tools/doc_snippets.tscn` against a real `StrataChunkWorld`.
 //!
 //! The convention, for doc writers (also in `docs/README.md`):
 //! * A block with a line starting `func ` is a **script**: the class body of a node script
 //!   (`extends Node3D` unless it says otherwise). A `Node3D` script gets the children a page's
-//!   scene has: `ChunkWorld` (a small view of the default preset), `Player` (a `Node3D`) and
+//!   scene has: `StrataChunkWorld` (a small view of the default preset), `Player` (a `Node3D`) and
 //!   `Camera3D`. It is added to the tree, so `_ready` runs.
 //! * Any other block is a **fragment**: the body of a method of a `Node3D` in the tree whose
-//!   members `world: ChunkWorld` (area ready) and `preset: WorldPreset` (its preset) it may use.
+//!   members `world: StrataChunkWorld` (area ready) and `preset: StrataWorldPreset` (its preset) it may use.
 //! * HTML comments right above the fence add hidden lines: `<!-- before: STATEMENT -->` runs
 //!   before a fragment; `<!-- check: EXPRESSION -->` must hold after a fragment, and must become
 //!   true within the runner's time limit for a script (so an `await` that never returns fails).

@@ -1,7 +1,7 @@
-//! The editor check: `ChunkWorld` streams its preview around the real editor's 3D camera.
+//! The editor check: `StrataChunkWorld` streams its preview around the real editor's 3D camera.
 //!
 //! Copies `tests/editor_check` (a project that enables the Strata editor plugin and a check
-//! plugin, and a scene with a `ChunkWorld`) to `target/tmp/editor-check`, links
+//! plugin, and a scene with a `StrataChunkWorld`) to `target/tmp/editor-check`, links
 //! `godot_project/addons/strata` into it, imports it and runs the real editor headless
 //! (`godot --headless --editor`). The check plugin opens the scene, moves the editor camera far
 //! from the origin and waits until the world's editor viewer is the camera's position and the
@@ -56,7 +56,7 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
         fs::copy(source.join(file), &to).with_context(|| format!("could not copy {file} to {}", to.display()))?;
     }
     // A MagicaVoxel file for the plugin's `.vox` importer: the import below makes it a
-    // `Structure` that the runtime check loads.
+    // `StrataStructure` that the runtime check loads.
     let vox = paths::godot_project().join("game/structures/watchtower.vox");
     fs::copy(&vox, project.join("structure_check.vox"))
         .with_context(|| format!("could not copy {} into {}", vox.display(), project.display()))?;

@@ -8,11 +8,11 @@
 //!
 //! The check ([`run_check`]): a server and up to four clients; two players edit the same voxels
 //! at once, and both see every edit in one order and end with the server's chunks (compared by
-//! `ChunkWorld.get_chunk_hash`); a late joiner catches up, leaves, misses edits and rejoins with
+//! `StrataChunkWorld.debug_chunk_hash`); a late joiner catches up, leaves, misses edits and rejoins with
 //! them; malformed and oversized packets drop only their sender; the server is killed with
 //! SIGKILL and its save and journal on disk hold every acknowledged edit, and a restarted server
 //! serves exactly that world to a new client. Entities: a client process that hosts (its
-//! `ChunkWorld` the objects' authority) adds, moves and removes an object, and a client process
+//! `StrataChunkWorld` the objects' authority) adds, moves and removes an object, and a client process
 //! sees each, at the host's position, within a bounded time.
 //!
 //! May use: the other xtask modules, strata-core, serde_json.

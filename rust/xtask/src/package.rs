@@ -13,7 +13,10 @@
 //! The fresh-project check (`--check-fresh`, and in `cargo xtask test`): an empty Godot project in
 //! a temporary folder with only a minimal `project.godot`, the zip unpacked into it, one
 //! `--headless --import`, then a scene that instances the addon's example scene, streams until
-//! the area is ready and prints the world's stats; [`check_fresh_project`] runs it.
+//! the area is ready and prints the world's stats; [`check_fresh_project`] runs it. The project
+//! also holds game scripts whose `class_name`s are the names a game is likely to own (every name
+//! Strata 0.2 registered without its prefix, [`GAME_CLASS_NAMES`]): they must parse and run
+//! beside the addon.
 //!
 //! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`],
 //! the `zip` and `object` crates.
@@ -431,8 +434,8 @@ var _started_ms := 0
 
 
 func _ready() -> void:
-	if not ClassDB.class_exists("ChunkWorld"):
-		_fail("the ChunkWorld class is not registered: the extension did not load")
+__GAME_CLASSES__	if not ClassDB.class_exists("StrataChunkWorld"):
+		_fail("the StrataChunkWorld class is not registered: the extension did not load")
 		return
 	var plugin := ConfigFile.new()
 	if plugin.load(PLUGIN) != OK or str(plugin.get_value("plugin", "script", "")) == "":
@@ -454,10 +457,10 @@ func _ready() -> void:
 		return
 	var example := scene.instantiate()
 	add_child(example)
-	for child in example.find_children("*", "ChunkWorld", true, false):
+	for child in example.find_children("*", "StrataChunkWorld", true, false):
 		_world = child
 	if _world == null:
-		_fail("%s has no ChunkWorld" % EXAMPLE)
+		_fail("%s has no StrataChunkWorld" % EXAMPLE)
 		return
 	_started_ms = Time.get_ticks_msec()
 
@@ -483,6 +486,45 @@ func _fail(message: String) -> void:
 	get_tree().quit(1)
 "#;
 
+/// Class names a game's own scripts declare in the fresh project (Strata 0.2's unprefixed
+/// names): with the addon installed they must still parse and run as the game's classes.
+pub const GAME_CLASS_NAMES: &[&str] = &[
+    "Biome",
+    "BiomeTable",
+    "BlockLibrary",
+    "BlockType",
+    "CellularAutomaton2D",
+    "ChunkWorld",
+    "ChunkWorld2D",
+    "SpawnRule",
+    "Structure",
+    "StructureRule",
+    "UserProfiles",
+    "WorldPreset",
+    "WorldPreview",
+    "WorldSync",
+];
+
+/// The game script that declares `class_name NAME` in the fresh project.
+fn game_class_script(name: &str) -> String {
+    format!(
+        "class_name {name}\nextends RefCounted\n## A game's own `{name}`: the addon must not take this name.\n\n\n\
+         func owned_by() -> String:\n\treturn \"game:{name}\"\n"
+    )
+}
+
+/// The fresh check's GDScript that uses every game class by its global name (a name the addon
+/// also registered would make this fail to parse): `var owners := [Biome.new().owned_by(), …]`.
+fn game_class_check() -> String {
+    let uses: Vec<String> = GAME_CLASS_NAMES.iter().map(|n| format!("{n}.new().owned_by()")).collect();
+    let expected: Vec<String> = GAME_CLASS_NAMES.iter().map(|n| format!("\"game:{n}\"")).collect();
+    format!(
+        "\tvar owners: Array = [{}]\n\tif owners != [{}]:\n\t\t_fail(\"the game's own classes did not run as the game's: %s\" % [owners])\n\t\treturn\n",
+        uses.join(", "),
+        expected.join(", ")
+    )
+}
+
 const FRESH_SCENE: &str = "[gd_scene load_steps=2 format=3]\n\n\
 [ext_resource type=\"Script\" path=\"res://fresh_check.gd\" id=\"1\"]\n\n\
 [node name=\"FreshCheck\" type=\"Node\"]\nscript = ExtResource(\"1\")\n";
@@ -497,7 +539,14 @@ pub fn check_fresh_project(godot: &Godot, zip: &Path) -> Result<FreshReport> {
     }
     fs::create_dir_all(&project).with_context(|| format!("could not create {}", project.display()))?;
     fs::write(project.join("project.godot"), FRESH_PROJECT_GODOT)?;
-    fs::write(project.join("fresh_check.gd"), FRESH_SCRIPT.replace("__PREFIX__", STATS_PREFIX))?;
+    let check = FRESH_SCRIPT.replace("__PREFIX__", STATS_PREFIX).replace("__GAME_CLASSES__", &game_class_check());
+    fs::write(project.join("fresh_check.gd"), check)?;
+    let game = project.join("game");
+    fs::create_dir_all(&game).with_context(|| format!("could not create {}", game.display()))?;
+    for name in GAME_CLASS_NAMES {
+        let file = game.join(format!("{}.gd", name.to_lowercase()));
+        fs::write(&file, game_class_script(name)).with_context(|| format!("could not write {}", file.display()))?;
+    }
     fs::write(project.join("fresh_check.tscn"), FRESH_SCENE)?;
     let file = fs::File::open(zip).with_context(|| format!("could not open {}", zip.display()))?;
     zip::ZipArchive::new(file)
@@ -561,6 +610,18 @@ fn human_bytes(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_repository_licenses_are_the_ones_the_addon_ships() {
+        let root = paths::repo_root();
+        let shipped = fs::read_to_string(root.join("godot_project/addons/strata/LICENSE")).unwrap();
+        for (file, title) in [("LICENSE-MIT", "MIT License"), ("LICENSE-APACHE", "")] {
+            let text = fs::read_to_string(root.join(file)).unwrap();
+            let body = text.strip_prefix(title).unwrap_or(&text).trim();
+            assert!(body.len() > 500, "{file} holds a license");
+            assert!(shipped.contains(body), "{file} is the text in addons/strata/LICENSE");
+        }
+    }
 
     #[test]
     fn workspace_versions() {

@@ -1,6 +1,6 @@
 //! `cargo xtask structures [--check]`: the demo's structures made from code and written as
 //! MagicaVoxel `.vox` files into `godot_project/game/structures/`, where the demo loads them
-//! (`Structure.from_vox`) into `ChunkWorld.structures`. The files are committed; this module is
+//! (`StrataStructure.from_vox`) into `StrataChunkWorld.structures`. The files are committed; this module is
 //! their source, and `--check` (run by the unit tests too) fails when a committed file differs
 //! from what the source writes.
 //!

@@ -192,7 +192,7 @@ pub fn run(args: &[String]) -> Result<bool> {
         });
     }
 
-    // The editor check (crate::editor_check): the real editor, headless, streams a ChunkWorld
+    // The editor check (crate::editor_check): the real editor, headless, streams a StrataChunkWorld
     // around its camera. With the full Godot part only.
     if godot && suite && runner_args.is_empty() {
         summary.push(editor_check_line());
@@ -312,7 +312,7 @@ fn summary_line(name: &str, result: Result<(SuiteReport, std::path::PathBuf)>, t
 /// The editor check's summary line (`--editor-only` runs it alone).
 fn editor_check_line() -> (String, bool) {
     let t = Instant::now();
-    let name = "Editor check (godot --headless --editor: ChunkWorld streams around the editor camera)";
+    let name = "Editor check (godot --headless --editor: StrataChunkWorld streams around the editor camera)";
     let result = setup::prepare(crate::extension::BuildProfile::Dev).and_then(|godot| crate::editor_check::run(&godot));
     match result {
         Ok(check) => {
@@ -337,7 +337,7 @@ fn editor_check_line() -> (String, bool) {
 /// into an empty Godot project, one import, a scene streaming the example world until ready.
 fn fresh_project_line() -> (String, bool) {
     let t = Instant::now();
-    let name = "Addon package (zip unpacked into an empty project, one import, example world streams)";
+    let name = "Addon package (zip unpacked into an empty project whose own scripts declare class_name Biome, Structure, BlockType… ; one import; example world streams)";
     let result = crate::package::build_package(&[crate::package::Platform::LinuxX86_64]).and_then(|package| {
         let godot = crate::godot_install::ensure_godot()?;
         Ok((crate::package::check_fresh_project(&godot, &package.zip)?, package))

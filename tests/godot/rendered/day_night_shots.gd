@@ -8,7 +8,7 @@ extends Node3D
 
 var out_dir := "user://day_night_shots"
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 @onready var day_night: DayNight = $DayNight
 

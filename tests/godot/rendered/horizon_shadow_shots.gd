@@ -1,8 +1,8 @@
 ## Rendered check of the sun's shadows at every distance (run under Xvfb, not headless). From
 ## high above the land in the evening, looking north with the sun low in the west, renders the
 ## same frame with the sun's shadows on, off (shadow opacity 0: the same shadow maps and
-## shaders, only their darkening gone; ChunkWorld.horizon_shadows off) and without the sun. For
-## a grid of pixels it finds the ground each one shows (marching the camera ray over the world's
+## shaders, only their darkening gone; StrataChunkWorld.horizon_shadows off) and without the sun.
+## For a grid of pixels it finds the ground each one shows (marching the camera ray over the world's
 ## height field) and whether the height field puts that ground in a mountain's shadow (marching
 ## toward the sun); ground the sun does not light anyway (a face turned from it) is left out.
 ## In each of three distance bands (near chunks < 300 m, the middle distance 300–1,000 m, the far
@@ -42,12 +42,12 @@ const EVENING := 0.72
 const MOUNTAIN_DISTANCE := 1300.0
 
 var out_dir := "user://horizon_shadow_shots"
-## `--horizon=0`: the shadow maps alone (ChunkWorld.horizon_shadows off), to measure them.
+## `--horizon=0`: the shadow maps alone (StrataChunkWorld.horizon_shadows off), to measure them.
 var horizon := true
 ## `--shadow-distance=M`: the sun's shadow maps reach M metres (default 2,048: the far view).
 var shadow_distance := 2048.0
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 @onready var day_night: DayNight = $DayNight
 

@@ -14,7 +14,7 @@ const ROOM_HEIGHT := 4
 
 var out_dir := "user://light_shots"
 
-@onready var world: ChunkWorld = $ChunkWorld
+@onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
 @onready var day_night: DayNight = $DayNight
 

@@ -52,7 +52,7 @@ static func mean_luma(img: Image) -> float:
 
 
 ## The highest ground found on a coarse grid (every 48 m, ±1,024 m) around the origin (x, z).
-static func find_mountain(world: ChunkWorld) -> Vector2:
+static func find_mountain(world: StrataChunkWorld) -> Vector2:
 	var best := Vector2.ZERO
 	var best_h := -INF
 	for gx in range(-1024, 1025, 48):
@@ -66,7 +66,7 @@ static func find_mountain(world: ChunkWorld) -> Vector2:
 
 ## Waits (at most 240 s) for the near chunks around the viewer and, with `far`, the far view,
 ## drawing nothing meanwhile: under llvmpipe every drawn frame costs hundreds of milliseconds.
-static func wait_ready(world: ChunkWorld, far: bool = false) -> void:
+static func wait_ready(world: StrataChunkWorld, far: bool = false) -> void:
 	var viewport := world.get_viewport()
 	viewport.disable_3d = true
 	world.frame_budget_ms = 30.0

@@ -1,7 +1,8 @@
-## Abuse: every public method and property of ChunkWorld, ChunkWorld2D, WorldPreset,
-## WorldPreview and UserProfiles called with out-of-range, zero, negative, NaN/±inf, huge,
-## empty, wrong-type and null/freed arguments, and tree operations (remove and re-add, reparent,
-## free while loading, free the TileMapLayer of a ChunkWorld2D) (law: Nothing is lost).
+## Abuse: every public method and property of StrataChunkWorld, StrataChunkWorld2D,
+## StrataWorldPreset, StrataWorldPreview and StrataUserProfiles called with out-of-range, zero,
+## negative, NaN/±inf, huge, empty, wrong-type and null/freed arguments, and tree operations (remove
+## and re-add, reparent,
+## free while loading, free the TileMapLayer of a StrataChunkWorld2D) (law: Nothing is lost).
 ##
 ## Each probe checks that the engine keeps running (the test goes on), that edits made before it
 ## are still there after it, and where the API returns an error that the message says what is
@@ -40,10 +41,10 @@ func _keep(n: Node) -> Node:
 	return keep(n)
 
 
-func _world(with_viewer: bool = true) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _world(with_viewer: bool = true) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 1919
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -63,10 +64,10 @@ func _world(with_viewer: bool = true) -> ChunkWorld:
 	return w
 
 
-func _world_2d() -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _world_2d() -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 1919
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.worker_threads = 1
@@ -81,14 +82,14 @@ func _world_2d() -> ChunkWorld2D:
 
 
 ## The edit made by `_world()` is still there.
-func _mark_kept(w: ChunkWorld, what: String) -> void:
+func _mark_kept(w: StrataChunkWorld, what: String) -> void:
 	if not assert_true(is_instance_valid(w), what + ": world gone"):
 		return
 	assert_eq(w.get_voxel(MARK), 1, what + ": the edit is still there")
 	assert_true(w.get_edit_count() >= 1, what + ": edit count %d" % w.get_edit_count())
 
 
-func _mark_kept_2d(w: ChunkWorld2D, what: String) -> void:
+func _mark_kept_2d(w: StrataChunkWorld2D, what: String) -> void:
 	if not assert_true(is_instance_valid(w), what + ": world gone"):
 		return
 	assert_eq(w.get_tile(MARK_2D), 1, what + ": the edit is still there")
@@ -119,7 +120,7 @@ func test_chunk_world_properties() -> void:
 		var lo: int = ranges[prop][0]
 		var hi: int = ranges[prop][1]
 		for v in INTS:
-			var what := _probe("ChunkWorld.%s = %d" % [prop, v])
+			var what := _probe("StrataChunkWorld.%s = %d" % [prop, v])
 			w.set(prop, v)
 			await wait_frames(1)
 			var got: int = w.get(prop)
@@ -129,7 +130,7 @@ func test_chunk_world_properties() -> void:
 			_mark_kept(w, what)
 		w.set(prop, lo)
 	for v in _floats():
-		var what := _probe("ChunkWorld.frame_budget_ms = %s" % v)
+		var what := _probe("StrataChunkWorld.frame_budget_ms = %s" % v)
 		w.frame_budget_ms = v
 		await wait_frames(1)
 		assert_true(
@@ -138,8 +139,8 @@ func test_chunk_world_properties() -> void:
 		)
 		_mark_kept(w, what)
 	w.frame_budget_ms = 4.0
-	for prop in ["adaptive_far_view", "ambient_occlusion", "compress_vertices", "editor_preview"]:
-		var what := _probe("ChunkWorld.%s toggled" % prop)
+	for prop in ["adaptive_far_view", "ambient_occlusion", "editor_preview"]:
+		var what := _probe("StrataChunkWorld.%s toggled" % prop)
 		w.set(prop, not w.get(prop))
 		await wait_frames(1)
 		w.set(prop, not w.get(prop))
@@ -149,7 +150,7 @@ func test_chunk_world_properties() -> void:
 	var wrong: Array = ["abc", Vector3(1, 2, 3), [1, 2], {"a": 1}, null, Node.new()]
 	for prop in ["view_distance", "frame_budget_ms", "preset", "viewer", "ambient_occlusion"]:
 		for value: Variant in wrong:
-			var what := _probe("ChunkWorld.set(%s, %s)" % [prop, type_string(typeof(value))])
+			var what := _probe("StrataChunkWorld.set(%s, %s)" % [prop, type_string(typeof(value))])
 			var before: Variant = w.get(prop)
 			w.set(prop, value)
 			await wait_frames(1)
@@ -164,7 +165,7 @@ func test_chunk_world_properties() -> void:
 	var freed := Node3D.new()
 	freed.free()
 	for prop in ["preset", "viewer", "view_distance"]:
-		var what := _probe("ChunkWorld.set(%s, a freed object)" % prop)
+		var what := _probe("StrataChunkWorld.set(%s, a freed object)" % prop)
 		var before: Variant = w.get(prop)
 		w.set(prop, freed)
 		await wait_frames(1)
@@ -172,19 +173,19 @@ func test_chunk_world_properties() -> void:
 		_mark_kept(w, what)
 	# The viewer: empty, missing, not a Node3D, and freed.
 	for path in [NodePath(""), NodePath("no/such/node"), NodePath(".."), NodePath("/root")]:
-		var what := _probe("ChunkWorld.viewer = %s" % path)
+		var what := _probe("StrataChunkWorld.viewer = %s" % path)
 		var before := w.viewer
 		w.viewer = path
 		await wait_frames(2)
 		_mark_kept(w, what)
 		w.viewer = before
-	var what_v := _probe("ChunkWorld: viewer freed while streaming")
+	var what_v := _probe("StrataChunkWorld: viewer freed while streaming")
 	var viewer := w.get_node(w.viewer)
 	viewer.free()
 	await wait_frames(3)
 	_mark_kept(w, what_v)
 	# No preset, then a preset back: the edits stay.
-	var what_p := _probe("ChunkWorld.preset = null")
+	var what_p := _probe("StrataChunkWorld.preset = null")
 	var preset := w.preset
 	w.preset = null
 	await wait_frames(2)
@@ -193,8 +194,8 @@ func test_chunk_world_properties() -> void:
 	await wait_frames(2)
 	_mark_kept(w, what_p)
 	# A preset whose fields are set out of range through set().
-	var what_r := _probe("ChunkWorld with a preset given bad fields")
-	for field in WorldPreset.field_names():
+	var what_r := _probe("StrataChunkWorld with a preset given bad fields")
+	for field in StrataWorldPreset.field_names():
 		preset.set(field, NAN)
 		preset.set(field, -1e30)
 	await wait_frames(3)
@@ -203,41 +204,41 @@ func test_chunk_world_properties() -> void:
 
 func test_chunk_world_methods() -> void:
 	var w := _world()
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	for id in INTS + [256, 65535, 65536]:
-		var what := _probe("ChunkWorld.set_voxel(id %d)" % id)
+		var what := _probe("StrataChunkWorld.set_voxel(id %d)" % id)
 		w.set_voxel(Vector3i(0, 80, 0), id)
 		if id < 0 or id > 65535:
 			assert_ne(w.get_voxel(Vector3i(0, 80, 0)), id, what + ": refused")
-		ChunkWorld.block_name(id)
+		w.get_block_name(id)
 		_mark_kept(w, what)
 	for name in ["", "no such block", "x".repeat(100000), "stone" + char(1), "🧱"]:
-		var what := _probe("ChunkWorld.block_id(%d chars)" % name.length())
-		assert_eq(ChunkWorld.block_id(name), -1, what + ": unknown names give -1")
+		var what := _probe("StrataChunkWorld.get_block_id(%d chars)" % name.length())
+		assert_eq(w.get_block_id(name), -1, what + ": unknown names give -1")
 		w.set_state(name, name)
 		assert_eq(w.get_state(name, "d"), name, what + ": state round trip")
 		_mark_kept(w, what)
 	var queries := ["is_area_ready", "get_progress", "get_stats", "get_edit_count", "last_error"]
 	for m in queries:
-		var what := _probe("ChunkWorld.%s()" % m)
+		var what := _probe("StrataChunkWorld.%s()" % m)
 		w.call(m)
-		ChunkWorld.chunk_size()
+		StrataChunkWorld.chunk_size()
 		_mark_kept(w, what)
 	# Viewers and preloads: any distance is clamped, freed and null nodes are refused, any
 	# centre streams somewhere inside the world.
 	var extra := _keep(Node3D.new()) as Node3D
 	add_child(extra)
 	for d in INTS:
-		var what := _probe("ChunkWorld.add_viewer(node, %d)" % d)
+		var what := _probe("StrataChunkWorld.add_viewer(node, %d)" % d)
 		w.add_viewer(extra, d)
 		assert_eq(w.get_viewer_count(), 2, what + ": one extra viewer")
 		_mark_kept(w, what)
 	for f in _floats():
-		var what := _probe("ChunkWorld.preload_area(%s)" % f)
+		var what := _probe("StrataChunkWorld.preload_area(%s)" % f)
 		w.preload_area(Vector3(f, f, -f), int(clampf(f, -1e9, 1e9)))
 		w.get_preload_progress()
 		_mark_kept(w, what)
-	var what_v := _probe("ChunkWorld.add_viewer(null) / remove_viewer(freed)")
+	var what_v := _probe("StrataChunkWorld.add_viewer(null) / remove_viewer(freed)")
 	w.add_viewer(null, 3)
 	assert_true(w.remove_viewer(extra), what_v)
 	extra.free()
@@ -246,7 +247,7 @@ func test_chunk_world_methods() -> void:
 	assert_eq(w.get_viewer_count(), 1, what_v)
 	await wait_frames(2)
 	_mark_kept(w, what_v)
-	var what_g := _probe("ChunkWorld.regenerate() twice in a row")
+	var what_g := _probe("StrataChunkWorld.regenerate() twice in a row")
 	w.regenerate()
 	w.regenerate()
 	await wait_frames(2)
@@ -261,19 +262,19 @@ func test_chunk_world_methods() -> void:
 		"user://"
 	]
 	for path in bad_paths:
-		var what := _probe("ChunkWorld.load_world(%s)" % path)
+		var what := _probe("StrataChunkWorld.load_world(%s)" % path)
 		var err := w.load_world(path)
 		_says(err, w.last_error(), ["load_world"], what)
 		_mark_kept(w, what)
 	for path in ["", "/", scratch_dir(), "/proc/strata.strata"]:
-		var what := _probe("ChunkWorld.save_world(%s)" % path)
+		var what := _probe("StrataChunkWorld.save_world(%s)" % path)
 		_says(w.save_world(path), w.last_error(), ["save_world"], what)
 		_mark_kept(w, what)
 	var garbage := scratch_dir().path_join("garbage.strata")
 	for bytes in [
 		PackedByteArray(), "STRATASV".to_utf8_buffer(), "STRATASV\u0001".to_utf8_buffer()
 	]:
-		var what := _probe("ChunkWorld.load_world(%d garbage bytes)" % bytes.size())
+		var what := _probe("StrataChunkWorld.load_world(%d garbage bytes)" % bytes.size())
 		var f := FileAccess.open(garbage, FileAccess.WRITE)
 		f.store_buffer(bytes)
 		f.close()
@@ -284,17 +285,19 @@ func test_chunk_world_methods() -> void:
 	assert_eq(w.save_world(good), OK)
 	var full := FileAccess.get_file_as_bytes(good)
 	for cut in range(0, full.size(), 8):
-		var what := _probe("ChunkWorld.load_world(save cut at %d of %d bytes)" % [cut, full.size()])
+		var what := _probe(
+			"StrataChunkWorld.load_world(save cut at %d of %d bytes)" % [cut, full.size()]
+		)
 		var f := FileAccess.open(garbage, FileAccess.WRITE)
 		f.store_buffer(full.slice(0, cut))
 		f.close()
 		_says(w.load_world(garbage), w.last_error(), ["garbage.strata"], what)
 		_mark_kept(w, what)
-	var what_l := _probe("ChunkWorld.load_world(its own save)")
+	var what_l := _probe("StrataChunkWorld.load_world(its own save)")
 	assert_eq(w.load_world(good), OK, what_l)
 	_mark_kept(w, what_l)
 	# Wrong argument types through callv(): only where GDScript converts them.
-	var what_c := _probe("ChunkWorld.callv(get_height, [int, bool])")
+	var what_c := _probe("StrataChunkWorld.callv(get_height, [int, bool])")
 	w.callv("get_height", [3, true])
 	_mark_kept(w, what_c)
 
@@ -302,51 +305,51 @@ func test_chunk_world_methods() -> void:
 func test_chunk_world_tree_operations() -> void:
 	var w := _world()
 	await wait_frames(2)
-	var what := _probe("ChunkWorld removed and re-added")
+	var what := _probe("StrataChunkWorld removed and re-added")
 	remove_child(w)
 	await wait_frames(2)
 	add_child(w)
 	await wait_frames(2)
 	_mark_kept(w, what)
-	what = _probe("ChunkWorld reparented while streaming")
+	what = _probe("StrataChunkWorld reparented while streaming")
 	var holder := Node3D.new()
 	_keep(holder)
 	add_child(holder)
 	w.reparent(holder)
 	await wait_frames(3)
 	_mark_kept(w, what)
-	what = _probe("ChunkWorld removed, edited outside the tree, re-added")
+	what = _probe("StrataChunkWorld removed, edited outside the tree, re-added")
 	holder.remove_child(w)
 	w.set_voxel(MARK + Vector3i(1, 0, 0), 2)
 	holder.add_child(w)
 	await wait_frames(2)
 	_mark_kept(w, what)
 	assert_eq(w.get_voxel(MARK + Vector3i(1, 0, 0)), 2, what + ": the edit made outside the tree")
-	what = _probe("ChunkWorld removed and re-added in one frame, ten times")
+	what = _probe("StrataChunkWorld removed and re-added in one frame, ten times")
 	for i in 10:
 		holder.remove_child(w)
 		holder.add_child(w)
 	await wait_frames(2)
 	_mark_kept(w, what)
-	what = _probe("ChunkWorld freed while loading")
+	what = _probe("StrataChunkWorld freed while loading")
 	var doomed := _world()
 	doomed.view_distance = 6
 	await wait_frames(1)
 	doomed.free()
 	await wait_frames(2)
-	what = _probe("ChunkWorld queue_free()d while loading and its parent freed")
+	what = _probe("StrataChunkWorld queue_free()d while loading and its parent freed")
 	var parent := Node3D.new()
 	add_child(parent)
-	var doomed2 := ChunkWorld.new()
-	doomed2.preset = WorldPreset.new()
+	var doomed2 := StrataChunkWorld.new()
+	doomed2.preset = StrataWorldPreset.new()
 	parent.add_child(doomed2)
 	await wait_frames(1)
 	doomed2.queue_free()
 	parent.free()
 	await wait_frames(2)
-	what = _probe("ChunkWorld never added to the tree, edited, saved, freed")
-	var loose := ChunkWorld.new()
-	loose.preset = WorldPreset.new()
+	what = _probe("StrataChunkWorld never added to the tree, edited, saved, freed")
+	var loose := StrataChunkWorld.new()
+	loose.preset = StrataWorldPreset.new()
 	loose.set_voxel(MARK, 1)
 	assert_eq(loose.get_voxel(MARK), 1, what)
 	assert_eq(
@@ -370,7 +373,7 @@ func test_chunk_world_2d() -> void:
 	}
 	for prop: String in ranges:
 		for v in INTS:
-			var what := _probe("ChunkWorld2D.%s = %d" % [prop, v])
+			var what := _probe("StrataChunkWorld2D.%s = %d" % [prop, v])
 			w.set(prop, v)
 			await wait_frames(1)
 			var got: int = w.get(prop)
@@ -382,7 +385,7 @@ func test_chunk_world_2d() -> void:
 			_mark_kept_2d(w, what)
 		w.set(prop, {"tile_source_id": 0, "memory_budget_mb": 512}.get(prop, 1))
 	# The memory budget holds a large view back, and lets it grow again.
-	var what_m := _probe("ChunkWorld2D.memory_budget_mb = 64 with view_distance 16")
+	var what_m := _probe("StrataChunkWorld2D.memory_budget_mb = 64 with view_distance 16")
 	w.view_distance = 16
 	w.memory_budget_mb = 64
 	await wait_frames(1)
@@ -397,7 +400,7 @@ func test_chunk_world_2d() -> void:
 	w.view_distance = 1
 	_mark_kept_2d(w, what_m)
 	for v in _floats():
-		var what := _probe("ChunkWorld2D.frame_budget_ms = %s" % v)
+		var what := _probe("StrataChunkWorld2D.frame_budget_ms = %s" % v)
 		w.frame_budget_ms = v
 		await wait_frames(1)
 		assert_true(
@@ -407,7 +410,7 @@ func test_chunk_world_2d() -> void:
 		_mark_kept_2d(w, what)
 	w.frame_budget_ms = 4.0
 	for size in [Vector2i(0, 0), Vector2i(-16, -16), Vector2i(HUGE_I, HUGE_I), Vector2i(1, 0)]:
-		var what := _probe("ChunkWorld2D.tile_size = %s" % size)
+		var what := _probe("StrataChunkWorld2D.tile_size = %s" % size)
 		w.tile_size = size
 		w.local_to_tile(Vector2(5, 5))
 		w.tile_to_local(Vector2i(5, 5))
@@ -415,7 +418,7 @@ func test_chunk_world_2d() -> void:
 		_mark_kept_2d(w, what)
 	w.tile_size = Vector2i(16, 16)
 	for v in [-1, 2, 47, HUGE_I, -HUGE_I]:
-		var what := _probe("ChunkWorld2D.tile_layout = %d" % v)
+		var what := _probe("StrataChunkWorld2D.tile_layout = %d" % v)
 		w.tile_layout = StrataChunkWorld2D.TILE_LAYOUT_BLOB47
 		w.tile_layout = v
 		await wait_frames(1)
@@ -428,7 +431,7 @@ func test_chunk_world_2d() -> void:
 		_mark_kept_2d(w, what)
 	w.tile_layout = StrataChunkWorld2D.TILE_LAYOUT_EDGES16
 	for path in [NodePath("no/such"), NodePath(".."), NodePath("/root")]:
-		var what := _probe("ChunkWorld2D.tile_map = %s" % path)
+		var what := _probe("StrataChunkWorld2D.tile_map = %s" % path)
 		w.tile_map = path
 		await wait_frames(2)
 		_mark_kept_2d(w, what)
@@ -437,48 +440,48 @@ func test_chunk_world_2d() -> void:
 	var freed := Node2D.new()
 	freed.free()
 	for prop in ["preset", "tile_map", "tile_size"]:
-		var what := _probe("ChunkWorld2D.set(%s, a freed object)" % prop)
+		var what := _probe("StrataChunkWorld2D.set(%s, a freed object)" % prop)
 		var before: Variant = w.get(prop)
 		w.set(prop, freed)
 		await wait_frames(1)
 		w.set(prop, before)
 		_mark_kept_2d(w, what)
 	for id in INTS + [256, 65536]:
-		var what := _probe("ChunkWorld2D.set_tile(id %d)" % id)
+		var what := _probe("StrataChunkWorld2D.set_tile(id %d)" % id)
 		w.set_tile(Vector2i(0, -60), id)
-		ChunkWorld2D.block_name(id)
+		w.get_block_name(id)
 		_mark_kept_2d(w, what)
 	for args in [[0, 0], [0, -5], [HUGE_I, 10], [-HUGE_I - 1, 10], [0, 100000000]]:
-		var what := _probe("ChunkWorld2D.get_generated_surface_rows(%s)" % [args])
+		var what := _probe("StrataChunkWorld2D.get_generated_surface_rows(%s)" % [args])
 		var rows: PackedInt32Array = w.callv("get_generated_surface_rows", args)
 		assert_true(rows.size() <= 1 << 20, what + ": bounded, got %d" % rows.size())
 		_mark_kept_2d(w, what)
 	for edits in [PackedInt32Array([1]), PackedInt32Array([1, 2]), PackedInt32Array([0, 0, -5])]:
-		var what := _probe("ChunkWorld2D.set_edits(%s)" % edits)
+		var what := _probe("StrataChunkWorld2D.set_edits(%s)" % edits)
 		w.set_edits(edits)
 		_mark_kept_2d(w, what)
-	var what_e := _probe("ChunkWorld2D.get_edits/set_edits round trip")
+	var what_e := _probe("StrataChunkWorld2D.get_edits/set_edits round trip")
 	w.set_edits(w.get_edits())
 	_mark_kept_2d(w, what_e)
 	for name in ["", "x".repeat(100000)]:
-		var what := _probe("ChunkWorld2D.block_id/state(%d chars)" % name.length())
-		assert_eq(ChunkWorld2D.block_id(name), -1, what)
+		var what := _probe("StrataChunkWorld2D.get_block_id/state(%d chars)" % name.length())
+		assert_eq(w.get_block_id(name), -1, what)
 		w.set_state(name, name)
 		assert_eq(w.get_state(name, "d"), name, what)
 	for m in ["is_area_ready", "get_stats", "get_tile_map_layer", "chunk_tiles", "last_error"]:
-		var what := _probe("ChunkWorld2D.%s()" % m)
+		var what := _probe("StrataChunkWorld2D.%s()" % m)
 		w.call(m)
 		_mark_kept_2d(w, what)
 	for path in ["", "/", scratch_dir()]:
-		var what := _probe("ChunkWorld2D.load_world/save_world(%s)" % path)
+		var what := _probe("StrataChunkWorld2D.load_world/save_world(%s)" % path)
 		_says(w.load_world(path), w.last_error(), ["load_world"], what)
 		_says(w.save_world(path), w.last_error(), ["save_world"], what)
 		_mark_kept_2d(w, what)
-	var what_r := _probe("ChunkWorld2D.regenerate()")
+	var what_r := _probe("StrataChunkWorld2D.regenerate()")
 	w.regenerate()
 	await wait_frames(2)
 	_mark_kept_2d(w, what_r)
-	var what_p := _probe("ChunkWorld2D.preset = null and back")
+	var what_p := _probe("StrataChunkWorld2D.preset = null and back")
 	var preset := w.preset
 	w.preset = null
 	await wait_frames(2)
@@ -490,14 +493,14 @@ func test_chunk_world_2d() -> void:
 func test_chunk_world_2d_tree_operations() -> void:
 	var w := _world_2d()
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area ready")
-	var what := _probe("ChunkWorld2D: its TileMapLayer freed")
+	var what := _probe("StrataChunkWorld2D: its TileMapLayer freed")
 	var layer := w.get_tile_map_layer()
 	layer.free()
 	await wait_frames(3)
 	_mark_kept_2d(w, what)
 	var again := w.get_tile_map_layer()
 	assert_true(again != null and is_instance_valid(again), what + ": a new layer is made")
-	what = _probe("ChunkWorld2D: an external tile_map layer freed")
+	what = _probe("StrataChunkWorld2D: an external tile_map layer freed")
 	var external := TileMapLayer.new()
 	_keep(external)
 	add_child(external)
@@ -508,26 +511,26 @@ func test_chunk_world_2d_tree_operations() -> void:
 	_mark_kept_2d(w, what)
 	w.tile_map = NodePath("")
 	await wait_frames(1)
-	what = _probe("ChunkWorld2D removed and re-added")
+	what = _probe("StrataChunkWorld2D removed and re-added")
 	remove_child(w)
 	await wait_frames(2)
 	add_child(w)
 	await wait_frames(2)
 	_mark_kept_2d(w, what)
-	what = _probe("ChunkWorld2D reparented")
+	what = _probe("StrataChunkWorld2D reparented")
 	var holder := Node2D.new()
 	_keep(holder)
 	add_child(holder)
 	w.reparent(holder)
 	await wait_frames(3)
 	_mark_kept_2d(w, what)
-	what = _probe("ChunkWorld2D: viewer freed")
+	what = _probe("StrataChunkWorld2D: viewer freed")
 	var v := w.get_node_or_null(w.viewer)
 	if v != null:
 		v.free()
 	await wait_frames(2)
 	_mark_kept_2d(w, what)
-	what = _probe("ChunkWorld2D freed while loading")
+	what = _probe("StrataChunkWorld2D freed while loading")
 	var doomed := _world_2d()
 	doomed.view_distance = 4
 	await wait_frames(1)
@@ -539,30 +542,30 @@ func test_chunk_world_2d_tree_operations() -> void:
 ## method called from GDScript stops the calling function, and the other tests still run.
 func test_chunk_world_huge_coordinates() -> void:
 	var w := _world()
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	for p in HUGE_VEC:
-		var what := _probe("ChunkWorld.get_voxel/set_voxel(%s)" % p)
+		var what := _probe("StrataChunkWorld.get_voxel/set_voxel(%s)" % p)
 		w.get_voxel(p)
 		w.set_voxel(p, stone)
 		w.get_voxel(p)
 		w.set_voxel(p, 0)
 		_mark_kept(w, what)
-		what = _probe("ChunkWorld.build_chunk_mesh(%s)" % p)
-		w.build_chunk_mesh(p, true)
-		w.build_chunk_mesh(p, false)
+		what = _probe("StrataChunkWorld.debug_build_chunk_mesh(%s)" % p)
+		w.debug_build_chunk_mesh(p, true)
+		w.debug_build_chunk_mesh(p, false)
 		_mark_kept(w, what)
-		what = _probe("ChunkWorld.chunk_of(%s)" % p)
-		ChunkWorld.chunk_of(Vector3(p) * 1e20)
+		what = _probe("StrataChunkWorld.chunk_of(%s)" % p)
+		StrataChunkWorld.chunk_of(Vector3(p) * 1e20)
 
 
 func test_chunk_world_far_floats() -> void:
 	var w := _world()
 	for f in _floats():
-		var what := _probe("ChunkWorld.get_height/get_biome(%s)" % f)
+		var what := _probe("StrataChunkWorld.get_height/get_biome(%s)" % f)
 		w.get_height(f, f)
 		w.get_height(0.0, f)
 		w.get_biome(f, -f)
-		ChunkWorld.chunk_of(Vector3(f, f, f))
+		StrataChunkWorld.chunk_of(Vector3(f, f, f))
 		_mark_kept(w, what)
 
 
@@ -571,7 +574,7 @@ func test_chunk_world_2d_huge_coordinates() -> void:
 	for p in [
 		Vector2i(HUGE_I, HUGE_I), Vector2i(-HUGE_I - 1, -HUGE_I - 1), Vector2i(0, -HUGE_I - 1)
 	]:
-		var what := _probe("ChunkWorld2D.get_tile/set_tile/chunk_of_tile(%s)" % p)
+		var what := _probe("StrataChunkWorld2D.get_tile/set_tile/chunk_of_tile(%s)" % p)
 		w.get_tile(p)
 		w.set_tile(p, 1)
 		w.set_tile(p, 0)
@@ -579,22 +582,22 @@ func test_chunk_world_2d_huge_coordinates() -> void:
 		w.tile_to_local(p)
 		_mark_kept_2d(w, what)
 	for f in _floats():
-		var what := _probe("ChunkWorld2D.get_surface_height/local_to_tile(%s)" % f)
+		var what := _probe("StrataChunkWorld2D.get_surface_height/local_to_tile(%s)" % f)
 		w.get_surface_height(f)
 		w.local_to_tile(Vector2(f, -f))
 		_mark_kept_2d(w, what)
 
 
 func test_world_preset() -> void:
-	var names := WorldPreset.field_names()
+	var names := StrataWorldPreset.field_names()
 	assert_gt(names.size(), 10, "field names")
 	var values: Array = [0, -1, 1 << 40, -(1 << 40), "abc", "", true, Vector3(1, 2, 3), null, [1]]
 	values.append_array(_floats())
 	for field in names:
-		var preset := WorldPreset.new()
+		var preset := StrataWorldPreset.new()
 		var ron := preset.to_ron()
 		for value: Variant in values:
-			var what := _probe("WorldPreset.%s = %s" % [field, var_to_str(value)])
+			var what := _probe("StrataWorldPreset.%s = %s" % [field, var_to_str(value)])
 			preset.clear_error()
 			var before: Variant = preset.get(field)
 			preset.set(field, value)
@@ -613,9 +616,9 @@ func test_world_preset() -> void:
 				var e := preset.last_error()
 				if e != "":
 					assert_true(e.contains(field), "%s: the error names the field: %s" % [what, e])
-		var what_f := _probe("WorldPreset.%s abused: saves only what loads" % field)
+		var what_f := _probe("StrataWorldPreset.%s abused: saves only what loads" % field)
 		if preset.validate() == "":
-			var back := WorldPreset.from_ron(preset.to_ron())
+			var back := StrataWorldPreset.from_ron(preset.to_ron())
 			assert_true(back != null, what_f + ": " + preset.to_ron().substr(0, 200))
 		else:
 			var path := "user://abuse_invalid_preset.ron"
@@ -623,25 +626,25 @@ func test_world_preset() -> void:
 			assert_ne(preset.save_to_file(path), OK, what_f + ": an invalid preset is not saved")
 			assert_false(FileAccess.file_exists(path), what_f + ": no file written")
 		preset.parse_ron(ron)
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	for text in ["", "(", "x".repeat(1000000), "(seed: NaN)", "(seed: -1)", char(1), "(((((((((("]:
-		var what := _probe("WorldPreset.parse_ron/from_ron(%d chars)" % text.length())
+		var what := _probe("StrataWorldPreset.parse_ron/from_ron(%d chars)" % text.length())
 		var ron := p.to_ron()
 		var err := p.parse_ron(text)
 		if err != OK:
 			assert_ne(p.last_error(), "", what + ": says why")
 			assert_eq(p.to_ron(), ron, what + ": a failed parse changes nothing")
-		WorldPreset.from_ron(text)
+		StrataWorldPreset.from_ron(text)
 	for path in ["", "/", scratch_dir(), "res://no_such.tres", "user://no_such.ron", "/proc/x.ron"]:
-		var what := _probe("WorldPreset.load_file/save_to_file/load_from_file(%s)" % path)
+		var what := _probe("StrataWorldPreset.load_file/save_to_file/load_from_file(%s)" % path)
 		var err := p.load_file(path)
 		assert_ne(err, OK, what)
 		assert_ne(p.last_error(), "", what + ": says why")
-		assert_eq(WorldPreset.load_from_file(path), null, what)
+		assert_eq(StrataWorldPreset.load_from_file(path), null, what)
 		if not path.begins_with("res://") and not path.begins_with("user://"):
 			_says(p.save_to_file(path), p.last_error(), [], what)
 	for seed in INTS:
-		var what := _probe("WorldPreset.with_new_seed(%d)" % seed)
+		var what := _probe("StrataWorldPreset.with_new_seed(%d)" % seed)
 		var q := p.with_new_seed(seed)
 		assert_true(q != null and q.fingerprint() != "", what)
 		p.validate()
@@ -649,7 +652,7 @@ func test_world_preset() -> void:
 
 
 func test_user_profiles() -> void:
-	var up := UserProfiles.new()
+	var up := StrataUserProfiles.new()
 	up.profiles_dir = scratch_dir().path_join("profiles")
 	_keep(up)
 	add_child(up)
@@ -662,14 +665,14 @@ func test_user_profiles() -> void:
 	for m in [
 		"reset_all", "list_presets", "conflicts", "get_active_user", "list_users", "last_error"
 	]:
-		var what := _probe("UserProfiles.%s() signed out" % m)
+		var what := _probe("StrataUserProfiles.%s() signed out" % m)
 		up.call(m)
-	var what_n := _probe("UserProfiles.rebind() signed out")
+	var what_n := _probe("StrataUserProfiles.rebind() signed out")
 	_says(up.rebind(&"abuse_jump", key), up.last_error(), ["set_active_user"], what_n)
-	var what_s := _probe("UserProfiles.set_setting() signed out")
+	var what_s := _probe("StrataUserProfiles.set_setting() signed out")
 	_says(up.set_setting("fov", 90), up.last_error(), ["set_active_user"], what_s)
 	for name in ["", " ", ".", "..", "../x", "a/b", "x".repeat(10000), char(1), "ok\n"]:
-		var what := _probe("UserProfiles user name %s" % var_to_str(name.substr(0, 20)))
+		var what := _probe("StrataUserProfiles user name %s" % var_to_str(name.substr(0, 20)))
 		_says(up.create_user(name), up.last_error(), ["allowed"], what)
 		if name != "":
 			_says(up.set_active_user(name), up.last_error(), [], what)
@@ -679,13 +682,13 @@ func test_user_profiles() -> void:
 	assert_eq(up.rebind(&"abuse_jump", key), OK)
 	var jb := InputEventJoypadButton.new()
 	jb.button_index = JOY_BUTTON_A
-	var what_jb := _probe("UserProfiles.rebind(joypad button)")
+	var what_jb := _probe("StrataUserProfiles.rebind(joypad button)")
 	assert_eq(up.rebind(&"abuse_jump", jb), OK, what_jb + ": " + up.last_error())
 	up.conflicts()
 	var jm := InputEventJoypadMotion.new()
 	jm.axis = JOY_AXIS_LEFT_Y
 	jm.axis_value = -1.0
-	var what_jm := _probe("UserProfiles.rebind(joypad motion)")
+	var what_jm := _probe("StrataUserProfiles.rebind(joypad motion)")
 	assert_eq(up.rebind(&"abuse_jump", jm), OK, what_jm + ": " + up.last_error())
 	up.conflicts()
 	# Events with engine enum values gdext does not know, and classes rebinding cannot store.
@@ -709,7 +712,7 @@ func test_user_profiles() -> void:
 	odd.append(InputEventMIDI.new())
 	odd.append(InputEventMagnifyGesture.new())
 	for e in odd:
-		var what := _probe("UserProfiles.rebind(%s)" % e.get_class())
+		var what := _probe("StrataUserProfiles.rebind(%s)" % e.get_class())
 		var err := up.rebind(&"abuse_jump", e)
 		if err != OK:
 			_says(err, up.last_error(), ["rebind", "allowed"], what)
@@ -721,13 +724,15 @@ func test_user_profiles() -> void:
 		assert_eq(up.get_active_user(), "abuser", what)
 	var freed := Node.new()
 	freed.free()
-	var what_freed := _probe("UserProfiles.set(profiles_dir, a freed object)")
+	var what_freed := _probe("StrataUserProfiles.set(profiles_dir, a freed object)")
 	up.set("profiles_dir", freed)
 	assert_eq(up.profiles_dir, scratch_dir().path_join("profiles"), what_freed + ": unchanged")
-	var what_null := _probe("UserProfiles.rebind(null)")
+	var what_null := _probe("StrataUserProfiles.rebind(null)")
 	_says(up.rebind(&"abuse_jump", null), up.last_error(), ["null", "allowed"], what_null)
 	for action in [&"", &"no_such_action", StringName("x".repeat(10000))]:
-		var what := _probe("UserProfiles.rebind/reset_action(%d chars)" % String(action).length())
+		var what := _probe(
+			"StrataUserProfiles.rebind/reset_action(%d chars)" % String(action).length()
+		)
 		_says(up.rebind(action, key), up.last_error(), ["action"], what)
 		up.reset_action(action)
 	var settings: Array = [
@@ -745,22 +750,22 @@ func test_user_profiles() -> void:
 		["extra", Node],
 	]
 	for s: Array in settings:
-		var what := _probe("UserProfiles.set_setting(%s)" % var_to_str(s).substr(0, 60))
+		var what := _probe("StrataUserProfiles.set_setting(%s)" % var_to_str(s).substr(0, 60))
 		var err := up.set_setting(s[0], s[1])
 		if err != OK:
 			assert_ne(up.last_error(), "", what + ": says why")
 		up.get_setting(s[0])
 		assert_eq(up.get_active_user(), "abuser", what)
 	for name in ["", "../x", "x".repeat(1000)]:
-		var what := _probe("UserProfiles presets named %d chars" % name.length())
-		_says(up.save_preset(name, WorldPreset.new()), up.last_error(), [], what)
+		var what := _probe("StrataUserProfiles presets named %d chars" % name.length())
+		_says(up.save_preset(name, StrataWorldPreset.new()), up.last_error(), [], what)
 		assert_eq(up.load_preset(name), null, what)
 		_says(up.delete_preset(name), up.last_error(), [], what)
-	var what_np := _probe("UserProfiles.save_preset(null)")
+	var what_np := _probe("StrataUserProfiles.save_preset(null)")
 	_says(up.save_preset("p", null), up.last_error(), ["null"], what_np)
 	# Folders that cannot hold profiles (never `/` or `res://`: the suite runs as any user).
 	for dir in ["", "   ", "/proc/strata"]:
-		var what := _probe("UserProfiles.profiles_dir = %s" % var_to_str(dir))
+		var what := _probe("StrataUserProfiles.profiles_dir = %s" % var_to_str(dir))
 		up.profiles_dir = dir
 		up.list_users()
 		up.create_user("someone")
@@ -769,7 +774,7 @@ func test_user_profiles() -> void:
 		up.set_active_user("abuser")
 	up.profiles_dir = scratch_dir().path_join("profiles")
 	assert_eq(up.set_active_user("abuser"), OK, "the user survives the abuse")
-	var what_tree := _probe("UserProfiles removed, re-added, reparented")
+	var what_tree := _probe("StrataUserProfiles removed, re-added, reparented")
 	remove_child(up)
 	add_child(up)
 	var holder := Node.new()
@@ -860,7 +865,7 @@ func test_every_method_with_wrong_argument_types() -> void:
 	_call_with_wrong_types(w, func(what: String) -> void: _mark_kept(w, what))
 	var w2 := _world_2d()
 	_call_with_wrong_types(w2, func(what: String) -> void: _mark_kept_2d(w2, what))
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 77
 	var fingerprint := preset.fingerprint()
 	_call_with_wrong_types(
@@ -868,7 +873,7 @@ func test_every_method_with_wrong_argument_types() -> void:
 		func(what: String) -> void:
 			assert_eq(preset.fingerprint(), fingerprint, what + ": preset unchanged")
 	)
-	var up := UserProfiles.new()
+	var up := StrataUserProfiles.new()
 	up.profiles_dir = scratch_dir().path_join("profiles_wrong_types")
 	_keep(up)
 	add_child(up)
@@ -879,22 +884,22 @@ func test_every_method_with_wrong_argument_types() -> void:
 		func(what: String) -> void:
 			assert_eq(up.get_active_user(), "keeper", what + ": still signed in")
 	)
-	var library := BlockLibrary.create_default()
+	var library := StrataBlockLibrary.create_default()
 	_call_with_wrong_types(
 		library,
 		func(what: String) -> void:
 			assert_eq(library.get_block_count(), 23, what + ": library unchanged")
 	)
-	var block := BlockType.new()
+	var block := StrataBlockType.new()
 	block.block_name = "lamp"
 	_call_with_wrong_types(
 		block, func(what: String) -> void: assert_eq(block.block_name, "lamp", what + ": unchanged")
 	)
-	var rule := StructureRule.create("ruin", 64, 0.5)
+	var rule := StrataStructureRule.create("ruin", 64, 0.5)
 	_call_with_wrong_types(
 		rule, func(what: String) -> void: assert_eq(rule.structure, "ruin", what + ": unchanged")
 	)
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	ca.rule = "B36/S23"
 	_call_with_wrong_types(
 		ca, func(what: String) -> void: assert_eq(ca.rule, "B36/S23", what + ": rule unchanged")
@@ -905,10 +910,12 @@ func test_every_method_with_wrong_argument_types() -> void:
 
 
 func test_world_preview_and_strata_noise_types_and_the_editor_viewer() -> void:
-	_call_with_wrong_types(WorldPreview.new(), func(what: String) -> void: assert_true(true, what))
+	_call_with_wrong_types(
+		StrataWorldPreview.new(), func(what: String) -> void: assert_true(true, what)
+	)
 	var w := _world()
 	for v: Vector3 in [Vector3(NAN, 0, 0), Vector3(INF, 1, 1), Vector3(1e30, -1e30, 0)]:
-		var what := _probe("ChunkWorld.set_editor_viewer(%s)" % v)
+		var what := _probe("StrataChunkWorld.set_editor_viewer(%s)" % v)
 		w.set_editor_viewer(v)
 		_mark_kept(w, what)
 	await wait_frames(2)

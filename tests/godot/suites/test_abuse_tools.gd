@@ -1,5 +1,6 @@
-## Abuse of the designer and script tools: world codes, WorldPreview, CellularAutomaton2D and
-## StrataNoise called with out-of-range, empty, huge, NaN/±inf and wrong arguments (law: Clear
+## Abuse of the designer and script tools: world codes, StrataWorldPreview,
+## StrataCellularAutomaton2D and StrataNoise called with out-of-range, empty, huge, NaN/±inf and
+## wrong arguments (law: Clear
 ## errors). The probes count into `test_abuse.gd`'s total; the last test prints this suite's.
 extends StrataTestCase
 
@@ -15,7 +16,7 @@ func _probe(what: String) -> String:
 
 
 func test_world_codes_and_previews() -> void:
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	p.seed = 5150
 	var fingerprint := p.fingerprint()
 	var code := p.to_world_code("", null)
@@ -32,37 +33,39 @@ func test_world_codes_and_previews() -> void:
 		"x".repeat(20000)
 	]
 	for bad in codes:
-		var what := _probe("WorldPreset.parse_world_code(%d chars)" % bad.length())
-		var q := WorldPreset.new()
+		var what := _probe("StrataWorldPreset.parse_world_code(%d chars)" % bad.length())
+		var q := StrataWorldPreset.new()
 		q.seed = 5150
 		if q.parse_world_code(bad, {}) != OK:
 			assert_true(q.last_error().contains("world code"), what + ": " + q.last_error())
 			assert_eq(q.fingerprint(), fingerprint, what + ": a refused code changes nothing")
 	for bases: Dictionary in [{"": null}, {"": 5}, {"": RefCounted.new()}, {7: p}, {"": p}]:
-		var what := _probe("WorldPreset.parse_world_code(bases %s)" % str(bases))
-		var q := WorldPreset.new()
+		var what := _probe("StrataWorldPreset.parse_world_code(bases %s)" % str(bases))
+		var q := StrataWorldPreset.new()
 		if q.parse_world_code(code, bases) == OK:
 			assert_eq(q.fingerprint(), fingerprint, what)
 		else:
 			assert_ne(q.last_error(), "", what + ": says why")
 	for name: String in ["", "Moon", "a".repeat(65), "../x", "é", char(0)]:
-		var what := _probe("WorldPreset.to_world_code(%s)" % name.c_escape())
+		var what := _probe("StrataWorldPreset.to_world_code(%s)" % name.c_escape())
 		var made := p.to_world_code(name, null)
 		if made == "":
 			assert_true(p.last_error().contains("base preset name"), what + ": " + p.last_error())
 	for factor in Abuse._floats() + [8.0, 8.5, 0.5]:
-		var what := _probe("WorldPreset.with_ore_clusters_scaled(%s)" % factor)
-		var q := WorldPreset.new()
+		var what := _probe("StrataWorldPreset.with_ore_clusters_scaled(%s)" % factor)
+		var q := StrataWorldPreset.new()
 		var scaled := q.with_ore_clusters_scaled(factor)
 		if scaled != null:
 			assert_eq(scaled.validate(), "", what + ": an accepted factor keeps the preset valid")
 		else:
 			assert_true(q.last_error().contains("factor"), what + ": " + q.last_error())
-		assert_eq(q.fingerprint(), WorldPreset.new().fingerprint(), what + ": the preset unchanged")
-	var preview := WorldPreview.new()
+		assert_eq(
+			q.fingerprint(), StrataWorldPreset.new().fingerprint(), what + ": the preset unchanged"
+		)
+	var preview := StrataWorldPreview.new()
 	for size: int in Abuse.INTS + [7, 8, 1024, 1025]:
 		for cell: float in Abuse._floats() + [0.25, 1024.0, 1025.0]:
-			var what := _probe("WorldPreview.request(size %d, cell %s)" % [size, cell])
+			var what := _probe("StrataWorldPreview.request(size %d, cell %s)" % [size, cell])
 			var job := preview.request(p, Vector2i.ZERO, size, cell, 0)
 			if job < 0:
 				assert_true(
@@ -73,7 +76,7 @@ func test_world_codes_and_previews() -> void:
 		for center: Vector2i in [
 			Vector2i(Abuse.HUGE_I, 0), Vector2i(0, -Abuse.HUGE_I - 1), Vector2i.ZERO
 		]:
-			var what := _probe("WorldPreview.request(center %s, cave_y %d)" % [center, y])
+			var what := _probe("StrataWorldPreview.request(center %s, cave_y %d)" % [center, y])
 			if preview.request(p, center, 8, 1.0, y) < 0:
 				assert_ne(preview.last_error(), "", what + ": says why")
 			preview.poll()
@@ -84,14 +87,14 @@ func test_world_codes_and_previews() -> void:
 
 
 func test_cellular_automaton_2d() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	var rules: Array = [
 		"", "B", "/", "B3/S23/S1", "B3/S-1", "B99999999999/S2", "b3/s23 ", "B3/S2,9"
 	]
 	rules.append("B" + "3".repeat(100000) + "/S2")
 	rules.append(char(0))
 	for value: Variant in rules:
-		var what := _probe("CellularAutomaton2D.rule = %d chars" % str(value).length())
+		var what := _probe("StrataCellularAutomaton2D.rule = %d chars" % str(value).length())
 		var before := ca.rule
 		ca.rule = value
 		if ca.rule == before:
@@ -103,7 +106,9 @@ func test_cellular_automaton_2d() -> void:
 		for h in Abuse.INTS + [2, 3]:
 			var fits: bool = w > 0 and h > 0 and w <= 4096 and h <= 4096 and w * h == 6
 			for ticks in [0, 1, -1, 4097, Abuse.HUGE_I]:
-				var what := _probe("CellularAutomaton2D.step(6 bytes, %d, %d, %d)" % [w, h, ticks])
+				var what := _probe(
+					"StrataCellularAutomaton2D.step(6 bytes, %d, %d, %d)" % [w, h, ticks]
+				)
 				var out := ca.step(cells, w, h, ticks)
 				var good: bool = fits and ticks >= 0 and ticks <= 4096
 				assert_eq(out.size(), 6 if good else 0, what)
@@ -113,7 +118,7 @@ func test_cellular_automaton_2d() -> void:
 						what
 					)
 			var what_f := _probe(
-				"CellularAutomaton2D.flood_fill_secondary(6 bytes, %d, %d)" % [w, h]
+				"StrataCellularAutomaton2D.flood_fill_secondary(6 bytes, %d, %d)" % [w, h]
 			)
 			assert_eq(ca.flood_fill_secondary(cells, w, h).size(), 6 if fits else 0, what_f)
 	assert_eq(ca.rule, "B3/S23", "grids never change the rule")

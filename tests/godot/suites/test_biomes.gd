@@ -1,6 +1,6 @@
-## Biome tables as designer data: a BiomeTable made in GDScript shapes the world through
-## WorldPreset.biome_table (its blocks at the surface, its names in get_biome), edits to its rows
-## take effect, bad rows are named without a crash, and preset files keep the table
+## Biome tables as designer data: a StrataBiomeTable made in GDScript shapes the world through
+## StrataWorldPreset.biome_table (its blocks at the surface, its names in get_biome), edits to its
+## rows take effect, bad rows are named without a crash, and preset files keep the table
 ## (laws: Clear errors, Nothing is lost).
 extends StrataTestCase
 
@@ -16,8 +16,8 @@ func after_each() -> void:
 	remove_tree(_dir)
 
 
-func _row(biome_name: String, surface: String, temperature: float) -> Biome:
-	var b := Biome.new()
+func _row(biome_name: String, surface: String, temperature: float) -> StrataBiome:
+	var b := StrataBiome.new()
 	b.biome_name = biome_name
 	b.surface_block = surface
 	b.subsurface_block = "dirt"
@@ -26,14 +26,14 @@ func _row(biome_name: String, surface: String, temperature: float) -> Biome:
 
 
 ## Two biomes, cold clay and hot gravel, over small climate cells; no water, no cliffs.
-func _two_biome_table() -> BiomeTable:
-	var t := BiomeTable.new()
+func _two_biome_table() -> StrataBiomeTable:
+	var t := StrataBiomeTable.new()
 	t.biomes = [_row("clay_flats", "clay", 0.0), _row("gravel_plain", "gravel", 1.0)]
 	return t
 
 
-func _preset(table: BiomeTable) -> WorldPreset:
-	var p := WorldPreset.new()
+func _preset(table: StrataBiomeTable) -> StrataWorldPreset:
+	var p := StrataWorldPreset.new()
 	p.seed = 777
 	p.water_enabled = false
 	p.biomes_rock_slope = 16.0
@@ -43,8 +43,8 @@ func _preset(table: BiomeTable) -> WorldPreset:
 	return p
 
 
-func _world(preset: WorldPreset) -> ChunkWorld:
-	var w := ChunkWorld.new()
+func _world(preset: StrataWorldPreset) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -56,13 +56,13 @@ func _world(preset: WorldPreset) -> ChunkWorld:
 
 
 ## The block name of the top voxel of column (x, z).
-func _surface_block(w: ChunkWorld, x: int, z: int) -> String:
+func _surface_block(w: StrataChunkWorld, x: int, z: int) -> String:
 	var top := int(w.get_height(x + 0.5, z + 0.5))
 	return w.get_block_name(w.get_voxel(Vector3i(x, top - 1, z)))
 
 
 func test_the_default_table_lists_the_shipped_biomes() -> void:
-	var t := BiomeTable.create_default()
+	var t := StrataBiomeTable.create_default()
 	assert_eq(t.validate(), "")
 	assert_eq(t.get_biome_count(), 7)
 	assert_eq(t.get_biome_name(4), "tundra")
@@ -70,11 +70,11 @@ func test_the_default_table_lists_the_shipped_biomes() -> void:
 	assert_eq(t.find_biome("atlantis"), -1)
 	assert_eq(t.get_biome_name(99), "")
 	assert_eq(t.get_biome_name(-1), "")
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	var f := p.fingerprint()
 	p.biome_table = t
 	assert_eq(p.fingerprint(), f, "the default table as a resource is the same world")
-	assert_eq(Biome.scatter_kinds(), PackedStringArray(["tree", "bush", "flower", "rock"]))
+	assert_eq(StrataBiome.scatter_kinds(), PackedStringArray(["tree", "bush", "flower", "rock"]))
 
 
 func test_a_table_made_in_gdscript_gives_its_surface_blocks() -> void:
@@ -82,7 +82,7 @@ func test_a_table_made_in_gdscript_gives_its_surface_blocks() -> void:
 	assert_eq(table.validate(), "")
 	var preset := _preset(table)
 	assert_eq(preset.validate(), "")
-	assert_ne(preset.fingerprint(), WorldPreset.new().with_new_seed(777).fingerprint())
+	assert_ne(preset.fingerprint(), StrataWorldPreset.new().with_new_seed(777).fingerprint())
 	var w := _world(preset)
 	var seen := {}
 	for i in 40:
@@ -107,7 +107,7 @@ func test_editing_a_row_changes_the_world() -> void:
 			x = i * 11
 			break
 	assert_eq(_surface_block(w, x, z), "clay")
-	var row: Biome = table.biomes[0]
+	var row: StrataBiome = table.biomes[0]
 	row.surface_block = "sandstone"
 	assert_eq(_surface_block(w, x, z), "sandstone", "the edit reaches the world")
 	row.scatter_custom = true
@@ -122,7 +122,7 @@ func test_editing_a_row_changes_the_world() -> void:
 
 func test_bad_rows_are_named_and_nothing_crashes() -> void:
 	var table := _two_biome_table()
-	var row: Biome = table.biomes[1]
+	var row: StrataBiome = table.biomes[1]
 	row.surface_block = "lava"
 	var said := table.validate()
 	assert_true(
@@ -156,7 +156,7 @@ func test_bad_rows_are_named_and_nothing_crashes() -> void:
 
 func test_preset_files_keep_the_table() -> void:
 	var table := _two_biome_table()
-	var row: Biome = table.biomes[0]
+	var row: StrataBiome = table.biomes[0]
 	row.moisture_max = 0.6
 	row.scatter_custom = true
 	row.scatter = [{"kind": "rock", "density": 0.1, "placement": "Anywhere"}]
@@ -165,24 +165,24 @@ func test_preset_files_keep_the_table() -> void:
 	for ext in ["tres", "ron"]:
 		var path := "%s/two_biomes.%s" % [_dir, ext]
 		assert_eq(preset.save_to_file(path), OK, preset.last_error())
-		var back: WorldPreset = WorldPreset.load_from_file(path)
+		var back: StrataWorldPreset = StrataWorldPreset.load_from_file(path)
 		if not assert_true(back != null, "loads " + ext):
 			continue
 		assert_eq(back.fingerprint(), fingerprint, ext + " keeps the world")
-		var loaded: BiomeTable = back.biome_table
+		var loaded: StrataBiomeTable = back.biome_table
 		if assert_true(loaded != null, ext + ": the loaded table is editable"):
 			assert_eq(loaded.get_biome_count(), 2)
 			assert_eq(loaded.find_biome("gravel_plain"), 1)
-			assert_near((loaded.biomes[0] as Biome).moisture_max, 0.6, 1e-6)
-			assert_eq((loaded.biomes[0] as Biome).scatter_custom, true)
+			assert_near((loaded.biomes[0] as StrataBiome).moisture_max, 0.6, 1e-6)
+			assert_eq((loaded.biomes[0] as StrataBiome).scatter_custom, true)
 	# Godot's own saver and loader keep it too (the table as text in the .tres).
 	var native := "%s/native.tres" % _dir
 	assert_eq(ResourceSaver.save(preset, native), OK)
-	var again: WorldPreset = ResourceLoader.load(native, "", ResourceLoader.CACHE_MODE_IGNORE)
+	var again: StrataWorldPreset = ResourceLoader.load(native, "", ResourceLoader.CACHE_MODE_IGNORE)
 	if assert_true(again != null, "ResourceLoader reads it"):
 		assert_eq(again.fingerprint(), fingerprint)
 		assert_eq(again.biome_table.get_biome_name(0), "clay_flats")
-	var core_read: WorldPreset = WorldPreset.load_from_file(native)
+	var core_read: StrataWorldPreset = StrataWorldPreset.load_from_file(native)
 	if assert_true(core_read != null, "the core reads Godot's file"):
 		assert_eq(core_read.fingerprint(), fingerprint)
 
@@ -197,16 +197,16 @@ func test_values_of_the_wrong_type_change_nothing() -> void:
 		if int(p["usage"]) & PROPERTY_USAGE_EDITOR and own:
 			names.append(str(p["name"]))
 	assert_true(names.has("temperature_min") and names.has("scatter"), str(names))
-	assert_eq(names.size(), 18, "the Biome properties: " + str(names))
+	assert_eq(names.size(), 18, "the StrataBiome properties: " + str(names))
 	for property_name in names:
 		var before: Variant = b.get(property_name)
 		for bad: Variant in [null, Vector3.ONE, RefCounted.new(), Callable()]:
 			b.set(property_name, bad)
 			assert_eq(b.get(property_name), before, "%s = %s refused" % [property_name, bad])
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	var f := p.fingerprint()
 	p.set("biome_table", RefCounted.new())
-	assert_eq(p.biome_table, null, "not a BiomeTable: refused")
+	assert_eq(p.biome_table, null, "not a StrataBiomeTable: refused")
 	assert_true(p.last_error().contains("biome_table"), p.last_error())
 	p.set("biomes_table_ron", "[(name: 3)]")
 	assert_true(p.last_error().contains("biomes_table_ron"), p.last_error())
@@ -214,11 +214,11 @@ func test_values_of_the_wrong_type_change_nothing() -> void:
 
 
 ## The default library, then `extra` blocks: a developer's own blocks after the shipped ones.
-func _library_with(extra: Array[String]) -> BlockLibrary:
-	var lib := BlockLibrary.create_default()
+func _library_with(extra: Array[String]) -> StrataBlockLibrary:
+	var lib := StrataBlockLibrary.create_default()
 	var blocks := lib.blocks
 	for block_name in extra:
-		var b := BlockType.new()
+		var b := StrataBlockType.new()
 		b.block_name = block_name
 		b.color = Color(0.3, 0.5, 0.2)
 		blocks.append(b)
@@ -227,7 +227,7 @@ func _library_with(extra: Array[String]) -> BlockLibrary:
 
 
 ## x of a column at z = 0 in biome `biome` of `w`, or -1 when none is found.
-func _column_in(w: ChunkWorld, biome: String) -> int:
+func _column_in(w: StrataChunkWorld, biome: String) -> int:
 	for i in 200:
 		if w.get_biome(i * 11 + 0.5, 0.5) == biome:
 			return i * 11
@@ -235,7 +235,7 @@ func _column_in(w: ChunkWorld, biome: String) -> int:
 
 
 func test_rows_name_blocks_of_the_worlds_own_library() -> void:
-	var table := BiomeTable.new()
+	var table := StrataBiomeTable.new()
 	table.biomes = [_row("moss_flats", "moss", 0.0), _row("gravel_plain", "gravel", 1.0)]
 	var said := table.validate()
 	assert_true(said.contains("moss"), "not a default block: " + said)
@@ -244,13 +244,13 @@ func test_rows_name_blocks_of_the_worlds_own_library() -> void:
 	var preset := _preset(table)
 	assert_eq(preset.validate_with_library(mossy), "")
 	assert_true(preset.validate_with_library(null).contains("moss"), preset.validate())
-	var broken := BlockLibrary.new()
-	broken.blocks = [BlockType.new()]
+	var broken := StrataBlockLibrary.new()
+	broken.blocks = [StrataBlockType.new()]
 	said = preset.validate_with_library(broken)
 	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
 	said = table.validate_with_library(broken)
 	assert_true(said.contains("block library is invalid"), "an invalid library is named: " + said)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.block_library = mossy
 	w.preset = preset
 	w.view_distance = 1
@@ -291,7 +291,7 @@ func test_rows_name_blocks_of_the_worlds_own_library() -> void:
 	assert_true(await wait_until(w.is_area_ready, 60.0), "streams again")
 
 	# A library without moss: refused by name; the library back brings the world and the edit.
-	w.block_library = BlockLibrary.create_default()
+	w.block_library = StrataBlockLibrary.create_default()
 	await wait_frames(2)
 	said = w.last_error()
 	assert_true(said.contains("moss"), "the running world says why: " + said)

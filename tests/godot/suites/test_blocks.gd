@@ -6,8 +6,8 @@ extends StrataTestCase
 const DEFAULT_DIR := "res://addons/strata/textures/blocks/"
 
 
-func _block(block_name: String, solid: bool = true) -> BlockType:
-	var b := BlockType.new()
+func _block(block_name: String, solid: bool = true) -> StrataBlockType:
+	var b := StrataBlockType.new()
 	b.block_name = block_name
 	b.solid = solid
 	b.light_opacity = 15 if solid else 0
@@ -15,9 +15,9 @@ func _block(block_name: String, solid: bool = true) -> BlockType:
 
 
 ## A world streaming nothing yet (no viewer in reach matters: edits and saves work regardless).
-func _world(library: BlockLibrary) -> ChunkWorld:
-	var w := ChunkWorld.new()
-	var preset := WorldPreset.new()
+func _world(library: StrataBlockLibrary) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
 	w.preset = preset
 	w.view_distance = 1
@@ -32,28 +32,30 @@ func _world(library: BlockLibrary) -> ChunkWorld:
 
 
 func test_the_default_library_has_the_built_in_blocks_and_textures() -> void:
-	var lib := BlockLibrary.create_default()
+	var lib := StrataBlockLibrary.create_default()
 	assert_eq(lib.validate(), "", "the default library is valid")
 	assert_eq(
 		lib.get_block_count(), 23, "18 built-in blocks, then torch, glass, leaves, log, planks"
 	)
 	for id in 18:
 		assert_eq(
-			lib.get_block_name(id), ChunkWorld.block_name(id), "built-in block %d keeps its id" % id
+			lib.get_block_name(id),
+			default_block_name(id),
+			"built-in block %d keeps its id" % id
 		)
 	assert_eq(lib.get_block_id("torch"), 18)
 	assert_eq(lib.get_block_name(22), "planks")
 	assert_eq(lib.get_block_id("no_such_block"), -1)
 	assert_eq(lib.get_block_name(-1), "")
 	assert_eq(lib.get_block_name(23), "")
-	var grass: BlockType = lib.blocks[3]
+	var grass: StrataBlockType = lib.blocks[3]
 	assert_true(grass.texture_top.resource_path.ends_with("grass_top.png"), "grass has its top")
 	assert_true(grass.texture.resource_path.ends_with("grass_side.png"), "and its sides")
-	var torch: BlockType = lib.blocks[18]
+	var torch: StrataBlockType = lib.blocks[18]
 	assert_eq(torch.light_emission, 14, "a torch glows")
 	assert_false(torch.solid, "a torch is not solid")
 	assert_eq(torch.render_mode, StrataBlockType.RENDER_MODE_CUTOUT, "a torch is cut out")
-	var glass: BlockType = lib.blocks[19]
+	var glass: StrataBlockType = lib.blocks[19]
 	assert_eq(glass.render_mode, StrataBlockType.RENDER_MODE_TRANSPARENT, "glass is transparent")
 	assert_eq(glass.texture.get_width(), 16, "16×16 pixel art")
 
@@ -64,7 +66,7 @@ func test_block_properties_are_range_checked() -> void:
 	assert_eq(b.light_emission, 15, "emission clamped to 15")
 	b.light_opacity = -4
 	assert_eq(b.light_opacity, 0, "opacity clamped to 0")
-	var lib := BlockLibrary.new()
+	var lib := StrataBlockLibrary.new()
 	lib.blocks = [_block("stone"), _block("air")]
 	assert_true(lib.validate().contains("block 0"), "block 0 must be air: " + lib.validate())
 	lib.blocks = [_block("air", false), _block("stone"), _block("stone")]
@@ -75,7 +77,7 @@ func test_block_properties_are_range_checked() -> void:
 
 
 func test_saves_keep_block_names_across_library_changes() -> void:
-	var default_world := _world(BlockLibrary.create_default())
+	var default_world := _world(StrataBlockLibrary.create_default())
 	var stone_at := Vector3i(3, 90, 3)
 	var torch_at := Vector3i(4, 90, 3)
 	default_world.set_voxel(stone_at, default_world.get_block_id("stone"))
@@ -84,7 +86,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	var path := scratch_dir().path_join("world.strata")
 	assert_eq(default_world.save_world(path), OK, "saved")
 	# Another library: the same names at other ids, and a block of the developer's own.
-	var own := BlockLibrary.new()
+	var own := StrataBlockLibrary.new()
 	own.blocks = [
 		_block("air", false),
 		_block("marble"),
@@ -100,7 +102,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	assert_eq(other.get_block_name(other.get_voxel(torch_at)), "torch")
 	# A library without torches refuses the save by name, and keeps its world.
 	var keep_at := Vector3i(9, 90, 9)
-	var no_torch := BlockLibrary.new()
+	var no_torch := StrataBlockLibrary.new()
 	no_torch.blocks = [_block("air", false), _block("stone")]
 	var lacking := _world(no_torch)
 	lacking.set_voxel(keep_at, 1)
@@ -111,7 +113,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 	lacking.set_voxel(keep_at, 5)
 	assert_eq(lacking.get_voxel(keep_at), 1, "id 5 is not a block of a two-block library")
 	# An invalid library refuses to save, saying why, and writes nothing.
-	var broken := BlockLibrary.new()
+	var broken := StrataBlockLibrary.new()
 	broken.blocks = [_block("stone")]
 	lacking.block_library = broken
 	var broken_path := scratch_dir().path_join("broken.strata")
@@ -121,7 +123,7 @@ func test_saves_keep_block_names_across_library_changes() -> void:
 
 
 func test_light_follows_the_sky_digging_and_torches() -> void:
-	var w := _world(BlockLibrary.create_default())
+	var w := _world(StrataBlockLibrary.create_default())
 	var x := 17
 	var z := -9
 	var top := int(w.get_height(x, z))
@@ -149,7 +151,7 @@ func test_light_follows_the_sky_digging_and_torches() -> void:
 
 
 func test_the_texture_array_has_a_layer_per_texture_in_walk_order() -> void:
-	var lib := BlockLibrary.create_default()
+	var lib := StrataBlockLibrary.create_default()
 	var layers := lib.get_texture_layers()
 	assert_eq(layers.size(), 24, "24 distinct textures in the default library: %s" % [layers])
 	assert_true(layers[0].ends_with("stone.png"), "stone (block 1) comes first: " + layers[0])
@@ -168,7 +170,7 @@ func test_the_texture_array_has_a_layer_per_texture_in_walk_order() -> void:
 	assert_eq(stone_px, own.get_pixel(3, 3), "layer 0 holds stone's pixels")
 	assert_eq(images[0].get_width(), 16, "16×16")
 	assert_true(images[0].has_mipmaps(), "with mipmaps")
-	var empty := BlockLibrary.new()
+	var empty := StrataBlockLibrary.new()
 	empty.blocks = [_block("air", false), _block("stone")]
 	assert_eq(empty.get_texture_layers().size(), 0, "no textures")
 	assert_true(empty.build_texture_array() == null, "no array without textures")
@@ -191,8 +193,8 @@ func test_the_block_shaders_compile() -> void:
 
 
 ## The first chunk mesh of `w` with a surface, or null.
-func _a_chunk_mesh(w: ChunkWorld) -> ArrayMesh:
-	for child in w.get_children():
+func _a_chunk_mesh(w: StrataChunkWorld) -> ArrayMesh:
+	for child in w.get_children(true):
 		var mi := child as MeshInstance3D
 		if mi != null and String(mi.name).begins_with("chunk_") and mi.mesh != null:
 			return mi.mesh as ArrayMesh
@@ -201,7 +203,7 @@ func _a_chunk_mesh(w: ChunkWorld) -> ArrayMesh:
 
 ## A world with the default library streaming around a viewer at the origin, with one stone
 ## block placed in the sky so a chunk there has a mesh; null if it never became ready.
-func _streaming_world() -> ChunkWorld:
+func _streaming_world() -> StrataChunkWorld:
 	var w := _world(null)
 	var v := Node3D.new()
 	keep(v)
@@ -240,13 +242,13 @@ func test_chunks_are_drawn_by_the_block_shaders_or_the_override() -> void:
 ## The light bytes (sky × 16 + block) of the upward faces of the chunk mesh holding voxel `p`
 ## whose quads start at `p`'s top: what CUSTOM0 carries there (layer + 4096 × (light + 256 ×
 ## direction), direction 2 = +y), or -1 when no such face is drawn.
-func _baked_top_light(w: ChunkWorld, p: Vector3i) -> int:
-	var c := ChunkWorld.chunk_of(Vector3(p))
+func _baked_top_light(w: StrataChunkWorld, p: Vector3i) -> int:
+	var c := StrataChunkWorld.chunk_of(Vector3(p))
 	var node := w.get_node_or_null("chunk_%d_%d_%d" % [c.x, c.y, c.z]) as MeshInstance3D
 	if node == null or node.mesh == null:
 		return -1
 	var mesh := node.mesh as ArrayMesh
-	var size := ChunkWorld.chunk_size()
+	var size := StrataChunkWorld.chunk_size()
 	var local := Vector3(p - c * size)
 	for s in mesh.get_surface_count():
 		var arrays := mesh.surface_get_arrays(s)
@@ -264,7 +266,7 @@ func _baked_top_light(w: ChunkWorld, p: Vector3i) -> int:
 
 
 func test_meshes_carry_light_and_a_torch_relights_them() -> void:
-	var w := _world(BlockLibrary.create_default())
+	var w := _world(StrataBlockLibrary.create_default())
 	var x := 10
 	var z := 10
 	var floor_y := int(w.get_height(x, z)) - 40
@@ -358,12 +360,12 @@ func test_daylight_reaches_the_block_shaders_and_is_clamped() -> void:
 
 
 ## The addon ships the default library as a resource (`blocks/default_blocks.tres`, to copy and
-## edit): it must be `BlockLibrary.create_default()`, block for block.
+## edit): it must be `StrataBlockLibrary.create_default()`, block for block.
 func test_the_shipped_default_library_resource_is_the_default_library() -> void:
-	var shipped := load("res://addons/strata/blocks/default_blocks.tres") as BlockLibrary
-	if not assert_true(shipped != null, "blocks/default_blocks.tres loads as a BlockLibrary"):
+	var shipped := load("res://addons/strata/blocks/default_blocks.tres") as StrataBlockLibrary
+	if not assert_true(shipped != null, "blocks/default_blocks.tres loads as a StrataBlockLibrary"):
 		return
-	var made := BlockLibrary.create_default()
+	var made := StrataBlockLibrary.create_default()
 	assert_eq(shipped.validate(), "", "the shipped library is valid")
 	assert_eq(shipped.get_block_count(), made.get_block_count(), "block count")
 	assert_eq(shipped.get_texture_layers(), made.get_texture_layers(), "texture layers")
@@ -377,8 +379,8 @@ func test_the_shipped_default_library_resource_is_the_default_library() -> void:
 	]
 	var texture_fields := ["texture", "texture_top", "texture_side", "texture_bottom"]
 	for id in made.get_block_count():
-		var a: BlockType = shipped.blocks[id]
-		var b: BlockType = made.blocks[id]
+		var a: StrataBlockType = shipped.blocks[id]
+		var b: StrataBlockType = made.blocks[id]
 		for field in fields:
 			assert_eq(a.get(field), b.get(field), "block %d %s" % [id, field])
 		for field in texture_fields:
@@ -434,7 +436,7 @@ func test_a_relit_chunk_keeps_its_collision_body() -> void:
 		rebuilt != null and rebuilt.get_instance_id() != first_id, "a new body for the new ground"
 	)
 	assert_eq(
-		w.get_children().filter(func(n: Node) -> bool: return n.name == body_name).size(),
+		w.get_children(true).filter(func(n: Node) -> bool: return n.name == body_name).size(),
 		1,
 		"one body, the old one freed"
 	)

@@ -1,13 +1,14 @@
-## ChunkWorld2D with a block library: tiles drawn from the library's side textures (or colours),
-## collision only on solid blocks, ids and names of the library, saves that keep blocks by name,
+## StrataChunkWorld2D with a block library: tiles drawn from the library's side textures (or
+## colours), collision only on solid blocks, ids and names of the library, saves that keep blocks by
+## name,
 ## and an invalid library refused without losing the world (laws: Nothing is lost, Clear errors).
 extends StrataTestCase
 
 const DEFAULT_DIR := "res://addons/strata/textures/blocks/"
 
 
-func _block(block_name: String, solid: bool = true, color: Color = Color.WHITE) -> BlockType:
-	var b := BlockType.new()
+func _block(block_name: String, solid: bool = true, color: Color = Color.WHITE) -> StrataBlockType:
+	var b := StrataBlockType.new()
 	b.block_name = block_name
 	b.solid = solid
 	b.color = color
@@ -17,10 +18,10 @@ func _block(block_name: String, solid: bool = true, color: Color = Color.WHITE) 
 
 ## The default library with glass moved to the end and `marble` (a colour, no texture) before it:
 ## torch stays 18, leaves 19, log 20, planks 21, marble 22, glass 23.
-func _reordered_library() -> BlockLibrary:
-	var lib := BlockLibrary.create_default()
-	var blocks: Array[BlockType] = lib.blocks.duplicate()
-	var glass: BlockType = blocks[19]
+func _reordered_library() -> StrataBlockLibrary:
+	var lib := StrataBlockLibrary.create_default()
+	var blocks: Array[StrataBlockType] = lib.blocks.duplicate()
+	var glass: StrataBlockType = blocks[19]
 	blocks.remove_at(19)
 	blocks.append(_block("marble", true, Color(0.9, 0.1, 0.6)))
 	blocks.append(glass)
@@ -29,13 +30,13 @@ func _reordered_library() -> BlockLibrary:
 
 
 ## A streaming world around a viewer at the surface of column 0; `library` null = the default.
-func _world(library: BlockLibrary, seed: int = 77) -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _world(library: StrataBlockLibrary, seed: int = 77) -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node2D.new()
 	keep(viewer)
 	add_child(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.worker_threads = 2
@@ -66,7 +67,7 @@ func _texture_pixel(path: String, x: int, y: int) -> Color:
 
 
 ## A tile `up` tiles above the surface of tile column `x`.
-func _above_surface(w: ChunkWorld2D, x: int, up: int) -> Vector2i:
+func _above_surface(w: StrataChunkWorld2D, x: int, up: int) -> Vector2i:
 	var top := w.local_to_tile(Vector2(x * 16 + 8, w.get_surface_height(x * 16 + 8)))
 	return top + Vector2i(0, -up)
 
@@ -141,8 +142,8 @@ func test_the_default_library_draws_the_addon_textures() -> void:
 
 
 func test_only_solid_blocks_collide() -> void:
-	var lib := BlockLibrary.create_default()
-	var blocks: Array[BlockType] = lib.blocks.duplicate()
+	var lib := StrataBlockLibrary.create_default()
+	var blocks: Array[StrataBlockType] = lib.blocks.duplicate()
 	blocks.append(_block("ghost", false, Color(0.8, 0.8, 1.0)))
 	lib.blocks = blocks
 	var w := _world(lib)
@@ -195,7 +196,7 @@ func test_saves_keep_blocks_by_name_across_reordered_libraries() -> void:
 	var path := scratch_dir().path_join("side.strata")
 	assert_eq(first.save_world(path), OK, first.last_error())
 	# The same names at other ids, and a block of the developer's own.
-	var own := BlockLibrary.new()
+	var own := StrataBlockLibrary.new()
 	own.blocks = [
 		_block("air", false),
 		_block("marble"),
@@ -216,7 +217,7 @@ func test_saves_keep_blocks_by_name_across_reordered_libraries() -> void:
 	var layer := other.get_tile_map_layer()
 	assert_eq(layer.get_cell_atlas_coords(at["planks"]).y, 4, "drawn as planks")
 	# A library without planks refuses the save by name and keeps its own world.
-	var lacking_lib := BlockLibrary.new()
+	var lacking_lib := StrataBlockLibrary.new()
 	lacking_lib.blocks = [_block("air", false), _block("stone"), _block("torch", false)]
 	var lacking := _world(lacking_lib, 5)
 	var mine := _above_surface(lacking, 1, 3)
@@ -236,7 +237,7 @@ func test_an_invalid_library_is_refused_and_the_world_keeps_its_blocks() -> void
 	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
 	var layer := w.get_tile_map_layer()
 	var tiles_before := layer.tile_set
-	var bad := BlockLibrary.new()
+	var bad := StrataBlockLibrary.new()
 	bad.blocks = [_block("air", false), _block("stone"), _block("Red Stone")]
 	w.block_library = bad
 	var said := w.last_error()
@@ -286,5 +287,5 @@ func test_a_tile_set_of_the_layers_own_wins() -> void:
 	assert_eq(layer.tile_set, own, "still kept after another library")
 
 
-func _viewer_of(w: ChunkWorld2D) -> Node2D:
+func _viewer_of(w: StrataChunkWorld2D) -> Node2D:
 	return w.get_node(w.viewer) as Node2D

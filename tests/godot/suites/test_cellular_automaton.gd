@@ -1,5 +1,5 @@
-## CellularAutomaton2D in real headless Godot: Conway's patterns, other rules, the flood fill of
-## secondary regions and the errors for bad rules and grids.
+## StrataCellularAutomaton2D in real headless Godot: Conway's patterns, other rules, the flood fill
+## of secondary regions and the errors for bad rules and grids.
 extends StrataTestCase
 
 
@@ -23,12 +23,12 @@ func _rows(cells: PackedByteArray, width: int) -> Array[String]:
 
 
 func test_defaults_to_conway() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	assert_eq(ca.rule, "B3/S23")
 
 
 func test_blinker_oscillates_and_block_stays() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	var blinker := _grid([".....", "..#..", "..#..", "..#..", "....."])
 	var one := ca.step(blinker, 5, 5, 1)
 	assert_eq(_rows(one, 5), [".....", ".....", ".###.", ".....", "....."] as Array[String])
@@ -40,7 +40,7 @@ func test_blinker_oscillates_and_block_stays() -> void:
 
 
 func test_glider_moves_one_cell_diagonally_every_four_ticks() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	var rows: Array[String] = [".#......", "..#.....", "###.....", "........"]
 	for i in 4:
 		rows.append("........")
@@ -61,7 +61,7 @@ func test_glider_moves_one_cell_diagonally_every_four_ticks() -> void:
 
 
 func test_other_rules_and_nonzero_bytes() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	ca.rule = "B1/S"
 	assert_eq(ca.rule, "B1/S")
 	# One seed cell: every cell with exactly one alive neighbour is born, the seed dies.
@@ -74,7 +74,7 @@ func test_other_rules_and_nonzero_bytes() -> void:
 
 
 func test_flood_fill_keeps_the_largest_open_region() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	# `.` open (0), `#` rock (1): regions of 4, 5 and 1 open cells.
 	var cells := _grid(["#######", "#..#..#", "#..#.##", "####.##", "#.##.##", "#######"])
 	var filled := ca.flood_fill_secondary(cells, 7, 6)
@@ -86,7 +86,7 @@ func test_flood_fill_keeps_the_largest_open_region() -> void:
 
 
 func test_bad_rules_are_refused_and_the_old_rule_kept() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	ca.rule = "B36/S23"
 	for bad in ["B3S23", "", "B9/S23", "B3/S2,27", "X3/S23", "B5-3/S2"]:
 		ca.rule = bad
@@ -97,7 +97,7 @@ func test_bad_rules_are_refused_and_the_old_rule_kept() -> void:
 
 
 func test_bad_grids_give_an_empty_array_and_say_why() -> void:
-	var ca := CellularAutomaton2D.new()
+	var ca := StrataCellularAutomaton2D.new()
 	var cells := PackedByteArray()
 	cells.resize(12)
 	var cases: Array = [
@@ -112,7 +112,9 @@ func test_bad_grids_give_an_empty_array_and_say_why() -> void:
 		var what := "step(%d bytes, %d, %d, %d)" % [c[0].size(), c[1], c[2], c[3]]
 		assert_eq(ca.step(c[0], c[1], c[2], c[3]), PackedByteArray(), what)
 		assert_true(ca.last_error().contains(c[4]), what + ": " + ca.last_error())
-		assert_true(ca.last_error().begins_with("CellularAutomaton2D.step()"), ca.last_error())
+		assert_true(
+			ca.last_error().begins_with("StrataCellularAutomaton2D.step()"), ca.last_error()
+		)
 	assert_eq(ca.flood_fill_secondary(cells, 5, 3), PackedByteArray())
 	assert_true(ca.last_error().contains("12 bytes but width × height is 15"), ca.last_error())
 	assert_eq(ca.step(cells, 4, 3, 1).size(), 12, "a good call still works")

@@ -1,4 +1,4 @@
-## ChunkWorld streaming, queries, edits and teardown in real headless Godot.
+## StrataChunkWorld streaming, queries, edits and teardown in real headless Godot.
 extends StrataTestCase
 
 ## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
@@ -6,17 +6,17 @@ const EXPECTED_VD2 := 13 * 3
 ## The surfaces a chunk mesh may have, in order; empty ones are left out.
 const SURFACE_NAMES := ["opaque", "cutout", "transparent", "liquid"]
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 
 
 ## Worlds here have no far view unless a test asks (the near field's own layout is a disc).
-func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	viewer.name = "Viewer%d" % _worlds.size()
 	add_child(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = vd
 	w.vertical_view_distance = 1
@@ -30,7 +30,7 @@ func _make_world(seed: int, vd: int = 2, far_levels: int = 0) -> ChunkWorld:
 	return w
 
 
-func _viewer(w: ChunkWorld) -> Node3D:
+func _viewer(w: StrataChunkWorld) -> Node3D:
 	return w.get_node(w.viewer) as Node3D
 
 
@@ -63,7 +63,7 @@ func test_view_fills_around_viewer() -> void:
 	)
 	assert_false(loaded.has(Vector3i(2, 0, 1)), "outside the radius")
 	var meshes := 0
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if child is MeshInstance3D:
 			meshes += 1
 	assert_gt(meshes, 0, "some chunks have meshes")
@@ -88,7 +88,7 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	assert_true(unloaded.has(Vector3i(0, 0, 0)), "chunk behind unloaded")
 	assert_eq(w.get_stats()["loaded_chunks"], EXPECTED_VD2)
 	# Unloaded chunks leave the view at once; their nodes are freed over the next frames.
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if child is MeshInstance3D and child.visible:
 			assert_gt(
 				child.position.x, 3 * 32.0 - 1.0, "no mesh shown behind at " + str(child.position)
@@ -105,13 +105,13 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 
 
 ## The world's MeshInstance3D children once every unloaded node has been freed.
-func _mesh_children_once_freed(w: ChunkWorld) -> Array[MeshInstance3D]:
+func _mesh_children_once_freed(w: StrataChunkWorld) -> Array[MeshInstance3D]:
 	assert_true(
 		await wait_until(func(): return w.get_stats()["nodes_to_free"] == 0, 10.0),
 		"unloaded nodes never freed"
 	)
 	var out: Array[MeshInstance3D] = []
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if child is MeshInstance3D:
 			out.append(child)
 	return out
@@ -180,13 +180,13 @@ func test_height_matches_streamed_voxels_and_collision() -> void:
 		var h := int(w.get_height(x + 0.5, z + 0.5))
 		var top := w.get_voxel(Vector3i(x, h - 1, z))
 		assert_true(
-			top != 0 and top != ChunkWorld.block_id("water"),
+			top != 0 and top != default_block_id("water"),
 			"solid below get_height at %d,%d" % [x, z]
 		)
 		assert_eq(
 			(
 				w.get_voxel(Vector3i(x, h, z)) == 0
-				or w.get_voxel(Vector3i(x, h, z)) == ChunkWorld.block_id("water")
+				or w.get_voxel(Vector3i(x, h, z)) == default_block_id("water")
 			),
 			true,
 			"open above get_height"
@@ -209,8 +209,8 @@ func test_set_voxel_edits_are_seen_and_remeshed() -> void:
 	var h := int(w.get_height(4, 4))
 	var p := Vector3i(4, h + 2, 4)
 	assert_eq(w.get_voxel(p), 0)
-	w.set_voxel(p, ChunkWorld.block_id("stone"))
-	assert_eq(w.get_voxel(p), ChunkWorld.block_id("stone"))
+	w.set_voxel(p, default_block_id("stone"))
+	assert_eq(w.get_voxel(p), default_block_id("stone"))
 	assert_eq(w.get_height(4, 4), float(h + 3), "height sees the placed block")
 	assert_false(w.is_area_ready(), "remesh pending")
 	assert_true(await wait_until(w.is_area_ready, 30.0))
@@ -301,7 +301,7 @@ func test_scatter_multimeshes_stand_in_loaded_chunks() -> void:
 	var w := _make_world(1337, 2)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var instances := 0
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if child is MultiMeshInstance3D:
 			instances += child.multimesh.instance_count
 	assert_gt(instances, 10, "trees, bushes, flowers or rocks near the origin")
@@ -312,7 +312,7 @@ func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> voi
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var h0 := w.get_height(10.5, 10.5)
 	var p := Vector3i(3, int(w.get_height(3, 3)) + 5, 3)
-	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	w.set_voxel(p, default_block_id("stone"))
 	var generated_before: int = w.get_stats()["generated_total"]
 	# Live tuning: a designer drags the "base height" slider.
 	w.preset.height_base_height = w.preset.height_base_height + 20.0
@@ -320,7 +320,7 @@ func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> voi
 	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0, "the new preset is used at once")
 	assert_lt(w.get_stats()["generated_total"], generated_before + 1, "streaming restarted")
 	assert_true(await wait_until(w.is_area_ready, 10.0), "regenerated")
-	assert_eq(w.get_voxel(p), ChunkWorld.block_id("stone"), "edits survive a preset change")
+	assert_eq(w.get_voxel(p), default_block_id("stone"), "edits survive a preset change")
 	# A bad value is refused with a clear error and changes nothing.
 	w.preset.height_octaves = 0
 	assert_true(
@@ -333,15 +333,15 @@ func test_changing_a_preset_field_regenerates_the_world_and_keeps_edits() -> voi
 	assert_eq(w.get_height(10.5, 10.5), h0 + 20.0)
 
 
-func _far_children(w: ChunkWorld) -> Array[MeshInstance3D]:
+func _far_children(w: StrataChunkWorld) -> Array[MeshInstance3D]:
 	var out: Array[MeshInstance3D] = []
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if child is MeshInstance3D and String(child.name).begins_with("far_"):
 			out.append(child)
 	return out
 
 
-func _far_complete(w: ChunkWorld) -> bool:
+func _far_complete(w: StrataChunkWorld) -> bool:
 	var st := w.get_stats()
 	return (
 		w.is_area_ready()
@@ -469,8 +469,8 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 	for c in coords:
 		if compared >= 5 and liquid > 0:
 			break
-		var packed := w.build_chunk_mesh(c, false)
-		var reference := w.build_chunk_mesh(c, true)
+		var packed := w.debug_build_chunk_mesh(c, false)
+		var reference := w.debug_build_chunk_mesh(c, true)
 		if reference == null:
 			assert_true(packed == null, "no faces either way at %s" % c)
 			continue
@@ -513,9 +513,9 @@ func test_worker_packed_meshes_equal_godots_own_conversion() -> void:
 	assert_gt(liquid, 0, "a water surface was compared")
 
 
-func _near_vertex_count(w: ChunkWorld) -> int:
+func _near_vertex_count(w: StrataChunkWorld) -> int:
 	var total := 0
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if (
 			child is MeshInstance3D
 			and String(child.name).begins_with("chunk_")
@@ -526,9 +526,9 @@ func _near_vertex_count(w: ChunkWorld) -> int:
 	return total
 
 
-func _chunk_nodes(w: ChunkWorld) -> Array[MeshInstance3D]:
+func _chunk_nodes(w: StrataChunkWorld) -> Array[MeshInstance3D]:
 	var out: Array[MeshInstance3D] = []
-	for child in w.get_children():
+	for child in w.get_children(true):
 		if (
 			child is MeshInstance3D
 			and String(child.name).begins_with("chunk_")
@@ -595,7 +595,7 @@ func test_far_columns_carry_their_occluders_and_stride() -> void:
 	assert_eq(w.get_stats()["occluder_layers"], 0, "every layer given back")
 
 
-func _far_complete_without_bits(w: ChunkWorld) -> bool:
+func _far_complete_without_bits(w: StrataChunkWorld) -> bool:
 	return _far_complete(w) and w.get_stats()["occluder_far_columns"] == 0
 
 
@@ -610,9 +610,9 @@ func _occluder_slot(n: MeshInstance3D) -> Vector4i:
 
 
 ## The page layers the shown chunks and far columns hold (34 rows a layer).
-func _occluder_layers_shown(w: ChunkWorld) -> int:
+func _occluder_layers_shown(w: StrataChunkWorld) -> int:
 	var layers := 0
-	for child in w.get_children():
+	for child in w.get_children(true):
 		var n := child as MeshInstance3D
 		if n != null and n.visible and n.mesh != null:
 			layers += ceili(_occluder_slot(n).z / 34.0)
@@ -718,8 +718,8 @@ func test_ambient_occlusion_comes_from_each_chunks_occluders_at_no_vertex_cost()
 	var node := _chunk_nodes(own)[0]
 	var parts := String(node.name).split("_")
 	var coord := Vector3i(int(parts[1]), int(parts[2]), int(parts[3]))
-	var packed := own.build_chunk_mesh(coord, false)
-	var reference := own.build_chunk_mesh(coord, true)
+	var packed := own.debug_build_chunk_mesh(coord, false)
+	var reference := own.debug_build_chunk_mesh(coord, true)
 	assert_eq(
 		packed.surface_get_arrays(0),
 		reference.surface_get_arrays(0),

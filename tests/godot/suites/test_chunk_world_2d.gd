@@ -1,20 +1,21 @@
-## ChunkWorld2D streaming into a TileMapLayer, queries, edits and teardown in real headless Godot.
+## StrataChunkWorld2D streaming into a TileMapLayer, queries, edits and teardown in real headless
+## Godot.
 extends StrataTestCase
 
 ## Tiles per chunk edge (the preset default) and pixels per tile (the created TileSet's).
 const N := 64
 const PX := 16
 
-var _worlds: Array[ChunkWorld2D] = []
+var _worlds: Array[StrataChunkWorld2D] = []
 
 
-func _make_world(seed: int, vd: int = 1) -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world(seed: int, vd: int = 1) -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node2D.new()
 	viewer.name = "Viewer2D%d" % _worlds.size()
 	add_child(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = vd
 	w.frame_budget_ms = 8.0
@@ -27,7 +28,7 @@ func _make_world(seed: int, vd: int = 1) -> ChunkWorld2D:
 	return w
 
 
-func _viewer(w: ChunkWorld2D) -> Node2D:
+func _viewer(w: StrataChunkWorld2D) -> Node2D:
 	return w.get_node(w.viewer) as Node2D
 
 
@@ -194,7 +195,7 @@ func test_freeing_mid_generation_leaks_nothing() -> void:
 func test_demo_character_lands_runs_and_jumps() -> void:
 	var scene: Node2D = load("res://demo2d/side_view.tscn").instantiate()
 	add_child(scene)
-	var world: ChunkWorld2D = scene.get_node("World")
+	var world: StrataChunkWorld2D = scene.get_node("World")
 	var player: CharacterBody2D = scene.get_node("Player")
 	assert_true(await wait_until(world.is_area_ready, 60.0), "demo world ready")
 	assert_true(await wait_until(func(): return player.is_on_floor(), 10.0), "the character lands")

@@ -6,7 +6,7 @@ extends StrataTestCase
 const SIDE_VIEW := preload("res://demo2d/side_view.gd")
 
 var _scene: Node2D
-var _world: ChunkWorld2D
+var _world: StrataChunkWorld2D
 var _player: CharacterBody2D
 
 

@@ -7,14 +7,14 @@ extends StrataTestCase
 const DEER := preload("res://game/life/deer.tscn")
 const CHEST := preload("res://game/life/chest.tscn")
 
-var _world: ChunkWorld
+var _world: StrataChunkWorld
 
 
 func before_each() -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 99
 	DemoLife.add_rules(preset)
-	_world = ChunkWorld.new()
+	_world = StrataChunkWorld.new()
 	_world.preset = preset
 	_world.view_distance = 3
 	_world.vertical_view_distance = 2

@@ -1,19 +1,19 @@
-## ChunkWorld's edit tools in real headless Godot: the shape edits under their issue names, edit
-## groups, undo and redo (voxels and edit counts restored exactly), the changes of a step as
-## data, `edits_data`, `voxels_changed`; and ChunkWorld2D's raycast and `voxels_changed`.
+## StrataChunkWorld's edit tools in real headless Godot: the shape edits under their issue names,
+## edit groups, undo and redo (voxels and edit counts restored exactly), the changes of a step as
+## data, `edits_data`, `voxels_changed`; and StrataChunkWorld2D's raycast and `voxels_changed`.
 extends StrataTestCase
 
 var _nodes: Array[Node] = []
 
 
-func _make_world(seed: int) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(seed: int) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	viewer.name = "EditViewer%d" % _nodes.size()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -34,7 +34,7 @@ func after_each() -> void:
 
 
 ## The block of every voxel of the box `a..b` (both included), in a fixed order.
-func _voxels(w: ChunkWorld, a: Vector3i, b: Vector3i) -> PackedInt32Array:
+func _voxels(w: StrataChunkWorld, a: Vector3i, b: Vector3i) -> PackedInt32Array:
 	var out := PackedInt32Array()
 	for x in range(a.x, b.x + 1):
 		for y in range(a.y, b.y + 1):
@@ -45,12 +45,12 @@ func _voxels(w: ChunkWorld, a: Vector3i, b: Vector3i) -> PackedInt32Array:
 
 func test_set_voxels_box_and_sphere_are_the_fill_edits() -> void:
 	var w := _make_world(41)
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	var h := int(w.get_height(3, 3))
 	var a := Vector3i(1, h - 2, 1)
 	var b := Vector3i(4, h + 1, 3)
 	var other := _make_world(41)
-	var expected := other.fill_box(a, b, stone)
+	var expected := other.set_voxels_box(a, b, stone)
 	assert_gt(expected, 0, other.last_error())
 	assert_eq(w.set_voxels_box(b, a, stone), expected, w.last_error())
 	assert_eq(
@@ -58,7 +58,7 @@ func test_set_voxels_box_and_sphere_are_the_fill_edits() -> void:
 		_voxels(other, a - Vector3i.ONE, b + Vector3i.ONE)
 	)
 	var c := Vector3i(10, h, 10)
-	assert_eq(w.set_voxels_sphere(c, 2.0, 0), other.fill_sphere(c, 2.0, 0))
+	assert_eq(w.set_voxels_sphere(c, 2.0, 0), other.set_voxels_sphere(c, 2.0, 0))
 	assert_eq(
 		_voxels(w, c - Vector3i(3, 3, 3), c + Vector3i(3, 3, 3)),
 		_voxels(other, c - Vector3i(3, 3, 3), c + Vector3i(3, 3, 3))
@@ -76,12 +76,12 @@ func test_set_voxels_box_and_sphere_are_the_fill_edits() -> void:
 func test_undo_restores_the_voxels_and_edits_exactly_and_redo_reapplies() -> void:
 	var w := _make_world(42)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	var h := int(w.get_height(5, 5))
 	var lo := Vector3i(0, h - 6, 0)
 	var hi := Vector3i(10, h + 6, 10)
 	# An edit that exists before the history starts.
-	w.set_voxel(Vector3i(5, h + 4, 5), ChunkWorld.block_id("dirt"))
+	w.set_voxel(Vector3i(5, h + 4, 5), default_block_id("dirt"))
 	var start := _voxels(w, lo, hi)
 	var start_edits := w.get_edit_count()
 	assert_false(w.can_redo())
@@ -124,9 +124,11 @@ func test_a_group_is_one_step_and_a_new_edit_drops_the_redo_branch() -> void:
 	w.begin_edit_group()
 	w.set_voxels_sphere(Vector3i(0, h, 0), 2.0, 0)
 	w.begin_edit_group()
-	w.set_voxel(Vector3i(0, h + 3, 0), ChunkWorld.block_id("stone"))
+	w.set_voxel(Vector3i(0, h + 3, 0), default_block_id("stone"))
 	assert_false(w.end_edit_group(), "the inner group closes without a step")
-	w.set_voxels_box(Vector3i(-3, h + 1, -3), Vector3i(-1, h + 2, -1), ChunkWorld.block_id("dirt"))
+	w.set_voxels_box(
+		Vector3i(-3, h + 1, -3), Vector3i(-1, h + 2, -1), default_block_id("dirt")
+	)
 	assert_false(w.can_undo(), "nothing to undo inside a group")
 	assert_false(w.undo(), "undo refused inside a group")
 	assert_true(w.last_error().contains("group"), w.last_error())
@@ -145,13 +147,13 @@ func test_a_group_is_one_step_and_a_new_edit_drops_the_redo_branch() -> void:
 	assert_eq(_voxels(w, lo, hi), grouped)
 	assert_true(w.undo())
 	# A new edit after undo drops what could be redone.
-	w.set_voxel(Vector3i(2, h + 6, 2), ChunkWorld.block_id("stone"))
+	w.set_voxel(Vector3i(2, h + 6, 2), default_block_id("stone"))
 	assert_false(w.can_redo())
 	assert_false(w.redo())
 	assert_true(w.undo())
 	assert_eq(_voxels(w, lo, hi), start)
 	# clear_edits forgets the history.
-	w.set_voxel(Vector3i(2, h + 6, 2), ChunkWorld.block_id("stone"))
+	w.set_voxel(Vector3i(2, h + 6, 2), default_block_id("stone"))
 	w.clear_edits()
 	assert_false(w.can_undo() or w.can_redo(), "clear_edits clears the history")
 
@@ -162,18 +164,22 @@ func test_voxels_changed_carries_the_box_of_each_edit_undo_and_redo() -> void:
 	w.voxels_changed.connect(func(box: AABB) -> void: boxes.append(box))
 	var h := int(w.get_height(0, 0))
 	var p := Vector3i(7, h + 3, -2)
-	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	w.set_voxel(p, default_block_id("stone"))
 	assert_eq(boxes, [AABB(Vector3(p), Vector3.ONE)] as Array[AABB], "one voxel: its unit box")
 	boxes.clear()
 	assert_gt(
-		w.set_voxels_box(Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), ChunkWorld.block_id("dirt")),
+		w.set_voxels_box(
+			Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")
+		),
 		0
 	)
 	var box := AABB(Vector3(1, h + 2, 1), Vector3(4, 4, 3))
 	assert_eq(boxes, [box] as Array[AABB], "one signal with the box's full extent")
 	boxes.clear()
 	assert_eq(
-		w.set_voxels_box(Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), ChunkWorld.block_id("dirt")),
+		w.set_voxels_box(
+			Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")
+		),
 		0
 	)
 	assert_eq(boxes.size(), 0, "an edit that changes nothing says nothing")
@@ -182,7 +188,7 @@ func test_voxels_changed_carries_the_box_of_each_edit_undo_and_redo() -> void:
 	assert_eq(boxes, [box, box] as Array[AABB], "undo and redo: the same box")
 	boxes.clear()
 	# A sphere at the origin voxel's centre: radius 2 reaches two voxels each way.
-	w.set_voxels_sphere(Vector3i(0, h + 10, 0), 2.0, ChunkWorld.block_id("stone"))
+	w.set_voxels_sphere(Vector3i(0, h + 10, 0), 2.0, default_block_id("stone"))
 	assert_eq(boxes, [AABB(Vector3(-2, h + 8, -2), Vector3(5, 5, 5))] as Array[AABB])
 	boxes.clear()
 	w.clear_edits()
@@ -227,14 +233,14 @@ func test_edits_data_carries_the_edits_to_another_world() -> void:
 	var w := _make_world(46)
 	assert_eq(w.edits_data, PackedByteArray(), "no edits: nothing stored")
 	var h := int(w.get_height(0, 0))
-	w.set_voxels_box(Vector3i(0, h, 0), Vector3i(3, h + 2, 3), ChunkWorld.block_id("stone"))
+	w.set_voxels_box(Vector3i(0, h, 0), Vector3i(3, h + 2, 3), default_block_id("stone"))
 	w.set_voxels_sphere(Vector3i(8, h - 2, 8), 2.0, 0)
 	var data := w.edits_data
 	assert_gt(data.size(), 0)
 	var other := _make_world(46)
 	var boxes: Array[AABB] = []
 	other.voxels_changed.connect(func(box: AABB) -> void: boxes.append(box))
-	other.set_voxel(Vector3i(-20, h, -20), ChunkWorld.block_id("dirt"))
+	other.set_voxel(Vector3i(-20, h, -20), default_block_id("dirt"))
 	other.edits_data = data
 	assert_eq(other.get_edit_count(), w.get_edit_count(), "the edits replaced")
 	assert_false(other.can_undo(), "edits_data clears the history")
@@ -253,10 +259,10 @@ func test_edits_data_carries_the_edits_to_another_world() -> void:
 	assert_eq(other.edits_data, broken, "kept for the next scene save")
 
 
-func _make_world_2d(seed: int) -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world_2d(seed: int) -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.worker_threads = 1
@@ -267,7 +273,9 @@ func _make_world_2d(seed: int) -> ChunkWorld2D:
 
 ## The first solid tile on the ray by small steps (a reference for short rays that pass no
 ## corner exactly): the tile, or Vector2i(9999, 9999).
-func _march(w: ChunkWorld2D, from: Vector2, dir: Vector2, max_px: float, px: float) -> Vector2i:
+func _march(
+	w: StrataChunkWorld2D, from: Vector2, dir: Vector2, max_px: float, px: float
+) -> Vector2i:
 	var d := dir.normalized()
 	var s := 0.0
 	while s <= max_px:
@@ -278,8 +286,8 @@ func _march(w: ChunkWorld2D, from: Vector2, dir: Vector2, max_px: float, px: flo
 	return Vector2i(9999, 9999)
 
 
-func _solid_2d(_w: ChunkWorld2D, id: int) -> bool:
-	var name := ChunkWorld2D.block_name(id)
+func _solid_2d(_w: StrataChunkWorld2D, id: int) -> bool:
+	var name := default_block_name(id)
 	return not name in ["air", "water", "torch", ""]
 
 

@@ -1,50 +1,51 @@
-## The editor experience: node configuration warnings of ChunkWorld and ChunkWorld2D (the
-## yellow triangle), the class icons, and WorldPreset's fields as ClassDB properties (which is
+## The editor experience: node configuration warnings of StrataChunkWorld and StrataChunkWorld2D
+## (the yellow triangle), the class icons, and StrataWorldPreset's fields as ClassDB properties
+## (which is
 ## what lets the editor show their class-reference descriptions as tooltips and in F1).
 extends StrataTestCase
 
 const NO_PRESET := (
-	" has no preset: it streams the default WorldPreset."
-	+ " Assign a WorldPreset to `preset` to choose the world."
+	" has no preset: it streams the default StrataWorldPreset."
+	+ " Assign a StrataWorldPreset to `preset` to choose the world."
 )
 const NO_VIEWER := (
 	" has no viewer: it streams around the current %s, or around the origin when there is none."
 	+ " Set `viewer` to the player or camera node."
 )
-const NO_PRESET_3D := "ChunkWorld" + NO_PRESET
-const NO_PRESET_2D := "ChunkWorld2D" + NO_PRESET
+const NO_PRESET_3D := "StrataChunkWorld" + NO_PRESET
+const NO_PRESET_2D := "StrataChunkWorld2D" + NO_PRESET
 const NO_LIBRARY_2D := (
 	"No block library: the TileSet of `tile_map` must have one atlas row per block of the default"
-	+ " library (BlockLibrary.create_default()). Set `block_library` to the blocks your TileSet"
+	+ " library (StrataBlockLibrary.create_default()). Set `block_library` to the blocks your TileSet"
 	+ " draws."
 )
 const CLASSES := [
-	"ChunkWorld",
-	"ChunkWorld2D",
-	"WorldPreset",
-	"BlockType",
-	"BlockLibrary",
-	"Biome",
-	"BiomeTable",
-	"UserProfiles",
-	"Structure",
-	"StructureRule",
-	"SpawnRule",
-	"WorldPreview",
-	"WorldSync",
-	"CellularAutomaton2D",
+	"StrataChunkWorld",
+	"StrataChunkWorld2D",
+	"StrataWorldPreset",
+	"StrataBlockType",
+	"StrataBlockLibrary",
+	"StrataBiome",
+	"StrataBiomeTable",
+	"StrataUserProfiles",
+	"StrataStructure",
+	"StrataStructureRule",
+	"StrataSpawnRule",
+	"StrataWorldPreview",
+	"StrataWorldSync",
+	"StrataCellularAutomaton2D",
 	"StrataNoise"
 ]
 
-var no_viewer_3d := "ChunkWorld" + NO_VIEWER % "Camera3D"
-var no_viewer_2d := "ChunkWorld2D" + NO_VIEWER % "Camera2D"
+var no_viewer_3d := "StrataChunkWorld" + NO_VIEWER % "Camera3D"
+var no_viewer_2d := "StrataChunkWorld2D" + NO_VIEWER % "Camera2D"
 
 
 ## A library whose block 0 is not air: invalid.
-func _broken_library() -> BlockLibrary:
-	var stone := BlockType.new()
+func _broken_library() -> StrataBlockLibrary:
+	var stone := StrataBlockType.new()
 	stone.block_name = "stone"
-	var lib := BlockLibrary.new()
+	var lib := StrataBlockLibrary.new()
 	lib.blocks = [stone]
 	return lib
 
@@ -60,9 +61,9 @@ func _world_in_tree(world_class: String, viewer_class: String) -> Node:
 
 
 func test_chunk_world_without_preset_and_viewer_says_so() -> void:
-	var w: ChunkWorld = keep(ChunkWorld.new())
+	var w: StrataChunkWorld = keep(StrataChunkWorld.new())
 	assert_eq(w.configuration_warnings(), PackedStringArray([NO_PRESET_3D, no_viewer_3d]))
-	w.preset = WorldPreset.new()
+	w.preset = StrataWorldPreset.new()
 	assert_eq(w.configuration_warnings(), PackedStringArray([no_viewer_3d]))
 	w.viewer = NodePath("Player")
 	assert_eq(
@@ -71,8 +72,8 @@ func test_chunk_world_without_preset_and_viewer_says_so() -> void:
 
 
 func test_chunk_world_configured_has_no_warning_and_a_wrong_viewer_is_named() -> void:
-	var w: ChunkWorld = _world_in_tree("ChunkWorld", "Node3D")
-	w.preset = WorldPreset.new()
+	var w: StrataChunkWorld = _world_in_tree("StrataChunkWorld", "Node3D")
+	w.preset = StrataWorldPreset.new()
 	w.viewer = NodePath("Player")
 	assert_eq(w.configuration_warnings(), PackedStringArray())
 	w.viewer = NodePath("Missing")
@@ -94,9 +95,9 @@ func test_chunk_world_configured_has_no_warning_and_a_wrong_viewer_is_named() ->
 
 
 func test_chunk_world_with_an_invalid_preset_or_library_says_why() -> void:
-	var w: ChunkWorld = keep(ChunkWorld.new())
+	var w: StrataChunkWorld = keep(StrataChunkWorld.new())
 	w.viewer = NodePath("Player")
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	p.height_heightmap_weight = 1.0
 	p.height_heightmap_path = "res://no_such_heightmap.png"
 	var error := p.validate()
@@ -117,11 +118,11 @@ func test_chunk_world_with_an_invalid_preset_or_library_says_why() -> void:
 
 
 func test_chunk_world_2d_warnings() -> void:
-	var w: ChunkWorld2D = keep(ChunkWorld2D.new())
+	var w: StrataChunkWorld2D = keep(StrataChunkWorld2D.new())
 	assert_eq(w.configuration_warnings(), PackedStringArray([NO_PRESET_2D, no_viewer_2d]))
 	w.queue_free()
-	var world: ChunkWorld2D = _world_in_tree("ChunkWorld2D", "Node2D")
-	world.preset = WorldPreset.new()
+	var world: StrataChunkWorld2D = _world_in_tree("StrataChunkWorld2D", "Node2D")
+	world.preset = StrataWorldPreset.new()
 	world.viewer = NodePath("Player")
 	assert_eq(world.configuration_warnings(), PackedStringArray())
 	world.viewer = NodePath("Nobody")
@@ -147,7 +148,7 @@ func test_chunk_world_2d_warnings() -> void:
 	)
 	layer.tile_set = TileSet.new()
 	assert_eq(world.configuration_warnings(), PackedStringArray([NO_LIBRARY_2D]))
-	world.block_library = BlockLibrary.create_default()
+	world.block_library = StrataBlockLibrary.create_default()
 	assert_eq(world.configuration_warnings(), PackedStringArray())
 	world.block_library = _broken_library()
 	var warnings: PackedStringArray = world.configuration_warnings()
@@ -178,8 +179,8 @@ func test_every_strata_class_has_an_editor_icon() -> void:
 
 
 func test_world_preset_fields_are_classdb_properties_in_designer_groups() -> void:
-	var names := WorldPreset.field_names()
-	var props := ClassDB.class_get_property_list("WorldPreset", true)
+	var names := StrataWorldPreset.field_names()
+	var props := ClassDB.class_get_property_list("StrataWorldPreset", true)
 	var fields: Array[String] = []
 	var groups: Array[String] = []
 	for p in props:
@@ -193,12 +194,12 @@ func test_world_preset_fields_are_classdb_properties_in_designer_groups() -> voi
 	]
 	assert_eq(groups, designer_order)
 	# Read and written through ClassDB, checked by the core table.
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	p.set("height_octaves", 9)
 	assert_eq(p.get("height_octaves"), 9)
 	assert_eq(p.get_field_at(names.find("height_octaves")), 9)
 	p.set("height_octaves", 99)
 	assert_eq(p.height_octaves, 9, "out of range changes nothing")
 	assert_true(p.last_error().contains("height_octaves"), p.last_error())
-	assert_eq(ClassDB.class_get_property_default_value("WorldPreset", "height_octaves"), 8)
-	assert_eq(p.property_get_revert("water_sea_level"), WorldPreset.new().water_sea_level)
+	assert_eq(ClassDB.class_get_property_default_value("StrataWorldPreset", "height_octaves"), 8)
+	assert_eq(p.property_get_revert("water_sea_level"), StrataWorldPreset.new().water_sea_level)

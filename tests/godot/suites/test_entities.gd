@@ -19,7 +19,7 @@ func strata_set_state(state: Dictionary) -> void:
 	health = int(state.get("health", 10))
 """
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 var _critter: PackedScene
 
 
@@ -47,19 +47,19 @@ func after_each() -> void:
 	_worlds.clear()
 
 
-func _preset() -> WorldPreset:
-	var preset := WorldPreset.new()
+func _preset() -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 7373
-	var rule := SpawnRule.create(DIR + "/critter.tscn", 3.0)
+	var rule := StrataSpawnRule.create(DIR + "/critter.tscn", 3.0)
 	rule.cluster_size = 4
 	rule.cluster_spread = 8.0
 	rule.min_spacing = 2.0
-	preset.set_spawn_rules([rule] as Array[SpawnRule])
+	preset.set_spawn_rules([rule] as Array[StrataSpawnRule])
 	return preset
 
 
-func _world(preset: WorldPreset, at := Vector3(8, 0, 8)) -> ChunkWorld:
-	var w := ChunkWorld.new()
+func _world(preset: StrataWorldPreset, at := Vector3(8, 0, 8)) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 3
 	w.vertical_view_distance = 1
@@ -78,12 +78,12 @@ func _world(preset: WorldPreset, at := Vector3(8, 0, 8)) -> ChunkWorld:
 	return w
 
 
-func _viewer(w: ChunkWorld) -> Node3D:
+func _viewer(w: StrataChunkWorld) -> Node3D:
 	return w.get_node(w.viewer) as Node3D
 
 
 ## Waits until the world is loaded and every queued entity stands in it.
-func _settle(w: ChunkWorld) -> bool:
+func _settle(w: StrataChunkWorld) -> bool:
 	var done := func() -> bool:
 		var s := w.get_stats()
 		return w.is_area_ready() and int(s["entities_queued"]) == 0 and int(s["entities"]) > 0
@@ -92,11 +92,11 @@ func _settle(w: ChunkWorld) -> bool:
 	return ok
 
 
-func _entities(w: ChunkWorld) -> Array[Node3D]:
+func _entities(w: StrataChunkWorld) -> Array[Node3D]:
 	return w.get_entities_in(AABB(Vector3(-1e6, -1e6, -1e6), Vector3(2e6, 2e6, 2e6)))
 
 
-func _positions(w: ChunkWorld) -> Array[Vector3]:
+func _positions(w: StrataChunkWorld) -> Array[Vector3]:
 	var out: Array[Vector3] = []
 	for e in _entities(w):
 		out.append(e.position)
@@ -104,7 +104,7 @@ func _positions(w: ChunkWorld) -> Array[Vector3]:
 	return out
 
 
-func _entity_near(w: ChunkWorld, p: Vector3) -> Node3D:
+func _entity_near(w: StrataChunkWorld, p: Vector3) -> Node3D:
 	for e in _entities(w):
 		if e.position.distance_to(p) < 0.01:
 			return e
@@ -246,7 +246,7 @@ func test_a_thousand_kept_entities_take_under_64_kb() -> void:
 
 
 func test_harvested_decorations_stay_gone() -> void:
-	var w := _world(WorldPreset.new())
+	var w := _world(StrataWorldPreset.new())
 	assert_true(await wait_until(w.is_area_ready, 60.0), "loaded")
 	var centre := _viewer(w).position
 	var taken := w.harvest_scatter(centre, 40.0)
@@ -257,7 +257,7 @@ func test_harvested_decorations_stay_gone() -> void:
 	assert_eq(w.harvest_scatter(centre, 40.0).size(), 0, "gone")
 	var path := DIR + "/harvest.strata"
 	assert_eq(w.save_world(path), OK, w.last_error())
-	var back := _world(WorldPreset.new())
+	var back := _world(StrataWorldPreset.new())
 	assert_eq(back.load_world(path), OK, back.last_error())
 	assert_true(await wait_until(back.is_area_ready, 60.0), "loaded")
 	assert_eq(back.harvest_scatter(centre, 40.0).size(), 0, "still gone after a load")

@@ -1,5 +1,5 @@
 ## Entities in a shared world: a host and clients in one Godot process over ENet on 127.0.0.1,
-## each with its own ChunkWorld. The host's entities are the authority; on a client the spawn
+## each with its own StrataChunkWorld. The host's entities are the authority; on a client the spawn
 ## rules start the same objects and the server's entity deltas move (interpolated), change,
 ## remove and add them; a late joiner sees all of it, and an object walking across a chunk border
 ## stays one node.
@@ -45,30 +45,30 @@ func before_each() -> void:
 
 func after_each() -> void:
 	for n in _nodes:
-		if is_instance_valid(n) and n is WorldSync:
-			(n as WorldSync).leave()
+		if is_instance_valid(n) and n is StrataWorldSync:
+			(n as StrataWorldSync).leave()
 	for n in _nodes:
 		if is_instance_valid(n):
 			n.free()
 	_nodes.clear()
 
 
-func _preset(seed: int) -> WorldPreset:
-	var preset := WorldPreset.new()
+func _preset(seed: int) -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
-	var rule := SpawnRule.create(DIR + "/critter.tscn", 3.0)
+	var rule := StrataSpawnRule.create(DIR + "/critter.tscn", 3.0)
 	rule.cluster_size = 4
 	rule.cluster_spread = 8.0
 	rule.min_spacing = 2.0
-	preset.set_spawn_rules([rule] as Array[SpawnRule])
+	preset.set_spawn_rules([rule] as Array[StrataSpawnRule])
 	return preset
 
 
-func _world(seed: int) -> ChunkWorld:
+func _world(seed: int) -> StrataChunkWorld:
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = _preset(seed)
 	w.view_distance = 2
 	w.vertical_view_distance = 1
@@ -83,19 +83,19 @@ func _world(seed: int) -> ChunkWorld:
 	return w
 
 
-func _sync(world: ChunkWorld) -> WorldSync:
-	var s := WorldSync.new()
+func _sync(world: StrataChunkWorld) -> StrataWorldSync:
+	var s := StrataWorldSync.new()
 	add_child(s)
 	_nodes.append(s)
 	s.world = s.get_path_to(world)
 	return s
 
 
-func _entities(w: ChunkWorld) -> Array[Node3D]:
+func _entities(w: StrataChunkWorld) -> Array[Node3D]:
 	return w.get_entities_in(AABB(Vector3(-1e6, -1e6, -1e6), Vector3(2e6, 2e6, 2e6)))
 
 
-func _entity_near(w: ChunkWorld, p: Vector3, within := 0.01) -> Node3D:
+func _entity_near(w: StrataChunkWorld, p: Vector3, within := 0.01) -> Node3D:
 	for e in _entities(w):
 		if e.position.distance_to(p) < within:
 			return e
@@ -103,7 +103,7 @@ func _entity_near(w: ChunkWorld, p: Vector3, within := 0.01) -> Node3D:
 
 
 ## Waits until the world's area is loaded and no entity waits to be instanced.
-func _settle(w: ChunkWorld) -> bool:
+func _settle(w: StrataChunkWorld) -> bool:
 	var done := func() -> bool:
 		var s := w.get_stats()
 		return w.is_area_ready() and int(s["entities_queued"]) == 0 and int(s["entities"]) > 0
@@ -114,7 +114,7 @@ func _settle(w: ChunkWorld) -> bool:
 
 ## True when every entity of `host` has one on `client` at its place with its health, and the
 ## counts agree.
-func _mirrors(host: ChunkWorld, client: ChunkWorld) -> bool:
+func _mirrors(host: StrataChunkWorld, client: StrataChunkWorld) -> bool:
 	var theirs := _entities(host)
 	if _entities(client).size() != theirs.size():
 		return false
@@ -126,7 +126,7 @@ func _mirrors(host: ChunkWorld, client: ChunkWorld) -> bool:
 
 
 ## A client of `host_world`'s server, joined, its world settled and mirroring the host's.
-func _join(host_world: ChunkWorld, seed: int, player_name: String) -> Array:
+func _join(host_world: StrataChunkWorld, seed: int, player_name: String) -> Array:
 	var world := _world(seed)
 	var s := _sync(world)
 	assert_eq(s.join(HOST, _port, player_name), OK, "join")
@@ -154,8 +154,8 @@ func test_the_hosts_entity_changes_reach_clients_and_late_joiners() -> void:
 	var all := _entities(host_world)
 	assert_gt(all.size(), 5, "critters around the host")
 	var joined := await _join(host_world, 1, "ada")
-	var ada_world: ChunkWorld = joined[0]
-	var ada: WorldSync = joined[1]
+	var ada_world: StrataChunkWorld = joined[0]
+	var ada: StrataWorldSync = joined[1]
 	assert_eq(ada_world.preset.fingerprint(), host_world.preset.fingerprint())
 	assert_false(ada_world.is_entity_authority(), "a client's entities are replicas")
 	# Moved on the host: the replica glides there and ends at the host's position.
@@ -220,7 +220,7 @@ func test_the_hosts_entity_changes_reach_clients_and_late_joiners() -> void:
 	assert_eq(walker.get("health"), 10, "the host's walker untouched by ada's change")
 	# A late joiner sees every change made before it came.
 	var late := await _join(host_world, 2, "late")
-	var late_world: ChunkWorld = late[0]
+	var late_world: StrataChunkWorld = late[0]
 	assert_true(_entity_near(late_world, to) != null, "the moved one where it went")
 	assert_true(_entity_near(late_world, from, 0.05) == null, "not at its spawn")
 	assert_true(_entity_near(late_world, gone_at) == null, "the removed one absent")
@@ -242,12 +242,16 @@ func test_an_entity_crossing_a_chunk_border_keeps_its_replica() -> void:
 	var before := Vector3(30.5, walker.position.y, 8.25)
 	walker.position = before
 	var joined := await _join(host_world, 3, "bo")
-	var bo_world: ChunkWorld = joined[0]
+	var bo_world: StrataChunkWorld = joined[0]
 	var replica := _entity_near(bo_world, before)
 	assert_true(replica != null, "bo has the walker by the border")
 	# Three metres on, into the next chunk: the same node glides there.
 	var after := before + Vector3(3, 0, 0)
-	assert_ne(ChunkWorld.chunk_of(before), ChunkWorld.chunk_of(after), "a chunk border between")
+	assert_ne(
+		StrataChunkWorld.chunk_of(before),
+		StrataChunkWorld.chunk_of(after),
+		"a chunk border between"
+	)
 	walker.position = after
 	assert_true(
 		await wait_until(func() -> bool: return _entity_near(bo_world, after) != null, 10.0),

@@ -1,5 +1,6 @@
-## ChunkWorld.generation_hook in real headless Godot: a GDScript Callable amends every generated
-## box on the worker threads; what it builds stands in the streamed world (queries, rays, meshes,
+## StrataChunkWorld.generation_hook in real headless Godot: a GDScript Callable amends every
+## generated box on the worker threads; what it builds stands in the streamed world (queries, rays,
+## meshes,
 ## sky chunks included), its cost shows in get_stats(), a failing or invalid hook is named and
 ## leaves the world as generated, and edits survive setting it.
 extends StrataTestCase
@@ -8,7 +9,7 @@ extends StrataTestCase
 const PILLAR_TOP := 140
 const GLASS := "glass"
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 
 
 ## Glass pillars on a 16-voxel grid (x = 3, z = 5 mod 16) replacing air up to PILLAR_TOP: each
@@ -52,14 +53,14 @@ class Broken:
 		return voxels.slice(1)
 
 
-func _make_world(seed: int) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(seed: int) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	viewer.name = "HookViewer%d" % _worlds.size()
 	add_child(viewer)
 	keep(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -99,7 +100,7 @@ func test_the_hook_builds_what_it_says_in_the_streamed_world() -> void:
 			if w.get_voxel(Vector3i(x, y, 6)) != plain.get_voxel(Vector3i(x, y, 6)):
 				differ += 1
 	assert_eq(differ, 0, "voxels off the pillars' columns that differ")
-	assert_ne(w.get_chunk_hash(Vector3i(0, 0, 0)), plain.get_chunk_hash(Vector3i(0, 0, 0)))
+	assert_ne(w.debug_chunk_hash(Vector3i(0, 0, 0)), plain.debug_chunk_hash(Vector3i(0, 0, 0)))
 	# A ray from above lands on the pillar's top, in a chunk that is sky without the hook.
 	var hit := w.raycast(Vector3(3.5, PILLAR_TOP + 20.5, 5.5), Vector3(0, -1, 0), 64.0)
 	assert_eq(hit.get("position"), Vector3i(3, PILLAR_TOP - 1, 5), "the pillar's top")
@@ -128,7 +129,7 @@ func test_a_sky_chunk_with_only_pillars_gets_a_mesh() -> void:
 		var n := w.get_node_or_null("chunk_%d_%d_%d" % [c.x, c.y, c.z]) as MeshInstance3D
 		return n != null and n.mesh != null
 	assert_true(await wait_until(has_mesh, 60.0), "chunk %s never got a mesh" % c)
-	assert_ne(w.build_chunk_mesh(c, false), null, "build_chunk_mesh agrees")
+	assert_ne(w.debug_build_chunk_mesh(c, false), null, "debug_build_chunk_mesh agrees")
 
 
 func test_a_failing_hook_is_named_and_leaves_the_world_as_generated() -> void:
@@ -150,7 +151,7 @@ func test_a_failing_hook_is_named_and_leaves_the_world_as_generated() -> void:
 		assert_true(w.last_error().contains(cases[method]), "%s: %s" % [method, w.last_error()])
 		assert_gt(w.get_stats().get("generation_hook_failures", 0), 0, method)
 		assert_eq(
-			w.get_chunk_hash(Vector3i(0, 0, 0)), plain.get_chunk_hash(Vector3i(0, 0, 0)), method
+			w.debug_chunk_hash(Vector3i(0, 0, 0)), plain.debug_chunk_hash(Vector3i(0, 0, 0)), method
 		)
 		w.free()
 

@@ -1,4 +1,4 @@
-## Heightmap files in a ChunkWorld preset: `user://`, relative and `res://` paths (including a
+## Heightmap files in a StrataChunkWorld preset: `user://`, relative and `res://` paths (including a
 ## file only Godot's file access reaches, in a resource pack) are read once, off the frame, and
 ## shape the world alike; `validate()` and the world report a bad file with the same message
 ## (laws: Main thread never waits, Clear errors).
@@ -27,8 +27,8 @@ func _write_ramp(path: String, bump: Vector2i = Vector2i(-1, -1)) -> void:
 	assert_eq(img.save_png(path), OK, "wrote " + path)
 
 
-func _preset(path: String) -> WorldPreset:
-	var p := WorldPreset.new()
+func _preset(path: String) -> StrataWorldPreset:
+	var p := StrataWorldPreset.new()
 	p.seed = 5
 	p.height_perlin_weight = 0.0
 	p.height_open_simplex_weight = 0.0
@@ -42,8 +42,8 @@ func _preset(path: String) -> WorldPreset:
 
 
 ## A small world of `preset`, not yet in the tree.
-func _new_world(preset: WorldPreset) -> ChunkWorld:
-	var w := ChunkWorld.new()
+func _new_world(preset: StrataWorldPreset) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -54,7 +54,7 @@ func _new_world(preset: WorldPreset) -> ChunkWorld:
 
 
 ## Adds `w` to the tree with a viewer at the origin: it starts streaming.
-func _attach(w: ChunkWorld) -> ChunkWorld:
+func _attach(w: StrataChunkWorld) -> StrataChunkWorld:
 	var v := Node3D.new()
 	keep(v)
 	add_child(v)
@@ -63,16 +63,16 @@ func _attach(w: ChunkWorld) -> ChunkWorld:
 	return w
 
 
-func _world(preset: WorldPreset) -> ChunkWorld:
+func _world(preset: StrataWorldPreset) -> StrataChunkWorld:
 	return _attach(_new_world(preset))
 
 
-func _loads(w: ChunkWorld) -> int:
+func _loads(w: StrataChunkWorld) -> int:
 	return w.get_stats()["heightmap_loads_total"]
 
 
 ## Heights at a row of columns across the map, west to east.
-func _heights(w: ChunkWorld) -> Array[float]:
+func _heights(w: StrataChunkWorld) -> Array[float]:
 	var out: Array[float] = []
 	for x in range(-120, 121, 20):
 		out.append(w.get_height(x, 8))

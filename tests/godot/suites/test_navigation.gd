@@ -1,4 +1,4 @@
-## ChunkWorld's navigation in real headless Godot: one NavigationServer3D region per chunk,
+## StrataChunkWorld's navigation in real headless Godot: one NavigationServer3D region per chunk,
 ## joined across chunk borders; paths over four chunks, around a dug hole; a query bounded to the
 ## regions near its ends (`get_navigation_regions`); a NavigationAgent3D on
 ## a CharacterBody3D walking three chunks; regions freed when navigation is turned off or the
@@ -11,26 +11,26 @@ const TO := Vector3(100.5, 0.0, 4.5)
 const HOLE_MIN := Vector3i(40, 0, -8)
 const HOLE_MAX := Vector3i(56, 0, 24)
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 
 
 ## Gentle ground (steps of one voxel, no caves, no sea, no structures) streamed around x = 52.
-func _make_world() -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world() -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
 	preset.height_base_height = 20.0
 	preset.height_amplitude = 2.0
 	preset.water_sea_level = -64
 	preset.caves_mode = StrataWorldPreset.CAVES_MODE_NONE
 	preset.caves_tunnel_strength = 0.0
-	var no_structures: Array[StructureRule] = []
+	var no_structures: Array[StrataStructureRule] = []
 	preset.structure_rules = no_structures
 	var viewer := Node3D.new()
 	viewer.name = "NavViewer%d" % _worlds.size()
 	viewer.position = Vector3(52, 22, 8)
 	add_child(viewer)
 	keep(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 3
 	w.vertical_view_distance = 1
@@ -53,12 +53,12 @@ func after_each() -> void:
 	_worlds.clear()
 
 
-func _map(w: ChunkWorld) -> RID:
+func _map(w: StrataChunkWorld) -> RID:
 	return w.get_world_3d().get_navigation_map()
 
 
 ## Every wanted chunk is in, every baked mesh registered, and the map has synchronised.
-func _settle(w: ChunkWorld) -> bool:
+func _settle(w: StrataChunkWorld) -> bool:
 	var ready := await wait_until(
 		func() -> bool: return w.is_area_ready() and int(w.get_stats()["nav_queue"]) == 0, 90.0
 	)
@@ -68,13 +68,13 @@ func _settle(w: ChunkWorld) -> bool:
 	return ready
 
 
-func _on_ground(w: ChunkWorld, x: float, z: float) -> Vector3:
+func _on_ground(w: StrataChunkWorld, x: float, z: float) -> Vector3:
 	return Vector3(x, w.get_height(x, z), z)
 
 
 ## An agent stands at feet voxel `p`: solid ground below, two open voxels, no water.
-func _walkable(w: ChunkWorld, p: Vector3i) -> bool:
-	var water := ChunkWorld.block_id("water")
+func _walkable(w: StrataChunkWorld, p: Vector3i) -> bool:
+	var water := default_block_id("water")
 	var below := w.get_voxel(p + Vector3i.DOWN)
 	return (
 		below != 0 and below != water and w.get_voxel(p) == 0 and w.get_voxel(p + Vector3i.UP) == 0
@@ -82,7 +82,7 @@ func _walkable(w: ChunkWorld, p: Vector3i) -> bool:
 
 
 ## A path point lies on a polygon's edge or corner: at a whole height, beside a walkable cell.
-func _on_walkable_ground(w: ChunkWorld, p: Vector3) -> bool:
+func _on_walkable_ground(w: StrataChunkWorld, p: Vector3) -> bool:
 	if absf(p.y - roundf(p.y)) > 1e-3:
 		return false
 	for dx: float in [-0.01, 0.01]:
@@ -138,12 +138,14 @@ func test_a_path_crosses_four_chunks_on_walkable_ground_and_goes_around_a_dug_ho
 	for p in path:
 		assert_true(_on_walkable_ground(w, p), "path point %s on walkable ground" % p)
 	assert_lt(
-		ChunkWorld.chunk_of(from).x, ChunkWorld.chunk_of(to).x - 2, "three chunk borders apart"
+		StrataChunkWorld.chunk_of(from).x,
+		StrataChunkWorld.chunk_of(to).x - 2,
+		"three chunk borders apart"
 	)
 	assert_true(_crosses_hole(path), "before digging, the straight way crosses the hole's ground")
 
 	var h := int(w.get_height(48, 4))
-	var dug := w.fill_box(
+	var dug := w.set_voxels_box(
 		Vector3i(HOLE_MIN.x, h - 3, HOLE_MIN.z), Vector3i(HOLE_MAX.x, h + 2, HOLE_MAX.z), 0
 	)
 	assert_gt(dug, 0, w.last_error())

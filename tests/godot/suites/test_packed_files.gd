@@ -32,8 +32,8 @@ func _packed_dir(what: String) -> String:
 	return PACKED_ROOT.path_join("%s_%d" % [what, randi()])
 
 
-func _preset() -> WorldPreset:
-	var p := WorldPreset.new()
+func _preset() -> StrataWorldPreset:
+	var p := StrataWorldPreset.new()
 	p.seed = 77
 	p.height_octaves = 3
 	p.height_amplitude = 41.5
@@ -51,11 +51,11 @@ func test_packed_presets_load_through_godot_file_access() -> void:
 	_pack(files)
 	for ext in ["ron", "tres"]:
 		var packed := dir.path_join("mine." + ext)
-		var q: WorldPreset = WorldPreset.load_from_file(packed)
+		var q: StrataWorldPreset = StrataWorldPreset.load_from_file(packed)
 		if assert_true(q != null, packed):
 			assert_eq(q.fingerprint(), p.fingerprint(), packed)
 			assert_eq(q.height_amplitude, 41.5, packed)
-		var r := WorldPreset.new()
+		var r := StrataWorldPreset.new()
 		assert_eq(r.load_file(packed), OK, r.last_error())
 		assert_eq(r.fingerprint(), p.fingerprint(), packed + " via load_file")
 
@@ -70,14 +70,14 @@ func test_a_broken_packed_preset_names_the_file_in_the_pack() -> void:
 	f.close()
 	var packed := _packed_dir("bad").path_join("bad.ron")
 	_pack({packed: disk})
-	var q := WorldPreset.new()
+	var q := StrataWorldPreset.new()
 	var before := q.fingerprint()
 	assert_eq(q.load_file(packed), ERR_INVALID_DATA, q.last_error())
 	assert_true(q.last_error().contains(packed), "names the packed path: " + q.last_error())
 	assert_true(q.last_error().contains("octaves"), "names the field: " + q.last_error())
 	assert_true(q.last_error().contains("999"), "names the value: " + q.last_error())
 	assert_eq(q.fingerprint(), before, "a failed load changes nothing")
-	assert_eq(WorldPreset.load_from_file(packed), null)
+	assert_eq(StrataWorldPreset.load_from_file(packed), null)
 
 
 func test_writing_over_a_packed_file_is_refused() -> void:
@@ -93,11 +93,11 @@ func test_writing_over_a_packed_file_is_refused() -> void:
 
 
 ## A world with a small view, in the tree with a viewer at the origin.
-func _world(preset: WorldPreset) -> ChunkWorld:
+func _world(preset: StrataWorldPreset) -> StrataChunkWorld:
 	var v := Node3D.new()
 	keep(v)
 	add_child(v)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -124,7 +124,7 @@ func test_a_packed_save_loads_and_stays_read_only() -> void:
 	var packed := dir.path_join("world.strata")
 	var packed_garbage := dir.path_join("garbage.strata")
 	_pack({packed: disk, packed_garbage: garbage})
-	var loaded := _world(WorldPreset.new())
+	var loaded := _world(StrataWorldPreset.new())
 	assert_eq(loaded.load_world(packed), OK, loaded.last_error())
 	assert_eq(loaded.get_state("level", ""), "seven", "the saved game state")
 	assert_eq(loaded.get_voxel(edit), 1, "the saved edit")
@@ -141,7 +141,7 @@ func test_a_packed_save_loads_and_stays_read_only() -> void:
 
 func test_a_packed_profiles_folder_loads_and_is_read_only() -> void:
 	var disk_dir := scratch_dir().path_join("profiles")
-	var writer := UserProfiles.new()
+	var writer := StrataUserProfiles.new()
 	writer.profiles_dir = disk_dir
 	add_child(writer)
 	keep(writer)
@@ -156,7 +156,7 @@ func test_a_packed_profiles_folder_loads_and_is_read_only() -> void:
 			dir.path_join("zoe/presets/hills.ron"): disk_dir.path_join("zoe/presets/hills.ron"),
 		}
 	)
-	var profiles := UserProfiles.new()
+	var profiles := StrataUserProfiles.new()
 	profiles.profiles_dir = dir
 	add_child(profiles)
 	keep(profiles)

@@ -1,5 +1,5 @@
 ## The demo game's player, driven by synthetic input: walking, jumping, stances, low ceilings,
-## and digging/placing in a real ChunkWorld.
+## and digging/placing in a real StrataChunkWorld.
 extends StrataTestCase
 
 const PLAYER := preload("res://game/player.tscn")
@@ -335,8 +335,8 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	await get_tree().process_frame
 	root = Node3D.new()
 	add_child(root)
-	var world: ChunkWorld = ChunkWorld.new()
-	world.preset = WorldPreset.new()
+	var world: StrataChunkWorld = StrataChunkWorld.new()
+	world.preset = StrataWorldPreset.new()
 	world.view_distance = 2
 	world.vertical_view_distance = 2
 	world.collision_distance = 1
@@ -384,7 +384,7 @@ func test_walks_digs_and_places_in_a_chunk_world() -> void:
 	assert_eq(player.target.get("previous"), cell, "the empty cell before the hit is the hole")
 	player.selected_block = 0
 	assert_true(player.place(), "place")
-	assert_eq(world.get_voxel(cell), ChunkWorld.block_id("stone"), "placed stone in the hole")
+	assert_eq(world.get_voxel(cell), default_block_id("stone"), "placed stone in the hole")
 	# The new blocks of the library come from the hotbar too: dig again, place a torch.
 	assert_true(player.dig(), "dig the stone")
 	await _physics_frames(1)
@@ -415,7 +415,7 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	var game: Node = load(GAME_SCENE).instantiate()
 	root.add_child(game)
 	await wait_frames(2)
-	var w: ChunkWorld = game.world
+	var w: StrataChunkWorld = game.world
 	var p: Vector3 = game.player.global_position
 	var h := w.get_height(p.x, p.z)
 	assert_near(p.y, h + 0.05, 1e-3, "spawn stands on the surface")
@@ -424,7 +424,7 @@ func test_game_spawns_on_dry_ground_and_a_save_restores_the_player() -> void:
 	for dy in 2:
 		assert_eq(w.get_voxel(feet + Vector3i(0, dy, 0)), 0, "air for the body at +%d" % dy)
 	var ground := w.get_voxel(feet - Vector3i(0, 1, 0))
-	assert_ne(ground, ChunkWorld.block_id("water"), "not standing in water")
+	assert_ne(ground, default_block_id("water"), "not standing in water")
 	assert_ne(ground, 0, "standing on something solid")
 	assert_eq(game.day_night.period_s, 120.0, "day length from the new-world settings")
 	# Save (keeping whatever save the player had), then continue from it.

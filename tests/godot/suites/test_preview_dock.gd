@@ -1,7 +1,7 @@
 ## The editor's preview dock outside the editor: it shows height, biomes, caves and structures of
 ## a preset, redraws after a field change (measured: change → images on screen), made on a worker
-## (`WorldPreview`, equal to its synchronous render), stale requests dropped (also for the main
-## menu's preset pictures); the editor plugin's script loads; and a ChunkWorld's
+## (`StrataWorldPreview`, equal to its synchronous render), stale requests dropped (also for the
+## main menu's preset pictures); the editor plugin's script loads; and a StrataChunkWorld's
 ## streamed chunks never go into a saved scene.
 extends StrataTestCase
 
@@ -12,7 +12,7 @@ const UPDATE_BOUND_MS := 200.0
 const CHANGES := 7
 
 
-func _dock(preset: WorldPreset) -> StrataPreviewDock:
+func _dock(preset: StrataWorldPreset) -> StrataPreviewDock:
 	var dock: StrataPreviewDock = DOCK.instantiate()
 	keep(dock)
 	add_child(dock)
@@ -30,7 +30,7 @@ func _images_of(dock: StrataPreviewDock) -> Dictionary:
 
 
 func test_the_dock_shows_four_images_and_redraws_after_a_field_change() -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 31
 	var dock := _dock(preset)
 	assert_true(
@@ -68,7 +68,7 @@ func test_the_dock_shows_four_images_and_redraws_after_a_field_change() -> void:
 
 
 func test_zoom_and_cave_height_redraw_and_a_new_preset_replaces_the_old() -> void:
-	var dock := _dock(WorldPreset.new())
+	var dock := _dock(StrataWorldPreset.new())
 	assert_true(await wait_until(func() -> bool: return dock.updates > 0, 20.0), "first images")
 	await wait_until(func() -> bool: return not dock.is_updating(), 20.0)
 	var before := _images_of(dock)
@@ -79,7 +79,7 @@ func test_zoom_and_cave_height_redraw_and_a_new_preset_replaces_the_old() -> voi
 	var shown := dock.updates
 	dock.set_cell_size(32.0)
 	assert_true(await wait_until(func() -> bool: return dock.updates > shown, 20.0), "zoomed")
-	var other := WorldPreset.new()
+	var other := StrataWorldPreset.new()
 	other.seed = 777
 	shown = dock.updates
 	dock.preset = other
@@ -88,9 +88,9 @@ func test_zoom_and_cave_height_redraw_and_a_new_preset_replaces_the_old() -> voi
 
 
 func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void:
-	var preview := WorldPreview.new()
-	var a := WorldPreset.new()
-	var b := WorldPreset.new()
+	var preview := StrataWorldPreview.new()
+	var a := StrataWorldPreset.new()
+	var b := StrataWorldPreset.new()
 	b.seed = 99
 	var first := preview.request(a, Vector2i.ZERO, 64, 8.0, -20)
 	var second := preview.request(b, Vector2i(100, 50), 64, 8.0, -20)
@@ -117,7 +117,7 @@ func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void
 		assert_eq(preview.request(bad[0], bad[1], bad[2], bad[3], bad[4]), -1, str(bad))
 		assert_true(preview.last_error().contains(bad[5]), preview.last_error())
 	# An invalid preset is reported by the worker, not by a crash.
-	var broken := WorldPreset.new()
+	var broken := StrataWorldPreset.new()
 	broken.height_perlin_weight = 0.0
 	preview.request(broken, Vector2i.ZERO, 16, 8.0, 0)
 	if broken.validate() != "":
@@ -128,9 +128,9 @@ func test_world_preview_drops_stale_requests_and_refuses_bad_arguments() -> void
 
 
 func test_the_worker_preview_equals_the_synchronous_render() -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
-	var preview := WorldPreview.new()
+	var preview := StrataWorldPreview.new()
 	var job := preview.request(preset, Vector2i(40, -30), 64, 6.0, -20)
 	assert_gt(job, 0)
 	var arrived := func() -> bool:
@@ -159,8 +159,8 @@ func test_main_menu_previews_come_from_a_worker_and_the_newest_request_wins() ->
 	var pictures := PresetPreview.new()
 	var shown: Array[String] = []
 	pictures.shown.connect(func(key: String, _texture: Texture2D) -> void: shown.append(key))
-	var first := WorldPreset.new()
-	var second := WorldPreset.new()
+	var first := StrataWorldPreset.new()
+	var second := StrataWorldPreset.new()
 	second.seed = 31337
 	assert_eq(pictures.request("first", first), null, "nothing is made on the main thread")
 	assert_eq(pictures.request("second", second), null)
@@ -175,7 +175,7 @@ func test_main_menu_previews_come_from_a_worker_and_the_newest_request_wins() ->
 	var picture := pictures.cached("second")
 	if assert_true(picture != null, "the newest picture is kept"):
 		var size := PresetPreview.SIZE_PX
-		var now := WorldPreview.new().render_now(
+		var now := StrataWorldPreview.new().render_now(
 			second, Vector2i.ZERO, size, PresetPreview.CELL, PresetPreview.CAVE_Y
 		)
 		assert_eq(picture.get_image().get_data(), now["structures"].get_data(), "= synchronous")
@@ -184,8 +184,8 @@ func test_main_menu_previews_come_from_a_worker_and_the_newest_request_wins() ->
 
 
 func test_structures_show_in_the_dock() -> void:
-	var preset := WorldPreset.new()
-	var rules: Array[StructureRule] = [StructureRule.create("ruin", 64, 1.0)]
+	var preset := StrataWorldPreset.new()
+	var rules: Array[StrataStructureRule] = [StrataStructureRule.create("ruin", 64, 1.0)]
 	preset.set_structure_rules(rules)
 	var dock := _dock(preset)
 	dock.set_cell_size(4.0)
@@ -216,12 +216,12 @@ func test_streamed_chunks_are_not_saved_into_the_scene() -> void:
 	var root := Node3D.new()
 	root.name = "Level"
 	keep(root)
-	var world := ChunkWorld.new()
+	var world := StrataChunkWorld.new()
 	world.name = "World"
 	world.view_distance = 1
 	world.vertical_view_distance = 1
 	world.far_view_levels = 0
-	world.preset = WorldPreset.new()
+	world.preset = StrataWorldPreset.new()
 	root.add_child(world)
 	world.owner = root
 	var viewer := Node3D.new()
@@ -230,12 +230,12 @@ func test_streamed_chunks_are_not_saved_into_the_scene() -> void:
 	viewer.owner = root
 	world.viewer = world.get_path_to(viewer)
 	add_child(root)
-	assert_true(await wait_until(func() -> bool: return world.get_child_count() > 0, 30.0))
+	assert_true(await wait_until(func() -> bool: return world.get_child_count(true) > 0, 30.0))
 	var packed := PackedScene.new()
 	assert_eq(packed.pack(root), OK)
 	var copy := packed.instantiate()
 	keep(copy)
-	assert_eq(copy.get_node("World").get_child_count(), 0, "no chunk nodes in the saved scene")
+	assert_eq(copy.get_node("World").get_child_count(true), 0, "no chunk nodes in the saved scene")
 	world.set_editor_viewer(Vector3(5, 6, 7))
 	assert_eq(world.get_editor_viewer(), Vector3(5, 6, 7))
 	world.set_editor_viewer(Vector3(NAN, 0, 0))

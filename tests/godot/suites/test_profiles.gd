@@ -1,11 +1,12 @@
-## UserProfiles: users, bindings as overrides of the project InputMap, settings, presets, errors.
+## StrataUserProfiles: users, bindings as overrides of the project InputMap, settings, presets,
+## errors.
 extends StrataTestCase
 
 const JUMP := &"strata_test_jump"
 const FIRE := &"strata_test_fire"
 
 var _dir := ""
-var _profiles: UserProfiles
+var _profiles: StrataUserProfiles
 
 
 func _key(physical: Key) -> InputEventKey:
@@ -23,7 +24,7 @@ func before_each() -> void:
 	var click := InputEventMouseButton.new()
 	click.button_index = MOUSE_BUTTON_LEFT
 	InputMap.action_add_event(FIRE, click)
-	_profiles = UserProfiles.new()
+	_profiles = StrataUserProfiles.new()
 	_profiles.profiles_dir = _dir
 	add_child(_profiles)  # _ready captures the defaults
 
@@ -74,7 +75,7 @@ func test_two_users_switch_bindings_at_once() -> void:
 	assert_eq(_keys(JUMP), [KEY_SPACE], "signed out: defaults")
 	assert_eq(switched.size(), 7)
 	# A fresh node (a restarted game) reads the same bindings back from disk.
-	var again := UserProfiles.new()
+	var again := StrataUserProfiles.new()
 	again.profiles_dir = _dir
 	add_child(again)
 	assert_eq(again.set_active_user("bob"), OK)
@@ -178,11 +179,11 @@ func test_conflicts_are_listed() -> void:
 func test_preset_library() -> void:
 	_profiles.create_user("hal")
 	_profiles.set_active_user("hal")
-	var p := WorldPreset.new()
+	var p := StrataWorldPreset.new()
 	p.water_sea_level = 9
 	assert_eq(_profiles.save_preset("island", p), OK, _profiles.last_error())
 	assert_eq(_profiles.list_presets(), PackedStringArray(["island"]))
-	var q: WorldPreset = _profiles.load_preset("island")
+	var q: StrataWorldPreset = _profiles.load_preset("island")
 	if assert_true(q != null, _profiles.last_error()):
 		assert_eq(q.fingerprint(), p.fingerprint())
 	assert_eq(_profiles.delete_preset("island"), OK)

@@ -1,17 +1,18 @@
-## ChunkWorld's exact voxel raycast and shape edits (fill_box, fill_sphere) in real headless Godot.
+## StrataChunkWorld's exact voxel raycast and shape edits (set_voxels_box, set_voxels_sphere) in
+## real headless Godot.
 extends StrataTestCase
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 
 
-func _make_world(seed: int) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(seed: int) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	viewer.name = "RayViewer%d" % _worlds.size()
 	add_child(viewer)
 	keep(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -32,7 +33,7 @@ func after_each() -> void:
 
 
 ## How many voxels of `cells` are not `block` now.
-func _count_not(w: ChunkWorld, cells: Array[Vector3i], block: int) -> int:
+func _count_not(w: StrataChunkWorld, cells: Array[Vector3i], block: int) -> int:
 	var n := 0
 	for p in cells:
 		if w.get_voxel(p) != block:
@@ -68,14 +69,14 @@ func test_rays_pass_through_dug_tunnels() -> void:
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
 	var h := int(w.get_height(0, 0))
 	# A vertical shaft: the ray goes down it to whatever is solid below.
-	assert_gt(w.fill_box(Vector3i(0, h - 1, 0), Vector3i(0, h - 6, 0), 0), 0, w.last_error())
+	assert_gt(w.set_voxels_box(Vector3i(0, h - 1, 0), Vector3i(0, h - 6, 0), 0), 0, w.last_error())
 	var down := w.raycast(Vector3(0.5, h + 10.5, 0.5), Vector3(0, -1, 0), 200.0)
 	assert_eq((down["position"] as Vector3i).y, int(w.get_height(0, 0)) - 1, "the shaft's floor")
 	assert_lt((down["position"] as Vector3i).y, h - 6, "below the dug shaft")
 	# A horizontal tunnel ending at a placed stone.
 	var y := h - 20
-	w.fill_box(Vector3i(1, y, 0), Vector3i(20, y, 0), 0)
-	w.set_voxel(Vector3i(21, y, 0), ChunkWorld.block_id("stone"))
+	w.set_voxels_box(Vector3i(1, y, 0), Vector3i(20, y, 0), 0)
+	w.set_voxel(Vector3i(21, y, 0), default_block_id("stone"))
 	var from := Vector3(1.5, y + 0.5, 0.5)
 	assert_eq(w.raycast(from, Vector3(1, 0, 0), 19.4), {}, "the tunnel is open")
 	var hit := w.raycast(from, Vector3(1, 0, 0), 40.0)
@@ -90,7 +91,7 @@ func test_rays_pass_through_dug_tunnels() -> void:
 func test_fill_box_and_fill_sphere_change_exactly_their_voxels_and_survive_a_save() -> void:
 	var w := _make_world(33)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	var h := int(w.get_height(8, 8))
 	var a := Vector3i(6, h - 2, 9)
 	var b := Vector3i(9, h + 1, 7)
@@ -108,14 +109,14 @@ func test_fill_box_and_fill_sphere_change_exactly_their_voxels_and_survive_a_sav
 	var expected := _count_not(w, inside, stone)
 	var edits_before := w.get_edit_count()
 	var t0 := Time.get_ticks_usec()
-	assert_eq(w.fill_box(a, b, stone), expected, w.last_error())
-	print("  fill_box of 48 voxels: %d us" % (Time.get_ticks_usec() - t0))
+	assert_eq(w.set_voxels_box(a, b, stone), expected, w.last_error())
+	print("  set_voxels_box of 48 voxels: %d us" % (Time.get_ticks_usec() - t0))
 	assert_eq(_count_not(w, inside, stone), 0, "every voxel of the box is stone")
 	for p in around:
 		if w.get_voxel(p) != around[p]:
 			fail("voxel %s outside the box changed" % p)
 	assert_eq(w.get_edit_count(), edits_before + expected)
-	assert_eq(w.fill_box(a, b, stone), 0, "a second fill changes nothing")
+	assert_eq(w.set_voxels_box(a, b, stone), 0, "a second fill changes nothing")
 	assert_false(w.is_area_ready(), "remesh pending")
 	assert_true(await wait_until(w.is_area_ready, 30.0), "the batch remeshes")
 
@@ -130,12 +131,12 @@ func test_fill_box_and_fill_sphere_change_exactly_their_voxels_and_survive_a_sav
 					ball.append(p)
 				else:
 					shell[p] = w.get_voxel(p)
-	var glass := ChunkWorld.block_id("glass")
+	var glass := default_block_id("glass")
 	if glass < 0:
-		glass = ChunkWorld.block_id("dirt")
+		glass = default_block_id("dirt")
 	assert_eq(ball.size(), 81, "offsets within 2.5 of the centre")
 	var to_change := _count_not(w, ball, glass)
-	assert_eq(w.fill_sphere(c, 2.5, glass), to_change, w.last_error())
+	assert_eq(w.set_voxels_sphere(c, 2.5, glass), to_change, w.last_error())
 	assert_eq(_count_not(w, ball, glass), 0, "every voxel of the sphere is filled")
 	for p in shell:
 		if w.get_voxel(p) != shell[p]:
@@ -152,13 +153,13 @@ func test_fill_box_and_fill_sphere_change_exactly_their_voxels_and_survive_a_sav
 func test_too_large_shapes_and_bad_blocks_are_refused_and_change_nothing() -> void:
 	var w := _make_world(34)
 	var edits := w.get_edit_count()
-	assert_eq(w.fill_box(Vector3i(0, 0, 0), Vector3i(100, 100, 99), 1), -1)
+	assert_eq(w.set_voxels_box(Vector3i(0, 0, 0), Vector3i(100, 100, 99), 1), -1)
 	assert_true(w.last_error().contains("1020100"), w.last_error())
 	assert_true(w.last_error().contains("1000000"), w.last_error())
-	assert_eq(w.fill_sphere(Vector3i(0, 0, 0), 80.0, 1), -1)
+	assert_eq(w.set_voxels_sphere(Vector3i(0, 0, 0), 80.0, 1), -1)
 	assert_true(w.last_error().contains("sphere"), w.last_error())
-	assert_eq(w.fill_box(Vector3i(0, 0, 0), Vector3i(1, 1, 1), 9999), -1)
+	assert_eq(w.set_voxels_box(Vector3i(0, 0, 0), Vector3i(1, 1, 1), 9999), -1)
 	assert_true(w.last_error().contains("9999"), w.last_error())
-	assert_eq(w.fill_sphere(Vector3i(0, 0, 0), -1.0, 1), -1)
+	assert_eq(w.set_voxels_sphere(Vector3i(0, 0, 0), -1.0, 1), -1)
 	assert_true(w.last_error().contains("radius"), w.last_error())
 	assert_eq(w.get_edit_count(), edits, "nothing changed")

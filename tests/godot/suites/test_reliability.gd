@@ -1,6 +1,6 @@
 ## Nothing a user does loses their world: property ranges, the memory budget, a viewer beyond the
 ## world's bounds, tree operations, invalid presets, a replaced TileMapLayer, and the documented
-## `area_ready` pattern, for ChunkWorld and ChunkWorld2D in real headless Godot.
+## `area_ready` pattern, for StrataChunkWorld and StrataChunkWorld2D in real headless Godot.
 extends StrataTestCase
 
 var _nodes: Array[Node] = []
@@ -13,13 +13,13 @@ func after_each() -> void:
 	_nodes.clear()
 
 
-func _make_world(seed: int, vd: int = 1) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(seed: int, vd: int = 1) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = vd
 	w.vertical_view_distance = 1
@@ -32,13 +32,13 @@ func _make_world(seed: int, vd: int = 1) -> ChunkWorld:
 	return w
 
 
-func _make_world_2d(seed: int, vd: int = 1) -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world_2d(seed: int, vd: int = 1) -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node2D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = vd
 	w.frame_budget_ms = 8.0
@@ -152,7 +152,7 @@ func test_a_viewer_beyond_the_bounds_is_clamped_and_streams() -> void:
 
 ## Checks the edit at `p` and the game state survived `what`.
 func _assert_kept(w: Node, p: Vector3i, id: int, what: String) -> void:
-	if w is ChunkWorld:
+	if w is StrataChunkWorld:
 		assert_eq(w.get_voxel(p), id, "edit after " + what)
 		assert_eq(w.get_edit_count(), 1, "edit count after " + what)
 	else:
@@ -201,25 +201,25 @@ func test_tree_operations_and_presets_keep_edits_and_state_3d() -> void:
 	var w := _make_world(11)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var p := Vector3i(3, int(w.get_height(3.5, 3.5)), 3)
-	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	w.set_voxel(p, default_block_id("stone"))
 	w.set_state("gold", "42")
-	await _tree_operations_keep_everything(w, p, ChunkWorld.block_id("stone"))
+	await _tree_operations_keep_everything(w, p, default_block_id("stone"))
 
 
 func test_tree_operations_and_presets_keep_edits_and_state_2d() -> void:
 	var w := _make_world_2d(12)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var p := Vector3i(2, -300, 0)
-	w.set_tile(Vector2i(p.x, p.y), ChunkWorld2D.block_id("stone"))
+	w.set_tile(Vector2i(p.x, p.y), default_block_id("stone"))
 	w.set_state("gold", "42")
-	await _tree_operations_keep_everything(w, p, ChunkWorld2D.block_id("stone"))
+	await _tree_operations_keep_everything(w, p, default_block_id("stone"))
 
 
 func test_clear_edits_removes_edits_only() -> void:
 	var w := _make_world(13)
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var p := Vector3i(1, 200, 1)
-	w.set_voxel(p, ChunkWorld.block_id("stone"))
+	w.set_voxel(p, default_block_id("stone"))
 	w.set_state("gold", "42")
 	w.clear_edits()
 	assert_eq(w.get_edit_count(), 0, "3D edits cleared")
@@ -227,19 +227,19 @@ func test_clear_edits_removes_edits_only() -> void:
 	assert_eq(w.get_state("gold", ""), "42", "game state stays")
 	assert_true(await wait_until(w.is_area_ready, 60.0), "remeshed")
 	var w2 := _make_world_2d(14)
-	w2.set_tile(Vector2i(0, -300), ChunkWorld2D.block_id("stone"))
+	w2.set_tile(Vector2i(0, -300), default_block_id("stone"))
 	w2.clear_edits()
 	assert_eq(w2.get_edits().size(), 0, "2D edits cleared")
 	assert_eq(w2.get_tile(Vector2i(0, -300)), 0, "the generated tile again")
 	# Out of the tree (no streamer) too.
 	remove_child(w2)
-	w2.set_tile(Vector2i(0, -300), ChunkWorld2D.block_id("stone"))
+	w2.set_tile(Vector2i(0, -300), default_block_id("stone"))
 	w2.clear_edits()
 	assert_eq(w2.get_edits().size(), 0, "2D edits cleared out of the tree")
 	add_child(w2)
 
 
-func _layer_matches_world(w: ChunkWorld2D, layer: TileMapLayer) -> bool:
+func _layer_matches_world(w: StrataChunkWorld2D, layer: TileMapLayer) -> bool:
 	if layer.get_used_cells().size() < 1000:
 		return false
 	for cell in layer.get_used_cells().slice(0, 200):
@@ -293,7 +293,7 @@ func test_a_replaced_tile_map_layer_is_filled_again() -> void:
 
 
 ## The README's pattern: `if not world.is_area_ready(): await world.area_ready`.
-func _spawn_when_ready(w: ChunkWorld, done: Array) -> void:
+func _spawn_when_ready(w: StrataChunkWorld, done: Array) -> void:
 	if not w.is_area_ready():
 		await w.area_ready
 	done[0] = true

@@ -1,5 +1,6 @@
 ## The settings menu: rebinding through the UI with a synthetic key event, the conflict warning,
-## resets, persistence on the active profile, and live settings (view distance on a ChunkWorld).
+## resets, persistence on the active profile, and live settings (view distance on a
+## StrataChunkWorld).
 extends StrataTestCase
 
 const MENU := preload("res://game/settings_menu.tscn")
@@ -69,12 +70,12 @@ func test_rebinds_jump_through_the_ui() -> void:
 	# Stored on the active profile: re-applying the profile keeps J.
 	GameState.apply_all()
 	assert_eq(_bound_keys("jump"), [KEY_J], "binding survives re-applying the profile")
-	# A fresh UserProfiles over the project defaults reads the override back from disk.
+	# A fresh StrataUserProfiles over the project defaults reads the override back from disk.
 	InputMap.action_erase_events("jump")
 	var space := InputEventKey.new()
 	space.physical_keycode = KEY_SPACE
 	InputMap.action_add_event("jump", space)
-	var fresh: Node = ClassDB.instantiate("UserProfiles")
+	var fresh: Node = ClassDB.instantiate("StrataUserProfiles")
 	add_child(fresh)
 	assert_eq(int(fresh.call("set_active_user", GameState.get_active_user())), OK, "profile loads")
 	assert_eq(_bound_keys("jump"), [KEY_J], "saved in the active profile")
@@ -111,14 +112,14 @@ func _pad_axis(axis: JoyAxis, value: float) -> void:
 	await wait_frames(2)
 
 
-## The keys of `action` as a fresh UserProfiles applies the active profile over project
+## The keys of `action` as a fresh StrataUserProfiles applies the active profile over project
 ## defaults in which `action` is `default_key`; then the game's bindings again.
 func _profile_keys(action: String, default_key: Key) -> Array:
 	InputMap.action_erase_events(action)
 	var key := InputEventKey.new()
 	key.physical_keycode = default_key
 	InputMap.action_add_event(action, key)
-	var fresh: Node = ClassDB.instantiate("UserProfiles")
+	var fresh: Node = ClassDB.instantiate("StrataUserProfiles")
 	add_child(fresh)
 	assert_eq(int(fresh.call("set_active_user", GameState.get_active_user())), OK, "profile loads")
 	var out := _bound_keys(action)
@@ -138,7 +139,7 @@ func test_a_hotbar_rebinding_is_stored_on_the_profile_and_selects_the_slot() -> 
 	await _key(KEY_K)
 	assert_eq(_bound_keys("hotbar_3"), [KEY_K], "hotbar_3 is now K in the InputMap")
 	assert_eq(button.text, "K", "button shows the new key")
-	# On the profile: a fresh UserProfiles over the project defaults reads it back.
+	# On the profile: a fresh StrataUserProfiles over the project defaults reads it back.
 	assert_eq(_profile_keys("hotbar_3", KEY_3), [KEY_K], "saved in the active profile")
 	# K now chooses the third block, 3 no longer does.
 	var player: StrataPlayer = load("res://game/player.tscn").instantiate()
@@ -289,7 +290,7 @@ func test_settings_apply_live_and_persist() -> void:
 	fov.value = 90
 	invert.button_pressed = not invert.button_pressed
 	await wait_frames(1)
-	assert_eq(game.world.view_distance, 5, "view distance applied to the ChunkWorld")
+	assert_eq(game.world.view_distance, 5, "view distance applied to the StrataChunkWorld")
 	assert_near(game.player.camera.fov, 90.0, 1e-3, "fov applied to the camera")
 	assert_eq(game.player.invert_y, invert.button_pressed, "invert Y applied to the player")
 	assert_eq(GameState.get_setting("view_distance"), 5, "stored on the profile")

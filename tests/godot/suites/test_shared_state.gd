@@ -1,4 +1,4 @@
-## WorldSync's shared game state and joining with nobody there: a server and clients in one
+## StrataWorldSync's shared game state and joining with nobody there: a server and clients in one
 ## Godot process over ENet on 127.0.0.1. The server alone sets the state; every client gets each
 ## change in the server's order, a late joiner gets it whole, a client's attempt is refused, and
 ## a server resumes it from its save (and from its `.shared` file after a crash). A join to a
@@ -18,21 +18,21 @@ func before_each() -> void:
 
 func after_each() -> void:
 	for n in _nodes:
-		if is_instance_valid(n) and n is WorldSync:
-			(n as WorldSync).leave()
+		if is_instance_valid(n) and n is StrataWorldSync:
+			(n as StrataWorldSync).leave()
 	for n in _nodes:
 		if is_instance_valid(n):
 			n.free()
 	_nodes.clear()
 
 
-func _world(seed: int) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _world(seed: int) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -45,15 +45,15 @@ func _world(seed: int) -> ChunkWorld:
 	return w
 
 
-func _sync(world: ChunkWorld) -> WorldSync:
-	var s := WorldSync.new()
+func _sync(world: StrataChunkWorld) -> StrataWorldSync:
+	var s := StrataWorldSync.new()
 	add_child(s)
 	_nodes.append(s)
 	s.world = s.get_path_to(world)
 	return s
 
 
-func _join(world: ChunkWorld, player_name: String, port := 0) -> WorldSync:
+func _join(world: StrataChunkWorld, player_name: String, port := 0) -> StrataWorldSync:
 	var s := _sync(world)
 	assert_eq(s.join(HOST, _port if port == 0 else port, player_name), OK, "join")
 	assert_true(
@@ -63,7 +63,7 @@ func _join(world: ChunkWorld, player_name: String, port := 0) -> WorldSync:
 
 
 ## Records every `shared_state_changed` of `s` as [key, value].
-func _record(s: WorldSync) -> Array:
+func _record(s: StrataWorldSync) -> Array:
 	var log: Array = []
 	s.shared_state_changed.connect(
 		func(key: String, value: Variant) -> void: log.append([key, value])
@@ -277,7 +277,7 @@ func test_a_join_where_nobody_answers_fails_in_time_naming_the_address() -> void
 	assert_eq(client.last_error(), failures[0])
 	assert_false(client.is_joined())
 	# The default is a few seconds, not ENet's half minute.
-	var fresh := WorldSync.new()
+	var fresh := StrataWorldSync.new()
 	assert_eq(fresh.join_timeout_s, 5.0)
 	fresh.free()
 	# A server that does answer is joined well within the timeout.

@@ -1,5 +1,6 @@
-## The side-view classic preset in ChunkWorld2D, and the 47-tile blob layout: the shipped preset
-## keeps its documented settings and streams caves under a whole surface; `tile_layout` Blob47
+## The side-view classic preset in StrataChunkWorld2D, and the 47-tile blob layout: the shipped
+## preset keeps its documented settings and streams caves under a whole surface; `tile_layout`
+## Blob47
 ## fills the layer from a 47-column atlas with inner corners, and switching back re-tiles it.
 extends StrataTestCase
 
@@ -10,11 +11,11 @@ const BLOB47 := StrataChunkWorld2D.TILE_LAYOUT_BLOB47
 
 
 ## A world of `preset` streaming around a viewer `below` pixels under the surface of column 0.
-func _world(preset: WorldPreset, layout: int, below: float) -> ChunkWorld2D:
+func _world(preset: StrataWorldPreset, layout: int, below: float) -> StrataChunkWorld2D:
 	var viewer := Node2D.new()
 	keep(viewer)
 	add_child(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.worker_threads = 2
@@ -36,7 +37,7 @@ func _columns_used(layer: TileMapLayer) -> Dictionary:
 
 
 func test_the_shipped_presets_keep_their_documented_numbers() -> void:
-	var p := load(CLASSIC) as WorldPreset
+	var p := load(CLASSIC) as StrataWorldPreset
 	if not assert_true(p != null, "the classic preset loads"):
 		return
 	assert_eq(p.validate(), "", "valid")
@@ -50,7 +51,7 @@ func test_the_shipped_presets_keep_their_documented_numbers() -> void:
 	assert_eq(p.side_view_cave_final_passes, 2)
 	assert_eq(p.side_view_cave_final_threshold, 6)
 	assert_false(p.side_view_classic_xor_frequency, "2^i frequencies unless asked")
-	var v := load(VALUE_NOISE) as WorldPreset
+	var v := load(VALUE_NOISE) as StrataWorldPreset
 	if assert_true(v != null, "the value-noise preset loads"):
 		assert_near(
 			v.side_view_persistence, 0.55, 1e-6, "the 2D value-noise example: persistence 0.55"
@@ -62,7 +63,7 @@ func test_the_shipped_presets_keep_their_documented_numbers() -> void:
 
 
 func test_the_classic_streams_caves_under_a_whole_surface_in_blob_tiles() -> void:
-	var w := _world(load(CLASSIC) as WorldPreset, BLOB47, 300.0)
+	var w := _world(load(CLASSIC) as StrataWorldPreset, BLOB47, 300.0)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
 	assert_eq(w.last_error(), "")
 	# Ground at the top of every column, caves further down.
@@ -88,7 +89,7 @@ func test_the_classic_streams_caves_under_a_whole_surface_in_blob_tiles() -> voi
 
 
 func test_switching_the_layout_retiles_and_keeps_edits() -> void:
-	var w := _world(load(CLASSIC) as WorldPreset, BLOB47, 200.0)
+	var w := _world(load(CLASSIC) as StrataWorldPreset, BLOB47, 200.0)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "streams")
 	var p := w.local_to_tile(Vector2(8.0, w.get_surface_height(8.0))) + Vector2i(0, 2)
 	w.set_tile(p, 0)

@@ -1,25 +1,25 @@
 ## Structures placed by the preset's StructureRules, in real headless Godot: where they stand,
 ## what they are made of, the rules in .tres files, live edits and clear errors; a world's own
-## `Structure`s (from the demo's .vox file, from a captured region, through .tres/.res files and
-## .vox files), the same chunks in any order, and a save made with other structures.
+## `StrataStructure`s (from the demo's .vox file, from a captured region, through .tres/.res files
+## and .vox files), the same chunks in any order, and a save made with other structures.
 extends StrataTestCase
 
 const WATCHTOWER := "res://game/structures/watchtower.vox"
 
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 
 
-func _cottage_preset(spacing: int, chance: float) -> WorldPreset:
-	var preset := WorldPreset.new()
+func _cottage_preset(spacing: int, chance: float) -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
-	var rule := StructureRule.create("cottage", spacing, chance)
+	var rule := StrataStructureRule.create("cottage", spacing, chance)
 	rule.sink = 3
-	preset.set_structure_rules([rule] as Array[StructureRule])
+	preset.set_structure_rules([rule] as Array[StrataStructureRule])
 	return preset
 
 
-func _make_world(preset: WorldPreset) -> ChunkWorld:
-	var w := ChunkWorld.new()
+func _make_world(preset: StrataWorldPreset) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -41,7 +41,7 @@ func test_cottages_stand_where_the_world_says_with_a_floor_and_a_room() -> void:
 	var w := _make_world(_cottage_preset(40, 1.0))
 	var found := w.get_structures_in(AABB(Vector3(-100, 0, -100), Vector3(200, 1, 200)))
 	assert_gt(found.size(), 8, "one cottage in every 40 × 40 cell that is not under the sea")
-	var library := BlockLibrary.create_default()
+	var library := StrataBlockLibrary.create_default()
 	var planks := library.get_block_id("planks")
 	for s: Dictionary in found.slice(0, 4):
 		assert_eq(s["structure"], "cottage")
@@ -65,7 +65,7 @@ func test_rules_survive_a_tres_file_and_edits_change_the_world() -> void:
 	var preset := _cottage_preset(48, 0.5)
 	var path := "user://structure_rules_test.tres"
 	assert_eq(preset.save_to_file(path), OK, preset.last_error())
-	var back := WorldPreset.load_from_file(path)
+	var back := StrataWorldPreset.load_from_file(path)
 	assert_true(back != null, "loads")
 	var rules := back.get_structure_rules()
 	assert_eq(rules.size(), 1)
@@ -105,7 +105,7 @@ func test_bad_rules_and_areas_get_clear_errors() -> void:
 
 
 func test_a_streaming_world_answers_for_its_new_rules_at_once() -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	var w := _make_world(preset)
 	var viewer := Node3D.new()
 	add_child(viewer)
@@ -114,7 +114,9 @@ func test_a_streaming_world_answers_for_its_new_rules_at_once() -> void:
 	assert_true(await wait_until(func() -> bool: return w.is_area_ready()), "streams")
 	var area := AABB(Vector3(-256, 0, -256), Vector3(512, 1, 512))
 	assert_eq(w.get_structures_in(area), [], "none without rules")
-	preset.set_structure_rules([StructureRule.create("ruin", 64, 1.0)] as Array[StructureRule])
+	preset.set_structure_rules(
+		[StrataStructureRule.create("ruin", 64, 1.0)] as Array[StrataStructureRule]
+	)
 	var found := w.get_structures_in(area)
 	assert_gt(found.size(), 0, "the same frame, the new rules answer")
 	var p: Vector3i = found[0]["position"]
@@ -137,7 +139,7 @@ func _template_cell(size: Vector3i, turns: int, u: int, y: int, v: int) -> Vecto
 
 ## How many cells of `s` placed at `placement` (from `get_structures_in`) differ from the
 ## world's voxels there (kept cells are not looked at), and the first of them.
-func _cells_differing(w: ChunkWorld, s: Structure, placement: Dictionary) -> Array:
+func _cells_differing(w: StrataChunkWorld, s: StrataStructure, placement: Dictionary) -> Array:
 	var pos: Vector3i = placement["position"]
 	var box: Vector3i = placement["size"]
 	var turns: int = placement["turns"]
@@ -158,17 +160,17 @@ func _cells_differing(w: ChunkWorld, s: Structure, placement: Dictionary) -> Arr
 	return [wrong, first]
 
 
-func _tower_preset(structure: String, spacing: int) -> WorldPreset:
-	var preset := WorldPreset.new()
+func _tower_preset(structure: String, spacing: int) -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
-	var rule := StructureRule.create(structure, spacing, 1.0)
+	var rule := StrataStructureRule.create(structure, spacing, 1.0)
 	rule.sink = 3
-	preset.set_structure_rules([rule] as Array[StructureRule])
+	preset.set_structure_rules([rule] as Array[StrataStructureRule])
 	return preset
 
 
-func _world_with(structures: Array[Structure], preset: WorldPreset) -> ChunkWorld:
-	var w := ChunkWorld.new()
+func _world_with(structures: Array[StrataStructure], preset: StrataWorldPreset) -> StrataChunkWorld:
+	var w := StrataChunkWorld.new()
 	w.structures = structures
 	w.preset = preset
 	w.view_distance = 1
@@ -180,13 +182,13 @@ func _world_with(structures: Array[Structure], preset: WorldPreset) -> ChunkWorl
 
 
 func test_a_structure_from_a_vox_file_stands_where_its_rule_says_alike_in_any_chunk_order() -> void:
-	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
+	var tower := StrataStructure.from_vox(WATCHTOWER, "watchtower")
 	assert_true(tower != null, "the demo's watchtower file loads")
 	assert_eq(tower.get_size(), Vector3i(7, 18, 7))
 	assert_eq(tower.get_block_name(0, 0, 0), "stone", "the foundation")
 	assert_eq(tower.get_block_name(3, 8, 3), "air", "open under the platform")
 	assert_eq(tower.get_block_name(0, 14, 0), "torch", "a torch on a corner post")
-	var w := _world_with([tower] as Array[Structure], _tower_preset("watchtower", 48))
+	var w := _world_with([tower] as Array[StrataStructure], _tower_preset("watchtower", 48))
 	add_child(w)
 	for warning in w.configuration_warnings():
 		assert_false(warning.contains("invalid"), "the preset names the world's own: " + warning)
@@ -203,54 +205,58 @@ func test_a_structure_from_a_vox_file_stands_where_its_rule_says_alike_in_any_ch
 	# Two worlds of the same preset and structures agree on every chunk a tower spans, asked in
 	# opposite orders; a world without the tower differs there.
 	var p0: Dictionary = found[0]
-	var lo := ChunkWorld.chunk_of(Vector3(p0["position"]))
-	var hi := ChunkWorld.chunk_of(Vector3(p0["position"] + p0["size"] - Vector3i.ONE))
+	var lo := StrataChunkWorld.chunk_of(Vector3(p0["position"]))
+	var hi := StrataChunkWorld.chunk_of(Vector3(p0["position"] + p0["size"] - Vector3i.ONE))
 	var chunks: Array[Vector3i] = []
 	for y in range(lo.y, hi.y + 1):
 		for z in range(lo.z, hi.z + 1):
 			for x in range(lo.x, hi.x + 1):
 				chunks.append(Vector3i(x, y, z))
-	var again := Structure.from_vox(WATCHTOWER, "watchtower")
-	var other := _world_with([again] as Array[Structure], _tower_preset("watchtower", 48))
-	var plain := _world_with([] as Array[Structure], WorldPreset.new())
-	var forward := chunks.map(func(c: Vector3i) -> int: return w.get_chunk_hash(c))
+	var again := StrataStructure.from_vox(WATCHTOWER, "watchtower")
+	var other := _world_with([again] as Array[StrataStructure], _tower_preset("watchtower", 48))
+	var plain := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
+	var forward := chunks.map(func(c: Vector3i) -> int: return w.debug_chunk_hash(c))
 	var reversed := chunks.duplicate()
 	reversed.reverse()
-	var backward := reversed.map(func(c: Vector3i) -> int: return other.get_chunk_hash(c))
+	var backward := reversed.map(func(c: Vector3i) -> int: return other.debug_chunk_hash(c))
 	backward.reverse()
 	assert_eq(backward, forward, "the same chunks from either order: %s" % [chunks])
-	var without := chunks.map(func(c: Vector3i) -> int: return plain.get_chunk_hash(c))
+	var without := chunks.map(func(c: Vector3i) -> int: return plain.debug_chunk_hash(c))
 	assert_ne(without, forward, "the tower is in them")
 
 
 func test_a_preset_validates_against_a_worlds_own_structures() -> void:
-	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
+	var tower := StrataStructure.from_vox(WATCHTOWER, "watchtower")
 	var preset := _tower_preset("watchtower", 48)
-	var w := _world_with([tower] as Array[Structure], preset)
-	var plain := _world_with([] as Array[Structure], WorldPreset.new())
+	var w := _world_with([tower] as Array[StrataStructure], preset)
+	var plain := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
 	assert_eq(preset.validate_for_world(w), "", "the world brings the watchtower")
 	var alone := preset.validate()
 	assert_true(alone.contains("watchtower"), "without a world only the shipped ones: " + alone)
 	var elsewhere := preset.validate_for_world(plain)
 	assert_true(elsewhere.contains("watchtower") and elsewhere.contains("cottage"), elsewhere)
 	assert_eq(
-		WorldPreset.new().validate_for_world(w), "", "a preset without rules is valid anywhere"
+		StrataWorldPreset.new().validate_for_world(w),
+		"",
+		"a preset without rules is valid anywhere"
 	)
 
 
 func test_a_structure_survives_tres_and_res_files() -> void:
-	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
-	var w := _world_with([tower] as Array[Structure], _tower_preset("watchtower", 48))
+	var tower := StrataStructure.from_vox(WATCHTOWER, "watchtower")
+	var w := _world_with([tower] as Array[StrataStructure], _tower_preset("watchtower", 48))
 	var expected := w.get_structures_fingerprint()
 	for path in ["user://structure_test.tres", "user://structure_test.res"]:
 		assert_eq(ResourceSaver.save(tower, path), OK, path)
-		var back := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as Structure
+		var back := (
+			ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataStructure
+		)
 		assert_true(back != null, path)
 		assert_eq(back.structure_name, "watchtower")
 		assert_eq(back.get_size(), tower.get_size())
 		assert_eq(back.blocks, tower.blocks)
 		assert_eq(back.cells, tower.cells)
-		var again := _world_with([back] as Array[Structure], _tower_preset("watchtower", 48))
+		var again := _world_with([back] as Array[StrataStructure], _tower_preset("watchtower", 48))
 		assert_eq(again.get_structures_fingerprint(), expected, "the same structure from " + path)
 		var area := AABB(Vector3(-100, 0, -100), Vector3(200, 1, 200))
 		assert_eq(again.get_structures_in(area), w.get_structures_in(area))
@@ -258,7 +264,7 @@ func test_a_structure_survives_tres_and_res_files() -> void:
 
 
 func test_a_captured_region_equals_the_world_and_stands_again_elsewhere() -> void:
-	var w := _world_with([] as Array[Structure], WorldPreset.new())
+	var w := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
 	var ground := int(w.get_height(20, 20))
 	var glass := w.get_block_id("glass")
 	w.set_voxel(Vector3i(22, ground + 1, 21), glass)
@@ -285,14 +291,14 @@ func test_a_captured_region_equals_the_world_and_stands_again_elsewhere() -> voi
 	# Placed by a rule in another world, it stands there cell for cell.
 	var preset := _tower_preset("hill", 32)
 	preset.get_structure_rules()[0].sink = 0
-	var other := _world_with([captured] as Array[Structure], preset)
+	var other := _world_with([captured] as Array[StrataStructure], preset)
 	var found := other.get_structures_in(AABB(Vector3(-100, 0, -100), Vector3(200, 1, 200)))
 	assert_gt(found.size(), 0, other.last_error())
 	var differing := _cells_differing(other, captured, found[0])
 	assert_eq(differing[0], 0, "the captured hill stands again: %s" % differing[1])
 	# Through a .vox file: colours back to the same blocks.
 	assert_eq(captured.save_vox("user://hill_test.vox"), OK, captured.last_error())
-	var from_file := Structure.from_vox("user://hill_test.vox", "hill")
+	var from_file := StrataStructure.from_vox("user://hill_test.vox", "hill")
 	assert_true(from_file != null)
 	wrong = 0
 	for y in 10:
@@ -305,66 +311,75 @@ func test_a_captured_region_equals_the_world_and_stands_again_elsewhere() -> voi
 
 
 func test_bad_files_blocks_and_sizes_get_errors_naming_them() -> void:
-	var s := Structure.new()
+	var s := StrataStructure.new()
 	assert_eq(s.load_vox("res://no_such_structure.vox"), ERR_FILE_NOT_FOUND)
 	assert_true(
 		s.last_error().contains("no_such_structure.vox") and s.last_error().contains(".vox file"),
 		s.last_error()
 	)
-	assert_true(Structure.from_vox("res://no_such_structure.vox", "x") == null)
+	assert_true(StrataStructure.from_vox("res://no_such_structure.vox", "x") == null)
 	assert_eq(s.load_vox("res://project.godot"), ERR_FILE_CORRUPT)
 	assert_true(s.last_error().contains("not a MagicaVoxel"), s.last_error())
 	var palette := PackedStringArray(["marble"])
 	assert_eq(s.load_vox_with(WATCHTOWER, null, palette), ERR_INVALID_DATA)
 	assert_true(s.last_error().contains("`marble`"), s.last_error())
 	# A block the world's library lacks stops the world, naming the structure and the block.
-	var odd := Structure.create("odd", Vector3i(2, 2, 2))
+	var odd := StrataStructure.create("odd", Vector3i(2, 2, 2))
 	assert_eq(odd.set_block_name(0, 0, 0, "marble"), OK)
 	assert_eq(odd.get_block_name(0, 0, 0), "marble")
 	assert_eq(odd.set_block_name(2, 0, 0, "stone"), ERR_PARAMETER_RANGE_ERROR)
 	assert_true(odd.last_error().contains("(2, 0, 0)") and odd.last_error().contains("0..2"))
-	var w := _world_with([odd] as Array[Structure], _tower_preset("odd", 16))
+	var w := _world_with([odd] as Array[StrataStructure], _tower_preset("odd", 16))
 	assert_eq(w.get_structures_in(AABB(Vector3.ZERO, Vector3(64, 1, 64))), [])
 	var e := w.last_error()
 	assert_true(e.contains("structures[0]") and e.contains("`marble`") and e.contains("stone"), e)
 	assert_eq(w.get_structures_fingerprint(), "")
 	# Too large.
-	assert_true(Structure.create("flat", Vector3i(0, 1, 1)) == null)
-	var plain := _world_with([] as Array[Structure], WorldPreset.new())
+	assert_true(StrataStructure.create("flat", Vector3i(0, 1, 1)) == null)
+	var plain := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
 	assert_true(plain.capture_structure(Vector3i.ZERO, Vector3i(300, 1, 1), "big") == null)
 	assert_true(plain.last_error().contains("301×2×2") and plain.last_error().contains("1..=256"))
 
 
 func test_a_save_made_with_other_structures_warns_when_it_loads() -> void:
-	var tower := Structure.from_vox(WATCHTOWER, "watchtower")
-	var w := _world_with([tower] as Array[Structure], _tower_preset("watchtower", 48))
+	var tower := StrataStructure.from_vox(WATCHTOWER, "watchtower")
+	var w := _world_with([tower] as Array[StrataStructure], _tower_preset("watchtower", 48))
 	var path := "user://structures_save_test.strata"
 	assert_eq(w.save_world(path), OK, w.last_error())
 	assert_eq(w.load_world(path), OK, w.last_error())
 	assert_eq(w.last_error(), "", "the same structures: no warning")
-	var other := Structure.from_vox(WATCHTOWER, "watchtower")
+	var other := StrataStructure.from_vox(WATCHTOWER, "watchtower")
 	other.set_block_name(3, 8, 3, "glass")
-	var changed := _world_with([other] as Array[Structure], WorldPreset.new())
+	var changed := _world_with([other] as Array[StrataStructure], StrataWorldPreset.new())
+	var warnings: Array[String] = []
+	changed.load_warning.connect(func(m: String) -> void: warnings.append(m))
 	assert_eq(changed.load_world(path), OK)
-	var e := changed.last_error()
+	assert_eq(changed.last_error(), "", "a load that succeeded records no error")
+	assert_eq(warnings.size(), 1, "one load_warning")
+	var e := warnings[0] if not warnings.is_empty() else ""
 	assert_true(e.contains("other structures") and e.contains(w.get_structures_fingerprint()), e)
-	var none := _world_with([] as Array[Structure], WorldPreset.new())
-	none.load_world(path)
-	assert_true(none.last_error().contains("other structures"), none.last_error())
+	var none := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
+	var none_warnings: Array[String] = []
+	none.load_warning.connect(func(m: String) -> void: none_warnings.append(m))
+	assert_eq(none.load_world(path), OK)
+	assert_eq(none.last_error(), "")
+	assert_true(
+		none_warnings.size() == 1 and none_warnings[0].contains("other structures"), str(none_warnings)
+	)
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
 
 
 func test_the_demo_places_its_watchtower_from_the_vox_file() -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 99
 	DemoLife.add_rules(preset)
 	DemoLife.add_structure_rules(preset)
 	DemoLife.add_structure_rules(preset)
 	var names := preset.get_structure_rules().map(
-		func(r: StructureRule) -> String: return r.structure
+		func(r: StrataStructureRule) -> String: return r.structure
 	)
 	assert_eq(names, ["cottage", "ruin", "crypt", "watchtower"], "added once")
-	var w := _world_with([] as Array[Structure], preset)
+	var w := _world_with([] as Array[StrataStructure], preset)
 	DemoLife.add_structures(w)
 	DemoLife.add_structures(w)
 	assert_eq(w.structures.size(), 1, "added once")
@@ -379,16 +394,18 @@ func test_the_demo_places_its_watchtower_from_the_vox_file() -> void:
 
 func test_the_preview_shows_a_worlds_own_structures() -> void:
 	var preset := _tower_preset("watchtower", 48)
-	var preview := WorldPreview.new()
+	var preview := StrataWorldPreview.new()
 	var failed := preview.render_now(preset, Vector2i.ZERO, 64, 4.0, 0)
 	assert_eq(failed, {}, "the watchtower is none of the shipped structures")
 	assert_true(preview.last_error().contains("`watchtower`"), preview.last_error())
-	preview.own_structures = [Structure.from_vox(WATCHTOWER, "watchtower")] as Array[Structure]
+	preview.own_structures = (
+		[StrataStructure.from_vox(WATCHTOWER, "watchtower")] as Array[StrataStructure]
+	)
 	var images := preview.render_now(preset, Vector2i.ZERO, 64, 4.0, 0)
 	assert_eq(images.size(), 4, preview.last_error())
-	var odd := Structure.create("odd", Vector3i(1, 1, 1))
+	var odd := StrataStructure.create("odd", Vector3i(1, 1, 1))
 	odd.set_block_name(0, 0, 0, "marble")
-	preview.own_structures = [odd] as Array[Structure]
+	preview.own_structures = [odd] as Array[StrataStructure]
 	assert_eq(preview.request(preset, Vector2i.ZERO, 64, 4.0, 0), -1)
 	assert_true(
 		preview.last_error().contains("structures[0]") and preview.last_error().contains("marble"),

@@ -1,4 +1,5 @@
-## Several viewers and preloaded areas on ChunkWorld and ChunkWorld2D, in real headless Godot.
+## Several viewers and preloaded areas on StrataChunkWorld and StrataChunkWorld2D, in real headless
+## Godot.
 extends StrataTestCase
 
 ## Columns within radius 2 (dx² + dz² ≤ 4): 13; times 3 vertical layers.
@@ -17,13 +18,13 @@ func after_each() -> void:
 	_nodes.clear()
 
 
-func _make_world() -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world() -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 4242
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 2
 	w.vertical_view_distance = 1
@@ -38,7 +39,7 @@ func _make_world() -> ChunkWorld:
 
 
 ## A Node3D standing on the ground at world (x, z).
-func _make_viewer_on_ground(w: ChunkWorld, x: float, z: float) -> Node3D:
+func _make_viewer_on_ground(w: StrataChunkWorld, x: float, z: float) -> Node3D:
 	var n := Node3D.new()
 	add_child(n)
 	_nodes.append(n)
@@ -46,7 +47,7 @@ func _make_viewer_on_ground(w: ChunkWorld, x: float, z: float) -> Node3D:
 	return n
 
 
-func _loaded_count(w: ChunkWorld) -> int:
+func _loaded_count(w: StrataChunkWorld) -> int:
 	return int(w.get_stats()["loaded_chunks"])
 
 
@@ -64,11 +65,11 @@ func test_a_second_viewer_loads_its_own_area_with_collision_and_unloads_it_when_
 	await wait_frames(2)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "both areas never ready")
 	assert_eq(_loaded_count(w), 2 * VIEW_VD2, "the union of two separate areas")
-	var home := ChunkWorld.chunk_of(second.position)
+	var home := StrataChunkWorld.chunk_of(second.position)
 	assert_true(loaded.has(home), "the second viewer's chunk loaded")
 	assert_eq(loaded.size(), VIEW_VD2, "only the second area was new")
 	# The ground under the second viewer has collision: a body stops a ray cast down onto it.
-	var ground := ChunkWorld.chunk_of(second.position - Vector3(0, 2, 0))
+	var ground := StrataChunkWorld.chunk_of(second.position - Vector3(0, 2, 0))
 	var body_name := "collision_%d_%d_%d" % [ground.x, ground.y, ground.z]
 	assert_true(
 		await wait_until(func() -> bool: return w.get_node_or_null(body_name) != null, 30.0),
@@ -116,8 +117,8 @@ func test_preload_area_loads_a_destination_and_announces_it_once() -> void:
 	)
 	assert_eq(announced[0], dest)
 	assert_eq(w.get_preload_progress(), 1.0)
-	var home := ChunkWorld.chunk_of(dest)
-	var ground := ChunkWorld.chunk_of(dest - Vector3(0, 2, 0))
+	var home := StrataChunkWorld.chunk_of(dest)
+	var ground := StrataChunkWorld.chunk_of(dest - Vector3(0, 2, 0))
 	assert_true(
 		await wait_until(
 			func() -> bool:
@@ -157,17 +158,17 @@ func test_bad_viewer_arguments_are_refused_or_clamped() -> void:
 	w.cancel_preload()
 
 
-func _viewer_of(w: ChunkWorld) -> Node3D:
+func _viewer_of(w: StrataChunkWorld) -> Node3D:
 	return w.get_node(w.viewer) as Node3D
 
 
-func _make_world_2d() -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world_2d() -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 99
 	var viewer := Node2D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.frame_budget_ms = 8.0

@@ -1,5 +1,5 @@
-## Water flow after edits in ChunkWorld and ChunkWorld2D, in real headless Godot: a hole dug
-## beside the sea fills to sea level and no higher, water falls when the ground under it goes,
+## Water flow after edits in StrataChunkWorld and StrataChunkWorld2D, in real headless Godot: a hole
+## dug beside the sea fills to sea level and no higher, water falls when the ground under it goes,
 ## nothing hangs, and the settled water survives a save and a load.
 extends StrataTestCase
 
@@ -18,15 +18,15 @@ func after_each() -> void:
 	_nodes.clear()
 
 
-func _make_world(sea_level: int = SEA) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(sea_level: int = SEA) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 1234
 	preset.water_sea_level = sea_level
 	var viewer := Node3D.new()
 	viewer.name = "WaterViewer%d" % _nodes.size()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -41,8 +41,8 @@ func _make_world(sea_level: int = SEA) -> ChunkWorld:
 
 ## A column (x, z) with sea water at SEA − 1 whose +x neighbour is ground at SEA − 1 and
 ## SEA − 2; (0, -1, 0) when none is near the origin.
-func _find_shore(w: ChunkWorld) -> Vector3i:
-	var water := ChunkWorld.block_id("water")
+func _find_shore(w: StrataChunkWorld) -> Vector3i:
+	var water := default_block_id("water")
 	for z in range(-64, 64, 3):
 		var here := int(w.get_height(-65, z))
 		for x in range(-64, 64):
@@ -61,8 +61,8 @@ func _find_shore(w: ChunkWorld) -> Vector3i:
 
 
 ## Water voxels in the box [a, b] with air right below them.
-func _hanging(w: ChunkWorld, a: Vector3i, b: Vector3i) -> Array[Vector3i]:
-	var water := ChunkWorld.block_id("water")
+func _hanging(w: StrataChunkWorld, a: Vector3i, b: Vector3i) -> Array[Vector3i]:
+	var water := default_block_id("water")
 	var out: Array[Vector3i] = []
 	for y in range(a.y, b.y + 1):
 		for z in range(a.z, b.z + 1):
@@ -84,10 +84,10 @@ func test_a_hole_dug_beside_the_sea_fills_to_sea_level_and_keeps_it_after_a_save
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
-	var water := ChunkWorld.block_id("water")
+	var water := default_block_id("water")
 	var a := Vector3i(shore.x + 1, SEA - 2, shore.z)
 	var b := Vector3i(shore.x + 2, SEA, shore.z + 1)
-	assert_gt(w.fill_box(a, b, 0), 0, w.last_error())
+	assert_gt(w.set_voxels_box(a, b, 0), 0, w.last_error())
 	var t0 := Time.get_ticks_msec()
 	assert_true(await _settle(w), "the flow never settled")
 	print("  dig 2×3×2 beside the sea: settled in %d ms" % (Time.get_ticks_msec() - t0))
@@ -116,11 +116,13 @@ func test_water_falls_when_the_ground_under_the_sea_is_removed() -> void:
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
-	var water := ChunkWorld.block_id("water")
+	var water := default_block_id("water")
 	var floor_y := int(w.get_height(shore.x, shore.z)) - 1
 	assert_lt(floor_y, SEA - 1, "the sea stands over the column")
 	# A shaft four voxels deep under the sea.
-	w.fill_box(Vector3i(shore.x, floor_y - 3, shore.z), Vector3i(shore.x, floor_y, shore.z), 0)
+	w.set_voxels_box(
+		Vector3i(shore.x, floor_y - 3, shore.z), Vector3i(shore.x, floor_y, shore.z), 0
+	)
 	assert_true(await _settle(w), "the flow never settled")
 	for y in range(floor_y - 3, SEA):
 		assert_eq(
@@ -139,8 +141,8 @@ func test_water_falls_when_the_ground_under_the_sea_is_removed() -> void:
 
 func test_a_lone_water_voxel_falls_when_its_support_goes_and_flow_can_be_turned_off() -> void:
 	var w := _make_world(-1000)
-	var water := ChunkWorld.block_id("water")
-	var stone := ChunkWorld.block_id("stone")
+	var water := default_block_id("water")
+	var stone := default_block_id("stone")
 	# No sea at all: the only water is what the test places.
 	var x := 200
 	var top := int(w.get_height(x, 200))
@@ -164,15 +166,15 @@ func test_a_lone_water_voxel_falls_when_its_support_goes_and_flow_can_be_turned_
 	assert_eq(w.get_voxel(p), water, "not moved with flow off")
 
 
-func _make_world_2d() -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world_2d() -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 7
 	preset.side_view_water_enabled = true
 	var viewer := Node2D.new()
 	viewer.name = "WaterViewer2D%d" % _nodes.size()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.frame_budget_ms = 8.0
@@ -185,8 +187,8 @@ func _make_world_2d() -> ChunkWorld2D:
 
 ## A pool's surface tile (x, row) whose right neighbour is ground at that row and the next;
 ## (0, -1000000) when none is found.
-func _find_pool_edge(w: ChunkWorld2D) -> Vector2i:
-	var water := ChunkWorld2D.block_id("water")
+func _find_pool_edge(w: StrataChunkWorld2D) -> Vector2i:
+	var water := default_block_id("water")
 	for x in range(-2000, 2000):
 		var top := int(w.get_surface_height(x * PX + 1) / PX)
 		if w.get_tile(Vector2i(x, top - 1)) != water:
@@ -201,8 +203,8 @@ func _find_pool_edge(w: ChunkWorld2D) -> Vector2i:
 	return Vector2i(0, -1000000)
 
 
-func _hanging_2d(w: ChunkWorld2D, a: Vector2i, b: Vector2i) -> Array[Vector2i]:
-	var water := ChunkWorld2D.block_id("water")
+func _hanging_2d(w: StrataChunkWorld2D, a: Vector2i, b: Vector2i) -> Array[Vector2i]:
+	var water := default_block_id("water")
 	var out: Array[Vector2i] = []
 	for y in range(a.y, b.y + 1):
 		for x in range(a.x, b.x + 1):
@@ -218,7 +220,7 @@ func test_side_view_water_fills_a_hole_beside_a_pool_falls_and_survives_a_save()
 		return
 	(w.get_node(w.viewer) as Node2D).position = Vector2(edge.x * PX, edge.y * PX)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
-	var water := ChunkWorld2D.block_id("water")
+	var water := default_block_id("water")
 	# Dig beside the pool: the row above its surface, its surface row and the row below.
 	for dy in [-1, 0, 1]:
 		w.set_tile(Vector2i(edge.x + 1, edge.y + dy), 0)

@@ -18,15 +18,15 @@ func after_each() -> void:
 	_nodes.clear()
 
 
-func _make_world(sea_level: int = SEA) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _make_world(sea_level: int = SEA) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 1234
 	preset.water_sea_level = sea_level
 	var viewer := Node3D.new()
 	viewer.name = "WaterViewer%d" % _nodes.size()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -41,8 +41,8 @@ func _make_world(sea_level: int = SEA) -> ChunkWorld:
 
 ## A column (x, z) with sea water at SEA − 1 whose +x neighbour is ground at SEA − 1 and
 ## SEA − 2; (0, -1, 0) when none is near the origin.
-func _find_shore(w: ChunkWorld) -> Vector3i:
-	var water := ChunkWorld.block_id("water")
+func _find_shore(w: StrataChunkWorld) -> Vector3i:
+	var water := default_block_id("water")
 	for z in range(-64, 64, 3):
 		var here := int(w.get_height(-65, z))
 		for x in range(-64, 64):
@@ -64,15 +64,15 @@ func _settle(w: Node) -> bool:
 	return await wait_until(func() -> bool: return w.is_water_settled(), 60.0)
 
 
-func _make_world_2d() -> ChunkWorld2D:
-	var preset := WorldPreset.new()
+func _make_world_2d() -> StrataChunkWorld2D:
+	var preset := StrataWorldPreset.new()
 	preset.seed = 7
 	preset.side_view_water_enabled = true
 	var viewer := Node2D.new()
 	viewer.name = "WaterViewer2D%d" % _nodes.size()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld2D.new()
+	var w := StrataChunkWorld2D.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.frame_budget_ms = 8.0
@@ -85,8 +85,8 @@ func _make_world_2d() -> ChunkWorld2D:
 
 ## A pool's surface tile (x, row) whose right neighbour is ground at that row and the next;
 ## (0, -1000000) when none is found.
-func _find_pool_edge(w: ChunkWorld2D) -> Vector2i:
-	var water := ChunkWorld2D.block_id("water")
+func _find_pool_edge(w: StrataChunkWorld2D) -> Vector2i:
+	var water := default_block_id("water")
 	for x in range(-2000, 2000):
 		var top := int(w.get_surface_height(x * PX + 1) / PX)
 		if w.get_tile(Vector2i(x, top - 1)) != water:
@@ -102,7 +102,7 @@ func _find_pool_edge(w: ChunkWorld2D) -> Vector2i:
 
 
 ## A shore's hole: the box dug beside the sea and the voxels it holds before the dig.
-func _hole(w: ChunkWorld, shore: Vector3i) -> Dictionary:
+func _hole(w: StrataChunkWorld, shore: Vector3i) -> Dictionary:
 	var a := Vector3i(shore.x + 1, SEA - 2, shore.z)
 	var b := Vector3i(shore.x + 2, SEA, shore.z + 1)
 	var before := {}
@@ -121,7 +121,7 @@ func test_a_save_taken_while_water_flows_loads_and_settles_like_the_unsaved_worl
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
 	var hole := _hole(w, shore)
-	assert_gt(w.fill_box(hole.a, hole.b, 0), 0, w.last_error())
+	assert_gt(w.set_voxels_box(hole.a, hole.b, 0), 0, w.last_error())
 	# Saved in the same frame: the dig's flow has not been applied yet.
 	assert_false(w.is_water_settled(), "the flow is still pending")
 	var path := scratch_dir().path_join("pending_water.strata")
@@ -131,7 +131,7 @@ func test_a_save_taken_while_water_flows_loads_and_settles_like_the_unsaved_worl
 	assert_eq(other.load_world(path), OK, other.last_error())
 	assert_false(other.is_water_settled(), "the loaded world runs the saved flow again")
 	assert_true(await _settle(other), "the loaded flow never settled")
-	var water := ChunkWorld.block_id("water")
+	var water := default_block_id("water")
 	for p in hole.before:
 		var want := water if p.y < SEA else 0
 		assert_eq(w.get_voxel(p), want, "unsaved world voxel %s" % p)
@@ -160,7 +160,7 @@ func test_side_view_save_taken_while_water_flows_loads_and_settles_the_same() ->
 	var other := _make_world_2d()
 	assert_eq(other.load_world(path), OK, other.last_error())
 	assert_true(await _settle(other), "the loaded flow never settled")
-	var water := ChunkWorld2D.block_id("water")
+	var water := default_block_id("water")
 	assert_eq(other.get_tile(Vector2i(edge.x + 1, edge.y)), water, "the pool's level after loading")
 	assert_eq(other.get_tile(Vector2i(edge.x + 1, edge.y + 1)), water, "below it after loading")
 	assert_eq(other.get_tile(Vector2i(edge.x + 1, edge.y - 1)), 0, "never above the surface")
@@ -178,7 +178,7 @@ func test_undo_removes_a_dig_and_the_water_that_flowed_into_it_and_redo_brings_b
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
-	var water := ChunkWorld.block_id("water")
+	var water := default_block_id("water")
 	var hole := _hole(w, shore)
 	assert_gt(w.set_voxels_box(hole.a, hole.b, 0), 0, w.last_error())
 	assert_true(await _settle(w), "the flow never settled")

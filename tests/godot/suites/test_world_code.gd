@@ -18,7 +18,7 @@ func after_each() -> void:
 	GameState.pending = _saved_pending
 
 
-func _customised() -> WorldPreset:
+func _customised() -> StrataWorldPreset:
 	var p := GameState.make_preset(ARCHIPELAGO, 4242)
 	p.height_amplitude = 61.0
 	p.water_sea_level = 9
@@ -31,15 +31,15 @@ func test_pasting_a_code_gives_a_world_with_the_same_fingerprint() -> void:
 	assert_true(code.begins_with("strata2-"), code)
 	# Seed, two fields and the whole ore list (lists travel whole): a few hundred characters.
 	assert_lt(code.length(), 400, "a short code: " + code)
-	var q := WorldPreset.new()
+	var q := StrataWorldPreset.new()
 	assert_eq(q.parse_world_code(code, GameState.base_presets()), OK, q.last_error())
 	assert_eq(q.fingerprint(), p.fingerprint(), "same fingerprint")
 	assert_eq(int(q.seed), 4242)
 	assert_eq(float(q.height_amplitude), 61.0)
 	# The same world, voxel for voxel, in two ChunkWorlds.
-	var a := ChunkWorld.new()
+	var a := StrataChunkWorld.new()
 	a.preset = p
-	var b := ChunkWorld.new()
+	var b := StrataChunkWorld.new()
 	b.preset = q
 	keep(a)
 	keep(b)
@@ -65,7 +65,7 @@ func test_bad_codes_are_refused_with_the_problem_named() -> void:
 		code.substr(0, 32): "checksum",
 		code.substr(0, 12) + "!" + code.substr(13): "character `!` at position 13",
 	}
-	var q := WorldPreset.new()
+	var q := StrataWorldPreset.new()
 	q.seed = 5
 	var before := q.fingerprint()
 	for bad: String in cases:
@@ -79,7 +79,7 @@ func test_bad_codes_are_refused_with_the_problem_named() -> void:
 func test_a_base_preset_that_is_not_here_is_named() -> void:
 	var p := _customised()
 	var code := p.to_world_code("moon_base", GameState.make_preset(ARCHIPELAGO, -1))
-	var q := WorldPreset.new()
+	var q := StrataWorldPreset.new()
 	assert_eq(q.parse_world_code(code, GameState.base_presets()), ERR_INVALID_DATA)
 	assert_true(q.last_error().contains("moon_base"), q.last_error())
 	assert_true(
@@ -116,7 +116,7 @@ func test_customize_screen_shows_a_live_preview_and_a_code_that_reads_back() -> 
 	assert_eq(float(screen.preset.height_amplitude), 100.0)
 	assert_eq(bool(screen.preset.ores_enabled), false)
 	assert_eq(int(screen.preset.water_sea_level), 20)
-	var q := WorldPreset.new()
+	var q := StrataWorldPreset.new()
 	assert_eq(q.parse_world_code(code, GameState.base_presets()), OK, q.last_error())
 	assert_eq(q.fingerprint(), screen.preset.fingerprint(), "the code is the screen's world")
 	# A friend's code: the sliders start from its world; a bad one says why.

@@ -1,5 +1,5 @@
-## WorldSync: a server and clients in one Godot process over ENet on 127.0.0.1, each with its
-## own ChunkWorld. Clients generate the server's world from its preset, every edit reaches
+## StrataWorldSync: a server and clients in one Godot process over ENet on 127.0.0.1, each with its
+## own StrataChunkWorld. Clients generate the server's world from its preset, every edit reaches
 ## everyone in one order, late joiners catch up (the water the host's flows placed included),
 ## abuse is refused, and a server resumes from its save and journal.
 extends StrataTestCase
@@ -19,23 +19,23 @@ func before_each() -> void:
 
 func after_each() -> void:
 	for n in _nodes:
-		if is_instance_valid(n) and n is WorldSync:
-			(n as WorldSync).leave()
+		if is_instance_valid(n) and n is StrataWorldSync:
+			(n as StrataWorldSync).leave()
 	for n in _nodes:
 		if is_instance_valid(n):
 			n.free()
 	_nodes.clear()
 
 
-func _world(seed: int, sea_level := -1) -> ChunkWorld:
-	var preset := WorldPreset.new()
+func _world(seed: int, sea_level := -1) -> StrataChunkWorld:
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	if sea_level >= 0:
 		preset.water_sea_level = sea_level
 	var viewer := Node3D.new()
 	add_child(viewer)
 	_nodes.append(viewer)
-	var w := ChunkWorld.new()
+	var w := StrataChunkWorld.new()
 	w.preset = preset
 	w.view_distance = 1
 	w.vertical_view_distance = 1
@@ -48,15 +48,15 @@ func _world(seed: int, sea_level := -1) -> ChunkWorld:
 	return w
 
 
-func _sync(world: ChunkWorld) -> WorldSync:
-	var s := WorldSync.new()
+func _sync(world: StrataChunkWorld) -> StrataWorldSync:
+	var s := StrataWorldSync.new()
 	add_child(s)
 	_nodes.append(s)
 	s.world = s.get_path_to(world)
 	return s
 
 
-func _join(world: ChunkWorld, player_name: String) -> WorldSync:
+func _join(world: StrataChunkWorld, player_name: String) -> StrataWorldSync:
 	var s := _sync(world)
 	assert_eq(s.join(HOST, _port, player_name), OK, "join")
 	assert_true(
@@ -66,7 +66,7 @@ func _join(world: ChunkWorld, player_name: String) -> WorldSync:
 
 
 ## Stands the player on the ground at (x, z) and waits until the server has its pose.
-func _stand(s: WorldSync, world: ChunkWorld, x: float, z: float) -> void:
+func _stand(s: StrataWorldSync, world: StrataChunkWorld, x: float, z: float) -> void:
 	s.set_local_pose(Vector3(x, world.get_height(x, z) + 1.6, z), 0.0, 0.0)
 	await wait_frames(12)
 
@@ -93,7 +93,7 @@ func test_clients_get_the_servers_world_and_every_edit_in_one_order() -> void:
 	await _stand(a, a_world, 0, 0)
 	await _stand(b, b_world, 4, 0)
 	var h := int(server_world.get_height(0, 0))
-	var stone := ChunkWorld.block_id("stone")
+	var stone := default_block_id("stone")
 	var planks := server_world.get_block_id("planks")
 	# Both players edit the same voxels, interleaved: the server's order decides, the same for
 	# everyone.
@@ -172,14 +172,16 @@ func test_a_websocket_peer_works_unchanged() -> void:
 		func(order: int, player: int, _request: int, at: Vector3i, block: int) -> void:
 			if player == client.get_local_player_id() and at == p:
 				applied.append(order)
-				assert_eq(block, ChunkWorld.block_id("stone"))
+				assert_eq(block, default_block_id("stone"))
 	)
-	assert_true(client.request_edit(p, ChunkWorld.block_id("stone")) >= 0)
+	assert_true(client.request_edit(p, default_block_id("stone")) >= 0)
 	assert_true(
 		await wait_until(func() -> bool: return applied.size() == 1, 20.0), "edit_applied came back"
 	)
-	assert_eq(server_world.get_voxel(p), ChunkWorld.block_id("stone"), "the server applied it")
-	assert_eq(client_world.get_voxel(p), ChunkWorld.block_id("stone"), "the client holds it")
+	assert_eq(
+		server_world.get_voxel(p), default_block_id("stone"), "the server applied it"
+	)
+	assert_eq(client_world.get_voxel(p), default_block_id("stone"), "the client holds it")
 
 
 func test_malformed_packets_drop_only_that_peer() -> void:
@@ -234,7 +236,7 @@ func test_a_server_resumes_from_its_save_and_journal() -> void:
 	var edited: Array[Vector3i] = []
 	for i in 5:
 		var p := Vector3i(i - 2, h + 2, 0)
-		server.request_edit(p, ChunkWorld.block_id("stone"))
+		server.request_edit(p, default_block_id("stone"))
 		edited.append(p)
 	assert_eq(int(server.get_stats()["edits_applied"]), 5)
 	# A crash now: the save on disk predates the edits; only the journal has them. Copy both as
@@ -248,17 +250,19 @@ func test_a_server_resumes_from_its_save_and_journal() -> void:
 	revived.save_path = crashed
 	assert_eq(revived.host(_port + 1), OK, revived.last_error())
 	for p in edited:
-		assert_eq(revived_world.get_voxel(p), ChunkWorld.block_id("stone"), "edit at %s kept" % p)
+		assert_eq(
+			revived_world.get_voxel(p), default_block_id("stone"), "edit at %s kept" % p
+		)
 	assert_eq(int(revived.get_stats()["next_order"]), 5, "edit numbers go on from 5")
 	assert_eq(revived_world.preset.fingerprint(), server_world.preset.fingerprint())
 	# Bad input: clear errors.
 	assert_ne(revived.host(0), OK)
 	assert_true(revived.last_error().contains("port 0"), revived.last_error())
-	var lonely := WorldSync.new()
+	var lonely := StrataWorldSync.new()
 	_nodes.append(lonely)
 	add_child(lonely)
 	assert_ne(lonely.host(_port + 2), OK)
-	assert_true(lonely.last_error().contains("not a ChunkWorld"), lonely.last_error())
+	assert_true(lonely.last_error().contains("not a StrataChunkWorld"), lonely.last_error())
 
 
 func test_the_host_sees_the_others_and_where_they_are() -> void:
@@ -300,8 +304,8 @@ func test_the_host_sees_the_others_and_where_they_are() -> void:
 
 ## A shore near the origin: (x, 0, z) with sea water at SEA − 1 and ground at x + 1; y = -1
 ## when there is none.
-func _find_shore(w: ChunkWorld) -> Vector3i:
-	var water := ChunkWorld.block_id("water")
+func _find_shore(w: StrataChunkWorld) -> Vector3i:
+	var water := default_block_id("water")
 	for z in range(-64, 64, 3):
 		for x in range(-64, 64):
 			if (
@@ -314,10 +318,10 @@ func _find_shore(w: ChunkWorld) -> Vector3i:
 	return Vector3i(0, -1, 0)
 
 
-func _hashes(w: ChunkWorld, chunks: Array[Vector3i]) -> Array[int]:
+func _hashes(w: StrataChunkWorld, chunks: Array[Vector3i]) -> Array[int]:
 	var out: Array[int] = []
 	for c in chunks:
-		out.append(w.get_chunk_hash(c))
+		out.append(w.debug_chunk_hash(c))
 	return out
 
 
@@ -341,7 +345,7 @@ func test_a_late_joiner_gets_the_water_the_hosts_flows_placed() -> void:
 				dug.append(Vector3i(x, y, z))
 				assert_true(server.request_edit(Vector3i(x, y, z), 0) >= 0)
 	assert_true(await wait_until(server_world.is_water_settled, 60.0), "host water settled")
-	var water := ChunkWorld.block_id("water")
+	var water := default_block_id("water")
 	var filled := dug.filter(func(p: Vector3i) -> bool: return server_world.get_voxel(p) == water)
 	assert_gt(filled.size(), 0, "the sea flowed into the hole on the host")
 	# The late joiner streams the same place in after the host's flows ran.

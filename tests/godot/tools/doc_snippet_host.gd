@@ -1,12 +1,12 @@
 ## The node a docs fragment runs in (see rust/xtask/src/doc_snippets.rs): a generated script
 ## extends it and puts the fragment in `run_snippet`, so the fragment may use `world` (a
-## `ChunkWorld` child whose area is ready) and `preset` (its preset) as the docs say.
+## `StrataChunkWorld` child whose area is ready) and `preset` (its preset) as the docs say.
 extends Node3D
 
-## The page's world: a child `ChunkWorld`, area ready before the fragment runs.
-var world: ChunkWorld
+## The page's world: a child `StrataChunkWorld`, area ready before the fragment runs.
+var world: StrataChunkWorld
 ## `world.preset`.
-var preset: WorldPreset
+var preset: StrataWorldPreset
 ## True once `run_snippet` returned (the runner waits for it with a time limit).
 var finished := false
 ## The `<!-- check: -->` expressions that were false.

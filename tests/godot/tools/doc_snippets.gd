@@ -1,6 +1,6 @@
 ## Runs the docs' GDScript snippets that `cargo xtask test` wrapped into `res://doc_snippets/`
 ## (listed in its `manifest.tsv`: name, Markdown file:line, kind), each against a real
-## `ChunkWorld`, and prints one line per snippet naming its Markdown line, then
+## `StrataChunkWorld`, and prints one line per snippet naming its Markdown line, then
 ## `N passed, N failed`.
 ##
 ## A snippet fails when its script does not load, when anything is logged as an error or a
@@ -157,11 +157,11 @@ func _unexpected(lines: PackedStringArray, expected: Array[String]) -> PackedStr
 	return out
 
 
-## A `ChunkWorld` named as the docs' scenes name it, showing little of the default world.
-func _small_world() -> ChunkWorld:
-	var world := ChunkWorld.new()
-	world.name = "ChunkWorld"
-	world.preset = WorldPreset.new()
+## A `StrataChunkWorld` named as the docs' scenes name it, showing little of the default world.
+func _small_world() -> StrataChunkWorld:
+	var world := StrataChunkWorld.new()
+	world.name = "StrataChunkWorld"
+	world.preset = StrataWorldPreset.new()
 	world.view_distance = 2
 	world.vertical_view_distance = 1
 	world.far_view_levels = 0

@@ -1,6 +1,6 @@
 ## Renders the Getting started page's picture: the minimal scene the page builds (a
-## `ChunkWorld` with a new `WorldPreset`, a `Camera3D` at (0, 60, 0) looking down a little),
-## once the area is ready. Run under Xvfb, from the repository root:
+## `StrataChunkWorld` with a new `StrataWorldPreset`, a `Camera3D` at (0, 60, 0) looking down a
+## little), once the area is ready. Run under Xvfb, from the repository root:
 ## `cargo xtask godot --xvfb -- --path tests/godot -s res://tools/getting_started_shot.gd --
 ## --out=PATH`
 extends SceneTree
@@ -16,8 +16,8 @@ func _shoot() -> void:
 		if arg.begins_with("--out="):
 			out = arg.substr(6)
 	var scene := Node3D.new()
-	var world := ChunkWorld.new()
-	world.preset = WorldPreset.new()
+	var world := StrataChunkWorld.new()
+	world.preset = StrataWorldPreset.new()
 	scene.add_child(world)
 	var camera := Camera3D.new()
 	camera.position = Vector3(0, 60, 0)

@@ -1,6 +1,7 @@
 ## Renders the README's multiplayer picture: the demo game hosting a shared world, a second
-## player (a bare `WorldSync` client with a hidden world of its own) standing in view under its
-## name tag, and a few chat lines with the chat line open. Run under Xvfb, from the repository root:
+## player (a bare `StrataWorldSync` client with a hidden world of its own) standing in view under
+## its name tag, and a few chat lines with the chat line open. Run under Xvfb, from the repository
+## root:
 ## `cargo xtask godot --xvfb -- --path tests/godot res://tools/multiplayer_shot.tscn --
 ## --out=ABS.png --view-distance=4 --far-view=1 --auto-time=0.35`
 extends Node
@@ -39,13 +40,13 @@ func _run() -> void:
 		return
 	game.hud.get_node("StatsPanel").visible = false
 
-	var guest_world := ChunkWorld.new()
+	var guest_world := StrataChunkWorld.new()
 	guest_world.visible = false
 	guest_world.view_distance = 1
 	guest_world.vertical_view_distance = 1
 	guest_world.far_view_levels = 0
 	add_child(guest_world)
-	var guest := WorldSync.new()
+	var guest := StrataWorldSync.new()
 	add_child(guest)
 	guest.world = guest.get_path_to(guest_world)
 	guest.join("127.0.0.1", port, "bo")

@@ -39,9 +39,9 @@ var _commands_path := ""
 var _done_lines := 0
 var _busy := false
 var _started_ms := 0
-var _world: ChunkWorld
+var _world: StrataChunkWorld
 var _viewer: Node3D
-var _sync: WorldSync
+var _sync: StrataWorldSync
 var _stand := Vector3.ZERO
 ## Every edit this client heard of, in order: [order, x, y, z, block].
 var _log: Array = []
@@ -145,11 +145,11 @@ func _wait(condition: Callable, seconds: float) -> bool:
 	return true
 
 
-func _new_world(view: int) -> ChunkWorld:
+func _new_world(view: int) -> StrataChunkWorld:
 	if _viewer == null:
 		_viewer = Node3D.new()
 		root.add_child(_viewer)
-	var world := ChunkWorld.new()
+	var world := StrataChunkWorld.new()
 	world.view_distance = view
 	world.vertical_view_distance = 1
 	world.far_view_levels = 0
@@ -163,7 +163,7 @@ func _join(player_name: String, view: int) -> void:
 	if _world == null:
 		_world = _new_world(view)
 	if _sync == null:
-		_sync = WorldSync.new()
+		_sync = StrataWorldSync.new()
 		root.add_child(_sync)
 		_sync.world = _sync.get_path_to(_world)
 		_sync.edit_applied.connect(_on_edit_applied)
@@ -181,12 +181,12 @@ func _join(player_name: String, view: int) -> void:
 func _host(seed: int) -> void:
 	if _world == null:
 		_world = _new_world(2)
-		var preset := WorldPreset.new()
+		var preset := StrataWorldPreset.new()
 		preset.seed = seed
 		_world.preset = preset
 		_world.entity_distance = 2
 	if _sync == null:
-		_sync = WorldSync.new()
+		_sync = StrataWorldSync.new()
 		root.add_child(_sync)
 		_sync.world = _sync.get_path_to(_world)
 		_sync.edit_applied.connect(_on_edit_applied)
@@ -324,7 +324,7 @@ func _hash(from: Vector3i, to: Vector3i) -> void:
 	var unsynced: Array[String] = []
 	for c in chunks:
 		var key := "%d,%d,%d" % [c.x, c.y, c.z]
-		hashes[key] = str(_world.get_chunk_hash(c))
+		hashes[key] = str(_world.debug_chunk_hash(c))
 		if not _sync.is_chunk_synced(c):
 			unsynced.append(key)
 	_say("hash", {"synced": all_synced, "unsynced": unsynced, "hashes": hashes})
@@ -372,7 +372,7 @@ func _load(clients: int, rate: float, seconds: float) -> void:
 
 
 func _join_time(view: int, seed: int) -> void:
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	var single := _new_world(view)
 	single.preset = preset

@@ -1,5 +1,5 @@
 ## The `load` command of `net_client.gd`: CLIENTS players in this process, each with its own ENet
-## connection to the server, editing RATE times a second for SECONDS, on one shared ChunkWorld
+## connection to the server, editing RATE times a second for SECONDS, on one shared StrataChunkWorld
 ## (the world is the same for all; generating it once keeps the load on the network and server).
 ## Measures what the players see: acknowledgements, refusals, edits never answered, the latency
 ## from request to the server's broadcast coming back, and the bytes each edit costs.
@@ -10,8 +10,8 @@ const DRAIN_S := 10.0
 const Spots := preload("res://tools/net_spots.gd")
 
 var _tree: SceneTree
-var _world: ChunkWorld
-var _syncs: Array[WorldSync] = []
+var _world: StrataChunkWorld
+var _syncs: Array[StrataWorldSync] = []
 var _peers: Array[ENetMultiplayerPeer] = []
 ## Per client: request -> Time.get_ticks_usec() when sent.
 var _sent: Array[Dictionary] = []
@@ -24,7 +24,7 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 	_tree = tree
 	var viewer := Node3D.new()
 	add_child(viewer)
-	_world = ChunkWorld.new()
+	_world = StrataChunkWorld.new()
 	_world.view_distance = 1
 	_world.vertical_view_distance = 1
 	_world.far_view_levels = 0
@@ -34,7 +34,7 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 		var peer := ENetMultiplayerPeer.new()
 		if peer.create_client(HOST, port) != OK:
 			return {"error": "client %d could not connect" % i}
-		var sync := WorldSync.new()
+		var sync := StrataWorldSync.new()
 		add_child(sync)
 		sync.world = sync.get_path_to(_world)
 		sync.join_with_peer(peer, "load%d" % i)

@@ -10,5 +10,6 @@ static func edit_spot(rng: RandomNumberGenerator, stand: Vector3) -> Array:
 	var x := int(floor(stand.x)) + rng.randi_range(-3, 3)
 	var z := int(floor(stand.z)) + rng.randi_range(-3, 3)
 	var y := int(floor(stand.y - 1.6)) + rng.randi_range(-1, 2)
-	var blocks := [ChunkWorld.block_id("stone"), ChunkWorld.block_id("dirt"), 0]
+	var library := StrataBlockLibrary.create_default()
+	var blocks := [library.get_block_id("stone"), library.get_block_id("dirt"), 0]
 	return [Vector3i(x, y, z), blocks[rng.randi_range(0, blocks.size() - 1)]]

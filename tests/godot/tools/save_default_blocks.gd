@@ -1,6 +1,6 @@
 extends SceneTree
 ## Writes the addon's default block library resource, `addons/strata/blocks/default_blocks.tres`,
-## from `BlockLibrary.create_default()`. Run it after changing the default library:
+## from `StrataBlockLibrary.create_default()`. Run it after changing the default library:
 ## `cargo xtask godot -- --headless --path tests/godot --script res://tools/save_default_blocks.gd`
 ## (test_blocks.gd checks that the file and the library agree).
 
@@ -10,7 +10,7 @@ const OUT := OUT_DIR + "/default_blocks.tres"
 
 func _initialize() -> void:
 	DirAccess.make_dir_recursive_absolute(ProjectSettings.globalize_path(OUT_DIR))
-	var library := BlockLibrary.create_default()
+	var library := StrataBlockLibrary.create_default()
 	var err := ResourceSaver.save(library, OUT)
 	if err != OK:
 		push_error("could not save %s: %s" % [OUT, error_string(err)])

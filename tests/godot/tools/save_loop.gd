@@ -25,9 +25,9 @@ func _initialize() -> void:
 		printerr("usage: -s res://tools/save_loop.gd -- --save=PATH")
 		quit(2)
 		return
-	var preset := WorldPreset.new()
+	var preset := StrataWorldPreset.new()
 	preset.seed = 19
-	var world := ChunkWorld.new()
+	var world := StrataChunkWorld.new()
 	world.preset = preset
 	world.worker_threads = 1
 	var counter := 0

@@ -1,7 +1,7 @@
-## The 3D viewport's toolbar for painting a selected ChunkWorld: the tool (off, paint, dig,
+## The 3D viewport's toolbar for painting a selected StrataChunkWorld: the tool (off, paint, dig,
 ## capture), the block painted (by name, from the world's block library) and the brush radius. It
 ## sets the fields of a `StrataWorldPaint`, and saves the box the capture tool picks as a
-## `Structure` resource (`ChunkWorld.capture_structure`) where a file dialog says.
+## `StrataStructure` resource (`StrataChunkWorld.capture_structure`) where a file dialog says.
 @tool
 class_name StrataPaintToolbar
 extends HBoxContainer
@@ -47,7 +47,7 @@ func _init() -> void:
 	add_child(_radius)
 	_save_dialog.file_mode = EditorFileDialog.FILE_MODE_SAVE_FILE
 	_save_dialog.access = EditorFileDialog.ACCESS_RESOURCES
-	_save_dialog.add_filter("*.tres", "Structure")
+	_save_dialog.add_filter("*.tres", "StrataStructure")
 	_save_dialog.title = "Save region as structure"
 	_save_dialog.file_selected.connect(_on_structure_path_chosen)
 	add_child(_save_dialog)
@@ -63,7 +63,7 @@ func set_paint(value: StrataWorldPaint) -> void:
 
 
 ## Lists the blocks of `world`'s library (all but air) and keeps the chosen one if it has it.
-func set_world(world: ChunkWorld) -> void:
+func set_world(world: StrataChunkWorld) -> void:
 	_block.clear()
 	if world == null:
 		return
@@ -96,7 +96,7 @@ func _on_radius_changed(value: float) -> void:
 		paint.radius = value
 
 
-func _on_region_picked(world: ChunkWorld, from: Vector3i, to: Vector3i) -> void:
+func _on_region_picked(world: StrataChunkWorld, from: Vector3i, to: Vector3i) -> void:
 	_region = [world, from, to]
 	_save_dialog.current_file = "structure.tres"
 	_save_dialog.popup_file_dialog()
@@ -105,7 +105,7 @@ func _on_region_picked(world: ChunkWorld, from: Vector3i, to: Vector3i) -> void:
 func _on_structure_path_chosen(path: String) -> void:
 	if _region.size() != 3 or not is_instance_valid(_region[0]):
 		return
-	var world: ChunkWorld = _region[0]
+	var world: StrataChunkWorld = _region[0]
 	var structure := world.capture_structure(_region[1], _region[2], path.get_file().get_basename())
 	_region = []
 	if structure == null:

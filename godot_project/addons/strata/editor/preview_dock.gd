@@ -1,6 +1,7 @@
 ## The Strata preview dock: height, biomes, a horizontal cave slice and structures of one
-## `WorldPreset`, redrawn on a worker (`WorldPreview`) after every change to the preset or to the
-## dock's zoom and cave height. The main thread only asks and polls (law: Main thread never
+## `StrataWorldPreset`, redrawn on a worker (`StrataWorldPreview`) after every change to the preset
+## or to the dock's zoom and cave height. The main thread only asks and polls (law: Main thread
+## never
 ## waits); a change while images are being made cancels them.
 ##
 ## The editor plugin sets `preset` to the inspected preset; outside the editor (tests, tools) set
@@ -13,10 +14,10 @@ extends VBoxContainer
 const SIZE_PX := 128
 
 ## The preset shown; null shows nothing.
-var preset: WorldPreset:
+var preset: StrataWorldPreset:
 	set = set_preset
-## The world's own structures the preset's rules may name (a ChunkWorld's `structures`).
-var structures: Array[Structure] = []:
+## The world's own structures the preset's rules may name (a StrataChunkWorld's `structures`).
+var structures: Array[StrataStructure] = []:
 	set = set_structures
 ## Milliseconds from the newest change (preset, field, zoom, cave height) to its first map
 ## images on screen (a quick half-size picture; the full one follows); -1 before the first.
@@ -24,7 +25,7 @@ var last_update_ms := -1.0
 ## How many times map images were shown (quick and full pictures each count).
 var updates := 0
 
-var _preview := WorldPreview.new()
+var _preview := StrataWorldPreview.new()
 ## A change waits for the next frame, so a slider dragged over many values asks once a frame.
 var _dirty := false
 ## When the oldest change not yet shown happened (Time.get_ticks_usec), 0 when none.
@@ -64,7 +65,7 @@ func _process(_delta: float) -> void:
 	_preview.poll()
 
 
-func set_preset(value: WorldPreset) -> void:
+func set_preset(value: StrataWorldPreset) -> void:
 	if preset == value:
 		return
 	if preset != null and preset.changed.is_connected(_mark_dirty):
@@ -75,7 +76,7 @@ func set_preset(value: WorldPreset) -> void:
 	_mark_dirty()
 
 
-func set_structures(value: Array[Structure]) -> void:
+func set_structures(value: Array[StrataStructure]) -> void:
 	structures = value
 	_mark_dirty()
 
@@ -115,7 +116,7 @@ func _request() -> void:
 	_dirty = false
 	_show_values()
 	if preset == null:
-		_source.text = "Select a WorldPreset or a ChunkWorld"
+		_source.text = "Select a StrataWorldPreset or a StrataChunkWorld"
 		_changed_usec = 0
 		return
 	var title := preset.get("name") as String

@@ -1,27 +1,31 @@
 ## The Strata editor plugin: adds the preview dock (height, biomes, caves and structures of the
-## inspected `WorldPreset`, or of the inspected `ChunkWorld`'s preset) and makes every
-## `ChunkWorld` of the edited scene stream its editor preview around the 3D viewport's camera.
+## inspected `StrataWorldPreset`, or of the inspected `StrataChunkWorld`'s preset) and makes every
+## `StrataChunkWorld` of the edited scene stream its editor preview around the 3D viewport's camera.
 ## The preview's chunk nodes belong to no scene, so they are never saved into it.
-## A selected `ChunkWorld` can be painted and dug in the 3D viewport (`StrataWorldPaint`, with
+## A selected `StrataChunkWorld` can be painted and dug in the 3D viewport (`StrataWorldPaint`, with
 ## its toolbar `StrataPaintToolbar` in the viewport's menu); each stroke is one undoable action.
-## MagicaVoxel `.vox` files import as `Structure` resources (`StrataVoxImport`).
+## MagicaVoxel `.vox` files import as `StrataStructure` resources (`StrataVoxImport`).
+## Project → Tools → "Upgrade Strata 0.2 scenes and resources…" renames the unprefixed class names
+## Strata 0.2 saved (`StrataClassUpgrade`); the plugin warns once when the project has such files.
 @tool
 extends EditorPlugin
 
 const DOCK_SCENE := preload("res://addons/strata/editor/preview_dock.tscn")
-## Frames between two searches of the edited scene for ChunkWorld nodes.
+## Frames between two searches of the edited scene for StrataChunkWorld nodes.
 const RESCAN_FRAMES := 30
+## The Project → Tools entry that upgrades Strata 0.2 files.
+const UPGRADE_MENU := "Upgrade Strata 0.2 scenes and resources…"
 
 ## The editor dock holding the preview.
 var _dock: EditorDock
 var _preview: StrataPreviewDock
-var _worlds: Array[ChunkWorld] = []
+var _worlds: Array[StrataChunkWorld] = []
 var _rescan_in := 0
-## The paint tool and its toolbar, and the ChunkWorld they act on (the selected one).
+## The paint tool and its toolbar, and the StrataChunkWorld they act on (the selected one).
 var _paint: StrataWorldPaint
 var _toolbar: StrataPaintToolbar
-var _painted: ChunkWorld = null
-## Imports `.vox` files as `Structure` resources.
+var _painted: StrataChunkWorld = null
+## Imports `.vox` files as `StrataStructure` resources.
 var _vox_import: StrataVoxImport
 
 
@@ -40,9 +44,12 @@ func _enter_tree() -> void:
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
 	_vox_import = StrataVoxImport.new()
 	add_import_plugin(_vox_import)
+	add_tool_menu_item(UPGRADE_MENU, _on_upgrade_requested)
+	_warn_about_0_2_files.call_deferred()
 
 
 func _exit_tree() -> void:
+	remove_tool_menu_item(UPGRADE_MENU)
 	remove_import_plugin(_vox_import)
 	_vox_import = null
 	var inspector := EditorInterface.get_inspector()
@@ -75,12 +82,12 @@ func _process(_delta: float) -> void:
 
 
 func _handles(object: Object) -> bool:
-	return object is ChunkWorld
+	return object is StrataChunkWorld
 
 
 func _edit(object: Object) -> void:
 	_paint.end_stroke()
-	_painted = object as ChunkWorld
+	_painted = object as StrataChunkWorld
 	_toolbar.set_world(_painted)
 
 
@@ -98,29 +105,49 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 	return AFTER_GUI_INPUT_PASS
 
 
-## The paint tool of the selected ChunkWorld (the editor check drives it).
+## The paint tool of the selected StrataChunkWorld (the editor check drives it).
 func get_paint() -> StrataWorldPaint:
 	return _paint
 
 
-## Every ChunkWorld in the scene under `root` (root included).
-static func worlds_in(root: Node) -> Array[ChunkWorld]:
-	var out: Array[ChunkWorld] = []
+## Every StrataChunkWorld in the scene under `root` (root included).
+static func worlds_in(root: Node) -> Array[StrataChunkWorld]:
+	var out: Array[StrataChunkWorld] = []
 	if root == null:
 		return out
-	if root is ChunkWorld:
-		out.append(root as ChunkWorld)
-	for node in root.find_children("*", "ChunkWorld", true, false):
-		out.append(node as ChunkWorld)
+	if root is StrataChunkWorld:
+		out.append(root as StrataChunkWorld)
+	for node in root.find_children("*", "StrataChunkWorld", true, false):
+		out.append(node as StrataChunkWorld)
 	return out
 
 
 func _on_edited_object_changed() -> void:
 	var edited := EditorInterface.get_inspector().get_edited_object()
-	if edited is WorldPreset:
-		_preview.structures = [] as Array[Structure]
-		_preview.preset = edited as WorldPreset
-	elif edited is ChunkWorld:
-		var world := edited as ChunkWorld
+	if edited is StrataWorldPreset:
+		_preview.structures = [] as Array[StrataStructure]
+		_preview.preset = edited as StrataWorldPreset
+	elif edited is StrataChunkWorld:
+		var world := edited as StrataChunkWorld
 		_preview.structures = world.structures
-		_preview.preset = world.preset if world.preset != null else WorldPreset.new()
+		_preview.preset = world.preset if world.preset != null else StrataWorldPreset.new()
+
+
+func _warn_about_0_2_files() -> void:
+	var old := StrataClassUpgrade.files_to_upgrade()
+	if not old.is_empty():
+		var message := (
+			"Strata: %d file(s) use Strata 0.2 class names and will not load" % old.size()
+		)
+		push_warning('%s (first: %s); run Project → Tools → "%s"' % [message, old[0], UPGRADE_MENU])
+
+
+func _on_upgrade_requested() -> void:
+	var done := StrataClassUpgrade.upgrade_tree()
+	print(
+		(
+			"Strata: upgraded %d file(s) from Strata 0.2 class names: %s"
+			% [done.size(), ", ".join(done)]
+		)
+	)
+	EditorInterface.get_resource_filesystem().scan()

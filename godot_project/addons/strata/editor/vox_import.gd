@@ -1,10 +1,11 @@
-## Imports MagicaVoxel `.vox` files as `Structure` resources, so that a `.vox` dropped into a
-## project is a structure to put in `ChunkWorld.structures` (or load with `load("res://x.vox")`).
-## Registered by the Strata editor plugin. Options: the structure's name (empty: the file's
-## name), the `BlockLibrary` whose colours map the file's palette (empty: the default library)
+## Imports MagicaVoxel `.vox` files as `StrataStructure` resources, so that a `.vox` dropped into a
+## project is a structure to put in `StrataChunkWorld.structures` (or load with
+## `load("res://x.vox")`). Registered by the Strata editor plugin. Options: the structure's name
+## (empty: the file's
+## name), the `StrataBlockLibrary` whose colours map the file's palette (empty: the default library)
 ## and, per palette index, a block name that overrides the nearest colour
-## (`Structure.load_vox_with`). A file that does not load fails its import with the message of
-## `Structure.last_error()`.
+## (`StrataStructure.load_vox_with`). A file that does not load fails its import with the message of
+## `StrataStructure.last_error()`.
 @tool
 class_name StrataVoxImport
 extends EditorImportPlugin
@@ -15,7 +16,7 @@ func _get_importer_name() -> String:
 
 
 func _get_visible_name() -> String:
-	return "Strata Structure"
+	return "Strata StrataStructure"
 
 
 func _get_recognized_extensions() -> PackedStringArray:
@@ -70,17 +71,17 @@ func _import(
 	_platform_variants: Array[String],
 	_gen_files: Array[String]
 ) -> Error:
-	var structure := Structure.new()
+	var structure := StrataStructure.new()
 	var name := String(options.get("structure_name", ""))
 	structure.structure_name = name if name != "" else source_file.get_file().get_basename()
-	var library: BlockLibrary = null
+	var library: StrataBlockLibrary = null
 	var library_path := String(options.get("block_library", ""))
 	if library_path != "":
-		library = load(library_path) as BlockLibrary
+		library = load(library_path) as StrataBlockLibrary
 		if library == null:
 			push_error(
 				(
-					"Strata .vox import of %s: block_library %s is not a BlockLibrary resource"
+					"Strata .vox import of %s: block_library %s is not a StrataBlockLibrary resource"
 					% [source_file, library_path]
 				)
 			)

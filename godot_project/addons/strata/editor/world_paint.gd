@@ -1,22 +1,22 @@
-## Painting and digging voxels of a ChunkWorld in the editor's 3D viewport: a stroke (mouse
-## button down, drags, up) casts a ray from the editor camera through `ChunkWorld.raycast` at
+## Painting and digging voxels of a StrataChunkWorld in the editor's 3D viewport: a stroke (mouse
+## button down, drags, up) casts a ray from the editor camera through `StrataChunkWorld.raycast` at
 ## every event and sets a sphere of voxels there (the chosen block against the face hit, or air
 ## at the voxel hit), all in one edit group; when the stroke ends its changes become one action
-## of Godot's `EditorUndoRedoManager` (`ChunkWorld.apply_edit_changes` forwards and back). The
-## edits are saved with the scene through `ChunkWorld.edits_data`. The capture tool picks two
+## of Godot's `EditorUndoRedoManager` (`StrataChunkWorld.apply_edit_changes` forwards and back). The
+## edits are saved with the scene through `StrataChunkWorld.edits_data`. The capture tool picks two
 ## corners (the voxels hit by two clicks) and announces the box with `region_picked`, which the
-## toolbar saves as a `Structure`.
+## toolbar saves as a `StrataStructure`.
 @tool
 class_name StrataWorldPaint
 extends RefCounted
 
 ## The capture tool picked the second corner of a box of `world` (both corners included).
-signal region_picked(world: ChunkWorld, from: Vector3i, to: Vector3i)
+signal region_picked(world: StrataChunkWorld, from: Vector3i, to: Vector3i)
 
 ## What a stroke does.
 enum Tool { NONE, PAINT, DIG, CAPTURE }
 
-## The longest ray from the camera, in voxels (ChunkWorld.raycast walks at most 512).
+## The longest ray from the camera, in voxels (StrataChunkWorld.raycast walks at most 512).
 const MAX_RAY := 512.0
 
 ## The tool in use; NONE leaves the viewport's input to the editor.
@@ -28,7 +28,7 @@ var radius := 1.0
 
 var _undo_redo: EditorUndoRedoManager
 ## The world of the stroke in progress, or null.
-var _world: ChunkWorld = null
+var _world: StrataChunkWorld = null
 ## Voxels changed by the stroke so far.
 var _changed := 0
 ## The capture tool's first corner, once picked.
@@ -41,7 +41,7 @@ func _init(undo_redo: EditorUndoRedoManager) -> void:
 
 ## Handles one input event of the 3D viewport for `world` seen through `camera`; true when
 ## the event was a stroke's (the editor then ignores it).
-func forward_input(world: ChunkWorld, camera: Camera3D, event: InputEvent) -> bool:
+func forward_input(world: StrataChunkWorld, camera: Camera3D, event: InputEvent) -> bool:
 	if tool == Tool.NONE or world == null or camera == null:
 		return false
 	var button := event as InputEventMouseButton
@@ -67,7 +67,7 @@ func forward_input(world: ChunkWorld, camera: Camera3D, event: InputEvent) -> bo
 
 
 ## Starts a stroke on `world` (ending any stroke in progress).
-func begin_stroke(world: ChunkWorld) -> void:
+func begin_stroke(world: StrataChunkWorld) -> void:
 	end_stroke()
 	_world = world
 	_changed = 0
@@ -125,7 +125,7 @@ func end_stroke() -> void:
 ## Picks the voxel the ray from `origin` along `direction` (global space) hits as a corner of
 ## the box to capture: the first, or the second, which emits `region_picked`; false when the ray
 ## hits nothing.
-func pick_corner(world: ChunkWorld, origin: Vector3, direction: Vector3) -> bool:
+func pick_corner(world: StrataChunkWorld, origin: Vector3, direction: Vector3) -> bool:
 	var local_direction := world.global_transform.basis.inverse() * direction
 	var hit := world.raycast(world.to_local(origin), local_direction, MAX_RAY)
 	if hit.is_empty():

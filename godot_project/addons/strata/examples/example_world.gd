@@ -1,6 +1,7 @@
 extends Node3D
-## Strata's example: a ChunkWorld streaming the default hills around a camera (its viewer) that
-## waits above the ground until the area is loaded, then drifts forward so the world streams in.
+## Strata's example: a StrataChunkWorld streaming the default hills around a camera (its viewer)
+## that waits above the ground until the area is loaded, then drifts forward so the world streams
+## in.
 ## Reads no input actions, so it runs in any project.
 
 ## Metres a second the camera drifts once the area is ready (0 keeps it still).
@@ -10,7 +11,7 @@ extends Node3D
 
 var _ready_to_drift := false
 
-@onready var _world: ChunkWorld = $ChunkWorld
+@onready var _world: StrataChunkWorld = $StrataChunkWorld
 @onready var _camera: Camera3D = $Camera3D
 
 

@@ -6,7 +6,7 @@
 ##
 ## FILE is the world save (`.strata`): when it exists the server resumes from it and its journal
 ## (every edit it acknowledged before a crash comes back); otherwise a new world is made from
-## `--preset` (a `.tres` or `.ron` WorldPreset; the built-in default without it) and `--seed`.
+## `--preset` (a `.tres` or `.ron` StrataWorldPreset; the built-in default without it) and `--seed`.
 ## SIGTERM, SIGINT (Ctrl+C) or SIGHUP saves and stops. `--status FILE` writes the server's
 ## counters as JSON twice a second (replaced atomically), for scripts and load tests.
 ## The server keeps the world's day clock: `time_of_day` (0 to 1, a fraction of a day), `day`
@@ -45,8 +45,8 @@ var _peer: ENetMultiplayerPeer
 ## ENet's own counters (UDP payloads, its headers included), summed since the start.
 var _wire := {"wire_bytes_sent": 0, "wire_bytes_received": 0, "datagrams_sent": 0}
 
-@onready var _world: ChunkWorld = $World
-@onready var _sync: WorldSync = $Sync
+@onready var _world: StrataChunkWorld = $World
+@onready var _sync: StrataWorldSync = $Sync
 
 
 func _ready() -> void:
@@ -57,9 +57,9 @@ func _ready() -> void:
 		return
 	var save_path: String = options["world"]
 	if not FileAccess.file_exists(save_path):
-		var preset := WorldPreset.new()
+		var preset := StrataWorldPreset.new()
 		if options.has("preset"):
-			preset = WorldPreset.load_from_file(options["preset"])
+			preset = StrataWorldPreset.load_from_file(options["preset"])
 			if preset == null:
 				printerr("dedicated server: --preset %s could not be read" % options["preset"])
 				get_tree().quit(2)

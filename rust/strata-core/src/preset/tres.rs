@@ -14,11 +14,18 @@
 //! May use: `preset::model`, `preset::error`, `preset::ron` (validation), `preset::migrate`.
 
 use crate::preset::error::PresetError;
-use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
 use crate::preset::fields::{FIELDS, FieldKind, FieldValue};
+use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
 use crate::preset::model::{Biome, SpawnRule, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
+
+/// The Godot class a preset resource is saved as.
+pub const PRESET_CLASS: &str = "StrataWorldPreset";
+
+/// The class name Strata 0.2 saved presets as (before every class took the `Strata` prefix):
+/// still read, never written.
+pub const PRESET_CLASS_0_2: &str = "WorldPreset";
 
 /// The `.tres` key (and the Godot `WorldPreset` storage property) of the preset format: an int,
 /// or `null` as Godot writes it (then the format of the Strata that wrote it, 2 or later).
@@ -105,7 +112,7 @@ fn is_resource_builtin(key: &str) -> bool {
 
 /// The preset as a Godot text resource of a `WorldPreset` (every table field, `[resource]`).
 pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
-    let mut s = String::from("[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n");
+    let mut s = format!("[gd_resource type=\"{PRESET_CLASS}\" format=3]\n\n[resource]\n");
     let _ = writeln!(s, "{PRESET_FORMAT_KEY} = {PRESET_FORMAT_VERSION}");
     for f in FIELDS {
         let v = match (f.get)(preset) {
@@ -213,12 +220,12 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             match tag {
                 "gd_resource" if !saw_header && section.is_none() => {
                     let ty = attr(inner, "type");
-                    if ty.as_deref() != Some("WorldPreset") {
+                    if !matches!(ty.as_deref(), Some(PRESET_CLASS | PRESET_CLASS_0_2)) {
                         return Err(err(
                             line_no,
                             "type",
                             format!("resource type {}", ty.map(|t| format!("`{t}`")).unwrap_or("missing".into())),
-                            "type=\"WorldPreset\"",
+                            "type=\"StrataWorldPreset\" (or Strata 0.2's \"WorldPreset\")",
                         ));
                     }
                     saw_header = true;
@@ -229,7 +236,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
                         line_no,
                         "",
                         format!("`[{tag}]` sections are not part of a preset"),
-                        "a WorldPreset with only [resource] field lines",
+                        "a StrataWorldPreset with only [resource] field lines",
                     ));
                 }
                 _ => {
@@ -237,7 +244,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
                         line_no,
                         "",
                         format!("unexpected section `[{}]`", clip(inner)),
-                        "[gd_resource type=\"WorldPreset\" format=3] then [resource]",
+                        "[gd_resource type=\"StrataWorldPreset\" format=3] then [resource]",
                     ));
                 }
             }
@@ -296,7 +303,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             continue;
         }
         if key == "script" {
-            return Err(err(line_no, "script", "a script is attached".into(), "a WorldPreset without a script"));
+            return Err(err(line_no, "script", "a script is attached".into(), "a StrataWorldPreset without a script"));
         }
         if key == BIOME_TABLE_KEY {
             let table = match parse_godot_value(value) {
@@ -341,7 +348,7 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
                 line_no,
                 key,
                 format!("unknown field `{key}` (made by a newer Strata, or misspelt?)"),
-                "a field listed in WorldPreset.field_names()",
+                "a field listed in StrataWorldPreset.field_names()",
             ));
         };
         let v = parse_godot_value(value).map_err(|p| err(line_no, key, p, &spec.allowed()))?;
@@ -366,8 +373,8 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         return Err(err(
             1,
             "",
-            "no `[gd_resource type=\"WorldPreset\" ...]` header (empty or not a .tres file?)".into(),
-            "a Godot text resource of type WorldPreset",
+            "no `[gd_resource type=\"StrataWorldPreset\" ...]` header (empty or not a .tres file?)".into(),
+            "a Godot text resource of type StrataWorldPreset",
         ));
     }
     if format < 2 {
@@ -491,6 +498,17 @@ mod tests {
         let back = preset_from_tres_text(&text, "t.tres").unwrap();
         assert_eq!(back, p);
         assert_eq!(fingerprint(&back), fingerprint(&p));
+    }
+
+    #[test]
+    fn tres_is_written_as_strata_world_preset_and_0_2_files_still_read() {
+        let p = WorldPreset { seed: 42, ..WorldPreset::default() };
+        let text = preset_to_tres_text(&p);
+        assert!(text.starts_with("[gd_resource type=\"StrataWorldPreset\" format=3]"), "{text}");
+        let old = text.replacen("type=\"StrataWorldPreset\"", "type=\"WorldPreset\"", 1);
+        assert_eq!(preset_from_tres_text(&old, "0_2.tres").unwrap(), p);
+        let e = preset_from_tres_text(&text.replacen("StrataWorldPreset", "Preset", 1), "x.tres").unwrap_err();
+        assert!(e.to_string().contains("`Preset`") && e.to_string().contains("StrataWorldPreset"), "{e}");
     }
 
     #[test]

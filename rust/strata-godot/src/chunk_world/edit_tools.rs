@@ -1,4 +1,4 @@
-//! `ChunkWorld`'s edit tools: the shape edits under the names, edit groups, undo and
+//! `StrataChunkWorld`'s edit tools: the shape edits under the names, edit groups, undo and
 //! redo over the core's [`EditHistory`], the changes of a step as data (what the editor plugin
 //! hands to Godot's `EditorUndoRedoManager`), the edits saved with the scene
 //! (`edits_data`), and the one place every edit is written, recorded and announced with
@@ -10,7 +10,7 @@
 //! back only after the step was undone (that part is written back at once, so the world stays
 //! as undone).
 //!
-//! A shared world's chunk snapshot (`WorldSync` on a client) is written here too: the chunk
+//! A shared world's chunk snapshot (`StrataWorldSync` on a client) is written here too: the chunk
 //! set to the server's voxels as one batch replayed without a flow (their water is part of
 //! them), not recorded in the history.
 //!
@@ -39,7 +39,7 @@ const CHANGE_STRIDE: usize = 5;
 type StepToWrite = (Vec<(IVec3, Option<BlockId>)>, Option<(IVec3, IVec3)>, u64, bool);
 
 /// Where `edits_data` errors say they come from.
-const EDITS_DATA: &str = "ChunkWorld.edits_data";
+const EDITS_DATA: &str = "StrataChunkWorld.edits_data";
 
 #[godot_api(secondary)]
 impl ChunkWorld {
@@ -47,8 +47,7 @@ impl ChunkWorld {
     /// block `id` as one edit (one batch: each touched chunk is remeshed once, one undo step
     /// unless a group is open, one `voxels_changed`); returns how many voxels changed, or -1
     /// with the reason in `last_error()` (a block id outside the library, a bad radius, more
-    /// than 1,000,000 voxels, beyond the world's bounds) and nothing changed. The same edit as
-    /// `fill_sphere`.
+    /// than 1,000,000 voxels, beyond the world's bounds) and nothing changed.
     #[func]
     pub fn set_voxels_sphere(&mut self, center: Vector3i, radius: f64, id: i64) -> i64 {
         let voxels = shapes::sphere_voxels(IVec3::new(center.x, center.y, center.z), radius);
@@ -56,7 +55,7 @@ impl ChunkWorld {
     }
 
     /// Sets every voxel of the box with corners `from` and `to` (both included, in any order)
-    /// to block `id` as one edit, like `set_voxels_sphere`; the same edit as `fill_box`.
+    /// to block `id` as one edit, like `set_voxels_sphere`.
     #[func]
     pub fn set_voxels_box(&mut self, from: Vector3i, to: Vector3i, id: i64) -> i64 {
         let voxels = shapes::box_voxels(IVec3::new(from.x, from.y, from.z), IVec3::new(to.x, to.y, to.z));
@@ -86,7 +85,7 @@ impl ChunkWorld {
                 false
             }
             Err(e) => {
-                self.host.error(format!("ChunkWorld.end_edit_group: {e}"));
+                self.host.error(format!("StrataChunkWorld.end_edit_group: {e}"));
                 false
             }
         }
@@ -97,7 +96,7 @@ impl ChunkWorld {
     /// `voxels_changed`. Returns whether something was undone: false when there is nothing to
     /// undo, or inside an edit group (an error in `last_error()`). The history holds at most
     /// 100 steps and 2,000,000 voxel changes (the oldest go first); `clear_edits()`,
-    /// `load_world()` and a preset change clear it, and edits a `WorldSync` applies are in it
+    /// `load_world()` and a preset change clear it, and edits a `StrataWorldSync` applies are in it
     /// like any other.
     #[func]
     pub fn undo(&mut self) -> bool {
@@ -153,7 +152,7 @@ impl ChunkWorld {
         let batch = match changes_from_array(changes.as_slice(), reverse, count) {
             Ok(b) => b,
             Err(e) => {
-                self.host.error(format!("ChunkWorld.apply_edit_changes: {e}; nothing changed"));
+                self.host.error(format!("StrataChunkWorld.apply_edit_changes: {e}; nothing changed"));
                 return false;
             }
         };
@@ -334,7 +333,7 @@ impl ChunkWorld {
             }
             Ok(None) => false,
             Err(e) => {
-                self.host.error(format!("ChunkWorld.{method}: {e}"));
+                self.host.error(format!("StrataChunkWorld.{method}: {e}"));
                 false
             }
         }
@@ -342,7 +341,7 @@ impl ChunkWorld {
 
     fn history_too_large(&mut self, method: &str) {
         self.host.warn(format!(
-            "ChunkWorld.{method}: the edit changed more voxels than the undo history holds ({}); it stays but cannot be undone, and the history was cleared",
+            "StrataChunkWorld.{method}: the edit changed more voxels than the undo history holds ({}); it stays but cannot be undone, and the history was cleared",
             self.edit_history.limits().max_voxels
         ));
     }

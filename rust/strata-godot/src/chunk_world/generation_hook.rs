@@ -1,4 +1,4 @@
-//! `ChunkWorld.generation_hook`: a user `Callable` that amends every box the world generates
+//! `StrataChunkWorld.generation_hook`: a user `Callable` that amends every box the world generates
 //! ([`strata_core::gen3d::hook`]); its setter, the service that runs it, the report of its
 //! failures and its counters in `get_stats()`.
 //!
@@ -230,7 +230,7 @@ impl ChunkWorld {
     pub(super) fn apply_generation_hook(&mut self, value: Callable) {
         if !value.is_null() && !value.is_valid() {
             self.host.error(format!(
-                "ChunkWorld.generation_hook: {value} cannot be called (its object was freed or it has \
+                "StrataChunkWorld.generation_hook: {value} cannot be called (its object was freed or it has \
                  no such method); give a valid Callable, or an empty one to turn the hook off"
             ));
             return;
@@ -278,7 +278,7 @@ impl ChunkWorld {
         self.hook_failures_reported = stats.failures;
         self.hook_reported_at = Some(Instant::now());
         self.host.error(format!(
-            "ChunkWorld.generation_hook: {failure} ({} failed call(s) so far; those boxes stay as generated)",
+            "StrataChunkWorld.generation_hook: {failure} ({} failed call(s) so far; those boxes stay as generated)",
             stats.failures
         ));
     }

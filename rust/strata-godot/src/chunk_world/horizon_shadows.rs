@@ -1,4 +1,4 @@
-//! Sun shadows to the horizon (`ChunkWorld.horizon_shadows`): keeps the core's
+//! Sun shadows to the horizon (`StrataChunkWorld.horizon_shadows`): keeps the core's
 //! [`HorizonMapper`] centred on the viewer and its finished tiles in a `Texture2DArray`, one
 //! layer a tile, which the block shaders march toward each directional light beyond
 //! `horizon_start` metres (`blocks.gdshaderinc`). The workers build the tiles; each frame the
@@ -20,7 +20,7 @@ use std::time::Instant;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::stream::horizon_map::{HorizonMapper, LAYER_ROWS, LAYER_TEXELS, TILE_TEXELS};
 
-/// The horizon map of one `ChunkWorld`: its mapper, its texture, and what the materials were
+/// The horizon map of one `StrataChunkWorld`: its mapper, its texture, and what the materials were
 /// last told.
 #[derive(Default)]
 pub(super) struct HorizonShadows {
@@ -104,7 +104,9 @@ impl HorizonShadows {
             match HorizonMapper::new(generator.clone(), slots) {
                 Ok(m) => self.mapper = Some(m),
                 Err(e) => {
-                    godot_error!("ChunkWorld: cannot start the horizon map's worker thread ({e}); no horizon shadows");
+                    godot_error!(
+                        "StrataChunkWorld: cannot start the horizon map's worker thread ({e}); no horizon shadows"
+                    );
                     return;
                 }
             }

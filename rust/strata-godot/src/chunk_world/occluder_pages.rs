@@ -88,7 +88,7 @@ struct Page {
     layers: LayerMap,
 }
 
-/// The pages of one `ChunkWorld` (see the module doc).
+/// The pages of one `StrataChunkWorld` (see the module doc).
 #[derive(Default)]
 pub(super) struct OccluderPages {
     pages: Vec<Page>,

@@ -1,7 +1,7 @@
-//! `ChunkWorld`'s own structures: `structures` (the `Structure` resources its rules may name
+//! `StrataChunkWorld`'s own structures: `structures` (the `StrataStructure` resources its rules may name
 //! besides the shipped ones) resolved through the world's block library into the structure
 //! library its generator is built with, the fingerprint a save keeps of them (checked when the
-//! save loads), and `capture_structure`, which makes a `Structure` of a region of the world.
+//! save loads), and `capture_structure`, which makes a `StrataStructure` of a region of the world.
 //!
 //! A save keeps the fingerprint in its game state under [`STRUCTURES_STATE_KEY`] (absent when
 //! the world has no structures of its own); `load_world` warns, naming both fingerprints and the
@@ -33,7 +33,7 @@ pub(super) type Resolved = Result<Option<Arc<WorldStructures>>, String>;
 
 #[godot_api(secondary)]
 impl ChunkWorld {
-    /// A `Structure` named `name` holding the voxels of the box with corners `from` and `to`
+    /// A `StrataStructure` named `name` holding the voxels of the box with corners `from` and `to`
     /// (both included, in any order) as the world has them: generated, with the edits. Works
     /// anywhere, loaded or not (it generates the box on the calling thread, about a millisecond
     /// per 32³ voxels). With `air_as_keep`, air becomes cells that keep the world where the
@@ -48,7 +48,7 @@ impl ChunkWorld {
         name: GString,
         #[opt(default = false)] air_as_keep: bool,
     ) -> Option<Gd<Structure>> {
-        let what = "ChunkWorld.capture_structure";
+        let what = "StrataChunkWorld.capture_structure";
         let min = IVec3::new(from.x.min(to.x), from.y.min(to.y), from.z.min(to.z));
         let max = IVec3::new(from.x.max(to.x), from.y.max(to.y), from.z.max(to.z));
         let edge = |a: i32, b: i32| (b as i64 - a as i64 + 1).min(i32::MAX as i64) as i32;
@@ -102,16 +102,17 @@ impl ChunkWorld {
             return r.clone();
         }
         let library = self.library().unwrap_or(std::borrow::Cow::Borrowed(default_library()));
-        let resolved = resolve_world_structures("ChunkWorld", &self.structures, &library).map(|w| w.map(Arc::new));
+        let resolved =
+            resolve_world_structures("StrataChunkWorld", &self.structures, &library).map(|w| w.map(Arc::new));
         if let Err(e) = &resolved {
-            self.host.error(format!("ChunkWorld: cannot build the world: {e}"));
+            self.host.error(format!("StrataChunkWorld: cannot build the world: {e}"));
         }
         self.resolved_structures = Some(resolved.clone());
         resolved
     }
 
     /// The generator of the world's preset, library and own structures (see
-    /// [`ChunkWorld::generator`]); None while a structure does not resolve.
+    /// [`StrataChunkWorld::generator`]); None while a structure does not resolve.
     pub(super) fn build_generator(
         &mut self,
         library: &strata_core::base::block_library::BlockLibrary,
@@ -128,7 +129,7 @@ impl ChunkWorld {
             return None;
         }
         let library = self.library().unwrap_or(std::borrow::Cow::Borrowed(default_library()));
-        let own = match resolve_world_structures("ChunkWorld", &self.structures, &library) {
+        let own = match resolve_world_structures("StrataChunkWorld", &self.structures, &library) {
             Ok(Some(w)) => w,
             Ok(None) => return None,
             Err(e) => return Some(vec![format!("A structure is invalid: {e}")]),
@@ -139,13 +140,13 @@ impl ChunkWorld {
     }
 
     /// What a world built from `preset` with this world's block library and own structures
-    /// would report: "" when it builds, else the error (for `WorldPreset.validate_for_world`).
+    /// would report: "" when it builds, else the error (for `StrataWorldPreset.validate_for_world`).
     pub(crate) fn preset_error(&self, preset: &crate::world_preset::WorldPreset) -> String {
         let library = match self.library() {
             Ok(l) => l,
             Err(e) => return format!("the world's block library is invalid: {e}"),
         };
-        match resolve_world_structures("ChunkWorld", &self.structures, &library) {
+        match resolve_world_structures("StrataChunkWorld", &self.structures, &library) {
             Ok(Some(own)) => preset.validate_with_structures(&library, &own.library),
             Ok(None) => preset.check_with_library(&library),
             Err(e) => format!("a structure of the world is invalid: {e}"),
@@ -177,10 +178,14 @@ impl ChunkWorld {
             _ => String::new(),
         };
         let shown = |f: &GString| if f.is_empty() { "none".to_string() } else { f.to_string() };
-        self.host.warn(format!(
-            "ChunkWorld.load_world: `{path}` was saved with other structures of the world's own (fingerprint {}) than `structures` holds ({}: [{names}]); the world places the structures it holds now, so they may stand otherwise than when it was saved. Set `structures` to the save's before loading it",
+        let message = format!(
+            "StrataChunkWorld.load_world: `{path}` was saved with other structures of the world's own (fingerprint {}) than `structures` holds ({}: [{names}]); the world places the structures it holds now, so they may stand otherwise than when it was saved. Set `structures` to the save's before loading it",
             shown(&saved),
             shown(&now),
-        ));
+        );
+        // The load succeeded (OK, `last_error()` empty): what it could not keep as saved is a
+        // warning, in the console and through `load_warning`.
+        godot_warn!("{message}");
+        self.signals().load_warning().emit(&GString::from(message.as_str()));
     }
 }

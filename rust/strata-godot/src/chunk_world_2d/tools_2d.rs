@@ -1,4 +1,4 @@
-//! `ChunkWorld2D`'s raycast (the core's exact 2D grid walk over edits and generated tiles, in
+//! `StrataChunkWorld2D`'s raycast (the core's exact 2D grid walk over edits and generated tiles, in
 //! the node's local pixels) and its `voxels_changed` announcements.
 //!
 //! A child module of `chunk_world_2d`, so it reaches the node's generator, edits and tile rules
@@ -60,7 +60,7 @@ impl ChunkWorld2D {
                 out.set("block", h.block as i64);
             }
             Ok(None) => {}
-            Err(e) => self.host.error(format!("ChunkWorld2D.raycast: {e} (in tiles of {sx}×{sy} pixels)")),
+            Err(e) => self.host.error(format!("StrataChunkWorld2D.raycast: {e} (in tiles of {sx}×{sy} pixels)")),
         }
         out
     }
