@@ -1,17 +1,17 @@
-//! `WorldSync`: one `ChunkWorld` shared by several players over Godot's high-level multiplayer.
+//! `StrataWorldSync`: one `StrataChunkWorld` shared by several players over Godot's high-level multiplayer.
 //!
 //! A thin host for the core's state machines (`strata_core::net`): the server's
 //! [`WorldServer`] or a client's [`WorldClient`]. It owns a `SceneMultiplayer` of its own, so the
 //! game's own multiplayer is untouched, carries the core's packets with `send_bytes` over any
 //! `MultiplayerPeer` (ENet by `host`/`join`; WebSocket or another peer by `host_with_peer` /
-//! `join_with_peer`), and applies what the core decides to the `ChunkWorld`: clients generate
+//! `join_with_peer`), and applies what the core decides to the `StrataChunkWorld`: clients generate
 //! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
 //! it streams in.
 //!
-//! Entities: the host's `ChunkWorld` is their authority. Ten times a second at most, the server
+//! Entities: the host's `StrataChunkWorld` is their authority. Ten times a second at most, the server
 //! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
 //! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
-//! subscription brings the chunk's deltas too. A client's world is a replica (`ChunkWorld.is_entity_authority()`
+//! subscription brings the chunk's deltas too. A client's world is a replica (`StrataChunkWorld.is_entity_authority()`
 //! false): its spawn rules start the same objects, the server's deltas remove, add, move
 //! (interpolated) and change them. Nothing a client does to its entities is sent.
 //!
@@ -37,29 +37,41 @@
 //! water is settled (every flow of the edits so far applied), so a snapshot at order N holds
 //! the edits below N and all their water; a client holds a snapshot, and every packet after it,
 //! until its own water is settled, then sets the chunk to the snapshot without a flow
-//! (`ChunkWorld` replays it as an undo step is replayed) and flows the edits that follow.
+//! (`StrataChunkWorld` replays it as an undo step is replayed) and flows the edits that follow.
 //!
 //! Joining gives up after `join_timeout_s` without the server's welcome, naming the address.
 //!
-//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `ChunkWorld`.
+//! This file holds the class, its signals and methods; its children hold the rest, each an
+//! `impl WorldSync` of private helpers: `server.rs` (the server's actions, the host's events,
+//! subscriptions, entity deltas), `client.rs` (the server's packets on a client), `journal.rs`
+//! (save and journal) and `shared_state.rs` (shared values as `Variant`s, a leaf).
+//!
+//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `StrataChunkWorld`.
+
+mod client;
+mod journal;
+mod server;
+mod shared_state;
 
 use crate::chunk_world::ChunkWorld;
 use crate::files;
+use crate::monitors::{Monitor, Monitors, Reading};
 use godot::classes::multiplayer_peer::TransferMode;
 use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
+use shared_state::{shared_value_of, variant_of};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use strata_core::base::coords::{ChunkCoord, IVec3};
-use strata_core::net::client::{ClientEvent, WorldClient};
+use strata_core::net::client::WorldClient;
 use strata_core::net::protocol::{Message, PlayerId, Pose};
-use strata_core::net::server::{Action, ServerConfig, Target, WorldServer};
-use strata_core::net::shared_state::{SharedState, SharedValue};
-use strata_core::net::state_file::{read_state_file, write_state_file};
-use strata_core::persist::journal::{EditJournal, read_journal};
+use strata_core::net::server::{Action, ServerConfig, WorldServer};
+use strata_core::net::shared_state::SharedState;
+use strata_core::net::state_file::write_state_file;
+use strata_core::persist::journal::EditJournal;
 use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
 
 /// The game-state key a save keeps the next edit number under.
@@ -81,17 +93,17 @@ enum Role {
     Client(Box<WorldClient>),
 }
 
-/// Shares a `ChunkWorld` between players: `host(port)` on one machine, `join(address, port, name)`
+/// Shares a `StrataChunkWorld` between players: `host(port)` on one machine, `join(address, port, name)`
 /// on the others. The server holds the truth (seed, preset, edits, players); clients generate
 /// the world themselves and send edit requests (`request_edit`), which the server checks (reach,
 /// world bounds, block ids, a rate limit), applies in one order and sends to everyone. With a
 /// `save_path` the server journals every edit before acknowledging it and resumes from its save
 /// and journal after a crash.
 #[derive(GodotClass)]
-#[class(base = Node)]
+#[class(base = Node, rename = StrataWorldSync)]
 pub struct WorldSync {
     base: Base<Node>,
-    /// The `ChunkWorld` shared.
+    /// The `StrataChunkWorld` shared.
     #[export]
     world: NodePath,
     /// Server: farthest an edit may be from its player's eye, in voxels (1 to 64).
@@ -165,7 +177,18 @@ pub struct WorldSync {
     /// welcome comes.
     joining: Option<(Instant, String)>,
     last_error: String,
+    /// Traffic and edit graphs in the debugger's Monitors tab, while in the tree.
+    monitors: Monitors,
 }
+
+/// The node's custom monitors (`Strata sync/…` in the debugger's Monitors tab): rates of the
+/// counters of `get_stats()`.
+const MONITORS: &[Monitor] = &[
+    Monitor { name: "edits_per_s", reading: Reading::Rate("edits_applied") },
+    Monitor { name: "bytes_sent_per_s", reading: Reading::Rate("bytes_sent") },
+    Monitor { name: "bytes_received_per_s", reading: Reading::Rate("bytes_received") },
+    Monitor { name: "players", reading: Reading::Value("players") },
+];
 
 /// Payload bytes and packets through this node's connection (the MultiplayerPeer adds its own
 /// headers on the wire).
@@ -214,14 +237,20 @@ impl INode for WorldSync {
             join_timeout_s: 5.0,
             joining: None,
             last_error: String::new(),
+            monitors: Monitors::default(),
         }
+    }
+
+    fn enter_tree(&mut self) {
+        let node = self.to_gd().upcast::<Node>();
+        self.monitors.add(&node, "Strata sync", MONITORS);
     }
 
     fn process(&mut self, _delta: f64) {
         let started = Instant::now();
         if self.stop_requested.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
             self.stop_requested = None;
-            godot_print!("WorldSync: stop signal received; saving and quitting");
+            godot_print!("StrataWorldSync: stop signal received; saving and quitting");
             self.leave();
             self.base().get_tree().quit();
             return;
@@ -278,6 +307,7 @@ impl INode for WorldSync {
     }
 
     fn exit_tree(&mut self) {
+        self.monitors.remove();
         self.leave();
     }
 }
@@ -335,13 +365,13 @@ impl WorldSync {
     #[func]
     fn host(&mut self, port: i64) -> Error {
         let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
-            return self.fail(format!("WorldSync.host: port {port} is not allowed; allowed: 1 to 65535"));
+            return self.fail(format!("StrataWorldSync.host: port {port} is not allowed; allowed: 1 to 65535"));
         };
         let mut peer = ENetMultiplayerPeer::new_gd();
         let max = self.max_players.clamp(1, 4095) as i32;
         let err = peer.create_server_ex(port as i32).max_clients(max).done();
         if err != Error::OK {
-            return self.fail(format!("WorldSync.host: cannot listen on UDP port {port}: {err:?}"));
+            return self.fail(format!("StrataWorldSync.host: cannot listen on UDP port {port}: {err:?}"));
         }
         self.host_with_peer(Some(peer.upcast()))
     }
@@ -350,9 +380,9 @@ impl WorldSync {
     /// WebSocket, WebRTC …).
     #[func]
     fn host_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>) -> Error {
-        let Some(peer) = peer else { return self.fail("WorldSync.host_with_peer: peer is null".into()) };
+        let Some(peer) = peer else { return self.fail("StrataWorldSync.host_with_peer: peer is null".into()) };
         let Some(mut world) = self.world_node() else {
-            return self.fail(format!("WorldSync.host: `world` ({}) is not a ChunkWorld", self.world));
+            return self.fail(format!("StrataWorldSync.host: `world` ({}) is not a StrataChunkWorld", self.world));
         };
         self.leave();
         let (next_order, shared) = match self.resume(&mut world) {
@@ -377,7 +407,7 @@ impl WorldSync {
         server.set_world_flows_water(true);
         let keys: Vec<String> = self.client_writable_keys.as_slice().iter().map(|k| k.to_string()).collect();
         if let Err(e) = server.set_client_writable_keys(keys.iter().map(String::as_str)) {
-            return self.fail(format!("WorldSync.host: client_writable_keys: {e}"));
+            return self.fail(format!("StrataWorldSync.host: client_writable_keys: {e}"));
         }
         server.restore_shared_state(shared);
         // The host plays as the server's own connection.
@@ -391,14 +421,14 @@ impl WorldSync {
                 Action::Disconnect { reason, .. } => refusal = reason,
                 Action::Send { message: welcome @ Message::Welcome { .. }, .. } => {
                     if let Err(e) = view.handle_packet(&welcome.encode(), 0.0) {
-                        godot_warn!("WorldSync.host: the host player cannot follow the others: {e}");
+                        godot_warn!("StrataWorldSync.host: the host player cannot follow the others: {e}");
                     }
                 }
                 _ => {}
             }
         }
         if server.player_of(SERVER_PEER).is_none() {
-            return self.fail(format!("WorldSync.host: player_name {name:?} cannot play: {refusal}"));
+            return self.fail(format!("StrataWorldSync.host: player_name {name:?} cannot play: {refusal}"));
         }
         self.host_view = Some(view);
         self.role = Role::Server(Box::new(server));
@@ -413,12 +443,12 @@ impl WorldSync {
     #[func]
     fn join(&mut self, address: GString, port: i64, player_name: GString) -> Error {
         let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
-            return self.fail(format!("WorldSync.join: port {port} is not allowed; allowed: 1 to 65535"));
+            return self.fail(format!("StrataWorldSync.join: port {port} is not allowed; allowed: 1 to 65535"));
         };
         let mut peer = ENetMultiplayerPeer::new_gd();
         let err = peer.create_client(&address, port as i32);
         if err != Error::OK {
-            return self.fail(format!("WorldSync.join: cannot connect to {address}:{port}: {err:?}"));
+            return self.fail(format!("StrataWorldSync.join: cannot connect to {address}:{port}: {err:?}"));
         }
         let err = self.join_with_peer(Some(peer.upcast()), player_name);
         if err == Error::OK {
@@ -430,9 +460,9 @@ impl WorldSync {
     /// Joins over `peer`, a `MultiplayerPeer` already created as a client.
     #[func]
     fn join_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>, player_name: GString) -> Error {
-        let Some(peer) = peer else { return self.fail("WorldSync.join_with_peer: peer is null".into()) };
+        let Some(peer) = peer else { return self.fail("StrataWorldSync.join_with_peer: peer is null".into()) };
         let Some(mut world) = self.world_node() else {
-            return self.fail(format!("WorldSync.join: `world` ({}) is not a ChunkWorld", self.world));
+            return self.fail(format!("StrataWorldSync.join: `world` ({}) is not a StrataChunkWorld", self.world));
         };
         let structures = world.bind_mut().get_structures_fingerprint().to_string();
         self.leave();
@@ -484,13 +514,13 @@ impl WorldSync {
             Role::Server(_) => {}
             Role::Client(_) => {
                 self.fail(format!(
-                    "WorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the server with `request_shared_state`"
+                    "StrataWorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the server with `request_shared_state`"
                 ));
                 return Error::ERR_UNAUTHORIZED;
             }
             Role::Idle => {
                 self.fail(format!(
-                    "WorldSync.set_shared_state({key:?}): not hosting; call `host` first (the shared state belongs to a served world)"
+                    "StrataWorldSync.set_shared_state({key:?}): not hosting; call `host` first (the shared state belongs to a served world)"
                 ));
                 return Error::ERR_UNCONFIGURED;
             }
@@ -499,7 +529,7 @@ impl WorldSync {
             Ok(v) => v,
             Err(type_name) => {
                 self.fail(format!(
-                    "WorldSync.set_shared_state({key:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                    "StrataWorldSync.set_shared_state({key:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
                 ));
                 return Error::ERR_INVALID_PARAMETER;
             }
@@ -511,20 +541,20 @@ impl WorldSync {
             Ok(true) => {}
             Ok(false) => return Error::OK,
             Err(e) => {
-                self.fail(format!("WorldSync.set_shared_state: {e}"));
+                self.fail(format!("StrataWorldSync.set_shared_state: {e}"));
                 return Error::ERR_INVALID_PARAMETER;
             }
         }
         if !self.save_path.is_empty()
             && let Err(e) = write_state_file(&files::globalize(&self.state_file_path()), &next, self.journal_hash)
         {
-            self.fail(format!("WorldSync.set_shared_state({key:?}): {e}; the change was not made"));
+            self.fail(format!("StrataWorldSync.set_shared_state({key:?}): {e}; the change was not made"));
             return Error::ERR_FILE_CANT_WRITE;
         }
         let Role::Server(s) = &mut self.role else { return Error::FAILED };
         let actions = match s.set_shared_state(&key, value) {
             Ok(a) => a,
-            Err(e) => return self.fail(format!("WorldSync.set_shared_state: {e}")),
+            Err(e) => return self.fail(format!("StrataWorldSync.set_shared_state: {e}")),
         };
         if let Some(mut world) = self.world_node() {
             world.bind_mut().keep_shared_game_state(&next);
@@ -547,7 +577,7 @@ impl WorldSync {
             Role::Server(_) => return self.set_shared_state(key, value),
             Role::Client(c) if c.player().is_some() => {}
             _ => {
-                self.fail(format!("WorldSync.request_shared_state({key_text:?}): not joined to a server"));
+                self.fail(format!("StrataWorldSync.request_shared_state({key_text:?}): not joined to a server"));
                 return Error::ERR_UNCONFIGURED;
             }
         }
@@ -555,7 +585,7 @@ impl WorldSync {
             Ok(v) => v,
             Err(type_name) => {
                 self.fail(format!(
-                    "WorldSync.request_shared_state({key_text:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                    "StrataWorldSync.request_shared_state({key_text:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
                 ));
                 return Error::ERR_INVALID_PARAMETER;
             }
@@ -568,7 +598,7 @@ impl WorldSync {
                 Error::OK
             }
             Err(e) => {
-                self.fail(format!("WorldSync.request_shared_state: {e}"));
+                self.fail(format!("StrataWorldSync.request_shared_state: {e}"));
                 Error::ERR_INVALID_PARAMETER
             }
         }
@@ -581,7 +611,7 @@ impl WorldSync {
         if let Role::Server(s) = &mut self.role {
             let list: Vec<String> = keys.as_slice().iter().map(|k| k.to_string()).collect();
             if let Err(e) = s.set_client_writable_keys(list.iter().map(String::as_str)) {
-                self.fail(format!("WorldSync.client_writable_keys: {e}; the previous keys stay"));
+                self.fail(format!("StrataWorldSync.client_writable_keys: {e}; the previous keys stay"));
                 return;
             }
         }
@@ -612,7 +642,8 @@ impl WorldSync {
     #[func]
     fn request_edit(&mut self, position: Vector3i, block: i64) -> i64 {
         let Ok(block) = u16::try_from(block) else {
-            self.last_error = format!("WorldSync.request_edit: block {block} is not a block id; allowed: 0 to 65535");
+            self.last_error =
+                format!("StrataWorldSync.request_edit: block {block} is not a block id; allowed: 0 to 65535");
             godot_error!("{}", self.last_error);
             return -1;
         };
@@ -728,7 +759,7 @@ impl WorldSync {
 
     /// True when every edit of chunk `coord` is known here: always on a server; on a client
     /// once the server's snapshot of that chunk arrived (it is asked for as the chunk streams
-    /// in), so `ChunkWorld.get_chunk_hash(coord)` is then the server's.
+    /// in), so `StrataChunkWorld.debug_chunk_hash(coord)` is then the server's.
     #[func]
     fn is_chunk_synced(&self, coord: Vector3i) -> bool {
         match &self.role {
@@ -752,6 +783,15 @@ impl WorldSync {
             Role::Server(_) => true,
             Role::Idle => false,
         }
+    }
+
+    /// The ids of this node's custom monitors in the debugger's Monitors tab
+    /// (`Performance.get_custom_monitor(id)`): `Strata sync/edits_per_s` (edits applied),
+    /// `bytes_sent_per_s`, `bytes_received_per_s` and `players`; a second node's are under
+    /// `Strata sync #2/`. Empty while out of the tree.
+    #[func]
+    fn get_monitors(&self) -> PackedStringArray {
+        self.monitors.ids()
     }
 
     /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
@@ -819,7 +859,7 @@ impl WorldSync {
         }
         #[cfg(not(unix))]
         {
-            self.fail("WorldSync.stop_on_signals: stop signals are watched on Linux and macOS only".into());
+            self.fail("StrataWorldSync.stop_on_signals: stop signals are watched on Linux and macOS only".into());
             false
         }
     }
@@ -887,65 +927,8 @@ impl WorldSync {
 }
 
 impl WorldSync {
-    /// Who knows the other players here: the client, or the host's view.
-    /// On the host: keeps a viewer of the world where each other player stands, streaming
-    /// `entity_distance` chunks around it, so the objects near every player live and act on the
-    /// host (the only place they act; clients show replicas). A player who left loses theirs.
-    fn follow_remote_players(&mut self) {
-        if !matches!(self.role, Role::Server(_)) {
-            return;
-        }
-        let Some(mut world) = self.world_node() else { return };
-        let now = self.now();
-        let poses: Vec<(PlayerId, Vector3)> = match self.players_view() {
-            Some(view) => view
-                .players()
-                .filter_map(|(id, _)| {
-                    let p = view.pose_of(id, now)?.position;
-                    Some((id, Vector3::new(p[0], p[1], p[2])))
-                })
-                .collect(),
-            None => Vec::new(),
-        };
-        let gone: Vec<PlayerId> =
-            self.remote_viewers.keys().copied().filter(|id| !poses.iter().any(|(p, _)| p == id)).collect();
-        for id in gone {
-            if let Some(mut node) = self.remote_viewers.remove(&id) {
-                world.bind_mut().remove_viewer(Some(node.clone()));
-                node.queue_free();
-            }
-        }
-        let distance = world.get("entity_distance").try_to::<i64>().unwrap_or(1).max(1);
-        for (id, local) in poses {
-            let global = world.to_global(local);
-            if let Some(node) = self.remote_viewers.get_mut(&id) {
-                node.set_global_position(global);
-                continue;
-            }
-            let mut node = Node3D::new_alloc();
-            node.set_name(&format!("PlayerViewer{id}"));
-            self.base_mut().add_child(&node);
-            node.set_global_position(global);
-            world.bind_mut().add_viewer(Some(node.clone()), distance);
-            self.remote_viewers.insert(id, node);
-        }
-    }
-
-    /// Stops following the other players (leaving or no longer serving).
-    fn drop_remote_viewers(&mut self) {
-        let world = self.world_node();
-        for (_, mut node) in self.remote_viewers.drain() {
-            if let Some(mut w) = world.clone() {
-                w.bind_mut().remove_viewer(Some(node.clone()));
-            }
-            if node.is_instance_valid() {
-                node.queue_free();
-            }
-        }
-    }
-
     /// The shared game state as this peer knows it.
-    fn shared_state(&self) -> Option<&SharedState> {
+    pub(super) fn shared_state(&self) -> Option<&SharedState> {
         match &self.role {
             Role::Client(c) => Some(c.shared_state()),
             Role::Server(s) => Some(s.shared_state()),
@@ -953,25 +936,7 @@ impl WorldSync {
         }
     }
 
-    /// Client: gives up joining once `join_timeout_s` passed without the server's welcome.
-    fn check_join_timeout(&mut self) {
-        let Role::Client(c) = &self.role else { return };
-        if c.player().is_some() {
-            self.joining = None;
-            return;
-        }
-        let timeout = if self.join_timeout_s > 0.0 { self.join_timeout_s.clamp(0.5, 300.0) } else { return };
-        let Some((started, whom)) = &self.joining else { return };
-        if started.elapsed().as_secs_f64() < timeout {
-            return;
-        }
-        let message = format!(
-            "could not reach {whom}: no answer within {timeout} s (is a Strata server running there, with its UDP port open?)"
-        );
-        self.client_failed(message);
-    }
-
-    fn players_view(&self) -> Option<&WorldClient> {
+    pub(super) fn players_view(&self) -> Option<&WorldClient> {
         match &self.role {
             Role::Client(c) => Some(c),
             Role::Server(_) => self.host_view.as_ref(),
@@ -979,17 +944,17 @@ impl WorldSync {
         }
     }
 
-    fn now(&self) -> f64 {
+    pub(super) fn now(&self) -> f64 {
         self.started.elapsed().as_secs_f64()
     }
 
-    fn fail(&mut self, message: String) -> Error {
+    pub(super) fn fail(&mut self, message: String) -> Error {
         godot_error!("{message}");
         self.last_error = message;
         Error::FAILED
     }
 
-    fn world_node(&self) -> Option<Gd<ChunkWorld>> {
+    pub(super) fn world_node(&self) -> Option<Gd<ChunkWorld>> {
         if self.world.is_empty() {
             return None;
         }
@@ -997,7 +962,7 @@ impl WorldSync {
     }
 
     /// A fresh `SceneMultiplayer` over `peer`, its signals connected to this node.
-    fn start_api(&mut self, peer: Gd<MultiplayerPeer>) {
+    pub(super) fn start_api(&mut self, peer: Gd<MultiplayerPeer>) {
         let mut api = SceneMultiplayer::new_gd();
         // Its own branch of the tree: the game's multiplayer and RPCs elsewhere are untouched.
         api.set_root_path(&self.base().get_path());
@@ -1016,7 +981,7 @@ impl WorldSync {
     }
 
     /// Closes the connection (its signals may come back into this node at once).
-    fn close_peer(&mut self) {
+    pub(super) fn close_peer(&mut self) {
         if let Some(api) = self.api.take()
             && let Some(mut peer) = api.get_multiplayer_peer()
         {
@@ -1025,7 +990,7 @@ impl WorldSync {
         }
     }
 
-    fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
+    pub(super) fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
         let Some(api) = self.api.as_mut() else { return };
         self.traffic.bytes_sent += bytes.len() as u64;
         self.traffic.packets_sent += 1;
@@ -1034,7 +999,7 @@ impl WorldSync {
         api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();
     }
 
-    fn send_pose(&mut self, pose: Pose) {
+    pub(super) fn send_pose(&mut self, pose: Pose) {
         let tick = self.pose_tick;
         match &self.role {
             Role::Client(c) if c.player().is_some() => {
@@ -1047,473 +1012,6 @@ impl WorldSync {
             }
             _ => {}
         }
-    }
-
-    fn server_packet(&mut self, peer: i64, bytes: &[u8]) {
-        let now = self.now();
-        let Role::Server(s) = &mut self.role else { return };
-        let actions = s.handle_packet(peer, bytes, now);
-        self.act(actions);
-    }
-
-    /// Carries out `actions` now, or after the poll in progress.
-    fn act(&mut self, actions: Vec<Action>) {
-        match self.deferred.as_mut() {
-            Some(d) => d.extend(actions),
-            None => self.route(actions),
-        }
-    }
-
-    /// Carries out the server's actions: journal and apply the edits first (on disk before
-    /// anyone is told), then send.
-    fn route(&mut self, mut actions: Vec<Action>) {
-        let applied: Vec<(IVec3, u16)> = actions
-            .iter()
-            .filter_map(|a| match a {
-                Action::Send { message: Message::EditApplied { pos, block, .. }, .. } => Some((*pos, *block)),
-                _ => None,
-            })
-            .collect();
-        if !applied.is_empty() {
-            if let Some(j) = self.journal.as_mut()
-                && let Err(e) = j.append(&applied)
-            {
-                // Not acknowledged if not on disk: the edits are dropped with a clear error; the
-                // rest (chat, poses, disconnections) still happens.
-                self.fail(format!("WorldSync: {e}; the edits were not applied"));
-                actions.retain(|a| !matches!(a, Action::Send { message: Message::EditApplied { .. }, .. }));
-            } else if let Some(mut world) = self.world_node() {
-                let mut w = world.bind_mut();
-                for (p, b) in &applied {
-                    w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
-                }
-            }
-        }
-        for a in actions {
-            match a {
-                Action::Send { target, message, reliable } => {
-                    let bytes = message.encode();
-                    match target {
-                        Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
-                        Target::Peer(p) => self.send(p, &bytes, reliable),
-                        // To the joined connections one by one: a client connected but not yet
-                        // welcomed must get its `Welcome` first (it refuses anything else), so
-                        // no broadcast to every ENet peer.
-                        Target::All | Target::AllExcept(_) => {
-                            let except = match target {
-                                Target::AllExcept(p) => Some(p),
-                                _ => None,
-                            };
-                            let peers: Vec<i64> = match &self.role {
-                                Role::Server(s) => {
-                                    s.joined_peers().filter(|&p| p != SERVER_PEER && Some(p) != except).collect()
-                                }
-                                _ => Vec::new(),
-                            };
-                            for p in peers {
-                                self.send(p, &bytes, reliable);
-                            }
-                            if except != Some(SERVER_PEER) {
-                                self.host_event(message);
-                            }
-                        }
-                    }
-                }
-                Action::SharedStateRequested { peer, player, key, value, writable } => {
-                    self.state_requested(peer, player, key, value, writable)
-                }
-                Action::Disconnect { peer, reason } => {
-                    godot_warn!("WorldSync: dropped peer {peer}: {reason}");
-                    // Disconnecting emits `peer_disconnected` into this node at once.
-                    if let Some(mut api) = self.api.clone() {
-                        let _reentrant = self.base_mut();
-                        api.disconnect_peer(peer as i32);
-                    }
-                    self.signals().peer_dropped().emit(peer, &GString::from(reason.as_str()));
-                }
-            }
-        }
-    }
-
-    /// What the host's own player hears from its server.
-    fn host_event(&mut self, message: Message) {
-        if matches!(message, Message::PlayerJoined { .. } | Message::PlayerLeft { .. } | Message::PlayerState { .. }) {
-            let now = self.now();
-            if let Some(view) = self.host_view.as_mut()
-                && let Err(e) = view.handle_packet(&message.encode(), now)
-            {
-                godot_warn!("WorldSync: the host player cannot follow the others: {e}");
-            }
-        }
-        match message {
-            Message::PlayerJoined { player, name } => {
-                self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))
-            }
-            Message::PlayerLeft { player } => self.signals().player_left().emit(player as i64),
-            Message::Chat { player, text } => {
-                self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
-            }
-            Message::EditRejected { request, reason } => {
-                self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
-            }
-            Message::EditApplied { order, player, request, pos, block } => {
-                self.emit_edit_applied(order, player, request, pos, block)
-            }
-            Message::SharedStateSet { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
-            _ => {}
-        }
-    }
-
-    fn emit_shared_state_changed(&mut self, key: &str, value: Option<&SharedValue>) {
-        let value = value.map(variant_of).unwrap_or_default();
-        self.signals().shared_state_changed().emit(&GString::from(key), &value);
-    }
-
-    fn emit_edit_applied(&mut self, order: u64, player: PlayerId, request: u32, pos: IVec3, block: u16) {
-        let position = Vector3i::new(pos.x, pos.y, pos.z);
-        self.signals().edit_applied().emit(order as i64, player as i64, request as i64, position, block as i64);
-    }
-
-    fn client_packet(&mut self, bytes: &[u8]) {
-        let now = self.now();
-        let Role::Client(c) = &mut self.role else { return };
-        let events = match c.handle_packet(bytes, now) {
-            Ok(e) => e,
-            Err(e) => {
-                self.client_failed(e.to_string());
-                return;
-            }
-        };
-        for e in events {
-            match e {
-                ClientEvent::Joined { player, preset } => {
-                    let edits = match &self.role {
-                        Role::Client(c) => c.edits().clone(),
-                        _ => Default::default(),
-                    };
-                    if let Some(mut world) = self.world_node() {
-                        let me = self.to_gd();
-                        let callable = Callable::from_object_method(&me, "on_chunk_loaded");
-                        if !world.is_connected("chunk_loaded", &callable) {
-                            world.connect("chunk_loaded", &callable);
-                        }
-                        let mut w = world.bind_mut();
-                        w.adopt_shared_world(*preset, edits);
-                        w.set_entity_replica(true);
-                    }
-                    self.joining = None;
-                    self.signals().joined().emit(player as i64);
-                }
-                ClientEvent::ChunkSnapshot { chunk, voxels, .. } => {
-                    if let Some(mut world) = self.world_node() {
-                        world.bind_mut().replace_chunk_edits(chunk, &voxels);
-                    }
-                }
-                ClientEvent::SharedStateRefused { key, reason } => self
-                    .signals()
-                    .shared_state_refused()
-                    .emit(&GString::from(key.as_str()), &GString::from(reason.as_str())),
-                ClientEvent::VoxelsChanged { positions } => {
-                    let values: Vec<(IVec3, u16)> = match &self.role {
-                        Role::Client(c) => {
-                            positions.iter().filter_map(|p| c.edits().get(*p).map(|b| (*p, b))).collect()
-                        }
-                        _ => Vec::new(),
-                    };
-                    if let Some(mut world) = self.world_node() {
-                        let mut w = world.bind_mut();
-                        for (p, b) in values {
-                            w.set_voxel(Vector3i::new(p.x, p.y, p.z), b as i64);
-                        }
-                    }
-                }
-                ClientEvent::Applied { order, player, request, pos, block } => {
-                    self.emit_edit_applied(order, player, request, pos, block)
-                }
-                ClientEvent::Rejected { request, reason } => {
-                    self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
-                }
-                ClientEvent::PlayerJoined { player, name } => {
-                    self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))
-                }
-                ClientEvent::PlayerLeft { player } => self.signals().player_left().emit(player as i64),
-                ClientEvent::Chat { player, text } => {
-                    self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
-                }
-                ClientEvent::EntitiesChanged { chunk } => self.entity_updates.push(chunk),
-                ClientEvent::SharedStateChanged { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
-            }
-        }
-    }
-
-    /// Server: answers the waiting chunk subscriptions with the world's voxels once its water is
-    /// settled (the flows finished so far applied first).
-    fn answer_subscriptions(&mut self) {
-        let Role::Server(s) = &self.role else { return };
-        if s.waiting_subscriptions() == 0 {
-            return;
-        }
-        let Some(mut world) = self.world_node() else { return };
-        if !world.bind_mut().take_finished_water() {
-            return;
-        }
-        let actions = {
-            let w = world.bind();
-            let empty = strata_core::base::edits::EditMap::new();
-            let Role::Server(s) = &mut self.role else { return };
-            s.answer_subscriptions(w.edit_map().unwrap_or(&empty))
-        };
-        self.route(actions);
-    }
-
-    /// Client: handles the server's packets in order; a chunk snapshot waits, with everything
-    /// after it, until the world's water is settled (no flow of an earlier edit may land over
-    /// it).
-    fn drain_inbox(&mut self) {
-        while let Some(front) = self.inbox.front() {
-            if Message::is_chunk_snapshot(front) {
-                let settled = self.world_node().is_none_or(|mut w| w.bind_mut().take_finished_water());
-                if !settled {
-                    return;
-                }
-            }
-            let Some(bytes) = self.inbox.pop_front() else { return };
-            self.client_packet(&bytes);
-            if !matches!(self.role, Role::Client(_)) {
-                self.inbox.clear();
-                return;
-            }
-        }
-    }
-
-    /// Server: a client's valid shared state request. The game hears of it first; a writable key
-    /// is then applied through `set_shared_state` (on disk first), any other is left to the
-    /// game's handler, or refused when it has none.
-    fn state_requested(
-        &mut self,
-        peer: i64,
-        player: PlayerId,
-        key: String,
-        value: Option<SharedValue>,
-        writable: bool,
-    ) {
-        let variant = value.as_ref().map(variant_of).unwrap_or_default();
-        let handled = self.base().has_connections("shared_state_requested");
-        {
-            // The handler may call back into this node (`set_shared_state`).
-            let mut base = self.base_mut();
-            base.emit_signal(
-                "shared_state_requested",
-                &[(player as i64).to_variant(), GString::from(key.as_str()).to_variant(), variant.clone()],
-            );
-        }
-        let refusal = if writable {
-            match self.set_shared_state(GString::from(key.as_str()), variant) {
-                Error::OK => None,
-                _ => Some(format!("the server could not apply it: {}", self.last_error)),
-            }
-        } else if !handled {
-            Some(format!("{key:?} is not a key clients may set (the server's client_writable_keys)"))
-        } else {
-            None
-        };
-        if let Some(reason) = refusal
-            && let Role::Server(s) = &mut self.role
-        {
-            let actions = s.refuse_shared_state(peer, &key, &reason);
-            self.route(actions);
-        }
-    }
-
-    /// Server: publishes the host world's entity deltas when due. Client: applies the entity
-    /// deltas that came in this frame to the world's replicas.
-    fn sync_entities(&mut self, now: f64) {
-        match &self.role {
-            Role::Server(s) if s.entities_due(now) => {
-                let Some(world) = self.world_node() else { return };
-                let deltas = world.bind().entities.snapshot();
-                let Role::Server(s) = &mut self.role else { return };
-                let actions = s.publish_entities(&deltas, now);
-                self.route(actions);
-            }
-            Role::Client(c) if !self.entity_updates.is_empty() => {
-                let mut chunks = std::mem::take(&mut self.entity_updates);
-                chunks.sort_by_key(|c| (c.x, c.y, c.z));
-                chunks.dedup();
-                let d = c.entity_deltas();
-                let updates = chunks
-                    .into_iter()
-                    .map(|chunk| {
-                        let removed = d.removed_spawns.get(&chunk).cloned().unwrap_or_default();
-                        (chunk, removed, d.records.get(&chunk).cloned().unwrap_or_default())
-                    })
-                    .collect();
-                if let Some(mut world) = self.world_node() {
-                    world.bind_mut().apply_replica_deltas(updates);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// A client's world takes its own entities back (it leaves or lost the server).
-    fn end_replicas(&mut self) {
-        if matches!(self.role, Role::Client(_))
-            && let Some(mut world) = self.world_node()
-            && !world.bind().entity_authority()
-        {
-            world.bind_mut().set_entity_replica(false);
-        }
-    }
-
-    fn client_failed(&mut self, message: String) {
-        let message = format!("WorldSync: {message}");
-        godot_warn!("{message}");
-        self.joining = None;
-        self.last_error = message.clone();
-        self.close_peer();
-        self.end_replicas();
-        self.role = Role::Idle;
-        self.signals().join_failed().emit(&GString::from(message.as_str()));
-    }
-
-    fn journal_path(&self) -> GString {
-        GString::from(format!("{}.journal", self.save_path).as_str())
-    }
-
-    fn state_file_path(&self) -> GString {
-        GString::from(format!("{}.shared", self.save_path).as_str())
-    }
-
-    /// Loads `save_path` and replays its journal into `world`; the next edit's number and the
-    /// shared game state (the save's, or the newer `<save_path>.shared`).
-    fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<(u64, SharedState), String> {
-        let next_order = self.resume_edits(world)?;
-        let mut shared = world.bind().shared_game_state().map_err(|e| {
-            let from = if self.save_path.is_empty() {
-                "the world's game state".to_string()
-            } else {
-                format!("save {}", self.save_path)
-            };
-            format!("WorldSync.host: {from}: {e}")
-        })?;
-        if !self.save_path.is_empty() {
-            let file = files::globalize(&self.state_file_path());
-            if file.exists() {
-                let (preset, _, _) = world.bind().shared_world_state();
-                shared =
-                    read_state_file(&file, journal_world_hash(&preset)).map_err(|e| format!("WorldSync.host: {e}"))?;
-            }
-        }
-        Ok((next_order, shared))
-    }
-
-    /// Loads `save_path` and replays its journal into `world`; the next edit's number.
-    fn resume_edits(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
-        if self.save_path.is_empty() {
-            let next = world.bind().get_state(NEXT_ORDER_KEY.into(), "0".into()).to_string();
-            return Ok(next.parse().unwrap_or(0));
-        }
-        let save = files::globalize(&self.save_path);
-        if save.exists() {
-            let err = world.bind_mut().load_world(self.save_path.clone());
-            if err != Error::OK {
-                return Err(format!("WorldSync.host: {}", world.bind().last_error()));
-            }
-        }
-        let base = world.bind().get_state(NEXT_ORDER_KEY.into(), "0".into()).to_string();
-        let base: u64 = base.parse().map_err(|_| {
-            format!("WorldSync.host: save {} holds edit number {base:?}; allowed: a whole number", self.save_path)
-        })?;
-        let journal = files::globalize(&self.journal_path());
-        if !journal.exists() {
-            return Ok(base);
-        }
-        let (preset, _, _) = world.bind().shared_world_state();
-        let hash = journal_world_hash(&preset);
-        let contents = read_journal(&journal, hash).map_err(|e| format!("WorldSync.host: {e}"))?;
-        if contents.torn_bytes > 0 {
-            godot_warn!(
-                "WorldSync.host: {} ended in a partly written edit ({} bytes), never acknowledged; dropped",
-                journal.display(),
-                contents.torn_bytes
-            );
-        }
-        let mut w = world.bind_mut();
-        for (p, b) in contents.edits_from(base) {
-            w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
-        }
-        Ok(base.max(contents.next_order()))
-    }
-
-    /// Saves the world with its edit number and starts a fresh journal from it.
-    fn snapshot(&mut self) {
-        self.last_save = Instant::now();
-        if self.save_path.is_empty() {
-            return;
-        }
-        let Role::Server(s) = &self.role else { return };
-        let next = s.next_order();
-        let shared = s.shared_state().clone();
-        let Some(mut world) = self.world_node() else { return };
-        world.bind_mut().set_state(NEXT_ORDER_KEY.into(), GString::from(next.to_string().as_str()));
-        world.bind_mut().keep_shared_game_state(&shared);
-        let err = world.bind_mut().save_world(self.save_path.clone());
-        if err != Error::OK {
-            // The old journal stays: nothing acknowledged is lost.
-            let message = world.bind().last_error().to_string();
-            self.fail(format!("WorldSync: autosave failed: {message}"));
-            return;
-        }
-        match EditJournal::create(&files::globalize(&self.journal_path()), next, self.journal_hash) {
-            Ok(j) => self.journal = Some(j),
-            Err(e) => {
-                self.fail(format!("WorldSync: {e}"));
-            }
-        }
-        // The save holds the shared state now: the file of newer changes starts again at the next one.
-        let state_file = files::globalize(&self.state_file_path());
-        if state_file.exists()
-            && let Err(e) = std::fs::remove_file(&state_file)
-        {
-            self.fail(format!("WorldSync: cannot remove {}: {e}", state_file.display()));
-        }
-    }
-}
-
-/// A Godot value as a shared value: `Ok(None)` for null; the type's name when it cannot be shared.
-fn shared_value_of(v: &Variant) -> Result<Option<SharedValue>, String> {
-    use godot::builtin::VariantType as T;
-    Ok(Some(match v.get_type() {
-        T::NIL => return Ok(None),
-        T::BOOL => SharedValue::Bool(v.to::<bool>()),
-        T::INT => SharedValue::Int(v.to::<i64>()),
-        T::FLOAT => SharedValue::Float(v.to::<f64>()),
-        T::STRING => SharedValue::Text(v.to::<GString>().to_string()),
-        T::STRING_NAME => SharedValue::Text(v.to::<StringName>().to_string()),
-        T::VECTOR2 => {
-            let p = v.to::<Vector2>();
-            SharedValue::Vector2([p.x, p.y])
-        }
-        T::VECTOR3 => {
-            let p = v.to::<Vector3>();
-            SharedValue::Vector3([p.x, p.y, p.z])
-        }
-        T::PACKED_BYTE_ARRAY => SharedValue::Bytes(v.to::<PackedByteArray>().to_vec()),
-        other => return Err(format!("{other:?}")),
-    }))
-}
-
-/// A shared value as a Godot value (text as `String`).
-fn variant_of(v: &SharedValue) -> Variant {
-    match v {
-        SharedValue::Bool(b) => b.to_variant(),
-        SharedValue::Int(i) => i.to_variant(),
-        SharedValue::Float(f) => f.to_variant(),
-        SharedValue::Text(s) => GString::from(s.as_str()).to_variant(),
-        SharedValue::Vector2([x, y]) => Vector2::new(*x, *y).to_variant(),
-        SharedValue::Vector3([x, y, z]) => Vector3::new(*x, *y, *z).to_variant(),
-        SharedValue::Bytes(b) => PackedByteArray::from(b.as_slice()).to_variant(),
     }
 }
 
@@ -1542,7 +1040,7 @@ fn stop_signal_flag() -> Result<Arc<AtomicBool>, String> {
             // A second signal, while the first is still unanswered, ends the process at once.
             signal_hook::flag::register_conditional_shutdown(signal, 1, flag.clone())
                 .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
-                .map_err(|e| format!("WorldSync.stop_on_signals: cannot watch signal {signal}: {e}"))?;
+                .map_err(|e| format!("StrataWorldSync.stop_on_signals: cannot watch signal {signal}: {e}"))?;
         }
         Ok(flag)
     })
