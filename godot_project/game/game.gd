@@ -149,6 +149,9 @@ func _unhandled_input(event: InputEvent) -> void:
 	elif event.is_action_pressed("toggle_hud"):
 		hud.visible = not hud.visible
 		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("debug_view"):
+		world.debug_view = not world.debug_view
+		get_viewport().set_input_as_handled()
 	elif event is InputEventMouseButton and event.is_pressed():
 		Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
 

@@ -43,6 +43,7 @@ const ACTIONS: Array[String] = [
 	"hotbar_9",
 	"pause",
 	"toggle_hud",
+	"debug_view",
 	"chat",
 ]
 const ACTION_LABELS: Dictionary[String, String] = {
@@ -74,6 +75,7 @@ const ACTION_LABELS: Dictionary[String, String] = {
 	"hotbar_9": "Block 9",
 	"pause": "Pause",
 	"toggle_hud": "Toggle HUD",
+	"debug_view": "Debug view (chunks, far view, collision)",
 	"chat": "Chat (multiplayer)",
 }
 ## Names of the gamepad's buttons by `JoyButton` index (Xbox layout, as Godot names them).

@@ -92,6 +92,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_demo_project_enables_the_addons_editor_plugin() {
+        let text = fs::read_to_string(paths::godot_project().join("project.godot")).unwrap();
+        let section: Vec<&str> = text.lines().skip_while(|l| l.trim() != "[editor_plugins]").collect();
+        assert!(
+            section.iter().take_while(|l| !l.starts_with("[input]")).any(|l| l.starts_with("enabled=")
+                && l.contains("\"res://addons/strata/plugin.cfg\"")),
+            "godot_project/project.godot enables res://addons/strata/plugin.cfg under [editor_plugins]"
+        );
+    }
+
+    #[test]
     fn input_sections() {
         let a = "config_version=5\n[application]\nx=1\n\n[input]\n\njump={\n\"events\": []\n}\n\n[rendering]\ny=2\n";
         let b = "[input]\n\njump={\n\"events\": []\n}\n";

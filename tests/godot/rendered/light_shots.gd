@@ -3,7 +3,7 @@
 ## to the horizon), noon and midnight over the same ground with torches placed on it, and a
 ## sealed cave room dug under the ground, first dark, then lit by torches. Saves every frame and
 ## checks: the sealed room is black without a torch (law: caves are dark without light), a torch
-## lights it, and torches stand out at night.
+## lights it, and torches stand out at night; the debug view draws its lines over the ground.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/light_shots.tscn -- --out-dir=/abs/dir
@@ -13,6 +13,8 @@ const ROOM_HALF := 4
 const ROOM_HEIGHT := 4
 
 var out_dir := "user://light_shots"
+## The frame `_shot` took last.
+var _last_frame: Image
 
 @onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -67,6 +69,14 @@ func _run() -> void:
 	camera.look_at(Vector3(gx + 0.5, ground, gz + 2.0), Vector3.UP)
 	await RenderedChecks.wait_ready(world)
 	var noon := await _shot(0.5, "torches_noon")
+	var noon_lines := RenderedChecks.debug_line_share(_last_frame)
+	# The debug view over the same ground: chunk bounds and the collision wireframe.
+	world.debug_view = true
+	for i in 20:
+		await get_tree().process_frame
+	await _shot(0.5, "debug_view")
+	var debug_lines := RenderedChecks.debug_line_share(_last_frame)
+	world.debug_view = false
 	var midnight := await _shot(0.0, "torches_midnight")
 	for at in torches:
 		world.set_voxel(at, 0)
@@ -95,12 +105,20 @@ func _run() -> void:
 	print("SUNSET_BRIGHTNESS=%.4f" % sunset)
 	print("TORCHES_NOON=%.4f MIDNIGHT=%.4f WITHOUT_TORCHES=%.4f" % [noon, midnight, unlit_midnight])
 	print("CAVE_DARK=%.4f CAVE_TORCHES=%.4f" % [dark, lit])
+	print("DEBUG_VIEW_LINES=%.4f WITHOUT=%.4f" % [debug_lines, noon_lines])
 	checks.check("every view was ready", world.is_area_ready())
 	checks.check(
 		"a sealed room without light is black (mean luma < 0.03)", dark >= 0.0 and dark < 0.03
 	)
 	checks.check("torches light the room (3× brighter and > 0.08)", lit > 0.08 and lit > dark * 3.0)
 	checks.check("midnight is darker than noon", midnight < noon * 0.5)
+	(
+		checks
+		. check(
+			"the debug view draws its lines (> 0.5 % of the frame in its colours, 5× more than without)",
+			debug_lines > 0.005 and debug_lines > noon_lines * 5.0
+		)
+	)
 	checks.check(
 		"torches light the ground at midnight (frame 1.3× brighter than without)",
 		midnight > unlit_midnight * 1.3
@@ -124,4 +142,5 @@ func _shot(t: float, tag: String) -> float:
 	for i in 4:
 		await RenderingServer.frame_post_draw
 	var img := RenderedChecks.screenshot(get_viewport(), out_dir, tag)
+	_last_frame = img if img != null else Image.create(1, 1, false, Image.FORMAT_RGB8)
 	return -1.0 if img == null else RenderedChecks.mean_luma(img)

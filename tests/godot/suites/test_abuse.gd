@@ -817,11 +817,12 @@ static func _valid_arg(type: int) -> Variant:
 
 
 ## Values of other types than `type` (and an object of an unrelated class where an object is
-## expected), for the argument under test.
+## expected), for the argument under test. An int is no wrong value for a float argument: Godot
+## converts it, as GDScript does for `var f: float = 7`.
 static func _wrong_args(type: int, stranger: Object) -> Array:
 	var out: Array = []
 	for v: Variant in ["text", 7, Vector3(1, 2, 3), [1, 2], {"k": 1}, stranger]:
-		if typeof(v) != type:
+		if typeof(v) != type and not (type == TYPE_FLOAT and typeof(v) == TYPE_INT):
 			out.append(v)
 	if type == TYPE_OBJECT:
 		out.append(stranger)

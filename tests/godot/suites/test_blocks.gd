@@ -39,9 +39,7 @@ func test_the_default_library_has_the_built_in_blocks_and_textures() -> void:
 	)
 	for id in 18:
 		assert_eq(
-			lib.get_block_name(id),
-			default_block_name(id),
-			"built-in block %d keeps its id" % id
+			lib.get_block_name(id), default_block_name(id), "built-in block %d keeps its id" % id
 		)
 	assert_eq(lib.get_block_id("torch"), 18)
 	assert_eq(lib.get_block_name(22), "planks")

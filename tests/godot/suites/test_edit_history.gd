@@ -126,9 +126,7 @@ func test_a_group_is_one_step_and_a_new_edit_drops_the_redo_branch() -> void:
 	w.begin_edit_group()
 	w.set_voxel(Vector3i(0, h + 3, 0), default_block_id("stone"))
 	assert_false(w.end_edit_group(), "the inner group closes without a step")
-	w.set_voxels_box(
-		Vector3i(-3, h + 1, -3), Vector3i(-1, h + 2, -1), default_block_id("dirt")
-	)
+	w.set_voxels_box(Vector3i(-3, h + 1, -3), Vector3i(-1, h + 2, -1), default_block_id("dirt"))
 	assert_false(w.can_undo(), "nothing to undo inside a group")
 	assert_false(w.undo(), "undo refused inside a group")
 	assert_true(w.last_error().contains("group"), w.last_error())
@@ -168,19 +166,13 @@ func test_voxels_changed_carries_the_box_of_each_edit_undo_and_redo() -> void:
 	assert_eq(boxes, [AABB(Vector3(p), Vector3.ONE)] as Array[AABB], "one voxel: its unit box")
 	boxes.clear()
 	assert_gt(
-		w.set_voxels_box(
-			Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")
-		),
-		0
+		w.set_voxels_box(Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")), 0
 	)
 	var box := AABB(Vector3(1, h + 2, 1), Vector3(4, 4, 3))
 	assert_eq(boxes, [box] as Array[AABB], "one signal with the box's full extent")
 	boxes.clear()
 	assert_eq(
-		w.set_voxels_box(
-			Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")
-		),
-		0
+		w.set_voxels_box(Vector3i(4, h + 2, 1), Vector3i(1, h + 5, 3), default_block_id("dirt")), 0
 	)
 	assert_eq(boxes.size(), 0, "an edit that changes nothing says nothing")
 	w.undo()

@@ -364,7 +364,8 @@ func test_a_save_made_with_other_structures_warns_when_it_loads() -> void:
 	assert_eq(none.load_world(path), OK)
 	assert_eq(none.last_error(), "")
 	assert_true(
-		none_warnings.size() == 1 and none_warnings[0].contains("other structures"), str(none_warnings)
+		none_warnings.size() == 1 and none_warnings[0].contains("other structures"),
+		str(none_warnings)
 	)
 	DirAccess.remove_absolute(ProjectSettings.globalize_path(path))
 

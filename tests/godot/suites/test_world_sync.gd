@@ -178,9 +178,7 @@ func test_a_websocket_peer_works_unchanged() -> void:
 	assert_true(
 		await wait_until(func() -> bool: return applied.size() == 1, 20.0), "edit_applied came back"
 	)
-	assert_eq(
-		server_world.get_voxel(p), default_block_id("stone"), "the server applied it"
-	)
+	assert_eq(server_world.get_voxel(p), default_block_id("stone"), "the server applied it")
 	assert_eq(client_world.get_voxel(p), default_block_id("stone"), "the client holds it")
 
 
@@ -250,9 +248,7 @@ func test_a_server_resumes_from_its_save_and_journal() -> void:
 	revived.save_path = crashed
 	assert_eq(revived.host(_port + 1), OK, revived.last_error())
 	for p in edited:
-		assert_eq(
-			revived_world.get_voxel(p), default_block_id("stone"), "edit at %s kept" % p
-		)
+		assert_eq(revived_world.get_voxel(p), default_block_id("stone"), "edit at %s kept" % p)
 	assert_eq(int(revived.get_stats()["next_order"]), 5, "edit numbers go on from 5")
 	assert_eq(revived_world.preset.fingerprint(), server_world.preset.fingerprint())
 	# Bad input: clear errors.
