@@ -86,7 +86,7 @@ func _process(_delta: float) -> void:
 ## Horizontal distance from `at` to the centre of the nearest chunk node of `world`.
 func _nearest_chunk_node(world: StrataChunkWorld, at: Vector3) -> float:
 	var best := INF
-	for child in world.get_children():
+	for child in world.get_children(true):
 		var node := child as Node3D
 		if node == null:
 			continue
