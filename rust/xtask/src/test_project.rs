@@ -96,8 +96,10 @@ mod tests {
         let text = fs::read_to_string(paths::godot_project().join("project.godot")).unwrap();
         let section: Vec<&str> = text.lines().skip_while(|l| l.trim() != "[editor_plugins]").collect();
         assert!(
-            section.iter().take_while(|l| !l.starts_with("[input]")).any(|l| l.starts_with("enabled=")
-                && l.contains("\"res://addons/strata/plugin.cfg\"")),
+            section
+                .iter()
+                .take_while(|l| !l.starts_with("[input]"))
+                .any(|l| l.starts_with("enabled=") && l.contains("\"res://addons/strata/plugin.cfg\"")),
             "godot_project/project.godot enables res://addons/strata/plugin.cfg under [editor_plugins]"
         );
     }

@@ -164,7 +164,9 @@ impl ChunkWorld {
             let mut near: Vec<(ChunkCoord, &PackedVector3Array)> = self
                 .nodes
                 .iter()
-                .filter(|(c, _)| (c.x - viewer.x).abs() <= 1 && (c.y - viewer.y).abs() <= 1 && (c.z - viewer.z).abs() <= 1)
+                .filter(|(c, _)| {
+                    (c.x - viewer.x).abs() <= 1 && (c.y - viewer.y).abs() <= 1 && (c.z - viewer.z).abs() <= 1
+                })
                 .filter_map(|(&c, n)| n.body.as_ref().and(n.faces.as_ref()).map(|f| (c, f)))
                 .collect();
             near.sort_by_key(|(c, _)| (c.x - viewer.x).pow(2) + (c.y - viewer.y).pow(2) + (c.z - viewer.z).pow(2));
