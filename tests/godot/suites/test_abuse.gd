@@ -817,12 +817,14 @@ static func _valid_arg(type: int) -> Variant:
 
 
 ## Values of other types than `type` (and an object of an unrelated class where an object is
-## expected), for the argument under test. An int is no wrong value for a float argument: Godot
-## converts it, as GDScript does for `var f: float = 7`.
+## expected), for the argument under test. An int is no wrong value for a float or bool
+## argument: Godot converts between bool, int and float in every call
+## (`Variant::can_convert_strict`), as GDScript does for `var f: float = 7`.
 static func _wrong_args(type: int, stranger: Object) -> Array:
 	var out: Array = []
 	for v: Variant in ["text", 7, Vector3(1, 2, 3), [1, 2], {"k": 1}, stranger]:
-		if typeof(v) != type and not (type == TYPE_FLOAT and typeof(v) == TYPE_INT):
+		var converted := typeof(v) == TYPE_INT and (type == TYPE_FLOAT or type == TYPE_BOOL)
+		if typeof(v) != type and not converted:
 			out.append(v)
 	if type == TYPE_OBJECT:
 		out.append(stranger)
