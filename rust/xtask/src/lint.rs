@@ -92,7 +92,7 @@ pub fn run_checks(checks: &[Check]) -> Vec<(String, bool)> {
 }
 
 fn layers_check() -> (String, bool) {
-    let name = "Import layers (strata-core layer order; strata-core and xtask import cycles and file sizes; no Godot in strata-core)";
+    let name = "Import layers (strata-core and strata-godot layer order; import cycles and file sizes of every crate; no Godot in strata-core)";
     crate::step(format!("{name}: reading rust/strata-core/src and rust/xtask/src"));
     let t = Instant::now();
     match layers::check_repo(&paths::repo_root()) {
