@@ -30,7 +30,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only | --editor-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only | --editor-only | --package-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -85,6 +85,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut lint = true;
     let mut export_only = false;
     let mut editor_only = false;
+    let mut package_only = false;
     let mut suite = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
@@ -97,6 +98,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             "--no-lint" => lint = false,
             "--export-only" => export_only = true,
             "--editor-only" => editor_only = true,
+            "--package-only" => package_only = true,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -111,6 +113,10 @@ pub fn run(args: &[String]) -> Result<bool> {
     if editor_only {
         (rust, godot) = (false, false);
         summary.push(editor_check_line());
+    }
+    if package_only {
+        (rust, godot) = (false, false);
+        summary.push(fresh_project_line());
     }
     if export_only {
         (rust, godot) = (false, false);
@@ -333,12 +339,14 @@ fn editor_check_line() -> (String, bool) {
     }
 }
 
-/// The fresh-project check's summary line: `cargo xtask package` (Linux x86_64), the zip unpacked
+/// The fresh-project check's summary line: the addon package with the tests' debug library
+/// ([`crate::package::build_test_package`]; `cargo xtask package --check-fresh` runs the same
+/// check on the `dist` build), the zip unpacked
 /// into an empty Godot project, one import, a scene streaming the example world until ready.
 fn fresh_project_line() -> (String, bool) {
     let t = Instant::now();
     let name = "Addon package (zip unpacked into an empty project whose own scripts declare class_name Biome, Structure, BlockType… ; one import; example world streams)";
-    let result = crate::package::build_package(&[crate::package::Platform::LinuxX86_64]).and_then(|package| {
+    let result = crate::package::build_test_package().and_then(|package| {
         let godot = crate::godot_install::ensure_godot()?;
         Ok((crate::package::check_fresh_project(&godot, &package.zip)?, package))
     });
