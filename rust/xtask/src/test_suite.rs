@@ -407,7 +407,7 @@ struct RenderedCheck {
 
 /// The renderers the rendered checks use: the two a shipped game picks between.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Renderer {
+pub enum Renderer {
     /// Compatibility on OpenGL 3 (Mesa llvmpipe): what the fallback and the web use.
     Compatibility,
     /// Forward+ on Vulkan (Mesa lavapipe): the project's own renderer.
@@ -416,7 +416,7 @@ enum Renderer {
 
 impl Renderer {
     /// Godot's command-line arguments for it.
-    fn args(self) -> [&'static str; 4] {
+    pub fn args(self) -> [&'static str; 4] {
         match self {
             Renderer::Compatibility => ["--rendering-driver", "opengl3", "--rendering-method", "gl_compatibility"],
             Renderer::ForwardPlus => ["--rendering-driver", "vulkan", "--rendering-method", "forward_plus"],
@@ -433,7 +433,7 @@ impl Renderer {
 
     /// Problems when the output shows another renderer ran (Godot falls back to OpenGL 3
     /// by itself when Vulkan fails, and the checks would pass on the wrong renderer).
-    fn check_output(self, lines: &[String]) -> Vec<String> {
+    pub fn check_output(self, lines: &[String]) -> Vec<String> {
         let banner = match self {
             Renderer::Compatibility => "- Compatibility -",
             Renderer::ForwardPlus => "- Forward+ -",
