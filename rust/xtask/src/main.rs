@@ -37,6 +37,7 @@ mod pca;
 mod preview;
 #[cfg(test)]
 mod render_selftest;
+mod renderer;
 mod screenshots;
 mod setup;
 mod structures;

@@ -11,14 +11,14 @@
 //! image is copied only from a frame written by this run, so a failed job never leaves an old
 //! frame behind as new.
 //!
-//! May use: `setup` and `test_project` (Godot with the extension built, the test project),
+//! May use: `renderer`, `setup` and `test_project` (Godot with the extension built, the test project),
 //! `godot_run`, `xvfb`, `editor_shots` (the editor's frames), `preview`'s renderer (through
 //! strata-core), `textures` (the contact sheet), `paths`, `error`.
 
 use crate::error::{Context as _, Error, Result, tail};
 use crate::godot_install::Godot;
 use crate::godot_run::{self, Echo};
-use crate::test_suite::Renderer;
+use crate::renderer::Renderer;
 use crate::{paths, setup, test_project};
 use std::collections::BTreeSet;
 use std::fs;
