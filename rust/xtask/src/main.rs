@@ -57,7 +57,7 @@ commands:
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
   test [--rust-only|--godot-only|--docs-only] [--no-lint] [--no-rendered] [-- ARGS]
-                              static checks (import layers, cargo fmt --check, clippy -D warnings),
+                              static checks (import layers, docs' images, cargo fmt --check, clippy -D warnings),
                               Rust tests, then the GDScript lint, the headless Godot suite
                               (tests/godot) and the rendered checks under Xvfb; --no-lint skips the
                               static checks and the GDScript lint, --godot-only runs only the Godot part,
