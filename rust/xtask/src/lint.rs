@@ -99,29 +99,13 @@ pub fn run_checks(checks: &[Check]) -> Vec<(String, bool)> {
 
 fn layers_check() -> (String, bool) {
     let name = "Import layers (strata-core and strata-godot layer order; import cycles and file sizes of every crate; no Godot in strata-core)";
-    crate::step(format!("{name}: reading rust/strata-core/src and rust/xtask/src"));
+    crate::step(format!("{name}: reading every crate's src"));
     let t = Instant::now();
-    match layers::check_repo(&paths::repo_root()) {
-        Ok(report) if report.problems.is_empty() => {
-            let line = format!(
-                "{name}: passed — {} files, {} module imports in {:.2} s",
-                report.files,
-                report.imports,
-                t.elapsed().as_secs_f64()
-            );
-            crate::note(&line);
-            (line, true)
-        }
-        Ok(report) => {
-            let mut line = format!("{name}: FAILED — {} problem(s):", report.problems.len());
-            for p in &report.problems {
-                line.push_str(&format!("\n    problem: {p}"));
-            }
-            eprintln!("{line}");
-            (line, false)
-        }
-        Err(e) => (format!("{name}: FAILED — {e}"), false),
-    }
+    let result = layers::check_repo(&paths::repo_root()).map(|r| {
+        let counted = format!("{} files, {} module imports", r.files, r.imports);
+        (counted, r.problems)
+    });
+    problems_line(name, result, t)
 }
 
 fn images_check() -> (String, bool) {
@@ -129,20 +113,23 @@ fn images_check() -> (String, bool) {
         "Docs' images (README.md and docs/*.md show exactly what `cargo xtask screenshots` makes, and it exists)";
     crate::step(format!("{name}: reading the docs and docs/images"));
     let t = Instant::now();
-    match doc_images::check_repo(&paths::repo_root()) {
-        Ok(report) if report.problems.is_empty() => {
-            let line = format!(
-                "{name}: passed — {} docs, {} images in {:.3} s",
-                report.docs,
-                report.images,
-                t.elapsed().as_secs_f64()
-            );
+    let result = doc_images::check_repo(&paths::repo_root())
+        .map(|r| (format!("{} docs, {} images", r.docs, r.images), r.problems));
+    problems_line(name, result, t)
+}
+
+/// The summary line of a static check that found `(what it counted, its problems)`: passed
+/// when there are none, else every problem on a line of its own.
+fn problems_line(name: &str, result: crate::error::Result<(String, Vec<String>)>, t: Instant) -> (String, bool) {
+    match result {
+        Ok((counted, problems)) if problems.is_empty() => {
+            let line = format!("{name}: passed — {counted} in {:.3} s", t.elapsed().as_secs_f64());
             crate::note(&line);
             (line, true)
         }
-        Ok(report) => {
-            let mut line = format!("{name}: FAILED — {} problem(s):", report.problems.len());
-            for p in &report.problems {
+        Ok((_, problems)) => {
+            let mut line = format!("{name}: FAILED — {} problem(s):", problems.len());
+            for p in &problems {
                 line.push_str(&format!("\n    problem: {p}"));
             }
             eprintln!("{line}");
