@@ -133,6 +133,12 @@ pub fn read_journal(path: &Path, world: u64) -> Result<JournalContents, JournalE
     let io = |source| JournalError::Io { path: path.to_path_buf(), source };
     let mut bytes = Vec::new();
     File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(io)?;
+    decode_journal(&bytes, path, world)
+}
+
+/// Decodes a journal's bytes held in memory ([`read_journal`] without the file; `path` names it
+/// in errors); a torn last record is dropped and counted, never an error.
+pub fn decode_journal(bytes: &[u8], path: &Path, world: u64) -> Result<JournalContents, JournalError> {
     if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
         return Err(JournalError::NotAJournal { path: path.to_path_buf() });
     }
