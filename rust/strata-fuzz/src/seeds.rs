@@ -90,7 +90,7 @@ fn messages() -> Vec<(String, Message)> {
     let record = EntityRecord {
         scene: RECORD_SCENES[0].into(),
         position: [3.5, 10.0, 7.25],
-        rotation: [0.0, 0.7071, 0.0, 0.7071],
+        rotation: [0.0, 0.6, 0.0, 0.8],
         scale: [1.0, 2.0, 1.0],
         state: vec![1, 2, 3],
     };
@@ -277,7 +277,7 @@ fn records() -> Vec<Seed> {
     let full = EntityRecord {
         scene: RECORD_SCENES[2].into(),
         position: [31.5, 0.0, 16.0],
-        rotation: [0.0, 0.0, 0.7071, 0.7071],
+        rotation: [0.0, 0.0, 0.8, 0.6],
         scale: [0.5, 0.5, 0.5],
         state: b"\x02\x00\x00\x00\x05\x00\x00\x00".to_vec(),
     };
