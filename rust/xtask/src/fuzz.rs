@@ -4,8 +4,10 @@
 //! built before the clock starts, and a round still running at the deadline is stopped there
 //! (its process group killed) and not counted, so the run ends within a few seconds of N minutes.
 //!
-//! May use: `paths`, `error`, `godot_run` (its process-group runner with a timeout) and the
-//! step/note printers of `main`.
+//! `--coverage` hands the command to [`crate::fuzz_afl`] (coverage-guided fuzzing with AFL++).
+//!
+//! May use: `paths`, `error`, `godot_run` (its process-group runner with a timeout), `fuzz_afl`
+//! and the step/note printers of `main`.
 
 use crate::error::{Error, Result};
 use crate::godot_run::Echo;
@@ -82,6 +84,9 @@ fn count_results(output: &str) -> (u32, u32) {
 }
 
 pub fn run(args: &[String]) -> Result<ExitCode> {
+    if args.iter().any(|a| a == "--coverage") {
+        return crate::fuzz_afl::run(args);
+    }
     let o = parse(args)?;
     let targets = fuzz_targets()?;
     if targets.is_empty() {

@@ -1231,6 +1231,13 @@ pub const CRATES: &[CrateRules] = &[
         godot_free_manifest: None,
         max_code_lines: Some(MAX_CODE_LINES),
     },
+    CrateRules {
+        name: "strata-fuzz",
+        src: "rust/strata-fuzz/src",
+        layers: None,
+        godot_free_manifest: Some("rust/strata-fuzz/Cargo.toml"),
+        max_code_lines: Some(MAX_CODE_LINES),
+    },
 ];
 
 /// Every problem of one crate's `sources` under `rules`, except its manifest's.

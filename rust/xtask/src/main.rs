@@ -8,7 +8,8 @@
 //!   import when needed; [`setup::prepare`] does Godot + extension in one call.
 //! * [`godot_run::run_captured`]: run with a timeout, streaming and capturing output.
 //!
-//! Dependencies besides strata-core: `png` (the block textures), `zip` and `object` (the addon package); errors are [`error::Error`] and are printed as a message with
+//! Dependencies besides strata-core: `png` (the block textures), `zip` and `object` (the addon package),
+//! strata-fuzz (the fuzz targets' list); errors are [`error::Error`] and are printed as a message with
 //! causes and a hint, never as a panic.
 
 #[macro_use]
@@ -24,6 +25,7 @@ mod editor_shots;
 mod export_test;
 mod extension;
 mod fuzz;
+mod fuzz_afl;
 mod gdscript_lint;
 mod godot_install;
 mod godot_run;
@@ -92,6 +94,11 @@ commands:
   fuzz [--minutes N] [--cases N]
                               strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
                               (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
+  fuzz --coverage [--minutes N] [--target NAME]...
+                              coverage-guided fuzzing (AFL++ via cargo-afl, installed when missing) of every
+                              decoder of outside bytes (rust/strata-fuzz), N minutes per target (default 10);
+                              prints executions, corpus, crashes and hangs per target and copies every crash
+                              or hang into tests/fuzz_regressions/<target>/
   package [--windows|--all] [--check-fresh]
                               the addon zip: release libraries (profile dist: stripped, thin LTO),
                               <target>/package/strata-<version>.zip holding addons/strata/;

@@ -112,8 +112,12 @@ impl StructureTemplate {
             .map_err(|_| vox_err("the parser failed on it".into()))?
             .map_err(|e| vox_err(e.to_string()))?;
         let model = data.models.first().ok_or_else(|| vox_err("it holds no model".into()))?;
-        let size = IVec3::new(model.size.x as i32, model.size.z as i32, model.size.y as i32);
-        let n = size.volume();
+        let edge = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+        let size = IVec3::new(edge(model.size.x), edge(model.size.z), edge(model.size.y));
+        // Found by fuzzing (strata-fuzz `vox`): a model size of billions overflowed the cell
+        // count (a panic in debug builds); an edge beyond the limit is refused before counting.
+        let edges_fit = [size.x, size.y, size.z].iter().all(|e| (1..=MAX_STRUCTURE_EDGE).contains(e));
+        let n = if edges_fit { size.volume() } else { 0 };
         if n == 0 || n > MAX_STRUCTURE_CELLS {
             // Refused with the size in the message.
             return Self::new(name, size, Vec::new());

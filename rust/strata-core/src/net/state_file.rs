@@ -42,6 +42,12 @@ pub enum StateFileError {
 /// Writes `state` to `path` atomically (the old file or the new one, never a mix) for the world
 /// whose preset fingerprint hashes to `world`.
 pub fn write_state_file(path: &Path, state: &SharedState, world: u64) -> Result<(), StateFileError> {
+    let bytes = encode_state_file(state, world);
+    write_atomic(path, &bytes).map_err(|source| StateFileError::Io { path: path.to_path_buf(), source })
+}
+
+/// The bytes of the shared-state file [`write_state_file`] writes.
+pub fn encode_state_file(state: &SharedState, world: u64) -> Vec<u8> {
     let payload =
         Message::SharedState { entries: state.iter().map(|(k, v)| (k.to_string(), v.clone())).collect() }.encode();
     let mut bytes = Vec::with_capacity(HEADER_BYTES + payload.len() + 4);
@@ -51,7 +57,7 @@ pub fn write_state_file(path: &Path, state: &SharedState, world: u64) -> Result<
     bytes.extend_from_slice(&(payload.len() as u32).to_le_bytes());
     bytes.extend_from_slice(&payload);
     bytes.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
-    write_atomic(path, &bytes).map_err(|source| StateFileError::Io { path: path.to_path_buf(), source })
+    bytes
 }
 
 /// Reads a shared-state file written for the world whose preset fingerprint hashes to `world`.
@@ -62,6 +68,16 @@ pub fn read_state_file(path: &Path, world: u64) -> Result<SharedState, StateFile
         return Err(damaged(format!("{len} bytes, more than a shared state takes")));
     }
     let bytes = std::fs::read(path).map_err(|source| StateFileError::Io { path: path.to_path_buf(), source })?;
+    decode_state_file(&bytes, path, world)
+}
+
+/// Decodes a shared-state file's bytes held in memory ([`read_state_file`] without the file;
+/// `path` names it in errors).
+pub fn decode_state_file(bytes: &[u8], path: &Path, world: u64) -> Result<SharedState, StateFileError> {
+    let damaged = |what: String| StateFileError::Damaged { path: path.to_path_buf(), what };
+    if bytes.len() > HEADER_BYTES + MAX_PACKET_BYTES + 4 {
+        return Err(damaged(format!("{} bytes, more than a shared state takes", bytes.len())));
+    }
     if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
         return Err(StateFileError::NotAStateFile { path: path.to_path_buf() });
     }

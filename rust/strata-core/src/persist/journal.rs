@@ -25,6 +25,9 @@ const MAGIC: &[u8; 8] = b"STRATAJL";
 pub const JOURNAL_VERSION: u16 = 1;
 const HEADER_BYTES: usize = 8 + 2 + 8 + 8;
 const RECORD_BYTES: usize = 18;
+/// The highest order number a journal read may reach (its first plus its records): far beyond
+/// any world's edit count, and far enough below `u64::MAX` that appending never overflows.
+pub const MAX_JOURNAL_ORDER: u64 = 1 << 62;
 
 /// Why a journal cannot be read or written; every variant names the file.
 #[derive(Debug, Error)]
@@ -39,6 +42,10 @@ pub enum JournalError {
         "edit journal {path}: written for a world with fingerprint {found:016x}, this world's is {expected:016x}; allowed: the journal of this world"
     )]
     OtherWorld { path: PathBuf, found: u64, expected: u64 },
+    #[error(
+        "edit journal {path}: its first record is edit number {first_order} and it holds {records} records, past the highest order number a journal may reach ({MAX_JOURNAL_ORDER}); allowed: a journal this build wrote"
+    )]
+    OrderOverflow { path: PathBuf, first_order: u64, records: usize },
 }
 
 /// A journal read back.
@@ -133,6 +140,12 @@ pub fn read_journal(path: &Path, world: u64) -> Result<JournalContents, JournalE
     let io = |source| JournalError::Io { path: path.to_path_buf(), source };
     let mut bytes = Vec::new();
     File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map_err(io)?;
+    decode_journal(&bytes, path, world)
+}
+
+/// Decodes a journal's bytes held in memory ([`read_journal`] without the file; `path` names it
+/// in errors); a torn last record is dropped and counted, never an error.
+pub fn decode_journal(bytes: &[u8], path: &Path, world: u64) -> Result<JournalContents, JournalError> {
     if bytes.len() < HEADER_BYTES || &bytes[..8] != MAGIC {
         return Err(JournalError::NotAJournal { path: path.to_path_buf() });
     }
@@ -161,6 +174,12 @@ pub fn read_journal(path: &Path, world: u64) -> Result<JournalContents, JournalE
         let i = |at: usize| i32::from_le_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]);
         edits.push((IVec3::new(i(0), i(4), i(8)), u16::from_le_bytes([r[12], r[13]])));
         good += RECORD_BYTES;
+    }
+    // Found while writing the journal's fuzz target: a header whose first order number is near
+    // u64::MAX made the next order number overflow (a panic in debug builds, a wrong number in
+    // release ones).
+    if first_order.checked_add(edits.len() as u64).is_none_or(|end| end > MAX_JOURNAL_ORDER) {
+        return Err(JournalError::OrderOverflow { path: path.to_path_buf(), first_order, records: edits.len() });
     }
     Ok(JournalContents { first_order, edits, torn_bytes: body.len() - good })
 }
@@ -226,5 +245,20 @@ mod tests {
         v.extend_from_slice(&[0; 16]);
         std::fs::write(&path, &v).unwrap();
         assert!(read_journal(&path, 0).unwrap_err().to_string().contains("version 9"));
+    }
+
+    #[test]
+    fn order_numbers_past_the_limit_are_refused_by_name() {
+        let path = temp("order");
+        let mut j = EditJournal::create(&path, MAX_JOURNAL_ORDER - 1, 3).unwrap();
+        j.append(&[(IVec3::new(1, 2, 3), 4)]).unwrap();
+        assert_eq!(read_journal(&path, 3).unwrap().next_order(), MAX_JOURNAL_ORDER);
+        j.append(&[(IVec3::new(1, 2, 3), 5)]).unwrap();
+        let e = read_journal(&path, 3).unwrap_err();
+        assert!(matches!(e, JournalError::OrderOverflow { records: 2, .. }), "{e}");
+        assert!(e.to_string().contains("world.journal"), "{e}");
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[10..18].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert!(matches!(decode_journal(&bytes, &path, 3), Err(JournalError::OrderOverflow { .. })));
     }
 }

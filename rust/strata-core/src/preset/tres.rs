@@ -3,7 +3,8 @@
 //! Written and read through the field table ([`FIELDS`]), so every field the inspector shows is
 //! in the file. A biome table other than the default travels as one more line,
 //! [`BIOME_TABLE_KEY`], holding the table as RON text (a list of biome rows), and structure rules as
-//! [`STRUCTURE_RULES_KEY`] (a RON list of rules), spawn rules as [`SPAWN_RULES_KEY`]. A `.tres` can carry code; a preset never does, so scripts and external or
+//! [`STRUCTURE_RULES_KEY`] (a RON list of rules), spawn rules as [`SPAWN_RULES_KEY`], ore kinds
+//! other than the default ones as [`ORE_KINDS_KEY`]. A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
 //! The preset format travels as [`PRESET_FORMAT_KEY`]: `preset_format = 2` from this writer, and
@@ -16,7 +17,7 @@
 use crate::preset::error::PresetError;
 use crate::preset::fields::{FIELDS, FieldKind, FieldValue};
 use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
-use crate::preset::model::{Biome, SpawnRule, StructureRule, WorldPreset, default_biomes};
+use crate::preset::model::{Biome, OreKind, OreSettings, SpawnRule, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
 
@@ -104,6 +105,33 @@ pub fn spawn_rules_from_ron(text: &str) -> Result<Vec<SpawnRule>, String> {
     })
 }
 
+/// The `.tres` key of an ore list other than the default one: the kinds as a RON list,
+/// `[(block: "coal_ore", min_depth: 6, clusters_per_chunk_min: 3, ...), ...]`. Written and read
+/// by the core (`save_preset_file`, the tools); the Godot resource has no property of that name
+/// yet, so a preset saved by the editor still keeps the default ores.
+pub const ORE_KINDS_KEY: &str = "ore_kinds_ron";
+
+/// The ore kinds of `preset` as the RON text of [`ORE_KINDS_KEY`]; empty for the default list
+/// (which a file then leaves out).
+pub fn ore_kinds_to_ron(preset: &WorldPreset) -> String {
+    if preset.ores.kinds == OreSettings::default().kinds {
+        return String::new();
+    }
+    ron::to_string(&preset.ores.kinds).unwrap_or_default()
+}
+
+/// Reads the RON list of [`ORE_KINDS_KEY`] (empty text: the default list). The error names where
+/// RON stopped and what it expected.
+pub fn ore_kinds_from_ron(text: &str) -> Result<Vec<OreKind>, String> {
+    if text.trim().is_empty() {
+        return Ok(OreSettings::default().kinds);
+    }
+    ron::from_str::<Vec<OreKind>>(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        format!("{} at line {line}, column {col} of the ore kinds text", e.code)
+    })
+}
+
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
     matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id")
@@ -134,6 +162,12 @@ pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
     let spawns = spawn_rules_to_ron(preset);
     if !spawns.is_empty() {
         let _ = writeln!(s, "{SPAWN_RULES_KEY} = {}", godot_string(&spawns));
+    }
+    // Found by fuzzing (strata-fuzz `preset_ron`): a preset's own ore kinds were left out, so
+    // saving it as `.tres` gave back the default ores.
+    let ores = ore_kinds_to_ron(preset);
+    if !ores.is_empty() {
+        let _ = writeln!(s, "{ORE_KINDS_KEY} = {}", godot_string(&ores));
     }
     s
 }
@@ -327,6 +361,17 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             })?;
             continue;
         }
+        if key == ORE_KINDS_KEY {
+            let kinds = match parse_godot_value(value) {
+                Ok(FieldValue::Text(t)) => ore_kinds_from_ron(&t),
+                Ok(other) => Err(format!("{other} is {}, not text", other.kind_word())),
+                Err(p) => Err(p),
+            };
+            preset.ores.kinds = kinds.map_err(|p| {
+                err(line_no, key, p, "a RON list of ore kinds, e.g. [(block: \"coal_ore\", min_depth: 6)]")
+            })?;
+            continue;
+        }
         if key == SPAWN_RULES_KEY {
             let rules = match parse_godot_value(value) {
                 Ok(FieldValue::Text(t)) => spawn_rules_from_ron(&t),
@@ -488,6 +533,20 @@ fn unicode_escape(chars: &mut std::str::Chars<'_>, digits: usize) -> Result<char
 mod tests {
     use super::*;
     use crate::preset::fingerprint::fingerprint;
+
+    #[test]
+    fn own_ore_kinds_round_trip_and_default_ones_are_left_out() {
+        let mut p = WorldPreset::default();
+        assert!(!preset_to_tres_text(&p).contains(ORE_KINDS_KEY));
+        p.ores.kinds[0].min_depth += 1;
+        p.ores.kinds.pop();
+        let text = preset_to_tres_text(&p);
+        assert_eq!(text.lines().filter(|l| l.starts_with(ORE_KINDS_KEY)).count(), 1, "{text}");
+        assert_eq!(preset_from_tres_text(&text, "ores.tres").unwrap().ores.kinds, p.ores.kinds);
+        let broken = format!("{}{ORE_KINDS_KEY} = \"[(block: 3)]\"\n", preset_to_tres_text(&WorldPreset::default()));
+        let e = preset_from_tres_text(&broken, "ores.tres").unwrap_err();
+        assert!(e.to_string().contains(ORE_KINDS_KEY) && e.to_string().contains("ores.tres"), "{e}");
+    }
 
     #[test]
     fn tres_round_trip_keeps_table_fields() {
