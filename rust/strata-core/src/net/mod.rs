@@ -11,6 +11,8 @@
 //! May use: `base`, `preset`, `persist` and the other `net` modules.
 
 pub mod client;
+pub mod connections;
+pub mod movement;
 pub mod protocol;
 pub mod server;
 pub mod shared_state;
