@@ -12,6 +12,7 @@
 
 pub mod client;
 pub mod connections;
+pub mod interest;
 pub mod movement;
 pub mod protocol;
 pub mod server;
