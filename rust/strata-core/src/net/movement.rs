@@ -329,7 +329,11 @@ mod tests {
 
     /// Feeds `poses` (send time, eye) to a server that receives each `latency(i)` seconds after
     /// it was sent, older ticks dropped as the server does; returns the refusals.
-    fn replay(poses: &[(f64, [f64; 3])], world: &dyn SolidVoxels, latency: &mut dyn FnMut(usize) -> f64) -> Vec<String> {
+    fn replay(
+        poses: &[(f64, [f64; 3])],
+        world: &dyn SolidVoxels,
+        latency: &mut dyn FnMut(usize) -> f64,
+    ) -> Vec<String> {
         let limits = MovementLimits::default();
         let mut arrivals: Vec<(f64, usize)> = poses.iter().enumerate().map(|(i, (t, _))| (t + latency(i), i)).collect();
         arrivals.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -916,7 +916,10 @@ mod tests {
                 block_count: 65536,
                 view: ViewRadius { horizontal: 10, vertical: MAX_VIEW_RADIUS },
             },
-            Message::PoseCorrection { tick: u32::MAX, pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5 } },
+            Message::PoseCorrection {
+                tick: u32::MAX,
+                pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5 },
+            },
             Message::ChunkReleased { chunk: ChunkCoord::new(i32::MIN, -1, i32::MAX) },
             Message::Refused { reason: "full".into() },
             Message::EditRequest { request: 3, pos: IVec3::new(10, 64, -5), block: 2 },
