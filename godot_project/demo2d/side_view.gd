@@ -177,7 +177,7 @@ func _unhandled_input(event: InputEvent) -> void:
 func save_game(path := SAVE_PATH) -> Error:
 	DirAccess.make_dir_recursive_absolute(path.get_base_dir())
 	_world.set_state("inventory", _player.inventory.to_text())
-	_world.set_state("player", var_to_str(_player.position))
+	_world.set_state("player", _player.position)
 	var err := _world.save_world(path)
 	_status = "saved" if err == OK else "save failed: " + _world.last_error()
 	return err
@@ -191,7 +191,9 @@ func load_game(path := SAVE_PATH) -> Error:
 		_status = "load failed: " + _world.last_error()
 		return err
 	_player.inventory.from_text(_world.get_state("inventory", ""))
-	var at: Variant = str_to_var(_world.get_state("player", ""))
+	var at: Variant = _world.get_state("player", null)
+	if at is String:  # a save of 0.2 kept the place as text
+		at = str_to_var(at)
 	if at is Vector2:
 		_player.position = at
 		_player.velocity = Vector2.ZERO

@@ -206,7 +206,7 @@ func _on_world_setup_finished() -> void:
 	loading_screen.queue_free()
 	# Streaming goes on in the background at the user's full view distance.
 	world.view_distance = _full_view_distance()
-	hud.visible = true
+	hud.visible = not args.hide_hud
 	chat.enabled = session != null
 	Input.mouse_mode = Input.MOUSE_MODE_CAPTURED
 	if args.day >= 0:

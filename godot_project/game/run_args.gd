@@ -5,7 +5,8 @@
 ## - `--view-distance=N`, `--far-view=N`: override the user's settings;
 ## - `--day=N`: the day number (weather); `--auto-time=T`: the time of day, clock stopped;
 ## - `--cave`: spawn in a cave near the spawn point; `--look-down=DEG`: pitch the camera;
-## - `--shot=ABS.png`: once loaded, save a screenshot and quit;
+## - `--shot=ABS.png`: once loaded, save a screenshot and quit; `--hide-hud`: start with the HUD
+##   hidden (as F3 hides it);
 ## - `--host PORT`: host the chosen world for other players on UDP `PORT`;
 ## - `--join ADDRESS:PORT`: join the world hosted there; `--name NAME`: the player's name.
 ##   These three also take the `--key=value` form; the main menu starts the game with them.
@@ -27,6 +28,7 @@ var auto_time := NAN
 var cave := false
 var look_down_deg := NAN
 var shot_path := ""
+var hide_hud := false
 var torches := false
 var host_port := -1
 var join_address := ""
@@ -72,6 +74,8 @@ static func parse(args: PackedStringArray) -> RunArgs:
 				out.look_down_deg = float(value)
 			"--shot":
 				out.shot_path = value
+			"--hide-hud":
+				out.hide_hud = true
 			"--torches":
 				out.torches = true
 			"--host":

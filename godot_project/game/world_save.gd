@@ -1,10 +1,13 @@
 ## The game's save: one world file written by `StrataChunkWorld.save_world`, holding the preset, the
-## player's edits and the game state (`StrataChunkWorld.set_state`, values as `var_to_str` text).
+## player's edits and the game state (`StrataChunkWorld.set_state`, values of any type).
 class_name WorldSave
 extends RefCounted
 
 const DIR := "user://saves"
 const PATH := "user://saves/last.strata"
+## Saves before this one kept each value as `var_to_str` text.
+const VERSION_KEY := "save_version"
+const VERSION := 2
 ## The game-state values kept with a save.
 const KEYS: Array[String] = [
 	"preset_path",
@@ -31,18 +34,22 @@ static func load_into(world: StrataChunkWorld) -> Dictionary:
 		push_warning("WorldSave: cannot continue: " + world.last_error())
 		return {}
 	var state: Dictionary = {}
+	var as_text: bool = world.get_state(VERSION_KEY, 1) == 1
 	for key in KEYS:
-		var text := world.get_state(key, "")
-		if text != "":
-			state[key] = str_to_var(text)
+		var value: Variant = world.get_state(key, null)
+		if as_text and value is String:
+			value = str_to_var(value)
+		if value != null:
+			state[key] = value
 	return state
 
 
 ## Writes `state` (keys from `KEYS`) and the world into the save; returns a line for the player.
 static func write(world: StrataChunkWorld, state: Dictionary) -> String:
 	DirAccess.make_dir_recursive_absolute(DIR)
+	world.set_state(VERSION_KEY, VERSION)
 	for key: String in state:
-		world.set_state(key, var_to_str(state[key]))
+		world.set_state(key, state[key])
 	if world.save_world(PATH) != OK:
 		return "Could not save the world: " + world.last_error()
 	return "Saved"

@@ -5,8 +5,9 @@
 //! * strata-core: a file under `rust/strata-core/src/<layer>/` may reach (through `crate::`
 //!   paths, in `use` statements or inline) only its own layer and the layers before it in
 //!   [`CORE_LAYERS`]; gen3d and gen2d are peers and never reach each other.
-//! * strata-core's and xtask's modules (one per file) import each other without cycles.
-//! * No file of strata-core or xtask has more than [`MAX_CODE_LINES`] lines of code
+//! * strata-godot: the same with [`GODOT_LAYERS`] (base → resources → host → nodes → sync).
+//! * Every crate's modules (one per file) import each other without cycles.
+//! * No file of any crate has more than [`MAX_CODE_LINES`] lines of code
 //!   ([`code_lines`]: lines that are not blank and not only comments, outside `#[cfg(test)]`
 //!   items; string literals count).
 //! * strata-core's Cargo.toml names no Godot crate: the core never imports Godot.
@@ -23,7 +24,8 @@
 //! through a `mod.rs` re-export is reported as the cycle between the files that define the
 //! names (sound: every re-exported name is followed to its file; a glob re-export is charged
 //! to every module it re-exports). Paths relative to a file are read in `use` items
-//! (`use super::x`, `use child::y`), not inline (`super::f()`). Paths that reach the crate
+//! (`use super::x`, `use child::y`) and inline (`super::f()`, `child::Type`), but a method call
+//! on a type (`self.f()`, defined in another file's `impl`) is no import. Paths that reach the crate
 //! root itself (`crate::step`) are not edges; root re-exports (`crate::WorldPreset`) are
 //! followed like any other.
 //!
@@ -49,6 +51,10 @@ pub const CORE_LAYERS: &[&[&str]] = &[
     &["persist"],
     &["net"],
 ];
+
+/// strata-godot's layers in dependency order: leaf helpers, the designer's resources, what the
+/// worlds share below the nodes, the nodes, and the network sync over them.
+pub const GODOT_LAYERS: &[&[&str]] = &[&["base"], &["resources"], &["host"], &["nodes"], &["sync"]];
 
 /// One `crate::` path found in a source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -312,16 +318,37 @@ fn line_starts(code: &[char]) -> Vec<usize> {
 
 /// [`crate_refs`] of code already cleaned of comments, literals and test code.
 fn crate_refs_in(code: &[char]) -> Vec<CrateRef> {
+    paths_in(code, |word| word == "crate", false)
+}
+
+/// Inline paths of cleaned code that start with a word `starts` accepts (`super`, `self`, a
+/// child module), such as `super::f()` or `debug_view::DebugView`; each path keeps its first
+/// word. A word right after `::` continues another path and starts none.
+fn relative_refs_in(code: &[char], starts: impl Fn(&str) -> bool) -> Vec<CrateRef> {
+    let mut refs = paths_in(code, starts, true);
+    for r in &mut refs {
+        r.text = r.path.join("::");
+    }
+    refs
+}
+
+/// The paths of cleaned `code` that start with a word `starts` accepts and go on with `::`;
+/// the word itself is the paths' first segment when `keep_first`.
+fn paths_in(code: &[char], starts: impl Fn(&str) -> bool, keep_first: bool) -> Vec<CrateRef> {
     let parser = PathParser { code, line_starts: line_starts(code) };
     let mut out = Vec::new();
     let mut i = 0;
     while i < code.len() {
         if is_ident_start(code[i]) && (i == 0 || !is_ident(code[i - 1])) {
             let (word, end) = read_ident(code, i);
-            if word == "crate" {
+            let before = code[..i].iter().rev().skip_while(|c| c.is_whitespace()).take(2);
+            let after_path = before.eq([':', ':'].iter());
+            // `$crate::` is the crate too; any other word must begin its path.
+            if starts(&word) && (!after_path || !keep_first) {
                 let j = skip_ws(code, end);
                 if code.get(j..j + 2) == Some(&[':', ':']) {
-                    i = parser.tree(j + 2, Vec::new(), &mut out);
+                    let first = if keep_first { vec![word] } else { Vec::new() };
+                    i = parser.tree(j + 2, first, &mut out);
                     continue;
                 }
             }
@@ -734,6 +761,12 @@ fn file_names(src: &str, module: &[String]) -> FileNames {
         blank(&mut bare, item.start, item.end);
     }
     names.refs = crate_refs_in(&own);
+    // Inline relative paths (`super::f()`, `child::Type`), outside `use` items.
+    for r in relative_refs_in(&bare, |w| w == "super" || w == "self" || defines.contains(w)) {
+        if let Some(path) = from_root(&r.path, module, &defines) {
+            names.refs.push(CrateRef { line: r.line, path, text: r.text });
+        }
+    }
     let used = identifiers(&bare);
     for item in &items {
         for leaf in &item.leaves {
@@ -1175,14 +1208,20 @@ pub struct CrateRules {
     pub max_code_lines: Option<usize>,
 }
 
-/// The crates [`check_repo`] checks and how. A crate is added with one entry (strata-godot,
-/// with a layer table of its own, when its files are ready for it).
+/// The crates [`check_repo`] checks and how: each with one entry.
 pub const CRATES: &[CrateRules] = &[
     CrateRules {
         name: "strata-core",
         src: "rust/strata-core/src",
         layers: Some(CORE_LAYERS),
         godot_free_manifest: Some("rust/strata-core/Cargo.toml"),
+        max_code_lines: Some(MAX_CODE_LINES),
+    },
+    CrateRules {
+        name: "strata-godot",
+        src: "rust/strata-godot/src",
+        layers: Some(GODOT_LAYERS),
+        godot_free_manifest: None,
         max_code_lines: Some(MAX_CODE_LINES),
     },
     CrateRules {
@@ -1565,6 +1604,83 @@ mod tests {
         assert_eq!(p.len(), 1, "{p:#?}");
         assert!(p[0].contains("src/noise/fbm.rs:2: `avx2::kernel`"), "{}", p[0]);
         assert!(p[0].contains("src/noise/fbm/avx2.rs:1: `super::SCALE`"), "{}", p[0]);
+        // Inline relative paths are uses too: a parent naming its child's type in a field, the
+        // child naming the parent with `super::` in code.
+        let files = [
+            (
+                "node.rs",
+                "mod debug;
+pub struct Node {
+    view: debug::View,
+}
+",
+            ),
+            (
+                "node/debug.rs",
+                "pub struct View;
+fn f() { super::helper(); }
+",
+            ),
+        ];
+        let p = core(&files).cycle_problems();
+        assert_eq!(p.len(), 1, "{p:#?}");
+        assert!(p[0].contains("src/node.rs:3: `debug::View`"), "{}", p[0]);
+        assert!(p[0].contains("src/node/debug.rs:2: `super::helper`"), "{}", p[0]);
+        // A method call on the parent's type is not an import; `field: Type` is no path; a
+        // segment after `::` (`godot::debug::x`) starts no relative path.
+        let files = [
+            (
+                "node.rs",
+                "mod debug;
+pub struct Node {
+    view: Vec<u8>,
+}
+fn g() { godot::debug::x(); }
+",
+            ),
+            (
+                "node/debug.rs",
+                "use super::Node;
+impl Node { fn draw(&self) {} }
+",
+            ),
+        ];
+        assert_eq!(core(&files).cycle_problems(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn godot_layers_keep_resources_below_nodes() {
+        let godot = CRATES.iter().find(|c| c.name == "strata-godot").unwrap();
+        let files = [
+            Source::new(
+                "lib.rs",
+                "mod base;
+mod resources;
+mod nodes;
+",
+            ),
+            Source::new(
+                "base/ranges.rs",
+                "pub fn clamp() {}
+",
+            ),
+            Source::new(
+                "resources/preset.rs",
+                "use crate::base::ranges::clamp;
+fn f(w: crate::nodes::world::World) {}
+",
+            ),
+            Source::new(
+                "nodes/world.rs",
+                "use crate::resources::preset;
+pub struct World;
+",
+            ),
+        ];
+        let (_, p) = crate_problems(godot, &files);
+        assert_eq!(p.len(), 2, "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("layer `resources` imports `nodes`")), "{p:#?}");
+        assert!(p.iter().any(|m| m.contains("import cycle: nodes::world → resources::preset")), "{p:#?}");
     }
 
     #[test]

@@ -1,21 +1,25 @@
 //! The static checks `cargo xtask test` runs before any test, in this order: the import
-//! layers ([`crate::layers`], no compilation), `cargo fmt --all --check` and
-//! `cargo clippy --workspace --all-targets -- -D warnings`. `cargo xtask lint [CHECK...]` runs
-//! them (or the named ones) alone.
+//! layers ([`crate::layers`], no compilation), the docs' images ([`crate::doc_images`]: every
+//! image the docs show is made by `cargo xtask screenshots`, and the reverse; milliseconds),
+//! `cargo fmt --all --check` and `cargo clippy --workspace --all-targets -- -D warnings`.
+//! `cargo xtask lint [CHECK...]` runs them (or the named ones) alone.
 //!
-//! Uses [`crate::layers`], [`crate::godot_run`] (to run cargo) and [`crate::paths`].
+//! Uses [`crate::layers`], [`crate::doc_images`], [`crate::godot_run`] (to run cargo) and
+//! [`crate::paths`].
 
 use crate::error::Result;
-use crate::{godot_run, layers, paths};
+use crate::{doc_images, godot_run, layers, paths};
 use std::time::Instant;
 
-const USAGE: &str = "usage: cargo xtask lint [layers] [fmt] [clippy]   (no names: all three, in that order)";
+const USAGE: &str = "usage: cargo xtask lint [layers] [images] [fmt] [clippy]   (no names: all four, in that order)";
 
 /// One static check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
     /// strata-core's layer order and module cycles, no Godot in strata-core, xtask's module cycles.
     Layers,
+    /// The docs' images against `cargo xtask screenshots`' table ([`crate::doc_images`]).
+    Images,
     /// `cargo fmt --all --check`.
     Fmt,
     /// `cargo clippy --workspace --all-targets -- -D warnings`.
@@ -23,7 +27,7 @@ pub enum Check {
 }
 
 /// Every check, in the order `cargo xtask test` runs them.
-pub const ALL: [Check; 3] = [Check::Layers, Check::Fmt, Check::Clippy];
+pub const ALL: [Check; 4] = [Check::Layers, Check::Images, Check::Fmt, Check::Clippy];
 
 impl Check {
     fn parse(name: &str) -> Option<Check> {
@@ -34,6 +38,7 @@ impl Check {
     pub fn name(self) -> &'static str {
         match self {
             Check::Layers => "layers",
+            Check::Images => "images",
             Check::Fmt => "fmt",
             Check::Clippy => "clippy",
         }
@@ -75,6 +80,7 @@ pub fn run_checks(checks: &[Check]) -> Vec<(String, bool)> {
         .iter()
         .map(|c| match c {
             Check::Layers => layers_check(),
+            Check::Images => images_check(),
             Check::Fmt => cargo_check(
                 "Format",
                 &["fmt", "--all", "--check"],
@@ -92,7 +98,7 @@ pub fn run_checks(checks: &[Check]) -> Vec<(String, bool)> {
 }
 
 fn layers_check() -> (String, bool) {
-    let name = "Import layers (strata-core layer order; strata-core and xtask import cycles and file sizes; no Godot in strata-core)";
+    let name = "Import layers (strata-core and strata-godot layer order; import cycles and file sizes of every crate; no Godot in strata-core)";
     crate::step(format!("{name}: reading rust/strata-core/src and rust/xtask/src"));
     let t = Instant::now();
     match layers::check_repo(&paths::repo_root()) {
@@ -101,6 +107,34 @@ fn layers_check() -> (String, bool) {
                 "{name}: passed — {} files, {} module imports in {:.2} s",
                 report.files,
                 report.imports,
+                t.elapsed().as_secs_f64()
+            );
+            crate::note(&line);
+            (line, true)
+        }
+        Ok(report) => {
+            let mut line = format!("{name}: FAILED — {} problem(s):", report.problems.len());
+            for p in &report.problems {
+                line.push_str(&format!("\n    problem: {p}"));
+            }
+            eprintln!("{line}");
+            (line, false)
+        }
+        Err(e) => (format!("{name}: FAILED — {e}"), false),
+    }
+}
+
+fn images_check() -> (String, bool) {
+    let name =
+        "Docs' images (README.md and docs/*.md show exactly what `cargo xtask screenshots` makes, and it exists)";
+    crate::step(format!("{name}: reading the docs and docs/images"));
+    let t = Instant::now();
+    match doc_images::check_repo(&paths::repo_root()) {
+        Ok(report) if report.problems.is_empty() => {
+            let line = format!(
+                "{name}: passed — {} docs, {} images in {:.3} s",
+                report.docs,
+                report.images,
                 t.elapsed().as_secs_f64()
             );
             crate::note(&line);

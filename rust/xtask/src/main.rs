@@ -17,8 +17,10 @@ mod bench;
 mod class_reference;
 mod crash;
 mod demo;
+mod doc_images;
 mod doc_snippets;
 mod editor_check;
+mod editor_shots;
 mod export_test;
 mod extension;
 mod fuzz;
@@ -35,6 +37,8 @@ mod pca;
 mod preview;
 #[cfg(test)]
 mod render_selftest;
+mod renderer;
+mod screenshots;
 mod setup;
 mod structures;
 mod test_project;
@@ -53,13 +57,17 @@ commands:
   godot [--xvfb] [--] ARGS... run the project's Godot with ARGS (exit code passes through);
                               --xvfb renders without a display (Xvfb + llvmpipe, OpenGL 3)
   test [--rust-only|--godot-only|--docs-only] [--no-lint] [--no-rendered] [-- ARGS]
-                              static checks (import layers, cargo fmt --check, clippy -D warnings),
+                              static checks (import layers, docs' images, cargo fmt --check, clippy -D warnings),
                               Rust tests, then the GDScript lint, the headless Godot suite
                               (tests/godot) and the rendered checks under Xvfb; --no-lint skips the
                               static checks and the GDScript lint, --godot-only runs only the Godot part,
                               --docs-only only the docs' GDScript snippets (README.md, docs/*.md)
-  lint [layers] [fmt] [clippy]
-                              only the static Rust checks (all three, or the named ones)
+  lint [layers] [images] [fmt] [clippy]
+                              only the static checks (all four, or the named ones); images: every
+                              image README.md and docs/*.md show is made by `screenshots`, and exists
+  screenshots [--only NAME...] [--out-dir DIR] [--list]
+                              render every image the docs show from the current build (Xvfb, llvmpipe;
+                              the editor; preset maps) into docs/images (or DIR); --list: the table
   gdscript [--fix]            gdlint and gdformat --check over the GDScript (--fix: reformat)
   preview (PRESET | --shipped) --out DIR [--size PX] [--cell UNITS] [--center X,Z]
                               render a preset (.tres/.ron) to height/relief/biome/cave PNGs, with the
@@ -172,6 +180,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),
         "textures" => textures::run(rest),
+        "screenshots" => screenshots::run(rest),
         "structures" => structures::run(rest),
         "package" => package::run(rest).map(|()| ExitCode::SUCCESS),
         "help" | "-h" | "--help" => {

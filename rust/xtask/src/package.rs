@@ -10,7 +10,8 @@
 //! The zip is reproducible: entries in sorted order, every timestamp 1980-01-01 00:00, fixed
 //! permissions (0644, 0755 for the libraries), so the same files give the same bytes.
 //!
-//! The fresh-project check (`--check-fresh`, and in `cargo xtask test`): an empty Godot project in
+//! The fresh-project check (`--check-fresh`, and in `cargo xtask test` with the debug library,
+//! [`build_test_package`]): an empty Godot project in
 //! a temporary folder with only a minimal `project.godot`, the zip unpacked into it, one
 //! `--headless --import`, then a scene that instances the addon's example scene, streams until
 //! the area is ready and prints the world's stats; [`check_fresh_project`] runs it. The project
@@ -19,6 +20,7 @@
 //! beside the addon.
 //!
 //! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`],
+//! [`crate::extension`] (the debug build),
 //! the `zip` and `object` crates.
 
 use crate::error::{Context, Error, Result};
@@ -150,6 +152,25 @@ pub fn build_package(platforms: &[Platform]) -> Result<Package> {
         libraries.push(build_library(platform)?);
     }
     write_package(libraries)
+}
+
+/// The package as [`build_package`] writes it for Linux x86_64, but with the tests' debug
+/// library (`cargo build -p strata-godot`, which `cargo xtask test` has built already) in `bin/`:
+/// what `cargo xtask test`'s fresh-project check unpacks. It checks the package's layout and a
+/// fresh project's registration, classes and streaming, none of which depend on the library's
+/// optimisation; the `dist` build itself is `cargo xtask package`'s (its entry-symbol check), and
+/// leaving it out of the test saves a whole LTO build of the crate graph.
+pub fn build_test_package() -> Result<Package> {
+    let built = crate::extension::build(crate::extension::BuildProfile::Dev)?;
+    let data = fs::read(&built).with_context(|| format!("could not read {}", built.display()))?;
+    check_entry_symbol(&data).with_context(|| format!("{} is not a loadable GDExtension", built.display()))?;
+    let library = BuiltLibrary {
+        name: Platform::LinuxX86_64.shipped_name().to_string(),
+        path: built,
+        bytes: data.len() as u64,
+        build_s: None,
+    };
+    write_package(vec![library])
 }
 
 /// The libraries in `dir` (`--prebuilt`): each must be one `strata.gdextension` lists and must

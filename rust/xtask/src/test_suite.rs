@@ -11,6 +11,7 @@
 
 use crate::error::{Context, Result};
 use crate::godot_run::{self, Echo, RunOutput};
+use crate::renderer::Renderer;
 use crate::{gdscript_lint, paths, setup, test_project};
 use std::fs;
 use std::time::{Duration, Instant};
@@ -30,7 +31,7 @@ pub const FORBIDDEN: &[&str] = &[
 /// Default limit for the Godot suite; override with `STRATA_GODOT_TEST_TIMEOUT` (seconds).
 pub const DEFAULT_TIMEOUT_S: u64 = 600;
 
-const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only | --editor-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
+const USAGE: &str = "usage: cargo xtask test [--rust-only | --godot-only | --docs-only | --export-only | --editor-only | --package-only] [--no-lint] [--no-rendered] [-- ARGS for the test runner scene]";
 
 /// What the Godot suite's output says.
 #[derive(Debug, Default)]
@@ -85,6 +86,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     let mut lint = true;
     let mut export_only = false;
     let mut editor_only = false;
+    let mut package_only = false;
     let mut suite = true;
     let mut runner_args: Vec<String> = Vec::new();
     let mut it = args.iter();
@@ -97,6 +99,7 @@ pub fn run(args: &[String]) -> Result<bool> {
             "--no-lint" => lint = false,
             "--export-only" => export_only = true,
             "--editor-only" => editor_only = true,
+            "--package-only" => package_only = true,
             "--" => runner_args.extend(it.by_ref().cloned()),
             "-h" | "--help" => {
                 println!("{USAGE}");
@@ -111,6 +114,10 @@ pub fn run(args: &[String]) -> Result<bool> {
     if editor_only {
         (rust, godot) = (false, false);
         summary.push(editor_check_line());
+    }
+    if package_only {
+        (rust, godot) = (false, false);
+        summary.push(fresh_project_line());
     }
     if export_only {
         (rust, godot) = (false, false);
@@ -333,12 +340,14 @@ fn editor_check_line() -> (String, bool) {
     }
 }
 
-/// The fresh-project check's summary line: `cargo xtask package` (Linux x86_64), the zip unpacked
+/// The fresh-project check's summary line: the addon package with the tests' debug library
+/// ([`crate::package::build_test_package`]; `cargo xtask package --check-fresh` runs the same
+/// check on the `dist` build), the zip unpacked
 /// into an empty Godot project, one import, a scene streaming the example world until ready.
 fn fresh_project_line() -> (String, bool) {
     let t = Instant::now();
     let name = "Addon package (zip unpacked into an empty project whose own scripts declare class_name Biome, Structure, BlockType… ; one import; example world streams)";
-    let result = crate::package::build_package(&[crate::package::Platform::LinuxX86_64]).and_then(|package| {
+    let result = crate::package::build_test_package().and_then(|package| {
         let godot = crate::godot_install::ensure_godot()?;
         Ok((crate::package::check_fresh_project(&godot, &package.zip)?, package))
     });
@@ -403,51 +412,6 @@ struct RenderedCheck {
     log: &'static str,
     /// The renderer it runs on.
     renderer: Renderer,
-}
-
-/// The renderers the rendered checks use: the two a shipped game picks between.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Renderer {
-    /// Compatibility on OpenGL 3 (Mesa llvmpipe): what the fallback and the web use.
-    Compatibility,
-    /// Forward+ on Vulkan (Mesa lavapipe): the project's own renderer.
-    ForwardPlus,
-}
-
-impl Renderer {
-    /// Godot's command-line arguments for it.
-    fn args(self) -> [&'static str; 4] {
-        match self {
-            Renderer::Compatibility => ["--rendering-driver", "opengl3", "--rendering-method", "gl_compatibility"],
-            Renderer::ForwardPlus => ["--rendering-driver", "vulkan", "--rendering-method", "forward_plus"],
-        }
-    }
-
-    /// Where its screenshots go, under `<target>/screenshots/`.
-    fn shots_dir(self) -> &'static str {
-        match self {
-            Renderer::Compatibility => "rendered-tests",
-            Renderer::ForwardPlus => "rendered-tests/forward_plus",
-        }
-    }
-
-    /// Problems when the output shows another renderer ran (Godot falls back to OpenGL 3
-    /// by itself when Vulkan fails, and the checks would pass on the wrong renderer).
-    fn check_output(self, lines: &[String]) -> Vec<String> {
-        let banner = match self {
-            Renderer::Compatibility => "- Compatibility -",
-            Renderer::ForwardPlus => "- Forward+ -",
-        };
-        let mut problems = Vec::new();
-        if !lines.iter().any(|l| l.contains(banner)) {
-            let seen = lines.iter().find(|l| l.starts_with("Vulkan ") || l.starts_with("OpenGL API"));
-            problems.push(format!(
-                "Godot did not report the {self:?} renderer (`{banner}`); it said: {}",
-                seen.map_or("no renderer line", |l| l.trim())
-            ));
-        }
-        problems
-    }
 }
 
 /// The rendered checks: the world at noon and at midnight (brightness, and the world filling
@@ -563,23 +527,6 @@ mod tests {
         assert_eq!(parse_counts(" 3 passed, 2 failed"), None);
         assert_eq!(parse_counts("passed, 2 failed"), None);
         assert_eq!(parse_counts("3 passed, x failed"), None);
-    }
-
-    #[test]
-    fn a_rendered_check_on_the_wrong_renderer_fails() {
-        let vulkan =
-            vec!["Vulkan 1.4.354 - Forward+ - Using Device #0: Unknown - llvmpipe (LLVM 22.1.8, 256 bits)".to_string()];
-        let fallback = vec![
-            "WARNING: Your video card drivers seem not to support the required Vulkan version, switching to OpenGL 3."
-                .to_string(),
-            "OpenGL API 4.6 (Core Profile) Mesa 26.2.6-1 - Compatibility - Using Device: Mesa - llvmpipe".to_string(),
-        ];
-        assert!(Renderer::ForwardPlus.check_output(&vulkan).is_empty());
-        assert!(Renderer::Compatibility.check_output(&fallback).is_empty());
-        let wrong = Renderer::ForwardPlus.check_output(&fallback);
-        assert_eq!(wrong.len(), 1);
-        assert!(wrong[0].contains("ForwardPlus") && wrong[0].contains("OpenGL API 4.6"), "{wrong:?}");
-        assert!(!Renderer::Compatibility.check_output(&vulkan).is_empty());
     }
 
     #[test]

@@ -341,6 +341,12 @@ fn contact_sheet() -> Result<(usize, usize, Pixels)> {
     Ok((w, h, sheet))
 }
 
+/// The contact sheet as PNG bytes (what `cargo xtask screenshots` writes to the docs).
+pub fn contact_sheet_png() -> Result<Vec<u8>> {
+    let (w, h, sheet) = contact_sheet()?;
+    encode_png(w, h, &sheet)
+}
+
 /// Every file this command writes, with its bytes.
 fn outputs() -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let dir = texture_dir();
@@ -349,8 +355,7 @@ fn outputs() -> Result<Vec<(PathBuf, Vec<u8>)>> {
         let px = draw(name).ok_or_else(|| Error::msg(format!("no texture `{name}`")))?;
         files.push((dir.join(format!("{name}.png")), encode_png(SIDE, SIDE, &px)?));
     }
-    let (w, h, sheet) = contact_sheet()?;
-    files.push((paths::repo_root().join("docs/images/block_textures.png"), encode_png(w, h, &sheet)?));
+    files.push((paths::repo_root().join("docs/images/block_textures.png"), contact_sheet_png()?));
     Ok(files)
 }
 

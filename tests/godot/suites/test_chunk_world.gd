@@ -246,6 +246,39 @@ func test_biome_names_come_from_the_preset_table() -> void:
 		)
 
 
+func test_game_state_keeps_any_value_through_a_save() -> void:
+	var w := _make_world(21, 1)
+	var values := {
+		"time_of_day": 0.75,
+		"day": 12,
+		"name": "Ada",
+		"alive": true,
+		"spawn": Vector3(1.5, 80, -3),
+		"inventory": {"stone": 17, "torch": [1, 2, 3]},
+		"bytes": PackedByteArray([0, 255, 7]),
+	}
+	for key: String in values:
+		assert_eq(w.set_state(key, values[key]), OK, key + ": " + w.last_error())
+		assert_eq(w.get_state(key, null), values[key], key + " before the save")
+	assert_eq(w.get_state("absent", 5), 5, "the default when absent")
+	assert_eq(w.set_state("strata.structures", "x"), ERR_INVALID_PARAMETER, "the addon's keys")
+	assert_true(w.last_error().contains("strata."), w.last_error())
+	assert_eq(w.set_state("node", RefCounted.new()), ERR_INVALID_PARAMETER, "an Object")
+	assert_true(w.last_error().contains("Object"), w.last_error())
+	assert_eq(w.set_state("gone", 1), OK)
+	assert_eq(w.set_state("gone", null), OK, "null removes")
+	assert_eq(w.get_state("gone", "none"), "none")
+	var path := "user://test_state_%d.strata" % Time.get_ticks_usec()
+	assert_eq(w.save_world(path), OK, w.last_error())
+	var other := _make_world(999, 1)
+	assert_eq(other.load_world(path), OK, other.last_error())
+	for key: String in values:
+		var loaded: Variant = other.get_state(key, null)
+		assert_eq(typeof(loaded), typeof(values[key]), key + ": the type after the load")
+		assert_eq(loaded, values[key], key + " after the load")
+	DirAccess.remove_absolute(path)
+
+
 func test_save_and_load_restore_the_exact_world() -> void:
 	var w := _make_world(21, 1)
 	assert_true(await wait_until(w.is_area_ready, 60.0))

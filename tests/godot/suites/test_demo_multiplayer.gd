@@ -334,6 +334,18 @@ func test_the_multiplayer_menu_checks_and_keeps_the_name() -> void:
 	menu.free()
 
 
+func test_run_args_for_scripted_shots() -> void:
+	var shot := RunArgs.parse(
+		PackedStringArray(["--shot=/tmp/a.png", "--hide-hud", "--auto-time=0.42", "--cave"])
+	)
+	assert_eq(shot.shot_path, "/tmp/a.png")
+	assert_true(shot.hide_hud, "--hide-hud")
+	assert_near(shot.auto_time, 0.42, 1e-6)
+	assert_true(shot.cave and not shot.torches)
+	assert_false(RunArgs.parse(PackedStringArray(["--shot=/tmp/a.png"])).hide_hud, "HUD by default")
+	assert_false(shot.wants_multiplayer())
+
+
 func test_run_args_host_join_and_name() -> void:
 	var host := RunArgs.parse(PackedStringArray(["--host", "24600", "--name", "ada"]))
 	assert_eq(host.multiplayer_request("x"), {"mode": "host", "port": 24600, "name": "ada"})

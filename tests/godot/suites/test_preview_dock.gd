@@ -212,6 +212,37 @@ func test_the_editor_plugin_script_loads() -> void:
 		assert_eq(script.get_instance_base_type(), &"EditorPlugin")
 
 
+func test_the_placed_editor_view_looks_at_the_world_from_above_its_ground() -> void:
+	var script := load(PLUGIN_SCRIPT) as GDScript
+	for preset_path: String in [
+		"res://addons/strata/presets/default_hills.tres",
+		"res://addons/strata/presets/alpine_mountains.tres",
+		"res://addons/strata/presets/archipelago.tres",
+	]:
+		var world := StrataChunkWorld.new()
+		world.preset = load(preset_path) as StrataWorldPreset
+		world.position = Vector3(100, -20, 50)
+		world.view_distance = 1
+		world.vertical_view_distance = 1
+		world.far_view_levels = 0
+		add_child(keep(world))
+		var view: Transform3D = script.call("view_above", world)
+		var eye := view.origin - world.position
+		var ground := world.get_height(eye.x, eye.z)
+		assert_gt(eye.y - ground, 11.9, "%s: the camera is above the ground under it" % preset_path)
+		var forward := -view.basis.z
+		assert_lt(forward.y, -0.3, "%s: it looks down" % preset_path)
+		assert_lt(forward.z, -0.5, "%s: and north, toward the world's origin" % preset_path)
+		var to_origin := (world.position + Vector3(0.5, 0, 0.5)) - view.origin
+		var across := Vector2(to_origin.x, to_origin.z).normalized()
+		var off_axis := across.dot(Vector2(forward.x, forward.z).normalized())
+		assert_gt(off_axis, 0.99, "%s: straight at the origin's column" % preset_path)
+		assert_true(
+			eye.distance_to(Vector3(0.5, eye.y, 0.5)) > 6.0,
+			"%s: away from the editor's default view" % preset_path
+		)
+
+
 func test_streamed_chunks_are_not_saved_into_the_scene() -> void:
 	var root := Node3D.new()
 	root.name = "Level"

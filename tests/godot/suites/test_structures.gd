@@ -230,15 +230,13 @@ func test_a_preset_validates_against_a_worlds_own_structures() -> void:
 	var preset := _tower_preset("watchtower", 48)
 	var w := _world_with([tower] as Array[StrataStructure], preset)
 	var plain := _world_with([] as Array[StrataStructure], StrataWorldPreset.new())
-	assert_eq(preset.validate_for_world(w), "", "the world brings the watchtower")
+	assert_eq(w.validate_preset(preset), "", "the world brings the watchtower")
 	var alone := preset.validate()
 	assert_true(alone.contains("watchtower"), "without a world only the shipped ones: " + alone)
-	var elsewhere := preset.validate_for_world(plain)
+	var elsewhere := plain.validate_preset(preset)
 	assert_true(elsewhere.contains("watchtower") and elsewhere.contains("cottage"), elsewhere)
 	assert_eq(
-		StrataWorldPreset.new().validate_for_world(w),
-		"",
-		"a preset without rules is valid anywhere"
+		w.validate_preset(StrataWorldPreset.new()), "", "a preset without rules is valid anywhere"
 	)
 
 

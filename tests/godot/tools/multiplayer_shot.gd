@@ -45,6 +45,8 @@ func _run() -> void:
 	guest_world.view_distance = 1
 	guest_world.vertical_view_distance = 1
 	guest_world.far_view_levels = 0
+	# The host's world places the demo's structures; a joining world must name the same ones.
+	DemoLife.add_structures(guest_world)
 	add_child(guest_world)
 	var guest := StrataWorldSync.new()
 	add_child(guest)

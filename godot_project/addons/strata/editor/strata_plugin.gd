@@ -7,12 +7,32 @@
 ## MagicaVoxel `.vox` files import as `StrataStructure` resources (`StrataVoxImport`).
 ## Project → Tools → "Upgrade Strata 0.2 scenes and resources…" renames the unprefixed class names
 ## Strata 0.2 saved (`StrataClassUpgrade`); the plugin warns once when the project has such files.
+##
+## A scene with a `StrataChunkWorld` opened for the first time shows its world at once: the 3D
+## view of a scene without a saved view starts 4 m from the origin, inside the ground of most
+## worlds, so the plugin then places the editor camera above the ground at the world's origin,
+## looking at it, and selects the world (the dock, brought to the front, shows its preset; the
+## toolbar its tools). The editor takes a transform a script gives its camera as the view's new
+## place (Godot 4.4+, pull request 93503: orbiting and flying go on from there); the plugin's
+## editor state for the scene (`_get_state`, saved with the scene's view) records that the view
+## was placed, so a view the user saved is never moved.
 @tool
 extends EditorPlugin
 
 const DOCK_SCENE := preload("res://addons/strata/editor/preview_dock.tscn")
 ## Frames between two searches of the edited scene for StrataChunkWorld nodes.
 const RESCAN_FRAMES := 30
+## The editor's view of a scene opened without a saved view orbits the origin at 4 m: a camera
+## within this distance of the origin is at that default.
+const DEFAULT_VIEW_RADIUS := 6.0
+## Where the placed view looks from: this far above and south of the ground it looks at.
+const VIEW_UP := 40.0
+const VIEW_BACK := 60.0
+## The least height of the placed camera above the ground under it.
+const VIEW_CLEARANCE := 12.0
+## Frames a newly opened scene is left to the editor before its view is placed: the editor sets
+## the view of a scene it opens during its first frames (to the saved view, or to its default).
+const PLACE_AFTER_FRAMES := 10
 ## The Project → Tools entry that upgrades Strata 0.2 files.
 const UPGRADE_MENU := "Upgrade Strata 0.2 scenes and resources…"
 
@@ -27,13 +47,19 @@ var _toolbar: StrataPaintToolbar
 var _painted: StrataChunkWorld = null
 ## Imports `.vox` files as `StrataStructure` resources.
 var _vox_import: StrataVoxImport
+## The scenes (by `_scene_key`) whose view this plugin placed, or found placed or saved.
+var _placed := {}
+## The edited scene (by `_scene_key`) and the frame it was first seen on.
+var _seen_scene := ""
+var _seen_at := 0
 
 
 func _enter_tree() -> void:
 	_preview = DOCK_SCENE.instantiate()
 	_dock = EditorDock.new()
 	_dock.title = "Strata Preview"
-	_dock.default_slot = EditorDock.DOCK_SLOT_RIGHT_UL
+	# Below the inspector, so the preview and the inspected preset's sliders show together.
+	_dock.default_slot = EditorDock.DOCK_SLOT_RIGHT_BL
 	_dock.add_child(_preview)
 	add_dock(_dock)
 	EditorInterface.get_inspector().edited_object_changed.connect(_on_edited_object_changed)
@@ -71,6 +97,13 @@ func _process(_delta: float) -> void:
 	var camera := viewport.get_camera_3d() if viewport != null else null
 	if camera == null:
 		return
+	var root := EditorInterface.get_edited_scene_root()
+	if root != null and not _placed.has(_scene_key(root)):
+		if _seen_scene != _scene_key(root):
+			_seen_scene = _scene_key(root)
+			_seen_at = Engine.get_process_frames()
+		elif Engine.get_process_frames() - _seen_at >= PLACE_AFTER_FRAMES:
+			_place_view(camera, root)
 	_rescan_in -= 1
 	if _rescan_in <= 0:
 		_rescan_in = RESCAN_FRAMES
@@ -79,6 +112,60 @@ func _process(_delta: float) -> void:
 	for world in _worlds:
 		if is_instance_valid(world):
 			world.set_editor_viewer(at)
+
+
+func _get_plugin_name() -> String:
+	return "Strata"
+
+
+func _get_state() -> Dictionary:
+	var root := EditorInterface.get_edited_scene_root()
+	if root != null and _placed.has(_scene_key(root)):
+		return {"view_placed": true}
+	return {}
+
+
+func _set_state(state: Dictionary) -> void:
+	var root := EditorInterface.get_edited_scene_root()
+	if root != null and bool(state.get("view_placed", false)):
+		_placed[_scene_key(root)] = true
+
+
+## Once per scene: when the scene has a StrataChunkWorld and the editor camera is still at the
+## default view of a scene opened without a saved view, places the camera above the first
+## world's ground (`view_above`), selects that world and shows the preview dock.
+func _place_view(camera: Camera3D, root: Node) -> void:
+	_placed[_scene_key(root)] = true
+	var worlds := worlds_in(root)
+	if worlds.is_empty() or camera.global_position.length() > DEFAULT_VIEW_RADIUS:
+		return
+	var world := worlds[0]
+	camera.global_transform = view_above(world)
+	var selection := EditorInterface.get_selection()
+	selection.clear()
+	selection.add_node(world)
+	EditorInterface.edit_node(world)
+	_dock.make_visible()
+
+
+## A view of `world` from above its ground (or water) at its origin: from `VIEW_UP` m above and
+## `VIEW_BACK` m south of that point, at least `VIEW_CLEARANCE` m above the ground under the
+## camera, looking at it (north and down).
+static func view_above(world: StrataChunkWorld) -> Transform3D:
+	var preset := world.preset if world.preset != null else StrataWorldPreset.new()
+	var floor_y := world.get_height(0.5, 0.5)
+	if bool(preset.water_enabled):
+		floor_y = maxf(floor_y, float(preset.water_sea_level))
+	var target := Vector3(0.5, floor_y, 0.5)
+	var eye := target + Vector3(0.0, VIEW_UP, VIEW_BACK)
+	eye.y = maxf(eye.y, world.get_height(eye.x, eye.z) + VIEW_CLEARANCE)
+	var to_global := world.global_transform
+	return Transform3D(Basis.IDENTITY, to_global * eye).looking_at(to_global * target, Vector3.UP)
+
+
+## A key for the edited scene: its file, or the root's id for a scene never saved.
+static func _scene_key(root: Node) -> String:
+	return root.scene_file_path if root.scene_file_path != "" else str(root.get_instance_id())
 
 
 func _handles(object: Object) -> bool:

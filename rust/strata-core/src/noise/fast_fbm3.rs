@@ -439,8 +439,7 @@ impl PerlinFbm3 {
             points.clear();
             push_grid_points(&mut points, &ax.scaled, &ay.scaled, &az.scaled);
             terms.resize(count, 0.0);
-            let tables = avx2::Tables { columns: &self.columns[o], pairs: &self.pairs[o] };
-            avx2::octave_terms_avx2(tables, &points, self.attenuations[o], terms);
+            self.octave_terms_avx2(o, &points, terms);
             true
         };
         self.grid::<f64, 4>((xs, ys, zs), out, (&self.attenuations, self.scale_factor), row, sparse);

@@ -64,9 +64,9 @@ impl Consts {
 /// One octave's tables: the hash's first two levels ([`PerlinFbm3::columns`]) and the terms of
 /// corner pairs ([`PerlinFbm3::pairs`]).
 #[derive(Clone, Copy)]
-pub(super) struct Tables<'a> {
-    pub(super) columns: &'a super::ByteTable,
-    pub(super) pairs: &'a super::ByteTable,
+struct Tables<'a> {
+    columns: &'a super::ByteTable,
+    pairs: &'a super::ByteTable,
 }
 
 /// One axis of four points: the distances to the lower and the upper corner, the quintic curve
@@ -194,7 +194,7 @@ macro_rules! finish {
 /// 3 (`v` negated) of each nibble, as [`super::GRADIENT_TERMS`] holds them.
 #[inline]
 #[target_feature(enable = "avx2")]
-pub(super) fn perlin8(c: &Consts, t: Tables<'_>, p: [__m256d; 3], q: [__m256d; 3]) -> (__m256d, __m256d) {
+fn perlin8(c: &Consts, t: Tables<'_>, p: [__m256d; 3], q: [__m256d; 3]) -> (__m256d, __m256d) {
     let a = [axis(c, p[0]), axis(c, p[1]), axis(c, p[2])];
     let b = [axis(c, q[0]), axis(c, q[1]), axis(c, q[2])];
     let [ta, tb] = corner_terms(t, [[a[0].cell, a[1].cell, a[2].cell], [b[0].cell, b[1].cell, b[2].cell]]);
@@ -275,10 +275,20 @@ impl PerlinFbm3 {
     }
 }
 
+impl PerlinFbm3 {
+    /// Octave `o`'s terms at `points` ([`octave_terms_avx2`] with the octave's tables and
+    /// attenuation): the sparse octaves of `PerlinFbm3::grid_avx2`.
+    #[target_feature(enable = "avx2")]
+    pub(super) fn octave_terms_avx2(&self, o: usize, points: &[[f64; 3]], out: &mut [f64]) {
+        let tables = Tables { columns: &self.columns[o], pairs: &self.pairs[o] };
+        octave_terms_avx2(tables, points, self.attenuations[o], out);
+    }
+}
+
 /// One octave's terms `perlin_3d(p) · attenuation` at `points` (already scaled to the octave,
 /// every coordinate below [`super::FAST_LIMIT`]), eight at a time: the sparse octaves of a grid.
 #[target_feature(enable = "avx2")]
-pub(super) fn octave_terms_avx2(t: Tables<'_>, points: &[[f64; 3]], attenuation: f64, out: &mut [f64]) {
+fn octave_terms_avx2(t: Tables<'_>, points: &[[f64; 3]], attenuation: f64, out: &mut [f64]) {
     let c = Consts::new();
     let attenuation = _mm256_set1_pd(attenuation);
     for first in (0..points.len()).step_by(8) {

@@ -1,0 +1,74 @@
+//! Replica entities: the objects of a shared world's client, made to match the server's entity
+//! deltas.
+//!
+//! The client's own spawn rules start the spawned objects, as on every peer; the server's deltas
+//! of a chunk (removed spawn keys and the records of the objects not at a spawn) then say which
+//! of them are gone and which other objects stand there. An update of some chunks first takes
+//! out the live entities those chunks no longer account for (spawned ones now removed, and every
+//! replica of a record of those chunks), then gives each record of an active chunk the nearest
+//! of them with the same scene within [`MATCH_RADIUS`], which glides there (its transform is
+//! interpolated over [`GLIDE_S`], the server's publication interval) and takes the record's
+//! state; records left over are instanced, entities left over are freed. So a deer walking on
+//! the server walks on the client, even across chunk borders and from its spawn on.
+//!
+//! May use: the parent module's bookkeeping, `strata_core::persist::entities`.
+
+use super::{Entities, chunk_of};
+use godot::prelude::*;
+use strata_core::ChunkCoord;
+use strata_core::net::server::ENTITY_PUBLISH_INTERVAL_S;
+use strata_core::persist::entities::EntityRecord;
+
+/// How far (m) a replica may be from a record of the update to be taken as that object.
+pub(in crate::nodes::chunk_world) const MATCH_RADIUS: f32 = 4.0;
+/// Seconds a replica takes to reach the server's newest transform.
+pub(in crate::nodes::chunk_world) const GLIDE_S: f64 = ENTITY_PUBLISH_INTERVAL_S;
+
+/// The transform a record says.
+pub(in crate::nodes::chunk_world) fn record_transform(r: &EntityRecord) -> Transform3D {
+    let q = Quaternion::new(r.rotation[0], r.rotation[1], r.rotation[2], r.rotation[3]).normalized();
+    let basis = Basis::from_quaternion(q).scaled(Vector3::new(r.scale[0], r.scale[1], r.scale[2]));
+    Transform3D::new(basis, Vector3::new(r.position[0], r.position[1], r.position[2]))
+}
+
+/// `a` to `b` by `f` (0 to 1): position and scale linear, rotation along the shorter arc.
+pub(in crate::nodes::chunk_world) fn blend(a: &Transform3D, b: &Transform3D, f: f32) -> Transform3D {
+    let (qa, qb) = (a.basis.get_quaternion(), b.basis.get_quaternion());
+    let scale = a.basis.get_scale().lerp(b.basis.get_scale(), f);
+    let basis = Basis::from_quaternion(qa.slerp(qb, f)).scaled(scale);
+    Transform3D::new(basis, a.origin.lerp(b.origin, f))
+}
+
+impl Entities {
+    /// Makes this a replica world (or an authority again): either way the deltas start empty,
+    /// as the server's come in their place; returns the nodes to free.
+    pub(crate) fn set_replica(&mut self, replica: bool) -> Vec<Gd<Node3D>> {
+        self.replica = replica;
+        self.replace_deltas(Default::default())
+    }
+
+    pub(crate) fn is_replica(&self) -> bool {
+        self.replica
+    }
+
+    /// Moves every gliding replica to where it is now.
+    pub(in crate::nodes::chunk_world) fn glide(&mut self) {
+        let live = &self.live;
+        self.motions.retain(|id, m| {
+            let Some(l) = live.get(id).filter(|l| l.node.is_instance_valid()) else { return false };
+            let f = (m.since.elapsed().as_secs_f64() / GLIDE_S).clamp(0.0, 1.0);
+            let mut node = l.node.clone();
+            node.set_transform(if f >= 1.0 { m.to } else { blend(&m.from, &m.to, f as f32) });
+            f < 1.0
+        });
+    }
+
+    /// The chunk whose records a live replica of a record belongs to: where it is heading.
+    pub(in crate::nodes::chunk_world) fn replica_chunk(&self, id: i64) -> Option<ChunkCoord> {
+        let l = self.live.get(&id)?;
+        if l.origin.is_some() || !l.node.is_instance_valid() {
+            return None;
+        }
+        Some(chunk_of(self.motions.get(&id).map_or_else(|| l.node.get_position(), |m| m.to.origin)))
+    }
+}

@@ -1,0 +1,156 @@
+//! Sun shadows to the horizon (`StrataChunkWorld.horizon_shadows`): keeps the core's
+//! [`HorizonMapper`] centred on the viewer and its finished tiles in a `Texture2DArray`, one
+//! layer a tile, which the block shaders march toward each directional light beyond
+//! `horizon_start` metres (`blocks.gdshaderinc`). The workers build the tiles; each frame the
+//! main thread only copies finished ones into their layers, within the frame's budget.
+//!
+//! The shaders' uniforms it sets: `horizon_heights` (the array), `horizon_slots` (tiles on the
+//! window's side; 0 turns the march off) and `horizon_from_world` (world space to the world's
+//! voxels, the inverse of the node's global transform).
+//!
+//! May use: `strata_core::stream::horizon_map`, `meshes` (the surface materials), Godot's
+//! `Image`, `Texture2DArray`, `ShaderMaterial`.
+
+use crate::host::meshes::SurfaceMaterials;
+use godot::classes::image::Format;
+use godot::classes::{Image, ShaderMaterial, Texture2DArray};
+use godot::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+use strata_core::gen3d::pipeline::Generator;
+use strata_core::stream::horizon_map::{HorizonMapper, LAYER_ROWS, LAYER_TEXELS, TILE_TEXELS};
+
+/// The horizon map of one `StrataChunkWorld`: its mapper, its texture, and what the materials were
+/// last told.
+#[derive(Default)]
+pub(super) struct HorizonShadows {
+    mapper: Option<HorizonMapper>,
+    texture: Option<Gd<Texture2DArray>>,
+    /// The uniforms last set: on which materials (the first one's id), the slots, the transform.
+    told: Option<(InstanceId, i32, Transform3D)>,
+    /// How many times the materials were told.
+    told_count: u64,
+    /// Tiles copied into the texture since it was made.
+    uploaded: u64,
+}
+
+/// A layer's bytes as an `Image` (`TILE_TEXELS` wide, `LAYER_ROWS` high, 32-bit float).
+fn layer_image(texels: &[f32]) -> Option<Gd<Image>> {
+    let bytes: Vec<u8> = texels.iter().flat_map(|v| v.to_le_bytes()).collect();
+    Image::create_from_data(TILE_TEXELS as i32, LAYER_ROWS as i32, false, Format::RF, &PackedByteArray::from(bytes))
+}
+
+/// A layer that names no tile (its header is NaN, which equals no tile's id).
+fn blank_layer() -> Vec<f32> {
+    let mut texels = vec![0.0; LAYER_TEXELS];
+    texels[TILE_TEXELS * TILE_TEXELS] = f32::NAN;
+    texels
+}
+
+impl HorizonShadows {
+    /// Forgets the map (the world stopped, or horizon shadows were turned off).
+    pub(super) fn stop(&mut self) {
+        self.mapper = None;
+        self.texture = None;
+        self.told = None;
+    }
+
+    /// Whether a map is being kept.
+    /// How many times the materials were told new uniforms (a copy of them must follow).
+    pub(super) fn told_count(&self) -> u64 {
+        self.told_count
+    }
+
+    pub(super) fn is_started(&self) -> bool {
+        self.mapper.is_some()
+    }
+
+    /// `(tiles ready, tiles pending, tiles copied into the texture)`.
+    pub(super) fn stats(&self) -> (usize, usize, u64) {
+        match &self.mapper {
+            Some(m) => (m.tiles_ready(), m.tiles_pending(), self.uploaded),
+            None => (0, 0, self.uploaded),
+        }
+    }
+
+    /// One frame: with `on`, the map of `generator`'s land covering `reach` voxels around
+    /// `centre` (the world's voxels) is requested and finished tiles are copied in until
+    /// `deadline` (one at least); the materials' uniforms follow. Off, the map is dropped and
+    /// the materials told so.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn update(
+        &mut self,
+        on: bool,
+        generator: &Arc<Generator>,
+        reach: f64,
+        centre: Vector3,
+        materials: &SurfaceMaterials,
+        from_world: Transform3D,
+        deadline: Instant,
+    ) {
+        if !on {
+            if self.mapper.is_some() || self.told.is_none() {
+                self.stop();
+                tell(materials, 0, None, from_world);
+                self.told = Some((materials[0].instance_id(), 0, from_world));
+                self.told_count += 1;
+            }
+            return;
+        }
+        let slots = strata_core::stream::horizon_map::slots_for_reach(reach);
+        let stale = self.mapper.as_ref().is_none_or(|m| m.slots() != slots || !Arc::ptr_eq(m.generator(), generator));
+        if stale {
+            self.stop();
+            match HorizonMapper::new(generator.clone(), slots) {
+                Ok(m) => self.mapper = Some(m),
+                Err(e) => {
+                    godot_error!(
+                        "StrataChunkWorld: cannot start the horizon map's worker thread ({e}); no horizon shadows"
+                    );
+                    return;
+                }
+            }
+            self.texture = blank_texture(slots);
+        }
+        let (Some(mapper), Some(texture)) = (self.mapper.as_mut(), self.texture.as_mut()) else { return };
+        mapper.set_centre(centre.x as f64, centre.z as f64);
+        let mut copied = 0;
+        while copied == 0 || Instant::now() < deadline {
+            let Some(tile) = mapper.try_recv() else { break };
+            if let Some(image) = layer_image(&tile.texels) {
+                texture.update_layer(&image, tile.layer as i32);
+            }
+            copied += 1;
+            self.uploaded += 1;
+        }
+        let told = Some((materials[0].instance_id(), slots as i32, from_world));
+        if self.told != told {
+            tell(materials, slots as i32, Some(texture), from_world);
+            self.told = told;
+            self.told_count += 1;
+        }
+    }
+}
+
+/// A texture of `slots`² blank layers, or None (with an error) when Godot refuses it.
+fn blank_texture(slots: usize) -> Option<Gd<Texture2DArray>> {
+    let layer = layer_image(&blank_layer())?;
+    crate::host::materials::texture_array_of(&layer, slots * slots, "the horizon map's texture", "no horizon shadows")
+}
+
+/// The uniforms [`HorizonShadows::update`] sets.
+pub(super) const UNIFORMS: [&str; 3] = ["horizon_slots", "horizon_from_world", "horizon_heights"];
+
+/// Sets the horizon uniforms on every shader material of `materials` (a user's material without
+/// them ignores them).
+fn tell(materials: &SurfaceMaterials, slots: i32, texture: Option<&Gd<Texture2DArray>>, from_world: Transform3D) {
+    for m in materials {
+        if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
+            shader.set_shader_parameter("horizon_slots", &slots.to_variant());
+            shader.set_shader_parameter("horizon_from_world", &from_world.to_variant());
+            if let Some(t) = texture {
+                shader.set_shader_parameter("horizon_heights", &t.to_variant());
+            }
+        }
+    }
+}

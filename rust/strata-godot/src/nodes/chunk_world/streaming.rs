@@ -1,0 +1,216 @@
+//! `StrataChunkWorld`'s streamer: made from the node's settings (`ensure_streamer`), restarted when
+//! the preset changes, stopped; where the viewers are (the viewer, the editor's, the extra
+//! viewers) and the horizon map around them.
+//!
+//! May use: its parent (`chunk_world.rs`), `strata_core::stream`.
+
+use super::horizon_shadows;
+use super::{ChunkWorld, PRELOAD_VIEWER_ID, free_chunk_node};
+use crate::base::ranges;
+use crate::resources::world_preset::WorldPreset;
+use godot::classes::{Node3D, ShaderMaterial};
+use godot::prelude::*;
+use std::sync::Arc;
+use std::time::Instant;
+use strata_core::CHUNK_SIZE;
+use strata_core::base::edits::EditMap;
+use strata_core::light::LightProps;
+use strata_core::stream::scheduler::max_workers;
+use strata_core::stream::streamer::{StreamConfig, Streamer};
+
+use strata_core::base::edit_history::PendingFlow;
+
+impl ChunkWorld {
+    /// Starts streaming (in the tree only: out of it, edits are kept for the next start).
+    pub(super) fn ensure_streamer(&mut self) {
+        if self.streamer.is_some() || !self.base().is_inside_tree() {
+            return;
+        }
+        let Some(generator) = self.generator() else { return };
+        let config = StreamConfig {
+            view_distance: self.distances().0,
+            vertical_view_distance: self.distances().1,
+            worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
+            lod_levels: self.far_view_levels.clamp(0, 6) as u8,
+            collision_distance: self.distances().2,
+            memory_budget_mb: self.memory_budget_mb.clamp(0, u32::MAX as i64) as u32,
+            adaptive_far: self.adaptive_far_view,
+            ambient_occlusion: self.ambient_occlusion,
+            // AO per fragment needs the block shaders; a material of the user's gets it baked.
+            shader_occlusion: self.material_override.is_none(),
+            pack_surfaces: true,
+            mesh_materials: self.mesh_materials(),
+            light: self.light_props(),
+            spawn_light: self.library().ok().map(|l| Arc::new(LightProps::from_library(&l))),
+            navigation: self.navigation_config(),
+            ..StreamConfig::default()
+        };
+        let mut s = match Streamer::new(generator, config) {
+            Ok(s) => s,
+            Err(e) => {
+                // The node stays inert (no streamer) until a later call starts one.
+                self.host.start_failed(e);
+                return;
+            }
+        };
+        if let Some(e) = self.host.take_kept_edits() {
+            s.replace_edits(e);
+        }
+        s.restore_water_flows(self.host.take_kept_flows());
+        crate::host::water_flow::update(&mut s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld");
+        self.streamer = Some(s);
+        self.area_ready_emitted = false;
+        self.last_viewer_chunks.clear();
+    }
+
+    /// Live tuning: a changed preset (another resource, or a field of it) rebuilds the world;
+    /// the edits stay.
+    pub(super) fn restart_if_preset_changed(&mut self) {
+        if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
+            self.stop_streaming();
+            self.edit_history.clear();
+        }
+        self.ensure_streamer();
+    }
+
+    /// Draws the world again with the current library and materials (edits kept).
+    pub(super) fn redraw(&mut self) {
+        self.surface_materials = None;
+        if self.streamer.is_some() {
+            self.stop_streaming();
+            self.ensure_streamer();
+        }
+    }
+
+    /// Streams `preset` with `edits` (a loaded save) in place of the current world; the flows of
+    /// `flows` (the save's pending ones) run again.
+    pub(super) fn restart_with(&mut self, preset: strata_core::WorldPreset, edits: EditMap, flows: Vec<PendingFlow>) {
+        self.stop_streaming();
+        self.host.forget_generator();
+        self.host.keep_edits(edits);
+        self.host.keep_flows(flows);
+        self.preset = Some(WorldPreset::from_core(preset));
+        self.ensure_streamer();
+    }
+
+    /// Stops the workers (joined by `Drop`) and frees every node; the edits are kept.
+    pub(super) fn stop_streaming(&mut self) {
+        if let Some(s) = self.streamer.take() {
+            self.host.keep_edits(s.edits().clone());
+            self.host.keep_flows(s.pending_water_flows());
+            self.drop_streamer(s);
+        }
+        self.park_entities();
+        self.horizon.stop();
+        self.collision_queue.clear();
+        self.pending_faces.clear();
+        self.navigation.clear();
+        for (_, n) in self.nodes.drain() {
+            free_chunk_node(n);
+        }
+        for (_, n) in self.far_nodes.drain() {
+            n.mesh.free();
+        }
+        self.occluder_pages.clear();
+        self.mesh_bytes.clear();
+        self.mesh_bytes_total = [0; 2];
+        for (_, n) in self.nodes_to_free.drain(..) {
+            n.free();
+        }
+        self.retired_keys.clear();
+        self.area_ready_emitted = false;
+    }
+
+    /// The editor preview's centre in the world's space: the position `set_editor_viewer` gave,
+    /// or the origin.
+    pub(super) fn editor_viewer_position(&self) -> Vector3 {
+        match self.editor_viewer {
+            Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
+            _ => Vector3::ZERO,
+        }
+    }
+
+    pub(super) fn viewer_position(&self) -> Vector3 {
+        let global = if !self.viewer.is_empty() {
+            self.base()
+                .get_node_or_null(&self.viewer)
+                .and_then(|n| n.try_cast::<Node3D>().ok())
+                .map(|n| n.get_global_position())
+        } else {
+            self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.get_global_position())
+        };
+        match global {
+            Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
+            _ => Vector3::ZERO,
+        }
+    }
+
+    /// Where the added viewers and the preloaded area are (local voxels, within the world's
+    /// bounds), as the streamer's `(id, position, view distance)`; freed viewers are dropped.
+    pub(super) fn extra_viewer_positions(&mut self) -> Vec<(u64, [f64; 3], i32)> {
+        let mut freed = Vec::new();
+        self.extra_viewers.retain(|v| {
+            let alive = v.node.is_instance_valid();
+            if !alive {
+                freed.push(v.id);
+            }
+            alive
+        });
+        self.removed_viewer_ids.extend(freed);
+        let inside = self.base().is_inside_tree();
+        let bound = |v: f32| (v as f64).clamp(-ranges::WORLD_BOUND, ranges::WORLD_BOUND);
+        let mut out = Vec::with_capacity(self.extra_viewers.len() + 1);
+        for v in &self.extra_viewers {
+            if !inside || !v.node.is_inside_tree() {
+                continue;
+            }
+            let p = self.base().to_local(v.node.get_global_position());
+            if p.x.is_finite() && p.y.is_finite() && p.z.is_finite() {
+                out.push((v.id, [bound(p.x), bound(p.y), bound(p.z)], v.view_distance));
+            }
+        }
+        if let Some(p) = &self.preload {
+            let c = p.center;
+            out.push((PRELOAD_VIEWER_ID, [bound(c.x), bound(c.y), bound(c.z)], p.radius));
+        }
+        out
+    }
+
+    /// The direction the player looks: the current camera's forward, else the viewer's.
+    pub(super) fn view_direction(&self) -> Option<Vector3> {
+        let camera = self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.upcast::<Node3D>());
+        let node =
+            camera.or_else(|| self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok()))?;
+        if !node.is_inside_tree() {
+            return None;
+        }
+        Some(-node.get_global_basis().col_c())
+    }
+
+    /// Keeps the horizon map around the viewer (at `viewer`, the world's voxels) and the
+    /// materials' horizon uniforms current, copying finished tiles until `deadline`.
+    /// The map starts once the view around the viewer is ready, so that its worker never
+    /// competes with the chunks the player stands on.
+    pub(super) fn update_horizon(&mut self, viewer: [f64; 3], deadline: Instant) {
+        let Some(generator) = self.streamer.as_ref().map(|s| s.generator().clone()) else { return };
+        if self.horizon_shadows && !self.horizon.is_started() && !self.is_area_ready() {
+            return;
+        }
+        let (vd, ..) = self.distances();
+        let reach = f64::from(vd) * f64::from(CHUNK_SIZE) * f64::from(1u32 << self.far_view_levels.clamp(0, 6));
+        let materials = self.materials();
+        let from_world = self.base().get_global_transform().affine_inverse();
+        let centre = Vector3::new(viewer[0] as f32, viewer[1] as f32, viewer[2] as f32);
+        self.horizon.update(self.horizon_shadows, &generator, reach, centre, &materials, from_world, deadline);
+        // The chunks' own material copies follow the shared ones.
+        if self.horizon.told_count() != self.horizon_told {
+            self.horizon_told = self.horizon.told_count();
+            let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
+            for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
+                for name in horizon_shadows::UNIFORMS {
+                    copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! `StrataBlockType` and `StrataBlockLibrary` (Resources): the blocks a world is made of, edited in the
+//! inspector and turned into the core's validated `StrataBlockLibrary` (names, faces, render mode,
+//! solidity, light). A world saves the names of the blocks its edits use, so adding, removing
+//! or reordering blocks never changes what an old save loads (law: Nothing is lost).
+//!
+//! A face's texture is named by its resource path; the world builds its texture array from the
+//! paths in the order the core's `MeshMaterials` walks them. `StrataBlockLibrary.create_default()` is
+//! the core's default library with the addon's textures (`res://addons/strata/textures/blocks/`).
+//!
+//! May use: `strata_core::base` (block, block_library), Godot's `Resource`, `Texture2D`.
+
+use godot::classes::image::{Format, Interpolation};
+use godot::classes::{IResource, Image, Resource, ResourceLoader, Texture2D, Texture2DArray};
+use godot::prelude::*;
+use strata_core::base::block_library::{
+    BlockDef, BlockFaces, BlockLibrary as CoreLibrary, BlockLibraryError, Face, RenderMode, default_library,
+};
+
+/// Where the default library's textures are.
+pub(crate) const DEFAULT_TEXTURE_DIR: &str = "res://addons/strata/textures/blocks";
+
+/// The side of every layer of a library's texture array, in pixels (textures of another size
+/// are scaled to it, nearest neighbour, so pixel art stays crisp).
+pub(crate) const TEXTURE_SIDE: i32 = 16;
+
+/// One block type of a [`StrataBlockLibrary`].
+#[derive(GodotClass)]
+#[class(tool, base = Resource, rename = StrataBlockType)]
+pub struct BlockType {
+    base: Base<Resource>,
+    /// Stable name, what saves store: lower-case letters, digits and `_`, at most 64 bytes,
+    /// unique in its library. Block 0 is `air`. (`name` would clash with `Resource.resource_name`'s
+    /// accessors `get_name`/`set_name`.)
+    #[export]
+    block_name: GString,
+    /// Texture of every face; `texture_top`, `texture_side` and `texture_bottom` override it.
+    /// Empty everywhere: the faces use `color`.
+    #[export]
+    texture: Option<Gd<Texture2D>>,
+    /// Texture of the top face (+y); null: `texture`.
+    #[export]
+    texture_top: Option<Gd<Texture2D>>,
+    /// Texture of the four side faces; null: `texture`.
+    #[export]
+    texture_side: Option<Gd<Texture2D>>,
+    /// Texture of the bottom face (-y); null: `texture`.
+    #[export]
+    texture_bottom: Option<Gd<Texture2D>>,
+    /// Colour where a face has no texture (and the tint of the far view).
+    #[export]
+    color: Color,
+    /// How the faces are drawn: Opaque; Cutout (alpha-tested, e.g. leaves, torch); Transparent
+    /// (blended, e.g. glass, ice); Liquid (the water surface).
+    #[export(enum = (Opaque, Cutout, Transparent, Liquid))]
+    render_mode: i64,
+    /// Stops the player and hides the faces of its neighbours.
+    #[export]
+    solid: bool,
+    /// Block light it gives off: 0 to 15.
+    #[var(set)]
+    #[export(range = (0.0, 15.0))]
+    light_emission: i64,
+    /// Light levels it removes from light passing through, beyond the level each step costs:
+    /// 0 (air, glass) to 15 (stops light, as opaque blocks do).
+    #[var(set)]
+    #[export(range = (0.0, 15.0))]
+    light_opacity: i64,
+}
+
+#[godot_api]
+impl IResource for BlockType {
+    fn init(base: Base<Resource>) -> Self {
+        Self {
+            base,
+            block_name: GString::new(),
+            texture: None,
+            texture_top: None,
+            texture_side: None,
+            texture_bottom: None,
+            color: Color::from_rgb(1.0, 1.0, 1.0),
+            render_mode: 0,
+            solid: true,
+            light_emission: 0,
+            light_opacity: 15,
+        }
+    }
+}
+
+#[godot_api]
+impl BlockType {
+    /// `render_mode`: solid faces, drawn opaque.
+    #[constant]
+    pub const RENDER_MODE_OPAQUE: i64 = 0;
+    /// `render_mode`: alpha-tested faces (leaves, torch).
+    #[constant]
+    pub const RENDER_MODE_CUTOUT: i64 = 1;
+    /// `render_mode`: blended faces (glass, ice).
+    #[constant]
+    pub const RENDER_MODE_TRANSPARENT: i64 = 2;
+    /// `render_mode`: the water surface.
+    #[constant]
+    pub const RENDER_MODE_LIQUID: i64 = 3;
+
+    #[func]
+    fn set_light_emission(&mut self, value: i64) {
+        self.light_emission = crate::base::ranges::int_in_range("StrataBlockType", "light_emission", value, 0, 15);
+    }
+
+    #[func]
+    fn set_light_opacity(&mut self, value: i64) {
+        self.light_opacity = crate::base::ranges::int_in_range("StrataBlockType", "light_opacity", value, 0, 15);
+    }
+}
+
+/// The resource path naming a texture ("" for none).
+fn texture_name(t: &Option<Gd<Texture2D>>) -> String {
+    t.as_ref().map(|t| t.get_path().to_string()).unwrap_or_default()
+}
+
+impl BlockType {
+    /// This block as the core sees it.
+    fn core(&self) -> BlockDef {
+        let all = texture_name(&self.texture);
+        let or_all = |t: &Option<Gd<Texture2D>>| {
+            let n = texture_name(t);
+            if n.is_empty() { all.clone() } else { n }
+        };
+        let (top, side, bottom) = (or_all(&self.texture_top), or_all(&self.texture_side), or_all(&self.texture_bottom));
+        let faces = if top == side && side == bottom {
+            BlockFaces::All(all.clone())
+        } else {
+            BlockFaces::TopSideBottom { top, side, bottom }
+        };
+        let render_mode = match self.render_mode {
+            1 => RenderMode::Cutout,
+            2 => RenderMode::Transparent,
+            3 => RenderMode::Liquid,
+            _ => RenderMode::Opaque,
+        };
+        BlockDef {
+            name: self.block_name.to_string(),
+            faces,
+            color: [self.color.r, self.color.g, self.color.b],
+            render_mode,
+            solid: self.solid,
+            light_emission: self.light_emission.clamp(0, 255) as u8,
+            light_opacity: self.light_opacity.clamp(0, 255) as u8,
+        }
+    }
+}
+
+/// The blocks of a world, in id order (block 0 is `air`); `StrataChunkWorld.block_library`.
+#[derive(GodotClass)]
+#[class(tool, base = Resource, init, rename = StrataBlockLibrary)]
+pub struct BlockLibrary {
+    base: Base<Resource>,
+    /// The block types; a block's id is its index. Block 0 must be `air`.
+    #[export]
+    blocks: Array<Gd<BlockType>>,
+}
+
+#[godot_api]
+impl BlockLibrary {
+    /// The core's default blocks (the 18 built-in ones, then torch, glass, leaves, log and
+    /// planks) with the addon's textures.
+    #[func]
+    pub fn create_default() -> Gd<BlockLibrary> {
+        let mut lib = BlockLibrary::new_gd();
+        let mut loader = ResourceLoader::singleton();
+        let mut load = |name: &str| -> Option<Gd<Texture2D>> {
+            if name.is_empty() {
+                return None;
+            }
+            let path = format!("{DEFAULT_TEXTURE_DIR}/{name}.png");
+            loader.load(&path).and_then(|r| r.try_cast::<Texture2D>().ok())
+        };
+        let mut blocks: Array<Gd<BlockType>> = Array::new();
+        for def in default_library().blocks() {
+            let mut t = BlockType::new_gd();
+            {
+                let mut b = t.bind_mut();
+                b.block_name = def.name.as_str().into();
+                match &def.faces {
+                    BlockFaces::All(n) => b.texture = load(n),
+                    BlockFaces::TopSideBottom { top, side, bottom } => {
+                        b.texture = load(side);
+                        b.texture_top = load(top);
+                        b.texture_bottom = load(bottom);
+                    }
+                    BlockFaces::Each(names) => {
+                        b.texture = load(&names[Face::PosX.direction()]);
+                        b.texture_top = load(&names[Face::PosY.direction()]);
+                        b.texture_bottom = load(&names[Face::NegY.direction()]);
+                    }
+                }
+                b.color = Color::from_rgb(def.color[0], def.color[1], def.color[2]);
+                b.render_mode = def.render_mode as i64;
+                b.solid = def.solid;
+                b.light_emission = def.light_emission as i64;
+                b.light_opacity = def.light_opacity as i64;
+            }
+            blocks.push(&t);
+        }
+        lib.bind_mut().blocks = blocks;
+        lib
+    }
+
+    /// The id of the block named `name`, or -1.
+    #[func]
+    pub fn get_block_id(&self, name: GString) -> i64 {
+        self.core().ok().and_then(|l| l.id_of(&name.to_string())).map(|id| id as i64).unwrap_or(-1)
+    }
+
+    /// The name of block `id`, or "" when no block has it.
+    #[func]
+    pub fn get_block_name(&self, id: i64) -> GString {
+        let Ok(id) = u16::try_from(id) else { return GString::new() };
+        self.core().ok().and_then(|l| l.name_of(id).map(GString::from)).unwrap_or_default()
+    }
+
+    /// The texture paths of the library in layer order (see `build_texture_array`): the distinct
+    /// ones met walking the blocks in id order and each block's faces in `+x, -x, +y, -y, +z, -z`
+    /// order, the order of the layers the mesher writes (`strata_core::mesh::texture_order`).
+    #[func]
+    pub fn get_texture_layers(&self) -> PackedStringArray {
+        self.core()
+            .map(|l| strata_core::mesh::texture_order(&l).iter().map(|n| GString::from(n.as_str())).collect())
+            .unwrap_or_default()
+    }
+
+    /// The library's textures as one `Texture2DArray` of [`StrataBlockLibrary::build_texture_images`]
+    /// (what the block shaders sample with the layer each vertex carries); null when the library
+    /// is invalid or has no texture.
+    #[func]
+    pub fn build_texture_array(&self) -> Option<Gd<Texture2DArray>> {
+        let images = self.build_texture_images();
+        if images.is_empty() {
+            return None;
+        }
+        let mut array = Texture2DArray::new_gd();
+        (array.create_from_images(&images) == godot::global::Error::OK).then_some(array)
+    }
+
+    /// The layers of the texture array: a 16×16 RGBA image (with mipmaps) per texture, in
+    /// `get_texture_layers()` order. A texture that does not load becomes a magenta layer, with
+    /// an error naming it; empty when the library is invalid.
+    #[func]
+    pub fn build_texture_images(&self) -> Array<Gd<Image>> {
+        let mut images: Array<Gd<Image>> = Array::new();
+        let Ok(core) = self.core() else { return images };
+        let mut loader = ResourceLoader::singleton();
+        for name in strata_core::mesh::texture_order(&core) {
+            let image =
+                loader.load(name.as_str()).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
+            let mut image = match image {
+                Some(i) => i,
+                None => {
+                    godot_error!(
+                        "StrataBlockLibrary.build_texture_images: cannot load texture `{name}`; allowed: a Texture2D resource path"
+                    );
+                    let Some(mut i) = Image::create_empty(TEXTURE_SIDE, TEXTURE_SIDE, false, Format::RGBA8) else {
+                        continue;
+                    };
+                    i.fill(Color::from_rgb(1.0, 0.0, 1.0));
+                    i
+                }
+            };
+            if image.is_compressed() {
+                image.decompress();
+            }
+            image.convert(Format::RGBA8);
+            if image.get_width() != TEXTURE_SIDE || image.get_height() != TEXTURE_SIDE {
+                image.resize_ex(TEXTURE_SIDE, TEXTURE_SIDE).interpolation(Interpolation::NEAREST).done();
+            }
+            image.generate_mipmaps();
+            images.push(&image);
+        }
+        images
+    }
+
+    /// How many blocks the library holds.
+    #[func]
+    pub fn get_block_count(&self) -> i64 {
+        self.blocks.len() as i64
+    }
+
+    /// "" when the library is valid, else what is wrong: the block's index and name, the field,
+    /// the value and what is allowed.
+    #[func]
+    pub fn validate(&self) -> GString {
+        match self.core() {
+            Ok(_) => GString::new(),
+            Err(e) => e.to_string().as_str().into(),
+        }
+    }
+}
+
+impl BlockLibrary {
+    /// The blocks as the core's validated library.
+    pub(crate) fn core(&self) -> Result<CoreLibrary, BlockLibraryError> {
+        CoreLibrary::new(self.blocks.iter_shared().map(|b| b.bind().core()).collect())
+    }
+}
+
+/// The core library of `library`, or the default library for null.
+pub(crate) fn core_or_default(
+    library: Option<&Gd<BlockLibrary>>,
+) -> Result<std::borrow::Cow<'static, CoreLibrary>, BlockLibraryError> {
+    match library {
+        None => Ok(std::borrow::Cow::Borrowed(default_library())),
+        Some(l) => l.bind().core().map(std::borrow::Cow::Owned),
+    }
+}

@@ -1,0 +1,1046 @@
+//! `StrataWorldSync`: one `StrataChunkWorld` shared by several players over Godot's high-level multiplayer.
+//!
+//! A thin host for the core's state machines (`strata_core::net`): the server's
+//! [`WorldServer`] or a client's [`WorldClient`]. It owns a `SceneMultiplayer` of its own, so the
+//! game's own multiplayer is untouched, carries the core's packets with `send_bytes` over any
+//! `MultiplayerPeer` (ENet by `host`/`join`; WebSocket or another peer by `host_with_peer` /
+//! `join_with_peer`), and applies what the core decides to the `StrataChunkWorld`: clients generate
+//! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
+//! it streams in.
+//!
+//! Entities: the host's `StrataChunkWorld` is their authority. Ten times a second at most, the server
+//! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
+//! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
+//! subscription brings the chunk's deltas too. A client's world is a replica (`StrataChunkWorld.is_entity_authority()`
+//! false): its spawn rules start the same objects, the server's deltas remove, add, move
+//! (interpolated) and change them. Nothing a client does to its entities is sent.
+//!
+//! The server writes every applied edit to a journal beside its save and syncs it before the edit
+//! is broadcast, and saves (then starts a fresh journal) every `autosave_interval_s` and when it
+//! stops; hosting again from the same `save_path` replays the journal over the save, so a server
+//! killed at any instant comes back with every edit it acknowledged (law: Nothing is lost).
+//!
+//! Shared game state: `set_shared_state` on the server (only there: a client's call fails with
+//! `ERR_UNAUTHORIZED`) sets a key of the core's bounded [`SharedState`]; it reaches every client
+//! in order (`shared_state_changed`), and a joining client gets it whole. With a `save_path` each
+//! change is written to `<save_path>.shared` before it is sent, the save holds it in its game
+//! state, and hosting again resumes it.
+//!
+//! A client asks for a change with `request_shared_state`: the server checks it (rate, bounds)
+//! and emits `shared_state_requested`; a key listed in `client_writable_keys` is applied at
+//! once (through `set_shared_state`, so it is on disk first), any other is the game's to decide
+//! (its handler calls `set_shared_state`), or refused when no handler is connected. A refusal
+//! reaches the client as `shared_state_refused` with the reason.
+//!
+//! Water: chunk snapshots carry the host world's voxels of the chunk, the water its flows placed
+//! included. The server answers a subscription at the start of a frame when the host world's
+//! water is settled (every flow of the edits so far applied), so a snapshot at order N holds
+//! the edits below N and all their water; a client holds a snapshot, and every packet after it,
+//! until its own water is settled, then sets the chunk to the snapshot without a flow
+//! (`StrataChunkWorld` replays it as an undo step is replayed) and flows the edits that follow.
+//!
+//! Joining gives up after `join_timeout_s` without the server's welcome, naming the address.
+//!
+//! This file holds the class, its signals and methods; its children hold the rest, each an
+//! `impl WorldSync` of private helpers: `server.rs` (the server's actions, the host's events,
+//! subscriptions, entity deltas), `client.rs` (the server's packets on a client), `journal.rs`
+//! (save and journal) and `shared_state.rs` (shared values as `Variant`s, a leaf).
+//!
+//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `StrataChunkWorld`.
+
+mod client;
+mod journal;
+mod server;
+mod shared_state;
+
+use crate::base::errors::LastError;
+use crate::base::files;
+use crate::base::monitors::{Monitor, Monitors, Reading};
+use crate::nodes::chunk_world::ChunkWorld;
+use godot::classes::multiplayer_peer::TransferMode;
+use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
+use godot::global::Error;
+use godot::prelude::*;
+use shared_state::{shared_value_of, variant_of};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+use strata_core::base::coords::{ChunkCoord, IVec3};
+use strata_core::net::client::WorldClient;
+use strata_core::net::protocol::{Message, PlayerId, Pose};
+use strata_core::net::server::{Action, ServerConfig, WorldServer};
+use strata_core::net::shared_state::SharedState;
+use strata_core::net::state_file::write_state_file;
+use strata_core::persist::journal::EditJournal;
+use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
+
+/// The game-state key a save keeps the next edit number under.
+const NEXT_ORDER_KEY: &str = "strata.net.next_order";
+/// The server's own connection id in Godot's multiplayer (the host plays as it).
+const SERVER_PEER: i64 = 1;
+/// Poses sent per second while the player moves.
+const POSE_RATE_HZ: f64 = 15.0;
+/// Seconds between poses of a player standing still.
+const POSE_KEEPALIVE_S: f64 = 1.0;
+/// How far in the past other players are drawn, so there are two poses to blend.
+const INTERPOLATION_DELAY_S: f64 = 0.1;
+/// Frames whose handling time `get_stats` summarises.
+const TICK_WINDOW: usize = 1024;
+
+enum Role {
+    Idle,
+    Server(Box<WorldServer>),
+    Client(Box<WorldClient>),
+}
+
+/// Shares a `StrataChunkWorld` between players: `host(port)` on one machine, `join(address, port, name)`
+/// on the others. The server holds the truth (seed, preset, edits, players); clients generate
+/// the world themselves and send edit requests (`request_edit`), which the server checks (reach,
+/// world bounds, block ids, a rate limit), applies in one order and sends to everyone. With a
+/// `save_path` the server journals every edit before acknowledging it and resumes from its save
+/// and journal after a crash.
+#[derive(GodotClass)]
+#[class(base = Node, rename = StrataWorldSync)]
+pub struct WorldSync {
+    base: Base<Node>,
+    /// The `StrataChunkWorld` shared.
+    #[export]
+    world: NodePath,
+    /// Server: farthest an edit may be from its player's eye, in voxels (1 to 64).
+    #[export(range = (1.0, 64.0))]
+    reach: f64,
+    /// Server: edits a player may make per second (1 to 1,000); twice as many at once.
+    #[export(range = (1.0, 1000.0))]
+    edits_per_second: f64,
+    /// Server: players at once (1 to 4,095).
+    #[export(range = (1.0, 4095.0))]
+    max_players: i64,
+    /// Server: the save the world resumes from and is saved to, with its journal beside it
+    /// (`<save_path>.journal`); empty: nothing is written.
+    #[export(file = "*.strata")]
+    save_path: GString,
+    /// Server: seconds between saves (5 to 3,600); the world is also saved when the server stops.
+    #[export(range = (5.0, 3600.0))]
+    autosave_interval_s: f64,
+    /// Client: seconds `join` waits for the server's welcome before it fails with
+    /// `join_failed` naming the address and port (0.5 to 300; 0: wait as long as the
+    /// connection itself does, about 30 s with ENet).
+    #[export(range = (0.0, 300.0))]
+    join_timeout_s: f64,
+    /// The name this player goes by (1 to 32 bytes): `join` sets it; the host plays under it
+    /// ("host" when empty).
+    #[var]
+    player_name: GString,
+    /// Server: the shared state keys any client may set with `request_shared_state` (each 1 to
+    /// 64 bytes, no control characters; values checked as `set_shared_state` checks them).
+    /// Requests for other keys go to the game's `shared_state_requested` handler, or are
+    /// refused when it has none. Empty by default: clients set nothing themselves.
+    #[var(set)]
+    client_writable_keys: PackedStringArray,
+    /// Client: packets from the server not handled yet (a chunk snapshot waits, with what
+    /// follows it, until the world's water is settled).
+    inbox: VecDeque<Vec<u8>>,
+    api: Option<Gd<SceneMultiplayer>>,
+    role: Role,
+    journal: Option<EditJournal>,
+    last_save: Instant,
+    started: Instant,
+    local_pose: Option<Pose>,
+    /// The pose last sent: a player standing still is sent once a second.
+    sent_pose: Option<Pose>,
+    /// The pose last sent on the reliable channel, ahead of an edit request.
+    reliable_pose: Option<Pose>,
+    /// On the host: a viewer of the world at each other player (see `follow_remote_players`).
+    remote_viewers: HashMap<PlayerId, Gd<Node3D>>,
+    last_pose_sent: f64,
+    pose_tick: u32,
+    /// Chunks that streamed in on a client, to subscribe to at the next frame.
+    to_subscribe: Vec<ChunkCoord>,
+    /// Chunks whose entity deltas the server changed, to apply to the client's world after the
+    /// poll (together, so an object crossing a chunk border stays one replica).
+    entity_updates: Vec<ChunkCoord>,
+    /// The host player's next edit request number.
+    next_host_request: u32,
+    /// The hash that ties the server's journal to its world, fixed when it starts hosting.
+    journal_hash: u64,
+    traffic: Traffic,
+    /// Milliseconds each of the last frames spent in this node (packets handled, journal, sends).
+    tick_ms: VecDeque<f32>,
+    /// The server's actions while the api polls (see `process`).
+    deferred: Option<Vec<Action>>,
+    /// Set by SIGTERM, SIGINT or SIGHUP once `stop_on_signals` was called.
+    stop_requested: Option<Arc<AtomicBool>>,
+    /// Server: the host player's view of the others (names, interpolated poses), fed with what
+    /// the server tells every player, as a client's would be.
+    host_view: Option<WorldClient>,
+    /// Client: when `join` started and whom it asked ("the server at ADDRESS:PORT"), until the
+    /// welcome comes.
+    joining: Option<(Instant, String)>,
+    last_error: LastError,
+    /// Traffic and edit graphs in the debugger's Monitors tab, while in the tree.
+    monitors: Monitors,
+}
+
+/// The node's custom monitors (`Strata sync/…` in the debugger's Monitors tab): rates of the
+/// counters of `get_stats()`.
+const MONITORS: &[Monitor] = &[
+    Monitor { name: "edits_per_s", reading: Reading::Rate("edits_applied") },
+    Monitor { name: "bytes_sent_per_s", reading: Reading::Rate("bytes_sent") },
+    Monitor { name: "bytes_received_per_s", reading: Reading::Rate("bytes_received") },
+    Monitor { name: "players", reading: Reading::Value("players") },
+];
+
+/// Payload bytes and packets through this node's connection (the MultiplayerPeer adds its own
+/// headers on the wire).
+#[derive(Default, Clone, Copy)]
+struct Traffic {
+    bytes_sent: u64,
+    bytes_received: u64,
+    packets_sent: u64,
+    packets_received: u64,
+}
+
+#[godot_api]
+impl INode for WorldSync {
+    fn init(base: Base<Node>) -> Self {
+        Self {
+            base,
+            world: NodePath::default(),
+            reach: 8.0,
+            edits_per_second: 30.0,
+            max_players: 32,
+            save_path: GString::new(),
+            autosave_interval_s: 60.0,
+            api: None,
+            role: Role::Idle,
+            player_name: GString::new(),
+            client_writable_keys: PackedStringArray::new(),
+            inbox: VecDeque::new(),
+            journal: None,
+            last_save: Instant::now(),
+            started: Instant::now(),
+            local_pose: None,
+            sent_pose: None,
+            reliable_pose: None,
+            remote_viewers: HashMap::new(),
+            last_pose_sent: f64::NEG_INFINITY,
+            pose_tick: 0,
+            to_subscribe: Vec::new(),
+            entity_updates: Vec::new(),
+            next_host_request: 0,
+            journal_hash: 0,
+            traffic: Traffic::default(),
+            tick_ms: VecDeque::with_capacity(TICK_WINDOW),
+            deferred: None,
+            stop_requested: None,
+            host_view: None,
+            join_timeout_s: 5.0,
+            joining: None,
+            last_error: LastError::default(),
+            monitors: Monitors::default(),
+        }
+    }
+
+    fn enter_tree(&mut self) {
+        let node = self.to_gd().upcast::<Node>();
+        self.monitors.add(&node, "Strata sync", MONITORS);
+    }
+
+    fn process(&mut self, _delta: f64) {
+        let started = Instant::now();
+        if self.stop_requested.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
+            self.stop_requested = None;
+            godot_print!("StrataWorldSync: stop signal received; saving and quitting");
+            self.leave();
+            self.base().get_tree().quit();
+            return;
+        }
+        // Snapshots wait for the frame's first moment the host world's water is settled.
+        self.answer_subscriptions();
+        // Polling emits the api's signals into this node's handlers: let them borrow it.
+        if let Some(mut api) = self.api.clone() {
+            // The server's actions of this poll are carried out together after it: one journal
+            // sync for all the frame's edits (group commit), and no broadcast reaches a peer
+            // whose disconnection is still queued in this poll.
+            self.deferred = Some(Vec::new());
+            {
+                let _reentrant = self.base_mut();
+                api.poll();
+            }
+            if let Some(actions) = self.deferred.take() {
+                self.route(actions);
+            }
+        }
+        self.drain_inbox();
+        self.check_join_timeout();
+        let now = self.now();
+        self.sync_entities(now);
+        if let Role::Client(c) = &self.role
+            && c.player().is_some()
+            && !self.to_subscribe.is_empty()
+        {
+            let packets: Vec<Vec<u8>> = self.to_subscribe.drain(..).map(|chunk| c.subscribe(chunk)).collect();
+            for p in packets {
+                self.send(SERVER_PEER, &p, true);
+            }
+        }
+        if let Some(pose) = self.local_pose
+            && now - self.last_pose_sent >= 1.0 / POSE_RATE_HZ
+            && (self.sent_pose != Some(pose) || now - self.last_pose_sent >= POSE_KEEPALIVE_S)
+        {
+            self.last_pose_sent = now;
+            self.sent_pose = Some(pose);
+            self.pose_tick = self.pose_tick.wrapping_add(1);
+            self.send_pose(pose);
+        }
+        self.follow_remote_players();
+        if matches!(self.role, Role::Server(_))
+            && !self.save_path.is_empty()
+            && self.last_save.elapsed().as_secs_f64() >= self.autosave_interval_s.clamp(5.0, 3600.0)
+        {
+            self.snapshot();
+        }
+        if self.tick_ms.len() == TICK_WINDOW {
+            self.tick_ms.pop_front();
+        }
+        self.tick_ms.push_back(started.elapsed().as_secs_f32() * 1000.0);
+    }
+
+    fn exit_tree(&mut self) {
+        self.monitors.remove();
+        self.leave();
+    }
+}
+
+#[godot_api]
+impl WorldSync {
+    /// Emitted on a client when it joined: the world now streams from the server's preset.
+    #[signal]
+    fn joined(player_id: i64);
+    /// Emitted on a client when it could not join or lost the server, with the reason.
+    #[signal]
+    fn join_failed(message: GString);
+    /// Emitted when another player joined (on a newcomer, once for everyone already there).
+    #[signal]
+    fn player_joined(player_id: i64, player_name: GString);
+    /// Emitted when another player left.
+    #[signal]
+    fn player_left(player_id: i64);
+    /// Emitted for every chat line, with the id of the player who wrote it (stamped by the
+    /// server).
+    #[signal]
+    fn chat_received(player_id: i64, text: GString);
+    /// Emitted when the server refused one of this player's edits (`request` is what
+    /// `request_edit` returned).
+    #[signal]
+    fn edit_rejected(request: i64, reason: GString);
+
+    /// Emitted on every peer for each edit applied after it joined, in the server's order:
+    /// edit number `order`, made by `player_id` as its request `request` (match it against
+    /// `request_edit`'s result when `player_id` is `get_local_player_id()`), set `position` to
+    /// `block`. The voxel already holds it.
+    #[signal]
+    fn edit_applied(order: i64, player_id: i64, request: i64, position: Vector3i, block: i64);
+    /// Emitted on every peer when shared state `key` changed to `value` (null: erased), in the
+    /// server's order; on a joining client once for each key of the state it receives.
+    #[signal]
+    fn shared_state_changed(key: GString, value: Variant);
+    /// Emitted on the server when a client (`player_id`) asks to set shared state `key` to
+    /// `value` (null: erase) with `request_shared_state`, within the rate and the state's
+    /// bounds. A key in `client_writable_keys` is applied right after; for any other the
+    /// handler decides: call `set_shared_state` to apply it (or something else), or nothing.
+    #[signal]
+    fn shared_state_requested(player_id: i64, key: GString, value: Variant);
+    /// Emitted on a client when the server refused its `request_shared_state` for `key`, with
+    /// the reason (too many requests, out of bounds, not a key clients may set).
+    #[signal]
+    fn shared_state_refused(key: GString, reason: GString);
+    /// Emitted on the server when it dropped a connection (malformed packet, a message out of
+    /// turn), with the reason.
+    #[signal]
+    fn peer_dropped(peer_id: i64, reason: GString);
+
+    /// Serves the world on UDP `port` (1 to 65,535) with ENet; the host plays too (its player
+    /// is `get_local_player_id()`). With `save_path`, resumes from the save and its journal.
+    #[func]
+    fn host(&mut self, port: i64) -> Error {
+        let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
+            return self.fail(format!("StrataWorldSync.host: port {port} is not allowed; allowed: 1 to 65535"));
+        };
+        let mut peer = ENetMultiplayerPeer::new_gd();
+        let max = self.max_players.clamp(1, 4095) as i32;
+        let err = peer.create_server_ex(port as i32).max_clients(max).done();
+        if err != Error::OK {
+            return self.fail(format!("StrataWorldSync.host: cannot listen on UDP port {port}: {err:?}"));
+        }
+        self.host_with_peer(Some(peer.upcast()))
+    }
+
+    /// Serves the world over `peer`, a `MultiplayerPeer` already created as a server (ENet,
+    /// WebSocket, WebRTC …).
+    #[func]
+    fn host_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>) -> Error {
+        let Some(peer) = peer else { return self.fail("StrataWorldSync.host_with_peer: peer is null".into()) };
+        let Some(mut world) = self.world_node() else {
+            return self.fail(format!("StrataWorldSync.host: `world` ({}) is not a StrataChunkWorld", self.world));
+        };
+        self.leave();
+        let (next_order, shared) = match self.resume(&mut world) {
+            Ok(r) => r,
+            Err(e) => return self.fail(e),
+        };
+        world.bind_mut().keep_shared_game_state(&shared);
+        let (preset, edits, block_count) = world.bind().shared_world_state();
+        self.journal_hash = journal_world_hash(&preset);
+        let config = ServerConfig {
+            reach: self.reach.clamp(1.0, 64.0),
+            edits_per_second: self.edits_per_second.clamp(1.0, 1000.0),
+            edit_burst: 2.0 * self.edits_per_second.clamp(1.0, 1000.0),
+            max_players: self.max_players.clamp(1, 4095) as usize + 1,
+            block_count,
+            ..Default::default()
+        };
+        let structures = world.bind_mut().get_structures_fingerprint().to_string();
+        let mut server = WorldServer::new(&preset, edits, next_order, config);
+        server.set_structures_fingerprint(&structures);
+        // Snapshots come from the world's voxels, its water included, when its water is settled.
+        server.set_world_flows_water(true);
+        let keys: Vec<String> = self.client_writable_keys.as_slice().iter().map(|k| k.to_string()).collect();
+        if let Err(e) = server.set_client_writable_keys(keys.iter().map(String::as_str)) {
+            return self.fail(format!("StrataWorldSync.host: client_writable_keys: {e}"));
+        }
+        server.restore_shared_state(shared);
+        // The host plays as the server's own connection.
+        let name = if self.player_name.is_empty() { "host".to_string() } else { self.player_name.to_string() };
+        let hello = Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: name.clone() };
+        let mut view = WorldClient::new(&name);
+        view.set_structures_fingerprint(&structures);
+        let mut refusal = String::from("refused");
+        for action in server.handle_packet(SERVER_PEER, &hello.encode(), 0.0) {
+            match action {
+                Action::Disconnect { reason, .. } => refusal = reason,
+                Action::Send { message: welcome @ Message::Welcome { .. }, .. } => {
+                    if let Err(e) = view.handle_packet(&welcome.encode(), 0.0) {
+                        godot_warn!("StrataWorldSync.host: the host player cannot follow the others: {e}");
+                    }
+                }
+                _ => {}
+            }
+        }
+        if server.player_of(SERVER_PEER).is_none() {
+            return self.fail(format!("StrataWorldSync.host: player_name {name:?} cannot play: {refusal}"));
+        }
+        self.host_view = Some(view);
+        self.role = Role::Server(Box::new(server));
+        self.snapshot();
+        self.start_api(peer);
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Joins the server at `address`:`port` as `player_name` with ENet. `joined` or
+    /// `join_failed` follows.
+    #[func]
+    fn join(&mut self, address: GString, port: i64, player_name: GString) -> Error {
+        let Some(port) = u16::try_from(port).ok().filter(|p| *p > 0) else {
+            return self.fail(format!("StrataWorldSync.join: port {port} is not allowed; allowed: 1 to 65535"));
+        };
+        let mut peer = ENetMultiplayerPeer::new_gd();
+        let err = peer.create_client(&address, port as i32);
+        if err != Error::OK {
+            return self.fail(format!("StrataWorldSync.join: cannot connect to {address}:{port}: {err:?}"));
+        }
+        let err = self.join_with_peer(Some(peer.upcast()), player_name);
+        if err == Error::OK {
+            self.joining = Some((Instant::now(), format!("the server at {address}:{port}")));
+        }
+        err
+    }
+
+    /// Joins over `peer`, a `MultiplayerPeer` already created as a client.
+    #[func]
+    fn join_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>, player_name: GString) -> Error {
+        let Some(peer) = peer else { return self.fail("StrataWorldSync.join_with_peer: peer is null".into()) };
+        let Some(mut world) = self.world_node() else {
+            return self.fail(format!("StrataWorldSync.join: `world` ({}) is not a StrataChunkWorld", self.world));
+        };
+        let structures = world.bind_mut().get_structures_fingerprint().to_string();
+        self.leave();
+        self.player_name = player_name;
+        let mut client = WorldClient::new(&self.player_name.to_string());
+        client.set_structures_fingerprint(&structures);
+        self.role = Role::Client(Box::new(client));
+        self.start_api(peer);
+        self.joining = Some((Instant::now(), "the server".into()));
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Stops serving or leaves the server (a server saves first; a client's world takes its
+    /// own entities back from the server's replicas).
+    #[func]
+    fn leave(&mut self) {
+        if matches!(self.role, Role::Server(_)) {
+            self.snapshot();
+        }
+        self.end_replicas();
+        self.close_peer();
+        self.role = Role::Idle;
+        self.journal = None;
+        self.host_view = None;
+        self.to_subscribe.clear();
+        self.inbox.clear();
+        self.entity_updates.clear();
+        self.sent_pose = None;
+        self.reliable_pose = None;
+        self.joining = None;
+        self.drop_remote_viewers();
+    }
+
+    /// Server: sets shared game state `key` (1 to 64 bytes, no control characters) to `value`
+    /// and sends the change to every player, in order with the edits; `null` erases the key.
+    /// Values: bool, int, float (finite), String or PackedByteArray (at most 512 bytes each),
+    /// Vector2, Vector3; at most 128 keys. With a `save_path` the change is on disk
+    /// (`<save_path>.shared`, a few milliseconds) before anyone hears of it, so set values that
+    /// change continuously a few times a second at most (clients can run a clock between
+    /// updates, as the demo does with the time of day). An unchanged value sends nothing.
+    /// Only the server sets it: on a client this fails with `ERR_UNAUTHORIZED` (a client asks
+    /// with `request_shared_state`), before hosting with `ERR_UNCONFIGURED`; a refused key
+    /// or value returns `ERR_INVALID_PARAMETER`; the reason is in `last_error()`.
+    #[func]
+    fn set_shared_state(&mut self, key: GString, value: Variant) -> Error {
+        let key = key.to_string();
+        match &self.role {
+            Role::Server(_) => {}
+            Role::Client(_) => {
+                self.fail(format!(
+                    "StrataWorldSync.set_shared_state({key:?}): only the server sets the shared state, and this peer is a client; ask the server with `request_shared_state`"
+                ));
+                return Error::ERR_UNAUTHORIZED;
+            }
+            Role::Idle => {
+                self.fail(format!(
+                    "StrataWorldSync.set_shared_state({key:?}): not hosting; call `host` first (the shared state belongs to a served world)"
+                ));
+                return Error::ERR_UNCONFIGURED;
+            }
+        }
+        let value = match shared_value_of(&value) {
+            Ok(v) => v,
+            Err(type_name) => {
+                self.fail(format!(
+                    "StrataWorldSync.set_shared_state({key:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                ));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        };
+        // The state after the change, checked, and on disk before anyone hears of it.
+        let Role::Server(server) = &self.role else { return Error::FAILED };
+        let mut next = server.shared_state().clone();
+        match next.set(&key, value.clone()) {
+            Ok(true) => {}
+            Ok(false) => return Error::OK,
+            Err(e) => {
+                self.fail(format!("StrataWorldSync.set_shared_state: {e}"));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        }
+        if !self.save_path.is_empty()
+            && let Err(e) = write_state_file(&files::globalize(&self.state_file_path()), &next, self.journal_hash)
+        {
+            self.fail(format!("StrataWorldSync.set_shared_state({key:?}): {e}; the change was not made"));
+            return Error::ERR_FILE_CANT_WRITE;
+        }
+        let Role::Server(s) = &mut self.role else { return Error::FAILED };
+        let actions = match s.set_shared_state(&key, value) {
+            Ok(a) => a,
+            Err(e) => return self.fail(format!("StrataWorldSync.set_shared_state: {e}")),
+        };
+        if let Some(mut world) = self.world_node() {
+            world.bind_mut().keep_shared_game_state(&next);
+        }
+        self.act(actions);
+        self.last_error.clear();
+        Error::OK
+    }
+
+    /// Asks the server to set shared state `key` to `value` (`null` erases it): checked here
+    /// with `set_shared_state`'s bounds first (`ERR_INVALID_PARAMETER`, the reason in
+    /// `last_error()`), then sent. The server applies it when `key` is one of its
+    /// `client_writable_keys` (the change then arrives as `shared_state_changed`), or its game
+    /// decides; a refusal arrives as `shared_state_refused`. On the server this is
+    /// `set_shared_state`; not connected: `ERR_UNCONFIGURED`.
+    #[func]
+    fn request_shared_state(&mut self, key: GString, value: Variant) -> Error {
+        let key_text = key.to_string();
+        match &self.role {
+            Role::Server(_) => return self.set_shared_state(key, value),
+            Role::Client(c) if c.player().is_some() => {}
+            _ => {
+                self.fail(format!("StrataWorldSync.request_shared_state({key_text:?}): not joined to a server"));
+                return Error::ERR_UNCONFIGURED;
+            }
+        }
+        let value = match shared_value_of(&value) {
+            Ok(v) => v,
+            Err(type_name) => {
+                self.fail(format!(
+                    "StrataWorldSync.request_shared_state({key_text:?}): a value of type {type_name} cannot be shared; allowed: null (erases), bool, int, float, String, StringName, Vector2, Vector3, PackedByteArray"
+                ));
+                return Error::ERR_INVALID_PARAMETER;
+            }
+        };
+        let Role::Client(c) = &self.role else { return Error::FAILED };
+        match c.request_shared_state(&key_text, value) {
+            Ok(bytes) => {
+                self.send(SERVER_PEER, &bytes, true);
+                self.last_error.clear();
+                Error::OK
+            }
+            Err(e) => {
+                self.fail(format!("StrataWorldSync.request_shared_state: {e}"));
+                Error::ERR_INVALID_PARAMETER
+            }
+        }
+    }
+
+    /// Sets `client_writable_keys`; while serving, the server takes them at once (a bad key is
+    /// refused with an error and the previous keys stay).
+    #[func]
+    fn set_client_writable_keys(&mut self, keys: PackedStringArray) {
+        if let Role::Server(s) = &mut self.role {
+            let list: Vec<String> = keys.as_slice().iter().map(|k| k.to_string()).collect();
+            if let Err(e) = s.set_client_writable_keys(list.iter().map(String::as_str)) {
+                self.fail(format!("StrataWorldSync.client_writable_keys: {e}; the previous keys stay"));
+                return;
+            }
+        }
+        self.client_writable_keys = keys;
+    }
+
+    /// Shared game state `key` as the server last told this peer (the server's own on the
+    /// host); `default` when it has no such key or this peer is not connected.
+    #[func]
+    fn get_shared_state(&self, key: GString, default: Variant) -> Variant {
+        self.shared_state().and_then(|s| s.get(&key.to_string()).map(variant_of)).unwrap_or(default)
+    }
+
+    /// The keys of the shared game state, in increasing order.
+    #[func]
+    fn get_shared_state_keys(&self) -> PackedStringArray {
+        let mut keys = PackedStringArray::new();
+        if let Some(s) = self.shared_state() {
+            for (k, _) in s.iter() {
+                keys.push(k);
+            }
+        }
+        keys
+    }
+
+    /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
+    /// `edit_rejected`), or -1 when not connected. The edit shows once the server applied it.
+    #[func]
+    fn request_edit(&mut self, position: Vector3i, block: i64) -> i64 {
+        let Ok(block) = u16::try_from(block) else {
+            self.last_error
+                .record(format!("StrataWorldSync.request_edit: block {block} is not a block id; allowed: 0 to 65535"));
+            return -1;
+        };
+        let pos = IVec3::new(position.x, position.y, position.z);
+        let now = self.now();
+        match &mut self.role {
+            Role::Client(c) if c.player().is_some() => {
+                // Reach is measured from our pose: unless the server surely has the current one,
+                // it goes first on the edits' reliable, ordered channel.
+                let pose_first = match self.local_pose {
+                    Some(pose) if self.reliable_pose != Some(pose) => {
+                        self.pose_tick = self.pose_tick.wrapping_add(1);
+                        self.reliable_pose = Some(pose);
+                        self.sent_pose = Some(pose);
+                        self.last_pose_sent = now;
+                        Some(c.pose_packet(self.pose_tick, pose))
+                    }
+                    _ => None,
+                };
+                let (request, bytes) = c.request_edit(pos, block);
+                if let Some(pose) = pose_first {
+                    self.send(SERVER_PEER, &pose, true);
+                }
+                self.send(SERVER_PEER, &bytes, true);
+                request as i64
+            }
+            Role::Server(s) => {
+                let request = self.next_host_request;
+                self.next_host_request = request.wrapping_add(1);
+                let bytes = Message::EditRequest { request, pos, block }.encode();
+                let actions = s.handle_packet(SERVER_PEER, &bytes, now);
+                self.route(actions);
+                request as i64
+            }
+            _ => -1,
+        }
+    }
+
+    /// Where this player is and looks (world voxels at the eye, radians); sent 15 times a
+    /// second while it changes, once a second while it does not. The server measures edit
+    /// reach from it.
+    #[func]
+    fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64) {
+        let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
+        if finite && yaw.is_finite() && pitch.is_finite() {
+            self.local_pose =
+                Some(Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 });
+            // The server's own player counts at once (reach checks of the next edit).
+            if let Some(pose) = self.local_pose
+                && matches!(self.role, Role::Server(_))
+            {
+                self.send_pose(pose);
+            }
+        }
+    }
+
+    /// Sends a chat line (at most 256 bytes; control characters are dropped by the server).
+    #[func]
+    fn send_chat(&mut self, text: GString) {
+        let text = text.to_string();
+        match &self.role {
+            Role::Client(c) => {
+                let bytes = c.chat_packet(&text);
+                self.send(SERVER_PEER, &bytes, true);
+            }
+            Role::Server(_) => {
+                let bytes = Message::Chat { player: 0, text }.encode();
+                self.server_packet(SERVER_PEER, &bytes);
+            }
+            Role::Idle => {}
+        }
+    }
+
+    /// The other players: `{player_id: name}` (on a client and on the host).
+    #[func]
+    fn get_players(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        if let Some(view) = self.players_view() {
+            for (id, name) in view.players() {
+                d.set(id as i64, &GString::from(name));
+            }
+        }
+        d
+    }
+
+    /// Where another player is drawn now (interpolated a tenth of a second in the past);
+    /// `Vector3.ZERO` when unknown.
+    #[func]
+    fn get_player_position(&self, player_id: i64) -> Vector3 {
+        let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return Vector3::ZERO };
+        c.pose_of(id, self.now() - INTERPOLATION_DELAY_S)
+            .map(|p| Vector3::new(p.position[0], p.position[1], p.position[2]))
+            .unwrap_or(Vector3::ZERO)
+    }
+
+    /// Which way another player faces now (radians about the vertical axis, interpolated the
+    /// short way round, at the same moment as `get_player_position`); 0 when unknown.
+    #[func]
+    fn get_player_yaw(&self, player_id: i64) -> f64 {
+        let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return 0.0 };
+        c.pose_of(id, self.now() - INTERPOLATION_DELAY_S).map(|p| f64::from(p.yaw)).unwrap_or(0.0)
+    }
+
+    /// This player's id once joined (the host's on a server); 0 before.
+    #[func]
+    fn get_local_player_id(&self) -> i64 {
+        match &self.role {
+            Role::Client(c) => c.player().unwrap_or(0) as i64,
+            Role::Server(s) => s.player_of(SERVER_PEER).unwrap_or(0) as i64,
+            Role::Idle => 0,
+        }
+    }
+
+    /// True when every edit of chunk `coord` is known here: always on a server; on a client
+    /// once the server's snapshot of that chunk arrived (it is asked for as the chunk streams
+    /// in), so `StrataChunkWorld.debug_chunk_hash(coord)` is then the server's.
+    #[func]
+    fn is_chunk_synced(&self, coord: Vector3i) -> bool {
+        match &self.role {
+            Role::Server(_) => true,
+            Role::Client(c) => c.is_chunk_synced(ChunkCoord::new(coord.x, coord.y, coord.z)),
+            Role::Idle => false,
+        }
+    }
+
+    /// True while serving.
+    #[func]
+    fn is_server(&self) -> bool {
+        matches!(self.role, Role::Server(_))
+    }
+
+    /// True on a client that joined, and on a server.
+    #[func]
+    fn is_joined(&self) -> bool {
+        match &self.role {
+            Role::Client(c) => c.player().is_some(),
+            Role::Server(_) => true,
+            Role::Idle => false,
+        }
+    }
+
+    /// The ids of this node's custom monitors in the debugger's Monitors tab
+    /// (`Performance.get_custom_monitor(id)`): `Strata sync/edits_per_s` (edits applied),
+    /// `bytes_sent_per_s`, `bytes_received_per_s` and `players`; a second node's are under
+    /// `Strata sync #2/`. Empty while out of the tree.
+    #[func]
+    fn get_monitors(&self) -> PackedStringArray {
+        self.monitors.ids()
+    }
+
+    /// Server counters: `edits_applied`, `edits_rejected`, `peers_dropped`, `players`,
+    /// `next_order`, `entity_updates` (chunks' entity deltas sent to everyone),
+    /// `entity_records_unsent` (records left out of a too large packet), `snapshots_sent`,
+    /// `snapshots_waiting` (subscriptions waiting for the world's water to settle),
+    /// `state_requests` and `state_requests_refused` (clients' shared state requests); a client's: `edits`
+    /// (voxels edited as far as it knows), `next_order` (every edit numbered below it has reached
+    /// it) and `entity_records` (the server's records of its synced chunks). Both: `bytes_sent`, `bytes_received`,
+    /// `packets_sent`, `packets_received` (payloads, without the peer's own headers) and the
+    /// time this node took per frame over the last 1,024 frames, `tick_ms_p50`, `tick_ms_p99`,
+    /// `tick_ms_max` (packets handled, the journal written and synced, replies sent).
+    #[func]
+    fn get_stats(&self) -> VarDictionary {
+        let mut d = VarDictionary::new();
+        d.set("bytes_sent", self.traffic.bytes_sent as i64);
+        d.set("bytes_received", self.traffic.bytes_received as i64);
+        d.set("packets_sent", self.traffic.packets_sent as i64);
+        d.set("packets_received", self.traffic.packets_received as i64);
+        let mut ticks: Vec<f32> = self.tick_ms.iter().copied().collect();
+        ticks.sort_by(f32::total_cmp);
+        d.set("tick_ms_p50", quantile(&ticks, 0.5));
+        d.set("tick_ms_p99", quantile(&ticks, 0.99));
+        d.set("tick_ms_max", quantile(&ticks, 1.0));
+        match &self.role {
+            Role::Server(s) => {
+                d.set("edits_applied", s.stats().edits_applied as i64);
+                d.set("edits_rejected", s.stats().edits_rejected as i64);
+                d.set("peers_dropped", s.stats().peers_dropped as i64);
+                d.set("players", s.player_count() as i64);
+                d.set("next_order", s.next_order() as i64);
+                d.set("entity_updates", s.stats().entity_updates as i64);
+                d.set("entity_records_unsent", s.stats().entity_records_unsent as i64);
+                d.set("snapshots_sent", s.stats().snapshots_sent as i64);
+                d.set("snapshots_waiting", s.waiting_subscriptions() as i64);
+                d.set("state_requests", s.stats().state_requests as i64);
+                d.set("state_requests_refused", s.stats().state_requests_refused as i64);
+            }
+            Role::Client(c) => {
+                d.set("edits", c.edits().len() as i64);
+                d.set("next_order", c.next_order() as i64);
+                d.set("entity_records", c.entity_deltas().record_count() as i64);
+            }
+            Role::Idle => {}
+        }
+        d
+    }
+
+    /// For a dedicated server: from now on SIGTERM, SIGINT (Ctrl+C) or SIGHUP makes this node
+    /// stop serving at its next frame (saving the world, as `leave` does) and quit the scene
+    /// tree. False, with the reason in `last_error()`, where the signals cannot be watched
+    /// (not on Linux or macOS).
+    #[func]
+    fn stop_on_signals(&mut self) -> bool {
+        #[cfg(unix)]
+        match stop_signal_flag() {
+            Ok(flag) => {
+                self.stop_requested = Some(flag);
+                true
+            }
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            self.fail("StrataWorldSync.stop_on_signals: stop signals are watched on Linux and macOS only".into());
+            false
+        }
+    }
+
+    /// The last error ("" after a later success).
+    #[func]
+    fn last_error(&self) -> GString {
+        self.last_error.get()
+    }
+
+    /// Internal: a packet from the network (connected to the api's `peer_packet`).
+    #[func]
+    fn on_peer_packet(&mut self, peer: i64, packet: PackedByteArray) {
+        let bytes = packet.to_vec();
+        self.traffic.bytes_received += bytes.len() as u64;
+        self.traffic.packets_received += 1;
+        match &self.role {
+            Role::Server(_) => self.server_packet(peer, &bytes),
+            Role::Client(_) if peer == SERVER_PEER => {
+                self.inbox.push_back(bytes);
+                self.drain_inbox();
+            }
+            _ => {}
+        }
+    }
+
+    /// Internal: a connection closed (the api's `peer_disconnected`).
+    #[func]
+    fn on_peer_disconnected(&mut self, peer: i64) {
+        if let Role::Server(s) = &mut self.role {
+            let actions = s.peer_disconnected(peer);
+            self.act(actions);
+        }
+    }
+
+    /// Internal: the client reached the server (the api's `connected_to_server`): says hello.
+    #[func]
+    fn on_connected_to_server(&mut self) {
+        if let Role::Client(c) = &self.role {
+            let hello = c.hello();
+            self.send(SERVER_PEER, &hello, true);
+        }
+    }
+
+    /// Internal: the client could not reach the server.
+    #[func]
+    fn on_connection_failed(&mut self) {
+        let whom = self.joining.as_ref().map_or_else(|| "the server".to_string(), |(_, w)| w.clone());
+        self.client_failed(format!("could not reach {whom}"));
+    }
+
+    /// Internal: the server went away.
+    #[func]
+    fn on_server_disconnected(&mut self) {
+        self.client_failed("the server closed the connection".into());
+    }
+
+    /// Internal: a chunk of the client's world streamed in (the world's `chunk_loaded`): its edits are asked for.
+    #[func]
+    fn on_chunk_loaded(&mut self, coord: Vector3i) {
+        if matches!(self.role, Role::Client(_)) {
+            self.to_subscribe.push(ChunkCoord::new(coord.x, coord.y, coord.z));
+        }
+    }
+}
+
+impl WorldSync {
+    /// The shared game state as this peer knows it.
+    pub(super) fn shared_state(&self) -> Option<&SharedState> {
+        match &self.role {
+            Role::Client(c) => Some(c.shared_state()),
+            Role::Server(s) => Some(s.shared_state()),
+            Role::Idle => None,
+        }
+    }
+
+    pub(super) fn players_view(&self) -> Option<&WorldClient> {
+        match &self.role {
+            Role::Client(c) => Some(c),
+            Role::Server(_) => self.host_view.as_ref(),
+            Role::Idle => None,
+        }
+    }
+
+    pub(super) fn now(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    pub(super) fn fail(&mut self, message: String) -> Error {
+        self.last_error.fail(message, Error::FAILED)
+    }
+
+    pub(super) fn world_node(&self) -> Option<Gd<ChunkWorld>> {
+        if self.world.is_empty() {
+            return None;
+        }
+        self.base().get_node_or_null(&self.world).and_then(|n| n.try_cast::<ChunkWorld>().ok())
+    }
+
+    /// A fresh `SceneMultiplayer` over `peer`, its signals connected to this node.
+    pub(super) fn start_api(&mut self, peer: Gd<MultiplayerPeer>) {
+        let mut api = SceneMultiplayer::new_gd();
+        // Its own branch of the tree: the game's multiplayer and RPCs elsewhere are untouched.
+        api.set_root_path(&self.base().get_path());
+        api.set_multiplayer_peer(&peer);
+        let me = self.to_gd();
+        for (signal, method) in [
+            ("peer_packet", "on_peer_packet"),
+            ("peer_disconnected", "on_peer_disconnected"),
+            ("connected_to_server", "on_connected_to_server"),
+            ("connection_failed", "on_connection_failed"),
+            ("server_disconnected", "on_server_disconnected"),
+        ] {
+            api.connect(signal, &Callable::from_object_method(&me, method));
+        }
+        self.api = Some(api);
+    }
+
+    /// Closes the connection (its signals may come back into this node at once).
+    pub(super) fn close_peer(&mut self) {
+        if let Some(api) = self.api.take()
+            && let Some(mut peer) = api.get_multiplayer_peer()
+        {
+            let _reentrant = self.base_mut();
+            peer.close();
+        }
+    }
+
+    pub(super) fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
+        let Some(api) = self.api.as_mut() else { return };
+        self.traffic.bytes_sent += bytes.len() as u64;
+        self.traffic.packets_sent += 1;
+        let mode = if reliable { TransferMode::RELIABLE } else { TransferMode::UNRELIABLE_ORDERED };
+        let packet = PackedByteArray::from(bytes);
+        api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();
+    }
+
+    pub(super) fn send_pose(&mut self, pose: Pose) {
+        let tick = self.pose_tick;
+        match &self.role {
+            Role::Client(c) if c.player().is_some() => {
+                let bytes = c.pose_packet(tick, pose);
+                self.send(SERVER_PEER, &bytes, false);
+            }
+            Role::Server(_) => {
+                let bytes = Message::PlayerState { player: 0, tick, pose }.encode();
+                self.server_packet(SERVER_PEER, &bytes);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The journal's check that it belongs to this world.
+fn journal_world_hash(preset: &strata_core::WorldPreset) -> u64 {
+    fnv1a64(fingerprint(preset).as_bytes())
+}
+
+/// The `q`-quantile (0 to 1) of `sorted` (ascending) by nearest rank; 0 when empty.
+fn quantile(sorted: &[f32], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return 0.0;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    f64::from(sorted[rank - 1])
+}
+
+/// The process-wide flag the stop signals set, registered once.
+#[cfg(unix)]
+fn stop_signal_flag() -> Result<Arc<AtomicBool>, String> {
+    use std::sync::OnceLock;
+    static FLAG: OnceLock<Result<Arc<AtomicBool>, String>> = OnceLock::new();
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT, signal_hook::consts::SIGHUP] {
+            // A second signal, while the first is still unanswered, ends the process at once.
+            signal_hook::flag::register_conditional_shutdown(signal, 1, flag.clone())
+                .and_then(|_| signal_hook::flag::register(signal, flag.clone()))
+                .map_err(|e| format!("StrataWorldSync.stop_on_signals: cannot watch signal {signal}: {e}"))?;
+        }
+        Ok(flag)
+    })
+    .clone()
+}

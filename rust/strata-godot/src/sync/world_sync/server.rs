@@ -1,0 +1,290 @@
+//! `StrataWorldSync`'s server side: the core server's actions carried out (edits journaled and
+//! applied before anyone is told, then sent), the host player's own events, chunk subscriptions
+//! answered once the water is settled, shared state requests, the host's entity deltas and the
+//! viewers that follow the other players.
+//!
+//! May use: its parent (`world_sync.rs`), `strata_core::net`, the crate's `StrataChunkWorld`.
+
+use super::shared_state::variant_of;
+use super::{Role, SERVER_PEER, WorldSync};
+use godot::classes::node::InternalMode;
+use godot::global::Error;
+use godot::prelude::*;
+use strata_core::base::coords::IVec3;
+use strata_core::net::protocol::{Message, PlayerId};
+use strata_core::net::server::{Action, Target};
+use strata_core::net::shared_state::SharedValue;
+
+impl WorldSync {
+    /// Who knows the other players here: the client, or the host's view.
+    /// On the host: keeps a viewer of the world where each other player stands, streaming
+    /// `entity_distance` chunks around it, so the objects near every player live and act on the
+    /// host (the only place they act; clients show replicas). A player who left loses theirs.
+    pub(super) fn follow_remote_players(&mut self) {
+        if !matches!(self.role, Role::Server(_)) {
+            return;
+        }
+        let Some(mut world) = self.world_node() else { return };
+        let now = self.now();
+        let poses: Vec<(PlayerId, Vector3)> = match self.players_view() {
+            Some(view) => view
+                .players()
+                .filter_map(|(id, _)| {
+                    let p = view.pose_of(id, now)?.position;
+                    Some((id, Vector3::new(p[0], p[1], p[2])))
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        let gone: Vec<PlayerId> =
+            self.remote_viewers.keys().copied().filter(|id| !poses.iter().any(|(p, _)| p == id)).collect();
+        for id in gone {
+            if let Some(mut node) = self.remote_viewers.remove(&id) {
+                world.bind_mut().remove_viewer(Some(node.clone()));
+                node.queue_free();
+            }
+        }
+        let distance = world.get("entity_distance").try_to::<i64>().unwrap_or(1).max(1);
+        for (id, local) in poses {
+            let global = world.to_global(local);
+            if let Some(node) = self.remote_viewers.get_mut(&id) {
+                node.set_global_position(global);
+                continue;
+            }
+            let mut node = Node3D::new_alloc();
+            node.set_name(&format!("PlayerViewer{id}"));
+            self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
+            node.set_global_position(global);
+            world.bind_mut().add_viewer(Some(node.clone()), distance);
+            self.remote_viewers.insert(id, node);
+        }
+    }
+
+    /// Stops following the other players (leaving or no longer serving).
+    pub(super) fn drop_remote_viewers(&mut self) {
+        let world = self.world_node();
+        for (_, mut node) in self.remote_viewers.drain() {
+            if let Some(mut w) = world.clone() {
+                w.bind_mut().remove_viewer(Some(node.clone()));
+            }
+            if node.is_instance_valid() {
+                node.queue_free();
+            }
+        }
+    }
+
+    pub(super) fn server_packet(&mut self, peer: i64, bytes: &[u8]) {
+        let now = self.now();
+        let Role::Server(s) = &mut self.role else { return };
+        let actions = s.handle_packet(peer, bytes, now);
+        self.act(actions);
+    }
+
+    /// Carries out `actions` now, or after the poll in progress.
+    pub(super) fn act(&mut self, actions: Vec<Action>) {
+        match self.deferred.as_mut() {
+            Some(d) => d.extend(actions),
+            None => self.route(actions),
+        }
+    }
+
+    /// Carries out the server's actions: journal and apply the edits first (on disk before
+    /// anyone is told), then send.
+    pub(super) fn route(&mut self, mut actions: Vec<Action>) {
+        let applied: Vec<(IVec3, u16)> = actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Send { message: Message::EditApplied { pos, block, .. }, .. } => Some((*pos, *block)),
+                _ => None,
+            })
+            .collect();
+        if !applied.is_empty() {
+            if let Some(j) = self.journal.as_mut()
+                && let Err(e) = j.append(&applied)
+            {
+                // Not acknowledged if not on disk: the edits are dropped with a clear error; the
+                // rest (chat, poses, disconnections) still happens.
+                self.fail(format!("StrataWorldSync: {e}; the edits were not applied"));
+                actions.retain(|a| !matches!(a, Action::Send { message: Message::EditApplied { .. }, .. }));
+            } else if let Some(mut world) = self.world_node() {
+                let mut w = world.bind_mut();
+                for (p, b) in &applied {
+                    w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
+                }
+            }
+        }
+        for a in actions {
+            match a {
+                Action::Send { target, message, reliable } => {
+                    let bytes = message.encode();
+                    match target {
+                        Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
+                        Target::Peer(p) => self.send(p, &bytes, reliable),
+                        // To the joined connections one by one: a client connected but not yet
+                        // welcomed must get its `Welcome` first (it refuses anything else), so
+                        // no broadcast to every ENet peer.
+                        Target::All | Target::AllExcept(_) => {
+                            let except = match target {
+                                Target::AllExcept(p) => Some(p),
+                                _ => None,
+                            };
+                            let peers: Vec<i64> = match &self.role {
+                                Role::Server(s) => {
+                                    s.joined_peers().filter(|&p| p != SERVER_PEER && Some(p) != except).collect()
+                                }
+                                _ => Vec::new(),
+                            };
+                            for p in peers {
+                                self.send(p, &bytes, reliable);
+                            }
+                            if except != Some(SERVER_PEER) {
+                                self.host_event(message);
+                            }
+                        }
+                    }
+                }
+                Action::SharedStateRequested { peer, player, key, value, writable } => {
+                    self.state_requested(peer, player, key, value, writable)
+                }
+                Action::Disconnect { peer, reason } => {
+                    godot_warn!("StrataWorldSync: dropped peer {peer}: {reason}");
+                    // Disconnecting emits `peer_disconnected` into this node at once.
+                    if let Some(mut api) = self.api.clone() {
+                        let _reentrant = self.base_mut();
+                        api.disconnect_peer(peer as i32);
+                    }
+                    self.signals().peer_dropped().emit(peer, &GString::from(reason.as_str()));
+                }
+            }
+        }
+    }
+
+    /// What the host's own player hears from its server.
+    pub(super) fn host_event(&mut self, message: Message) {
+        if matches!(message, Message::PlayerJoined { .. } | Message::PlayerLeft { .. } | Message::PlayerState { .. }) {
+            let now = self.now();
+            if let Some(view) = self.host_view.as_mut()
+                && let Err(e) = view.handle_packet(&message.encode(), now)
+            {
+                godot_warn!("StrataWorldSync: the host player cannot follow the others: {e}");
+            }
+        }
+        match message {
+            Message::PlayerJoined { player, name } => {
+                self.signals().player_joined().emit(player as i64, &GString::from(name.as_str()))
+            }
+            Message::PlayerLeft { player } => self.signals().player_left().emit(player as i64),
+            Message::Chat { player, text } => {
+                self.signals().chat_received().emit(player as i64, &GString::from(text.as_str()))
+            }
+            Message::EditRejected { request, reason } => {
+                self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
+            }
+            Message::EditApplied { order, player, request, pos, block } => {
+                self.emit_edit_applied(order, player, request, pos, block)
+            }
+            Message::SharedStateSet { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
+            _ => {}
+        }
+    }
+
+    pub(super) fn emit_shared_state_changed(&mut self, key: &str, value: Option<&SharedValue>) {
+        let value = value.map(variant_of).unwrap_or_default();
+        self.signals().shared_state_changed().emit(&GString::from(key), &value);
+    }
+
+    pub(super) fn emit_edit_applied(&mut self, order: u64, player: PlayerId, request: u32, pos: IVec3, block: u16) {
+        let position = Vector3i::new(pos.x, pos.y, pos.z);
+        self.signals().edit_applied().emit(order as i64, player as i64, request as i64, position, block as i64);
+    }
+
+    /// Server: answers the waiting chunk subscriptions with the world's voxels once its water is
+    /// settled (the flows finished so far applied first).
+    pub(super) fn answer_subscriptions(&mut self) {
+        let Role::Server(s) = &self.role else { return };
+        if s.waiting_subscriptions() == 0 {
+            return;
+        }
+        let Some(mut world) = self.world_node() else { return };
+        if !world.bind_mut().take_finished_water() {
+            return;
+        }
+        let actions = {
+            let w = world.bind();
+            let empty = strata_core::base::edits::EditMap::new();
+            let Role::Server(s) = &mut self.role else { return };
+            s.answer_subscriptions(w.edit_map().unwrap_or(&empty))
+        };
+        self.route(actions);
+    }
+
+    /// Server: a client's valid shared state request. The game hears of it first; a writable key
+    /// is then applied through `set_shared_state` (on disk first), any other is left to the
+    /// game's handler, or refused when it has none.
+    pub(super) fn state_requested(
+        &mut self,
+        peer: i64,
+        player: PlayerId,
+        key: String,
+        value: Option<SharedValue>,
+        writable: bool,
+    ) {
+        let variant = value.as_ref().map(variant_of).unwrap_or_default();
+        let handled = self.base().has_connections("shared_state_requested");
+        {
+            // The handler may call back into this node (`set_shared_state`).
+            let mut base = self.base_mut();
+            base.emit_signal(
+                "shared_state_requested",
+                &[(player as i64).to_variant(), GString::from(key.as_str()).to_variant(), variant.clone()],
+            );
+        }
+        let refusal = if writable {
+            match self.set_shared_state(GString::from(key.as_str()), variant) {
+                Error::OK => None,
+                _ => Some(format!("the server could not apply it: {}", self.last_error.text())),
+            }
+        } else if !handled {
+            Some(format!("{key:?} is not a key clients may set (the server's client_writable_keys)"))
+        } else {
+            None
+        };
+        if let Some(reason) = refusal
+            && let Role::Server(s) = &mut self.role
+        {
+            let actions = s.refuse_shared_state(peer, &key, &reason);
+            self.route(actions);
+        }
+    }
+
+    /// Server: publishes the host world's entity deltas when due. Client: applies the entity
+    /// deltas that came in this frame to the world's replicas.
+    pub(super) fn sync_entities(&mut self, now: f64) {
+        match &self.role {
+            Role::Server(s) if s.entities_due(now) => {
+                let Some(world) = self.world_node() else { return };
+                let deltas = world.bind().entities.snapshot();
+                let Role::Server(s) = &mut self.role else { return };
+                let actions = s.publish_entities(&deltas, now);
+                self.route(actions);
+            }
+            Role::Client(c) if !self.entity_updates.is_empty() => {
+                let mut chunks = std::mem::take(&mut self.entity_updates);
+                chunks.sort_by_key(|c| (c.x, c.y, c.z));
+                chunks.dedup();
+                let d = c.entity_deltas();
+                let updates = chunks
+                    .into_iter()
+                    .map(|chunk| {
+                        let removed = d.removed_spawns.get(&chunk).cloned().unwrap_or_default();
+                        (chunk, removed, d.records.get(&chunk).cloned().unwrap_or_default())
+                    })
+                    .collect();
+                if let Some(mut world) = self.world_node() {
+                    world.bind_mut().apply_replica_deltas(updates);
+                }
+            }
+            _ => {}
+        }
+    }
+}
