@@ -89,6 +89,10 @@ impl WorldSync {
     /// Server: connection `peer` opened (the api's `peer_connected`): the join timeout starts,
     /// and its address's connections are counted.
     pub(super) fn server_peer_connected(&mut self, peer: i64) {
+        // A client hears of the server's connection too: only the server counts them.
+        if !matches!(self.role, Role::Server(_)) {
+            return;
+        }
         let address = self
             .api
             .as_ref()
