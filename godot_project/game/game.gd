@@ -221,6 +221,9 @@ func _on_world_setup_finished() -> void:
 		print("cave: ", cave)
 		if cave != Vector3.INF:
 			player.global_position = cave
+	# The player is placed: from now on its moves go to the server (which checks them).
+	if session != null:
+		session.sends_poses = true
 	if args.torches:
 		_place_torches_around(player.global_position)
 	lantern.start()

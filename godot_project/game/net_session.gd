@@ -26,6 +26,10 @@ var player: StrataPlayer
 ## The name this player goes by.
 var player_name := ""
 var sync: StrataWorldSync
+## Whether the player's pose goes to the server: set by the game once it placed the player (spawn,
+## cave). The server checks every move against the player's body, so a placement after the first
+## pose would be refused as a teleport.
+var sends_poses := false
 
 
 ## Creates the `StrataWorldSync` child for `world`, played by `player`.
@@ -43,6 +47,7 @@ func setup(game_world: StrataChunkWorld, game_player: StrataPlayer, local_name: 
 	sync.joined.connect(func(_id: int) -> void: joined.emit())
 	sync.join_failed.connect(func(message: String) -> void: join_failed.emit(message))
 	sync.chat_received.connect(_on_chat_received)
+	sync.pose_corrected.connect(_on_pose_corrected)
 	sync.edit_rejected.connect(
 		func(_request: int, reason: String) -> void: edit_refused.emit(reason)
 	)
@@ -99,11 +104,23 @@ func leave() -> void:
 
 
 func _process(_delta: float) -> void:
-	if is_joined() and player != null:
+	if sends_poses and is_joined() and player != null:
 		# The eye: the server measures edit reach from it, and others draw the body below it.
 		sync.set_local_pose(
 			player.camera.global_position, player.rotation.y, player.head.rotation.x
 		)
+
+
+## The server moved this player (a refused move, or the host teleported it): the body goes where
+## the server has its eye.
+func _on_pose_corrected(eye: Vector3, yaw: float, pitch: float) -> void:
+	if player == null:
+		return
+	var eye_offset := player.camera.global_position - player.global_position
+	player.global_position = eye - eye_offset
+	player.velocity = Vector3.ZERO
+	player.rotation.y = yaw
+	player.head.rotation.x = pitch
 
 
 func _on_chat_received(id: int, text: String) -> void:

@@ -12,7 +12,8 @@ use strata_core::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, WORLD_LIMIT_VOXEL
 use strata_core::base::edit_history::VoxelChange;
 use strata_core::base::edits::EditMap;
 use strata_core::net::client::{ClientError, ClientEvent, WorldClient};
-use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
+use strata_core::net::movement::MovementLimits;
+use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason, ViewRadius};
 use strata_core::net::server::{
     Action, ENTITY_PUBLISH_INTERVAL_S, PeerId, ServerConfig, ServerStats, Target, WorldServer,
 };
@@ -58,7 +59,7 @@ impl Net {
 
     fn join(&mut self, peer: PeerId, name: &str) {
         let c = WorldClient::new(name);
-        self.to_server.push_back((peer, c.hello()));
+        self.to_server.push_back((peer, c.hello().expect("a good name")));
         self.clients.insert(peer, c);
         self.to_client.insert(peer, VecDeque::new());
         self.settle();
@@ -89,6 +90,7 @@ impl Net {
                         }
                     }
                 }
+                Action::EditApplied { .. } => {}
                 Action::Disconnect { peer, reason } => {
                     self.dropped.push((peer, reason));
                     self.to_client.remove(&peer);
@@ -135,12 +137,12 @@ impl Net {
     }
 
     fn stand_at_tick(&mut self, peer: PeerId, at: [f32; 3], tick: u32) {
-        let bytes = self.clients[&peer].pose_packet(tick, Pose { position: at, yaw: 0.0, pitch: 0.0 });
+        let bytes = self.clients[&peer].pose_packet(tick, Pose { position: at, yaw: 0.0, pitch: 0.0 }).expect("a pose");
         self.to_server.push_back((peer, bytes));
     }
 
     fn edit(&mut self, peer: PeerId, pos: IVec3, block: u16) -> u32 {
-        let (request, bytes) = self.clients.get_mut(&peer).expect("client").request_edit(pos, block);
+        let (request, bytes) = self.clients.get_mut(&peer).expect("client").request_edit(pos, block).expect("an edit");
         self.to_server.push_back((peer, bytes));
         request
     }
@@ -240,7 +242,9 @@ fn a_late_joiner_and_a_reconnecting_client_catch_up_by_chunk() {
 
 #[test]
 fn reach_is_measured_from_the_newest_pose_even_when_an_older_one_arrives_later() {
-    let mut net = Net::new(ServerConfig::default());
+    // Movement checks off: the poses jump about (they are checked in `net_trust.rs`).
+    let movement = MovementLimits { enabled: false, ..Default::default() };
+    let mut net = Net::new(ServerConfig { movement, ..Default::default() });
     net.join(1, "ada");
     net.join(2, "bo");
     // The pose of tick 5 (sent reliably ahead of the edit) overtakes an unreliable one of tick 4.
@@ -275,9 +279,12 @@ fn abuse_is_refused_and_the_server_keeps_serving() {
     net.stand(2, [0.0, 70.0, 0.0]);
     net.settle();
     // Out of reach, out of bounds, unknown block.
+    // (The client refuses the last two itself: a forged client sends them anyway.)
     net.edit(2, IVec3::new(0, 70, 20), 1);
-    net.edit(2, IVec3::new(WORLD_LIMIT_VOXELS, 70, 0), 1);
-    net.edit(2, IVec3::new(0, 69, 0), 24);
+    for (pos, block) in [(IVec3::new(WORLD_LIMIT_VOXELS, 70, 0), 1), (IVec3::new(0, 69, 0), 24)] {
+        assert!(net.clients.get_mut(&2).unwrap().request_edit(pos, block).is_err());
+        net.to_server.push_back((2, Message::EditRequest { request: 90, pos, block }.encode()));
+    }
     net.settle();
     assert_eq!(
         net.rejections(2),
@@ -327,7 +334,13 @@ fn abuse_is_refused_and_the_server_keeps_serving() {
     assert_eq!(net.server.stats().peers_dropped, 4);
     assert_eq!(
         net.server.stats(),
-        &ServerStats { edits_applied: 8, edits_rejected: 3 + 98 + 15, peers_dropped: 4, ..Default::default() }
+        &ServerStats {
+            edits_applied: 8,
+            edits_rejected: 3 + 98 + 15,
+            peers_dropped: 4,
+            bytes_sent: net.server.stats().bytes_sent.clone(),
+            ..Default::default()
+        }
     );
 }
 
@@ -385,6 +398,8 @@ fn a_welcome_whose_preset_rebuilds_differently_is_a_clear_error() {
         fingerprint: "0123456789abcdef".into(),
         structures: String::new(),
         next_order: 0,
+        block_count: 256,
+        view: ViewRadius::default(),
     };
     let err = WorldClient::new("x").handle_packet(&welcome.encode(), 0.0).unwrap_err();
     assert!(matches!(err, ClientError::Fingerprint { .. }));
@@ -396,7 +411,7 @@ fn a_client_whose_world_places_other_structures_cannot_join() {
     let mut server = WorldServer::new(&preset(), strata_core::base::edits::EditMap::new(), 0, ServerConfig::default());
     server.set_structures_fingerprint("00000000000000aa");
     let welcome = |server: &mut WorldServer, peer| {
-        let hello = WorldClient::new("ada").hello();
+        let hello = WorldClient::new("ada").hello().expect("a good name");
         server.handle_packet(peer, &hello, 0.0).into_iter().find_map(|a| match a {
             Action::Send { message: m @ Message::Welcome { .. }, .. } => Some(m.encode()),
             _ => None,
@@ -603,6 +618,8 @@ fn entity_deltas_from_a_client_or_malformed_ones_drop_that_client_only() {
         fingerprint: fingerprint(&preset()),
         structures: String::new(),
         next_order: 0,
+        block_count: 256,
+        view: ViewRadius::default(),
     };
     client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
     let mut bad =
@@ -621,7 +638,7 @@ impl MessageBytes for Action {
     fn message_bytes(self) -> Vec<u8> {
         match self {
             Action::Send { message, .. } => message.encode(),
-            Action::Disconnect { .. } | Action::SharedStateRequested { .. } => Vec::new(),
+            Action::EditApplied { .. } | Action::Disconnect { .. } | Action::SharedStateRequested { .. } => Vec::new(),
         }
     }
 }
@@ -709,6 +726,8 @@ fn a_client_that_sends_shared_state_is_dropped_and_the_state_is_unchanged() {
         fingerprint: fingerprint(&preset()),
         structures: String::new(),
         next_order: 0,
+        block_count: 256,
+        view: ViewRadius::default(),
     };
     client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
     let big = Message::SharedStateSet { key: "t".into(), value: Some(SharedValue::Text("x".repeat(600))) };
@@ -821,7 +840,7 @@ impl WaterNet {
 
     fn join(&mut self, peer: PeerId, name: &str) {
         let c = WorldClient::new(name);
-        self.net.to_server.push_back((peer, c.hello()));
+        self.net.to_server.push_back((peer, c.hello().expect("a good name")));
         self.net.clients.insert(peer, c);
         self.net.to_client.insert(peer, VecDeque::new());
         self.worlds.insert(peer, WaterWorld::new());
@@ -853,7 +872,7 @@ impl WaterNet {
 
     fn host_writes(&mut self, actions: &[Action]) {
         for a in actions {
-            if let Action::Send { message: Message::EditApplied { pos, block, .. }, .. } = a {
+            if let Action::EditApplied { pos, block, .. } = a {
                 self.host.write(&[(*pos, Some(*block))], true);
             }
         }

@@ -42,7 +42,8 @@ const ANSWER: Duration = Duration::from_secs(90);
 
 const SERVER_USAGE: &str = "usage: cargo xtask server --world FILE [--port N] [--preset FILE] [--seed N] \
 [--autosave SECONDS] [--max-players N] [--status FILE] [--tick-rate HZ]";
-const LOAD_USAGE: &str = "usage: cargo xtask loadtest [--clients N] [--rate EDITS_PER_S] [--seconds S] [--view N]";
+const LOAD_USAGE: &str =
+    "usage: cargo xtask loadtest [--clients N] [--rate EDITS_PER_S] [--seconds S] [--view N] [--max-players N]";
 
 /// `cargo xtask server ARGS`: the dedicated server in the foreground (Ctrl+C saves and stops).
 pub fn server(args: &[String]) -> Result<bool> {
@@ -594,6 +595,7 @@ pub fn check(args: &[String]) -> Result<bool> {
 /// SECONDS; prints the figures and writes them to `<target>/xtask/loadtest/loadtest.json`.
 pub fn loadtest(args: &[String]) -> Result<bool> {
     let (mut clients, mut rate, mut seconds, mut view) = (8u32, 20.0f64, 60.0f64, 2u32);
+    let mut max_players: Option<u32> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().ok_or_else(|| Error::msg(format!("{a} needs a value\n{LOAD_USAGE}")))?;
@@ -603,6 +605,7 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
             "--rate" => rate = v.parse().ok().filter(|r: &f64| *r > 0.0 && *r <= 200.0).ok_or_else(bad)?,
             "--seconds" => seconds = v.parse().ok().filter(|s: &f64| *s > 0.0 && *s <= 3600.0).ok_or_else(bad)?,
             "--view" => view = v.parse().ok().filter(|n| (1..=8).contains(n)).ok_or_else(bad)?,
+            "--max-players" => max_players = Some(v.parse().ok().filter(|n| (1..=4095).contains(n)).ok_or_else(bad)?),
             _ => bail!("unknown option {a}\n{LOAD_USAGE}"),
         }
     }
@@ -614,7 +617,11 @@ pub fn loadtest(args: &[String]) -> Result<bool> {
         "Load test: {clients} clients × {rate} edits/s for {seconds} s against a dedicated server on 127.0.0.1:{}",
         run.port
     ));
-    let mut server = run.server(&["--autosave", "30"])?;
+    // Every client shares 127.0.0.1: the per-address limit (8 by default) must hold them all,
+    // with the joiner and the lone client beside them.
+    let max_players = max_players.unwrap_or((clients + 4).max(32));
+    let (players, per_address) = (max_players.to_string(), (clients + 4).to_string());
+    let mut server = run.server(&["--autosave", "30", "--max-players", &players, "--max-per-address", &per_address])?;
     // Join time first, on a quiet server: the same view distance alone and joined.
     let mut j = run.client("joiner")?;
     let jt = j.ask(&format!("jointime {view} {SEED}"), "jointime")?;

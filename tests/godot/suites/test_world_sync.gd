@@ -376,3 +376,58 @@ func test_a_late_joiner_gets_the_water_the_hosts_flows_placed() -> void:
 	# for the next frame start, so none may stay waiting, but one may be waiting at any instant.
 	var none_waiting := func() -> bool: return int(server.get_stats()["snapshots_waiting"]) == 0
 	assert_true(await wait_until(none_waiting, 10.0), "no subscription stays waiting")
+
+
+func test_a_client_that_teleports_is_moved_back_and_a_huge_chat_line_is_cut() -> void:
+	var server_world := _world(91)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	var c_world := _world(92)
+	var c := await _join(c_world, "jumper")
+	await _stand(c, c_world, 0, 0)
+	var start := Vector3(0, c_world.get_height(0, 0) + 1.6, 0)
+	var corrected: Array[Vector3] = []
+	c.pose_corrected.connect(
+		func(p: Vector3, _yaw: float, _pitch: float) -> void: corrected.append(p)
+	)
+	var rejected: Array[String] = []
+	c.edit_rejected.connect(func(_r: int, reason: String) -> void: rejected.append(reason))
+	# The game moves its player 300 voxels at once, a teleport the server did not make, and
+	# edits there: the server keeps it where it was, so the edit is out of reach.
+	var away := Vector3(300, c_world.get_height(300, 0) + 1.6, 0)
+	c.set_local_pose(away, 0.0, 0.0)
+	var target := Vector3i(300, int(c_world.get_height(300, 0)) + 1, 0)
+	var stone := default_block_id("stone")
+	var before := server_world.get_voxel(target)
+	assert_true(c.request_edit(target, stone) >= 0, c.last_error())
+	assert_true(
+		await wait_until(func() -> bool: return corrected.size() >= 1, 10.0), "pose_corrected"
+	)
+	assert_lt(corrected[0].distance_to(start), 1.0, "back where it stood: %s" % corrected[0])
+	assert_true(
+		await wait_until(func() -> bool: return rejected.size() == 1, 10.0), "the edit refused"
+	)
+	assert_eq(rejected[0], "out of reach")
+	assert_eq(server_world.get_voxel(target), before, "nothing changed there")
+	assert_gt(int(server.get_stats()["poses_refused"]), 0, "counted: %s" % server.get_stats())
+	# The host may move it there: then the edit goes through.
+	corrected.clear()
+	assert_true(
+		server.teleport_player(c.get_local_player_id(), away, 0.5, 0.0), server.last_error()
+	)
+	assert_true(
+		await wait_until(func() -> bool: return corrected.size() == 1, 10.0), "told of the teleport"
+	)
+	assert_lt(corrected[0].distance_to(away), 0.01, "at the host's spot")
+	assert_false(server.teleport_player(9999, away, 0.0, 0.0), "no such player")
+	# 64 KB of chat: cut to 256 bytes at a character boundary; the player stays.
+	var heard: Array[String] = []
+	c.chat_received.connect(func(_id: int, text: String) -> void: heard.append(text))
+	c.send_chat("é".repeat(32768))
+	assert_true(await wait_until(func() -> bool: return heard.size() == 1, 10.0), "the line came")
+	assert_eq(heard[0], "é".repeat(128), "cut to 256 bytes")
+	await wait_frames(10)
+	assert_true(c.is_joined(), "still joined")
+	assert_eq(int(server.get_stats()["peers_dropped"]), 0, "nobody dropped")
+	c.send_chat("   ")
+	assert_true(c.last_error().contains("nothing to show"), c.last_error())

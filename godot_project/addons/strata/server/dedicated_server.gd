@@ -2,7 +2,8 @@
 ##
 ## godot --headless --path PROJECT res://addons/strata/server/dedicated_server.tscn -- \
 ##     --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS] \
-##     [--max-players N] [--status FILE] [--tick-rate HZ] [--day-length SECONDS]
+##     [--max-players N] [--max-per-address N] [--status FILE] [--tick-rate HZ] \
+##     [--day-length SECONDS]
 ##
 ## FILE is the world save (`.strata`): when it exists the server resumes from it and its journal
 ## (every edit it acknowledged before a crash comes back); otherwise a new world is made from
@@ -14,13 +15,16 @@
 ## same time of day (a game's `SharedClock` follows these keys); a day lasts `--day-length`
 ## seconds (default 600, the demo's). The shared state is saved with the world, so a resumed
 ## server goes on from the time it had.
+## `--max-per-address N`: connections one address may hold (0: no limit; default 8, the
+## `StrataWorldSync` default): clients on one machine, as in a load test, share 127.0.0.1.
 ## Exit codes: 0 stopped cleanly, 2 bad arguments, 3 the world could not be served.
 extends Node
 
 const DEFAULT_PORT := 24565
 const USAGE := (
 	"usage: -- --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS]"
-	+ " [--max-players N] [--status FILE] [--tick-rate HZ] [--day-length SECONDS]"
+	+ " [--max-players N] [--max-per-address N] [--status FILE] [--tick-rate HZ]"
+	+ " [--day-length SECONDS]"
 )
 ## The demo's day, in seconds.
 const DEFAULT_DAY_LENGTH_S := 600.0
@@ -73,6 +77,7 @@ func _ready() -> void:
 	_sync.save_path = save_path
 	_sync.autosave_interval_s = options.get("autosave", 60.0)
 	_sync.max_players = options.get("max_players", 32)
+	_sync.max_connections_per_address = options.get("max_per_address", 8)
 	if not _sync.stop_on_signals():
 		push_warning(_sync.last_error())
 	# The peer is made here, not by `host`, so that its ENet counters can be read.
@@ -124,7 +129,7 @@ static func parse_options(args: PackedStringArray) -> Dictionary:
 		match key:
 			"--world", "--preset", "--status":
 				options[key.substr(2)] = value
-			"--port", "--seed", "--max-players", "--tick-rate":
+			"--port", "--seed", "--max-players", "--max-per-address", "--tick-rate":
 				if not value.is_valid_int():
 					return {"error": "%s %s is not a whole number" % [key, value]}
 				options[key.substr(2).replace("-", "_")] = value.to_int()

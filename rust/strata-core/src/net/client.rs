@@ -20,12 +20,24 @@
 //! ([`WorldClient::request_shared_state`], checked here with the same bounds first); a refusal
 //! comes back as [`ClientEvent::SharedStateRefused`], an applied change as any other.
 //!
+//! Every request is checked here against the bounds the server keeps before it is encoded (a
+//! name, a chat line cut to [`MAX_CHAT_BYTES`], an edit inside the world with a block of the
+//! server's library, a finite pose inside the world, a shared state key and value): a request
+//! out of bounds is a [`RequestError`] naming the value and what is allowed, never a packet
+//! the server would drop the player for. The server sends edits only of the chunks in the
+//! player's view or subscribed to (so edit numbers skip the others'); a chunk it releases
+//! ([`ClientEvent::ChunkReleased`]) is no longer synced and is subscribed again once in view
+//! ([`WorldClient::resubscriptions`]). A pose the server refused comes back as the server's
+//! ([`ClientEvent::PoseCorrected`]): the game moves its player there.
+//!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
 
 use crate::base::block::BlockId;
-use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS, voxel_in_world};
 use crate::base::edits::{EditMap, local_from_index};
-use crate::net::protocol::{Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
+use crate::net::protocol::{
+    MAX_CHAT_BYTES, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason, ViewRadius, chunk_of,
+};
 use crate::net::shared_state::{SharedState, SharedValue};
 use crate::persist::entities::EntityDeltas;
 use crate::preset::error::PresetError;
@@ -53,13 +65,35 @@ pub enum ClientError {
         "the server's world places its own structures with fingerprint {server:?} but this world's are {local:?} (\"\" is none): give both worlds the same `ChunkWorld.structures`"
     )]
     Structures { server: String, local: String },
-    #[error("edit number {got} arrived where {expected} was next: the connection lost or reordered an edit")]
+    #[error("edit number {got} arrived after {}: the connection reordered or repeated an edit", expected.saturating_sub(1))]
     OutOfOrder { expected: u64, got: u64 },
     #[error("the server's shared state: {0}")]
     SharedState(crate::net::shared_state::SharedStateError),
     #[error("the server sent {0} before Welcome")]
     BeforeWelcome(&'static str),
 }
+
+/// Why a request was not sent: it is outside the bounds the server keeps (it would be refused,
+/// or the player dropped for it).
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum RequestError {
+    #[error("player name {name:?} is not allowed; allowed: 1 to {MAX_NAME_BYTES} bytes, no control characters")]
+    BadName { name: String },
+    #[error("chat line {text:?} has nothing to show; allowed: at least one visible character")]
+    EmptyChat { text: String },
+    #[error("voxel {pos:?} is outside the world; allowed: coordinates from -{WORLD_LIMIT_VOXELS} to {}", WORLD_LIMIT_VOXELS - 1)]
+    OutsideWorld { pos: IVec3 },
+    #[error("block {block} is not a block of the server's world; allowed: 0 to {}", block_count.saturating_sub(1))]
+    UnknownBlock { block: BlockId, block_count: u32 },
+    #[error("pose {pose:?} is not allowed; allowed: finite numbers, a position inside the world's bounds")]
+    BadPose { pose: Pose },
+    #[error(transparent)]
+    SharedState(#[from] crate::net::shared_state::SharedStateError),
+}
+
+/// Seconds before a released chunk is asked for again (it may be released again while the
+/// server has an older pose of ours).
+pub const RESUBSCRIBE_DELAY_S: f64 = 1.0;
 
 /// What happened, for the game.
 #[derive(Clone, Debug, PartialEq)]
@@ -122,6 +156,17 @@ pub enum ClientEvent {
         key: String,
         reason: String,
     },
+    /// The server did not accept our pose of `tick` (or the game moved us): we are at `pose`.
+    /// Move the player there; the next poses go on from it.
+    PoseCorrected {
+        tick: u32,
+        pose: Pose,
+    },
+    /// The server no longer sends `chunk`'s edits: it is not synced any more
+    /// ([`WorldClient::resubscriptions`] asks for it again once in view).
+    ChunkReleased {
+        chunk: ChunkCoord,
+    },
 }
 
 /// Poses kept per remote player for interpolation.
@@ -150,6 +195,14 @@ pub struct WorldClient {
     structures: String,
     /// The server's shared game state as far as it reached us.
     shared: SharedState,
+    /// The server's block ids: `0..block_count` (from the welcome).
+    block_count: u32,
+    /// How far the server sends us edits (from the welcome).
+    view: ViewRadius,
+    /// Chunks the server released, with when they were last asked for (or released).
+    released: BTreeMap<ChunkCoord, f64>,
+    /// The last pose correction: (our tick it answered, the server's pose).
+    correction: Option<(u32, Pose)>,
 }
 
 impl WorldClient {
@@ -165,7 +218,42 @@ impl WorldClient {
             entities: EntityDeltas::default(),
             structures: String::new(),
             shared: SharedState::default(),
+            block_count: BlockId::MAX as u32 + 1,
+            view: ViewRadius::default(),
+            released: BTreeMap::new(),
+            correction: None,
         }
+    }
+
+    /// How far the server sends us edits, as its welcome said.
+    pub fn view_radius(&self) -> ViewRadius {
+        self.view
+    }
+
+    /// The last pose correction: the tick of ours it answered and where the server has us.
+    pub fn last_correction(&self) -> Option<(u32, Pose)> {
+        self.correction
+    }
+
+    /// Subscriptions to ask for again at `now_s` for our eye at `eye`: the chunks the server
+    /// released that are in view again, each at most every [`RESUBSCRIBE_DELAY_S`].
+    pub fn resubscriptions(&mut self, eye: [f32; 3], now_s: f64) -> Vec<Vec<u8>> {
+        let center = chunk_of(eye);
+        let view = self.view;
+        let mut out = Vec::new();
+        for (chunk, asked) in self.released.iter_mut() {
+            if view.contains(center, *chunk, 0) && now_s - *asked >= RESUBSCRIBE_DELAY_S {
+                *asked = now_s;
+                out.push(Message::SubscribeChunk { chunk: *chunk }.encode());
+            }
+        }
+        out
+    }
+
+    /// `chunk` streamed out here: it is no longer synced, nor asked for again.
+    pub fn forget_chunk(&mut self, chunk: ChunkCoord) {
+        self.synced.remove(&chunk);
+        self.released.remove(&chunk);
     }
 
     /// The server's shared game state as far as it reached us.
@@ -185,9 +273,13 @@ impl WorldClient {
         &self.entities
     }
 
-    /// The first packet to send.
-    pub fn hello(&self) -> Vec<u8> {
-        Message::Hello { protocol: PROTOCOL_VERSION, name: self.name.clone() }.encode()
+    /// The first packet to send; a name the server would refuse is an error here.
+    pub fn hello(&self) -> Result<Vec<u8>, RequestError> {
+        let n = &self.name;
+        if n.trim().is_empty() || n.len() > MAX_NAME_BYTES || n.chars().any(char::is_control) {
+            return Err(RequestError::BadName { name: n.clone() });
+        }
+        Ok(Message::Hello { protocol: PROTOCOL_VERSION, name: n.clone() }.encode())
     }
 
     /// Our player id once joined.
@@ -216,11 +308,18 @@ impl WorldClient {
         self.players.iter().map(|(id, p)| (*id, p.name.as_str()))
     }
 
-    /// A request to set `pos` to `block`, and the request's number (echoed by the answer).
-    pub fn request_edit(&mut self, pos: IVec3, block: BlockId) -> (u32, Vec<u8>) {
+    /// A request to set `pos` to `block`, and the request's number (echoed by the answer):
+    /// `pos` inside the world, `block` one of the server's (reach and rate are the server's).
+    pub fn request_edit(&mut self, pos: IVec3, block: BlockId) -> Result<(u32, Vec<u8>), RequestError> {
+        if !voxel_in_world(pos) {
+            return Err(RequestError::OutsideWorld { pos });
+        }
+        if block as u32 >= self.block_count {
+            return Err(RequestError::UnknownBlock { block, block_count: self.block_count });
+        }
         let request = self.next_request;
         self.next_request = self.next_request.wrapping_add(1);
-        (request, Message::EditRequest { request, pos, block }.encode())
+        Ok((request, Message::EditRequest { request, pos, block }.encode()))
     }
 
     /// Asks for the edits of a chunk that streamed in.
@@ -228,9 +327,15 @@ impl WorldClient {
         Message::SubscribeChunk { chunk }.encode()
     }
 
-    /// Our pose for the others (send unreliably, a few times a second).
-    pub fn pose_packet(&self, tick: u32, pose: Pose) -> Vec<u8> {
-        Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode()
+    /// Our pose for the others (send unreliably, a few times a second): finite numbers, a
+    /// position inside the world.
+    pub fn pose_packet(&self, tick: u32, pose: Pose) -> Result<Vec<u8>, RequestError> {
+        let limit = WORLD_LIMIT_VOXELS as f32;
+        let inside = pose.position.iter().all(|v| (-limit..limit).contains(v));
+        if !inside || !pose.yaw.is_finite() || !pose.pitch.is_finite() {
+            return Err(RequestError::BadPose { pose });
+        }
+        Ok(Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode())
     }
 
     /// A request that the server set shared state `key` to `value` (`None`: erase it), checked
@@ -248,8 +353,17 @@ impl WorldClient {
         Ok(Message::SharedStateRequest { key: key.to_string(), value }.encode())
     }
 
-    pub fn chat_packet(&self, text: &str) -> Vec<u8> {
-        Message::Chat { player: self.player.unwrap_or(0), text: text.to_string() }.encode()
+    /// A chat line: cut to [`MAX_CHAT_BYTES`] at a character boundary; one with nothing to
+    /// show (the server drops control characters) is an error.
+    pub fn chat_packet(&self, text: &str) -> Result<Vec<u8>, RequestError> {
+        if text.chars().all(|c| c.is_whitespace() || c.is_control()) {
+            return Err(RequestError::EmptyChat { text: text.to_string() });
+        }
+        let mut cut = text.len().min(MAX_CHAT_BYTES);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        Ok(Message::Chat { player: self.player.unwrap_or(0), text: text[..cut].to_string() }.encode())
     }
 
     /// Handles one packet from the server that arrived at `now_s`. An error means the connection
@@ -258,7 +372,16 @@ impl WorldClient {
         let message = Message::decode(bytes)?;
         if self.player.is_none() {
             return match message {
-                Message::Welcome { protocol, player, preset, fingerprint: server, structures, next_order } => {
+                Message::Welcome {
+                    protocol,
+                    player,
+                    preset,
+                    fingerprint: server,
+                    structures,
+                    next_order,
+                    block_count,
+                    view,
+                } => {
                     if protocol != PROTOCOL_VERSION {
                         return Err(ClientError::Protocol { server: protocol });
                     }
@@ -272,6 +395,8 @@ impl WorldClient {
                     }
                     self.player = Some(player);
                     self.next_order = next_order;
+                    self.block_count = block_count;
+                    self.view = view;
                     Ok(vec![ClientEvent::Joined { player, preset: Box::new(preset) }])
                 }
                 Message::Refused { reason } => Err(ClientError::Refused(reason)),
@@ -284,10 +409,11 @@ impl WorldClient {
         }
         Ok(match message {
             Message::EditApplied { order, player, request, pos, block } => {
-                if order != self.next_order {
+                // The edits of chunks out of our view are not sent: numbers skip, never go back.
+                if order < self.next_order {
                     return Err(ClientError::OutOfOrder { expected: self.next_order, got: order });
                 }
-                self.next_order += 1;
+                self.next_order = order + 1;
                 self.edits.set(pos, block);
                 vec![
                     ClientEvent::VoxelsChanged { positions: vec![pos] },
@@ -313,6 +439,8 @@ impl WorldClient {
                     voxels.push((p, b));
                 }
                 self.synced.insert(chunk);
+                self.released.remove(&chunk);
+                self.next_order = self.next_order.max(order);
                 vec![ClientEvent::ChunkSnapshot { chunk, order, voxels }]
             }
             Message::EditRejected { request, reason } => vec![ClientEvent::Rejected { request, reason }],
@@ -372,6 +500,15 @@ impl WorldClient {
                 vec![ClientEvent::SharedStateChanged { key, value }]
             }
             Message::SharedStateRefused { key, reason } => vec![ClientEvent::SharedStateRefused { key, reason }],
+            Message::PoseCorrection { tick, pose } => {
+                self.correction = Some((tick, pose));
+                vec![ClientEvent::PoseCorrected { tick, pose }]
+            }
+            Message::ChunkReleased { chunk } => {
+                self.synced.remove(&chunk);
+                self.released.insert(chunk, now_s);
+                vec![ClientEvent::ChunkReleased { chunk }]
+            }
             Message::Refused { reason } => return Err(ClientError::Refused(reason)),
             // Client-to-server messages or a second welcome from a server: ignored.
             _ => Vec::new(),

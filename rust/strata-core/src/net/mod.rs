@@ -11,6 +11,9 @@
 //! May use: `base`, `preset`, `persist` and the other `net` modules.
 
 pub mod client;
+pub mod connections;
+pub mod interest;
+pub mod movement;
 pub mod protocol;
 pub mod server;
 pub mod shared_state;

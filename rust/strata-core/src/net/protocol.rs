@@ -20,7 +20,7 @@ use crate::persist::entities::{
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 4;
+pub const PROTOCOL_VERSION: u16 = 5;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -39,6 +39,8 @@ pub const MAX_CHUNK_REMOVED_SPAWNS: usize = 4096;
 pub const MAX_CHUNK_ENTITY_RECORDS: usize = 1024;
 /// The most distinct scenes one chunk's entity deltas name.
 pub const MAX_CHUNK_ENTITY_SCENES: usize = 64;
+/// The largest view radius a welcome carries, in chunks.
+pub const MAX_VIEW_RADIUS: u32 = 4096;
 
 /// A player's number on one server, given on joining.
 pub type PlayerId = u32;
@@ -94,7 +96,9 @@ pub enum Message {
     Hello { protocol: u16, name: String },
     /// S→C: joined. The world to generate (the preset as sparse RON, seed included), its
     /// fingerprint to check that it rebuilds the same here, the fingerprint of the world's own
-    /// structures ("" for none: only the shipped ones) and the next edit order number.
+    /// structures ("" for none: only the shipped ones), the next edit order number, and the
+    /// server's bounds a client checks its requests against: block ids `0..block_count`, and
+    /// the view (chunks around the player, horizontally and vertically) whose edits it is sent.
     Welcome {
         protocol: u16,
         player: PlayerId,
@@ -102,6 +106,8 @@ pub enum Message {
         fingerprint: String,
         structures: String,
         next_order: u64,
+        block_count: u32,
+        view: ViewRadius,
     },
     /// S→C: cannot join (the connection is closed after it).
     Refused { reason: String },
@@ -145,6 +151,48 @@ pub enum Message {
     SharedStateRequest { key: String, value: Option<SharedValue> },
     /// S→C: the server refused this client's request to set shared state `key`, and why.
     SharedStateRefused { key: String, reason: String },
+    /// S→C: the server did not accept this client's pose of `tick` (too fast, through solid
+    /// voxels) or the game moved the player: it is at `pose`. The client moves its player
+    /// there; its later poses go on from it.
+    PoseCorrection { tick: u32, pose: Pose },
+    /// S→C: the server no longer sends `chunk`'s edits and entity deltas to this client (it is
+    /// outside the player's view, or was asked for from too far): the chunk is no longer synced
+    /// here. Subscribe again once it is in view.
+    ChunkReleased { chunk: ChunkCoord },
+}
+
+/// How far a player sees, in chunks around the chunk of its pose: `horizontal` on x and z,
+/// `vertical` on y (Chebyshev distance). The server sends a player the edits and poses of
+/// these chunks only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewRadius {
+    pub horizontal: u32,
+    pub vertical: u32,
+}
+
+impl ViewRadius {
+    /// Whether `chunk` is within this radius, widened by `margin` chunks, of `center`.
+    pub fn contains(self, center: ChunkCoord, chunk: ChunkCoord, margin: u32) -> bool {
+        let d = |a: i32, b: i32| (a as i64 - b as i64).unsigned_abs();
+        let (h, v) = (self.horizontal as u64 + margin as u64, self.vertical as u64 + margin as u64);
+        d(center.x, chunk.x) <= h && d(center.z, chunk.z) <= h && d(center.y, chunk.y) <= v
+    }
+}
+
+impl Default for ViewRadius {
+    /// The demo's `ChunkWorld` streams 8 chunks around the player and 3 up and down; two more
+    /// each way cover a sprinting player's pose lagging behind by a second, so a client never
+    /// has a chunk loaded that the server does not serve it.
+    fn default() -> Self {
+        Self { horizontal: 10, vertical: 5 }
+    }
+}
+
+/// The chunk that holds position `p` (world voxels); positions past the world's bounds give
+/// the bound's chunk.
+pub fn chunk_of(p: [f32; 3]) -> ChunkCoord {
+    let v = |x: f32| (x.floor() as f64).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+    ChunkCoord::containing(IVec3::new(v(p[0]), v(p[1]), v(p[2])))
 }
 
 const TAG_HELLO: u8 = 1;
@@ -164,8 +212,10 @@ const TAG_SHARED_STATE: u8 = 14;
 const TAG_SHARED_STATE_SET: u8 = 15;
 const TAG_SHARED_STATE_REQUEST: u8 = 16;
 const TAG_SHARED_STATE_REFUSED: u8 = 17;
+const TAG_POSE_CORRECTION: u8 = 18;
+const TAG_CHUNK_RELEASED: u8 = 19;
 /// The highest message tag, for error text.
-const LAST_TAG: u8 = TAG_SHARED_STATE_REFUSED;
+const LAST_TAG: u8 = TAG_CHUNK_RELEASED;
 
 /// A shared value's type byte (0: erased, in `SharedStateSet` only).
 const VALUE_ERASED: u8 = 0;
@@ -206,7 +256,7 @@ impl Message {
                 put_varint(&mut w, *protocol as u64);
                 put_str(&mut w, name);
             }
-            Message::Welcome { protocol, player, preset, fingerprint, structures, next_order } => {
+            Message::Welcome { protocol, player, preset, fingerprint, structures, next_order, block_count, view } => {
                 w.push(TAG_WELCOME);
                 put_varint(&mut w, *protocol as u64);
                 put_varint(&mut w, *player as u64);
@@ -214,6 +264,9 @@ impl Message {
                 put_str(&mut w, fingerprint);
                 put_str(&mut w, structures);
                 put_varint(&mut w, *next_order);
+                put_varint(&mut w, *block_count as u64);
+                put_varint(&mut w, view.horizontal as u64);
+                put_varint(&mut w, view.vertical as u64);
             }
             Message::Refused { reason } => {
                 w.push(TAG_REFUSED);
@@ -270,9 +323,16 @@ impl Message {
                 w.push(TAG_PLAYER_STATE);
                 put_varint(&mut w, *player as u64);
                 put_varint(&mut w, *tick as u64);
-                for v in pose.position.iter().chain([&pose.yaw, &pose.pitch]) {
-                    w.extend_from_slice(&v.to_le_bytes());
-                }
+                put_pose(&mut w, pose);
+            }
+            Message::PoseCorrection { tick, pose } => {
+                w.push(TAG_POSE_CORRECTION);
+                put_varint(&mut w, *tick as u64);
+                put_pose(&mut w, pose);
+            }
+            Message::ChunkReleased { chunk } => {
+                w.push(TAG_CHUNK_RELEASED);
+                put_ivec(&mut w, chunk.as_ivec3());
             }
             Message::PlayerJoined { player, name } => {
                 w.push(TAG_PLAYER_JOINED);
@@ -339,6 +399,11 @@ impl Message {
                 fingerprint: r.string("fingerprint", MAX_NAME_BYTES * 4)?,
                 structures: r.string("structures fingerprint", MAX_NAME_BYTES * 4)?,
                 next_order: r.uint("edit order", u64::MAX)?,
+                block_count: r.uint("block count", BlockId::MAX as u64 + 1)? as u32,
+                view: ViewRadius {
+                    horizontal: r.uint("view radius", MAX_VIEW_RADIUS as u64)? as u32,
+                    vertical: r.uint("view radius", MAX_VIEW_RADIUS as u64)? as u32,
+                },
             },
             TAG_REFUSED => Message::Refused { reason: r.string("reason", MAX_REASON_BYTES)? },
             TAG_EDIT_REQUEST => Message::EditRequest {
@@ -394,28 +459,15 @@ impl Message {
                 }
                 Message::ChunkEdits { chunk, order, edits }
             }
-            TAG_PLAYER_STATE => {
-                let player = r.uint("player id", u32::MAX as u64)? as u32;
-                let tick = r.uint("tick", u32::MAX as u64)? as u32;
-                let mut v = [0f32; 5];
-                for (i, x) in v.iter_mut().enumerate() {
-                    let at = r.at();
-                    *x = r.f32("pose")?;
-                    if !x.is_finite() {
-                        return Err(DecodeError::OutOfRange {
-                            what: ["x", "y", "z", "yaw", "pitch"][i],
-                            value: 0,
-                            offset: at,
-                            allowed: "a finite number",
-                        });
-                    }
-                }
-                Message::PlayerState {
-                    player,
-                    tick,
-                    pose: Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4] },
-                }
+            TAG_PLAYER_STATE => Message::PlayerState {
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                tick: r.uint("tick", u32::MAX as u64)? as u32,
+                pose: r.pose()?,
+            },
+            TAG_POSE_CORRECTION => {
+                Message::PoseCorrection { tick: r.uint("tick", u32::MAX as u64)? as u32, pose: r.pose()? }
             }
+            TAG_CHUNK_RELEASED => Message::ChunkReleased { chunk: r.chunk("chunk")? },
             TAG_PLAYER_JOINED => Message::PlayerJoined {
                 player: r.uint("player id", u32::MAX as u64)? as u32,
                 name: r.string("player name", MAX_NAME_BYTES)?,
@@ -491,6 +543,13 @@ pub enum DecodeError {
     BadVarint { what: &'static str, offset: usize },
     #[error("{} bytes left over after the message, from byte {offset} of {len}", len - offset)]
     Trailing { offset: usize, len: usize },
+}
+
+/// A pose: position, yaw and pitch, five little-endian `f32`.
+fn put_pose(w: &mut Vec<u8>, pose: &Pose) {
+    for v in pose.position.iter().chain([&pose.yaw, &pose.pitch]) {
+        w.extend_from_slice(&v.to_le_bytes());
+    }
 }
 
 fn put_ivec(w: &mut Vec<u8>, p: IVec3) {
@@ -680,6 +739,24 @@ impl Reader<'_> {
         Ok(IVec3::new(self.int(what)?, self.int(what)?, self.int(what)?))
     }
 
+    /// A pose (see [`put_pose`]): five finite numbers.
+    fn pose(&mut self) -> Result<Pose, DecodeError> {
+        let mut v = [0f32; 5];
+        for (i, x) in v.iter_mut().enumerate() {
+            let at = self.at();
+            *x = self.f32("pose")?;
+            if !x.is_finite() {
+                return Err(DecodeError::OutOfRange {
+                    what: ["x", "y", "z", "yaw", "pitch"][i],
+                    value: 0,
+                    offset: at,
+                    allowed: "a finite number",
+                });
+            }
+        }
+        Ok(Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4] })
+    }
+
     fn chunk(&mut self, what: &'static str) -> Result<ChunkCoord, DecodeError> {
         let p = self.ivec(what)?;
         Ok(ChunkCoord::new(p.x, p.y, p.z))
@@ -836,7 +913,14 @@ mod tests {
                 fingerprint: "abc".into(),
                 structures: "00ff00ff00ff00ff".into(),
                 next_order: u64::MAX,
+                block_count: 65536,
+                view: ViewRadius { horizontal: 10, vertical: MAX_VIEW_RADIUS },
             },
+            Message::PoseCorrection {
+                tick: u32::MAX,
+                pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5 },
+            },
+            Message::ChunkReleased { chunk: ChunkCoord::new(i32::MIN, -1, i32::MAX) },
             Message::Refused { reason: "full".into() },
             Message::EditRequest { request: 3, pos: IVec3::new(10, 64, -5), block: 2 },
             Message::EditRequest { request: u32::MAX, pos: big, block: BlockId::MAX },
@@ -1013,7 +1097,7 @@ mod tests {
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 17");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 19");
     }
 
     #[test]
@@ -1131,6 +1215,27 @@ mod tests {
         let mut lying = vec![TAG_SHARED_STATE];
         put_varint(&mut lying, MAX_SHARED_KEYS as u64);
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "shared state count", .. })));
+    }
+
+    #[test]
+    fn a_pose_correction_is_small_server_only_and_refuses_a_pose_that_is_not_a_number() {
+        let pose = Pose { position: [100.5, 70.0, -3.0], yaw: 0.5, pitch: 0.0 };
+        let m = Message::PoseCorrection { tick: 300, pose };
+        assert_eq!(m.encode().len(), 1 + 2 + 20);
+        assert!(!m.is_from_client());
+        assert!(!Message::ChunkReleased { chunk: ChunkCoord::new(0, 0, 0) }.is_from_client());
+        let mut bad = m.encode();
+        bad[3 + 4..3 + 8].copy_from_slice(&f32::NAN.to_le_bytes());
+        let e = Message::decode(&bad).unwrap_err();
+        assert_eq!(e.to_string(), "the y at byte 7 is 0; allowed: a finite number");
+        assert_eq!(chunk_of([-0.5, 31.9, 32.0]), ChunkCoord::new(-1, 0, 1));
+        assert_eq!(chunk_of([f32::MAX, f32::MIN, 0.0]), ChunkCoord::new(i32::MAX / 32, i32::MIN / 32, 0));
+        let view = ViewRadius { horizontal: 2, vertical: 1 };
+        let c = ChunkCoord::new(0, 0, 0);
+        assert!(view.contains(c, ChunkCoord::new(2, -1, -2), 0));
+        assert!(!view.contains(c, ChunkCoord::new(3, 0, 0), 0) && view.contains(c, ChunkCoord::new(3, 0, 0), 1));
+        assert!(!view.contains(c, ChunkCoord::new(0, 2, 0), 0));
+        assert!(!view.contains(ChunkCoord::new(i32::MIN, 0, 0), ChunkCoord::new(i32::MAX, 0, 0), 1000));
     }
 
     #[test]

@@ -1,14 +1,27 @@
 //! The authoritative server of a shared world, as a state machine: packets in, packets out.
 //!
 //! It holds the preset, the edits (applied in one order, numbered from 0 without gaps) and the
-//! players. A connection must open with `Hello` in [`PROTOCOL_VERSION`]; then its edit requests
-//! are checked in this order: rate limit (a token bucket per player), world bounds, block id
-//! (the world's library), reach (distance from the player's newest reported eye position, by
-//! pose tick, to the voxel's centre). A valid edit is applied and broadcast to everyone, the sender included, so
-//! every client applies the same edits in the same order. Whatever a client claims in a
-//! `PlayerState` or `Chat`, the server stamps it with the sender's own id: nobody can move or
-//! speak for another player. A malformed packet, a server-only message or anything before
-//! `Hello` closes the connection with the reason ([`Action::Disconnect`]); the server goes on.
+//! players. A connection must open with `Hello` in [`PROTOCOL_VERSION`] within the join timeout
+//! of its first contact, and one address may hold only so many connections
+//! (`net::connections`; the transport reports connections with [`WorldServer::peer_connected`]
+//! and calls [`WorldServer::tick`] every frame). Its edit requests are checked in this order:
+//! rate limit (a token bucket per player), world bounds, block id (the world's library), reach
+//! (distance from the player's accepted eye position to the voxel's centre). A valid edit is
+//! applied ([`Action::EditApplied`]: the host writes it to its world) and sent to every player
+//! that sees its chunk (`net::interest`), the sender included, so every client applies the
+//! edits of its chunks in the server's order. Whatever a client claims in a `PlayerState` or
+//! `Chat`, the server stamps it with the sender's own id: nobody can move or speak for another
+//! player. A malformed packet, a server-only message or anything before `Hello` closes the
+//! connection with the reason ([`Action::Disconnect`]); the server goes on.
+//!
+//! Poses: the server trusts no client's. Each reported pose (newest by tick) is checked against
+//! the last accepted one and the server time between them (`net::movement`: speed budgets and a
+//! sweep through the host's solid voxels, [`SolidVoxels`], handed to
+//! [`WorldServer::handle_packet_in`]). An accepted pose goes to the players that see its chunk
+//! (others at a low rate); a refused one goes nowhere, and the player is sent its accepted pose
+//! (`PoseCorrection`, at most every [`CORRECTION_INTERVAL_S`]). The first pose is the spawn; the
+//! game moves a player with [`WorldServer::teleport`]. The host's own player
+//! ([`WorldServer::set_host_peer`]) is trusted and sees everything.
 //!
 //! Entities: the host's world is their authority. It hands the server its entity deltas (how
 //! the objects differ from what the spawn rules give: [`EntityDeltas`]) at most every
@@ -35,22 +48,29 @@
 //! ([`WorldServer::answer_subscriptions`]) at a moment its water is settled, so that a snapshot
 //! at order N holds every edit below N and all of their water (see ARCHITECTURE.md, `net/`).
 //!
-//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`,
+//! `net::movement`, `net::interest`, `net::connections`.
 
+use crate::base::block::BlockId;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
 use crate::base::edits::{EditMap, local_index};
+pub use crate::net::connections::PeerId;
+use crate::net::connections::{ConnectionLimits, ConnectionRefusal, Connections};
+use crate::net::interest::Interest;
+use crate::net::movement::{Movement, MovementLimits, NoVoxels, SolidVoxels};
 use crate::net::protocol::{
     MAX_CHAT_BYTES, MAX_CHUNK_ENTITY_RECORDS, MAX_CHUNK_REMOVED_SPAWNS, MAX_NAME_BYTES, MAX_PACKET_BYTES,
-    MAX_REASON_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
+    MAX_REASON_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason, ViewRadius,
 };
 use crate::net::shared_state::{SharedState, SharedStateError, SharedValue};
 use crate::persist::entities::{EntityDeltas, EntityRecord};
 use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
-/// A connection, as the transport numbers it (Godot's peer id).
-pub type PeerId = i64;
+/// Seconds between two pose corrections of one player: the poses it sent before the first
+/// reached it are refused too, and need no correction of their own.
+pub const CORRECTION_INTERVAL_S: f64 = 0.25;
 
 /// Seconds between two publications of the entities: each chunk's deltas travel at most ten
 /// times a second, and only when they changed.
@@ -73,6 +93,16 @@ pub struct ServerConfig {
     pub state_requests_per_second: f64,
     /// Shared state requests a player may make at once before the rate applies.
     pub state_request_burst: f64,
+    /// What a player's body may do ([`MovementLimits`]; the defaults fit the demo's player).
+    pub movement: MovementLimits,
+    /// How far each player sees, unless set per player ([`WorldServer::set_view_radius`]):
+    /// the edits and poses of these chunks are sent to it.
+    pub view: ViewRadius,
+    /// Seconds between two poses of a player out of another's view sent to it (0: never). 5 s:
+    /// enough for a map or a compass, a fraction of the bytes of 15 poses a second.
+    pub far_pose_interval_s: f64,
+    /// The join timeout and the connections one address may hold.
+    pub connections: ConnectionLimits,
 }
 
 impl Default for ServerConfig {
@@ -85,6 +115,10 @@ impl Default for ServerConfig {
             block_count: 256,
             state_requests_per_second: 10.0,
             state_request_burst: 20.0,
+            movement: MovementLimits::default(),
+            view: ViewRadius::default(),
+            far_pose_interval_s: 5.0,
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -105,6 +139,9 @@ pub enum Target {
 /// What the server asks its transport to do.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
+    /// Edit number `order` was applied: write it to the host's world (and its journal) before
+    /// carrying out the sends that follow. Once per edit, whoever it is sent to.
+    EditApplied { order: u64, pos: IVec3, block: u16 },
     /// Send `message` (encode it with [`Message::encode`]); `reliable` false for poses.
     Send { target: Target, message: Message, reliable: bool },
     /// Close the connection, logging `reason`.
@@ -121,16 +158,22 @@ pub enum Action {
 struct Player {
     id: PlayerId,
     name: String,
-    /// The newest pose by its tick: poses come unreliably on one channel and, ahead of an
-    /// edit, reliably on another, so an older one can arrive after a newer one.
-    pose: Option<(u32, Pose)>,
+    /// The newest pose tick seen: poses come unreliably on one channel and, ahead of an
+    /// edit, reliably on another, so an older one can arrive after a newer one (and is ignored).
+    tick: Option<u32>,
+    /// The accepted pose and the speed budgets.
+    movement: Movement,
+    /// When the last pose correction was sent.
+    corrected_s: f64,
+    /// The host's own player: trusted, sees everything.
+    host: bool,
     tokens: f64,
     last_refill_s: f64,
     /// The token bucket of its shared state requests.
     state_tokens: f64,
     state_refill_s: f64,
-    /// The chunks it subscribed to: the entity updates it is sent.
-    chunks: HashSet<ChunkCoord>,
+    /// Its view and subscriptions: what it is sent.
+    interest: Interest,
 }
 
 /// Counters for tests, logs and the load test.
@@ -149,6 +192,17 @@ pub struct ServerStats {
     /// Shared state requests passed to the host, and those refused (rate, bounds, the game).
     pub state_requests: u64,
     pub state_requests_refused: u64,
+    /// Poses refused by the movement checks (not passed on), and the corrections sent for them
+    /// (at most one per [`CORRECTION_INTERVAL_S`]; teleports not counted).
+    pub poses_refused: u64,
+    pub pose_corrections: u64,
+    /// Connections dropped for not joining in time, and closed for their address's limit.
+    pub join_timeouts: u64,
+    pub connections_refused: u64,
+    /// Chunk subscriptions released (left behind, or asked for from too far).
+    pub chunks_released: u64,
+    /// Bytes addressed to each open connection (encoded messages), for the load test and logs.
+    pub bytes_sent: BTreeMap<PeerId, u64>,
 }
 
 /// One chunk's entity deltas as published: removed spawn keys (increasing) and records (in a
@@ -184,6 +238,10 @@ pub struct WorldServer {
     world_flows_water: bool,
     /// Subscriptions waiting for the host's settled water, in arrival order.
     waiting: Vec<(PeerId, ChunkCoord)>,
+    /// Every open connection, joined or not.
+    connections: Connections,
+    /// The host's own connection (trusted, sees everything).
+    host_peer: Option<PeerId>,
 }
 
 impl WorldServer {
@@ -212,6 +270,8 @@ impl WorldServer {
             client_writable: std::collections::BTreeSet::new(),
             world_flows_water: false,
             waiting: Vec::new(),
+            connections: Connections::default(),
+            host_peer: None,
         }
     }
 
@@ -238,6 +298,11 @@ impl WorldServer {
     /// Tells player connection `peer` that its request to set `key` was refused, and why
     /// (cut to what a packet carries).
     pub fn refuse_shared_state(&mut self, peer: PeerId, key: &str, reason: &str) -> Vec<Action> {
+        let out = self.refusal(peer, key, reason);
+        self.account(out)
+    }
+
+    fn refusal(&mut self, peer: PeerId, key: &str, reason: &str) -> Vec<Action> {
         self.stats.state_requests_refused += 1;
         let mut reason = reason.to_string();
         if reason.len() > MAX_REASON_BYTES {
@@ -274,11 +339,14 @@ impl WorldServer {
         let waiting = std::mem::take(&mut self.waiting);
         let mut out = Vec::new();
         for (peer, chunk) in waiting {
-            if self.players.contains_key(&peer) {
-                out.extend(self.snapshot(peer, chunk, world));
+            // The player may have moved on meanwhile.
+            match self.players.get(&peer) {
+                Some(p) if p.interest.may_subscribe(chunk) => out.extend(self.snapshot(peer, chunk, world)),
+                Some(_) => out.extend(self.released(peer, vec![chunk])),
+                None => {}
             }
         }
-        out
+        self.account(out)
     }
 
     /// The shared game state now.
@@ -299,11 +367,11 @@ impl WorldServer {
         if !self.shared.set(key, value.clone())? {
             return Ok(Vec::new());
         }
-        Ok(vec![Action::Send {
+        Ok(self.account(vec![Action::Send {
             target: Target::All,
             message: Message::SharedStateSet { key: key.to_string(), value },
             reliable: true,
-        }])
+        }]))
     }
 
     /// Whether `publish_entities` is due at `now_s` ([`ENTITY_PUBLISH_INTERVAL_S`] after the
@@ -342,7 +410,7 @@ impl WorldServer {
             self.stats.entity_updates += 1;
             let message = chunk_entities(c, &now);
             for (&peer, p) in &self.players {
-                if p.chunks.contains(&c) {
+                if p.interest.is_subscribed(c) {
                     out.push(Action::Send { target: Target::Peer(peer), message: message.clone(), reliable: true });
                 }
             }
@@ -352,7 +420,7 @@ impl WorldServer {
                 self.entities.insert(c, now);
             }
         }
-        out
+        self.account(out)
     }
 
     /// `d` cut to what one packet carries (the cut records are counted).
@@ -397,21 +465,121 @@ impl WorldServer {
         self.players.get(&peer).map(|p| p.id)
     }
 
+    /// Connection `peer` opened from `address` (as the transport spells it; "" unknown) at
+    /// `now_s`: it has the join timeout to say `Hello`. Closed at once (told why) when its
+    /// address already holds [`ConnectionLimits::max_per_address`] connections.
+    pub fn peer_connected(&mut self, peer: PeerId, address: &str, now_s: f64) -> Vec<Action> {
+        let limits = self.config.connections.clone();
+        let out = match self.connections.connected(peer, address, now_s, &limits) {
+            Ok(()) => Vec::new(),
+            Err(e) => {
+                self.stats.connections_refused += 1;
+                self.refuse(peer, e.to_string())
+            }
+        };
+        self.account(out)
+    }
+
+    /// Time passes (call it every frame): connections that have not joined within the join
+    /// timeout are closed.
+    pub fn tick(&mut self, now_s: f64) -> Vec<Action> {
+        let limits = self.config.connections.clone();
+        let late = self.connections.expire(now_s, &limits);
+        self.stats.join_timeouts += late.len() as u64;
+        let reason = ConnectionRefusal::JoinTimeout { timeout_s: limits.join_timeout_s }.to_string();
+        late.into_iter().map(|peer| Action::Disconnect { peer, reason: reason.clone() }).collect()
+    }
+
+    /// Connections open but not joined (they do not count against `max_players`).
+    pub fn pending_connections(&self) -> usize {
+        self.connections.pending()
+    }
+
+    /// Connection `peer` is the host's own player: its poses are trusted and it is sent every
+    /// edit and pose (its world is the server's). Set it before its `Hello`, or after.
+    pub fn set_host_peer(&mut self, peer: PeerId) {
+        if let Some(old) = self.host_peer.and_then(|p| self.players.get_mut(&p)) {
+            old.host = false;
+            old.interest.set_everything(false);
+        }
+        self.host_peer = Some(peer);
+        if let Some(p) = self.players.get_mut(&peer) {
+            p.host = true;
+            p.interest.set_everything(true);
+        }
+    }
+
+    /// How far player connection `peer` sees from now on (the default is the config's `view`);
+    /// the subscriptions it no longer sees are released.
+    pub fn set_view_radius(&mut self, peer: PeerId, view: ViewRadius) -> Vec<Action> {
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        let released = p.interest.set_view(view);
+        let out = self.released(peer, released);
+        self.account(out)
+    }
+
+    /// The pose the server accepted last for player connection `peer`: where edits are
+    /// measured from and what the others see.
+    pub fn accepted_pose(&self, peer: PeerId) -> Option<Pose> {
+        self.players.get(&peer).and_then(|p| p.movement.accepted())
+    }
+
+    /// The game moves player connection `peer` to `pose` (a respawn, a portal): it becomes the
+    /// accepted pose, the player is told (`PoseCorrection`) and the others see it there.
+    pub fn teleport(&mut self, peer: PeerId, pose: Pose, now_s: f64) -> Vec<Action> {
+        let limits = self.config.movement.clone();
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        p.movement.place(pose, &limits, now_s);
+        let tick = p.tick.unwrap_or(0);
+        let mut out = vec![Action::Send {
+            target: Target::Peer(peer),
+            message: Message::PoseCorrection { tick, pose },
+            reliable: true,
+        }];
+        out.extend(self.accepted(peer, tick, pose, now_s));
+        self.account(out)
+    }
+
     /// A connection closed: the others are told if it had joined.
     pub fn peer_disconnected(&mut self, peer: PeerId) -> Vec<Action> {
+        let out = self.disconnected(peer);
+        self.stats.bytes_sent.remove(&peer);
+        self.account(out)
+    }
+
+    fn disconnected(&mut self, peer: PeerId) -> Vec<Action> {
         self.waiting.retain(|(p, _)| *p != peer);
+        self.connections.closed(peer);
         match self.players.remove(&peer) {
-            Some(p) => vec![Action::Send {
-                target: Target::AllExcept(peer),
-                message: Message::PlayerLeft { player: p.id },
-                reliable: true,
-            }],
+            Some(p) => {
+                for other in self.players.values_mut() {
+                    other.interest.forget(p.id);
+                }
+                vec![Action::Send {
+                    target: Target::AllExcept(peer),
+                    message: Message::PlayerLeft { player: p.id },
+                    reliable: true,
+                }]
+            }
             None => Vec::new(),
         }
     }
 
-    /// Handles one packet from `peer` at time `now_s` (seconds, any monotonic clock).
+    /// Handles one packet from `peer` at time `now_s` (seconds, any monotonic clock), with no
+    /// voxels to check poses against (speeds only): see [`WorldServer::handle_packet_in`].
     pub fn handle_packet(&mut self, peer: PeerId, bytes: &[u8], now_s: f64) -> Vec<Action> {
+        self.handle_packet_in(peer, bytes, now_s, &NoVoxels)
+    }
+
+    /// Handles one packet from `peer` at time `now_s` (seconds, any monotonic clock); a pose is
+    /// checked against `world`'s solid voxels (the host's world).
+    pub fn handle_packet_in(&mut self, peer: PeerId, bytes: &[u8], now_s: f64, world: &dyn SolidVoxels) -> Vec<Action> {
+        self.connections.contact(peer, now_s);
+        let out = self.packet(peer, bytes, now_s, world);
+        self.account(out)
+    }
+
+    fn packet(&mut self, peer: PeerId, bytes: &[u8], now_s: f64, world: &dyn SolidVoxels) -> Vec<Action> {
         let message = match Message::decode(bytes) {
             Ok(m) => m,
             Err(e) => return self.drop_peer(peer, format!("malformed packet: {e}")),
@@ -430,19 +598,7 @@ impl WorldServer {
             Message::EditRequest { request, pos, block } => self.edit(peer, request, pos, block, now_s),
             Message::SubscribeChunk { chunk } => self.chunk_edits(peer, chunk),
             Message::SharedStateRequest { key, value } => self.state_request(peer, key, value, now_s),
-            Message::PlayerState { tick, pose, .. } => {
-                let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
-                if p.pose.is_some_and(|(last, _)| is_older_tick(tick, last)) {
-                    return Vec::new();
-                }
-                p.pose = Some((tick, pose));
-                let player = p.id;
-                vec![Action::Send {
-                    target: Target::AllExcept(peer),
-                    message: Message::PlayerState { player, tick, pose },
-                    reliable: false,
-                }]
-            }
+            Message::PlayerState { tick, pose, .. } => self.pose(peer, tick, pose, now_s, world),
             Message::Chat { text, .. } => {
                 let Some(p) = self.players.get(&peer) else { return Vec::new() };
                 let text: String = text.chars().filter(|c| !c.is_control()).collect();
@@ -461,12 +617,13 @@ impl WorldServer {
 
     fn drop_peer(&mut self, peer: PeerId, reason: String) -> Vec<Action> {
         self.stats.peers_dropped += 1;
-        let mut out = self.peer_disconnected(peer);
+        let mut out = self.disconnected(peer);
         out.push(Action::Disconnect { peer, reason });
         out
     }
 
     fn refuse(&mut self, peer: PeerId, reason: String) -> Vec<Action> {
+        self.connections.closed(peer);
         vec![
             Action::Send {
                 target: Target::Peer(peer),
@@ -507,6 +664,8 @@ impl WorldServer {
                 fingerprint: self.fingerprint.clone(),
                 structures: self.structures.clone(),
                 next_order: self.next_order,
+                block_count: self.config.block_count.min(BlockId::MAX as usize + 1) as u32,
+                view: self.config.view,
             },
             reliable: true,
         }];
@@ -530,19 +689,26 @@ impl WorldServer {
             reliable: true,
         });
         let tokens = self.config.edit_burst;
+        let host = self.host_peer == Some(peer);
+        let mut interest = Interest::new(self.config.view);
+        interest.set_everything(host);
         self.players.insert(
             peer,
             Player {
                 id,
                 name,
-                pose: None,
+                tick: None,
+                movement: Movement::default(),
+                corrected_s: f64::NEG_INFINITY,
+                host,
                 tokens,
                 last_refill_s: f64::NAN,
                 state_tokens: self.config.state_request_burst,
                 state_refill_s: f64::NAN,
-                chunks: HashSet::new(),
+                interest,
             },
         );
+        self.connections.joined(peer);
         out
     }
 
@@ -564,7 +730,7 @@ impl WorldServer {
             Some(RejectReason::OutOfBounds)
         } else if block as usize >= config.block_count {
             Some(RejectReason::UnknownBlock)
-        } else if !p.pose.is_some_and(|(_, pose)| within_reach(pose.position, pos, config.reach)) {
+        } else if !p.movement.accepted().is_some_and(|pose| within_reach(pose.position, pos, config.reach)) {
             Some(RejectReason::OutOfReach)
         } else {
             None
@@ -578,11 +744,15 @@ impl WorldServer {
         let order = self.next_order;
         self.next_order += 1;
         self.stats.edits_applied += 1;
-        vec![Action::Send {
-            target: Target::All,
-            message: Message::EditApplied { order, player, request, pos, block },
-            reliable: true,
-        }]
+        let chunk = ChunkCoord::containing(pos);
+        let message = Message::EditApplied { order, player, request, pos, block };
+        let mut out = vec![Action::EditApplied { order, pos, block }];
+        for (&to, p) in &self.players {
+            if p.interest.wants_edit(chunk) {
+                out.push(Action::Send { target: Target::Peer(to), message: message.clone(), reliable: true });
+            }
+        }
+        out
     }
 
     /// A client asks to set shared state `key`: rate, then bounds; a valid request goes to the
@@ -592,7 +762,7 @@ impl WorldServer {
         let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
         let player = p.id;
         if !take_token(&mut p.state_tokens, &mut p.state_refill_s, now_s, rate, burst) {
-            return self.refuse_shared_state(
+            return self.refusal(
                 peer,
                 &key,
                 &format!("too many shared state requests; allowed: {rate} a second ({burst} at once)"),
@@ -600,16 +770,92 @@ impl WorldServer {
         }
         // The state after it must keep the bounds (the key count; the decoder checked the rest).
         if let Err(e) = self.shared.clone().set(&key, value.clone()) {
-            return self.refuse_shared_state(peer, &key, &e.to_string());
+            return self.refusal(peer, &key, &e.to_string());
         }
         self.stats.state_requests += 1;
         let writable = self.client_writable.contains(&key);
         vec![Action::SharedStateRequested { peer, player, key, value, writable }]
     }
 
+    /// A pose from `peer`: the newest by tick is checked, then passed on or corrected.
+    fn pose(&mut self, peer: PeerId, tick: u32, pose: Pose, now_s: f64, world: &dyn SolidVoxels) -> Vec<Action> {
+        let limits = self.config.movement.clone();
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        if p.tick.is_some_and(|last| is_older_tick(tick, last)) {
+            return Vec::new();
+        }
+        p.tick = Some(tick);
+        if p.host {
+            p.movement.place(pose, &limits, now_s);
+        } else if p.movement.check(pose, now_s, &limits, world).is_err() {
+            self.stats.poses_refused += 1;
+            let Some(accepted) = p.movement.accepted() else { return Vec::new() };
+            if now_s - p.corrected_s < CORRECTION_INTERVAL_S {
+                return Vec::new();
+            }
+            p.corrected_s = now_s;
+            self.stats.pose_corrections += 1;
+            return vec![Action::Send {
+                target: Target::Peer(peer),
+                message: Message::PoseCorrection { tick, pose: accepted },
+                reliable: true,
+            }];
+        }
+        self.accepted(peer, tick, pose, now_s)
+    }
+
+    /// `peer`'s pose `pose` of `tick` is accepted: its view follows, the others that see it
+    /// are sent it.
+    fn accepted(&mut self, peer: PeerId, tick: u32, pose: Pose, now_s: f64) -> Vec<Action> {
+        let far = self.config.far_pose_interval_s;
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        let player = p.id;
+        let released = p.interest.moved_to(pose.position);
+        let mut out = self.released(peer, released);
+        let message = Message::PlayerState { player, tick, pose };
+        for (&to, q) in self.players.iter_mut() {
+            if to != peer && q.interest.wants_pose(player, pose.position, now_s, far) {
+                out.push(Action::Send { target: Target::Peer(to), message: message.clone(), reliable: false });
+            }
+        }
+        out
+    }
+
+    /// Tells `peer` its subscriptions to `chunks` are released (none waits any more).
+    fn released(&mut self, peer: PeerId, chunks: Vec<ChunkCoord>) -> Vec<Action> {
+        self.stats.chunks_released += chunks.len() as u64;
+        self.waiting.retain(|(p, c)| *p != peer || !chunks.contains(c));
+        chunks
+            .into_iter()
+            .map(|chunk| Action::Send {
+                target: Target::Peer(peer),
+                message: Message::ChunkReleased { chunk },
+                reliable: true,
+            })
+            .collect()
+    }
+
+    /// Counts the bytes each connection is sent by `out`.
+    fn account(&mut self, out: Vec<Action>) -> Vec<Action> {
+        for a in &out {
+            let Action::Send { target, message, .. } = a else { continue };
+            let len = message.encode().len() as u64;
+            let mut add = |peer: PeerId| *self.stats.bytes_sent.entry(peer).or_default() += len;
+            match *target {
+                Target::Peer(p) => add(p),
+                Target::All => self.players.keys().for_each(|&p| add(p)),
+                Target::AllExcept(x) => self.players.keys().filter(|&&p| p != x).for_each(|&p| add(p)),
+            }
+        }
+        out
+    }
+
     fn chunk_edits(&mut self, peer: PeerId, chunk: ChunkCoord) -> Vec<Action> {
         if !voxel_in_world(chunk.min_voxel()) {
             return Vec::new();
+        }
+        if self.players.get(&peer).is_some_and(|p| !p.interest.may_subscribe(chunk)) {
+            return self.released(peer, vec![chunk]);
         }
         if self.world_flows_water {
             let mine = self.waiting.iter().filter(|(p, _)| *p == peer).count();
@@ -629,7 +875,7 @@ impl WorldServer {
     fn snapshot(&mut self, peer: PeerId, chunk: ChunkCoord, world: &EditMap) -> Vec<Action> {
         let min = chunk.min_voxel();
         if let Some(p) = self.players.get_mut(&peer) {
-            p.chunks.insert(chunk);
+            p.interest.subscribe(chunk);
         }
         let mut edits: Vec<(u16, u16)> = world
             .edits_in_box(min, IVec3::splat(CHUNK_SIZE))
@@ -714,5 +960,7 @@ fn kind(m: &Message) -> &'static str {
         Message::SharedStateSet { .. } => "SharedStateSet",
         Message::SharedStateRequest { .. } => "SharedStateRequest",
         Message::SharedStateRefused { .. } => "SharedStateRefused",
+        Message::PoseCorrection { .. } => "PoseCorrection",
+        Message::ChunkReleased { .. } => "ChunkReleased",
     }
 }

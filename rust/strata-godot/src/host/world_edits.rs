@@ -13,6 +13,7 @@
 use godot::prelude::*;
 use strata_core::IVec3;
 use strata_core::base::block::BlockId;
+use strata_core::base::coords::ChunkCoord;
 use strata_core::base::edit_history::voxel_bounds;
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::base::raycast::{RayError, raycast};
@@ -110,4 +111,52 @@ pub(crate) fn tile_edit_bounds(edits: Option<&EditMap>) -> Option<(IVec3, IVec3)
 /// The bounds of two optional boxes together.
 pub(crate) fn union(a: Option<(IVec3, IVec3)>, b: Option<(IVec3, IVec3)>) -> Option<(IVec3, IVec3)> {
     voxel_bounds(a.into_iter().chain(b).flat_map(|(lo, hi)| [lo, hi]))
+}
+
+/// The host world's voxels as the server's movement checks see them
+/// ([`strata_core::net::movement::SolidVoxels`]): a block is solid when the library says so
+/// (water and plants are passable); a voxel of a chunk the world has not loaded is unknown
+/// (`None`, passable). Looked up like a raycast (edits, then the workers' cache, then the
+/// generator), each chunk's edits, cache entry and loaded state once per chunk walked.
+pub struct LoadedSolids<'a, L: Fn(ChunkCoord) -> bool> {
+    voxels: std::cell::RefCell<WorldVoxels<'a>>,
+    solid: &'a [bool],
+    loaded: L,
+    last: std::cell::Cell<Option<(ChunkCoord, bool)>>,
+}
+
+impl<'a, L: Fn(ChunkCoord) -> bool> LoadedSolids<'a, L> {
+    pub fn new(
+        generator: &'a Generator,
+        edits: Option<&'a EditMap>,
+        cache: Option<&'a VoxelCache>,
+        solid: &'a [bool],
+        loaded: L,
+    ) -> Self {
+        Self {
+            voxels: std::cell::RefCell::new(WorldVoxels::new(generator, edits, cache)),
+            solid,
+            loaded,
+            last: std::cell::Cell::new(None),
+        }
+    }
+}
+
+impl<L: Fn(ChunkCoord) -> bool> strata_core::net::movement::SolidVoxels for LoadedSolids<'_, L> {
+    fn is_solid(&self, p: IVec3) -> Option<bool> {
+        let c = ChunkCoord::containing(p);
+        let loaded = match self.last.get() {
+            Some((at, l)) if at == c => l,
+            _ => {
+                let l = (self.loaded)(c);
+                self.last.set(Some((c, l)));
+                l
+            }
+        };
+        if !loaded {
+            return None;
+        }
+        let block = self.voxels.borrow_mut().get(p);
+        Some(self.solid.get(block as usize).copied().unwrap_or(false))
+    }
 }

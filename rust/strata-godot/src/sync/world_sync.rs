@@ -51,11 +51,13 @@
 mod client;
 mod journal;
 mod server;
+mod settings;
 mod shared_state;
 
 use crate::base::errors::LastError;
 use crate::base::files;
 use crate::base::monitors::{Monitor, Monitors, Reading};
+use crate::base::ranges::{float_in_range, int_in_range};
 use crate::nodes::chunk_world::ChunkWorld;
 use godot::classes::multiplayer_peer::TransferMode;
 use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
@@ -68,7 +70,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::net::client::WorldClient;
-use strata_core::net::protocol::{Message, PlayerId, Pose};
+use strata_core::net::protocol::{MAX_VIEW_RADIUS, Message, PlayerId, Pose};
 use strata_core::net::server::{Action, ServerConfig, WorldServer};
 use strata_core::net::shared_state::SharedState;
 use strata_core::net::state_file::write_state_file;
@@ -138,6 +140,58 @@ pub struct WorldSync {
     /// refused when it has none. Empty by default: clients set nothing themselves.
     #[var(set)]
     client_writable_keys: PackedStringArray,
+    /// Server: check every client's poses against its body's limits (speeds, solid voxels of
+    /// the host's world); a refused pose is not passed on and the client is moved back
+    /// (`pose_corrected` there). Off for a game with flying, vehicles or checks of its own. The
+    /// host's own player is trusted. Read when hosting, as are the settings below.
+    #[export_group(name = "Server checks")]
+    #[export]
+    movement_checks: bool,
+    /// Server: horizontal speed a player may move at, voxels a second (0.5 to 1,000; default
+    /// 9, the demo's sprint and a fifth more).
+    #[var(set)]
+    #[export(range = (0.5, 1000.0))]
+    max_horizontal_speed: f64,
+    /// Server: sustained upward speed, voxels a second (0.5 to 1,000; default 4); a jump's
+    /// burst comes on top.
+    #[var(set)]
+    #[export(range = (0.5, 1000.0))]
+    max_up_speed: f64,
+    /// Server: falling speed, voxels a second (1 to 10,000; default 120, a free fall from 300
+    /// voxels).
+    #[var(set)]
+    #[export(range = (1.0, 10000.0))]
+    max_fall_speed: f64,
+    /// Server: seconds of movement a player may save up, so a lag spike's poses arriving at
+    /// once pass (0.1 to 10; default 1).
+    #[var(set)]
+    #[export(range = (0.1, 10.0))]
+    movement_slack_s: f64,
+    /// Server: connections one address may hold, joined or joining (0 to 4,095; 0: no limit;
+    /// default 8). Every client of a test on one machine shares 127.0.0.1: raise it there.
+    #[var(set)]
+    #[export(range = (0.0, 4095.0))]
+    max_connections_per_address: i64,
+    /// Server: seconds a connection may take to join; one that has not by then is dropped
+    /// (0.5 to 300; default 5).
+    #[var(set)]
+    #[export(range = (0.5, 300.0))]
+    server_join_timeout_s: f64,
+    /// Server: chunks each player sees around it horizontally (1 to 4,096; default 10): the
+    /// edits, entities and poses of these are sent to it, farther ones not (its chunks there
+    /// are released: `is_chunk_synced` false). The host's own player sees everything.
+    #[var(set)]
+    #[export(range = (1.0, 4096.0))]
+    view_radius_chunks: i64,
+    /// Server: chunks each player sees above and below it (1 to 4,096; default 5).
+    #[var(set)]
+    #[export(range = (1.0, 4096.0))]
+    view_radius_vertical_chunks: i64,
+    /// Server: seconds between two poses of a player out of another's view sent to it (0 to
+    /// 3,600; 0: never; default 5).
+    #[var(set)]
+    #[export(range = (0.0, 3600.0))]
+    far_pose_interval_s: f64,
     /// Client: packets from the server not handled yet (a chunk snapshot waits, with what
     /// follows it, until the world's water is settled).
     inbox: VecDeque<Vec<u8>>,
@@ -189,6 +243,7 @@ const MONITORS: &[Monitor] = &[
     Monitor { name: "bytes_sent_per_s", reading: Reading::Rate("bytes_sent") },
     Monitor { name: "bytes_received_per_s", reading: Reading::Rate("bytes_received") },
     Monitor { name: "players", reading: Reading::Value("players") },
+    Monitor { name: "poses_refused_per_s", reading: Reading::Rate("poses_refused") },
 ];
 
 /// Payload bytes and packets through this node's connection (the MultiplayerPeer adds its own
@@ -236,6 +291,16 @@ impl INode for WorldSync {
             stop_requested: None,
             host_view: None,
             join_timeout_s: 5.0,
+            movement_checks: true,
+            max_horizontal_speed: 9.0,
+            max_up_speed: 4.0,
+            max_fall_speed: 120.0,
+            movement_slack_s: 1.0,
+            max_connections_per_address: 8,
+            server_join_timeout_s: 5.0,
+            view_radius_chunks: 10,
+            view_radius_vertical_chunks: 5,
+            far_pose_interval_s: 5.0,
             joining: None,
             last_error: LastError::default(),
             monitors: Monitors::default(),
@@ -274,7 +339,9 @@ impl INode for WorldSync {
         }
         self.drain_inbox();
         self.check_join_timeout();
+        self.server_tick();
         let now = self.now();
+        self.resubscribe(now);
         self.sync_entities(now);
         if let Role::Client(c) = &self.role
             && c.player().is_some()
@@ -360,6 +427,12 @@ impl WorldSync {
     /// turn), with the reason.
     #[signal]
     fn peer_dropped(peer_id: i64, reason: GString);
+    /// Emitted when the server moved this player: it refused a move (too fast, through solid
+    /// voxels) or the host's game teleported it (`teleport_player`). Snap the player's body to
+    /// `position` (the eye, as `set_local_pose` takes it), `yaw` and `pitch`; the next poses go
+    /// on from there. This node does not move the player itself.
+    #[signal]
+    fn pose_corrected(position: Vector3, yaw: f64, pitch: f64);
 
     /// Serves the world on UDP `port` (1 to 65,535) with ENet; the host plays too (its player
     /// is `get_local_player_id()`). With `save_path`, resumes from the save and its journal.
@@ -399,11 +472,13 @@ impl WorldSync {
             edit_burst: 2.0 * self.edits_per_second.clamp(1.0, 1000.0),
             max_players: self.max_players.clamp(1, 4095) as usize + 1,
             block_count,
-            ..Default::default()
+            ..self.server_checks()
         };
         let structures = world.bind_mut().get_structures_fingerprint().to_string();
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         server.set_structures_fingerprint(&structures);
+        // The host's own player: trusted, and sent everything (its world is the server's).
+        server.set_host_peer(SERVER_PEER);
         // Snapshots come from the world's voxels, its water included, when its water is settled.
         server.set_world_flows_water(true);
         let keys: Vec<String> = self.client_writable_keys.as_slice().iter().map(|k| k.to_string()).collect();
@@ -619,6 +694,68 @@ impl WorldSync {
         self.client_writable_keys = keys;
     }
 
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_max_horizontal_speed(&mut self, value: f64) {
+        self.max_horizontal_speed =
+            float_in_range("StrataWorldSync", "max_horizontal_speed", value, 0.5, 1000.0, self.max_horizontal_speed);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_max_up_speed(&mut self, value: f64) {
+        self.max_up_speed = float_in_range("StrataWorldSync", "max_up_speed", value, 0.5, 1000.0, self.max_up_speed);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_max_fall_speed(&mut self, value: f64) {
+        self.max_fall_speed =
+            float_in_range("StrataWorldSync", "max_fall_speed", value, 1.0, 10000.0, self.max_fall_speed);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_movement_slack_s(&mut self, value: f64) {
+        self.movement_slack_s =
+            float_in_range("StrataWorldSync", "movement_slack_s", value, 0.1, 10.0, self.movement_slack_s);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_max_connections_per_address(&mut self, value: i64) {
+        self.max_connections_per_address =
+            int_in_range("StrataWorldSync", "max_connections_per_address", value, 0, 4095);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_server_join_timeout_s(&mut self, value: f64) {
+        self.server_join_timeout_s =
+            float_in_range("StrataWorldSync", "server_join_timeout_s", value, 0.5, 300.0, self.server_join_timeout_s);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_view_radius_chunks(&mut self, value: i64) {
+        self.view_radius_chunks =
+            int_in_range("StrataWorldSync", "view_radius_chunks", value, 1, MAX_VIEW_RADIUS as i64);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_view_radius_vertical_chunks(&mut self, value: i64) {
+        self.view_radius_vertical_chunks =
+            int_in_range("StrataWorldSync", "view_radius_vertical_chunks", value, 1, MAX_VIEW_RADIUS as i64);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_far_pose_interval_s(&mut self, value: f64) {
+        self.far_pose_interval_s =
+            float_in_range("StrataWorldSync", "far_pose_interval_s", value, 0.0, 3600.0, self.far_pose_interval_s);
+    }
+
     /// Shared game state `key` as the server last told this peer (the server's own on the
     /// host); `default` when it has no such key or this peer is not connected.
     #[func]
@@ -639,7 +776,9 @@ impl WorldSync {
     }
 
     /// Asks to set voxel `position` to block `block`; returns the request's number (matched by
-    /// `edit_rejected`), or -1 when not connected. The edit shows once the server applied it.
+    /// `edit_rejected`), or -1 when not connected or the request would surely be refused (a
+    /// voxel outside the world, a block the server's world does not have), with the reason in
+    /// `last_error()`. The edit shows once the server applied it.
     #[func]
     fn request_edit(&mut self, position: Vector3i, block: i64) -> i64 {
         let Ok(block) = u16::try_from(block) else {
@@ -659,11 +798,17 @@ impl WorldSync {
                         self.reliable_pose = Some(pose);
                         self.sent_pose = Some(pose);
                         self.last_pose_sent = now;
-                        Some(c.pose_packet(self.pose_tick, pose))
+                        c.pose_packet(self.pose_tick, pose).ok()
                     }
                     _ => None,
                 };
-                let (request, bytes) = c.request_edit(pos, block);
+                let (request, bytes) = match c.request_edit(pos, block) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.last_error.record(format!("StrataWorldSync.request_edit: {e}"));
+                        return -1;
+                    }
+                };
                 if let Some(pose) = pose_first {
                     self.send(SERVER_PEER, &pose, true);
                 }
@@ -684,11 +829,22 @@ impl WorldSync {
 
     /// Where this player is and looks (world voxels at the eye, radians); sent 15 times a
     /// second while it changes, once a second while it does not. The server measures edit
-    /// reach from it.
+    /// reach from it and checks each move (`movement_checks`): a refused one comes back as
+    /// `pose_corrected`. Move the player only as its body moves: a teleport goes through the
+    /// host (`teleport_player`), or happens before the first pose is set. A pose that is not
+    /// finite or outside the world is refused (the reason in `last_error()`).
     #[func]
     fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64) {
         let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
-        if finite && yaw.is_finite() && pitch.is_finite() {
+        let limit = strata_core::base::coords::WORLD_LIMIT_VOXELS as f32;
+        let inside = [position.x, position.y, position.z].iter().all(|v| (-limit..limit).contains(v));
+        if !(finite && inside && yaw.is_finite() && pitch.is_finite()) {
+            self.last_error.record(format!(
+                "StrataWorldSync.set_local_pose: pose ({position}, yaw {yaw}, pitch {pitch}) is not allowed; allowed: finite numbers, a position inside the world's bounds"
+            ));
+            return;
+        }
+        {
             self.local_pose =
                 Some(Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 });
             // The server's own player counts at once (reach checks of the next edit).
@@ -700,21 +856,60 @@ impl WorldSync {
         }
     }
 
-    /// Sends a chat line (at most 256 bytes; control characters are dropped by the server).
+    /// Sends a chat line, cut to 256 bytes (at a character boundary; the server drops control
+    /// characters). A line with nothing to show is not sent (the reason in `last_error()`).
     #[func]
     fn send_chat(&mut self, text: GString) {
         let text = text.to_string();
+        let packet = match &self.role {
+            Role::Client(c) => c.chat_packet(&text),
+            Role::Server(_) => match self.host_view.as_ref() {
+                Some(view) => view.chat_packet(&text),
+                None => return,
+            },
+            Role::Idle => return,
+        };
+        let bytes = match packet {
+            Ok(b) => b,
+            Err(e) => {
+                self.last_error.record(format!("StrataWorldSync.send_chat: {e}"));
+                return;
+            }
+        };
         match &self.role {
-            Role::Client(c) => {
-                let bytes = c.chat_packet(&text);
-                self.send(SERVER_PEER, &bytes, true);
-            }
-            Role::Server(_) => {
-                let bytes = Message::Chat { player: 0, text }.encode();
-                self.server_packet(SERVER_PEER, &bytes);
-            }
+            Role::Client(_) => self.send(SERVER_PEER, &bytes, true),
+            Role::Server(_) => self.server_packet(SERVER_PEER, &bytes),
             Role::Idle => {}
         }
+    }
+
+    /// Host: moves player `player_id` (another's or the host's own) to `position` (its eye),
+    /// `yaw` and `pitch`, a respawn or a portal: the server takes it as the player's pose, that
+    /// player's game hears `pose_corrected` (snap the body there) and the others see it there.
+    /// False, with the reason in `last_error()`, on a client, for an unknown player or a pose
+    /// that is not finite or outside the world.
+    #[func]
+    fn teleport_player(&mut self, player_id: i64, position: Vector3, yaw: f64, pitch: f64) -> bool {
+        if !matches!(self.role, Role::Server(_)) {
+            self.fail("StrataWorldSync.teleport_player: only the host moves players; this peer is not hosting".into());
+            return false;
+        }
+        let limit = strata_core::base::coords::WORLD_LIMIT_VOXELS as f32;
+        let inside = [position.x, position.y, position.z].iter().all(|v| v.is_finite() && (-limit..limit).contains(v));
+        if !(inside && yaw.is_finite() && pitch.is_finite()) {
+            self.fail(format!(
+                "StrataWorldSync.teleport_player: pose ({position}, yaw {yaw}, pitch {pitch}) is not allowed; allowed: finite numbers, a position inside the world's bounds"
+            ));
+            return false;
+        }
+        let pose = Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 };
+        let moved = PlayerId::try_from(player_id).is_ok_and(|id| self.server_teleport(id, pose));
+        if !moved {
+            self.fail(format!("StrataWorldSync.teleport_player: no player {player_id} has joined"));
+            return false;
+        }
+        self.last_error.clear();
+        true
     }
 
     /// The other players: `{player_id: name}` (on a client and on the host).
@@ -798,7 +993,12 @@ impl WorldSync {
     /// `next_order`, `entity_updates` (chunks' entity deltas sent to everyone),
     /// `entity_records_unsent` (records left out of a too large packet), `snapshots_sent`,
     /// `snapshots_waiting` (subscriptions waiting for the world's water to settle),
-    /// `state_requests` and `state_requests_refused` (clients' shared state requests); a client's: `edits`
+    /// `state_requests` and `state_requests_refused` (clients' shared state requests),
+    /// `poses_refused` (moves the movement checks refused), `pose_corrections` (sent for
+    /// them), `join_timeouts`, `connections_refused` (over `max_connections_per_address`),
+    /// `pending_connections` (open, not joined), `chunks_released` (subscriptions out of a
+    /// player's view), `bytes_sent_per_player` (`{player_id: bytes}` addressed to each open
+    /// connection) and `bytes_sent_max` (the most of one connection); a client's: `edits`
     /// (voxels edited as far as it knows), `next_order` (every edit numbered below it has reached
     /// it) and `entity_records` (the server's records of its synced chunks). Both: `bytes_sent`, `bytes_received`,
     /// `packets_sent`, `packets_received` (payloads, without the peer's own headers) and the
@@ -829,6 +1029,21 @@ impl WorldSync {
                 d.set("snapshots_waiting", s.waiting_subscriptions() as i64);
                 d.set("state_requests", s.stats().state_requests as i64);
                 d.set("state_requests_refused", s.stats().state_requests_refused as i64);
+                d.set("poses_refused", s.stats().poses_refused as i64);
+                d.set("pose_corrections", s.stats().pose_corrections as i64);
+                d.set("join_timeouts", s.stats().join_timeouts as i64);
+                d.set("connections_refused", s.stats().connections_refused as i64);
+                d.set("chunks_released", s.stats().chunks_released as i64);
+                d.set("pending_connections", s.pending_connections() as i64);
+                let mut per_player = VarDictionary::new();
+                for (&peer, &bytes) in &s.stats().bytes_sent {
+                    if let Some(player) = s.player_of(peer) {
+                        per_player.set(player as i64, bytes as i64);
+                    }
+                }
+                let max = s.stats().bytes_sent.values().copied().max().unwrap_or(0);
+                d.set("bytes_sent_max", max as i64);
+                d.set("bytes_sent_per_player", &per_player);
             }
             Role::Client(c) => {
                 d.set("edits", c.edits().len() as i64);
@@ -898,9 +1113,10 @@ impl WorldSync {
     /// Internal: the client reached the server (the api's `connected_to_server`): says hello.
     #[func]
     fn on_connected_to_server(&mut self) {
-        if let Role::Client(c) = &self.role {
-            let hello = c.hello();
-            self.send(SERVER_PEER, &hello, true);
+        let Role::Client(c) = &self.role else { return };
+        match c.hello() {
+            Ok(hello) => self.send(SERVER_PEER, &hello, true),
+            Err(e) => self.client_failed(e.to_string()),
         }
     }
 
@@ -915,6 +1131,23 @@ impl WorldSync {
     #[func]
     fn on_server_disconnected(&mut self) {
         self.client_failed("the server closed the connection".into());
+    }
+
+    /// Internal: a connection opened (the api's `peer_connected`).
+    #[func]
+    fn on_peer_connected(&mut self, peer: i64) {
+        self.server_peer_connected(peer);
+    }
+
+    /// Internal: a chunk of the client's world streamed out (the world's `chunk_unloaded`): it
+    /// is no longer synced, nor asked for again.
+    #[func]
+    fn on_chunk_unloaded(&mut self, coord: Vector3i) {
+        let chunk = ChunkCoord::new(coord.x, coord.y, coord.z);
+        self.to_subscribe.retain(|c| *c != chunk);
+        if let Role::Client(c) = &mut self.role {
+            c.forget_chunk(chunk);
+        }
     }
 
     /// Internal: a chunk of the client's world streamed in (the world's `chunk_loaded`): its edits are asked for.
@@ -968,6 +1201,7 @@ impl WorldSync {
         let me = self.to_gd();
         for (signal, method) in [
             ("peer_packet", "on_peer_packet"),
+            ("peer_connected", "on_peer_connected"),
             ("peer_disconnected", "on_peer_disconnected"),
             ("connected_to_server", "on_connected_to_server"),
             ("connection_failed", "on_connection_failed"),
@@ -1000,10 +1234,10 @@ impl WorldSync {
     pub(super) fn send_pose(&mut self, pose: Pose) {
         let tick = self.pose_tick;
         match &self.role {
-            Role::Client(c) if c.player().is_some() => {
-                let bytes = c.pose_packet(tick, pose);
-                self.send(SERVER_PEER, &bytes, false);
-            }
+            Role::Client(c) if c.player().is_some() => match c.pose_packet(tick, pose) {
+                Ok(bytes) => self.send(SERVER_PEER, &bytes, false),
+                Err(e) => self.last_error.record(format!("StrataWorldSync.set_local_pose: {e}")),
+            },
             Role::Server(_) => {
                 let bytes = Message::PlayerState { player: 0, tick, pose }.encode();
                 self.server_packet(SERVER_PEER, &bytes);

@@ -381,3 +381,23 @@ impl ChunkWorld {
         d
     }
 }
+
+impl ChunkWorld {
+    /// Runs `f` with this world's voxels as the server's movement checks see them: solid blocks
+    /// of the loaded chunks (edits included), `None` elsewhere; no voxels at all while nothing
+    /// streams or the library is invalid.
+    pub(crate) fn with_solid_voxels<R>(&self, f: impl FnOnce(&dyn strata_core::net::movement::SolidVoxels) -> R) -> R {
+        let (Some(streamer), Ok(library)) = (self.streamer.as_ref(), self.library()) else {
+            return f(&strata_core::net::movement::NoVoxels);
+        };
+        let generator = streamer.generator().clone();
+        let voxels = world_edits::LoadedSolids::new(
+            &generator,
+            Some(streamer.edits()),
+            Some(streamer.voxel_cache()),
+            library.solid_table(),
+            |c| streamer.is_loaded(c),
+        );
+        f(&voxels)
+    }
+}

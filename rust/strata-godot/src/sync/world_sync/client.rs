@@ -3,7 +3,7 @@
 //!
 //! May use: its parent (`world_sync.rs`), `strata_core::net`, the crate's `StrataChunkWorld`.
 
-use super::{Role, WorldSync};
+use super::{Role, SERVER_PEER, WorldSync};
 use godot::prelude::*;
 use strata_core::base::coords::IVec3;
 use strata_core::net::client::ClientEvent;
@@ -47,9 +47,13 @@ impl WorldSync {
                     };
                     if let Some(mut world) = self.world_node() {
                         let me = self.to_gd();
-                        let callable = Callable::from_object_method(&me, "on_chunk_loaded");
-                        if !world.is_connected("chunk_loaded", &callable) {
-                            world.connect("chunk_loaded", &callable);
+                        for (signal, method) in
+                            [("chunk_loaded", "on_chunk_loaded"), ("chunk_unloaded", "on_chunk_unloaded")]
+                        {
+                            let callable = Callable::from_object_method(&me, method);
+                            if !world.is_connected(signal, &callable) {
+                                world.connect(signal, &callable);
+                            }
                         }
                         let mut w = world.bind_mut();
                         w.adopt_shared_world(*preset, edits);
@@ -96,6 +100,9 @@ impl WorldSync {
                 }
                 ClientEvent::EntitiesChanged { chunk } => self.entity_updates.push(chunk),
                 ClientEvent::SharedStateChanged { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
+                ClientEvent::PoseCorrected { pose, .. } => self.emit_pose_corrected(pose),
+                // No longer synced (the core knows); asked for again once back in view.
+                ClientEvent::ChunkReleased { .. } => {}
             }
         }
     }
@@ -117,6 +124,20 @@ impl WorldSync {
                 self.inbox.clear();
                 return;
             }
+        }
+    }
+
+    /// Client: asks again for the chunks the server released that are back in view (at most
+    /// once a second each), measured from the local eye.
+    pub(super) fn resubscribe(&mut self, now: f64) {
+        let Some(pose) = self.local_pose else { return };
+        let Role::Client(c) = &mut self.role else { return };
+        if c.player().is_none() {
+            return;
+        }
+        let packets = c.resubscriptions(pose.position, now);
+        for p in packets {
+            self.send(SERVER_PEER, &p, true);
         }
     }
 

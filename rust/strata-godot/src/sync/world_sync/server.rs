@@ -7,11 +7,12 @@
 
 use super::shared_state::variant_of;
 use super::{Role, SERVER_PEER, WorldSync};
+use godot::classes::ENetMultiplayerPeer;
 use godot::classes::node::InternalMode;
 use godot::global::Error;
 use godot::prelude::*;
 use strata_core::base::coords::IVec3;
-use strata_core::net::protocol::{Message, PlayerId};
+use strata_core::net::protocol::{Message, PlayerId, Pose};
 use strata_core::net::server::{Action, Target};
 use strata_core::net::shared_state::SharedValue;
 
@@ -73,11 +74,56 @@ impl WorldSync {
         }
     }
 
+    /// Server: one packet from `peer`, its poses checked against the host world's solid voxels.
     pub(super) fn server_packet(&mut self, peer: i64, bytes: &[u8]) {
         let now = self.now();
+        let world = self.world_node();
         let Role::Server(s) = &mut self.role else { return };
-        let actions = s.handle_packet(peer, bytes, now);
+        let actions = match &world {
+            Some(w) => w.bind().with_solid_voxels(|voxels| s.handle_packet_in(peer, bytes, now, voxels)),
+            None => s.handle_packet(peer, bytes, now),
+        };
         self.act(actions);
+    }
+
+    /// Server: connection `peer` opened (the api's `peer_connected`): the join timeout starts,
+    /// and its address's connections are counted.
+    pub(super) fn server_peer_connected(&mut self, peer: i64) {
+        // A client hears of the server's connection too: only the server counts them.
+        if !matches!(self.role, Role::Server(_)) {
+            return;
+        }
+        let address = self
+            .api
+            .as_ref()
+            .and_then(|api| api.get_multiplayer_peer())
+            .and_then(|p| p.try_cast::<ENetMultiplayerPeer>().ok())
+            .and_then(|enet| enet.get_peer(peer as i32))
+            .map(|packet_peer| packet_peer.get_remote_address().to_string())
+            .unwrap_or_default();
+        let now = self.now();
+        let Role::Server(s) = &mut self.role else { return };
+        let actions = s.peer_connected(peer, &address, now);
+        self.act(actions);
+    }
+
+    /// Server: time passes (every frame): connections that did not join in time are dropped.
+    pub(super) fn server_tick(&mut self) {
+        let now = self.now();
+        let Role::Server(s) = &mut self.role else { return };
+        let actions = s.tick(now);
+        self.route(actions);
+    }
+
+    /// Server: moves player `player` (a client's, or the host's own) to `pose`: the server
+    /// accepts it, tells that player (`pose_corrected` there) and the others see it there.
+    pub(super) fn server_teleport(&mut self, player: PlayerId, pose: Pose) -> bool {
+        let now = self.now();
+        let Role::Server(s) = &mut self.role else { return false };
+        let Some(peer) = s.joined_peers().find(|&p| s.player_of(p) == Some(player)) else { return false };
+        let actions = s.teleport(peer, pose, now);
+        self.act(actions);
+        true
     }
 
     /// Carries out `actions` now, or after the poll in progress.
@@ -94,7 +140,7 @@ impl WorldSync {
         let applied: Vec<(IVec3, u16)> = actions
             .iter()
             .filter_map(|a| match a {
-                Action::Send { message: Message::EditApplied { pos, block, .. }, .. } => Some((*pos, *block)),
+                Action::EditApplied { pos, block, .. } => Some((*pos, *block)),
                 _ => None,
             })
             .collect();
@@ -105,7 +151,9 @@ impl WorldSync {
                 // Not acknowledged if not on disk: the edits are dropped with a clear error; the
                 // rest (chat, poses, disconnections) still happens.
                 self.fail(format!("StrataWorldSync: {e}; the edits were not applied"));
-                actions.retain(|a| !matches!(a, Action::Send { message: Message::EditApplied { .. }, .. }));
+                actions.retain(|a| {
+                    !matches!(a, Action::EditApplied { .. } | Action::Send { message: Message::EditApplied { .. }, .. })
+                });
             } else if let Some(mut world) = self.world_node() {
                 let mut w = world.bind_mut();
                 for (p, b) in &applied {
@@ -115,6 +163,8 @@ impl WorldSync {
         }
         for a in actions {
             match a {
+                // Journaled and applied above, once per edit.
+                Action::EditApplied { .. } => {}
                 Action::Send { target, message, reliable } => {
                     let bytes = message.encode();
                     match target {
@@ -184,6 +234,7 @@ impl WorldSync {
                 self.emit_edit_applied(order, player, request, pos, block)
             }
             Message::SharedStateSet { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
+            Message::PoseCorrection { pose, .. } => self.emit_pose_corrected(pose),
             _ => {}
         }
     }
@@ -191,6 +242,16 @@ impl WorldSync {
     pub(super) fn emit_shared_state_changed(&mut self, key: &str, value: Option<&SharedValue>) {
         let value = value.map(variant_of).unwrap_or_default();
         self.signals().shared_state_changed().emit(&GString::from(key), &value);
+    }
+
+    /// The server has this player at `pose` (a refused move, or the game moved it there): the
+    /// next poses go on from it, and the game snaps its player (`pose_corrected`).
+    pub(super) fn emit_pose_corrected(&mut self, pose: Pose) {
+        self.local_pose = Some(pose);
+        self.sent_pose = Some(pose);
+        self.reliable_pose = None;
+        let position = Vector3::new(pose.position[0], pose.position[1], pose.position[2]);
+        self.signals().pose_corrected().emit(position, f64::from(pose.yaw), f64::from(pose.pitch));
     }
 
     pub(super) fn emit_edit_applied(&mut self, order: u64, player: PlayerId, request: u32, pos: IVec3, block: u16) {
