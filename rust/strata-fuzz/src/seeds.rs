@@ -14,7 +14,7 @@ use std::io::Read;
 use strata_core::base::block_library::default_library;
 use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::gen3d::structures::{KEEP, StructureTemplate};
-use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason};
+use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason, ViewRadius};
 use strata_core::net::shared_state::{SharedState, SharedValue};
 use strata_core::net::state_file::encode_state_file;
 use strata_core::noise::pca::{Pca, PcaModel};
@@ -110,6 +110,8 @@ fn messages() -> Vec<(String, Message)> {
         ("subscribe", Message::SubscribeChunk { chunk }),
         ("chunk_edits", Message::ChunkEdits { chunk, order: 2, edits: vec![(0, 1), (5, 2), (32767, 4)] }),
         ("player_state", Message::PlayerState { player: 2, tick: 40, pose }),
+        ("pose_correction", Message::PoseCorrection { tick: 41, pose }),
+        ("chunk_released", Message::ChunkReleased { chunk: ChunkCoord::new(1, 2, -3) }),
         ("player_joined", Message::PlayerJoined { player: 2, name: "bob".into() }),
         ("player_left", Message::PlayerLeft { player: 2 }),
         ("chat", Message::Chat { player: 2, text: "hello there".into() }),
@@ -138,6 +140,8 @@ fn welcome(preset: &WorldPreset) -> Message {
         fingerprint: fingerprint(preset),
         structures: String::new(),
         next_order: 0,
+        block_count: default_library().len() as u32,
+        view: ViewRadius::default(),
     }
 }
 
