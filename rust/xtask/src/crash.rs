@@ -183,9 +183,7 @@ pub fn run_kills(kills: u32, seed: u64) -> Result<CrashReport> {
                 report.lost += 1;
                 report.problems.push(format!("kill {}: {why}", report.kills));
                 // Go on from whatever is there, so one failure does not hide the others.
-                on_disk = read_world_save(&save, SaveOptions::default())
-                    .ok()
-                    .and_then(|s| s.state.get("counter")?.parse().ok());
+                on_disk = read_world_save(&save, SaveOptions::default()).ok().and_then(|s| counter_of(&s.state));
                 if on_disk.is_none() {
                     let _ = std::fs::remove_file(&save);
                 }
@@ -259,6 +257,50 @@ fn wait_ready(lines: &Receiver<String>, timeout: Duration) -> Result<Option<u64>
     }
 }
 
+/// The `counter` that `save_loop.gd` keeps with `set_state`: the world keeps a game value under
+/// `strata.variant.<key>` as the base64 of Godot's `var_to_bytes` (a String or an int here), a
+/// save of 0.2 as plain text under the key.
+fn counter_of(state: &std::collections::BTreeMap<String, String>) -> Option<u64> {
+    if let Some(text) = state.get("counter") {
+        return text.parse().ok();
+    }
+    let bytes = base64_decode(state.get("strata.variant.counter")?)?;
+    let word = |at: usize| Some(u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
+    let header = word(0)?;
+    match header & 0xffff {
+        // INT: 32-bit, or 64-bit with the ENCODE_FLAG_64 bit (1 << 16).
+        2 if header & (1 << 16) != 0 => u64::try_from(i64::from_le_bytes(bytes.get(4..12)?.try_into().ok()?)).ok(),
+        2 => u64::try_from(word(4)? as i32).ok(),
+        // STRING: a byte length, then UTF-8.
+        4 => std::str::from_utf8(bytes.get(8..8 + word(4)? as usize)?).ok()?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// Standard base64 (with `=` padding), as Godot's `Marshalls.raw_to_base64` writes it.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let digits = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &c in digits {
+        acc = (acc << 6) | u32::from(value(c)?);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
 /// Checks that `save` holds the last completed save or the next one; returns its counter (None
 /// when there is no file and no save ever completed).
 fn check_file(save: &Path, last_completed: Option<u64>) -> std::result::Result<Option<u64>, String> {
@@ -269,10 +311,7 @@ fn check_file(save: &Path, last_completed: Option<u64>) -> std::result::Result<O
         };
     }
     let world = read_world_save(save, SaveOptions::default()).map_err(|e| format!("the file does not load: {e}"))?;
-    let counter: u64 = world
-        .state
-        .get("counter")
-        .and_then(|c| c.parse().ok())
+    let counter: u64 = counter_of(&world.state)
         .ok_or_else(|| format!("the file has no counter in its game state: {:?}", world.state))?;
     let allowed = match last_completed {
         Some(n) => [n, n + 1],
@@ -320,6 +359,17 @@ mod tests {
         }
         s.state.insert("counter".into(), counter.to_string());
         s
+    }
+
+    #[test]
+    fn the_counter_reads_as_set_state_keeps_it() {
+        let state = |k: &str, v: &str| std::collections::BTreeMap::from([(k.to_string(), v.to_string())]);
+        // var_to_bytes("5") and var_to_bytes(7), base64 (Godot 4.6).
+        assert_eq!(counter_of(&state("strata.variant.counter", "BAAAAAEAAAA1AAAA")), Some(5));
+        assert_eq!(counter_of(&state("strata.variant.counter", "AgAAAAcAAAA=")), Some(7));
+        assert_eq!(counter_of(&state("counter", "12")), Some(12), "a 0.2 save");
+        assert_eq!(counter_of(&state("strata.variant.counter", "!!")), None);
+        assert_eq!(counter_of(&state("other", "1")), None);
     }
 
     #[test]
