@@ -37,6 +37,7 @@ use crate::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS, voxel_in_world}
 use crate::base::edits::{EditMap, local_from_index};
 use crate::net::protocol::{
     MAX_CHAT_BYTES, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason, ViewRadius, chunk_of,
+    split_batch,
 };
 use crate::net::shared_state::{SharedState, SharedValue};
 use crate::persist::entities::EntityDeltas;
@@ -369,6 +370,15 @@ impl WorldClient {
     /// Handles one packet from the server that arrived at `now_s`. An error means the connection
     /// cannot go on (close it and tell the player the message).
     pub fn handle_packet(&mut self, bytes: &[u8], now_s: f64) -> Result<Vec<ClientEvent>, ClientError> {
+        let mut events = Vec::new();
+        for message in split_batch(bytes)? {
+            events.extend(self.handle_message(message, now_s)?);
+        }
+        Ok(events)
+    }
+
+    /// One message of the server's (a packet, or one message of a batch).
+    pub fn handle_message(&mut self, bytes: &[u8], now_s: f64) -> Result<Vec<ClientEvent>, ClientError> {
         let message = Message::decode(bytes)?;
         if self.player.is_none() {
             return match message {

@@ -1,4 +1,6 @@
-//! The wire format of shared worlds: one [`Message`] a packet, a tag byte then its fields.
+//! The wire format of shared worlds: a packet is one [`Message`], a tag byte then its fields,
+//! or a batch of them ([`pack_batches`], [`split_batch`]: what the server sends each peer in a
+//! frame).
 //!
 //! Integers are LEB128 varints (signed ones zigzag), floats little-endian `f32`, strings a varint
 //! length then UTF-8. A single-voxel edit request takes 7 to 24 bytes, the broadcast of an applied
@@ -20,7 +22,7 @@ use crate::persist::entities::{
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 5;
+pub const PROTOCOL_VERSION: u16 = 6;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -41,6 +43,8 @@ pub const MAX_CHUNK_ENTITY_RECORDS: usize = 1024;
 pub const MAX_CHUNK_ENTITY_SCENES: usize = 64;
 /// The largest view radius a welcome carries, in chunks.
 pub const MAX_VIEW_RADIUS: u32 = 4096;
+/// The most messages one batch carries.
+pub const MAX_BATCH_MESSAGES: usize = 4096;
 
 /// A player's number on one server, given on joining.
 pub type PlayerId = u32;
@@ -216,6 +220,8 @@ const TAG_POSE_CORRECTION: u8 = 18;
 const TAG_CHUNK_RELEASED: u8 = 19;
 /// The highest message tag, for error text.
 const LAST_TAG: u8 = TAG_CHUNK_RELEASED;
+/// Not a message: the framing of several messages in one packet ([`pack_batches`]).
+const TAG_BATCH: u8 = 20;
 
 /// A shared value's type byte (0: erased, in `SharedStateSet` only).
 const VALUE_ERASED: u8 = 0;
@@ -388,6 +394,14 @@ impl Message {
         let mut r = Reader { raw: ByteReader::new(bytes) };
         let tag = r.byte("message tag")?;
         let m = match tag {
+            TAG_BATCH => {
+                return Err(DecodeError::OutOfRange {
+                    what: "message tag",
+                    value: TAG_BATCH as i64,
+                    offset: 0,
+                    allowed: "one message (a batch is split into its messages first)",
+                });
+            }
             TAG_HELLO => Message::Hello {
                 protocol: r.uint("protocol", u16::MAX as u64)? as u16,
                 name: r.string("player name", MAX_NAME_BYTES)?,
@@ -522,6 +536,94 @@ impl Message {
         }
         Ok(m)
     }
+}
+
+/// Packs encoded messages, in order, into as few packets of at most `max_bytes` as it can: a
+/// packet of one message is that message; several make a batch (its tag, their count, then each
+/// one length-prefixed). A message longer than `max_bytes` travels alone. The server sends each
+/// peer one packet per frame this way instead of one per message: the per-packet cost of the
+/// transport, not the bytes, is what grows with a crowd.
+pub fn pack_batches(messages: Vec<Vec<u8>>, max_bytes: usize) -> Vec<Vec<u8>> {
+    let mut packets = Vec::new();
+    let mut group: Vec<Vec<u8>> = Vec::new();
+    let mut group_bytes = 0usize;
+    let framed = |m: &Vec<u8>| m.len() + varint_len(m.len() as u64);
+    let flush = |group: &mut Vec<Vec<u8>>, packets: &mut Vec<Vec<u8>>| match group.len() {
+        0 => {}
+        1 => packets.extend(group.drain(..)),
+        n => {
+            let mut w = Vec::with_capacity(max_bytes.min(MAX_PACKET_BYTES));
+            w.push(TAG_BATCH);
+            put_varint(&mut w, n as u64);
+            for m in group.drain(..) {
+                put_bytes(&mut w, &m);
+            }
+            packets.push(w);
+        }
+    };
+    // Batch header: tag and a count of up to 2 varint bytes.
+    const HEADER: usize = 3;
+    for m in messages {
+        let size = framed(&m);
+        if !group.is_empty()
+            && (HEADER + group_bytes + size > max_bytes.min(MAX_PACKET_BYTES) || group.len() == MAX_BATCH_MESSAGES)
+        {
+            flush(&mut group, &mut packets);
+            group_bytes = 0;
+        }
+        group_bytes += size;
+        group.push(m);
+    }
+    flush(&mut group, &mut packets);
+    packets
+}
+
+/// The messages of one packet, in order: a batch's messages, or the packet itself. Checks the
+/// framing only (each message is decoded on its own): the count and every length against the
+/// bytes left, no empty message, no batch inside a batch, nothing left over.
+pub fn split_batch(bytes: &[u8]) -> Result<Vec<&[u8]>, DecodeError> {
+    if bytes.len() > MAX_PACKET_BYTES {
+        return Err(DecodeError::TooLarge { len: bytes.len(), max: MAX_PACKET_BYTES });
+    }
+    if bytes.first() != Some(&TAG_BATCH) {
+        return Ok(vec![bytes]);
+    }
+    let mut r = Reader { raw: ByteReader::new(bytes) };
+    r.byte("message tag")?;
+    let n = r.count("batch message count", MAX_BATCH_MESSAGES, 2)?;
+    let mut parts = Vec::with_capacity(n);
+    for _ in 0..n {
+        let at = r.at();
+        let part = r.raw.bytes(MAX_PACKET_BYTES as u64).map_err(|e| wire_error("batched message", e))?;
+        match part.first() {
+            None => {
+                return Err(DecodeError::OutOfRange {
+                    what: "batched message length",
+                    value: 0,
+                    offset: at,
+                    allowed: "at least 1 byte",
+                });
+            }
+            Some(&TAG_BATCH) => {
+                return Err(DecodeError::OutOfRange {
+                    what: "batched message tag",
+                    value: TAG_BATCH as i64,
+                    offset: at + 1,
+                    allowed: "a message, not a batch",
+                });
+            }
+            Some(_) => parts.push(part),
+        }
+    }
+    if r.left() > 0 {
+        return Err(DecodeError::Trailing { offset: r.at(), len: bytes.len() });
+    }
+    Ok(parts)
+}
+
+/// The bytes the LEB128 varint of `v` takes.
+fn varint_len(v: u64) -> usize {
+    (64 - v.max(1).leading_zeros() as usize).div_ceil(7)
 }
 
 /// Why a packet was refused. Offsets are byte offsets into the packet.
@@ -1049,6 +1151,59 @@ mod tests {
             longer.push(0);
             assert!(matches!(Message::decode(&longer), Err(DecodeError::Trailing { .. })));
         }
+    }
+
+    #[test]
+    fn batches_keep_order_fit_their_limit_and_bad_framing_is_refused() {
+        let messages: Vec<Vec<u8>> = (0..300u32)
+            .map(|i| {
+                Message::EditApplied {
+                    order: i as u64,
+                    player: 1,
+                    request: i,
+                    pos: IVec3::new(i as i32, 2, 3),
+                    block: 1,
+                }
+                .encode()
+            })
+            .collect();
+        let packets = pack_batches(messages.clone(), 1200);
+        assert!(packets.len() > 1, "300 edits do not fit one 1200-byte packet");
+        let mut back = Vec::new();
+        for p in &packets {
+            assert!(p.len() <= 1200, "a packet of {} bytes", p.len());
+            back.extend(split_batch(p).expect("a batch splits").into_iter().map(<[u8]>::to_vec));
+        }
+        assert_eq!(back, messages, "every message, in order");
+        // One message travels as itself; an oversized one alone.
+        assert_eq!(pack_batches(vec![messages[0].clone()], 1200), vec![messages[0].clone()]);
+        let big = Message::Chat { player: 1, text: "x".repeat(200) }.encode();
+        let packed = pack_batches(vec![messages[0].clone(), big.clone(), messages[1].clone()], 100);
+        assert_eq!(packed, vec![messages[0].clone(), big, messages[1].clone()]);
+        assert_eq!(split_batch(&messages[0]).unwrap(), vec![&messages[0][..]]);
+        // A batch is not a message.
+        let batch = &packets[0];
+        assert!(matches!(Message::decode(batch), Err(DecodeError::OutOfRange { what: "message tag", .. })));
+        // Bad framing: every prefix, an empty message, a nested batch, trailing bytes, a count
+        // past what the bytes hold.
+        for end in 1..batch.len() {
+            assert!(split_batch(&batch[..end]).is_err(), "prefix of {end} bytes");
+        }
+        for (bad, what) in [
+            (vec![TAG_BATCH, 2, 0, 1, 5, 1, 5], "batched message length"),
+            (vec![TAG_BATCH, 2, 1, TAG_BATCH, 1, 5], "batched message tag"),
+            (vec![TAG_BATCH, 200, 1], "batch message count"),
+        ] {
+            let e = split_batch(&bad).expect_err("bad framing");
+            assert!(e.to_string().contains(what), "{e} names {what}");
+        }
+        let mut trailing = batch.clone();
+        trailing.push(0);
+        assert!(matches!(split_batch(&trailing), Err(DecodeError::Trailing { .. })));
+        assert_eq!(varint_len(0), 1);
+        assert_eq!(varint_len(127), 1);
+        assert_eq!(varint_len(128), 2);
+        assert_eq!(varint_len(u64::MAX), 10);
     }
 
     #[test]

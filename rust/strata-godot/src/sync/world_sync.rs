@@ -64,13 +64,13 @@ use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
 use shared_state::{shared_value_of, variant_of};
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::net::client::WorldClient;
-use strata_core::net::protocol::{MAX_VIEW_RADIUS, Message, PlayerId, Pose};
+use strata_core::net::protocol::{MAX_VIEW_RADIUS, Message, PlayerId, Pose, pack_batches, split_batch};
 use strata_core::net::server::{Action, ServerConfig, WorldServer};
 use strata_core::net::shared_state::SharedState;
 use strata_core::net::state_file::write_state_file;
@@ -195,6 +195,9 @@ pub struct WorldSync {
     /// Client: packets from the server not handled yet (a chunk snapshot waits, with what
     /// follows it, until the world's water is settled).
     inbox: VecDeque<Vec<u8>>,
+    /// Server: messages for each peer this frame, in order, reliable and not; sent as one batch
+    /// a peer at the end of the frame ([`WorldSync::flush_outbox`]).
+    outbox: BTreeMap<i64, PeerOutbox>,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
     journal: Option<EditJournal>,
@@ -272,6 +275,7 @@ impl INode for WorldSync {
             player_name: GString::new(),
             client_writable_keys: PackedStringArray::new(),
             inbox: VecDeque::new(),
+            outbox: BTreeMap::new(),
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -362,6 +366,7 @@ impl INode for WorldSync {
             self.send_pose(pose);
         }
         self.follow_remote_players();
+        self.flush_outbox();
         if matches!(self.role, Role::Server(_))
             && !self.save_path.is_empty()
             && self.last_save.elapsed().as_secs_f64() >= self.autosave_interval_s.clamp(5.0, 3600.0)
@@ -560,6 +565,7 @@ impl WorldSync {
             self.snapshot();
         }
         self.end_replicas();
+        self.flush_outbox();
         self.close_peer();
         self.role = Role::Idle;
         self.journal = None;
@@ -1094,7 +1100,16 @@ impl WorldSync {
         match &self.role {
             Role::Server(_) => self.server_packet(peer, &bytes),
             Role::Client(_) if peer == SERVER_PEER => {
-                self.inbox.push_back(bytes);
+                // A batch's messages queue one by one: a chunk snapshot inside one still waits
+                // for the water, with what follows it.
+                match split_batch(&bytes) {
+                    Ok(parts) if parts.len() == 1 => self.inbox.push_back(bytes),
+                    Ok(parts) => self.inbox.extend(parts.into_iter().map(<[u8]>::to_vec)),
+                    Err(e) => {
+                        self.client_failed(format!("the server sent a malformed packet: {e}"));
+                        return;
+                    }
+                }
                 self.drain_inbox();
             }
             _ => {}
@@ -1104,6 +1119,7 @@ impl WorldSync {
     /// Internal: a connection closed (the api's `peer_disconnected`).
     #[func]
     fn on_peer_disconnected(&mut self, peer: i64) {
+        self.outbox.remove(&peer);
         if let Role::Server(s) = &mut self.role {
             let actions = s.peer_disconnected(peer);
             self.act(actions);
@@ -1222,7 +1238,44 @@ impl WorldSync {
         }
     }
 
+    /// Sends `bytes` to `peer`: a server queues it for the frame's batch to that peer; a client
+    /// sends at once.
     pub(super) fn send(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
+        if self.api.is_none() {
+            return;
+        }
+        if matches!(self.role, Role::Server(_)) && peer != SERVER_PEER {
+            let queue = self.outbox.entry(peer).or_default();
+            if reliable { &mut queue.reliable } else { &mut queue.unreliable }.push(bytes.to_vec());
+            return;
+        }
+        self.send_now(peer, bytes, reliable);
+    }
+
+    /// Server: sends each peer its queued messages, in order, in as few packets as fit (one a
+    /// frame, usually): the transport's cost is per packet, and a crowd makes many small ones.
+    pub(super) fn flush_outbox(&mut self) {
+        let outbox = std::mem::take(&mut self.outbox);
+        for (peer, queue) in outbox {
+            for bytes in pack_batches(queue.reliable, RELIABLE_BATCH_BYTES) {
+                self.send_now(peer, &bytes, true);
+            }
+            for bytes in pack_batches(queue.unreliable, UNRELIABLE_BATCH_BYTES) {
+                self.send_now(peer, &bytes, false);
+            }
+        }
+    }
+
+    /// Server: sends what is queued for `peer` now (before it is disconnected).
+    pub(super) fn flush_peer(&mut self, peer: i64) {
+        if let Some(queue) = self.outbox.remove(&peer) {
+            for bytes in pack_batches(queue.reliable, RELIABLE_BATCH_BYTES) {
+                self.send_now(peer, &bytes, true);
+            }
+        }
+    }
+
+    fn send_now(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
         let Some(api) = self.api.as_mut() else { return };
         self.traffic.bytes_sent += bytes.len() as u64;
         self.traffic.packets_sent += 1;
@@ -1246,6 +1299,19 @@ impl WorldSync {
         }
     }
 }
+
+/// A server's messages for one peer in this frame.
+#[derive(Default)]
+struct PeerOutbox {
+    reliable: Vec<Vec<u8>>,
+    unreliable: Vec<Vec<u8>>,
+}
+
+/// The largest reliable batch (ENet fragments it; all of it arrives or the connection ends).
+const RELIABLE_BATCH_BYTES: usize = 32 * 1024;
+/// The largest unreliable batch: one datagram under a common MTU, so one lost datagram loses
+/// one batch of poses, not a frame's.
+const UNRELIABLE_BATCH_BYTES: usize = 1200;
 
 /// The journal's check that it belongs to this world.
 fn journal_world_hash(preset: &strata_core::WorldPreset) -> u64 {

@@ -198,6 +198,8 @@ impl WorldSync {
                 }
                 Action::Disconnect { peer, reason } => {
                     godot_warn!("StrataWorldSync: dropped peer {peer}: {reason}");
+                    // What it was told (the reason it is refused) goes before the connection.
+                    self.flush_peer(peer);
                     // Disconnecting emits `peer_disconnected` into this node at once.
                     if let Some(mut api) = self.api.clone() {
                         let _reentrant = self.base_mut();
