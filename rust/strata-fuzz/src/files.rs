@@ -1,5 +1,5 @@
-//! Harnesses of the files a preset points at: elevation grids (`.asc`), PNG heightmaps, PCA
-//! heightmaps (`.spca`) and MagicaVoxel structures (`.vox`).
+//! Harnesses of the files a preset points at: elevation grids (`.asc`), SRTM tiles (`.hgt`), PNG
+//! heightmaps, PCA heightmaps (`.spca`) and MagicaVoxel structures (`.vox`).
 //!
 //! May use: strata-core's `noise` (heightmaps), `gen3d::structures` and `base::block_library`.
 
@@ -29,6 +29,34 @@ pub fn asc(data: &[u8]) {
     if let Ok(h) = Heightmap::from_asc_bytes(data, path) {
         assert_eq!((h.width(), h.height()), (grid.ncols, grid.nrows));
         check_heightmap(&h);
+    }
+}
+
+/// An SRTM tile. Only two sizes are tiles (1201² and 3601² big-endian samples, 2.9 and 26 MB),
+/// past the fuzzer's input limit: the input is tried as it is (any other size is refused, naming
+/// the file), then repeated to fill a 1201² tile, so its bytes choose the samples (voids of
+/// -32768 included: all void is refused, else voids take the lowest valid height).
+pub fn hgt(data: &[u8]) {
+    let path = Path::new("fuzz.hgt");
+    match Heightmap::from_hgt_bytes(data, path) {
+        Err(e) => assert!(e.to_string().contains("fuzz.hgt"), "the error does not name the file: {e}"),
+        Ok(h) => check_heightmap(&h),
+    }
+    if data.is_empty() {
+        return;
+    }
+    let side = strata_core::noise::heightmap::HGT_SIDES[0];
+    let tile: Vec<u8> = data.iter().copied().cycle().take(2 * side * side).collect();
+    match Heightmap::from_hgt_bytes(&tile, path) {
+        Ok(h) => {
+            assert_eq!((h.width(), h.height()), (side, side));
+            check_heightmap(&h);
+        }
+        Err(e) => {
+            let all_void = tile.chunks_exact(2).all(|b| i16::from_be_bytes([b[0], b[1]]) == i16::MIN);
+            assert!(all_void, "a tile of the right size refused: {e}");
+            assert!(e.to_string().contains("fuzz.hgt"), "the error does not name the file: {e}");
+        }
     }
 }
 

@@ -57,6 +57,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "preset_tres", what: "a .tres preset, round trip", run: preset::tres },
     Target { name: "world_code", what: "a world code, raw and with its checksum fixed", run: preset::world_code },
     Target { name: "heightmap_asc", what: "an ESRI ASCII elevation grid (.asc)", run: files::asc },
+    Target { name: "heightmap_hgt", what: "an SRTM tile (.hgt), as given and repeated to a tile", run: files::hgt },
     Target { name: "heightmap_png", what: "a PNG heightmap", run: files::png },
     Target { name: "heightmap_spca", what: "a PCA heightmap (.spca), round trip", run: files::spca },
     Target { name: "vox", what: "a MagicaVoxel structure (.vox), round trip", run: files::vox },

@@ -77,6 +77,11 @@ pub fn seeds(name: &str) -> Vec<Seed> {
                 "NCOLS 2\nNROWS 2\nXLLCENTER 15.0\nYLLCENTER 15.0\nCELLSIZE 30.0\n100.5 101\n99 98.25\n",
             ),
         ],
+        "heightmap_hgt" => vec![
+            // Heights 0, 100, 8848 and a void, repeated over the tile.
+            seed("heights.hgt", [0u8, 0, 0, 100, 0x22, 0x90, 0x80, 0x00]),
+            seed("below_sea.hgt", (-20i16..20).flat_map(i16::to_be_bytes).collect::<Vec<u8>>()),
+        ],
         "heightmap_png" => vec![seed("gray16.png", png(BitDepth::Sixteen)), seed("gray8.png", png(BitDepth::Eight))],
         "heightmap_spca" => vec![seed("grid.spca", spca())],
         "vox" => vox(),
