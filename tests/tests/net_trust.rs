@@ -192,6 +192,43 @@ fn a_teleporting_client_is_corrected_and_its_edit_there_refused() {
 }
 
 #[test]
+fn poses_sent_before_the_client_heard_of_a_teleport_are_ignored_not_corrected() {
+    let mut net = Net::new(ServerConfig::default());
+    net.join(1, "walker", pose(0.0, 0.0));
+    net.take_events(1);
+    // The host lifts the player 20 voxels while a pose from the ground is on its way.
+    net.now = 0.1;
+    let lifted = Pose { position: [0.0, 84.0, 0.0], yaw: 0.0, pitch: 0.0 };
+    let tick = {
+        let t = net.ticks.entry(1).or_default();
+        *t += 1;
+        *t
+    };
+    let in_flight = net.clients[&1].pose_packet(tick, pose(0.5, 0.0)).expect("a pose");
+    let actions = net.server.teleport(1, lifted, net.now);
+    net.route(actions);
+    net.now = 0.12;
+    net.to_server.push_back((1, in_flight));
+    net.settle();
+    assert_eq!(net.server.accepted_pose(1), Some(lifted), "the move stands");
+    let stats = net.server.stats().clone();
+    assert_eq!((stats.poses_refused, stats.pose_corrections, stats.stale_poses), (0, 0, 1));
+    assert_eq!(corrections(&net.take_events(1)), vec![lifted], "told once, by the teleport");
+    // Its next pose, from up there and falling, is a move from the new place.
+    net.now = 0.2;
+    let falling = Pose { position: [0.5, 83.0, 0.0], yaw: 0.0, pitch: 0.0 };
+    net.send_pose(1, falling);
+    net.settle();
+    assert_eq!(net.server.accepted_pose(1), Some(falling));
+    // Past the wait a pose that fails is refused and corrected again.
+    net.now = 2.0;
+    net.send_pose(1, pose(500.0, 0.0));
+    net.settle();
+    assert_eq!(net.server.stats().poses_refused, 1);
+    assert_eq!(corrections(&net.take_events(1)), vec![falling]);
+}
+
+#[test]
 fn a_speed_hack_is_corrected_and_honest_sprinting_with_a_lag_spike_is_not() {
     let mut net = Net::new(ServerConfig::default());
     let fast = net.join(1, "fast", pose(0.0, 0.0));

@@ -31,7 +31,9 @@ mod godot_install;
 mod godot_run;
 mod layers;
 mod lint;
+mod loadtest;
 mod mingw;
+mod movement_soak;
 mod net_test;
 mod package;
 mod paths;
@@ -84,10 +86,15 @@ commands:
   server --world FILE [--port N] [--preset FILE] [--seed N] [--autosave S] [--max-players N] [--status FILE]
                               the dedicated multiplayer server (headless Godot); resumes from FILE and its
                               journal, saves every S seconds and on SIGTERM/Ctrl+C
-  loadtest [--clients 8] [--rate 20] [--seconds 60] [--view 2]
-                              a dedicated server and N players editing RATE times a second each: edits
-                              acknowledged and lost, latency p50/p99, server tick, bytes per edit, join time
+  loadtest [--clients 8] [--processes 1] [--layout cluster|spread] [--rate 20] [--seconds 60] [--view 2]
+           [--max-players N]  a dedicated server and N players (over P processes, near one spot or far
+                              apart) editing RATE times a second each: edits acknowledged and lost,
+                              latency p50/p99, server frame, bytes each player receives, join time
   net-check                   the multi-process multiplayer check of `test` alone (server, 4 clients, SIGKILL)
+  movement-soak [--minutes N] [--no-build]
+                              one server and a bot per honest move of the demo's player (walk, sprint, jump,
+                              crouch, fall, swim, lag) for N minutes (default 5): seconds, poses and
+                              corrections per move; fails on any correction (--no-build: the installed extension)
   crash [--kills N] [--seed S] SIGKILL Godot N times (default 200) while it saves a world; every
                               time the file must load and hold the last completed save or the next
   bench [NAME...]             strata-core's benchmarks → target/bench/summary.json
@@ -181,8 +188,9 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "preview" => preview::run(rest).map(|()| ExitCode::SUCCESS),
         "pca" => pca::run(rest).map(|()| ExitCode::SUCCESS),
         "server" => net_test::server(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
-        "loadtest" => net_test::loadtest(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        "loadtest" => loadtest::loadtest(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "net-check" => net_test::check(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        "movement-soak" => movement_soak::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),
         "fuzz" => fuzz::run(rest),

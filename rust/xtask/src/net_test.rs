@@ -1,5 +1,6 @@
-//! Multiplayer across processes: `cargo xtask server` (the dedicated server),
-//! `cargo xtask loadtest`, and the multi-process check of `cargo xtask test`.
+//! Multiplayer across processes: `cargo xtask server` (the dedicated server), the processes
+//! `cargo xtask loadtest` drives (`crate::loadtest`), and the multi-process check of
+//! `cargo xtask test`.
 //!
 //! The server is `godot_project/addons/strata/server/dedicated_server.tscn`; the clients are
 //! headless Godot processes running `tests/godot/tools/net_client.gd`, each driven by a command
@@ -36,14 +37,12 @@ use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
 const SERVER_SCENE: &str = "res://addons/strata/server/dedicated_server.tscn";
 const CLIENT_SCRIPT: &str = "res://tools/net_client.gd";
 /// The world of the check and the load test.
-const SEED: u64 = 4242;
+pub(crate) const SEED: u64 = 4242;
 /// How long one answer may take (a Godot start and a first import included).
 const ANSWER: Duration = Duration::from_secs(90);
 
 const SERVER_USAGE: &str = "usage: cargo xtask server --world FILE [--port N] [--preset FILE] [--seed N] \
 [--autosave SECONDS] [--max-players N] [--status FILE] [--tick-rate HZ]";
-const LOAD_USAGE: &str =
-    "usage: cargo xtask loadtest [--clients N] [--rate EDITS_PER_S] [--seconds S] [--view N] [--max-players N]";
 
 /// `cargo xtask server ARGS`: the dedicated server in the foreground (Ctrl+C saves and stops).
 pub fn server(args: &[String]) -> Result<bool> {
@@ -70,7 +69,7 @@ pub fn server(args: &[String]) -> Result<bool> {
 }
 
 /// A Godot process whose stderr lines arrive on a channel.
-struct Process {
+pub(crate) struct Process {
     name: String,
     child: Child,
     lines: Receiver<String>,
@@ -103,7 +102,7 @@ impl Process {
     }
 
     /// Appends a command line to this client's command file.
-    fn send(&self, command: &str) -> Result<()> {
+    pub(crate) fn send(&self, command: &str) -> Result<()> {
         let path = self.commands.as_ref().ok_or_else(|| Error::msg(format!("{} takes no commands", self.name)))?;
         let mut f = OpenOptions::new()
             .create(true)
@@ -142,14 +141,36 @@ impl Process {
     }
 
     /// Sends `command` and waits for the answer tagged `tag`.
-    fn ask(&mut self, command: &str, tag: &str) -> Result<Value> {
+    pub(crate) fn ask(&mut self, command: &str, tag: &str) -> Result<Value> {
         self.send(command)?;
         self.answer(tag)
     }
 
-    fn answer(&mut self, tag: &str) -> Result<Value> {
+    pub(crate) fn answer(&mut self, tag: &str) -> Result<Value> {
         let rest = self.wait_line(&format!("net_client {tag} "), ANSWER)?;
         serde_json::from_str(&rest).map_err(|e| Error::msg(format!("{}: `{tag}` is not JSON ({e}): {rest}", self.name)))
+    }
+
+    /// The answer tagged `tag` if one arrives within `wait`; None if not yet.
+    pub(crate) fn poll_answer(&mut self, tag: &str, wait: Duration) -> Result<Option<Value>> {
+        let prefix = format!("net_client {tag} ");
+        let deadline = Instant::now() + wait;
+        loop {
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(line) => {
+                    self.seen.push(line.clone());
+                    if let Some(rest) = line.strip_prefix(&prefix) {
+                        return serde_json::from_str(rest)
+                            .map(Some)
+                            .map_err(|e| Error::msg(format!("{}: `{tag}` is not JSON ({e}): {rest}", self.name)));
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return Ok(None),
+                Err(RecvTimeoutError::Disconnected) => {
+                    bail!("{} ended before `{prefix}`; its output:\n{}", self.name, self.tail())
+                }
+            }
+        }
     }
 
     fn tail(&self) -> String {
@@ -158,7 +179,7 @@ impl Process {
     }
 
     /// Script errors and panics seen so far, read to the end of what arrived.
-    fn errors(&mut self) -> Vec<String> {
+    pub(crate) fn errors(&mut self) -> Vec<String> {
         while let Ok(line) = self.lines.try_recv() {
             self.seen.push(line);
         }
@@ -174,7 +195,7 @@ impl Process {
             .collect()
     }
 
-    fn kill(&mut self) {
+    pub(crate) fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -193,7 +214,7 @@ impl Process {
     }
 
     /// Asks a client to quit and waits a little for it.
-    fn quit(&mut self) {
+    pub(crate) fn quit(&mut self) {
         let _ = self.send("quit");
         if self.wait_exit(Duration::from_secs(10)).is_none() {
             self.kill();
@@ -222,14 +243,14 @@ impl Drop for Process {
 }
 
 /// Where a run keeps its files, and how it starts its processes.
-struct Run {
+pub(crate) struct Run {
     godot: Godot,
-    dir: PathBuf,
-    port: u16,
+    pub(crate) dir: PathBuf,
+    pub(crate) port: u16,
 }
 
 impl Run {
-    fn new(godot: Godot, name: &str) -> Result<Self> {
+    pub(crate) fn new(godot: Godot, name: &str) -> Result<Self> {
         let dir = paths::target_dir()?.join("xtask").join(name);
         if dir.exists() {
             std::fs::remove_dir_all(&dir).with_context(|| format!("could not clear {}", dir.display()))?;
@@ -250,7 +271,7 @@ impl Run {
         self.dir.join("server_status.json")
     }
 
-    fn server(&self, extra: &[&str]) -> Result<Process> {
+    pub(crate) fn server(&self, extra: &[&str]) -> Result<Process> {
         let mut cmd = self.godot.command();
         cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).arg(SERVER_SCENE).arg("--");
         cmd.arg("--world").arg(self.save()).args(["--port", &self.port.to_string(), "--seed", &SEED.to_string()]);
@@ -260,7 +281,7 @@ impl Run {
         Ok(p)
     }
 
-    fn client(&self, name: &str) -> Result<Process> {
+    pub(crate) fn client(&self, name: &str) -> Result<Process> {
         self.client_on(name, self.port)
     }
 
@@ -276,7 +297,7 @@ impl Run {
         Ok(p)
     }
 
-    fn server_status(&self) -> Result<Value> {
+    pub(crate) fn server_status(&self) -> Result<Value> {
         let text = std::fs::read_to_string(self.status())
             .with_context(|| format!("could not read {}", self.status().display()))?;
         serde_json::from_str(&text).map_err(|e| Error::msg(format!("{}: {e}", self.status().display())))
@@ -589,126 +610,4 @@ pub fn check(args: &[String]) -> Result<bool> {
     let (line, ok) = check_line();
     eprintln!("{line}");
     Ok(ok)
-}
-
-/// `cargo xtask loadtest`: a server and CLIENTS players editing RATE times a second each for
-/// SECONDS; prints the figures and writes them to `<target>/xtask/loadtest/loadtest.json`.
-pub fn loadtest(args: &[String]) -> Result<bool> {
-    let (mut clients, mut rate, mut seconds, mut view) = (8u32, 20.0f64, 60.0f64, 2u32);
-    let mut max_players: Option<u32> = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let v = it.next().ok_or_else(|| Error::msg(format!("{a} needs a value\n{LOAD_USAGE}")))?;
-        let bad = || Error::msg(format!("{a} {v} is not allowed\n{LOAD_USAGE}"));
-        match a.as_str() {
-            "--clients" => clients = v.parse().ok().filter(|n| (1..=64).contains(n)).ok_or_else(bad)?,
-            "--rate" => rate = v.parse().ok().filter(|r: &f64| *r > 0.0 && *r <= 200.0).ok_or_else(bad)?,
-            "--seconds" => seconds = v.parse().ok().filter(|s: &f64| *s > 0.0 && *s <= 3600.0).ok_or_else(bad)?,
-            "--view" => view = v.parse().ok().filter(|n| (1..=8).contains(n)).ok_or_else(bad)?,
-            "--max-players" => max_players = Some(v.parse().ok().filter(|n| (1..=4095).contains(n)).ok_or_else(bad)?),
-            _ => bail!("unknown option {a}\n{LOAD_USAGE}"),
-        }
-    }
-    // Figures of the optimised build, as players run it.
-    let godot = setup::prepare(crate::extension::BuildProfile::Release)?;
-    test_project::prepare(&godot)?;
-    let run = Run::new(godot, "loadtest")?;
-    crate::step(format!(
-        "Load test: {clients} clients × {rate} edits/s for {seconds} s against a dedicated server on 127.0.0.1:{}",
-        run.port
-    ));
-    // Every client shares 127.0.0.1: the per-address limit (8 by default) must hold them all,
-    // with the joiner and the lone client beside them.
-    let max_players = max_players.unwrap_or((clients + 4).max(32));
-    let (players, per_address) = (max_players.to_string(), (clients + 4).to_string());
-    let mut server = run.server(&["--autosave", "30", "--max-players", &players, "--max-per-address", &per_address])?;
-    // Join time first, on a quiet server: the same view distance alone and joined.
-    let mut j = run.client("joiner")?;
-    let jt = j.ask(&format!("jointime {view} {SEED}"), "jointime")?;
-    j.quit();
-    // Bytes on the wire of one player's edits alone: its requests, and its acknowledgements of
-    // the broadcasts that answer them (poses once a second while it stands still).
-    let mut alone = run.client("alone")?;
-    let wire = alone.ask(&format!("load 1 {rate} 10"), "load")?;
-    alone.quit();
-    let mut load = run.client("load")?;
-    let before = run.server_status()?;
-    let lr = load.ask(&format!("load {clients} {rate} {seconds}"), "load")?;
-    std::thread::sleep(Duration::from_millis(1200));
-    let after = run.server_status()?;
-    let mut errors = Vec::new();
-    for p in [&mut j, &mut alone, &mut load, &mut server] {
-        errors.extend(p.errors());
-    }
-    load.quit();
-    server.kill();
-    let num = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
-    let requested = num(&lr, "requested").max(1.0);
-    let applied = (num(&after, "edits_applied") - num(&before, "edits_applied")).max(1.0);
-    let server_sent = num(&after, "wire_bytes_sent") - num(&before, "wire_bytes_sent");
-    let server_received = num(&after, "wire_bytes_received") - num(&before, "wire_bytes_received");
-    let figures = serde_json::json!({
-        "clients": clients,
-        "rate_per_client": rate,
-        "seconds": seconds,
-        "load": lr,
-        "server": {
-            "edits_applied": num(&after, "edits_applied") - num(&before, "edits_applied"),
-            "edits_rejected": num(&after, "edits_rejected") - num(&before, "edits_rejected"),
-            "tick_ms_p50": num(&after, "tick_ms_p50"),
-            "tick_ms_p99": num(&after, "tick_ms_p99"),
-            "tick_ms_max": num(&after, "tick_ms_max"),
-            "wire_bytes_received_per_edit": server_received / requested,
-            "wire_bytes_sent_per_applied_edit_per_client": server_sent / applied / f64::from(clients),
-        },
-        "one_player": wire,
-        "join": jt,
-    });
-    let out = run.dir.join("loadtest.json");
-    std::fs::write(&out, serde_json::to_string_pretty(&figures).unwrap_or_default())
-        .with_context(|| format!("could not write {}", out.display()))?;
-    let lost = num(&lr, "lost");
-    let single = num(&jt, "single_s");
-    let joined = num(&jt, "join_s");
-    eprintln!(
-        "load test: {} requested, {} acknowledged, {} rejected, {} lost; latency p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
-        num(&lr, "requested"),
-        num(&lr, "acknowledged"),
-        num(&lr, "rejected"),
-        lost,
-        num(&lr, "latency_ms_p50"),
-        num(&lr, "latency_ms_p99"),
-        num(&lr, "latency_ms_max"),
-    );
-    eprintln!(
-        "bytes per edit: request payload {:.1}; one player alone sends {:.1} on the wire per edit in {:.2} datagrams \
-(ENet UDP payloads: request and acknowledgements, poses included); with {clients} players the server receives {:.1} \
-per edit and sends {:.1} per applied edit to each player",
-        num(&lr, "payload_bytes_per_edit_request"),
-        num(&wire, "client_wire_bytes_per_edit"),
-        num(&wire, "client_datagrams_per_edit"),
-        server_received / requested,
-        server_sent / applied / f64::from(clients),
-    );
-    eprintln!(
-        "server tick: p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; join: view ready in {joined:.2} s joined vs {single:.2} s alone ({:.2}×) at view distance {view}",
-        num(&after, "tick_ms_p50"),
-        num(&after, "tick_ms_p99"),
-        num(&after, "tick_ms_max"),
-        if single > 0.0 { joined / single } else { 0.0 },
-    );
-    eprintln!("figures: {}", out.display());
-    errors.extend(server.errors().into_iter().filter(|e| !errors.contains(e)).collect::<Vec<_>>());
-    // A player leaving: Godot's ENet peer logs a reply addressed to a connection that ENet has
-    // already reset (the message never had a reader). Counted and shown, not failed: every edit
-    // of the players still there is acknowledged and none is lost, which the figures above check.
-    let (reset_sends, errors): (Vec<String>, Vec<String>) =
-        errors.into_iter().partition(|e| e.contains("Unable to send packet on channel 0, max channels: 0"));
-    if !reset_sends.is_empty() {
-        eprintln!("{} sends to connections ENet had already closed (Godot's log)", reset_sends.len());
-    }
-    for e in &errors {
-        eprintln!("error: {e}");
-    }
-    Ok(lost == 0.0 && lr.get("error").is_none() && wire.get("error").is_none() && errors.is_empty())
 }

@@ -224,6 +224,11 @@ pub fn run(args: &[String]) -> Result<bool> {
         summary.push(crate::net_test::check_line());
     }
 
+    // A crowd on one server, small (crate::loadtest), with the full Godot part only.
+    if godot && suite && runner_args.is_empty() {
+        summary.push(crate::loadtest::check_line());
+    }
+
     // Crash consistency (crate::crash): SIGKILLs of Godot while it saves, with the full Godot
     // part only (not with a runner filter).
     let mut crash_line = None;

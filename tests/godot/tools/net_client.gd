@@ -23,7 +23,9 @@
 ##   leave                     leave the server                      -> left
 ##   garbage KIND              a raw connection sending a malformed (junk) or oversized packet
 ##                                                                  -> garbage {dropped}
-##   load CLIENTS RATE SECONDS CLIENTS players, RATE edits a second each -> load {figures}
+##   load CLIENTS RATE SECONDS [LAYOUT FIRST TOTAL]
+##                             CLIENTS players, RATE edits a second each; players FIRST.. of
+##                             TOTAL standing in LAYOUT (cluster or spread) -> load {figures}
 ##   jointime VIEW SEED        single-player view-ready time, then a join's -> jointime
 ##   quit
 extends SceneTree
@@ -125,7 +127,14 @@ func _run(w: PackedStringArray) -> void:
 		"garbage":
 			await _garbage(w[1])
 		"load":
-			await _load(int(w[1]), float(w[2]), float(w[3]))
+			await _load(
+				int(w[1]),
+				float(w[2]),
+				float(w[3]),
+				w[4] if w.size() > 4 else "cluster",
+				int(w[5]) if w.size() > 5 else 0,
+				int(w[6]) if w.size() > 6 else -1
+			)
 		"jointime":
 			await _join_time(int(w[1]), int(w[2]))
 		"quit":
@@ -363,10 +372,14 @@ func _garbage(kind: String) -> void:
 	holder.queue_free()
 
 
-func _load(clients: int, rate: float, seconds: float) -> void:
+func _load(
+	clients: int, rate: float, seconds: float, layout: String, first: int, total: int
+) -> void:
 	var load_run: Node = preload("res://tools/net_load.gd").new()
 	root.add_child(load_run)
-	var result: Dictionary = await load_run.run(self, _port, clients, rate, seconds)
+	var result: Dictionary = await load_run.run(
+		self, _port, clients, rate, seconds, layout, first, total
+	)
 	load_run.queue_free()
 	_say("load", result)
 

@@ -2,12 +2,22 @@
 ## connection to the server, editing RATE times a second for SECONDS, on one shared StrataChunkWorld
 ## (the world is the same for all; generating it once keeps the load on the network and server).
 ## Measures what the players see: acknowledgements, refusals, edits never answered, the latency
-## from request to the server's broadcast coming back, and the bytes each edit costs.
+## from request to the server's broadcast coming back, and the bytes each edit costs and each
+## player receives.
+##
+## Where the players stand (LAYOUT): `cluster`, all of a run's players on a grid 3 voxels apart
+## (every player sees every edit), or `spread`, 1,024 voxels apart (out of each other's view).
+## Player FIRST of the run's TOTAL is this process's first, so several processes share one grid.
+## This process's world looks at a spot far from every player: what it costs is the players'.
 extends Node
 
 const HOST := "127.0.0.1"
 const DRAIN_S := 10.0
 const Spots := preload("res://tools/net_spots.gd")
+const CLUSTER_SPACING := 3.0
+const SPREAD_SPACING := 1024.0
+## Latencies are counted in buckets of this many milliseconds (merged across processes).
+const LATENCY_BUCKET_MS := 0.1
 
 var _tree: SceneTree
 var _world: StrataChunkWorld
@@ -20,9 +30,28 @@ var _latencies_ms: Array[float] = []
 var _rejected := {}
 
 
-func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) -> Dictionary:
+## Where player `k` of `total` stands (x, z) in `layout`.
+static func stand_xz(layout: String, k: int, total: int) -> Vector2:
+	var side := ceili(sqrt(float(maxi(total, 1))))
+	var spacing := SPREAD_SPACING if layout == "spread" else CLUSTER_SPACING
+	return Vector2(float(k % side) * spacing, floorf(float(k) / float(side)) * spacing)
+
+
+func run(
+	tree: SceneTree,
+	port: int,
+	clients: int,
+	rate: float,
+	seconds: float,
+	layout: String = "cluster",
+	first: int = 0,
+	total: int = -1
+) -> Dictionary:
 	_tree = tree
+	if total < 0:
+		total = first + clients
 	var viewer := Node3D.new()
+	viewer.position = Vector3(-100_000.0, 64.0, -100_000.0)
 	add_child(viewer)
 	_world = StrataChunkWorld.new()
 	_world.view_distance = 1
@@ -45,16 +74,19 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 		_sent.append({})
 	if not await _wait(_all_joined, 30.0):
 		return {"error": "not every client joined within 30 s"}
-	# Players stand 8 voxels apart; the viewer in their middle.
+	# Bots, not players: once joined, no world of theirs takes the edits (a real player's one
+	# world would; here one process holds dozens of players, and what is measured is the server).
+	for s in _syncs:
+		s.world = NodePath()
 	var stands: Array[Vector3] = []
 	for i in clients:
-		var x := 8.0 * i
-		stands.append(Vector3(x, _world.get_height(x, 0) + 1.6, 0))
+		var xz := stand_xz(layout, first + i, total) + Vector2(0.5, 0.5)
+		stands.append(Vector3(xz.x, _world.get_height(xz.x, xz.y) + 1.6, xz.y))
 		_syncs[i].set_local_pose(stands[i], 0.0, 0.0)
-	viewer.position = Vector3(4.0 * (clients - 1), stands[0].y, 0)
 	await _wait(func() -> bool: return false, 1.0)
 	for peer in _peers:
 		_pop_wire(peer)
+		_pop_received(peer)
 	var payload_before := 0
 	for s in _syncs:
 		payload_before += int(s.get_stats()["bytes_sent"])
@@ -66,11 +98,11 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 	var requested := 0
 	var payload_edits := 0
 	var start := Time.get_ticks_usec()
-	var total := int(rate * seconds)
+	var edits_each := int(rate * seconds)
 	var made := 0
-	while made < total:
+	while made < edits_each:
 		var now := Time.get_ticks_usec()
-		var due := mini(int((now - start) / 1e6 * rate) + 1, total)
+		var due := mini(int((now - start) / 1e6 * rate) + 1, edits_each)
 		while made < due:
 			for i in clients:
 				var spot: Array = Spots.edit_spot(rngs[i], stands[i])
@@ -83,6 +115,10 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 			made += 1
 		await _tree.process_frame
 	var load_s := (Time.get_ticks_usec() - start) / 1e6
+	# What each player received while the load ran, per second.
+	var received_per_s: Array[float] = []
+	for peer in _peers:
+		received_per_s.append(_pop_received(peer) / load_s)
 	await _wait(_all_answered, DRAIN_S)
 	var wire_sent := 0
 	var datagrams := 0
@@ -97,7 +133,15 @@ func run(tree: SceneTree, port: int, clients: int, rate: float, seconds: float) 
 	for d in _sent:
 		unanswered += d.size()
 	_latencies_ms.sort()
+	var histogram := {}
+	for ms in _latencies_ms:
+		var bucket := str(int(ms / LATENCY_BUCKET_MS))
+		histogram[bucket] = int(histogram.get(bucket, 0)) + 1
 	var result := {
+		"layout": layout,
+		"latency_histogram": histogram,
+		"latency_bucket_ms": LATENCY_BUCKET_MS,
+		"received_bytes_per_s": received_per_s,
 		"clients": clients,
 		"rate_per_client": rate,
 		"seconds": load_s,
@@ -153,6 +197,13 @@ func _pop_wire(peer: ENetMultiplayerPeer) -> Array[int]:
 		peer.host.pop_statistic(ENetConnection.HOST_TOTAL_SENT_DATA),
 		peer.host.pop_statistic(ENetConnection.HOST_TOTAL_SENT_PACKETS),
 	]
+
+
+## ENet's count of UDP payload bytes this peer received since the last call.
+func _pop_received(peer: ENetMultiplayerPeer) -> int:
+	if peer.host == null:
+		return 0
+	return peer.host.pop_statistic(ENetConnection.HOST_TOTAL_RECEIVED_DATA)
 
 
 func _quantile(q: float) -> float:

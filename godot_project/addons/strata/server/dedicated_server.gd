@@ -83,7 +83,7 @@ func _ready() -> void:
 	# The peer is made here, not by `host`, so that its ENet counters can be read.
 	_peer = ENetMultiplayerPeer.new()
 	var port: int = options.get("port", DEFAULT_PORT)
-	var err := _peer.create_server(port, _sync.max_players)
+	var err := _peer.create_server(port, StrataWorldSync.CONNECTION_SLOTS)
 	if err != OK:
 		printerr("dedicated server: cannot listen on UDP port %d: %s" % [port, error_string(err)])
 		get_tree().quit(3)

@@ -130,6 +130,17 @@ impl Movement {
         self.filled_s = if now_s.is_finite() { now_s } else { f64::NAN };
     }
 
+    /// The game moved the player to `pose`: its budgets start empty, so a pose sent before the
+    /// client heard of the move cannot pass as a move from here (it would be a fall).
+    pub fn teleport(&mut self, pose: Pose, now_s: f64) {
+        self.accepted = Some(pose);
+        self.horizontal = 0.0;
+        self.up = 0.0;
+        self.down = 0.0;
+        self.inside_solid = 0.0;
+        self.filled_s = if now_s.is_finite() { now_s } else { f64::NAN };
+    }
+
     /// Checks `pose`, received at `now_s`, against the accepted one; accepted, it becomes the
     /// accepted pose. The first pose is accepted as the spawn (if inside the world).
     pub fn check(

@@ -550,7 +550,7 @@ pub fn pack_batches(messages: Vec<Vec<u8>>, max_bytes: usize) -> Vec<Vec<u8>> {
     let framed = |m: &Vec<u8>| m.len() + varint_len(m.len() as u64);
     let flush = |group: &mut Vec<Vec<u8>>, packets: &mut Vec<Vec<u8>>| match group.len() {
         0 => {}
-        1 => packets.extend(group.drain(..)),
+        1 => packets.append(group),
         n => {
             let mut w = Vec::with_capacity(max_bytes.min(MAX_PACKET_BYTES));
             w.push(TAG_BATCH);

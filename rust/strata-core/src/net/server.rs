@@ -20,7 +20,10 @@
 //! [`WorldServer::handle_packet_in`]). An accepted pose goes to the players that see its chunk
 //! (others at a low rate); a refused one goes nowhere, and the player is sent its accepted pose
 //! (`PoseCorrection`, at most every [`CORRECTION_INTERVAL_S`]). The first pose is the spawn; the
-//! game moves a player with [`WorldServer::teleport`]. The host's own player
+//! game moves a player with [`WorldServer::teleport`], which starts its budgets empty. After a
+//! correction or a teleport the poses the client sent before it heard of it are still on their
+//! way: for [`SETTLE_S`] a pose that fails the checks is ignored (`stale_poses`), neither refused
+//! nor corrected again, and the first that passes ends the wait. The host's own player
 //! ([`WorldServer::set_host_peer`]) is trusted and sees everything.
 //!
 //! Entities: the host's world is their authority. It hands the server its entity deltas (how
@@ -71,6 +74,9 @@ use std::collections::BTreeMap;
 /// Seconds between two pose corrections of one player: the poses it sent before the first
 /// reached it are refused too, and need no correction of their own.
 pub const CORRECTION_INTERVAL_S: f64 = 0.25;
+/// Seconds after a correction or a teleport in which poses that fail the checks are taken for
+/// ones sent before the client heard of it (ignored, not refused): a round trip and its jitter.
+pub const SETTLE_S: f64 = 1.0;
 
 /// Seconds between two publications of the entities: each chunk's deltas travel at most ten
 /// times a second, and only when they changed.
@@ -165,6 +171,8 @@ struct Player {
     movement: Movement,
     /// When the last pose correction was sent.
     corrected_s: f64,
+    /// When the last correction or teleport was sent, until a pose passes the checks again.
+    settling_since: Option<f64>,
     /// The host's own player: trusted, sees everything.
     host: bool,
     tokens: f64,
@@ -196,6 +204,9 @@ pub struct ServerStats {
     /// (at most one per [`CORRECTION_INTERVAL_S`]; teleports not counted).
     pub poses_refused: u64,
     pub pose_corrections: u64,
+    /// Poses that failed the checks within [`SETTLE_S`] of a correction or teleport: sent before
+    /// the client heard of it, ignored.
+    pub stale_poses: u64,
     /// Connections dropped for not joining in time, and closed for their address's limit.
     pub join_timeouts: u64,
     pub connections_refused: u64,
@@ -527,9 +538,9 @@ impl WorldServer {
     /// The game moves player connection `peer` to `pose` (a respawn, a portal): it becomes the
     /// accepted pose, the player is told (`PoseCorrection`) and the others see it there.
     pub fn teleport(&mut self, peer: PeerId, pose: Pose, now_s: f64) -> Vec<Action> {
-        let limits = self.config.movement.clone();
         let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
-        p.movement.place(pose, &limits, now_s);
+        p.movement.teleport(pose, now_s);
+        p.settling_since = Some(now_s);
         let tick = p.tick.unwrap_or(0);
         let mut out = vec![Action::Send {
             target: Target::Peer(peer),
@@ -700,6 +711,7 @@ impl WorldServer {
                 tick: None,
                 movement: Movement::default(),
                 corrected_s: f64::NEG_INFINITY,
+                settling_since: None,
                 host,
                 tokens,
                 last_refill_s: f64::NAN,
@@ -788,12 +800,17 @@ impl WorldServer {
         if p.host {
             p.movement.place(pose, &limits, now_s);
         } else if p.movement.check(pose, now_s, &limits, world).is_err() {
+            if p.settling_since.is_some_and(|since| now_s - since < SETTLE_S) {
+                self.stats.stale_poses += 1;
+                return Vec::new();
+            }
             self.stats.poses_refused += 1;
             let Some(accepted) = p.movement.accepted() else { return Vec::new() };
             if now_s - p.corrected_s < CORRECTION_INTERVAL_S {
                 return Vec::new();
             }
             p.corrected_s = now_s;
+            p.settling_since = Some(now_s);
             self.stats.pose_corrections += 1;
             return vec![Action::Send {
                 target: Target::Peer(peer),
@@ -801,6 +818,7 @@ impl WorldServer {
                 reliable: true,
             }];
         }
+        p.settling_since = None;
         self.accepted(peer, tick, pose, now_s)
     }
 

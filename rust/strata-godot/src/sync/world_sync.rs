@@ -198,6 +198,8 @@ pub struct WorldSync {
     /// Server: messages for each peer this frame, in order, reliable and not; sent as one batch
     /// a peer at the end of the frame ([`WorldSync::flush_outbox`]).
     outbox: BTreeMap<i64, PeerOutbox>,
+    /// Connections opened so far (the polls of a frame go on while they come).
+    connections_seen: u64,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
     journal: Option<EditJournal>,
@@ -276,6 +278,7 @@ impl INode for WorldSync {
             client_writable_keys: PackedStringArray::new(),
             inbox: VecDeque::new(),
             outbox: BTreeMap::new(),
+            connections_seen: 0,
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -333,9 +336,17 @@ impl INode for WorldSync {
             // sync for all the frame's edits (group commit), and no broadcast reaches a peer
             // whose disconnection is still queued in this poll.
             self.deferred = Some(Vec::new());
-            {
-                let _reentrant = self.base_mut();
-                api.poll();
+            // Godot's ENet peer stops a poll at each new connection: poll again while they
+            // come, so a burst of connections (a flood) is taken in one frame, not one a frame.
+            for _ in 0..MAX_POLLS_PER_FRAME {
+                let connections = self.connections_seen;
+                {
+                    let _reentrant = self.base_mut();
+                    api.poll();
+                }
+                if self.connections_seen == connections {
+                    break;
+                }
             }
             if let Some(actions) = self.deferred.take() {
                 self.route(actions);
@@ -387,6 +398,14 @@ impl INode for WorldSync {
 
 #[godot_api]
 impl WorldSync {
+    /// The ENet connection slots a server opens (ENet's most): players are capped by
+    /// `max_players` when they join, connections that never join by
+    /// `max_connections_per_address` and `server_join_timeout_s`, so a flood of half-open
+    /// connections cannot fill the slots an honest player needs. A game that makes its own
+    /// `ENetMultiplayerPeer` for `host_with_peer` passes this as `max_clients`.
+    #[constant]
+    const CONNECTION_SLOTS: i64 = 4095;
+
     /// Emitted on a client when it joined: the world now streams from the server's preset.
     #[signal]
     fn joined(player_id: i64);
@@ -447,8 +466,7 @@ impl WorldSync {
             return self.fail(format!("StrataWorldSync.host: port {port} is not allowed; allowed: 1 to 65535"));
         };
         let mut peer = ENetMultiplayerPeer::new_gd();
-        let max = self.max_players.clamp(1, 4095) as i32;
-        let err = peer.create_server_ex(port as i32).max_clients(max).done();
+        let err = peer.create_server_ex(port as i32).max_clients(Self::CONNECTION_SLOTS as i32).done();
         if err != Error::OK {
             return self.fail(format!("StrataWorldSync.host: cannot listen on UDP port {port}: {err:?}"));
         }
@@ -1001,7 +1019,8 @@ impl WorldSync {
     /// `snapshots_waiting` (subscriptions waiting for the world's water to settle),
     /// `state_requests` and `state_requests_refused` (clients' shared state requests),
     /// `poses_refused` (moves the movement checks refused), `pose_corrections` (sent for
-    /// them), `join_timeouts`, `connections_refused` (over `max_connections_per_address`),
+    /// them), `stale_poses` (failed within a second of a correction or teleport: sent before the
+    /// client heard of it, ignored), `join_timeouts`, `connections_refused` (over `max_connections_per_address`),
     /// `pending_connections` (open, not joined), `chunks_released` (subscriptions out of a
     /// player's view), `bytes_sent_per_player` (`{player_id: bytes}` addressed to each open
     /// connection) and `bytes_sent_max` (the most of one connection); a client's: `edits`
@@ -1037,6 +1056,7 @@ impl WorldSync {
                 d.set("state_requests_refused", s.stats().state_requests_refused as i64);
                 d.set("poses_refused", s.stats().poses_refused as i64);
                 d.set("pose_corrections", s.stats().pose_corrections as i64);
+                d.set("stale_poses", s.stats().stale_poses as i64);
                 d.set("join_timeouts", s.stats().join_timeouts as i64);
                 d.set("connections_refused", s.stats().connections_refused as i64);
                 d.set("chunks_released", s.stats().chunks_released as i64);
@@ -1152,6 +1172,7 @@ impl WorldSync {
     /// Internal: a connection opened (the api's `peer_connected`).
     #[func]
     fn on_peer_connected(&mut self, peer: i64) {
+        self.connections_seen += 1;
         self.server_peer_connected(peer);
     }
 
@@ -1214,6 +1235,9 @@ impl WorldSync {
         // Its own branch of the tree: the game's multiplayer and RPCs elsewhere are untouched.
         api.set_root_path(&self.base().get_path());
         api.set_multiplayer_peer(&peer);
+        // No relay of Godot's own: this node routes every message, and the relay would tell
+        // every peer of every other's connection (work growing with the square of a crowd).
+        api.set_server_relay_enabled(false);
         let me = self.to_gd();
         for (signal, method) in [
             ("peer_packet", "on_peer_packet"),
@@ -1306,6 +1330,9 @@ struct PeerOutbox {
     reliable: Vec<Vec<u8>>,
     unreliable: Vec<Vec<u8>>,
 }
+
+/// The most network polls in one frame (each new connection ends one).
+const MAX_POLLS_PER_FRAME: usize = 256;
 
 /// The largest reliable batch (ENet fragments it; all of it arrives or the connection ends).
 const RELIABLE_BATCH_BYTES: usize = 32 * 1024;
