@@ -414,7 +414,7 @@ impl WorldClient {
                 // against the reliable one: the others' first poses may overtake the Welcome.
                 // They are transient, so one before the Welcome is dropped.
                 Message::PlayerState { .. } => Ok(Vec::new()),
-                _ => Err(ClientError::BeforeWelcome("a message")),
+                other => Err(ClientError::BeforeWelcome(other.kind())),
             };
         }
         Ok(match message {

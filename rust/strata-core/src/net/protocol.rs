@@ -234,6 +234,31 @@ const VALUE_VECTOR3: u8 = 6;
 const VALUE_BYTES: u8 = 7;
 
 impl Message {
+    /// The message's name, for errors and logs.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Message::Hello { .. } => "Hello",
+            Message::Welcome { .. } => "Welcome",
+            Message::Refused { .. } => "Refused",
+            Message::EditRequest { .. } => "EditRequest",
+            Message::EditApplied { .. } => "EditApplied",
+            Message::EditRejected { .. } => "EditRejected",
+            Message::SubscribeChunk { .. } => "SubscribeChunk",
+            Message::ChunkEdits { .. } => "ChunkEdits",
+            Message::PlayerState { .. } => "PlayerState",
+            Message::PlayerJoined { .. } => "PlayerJoined",
+            Message::PlayerLeft { .. } => "PlayerLeft",
+            Message::Chat { .. } => "Chat",
+            Message::ChunkEntities { .. } => "ChunkEntities",
+            Message::SharedState { .. } => "SharedState",
+            Message::SharedStateSet { .. } => "SharedStateSet",
+            Message::SharedStateRequest { .. } => "SharedStateRequest",
+            Message::SharedStateRefused { .. } => "SharedStateRefused",
+            Message::PoseCorrection { .. } => "PoseCorrection",
+            Message::ChunkReleased { .. } => "ChunkReleased",
+        }
+    }
+
     /// Whether a client may send this message (else only the server may).
     pub fn is_from_client(&self) -> bool {
         matches!(

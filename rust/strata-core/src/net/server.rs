@@ -596,12 +596,12 @@ impl WorldServer {
             Err(e) => return self.drop_peer(peer, format!("malformed packet: {e}")),
         };
         if !message.is_from_client() {
-            return self.drop_peer(peer, format!("a client may not send {}", kind(&message)));
+            return self.drop_peer(peer, format!("a client may not send {}", message.kind()));
         }
         if !self.players.contains_key(&peer) {
             return match message {
                 Message::Hello { protocol, name } => self.hello(peer, protocol, name),
-                other => self.drop_peer(peer, format!("{} before Hello", kind(&other))),
+                other => self.drop_peer(peer, format!("{} before Hello", other.kind())),
             };
         }
         match message {
@@ -622,7 +622,7 @@ impl WorldServer {
                     reliable: true,
                 }]
             }
-            other => self.drop_peer(peer, format!("a client may not send {}", kind(&other))),
+            other => self.drop_peer(peer, format!("a client may not send {}", other.kind())),
         }
     }
 
@@ -956,29 +956,4 @@ fn is_older_tick(tick: u32, last: u32) -> bool {
 fn within_reach(eye: [f32; 3], p: IVec3, reach: f64) -> bool {
     let d = [p.x as f64 + 0.5 - eye[0] as f64, p.y as f64 + 0.5 - eye[1] as f64, p.z as f64 + 0.5 - eye[2] as f64];
     d.iter().map(|v| v * v).sum::<f64>() <= reach * reach
-}
-
-/// The message's name for error text.
-fn kind(m: &Message) -> &'static str {
-    match m {
-        Message::Hello { .. } => "Hello",
-        Message::Welcome { .. } => "Welcome",
-        Message::Refused { .. } => "Refused",
-        Message::EditRequest { .. } => "EditRequest",
-        Message::EditApplied { .. } => "EditApplied",
-        Message::EditRejected { .. } => "EditRejected",
-        Message::SubscribeChunk { .. } => "SubscribeChunk",
-        Message::ChunkEdits { .. } => "ChunkEdits",
-        Message::PlayerState { .. } => "PlayerState",
-        Message::PlayerJoined { .. } => "PlayerJoined",
-        Message::PlayerLeft { .. } => "PlayerLeft",
-        Message::Chat { .. } => "Chat",
-        Message::ChunkEntities { .. } => "ChunkEntities",
-        Message::SharedState { .. } => "SharedState",
-        Message::SharedStateSet { .. } => "SharedStateSet",
-        Message::SharedStateRequest { .. } => "SharedStateRequest",
-        Message::SharedStateRefused { .. } => "SharedStateRefused",
-        Message::PoseCorrection { .. } => "PoseCorrection",
-        Message::ChunkReleased { .. } => "ChunkReleased",
-    }
 }

@@ -64,7 +64,7 @@ use godot::classes::{ENetMultiplayerPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
 use shared_state::{shared_value_of, variant_of};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -200,6 +200,9 @@ pub struct WorldSync {
     outbox: BTreeMap<i64, PeerOutbox>,
     /// Connections opened so far (the polls of a frame go on while they come).
     connections_seen: u64,
+    /// Server: connections closed in this frame; what the frame's actions still address to
+    /// them is not sent.
+    closed_this_frame: HashSet<i64>,
     api: Option<Gd<SceneMultiplayer>>,
     role: Role,
     journal: Option<EditJournal>,
@@ -279,6 +282,7 @@ impl INode for WorldSync {
             inbox: VecDeque::new(),
             outbox: BTreeMap::new(),
             connections_seen: 0,
+            closed_this_frame: HashSet::new(),
             journal: None,
             last_save: Instant::now(),
             started: Instant::now(),
@@ -378,6 +382,7 @@ impl INode for WorldSync {
         }
         self.follow_remote_players();
         self.flush_outbox();
+        self.closed_this_frame.clear();
         if matches!(self.role, Role::Server(_))
             && !self.save_path.is_empty()
             && self.last_save.elapsed().as_secs_f64() >= self.autosave_interval_s.clamp(5.0, 3600.0)
@@ -1140,6 +1145,7 @@ impl WorldSync {
     #[func]
     fn on_peer_disconnected(&mut self, peer: i64) {
         self.outbox.remove(&peer);
+        self.closed_this_frame.insert(peer);
         if let Role::Server(s) = &mut self.role {
             let actions = s.peer_disconnected(peer);
             self.act(actions);
@@ -1269,6 +1275,9 @@ impl WorldSync {
             return;
         }
         if matches!(self.role, Role::Server(_)) && peer != SERVER_PEER {
+            if self.closed_this_frame.contains(&peer) {
+                return;
+            }
             let queue = self.outbox.entry(peer).or_default();
             if reliable { &mut queue.reliable } else { &mut queue.unreliable }.push(bytes.to_vec());
             return;

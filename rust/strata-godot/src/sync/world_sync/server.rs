@@ -128,9 +128,35 @@ impl WorldSync {
 
     /// Carries out `actions` now, or after the poll in progress.
     pub(super) fn act(&mut self, actions: Vec<Action>) {
-        match self.deferred.as_mut() {
-            Some(d) => d.extend(actions),
-            None => self.route(actions),
+        if self.deferred.is_none() {
+            return self.route(actions);
+        }
+        // A broadcast goes to the players joined now: one who joins later in the frame must not
+        // hear of it before its own Welcome (routed in order after the frame's polls).
+        let joined: Vec<i64> = match &self.role {
+            Role::Server(s) => s.joined_peers().collect(),
+            _ => Vec::new(),
+        };
+        let mut expanded = Vec::with_capacity(actions.len());
+        for a in actions {
+            match a {
+                Action::Send { target: target @ (Target::All | Target::AllExcept(_)), message, reliable } => {
+                    let except = match target {
+                        Target::AllExcept(p) => Some(p),
+                        _ => None,
+                    };
+                    for &p in joined.iter().filter(|&&p| p != SERVER_PEER && Some(p) != except) {
+                        expanded.push(Action::Send { target: Target::Peer(p), message: message.clone(), reliable });
+                    }
+                    if except != Some(SERVER_PEER) {
+                        expanded.push(Action::Send { target: Target::Peer(SERVER_PEER), message, reliable });
+                    }
+                }
+                other => expanded.push(other),
+            }
+        }
+        if let Some(d) = self.deferred.as_mut() {
+            d.extend(expanded);
         }
     }
 
