@@ -36,7 +36,8 @@
 //! included), `rss_bytes_per_chunk_after_walk` / `_20k` (the same after 10,000 / 20,000 steps,
 //! the whole view settled: the figure), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
-//! far column's nodes), `collision_us_median`, `collision_us_max` (one chunk's collision body);
+//! far column's nodes), `collision_us_median`, `collision_us_max` (one collision build step on the main thread: a
+//! part of a chunk's body, the chunk split into octants past 600 triangles);
 //! with the demo's spawn rules (a third flight, `--entities=1`): `entities_live`,
 //! `entity_spawn_us_median` (main-thread time to instance one), `apply_ms_p99_entities`; and
 //! the crowd (`res://demo/crowd_bench.tscn`: 200 of the demo's deer walking on navigation paths
@@ -321,8 +322,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("far columns, vd 8", "far_columns_vd8"),
         ("apply one meshed chunk, median (µs)", "apply_chunk_us_median"),
         ("apply one far column, median (µs)", "apply_far_us_median"),
-        ("collision body per chunk, median (µs)", "collision_us_median"),
-        ("collision body per chunk, max (µs)", "collision_us_max"),
+        ("collision build step (a chunk or one of its parts), median (µs)", "collision_us_median"),
+        ("collision build step (a chunk or one of its parts), max (µs)", "collision_us_max"),
         ("core bytes per loaded chunk", "bytes_per_chunk"),
         ("core bytes per chunk after walk", "bytes_per_chunk_after_walk"),
         ("RSS growth per near chunk (B)", "rss_bytes_per_chunk"),

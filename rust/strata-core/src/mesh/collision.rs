@@ -95,6 +95,28 @@ impl Mesher {
     }
 }
 
+/// Splits collision triangles (3 corners each, positions relative to the chunk's minimum corner,
+/// as [`Mesher::collision_faces`] makes them) into the chunk's octants by each triangle's
+/// centroid, when there are more than `max_triangles`: parts a physics engine builds one at a
+/// time, so no single build stalls a frame (a shape's build grows faster than its triangles).
+/// Every triangle is in exactly one part, in its original order; empty octants make no part.
+/// At most `max_triangles` triangles stay one part.
+pub fn split_collision_faces(corners: &[[f32; 3]], max_triangles: usize) -> Vec<Vec<[f32; 3]>> {
+    if corners.len() / 3 <= max_triangles {
+        return if corners.is_empty() { Vec::new() } else { vec![corners.to_vec()] };
+    }
+    let half = (crate::base::coords::CHUNK_SIZE / 2) as f32;
+    let mut parts: [Vec<[f32; 3]>; 8] = Default::default();
+    for t in corners.chunks_exact(3) {
+        let centroid = |axis: usize| (t[0][axis] + t[1][axis] + t[2][axis]) / 3.0;
+        let octant = usize::from(centroid(0) >= half)
+            | usize::from(centroid(1) >= half) << 1
+            | usize::from(centroid(2) >= half) << 2;
+        parts[octant].extend_from_slice(t);
+    }
+    parts.into_iter().filter(|p| !p.is_empty()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +258,31 @@ mod tests {
         }
         // Merged by solidity alone, the terrain's steps and AO no longer split it.
         assert!(render > 1000 && collision * 2 < render, "collision {collision} vs render {render}");
+    }
+
+    #[test]
+    fn split_faces_keep_every_triangle_once_in_octants() {
+        // A triangle near each corner of the chunk, and one across the middle.
+        let mut corners = Vec::new();
+        for &(x, y, z) in
+            &[(1.0, 1.0, 1.0), (30.0, 1.0, 1.0), (1.0, 30.0, 30.0), (30.0, 30.0, 30.0), (15.0, 15.0, 15.0)]
+        {
+            corners.extend_from_slice(&[[x, y, z], [x + 1.0, y, z], [x, y, z + 1.0]]);
+        }
+        assert_eq!(split_collision_faces(&corners, 5), vec![corners.clone()], "few enough: one part");
+        assert!(split_collision_faces(&[], 0).is_empty());
+        let parts = split_collision_faces(&corners, 2);
+        assert_eq!(parts.len(), 4, "four octants hold triangles: {parts:?}");
+        let mut all: Vec<[f32; 3]> = parts.concat();
+        let mut want = corners.clone();
+        let key = |v: &[f32; 3]| (v[0].to_bits(), v[1].to_bits(), v[2].to_bits());
+        all.sort_by_key(key);
+        want.sort_by_key(key);
+        assert_eq!(all, want, "every corner once");
+        // The triangle across the middle (centroid below 16 on every axis) is with the corner one.
+        assert_eq!(parts[0].len(), 6);
+        for p in &parts {
+            assert_eq!(p.len() % 3, 0);
+        }
     }
 }

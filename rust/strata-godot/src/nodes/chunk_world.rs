@@ -32,8 +32,8 @@ use crate::resources::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::{GiMode, ShadowCastingSetting};
 use godot::classes::node::InternalMode;
 use godot::classes::{
-    ArrayMesh, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D, Node3D, PhysicsMaterial, ShaderMaterial,
-    StaticBody3D,
+    ArrayMesh, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D, Node3D,
+    PhysicsMaterial, ShaderMaterial, StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -89,6 +89,17 @@ struct ChunkNode {
     occluders: Option<OccluderSlot>,
     /// The mesh's own copies of the block materials, naming its occluder bits.
     materials: Vec<Gd<ShaderMaterial>>,
+}
+
+/// A chunk's collision body while it is built: the body (not in the tree yet) with a
+/// `CollisionShape3D` per part, the parts' shapes still without faces, and every face it will
+/// hold. Each step gives one shape its faces; the last puts the body in the tree in place of the
+/// chunk's old one, so the chunk is never without collision.
+struct CollisionBuild {
+    chunk: ChunkCoord,
+    body: Gd<StaticBody3D>,
+    parts: Vec<(Gd<ConcavePolygonShape3D>, PackedVector3Array)>,
+    faces: PackedVector3Array,
 }
 
 /// A far column's node.
@@ -404,8 +415,11 @@ pub struct ChunkWorld {
     /// column, for medians.
     apply_us: strata_core::stream::scheduler::Samples,
     apply_far_us: strata_core::stream::scheduler::Samples,
-    /// Main-thread time to build one chunk's collision body from its faces (µs).
+    /// Main-thread time of one collision build step (µs): a part's shape from its faces, the
+    /// last step also putting the finished body in the tree.
     collision_us: strata_core::stream::scheduler::Samples,
+    /// The chunk whose collision body is being built, a part a step; swapped in whole.
+    collision_build: Option<CollisionBuild>,
     /// Smoothed frame time in seconds, for the adaptive far view.
     frame_time_s: f64,
     area_ready_emitted: bool,
@@ -526,6 +540,7 @@ impl INode3D for ChunkWorld {
             apply_us: Default::default(),
             apply_far_us: Default::default(),
             collision_us: Default::default(),
+            collision_build: None,
             area_ready_emitted: false,
             last_viewer_chunks: Vec::new(),
             viewer_bounds: Default::default(),
@@ -666,11 +681,19 @@ impl INode3D for ChunkWorld {
         let mut slowest = (std::time::Duration::ZERO, "");
         let mut built = 0;
         while built == 0 || frame_start.elapsed() < budget / 2 {
-            let Some(c) = self.collision_queue.pop() else { break };
+            if self.collision_build.is_none() {
+                let Some(c) = self.collision_queue.pop() else { break };
+                self.start_collision_build(c, &viewer_chunks, collision_r);
+                if self.collision_build.is_none() {
+                    continue;
+                }
+            }
             built += 1;
             let t = Instant::now();
-            self.build_queued_collision(c, &viewer_chunks, collision_r);
-            slowest = slowest.max((t.elapsed(), "collision"));
+            self.step_collision_build(&viewer_chunks, collision_r);
+            let step = t.elapsed();
+            self.collision_us.push(step.as_micros() as u32);
+            slowest = slowest.max((step, "collision"));
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,
         // from the medians so far), so frames stay within it rather than one result past it. The
@@ -916,7 +939,9 @@ impl ChunkWorld {
     /// the chunks near the viewer have their collision (so a player can be spawned).
     #[func]
     pub fn is_area_ready(&self) -> bool {
-        self.collision_queue.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+        self.collision_queue.is_empty()
+            && self.collision_build.is_none()
+            && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
     }
 
     /// Fraction of the chunks needed around the viewer that are loaded, 0..1 (loading screens).

@@ -5,8 +5,8 @@
 //! May use: its parent (`chunk_world.rs`), `meshes`, `materials`, `strata_core::stream`.
 
 use super::{
-    ChunkNode, ChunkWorld, FarNode, free_chunk_node, near_any, nearest_distance_sq, set_daylight_on, stream_bytes,
-    to_vector3i,
+    ChunkNode, ChunkWorld, CollisionBuild, FarNode, free_chunk_node, near_any, nearest_distance_sq, set_daylight_on,
+    stream_bytes, to_vector3i,
 };
 use crate::host::materials::block_materials;
 use crate::host::meshes::{
@@ -21,7 +21,6 @@ use godot::classes::{
 };
 use godot::prelude::*;
 use std::sync::Arc;
-use std::time::Instant;
 use strata_core::ChunkCoord;
 use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::gen3d::scatter::ScatterInstance;
@@ -32,6 +31,11 @@ use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::streamer::{ChunkResult, StreamKey};
 
 use super::occluder_pages::OccluderSlot;
+use strata_core::mesh::split_collision_faces;
+
+/// Triangles a chunk's collision shape may hold before it is split into the chunk's octants,
+/// one built a step (Godot's build of 1,400 triangles measured 1.2 ms; the budget is 1 ms).
+const COLLISION_PART_TRIANGLES: usize = 600;
 
 impl ChunkWorld {
     /// Shows a finished far column (replacing an older mesh of it).
@@ -256,25 +260,6 @@ impl ChunkWorld {
         out
     }
 
-    pub(super) fn make_collision_from_faces(&mut self, c: ChunkCoord, faces: &PackedVector3Array) -> Gd<StaticBody3D> {
-        // The shape goes on its node before it gets its faces: in Godot's debug builds
-        // `CollisionShape3D.set_shape` sets the shape's debug colour, which builds the shape's
-        // BVH again (measured: set_faces 1.2 ms, then set_shape another 1.1 ms, for 1,400
-        // triangles). Empty, that second build costs nothing.
-        let mut shape = ConcavePolygonShape3D::new_gd();
-        let mut cs = CollisionShape3D::new_alloc();
-        cs.set_shape(&shape);
-        shape.set_faces(faces);
-        let mut body = StaticBody3D::new_alloc();
-        body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
-        let origin = c.min_voxel();
-        body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
-        body.add_child(&cs);
-        self.body_settings().apply(&mut body);
-        self.base_mut().add_child_ex(&body).internal(InternalMode::BACK).done();
-        body
-    }
-
     /// Queues collision for loaded chunks that came near the viewer (built within the frame
     /// budget, nearest first) and frees it on chunks that moved away.
     pub(super) fn update_collision_ring(&mut self, viewers: &[ChunkCoord], r: i32) {
@@ -341,7 +326,12 @@ impl ChunkWorld {
         }
     }
 
-    pub(super) fn build_queued_collision(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) {
+    /// Starts building chunk `c`'s collision body (its new faces, or its mesh's when it has no
+    /// body yet) if it is still near a viewer: the faces split into parts
+    /// (`split_collision_faces`), each part's shape put on its `CollisionShape3D` while still
+    /// empty (in Godot's debug builds `CollisionShape3D.set_shape` builds a shape's BVH again for
+    /// its debug colour: measured 1.1 ms for 1,400 triangles; empty, nothing).
+    pub(super) fn start_collision_build(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) {
         if !near_any(c, viewers, r) {
             return;
         }
@@ -352,18 +342,56 @@ impl ChunkWorld {
             Some(n) if n.body.is_none() => n.mesh.as_ref().and_then(opaque_faces),
             _ => None,
         };
-        if let Some(faces) = faces {
-            // The old body goes first, in the same call, so the new one takes its name.
-            if let Some(old) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
-                old.free();
+        let Some(faces) = faces else { return };
+        let corners: Vec<[f32; 3]> = faces.as_slice().iter().map(|v| [v.x, v.y, v.z]).collect();
+        let mut body = StaticBody3D::new_alloc();
+        body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
+        let origin = c.min_voxel();
+        body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+        let mut parts = Vec::new();
+        for part in split_collision_faces(&corners, COLLISION_PART_TRIANGLES) {
+            let shape = ConcavePolygonShape3D::new_gd();
+            let mut cs = CollisionShape3D::new_alloc();
+            cs.set_shape(&shape);
+            body.add_child(&cs);
+            parts.push((shape, PackedVector3Array::from(as_vector3s(&part))));
+        }
+        self.body_settings().apply(&mut body);
+        self.collision_build = Some(CollisionBuild { chunk: c, body, parts, faces });
+    }
+
+    /// One step of the collision build: one part's shape gets its faces (the physics server
+    /// builds its tree); once none is left, the body goes into the tree in place of the chunk's
+    /// old one. A chunk that went out of reach or unloaded meanwhile is dropped.
+    pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) {
+        let Some(build) = self.collision_build.as_mut() else { return };
+        let c = build.chunk;
+        if !near_any(c, viewers, r) || !self.nodes.contains_key(&c) {
+            self.abort_collision_build();
+            return;
+        }
+        if let Some((mut shape, faces)) = build.parts.pop() {
+            shape.set_faces(&faces);
+            if !build.parts.is_empty() {
+                return;
             }
-            let t = Instant::now();
-            let body = self.make_collision_from_faces(c, &faces);
-            self.collision_us.push(t.elapsed().as_micros() as u32);
-            if let Some(n) = self.nodes.get_mut(&c) {
-                n.body = Some(body);
-                n.faces = Some(faces);
-            }
+        }
+        let Some(build) = self.collision_build.take() else { return };
+        // The old body goes first, in the same step, so the new one takes its name.
+        if let Some(old) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
+            old.free();
+        }
+        self.base_mut().add_child_ex(&build.body).internal(InternalMode::BACK).done();
+        if let Some(n) = self.nodes.get_mut(&c) {
+            n.body = Some(build.body);
+            n.faces = Some(build.faces);
+        }
+    }
+
+    /// Drops the collision body being built (never in the tree).
+    pub(super) fn abort_collision_build(&mut self) {
+        if let Some(build) = self.collision_build.take() {
+            build.body.free();
         }
     }
 }

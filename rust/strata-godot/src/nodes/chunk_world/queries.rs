@@ -297,7 +297,10 @@ impl ChunkWorld {
     /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
     /// `collision_queue`, `apply_chunk_us_median` / `apply_far_us_median` (main-thread time to
     /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
-    /// (one chunk's collision body, of the last 512), `apply_ms_last_frame`, `workers`, `nodes`,
+    /// (one collision build step on the main thread, of the last 512: a part's shape of at most
+    /// 600 triangles, or a chunk's whole when it has no more; the last step also puts the body
+    /// in the tree), `collision_building` (a body being built, part by part),
+    /// `apply_ms_last_frame`, `workers`, `nodes`,
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
     /// 128 KiB each, see `memory_budget_mb`), `chunk_mesh_mb` / `far_mesh_mb` (the mesh streams
@@ -335,6 +338,7 @@ impl ChunkWorld {
         d.set("far_view_levels", st.lod_levels as i64);
         d.set("far_ms_median", st.far_gen_us_median / 1000.0);
         d.set("collision_queue", self.collision_queue.len() as i64);
+        d.set("collision_building", self.collision_build.is_some());
         d.set("apply_chunk_us_median", self.apply_us.median());
         d.set("apply_far_us_median", self.apply_far_us.median());
         d.set("collision_us_median", self.collision_us.median());

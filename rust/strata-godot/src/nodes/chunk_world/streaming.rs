@@ -103,6 +103,7 @@ impl ChunkWorld {
         self.park_entities();
         self.horizon.stop();
         self.collision_queue.clear();
+        self.abort_collision_build();
         self.pending_faces.clear();
         self.navigation.clear();
         for (_, n) in self.nodes.drain() {
