@@ -96,25 +96,38 @@ impl Mesher {
 }
 
 /// Splits collision triangles (3 corners each, positions relative to the chunk's minimum corner,
-/// as [`Mesher::collision_faces`] makes them) into the chunk's octants by each triangle's
-/// centroid, when there are more than `max_triangles`: parts a physics engine builds one at a
-/// time, so no single build stalls a frame (a shape's build grows faster than its triangles).
-/// Every triangle is in exactly one part, in its original order; empty octants make no part.
-/// At most `max_triangles` triangles stay one part.
+/// as [`Mesher::collision_faces`] makes them) into parts of at most `max_triangles`: the chunk's
+/// octants by each triangle's centroid, and an octant still past the limit into its own octants,
+/// down to 2 voxels. A physics engine builds the parts one at a time, so no single build stalls
+/// a frame (a shape's build grows faster than its triangles). Every triangle is in exactly one
+/// part, in its original order; empty octants make no part.
 pub fn split_collision_faces(corners: &[[f32; 3]], max_triangles: usize) -> Vec<Vec<[f32; 3]>> {
-    if corners.len() / 3 <= max_triangles {
-        return if corners.is_empty() { Vec::new() } else { vec![corners.to_vec()] };
+    let mut parts = Vec::new();
+    if !corners.is_empty() {
+        split_box(corners.to_vec(), [0.0; 3], crate::base::coords::CHUNK_SIZE as f32, max_triangles.max(1), &mut parts);
     }
-    let half = (crate::base::coords::CHUNK_SIZE / 2) as f32;
-    let mut parts: [Vec<[f32; 3]>; 8] = Default::default();
+    parts
+}
+
+/// [`split_collision_faces`] of the triangles in the cube at `min` of side `size`.
+fn split_box(corners: Vec<[f32; 3]>, min: [f32; 3], size: f32, max_triangles: usize, out: &mut Vec<Vec<[f32; 3]>>) {
+    if corners.len() / 3 <= max_triangles || size <= 2.0 {
+        out.push(corners);
+        return;
+    }
+    let half = size / 2.0;
+    let mut octants: [Vec<[f32; 3]>; 8] = Default::default();
     for t in corners.chunks_exact(3) {
-        let centroid = |axis: usize| (t[0][axis] + t[1][axis] + t[2][axis]) / 3.0;
-        let octant = usize::from(centroid(0) >= half)
-            | usize::from(centroid(1) >= half) << 1
-            | usize::from(centroid(2) >= half) << 2;
-        parts[octant].extend_from_slice(t);
+        let high = |axis: usize| (t[0][axis] + t[1][axis] + t[2][axis]) / 3.0 >= min[axis] + half;
+        octants[usize::from(high(0)) | usize::from(high(1)) << 1 | usize::from(high(2)) << 2].extend_from_slice(t);
     }
-    parts.into_iter().filter(|p| !p.is_empty()).collect()
+    for (i, part) in octants.into_iter().enumerate() {
+        if part.is_empty() {
+            continue;
+        }
+        let corner = |axis: usize| min[axis] + if i >> axis & 1 == 1 { half } else { 0.0 };
+        split_box(part, [corner(0), corner(1), corner(2)], half, max_triangles, out);
+    }
 }
 
 #[cfg(test)]
@@ -284,5 +297,16 @@ mod tests {
         for p in &parts {
             assert_eq!(p.len() % 3, 0);
         }
+        // 100 triangles in one octant, a limit of 10: split again until each part holds 10 or
+        // fewer, every triangle kept.
+        let dense: Vec<[f32; 3]> = (0..100)
+            .flat_map(|i| {
+                let (x, z) = ((i % 10) as f32 * 1.5, (i / 10) as f32 * 1.5);
+                [[x, 3.0, z], [x + 1.0, 3.0, z], [x, 3.0, z + 1.0]]
+            })
+            .collect();
+        let parts = split_collision_faces(&dense, 10);
+        assert!(parts.iter().all(|p| p.len() / 3 <= 10), "{:?}", parts.iter().map(Vec::len).collect::<Vec<_>>());
+        assert_eq!(parts.iter().map(Vec::len).sum::<usize>(), dense.len());
     }
 }
