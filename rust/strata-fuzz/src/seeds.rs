@@ -14,7 +14,7 @@ use std::io::Read;
 use strata_core::base::block_library::default_library;
 use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::gen3d::structures::{KEEP, StructureTemplate};
-use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason, ViewRadius};
+use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason, ViewRadius, pack_batches};
 use strata_core::net::shared_state::{SharedState, SharedValue};
 use strata_core::net::state_file::encode_state_file;
 use strata_core::noise::pca::{Pca, PcaModel};
@@ -206,7 +206,14 @@ fn client_sessions() -> Vec<Seed> {
     );
     let ops: Vec<(u8, &[u8])> = session.iter().enumerate().map(|(i, p)| ((i as u8) << 1 | 1, p.as_slice())).collect();
     let refused = Message::Refused { reason: "full".into() }.encode();
-    vec![seed("session.ops", frame_ops(&ops)), seed("refused.ops", frame_ops(&[(0, &welcome), (0, &refused)]))]
+    // The same session as the server sends it: batches of at most 256 bytes.
+    let batches = pack_batches(session.clone(), 256);
+    let batched: Vec<(u8, &[u8])> = batches.iter().map(|p| (1, p.as_slice())).collect();
+    vec![
+        seed("session.ops", frame_ops(&ops)),
+        seed("batched.ops", frame_ops(&batched)),
+        seed("refused.ops", frame_ops(&[(0, &welcome), (0, &refused)])),
+    ]
 }
 
 /// Saves in each format the writer makes: bare, with edits and state, with entities, and with
