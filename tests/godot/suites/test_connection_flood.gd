@@ -6,9 +6,8 @@
 ## within 2 s; connections beyond an address's limit are closed at once
 ## (`connections_refused`), and those that never join are dropped after
 ## `server_join_timeout_s` (`join_timeouts`).
-extends StrataTestCase
+extends StrataNetTestCase
 
-const HOST := "127.0.0.1"
 ## Addresses of the flood, 8 connections each: 127.0.1.1 to 127.0.1.25.
 const FLOOD_ADDRESSES := 25
 const PER_ADDRESS := 8
@@ -18,51 +17,23 @@ const GREEDY := 50
 ## The honest client's time to join.
 const JOIN_LIMIT_S := 2.0
 
-var _nodes: Array[Node] = []
-var _port := 0
 ## The flood's connections, and how many of them ENet connected and closed.
 var _flood: Array[ENetConnection] = []
 var _connected := 0
 var _closed := 0
 
 
-func before_each() -> void:
-	# A port of this run's own, so parallel runs on one machine do not meet.
-	_port = 20000 + randi() % 20000
-
-
 func after_each() -> void:
 	for h in _flood:
 		h.destroy()
 	_flood.clear()
-	for n in _nodes:
-		if is_instance_valid(n) and n is StrataWorldSync:
-			(n as StrataWorldSync).leave()
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
+	super()
 
 
 func _world() -> StrataChunkWorld:
 	var preset := StrataWorldPreset.new()
 	preset.seed = 2024
-	var w := StrataChunkWorld.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.vertical_view_distance = 1
-	w.far_view_levels = 0
-	add_child(w)
-	_nodes.append(w)
-	return w
-
-
-func _sync(world: StrataChunkWorld) -> StrataWorldSync:
-	var s := StrataWorldSync.new()
-	add_child(s)
-	_nodes.append(s)
-	s.world = s.get_path_to(world)
-	return s
+	return _small_world(preset, -1.0, false)
 
 
 ## Opens `count` raw connections to the server from `address`. Each sends the id Godot's ENet

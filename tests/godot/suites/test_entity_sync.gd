@@ -3,9 +3,8 @@
 ## rules start the same objects and the server's entity deltas move (interpolated), change,
 ## remove and add them; a late joiner sees all of it, and an object walking across a chunk border
 ## stays one node.
-extends StrataTestCase
+extends StrataNetTestCase
 
-const HOST := "127.0.0.1"
 const DIR := "user://entity_sync_suite"
 const CRITTER_SCRIPT := """extends Node3D
 
@@ -20,13 +19,11 @@ func strata_set_state(state: Dictionary) -> void:
 	health = int(state.get("health", 10))
 """
 
-var _nodes: Array[Node] = []
-var _port := 0
 var _critter: PackedScene
 
 
 func before_each() -> void:
-	_port = 20000 + randi() % 20000
+	super()
 	DirAccess.make_dir_recursive_absolute(DIR)
 	if _critter == null:
 		var script := GDScript.new()
@@ -43,16 +40,6 @@ func before_each() -> void:
 		_critter = load(DIR + "/critter.tscn")
 
 
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n) and n is StrataWorldSync:
-			(n as StrataWorldSync).leave()
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
-
-
 func _preset(seed: int) -> StrataWorldPreset:
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
@@ -66,8 +53,7 @@ func _preset(seed: int) -> StrataWorldPreset:
 
 func _world(seed: int) -> StrataChunkWorld:
 	var viewer := Node3D.new()
-	add_child(viewer)
-	_nodes.append(viewer)
+	_keep(viewer)
 	var w := StrataChunkWorld.new()
 	w.preset = _preset(seed)
 	w.view_distance = 2
@@ -76,19 +62,10 @@ func _world(seed: int) -> StrataChunkWorld:
 	w.far_view_levels = 0
 	w.adaptive_far_view = false
 	w.frame_budget_ms = 8.0
-	add_child(w)
-	_nodes.append(w)
+	_keep(w)
 	w.viewer = w.get_path_to(viewer)
 	viewer.position = Vector3(8, w.get_height(8, 8) + 2.0, 8)
 	return w
-
-
-func _sync(world: StrataChunkWorld) -> StrataWorldSync:
-	var s := StrataWorldSync.new()
-	add_child(s)
-	_nodes.append(s)
-	s.world = s.get_path_to(world)
-	return s
 
 
 func _entities(w: StrataChunkWorld) -> Array[Node3D]:

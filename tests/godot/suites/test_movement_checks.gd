@@ -4,10 +4,9 @@
 ## player played honestly by bots (tools/movement_bot.gd: walking, sprinting, jumping, crouching
 ## and lying down, falling 34 voxels, swimming, sprinting over a lagging connection, and a
 ## server that stalls) is never corrected, nor moved back from where the host put it.
-extends StrataTestCase
+extends StrataNetTestCase
 
 const Bot := preload("res://tools/movement_bot.gd")
-const HOST := "127.0.0.1"
 ## A world with a sea south-east of the origin and hilly land north of it.
 const WORLD_SEED := 1234
 const SEA := 24
@@ -20,23 +19,9 @@ const FALL_S := 3.0 + Bot.FALL_CYCLE_S
 ## clients' poses of that time then arrive at once.
 const STALL_S := 0.4
 
-var _nodes: Array[Node] = []
-var _port := 0
-
-
-func before_each() -> void:
-	# A port of this run's own, so parallel runs on one machine do not meet.
-	_port = 20000 + randi() % 20000
-
 
 func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n) and n is StrataWorldSync:
-			(n as StrataWorldSync).leave()
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
+	super()
 	for a in Bot.ACTIONS:
 		Input.action_release(a)
 
@@ -45,27 +30,12 @@ func _world() -> StrataChunkWorld:
 	var preset := StrataWorldPreset.new()
 	preset.seed = WORLD_SEED
 	preset.water_sea_level = SEA
+	# The bots are the viewers that matter; the world's own stays at the origin.
+	var w := _small_world(preset, 4.0, false)
 	var viewer := Node3D.new()
-	add_child(viewer)
-	_nodes.append(viewer)
-	var w := StrataChunkWorld.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.vertical_view_distance = 1
-	w.far_view_levels = 0
-	w.frame_budget_ms = 4.0
-	add_child(w)
-	_nodes.append(w)
+	_keep(viewer)
 	w.viewer = w.get_path_to(viewer)
 	return w
-
-
-func _sync(world: StrataChunkWorld) -> StrataWorldSync:
-	var s := StrataWorldSync.new()
-	add_child(s)
-	_nodes.append(s)
-	s.world = s.get_path_to(world)
-	return s
 
 
 func _bot(bot_name: String, server: StrataWorldSync) -> Bot:
@@ -74,8 +44,7 @@ func _bot(bot_name: String, server: StrataWorldSync) -> Bot:
 	bot.bot_name = bot_name
 	bot.host_teleport = func(id: int, eye: Vector3) -> bool:
 		return server.teleport_player(id, eye, 0.0, 0.0)
-	add_child(bot)
-	_nodes.append(bot)
+	_keep(bot)
 	return bot
 
 

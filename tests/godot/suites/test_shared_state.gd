@@ -3,54 +3,13 @@
 ## change in the server's order, a late joiner gets it whole, a client's attempt is refused, and
 ## a server resumes it from its save (and from its `.shared` file after a crash). A join to a
 ## port where nobody answers fails within `join_timeout_s`, naming the address.
-extends StrataTestCase
-
-const HOST := "127.0.0.1"
-
-var _nodes: Array[Node] = []
-var _port := 0
-
-
-func before_each() -> void:
-	# A port of this run's own, so parallel runs on one machine do not meet.
-	_port = 20000 + randi() % 20000
-
-
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n) and n is StrataWorldSync:
-			(n as StrataWorldSync).leave()
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
+extends StrataNetTestCase
 
 
 func _world(seed: int) -> StrataChunkWorld:
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
-	var viewer := Node3D.new()
-	add_child(viewer)
-	_nodes.append(viewer)
-	var w := StrataChunkWorld.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.vertical_view_distance = 1
-	w.far_view_levels = 0
-	w.frame_budget_ms = 8.0
-	add_child(w)
-	_nodes.append(w)
-	w.viewer = w.get_path_to(viewer)
-	viewer.position = Vector3(0, w.get_height(0, 0), 0)
-	return w
-
-
-func _sync(world: StrataChunkWorld) -> StrataWorldSync:
-	var s := StrataWorldSync.new()
-	add_child(s)
-	_nodes.append(s)
-	s.world = s.get_path_to(world)
-	return s
+	return _small_world(preset)
 
 
 func _join(world: StrataChunkWorld, player_name: String, port := 0) -> StrataWorldSync:

@@ -2,29 +2,10 @@
 ## own StrataChunkWorld. Clients generate the server's world from its preset, every edit reaches
 ## everyone in one order, late joiners catch up (the water the host's flows placed included),
 ## abuse is refused, and a server resumes from its save and journal.
-extends StrataTestCase
+extends StrataNetTestCase
 
-const HOST := "127.0.0.1"
 ## The sea level of the water world.
 const SEA := 24
-
-var _nodes: Array[Node] = []
-var _port := 0
-
-
-func before_each() -> void:
-	# A port of this run's own, so parallel runs on one machine do not meet.
-	_port = 20000 + randi() % 20000
-
-
-func after_each() -> void:
-	for n in _nodes:
-		if is_instance_valid(n) and n is StrataWorldSync:
-			(n as StrataWorldSync).leave()
-	for n in _nodes:
-		if is_instance_valid(n):
-			n.free()
-	_nodes.clear()
 
 
 func _world(seed: int, sea_level := -1) -> StrataChunkWorld:
@@ -32,28 +13,7 @@ func _world(seed: int, sea_level := -1) -> StrataChunkWorld:
 	preset.seed = seed
 	if sea_level >= 0:
 		preset.water_sea_level = sea_level
-	var viewer := Node3D.new()
-	add_child(viewer)
-	_nodes.append(viewer)
-	var w := StrataChunkWorld.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.vertical_view_distance = 1
-	w.far_view_levels = 0
-	w.frame_budget_ms = 8.0
-	add_child(w)
-	_nodes.append(w)
-	w.viewer = w.get_path_to(viewer)
-	viewer.position = Vector3(0, w.get_height(0, 0), 0)
-	return w
-
-
-func _sync(world: StrataChunkWorld) -> StrataWorldSync:
-	var s := StrataWorldSync.new()
-	add_child(s)
-	_nodes.append(s)
-	s.world = s.get_path_to(world)
-	return s
+	return _small_world(preset)
 
 
 func _join(world: StrataChunkWorld, player_name: String) -> StrataWorldSync:
