@@ -1290,21 +1290,26 @@ impl WorldSync {
     pub(super) fn flush_outbox(&mut self) {
         let outbox = std::mem::take(&mut self.outbox);
         for (peer, queue) in outbox {
-            for bytes in pack_batches(queue.reliable, RELIABLE_BATCH_BYTES) {
-                self.send_now(peer, &bytes, true);
-            }
-            for bytes in pack_batches(queue.unreliable, UNRELIABLE_BATCH_BYTES) {
-                self.send_now(peer, &bytes, false);
-            }
+            self.send_queue(peer, queue);
         }
     }
 
     /// Server: sends what is queued for `peer` now (before it is disconnected).
     pub(super) fn flush_peer(&mut self, peer: i64) {
-        if let Some(queue) = self.outbox.remove(&peer) {
-            for bytes in pack_batches(queue.reliable, RELIABLE_BATCH_BYTES) {
-                self.send_now(peer, &bytes, true);
-            }
+        if let Some(mut queue) = self.outbox.remove(&peer) {
+            // Its reason matters; poses to a connection about to close do not.
+            queue.unreliable.clear();
+            self.send_queue(peer, queue);
+        }
+    }
+
+    /// Sends `queue` to `peer` in batches, the reliable messages first.
+    fn send_queue(&mut self, peer: i64, queue: PeerOutbox) {
+        for bytes in pack_batches(queue.reliable, RELIABLE_BATCH_BYTES) {
+            self.send_now(peer, &bytes, true);
+        }
+        for bytes in pack_batches(queue.unreliable, UNRELIABLE_BATCH_BYTES) {
+            self.send_now(peer, &bytes, false);
         }
     }
 
