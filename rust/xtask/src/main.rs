@@ -101,7 +101,7 @@ commands:
   fuzz [--minutes N] [--cases N]
                               strata-tests' fuzz tests (tests/tests/fuzz*.rs) with N cases per property
                               (STRATA_FUZZ_CASES, default 20000), round after round for N minutes (default 10)
-  fuzz --coverage [--minutes N] [--target NAME]...
+  fuzz --coverage [--minutes N] [--jobs N] [--target NAME]...
                               coverage-guided fuzzing (AFL++ via cargo-afl, installed when missing) of every
                               decoder of outside bytes (rust/strata-fuzz), N minutes per target (default 10);
                               prints executions, corpus, crashes and hangs per target and copies every crash
