@@ -33,6 +33,9 @@ const HOTBAR: Array[String] = [
 @export var jump_velocity := 7.2
 ## Constant downward acceleration, m/s².
 @export var gravity := 22.0
+## The fastest a fall gets, m/s (air drag; Minecraft's is about 78): reached after a 140 m drop,
+## and below the server's `max_fall_speed`, so a fall from any height is never refused.
+@export var terminal_fall_speed := 78.0
 ## Degrees per pixel of mouse motion.
 @export var mouse_sensitivity := 0.15
 ## Degrees per second of turning with a look stick pushed all the way (the `look_*` actions; their
@@ -182,8 +185,9 @@ func _physics_process(delta: float) -> void:
 		if input_enabled and Input.is_action_pressed("jump") and stance != Stance.PRONE:
 			velocity.y = jump_velocity
 	else:
-		# Free fall: gravity only; horizontal velocity is what it was at take-off.
-		velocity.y -= gravity * delta
+		# Free fall: gravity up to the terminal speed; horizontal velocity is what it was at
+		# take-off.
+		velocity.y = maxf(velocity.y - gravity * delta, -terminal_fall_speed)
 	move_and_slide()
 	head.position.y = move_toward(head.position.y, EYES[stance], delta * 6.0)
 	_update_target()

@@ -38,7 +38,7 @@ impl SolidVoxels for NoVoxels {
 
 /// What a player's body may do. The defaults fit the demo's player (`game/player.gd`: walk 4.5
 /// voxels a second, sprint 7.5, jump 7.2 up with gravity 22, so 1.18 voxels high, swim 0.6 × the
-/// walking speed and 3 up, free fall without a terminal speed).
+/// walking speed and 3 up, free fall up to a terminal speed of 78).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MovementLimits {
     /// Off: every pose is accepted (a game with flying, vehicles or its own checks).
@@ -52,8 +52,9 @@ pub struct MovementLimits {
     /// What may rise at once beyond the sustained speed: a jump (1.18) and standing up from
     /// prone (the eye rises 1.2), rounded up.
     pub up_burst_voxels: f64,
-    /// Falling speed, voxels a second: free fall from 300 voxels (the demo's player has no
-    /// terminal speed: a game whose falls last longer raises this or caps its falls).
+    /// Falling speed, voxels a second: above the demo player's terminal speed (78), and what a
+    /// body without one reaches after falling 300 voxels (a game whose bodies fall faster
+    /// raises this).
     pub max_fall_speed: f64,
     /// Seconds of movement a player may save up: packets held back by a lag spike of up to
     /// this (less the jitter) and then arriving at once are still accepted.
@@ -272,6 +273,7 @@ mod tests {
     const SPRINT: f64 = 7.5;
     const JUMP_VELOCITY: f64 = 7.2;
     const GRAVITY: f64 = 22.0;
+    const TERMINAL_FALL: f64 = 78.0;
     const EYE: f64 = 1.62;
     /// Godot's physics rate and `StrataWorldSync`'s pose rate.
     const PHYSICS_HZ: f64 = 60.0;
@@ -317,7 +319,7 @@ mod tests {
                 vel[2] = dir[1] * speed;
                 vel[1] = if jump { JUMP_VELOCITY } else { 0.0 };
             } else {
-                vel[1] -= GRAVITY * dt;
+                vel[1] = (vel[1] - GRAVITY * dt).max(-TERMINAL_FALL);
             }
             // A step higher than the feet blocks horizontal movement (move_and_slide).
             let nx = p[0] + vel[0] * dt;
@@ -398,6 +400,9 @@ mod tests {
             ("sprint", Terrain { floor: flat, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (DIAGONAL, SPRINT, false)),
             ("sprint jumping", Terrain { floor: flat, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true)),
             ("fall 32 voxels", Terrain { floor: ledge, water: None }, [0.0, 96.0, 0.0], 6.0, |_| (EAST, SPRINT, false)),
+            ("fall 1,000 voxels", Terrain { floor: flat, water: None }, [0.0, 1064.0, 0.0], 20.0, |_| {
+                (EAST, WALK, false)
+            }),
             ("climb steps", Terrain { floor: stairs, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true)),
             ("swim up", Terrain { floor: deep, water: Some((20.0, 64.0)) }, [0.0, 20.0, 0.0], 20.0, |_| {
                 (EAST, SPRINT, true)
@@ -415,7 +420,9 @@ mod tests {
         // The fall did fall 32 voxels, the climb climbed, the swimmer rose to the surface.
         let fall = trace(&cases[3].1, [0.0, 96.0, 0.0], 6.0, cases[3].4);
         assert!((fall.last().unwrap().1[1] - (64.0 + EYE)).abs() < 1e-6);
-        let climb = trace(&cases[4].1, [0.0, 64.0, 0.0], 20.0, cases[4].4);
+        let deep_fall = trace(&cases[4].1, [0.0, 1064.0, 0.0], 20.0, cases[4].4);
+        assert!((deep_fall.last().unwrap().1[1] - (64.0 + EYE)).abs() < 1e-6);
+        let climb = trace(&cases[5].1, [0.0, 64.0, 0.0], 20.0, cases[5].4);
         assert!(climb.last().unwrap().1[1] > 64.0 + 20.0, "{:?}", climb.last());
         // Sprinting with packets held back 500 ms by a lag spike, then arriving at once.
         let poses = trace(&flat_ground, [0.0, 64.0, 0.0], 10.0, |_| (EAST, SPRINT, true));
