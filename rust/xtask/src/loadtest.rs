@@ -192,6 +192,7 @@ fn run_load(run: &Run, o: &LoadOptions, solo: bool) -> Result<Outcome> {
     let deadline = Instant::now() + Duration::from_secs_f64(o.seconds + 30.0 + 10.0 + 120.0);
     let mut answers: Vec<Option<Value>> = vec![None; loads.len()];
     let (mut worst_p99, mut worst_max, mut samples) = (0f64, 0f64, 0u32);
+    let (mut worst_cpu_p99, mut worst_cpu_max) = (0f64, 0f64);
     let mut next_sample = Instant::now() + Duration::from_secs(2);
     while answers.iter().any(Option::is_none) {
         if Instant::now() > deadline {
@@ -207,6 +208,8 @@ fn run_load(run: &Run, o: &LoadOptions, solo: bool) -> Result<Outcome> {
             if let Ok(s) = run.server_status() {
                 worst_p99 = worst_p99.max(num(&s, "tick_ms_p99"));
                 worst_max = worst_max.max(num(&s, "tick_ms_max"));
+                worst_cpu_p99 = worst_cpu_p99.max(num(&s, "tick_cpu_ms_p99"));
+                worst_cpu_max = worst_cpu_max.max(num(&s, "tick_cpu_ms_max"));
                 samples += 1;
             }
         }
@@ -287,6 +290,8 @@ fn run_load(run: &Run, o: &LoadOptions, solo: bool) -> Result<Outcome> {
             "edits_rejected": num(&after, "edits_rejected") - num(&before, "edits_rejected"),
             "frame_ms_worst_window_p99": worst_p99,
             "frame_ms_max": worst_max,
+            "frame_cpu_ms_worst_window_p99": worst_cpu_p99,
+            "frame_cpu_ms_max": worst_cpu_max,
             "frame_samples": samples,
             "wire_bytes_received_per_edit": server_received / requested.max(1.0),
         },
@@ -313,7 +318,8 @@ fn run_load(run: &Run, o: &LoadOptions, solo: bool) -> Result<Outcome> {
             load_s
         ),
         format!(
-            "server frame: worst p99 {worst_p99:.2} ms, max {worst_max:.2} ms ({samples} samples of the last 1,024 frames); \
+            "server frame: worst p99 {worst_p99:.2} ms, max {worst_max:.2} ms ({samples} samples of the last 1,024 frames; \
+its CPU time: worst p99 {worst_cpu_p99:.2} ms, max {worst_cpu_max:.2} ms); \
 each player received {:.0} bytes/s median, {:.0} max (ENet; the server's payload count: {:.0} median, {:.0} max)",
             quantile(&received, 0.5),
             quantile(&received, 1.0),

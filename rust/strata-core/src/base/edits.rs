@@ -103,7 +103,10 @@ impl EditMap {
     }
 
     /// Every edit in the columns `[min_x, min_x + size_x) × [min_z, min_z + size_z)` at or above
-    /// `min_y` (what lighting a box needs: its own edits and those above it).
+    /// `min_y` (what lighting a box needs: its own edits and those above it), chunk by chunk in
+    /// chunk order and by [`local_index`] within a chunk: a fixed order (the order edits are
+    /// applied in does not matter, but a fixed one keeps jobs reproducible) without sorting the
+    /// edits, which a crowd editing one place makes many.
     pub fn edits_in_columns_from(
         &self,
         min_x: i32,
@@ -117,36 +120,45 @@ impl EditMap {
             ChunkCoord::containing(IVec3::new(min_x, min_y, min_z)),
             ChunkCoord::containing(IVec3::new(max_x.saturating_sub(1), min_y, max_z.saturating_sub(1))),
         );
-        let mut out = Vec::new();
-        for (coord, m) in &self.chunks {
-            if coord.x < lo.x || coord.x > hi.x || coord.z < lo.z || coord.z > hi.z || coord.y < lo.y {
+        let mut chunks: Vec<(ChunkCoord, &BTreeMap<u16, BlockId>)> = self
+            .chunks
+            .iter()
+            .filter(|(c, _)| c.x >= lo.x && c.x <= hi.x && c.z >= lo.z && c.z <= hi.z && c.y >= lo.y)
+            .map(|(c, m)| (*c, m))
+            .collect();
+        chunks.sort_unstable_by_key(|(c, _)| *c);
+        let mut out = Vec::with_capacity(chunks.iter().map(|(_, m)| m.len()).sum());
+        for (coord, m) in chunks {
+            let origin = coord.min_voxel();
+            let end = origin + IVec3::splat(CHUNK_SIZE);
+            if origin.x >= min_x && end.x <= max_x && origin.z >= min_z && end.z <= max_z && origin.y >= min_y {
+                out.extend(m.iter().map(|(&i, &id)| (origin + local_from_index(i), id)));
                 continue;
             }
             for (&i, &id) in m {
-                let p = coord.min_voxel() + local_from_index(i);
+                let p = origin + local_from_index(i);
                 if p.x >= min_x && p.x < max_x && p.z >= min_z && p.z < max_z && p.y >= min_y {
                     out.push((p, id));
                 }
             }
         }
-        // The map's order is not fixed; the order edits are applied in must not matter, but a
-        // fixed one keeps jobs reproducible.
-        out.sort_unstable_by_key(|&(p, _)| (p.y, p.z, p.x));
         out
     }
 
-    /// Every edit in the vertical column (x, z), any height.
+    /// Every edit in the vertical column (x, z), any height, from the bottom up: a look-up of
+    /// each of the column's voxels in each edited chunk the column crosses, not a scan of the
+    /// chunks' edits.
     pub fn edits_in_column(&self, x: i32, z: i32) -> Vec<(IVec3, BlockId)> {
         let probe = IVec3::new(x, 0, z);
         let (c, l) = (ChunkCoord::containing(probe), local_in_chunk(probe));
+        let mut chunks: Vec<(ChunkCoord, &BTreeMap<u16, BlockId>)> =
+            self.chunks.iter().filter(|(coord, _)| coord.x == c.x && coord.z == c.z).map(|(c, m)| (*c, m)).collect();
+        chunks.sort_unstable_by_key(|(c, _)| c.y);
         let mut out = Vec::new();
-        for (coord, m) in &self.chunks {
-            if coord.x != c.x || coord.z != c.z {
-                continue;
-            }
-            for (&i, &id) in m {
-                let q = local_from_index(i);
-                if q.x == l.x && q.z == l.z {
+        for (coord, m) in chunks {
+            for y in 0..CHUNK_SIZE {
+                let q = IVec3::new(l.x, y, l.z);
+                if let Some(&id) = m.get(&local_index(q)) {
                     out.push((coord.min_voxel() + q, id));
                 }
             }
@@ -194,6 +206,54 @@ mod tests {
     fn local_index_round_trips() {
         for i in [0u16, 1, 31, 32, 1023, 1024, 32767] {
             assert_eq!(local_index(local_from_index(i)), i);
+        }
+    }
+
+    /// The column queries agree with a scan of every edit, across chunk borders and below zero,
+    /// and come out in chunk order (a fixed order whatever the map's).
+    #[test]
+    fn column_queries_match_a_scan_of_every_edit() {
+        use rand_xoshiro::Xoshiro256PlusPlus;
+        use rand_xoshiro::rand_core::{Rng, SeedableRng};
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut e = EditMap::new();
+        let mut all = Vec::new();
+        for _ in 0..4000 {
+            let r = |rng: &mut Xoshiro256PlusPlus, span: u32| (rng.next_u32() % span) as i32 - span as i32 / 2;
+            let p = IVec3::new(r(&mut rng, 96), r(&mut rng, 160), r(&mut rng, 96));
+            let id = (rng.next_u32() % 9) as BlockId;
+            e.set(p, id);
+            all.retain(|&(q, _)| q != p);
+            all.push((p, id));
+        }
+        // A dense column, as a crowd digging one place makes.
+        for y in -70..90 {
+            e.set(IVec3::new(-33, y, 31), 3);
+            all.retain(|&(q, _)| q != IVec3::new(-33, y, 31));
+            all.push((IVec3::new(-33, y, 31), 3));
+        }
+        let scan = |keep: &dyn Fn(IVec3) -> bool| {
+            let mut v: Vec<_> = all.iter().copied().filter(|&(p, _)| keep(p)).collect();
+            v.sort_by_key(|&(p, _)| (p.x, p.y, p.z));
+            v
+        };
+        let sorted = |mut v: Vec<(IVec3, BlockId)>| {
+            v.sort_by_key(|&(p, _)| (p.x, p.y, p.z));
+            v
+        };
+        for (x, z) in [(-33, 31), (0, 0), (-1, -1), (31, 32), (-48, 47), (5, -20)] {
+            let column = e.edits_in_column(x, z);
+            assert!(column.windows(2).all(|w| w[0].0.y < w[1].0.y), "({x}, {z}) from the bottom up");
+            assert_eq!(sorted(column), scan(&|p| p.x == x && p.z == z), "column ({x}, {z})");
+        }
+        for (min, size, min_y) in [((-40, -40), (62, 62), -20), ((-33, 31), (1, 1), -80), ((0, 0), (32, 32), 0)] {
+            let got = e.edits_in_columns_from(min.0, min.1, size.0, size.1, min_y);
+            let keys: Vec<ChunkCoord> = got.iter().map(|(p, _)| ChunkCoord::containing(*p)).collect();
+            assert!(keys.windows(2).all(|w| w[0] <= w[1]), "chunk order");
+            let inside = |p: IVec3| {
+                p.x >= min.0 && p.x < min.0 + size.0 && p.z >= min.1 && p.z < min.1 + size.1 && p.y >= min_y
+            };
+            assert_eq!(sorted(got), scan(&inside), "columns from {min:?} size {size:?} above {min_y}");
         }
     }
 
