@@ -232,18 +232,20 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         std::sync::Mutex::new(names.iter().map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..o.jobs.min(names.len()) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(name) = names.get(i) else { break };
-                let result = fuzz_one(&afl_target, name, o.minutes);
-                if let Ok(f) = &result {
-                    crate::note(format!(
-                        "{name}: {} executions in {} s, {} corpus entries ({} found), {} crashes, {} hangs",
-                        f.executions, f.seconds, f.corpus, f.found, f.crashes, f.hangs
-                    ));
-                }
-                if let Ok(mut r) = results.lock() {
-                    r[i] = Some(result);
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(name) = names.get(i) else { break };
+                    let result = fuzz_one(&afl_target, name, o.minutes);
+                    if let Ok(f) = &result {
+                        crate::note(format!(
+                            "{name}: {} executions in {} s, {} corpus entries ({} found), {} crashes, {} hangs",
+                            f.executions, f.seconds, f.corpus, f.found, f.crashes, f.hangs
+                        ));
+                    }
+                    if let Ok(mut r) = results.lock() {
+                        r[i] = Some(result);
+                    }
                 }
             });
         }

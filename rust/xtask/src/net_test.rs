@@ -247,6 +247,8 @@ pub(crate) struct Run {
     godot: Godot,
     pub(crate) dir: PathBuf,
     pub(crate) port: u16,
+    /// Niceness the client processes start with (`nice -n`; 0: none).
+    pub(crate) client_nice: u32,
 }
 
 impl Run {
@@ -260,7 +262,7 @@ impl Run {
         let nanos =
             std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
         let port = 20000 + (nanos ^ std::process::id()) % 20000;
-        Ok(Self { godot, dir, port: port as u16 })
+        Ok(Self { godot, dir, port: port as u16, client_nice: 0 })
     }
 
     fn save(&self) -> PathBuf {
@@ -292,6 +294,9 @@ impl Run {
         let mut cmd = self.godot.command();
         cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).args(["-s", CLIENT_SCRIPT, "--"]);
         cmd.arg(format!("--port={port}")).arg(format!("--commands={}", commands.display()));
+        if self.client_nice > 0 {
+            cmd = niced(&cmd, self.client_nice);
+        }
         let mut p = Process::spawn(name, cmd, Some(commands), &self.dir.join(format!("{name}.log")))?;
         p.answer("ready")?;
         Ok(p)
@@ -302,6 +307,22 @@ impl Run {
             .with_context(|| format!("could not read {}", self.status().display()))?;
         serde_json::from_str(&text).map_err(|e| Error::msg(format!("{}: {e}", self.status().display())))
     }
+}
+
+/// `cmd` run under `nice -n n` (every thread of it starts at that niceness).
+fn niced(cmd: &Command, n: u32) -> Command {
+    let mut out = Command::new("nice");
+    out.arg("-n").arg(n.to_string()).arg(cmd.get_program()).args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => out.env(k, v),
+            None => out.env_remove(k),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        out.current_dir(dir);
+    }
+    out
 }
 
 /// The checks' outcome.

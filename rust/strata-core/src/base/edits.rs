@@ -250,9 +250,8 @@ mod tests {
             let got = e.edits_in_columns_from(min.0, min.1, size.0, size.1, min_y);
             let keys: Vec<ChunkCoord> = got.iter().map(|(p, _)| ChunkCoord::containing(*p)).collect();
             assert!(keys.windows(2).all(|w| w[0] <= w[1]), "chunk order");
-            let inside = |p: IVec3| {
-                p.x >= min.0 && p.x < min.0 + size.0 && p.z >= min.1 && p.z < min.1 + size.1 && p.y >= min_y
-            };
+            let inside =
+                |p: IVec3| p.x >= min.0 && p.x < min.0 + size.0 && p.z >= min.1 && p.z < min.1 + size.1 && p.y >= min_y;
             assert_eq!(sorted(got), scan(&inside), "columns from {min:?} size {size:?} above {min_y}");
         }
     }

@@ -568,20 +568,20 @@ impl Message {
 /// one length-prefixed). A message longer than `max_bytes` travels alone. The server sends each
 /// peer one packet per frame this way instead of one per message: the per-packet cost of the
 /// transport, not the bytes, is what grows with a crowd.
-pub fn pack_batches(messages: Vec<Vec<u8>>, max_bytes: usize) -> Vec<Vec<u8>> {
+pub fn pack_batches<M: AsRef<[u8]>>(messages: impl IntoIterator<Item = M>, max_bytes: usize) -> Vec<Vec<u8>> {
     let mut packets = Vec::new();
-    let mut group: Vec<Vec<u8>> = Vec::new();
+    let mut group: Vec<M> = Vec::new();
     let mut group_bytes = 0usize;
-    let framed = |m: &Vec<u8>| m.len() + varint_len(m.len() as u64);
-    let flush = |group: &mut Vec<Vec<u8>>, packets: &mut Vec<Vec<u8>>| match group.len() {
+    let framed = |m: &[u8]| m.len() + varint_len(m.len() as u64);
+    let flush = |group: &mut Vec<M>, packets: &mut Vec<Vec<u8>>| match group.len() {
         0 => {}
-        1 => packets.append(group),
+        1 => packets.extend(group.drain(..).map(|m| m.as_ref().to_vec())),
         n => {
             let mut w = Vec::with_capacity(max_bytes.min(MAX_PACKET_BYTES));
             w.push(TAG_BATCH);
             put_varint(&mut w, n as u64);
             for m in group.drain(..) {
-                put_bytes(&mut w, &m);
+                put_bytes(&mut w, m.as_ref());
             }
             packets.push(w);
         }
@@ -589,7 +589,7 @@ pub fn pack_batches(messages: Vec<Vec<u8>>, max_bytes: usize) -> Vec<Vec<u8>> {
     // Batch header: tag and a count of up to 2 varint bytes.
     const HEADER: usize = 3;
     for m in messages {
-        let size = framed(&m);
+        let size = framed(m.as_ref());
         if !group.is_empty()
             && (HEADER + group_bytes + size > max_bytes.min(MAX_PACKET_BYTES) || group.len() == MAX_BATCH_MESSAGES)
         {

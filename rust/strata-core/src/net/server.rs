@@ -855,9 +855,19 @@ impl WorldServer {
 
     /// Counts the bytes each connection is sent by `out`.
     fn account(&mut self, out: Vec<Action>) -> Vec<Action> {
+        // An edit or a pose goes out as one send per player that wants it, one after another:
+        // measured once.
+        let mut last: Option<(&Message, u64)> = None;
         for a in &out {
             let Action::Send { target, message, .. } = a else { continue };
-            let len = message.encode().len() as u64;
+            let len = match last {
+                Some((m, len)) if m == message => len,
+                _ => {
+                    let len = message.encode().len() as u64;
+                    last = Some((message, len));
+                    len
+                }
+            };
             let mut add = |peer: PeerId| *self.stats.bytes_sent.entry(peer).or_default() += len;
             match *target {
                 Target::Peer(p) => add(p),

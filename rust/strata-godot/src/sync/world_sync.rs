@@ -65,6 +65,7 @@ use godot::global::Error;
 use godot::prelude::*;
 use shared_state::{shared_value_of, variant_of};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -1292,11 +1293,20 @@ impl WorldSync {
             if self.closed_this_frame.contains(&peer) {
                 return;
             }
-            let queue = self.outbox.entry(peer).or_default();
-            if reliable { &mut queue.reliable } else { &mut queue.unreliable }.push(bytes.to_vec());
+            self.queue_for(peer, Rc::from(bytes), reliable);
             return;
         }
         self.send_now(peer, bytes, reliable);
+    }
+
+    /// Server: queues one encoded message for `peer`'s batch of this frame; a broadcast's
+    /// players share its bytes.
+    pub(super) fn queue_for(&mut self, peer: i64, bytes: Rc<[u8]>, reliable: bool) {
+        if self.closed_this_frame.contains(&peer) {
+            return;
+        }
+        let queue = self.outbox.entry(peer).or_default();
+        if reliable { &mut queue.reliable } else { &mut queue.unreliable }.push(bytes);
     }
 
     /// Server: sends each peer its queued messages, in order, in as few packets as fit (one a
@@ -1379,8 +1389,8 @@ impl WorldSync {
 /// A server's messages for one peer in this frame.
 #[derive(Default)]
 struct PeerOutbox {
-    reliable: Vec<Vec<u8>>,
-    unreliable: Vec<Vec<u8>>,
+    reliable: Vec<Rc<[u8]>>,
+    unreliable: Vec<Rc<[u8]>>,
 }
 
 /// A server's batches sent straight to its ENet peers, then one flush for the frame.

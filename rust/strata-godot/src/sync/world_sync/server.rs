@@ -11,6 +11,7 @@ use godot::classes::ENetMultiplayerPeer;
 use godot::classes::node::InternalMode;
 use godot::global::Error;
 use godot::prelude::*;
+use std::rc::Rc;
 use strata_core::base::coords::IVec3;
 use strata_core::net::protocol::{Message, PlayerId, Pose};
 use strata_core::net::server::{Action, Target};
@@ -187,14 +188,25 @@ impl WorldSync {
                 }
             }
         }
+        // A broadcast comes expanded into one send per player, one after another: its bytes are
+        // encoded once and shared by their queues.
+        let mut last: Option<(Message, Rc<[u8]>)> = None;
         for a in actions {
             match a {
                 // Journaled and applied above, once per edit.
                 Action::EditApplied { .. } => {}
                 Action::Send { target, message, reliable } => {
-                    let bytes = message.encode();
+                    let bytes = match &last {
+                        Some((m, b)) if *m == message => b.clone(),
+                        _ => {
+                            let b: Rc<[u8]> = Rc::from(message.encode());
+                            last = Some((message.clone(), b.clone()));
+                            b
+                        }
+                    };
                     match target {
                         Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
+                        Target::Peer(p) if matches!(self.role, Role::Server(_)) => self.queue_for(p, bytes, reliable),
                         Target::Peer(p) => self.send(p, &bytes, reliable),
                         // To the joined connections one by one: a client connected but not yet
                         // welcomed must get its `Welcome` first (it refuses anything else), so
@@ -211,7 +223,7 @@ impl WorldSync {
                                 _ => Vec::new(),
                             };
                             for p in peers {
-                                self.send(p, &bytes, reliable);
+                                self.queue_for(p, bytes.clone(), reliable);
                             }
                             if except != Some(SERVER_PEER) {
                                 self.host_event(message);
