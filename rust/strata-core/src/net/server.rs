@@ -879,7 +879,7 @@ impl WorldServer {
     }
 
     fn chunk_edits(&mut self, peer: PeerId, chunk: ChunkCoord) -> Vec<Action> {
-        if !voxel_in_world(chunk.min_voxel()) {
+        if !chunk.in_world() {
             return Vec::new();
         }
         if self.players.get(&peer).is_some_and(|p| !p.interest.may_subscribe(chunk)) {
