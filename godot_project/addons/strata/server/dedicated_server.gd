@@ -41,6 +41,9 @@ const STATUS_INTERVAL_S := 0.5
 
 var _status_path := ""
 var _status_elapsed := 0.0
+## Whole frames (every node's work, not only the sync's) longer than 50 ms and 250 ms so far.
+var _frames_over_50_ms := 0
+var _frames_over_250_ms := 0
 var _day_length_s := DEFAULT_DAY_LENGTH_S
 var _time_of_day := START_TIME_OF_DAY
 var _day := 0
@@ -111,6 +114,10 @@ func _process(delta: float) -> void:
 	if _sync.is_server():
 		_advance_clock(delta)
 	_status_elapsed += delta
+	if delta > 0.05:
+		_frames_over_50_ms += 1
+	if delta > 0.25:
+		_frames_over_250_ms += 1
 	if _status_path != "" and _status_elapsed >= STATUS_INTERVAL_S:
 		_status_elapsed = 0.0
 		_write_status()
@@ -195,6 +202,8 @@ func _write_status() -> void:
 		_wire["wire_bytes_received"] += host.pop_statistic(ENetConnection.HOST_TOTAL_RECEIVED_DATA)
 		_wire["datagrams_sent"] += host.pop_statistic(ENetConnection.HOST_TOTAL_SENT_PACKETS)
 	status.merge(_wire)
+	status["frames_over_50_ms"] = _frames_over_50_ms
+	status["frames_over_250_ms"] = _frames_over_250_ms
 	var tmp := _status_path + ".tmp"
 	var f := FileAccess.open(tmp, FileAccess.WRITE)
 	if f == null:
