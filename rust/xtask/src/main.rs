@@ -87,9 +87,11 @@ commands:
                               the dedicated multiplayer server (headless Godot); resumes from FILE and its
                               journal, saves every S seconds and on SIGTERM/Ctrl+C
   loadtest [--clients 8] [--processes 1] [--layout cluster|spread] [--rate 20] [--seconds 60] [--view 2]
-           [--max-players N]  a dedicated server and N players (over P processes, near one spot or far
-                              apart) editing RATE times a second each: edits acknowledged and lost,
-                              latency p50/p99, server frame, bytes each player receives, join time
+           [--max-players N] [--bots-nice 10]
+                              a dedicated server and N players (over P processes at that niceness, near
+                              one spot or far apart) editing RATE times a second each: edits acknowledged
+                              and lost, latency p50/p99, server frame (wall and CPU), bytes each player
+                              receives, join time
   net-check                   the multi-process multiplayer check of `test` alone (server, 4 clients, SIGKILL)
   movement-soak [--minutes N] [--no-build]
                               one server and a bot per honest move of the demo's player (walk, sprint, jump,
