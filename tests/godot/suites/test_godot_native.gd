@@ -115,6 +115,32 @@ func test_terrain_is_on_its_collision_layer_only() -> void:
 			assert_eq(b.collision_layer, 1)
 
 
+func test_a_world_without_meshes_still_collides_and_edits() -> void:
+	var w := _world(7)
+	w.render_meshes = false
+	w.far_view_levels = 0
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
+	for i in 4:
+		await get_tree().physics_frame
+	var kinds := {}
+	for child in w.get_children(true):
+		kinds[child.get_class()] = int(kinds.get(child.get_class(), 0)) + 1
+	assert_false(kinds.has("MeshInstance3D"), "no chunk meshes: %s" % kinds)
+	assert_false(kinds.has("MultiMeshInstance3D"), "no decorations: %s" % kinds)
+	assert_true(kinds.has("StaticBody3D"), "chunks near the viewer have bodies: %s" % kinds)
+	var h := w.get_height(0.5, 0.5)
+	var space := w.get_world_3d().direct_space_state
+	var ray := PhysicsRayQueryParameters3D.create(
+		Vector3(0.5, h + 20, 0.5), Vector3(0.5, h - 20, 0.5)
+	)
+	var hit := space.intersect_ray(ray)
+	assert_false(hit.is_empty(), "a ray hits the terrain")
+	if not hit.is_empty():
+		assert_near(hit["position"].y, h, 0.001)
+	w.set_voxel(Vector3i(0, int(h), 0), 1)
+	assert_eq(w.get_height(0.5, 0.5), h + 1.0, "an edit is a voxel all the same")
+
+
 func test_meshes_take_the_render_settings() -> void:
 	var w := _world(5)
 	w.layers = 1 << 2

@@ -289,6 +289,12 @@ pub struct ChunkWorld {
     /// alone.
     #[export]
     horizon_shadows: bool,
+    /// Whether chunks become meshes to show (default on). A dedicated server turns it off: its
+    /// voxels, edits, collision, navigation, water and entities work as before, and no chunk
+    /// mesh, occluder page or decoration (`MultiMeshInstance3D`) is made on its main thread.
+    /// Takes effect for the chunks applied from then on.
+    #[export]
+    render_meshes: bool,
     /// The render layers of the chunk meshes, scatter and far columns (`VisualInstance3D.layers`):
     /// a camera's `cull_mask` or a light's `light_cull_mask` picks the terrain by them. Default 1.
     #[var(set)]
@@ -501,6 +507,7 @@ impl INode3D for ChunkWorld {
             memory_budget_mb: 1024,
             adaptive_far_view: true,
             ambient_occlusion: true,
+            render_meshes: true,
             collision_layer: 1,
             collision_mask: 1,
             collision_priority: 1.0,

@@ -188,25 +188,27 @@ impl ChunkWorld {
             occluders: None,
             materials: Vec::new(),
         };
-        if !r.scatter.is_empty() {
+        if !r.scatter.is_empty() && self.render_meshes {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
         if r.has_faces() {
-            let mesh = self.array_mesh(&r.mesh, r.packed.as_ref());
-            let mut mi = MeshInstance3D::new_alloc();
-            mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
-            mi.set_mesh(&mesh);
-            self.render_settings().apply_near(&mut mi);
-            let origin = c.min_voxel();
-            mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
-            if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
-                && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, 1)
-            {
-                node.occluders = Some(slot);
-                node.materials = copies;
+            if self.render_meshes {
+                let mesh = self.array_mesh(&r.mesh, r.packed.as_ref());
+                let mut mi = MeshInstance3D::new_alloc();
+                mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
+                mi.set_mesh(&mesh);
+                self.render_settings().apply_near(&mut mi);
+                let origin = c.min_voxel();
+                mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+                if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
+                    && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, 1)
+                {
+                    node.occluders = Some(slot);
+                    node.materials = copies;
+                }
+                self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
+                node.mesh = Some(mi);
             }
-            self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
-            node.mesh = Some(mi);
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
             // in Godot's physics server), nearest first.
             let near = near_any(c, viewers, collision_r);
