@@ -118,13 +118,8 @@ fn run_editor(godot: &Godot, work: &Path) -> Result<()> {
     editor.arg(paths::godot_project()).arg(SCENE);
     let mut cmd = Command::new(xvfb::ensure_xvfb_run()?);
     cmd.args(["-a", "-s", &format!("-screen 0 {SCREEN}"), "bash", "-c", SCRIPT, "bash"]);
-    cmd.arg(work).arg(editor.get_program()).args(editor.get_args());
-    for (k, v) in editor.get_envs() {
-        match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
-        };
-    }
+    cmd.arg(work);
+    godot_run::append_command(&mut cmd, &editor);
     // A fresh editor configuration (settings, layout of a first start), not the developer's.
     let xdg = work.join("xdg");
     for (var, dir) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_CACHE_HOME", "cache")] {

@@ -71,6 +71,21 @@ pub fn describe_status(status: ExitStatus) -> String {
     }
 }
 
+/// Appends `inner` (its program, arguments and environment changes) to `outer`, which runs it:
+/// `nice -n 10 <inner>`, `xvfb-run … <inner>`.
+pub fn append_command(outer: &mut Command, inner: &Command) {
+    outer.arg(inner.get_program()).args(inner.get_args());
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => outer.env(k, v),
+            None => outer.env_remove(k),
+        };
+    }
+    if let Some(dir) = inner.get_current_dir() {
+        outer.current_dir(dir);
+    }
+}
+
 /// Renders a command line for messages (program and arguments, shell-ish quoting).
 pub fn display_command(cmd: &Command) -> String {
     let mut parts = vec![cmd.get_program().to_string_lossy().into_owned()];

@@ -312,16 +312,8 @@ impl Run {
 /// `cmd` run under `nice -n n` (every thread of it starts at that niceness).
 fn niced(cmd: &Command, n: u32) -> Command {
     let mut out = Command::new("nice");
-    out.arg("-n").arg(n.to_string()).arg(cmd.get_program()).args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => out.env(k, v),
-            None => out.env_remove(k),
-        };
-    }
-    if let Some(dir) = cmd.get_current_dir() {
-        out.current_dir(dir);
-    }
+    out.arg("-n").arg(n.to_string());
+    crate::godot_run::append_command(&mut out, cmd);
     out
 }
 

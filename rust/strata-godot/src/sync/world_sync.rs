@@ -1290,13 +1290,10 @@ impl WorldSync {
             return;
         }
         if matches!(self.role, Role::Server(_)) && peer != SERVER_PEER {
-            if self.closed_this_frame.contains(&peer) {
-                return;
-            }
             self.queue_for(peer, Rc::from(bytes), reliable);
             return;
         }
-        self.send_now(peer, bytes, reliable);
+        self.send_now(peer, bytes, reliable, None);
     }
 
     /// Server: queues one encoded message for `peer`'s batch of this frame; a broadcast's
@@ -1341,14 +1338,7 @@ impl WorldSync {
         let reliable = pack_batches(queue.reliable, RELIABLE_BATCH_BYTES).into_iter().map(|b| (b, true));
         let unreliable = pack_batches(queue.unreliable, UNRELIABLE_BATCH_BYTES).into_iter().map(|b| (b, false));
         for (bytes, is_reliable) in reliable.chain(unreliable) {
-            match direct.as_deref_mut() {
-                Some(d) => {
-                    self.traffic.bytes_sent += bytes.len() as u64;
-                    self.traffic.packets_sent += 1;
-                    d.send(peer, &bytes, is_reliable);
-                }
-                None => self.send_now(peer, &bytes, is_reliable),
-            }
+            self.send_now(peer, &bytes, is_reliable, direct.as_deref_mut());
         }
     }
 
@@ -1361,10 +1351,15 @@ impl WorldSync {
         Some(DirectEnet { enet, sent: false })
     }
 
-    fn send_now(&mut self, peer: i64, bytes: &[u8], reliable: bool) {
+    /// Sends one packet now: straight to `peer`'s ENet peer with `direct` (flushed by its
+    /// `finish`), else through the multiplayer API.
+    fn send_now(&mut self, peer: i64, bytes: &[u8], reliable: bool, direct: Option<&mut DirectEnet>) {
         let Some(api) = self.api.as_mut() else { return };
         self.traffic.bytes_sent += bytes.len() as u64;
         self.traffic.packets_sent += 1;
+        if let Some(d) = direct {
+            return d.send(peer, bytes, reliable);
+        }
         let mode = if reliable { TransferMode::RELIABLE } else { TransferMode::UNRELIABLE_ORDERED };
         let packet = PackedByteArray::from(bytes);
         api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();

@@ -206,8 +206,7 @@ impl WorldSync {
                     };
                     match target {
                         Target::Peer(p) if p == SERVER_PEER => self.host_event(message),
-                        Target::Peer(p) if matches!(self.role, Role::Server(_)) => self.queue_for(p, bytes, reliable),
-                        Target::Peer(p) => self.send(p, &bytes, reliable),
+                        Target::Peer(p) => self.queue_for(p, bytes, reliable),
                         // To the joined connections one by one: a client connected but not yet
                         // welcomed must get its `Welcome` first (it refuses anything else), so
                         // no broadcast to every ENet peer.
