@@ -105,9 +105,11 @@ func leave() -> void:
 
 func _process(_delta: float) -> void:
 	if sends_poses and is_joined() and player != null:
-		# The eye: the server measures edit reach from it, and others draw the body below it.
+		# The eye: the server measures edit reach from it, and sweeps the body down to the feet
+		# (the eye height changes with the stance); others draw the body below it.
+		var eye := player.camera.global_position
 		sync.set_local_pose(
-			player.camera.global_position, player.rotation.y, player.head.rotation.x
+			eye, player.rotation.y, player.head.rotation.x, eye.y - player.global_position.y
 		)
 
 

@@ -34,6 +34,7 @@ func _process(_delta: float) -> void:
 		if avatar.visible:
 			avatar.position = at
 			avatar.rotation.y = sync.get_player_yaw(id)
+			avatar.set_eye_height(sync.get_player_eye_height(id))
 
 
 func _on_player_joined(id: int, player_name: String) -> void:

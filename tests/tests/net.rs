@@ -137,7 +137,7 @@ impl Net {
     }
 
     fn stand_at_tick(&mut self, peer: PeerId, at: [f32; 3], tick: u32) {
-        let bytes = self.clients[&peer].pose_packet(tick, Pose { position: at, yaw: 0.0, pitch: 0.0 }).expect("a pose");
+        let bytes = self.clients[&peer].pose_packet(tick, Pose::standing(at, 0.0, 0.0)).expect("a pose");
         self.to_server.push_back((peer, bytes));
     }
 
@@ -361,9 +361,7 @@ fn broadcasts_reach_only_the_joined_connections() {
     // A client still waiting for its Welcome would refuse the broadcast itself; the others'
     // poses (unreliable, on another channel, so they may overtake the Welcome) it drops.
     let mut waiting = WorldClient::new("cy");
-    let pose =
-        Message::PlayerState { player: 1, tick: 3, pose: Pose { position: [0.0, 40.0, 0.0], yaw: 0.0, pitch: 0.0 } }
-            .encode();
+    let pose = Message::PlayerState { player: 1, tick: 3, pose: Pose::standing([0.0, 40.0, 0.0], 0.0, 0.0) }.encode();
     assert_eq!(waiting.handle_packet(&pose, 0.1).expect("a pose before the Welcome is dropped"), vec![]);
     let err = waiting.handle_packet(&chat[0].clone().message_bytes(), 0.1).unwrap_err();
     assert!(matches!(err, ClientError::BeforeWelcome(_)), "{err}");

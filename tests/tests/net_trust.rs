@@ -28,7 +28,7 @@ impl SolidVoxels for Flat {
 const EYE_Y: f32 = 65.62;
 
 fn pose(x: f32, z: f32) -> Pose {
-    Pose { position: [x, EYE_Y, z], yaw: 0.0, pitch: 0.0 }
+    Pose::standing([x, EYE_Y, z], 0.0, 0.0)
 }
 
 /// A server, its clients and the packets in flight (reliable and in order).
@@ -198,7 +198,7 @@ fn poses_sent_before_the_client_heard_of_a_teleport_are_ignored_not_corrected() 
     net.take_events(1);
     // The host lifts the player 20 voxels while a pose from the ground is on its way.
     net.now = 0.1;
-    let lifted = Pose { position: [0.0, 84.0, 0.0], yaw: 0.0, pitch: 0.0 };
+    let lifted = Pose::standing([0.0, 84.0, 0.0], 0.0, 0.0);
     let tick = {
         let t = net.ticks.entry(1).or_default();
         *t += 1;
@@ -216,7 +216,7 @@ fn poses_sent_before_the_client_heard_of_a_teleport_are_ignored_not_corrected() 
     assert_eq!(corrections(&net.take_events(1)), vec![lifted], "told once, by the teleport");
     // Its next pose, from up there and falling, is a move from the new place.
     net.now = 0.2;
-    let falling = Pose { position: [0.5, 83.0, 0.0], yaw: 0.0, pitch: 0.0 };
+    let falling = Pose::standing([0.5, 83.0, 0.0], 0.0, 0.0);
     net.send_pose(1, falling);
     net.settle();
     assert_eq!(net.server.accepted_pose(1), Some(falling));
@@ -432,10 +432,13 @@ fn clients_refuse_locally_what_the_server_would_drop_them_for() {
     assert_eq!(e.to_string(), "block 24 is not a block of the server's world; allowed: 0 to 23");
     let e = c.request_edit(IVec3::new(0, WORLD_LIMIT_VOXELS, 0), 1).unwrap_err();
     assert!(matches!(e, RequestError::OutsideWorld { .. }), "{e}");
-    let nan = Pose { position: [0.0, f32::NAN, 0.0], yaw: 0.0, pitch: 0.0 };
+    let nan = Pose::standing([0.0, f32::NAN, 0.0], 0.0, 0.0);
     assert!(matches!(c.pose_packet(9, nan), Err(RequestError::BadPose { .. })));
-    let far = Pose { position: [0.0, 0.0, WORLD_LIMIT_VOXELS as f32 * 2.0], yaw: 0.0, pitch: 0.0 };
+    let far = Pose::standing([0.0, 0.0, WORLD_LIMIT_VOXELS as f32 * 2.0], 0.0, 0.0);
     assert!(c.pose_packet(9, far).is_err());
+    let giant = Pose { eye_height: 20.0, ..Pose::standing([0.0, 70.0, 0.0], 0.0, 0.0) };
+    let e = c.pose_packet(9, giant).unwrap_err();
+    assert!(e.to_string().contains("an eye height of 0 to 16 voxels"), "{e}");
     assert!(matches!(WorldClient::new(&"n".repeat(33)).hello(), Err(RequestError::BadName { .. })));
     // What it does send is never a reason to drop it: the cut line reaches the others.
     net.to_server.push_back((1, bytes));
@@ -452,5 +455,5 @@ fn clients_refuse_locally_what_the_server_would_drop_them_for() {
     net.settle();
     assert_eq!(net.dropped.len(), 1);
     assert!(net.dropped[0].1.contains("malformed packet"), "{}", net.dropped[0].1);
-    assert_eq!(PROTOCOL_VERSION, 6);
+    assert_eq!(PROTOCOL_VERSION, 7);
 }

@@ -99,7 +99,7 @@ fn messages() -> Vec<(String, Message)> {
         scale: [1.0, 2.0, 1.0],
         state: vec![1, 2, 3],
     };
-    let pose = Pose { position: [1.5, 70.0, -3.0], yaw: 1.2, pitch: -0.3 };
+    let pose = Pose { position: [1.5, 70.0, -3.0], yaw: 1.2, pitch: -0.3, eye_height: 1.12 };
     let chunk = ChunkCoord { x: 1, y: 2, z: -3 };
     let value = Some(SharedValue::Vector3([1.0, 64.0, -9.5]));
     let all = vec![
@@ -174,8 +174,7 @@ fn shared_state_text() -> String {
 /// A server's sessions: two players join, edit, move, chat, subscribe and ask for state.
 fn server_sessions() -> Vec<Seed> {
     let hello = |name: &str| Message::Hello { protocol: PROTOCOL_VERSION, name: name.into() }.encode();
-    let pose =
-        Message::PlayerState { player: 0, tick: 1, pose: Pose { position: [0.0, 70.0, 0.0], yaw: 0.0, pitch: 0.0 } };
+    let pose = Message::PlayerState { player: 0, tick: 1, pose: Pose::standing([0.0, 70.0, 0.0], 0.0, 0.0) };
     let packets = [
         hello("alice"),
         pose.encode(),

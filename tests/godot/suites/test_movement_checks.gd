@@ -3,7 +3,9 @@
 ## moved back (`pose_corrected`) and cannot edit where it cheated its way to, while the demo's
 ## player played honestly by bots (tools/movement_bot.gd: walking, sprinting, jumping, crouching
 ## and lying down, falling 34 voxels, swimming, sprinting over a lagging connection, and a
-## server that stalls) is never corrected, nor moved back from where the host put it.
+## server that stalls) is never corrected, nor moved back from where the host put it. The body is
+## swept from the feet to the eye: walls lower than the eye stop it, a low stance passes under
+## ledges.
 extends StrataNetTestCase
 
 const Bot := preload("res://tools/movement_bot.gd")
@@ -116,6 +118,78 @@ func test_a_speed_hack_is_moved_back_and_cannot_edit_where_it_cheated_to() -> vo
 		"the edit within reach of the accepted pose was applied: %s" % rejected
 	)
 	assert_eq(server_world.get_voxel(near_spot), stone, "the server's world holds it")
+
+
+## The server sweeps the whole body, from the feet to the eye, not only the eye: a player lying
+## down (eye 0.42 above the feet, as the demo's prone stance sends it) crawls under a ledge with a
+## one-voxel gap unchallenged, and one that walks through a knee-high wall is moved back before
+## it, though its eye passes over the wall. The course is built of stone in the host's world, in
+## the air above the origin.
+func test_the_body_is_swept_from_the_feet_to_the_eye() -> void:
+	var preset := StrataWorldPreset.new()
+	preset.seed = WORLD_SEED
+	var server_world := _small_world(preset)
+	var server := _sync(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	if not assert_true(await wait_until(server_world.is_area_ready, 60.0), "the host's world"):
+		return
+	var c := _sync(_world())
+	assert_eq(c.join(HOST, _port, "crawler"), OK, c.last_error())
+	if not assert_true(await wait_until(c.is_joined, 20.0), "joined: %s" % c.last_error()):
+		return
+	var corrected: Array[Vector3] = []
+	c.pose_corrected.connect(func(p: Vector3, _y: float, _p: float) -> void: corrected.append(p))
+	# A floor at y0 from x 0 to 13; a ceiling over x 3 and 4 leaving a one-voxel gap; a wall one
+	# voxel high at x 9.
+	var y0 := int(server_world.get_height(0, 0)) + 6
+	var stone := default_block_id("stone")
+	for x in range(0, 14):
+		for z in range(-1, 2):
+			server_world.set_voxel(Vector3i(x, y0, z), stone)
+			if x == 3 or x == 4:
+				server_world.set_voxel(Vector3i(x, y0 + 2, z), stone)
+			if x == 9:
+				server_world.set_voxel(Vector3i(x, y0 + 1, z), stone)
+	var feet_y := y0 + 1.0
+	var walk := func(from_x: float, to_x: float, speed: float, eye_height: float) -> void:
+		var start_ms := Time.get_ticks_msec()
+		var x := from_x
+		while x < to_x:
+			x = minf(from_x + speed * (Time.get_ticks_msec() - start_ms) / 1000.0, to_x)
+			c.set_local_pose(Vector3(x, feet_y + eye_height, 0.5), 0.0, 0.0, eye_height)
+			await get_tree().process_frame
+	# Lying down through the gap, then standing up beyond it.
+	c.set_local_pose(Vector3(1.5, feet_y + 0.42, 0.5), 0.0, 0.0, 0.42)
+	await wait_frames(10)
+	await walk.call(1.5, 6.5, 2.0, 0.42)
+	for i in 20:
+		var eye_height := minf(0.42 + 0.1 * i, 1.62)
+		c.set_local_pose(Vector3(6.5, feet_y + eye_height, 0.5), 0.0, 0.0, eye_height)
+		await get_tree().process_frame
+	await wait_frames(10)
+	assert_eq(corrected, [] as Array[Vector3], "crawling under the ledge was never corrected")
+	var stats := server.get_stats()
+	assert_eq(int(stats["poses_refused"]), 0, "server refusals: %s" % stats)
+	# Standing, through the knee-high wall: the eye passes over it, the feet do not.
+	await walk.call(6.5, 12.5, 3.0, 1.62)
+	await wait_frames(10)
+	assert_gt(corrected.size(), 0, "walking through the wall was corrected")
+	if corrected.is_empty():
+		return
+	var kept := corrected[corrected.size() - 1]
+	assert_lt(kept.x, 9.5, "the server kept it before the wall: %s" % kept)
+	# A body smaller than the server allows (`min_eye_height`, 0.4) is refused where it stands
+	# (once the second after a correction, whose failing poses are taken as stale, is over).
+	await get_tree().create_timer(1.2).timeout
+	var before := corrected.size()
+	c.set_local_pose(kept, 0.0, 0.0, 0.1)
+	assert_true(
+		await wait_until(func() -> bool: return corrected.size() > before, 5.0),
+		"a body smaller than the smallest stance was corrected"
+	)
+	# The client refuses an eye height outside the protocol's bounds itself.
+	c.set_local_pose(kept, 0.0, 0.0, 40.0)
+	assert_true(c.last_error().contains("eye height 40"), c.last_error())
 
 
 func test_honest_players_are_never_corrected() -> void:

@@ -36,8 +36,8 @@ use crate::base::block::BlockId;
 use crate::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS, voxel_in_world};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::net::protocol::{
-    MAX_CHAT_BYTES, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason, ViewRadius, chunk_of,
-    split_batch,
+    MAX_CHAT_BYTES, MAX_EYE_HEIGHT, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
+    ViewRadius, chunk_of, split_batch,
 };
 use crate::net::shared_state::{SharedState, SharedValue};
 use crate::persist::entities::EntityDeltas;
@@ -86,7 +86,9 @@ pub enum RequestError {
     OutsideWorld { pos: IVec3 },
     #[error("block {block} is not a block of the server's world; allowed: 0 to {}", block_count.saturating_sub(1))]
     UnknownBlock { block: BlockId, block_count: u32 },
-    #[error("pose {pose:?} is not allowed; allowed: finite numbers, a position inside the world's bounds")]
+    #[error(
+        "pose {pose:?} is not allowed; allowed: finite numbers, a position inside the world's bounds, an eye height of 0 to {MAX_EYE_HEIGHT} voxels"
+    )]
     BadPose { pose: Pose },
     #[error(transparent)]
     SharedState(#[from] crate::net::shared_state::SharedStateError),
@@ -331,9 +333,7 @@ impl WorldClient {
     /// Our pose for the others (send unreliably, a few times a second): finite numbers, a
     /// position inside the world.
     pub fn pose_packet(&self, tick: u32, pose: Pose) -> Result<Vec<u8>, RequestError> {
-        let limit = WORLD_LIMIT_VOXELS as f32;
-        let inside = pose.position.iter().all(|v| (-limit..limit).contains(v));
-        if !inside || !pose.yaw.is_finite() || !pose.pitch.is_finite() {
+        if !pose.is_valid() {
             return Err(RequestError::BadPose { pose });
         }
         Ok(Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode())
@@ -550,6 +550,7 @@ impl WorldClient {
             ],
             yaw: a.yaw + turn * f,
             pitch: lerp(a.pitch, b.pitch),
+            eye_height: lerp(a.eye_height, b.eye_height),
         })
     }
 }

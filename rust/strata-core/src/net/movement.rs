@@ -8,15 +8,22 @@
 //! average, so its budget never runs out, however its packets bunch after a lag spike or jitter;
 //! a player that goes faster for longer than the slack empties it and is refused. A small
 //! tolerance covers rounding; a move may spend at most that below zero, so many tiny packets
-//! gain nothing. The move's segment (eye to eye) is swept through the voxels ([`SolidVoxels`],
-//! implemented by the host): the length it runs inside solid voxels, summed over consecutive
-//! moves that end inside them, must stay within a tolerance, so nobody walks through a wall in
-//! small steps either. A voxel the host has not loaded counts as passable.
+//! gain nothing. Vertical movement is measured at the feet (the pose's eye less its eye height),
+//! so standing up spends nothing.
+//!
+//! The body is swept through the voxels ([`SolidVoxels`], implemented by the host): the move's
+//! segment at the eye, and at the feet (a little above them) and every voxel between, from the
+//! old pose's body to the new one's. The longest run inside solid voxels, summed over
+//! consecutive moves that end inside them, must stay within a tolerance, so nobody walks through
+//! a wall, even one lower than the eye, in small steps either. A body that starts a move inside
+//! a solid voxel it did not move into (a block was placed on the player) leaves it freely. A body
+//! smaller than [`MovementLimits::min_eye_height`] is refused, so a claimed stance cannot shrink
+//! the body to a point. A voxel the host has not loaded counts as passable.
 //!
 //! May use: `base`, `net::protocol`.
 
 use crate::base::coords::{IVec3, WORLD_LIMIT_VOXELS};
-use crate::net::protocol::Pose;
+use crate::net::protocol::{MAX_EYE_HEIGHT, Pose};
 use thiserror::Error;
 
 /// The host world's voxels, as far as movement is concerned.
@@ -38,7 +45,8 @@ impl SolidVoxels for NoVoxels {
 
 /// What a player's body may do. The defaults fit the demo's player (`game/player.gd`: walk 4.5
 /// voxels a second, sprint 7.5, jump 7.2 up with gravity 22, so 1.18 voxels high, swim 0.6 × the
-/// walking speed and 3 up, free fall up to a terminal speed of 78).
+/// walking speed and 3 up, free fall up to a terminal speed of 78; the eye 1.62 above the feet
+/// standing, 1.12 crouching, 0.42 lying down).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MovementLimits {
     /// Off: every pose is accepted (a game with flying, vehicles or its own checks).
@@ -49,8 +57,7 @@ pub struct MovementLimits {
     /// Sustained upward speed, voxels a second: swimming up (3) or climbing steps by jumping
     /// (about 2.6 gross), with room to spare.
     pub max_up_speed: f64,
-    /// What may rise at once beyond the sustained speed: a jump (1.18) and standing up from
-    /// prone (the eye rises 1.2), rounded up.
+    /// What the feet may rise at once beyond the sustained speed: a jump (1.18), with room.
     pub up_burst_voxels: f64,
     /// Falling speed, voxels a second: above the demo player's terminal speed (78), and what a
     /// body without one reaches after falling 300 voxels (a game whose bodies fall faster
@@ -61,9 +68,14 @@ pub struct MovementLimits {
     pub slack_seconds: f64,
     /// Voxels a move may exceed its budget by (rounding, the eye's height easing with stance).
     pub tolerance_voxels: f64,
-    /// Voxels the eye may run inside solid voxels along consecutive moves (grazing a corner,
-    /// a block placed where the player stands).
+    /// Voxels the body may run inside solid voxels along consecutive moves (grazing a corner:
+    /// the sweep follows the body's centre line, a real body keeps its radius from walls).
     pub solid_tolerance_voxels: f64,
+    /// The smallest eye height (voxels above the feet) a pose may claim: the lowest stance of
+    /// the game's body (the demo's player lying down: 0.42).
+    pub min_eye_height: f64,
+    /// The largest eye height a pose may claim (the demo's player standing: 1.62).
+    pub max_eye_height: f64,
 }
 
 impl Default for MovementLimits {
@@ -77,6 +89,8 @@ impl Default for MovementLimits {
             slack_seconds: 1.0,
             tolerance_voxels: 0.5,
             solid_tolerance_voxels: 0.5,
+            min_eye_height: 0.4,
+            max_eye_height: 2.0,
         }
     }
 }
@@ -94,6 +108,8 @@ pub enum MoveRejection {
     ThroughSolid { inside: f64, first: IVec3, allowed: f64 },
     #[error("position {position:?} is outside the world's bounds")]
     OutsideWorld { position: [f32; 3] },
+    #[error("eye height {eye_height} voxels; allowed: {min} to {max}")]
+    BodySize { eye_height: f32, min: f64, max: f64 },
 }
 
 /// One player's movement as the server knows it: the accepted pose and the budgets.
@@ -105,13 +121,25 @@ pub struct Movement {
     horizontal: f64,
     up: f64,
     down: f64,
-    /// Voxels the eye has run inside solid voxels along the moves that ended inside them.
+    /// Voxels the body has run inside solid voxels along the moves that ended inside them.
     inside_solid: f64,
+    /// Whether the last accepted move ended inside a solid voxel. If not, and the body now
+    /// starts inside one, the world put it there (a block placed on the player): leaving that
+    /// voxel is free.
+    ended_inside: bool,
 }
 
 impl Default for Movement {
     fn default() -> Self {
-        Self { accepted: None, filled_s: f64::NAN, horizontal: 0.0, up: 0.0, down: 0.0, inside_solid: 0.0 }
+        Self {
+            accepted: None,
+            filled_s: f64::NAN,
+            horizontal: 0.0,
+            up: 0.0,
+            down: 0.0,
+            inside_solid: 0.0,
+            ended_inside: false,
+        }
     }
 }
 
@@ -128,6 +156,7 @@ impl Movement {
         self.up = limits.max_up_speed * limits.slack_seconds + limits.up_burst_voxels;
         self.down = limits.max_fall_speed * limits.slack_seconds;
         self.inside_solid = 0.0;
+        self.ended_inside = false;
         self.filled_s = if now_s.is_finite() { now_s } else { f64::NAN };
     }
 
@@ -139,6 +168,7 @@ impl Movement {
         self.up = 0.0;
         self.down = 0.0;
         self.inside_solid = 0.0;
+        self.ended_inside = false;
         self.filled_s = if now_s.is_finite() { now_s } else { f64::NAN };
     }
 
@@ -159,9 +189,16 @@ impl Movement {
             self.place(pose, limits, now_s);
             return Ok(());
         };
+        let eye_height = f64::from(pose.eye_height);
+        if !(limits.min_eye_height..=limits.max_eye_height).contains(&eye_height) {
+            return Err(MoveRejection::BodySize {
+                eye_height: pose.eye_height,
+                min: limits.min_eye_height,
+                max: limits.max_eye_height,
+            });
+        }
         self.fill(limits, now_s);
-        let a = from.position.map(f64::from);
-        let b = pose.position.map(f64::from);
+        let (a, b) = (feet(&from), feet(&pose));
         let (dx, dy, dz) = (b[0] - a[0], b[1] - a[1], b[2] - a[2]);
         let moved = dx.hypot(dz);
         let tol = limits.tolerance_voxels;
@@ -174,8 +211,15 @@ impl Movement {
         if -dy > self.down + tol {
             return Err(MoveRejection::TooFastDown { moved: -dy, allowed: self.down.max(0.0) + tol });
         }
-        let (inside, first) = solid_length(a, b, world);
-        let inside = self.inside_solid + inside;
+        let (mut deepest, mut first, mut ends_inside) = (0.0f64, None, false);
+        for (from_point, to_point) in body_lines(&from, &pose) {
+            let (inside, hit) = solid_length(from_point, to_point, world, !self.ended_inside);
+            if hit.is_some() && (first.is_none() || inside > deepest) {
+                (deepest, first) = (inside, hit);
+            }
+            ends_inside |= world.is_solid(voxel_at(to_point)) == Some(true);
+        }
+        let inside = self.inside_solid + deepest;
         if let Some(first) = first
             && inside > limits.solid_tolerance_voxels
         {
@@ -184,7 +228,8 @@ impl Movement {
         self.horizontal -= moved;
         self.up -= dy.max(0.0);
         self.down -= (-dy).max(0.0);
-        self.inside_solid = if world.is_solid(voxel_at(b)) == Some(true) { inside } else { 0.0 };
+        self.inside_solid = if ends_inside { inside } else { 0.0 };
+        self.ended_inside = ends_inside;
         self.accepted = Some(pose);
         Ok(())
     }
@@ -205,6 +250,30 @@ impl Movement {
     }
 }
 
+/// Where a pose's feet are.
+fn feet(pose: &Pose) -> [f64; 3] {
+    let [x, y, z] = pose.position.map(f64::from);
+    [x, y - f64::from(pose.eye_height), z]
+}
+
+/// How far above the feet the lowest swept segment runs: clear of the floor the body stands on.
+const FEET_CLEARANCE: f64 = 0.1;
+
+/// The segments a move from body `from` to body `to` sweeps: at the eye, and from just above the
+/// feet up every voxel while below both eyes (the points at the same height above the feet in
+/// both poses), so no solid voxel fits between two of them.
+fn body_lines(from: &Pose, to: &Pose) -> impl Iterator<Item = ([f64; 3], [f64; 3])> {
+    let (a, b) = (feet(from), feet(to));
+    let lowest_eye = f64::from(from.eye_height.min(to.eye_height));
+    let eyes = (from.position.map(f64::from), to.position.map(f64::from));
+    let above = |p: [f64; 3], h: f64| [p[0], p[1] + h, p[2]];
+    let body = (0..=MAX_EYE_HEIGHT as usize)
+        .map(|k| FEET_CLEARANCE + k as f64)
+        .take_while(move |&h| h < lowest_eye)
+        .map(move |h| (above(a, h), above(b, h)));
+    std::iter::once(eyes).chain(body)
+}
+
 /// The voxel holding point `p`.
 fn voxel_at(p: [f64; 3]) -> IVec3 {
     let v = |x: f64| x.floor().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
@@ -214,9 +283,10 @@ fn voxel_at(p: [f64; 3]) -> IVec3 {
 /// The most voxels one sweep visits: far more than any move the budgets let through.
 const MAX_SWEEP_VOXELS: usize = 4096;
 
-/// The length of segment `a`–`b` inside solid voxels, and the first solid voxel it meets
-/// (a voxel walk: every voxel the segment passes through, in order).
-fn solid_length(a: [f64; 3], b: [f64; 3], world: &dyn SolidVoxels) -> (f64, Option<IVec3>) {
+/// The length of segment `a`–`b` inside solid voxels, and the first solid voxel it meets (a
+/// voxel walk: every voxel the segment passes through, in order). With `start_free` the voxel
+/// it starts in does not count (a body a block was placed on may leave it).
+fn solid_length(a: [f64; 3], b: [f64; 3], world: &dyn SolidVoxels, start_free: bool) -> (f64, Option<IVec3>) {
     let d = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
     let len = (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]).sqrt();
     let start = voxel_at(a);
@@ -247,7 +317,7 @@ fn solid_length(a: [f64; 3], b: [f64; 3], world: &dyn SolidVoxels) -> (f64, Opti
         };
         let t_end = t_max[axis].min(1.0);
         let here = IVec3::new(v[0], v[1], v[2]);
-        if world.is_solid(here) == Some(true) {
+        if !(start_free && here == start) && world.is_solid(here) == Some(true) {
             inside += (t_end - t).max(0.0) * len;
             first.get_or_insert(here);
         }
@@ -275,37 +345,72 @@ mod tests {
     const GRAVITY: f64 = 22.0;
     const TERMINAL_FALL: f64 = 78.0;
     const EYE: f64 = 1.62;
+    const CROUCH_EYE: f64 = 1.12;
+    const PRONE_EYE: f64 = 0.42;
+    /// The capsule's height standing (`HEIGHTS`): standing up needs this much room.
+    const STAND_HEIGHT: f64 = 1.8;
+    const PRONE_SPEED: f64 = 0.9;
     /// Godot's physics rate and `StrataWorldSync`'s pose rate.
     const PHYSICS_HZ: f64 = 60.0;
     const POSE_HZ: f64 = 15.0;
 
-    /// Ground: solid below `floor(x)`; water between `water.0` and `water.1` (passable).
+    /// Ground: solid below `floor(x)` and from `ceiling(x)` up; water between `water.0` and
+    /// `water.1` (passable).
     struct Terrain {
         floor: fn(f64) -> f64,
+        ceiling: fn(f64) -> f64,
         water: Option<(f64, f64)>,
+    }
+
+    /// The capsule's radius (`RADIUS`): the body's centre keeps this far from walls.
+    const RADIUS: f64 = 0.3;
+
+    impl Terrain {
+        /// The highest floor under a body centred at `x` (the terrains' steps are wider than it).
+        fn floor_under(&self, x: f64) -> f64 {
+            (self.floor)(x - RADIUS).max((self.floor)(x + RADIUS))
+        }
+
+        /// The lowest ceiling over a body centred at `x`.
+        fn ceiling_over(&self, x: f64) -> f64 {
+            (self.ceiling)(x - RADIUS).min((self.ceiling)(x + RADIUS))
+        }
+    }
+
+    fn open_sky(_: f64) -> f64 {
+        f64::INFINITY
+    }
+
+    fn ground(floor: fn(f64) -> f64) -> Terrain {
+        Terrain { floor, ceiling: open_sky, water: None }
     }
 
     impl SolidVoxels for Terrain {
         fn is_solid(&self, p: IVec3) -> Option<bool> {
-            Some((p.y as f64) < (self.floor)(p.x as f64 + 0.5).floor())
+            let (x, y) = (p.x as f64 + 0.5, p.y as f64);
+            Some(y < (self.floor)(x).floor() || y >= (self.ceiling)(x).floor())
         }
     }
 
-    /// What the player does at time `t`: horizontal direction (unit or zero) and speed, jump held.
-    type Input = fn(f64) -> ([f64; 2], f64, bool);
+    /// What the player does at time `t`: horizontal direction (unit or zero) and speed, jump held,
+    /// and the stance's eye height.
+    type Input = fn(f64) -> ([f64; 2], f64, bool, f64);
 
-    /// The demo player's physics (`_physics_process`) as a point at the feet: eye positions at
-    /// each pose send, with their send times.
-    fn trace(terrain: &Terrain, start: [f64; 3], seconds: f64, input: Input) -> Vec<(f64, [f64; 3])> {
+    /// The demo player's physics (`_physics_process`) as a box of the capsule's width: eyes at each pose
+    /// send, with their send times, as the game sends them. The eye eases towards the stance's
+    /// height at 6 voxels a second (`head.position.y`), and only stands up where there is room.
+    fn trace(terrain: &Terrain, start: [f64; 3], seconds: f64, input: Input) -> Vec<(f64, Pose)> {
         let dt = 1.0 / PHYSICS_HZ;
-        let (mut p, mut vel) = (start, [0.0f64; 3]);
+        let (mut p, mut vel, mut eye) = (start, [0.0f64; 3], EYE);
         let mut out = Vec::new();
         let steps = (seconds * PHYSICS_HZ) as usize;
         for i in 0..steps {
             let t = i as f64 * dt;
-            let (dir, speed, jump) = input(t);
-            let floor = (terrain.floor)(p[0]);
-            let on_floor = p[1] <= floor + 1e-6;
+            let (dir, speed, jump, stance_eye) = input(t);
+            let room = terrain.ceiling_over(p[0]) - p[1];
+            let target = if stance_eye > eye && room < STAND_HEIGHT { eye } else { stance_eye };
+            eye += (target - eye).clamp(-6.0 * dt, 6.0 * dt);
+            let on_floor = p[1] <= terrain.floor_under(p[0]) + 1e-6;
             let in_water = terrain.water.is_some_and(|(lo, hi)| p[1] >= lo && p[1] < hi);
             if in_water {
                 vel[1] = (vel[1] - GRAVITY * 0.25 * dt).max(-3.0);
@@ -321,32 +426,30 @@ mod tests {
             } else {
                 vel[1] = (vel[1] - GRAVITY * dt).max(-TERMINAL_FALL);
             }
-            // A step higher than the feet blocks horizontal movement (move_and_slide).
+            // A step higher than the feet, or a ceiling lower than the head, blocks horizontal
+            // movement (move_and_slide).
             let nx = p[0] + vel[0] * dt;
-            if (terrain.floor)(nx) <= p[1] + 1e-6 {
+            if terrain.floor_under(nx) <= p[1] + 1e-6 && terrain.ceiling_over(nx) >= p[1] + eye + 0.18 {
                 p[0] = nx;
             }
             p[2] += vel[2] * dt;
             p[1] += vel[1] * dt;
-            let floor = (terrain.floor)(p[0]);
+            let floor = terrain.floor_under(p[0]);
             if p[1] < floor {
                 p[1] = floor;
                 vel[1] = 0.0;
             }
             if i % (PHYSICS_HZ / POSE_HZ) as usize == 0 {
-                out.push((t, [p[0], p[1] + EYE, p[2]]));
+                let position = [p[0] as f32, (p[1] + eye) as f32, p[2] as f32];
+                out.push((t, Pose { position, yaw: 0.0, pitch: 0.0, eye_height: eye as f32 }));
             }
         }
         out
     }
 
-    /// Feeds `poses` (send time, eye) to a server that receives each `latency(i)` seconds after
-    /// it was sent, older ticks dropped as the server does; returns the refusals.
-    fn replay(
-        poses: &[(f64, [f64; 3])],
-        world: &dyn SolidVoxels,
-        latency: &mut dyn FnMut(usize) -> f64,
-    ) -> Vec<String> {
+    /// Feeds `poses` (with their send times) to a server that receives each `latency(i)` seconds
+    /// after it was sent, older ticks dropped as the server does; returns the refusals.
+    fn replay(poses: &[(f64, Pose)], world: &dyn SolidVoxels, latency: &mut dyn FnMut(usize) -> f64) -> Vec<String> {
         let limits = MovementLimits::default();
         let mut arrivals: Vec<(f64, usize)> = poses.iter().enumerate().map(|(i, (t, _))| (t + latency(i), i)).collect();
         arrivals.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -358,9 +461,7 @@ mod tests {
                 continue;
             }
             newest = Some(i);
-            let p = poses[i].1;
-            let pose = Pose { position: [p[0] as f32, p[1] as f32, p[2] as f32], yaw: 0.0, pitch: 0.0 };
-            if let Err(e) = m.check(pose, at, &limits, world) {
+            if let Err(e) = m.check(poses[i].1, at, &limits, world) {
                 refused.push(format!("pose {i} at {at:.3}: {e}"));
             }
         }
@@ -383,6 +484,17 @@ mod tests {
         20.0
     }
 
+    /// A one-voxel-high gap from x = 5 to 15, two voxels above the floor elsewhere to x = 20.
+    fn low_gap(x: f64) -> f64 {
+        if (5.0..15.0).contains(&x) {
+            65.0
+        } else if x < 20.0 {
+            66.0
+        } else {
+            f64::INFINITY
+        }
+    }
+
     fn steady(_: usize) -> f64 {
         0.05
     }
@@ -392,23 +504,48 @@ mod tests {
 
     #[test]
     fn honest_movement_of_the_demo_player_is_never_refused() {
-        let flat_ground = Terrain { floor: flat, water: None };
+        let flat_ground = ground(flat);
         let cases: Vec<(&str, Terrain, [f64; 3], f64, Input)> = vec![
-            ("walk", Terrain { floor: flat, water: None }, [0.0, 64.0, 0.0], 20.0, |t| {
-                ([(t * 0.3).cos(), (t * 0.3).sin()], WALK, false)
-            }),
-            ("sprint", Terrain { floor: flat, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (DIAGONAL, SPRINT, false)),
-            ("sprint jumping", Terrain { floor: flat, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true)),
-            ("fall 32 voxels", Terrain { floor: ledge, water: None }, [0.0, 96.0, 0.0], 6.0, |_| (EAST, SPRINT, false)),
-            ("fall 1,000 voxels", Terrain { floor: flat, water: None }, [0.0, 1064.0, 0.0], 20.0, |_| {
-                (EAST, WALK, false)
-            }),
-            ("climb steps", Terrain { floor: stairs, water: None }, [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true)),
-            ("swim up", Terrain { floor: deep, water: Some((20.0, 64.0)) }, [0.0, 20.0, 0.0], 20.0, |_| {
-                (EAST, SPRINT, true)
-            }),
-            ("sink", Terrain { floor: deep, water: Some((20.0, 64.0)) }, [0.0, 63.0, 0.0], 20.0, |_| {
-                (EAST, SPRINT, false)
+            ("walk", ground(flat), [0.0, 64.0, 0.0], 20.0, |t| ([(t * 0.3).cos(), (t * 0.3).sin()], WALK, false, EYE)),
+            ("sprint", ground(flat), [0.0, 64.0, 0.0], 20.0, |_| (DIAGONAL, SPRINT, false, EYE)),
+            ("sprint jumping", ground(flat), [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true, EYE)),
+            ("fall 32 voxels", ground(ledge), [0.0, 96.0, 0.0], 6.0, |_| (EAST, SPRINT, false, EYE)),
+            ("fall 1,000 voxels", ground(flat), [0.0, 1064.0, 0.0], 20.0, |_| (EAST, WALK, false, EYE)),
+            ("climb steps", ground(stairs), [0.0, 64.0, 0.0], 20.0, |_| (EAST, SPRINT, true, EYE)),
+            (
+                "swim up",
+                Terrain { floor: deep, ceiling: open_sky, water: Some((20.0, 64.0)) },
+                [0.0, 20.0, 0.0],
+                20.0,
+                |_| (EAST, SPRINT, true, EYE),
+            ),
+            (
+                "sink",
+                Terrain { floor: deep, ceiling: open_sky, water: Some((20.0, 64.0)) },
+                [0.0, 63.0, 0.0],
+                20.0,
+                |_| (EAST, SPRINT, false, EYE),
+            ),
+            // Lies down before a one-voxel gap, crawls through, stands up under the two-voxel
+            // ceiling after it and walks out into the open.
+            (
+                "crawl under a ledge",
+                Terrain { floor: flat, ceiling: low_gap, water: None },
+                [0.0, 64.0, 0.5],
+                30.0,
+                |t| {
+                    if t < 1.0 {
+                        (EAST, WALK, false, EYE)
+                    } else if t < 18.0 {
+                        (EAST, PRONE_SPEED, false, PRONE_EYE)
+                    } else {
+                        (EAST, WALK, false, EYE)
+                    }
+                },
+            ),
+            ("crouch and stand by turns", ground(stairs), [0.0, 64.0, 0.0], 20.0, |t| {
+                let eye = [EYE, CROUCH_EYE, PRONE_EYE][(t as usize) % 3];
+                (EAST, if eye == EYE { SPRINT } else { PRONE_SPEED }, eye == EYE, eye)
             }),
         ];
         for (name, terrain, start, seconds, input) in &cases {
@@ -418,14 +555,21 @@ mod tests {
             assert!(refused.is_empty(), "{name}: {refused:?}");
         }
         // The fall did fall 32 voxels, the climb climbed, the swimmer rose to the surface.
+        let eye_y = |poses: &[(f64, Pose)]| f64::from(poses.last().unwrap().1.position[1]);
         let fall = trace(&cases[3].1, [0.0, 96.0, 0.0], 6.0, cases[3].4);
-        assert!((fall.last().unwrap().1[1] - (64.0 + EYE)).abs() < 1e-6);
+        assert!((eye_y(&fall) - (64.0 + EYE)).abs() < 1e-4);
         let deep_fall = trace(&cases[4].1, [0.0, 1064.0, 0.0], 20.0, cases[4].4);
-        assert!((deep_fall.last().unwrap().1[1] - (64.0 + EYE)).abs() < 1e-6);
+        assert!((eye_y(&deep_fall) - (64.0 + EYE)).abs() < 1e-4);
         let climb = trace(&cases[5].1, [0.0, 64.0, 0.0], 20.0, cases[5].4);
-        assert!(climb.last().unwrap().1[1] > 64.0 + 20.0, "{:?}", climb.last());
+        assert!(eye_y(&climb) > 64.0 + 20.0, "{:?}", climb.last());
+        // The crawler passed the gap lying down and stood up after it.
+        let crawl = trace(&cases[8].1, [0.0, 64.0, 0.5], 30.0, cases[8].4);
+        let under_gap = crawl.iter().filter(|(_, p)| (6.0..14.0).contains(&p.position[0])).count();
+        assert!(under_gap > 100, "{under_gap} poses under the gap");
+        let last = crawl.last().unwrap().1;
+        assert!(last.position[0] > 22.0 && (f64::from(last.eye_height) - EYE).abs() < 1e-4, "{last:?}");
         // Sprinting with packets held back 500 ms by a lag spike, then arriving at once.
-        let poses = trace(&flat_ground, [0.0, 64.0, 0.0], 10.0, |_| (EAST, SPRINT, true));
+        let poses = trace(&flat_ground, [0.0, 64.0, 0.0], 10.0, |_| (EAST, SPRINT, true, EYE));
         let mut spike = |i: usize| {
             let t = poses[i].0;
             if (3.0..3.5).contains(&t) { 3.5 - t + 0.05 } else { 0.05 }
@@ -444,9 +588,9 @@ mod tests {
 
     #[test]
     fn speed_fly_and_wall_hacks_are_refused() {
-        let world = Terrain { floor: flat, water: None };
+        let world = ground(flat);
         let limits = MovementLimits::default();
-        let at = |x: f64, y: f64| Pose { position: [x as f32, y as f32, 0.0], yaw: 0.0, pitch: 0.0 };
+        let at = |x: f64, y: f64| Pose::standing([x as f32, y as f32, 0.0], 0.0, 0.0);
         // Twice the sprinting speed: accepted while the slack lasts, then refused.
         let mut m = Movement::default();
         let mut refused_at = None;
@@ -486,17 +630,101 @@ mod tests {
         assert!(m.check(at(3000.0, -5.0), 31.0, &off, &world).is_ok());
     }
 
+    /// A wall one voxel high at x = 10.
+    fn low_wall(x: f64) -> f64 {
+        if (10.0..11.0).contains(&x) { 65.0 } else { 64.0 }
+    }
+
+    #[test]
+    fn the_whole_body_is_swept_not_just_the_eye() {
+        let limits = MovementLimits::default();
+        let at = |x: f64, eye_height: f64| Pose {
+            position: [x as f32, (64.0 + eye_height) as f32, 0.5],
+            yaw: 0.0,
+            pitch: 0.0,
+            eye_height: eye_height as f32,
+        };
+        // Walking through a wall below the eye, at walking speed: the feet hit it.
+        let wall = ground(low_wall);
+        let mut m = Movement::default();
+        m.check(at(8.0, EYE), 0.0, &limits, &wall).expect("spawn");
+        let refused =
+            (1..20).find_map(|i| m.check(at(8.0 + 0.3 * i as f64, EYE), i as f64 / POSE_HZ, &limits, &wall).err());
+        assert!(
+            matches!(refused, Some(MoveRejection::ThroughSolid { first: IVec3 { x: 10, y: 64, z: 0 }, .. })),
+            "{refused:?}"
+        );
+        assert!(m.accepted().unwrap().position[0] < 10.5);
+        // A ledge at chest height (solid from 65 up at x 10): the eye and the body between hit it.
+        let chest = Terrain {
+            floor: flat,
+            ceiling: |x| if (10.0..11.0).contains(&x) { 65.0 } else { f64::INFINITY },
+            water: None,
+        };
+        let mut m = Movement::default();
+        m.check(at(8.0, EYE), 0.0, &limits, &chest).expect("spawn");
+        assert!((1..20).any(|i| m.check(at(8.0 + 0.3 * i as f64, EYE), i as f64 / POSE_HZ, &limits, &chest).is_err()));
+        // Lying down the same body passes under it, and cannot stand up inside it.
+        let mut m = Movement::default();
+        m.check(at(8.0, PRONE_EYE), 0.0, &limits, &chest).expect("spawn");
+        for i in 1..=5 {
+            m.check(at(8.0 + 0.5 * i as f64, PRONE_EYE), i as f64, &limits, &chest).expect("crawling under the ledge");
+        }
+        let e = m.check(at(10.5, EYE), 6.0, &limits, &chest).unwrap_err();
+        assert!(matches!(e, MoveRejection::ThroughSolid { first: IVec3 { x: 10, y: 65, z: 0 }, .. }), "{e}");
+        // A body smaller than the smallest stance, or taller than the tallest, is refused.
+        for eye_height in [0.1, 3.0] {
+            let e = m.check(at(10.5, eye_height), 7.0, &limits, &chest).unwrap_err();
+            assert!(matches!(e, MoveRejection::BodySize { .. }), "{e}");
+        }
+        assert_eq!(
+            MoveRejection::BodySize { eye_height: 0.1, min: 0.4, max: 2.0 }.to_string(),
+            "eye height 0.1 voxels; allowed: 0.4 to 2"
+        );
+    }
+
+    #[test]
+    fn a_player_a_block_was_placed_on_walks_out_of_it() {
+        let limits = MovementLimits::default();
+        let at = |x: f64| Pose::standing([x as f32, 65.62, 0.5], 0.0, 0.0);
+        let wall = ground(low_wall);
+        // Standing at x 10.5, then the wall appears under the feet (the spawn there stands for the
+        // last accepted move, which ended in the open).
+        let mut m = Movement::default();
+        m.check(at(10.5), 0.0, &limits, &ground(flat)).expect("spawn");
+        m.check(at(10.6), 0.1, &limits, &ground(flat)).expect("a step");
+        for i in 1..=4 {
+            m.check(at(10.6 + 0.2 * i as f64), 0.1 + i as f64 / POSE_HZ, &limits, &wall).expect("walking out");
+        }
+        // But one that walked into a wall pays for every voxel of it, however small its steps.
+        let mut m = Movement::default();
+        m.check(at(9.5), 0.0, &limits, &wall).expect("spawn");
+        let refused = (1..40).any(|i| m.check(at(9.5 + 0.05 * i as f64), i as f64, &limits, &wall).is_err());
+        assert!(refused, "creeping into a wall 0.05 voxels at a time");
+        assert!(m.accepted().unwrap().position[0] < 10.6);
+    }
+
     #[test]
     fn the_sweep_measures_the_length_inside_solid_voxels() {
-        let world = Terrain { floor: flat, water: None };
+        let world = ground(flat);
         // Straight down from 66 to 62: two voxels (63 and 62) of the ground.
-        let (inside, first) = solid_length([0.5, 66.0, 0.5], [0.5, 62.0, 0.5], &world);
+        let (inside, first) = solid_length([0.5, 66.0, 0.5], [0.5, 62.0, 0.5], &world, true);
         assert!((inside - 2.0).abs() < 1e-9, "{inside}");
         assert_eq!(first, Some(IVec3::new(0, 63, 0)));
+        // From inside the ground: its start voxel counts unless it is free.
+        let (inside, _) = solid_length([0.5, 63.5, 0.5], [0.5, 62.0, 0.5], &world, false);
+        assert!((inside - 1.5).abs() < 1e-9, "{inside}");
+        let (inside, first) = solid_length([0.5, 63.5, 0.5], [0.5, 62.0, 0.5], &world, true);
+        assert!((inside - 1.0).abs() < 1e-9 && first == Some(IVec3::new(0, 62, 0)), "{inside}");
         // Along the surface: nothing.
-        assert_eq!(solid_length([0.0, 64.0, 0.0], [100.0, 64.5, -30.0], &world), (0.0, None));
-        assert_eq!(solid_length([0.0, 70.0, 0.0], [0.0, 70.0, 0.0], &world), (0.0, None));
+        assert_eq!(solid_length([0.0, 64.0, 0.0], [100.0, 64.5, -30.0], &world, false), (0.0, None));
+        assert_eq!(solid_length([0.0, 70.0, 0.0], [0.0, 70.0, 0.0], &world, false), (0.0, None));
         // Unknown voxels are passable.
-        assert_eq!(solid_length([0.5, 66.0, 0.5], [0.5, 0.0, 0.5], &NoVoxels), (0.0, None));
+        assert_eq!(solid_length([0.5, 66.0, 0.5], [0.5, 0.0, 0.5], &NoVoxels, false), (0.0, None));
+        // A body's segments: the eye, then every voxel up from just above the feet.
+        let from = Pose { position: [0.0, 66.0, 0.0], yaw: 0.0, pitch: 0.0, eye_height: 2.0 };
+        let to = Pose { position: [1.0, 66.0, 0.0], eye_height: 1.5, ..from };
+        let heights: Vec<f64> = body_lines(&from, &to).map(|(a, _)| a[1]).collect();
+        assert_eq!(heights, [66.0, 64.1, 65.1]);
     }
 }

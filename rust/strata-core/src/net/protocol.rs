@@ -22,7 +22,7 @@ use crate::persist::entities::{
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 6;
+pub const PROTOCOL_VERSION: u16 = 7;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -84,12 +84,40 @@ impl RejectReason {
     }
 }
 
-/// A player's pose: position (world voxels, the eye) and look angles in radians.
+/// The tallest body a pose may describe: the eye at most this many voxels above the feet.
+pub const MAX_EYE_HEIGHT: f32 = 16.0;
+
+/// A player's pose: position (world voxels, the eye), look angles in radians, and the body below
+/// the eye: the feet are `eye_height` voxels under `position` (it changes with the stance:
+/// standing, crouching, lying down). The server sweeps the whole body through the world's voxels
+/// when it checks a move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
     pub position: [f32; 3],
     pub yaw: f32,
     pub pitch: f32,
+    /// Voxels from the feet up to the eye, `0..=MAX_EYE_HEIGHT`.
+    pub eye_height: f32,
+}
+
+impl Pose {
+    /// The demo player's eye above its feet when standing (`game/player.gd`).
+    pub const STANDING_EYE_HEIGHT: f32 = 1.62;
+
+    /// A standing player's pose with its eye at `position`.
+    pub fn standing(position: [f32; 3], yaw: f32, pitch: f32) -> Self {
+        Self { position, yaw, pitch, eye_height: Self::STANDING_EYE_HEIGHT }
+    }
+
+    /// Whether a pose may go on the wire: finite numbers, the position inside the world, the
+    /// eye height within `0..=MAX_EYE_HEIGHT`.
+    pub fn is_valid(&self) -> bool {
+        let limit = crate::base::coords::WORLD_LIMIT_VOXELS as f32;
+        self.position.iter().all(|v| (-limit..limit).contains(v))
+            && self.yaw.is_finite()
+            && self.pitch.is_finite()
+            && (0.0..=MAX_EYE_HEIGHT).contains(&self.eye_height)
+    }
 }
 
 /// One packet. "C→S" are sent by clients, "S→C" by the server; a peer that sends the other kind
@@ -672,9 +700,9 @@ pub enum DecodeError {
     Trailing { offset: usize, len: usize },
 }
 
-/// A pose: position, yaw and pitch, five little-endian `f32`.
+/// A pose: position, yaw, pitch and eye height, six little-endian `f32`.
 fn put_pose(w: &mut Vec<u8>, pose: &Pose) {
-    for v in pose.position.iter().chain([&pose.yaw, &pose.pitch]) {
+    for v in pose.position.iter().chain([&pose.yaw, &pose.pitch, &pose.eye_height]) {
         w.extend_from_slice(&v.to_le_bytes());
     }
 }
@@ -866,22 +894,25 @@ impl Reader<'_> {
         Ok(IVec3::new(self.int(what)?, self.int(what)?, self.int(what)?))
     }
 
-    /// A pose (see [`put_pose`]): five finite numbers.
+    /// A pose (see [`put_pose`]): five finite numbers and an eye height in
+    /// `0..=MAX_EYE_HEIGHT`.
     fn pose(&mut self) -> Result<Pose, DecodeError> {
-        let mut v = [0f32; 5];
+        let mut v = [0f32; 6];
         for (i, x) in v.iter_mut().enumerate() {
             let at = self.at();
             *x = self.f32("pose")?;
-            if !x.is_finite() {
+            let eye_height = i == 5;
+            let fits = if eye_height { (0.0..=MAX_EYE_HEIGHT).contains(x) } else { x.is_finite() };
+            if !fits {
                 return Err(DecodeError::OutOfRange {
-                    what: ["x", "y", "z", "yaw", "pitch"][i],
-                    value: 0,
+                    what: ["x", "y", "z", "yaw", "pitch", "eye height"][i],
+                    value: if x.is_finite() { *x as i64 } else { 0 },
                     offset: at,
-                    allowed: "a finite number",
+                    allowed: if eye_height { "0 to 16 voxels" } else { "a finite number" },
                 });
             }
         }
-        Ok(Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4] })
+        Ok(Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4], eye_height: v[5] })
     }
 
     fn chunk(&mut self, what: &'static str) -> Result<ChunkCoord, DecodeError> {
@@ -1045,7 +1076,7 @@ mod tests {
             },
             Message::PoseCorrection {
                 tick: u32::MAX,
-                pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5 },
+                pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5, eye_height: 0.42 },
             },
             Message::ChunkReleased { chunk: ChunkCoord::new(i32::MIN, -1, i32::MAX) },
             Message::Refused { reason: "full".into() },
@@ -1055,11 +1086,7 @@ mod tests {
             Message::EditRejected { request: 9, reason: RejectReason::RateLimited },
             Message::SubscribeChunk { chunk: ChunkCoord::new(-3, 1, 99) },
             Message::ChunkEdits { chunk: ChunkCoord::new(0, 2, 0), order: 5, edits: vec![(0, 1), (32767, 600)] },
-            Message::PlayerState {
-                player: 2,
-                tick: 77,
-                pose: Pose { position: [1.5, 70.0, -3.25], yaw: 0.5, pitch: -0.1 },
-            },
+            Message::PlayerState { player: 2, tick: 77, pose: Pose::standing([1.5, 70.0, -3.25], 0.5, -0.1) },
             Message::PlayerJoined { player: 4, name: "bo".into() },
             Message::PlayerLeft { player: 4 },
             Message::Chat { player: 1, text: "hello ✓".into() },
@@ -1399,15 +1426,24 @@ mod tests {
 
     #[test]
     fn a_pose_correction_is_small_server_only_and_refuses_a_pose_that_is_not_a_number() {
-        let pose = Pose { position: [100.5, 70.0, -3.0], yaw: 0.5, pitch: 0.0 };
+        let pose = Pose::standing([100.5, 70.0, -3.0], 0.5, 0.0);
         let m = Message::PoseCorrection { tick: 300, pose };
-        assert_eq!(m.encode().len(), 1 + 2 + 20);
+        assert_eq!(m.encode().len(), 1 + 2 + 24);
         assert!(!m.is_from_client());
         assert!(!Message::ChunkReleased { chunk: ChunkCoord::new(0, 0, 0) }.is_from_client());
         let mut bad = m.encode();
         bad[3 + 4..3 + 8].copy_from_slice(&f32::NAN.to_le_bytes());
         let e = Message::decode(&bad).unwrap_err();
         assert_eq!(e.to_string(), "the y at byte 7 is 0; allowed: a finite number");
+        for (eye_height, shown) in [(-0.5f32, "0"), (16.5, "16"), (f32::INFINITY, "0")] {
+            let mut bad = m.encode();
+            bad[3 + 20..3 + 24].copy_from_slice(&eye_height.to_le_bytes());
+            let e = Message::decode(&bad).unwrap_err();
+            assert_eq!(e.to_string(), format!("the eye height at byte 23 is {shown}; allowed: 0 to 16 voxels"));
+        }
+        assert!(Pose::standing([0.0; 3], 0.0, 0.0).is_valid());
+        assert!(!Pose { eye_height: 17.0, ..pose }.is_valid() && !Pose { yaw: f32::NAN, ..pose }.is_valid());
+        assert!(!Pose::standing([0.0, 3e9, 0.0], 0.0, 0.0).is_valid());
         assert_eq!(chunk_of([-0.5, 31.9, 32.0]), ChunkCoord::new(-1, 0, 1));
         assert_eq!(chunk_of([f32::MAX, f32::MIN, 0.0]), ChunkCoord::new(i32::MAX / 32, i32::MIN / 32, 0));
         let view = ViewRadius { horizontal: 2, vertical: 1 };

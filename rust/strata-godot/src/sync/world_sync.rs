@@ -71,7 +71,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::net::client::WorldClient;
-use strata_core::net::protocol::{MAX_VIEW_RADIUS, Message, PlayerId, Pose, pack_batches, split_batch};
+use strata_core::net::protocol::{MAX_EYE_HEIGHT, MAX_VIEW_RADIUS, Message, PlayerId, Pose, pack_batches, split_batch};
 use strata_core::net::server::{Action, ServerConfig, WorldServer};
 use strata_core::net::shared_state::SharedState;
 use strata_core::net::state_file::write_state_file;
@@ -168,6 +168,17 @@ pub struct WorldSync {
     #[var(set)]
     #[export(range = (0.1, 10.0))]
     movement_slack_s: f64,
+    /// Server: the smallest eye height (voxels above the feet) a player's pose may claim, its
+    /// body's lowest stance (0.05 to 16; default 0.4: the demo's player lying down, 0.42). The
+    /// server sweeps the body from the feet to the eye through the world's voxels.
+    #[var(set)]
+    #[export(range = (0.05, 16.0))]
+    min_eye_height: f64,
+    /// Server: the largest eye height a pose may claim (0.05 to 16; default 2: the demo's player
+    /// standing, 1.62).
+    #[var(set)]
+    #[export(range = (0.05, 16.0))]
+    max_eye_height: f64,
     /// Server: connections one address may hold, joined or joining (0 to 4,095; 0: no limit;
     /// default 8). Every client of a test on one machine shares 127.0.0.1: raise it there.
     #[var(set)]
@@ -311,6 +322,8 @@ impl INode for WorldSync {
             max_up_speed: 4.0,
             max_fall_speed: 120.0,
             movement_slack_s: 1.0,
+            min_eye_height: 0.4,
+            max_eye_height: 2.0,
             max_connections_per_address: 8,
             server_join_timeout_s: 5.0,
             view_radius_chunks: 10,
@@ -759,6 +772,20 @@ impl WorldSync {
 
     /// Sets the property of that name, clamped to its range with a warning.
     #[func]
+    fn set_min_eye_height(&mut self, value: f64) {
+        self.min_eye_height =
+            float_in_range("StrataWorldSync", "min_eye_height", value, 0.05, 16.0, self.min_eye_height);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
+    fn set_max_eye_height(&mut self, value: f64) {
+        self.max_eye_height =
+            float_in_range("StrataWorldSync", "max_eye_height", value, 0.05, 16.0, self.max_eye_height);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
     fn set_max_connections_per_address(&mut self, value: i64) {
         self.max_connections_per_address =
             int_in_range("StrataWorldSync", "max_connections_per_address", value, 0, 4095);
@@ -863,26 +890,32 @@ impl WorldSync {
         }
     }
 
-    /// Where this player is and looks (world voxels at the eye, radians); sent 15 times a
-    /// second while it changes, once a second while it does not. The server measures edit
-    /// reach from it and checks each move (`movement_checks`): a refused one comes back as
-    /// `pose_corrected`. Move the player only as its body moves: a teleport goes through the
-    /// host (`teleport_player`), or happens before the first pose is set. A pose that is not
-    /// finite or outside the world is refused (the reason in `last_error()`).
+    /// Where this player is and looks (world voxels at the eye, radians), and how far its eye
+    /// is above its feet (`eye_height`, voxels: it changes with the stance; the default is the
+    /// demo's player standing). Sent 15 times a second while it changes, once a second while it
+    /// does not. The server measures edit reach from the eye and checks each move
+    /// (`movement_checks`: speeds, and the body from the feet to the eye swept through the
+    /// world's solid voxels): a refused one comes back as `pose_corrected`. Move the player only
+    /// as its body moves: a teleport goes through the host (`teleport_player`), or happens
+    /// before the first pose is set. A pose that is not finite, outside the world or with an
+    /// eye height outside 0 to 16 is refused (the reason in `last_error()`).
     #[func]
-    fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64) {
+    fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64, #[opt(default = 1.62)] eye_height: f64) {
+        let pose = Pose {
+            position: [position.x, position.y, position.z],
+            yaw: yaw as f32,
+            pitch: pitch as f32,
+            eye_height: eye_height as f32,
+        };
         let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
-        let limit = strata_core::base::coords::WORLD_LIMIT_VOXELS as f32;
-        let inside = [position.x, position.y, position.z].iter().all(|v| (-limit..limit).contains(v));
-        if !(finite && inside && yaw.is_finite() && pitch.is_finite()) {
+        if !(finite && pose.is_valid()) {
             self.last_error.record(format!(
-                "StrataWorldSync.set_local_pose: pose ({position}, yaw {yaw}, pitch {pitch}) is not allowed; allowed: finite numbers, a position inside the world's bounds"
+                "StrataWorldSync.set_local_pose: pose ({position}, yaw {yaw}, pitch {pitch}, eye height {eye_height}) is not allowed; allowed: finite numbers, a position inside the world's bounds, an eye height of 0 to {MAX_EYE_HEIGHT}"
             ));
             return;
         }
         {
-            self.local_pose =
-                Some(Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 });
+            self.local_pose = Some(pose);
             // The server's own player counts at once (reach checks of the next edit).
             if let Some(pose) = self.local_pose
                 && matches!(self.role, Role::Server(_))
@@ -923,7 +956,8 @@ impl WorldSync {
     /// `yaw` and `pitch`, a respawn or a portal: the server takes it as the player's pose, that
     /// player's game hears `pose_corrected` (snap the body there) and the others see it there.
     /// False, with the reason in `last_error()`, on a client, for an unknown player or a pose
-    /// that is not finite or outside the world.
+    /// that is not finite or outside the world. The player keeps the eye height of its last
+    /// accepted pose.
     #[func]
     fn teleport_player(&mut self, player_id: i64, position: Vector3, yaw: f64, pitch: f64) -> bool {
         if !matches!(self.role, Role::Server(_)) {
@@ -938,8 +972,10 @@ impl WorldSync {
             ));
             return false;
         }
-        let pose = Pose { position: [position.x, position.y, position.z], yaw: yaw as f32, pitch: pitch as f32 };
-        let moved = PlayerId::try_from(player_id).is_ok_and(|id| self.server_teleport(id, pose));
+        let moved = PlayerId::try_from(player_id).is_ok_and(|id| {
+            let position = [position.x, position.y, position.z];
+            self.server_teleport(id, |eye_height| Pose { position, yaw: yaw as f32, pitch: pitch as f32, eye_height })
+        });
         if !moved {
             self.fail(format!("StrataWorldSync.teleport_player: no player {player_id} has joined"));
             return false;
@@ -976,6 +1012,14 @@ impl WorldSync {
     fn get_player_yaw(&self, player_id: i64) -> f64 {
         let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return 0.0 };
         c.pose_of(id, self.now() - INTERPOLATION_DELAY_S).map(|p| f64::from(p.yaw)).unwrap_or(0.0)
+    }
+
+    /// How far another player's eye is above its feet now (voxels, at the same moment as
+    /// `get_player_position`: lower when it crouches or lies down); 0 when unknown.
+    #[func]
+    fn get_player_eye_height(&self, player_id: i64) -> f64 {
+        let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return 0.0 };
+        c.pose_of(id, self.now() - INTERPOLATION_DELAY_S).map(|p| f64::from(p.eye_height)).unwrap_or(0.0)
     }
 
     /// This player's id once joined (the host's on a server); 0 before.

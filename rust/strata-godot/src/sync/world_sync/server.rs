@@ -118,11 +118,12 @@ impl WorldSync {
 
     /// Server: moves player `player` (a client's, or the host's own) to `pose`: the server
     /// accepts it, tells that player (`pose_corrected` there) and the others see it there.
-    pub(super) fn server_teleport(&mut self, player: PlayerId, pose: Pose) -> bool {
+    pub(super) fn server_teleport(&mut self, player: PlayerId, pose: impl FnOnce(f32) -> Pose) -> bool {
         let now = self.now();
         let Role::Server(s) = &mut self.role else { return false };
         let Some(peer) = s.joined_peers().find(|&p| s.player_of(p) == Some(player)) else { return false };
-        let actions = s.teleport(peer, pose, now);
+        let eye_height = s.accepted_pose(peer).map_or(Pose::STANDING_EYE_HEIGHT, |p| p.eye_height);
+        let actions = s.teleport(peer, pose(eye_height), now);
         self.act(actions);
         true
     }

@@ -20,6 +20,8 @@ impl WorldSync {
                 max_up_speed: self.max_up_speed.clamp(0.5, 1000.0),
                 max_fall_speed: self.max_fall_speed.clamp(1.0, 10000.0),
                 slack_seconds: self.movement_slack_s.clamp(0.1, 10.0),
+                min_eye_height: self.min_eye_height.min(self.max_eye_height).clamp(0.05, 16.0),
+                max_eye_height: self.max_eye_height.max(self.min_eye_height).clamp(0.05, 16.0),
                 ..MovementLimits::default()
             },
             view: ViewRadius {
