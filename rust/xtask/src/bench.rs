@@ -406,6 +406,16 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
     values.push(("apply_far_us_median", v8("APPLY_FAR_US_MEDIAN"), "µs"));
     values.push(("collision_us_median", v8("COLLISION_US_MEDIAN"), "µs"));
     values.push(("collision_us_max", v8("COLLISION_US_MAX"), "µs"));
+    for key in [
+        "collision_start_us_median",
+        "collision_start_us_max",
+        "collision_part_us_median",
+        "collision_part_us_max",
+        "collision_swap_us_median",
+        "collision_swap_us_max",
+    ] {
+        values.push((key, v8(&key.to_uppercase()), "µs"));
+    }
     let ve = |name: &str| with_entities.as_deref().and_then(|t| strata_value(t, name));
     values.push(("entities_live", ve("ENTITIES"), "entities"));
     values.push(("entity_spawn_us_median", ve("ENTITY_SPAWN_US_MEDIAN"), "µs"));

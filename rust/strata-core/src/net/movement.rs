@@ -15,8 +15,11 @@
 //! segment at the eye, and at the feet (a little above them) and every voxel between, from the
 //! old pose's body to the new one's. The longest run inside solid voxels, summed over
 //! consecutive moves that end inside them, must stay within a tolerance, so nobody walks through
-//! a wall, even one lower than the eye, in small steps either. A body that starts a move inside
-//! a solid voxel it did not move into (a block was placed on the player) leaves it freely. A body
+//! a wall, even one lower than the eye, in small steps either. Poses far apart (sends held back,
+//! packets lost) cut corners the body went round: such a move still stands if a search finds the
+//! body a way through open voxels between the two (no wider than the move, no higher than a
+//! jump). A body that starts a move inside a solid voxel it did not move into (a block was placed
+//! on the player) leaves it freely. A body
 //! smaller than [`MovementLimits::min_eye_height`] is refused, so a claimed stance cannot shrink
 //! the body to a point. A voxel the host has not loaded counts as passable.
 //!
@@ -219,11 +222,16 @@ impl Movement {
             }
             ends_inside |= world.is_solid(voxel_at(to_point)) == Some(true);
         }
-        let inside = self.inside_solid + deepest;
+        let mut inside = self.inside_solid + deepest;
         if let Some(first) = first
             && inside > limits.solid_tolerance_voxels
         {
-            return Err(MoveRejection::ThroughSolid { inside, first, allowed: limits.solid_tolerance_voxels });
+            // Poses far apart (sends held back, packets lost) cut corners a body went round:
+            // the move stands if the body has a way through open voxels between the two.
+            if !open_way(&from, &pose, world) {
+                return Err(MoveRejection::ThroughSolid { inside, first, allowed: limits.solid_tolerance_voxels });
+            }
+            (inside, ends_inside) = (0.0, false);
         }
         self.horizontal -= moved;
         self.up -= dy.max(0.0);
@@ -266,12 +274,74 @@ fn body_lines(from: &Pose, to: &Pose) -> impl Iterator<Item = ([f64; 3], [f64; 3
     let (a, b) = (feet(from), feet(to));
     let lowest_eye = f64::from(from.eye_height.min(to.eye_height));
     let eyes = (from.position.map(f64::from), to.position.map(f64::from));
-    let above = |p: [f64; 3], h: f64| [p[0], p[1] + h, p[2]];
     let body = (0..=MAX_EYE_HEIGHT as usize)
         .map(|k| FEET_CLEARANCE + k as f64)
         .take_while(move |&h| h < lowest_eye)
         .map(move |h| (above(a, h), above(b, h)));
     std::iter::once(eyes).chain(body)
+}
+
+/// The most cells [`open_way`] searches: a fall at the whole falling budget fits.
+const MAX_WAY_CELLS: usize = 1 << 16;
+
+/// Whether a body could have gone from `from` to `to` through open voxels: a breadth-first search
+/// over the cells its feet may stand in (a cell is open when every voxel from it up to the eye
+/// of the smaller of the two bodies is not solid; the end cell must be open to the end body's
+/// eye), stepping to the six face neighbours, within
+/// the box around both feet widened by 2 voxels on x and z, one voxel below the lower feet and
+/// one above the higher (a jump's reach: no climbing over a wall a body cannot jump). The start
+/// cell counts as open (the server accepted the body there). Unknown voxels are open.
+fn open_way(from: &Pose, to: &Pose, world: &dyn SolidVoxels) -> bool {
+    let cell = |p: &Pose| voxel_at(above(feet(p), FEET_CLEARANCE));
+    let (a, b) = (cell(from), cell(to));
+    let cells_up = |eye_height: f32| f64::from(eye_height).ceil().max(1.0) as i32;
+    let height = cells_up(from.eye_height.min(to.eye_height));
+    let lo = IVec3::new(a.x.min(b.x).saturating_sub(2), a.y.min(b.y).saturating_sub(1), a.z.min(b.z).saturating_sub(2));
+    let hi = IVec3::new(a.x.max(b.x).saturating_add(2), a.y.max(b.y).saturating_add(1), a.z.max(b.z).saturating_add(2));
+    let size = [(hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize, (hi.z - lo.z + 1) as usize];
+    let cells = size[0].saturating_mul(size[1]).saturating_mul(size[2]);
+    if cells > MAX_WAY_CELLS {
+        return false;
+    }
+    let index = |p: IVec3| ((p.y - lo.y) as usize * size[2] + (p.z - lo.z) as usize) * size[0] + (p.x - lo.x) as usize;
+    let open_for =
+        |p: IVec3, h: i32| (0..h).all(|dy| world.is_solid(IVec3::new(p.x, p.y.saturating_add(dy), p.z)) != Some(true));
+    let open = |p: IVec3| open_for(p, height);
+    if !open_for(b, cells_up(to.eye_height)) {
+        return false;
+    }
+    if a == b {
+        return true;
+    }
+    let mut seen = vec![false; cells];
+    let mut queue = std::collections::VecDeque::from([a]);
+    seen[index(a)] = true;
+    while let Some(p) = queue.pop_front() {
+        for (dx, dy, dz) in [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)] {
+            let n = IVec3::new(p.x + dx, p.y + dy, p.z + dz);
+            if n.x < lo.x || n.y < lo.y || n.z < lo.z || n.x > hi.x || n.y > hi.y || n.z > hi.z {
+                continue;
+            }
+            let i = index(n);
+            if seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            if !open(n) {
+                continue;
+            }
+            if n == b {
+                return true;
+            }
+            queue.push_back(n);
+        }
+    }
+    false
+}
+
+/// `p` raised by `h`.
+fn above(p: [f64; 3], h: f64) -> [f64; 3] {
+    [p[0], p[1] + h, p[2]]
 }
 
 /// The voxel holding point `p`.
@@ -584,6 +654,29 @@ mod tests {
             let refused = replay(&poses, terrain, &mut jitter);
             assert!(refused.is_empty(), "{name} with jitter: {refused:?}");
         }
+        // Sends held back (the bots' `lag`: none for 0.4 s of every 1.2 s, then the newest) or
+        // lost: poses far apart, whose straight lines cut the corners of steps and bumps the
+        // body went over.
+        for (name, terrain, start, seconds, input) in cases.iter().chain([&(
+            "sprint jumping over bumps",
+            ground(bumps),
+            [0.0, 64.0, 0.0],
+            20.0,
+            (|_| (EAST, SPRINT, true, EYE)) as Input,
+        )]) {
+            let poses = trace(terrain, *start, *seconds, *input);
+            let held: Vec<(f64, Pose)> = poses.iter().copied().filter(|(t, _)| t % 1.2 >= 0.4).collect();
+            let refused = replay(&held, terrain, &mut steady);
+            assert!(refused.is_empty(), "{name} with sends held back: {refused:?}");
+            let lost: Vec<(f64, Pose)> = poses.iter().copied().step_by(7).collect();
+            let refused = replay(&lost, terrain, &mut steady);
+            assert!(refused.is_empty(), "{name} with 6 of 7 poses lost: {refused:?}");
+        }
+    }
+
+    /// One-voxel bumps, one voxel wide, every four voxels.
+    fn bumps(x: f64) -> f64 {
+        if x.rem_euclid(4.0) >= 3.0 { 65.0 } else { 64.0 }
     }
 
     #[test]
@@ -702,6 +795,32 @@ mod tests {
         let refused = (1..40).any(|i| m.check(at(9.5 + 0.05 * i as f64), i as f64, &limits, &wall).is_err());
         assert!(refused, "creeping into a wall 0.05 voxels at a time");
         assert!(m.accepted().unwrap().position[0] < 10.6);
+    }
+
+    #[test]
+    fn poses_far_apart_pass_only_where_the_body_has_a_way() {
+        let limits = MovementLimits::default();
+        let at = |x: f64, z: f64| Pose::standing([x as f32, 65.62, z as f32], 0.0, 0.0);
+        // A wall two voxels high (no jump clears it) at x = 10, from z = -3 to 3.
+        struct Wall;
+        impl SolidVoxels for Wall {
+            fn is_solid(&self, p: IVec3) -> Option<bool> {
+                Some(p.y < 64 || (p.x == 10 && (64..66).contains(&p.y) && (-3..=3).contains(&p.z)))
+            }
+        }
+        // Straight through it in one pose a second apart: no way round within the move's box.
+        let mut m = Movement::default();
+        m.check(at(7.5, 0.5), 0.0, &limits, &Wall).expect("spawn");
+        let e = m.check(at(12.5, 0.5), 1.0, &limits, &Wall).unwrap_err();
+        assert!(matches!(e, MoveRejection::ThroughSolid { .. }), "{e}");
+        // Round its end (z = 4 is open), 9 voxels a second apart: the way is there.
+        let mut m = Movement::default();
+        m.check(at(8.5, 3.5), 0.0, &limits, &Wall).expect("spawn");
+        m.check(at(11.5, 3.5), 1.0, &limits, &Wall).expect("round the wall's end");
+        // Over it: the box reaches one voxel above the feet, the wall is two high.
+        let mut m = Movement::default();
+        m.check(at(8.5, 0.5), 0.0, &limits, &Wall).expect("spawn");
+        assert!(m.check(at(11.5, 0.5), 1.0, &limits, &Wall).is_err());
     }
 
     #[test]

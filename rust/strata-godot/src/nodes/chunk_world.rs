@@ -102,6 +102,18 @@ struct CollisionBuild {
     faces: PackedVector3Array,
 }
 
+/// What one collision build step on the main thread did (each kind timed apart in
+/// `get_stats()`).
+#[derive(Clone, Copy)]
+enum CollisionStep {
+    /// Made a body's nodes, one `CollisionShape3D` per part with an empty shape.
+    Start = 0,
+    /// Gave one part's shape its faces.
+    Part = 1,
+    /// Put the finished body in the tree in place of the old one.
+    Swap = 2,
+}
+
 /// A far column's node.
 struct FarNode {
     mesh: Gd<MeshInstance3D>,
@@ -424,6 +436,9 @@ pub struct ChunkWorld {
     /// Main-thread time of one collision build step (µs): a part's shape from its faces, the
     /// last step also putting the finished body in the tree.
     collision_us: strata_core::stream::scheduler::Samples,
+    /// The same steps by kind ([`CollisionStep`]): making a body's nodes, a part's shape, putting
+    /// the finished body in the tree.
+    collision_steps_us: [strata_core::stream::scheduler::Samples; 3],
     /// The chunk whose collision body is being built, a part a step; swapped in whole.
     collision_build: Option<CollisionBuild>,
     /// Smoothed frame time in seconds, for the adaptive far view.
@@ -547,6 +562,7 @@ impl INode3D for ChunkWorld {
             apply_us: Default::default(),
             apply_far_us: Default::default(),
             collision_us: Default::default(),
+            collision_steps_us: Default::default(),
             collision_build: None,
             area_ready_emitted: false,
             last_viewer_chunks: Vec::new(),
@@ -688,18 +704,21 @@ impl INode3D for ChunkWorld {
         let mut slowest = (std::time::Duration::ZERO, "");
         let mut built = 0;
         while built == 0 || frame_start.elapsed() < budget / 2 {
-            if self.collision_build.is_none() {
+            let t = Instant::now();
+            let kind = if self.collision_build.is_none() {
                 let Some(c) = self.collision_queue.pop() else { break };
                 self.start_collision_build(c, &viewer_chunks, collision_r);
                 if self.collision_build.is_none() {
                     continue;
                 }
-            }
+                CollisionStep::Start
+            } else {
+                self.step_collision_build(&viewer_chunks, collision_r)
+            };
             built += 1;
-            let t = Instant::now();
-            self.step_collision_build(&viewer_chunks, collision_r);
             let step = t.elapsed();
             self.collision_us.push(step.as_micros() as u32);
+            self.collision_steps_us[kind as usize].push(step.as_micros() as u32);
             slowest = slowest.max((step, "collision"));
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,

@@ -5,8 +5,8 @@
 //! May use: its parent (`chunk_world.rs`), `meshes`, `materials`, `strata_core::stream`.
 
 use super::{
-    ChunkNode, ChunkWorld, CollisionBuild, FarNode, free_chunk_node, near_any, nearest_distance_sq, set_daylight_on,
-    stream_bytes, to_vector3i,
+    ChunkNode, ChunkWorld, CollisionBuild, CollisionStep, FarNode, free_chunk_node, near_any, nearest_distance_sq,
+    set_daylight_on, stream_bytes, to_vector3i,
 };
 use crate::host::materials::block_materials;
 use crate::host::meshes::{
@@ -363,22 +363,20 @@ impl ChunkWorld {
     }
 
     /// One step of the collision build: one part's shape gets its faces (the physics server
-    /// builds its tree); once none is left, the body goes into the tree in place of the chunk's
-    /// old one. A chunk that went out of reach or unloaded meanwhile is dropped.
-    pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) {
-        let Some(build) = self.collision_build.as_mut() else { return };
+    /// builds its tree); the step after the last part, the body goes into the tree in place of
+    /// the chunk's old one. A chunk that went out of reach or unloaded meanwhile is dropped.
+    pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) -> CollisionStep {
+        let Some(build) = self.collision_build.as_mut() else { return CollisionStep::Part };
         let c = build.chunk;
         if !near_any(c, viewers, r) || !self.nodes.contains_key(&c) {
             self.abort_collision_build();
-            return;
+            return CollisionStep::Part;
         }
         if let Some((mut shape, faces)) = build.parts.pop() {
             shape.set_faces(&faces);
-            if !build.parts.is_empty() {
-                return;
-            }
+            return CollisionStep::Part;
         }
-        let Some(build) = self.collision_build.take() else { return };
+        let Some(build) = self.collision_build.take() else { return CollisionStep::Part };
         // The old body goes first, in the same step, so the new one takes its name.
         if let Some(old) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
             old.free();
@@ -388,6 +386,7 @@ impl ChunkWorld {
             n.body = Some(build.body);
             n.faces = Some(build.faces);
         }
+        CollisionStep::Swap
     }
 
     /// Drops the collision body being built (never in the tree).

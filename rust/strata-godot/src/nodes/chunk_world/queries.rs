@@ -299,7 +299,9 @@ impl ChunkWorld {
     /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
     /// (one collision build step on the main thread, of the last 512: a part's shape of at most
     /// 600 triangles, or a chunk's whole when it has no more; the last step also puts the body
-    /// in the tree), `collision_building` (a body being built, part by part),
+    /// in the tree), the same by kind of step: `collision_start_us_*` (making a body's nodes),
+    /// `collision_part_us_*` (a part's shape), `collision_swap_us_*` (the finished body into the
+    /// tree in place of the old one), `collision_building` (a body being built, part by part),
     /// `apply_ms_last_frame`, `workers`, `nodes`,
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
@@ -343,6 +345,10 @@ impl ChunkWorld {
         d.set("apply_far_us_median", self.apply_far_us.median());
         d.set("collision_us_median", self.collision_us.median());
         d.set("collision_us_max", self.collision_us.max());
+        for (kind, samples) in ["start", "part", "swap"].iter().zip(&self.collision_steps_us) {
+            d.set(&GString::from(&format!("collision_{kind}_us_median")), samples.median());
+            d.set(&GString::from(&format!("collision_{kind}_us_max")), samples.max());
+        }
         d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
         d.set("nodes_to_free", self.nodes_to_free.len() as i64);
