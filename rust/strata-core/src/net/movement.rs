@@ -130,6 +130,10 @@ pub struct Movement {
     /// starts inside one, the world put it there (a block placed on the player): leaving that
     /// voxel is free.
     ended_inside: bool,
+    /// Cells the way searches of this player may still visit: filled at [`SEARCH_CELLS_PER_S`]
+    /// up to [`MAX_WAY_CELLS`], so a client sending poses that each need a search cannot make the
+    /// server search without end.
+    search_cells: f64,
 }
 
 impl Default for Movement {
@@ -142,6 +146,7 @@ impl Default for Movement {
             down: 0.0,
             inside_solid: 0.0,
             ended_inside: false,
+            search_cells: MAX_WAY_CELLS as f64,
         }
     }
 }
@@ -228,7 +233,7 @@ impl Movement {
         {
             // Poses far apart (sends held back, packets lost) cut corners a body went round:
             // the move stands if the body has a way through open voxels between the two.
-            if !open_way(&from, &pose, world) {
+            if !open_way(&from, &pose, world, &mut self.search_cells) {
                 return Err(MoveRejection::ThroughSolid { inside, first, allowed: limits.solid_tolerance_voxels });
             }
             (inside, ends_inside) = (0.0, false);
@@ -251,6 +256,7 @@ impl Movement {
             fill(&mut self.horizontal, limits.max_horizontal_speed, limits.max_horizontal_speed * slack);
             fill(&mut self.up, limits.max_up_speed, limits.max_up_speed * slack + limits.up_burst_voxels);
             fill(&mut self.down, limits.max_fall_speed, limits.max_fall_speed * slack);
+            fill(&mut self.search_cells, SEARCH_CELLS_PER_S, MAX_WAY_CELLS as f64);
         }
         if now_s.is_finite() && (self.filled_s.is_nan() || now_s >= self.filled_s) {
             self.filled_s = now_s;
@@ -283,6 +289,9 @@ fn body_lines(from: &Pose, to: &Pose) -> impl Iterator<Item = ([f64; 3], [f64; 3
 
 /// The most cells [`open_way`] searches: a fall at the whole falling budget fits.
 const MAX_WAY_CELLS: usize = 1 << 16;
+/// Cells a second a player's way searches may visit: a few searches a second at most (an honest
+/// player needs one when its poses come far apart, rarely).
+const SEARCH_CELLS_PER_S: f64 = 16_384.0;
 
 /// Whether a body could have gone from `from` to `to` through open voxels: a breadth-first search
 /// over the cells its feet may stand in (a cell is open when every voxel from it up to the eye
@@ -290,8 +299,9 @@ const MAX_WAY_CELLS: usize = 1 << 16;
 /// eye), stepping to the six face neighbours, within
 /// the box around both feet widened by 2 voxels on x and z, one voxel below the lower feet and
 /// one above the higher (a jump's reach: no climbing over a wall a body cannot jump). The start
-/// cell counts as open (the server accepted the body there). Unknown voxels are open.
-fn open_way(from: &Pose, to: &Pose, world: &dyn SolidVoxels) -> bool {
+/// cell counts as open (the server accepted the body there). Unknown voxels are open. A search
+/// spends its box's cells from `budget`; one that does not fit in what is left finds no way.
+fn open_way(from: &Pose, to: &Pose, world: &dyn SolidVoxels, budget: &mut f64) -> bool {
     let cell = |p: &Pose| voxel_at(above(feet(p), FEET_CLEARANCE));
     let (a, b) = (cell(from), cell(to));
     let cells_up = |eye_height: f32| f64::from(eye_height).ceil().max(1.0) as i32;
@@ -300,9 +310,10 @@ fn open_way(from: &Pose, to: &Pose, world: &dyn SolidVoxels) -> bool {
     let hi = IVec3::new(a.x.max(b.x).saturating_add(2), a.y.max(b.y).saturating_add(1), a.z.max(b.z).saturating_add(2));
     let size = [(hi.x - lo.x + 1) as usize, (hi.y - lo.y + 1) as usize, (hi.z - lo.z + 1) as usize];
     let cells = size[0].saturating_mul(size[1]).saturating_mul(size[2]);
-    if cells > MAX_WAY_CELLS {
+    if cells > MAX_WAY_CELLS || cells as f64 > *budget {
         return false;
     }
+    *budget -= cells as f64;
     let index = |p: IVec3| ((p.y - lo.y) as usize * size[2] + (p.z - lo.z) as usize) * size[0] + (p.x - lo.x) as usize;
     let open_for =
         |p: IVec3, h: i32| (0..h).all(|dy| world.is_solid(IVec3::new(p.x, p.y.saturating_add(dy), p.z)) != Some(true));
@@ -821,6 +832,23 @@ mod tests {
         let mut m = Movement::default();
         m.check(at(8.5, 0.5), 0.0, &limits, &Wall).expect("spawn");
         assert!(m.check(at(11.5, 0.5), 1.0, &limits, &Wall).is_err());
+        // A flood of poses that each need a search spends the player's search budget: the
+        // server searches at most what fills in the time, then finds no way.
+        // (Speeds off, so only the searches limit it.)
+        let fast = MovementLimits { max_horizontal_speed: 1e6, ..MovementLimits::default() };
+        let mut m = Movement::default();
+        m.check(at(8.5, 3.5), 0.0, &fast, &Wall).expect("spawn");
+        let round = |i: usize| if i % 2 == 0 { at(11.5, 3.5) } else { at(8.5, 3.5) };
+        let mut passed = 0;
+        for i in 0..10_000 {
+            let before = m.accepted();
+            if m.check(round(i), 1.0 + i as f64 * 1e-4, &fast, &Wall).is_ok() && m.accepted() != before {
+                passed += 1;
+            }
+        }
+        // Each search's box: x 6 to 13, y 63 to 65, z 1 to 5.
+        let searches_allowed = (MAX_WAY_CELLS as f64 + SEARCH_CELLS_PER_S) / (8.0 * 3.0 * 5.0);
+        assert!(passed > 10 && (passed as f64) < searches_allowed, "{passed} moves round the wall in one second");
     }
 
     #[test]
