@@ -838,7 +838,7 @@ mod tests {
         let fast = MovementLimits { max_horizontal_speed: 1e6, ..MovementLimits::default() };
         let mut m = Movement::default();
         m.check(at(8.5, 3.5), 0.0, &fast, &Wall).expect("spawn");
-        let round = |i: usize| if i % 2 == 0 { at(11.5, 3.5) } else { at(8.5, 3.5) };
+        let round = |i: usize| if i.is_multiple_of(2) { at(11.5, 3.5) } else { at(8.5, 3.5) };
         let mut passed = 0;
         for i in 0..10_000 {
             let before = m.accepted();
