@@ -332,7 +332,7 @@ func _run() -> void:
 	print("STRATA_COLLISION_US_MEDIAN=%.1f" % world.get_stats()["collision_us_median"])
 	print("STRATA_COLLISION_US_MAX=%.1f" % world.get_stats()["collision_us_max"])
 	var stats := world.get_stats()
-	for kind: String in ["start", "part", "swap"]:
+	for kind: String in ["start", "part", "swap", "start_from_mesh"]:
 		for of: String in ["median", "max"]:
 			var key := "collision_%s_us_%s" % [kind, of]
 			print("STRATA_%s=%.1f" % [key.to_upper(), stats[key]])

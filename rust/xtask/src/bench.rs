@@ -413,6 +413,8 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         "collision_part_us_max",
         "collision_swap_us_median",
         "collision_swap_us_max",
+        "collision_start_from_mesh_us_median",
+        "collision_start_from_mesh_us_max",
     ] {
         values.push((key, v8(&key.to_uppercase()), "µs"));
     }

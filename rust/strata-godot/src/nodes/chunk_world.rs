@@ -106,12 +106,16 @@ struct CollisionBuild {
 /// `get_stats()`).
 #[derive(Clone, Copy)]
 enum CollisionStep {
-    /// Made a body's nodes, one `CollisionShape3D` per part with an empty shape.
+    /// Made a body's nodes, one `CollisionShape3D` per part with an empty shape, from the
+    /// faces the worker made.
     Start = 0,
     /// Gave one part's shape its faces.
     Part = 1,
     /// Put the finished body in the tree in place of the old one.
     Swap = 2,
+    /// As `Start`, the faces read back from the chunk's render mesh (it was meshed before it
+    /// came within collision reach, so the worker made none).
+    StartFromMesh = 3,
 }
 
 /// A far column's node.
@@ -437,8 +441,8 @@ pub struct ChunkWorld {
     /// last step also putting the finished body in the tree.
     collision_us: strata_core::stream::scheduler::Samples,
     /// The same steps by kind ([`CollisionStep`]): making a body's nodes, a part's shape, putting
-    /// the finished body in the tree.
-    collision_steps_us: [strata_core::stream::scheduler::Samples; 3],
+    /// the finished body in the tree, making a body from its render mesh.
+    collision_steps_us: [strata_core::stream::scheduler::Samples; 4],
     /// The chunk whose collision body is being built, a part a step; swapped in whole.
     collision_build: Option<CollisionBuild>,
     /// Smoothed frame time in seconds, for the adaptive far view.
@@ -707,11 +711,11 @@ impl INode3D for ChunkWorld {
             let t = Instant::now();
             let kind = if self.collision_build.is_none() {
                 let Some(c) = self.collision_queue.pop() else { break };
-                self.start_collision_build(c, &viewer_chunks, collision_r);
+                let kind = self.start_collision_build(c, &viewer_chunks, collision_r);
                 if self.collision_build.is_none() {
                     continue;
                 }
-                CollisionStep::Start
+                kind
             } else {
                 self.step_collision_build(&viewer_chunks, collision_r)
             };

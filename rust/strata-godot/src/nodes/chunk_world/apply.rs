@@ -333,18 +333,18 @@ impl ChunkWorld {
     /// (`split_collision_faces`), each part's shape put on its `CollisionShape3D` while still
     /// empty (in Godot's debug builds `CollisionShape3D.set_shape` builds a shape's BVH again for
     /// its debug colour: measured 1.1 ms for 1,400 triangles; empty, nothing).
-    pub(super) fn start_collision_build(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) {
+    pub(super) fn start_collision_build(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) -> CollisionStep {
         if !near_any(c, viewers, r) {
-            return;
+            return CollisionStep::Start;
         }
         let kept = self.pending_faces.remove(&c);
-        let faces = match self.nodes.get(&c) {
+        let (faces, kind) = match self.nodes.get(&c) {
             // A rebuilt chunk's new faces replace its old body.
-            Some(_) if kept.is_some() => kept,
-            Some(n) if n.body.is_none() => n.mesh.as_ref().and_then(opaque_faces),
-            _ => None,
+            Some(_) if kept.is_some() => (kept, CollisionStep::Start),
+            Some(n) if n.body.is_none() => (n.mesh.as_ref().and_then(opaque_faces), CollisionStep::StartFromMesh),
+            _ => (None, CollisionStep::Start),
         };
-        let Some(faces) = faces else { return };
+        let Some(faces) = faces else { return kind };
         let corners: Vec<[f32; 3]> = faces.as_slice().iter().map(|v| [v.x, v.y, v.z]).collect();
         let mut body = StaticBody3D::new_alloc();
         body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
@@ -360,6 +360,7 @@ impl ChunkWorld {
         }
         self.body_settings().apply(&mut body);
         self.collision_build = Some(CollisionBuild { chunk: c, body, parts, faces });
+        kind
     }
 
     /// One step of the collision build: one part's shape gets its faces (the physics server

@@ -301,7 +301,9 @@ impl ChunkWorld {
     /// 600 triangles, or a chunk's whole when it has no more; the last step also puts the body
     /// in the tree), the same by kind of step: `collision_start_us_*` (making a body's nodes),
     /// `collision_part_us_*` (a part's shape), `collision_swap_us_*` (the finished body into the
-    /// tree in place of the old one), `collision_building` (a body being built, part by part),
+    /// tree in place of the old one), `collision_start_from_mesh_us_*` (making a body whose faces
+    /// are read back from its render mesh: it was meshed before it came within collision reach),
+    /// `collision_building` (a body being built, part by part),
     /// `apply_ms_last_frame`, `workers`, `nodes`,
     /// `far_nodes`, `nodes_to_free` (hidden nodes of unloaded chunks and far columns not freed
     /// yet), `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks and far columns at
@@ -345,7 +347,7 @@ impl ChunkWorld {
         d.set("apply_far_us_median", self.apply_far_us.median());
         d.set("collision_us_median", self.collision_us.median());
         d.set("collision_us_max", self.collision_us.max());
-        for (kind, samples) in ["start", "part", "swap"].iter().zip(&self.collision_steps_us) {
+        for (kind, samples) in ["start", "part", "swap", "start_from_mesh"].iter().zip(&self.collision_steps_us) {
             d.set(&GString::from(&format!("collision_{kind}_us_median")), samples.median());
             d.set(&GString::from(&format!("collision_{kind}_us_max")), samples.max());
         }
