@@ -715,14 +715,16 @@ impl INode3D for ChunkWorld {
                 if self.collision_build.is_none() {
                     continue;
                 }
-                kind
+                Some(kind)
             } else {
                 self.step_collision_build(&viewer_chunks, collision_r)
             };
             built += 1;
             let step = t.elapsed();
-            self.collision_us.push(step.as_micros() as u32);
-            self.collision_steps_us[kind as usize].push(step.as_micros() as u32);
+            if let Some(kind) = kind {
+                self.collision_us.push(step.as_micros() as u32);
+                self.collision_steps_us[kind as usize].push(step.as_micros() as u32);
+            }
             slowest = slowest.max((step, "collision"));
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,

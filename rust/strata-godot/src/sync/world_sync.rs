@@ -907,8 +907,7 @@ impl WorldSync {
             pitch: pitch as f32,
             eye_height: eye_height as f32,
         };
-        let finite = position.x.is_finite() && position.y.is_finite() && position.z.is_finite();
-        if !(finite && pose.is_valid()) {
+        if !pose.is_valid() {
             self.last_error.record(format!(
                 "StrataWorldSync.set_local_pose: pose ({position}, yaw {yaw}, pitch {pitch}, eye height {eye_height}) is not allowed; allowed: finite numbers, a position inside the world's bounds, an eye height of 0 to {MAX_EYE_HEIGHT}"
             ));
@@ -964,17 +963,20 @@ impl WorldSync {
             self.fail("StrataWorldSync.teleport_player: only the host moves players; this peer is not hosting".into());
             return false;
         }
-        let limit = strata_core::base::coords::WORLD_LIMIT_VOXELS as f32;
-        let inside = [position.x, position.y, position.z].iter().all(|v| v.is_finite() && (-limit..limit).contains(v));
-        if !(inside && yaw.is_finite() && pitch.is_finite()) {
+        let eye = [position.x, position.y, position.z];
+        if !Pose::standing(eye, yaw as f32, pitch as f32).is_valid() {
             self.fail(format!(
                 "StrataWorldSync.teleport_player: pose ({position}, yaw {yaw}, pitch {pitch}) is not allowed; allowed: finite numbers, a position inside the world's bounds"
             ));
             return false;
         }
         let moved = PlayerId::try_from(player_id).is_ok_and(|id| {
-            let position = [position.x, position.y, position.z];
-            self.server_teleport(id, |eye_height| Pose { position, yaw: yaw as f32, pitch: pitch as f32, eye_height })
+            self.server_teleport(id, |eye_height| Pose {
+                position: eye,
+                yaw: yaw as f32,
+                pitch: pitch as f32,
+                eye_height,
+            })
         });
         if !moved {
             self.fail(format!("StrataWorldSync.teleport_player: no player {player_id} has joined"));

@@ -365,19 +365,20 @@ impl ChunkWorld {
 
     /// One step of the collision build: one part's shape gets its faces (the physics server
     /// builds its tree); the step after the last part, the body goes into the tree in place of
-    /// the chunk's old one. A chunk that went out of reach or unloaded meanwhile is dropped.
-    pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) -> CollisionStep {
-        let Some(build) = self.collision_build.as_mut() else { return CollisionStep::Part };
+    /// the chunk's old one. A chunk that went out of reach or unloaded meanwhile is dropped (no
+    /// step: `None`).
+    pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) -> Option<CollisionStep> {
+        let build = self.collision_build.as_mut()?;
         let c = build.chunk;
         if !near_any(c, viewers, r) || !self.nodes.contains_key(&c) {
             self.abort_collision_build();
-            return CollisionStep::Part;
+            return None;
         }
         if let Some((mut shape, faces)) = build.parts.pop() {
             shape.set_faces(&faces);
-            return CollisionStep::Part;
+            return Some(CollisionStep::Part);
         }
-        let Some(build) = self.collision_build.take() else { return CollisionStep::Part };
+        let build = self.collision_build.take()?;
         // The old body goes first, in the same step, so the new one takes its name.
         if let Some(old) = self.nodes.get_mut(&c).and_then(|n| n.body.take()) {
             old.free();
@@ -387,7 +388,7 @@ impl ChunkWorld {
             n.body = Some(build.body);
             n.faces = Some(build.faces);
         }
-        CollisionStep::Swap
+        Some(CollisionStep::Swap)
     }
 
     /// Drops the collision body being built (never in the tree).
