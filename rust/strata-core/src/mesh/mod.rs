@@ -77,7 +77,7 @@ mod transpose;
 mod types;
 mod voxels;
 
-pub use collision::split_collision_faces;
+pub use collision::{COLLISION_PART_TRIANGLES, CollisionParts};
 pub use culled::{
     mesh_padded_chunk_culled, mesh_padded_chunk_culled_in, mesh_padded_chunk_culled_lit, mesh_padded_chunk_culled_with,
 };

@@ -20,7 +20,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::spawns::SpawnPoint;
 use crate::light::LightProps;
 use crate::mesh::bytes::MeshBytes;
-use crate::mesh::{ChunkMesh, MeshMaterials, Mesher};
+use crate::mesh::{COLLISION_PART_TRIANGLES, ChunkMesh, CollisionParts, MeshMaterials, Mesher};
 use crate::nav::NavMesh;
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::LodColumn;
@@ -53,9 +53,10 @@ pub struct ChunkResult {
     /// Where the preset's spawn rules start objects in this chunk (from the generated voxels;
     /// empty for an update after an edit, whose spawns the first load gave).
     pub spawns: Vec<SpawnPoint>,
-    /// Collision triangles (corners, relative to the chunk's minimum corner), when the job asked
-    /// for them (`StreamConfig::collision_distance`, `Streamer::request_collision`).
-    pub collision: Option<Vec<[f32; 3]>>,
+    /// Collision triangles (corners, relative to the chunk's minimum corner) split into parts a
+    /// physics engine builds one at a time ([`COLLISION_PART_TRIANGLES`] at most each), when the
+    /// job asked for them (`StreamConfig::collision_distance`, `Streamer::request_collision`).
+    pub collision: Option<CollisionParts>,
     /// The mesh in Godot's stored form (`StreamConfig::pack_surfaces`).
     pub packed: Option<MeshBytes>,
     /// Generating the chunk, its light included.
@@ -199,6 +200,8 @@ pub(crate) struct Scratch {
     mesher: Mesher,
     lighter: ChunkLighter,
     nav: NavInput,
+    /// The collision triangles before they are split into parts.
+    collision_faces: Vec<[f32; 3]>,
 }
 
 impl Scratch {
@@ -211,6 +214,7 @@ impl Scratch {
             mesher: Mesher::new(),
             lighter: ChunkLighter::default(),
             nav: NavInput::default(),
+            collision_faces: Vec::new(),
         }
     }
 }
@@ -262,12 +266,12 @@ fn build_chunk(
     pack: bool,
     buffers: MeshBuffers,
 ) -> Option<ChunkResult> {
-    let Scratch { padded, columns, generation, mesher, lighter, nav, .. } = scratch;
+    let Scratch { padded, columns, generation, mesher, lighter, nav, collision_faces, .. } = scratch;
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
     let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation);
-    let collision = job.payload.collision.then(Vec::new);
+    let collision = job.payload.collision.then(CollisionParts::default);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
         return Some(ChunkResult {
@@ -328,9 +332,9 @@ fn build_chunk(
     } else if light.is_none_or(|l| mesher.mesh_lit(padded, l, &mut mesh).is_err()) {
         mesher.mesh(padded, &mut mesh);
     }
-    let collision = collision.map(|mut faces| {
-        mesher.collision_faces(padded, &mut faces);
-        faces
+    let collision = collision.map(|_| {
+        mesher.collision_faces(padded, collision_faces);
+        CollisionParts::split(collision_faces, COLLISION_PART_TRIANGLES)
     });
     let packed = (pack && !bytes.is_empty()).then_some(bytes);
     let mesh_us = t1.elapsed().as_micros() as u32;

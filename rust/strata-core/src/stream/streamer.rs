@@ -1710,12 +1710,12 @@ pub(crate) mod tests {
             .iter()
             .find(|r| r.collision.as_ref().is_some_and(|f| !f.is_empty()))
             .expect("ground near the viewer");
-        let faces = solid.collision.as_ref().unwrap();
-        assert_eq!(faces.len() % 3, 0);
+        let parts = solid.collision.as_ref().unwrap();
         assert!(
-            faces.len() / 3 < solid.mesh.opaque.indices.len() / 3,
+            parts.triangles() < solid.mesh.opaque.indices.len() / 3,
             "collision has fewer triangles than the render mesh"
         );
+        assert!(parts.parts().all(|p| p.len() % 3 == 0 && p.len() / 3 <= crate::mesh::COLLISION_PART_TRIANGLES));
         let far = results
             .iter()
             .find(|r| r.collision.is_none() && !r.mesh.is_empty())

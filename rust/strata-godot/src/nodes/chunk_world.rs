@@ -32,8 +32,8 @@ use crate::resources::world_preset::WorldPreset;
 use godot::classes::geometry_instance_3d::{GiMode, ShadowCastingSetting};
 use godot::classes::node::InternalMode;
 use godot::classes::{
-    ArrayMesh, ConcavePolygonShape3D, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D, Node3D,
-    PhysicsMaterial, ShaderMaterial, StaticBody3D,
+    ArrayMesh, Engine, INode3D, Material, MeshInstance3D, MultiMeshInstance3D, Node3D, PhysicsMaterial, ShaderMaterial,
+    StaticBody3D,
 };
 use godot::global::Error;
 use godot::prelude::*;
@@ -46,8 +46,8 @@ use strata_core::base::edits::EditMap;
 use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::light::LightProps;
-use strata_core::mesh::ChunkMesh;
 use strata_core::mesh::bytes::{MeshBytes, VERTEX_STRIDE, attribute_stride};
+use strata_core::mesh::{ChunkMesh, CollisionParts};
 use strata_core::nav::NavSettings;
 use strata_core::stream::far_policy::{LodColumn, MAX_LOD_LEVELS};
 use strata_core::stream::navigation::{MAX_NAVIGATION_DISTANCE, NavConfig};
@@ -82,7 +82,7 @@ struct ChunkNode {
     body: Option<Gd<StaticBody3D>>,
     /// The faces `body` was built from, when known: a rebuilt chunk whose faces are the same (an
     /// edit nearby changed only its light) keeps its body.
-    faces: Option<PackedVector3Array>,
+    faces: Option<CollisionParts>,
     /// One MultiMeshInstance3D per decoration kind present.
     scatter: Vec<Gd<MultiMeshInstance3D>>,
     /// Where its occluder bits are in the world's pages, when its AO is computed per fragment.
@@ -91,30 +91,30 @@ struct ChunkNode {
     materials: Vec<Gd<ShaderMaterial>>,
 }
 
-/// A chunk's collision body while it is built: the body (not in the tree yet) with a
-/// `CollisionShape3D` per part, the parts' shapes still without faces, and every face it will
-/// hold. Each step gives one shape its faces; the last puts the body in the tree in place of the
-/// chunk's old one, so the chunk is never without collision.
+/// A chunk's collision body while it is built: the body (not in the tree yet) and the parts of
+/// the faces it will hold, as the workers split them. Each step gives the body one part's
+/// `CollisionShape3D` with its shape; the last puts the body in the tree in place of the chunk's
+/// old one, so the chunk is never without collision.
 struct CollisionBuild {
     chunk: ChunkCoord,
     body: Gd<StaticBody3D>,
-    parts: Vec<(Gd<ConcavePolygonShape3D>, PackedVector3Array)>,
-    faces: PackedVector3Array,
+    parts: CollisionParts,
+    /// The next part to build.
+    next: usize,
 }
 
 /// What one collision build step on the main thread did (each kind timed apart in
 /// `get_stats()`).
 #[derive(Clone, Copy)]
 enum CollisionStep {
-    /// Made a body's nodes, one `CollisionShape3D` per part with an empty shape, from the
-    /// faces the worker made.
+    /// Made a body (its node alone), for the faces the worker made and split.
     Start = 0,
-    /// Gave one part's shape its faces.
+    /// Gave the body one part's `CollisionShape3D` and shape, with the part's faces.
     Part = 1,
     /// Put the finished body in the tree in place of the old one.
     Swap = 2,
-    /// As `Start`, the faces read back from the chunk's render mesh (it was meshed before it
-    /// came within collision reach, so the worker made none).
+    /// As `Start`, the faces read back from the chunk's render mesh and split (it was meshed
+    /// before it came within collision reach, so the worker made none).
     StartFromMesh = 3,
 }
 
@@ -456,7 +456,7 @@ pub struct ChunkWorld {
     collision_queue: Vec<ChunkCoord>,
     /// Collision faces of queued chunks, taken from the worker's mesh when they arrived (reading
     /// them back from an `ArrayMesh` costs far more).
-    pending_faces: HashMap<ChunkCoord, PackedVector3Array>,
+    pending_faces: HashMap<ChunkCoord, CollisionParts>,
     /// Viewers besides `viewer` ([`StrataChunkWorld::add_viewer`]), sent to every new streamer too.
     extra_viewers: Vec<ExtraViewer>,
     /// The area [`StrataChunkWorld::preload_area`] keeps loaded, if any.

@@ -31,11 +31,7 @@ use strata_core::stream::far_mesh::FarMesh;
 use strata_core::stream::streamer::{ChunkResult, StreamKey};
 
 use super::occluder_pages::OccluderSlot;
-use strata_core::mesh::split_collision_faces;
-
-/// The most triangles of one collision part (a chunk past it is split into octants, again and again),
-/// one built a step (Godot's build of 1,400 triangles measured 1.2 ms; the budget is 1 ms).
-const COLLISION_PART_TRIANGLES: usize = 600;
+use strata_core::mesh::{COLLISION_PART_TRIANGLES, CollisionParts};
 
 impl ChunkWorld {
     /// Shows a finished far column (replacing an older mesh of it).
@@ -214,11 +210,11 @@ impl ChunkWorld {
             let near = near_any(c, viewers, collision_r);
             let has_opaque = !r.mesh.opaque.is_empty() || r.packed.as_ref().is_some_and(|p| p.opaque.is_some());
             if near && has_opaque {
-                // Faces from the worker (solidity-only greedy, far fewer triangles), else the
-                // render mesh's triangles.
-                let faces: PackedVector3Array = match &r.collision {
-                    Some(f) => PackedVector3Array::from(as_vector3s(f)),
-                    None => PackedVector3Array::from(as_vector3s(&r.opaque_triangle_corners())),
+                // Faces from the worker (solidity-only greedy, far fewer triangles, already in
+                // parts), else the render mesh's triangles.
+                let faces = match r.collision.take() {
+                    Some(parts) => parts,
+                    None => CollisionParts::split(&r.opaque_triangle_corners(), COLLISION_PART_TRIANGLES),
                 };
                 let unchanged = old_body.is_some() && old_faces.as_ref() == Some(&faces);
                 node.body = old_body.take();
@@ -329,10 +325,8 @@ impl ChunkWorld {
     }
 
     /// Starts building chunk `c`'s collision body (its new faces, or its mesh's when it has no
-    /// body yet) if it is still near a viewer: the faces split into parts
-    /// (`split_collision_faces`), each part's shape put on its `CollisionShape3D` while still
-    /// empty (in Godot's debug builds `CollisionShape3D.set_shape` builds a shape's BVH again for
-    /// its debug colour: measured 1.1 ms for 1,400 triangles; empty, nothing).
+    /// body yet) if it is still near a viewer: the body's node alone, outside the tree; its parts
+    /// come a step each ([`ChunkWorld::step_collision_build`]).
     pub(super) fn start_collision_build(&mut self, c: ChunkCoord, viewers: &[ChunkCoord], r: i32) -> CollisionStep {
         if !near_any(c, viewers, r) {
             return CollisionStep::Start;
@@ -341,32 +335,31 @@ impl ChunkWorld {
         let (faces, kind) = match self.nodes.get(&c) {
             // A rebuilt chunk's new faces replace its old body.
             Some(_) if kept.is_some() => (kept, CollisionStep::Start),
-            Some(n) if n.body.is_none() => (n.mesh.as_ref().and_then(opaque_faces), CollisionStep::StartFromMesh),
+            Some(n) if n.body.is_none() => {
+                let from_mesh = n.mesh.as_ref().and_then(opaque_faces).map(|faces| {
+                    let corners: Vec<[f32; 3]> = faces.as_slice().iter().map(|v| [v.x, v.y, v.z]).collect();
+                    CollisionParts::split(&corners, COLLISION_PART_TRIANGLES)
+                });
+                (from_mesh, CollisionStep::StartFromMesh)
+            }
             _ => (None, CollisionStep::Start),
         };
-        let Some(faces) = faces else { return kind };
-        let corners: Vec<[f32; 3]> = faces.as_slice().iter().map(|v| [v.x, v.y, v.z]).collect();
+        let Some(parts) = faces else { return kind };
         let mut body = StaticBody3D::new_alloc();
         body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
         let origin = c.min_voxel();
         body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
-        let mut parts = Vec::new();
-        for part in split_collision_faces(&corners, COLLISION_PART_TRIANGLES) {
-            let shape = ConcavePolygonShape3D::new_gd();
-            let mut cs = CollisionShape3D::new_alloc();
-            cs.set_shape(&shape);
-            body.add_child(&cs);
-            parts.push((shape, PackedVector3Array::from(as_vector3s(&part))));
-        }
         self.body_settings().apply(&mut body);
-        self.collision_build = Some(CollisionBuild { chunk: c, body, parts, faces });
+        self.collision_build = Some(CollisionBuild { chunk: c, body, parts, next: 0 });
         kind
     }
 
-    /// One step of the collision build: one part's shape gets its faces (the physics server
-    /// builds its tree); the step after the last part, the body goes into the tree in place of
-    /// the chunk's old one. A chunk that went out of reach or unloaded meanwhile is dropped (no
-    /// step: `None`).
+    /// One step of the collision build: the body gets one part's `CollisionShape3D`, whose shape
+    /// then gets the part's faces (the physics server builds its tree; the shape is set while
+    /// still empty, as Godot's debug builds rebuild a set shape's tree for its debug colour:
+    /// measured 1.1 ms for 1,400 triangles). The step after the last part, the body goes into
+    /// the tree in place of the chunk's old one. A chunk that went out of reach or unloaded
+    /// meanwhile is dropped (no step: `None`).
     pub(super) fn step_collision_build(&mut self, viewers: &[ChunkCoord], r: i32) -> Option<CollisionStep> {
         let build = self.collision_build.as_mut()?;
         let c = build.chunk;
@@ -374,8 +367,13 @@ impl ChunkWorld {
             self.abort_collision_build();
             return None;
         }
-        if let Some((mut shape, faces)) = build.parts.pop() {
-            shape.set_faces(&faces);
+        if build.next < build.parts.len() {
+            let mut shape = ConcavePolygonShape3D::new_gd();
+            let mut cs = CollisionShape3D::new_alloc();
+            cs.set_shape(&shape);
+            build.body.add_child(&cs);
+            shape.set_faces(&PackedVector3Array::from(as_vector3s(build.parts.part(build.next))));
+            build.next += 1;
             return Some(CollisionStep::Part);
         }
         let build = self.collision_build.take()?;
@@ -386,7 +384,7 @@ impl ChunkWorld {
         self.base_mut().add_child_ex(&build.body).internal(InternalMode::BACK).done();
         if let Some(n) = self.nodes.get_mut(&c) {
             n.body = Some(build.body);
-            n.faces = Some(build.faces);
+            n.faces = Some(build.parts);
         }
         Some(CollisionStep::Swap)
     }

@@ -15,9 +15,11 @@ use super::debug_lines::{
     MAX_WIREFRAME_TRIANGLES, REFRESH_FRAMES, chunk_min, debug_material, far_level_color, lines_mesh,
 };
 use super::{ChunkWorld, InternalMode};
+use crate::host::meshes::as_vector3s;
 use godot::classes::MeshInstance3D;
 use godot::classes::geometry_instance_3d::ShadowCastingSetting;
 use godot::prelude::*;
+use strata_core::mesh::CollisionParts;
 use strata_core::{CHUNK_SIZE, ChunkCoord};
 
 impl ChunkWorld {
@@ -73,7 +75,7 @@ impl ChunkWorld {
             lines.aabb(at + bounds.position, at + bounds.position + bounds.size, far_level_color(column.level));
         }
         if let Some(&viewer) = self.last_viewer_chunks.first() {
-            let mut near: Vec<(ChunkCoord, &PackedVector3Array)> = self
+            let mut near: Vec<(ChunkCoord, &CollisionParts)> = self
                 .nodes
                 .iter()
                 .filter(|(c, _)| {
@@ -84,7 +86,7 @@ impl ChunkWorld {
             near.sort_by_key(|(c, _)| (c.x - viewer.x).pow(2) + (c.y - viewer.y).pow(2) + (c.z - viewer.z).pow(2));
             let mut triangles = 0;
             for (c, faces) in near {
-                let faces = faces.as_slice();
+                let faces = as_vector3s(faces.corners());
                 triangles += faces.len() / 3;
                 if triangles > MAX_WIREFRAME_TRIANGLES {
                     break;
