@@ -336,6 +336,9 @@ func _run() -> void:
 		for of: String in ["median", "max"]:
 			var key := "collision_%s_us_%s" % [kind, of]
 			print("STRATA_%s=%.1f" % [key.to_upper(), stats[key]])
+	for part: String in ["bookkeeping", "scatter", "mesh", "node", "occluders", "collision"]:
+		var part_key := "apply_chunk_%s_us_median" % part
+		print("STRATA_%s=%.1f" % [part_key.to_upper(), stats[part_key]])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
 

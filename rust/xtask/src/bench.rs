@@ -36,7 +36,8 @@
 //! included), `rss_bytes_per_chunk_after_walk` / `_20k` (the same after 10,000 / 20,000 steps,
 //! the whole view settled: the figure), `far_ready_s_vd8`, `far_columns_vd8` (far view: 3 levels, complete),
 //! `apply_chunk_us_median`, `apply_far_us_median` (main-thread time to make one meshed chunk's or
-//! far column's nodes), `collision_us_median`, `collision_us_max` (one collision build step on the main thread: a
+//! far column's nodes), `apply_chunk_{bookkeeping,scatter,mesh,node,occluders,collision}_us_median`
+//! (the meshed chunk's by part), `collision_us_median`, `collision_us_max` (one collision build step on the main thread: a
 //! part of a chunk's body, the chunk split into octants past 600 triangles);
 //! with the demo's spawn rules (a third flight, `--entities=1`): `entities_live`,
 //! `entity_spawn_us_median` (main-thread time to instance one), `apply_ms_p99_entities`; and
@@ -415,6 +416,12 @@ fn end_to_end(values: &mut Vec<(&'static str, Option<f64>, &'static str)>) -> bo
         "collision_swap_us_max",
         "collision_start_from_mesh_us_median",
         "collision_start_from_mesh_us_max",
+        "apply_chunk_bookkeeping_us_median",
+        "apply_chunk_scatter_us_median",
+        "apply_chunk_mesh_us_median",
+        "apply_chunk_node_us_median",
+        "apply_chunk_occluders_us_median",
+        "apply_chunk_collision_us_median",
     ] {
         values.push((key, v8(&key.to_uppercase()), "µs"));
     }

@@ -653,10 +653,13 @@ func _occluder_layers_shown(w: StrataChunkWorld) -> int:
 
 
 ## Chunks that unload give their page layers back and those that load take free ones, so the
-## layers in use are always those of the shown chunks and one page serves a moving view.
+## layers in use are always those of the shown chunks and one page serves a moving view. Their
+## material copies are kept as spares and taken by the chunks that load next: no two shown
+## meshes share a copy, each copy names its own mesh's layers, and spares follow the daylight.
 func test_chunks_give_their_occluder_layers_back_when_they_unload() -> void:
 	var w := _make_world(7)
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area never ready")
+	var made := w.get_stats()["occluder_materials"] as int
 	for step in 4:
 		_viewer(w).position = Vector3((step + 1) * 3 * 32 + 16, 0, 16 - step * 40)
 		await wait_frames(2)
@@ -666,6 +669,55 @@ func test_chunks_give_their_occluder_layers_back_when_they_unload() -> void:
 		assert_gt(st["occluder_layers"], 20, "step %d: chunks with bits" % step)
 		assert_eq(st["occluder_layers"], _occluder_layers_shown(w), "step %d: layers" % step)
 		assert_eq(st["occluder_pages"], 1, "step %d: freed layers taken again" % step)
+		_assert_one_copy_a_mesh(w, "step %d" % step)
+		w.daylight = 0.25 * step
+		await wait_frames(1)
+		_assert_daylight_on_copies(w, 0.25 * step, "step %d" % step)
+	var st := w.get_stats()
+	assert_gt(st["occluder_spare_materials"], 0, "copies of unloaded chunks kept")
+	# Copies are made only when no spare is left, so all of them together stay near what one
+	# view holds at once, however far the view moved.
+	assert_lt(
+		st["occluder_materials"] + st["occluder_spare_materials"],
+		made * 2,
+		"copies reused, not made anew for every chunk"
+	)
+
+
+## No material copy is on two shown meshes, and each names its mesh's own layers.
+func _assert_one_copy_a_mesh(w: StrataChunkWorld, context: String) -> void:
+	var owner_of := {}
+	for child in w.get_children(true):
+		var n := child as MeshInstance3D
+		if n == null or not n.visible or n.mesh == null:
+			continue
+		for i in n.mesh.get_surface_count():
+			var material := n.mesh.surface_get_material(i) as ShaderMaterial
+			if material == null or material.get_shader_parameter("strata_occluder_slot") == null:
+				continue
+			var id := material.get_instance_id()
+			assert_false(
+				owner_of.has(id),
+				"%s: %s shares a copy with %s" % [context, n.name, owner_of.get(id)]
+			)
+			owner_of[id] = n.name
+	assert_gt(owner_of.size(), 20, "%s: shown meshes with copies" % context)
+
+
+## Every shown mesh's block materials (copies or shared) have `daylight`.
+func _assert_daylight_on_copies(w: StrataChunkWorld, daylight: float, context: String) -> void:
+	for child in w.get_children(true):
+		var n := child as MeshInstance3D
+		if n == null or not n.visible or n.mesh == null or n.mesh.get_surface_count() == 0:
+			continue
+		var material := n.mesh.surface_get_material(0) as ShaderMaterial
+		if material != null and material.get_shader_parameter("strata_occluder_slot") != null:
+			assert_near(
+				material.get_shader_parameter("daylight"),
+				daylight,
+				1e-3,
+				"%s: %s follows the daylight" % [context, n.name]
+			)
 
 
 ## Ambient occlusion is computed per fragment by the block shaders: every shown chunk's opaque

@@ -118,6 +118,29 @@ enum CollisionStep {
     StartFromMesh = 3,
 }
 
+/// The parts of applying a meshed near chunk on the main thread, each timed apart in
+/// `get_stats()` (`apply_chunk_<name>_us_median`).
+#[derive(Clone, Copy)]
+enum ApplyPhase {
+    /// Its entities, navigation and the old nodes it replaces.
+    Bookkeeping = 0,
+    /// Its scatter's `MultiMeshInstance3D`s.
+    Scatter = 1,
+    /// Its `ArrayMesh` from the worker's streams.
+    Mesh = 2,
+    /// Its `MeshInstance3D` made, set up and added to the tree.
+    Node = 3,
+    /// Its occluder bits uploaded and its own material copies made.
+    Occluders = 4,
+    /// Its collision faces compared with the old and queued.
+    Collision = 5,
+}
+
+impl ApplyPhase {
+    const COUNT: usize = 6;
+    const NAMES: [&str; Self::COUNT] = ["bookkeeping", "scatter", "mesh", "node", "occluders", "collision"];
+}
+
 /// A far column's node.
 struct FarNode {
     mesh: Gd<MeshInstance3D>,
@@ -443,6 +466,8 @@ pub struct ChunkWorld {
     /// The same steps by kind ([`CollisionStep`]): making a body's nodes, a part's shape, putting
     /// the finished body in the tree, making a body from its render mesh.
     collision_steps_us: [strata_core::stream::scheduler::Samples; 4],
+    /// A meshed chunk's apply by part ([`ApplyPhase`]), for medians.
+    apply_phases_us: [strata_core::stream::scheduler::Samples; ApplyPhase::COUNT],
     /// The chunk whose collision body is being built, a part a step; swapped in whole.
     collision_build: Option<CollisionBuild>,
     /// Smoothed frame time in seconds, for the adaptive far view.
@@ -567,6 +592,7 @@ impl INode3D for ChunkWorld {
             apply_far_us: Default::default(),
             collision_us: Default::default(),
             collision_steps_us: Default::default(),
+            apply_phases_us: Default::default(),
             collision_build: None,
             area_ready_emitted: false,
             last_viewer_chunks: Vec::new(),
@@ -663,7 +689,7 @@ impl INode3D for ChunkWorld {
                     self.entities.chunk_unloaded(c);
                     self.navigation.remove(c);
                     if let Some(mut n) = self.nodes.remove(&c) {
-                        self.release_occluders(&mut n.occluders);
+                        self.release_occluders(&mut n.occluders, &mut n.materials);
                         self.retire_chunk_node(c, n);
                     }
                     self.signals().chunk_unloaded().emit(to_vector3i(c));
@@ -671,7 +697,7 @@ impl INode3D for ChunkWorld {
                 }
                 StreamKey::Far(f) => {
                     if let Some(mut n) = self.far_nodes.remove(&f) {
-                        self.release_occluders(&mut n.occluders);
+                        self.release_occluders(&mut n.occluders, &mut n.materials);
                         self.retire_node(k, n.mesh.upcast());
                     }
                 }

@@ -5,8 +5,8 @@
 //! May use: its parent (`chunk_world.rs`), `meshes`, `materials`, `strata_core::stream`.
 
 use super::{
-    ChunkNode, ChunkWorld, CollisionBuild, CollisionStep, FarNode, free_chunk_node, near_any, nearest_distance_sq,
-    set_daylight_on, stream_bytes, to_vector3i,
+    ApplyPhase, ChunkNode, ChunkWorld, CollisionBuild, CollisionStep, FarNode, free_chunk_node, near_any,
+    nearest_distance_sq, set_daylight_on, stream_bytes, to_vector3i,
 };
 use crate::host::materials::block_materials;
 use crate::host::meshes::{
@@ -37,7 +37,7 @@ impl ChunkWorld {
     /// Shows a finished far column (replacing an older mesh of it).
     pub(super) fn apply_far(&mut self, far: FarMesh, packed: Option<MeshBytes>) {
         if let Some(mut old) = self.far_nodes.remove(&far.column) {
-            self.release_occluders(&mut old.occluders);
+            self.release_occluders(&mut old.occluders, &mut old.materials);
             old.mesh.free();
         }
         self.free_retired_now(StreamKey::Far(far.column));
@@ -67,16 +67,23 @@ impl ChunkWorld {
         }
     }
 
-    /// The chunks' and far columns' own material copies (those naming occluder bits).
+    /// The chunks' and far columns' own material copies (those naming occluder bits), and the
+    /// spare ones kept for reuse: every copy a shared uniform (daylight, horizon) must reach.
     pub(super) fn occluder_materials(&self) -> impl Iterator<Item = &Gd<ShaderMaterial>> {
+        self.shown_occluder_materials().chain(self.occluder_pages.spare_materials())
+    }
+
+    /// The shown chunks' and far columns' own material copies.
+    pub(super) fn shown_occluder_materials(&self) -> impl Iterator<Item = &Gd<ShaderMaterial>> {
         let near = self.nodes.values().flat_map(|n| n.materials.iter());
         near.chain(self.far_nodes.values().flat_map(|n| n.materials.iter()))
     }
 
-    /// Gives the layers of a mesh taken out of the world back to the pages.
-    pub(super) fn release_occluders(&mut self, slot: &mut Option<OccluderSlot>) {
+    /// Gives the layers of a mesh taken out of the world back to the pages, and its material
+    /// copies to the spares the next meshes on the same page reuse.
+    pub(super) fn release_occluders(&mut self, slot: &mut Option<OccluderSlot>, copies: &mut Vec<Gd<ShaderMaterial>>) {
         if let Some(slot) = slot.take() {
-            self.occluder_pages.release(slot);
+            self.occluder_pages.release(slot, std::mem::take(copies));
         }
     }
 
@@ -159,6 +166,7 @@ impl ChunkWorld {
 
     pub(super) fn apply_result(&mut self, mut r: ChunkResult, viewers: &[ChunkCoord], collision_r: i32) {
         let c = r.coord;
+        let mut phases = PhaseClock::start(r.has_faces());
         self.entities.chunk_loaded(c, std::mem::take(&mut r.spawns), &r.scatter, r.is_update);
         r.scatter.retain(|s| !self.entities.is_harvested(s.base_voxel()));
         match r.navigation.take() {
@@ -170,7 +178,7 @@ impl ChunkWorld {
         // its faces did not change), so nothing standing on it falls through in between.
         let (mut old_body, mut old_faces) = (None, None);
         if let Some(mut old) = self.nodes.remove(&c) {
-            self.release_occluders(&mut old.occluders);
+            self.release_occluders(&mut old.occluders, &mut old.materials);
             old_body = old.body.take();
             old_faces = old.faces.take();
             free_chunk_node(old);
@@ -184,26 +192,32 @@ impl ChunkWorld {
             occluders: None,
             materials: Vec::new(),
         };
+        phases.lap(ApplyPhase::Bookkeeping);
         if !r.scatter.is_empty() && self.render_meshes {
             node.scatter = self.make_scatter(c, &r.scatter);
         }
+        phases.lap(ApplyPhase::Scatter);
         if r.has_faces() {
             if self.render_meshes {
                 let mesh = self.array_mesh(&r.mesh, r.packed.as_ref());
+                phases.lap(ApplyPhase::Mesh);
                 let mut mi = MeshInstance3D::new_alloc();
                 mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
                 mi.set_mesh(&mesh);
                 self.render_settings().apply_near(&mut mi);
                 let origin = c.min_voxel();
                 mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+                phases.lap(ApplyPhase::Node);
                 if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
                     && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, 1)
                 {
                     node.occluders = Some(slot);
                     node.materials = copies;
                 }
+                phases.lap(ApplyPhase::Occluders);
                 self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
                 node.mesh = Some(mi);
+                phases.lap(ApplyPhase::Node);
             }
             // Collision goes through the budgeted queue (a dense chunk's shape costs milliseconds
             // in Godot's physics server), nearest first.
@@ -226,6 +240,7 @@ impl ChunkWorld {
                 }
             }
         }
+        phases.lap(ApplyPhase::Collision);
         if let Some(b) = old_body {
             b.free();
         }
@@ -238,6 +253,8 @@ impl ChunkWorld {
         if let Some(s) = self.streamer.as_ref() {
             s.recycle(r.mesh, r.packed);
         }
+        phases.lap(ApplyPhase::Bookkeeping);
+        phases.record(&mut self.apply_phases_us);
     }
 
     /// One MultiMeshInstance3D per decoration kind, placed at the chunk's origin.
@@ -393,6 +410,34 @@ impl ChunkWorld {
     pub(super) fn abort_collision_build(&mut self) {
         if let Some(build) = self.collision_build.take() {
             build.body.free();
+        }
+    }
+}
+
+/// Times the parts of one chunk's apply: each lap adds the time since the last to a part.
+struct PhaseClock {
+    /// Only meshed chunks are recorded (an empty one's apply is bookkeeping alone).
+    recorded: bool,
+    last: std::time::Instant,
+    spent_ns: [u64; ApplyPhase::COUNT],
+}
+
+impl PhaseClock {
+    fn start(recorded: bool) -> Self {
+        Self { recorded, last: std::time::Instant::now(), spent_ns: [0; ApplyPhase::COUNT] }
+    }
+
+    fn lap(&mut self, phase: ApplyPhase) {
+        let now = std::time::Instant::now();
+        self.spent_ns[phase as usize] += (now - self.last).as_nanos() as u64;
+        self.last = now;
+    }
+
+    fn record(self, into: &mut [strata_core::stream::scheduler::Samples; ApplyPhase::COUNT]) {
+        if self.recorded {
+            for (samples, ns) in into.iter_mut().zip(self.spent_ns) {
+                samples.push((ns / 1000) as u32);
+            }
         }
     }
 }

@@ -6,7 +6,7 @@
 //!
 //! May use: its parent (`chunk_world.rs`), `strata_core`'s queries, `world_edits`, `world_host`.
 
-use super::ChunkWorld;
+use super::{ApplyPhase, ChunkWorld};
 use crate::host::meshes::{array_mesh_from_bytes, build_array_mesh};
 use crate::host::world_edits;
 use crate::host::world_host;
@@ -296,7 +296,12 @@ impl ChunkWorld {
     /// `generated_total`, `cancelled_total`, `gen_ms_median`, `mesh_ms_median`,
     /// `far_loaded`, `far_pending`, `far_view_levels` (in use now), `far_ms_median`,
     /// `collision_queue`, `apply_chunk_us_median` / `apply_far_us_median` (main-thread time to
-    /// make one meshed chunk's / far column's nodes), `collision_us_median` / `collision_us_max`
+    /// make one meshed chunk's / far column's nodes), the meshed chunk's by part:
+    /// `apply_chunk_bookkeeping_us_median` (its entities, navigation and old nodes),
+    /// `apply_chunk_scatter_us_median`, `apply_chunk_mesh_us_median` (its `ArrayMesh` from the
+    /// worker's streams), `apply_chunk_node_us_median` (its `MeshInstance3D` into the tree),
+    /// `apply_chunk_occluders_us_median` (its occluder bits and material copies),
+    /// `apply_chunk_collision_us_median` (its faces compared and queued), `collision_us_median` / `collision_us_max`
     /// (one collision build step on the main thread, of the last 512: a part's shape of at most
     /// 600 triangles, or a chunk's whole when it has no more; the last step also puts the body
     /// in the tree), the same by kind of step: `collision_start_us_*` (making a body's nodes),
@@ -311,7 +316,8 @@ impl ChunkWorld {
     /// handed to Godot for the loaded chunks / far columns, in its uncompressed stored form),
     /// `occluder_chunks` / `occluder_far_columns` / `occluder_materials` (chunks and far columns
     /// whose AO the block shaders compute from their occluder bits, and their own material
-    /// copies naming them), `occluder_pages` / `occluder_layers` (the shared texture arrays
+    /// copies naming them), `occluder_spare_materials` (copies of meshes taken out of the world,
+    /// kept for the next meshes to reuse), `occluder_pages` / `occluder_layers` (the shared texture arrays
     /// holding those bits and their layers in use), `voxel_cache_mb` / `voxel_cache_entries`
     /// (the workers' cache of generated voxels, for light and raycasts), `voxel_cache_hits` / `voxel_cache_misses` (its
     /// lookups so far; a miss generates a chunk),
@@ -345,6 +351,9 @@ impl ChunkWorld {
         d.set("collision_building", self.collision_build.is_some());
         d.set("apply_chunk_us_median", self.apply_us.median());
         d.set("apply_far_us_median", self.apply_far_us.median());
+        for (name, samples) in ApplyPhase::NAMES.iter().zip(&self.apply_phases_us) {
+            d.set(&GString::from(&format!("apply_chunk_{name}_us_median")), samples.median());
+        }
         d.set("collision_us_median", self.collision_us.median());
         d.set("collision_us_max", self.collision_us.max());
         for (kind, samples) in ["start", "part", "swap", "start_from_mesh"].iter().zip(&self.collision_steps_us) {
@@ -361,7 +370,8 @@ impl ChunkWorld {
         d.set("chunk_mesh_mb", mb(self.mesh_bytes_total[0]));
         d.set("occluder_chunks", self.nodes.values().filter(|n| n.occluders.is_some()).count() as i64);
         d.set("occluder_far_columns", self.far_nodes.values().filter(|n| n.occluders.is_some()).count() as i64);
-        d.set("occluder_materials", self.occluder_materials().count() as i64);
+        d.set("occluder_materials", self.shown_occluder_materials().count() as i64);
+        d.set("occluder_spare_materials", self.occluder_pages.spare_materials().count() as i64);
         let (pages, layers) = self.occluder_pages.usage();
         d.set("occluder_pages", pages as i64);
         d.set("occluder_layers", layers as i64);
