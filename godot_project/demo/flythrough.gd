@@ -338,7 +338,7 @@ func _run() -> void:
 			print("STRATA_%s=%.1f" % [key.to_upper(), stats[key]])
 	for part: String in ["bookkeeping", "scatter", "mesh", "node", "occluders", "collision"]:
 		var part_key := "apply_chunk_%s_us_median" % part
-		print("STRATA_%s=%.1f" % [part_key.to_upper(), stats[part_key]])
+		print("STRATA_%s=%.1f" % [part_key.to_upper(), stats.get(part_key, -1.0)])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
 	get_tree().quit(0)
 
