@@ -226,7 +226,14 @@ pub struct ChunkWorld2D {
     light_root: Option<Gd<Node2D>>,
     light_material: Option<Gd<godot::classes::ShaderMaterial>>,
     /// Each loaded chunk's drawn light.
-    light_sprites: HashMap<ChunkCoord2D, light_2d::ChunkLightSprite>,
+    light_sprites: HashMap<ChunkCoord2D, ChunkLightSprite>,
+}
+
+/// One chunk's drawn light (`light_2d`): its sprite and the bytes its texture holds.
+struct ChunkLightSprite {
+    sprite: Gd<godot::classes::Sprite2D>,
+    texture: Gd<ImageTexture>,
+    drawn: Vec<u8>,
 }
 
 /// The streamer's id of the preloaded area (node instance ids are never this).

@@ -14,7 +14,7 @@
 //!
 //! May use: `strata_core` (2D light, stream results), the parent module.
 
-use super::ChunkWorld2D;
+use super::{ChunkLightSprite, ChunkWorld2D};
 use crate::base::ranges;
 use godot::classes::canvas_item::TextureFilter;
 use godot::classes::image::Format;
@@ -54,13 +54,6 @@ void fragment() {
 	COLOR = vec4(min(vec3(sky) + glow, vec3(1.0)), 1.0);
 }
 "#;
-
-/// One chunk's drawn light: its sprite and the bytes its texture holds.
-pub(super) struct ChunkLightSprite {
-    sprite: Gd<Sprite2D>,
-    texture: Gd<ImageTexture>,
-    drawn: Vec<u8>,
-}
 
 #[godot_api(secondary)]
 impl ChunkWorld2D {
