@@ -145,6 +145,36 @@ impl EditMap {
         out
     }
 
+    /// Every edit in the columns `[min_x, min_x + size_x)` of layer `z` below `max_y` (y <
+    /// `max_y`): what lighting a side view's box needs, its own edits and those above it (a side
+    /// view's y grows down). Chunk by chunk in chunk order and by [`local_index`] within a chunk,
+    /// as [`EditMap::edits_in_columns_from`].
+    pub fn edits_in_columns_to(&self, min_x: i32, size_x: i32, z: i32, max_y: i32) -> Vec<(IVec3, BlockId)> {
+        let max_x = min_x.saturating_add(size_x);
+        let (lo, hi) = (
+            ChunkCoord::containing(IVec3::new(min_x, max_y.saturating_sub(1), z)),
+            ChunkCoord::containing(IVec3::new(max_x.saturating_sub(1), max_y.saturating_sub(1), z)),
+        );
+        let mut chunks: Vec<(ChunkCoord, &BTreeMap<u16, BlockId>)> = self
+            .chunks
+            .iter()
+            .filter(|(c, _)| c.x >= lo.x && c.x <= hi.x && c.z == lo.z && c.y <= hi.y)
+            .map(|(c, m)| (*c, m))
+            .collect();
+        chunks.sort_unstable_by_key(|(c, _)| *c);
+        let mut out = Vec::new();
+        for (coord, m) in chunks {
+            let origin = coord.min_voxel();
+            for (&i, &id) in m {
+                let p = origin + local_from_index(i);
+                if p.x >= min_x && p.x < max_x && p.z == z && p.y < max_y {
+                    out.push((p, id));
+                }
+            }
+        }
+        out
+    }
+
     /// Every edit in the vertical column (x, z), any height, from the bottom up: a look-up of
     /// each of the column's voxels in each edited chunk the column crosses, not a scan of the
     /// chunks' edits.
@@ -271,5 +301,18 @@ mod tests {
         assert!(t.contains(&ChunkCoord::new(-1, 0, 1)));
         e.clear_at(IVec3::new(40, 5, 0));
         assert_eq!(e.len(), 1);
+    }
+
+    #[test]
+    fn columns_to_match_a_scan_of_every_edit() {
+        let mut m = EditMap::new();
+        for (x, y, z) in [(-40, -900, 0), (-3, 5, 0), (0, 63, 0), (7, 64, 0), (12, -1, 0), (5, 2, 1), (13, 0, 0)] {
+            m.set(IVec3::new(x, y, z), 3);
+        }
+        let mut got = m.edits_in_columns_to(-40, 53, 0, 64);
+        got.sort_by_key(|(p, _)| (p.x, p.y));
+        let want: Vec<IVec3> =
+            [(-40, -900), (-3, 5), (0, 63), (12, -1)].iter().map(|&(x, y)| IVec3::new(x, y, 0)).collect();
+        assert_eq!(got.iter().map(|(p, _)| *p).collect::<Vec<_>>(), want);
     }
 }

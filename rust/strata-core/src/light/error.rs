@@ -37,6 +37,10 @@ pub enum LightError {
         want_sx: i32,
         want_sz: i32,
     },
+    /// A side view's rectangle of tiles too thin to leave any output after the reach margin on
+    /// each side, or wider than [`crate::light::light2d::MAX_TILE_REGION_SIDE`].
+    #[error("tile rectangle of {width} × {height} tiles; allowed: every side {min}..={max} tiles")]
+    TileRegionSize { width: i32, height: i32, min: i32, max: i32 },
     /// A per-column slice whose length is not the number of columns of the voxel box.
     #[error("`{what}` holds {got} values; allowed: one per column of the voxel box, {want}")]
     ColumnCount { what: &'static str, got: usize, want: usize },

@@ -43,14 +43,19 @@
 //! box with the same function and copies it into the affected chunks' buffers, reporting which
 //! changed (an edit near a border reaches up to 14 voxels into the neighbours, plus their shell).
 //!
+//! The side view's light is the same definition in two dimensions, per tile (`light2d`: the light
+//! of a rectangle of tiles, of a chunk, what each tile is drawn with, and the chunks an edit
+//! relights).
+//!
 //! Files: `props` (the block table), `buffer` (the packed output and its accessors), `sky`
 //! (exposure), `propagate` (the light of a box or chunk, and its scratch), `relight` (edits),
-//! `error`.
+//! `light2d` (the side view), `error`.
 //!
 //! May use: `base` only.
 
 mod buffer;
 mod error;
+pub mod light2d;
 mod propagate;
 mod props;
 mod relight;

@@ -4,7 +4,7 @@
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
-//! Light for streamed chunks comes from [`lighting`], navigation meshes from [`navigation`]; water
+//! Light for streamed chunks comes from [`lighting`] ([`lighting2d`] for the side view), navigation meshes from [`navigation`]; water
 //! flow after edits from [`water_flow`] (the rules) and [`water_runner`] (the flow thread).
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav`.
@@ -14,6 +14,7 @@ pub mod far_mesh;
 pub mod far_policy;
 pub mod horizon_map;
 pub mod lighting;
+pub mod lighting2d;
 pub mod navigation;
 pub mod query;
 pub mod scheduler;

@@ -22,6 +22,14 @@
 //! Tiles are chosen by the config's [`TileRules`] (a block library's solidity and render modes):
 //! the built-in rules unless the caller gives a library's.
 //!
+//! Light ([`StreamConfig2D::light`], [`Streamer2D::set_light`]): with a block table the worker
+//! generates the chunk padded by the light's margin, walks its columns' sky exposure and lights
+//! it ([`crate::stream::lighting2d`]), so a result carries its tiles and its light together. An
+//! edit relights every loaded chunk its light can reach ([`LightEdit2D::chunks`], the column's
+//! exposure before and after from [`column_exposure_2d`], remembered per column); those whose
+//! tiles did not change come back with `tiles_changed` false, so the caller writes only their
+//! light.
+//!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
@@ -29,11 +37,14 @@ use crate::base::coords::IVec3;
 use crate::base::edits::EditMap;
 use crate::gen2d::autotile::{AtlasCoords, TileRules, autotile_padded_with};
 use crate::gen2d::{ChunkCoord2D, Generator2D};
+use crate::light::LightProps;
+use crate::light::light2d::{LightEdit2D, TileLightScratch};
+use crate::stream::lighting2d::{ChunkLight2D, column_exposure_2d, edits_for_light_2d, light_box, light_chunk_tiles};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
 
-/// Counters for the HUD and `get_stats()` (the second stage is autotiling).
+/// Counters for the HUD and `get_stats()` (the second stage is light and autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -66,6 +77,9 @@ pub struct StreamConfig2D {
     /// How blocks connect and which have a tile: [`TileRules::builtin`] (the default library's)
     /// unless a world's library gives its own.
     pub tile_rules: Arc<TileRules>,
+    /// What each block does to light (a library's opacity and emission), or `None` for no light:
+    /// results then carry no light.
+    pub light: Option<Arc<LightProps>>,
 }
 
 /// The memory a loaded tile is estimated to take: its block id and atlas cell on the way, and
@@ -96,6 +110,7 @@ impl Default for StreamConfig2D {
             max_in_flight: 0,
             memory_budget_mb: 512,
             tile_rules: TileRules::builtin().clone(),
+            light: None,
         }
     }
 }
@@ -119,6 +134,7 @@ impl StreamConfig2D {
                 .memory_budget_mb
                 .clamp(*MEMORY_BUDGET_MB_RANGE.start(), *MEMORY_BUDGET_MB_RANGE.end()),
             tile_rules: self.tile_rules.clone(),
+            light: self.light.clone(),
         }
     }
 }
@@ -135,6 +151,11 @@ pub struct ChunkResult2D {
     pub tile_us: u32,
     /// True when this replaces an already loaded chunk (an edit was made): air tiles must be erased.
     pub is_update: bool,
+    /// False for an update after an edit that changed none of its tiles or their edges (it was
+    /// only relit): only its light is new.
+    pub tiles_changed: bool,
+    /// The chunk's light with the light on ([`StreamConfig2D::light`]).
+    pub light: Option<ChunkLight2D>,
     job_id: u64,
 }
 
@@ -157,15 +178,31 @@ impl JobResult<ChunkCoord2D> for ChunkResult2D {
     }
 }
 
-/// What a worker needs besides the generator: the edits inside the chunk's padded box.
+/// Edits as a job carries them.
 type Edits = Vec<(IVec3, BlockId)>;
+
+/// What a worker needs besides the generator: the edits inside the chunk's padded box (with the
+/// light on, inside its light box and above it), and the light table.
+pub struct Payload2D {
+    edits: Edits,
+    light: Option<Arc<LightProps>>,
+}
+
+/// Columns whose exposure [`Streamer2D`] remembers, at most: past this it forgets them all.
+const EXPOSURE_MEMORY: usize = 1 << 16;
 
 /// The main thread's side of 2D streaming.
 pub struct Streamer2D {
     generator: Arc<Generator2D>,
     config: StreamConfig2D,
     chunk_tiles: i32,
-    scheduler: Scheduler<ChunkCoord2D, Edits, ChunkResult2D>,
+    scheduler: Scheduler<ChunkCoord2D, Payload2D, ChunkResult2D>,
+    /// Loaded chunks whose tiles an edit changed since their last job went out: their next
+    /// result has `tiles_changed`.
+    retile: HashSet<ChunkCoord2D>,
+    /// Each column's exposure as the edits so far leave it, for the chunks an edit relights
+    /// (found once by [`column_exposure_2d`], then kept up to date by every edit).
+    exposure: HashMap<i32, i32>,
     edits: EditMap,
     /// The view distance in use: `config.view_distance`, or less within the memory budget.
     effective_view_distance: i32,
@@ -185,13 +222,13 @@ impl Streamer2D {
         let config = config.clamped();
         let worker_generator = generator.clone();
         let worker_rules = config.tile_rules.clone();
-        // The 2D job keeps no scratch between jobs: the per-worker state is empty.
+        // Each worker keeps its light scratch between jobs.
         let scheduler = Scheduler::new(
             config.resolved_workers(),
             config.max_in_flight,
             "strata-2d-worker",
-            || (),
-            move |_: &mut (), job| build_chunk(&worker_generator, &worker_rules, job),
+            TileLightScratch::default,
+            move |scratch: &mut TileLightScratch, job| build_chunk(&worker_generator, &worker_rules, scratch, job),
         )?;
         let chunk_tiles = generator.chunk_tiles();
         let effective_view_distance = Self::budgeted(&config, chunk_tiles);
@@ -200,6 +237,8 @@ impl Streamer2D {
             generator,
             config,
             scheduler,
+            retile: HashSet::new(),
+            exposure: HashMap::new(),
             edits: EditMap::new(),
             effective_view_distance,
             primary: None,
@@ -369,26 +408,60 @@ impl Streamer2D {
         });
     }
 
-    /// The edits a job for chunk `c` must apply (those in its padded box).
-    fn edits_for(edits: &EditMap, c: ChunkCoord2D, n: i32) -> Edits {
-        let (x, y) = c.min_tile(n);
-        edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1))
+    /// What a job for chunk `c` needs: the edits in its padded box, or with the light on those
+    /// of its light box and the columns above it, and the light table.
+    fn payload_for(edits: &EditMap, light: &Option<Arc<LightProps>>, c: ChunkCoord2D, n: i32) -> Payload2D {
+        let edits = match light {
+            Some(_) => {
+                let (x, y, side) = light_box(c, n);
+                edits_for_light_2d(edits, x, side, y + side)
+            }
+            None => {
+                let (x, y) = c.min_tile(n);
+                edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1))
+            }
+        };
+        Payload2D { edits, light: light.clone() }
     }
 
     /// Sends jobs to the workers until `max_in_flight` are outstanding; edited chunks go first.
     pub fn pump(&mut self) {
-        let (edits, n) = (&self.edits, self.chunk_tiles);
-        self.scheduler.pump(|c| Self::edits_for(edits, c, n));
+        let (edits, light, n) = (&self.edits, &self.config.light, self.chunk_tiles);
+        self.scheduler.pump(|c| Self::payload_for(edits, light, c, n));
     }
 
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<ChunkResult2D> {
-        self.scheduler.try_recv()
+        let mut r = self.scheduler.try_recv()?;
+        // A first load always writes its tiles; an update does when an edit changed them.
+        r.tiles_changed = self.retile.remove(&r.coord) || !r.is_update;
+        Some(r)
     }
 
     /// Chunks to remove from the scene since the last call.
     pub fn take_unloads(&mut self) -> Vec<ChunkCoord2D> {
-        self.scheduler.take_unloads()
+        let unloads = self.scheduler.take_unloads();
+        for c in &unloads {
+            self.retile.remove(c);
+        }
+        unloads
+    }
+
+    /// Turns light on (a block table: a library's opacity and emission) or off; every loaded
+    /// chunk is lit again (or comes back without light), its tiles unchanged.
+    pub fn set_light(&mut self, light: Option<Arc<LightProps>>) {
+        if self.config.light == light {
+            return;
+        }
+        self.config.light = light;
+        self.exposure.clear();
+        let (edits, light, n) = (&self.edits, &self.config.light, self.chunk_tiles);
+        self.scheduler.invalidate_all_where(|_| true, |c| Self::payload_for(edits, light, c, n));
+    }
+
+    /// The light table in use, when the light is on.
+    pub fn light(&self) -> Option<&Arc<LightProps>> {
+        self.config.light.as_ref()
     }
 
     /// True when every wanted chunk is loaded and no edit waits for re-tiling.
@@ -422,7 +495,9 @@ impl Streamer2D {
     /// dropped.
     pub fn replace_edits(&mut self, edits: EditMap) {
         self.edits = edits;
+        self.exposure.clear();
         self.water.reset(&self.edits);
+        self.retile.extend(self.scheduler.loaded().copied());
         self.scheduler.invalidate_all_loaded();
     }
 
@@ -495,14 +570,56 @@ impl Streamer2D {
         self.water.submit(&[change], true);
     }
 
-    /// Writes the edit and re-tiles the loaded chunks that show it, without telling the flow thread.
+    /// Writes the edit, re-tiles the loaded chunks that show it and relights those its light
+    /// reaches, without telling the flow thread.
     fn write_tile(&mut self, x: i32, y: i32, id: BlockId) {
+        let relit = self.config.light.clone().map(|props| {
+            let before = self.column_exposure(&props, x);
+            // Only the column's exposure tile itself, or a tile above it, can move it.
+            let after = if y < before && !props.is_clear(id) {
+                y
+            } else if y == before && props.is_clear(id) {
+                i32::MAX // walked below, once the edit is in
+            } else {
+                before
+            };
+            (props, before, after)
+        });
         self.edits.set(IVec3::new(x, y, 0), id);
         let n = self.chunk_tiles;
-        for c in self.chunks_touching(x, y) {
-            let edits = &self.edits;
-            self.scheduler.invalidate(c, || Self::edits_for(edits, c, n));
+        let mut touched = self.chunks_touching(x, y);
+        for &c in &touched {
+            self.retile.insert(c);
         }
+        if let Some((props, before, mut after)) = relit {
+            if after == i32::MAX {
+                self.exposure.remove(&x);
+                after = self.column_exposure(&props, x);
+            } else {
+                self.exposure.insert(x, after);
+            }
+            let edit = LightEdit2D { x, y, exposure_before: before, exposure_after: after };
+            touched.extend(edit.chunks(n).into_iter().map(|(cx, cy)| ChunkCoord2D::new(cx, cy)));
+            touched.sort_unstable();
+            touched.dedup();
+        }
+        let (edits, light) = (&self.edits, &self.config.light);
+        for c in touched {
+            self.scheduler.invalidate(c, || Self::payload_for(edits, light, c, n));
+        }
+    }
+
+    /// The exposure of column `x` as the edits so far leave it: remembered, or walked once.
+    fn column_exposure(&mut self, props: &LightProps, x: i32) -> i32 {
+        if let Some(&e) = self.exposure.get(&x) {
+            return e;
+        }
+        if self.exposure.len() >= EXPOSURE_MEMORY {
+            self.exposure.clear();
+        }
+        let e = column_exposure_2d(&self.generator, Some(&self.edits), props, x);
+        self.exposure.insert(x, e);
+        e
     }
 
     /// The tile at `(x, y)`: the edit if there is one, else the generated tile.
@@ -551,24 +668,65 @@ pub fn top_solid_row_with(
     y
 }
 
-/// The worker's job: generate the padded chunk, apply edits, choose every tile's atlas tile.
-fn build_chunk(generator: &Generator2D, rules: &TileRules, job: Job<ChunkCoord2D, Edits>) -> Option<ChunkResult2D> {
+/// The worker's job: generate the padded chunk (with the light on, its light box), apply edits,
+/// light it, choose every tile's atlas tile.
+fn build_chunk(
+    generator: &Generator2D,
+    rules: &TileRules,
+    scratch: &mut TileLightScratch,
+    job: Job<ChunkCoord2D, Payload2D>,
+) -> Option<ChunkResult2D> {
     let t0 = Instant::now();
-    let mut padded = generator.generate_padded_chunk(job.coord);
-    for &(p, id) in &job.payload {
-        padded.set(p.x, p.y, id);
-    }
+    let n = generator.chunk_tiles();
+    let (x, y) = job.coord.min_tile(n);
+    let mut above = HashMap::new();
+    let generated = match &job.payload.light {
+        Some(_) => {
+            let (bx, by, side) = light_box(job.coord, n);
+            let mut grid = generator.generate_region(bx, by, side, side);
+            for &(p, id) in &job.payload.edits {
+                if p.y >= by {
+                    grid.set(p.x, p.y, id);
+                } else {
+                    above.insert((p.x, p.y), id);
+                }
+            }
+            grid
+        }
+        None => {
+            let mut grid = generator.generate_padded_chunk(job.coord);
+            for &(p, id) in &job.payload.edits {
+                grid.set(p.x, p.y, id);
+            }
+            grid
+        }
+    };
     let gen_us = t0.elapsed().as_micros() as u32;
     if job.is_cancelled() {
         return None;
     }
     let t1 = Instant::now();
+    // A light error would be a wrong box size, which `light_box` rules out: then no light.
+    let light = job
+        .payload
+        .light
+        .as_ref()
+        .and_then(|props| light_chunk_tiles(generator, job.coord, &generated, &above, props, scratch).ok());
+    let padded = if job.payload.light.is_some() { generated.crop(x - 1, y - 1, n + 2, n + 2) } else { generated };
     let atlas = autotile_padded_with(&padded, rules);
-    let n = generator.chunk_tiles();
-    let (x, y) = job.coord.min_tile(n);
     let tiles = padded.crop(x, y, n, n).tiles;
     let tile_us = t1.elapsed().as_micros() as u32;
-    Some(ChunkResult2D { coord: job.coord, tiles, atlas, gen_us, tile_us, is_update: job.is_update, job_id: job.id })
+    Some(ChunkResult2D {
+        coord: job.coord,
+        tiles,
+        atlas,
+        gen_us,
+        tile_us,
+        is_update: job.is_update,
+        tiles_changed: true,
+        light,
+        job_id: job.id,
+    })
 }
 
 #[cfg(test)]

@@ -58,6 +58,7 @@ use strata_core::stream::stream2d::{
 };
 use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 
+mod light_2d;
 mod tools_2d;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
@@ -166,6 +167,23 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export(enum = (Edges16 = 0, Blob47 = 1))]
     tile_layout: i64,
+    /// Sky and block light, drawn over the tiles (default on): caves are dark, light spreads
+    /// from the open sky and from glowing blocks (the library's `light_emission`, through tiles
+    /// by their `light_opacity`), blended smoothly across tile corners, and edits relight the
+    /// chunks around them. The workers light each chunk with its tiles; each chunk's light is a
+    /// small texture on a sprite over it, drawn with a multiplying shader (an internal child
+    /// `Light` with `z_index` 1, so it darkens what is drawn under it at z 0). Off: no light is
+    /// computed or drawn.
+    #[export_group(name = "Light")]
+    #[var(set)]
+    #[export]
+    light_enabled: bool,
+    /// How much of the sky's light is day: 1 at noon, 0 at midnight, as `StrataChunkWorld.daylight`
+    /// (the light shader's uniform `daylight`). Sky light is scaled by it, so torches stand out at
+    /// night; 0 to 1 (clamped with a warning).
+    #[var(set)]
+    #[export(range = (0.0, 1.0))]
+    daylight: f64,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,
@@ -204,6 +222,18 @@ pub struct ChunkWorld2D {
     area_ready_emitted: bool,
     /// The world's graphs in the debugger's Monitors tab, while it is in the tree in game.
     monitors: Monitors,
+    /// The node the chunks' light sprites live under, and its shader material.
+    light_root: Option<Gd<Node2D>>,
+    light_material: Option<Gd<godot::classes::ShaderMaterial>>,
+    /// Each loaded chunk's drawn light.
+    light_sprites: HashMap<ChunkCoord2D, ChunkLightSprite>,
+}
+
+/// One chunk's drawn light (`light_2d`): its sprite and the bytes its texture holds.
+struct ChunkLightSprite {
+    sprite: Gd<godot::classes::Sprite2D>,
+    texture: Gd<ImageTexture>,
+    drawn: Vec<u8>,
 }
 
 /// The streamer's id of the preloaded area (node instance ids are never this).
@@ -236,6 +266,8 @@ impl INode2D for ChunkWorld2D {
             tile_source_id: 0,
             water_flow_enabled: true,
             tile_layout: 0,
+            light_enabled: true,
+            daylight: 1.0,
             streamer: None,
             layer: None,
             bound_layer: None,
@@ -255,6 +287,9 @@ impl INode2D for ChunkWorld2D {
             removed_viewer_ids: Vec::new(),
             area_ready_emitted: false,
             monitors: Monitors::default(),
+            light_root: None,
+            light_material: None,
+            light_sprites: HashMap::new(),
         }
     }
 
@@ -322,10 +357,17 @@ impl INode2D for ChunkWorld2D {
             (unloads, results)
         };
         for c in unloads {
+            self.apply_light(c, None);
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
             self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
         }
-        for r in results {
+        for mut r in results {
+            // The light is shown at once (a texture's bytes); the tiles are written a row at a
+            // time, and only when the result changed them.
+            self.apply_light(r.coord, r.light.take());
+            if !r.tiles_changed {
+                continue;
+            }
             let mut erase_air = r.is_update;
             let c = r.coord;
             // A newer result replaces a pending write of the same chunk (rows may be half written).
@@ -796,6 +838,16 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_light_enabled(&mut self, value: bool) {
+        self.change_light_enabled(value);
+    }
+
+    #[func]
+    fn set_daylight(&mut self, value: f64) {
+        self.change_daylight(value);
+    }
+
+    #[func]
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.apply_library();
@@ -935,6 +987,7 @@ impl ChunkWorld2D {
             worker_threads: self.worker_threads.clamp(0, max_workers() as i64) as usize,
             memory_budget_mb: self.memory_budget(),
             tile_rules: self.tile_rules.clone(),
+            light: self.light_props(),
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -992,6 +1045,7 @@ impl ChunkWorld2D {
             self.layer_dirty = true;
         }
         self.ops.clear();
+        self.clear_light_sprites();
     }
 
     /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
