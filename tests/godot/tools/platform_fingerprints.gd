@@ -4,7 +4,8 @@
 ##
 ## One world (default preset, seed 20261129, view distance 2, no far view) streams around the
 ## origin; then it prints, each as a SHA-256:
-## * `voxels`: get_voxel over a 24 × 160 × 24 box across chunk borders, as generated;
+## * `voxels`: get_voxel over a 24 × 96 × 24 box across chunk borders, as generated (inside the
+##   loaded chunks: elsewhere get_voxel generates a chunk per call);
 ## * `meshes`: every chunk MeshInstance3D's surface arrays (var_to_bytes), sorted by position;
 ## * `save`: the bytes of save_world after 40 seeded edits and a state value;
 ## * `edited`: get_voxel over the same box after the edits.
@@ -16,8 +17,8 @@ extends Node
 const PREFIX := "strata-platform-fingerprints:"
 const SEED := 20261129
 const LIMIT_S := 600.0
-const BOX_FROM := Vector3i(-12, -48, -12)
-const BOX_SIZE := Vector3i(24, 160, 24)
+const BOX_FROM := Vector3i(-12, -32, -12)
+const BOX_SIZE := Vector3i(24, 96, 24)
 
 var _out := {}
 
@@ -55,7 +56,7 @@ func _ready() -> void:
 		_out["loaded"] = _voxel_hash(other)
 		_out["loaded_edits"] = other.get_edit_count()
 	var pairs := PackedStringArray(["arch=" + Engine.get_architecture_name()])
-	for key in _out:
+	for key: String in _out:
 		pairs.append("%s=%s" % [key, _out[key]])
 	print(PREFIX + " " + " ".join(pairs))
 	get_tree().quit(0)
