@@ -140,6 +140,7 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
         }
     }
     let table = render_table(&rows);
+    notes.extend(cell_details(&rows));
     let log = paths::target_dir()?.join("xtask/platforms.txt");
     if let Some(dir) = log.parent() {
         fs::create_dir_all(dir).with_context(|| format!("could not create {}", dir.display()))?;
@@ -158,20 +159,41 @@ pub fn run(args: &[String]) -> Result<ExitCode> {
     Ok(if rows.iter().any(Row::failed) { ExitCode::FAILURE } else { ExitCode::SUCCESS })
 }
 
-/// A Markdown table of the rows.
+const COLUMNS: [&str; 4] = ["built", "loaded by a Godot", "tests passed", "fingerprints equal to x86_64"];
+
+impl Row {
+    fn cells(&self) -> [String; 4] {
+        [self.built.cell(), self.loaded.cell(), self.tests.cell(), self.fingerprints.cell()]
+    }
+}
+
+/// A table cell: the text's first non-empty line, `|` escaped; `(details below)` when lines were
+/// left out (they are printed under the table, [`cell_details`]).
+fn one_line(text: &str) -> String {
+    let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("").trim_end_matches(':').replace('|', "\\|");
+    if lines.next().is_some() { format!("{first} (details below)") } else { first }
+}
+
+/// A Markdown table of the rows, one line per row.
 fn render_table(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "| platform | built | loaded by a Godot | tests passed | fingerprints equal to x86_64 |\n|---|---|---|---|---|\n",
-    );
+    let mut out = format!("| platform | {} |\n|---|---|---|---|---|\n", COLUMNS.join(" | "));
     for r in rows {
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
-            r.platform,
-            r.built.cell(),
-            r.loaded.cell(),
-            r.tests.cell(),
-            r.fingerprints.cell()
-        ));
+        let cells: Vec<String> = r.cells().iter().map(|c| one_line(c)).collect();
+        out.push_str(&format!("| {} | {} |\n", r.platform, cells.join(" | ")));
+    }
+    out
+}
+
+/// The cells that hold more than one line, whole: `platform, column:` and the text.
+fn cell_details(rows: &[Row]) -> Vec<String> {
+    let mut out = Vec::new();
+    for r in rows {
+        for (column, cell) in COLUMNS.iter().zip(r.cells()) {
+            if cell.trim().lines().count() > 1 {
+                out.push(format!("{}, {column}:\n{}", r.platform, cell.trim_end()));
+            }
+        }
     }
     out
 }
@@ -407,7 +429,7 @@ fn fingerprint_run(
     if let Some(l) = load {
         cmd.arg(format!("--load={}", l.display()));
     }
-    let out = godot_run::run_captured(cmd, timeout, Echo::Quiet)?;
+    let out = godot_run::run_captured_until(cmd, timeout, Echo::Quiet, godot_run::godot_fatal)?;
     let log = paths::target_dir()?.join(format!("xtask/platforms-fingerprints-{name}.log"));
     fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
     let forbidden: Vec<&str> =
@@ -478,7 +500,12 @@ fn run_arm64_suite(godot: &Godot, filter: Option<&str>) -> Result<(test_suite::S
         let names: Vec<&str> = ARM64_SKIPPED.iter().map(|(n, _)| *n).collect();
         cmd.arg(format!("--skip={}", names.join(",")));
     }
-    let out = godot_run::run_captured(cmd, Duration::from_secs(ARM64_SUITE_TIMEOUT_S), Echo::Live)?;
+    let out = godot_run::run_captured_until(
+        cmd,
+        Duration::from_secs(ARM64_SUITE_TIMEOUT_S),
+        Echo::Live,
+        godot_run::godot_fatal,
+    )?;
     let log = paths::target_dir()?.join("xtask/platforms-arm64-suite.log");
     fs::write(&log, out.text()).with_context(|| format!("could not write {}", log.display()))?;
     Ok((test_suite::analyze(&out), log))
@@ -526,7 +553,7 @@ fn windows_row(notes: &mut Vec<String>) -> Row {
         }
         Err(e) => row.built = Outcome::Fail(e.to_string()),
     }
-    let wine = ["wine", "wine64"].iter().find_map(|w| paths::which(w));
+    let wine = ["wine", "wine64"].iter().find_map(paths::which);
     let reason = match (windows_godot(), &wine) {
         (Some(g), Some(w)) => format!(
             "a Windows Godot ({}) and Wine ({}) are here, but running the suite under Wine is not written yet",
@@ -660,5 +687,20 @@ mod tests {
         row.built = Outcome::Pass("x".into());
         let table = render_table(&[row]);
         assert!(table.lines().nth(2).is_some_and(|l| l.starts_with("| Linux arm64 | yes: x |")), "{table}");
+    }
+
+    #[test]
+    fn a_cell_is_one_line_and_the_rest_is_below() {
+        let mut row = Row::new("Linux arm64");
+        row.loaded = Outcome::Fail("the scene failed (exit code 1):\n    SCRIPT ERROR: a | b\n    at line 3".into());
+        let rows = [row];
+        let table = render_table(&rows);
+        assert_eq!(table.lines().count(), 3, "{table}");
+        assert!(table.contains("| FAILED: the scene failed (exit code 1) (details below) |"), "{table}");
+        let details = cell_details(&rows);
+        assert_eq!(details.len(), 1);
+        assert!(details[0].starts_with("Linux arm64, loaded by a Godot:\nFAILED: the scene failed"), "{details:?}");
+        assert!(details[0].contains("at line 3"));
+        assert_eq!(one_line("a | b"), "a \\| b");
     }
 }
