@@ -45,8 +45,37 @@ const USAGE: &str = "usage: cargo xtask platforms [windows|arm64|macos|all] [--n
 /// (bytes written and read), and every SIMD path against the portable one.
 pub const GOLDEN_TESTS: &[&str] = &["golden", "golden_meshes", "golden_presets", "saves", "old_formats", "simd_paths"];
 
-/// Tests of the Godot suite not run under emulation, by name fragment, with the reason.
-pub const ARM64_SKIPPED: &[(&str, &str)] = &[];
+/// Tests of the Godot suite not run under emulation, by name fragment, with the reason. Measured
+/// in `cargo xtask platforms arm64` on 2026-11-29 (docs/platforms.md): each waits at most 60 s of
+/// wall-clock time for a streamed area (`wait_until(w.is_area_ready, 60.0)`), which the emulated
+/// CPU (QEMU user mode, a dev build, two shared cores) does not reach; natively each takes 0.1 to
+/// 3 s. They fail on time, not on a result.
+pub const ARM64_SKIPPED: &[(&str, &str)] = &[
+    (
+        "test_abuse.test_chunk_world_2d_tree_operations",
+        "waits 60 s for `area ready`: failed after 93.4 s emulated (0.4 s native)",
+    ),
+    (
+        "test_abuse.test_chunk_world_2d",
+        "waits 60 s for the smaller view (memory_budget_mb 64) to load: failed after 111.7 s emulated (3.0 s native)",
+    ),
+    (
+        "test_blocks.test_a_relit_chunk_keeps_its_collision_body",
+        "waits 60 s for the world to stream: failed after 77.3 s emulated (0.15 s native)",
+    ),
+    (
+        "test_blocks.test_daylight_reaches_the_block_shaders_and_is_clamped",
+        "waits 60 s for the world to stream: failed after 89.7 s emulated (0.09 s native)",
+    ),
+    (
+        "test_blocks.test_meshes_carry_light_and_a_torch_relights_them",
+        "waits 60 s for the room to stream and 60 s to relight: both failed, 207.3 s emulated (0.33 s native)",
+    ),
+    (
+        "test_blocks.test_the_horizon_map_is_built_around_the_viewer_and_reaches_the_shaders",
+        "waits 60 s for the world to stream: failed after 76.2 s emulated (0.27 s native)",
+    ),
+];
 
 /// Seconds the arm64 suite may take under emulation.
 const ARM64_SUITE_TIMEOUT_S: u64 = 5400;
