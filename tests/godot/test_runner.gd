@@ -1,7 +1,8 @@
 ## Runs every Godot test suite in headless Godot and exits non-zero on any failure.
 ##
 ## Suites are the scripts `res://suites/test_*.gd` (each extends StrataTestCase). Optional user
-## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT.
+## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT; `--skip=A,B`
+## leaves out those whose name contains A or B (`cargo xtask platforms` under emulation).
 ## Ends with the line `N passed, N failed`.
 extends Node
 
@@ -11,9 +12,12 @@ const SUITES_DIR := "res://suites"
 func _ready() -> void:
 	await get_tree().process_frame
 	var filter := ""
+	var skip: PackedStringArray = []
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--filter="):
 			filter = arg.substr(9)
+		elif arg.begins_with("--skip="):
+			skip = arg.substr(7).split(",", false)
 	if not ClassDB.class_exists("StrataChunkWorld"):
 		print(
 			"FAIL: the Strata extension is not loaded (StrataChunkWorld class missing); run the import first"
@@ -35,6 +39,9 @@ func _ready() -> void:
 		for method in _test_methods(script):
 			var full := suite_name + "." + method
 			if filter != "" and not full.contains(filter):
+				continue
+			if Array(skip).any(func(s: String) -> bool: return full.contains(s)):
+				print("SKIP %s" % full)
 				continue
 			var failures := await _run_test(script, suite_name, method)
 			if failures.is_empty():

@@ -53,6 +53,9 @@ pub enum GodotSource {
     Path,
     /// The private Debian-unstable install under `.tools/godot/root`.
     Private,
+    /// Debian unstable's arm64 Godot under `.tools/arm64/godot/root`, run by QEMU's user-mode
+    /// emulator ([`crate::arm64`]).
+    EmulatedArm64,
 }
 
 /// A runnable Godot: program, leading arguments and environment. Use
@@ -102,6 +105,7 @@ impl Godot {
             GodotSource::EnvVar => format!("$GODOT = {}", self.program.display()),
             GodotSource::Path => format!("{} (from PATH)", self.program.display()),
             GodotSource::Private => format!("{} (private install)", private_root().display()),
+            GodotSource::EmulatedArm64 => format!("{} (Debian arm64 under qemu-aarch64)", self.program.display()),
         };
         format!("Godot {} — {from}", self.version)
     }
@@ -116,12 +120,12 @@ pub fn parse_version(s: &str) -> Option<(u32, u32, u32)> {
     Some((major, minor, patch))
 }
 
-fn version_ok(v: &str) -> bool {
+pub(crate) fn version_ok(v: &str) -> bool {
     parse_version(v).is_some_and(|(ma, mi, _)| (ma, mi) >= MIN_VERSION)
 }
 
 /// Runs `godot --headless --version` and returns the version line, if it runs at all.
-fn probe_version(godot: &Godot) -> Result<String> {
+pub(crate) fn probe_version(godot: &Godot) -> Result<String> {
     let mut cmd = godot.command();
     cmd.args(["--headless", "--version"]);
     let out = godot_run::run_captured(cmd, Duration::from_secs(120), Echo::Quiet)?;
@@ -390,8 +394,15 @@ pub(crate) struct Apt {
 }
 
 impl Apt {
-    /// Creates the configuration under `dir`, with `suite` (e.g. `unstable`) as its only source.
+    /// Creates the configuration under `dir`, with `suite` (e.g. `unstable`) as its only source,
+    /// for amd64 packages.
     pub(crate) fn prepare(dir: PathBuf, suite: &str) -> Result<Apt> {
+        Apt::prepare_arch(dir, suite, "amd64")
+    }
+
+    /// [`Apt::prepare`] for the packages of one Debian architecture (`amd64`, `arm64`): the
+    /// resolver computes the closure in that architecture and `download` fetches its `.deb`s.
+    pub(crate) fn prepare_arch(dir: PathBuf, suite: &str, arch: &str) -> Result<Apt> {
         for sub in ["lists/partial", "cache/archives/partial", "state", "debs", "empty.d"] {
             fs::create_dir_all(dir.join(sub))
                 .with_context(|| format!("could not create {}", dir.join(sub).display()))?;
@@ -412,8 +423,8 @@ impl Apt {
             format!("Dir::State::Status={}", d("status")),
             format!("Dir::Cache={}", d("cache")),
             format!("Dir::Cache::Archives={}", d("cache/archives")),
-            "APT::Architecture=amd64".into(),
-            "APT::Architectures=amd64".into(),
+            format!("APT::Architecture={arch}"),
+            format!("APT::Architectures={arch}"),
             "APT::Install-Recommends=false".into(),
             "APT::Install-Suggests=false".into(),
             "Acquire::Languages=none".into(),
@@ -527,10 +538,16 @@ impl Apt {
     /// Downloads the given packages into `<dir>/debs` (skipping ones already
     /// there, deleting stale versions) and returns the `.deb` paths.
     pub(crate) fn download(&self, packages: &[(String, String)]) -> Result<Vec<PathBuf>> {
-        let debs_dir = self.dir.join("debs");
+        self.download_into(packages, &self.dir.join("debs"))
+    }
+
+    /// [`Apt::download`] into `debs_dir` (created when missing): for configurations several
+    /// installs share ([`crate::arm64`]), each keeping its own packages.
+    pub(crate) fn download_into(&self, packages: &[(String, String)], debs_dir: &Path) -> Result<Vec<PathBuf>> {
+        fs::create_dir_all(debs_dir).with_context(|| format!("could not create {}", debs_dir.display()))?;
         let find = |name: &str, version: &str| -> Option<PathBuf> {
             let prefix = format!("{name}_{}_", version.replace(':', "%3a"));
-            fs::read_dir(&debs_dir).ok()?.flatten().map(|e| e.path()).find(|p| {
+            fs::read_dir(debs_dir).ok()?.flatten().map(|e| e.path()).find(|p| {
                 p.file_name().is_some_and(|f| {
                     let f = f.to_string_lossy();
                     f.starts_with(&prefix) && f.ends_with(".deb")
@@ -548,14 +565,14 @@ impl Apt {
             ));
             let mut args = vec!["download"];
             args.extend(missing.iter().map(String::as_str));
-            self.run(&args, &debs_dir, Duration::from_secs(1800)).context("downloading the packages failed")?;
+            self.run(&args, debs_dir, Duration::from_secs(1800)).context("downloading the packages failed")?;
         }
         let mut debs = Vec::new();
         for (n, v) in packages {
             debs.push(find(n, v).with_context(|| format!("{n}_{v} was not downloaded"))?);
         }
         // Delete stale versions left from older installs.
-        if let Ok(entries) = fs::read_dir(&debs_dir) {
+        if let Ok(entries) = fs::read_dir(debs_dir) {
             for e in entries.flatten() {
                 let p = e.path();
                 if p.extension().is_some_and(|x| x == "deb") && !debs.contains(&p) {

@@ -34,12 +34,15 @@ pub struct RunOutput {
     pub lines: Vec<String>,
     /// Wall-clock run time.
     pub elapsed: Duration,
+    /// The output line that made [`run_captured_until`] stop the run early (the group was
+    /// killed as on a timeout); `None` when it ran to its end or to the timeout.
+    pub stopped_at: Option<String>,
 }
 
 impl RunOutput {
     /// Exited by itself with status 0.
     pub fn success(&self) -> bool {
-        !self.timed_out && self.status.is_some_and(|s| s.success())
+        !self.timed_out && self.stopped_at.is_none() && self.status.is_some_and(|s| s.success())
     }
 
     /// The combined output as one string.
@@ -51,6 +54,9 @@ impl RunOutput {
 
     /// A short description of how the process ended ("exit code 1", "timed out after 600 s").
     pub fn describe_exit(&self) -> String {
+        if let Some(line) = &self.stopped_at {
+            return format!("stopped after {:.0} s at the line `{}`", self.elapsed.as_secs_f64(), line.trim());
+        }
         if self.timed_out {
             return format!("timed out after {:.0} s and was killed", self.elapsed.as_secs_f64());
         }
@@ -164,7 +170,37 @@ fn kill_group(pgid: u32, sig: i32) {
 /// (and echoing them live if `echo` is [`Echo::Live`]). After `timeout` the whole group
 /// is sent SIGTERM, then SIGKILL 5 s later. Ctrl-C / SIGTERM to xtask do the same and
 /// then return an error (the previous signal dispositions are restored afterwards).
-pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<RunOutput> {
+pub fn run_captured(cmd: Command, timeout: Duration, echo: Echo) -> Result<RunOutput> {
+    run_captured_until(cmd, timeout, echo, |_| false)
+}
+
+/// Output that means a Godot run cannot do what it was started for, so waiting for it is
+/// pointless: its scene or a script failed to load or parse (the root node then stays without its
+/// script and nothing ever quits), or the extension's library did not load.
+pub const GODOT_FATAL: &[&str] = &[
+    "Parse Error",
+    "Failed to load script",
+    "Failed loading resource",
+    "Failed to load scene",
+    "Can't open dynamic library",
+    "GDExtension dynamic library not found",
+    "Error loading extension",
+];
+
+/// Whether `line` is one of [`GODOT_FATAL`]'s.
+pub fn godot_fatal(line: &str) -> bool {
+    GODOT_FATAL.iter().any(|p| line.contains(p))
+}
+
+/// [`run_captured`], but the run is also stopped (the group killed, as on a timeout) as soon as
+/// an output line satisfies `stop`; [`RunOutput::stopped_at`] holds that line. Output that arrives
+/// in the next second is still kept (the lines around an error).
+pub fn run_captured_until(
+    mut cmd: Command,
+    timeout: Duration,
+    echo: Echo,
+    stop: impl Fn(&str) -> bool,
+) -> Result<RunOutput> {
     let _signals = SignalGuard::install();
     let shown = display_command(&cmd);
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
@@ -182,15 +218,26 @@ pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<R
     let deadline = start + timeout;
     let mut timed_out = false;
     let mut interrupted = false;
+    let mut stopped_at: Option<String> = None;
+    let mut stop_deadline: Option<Instant> = None;
+    let mut scanned = 0;
     let status = loop {
         if let Some(status) = child.try_wait().context("could not wait for child process")? {
             break Some(status);
+        }
+        if stopped_at.is_none() {
+            let seen = lines.lock().unwrap();
+            stopped_at = seen[scanned..].iter().find(|l| stop(l)).cloned();
+            scanned = seen.len();
+            if stopped_at.is_some() {
+                stop_deadline = Some(Instant::now() + Duration::from_secs(1));
+            }
         }
         if INTERRUPTED.load(Ordering::SeqCst) {
             interrupted = true;
         } else if Instant::now() >= deadline {
             timed_out = true;
-        } else {
+        } else if stop_deadline.is_none_or(|d| Instant::now() < d) {
             std::thread::sleep(Duration::from_millis(50));
             continue;
         }
@@ -223,7 +270,13 @@ pub fn run_captured(mut cmd: Command, timeout: Duration, echo: Echo) -> Result<R
     if interrupted {
         return Err(Error::msg(format!("interrupted while running `{shown}`")));
     }
-    Ok(RunOutput { status: if timed_out { None } else { status }, timed_out, lines, elapsed: start.elapsed() })
+    Ok(RunOutput {
+        status: if timed_out { None } else { status },
+        timed_out,
+        lines,
+        elapsed: start.elapsed(),
+        stopped_at,
+    })
 }
 
 fn spawn_reader(
@@ -305,5 +358,17 @@ mod tests {
         let out = run_captured(cmd, Duration::from_millis(300), Echo::Quiet).unwrap();
         assert!(out.timed_out && !out.success());
         assert!(out.elapsed < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn stops_at_a_fatal_line() {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo 'SCRIPT ERROR: Parse Error: Unexpected'; echo after; sleep 30"]);
+        let out = run_captured_until(cmd, Duration::from_secs(60), Echo::Quiet, godot_fatal).unwrap();
+        assert!(!out.timed_out && !out.success(), "{out:?}");
+        assert_eq!(out.stopped_at.as_deref(), Some("SCRIPT ERROR: Parse Error: Unexpected"));
+        assert!(out.lines.contains(&"after".to_string()));
+        assert!(out.elapsed < Duration::from_secs(10));
+        assert!(out.describe_exit().starts_with("stopped after"), "{}", out.describe_exit());
     }
 }

@@ -14,6 +14,7 @@
 
 #[macro_use]
 mod error;
+mod arm64;
 mod bench;
 mod class_reference;
 mod crash;
@@ -38,6 +39,7 @@ mod net_test;
 mod package;
 mod paths;
 mod pca;
+mod platforms;
 mod preview;
 #[cfg(test)]
 mod render_selftest;
@@ -108,11 +110,17 @@ commands:
                               decoder of outside bytes (rust/strata-fuzz), N minutes per target (default 10);
                               prints executions, corpus, crashes and hangs per target and copies every crash
                               or hang into tests/fuzz_regressions/<target>/
-  package [--windows|--all] [--check-fresh]
+  package [--windows|--arm64|--all] [--check-fresh]
                               the addon zip: release libraries (profile dist: stripped, thin LTO),
                               <target>/package/strata-<version>.zip holding addons/strata/;
                               --windows also cross-builds Windows x86_64 (MinGW-w64 into .tools/mingw);
+                              --arm64 also Linux arm64 (Debian's aarch64 gcc into .tools/arm64);
                               --check-fresh unpacks it into an empty project and streams a world
+  platforms [windows|arm64|macos|all] [--no-suite] [--filter TEXT]
+                              the platforms this machine cannot boot, as far as each goes: arm64 built,
+                              loaded by Debian's arm64 Godot under qemu-aarch64, its suite, golden tests
+                              and fingerprints against x86_64; the Windows DLL built (no Windows Godot
+                              here); macOS checked and built up to Apple's SDK; prints the table
   textures [--check]          draw the default block textures (16x16 PNGs from seeded noise) into
                               godot_project/addons/strata/textures/blocks/ (--check: fail if stale)
   structures [--check]        write the demo's structures (built in code) as MagicaVoxel .vox files into
@@ -200,6 +208,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "screenshots" => screenshots::run(rest),
         "structures" => structures::run(rest),
         "package" => package::run(rest).map(|()| ExitCode::SUCCESS),
+        "platforms" => platforms::run(rest),
         "help" | "-h" | "--help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

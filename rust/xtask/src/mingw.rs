@@ -61,8 +61,8 @@ pub fn ensure_linker() -> Result<PathBuf> {
     })
 }
 
-/// The system's Debian release name (`bookworm`), from `/etc/os-release`.
-fn debian_codename() -> Result<String> {
+/// The system's Debian release name (`bookworm`), from `/etc/os-release`; also [`crate::arm64`]'s.
+pub(crate) fn debian_codename() -> Result<String> {
     let text = fs::read_to_string("/etc/os-release").context("could not read /etc/os-release")?;
     text.lines()
         .find_map(|l| l.strip_prefix("VERSION_CODENAME="))

@@ -1,4 +1,4 @@
-//! `cargo xtask package [--windows | --all | --prebuilt DIR] [--check-fresh]`: the drop-in addon. Builds the
+//! `cargo xtask package [--windows | --arm64 | --all | --prebuilt DIR] [--check-fresh]`: the drop-in addon. Builds the
 //! extension with the `dist` profile (release, stripped, thin LTO; see the workspace
 //! `Cargo.toml`), checks that each library exports gdext's entry symbol, and writes
 //! `<target>/package/strata-<version>.zip` holding exactly `addons/strata/`: every file of
@@ -19,14 +19,14 @@
 //! Strata 0.2 registered without its prefix, [`GAME_CLASS_NAMES`]): they must parse and run
 //! beside the addon.
 //!
-//! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`],
+//! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`], [`crate::arm64`],
 //! [`crate::extension`] (the debug build),
 //! the `zip` and `object` crates.
 
 use crate::error::{Context, Error, Result};
 use crate::godot_install::{self, Godot};
 use crate::godot_run::{self, Echo, RunOutput};
-use crate::{mingw, paths};
+use crate::{arm64, mingw, paths};
 use std::fs;
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
@@ -44,10 +44,11 @@ const ADDON_PREFIX: &str = "addons/strata";
 /// The line the fresh project's scene prints before its stats (`key=value` pairs).
 const STATS_PREFIX: &str = "strata-fresh-project stats:";
 
-const USAGE: &str = "usage: cargo xtask package [--windows | --all | --prebuilt DIR] [--check-fresh]
+const USAGE: &str = "usage: cargo xtask package [--windows | --arm64 | --all | --prebuilt DIR] [--check-fresh]
   (default)       Linux x86_64 only, built here
   --windows       also Windows x86_64, cross-built with MinGW-w64 (installed into .tools/mingw)
-  --all           every platform this machine can build (Linux x86_64 and Windows x86_64)
+  --arm64         also Linux arm64, cross-built with Debian's aarch64 gcc (installed into .tools/arm64)
+  --all           every platform this machine can build (Linux x86_64 and arm64, Windows x86_64)
   --prebuilt DIR  pack the libraries in DIR (named as strata.gdextension lists them), build nothing
   --check-fresh   then unpack the zip into a new empty Godot project and stream a world in it";
 
@@ -58,6 +59,8 @@ pub enum Platform {
     LinuxX86_64,
     /// `x86_64-pc-windows-gnu`, cross-built with MinGW-w64.
     WindowsX86_64,
+    /// `aarch64-unknown-linux-gnu`, cross-built with Debian's aarch64 gcc ([`crate::arm64`]).
+    LinuxArm64,
 }
 
 impl Platform {
@@ -66,13 +69,14 @@ impl Platform {
         match self {
             Platform::LinuxX86_64 => "libstrata_godot.so",
             Platform::WindowsX86_64 => "strata_godot.windows.x86_64.dll",
+            Platform::LinuxArm64 => "libstrata_godot.linux.arm64.so",
         }
     }
 
     /// The file cargo writes.
     fn built_name(self) -> &'static str {
         match self {
-            Platform::LinuxX86_64 => "libstrata_godot.so",
+            Platform::LinuxX86_64 | Platform::LinuxArm64 => "libstrata_godot.so",
             Platform::WindowsX86_64 => "strata_godot.dll",
         }
     }
@@ -81,6 +85,7 @@ impl Platform {
         match self {
             Platform::LinuxX86_64 => "Linux x86_64",
             Platform::WindowsX86_64 => "Windows x86_64 (x86_64-pc-windows-gnu, MinGW-w64)",
+            Platform::LinuxArm64 => "Linux arm64 (aarch64-unknown-linux-gnu, Debian's cross gcc)",
         }
     }
 }
@@ -112,7 +117,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--windows" | "--all" => platforms.push(Platform::WindowsX86_64),
+            "--windows" => platforms.push(Platform::WindowsX86_64),
+            "--arm64" => platforms.push(Platform::LinuxArm64),
+            "--all" => platforms.extend([Platform::WindowsX86_64, Platform::LinuxArm64]),
             "--check-fresh" => check_fresh = true,
             "--prebuilt" => {
                 let dir = it.next().with_context(|| format!("--prebuilt needs a folder\n{USAGE}"))?;
@@ -125,7 +132,13 @@ pub fn run(args: &[String]) -> Result<()> {
             other => bail!("unknown argument `{other}`\n{USAGE}"),
         }
     }
-    platforms.dedup();
+    let mut unique: Vec<Platform> = Vec::new();
+    for p in platforms {
+        if !unique.contains(&p) {
+            unique.push(p);
+        }
+    }
+    let platforms = unique;
     let package = match prebuilt {
         Some(dir) => {
             let libraries = prebuilt_libraries(&dir)?;
@@ -266,7 +279,7 @@ fn parse_workspace_version(text: &str) -> Option<String> {
 }
 
 /// `cargo build -p strata-godot --profile dist [--target ...]`, then the entry-symbol check.
-fn build_library(platform: Platform) -> Result<BuiltLibrary> {
+pub fn build_library(platform: Platform) -> Result<BuiltLibrary> {
     let mut cmd = paths::cargo();
     cmd.args(["build", "-p", "strata-godot", "--profile", PROFILE]);
     let dir = match platform {
@@ -276,6 +289,13 @@ fn build_library(platform: Platform) -> Result<BuiltLibrary> {
             cmd.args(["--target", mingw::WINDOWS_TARGET]);
             cmd.env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &linker);
             paths::target_dir()?.join(mingw::WINDOWS_TARGET).join(PROFILE)
+        }
+        Platform::LinuxArm64 => {
+            arm64::ensure_rust_target(arm64::ARM64_TARGET)?;
+            let linker = arm64::ensure_linker()?;
+            cmd.args(["--target", arm64::ARM64_TARGET]);
+            cmd.env(arm64::LINKER_ENV, &linker);
+            paths::target_dir()?.join(arm64::ARM64_TARGET).join(PROFILE)
         }
     };
     let shown = godot_run::display_command(&cmd);
@@ -699,7 +719,7 @@ mod tests {
     fn gdextension_lists_the_built_libraries() {
         let path = paths::godot_project().join(ADDON_PREFIX).join("strata.gdextension");
         let listed = listed_libraries(&fs::read_to_string(path).unwrap());
-        for p in [Platform::LinuxX86_64, Platform::WindowsX86_64] {
+        for p in [Platform::LinuxX86_64, Platform::WindowsX86_64, Platform::LinuxArm64] {
             assert!(listed.iter().any(|n| n == p.shipped_name()), "{} not in {listed:?}", p.shipped_name());
         }
         assert_eq!(listed.len(), 4, "{listed:?}");

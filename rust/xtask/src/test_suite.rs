@@ -542,6 +542,7 @@ mod tests {
             timed_out: false,
             lines: lines.iter().map(|s| s.to_string()).collect(),
             elapsed: Duration::ZERO,
+            stopped_at: None,
         };
         assert!(analyze(&out(&["ok a", "5 passed, 0 failed"], 0)).problems.is_empty());
         assert_eq!(analyze(&out(&["5 passed, 1 failed"], 1)).problems.len(), 2);

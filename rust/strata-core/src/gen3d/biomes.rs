@@ -350,6 +350,7 @@ impl BiomeMap {
         assert_eq!(xs.len(), out.len(), "one biome per position");
         // Squared z distance of each point to the row: the second term of every distance.
         let dz2: Vec<f64> = region.features.iter().map(|f| (f.z - z) * (f.z - z)).collect();
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if crate::base::simd::avx2() {

@@ -6,6 +6,7 @@
 //!
 //! May use: `base` and the other `mesh` modules.
 
+#[cfg(target_arch = "x86_64")]
 use crate::base::simd::AVX2;
 use crate::mesh::layout::{Axis, Orientation, axis_of};
 use crate::mesh::types::FACES;

@@ -271,6 +271,7 @@ fn pack_attributes<const AVX2: bool>(s: &MeshSurface, attribute_data: &mut Vec<u
     let n = s.positions.len();
     // Per vertex: the colour (Godot's bytes already), then custom0.
     let bytes = spare_bytes(attribute_data, n * ATTRIBUTE_STRIDE);
+    #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
     let mut done = 0;
     #[cfg(target_arch = "x86_64")]
     if AVX2 {

@@ -5,7 +5,9 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::chunk::VoxelBuffer;
-use crate::base::simd::{AVX2, AVX512, PORTABLE};
+use crate::base::simd::PORTABLE;
+#[cfg(target_arch = "x86_64")]
+use crate::base::simd::{AVX2, AVX512};
 use crate::mesh::culled::collision_faces_culled;
 use crate::mesh::greedy::Mesher;
 #[cfg(target_arch = "x86_64")]

@@ -8,7 +8,9 @@
 use crate::base::block::{self, BlockId};
 use crate::base::block_library::RenderMode;
 use crate::base::chunk::VoxelBuffer;
-use crate::base::simd::{AVX2, AVX512, PORTABLE};
+use crate::base::simd::PORTABLE;
+#[cfg(target_arch = "x86_64")]
+use crate::base::simd::{AVX2, AVX512};
 use crate::light::LightBuffer;
 use crate::mesh::ao::{AO_LEVELS, ao_uniformity, neighbours_in_front};
 use crate::mesh::bytes::MeshBytes;
@@ -1002,6 +1004,7 @@ fn layer_faces_avx2(owners: &[u64], hiders: &[u64], interior: u64, out: &mut [u6
 /// Runs `step` at rows `0, W, 2W, …` while `W` rows remain, then once at `n - W` for the rows
 /// left (overlapping the step before: `step` must give the same for rows it sees twice), when
 /// `n` is `W` or more. Returns the OR of what the steps gave and how many rows they covered.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn in_steps_of<const W: usize>(n: usize, mut step: impl FnMut(usize) -> u64) -> (u64, usize) {
     let mut held = 0u64;

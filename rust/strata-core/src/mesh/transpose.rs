@@ -67,6 +67,7 @@ pub(super) fn transpose_layers<const SIMD: u8>(rows: &[u64], out: &mut Vec<u64>,
 }
 
 /// Rows past the first 32 that [`transpose_layers_4_wide`] takes (bit by bit).
+#[cfg(target_arch = "x86_64")]
 const MAX_EXTRA_ROWS: usize = 8;
 
 /// One round of a transpose of four bit matrices side by side (one AVX2 register per row, `N`

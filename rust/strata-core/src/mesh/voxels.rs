@@ -6,6 +6,7 @@
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{self, BlockId};
+#[cfg(target_arch = "x86_64")]
 use crate::base::simd::{AVX2, AVX512};
 
 /// Voxel classes, as bits: hides its neighbours' faces (solid and opaque); draws liquid faces;
@@ -95,6 +96,7 @@ pub(super) fn class_rows_wide(
 
 /// Checks the class rows' buffers against `data` (rows of `px` ids, 32 to 64; a word per row in
 /// each class) and returns the mask of a row's `px` bits.
+#[cfg(target_arch = "x86_64")]
 fn class_rows_full(data: &[BlockId], px: usize, class_lens: [usize; 3]) -> u64 {
     assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
     let rows = data.len() / px;
@@ -183,6 +185,7 @@ fn eq_masks_64(c: &[BlockId; 64], a: BlockId, b: BlockId) -> (u64, u64) {
 }
 
 /// Up to this many candidates, [`same_blocks`] compares strided voxels one by one.
+#[cfg(target_arch = "x86_64")]
 const FEW_CANDIDATES: u32 = 6;
 
 /// `candidates` (bits `b` of a padded row) less the bits where the voxels at `a + b * step` and

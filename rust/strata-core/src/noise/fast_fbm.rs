@@ -103,6 +103,7 @@ impl Kernel {
     /// Every kernel the running CPU can execute within this thread's SIMD limit, slowest first
     /// (always starts with `Portable`).
     pub fn available() -> Vec<Kernel> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
         let mut kernels = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
         {
