@@ -159,21 +159,15 @@ pub fn ensure_linker() -> Result<PathBuf> {
         n.starts_with("aarch64-linux-gnu-gcc") && !n.contains("-ar") && !n.contains("-nm") && !n.contains("-ranlib")
     })?;
     let wrapper = CROSS.dir().join("aarch64-linux-gnu-gcc");
-    let libs: Vec<String> = ["usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"]
-        .iter()
-        .map(|d| root.join(d))
-        .filter(|d| d.is_dir())
-        .map(|d| d.display().to_string())
-        .collect();
     let script = format!(
         "#!/bin/sh\n# Made by `cargo xtask platforms arm64` (rust/xtask/src/arm64.rs): Debian's aarch64 cross gcc\n\
          # unpacked under .tools/arm64/cross/root, its sysroot there too.\n\
          LD_LIBRARY_PATH='{}'${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}} exec '{}' --sysroot='{}' \"$@\"\n",
-        libs.join(":"),
+        godot_install::unpacked_library_path(&root),
         gcc.display(),
         root.display()
     );
-    write_executable(&wrapper, &script)?;
+    godot_install::write_executable(&wrapper, &script)?;
     Ok(wrapper)
 }
 
@@ -268,13 +262,6 @@ fn find_program(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<PathBuf> {
         .collect();
     found.sort();
     found.into_iter().next().ok_or_else(|| Error::msg(format!("no such program in {}", dir.display())))
-}
-
-fn write_executable(path: &Path, text: &str) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::write(path, text).with_context(|| format!("could not write {}", path.display()))?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("could not make {} executable", path.display()))
 }
 
 /// `rustup target add TARGET` unless rustup lists it as installed (no rustup: left to cargo's

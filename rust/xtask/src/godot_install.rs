@@ -685,6 +685,26 @@ fn parse_deb822_sources(text: &str) -> Vec<(String, Vec<String>)> {
     out
 }
 
+/// The library directories of an unpacked x86_64 package closure under `root` that exist,
+/// joined for `LD_LIBRARY_PATH`: what a wrapper needs to run a compiler unpacked there.
+pub fn unpacked_library_path(root: &Path) -> String {
+    ["usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"]
+        .iter()
+        .map(|d| root.join(d))
+        .filter(|d| d.is_dir())
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// Writes `text` to `path` as an executable script (mode 755).
+pub fn write_executable(path: &Path, text: &str) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::write(path, text).with_context(|| format!("could not write {}", path.display()))?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("could not make {} executable", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -123,23 +123,12 @@ fn find_gcc(root: &Path) -> Result<PathBuf> {
 
 /// Writes the linker wrapper: the unpacked gcc with the closure's libraries on `LD_LIBRARY_PATH`.
 fn write_wrapper(root: &Path, gcc: &Path) -> Result<()> {
-    let libs: Vec<String> = ["usr/lib/x86_64-linux-gnu", "lib/x86_64-linux-gnu"]
-        .iter()
-        .map(|d| root.join(d))
-        .filter(|d| d.is_dir())
-        .map(|d| d.display().to_string())
-        .collect();
     let script = format!(
         "#!/bin/sh\n# Made by `cargo xtask package --windows` (rust/xtask/src/mingw.rs): the MinGW-w64 gcc unpacked\n\
          # under .tools/mingw/root, with its libraries found there.\n\
          LD_LIBRARY_PATH='{}'${{LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}} exec '{}' \"$@\"\n",
-        libs.join(":"),
+        crate::godot_install::unpacked_library_path(root),
         gcc.display()
     );
-    let path = wrapper_path();
-    fs::write(&path, script).with_context(|| format!("could not write {}", path.display()))?;
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755))
-        .with_context(|| format!("could not make {} executable", path.display()))?;
-    Ok(())
+    crate::godot_install::write_executable(&wrapper_path(), &script)
 }
