@@ -271,7 +271,6 @@ fn build_chunk(
     mesh.clear();
     let t0 = Instant::now();
     let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation);
-    let collision = job.payload.collision.then(CollisionParts::default);
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
         return Some(ChunkResult {
@@ -279,7 +278,7 @@ fn build_chunk(
             mesh,
             scatter: Vec::new(),
             spawns: Vec::new(),
-            collision,
+            collision: job.payload.collision.then(CollisionParts::default),
             packed: None,
             gen_us,
             light_us: 0,
@@ -332,7 +331,7 @@ fn build_chunk(
     } else if light.is_none_or(|l| mesher.mesh_lit(padded, l, &mut mesh).is_err()) {
         mesher.mesh(padded, &mut mesh);
     }
-    let collision = collision.map(|_| {
+    let collision = job.payload.collision.then(|| {
         mesher.collision_faces(padded, collision_faces);
         CollisionParts::split(collision_faces, COLLISION_PART_TRIANGLES)
     });
