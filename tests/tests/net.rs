@@ -481,7 +481,7 @@ impl Net {
 fn deer_at(x: f32, z: f32, fled: u8) -> EntityRecord {
     EntityRecord {
         scene: "res://game/life/deer.tscn".into(),
-        position: [x, 70.5, z],
+        position: [f64::from(x), 70.5, f64::from(z)],
         rotation: [0.0, 0.38268343, 0.0, 0.9238795],
         scale: EntityRecord::NO_SCALE,
         state: vec![fled],
@@ -551,7 +551,7 @@ fn entity_updates_apply_in_order_and_only_changes_travel() {
         assert!(net.server.entities_due(net.now));
         net.publish(&host_entities(5.0 + step as f32 * 0.5, 0));
         let (_, records) = deltas_of(net.clients[&1].entity_deltas(), here);
-        assert_eq!(records[1].position[0], 5.0 + step as f32 * 0.5, "step {step} applied in order");
+        assert_eq!(records[1].position[0], 5.0 + f64::from(step) * 0.5, "step {step} applied in order");
     }
     assert_eq!(net.server.stats().entity_updates, 10);
     // Not due again within the interval; nothing travels when nothing changed.

@@ -983,3 +983,30 @@ fn documented_save_sizes_are_measured() {
     }
     fs::remove_dir_all(&d).unwrap();
 }
+
+/// A kept object far from the world's start (where an `f32` world coordinate steps by 64) comes
+/// back to the same point from a save (format 5: records placed from their chunk's corner); a
+/// save without kept objects stays in the format older builds read.
+#[test]
+fn kept_objects_far_away_reload_exactly_and_only_they_need_format_5() {
+    use strata_core::persist::entities::EntityRecord;
+    use strata_core::persist::save::SAVE_VERSION;
+    let mut save = sample_save(10);
+    assert_eq!(save.format_version(), SAVE_VERSION_WITHOUT_FLOWS, "no records: format 3");
+    for (i, x) in [1_000_000_000.25, -1_073_741_800.5, 4_000_008.5, 8.5].into_iter().enumerate() {
+        save.entities.push_record(EntityRecord {
+            scene: "res://game/life/deer.tscn".into(),
+            position: [x, 20.0 + i as f64 * 0.125, -x - 0.75],
+            rotation: EntityRecord::NO_ROTATION,
+            scale: EntityRecord::NO_SCALE,
+            state: vec![i as u8],
+        });
+    }
+    assert_eq!(save.format_version(), SAVE_VERSION, "records: the newest format");
+    let bytes = encode_world_save(&save, "far.strata", SaveOptions::default()).expect("writes");
+    assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SAVE_VERSION);
+    let back = decode_world_save(&bytes, "far.strata", SaveOptions::default()).expect("reads");
+    assert!(back == save, "every record at its exact place");
+    let far = back.entities.records.values().flatten().find(|r| r.state == [0]).expect("the record at 1e9");
+    assert_eq!(far.position, [1_000_000_000.25, 20.0, -1_000_000_001.0]);
+}

@@ -73,7 +73,7 @@ fn surface_spawns_stand_on_dry_ground_and_are_the_same_from_a_larger_block() {
             let here = padded.get(v).unwrap();
             assert!(!is_solid(here) && !is_liquid(here), "{p:?} stands in open air");
             assert!(is_solid(padded.get(v - IVec3::new(0, 1, 0)).unwrap()), "{p:?} stands on ground");
-            assert_eq!(p.position[1], v.y as f32, "on the floor of its voxel");
+            assert_eq!(p.position[1], f64::from(v.y), "on the floor of its voxel");
             assert_eq!(g.column(v.x, v.z).surface, v.y, "at the column's surface");
         }
         // Inside a larger block: the same voxels, so the same points.

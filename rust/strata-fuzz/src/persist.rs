@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 use strata_core::ChunkCoord;
 use strata_core::base::byte_codec::ByteReader;
-use strata_core::persist::entities::{put_record, read_record};
+use strata_core::persist::entities::{RecordPositions, put_record, read_record};
 use strata_core::persist::journal::decode_journal;
 use strata_core::persist::profile::{Profile, profile_from_file_bytes};
 use strata_core::persist::save::{
@@ -55,12 +55,12 @@ pub fn frame_save(version: u16, payload: &[u8]) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
-/// The payload of a save (its first byte the format version, 1 to 4, the rest the
+/// The payload of a save (its first byte the format version, 1 to 5, the rest the
 /// decompressed payload), framed with a valid header and checksum so the fuzzer reaches the
 /// payload's reader; then as [`save`].
 pub fn save_payload(data: &[u8]) {
     let Some((&v, payload)) = data.split_first() else { return };
-    save(&frame_save(u16::from(v % 4 + 1), payload));
+    save(&frame_save(u16::from(v % 5 + 1), payload));
 }
 
 /// A journal's bytes: refused, or read with every byte accounted for (whole records plus a
@@ -77,11 +77,11 @@ pub fn journal(data: &[u8]) {
 pub fn entity_record(data: &[u8]) {
     let scenes: Vec<String> = RECORD_SCENES.iter().map(|s| s.to_string()).collect();
     let mut r = ByteReader::new(data);
-    let Ok(record) = read_record(&mut r, &scenes, RECORD_CHUNK) else { return };
+    let Ok(record) = read_record(&mut r, &scenes, RECORD_CHUNK, RecordPositions::InChunk) else { return };
     let mut out = Vec::new();
-    put_record(&mut out, &RECORD_SCENES, &record);
+    put_record(&mut out, &RECORD_SCENES, RECORD_CHUNK, &record);
     let mut again = ByteReader::new(&out);
-    match read_record(&mut again, &scenes, RECORD_CHUNK) {
+    match read_record(&mut again, &scenes, RECORD_CHUNK, RecordPositions::InChunk) {
         Ok(back) => assert_eq!(back, record, "an entity record changes on write and read"),
         Err(e) => panic!("a written entity record does not read: {e}"),
     }

@@ -8,7 +8,7 @@
 
 use crate::frame_ops;
 use crate::net::STATE_WORLD;
-use crate::persist::{JOURNAL_WORLD, RECORD_SCENES};
+use crate::persist::{JOURNAL_WORLD, RECORD_CHUNK, RECORD_SCENES};
 use png::BitDepth;
 use std::io::Read;
 use strata_core::base::block_library::default_library;
@@ -300,7 +300,7 @@ fn records() -> Vec<Seed> {
         .into_iter()
         .map(|(n, r)| {
             let mut out = Vec::new();
-            put_record(&mut out, &RECORD_SCENES, &r);
+            put_record(&mut out, &RECORD_SCENES, RECORD_CHUNK, &r);
             seed(n, out)
         })
         .collect()

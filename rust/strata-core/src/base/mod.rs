@@ -12,6 +12,7 @@ pub mod chunk;
 pub mod coords;
 pub mod edit_history;
 pub mod edits;
+pub mod origin;
 pub mod raycast;
 pub mod raycast_2d;
 pub mod rng;

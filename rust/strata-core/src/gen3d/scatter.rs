@@ -41,8 +41,9 @@ pub const SCATTER_SPACING: i32 = 4;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ScatterInstance {
     pub kind: ScatterKind,
-    /// World position of the base: on the top face of the ground.
-    pub position: [f32; 3],
+    /// World position of the base: on the top face of the ground (`f64`: exact anywhere in the
+    /// world).
+    pub position: [f64; 3],
     /// Rotation about +y, radians in `[0, 2π)`.
     pub rotation_y: f32,
     /// Uniform scale in `[0.75, 1.25)`.
@@ -94,8 +95,8 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
             let h = hash2(preset.seed, salt::SCATTER, gx, gz);
             let jx = unit_f32(h) * SCATTER_SPACING as f32;
             let jz = unit_f32(h << 24) * SCATTER_SPACING as f32;
-            let x = (gx * SCATTER_SPACING) as f32 + jx;
-            let z = (gz * SCATTER_SPACING) as f32 + jz;
+            let x = f64::from(gx * SCATTER_SPACING) + f64::from(jx);
+            let z = f64::from(gz * SCATTER_SPACING) + f64::from(jz);
             let (cx, cz) = (x.floor() as i32, z.floor() as i32);
             if cx < min_x || cx >= max_x || cz < min_z || cz >= max_z {
                 continue;
@@ -105,7 +106,7 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
                 continue;
             }
             let Some(biome) = ctx.biome_params.get(col.biome as usize) else { continue };
-            let g = (0.5 + 0.8 * grove.get([x as f64 * freq, z as f64 * freq]) as f32).clamp(0.0, 1.0);
+            let g = (0.5 + 0.8 * grove.get([x * freq, z * freq]) as f32).clamp(0.0, 1.0);
             let bare = col.surface_block == biome.cliff_block;
             let d = sc.density;
             p.clear();
@@ -136,7 +137,7 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
             let Some(kind) = kind else { continue };
             out.push(ScatterInstance {
                 kind,
-                position: [x, col.surface as f32, z],
+                position: [x, f64::from(col.surface), z],
                 rotation_y: unit_f32(h2 << 24) * std::f32::consts::TAU,
                 scale: 0.75 + 0.5 * unit_f32(mix64(h2)),
             });

@@ -43,8 +43,9 @@ pub struct SpawnPoint {
     pub rule: u16,
     /// The member's index in its chunk and rule (`32 · cluster + member`).
     pub index: u16,
-    /// World position: the bottom of its voxel (centre for water) at the member's (x, z).
-    pub position: [f32; 3],
+    /// World position: the bottom of its voxel (centre for water) at the member's (x, z) (`f64`:
+    /// exact anywhere in the world).
+    pub position: [f64; 3],
     /// Rotation about +y, radians in `[0, 2π)`.
     pub yaw: f32,
 }
@@ -100,7 +101,7 @@ pub fn spawn_chunk(
                     continue;
                 }
                 let min = c.min_voxel();
-                let (x, z) = (min.x as f32 + lx, min.z as f32 + lz);
+                let (x, z) = (f64::from(min.x) + f64::from(lx), f64::from(min.z) + f64::from(lz));
                 let (vx, vz) = (x.floor() as i32, z.floor() as i32);
                 let Some(y) = habitat_y(ctx, rule, c, voxels, vx, vz, mix64(hm ^ 0x5eed)) else { continue };
                 if rule.filters_light() {
@@ -109,9 +110,9 @@ pub fn spawn_chunk(
                         continue;
                     }
                 }
-                let fy = if rule.habitat == SpawnHabitat::Water { y as f32 + 0.5 } else { y as f32 };
+                let fy = if rule.habitat == SpawnHabitat::Water { f64::from(y) + 0.5 } else { f64::from(y) };
                 let position = [x, fy, z];
-                let spacing_sq = rule.min_spacing * rule.min_spacing;
+                let spacing_sq = f64::from(rule.min_spacing) * f64::from(rule.min_spacing);
                 if out[start..].iter().any(|p: &SpawnPoint| dist_sq(p.position, position) < spacing_sq) {
                     continue;
                 }
@@ -127,7 +128,7 @@ pub fn spawn_chunk(
     out
 }
 
-fn dist_sq(a: [f32; 3], b: [f32; 3]) -> f32 {
+fn dist_sq(a: [f64; 3], b: [f64; 3]) -> f64 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
 }
 
@@ -211,7 +212,7 @@ pub fn structure_entities(
         out.push(SpawnPoint {
             rule: FIRST_STRUCTURE_SPAWN_RULE + p.rule,
             index: *n,
-            position: [x as f32 + 0.5, y as f32, z as f32 + 0.5],
+            position: [f64::from(x) + 0.5, f64::from(y), f64::from(z) + 0.5],
             yaw: f32::from(p.turns) * std::f32::consts::FRAC_PI_2,
         });
         *n += 1;

@@ -17,12 +17,12 @@ use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str
 use crate::base::coords::{ChunkCoord, IVec3};
 use crate::net::shared_state::{MAX_SHARED_KEY_BYTES, MAX_SHARED_KEYS, MAX_SHARED_VALUE_BYTES, SharedValue};
 use crate::persist::entities::{
-    EntityRecord, MAX_SCENE_PATH_BYTES, RecordError, RecordPart, put_record, read_record, scene_table,
+    EntityRecord, MAX_SCENE_PATH_BYTES, RecordError, RecordPart, RecordPositions, put_record, read_record, scene_table,
 };
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 7;
+pub const PROTOCOL_VERSION: u16 = 8;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -410,7 +410,7 @@ impl Message {
             Message::ChunkEntities { chunk, removed_spawns, records } => {
                 w.push(TAG_CHUNK_ENTITIES);
                 put_ivec(&mut w, IVec3::new(chunk.x, chunk.y, chunk.z));
-                put_chunk_entities(&mut w, removed_spawns, records);
+                put_chunk_entities(&mut w, *chunk, removed_spawns, records);
             }
             Message::SharedState { entries } => {
                 w.push(TAG_SHARED_STATE);
@@ -716,7 +716,7 @@ fn put_ivec(w: &mut Vec<u8>, p: IVec3) {
 /// A chunk's entity deltas: removed spawn keys (a count, then increasing keys as gaps, the first
 /// from 0), a scene table (a count, then paths), then the records (a count, then each as a save
 /// writes it: [`put_record`]).
-fn put_chunk_entities(w: &mut Vec<u8>, removed_spawns: &[u32], records: &[EntityRecord]) {
+fn put_chunk_entities(w: &mut Vec<u8>, chunk: ChunkCoord, removed_spawns: &[u32], records: &[EntityRecord]) {
     put_varint(w, removed_spawns.len() as u64);
     let mut prev = 0u32;
     for (i, &k) in removed_spawns.iter().enumerate() {
@@ -730,7 +730,7 @@ fn put_chunk_entities(w: &mut Vec<u8>, removed_spawns: &[u32], records: &[Entity
     }
     put_varint(w, records.len() as u64);
     for r in records {
-        put_record(w, &scenes, r);
+        put_record(w, &scenes, chunk, r);
     }
 }
 
@@ -972,7 +972,7 @@ impl Reader<'_> {
         let n = self.count("entity record count", MAX_CHUNK_ENTITY_RECORDS, 14)?;
         let mut records = Vec::with_capacity(n);
         for _ in 0..n {
-            records.push(read_record(&mut self.raw, &scenes, chunk).map_err(record_error)?);
+            records.push(read_record(&mut self.raw, &scenes, chunk, RecordPositions::InChunk).map_err(record_error)?);
         }
         Ok((removed, records))
     }
@@ -1119,7 +1119,7 @@ mod tests {
         ]
     }
 
-    fn deer(x: f32, state: &[u8]) -> EntityRecord {
+    fn deer(x: f64, state: &[u8]) -> EntityRecord {
         EntityRecord {
             scene: "res://game/life/deer.tscn".into(),
             position: [x, 70.25, 3.5],
@@ -1129,7 +1129,7 @@ mod tests {
         }
     }
 
-    fn chest(x: f32) -> EntityRecord {
+    fn chest(x: f64) -> EntityRecord {
         EntityRecord {
             scene: "res://game/life/chest.tscn".into(),
             position: [x, 64.0, 0.0],
@@ -1139,9 +1139,19 @@ mod tests {
         }
     }
 
-    /// The three records of [`golden_records`] as a save and a packet write them: the same bytes
-    /// in both (scene index, position, flags, rotation, scale, state).
+    /// The three records of [`golden_records`] as a save (format 5) and a packet (protocol 8)
+    /// write them: the same bytes in both (scene index, position from the chunk's least corner
+    /// (−32, 64, 0), flags, rotation, scale, state).
     const GOLDEN_RECORD_BYTES: [u8; 131] = [
+        1, 0, 0, 56, 65, 0, 0, 200, 64, 0, 0, 96, 64, 1, 0, 0, 0, 0, 154, 153, 25, 63, 0, 0, 0, 0, 205, 204, 76, 63, 0,
+        0, 0, 248, 65, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, 64, 0, 0, 0, 64, 0, 0, 0, 64, 40, 9, 9, 9, 9, 9, 9, 9, 9, 9,
+        9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 1, 0, 0, 128, 63,
+        0, 0, 200, 64, 0, 0, 96, 64, 5, 0, 0, 0, 0, 154, 153, 25, 63, 0, 0, 0, 0, 205, 204, 76, 63, 3, 1, 2, 3,
+    ];
+
+    /// The same records as version 0.2 wrote them into saves of formats 3 and 4 (positions in
+    /// world coordinates), which this version still reads.
+    const GOLDEN_RECORD_BYTES_0_2: [u8; 131] = [
         1, 0, 0, 164, 193, 0, 128, 140, 66, 0, 0, 96, 64, 1, 0, 0, 0, 0, 154, 153, 25, 63, 0, 0, 0, 0, 205, 204, 76,
         63, 0, 0, 0, 128, 191, 0, 0, 128, 66, 0, 0, 0, 0, 6, 0, 0, 0, 64, 0, 0, 0, 64, 0, 0, 0, 64, 40, 9, 9, 9, 9, 9,
         9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 1, 0,
@@ -1154,7 +1164,7 @@ mod tests {
     }
 
     #[test]
-    fn entity_records_are_the_same_bytes_on_the_wire_and_in_a_save_as_in_version_0_2() {
+    fn entity_records_are_the_same_bytes_on_the_wire_and_in_a_save() {
         use crate::persist::entities::{EntityDeltas, encode_entities};
         let chunk = ChunkCoord::new(-1, 2, 0);
         // The scene table: two paths, in increasing order.
@@ -1186,8 +1196,16 @@ mod tests {
         let mut out = Vec::new();
         encode_entities(&mut out, &deltas);
         assert_eq!(out, section);
+        use crate::persist::entities::{RecordPositions, decode_entities};
         let mut r = crate::persist::codec::Reader::new("golden", &section);
-        assert_eq!(crate::persist::entities::decode_entities(&mut r).expect("reads back"), deltas);
+        assert_eq!(decode_entities(&mut r, RecordPositions::InChunk).expect("reads back"), deltas);
+        assert_eq!(r.left(), 0);
+        // Version 0.2's section (world positions) reads back to the same records.
+        let mut old = section[..section.len() - GOLDEN_RECORD_BYTES.len() - 9].to_vec();
+        old.extend_from_slice(&GOLDEN_RECORD_BYTES_0_2);
+        old.extend_from_slice(&[1, 0, 0, 0, 2, 0, 254, 255, 1]);
+        let mut r = crate::persist::codec::Reader::new("golden 0.2", &old);
+        assert_eq!(decode_entities(&mut r, RecordPositions::World).expect("reads back"), deltas);
         assert_eq!(r.left(), 0);
     }
 
@@ -1340,13 +1358,14 @@ mod tests {
         let chunk = ChunkCoord::new(-1, 2, 0);
         let ok = Message::ChunkEntities { chunk, removed_spawns: vec![3], records: vec![deer(-20.5, b"")] };
         let bytes = ok.encode();
-        // A record outside the message's chunk.
-        let outside = Message::ChunkEntities { chunk, removed_spawns: vec![], records: vec![deer(5.0, b"")] };
-        let e = Message::decode(&outside.encode()).unwrap_err();
-        assert!(matches!(e, DecodeError::OutOfRange { what: "entity position", .. }), "{e}");
         // Flags with an unknown bit: tag, chunk (3), one key, one scene (1 + 1 + 25), one record,
         // scene index, position (12), then the flags.
         let flags_at = 1 + 3 + 2 + 1 + 1 + 25 + 1 + 1 + 12;
+        // A record outside the message's chunk: 37 voxels from its corner.
+        let mut outside = bytes.clone();
+        outside[flags_at - 12..flags_at - 8].copy_from_slice(&37.0f32.to_le_bytes());
+        let e = Message::decode(&outside).unwrap_err();
+        assert!(matches!(e, DecodeError::OutOfRange { what: "entity position", .. }), "{e}");
         assert_eq!(bytes[flags_at], 1, "the rotation flag");
         let mut bad = bytes.clone();
         bad[flags_at] = 0x81;
@@ -1465,7 +1484,7 @@ mod tests {
     #[test]
     fn a_moving_deer_is_small_on_the_wire() {
         // Four moving deer of one chunk, each with a small state: what a chunk update costs.
-        let records = (0..4).map(|i| deer(-20.0 - i as f32, &[0; 24])).collect();
+        let records = (0..4).map(|i| deer(-20.0 - f64::from(i), &[0; 24])).collect();
         let m = Message::ChunkEntities { chunk: ChunkCoord::new(-1, 2, 0), removed_spawns: vec![0, 1, 2, 3], records };
         let n = m.encode().len();
         assert!(n <= 4 + 5 + 27 + 1 + 4 * 59, "{n} bytes");

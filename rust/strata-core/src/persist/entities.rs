@@ -16,7 +16,8 @@
 //! count and per chunk in increasing order its coordinate and:
 //! - removed spawns: varint count, keys increasing as varint gaps (the first from 0);
 //! - records: varint count, then per record its scene (varint index into the table), position
-//!   (3 × f32), a flags byte (1: rotation follows, 2: scale follows, 4: state follows), rotation
+//!   (3 × f32: from save format 5 and protocol 8 on, from its chunk's least corner, exact anywhere
+//!   in the world; before, in world coordinates, [`RecordPositions::World`]), a flags byte (1: rotation follows, 2: scale follows, 4: state follows), rotation
 //!   as a quaternion (4 × f32, x y z w), scale (3 × f32), state (varint length, bytes);
 //! - removed scatter: varint count, local indices increasing as varint gaps.
 //!
@@ -31,7 +32,7 @@
 //! May use: `base`, `persist::codec`, `persist::error`.
 
 use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str, put_varint, put_zigzag};
-use crate::base::coords::{CHUNK_VOLUME, ChunkCoord};
+use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::persist::codec::Reader;
 use crate::persist::error::SaveError;
 use std::collections::{BTreeMap, BTreeSet};
@@ -51,8 +52,8 @@ pub const MAX_SCENE_PATH_BYTES: u64 = 4096;
 pub struct EntityRecord {
     /// The scene it is an instance of (`res://…`).
     pub scene: String,
-    /// Position in the world node's space.
-    pub position: [f32; 3],
+    /// Position in world coordinates (`f64`: exact to 10⁻⁷ m at the world's bounds).
+    pub position: [f64; 3],
     /// Rotation as a unit quaternion (x, y, z, w).
     pub rotation: [f32; 4],
     pub scale: [f32; 3],
@@ -69,13 +70,19 @@ impl EntityRecord {
 
     /// The chunk the record stands in (by its position).
     pub fn chunk(&self) -> ChunkCoord {
-        let v = crate::base::coords::IVec3::new(
-            self.position[0].floor() as i32,
-            self.position[1].floor() as i32,
-            self.position[2].floor() as i32,
-        );
-        ChunkCoord::containing(v)
+        let f = |v: f64| v.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+        ChunkCoord::containing(IVec3::new(f(self.position[0]), f(self.position[1]), f(self.position[2])))
     }
+}
+
+/// How a record's position is written: from its chunk's least corner (save format 5 on,
+/// protocol 8 on), or in world coordinates (older saves, read only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RecordPositions {
+    /// `f32` offsets from the chunk's least corner: exact anywhere in the world.
+    InChunk,
+    /// `f32` world coordinates: exact only within 2²⁴ voxels of the world's start.
+    World,
 }
 
 /// How a world's objects differ from what its spawn rules and scatter give.
@@ -165,13 +172,16 @@ pub fn scene_table<'r>(records: impl IntoIterator<Item = &'r EntityRecord>) -> V
     scenes
 }
 
-/// Appends one record: its scene's index in `scenes` (varint), position (3 × f32), a flags byte
+/// Appends one record of `chunk`'s list: its scene's index in `scenes` (varint), position (3 ×
+/// f32, from `chunk`'s least corner: [`RecordPositions::InChunk`]), a flags byte
 /// (1: rotation follows, 2: scale follows, 4: state follows), rotation as a quaternion (4 × f32,
 /// x y z w), scale (3 × f32), state (varint length, bytes). The same bytes in a save and on the
 /// wire.
-pub fn put_record(out: &mut Vec<u8>, scenes: &[&str], r: &EntityRecord) {
+pub fn put_record(out: &mut Vec<u8>, scenes: &[&str], chunk: ChunkCoord, r: &EntityRecord) {
     put_varint(out, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
-    r.position.iter().for_each(|&v| put_f32(out, v));
+    let corner = chunk.min_voxel();
+    let corner = [corner.x, corner.y, corner.z];
+    r.position.iter().zip(corner).for_each(|(&v, c)| put_f32(out, (v - f64::from(c)) as f32));
     let rotated = r.rotation != EntityRecord::NO_ROTATION;
     let scaled = r.scale != EntityRecord::NO_SCALE;
     let stateful = !r.state.is_empty();
@@ -214,7 +224,7 @@ pub enum RecordError {
     #[error("the entity flags at byte {start} are {flags:#04x}; allowed: bits 1, 2 and 4 only")]
     Flags { start: usize, flags: u8 },
     #[error("the entity at byte {start} stands at {position:?}, outside its chunk")]
-    OutsideChunk { start: usize, position: [f32; 3] },
+    OutsideChunk { start: usize, position: [f64; 3] },
 }
 
 fn read_finite(r: &mut ByteReader, part: RecordPart) -> Result<f32, RecordError> {
@@ -226,18 +236,28 @@ fn read_finite(r: &mut ByteReader, part: RecordPart) -> Result<f32, RecordError>
     Ok(value)
 }
 
-/// Reads one record that [`put_record`] wrote, its scene looked up in `scenes`; it must stand in
-/// `chunk`. Numbers must be finite, the flags known and the state at most
-/// [`MAX_ENTITY_STATE_BYTES`] and no longer than the bytes left.
-pub fn read_record(r: &mut ByteReader, scenes: &[String], chunk: ChunkCoord) -> Result<EntityRecord, RecordError> {
+/// Reads one record that [`put_record`] wrote (or, with [`RecordPositions::World`], an older
+/// writer), its scene looked up in `scenes`; it must stand in `chunk`. Numbers must be finite,
+/// the flags known and the state at most [`MAX_ENTITY_STATE_BYTES`] and no longer than the
+/// bytes left.
+pub fn read_record(
+    r: &mut ByteReader,
+    scenes: &[String],
+    chunk: ChunkCoord,
+    positions: RecordPositions,
+) -> Result<EntityRecord, RecordError> {
     let start = r.pos();
     let index = r.varint().map_err(|error| RecordError::Read { part: RecordPart::Scene, error })?;
     let Some(scene) = scenes.get(index as usize).cloned() else {
         return Err(RecordError::SceneIndex { start, index });
     };
+    let corner = match positions {
+        RecordPositions::InChunk => chunk.min_voxel(),
+        RecordPositions::World => IVec3::ZERO,
+    };
     let mut position = [0.0; 3];
-    for v in &mut position {
-        *v = read_finite(r, RecordPart::Position)?;
+    for (v, c) in position.iter_mut().zip([corner.x, corner.y, corner.z]) {
+        *v = f64::from(read_finite(r, RecordPart::Position)?) + f64::from(c);
     }
     let flags_at = r.pos();
     let flags = r.byte().map_err(|error| RecordError::Read { part: RecordPart::Flags, error })?;
@@ -290,7 +310,7 @@ pub fn encode_entities(out: &mut Vec<u8>, deltas: &EntityDeltas) {
         put_chunk(out, &mut prev, c);
         put_varint(out, list.len() as u64);
         for r in list {
-            put_record(out, &scenes, r);
+            put_record(out, &scenes, c, r);
         }
     }
     let scatter: Vec<_> = deltas.removed_scatter.iter().filter(|(_, v)| !v.is_empty()).collect();
@@ -396,7 +416,7 @@ fn save_error(r: &Reader, e: RecordError, scenes: usize, chunk: ChunkCoord) -> S
 }
 
 /// Reads the entity section that [`encode_entities`] wrote.
-pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError> {
+pub(crate) fn decode_entities(r: &mut Reader, positions: RecordPositions) -> Result<EntityDeltas, SaveError> {
     let mut deltas = EntityDeltas::default();
     let n_scenes = r.bounded("entity scene count", MAX_ENTITY_SCENES.min(r.left() as u64))?;
     let mut scenes = Vec::with_capacity(n_scenes as usize);
@@ -428,7 +448,8 @@ pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError>
         }
         let mut list = Vec::with_capacity(count as usize);
         for _ in 0..count {
-            let record = read_record(&mut r.raw, &scenes, chunk).map_err(|e| save_error(r, e, scenes.len(), chunk))?;
+            let record = read_record(&mut r.raw, &scenes, chunk, positions)
+                .map_err(|e| save_error(r, e, scenes.len(), chunk))?;
             list.push(record);
         }
         deltas.records.insert(chunk, list);
@@ -448,7 +469,7 @@ pub(crate) fn decode_entities(r: &mut Reader) -> Result<EntityDeltas, SaveError>
 mod tests {
     use super::*;
 
-    fn record(x: f32, state: &[u8]) -> EntityRecord {
+    fn record(x: f64, state: &[u8]) -> EntityRecord {
         EntityRecord {
             scene: if x < 0.0 { "res://a.tscn".into() } else { "res://b.tscn".into() },
             position: [x, 10.5, 3.25],
@@ -473,7 +494,7 @@ mod tests {
 
     fn decode(bytes: &[u8]) -> Result<EntityDeltas, SaveError> {
         let mut r = Reader::new("t", bytes);
-        let d = decode_entities(&mut r)?;
+        let d = decode_entities(&mut r, RecordPositions::InChunk)?;
         assert_eq!(r.left(), 0);
         Ok(d)
     }
@@ -495,7 +516,7 @@ mod tests {
         encode_entities(&mut out, &sample());
         for len in 0..out.len() {
             let mut r = Reader::new("t", &out[..len]);
-            assert!(decode_entities(&mut r).is_err(), "truncated at {len} read");
+            assert!(decode_entities(&mut r, RecordPositions::InChunk).is_err(), "truncated at {len} read");
         }
         let flags_at = out.iter().position(|&b| b == 5).unwrap();
         let mut bad = out.clone();

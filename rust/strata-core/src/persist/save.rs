@@ -5,7 +5,7 @@
 //! | offset | size | content |
 //! |---|---|---|
 //! | 0 | 8 | magic `STRATASV` |
-//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 to 3 are still read) |
+//! | 8 | 2 | format version ([`SAVE_VERSION`]; 1 to 4 are still read) |
 //! | 10 | 2 | flags (0) |
 //! | 12 | 4 | length of the decompressed payload (at most [`MAX_PAYLOAD_BYTES`]) |
 //! | 16 | 4 | CRC-32 of the decompressed payload |
@@ -31,6 +31,11 @@
 //! deltas from the previous change's voxel (the first from the origin) and its entry before and
 //! after as varints (0: no edit, else the block table's id + 1). A save without pending flows is
 //! written as format 3, so that older builds still read it; formats 1 to 3 load with none.
+//!
+//! Format 5 is format 4 with each kept entity record's position written from its chunk's least
+//! corner ([`RecordPositions::InChunk`]): in world coordinates an `f32` cannot place an object
+//! within its chunk beyond 2²⁴ voxels. It is written only for a save that keeps records, so
+//! saves without them stay readable by older builds.
 //!
 //! Block table (format 2): varint entry count (at most 65,536), then per entry the block id as
 //! the writer's library numbered it (varint, strictly increasing) and its name (varint length +
@@ -71,7 +76,8 @@ use crate::base::edit_history::{PendingFlow, VoxelChange};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::persist::codec::Reader;
 use crate::persist::entities::{
-    EntityDeltas, MAX_ENTITY_RECORDS, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES, decode_entities, encode_entities,
+    EntityDeltas, MAX_ENTITY_RECORDS, MAX_ENTITY_STATE_BYTES, MAX_SCENE_PATH_BYTES, RecordPositions, decode_entities,
+    encode_entities,
 };
 pub use crate::persist::error::SaveError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
@@ -81,10 +87,12 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 pub const SAVE_MAGIC: &[u8; 8] = b"STRATASV";
-/// The newest save format this build reads and the one it writes for a save with pending water
-/// flows (4: with pending flows; 3: with entity deltas; 2: with a block table; 1 to 3 are still
-/// read).
-pub const SAVE_VERSION: u16 = 4;
+/// The newest save format this build reads and the one it writes for a save with kept entity
+/// records (5: records placed from their chunk's corner, exact anywhere in the world; 4: with
+/// pending flows; 3: with entity deltas; 2: with a block table; 1 to 4 are still read).
+pub const SAVE_VERSION: u16 = 5;
+/// The format written for a save with pending water flows and no kept entity records.
+pub const SAVE_VERSION_WITH_FLOWS: u16 = 4;
 /// The format written for a save without pending water flows (readable by builds that predate
 /// format 4).
 pub const SAVE_VERSION_WITHOUT_FLOWS: u16 = 3;
@@ -184,7 +192,13 @@ impl<'a> SaveOptions<'a> {
 impl WorldSave {
     /// The format this save is written in: the oldest that holds all of it.
     pub fn format_version(&self) -> u16 {
-        if self.pending_flows.is_empty() { SAVE_VERSION_WITHOUT_FLOWS } else { SAVE_VERSION }
+        if self.entities.records.values().any(|r| !r.is_empty()) {
+            SAVE_VERSION
+        } else if self.pending_flows.is_empty() {
+            SAVE_VERSION_WITHOUT_FLOWS
+        } else {
+            SAVE_VERSION_WITH_FLOWS
+        }
     }
 }
 
@@ -446,7 +460,9 @@ pub fn encode_world_save(save: &WorldSave, file: &str, options: SaveOptions<'_>)
                 format!("at most {MAX_ENTITY_STATE_BYTES} bytes of state and {MAX_SCENE_PATH_BYTES} of path"),
             ));
         }
-        if !r.position.iter().chain(&r.rotation).chain(&r.scale).all(|v| v.is_finite()) || r.chunk() != *c {
+        if !(r.position.iter().all(|v| v.is_finite()) && r.rotation.iter().chain(&r.scale).all(|v| v.is_finite()))
+            || r.chunk() != *c
+        {
             return Err(SaveError::WouldNotLoad {
                 file: file.into(),
                 problem: format!(
@@ -845,7 +861,8 @@ fn decode_payload(
             format!("{seen}"),
         ));
     }
-    let entities = if version >= 3 { decode_entities(&mut r)? } else { EntityDeltas::default() };
+    let positions = if version >= 5 { RecordPositions::InChunk } else { RecordPositions::World };
+    let entities = if version >= 3 { decode_entities(&mut r, positions)? } else { EntityDeltas::default() };
     let pending_flows =
         if version >= 4 { decode_pending_flows(&mut r, file, limits, &table, library)? } else { Vec::new() };
     if r.left() != 0 {

@@ -64,8 +64,11 @@ pub(crate) fn scatter_multimesh(
     let mut buffer = Vec::with_capacity(of_kind.len() * 12);
     for it in &of_kind {
         let basis = Basis::from_axis_angle(Vector3::UP, it.rotation_y).scaled(Vector3::splat(it.scale));
-        let pos =
-            [it.position[0] - origin.x as f32, it.position[1] - origin.y as f32, it.position[2] - origin.z as f32];
+        let pos = [
+            (it.position[0] - f64::from(origin.x)) as f32,
+            (it.position[1] - f64::from(origin.y)) as f32,
+            (it.position[2] - f64::from(origin.z)) as f32,
+        ];
         for (row, o) in basis.rows.iter().zip(pos) {
             buffer.extend_from_slice(&[row.x, row.y, row.z, o]);
         }

@@ -16,6 +16,7 @@ use strata_core::base::block::BlockId;
 use strata_core::base::coords::ChunkCoord;
 use strata_core::base::edit_history::voxel_bounds;
 use strata_core::base::edits::{EditMap, local_from_index};
+use strata_core::base::origin::FloatingOrigin;
 use strata_core::base::raycast::{RayError, raycast};
 use strata_core::base::shapes;
 use strata_core::gen3d::pipeline::Generator;
@@ -33,7 +34,7 @@ pub fn raycast_dictionary(
     edits: Option<&EditMap>,
     cache: Option<&VoxelCache>,
     solid: &[bool],
-    from: Vector3,
+    (origin, from): (FloatingOrigin, Vector3),
     direction: Vector3,
     max_distance: f64,
 ) -> Result<VarDictionary, RayError> {
@@ -42,7 +43,7 @@ pub fn raycast_dictionary(
     let hit = raycast(
         |p| voxels.get(p),
         |b| solid.get(b as usize).copied().unwrap_or(false),
-        [from.x as f64, from.y as f64, from.z as f64],
+        origin.to_world([from.x as f64, from.y as f64, from.z as f64]),
         [direction.x as f64, direction.y as f64, direction.z as f64],
         max,
     )?;
@@ -51,7 +52,8 @@ pub fn raycast_dictionary(
         d.set("hit", true);
         d.set("position", Vector3i::new(h.voxel.x, h.voxel.y, h.voxel.z));
         d.set("normal", Vector3i::new(h.normal.x, h.normal.y, h.normal.z));
-        d.set("point", Vector3::new(h.point[0] as f32, h.point[1] as f32, h.point[2] as f32));
+        let point = origin.to_local(h.point);
+        d.set("point", Vector3::new(point[0] as f32, point[1] as f32, point[2] as f32));
         d.set("distance", h.distance);
         d.set("block", h.block as i64);
     }

@@ -70,6 +70,7 @@ mod navigation;
 mod node_settings;
 mod occluder_pages;
 use occluder_pages::{OccluderPages, OccluderSlot};
+mod floating_origin;
 mod own_structures;
 mod queries;
 mod streaming;
@@ -374,6 +375,35 @@ pub struct ChunkWorld {
     /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
     /// around the origin without the plugin. The preview's nodes belong to no scene: they are
     /// never saved into it.
+    /// Keeps the engine's coordinates small far from the world's start: Godot's positions are
+    /// 32-bit floats, whose step is 1/128 m at 100 km and 0.5 m at 4,000 km. On, when the viewer
+    /// goes farther than `origin_shift_distance` from the world's `origin` on any axis, the world
+    /// moves the origin to the viewer's chunk between frames: its own nodes (chunks, far columns,
+    /// decorations, collision, navigation regions, entities, and any node under it), and every
+    /// node in `origin_shift_group` with its navigation agents' targets, move back by the shift,
+    /// then `origin_shifted(shift)` is emitted, all before the frame is drawn. Put the player (or
+    /// whatever carries the viewer) in that group, or under the world; the origin does not move
+    /// while the viewer would stay behind. Off (the default), the origin stays where it is
+    /// (`set_origin` still moves it). Positions (`Vector3`, `Aabb`) in the world's methods and
+    /// signals are in the node's space, world − origin; voxels (`Vector3i`) are world voxels.
+    #[export_group(name = "Floating origin")]
+    #[var(set)]
+    #[export]
+    floating_origin: bool,
+    /// How far (voxels: metres) the viewer may go from `origin` on any axis before the origin
+    /// moves: 64–16,384. At the default 1,024 an `f32` position's step is 1/16,384 m.
+    #[var(set)]
+    #[export(range = (64.0, 16384.0, suffix = "m"))]
+    origin_shift_distance: f64,
+    /// The group of the game's nodes that move with the origin (the player, its camera rig,
+    /// projectiles, effects); a node whose ancestor is in the group or is the world moves with it.
+    #[var]
+    #[export]
+    origin_shift_group: StringName,
+    /// Where the node's space starts in the world (a chunk corner, world voxels).
+    origin: strata_core::base::origin::FloatingOrigin,
+    /// The viewer that did not follow a shift was reported (once per viewer).
+    origin_warned: bool,
     #[export_group(name = "Editor")]
     #[export]
     editor_preview: bool,
@@ -562,6 +592,11 @@ impl INode3D for ChunkWorld {
             far_visibility_range_end: 0.0,
             far_visibility_range_end_margin: 0.0,
             editor_preview: true,
+            floating_origin: false,
+            origin_shift_distance: strata_core::base::origin::DEFAULT_SHIFT_DISTANCE,
+            origin_shift_group: StringName::from("strata_origin_shift"),
+            origin: Default::default(),
+            origin_warned: false,
             edits_data: PackedByteArray::new(),
             edit_history: EditHistory::new(),
             flow_steps: HashMap::new(),
@@ -629,12 +664,13 @@ impl INode3D for ChunkWorld {
         if !self.water_flow_enabled && self.streamer.as_ref().is_some_and(|s| s.is_water_flow_on()) {
             self.stop_water_flow_serving();
         }
-        let viewer_pos = if editor { self.editor_viewer_position() } else { self.viewer_position() };
-        let viewer_pos = self.viewer_bounds.clamp(
-            "StrataChunkWorld",
-            [viewer_pos.x as f64, viewer_pos.y as f64, viewer_pos.z as f64],
-            "voxels",
-        );
+        let mut viewer_local = if editor { self.editor_viewer_position() } else { self.viewer_position() };
+        // The origin moves before anything of this frame is placed (with the nodes already
+        // placed), so the frame draws everything in the new node space.
+        if !editor && self.follow_viewer_with_origin(viewer_local) {
+            viewer_local = self.viewer_position();
+        }
+        let viewer_pos = self.viewer_bounds.clamp("StrataChunkWorld", self.world_of_local(viewer_local), "voxels");
         let frame_start = Instant::now();
         // The setter keeps the budget within 0.05..=100 ms; clamped again so no value can panic.
         let budget =
@@ -900,11 +936,19 @@ impl ChunkWorld {
 
     /// Emitted once per edit call (`set_voxel`, a shape edit, `apply_edit_changes`), `undo()`,
     /// `redo()`, `clear_edits()`, `load_world()` and `edits_data` with the box of the voxels
-    /// that changed, in the world's units (the voxels' full extent: a single voxel `p` gives
-    /// `AABB(p, Vector3.ONE)`). For the calls that replace every edit it is the box of the edits
+    /// that changed, in the node's space (the voxels' full extent: a single voxel `p` gives
+    /// `AABB(voxel_to_local(p), Vector3.ONE)`: `AABB(p, Vector3.ONE)` while the origin is zero). For the calls that replace every edit it is the box of the edits
     /// before and after (a load that changes the preset changes more than that).
     #[signal]
     fn voxels_changed(aabb: Aabb);
+
+    /// Emitted after the world's origin moved (`floating_origin`, `set_origin`) by `shift`
+    /// (world voxels, a multiple of 32 on each axis): every position in the node's space lost
+    /// `shift`. The world's own nodes and `origin_shift_group` have moved already; move anything
+    /// else that holds positions in that space (stored targets, paths, world-space particles).
+    /// Emitted during the world's `_process`, before the frame is drawn.
+    #[signal]
+    pub(crate) fn origin_shifted(shift: Vector3i);
 
     /// Streams around `node` too (split screen, another player, a camera drone), with its own
     /// horizontal `view_distance` in chunks (1 to 32, clamped with a warning). The loaded set is
@@ -954,7 +998,8 @@ impl ChunkWorld {
         1 + self.extra_viewers.len() as i64
     }
 
-    /// Loads the area around `center` (in the world's local space, in voxels) within `radius`
+    /// Loads the area around `center` (in this node's space: world − `get_origin()`; to preload
+    /// a destination far away, `set_origin` near it first) within `radius`
     /// chunks (1 to 32, clamped with a warning) and keeps it loaded until `cancel_preload` or
     /// the next `preload_area`: a teleport's or a respawn's destination. Follow it with
     /// `get_preload_progress()`; `area_preloaded` is emitted once it is complete.
@@ -1107,6 +1152,24 @@ impl ChunkWorld {
     }
 
     #[func]
+    fn set_floating_origin(&mut self, value: bool) {
+        self.floating_origin = value;
+        self.origin_warned = false;
+    }
+
+    #[func]
+    fn set_origin_shift_distance(&mut self, value: f64) {
+        self.origin_shift_distance = ranges::float_in_range(
+            "StrataChunkWorld",
+            "origin_shift_distance",
+            value,
+            strata_core::base::origin::MIN_SHIFT_DISTANCE,
+            strata_core::base::origin::MAX_SHIFT_DISTANCE,
+            self.origin_shift_distance,
+        );
+    }
+
+    #[func]
     fn set_frame_budget_ms(&mut self, value: f64) {
         self.frame_budget_ms =
             ranges::float_in_range("StrataChunkWorld", "frame_budget_ms", value, 0.05, 100.0, self.frame_budget_ms);
@@ -1234,11 +1297,19 @@ impl ChunkWorld {
         self.ensure_streamer();
     }
 
-    /// The chunk coordinate containing world position `p`.
+    /// The chunk coordinate containing world position `p` (a static function: it knows no
+    /// origin; for a point in a world's node space use `chunk_at`).
     #[func]
     pub fn chunk_of(p: Vector3) -> Vector3i {
         let c = ChunkCoord::containing(IVec3::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32));
         to_vector3i(c)
+    }
+
+    /// The chunk coordinate containing point `local` of this node's space (world − origin).
+    #[func]
+    pub fn chunk_at(&self, local: Vector3) -> Vector3i {
+        let v = self.origin.voxel_at([f64::from(local.x), f64::from(local.y), f64::from(local.z)]);
+        to_vector3i(ChunkCoord::containing(v))
     }
 
     /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute).
@@ -1340,7 +1411,7 @@ impl ChunkWorld {
     /// Harvests the decorations (trees, bushes, flowers, rocks) whose base lies within `radius`
     /// voxels of `position` in loaded chunks: they disappear, and stay gone in this run and in
     /// saves. Returns one Dictionary per decoration taken: "kind" ("tree", "bush", "flower",
-    /// "rock") and "position" (Vector3, its base).
+    /// "rock") and "position" (Vector3, its base). Positions are in the node's space.
     #[func]
     pub fn harvest_scatter(&mut self, position: Vector3, radius: f64) -> Array<VarDictionary> {
         let radius = if radius.is_finite() { radius.clamp(0.0, 64.0) as f32 } else { 0.0 };
@@ -1361,7 +1432,7 @@ impl ChunkWorld {
         for s in taken {
             let mut d = VarDictionary::new();
             d.set("kind", entities::scatter_kind_name(s.kind));
-            d.set("position", Vector3::new(s.position[0], s.position[1], s.position[2]));
+            d.set("position", self.local_of_world(s.position));
             out.push(&d);
         }
         out
@@ -1669,12 +1740,25 @@ impl ChunkWorld {
         }
         let Some(world) = self.base().get_world_3d() else { return };
         let map = world.get_navigation_map();
-        let global = self.base().get_global_transform();
-        let chunk_transform = |c: ChunkCoord| {
-            let o = c.min_voxel();
-            global * Transform3D::new(Basis::IDENTITY, Vector3::new(o.x as f32, o.y as f32, o.z as f32))
-        };
+        let chunk_transform = self.chunk_transforms();
         self.navigation.register_queued(map, chunk_transform, deadline);
+    }
+
+    /// A chunk's transform in the engine's space: its corner in the node's space (world −
+    /// origin), through the node's global transform.
+    fn chunk_transforms(&self) -> impl Fn(ChunkCoord) -> Transform3D + use<> {
+        let global = self.base().get_global_transform();
+        let origin = self.origin;
+        move |c: ChunkCoord| {
+            let o = origin.voxel_to_local(c.min_voxel());
+            global * Transform3D::new(Basis::IDENTITY, Vector3::new(o.x as f32, o.y as f32, o.z as f32))
+        }
+    }
+
+    /// Places every navigation region again (the origin moved).
+    fn place_navigation_regions(&mut self) {
+        let chunk_transform = self.chunk_transforms();
+        self.navigation.place_all(chunk_transform);
     }
 
     fn navigation_stats(&self, d: &mut VarDictionary) {

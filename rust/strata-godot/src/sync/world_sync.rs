@@ -902,7 +902,7 @@ impl WorldSync {
     #[func]
     fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64, #[opt(default = 1.62)] eye_height: f64) {
         let pose = Pose {
-            position: [position.x, position.y, position.z],
+            position: self.wire_position(position),
             yaw: yaw as f32,
             pitch: pitch as f32,
             eye_height: eye_height as f32,
@@ -963,7 +963,7 @@ impl WorldSync {
             self.fail("StrataWorldSync.teleport_player: only the host moves players; this peer is not hosting".into());
             return false;
         }
-        let eye = [position.x, position.y, position.z];
+        let eye = self.wire_position(position);
         if !Pose::standing(eye, yaw as f32, pitch as f32).is_valid() {
             self.fail(format!(
                 "StrataWorldSync.teleport_player: pose ({position}, yaw {yaw}, pitch {pitch}) is not allowed; allowed: finite numbers, a position inside the world's bounds"
@@ -1004,8 +1004,21 @@ impl WorldSync {
     fn get_player_position(&self, player_id: i64) -> Vector3 {
         let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return Vector3::ZERO };
         c.pose_of(id, self.now() - INTERPOLATION_DELAY_S)
-            .map(|p| Vector3::new(p.position[0], p.position[1], p.position[2]))
+            .map(|p| self.local_position(p.position))
             .unwrap_or(Vector3::ZERO)
+    }
+
+    /// A point of the world node's space (world − its origin) as the wire's world position.
+    pub(super) fn wire_position(&self, local: Vector3) -> [f32; 3] {
+        let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
+        origin.to_world([f64::from(local.x), f64::from(local.y), f64::from(local.z)]).map(|v| v as f32)
+    }
+
+    /// A world position from the wire in the world node's space.
+    pub(super) fn local_position(&self, wire: [f32; 3]) -> Vector3 {
+        let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
+        let l = origin.to_local(wire.map(f64::from));
+        Vector3::new(l[0] as f32, l[1] as f32, l[2] as f32)
     }
 
     /// Which way another player faces now (radians about the vertical axis, interpolated the

@@ -59,7 +59,7 @@ impl ChunkWorld {
         // Far terrain casts sun shadows too by default (`cast_shadow`), so mountains shade
         // valleys at every distance (the demo's sun reaches its shadows to the horizon).
         self.render_settings().apply_far(&mut mi);
-        mi.set_position(Vector3::new(far.origin.x as f32, far.origin.y as f32, far.origin.z as f32));
+        mi.set_position(self.local_of_voxel(far.origin));
         self.base_mut().add_child_ex(&mi).internal(InternalMode::BACK).done();
         self.far_nodes.insert(f, FarNode { mesh: mi, occluders, materials });
         if let Some(s) = self.streamer.as_ref() {
@@ -205,8 +205,7 @@ impl ChunkWorld {
                 mi.set_name(&format!("chunk_{}_{}_{}", c.x, c.y, c.z));
                 mi.set_mesh(&mesh);
                 self.render_settings().apply_near(&mut mi);
-                let origin = c.min_voxel();
-                mi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+                mi.set_position(self.local_of_voxel(c.min_voxel()));
                 phases.lap(ApplyPhase::Node);
                 if let Some(bits) = r.packed.as_ref().map(|p| &p.occluders).filter(|b| !b.is_empty())
                     && let Some((slot, copies)) = self.occluder_pages.attach(&mesh, bits, 1)
@@ -268,7 +267,7 @@ impl ChunkWorld {
             mmi.set_name(&format!("scatter_{kind:?}_{}_{}_{}", c.x, c.y, c.z));
             mmi.set_multimesh(&mm);
             self.render_settings().apply_near(&mut mmi);
-            mmi.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+            mmi.set_position(self.local_of_voxel(origin));
             self.base_mut().add_child_ex(&mmi).internal(InternalMode::BACK).done();
             out.push(mmi);
         }
@@ -364,8 +363,7 @@ impl ChunkWorld {
         let Some(parts) = faces else { return kind };
         let mut body = StaticBody3D::new_alloc();
         body.set_name(&format!("collision_{}_{}_{}", c.x, c.y, c.z));
-        let origin = c.min_voxel();
-        body.set_position(Vector3::new(origin.x as f32, origin.y as f32, origin.z as f32));
+        body.set_position(self.local_of_voxel(c.min_voxel()));
         self.body_settings().apply(&mut body);
         self.collision_build = Some(CollisionBuild { chunk: c, body, parts, next: 0 });
         kind

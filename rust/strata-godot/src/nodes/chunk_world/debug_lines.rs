@@ -8,7 +8,6 @@ use godot::classes::base_material_3d::{Flags, ShadingMode, Transparency};
 use godot::classes::mesh::{ArrayType, PrimitiveType};
 use godot::classes::{ArrayMesh, MeshInstance3D, StandardMaterial3D};
 use godot::prelude::*;
-use strata_core::ChunkCoord;
 
 /// Frames between two rebuilds of the lines.
 pub(super) const REFRESH_FRAMES: u32 = 15;
@@ -94,11 +93,6 @@ impl Lines {
             self.segment(c, a, color);
         }
     }
-}
-
-pub(super) fn chunk_min(c: ChunkCoord) -> Vector3 {
-    let m = c.min_voxel();
-    Vector3::new(m.x as f32, m.y as f32, m.z as f32)
 }
 
 pub(super) fn lines_mesh(lines: &Lines) -> Gd<ArrayMesh> {

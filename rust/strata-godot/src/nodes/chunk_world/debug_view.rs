@@ -12,7 +12,7 @@
 
 use super::debug_lines::{
     COLOR_COLLISION, COLOR_COLLISION_QUEUED, COLOR_EMPTY, COLOR_MESHED, COLOR_WIREFRAME, Lines,
-    MAX_WIREFRAME_TRIANGLES, REFRESH_FRAMES, chunk_min, debug_material, far_level_color, lines_mesh,
+    MAX_WIREFRAME_TRIANGLES, REFRESH_FRAMES, debug_material, far_level_color, lines_mesh,
 };
 use super::{ChunkWorld, InternalMode};
 use crate::host::meshes::as_vector3s;
@@ -65,7 +65,7 @@ impl ChunkWorld {
                 (Some(_), None) => COLOR_MESHED,
                 (None, None) => COLOR_EMPTY,
             };
-            let min = chunk_min(c);
+            let min = self.local_of_voxel(c.min_voxel());
             lines.aabb(min, min + size, color);
         }
         for (column, far) in &self.far_nodes {
@@ -91,7 +91,7 @@ impl ChunkWorld {
                 if triangles > MAX_WIREFRAME_TRIANGLES {
                     break;
                 }
-                lines.wireframe(faces, chunk_min(c), COLOR_WIREFRAME);
+                lines.wireframe(faces, self.local_of_voxel(c.min_voxel()), COLOR_WIREFRAME);
             }
         }
         lines

@@ -347,11 +347,11 @@ impl ChunkWorld {
         ));
     }
 
-    /// Emits `voxels_changed` with the box of voxels `min..=max` (world units, the voxels'
-    /// full extent).
+    /// Emits `voxels_changed` with the box of voxels `min..=max` (the voxels' full extent, in
+    /// the node's space).
     pub(super) fn emit_voxels_changed(&mut self, bounds: Option<(IVec3, IVec3)>) {
         let Some((lo, hi)) = bounds else { return };
-        let position = Vector3::new(lo.x as f32, lo.y as f32, lo.z as f32);
+        let position = self.local_of_voxel(lo);
         let size = Vector3::new((hi.x - lo.x + 1) as f32, (hi.y - lo.y + 1) as f32, (hi.z - lo.z + 1) as f32);
         self.signals().voxels_changed().emit(Aabb::new(position, size));
     }

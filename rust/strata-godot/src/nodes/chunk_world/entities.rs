@@ -23,6 +23,7 @@ use godot::global::var_to_bytes;
 use godot::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::time::Instant;
+use strata_core::base::origin::FloatingOrigin;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
 use strata_core::gen3d::spawns::SpawnPoint;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
@@ -89,6 +90,8 @@ pub(crate) struct Entities {
     pub(super) replica: bool,
     /// Replicas moving toward the server's newest transform, by instance id.
     pub(super) motions: HashMap<i64, Motion>,
+    /// The world's origin: entities' nodes stand at world − origin, records hold world points.
+    pub(super) origin: FloatingOrigin,
 }
 
 /// The node name of an entity: its scene file's stem and its instance id (unique in the world).
@@ -97,8 +100,40 @@ pub(super) fn node_name(scene: &str, id: i64) -> String {
     format!("entity_{stem}_{id}")
 }
 
-pub(super) fn chunk_of(p: Vector3) -> ChunkCoord {
-    ChunkCoord::containing(IVec3::new(p.x.floor() as i32, p.y.floor() as i32, p.z.floor() as i32))
+/// `p` as `f64` components.
+pub(super) fn to_f64(p: Vector3) -> [f64; 3] {
+    [f64::from(p.x), f64::from(p.y), f64::from(p.z)]
+}
+
+impl Entities {
+    /// The chunk a point of the node's space lies in.
+    pub(super) fn chunk_at(&self, local: Vector3) -> ChunkCoord {
+        ChunkCoord::containing(self.origin.voxel_at(to_f64(local)))
+    }
+
+    /// A world point in the node's space.
+    pub(super) fn local(&self, world: [f64; 3]) -> Vector3 {
+        let l = self.origin.to_local(world);
+        Vector3::new(l[0] as f32, l[1] as f32, l[2] as f32)
+    }
+
+    /// A point of the node's space in the world (exact).
+    pub(super) fn world(&self, local: Vector3) -> [f64; 3] {
+        self.origin.to_world(to_f64(local))
+    }
+
+    /// The origin moved to `next`, by `d` in the node's space: what is kept in that space
+    /// (how each entity started, where replicas glide) moves with the nodes.
+    pub(super) fn shift(&mut self, next: FloatingOrigin, d: Vector3) {
+        self.origin = next;
+        for l in self.live.values_mut() {
+            l.start.origin -= d;
+        }
+        for m in self.motions.values_mut() {
+            m.from.origin -= d;
+            m.to.origin -= d;
+        }
+    }
 }
 
 /// The node's own state as bytes (`var_to_bytes` of its `strata_get_state()` Dictionary), empty
@@ -157,7 +192,7 @@ impl Entities {
     pub(crate) fn snapshot(&self) -> EntityDeltas {
         let mut d = self.deltas.clone();
         for e in self.live.values() {
-            if let Some(record) = Self::record_if_changed(e) {
+            if let Some(record) = self.record_if_changed(e) {
                 if let Some((c, key)) = e.origin {
                     d.remove_spawn(c, key);
                 }
@@ -179,7 +214,7 @@ impl Entities {
 
     /// The entity as a record when it is no longer as it started (always for one the game
     /// added); `None` for an unchanged spawned one or a freed node.
-    pub(super) fn record_if_changed(e: &LiveEntity) -> Option<EntityRecord> {
+    pub(super) fn record_if_changed(&self, e: &LiveEntity) -> Option<EntityRecord> {
         if !e.node.is_instance_valid() {
             return None;
         }
@@ -193,7 +228,7 @@ impl Entities {
         let s = t.basis.get_scale();
         Some(EntityRecord {
             scene: e.scene.clone(),
-            position: [t.origin.x, t.origin.y, t.origin.z],
+            position: self.world(t.origin),
             rotation: [q.x, q.y, q.z, q.w],
             scale: [s.x, s.y, s.z],
             state: state.to_vec(),
@@ -264,18 +299,19 @@ impl Entities {
     pub(crate) fn harvest(&mut self, centre: Vector3, radius: f32) -> (Vec<ScatterInstance>, Vec<ChunkCoord>) {
         let mut taken = Vec::new();
         let mut chunks = Vec::new();
-        let r2 = radius * radius;
-        let lo = chunk_of(centre - Vector3::ONE * radius);
-        let hi = chunk_of(centre + Vector3::ONE * radius);
+        let r2 = f64::from(radius) * f64::from(radius);
+        let lo = self.chunk_at(centre - Vector3::ONE * radius);
+        let hi = self.chunk_at(centre + Vector3::ONE * radius);
+        let centre = self.world(centre);
+        let dist_sq = |p: [f64; 3]| (0..3).map(|i| (p[i] - centre[i]).powi(2)).sum::<f64>();
         let near = |c: &ChunkCoord| {
             (lo.x..=hi.x).contains(&c.x) && (lo.y..=hi.y).contains(&c.y) && (lo.z..=hi.z).contains(&c.z)
         };
         for (&c, list) in self.scatter.iter().filter(|(c, _)| near(c)) {
             let mut any = false;
             for s in list {
-                let p = Vector3::new(s.position[0], s.position[1], s.position[2]);
                 let base = s.base_voxel();
-                if p.distance_squared_to(centre) <= r2 && self.deltas.remove_scatter(c, local_index(c, base)) {
+                if dist_sq(s.position) <= r2 && self.deltas.remove_scatter(c, local_index(c, base)) {
                     taken.push(*s);
                     any = true;
                 }

@@ -8,7 +8,7 @@
 
 use super::ChunkWorld;
 use super::entities::replica::{MATCH_RADIUS, record_transform};
-use super::entities::{Entities, LiveEntity, Motion, Pending, SceneSlot, Source, chunk_of, node_name, state_of};
+use super::entities::{LiveEntity, Motion, Pending, SceneSlot, Source, node_name, state_of};
 use godot::classes::node::InternalMode;
 use godot::classes::{Node3D, PackedScene};
 use godot::global::bytes_to_var;
@@ -91,7 +91,7 @@ impl ChunkWorld {
                     e.live.remove(&id);
                     continue;
                 }
-                let c = chunk_of(l.node.get_position());
+                let c = e.chunk_at(l.node.get_position());
                 if e.active.contains(&c) {
                     continue;
                 }
@@ -101,7 +101,7 @@ impl ChunkWorld {
                     freed.push(l.node);
                     continue;
                 }
-                if let Some(record) = Entities::record_if_changed(&l) {
+                if let Some(record) = e.record_if_changed(&l) {
                     if let Some((oc, key)) = l.origin {
                         e.deltas.remove_spawn(oc, key);
                     }
@@ -168,17 +168,14 @@ impl ChunkWorld {
         };
         let (origin, state) = match &p.source {
             Source::Spawn(s) => {
-                let t = Transform3D::new(
-                    Basis::from_axis_angle(Vector3::UP, s.yaw),
-                    Vector3::new(s.position[0], s.position[1], s.position[2]),
-                );
+                let t = Transform3D::new(Basis::from_axis_angle(Vector3::UP, s.yaw), self.entities.local(s.position));
                 node.set_transform(t);
                 (Some((p.chunk, s.key())), None)
             }
             Source::Record(r) => {
                 let q = Quaternion::new(r.rotation[0], r.rotation[1], r.rotation[2], r.rotation[3]).normalized();
                 let basis = Basis::from_quaternion(q).scaled(Vector3::new(r.scale[0], r.scale[1], r.scale[2]));
-                node.set_transform(Transform3D::new(basis, Vector3::new(r.position[0], r.position[1], r.position[2])));
+                node.set_transform(Transform3D::new(basis, self.entities.local(r.position)));
                 (None, (!r.state.is_empty()).then(|| PackedByteArray::from(r.state.as_slice())))
             }
         };
@@ -219,7 +216,7 @@ impl ChunkWorld {
         self.entities.scenes.entry(path.clone()).or_insert_with(|| SceneSlot::Ready(scene.clone()));
         let record = EntityRecord {
             scene: path.clone(),
-            position: [position.x, position.y, position.z],
+            position: self.entities.world(position),
             rotation: EntityRecord::NO_ROTATION,
             scale: EntityRecord::NO_SCALE,
             state: Vec::new(),
@@ -350,7 +347,7 @@ impl ChunkWorld {
                 continue;
             }
             for r in records {
-                let target = record_transform(r);
+                let target = record_transform(r, e.origin);
                 let nearest = orphans
                     .iter()
                     .enumerate()

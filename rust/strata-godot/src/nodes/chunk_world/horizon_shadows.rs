@@ -5,8 +5,10 @@
 //! main thread only copies finished ones into their layers, within the frame's budget.
 //!
 //! The shaders' uniforms it sets: `horizon_heights` (the array), `horizon_slots` (tiles on the
-//! window's side; 0 turns the march off) and `horizon_from_world` (world space to the world's
-//! voxels, the inverse of the node's global transform).
+//! window's side; 0 turns the march off), `horizon_from_world` (engine space to the world's voxels
+//! less `horizon_origin_tile` whole tiles: the inverse of the node's global transform, then the
+//! floating origin's part within its tile) and `horizon_origin_tile` (the origin's tile, which
+//! the shader adds as an integer, so the march is exact however far the origin is).
 //!
 //! May use: `strata_core::stream::horizon_map`, `meshes` (the surface materials), Godot's
 //! `Image`, `Texture2DArray`, `ShaderMaterial`.
@@ -26,8 +28,9 @@ use strata_core::stream::horizon_map::{HorizonMapper, LAYER_ROWS, LAYER_TEXELS, 
 pub(super) struct HorizonShadows {
     mapper: Option<HorizonMapper>,
     texture: Option<Gd<Texture2DArray>>,
-    /// The uniforms last set: on which materials (the first one's id), the slots, the transform.
-    told: Option<(InstanceId, i32, Transform3D)>,
+    /// The uniforms last set: on which materials (the first one's id), the slots, the transform,
+    /// the origin's tile.
+    told: Option<(InstanceId, i32, Transform3D, Vector2i)>,
     /// How many times the materials were told.
     told_count: u64,
     /// Tiles copied into the texture since it was made.
@@ -83,16 +86,16 @@ impl HorizonShadows {
         on: bool,
         generator: &Arc<Generator>,
         reach: f64,
-        centre: Vector3,
+        centre: [f64; 3],
         materials: &SurfaceMaterials,
-        from_world: Transform3D,
+        (from_world, origin_tile): (Transform3D, Vector2i),
         deadline: Instant,
     ) {
         if !on {
             if self.mapper.is_some() || self.told.is_none() {
                 self.stop();
-                tell(materials, 0, None, from_world);
-                self.told = Some((materials[0].instance_id(), 0, from_world));
+                tell(materials, 0, None, (from_world, origin_tile));
+                self.told = Some((materials[0].instance_id(), 0, from_world, origin_tile));
                 self.told_count += 1;
             }
             return;
@@ -113,7 +116,7 @@ impl HorizonShadows {
             self.texture = blank_texture(slots);
         }
         let (Some(mapper), Some(texture)) = (self.mapper.as_mut(), self.texture.as_mut()) else { return };
-        mapper.set_centre(centre.x as f64, centre.z as f64);
+        mapper.set_centre(centre[0], centre[2]);
         let mut copied = 0;
         while copied == 0 || Instant::now() < deadline {
             let Some(tile) = mapper.try_recv() else { break };
@@ -123,9 +126,9 @@ impl HorizonShadows {
             copied += 1;
             self.uploaded += 1;
         }
-        let told = Some((materials[0].instance_id(), slots as i32, from_world));
+        let told = Some((materials[0].instance_id(), slots as i32, from_world, origin_tile));
         if self.told != told {
-            tell(materials, slots as i32, Some(texture), from_world);
+            tell(materials, slots as i32, Some(texture), (from_world, origin_tile));
             self.told = told;
             self.told_count += 1;
         }
@@ -139,15 +142,22 @@ fn blank_texture(slots: usize) -> Option<Gd<Texture2DArray>> {
 }
 
 /// The uniforms [`HorizonShadows::update`] sets.
-pub(super) const UNIFORMS: [&str; 3] = ["horizon_slots", "horizon_from_world", "horizon_heights"];
+pub(super) const UNIFORMS: [&str; 4] =
+    ["horizon_slots", "horizon_from_world", "horizon_origin_tile", "horizon_heights"];
 
 /// Sets the horizon uniforms on every shader material of `materials` (a user's material without
 /// them ignores them).
-fn tell(materials: &SurfaceMaterials, slots: i32, texture: Option<&Gd<Texture2DArray>>, from_world: Transform3D) {
+fn tell(
+    materials: &SurfaceMaterials,
+    slots: i32,
+    texture: Option<&Gd<Texture2DArray>>,
+    (from_world, origin_tile): (Transform3D, Vector2i),
+) {
     for m in materials {
         if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
             shader.set_shader_parameter("horizon_slots", &slots.to_variant());
             shader.set_shader_parameter("horizon_from_world", &from_world.to_variant());
+            shader.set_shader_parameter("horizon_origin_tile", &origin_tile.to_variant());
             if let Some(t) = texture {
                 shader.set_shader_parameter("horizon_heights", &t.to_variant());
             }

@@ -117,6 +117,14 @@ impl WorldNavigation {
         }
     }
 
+    /// Places every region again (the world's origin moved): one transform call a region.
+    pub fn place_all(&mut self, chunk_transform: impl Fn(ChunkCoord) -> Transform3D) {
+        let Some(mut server) = server() else { return };
+        for (c, rid) in self.regions.iter().filter_map(|(c, rid)| rid.map(|r| (*c, r))) {
+            call(&mut server, "region_set_transform", &[rid.to_variant(), chunk_transform(c).to_variant()]);
+        }
+    }
+
     /// Frees chunk `c`'s region and drops its queued mesh.
     pub fn remove(&mut self, c: ChunkCoord) {
         self.queue.retain(|(q, _)| *q != c);

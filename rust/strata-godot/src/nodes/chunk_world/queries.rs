@@ -58,10 +58,9 @@ impl ChunkWorld {
     #[func]
     pub fn get_navigation_regions(&self, from: Vector3, to: Vector3, margin: f64) -> Array<Rid> {
         let margin = margin.max(0.0) as f32;
-        let chunk = |p: Vector3| {
-            let v = p.floor();
-            ChunkCoord::containing(IVec3::new(v.x as i32, v.y as i32, v.z as i32))
-        };
+        let origin = self.origin;
+        let chunk =
+            |p: Vector3| ChunkCoord::containing(origin.voxel_at([f64::from(p.x), f64::from(p.y), f64::from(p.z)]));
         let (lo, hi) = (from.coord_min(to) - Vector3::ONE * margin, from.coord_max(to) + Vector3::ONE * margin);
         self.navigation.regions_in(chunk(lo), chunk(hi)).into_iter().collect()
     }
@@ -173,10 +172,11 @@ impl ChunkWorld {
         self.edit_written(VoxelChange { pos: q, before, after: Some(id) });
     }
 
-    /// The first solid voxel (solid in the world's `block_library`) on the ray from `from` along
-    /// `direction`, within `max_distance` voxels (at most 512): a dictionary with "hit" (true),
-    /// "position" (Vector3i, the voxel), "normal" (Vector3i, the face the ray entered; zero when `from` is
-    /// inside it), "point" (Vector3, where the ray entered), "distance" (float) and "block"
+    /// The first solid voxel (solid in the world's `block_library`) on the ray from `from` (in
+    /// this node's space) along `direction`, within `max_distance` voxels (at most 512): a
+    /// dictionary with "hit" (true), "position" (Vector3i, the voxel, in world voxels), "normal"
+    /// (Vector3i, the face the ray entered; zero when `from` is inside it), "point" (Vector3,
+    /// where the ray entered, in this node's space), "distance" (float) and "block"
     /// (int); `{}` when nothing is hit. Exact: every voxel the ray passes through is checked, in
     /// order. Edits included; works anywhere, loaded or not: voxels of chunks the workers
     /// generated are read from their cache, others are generated one by one on the main thread
@@ -198,7 +198,7 @@ impl ChunkWorld {
             self.edits(),
             cache,
             library.solid_table(),
-            from,
+            (self.origin, from),
             direction,
             max_distance,
         ) {
@@ -233,7 +233,7 @@ impl ChunkWorld {
     }
 
     /// The structures (from the preset's `structure_rules`) whose boxes meet the columns of
-    /// `area` (its x and z; any height): an array of dictionaries with "structure" (its name),
+    /// `area` (its x and z, in this node's space; any height): an array of dictionaries with "structure" (its name),
     /// "rule" (index in `structure_rules`), "position" (Vector3i, the box's minimum corner),
     /// "size" (Vector3i) and "turns" (quarter turns about +y, 0–3). The same answer on every
     /// machine and before any chunk loads: placement is a pure function of seed, rule and cell.
@@ -242,9 +242,9 @@ impl ChunkWorld {
     pub fn get_structures_in(&mut self, area: Aabb) -> Array<VarDictionary> {
         let mut out = Array::new();
         let Some(g) = self.generator() else { return out };
-        let (min, end) = (area.position, area.position + area.size);
-        let (x0, z0) = (min.x.min(end.x).floor() as i64, min.z.min(end.z).floor() as i64);
-        let (x1, z1) = (min.x.max(end.x).ceil() as i64, min.z.max(end.z).ceil() as i64);
+        let (min, end) = (self.world_of_local(area.position), self.world_of_local(area.position + area.size));
+        let (x0, z0) = (min[0].min(end[0]).floor() as i64, min[2].min(end[2]).floor() as i64);
+        let (x1, z1) = (min[0].max(end[0]).ceil() as i64, min[2].max(end[2]).ceil() as i64);
         let limit = i32::MAX as i64;
         if !(x1 - x0 <= 4096 && z1 - z0 <= 4096 && [x0, z0, x1, z1].iter().all(|v| v.abs() < limit)) {
             self.host.error(format!(

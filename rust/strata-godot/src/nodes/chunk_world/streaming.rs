@@ -146,7 +146,7 @@ impl ChunkWorld {
         }
     }
 
-    /// Where the added viewers and the preloaded area are (local voxels, within the world's
+    /// Where the added viewers and the preloaded area are (world voxels, within the world's
     /// bounds), as the streamer's `(id, position, view distance)`; freed viewers are dropped.
     pub(super) fn extra_viewer_positions(&mut self) -> Vec<(u64, [f64; 3], i32)> {
         let mut freed = Vec::new();
@@ -159,7 +159,11 @@ impl ChunkWorld {
         });
         self.removed_viewer_ids.extend(freed);
         let inside = self.base().is_inside_tree();
-        let bound = |v: f32| (v as f64).clamp(-ranges::WORLD_BOUND, ranges::WORLD_BOUND);
+        let origin = self.origin;
+        let bound = |p: Vector3| {
+            let w = origin.to_world([f64::from(p.x), f64::from(p.y), f64::from(p.z)]);
+            w.map(|v| v.clamp(-ranges::WORLD_BOUND, ranges::WORLD_BOUND))
+        };
         let mut out = Vec::with_capacity(self.extra_viewers.len() + 1);
         for v in &self.extra_viewers {
             if !inside || !v.node.is_inside_tree() {
@@ -167,12 +171,11 @@ impl ChunkWorld {
             }
             let p = self.base().to_local(v.node.get_global_position());
             if p.x.is_finite() && p.y.is_finite() && p.z.is_finite() {
-                out.push((v.id, [bound(p.x), bound(p.y), bound(p.z)], v.view_distance));
+                out.push((v.id, bound(p), v.view_distance));
             }
         }
         if let Some(p) = &self.preload {
-            let c = p.center;
-            out.push((PRELOAD_VIEWER_ID, [bound(c.x), bound(c.y), bound(c.z)], p.radius));
+            out.push((PRELOAD_VIEWER_ID, bound(p.center), p.radius));
         }
         out
     }
@@ -200,9 +203,16 @@ impl ChunkWorld {
         let (vd, ..) = self.distances();
         let reach = f64::from(vd) * f64::from(CHUNK_SIZE) * f64::from(1u32 << self.far_view_levels.clamp(0, 6));
         let materials = self.materials();
-        let from_world = self.base().get_global_transform().affine_inverse();
-        let centre = Vector3::new(viewer[0] as f32, viewer[1] as f32, viewer[2] as f32);
-        self.horizon.update(self.horizon_shadows, &generator, reach, centre, &materials, from_world, deadline);
+        // The shader reads the map at world voxels: the node's space plus the origin, whose
+        // whole tiles it adds as integers and the rest as floats (small, so exact).
+        let o = self.origin.voxel();
+        let tile = strata_core::stream::horizon_map::TILE_VOXELS;
+        let origin_tile = Vector2i::new(o.x.div_euclid(tile), o.z.div_euclid(tile));
+        let within = Vector3::new((o.x - origin_tile.x * tile) as f32, o.y as f32, (o.z - origin_tile.y * tile) as f32);
+        let from_world =
+            Transform3D::new(Basis::IDENTITY, within) * self.base().get_global_transform().affine_inverse();
+        let space = (from_world, origin_tile);
+        self.horizon.update(self.horizon_shadows, &generator, reach, viewer, &materials, space, deadline);
         // The chunks' own material copies follow the shared ones.
         if self.horizon.told_count() != self.horizon_told {
             self.horizon_told = self.horizon.told_count();

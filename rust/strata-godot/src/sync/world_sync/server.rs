@@ -28,16 +28,11 @@ impl WorldSync {
         }
         let Some(mut world) = self.world_node() else { return };
         let now = self.now();
-        let poses: Vec<(PlayerId, Vector3)> = match self.players_view() {
-            Some(view) => view
-                .players()
-                .filter_map(|(id, _)| {
-                    let p = view.pose_of(id, now)?.position;
-                    Some((id, Vector3::new(p[0], p[1], p[2])))
-                })
-                .collect(),
+        let wire: Vec<(PlayerId, [f32; 3])> = match self.players_view() {
+            Some(view) => view.players().filter_map(|(id, _)| Some((id, view.pose_of(id, now)?.position))).collect(),
             None => Vec::new(),
         };
+        let poses: Vec<(PlayerId, Vector3)> = wire.into_iter().map(|(id, p)| (id, self.local_position(p))).collect();
         let gone: Vec<PlayerId> =
             self.remote_viewers.keys().copied().filter(|id| !poses.iter().any(|(p, _)| p == id)).collect();
         for id in gone {
@@ -290,7 +285,7 @@ impl WorldSync {
         self.local_pose = Some(pose);
         self.sent_pose = Some(pose);
         self.reliable_pose = None;
-        let position = Vector3::new(pose.position[0], pose.position[1], pose.position[2]);
+        let position = self.local_position(pose.position);
         self.signals().pose_corrected().emit(position, f64::from(pose.yaw), f64::from(pose.pitch));
     }
 

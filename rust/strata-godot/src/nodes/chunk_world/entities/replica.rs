@@ -13,9 +13,10 @@
 //!
 //! May use: the parent module's bookkeeping, `strata_core::persist::entities`.
 
-use super::{Entities, chunk_of};
+use super::Entities;
 use godot::prelude::*;
 use strata_core::ChunkCoord;
+use strata_core::base::origin::FloatingOrigin;
 use strata_core::net::server::ENTITY_PUBLISH_INTERVAL_S;
 use strata_core::persist::entities::EntityRecord;
 
@@ -24,11 +25,12 @@ pub(in crate::nodes::chunk_world) const MATCH_RADIUS: f32 = 4.0;
 /// Seconds a replica takes to reach the server's newest transform.
 pub(in crate::nodes::chunk_world) const GLIDE_S: f64 = ENTITY_PUBLISH_INTERVAL_S;
 
-/// The transform a record says.
-pub(in crate::nodes::chunk_world) fn record_transform(r: &EntityRecord) -> Transform3D {
+/// The transform a record says, in the node's space (its position less the world's origin).
+pub(in crate::nodes::chunk_world) fn record_transform(r: &EntityRecord, origin: FloatingOrigin) -> Transform3D {
     let q = Quaternion::new(r.rotation[0], r.rotation[1], r.rotation[2], r.rotation[3]).normalized();
     let basis = Basis::from_quaternion(q).scaled(Vector3::new(r.scale[0], r.scale[1], r.scale[2]));
-    Transform3D::new(basis, Vector3::new(r.position[0], r.position[1], r.position[2]))
+    let p = origin.to_local(r.position);
+    Transform3D::new(basis, Vector3::new(p[0] as f32, p[1] as f32, p[2] as f32))
 }
 
 /// `a` to `b` by `f` (0 to 1): position and scale linear, rotation along the shorter arc.
@@ -69,6 +71,6 @@ impl Entities {
         if l.origin.is_some() || !l.node.is_instance_valid() {
             return None;
         }
-        Some(chunk_of(self.motions.get(&id).map_or_else(|| l.node.get_position(), |m| m.to.origin)))
+        Some(self.chunk_at(self.motions.get(&id).map_or_else(|| l.node.get_position(), |m| m.to.origin)))
     }
 }
