@@ -132,11 +132,11 @@ impl Net {
         }
     }
 
-    fn stand(&mut self, peer: PeerId, at: [f32; 3]) {
+    fn stand(&mut self, peer: PeerId, at: [f64; 3]) {
         self.stand_at_tick(peer, at, 1);
     }
 
-    fn stand_at_tick(&mut self, peer: PeerId, at: [f32; 3], tick: u32) {
+    fn stand_at_tick(&mut self, peer: PeerId, at: [f64; 3], tick: u32) {
         let bytes = self.clients[&peer].pose_packet(tick, Pose::standing(at, 0.0, 0.0)).expect("a pose");
         self.to_server.push_back((peer, bytes));
     }

@@ -25,9 +25,9 @@ impl SolidVoxels for Flat {
 }
 
 /// The eye of a player standing on the ground.
-const EYE_Y: f32 = 65.62;
+const EYE_Y: f64 = 65.62;
 
-fn pose(x: f32, z: f32) -> Pose {
+fn pose(x: f64, z: f64) -> Pose {
     Pose::standing([x, EYE_Y, z], 0.0, 0.0)
 }
 
@@ -240,9 +240,9 @@ fn a_speed_hack_is_corrected_and_honest_sprinting_with_a_lag_spike_is_not() {
     for i in 1..=90 {
         let t = i as f64 / 15.0;
         net.now = t;
-        let x = (t * 20.0) as f32;
+        let x = t * 20.0;
         net.send_pose(1, pose(x, 0.0));
-        let honest = pose((t * 7.5) as f32, 50.0);
+        let honest = pose(t * 7.5, 50.0);
         if (2.0..2.5).contains(&t) {
             let tick = net.ticks.entry(2).or_default();
             *tick += 1;
@@ -373,7 +373,7 @@ fn a_far_player_gets_no_edits_out_of_view_and_all_of_them_on_subscription() {
     let before = net.server.stats().bytes_sent[&2];
     for i in 1..=30 {
         net.now = 2.0 + i as f64 / 15.0;
-        net.send_pose(1, pose(i as f32 * 0.2, 0.0));
+        net.send_pose(1, pose(f64::from(i) * 0.2, 0.0));
         net.settle();
     }
     let poses = net.server.stats().bytes_sent[&2] - before;
@@ -383,16 +383,16 @@ fn a_far_player_gets_no_edits_out_of_view_and_all_of_them_on_subscription() {
 }
 
 /// Bytes each of `n` players gets while each edits and moves near itself, `spacing` voxels apart.
-fn bytes_per_player(n: i64, spacing: f32) -> u64 {
+fn bytes_per_player(n: i64, spacing: f64) -> u64 {
     let mut net = Net::new(ServerConfig::default());
     for peer in 1..=n {
-        net.join(peer, &format!("p{peer}"), pose(peer as f32 * spacing, 0.0));
+        net.join(peer, &format!("p{peer}"), pose(peer as f64 * spacing, 0.0));
     }
     let start: BTreeMap<PeerId, u64> = net.server.stats().bytes_sent.clone();
     for step in 1..=30 {
         net.now = step as f64 / 15.0;
         for peer in 1..=n {
-            let x = peer as f32 * spacing + step as f32 * 0.1;
+            let x = peer as f64 * spacing + f64::from(step) * 0.1;
             net.send_pose(peer, pose(x, 0.0));
             net.edit(peer, IVec3::new(x as i32, 63, 2), 1);
         }
@@ -432,9 +432,9 @@ fn clients_refuse_locally_what_the_server_would_drop_them_for() {
     assert_eq!(e.to_string(), "block 24 is not a block of the server's world; allowed: 0 to 23");
     let e = c.request_edit(IVec3::new(0, WORLD_LIMIT_VOXELS, 0), 1).unwrap_err();
     assert!(matches!(e, RequestError::OutsideWorld { .. }), "{e}");
-    let nan = Pose::standing([0.0, f32::NAN, 0.0], 0.0, 0.0);
+    let nan = Pose::standing([0.0, f64::NAN, 0.0], 0.0, 0.0);
     assert!(matches!(c.pose_packet(9, nan), Err(RequestError::BadPose { .. })));
-    let far = Pose::standing([0.0, 0.0, WORLD_LIMIT_VOXELS as f32 * 2.0], 0.0, 0.0);
+    let far = Pose::standing([0.0, 0.0, f64::from(WORLD_LIMIT_VOXELS) * 2.0], 0.0, 0.0);
     assert!(c.pose_packet(9, far).is_err());
     let giant = Pose { eye_height: 20.0, ..Pose::standing([0.0, 70.0, 0.0], 0.0, 0.0) };
     let e = c.pose_packet(9, giant).unwrap_err();

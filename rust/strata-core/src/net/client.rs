@@ -240,7 +240,7 @@ impl WorldClient {
 
     /// Subscriptions to ask for again at `now_s` for our eye at `eye`: the chunks the server
     /// released that are in view again, each at most every [`RESUBSCRIBE_DELAY_S`].
-    pub fn resubscriptions(&mut self, eye: [f32; 3], now_s: f64) -> Vec<Vec<u8>> {
+    pub fn resubscriptions(&mut self, eye: [f64; 3], now_s: f64) -> Vec<Vec<u8>> {
         let center = chunk_of(eye);
         let view = self.view;
         let mut out = Vec::new();
@@ -540,13 +540,14 @@ impl WorldClient {
         let ((t0, a), (t1, b)) = (poses[after - 1], poses[after]);
         let f = if t1 > t0 { ((t_s - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32 } else { 1.0 };
         let lerp = |x: f32, y: f32| x + (y - x) * f;
+        let lerp64 = |x: f64, y: f64| x + (y - x) * f64::from(f);
         // Yaw turns the short way round.
         let turn = (b.yaw - a.yaw + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
         Some(Pose {
             position: [
-                lerp(a.position[0], b.position[0]),
-                lerp(a.position[1], b.position[1]),
-                lerp(a.position[2], b.position[2]),
+                lerp64(a.position[0], b.position[0]),
+                lerp64(a.position[1], b.position[1]),
+                lerp64(a.position[2], b.position[2]),
             ],
             yaw: a.yaw + turn * f,
             pitch: lerp(a.pitch, b.pitch),

@@ -64,7 +64,7 @@ impl Interest {
     }
 
     /// The player's accepted pose is at `position`: returns the subscriptions that left its view.
-    pub fn moved_to(&mut self, position: [f32; 3]) -> Vec<ChunkCoord> {
+    pub fn moved_to(&mut self, position: [f64; 3]) -> Vec<ChunkCoord> {
         let center = chunk_of(position);
         if self.center == Some(center) {
             return Vec::new();
@@ -101,7 +101,7 @@ impl Interest {
 
     /// Whether `other`'s pose at `position` goes to this player at `now_s`: in view, before this
     /// player's first pose, or out of view once every `far_interval_s` (0 or less: never).
-    pub fn wants_pose(&mut self, other: PlayerId, position: [f32; 3], now_s: f64, far_interval_s: f64) -> bool {
+    pub fn wants_pose(&mut self, other: PlayerId, position: [f64; 3], now_s: f64, far_interval_s: f64) -> bool {
         if self.center.is_none() || self.in_view(chunk_of(position)) {
             self.far_sent.remove(&other);
             return true;

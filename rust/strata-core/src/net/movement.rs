@@ -110,7 +110,7 @@ pub enum MoveRejection {
     #[error("went {inside:.2} voxels through solid voxels from {first:?}; allowed: {allowed:.2}")]
     ThroughSolid { inside: f64, first: IVec3, allowed: f64 },
     #[error("position {position:?} is outside the world's bounds")]
-    OutsideWorld { position: [f32; 3] },
+    OutsideWorld { position: [f64; 3] },
     #[error("eye height {eye_height} voxels; allowed: {min} to {max}")]
     BodySize { eye_height: f32, min: f64, max: f64 },
 }
@@ -189,7 +189,7 @@ impl Movement {
         limits: &MovementLimits,
         world: &dyn SolidVoxels,
     ) -> Result<(), MoveRejection> {
-        let limit = WORLD_LIMIT_VOXELS as f32;
+        let limit = f64::from(WORLD_LIMIT_VOXELS);
         if pose.position.iter().any(|v| !(-limit..limit).contains(v)) {
             return Err(MoveRejection::OutsideWorld { position: pose.position });
         }
@@ -266,7 +266,7 @@ impl Movement {
 
 /// Where a pose's feet are.
 fn feet(pose: &Pose) -> [f64; 3] {
-    let [x, y, z] = pose.position.map(f64::from);
+    let [x, y, z] = pose.position;
     [x, y - f64::from(pose.eye_height), z]
 }
 
@@ -521,7 +521,7 @@ mod tests {
                 vel[1] = 0.0;
             }
             if i % (PHYSICS_HZ / POSE_HZ) as usize == 0 {
-                let position = [p[0] as f32, (p[1] + eye) as f32, p[2] as f32];
+                let position = [p[0], p[1] + eye, p[2]];
                 out.push((t, Pose { position, yaw: 0.0, pitch: 0.0, eye_height: eye as f32 }));
             }
         }
@@ -694,7 +694,7 @@ mod tests {
     fn speed_fly_and_wall_hacks_are_refused() {
         let world = ground(flat);
         let limits = MovementLimits::default();
-        let at = |x: f64, y: f64| Pose::standing([x as f32, y as f32, 0.0], 0.0, 0.0);
+        let at = |x: f64, y: f64| Pose::standing([x, y, 0.0], 0.0, 0.0);
         // Twice the sprinting speed: accepted while the slack lasts, then refused.
         let mut m = Movement::default();
         let mut refused_at = None;
@@ -743,7 +743,7 @@ mod tests {
     fn the_whole_body_is_swept_not_just_the_eye() {
         let limits = MovementLimits::default();
         let at = |x: f64, eye_height: f64| Pose {
-            position: [x as f32, (64.0 + eye_height) as f32, 0.5],
+            position: [x, 64.0 + eye_height, 0.5],
             yaw: 0.0,
             pitch: 0.0,
             eye_height: eye_height as f32,
@@ -790,7 +790,7 @@ mod tests {
     #[test]
     fn a_player_a_block_was_placed_on_walks_out_of_it() {
         let limits = MovementLimits::default();
-        let at = |x: f64| Pose::standing([x as f32, 65.62, 0.5], 0.0, 0.0);
+        let at = |x: f64| Pose::standing([x, 65.62, 0.5], 0.0, 0.0);
         let wall = ground(low_wall);
         // Standing at x 10.5, then the wall appears under the feet (the spawn there stands for the
         // last accepted move, which ended in the open).
@@ -811,7 +811,7 @@ mod tests {
     #[test]
     fn poses_far_apart_pass_only_where_the_body_has_a_way() {
         let limits = MovementLimits::default();
-        let at = |x: f64, z: f64| Pose::standing([x as f32, 65.62, z as f32], 0.0, 0.0);
+        let at = |x: f64, z: f64| Pose::standing([x, 65.62, z], 0.0, 0.0);
         // A wall two voxels high (no jump clears it) at x = 10, from z = -3 to 3.
         struct Wall;
         impl SolidVoxels for Wall {

@@ -87,13 +87,14 @@ impl RejectReason {
 /// The tallest body a pose may describe: the eye at most this many voxels above the feet.
 pub const MAX_EYE_HEIGHT: f32 = 16.0;
 
-/// A player's pose: position (world voxels, the eye), look angles in radians, and the body below
+/// A player's pose: position (world voxels, the eye; `f64`, exact anywhere in the world), look
+/// angles in radians, and the body below
 /// the eye: the feet are `eye_height` voxels under `position` (it changes with the stance:
 /// standing, crouching, lying down). The server sweeps the whole body through the world's voxels
 /// when it checks a move.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
-    pub position: [f32; 3],
+    pub position: [f64; 3],
     pub yaw: f32,
     pub pitch: f32,
     /// Voxels from the feet up to the eye, `0..=MAX_EYE_HEIGHT`.
@@ -105,14 +106,14 @@ impl Pose {
     pub const STANDING_EYE_HEIGHT: f32 = 1.62;
 
     /// A standing player's pose with its eye at `position`.
-    pub fn standing(position: [f32; 3], yaw: f32, pitch: f32) -> Self {
+    pub fn standing(position: [f64; 3], yaw: f32, pitch: f32) -> Self {
         Self { position, yaw, pitch, eye_height: Self::STANDING_EYE_HEIGHT }
     }
 
     /// Whether a pose may go on the wire: finite numbers, the position inside the world, the
     /// eye height within `0..=MAX_EYE_HEIGHT`.
     pub fn is_valid(&self) -> bool {
-        let limit = crate::base::coords::WORLD_LIMIT_VOXELS as f32;
+        let limit = f64::from(crate::base::coords::WORLD_LIMIT_VOXELS);
         self.position.iter().all(|v| (-limit..limit).contains(v))
             && self.yaw.is_finite()
             && self.pitch.is_finite()
@@ -222,8 +223,8 @@ impl Default for ViewRadius {
 
 /// The chunk that holds position `p` (world voxels); positions past the world's bounds give
 /// the bound's chunk.
-pub fn chunk_of(p: [f32; 3]) -> ChunkCoord {
-    let v = |x: f32| (x.floor() as f64).clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+pub fn chunk_of(p: [f64; 3]) -> ChunkCoord {
+    let v = |x: f64| x.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
     ChunkCoord::containing(IVec3::new(v(p[0]), v(p[1]), v(p[2])))
 }
 
@@ -700,9 +701,12 @@ pub enum DecodeError {
     Trailing { offset: usize, len: usize },
 }
 
-/// A pose: position, yaw, pitch and eye height, six little-endian `f32`.
+/// A pose: position (three little-endian `f64`), yaw, pitch and eye height (three `f32`).
 fn put_pose(w: &mut Vec<u8>, pose: &Pose) {
-    for v in pose.position.iter().chain([&pose.yaw, &pose.pitch, &pose.eye_height]) {
+    for v in pose.position {
+        w.extend_from_slice(&v.to_le_bytes());
+    }
+    for v in [pose.yaw, pose.pitch, pose.eye_height] {
         w.extend_from_slice(&v.to_le_bytes());
     }
 }
@@ -897,8 +901,21 @@ impl Reader<'_> {
     /// A pose (see [`put_pose`]): five finite numbers and an eye height in
     /// `0..=MAX_EYE_HEIGHT`.
     fn pose(&mut self) -> Result<Pose, DecodeError> {
+        let mut position = [0f64; 3];
+        for (i, x) in position.iter_mut().enumerate() {
+            let at = self.at();
+            *x = self.raw.f64().map_err(|e| wire_error("pose", e))?;
+            if !x.is_finite() {
+                return Err(DecodeError::OutOfRange {
+                    what: ["x", "y", "z"][i],
+                    value: 0,
+                    offset: at,
+                    allowed: "a finite number",
+                });
+            }
+        }
         let mut v = [0f32; 6];
-        for (i, x) in v.iter_mut().enumerate() {
+        for (i, x) in v.iter_mut().enumerate().skip(3) {
             let at = self.at();
             *x = self.f32("pose")?;
             let eye_height = i == 5;
@@ -912,7 +929,7 @@ impl Reader<'_> {
                 });
             }
         }
-        Ok(Pose { position: [v[0], v[1], v[2]], yaw: v[3], pitch: v[4], eye_height: v[5] })
+        Ok(Pose { position, yaw: v[3], pitch: v[4], eye_height: v[5] })
     }
 
     fn chunk(&mut self, what: &'static str) -> Result<ChunkCoord, DecodeError> {
@@ -1447,24 +1464,28 @@ mod tests {
     fn a_pose_correction_is_small_server_only_and_refuses_a_pose_that_is_not_a_number() {
         let pose = Pose::standing([100.5, 70.0, -3.0], 0.5, 0.0);
         let m = Message::PoseCorrection { tick: 300, pose };
-        assert_eq!(m.encode().len(), 1 + 2 + 24);
+        // Tag, tick (2), position (3 × f64), yaw, pitch, eye height (3 × f32).
+        assert_eq!(m.encode().len(), 1 + 2 + 24 + 12);
         assert!(!m.is_from_client());
         assert!(!Message::ChunkReleased { chunk: ChunkCoord::new(0, 0, 0) }.is_from_client());
         let mut bad = m.encode();
-        bad[3 + 4..3 + 8].copy_from_slice(&f32::NAN.to_le_bytes());
+        bad[3 + 8..3 + 16].copy_from_slice(&f64::NAN.to_le_bytes());
         let e = Message::decode(&bad).unwrap_err();
-        assert_eq!(e.to_string(), "the y at byte 7 is 0; allowed: a finite number");
+        assert_eq!(e.to_string(), "the y at byte 11 is 0; allowed: a finite number");
         for (eye_height, shown) in [(-0.5f32, "0"), (16.5, "16"), (f32::INFINITY, "0")] {
             let mut bad = m.encode();
-            bad[3 + 20..3 + 24].copy_from_slice(&eye_height.to_le_bytes());
+            bad[3 + 32..3 + 36].copy_from_slice(&eye_height.to_le_bytes());
             let e = Message::decode(&bad).unwrap_err();
-            assert_eq!(e.to_string(), format!("the eye height at byte 23 is {shown}; allowed: 0 to 16 voxels"));
+            assert_eq!(e.to_string(), format!("the eye height at byte 35 is {shown}; allowed: 0 to 16 voxels"));
         }
+        // A pose far out keeps its fraction: 10⁹ + 0.25 is exact on the wire.
+        let far = Message::PoseCorrection { tick: 1, pose: Pose::standing([1e9 + 0.25, 70.0, -1e9 - 0.5], 0.0, 0.0) };
+        assert_eq!(Message::decode(&far.encode()), Ok(far));
         assert!(Pose::standing([0.0; 3], 0.0, 0.0).is_valid());
         assert!(!Pose { eye_height: 17.0, ..pose }.is_valid() && !Pose { yaw: f32::NAN, ..pose }.is_valid());
         assert!(!Pose::standing([0.0, 3e9, 0.0], 0.0, 0.0).is_valid());
         assert_eq!(chunk_of([-0.5, 31.9, 32.0]), ChunkCoord::new(-1, 0, 1));
-        assert_eq!(chunk_of([f32::MAX, f32::MIN, 0.0]), ChunkCoord::new(i32::MAX / 32, i32::MIN / 32, 0));
+        assert_eq!(chunk_of([f64::MAX, f64::MIN, 0.0]), ChunkCoord::new(i32::MAX / 32, i32::MIN / 32, 0));
         let view = ViewRadius { horizontal: 2, vertical: 1 };
         let c = ChunkCoord::new(0, 0, 0);
         assert!(view.contains(c, ChunkCoord::new(2, -1, -2), 0));

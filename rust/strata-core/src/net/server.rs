@@ -963,7 +963,7 @@ fn is_older_tick(tick: u32, last: u32) -> bool {
 }
 
 /// Whether voxel `p`'s centre is within `reach` of `eye`.
-fn within_reach(eye: [f32; 3], p: IVec3, reach: f64) -> bool {
-    let d = [p.x as f64 + 0.5 - eye[0] as f64, p.y as f64 + 0.5 - eye[1] as f64, p.z as f64 + 0.5 - eye[2] as f64];
+fn within_reach(eye: [f64; 3], p: IVec3, reach: f64) -> bool {
+    let d = [f64::from(p.x) + 0.5 - eye[0], f64::from(p.y) + 0.5 - eye[1], f64::from(p.z) + 0.5 - eye[2]];
     d.iter().map(|v| v * v).sum::<f64>() <= reach * reach
 }

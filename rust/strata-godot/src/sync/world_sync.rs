@@ -1009,15 +1009,15 @@ impl WorldSync {
     }
 
     /// A point of the world node's space (world − its origin) as the wire's world position.
-    pub(super) fn wire_position(&self, local: Vector3) -> [f32; 3] {
+    pub(super) fn wire_position(&self, local: Vector3) -> [f64; 3] {
         let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
-        origin.to_world([f64::from(local.x), f64::from(local.y), f64::from(local.z)]).map(|v| v as f32)
+        origin.to_world([f64::from(local.x), f64::from(local.y), f64::from(local.z)])
     }
 
     /// A world position from the wire in the world node's space.
-    pub(super) fn local_position(&self, wire: [f32; 3]) -> Vector3 {
+    pub(super) fn local_position(&self, wire: [f64; 3]) -> Vector3 {
         let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
-        let l = origin.to_local(wire.map(f64::from));
+        let l = origin.to_local(wire);
         Vector3::new(l[0] as f32, l[1] as f32, l[2] as f32)
     }
 

@@ -83,7 +83,8 @@ impl ChunkWorld {
                 })
                 .filter_map(|(&c, n)| n.body.as_ref().and(n.faces.as_ref()).map(|f| (c, f)))
                 .collect();
-            near.sort_by_key(|(c, _)| (c.x - viewer.x).pow(2) + (c.y - viewer.y).pow(2) + (c.z - viewer.z).pow(2));
+            let d = |a: i32, b: i32| (i64::from(a) - i64::from(b)).pow(2);
+            near.sort_by_key(|(c, _)| d(c.x, viewer.x) + d(c.y, viewer.y) + d(c.z, viewer.z));
             let mut triangles = 0;
             for (c, faces) in near {
                 let faces = as_vector3s(faces.corners());

@@ -60,7 +60,9 @@ impl ChunkWorld {
             let mut coming: Vec<ChunkCoord> =
                 e.spawns.keys().copied().filter(|&c| !e.active.contains(&c) && within(c, 0)).collect();
             coming.sort_by_key(|c| {
-                viewers.iter().map(|v| (c.x - v.x).pow(2) + (c.y - v.y).pow(2) + (c.z - v.z).pow(2)).min()
+                // In i64: viewers of a shared world may be millions of chunks apart.
+                let d = |a: i32, b: i32| (i64::from(a) - i64::from(b)).pow(2);
+                viewers.iter().map(|v| d(c.x, v.x) + d(c.y, v.y) + d(c.z, v.z)).min()
             });
             for c in coming {
                 e.active.insert(c);

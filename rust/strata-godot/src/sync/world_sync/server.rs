@@ -28,7 +28,7 @@ impl WorldSync {
         }
         let Some(mut world) = self.world_node() else { return };
         let now = self.now();
-        let wire: Vec<(PlayerId, [f32; 3])> = match self.players_view() {
+        let wire: Vec<(PlayerId, [f64; 3])> = match self.players_view() {
             Some(view) => view.players().filter_map(|(id, _)| Some((id, view.pose_of(id, now)?.position))).collect(),
             None => Vec::new(),
         };
