@@ -256,7 +256,7 @@ fn a_speed_hack_is_corrected_and_honest_sprinting_with_a_lag_spike_is_not() {
         net.settle();
         // Whatever it reports, the others never see it farther than it could have gone.
         let seen = net.clients[&3].pose_of(fast, net.now + 1.0).expect("seen");
-        assert!(seen.position[0] as f64 <= 9.0 * t + 9.5, "seen at {:?} after {t} s", seen.position);
+        assert!(seen.position[0] <= 9.0 * t + 9.5, "seen at {:?} after {t} s", seen.position);
     }
     assert!(!corrections(&net.take_events(1)).is_empty());
     assert!(corrections(&net.take_events(2)).is_empty(), "the honest one is never corrected");
