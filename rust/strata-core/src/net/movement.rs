@@ -636,7 +636,7 @@ mod tests {
             assert!(refused.is_empty(), "{name}: {refused:?}");
         }
         // The fall did fall 32 voxels, the climb climbed, the swimmer rose to the surface.
-        let eye_y = |poses: &[(f64, Pose)]| f64::from(poses.last().unwrap().1.position[1]);
+        let eye_y = |poses: &[(f64, Pose)]| poses.last().unwrap().1.position[1];
         let fall = trace(&cases[3].1, [0.0, 96.0, 0.0], 6.0, cases[3].4);
         assert!((eye_y(&fall) - (64.0 + EYE)).abs() < 1e-4);
         let deep_fall = trace(&cases[4].1, [0.0, 1064.0, 0.0], 20.0, cases[4].4);
