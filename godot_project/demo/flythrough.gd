@@ -9,7 +9,9 @@
 ## `--workers=N` (worker threads, default 0 = automatic),
 ## `--ambient-occlusion=0|1` (default 1), `--entities=0|1` (the demo's spawn rules: deer and
 ## chests, default 0; prints the live entities and the main-thread time to instance one),
-## `--light=0|1` (sky and block light, default 1: off, the workers keep no voxel cache).
+## `--light=0|1` (sky and block light, default 1: off, the workers keep no voxel cache),
+## `--origin-shift=D` (the floating origin on, shifting when the camera is D voxels from it;
+## default 0: off; prints the shifts and their main-thread time).
 ## Machine-readable lines start with `STRATA_` (read by `cargo xtask bench`).
 extends Node3D
 
@@ -24,6 +26,7 @@ var workers := 0
 var ambient_occlusion := true
 var entities := false
 var light := true
+var origin_shift := 0.0
 
 @onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -58,6 +61,8 @@ func _parse_args() -> void:
 				entities = kv[1] != "0" and kv[1] != "false"
 			"--light":
 				light = kv[1] != "0" and kv[1] != "false"
+			"--origin-shift":
+				origin_shift = float(kv[1])
 
 
 func _ready() -> void:
@@ -83,6 +88,10 @@ func _ready() -> void:
 	world.worker_threads = workers
 	world.light_enabled = light
 	world.frame_budget_ms = 3.0
+	if origin_shift > 0.0:
+		world.floating_origin = true
+		world.origin_shift_distance = origin_shift
+		camera.add_to_group(world.origin_shift_group)
 	print(
 		(
 			(
@@ -102,9 +111,10 @@ func _ready() -> void:
 	_run.call_deferred()
 
 
+## Puts the camera 28 voxels over world column (x, z), in the world's node space.
 func _place_camera(x: float, z: float, look_ahead: Vector3) -> void:
 	var ground := world.get_height(x, z)
-	camera.position = Vector3(x, maxf(ground, 0.0) + 28.0, z)
+	camera.position = Vector3(x, maxf(ground, 0.0) + 28.0, z) - Vector3(world.get_origin())
 	camera.look_at(camera.position + look_ahead, Vector3.UP)
 
 
@@ -340,6 +350,10 @@ func _run() -> void:
 		var part_key := "apply_chunk_%s_us_median" % part
 		print("STRATA_%s=%.1f" % [part_key.to_upper(), stats.get(part_key, -1.0)])
 	print("STRATA_FAR_COLUMNS=%d" % world.get_stats()["far_loaded"])
+	if origin_shift > 0.0:
+		print("STRATA_ORIGIN_SHIFTS=%d" % stats["origin_shifts"])
+		print("STRATA_ORIGIN_SHIFT_US_MEDIAN=%.1f" % stats["origin_shift_us_median"])
+		print("STRATA_ORIGIN_SHIFT_US_MAX=%.1f" % stats["origin_shift_us_max"])
 	get_tree().quit(0)
 
 

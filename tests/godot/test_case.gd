@@ -6,6 +6,20 @@
 class_name StrataTestCase
 extends Node
 
+## The script of `critter_scene()`'s root.
+const CRITTER_SCRIPT := """extends Node3D
+
+var health: int = 10
+
+
+func strata_get_state() -> Dictionary:
+	return {"health": health}
+
+
+func strata_set_state(state: Dictionary) -> void:
+	health = int(state.get("health", 10))
+"""
+
 var _failures: PackedStringArray = []
 ## Nodes the running test wants freed after it (see `keep`).
 var _kept: Array[Node] = []
@@ -55,6 +69,25 @@ func scratch_dir() -> String:
 		_scratch = OS.get_user_data_dir().path_join("%s_%d" % [name, randi()])
 		DirAccess.make_dir_recursive_absolute(_scratch)
 	return _scratch
+
+
+## A scene of a Node3D with the test critter's script (a `health` of 10 kept through
+## `strata_get_state` / `strata_set_state`), written as `critter.gd` and `critter.tscn` under
+## `dir` (made if missing): an entity a world can save, since its scene has a file.
+func critter_scene(dir: String) -> PackedScene:
+	DirAccess.make_dir_recursive_absolute(dir)
+	var script := GDScript.new()
+	script.source_code = CRITTER_SCRIPT
+	assert_eq(script.reload(), OK, "the critter script compiles")
+	assert_eq(ResourceSaver.save(script, dir.path_join("critter.gd")), OK)
+	var root := Node3D.new()
+	root.name = "Critter"
+	root.set_script(load(dir.path_join("critter.gd")))
+	var packed := PackedScene.new()
+	assert_eq(packed.pack(root), OK)
+	root.free()
+	assert_eq(ResourceSaver.save(packed, dir.path_join("critter.tscn")), OK)
+	return load(dir.path_join("critter.tscn"))
 
 
 ## Frees the kept nodes and removes the scratch folder; the runner calls it after `after_each`.

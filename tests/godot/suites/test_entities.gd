@@ -6,18 +6,6 @@
 extends StrataTestCase
 
 const DIR := "user://entity_suite"
-const CRITTER_SCRIPT := """extends Node3D
-
-var health: int = 10
-
-
-func strata_get_state() -> Dictionary:
-	return {"health": health}
-
-
-func strata_set_state(state: Dictionary) -> void:
-	health = int(state.get("health", 10))
-"""
 
 var _worlds: Array[StrataChunkWorld] = []
 var _critter: PackedScene
@@ -26,18 +14,7 @@ var _critter: PackedScene
 func before_each() -> void:
 	DirAccess.make_dir_recursive_absolute(DIR)
 	if _critter == null:
-		var script := GDScript.new()
-		script.source_code = CRITTER_SCRIPT
-		assert_eq(script.reload(), OK, "the critter script compiles")
-		assert_eq(ResourceSaver.save(script, DIR + "/critter.gd"), OK)
-		var root := Node3D.new()
-		root.name = "Critter"
-		root.set_script(load(DIR + "/critter.gd"))
-		var packed := PackedScene.new()
-		assert_eq(packed.pack(root), OK)
-		root.free()
-		assert_eq(ResourceSaver.save(packed, DIR + "/critter.tscn"), OK)
-		_critter = load(DIR + "/critter.tscn")
+		_critter = critter_scene(DIR)
 
 
 func after_each() -> void:

@@ -11,13 +11,6 @@ const DISTANCES: Array[int] = [0, 100_000, 4_000_000, 100_000_000, 1_000_000_000
 const GROUND_TOP := 19
 const HALF_HEIGHT := 0.9
 const DIR := "user://test_floating_origin"
-const CRITTER_SCRIPT := """extends Node3D
-var health := 10
-func strata_get_state() -> Dictionary:
-	return {"health": health}
-func strata_set_state(s: Dictionary) -> void:
-	health = s.get("health", 10)
-"""
 
 var _worlds: Array[StrataChunkWorld] = []
 var _shifts: Array[Vector3i] = []
@@ -97,7 +90,17 @@ func _teleport(w: StrataChunkWorld, body: CharacterBody3D, x: int, z: int) -> bo
 	w.set_origin(Vector3i(x, 0, z))
 	body.position = w.voxel_to_local(Vector3i(x, GROUND_TOP + 3, z)) + Vector3(0.5, 0.0, 0.5)
 	body.velocity = Vector3.ZERO
-	return await wait_until(func() -> bool: return w.is_area_ready(), 60.0)
+	# The world sees where the viewer went at its next frame: until then it reports the old area.
+	await wait_frames(2)
+	if not await wait_until(func() -> bool: return w.is_area_ready(), 60.0):
+		return false
+	# Collision under the body: a physics ray down from it hits the world's ground.
+	var ground_hit := func() -> bool:
+		var from := body.global_position
+		var ray := PhysicsRayQueryParameters3D.create(from, from + Vector3(0, -10, 0))
+		ray.exclude = [body.get_rid()]
+		return not body.get_world_3d().direct_space_state.intersect_ray(ray).is_empty()
+	return await wait_until(ground_hit, 30.0)
 
 
 ## Lets `body` fall under gravity until it has stood on the floor for ten physics frames.
@@ -295,19 +298,27 @@ func test_the_coordinate_api_is_exact_far_away() -> void:
 	assert_eq(hit.get("point"), Vector3(3.5, 19.0, 1.5), "the point in the node's space")
 
 
+## The designer's preview reaches the world's bounds: at 1e9 it draws the same flat ground as at
+## the origin.
+func test_previews_draw_far_away() -> void:
+	var preview := StrataWorldPreview.new()
+	var near := preview.render_now(_flat_preset(), Vector2i.ZERO, 16, 1.0, 10)
+	var far := preview.render_now(
+		_flat_preset(), Vector2i(1_000_000_000, -1_000_000_000), 16, 1.0, 10
+	)
+	assert_true(far.has("height"), "a preview at 1e9: %s" % preview.last_error())
+	if near.has("height") and far.has("height"):
+		var a: Image = near["height"]
+		var b: Image = far["height"]
+		assert_eq(b.get_size(), Vector2i(16, 16), "its size")
+		assert_true(a.get_data() == b.get_data(), "the same flat ground as at the origin")
+	var refused := preview.render_now(_flat_preset(), Vector2i(1_073_741_824, 0), 16, 1.0, 10)
+	assert_true(refused.is_empty(), "beyond the bounds")
+	assert_true(preview.last_error().contains("1073741823"), preview.last_error())
+
+
 func test_edits_undo_entities_and_saves_far_away() -> void:
-	DirAccess.make_dir_recursive_absolute(DIR)
-	var script := GDScript.new()
-	script.source_code = CRITTER_SCRIPT
-	assert_eq(script.reload(), OK, "the critter script compiles")
-	assert_eq(ResourceSaver.save(script, DIR + "/critter.gd"), OK)
-	var root := Node3D.new()
-	root.set_script(load(DIR + "/critter.gd"))
-	var packed := PackedScene.new()
-	assert_eq(packed.pack(root), OK)
-	root.free()
-	assert_eq(ResourceSaver.save(packed, DIR + "/critter.tscn"), OK)
-	var critter: PackedScene = load(DIR + "/critter.tscn")
+	var critter := critter_scene(DIR)
 	var body := _player()
 	var w := _world(body)
 	var far := Vector3i(1_000_000_000, 0, 1_000_000_000)

@@ -6,35 +6,13 @@
 extends StrataNetTestCase
 
 const DIR := "user://floating_origin_shared"
-const CRITTER_SCRIPT := """extends Node3D
-
-var health: int = 10
-
-
-func strata_get_state() -> Dictionary:
-	return {"health": health}
-
-
-func strata_set_state(state: Dictionary) -> void:
-	health = int(state.get("health", 10))
-"""
 ## Where both players stand: 3,000 km out on x and z.
 const SPOT := Vector3i(3_000_008, 0, 3_000_008)
 
 
 func before_each() -> void:
 	super()
-	DirAccess.make_dir_recursive_absolute(DIR)
-	var script := GDScript.new()
-	script.source_code = CRITTER_SCRIPT
-	assert_eq(script.reload(), OK, "the critter script compiles")
-	assert_eq(ResourceSaver.save(script, DIR + "/critter.gd"), OK)
-	var root := Node3D.new()
-	root.set_script(load(DIR + "/critter.gd"))
-	var packed := PackedScene.new()
-	assert_eq(packed.pack(root), OK)
-	root.free()
-	assert_eq(ResourceSaver.save(packed, DIR + "/critter.tscn"), OK)
+	critter_scene(DIR)
 
 
 func _preset() -> StrataWorldPreset:

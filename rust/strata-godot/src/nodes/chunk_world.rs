@@ -404,6 +404,10 @@ pub struct ChunkWorld {
     origin: strata_core::base::origin::FloatingOrigin,
     /// The viewer that did not follow a shift was reported (once per viewer).
     origin_warned: bool,
+    /// Main-thread time of each origin shift (µs): moving the nodes, the regions and the group.
+    origin_shift_us: strata_core::stream::scheduler::Samples,
+    /// Origin shifts so far.
+    origin_shifts: u64,
     #[export_group(name = "Editor")]
     #[export]
     editor_preview: bool,
@@ -597,6 +601,8 @@ impl INode3D for ChunkWorld {
             origin_shift_group: StringName::from("strata_origin_shift"),
             origin: Default::default(),
             origin_warned: false,
+            origin_shift_us: Default::default(),
+            origin_shifts: 0,
             edits_data: PackedByteArray::new(),
             edit_history: EditHistory::new(),
             flow_steps: HashMap::new(),

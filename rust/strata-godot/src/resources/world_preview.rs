@@ -355,6 +355,9 @@ fn placement_dictionary(p: &strata_core::gen3d::structures::Placement) -> VarDic
 }
 
 /// Why these `request()` arguments cannot be previewed, naming the argument and what is allowed.
+/// The world's bounds on x and z, voxels.
+const WORLD_BOUND: i32 = crate::base::ranges::WORLD_BOUND as i32;
+
 fn check_arguments(
     preset: Option<&Gd<WorldPreset>>,
     center: Vector2i,
@@ -370,8 +373,10 @@ fn check_arguments(
         Some(format!("cell_size = {cell_size}; allowed: 0.25..={MAX_CELL} voxels per pixel"))
     } else if !(-(1 << 20)..=(1 << 20)).contains(&cave_y) {
         Some(format!("cave_y = {cave_y}; allowed: -1048576..=1048576"))
-    } else if !(-(1 << 29)..=(1 << 29)).contains(&center.x) || !(-(1 << 29)..=(1 << 29)).contains(&center.y) {
-        Some(format!("center = {center}; allowed: x and z within ±536870912"))
+    } else if ![center.x, center.y].iter().all(|v| (-WORLD_BOUND..=WORLD_BOUND).contains(v)) {
+        // The world's own bounds: the largest preview (1,024 pixels of 1,024 voxels) around them
+        // still stays within i32.
+        Some(format!("center = {center}; allowed: x and z within ±{WORLD_BOUND} (the world's bounds)"))
     } else {
         None
     };

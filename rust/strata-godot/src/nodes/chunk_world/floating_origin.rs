@@ -132,6 +132,7 @@ impl ChunkWorld {
         if shift == IVec3::ZERO {
             return;
         }
+        let started = std::time::Instant::now();
         let d = Vector3::new(shift.x as f32, shift.y as f32, shift.z as f32);
         self.origin = next;
         self.entities.shift(next, d);
@@ -158,6 +159,8 @@ impl ChunkWorld {
         }
         self.place_navigation_regions();
         self.shift_group(&me, d);
+        self.origin_shift_us.push(started.elapsed().as_micros() as u32);
+        self.origin_shifts += 1;
         self.signals().origin_shifted().emit(Vector3i::new(shift.x, shift.y, shift.z));
     }
 

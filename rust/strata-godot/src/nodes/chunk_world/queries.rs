@@ -360,6 +360,9 @@ impl ChunkWorld {
             d.set(&GString::from(&format!("collision_{kind}_us_median")), samples.median());
             d.set(&GString::from(&format!("collision_{kind}_us_max")), samples.max());
         }
+        d.set("origin_shifts", self.origin_shifts as i64);
+        d.set("origin_shift_us_median", self.origin_shift_us.median());
+        d.set("origin_shift_us_max", self.origin_shift_us.max());
         d.set("far_nodes", self.far_nodes.len() as i64);
         d.set("nodes", self.nodes.values().filter(|n| n.mesh.is_some()).count() as i64);
         d.set("nodes_to_free", self.nodes_to_free.len() as i64);
