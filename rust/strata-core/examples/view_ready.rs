@@ -130,5 +130,6 @@ fn main() {
     let total = [&sky, &buried, &faces, &far].iter().map(|k| k.gen_us + k.mesh_us).sum::<u64>();
     println!("  all workers' time {:.1} ms", total as f64 / 1000.0);
     let (hits, misses) = s.voxel_cache_lookups();
-    println!("  voxel cache: {hits} hits, {misses} misses (chunks generated for light boxes)");
+    let sky = s.voxel_cache().sky_misses();
+    println!("  voxel cache: {hits} hits, {misses} misses (of which sky {sky}: chunks generated for light boxes)");
 }
