@@ -11,7 +11,7 @@
 
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
-use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
 use crate::base::edits::apply_edits;
 use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
@@ -270,7 +270,24 @@ fn build_chunk(
     let MeshBuffers { mut mesh, packed: mut bytes } = buffers;
     mesh.clear();
     let t0 = Instant::now();
-    let sky = generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation);
+    // A padded chunk above the ground tiles the cache keeps is sky without a column pass: the
+    // generator's sky test would say so too, and leave the buffers as set here.
+    let (padded_min, n) = (job.coord.min_voxel() - IVec3::ONE, CHUNK_SIZE + 2);
+    let sky = if job.coord.in_world() && cache.above_ground(generator, padded_min, IVec3::splat(n)) {
+        padded.reset(padded_min, IVec3::splat(n));
+        columns.columns.clear();
+        (columns.min_x, columns.min_z, columns.size_x, columns.size_z) = (padded_min.x, padded_min.z, n, n);
+        true
+    } else {
+        generator.generate_padded_chunk_unless_sky(job.coord, padded, columns, generation)
+    };
+    if job.payload.light.is_some() && !job.is_update {
+        // Lit neighbours' light boxes read this chunk: they find it instead of generating it.
+        cache.insert_padded(job.coord, padded, sky);
+        if !sky {
+            cache.note_columns(columns);
+        }
+    }
     if sky && job.payload.edits.is_empty() {
         let gen_us = t0.elapsed().as_micros() as u32;
         return Some(ChunkResult {

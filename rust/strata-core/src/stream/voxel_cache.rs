@@ -15,11 +15,21 @@
 //! back to the chunks it passed, so recency keeps more of them than insertion order: see
 //! `docs/perf.md`, "Occluder pages and a least-recently-used voxel cache").
 //!
+//! A chunk is generated once whoever asks first: a streamed chunk's own job hands its generated
+//! voxels in ([`VoxelCache::insert_padded`]) before its neighbours' light boxes ask, and a miss
+//! generates the chunk padded, as the job would (one column pass for the sky test and the voxels
+//! alike), keeping the chunk inside.
+//!
+//! Beside the voxels the cache keeps, per chunk column, the highest ground of each 8 × 8 tile
+//! ([`VoxelCache::ground_top`]): the bound above which a light box's columns are open to the sky,
+//! without a column pass over the whole box. Like the voxels, a pure function of the generator.
+//!
 //! May use: `base`, `gen3d`.
 
 use crate::base::block::{AIR, BlockId};
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
+use crate::gen3d::columns::ColumnGrid;
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scratch::GenScratch;
 use std::collections::{HashMap, VecDeque};
@@ -41,6 +51,16 @@ const ENTRY_OVERHEAD: usize = 64;
 /// lookups of the 20,000-step walk at view distance 8 (16 MiB: 96.9 %, or 96.1 % with the
 /// oldest inserted going first; `docs/perf.md`).
 pub const DEFAULT_CACHE_BYTES: usize = 768 * NIBBLE_BYTES;
+
+/// Side of the tiles whose highest ground [`VoxelCache::ground_top`] keeps, in columns.
+pub const GROUND_TILE: i32 = 8;
+/// Tiles along one side of a chunk column.
+const GROUND_TILES: usize = (CHUNK_SIZE / GROUND_TILE) as usize;
+/// The highest ground (`Column::surface`) of each tile of a chunk column, x fastest.
+type GroundTiles = [i32; GROUND_TILES * GROUND_TILES];
+/// Chunk columns whose ground tiles are kept (68 bytes each and the map's slot); past it the
+/// map starts again empty.
+const GROUND_COLUMNS: usize = 16_384;
 
 /// The generator's voxels of one chunk.
 #[derive(Debug, PartialEq, Eq)]
@@ -85,11 +105,12 @@ impl ChunkVoxels {
             5..=16 => 4,
             _ => 8,
         };
-        let per_byte = 8 / bits as usize;
-        let data: Box<[u8]> = indices
-            .chunks(per_byte)
-            .map(|group| group.iter().enumerate().fold(0u8, |b, (i, &x)| b | (x << (i * bits as usize))))
-            .collect();
+        let data = match bits {
+            1 => pack_bits::<1>(&indices),
+            2 => pack_bits::<2>(&indices),
+            4 => pack_bits::<4>(&indices),
+            _ => indices.into_boxed_slice(),
+        };
         ChunkVoxels::Packed { bits, palette: palette.into(), data }
     }
 
@@ -119,31 +140,113 @@ impl ChunkVoxels {
 
     /// Writes the voxels from index `from` on (x fastest, then z, then y) into `out`, one per
     /// slot.
-    #[inline]
+    #[cfg(test)]
     fn read_row(&self, from: usize, out: &mut [BlockId]) {
+        RowReader::new(self).read(from, out);
+    }
+}
+
+/// Palette indices (each below `1 << BITS`) packed `8 / BITS` a byte, low bits first.
+fn pack_bits<const BITS: usize>(indices: &[u8]) -> Box<[u8]> {
+    let per_byte = 8 / BITS;
+    indices.chunks(per_byte).map(|group| group.iter().rev().fold(0u8, |b, &x| (b << BITS) | x)).collect()
+}
+
+/// Reads rows of one chunk's voxels: packed ones a byte at a time through a table of each
+/// byte's blocks, made once per chunk (a box copies up to 1,024 rows of a chunk).
+enum RowReader<'a> {
+    Fill(BlockId),
+    /// `table` holds `per_byte` blocks for each of the 256 bytes.
+    Table {
+        per_byte: usize,
+        data: &'a [u8],
+        table: Vec<BlockId>,
+    },
+    Dense(&'a [BlockId]),
+}
+
+impl<'a> RowReader<'a> {
+    fn new(voxels: &'a ChunkVoxels) -> Self {
+        match voxels {
+            ChunkVoxels::Uniform(id) => RowReader::Fill(*id),
+            ChunkVoxels::Packed { bits, palette, data } => {
+                let (bits, per_byte) = (*bits as usize, 8 / *bits as usize);
+                let mask = (1usize << bits) - 1;
+                let table = (0..256 * per_byte)
+                    .map(|k| {
+                        let (byte, slot) = (k / per_byte, k % per_byte);
+                        palette.get((byte >> (slot * bits)) & mask).copied().unwrap_or(AIR)
+                    })
+                    .collect();
+                RowReader::Table { per_byte, data, table }
+            }
+            ChunkVoxels::Dense(d) => RowReader::Dense(d),
+        }
+    }
+
+    /// Writes the voxels from index `from` on (x fastest, then z, then y) into `out`, one per
+    /// slot.
+    #[inline]
+    fn read(&self, from: usize, out: &mut [BlockId]) {
         match self {
-            ChunkVoxels::Uniform(id) => out.fill(*id),
-            ChunkVoxels::Packed { bits, palette, data } => match bits {
-                1 => unpack_row::<1>(data, palette, from, out),
-                2 => unpack_row::<2>(data, palette, from, out),
-                4 => unpack_row::<4>(data, palette, from, out),
-                _ => unpack_row::<8>(data, palette, from, out),
+            RowReader::Fill(id) => out.fill(*id),
+            RowReader::Table { per_byte, data, table } => match per_byte {
+                8 => read_bytes::<8>(data, table, from, out),
+                4 => read_bytes::<4>(data, table, from, out),
+                2 => read_bytes::<2>(data, table, from, out),
+                _ => read_bytes::<1>(data, table, from, out),
             },
-            ChunkVoxels::Dense(d) => out.copy_from_slice(&d[from..from + out.len()]),
+            RowReader::Dense(d) => out.copy_from_slice(&d[from..from + out.len()]),
         }
     }
 }
 
-/// Voxels `from..from + out.len()` of packed `data` (`BITS` a voxel) through `palette`.
+/// Voxels `from..from + out.len()` of `data`, `PER_BYTE` a byte, through `table` (the blocks
+/// of each byte's voxels): whole bytes as one copy each, the voxels of a byte cut by either end
+/// one at a time.
 #[inline]
-fn unpack_row<const BITS: usize>(data: &[u8], palette: &[BlockId], from: usize, out: &mut [BlockId]) {
-    let per_byte = 8 / BITS;
-    let mask = ((1u16 << BITS) - 1) as u8;
-    for (k, o) in out.iter_mut().enumerate() {
-        let i = from + k;
-        let index = (data[i / per_byte] >> ((i % per_byte) * BITS)) & mask;
-        *o = palette[index as usize];
+fn read_bytes<const PER_BYTE: usize>(data: &[u8], table: &[BlockId], from: usize, out: &mut [BlockId]) {
+    let one = |i: usize| table[data[i / PER_BYTE] as usize * PER_BYTE + i % PER_BYTE];
+    let head = ((PER_BYTE - from % PER_BYTE) % PER_BYTE).min(out.len());
+    let (first, rest) = out.split_at_mut(head);
+    for (k, o) in first.iter_mut().enumerate() {
+        *o = one(from + k);
     }
+    let (at, rest_len) = (from + head, rest.len());
+    let mut whole = rest.chunks_exact_mut(PER_BYTE);
+    for (o, &b) in (&mut whole).zip(&data[at / PER_BYTE..]) {
+        o.copy_from_slice(&table[b as usize * PER_BYTE..(b as usize + 1) * PER_BYTE]);
+    }
+    let tail = whole.into_remainder();
+    let at = at + (rest_len - tail.len());
+    for (k, o) in tail.iter_mut().enumerate() {
+        *o = one(at + k);
+    }
+}
+
+/// The chunk `c` inside `padded` (the chunk padded by one voxel) packed.
+fn pack_inside(c: ChunkCoord, padded: &VoxelBuffer) -> ChunkVoxels {
+    let n = CHUNK_SIZE as usize;
+    let mut voxels = Vec::with_capacity(VOXELS);
+    for y in 0..CHUNK_SIZE {
+        for z in 0..CHUNK_SIZE {
+            let at = padded.index_local(c.min_voxel() + IVec3::new(0, y, z) - padded.min());
+            voxels.extend_from_slice(&padded.data()[at..at + n]);
+        }
+    }
+    ChunkVoxels::pack(&voxels)
+}
+
+/// The highest of `surface(x, z)` over each 8 × 8 tile of a chunk column (x, z local).
+fn ground_tiles(surface: impl Fn(i32, i32) -> i32) -> GroundTiles {
+    let mut tiles = [i32::MIN; GROUND_TILES * GROUND_TILES];
+    for z in 0..CHUNK_SIZE {
+        for x in 0..CHUNK_SIZE {
+            let t = &mut tiles[(z / GROUND_TILE) as usize * GROUND_TILES + (x / GROUND_TILE) as usize];
+            *t = (*t).max(surface(x, z));
+        }
+    }
+    tiles
 }
 
 #[derive(Default)]
@@ -199,9 +302,13 @@ impl Entries {
 pub struct VoxelCache {
     entries: Mutex<Entries>,
     budget_bytes: usize,
+    /// Ground tiles per chunk column (x, z) ([`VoxelCache::ground_top`]).
+    grounds: Mutex<HashMap<(i32, i32), GroundTiles>>,
     /// Workers' lookups that found their chunk / generated it.
     hits: AtomicU64,
     misses: AtomicU64,
+    /// Of the misses, the chunks that were sky (no voxel stage run).
+    sky_misses: AtomicU64,
 }
 
 impl std::fmt::Debug for VoxelCache {
@@ -216,9 +323,11 @@ impl VoxelCache {
     pub fn new(budget_bytes: usize) -> Self {
         Self {
             entries: Mutex::new(Entries::default()),
+            grounds: Mutex::new(HashMap::new()),
             budget_bytes: budget_bytes.max(DENSE_BYTES + ENTRY_OVERHEAD),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            sky_misses: AtomicU64::new(0),
         }
     }
 
@@ -226,6 +335,12 @@ impl VoxelCache {
     /// chunk).
     pub fn lookups(&self) -> (u64, u64) {
         (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed))
+    }
+
+    /// Of [`VoxelCache::lookups`]' misses, those whose chunk was sky: a column pass, no voxels
+    /// generated.
+    pub fn sky_misses(&self) -> u64 {
+        self.sky_misses.load(Ordering::Relaxed)
     }
 
     /// Entries held and the bytes they count for.
@@ -242,6 +357,13 @@ impl VoxelCache {
 
     /// The generator's voxels of chunk `c`: from the cache, or generated (with `scratch`, into
     /// `buffer`) and kept.
+    ///
+    /// A chunk above the ground tiles, the sea and the structures is air without a column pass
+    /// ([`VoxelCache::above_ground`]). Any other miss generates the chunk padded by one voxel, as
+    /// its own job does
+    /// ([`Generator::generate_padded_chunk_unless_sky`]): one column pass both tells a sky chunk
+    /// apart and feeds the stages, and it gives the ground tiles of the chunk's column too. The
+    /// chunk inside is the same voxels (law: Seamless).
     pub fn chunk(
         &self,
         generator: &Generator,
@@ -254,13 +376,15 @@ impl VoxelCache {
             return v;
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let voxels = Arc::new(if !c.in_world() || generator.chunk_is_sky(c) {
-            ChunkVoxels::Uniform(AIR)
+        let mut columns = ColumnGrid::default();
+        let sky = (c.in_world() && self.above_ground(generator, c.min_voxel(), IVec3::splat(CHUNK_SIZE)))
+            || generator.generate_padded_chunk_unless_sky(c, buffer, &mut columns, scratch);
+        if sky {
+            self.sky_misses.fetch_add(1, Ordering::Relaxed);
         } else {
-            buffer.reset(c.min_voxel(), IVec3::splat(CHUNK_SIZE));
-            generator.generate_region_with(buffer, scratch);
-            ChunkVoxels::pack(buffer.data())
-        });
+            self.note_columns(&columns);
+        }
+        let voxels = Arc::new(if sky { ChunkVoxels::Uniform(AIR) } else { pack_inside(c, buffer) });
         let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(v) = e.use_entry(c) {
             // Another worker made it meanwhile: the same voxels (a pure function of `c`).
@@ -268,6 +392,103 @@ impl VoxelCache {
         }
         e.insert(c, voxels.clone(), self.budget_bytes);
         voxels
+    }
+
+    /// Keeps the generator's voxels of chunk `c` from `padded`, the chunk padded by one voxel as
+    /// [`Generator::generate_padded_chunk_unless_sky`] made it (edits *not* applied; `sky` as it
+    /// answered), unless the cache holds the chunk already. What a streamed chunk's job calls,
+    /// so that its neighbours' light boxes find it instead of generating it again.
+    pub fn insert_padded(&self, c: ChunkCoord, padded: &VoxelBuffer, sky: bool) {
+        let inside = padded.min() == c.min_voxel() - IVec3::ONE && padded.size() == IVec3::splat(CHUNK_SIZE + 2);
+        if !inside || self.entries.lock().unwrap_or_else(|p| p.into_inner()).map.contains_key(&c) {
+            return;
+        }
+        let voxels = Arc::new(if sky { ChunkVoxels::Uniform(AIR) } else { pack_inside(c, padded) });
+        let mut e = self.entries.lock().unwrap_or_else(|p| p.into_inner());
+        if !e.map.contains_key(&c) {
+            e.insert(c, voxels, self.budget_bytes);
+        }
+    }
+
+    /// Keeps the ground tiles of every chunk column that `grid` covers whole (a padded chunk's
+    /// columns cover their chunk's), unless kept already.
+    pub fn note_columns(&self, grid: &ColumnGrid) {
+        if grid.columns.len() != (grid.size_x.max(0) * grid.size_z.max(0)) as usize {
+            return;
+        }
+        let first = |m: i32| m.div_euclid(CHUNK_SIZE) + (m.rem_euclid(CHUNK_SIZE) != 0) as i32;
+        let (cx0, cz0) = (first(grid.min_x), first(grid.min_z));
+        let (cx1, cz1) =
+            ((grid.min_x + grid.size_x).div_euclid(CHUNK_SIZE), (grid.min_z + grid.size_z).div_euclid(CHUNK_SIZE));
+        for cz in cz0..cz1 {
+            for cx in cx0..cx1 {
+                if self.grounds.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&(cx, cz)) {
+                    continue;
+                }
+                let (x0, z0) = (cx * CHUNK_SIZE - grid.min_x, cz * CHUNK_SIZE - grid.min_z);
+                let tiles = ground_tiles(|x, z| grid.columns[((z0 + z) * grid.size_x + x0 + x) as usize].surface);
+                self.keep_ground(cx, cz, tiles);
+            }
+        }
+    }
+
+    /// The highest ground (`Column::surface`, sea and structures not counted) over the columns of
+    /// `[min_x, min_x + size_x) × [min_z, min_z + size_z)`, or of a few columns more (those of
+    /// the 8 × 8 tiles it touches): a bound from above, as the column pass over the rectangle
+    /// would give it, at most 7 columns wider on each side. `i32::MIN` for an empty rectangle.
+    /// Chunk columns not kept yet get a column pass of their own.
+    pub fn ground_top(&self, generator: &Generator, min_x: i32, min_z: i32, size_x: i32, size_z: i32) -> i32 {
+        if size_x <= 0 || size_z <= 0 {
+            return i32::MIN;
+        }
+        let (tx0, tz0) = (min_x.div_euclid(GROUND_TILE), min_z.div_euclid(GROUND_TILE));
+        let (tx1, tz1) = ((min_x + size_x - 1).div_euclid(GROUND_TILE), (min_z + size_z - 1).div_euclid(GROUND_TILE));
+        let per = CHUNK_SIZE / GROUND_TILE;
+        let mut top = i32::MIN;
+        for cz in tz0.div_euclid(per)..=tz1.div_euclid(per) {
+            for cx in tx0.div_euclid(per)..=tx1.div_euclid(per) {
+                let kept = self.grounds.lock().unwrap_or_else(|p| p.into_inner()).get(&(cx, cz)).copied();
+                let tiles = kept.unwrap_or_else(|| {
+                    let grid = generator.column_grid(cx * CHUNK_SIZE, cz * CHUNK_SIZE, CHUNK_SIZE, CHUNK_SIZE);
+                    let tiles = ground_tiles(|x, z| grid.columns[(z * CHUNK_SIZE + x) as usize].surface);
+                    self.keep_ground(cx, cz, tiles);
+                    tiles
+                });
+                for (i, &t) in tiles.iter().enumerate() {
+                    let (tx, tz) = (cx * per + (i % GROUND_TILES) as i32, cz * per + (i / GROUND_TILES) as i32);
+                    if (tx0..=tx1).contains(&tx) && (tz0..=tz1).contains(&tz) {
+                        top = top.max(t);
+                    }
+                }
+            }
+        }
+        top
+    }
+
+    /// Whether the generator gives the box `[min, min + size)` all air, known without running
+    /// it: the world has no generation hook, and the box lies above the highest ground of the
+    /// tiles over its columns ([`VoxelCache::ground_top`]), above the sea and above every
+    /// structure there (above those three the generated world is air,
+    /// [`Generator::structure_top`]). It is the generator's own sky test
+    /// ([`Generator::generate_padded_chunk_unless_sky`]) on a bound of the ground from above, so
+    /// where this says air, so does the generator; where it says no, the generator decides.
+    pub fn above_ground(&self, generator: &Generator, min: IVec3, size: IVec3) -> bool {
+        if generator.hook_stats().is_some() || size.x <= 0 || size.z <= 0 {
+            return false;
+        }
+        let water = &generator.preset().water;
+        let sea = if water.enabled { water.sea_level } else { i32::MIN };
+        let structures = generator.structure_top((min.x, min.z), (min.x + size.x, min.z + size.z));
+        let ground = self.ground_top(generator, min.x, min.z, size.x, size.z);
+        min.y > ground.max(sea).max(structures.map_or(i32::MIN, |t| t - 1))
+    }
+
+    fn keep_ground(&self, cx: i32, cz: i32, tiles: GroundTiles) {
+        let mut grounds = self.grounds.lock().unwrap_or_else(|p| p.into_inner());
+        if grounds.len() >= GROUND_COLUMNS {
+            grounds.clear();
+        }
+        grounds.insert((cx, cz), tiles);
     }
 
     /// Fills `out` (its own box) with the generator's voxels, chunk by chunk from the cache:
@@ -288,6 +509,7 @@ impl VoxelCache {
                 for cx in c0.x..=c1.x {
                     let c = ChunkCoord::new(cx, cy, cz);
                     let voxels = self.chunk(generator, c, buffer, scratch);
+                    let rows = RowReader::new(&voxels);
                     let base = c.min_voxel();
                     // The part of the box this chunk covers.
                     let lo = IVec3::new(min.x.max(base.x), min.y.max(base.y), min.z.max(base.z));
@@ -302,7 +524,7 @@ impl VoxelCache {
                             let at = out.index_local(IVec3::new(lo.x, y, z) - min);
                             let l = IVec3::new(lo.x, y, z) - base;
                             let from = ((l.y * CHUNK_SIZE + l.z) * CHUNK_SIZE + l.x) as usize;
-                            voxels.read_row(from, &mut out.data_mut()[at..at + n]);
+                            rows.read(from, &mut out.data_mut()[at..at + n]);
                         }
                     }
                     debug_assert_eq!(voxels.get_local(lo - base), out.get(lo).unwrap_or(AIR));
@@ -371,6 +593,68 @@ mod tests {
         }
         let (entries, bytes) = cache.usage();
         assert!(bytes <= 3 * DENSE_BYTES && entries > 0, "{entries} entries, {bytes} bytes");
+    }
+
+    /// The ground tiles give the highest surface of the 8 × 8 tiles a rectangle touches, as
+    /// the column pass over those tiles gives it: noted from a padded chunk's columns (as a job
+    /// hands them in) or computed for chunk columns not noted.
+    #[test]
+    fn ground_tiles_give_the_column_pass_highest_surface_over_the_tiles_touched() {
+        let g = Generator::new(&WorldPreset { seed: 5, ..WorldPreset::default() }).unwrap();
+        let cache = VoxelCache::new(DEFAULT_CACHE_BYTES);
+        let m = ChunkCoord::new(1, 0, -2).min_voxel();
+        cache.note_columns(&g.column_grid(m.x - 1, m.z - 1, CHUNK_SIZE + 2, CHUNK_SIZE + 2));
+        let highest = |x0: i32, z0: i32, x1: i32, z1: i32| {
+            g.column_grid(x0, z0, x1 - x0, z1 - z0).columns.iter().map(|c| c.surface).max().unwrap()
+        };
+        for (x, z, sx, sz) in
+            [(17, -79, 62, 62), (32, -64, 32, 32), (-8, -64, 16, 8), (40, -70, 1, 1), (-100, 30, 70, 5)]
+        {
+            let tile = |v: i32| v.div_euclid(GROUND_TILE) * GROUND_TILE;
+            let wide = highest(tile(x), tile(z), tile(x + sx - 1) + GROUND_TILE, tile(z + sz - 1) + GROUND_TILE);
+            let bound = cache.ground_top(&g, x, z, sx, sz);
+            assert_eq!(bound, wide, "rectangle at ({x}, {z}) of {sx} × {sz}");
+            assert!(bound >= highest(x, z, x + sx, z + sz));
+        }
+        assert_eq!(cache.ground_top(&g, 0, 0, 0, 5), i32::MIN);
+    }
+
+    /// Where the ground tiles say a box is air, the generator's own sky test says so too and the
+    /// generated voxels are air: chunks and padded chunks from below the ground to far above it,
+    /// in worlds with and without sea.
+    #[test]
+    fn above_the_ground_tiles_the_generator_gives_air() {
+        for preset in [WorldPreset { seed: 8, ..WorldPreset::default() }, {
+            let mut p = WorldPreset { seed: 21, ..WorldPreset::default() };
+            p.water.enabled = false;
+            p
+        }] {
+            let g = Generator::new(&preset).unwrap();
+            let cache = VoxelCache::new(DEFAULT_CACHE_BYTES);
+            let (mut said, mut padded, mut columns) =
+                (0, VoxelBuffer::new(IVec3::ZERO, IVec3::ONE), ColumnGrid::default());
+            for (x, z) in [(0, 0), (-700, 90), (1234, -4321)] {
+                let s = ChunkCoord::containing(IVec3::new(x, g.surface_height(x, z), z));
+                for dy in -2..=4 {
+                    let c = ChunkCoord::new(s.x, s.y + dy, s.z);
+                    if cache.above_ground(&g, c.min_voxel(), IVec3::splat(CHUNK_SIZE)) {
+                        said += 1;
+                        assert_eq!(g.generate_chunk(c).uniform_block(), Some(AIR), "chunk {c:?}");
+                    }
+                    let m = c.min_voxel() - IVec3::ONE;
+                    if cache.above_ground(&g, m, IVec3::splat(CHUNK_SIZE + 2)) {
+                        let sky = g.generate_padded_chunk_unless_sky(
+                            c,
+                            &mut padded,
+                            &mut columns,
+                            &mut GenScratch::default(),
+                        );
+                        assert!(sky, "padded chunk {c:?}");
+                    }
+                }
+            }
+            assert!(said >= 3, "{said} chunks above the ground");
+        }
     }
 
     /// Past its budget the cache lets go of the chunk used longest ago, not the one inserted
