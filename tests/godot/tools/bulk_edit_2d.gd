@@ -98,7 +98,4 @@ func _stats(v: Array[float]) -> String:
 	var s := v.duplicate()
 	s.sort()
 	var p99: float = s[mini(s.size() - 1, int(ceil(s.size() * 0.99)) - 1)]
-	return (
-		"median=%.3f p99=%.3f max=%.3f n=%d"
-		% [s[s.size() / 2], p99, s[s.size() - 1], s.size()]
-	)
+	return "median=%.3f p99=%.3f max=%.3f n=%d" % [s[s.size() / 2], p99, s[s.size() - 1], s.size()]
