@@ -322,9 +322,9 @@ func test_a_64_tile_square_edit_and_its_undo_reach_the_tile_map_layer() -> void:
 	var top := w.local_to_tile(Vector2(8, w.get_surface_height(8) + 1))
 	(w.get_node(w.viewer) as Node2D).position = w.tile_to_local(top + Vector2i(0, 20))
 	w.water_flow_enabled = false
+	assert_true(await wait_until(w.is_area_ready, 120.0), "area never became ready")
 	# The smallest budget: the rows are spread over many frames, at least one a frame.
 	w.frame_budget_ms = 0.05
-	assert_true(await wait_until(w.is_area_ready, 120.0), "area never became ready")
 	var layer := w.get_tile_map_layer()
 	var a := top + Vector2i(-32, -10)
 	var b := a + Vector2i(63, 63)

@@ -26,22 +26,24 @@
 //! generates the chunk padded by the light's margin, walks its columns' sky exposure and lights
 //! it ([`crate::stream::lighting2d`]), so a result carries its tiles and its light together. An
 //! edit relights every loaded chunk its light can reach ([`LightEdit2D::chunks`], the column's
-//! exposure before and after from [`column_exposure_2d`], remembered per column); those whose
+//! exposure before and after from [`crate::stream::lighting2d::column_exposure_2d`], remembered per column); those whose
 //! tiles did not change come back with `tiles_changed` false, so the caller writes only their
 //! light.
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
-use crate::base::coords::IVec3;
+use crate::base::coords::{IVec3, clamp_to_world};
+use crate::base::edit_history::VoxelChange;
 use crate::base::edits::EditMap;
 use crate::gen2d::autotile::{AtlasCoords, TileRules, autotile_padded_with};
 use crate::gen2d::{ChunkCoord2D, Generator2D};
-use crate::light::LightProps;
-use crate::base::edit_history::VoxelChange;
 use crate::light::LIGHT_REACH;
+use crate::light::LightProps;
 use crate::light::light2d::{LIGHT2D_SHELL, LightEdit2D, TileLightScratch};
-use crate::stream::lighting2d::{ChunkLight2D, column_exposure_2d, edits_for_light_2d, light_box, light_chunk_tiles};
+use crate::stream::lighting2d::{
+    COLUMN_EXPOSURE_SEARCH_DEPTH_2D, ChunkLight2D, EXPOSURE_SLAB_2D, edits_for_light_2d, light_box, light_chunk_tiles,
+};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
 use crate::stream::streamer::AppliedFlow;
 
@@ -204,7 +206,7 @@ pub struct Streamer2D {
     /// result has `tiles_changed`.
     retile: HashSet<ChunkCoord2D>,
     /// Each column's exposure as the edits so far leave it, for the chunks an edit relights
-    /// (found once by [`column_exposure_2d`], then kept up to date by every edit).
+    /// (found once by [`crate::stream::lighting2d::column_exposure_2d`], then kept up to date by every edit).
     exposure: HashMap<i32, i32>,
     edits: EditMap,
     /// The view distance in use: `config.view_distance`, or less within the memory budget.
@@ -627,8 +629,9 @@ impl Streamer2D {
             *e = (e.0.min(p.y), e.1.max(p.y));
         }
         let light = self.config.light.clone();
+        let xs: Vec<i32> = columns.keys().copied().collect();
         let before: HashMap<i32, i32> = match &light {
-            Some(props) => columns.keys().map(|&x| (x, self.column_exposure(props, x))).collect(),
+            Some(props) => self.column_exposures(props, &xs),
             None => HashMap::new(),
         };
         let n = self.chunk_tiles;
@@ -642,15 +645,16 @@ impl Streamer2D {
         }
         self.retile.extend(touched.iter().copied());
         if let Some(props) = &light {
+            // Only an edit at or above a column's exposure tile can move it: those are walked
+            // again, together.
+            let moved: Vec<i32> = columns.iter().filter(|(x, (y0, _))| *y0 <= before[*x]).map(|(x, _)| *x).collect();
+            for x in &moved {
+                self.exposure.remove(x);
+            }
+            let after = self.column_exposures(props, &moved);
             for (&x, &(y0, y1)) in &columns {
                 let exposure_before = before[&x];
-                // Only an edit at or above the column's exposure tile can move it.
-                let exposure_after = if y0 <= exposure_before {
-                    self.exposure.remove(&x);
-                    self.column_exposure(props, x)
-                } else {
-                    exposure_before
-                };
+                let exposure_after = after.get(&x).copied().unwrap_or(exposure_before);
                 touched.extend(light_chunks_of_column(x, (y0, y1), (exposure_before, exposure_after), n));
             }
         }
@@ -662,22 +666,114 @@ impl Streamer2D {
         }
     }
 
-    /// The exposure of column `x` as the edits so far leave it: remembered, or walked once.
-    fn column_exposure(&mut self, props: &LightProps, x: i32) -> i32 {
-        if let Some(&e) = self.exposure.get(&x) {
-            return e;
+    /// The exposure of each column of `xs` as the edits so far leave it: remembered, or walked
+    /// once, the columns not remembered together ([`column_exposures_2d`]).
+    fn column_exposures(&mut self, props: &LightProps, xs: &[i32]) -> HashMap<i32, i32> {
+        let mut out: HashMap<i32, i32> = HashMap::with_capacity(xs.len());
+        let mut walk = Vec::new();
+        for &x in xs {
+            match self.exposure.get(&x) {
+                Some(&e) => {
+                    out.insert(x, e);
+                }
+                None => walk.push(x),
+            }
         }
-        if self.exposure.len() >= EXPOSURE_MEMORY {
+        if walk.is_empty() {
+            return out;
+        }
+        if self.exposure.len() + walk.len() > EXPOSURE_MEMORY {
             self.exposure.clear();
         }
-        let e = column_exposure_2d(&self.generator, Some(&self.edits), props, x);
-        self.exposure.insert(x, e);
-        e
+        for (x, e) in column_exposures_2d(&self.generator, Some(&self.edits), props, &walk) {
+            self.exposure.insert(x, e);
+            out.insert(x, e);
+        }
+        out
     }
 
     /// The tile at `(x, y)`: the edit if there is one, else the generated tile.
     pub fn tile(&self, x: i32, y: i32) -> BlockId {
         tile_with_edits(&self.generator, Some(&self.edits), x, y)
+    }
+}
+
+/// [`crate::stream::lighting2d::column_exposure_2d`] of every column of `xs`, equal to it column by column: neighbouring
+/// columns are walked together, a slab of [`EXPOSURE_SLAB_2D`] rows generated once for a run of
+/// them rather than once for each (what a wide edit's columns cost on the main thread).
+pub fn column_exposures_2d(
+    generator: &Generator2D,
+    edits: Option<&EditMap>,
+    props: &LightProps,
+    xs: &[i32],
+) -> Vec<(i32, i32)> {
+    let mut sorted: Vec<i32> = xs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if !props.is_clear(block::AIR) {
+        return sorted.into_iter().map(|x| (x, i32::MIN)).collect();
+    }
+    // The walk of a column beyond the world's bounds is the nearest column's inside.
+    let mut clamped: Vec<i32> = sorted.iter().map(|&x| clamp_to_world(x)).collect();
+    clamped.dedup();
+    let mut found: HashMap<i32, i32> = HashMap::with_capacity(clamped.len());
+    let mut i = 0;
+    while i < clamped.len() {
+        let mut j = i + 1;
+        while j < clamped.len() && clamped[j] == clamped[j - 1] + 1 {
+            j += 1;
+        }
+        exposures_of_run(generator, edits, props, clamped[i], (j - i) as i32, &mut found);
+        i = j;
+    }
+    sorted.into_iter().map(|x| (x, found[&clamp_to_world(x)])).collect()
+}
+
+/// The exposures of columns `x0..x0 + width` into `found`: each column's walk starts as
+/// [`crate::stream::lighting2d::column_exposure_2d`]'s does and stops at the same row; the slabs are generated for the whole
+/// run, from the highest start of a column still open.
+fn exposures_of_run(
+    generator: &Generator2D,
+    edits: Option<&EditMap>,
+    props: &LightProps,
+    x0: i32,
+    width: i32,
+    found: &mut HashMap<i32, i32>,
+) {
+    let profile = generator.profile(x0, width);
+    // Per column: the row its walk starts at and the row it stops at when nothing stops the sky.
+    let mut open: Vec<(i32, i32, i32)> = (x0..x0 + width)
+        .map(|x| {
+            let mut y = profile.water_top_at(x);
+            if let Some(e) = edits {
+                for (p, id) in e.edits_in_column(x, 0) {
+                    if !props.is_clear(id) && p.y < y {
+                        y = p.y;
+                    }
+                }
+            }
+            (x, y, y.saturating_add(COLUMN_EXPOSURE_SEARCH_DEPTH_2D))
+        })
+        .collect();
+    while let Some(top) = open.iter().map(|c| c.1).min() {
+        let slab = generator.generate_region(x0, top, width, EXPOSURE_SLAB_2D);
+        let end = top.saturating_add(EXPOSURE_SLAB_2D);
+        open.retain_mut(|(x, y, floor)| {
+            while *y < end.min(*floor) {
+                let id =
+                    edits.and_then(|e| e.get(IVec3::new(*x, *y, 0))).or_else(|| slab.get(*x, *y)).unwrap_or(block::AIR);
+                if !props.is_clear(id) {
+                    found.insert(*x, *y);
+                    return false;
+                }
+                *y += 1;
+            }
+            if *y >= *floor {
+                found.insert(*x, *floor);
+                return false;
+            }
+            true
+        });
     }
 }
 
@@ -968,5 +1064,31 @@ mod tests {
         s.set_viewer(0.0, 0.0);
         s.pump();
         drop(s);
+    }
+
+    #[test]
+    fn columns_walked_together_find_each_columns_own_exposure() {
+        use crate::light::LightProps;
+        use crate::stream::lighting2d::column_exposure_2d;
+        let props = LightProps::default_blocks();
+        for seed in [1u64, 7, 2024] {
+            let preset = WorldPreset { seed, ..WorldPreset::default() };
+            let g = Generator2D::new(&preset).unwrap();
+            let mut edits = EditMap::new();
+            // A shaft dug from the surface, stone hung in the sky, a hole under a pool's edge.
+            for y in -5..40 {
+                edits.set(IVec3::new(3, g.surface_row(3) + y, 0), block::AIR);
+            }
+            edits.set(IVec3::new(-20, -400, 0), block::STONE);
+            edits.set(IVec3::new(40, g.surface_row(40), 0), block::AIR);
+            let xs: Vec<i32> = (-70..70).chain([500, 9000, i32::MAX, i32::MIN]).collect();
+            for e in [None, Some(&edits)] {
+                let together = column_exposures_2d(&g, e, &props, &xs);
+                assert_eq!(together.len(), xs.len());
+                for (x, got) in together {
+                    assert_eq!(got, column_exposure_2d(&g, e, &props, x), "seed {seed}, column {x}");
+                }
+            }
+        }
     }
 }

@@ -13,9 +13,7 @@
 
 use crate::base::block::BlockId;
 use crate::base::coords::IVec3;
-use crate::base::edit_history::{
-    Amended, EditHistory, GroupEnd, HistoryError, Recorded, VoxelChange, voxel_bounds,
-};
+use crate::base::edit_history::{Amended, EditHistory, GroupEnd, HistoryError, Recorded, VoxelChange, voxel_bounds};
 use crate::base::edits::EditMap;
 use crate::gen2d::Generator2D;
 use crate::stream::stream2d::Streamer2D;
@@ -234,7 +232,10 @@ mod tests {
     /// Every tile of a box, edits over the generated world.
     fn tiles(s: &Streamer2D, (x0, y0): (i32, i32), (x1, y1): (i32, i32)) -> Vec<BlockId> {
         let g = s.generator().clone();
-        (y0..=y1).flat_map(|y| (x0..=x1).map(move |x| (x, y))).map(|(x, y)| tile_with_edits(&g, Some(s.edits()), x, y)).collect()
+        (y0..=y1)
+            .flat_map(|y| (x0..=x1).map(move |x| (x, y)))
+            .map(|(x, y)| tile_with_edits(&g, Some(s.edits()), x, y))
+            .collect()
     }
 
     #[test]
