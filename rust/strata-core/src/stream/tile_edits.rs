@@ -264,7 +264,7 @@ mod tests {
         let area = ((-20, -220), (20, -190));
         let mut build = Vec::new();
         for y in -205..=-200 {
-            for x in -6..=6 {
+            for x in -6i32..=6 {
                 let wall = x.abs() == 6 || y == -200;
                 build.push((IVec3::new(x, y, 0), Some(if wall { STONE } else { WATER })));
             }
