@@ -1,9 +1,11 @@
 ## Side-view character for the 2D demo: runs, jumps (gravity only ever changes the vertical
 ## speed, so a jump keeps its horizontal speed), crouches (lower, slower, narrower collision),
-## and digs and places tiles of a StrataChunkWorld2D with the mouse. It reads the actions the
+## and digs and places tiles of a StrataChunkWorld2D with the mouse, and places torches (the
+## library's light-emitting block) that light the caves it digs into. It reads the actions the
 ## project declares: `side_move_left`, `side_move_right`, `side_jump`, `side_crouch` (its own:
 ## W jumps here but walks in the 3D demo), and the 3D demo's `dig`, `place`, `hotbar_1`…`hotbar_9`,
-## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both).
+## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both), and
+## `place_torch` (T: a torch at the mouse, from an endless supply).
 extends CharacterBody2D
 
 ## Horizontal speed while running, pixels per second.
@@ -58,6 +60,8 @@ func _physics_process(delta: float) -> void:
 			_edit_cooldown = 0.12
 		elif Input.is_action_pressed("place") and place_tile(tile):
 			_edit_cooldown = 0.12
+		elif Input.is_action_pressed("place_torch") and place_torch(tile):
+			_edit_cooldown = 0.2
 
 
 func _unhandled_input(event: InputEvent) -> void:
@@ -104,6 +108,19 @@ func place_tile(tile: Vector2i) -> bool:
 	if id <= 0 or not inventory.take(inventory.selected):
 		return false
 	world.set_tile(tile, id)
+	return true
+
+
+## Places a torch (the library's block "torch", which glows) on the tile within reach; false when
+## out of reach, not air or water, or it would trap the character. Torches need no inventory.
+func place_torch(tile: Vector2i) -> bool:
+	if not _within_reach(tile):
+		return false
+	var current := world.get_tile(tile)
+	var torch := world.get_block_id("torch")
+	if torch <= 0 or (current != 0 and current != 5):
+		return false
+	world.set_tile(tile, torch)
 	return true
 
 

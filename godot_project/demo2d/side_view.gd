@@ -4,18 +4,27 @@
 ## side_move_left / side_move_right (A/D, the arrows, the left stick or the D-pad), side_jump
 ## (Space, W or A on a gamepad), side_crouch (C, S or B), dig (left mouse or RT: the tile goes into
 ## the inventory), place (right mouse or LT: one of the chosen block), hotbar_1…hotbar_9 (1–9)
-## or hotbar_next / hotbar_previous (the mouse wheel, RB / LB) choose the block, quick_save (F5
-## or Back) and quick_load (F9 or Y) keep the world, the inventory and the character's place in
-## `SAVE_PATH`.
+## or hotbar_next / hotbar_previous (the mouse wheel, RB / LB) choose the block, place_torch (T)
+## puts a torch at the mouse, quick_save (F5 or Back) and quick_load (F9 or Y) keep the world,
+## the inventory, the character's place and the time of day in `SAVE_PATH`.
+## A day-night cycle (`DAY_SECONDS` a day) drives the world's `daylight` and the sky's colour:
+## at night only torches light the caves.
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
 ## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
 ## `--preset=PATH` streams that StrataWorldPreset (e.g. the side-view classic,
-## res://addons/strata/presets/side_view_classic.tres).
+## res://addons/strata/presets/side_view_classic.tres); `--time=T` starts at time of day T
+## (0 midnight, 0.5 noon; default 0.3); `--cave` blasts a cave room under the character as one
+## edit group (a stone shell, then the room), lights it with torches and puts the character in it.
 extends Node2D
 
 ## Where quick_save writes and quick_load reads.
 const SAVE_PATH := "user://saves/side_view.strata"
+## Seconds of a whole day and night.
+const DAY_SECONDS := 240.0
+## The sky's colour at noon and at midnight.
+const DAY_SKY := Color(0.56, 0.76, 0.96)
+const NIGHT_SKY := Color(0.03, 0.04, 0.10)
 ## The actions this demo reads (the character's and its own).
 const ACTIONS: Array[String] = [
 	"side_move_left",
@@ -37,13 +46,18 @@ const ACTIONS: Array[String] = [
 	"hotbar_previous",
 	"quick_save",
 	"quick_load",
+	"place_torch",
 ]
+
+## The time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
+var time_of_day := 0.3
 
 var _spawned := false
 var _screenshot_path := ""
 var _ready_frames := 0
 var _zoom := 0.5
 var _showcase := false
+var _cave := false
 ## The last save or load, for the HUD.
 var _status := ""
 
@@ -57,7 +71,6 @@ func _ready() -> void:
 	for action in ACTIONS:
 		if not InputMap.has_action(action):
 			push_error("side_view: the project's input map lacks the action `%s`" % action)
-	RenderingServer.set_default_clear_color(Color(0.56, 0.76, 0.96))
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--screenshot="):
 			_screenshot_path = arg.substr(13)
@@ -65,6 +78,10 @@ func _ready() -> void:
 			_zoom = clampf(arg.substr(7).to_float(), 0.1, 4.0)
 		elif arg == "--showcase":
 			_showcase = true
+		elif arg == "--cave":
+			_cave = true
+		elif arg.begins_with("--time="):
+			time_of_day = fposmod(arg.substr(7).to_float(), 1.0)
 		elif arg.begins_with("--preset="):
 			var preset := load(arg.substr(9)) as StrataWorldPreset
 			if preset == null:
@@ -73,6 +90,7 @@ func _ready() -> void:
 				_world.preset = preset
 	if _screenshot_path != "":
 		_camera.zoom = Vector2(_zoom, _zoom)
+	_apply_daylight()
 	# Wait at the surface, frozen, until the ground under the spawn point is in the layer.
 	_spawn()
 	_player.set_physics_process(false)
@@ -90,22 +108,30 @@ func _spawn() -> void:
 	_player.position = Vector2(x, _world.get_surface_height(x) - 14.0)
 
 
-func _process(_delta: float) -> void:
+func _process(delta: float) -> void:
+	# A screenshot keeps the time it was asked for.
+	if _screenshot_path == "":
+		time_of_day = fposmod(time_of_day + delta / DAY_SECONDS, 1.0)
+	_apply_daylight()
 	if not _spawned and _world.is_area_ready():
 		_spawned = true
 		_spawn()
 		_player.set_physics_process(true)
 		if _showcase:
 			_build_showcase()
+		if _cave:
+			_build_cave()
 	var s := _world.get_stats()
 	var tile := _world.local_to_tile(_player.position)
 	_hud.text = (
 		(
-			"tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d  %s\n"
-			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  1-9/wheel choose  F5 save  F9 load\n"
+			"%s  tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d  %s\n"
+			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  T torch  1-9/wheel choose"
+			+ "  F5 save  F9 load\n"
 			+ "%s"
 		)
 		% [
+			clock(),
 			tile,
 			s["loaded_chunks"],
 			s["pending_chunks"],
@@ -157,6 +183,45 @@ func _build_showcase() -> void:
 	_world.set_tile(Vector2i(hut_x + 2, floor_y - 2), ids["torch"])
 
 
+## The world's daylight at `time_of_day`: 1 from mid-morning to mid-afternoon, 0.05 at night,
+## a smooth dawn and dusk between.
+func daylight_at(t: float) -> float:
+	var sun := -cos(TAU * t)  # -1 at midnight, 1 at noon
+	return lerpf(0.05, 1.0, smoothstep(-0.3, 0.4, sun))
+
+
+## The time of day as a 24-hour clock.
+func clock() -> String:
+	var minutes := int(time_of_day * 24.0 * 60.0)
+	return "%02d:%02d" % [minutes / 60, minutes % 60]
+
+
+func _apply_daylight() -> void:
+	var d := daylight_at(time_of_day)
+	_world.daylight = d
+	RenderingServer.set_default_clear_color(NIGHT_SKY.lerp(DAY_SKY, d))
+
+
+## A cave room blasted 24 tiles under the character as one edit group (a stone shell, then the
+## room inside it: two rectangle edits, one undo step), lit by two torches on its floor; the
+## character is put inside.
+func _build_cave() -> void:
+	var me := _world.local_to_tile(_player.position)
+	var corner := me + Vector2i(-14, 24)
+	var size := Vector2i(28, 9)
+	_world.begin_edit_group()
+	_world.set_tiles_rect(corner - Vector2i.ONE, corner + size, _world.get_block_id("stone"))
+	_world.set_tiles_rect(corner, corner + size - Vector2i.ONE, 0)
+	var torch := _world.get_block_id("torch")
+	var floor_row := corner.y + size.y - 1
+	_world.set_tile(Vector2i(corner.x + 5, floor_row), torch)
+	_world.set_tile(Vector2i(corner.x + 21, floor_row), torch)
+	_world.end_edit_group()
+	var feet := _world.tile_to_local(Vector2i(corner.x + 13, floor_row))
+	_player.position = Vector2(feet.x, feet.y + 8.0 - 13.0)
+	_player.velocity = Vector2.ZERO
+
+
 ## The row of the topmost solid tile of tile column `x`.
 func _surface_row(x: int) -> int:
 	var px := _world.tile_to_local(Vector2i(x, 0)).x
@@ -178,6 +243,7 @@ func save_game(path := SAVE_PATH) -> Error:
 	DirAccess.make_dir_recursive_absolute(path.get_base_dir())
 	_world.set_state("inventory", _player.inventory.to_text())
 	_world.set_state("player", _player.position)
+	_world.set_state("time_of_day", time_of_day)
 	var err := _world.save_world(path)
 	_status = "saved" if err == OK else "save failed: " + _world.last_error()
 	return err
@@ -197,5 +263,7 @@ func load_game(path := SAVE_PATH) -> Error:
 	if at is Vector2:
 		_player.position = at
 		_player.velocity = Vector2.ZERO
+	time_of_day = fposmod(float(_world.get_state("time_of_day", time_of_day)), 1.0)
+	_apply_daylight()
 	_status = "loaded"
 	return OK

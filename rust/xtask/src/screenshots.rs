@@ -136,6 +136,11 @@ pub fn jobs() -> Vec<Job> {
             shots: vec![shot("side_view_textured.png", "side_view_textured.png")],
         },
         Job {
+            name: "side_view_torch",
+            source: godot(Demo, side_view, &["--zoom=1.5", "--cave", "--time=0.0"], Out::File("--screenshot=")),
+            shots: vec![shot("side_view_torch.png", "side_view_torch.png")],
+        },
+        Job {
             name: "side_view_classic",
             source: godot(
                 Demo,

@@ -156,8 +156,8 @@ func test_every_binding_of_the_project_presses_its_action() -> void:
 			assert_false(Input.is_action_pressed(action), "%s released" % action)
 			checked += 1
 	# 4 + 4 + 3 + 3 (move, jump, crouch), 2 + 2 (dig, place), 9 slots, 2 + 2 (next, previous),
-	# 2 + 2 (save, load).
-	assert_eq(checked, 35, "bindings checked")
+	# 2 + 2 (save, load), 1 (place_torch: T).
+	assert_eq(checked, 36, "bindings checked")
 	var w := InputEventKey.new()
 	w.physical_keycode = KEY_W
 	var left := InputEventKey.new()
@@ -165,6 +165,9 @@ func test_every_binding_of_the_project_presses_its_action() -> void:
 	assert_true(InputMap.event_is_action(w, "side_jump"), "W jumps in the 2D demo")
 	assert_false(InputMap.event_is_action(w, "jump"), "not in the 3D one, where it walks")
 	assert_true(InputMap.event_is_action(left, "side_move_left"), "the left arrow runs left")
+	var t := InputEventKey.new()
+	t.physical_keycode = KEY_T
+	assert_true(InputMap.event_is_action(t, "place_torch"), "T places a torch")
 
 
 func test_w_jumps_and_the_hotbar_actions_choose_the_block() -> void:

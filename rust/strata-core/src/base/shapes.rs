@@ -1,5 +1,6 @@
 //! The voxels of simple shapes, for edits that change many voxels at once: a box, a sphere and a
-//! vertical cylinder. Each is counted exactly before anything is allocated, and one call may name
+//! vertical cylinder, and for side views the tiles of a rectangle and a circle (tile `(x, y)` is
+//! voxel `(x, y, 0)`, as the side view's edits store it). Each is counted exactly before anything is allocated, and one call may name
 //! at most [`MAX_SHAPE_VOXELS`] voxels, all inside the world's bounds; anything else is a typed
 //! error naming the shape, the value and what is allowed.
 //!
@@ -150,6 +151,45 @@ pub fn cylinder_voxels(base: IVec3, radius: f64, height: i32) -> Result<Vec<IVec
     Ok(out)
 }
 
+/// Every tile of the rectangle with corners `a` and `b`, both included (in any order), as
+/// voxels `(x, y, 0)`, row by row (y, then x, ascending).
+pub fn rect_tiles(a: [i32; 2], b: [i32; 2]) -> Result<Vec<IVec3>, ShapeError> {
+    const SHAPE: &str = "rect";
+    let min = [a[0].min(b[0]), a[1].min(b[1])];
+    let max = [a[0].max(b[0]), a[1].max(b[1])];
+    let count = (0..2).map(|i| (max[i] as i64 - min[i] as i64 + 1) as u64).fold(1u64, u64::saturating_mul);
+    check_count(SHAPE, count)?;
+    check_in_world(SHAPE, [min[0] as i64, min[1] as i64, 0], [max[0] as i64, max[1] as i64, 0])?;
+    let mut out = Vec::with_capacity(count as usize);
+    for y in min[1]..=max[1] {
+        out.extend((min[0]..=max[0]).map(|x| IVec3::new(x, y, 0)));
+    }
+    Ok(out)
+}
+
+/// Every tile whose centre lies within `radius` of the centre of tile `center` (offsets with
+/// `dx² + dy² <= radius²`), as voxels `(x, y, 0)`, row by row; radius 0 is the one tile.
+pub fn circle_tiles(center: [i32; 2], radius: f64) -> Result<Vec<IVec3>, ShapeError> {
+    const SHAPE: &str = "circle";
+    let r = check_radius(SHAPE, radius)?;
+    let r2 = radius * radius;
+    let half = |dy: i64| {
+        let rem = r2 - (dy * dy) as f64;
+        (rem >= 0.0).then(|| isqrt_at_most(rem))
+    };
+    let count: u64 = (-r..=r).filter_map(half).map(|k| 2 * k as u64 + 1).sum();
+    check_count(SHAPE, count)?;
+    let c = [center[0] as i64, center[1] as i64];
+    check_in_world(SHAPE, [c[0] - r, c[1] - r, 0], [c[0] + r, c[1] + r, 0])?;
+    let mut out = Vec::with_capacity(count as usize);
+    for dy in -r..=r {
+        let Some(k) = half(dy) else { continue };
+        out.extend((-k..=k).map(|dx| IVec3::new((c[0] + dx) as i32, (c[1] + dy) as i32, 0)));
+    }
+    debug_assert_eq!(out.len() as u64, count);
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,5 +257,63 @@ mod tests {
         assert!(matches!(sphere_voxels(edge, 1.0), Err(ShapeError::OutOfWorld { .. })));
         assert!(matches!(box_voxels(edge, edge + IVec3::new(1, 0, 0)), Err(ShapeError::OutOfWorld { .. })));
         assert_eq!(box_voxels(edge, edge).unwrap(), vec![edge]);
+    }
+
+    #[test]
+    fn a_rect_names_every_tile_between_its_corners_once_in_rows() {
+        let v = rect_tiles([3, -2], [1, 0]).unwrap();
+        assert_eq!(v.len(), 3 * 3);
+        assert_eq!(v.first(), Some(&IVec3::new(1, -2, 0)));
+        assert_eq!(v.last(), Some(&IVec3::new(3, 0, 0)));
+        assert_eq!(v.iter().collect::<HashSet<_>>().len(), v.len());
+        assert!(v.iter().all(|p| (1..=3).contains(&p.x) && (-2..=0).contains(&p.y) && p.z == 0));
+        assert_eq!(rect_tiles([5, 5], [5, 5]).unwrap(), vec![IVec3::new(5, 5, 0)]);
+        // The 64 × 64 rectangle of a bomb or a structure.
+        assert_eq!(rect_tiles([0, 0], [63, 63]).unwrap().len(), 4096);
+    }
+
+    #[test]
+    fn a_circle_names_the_tiles_whose_centre_is_within_the_radius() {
+        assert_eq!(circle_tiles([4, -9], 0.0).unwrap(), vec![IVec3::new(4, -9, 0)]);
+        // Radius 1: the centre and its four edge neighbours; 1.5 adds the corners (√2).
+        assert_eq!(circle_tiles([0, 0], 1.0).unwrap().len(), 5);
+        assert_eq!(circle_tiles([0, 0], 1.5).unwrap().len(), 9);
+        let c = [-3, 10];
+        for r in [2.0, 3.7, 6.0, 10.5] {
+            let got: Vec<IVec3> = circle_tiles(c, r).unwrap();
+            let mut expected = Vec::new();
+            for y in -12..=12 {
+                for x in -12..=12 {
+                    if ((x * x + y * y) as f64).sqrt() <= r {
+                        expected.push(IVec3::new(c[0] + x, c[1] + y, 0));
+                    }
+                }
+            }
+            // The same tiles, in the same row-by-row order.
+            assert_eq!(got, expected, "radius {r}");
+        }
+    }
+
+    #[test]
+    fn bad_rects_and_circles_are_refused_naming_the_shape_and_what_is_allowed() {
+        let e = rect_tiles([0, 0], [1000, 1000]).unwrap_err();
+        assert_eq!(e, ShapeError::TooLarge { shape: "rect", count: 1001 * 1001, limit: MAX_SHAPE_VOXELS });
+        assert!(e.to_string().starts_with("rect has 1002001 voxels"), "{e}");
+        assert_eq!(rect_tiles([0, 0], [999, 999]).unwrap().len() as u64, MAX_SHAPE_VOXELS);
+        let e = rect_tiles([i32::MIN, i32::MIN], [i32::MAX, i32::MAX]).unwrap_err();
+        assert!(matches!(e, ShapeError::TooLarge { shape: "rect", .. }), "{e}");
+        for r in [-0.5, f64::NAN, f64::NEG_INFINITY, MAX_SHAPE_RADIUS + 0.5] {
+            let e = circle_tiles([0, 0], r).unwrap_err();
+            assert!(matches!(e, ShapeError::BadRadius { shape: "circle", .. }), "{e}");
+            assert!(e.to_string().contains("allowed: a finite number in 0..=1024"), "{e}");
+        }
+        // Radius 1024 is allowed by value but names more than a million tiles.
+        assert!(matches!(circle_tiles([0, 0], MAX_SHAPE_RADIUS), Err(ShapeError::TooLarge { shape: "circle", .. })));
+        let edge = WORLD_LIMIT_VOXELS - 1;
+        let e = circle_tiles([0, edge], 1.0).unwrap_err();
+        assert!(matches!(e, ShapeError::OutOfWorld { shape: "circle", .. }), "{e}");
+        assert!(e.to_string().contains("beyond the world's bounds"), "{e}");
+        assert!(matches!(rect_tiles([edge, 0], [edge + 1, 0]), Err(ShapeError::OutOfWorld { shape: "rect", .. })));
+        assert_eq!(rect_tiles([edge, 0], [edge, 0]).unwrap(), vec![IVec3::new(edge, 0, 0)]);
     }
 }

@@ -1,6 +1,6 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
 //! view; [`streamer`] on the main thread, [`chunk_job`] on the workers), the far-view policy (`far_policy`) and far meshing (`far_mesh`), the horizon map for
-//! distant sun shadows (`horizon_map`), and the 2D streamer.
+//! distant sun shadows (`horizon_map`), and the 2D streamer with its edit log (`tile_edits`: shape fills, undo and redo with water).
 //! Workers generate and mesh; the caller's thread only drains finished results. World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
@@ -20,6 +20,7 @@ pub mod query;
 pub mod scheduler;
 pub mod stream2d;
 pub mod streamer;
+pub mod tile_edits;
 pub mod voxel_cache;
 pub mod water_flow;
 pub mod water_runner;

@@ -26,21 +26,26 @@
 //! generates the chunk padded by the light's margin, walks its columns' sky exposure and lights
 //! it ([`crate::stream::lighting2d`]), so a result carries its tiles and its light together. An
 //! edit relights every loaded chunk its light can reach ([`LightEdit2D::chunks`], the column's
-//! exposure before and after from [`column_exposure_2d`], remembered per column); those whose
+//! exposure before and after from [`crate::stream::lighting2d::column_exposure_2d`], remembered per column); those whose
 //! tiles did not change come back with `tiles_changed` false, so the caller writes only their
 //! light.
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
-use crate::base::coords::IVec3;
+use crate::base::coords::{IVec3, clamp_to_world};
+use crate::base::edit_history::VoxelChange;
 use crate::base::edits::EditMap;
 use crate::gen2d::autotile::{AtlasCoords, TileRules, autotile_padded_with};
 use crate::gen2d::{ChunkCoord2D, Generator2D};
+use crate::light::LIGHT_REACH;
 use crate::light::LightProps;
-use crate::light::light2d::{LightEdit2D, TileLightScratch};
-use crate::stream::lighting2d::{ChunkLight2D, column_exposure_2d, edits_for_light_2d, light_box, light_chunk_tiles};
+use crate::light::light2d::{LIGHT2D_SHELL, LightEdit2D, TileLightScratch};
+use crate::stream::lighting2d::{
+    COLUMN_EXPOSURE_SEARCH_DEPTH_2D, ChunkLight2D, EXPOSURE_SLAB_2D, edits_for_light_2d, light_box, light_chunk_tiles,
+};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
+use crate::stream::streamer::AppliedFlow;
 
 /// Counters for the HUD and `get_stats()` (the second stage is light and autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
@@ -201,7 +206,7 @@ pub struct Streamer2D {
     /// result has `tiles_changed`.
     retile: HashSet<ChunkCoord2D>,
     /// Each column's exposure as the edits so far leave it, for the chunks an edit relights
-    /// (found once by [`column_exposure_2d`], then kept up to date by every edit).
+    /// (found once by [`crate::stream::lighting2d::column_exposure_2d`], then kept up to date by every edit).
     exposure: HashMap<i32, i32>,
     edits: EditMap,
     /// The view distance in use: `config.view_distance`, or less within the memory budget.
@@ -523,15 +528,38 @@ impl Streamer2D {
 
     /// Applies the flows finished so far as edits, never waiting; returns how many tiles changed.
     pub fn apply_water_flow(&mut self) -> usize {
-        let mut n = 0;
-        for f in self.water.take_finished() {
-            // Written past `set_tile`, so that flow results start no flow of their own.
-            for (p, id) in f.changes {
-                self.write_tile(p.x, p.y, id);
-                n += 1;
+        self.apply_water_flow_changes().iter().map(|f| f.changes.len()).sum()
+    }
+
+    /// [`Streamer2D::apply_water_flow`], returning each flow with the ticket of the batch that
+    /// caused it and every tile's edit entry before and after (what an undo step takes in), as
+    /// [`crate::stream::streamer::Streamer::apply_water_flow_changes`]. All flows of a call are
+    /// written as one batch: each chunk they touch is re-tiled once.
+    pub fn apply_water_flow_changes(&mut self) -> Vec<AppliedFlow> {
+        let finished = self.water.take_finished();
+        let mut out = Vec::with_capacity(finished.len());
+        let mut all: Vec<(IVec3, Option<BlockId>)> = Vec::new();
+        // Tiles written by earlier flows of this call: a later flow's `before`.
+        let mut written: HashMap<IVec3, BlockId> = HashMap::new();
+        for f in finished {
+            let mut changes = Vec::with_capacity(f.changes.len());
+            for (pos, id) in f.changes {
+                let before = written.get(&pos).copied().or_else(|| self.edits.get(pos));
+                changes.push(VoxelChange { pos, before, after: Some(id) });
+                written.insert(pos, id);
+                all.push((pos, Some(id)));
             }
+            out.push(AppliedFlow { ticket: f.ticket, changes });
         }
-        n
+        // Flow results start no flow of their own: the flow thread already holds them.
+        self.write_tiles(&all);
+        out
+    }
+
+    /// The ticket of the last edit batch submitted to the flow thread (`None` with flow off):
+    /// [`Streamer2D::apply_water_flow_changes`] names each flow by it.
+    pub fn last_water_ticket(&self) -> Option<u64> {
+        self.water.last_ticket()
     }
 
     /// Whether water flow is on.
@@ -563,69 +591,220 @@ impl Streamer2D {
 
     /// Records an edit; every loaded chunk that shows tile `(x, y)` or its edge is re-tiled.
     pub fn set_tile(&mut self, x: i32, y: i32, id: BlockId) {
-        let pos = IVec3::new(x, y, 0);
-        let before = self.edits.get(pos);
-        self.write_tile(x, y, id);
-        let change = crate::base::edit_history::VoxelChange { pos, before, after: Some(id) };
-        self.water.submit(&[change], true);
+        self.edit_tiles(&[(IVec3::new(x, y, 0), Some(id))]);
     }
 
-    /// Writes the edit, re-tiles the loaded chunks that show it and relights those its light
-    /// reaches, without telling the flow thread.
-    fn write_tile(&mut self, x: i32, y: i32, id: BlockId) {
-        let relit = self.config.light.clone().map(|props| {
-            let before = self.column_exposure(&props, x);
-            // Only the column's exposure tile itself, or a tile above it, can move it.
-            let after = if y < before && !props.is_clear(id) {
-                y
-            } else if y == before && props.is_clear(id) {
-                i32::MAX // walked below, once the edit is in
-            } else {
-                before
-            };
-            (props, before, after)
-        });
-        self.edits.set(IVec3::new(x, y, 0), id);
+    /// Records many edits (tile `(x, y)` at voxel `(x, y, 0)`) as one batch, `None` removing the
+    /// edit at a tile (the generated tile shows again: what undo and redo write, so that the edit
+    /// map ends exactly as it was). Each loaded chunk the batch can change is re-tiled or relit
+    /// once, not once per tile, and each edited column's exposure is walked at most once; the
+    /// flow thread then runs the batch's water flow.
+    pub fn edit_tiles(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
+        let changes = batch_changes(&self.edits, batch);
+        self.write_tiles(batch);
+        self.water.submit(&changes, true);
+    }
+
+    /// [`Streamer2D::edit_tiles`] for a batch whose water is already part of it (an undo or a
+    /// redo that puts back what an edit and its flow did): the flow thread writes it in order
+    /// but runs no flow after it.
+    pub fn replay_tiles(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
+        let changes = batch_changes(&self.edits, batch);
+        self.write_tiles(batch);
+        self.water.submit(&changes, false);
+    }
+
+    /// Writes the batch into the edits, re-tiles the loaded chunks that show its tiles and
+    /// relights those its light reaches, without telling the flow thread. With light, each
+    /// edited column's exposure is taken before (remembered or walked) and, when an edit at or
+    /// above it could move it, walked again after.
+    fn write_tiles(&mut self, batch: &[(IVec3, Option<BlockId>)]) {
+        if batch.is_empty() {
+            return;
+        }
+        // Per edited column: the lowest and highest edited row.
+        let mut columns: HashMap<i32, (i32, i32)> = HashMap::new();
+        for &(p, _) in batch {
+            let e = columns.entry(p.x).or_insert((p.y, p.y));
+            *e = (e.0.min(p.y), e.1.max(p.y));
+        }
+        let light = self.config.light.clone();
+        let xs: Vec<i32> = columns.keys().copied().collect();
+        let before: HashMap<i32, i32> = match &light {
+            Some(props) => self.column_exposures(props, &xs),
+            None => HashMap::new(),
+        };
         let n = self.chunk_tiles;
-        let mut touched = self.chunks_touching(x, y);
-        for &c in &touched {
-            self.retile.insert(c);
-        }
-        if let Some((props, before, mut after)) = relit {
-            if after == i32::MAX {
-                self.exposure.remove(&x);
-                after = self.column_exposure(&props, x);
-            } else {
-                self.exposure.insert(x, after);
+        let mut touched: HashSet<ChunkCoord2D> = HashSet::new();
+        for &(p, id) in batch {
+            match id {
+                Some(id) => self.edits.set(p, id),
+                None => self.edits.clear_at(p),
             }
-            let edit = LightEdit2D { x, y, exposure_before: before, exposure_after: after };
-            touched.extend(edit.chunks(n).into_iter().map(|(cx, cy)| ChunkCoord2D::new(cx, cy)));
-            touched.sort_unstable();
-            touched.dedup();
+            touched.extend(self.chunks_touching(p.x, p.y));
         }
+        self.retile.extend(touched.iter().copied());
+        if let Some(props) = &light {
+            // Only an edit at or above a column's exposure tile can move it: those are walked
+            // again, together.
+            let moved: Vec<i32> = columns.iter().filter(|(x, (y0, _))| *y0 <= before[*x]).map(|(x, _)| *x).collect();
+            for x in &moved {
+                self.exposure.remove(x);
+            }
+            let after = self.column_exposures(props, &moved);
+            for (&x, &(y0, y1)) in &columns {
+                let exposure_before = before[&x];
+                let exposure_after = after.get(&x).copied().unwrap_or(exposure_before);
+                touched.extend(light_chunks_of_column(x, (y0, y1), (exposure_before, exposure_after), n));
+            }
+        }
+        let mut touched: Vec<ChunkCoord2D> = touched.into_iter().collect();
+        touched.sort_unstable();
         let (edits, light) = (&self.edits, &self.config.light);
         for c in touched {
             self.scheduler.invalidate(c, || Self::payload_for(edits, light, c, n));
         }
     }
 
-    /// The exposure of column `x` as the edits so far leave it: remembered, or walked once.
-    fn column_exposure(&mut self, props: &LightProps, x: i32) -> i32 {
-        if let Some(&e) = self.exposure.get(&x) {
-            return e;
+    /// The exposure of each column of `xs` as the edits so far leave it: remembered, or walked
+    /// once, the columns not remembered together ([`column_exposures_2d`]).
+    fn column_exposures(&mut self, props: &LightProps, xs: &[i32]) -> HashMap<i32, i32> {
+        let mut out: HashMap<i32, i32> = HashMap::with_capacity(xs.len());
+        let mut walk = Vec::new();
+        for &x in xs {
+            match self.exposure.get(&x) {
+                Some(&e) => {
+                    out.insert(x, e);
+                }
+                None => walk.push(x),
+            }
         }
-        if self.exposure.len() >= EXPOSURE_MEMORY {
+        if walk.is_empty() {
+            return out;
+        }
+        if self.exposure.len() + walk.len() > EXPOSURE_MEMORY {
             self.exposure.clear();
         }
-        let e = column_exposure_2d(&self.generator, Some(&self.edits), props, x);
-        self.exposure.insert(x, e);
-        e
+        for (x, e) in column_exposures_2d(&self.generator, Some(&self.edits), props, &walk) {
+            self.exposure.insert(x, e);
+            out.insert(x, e);
+        }
+        out
     }
 
     /// The tile at `(x, y)`: the edit if there is one, else the generated tile.
     pub fn tile(&self, x: i32, y: i32) -> BlockId {
         tile_with_edits(&self.generator, Some(&self.edits), x, y)
     }
+}
+
+/// [`crate::stream::lighting2d::column_exposure_2d`] of every column of `xs`, equal to it column by column: neighbouring
+/// columns are walked together, a slab of [`EXPOSURE_SLAB_2D`] rows generated once for a run of
+/// them rather than once for each (what a wide edit's columns cost on the main thread).
+pub fn column_exposures_2d(
+    generator: &Generator2D,
+    edits: Option<&EditMap>,
+    props: &LightProps,
+    xs: &[i32],
+) -> Vec<(i32, i32)> {
+    let mut sorted: Vec<i32> = xs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    if !props.is_clear(block::AIR) {
+        return sorted.into_iter().map(|x| (x, i32::MIN)).collect();
+    }
+    // The walk of a column beyond the world's bounds is the nearest column's inside.
+    let mut clamped: Vec<i32> = sorted.iter().map(|&x| clamp_to_world(x)).collect();
+    clamped.dedup();
+    let mut found: HashMap<i32, i32> = HashMap::with_capacity(clamped.len());
+    let mut i = 0;
+    while i < clamped.len() {
+        let mut j = i + 1;
+        while j < clamped.len() && clamped[j] == clamped[j - 1] + 1 {
+            j += 1;
+        }
+        exposures_of_run(generator, edits, props, clamped[i], (j - i) as i32, &mut found);
+        i = j;
+    }
+    sorted.into_iter().map(|x| (x, found[&clamp_to_world(x)])).collect()
+}
+
+/// The exposures of columns `x0..x0 + width` into `found`: each column's walk starts as
+/// [`crate::stream::lighting2d::column_exposure_2d`]'s does and stops at the same row; the slabs are generated for the whole
+/// run, from the highest start of a column still open.
+fn exposures_of_run(
+    generator: &Generator2D,
+    edits: Option<&EditMap>,
+    props: &LightProps,
+    x0: i32,
+    width: i32,
+    found: &mut HashMap<i32, i32>,
+) {
+    let profile = generator.profile(x0, width);
+    // Per column: the row its walk starts at and the row it stops at when nothing stops the sky.
+    let mut open: Vec<(i32, i32, i32)> = (x0..x0 + width)
+        .map(|x| {
+            let mut y = profile.water_top_at(x);
+            if let Some(e) = edits {
+                for (p, id) in e.edits_in_column(x, 0) {
+                    if !props.is_clear(id) && p.y < y {
+                        y = p.y;
+                    }
+                }
+            }
+            (x, y, y.saturating_add(COLUMN_EXPOSURE_SEARCH_DEPTH_2D))
+        })
+        .collect();
+    while let Some(top) = open.iter().map(|c| c.1).min() {
+        let slab = generator.generate_region(x0, top, width, EXPOSURE_SLAB_2D);
+        let end = top.saturating_add(EXPOSURE_SLAB_2D);
+        open.retain_mut(|(x, y, floor)| {
+            while *y < end.min(*floor) {
+                let id =
+                    edits.and_then(|e| e.get(IVec3::new(*x, *y, 0))).or_else(|| slab.get(*x, *y)).unwrap_or(block::AIR);
+                if !props.is_clear(id) {
+                    found.insert(*x, *y);
+                    return false;
+                }
+                *y += 1;
+            }
+            if *y >= *floor {
+                found.insert(*x, *floor);
+                return false;
+            }
+            true
+        });
+    }
+}
+
+/// The chunks whose light an edit of rows `y0..=y1` of column `x` can change, its exposure going
+/// from `before` to `after`: [`LightEdit2D::chunks`] of the lowest and the highest edit, and every
+/// chunk within light's reach of the rows between them (which neither end's reach may cover).
+fn light_chunks_of_column(x: i32, (y0, y1): (i32, i32), (before, after): (i32, i32), n: i32) -> Vec<ChunkCoord2D> {
+    let edit = |y| LightEdit2D { x, y, exposure_before: before, exposure_after: after };
+    let mut out: Vec<ChunkCoord2D> =
+        [edit(y0), edit(y1)].iter().flat_map(|e| e.chunks(n)).map(|(cx, cy)| ChunkCoord2D::new(cx, cy)).collect();
+    let n = n.max(1);
+    let reach = LIGHT_REACH + LIGHT2D_SHELL;
+    let (cx0, cx1) = ((x - reach).div_euclid(n), (x + reach).div_euclid(n));
+    for cy in y0.div_euclid(n)..=y1.div_euclid(n) {
+        out.extend((cx0..=cx1).map(|cx| ChunkCoord2D::new(cx, cy)));
+    }
+    out
+}
+
+/// The changes writing `batch` over `edits` makes: each tile's edit entry before and after, in
+/// order; a tile named twice takes the first write's result as the second's `before`.
+pub fn batch_changes(edits: &EditMap, batch: &[(IVec3, Option<BlockId>)]) -> Vec<VoxelChange> {
+    let mut seen: HashMap<IVec3, Option<BlockId>> = HashMap::new();
+    batch
+        .iter()
+        .map(|&(pos, after)| {
+            let before = seen.get(&pos).copied().unwrap_or_else(|| edits.get(pos));
+            seen.insert(pos, after);
+            VoxelChange { pos, before, after }
+        })
+        .collect()
 }
 
 /// The tile at `(x, y)` with `edits` applied over the generated world.
@@ -885,5 +1064,31 @@ mod tests {
         s.set_viewer(0.0, 0.0);
         s.pump();
         drop(s);
+    }
+
+    #[test]
+    fn columns_walked_together_find_each_columns_own_exposure() {
+        use crate::light::LightProps;
+        use crate::stream::lighting2d::column_exposure_2d;
+        let props = LightProps::default_blocks();
+        for seed in [1u64, 7, 2024] {
+            let preset = WorldPreset { seed, ..WorldPreset::default() };
+            let g = Generator2D::new(&preset).unwrap();
+            let mut edits = EditMap::new();
+            // A shaft dug from the surface, stone hung in the sky, a hole under a pool's edge.
+            for y in -5..40 {
+                edits.set(IVec3::new(3, g.surface_row(3) + y, 0), block::AIR);
+            }
+            edits.set(IVec3::new(-20, -400, 0), block::STONE);
+            edits.set(IVec3::new(40, g.surface_row(40), 0), block::AIR);
+            let xs: Vec<i32> = (-70..70).chain([500, 9000, i32::MAX, i32::MIN]).collect();
+            for e in [None, Some(&edits)] {
+                let together = column_exposures_2d(&g, e, &props, &xs);
+                assert_eq!(together.len(), xs.len());
+                for (x, got) in together {
+                    assert_eq!(got, column_exposure_2d(&g, e, &props, x), "seed {seed}, column {x}");
+                }
+            }
+        }
     }
 }

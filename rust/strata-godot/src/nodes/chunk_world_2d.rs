@@ -48,7 +48,7 @@ use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
-use strata_core::base::edit_history::PendingFlow;
+use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
@@ -57,7 +57,9 @@ use strata_core::stream::stream2d::{
     ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row_with,
 };
 use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
+use strata_core::stream::tile_edits::TileEditLog;
 
+mod edits_2d;
 mod light_2d;
 mod tools_2d;
 
@@ -227,6 +229,8 @@ pub struct ChunkWorld2D {
     light_material: Option<Gd<godot::classes::ShaderMaterial>>,
     /// Each loaded chunk's drawn light.
     light_sprites: HashMap<ChunkCoord2D, ChunkLightSprite>,
+    /// Undo steps of the edits and which water flow joins which step (`edits_2d`).
+    edit_log: TileEditLog,
 }
 
 /// One chunk's drawn light (`light_2d`): its sprite and the bytes its texture holds.
@@ -290,6 +294,7 @@ impl INode2D for ChunkWorld2D {
             light_root: None,
             light_material: None,
             light_sprites: HashMap::new(),
+            edit_log: TileEditLog::new(),
         }
     }
 
@@ -348,7 +353,9 @@ impl INode2D for ChunkWorld2D {
             }
             s.pump();
             crate::host::water_flow::update_2d(s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld2D");
-            s.apply_water_flow();
+            // Each flow joins the undo step of the edit that caused it.
+            let flows = s.apply_water_flow_changes();
+            self.edit_log.flows_applied(s, flows);
             let unloads = s.take_unloads();
             let mut results = Vec::new();
             while let Some(r) = s.try_recv() {
@@ -466,7 +473,8 @@ impl ChunkWorld2D {
     #[signal]
     fn area_preloaded(center: Vector2);
 
-    /// Emitted once per `set_tile`, `set_edits`, `clear_edits` and `load_world` with the
+    /// Emitted once per `set_tile`, shape edit (`set_tiles_rect`, `set_tiles_circle`),
+    /// `apply_edit_changes`, `undo`, `redo`, `set_edits`, `clear_edits` and `load_world` with the
     /// rectangle of tiles that changed (for the calls that replace every edit, the rectangle of
     /// the edits before and after).
     #[signal]
@@ -609,12 +617,9 @@ impl ChunkWorld2D {
             );
             return;
         }
-        match self.streamer.as_mut() {
-            Some(s) => s.set_tile(p.x, p.y, id),
-            None => self.host.kept_edits_mut().set(IVec3::new(p.x, p.y, 0), id),
-        }
-        let q = IVec3::new(p.x, p.y, 0);
-        self.emit_tiles_changed(Some((q, q)));
+        let pos = IVec3::new(p.x, p.y, 0);
+        let before = self.edits().and_then(|e| e.get(pos));
+        self.write_changes("set_tile", &[VoxelChange { pos, before, after: Some(id) }]);
     }
 
     /// Every edit as a flat array `[x, y, id, x, y, id, …]` in a stable order (for saves).
@@ -662,6 +667,7 @@ impl ChunkWorld2D {
             Some(s) => s.replace_edits(map),
             None => self.host.keep_edits(map),
         }
+        self.edit_log.clear();
         self.emit_tiles_changed(world_edits::union(before, after));
     }
 
@@ -800,6 +806,7 @@ impl ChunkWorld2D {
                 let before = world_edits::tile_edit_bounds(self.edits());
                 let after = world_edits::tile_edit_bounds(Some(&edits));
                 self.restart_with(preset, edits, flows);
+                self.edit_log.clear();
                 self.emit_tiles_changed(world_edits::union(before, after));
                 Error::OK
             }
@@ -834,6 +841,7 @@ impl ChunkWorld2D {
             Some(s) => s.replace_edits(EditMap::new()),
             None => self.host.clear_kept_edits(),
         }
+        self.edit_log.clear();
         self.emit_tiles_changed(before);
     }
 
@@ -965,6 +973,7 @@ impl ChunkWorld2D {
         // at the next frame (the streamer restarts now, as the frame would restart it).
         if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
+            self.edit_log.clear();
         }
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
@@ -1022,6 +1031,7 @@ impl ChunkWorld2D {
     fn restart_if_preset_changed(&mut self) {
         if self.streamer.is_some() && self.host.preset_changed(self.preset.as_ref()) {
             self.stop_streaming();
+            self.edit_log.clear();
         }
         self.ensure_streamer();
     }
@@ -1043,6 +1053,8 @@ impl ChunkWorld2D {
             self.host.keep_edits(s.edits().clone());
             self.host.keep_flows(s.pending_water_flows());
             self.layer_dirty = true;
+            // The next flow thread numbers its batches anew: no flow joins a step any more.
+            self.edit_log.forget_flows();
         }
         self.ops.clear();
         self.clear_light_sprites();
