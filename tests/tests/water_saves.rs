@@ -8,7 +8,7 @@ use strata_core::base::block::{AIR, BlockId, STONE, WATER};
 use strata_core::base::edit_history::VoxelChange;
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{
-    SAVE_VERSION, SAVE_VERSION_WITHOUT_FLOWS, SaveOptions, WorldSave, decode_world_save, encode_world_save,
+    SAVE_VERSION_WITH_FLOWS, SAVE_VERSION_WITHOUT_FLOWS, SaveOptions, WorldSave, decode_world_save, encode_world_save,
 };
 use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
 use strata_core::stream::water_runner::{GeneratedWorld, PendingFlow, WaterRunner, flow_after_edit};
@@ -102,7 +102,7 @@ fn a_save_taken_with_flows_pending_loads_and_settles_to_the_uninterrupted_water(
         drop(runner);
         assert_eq!(save.pending_flows.len(), cut);
         let bytes = encode_world_save(&save, "flows.strata", SaveOptions::default()).expect("the save is written");
-        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SAVE_VERSION);
+        assert_eq!(u16::from_le_bytes([bytes[8], bytes[9]]), SAVE_VERSION_WITH_FLOWS);
         let loaded = decode_world_save(&bytes, "flows.strata", SaveOptions::default()).expect("the save loads");
         assert_eq!(loaded, save);
         // Loading: the saved edits, the pending flows run again, then the rest of the edits.

@@ -75,6 +75,20 @@ impl EntityRecord {
     }
 }
 
+/// `p` as a save and a packet keep it: an `f32` offset from its chunk's least corner (below
+/// the chunk's side, so it stays in its chunk), added back in `f64`. A kept record holds this, so
+/// what a save writes reads back equal.
+pub fn kept_position(p: [f64; 3]) -> [f64; 3] {
+    let f = |v: f64| v.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32;
+    let corner = ChunkCoord::containing(IVec3::new(f(p[0]), f(p[1]), f(p[2]))).min_voxel();
+    let side = crate::base::coords::CHUNK_SIZE as f32;
+    let keep = |v: f64, c: i32| {
+        let offset = ((v - f64::from(c)) as f32).clamp(0.0, side.next_down());
+        f64::from(c) + f64::from(offset)
+    };
+    [keep(p[0], corner.x), keep(p[1], corner.y), keep(p[2], corner.z)]
+}
+
 /// How a record's position is written: from its chunk's least corner (save format 5 on,
 /// protocol 8 on), or in world coordinates (older saves, read only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,7 +131,8 @@ impl EntityDeltas {
     }
 
     /// Adds `record` to the chunk it stands in.
-    pub fn push_record(&mut self, record: EntityRecord) {
+    pub fn push_record(&mut self, mut record: EntityRecord) {
+        record.position = kept_position(record.position);
         self.records.entry(record.chunk()).or_default().push(record);
     }
 
@@ -523,6 +538,22 @@ mod tests {
         bad[flags_at] = 0x85;
         let e = decode(&bad).unwrap_err().to_string();
         assert!(e.contains("entity flags") || e.contains("entity"), "{e}");
+    }
+
+    #[test]
+    fn kept_records_read_back_equal_anywhere() {
+        // Points whose offset in their chunk needs more bits than an f32 has, near chunk
+        // corners (just below one: the offset rounds up to the side) and far out.
+        let mut d = EntityDeltas::default();
+        for x in [-1.0e-9, -15.3, 31.999_999_999, 1e9 + 0.1, -1_000_000_000.000_000_1, 4_000_007.77] {
+            d.push_record(record(x, b""));
+        }
+        let mut out = Vec::new();
+        encode_entities(&mut out, &d);
+        assert_eq!(decode(&out).unwrap(), d);
+        for r in d.records.values().flatten() {
+            assert_eq!(kept_position(r.position), r.position, "kept twice is kept once");
+        }
     }
 
     #[test]

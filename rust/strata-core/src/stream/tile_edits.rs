@@ -338,7 +338,8 @@ mod tests {
             assert_eq!(log.write(TileTarget::Kept(&mut kept), &c), Recorded::InGroup);
         }
         assert!(log.undo(TileTarget::Kept(&mut kept)).is_err(), "no undo inside a group");
-        assert_eq!(log.end_group().unwrap(), GroupEnd::Recorded(1));
+        // One step holding the group's three changes (the undo below takes all three back).
+        assert_eq!(log.end_group().unwrap(), GroupEnd::Recorded(3));
         assert_eq!(kept.len(), 3);
         let w = log.undo(TileTarget::Kept(&mut kept)).unwrap().unwrap();
         assert_eq!((w.bounds, w.tiles), ((IVec3::new(0, 0, 0), IVec3::new(2, 0, 0)), 3));

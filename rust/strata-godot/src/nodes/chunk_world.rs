@@ -371,10 +371,6 @@ pub struct ChunkWorld {
     #[var(set)]
     #[export(range = (0.0, 32.0))]
     entity_distance: i64,
-    /// In the editor, preview the world (regenerates when the preset changes) around the
-    /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
-    /// around the origin without the plugin. The preview's nodes belong to no scene: they are
-    /// never saved into it.
     /// Keeps the engine's coordinates small far from the world's start: Godot's positions are
     /// 32-bit floats, whose step is 1/128 m at 100 km and 0.5 m at 4,000 km. On, when the viewer
     /// goes farther than `origin_shift_distance` from the world's `origin` on any axis, the world
@@ -408,6 +404,10 @@ pub struct ChunkWorld {
     origin_shift_us: strata_core::stream::scheduler::Samples,
     /// Origin shifts so far.
     origin_shifts: u64,
+    /// In the editor, preview the world (regenerates when the preset changes) around the
+    /// editor's 3D camera, which the Strata editor plugin passes (`set_editor_viewer`), or
+    /// around the origin without the plugin. The preview's nodes belong to no scene: they are
+    /// never saved into it.
     #[export_group(name = "Editor")]
     #[export]
     editor_preview: bool,
