@@ -291,6 +291,7 @@ func _on_pause_menu_travel_requested(x: float, y: float, z: float) -> void:
 
 
 func _on_travel_arrived(at: PackedFloat64Array) -> void:
+	print("Strata: arrived at %s" % WorldCoords.describe(at))
 	hud.show_notice("Arrived at %s" % WorldCoords.describe(at))
 
 
