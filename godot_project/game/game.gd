@@ -59,6 +59,9 @@ func _ready() -> void:
 		_start_shared(shared)
 	if args.shot_path != "":
 		setup.progressed.connect(_print_loading)
+		# Nothing 3D is drawn until the shot's view is ready (loading, a journey): under software
+		# rendering every drawn frame costs hundreds of milliseconds.
+		get_viewport().disable_3d = true
 	GameState.settings_changed.connect(_on_setting_changed)
 	_apply_settings()
 
@@ -309,6 +312,7 @@ func _scripted_shot(path: String) -> void:
 	var deadline := Time.get_ticks_msec() + SHOT_TIMEOUT_MS
 	while not world.is_area_ready() and Time.get_ticks_msec() < deadline:
 		await get_tree().process_frame
+	get_viewport().disable_3d = false
 	for i in SHOT_SETTLE_FRAMES:
 		await get_tree().process_frame
 	await RenderingServer.frame_post_draw
