@@ -7,7 +7,8 @@
 ## on the ground (`get_height`) and gets control back; `arrived` follows. Without a y the spot is
 ## the standing spot nearest the column that `WorldSetup.find_spawn_voxel` picks (dry ground: the
 ## same for a seed and column in every run); with a y, the feet go there unless the body would be
-## inside the ground there (then onto the surface).
+## inside the ground there (then onto the surface). As at a spawn, the player then faces the
+## most open view.
 class_name Travel
 extends Node
 
@@ -106,6 +107,7 @@ func _arrive() -> void:
 		# On the ground: the column as it is now (edits included).
 		_feet.y = ground
 	player.global_position = setup.feet_at(_feet)
+	player.rotation.y = setup.open_view_yaw(player.global_position)
 	player.velocity = Vector3.ZERO
 	player.process_mode = Node.PROCESS_MODE_INHERIT
 	player.input_enabled = true
