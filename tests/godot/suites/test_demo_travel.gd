@@ -1,7 +1,8 @@
 ## The demo game far from the world's start: "Go to…" in the pause menu refuses what is not a
 ## destination with a clear line, and sends the player to x = z = 1,000,000 (typed) and
 ## 1,000,000,000 (the far-spot button), where it stands on the ground at the spot the standing-spot
-## search picks, the world's origin beside it, and the HUD shows its world coordinates exactly;
+## search picks, the world's origin beside it, and the HUD shows its world coordinates exactly; a
+## jump there lands where it took off; a typed height puts the feet there, in the typed column;
 ## a game saved at 1e9 resumes there, its edit with it.
 extends StrataTestCase
 
@@ -164,6 +165,26 @@ func test_go_to_checks_what_was_typed_and_reaches_1e6_and_1e9() -> void:
 	assert_gt(top - start[1], 0.9, "jumps at 1e9 (%.2f m high)" % (top - start[1]))
 	assert_near(end[1], start[1], 0.02, "lands where it took off (height)")
 	assert_near(end[0], start[0], 0.02, "lands where it took off (x)")
+	# A typed height: the feet go there, in that very column, and the player falls to the ground.
+	var column := Vector2i(far_spot.x + 6, far_spot.z - 4)
+	var surface := int(game.world.get_height(column.x + 0.5, column.y + 0.5))
+	game.pause()
+	menu.open_go_to()
+	var on_arrival: Array[float] = []
+	game.travel.arrived.connect(
+		func(_at: PackedFloat64Array) -> void: on_arrival.assign(_world_of(game)), CONNECT_ONE_SHOT
+	)
+	assert_eq(
+		panel.submit(str(column.x), str(surface + 10), str(column.y)), "", "accepted with a y"
+	)
+	if await _arrive(game, "typed y"):
+		assert_eq(on_arrival.size(), 3, "arrived")
+		if on_arrival.size() == 3:
+			assert_near(on_arrival[1], surface + 10.05, 0.01, "the feet at the typed height")
+		var w := _world_of(game)
+		assert_near(w[0], column.x + 0.5, 0.01, "in the typed column (x)")
+		assert_near(w[2], column.y + 0.5, 0.01, "in the typed column (z)")
+		assert_near(w[1], surface, 0.02, "then on the ground")
 
 
 func test_a_game_saved_at_1e9_resumes_there() -> void:
@@ -179,7 +200,8 @@ func test_a_game_saved_at_1e9_resumes_there() -> void:
 	game.world.set_voxel(dug, 0)
 	var saved_at := _world_of(game)
 	game.player.rotation.y = 0.75
-	assert_true(game.save_game().begins_with("Saved"), "saved")
+	var status := game.save_game()
+	assert_true(status.begins_with("Saved"), "saved: " + status)
 	game.free()
 	await wait_frames(2)
 	var again := await _game(true)
