@@ -8,6 +8,10 @@
 ## failed) and then streams the host's world. Other players show as `RemotePlayers`, the
 ## `ChatBox` carries the chat, and a `SharedClock` gives everyone the host's time of day.
 ##
+## The world has a floating origin (`StrataChunkWorld.floating_origin`): the player is in its shift
+## group, and everything that turns positions into world voxels or columns goes through
+## `WorldCoords`. "Go to…" in the pause menu sends the player anywhere (`Travel`).
+##
 ## Scripted runs take the user arguments described in `RunArgs`.
 class_name Game
 extends Node3D
@@ -34,6 +38,7 @@ var shared_clock: SharedClock
 @onready var day_night: DayNight = $DayNight
 @onready var events: WorldEvents = $WorldEvents
 @onready var setup: WorldSetup = $WorldSetup
+@onready var travel: Travel = $Travel
 @onready var lantern: Lantern = $Player/Head/Lantern
 @onready var hud: Hud = $HUD
 @onready var pause_menu: PauseMenu = $PauseMenu
@@ -54,6 +59,9 @@ func _ready() -> void:
 		_start_shared(shared)
 	if args.shot_path != "":
 		setup.progressed.connect(_print_loading)
+		# Nothing 3D is drawn until the shot's view is ready (loading, a journey): under software
+		# rendering every drawn frame costs hundreds of milliseconds.
+		get_viewport().disable_3d = true
 	GameState.settings_changed.connect(_on_setting_changed)
 	_apply_settings()
 
@@ -193,7 +201,8 @@ func save_game() -> String:
 				"day_length_s": day_night.period_s,
 				"time_of_day": day_night.get_time_of_day(),
 				"day": day_night.get_day(),
-				"player_position": player.global_position,
+				# World coordinates (64-bit): exact wherever the player is.
+				"player_position": WorldCoords.world_position(world, player.global_position),
 				"yaw": player.rotation.y,
 				"pitch": player.head.rotation.x,
 			}
@@ -215,9 +224,15 @@ func _on_world_setup_finished() -> void:
 	if not is_nan(args.auto_time):
 		day_night.set_time_of_day(args.auto_time)
 		day_night.frozen = true
+	if args.go_to.size() == 3:
+		var error := travel_to(args.go_to[0], args.go_to[1], args.go_to[2])
+		if error != "":
+			printerr("Strata: --go-to: ", error)
+		else:
+			await travel.arrived
 	if args.cave:
-		var p := player.global_position
-		var cave := setup.find_cave(Vector2i(floori(p.x), floori(p.z)))
+		var v := WorldCoords.voxel_at(world, player.global_position)
+		var cave := setup.find_cave(Vector2i(v.x, v.z))
 		print("cave: ", cave)
 		if cave != Vector3.INF:
 			player.global_position = cave
@@ -238,15 +253,17 @@ func _process(_delta: float) -> void:
 	world.daylight = day_night.get_daylight()
 
 
-## Torches on the ground a few steps around `p` (for the scripted cave and night shots).
+## Torches on the ground a few steps around global point `p` (for the scripted cave and night
+## shots).
 func _place_torches_around(p: Vector3) -> void:
 	var torch := world.get_block_id("torch")
+	var v := WorldCoords.voxel_at(world, p)
 	for offset: Vector2i in [Vector2i(4, 0), Vector2i(-4, 2), Vector2i(1, -5)]:
-		var x := floori(p.x) + offset.x
-		var z := floori(p.z) + offset.y
+		var x := v.x + offset.x
+		var z := v.z + offset.y
 		# The first open voxel above solid ground, searching from the player's height.
 		for dy in range(6, -10, -1):
-			var at := Vector3i(x, floori(p.y) + dy, z)
+			var at := Vector3i(x, v.y + dy, z)
 			var below := world.get_voxel(at + Vector3i.DOWN)
 			if world.get_voxel(at) == 0 and below != 0 and world.get_block_name(below) != "water":
 				world.set_voxel(at, torch)
@@ -255,6 +272,30 @@ func _place_torches_around(p: Vector3) -> void:
 
 func _on_pause_menu_save_requested() -> void:
 	pause_menu.set_status(save_game())
+
+
+## Sends the player to world coordinates (x, y, z) (`y` NAN: on the ground); "" or why not.
+func travel_to(x: float, y: float, z: float) -> String:
+	if session != null:
+		return "Travel is off in a shared world: the server checks every move"
+	if not loaded:
+		return "The world is still loading"
+	return travel.go_to(x, y, z)
+
+
+func _on_pause_menu_travel_requested(x: float, y: float, z: float) -> void:
+	var error := travel_to(x, y, z)
+	if error != "":
+		pause_menu.show_travel_message(error)
+		return
+	resume()
+	var y_text := "ground" if is_nan(y) else "%.1f" % y
+	hud.show_notice("Travelling to %.1f, %s, %.1f…" % [x, y_text, z])
+
+
+func _on_travel_arrived(at: PackedFloat64Array) -> void:
+	print("Strata: arrived at %s" % WorldCoords.describe(at))
+	hud.show_notice("Arrived at %s" % WorldCoords.describe(at))
 
 
 func _print_loading(fraction: float, loaded_chunks: int, pending_chunks: int) -> void:
@@ -271,6 +312,7 @@ func _scripted_shot(path: String) -> void:
 	var deadline := Time.get_ticks_msec() + SHOT_TIMEOUT_MS
 	while not world.is_area_ready() and Time.get_ticks_msec() < deadline:
 		await get_tree().process_frame
+	get_viewport().disable_3d = false
 	for i in SHOT_SETTLE_FRAMES:
 		await get_tree().process_frame
 	await RenderingServer.frame_post_draw

@@ -1,6 +1,7 @@
-## Heads-up display (toggle with `toggle_hud`): FPS, position, biome, seed, time of day, weather,
-## streaming statistics and the main thread's apply time, plus the crosshair, the hotbar and a
-## short notice line (a refused edit in a shared world).
+## Heads-up display (toggle with `toggle_hud`): FPS, position (the player's world coordinates:
+## the world's floating origin plus its place, exact anywhere), biome, seed, time of day,
+## weather, streaming statistics and the main thread's apply time, plus the crosshair, the hotbar
+## and a short notice line (a refused edit in a shared world, a journey's end).
 class_name Hud
 extends CanvasLayer
 
@@ -55,8 +56,8 @@ func _process(delta: float) -> void:
 func biome_name() -> String:
 	if events.biome != "":
 		return events.biome
-	var p := player.global_position
-	return "(%s)" % WorldEvents.classify("", world.get_height(p.x, p.z), events.sea_level)
+	var h := WorldCoords.height_at(world, player.global_position)
+	return "(%s)" % WorldEvents.classify("", h, events.sea_level)
 
 
 func average_fps() -> float:
@@ -68,11 +69,10 @@ func average_fps() -> float:
 
 func stats_text() -> String:
 	var st := world.get_stats()
-	var p := player.global_position
 	var lines := PackedStringArray(
 		[
 			"FPS %d" % int(average_fps()),
-			"Position %.1f, %.1f, %.1f" % [p.x, p.y, p.z],
+			position_text(),
 			"Biome %s" % biome_name(),
 			"Seed %d" % world_seed(),
 			(
@@ -105,6 +105,14 @@ func stats_text() -> String:
 		]
 	)
 	return "\n".join(lines)
+
+
+## "Position x, y, z (block X, Y, Z)": the player's world position to one decimal and the world
+## voxel its feet are in.
+func position_text() -> String:
+	var w := WorldCoords.world_position(world, player.global_position)
+	var v := WorldCoords.voxel_at(world, player.global_position)
+	return "Position %s (block %d, %d, %d)" % [WorldCoords.describe(w), v.x, v.y, v.z]
 
 
 ## The seed of the world shown (the default preset's when the world has none).

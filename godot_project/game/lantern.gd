@@ -34,7 +34,7 @@ func _process(_delta: float) -> void:
 
 func update_now() -> void:
 	var p := body.global_position
-	var depth := world.get_height(p.x, p.z) - p.y
+	var depth := WorldCoords.ground_y(world, p) - p.y
 	visible = depth > UNDERGROUND_DEPTH or day_night.get_daylight() < NIGHT_DAYLIGHT
-	var eye := Vector3i(global_position.floor())
+	var eye := WorldCoords.voxel_at(world, global_position)
 	day_night.fog_shade = DayNight.sky_share(world.get_sky_light(eye))

@@ -7,6 +7,10 @@
 ## Gravity is a constant downward acceleration and never touches horizontal velocity: in the air
 ## the body keeps the horizontal velocity it left the ground with. Standing up (or crouching
 ## from prone) only happens when the taller shape fits (`test_move` upward).
+##
+## With a world, the player joins the world's `origin_shift_group`: when the world's floating
+## origin moves, the body moves back with everything else and the digging target is cast again.
+## Voxels it names (targets, digs, places) are world voxels, converted by `WorldCoords`.
 class_name StrataPlayer
 extends CharacterBody3D
 
@@ -83,8 +87,21 @@ func _ready() -> void:
 
 
 func set_world(w: StrataChunkWorld) -> void:
+	if world != null:
+		remove_from_group(world.origin_shift_group)
+		if world.origin_shifted.is_connected(_on_origin_shifted):
+			world.origin_shifted.disconnect(_on_origin_shifted)
 	world = w
 	_water_id = -1
+	if world != null:
+		add_to_group(world.origin_shift_group)
+		world.origin_shifted.connect(_on_origin_shifted)
+
+
+## The world moved its origin (and this body with it): the highlight (a top-level node, which
+## the shift leaves where it was) follows the target cast from the new place.
+func _on_origin_shifted(_shift: Vector3i) -> void:
+	_update_target()
 
 
 ## Current capsule height (changes with the stance).
@@ -261,7 +278,7 @@ func _update_water() -> void:
 	if _water_id < 0:
 		_water_id = world.get_block_id("water")
 	var p := global_position + Vector3(0.0, 0.4, 0.0)
-	in_water = world.get_voxel(Vector3i(floori(p.x), floori(p.y), floori(p.z))) == _water_id
+	in_water = world.get_voxel(WorldCoords.voxel_at(world, p)) == _water_id
 
 
 # --- digging and placing -------------------------------------------------------------------
@@ -285,9 +302,7 @@ func _update_target() -> Dictionary:
 	highlight.visible = bool(target.get("hit", false))
 	if highlight.visible:
 		var c: Vector3i = target["cell"]
-		highlight.global_transform = Transform3D(
-			Basis.IDENTITY, Vector3(c) + Vector3(0.5, 0.5, 0.5)
-		)
+		highlight.global_transform = Transform3D(Basis.IDENTITY, WorldCoords.voxel_center(world, c))
 	return target
 
 
@@ -381,7 +396,7 @@ func _overlaps_body(c: Vector3i) -> bool:
 		Vector3(p.x - RADIUS, p.y, p.z - RADIUS),
 		Vector3(RADIUS * 2.0, get_shape_height(), RADIUS * 2.0)
 	)
-	return body.intersects(AABB(Vector3(c), Vector3.ONE))
+	return body.intersects(AABB(WorldCoords.voxel_corner(world, c), Vector3.ONE))
 
 
 func _make_highlight_mesh() -> Mesh:

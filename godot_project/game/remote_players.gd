@@ -1,6 +1,9 @@
 ## The other players of a shared world, drawn as `RemotePlayer`s: one is added when a player
 ## joins and removed when they leave; every frame each stands where `StrataWorldSync` says (already
-## interpolated), hidden until its first pose arrives.
+## interpolated), hidden until its first pose arrives. `StrataWorldSync` gives positions in the
+## world node's space (world − its floating origin), read after the world's own `_process` (the
+## world comes first in the game scene), so in the frame of an origin shift the avatars already
+## stand at their new places: they need not be in the shift group.
 ##
 ## May use: `StrataWorldSync` (read only).
 class_name RemotePlayers

@@ -5,6 +5,8 @@
 ## - `--view-distance=N`, `--far-view=N`: override the user's settings;
 ## - `--day=N`: the day number (weather); `--auto-time=T`: the time of day, clock stopped;
 ## - `--cave`: spawn in a cave near the spawn point; `--look-down=DEG`: pitch the camera;
+## - `--go-to=X,Z` or `--go-to=X,Y,Z`: once loaded, travel there (world coordinates; without Y
+##   onto the ground), as the pause menu's "Go to…" does;
 ## - `--shot=ABS.png`: once loaded, save a screenshot and quit; `--hide-hud`: start with the HUD
 ##   hidden (as F3 hides it);
 ## - `--host PORT`: host the chosen world for other players on UDP `PORT`;
@@ -27,6 +29,8 @@ var day := -1
 var auto_time := NAN
 var cave := false
 var look_down_deg := NAN
+## [x, y, z] of `--go-to` (y NAN: on the ground); empty when not asked for.
+var go_to := PackedFloat64Array()
 var shot_path := ""
 var hide_hud := false
 var torches := false
@@ -72,6 +76,8 @@ static func parse(args: PackedStringArray) -> RunArgs:
 				out.cave = true
 			"--look-down":
 				out.look_down_deg = float(value)
+			"--go-to":
+				out.go_to = _coordinates(value, out)
 			"--shot":
 				out.shot_path = value
 			"--hide-hud":
@@ -105,6 +111,23 @@ func multiplayer_request(fallback_name: String) -> Dictionary:
 	if host_port > 0:
 		return {"mode": "host", "port": host_port, "name": who}
 	return {"mode": "join", "address": join_address, "port": join_port, "name": who}
+
+
+## `X,Z` or `X,Y,Z` as [x, y, z] (y NAN when left out); empty (and `out.error`) when malformed.
+static func _coordinates(text: String, out: RunArgs) -> PackedFloat64Array:
+	var parts := text.split(",")
+	var numbers := PackedFloat64Array()
+	for p in parts:
+		if not p.strip_edges().is_valid_float():
+			numbers.clear()
+			break
+		numbers.append(p.strip_edges().to_float())
+	if numbers.size() == 2:
+		return PackedFloat64Array([numbers[0], NAN, numbers[1]])
+	if numbers.size() == 3:
+		return numbers
+	out.error = "--go-to=%s: expected X,Z or X,Y,Z, e.g. 1000000,1000000" % text
+	return PackedFloat64Array()
 
 
 static func _port(text: String, key: String, out: RunArgs) -> int:

@@ -1,14 +1,17 @@
 ## Voxel raycast (Amanatides–Woo DDA) through a StrataChunkWorld's voxels.
 ##
 ## Visits every cell the ray passes through, in order, and stops at the first cell whose block
-## `is_target` accepts. Cell (x, y, z) is the unit cube [x, x+1) × [y, y+1) × [z, z+1).
+## `is_target` accepts. Cell (x, y, z) is the world voxel [x, x+1) × [y, y+1) × [z, z+1). The
+## walk runs in the world node's space (small numbers near the player, exact in `f32`) and names
+## cells as world voxels: the origin's voxel plus the local cell (the origin is a whole voxel).
 class_name VoxelRay
 extends RefCounted
 
 
-## Returns { hit: bool, cell: Vector3i, previous: Vector3i (the empty cell before the hit, where
-## a block would be placed), normal: Vector3i (face of `cell` the ray entered through),
-## block: int, distance: float }.
+## Casts from global point `origin` along global `direction`. Returns { hit: bool, cell:
+## Vector3i (a world voxel), previous: Vector3i (the empty cell before the hit, where a block
+## would be placed), normal: Vector3i (face of `cell` the ray entered through), block: int,
+## distance: float }.
 static func cast(
 	world: StrataChunkWorld,
 	origin: Vector3,
@@ -26,13 +29,16 @@ static func cast(
 	}
 	if world == null or direction.length_squared() < 1e-12:
 		return miss
-	var d := direction.normalized()
-	var cell := Vector3i(floori(origin.x), floori(origin.y), floori(origin.z))
+	# In the world node's space from here on; `base` turns its cells into world voxels.
+	var local := world.to_local(origin)
+	var d := (world.global_basis.inverse() * direction).normalized()
+	var base := world.get_origin()
+	var cell := Vector3i(floori(local.x), floori(local.y), floori(local.z))
 	var step := Vector3i(signi(_sgn(d.x)), signi(_sgn(d.y)), signi(_sgn(d.z)))
 	var t_max := Vector3(
-		_first_t(origin.x, d.x, cell.x),
-		_first_t(origin.y, d.y, cell.y),
-		_first_t(origin.z, d.z, cell.z)
+		_first_t(local.x, d.x, cell.x),
+		_first_t(local.y, d.y, cell.y),
+		_first_t(local.z, d.z, cell.z)
 	)
 	var t_delta := Vector3(_delta(d.x), _delta(d.y), _delta(d.z))
 	var previous := cell
@@ -43,12 +49,12 @@ static func cast(
 	for _step in max_steps:
 		if t > max_distance:
 			break
-		var id := world.get_voxel(cell)
+		var id := world.get_voxel(base + cell)
 		if bool(is_target.call(id)):
 			return {
 				"hit": true,
-				"cell": cell,
-				"previous": previous,
+				"cell": base + cell,
+				"previous": base + previous,
 				"normal": normal,
 				"block": id,
 				"distance": t

@@ -2,6 +2,9 @@
 ## world's seed and the day number: rain in forests and plains, snowfall on mountains and tundra,
 ## sandstorms in deserts, and fireflies on some nights. Each has a CPUParticles3D effect (the
 ## Compatibility renderer's particles) that follows the player, plus fog and a light tint.
+## The biome and height are read at the player's world column (`WorldCoords`); when the world's
+## floating origin moves, the particles in flight (kept in global space) start again around the
+## player rather than falling on where the player was.
 ##
 ## Whether a day has weather is `pick_event(seed, day, kind)`: a pure function of its arguments,
 ## so the same world on the same day always has the same weather in the same kind of place.
@@ -42,6 +45,17 @@ func _ready() -> void:
 	for effect: CPUParticles3D in _effects.values():
 		effect.emitting = false
 		effect.visible = false
+	if world != null:
+		world.origin_shifted.connect(_on_origin_shifted)
+
+
+## The world's origin moved: the particles in flight stand at the old global positions, a shift
+## away from the player; the emitting effects start again where the player is.
+func _on_origin_shifted(_shift: Vector3i) -> void:
+	_place_effects()
+	for effect: CPUParticles3D in _effects.values():
+		if effect.emitting:
+			effect.restart()
 
 
 ## The kind of environment a biome name (or, without one, a height) stands for:
@@ -107,8 +121,7 @@ static func _day_rng(seed_value: int, day_number: int) -> RandomNumberGenerator:
 func get_biome_here() -> String:
 	if follow == null or world == null:
 		return ""
-	var p := follow.global_position
-	return world.get_biome(p.x, p.z)
+	return WorldCoords.biome_at(world, follow.global_position)
 
 
 func _process(delta: float) -> void:
@@ -116,6 +129,11 @@ func _process(delta: float) -> void:
 	if _check_timer <= 0.0:
 		_check_timer = 1.0
 		refresh()
+	_place_effects()
+
+
+## Puts the effects' emitters around the player.
+func _place_effects() -> void:
 	if follow != null:
 		var p := follow.global_position
 		_rain.global_position = p + Vector3(0, 12, 0)
@@ -129,7 +147,7 @@ func refresh() -> void:
 	var day := day_night.get_day() if day_night != null else 0
 	var h := 0.0
 	if follow != null and world != null:
-		h = world.get_height(follow.global_position.x, follow.global_position.z)
+		h = WorldCoords.height_at(world, follow.global_position)
 	biome = get_biome_here()
 	var kind := classify(biome, h, sea_level)
 	var ev := pick_event(world_seed, day, kind)

@@ -5,9 +5,11 @@ extends RefCounted
 
 const DIR := "user://saves"
 const PATH := "user://saves/last.strata"
-## Saves before this one kept each value as `var_to_str` text.
+## Version 1 kept each value as `var_to_str` text. Version 3 keeps "player_position" as the
+## world position, three 64-bit floats (`PackedFloat64Array`); before it was a `Vector3` of the
+## world node's space, which is the world position for a save of then (no floating origin).
 const VERSION_KEY := "save_version"
-const VERSION := 2
+const VERSION := 3
 ## The game-state values kept with a save.
 const KEYS: Array[String] = [
 	"preset_path",

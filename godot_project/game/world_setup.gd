@@ -2,6 +2,9 @@
 ## streamed at a short view distance until the area around the spawn point is ready, so the
 ## player can start early. The player is put on the surface (never in rock or water) facing the
 ## most open view, and gets control once the area is ready.
+##
+## Columns and voxels here are world coordinates; positions handed to the player are global
+## (converted by `WorldCoords`: the world has a floating origin).
 class_name WorldSetup
 extends Node
 
@@ -20,6 +23,8 @@ const NO_SEA := -100000
 const STAND_OFFSET := 0.05
 const DEFAULT_TIME_OF_DAY := 0.3
 const DEFAULT_DAY_LENGTH_S := 600.0
+## A y no standing spot has (below the world's bounds): "no spot in this column".
+const NO_SPOT := -2147483648
 
 @export var world: StrataChunkWorld
 @export var player: StrataPlayer
@@ -87,8 +92,11 @@ func start(saved: Dictionary, day_length_s: float, around := Vector2i.ZERO) -> v
 	player.input_enabled = false
 	player.process_mode = Node.PROCESS_MODE_DISABLED
 	var spawn: Vector3
-	if saved.get("player_position") is Vector3:
-		spawn = saved["player_position"]
+	var saved_at := saved_world_position(saved)
+	if not saved_at.is_empty():
+		# A save far away: the origin goes there first, so the player stands where f32 is exact.
+		WorldCoords.bring_origin_near(world, saved_at)
+		spawn = WorldCoords.to_global(world, saved_at)
 		player.rotation.y = float(saved.get("yaw", 0.0))
 		player.head.rotation.x = float(saved.get("pitch", 0.0))
 		day_night.set_day(int(saved.get("day", 0)))
@@ -102,6 +110,19 @@ func start(saved: Dictionary, day_length_s: float, around := Vector2i.ZERO) -> v
 	set_process(true)
 
 
+## The player's world position in a save's game state ([x, y, z]), or [] when it has none. A
+## save of version 3 keeps three 64-bit floats; older ones a `Vector3`, which was the world
+## position (their worlds had no floating origin).
+static func saved_world_position(saved: Dictionary) -> PackedFloat64Array:
+	var at: Variant = saved.get("player_position")
+	if at is Vector3:
+		var v: Vector3 = at
+		return PackedFloat64Array([v.x, v.y, v.z])
+	if at is PackedFloat64Array and (at as PackedFloat64Array).size() == 3:
+		return at
+	return PackedFloat64Array()
+
+
 func _process(_delta: float) -> void:
 	var stats := world.get_stats()
 	progressed.emit(world.get_progress(), int(stats["loaded_chunks"]), int(stats["pending_chunks"]))
@@ -113,9 +134,8 @@ func _finish() -> void:
 	set_process(false)
 	world.vertical_view_distance = PLAYING_VERTICAL_VIEW_DISTANCE
 	# The ground may have changed under the spawn point (edits from a save): stand on it.
-	var p := player.global_position
-	var ground := world.get_height(p.x, p.z)
-	if p.y < ground:
+	var ground := WorldCoords.ground_y(world, player.global_position)
+	if player.global_position.y < ground:
 		player.global_position.y = ground + STAND_OFFSET
 	player.process_mode = Node.PROCESS_MODE_INHERIT
 	player.input_enabled = true
@@ -123,18 +143,30 @@ func _finish() -> void:
 	finished.emit()
 
 
-## A standing spot near column `around`: on the surface, above the sea, with air (not water or
-## leaves) for the body. Searches outwards in square rings.
+## A standing spot near world column `around` (global: the feet's place): on the surface,
+## above the sea, with air (not water or leaves) for the body. Searches outwards in square rings.
 func find_spawn(around: Vector2i) -> Vector3:
+	return feet_at(find_spawn_voxel(around))
+
+
+## The world voxel the feet stand in at the spot `find_spawn` picks near world column `around`
+## (the same for a seed and column in every run: it reads only the generated world and edits).
+func find_spawn_voxel(around: Vector2i) -> Vector3i:
 	for r in range(0, 200, 3):
 		var per_side := maxi(1, r * 2)
 		for i in per_side * 4 if r > 0 else 1:
 			var column := around + _ring_offset(r, per_side, i)
-			var spot := _standing_spot(column)
-			if spot != Vector3.INF:
+			var spot := _standing_voxel(column)
+			if spot.y != NO_SPOT:
 				return spot
-	var h := world.get_height(around.x + 0.5, around.y + 0.5)
-	return Vector3(around.x + 0.5, maxf(h, sea_level + 1) + STAND_OFFSET, around.y + 0.5)
+	var h := int(world.get_height(around.x + 0.5, around.y + 0.5))
+	return Vector3i(around.x, maxi(h, sea_level + 1), around.y)
+
+
+## Where feet standing in world voxel `v` are, as a global point: the middle of its floor, a
+## little above it.
+func feet_at(v: Vector3i) -> Vector3:
+	return WorldCoords.voxel_corner(world, v) + Vector3(0.5, STAND_OFFSET, 0.5)
 
 
 ## The `i`-th column of the square ring of radius `r` (`per_side` columns a side).
@@ -154,23 +186,25 @@ static func _ring_offset(r: int, per_side: int, i: int) -> Vector2i:
 	return Vector2i(-r, -k)
 
 
-## Where the player can stand in `column`, or Vector3.INF.
-func _standing_spot(column: Vector2i) -> Vector3:
+## The voxel the feet stand in where the player can stand in world `column`; y = `NO_SPOT`
+## where it cannot.
+func _standing_voxel(column: Vector2i) -> Vector3i:
+	var none := Vector3i(column.x, NO_SPOT, column.y)
 	var h := int(world.get_height(column.x + 0.5, column.y + 0.5))
 	if h < sea_level + 1:
-		return Vector3.INF
+		return none
 	var below := world.get_voxel(Vector3i(column.x, h - 1, column.y))
 	if below == 0 or below == world.get_block_id("water"):
-		return Vector3.INF
+		return none
 	for dy in 3:
 		if world.get_voxel(Vector3i(column.x, h + dy, column.y)) != 0:
-			return Vector3.INF
-	return Vector3(column.x + 0.5, h + STAND_OFFSET, column.y + 0.5)
+			return none
+	return Vector3i(column.x, h, column.y)
 
 
-## An underground air pocket (a cave) near column `around`, at least 6 voxels below the
-## surface, with room to stand; Vector3.INF when none is found. Only streamed chunks know
-## their caves: search after loading.
+## An underground air pocket (a cave) near world column `around`, at least 6 voxels below the
+## surface, with room to stand (global: the feet's place); Vector3.INF when none is found. Only
+## streamed chunks know their caves: search after loading.
 func find_cave(around: Vector2i) -> Vector3:
 	for r in range(0, 96, 4):
 		for dx in range(-r, r + 1, 4):
@@ -190,13 +224,15 @@ func _cave_floor(x: int, z: int) -> Vector3:
 			air += 1
 			continue
 		if air >= 3 and world.get_block_name(id) != "water":
-			return Vector3(x + 0.5, y + 1.05, z + 0.5)
+			return WorldCoords.voxel_corner(world, Vector3i(x, y + 1, z)) + Vector3(0.5, 0.05, 0.5)
 		air = 0
 	return Vector3.INF
 
 
-## The facing (yaw) from `p` towards the lowest ground 16 voxels away: the most open view.
+## The facing (yaw) from global point `p` towards the lowest ground 16 voxels away: the most
+## open view.
 func open_view_yaw(p: Vector3) -> float:
+	var w := WorldCoords.world_position(world, p)
 	var best := 0.0
 	var best_h := INF
 	for i in 8:
@@ -204,7 +240,7 @@ func open_view_yaw(p: Vector3) -> float:
 		var forward := Vector3(-sin(yaw), 0.0, -cos(yaw))
 		var h := 0.0
 		for k: float in [6.0, 11.0, 16.0]:
-			h = maxf(h, world.get_height(p.x + forward.x * k, p.z + forward.z * k))
+			h = maxf(h, world.get_height(w[0] + forward.x * k, w[2] + forward.z * k))
 		if h < best_h:
 			best_h = h
 			best = yaw

@@ -1,6 +1,6 @@
-## A chest of the demo: holds a few blocks, decided by where it stands (the same in every run and
-## on every machine); `open` hands them over once. Its contents and lid are kept in saves through
-## `strata_get_state`.
+## A chest of the demo: holds a few blocks, decided by where it stands (its world voxel: the same
+## in every run and on every machine, wherever the world's floating origin is); `open` hands them
+## over once. Its contents and lid are kept in saves through `strata_get_state`.
 class_name Chest
 extends Node3D
 
@@ -18,7 +18,9 @@ var _filled := false
 func _ready() -> void:
 	if not _filled:
 		var rng := RandomNumberGenerator.new()
-		rng.seed = hash(Vector3i(position.floor()))
+		var world := get_parent() as StrataChunkWorld
+		var at := Vector3i(position.floor()) if world == null else world.local_to_voxel(position)
+		rng.seed = hash(at)
 		for i in rng.randi_range(1, 3):
 			var name := LOOT[rng.randi_range(0, LOOT.size() - 1)]
 			contents[name] = contents.get(name, 0) + rng.randi_range(2, 6)

@@ -5,6 +5,9 @@
 ## the ground with `StrataChunkWorld.get_height` (no physics body: it needs no collision shapes near
 ## it), so it works wherever its chunk stands in the world. In a shared world only the host's deer
 ## think and move (`StrataChunkWorld.is_entity_authority`); the clients' follow the server.
+##
+## It stands in the world node's space (world − the world's floating origin): columns and voxels
+## it asks about are that plus `get_origin()`, and when the origin moves its path moves with it.
 class_name Deer
 extends Node3D
 
@@ -51,6 +54,9 @@ var _wants_path := false
 var _path_task := -1
 var _query := NavigationPathQueryParameters3D.new()
 var _query_result := NavigationPathQueryResult3D.new()
+## How far the world's origin moved since the running query was asked: its answer is in the
+## space of then.
+var _shift_since_query := Vector3.ZERO
 ## The column last stepped onto and what the world said of it: a deer asks the world again only
 ## when it enters another voxel column (a few times a second), not every frame.
 var _column := Vector2i(1 << 30, 0)
@@ -62,8 +68,30 @@ var _until_look := 0.0
 
 
 func _ready() -> void:
-	_rng.seed = hash(position)
+	# Seeded by where it started in the world (its world voxel and the place inside it).
+	var world := get_parent() as StrataChunkWorld
+	var at: Variant = position
+	if world != null:
+		at = [world.local_to_voxel(position), position - position.floor()]
+	_rng.seed = hash(at)
 	_heading = Vector3.FORWARD.rotated(Vector3.UP, rotation.y)
+
+
+func _enter_tree() -> void:
+	var world := get_parent() as StrataChunkWorld
+	if world != null and not world.origin_shifted.is_connected(_on_origin_shifted):
+		world.origin_shifted.connect(_on_origin_shifted)
+
+
+## The world's origin moved by `shift` (and this deer with the world's other nodes): so do the
+## path it walks, where it heads, and what it last read of the ground.
+func _on_origin_shifted(shift: Vector3i) -> void:
+	var d := Vector3(shift)
+	for i in _path.size():
+		_path[i] -= d
+	_path_target -= d
+	_shift_since_query += d
+	_column = Vector2i(1 << 30, 0)
 
 
 func _process(delta: float) -> void:
@@ -104,8 +132,10 @@ func _process(delta: float) -> void:
 	var column := Vector2i(floori(next.x), floori(next.z))
 	if column != _column:
 		_column = column
-		_column_ground = world.get_height(next.x, next.z)
-		var at := Vector3i(column.x, floori(_column_ground), column.y)
+		# The world column is the origin's plus the local one (64-bit floats: exact).
+		var o := world.get_origin()
+		_column_ground = (world.get_height(float(o.x) + next.x, float(o.z) + next.z) - float(o.y))
+		var at := world.local_to_voxel(Vector3(next.x, _column_ground, next.z))
 		_column_wet = world.get_voxel(at) == _water(world)
 	var ground := _column_ground
 	# A step of more than one block, or water, turns it round.
@@ -142,6 +172,7 @@ func _query_path(world: StrataChunkWorld) -> void:
 	_query.start_position = to_global * position
 	_query.target_position = to_global * _path_target
 	_query.included_regions = regions
+	_shift_since_query = Vector3.ZERO
 	_query.path_search_max_polygons = PATH_SEARCH_POLYGONS
 	var run := Callable(NavigationServer3D, "query_path").bind(_query, _query_result)
 	_path_task = WorkerThreadPool.add_task(run, false, "Deer path query")
@@ -161,7 +192,7 @@ func _collect_path(world: StrataChunkWorld) -> void:
 	_next = 0
 	var to_local := world.global_transform.affine_inverse()
 	for p in _query_result.path:
-		_path.append(to_local * p)
+		_path.append(to_local * p - _shift_since_query)
 
 
 ## Waits for the finished tasks of deer that left the tree (each must be waited for once).
@@ -174,6 +205,9 @@ static func _collect_orphaned_tasks() -> void:
 
 
 func _exit_tree() -> void:
+	var world := get_parent() as StrataChunkWorld
+	if world != null and world.origin_shifted.is_connected(_on_origin_shifted):
+		world.origin_shifted.disconnect(_on_origin_shifted)
 	# The query runs on with its own parameters and result, and another deer waits for it; this
 	# deer asks again, with new ones, if it comes back.
 	if _path_task >= 0:

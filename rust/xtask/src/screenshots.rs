@@ -199,6 +199,12 @@ pub fn jobs() -> Vec<Job> {
             source: godot(Demo, game, &GAME_CAVE, Out::File("--shot=")),
             shots: vec![half("game_cave.png", "game_cave.png")],
         },
+        // Full size: the HUD's world coordinates are the point.
+        Job {
+            name: "game_far",
+            source: godot(Demo, game, &GAME_FAR, Out::File("--shot=")),
+            shots: vec![shot("game_far.png", "game_far.png")],
+        },
         Job {
             name: "multiplayer",
             source: godot(
@@ -269,6 +275,9 @@ const GAME_NIGHT: [&str; 6] =
     ["--no-save-load", "--view-distance=4", "--far-view=2", "--hide-hud", "--auto-time=0.95", "--torches"];
 const GAME_CAVE: [&str; 7] =
     ["--no-save-load", "--view-distance=3", "--far-view=1", "--hide-hud", "--auto-time=0.5", "--cave", "--torches"];
+/// A billion voxels out (Go to…'s far spot), in the evening, the HUD showing where.
+const GAME_FAR: [&str; 5] =
+    ["--no-save-load", "--view-distance=4", "--far-view=2", "--auto-time=0.72", "--go-to=1000000000,1000000000"];
 
 /// Every image the table makes, relative to the repository root.
 pub fn images() -> BTreeSet<String> {

@@ -422,7 +422,9 @@ struct RenderedCheck {
 /// The rendered checks: the world at noon and at midnight (brightness, and the world filling
 /// the lower half of the frame); baked light (a sealed room black, lit by torches; torches at
 /// midnight; a sunset with long shadows); the sun's shadows by distance band against the height
-/// field's (horizon); the main menu, settings menu, HUD and pause menu.
+/// field's (horizon); the floating origin (a scene drawn at the origin and at x = z = 1e9, and
+/// just before and after an origin shift, gives the same frame); the main menu, settings menu,
+/// HUD and pause menu.
 /// The world and light checks run again on Forward+ (Vulkan on lavapipe): the block shader,
 /// water and sky must work in both renderers.
 const RENDERED: &[RenderedCheck] = &[
@@ -449,6 +451,12 @@ const RENDERED: &[RenderedCheck] = &[
         scene: "res://rendered/horizon_shadow_shots.tscn",
         args: &["--shadow-distance=250"],
         log: "rendered-horizon-maps250.log",
+        renderer: Renderer::Compatibility,
+    },
+    RenderedCheck {
+        scene: "res://rendered/origin_shots.tscn",
+        args: &[],
+        log: "rendered-origin.log",
         renderer: Renderer::Compatibility,
     },
     RenderedCheck {

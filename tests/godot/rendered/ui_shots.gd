@@ -1,7 +1,8 @@
 ## Rendered UI check (run under Xvfb, not headless): the main menu, the settings menu over it,
 ## the "customize world" screen with its live preview, the game with its HUD once the world has
-## loaded, and the pause menu; each is saved as a PNG (`main_menu`, `settings_menu`,
-## `customize_world`, `game_hud`, `pause_menu` in `--out-dir`) and checked.
+## loaded, the pause menu and its "Go to…" panel (refusing a z that is not a number); each is
+## saved as a PNG (`main_menu`, `settings_menu`, `customize_world`, `game_hud`, `pause_menu`,
+## `go_to_panel` in `--out-dir`) and checked.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/ui_shots.tscn -- --out-dir=/abs/dir --view-distance=3 --far-view=1
@@ -110,6 +111,17 @@ func _run() -> void:
 		game.pause_menu.get_world_code().begins_with("strata2-")
 	)
 	checks.check("the pause menu is drawn (not blank)", _has_detail(shot))
+	game.pause_menu.open_go_to()
+	game.pause_menu.go_to_panel.submit("1,000,000", "", "far")
+	shot = await _shot("go_to_panel")
+	checks.check(
+		"Go to… shows its panel with the refusal of a bad z",
+		(
+			game.pause_menu.go_to_panel.visible
+			and game.pause_menu.go_to_panel.get_message().contains("not a number")
+		)
+	)
+	checks.check("the Go to… panel is drawn (not blank)", _has_detail(shot))
 	game.resume()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
 	checks.finish(get_tree())
