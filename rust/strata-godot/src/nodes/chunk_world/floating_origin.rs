@@ -113,12 +113,7 @@ impl ChunkWorld {
     /// Whether the node the world streams around moves when the origin does: it is under the
     /// world, or it or an ancestor is in `origin_shift_group`. No viewer node: nothing to move.
     fn viewer_moves_with_origin(&self) -> bool {
-        let node = if !self.viewer.is_empty() {
-            self.base().get_node_or_null(&self.viewer)
-        } else {
-            self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.upcast::<Node>())
-        };
-        let Some(node) = node else { return true };
+        let Some(node) = self.viewer_node().map(|n| n.upcast::<Node>()) else { return true };
         let me = self.to_gd().upcast::<Node>();
         if me.is_ancestor_of(&node) {
             return true;

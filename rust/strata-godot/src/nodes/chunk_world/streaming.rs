@@ -131,15 +131,18 @@ impl ChunkWorld {
         }
     }
 
-    pub(super) fn viewer_position(&self) -> Vector3 {
-        let global = if !self.viewer.is_empty() {
-            self.base()
-                .get_node_or_null(&self.viewer)
-                .and_then(|n| n.try_cast::<Node3D>().ok())
-                .map(|n| n.get_global_position())
+    /// The node the world streams around: `viewer`'s node when set (a `Node3D`), else the
+    /// viewport's current camera.
+    pub(super) fn viewer_node(&self) -> Option<Gd<Node3D>> {
+        if !self.viewer.is_empty() {
+            self.base().get_node_or_null(&self.viewer).and_then(|n| n.try_cast::<Node3D>().ok())
         } else {
-            self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.get_global_position())
-        };
+            self.base().get_viewport().and_then(|v| v.get_camera_3d()).map(|c| c.upcast::<Node3D>())
+        }
+    }
+
+    pub(super) fn viewer_position(&self) -> Vector3 {
+        let global = self.viewer_node().map(|n| n.get_global_position());
         match global {
             Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
             _ => Vector3::ZERO,
