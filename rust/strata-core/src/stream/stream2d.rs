@@ -438,8 +438,13 @@ impl Streamer2D {
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<ChunkResult2D> {
         let mut r = self.scheduler.try_recv()?;
-        // A first load always writes its tiles; an update does when an edit changed them.
-        r.tiles_changed = self.retile.remove(&r.coord) || !r.is_update;
+        // A first load always writes its tiles; an update does when an edit changed them. A chunk
+        // edited again since this job left keeps its mark for the rebuild that follows.
+        let retile = match self.scheduler.is_dirty(&r.coord) {
+            true => self.retile.contains(&r.coord),
+            false => self.retile.remove(&r.coord),
+        };
+        r.tiles_changed = retile || !r.is_update;
         Some(r)
     }
 
@@ -991,6 +996,42 @@ mod tests {
             assert!(coords.contains(&c), "{c:?} was not re-tiled");
         }
         assert_eq!(s.tile(63, row - 3), block::STONE);
+    }
+
+    #[test]
+    fn an_edit_made_while_a_rebuild_is_out_is_written_by_the_rebuild_after_it() {
+        // The node pumps, then applies water flows (edits), then takes results: a result that
+        // left before the second edit comes back while the chunk is dirty again, and the rebuild
+        // after it must still be written to the layer, or the layer keeps the older tiles.
+        let mut s = streamer(1);
+        s.set_viewer(0.0, 0.0);
+        drain_until_ready(&mut s);
+        let n = s.chunk_tiles;
+        let x = n / 2;
+        // Below the surface, two tiles or more from the chunk's top and bottom rows.
+        let y = s.generator().surface_row(x) + 3;
+        let y = y - y.rem_euclid(n) + y.rem_euclid(n).clamp(2, n - 3);
+        let c = ChunkCoord2D::containing(x, y, n);
+        assert_eq!(s.chunks_touching(x, y), vec![c], "an inner tile of one chunk");
+        s.set_tile(x, y, block::STONE);
+        s.pump();
+        s.set_tile(x + 1, y, block::STONE);
+        let start = Instant::now();
+        let first = loop {
+            assert!(start.elapsed() < Duration::from_secs(60), "the first rebuild never came back");
+            match s.try_recv() {
+                Some(r) if r.coord == c => break r,
+                Some(_) => {}
+                None => std::thread::sleep(Duration::from_millis(1)),
+            }
+        };
+        assert!(first.tiles_changed, "the first rebuild is written");
+        let updates = drain_until_ready(&mut s);
+        let last = updates.iter().rev().find(|r| r.coord == c).expect("the chunk is rebuilt again");
+        assert!(last.tiles_changed, "the rebuild with the second edit is written to the layer too");
+        let (x0, y0) = c.min_tile(n);
+        let at = |x: i32, y: i32| last.tiles[((y - y0) * n + (x - x0)) as usize];
+        assert_eq!((at(x, y), at(x + 1, y)), (block::STONE, block::STONE));
     }
 
     #[test]
