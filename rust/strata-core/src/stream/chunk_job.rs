@@ -22,13 +22,13 @@ use crate::light::LightProps;
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{COLLISION_PART_TRIANGLES, ChunkMesh, CollisionParts, MeshMaterials, Mesher};
 use crate::nav::NavMesh;
+use crate::stream::buffer_pool::BufferPool;
 use crate::stream::far_mesh::{FarMesh, FarScratch, build_far_column};
 use crate::stream::far_policy::LodColumn;
 use crate::stream::lighting::ChunkLighter;
 use crate::stream::navigation::{NavConfig, NavInput, StreamedChunk, bake_streamed_chunk};
 use crate::stream::scheduler::{Job, JobResult};
 use crate::stream::voxel_cache::VoxelCache;
-use crossbeam_channel::Receiver;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -226,9 +226,9 @@ pub(crate) fn build(
     job: Job<StreamKey, JobData>,
     scratch: &mut Scratch,
     pack: bool,
-    recycled: &Receiver<MeshBuffers>,
+    recycled: &BufferPool<MeshBuffers>,
 ) -> Option<StreamResult> {
-    let buffers = recycled.try_recv().unwrap_or_default();
+    let buffers = recycled.take().unwrap_or_default();
     match job.coord {
         StreamKey::Near(c) => {
             let job = Job { id: job.id, coord: c, cancel: job.cancel, is_update: job.is_update, payload: job.payload };

@@ -1,7 +1,8 @@
 //! Streaming: the worker pool and job scheduler, the 3D streamer (near chunks and the far
 //! view; [`streamer`] on the main thread, [`chunk_job`] on the workers), the far-view policy (`far_policy`) and far meshing (`far_mesh`), the horizon map for
 //! distant sun shadows (`horizon_map`), and the 2D streamer with its edit log (`tile_edits`: shape fills, undo and redo with water).
-//! Workers generate and mesh; the caller's thread only drains finished results. World queries
+//! Workers generate and mesh; the caller's thread only drains finished results and hands spent
+//! mesh buffers back through a pool it never waits for ([`buffer_pool`]). World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
 //! Light for streamed chunks comes from [`lighting`] ([`lighting2d`] for the side view), navigation meshes from [`navigation`]; water
@@ -9,6 +10,7 @@
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav`.
 
+pub(crate) mod buffer_pool;
 pub mod chunk_job;
 pub mod far_mesh;
 pub mod far_policy;

@@ -39,6 +39,7 @@ use crate::light::{LightEdit, LightProps};
 use crate::mesh::bytes::MeshBytes;
 use crate::mesh::{ChunkMesh, MeshMaterials};
 pub use crate::stream::chunk_job::{ChunkResult, FarResult, JobData, StreamKey, StreamResult};
+use crate::stream::buffer_pool::BufferPool;
 use crate::stream::chunk_job::{Edits, MeshBuffers, Scratch, build};
 use crate::stream::far_policy::{LayoutViewer, LodColumn, LodLayout};
 use crate::stream::lighting::{ChunkLighter, column_exposure, edits_for_light};
@@ -47,7 +48,6 @@ use crate::stream::scheduler::{MAX_WORKER_THREADS, Scheduler, auto_workers};
 pub use crate::stream::scheduler::{SpawnError, StreamStats};
 use crate::stream::voxel_cache::{DEFAULT_CACHE_BYTES, VoxelCache};
 use crate::stream::water_runner::{Generated3D, PendingFlow, WaterRunner, WaterSlot};
-use crossbeam_channel::Sender;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
@@ -332,7 +332,7 @@ pub struct Streamer {
     /// Loaded chunks whose next job must bake navigation ([`Streamer::request_navigation`]).
     navigation_requested: HashSet<ChunkCoord>,
     /// Mesh buffers handed back by the caller ([`Streamer::recycle`]) for the workers to reuse.
-    recycle_tx: Sender<MeshBuffers>,
+    recycled: Arc<BufferPool<MeshBuffers>>,
     /// Generated chunks the workers' light boxes read ([`VoxelCache`]).
     voxel_cache: Arc<VoxelCache>,
     /// The first viewer's chunk ([`Streamer::set_viewer`]).
@@ -381,13 +381,14 @@ impl Streamer {
         let worker_cache = voxel_cache.clone();
         let pack = config.pack_surfaces;
         // A few sets per worker: enough that a worker usually finds one, bounded memory.
-        let (recycle_tx, recycle_rx) = crossbeam_channel::bounded(2 * config.resolved_workers() + 2);
+        let recycled = Arc::new(BufferPool::new(2 * config.resolved_workers() + 2));
+        let worker_recycled = recycled.clone();
         let scheduler = Scheduler::new(
             config.resolved_workers(),
             config.max_in_flight,
             "strata-worker",
             Scratch::new,
-            move |scratch, job| build(&worker_generator, &worker_cache, job, scratch, pack, &recycle_rx),
+            move |scratch, job| build(&worker_generator, &worker_cache, job, scratch, pack, &worker_recycled),
         )?;
         let adaptive = (config.adaptive_far && config.lod_levels > 0).then(|| AdaptiveFar::new(config.lod_levels));
         let effective_view_distance = budgeted_view_distance(
@@ -411,7 +412,7 @@ impl Streamer {
             frame_pressure: false,
             collision_requested: HashSet::new(),
             navigation_requested: HashSet::new(),
-            recycle_tx,
+            recycled,
             voxel_cache,
             primary: None,
             extra_viewers: BTreeMap::new(),
@@ -873,7 +874,8 @@ impl Streamer {
     /// Hands a result's mesh buffers back once they are used, so a worker refills them instead of
     /// allocating (dropped when enough are waiting already). Optional: results may also be dropped.
     pub fn recycle(&self, mesh: ChunkMesh, packed: Option<MeshBytes>) {
-        let _ = self.recycle_tx.try_send(MeshBuffers { mesh, packed: packed.unwrap_or_default() });
+        // Never waits for a worker; a buffer the pool cannot take now is dropped.
+        drop(self.recycled.give(MeshBuffers { mesh, packed: packed.unwrap_or_default() }));
     }
 
     /// The next finished chunk or column, if one is ready; never blocks. Stale results are skipped.
