@@ -80,6 +80,7 @@ func test_moving_viewer_loads_ahead_and_unloads_behind() -> void:
 	w.chunk_loaded.connect(func(c: Vector3i): loaded.append(c))
 	w.chunk_unloaded.connect(func(c: Vector3i): unloaded.append(c))
 	_viewer(w).position = Vector3(10 * 32 + 16, 0, 16)
+	assert_false(w.is_area_ready(), "not ready in the frame of a 10-chunk move")
 	await wait_frames(1)  # the world sees the move in its next process()
 	assert_false(w.is_area_ready(), "not ready right after a 10-chunk move")
 	assert_true(await wait_until(w.is_area_ready, 60.0), "area at the new place never became ready")

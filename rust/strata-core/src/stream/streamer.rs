@@ -564,6 +564,12 @@ impl Streamer {
         }
     }
 
+    /// Whether the world streams around the chunk of `pos` (world voxels): false until
+    /// [`Streamer::set_viewer`] has been told of a viewer that moved to another chunk.
+    pub fn is_streaming_around(&self, pos: [f64; 3]) -> bool {
+        self.primary == Some(chunk_of(pos))
+    }
+
     /// Adds or moves viewer `id` (any number the caller picks; the first viewer is
     /// [`Streamer::set_viewer`]'s) at world position `pos` in voxels with its own horizontal view
     /// distance (clamped to 1..=[`MAX_VIEW_DISTANCE`]). The wanted set is recomputed when its

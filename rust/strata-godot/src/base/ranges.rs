@@ -55,6 +55,11 @@ impl ViewerBounds {
             );
         }
         self.outside = !inside;
+        Self::clamped(pos)
+    }
+
+    /// `pos` clamped into the bounds as [`ViewerBounds::clamp`] does, without a warning.
+    pub(crate) fn clamped<const N: usize>(pos: [f64; N]) -> [f64; N] {
         pos.map(|v| if v.is_finite() { v.clamp(-WORLD_BOUND, WORLD_BOUND) } else { 0.0 })
     }
 }
