@@ -11,10 +11,11 @@
 ## frames and a map of the samples in the height field's shadow, tinted by band (near red,
 ## middle yellow, far cyan) where the frame shows the shadow and white where it does not.
 ## `--shadow-distance=250` shortens the shadow maps, so that beyond 250 m the horizon shadows
-## alone shade (its files are named `horizon_maps250_*`).
+## alone shade (its files are named `horizon_maps250_*`); `--shadow-distance=2048,250` checks
+## both, one after the other, in the world streamed once.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
-##       res://rendered/horizon_shadow_shots.tscn -- --out-dir=/abs/dir [--shadow-distance=250]
+##       res://rendered/horizon_shadow_shots.tscn -- --out-dir=/abs/dir [--shadow-distance=2048,250]
 extends Node3D
 
 ## Sample spacing in pixels.
@@ -44,8 +45,9 @@ const MOUNTAIN_DISTANCE := 1300.0
 var out_dir := "user://horizon_shadow_shots"
 ## `--horizon=0`: the shadow maps alone (StrataChunkWorld.horizon_shadows off), to measure them.
 var horizon := true
-## `--shadow-distance=M`: the sun's shadow maps reach M metres (default 2,048: the far view).
-var shadow_distance := 2048.0
+## `--shadow-distance=M[,M2…]`: the sun's shadow maps reach M metres (default 2,048: the far
+## view); each distance is checked in turn.
+var shadow_distances: Array[float] = [2048.0]
 
 @onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
@@ -59,7 +61,9 @@ func _ready() -> void:
 		elif arg == "--horizon=0":
 			horizon = false
 		elif arg.begins_with("--shadow-distance="):
-			shadow_distance = arg.substr(18).to_float()
+			shadow_distances.clear()
+			for part in arg.substr(18).split(","):
+				shadow_distances.append(part.to_float())
 	world.preset = GameState.make_preset(GameState.DEFAULT_PRESET, -1)
 	world.view_distance = 4
 	world.vertical_view_distance = 3
@@ -68,7 +72,6 @@ func _ready() -> void:
 	# Fixed levels: under llvmpipe frames are slow, and the adaptive far view would drop levels.
 	world.adaptive_far_view = false
 	day_night.frozen = true
-	day_night.shadow_distance = shadow_distance
 	day_night.clear_fog_density = 0.0003
 	_run.call_deferred()
 
@@ -83,34 +86,46 @@ func _run() -> void:
 	camera.position = Vector3(cam_x, maxf(world.get_height(cam_x, cam_z), 0.0) + 160.0, cam_z)
 	print("HORIZON_VIEW from %s, peak %s" % [camera.position, peak])
 	await RenderedChecks.wait_ready(world, true)
+	var start_time := day_night.get_time_of_day()
+	for shadow_distance in shadow_distances:
+		day_night.set_time_of_day(start_time)
+		if not await _check_shadows(checks, shadow_distance):
+			checks.check("frames were rendered", false)
+			break
+	checks.finish(get_tree())
+
+
+## Checks the sun's shadows with shadow maps to `shadow_distance` metres: the wide view and the
+## telephoto view of the far ground, then each band. False when nothing was rendered.
+func _check_shadows(checks: RenderedChecks, shadow_distance: float) -> bool:
+	day_night.shadow_distance = shadow_distance
+	var tag := "horizon" if shadow_distance >= 2048.0 else "horizon_maps%d" % int(shadow_distance)
 	var occluded := PackedInt32Array([0, 0, 0])
 	var darker := PackedInt32Array([0, 0, 0])
 	# A wide view (near and middle distance), then a telephoto view of the far view's land 1.2–2
 	# km away, where a wide frame has few pixels.
 	camera.fov = 70.0
 	camera.look_at(camera.position + Vector3(0.0, -0.14, -1.0), Vector3.UP)
-	var tag := "horizon" if shadow_distance >= 2048.0 else "horizon_maps%d" % int(shadow_distance)
 	if not await _compare_view(tag, occluded, darker):
-		checks.check("frames were rendered", false)
-		checks.finish(get_tree())
-		return
+		return false
 	camera.fov = 14.0
 	day_night.set_time_of_day(EVENING)
 	camera.look_at(_far_shadowed_ground(day_night.get_sun_direction()), Vector3.UP)
 	await _compare_view(tag + "_far", occluded, darker)
 	camera.fov = 70.0
-	checks.check("every view was ready, far view included", world.is_area_ready())
+	checks.check("%s: every view was ready, far view included" % tag, world.is_area_ready())
 	for band in BANDS.size():
 		var share := float(darker[band]) / maxf(1.0, occluded[band])
 		print(
 			(
-				"HORIZON_SHADOWS_%s in_mountain_shadow=%d darker=%d share=%.3f"
-				% [BAND_NAMES[band].to_upper(), occluded[band], darker[band], share]
+				"HORIZON_SHADOWS_%s %s in_mountain_shadow=%d darker=%d share=%.3f"
+				% [BAND_NAMES[band].to_upper(), tag, occluded[band], darker[band], share]
 			)
 		)
 		var what := (
-			"%s band (%d–%d m): darker where a mountain hides the sun: %d of %d samples (≥ %d %%)"
+			"%s: %s band (%d–%d m): darker where a mountain hides the sun: %d of %d samples (≥ %d %%)"
 			% [
+				tag,
 				BAND_NAMES[band],
 				BANDS[band].x,
 				BANDS[band].y,
@@ -120,7 +135,7 @@ func _run() -> void:
 			]
 		)
 		checks.check(what, occluded[band] >= MIN_SAMPLES and share >= MIN_DARKER)
-	checks.finish(get_tree())
+	return true
 
 
 ## Renders the current view with the sun's shadows and without (`NAME_shadows.png`,
