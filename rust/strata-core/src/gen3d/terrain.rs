@@ -357,26 +357,27 @@ impl Terrain {
     }
 
     /// Lattice values at points `(i0..i0 + ni) × (k0..k0 + nk)` (row-major, i fastest). The
-    /// Perlin fBm of each row is evaluated in one batch ([`PerlinFbm2::fill_row`]), and so is the
-    /// simplex fBm ([`SimplexFbm::get_many`], the same bits as one point at a time).
+    /// Perlin fBm of the whole lattice is evaluated in one batch ([`PerlinFbm2::fill_grid`]: the
+    /// x axes shared by every row), the simplex fBm a row at a time ([`SimplexFbm::get_many`]);
+    /// both the same bits as one point at a time.
     fn lattice_fill(&self, i0: i64, k0: i64, ni: usize, nk: usize, features: &RegionFeatures) -> Vec<LatticeValue> {
         let mut values = Vec::with_capacity(ni * nk);
         let xs: Vec<f64> = (0..ni as i64).map(|i| self.point(i0 + i)).collect();
-        let mut perlin = vec![0.0; ni];
+        let zs: Vec<f64> = (0..nk as i64).map(|k| self.point(k0 + k)).collect();
+        let mut perlin = vec![0.0; ni * nk];
+        if self.lattice_needs_perlin() {
+            self.perlin.1.fill_grid(&xs, &zs, &mut perlin);
+        }
         let mut simplex = vec![0.0; ni];
         let mut row_points = vec![[0.0; 2]; ni];
-        for k in 0..nk as i64 {
-            let z = self.point(k0 + k);
-            if self.lattice_needs_perlin() {
-                self.perlin.1.fill_row(&xs, z, &mut perlin);
-            }
+        for (&z, perlin) in zs.iter().zip(perlin.chunks_exact(ni.max(1))) {
             if let Some((_, n)) = &self.simplex {
                 for (point, &x) in row_points.iter_mut().zip(&xs) {
                     *point = [x, z];
                 }
                 n.get_many(&row_points, &mut simplex);
             }
-            for ((&x, &p), &s) in xs.iter().zip(&perlin).zip(&simplex) {
+            for ((&x, &p), &s) in xs.iter().zip(perlin).zip(&simplex) {
                 values.push(self.lattice_value_with(x, z, p, s, features));
             }
         }
