@@ -77,7 +77,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 33] = [
+const ENTRIES: [Entry; 34] = [
     // 32 rays of 64 voxels an iteration: µs per ray.
     Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
     Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
