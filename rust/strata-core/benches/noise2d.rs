@@ -1,6 +1,6 @@
 //! 2D fractal noise, 5 octaves, per sample: the `noise` crate's `Fbm<Perlin>` (baseline) against
 //! Strata's own: `noise::fractal::perlin_fbm` (built on the same crate), the bit-exact
-//! `noise::fast_fbm::PerlinFbm2` (scalar and in rows), and the whole height field
+//! `noise::fast_fbm::PerlinFbm2` (scalar, in rows and as a whole grid), and the whole height field
 //! `Terrain::sample_grid` that the column pass calls; and the fastest fBm crates on the same
 //! grid, octaves, frequency, gain and lacunarity: `simdnoise` 3.1 (simplex fBm in `f32`, SIMD
 //! chosen at run time, a whole grid per call) and `fastnoise-lite` 1.1 (Perlin fBm in `f32`, one
@@ -77,6 +77,34 @@ fn strata_fast_fbm_batch(bencher: divan::Bencher) {
             acc += row.iter().sum::<f64>();
         }
         black_box(acc)
+    });
+}
+
+/// [`PerlinFbm2`] over the whole grid in one call (`fill_grid`: each x's axes computed once for
+/// every row, as the terrain lattice samples it; `simdnoise` also fills a whole grid per call).
+#[divan::bench]
+fn strata_fast_fbm_grid(bencher: divan::Bencher) {
+    let n = PerlinFbm2::new(7, PARAMS);
+    let xs: Vec<f64> = (0..SIDE).map(|i| i as f64 + 0.5 + 1000.0).collect();
+    let zs: Vec<f64> = (0..SIDE).map(|k| k as f64 + 0.5 - 3000.0).collect();
+    let mut grid = vec![0.0; SIDE * SIDE];
+    bencher.bench_local(|| {
+        n.fill_grid(black_box(&xs), &zs, &mut grid);
+        black_box(grid.iter().sum::<f64>())
+    });
+}
+
+/// [`strata_fast_fbm_grid`] pinned to the AVX2 kernel (the portable one on a CPU without AVX2):
+/// the same SIMD width as `simdnoise` on an AVX2 machine.
+#[divan::bench]
+fn strata_fast_fbm_grid_avx2(bencher: divan::Bencher) {
+    let n = PerlinFbm2::new(7, PARAMS);
+    let xs: Vec<f64> = (0..SIDE).map(|i| i as f64 + 0.5 + 1000.0).collect();
+    let zs: Vec<f64> = (0..SIDE).map(|k| k as f64 + 0.5 - 3000.0).collect();
+    let mut grid = vec![0.0; SIDE * SIDE];
+    bencher.bench_local(|| {
+        n.fill_grid_with(Kernel::Avx2, black_box(&xs), &zs, &mut grid);
+        black_box(grid.iter().sum::<f64>())
     });
 }
 

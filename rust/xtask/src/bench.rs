@@ -8,7 +8,8 @@
 //! `greedy_quads`), `mesh_flat_us` (the same mesher with AO off: faces merged by block alone, as
 //! block-mesh merges them), `noise2d_ns` / `noise2d_baseline_ns` (one 5-octave 2D fBm sample: the
 //! generator's source, `PerlinFbm2` in rows, against `noise`'s `Fbm<Perlin>`, which it equals bit
-//! for bit), `noise2d_scalar_ns` (the same, one scalar call per sample), `noise2d_terrain_ns` (one
+//! for bit), `noise2d_grid_ns` (the same as a whole grid per call, `fill_grid`, as the terrain
+//! lattice samples it), `noise2d_scalar_ns` (the same, one scalar call per sample), `noise2d_terrain_ns` (one
 //! column of the whole height field), `noise2d_simdnoise_ns` / `noise2d_fastnoise_lite_ns` (the
 //! peer crates on the same grid), `noise3d_*_ns` (one 5-octave 3D fBm point of a 32³ chunk:
 //! `grid` / `f32_grid` Strata's `PerlinFbm3` on the chunk as a grid, `batch` its per-point AVX2
@@ -76,7 +77,7 @@ struct Entry {
     unit: &'static str,
 }
 
-const ENTRIES: [Entry; 33] = [
+const ENTRIES: [Entry; 34] = [
     // 32 rays of 64 voxels an iteration: µs per ray.
     Entry { key: "raycast_64_us", bench: "raycast", group: "cached", to_unit: 32e3, unit: "µs" },
     Entry { key: "raycast_64_generated_us", bench: "raycast", group: "generated", to_unit: 32e3, unit: "µs" },
@@ -103,6 +104,13 @@ const ENTRIES: [Entry; 33] = [
     Entry { key: "mesh_flat_us", bench: "mesh", group: "strata_greedy_flat", to_unit: 1e3, unit: "µs" },
     Entry { key: "mesh_baseline_us", bench: "mesh", group: "block_mesh_greedy", to_unit: 1e3, unit: "µs" },
     Entry { key: "noise2d_ns", bench: "noise2d", group: "strata_fast_fbm_batch", to_unit: NOISE_SAMPLES, unit: "ns" },
+    Entry {
+        key: "noise2d_grid_ns",
+        bench: "noise2d",
+        group: "strata_fast_fbm_grid",
+        to_unit: NOISE_SAMPLES,
+        unit: "ns",
+    },
     Entry { key: "noise2d_scalar_ns", bench: "noise2d", group: "strata_fast_fbm", to_unit: NOISE_SAMPLES, unit: "ns" },
     Entry {
         key: "noise2d_baseline_ns",
@@ -286,6 +294,8 @@ pub fn run(args: &[String]) -> Result<ExitCode, String> {
         ("2D fBm 5 oct. (ns/sample)", "noise2d_ns", "noise2d_baseline_ns", "ns"),
         ("2D fBm 5 oct., scalar (ns)", "noise2d_scalar_ns", "noise2d_baseline_ns", "ns"),
         ("  vs simdnoise", "noise2d_ns", "noise2d_simdnoise_ns", "ns"),
+        ("2D fBm 5 oct., grid (ns/sample)", "noise2d_grid_ns", "noise2d_baseline_ns", "ns"),
+        ("  grid vs simdnoise", "noise2d_grid_ns", "noise2d_simdnoise_ns", "ns"),
         ("  vs fastnoise-lite", "noise2d_ns", "noise2d_fastnoise_lite_ns", "ns"),
         ("height field (ns/column)", "noise2d_terrain_ns", "noise2d_baseline_ns", "ns"),
         ("3D fBm 5 oct., grid (ns/point)", "noise3d_grid_ns", "noise3d_baseline_ns", "ns"),

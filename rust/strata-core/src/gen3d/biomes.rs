@@ -329,6 +329,44 @@ impl BiomeMap {
         BiomeSample { biome: nearest, height_offset: offset / w_sum, height_scale: scale / w_sum }
     }
 
+    /// [`BiomeMap::sample_in`]'s blended height parameters `(height_offset, height_scale)` at
+    /// every `(xs[i], z)` of one row, into `out[i]` (`out` as long as `xs`; the positions inside
+    /// `region`'s rectangle): the same bits. A region whose feature points all chose one biome
+    /// gives that biome's own parameters everywhere (what `sample_in` returns when no other
+    /// biome is near), with no per-position work; otherwise, with AVX2, four positions at a
+    /// time: the same distances, square roots and weights, summed in the same order, a point
+    /// skipped where `sample_in` skips it (`d ≥ reach`).
+    pub fn blend_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, out: &mut [(f64, f64)]) {
+        assert_eq!(xs.len(), out.len(), "one blend per position");
+        let features = &region.features;
+        let own = |b: u8| (self.params[b as usize].height_offset, self.params[b as usize].height_scale);
+        if !self.enabled || features.is_empty() {
+            out.fill(own(0));
+            return;
+        }
+        // Finite positions (every distance finite: the nearest is then a feature's biome).
+        let finite = |v: f64| v.abs() < 1e100;
+        if features.iter().all(|f| f.biome == features[0].biome && finite(f.x) && finite(f.z))
+            && finite(z)
+            && xs.iter().all(|&x| finite(x))
+        {
+            out.fill(own(features[0].biome));
+            return;
+        }
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
+        let mut done = 0;
+        #[cfg(target_arch = "x86_64")]
+        if self.blend > 0.0 && crate::base::simd::avx2() {
+            let dz2: Vec<f64> = features.iter().map(|f| (f.z - z) * (f.z - z)).collect();
+            // SAFETY: the CPU has AVX2.
+            done = unsafe { blend_row_avx2(xs, &dz2, features, &self.params, self.blend, out) };
+        }
+        for (&x, o) in xs[done..].iter().zip(&mut out[done..]) {
+            let s = self.sample_in(x, z, region);
+            *o = (s.height_offset, s.height_scale);
+        }
+    }
+
     /// The biome of the nearest feature point to `(x, z)`, a position inside `region`'s rectangle
     /// (the biome [`BiomeMap::sample_in`] gives, without the blend).
     #[inline]
@@ -410,6 +448,82 @@ fn nearest_row_avx2(xs: &[f64], dz2: &[f64], features: &[Feature], out: &mut [u8
     blocks * 4
 }
 
+/// [`BiomeMap::blend_row`] for the leading multiple of four positions (`blend > 0`); returns how
+/// many it did. Lanes are positions; each step is [`BiomeMap::sample_in`]'s, lane by lane: the
+/// nearest point (strictly nearer replaces, `_CMP_LT_OQ`), `d₀ = √best`, then over the points in
+/// order those with `!(d ≥ reach)` (`_CMP_NGE_UQ`) add their smoothstep weight, with masked adds
+/// so that a skipped point leaves the sums' bits alone; where no point of another biome was added,
+/// the nearest biome's own parameters. No fused multiply-add, as in the scalar code.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn blend_row_avx2(
+    xs: &[f64],
+    dz2: &[f64],
+    features: &[Feature],
+    params: &[BiomeParams],
+    blend: f64,
+    out: &mut [(f64, f64)],
+) -> usize {
+    use std::arch::x86_64::*;
+    let blocks = xs.len() / 4;
+    let (one, two, three, vblend) =
+        (_mm256_set1_pd(1.0), _mm256_set1_pd(2.0), _mm256_set1_pd(3.0), _mm256_set1_pd(blend));
+    for (x4, o4) in xs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
+        // SAFETY: `x4` holds four f64, read unaligned.
+        let x = unsafe { _mm256_loadu_pd(x4.as_ptr()) };
+        let dist2 = |f: &Feature, dz2: f64| {
+            let dx = _mm256_sub_pd(_mm256_set1_pd(f.x), x);
+            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_set1_pd(dz2))
+        };
+        let (mut best, mut nearest) = (_mm256_set1_pd(f64::INFINITY), _mm256_setzero_pd());
+        for (f, &dz2) in features.iter().zip(dz2) {
+            let d = dist2(f, dz2);
+            let nearer = _mm256_cmp_pd::<_CMP_LT_OQ>(d, best);
+            best = _mm256_blendv_pd(best, d, nearer);
+            nearest = _mm256_blendv_pd(nearest, _mm256_set1_pd(f.biome as f64), nearer);
+        }
+        let d0 = _mm256_sqrt_pd(best);
+        let reach = _mm256_mul_pd(_mm256_add_pd(d0, vblend), _mm256_add_pd(d0, vblend));
+        let (mut w_sum, mut offset, mut scale, mut others) =
+            (_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd());
+        for (f, &dz2) in features.iter().zip(dz2) {
+            let d = dist2(f, dz2);
+            let inside = _mm256_cmp_pd::<_CMP_NGE_UQ>(d, reach);
+            let t = _mm256_sub_pd(one, _mm256_div_pd(_mm256_sub_pd(_mm256_sqrt_pd(d), d0), vblend));
+            let w = _mm256_mul_pd(_mm256_mul_pd(t, t), _mm256_sub_pd(three, _mm256_mul_pd(two, t)));
+            let q = &params[f.biome as usize];
+            let biome = _mm256_set1_pd(f.biome as f64);
+            others = _mm256_or_pd(others, _mm256_and_pd(inside, _mm256_cmp_pd::<_CMP_NEQ_UQ>(biome, nearest)));
+            w_sum = _mm256_blendv_pd(w_sum, _mm256_add_pd(w_sum, w), inside);
+            offset = _mm256_blendv_pd(
+                offset,
+                _mm256_add_pd(offset, _mm256_mul_pd(w, _mm256_set1_pd(q.height_offset))),
+                inside,
+            );
+            scale =
+                _mm256_blendv_pd(scale, _mm256_add_pd(scale, _mm256_mul_pd(w, _mm256_set1_pd(q.height_scale))), inside);
+        }
+        let (offset, scale) = (_mm256_div_pd(offset, w_sum), _mm256_div_pd(scale, w_sum));
+        let mut lanes = [[0.0f64; 4]; 4];
+        // SAFETY: each row of `lanes` holds four f64, written unaligned.
+        unsafe {
+            _mm256_storeu_pd(lanes[0].as_mut_ptr(), nearest);
+            _mm256_storeu_pd(lanes[1].as_mut_ptr(), others);
+            _mm256_storeu_pd(lanes[2].as_mut_ptr(), offset);
+            _mm256_storeu_pd(lanes[3].as_mut_ptr(), scale);
+        }
+        for (l, o) in o4.iter_mut().enumerate() {
+            *o = if lanes[1][l].to_bits() == 0 {
+                let p = &params[lanes[0][l] as usize];
+                (p.height_offset, p.height_scale)
+            } else {
+                (lanes[2][l], lanes[3][l])
+            };
+        }
+    }
+    blocks * 4
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,6 +575,38 @@ mod tests {
             for (&x, &b) in xs.iter().zip(&row) {
                 assert_eq!(b, map.nearest_in(x, z, &region), "at ({x}, {z})");
             }
+        }
+    }
+
+    #[test]
+    fn blend_row_equals_sample_in_at_every_position() {
+        // Rows across biome borders (blended), inside one cell (one biome), of every length
+        // around the lane count; the default table and a fast-varying two-biome one.
+        let mut two = two_biome_preset();
+        (two.biomes.table[0].height_offset, two.biomes.table[1].height_scale) = (6.0, 1.5);
+        for preset in [WorldPreset::default(), two] {
+            let map = BiomeMap::new(&preset);
+            let (mut blended, mut checked) = (0, 0);
+            for r in 0..160 {
+                let n = [1usize, 3, 4, 5, 9, 37][r % 6];
+                let (x0, z) = ((r * 997 % 6000) as f64 - 3000.5, (r * 1493 % 6000) as f64 - 3000.5);
+                let xs: Vec<f64> = (0..n).map(|i| x0 + i as f64 * [1.0, 7.0, 31.0][r % 3]).collect();
+                let region = map.region_features(xs[0], z, xs[n - 1], z);
+                let mut row = vec![(f64::NAN, f64::NAN); n];
+                map.blend_row(&xs, z, &region, &mut row);
+                for (&x, &(offset, scale)) in xs.iter().zip(&row) {
+                    let s = map.sample_in(x, z, &region);
+                    assert_eq!(
+                        (offset.to_bits(), scale.to_bits()),
+                        (s.height_offset.to_bits(), s.height_scale.to_bits()),
+                        "at ({x}, {z})"
+                    );
+                    let p = map.params(s.biome);
+                    blended += ((offset, scale) != (p.height_offset, p.height_scale)) as u32;
+                    checked += 1;
+                }
+            }
+            assert!(blended > 0 && blended < checked, "{blended} blended of {checked}");
         }
     }
 

@@ -416,7 +416,9 @@ impl Generator {
             out.reset(c.clamped_to_world().min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
             return;
         }
-        out.reset(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+        // Every voxel is written (the layer stage, or air beyond the world's bounds), so the
+        // buffer is not cleared first.
+        out.reshape_for_overwrite(c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
         self.generate_region_with(out, scratch);
     }
 
@@ -692,6 +694,12 @@ mod tests {
             g.generate_padded_chunk_with(c, &mut used, &mut scratch);
             g.generate_padded_chunk(c, &mut fresh);
             assert_eq!(used, fresh, "{c:?}");
+            // The buffer is not cleared first: whatever it held, every voxel is the generator's.
+            let (pmin, psize) = (c.min_voxel() - IVec3::ONE, IVec3::splat(CHUNK_SIZE + 2));
+            let mut dirty = VoxelBuffer::new(pmin, psize);
+            dirty.data_mut().fill(crate::base::block::STONE);
+            g.generate_padded_chunk_with(c, &mut dirty, &mut scratch);
+            assert_eq!(dirty, g.generate_box(pmin, psize), "{c:?} over a buffer of stone");
         }
         let (min, size) = (IVec3::new(-30, -50, 7), IVec3::new(11, 20, 9));
         let mut region = VoxelBuffer::new(min, size);

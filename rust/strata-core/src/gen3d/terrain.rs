@@ -322,13 +322,20 @@ impl Terrain {
     fn lattice_value(&self, x: f64, z: f64, features: &RegionFeatures) -> LatticeValue {
         let perlin = if self.lattice_needs_perlin() { self.perlin.1.get(x, z) } else { 0.0 };
         let simplex = self.simplex.as_ref().map_or(0.0, |(_, n)| n.get([x, z]));
-        self.lattice_value_with(x, z, perlin, simplex, features)
+        let blend = if self.blend_on_lattice {
+            let b = self.biomes.sample_in(x, z, features);
+            (b.height_offset, b.height_scale)
+        } else {
+            (0.0, 0.0)
+        };
+        self.lattice_value_with(x, z, perlin, simplex, blend)
     }
 
     /// [`Terrain::lattice_value`] given the Perlin fBm and the simplex fBm at the point (each
-    /// unused when not needed). Inlined into the lattice loop of [`Terrain::lattice_fill`].
+    /// unused when not needed) and the blended biome height parameters there (`(0, 0)` when not
+    /// blended on the lattice). Inlined into the lattice loop of [`Terrain::lattice_fill`].
     #[inline(always)]
-    fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, simplex: f64, features: &RegionFeatures) -> LatticeValue {
+    fn lattice_value_with(&self, x: f64, z: f64, perlin: f64, simplex: f64, blend: (f64, f64)) -> LatticeValue {
         let mut sum = 0.0;
         let pw = self.perlin.0;
         if pw > 0.0 {
@@ -347,28 +354,29 @@ impl Terrain {
             sum += w * simplex;
         }
         let perlin = if self.fallback_perlin { perlin } else { 0.0 };
-        let (offset, scale) = if self.blend_on_lattice {
-            let b = self.biomes.sample_in(x, z, features);
-            (b.height_offset, b.height_scale)
-        } else {
-            (0.0, 0.0)
-        };
+        let (offset, scale) = blend;
         LatticeValue { sum, perlin, offset, scale }
     }
 
     /// Lattice values at points `(i0..i0 + ni) × (k0..k0 + nk)` (row-major, i fastest). The
-    /// Perlin fBm of each row is evaluated in one batch ([`PerlinFbm2::fill_row`]), and so is the
-    /// simplex fBm ([`SimplexFbm::get_many`], the same bits as one point at a time).
+    /// Perlin fBm of the whole lattice is evaluated in one batch ([`PerlinFbm2::fill_grid`]: the
+    /// x axes shared by every row), the simplex fBm a row at a time ([`SimplexFbm::get_many`]);
+    /// both the same bits as one point at a time; the blended biome parameters a row at a time
+    /// ([`BiomeMap::blend_row`], the same bits as [`BiomeMap::sample_in`]).
     fn lattice_fill(&self, i0: i64, k0: i64, ni: usize, nk: usize, features: &RegionFeatures) -> Vec<LatticeValue> {
         let mut values = Vec::with_capacity(ni * nk);
         let xs: Vec<f64> = (0..ni as i64).map(|i| self.point(i0 + i)).collect();
-        let mut perlin = vec![0.0; ni];
+        let zs: Vec<f64> = (0..nk as i64).map(|k| self.point(k0 + k)).collect();
+        let mut perlin = vec![0.0; ni * nk];
+        if self.lattice_needs_perlin() {
+            self.perlin.1.fill_grid(&xs, &zs, &mut perlin);
+        }
         let mut simplex = vec![0.0; ni];
         let mut row_points = vec![[0.0; 2]; ni];
-        for k in 0..nk as i64 {
-            let z = self.point(k0 + k);
-            if self.lattice_needs_perlin() {
-                self.perlin.1.fill_row(&xs, z, &mut perlin);
+        let mut blends = vec![(0.0, 0.0); ni];
+        for (&z, perlin) in zs.iter().zip(perlin.chunks_exact(ni.max(1))) {
+            if self.blend_on_lattice {
+                self.biomes.blend_row(&xs, z, features, &mut blends);
             }
             if let Some((_, n)) = &self.simplex {
                 for (point, &x) in row_points.iter_mut().zip(&xs) {
@@ -376,8 +384,8 @@ impl Terrain {
                 }
                 n.get_many(&row_points, &mut simplex);
             }
-            for ((&x, &p), &s) in xs.iter().zip(&perlin).zip(&simplex) {
-                values.push(self.lattice_value_with(x, z, p, s, features));
+            for (((&x, &p), &s), &b) in xs.iter().zip(perlin).zip(&simplex).zip(&blends) {
+                values.push(self.lattice_value_with(x, z, p, s, b));
             }
         }
         values

@@ -200,6 +200,36 @@ impl PerlinFbm2 {
         self.fill_row_with(self.kernel, xs, z, out);
     }
 
+    /// `out[k · xs.len() + i] = get(xs[i], zs[k])`: a grid of rows of constant `z` that share
+    /// their `x` positions (as the terrain lattice samples it). Each `x`'s axis per octave
+    /// (corner, distance, curve) is computed once for the whole grid and each row's `z` axis once
+    /// per row: the same operations on the same inputs as [`PerlinFbm2::get`], so the same bits.
+    /// `out` must hold `xs.len() · zs.len()` values.
+    pub fn fill_grid(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.fill_grid_with(self.kernel, xs, zs, out);
+    }
+
+    /// [`PerlinFbm2::fill_grid`] with a given kernel (see [`PerlinFbm2::get_many_with`]).
+    #[doc(hidden)]
+    pub fn fill_grid_with(&self, kernel: Kernel, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        assert_eq!(
+            xs.len() * zs.len(),
+            out.len(),
+            "fill_grid: {} xs × {} zs, {} outputs",
+            xs.len(),
+            zs.len(),
+            out.len()
+        );
+        match kernel.allowed() {
+            // SAFETY: `allowed` keeps a kernel only when the running CPU has its features.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { self.grid_avx512(xs, zs, out) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { self.grid_avx2(xs, zs, out) },
+            _ => self.grid::<PORTABLE_LANES>(xs, zs, out),
+        }
+    }
+
     /// [`PerlinFbm2::get_many`] with a given kernel (for tests and benchmarks); a kernel the CPU
     /// lacks (not in [`Kernel::available`]) or the thread's SIMD limit forbids runs the widest
     /// one below it that qualifies.
@@ -248,6 +278,65 @@ impl PerlinFbm2 {
     #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl,avx512bw")]
     fn batch_avx512<const ROW: bool>(&self, n: usize, point: impl Fn(usize) -> (f64, f64), out: &mut [f64]) {
         self.batch::<8, ROW>(n, point, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn grid_avx2(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.grid::<4>(xs, zs, out);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl,avx512bw")]
+    fn grid_avx512(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        self.grid::<8>(xs, zs, out);
+    }
+
+    /// [`PerlinFbm2::fill_grid`], `N` lanes of one row at a time; the last group of a row is
+    /// padded with copies of its first point, as in [`PerlinFbm2::batch`]. Per lane and octave
+    /// this is [`PerlinFbm2::fbm_lanes`]' computation: the x axis from `x · frequency ·
+    /// lacunarityᵒ` (multiplied octave by octave), the z axis likewise, the signals summed in
+    /// octave order, then scaled.
+    #[inline(always)]
+    fn grid<const N: usize>(&self, xs: &[f64], zs: &[f64], out: &mut [f64]) {
+        let (ni, octaves) = (xs.len(), self.octaves.len());
+        if ni == 0 || zs.is_empty() {
+            return;
+        }
+        let groups = ni.div_ceil(N);
+        // The x axes, group-major (a group's octaves side by side).
+        let mut x_axes = Vec::with_capacity(groups * octaves);
+        for first in (0..ni).step_by(N) {
+            let len = (ni - first).min(N);
+            let mut px: [f64; N] =
+                std::array::from_fn(|l| xs[if l < len { first + l } else { first }] * self.frequency);
+            for _ in 0..octaves {
+                x_axes.push(Axis::new(px));
+                px = px.map(|v| v * self.lacunarity);
+            }
+        }
+        let mut z_axes = [Axis::<1>::default(); MAX_OCTAVES];
+        for (&z, row) in zs.iter().zip(out.chunks_exact_mut(ni)) {
+            let mut pz = z * self.frequency;
+            for axis in z_axes.iter_mut().take(octaves) {
+                *axis = Axis::new([pz]);
+                pz *= self.lacunarity;
+            }
+            for (g, axes) in x_axes.chunks_exact(octaves).enumerate() {
+                let mut result = [0.0; N];
+                for ((octave, x_axis), z_axis) in self.octaves.iter().zip(axes).zip(&z_axes) {
+                    let signal = perlin_lanes(&octave.corners, *x_axis, z_axis.splat());
+                    for l in 0..N {
+                        result[l] += signal[l] * octave.attenuation;
+                    }
+                }
+                let first = g * N;
+                let len = (ni - first).min(N);
+                for (o, r) in row[first..first + len].iter_mut().zip(result) {
+                    *o = r * self.scale_factor;
+                }
+            }
+        }
     }
 
     /// `out[i]` = the fBm at `point(i)` for `i < n`, `N` lanes at a time; the last group is
@@ -570,6 +659,50 @@ mod tests {
                         );
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn grids_equal_the_noise_crate_at_every_shape() {
+        // Every kernel, row lengths around the lane counts, the shipped parameter sets (the
+        // default terrain's 8 octaves at 0.58 included) and points on both sides of zero.
+        let mut sets = parameter_sets();
+        sets.push(FractalParams { octaves: 8, frequency: 1.0 / 460.0, persistence: 0.58f32 as f64, lacunarity: 2.0 });
+        for (n, params) in sets.into_iter().enumerate() {
+            let seed = black_box(0x5eed_0000 + n as u32);
+            let reference = perlin_fbm(seed, black_box(params));
+            let fast = PerlinFbm2::new(seed, black_box(params));
+            for (ni, nk) in [(0, 3), (3, 0), (1, 1), (7, 2), (9, 3), (17, 4), (37, 5)] {
+                let xs: Vec<f64> = (0..ni).map(|i| (i as f64 - 11.0) * 1.0 + 0.5 - 64.0 * n as f64).collect();
+                let zs: Vec<f64> = (0..nk).map(|k| (k as f64 - 2.0) * 3.25 + 0.5 + 1e5 * (n % 3) as f64).collect();
+                for kernel in Kernel::available() {
+                    let mut grid = vec![f64::NAN; ni * nk];
+                    fast.fill_grid_with(kernel, &xs, &zs, &mut grid);
+                    for (k, &z) in zs.iter().enumerate() {
+                        for (i, &x) in xs.iter().enumerate() {
+                            assert_eq!(
+                                grid[k * ni + i].to_bits(),
+                                reference.get([x, z]).to_bits(),
+                                "fill_grid {kernel:?} {ni}×{nk} at ({x}, {z}), {params:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let pts = points();
+        let xs: Vec<f64> = pts.iter().take(300).map(|p| p.0).collect();
+        let zs: Vec<f64> = pts.iter().skip(300).take(9).map(|p| p.1).collect();
+        let params = parameter_sets()[2];
+        let reference = perlin_fbm(black_box(99), black_box(params));
+        let fast = PerlinFbm2::new(black_box(99), black_box(params));
+        let mut grid = vec![f64::NAN; xs.len() * zs.len()];
+        for kernel in Kernel::available() {
+            fast.fill_grid_with(kernel, &xs, &zs, &mut grid);
+            for (j, v) in grid.iter().enumerate() {
+                let (x, z) = (xs[j % xs.len()], zs[j / xs.len()]);
+                assert_eq!(v.to_bits(), reference.get([x, z]).to_bits(), "fill_grid {kernel:?} at ({x}, {z})");
             }
         }
     }
