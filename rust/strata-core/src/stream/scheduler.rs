@@ -419,6 +419,11 @@ where
         }
     }
 
+    /// Whether `c` waits for a new result after an edit (its next job has not gone out yet).
+    pub fn is_dirty(&self, c: &C) -> bool {
+        self.dirty.contains(c)
+    }
+
     /// Marks every loaded chunk dirty (e.g. after replacing all edits).
     pub fn invalidate_all_loaded(&mut self) {
         self.dirty.extend(self.loaded.iter().copied());

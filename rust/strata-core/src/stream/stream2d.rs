@@ -438,8 +438,16 @@ impl Streamer2D {
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
     pub fn try_recv(&mut self) -> Option<ChunkResult2D> {
         let mut r = self.scheduler.try_recv()?;
-        // A first load always writes its tiles; an update does when an edit changed them.
-        r.tiles_changed = self.retile.remove(&r.coord) || !r.is_update;
+        // A first load always writes its tiles; an update does when an edit changed them. A
+        // result of a job sent before the latest edit (the chunk is dirty again: a water flow
+        // applied between the pump and this call) keeps the mark for the job that carries that
+        // edit, else that job's tiles would be dropped as unchanged.
+        let changed = if self.scheduler.is_dirty(&r.coord) {
+            self.retile.contains(&r.coord)
+        } else {
+            self.retile.remove(&r.coord)
+        };
+        r.tiles_changed = changed || !r.is_update;
         Some(r)
     }
 
@@ -991,6 +999,34 @@ mod tests {
             assert!(coords.contains(&c), "{c:?} was not re-tiled");
         }
         assert_eq!(s.tile(63, row - 3), block::STONE);
+    }
+
+    #[test]
+    fn an_edit_between_the_pump_and_the_receive_keeps_its_tiles() {
+        // A frame pumps, then applies a water flow (an edit) and receives: the result of the job
+        // sent before that edit must not take the mark of the job that carries it.
+        let mut s = streamer(0);
+        let row = s.generator().surface_row(5);
+        s.set_viewer(5.5, f64::from(row - 3) + 0.5);
+        drain_until_ready(&mut s);
+        s.set_tile(5, row - 3, block::STONE);
+        s.pump();
+        s.set_tile(6, row - 3, block::STONE);
+        let start = Instant::now();
+        let first = loop {
+            if let Some(r) = s.try_recv() {
+                break r;
+            }
+            assert!(start.elapsed() < Duration::from_secs(60), "no result for the first edit");
+            std::thread::sleep(Duration::from_millis(1));
+        };
+        assert!(first.is_update && first.tiles_changed);
+        let later = drain_until_ready(&mut s);
+        let last = later.iter().rev().find(|r| r.coord == first.coord).expect("a result for the second edit");
+        assert!(last.tiles_changed, "the second edit's tiles were dropped as unchanged");
+        let n = s.chunk_tiles();
+        let (x0, y0) = last.coord.min_tile(n);
+        assert_eq!(last.tiles[((row - 3 - y0) * n + (6 - x0)) as usize], block::STONE);
     }
 
     #[test]
