@@ -1427,8 +1427,7 @@ impl ChunkWorld2D {
         // budget (the smallest budget, slow frames).
         let mut rows = 0;
         let mut redraw = false;
-        loop {
-            let Some(op) = self.ops.front() else { break };
+        while let Some(op) = self.ops.front() {
             if rows > 0 && frame_start.elapsed() >= budget {
                 break;
             }
