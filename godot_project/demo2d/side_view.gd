@@ -8,7 +8,8 @@
 ## puts a torch at the mouse, quick_save (F5 or Back) and quick_load (F9 or Y) keep the world,
 ## the inventory, the character's place and the time of day in `SAVE_PATH`.
 ## A day-night cycle (`DAY_SECONDS` a day) drives the world's `daylight` and the sky's colour:
-## at night only torches light the caves.
+## at night only torches light the caves. The world keeps a floating origin (the character is in
+## its `origin_shift_group`), so running and digging stay exact however far the character goes.
 ## User argument `--screenshot=PATH` saves one frame once the world is ready, then quits;
 ## `--zoom=Z` sets the screenshot's camera zoom (default 0.5); `--showcase` builds a tree and a hut
 ## of the library's own blocks (log, leaves, planks, glass, torch) beside the character first;
@@ -242,7 +243,9 @@ func _unhandled_input(event: InputEvent) -> void:
 func save_game(path := SAVE_PATH) -> Error:
 	DirAccess.make_dir_recursive_absolute(path.get_base_dir())
 	_world.set_state("inventory", _player.inventory.to_text())
+	# The place in the world's node space, and where that space starts (the floating origin).
 	_world.set_state("player", _player.position)
+	_world.set_state("player_origin", _world.get_origin())
 	_world.set_state("time_of_day", time_of_day)
 	var err := _world.save_world(path)
 	_status = "saved" if err == OK else "save failed: " + _world.last_error()
@@ -261,6 +264,9 @@ func load_game(path := SAVE_PATH) -> Error:
 	if at is String:  # a save of 0.2 kept the place as text
 		at = str_to_var(at)
 	if at is Vector2:
+		# Back where the save was made, far from the world's start too (saves before the
+		# floating origin kept no origin: the world's start).
+		_world.set_origin(_world.get_state("player_origin", Vector2i.ZERO))
 		_player.position = at
 		_player.velocity = Vector2.ZERO
 	time_of_day = fposmod(float(_world.get_state("time_of_day", time_of_day)), 1.0)

@@ -423,7 +423,8 @@ struct RenderedCheck {
 /// the lower half of the frame); baked light (a sealed room black, lit by torches; torches at
 /// midnight; a sunset with long shadows); the sun's shadows by distance band against the height
 /// field's (horizon); the floating origin (a scene drawn at the origin and at x = z = 1e9, and
-/// just before and after an origin shift, gives the same frame); the main menu, settings menu,
+/// just before and after an origin shift, gives the same frame; the side view's too, at 10⁹
+/// tiles and across a shift); the main menu, settings menu,
 /// HUD and pause menu.
 /// The world and light checks run again on Forward+ (Vulkan on lavapipe): the block shader,
 /// water and sky must work in both renderers.
@@ -452,6 +453,12 @@ const RENDERED: &[RenderedCheck] = &[
         scene: "res://rendered/origin_shots.tscn",
         args: &[],
         log: "rendered-origin.log",
+        renderer: Renderer::Compatibility,
+    },
+    RenderedCheck {
+        scene: "res://rendered/origin_shots_2d.tscn",
+        args: &[],
+        log: "rendered-origin-2d.log",
         renderer: Renderer::Compatibility,
     },
     RenderedCheck {

@@ -13,6 +13,7 @@ pub mod coords;
 pub mod edit_history;
 pub mod edits;
 pub mod origin;
+pub mod origin_2d;
 pub mod raycast;
 pub mod raycast_2d;
 pub mod rng;

@@ -6,8 +6,12 @@
 //! autotiling (the atlas tile of every cell) happen on the streamer's worker threads; the main
 //! thread only calls `set_cell(coords, source_id, atlas_coords)` and `erase_cell` (law: Main thread never waits).
 //!
-//! Coordinates: tile `(x, y)` is the `TileMapLayer` cell `(x, y)`, y down. Pixel positions are
-//! local to the `StrataChunkWorld2D`, whose layer sits at its origin (a created child always does).
+//! Coordinates: tiles (`Vector2i`) are world tiles, y down, exact to the world's bounds. Pixel
+//! positions (`Vector2`) are the node's space: tile `t` is drawn at `(t − origin) × tile size`,
+//! where `origin` (world tiles, zero until it moves) is the floating origin (`origin_2d`). Tile
+//! `t` is the `TileMapLayer` cell `t − cell_origin`; the layer node sits at
+//! `(cell_origin − origin) × tile size` from where it was (a created child sits at the world's
+//! origin, and a layer of yours should too); both origins are zero until the origin first moves.
 //!
 //! Queries (`get_tile`, `get_surface_height`) are the core's `tile_with_edits` and
 //! `top_solid_row_with`. Preset identity, kept edits, game state, saves and the last error are the
@@ -36,13 +40,12 @@ use godot::classes::image::Format;
 use godot::classes::image::Interpolation;
 use godot::classes::node::InternalMode;
 use godot::classes::{
-    Camera2D, Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet,
-    TileSetAtlasSource,
+    Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet, TileSetAtlasSource,
 };
 use godot::global::Error;
 use godot::prelude::*;
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
@@ -50,9 +53,11 @@ use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::base::edits::{EditMap, local_from_index};
+use strata_core::base::origin::DEFAULT_SHIFT_DISTANCE;
+use strata_core::base::origin_2d::FloatingOrigin2D;
 use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
-use strata_core::stream::scheduler::max_workers;
+use strata_core::stream::scheduler::{Samples, max_workers};
 use strata_core::stream::stream2d::{
     ChunkResult2D, MAX_VIEW_DISTANCE_2D, StreamConfig2D, Streamer2D, tile_with_edits, top_solid_row_with,
 };
@@ -61,6 +66,7 @@ use strata_core::stream::tile_edits::TileEditLog;
 
 mod edits_2d;
 mod light_2d;
+mod origin_2d;
 mod tools_2d;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
@@ -186,6 +192,32 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export(range = (0.0, 1.0))]
     daylight: f64,
+    /// Keeps the engine's coordinates small far from the world's start: Godot's positions are
+    /// 32-bit floats, which at 10⁸ tiles of 16 pixels cannot tell one tile from the next. On,
+    /// when the viewer goes farther than `origin_shift_distance` tiles from the world's `origin`
+    /// on either axis, the world moves the origin to the viewer's chunk between frames: the tile
+    /// layer, the light, its `Node2D` children and every node in `origin_shift_group` move back by
+    /// the shift (the current `Camera2D` keeps showing the same picture, smoothing included), then
+    /// `origin_shifted(shift)` is emitted, all before the frame is drawn. Put the player (or
+    /// whatever carries the viewer) in that group, or under the world; the origin does not move
+    /// while the viewer would stay behind. Off (the default), the origin stays where it is
+    /// (`set_origin` still moves it). Positions (`Vector2`) in the world's methods and signals
+    /// are in the node's space, world − origin (in pixels); tiles (`Vector2i`) are world tiles.
+    /// The layer's cells are `tile_to_cell(tile)` (see `get_cell_origin`).
+    #[export_group(name = "Floating origin")]
+    #[var(set)]
+    #[export]
+    floating_origin: bool,
+    /// How far (tiles) the viewer may go from `origin` on either axis before the origin moves:
+    /// 64–16,384 (default 1,024: at 16-pixel tiles an `f32` position's step is then 1/512 pixel).
+    #[var(set)]
+    #[export(range = (64.0, 16384.0))]
+    origin_shift_distance: f64,
+    /// The group of the game's nodes that move with the origin (the player, its camera, its
+    /// projectiles); a node whose ancestor is in the group or is the world moves with it.
+    #[var]
+    #[export]
+    origin_shift_group: StringName,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,
@@ -231,6 +263,26 @@ pub struct ChunkWorld2D {
     light_sprites: HashMap<ChunkCoord2D, ChunkLightSprite>,
     /// Undo steps of the edits and which water flow joins which step (`edits_2d`).
     edit_log: TileEditLog,
+    /// Where the node's space starts in the world (a chunk corner, world tiles).
+    origin: FloatingOrigin2D,
+    /// The world tile of the layer's cell (0, 0) (`origin_2d`).
+    cell_origin: [i32; 2],
+    /// What `origin_2d` adds to the layer node's position: `(cell_origin − origin) × tile size`.
+    layer_offset: Vector2,
+    /// The layer node's position when it was bound (where it stands with no offset).
+    layer_base: Vector2,
+    /// Chunks with cells in the layer (written at least in part, not erased yet).
+    drawn: HashSet<ChunkCoord2D>,
+    /// The origin moved since the streamer last heard where the viewers are: not ready yet.
+    area_stale: bool,
+    /// The viewer that did not follow a shift was reported.
+    origin_warned: bool,
+    /// Main-thread time of each origin shift (µs).
+    origin_shift_us: Samples,
+    /// Origin shifts so far.
+    origin_shifts: u64,
+    /// Times the layer was drawn again at the origin (a chunk past the cells' exact range).
+    layer_redraws: u64,
 }
 
 /// One chunk's drawn light (`light_2d`): its sprite and the bytes its texture holds.
@@ -272,6 +324,9 @@ impl INode2D for ChunkWorld2D {
             tile_layout: 0,
             light_enabled: true,
             daylight: 1.0,
+            floating_origin: false,
+            origin_shift_distance: DEFAULT_SHIFT_DISTANCE,
+            origin_shift_group: StringName::from("strata_origin_shift"),
             streamer: None,
             layer: None,
             bound_layer: None,
@@ -295,6 +350,16 @@ impl INode2D for ChunkWorld2D {
             light_material: None,
             light_sprites: HashMap::new(),
             edit_log: TileEditLog::new(),
+            origin: FloatingOrigin2D::ZERO,
+            cell_origin: [0, 0],
+            layer_offset: Vector2::ZERO,
+            layer_base: Vector2::ZERO,
+            drawn: HashSet::new(),
+            area_stale: false,
+            origin_warned: false,
+            origin_shift_us: Samples::default(),
+            origin_shifts: 0,
+            layer_redraws: 0,
         }
     }
 
@@ -330,8 +395,13 @@ impl INode2D for ChunkWorld2D {
         // The setter keeps the budget within 0.05..=100 ms; clamped again so no value can panic.
         let ms = if self.frame_budget_ms.is_finite() { self.frame_budget_ms } else { 4.0 };
         let budget = std::time::Duration::from_secs_f64(ms.clamp(0.05, 100.0) / 1000.0);
-        let viewer = self.viewer_tile_position();
-        let viewer = self.viewer_bounds.clamp("StrataChunkWorld2D", [viewer.x as f64, viewer.y as f64], "tiles");
+        // The origin moves before anything of this frame is placed (with the nodes already
+        // placed), so the frame draws everything in the new node space.
+        let mut viewer = self.viewer_local_tiles();
+        if self.follow_viewer_with_origin(viewer) {
+            viewer = self.viewer_local_tiles();
+        }
+        let viewer = self.viewer_bounds.clamp("StrataChunkWorld2D", self.origin.to_world(viewer), "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let memory_budget = self.memory_budget();
         let extra = self.extra_viewer_tiles();
@@ -352,6 +422,7 @@ impl INode2D for ChunkWorld2D {
                 s.set_extra_viewer(id, x, y, distance);
             }
             s.pump();
+            self.area_stale = false;
             crate::host::water_flow::update_2d(s, self.water_flow_enabled, &mut self.host, "StrataChunkWorld2D");
             // Each flow joins the undo step of the edit that caused it.
             let flows = s.apply_water_flow_changes();
@@ -480,6 +551,13 @@ impl ChunkWorld2D {
     #[signal]
     fn voxels_changed(rect: Rect2i);
 
+    /// Emitted after the world's origin moved (`floating_origin`, `set_origin`) by `shift`
+    /// (world tiles; every position in the node's space lost `shift × tile size` pixels). The
+    /// layer, the light, the world's `Node2D` children and `origin_shift_group` have moved
+    /// already; move anything else that keeps node-space positions.
+    #[signal]
+    fn origin_shifted(shift: Vector2i);
+
     /// Streams around `node` too (split screen, another player), with its own `view_distance`
     /// in chunks (0 to 16, clamped with a warning). The loaded set is the union of every
     /// viewer's square, queued nearest-first across viewers, with `memory_budget_mb` shared
@@ -526,7 +604,8 @@ impl ChunkWorld2D {
     }
 
     /// Loads the square of chunks within `radius` (0 to 16, clamped with a warning) around
-    /// `center` (local pixels) and keeps it until `cancel_preload` or the next `preload_area`;
+    /// `center` (pixels in the node's space: world − origin; to preload a destination far away,
+    /// `set_origin` near it first) and keeps it until `cancel_preload` or the next `preload_area`;
     /// `area_preloaded` is emitted once it is in the layer.
     #[func]
     fn preload_area(&mut self, center: Vector2, radius: i64) {
@@ -565,16 +644,16 @@ impl ChunkWorld2D {
         }
     }
 
-    /// Local pixel y of the top of the topmost solid tile in the column holding local pixel x
-    /// (smaller y is higher). Works anywhere, loaded or not; edits included.
+    /// Local pixel y (the node's space) of the top of the topmost solid tile in the column
+    /// holding local pixel x (smaller y is higher). Works anywhere, loaded or not; edits included.
     #[func]
     pub fn get_surface_height(&mut self, x: f64) -> f64 {
         let px = self.tile_pixels();
         let Some(g) = self.generator() else { return 0.0 };
-        let tx = finite_floor(x / px.x as f64);
+        let tx = self.origin.tile_at([x / px.x as f64, 0.0])[0];
         let rules = self.tile_rules.clone();
         let row = top_solid_row_with(&g, self.edits(), tx, &|id| rules.is_solid(id));
-        row as f64 * px.y as f64
+        (f64::from(row) - f64::from(self.origin.tile()[1])) * px.y as f64
     }
 
     /// The block id of tile `p` (0 = air; see `get_block_name`). Works anywhere; edits included.
@@ -675,7 +754,8 @@ impl ChunkWorld2D {
     /// `TileMapLayer` (and unloaded chunks are erased).
     #[func]
     pub fn is_area_ready(&self) -> bool {
-        self.ops.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+        // After a shift or teleport the streamer has not yet heard where the viewers are now.
+        !self.area_stale && self.ops.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
     }
 
     /// Fraction of the chunks needed around the viewers that are generated, 0..1 (loading
@@ -698,7 +778,9 @@ impl ChunkWorld2D {
     /// `cancelled_total`, `gen_ms_median`, `tile_ms_median`, `apply_ms_last_frame`, `workers`,
     /// `queued_writes`, `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks at 64
     /// bytes a tile, see `memory_budget_mb`), `view_distance_effective` (the view distance in use:
-    /// `view_distance`, or less while the memory budget holds it back).
+    /// `view_distance`, or less while the memory budget holds it back), and the floating
+    /// origin's `origin_shifts`, `origin_shift_us_median` and `origin_shift_us_max` (main-thread
+    /// time of a shift, µs) and `layer_redraws` (times the layer was drawn again at the origin).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -714,6 +796,10 @@ impl ChunkWorld2D {
             .map(|s| s.effective_view_distance())
             .unwrap_or(self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32);
         d.set("view_distance_effective", effective as i64);
+        d.set("origin_shifts", self.origin_shifts as i64);
+        d.set("origin_shift_us_median", self.origin_shift_us.median());
+        d.set("origin_shift_us_max", self.origin_shift_us.max());
+        d.set("layer_redraws", self.layer_redraws as i64);
         d
     }
 
@@ -732,18 +818,26 @@ impl ChunkWorld2D {
         self.ensure_layer()
     }
 
-    /// The tile holding local pixel position `p`.
+    /// The world tile holding pixel position `p` of the node's space (exact anywhere: the
+    /// origin is added as an integer).
     #[func]
     pub fn local_to_tile(&self, p: Vector2) -> Vector2i {
         let px = self.tile_pixels();
-        Vector2i::new(finite_floor(p.x as f64 / px.x as f64), finite_floor(p.y as f64 / px.y as f64))
+        let local = [finite_floor(p.x as f64 / px.x as f64), finite_floor(p.y as f64 / px.y as f64)];
+        let t = self.origin.tile_at([f64::from(local[0]), f64::from(local[1])]);
+        Vector2i::new(t[0], t[1])
     }
 
-    /// The local pixel position of the centre of tile `t`.
+    /// The pixel position in the node's space of the centre of world tile `t` (exact within
+    /// 2²³ pixels of the origin: everything near the viewer).
     #[func]
     pub fn tile_to_local(&self, t: Vector2i) -> Vector2 {
         let px = self.tile_pixels();
-        Vector2::new((t.x as f32 + 0.5) * px.x as f32, (t.y as f32 + 0.5) * px.y as f32)
+        let l = self.origin.tile_to_local([t.x, t.y]);
+        Vector2::new(
+            ((f64::from(l[0]) + 0.5) * f64::from(px.x)) as f32,
+            ((f64::from(l[1]) + 0.5) * f64::from(px.y)) as f32,
+        )
     }
 
     /// The chunk holding tile `t`.
@@ -843,6 +937,24 @@ impl ChunkWorld2D {
         }
         self.edit_log.clear();
         self.emit_tiles_changed(before);
+    }
+
+    #[func]
+    fn set_floating_origin(&mut self, value: bool) {
+        self.floating_origin = value;
+        self.origin_warned = false;
+    }
+
+    #[func]
+    fn set_origin_shift_distance(&mut self, value: f64) {
+        self.origin_shift_distance = ranges::float_in_range(
+            "StrataChunkWorld2D",
+            "origin_shift_distance",
+            value,
+            strata_core::base::origin::MIN_SHIFT_DISTANCE,
+            strata_core::base::origin::MAX_SHIFT_DISTANCE,
+            self.origin_shift_distance,
+        );
     }
 
     #[func]
@@ -1022,6 +1134,7 @@ impl ChunkWorld2D {
             if let Some(mut layer) = self.ensure_layer() {
                 layer.clear();
             }
+            self.drawn.clear();
             self.layer_dirty = false;
         }
     }
@@ -1105,6 +1218,12 @@ impl ChunkWorld2D {
         if self.bound_layer.is_some_and(|b| b != id) {
             self.layer_changed = true;
         }
+        if self.bound_layer != Some(id) {
+            // Nothing of this world is in a newly bound layer yet: it stands where it was put.
+            self.drawn.clear();
+            self.layer_offset = Vector2::ZERO;
+            self.layer_base = layer.get_position();
+        }
         self.bound_layer = Some(id);
         self.layer = Some(layer.clone());
         Some(layer)
@@ -1167,6 +1286,7 @@ impl ChunkWorld2D {
                 // Emptied first: a TileSet swapped under loaded cells makes Godot rebuild each one.
                 if self.layer_dirty {
                     layer.clear();
+                    self.drawn.clear();
                     self.layer_dirty = false;
                 }
                 self.give_tile_set(&mut layer);
@@ -1262,9 +1382,11 @@ impl ChunkWorld2D {
         self.removed_viewer_ids.extend(freed);
         let px = self.tile_pixels();
         let inside = self.base().is_inside_tree();
+        let origin = self.origin;
         let tiles = |p: Vector2| {
             let b = ranges::WORLD_BOUND;
-            [((p.x / px.x as f32) as f64).clamp(-b, b), ((p.y / px.y as f32) as f64).clamp(-b, b)]
+            let w = origin.to_world([f64::from(p.x) / f64::from(px.x), f64::from(p.y) / f64::from(px.y)]);
+            w.map(|v| v.clamp(-b, b))
         };
         let mut out = Vec::new();
         for (node, id, distance) in &self.extra_viewers {
@@ -1282,22 +1404,15 @@ impl ChunkWorld2D {
         out
     }
 
-    /// The viewer's position in (fractional) tiles.
-    fn viewer_tile_position(&self) -> Vector2 {
-        let global = if !self.viewer.is_empty() {
-            self.base()
-                .get_node_or_null(&self.viewer)
-                .and_then(|n| n.try_cast::<Node2D>().ok())
-                .map(|n| n.get_global_position())
-        } else {
-            self.base().get_viewport().and_then(|v| v.get_camera_2d()).map(|c: Gd<Camera2D>| c.get_global_position())
-        };
+    /// The viewer's position in (fractional) tiles of the node's space (world − origin).
+    fn viewer_local_tiles(&self) -> [f64; 2] {
+        let global = self.viewer_node().map(|n| n.get_global_position());
         let local = match global {
             Some(g) if self.base().is_inside_tree() => self.base().to_local(g),
             _ => Vector2::ZERO,
         };
         let px = self.tile_pixels();
-        Vector2::new(local.x / px.x as f32, local.y / px.y as f32)
+        [f64::from(local.x) / f64::from(px.x), f64::from(local.y) / f64::from(px.y)]
     }
 
     /// Applies queued writes and erasures a row at a time until the budget is spent, one row
@@ -1311,12 +1426,31 @@ impl ChunkWorld2D {
         // At least one row a frame, so the queue drains even when the work before it used the
         // budget (the smallest budget, slow frames).
         let mut rows = 0;
-        while let Some(op) = self.ops.front_mut() {
+        let mut redraw = false;
+        while let Some(op) = self.ops.front() {
             if rows > 0 && frame_start.elapsed() >= budget {
                 break;
             }
+            let (c, writes) = (op.coord(), matches!(op, TileOp::Write { .. }));
+            // A chunk's first cells: written relative to the cell origin (`origin_2d`); an
+            // erasure of a chunk with no cells in the layer has nothing to do.
+            if !self.drawn.contains(&c) {
+                if !writes {
+                    unloaded.push(c);
+                    self.ops.pop_front();
+                    continue;
+                }
+                if !self.cells_ready_for(c, n) {
+                    redraw = true;
+                    break;
+                }
+                self.drawn.insert(c);
+            }
+            let Some(op) = self.ops.front_mut() else { break };
             rows += 1;
             let (x0, y0) = op.coord().min_tile(n);
+            // Cells are world tiles less the cell origin (the layer node carries the rest).
+            let (x0, y0) = (x0.wrapping_sub(self.cell_origin[0]), y0.wrapping_sub(self.cell_origin[1]));
             let done = match op {
                 TileOp::Write { result, next_row, erase_air } => {
                     let row = *next_row;
@@ -1347,6 +1481,7 @@ impl ChunkWorld2D {
                     let finished = *next_row >= n;
                     if finished {
                         unloaded.push(*coord);
+                        self.drawn.remove(coord);
                     }
                     finished
                 }
@@ -1355,11 +1490,16 @@ impl ChunkWorld2D {
                 self.ops.pop_front();
             }
         }
+
         for c in unloaded {
             self.signals().chunk_unloaded().emit(Vector2i::new(c.x, c.y));
         }
         for c in loaded {
             self.signals().chunk_loaded().emit(Vector2i::new(c.x, c.y));
+        }
+        if redraw {
+            // A chunk past the exact range of the cells while others are drawn: draw it all again.
+            self.redraw_at_origin();
         }
     }
 }

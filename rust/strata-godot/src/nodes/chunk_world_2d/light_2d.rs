@@ -169,11 +169,8 @@ impl ChunkWorld2D {
         sprite.set_region_enabled(true);
         sprite.set_region_rect(Rect2::new(Vector2::new(1.0, 1.0), Vector2::new(n as f32, n as f32)));
         sprite.set_scale(Vector2::new(px.x as f32, px.y as f32));
-        // In f64: a chunk at the world's bounds (±1,073,741,823 tiles) is past i32 in pixels.
-        sprite.set_position(Vector2::new(
-            (f64::from(x0) * f64::from(px.x)) as f32,
-            (f64::from(y0) * f64::from(px.y)) as f32,
-        ));
+        // At world − origin, as every drawn thing (the origin moves it, `origin_2d`).
+        sprite.set_position(self.local_of_tile_corner([x0, y0]));
         root.add_child(&sprite);
         self.light_sprites.insert(c, ChunkLightSprite { sprite, texture, drawn: light.drawn });
     }

@@ -17,9 +17,9 @@ use strata_core::stream::stream2d::tile_with_edits;
 #[godot_api(secondary)]
 impl ChunkWorld2D {
     /// The first solid tile (solid in the world's `block_library`) on the ray from `from` along
-    /// `direction`, both in the node's local pixels (as `local_to_tile` takes them), within
+    /// `direction`, both in the node's pixels (world − origin, as `local_to_tile` takes them), within
     /// `max_distance` pixels (the walk stops after 512 tiles): a dictionary with "hit" (true),
-    /// "position" (Vector2i, the tile), "normal" (Vector2i, the tile edge the ray entered; zero
+    /// "position" (Vector2i, the world tile), "normal" (Vector2i, the tile edge the ray entered; zero
     /// when `from` is inside it), "point" (Vector2, local pixels, where it entered), "distance"
     /// (float, pixels) and "block" (int); `{}` when nothing is hit. Exact: every tile the ray
     /// passes through is checked, in order; edits included; works anywhere, loaded or not. A
@@ -44,7 +44,7 @@ impl ChunkWorld2D {
         let hit = raycast_2d(
             |c| tile_with_edits(&g, edits, c[0], c[1]),
             |b| rules.is_solid(b),
-            [from.x as f64 / sx, from.y as f64 / sy],
+            self.origin.to_world([from.x as f64 / sx, from.y as f64 / sy]),
             [tx, ty],
             max_tiles,
         );
@@ -53,7 +53,8 @@ impl ChunkWorld2D {
                 out.set("hit", true);
                 out.set("position", Vector2i::new(h.cell[0], h.cell[1]));
                 out.set("normal", Vector2i::new(h.normal[0], h.normal[1]));
-                out.set("point", Vector2::new((h.point[0] * sx) as f32, (h.point[1] * sy) as f32));
+                let p = self.origin.to_local(h.point);
+                out.set("point", Vector2::new((p[0] * sx) as f32, (p[1] * sy) as f32));
                 out.set("distance", if scale > 0.0 { h.distance / scale } else { 0.0 });
                 out.set("block", h.block as i64);
             }
