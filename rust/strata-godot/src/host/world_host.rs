@@ -223,28 +223,20 @@ impl<G> WorldHost<G> {
 
     /// True when `preset` is another resource, or a field of it changed, since the world's
     /// generator was built. (A change of the world's block library is not looked for every
-    /// frame: the world's library setter restarts streaming, and [`WorldHost::generator`] then
+    /// frame: the world's library setter restarts streaming, and [`WorldHost::generator_with`] then
     /// builds again for the new library.)
     pub(crate) fn preset_changed(&self, preset: Option<&Gd<WorldPreset>>) -> bool {
         self.built_for.map(|b| b.preset) != Some(identity(preset))
     }
 
-    /// The generator of `preset` for a world made of the blocks of `library`, built when the
-    /// preset changed, or the library is another (by [`CoreLibrary::fingerprint`]), since the
+    /// The generator of `preset` for a world made of the blocks of `library` that brings its own
+    /// structures (`structures`: the structure library of the generator's kind and its
+    /// fingerprint; None: the shipped ones), built when the preset changed, or the library
+    /// (by [`CoreLibrary::fingerprint`]) or the structures' fingerprint is another, since the
     /// last build. A preset that does not build is reported once (console and `last_error()`)
     /// and tried again only when it or the library changes or after
     /// [`WorldHost::forget_generator`]. While its heightmap file loads there is none yet: each
     /// call does one frame's share of the loading.
-    pub(crate) fn generator(&mut self, preset: Option<&Gd<WorldPreset>>, library: &CoreLibrary) -> Option<Arc<G>>
-    where
-        G: HostedGenerator,
-    {
-        self.generator_with(preset, library, None)
-    }
-
-    /// [`WorldHost::generator`] for a world that brings its own structures (`structures`: the
-    /// structure library and its fingerprint; None: the shipped ones); another fingerprint
-    /// builds again.
     pub(crate) fn generator_with(
         &mut self,
         preset: Option<&Gd<WorldPreset>>,
@@ -329,7 +321,7 @@ impl<G> WorldHost<G> {
     }
 
     /// Sets the generation hook of the generators built from now on (None: no hook); the next
-    /// [`WorldHost::generator`] builds again.
+    /// [`WorldHost::generator_with`] builds again.
     pub(crate) fn set_hook(&mut self, hook: Option<Arc<HookRunner>>) {
         self.hook = hook;
         self.hook_revision += 1;
