@@ -104,15 +104,18 @@ func _ready() -> void:
 
 
 ## Puts the character on the first dry column at or right of x = 8 (or left of the structure
-## `--structure=` names).
+## `--structure=` names); without `--structure=`, with room to run: no structure stands within a
+## few tiles of it.
 func _spawn() -> void:
 	var x := 8.0
 	if _structure != "":
 		x = _structure_x(_structure)
-	for i in 64:
+	for i in 256:
 		var y := _world.get_surface_height(x)
 		var above := _world.local_to_tile(Vector2(x, y - 8.0))
-		if _world.get_tile(above) == 0:
+		var near := Rect2i(above.x - 3, above.y - 12, 10, 16)
+		var clear := _structure != "" or _world.get_structures_in(near).is_empty()
+		if _world.get_tile(above) == 0 and clear:
 			break
 		x += 16.0
 	_player.position = Vector2(x, _world.get_surface_height(x) - 14.0)
