@@ -142,7 +142,12 @@ pub fn jobs() -> Vec<Job> {
         },
         Job {
             name: "side_view_structures",
-            source: godot(Demo, side_view, &["--zoom=1.5", "--structure=hut", "--time=0.45"], Out::File("--screenshot=")),
+            source: godot(
+                Demo,
+                side_view,
+                &["--zoom=1.5", "--structure=hut", "--time=0.45"],
+                Out::File("--screenshot="),
+            ),
             shots: vec![shot("side_view_structures.png", "side_view_structures.png")],
         },
         Job {

@@ -267,8 +267,7 @@ impl<G> WorldHost<G> {
                 Some(Lookup::Load(load)) => {
                     self.generator = None;
                     let library = Arc::new(library.clone());
-                    let build: BuildFn<G> =
-                        Box::new(move |map| G::build(&core, &library, structures.as_deref(), map));
+                    let build: BuildFn<G> = Box::new(move |map| G::build(&core, &library, structures.as_deref(), map));
                     self.pending = Some(PendingBuild { id, build: Some(build), load: Some(load), answer: None });
                     return self.poll_pending();
                 }

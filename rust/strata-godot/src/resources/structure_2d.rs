@@ -135,7 +135,9 @@ impl Structure2D {
     fn load_image(&mut self, image: Option<Gd<Image>>, colors: VarDictionary) -> Error {
         let what = "StrataStructure2D.load_image";
         let Some(image) = image else {
-            return self.last_error.fail(format!("{what}: the image is null; allowed: an Image"), Error::ERR_INVALID_PARAMETER);
+            return self
+                .last_error
+                .fail(format!("{what}: the image is null; allowed: an Image"), Error::ERR_INVALID_PARAMETER);
         };
         let name = self.display_name();
         let map = match color_map(&colors) {
@@ -204,7 +206,9 @@ impl Structure2D {
             self.blocks.len()
         } else {
             return self.last_error.fail(
-                format!("{what}: block `{block}` would be the 256th block name; allowed: at most {MAX_STRUCTURE_2D_BLOCKS}"),
+                format!(
+                    "{what}: block `{block}` would be the 256th block name; allowed: at most {MAX_STRUCTURE_2D_BLOCKS}"
+                ),
                 Error::ERR_OUT_OF_MEMORY,
             );
         };
@@ -299,10 +303,8 @@ impl Structure2D {
     fn index_of(&mut self, x: i64, y: i64, what: &str) -> Option<usize> {
         let s = self.size;
         if !((0..s.x as i64).contains(&x) && (0..s.y as i64).contains(&y)) {
-            self.last_error.record(format!(
-                "{what}: cell ({x}, {y}) is outside the structure; allowed: 0..{} × 0..{}",
-                s.x, s.y
-            ));
+            self.last_error
+                .record(format!("{what}: cell ({x}, {y}) is outside the structure; allowed: 0..{} × 0..{}", s.x, s.y));
             return None;
         }
         Some((y * s.x as i64 + x) as usize)
@@ -323,13 +325,17 @@ impl Structure2D {
             let image = texture.get_image().ok_or_else(|| {
                 format!("StrataStructure2D {shown}.image: the texture has no image data; allowed: an imported image (Texture2D)")
             })?;
-            let map = color_map(&self.image_colors).map_err(|e| format!("StrataStructure2D {shown}.image_colors: {e}"))?;
+            let map =
+                color_map(&self.image_colors).map_err(|e| format!("StrataStructure2D {shown}.image_colors: {e}"))?;
             let (w, h, rgba) = rgba_of(&image);
-            let names = names_of_rgba(&name, w, h, &rgba, &map).map_err(|e| format!("StrataStructure2D {shown}.image: {e}"))?;
-            return from_names(&name, w, h, &names, library).map_err(|e| format!("StrataStructure2D {shown}.image: {e}"));
+            let names =
+                names_of_rgba(&name, w, h, &rgba, &map).map_err(|e| format!("StrataStructure2D {shown}.image: {e}"))?;
+            return from_names(&name, w, h, &names, library)
+                .map_err(|e| format!("StrataStructure2D {shown}.image: {e}"));
         }
         if let Some(scene) = &self.tile_map_scene {
-            let (w, h, names) = names_of_scene(scene, library).map_err(|e| format!("StrataStructure2D {shown}.tile_map_scene: {e}"))?;
+            let (w, h, names) =
+                names_of_scene(scene, library).map_err(|e| format!("StrataStructure2D {shown}.tile_map_scene: {e}"))?;
             return from_names(&name, w, h, &names, library)
                 .map_err(|e| format!("StrataStructure2D {shown}.tile_map_scene: {e}"));
         }
@@ -356,7 +362,8 @@ impl Structure2D {
             };
             names.push(tile);
         }
-        from_names(&name, self.size.x, self.size.y, &names, library).map_err(|e| format!("StrataStructure2D {shown}: {e}"))
+        from_names(&name, self.size.x, self.size.y, &names, library)
+            .map_err(|e| format!("StrataStructure2D {shown}: {e}"))
     }
 
     /// A hash of the name and the cells by name (from the structure's source): two structures
@@ -452,10 +459,8 @@ fn names_of_layer(layer: &Gd<TileMapLayer>, library: &CoreLibrary) -> Result<(i3
     let rect = layer.get_used_rect();
     let (w, h) = (rect.size.x, rect.size.y);
     check_size_2d("", Vector2i::new(w, h)).map_err(|e| format!("its painted cells span {w}×{h} ({e})"))?;
-    let data_layer = layer
-        .get_tile_set()
-        .map(|t| t.get_custom_data_layer_by_name(BLOCK_DATA_LAYER))
-        .filter(|&i| i >= 0);
+    let data_layer =
+        layer.get_tile_set().map(|t| t.get_custom_data_layer_by_name(BLOCK_DATA_LAYER)).filter(|&i| i >= 0);
     let mut names = vec![String::new(); (w * h) as usize];
     for cell in used.iter_shared() {
         let named = data_layer.and_then(|_| {
@@ -490,11 +495,16 @@ fn names_of_layer(layer: &Gd<TileMapLayer>, library: &CoreLibrary) -> Result<(i3
 
 /// The painted cells of the first `TileMapLayer` of `scene` (its root or a descendant).
 fn names_of_scene(scene: &Gd<PackedScene>, library: &CoreLibrary) -> Result<(i32, i32, Vec<String>), String> {
-    let root = scene.instantiate().ok_or_else(|| "the scene does not instantiate; allowed: a scene holding a TileMapLayer".to_string())?;
+    let root = scene
+        .instantiate()
+        .ok_or_else(|| "the scene does not instantiate; allowed: a scene holding a TileMapLayer".to_string())?;
     let layer = match root.clone().try_cast::<TileMapLayer>() {
         Ok(l) => Some(l),
         Err(root) => root
-            .find_children_ex("*").type_("TileMapLayer").owned(false).done()
+            .find_children_ex("*")
+            .type_("TileMapLayer")
+            .owned(false)
+            .done()
             .iter_shared()
             .next()
             .and_then(|n: Gd<Node>| n.try_cast::<TileMapLayer>().ok()),

@@ -168,9 +168,10 @@ impl ChunkWorld2D {
         ) else {
             return -1;
         };
-        let found = g.structures_in(pos.x, pos.x + 1).into_iter().find(|q| {
-            q.rule as i64 == rule && q.min_x == pos.x && q.min_y == pos.y && q.flipped == flipped
-        });
+        let found = g
+            .structures_in(pos.x, pos.x + 1)
+            .into_iter()
+            .find(|q| q.rule as i64 == rule && q.min_x == pos.x && q.min_y == pos.y && q.flipped == flipped);
         found.and_then(|q| g.structures().cell_at(&q, p.x, p.y)).map_or(-1, |id| id as i64)
     }
 
