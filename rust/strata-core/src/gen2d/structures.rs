@@ -52,7 +52,9 @@ pub const KEEP_NAME: &str = "keep";
 pub enum StructureError2D {
     #[error("structure `{name}`: {problem}; allowed: {allowed}")]
     Shape { name: String, problem: String, allowed: String },
-    #[error("structure `{name}`: cell ({x}, {y}) names tile `{tile}`, which the world's block library lacks; allowed: {allowed}")]
+    #[error(
+        "structure `{name}`: cell ({x}, {y}) names tile `{tile}`, which the world's block library lacks; allowed: {allowed}"
+    )]
     UnknownTile { name: String, x: i32, y: i32, tile: String, allowed: String },
     #[error("structure `{name}`: pixel ({x}, {y}) has colour {color}, which the colour map lacks; allowed: {allowed}")]
     UnknownColor { name: String, x: i32, y: i32, color: String, allowed: String },
@@ -168,7 +170,10 @@ impl StructureTemplate2D {
             return Err(shape("the name is empty".into(), "a name, what a rule's `structure` gives".into()));
         }
         if !(1..=MAX_STRUCTURE_EDGE_2D).contains(&width) || !(1..=MAX_STRUCTURE_EDGE_2D).contains(&height) {
-            return Err(shape(format!("size {width}×{height}"), format!("each edge 1..={MAX_STRUCTURE_EDGE_2D} tiles")));
+            return Err(shape(
+                format!("size {width}×{height}"),
+                format!("each edge 1..={MAX_STRUCTURE_EDGE_2D} tiles"),
+            ));
         }
         if cells.len() != (width * height) as usize {
             return Err(shape(
@@ -526,8 +531,9 @@ impl Structures2D {
                 let y0 = surface.saturating_add(rule.depth_min);
                 let count = rule.depth_max - rule.depth_min + 2;
                 let column = terrain.column(centre, y0, count);
-                let floor = (0..column.len().saturating_sub(1))
-                    .find(|&i| !crate::base::block::is_solid(column[i]) && crate::base::block::is_solid(column[i + 1]))?;
+                let floor = (0..column.len().saturating_sub(1)).find(|&i| {
+                    !crate::base::block::is_solid(column[i]) && crate::base::block::is_solid(column[i + 1])
+                })?;
                 // The floor is row `y0 + floor + 1`; the bottom row sits `sink` tiles into it.
                 (y0 + floor as i32 + rule.sink).saturating_sub(th - 1)
             }
