@@ -29,7 +29,9 @@ fn preset(seed: u64) -> WorldPreset {
     p.structures.rules = vec![
         rule("cottage", StructurePlacement::Surface, 24, 1, (0, 0)),
         rule("crypt", StructurePlacement::Underground, 40, 0, (12, 40)),
-        rule("ruin", StructurePlacement::Cave, 32, 1, (20, 120)),
+        // Spacings that do not divide the 64-tile chunks: a structure stays inside its cell, so
+        // cells aligned with chunks would never put one over a chunk border.
+        rule("ruin", StructurePlacement::Cave, 36, 1, (20, 120)),
     ];
     p
 }
@@ -53,7 +55,7 @@ fn corner_placement(g: &Generator2D, rule: u16) -> Placement2D {
     let crosses = |p: &Placement2D| {
         p.min_x.div_euclid(n) != (p.max_x() - 1).div_euclid(n) && p.min_y.div_euclid(n) != (p.max_y() - 1).div_euclid(n)
     };
-    // A cave structure crosses a corner about once in a hundred placements: search wide.
+    // About one placement in a hundred crosses a chunk corner: search wide.
     g.structures_in(0, 300_000)
         .into_iter()
         .find(|p| p.rule == rule && crosses(p))
