@@ -16,7 +16,10 @@
 ## `--preset=PATH` streams that StrataWorldPreset (e.g. the side-view classic,
 ## res://addons/strata/presets/side_view_classic.tres); `--time=T` starts at time of day T
 ## (0 midnight, 0.5 noon; default 0.3); `--cave` blasts a cave room under the character as one
-## edit group (a stone shell, then the room), lights it with torches and puts the character in it.
+## edit group (a stone shell, then the room), lights it with torches and puts the character in it;
+## `--structure=NAME` puts the character beside the first structure of that name (the world's
+## `structures`: a hut drawn in an image, a ruin in a TileMapLayer scene, a buried chest room) at
+## or right of x = 0.
 extends Node2D
 
 ## Where quick_save writes and quick_load reads.
@@ -59,6 +62,8 @@ var _ready_frames := 0
 var _zoom := 0.5
 var _showcase := false
 var _cave := false
+## The structure to spawn beside (`--structure=`), or "".
+var _structure := ""
 ## The last save or load, for the HUD.
 var _status := ""
 
@@ -81,6 +86,8 @@ func _ready() -> void:
 			_showcase = true
 		elif arg == "--cave":
 			_cave = true
+		elif arg.begins_with("--structure="):
+			_structure = arg.substr(12)
 		elif arg.begins_with("--time="):
 			time_of_day = fposmod(arg.substr(7).to_float(), 1.0)
 		elif arg.begins_with("--preset="):
@@ -97,13 +104,19 @@ func _ready() -> void:
 	_player.set_physics_process(false)
 
 
-## Puts the character on the first dry column at or right of x = 8.
+## Puts the character on the first dry column at or right of x = 8 (or left of the structure
+## `--structure=` names); without `--structure=`, with room to run: no structure stands within a
+## few tiles of it.
 func _spawn() -> void:
 	var x := 8.0
-	for i in 64:
+	if _structure != "":
+		x = _structure_x(_structure)
+	for i in 256:
 		var y := _world.get_surface_height(x)
 		var above := _world.local_to_tile(Vector2(x, y - 8.0))
-		if _world.get_tile(above) == 0:
+		var near := Rect2i(above.x - 3, above.y - 12, 10, 16)
+		var clear := _structure != "" or _world.get_structures_in(near).is_empty()
+		if _world.get_tile(above) == 0 and clear:
 			break
 		x += 16.0
 	_player.position = Vector2(x, _world.get_surface_height(x) - 14.0)
@@ -151,6 +164,17 @@ func _process(delta: float) -> void:
 			var err := img.save_png(_screenshot_path)
 			print("screenshot saved to %s (%s)" % [_screenshot_path, error_string(err)])
 			get_tree().quit(0 if err == OK else 1)
+
+
+## Local pixel x a few tiles left of the first structure named `structure_name` at or right of
+## x = 0 (placement is known before any chunk loads), or 8 when none is within 20,000 tiles.
+func _structure_x(structure_name: String) -> float:
+	for found: Dictionary in _world.get_structures_in(Rect2i(0, -4096, 20000, 8192)):
+		if found["structure"] == structure_name:
+			var at: Vector2i = found["position"]
+			return _world.tile_to_local(at + Vector2i(-4, 0)).x
+	push_error("side_view: no structure `%s` within 20,000 tiles" % structure_name)
+	return 8.0
 
 
 ## A tree (log, leaves) and a hut (planks, a glass window, a torch inside) on the ground a few

@@ -31,6 +31,7 @@ pub const CLASSES: &[&str] = &[
     "StrataChunkWorld",
     "StrataChunkWorld2D",
     "StrataStructure",
+    "StrataStructure2D",
     "StrataStructureRule",
     "StrataSpawnRule",
     "StrataUserProfiles",

@@ -141,6 +141,16 @@ pub fn jobs() -> Vec<Job> {
             shots: vec![shot("side_view_torch.png", "side_view_torch.png")],
         },
         Job {
+            name: "side_view_structures",
+            source: godot(
+                Demo,
+                side_view,
+                &["--zoom=1.5", "--structure=hut", "--time=0.45"],
+                Out::File("--screenshot="),
+            ),
+            shots: vec![shot("side_view_structures.png", "side_view_structures.png")],
+        },
+        Job {
             name: "side_view_classic",
             source: godot(
                 Demo,

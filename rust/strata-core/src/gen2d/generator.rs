@@ -20,20 +20,28 @@
 //!    from a hashed start, turning stone into ore only `max(kind depth, ore_depth)` tiles or more
 //!    below the surface. Every cell whose clusters can reach the region is visited, in world
 //!    order, and the first ore on a tile wins, so the outcome never depends on the region.
+//! 4. **Structures**: the preset's structure rules resolved against a side-view structure
+//!    library ([`crate::gen2d::structures`]); each placement meeting the region stamps its part
+//!    of it. Placements read the surface line and, for cave rules, the terrain of stages 1-3
+//!    ([`Generator2D::generate_terrain`]) at their centre column, never stage 4, so no region
+//!    depends on another.
 //!
 //! Every stage reads only the preset and world coordinates (laws: Deterministic, Seamless).
 //!
 //! May use: `base`, `preset`, `noise` (through the surface line), `automata`, `gen2d`'s
-//! surface line and tile grid.
+//! surface line, tile grid and structures.
 
 use crate::automata::cave_rules::{CaveCleanup, CaveRules, cave_stages};
 use crate::automata::cellular::{BitGrid2D, CaStage, run_ca_2d};
 use crate::automata::flood_fill::{PocketRule, PocketScratch, fill_pockets_2d};
 use crate::automata::life::REGION_2D;
 use crate::base::block::{self, AIR, BlockId, DIRT, GRASS, SAND, STONE, WATER};
+use crate::base::block_library::default_library;
 use crate::base::coords::IVec3;
 use crate::base::rng::{hash3, mix64, salt};
 use crate::gen2d::classic::ClassicCaves;
+use crate::gen2d::structure_library::shipped_structures_2d;
+use crate::gen2d::structures::{Placement2D, StructureError2D, StructureLibrary2D, Structures2D, Terrain2D};
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
 use crate::gen2d::{ChunkCoord2D, TileGrid};
 use crate::preset::fields::FieldError;
@@ -49,6 +57,8 @@ pub const ORE_CELL: i32 = 32;
 pub enum Generator2DError {
     #[error("invalid preset: {0}")]
     Preset(#[from] FieldError),
+    #[error("{0}")]
+    Structures(#[from] StructureError2D),
 }
 
 /// One ore kind, resolved from the preset's ore table.
@@ -74,6 +84,8 @@ pub struct Generator2D {
     cleanup: CaveCleanup,
     pockets: PocketRule,
     ores: Vec<Ore2D>,
+    /// The preset's structure rules, resolved.
+    structures: Structures2D,
 }
 
 impl std::fmt::Debug for Generator2D {
@@ -83,9 +95,20 @@ impl std::fmt::Debug for Generator2D {
 }
 
 impl Generator2D {
-    /// Builds a generator; the preset is validated first.
+    /// Builds a generator whose structure rules place the shipped side-view structures (made of
+    /// the default block library's blocks); the preset is validated first.
     pub fn new(preset: &WorldPreset) -> Result<Self, Generator2DError> {
+        if preset.structures.rules.is_empty() {
+            return Self::with_structures(preset, &StructureLibrary2D::default());
+        }
+        Self::with_structures(preset, &shipped_structures_2d(default_library())?)
+    }
+
+    /// Builds a generator whose structure rules name structures of `library` (a rule naming
+    /// another is an error naming the rule, the name and the library's names).
+    pub fn with_structures(preset: &WorldPreset, library: &StructureLibrary2D) -> Result<Self, Generator2DError> {
         preset.validate()?;
+        let structures = Structures2D::new(preset, library)?;
         let sv = &preset.side_view;
         let cave_stages = cave_stages(&CaveRules::of_side_view(sv)).map_err(|e| FieldError {
             field: "side_view_cave_life_rule".into(),
@@ -118,6 +141,7 @@ impl Generator2D {
             cleanup,
             pockets: PocketRule::new(if cleanup == CaveCleanup::Pockets { sv.min_pocket_tiles as usize } else { 0 }),
             ores,
+            structures,
             preset: Arc::new(preset.clone()),
         })
     }
@@ -145,20 +169,72 @@ impl Generator2D {
         self.line.surface_row(crate::base::coords::clamp_to_world(x))
     }
 
-    /// Surface rows and water levels of `width` columns from `min_x`.
+    /// Surface rows, water levels and tops (structures included) of `width` columns from
+    /// `min_x`.
     pub fn profile(&self, min_x: i32, width: i32) -> SurfaceProfile {
+        let mut profile = self.terrain_profile(min_x, width);
+        if self.structures.is_empty() || profile.top.is_empty() {
+            return profile;
+        }
+        let max_x = min_x + profile.top.len() as i32;
+        for p in self.structures_in(min_x, max_x) {
+            for x in p.min_x.max(min_x)..p.max_x().min(max_x) {
+                if let Some(y) = self.structures.column_top(&p, x) {
+                    let i = (x - min_x) as usize;
+                    profile.top[i] = profile.top[i].min(y);
+                }
+            }
+        }
+        profile
+    }
+
+    /// The profile of the terrain alone (no structures).
+    fn terrain_profile(&self, min_x: i32, width: i32) -> SurfaceProfile {
         let sv = &self.preset.side_view;
         SurfaceProfile::compute(&self.line, min_x, width, sv.water_enabled.then_some(sv.max_pool_width))
     }
 
-    /// Generates the tiles of `[min_x, min_x + width) × [min_y, min_y + height)`.
+    /// The structures whose boxes meet columns `[min_x, max_x)`, in stamping order (rule by
+    /// rule, cells left to right): the same answer on every machine, before any chunk loads.
+    pub fn structures_in(&self, min_x: i32, max_x: i32) -> Vec<Placement2D> {
+        let mut out = Vec::new();
+        self.structures.placements_in(self, self.preset.seed, (min_x, max_x), None, &mut out);
+        out
+    }
+
+    /// The resolved structure rules (templates by rule, cells of a placement).
+    pub fn structures(&self) -> &Structures2D {
+        &self.structures
+    }
+
+    /// Generates the tiles of `[min_x, min_x + width) × [min_y, min_y + height)`: the terrain
+    /// ([`Generator2D::generate_terrain`]) with the structures that meet it stamped over it.
     pub fn generate_region(&self, min_x: i32, min_y: i32, width: i32, height: i32) -> TileGrid {
+        let mut out = self.generate_terrain(min_x, min_y, width, height);
+        if out.width == 0 || out.height == 0 || self.structures.is_empty() {
+            return out;
+        }
+        let mut placements = Vec::new();
+        self.structures.placements_in(
+            self,
+            self.preset.seed,
+            (min_x, min_x + out.width),
+            Some((min_y, min_y + out.height)),
+            &mut placements,
+        );
+        self.structures.stamp(&placements, &mut out);
+        out
+    }
+
+    /// Generates the terrain of `[min_x, min_x + width) × [min_y, min_y + height)`: layers,
+    /// caves and ores, without structures.
+    pub fn generate_terrain(&self, min_x: i32, min_y: i32, width: i32, height: i32) -> TileGrid {
         let mut out = TileGrid::new(min_x, min_y, width, height);
         if out.width == 0 || out.height == 0 {
             return out;
         }
         // One column of context on each side: sand beside pools.
-        let profile = self.profile(min_x - 1, out.width + 2);
+        let profile = self.terrain_profile(min_x - 1, out.width + 2);
         let top = (min_x..min_x + out.width).map(|x| profile.water_top_at(x)).min().unwrap_or(i32::MAX);
         if min_y + out.height <= top {
             return out; // all sky
@@ -326,6 +402,22 @@ impl Generator2D {
                 }
             }
         }
+    }
+}
+
+/// What structure placement reads of the terrain: the surface line, pools, and columns of
+/// stages 1-3 (never the structures themselves).
+impl Terrain2D for Generator2D {
+    fn surface_row(&self, x: i32) -> i32 {
+        Generator2D::surface_row(self, x)
+    }
+
+    fn is_wet(&self, x: i32) -> bool {
+        self.terrain_profile(x, 1).is_wet(x)
+    }
+
+    fn column(&self, x: i32, y0: i32, count: i32) -> Vec<BlockId> {
+        self.generate_terrain(x, y0, 1, count.clamp(0, 4096)).tiles
     }
 }
 

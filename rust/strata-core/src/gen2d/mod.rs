@@ -5,8 +5,10 @@
 //! surface line are measured *up* (a larger height is a higher hill, a smaller row number).
 //!
 //! Data flows one way: [`crate::preset::model::SideViewSettings`] → [`surface::SurfaceLine`] (a 1D
-//! height source) → [`generator::Generator2D`] (layers, caves, pockets, ores, pools; a pure
-//! function of world tile coordinates) → [`autotile`] (edge variants from a 1-tile halo).
+//! height source) → [`generator::Generator2D`] (layers, caves, pockets, ores, pools, then
+//! [`structures`] stamped by the preset's rules; a pure function of world tile coordinates) →
+//! [`autotile`] (edge variants from a 1-tile halo). [`structure_library`] holds the shipped
+//! side-view structures.
 //! [`classic`] holds the side-view classic's surface noise and caves, selectable modes of both. The
 //! streamer that runs this on workers is [`crate::stream::stream2d`], one layer up.
 //!
@@ -15,11 +17,14 @@
 pub mod autotile;
 pub mod classic;
 pub mod generator;
+pub mod structure_library;
+pub mod structures;
 pub mod surface;
 
 use crate::base::block::{AIR, BlockId};
 
 pub use generator::{Generator2D, Generator2DError};
+pub use structures::{Placement2D, StructureError2D, StructureLibrary2D, StructureTemplate2D};
 
 /// A square chunk of `n × n` tiles (`n` = `SideViewSettings::chunk_tiles`): chunk `(x, y)`
 /// covers tiles `[x·n, x·n + n) × [y·n, y·n + n)`; negative tiles use floor division.
@@ -116,3 +121,6 @@ impl TileGrid {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod structure_tests;

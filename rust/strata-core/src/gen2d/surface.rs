@@ -175,6 +175,10 @@ pub struct SurfaceProfile {
     pub surface: Vec<i32>,
     /// Row of the topmost water tile per column; equal to `surface` where the column is dry.
     pub water_top: Vec<i32>,
+    /// Row of the topmost generated tile other than air per column: `water_top`, or higher
+    /// where a structure stands over the ground (set by the generator,
+    /// [`crate::gen2d::Generator2D::profile`]).
+    pub top: Vec<i32>,
 }
 
 impl SurfaceProfile {
@@ -183,7 +187,7 @@ impl SurfaceProfile {
         let width = width.max(0);
         let Some(r) = max_pool_width.map(|r| r.clamp(1, 1024) as i32) else {
             let surface: Vec<i32> = (0..width).map(|i| line.surface_row(min_x + i)).collect();
-            return Self { min_x, water_top: surface.clone(), surface };
+            return Self { min_x, water_top: surface.clone(), top: surface.clone(), surface };
         };
         // Surface rows over the wanted columns ± (3R + 2), levels over ± (2R + 1).
         let s_pad = 3 * r + 2;
@@ -226,8 +230,8 @@ impl SurfaceProfile {
             }
         }
         let surface: Vec<i32> = (0..width).map(|i| s_at(min_x + i)).collect();
-        let water_top = (0..width).map(|i| level[(i + l_pad) as usize].min(surface[i as usize])).collect();
-        Self { min_x, surface, water_top }
+        let water_top: Vec<i32> = (0..width).map(|i| level[(i + l_pad) as usize].min(surface[i as usize])).collect();
+        Self { min_x, surface, top: water_top.clone(), water_top }
     }
 
     /// Row of the topmost ground tile of column `x` (inside the profile).
@@ -240,6 +244,13 @@ impl SurfaceProfile {
     #[inline]
     pub fn water_top_at(&self, x: i32) -> i32 {
         self.water_top[(x - self.min_x) as usize]
+    }
+
+    /// Row of the topmost generated tile of column `x` other than air: its water, ground or a
+    /// structure standing on it (what a walk down from the sky starts at).
+    #[inline]
+    pub fn top_at(&self, x: i32) -> i32 {
+        self.top[(x - self.min_x) as usize]
     }
 
     /// Whether column `x` holds water.

@@ -61,6 +61,10 @@ pub enum StructureError {
         "structures.rules[{rule}].spacing: {spacing} voxels is narrower than structure `{name}` ({width} voxels wide); allowed: at least {width}"
     )]
     SpacingTooSmall { rule: usize, name: String, spacing: i32, width: i32 },
+    #[error(
+        "structures.rules[{rule}].placement: Cave is for side-view worlds; allowed: Surface or Underground in a 3D world"
+    )]
+    CaveIn3D { rule: usize },
 }
 
 /// A box of cells: block ids, [`KEEP`] where the world stays as it is.
@@ -370,6 +374,9 @@ impl Structures {
                     name: r.structure.clone(),
                     allowed: format!("a structure of the library ({})", library.names().join(", ")),
                 })?;
+            if r.placement == StructurePlacement::Cave {
+                return Err(StructureError::CaveIn3D { rule: i });
+            }
             let width = template.size.x.max(template.size.z);
             if r.spacing < width {
                 return Err(StructureError::SpacingTooSmall {
@@ -473,7 +480,7 @@ impl Structures {
                 }
                 centre.surface - rule.sink
             }
-            StructurePlacement::Underground => {
+            StructurePlacement::Underground | StructurePlacement::Cave => {
                 let span = (rule.depth_max - rule.depth_min + 1) as u64;
                 let depth = rule.depth_min + (mix64(h ^ 4) % span) as i32;
                 centre.surface - depth - t.y
@@ -524,5 +531,29 @@ impl Structures {
         placements.iter().any(|q| {
             p.x >= q.min.x && p.x < q.max().x && p.z >= q.min.z && p.z < q.max().z && p.y >= q.min.y && p.y <= q.max().y
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::block_library::default_library;
+    use crate::gen3d::structure_library::shipped_structures;
+    use crate::preset::model::StructureRule;
+
+    #[test]
+    fn a_3d_world_refuses_cave_rules_by_name() {
+        let mut p = WorldPreset::default();
+        p.structures.rules = vec![StructureRule {
+            structure: "crypt".into(),
+            placement: StructurePlacement::Cave,
+            spacing: 64,
+            ..StructureRule::default()
+        }];
+        let lib = shipped_structures(default_library()).unwrap();
+        let e = Structures::new(&p, &[], &lib).unwrap_err();
+        assert_eq!(e, StructureError::CaveIn3D { rule: 0 });
+        let text = e.to_string();
+        assert!(text.contains("rules[0].placement") && text.contains("side-view"), "{text}");
     }
 }

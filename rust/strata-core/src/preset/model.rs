@@ -136,6 +136,10 @@ pub enum StructurePlacement {
     Surface,
     /// Buried: its top between `depth_min` and `depth_max` voxels below the surface at its centre.
     Underground,
+    /// Side-view worlds only: on the floor of the first cave between `depth_min` and
+    /// `depth_max` tiles below the surface at its centre, `sink` tiles into the floor
+    /// ([`crate::gen2d::structures`]). A 3D world refuses it.
+    Cave,
 }
 
 /// The structures of a world: rules that place structures of the world's structure library

@@ -68,7 +68,7 @@ pub fn exposures(
     }
     let profile = generator.profile(x0, w);
     // Where each column's walk stands: the topmost tile that may stop the sky.
-    let mut at: Vec<i32> = (x0..x0 + w).map(|x| profile.water_top_at(x)).collect();
+    let mut at: Vec<i32> = (x0..x0 + w).map(|x| profile.top_at(x)).collect();
     for (&(x, y), &id) in above {
         let c = (x - x0) as usize;
         if x >= x0 && x < x0 + w && y < top && !props.is_clear(id) && y < at[c] {
@@ -154,7 +154,7 @@ pub fn column_exposure_2d(generator: &Generator2D, edits: Option<&EditMap>, prop
         return i32::MIN;
     }
     let x = clamp_to_world(x);
-    let mut y = generator.profile(x, 1).water_top_at(x);
+    let mut y = generator.profile(x, 1).top_at(x);
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, 0) {
             if !props.is_clear(id) && p.y < y {

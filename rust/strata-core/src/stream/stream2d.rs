@@ -749,7 +749,7 @@ fn exposures_of_run(
     // Per column: the row its walk starts at and the row it stops at when nothing stops the sky.
     let mut open: Vec<(i32, i32, i32)> = (x0..x0 + width)
         .map(|x| {
-            let mut y = profile.water_top_at(x);
+            let mut y = profile.top_at(x);
             if let Some(e) = edits {
                 for (p, id) in e.edits_in_column(x, 0) {
                     if !props.is_clear(id) && p.y < y {
@@ -833,7 +833,8 @@ pub fn top_solid_row_with(
 ) -> i32 {
     // A column beyond the world's bounds answers as the nearest column inside.
     let x = crate::base::coords::clamp_to_world(x);
-    let mut top = generator.surface_row(x);
+    // A structure standing on the ground (a hut's roof) is above the surface line.
+    let mut top = generator.surface_row(x).min(generator.profile(x, 1).top_at(x));
     if let Some(e) = edits {
         for (p, id) in e.edits_in_column(x, 0) {
             // `edits_in_column` scans (x, z) = (x, 0): every edited tile of this column.
@@ -931,6 +932,31 @@ mod tests {
             }
         }
         got
+    }
+
+    /// A cottage's roof is the top of its columns for every walk from the sky: the surface
+    /// query, the light's exposure (one column and a run of them) agree on it.
+    #[test]
+    fn a_structure_roof_is_the_top_of_its_columns() {
+        use crate::preset::model::{StructurePlacement, StructureRule};
+        let mut p = WorldPreset { seed: 7, ..WorldPreset::default() };
+        p.structures.rules = vec![StructureRule {
+            structure: "cottage".into(),
+            placement: StructurePlacement::Surface,
+            spacing: 24,
+            chance: 1.0,
+            sink: 1,
+            ..StructureRule::default()
+        }];
+        let g = Generator2D::new(&p).unwrap();
+        let q = g.structures_in(0, 1_000).into_iter().next().expect("a cottage");
+        let x = q.min_x + q.width / 2;
+        assert!(q.min_y < g.surface_row(x));
+        assert_eq!(top_solid_row(&g, None, x), q.min_y);
+        let props = LightProps::from_library(crate::base::block_library::default_library());
+        assert_eq!(crate::stream::lighting2d::column_exposure_2d(&g, None, &props, x), q.min_y);
+        let run = column_exposures_2d(&g, None, &props, &[x - 1, x, x + 1]);
+        assert_eq!(run[1], (x, q.min_y));
     }
 
     fn streamer(vd: i32) -> Streamer2D {

@@ -30,7 +30,7 @@ use std::sync::mpsc::{self, Receiver, TryRecvError};
 use strata_core::base::block_library::BlockLibrary as CoreLibrary;
 use strata_core::base::edit_history::PendingFlow;
 use strata_core::base::edits::EditMap;
-use strata_core::gen2d::Generator2D;
+use strata_core::gen2d::{Generator2D, StructureLibrary2D};
 use strata_core::gen3d::hook::HookRunner;
 use strata_core::gen3d::pipeline::{Generator, GeneratorOptions};
 use strata_core::gen3d::structures::StructureLibrary;
@@ -63,8 +63,9 @@ struct BuildIdentity {
     hook: u64,
 }
 
-/// A world's own structure library (the shipped structures and its own) and its fingerprint.
-pub(crate) type OwnStructures<'a> = Option<(&'a Arc<StructureLibrary>, u64)>;
+/// A world's own structure library (the shipped structures and its own: a 3D world's
+/// [`StructureLibrary`], a side-view world's [`StructureLibrary2D`]) and its fingerprint.
+pub(crate) type OwnStructures<'a, S = StructureLibrary> = Option<(&'a Arc<S>, u64)>;
 
 /// The core preset of `preset`, or the default preset when there is none.
 pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::WorldPreset {
@@ -73,6 +74,9 @@ pub(crate) fn core_preset(preset: Option<&Gd<WorldPreset>>) -> strata_core::Worl
 
 /// A world generator that a [`WorldHost`] builds from a preset.
 pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
+    /// The structure library its structure rules name.
+    type Structures: Send + Sync + 'static;
+
     /// The heightmap file a `preset` valid for the world's `library` reads, if any (loaded
     /// before [`HostedGenerator::build`]).
     fn heightmap_path(_preset: &strata_core::WorldPreset, _library: &CoreLibrary) -> Option<String> {
@@ -87,7 +91,7 @@ pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
     fn build(
         preset: &strata_core::WorldPreset,
         library: &CoreLibrary,
-        structures: Option<&StructureLibrary>,
+        structures: Option<&Self::Structures>,
         heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String>;
 
@@ -99,6 +103,8 @@ pub(crate) trait HostedGenerator: Sized + Send + Sync + 'static {
 }
 
 impl HostedGenerator for Generator {
+    type Structures = StructureLibrary;
+
     fn heightmap_path(preset: &strata_core::WorldPreset, library: &CoreLibrary) -> Option<String> {
         // An invalid preset is reported by `build` at once, without reading its heightmap.
         let uses = preset.height.heightmap_weight > 0.0 && preset.validate_with_library(library).is_ok();
@@ -135,25 +141,34 @@ impl HostedGenerator for Generator {
 }
 
 /// The side view uses no biome rows: its generator takes the default library's names, and the
-/// 2D world passes that library.
+/// 2D world passes that library; its structures come resolved through the world's own block
+/// library (`structures`; None: the shipped ones of the default library).
 impl HostedGenerator for Generator2D {
+    type Structures = StructureLibrary2D;
+
     fn build(
         preset: &strata_core::WorldPreset,
         _library: &CoreLibrary,
-        _structures: Option<&StructureLibrary>,
+        structures: Option<&StructureLibrary2D>,
         _heightmap: Option<Arc<Heightmap>>,
     ) -> Result<Self, String> {
-        Generator2D::new(preset).map_err(|e| e.to_string())
+        match structures {
+            Some(s) => Generator2D::with_structures(preset, s),
+            None => Generator2D::new(preset),
+        }
+        .map_err(|e| e.to_string())
     }
 }
+
+/// The build a [`PendingBuild`] runs once its heightmap is loaded.
+type BuildFn<G> = Box<dyn FnOnce(Option<Arc<Heightmap>>) -> Result<G, String> + Send>;
 
 /// A generator waiting for its heightmap file.
 struct PendingBuild<G> {
     /// The preset and library being built.
     id: BuildIdentity,
-    preset: strata_core::WorldPreset,
-    library: Arc<CoreLibrary>,
-    structures: Option<Arc<StructureLibrary>>,
+    /// The build of that preset, library and structures, taken when the worker starts.
+    build: Option<BuildFn<G>>,
     /// Main-thread reading still to do (a packed file), then None.
     load: Option<HeightmapLoad>,
     /// The worker's answer, once it was started.
@@ -208,33 +223,25 @@ impl<G> WorldHost<G> {
 
     /// True when `preset` is another resource, or a field of it changed, since the world's
     /// generator was built. (A change of the world's block library is not looked for every
-    /// frame: the world's library setter restarts streaming, and [`WorldHost::generator`] then
+    /// frame: the world's library setter restarts streaming, and [`WorldHost::generator_with`] then
     /// builds again for the new library.)
     pub(crate) fn preset_changed(&self, preset: Option<&Gd<WorldPreset>>) -> bool {
         self.built_for.map(|b| b.preset) != Some(identity(preset))
     }
 
-    /// The generator of `preset` for a world made of the blocks of `library`, built when the
-    /// preset changed, or the library is another (by [`CoreLibrary::fingerprint`]), since the
+    /// The generator of `preset` for a world made of the blocks of `library` that brings its own
+    /// structures (`structures`: the structure library of the generator's kind and its
+    /// fingerprint; None: the shipped ones), built when the preset changed, or the library
+    /// (by [`CoreLibrary::fingerprint`]) or the structures' fingerprint is another, since the
     /// last build. A preset that does not build is reported once (console and `last_error()`)
     /// and tried again only when it or the library changes or after
     /// [`WorldHost::forget_generator`]. While its heightmap file loads there is none yet: each
     /// call does one frame's share of the loading.
-    pub(crate) fn generator(&mut self, preset: Option<&Gd<WorldPreset>>, library: &CoreLibrary) -> Option<Arc<G>>
-    where
-        G: HostedGenerator,
-    {
-        self.generator_with(preset, library, None)
-    }
-
-    /// [`WorldHost::generator`] for a world that brings its own structures (`structures`: the
-    /// structure library and its fingerprint; None: the shipped ones); another fingerprint
-    /// builds again.
     pub(crate) fn generator_with(
         &mut self,
         preset: Option<&Gd<WorldPreset>>,
         library: &CoreLibrary,
-        structures: OwnStructures,
+        structures: OwnStructures<G::Structures>,
     ) -> Option<Arc<G>>
     where
         G: HostedGenerator,
@@ -260,8 +267,8 @@ impl<G> WorldHost<G> {
                 Some(Lookup::Load(load)) => {
                     self.generator = None;
                     let library = Arc::new(library.clone());
-                    self.pending =
-                        Some(PendingBuild { id, preset: core, library, structures, load: Some(load), answer: None });
+                    let build: BuildFn<G> = Box::new(move |map| G::build(&core, &library, structures.as_deref(), map));
+                    self.pending = Some(PendingBuild { id, build: Some(build), load: Some(load), answer: None });
                     return self.poll_pending();
                 }
             };
@@ -287,14 +294,12 @@ impl<G> WorldHost<G> {
             let ready = load.step()?;
             p.load = None;
             let (tx, rx) = mpsc::channel();
-            let preset = p.preset.clone();
-            let library = p.library.clone();
-            let structures = p.structures.clone();
+            let build = p.build.take();
             let spawned = std::thread::Builder::new().name("strata-heightmap".into()).spawn(move || {
-                let built = ready
-                    .finish()
-                    .map_err(|e| e.to_string())
-                    .and_then(|map| G::build(&preset, &library, structures.as_deref(), Some(map)));
+                let built = ready.finish().map_err(|e| e.to_string()).and_then(|map| match build {
+                    Some(build) => build(Some(map)),
+                    None => Err("the build was already taken".into()),
+                });
                 let _ = tx.send(built);
             });
             if let Err(e) = spawned {
@@ -315,7 +320,7 @@ impl<G> WorldHost<G> {
     }
 
     /// Sets the generation hook of the generators built from now on (None: no hook); the next
-    /// [`WorldHost::generator`] builds again.
+    /// [`WorldHost::generator_with`] builds again.
     pub(crate) fn set_hook(&mut self, hook: Option<Arc<HookRunner>>) {
         self.hook = hook;
         self.hook_revision += 1;

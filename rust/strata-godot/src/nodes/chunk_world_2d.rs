@@ -67,6 +67,7 @@ use strata_core::stream::tile_edits::TileEditLog;
 mod edits_2d;
 mod light_2d;
 mod origin_2d;
+mod structures_2d;
 mod tools_2d;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
@@ -121,6 +122,15 @@ pub struct ChunkWorld2D {
     #[var(set)]
     #[export]
     block_library: Option<Gd<BlockLibrary>>,
+    /// The world's own side-view structures (`StrataStructure2D`: drawn in an image or a
+    /// `TileMapLayer` scene), which its preset's `structure_rules` may name besides the shipped
+    /// `cottage`, `ruin` and `crypt`; one of a shipped one's name replaces it. Resolved through
+    /// `block_library`: a structure naming a block the library lacks stops the world from
+    /// building, the error (naming the structure, cell and block) in `last_error()`. Setting it
+    /// builds the world again (edits kept).
+    #[var(set)]
+    #[export]
+    structures: Array<Option<Gd<crate::resources::structure_2d::Structure2D>>>,
     /// Chunks loaded on each side of the viewer's chunk (a square of `2·d + 1` chunks a side):
     /// 0 (the viewer's chunk alone) to 16 (default 2).
     #[var(set)]
@@ -218,6 +228,8 @@ pub struct ChunkWorld2D {
     #[var]
     #[export]
     origin_shift_group: StringName,
+    /// `structures` resolved (`structures_2d`).
+    structures_2d: structures_2d::StructureCache2D,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,
@@ -327,6 +339,8 @@ impl INode2D for ChunkWorld2D {
             floating_origin: false,
             origin_shift_distance: DEFAULT_SHIFT_DISTANCE,
             origin_shift_group: StringName::from("strata_origin_shift"),
+            structures: Array::new(),
+            structures_2d: Default::default(),
             streamer: None,
             layer: None,
             bound_layer: None,
@@ -975,6 +989,12 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_structures(&mut self, value: Array<Option<Gd<crate::resources::structure_2d::Structure2D>>>) {
+        self.structures = value;
+        self.structures_changed();
+    }
+
+    #[func]
     fn set_preset(&mut self, value: Option<Gd<WorldPreset>>) {
         self.preset = value;
         self.base_mut().update_configuration_warnings();
@@ -1090,7 +1110,7 @@ impl ChunkWorld2D {
         if let Some(s) = &self.streamer {
             return Some(s.generator().clone());
         }
-        self.host.generator(self.preset.as_ref(), default_library())
+        self.structures_generator()
     }
 
     /// `memory_budget_mb` as the streamer takes it (the setter keeps it in range).

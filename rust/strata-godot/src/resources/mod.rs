@@ -1,6 +1,6 @@
 //! Layer `resources`: the designer's data as Godot classes (Resources and RefCounted tools):
 //! `StrataWorldPreset`, `StrataBlockType`/`StrataBlockLibrary`, `StrataBiome`/`StrataBiomeTable`,
-//! `StrataStructure`, `StrataStructureRule`, `StrataSpawnRule`, `StrataNoise`,
+//! `StrataStructure`, `StrataStructure2D`, `StrataStructureRule`, `StrataSpawnRule`, `StrataNoise`,
 //! `StrataCellularAutomaton2D`, `StrataWorldPreview`, and the heightmap loading presets use.
 //!
 //! May use: `base`, `strata_core`. Architecture invariant: a resource never imports a node
@@ -13,6 +13,7 @@ pub(crate) mod heightmaps;
 pub(crate) mod spawn_rule;
 pub(crate) mod strata_noise;
 pub(crate) mod structure;
+pub(crate) mod structure_2d;
 pub(crate) mod structure_rule;
 pub(crate) mod world_preset;
 pub(crate) mod world_preview;

@@ -24,8 +24,10 @@ pub struct StructureRule {
     /// Names of the biomes it may stand in (at its centre); empty: every biome.
     #[export]
     biomes: PackedStringArray,
-    /// Surface: on the ground, never under the sea. Underground: buried in the rock.
-    #[export(enum = (Surface = 0, Underground = 1))]
+    /// Surface: on the ground, never under the sea. Underground: buried in the rock. Cave
+    /// (side-view worlds only): on the floor of the first cave between `depth_min` and
+    /// `depth_max` below the surface; a 3D world refuses it.
+    #[export(enum = (Surface = 0, Underground = 1, Cave = 2))]
     placement: i32,
     /// Edge of a placement cell, in voxels (16–4096, at least the structure's width): at most
     /// one of these structures per cell.
@@ -77,6 +79,9 @@ impl StructureRule {
     /// `placement`: buried in the rock.
     #[constant]
     pub const PLACEMENT_UNDERGROUND: i64 = 1;
+    /// `placement`: on a cave floor (side-view worlds only).
+    #[constant]
+    pub const PLACEMENT_CAVE: i64 = 2;
 
     /// A new rule placing `structure` on the surface, one per `spacing`² voxels with
     /// probability `chance`.
@@ -99,7 +104,11 @@ impl StructureRule {
         CoreRule {
             structure: self.structure.to_string(),
             biomes: self.biomes.as_slice().iter().map(|s| s.to_string()).collect(),
-            placement: if self.placement == 1 { StructurePlacement::Underground } else { StructurePlacement::Surface },
+            placement: match self.placement {
+                1 => StructurePlacement::Underground,
+                2 => StructurePlacement::Cave,
+                _ => StructurePlacement::Surface,
+            },
             spacing: self.spacing,
             chance: self.chance,
             sink: self.sink,
@@ -115,6 +124,7 @@ impl StructureRule {
         self.placement = match r.placement {
             StructurePlacement::Surface => 0,
             StructurePlacement::Underground => 1,
+            StructurePlacement::Cave => 2,
         };
         self.spacing = r.spacing;
         self.chance = r.chance;
