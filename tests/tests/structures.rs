@@ -110,6 +110,7 @@ fn structures_stand_where_the_rules_say_and_nothing_cuts_them() {
                 let depth = c.surface - q.max().y;
                 assert!((rule.depth_min..=rule.depth_max).contains(&depth), "{q:?} depth {depth}");
             }
+            StructurePlacement::Cave => panic!("a 3D world refuses cave rules, yet placed {q:?}"),
         }
     }
     assert!(checked > 10_000, "{checked} cells checked");

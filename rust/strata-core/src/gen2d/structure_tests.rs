@@ -5,9 +5,10 @@
 
 use crate::base::block::{self, AIR};
 use crate::base::block_library::default_library;
+use crate::gen2d::generator::{Generator2D, Generator2DError};
 use crate::gen2d::structure_library::{SHIPPED_STRUCTURES_2D, shipped_structures_2d};
 use crate::gen2d::structures::{KEEP, Placement2D, StructureError2D, StructureLibrary2D, StructureTemplate2D};
-use crate::gen2d::{ChunkCoord2D, Generator2D, TileGrid};
+use crate::gen2d::{ChunkCoord2D, TileGrid};
 use crate::preset::model::{StructurePlacement, StructureRule, WorldPreset};
 
 fn rule(name: &str, placement: StructurePlacement, spacing: i32, sink: i32, depth: (i32, i32)) -> StructureRule {
@@ -181,7 +182,7 @@ fn a_roof_closes_the_sky_and_counts_as_the_top() {
     let roof = q.min_y;
     assert!(roof < g.surface_row(x));
     assert_eq!(g.profile(x, 1).top_at(x), roof, "the column's top is the roof");
-    assert_eq!(crate::stream::stream2d::top_solid_row(&g, None, x), roof);
+    // The streamer's `top_solid_row` answers the same (`stream2d::a_structure_roof_is_the_top_of_its_columns`).
     // Inside the cottage: air (carved), under the roof.
     let inside = g.generate_region(x, roof + 4, 1, 1).tiles[0];
     assert_eq!(inside, AIR);
@@ -261,7 +262,7 @@ fn bad_rules_give_clear_errors() {
     let mut p = preset(1);
     p.structures.rules = vec![rule("wide", StructurePlacement::Surface, 32, 0, (0, 0))];
     let e = Generator2D::with_structures(&p, &StructureLibrary2D::new(vec![narrow])).unwrap_err();
-    assert!(matches!(e, crate::gen2d::Generator2DError::Structures(StructureError2D::SpacingTooSmall { .. })));
+    assert!(matches!(e, Generator2DError::Structures(StructureError2D::SpacingTooSmall { .. })));
     assert!(e.to_string().contains("32 tiles") && e.to_string().contains("at least 40"), "{e}");
     let mut p = preset(1);
     p.structures.rules[0].biomes = vec!["plains".into()];

@@ -229,7 +229,7 @@ pub struct ChunkWorld2D {
     #[export]
     origin_shift_group: StringName,
     /// `structures` resolved (`structures_2d`).
-    structures_2d: structures_2d::StructureCache2D,
+    structures_2d: crate::host::structures_2d::StructureCache2D,
 
     streamer: Option<Streamer2D>,
     layer: Option<Gd<TileMapLayer>>,

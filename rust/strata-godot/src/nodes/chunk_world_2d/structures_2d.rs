@@ -3,83 +3,27 @@
 //! the world's block library into the side-view structure library its generator places, and
 //! `get_structures_in` / `get_structures_fingerprint`, as `StrataChunkWorld` offers them in 3D.
 //!
-//! The resolved library is kept until `structures` is set or the block library in use changes
-//! (by its fingerprint); a structure that does not resolve stops the world from building, the
+//! The resolved library (`host::structures_2d`) is kept until `structures` is set or the block
+//! library in use changes (by its fingerprint); a structure that does not resolve stops the world from building, the
 //! error (naming `structures[i]`, the structure, its file, the cell and the name) reported once
 //! in `last_error()`. Placement itself is the core's: a pure function of seed, rule and cell,
 //! stamped into every chunk it meets by the workers (`strata_core::gen2d::structures`).
 //!
-//! May use: `strata_core` (2D generator and structures, fingerprints), `structure_2d`, the parent
-//! module.
+//! May use: `strata_core` (2D generator), `host::structures_2d`, the parent module.
 
 use super::ChunkWorld2D;
-use crate::resources::structure_2d::Structure2D;
+use crate::host::structures_2d::Resolved2D;
 use godot::prelude::*;
 use std::sync::Arc;
-use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
-use strata_core::gen2d::structure_library::shipped_structures_2d_with;
-use strata_core::gen2d::{Generator2D, StructureLibrary2D};
-use strata_core::preset::fingerprint::fnv1a64;
-
-/// The world's structure library as last resolved, and for which inputs.
-#[derive(Default)]
-pub(super) struct StructureCache2D {
-    /// The fingerprint of the block library it was resolved through, and whether `structures`
-    /// changed since (cleared by the setter).
-    key: Option<u64>,
-    resolved: Option<Result<Arc<Resolved2D>, String>>,
-    /// The error already reported, so a frame does not report it again.
-    reported: Option<String>,
-}
-
-/// A world's side-view structures resolved through its block library.
-pub(super) struct Resolved2D {
-    /// The shipped structures and the world's own (replacing shipped ones of their name).
-    library: Arc<StructureLibrary2D>,
-    /// The fingerprint of `library` (by block id): a generator is built again when it changes.
-    build_key: u64,
-    /// A hash of the world's own structures by tile name, in order (0: none).
-    fingerprint: u64,
-}
-
-impl StructureCache2D {
-    /// Forgets the resolved library (the world's `structures` changed).
-    pub(super) fn forget(&mut self) {
-        self.key = None;
-        self.resolved = None;
-    }
-}
-
-/// Resolves `structures` through `library`: the shipped structures made of its blocks, then the
-/// world's own; an error naming `StrataChunkWorld2D.structures[i]` when one does not resolve.
-fn resolve(structures: &Array<Option<Gd<Structure2D>>>, library: &CoreLibrary) -> Result<Resolved2D, String> {
-    let mut own = Vec::new();
-    let mut hashes = Vec::new();
-    for (i, s) in structures.iter_shared().enumerate() {
-        let Some(s) = s else { continue };
-        let s = s.bind();
-        own.push(s.template(library).map_err(|e| format!("StrataChunkWorld2D.structures[{i}]: {e}"))?);
-        hashes.extend_from_slice(&s.content_fingerprint(library).to_le_bytes());
-    }
-    let fingerprint = if own.is_empty() { 0 } else { fnv1a64(&hashes) };
-    let all = shipped_structures_2d_with(library, own);
-    Ok(Resolved2D { build_key: all.fingerprint(), library: Arc::new(all), fingerprint })
-}
+use strata_core::base::block_library::default_library;
+use strata_core::gen2d::Generator2D;
 
 impl ChunkWorld2D {
     /// The world's structure library, resolved when `structures` or the block library in use
     /// changed.
     fn resolved_structures_2d(&mut self) -> Result<Arc<Resolved2D>, String> {
         let key = self.blocks.fingerprint();
-        if self.structures_2d.key != Some(key) || self.structures_2d.resolved.is_none() {
-            let resolved = resolve(&self.structures, &self.blocks).map(Arc::new);
-            self.structures_2d.key = Some(key);
-            self.structures_2d.resolved = Some(resolved);
-        }
-        match &self.structures_2d.resolved {
-            Some(r) => r.clone(),
-            None => Err("the structures were not resolved".into()),
-        }
+        self.structures_2d.resolved(&self.structures, &self.blocks, key)
     }
 
     /// The generator of the preset, built with the world's structure library (see
@@ -87,7 +31,7 @@ impl ChunkWorld2D {
     pub(super) fn structures_generator(&mut self) -> Option<Arc<Generator2D>> {
         match self.resolved_structures_2d() {
             Ok(r) => {
-                if let Some(old) = self.structures_2d.reported.take() {
+                if let Some(old) = self.structures_2d.take_reported() {
                     self.host.resolve(&old);
                 }
                 let own = Some((&r.library, r.build_key));
@@ -95,9 +39,8 @@ impl ChunkWorld2D {
             }
             Err(e) => {
                 let message = format!("StrataChunkWorld2D: cannot build the world: {e}");
-                if self.structures_2d.reported.as_deref() != Some(message.as_str()) {
-                    self.host.error(message.clone());
-                    self.structures_2d.reported = Some(message);
+                if self.structures_2d.report(&message) {
+                    self.host.error(message);
                 }
                 None
             }
