@@ -185,19 +185,23 @@ impl SurfaceProfile {
     /// The profile of `width` columns from `min_x`; `max_pool_width = None` means no water.
     pub fn compute(line: &SurfaceLine, min_x: i32, width: i32, max_pool_width: Option<u32>) -> Self {
         let width = width.max(0);
-        let Some(r) = max_pool_width.map(|r| r.clamp(1, 1024) as i32) else {
-            let surface: Vec<i32> = (0..width).map(|i| line.surface_row(min_x + i)).collect();
+        // Columns are counted in i64: the padding reaches past i32 at the world's bounds, where
+        // a column beyond i32 answers as the last one (the line itself takes any i32).
+        let column = |x: i64| line.surface_row(x.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32);
+        let x0 = i64::from(min_x);
+        let Some(r) = max_pool_width.map(|r| i64::from(r.clamp(1, 1024))) else {
+            let surface: Vec<i32> = (0..i64::from(width)).map(|i| column(x0 + i)).collect();
             return Self { min_x, water_top: surface.clone(), top: surface.clone(), surface };
         };
         // Surface rows over the wanted columns ± (3R + 2), levels over ± (2R + 1).
         let s_pad = 3 * r + 2;
-        let s0 = min_x - s_pad;
-        let s: Vec<i32> = (0..width + 2 * s_pad).map(|i| line.surface_row(s0 + i)).collect();
+        let s0 = x0 - s_pad;
+        let s: Vec<i32> = (0..i64::from(width) + 2 * s_pad).map(|i| column(s0 + i)).collect();
         let l_pad = 2 * r + 1;
-        let l_len = (width + 2 * l_pad) as usize;
-        let s_at = |x: i32| s[(x - s0) as usize];
-        let l0 = min_x - l_pad;
-        let mut level: Vec<i32> = (0..l_len as i32)
+        let l_len = (i64::from(width) + 2 * l_pad) as usize;
+        let s_at = |x: i64| s[(x - s0) as usize];
+        let l0 = x0 - l_pad;
+        let mut level: Vec<i32> = (0..l_len as i64)
             .map(|i| {
                 let x = l0 + i;
                 let left = (x - r..x).map(s_at).min().unwrap_or(i32::MAX);
@@ -206,7 +210,7 @@ impl SurfaceProfile {
             })
             .collect();
         // Relax: water stands no higher than the top (ground or water) of its neighbours.
-        let top = |level: &[i32], i: usize| level[i].min(s_at(l0 + i as i32));
+        let top = |level: &[i32], i: usize| level[i].min(s_at(l0 + i as i64));
         loop {
             let mut changed = false;
             for pass in 0..2 {
@@ -229,8 +233,9 @@ impl SurfaceProfile {
                 break;
             }
         }
-        let surface: Vec<i32> = (0..width).map(|i| s_at(min_x + i)).collect();
-        let water_top: Vec<i32> = (0..width).map(|i| level[(i + l_pad) as usize].min(surface[i as usize])).collect();
+        let surface: Vec<i32> = (0..i64::from(width)).map(|i| s_at(x0 + i)).collect();
+        let water_top: Vec<i32> =
+            (0..i64::from(width)).map(|i| level[(i + l_pad) as usize].min(surface[i as usize])).collect();
         Self { min_x, surface, top: water_top.clone(), water_top }
     }
 
@@ -332,6 +337,22 @@ mod tests {
             let row = l.surface_row(x);
             // The ground tile's centre is under the line; the tile above it is not.
             assert!(-(row as f64 + 0.5) <= h && -(row as f64 - 0.5) > h, "x {x}: row {row}, height {h}");
+        }
+    }
+
+    #[test]
+    fn profiles_at_the_ends_of_i32_have_their_columns_and_do_not_overflow() {
+        // The pool padding (3R + 2 columns) reaches past i32 there: it answers as the last column.
+        let l = line(SurfaceSource::ValueNoiseCosine);
+        for (min_x, width) in [(i32::MIN, 3), (i32::MAX - 2, 3), (-2_147_483_616, 1), (2_147_483_615, 1)] {
+            for pools in [None, Some(1024)] {
+                let p = SurfaceProfile::compute(&l, min_x, width, pools);
+                for i in 0..width {
+                    let x = min_x + i;
+                    assert_eq!(p.surface_at(x), l.surface_row(x), "column {x}, pools {pools:?}");
+                    assert!(p.water_top_at(x) <= p.surface_at(x));
+                }
+            }
         }
     }
 
