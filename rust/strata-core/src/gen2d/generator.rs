@@ -391,11 +391,12 @@ impl Generator2D {
                             if step % 32 == 31 {
                                 h = mix64(h);
                             }
+                            // Saturating: a walk at the ends of i32 (the world's bounds) stays there.
                             match (h >> (2 * (step % 32))) & 3 {
-                                0 => x += 1,
-                                1 => x -= 1,
-                                2 => y += 1,
-                                _ => y -= 1,
+                                0 => x = x.saturating_add(1),
+                                1 => x = x.saturating_sub(1),
+                                2 => y = y.saturating_add(1),
+                                _ => y = y.saturating_sub(1),
                             }
                         }
                     }
