@@ -30,6 +30,16 @@ pub const MAX_SHIFT_DISTANCE: f64 = 16_384.0;
 /// 5 m/s shifts the origin once in three minutes or more.
 pub const DEFAULT_SHIFT_DISTANCE: f64 = 1024.0;
 
+/// The one rule of when an origin moves, in 3D and in the side view: the viewer (local
+/// coordinates) is farther than `distance` from the origin on some axis. `distance` is clamped to
+/// [`MIN_SHIFT_DISTANCE`]..=[`MAX_SHIFT_DISTANCE`] (NaN: the largest); a viewer at a non-finite
+/// point never moves it.
+pub(crate) fn viewer_is_past<const N: usize>(viewer_local: [f64; N], distance: f64) -> bool {
+    let distance =
+        if distance.is_nan() { MAX_SHIFT_DISTANCE } else { distance.clamp(MIN_SHIFT_DISTANCE, MAX_SHIFT_DISTANCE) };
+    viewer_local.iter().all(|v| v.is_finite()) && viewer_local.iter().any(|v| v.abs() > distance)
+}
+
 /// An integer, chunk-aligned origin in world voxels. `local = world − origin`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct FloatingOrigin {
@@ -86,9 +96,7 @@ impl FloatingOrigin {
     /// [`MIN_SHIFT_DISTANCE`]..=[`MAX_SHIFT_DISTANCE`]; a viewer at a non-finite point never
     /// shifts the origin.
     pub fn shift_for(self, viewer_local: [f64; 3], distance: f64) -> Option<FloatingOrigin> {
-        let distance =
-            if distance.is_nan() { MAX_SHIFT_DISTANCE } else { distance.clamp(MIN_SHIFT_DISTANCE, MAX_SHIFT_DISTANCE) };
-        if viewer_local.iter().any(|v| !v.is_finite()) || viewer_local.iter().all(|v| v.abs() <= distance) {
+        if !viewer_is_past(viewer_local, distance) {
             return None;
         }
         let w = self.to_world(viewer_local);

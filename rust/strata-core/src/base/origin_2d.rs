@@ -8,7 +8,7 @@
 //!
 //! [`FloatingOrigin2D::shift_for`] is the one rule for when and where the origin moves, the same
 //! rule as 3D's: when the viewer is farther than the shift distance (tiles, the same clamps as
-//! 3D's voxels: [`MIN_SHIFT_DISTANCE`]..=[`MAX_SHIFT_DISTANCE`]) from it on either axis, to the
+//! 3D's voxels: [`MIN_SHIFT_DISTANCE`](crate::base::origin::MIN_SHIFT_DISTANCE)..=[`MAX_SHIFT_DISTANCE`](crate::base::origin::MAX_SHIFT_DISTANCE)) from it on either axis, to the
 //! chunk corner nearest the viewer.
 //!
 //! A `TileMapLayer` addresses cells with integers, so a 2D world may draw its cells relative to
@@ -20,7 +20,7 @@
 //! May use: `base::coords`, `base::origin` (the shift distances).
 
 use crate::base::coords::WORLD_LIMIT_VOXELS;
-use crate::base::origin::{MAX_SHIFT_DISTANCE, MIN_SHIFT_DISTANCE};
+use crate::base::origin::viewer_is_past;
 
 /// The largest pixel coordinate a cell layer may use: 2²³, half of the range (2²⁴) in which an
 /// `f32` holds every integer, so a layer offset plus a cell position (each at most this) is still
@@ -82,12 +82,10 @@ impl FloatingOrigin2D {
 
     /// The origin to move to for a viewer at `viewer_local` (local tiles), or `None` while the
     /// viewer is within `distance` tiles of the origin on both axes. `distance` is clamped to
-    /// [`MIN_SHIFT_DISTANCE`]..=[`MAX_SHIFT_DISTANCE`] (NaN: the largest); a viewer at a
+    /// [`MIN_SHIFT_DISTANCE`](crate::base::origin::MIN_SHIFT_DISTANCE)..=[`MAX_SHIFT_DISTANCE`](crate::base::origin::MAX_SHIFT_DISTANCE) (NaN: the largest); a viewer at a
     /// non-finite point never shifts the origin.
     pub fn shift_for(self, viewer_local: [f64; 2], distance: f64, chunk_tiles: i32) -> Option<FloatingOrigin2D> {
-        let distance =
-            if distance.is_nan() { MAX_SHIFT_DISTANCE } else { distance.clamp(MIN_SHIFT_DISTANCE, MAX_SHIFT_DISTANCE) };
-        if viewer_local.iter().any(|v| !v.is_finite()) || viewer_local.iter().all(|v| v.abs() <= distance) {
+        if !viewer_is_past(viewer_local, distance) {
             return None;
         }
         let w = self.to_world(viewer_local);
