@@ -45,7 +45,7 @@ use godot::classes::{
 use godot::global::Error;
 use godot::prelude::*;
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
@@ -55,7 +55,7 @@ use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::base::origin::DEFAULT_SHIFT_DISTANCE;
 use strata_core::base::origin_2d::FloatingOrigin2D;
-use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
+use strata_core::gen2d::autotile::{self, AtlasCoords, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
 use strata_core::stream::scheduler::{Samples, max_workers};
 use strata_core::stream::stream2d::{
@@ -72,8 +72,8 @@ mod tools_2d;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
-    /// Write a finished chunk; `erase_air` also erases its air cells (updates after edits).
-    Write { result: ChunkResult2D, next_row: i32, erase_air: bool },
+    /// Write a finished chunk: the cells that differ from what the layer shows of it.
+    Write { result: ChunkResult2D, next_row: i32 },
     /// Erase every cell of a chunk that left the view.
     Erase { coord: ChunkCoord2D, next_row: i32 },
 }
@@ -283,8 +283,10 @@ pub struct ChunkWorld2D {
     layer_offset: Vector2,
     /// The layer node's position when it was bound (where it stands with no offset).
     layer_base: Vector2,
-    /// Chunks with cells in the layer (written at least in part, not erased yet).
-    drawn: HashSet<ChunkCoord2D>,
+    /// Chunks with cells in the layer (written at least in part, not erased yet), each with the
+    /// atlas tile this world wrote in every one of its cells (`None`: none written), so that a
+    /// chunk's new result sets only the cells that change.
+    drawn: HashMap<ChunkCoord2D, Vec<Option<AtlasCoords>>>,
     /// The origin moved since the streamer last heard where the viewers are: not ready yet.
     area_stale: bool,
     /// The viewer that did not follow a shift was reported.
@@ -368,7 +370,7 @@ impl INode2D for ChunkWorld2D {
             cell_origin: [0, 0],
             layer_offset: Vector2::ZERO,
             layer_base: Vector2::ZERO,
-            drawn: HashSet::new(),
+            drawn: HashMap::new(),
             area_stale: false,
             origin_warned: false,
             origin_shift_us: Samples::default(),
@@ -460,17 +462,11 @@ impl INode2D for ChunkWorld2D {
             if !r.tiles_changed {
                 continue;
             }
-            let mut erase_air = r.is_update;
             let c = r.coord;
-            // A newer result replaces a pending write of the same chunk (rows may be half written).
-            self.ops.retain(|op| match op {
-                TileOp::Write { result, next_row, .. } if result.coord == c => {
-                    erase_air |= *next_row > 0;
-                    false
-                }
-                _ => true,
-            });
-            self.ops.push_back(TileOp::Write { result: r, next_row: 0, erase_air });
+            // A newer result replaces a pending write of the same chunk (rows may be half
+            // written: the layer's cells are compared with it, whatever they are).
+            self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
+            self.ops.push_back(TileOp::Write { result: r, next_row: 0 });
         }
         self.apply_ops(frame_start, budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
@@ -1454,7 +1450,7 @@ impl ChunkWorld2D {
             let (c, writes) = (op.coord(), matches!(op, TileOp::Write { .. }));
             // A chunk's first cells: written relative to the cell origin (`origin_2d`); an
             // erasure of a chunk with no cells in the layer has nothing to do.
-            if !self.drawn.contains(&c) {
+            if !self.drawn.contains_key(&c) {
                 if !writes {
                     unloaded.push(c);
                     self.ops.pop_front();
@@ -1464,26 +1460,38 @@ impl ChunkWorld2D {
                     redraw = true;
                     break;
                 }
-                self.drawn.insert(c);
+                self.drawn.insert(c, vec![None; (n * n) as usize]);
             }
             let Some(op) = self.ops.front_mut() else { break };
+            let Some(shown) = self.drawn.get_mut(&c) else { break };
             rows += 1;
             let (x0, y0) = op.coord().min_tile(n);
             // Cells are world tiles less the cell origin (the layer node carries the rest).
             let (x0, y0) = (x0.wrapping_sub(self.cell_origin[0]), y0.wrapping_sub(self.cell_origin[1]));
             let done = match op {
-                TileOp::Write { result, next_row, erase_air } => {
+                TileOp::Write { result, next_row } => {
                     let row = *next_row;
-                    for col in 0..n {
-                        let coords = Vector2i::new(x0 + col, y0 + row);
-                        match result.atlas.get((row * n + col) as usize).copied().flatten() {
-                            Some(a) => layer
-                                .set_cell_ex(coords)
-                                .source_id(source)
-                                .atlas_coords(Vector2i::new(a.column as i32, a.row as i32))
-                                .done(),
-                            None if *erase_air => layer.erase_cell(coords),
-                            None => {}
+                    let at = (row * n) as usize..((row + 1) * n) as usize;
+                    // Only the cells that change are set: an update after a small edit leaves
+                    // most rows as they are (each cell set is a call into Godot and a cell
+                    // Godot updates again at the end of the frame).
+                    if let (Some(new), Some(old)) = (result.atlas.get(at.clone()), shown.get_mut(at))
+                        && new != old
+                    {
+                        for (col, (new, old)) in new.iter().zip(old.iter_mut()).enumerate() {
+                            if new == old {
+                                continue;
+                            }
+                            let coords = Vector2i::new(x0 + col as i32, y0 + row);
+                            match new {
+                                Some(a) => layer
+                                    .set_cell_ex(coords)
+                                    .source_id(source)
+                                    .atlas_coords(Vector2i::new(a.column as i32, a.row as i32))
+                                    .done(),
+                                None => layer.erase_cell(coords),
+                            }
+                            *old = *new;
                         }
                     }
                     *next_row += 1;
