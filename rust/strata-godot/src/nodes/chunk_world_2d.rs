@@ -70,6 +70,11 @@ mod origin_2d;
 mod structures_2d;
 mod tools_2d;
 
+/// Godot's update of one set cell, before a frame has measured it (ns).
+const INITIAL_LAYER_UPDATE_NS_PER_CELL: f64 = 2_000.0;
+/// The weight of a frame's measured update cost in the running mean.
+const LAYER_UPDATE_MEAN_WEIGHT: f64 = 0.25;
+
 /// One pending change to the `TileMapLayer`, applied a row at a time.
 enum TileOp {
     /// Write a finished chunk: the cells that differ from what the layer shows of it.
@@ -287,6 +292,10 @@ pub struct ChunkWorld2D {
     /// atlas tile this world wrote in every one of its cells (`None`: none written), so that a
     /// chunk's new result sets only the cells that change.
     drawn: HashMap<ChunkCoord2D, Vec<Option<AtlasCoords>>>,
+    /// What Godot's update of the layer costs per cell set (ns, a running mean): the cells a
+    /// frame sets are updated (`TileMapLayer.update_internals`) inside the frame budget, so
+    /// their writing stops where their update would pass it.
+    layer_update_ns_per_cell: f64,
     /// The origin moved since the streamer last heard where the viewers are: not ready yet.
     area_stale: bool,
     /// The viewer that did not follow a shift was reported.
@@ -371,6 +380,7 @@ impl INode2D for ChunkWorld2D {
             layer_offset: Vector2::ZERO,
             layer_base: Vector2::ZERO,
             drawn: HashMap::new(),
+            layer_update_ns_per_cell: INITIAL_LAYER_UPDATE_NS_PER_CELL,
             area_stale: false,
             origin_warned: false,
             origin_shift_us: Samples::default(),
@@ -1442,9 +1452,11 @@ impl ChunkWorld2D {
         // At least one row a frame, so the queue drains even when the work before it used the
         // budget (the smallest budget, slow frames).
         let mut rows = 0;
+        let mut cells_set: u32 = 0;
         let mut redraw = false;
         while let Some(op) = self.ops.front() {
-            if rows > 0 && frame_start.elapsed() >= budget {
+            let update_due = std::time::Duration::from_nanos((cells_set as f64 * self.layer_update_ns_per_cell) as u64);
+            if rows > 0 && frame_start.elapsed() + update_due >= budget {
                 break;
             }
             let (c, writes) = (op.coord(), matches!(op, TileOp::Write { .. }));
@@ -1492,6 +1504,7 @@ impl ChunkWorld2D {
                                 None => layer.erase_cell(coords),
                             }
                             *old = *new;
+                            cells_set += 1;
                         }
                     }
                     *next_row += 1;
@@ -1505,6 +1518,7 @@ impl ChunkWorld2D {
                     for col in 0..n {
                         layer.erase_cell(Vector2i::new(x0 + col, y0 + *next_row));
                     }
+                    cells_set += n as u32;
                     *next_row += 1;
                     let finished = *next_row >= n;
                     if finished {
@@ -1517,6 +1531,15 @@ impl ChunkWorld2D {
             if done {
                 self.ops.pop_front();
             }
+        }
+
+        if cells_set > 0 {
+            // Godot would update these cells' rendering and physics at the end of the frame,
+            // outside the budget; here their cost counts, and teaches the next frame's stop.
+            let update_start = Instant::now();
+            layer.update_internals();
+            let per_cell = update_start.elapsed().as_nanos() as f64 / f64::from(cells_set);
+            self.layer_update_ns_per_cell += (per_cell - self.layer_update_ns_per_cell) * LAYER_UPDATE_MEAN_WEIGHT;
         }
 
         for c in unloaded {
