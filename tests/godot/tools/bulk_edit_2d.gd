@@ -18,6 +18,8 @@ var _world: StrataChunkWorld2D
 var _last_usec := 0
 var _frame_ms: Array[float] = []
 var _apply_ms: Array[float] = []
+var _receive_ms: Array[float] = []
+var _layer_update_ms: Array[float] = []
 var _recording := false
 var _last_cpu_ns := 0
 var _frame_cpu_ms: Array[float] = []
@@ -39,7 +41,10 @@ func _process(_delta: float) -> void:
 		_frame_ms.append((now - _last_usec) / 1000.0)
 		_frame_cpu_ms.append((cpu - _last_cpu_ns) / 1e6)
 		_frame_cpu_ms_less_call.append((cpu - _last_cpu_ns - _call_cpu_ns_pending) / 1e6)
-		_apply_ms.append(float(_world.get_stats()["apply_ms_last_frame"]))
+		var stats := _world.get_stats()
+		_apply_ms.append(float(stats["apply_ms_last_frame"]))
+		_receive_ms.append(float(stats["receive_ms_last_frame"]))
+		_layer_update_ms.append(float(stats["layer_update_ms_last_frame"]))
 	_call_cpu_ns_pending = 0
 	_last_usec = now
 	_last_cpu_ns = cpu
@@ -82,6 +87,8 @@ func _run() -> void:
 	_frame_cpu_ms.clear()
 	_frame_cpu_ms_less_call.clear()
 	_apply_ms.clear()
+	_receive_ms.clear()
+	_layer_update_ms.clear()
 	var call_ms: Array[float] = []
 	var call_cpu_ms: Array[float] = []
 	var frames: Array[float] = []
@@ -119,6 +126,8 @@ func _run() -> void:
 	print("STRATA_BULK_FRAME_CPU_MS %s" % _stats(_frame_cpu_ms))
 	print("STRATA_BULK_FRAME_CPU_MS_LESS_CALL %s" % _stats(_frame_cpu_ms_less_call))
 	print("STRATA_BULK_APPLY_MS %s" % _stats(_apply_ms))
+	print("STRATA_BULK_RECEIVE_MS %s" % _stats(_receive_ms))
+	print("STRATA_BULK_LAYER_UPDATE_MS %s" % _stats(_layer_update_ms))
 	print("STRATA_BULK_CALL_MS %s" % _stats(call_ms))
 	print("STRATA_BULK_CALL_CPU_MS %s" % _stats(call_cpu_ms))
 	print("STRATA_BULK_FRAMES_TO_LAYER %s" % _stats(frames))

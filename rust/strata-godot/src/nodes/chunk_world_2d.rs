@@ -251,6 +251,10 @@ pub struct ChunkWorld2D {
     layer_changed: bool,
     ops: VecDeque<TileOp>,
     apply_ms_last_frame: f64,
+    /// Of the last frame's apply: taking the workers' results and showing their light (ms).
+    receive_ms_last_frame: f64,
+    /// Of the last frame's apply: Godot's update of the cells it set (ms).
+    layer_update_ms_last_frame: f64,
     /// The library in use: the last valid `block_library`, the default one until then.
     blocks: Arc<CoreLibrary>,
     /// The autotile rules of `blocks`, for the workers.
@@ -361,6 +365,8 @@ impl INode2D for ChunkWorld2D {
             layer_changed: false,
             ops: VecDeque::new(),
             apply_ms_last_frame: 0.0,
+            receive_ms_last_frame: 0.0,
+            layer_update_ms_last_frame: 0.0,
             blocks: Arc::new(default_library().clone()),
             tile_rules: TileRules::builtin().clone(),
             library_invalid: None,
@@ -478,6 +484,7 @@ impl INode2D for ChunkWorld2D {
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
             self.ops.push_back(TileOp::Write { result: r, next_row: 0 });
         }
+        self.receive_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         self.apply_ops(frame_start, budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
@@ -795,7 +802,9 @@ impl ChunkWorld2D {
     }
 
     /// Streaming counters: `loaded_chunks`, `pending_chunks`, `in_flight`, `generated_total`,
-    /// `cancelled_total`, `gen_ms_median`, `tile_ms_median`, `apply_ms_last_frame`, `workers`,
+    /// `cancelled_total`, `gen_ms_median`, `tile_ms_median`, `apply_ms_last_frame` (of it:
+    /// `receive_ms_last_frame`, taking the workers' results and showing their light, and
+    /// `layer_update_ms_last_frame`, Godot's update of the cells set), `workers`,
     /// `queued_writes`, `edits`, `memory_budget_mb`, `memory_estimate_mb` (loaded chunks at 64
     /// bytes a tile, see `memory_budget_mb`), `view_distance_effective` (the view distance in use:
     /// `view_distance`, or less while the memory budget holds it back), and the floating
@@ -817,6 +826,8 @@ impl ChunkWorld2D {
             .unwrap_or(self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32);
         d.set("view_distance_effective", effective as i64);
         d.set("origin_shifts", self.origin_shifts as i64);
+        d.set("receive_ms_last_frame", self.receive_ms_last_frame);
+        d.set("layer_update_ms_last_frame", self.layer_update_ms_last_frame);
         d.set("origin_shift_us_median", self.origin_shift_us.median());
         d.set("origin_shift_us_max", self.origin_shift_us.max());
         d.set("layer_redraws", self.layer_redraws as i64);
@@ -1533,12 +1544,15 @@ impl ChunkWorld2D {
             }
         }
 
+        self.layer_update_ms_last_frame = 0.0;
         if cells_set > 0 {
             // Godot would update these cells' rendering and physics at the end of the frame,
             // outside the budget; here their cost counts, and teaches the next frame's stop.
             let update_start = Instant::now();
             layer.update_internals();
-            let per_cell = update_start.elapsed().as_nanos() as f64 / f64::from(cells_set);
+            let update = update_start.elapsed();
+            self.layer_update_ms_last_frame = update.as_secs_f64() * 1000.0;
+            let per_cell = update.as_nanos() as f64 / f64::from(cells_set);
             self.layer_update_ns_per_cell += (per_cell - self.layer_update_ns_per_cell) * LAYER_UPDATE_MEAN_WEIGHT;
         }
 
