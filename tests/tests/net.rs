@@ -91,7 +91,7 @@ impl Net {
                         }
                     }
                 }
-                Action::EditApplied { .. } => {}
+                Action::EditApplied { .. } | Action::ShapeApplied { .. } => {}
                 Action::Disconnect { peer, reason } => {
                     self.dropped.push((peer, reason));
                     self.to_client.remove(&peer);
@@ -639,7 +639,10 @@ impl MessageBytes for Action {
     fn message_bytes(self) -> Vec<u8> {
         match self {
             Action::Send { message, .. } => message.encode(),
-            Action::EditApplied { .. } | Action::Disconnect { .. } | Action::SharedStateRequested { .. } => Vec::new(),
+            Action::EditApplied { .. }
+            | Action::ShapeApplied { .. }
+            | Action::Disconnect { .. }
+            | Action::SharedStateRequested { .. } => Vec::new(),
         }
     }
 }

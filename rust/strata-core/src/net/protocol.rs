@@ -1518,7 +1518,7 @@ mod tests {
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 19");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 22");
     }
 
     #[test]
