@@ -603,7 +603,13 @@ pub(crate) fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16
 pub fn check_line() -> (String, bool) {
     let t = Instant::now();
     let name = "Multiplayer across processes (server + 4 headless clients, malformed packets, SIGKILL, SIGTERM, a hosting player's objects)";
-    match run_check() {
+    report_line(name, t, run_check())
+}
+
+/// A multi-process check's line for `cargo xtask test` (its name, what passed and failed, how
+/// long it took since `t`), and whether it passed.
+pub(crate) fn report_line(name: &str, t: Instant, result: Result<CheckReport>) -> (String, bool) {
+    match result {
         Ok(report) => {
             let ok = report.failed.is_empty();
             let mut line = format!(

@@ -11,7 +11,7 @@
 //! May use: the other xtask modules (`net_test`'s processes), strata-core, serde_json.
 
 use crate::error::{Error, Result};
-use crate::net_test::{CheckReport, Run, edits_on_disk};
+use crate::net_test::{CheckReport, Run, edits_on_disk, report_line};
 use crate::{setup, test_project};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -164,22 +164,7 @@ pub fn run_check() -> Result<CheckReport> {
 pub fn check_line() -> (String, bool) {
     let t = Instant::now();
     let name = "Shared side views across processes (side-view server + 4 headless clients, a rectangle, SIGKILL, journal replay)";
-    match run_check() {
-        Ok(report) => {
-            let ok = report.failed.is_empty();
-            let mut line = format!(
-                "{name}: {} — {} in {:.0} s",
-                if ok { "passed" } else { "FAILED" },
-                report.summary(),
-                t.elapsed().as_secs_f64()
-            );
-            for f in &report.failed {
-                line.push_str(&format!("\n    failed: {f}"));
-            }
-            (line, ok)
-        }
-        Err(e) => (format!("{name}: FAILED — {e}"), false),
-    }
+    report_line(name, t, run_check())
 }
 
 /// `cargo xtask net-check-2d`: the check alone.

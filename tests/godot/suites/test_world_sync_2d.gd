@@ -129,7 +129,9 @@ func test_tiles_and_rectangles_reach_everyone_and_a_late_joiner_catches_up() -> 
 	var a := await _join(a_world, "ada")
 	assert_eq(a_world.preset.fingerprint(), server_world.preset.fingerprint(), "the server's world")
 	var shapes: Array[int] = []
-	a.shape_applied.connect(func(_o: int, _p: int, _r: int, tiles: int) -> void: shapes.append(tiles))
+	a.shape_applied.connect(
+		func(_o: int, _p: int, _r: int, tiles: int) -> void: shapes.append(tiles)
+	)
 	await _stand(server, server_world, 0)
 	var a_row := await _stand(a, a_world, 3)
 	var stone := server_world.get_block_id("stone")
@@ -138,23 +140,33 @@ func test_tiles_and_rectangles_reach_everyone_and_a_late_joiner_catches_up() -> 
 	# A tile each, and a rectangle of 5 × 2 above the ground next to ada.
 	assert_true(a.request_tile(Vector2i(4, a_row), planks) >= 0, a.last_error())
 	assert_true(
-		a.request_tiles_rect(Vector2i(0, a_row - 3), Vector2i(4, a_row - 2), stone) >= 0, a.last_error()
+		a.request_tiles_rect(Vector2i(0, a_row - 3), Vector2i(4, a_row - 2), stone) >= 0,
+		a.last_error()
 	)
 	assert_true(server.request_tile(Vector2i(-1, row), 0) >= 0, server.last_error())
 	assert_true(
-		await wait_until(func() -> bool: return int(server.get_stats()["edits_applied"]) == 12, 20.0),
+		await wait_until(
+			func() -> bool: return int(server.get_stats()["edits_applied"]) == 12, 20.0
+		),
 		"12 edits applied: %s" % server.get_stats()
 	)
 	assert_eq(server_world.get_tile(Vector2i(2, a_row - 3)), stone, "the rectangle is on the host")
 	assert_eq(server_world.get_tile(Vector2i(4, a_row)), planks, "the tile is on the host")
-	assert_true(await wait_until(func() -> bool: return shapes == [10], 20.0), "ada heard of the rectangle")
+	assert_true(
+		await wait_until(func() -> bool: return shapes == [10], 20.0), "ada heard of the rectangle"
+	)
 	var center := server_world.chunk_of_tile(Vector2i(0, row))
 	assert_true(await _agree(a, a_world, server_world, center), "ada holds the host's chunks")
 	# A late joiner gets every earlier edit, the water that followed them included.
 	var late_world := _world(9, Vector2i(1, row))
 	var late := await _join(late_world, "late")
-	assert_true(await _agree(late, late_world, server_world, center), "the late joiner holds the host's chunks")
-	assert_eq(late_world.get_tile(Vector2i(1, a_row - 2)), stone, "the late joiner has the rectangle")
+	assert_true(
+		await _agree(late, late_world, server_world, center),
+		"the late joiner holds the host's chunks"
+	)
+	assert_eq(
+		late_world.get_tile(Vector2i(1, a_row - 2)), stone, "the late joiner has the rectangle"
+	)
 	# A shape too large for one edit is refused before it is sent.
 	assert_eq(a.request_tiles_rect(Vector2i(0, 0), Vector2i(100, 100), stone), -1)
 	assert_true(a.last_error().contains("4096"), a.last_error())
@@ -174,21 +186,39 @@ func test_peers_with_different_origins_far_out_agree() -> void:
 	var c_row := await _stand(c, c_world, FAR_X + 2)
 	# The host sees the client where it stands, in its own pixels.
 	var seen := func() -> bool:
-		var at := server_world.local_to_tile(server.get_player_position_2d(c.get_local_player_id()) + Vector2(0, PX))
+		var at := server_world.local_to_tile(
+			server.get_player_position_2d(c.get_local_player_id()) + Vector2(0, PX)
+		)
 		return at.x == FAR_X + 2
 	assert_true(await wait_until(seen, 10.0), "the host sees the client at x = 3e6 + 2")
 	var stone := server_world.get_block_id("stone")
-	assert_true(c.request_tiles_rect(Vector2i(FAR_X, c_row - 4), Vector2i(FAR_X + 3, c_row - 4), stone) >= 0, c.last_error())
+	assert_true(
+		(
+			c.request_tiles_rect(Vector2i(FAR_X, c_row - 4), Vector2i(FAR_X + 3, c_row - 4), stone)
+			>= 0
+		),
+		c.last_error()
+	)
 	assert_true(c.request_tile(Vector2i(FAR_X + 1, c_row), 0) >= 0, c.last_error())
 	assert_true(server.request_tile(Vector2i(FAR_X - 1, row - 3), stone) >= 0, server.last_error())
 	assert_true(
-		await wait_until(func() -> bool: return int(server.get_stats()["edits_applied"]) == 6, 20.0),
+		await wait_until(
+			func() -> bool: return int(server.get_stats()["edits_applied"]) == 6, 20.0
+		),
 		"6 edits applied: %s" % server.get_stats()
 	)
-	assert_eq(server_world.get_tile(Vector2i(FAR_X + 3, c_row - 4)), stone, "the host has the client's row")
+	assert_eq(
+		server_world.get_tile(Vector2i(FAR_X + 3, c_row - 4)),
+		stone,
+		"the host has the client's row"
+	)
 	var center := server_world.chunk_of_tile(Vector2i(FAR_X, row))
-	assert_true(await _agree(c, c_world, server_world, center), "both hold the same chunks at x = 3e6")
-	assert_eq(c_world.get_tile(Vector2i(FAR_X - 1, row - 3)), stone, "the client has the host's tile")
+	assert_true(
+		await _agree(c, c_world, server_world, center), "both hold the same chunks at x = 3e6"
+	)
+	assert_eq(
+		c_world.get_tile(Vector2i(FAR_X - 1, row - 3)), stone, "the client has the host's tile"
+	)
 
 
 func test_a_move_through_a_wall_or_too_fast_is_refused() -> void:
@@ -206,16 +236,25 @@ func test_a_move_through_a_wall_or_too_fast_is_refused() -> void:
 	assert_true(server.request_tiles_rect(Vector2i(3, row - 4), Vector2i(3, row - 1), stone) >= 0)
 	assert_eq(server_world.get_tile(Vector2i(3, row - 2)), stone)
 	await _stand(c, c_world, 0)
-	assert_true(await wait_until(func() -> bool: return c_world.get_tile(Vector2i(3, row - 2)) == stone, 20.0))
+	assert_true(
+		await wait_until(
+			func() -> bool: return c_world.get_tile(Vector2i(3, row - 2)) == stone, 20.0
+		)
+	)
 	var start := _head(c_world, 0, row)
 	# Through the wall in one step.
 	c.set_local_pose_2d(_head(c_world, 6, row), BODY_TILES * PX)
 	assert_true(await wait_until(func() -> bool: return corrected.size() == 1, 10.0), "corrected")
-	assert_true(corrected[0].distance_to(start) < 0.01, "back where it stood: %s, not %s" % [corrected[0], start])
+	assert_true(
+		corrected[0].distance_to(start) < 0.01,
+		"back where it stood: %s, not %s" % [corrected[0], start]
+	)
 	# Forty tiles west in one step, after the correction settled: too fast.
 	await get_tree().create_timer(1.2).timeout
 	c.set_local_pose_2d(_head(c_world, -40, row), BODY_TILES * PX)
-	assert_true(await wait_until(func() -> bool: return corrected.size() == 2, 10.0), "corrected again")
+	assert_true(
+		await wait_until(func() -> bool: return corrected.size() == 2, 10.0), "corrected again"
+	)
 	assert_true(corrected[1].distance_to(start) < 0.01)
 	assert_eq(int(server.get_stats()["poses_refused"]), 2, "%s" % server.get_stats())
 	# An honest step west passes.

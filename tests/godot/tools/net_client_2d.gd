@@ -1,10 +1,11 @@
 ## Side-view multiplayer worker for `cargo xtask test`'s multi-process check of shared side views
 ## (rust/xtask/src/net_test_2d.rs):
-## `godot --headless --path tests/godot -s res://tools/net_client_2d.gd -- --port=N --commands=PATH`.
+## `godot --headless --path tests/godot -s res://tools/net_client_2d.gd --
+##     --port=N --commands=PATH`.
 ##
 ## Runs the commands the harness appends to PATH, one a line, in order, and answers each with a
-## line `net_client TAG JSON` on stderr (unbuffered), as `net_client.gd` does, for a
-## StrataChunkWorld2D:
+## line `net_client TAG JSON` on stderr (unbuffered): `net_client.gd`'s loop (this script extends
+## it), with commands for a StrataChunkWorld2D:
 ##   join NAME                 join 127.0.0.1:N as NAME             -> joined / join_failed
 ##   stand X                   stand on the ground of column X      -> stood {row}
 ##   tiles COUNT SEED          COUNT single tiles of blocks 1 to 3 in the air within reach (above
@@ -19,85 +20,30 @@
 ##   quit
 ## Acknowledged edits are `[order, x, y, block]`, a rectangle's one per tile (its tiles are
 ## numbered row by row from its first order).
-extends SceneTree
+extends "res://tools/net_client.gd"
 
-const HOST := "127.0.0.1"
-const MAX_SECONDS := 600.0
 ## Pixels a tile (the generated TileSet's), and the body's height in tiles.
 const PX := 16.0
 const BODY_TILES := 1.6
 
-var _port := 0
-var _commands_path := ""
-var _done_lines := 0
-var _busy := false
-var _started_ms := 0
-var _world: StrataChunkWorld2D
-var _viewer: Node2D
-var _sync: StrataWorldSync
+var _world_2d: StrataChunkWorld2D
+var _viewer_2d: Node2D
 ## The tile stood on.
-var _stand := Vector2i.ZERO
+var _stand_tile := Vector2i.ZERO
 ## The requests of the command running that have no answer yet (request number -> true).
 var _pending := {}
-
-
-func _initialize() -> void:
-	_started_ms = Time.get_ticks_msec()
-	Engine.max_fps = 250
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--port="):
-			_port = arg.substr(7).to_int()
-		elif arg.begins_with("--commands="):
-			_commands_path = arg.substr(11)
-	if _port <= 0 or _commands_path == "":
-		printerr("usage: -s res://tools/net_client_2d.gd -- --port=N --commands=PATH")
-		quit(2)
-		return
-	_say("ready", {})
-
-
-func _process(_delta: float) -> bool:
-	if Time.get_ticks_msec() - _started_ms > MAX_SECONDS * 1000.0:
-		printerr("net_client_2d: gave up after %d s" % MAX_SECONDS)
-		quit(4)
-		return true
-	if not _busy:
-		_next_command()
-	return false
-
-
-func _say(tag: String, data: Dictionary) -> void:
-	printerr("net_client %s %s" % [tag, JSON.stringify(data)])
-
-
-func _next_command() -> void:
-	var f := FileAccess.open(_commands_path, FileAccess.READ)
-	if f == null:
-		return
-	var lines := f.get_as_text().split("\n", false)
-	if _done_lines >= lines.size():
-		return
-	var words := lines[_done_lines].strip_edges().split(" ", false)
-	_done_lines += 1
-	if words.is_empty():
-		return
-	_busy = true
-	await _run(words)
-	_busy = false
 
 
 func _run(w: PackedStringArray) -> void:
 	match w[0]:
 		"join":
-			await _join(w[1])
+			await _join_2d(w[1])
 		"stand":
-			_stand_at(int(w[1]))
+			_stand_on(int(w[1]))
 		"tiles":
 			await _tiles(int(w[1]), int(w[2]))
 		"rect":
-			await _rect(
-				Vector2i(int(w[1]), int(w[2])), Vector2i(int(w[3]), int(w[4])), int(w[5])
-			)
+			await _rect(Vector2i(int(w[1]), int(w[2])), Vector2i(int(w[3]), int(w[4])), int(w[5]))
 		"wait_order":
 			await _wait(
 				func() -> bool: return int(_sync.get_stats().get("next_order", 0)) >= int(w[1]),
@@ -105,7 +51,7 @@ func _run(w: PackedStringArray) -> void:
 			)
 			_say("order", {"next_order": int(_sync.get_stats().get("next_order", 0))})
 		"hash":
-			await _hash(Vector2i(int(w[1]), int(w[2])), Vector2i(int(w[3]), int(w[4])))
+			await _hash_2d(Vector2i(int(w[1]), int(w[2])), Vector2i(int(w[3]), int(w[4])))
 		"leave":
 			_sync.leave()
 			_say("left", {})
@@ -117,28 +63,19 @@ func _run(w: PackedStringArray) -> void:
 			_say("error", {"message": "unknown command %s" % w[0]})
 
 
-func _wait(condition: Callable, seconds: float) -> bool:
-	var deadline := Time.get_ticks_msec() + seconds * 1000.0
-	while not condition.call():
-		if Time.get_ticks_msec() > deadline:
-			return false
-		await process_frame
-	return true
-
-
-func _join(player_name: String) -> void:
-	if _world == null:
-		_viewer = Node2D.new()
-		root.add_child(_viewer)
-		_world = StrataChunkWorld2D.new()
-		_world.view_distance = 1
-		_world.frame_budget_ms = 8.0
-		root.add_child(_world)
-		_world.viewer = _world.get_path_to(_viewer)
+func _join_2d(player_name: String) -> void:
+	if _world_2d == null:
+		_viewer_2d = Node2D.new()
+		root.add_child(_viewer_2d)
+		_world_2d = StrataChunkWorld2D.new()
+		_world_2d.view_distance = 1
+		_world_2d.frame_budget_ms = 8.0
+		root.add_child(_world_2d)
+		_world_2d.viewer = _world_2d.get_path_to(_viewer_2d)
 	if _sync == null:
 		_sync = StrataWorldSync.new()
 		root.add_child(_sync)
-		_sync.world = _sync.get_path_to(_world)
+		_sync.world = _sync.get_path_to(_world_2d)
 	if _sync.join(HOST, _port, player_name) != OK:
 		_say("join_failed", {"message": _sync.last_error()})
 		return
@@ -149,12 +86,14 @@ func _join(player_name: String) -> void:
 	_say("join_failed", {"message": _sync.last_error()})
 
 
-func _stand_at(x: int) -> void:
-	var local_x := _world.tile_to_local(Vector2i(x, 0)).x
-	var row := _world.local_to_tile(Vector2(local_x, _world.get_surface_height(local_x) + 1.0)).y
-	_stand = Vector2i(x, row)
-	_viewer.position = _world.tile_to_local(_stand)
-	var head := _world.tile_to_local(_stand) - Vector2(0.0, PX * (0.5 + BODY_TILES))
+func _stand_on(x: int) -> void:
+	var local_x := _world_2d.tile_to_local(Vector2i(x, 0)).x
+	var row := (
+		_world_2d.local_to_tile(Vector2(local_x, _world_2d.get_surface_height(local_x) + 1.0)).y
+	)
+	_stand_tile = Vector2i(x, row)
+	_viewer_2d.position = _world_2d.tile_to_local(_stand_tile)
+	var head := _world_2d.tile_to_local(_stand_tile) - Vector2(0.0, PX * (0.5 + BODY_TILES))
 	_sync.set_local_pose_2d(head, BODY_TILES * PX)
 	_say("stood", {"row": row})
 
@@ -204,7 +143,7 @@ func _tiles(count: int, seed: int) -> void:
 	var send := func() -> int:
 		var not_sent := 0
 		for i in count:
-			var at := _stand + Vector2i(rng.randi_range(-3, 3), rng.randi_range(-4, -1))
+			var at := _stand_tile + Vector2i(rng.randi_range(-3, 3), rng.randi_range(-4, -1))
 			not_sent += _request(_sync.request_tile(at, rng.randi_range(1, 3)))
 			await process_frame
 		return not_sent
@@ -212,8 +151,8 @@ func _tiles(count: int, seed: int) -> void:
 
 
 func _rect(from: Vector2i, to: Vector2i, block: int) -> void:
-	var a := _stand + from
-	var b := _stand + to
+	var a := _stand_tile + from
+	var b := _stand_tile + to
 	var result := await _answers(
 		func() -> int: return _request(_sync.request_tiles_rect(a, b, block))
 	)
@@ -229,7 +168,7 @@ func _rect(from: Vector2i, to: Vector2i, block: int) -> void:
 	_say("rect", result)
 
 
-func _hash(from: Vector2i, to: Vector2i) -> void:
+func _hash_2d(from: Vector2i, to: Vector2i) -> void:
 	var chunks: Array[Vector2i] = []
 	for x in range(from.x, to.x + 1):
 		for y in range(from.y, to.y + 1):
@@ -238,12 +177,12 @@ func _hash(from: Vector2i, to: Vector2i) -> void:
 		for c in chunks:
 			if not _sync.is_chunk_synced_2d(c):
 				return false
-		return _world.is_water_settled()
+		return _world_2d.is_water_settled()
 	var all_synced := await _wait(synced, 30.0)
 	# Water an edit moved settles over frames on each peer: wait for a frame or two more.
 	for i in 3:
 		await process_frame
 	var hashes := {}
 	for c in chunks:
-		hashes["%d,%d" % [c.x, c.y]] = str(_world.debug_chunk_hash(c))
+		hashes["%d,%d" % [c.x, c.y]] = str(_world_2d.debug_chunk_hash(c))
 	_say("hash", {"synced": all_synced, "hashes": hashes})

@@ -46,7 +46,7 @@ impl WorldSync {
                         _ => Default::default(),
                     };
                     if let Some(mut world) = self.world_node() {
-                        world.adopt(&self.to_gd(), *preset, edits);
+                        world.adopt(&self.to_gd().upcast::<Node>(), *preset, edits);
                     }
                     self.joining = None;
                     self.signals().joined().emit(player as i64);

@@ -7,9 +7,9 @@
 //! calls here answer "no entities" (`entity_snapshot` is `None`, replicas are no-ops), the seam
 //! where shared 2D entities plug in.
 //!
-//! May use: the crate's `StrataChunkWorld` and `StrataChunkWorld2D`, `strata_core::net`.
+//! May use: the crate's `StrataChunkWorld` and `StrataChunkWorld2D`, `strata_core::net` (not its
+//! parent: the sync node comes as a `Node`).
 
-use super::WorldSync;
 use crate::nodes::chunk_world::ChunkWorld;
 use crate::nodes::chunk_world_2d::ChunkWorld2D;
 use crate::nodes::chunk_world_2d::sync_2d::GeneratedTiles;
@@ -124,7 +124,7 @@ impl SyncedWorld {
     }
 
     /// A client: streams the server's world, its chunks' streaming reported to `sync`.
-    pub(super) fn adopt(&mut self, sync: &Gd<WorldSync>, preset: strata_core::WorldPreset, edits: EditMap) {
+    pub(super) fn adopt(&mut self, sync: &Gd<Node>, preset: strata_core::WorldPreset, edits: EditMap) {
         let (mut node, suffix) = match self {
             Self::Voxels(w) => (w.clone().upcast::<Node>(), ""),
             Self::Tiles(w) => (w.clone().upcast::<Node>(), "_2d"),
