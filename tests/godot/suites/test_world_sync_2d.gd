@@ -262,6 +262,15 @@ func test_a_move_through_a_wall_or_too_fast_is_refused() -> void:
 	c.set_local_pose_2d(_head(c_world, -2, row), BODY_TILES * PX)
 	await wait_frames(20)
 	assert_eq(int(server.get_stats()["poses_refused"]), 2, "the honest step passed")
+	# The host moves the player: it hears where, in its own pixels.
+	var there := Vector2i(10, row)
+	assert_true(
+		server.teleport_player_2d(c.get_local_player_id(), _head(server_world, there.x, row)),
+		server.last_error()
+	)
+	assert_true(await wait_until(func() -> bool: return corrected.size() == 3, 10.0), "teleported")
+	assert_true(corrected[2].distance_to(_head(c_world, there.x, row)) < 0.01, "%s" % corrected[2])
+	assert_false(server.teleport_player(c.get_local_player_id(), Vector3.ZERO, 0.0, 0.0))
 	# A 3D pose on a side view is refused here, with the reason.
 	c.set_local_pose(Vector3(1, 2, 3), 0.0, 0.0)
 	assert_true(c.last_error().contains("set_local_pose_2d"), c.last_error())

@@ -986,6 +986,13 @@ impl WorldSync {
             self.fail("StrataWorldSync.teleport_player: only the host moves players; this peer is not hosting".into());
             return false;
         }
+        if matches!(self.world_node(), Some(SyncedWorld::Tiles(_))) {
+            self.fail(
+                "StrataWorldSync.teleport_player: `world` is a side view (StrataChunkWorld2D); use teleport_player_2d"
+                    .into(),
+            );
+            return false;
+        }
         let eye = self.wire_position(position);
         if !Pose::standing(eye, yaw as f32, pitch as f32).is_valid() {
             self.fail(format!(
@@ -1022,7 +1029,7 @@ impl WorldSync {
     }
 
     /// Where another player is drawn now (interpolated a tenth of a second in the past);
-    /// `Vector3.ZERO` when unknown.
+    /// `Vector3.ZERO` when unknown. A side view's players: `get_player_position_2d`.
     #[func]
     fn get_player_position(&self, player_id: i64) -> Vector3 {
         let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return Vector3::ZERO };
