@@ -18,6 +18,7 @@ use strata_core::net::server::{
     Action, ENTITY_PUBLISH_INTERVAL_S, PeerId, ServerConfig, ServerStats, Target, WorldServer,
 };
 use strata_core::net::shared_state::SharedValue;
+use strata_core::net::world_shape::WorldShape;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
 use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
@@ -90,7 +91,7 @@ impl Net {
                         }
                     }
                 }
-                Action::EditApplied { .. } => {}
+                Action::EditApplied { .. } | Action::ShapeApplied { .. } => {}
                 Action::Disconnect { peer, reason } => {
                     self.dropped.push((peer, reason));
                     self.to_client.remove(&peer);
@@ -398,6 +399,7 @@ fn a_welcome_whose_preset_rebuilds_differently_is_a_clear_error() {
         next_order: 0,
         block_count: 256,
         view: ViewRadius::default(),
+        shape: WorldShape::Voxels,
     };
     let err = WorldClient::new("x").handle_packet(&welcome.encode(), 0.0).unwrap_err();
     assert!(matches!(err, ClientError::Fingerprint { .. }));
@@ -618,6 +620,7 @@ fn entity_deltas_from_a_client_or_malformed_ones_drop_that_client_only() {
         next_order: 0,
         block_count: 256,
         view: ViewRadius::default(),
+        shape: WorldShape::Voxels,
     };
     client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
     let mut bad =
@@ -636,7 +639,10 @@ impl MessageBytes for Action {
     fn message_bytes(self) -> Vec<u8> {
         match self {
             Action::Send { message, .. } => message.encode(),
-            Action::EditApplied { .. } | Action::Disconnect { .. } | Action::SharedStateRequested { .. } => Vec::new(),
+            Action::EditApplied { .. }
+            | Action::ShapeApplied { .. }
+            | Action::Disconnect { .. }
+            | Action::SharedStateRequested { .. } => Vec::new(),
         }
     }
 }
@@ -726,6 +732,7 @@ fn a_client_that_sends_shared_state_is_dropped_and_the_state_is_unchanged() {
         next_order: 0,
         block_count: 256,
         view: ViewRadius::default(),
+        shape: WorldShape::Voxels,
     };
     client.handle_packet(&welcome.encode(), 0.0).expect("welcome");
     let big = Message::SharedStateSet { key: "t".into(), value: Some(SharedValue::Text("x".repeat(600))) };

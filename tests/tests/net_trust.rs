@@ -93,7 +93,7 @@ impl Net {
                     let actions = self.server.peer_disconnected(peer);
                     self.route(actions);
                 }
-                Action::EditApplied { .. } | Action::SharedStateRequested { .. } => {}
+                Action::EditApplied { .. } | Action::ShapeApplied { .. } | Action::SharedStateRequested { .. } => {}
             }
         }
     }
@@ -455,5 +455,5 @@ fn clients_refuse_locally_what_the_server_would_drop_them_for() {
     net.settle();
     assert_eq!(net.dropped.len(), 1);
     assert!(net.dropped[0].1.contains("malformed packet"), "{}", net.dropped[0].1);
-    assert_eq!(PROTOCOL_VERSION, 8);
+    assert_eq!(PROTOCOL_VERSION, 9);
 }

@@ -17,6 +17,7 @@ use strata_core::gen3d::structures::{KEEP, StructureTemplate};
 use strata_core::net::protocol::{Message, PROTOCOL_VERSION, Pose, RejectReason, ViewRadius, pack_batches};
 use strata_core::net::shared_state::{SharedState, SharedValue};
 use strata_core::net::state_file::encode_state_file;
+use strata_core::net::world_shape::{EditShape, WorldShape};
 use strata_core::noise::pca::{Pca, PcaModel};
 use strata_core::persist::entities::{EntityRecord, put_record};
 use strata_core::persist::profile::Profile;
@@ -112,6 +113,20 @@ fn messages() -> Vec<(String, Message)> {
             Message::EditApplied { order: 0, player: 1, request: 7, pos: IVec3::new(10, 64, -20), block: 3 },
         ),
         ("edit_rejected", Message::EditRejected { request: 8, reason: RejectReason::OutOfReach }),
+        (
+            "shape_edit_request",
+            Message::ShapeEditRequest { request: 9, shape: EditShape::Rect { a: [3, 40], b: [-2, 44] }, block: 3 },
+        ),
+        (
+            "shape_edit_applied",
+            Message::ShapeEditApplied {
+                order: 4,
+                player: 1,
+                request: 9,
+                shape: EditShape::Circle { center: [3_000_000, 12], radius: 2.5 },
+                block: 0,
+            },
+        ),
         ("subscribe", Message::SubscribeChunk { chunk }),
         ("chunk_edits", Message::ChunkEdits { chunk, order: 2, edits: vec![(0, 1), (5, 2), (32767, 4)] }),
         ("player_state", Message::PlayerState { player: 2, tick: 40, pose }),
@@ -147,6 +162,7 @@ fn welcome(preset: &WorldPreset) -> Message {
         next_order: 0,
         block_count: default_library().len() as u32,
         view: ViewRadius::default(),
+        shape: WorldShape::Voxels,
     }
 }
 

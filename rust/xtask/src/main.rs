@@ -36,6 +36,7 @@ mod loadtest;
 mod mingw;
 mod movement_soak;
 mod net_test;
+mod net_test_2d;
 mod package;
 mod paths;
 mod pca;
@@ -95,6 +96,7 @@ commands:
                               and lost, latency p50/p99, server frame (wall and CPU), bytes each player
                               receives, join time
   net-check                   the multi-process multiplayer check of `test` alone (server, 4 clients, SIGKILL)
+  net-check-2d                the same for a shared side view (side-view server, 4 clients, SIGKILL, journal)
   movement-soak [--minutes N] [--no-build]
                               one server and a bot per honest move of the demo's player (walk, sprint, jump,
                               crouch, fall, swim, lag) for N minutes (default 5): seconds, poses and
@@ -200,6 +202,7 @@ fn run(args: &[String]) -> Result<ExitCode> {
         "server" => net_test::server(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "loadtest" => loadtest::loadtest(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "net-check" => net_test::check(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
+        "net-check-2d" => net_test_2d::check(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "movement-soak" => movement_soak::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "crash" => crash::run(rest).map(|ok| if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE }),
         "bench" => bench::run(rest).map_err(error::Error::msg),

@@ -42,7 +42,7 @@ pub(crate) const SEED: u64 = 4242;
 const ANSWER: Duration = Duration::from_secs(90);
 
 const SERVER_USAGE: &str = "usage: cargo xtask server --world FILE [--port N] [--preset FILE] [--seed N] \
-[--autosave SECONDS] [--max-players N] [--status FILE] [--tick-rate HZ]";
+[--autosave SECONDS] [--max-players N] [--status FILE] [--tick-rate HZ] [--side-view]";
 
 /// `cargo xtask server ARGS`: the dedicated server in the foreground (Ctrl+C saves and stops).
 pub fn server(args: &[String]) -> Result<bool> {
@@ -201,7 +201,7 @@ impl Process {
     }
 
     /// Sends SIGTERM and waits up to `timeout` for the exit code (None: ended by a signal).
-    fn terminate(&mut self, timeout: Duration) -> std::result::Result<Option<i32>, String> {
+    pub(crate) fn terminate(&mut self, timeout: Duration) -> std::result::Result<Option<i32>, String> {
         let pid = self.child.id().to_string();
         let sent = Command::new("kill").args(["-TERM", &pid]).status().map_err(|e| format!("kill -TERM: {e}"))?;
         if !sent.success() {
@@ -265,7 +265,7 @@ impl Run {
         Ok(Self { godot, dir, port: port as u16, client_nice: 0 })
     }
 
-    fn save(&self) -> PathBuf {
+    pub(crate) fn save(&self) -> PathBuf {
         self.dir.join("world.strata")
     }
 
@@ -289,10 +289,16 @@ impl Run {
 
     /// A client process that talks to 127.0.0.1:`port`.
     fn client_on(&self, name: &str, port: u16) -> Result<Process> {
+        self.client_running(name, port, CLIENT_SCRIPT)
+    }
+
+    /// A client process running `script` (a `net_client` of the test project) that talks to
+    /// 127.0.0.1:`port`.
+    pub(crate) fn client_running(&self, name: &str, port: u16, script: &str) -> Result<Process> {
         let commands = self.dir.join(format!("{name}.commands"));
         std::fs::write(&commands, "").with_context(|| format!("could not create {}", commands.display()))?;
         let mut cmd = self.godot.command();
-        cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).args(["-s", CLIENT_SCRIPT, "--"]);
+        cmd.args(["--headless", "--path"]).arg(paths::godot_tests()).args(["-s", script, "--"]);
         cmd.arg(format!("--port={port}")).arg(format!("--commands={}", commands.display()));
         if self.client_nice > 0 {
             cmd = niced(&cmd, self.client_nice);
@@ -325,7 +331,7 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
+    pub(crate) fn check(&mut self, name: &str, ok: bool, detail: impl FnOnce() -> String) {
         if ok {
             self.passed.push(name.to_string());
         } else {
@@ -571,7 +577,7 @@ fn entity_checks(run: &Run, report: &mut CheckReport) -> Result<(Process, Proces
 }
 
 /// The voxels a server's save and journal hold: the save's edits with the journal replayed.
-fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
+pub(crate) fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
     let world = read_world_save(save, SaveOptions::default()).map_err(|e| Error::msg(e.to_string()))?;
     let mut voxels = BTreeMap::new();
     for (chunk, edits) in world.edits.chunks_sorted() {
@@ -597,7 +603,13 @@ fn edits_on_disk(save: &Path) -> Result<BTreeMap<(i32, i32, i32), u16>> {
 pub fn check_line() -> (String, bool) {
     let t = Instant::now();
     let name = "Multiplayer across processes (server + 4 headless clients, malformed packets, SIGKILL, SIGTERM, a hosting player's objects)";
-    match run_check() {
+    report_line(name, t, run_check())
+}
+
+/// A multi-process check's line for `cargo xtask test` (its name, what passed and failed, how
+/// long it took since `t`), and whether it passed.
+pub(crate) fn report_line(name: &str, t: Instant, result: Result<CheckReport>) -> (String, bool) {
+    match result {
         Ok(report) => {
             let ok = report.failed.is_empty();
             let mut line = format!(

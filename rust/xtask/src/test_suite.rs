@@ -222,6 +222,7 @@ pub fn run(args: &[String]) -> Result<bool> {
     // Multiplayer across processes (crate::net_test), with the full Godot part only.
     if godot && suite && runner_args.is_empty() {
         summary.push(crate::net_test::check_line());
+        summary.push(crate::net_test_2d::check_line());
     }
 
     // A crowd on one server, small (crate::loadtest), with the full Godot part only.

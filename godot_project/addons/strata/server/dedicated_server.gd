@@ -3,8 +3,10 @@
 ## godot --headless --path PROJECT res://addons/strata/server/dedicated_server.tscn -- \
 ##     --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS] \
 ##     [--max-players N] [--max-per-address N] [--status FILE] [--tick-rate HZ] \
-##     [--day-length SECONDS]
+##     [--day-length SECONDS] [--side-view]
 ##
+## `--side-view` serves a side view (a `StrataChunkWorld2D` of the same preset) in place of the 3D
+## world: clients join it with a `StrataWorldSync` whose `world` is a `StrataChunkWorld2D`.
 ## FILE is the world save (`.strata`): when it exists the server resumes from it and its journal
 ## (every edit it acknowledged before a crash comes back); otherwise a new world is made from
 ## `--preset` (a `.tres` or `.ron` StrataWorldPreset; the built-in default without it) and `--seed`.
@@ -24,7 +26,7 @@ const DEFAULT_PORT := 24565
 const USAGE := (
 	"usage: -- --world FILE [--port N] [--preset FILE] [--seed N] [--autosave SECONDS]"
 	+ " [--max-players N] [--max-per-address N] [--status FILE] [--tick-rate HZ]"
-	+ " [--day-length SECONDS]"
+	+ " [--day-length SECONDS] [--side-view]"
 )
 ## The demo's day, in seconds.
 const DEFAULT_DAY_LENGTH_S := 600.0
@@ -52,7 +54,8 @@ var _peer: ENetMultiplayerPeer
 ## ENet's own counters (UDP payloads, its headers included), summed since the start.
 var _wire := {"wire_bytes_sent": 0, "wire_bytes_received": 0, "datagrams_sent": 0}
 
-@onready var _world: StrataChunkWorld = $World
+## The world served: the scene's StrataChunkWorld, or a StrataChunkWorld2D made for `--side-view`.
+@onready var _world: Node = $World
 @onready var _sync: StrataWorldSync = $Sync
 
 
@@ -63,6 +66,8 @@ func _ready() -> void:
 		get_tree().quit(2)
 		return
 	var save_path: String = options["world"]
+	if options.get("side_view", false):
+		_world = _side_view()
 	if not FileAccess.file_exists(save_path):
 		var preset := StrataWorldPreset.new()
 		if options.has("preset"):
@@ -73,7 +78,7 @@ func _ready() -> void:
 				return
 		if options.has("seed"):
 			preset.seed = options["seed"]
-		_world.preset = preset
+		_world.set("preset", preset)
 	# Frames (network polls) a second: the server answers within one frame without spinning.
 	Engine.max_fps = clampi(options.get("tick_rate", DEFAULT_TICK_RATE), 10, 1000)
 	_status_path = options.get("status", "")
@@ -102,10 +107,17 @@ func _ready() -> void:
 	_day = int(_sync.get_shared_state(DAY_KEY, 0))
 	_publish_clock()
 	_write_status()
+	var served: StrataWorldPreset = _world.get("preset")
 	printerr(
 		(
-			"dedicated server: serving %s on UDP port %d (seed %d, preset %s)"
-			% [save_path, port, _world.preset.seed, _world.preset.fingerprint()]
+			"dedicated server: serving %s on UDP port %d (seed %d, preset %s%s)"
+			% [
+				save_path,
+				port,
+				served.seed,
+				served.fingerprint(),
+				", side view" if _world is StrataChunkWorld2D else ""
+			]
 		)
 	)
 
@@ -123,12 +135,30 @@ func _process(delta: float) -> void:
 		_write_status()
 
 
-## Reads `--key value` pairs; the result holds "error" when they are not usable.
+## The side view served in place of the scene's 3D world: one chunk around the origin streams
+## (the movement checks stream one around each player).
+func _side_view() -> StrataChunkWorld2D:
+	var world := StrataChunkWorld2D.new()
+	world.name = "World2D"
+	world.view_distance = 1
+	world.worker_threads = 1
+	add_child(world)
+	_sync.world = _sync.get_path_to(world)
+	$World.queue_free()
+	return world
+
+
+## Reads `--key value` pairs (and the `--side-view` flag); the result holds "error" when they are
+## not usable.
 static func parse_options(args: PackedStringArray) -> Dictionary:
 	var options := {}
 	var i := 0
 	while i < args.size():
 		var key := args[i]
+		if key == "--side-view":
+			options["side_view"] = true
+			i += 1
+			continue
 		if i + 1 >= args.size():
 			return {"error": "%s needs a value" % key}
 		var value := args[i + 1]

@@ -30,16 +30,24 @@
 //! ([`WorldClient::resubscriptions`]). A pose the server refused comes back as the server's
 //! ([`ClientEvent::PoseCorrected`]): the game moves its player there.
 //!
-//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`.
+//! The welcome names the kind of world ([`WorldClient::world_shape`]): in a side view tiles,
+//! chunks and poses lie at z = 0 (requests elsewhere are errors here), chunk snapshots index the
+//! side view's square chunks, and shape edits ([`WorldClient::request_shape_edit`]) travel as
+//! shapes: an applied one brings all its tiles in one [`ClientEvent::VoxelsChanged`] (write them
+//! as one batch, as the server's host does) and a [`ClientEvent::ShapeApplied`].
+//!
+//! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`,
+//! `net::world_shape`.
 
 use crate::base::block::BlockId;
-use crate::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS, voxel_in_world};
-use crate::base::edits::{EditMap, local_from_index};
+use crate::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
+use crate::base::edits::EditMap;
 use crate::net::protocol::{
     MAX_CHAT_BYTES, MAX_EYE_HEIGHT, MAX_NAME_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason,
-    ViewRadius, chunk_of, split_batch,
+    ViewRadius, split_batch,
 };
 use crate::net::shared_state::{SharedState, SharedValue};
+use crate::net::world_shape::{EditShape, ShapeEditError, WorldShape};
 use crate::persist::entities::EntityDeltas;
 use crate::preset::error::PresetError;
 use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron};
@@ -72,6 +80,12 @@ pub enum ClientError {
     SharedState(crate::net::shared_state::SharedStateError),
     #[error("the server sent {0} before Welcome")]
     BeforeWelcome(&'static str),
+    #[error(
+        "the server's snapshot of chunk {chunk:?} names local index {index}; allowed: below {volume} in this world"
+    )]
+    SnapshotIndex { chunk: ChunkCoord, index: u16, volume: usize },
+    #[error("the server applied a shape edit that is not one here: {0}")]
+    BadShape(ShapeEditError),
 }
 
 /// Why a request was not sent: it is outside the bounds the server keeps (it would be refused,
@@ -82,14 +96,20 @@ pub enum RequestError {
     BadName { name: String },
     #[error("chat line {text:?} has nothing to show; allowed: at least one visible character")]
     EmptyChat { text: String },
-    #[error("voxel {pos:?} is outside the world; allowed: coordinates from -{WORLD_LIMIT_VOXELS} to {}", WORLD_LIMIT_VOXELS - 1)]
+    #[error("voxel {pos:?} is outside the world; allowed: coordinates from -{WORLD_LIMIT_VOXELS} to {}, and z = 0 in a side view", WORLD_LIMIT_VOXELS - 1)]
     OutsideWorld { pos: IVec3 },
+    #[error("a shape edit is not allowed here: {0} (side views only)")]
+    BadShape(ShapeEditError),
+    #[error("shape edits are made in side views only; this world is 3D")]
+    NotSideView,
     #[error("block {block} is not a block of the server's world; allowed: 0 to {}", block_count.saturating_sub(1))]
     UnknownBlock { block: BlockId, block_count: u32 },
     #[error(
         "pose {pose:?} is not allowed; allowed: finite numbers, a position inside the world's bounds, an eye height of 0 to {MAX_EYE_HEIGHT} voxels"
     )]
     BadPose { pose: Pose },
+    #[error("pose {pose:?} is not in the side view's plane; allowed: z = 0")]
+    OffPlane { pose: Pose },
     #[error(transparent)]
     SharedState(#[from] crate::net::shared_state::SharedStateError),
 }
@@ -119,6 +139,16 @@ pub enum ClientEvent {
         chunk: ChunkCoord,
         order: u64,
         voxels: Vec<(IVec3, BlockId)>,
+    },
+    /// A shape edit numbered `order` on (one number per tile) was applied: `player`'s request
+    /// `request` set the `tiles` tiles of `shape` to `block` (it follows their `VoxelsChanged`).
+    ShapeApplied {
+        order: u64,
+        player: PlayerId,
+        request: u32,
+        shape: EditShape,
+        block: BlockId,
+        tiles: usize,
     },
     /// Edit number `order` was applied: `player`'s request `request` set `pos` to `block` (it
     /// follows the `VoxelsChanged` of the same edit). A late joiner hears of the edits applied
@@ -206,6 +236,8 @@ pub struct WorldClient {
     released: BTreeMap<ChunkCoord, f64>,
     /// The last pose correction: (our tick it answered, the server's pose).
     correction: Option<(u32, Pose)>,
+    /// The kind of world (from the welcome).
+    shape: WorldShape,
 }
 
 impl WorldClient {
@@ -225,7 +257,13 @@ impl WorldClient {
             view: ViewRadius::default(),
             released: BTreeMap::new(),
             correction: None,
+            shape: WorldShape::Voxels,
         }
+    }
+
+    /// The kind of world the server's welcome named (a 3D world before it).
+    pub fn world_shape(&self) -> WorldShape {
+        self.shape
     }
 
     /// How far the server sends us edits, as its welcome said.
@@ -241,7 +279,7 @@ impl WorldClient {
     /// Subscriptions to ask for again at `now_s` for our eye at `eye`: the chunks the server
     /// released that are in view again, each at most every [`RESUBSCRIBE_DELAY_S`].
     pub fn resubscriptions(&mut self, eye: [f64; 3], now_s: f64) -> Vec<Vec<u8>> {
-        let center = chunk_of(eye);
+        let center = self.shape.chunk_of_point(eye);
         let view = self.view;
         let mut out = Vec::new();
         for (chunk, asked) in self.released.iter_mut() {
@@ -314,7 +352,7 @@ impl WorldClient {
     /// A request to set `pos` to `block`, and the request's number (echoed by the answer):
     /// `pos` inside the world, `block` one of the server's (reach and rate are the server's).
     pub fn request_edit(&mut self, pos: IVec3, block: BlockId) -> Result<(u32, Vec<u8>), RequestError> {
-        if !voxel_in_world(pos) {
+        if !self.shape.holds_voxel(pos) {
             return Err(RequestError::OutsideWorld { pos });
         }
         if block as u32 >= self.block_count {
@@ -323,6 +361,22 @@ impl WorldClient {
         let request = self.next_request;
         self.next_request = self.next_request.wrapping_add(1);
         Ok((request, Message::EditRequest { request, pos, block }.encode()))
+    }
+
+    /// A side view's request to set every tile of `shape` to `block` as one edit, and the
+    /// request's number: the shape inside the world with at most 4,096 tiles, `block` one of the
+    /// server's (reach and rate are the server's).
+    pub fn request_shape_edit(&mut self, shape: EditShape, block: BlockId) -> Result<(u32, Vec<u8>), RequestError> {
+        if !self.shape.is_side_view() {
+            return Err(RequestError::NotSideView);
+        }
+        shape.tiles().map_err(RequestError::BadShape)?;
+        if block as u32 >= self.block_count {
+            return Err(RequestError::UnknownBlock { block, block_count: self.block_count });
+        }
+        let request = self.next_request;
+        self.next_request = self.next_request.wrapping_add(1);
+        Ok((request, Message::ShapeEditRequest { request, shape, block }.encode()))
     }
 
     /// Asks for the edits of a chunk that streamed in.
@@ -335,6 +389,9 @@ impl WorldClient {
     pub fn pose_packet(&self, tick: u32, pose: Pose) -> Result<Vec<u8>, RequestError> {
         if !pose.is_valid() {
             return Err(RequestError::BadPose { pose });
+        }
+        if !self.shape.holds_position(pose.position) {
+            return Err(RequestError::OffPlane { pose });
         }
         Ok(Message::PlayerState { player: self.player.unwrap_or(0), tick, pose }.encode())
     }
@@ -391,6 +448,7 @@ impl WorldClient {
                     next_order,
                     block_count,
                     view,
+                    shape,
                 } => {
                     if protocol != PROTOCOL_VERSION {
                         return Err(ClientError::Protocol { server: protocol });
@@ -407,6 +465,7 @@ impl WorldClient {
                     self.next_order = next_order;
                     self.block_count = block_count;
                     self.view = view;
+                    self.shape = shape;
                     Ok(vec![ClientEvent::Joined { player, preset: Box::new(preset) }])
                 }
                 Message::Refused { reason } => Err(ClientError::Refused(reason)),
@@ -430,21 +489,34 @@ impl WorldClient {
                     ClientEvent::Applied { order, player, request, pos, block },
                 ]
             }
+            Message::ShapeEditApplied { order, player, request, shape, block } => {
+                if order < self.next_order {
+                    return Err(ClientError::OutOfOrder { expected: self.next_order, got: order });
+                }
+                let tiles = shape.tiles().map_err(ClientError::BadShape)?;
+                self.next_order = order + tiles.len() as u64;
+                for t in &tiles {
+                    self.edits.set(*t, block);
+                }
+                let count = tiles.len();
+                vec![
+                    ClientEvent::VoxelsChanged { positions: tiles },
+                    ClientEvent::ShapeApplied { order, player, request, shape, block, tiles: count },
+                ]
+            }
             Message::ChunkEdits { chunk, order, edits } => {
-                let min = chunk.min_voxel();
-                let old: Vec<IVec3> = self
-                    .edits
-                    .edits_in_box(min, IVec3::splat(crate::base::coords::CHUNK_SIZE))
-                    .into_iter()
-                    .map(|e| e.0)
-                    .collect();
+                let volume = self.shape.chunk_volume();
+                if let Some(&(index, _)) = edits.iter().find(|(i, _)| *i as usize >= volume) {
+                    return Err(ClientError::SnapshotIndex { chunk, index, volume });
+                }
+                let (min, size) = self.shape.chunk_box(chunk);
+                let old: Vec<IVec3> = self.edits.edits_in_box(min, size).into_iter().map(|e| e.0).collect();
                 for p in &old {
                     self.edits.clear_at(*p);
                 }
                 let mut voxels = Vec::with_capacity(edits.len());
                 for (i, b) in edits {
-                    let l = local_from_index(i);
-                    let p = IVec3::new(min.x + l.x, min.y + l.y, min.z + l.z);
+                    let p = self.shape.voxel_at(chunk, i);
                     self.edits.set(p, b);
                     voxels.push((p, b));
                 }

@@ -12,12 +12,15 @@
 //! subscriptions. Another player's pose is sent when that player stands in the view, else at
 //! most every `far_pose_interval_s` (the player list and a map still know where everyone is).
 //! Before its first pose a player's view is unknown: it is sent its subscriptions' edits and
-//! every pose. The host's own player sees everything (its world is the server's).
+//! every pose. The host's own player sees everything (its world is the server's). Chunks are
+//! the world's own ([`WorldShape`]): a side view's are its square chunks of tiles at z = 0, the
+//! view's horizontal radius along x and its vertical one along the rows.
 //!
-//! May use: `base`, `net::protocol`.
+//! May use: `base`, `net::protocol`, `net::world_shape`.
 
 use crate::base::coords::ChunkCoord;
-use crate::net::protocol::{PlayerId, ViewRadius, chunk_of};
+use crate::net::protocol::{PlayerId, ViewRadius};
+use crate::net::world_shape::WorldShape;
 use std::collections::{BTreeMap, HashSet};
 
 /// Chunks past the view radius a subscription is kept for, so that a player walking along a
@@ -37,11 +40,19 @@ pub struct Interest {
     everything: bool,
     /// When each other player's pose was last sent while out of view.
     far_sent: BTreeMap<PlayerId, f64>,
+    /// How the world is cut into chunks.
+    shape: WorldShape,
 }
 
 impl Interest {
+    /// A player of a 3D world.
     pub fn new(view: ViewRadius) -> Self {
-        Self { view, center: None, chunks: HashSet::new(), everything: false, far_sent: BTreeMap::new() }
+        Self::in_shape(view, WorldShape::Voxels)
+    }
+
+    /// A player of a world of `shape`.
+    pub fn in_shape(view: ViewRadius, shape: WorldShape) -> Self {
+        Self { view, center: None, chunks: HashSet::new(), everything: false, far_sent: BTreeMap::new(), shape }
     }
 
     pub fn view(&self) -> ViewRadius {
@@ -65,7 +76,7 @@ impl Interest {
 
     /// The player's accepted pose is at `position`: returns the subscriptions that left its view.
     pub fn moved_to(&mut self, position: [f64; 3]) -> Vec<ChunkCoord> {
-        let center = chunk_of(position);
+        let center = self.shape.chunk_of_point(position);
         if self.center == Some(center) {
             return Vec::new();
         }
@@ -102,7 +113,7 @@ impl Interest {
     /// Whether `other`'s pose at `position` goes to this player at `now_s`: in view, before this
     /// player's first pose, or out of view once every `far_interval_s` (0 or less: never).
     pub fn wants_pose(&mut self, other: PlayerId, position: [f64; 3], now_s: f64, far_interval_s: f64) -> bool {
-        if self.center.is_none() || self.in_view(chunk_of(position)) {
+        if self.center.is_none() || self.in_view(self.shape.chunk_of_point(position)) {
             self.far_sent.remove(&other);
             return true;
         }
@@ -164,6 +175,19 @@ mod tests {
         // The host's player sees everything and keeps everything.
         i.set_everything(true);
         assert!(i.wants_edit(ChunkCoord::new(1000, 9, 0)) && i.may_subscribe(ChunkCoord::new(1000, 0, 0)));
+    }
+
+    #[test]
+    fn a_side_view_sees_its_own_chunks_along_x_and_the_rows() {
+        let mut i = Interest::in_shape(ViewRadius { horizontal: 2, vertical: 1 }, WorldShape::tiles(64));
+        i.subscribe(ChunkCoord::new(3, 0, 0));
+        // Tile (10, 5) is in chunk (0, 0); tile x = 200 in chunk 3, within the margin.
+        assert_eq!(i.moved_to([10.0, 5.0, 0.0]), vec![]);
+        assert!(i.wants_edit(ChunkCoord::new(2, 1, 0)) && !i.wants_edit(ChunkCoord::new(0, 2, 0)));
+        // Three chunks of 64 tiles west: chunk 3 is left behind.
+        assert_eq!(i.moved_to([-150.0, 5.0, 0.0]), vec![ChunkCoord::new(3, 0, 0)]);
+        assert!(i.wants_pose(9, [-100.0, 60.0, 0.0], 0.0, 0.0), "one chunk away: in view");
+        assert!(!i.wants_pose(9, [-100.0, 200.0, 0.0], 0.0, 0.0), "three rows of chunks down: out of view");
     }
 
     #[test]

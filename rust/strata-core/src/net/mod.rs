@@ -18,3 +18,4 @@ pub mod protocol;
 pub mod server;
 pub mod shared_state;
 pub mod state_file;
+pub mod world_shape;

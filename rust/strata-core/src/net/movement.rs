@@ -23,10 +23,18 @@
 //! smaller than [`MovementLimits::min_eye_height`] is refused, so a claimed stance cannot shrink
 //! the body to a point. A voxel the host has not loaded counts as passable.
 //!
-//! May use: `base`, `net::protocol`.
+//! A side view (`WorldShape::Tiles`) is checked by the same rules in its own plane: its poses
+//! are in world tiles with rows growing downwards (the feet `eye_height` rows below the
+//! position) at z = 0, so [`Movement::check_in`] turns both poses upside down (row `r` is
+//! height `-r - 1`: tile boundaries stay on whole numbers) and reads the tiles through
+//! [`SideViewTiles`], which gives every z the tile of the layer, so no search finds a way round
+//! a wall through z. Horizontal movement is then along x alone.
+//!
+//! May use: `base`, `net::protocol`, `net::world_shape`.
 
 use crate::base::coords::{IVec3, WORLD_LIMIT_VOXELS};
 use crate::net::protocol::{MAX_EYE_HEIGHT, Pose};
+use crate::net::world_shape::WorldShape;
 use thiserror::Error;
 
 /// The host world's voxels, as far as movement is concerned.
@@ -34,6 +42,22 @@ pub trait SolidVoxels {
     /// Whether voxel `p` blocks a player's body: `Some(true)` solid, `Some(false)` passable (air,
     /// water, plants), `None` not loaded here (counted as passable).
     fn is_solid(&self, p: IVec3) -> Option<bool>;
+}
+
+/// A side view's tiles as the checks read them, upwards: voxel `(x, h, z)` is tile `(x, -h - 1)`
+/// of the layer, whatever `z`.
+pub struct SideViewTiles<'a>(pub &'a dyn SolidVoxels);
+
+impl SolidVoxels for SideViewTiles<'_> {
+    fn is_solid(&self, p: IVec3) -> Option<bool> {
+        self.0.is_solid(IVec3::new(p.x, (-1i32).saturating_sub(p.y), 0))
+    }
+}
+
+/// A side view's pose upside down (row `y` becomes height `-y`): the body stands on its feet.
+fn upwards(pose: Pose) -> Pose {
+    let [x, y, z] = pose.position;
+    Pose { position: [x, -y, z], ..pose }
 }
 
 /// No world at all: every voxel unknown, so only speeds are checked.
@@ -189,6 +213,19 @@ impl Movement {
         limits: &MovementLimits,
         world: &dyn SolidVoxels,
     ) -> Result<(), MoveRejection> {
+        self.check_in(WorldShape::Voxels, pose, now_s, limits, world)
+    }
+
+    /// [`Movement::check`] in a world of `shape`: a side view's poses and tiles are checked in
+    /// its plane (see the module docs).
+    pub fn check_in(
+        &mut self,
+        shape: WorldShape,
+        pose: Pose,
+        now_s: f64,
+        limits: &MovementLimits,
+        world: &dyn SolidVoxels,
+    ) -> Result<(), MoveRejection> {
         let limit = f64::from(WORLD_LIMIT_VOXELS);
         if pose.position.iter().any(|v| !(-limit..limit).contains(v)) {
             return Err(MoveRejection::OutsideWorld { position: pose.position });
@@ -206,7 +243,14 @@ impl Movement {
             });
         }
         self.fill(limits, now_s);
-        let (a, b) = (feet(&from), feet(&pose));
+        let tiles;
+        let (from, checked, world): (Pose, Pose, &dyn SolidVoxels) = if shape.is_side_view() {
+            tiles = SideViewTiles(world);
+            (upwards(from), upwards(pose), &tiles)
+        } else {
+            (from, pose, world)
+        };
+        let (a, b) = (feet(&from), feet(&checked));
         let (dx, dy, dz) = (b[0] - a[0], b[1] - a[1], b[2] - a[2]);
         let moved = dx.hypot(dz);
         let tol = limits.tolerance_voxels;
@@ -220,7 +264,7 @@ impl Movement {
             return Err(MoveRejection::TooFastDown { moved: -dy, allowed: self.down.max(0.0) + tol });
         }
         let (mut deepest, mut first, mut ends_inside) = (0.0f64, None, false);
-        for (from_point, to_point) in body_lines(&from, &pose) {
+        for (from_point, to_point) in body_lines(&from, &checked) {
             let (inside, hit) = solid_length(from_point, to_point, world, !self.ended_inside);
             if hit.is_some() && (first.is_none() || inside > deepest) {
                 (deepest, first) = (inside, hit);
@@ -233,7 +277,10 @@ impl Movement {
         {
             // Poses far apart (sends held back, packets lost) cut corners a body went round:
             // the move stands if the body has a way through open voxels between the two.
-            if !open_way(&from, &pose, world, &mut self.search_cells) {
+            if !open_way(&from, &checked, world, &mut self.search_cells) {
+                // Named as the world names it: a side view's tile.
+                let first =
+                    if shape.is_side_view() { IVec3::new(first.x, (-1i32).saturating_sub(first.y), 0) } else { first };
                 return Err(MoveRejection::ThroughSolid { inside, first, allowed: limits.solid_tolerance_voxels });
             }
             (inside, ends_inside) = (0.0, false);

@@ -10,19 +10,22 @@
 //! allowed (law: Clear errors). It never panics, whatever the bytes (fuzzed in the tests).
 //!
 //! May use: `base`, `persist::entities` (the entity record a chunk's entity deltas carry),
-//! `net::shared_state` (the shared game state's values and bounds).
+//! `net::shared_state` (the shared game state's values and bounds), `net::world_shape` (the kind
+//! of world and its shape edits).
 
 use crate::base::block::BlockId;
 use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str, put_varint, put_zigzag};
 use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::shapes::MAX_SHAPE_RADIUS;
 use crate::net::shared_state::{MAX_SHARED_KEY_BYTES, MAX_SHARED_KEYS, MAX_SHARED_VALUE_BYTES, SharedValue};
+use crate::net::world_shape::{EditShape, MAX_CHUNK_TILES, MIN_CHUNK_TILES, WorldShape};
 use crate::persist::entities::{
     EntityRecord, MAX_SCENE_PATH_BYTES, RecordError, RecordPart, RecordPositions, put_record, read_record, scene_table,
 };
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 8;
+pub const PROTOCOL_VERSION: u16 = 9;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -60,6 +63,8 @@ pub enum RejectReason {
     UnknownBlock = 3,
     /// More edits than the rate limit allows.
     RateLimited = 4,
+    /// A shape edit this world does not take (too many tiles, or a side-view shape in a 3D world).
+    BadShape = 5,
 }
 
 impl RejectReason {
@@ -69,6 +74,7 @@ impl RejectReason {
             2 => Self::OutOfBounds,
             3 => Self::UnknownBlock,
             4 => Self::RateLimited,
+            5 => Self::BadShape,
             _ => return None,
         })
     }
@@ -80,6 +86,7 @@ impl RejectReason {
             Self::OutOfBounds => "outside the world's bounds",
             Self::UnknownBlock => "not a block of this world",
             Self::RateLimited => "too many edits; wait a moment",
+            Self::BadShape => "not a shape this world takes (at most 4,096 tiles, side views only)",
         }
     }
 }
@@ -131,7 +138,9 @@ pub enum Message {
     /// fingerprint to check that it rebuilds the same here, the fingerprint of the world's own
     /// structures ("" for none: only the shipped ones), the next edit order number, and the
     /// server's bounds a client checks its requests against: block ids `0..block_count`, and
-    /// the view (chunks around the player, horizontally and vertically) whose edits it is sent.
+    /// the view (chunks around the player, horizontally and vertically) whose edits it is sent;
+    /// and the kind of world (`shape`: a 3D world, or a side view and the chunks its
+    /// subscriptions name, see `net::world_shape`).
     Welcome {
         protocol: u16,
         player: PlayerId,
@@ -141,6 +150,7 @@ pub enum Message {
         next_order: u64,
         block_count: u32,
         view: ViewRadius,
+        shape: WorldShape,
     },
     /// S→C: cannot join (the connection is closed after it).
     Refused { reason: String },
@@ -192,6 +202,11 @@ pub enum Message {
     /// outside the player's view, or was asked for from too far): the chunk is no longer synced
     /// here. Subscribe again once it is in view.
     ChunkReleased { chunk: ChunkCoord },
+    /// C→S, side views only: please set every tile of `shape` to `block`, as one edit.
+    ShapeEditRequest { request: u32, shape: EditShape, block: BlockId },
+    /// S→C: a shape edit was applied: its tiles ([`EditShape::tiles`], row by row) are edits
+    /// number `order`, `order + 1`, … (one per tile), and every peer writes them as one batch.
+    ShapeEditApplied { order: u64, player: PlayerId, request: u32, shape: EditShape, block: BlockId },
 }
 
 /// How far a player sees, in chunks around the chunk of its pose: `horizontal` on x and z,
@@ -247,10 +262,19 @@ const TAG_SHARED_STATE_REQUEST: u8 = 16;
 const TAG_SHARED_STATE_REFUSED: u8 = 17;
 const TAG_POSE_CORRECTION: u8 = 18;
 const TAG_CHUNK_RELEASED: u8 = 19;
-/// The highest message tag, for error text.
-const LAST_TAG: u8 = TAG_CHUNK_RELEASED;
 /// Not a message: the framing of several messages in one packet ([`pack_batches`]).
 const TAG_BATCH: u8 = 20;
+const TAG_SHAPE_EDIT_REQUEST: u8 = 21;
+const TAG_SHAPE_EDIT_APPLIED: u8 = 22;
+/// The highest message tag, for error text.
+const LAST_TAG: u8 = TAG_SHAPE_EDIT_APPLIED;
+
+/// A world shape's byte: a 3D world, or a side view (its chunk tiles follow).
+const SHAPE_VOXELS: u8 = 0;
+const SHAPE_TILES: u8 = 1;
+/// A shape edit's byte.
+const EDIT_SHAPE_RECT: u8 = 1;
+const EDIT_SHAPE_CIRCLE: u8 = 2;
 
 /// A shared value's type byte (0: erased, in `SharedStateSet` only).
 const VALUE_ERASED: u8 = 0;
@@ -285,6 +309,8 @@ impl Message {
             Message::SharedStateRefused { .. } => "SharedStateRefused",
             Message::PoseCorrection { .. } => "PoseCorrection",
             Message::ChunkReleased { .. } => "ChunkReleased",
+            Message::ShapeEditRequest { .. } => "ShapeEditRequest",
+            Message::ShapeEditApplied { .. } => "ShapeEditApplied",
         }
     }
 
@@ -294,6 +320,7 @@ impl Message {
             self,
             Message::Hello { .. }
                 | Message::EditRequest { .. }
+                | Message::ShapeEditRequest { .. }
                 | Message::SubscribeChunk { .. }
                 | Message::PlayerState { .. }
                 | Message::Chat { .. }
@@ -316,7 +343,17 @@ impl Message {
                 put_varint(&mut w, *protocol as u64);
                 put_str(&mut w, name);
             }
-            Message::Welcome { protocol, player, preset, fingerprint, structures, next_order, block_count, view } => {
+            Message::Welcome {
+                protocol,
+                player,
+                preset,
+                fingerprint,
+                structures,
+                next_order,
+                block_count,
+                view,
+                shape,
+            } => {
                 w.push(TAG_WELCOME);
                 put_varint(&mut w, *protocol as u64);
                 put_varint(&mut w, *player as u64);
@@ -327,6 +364,13 @@ impl Message {
                 put_varint(&mut w, *block_count as u64);
                 put_varint(&mut w, view.horizontal as u64);
                 put_varint(&mut w, view.vertical as u64);
+                match shape {
+                    WorldShape::Voxels => w.push(SHAPE_VOXELS),
+                    WorldShape::Tiles { chunk_tiles } => {
+                        w.push(SHAPE_TILES);
+                        put_varint(&mut w, *chunk_tiles as u64);
+                    }
+                }
             }
             Message::Refused { reason } => {
                 w.push(TAG_REFUSED);
@@ -393,6 +437,20 @@ impl Message {
             Message::ChunkReleased { chunk } => {
                 w.push(TAG_CHUNK_RELEASED);
                 put_ivec(&mut w, chunk.as_ivec3());
+            }
+            Message::ShapeEditRequest { request, shape, block } => {
+                w.push(TAG_SHAPE_EDIT_REQUEST);
+                put_varint(&mut w, *request as u64);
+                put_edit_shape(&mut w, shape);
+                put_varint(&mut w, *block as u64);
+            }
+            Message::ShapeEditApplied { order, player, request, shape, block } => {
+                w.push(TAG_SHAPE_EDIT_APPLIED);
+                put_varint(&mut w, *order);
+                put_varint(&mut w, *player as u64);
+                put_varint(&mut w, *request as u64);
+                put_edit_shape(&mut w, shape);
+                put_varint(&mut w, *block as u64);
             }
             Message::PlayerJoined { player, name } => {
                 w.push(TAG_PLAYER_JOINED);
@@ -472,6 +530,7 @@ impl Message {
                     horizontal: r.uint("view radius", MAX_VIEW_RADIUS as u64)? as u32,
                     vertical: r.uint("view radius", MAX_VIEW_RADIUS as u64)? as u32,
                 },
+                shape: r.world_shape()?,
             },
             TAG_REFUSED => Message::Refused { reason: r.string("reason", MAX_REASON_BYTES)? },
             TAG_EDIT_REQUEST => Message::EditRequest {
@@ -494,7 +553,7 @@ impl Message {
                     what: "reject reason",
                     value: b as i64,
                     offset: at,
-                    allowed: "1 to 4",
+                    allowed: "1 to 5",
                 })?;
                 Message::EditRejected { request, reason }
             }
@@ -536,6 +595,18 @@ impl Message {
                 Message::PoseCorrection { tick: r.uint("tick", u32::MAX as u64)? as u32, pose: r.pose()? }
             }
             TAG_CHUNK_RELEASED => Message::ChunkReleased { chunk: r.chunk("chunk")? },
+            TAG_SHAPE_EDIT_REQUEST => Message::ShapeEditRequest {
+                request: r.uint("request number", u32::MAX as u64)? as u32,
+                shape: r.edit_shape()?,
+                block: r.uint("block id", BlockId::MAX as u64)? as BlockId,
+            },
+            TAG_SHAPE_EDIT_APPLIED => Message::ShapeEditApplied {
+                order: r.uint("edit order", u64::MAX)?,
+                player: r.uint("player id", u32::MAX as u64)? as u32,
+                request: r.uint("request number", u32::MAX as u64)? as u32,
+                shape: r.edit_shape()?,
+                block: r.uint("block id", BlockId::MAX as u64)? as BlockId,
+            },
             TAG_PLAYER_JOINED => Message::PlayerJoined {
                 player: r.uint("player id", u32::MAX as u64)? as u32,
                 name: r.string("player name", MAX_NAME_BYTES)?,
@@ -708,6 +779,25 @@ fn put_pose(w: &mut Vec<u8>, pose: &Pose) {
     }
     for v in [pose.yaw, pose.pitch, pose.eye_height] {
         w.extend_from_slice(&v.to_le_bytes());
+    }
+}
+
+/// A shape edit: its byte, then a rectangle's corners (four zigzag varints) or a circle's
+/// centre (two) and radius (a little-endian `f64`).
+fn put_edit_shape(w: &mut Vec<u8>, shape: &EditShape) {
+    match shape {
+        EditShape::Rect { a, b } => {
+            w.push(EDIT_SHAPE_RECT);
+            for v in [a[0], a[1], b[0], b[1]] {
+                put_zigzag(w, v as i64);
+            }
+        }
+        EditShape::Circle { center, radius } => {
+            w.push(EDIT_SHAPE_CIRCLE);
+            put_zigzag(w, center[0] as i64);
+            put_zigzag(w, center[1] as i64);
+            w.extend_from_slice(&radius.to_le_bytes());
+        }
     }
 }
 
@@ -932,6 +1022,65 @@ impl Reader<'_> {
         Ok(Pose { position, yaw: v[3], pitch: v[4], eye_height: v[5] })
     }
 
+    /// A world shape (see the Welcome's encoding): a side view's chunk tiles within the preset's
+    /// range.
+    fn world_shape(&mut self) -> Result<WorldShape, DecodeError> {
+        let at = self.at();
+        match self.byte("world shape")? {
+            SHAPE_VOXELS => Ok(WorldShape::Voxels),
+            SHAPE_TILES => {
+                let at = self.at();
+                let n = self.uint("chunk tiles", u32::MAX as u64)?;
+                if !(MIN_CHUNK_TILES as u64..=MAX_CHUNK_TILES as u64).contains(&n) {
+                    return Err(DecodeError::OutOfRange {
+                        what: "chunk tiles",
+                        value: n as i64,
+                        offset: at,
+                        allowed: "16 to 128",
+                    });
+                }
+                Ok(WorldShape::Tiles { chunk_tiles: n as u32 })
+            }
+            b => Err(DecodeError::OutOfRange {
+                what: "world shape",
+                value: b as i64,
+                offset: at,
+                allowed: "0 (a 3D world) or 1 (a side view)",
+            }),
+        }
+    }
+
+    /// A shape edit (see [`put_edit_shape`]): a circle's radius finite, 0 to 1,024.
+    fn edit_shape(&mut self) -> Result<EditShape, DecodeError> {
+        let at = self.at();
+        match self.byte("edit shape")? {
+            EDIT_SHAPE_RECT => Ok(EditShape::Rect {
+                a: [self.int("rectangle corner")?, self.int("rectangle corner")?],
+                b: [self.int("rectangle corner")?, self.int("rectangle corner")?],
+            }),
+            EDIT_SHAPE_CIRCLE => {
+                let center = [self.int("circle centre")?, self.int("circle centre")?];
+                let at = self.at();
+                let radius = self.raw.f64().map_err(|e| wire_error("circle radius", e))?;
+                if !(radius.is_finite() && (0.0..=MAX_SHAPE_RADIUS).contains(&radius)) {
+                    return Err(DecodeError::OutOfRange {
+                        what: "circle radius",
+                        value: if radius.is_finite() { radius as i64 } else { 0 },
+                        offset: at,
+                        allowed: "a finite number from 0 to 1024",
+                    });
+                }
+                Ok(EditShape::Circle { center, radius })
+            }
+            b => Err(DecodeError::OutOfRange {
+                what: "edit shape",
+                value: b as i64,
+                offset: at,
+                allowed: "1 (rectangle) or 2 (circle)",
+            }),
+        }
+    }
+
     fn chunk(&mut self, what: &'static str) -> Result<ChunkCoord, DecodeError> {
         let p = self.ivec(what)?;
         Ok(ChunkCoord::new(p.x, p.y, p.z))
@@ -1090,7 +1239,37 @@ mod tests {
                 next_order: u64::MAX,
                 block_count: 65536,
                 view: ViewRadius { horizontal: 10, vertical: MAX_VIEW_RADIUS },
+                shape: WorldShape::Voxels,
             },
+            Message::Welcome {
+                protocol: PROTOCOL_VERSION,
+                player: 1,
+                preset: String::new(),
+                fingerprint: String::new(),
+                structures: String::new(),
+                next_order: 0,
+                block_count: 1,
+                view: ViewRadius::default(),
+                shape: WorldShape::Tiles { chunk_tiles: 128 },
+            },
+            Message::ShapeEditRequest {
+                request: 4,
+                shape: EditShape::Rect { a: [-3, 70], b: [i32::MIN, i32::MAX] },
+                block: 3,
+            },
+            Message::ShapeEditRequest {
+                request: u32::MAX,
+                shape: EditShape::Circle { center: [3_000_000, -12], radius: 2.5 },
+                block: BlockId::MAX,
+            },
+            Message::ShapeEditApplied {
+                order: 1 << 40,
+                player: 2,
+                request: 9,
+                shape: EditShape::Circle { center: [0, 0], radius: 0.0 },
+                block: 0,
+            },
+            Message::EditRejected { request: 1, reason: RejectReason::BadShape },
             Message::PoseCorrection {
                 tick: u32::MAX,
                 pose: Pose { position: [-1.0, 2.5, 1e9], yaw: 3.0, pitch: -1.5, eye_height: 0.42 },
@@ -1339,7 +1518,7 @@ mod tests {
         assert!(matches!(Message::decode(&lying), Err(DecodeError::Truncated { what: "entity record count", .. })));
         let e = Message::decode(&[TAG_HELLO, 1, 200, 1]).unwrap_err();
         assert_eq!(e.to_string(), "the player name at byte 2 is 200 bytes long; allowed: at most 32");
-        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 19");
+        assert_eq!(Message::decode(&[99]).unwrap_err().to_string(), "unknown message tag 99; allowed: 1 to 22");
     }
 
     #[test]

@@ -51,12 +51,22 @@
 //! ([`WorldServer::answer_subscriptions`]) at a moment its water is settled, so that a snapshot
 //! at order N holds every edit below N and all of their water (see ARCHITECTURE.md, `net/`).
 //!
+//! The world's kind ([`ServerConfig::shape`], told to every player in its `Welcome`): a 3D world,
+//! or a side view, whose tiles, chunks and poses lie at z = 0 (`net::world_shape`; anything
+//! else is refused: an edit as out of bounds, a subscription released, a pose drops its sender)
+//! and whose moves are checked in its plane. A side view also takes shape edits
+//! (`ShapeEditRequest`: a rectangle or circle of at most `world_shape::MAX_SHAPE_EDIT_TILES` tiles, every
+//! one within reach; it spends one edit of the rate per 128 tiles), applied as one edit numbered
+//! per tile ([`Action::ShapeApplied`]) and sent as the shape, which every peer turns into the
+//! same tiles and writes as one batch. Entities of a side view are not served yet: the host's
+//! world hands no deltas.
+//!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`,
-//! `net::movement`, `net::interest`, `net::connections`.
+//! `net::movement`, `net::interest`, `net::connections`, `net::world_shape`.
 
 use crate::base::block::BlockId;
-use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, voxel_in_world};
-use crate::base::edits::{EditMap, local_index};
+use crate::base::coords::{ChunkCoord, IVec3};
+use crate::base::edits::EditMap;
 pub use crate::net::connections::PeerId;
 use crate::net::connections::{ConnectionLimits, ConnectionRefusal, Connections};
 use crate::net::interest::Interest;
@@ -66,6 +76,7 @@ use crate::net::protocol::{
     MAX_REASON_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason, ViewRadius,
 };
 use crate::net::shared_state::{SharedState, SharedStateError, SharedValue};
+use crate::net::world_shape::{EditShape, ShapeEditError, WorldShape};
 use crate::persist::entities::{EntityDeltas, EntityRecord};
 use crate::preset::fingerprint::{fingerprint, preset_to_sparse_ron};
 use crate::preset::model::WorldPreset;
@@ -109,6 +120,8 @@ pub struct ServerConfig {
     pub far_pose_interval_s: f64,
     /// The join timeout and the connections one address may hold.
     pub connections: ConnectionLimits,
+    /// The kind of world served: a 3D world, or a side view and its chunks.
+    pub shape: WorldShape,
 }
 
 impl Default for ServerConfig {
@@ -125,6 +138,7 @@ impl Default for ServerConfig {
             view: ViewRadius::default(),
             far_pose_interval_s: 5.0,
             connections: ConnectionLimits::default(),
+            shape: WorldShape::Voxels,
         }
     }
 }
@@ -148,6 +162,10 @@ pub enum Action {
     /// Edit number `order` was applied: write it to the host's world (and its journal) before
     /// carrying out the sends that follow. Once per edit, whoever it is sent to.
     EditApplied { order: u64, pos: IVec3, block: u16 },
+    /// A side view's shape edit was applied: `tiles` (row by row) are edits number `order`,
+    /// `order + 1`, …, all set to `block`. Write them to the host's world (and its journal) as one
+    /// batch before the sends that follow.
+    ShapeApplied { order: u64, tiles: Vec<IVec3>, block: u16 },
     /// Send `message` (encode it with [`Message::encode`]); `reliable` false for poses.
     Send { target: Target, message: Message, reliable: bool },
     /// Close the connection, logging `reason`.
@@ -607,6 +625,7 @@ impl WorldServer {
         match message {
             Message::Hello { .. } => self.drop_peer(peer, "a second Hello".into()),
             Message::EditRequest { request, pos, block } => self.edit(peer, request, pos, block, now_s),
+            Message::ShapeEditRequest { request, shape, block } => self.shape_edit(peer, request, shape, block, now_s),
             Message::SubscribeChunk { chunk } => self.chunk_edits(peer, chunk),
             Message::SharedStateRequest { key, value } => self.state_request(peer, key, value, now_s),
             Message::PlayerState { tick, pose, .. } => self.pose(peer, tick, pose, now_s, world),
@@ -677,6 +696,7 @@ impl WorldServer {
                 next_order: self.next_order,
                 block_count: self.config.block_count.min(BlockId::MAX as usize + 1) as u32,
                 view: self.config.view,
+                shape: self.config.shape,
             },
             reliable: true,
         }];
@@ -701,7 +721,7 @@ impl WorldServer {
         });
         let tokens = self.config.edit_burst;
         let host = self.host_peer == Some(peer);
-        let mut interest = Interest::new(self.config.view);
+        let mut interest = Interest::in_shape(self.config.view, self.config.shape);
         interest.set_everything(host);
         self.players.insert(
             peer,
@@ -738,11 +758,12 @@ impl WorldServer {
             self.stats.edits_rejected += 1;
             return reject(RejectReason::RateLimited);
         }
-        let reason = if !voxel_in_world(pos) {
+        let reach_from = p.movement.accepted().map(|pose| config.shape.reach_origin(pose.position));
+        let reason = if !config.shape.holds_voxel(pos) {
             Some(RejectReason::OutOfBounds)
         } else if block as usize >= config.block_count {
             Some(RejectReason::UnknownBlock)
-        } else if !p.movement.accepted().is_some_and(|pose| within_reach(pose.position, pos, config.reach)) {
+        } else if !reach_from.is_some_and(|eye| within_reach(eye, pos, config.reach)) {
             Some(RejectReason::OutOfReach)
         } else {
             None
@@ -756,11 +777,63 @@ impl WorldServer {
         let order = self.next_order;
         self.next_order += 1;
         self.stats.edits_applied += 1;
-        let chunk = ChunkCoord::containing(pos);
+        let chunk = config.shape.chunk_of_voxel(pos);
         let message = Message::EditApplied { order, player, request, pos, block };
         let mut out = vec![Action::EditApplied { order, pos, block }];
         for (&to, p) in &self.players {
             if p.interest.wants_edit(chunk) {
+                out.push(Action::Send { target: Target::Peer(to), message: message.clone(), reliable: true });
+            }
+        }
+        out
+    }
+
+    /// A side view's shape edit: rate (one edit per 128 tiles), the shape (a side view's, at
+    /// most `MAX_SHAPE_EDIT_TILES` tiles inside the world), block id, then every tile within
+    /// reach; applied as one edit per tile, sent as the shape to every player that sees one of
+    /// its chunks.
+    fn shape_edit(&mut self, peer: PeerId, request: u32, shape: EditShape, block: u16, now_s: f64) -> Vec<Action> {
+        let config = self.config.clone();
+        let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
+        let reject = |stats: &mut ServerStats, reason| {
+            stats.edits_rejected += 1;
+            vec![Action::Send {
+                target: Target::Peer(peer),
+                message: Message::EditRejected { request, reason },
+                reliable: true,
+            }]
+        };
+        let tiles = match shape.tiles() {
+            Ok(t) if config.shape.is_side_view() => t,
+            Ok(_) | Err(ShapeEditError::TooLarge { .. }) => return reject(&mut self.stats, RejectReason::BadShape),
+            Err(ShapeEditError::Shape(_)) => return reject(&mut self.stats, RejectReason::OutOfBounds),
+        };
+        let cost = EditShape::cost(tiles.len());
+        if !take_tokens(&mut p.tokens, &mut p.last_refill_s, now_s, config.edits_per_second, config.edit_burst, cost) {
+            return reject(&mut self.stats, RejectReason::RateLimited);
+        }
+        let reach_from = p.movement.accepted().map(|pose| config.shape.reach_origin(pose.position));
+        if block as usize >= config.block_count {
+            return reject(&mut self.stats, RejectReason::UnknownBlock);
+        }
+        if !reach_from.is_some_and(|eye| tiles.iter().all(|t| within_reach(eye, *t, config.reach))) {
+            return reject(&mut self.stats, RejectReason::OutOfReach);
+        }
+        let player = p.id;
+        for t in &tiles {
+            self.edits.set(*t, block);
+        }
+        let order = self.next_order;
+        self.next_order += tiles.len() as u64;
+        self.stats.edits_applied += tiles.len() as u64;
+        let mut chunks: Vec<ChunkCoord> = tiles.iter().map(|t| config.shape.chunk_of_voxel(*t)).collect();
+        chunks.dedup();
+        chunks.sort_unstable_by_key(|c| (c.x, c.y, c.z));
+        chunks.dedup();
+        let message = Message::ShapeEditApplied { order, player, request, shape, block };
+        let mut out = vec![Action::ShapeApplied { order, tiles, block }];
+        for (&to, p) in &self.players {
+            if chunks.iter().any(|c| p.interest.wants_edit(*c)) {
                 out.push(Action::Send { target: Target::Peer(to), message: message.clone(), reliable: true });
             }
         }
@@ -791,7 +864,11 @@ impl WorldServer {
 
     /// A pose from `peer`: the newest by tick is checked, then passed on or corrected.
     fn pose(&mut self, peer: PeerId, tick: u32, pose: Pose, now_s: f64, world: &dyn SolidVoxels) -> Vec<Action> {
-        let limits = self.config.movement.clone();
+        let (limits, shape) = (self.config.movement.clone(), self.config.shape);
+        if !shape.holds_position(pose.position) {
+            return self
+                .drop_peer(peer, format!("a side view's poses lie at z = 0; this one's z is {}", pose.position[2]));
+        }
         let Some(p) = self.players.get_mut(&peer) else { return Vec::new() };
         if p.tick.is_some_and(|last| is_older_tick(tick, last)) {
             return Vec::new();
@@ -799,7 +876,7 @@ impl WorldServer {
         p.tick = Some(tick);
         if p.host {
             p.movement.place(pose, &limits, now_s);
-        } else if p.movement.check(pose, now_s, &limits, world).is_err() {
+        } else if p.movement.check_in(shape, pose, now_s, &limits, world).is_err() {
             if p.settling_since.is_some_and(|since| now_s - since < SETTLE_S) {
                 self.stats.stale_poses += 1;
                 return Vec::new();
@@ -879,7 +956,7 @@ impl WorldServer {
     }
 
     fn chunk_edits(&mut self, peer: PeerId, chunk: ChunkCoord) -> Vec<Action> {
-        if !chunk.in_world() {
+        if !self.config.shape.holds_chunk(chunk) {
             return Vec::new();
         }
         if self.players.get(&peer).is_some_and(|p| !p.interest.may_subscribe(chunk)) {
@@ -901,15 +978,13 @@ impl WorldServer {
     /// Chunk `chunk`'s snapshot from `world` (and its entity deltas) for `peer`, which is
     /// subscribed to the chunk from now on.
     fn snapshot(&mut self, peer: PeerId, chunk: ChunkCoord, world: &EditMap) -> Vec<Action> {
-        let min = chunk.min_voxel();
+        let shape = self.config.shape;
+        let (min, size) = shape.chunk_box(chunk);
         if let Some(p) = self.players.get_mut(&peer) {
             p.interest.subscribe(chunk);
         }
-        let mut edits: Vec<(u16, u16)> = world
-            .edits_in_box(min, IVec3::splat(CHUNK_SIZE))
-            .into_iter()
-            .map(|(p, b)| (local_index(IVec3::new(p.x - min.x, p.y - min.y, p.z - min.z)), b))
-            .collect();
+        let mut edits: Vec<(u16, u16)> =
+            world.edits_in_box(min, size).into_iter().map(|(p, b)| (shape.local_index(min, p), b)).collect();
         edits.sort_unstable_by_key(|e| e.0);
         self.stats.snapshots_sent += 1;
         let mut out = vec![Action::Send {
@@ -944,16 +1019,22 @@ fn record_order(a: &EntityRecord, b: &EntityRecord) -> std::cmp::Ordering {
 /// Takes one token from a bucket refilled at `rate` a second up to `burst` (a clock going
 /// backwards refills nothing); false when it is empty.
 fn take_token(tokens: &mut f64, last_refill_s: &mut f64, now_s: f64, rate: f64, burst: f64) -> bool {
+    take_tokens(tokens, last_refill_s, now_s, rate, burst, 1.0)
+}
+
+/// Takes `cost` tokens from the bucket (see [`take_token`]); false, taking none, when it holds
+/// fewer.
+fn take_tokens(tokens: &mut f64, last_refill_s: &mut f64, now_s: f64, rate: f64, burst: f64, cost: f64) -> bool {
     if last_refill_s.is_finite() && now_s > *last_refill_s {
         *tokens = (*tokens + (now_s - *last_refill_s) * rate).min(burst);
     }
     if now_s.is_finite() {
         *last_refill_s = now_s;
     }
-    if *tokens < 1.0 {
+    if *tokens < cost {
         return false;
     }
-    *tokens -= 1.0;
+    *tokens -= cost;
     true
 }
 

@@ -68,6 +68,7 @@ mod edits_2d;
 mod light_2d;
 mod origin_2d;
 mod structures_2d;
+pub(crate) mod sync_2d;
 mod tools_2d;
 
 /// Godot's update of one set cell, before a frame has measured it (ns).

@@ -1,4 +1,5 @@
-//! `StrataWorldSync`: one `StrataChunkWorld` shared by several players over Godot's high-level multiplayer.
+//! `StrataWorldSync`: one `StrataChunkWorld` (or side view, `StrataChunkWorld2D`) shared by several
+//! players over Godot's high-level multiplayer.
 //!
 //! A thin host for the core's state machines (`strata_core::net`): the server's
 //! [`WorldServer`] or a client's [`WorldClient`]. It owns a `SceneMultiplayer` of its own, so the
@@ -41,29 +42,43 @@
 //!
 //! Joining gives up after `join_timeout_s` without the server's welcome, naming the address.
 //!
+//! Side views: `world` may name a `StrataChunkWorld2D`. The server, client and protocol are the
+//! same; the welcome names the kind of world (`WorldShape::Tiles`: tile `(x, y)` is voxel
+//! `(x, y, 0)`, chunks are the side view's square chunks `(x, y, 0)`), poses are world tiles (rows
+//! down, z = 0; `set_local_pose_2d` takes the node's pixels and each peer's own floating origin),
+//! moves are checked against the host's solid tiles, and shape edits (`request_tiles_rect`,
+//! `request_tiles_circle`) travel as shapes and are written as one batch on every peer
+//! (`synced_world.rs` holds what differs between the two kinds of world; entities are shared in
+//! 3D only, the seam is there).
+//!
 //! This file holds the class, its signals and methods; its children hold the rest, each an
 //! `impl WorldSync` of private helpers: `server.rs` (the server's actions, the host's events,
 //! subscriptions, entity deltas), `client.rs` (the server's packets on a client), `journal.rs`
-//! (save and journal) and `shared_state.rs` (shared values as `Variant`s, a leaf).
+//! (save and journal), `shared_state.rs` (shared values as `Variant`s, a leaf), `synced_world.rs`
+//! (the world shared, 3D or side view) and `side_view.rs` (the side view's methods).
 //!
-//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `StrataChunkWorld`.
+//! May use: `strata_core::net`, `strata_core::persist::journal`, the crate's `StrataChunkWorld`
+//! and `StrataChunkWorld2D`.
 
 mod client;
 mod journal;
 mod server;
 mod settings;
 mod shared_state;
+mod side_view;
+mod synced_world;
 
 use crate::base::errors::LastError;
 use crate::base::files;
 use crate::base::monitors::{Monitor, Monitors, Reading};
 use crate::base::ranges::{float_in_range, int_in_range};
-use crate::nodes::chunk_world::ChunkWorld;
+use crate::nodes::chunk_world_2d::sync_2d::GeneratedTiles;
 use godot::classes::multiplayer_peer::TransferMode;
 use godot::classes::{ENetMultiplayerPeer, ENetPacketPeer, MultiplayerPeer, SceneMultiplayer};
 use godot::global::Error;
 use godot::prelude::*;
 use shared_state::{shared_value_of, variant_of};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::rc::Rc;
 use std::sync::Arc;
@@ -77,6 +92,7 @@ use strata_core::net::shared_state::SharedState;
 use strata_core::net::state_file::write_state_file;
 use strata_core::persist::journal::EditJournal;
 use strata_core::preset::fingerprint::{fingerprint, fnv1a64};
+use synced_world::SyncedWorld;
 
 /// The game-state key a save keeps the next edit number under.
 const NEXT_ORDER_KEY: &str = "strata.net.next_order";
@@ -107,7 +123,7 @@ enum Role {
 #[class(base = Node, rename = StrataWorldSync)]
 pub struct WorldSync {
     base: Base<Node>,
-    /// The `StrataChunkWorld` shared.
+    /// The `StrataChunkWorld` or `StrataChunkWorld2D` (a side view) shared.
     #[export]
     world: NodePath,
     /// Server: farthest an edit may be from its player's eye, in voxels (1 to 64).
@@ -179,6 +195,12 @@ pub struct WorldSync {
     #[var(set)]
     #[export(range = (0.05, 16.0))]
     max_eye_height: f64,
+    /// Server: how far a jump may lift a player's feet at once, beyond `max_up_speed` (0 to 64
+    /// voxels; default 2.5: the demo's jump is 1.18). A side view's jumps are usually higher:
+    /// the 2D demo's is 4.6 tiles.
+    #[var(set)]
+    #[export(range = (0.0, 64.0))]
+    jump_height: f64,
     /// Server: connections one address may hold, joined or joining (0 to 4,095; 0: no limit;
     /// default 8). Every client of a test on one machine shares 127.0.0.1: raise it there.
     #[var(set)]
@@ -225,8 +247,11 @@ pub struct WorldSync {
     sent_pose: Option<Pose>,
     /// The pose last sent on the reliable channel, ahead of an edit request.
     reliable_pose: Option<Pose>,
-    /// On the host: a viewer of the world at each other player (see `follow_remote_players`).
-    remote_viewers: HashMap<PlayerId, Gd<Node3D>>,
+    /// On the host: a viewer of the world at each other player (see `follow_remote_players`):
+    /// a `Node3D`, or a `Node2D` in a side view.
+    remote_viewers: HashMap<PlayerId, Gd<Node>>,
+    /// On a side view's host: the generated tiles its movement checks read.
+    generated_tiles: RefCell<GeneratedTiles>,
     last_pose_sent: f64,
     pose_tick: u32,
     /// Chunks that streamed in on a client, to subscribe to at the next frame.
@@ -304,6 +329,7 @@ impl INode for WorldSync {
             sent_pose: None,
             reliable_pose: None,
             remote_viewers: HashMap::new(),
+            generated_tiles: RefCell::new(GeneratedTiles::default()),
             last_pose_sent: f64::NEG_INFINITY,
             pose_tick: 0,
             to_subscribe: Vec::new(),
@@ -324,6 +350,7 @@ impl INode for WorldSync {
             movement_slack_s: 1.0,
             min_eye_height: 0.4,
             max_eye_height: 2.0,
+            jump_height: 2.5,
             max_connections_per_address: 8,
             server_join_timeout_s: 5.0,
             view_radius_chunks: 10,
@@ -482,6 +509,16 @@ impl WorldSync {
     /// on from there. This node does not move the player itself.
     #[signal]
     fn pose_corrected(position: Vector3, yaw: f64, pitch: f64);
+    /// A side view's `pose_corrected`: snap the player's body to `position` (the top of its
+    /// body, pixels in the world node's space, as `set_local_pose_2d` takes it).
+    #[signal]
+    fn pose_corrected_2d(position: Vector2);
+    /// Emitted on every peer for each shape edit of a side view applied after it joined
+    /// (`request_tiles_rect`, `request_tiles_circle`): its tiles are edits number `first_order`
+    /// to `first_order + tile_count - 1`, made by `player_id` as its request `request`. The tiles
+    /// already hold the block.
+    #[signal]
+    fn shape_applied(first_order: i64, player_id: i64, request: i64, tile_count: i64);
 
     /// Serves the world on UDP `port` (1 to 65,535) with ENet; the host plays too (its player
     /// is `get_local_player_id()`). With `save_path`, resumes from the save and its journal.
@@ -504,15 +541,18 @@ impl WorldSync {
     fn host_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>) -> Error {
         let Some(peer) = peer else { return self.fail("StrataWorldSync.host_with_peer: peer is null".into()) };
         let Some(mut world) = self.world_node() else {
-            return self.fail(format!("StrataWorldSync.host: `world` ({}) is not a StrataChunkWorld", self.world));
+            return self.fail(format!(
+                "StrataWorldSync.host: `world` ({}) is not a StrataChunkWorld or StrataChunkWorld2D",
+                self.world
+            ));
         };
         self.leave();
         let (next_order, shared) = match self.resume(&mut world) {
             Ok(r) => r,
             Err(e) => return self.fail(e),
         };
-        world.bind_mut().keep_shared_game_state(&shared);
-        let (preset, edits, block_count) = world.bind().shared_world_state();
+        world.keep_shared_game_state(&shared);
+        let (preset, edits, block_count) = world.shared_world_state();
         self.journal_hash = journal_world_hash(&preset);
         let config = ServerConfig {
             reach: self.reach.clamp(1.0, 64.0),
@@ -520,9 +560,10 @@ impl WorldSync {
             edit_burst: 2.0 * self.edits_per_second.clamp(1.0, 1000.0),
             max_players: self.max_players.clamp(1, 4095) as usize + 1,
             block_count,
+            shape: world.shape(),
             ..self.server_checks()
         };
-        let structures = world.bind_mut().get_structures_fingerprint().to_string();
+        let structures = world.structures_fingerprint();
         let mut server = WorldServer::new(&preset, edits, next_order, config);
         server.set_structures_fingerprint(&structures);
         // The host's own player: trusted, and sent everything (its world is the server's).
@@ -586,9 +627,12 @@ impl WorldSync {
     fn join_with_peer(&mut self, peer: Option<Gd<MultiplayerPeer>>, player_name: GString) -> Error {
         let Some(peer) = peer else { return self.fail("StrataWorldSync.join_with_peer: peer is null".into()) };
         let Some(mut world) = self.world_node() else {
-            return self.fail(format!("StrataWorldSync.join: `world` ({}) is not a StrataChunkWorld", self.world));
+            return self.fail(format!(
+                "StrataWorldSync.join: `world` ({}) is not a StrataChunkWorld or StrataChunkWorld2D",
+                self.world
+            ));
         };
-        let structures = world.bind_mut().get_structures_fingerprint().to_string();
+        let structures = world.structures_fingerprint();
         self.leave();
         self.player_name = player_name;
         let mut client = WorldClient::new(&self.player_name.to_string());
@@ -682,7 +726,7 @@ impl WorldSync {
             Err(e) => return self.fail(format!("StrataWorldSync.set_shared_state: {e}")),
         };
         if let Some(mut world) = self.world_node() {
-            world.bind_mut().keep_shared_game_state(&next);
+            world.keep_shared_game_state(&next);
         }
         self.act(actions);
         self.last_error.clear();
@@ -779,6 +823,12 @@ impl WorldSync {
 
     /// Sets the property of that name, clamped to its range with a warning.
     #[func]
+    fn set_jump_height(&mut self, value: f64) {
+        self.jump_height = float_in_range("StrataWorldSync", "jump_height", value, 0.0, 64.0, self.jump_height);
+    }
+
+    /// Sets the property of that name, clamped to its range with a warning.
+    #[func]
     fn set_max_eye_height(&mut self, value: f64) {
         self.max_eye_height =
             float_in_range("StrataWorldSync", "max_eye_height", value, 0.05, 16.0, self.max_eye_height);
@@ -850,44 +900,11 @@ impl WorldSync {
             return -1;
         };
         let pos = IVec3::new(position.x, position.y, position.z);
-        let now = self.now();
-        match &mut self.role {
-            Role::Client(c) if c.player().is_some() => {
-                // Reach is measured from our pose: unless the server surely has the current one,
-                // it goes first on the edits' reliable, ordered channel.
-                let pose_first = match self.local_pose {
-                    Some(pose) if self.reliable_pose != Some(pose) => {
-                        self.pose_tick = self.pose_tick.wrapping_add(1);
-                        self.reliable_pose = Some(pose);
-                        self.sent_pose = Some(pose);
-                        self.last_pose_sent = now;
-                        c.pose_packet(self.pose_tick, pose).ok()
-                    }
-                    _ => None,
-                };
-                let (request, bytes) = match c.request_edit(pos, block) {
-                    Ok(r) => r,
-                    Err(e) => {
-                        self.last_error.record(format!("StrataWorldSync.request_edit: {e}"));
-                        return -1;
-                    }
-                };
-                if let Some(pose) = pose_first {
-                    self.send(SERVER_PEER, &pose, true);
-                }
-                self.send(SERVER_PEER, &bytes, true);
-                request as i64
-            }
-            Role::Server(s) => {
-                let request = self.next_host_request;
-                self.next_host_request = request.wrapping_add(1);
-                let bytes = Message::EditRequest { request, pos, block }.encode();
-                let actions = s.handle_packet(SERVER_PEER, &bytes, now);
-                self.route(actions);
-                request as i64
-            }
-            _ => -1,
-        }
+        self.request(
+            "request_edit",
+            |c| c.request_edit(pos, block),
+            |request| Message::EditRequest { request, pos, block },
+        )
     }
 
     /// Where this player is and looks (world voxels at the eye, radians), and how far its eye
@@ -901,6 +918,12 @@ impl WorldSync {
     /// eye height outside 0 to 16 is refused (the reason in `last_error()`).
     #[func]
     fn set_local_pose(&mut self, position: Vector3, yaw: f64, pitch: f64, #[opt(default = 1.62)] eye_height: f64) {
+        if matches!(self.world_node(), Some(SyncedWorld::Tiles(_))) {
+            self.last_error.record(
+                "StrataWorldSync.set_local_pose: `world` is a side view (StrataChunkWorld2D); use set_local_pose_2d",
+            );
+            return;
+        }
         let pose = Pose {
             position: self.wire_position(position),
             yaw: yaw as f32,
@@ -963,6 +986,13 @@ impl WorldSync {
             self.fail("StrataWorldSync.teleport_player: only the host moves players; this peer is not hosting".into());
             return false;
         }
+        if matches!(self.world_node(), Some(SyncedWorld::Tiles(_))) {
+            self.fail(
+                "StrataWorldSync.teleport_player: `world` is a side view (StrataChunkWorld2D); use teleport_player_2d"
+                    .into(),
+            );
+            return false;
+        }
         let eye = self.wire_position(position);
         if !Pose::standing(eye, yaw as f32, pitch as f32).is_valid() {
             self.fail(format!(
@@ -999,7 +1029,7 @@ impl WorldSync {
     }
 
     /// Where another player is drawn now (interpolated a tenth of a second in the past);
-    /// `Vector3.ZERO` when unknown.
+    /// `Vector3.ZERO` when unknown. A side view's players: `get_player_position_2d`.
     #[func]
     fn get_player_position(&self, player_id: i64) -> Vector3 {
         let (Some(c), Ok(id)) = (self.players_view(), PlayerId::try_from(player_id)) else { return Vector3::ZERO };
@@ -1008,15 +1038,73 @@ impl WorldSync {
             .unwrap_or(Vector3::ZERO)
     }
 
-    /// A point of the world node's space (world − its origin) as the wire's world position.
+    /// Sends an edit request: a client's (`client` makes it, after our pose when the server may
+    /// not have it), or the host's own (`host` makes it, handled at once); its number, or -1
+    /// with the reason in `last_error()`.
+    pub(super) fn request(
+        &mut self,
+        method: &str,
+        client: impl FnOnce(&mut WorldClient) -> Result<(u32, Vec<u8>), strata_core::net::client::RequestError>,
+        host: impl FnOnce(u32) -> Message,
+    ) -> i64 {
+        let now = self.now();
+        match &mut self.role {
+            Role::Client(c) if c.player().is_some() => {
+                // Reach is measured from our pose: unless the server surely has the current one,
+                // it goes first on the edits' reliable, ordered channel.
+                let pose_first = match self.local_pose {
+                    Some(pose) if self.reliable_pose != Some(pose) => {
+                        self.pose_tick = self.pose_tick.wrapping_add(1);
+                        self.reliable_pose = Some(pose);
+                        self.sent_pose = Some(pose);
+                        self.last_pose_sent = now;
+                        c.pose_packet(self.pose_tick, pose).ok()
+                    }
+                    _ => None,
+                };
+                let (request, bytes) = match client(c) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        self.last_error.record(format!("StrataWorldSync.{method}: {e}"));
+                        return -1;
+                    }
+                };
+                if let Some(pose) = pose_first {
+                    self.send(SERVER_PEER, &pose, true);
+                }
+                self.send(SERVER_PEER, &bytes, true);
+                request as i64
+            }
+            Role::Server(s) => {
+                let request = self.next_host_request;
+                self.next_host_request = request.wrapping_add(1);
+                let bytes = host(request).encode();
+                let actions = s.handle_packet(SERVER_PEER, &bytes, now);
+                self.route(actions);
+                request as i64
+            }
+            _ => {
+                self.last_error.record(format!("StrataWorldSync.{method}: not joined to a server, nor hosting"));
+                -1
+            }
+        }
+    }
+
+    /// A point of a 3D world node's space (world − its origin) as the wire's world position.
     pub(super) fn wire_position(&self, local: Vector3) -> [f64; 3] {
-        let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
+        let origin = match self.world_node() {
+            Some(SyncedWorld::Voxels(w)) => w.bind().origin_value(),
+            _ => Default::default(),
+        };
         origin.to_world([f64::from(local.x), f64::from(local.y), f64::from(local.z)])
     }
 
-    /// A world position from the wire in the world node's space.
+    /// A world position from the wire in a 3D world node's space.
     pub(super) fn local_position(&self, wire: [f64; 3]) -> Vector3 {
-        let origin = self.world_node().map(|w| w.bind().origin_value()).unwrap_or_default();
+        let origin = match self.world_node() {
+            Some(SyncedWorld::Voxels(w)) => w.bind().origin_value(),
+            _ => Default::default(),
+        };
         let l = origin.to_local(wire);
         Vector3::new(l[0] as f32, l[1] as f32, l[2] as f32)
     }
@@ -1274,6 +1362,18 @@ impl WorldSync {
             self.to_subscribe.push(ChunkCoord::new(coord.x, coord.y, coord.z));
         }
     }
+
+    /// Internal: a chunk of a side view's client streamed out (chunk `(x, y)` is `(x, y, 0)`).
+    #[func]
+    fn on_chunk_unloaded_2d(&mut self, coord: Vector2i) {
+        self.on_chunk_unloaded(Vector3i::new(coord.x, coord.y, 0));
+    }
+
+    /// Internal: a chunk of a side view's client streamed in.
+    #[func]
+    fn on_chunk_loaded_2d(&mut self, coord: Vector2i) {
+        self.on_chunk_loaded(Vector3i::new(coord.x, coord.y, 0));
+    }
 }
 
 impl WorldSync {
@@ -1302,11 +1402,11 @@ impl WorldSync {
         self.last_error.fail(message, Error::FAILED)
     }
 
-    pub(super) fn world_node(&self) -> Option<Gd<ChunkWorld>> {
+    pub(super) fn world_node(&self) -> Option<SyncedWorld> {
         if self.world.is_empty() {
             return None;
         }
-        self.base().get_node_or_null(&self.world).and_then(|n| n.try_cast::<ChunkWorld>().ok())
+        self.base().get_node_or_null(&self.world).and_then(SyncedWorld::of)
     }
 
     /// A fresh `SceneMultiplayer` over `peer`, its signals connected to this node.

@@ -1,7 +1,7 @@
 //! `StrataWorldSync`'s client side: the server's packets handled in order (a chunk snapshot waits
 //! until the world's water is settled), the join timeout, the replicas given back when it leaves.
 //!
-//! May use: its parent (`world_sync.rs`), `strata_core::net`, the crate's `StrataChunkWorld`.
+//! May use: its parent (`world_sync.rs`), `strata_core::net`, the world shared (`synced_world.rs`).
 
 use super::{Role, SERVER_PEER, WorldSync};
 use godot::prelude::*;
@@ -46,25 +46,14 @@ impl WorldSync {
                         _ => Default::default(),
                     };
                     if let Some(mut world) = self.world_node() {
-                        let me = self.to_gd();
-                        for (signal, method) in
-                            [("chunk_loaded", "on_chunk_loaded"), ("chunk_unloaded", "on_chunk_unloaded")]
-                        {
-                            let callable = Callable::from_object_method(&me, method);
-                            if !world.is_connected(signal, &callable) {
-                                world.connect(signal, &callable);
-                            }
-                        }
-                        let mut w = world.bind_mut();
-                        w.adopt_shared_world(*preset, edits);
-                        w.set_entity_replica(true);
+                        world.adopt(&self.to_gd().upcast::<Node>(), *preset, edits);
                     }
                     self.joining = None;
                     self.signals().joined().emit(player as i64);
                 }
                 ClientEvent::ChunkSnapshot { chunk, voxels, .. } => {
                     if let Some(mut world) = self.world_node() {
-                        world.bind_mut().replace_chunk_edits(chunk, &voxels);
+                        world.replace_chunk_edits(chunk, &voxels);
                     }
                 }
                 ClientEvent::SharedStateRefused { key, reason } => self
@@ -79,14 +68,22 @@ impl WorldSync {
                         _ => Vec::new(),
                     };
                     if let Some(mut world) = self.world_node() {
-                        let mut w = world.bind_mut();
-                        for (p, b) in values {
-                            w.set_voxel(Vector3i::new(p.x, p.y, p.z), b as i64);
+                        // One edit's voxels (a side view's shape: many tiles, one block) are
+                        // written as one batch, as the host writes them.
+                        match values.first() {
+                            Some(&(_, block)) if values.iter().all(|(_, b)| *b == block) => {
+                                let voxels: Vec<IVec3> = values.iter().map(|(p, _)| *p).collect();
+                                world.apply_edit(&voxels, block);
+                            }
+                            _ => values.iter().for_each(|(p, b)| world.apply_edit(&[*p], *b)),
                         }
                     }
                 }
                 ClientEvent::Applied { order, player, request, pos, block } => {
                     self.emit_edit_applied(order, player, request, pos, block)
+                }
+                ClientEvent::ShapeApplied { order, player, request, tiles, .. } => {
+                    self.emit_shape_applied(order, player, request, tiles)
                 }
                 ClientEvent::Rejected { request, reason } => {
                     self.signals().edit_rejected().emit(request as i64, &GString::from(reason.describe()))
@@ -113,7 +110,7 @@ impl WorldSync {
     pub(super) fn drain_inbox(&mut self) {
         while let Some(front) = self.inbox.front() {
             if Message::is_chunk_snapshot(front) {
-                let settled = self.world_node().is_none_or(|mut w| w.bind_mut().take_finished_water());
+                let settled = self.world_node().is_none_or(|mut w| w.take_finished_water());
                 if !settled {
                     return;
                 }
@@ -145,9 +142,9 @@ impl WorldSync {
     pub(super) fn end_replicas(&mut self) {
         if matches!(self.role, Role::Client(_))
             && let Some(mut world) = self.world_node()
-            && !world.bind().entity_authority()
+            && !world.entity_authority()
         {
-            world.bind_mut().set_entity_replica(false);
+            world.end_replica();
         }
     }
 

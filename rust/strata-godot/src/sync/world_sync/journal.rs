@@ -1,12 +1,12 @@
 //! `StrataWorldSync`'s journal: the save and edit journal beside it (`<save_path>.journal`),
 //! replayed when hosting again, and the snapshot that saves and starts a fresh journal.
 //!
-//! May use: its parent (`world_sync.rs`), `strata_core::persist::journal`, the crate's `StrataChunkWorld`.
+//! May use: its parent (`world_sync.rs`), `strata_core::persist::journal`, the world shared
+//! (`synced_world.rs`).
 
+use super::synced_world::SyncedWorld;
 use super::{NEXT_ORDER_KEY, Role, WorldSync, journal_world_hash};
 use crate::base::files;
-use crate::nodes::chunk_world::ChunkWorld;
-use godot::global::Error;
 use godot::prelude::*;
 use std::time::Instant;
 use strata_core::net::shared_state::SharedState;
@@ -24,9 +24,9 @@ impl WorldSync {
 
     /// Loads `save_path` and replays its journal into `world`; the next edit's number and the
     /// shared game state (the save's, or the newer `<save_path>.shared`).
-    pub(super) fn resume(&mut self, world: &mut Gd<ChunkWorld>) -> Result<(u64, SharedState), String> {
+    pub(super) fn resume(&mut self, world: &mut SyncedWorld) -> Result<(u64, SharedState), String> {
         let next_order = self.resume_edits(world)?;
-        let mut shared = world.bind().shared_game_state().map_err(|e| {
+        let mut shared = world.shared_game_state().map_err(|e| {
             let from = if self.save_path.is_empty() {
                 "the world's game state".to_string()
             } else {
@@ -37,7 +37,7 @@ impl WorldSync {
         if !self.save_path.is_empty() {
             let file = files::globalize(&self.state_file_path());
             if file.exists() {
-                let (preset, _, _) = world.bind().shared_world_state();
+                let (preset, _, _) = world.shared_world_state();
                 shared = read_state_file(&file, journal_world_hash(&preset))
                     .map_err(|e| format!("StrataWorldSync.host: {e}"))?;
             }
@@ -46,19 +46,16 @@ impl WorldSync {
     }
 
     /// Loads `save_path` and replays its journal into `world`; the next edit's number.
-    pub(super) fn resume_edits(&mut self, world: &mut Gd<ChunkWorld>) -> Result<u64, String> {
+    pub(super) fn resume_edits(&mut self, world: &mut SyncedWorld) -> Result<u64, String> {
         if self.save_path.is_empty() {
-            let next = world.bind().raw_state(NEXT_ORDER_KEY).unwrap_or_else(|| "0".into());
+            let next = world.raw_state(NEXT_ORDER_KEY).unwrap_or_else(|| "0".into());
             return Ok(next.parse().unwrap_or(0));
         }
         let save = files::globalize(&self.save_path);
         if save.exists() {
-            let err = world.bind_mut().load_world(self.save_path.clone());
-            if err != Error::OK {
-                return Err(format!("StrataWorldSync.host: {}", world.bind().last_error()));
-            }
+            world.load_world(self.save_path.clone()).map_err(|e| format!("StrataWorldSync.host: {e}"))?;
         }
-        let base = world.bind().raw_state(NEXT_ORDER_KEY).unwrap_or_else(|| "0".into());
+        let base = world.raw_state(NEXT_ORDER_KEY).unwrap_or_else(|| "0".into());
         let base: u64 = base.parse().map_err(|_| {
             format!("StrataWorldSync.host: save {} holds edit number {base:?}; allowed: a whole number", self.save_path)
         })?;
@@ -66,7 +63,7 @@ impl WorldSync {
         if !journal.exists() {
             return Ok(base);
         }
-        let (preset, _, _) = world.bind().shared_world_state();
+        let (preset, _, _) = world.shared_world_state();
         let hash = journal_world_hash(&preset);
         let contents = read_journal(&journal, hash).map_err(|e| format!("StrataWorldSync.host: {e}"))?;
         if contents.torn_bytes > 0 {
@@ -76,9 +73,10 @@ impl WorldSync {
                 contents.torn_bytes
             );
         }
-        let mut w = world.bind_mut();
+        // Each record is written as an edit of its own (a shape edit's tiles one by one: its
+        // water may settle otherwise than it did, the edits themselves are exact).
         for (p, b) in contents.edits_from(base) {
-            w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
+            world.apply_edit(&[*p], *b);
         }
         Ok(base.max(contents.next_order()))
     }
@@ -93,12 +91,10 @@ impl WorldSync {
         let next = s.next_order();
         let shared = s.shared_state().clone();
         let Some(mut world) = self.world_node() else { return };
-        world.bind_mut().set_raw_state(NEXT_ORDER_KEY, Some(next.to_string()));
-        world.bind_mut().keep_shared_game_state(&shared);
-        let err = world.bind_mut().save_world(self.save_path.clone());
-        if err != Error::OK {
+        world.set_raw_state(NEXT_ORDER_KEY, Some(next.to_string()));
+        world.keep_shared_game_state(&shared);
+        if let Err(message) = world.save_world(self.save_path.clone()) {
             // The old journal stays: nothing acknowledged is lost.
-            let message = world.bind().last_error().to_string();
             self.fail(format!("StrataWorldSync: autosave failed: {message}"));
             return;
         }

@@ -3,9 +3,10 @@
 //! answered once the water is settled, shared state requests, the host's entity deltas and the
 //! viewers that follow the other players.
 //!
-//! May use: its parent (`world_sync.rs`), `strata_core::net`, the crate's `StrataChunkWorld`.
+//! May use: its parent (`world_sync.rs`), `strata_core::net`, the world shared (`synced_world.rs`).
 
 use super::shared_state::variant_of;
+use super::synced_world::SyncedWorld;
 use super::{Role, SERVER_PEER, WorldSync};
 use godot::classes::ENetMultiplayerPeer;
 use godot::classes::node::InternalMode;
@@ -32,40 +33,58 @@ impl WorldSync {
             Some(view) => view.players().filter_map(|(id, _)| Some((id, view.pose_of(id, now)?.position))).collect(),
             None => Vec::new(),
         };
-        let poses: Vec<(PlayerId, Vector3)> = wire.into_iter().map(|(id, p)| (id, self.local_position(p))).collect();
         let gone: Vec<PlayerId> =
-            self.remote_viewers.keys().copied().filter(|id| !poses.iter().any(|(p, _)| p == id)).collect();
+            self.remote_viewers.keys().copied().filter(|id| !wire.iter().any(|(p, _)| p == id)).collect();
         for id in gone {
-            if let Some(mut node) = self.remote_viewers.remove(&id) {
-                world.bind_mut().remove_viewer(Some(node.clone()));
-                node.queue_free();
+            if let Some(node) = self.remote_viewers.remove(&id) {
+                remove_viewer(&mut world, node);
             }
         }
-        let distance = world.get("entity_distance").try_to::<i64>().unwrap_or(1).max(1);
-        for (id, local) in poses {
-            let global = world.to_global(local);
-            if let Some(node) = self.remote_viewers.get_mut(&id) {
-                node.set_global_position(global);
-                continue;
+        match &mut world {
+            SyncedWorld::Voxels(w) => {
+                let distance = w.get("entity_distance").try_to::<i64>().unwrap_or(1).max(1);
+                for (id, p) in wire {
+                    let global = w.to_global(self.local_position(p));
+                    if let Some(node) = self.remote_viewers.get(&id).and_then(|n| n.clone().try_cast::<Node3D>().ok()) {
+                        node.clone().set_global_position(global);
+                        continue;
+                    }
+                    let mut node = Node3D::new_alloc();
+                    node.set_name(&format!("PlayerViewer{id}"));
+                    self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
+                    node.set_global_position(global);
+                    w.bind_mut().add_viewer(Some(node.clone()), distance);
+                    self.remote_viewers.insert(id, node.upcast());
+                }
             }
-            let mut node = Node3D::new_alloc();
-            node.set_name(&format!("PlayerViewer{id}"));
-            self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
-            node.set_global_position(global);
-            world.bind_mut().add_viewer(Some(node.clone()), distance);
-            self.remote_viewers.insert(id, node);
+            // A side view streams one chunk around each player: its tiles are what the
+            // movement checks read.
+            SyncedWorld::Tiles(w) => {
+                for (id, p) in wire {
+                    let global = w.to_global(w.bind().local_of_wire(p));
+                    if let Some(node) = self.remote_viewers.get(&id).and_then(|n| n.clone().try_cast::<Node2D>().ok()) {
+                        node.clone().set_global_position(global);
+                        continue;
+                    }
+                    let mut node = Node2D::new_alloc();
+                    node.set_name(&format!("PlayerViewer{id}"));
+                    self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
+                    node.set_global_position(global);
+                    w.call("add_viewer", &[node.to_variant(), 1.to_variant()]);
+                    self.remote_viewers.insert(id, node.upcast());
+                }
+            }
         }
     }
 
     /// Stops following the other players (leaving or no longer serving).
     pub(super) fn drop_remote_viewers(&mut self) {
         let world = self.world_node();
-        for (_, mut node) in self.remote_viewers.drain() {
-            if let Some(mut w) = world.clone() {
-                w.bind_mut().remove_viewer(Some(node.clone()));
-            }
-            if node.is_instance_valid() {
-                node.queue_free();
+        for (_, node) in self.remote_viewers.drain() {
+            match world.clone() {
+                Some(mut w) => remove_viewer(&mut w, node),
+                None if node.is_instance_valid() => node.clone().queue_free(),
+                None => {}
             }
         }
     }
@@ -75,8 +94,9 @@ impl WorldSync {
         let now = self.now();
         let world = self.world_node();
         let Role::Server(s) = &mut self.role else { return };
+        let tiles = &self.generated_tiles;
         let actions = match &world {
-            Some(w) => w.bind().with_solid_voxels(|voxels| s.handle_packet_in(peer, bytes, now, voxels)),
+            Some(w) => w.with_solid_voxels(tiles, |voxels| s.handle_packet_in(peer, bytes, now, voxels)),
             None => s.handle_packet(peer, bytes, now),
         };
         self.act(actions);
@@ -160,27 +180,38 @@ impl WorldSync {
     /// Carries out the server's actions: journal and apply the edits first (on disk before
     /// anyone is told), then send.
     pub(super) fn route(&mut self, mut actions: Vec<Action>) {
-        let applied: Vec<(IVec3, u16)> = actions
+        // Each edit: its voxels (one, or a side view's shape) and block.
+        let applied: Vec<(Vec<IVec3>, u16)> = actions
             .iter()
             .filter_map(|a| match a {
-                Action::EditApplied { pos, block, .. } => Some((*pos, *block)),
+                Action::EditApplied { pos, block, .. } => Some((vec![*pos], *block)),
+                Action::ShapeApplied { tiles, block, .. } => Some((tiles.clone(), *block)),
                 _ => None,
             })
             .collect();
         if !applied.is_empty() {
+            let records: Vec<(IVec3, u16)> =
+                applied.iter().flat_map(|(voxels, b)| voxels.iter().map(move |p| (*p, *b))).collect();
             if let Some(j) = self.journal.as_mut()
-                && let Err(e) = j.append(&applied)
+                && let Err(e) = j.append(&records)
             {
                 // Not acknowledged if not on disk: the edits are dropped with a clear error; the
                 // rest (chat, poses, disconnections) still happens.
                 self.fail(format!("StrataWorldSync: {e}; the edits were not applied"));
                 actions.retain(|a| {
-                    !matches!(a, Action::EditApplied { .. } | Action::Send { message: Message::EditApplied { .. }, .. })
+                    !matches!(
+                        a,
+                        Action::EditApplied { .. }
+                            | Action::ShapeApplied { .. }
+                            | Action::Send {
+                                message: Message::EditApplied { .. } | Message::ShapeEditApplied { .. },
+                                ..
+                            }
+                    )
                 });
             } else if let Some(mut world) = self.world_node() {
-                let mut w = world.bind_mut();
-                for (p, b) in &applied {
-                    w.set_voxel(Vector3i::new(p.x, p.y, p.z), *b as i64);
+                for (voxels, b) in &applied {
+                    world.apply_edit(voxels, *b);
                 }
             }
         }
@@ -190,7 +221,7 @@ impl WorldSync {
         for a in actions {
             match a {
                 // Journaled and applied above, once per edit.
-                Action::EditApplied { .. } => {}
+                Action::EditApplied { .. } | Action::ShapeApplied { .. } => {}
                 Action::Send { target, message, reliable } => {
                     let bytes = match &last {
                         Some((m, b)) if *m == message => b.clone(),
@@ -268,6 +299,10 @@ impl WorldSync {
             Message::EditApplied { order, player, request, pos, block } => {
                 self.emit_edit_applied(order, player, request, pos, block)
             }
+            Message::ShapeEditApplied { order, player, request, shape, .. } => {
+                let tiles = shape.tiles().map_or(0, |t| t.len());
+                self.emit_shape_applied(order, player, request, tiles)
+            }
             Message::SharedStateSet { key, value } => self.emit_shared_state_changed(&key, value.as_ref()),
             Message::PoseCorrection { pose, .. } => self.emit_pose_corrected(pose),
             _ => {}
@@ -285,6 +320,9 @@ impl WorldSync {
         self.local_pose = Some(pose);
         self.sent_pose = Some(pose);
         self.reliable_pose = None;
+        if matches!(self.world_node(), Some(SyncedWorld::Tiles(_))) {
+            return self.emit_pose_corrected_2d(pose);
+        }
         let position = self.local_position(pose.position);
         self.signals().pose_corrected().emit(position, f64::from(pose.yaw), f64::from(pose.pitch));
     }
@@ -302,15 +340,11 @@ impl WorldSync {
             return;
         }
         let Some(mut world) = self.world_node() else { return };
-        if !world.bind_mut().take_finished_water() {
+        if !world.take_finished_water() {
             return;
         }
-        let actions = {
-            let w = world.bind();
-            let empty = strata_core::base::edits::EditMap::new();
-            let Role::Server(s) = &mut self.role else { return };
-            s.answer_subscriptions(w.edit_map().unwrap_or(&empty))
-        };
+        let Role::Server(s) = &mut self.role else { return };
+        let actions = world.with_edit_map(|edits| s.answer_subscriptions(edits));
         self.route(actions);
     }
 
@@ -358,8 +392,8 @@ impl WorldSync {
     pub(super) fn sync_entities(&mut self, now: f64) {
         match &self.role {
             Role::Server(s) if s.entities_due(now) => {
-                let Some(world) = self.world_node() else { return };
-                let deltas = world.bind().entities.snapshot();
+                // A side view hands no entities (not shared yet).
+                let Some(deltas) = self.world_node().and_then(|w| w.entity_snapshot()) else { return };
                 let Role::Server(s) = &mut self.role else { return };
                 let actions = s.publish_entities(&deltas, now);
                 self.route(actions);
@@ -377,10 +411,28 @@ impl WorldSync {
                     })
                     .collect();
                 if let Some(mut world) = self.world_node() {
-                    world.bind_mut().apply_replica_deltas(updates);
+                    world.apply_replica_deltas(updates);
                 }
             }
             _ => {}
         }
     }
+}
+
+/// Stops streaming around a viewer that followed another player, and frees it.
+fn remove_viewer(world: &mut SyncedWorld, node: Gd<Node>) {
+    if !node.is_instance_valid() {
+        return;
+    }
+    match world {
+        SyncedWorld::Voxels(w) => {
+            if let Ok(n) = node.clone().try_cast::<Node3D>() {
+                w.bind_mut().remove_viewer(Some(n));
+            }
+        }
+        SyncedWorld::Tiles(w) => {
+            w.call("remove_viewer", &[node.to_variant()]);
+        }
+    }
+    node.clone().queue_free();
 }

@@ -22,6 +22,7 @@ impl WorldSync {
                 slack_seconds: self.movement_slack_s.clamp(0.1, 10.0),
                 min_eye_height: self.min_eye_height.min(self.max_eye_height).clamp(0.05, 16.0),
                 max_eye_height: self.max_eye_height.max(self.min_eye_height).clamp(0.05, 16.0),
+                up_burst_voxels: self.jump_height.clamp(0.0, 64.0),
                 ..MovementLimits::default()
             },
             view: ViewRadius {

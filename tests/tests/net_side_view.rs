@@ -1,0 +1,323 @@
+//! Shared side views without a network: one `WorldServer` serving a side view
+//! (`WorldShape::Tiles`) and `WorldClient`s exchanging the real packets in one process. Single
+//! tiles and shape edits reach every client in one order as whole shapes; a late joiner's
+//! snapshots index the side view's chunks; moves are checked in the side view's plane (rows grow
+//! downwards): through a wall of tiles or too fast is refused; anything off the plane (z ≠ 0) is
+//! refused with a clear error.
+
+use std::collections::{HashMap, VecDeque};
+use strata_core::WorldPreset;
+use strata_core::base::coords::{ChunkCoord, IVec3};
+use strata_core::base::edits::EditMap;
+use strata_core::net::client::{ClientEvent, RequestError, WorldClient};
+use strata_core::net::movement::{MovementLimits, SolidVoxels};
+use strata_core::net::protocol::{Message, Pose, RejectReason};
+use strata_core::net::server::{Action, PeerId, ServerConfig, Target, WorldServer};
+use strata_core::net::world_shape::{EditShape, WorldShape};
+
+const CHUNK_TILES: u32 = 64;
+
+fn preset() -> WorldPreset {
+    WorldPreset { seed: 77, ..WorldPreset::default() }
+}
+
+/// A wall of solid tiles at x = 10 (every row), nothing else solid.
+struct Wall;
+
+impl SolidVoxels for Wall {
+    fn is_solid(&self, p: IVec3) -> Option<bool> {
+        Some(p.x == 10)
+    }
+}
+
+/// A side-view server, its clients and the packets in flight (reliable, in order).
+struct Net {
+    server: WorldServer,
+    clients: HashMap<PeerId, WorldClient>,
+    to_server: VecDeque<(PeerId, Vec<u8>)>,
+    to_client: HashMap<PeerId, VecDeque<Vec<u8>>>,
+    events: HashMap<PeerId, Vec<ClientEvent>>,
+    dropped: Vec<(PeerId, String)>,
+    /// The host's world: every edit applied, shape edits as one batch each.
+    host: EditMap,
+    batches: Vec<usize>,
+    now: f64,
+}
+
+impl Net {
+    fn new() -> Self {
+        let config = ServerConfig { shape: WorldShape::tiles(CHUNK_TILES), reach: 12.0, ..ServerConfig::default() };
+        Net {
+            server: WorldServer::new(&preset(), EditMap::new(), 0, config),
+            clients: HashMap::new(),
+            to_server: VecDeque::new(),
+            to_client: HashMap::new(),
+            events: HashMap::new(),
+            dropped: Vec::new(),
+            host: EditMap::new(),
+            batches: Vec::new(),
+            now: 0.0,
+        }
+    }
+
+    fn join(&mut self, peer: PeerId, name: &str) {
+        let c = WorldClient::new(name);
+        self.to_server.push_back((peer, c.hello().expect("a good name")));
+        self.clients.insert(peer, c);
+        self.to_client.insert(peer, VecDeque::new());
+        self.settle();
+        assert_eq!(self.clients[&peer].world_shape(), WorldShape::Tiles { chunk_tiles: CHUNK_TILES });
+    }
+
+    fn route(&mut self, actions: Vec<Action>) {
+        for a in actions {
+            match a {
+                Action::Send { target, message, .. } => {
+                    let bytes = message.encode();
+                    for (peer, q) in self.to_client.iter_mut() {
+                        let to = match target {
+                            Target::Peer(p) => p == *peer,
+                            Target::All => true,
+                            Target::AllExcept(p) => p != *peer,
+                        };
+                        if to {
+                            q.push_back(bytes.clone());
+                        }
+                    }
+                }
+                Action::EditApplied { pos, block, .. } => {
+                    self.host.set(pos, block);
+                    self.batches.push(1);
+                }
+                Action::ShapeApplied { tiles, block, .. } => {
+                    for t in &tiles {
+                        self.host.set(*t, block);
+                    }
+                    self.batches.push(tiles.len());
+                }
+                Action::Disconnect { peer, reason } => {
+                    self.dropped.push((peer, reason));
+                    self.to_client.remove(&peer);
+                    self.clients.remove(&peer);
+                }
+                Action::SharedStateRequested { .. } => {}
+            }
+        }
+    }
+
+    fn settle(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some((peer, bytes)) = self.to_server.pop_front() {
+                any = true;
+                let actions = self.server.handle_packet_in(peer, &bytes, self.now, &Wall);
+                self.route(actions);
+            }
+            let peers: Vec<PeerId> = self.to_client.keys().copied().collect();
+            for peer in peers {
+                while let Some(bytes) = self.to_client.get_mut(&peer).and_then(|q| q.pop_front()) {
+                    any = true;
+                    let c = self.clients.get_mut(&peer).expect("client");
+                    let events = c.handle_packet(&bytes, self.now).expect("client accepts the server's packets");
+                    self.events.entry(peer).or_default().extend(events);
+                }
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Player `peer` stands with its head at tile `(x, y)` (rows grow downwards), 2.5 tiles tall.
+    fn stand(&mut self, peer: PeerId, x: f64, y: f64, tick: u32) {
+        let pose = Pose { position: [x, y, 0.0], yaw: 0.0, pitch: 0.0, eye_height: 1.5 };
+        let bytes = self.clients[&peer].pose_packet(tick, pose).expect("a pose");
+        self.to_server.push_back((peer, bytes));
+        self.settle();
+    }
+
+    fn corrections(&self, peer: PeerId) -> usize {
+        self.events[&peer].iter().filter(|e| matches!(e, ClientEvent::PoseCorrected { .. })).count()
+    }
+}
+
+fn sorted(m: &EditMap) -> Vec<(ChunkCoord, Vec<(u16, u16)>)> {
+    m.chunks_sorted().into_iter().map(|(c, e)| (c, e.iter().map(|(i, b)| (*i, *b)).collect())).collect()
+}
+
+#[test]
+fn tiles_and_shapes_reach_every_client_in_order_and_a_late_joiner_catches_up() {
+    let mut net = Net::new();
+    net.join(1, "ada");
+    net.join(2, "bo");
+    net.stand(1, 0.5, -20.0, 1);
+    net.stand(2, 4.5, -20.0, 1);
+    // Single tiles and a rectangle, interleaved.
+    let c1 = net.clients.get_mut(&1).unwrap();
+    let (_, a) = c1.request_edit(IVec3::new(1, -18, 0), 3).unwrap();
+    let (rect_request, r) = c1.request_shape_edit(EditShape::Rect { a: [-2, -17], b: [2, -15] }, 2).unwrap();
+    let (_, b) = net
+        .clients
+        .get_mut(&2)
+        .unwrap()
+        .request_shape_edit(EditShape::Circle { center: [5, -16], radius: 1.5 }, 4)
+        .unwrap();
+    net.to_server.extend([(1, a), (2, b), (1, r)]);
+    net.settle();
+    // 1 tile, a circle of 9 and a rectangle of 15: numbered one per tile, each shape one batch.
+    assert_eq!(net.server.next_order(), 25);
+    assert_eq!(net.batches, vec![1, 9, 15]);
+    assert_eq!(sorted(net.server.edits()), sorted(&net.host));
+    for peer in [1, 2] {
+        assert_eq!(sorted(net.clients[&peer].edits()), sorted(&net.host), "client {peer}");
+        let shapes: Vec<(u64, usize)> = net.events[&peer]
+            .iter()
+            .filter_map(|e| match e {
+                ClientEvent::ShapeApplied { order, tiles, .. } => Some((*order, *tiles)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(shapes, vec![(1, 9), (10, 15)]);
+        // A shape's tiles come in one event: the game writes them as one batch.
+        assert!(
+            net.events[&peer]
+                .iter()
+                .any(|e| matches!(e, ClientEvent::VoxelsChanged { positions } if positions.len() == 15))
+        );
+    }
+    assert!(
+        net.events[&1]
+            .iter()
+            .any(|e| matches!(e, ClientEvent::ShapeApplied { request, player: 1, .. } if *request == rect_request))
+    );
+
+    // A late joiner subscribes to the side view's chunks: (0, -1) holds every edit.
+    net.join(3, "cy");
+    let chunk = ChunkCoord::new(0, -1, 0);
+    let subscribe = net.clients[&3].subscribe(chunk);
+    let left = net.clients[&3].subscribe(ChunkCoord::new(-1, -1, 0));
+    net.to_server.extend([(3, subscribe), (3, left)]);
+    net.settle();
+    assert!(net.clients[&3].is_chunk_synced(chunk));
+    assert_eq!(sorted(net.clients[&3].edits()), sorted(&net.host));
+    let snapshot = net.events[&3].iter().find_map(|e| match e {
+        ClientEvent::ChunkSnapshot { chunk: c, voxels, .. } if *c == chunk => Some(voxels.clone()),
+        _ => None,
+    });
+    let mut voxels = snapshot.expect("a snapshot of chunk (0, -1)");
+    voxels.sort_by_key(|(p, _)| (p.y, p.x));
+    assert!(voxels.iter().all(|(p, _)| p.z == 0 && (0..64).contains(&p.x) && (-64..0).contains(&p.y)));
+    assert_eq!(voxels.first(), Some(&(IVec3::new(1, -18, 0), 3)), "the single tile, the highest edit");
+    assert_eq!(voxels.len(), 1 + 9 + 9, "the tile, the circle and the rectangle's tiles of x >= 0");
+}
+
+#[test]
+fn shapes_are_checked_for_size_reach_rate_and_the_world_kind() {
+    let mut net = Net::new();
+    net.join(1, "ada");
+    net.stand(1, 0.5, 0.5, 1);
+    let c = net.clients.get_mut(&1).unwrap();
+    // Too large for one shared edit: refused here, before it is sent.
+    assert!(matches!(
+        c.request_shape_edit(EditShape::Rect { a: [0, 0], b: [64, 64] }, 1),
+        Err(RequestError::BadShape(_))
+    ));
+    assert!(matches!(c.request_edit(IVec3::new(0, 0, 1), 1), Err(RequestError::OutsideWorld { .. })));
+    // Sent anyway (a modified client), the server refuses it; out of reach too.
+    let big = Message::ShapeEditRequest { request: 50, shape: EditShape::Rect { a: [0, 0], b: [64, 64] }, block: 1 };
+    let far = Message::ShapeEditRequest { request: 51, shape: EditShape::Rect { a: [0, 0], b: [13, 0] }, block: 1 };
+    let off = Message::EditRequest { request: 52, pos: IVec3::new(1, 1, 1), block: 1 };
+    for m in [big, far, off] {
+        net.to_server.push_back((1, m.encode()));
+    }
+    net.settle();
+    let rejected: Vec<(u32, RejectReason)> = net.events[&1]
+        .iter()
+        .filter_map(|e| match e {
+            ClientEvent::Rejected { request, reason } => Some((*request, *reason)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rejected,
+        vec![(50, RejectReason::BadShape), (51, RejectReason::OutOfReach), (52, RejectReason::OutOfBounds)]
+    );
+    assert_eq!(net.server.next_order(), 0);
+    // A 3D world takes no shape edits.
+    let mut voxels = WorldServer::new(&preset(), EditMap::new(), 0, ServerConfig::default());
+    voxels.handle_packet(
+        9,
+        &Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: "x".into() }.encode(),
+        0.0,
+    );
+    let out = voxels.handle_packet(
+        9,
+        &Message::ShapeEditRequest { request: 1, shape: EditShape::Rect { a: [0, 0], b: [1, 1] }, block: 1 }.encode(),
+        0.0,
+    );
+    assert!(out.iter().any(|a| matches!(
+        a,
+        Action::Send { message: Message::EditRejected { reason: RejectReason::BadShape, .. }, .. }
+    )));
+}
+
+#[test]
+fn moves_are_checked_in_the_side_views_plane() {
+    let mut net = Net::new();
+    net.join(1, "ada");
+    // Spawn left of the wall at x = 10, head at row -5 (feet at row -3.5).
+    net.stand(1, 8.5, -5.0, 1);
+    net.now += 0.5;
+    // Through the wall in one step: refused, corrected back.
+    net.stand(1, 11.5, -5.0, 2);
+    assert_eq!(net.corrections(1), 1);
+    assert_eq!(net.server.accepted_pose(1).map(|p| p.position), Some([8.5, -5.0, 0.0]));
+    // Walking left at a walking speed passes; falling (rows grow downwards) passes too.
+    net.now += 2.0;
+    net.stand(1, 5.5, -5.0, 3);
+    net.now += 0.5;
+    net.stand(1, 5.5, 10.0, 4);
+    assert_eq!(net.server.accepted_pose(1).map(|p| p.position), Some([5.5, 10.0, 0.0]));
+    // Rising 40 rows in half a second: too fast upwards (upwards is towards smaller rows).
+    net.now += 2.0;
+    net.stand(1, 5.5, -30.0, 5);
+    // Running 60 tiles left in a second: too fast.
+    net.now += 2.0;
+    net.stand(1, -54.5, 10.0, 6);
+    assert_eq!(net.server.accepted_pose(1).map(|p| p.position), Some([5.5, 10.0, 0.0]));
+    assert_eq!(net.server.stats().poses_refused, 3);
+    // A pose off the plane is refused here, and drops a client that sends it anyway.
+    let off = Pose { position: [5.5, 10.0, 2.0], yaw: 0.0, pitch: 0.0, eye_height: 1.5 };
+    assert!(matches!(net.clients[&1].pose_packet(7, off), Err(RequestError::OffPlane { .. })));
+    let bytes = Message::PlayerState { player: 0, tick: 7, pose: off }.encode();
+    net.to_server.push_back((1, bytes));
+    net.settle();
+    assert!(net.dropped.iter().any(|(p, reason)| *p == 1 && reason.contains("z = 0")), "{:?}", net.dropped);
+}
+
+#[test]
+fn a_side_view_welcome_and_its_chunks_travel_exactly() {
+    let mut net = Net::new();
+    net.join(1, "ada");
+    // A subscription off the plane is not one of the world's chunks: nothing answers it.
+    let off = Message::SubscribeChunk { chunk: ChunkCoord::new(0, 0, 1) }.encode();
+    net.to_server.push_back((1, off));
+    net.settle();
+    assert!(!net.events[&1].iter().any(|e| matches!(e, ClientEvent::ChunkSnapshot { .. })));
+    // A snapshot naming an index past the side view's chunk is a clear error.
+    let mut c = WorldClient::new("x");
+    let welcome = net.server.handle_packet(
+        5,
+        &Message::Hello { protocol: strata_core::net::protocol::PROTOCOL_VERSION, name: "x".into() }.encode(),
+        0.0,
+    );
+    let Some(Action::Send { message: w @ Message::Welcome { .. }, .. }) = welcome.first() else {
+        panic!("{welcome:?}")
+    };
+    c.handle_packet(&w.encode(), 0.0).expect("a side-view welcome");
+    let bad = Message::ChunkEdits { chunk: ChunkCoord::new(0, 0, 0), order: 0, edits: vec![(4096, 1)] };
+    let err = c.handle_packet(&bad.encode(), 0.0).unwrap_err();
+    assert!(err.to_string().contains("4096") && err.to_string().contains("below 4096"), "{err}");
+    // Movement limits are the body's: the defaults are the 3D player's.
+    assert_eq!(ServerConfig::default().movement, MovementLimits::default());
+}
