@@ -8,10 +8,10 @@
 
 use super::ChunkWorld;
 use super::entities::replica::{MATCH_RADIUS, record_transform};
-use super::entities::{LiveEntity, Motion, Pending, SceneSlot, Source, node_name, state_of};
+use super::entities::{LiveEntity, Motion, Pending, Source};
+use crate::host::entity_scenes::{node_name, restore_state, state_of};
 use godot::classes::node::InternalMode;
 use godot::classes::{Node3D, PackedScene};
-use godot::global::bytes_to_var;
 use godot::prelude::*;
 use std::collections::{BTreeSet, VecDeque};
 use std::time::Instant;
@@ -185,10 +185,7 @@ impl ChunkWorld {
         node.set_name(&node_name(path, id));
         self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
         if let Some(bytes) = state {
-            let v = bytes_to_var(&bytes);
-            if v.get_type() == VariantType::DICTIONARY && node.has_method("strata_set_state") {
-                node.call("strata_set_state", &[v]);
-            }
+            restore_state(&node, bytes.as_slice());
         }
         // A record keeps its own origin: it is already not at its spawn.
         let start = node.get_transform();
@@ -215,7 +212,7 @@ impl ChunkWorld {
             ));
             return None;
         }
-        self.entities.scenes.entry(path.clone()).or_insert_with(|| SceneSlot::Ready(scene.clone()));
+        self.entities.scenes.insert_ready(&path, &scene);
         let record = EntityRecord {
             scene: path.clone(),
             position: self.entities.world(position),
@@ -380,14 +377,9 @@ impl ChunkWorld {
                 freed.push(l.node);
             }
         }
-        for (mut node, state) in restate {
-            let v = bytes_to_var(&PackedByteArray::from(state.as_slice()));
-            if !state.is_empty()
-                && v.get_type() == VariantType::DICTIONARY
-                && node.has_method("strata_set_state")
-                && state_of(&node).as_slice() != state.as_slice()
-            {
-                node.call("strata_set_state", &[v]);
+        for (node, state) in restate {
+            if state_of(&node).as_slice() != state.as_slice() {
+                restore_state(&node, &state);
             }
         }
         for node in freed {
