@@ -381,7 +381,16 @@ func test_the_demo_creatures_spawn_walk_and_persist_with_the_chests() -> void:
 	var chest: Chest2D = found["chest_2d.tscn"][0]
 	var inside := chest.contents.duplicate()
 	assert_gt(inside.size(), 0, "a chest holds blocks")
-	assert_eq(chest.open(), inside, "opening hands them over")
+	# The character touches it: it opens into the inventory.
+	var player: CharacterBody2D = scene.get_node("Player")
+	player.position = chest.position + Vector2(0, -13)
+	player.velocity = Vector2.ZERO
+	assert_true(await wait_until(func() -> bool: return chest.opened, 5.0), "touched, the chest opens")
+	var inventory: Inventory2D = player.get("inventory")
+	for block_name: String in inside:
+		assert_eq(inventory.counts.get(block_name, 0), inside[block_name], "%s in the inventory" % block_name)
+	assert_true(chest.contents.is_empty(), "and is empty")
+	assert_eq(chest.open(), {} as Dictionary[String, int], "opening again hands over nothing")
 	var chest_at := Vector2(world.get_origin()) + chest.position / PX
 	walker.turns = 41
 	var walker_at := Vector2(world.get_origin()) + walker.position / PX

@@ -1,5 +1,7 @@
 //! What both world nodes' entities share: the scenes their spawn rules and records name, loaded
-//! on Godot's loader threads ([`SceneCache`]), an entity's own state as bytes (its
+//! on Godot's loader threads ([`SceneCache`]), the frame's instancing of queued objects within
+//! the budget ([`instance_queued`] over a world's [`EntityQueue`]), a scene instanced with the
+//! root class the world takes ([`instantiate_root`]), an entity's own state as bytes (its
 //! `strata_get_state()` Dictionary) and giving it back (`strata_set_state`), and an entity's
 //! node name.
 //!
@@ -8,7 +10,8 @@
 use godot::classes::{PackedScene, ResourceLoader};
 use godot::global::{bytes_to_var, var_to_bytes};
 use godot::prelude::*;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
 
 /// A scene the rules or records name.
 enum SceneSlot {
@@ -97,4 +100,68 @@ pub(crate) fn restore_state(node: &Gd<impl Inherits<Node>>, state: &[u8]) {
 pub(crate) fn node_name(scene: &str, id: i64) -> String {
     let stem = scene.rsplit('/').next().unwrap_or(scene).split('.').next().unwrap_or("entity");
     format!("entity_{stem}_{id}")
+}
+
+/// What [`instance_queued`] needs of a world's entities: its queue of objects to instance and how
+/// to instance one.
+pub(crate) trait EntityQueue {
+    /// An object waiting to be instanced.
+    type Pending;
+    /// The next queued object, taken out of the queue.
+    fn next_pending(&mut self) -> Option<Self::Pending>;
+    /// Puts `p` back at the front of the queue (its scene is still loading).
+    fn requeue_front(&mut self, p: Self::Pending);
+    /// The scene `p` is an instance of; `None` to drop it (its rule is gone).
+    fn scene_path(&self, p: &Self::Pending) -> Option<String>;
+    /// The scene at `path`: ready, loading (`None`) or failed.
+    fn scene(&mut self, path: &str) -> Option<Result<Gd<PackedScene>, ()>>;
+    /// The scene of `p` did not load: say so, and keep what a record holds (a later run may
+    /// have the scene).
+    fn scene_failed(&mut self, p: Self::Pending, path: &str);
+    /// Instances `p` as an entity of the world.
+    fn instance(&mut self, p: Self::Pending, path: &str, scene: &Gd<PackedScene>);
+    /// Main-thread time one instancing took (µs), for the world's stats.
+    fn instanced_in(&mut self, us: u32);
+}
+
+/// Instances queued objects until `budget` (since `frame_start`) is spent, at least one a frame
+/// so the queue drains at the smallest budget; objects whose scene is still loading keep their
+/// place in the queue.
+pub(crate) fn instance_queued<Q: EntityQueue>(q: &mut Q, frame_start: Instant, budget: Duration) {
+    let mut made = 0;
+    let mut waiting = VecDeque::new();
+    while made == 0 || frame_start.elapsed() < budget {
+        let Some(p) = q.next_pending() else { break };
+        let Some(path) = q.scene_path(&p) else { continue };
+        match q.scene(&path) {
+            None => waiting.push_back(p),
+            Some(Err(())) => q.scene_failed(p, &path),
+            Some(Ok(scene)) => {
+                let t = Instant::now();
+                q.instance(p, &path, &scene);
+                q.instanced_in(t.elapsed().as_micros() as u32);
+                made += 1;
+            }
+        }
+    }
+    while let Some(p) = waiting.pop_back() {
+        q.requeue_front(p);
+    }
+}
+
+/// An instance of `scene` (from `path`) whose root is a `T` (named `root` in messages), or the
+/// message of `class` (the world's class) saying why not; a root of another class is freed.
+pub(crate) fn instantiate_root<T: GodotClass + Inherits<Node>>(
+    scene: &Gd<PackedScene>,
+    path: &str,
+    class: &str,
+    root: &str,
+) -> Result<Gd<T>, String> {
+    let Some(node) = scene.instantiate() else {
+        return Err(format!("{class}: the scene `{path}` did not instance"));
+    };
+    node.try_cast::<T>().map_err(|other| {
+        other.free();
+        format!("{class}: the scene `{path}` has a root that is not a {root}; allowed: a scene whose root is a {root}")
+    })
 }

@@ -66,6 +66,7 @@ use strata_core::stream::tile_edits::TileEditLog;
 
 mod edits_2d;
 mod entities_2d;
+mod entity_nodes_2d;
 mod light_2d;
 mod origin_2d;
 mod structures_2d;

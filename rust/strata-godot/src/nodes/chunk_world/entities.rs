@@ -46,7 +46,7 @@ pub(super) enum Source {
 }
 
 /// An object waiting for its turn (and its scene) to be instanced.
-pub(super) struct Pending {
+pub(crate) struct Pending {
     pub(super) chunk: ChunkCoord,
     pub(super) source: Source,
 }
