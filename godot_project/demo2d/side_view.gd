@@ -7,6 +7,9 @@
 ## or hotbar_next / hotbar_previous (the mouse wheel, RB / LB) choose the block, place_torch (T)
 ## puts a torch at the mouse, quick_save (F5 or Back) and quick_load (F9 or Y) keep the world,
 ## the inventory, the character's place and the time of day in `SAVE_PATH`.
+## The world's spawn rules start critters on the surface, cave crawlers on cave floors and chests
+## in caves and buried chest rooms (`demo2d/life/`): the creatures walk, a chest the character
+## touches opens into the inventory, and quick save keeps them all.
 ## A day-night cycle (`DAY_SECONDS` a day) drives the world's `daylight` and the sky's colour:
 ## at night only torches light the caves. The world keeps a floating origin (the character is in
 ## its `origin_shift_group`), so running and digging stay exact however far the character goes.

@@ -151,6 +151,11 @@ pub fn jobs() -> Vec<Job> {
             shots: vec![shot("side_view_structures.png", "side_view_structures.png")],
         },
         Job {
+            name: "side_view_creatures",
+            source: godot(Tests, &["res://rendered/creature_shots_2d.tscn"], &[], Out::Dir("--out-dir=")),
+            shots: vec![shot("side_view_creatures.png", "side_view_creatures.png")],
+        },
+        Job {
             name: "side_view_classic",
             source: godot(
                 Demo,

@@ -9,6 +9,7 @@ pub mod block;
 pub mod block_library;
 pub mod byte_codec;
 pub mod chunk;
+pub mod clusters;
 pub mod coords;
 pub mod edit_history;
 pub mod edits;

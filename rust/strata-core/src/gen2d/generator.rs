@@ -40,6 +40,7 @@ use crate::base::block_library::default_library;
 use crate::base::coords::IVec3;
 use crate::base::rng::{hash3, mix64, salt};
 use crate::gen2d::classic::ClassicCaves;
+use crate::gen2d::spawns::{SpawnError2D, SpawnPoint2D, check_spawn_rules_2d, spawn_chunk_2d, structure_entities_2d};
 use crate::gen2d::structure_library::shipped_structures_2d;
 use crate::gen2d::structures::{Placement2D, StructureError2D, StructureLibrary2D, Structures2D, Terrain2D};
 use crate::gen2d::surface::{SurfaceLine, SurfaceProfile};
@@ -59,6 +60,8 @@ pub enum Generator2DError {
     Preset(#[from] FieldError),
     #[error("{0}")]
     Structures(#[from] StructureError2D),
+    #[error("{0}")]
+    Spawns(#[from] SpawnError2D),
 }
 
 /// One ore kind, resolved from the preset's ore table.
@@ -108,6 +111,7 @@ impl Generator2D {
     /// another is an error naming the rule, the name and the library's names).
     pub fn with_structures(preset: &WorldPreset, library: &StructureLibrary2D) -> Result<Self, Generator2DError> {
         preset.validate()?;
+        check_spawn_rules_2d(preset)?;
         let structures = Structures2D::new(preset, library)?;
         let sv = &preset.side_view;
         let cave_stages = cave_stages(&CaveRules::of_side_view(sv)).map_err(|e| FieldError {
@@ -205,6 +209,25 @@ impl Generator2D {
     /// The resolved structure rules (templates by rule, cells of a placement).
     pub fn structures(&self) -> &Structures2D {
         &self.structures
+    }
+
+    /// Where the preset's spawn rules, and its structure rules with an `entity`, start objects in
+    /// chunk `c` ([`crate::gen2d::spawns`]): `tiles` holds the chunk's generated tiles (no edits)
+    /// with a tile of margin or more; `light` the combined light of a generated tile, for rules
+    /// that filter by light.
+    pub fn spawn_chunk(
+        &self,
+        c: ChunkCoord2D,
+        tiles: &TileGrid,
+        light: Option<&dyn Fn(i32, i32) -> u8>,
+    ) -> Vec<SpawnPoint2D> {
+        let n = self.chunk_tiles();
+        let mut out = spawn_chunk_2d(&self.preset, c, n, tiles, &|x| self.surface_row(x), light);
+        if self.preset.structures.rules.iter().any(|r| !r.entity.is_empty()) {
+            let (x0, _) = c.min_tile(n);
+            out.extend(structure_entities_2d(&self.preset, &self.structures_in(x0, x0 + n), c, n, tiles));
+        }
+        out
     }
 
     /// Generates the tiles of `[min_x, min_x + width) × [min_y, min_y + height)`: the terrain

@@ -8,7 +8,7 @@
 //! height source) → [`generator::Generator2D`] (layers, caves, pockets, ores, pools, then
 //! [`structures`] stamped by the preset's rules; a pure function of world tile coordinates) →
 //! [`autotile`] (edge variants from a 1-tile halo). [`structure_library`] holds the shipped
-//! side-view structures.
+//! side-view structures; [`spawns`] says where the game's objects start, from generated tiles.
 //! [`classic`] holds the side-view classic's surface noise and caves, selectable modes of both. The
 //! streamer that runs this on workers is [`crate::stream::stream2d`], one layer up.
 //!
@@ -17,6 +17,7 @@
 pub mod autotile;
 pub mod classic;
 pub mod generator;
+pub mod spawns;
 pub mod structure_library;
 pub mod structures;
 pub mod surface;

@@ -1,8 +1,8 @@
 //! Spawns: where the objects of the game's own library start, per chunk, as a pure function of
 //! seed, rule and chunk (laws: Deterministic, Seamless).
 //!
-//! For rule `i` and chunk `c`, one hash of (seed, rule, chunk) draws the number of clusters:
-//! `⌊density⌋`, plus one with probability `density − ⌊density⌋`. Cluster `k` has a hashed centre
+//! For rule `i` and chunk `c`, the clusters of [`crate::base::clusters`] (drawn from seed, rule
+//! and chunk; the side view's spawns draw theirs the same way): cluster `k` has a hashed centre
 //! in the chunk's columns; member `m` of it stands at a hashed angle and distance
 //! `cluster_spread · √u` from the centre (uniform over the disc). A member is dropped when its
 //! column lies outside the chunk, its column's biome is not one of the rule's, its habitat has no
@@ -18,6 +18,8 @@
 //! - `Cave`: an open voxel with an open voxel above and solid floor below, `depth_min..=depth_max`
 //!   (at least 1) voxels below the column's surface; among those in the chunk's part of the
 //!   column, one by hash;
+//! - `Underground`: a solid voxel (a buried object) `depth_min..=depth_max` (at least 1) voxels
+//!   below the column's surface; among those in the chunk's part of the column, one by hash;
 //! - `Water`: a liquid voxel of the column inside the chunk, one by hash.
 //!
 //! A member's position is its voxel's floor (the voxel's bottom face; for water the voxel's
@@ -31,8 +33,9 @@
 
 use crate::base::block::{is_liquid, is_solid};
 use crate::base::chunk::VoxelBuffer;
+use crate::base::clusters::{cluster_members, spawn_key};
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use crate::base::rng::{hash3, mix64, salt, unit_f32};
+use crate::base::rng::{mix64, salt, unit_f32};
 use crate::gen3d::context::StageContext;
 use crate::preset::model::{FIRST_STRUCTURE_SPAWN_RULE, SpawnHabitat, SpawnRule, WorldPreset};
 
@@ -50,14 +53,12 @@ pub struct SpawnPoint {
     pub yaw: f32,
 }
 
-/// A spawned object's name within its chunk: rule and member index. With the chunk coordinate
-/// it names one object of the generated world.
-pub type SpawnKey = u32;
+pub use crate::base::clusters::SpawnKey;
 
 impl SpawnPoint {
     /// The point's name within its chunk.
     pub fn key(&self) -> SpawnKey {
-        (u32::from(self.rule) << 16) | u32::from(self.index)
+        spawn_key(self.rule, self.index)
     }
 
     /// The voxel the point stands in.
@@ -65,9 +66,6 @@ impl SpawnPoint {
         IVec3::new(self.position[0].floor() as i32, self.position[1].floor() as i32, self.position[2].floor() as i32)
     }
 }
-
-/// Most members of one cluster, and the stride of cluster indices in [`SpawnPoint::index`].
-const CLUSTER_STRIDE: u32 = 32;
 
 /// The spawn points of chunk `c`: every rule of `ctx.preset`, in rule order, then member order.
 /// `voxels` must hold the chunk's generated voxels with at least one voxel of margin above and
@@ -86,43 +84,35 @@ pub fn spawn_chunk(
             continue;
         }
         let start = out.len();
-        let h = hash3(ctx.seed ^ mix64(i as u64 + 1), salt::SPAWN, c.x, c.y, c.z);
-        let whole = rule.density.floor();
-        let clusters = whole as u32 + u32::from(unit_f32(h) < rule.density - whole);
-        for k in 0..clusters {
-            let hk = mix64(h ^ mix64(u64::from(k) + 1));
-            let centre = (unit_f32(hk) * CHUNK_SIZE as f32, unit_f32(hk << 24) * CHUNK_SIZE as f32);
-            for m in 0..rule.cluster_size.min(CLUSTER_STRIDE) {
-                let hm = mix64(hk ^ mix64(u64::from(m) + 0x9e37));
-                let angle = unit_f32(hm) * std::f32::consts::TAU;
-                let dist = rule.cluster_spread * unit_f32(hm << 20).sqrt();
-                let (lx, lz) = (centre.0 + dist * angle.cos(), centre.1 + dist * angle.sin());
-                if !(0.0..CHUNK_SIZE as f32).contains(&lx) || !(0.0..CHUNK_SIZE as f32).contains(&lz) {
-                    continue;
-                }
-                let min = c.min_voxel();
-                let (x, z) = (f64::from(min.x) + f64::from(lx), f64::from(min.z) + f64::from(lz));
-                let (vx, vz) = (x.floor() as i32, z.floor() as i32);
-                let Some(y) = habitat_y(ctx, rule, c, voxels, vx, vz, mix64(hm ^ 0x5eed)) else { continue };
-                if rule.filters_light() {
-                    let l = light.map_or(0, |f| f(IVec3::new(vx, y, vz)));
-                    if l < rule.light_min || l > rule.light_max {
-                        continue;
-                    }
-                }
-                let fy = if rule.habitat == SpawnHabitat::Water { f64::from(y) + 0.5 } else { f64::from(y) };
-                let position = [x, fy, z];
-                let spacing_sq = f64::from(rule.min_spacing) * f64::from(rule.min_spacing);
-                if out[start..].iter().any(|p: &SpawnPoint| dist_sq(p.position, position) < spacing_sq) {
-                    continue;
-                }
-                out.push(SpawnPoint {
-                    rule: i as u16,
-                    index: (k * CLUSTER_STRIDE + m) as u16,
-                    position,
-                    yaw: unit_f32(hm << 40) * std::f32::consts::TAU,
-                });
+        let key = [c.x, c.y, c.z];
+        for member in cluster_members(ctx.seed, salt::SPAWN, i, rule.density, rule.cluster_size, key) {
+            let hm = member.hash;
+            let [lx, lz] = member.offset(CHUNK_SIZE as f32, rule.cluster_spread);
+            if !(0.0..CHUNK_SIZE as f32).contains(&lx) || !(0.0..CHUNK_SIZE as f32).contains(&lz) {
+                continue;
             }
+            let min = c.min_voxel();
+            let (x, z) = (f64::from(min.x) + f64::from(lx), f64::from(min.z) + f64::from(lz));
+            let (vx, vz) = (x.floor() as i32, z.floor() as i32);
+            let Some(y) = habitat_y(ctx, rule, c, voxels, vx, vz, mix64(hm ^ 0x5eed)) else { continue };
+            if rule.filters_light() {
+                let l = light.map_or(0, |f| f(IVec3::new(vx, y, vz)));
+                if l < rule.light_min || l > rule.light_max {
+                    continue;
+                }
+            }
+            let fy = if rule.habitat == SpawnHabitat::Water { f64::from(y) + 0.5 } else { f64::from(y) };
+            let position = [x, fy, z];
+            let spacing_sq = f64::from(rule.min_spacing) * f64::from(rule.min_spacing);
+            if out[start..].iter().any(|p: &SpawnPoint| dist_sq(p.position, position) < spacing_sq) {
+                continue;
+            }
+            out.push(SpawnPoint {
+                rule: i as u16,
+                index: member.index,
+                position,
+                yaw: unit_f32(hm << 40) * std::f32::consts::TAU,
+            });
         }
     }
     out
@@ -163,6 +153,12 @@ fn habitat_y(
             let lo = col.surface.saturating_sub(rule.depth_max).max(y0);
             let hi = col.surface.saturating_sub(rule.depth_min.max(1)).min(y1 - 1);
             let places: Vec<i32> = (lo..=hi).filter(|&y| open(y) && open(y + 1) && solid(y - 1)).collect();
+            pick_one(&places, pick)
+        }
+        SpawnHabitat::Underground => {
+            let lo = col.surface.saturating_sub(rule.depth_max).max(y0);
+            let hi = col.surface.saturating_sub(rule.depth_min.max(1)).min(y1 - 1);
+            let places: Vec<i32> = (lo..=hi).filter(|&y| solid(y)).collect();
             pick_one(&places, pick)
         }
         SpawnHabitat::Water => {

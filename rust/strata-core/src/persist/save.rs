@@ -71,7 +71,7 @@ use crate::base::atomic_file::write_atomic;
 use crate::base::block::{BLOCK_COUNT, BlockId, block_info};
 use crate::base::block_library::{BlockLibrary, MAX_BLOCK_NAME_BYTES, default_library, is_valid_block_name};
 use crate::base::byte_codec::{put_str, put_varint, put_zigzag};
-use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
+use crate::base::coords::{CHUNK_SIZE, CHUNK_VOLUME, ChunkCoord, IVec3};
 use crate::base::edit_history::{PendingFlow, VoxelChange};
 use crate::base::edits::{EditMap, local_from_index};
 use crate::persist::codec::Reader;
@@ -477,6 +477,22 @@ pub fn encode_world_save(save: &WorldSave, file: &str, options: SaveOptions<'_>)
                 ),
             });
         }
+    }
+    // The reader takes chunk coordinates of the entity lists within i32 / CHUNK_SIZE.
+    let chunk_limit = (i32::MIN / CHUNK_SIZE)..=(i32::MAX / CHUNK_SIZE);
+    let listed = save.entities.removed_spawns.keys().chain(save.entities.removed_scatter.keys());
+    if let Some(c) = listed.into_iter().find(|c| ![c.x, c.y, c.z].iter().all(|v| chunk_limit.contains(v))) {
+        return Err(SaveError::WouldNotLoad {
+            file: file.into(),
+            problem: format!(
+                "the entity deltas list chunk ({}, {}, {}); allowed: chunk coordinates within {}..={}",
+                c.x,
+                c.y,
+                c.z,
+                chunk_limit.start(),
+                chunk_limit.end()
+            ),
+        });
     }
     let n_state = save.state.len() as u64;
     if n_state > limits.max_state_entries {
@@ -929,6 +945,17 @@ mod tests {
         let bytes = encode_world_save(&s, "x.strata", SaveOptions::default().unchecked()).unwrap();
         assert_eq!(decode_world_save(&bytes, "x.strata", SaveOptions::default()).unwrap(), s);
         assert_eq!(encode_world_save(&s, "x.strata", SaveOptions::default()).unwrap(), bytes);
+    }
+
+    #[test]
+    fn entity_deltas_of_chunks_the_reader_refuses_are_not_written() {
+        let mut s = WorldSave::default();
+        s.entities.remove_spawn(ChunkCoord::new(i32::MAX / CHUNK_SIZE, 0, 3), 1);
+        let bytes = encode_world_save(&s, "x.strata", SaveOptions::default()).unwrap();
+        assert_eq!(decode_world_save(&bytes, "x.strata", SaveOptions::default()).unwrap(), s, "the last chunk");
+        s.entities.remove_spawn(ChunkCoord::new(i32::MAX / CHUNK_SIZE + 1, 0, 0), 1);
+        let e = encode_world_save(&s, "x.strata", SaveOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("entity deltas list chunk (67108864, 0, 0)"), "{e}");
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub enum SpawnHabitat {
     Cave,
     /// In water: a water voxel with water or air above it.
     Water,
+    /// Buried: inside solid ground (a chest to dig up), between `depth_min` and `depth_max` voxels
+    /// (side view: tiles) below the column's surface.
+    Underground,
 }
 
 /// The spawn rules of a world ([`crate::gen3d::spawns`]).
@@ -86,7 +89,7 @@ pub struct SpawnRule {
     pub biomes: Vec<String>,
     pub habitat: SpawnHabitat,
     /// Depth below the column's surface, voxels (`depth_min <= depth_max`, 0..=4096). Surface
-    /// objects ignore it; cave and water objects start within it.
+    /// and water objects ignore it; cave and underground objects start within it.
     pub depth_min: i32,
     pub depth_max: i32,
     /// Clusters per chunk on average, 0..=16.

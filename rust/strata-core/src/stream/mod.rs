@@ -20,6 +20,7 @@ pub mod lighting2d;
 pub mod navigation;
 pub mod query;
 pub mod scheduler;
+pub(crate) mod spawns2d;
 pub mod stream2d;
 pub mod streamer;
 pub mod tile_edits;

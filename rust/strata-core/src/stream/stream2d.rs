@@ -37,6 +37,7 @@ use crate::base::coords::{IVec3, clamp_to_world};
 use crate::base::edit_history::VoxelChange;
 use crate::base::edits::EditMap;
 use crate::gen2d::autotile::{AtlasCoords, TileRules, autotile_padded_with};
+use crate::gen2d::spawns::SpawnPoint2D;
 use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::light::LIGHT_REACH;
 use crate::light::LightProps;
@@ -45,6 +46,7 @@ use crate::stream::lighting2d::{
     COLUMN_EXPOSURE_SEARCH_DEPTH_2D, ChunkLight2D, EXPOSURE_SLAB_2D, edits_for_light_2d, light_box, light_chunk_tiles,
 };
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
+use crate::stream::spawns2d::chunk_spawns_2d;
 use crate::stream::streamer::AppliedFlow;
 
 /// Counters for the HUD and `get_stats()` (the second stage is light and autotiling).
@@ -161,6 +163,9 @@ pub struct ChunkResult2D {
     pub tiles_changed: bool,
     /// The chunk's light with the light on ([`StreamConfig2D::light`]).
     pub light: Option<ChunkLight2D>,
+    /// Where the preset's spawn rules start objects in this chunk (from its generated tiles);
+    /// empty for an update after an edit, whose spawns the first load gave.
+    pub spawns: Vec<SpawnPoint2D>,
     job_id: u64,
 }
 
@@ -865,27 +870,26 @@ fn build_chunk(
     let n = generator.chunk_tiles();
     let (x, y) = job.coord.min_tile(n);
     let mut above = HashMap::new();
-    let generated = match &job.payload.light {
+    let mut generated = match &job.payload.light {
         Some(_) => {
             let (bx, by, side) = light_box(job.coord, n);
-            let mut grid = generator.generate_region(bx, by, side, side);
-            for &(p, id) in &job.payload.edits {
-                if p.y >= by {
-                    grid.set(p.x, p.y, id);
-                } else {
-                    above.insert((p.x, p.y), id);
-                }
-            }
-            grid
+            generator.generate_region(bx, by, side, side)
         }
-        None => {
-            let mut grid = generator.generate_padded_chunk(job.coord);
-            for &(p, id) in &job.payload.edits {
-                grid.set(p.x, p.y, id);
-            }
-            grid
-        }
+        None => generator.generate_padded_chunk(job.coord),
     };
+    // Spawns from the generated tiles, before the edits (a first load only: an update keeps them).
+    let spawns = if job.is_update {
+        Vec::new()
+    } else {
+        chunk_spawns_2d(generator, job.coord, &generated, job.payload.light.as_deref().map(|p| (p, &mut *scratch)))
+    };
+    for &(p, id) in &job.payload.edits {
+        if p.y >= generated.min_y {
+            generated.set(p.x, p.y, id);
+        } else {
+            above.insert((p.x, p.y), id);
+        }
+    }
     let gen_us = t0.elapsed().as_micros() as u32;
     if job.is_cancelled() {
         return None;
@@ -910,6 +914,7 @@ fn build_chunk(
         is_update: job.is_update,
         tiles_changed: true,
         light,
+        spawns,
         job_id: job.id,
     })
 }

@@ -65,6 +65,8 @@ use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 use strata_core::stream::tile_edits::TileEditLog;
 
 mod edits_2d;
+mod entities_2d;
+mod entity_nodes_2d;
 mod light_2d;
 mod origin_2d;
 mod structures_2d;
@@ -311,6 +313,8 @@ pub struct ChunkWorld2D {
     origin_shifts: u64,
     /// Times the layer was drawn again at the origin (a chunk past the cells' exact range).
     layer_redraws: u64,
+    /// Spawn points, live entities and what a save keeps of them (`entities_2d`).
+    entities: entities_2d::Entities2D,
 }
 
 /// One chunk's drawn light (`light_2d`): its sprite and the bytes its texture holds.
@@ -393,6 +397,7 @@ impl INode2D for ChunkWorld2D {
             origin_shift_us: Samples::default(),
             origin_shifts: 0,
             layer_redraws: 0,
+            entities: Default::default(),
         }
     }
 
@@ -468,6 +473,7 @@ impl INode2D for ChunkWorld2D {
             (unloads, results)
         };
         for c in unloads {
+            self.entities.chunk_unloaded(c);
             self.apply_light(c, None);
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
             self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
@@ -476,6 +482,7 @@ impl INode2D for ChunkWorld2D {
             // The light is shown at once (a texture's bytes); the tiles are written a row at a
             // time, and only when the result changed them.
             self.apply_light(r.coord, r.light.take());
+            self.entities.chunk_loaded(r.coord, std::mem::take(&mut r.spawns), r.is_update);
             if !r.tiles_changed {
                 continue;
             }
@@ -487,6 +494,7 @@ impl INode2D for ChunkWorld2D {
         }
         self.receive_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         self.apply_ops(frame_start, budget);
+        self.update_entities(frame_start, budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
         // view), as `StrataChunkWorld`'s does.
@@ -578,6 +586,16 @@ impl ChunkWorld2D {
     /// the edits before and after).
     #[signal]
     fn voxels_changed(rect: Rect2i);
+
+    /// An entity came into the world: spawned by a rule, brought back from a record, or added
+    /// with `add_entity`.
+    #[signal]
+    pub(crate) fn entity_spawned(node: Gd<Node2D>);
+
+    /// An entity is about to leave the world: its chunk unloaded (it is kept if it moved or
+    /// changed), the world restarts or loads a save, or `remove_entity` removed it.
+    #[signal]
+    pub(crate) fn entity_despawned(node: Gd<Node2D>);
 
     /// Emitted after the world's origin moved (`floating_origin`, `set_origin`) by `shift`
     /// (world tiles; every position in the node's space lost `shift × tile size` pixels). The
@@ -810,7 +828,9 @@ impl ChunkWorld2D {
     /// bytes a tile, see `memory_budget_mb`), `view_distance_effective` (the view distance in use:
     /// `view_distance`, or less while the memory budget holds it back), and the floating
     /// origin's `origin_shifts`, `origin_shift_us_median` and `origin_shift_us_max` (main-thread
-    /// time of a shift, µs) and `layer_redraws` (times the layer was drawn again at the origin).
+    /// time of a shift, µs), `layer_redraws` (times the layer was drawn again at the origin), and
+    /// the entities' `entities` (standing), `entities_queued`, `entities_kept` (records of
+    /// entities not standing) and `entity_spawn_us_median` (main-thread time to instance one).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -832,6 +852,7 @@ impl ChunkWorld2D {
         d.set("origin_shift_us_median", self.origin_shift_us.median());
         d.set("origin_shift_us_max", self.origin_shift_us.max());
         d.set("layer_redraws", self.layer_redraws as i64);
+        self.entity_stats(&mut d);
         d
     }
 
@@ -907,21 +928,22 @@ impl ChunkWorld2D {
         self.ensure_streamer();
     }
 
-    /// Writes the world (preset + edits + game state) to `path` (res://, user:// or absolute),
+    /// Writes the world (preset + edits + game state + entities) to `path` (res://, user:// or absolute),
     /// in the format of `StrataChunkWorld.save_world`, with the names of the blocks the edits use (so
     /// a library reordered or extended later loads it unchanged). The write is atomic: a crash
     /// mid-save keeps the previous file. An invalid `block_library` refuses to save. Returns OK
     /// or an error code; the message is in `last_error()`.
     #[func]
     pub fn save_world(&mut self, path: GString) -> Error {
+        self.host.set_entities(self.entity_deltas());
         let library = self.library();
         let edits = self.streamer.as_ref().map(|s| s.edits());
         let flows = self.streamer.as_ref().map(|s| s.pending_water_flows());
         self.host.save_world(&path, self.preset.as_ref(), edits, flows, library.as_deref().map_err(String::clone))
     }
 
-    /// Loads a world written by `save_world`: replaces the preset, the edits and the game state,
-    /// and streams the saved world. Its blocks are found by name in `block_library`: a block the
+    /// Loads a world written by `save_world`: replaces the preset, the edits, the game state and
+    /// the entities, and streams the saved world. Its blocks are found by name in `block_library`: a block the
     /// library lacks is refused with its name. On error nothing changes; the message is in
     /// `last_error()`.
     #[func]
@@ -929,9 +951,11 @@ impl ChunkWorld2D {
         let library = self.library();
         match self.host.read_world(&path, library.as_deref().map_err(String::clone)) {
             Ok((preset, edits, flows)) => {
+                let entities = self.host.take_entities();
                 let before = world_edits::tile_edit_bounds(self.edits());
                 let after = world_edits::tile_edit_bounds(Some(&edits));
                 self.restart_with(preset, edits, flows);
+                self.replace_entities(entities);
                 self.edit_log.clear();
                 self.emit_tiles_changed(world_edits::union(before, after));
                 Error::OK
@@ -1209,6 +1233,7 @@ impl ChunkWorld2D {
         }
         self.ops.clear();
         self.clear_light_sprites();
+        self.park_entities();
     }
 
     /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.

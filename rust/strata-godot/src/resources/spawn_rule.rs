@@ -13,25 +13,31 @@ use strata_core::preset::model::{SpawnHabitat, SpawnRule as CoreRule};
 /// `density` clusters on average, each of up to `cluster_size` members within `cluster_spread`
 /// voxels of its centre and at least `min_spacing` apart, where the biome, habitat, depth and
 /// light allow: a pure function of seed, rule and chunk, so every machine and every run starts the
-/// same objects. `StrataChunkWorld` instances them when their chunk comes within `entity_distance`.
+/// same objects. `StrataChunkWorld` instances them when their chunk comes within `entity_distance`;
+/// `StrataChunkWorld2D` reads the same rule in tiles (y down, no biomes) and instances them when
+/// their chunk streams in.
 #[derive(GodotClass)]
 #[class(tool, base = Resource, rename = StrataSpawnRule)]
 pub struct SpawnRule {
     base: Base<Resource>,
-    /// The scene to instance (`res://…`, `.tscn` or `.scn`); its root must be a `Node3D`.
+    /// The scene to instance (`res://…`, `.tscn` or `.scn`); its root must be a `Node3D` (a
+    /// `Node2D` in a side-view world).
     #[export(file = "*.tscn,*.scn")]
     scene: GString,
     /// Names of the biomes it may start in; empty: every biome.
     #[export]
     biomes: PackedStringArray,
     /// Surface: on dry ground under the sky. Cave: on a cave floor between `depth_min` and
-    /// `depth_max` below the surface. Water: in water.
-    #[export(enum = (Surface = 0, Cave = 1, Water = 2))]
+    /// `depth_max` below the surface. Water: in water. Underground: buried in solid ground
+    /// between `depth_min` and `depth_max` below the surface (a chest to dig up).
+    #[export(enum = (Surface = 0, Cave = 1, Water = 2, Underground = 3))]
     habitat: i32,
-    /// Cave: the least depth below the column's surface, voxels (0–4096).
+    /// Cave and Underground: the least depth below the column's surface, voxels (side view:
+    /// tiles; 0–4096).
     #[export(range = (0.0, 4096.0, 1.0))]
     depth_min: i32,
-    /// Cave: the greatest depth below the column's surface, voxels (0–4096).
+    /// Cave and Underground: the greatest depth below the column's surface, voxels (side view:
+    /// tiles; 0–4096).
     #[export(range = (0.0, 4096.0, 1.0))]
     depth_max: i32,
     /// Clusters per chunk on average (0–16).
@@ -87,6 +93,9 @@ impl SpawnRule {
     /// `habitat`: in water.
     #[constant]
     pub const HABITAT_WATER: i64 = 2;
+    /// `habitat`: buried in solid ground between `depth_min` and `depth_max` below the surface.
+    #[constant]
+    pub const HABITAT_UNDERGROUND: i64 = 3;
 
     /// A new rule starting `density` clusters of `scene` per chunk on the surface.
     #[func]
@@ -111,6 +120,7 @@ impl SpawnRule {
             habitat: match self.habitat {
                 1 => SpawnHabitat::Cave,
                 2 => SpawnHabitat::Water,
+                3 => SpawnHabitat::Underground,
                 _ => SpawnHabitat::Surface,
             },
             depth_min: self.depth_min,
@@ -131,6 +141,7 @@ impl SpawnRule {
             SpawnHabitat::Surface => 0,
             SpawnHabitat::Cave => 1,
             SpawnHabitat::Water => 2,
+            SpawnHabitat::Underground => 3,
         };
         self.depth_min = r.depth_min;
         self.depth_max = r.depth_max;

@@ -18,8 +18,8 @@
 //! May use: `strata_core::persist::entities`, `strata_core::gen3d` (spawn points, scatter),
 //! nothing of the node: `entity_nodes` drives it.
 
-use godot::classes::{Node3D, PackedScene, ResourceLoader};
-use godot::global::var_to_bytes;
+use crate::host::entity_scenes::{SceneCache, state_of};
+use godot::classes::{Node3D, PackedScene};
 use godot::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::time::Instant;
@@ -46,16 +46,9 @@ pub(super) enum Source {
 }
 
 /// An object waiting for its turn (and its scene) to be instanced.
-pub(super) struct Pending {
+pub(crate) struct Pending {
     pub(super) chunk: ChunkCoord,
     pub(super) source: Source,
-}
-
-/// A scene the rules or records name, loaded on Godot's loader threads.
-pub(super) enum SceneSlot {
-    Loading,
-    Ready(Gd<PackedScene>),
-    Failed,
 }
 
 /// An entity standing in the world.
@@ -83,7 +76,7 @@ pub(crate) struct Entities {
     pub(super) queue: VecDeque<Pending>,
     /// Live entities by instance id, in instancing order of ids.
     pub(super) live: BTreeMap<i64, LiveEntity>,
-    pub(super) scenes: HashMap<String, SceneSlot>,
+    pub(super) scenes: SceneCache,
     /// Main-thread time to instance one entity (µs).
     pub(crate) spawn_us: Samples,
     /// True on a shared world's client: the deltas are the server's, the entities its replicas.
@@ -92,12 +85,6 @@ pub(crate) struct Entities {
     pub(super) motions: HashMap<i64, Motion>,
     /// The world's origin: entities' nodes stand at world − origin, records hold world points.
     pub(super) origin: FloatingOrigin,
-}
-
-/// The node name of an entity: its scene file's stem and its instance id (unique in the world).
-pub(super) fn node_name(scene: &str, id: i64) -> String {
-    let stem = scene.rsplit('/').next().unwrap_or(scene).split('.').next().unwrap_or("entity");
-    format!("entity_{stem}_{id}")
 }
 
 /// `p` as `f64` components.
@@ -134,19 +121,6 @@ impl Entities {
             m.to.origin -= d;
         }
     }
-}
-
-/// The node's own state as bytes (`var_to_bytes` of its `strata_get_state()` Dictionary), empty
-/// when it has none.
-pub(super) fn state_of(node: &Gd<Node3D>) -> PackedByteArray {
-    if !node.has_method("strata_get_state") {
-        return PackedByteArray::new();
-    }
-    let v = node.clone().call("strata_get_state", &[]);
-    if v.get_type() != VariantType::DICTIONARY {
-        return PackedByteArray::new();
-    }
-    var_to_bytes(&v)
 }
 
 pub(super) fn transform_changed(a: &Transform3D, b: &Transform3D) -> bool {
@@ -235,39 +209,9 @@ impl Entities {
         })
     }
 
-    /// The scene at `path`: ready, loading (asked of Godot's loader threads), or failed. The
-    /// threaded loader is reached through `Object.call`, as gdext leaves its methods out of the
-    /// typed API without its experimental thread support.
+    /// The scene at `path`: ready, loading (`None`), or failed.
     pub(super) fn scene(&mut self, path: &str) -> Option<Result<Gd<PackedScene>, ()>> {
-        const IN_PROGRESS: i64 = 1;
-        const LOADED: i64 = 3;
-        let mut loader = ResourceLoader::singleton();
-        let arg = [GString::from(path).to_variant()];
-        let slot = self.scenes.entry(path.to_string()).or_insert_with(|| {
-            if loader.call("load_threaded_request", &arg).try_to::<i64>().ok() == Some(0) {
-                SceneSlot::Loading
-            } else {
-                SceneSlot::Failed
-            }
-        });
-        if let SceneSlot::Loading = slot {
-            match loader.call("load_threaded_get_status", &arg).try_to::<i64>() {
-                Ok(IN_PROGRESS) => {}
-                Ok(LOADED) => {
-                    let res = loader.call("load_threaded_get", &arg);
-                    *slot = match res.try_to::<Gd<PackedScene>>() {
-                        Ok(s) => SceneSlot::Ready(s),
-                        Err(_) => SceneSlot::Failed,
-                    };
-                }
-                _ => *slot = SceneSlot::Failed,
-            }
-        }
-        match slot {
-            SceneSlot::Loading => None,
-            SceneSlot::Ready(s) => Some(Ok(s.clone())),
-            SceneSlot::Failed => Some(Err(())),
-        }
+        self.scenes.get(path)
     }
 
     /// Forgets every loaded chunk and every live entity without keeping them (a loaded save

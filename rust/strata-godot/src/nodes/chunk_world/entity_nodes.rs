@@ -8,12 +8,12 @@
 
 use super::ChunkWorld;
 use super::entities::replica::{MATCH_RADIUS, record_transform};
-use super::entities::{LiveEntity, Motion, Pending, SceneSlot, Source, node_name, state_of};
+use super::entities::{LiveEntity, Motion, Pending, Source};
+use crate::host::entity_scenes::{EntityQueue, instance_queued, instantiate_root, node_name, restore_state, state_of};
 use godot::classes::node::InternalMode;
 use godot::classes::{Node3D, PackedScene};
-use godot::global::bytes_to_var;
 use godot::prelude::*;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::time::Instant;
 use strata_core::ChunkCoord;
 use strata_core::persist::entities::{EntityDeltas, EntityRecord};
@@ -117,54 +117,16 @@ impl ChunkWorld {
             node.free();
         }
         // Instance within the budget, at least one object a frame.
-        let mut made = 0;
-        let mut waiting = VecDeque::new();
-        while made == 0 || frame_start.elapsed() < budget {
-            let Some(p) = self.entities.queue.pop_front() else { break };
-            let path = match &p.source {
-                Source::Spawn(s) => self.spawn_scene_path(s.rule),
-                Source::Record(r) => Some(r.scene.clone()),
-            };
-            let Some(path) = path else { continue };
-            match self.entities.scene(&path) {
-                None => waiting.push_back(p),
-                Some(Err(())) => {
-                    self.report_entity_error(format!(
-                        "StrataChunkWorld: the scene `{path}` of an entity could not be loaded; allowed: a PackedScene whose root is a Node3D"
-                    ));
-                    if let Source::Record(r) = p.source {
-                        // Kept, not lost: it comes back once the scene loads (a later run).
-                        self.entities.deltas.push_record(r);
-                    }
-                }
-                Some(Ok(scene)) => {
-                    let t = Instant::now();
-                    let _ = self.instance_pending(p, &path, &scene);
-                    self.entities.spawn_us.push(t.elapsed().as_micros() as u32);
-                    made += 1;
-                }
-            }
-        }
-        // Objects whose scene is still loading keep their place in the queue.
-        while let Some(p) = waiting.pop_back() {
-            self.entities.queue.push_front(p);
-        }
+        instance_queued(self, frame_start, budget);
     }
 
     /// Instances one queued object as a child of the world; the node, or `None` with the
     /// error kept.
     fn instance_pending(&mut self, p: Pending, path: &str, scene: &Gd<PackedScene>) -> Option<Gd<Node3D>> {
-        let Some(node) = scene.instantiate() else {
-            self.report_entity_error(format!("StrataChunkWorld: the scene `{path}` did not instance"));
-            return None;
-        };
-        let mut node = match node.try_cast::<Node3D>() {
+        let mut node = match instantiate_root::<Node3D>(scene, path, "StrataChunkWorld", "Node3D") {
             Ok(n) => n,
-            Err(other) => {
-                other.free();
-                self.report_entity_error(format!(
-                    "StrataChunkWorld: the scene `{path}` has a root that is not a Node3D; allowed: a scene whose root is a Node3D"
-                ));
+            Err(message) => {
+                self.report_entity_error(message);
                 return None;
             }
         };
@@ -185,10 +147,7 @@ impl ChunkWorld {
         node.set_name(&node_name(path, id));
         self.base_mut().add_child_ex(&node).internal(InternalMode::BACK).done();
         if let Some(bytes) = state {
-            let v = bytes_to_var(&bytes);
-            if v.get_type() == VariantType::DICTIONARY && node.has_method("strata_set_state") {
-                node.call("strata_set_state", &[v]);
-            }
+            restore_state(&node, bytes.as_slice());
         }
         // A record keeps its own origin: it is already not at its spawn.
         let start = node.get_transform();
@@ -215,7 +174,7 @@ impl ChunkWorld {
             ));
             return None;
         }
-        self.entities.scenes.entry(path.clone()).or_insert_with(|| SceneSlot::Ready(scene.clone()));
+        self.entities.scenes.insert_ready(&path, &scene);
         let record = EntityRecord {
             scene: path.clone(),
             position: self.entities.world(position),
@@ -380,14 +339,9 @@ impl ChunkWorld {
                 freed.push(l.node);
             }
         }
-        for (mut node, state) in restate {
-            let v = bytes_to_var(&PackedByteArray::from(state.as_slice()));
-            if !state.is_empty()
-                && v.get_type() == VariantType::DICTIONARY
-                && node.has_method("strata_set_state")
-                && state_of(&node).as_slice() != state.as_slice()
-            {
-                node.call("strata_set_state", &[v]);
+        for (node, state) in restate {
+            if state_of(&node).as_slice() != state.as_slice() {
+                restore_state(&node, &state);
             }
         }
         for node in freed {
@@ -396,5 +350,46 @@ impl ChunkWorld {
                 node.free();
             }
         }
+    }
+}
+
+impl EntityQueue for ChunkWorld {
+    type Pending = Pending;
+
+    fn next_pending(&mut self) -> Option<Pending> {
+        self.entities.queue.pop_front()
+    }
+
+    fn requeue_front(&mut self, p: Pending) {
+        self.entities.queue.push_front(p);
+    }
+
+    fn scene_path(&self, p: &Pending) -> Option<String> {
+        match &p.source {
+            Source::Spawn(s) => self.spawn_scene_path(s.rule),
+            Source::Record(r) => Some(r.scene.clone()),
+        }
+    }
+
+    fn scene(&mut self, path: &str) -> Option<Result<Gd<PackedScene>, ()>> {
+        self.entities.scene(path)
+    }
+
+    fn scene_failed(&mut self, p: Pending, path: &str) {
+        self.report_entity_error(format!(
+            "StrataChunkWorld: the scene `{path}` of an entity could not be loaded; allowed: a PackedScene whose root is a Node3D"
+        ));
+        if let Source::Record(r) = p.source {
+            // Kept, not lost: it comes back once the scene loads (a later run).
+            self.entities.deltas.push_record(r);
+        }
+    }
+
+    fn instance(&mut self, p: Pending, path: &str, scene: &Gd<PackedScene>) {
+        let _ = self.instance_pending(p, path, scene);
+    }
+
+    fn instanced_in(&mut self, us: u32) {
+        self.entities.spawn_us.push(us);
     }
 }
