@@ -66,6 +66,8 @@ use strata_core::stream::tile_edits::TileEditLog;
 
 mod edits_2d;
 mod light_2d;
+mod navigation_2d;
+mod navigation_regions_2d;
 mod origin_2d;
 mod structures_2d;
 mod tools_2d;
@@ -228,6 +230,43 @@ pub struct ChunkWorld2D {
     #[var]
     #[export]
     origin_shift_group: StringName,
+    /// Walker navigation for the chunks near the viewers, on `NavigationServer2D` (the world's
+    /// default 2D map, or `set_navigation_map`'s): a `NavigationAgent2D` (or
+    /// `NavigationServer2D.map_get_path(get_navigation_map(), …)`) finds paths along the ground,
+    /// up steps and ledges within `navigation_max_step_up` and down drops within
+    /// `navigation_max_drop` (one-way links). Baked on the workers with each chunk and again after
+    /// edits (see docs/side_view.md). Off by default; turning it off frees the regions.
+    #[export_group(name = "Navigation")]
+    #[var(set)]
+    #[export]
+    navigation_enabled: bool,
+    /// Chunks within this many chunks of a viewer (per axis) get navigation: 1 to 8 (default 2;
+    /// clamped with a warning).
+    #[var(set)]
+    #[export(range = (1.0, 8.0))]
+    navigation_distance: i64,
+    /// The navigation layers of the regions and links (`NavigationRegion2D.navigation_layers`;
+    /// default layer 1): agents whose `navigation_layers` share a bit with them path over them.
+    #[var(set)]
+    #[export(flags_2d_navigation)]
+    navigation_layers: u32,
+    /// Open tiles a walker needs, its feet tile included: 1 to 16 (default 2). A cell is
+    /// standable when it and the tiles above it are open and the tile below is solid.
+    #[var(set)]
+    #[export(range = (1.0, 16.0))]
+    navigation_agent_height: i64,
+    /// The most tiles a walker climbs to a ledge beside it (a step or a jump), and comes down
+    /// again: 0 to 16 (default 1). Such steps are polygons joining the two strips of ground.
+    #[var(set)]
+    #[export(range = (0.0, 16.0))]
+    navigation_max_step_up: i64,
+    /// The most tiles a walker drops from a ledge: 0 to 32 (default 4). Drops deeper than
+    /// `navigation_max_step_up` are one-way `NavigationServer2D` links.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    navigation_max_drop: i64,
+    /// The regions and links on the navigation server (`navigation_2d`).
+    navigation_2d: navigation_2d::WorldNavigation2D,
     /// `structures` resolved (`structures_2d`).
     structures_2d: crate::host::structures_2d::StructureCache2D,
 
@@ -339,6 +378,13 @@ impl INode2D for ChunkWorld2D {
             floating_origin: false,
             origin_shift_distance: DEFAULT_SHIFT_DISTANCE,
             origin_shift_group: StringName::from("strata_origin_shift"),
+            navigation_enabled: false,
+            navigation_distance: 2,
+            navigation_layers: 1,
+            navigation_agent_height: 2,
+            navigation_max_step_up: 1,
+            navigation_max_drop: 4,
+            navigation_2d: Default::default(),
             structures: Array::new(),
             structures_2d: Default::default(),
             streamer: None,
@@ -450,6 +496,7 @@ impl INode2D for ChunkWorld2D {
         };
         for c in unloads {
             self.apply_light(c, None);
+            self.navigation_unloaded_2d(c);
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
             self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
         }
@@ -457,6 +504,7 @@ impl INode2D for ChunkWorld2D {
             // The light is shown at once (a texture's bytes); the tiles are written a row at a
             // time, and only when the result changed them.
             self.apply_light(r.coord, r.light.take());
+            self.accept_navigation_2d(&mut r);
             if !r.tiles_changed {
                 continue;
             }
@@ -473,6 +521,7 @@ impl INode2D for ChunkWorld2D {
             self.ops.push_back(TileOp::Write { result: r, next_row: 0, erase_air });
         }
         self.apply_ops(frame_start, budget);
+        self.navigation_frame_2d(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
         // view), as `StrataChunkWorld`'s does.
@@ -814,6 +863,7 @@ impl ChunkWorld2D {
         d.set("origin_shift_us_median", self.origin_shift_us.median());
         d.set("origin_shift_us_max", self.origin_shift_us.max());
         d.set("layer_redraws", self.layer_redraws as i64);
+        self.navigation_stats_2d(&mut d);
         d
     }
 
@@ -982,6 +1032,36 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_navigation_enabled(&mut self, value: bool) {
+        self.change_navigation_enabled(value);
+    }
+
+    #[func]
+    fn set_navigation_distance(&mut self, value: i64) {
+        self.change_navigation_distance(value);
+    }
+
+    #[func]
+    fn set_navigation_layers(&mut self, value: u32) {
+        self.change_navigation_layers(value);
+    }
+
+    #[func]
+    fn set_navigation_agent_height(&mut self, value: i64) {
+        self.change_navigation_agent_height(value);
+    }
+
+    #[func]
+    fn set_navigation_max_step_up(&mut self, value: i64) {
+        self.change_navigation_max_step_up(value);
+    }
+
+    #[func]
+    fn set_navigation_max_drop(&mut self, value: i64) {
+        self.change_navigation_max_drop(value);
+    }
+
+    #[func]
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.apply_library();
@@ -1129,6 +1209,7 @@ impl ChunkWorld2D {
             memory_budget_mb: self.memory_budget(),
             tile_rules: self.tile_rules.clone(),
             light: self.light_props(),
+            navigation: self.navigation_config_2d(),
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -1191,6 +1272,7 @@ impl ChunkWorld2D {
         }
         self.ops.clear();
         self.clear_light_sprites();
+        self.navigation_2d.clear();
     }
 
     /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
