@@ -33,7 +33,11 @@ func _ready() -> void:
 	var preset := StrataWorldPreset.new()
 	preset.seed = 31
 	preset.side_view_water_enabled = false
+	preset.side_view_amplitude = 36.0
 	world.preset = preset
+	# The tiles as they are, unlit: the navigation is what the frame shows.
+	world.light_enabled = false
+	RenderingServer.set_default_clear_color(Color(0.55, 0.72, 0.9))
 	world.view_distance = 1
 	world.navigation_enabled = true
 	world.navigation_distance = 1
@@ -50,7 +54,7 @@ func _run() -> void:
 	var checks := RenderedChecks.new()
 	var x0 := 20
 	var ground: int = world.get_generated_surface_rows(x0, 1)[0]
-	viewer.position = world.tile_to_local(Vector2i(x0, ground + 4))
+	viewer.position = world.tile_to_local(Vector2i(x0, ground + 6))
 	for i in 3:
 		await get_tree().process_frame
 	while not world.is_area_ready() or int(world.get_stats()["nav_queue"]) > 0:

@@ -208,7 +208,7 @@ fn rough(x: i32, y: i32) -> BlockId {
 }
 
 /// Union-find root.
-fn root(parent: &mut Vec<usize>, mut i: usize) -> usize {
+fn root(parent: &mut [usize], mut i: usize) -> usize {
     while parent[i] != i {
         parent[i] = parent[parent[i]];
         i = parent[i];
@@ -216,7 +216,7 @@ fn root(parent: &mut Vec<usize>, mut i: usize) -> usize {
     i
 }
 
-fn union(parent: &mut Vec<usize>, a: usize, b: usize) {
+fn union(parent: &mut [usize], a: usize, b: usize) {
     let (a, b) = (root(parent, a), root(parent, b));
     parent[a] = b;
 }

@@ -267,7 +267,7 @@ mod tests {
                 r.coord
             );
             if let Some(m) = &r.navigation {
-                assert_eq!(m, &expected(&g, r.coord, &config, &[]), "streamed bake of {:?}", r.coord);
+                assert_eq!(**m, expected(&g, r.coord, &config, &[]), "streamed bake of {:?}", r.coord);
             }
         }
         // Dig the ground under the viewer: its chunk comes back re-baked, its tiles rewritten.
@@ -275,7 +275,7 @@ mod tests {
         s.set_tile(10, row, block::AIR);
         let again = drain(&mut s);
         let r = again.iter().rev().find(|r| r.coord == viewer).expect("the viewer's chunk is rebuilt");
-        assert_eq!(r.navigation.as_ref(), Some(&expected(&g, viewer, &config, &edits)));
+        assert_eq!(r.navigation.as_deref(), Some(&expected(&g, viewer, &config, &edits)));
         assert_ne!(expected(&g, viewer, &config, &edits), expected(&g, viewer, &config, &[]));
         // A block two rows above the viewer's chunk, in no chunk's padded box that the chunk's
         // tiles need: the chunk is rebuilt for its navigation alone.
@@ -288,14 +288,14 @@ mod tests {
         let again = drain(&mut s);
         let r = again.iter().rev().find(|r| r.coord == viewer).expect("rebuilt for its navigation");
         assert!(!r.tiles_changed, "its tiles did not change");
-        assert_eq!(r.navigation.as_ref(), Some(&expected(&g, viewer, &config, &edits)));
+        assert_eq!(r.navigation.as_deref(), Some(&expected(&g, viewer, &config, &edits)));
         // A loaded chunk beyond the distance, on request.
         let far = ChunkCoord2D::new(viewer.x + 1, viewer.y);
         assert!(!again.iter().any(|r| r.coord == far && r.navigation.is_some()));
         s.request_navigation(far);
         let asked = drain(&mut s);
         let r = asked.iter().rev().find(|r| r.coord == far).expect("rebuilt on request");
-        assert_eq!(r.navigation.as_ref(), Some(&expected(&g, far, &config, &edits)));
+        assert_eq!(r.navigation.as_deref(), Some(&expected(&g, far, &config, &edits)));
     }
 
     #[test]

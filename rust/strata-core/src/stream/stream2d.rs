@@ -173,8 +173,9 @@ pub struct ChunkResult2D {
     pub tiles_changed: bool,
     /// The chunk's light with the light on ([`StreamConfig2D::light`]).
     pub light: Option<ChunkLight2D>,
-    /// The chunk's walker navigation, when the job baked it ([`StreamConfig2D::navigation`]).
-    pub navigation: Option<NavMesh2D>,
+    /// The chunk's walker navigation, when the job baked it ([`StreamConfig2D::navigation`]);
+    /// boxed, so a result waiting in a queue stays small.
+    pub navigation: Option<Box<NavMesh2D>>,
     /// Microseconds the navigation bake took on the worker.
     pub nav_us: u32,
     job_id: u64,
@@ -985,7 +986,7 @@ fn build_chunk(
     let (navigation, nav_us) = match &job.payload.navigation {
         Some((config, edits)) => {
             let (mesh, us) = bake_streamed_chunk_2d(generator, job.coord, &generated, edits, config, nav_input);
-            (mesh.ok(), us)
+            (mesh.ok().map(Box::new), us)
         }
         None => (None, 0),
     };

@@ -20,8 +20,9 @@
 //!
 //! Blocks: `block_library` (null = the default library) gives the ids, names and solidity, the
 //! workers' autotile rules (`TileRules`) and, unless the layer brought its own TileSet, the
-//! generated TileSet: the core's `library_atlas_rgba` over each block's side texture (loaded and
-//! scaled here, on the main thread, when the library or the layer changes; never while streaming).
+//! generated TileSet (`tile_set_2d`): the core's `library_atlas_rgba` over each block's side
+//! texture (loaded and scaled on the main thread when the library or the layer changes; never
+//! while streaming).
 //! The library in use is the last valid one: an invalid one is reported and changes nothing.
 //! `tile_layout` picks the variants the workers choose and the generated atlas holds: 16 edge
 //! variants or the 47 blob variants with inner corners (`autotile::TileLayout`).
@@ -36,26 +37,22 @@ use crate::host::world_edits;
 use crate::host::world_host::{self, WorldHost};
 use crate::resources::block_library::BlockLibrary;
 use crate::resources::world_preset::WorldPreset;
-use godot::classes::image::Format;
-use godot::classes::image::Interpolation;
 use godot::classes::node::InternalMode;
-use godot::classes::{
-    Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet, TileSetAtlasSource,
-};
+use godot::classes::{Engine, INode2D, ImageTexture, Node2D, TileMapLayer, TileSet};
 use godot::global::Error;
 use godot::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
+use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::base::origin::DEFAULT_SHIFT_DISTANCE;
 use strata_core::base::origin_2d::FloatingOrigin2D;
-use strata_core::gen2d::autotile::{self, TileLayout, TileRules};
+use strata_core::gen2d::autotile::{TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
 use strata_core::stream::scheduler::{Samples, max_workers};
 use strata_core::stream::stream2d::{
@@ -70,6 +67,7 @@ mod navigation_2d;
 mod navigation_regions_2d;
 mod origin_2d;
 mod structures_2d;
+mod tile_set_2d;
 mod tools_2d;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
@@ -1399,65 +1397,6 @@ impl ChunkWorld2D {
         }
     }
 
-    /// Generates the TileSet of the library in use and gives it to `layer`.
-    fn give_tile_set(&mut self, layer: &mut Gd<TileMapLayer>) {
-        let px = self.tile_size.x.clamp(4, 256);
-        let rows = autotile::library_atlas_rows(&self.blocks, px as u32) as usize;
-        if rows < self.blocks.len() {
-            self.host.warn(format!(
-                "StrataChunkWorld2D.block_library: {} blocks do not fit one atlas of {px}-pixel tiles; allowed: at most {rows} (16,384 pixels); blocks from id {rows} on are drawn as nothing",
-                self.blocks.len()
-            ));
-        }
-        let textures = self.side_textures(px);
-        let (tile_set, source_id) = make_tile_set(px, &self.blocks, &self.tile_rules, &textures);
-        layer.set_tile_set(&tile_set);
-        self.tile_source_id = source_id as i64;
-        self.generated_tile_set = Some(tile_set);
-    }
-
-    /// Each block's side texture (`+z`, the face a side view shows) as `px`×`px` RGBA8 bytes,
-    /// scaled nearest-neighbour; None where a block has none. A texture that does not load is
-    /// reported with the block's name and drawn from the block's colour.
-    fn side_textures(&self, px: i32) -> Vec<Option<Vec<u8>>> {
-        let library = self.block_library.clone().unwrap_or_else(BlockLibrary::create_default);
-        let Ok(core) = library.bind().core() else { return Vec::new() };
-        let mut loader = ResourceLoader::singleton();
-        let mut loaded: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-        let mut out = Vec::with_capacity(core.len());
-        for def in core.blocks() {
-            let path = def.faces.texture_for_face(Face::PosZ);
-            if path.is_empty() {
-                out.push(None);
-                continue;
-            }
-            let bytes = loaded
-                .entry(path.to_string())
-                .or_insert_with(|| {
-                    let image =
-                        loader.load(path).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
-                    let Some(mut image) = image else {
-                        godot_error!(
-                            "StrataChunkWorld2D.block_library: block \"{}\": cannot load texture `{path}`; allowed: a Texture2D resource path; drawn in its colour",
-                            def.name
-                        );
-                        return None;
-                    };
-                    if image.is_compressed() {
-                        image.decompress();
-                    }
-                    image.convert(Format::RGBA8);
-                    if image.get_width() != px || image.get_height() != px {
-                        image.resize_ex(px, px).interpolation(Interpolation::NEAREST).done();
-                    }
-                    Some(image.get_data().to_vec())
-                })
-                .clone();
-            out.push(bytes);
-        }
-        out
-    }
-
     /// Tile size in pixels: the layer's TileSet's, else `tile_size`.
     fn tile_pixels(&self) -> Vector2i {
         let from_set = self
@@ -1608,52 +1547,4 @@ impl ChunkWorld2D {
 
 fn finite_floor(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
-}
-
-/// A TileSet of the autotile atlas layout of `rules` for `library`, drawn by
-/// [`autotile::library_atlas_rgba_with`] from `textures` (each block's side texture, `px`×`px`), with
-/// a full-square collision polygon on physics layer 0 for solid blocks only. Returns it and its
-/// atlas source id.
-fn make_tile_set(
-    px: i32,
-    library: &CoreLibrary,
-    rules: &TileRules,
-    textures: &[Option<Vec<u8>>],
-) -> (Gd<TileSet>, i32) {
-    let px = px.clamp(4, 256);
-    let (w, h, pixels) = autotile::library_atlas_rgba_with(library, px as u32, textures, rules.layout());
-    let mut tile_set = TileSet::new_gd();
-    tile_set.set_tile_size(Vector2i::new(px, px));
-    tile_set.add_physics_layer();
-    tile_set.set_physics_layer_collision_layer(0, 1);
-    let Some(image) =
-        Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice()))
-    else {
-        godot_error!("StrataChunkWorld2D: could not create the tile atlas image");
-        return (tile_set, 0);
-    };
-    let mut source = TileSetAtlasSource::new_gd();
-    if let Some(texture) = ImageTexture::create_from_image(&image) {
-        source.set_texture(&texture);
-    }
-    source.set_texture_region_size(Vector2i::new(px, px));
-    let id = tile_set.add_source(&source);
-    let half = px as f32 / 2.0;
-    let square = PackedVector2Array::from(
-        [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)]
-            .as_slice(),
-    );
-    let rows = h as i32 / px;
-    for row in 1..rows {
-        let solid = rules.is_solid(row as u16);
-        for col in 0..rules.layout().columns() as i32 {
-            let at = Vector2i::new(col, row);
-            source.create_tile(at);
-            if solid && let Some(mut data) = source.get_tile_data(at, 0) {
-                data.add_collision_polygon(0);
-                data.set_collision_polygon_points(0, 0, &square);
-            }
-        }
-    }
-    (tile_set, id)
 }

@@ -172,7 +172,7 @@ impl ChunkWorld2D {
     pub(super) fn accept_navigation_2d(&mut self, r: &mut ChunkResult2D) {
         let c = r.coord;
         match r.navigation.take() {
-            Some(mesh) if self.navigation_enabled => self.navigation_2d.accept(c, mesh, r.nav_us),
+            Some(mesh) if self.navigation_enabled => self.navigation_2d.accept(c, *mesh, r.nav_us),
             Some(_) => {}
             None => {
                 let Some(s) = &mut self.streamer else { return };
