@@ -37,7 +37,7 @@
 //! May use: `base`, and the block table of `nav/bake.rs`.
 
 use crate::base::block::BlockId;
-use crate::nav::bake::{NavBlock, NavBlocks};
+use crate::nav::bake::{NavBlock, NavBlocks, NavPolygons};
 use std::collections::HashMap;
 
 /// The tallest walker a bake accepts, in tiles.
@@ -127,42 +127,22 @@ pub struct NavLink2D {
 pub const HALF_TILES: i32 = 2;
 
 /// A chunk's side-view navigation: convex polygons (vertices in tiles relative to the chunk's
-/// top-left tile; polygon `i` is `indices[polygon_ends[i - 1]..polygon_ends[i]]`, from 0 for the
-/// first) and one-way drops.
+/// top-left tile) and one-way drops.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NavMesh2D {
-    pub vertices: Vec<[i32; 2]>,
-    pub indices: Vec<u32>,
-    pub polygon_ends: Vec<u32>,
+    pub polygons: NavPolygons<[i32; 2]>,
     pub links: Vec<NavLink2D>,
 }
 
 impl NavMesh2D {
     pub fn clear(&mut self) {
-        self.vertices.clear();
-        self.indices.clear();
-        self.polygon_ends.clear();
+        self.polygons.clear();
         self.links.clear();
     }
 
     /// Nothing to stand on and no drop: no region is needed.
     pub fn is_empty(&self) -> bool {
-        self.polygon_ends.is_empty() && self.links.is_empty()
-    }
-
-    pub fn polygon_count(&self) -> usize {
-        self.polygon_ends.len()
-    }
-
-    /// Each polygon's vertex indices, in order.
-    pub fn polygons(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        let starts = std::iter::once(0).chain(self.polygon_ends.iter().copied());
-        starts.zip(self.polygon_ends.iter()).map(|(a, &b)| &self.indices[a as usize..b as usize])
-    }
-
-    /// Each polygon's corners in tiles relative to the chunk's top-left tile.
-    pub fn polygon_points(&self) -> impl Iterator<Item = Vec<[i32; 2]>> + '_ {
-        self.polygons().map(|p| p.iter().map(|&i| self.vertices[i as usize]).collect())
+        self.polygons.is_empty() && self.links.is_empty()
     }
 }
 
@@ -295,17 +275,6 @@ pub fn bake_chunk_2d(
 
     // Strips, row by row, then risers; vertices shared through their positions.
     vertex_index.clear();
-    let mut emit = |ring: &[[i32; 2]], out: &mut NavMesh2D| {
-        for &p in ring {
-            let next = out.vertices.len() as u32;
-            let i = *vertex_index.entry(p).or_insert_with(|| {
-                out.vertices.push(p);
-                next
-            });
-            out.indices.push(i);
-        }
-        out.polygon_ends.push(out.indices.len() as u32);
-    };
     for y in 0..n {
         let mut x = 0;
         while x < n {
@@ -334,7 +303,7 @@ pub fn bake_chunk_2d(
                 ring.push([x, y]);
             }
             ring.push([x, y + 1]);
-            emit(ring, out);
+            out.polygons.push_polygon(ring, vertex_index);
         }
     }
     for b in 0..n {
@@ -360,7 +329,7 @@ pub fn bake_chunk_2d(
             ring.push([x + 1, b]);
             ring.push([x, b]);
             ring.extend(splits(-1).into_iter().rev().map(|r| [x, r]));
-            emit(ring, out);
+            out.polygons.push_polygon(ring, vertex_index);
         }
     }
     Ok(())

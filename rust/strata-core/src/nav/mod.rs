@@ -38,7 +38,8 @@ mod bake;
 mod bake2d;
 
 pub use bake::{
-    MAX_AGENT_HEIGHT, NavBlock, NavBlocks, NavError, NavMesh, NavScratch, NavSettings, UNITS_PER_VOXEL, bake_chunk,
+    MAX_AGENT_HEIGHT, NavBlock, NavBlocks, NavError, NavMesh, NavPolygons, NavScratch, NavSettings, UNITS_PER_VOXEL,
+    bake_chunk,
 };
 
 pub use bake2d::{

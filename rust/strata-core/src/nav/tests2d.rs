@@ -65,9 +65,9 @@ fn flat_ground_is_one_strip_per_chunk_at_the_walkers_feet() {
     let settings = NavSettings2D::default();
     // The topmost stone at row 10: walkers stand in row 9.
     let m = bake(16, 0, 0, &settings, &terrain(|_| 10));
-    assert_eq!(m.polygon_count(), 1);
+    assert_eq!(m.polygons.polygon_count(), 1);
     assert!(m.links.is_empty());
-    let p: Vec<[i32; 2]> = m.polygon_points().next().unwrap();
+    let p: Vec<[i32; 2]> = m.polygons.polygon_points().next().unwrap();
     assert_eq!(p, vec![[0, 10], [0, 9], [16, 9], [16, 10]]);
     assert!(is_clockwise_rectangle(&p));
     // Ground above or below the chunk: nothing it owns.
@@ -75,7 +75,7 @@ fn flat_ground_is_one_strip_per_chunk_at_the_walkers_feet() {
     assert!(bake(16, 0, -1, &settings, &terrain(|_| 10)).is_empty());
     // The ground at the chunk's top row: its cells are the chunk above's.
     assert!(bake(16, 0, 0, &settings, &terrain(|_| 0)).is_empty());
-    assert_eq!(bake(16, 0, -1, &settings, &terrain(|_| 0)).polygon_count(), 1);
+    assert_eq!(bake(16, 0, -1, &settings, &terrain(|_| 0)).polygons.polygon_count(), 1);
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn strips_cover_exactly_the_standable_cells_and_head_room_counts() {
     let tall = bake(16, 0, 0, &NavSettings2D { max_step_up: 0, max_drop: 0, ..Default::default() }, &tile);
     let short = bake(16, 0, 0, &NavSettings2D { agent_height: 1, max_step_up: 0, max_drop: 0 }, &tile);
     let covered = |m: &NavMesh2D| -> Vec<(i32, i32, i32, i32)> {
-        let mut v: Vec<_> = m.polygon_points().map(|p| extent(&p)).collect();
+        let mut v: Vec<_> = m.polygons.polygon_points().map(|p| extent(&p)).collect();
         v.sort_unstable();
         v
     };
@@ -102,7 +102,7 @@ fn a_step_within_max_step_up_is_a_riser_between_the_two_strips() {
     let settings = NavSettings2D::default();
     // Ground at row 10 left of x 8, one higher (row 9) from x 8 on.
     let m = bake(16, 0, 0, &settings, &terrain(|x| if x < 8 { 10 } else { 9 }));
-    let polys: Vec<Vec<[i32; 2]>> = m.polygon_points().collect();
+    let polys: Vec<Vec<[i32; 2]>> = m.polygons.polygon_points().collect();
     assert!(m.links.is_empty());
     assert_eq!(polys.len(), 3, "{polys:?}");
     for p in &polys {
@@ -118,13 +118,13 @@ fn a_step_within_max_step_up_is_a_riser_between_the_two_strips() {
         if (x < 8 && y >= 10) || (x >= 8 && y >= 9) || (x == 7 && y == 7) { STONE } else { AIR }
     };
     let m = bake(16, 0, 0, &settings, &capped);
-    let mut covered: Vec<_> = m.polygon_points().map(|p| extent(&p)).collect();
+    let mut covered: Vec<_> = m.polygons.polygon_points().map(|p| extent(&p)).collect();
     covered.sort_unstable();
     // The two strips and a cell on the capping stone; no riser.
     assert_eq!(covered, vec![(0, 8, 9, 10), (7, 8, 6, 7), (8, 16, 8, 9)]);
     // Two rows up is more than the default step: a wall (the drop down is a link).
     let m = bake(16, 0, 0, &settings, &terrain(|x| if x < 8 { 10 } else { 8 }));
-    assert_eq!(m.polygon_count(), 2);
+    assert_eq!(m.polygons.polygon_count(), 2);
     assert_eq!(m.links, vec![NavLink2D { from: [17, 15], to: [15, 19] }]);
 }
 
@@ -148,7 +148,7 @@ fn drops_beyond_the_step_are_one_way_links_up_to_max_drop() {
         "4 deep drops into the first pit, none into the 5-deep one"
     );
     // No polygon joins the pit's floor to the ground: five strips, no riser.
-    assert_eq!(m.polygon_count(), 5);
+    assert_eq!(m.polygons.polygon_count(), 5);
 }
 
 #[test]
@@ -165,7 +165,7 @@ fn water_is_neither_floor_nor_open() {
         }
     };
     let m = bake(16, 0, 0, &settings, &tile);
-    let mut v: Vec<_> = m.polygon_points().map(|p| extent(&p)).collect();
+    let mut v: Vec<_> = m.polygons.polygon_points().map(|p| extent(&p)).collect();
     v.sort_unstable();
     assert_eq!(v, vec![(0, 4, 9, 10), (8, 16, 9, 10)]);
 }
@@ -241,7 +241,9 @@ fn polygons_joined_by_shared_edges_connect_what_a_walker_connects_across_chunks(
         let mut links: Vec<NavLink2D> = Vec::new();
         for &(cx, cy) in &chunks {
             let m = bake(n, cx, cy, &settings, &tile);
-            polys.extend(m.polygon_points().map(|p| p.into_iter().map(|v| [v[0] + cx * n, v[1] + cy * n]).collect()));
+            polys.extend(
+                m.polygons.polygon_points().map(|p| p.into_iter().map(|v| [v[0] + cx * n, v[1] + cy * n]).collect()),
+            );
             links.extend(m.links.iter().map(|l| {
                 let o = [cx * n * HALF_TILES, cy * n * HALF_TILES];
                 NavLink2D { from: [l.from[0] + o[0], l.from[1] + o[1]], to: [l.to[0] + o[0], l.to[1] + o[1]] }

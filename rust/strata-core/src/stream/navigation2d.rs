@@ -228,22 +228,9 @@ mod tests {
     /// chunk beyond the distance comes without, until asked for.
     #[test]
     fn a_streamer_bakes_near_chunks_rebakes_after_edits_and_on_request() {
-        use crate::stream::stream2d::{ChunkResult2D, StreamConfig2D, Streamer2D};
+        use crate::stream::stream2d::tests::drain_until_ready as drain;
+        use crate::stream::stream2d::{StreamConfig2D, Streamer2D};
         use std::sync::Arc;
-        use std::time::Duration;
-        let drain = |s: &mut Streamer2D| -> Vec<ChunkResult2D> {
-            let start = Instant::now();
-            let mut got = Vec::new();
-            while !s.is_area_ready() {
-                assert!(start.elapsed() < Duration::from_secs(60), "stream never became ready");
-                s.pump();
-                match s.try_recv() {
-                    Some(r) => got.push(r),
-                    None => std::thread::sleep(Duration::from_millis(1)),
-                }
-            }
-            got
-        };
         let g = Arc::new(Generator2D::new(&WorldPreset::default()).unwrap());
         let config = Arc::new(NavConfig2D::from_library(0, NavSettings2D::default(), default_library()));
         let stream = StreamConfig2D {

@@ -1010,12 +1010,13 @@ fn build_chunk(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::preset::model::WorldPreset;
     use std::time::Duration;
 
-    fn drain_until_ready(s: &mut Streamer2D) -> Vec<ChunkResult2D> {
+    /// Pumps and takes results until the streamer's area is ready (at most a minute).
+    pub(crate) fn drain_until_ready(s: &mut Streamer2D) -> Vec<ChunkResult2D> {
         let start = Instant::now();
         let mut got = Vec::new();
         while !s.is_area_ready() {

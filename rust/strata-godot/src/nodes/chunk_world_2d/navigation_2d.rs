@@ -15,9 +15,11 @@
 //! `NavigationServer2D` and `NavigationPolygon` are reached through Godot's own calls by name;
 //! a failed call is reported, never a panic.
 //!
-//! May use: `strata_core` (2D nav meshes, chunk coordinates, the floating origin).
+//! May use: `strata_core` (2D nav meshes, chunk coordinates, the floating origin),
+//! `host::navigation_server`.
 
-use godot::classes::{ClassDb, Engine, Object, Resource};
+use crate::host::navigation_server;
+use godot::classes::{ClassDb, Object, Resource};
 use godot::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -157,7 +159,7 @@ impl WorldNavigation2D {
             for link in old_links {
                 call(&mut server, "free_rid", &[link.to_variant()]);
             }
-            if mesh.polygon_count() == 0 {
+            if mesh.polygons.is_empty() {
                 if let Some(rid) = region.take() {
                     call(&mut server, "free_rid", &[rid.to_variant()]);
                 }
@@ -208,32 +210,24 @@ impl WorldNavigation2D {
 
     /// Gives every region and link the navigation layers `layers`.
     pub fn set_layers(&mut self, layers: u32) {
-        if self.chunks.is_empty() {
-            return;
-        }
-        let Some(mut server) = server() else { return };
-        for n in self.chunks.values() {
-            if let Some(rid) = n.region {
-                call(&mut server, "region_set_navigation_layers", &[rid.to_variant(), layers.to_variant()]);
-            }
-            for &rid in &n.links {
-                call(&mut server, "link_set_navigation_layers", &[rid.to_variant(), layers.to_variant()]);
-            }
-        }
+        self.set_on_all("navigation_layers", layers.to_variant());
     }
 
     /// Moves every region and link to `map`.
     pub fn set_map(&mut self, map: Rid) {
+        self.set_on_all("map", map.to_variant());
+    }
+
+    /// `region_set_<what>` of every region and `link_set_<what>` of every link, to `value`.
+    fn set_on_all(&mut self, what: &str, value: Variant) {
         if self.chunks.is_empty() {
             return;
         }
         let Some(mut server) = server() else { return };
+        let (region, link) = (format!("region_set_{what}"), format!("link_set_{what}"));
         for n in self.chunks.values() {
-            if let Some(rid) = n.region {
-                call(&mut server, "region_set_map", &[rid.to_variant(), map.to_variant()]);
-            }
-            for &rid in &n.links {
-                call(&mut server, "link_set_map", &[rid.to_variant(), map.to_variant()]);
+            for (rid, method) in n.region.iter().map(|r| (r, &region)).chain(n.links.iter().map(|l| (l, &link))) {
+                call(&mut server, method, &[rid.to_variant(), value.clone()]);
             }
         }
     }
@@ -280,19 +274,12 @@ fn place_link(server: &mut Gd<Object>, rid: Rid, place: &Placement2D, c: ChunkCo
 
 /// The `NavigationServer2D` singleton (absent only in a build without navigation).
 fn server() -> Option<Gd<Object>> {
-    let server = Engine::singleton().get_singleton("NavigationServer2D");
-    if server.is_none() {
-        godot_error!("StrataChunkWorld2D: navigation_enabled needs NavigationServer2D, which this Godot build lacks");
-    }
-    server
+    navigation_server::server("NavigationServer2D", "StrataChunkWorld2D")
 }
 
 /// `object.method(args)` by name; a failure is reported and gives nil.
 fn call(object: &mut Gd<Object>, method: &str, args: &[Variant]) -> Variant {
-    object.try_call(method, args).unwrap_or_else(|e| {
-        godot_error!("StrataChunkWorld2D navigation: NavigationServer2D.{method} failed: {e}");
-        Variant::nil()
-    })
+    navigation_server::call(object, "StrataChunkWorld2D", method, args)
 }
 
 /// A `NavigationPolygon` of a chunk's polygons (positions in pixels from the chunk's corner),
@@ -302,10 +289,13 @@ fn navigation_polygon(mesh: &NavMesh2D, place: &Placement2D, cell_size: &Variant
     polygon.set("cell_size", cell_size);
     let px = place.tile_px;
     let vertices: PackedVector2Array =
-        mesh.vertices.iter().map(|&v| Vector2::new((v[0] * px.x) as f32, (v[1] * px.y) as f32)).collect();
+        mesh.polygons.vertices.iter().map(|&v| Vector2::new((v[0] * px.x) as f32, (v[1] * px.y) as f32)).collect();
     polygon.set("vertices", &vertices.to_variant());
-    let polygons: VarArray =
-        mesh.polygons().map(|p| p.iter().map(|&i| i as i32).collect::<PackedInt32Array>().to_variant()).collect();
+    let polygons: VarArray = mesh
+        .polygons
+        .polygons()
+        .map(|p| p.iter().map(|&i| i as i32).collect::<PackedInt32Array>().to_variant())
+        .collect();
     polygon.set("polygons", &polygons.to_variant());
     Some(polygon)
 }

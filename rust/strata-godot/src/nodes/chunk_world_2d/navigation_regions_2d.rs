@@ -13,6 +13,7 @@
 use super::ChunkWorld2D;
 use super::navigation_2d::Placement2D;
 use crate::base::ranges;
+use crate::host::navigation_server;
 use godot::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
@@ -74,7 +75,8 @@ impl ChunkWorld2D {
         let c = ChunkCoord2D::new(chunk.x, chunk.y);
         let place = self.navigation_placement();
         let Some(mesh) = self.navigation_2d.mesh(c) else { return Array::new() };
-        mesh.polygon_points()
+        mesh.polygons
+            .polygon_points()
             .map(|p| p.iter().map(|&v| place.local_vertex(c, v)).collect::<PackedVector2Array>())
             .collect()
     }
@@ -268,16 +270,7 @@ impl ChunkWorld2D {
             );
         }
         for root in roots {
-            let mut agents: Vec<Gd<Node>> =
-                root.find_children_ex("*").type_("NavigationAgent2D").owned(false).done().iter_shared().collect();
-            if root.is_class("NavigationAgent2D") {
-                agents.push(root.clone());
-            }
-            for mut agent in agents {
-                if let Ok(t) = agent.get("target_position").try_to::<Vector2>() {
-                    agent.set("target_position", &(t - d).to_variant());
-                }
-            }
+            navigation_server::shift_agent_targets(&root, "NavigationAgent2D", d);
         }
     }
 
