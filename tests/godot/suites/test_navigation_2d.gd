@@ -143,7 +143,9 @@ func test_a_path_on_flat_ground_crosses_several_chunk_borders_in_one_straight_ru
 	if path.size() < 2:
 		return
 	assert_lt(path[0].distance_to(from), 0.05, "the path starts at the start")
-	assert_lt(path[path.size() - 1].distance_to(to), 0.05, "and ends at the target, three borders on")
+	assert_lt(
+		path[path.size() - 1].distance_to(to), 0.05, "and ends at the target, three borders on"
+	)
 	assert_true(_on_flat_ground(w, path), "every point on the ground's strip: %s" % path)
 	assert_near(_path_length(path), from.distance_to(to), 0.5, "straight, no detour and no gap")
 	# Each chunk's polygon is the strip of its cells, meeting the next at the border.
@@ -185,7 +187,8 @@ func test_a_wall_in_the_way_is_stepped_over_or_seals_the_way_until_dug_away() ->
 	path = _path(w, from, to)
 	var end := path[path.size() - 1]
 	assert_gt(end.distance_to(to), 30.0 * PX, "sealed: no path reaches the target (%s)" % end)
-	assert_lt(end.x, w.tile_to_local(Vector2i(0, 0)).x, "the nearest reachable point is before the wall")
+	var wall_x := w.tile_to_local(Vector2i(0, 0)).x
+	assert_lt(end.x, wall_x, "the nearest reachable point is before the wall")
 	# Dug away (back to air, down to the ground): straight again.
 	w.set_tiles_rect(Vector2i(0, g - 6), Vector2i(1, g - 1), 0)
 	assert_true(await _settle(w), "rebake after digging")
@@ -222,7 +225,9 @@ func test_a_pit_deeper_than_a_step_is_a_one_way_drop() -> void:
 	# A walker that climbs three tiles gets out, both ways, through polygons.
 	w.navigation_max_step_up = 3
 	assert_true(await _settle(w), "rebake for the climber")
-	assert_eq(w.get_navigation_links(w.chunk_of_tile(Vector2i(10, g + 2))).size(), 0, "no drop left")
+	assert_eq(
+		w.get_navigation_links(w.chunk_of_tile(Vector2i(10, g + 2))).size(), 0, "no drop left"
+	)
 	up = _path(w, bottom, left)
 	assert_lt(up[up.size() - 1].distance_to(left), 0.05, "out of the pit: %s" % up)
 	across = _path(w, left, right)
@@ -235,7 +240,12 @@ func _navigation_text(w: StrataChunkWorld2D, lo: Vector2i, hi: Vector2i) -> Pack
 	for cy in range(lo.y, hi.y + 1):
 		for cx in range(lo.x, hi.x + 1):
 			var c := Vector2i(cx, cy)
-			out.append("%s polys %s links %s" % [c, w.get_navigation_polygons(c), w.get_navigation_links(c)])
+			out.append(
+				(
+					"%s polys %s links %s"
+					% [c, w.get_navigation_polygons(c), w.get_navigation_links(c)]
+				)
+			)
 	return out
 
 
@@ -321,7 +331,9 @@ func test_a_navigation_agent_walks_a_body_over_a_step_to_its_target() -> void:
 		if body.is_on_floor():
 			highest = minf(highest, body.position.y)
 	assert_true(jumped, "the walker jumped onto the step")
-	assert_true(reached, "the walker reached its target: at %s, target %s" % [body.position, target])
+	assert_true(
+		reached, "the walker reached its target: at %s, target %s" % [body.position, target]
+	)
 	assert_lt(highest, (g - 1) * PX, "it stood on the step on the way")
 
 
@@ -342,10 +354,11 @@ func test_regions_move_with_the_origin_and_go_when_navigation_is_off() -> void:
 	var from := _feet(w, -40)
 	var to := _feet(w, 40)
 	var path := _path(w, from, to)
-	assert_lt(path[path.size() - 1].distance_to(to), 0.05, "after the shift the path reaches its target")
+	assert_lt(path[path.size() - 1].distance_to(to), 0.05, "after the shift: the target is reached")
 	assert_true(_on_flat_ground(w, path), "on the ground: %s" % path)
 	var polys := w.get_navigation_polygons(w.chunk_of_tile(Vector2i(0, _ground(w) - 1)))
-	assert_eq((polys[0] as PackedVector2Array)[1].x, float(-n) * PX, "polygons in the node's new space")
+	var corner := (polys[0] as PackedVector2Array)[1]
+	assert_eq(corner.x, float(-n) * PX, "polygons in the node's new space")
 	w.navigation_enabled = false
 	assert_eq(w.get_stats()["nav_regions"], 0, "off: every region freed")
 	assert_eq(w.get_navigation_polygons(w.chunk_of_tile(Vector2i(0, _ground(w) - 1))).size(), 0)
