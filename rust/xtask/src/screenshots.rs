@@ -166,6 +166,11 @@ pub fn jobs() -> Vec<Job> {
             shots: vec![shot("side_view_classic.png", "side_view_classic.png")],
         },
         Job {
+            name: "side_view_navigation",
+            source: godot(Tests, &["res://rendered/navigation_shots_2d.tscn"], &[], Out::Dir("--out-dir=")),
+            shots: vec![shot("side_view_navigation.png", "side_view_navigation.png")],
+        },
+        Job {
             name: "getting_started",
             source: godot(Tests, &["-s", "res://tools/getting_started_shot.gd"], &[], Out::File("--out=")),
             shots: vec![shot("getting_started_game.png", "getting_started_game.png")],

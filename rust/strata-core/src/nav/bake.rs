@@ -99,24 +99,28 @@ pub enum NavError {
 /// middle vertices lie a quarter voxel off the grid.
 pub const UNITS_PER_VOXEL: i32 = 4;
 
-/// A chunk's navigation polygons. Vertices are in quarter voxels ([`UNITS_PER_VOXEL`]) relative
-/// to the chunk's minimum corner; polygon `i` is `indices[polygon_ends[i - 1]..polygon_ends[i]]`
-/// (from 0 for the first).
+/// Convex polygons over shared vertices (of type `V`: 3D or 2D integer positions); polygon `i`
+/// is `indices[polygon_ends[i - 1]..polygon_ends[i]]` (from 0 for the first). The 3D bake's
+/// [`NavMesh`] and the side view's walker polygons are this.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NavMesh {
-    pub vertices: Vec<[i32; 3]>,
+pub struct NavPolygons<V> {
+    pub vertices: Vec<V>,
     pub indices: Vec<u32>,
     pub polygon_ends: Vec<u32>,
 }
 
-impl NavMesh {
+/// A chunk's navigation polygons. Vertices are in quarter voxels ([`UNITS_PER_VOXEL`]) relative
+/// to the chunk's minimum corner.
+pub type NavMesh = NavPolygons<[i32; 3]>;
+
+impl<V: Copy + Eq + std::hash::Hash> NavPolygons<V> {
     pub fn clear(&mut self) {
         self.vertices.clear();
         self.indices.clear();
         self.polygon_ends.clear();
     }
 
-    /// No walkable ground in the chunk.
+    /// No polygon.
     pub fn is_empty(&self) -> bool {
         self.polygon_ends.is_empty()
     }
@@ -131,11 +135,27 @@ impl NavMesh {
         starts.zip(self.polygon_ends.iter()).map(|(a, &b)| &self.indices[a as usize..b as usize])
     }
 
-    /// Each polygon's vertex positions in quarter voxels, relative to the chunk's minimum corner.
-    pub fn polygon_points(&self) -> impl Iterator<Item = Vec<[i32; 3]>> + '_ {
+    /// Each polygon's vertex positions.
+    pub fn polygon_points(&self) -> impl Iterator<Item = Vec<V>> + '_ {
         self.polygons().map(|p| p.iter().map(|&i| self.vertices[i as usize]).collect())
     }
 
+    /// Appends the polygon with corners `ring`, a vertex already there (found in `index`, which
+    /// the caller keeps for one mesh) shared rather than added again.
+    pub fn push_polygon(&mut self, ring: &[V], index: &mut HashMap<V, u32>) {
+        for &p in ring {
+            let next = self.vertices.len() as u32;
+            let i = *index.entry(p).or_insert_with(|| {
+                self.vertices.push(p);
+                next
+            });
+            self.indices.push(i);
+        }
+        self.polygon_ends.push(self.indices.len() as u32);
+    }
+}
+
+impl NavMesh {
     /// Vertex `i` in voxels, relative to the chunk's minimum corner.
     pub fn vertex_voxels(&self, i: usize) -> [f32; 3] {
         self.vertices[i].map(|v| v as f32 / UNITS_PER_VOXEL as f32)
@@ -428,14 +448,6 @@ fn split_and_emit(scratch: &mut NavScratch, out: &mut NavMesh) {
         }
         // Start one vertex before the first corner: the first three are never collinear.
         ring.rotate_right(1);
-        for &p in ring.iter() {
-            let next = out.vertices.len() as u32;
-            let i = *vertex_index.entry(p).or_insert_with(|| {
-                out.vertices.push(p);
-                next
-            });
-            out.indices.push(i);
-        }
-        out.polygon_ends.push(out.indices.len() as u32);
+        out.push_polygon(ring, vertex_index);
     }
 }

@@ -28,13 +28,26 @@
 //! (Godot takes a polygon's plane from them), and flat polygons are wound with their normal up.
 //! The output depends on the voxels alone, in a fixed order (law: Deterministic).
 //!
+//! The side view's walkers have their own bake ([`bake_chunk_2d`], `bake2d.rs`): strips of
+//! standable cells along the ground, risers up to ledges within a step, one-way drops as links;
+//! polygons meet by exact shared edges as here, with the 3D bake's block table.
+//!
 //! May use: `base`.
 
 mod bake;
+mod bake2d;
 
 pub use bake::{
-    MAX_AGENT_HEIGHT, NavBlock, NavBlocks, NavError, NavMesh, NavScratch, NavSettings, UNITS_PER_VOXEL, bake_chunk,
+    MAX_AGENT_HEIGHT, NavBlock, NavBlocks, NavError, NavMesh, NavPolygons, NavScratch, NavSettings, UNITS_PER_VOXEL,
+    bake_chunk,
+};
+
+pub use bake2d::{
+    HALF_TILES, MAX_AGENT_HEIGHT_2D, MAX_CHUNK_TILES_2D, MAX_DROP_2D, MAX_STEP_UP_2D, NavError2D, NavLink2D, NavMesh2D,
+    NavScratch2D, NavSettings2D, bake_chunk_2d,
 };
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests2d;

@@ -5,7 +5,7 @@
 //! mesh buffers back through a pool it never waits for ([`buffer_pool`]). World queries
 //! ([`query`]) answer for any voxel or column, loaded or not.
 //!
-//! Light for streamed chunks comes from [`lighting`] ([`lighting2d`] for the side view), navigation meshes from [`navigation`]; water
+//! Light for streamed chunks comes from [`lighting`] ([`lighting2d`] for the side view), navigation meshes from [`navigation`] ([`navigation2d`] for the side view's walkers); water
 //! flow after edits from [`water_flow`] (the rules) and [`water_runner`] (the flow thread).
 //!
 //! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `light`, `mesh`, `nav`.
@@ -18,6 +18,7 @@ pub mod horizon_map;
 pub mod lighting;
 pub mod lighting2d;
 pub mod navigation;
+pub mod navigation2d;
 pub mod query;
 pub mod scheduler;
 pub(crate) mod spawns2d;

@@ -30,7 +30,12 @@
 //! tiles did not change come back with `tiles_changed` false, so the caller writes only their
 //! light.
 //!
-//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh` and the other `stream` modules.
+//! Navigation ([`StreamConfig2D::navigation`], [`Streamer2D::set_navigation`]): chunks within the
+//! navigation distance of a viewer (or asked for with [`Streamer2D::request_navigation`]) come
+//! with their walker navigation, baked by the same job from the tiles it generated
+//! ([`crate::stream::navigation2d`]); an edit re-bakes every loaded chunk whose bake reads the tile.
+//!
+//! May use: `base`, `preset`, `noise`, `automata`, `gen3d`, `gen2d`, `mesh`, `nav` and the other `stream` modules.
 
 use crate::base::block::{self, BlockId};
 use crate::base::coords::{IVec3, clamp_to_world};
@@ -42,9 +47,11 @@ use crate::gen2d::{ChunkCoord2D, Generator2D};
 use crate::light::LIGHT_REACH;
 use crate::light::LightProps;
 use crate::light::light2d::{LIGHT2D_SHELL, LightEdit2D, TileLightScratch};
+use crate::nav::NavMesh2D;
 use crate::stream::lighting2d::{
     COLUMN_EXPOSURE_SEARCH_DEPTH_2D, ChunkLight2D, EXPOSURE_SLAB_2D, edits_for_light_2d, light_box, light_chunk_tiles,
 };
+use crate::stream::navigation2d::{NavConfig2D, NavInput2D, bake_streamed_chunk_2d};
 use crate::stream::scheduler::{Job, JobResult, MAX_WORKER_THREADS, Scheduler, SpawnError, auto_workers};
 use crate::stream::spawns2d::chunk_spawns_2d;
 use crate::stream::streamer::AppliedFlow;
@@ -87,6 +94,9 @@ pub struct StreamConfig2D {
     /// What each block does to light (a library's opacity and emission), or `None` for no light:
     /// results then carry no light.
     pub light: Option<Arc<LightProps>>,
+    /// Walker navigation for the chunks near the viewers, or `None` for none: results within
+    /// its distance then carry a navigation mesh.
+    pub navigation: Option<Arc<NavConfig2D>>,
 }
 
 /// The memory a loaded tile is estimated to take: its block id and atlas cell on the way, and
@@ -118,6 +128,7 @@ impl Default for StreamConfig2D {
             memory_budget_mb: 512,
             tile_rules: TileRules::builtin().clone(),
             light: None,
+            navigation: None,
         }
     }
 }
@@ -142,6 +153,7 @@ impl StreamConfig2D {
                 .clamp(*MEMORY_BUDGET_MB_RANGE.start(), *MEMORY_BUDGET_MB_RANGE.end()),
             tile_rules: self.tile_rules.clone(),
             light: self.light.clone(),
+            navigation: self.navigation.clone(),
         }
     }
 }
@@ -166,6 +178,11 @@ pub struct ChunkResult2D {
     /// Where the preset's spawn rules start objects in this chunk (from its generated tiles);
     /// empty for an update after an edit, whose spawns the first load gave.
     pub spawns: Vec<SpawnPoint2D>,
+    /// The chunk's walker navigation, when the job baked it ([`StreamConfig2D::navigation`]);
+    /// boxed, so a result waiting in a queue stays small.
+    pub navigation: Option<Box<NavMesh2D>>,
+    /// Microseconds the navigation bake took on the worker.
+    pub nav_us: u32,
     job_id: u64,
 }
 
@@ -196,6 +213,8 @@ type Edits = Vec<(IVec3, BlockId)>;
 pub struct Payload2D {
     edits: Edits,
     light: Option<Arc<LightProps>>,
+    /// The navigation to bake and the edits of its input box.
+    navigation: Option<(Arc<NavConfig2D>, Edits)>,
 }
 
 /// Columns whose exposure [`Streamer2D`] remembers, at most: past this it forgets them all.
@@ -223,6 +242,8 @@ pub struct Streamer2D {
     /// The water flow thread, while flow is on ([`Streamer2D::set_water_flow`]), and a loaded
     /// save's flows held while it is off.
     water: crate::stream::water_runner::WaterSlot,
+    /// Loaded chunks whose next job must bake navigation ([`Streamer2D::request_navigation`]).
+    navigation_requested: HashSet<ChunkCoord2D>,
 }
 
 impl Streamer2D {
@@ -232,13 +253,15 @@ impl Streamer2D {
         let config = config.clamped();
         let worker_generator = generator.clone();
         let worker_rules = config.tile_rules.clone();
-        // Each worker keeps its light scratch between jobs.
+        // Each worker keeps its light and navigation scratch between jobs.
         let scheduler = Scheduler::new(
             config.resolved_workers(),
             config.max_in_flight,
             "strata-2d-worker",
-            TileLightScratch::default,
-            move |scratch: &mut TileLightScratch, job| build_chunk(&worker_generator, &worker_rules, scratch, job),
+            <(TileLightScratch, NavInput2D)>::default,
+            move |(scratch, nav): &mut (TileLightScratch, NavInput2D), job| {
+                build_chunk(&worker_generator, &worker_rules, scratch, nav, job)
+            },
         )?;
         let chunk_tiles = generator.chunk_tiles();
         let effective_view_distance = Self::budgeted(&config, chunk_tiles);
@@ -254,6 +277,7 @@ impl Streamer2D {
             primary: None,
             extra_viewers: BTreeMap::new(),
             water: Default::default(),
+            navigation_requested: HashSet::new(),
         })
     }
 
@@ -419,9 +443,16 @@ impl Streamer2D {
     }
 
     /// What a job for chunk `c` needs: the edits in its padded box, or with the light on those
-    /// of its light box and the columns above it, and the light table.
-    fn payload_for(edits: &EditMap, light: &Option<Arc<LightProps>>, c: ChunkCoord2D, n: i32) -> Payload2D {
-        let edits = match light {
+    /// of its light box and the columns above it, the light table, and the navigation to bake
+    /// with the edits its bake reads.
+    fn payload_for(
+        edits: &EditMap,
+        light: &Option<Arc<LightProps>>,
+        navigation: Option<&Arc<NavConfig2D>>,
+        c: ChunkCoord2D,
+        n: i32,
+    ) -> Payload2D {
+        let job_edits = match light {
             Some(_) => {
                 let (x, y, side) = light_box(c, n);
                 edits_for_light_2d(edits, x, side, y + side)
@@ -431,13 +462,53 @@ impl Streamer2D {
                 edits.edits_in_box(IVec3::new(x - 1, y - 1, 0), IVec3::new(n + 2, n + 2, 1))
             }
         };
-        Payload2D { edits, light: light.clone() }
+        let navigation = navigation.map(|nav| (nav.clone(), nav.edits_for(edits, c, n)));
+        Payload2D { edits: job_edits, light: light.clone(), navigation }
+    }
+
+    /// The navigation a job for chunk `c` bakes: the config's, when `c` is within its distance of
+    /// a viewer in `spots` or `requested`.
+    fn navigation_for<'a>(
+        config: &'a StreamConfig2D,
+        spots: &[(ChunkCoord2D, i32)],
+        requested: bool,
+        c: ChunkCoord2D,
+    ) -> Option<&'a Arc<NavConfig2D>> {
+        config.navigation.as_ref().filter(|nav| requested || nav.wants(spots.iter().map(|s| s.0), c))
+    }
+
+    /// Navigation baking from now on (`None`: none). Loaded chunks keep what they have; the
+    /// caller asks for those it wants baked with [`Streamer2D::request_navigation`].
+    pub fn set_navigation(&mut self, navigation: Option<Arc<NavConfig2D>>) {
+        self.config.navigation = navigation;
+        self.navigation_requested.clear();
+    }
+
+    /// Asks for a loaded chunk's navigation (it came within the navigation distance after it
+    /// was built without, or navigation was turned on): the chunk is rebuilt on a worker and
+    /// comes back as an update with it, its tiles unchanged. Nothing happens without
+    /// [`StreamConfig2D::navigation`].
+    pub fn request_navigation(&mut self, c: ChunkCoord2D) {
+        if !self.is_loaded(c) || self.config.navigation.is_none() {
+            return;
+        }
+        self.navigation_requested.insert(c);
+        let spots = self.viewer_spots();
+        let (edits, config, n) = (&self.edits, &self.config, self.chunk_tiles);
+        self.scheduler.invalidate(c, || {
+            Self::payload_for(edits, &config.light, Self::navigation_for(config, &spots, true, c), c, n)
+        });
     }
 
     /// Sends jobs to the workers until `max_in_flight` are outstanding; edited chunks go first.
     pub fn pump(&mut self) {
-        let (edits, light, n) = (&self.edits, &self.config.light, self.chunk_tiles);
-        self.scheduler.pump(|c| Self::payload_for(edits, light, c, n));
+        let spots = self.viewer_spots();
+        let (edits, config, n) = (&self.edits, &self.config, self.chunk_tiles);
+        let requested = &mut self.navigation_requested;
+        self.scheduler.pump(|c| {
+            let navigation = Self::navigation_for(config, &spots, requested.remove(&c), c);
+            Self::payload_for(edits, &config.light, navigation, c, n)
+        });
     }
 
     /// The next finished chunk, if one is ready; never blocks. Stale results are skipped.
@@ -470,8 +541,12 @@ impl Streamer2D {
         }
         self.config.light = light;
         self.exposure.clear();
-        let (edits, light, n) = (&self.edits, &self.config.light, self.chunk_tiles);
-        self.scheduler.invalidate_all_where(|_| true, |c| Self::payload_for(edits, light, c, n));
+        let spots = self.viewer_spots();
+        let (edits, config, n) = (&self.edits, &self.config, self.chunk_tiles);
+        self.scheduler.invalidate_all_where(
+            |_| true,
+            |c| Self::payload_for(edits, &config.light, Self::navigation_for(config, &spots, false, c), c, n),
+        );
     }
 
     /// The light table in use, when the light is on.
@@ -654,6 +729,11 @@ impl Streamer2D {
             touched.extend(self.chunks_touching(p.x, p.y));
         }
         self.retile.extend(touched.iter().copied());
+        if let Some(nav) = &self.config.navigation {
+            for &(p, _) in batch {
+                touched.extend(nav.chunks_touching(p.x, p.y, n));
+            }
+        }
         if let Some(props) = &light {
             // Only an edit at or above a column's exposure tile can move it: those are walked
             // again, together.
@@ -670,9 +750,12 @@ impl Streamer2D {
         }
         let mut touched: Vec<ChunkCoord2D> = touched.into_iter().collect();
         touched.sort_unstable();
-        let (edits, light) = (&self.edits, &self.config.light);
+        let spots = self.viewer_spots();
+        let (edits, config) = (&self.edits, &self.config);
         for c in touched {
-            self.scheduler.invalidate(c, || Self::payload_for(edits, light, c, n));
+            self.scheduler.invalidate(c, || {
+                Self::payload_for(edits, &config.light, Self::navigation_for(config, &spots, false, c), c, n)
+            });
         }
     }
 
@@ -859,11 +942,12 @@ pub fn top_solid_row_with(
 }
 
 /// The worker's job: generate the padded chunk (with the light on, its light box), apply edits,
-/// light it, choose every tile's atlas tile.
+/// light it, choose every tile's atlas tile, bake its navigation when asked.
 fn build_chunk(
     generator: &Generator2D,
     rules: &TileRules,
     scratch: &mut TileLightScratch,
+    nav_input: &mut NavInput2D,
     job: Job<ChunkCoord2D, Payload2D>,
 ) -> Option<ChunkResult2D> {
     let t0 = Instant::now();
@@ -901,6 +985,15 @@ fn build_chunk(
         .light
         .as_ref()
         .and_then(|props| light_chunk_tiles(generator, job.coord, &generated, &above, props, scratch).ok());
+    // A bake error would be settings out of range, which the config's makers rule out: then no
+    // navigation.
+    let (navigation, nav_us) = match &job.payload.navigation {
+        Some((config, edits)) => {
+            let (mesh, us) = bake_streamed_chunk_2d(generator, job.coord, &generated, edits, config, nav_input);
+            (mesh.ok().map(Box::new), us)
+        }
+        None => (None, 0),
+    };
     let padded = if job.payload.light.is_some() { generated.crop(x - 1, y - 1, n + 2, n + 2) } else { generated };
     let atlas = autotile_padded_with(&padded, rules);
     let tiles = padded.crop(x, y, n, n).tiles;
@@ -915,17 +1008,20 @@ fn build_chunk(
         tiles_changed: true,
         light,
         spawns,
+        navigation,
+        nav_us,
         job_id: job.id,
     })
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::preset::model::WorldPreset;
     use std::time::Duration;
 
-    fn drain_until_ready(s: &mut Streamer2D) -> Vec<ChunkResult2D> {
+    /// Pumps and takes results until the streamer's area is ready (at most a minute).
+    pub(crate) fn drain_until_ready(s: &mut Streamer2D) -> Vec<ChunkResult2D> {
         let start = Instant::now();
         let mut got = Vec::new();
         while !s.is_area_ready() {

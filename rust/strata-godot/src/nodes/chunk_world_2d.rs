@@ -20,8 +20,9 @@
 //!
 //! Blocks: `block_library` (null = the default library) gives the ids, names and solidity, the
 //! workers' autotile rules (`TileRules`) and, unless the layer brought its own TileSet, the
-//! generated TileSet: the core's `library_atlas_rgba` over each block's side texture (loaded and
-//! scaled here, on the main thread, when the library or the layer changes; never while streaming).
+//! generated TileSet (`tile_set_2d`): the core's `library_atlas_rgba` over each block's side
+//! texture (loaded and scaled on the main thread when the library or the layer changes; never
+//! while streaming).
 //! The library in use is the last valid one: an invalid one is reported and changes nothing.
 //! `tile_layout` picks the variants the workers choose and the generated atlas holds: 16 edge
 //! variants or the 47 blob variants with inner corners (`autotile::TileLayout`).
@@ -36,26 +37,22 @@ use crate::host::world_edits;
 use crate::host::world_host::{self, WorldHost};
 use crate::resources::block_library::BlockLibrary;
 use crate::resources::world_preset::WorldPreset;
-use godot::classes::image::Format;
-use godot::classes::image::Interpolation;
 use godot::classes::node::InternalMode;
-use godot::classes::{
-    Engine, INode2D, Image, ImageTexture, Node2D, ResourceLoader, Texture2D, TileMapLayer, TileSet, TileSetAtlasSource,
-};
+use godot::classes::{Engine, INode2D, ImageTexture, Node2D, TileMapLayer, TileSet};
 use godot::global::Error;
 use godot::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::base::block_library::{BlockLibrary as CoreLibrary, Face, default_library};
+use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
 use strata_core::base::coords::IVec3;
 use strata_core::base::coords::{WORLD_LIMIT_VOXELS, voxel_in_world};
 use strata_core::base::edit_history::{PendingFlow, VoxelChange};
 use strata_core::base::edits::{EditMap, local_from_index};
 use strata_core::base::origin::DEFAULT_SHIFT_DISTANCE;
 use strata_core::base::origin_2d::FloatingOrigin2D;
-use strata_core::gen2d::autotile::{self, AtlasCoords, TileLayout, TileRules};
+use strata_core::gen2d::autotile::{AtlasCoords, TileLayout, TileRules};
 use strata_core::gen2d::{ChunkCoord2D, Generator2D};
 use strata_core::stream::scheduler::{Samples, max_workers};
 use strata_core::stream::stream2d::{
@@ -68,9 +65,12 @@ mod edits_2d;
 mod entities_2d;
 mod entity_nodes_2d;
 mod light_2d;
+mod navigation_2d;
+mod navigation_regions_2d;
 mod origin_2d;
 mod structures_2d;
 pub(crate) mod sync_2d;
+mod tile_set_2d;
 mod tools_2d;
 
 /// Godot's update of one set cell, before a frame has measured it (ns).
@@ -236,6 +236,43 @@ pub struct ChunkWorld2D {
     #[var]
     #[export]
     origin_shift_group: StringName,
+    /// Walker navigation for the chunks near the viewers, on `NavigationServer2D` (the world's
+    /// default 2D map, or `set_navigation_map`'s): a `NavigationAgent2D` (or
+    /// `NavigationServer2D.map_get_path(get_navigation_map(), …)`) finds paths along the ground,
+    /// up steps and ledges within `navigation_max_step_up` and down drops within
+    /// `navigation_max_drop` (one-way links). Baked on the workers with each chunk and again after
+    /// edits (see docs/side_view.md). Off by default; turning it off frees the regions.
+    #[export_group(name = "Navigation")]
+    #[var(set)]
+    #[export]
+    navigation_enabled: bool,
+    /// Chunks within this many chunks of a viewer (per axis) get navigation: 1 to 8 (default 2;
+    /// clamped with a warning).
+    #[var(set)]
+    #[export(range = (1.0, 8.0))]
+    navigation_distance: i64,
+    /// The navigation layers of the regions and links (`NavigationRegion2D.navigation_layers`;
+    /// default layer 1): agents whose `navigation_layers` share a bit with them path over them.
+    #[var(set)]
+    #[export(flags_2d_navigation)]
+    navigation_layers: u32,
+    /// Open tiles a walker needs, its feet tile included: 1 to 16 (default 2). A cell is
+    /// standable when it and the tiles above it are open and the tile below is solid.
+    #[var(set)]
+    #[export(range = (1.0, 16.0))]
+    navigation_agent_height: i64,
+    /// The most tiles a walker climbs to a ledge beside it (a step or a jump), and comes down
+    /// again: 0 to 16 (default 1). Such steps are polygons joining the two strips of ground.
+    #[var(set)]
+    #[export(range = (0.0, 16.0))]
+    navigation_max_step_up: i64,
+    /// The most tiles a walker drops from a ledge: 0 to 32 (default 4). Drops deeper than
+    /// `navigation_max_step_up` are one-way `NavigationServer2D` links.
+    #[var(set)]
+    #[export(range = (0.0, 32.0))]
+    navigation_max_drop: i64,
+    /// The regions and links on the navigation server (`navigation_2d`).
+    navigation_2d: navigation_2d::WorldNavigation2D,
     /// `structures` resolved (`structures_2d`).
     structures_2d: crate::host::structures_2d::StructureCache2D,
 
@@ -359,6 +396,13 @@ impl INode2D for ChunkWorld2D {
             floating_origin: false,
             origin_shift_distance: DEFAULT_SHIFT_DISTANCE,
             origin_shift_group: StringName::from("strata_origin_shift"),
+            navigation_enabled: false,
+            navigation_distance: 2,
+            navigation_layers: 1,
+            navigation_agent_height: 2,
+            navigation_max_step_up: 1,
+            navigation_max_drop: 4,
+            navigation_2d: Default::default(),
             structures: Array::new(),
             structures_2d: Default::default(),
             streamer: None,
@@ -475,6 +519,7 @@ impl INode2D for ChunkWorld2D {
         for c in unloads {
             self.entities.chunk_unloaded(c);
             self.apply_light(c, None);
+            self.navigation_unloaded_2d(c);
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
             self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
         }
@@ -483,6 +528,7 @@ impl INode2D for ChunkWorld2D {
             // time, and only when the result changed them.
             self.apply_light(r.coord, r.light.take());
             self.entities.chunk_loaded(r.coord, std::mem::take(&mut r.spawns), r.is_update);
+            self.accept_navigation_2d(&mut r);
             if !r.tiles_changed {
                 continue;
             }
@@ -495,6 +541,7 @@ impl INode2D for ChunkWorld2D {
         self.receive_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         self.apply_ops(frame_start, budget);
         self.update_entities(frame_start, budget);
+        self.navigation_frame_2d(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
         // view), as `StrataChunkWorld`'s does.
@@ -853,6 +900,7 @@ impl ChunkWorld2D {
         d.set("origin_shift_us_max", self.origin_shift_us.max());
         d.set("layer_redraws", self.layer_redraws as i64);
         self.entity_stats(&mut d);
+        self.navigation_stats_2d(&mut d);
         d
     }
 
@@ -1024,6 +1072,36 @@ impl ChunkWorld2D {
     }
 
     #[func]
+    fn set_navigation_enabled(&mut self, value: bool) {
+        self.change_navigation_enabled(value);
+    }
+
+    #[func]
+    fn set_navigation_distance(&mut self, value: i64) {
+        self.change_navigation_distance(value);
+    }
+
+    #[func]
+    fn set_navigation_layers(&mut self, value: u32) {
+        self.change_navigation_layers(value);
+    }
+
+    #[func]
+    fn set_navigation_agent_height(&mut self, value: i64) {
+        self.change_navigation_agent_height(value);
+    }
+
+    #[func]
+    fn set_navigation_max_step_up(&mut self, value: i64) {
+        self.change_navigation_max_step_up(value);
+    }
+
+    #[func]
+    fn set_navigation_max_drop(&mut self, value: i64) {
+        self.change_navigation_max_drop(value);
+    }
+
+    #[func]
     fn set_block_library(&mut self, value: Option<Gd<BlockLibrary>>) {
         self.block_library = value;
         self.apply_library();
@@ -1171,6 +1249,7 @@ impl ChunkWorld2D {
             memory_budget_mb: self.memory_budget(),
             tile_rules: self.tile_rules.clone(),
             light: self.light_props(),
+            navigation: self.navigation_config_2d(),
             ..StreamConfig2D::default()
         };
         match Streamer2D::new(generator, config) {
@@ -1234,6 +1313,7 @@ impl ChunkWorld2D {
         self.ops.clear();
         self.clear_light_sprites();
         self.park_entities();
+        self.navigation_2d.clear();
     }
 
     /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
@@ -1358,65 +1438,6 @@ impl ChunkWorld2D {
         if streaming {
             self.ensure_streamer();
         }
-    }
-
-    /// Generates the TileSet of the library in use and gives it to `layer`.
-    fn give_tile_set(&mut self, layer: &mut Gd<TileMapLayer>) {
-        let px = self.tile_size.x.clamp(4, 256);
-        let rows = autotile::library_atlas_rows(&self.blocks, px as u32) as usize;
-        if rows < self.blocks.len() {
-            self.host.warn(format!(
-                "StrataChunkWorld2D.block_library: {} blocks do not fit one atlas of {px}-pixel tiles; allowed: at most {rows} (16,384 pixels); blocks from id {rows} on are drawn as nothing",
-                self.blocks.len()
-            ));
-        }
-        let textures = self.side_textures(px);
-        let (tile_set, source_id) = make_tile_set(px, &self.blocks, &self.tile_rules, &textures);
-        layer.set_tile_set(&tile_set);
-        self.tile_source_id = source_id as i64;
-        self.generated_tile_set = Some(tile_set);
-    }
-
-    /// Each block's side texture (`+z`, the face a side view shows) as `px`×`px` RGBA8 bytes,
-    /// scaled nearest-neighbour; None where a block has none. A texture that does not load is
-    /// reported with the block's name and drawn from the block's colour.
-    fn side_textures(&self, px: i32) -> Vec<Option<Vec<u8>>> {
-        let library = self.block_library.clone().unwrap_or_else(BlockLibrary::create_default);
-        let Ok(core) = library.bind().core() else { return Vec::new() };
-        let mut loader = ResourceLoader::singleton();
-        let mut loaded: HashMap<String, Option<Vec<u8>>> = HashMap::new();
-        let mut out = Vec::with_capacity(core.len());
-        for def in core.blocks() {
-            let path = def.faces.texture_for_face(Face::PosZ);
-            if path.is_empty() {
-                out.push(None);
-                continue;
-            }
-            let bytes = loaded
-                .entry(path.to_string())
-                .or_insert_with(|| {
-                    let image =
-                        loader.load(path).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
-                    let Some(mut image) = image else {
-                        godot_error!(
-                            "StrataChunkWorld2D.block_library: block \"{}\": cannot load texture `{path}`; allowed: a Texture2D resource path; drawn in its colour",
-                            def.name
-                        );
-                        return None;
-                    };
-                    if image.is_compressed() {
-                        image.decompress();
-                    }
-                    image.convert(Format::RGBA8);
-                    if image.get_width() != px || image.get_height() != px {
-                        image.resize_ex(px, px).interpolation(Interpolation::NEAREST).done();
-                    }
-                    Some(image.get_data().to_vec())
-                })
-                .clone();
-            out.push(bytes);
-        }
-        out
     }
 
     /// Tile size in pixels: the layer's TileSet's, else `tile_size`.
@@ -1597,52 +1618,4 @@ impl ChunkWorld2D {
 
 fn finite_floor(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(i32::MIN as f64 / 2.0, i32::MAX as f64 / 2.0) as i32 } else { 0 }
-}
-
-/// A TileSet of the autotile atlas layout of `rules` for `library`, drawn by
-/// [`autotile::library_atlas_rgba_with`] from `textures` (each block's side texture, `px`×`px`), with
-/// a full-square collision polygon on physics layer 0 for solid blocks only. Returns it and its
-/// atlas source id.
-fn make_tile_set(
-    px: i32,
-    library: &CoreLibrary,
-    rules: &TileRules,
-    textures: &[Option<Vec<u8>>],
-) -> (Gd<TileSet>, i32) {
-    let px = px.clamp(4, 256);
-    let (w, h, pixels) = autotile::library_atlas_rgba_with(library, px as u32, textures, rules.layout());
-    let mut tile_set = TileSet::new_gd();
-    tile_set.set_tile_size(Vector2i::new(px, px));
-    tile_set.add_physics_layer();
-    tile_set.set_physics_layer_collision_layer(0, 1);
-    let Some(image) =
-        Image::create_from_data(w as i32, h as i32, false, Format::RGBA8, &PackedByteArray::from(pixels.as_slice()))
-    else {
-        godot_error!("StrataChunkWorld2D: could not create the tile atlas image");
-        return (tile_set, 0);
-    };
-    let mut source = TileSetAtlasSource::new_gd();
-    if let Some(texture) = ImageTexture::create_from_image(&image) {
-        source.set_texture(&texture);
-    }
-    source.set_texture_region_size(Vector2i::new(px, px));
-    let id = tile_set.add_source(&source);
-    let half = px as f32 / 2.0;
-    let square = PackedVector2Array::from(
-        [Vector2::new(-half, -half), Vector2::new(half, -half), Vector2::new(half, half), Vector2::new(-half, half)]
-            .as_slice(),
-    );
-    let rows = h as i32 / px;
-    for row in 1..rows {
-        let solid = rules.is_solid(row as u16);
-        for col in 0..rules.layout().columns() as i32 {
-            let at = Vector2i::new(col, row);
-            source.create_tile(at);
-            if solid && let Some(mut data) = source.get_tile_data(at, 0) {
-                data.add_collision_polygon(0);
-                data.set_collision_polygon_points(0, 0, &square);
-            }
-        }
-    }
-    (tile_set, id)
 }

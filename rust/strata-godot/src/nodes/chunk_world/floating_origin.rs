@@ -12,9 +12,10 @@
 //! Shifts are whole chunks, so each node's position changes by an integer and stays exact.
 //!
 //! May use: its parent (`chunk_world.rs`), the parent's parts (`entities`, `navigation`),
-//! `strata_core::base::origin`.
+//! `strata_core::base::origin`, `host::navigation_server`.
 
 use super::ChunkWorld;
+use crate::host::navigation_server;
 use godot::classes::Node3D;
 use godot::prelude::*;
 use strata_core::IVec3;
@@ -198,14 +199,5 @@ fn in_group_or_below(node: &Gd<Node>, group: &StringName) -> bool {
 
 /// The navigation agents at or under `node` aim at global positions: they move with the shift.
 fn shift_agent_targets(node: &Gd<Node>, d: Vector3) {
-    let mut agents: Vec<Gd<Node>> =
-        node.find_children_ex("*").type_("NavigationAgent3D").owned(false).done().iter_shared().collect();
-    if node.is_class("NavigationAgent3D") {
-        agents.push(node.clone());
-    }
-    for mut agent in agents {
-        if let Ok(t) = agent.get("target_position").try_to::<Vector3>() {
-            agent.set("target_position", &(t - d).to_variant());
-        }
-    }
+    navigation_server::shift_agent_targets(node, "NavigationAgent3D", d);
 }

@@ -14,9 +14,10 @@
 //! `NavigationServer3D` and `NavigationMesh` are reached through Godot's own calls by name
 //! (`Object.call`, `ClassDB.instantiate`); a failed call is reported, never a panic.
 //!
-//! May use: `strata_core` (nav meshes, chunk coordinates).
+//! May use: `strata_core` (nav meshes, chunk coordinates), `host::navigation_server`.
 
-use godot::classes::{ClassDb, Engine, Object, Resource};
+use crate::host::navigation_server;
+use godot::classes::{ClassDb, Object, Resource};
 use godot::prelude::*;
 use std::collections::{HashMap, VecDeque};
 use std::time::Instant;
@@ -150,19 +151,12 @@ impl WorldNavigation {
 
 /// The `NavigationServer3D` singleton (absent only in a build without navigation).
 fn server() -> Option<Gd<Object>> {
-    let server = Engine::singleton().get_singleton("NavigationServer3D");
-    if server.is_none() {
-        godot_error!("StrataChunkWorld: navigation_enabled needs NavigationServer3D, which this Godot build lacks");
-    }
-    server
+    navigation_server::server("NavigationServer3D", "StrataChunkWorld")
 }
 
 /// `object.method(args)` by name; a failure is reported and gives nil.
 fn call(object: &mut Gd<Object>, method: &str, args: &[Variant]) -> Variant {
-    object.try_call(method, args).unwrap_or_else(|e| {
-        godot_error!("StrataChunkWorld navigation: NavigationServer3D.{method} failed: {e}");
-        Variant::nil()
-    })
+    navigation_server::call(object, "StrataChunkWorld", method, args)
 }
 
 /// A `NavigationMesh` of a chunk's polygons (positions in voxels from the chunk's corner), with

@@ -149,7 +149,7 @@ impl ChunkWorld2D {
 
     /// Whether chunk `c` is loaded and all its tiles are in the layer.
     fn chunk_written(&self, c: ChunkCoord2D) -> bool {
-        self.drawn.contains(&c)
+        self.drawn.contains_key(&c)
             && !self.ops.iter().any(|op| matches!(op, TileOp::Write { result, .. } if result.coord == c))
     }
 

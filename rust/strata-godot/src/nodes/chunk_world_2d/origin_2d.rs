@@ -5,7 +5,8 @@
 //! [`FloatingOrigin2D`]): tile `t` is drawn at `(t − origin) × tile size` pixels, so the engine's
 //! `f32` positions stay small wherever the player is. A shift (in `_process`, before the frame is
 //! drawn, or `set_origin`) moves: the layer node (see below), every chunk's light sprite (placed
-//! again from its chunk), every `Node2D` child of the world (the game's own), the preloaded area,
+//! again from its chunk), the navigation regions and links (placed again, with the targets of the
+//! `NavigationAgent2D`s that move), every `Node2D` child of the world (the game's own), the preloaded area,
 //! and every node of `origin_shift_group` not already under a moved node (its global position,
 //! its physics interpolation reset), and the current `Camera2D` keeps its smoothing; then
 //! `origin_shifted(shift)`. Shifts are whole chunks of whole tiles: every position changes by an
@@ -160,6 +161,7 @@ impl ChunkWorld2D {
             *center -= d;
         }
         self.shift_group(&me, d);
+        self.navigation_origin_shifted_2d(&me, d);
         if let Some((mut camera, screen)) = camera {
             keep_camera_view(&mut camera, screen - d);
         }
