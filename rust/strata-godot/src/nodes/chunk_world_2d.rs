@@ -65,6 +65,7 @@ use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 use strata_core::stream::tile_edits::TileEditLog;
 
 mod edits_2d;
+mod editor_2d;
 mod light_2d;
 mod origin_2d;
 mod structures_2d;
@@ -233,6 +234,23 @@ pub struct ChunkWorld2D {
     #[var]
     #[export]
     origin_shift_group: StringName,
+    /// In the editor, preview the world (default on; regenerates when the preset changes)
+    /// around the centre of the editor's 2D view, which the Strata editor plugin passes
+    /// (`set_editor_viewer`), or around the origin without the plugin. The preview draws into
+    /// a `TileMapLayer` of its own (with the TileSet of the layer `tile_map` names, when it
+    /// has one) that belongs to no scene, so no generated cell is ever saved into it.
+    #[export_group(name = "Editor")]
+    #[export]
+    editor_preview: bool,
+    /// The edits, stored with the scene (the tiles painted in the editor, or set by a script
+    /// before the scene was saved): a world save holding only the edits, with the names of their
+    /// blocks. Loaded when the scene loads; bytes that do not load are kept as they are, with
+    /// the error in `last_error()`. Replacing it forgets the undo history.
+    #[var(get, set)]
+    #[export(storage)]
+    edits_data: PackedByteArray,
+    /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
+    editor_viewer: Option<Vector2>,
     /// `structures` resolved (`structures_2d`).
     structures_2d: crate::host::structures_2d::StructureCache2D,
 
@@ -354,6 +372,9 @@ impl INode2D for ChunkWorld2D {
             floating_origin: false,
             origin_shift_distance: DEFAULT_SHIFT_DISTANCE,
             origin_shift_group: StringName::from("strata_origin_shift"),
+            editor_preview: true,
+            edits_data: PackedByteArray::new(),
+            editor_viewer: None,
             structures: Array::new(),
             structures_2d: Default::default(),
             streamer: None,
@@ -396,7 +417,7 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn ready(&mut self) {
-        // A tool class only for its configuration warnings: nothing streams in the editor.
+        // In the editor the preview binds its layer when it first streams.
         if Engine::singleton().is_editor_hint() {
             return;
         }
@@ -408,7 +429,11 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn process(&mut self, _delta: f64) {
-        if Engine::singleton().is_editor_hint() {
+        let editor = Engine::singleton().is_editor_hint();
+        if editor && !self.editor_preview {
+            if self.streamer.is_some() {
+                self.stop_streaming();
+            }
             return;
         }
         let layer = self.ensure_layer();
@@ -429,14 +454,14 @@ impl INode2D for ChunkWorld2D {
         let budget = std::time::Duration::from_secs_f64(ms.clamp(0.05, 100.0) / 1000.0);
         // The origin moves before anything of this frame is placed (with the nodes already
         // placed), so the frame draws everything in the new node space.
-        let mut viewer = self.viewer_local_tiles();
-        if self.follow_viewer_with_origin(viewer) {
+        let mut viewer = if editor { self.editor_viewer_local_tiles() } else { self.viewer_local_tiles() };
+        if !editor && self.follow_viewer_with_origin(viewer) {
             viewer = self.viewer_local_tiles();
         }
         let viewer = self.viewer_bounds.clamp("StrataChunkWorld2D", self.origin.to_world(viewer), "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let memory_budget = self.memory_budget();
-        let extra = self.extra_viewer_tiles();
+        let extra = if editor { Vec::new() } else { self.extra_viewer_tiles() };
         let removed = std::mem::take(&mut self.removed_viewer_ids);
         let (unloads, results) = {
             let Some(s) = self.streamer.as_mut() else { return };
@@ -767,6 +792,12 @@ impl ChunkWorld2D {
             };
             map.set(IVec3::new(t[0], t[1], 0), id);
         }
+        self.replace_all_edits(map);
+    }
+
+    /// Replaces every edit with `map`, forgets the undo history and announces the tiles of the
+    /// edits before and after (`set_edits`, `edits_data`).
+    fn replace_all_edits(&mut self, map: EditMap) {
         let before = world_edits::tile_edit_bounds(self.edits());
         let after = world_edits::tile_edit_bounds(Some(&map));
         match self.streamer.as_mut() {
@@ -968,6 +999,16 @@ impl ChunkWorld2D {
         }
         self.edit_log.clear();
         self.emit_tiles_changed(before);
+    }
+
+    #[func]
+    fn get_edits_data(&self) -> PackedByteArray {
+        self.edits_data_bytes()
+    }
+
+    #[func]
+    fn set_edits_data(&mut self, value: PackedByteArray) {
+        self.load_edits_data(value);
     }
 
     #[func]
@@ -1221,7 +1262,8 @@ impl ChunkWorld2D {
             }
             self.layer = None;
         }
-        let mut layer = if !self.tile_map.is_empty() {
+        let editor = Engine::singleton().is_editor_hint();
+        let mut layer = if !self.tile_map.is_empty() && !editor {
             let found = if self.base().is_inside_tree() {
                 self.base().get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok())
             } else {
@@ -1242,6 +1284,9 @@ impl ChunkWorld2D {
         } else {
             let mut l = TileMapLayer::new_alloc();
             l.set_name("Tiles");
+            if editor && let Some(tile_set) = self.named_layer_tile_set() {
+                l.set_tile_set(&tile_set);
+            }
             self.base_mut().add_child_ex(&l).internal(InternalMode::BACK).done();
             l
         };
