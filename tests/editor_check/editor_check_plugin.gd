@@ -6,9 +6,12 @@
 ## `EditorUndoRedoManager`; saves the scene and writes the voxels it expects to
 ## `EXPECTED_FILE`, which `runtime_check.gd` compares in a running game. Then it picks two
 ## corners with the capture tool and saves that box through the toolbar as a `StrataStructure`
-## (`CAPTURE_FILE`), which must hold the world's voxels of the box. Prints one
-## `EDITOR_CHECK` line and quits with exit code 0 (passed) or 1 (failed). Started by
-## `cargo xtask test` (rust/xtask/src/editor_check.rs).
+## (`CAPTURE_FILE`), which must hold the world's voxels of the box. Last it opens a 2D scene
+## with a StrataChunkWorld2D, checks that its preview streams around the centre of the editor's
+## 2D view, digs and paints through the plugin's `_forward_canvas_gui_input`, undoes and redoes
+## through the editor's history and saves the scene with the tiles it expects beside it
+## (`EXPECTED_FILE_2D`). Prints one `EDITOR_CHECK` line and quits with exit code 0 (passed) or
+## 1 (failed). Started by `cargo xtask test` (rust/xtask/src/editor_check.rs).
 @tool
 extends EditorPlugin
 
@@ -27,6 +30,9 @@ const EXPECTED_FILE := "res://editor_check_expected.txt"
 const AROUND := 3
 ## Where the capture check saves the box it picks.
 const CAPTURE_FILE := "res://editor_check_capture.tres"
+## The side-view scene, and where the tiles its game must show are written ("x y block" lines).
+const SCENE_2D := "res://editor_check_scene_2d.tscn"
+const EXPECTED_FILE_2D := "res://editor_check_expected_2d.txt"
 
 var _frames := 0
 var _opened := false
@@ -75,6 +81,8 @@ func _process(_delta: float) -> void:
 		var problem := await _paint_check(world)
 		if problem == "":
 			problem = _capture_check(world)
+		if problem == "":
+			problem = await _side_view_check()
 		_done = false
 		_finish(
 			problem == "", summary + (" paint: passed" if problem == "" else " paint: " + problem)
@@ -257,6 +265,128 @@ func _capture_check(world: StrataChunkWorld) -> String:
 	if saved.get_size() != expected.get_size() or saved.structure_name != "editor_check_capture":
 		return "capture: saved %s of %s" % [saved.structure_name, saved.get_size()]
 	return ""
+
+
+## Opens the side-view scene and checks its preview and painting (see the top); "" when all of
+## it held, else what did not.
+func _side_view_check() -> String:
+	EditorInterface.open_scene_from_path(SCENE_2D)
+	EditorInterface.set_main_screen_editor("2D")
+	var world: StrataChunkWorld2D = await _side_view_preview()
+	if world == null:
+		return "2D: the preview did not stream around the centre of the 2D view"
+	var strata := _strata_plugin()
+	EditorInterface.edit_node(world)
+	for i in 3:
+		await get_tree().process_frame
+	var paint: StrataWorldPaint2D = strata.call("get_paint_2d")
+	var stone := world.get_block_id("stone")
+	var x := world.to_local(_view_2d_centre()).x
+	var dig_at := world.local_to_tile(Vector2(x, world.get_surface_height(x) + 1.0))
+	var x2 := x + 6.0 * world.tile_size.x
+	var paint_at := world.local_to_tile(Vector2(x2, world.get_surface_height(x2) + 1.0))
+	paint_at += Vector2i(0, -3)
+	var expected := PackedStringArray()
+	for stroke in [
+		[StrataWorldPaint.Tool.DIG, dig_at, 0], [StrataWorldPaint.Tool.PAINT, paint_at, stone]
+	]:
+		paint.brush.tool = stroke[0]
+		paint.brush.block = stone
+		paint.brush.radius = 0.0
+		var problem: String = await _side_view_stroke(world, strata, stroke[1], stroke[2])
+		if problem != "":
+			return "2D: " + problem
+		expected.append("%d %d %d" % [stroke[1].x, stroke[1].y, stroke[2]])
+	return _save_side_view(expected)
+
+
+## The centre of the editor's 2D view, in the canvas (global) space.
+func _view_2d_centre() -> Vector2:
+	var view := EditorInterface.get_editor_viewport_2d()
+	return view.global_canvas_transform.affine_inverse() * (Vector2(view.size) / 2.0)
+
+
+## The edited side-view world once its editor viewer is the 2D view's centre and its preview
+## shows the area there, or null after `MAX_FRAMES`.
+func _side_view_preview() -> StrataChunkWorld2D:
+	for i in MAX_FRAMES:
+		await get_tree().process_frame
+		var world := EditorInterface.get_edited_scene_root() as StrataChunkWorld2D
+		var layer := world.get_tile_map_layer() if world != null else null
+		if (
+			layer != null
+			and world.get_editor_viewer().is_equal_approx(_view_2d_centre())
+			and world.is_area_ready()
+			and layer.get_used_cells().size() > 0
+		):
+			return world
+	return null
+
+
+## One stroke of the 2D brush at tile `at` through the plugin's canvas input, which must set it
+## to `want`, be one action of the editor's history that undoes and redoes exactly, and show in
+## the preview; "" when all of that held, else what did not.
+func _side_view_stroke(
+	world: StrataChunkWorld2D, strata: EditorPlugin, at: Vector2i, want: int
+) -> String:
+	var undo_redo := get_undo_redo()
+	var history := undo_redo.get_history_undo_redo(undo_redo.get_object_history_id(world))
+	var before := world.get_tile(at)
+	var versions := history.get_version()
+	var screen := world.get_global_transform_with_canvas() * world.tile_to_local(at)
+	var consumed := [
+		strata.call("_forward_canvas_gui_input", _button(screen, true)),
+		strata.call("_forward_canvas_gui_input", _motion(screen + Vector2(1, 0))),
+		strata.call("_forward_canvas_gui_input", _button(screen + Vector2(1, 0), false)),
+	]
+	var problem := ""
+	if consumed != [true, true, true]:
+		problem = "the plugin did not take the stroke's events: %s" % [consumed]
+	elif world.get_tile(at) != want or before == want:
+		problem = "stroke at %s: tile %d -> %d, wanted %d" % [at, before, world.get_tile(at), want]
+	elif history.get_version() == versions or not history.has_undo():
+		problem = "the stroke is not an action of the editor's undo history"
+	else:
+		history.undo()
+		var undone := world.get_tile(at)
+		history.redo()
+		if undone != before or world.get_tile(at) != want:
+			problem = (
+				"undo and redo left tile %s at %d and %d, not %d and %d"
+				% [at, undone, world.get_tile(at), before, want]
+			)
+	if problem != "":
+		return problem
+	# The preview shows the stroke once the chunk is tiled again.
+	for i in MAX_FRAMES:
+		await get_tree().process_frame
+		if world.is_area_ready():
+			break
+	var shown := world.get_tile_map_layer().get_cell_source_id(at) != -1
+	if shown != (want != 0):
+		return "the preview's cell %s is %s after the stroke" % [at, "drawn" if shown else "empty"]
+	return ""
+
+
+## Saves the side-view scene and writes `expected` ("x y block" lines) beside it; "" when the
+## saved scene holds the edits and none of the preview's cells, else what is wrong.
+func _save_side_view(expected: PackedStringArray) -> String:
+	if EditorInterface.save_scene() != OK:
+		return "2D: the scene did not save"
+	var saved := FileAccess.get_file_as_string(SCENE_2D)
+	var problem := ""
+	if not saved.contains("edits_data"):
+		problem = "2D: the saved scene has no edits_data"
+	elif saved.contains("TileMapLayer") or saved.contains("tile_map_data"):
+		problem = "2D: the preview's generated tiles were saved into the scene"
+	else:
+		var file := FileAccess.open(EXPECTED_FILE_2D, FileAccess.WRITE)
+		if file == null:
+			problem = "cannot write %s" % EXPECTED_FILE_2D
+		else:
+			file.store_string("\n".join(expected) + "\n")
+			file.close()
+	return problem
 
 
 ## The Strata editor plugin's instance, or null.

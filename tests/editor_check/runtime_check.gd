@@ -3,13 +3,17 @@
 ## the editor check wrote to `editor_check_expected.txt` (the edits came through
 ## `StrataChunkWorld.edits_data`). It also loads `structure_check.vox`, which the Strata plugin's
 ## importer (`StrataVoxImport`) turned into a `StrataStructure` when the project was imported, and
-## checks it against the same file read by `StrataStructure.from_vox`. Prints one `RUNTIME_CHECK`
-## line and quits with 0 or 1.
+## checks it against the same file read by `StrataStructure.from_vox`. Then the same for the side
+## view: the painted 2D scene's StrataChunkWorld2D shows every tile of
+## `editor_check_expected_2d.txt` (through `StrataChunkWorld2D.edits_data`). Prints one
+## `RUNTIME_CHECK` line and quits with 0 or 1.
 extends SceneTree
 
 const SCENE := "res://editor_check_scene.tscn"
 const EXPECTED_FILE := "res://editor_check_expected.txt"
 const VOX_FILE := "res://structure_check.vox"
+const SCENE_2D := "res://editor_check_scene_2d.tscn"
+const EXPECTED_FILE_2D := "res://editor_check_expected_2d.txt"
 
 
 func _initialize() -> void:
@@ -35,10 +39,33 @@ func _initialize() -> void:
 		wrong.append(vox_problem)
 	else:
 		detail += ", imported .vox structure matches"
-	if wrong.is_empty() and checked > 0:
+	var tiles := _check_side_view(wrong)
+	detail += ", %d side-view tiles" % tiles
+	if wrong.is_empty() and checked > 0 and tiles > 0:
 		_finish(true, detail)
 	else:
 		_finish(false, detail + ": " + ", ".join(wrong.slice(0, 5)))
+
+
+## Checks the side-view scene's tiles against `EXPECTED_FILE_2D`, appending what is wrong to
+## `wrong`; returns the tiles checked.
+func _check_side_view(wrong: PackedStringArray) -> int:
+	var packed := load(SCENE_2D) as PackedScene
+	var world := packed.instantiate() as StrataChunkWorld2D if packed != null else null
+	var text := FileAccess.get_file_as_string(EXPECTED_FILE_2D)
+	if world == null or text == "":
+		wrong.append("scene %s or %s missing" % [SCENE_2D, EXPECTED_FILE_2D])
+		return 0
+	root.add_child(world)
+	var checked := 0
+	for line in text.split("\n", false):
+		var v := line.split(" ")
+		var p := Vector2i(int(v[0]), int(v[1]))
+		if world.get_tile(p) != int(v[2]):
+			wrong.append("tile %s is %d, painted %s" % [p, world.get_tile(p), v[2]])
+		checked += 1
+	world.free()
+	return checked
 
 
 ## "" when the imported `.vox` is a `StrataStructure` with the file's cells, else what is wrong.

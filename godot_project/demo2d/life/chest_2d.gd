@@ -5,11 +5,11 @@
 class_name Chest2D
 extends Node2D
 
-## Blocks a chest may hold.
-const LOOT: Array[String] = ["torch", "planks", "glass", "log", "gold_ore"]
-
 ## Emitted when the chest is opened, with what was taken.
 signal opened_by(body: Node2D, taken: Dictionary)
+
+## Blocks a chest may hold.
+const LOOT: Array[String] = ["torch", "planks", "glass", "log", "gold_ore"]
 
 ## Block name → count still inside.
 var contents: Dictionary[String, int] = {}

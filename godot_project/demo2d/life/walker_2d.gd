@@ -40,7 +40,9 @@ func _physics_process(delta: float) -> void:
 	if not is_on_floor():
 		return
 	var blocked := is_on_wall()
-	var ledge := not test_move(transform.translated(Vector2(facing * look_ahead, -2.0)), Vector2(0, 6))
+	var ledge := not test_move(
+		transform.translated(Vector2(facing * look_ahead, -2.0)), Vector2(0, 6)
+	)
 	if blocked or ledge:
 		facing = -facing
 		turns += 1

@@ -1,4 +1,5 @@
-//! The editor check: `StrataChunkWorld` streams its preview around the real editor's 3D camera.
+//! The editor check: `StrataChunkWorld` streams its preview around the real editor's 3D camera,
+//! and `StrataChunkWorld2D` around the centre of its 2D view.
 //!
 //! Copies `tests/editor_check` (a project that enables the Strata editor plugin and a check
 //! plugin, and a scene with a `StrataChunkWorld`) to `target/tmp/editor-check`, links
@@ -7,7 +8,8 @@
 //! from the origin and waits until the world's editor viewer is the camera's position and the
 //! chunks around it are loaded; then it selects the world, digs and paints through the Strata
 //! plugin's viewport input, undoes and redoes through the editor's undo history and saves the
-//! scene with the voxels it expects beside it. It prints an `EDITOR_CHECK` line and quits with 0
+//! scene with the voxels it expects beside it; then the same for a side-view scene (its preview,
+//! a dig and a paint stroke in the 2D viewport, undo and redo, the tiles saved). It prints an `EDITOR_CHECK` line and quits with 0
 //! or 1. A running game (`godot --headless --script res://runtime_check.gd`) then instances the
 //! saved scene and checks that it shows the painted voxels (a `RUNTIME_CHECK` line). Each run
 //! is bounded by [`TIMEOUT`].
@@ -49,6 +51,7 @@ pub fn run(godot: &Godot) -> Result<EditorCheck> {
     for (file, to) in [
         ("project.godot", project.join("project.godot")),
         ("editor_check_scene.tscn", project.join("editor_check_scene.tscn")),
+        ("editor_check_scene_2d.tscn", project.join("editor_check_scene_2d.tscn")),
         ("plugin.cfg", check_addon.join("plugin.cfg")),
         ("editor_check_plugin.gd", check_addon.join("editor_check_plugin.gd")),
         ("runtime_check.gd", project.join("runtime_check.gd")),

@@ -2,7 +2,7 @@
 ## exactly the tiles predicted, undo and redo are exact (the water that flowed included), groups
 ## make one step, a step's changes round-trip through `apply_edit_changes`, bad arguments name
 ## the method, the value and what is allowed, edits survive a save and a load, and a 64 × 64
-## edit and its undo reach the `TileMapLayer`.
+## edit and its undo reach the `TileMapLayer`; `edits_data` carries the edits through a scene.
 extends StrataTestCase
 
 ## Pixels per tile (the created TileSet's).
@@ -353,3 +353,40 @@ func test_a_64_tile_square_edit_and_its_undo_reach_the_tile_map_layer() -> void:
 		if layer.get_cell_atlas_coords(t) != before[t]:
 			fail("undone: tile %s is %s, not %s" % [t, layer.get_cell_atlas_coords(t), before[t]])
 			return
+
+
+func test_edits_data_carries_the_edits_through_a_packed_scene_and_refuses_bad_bytes() -> void:
+	var w := _make_world(11)
+	var planks := w.get_block_id("planks")
+	assert_eq(w.set_tiles_rect(Vector2i(-3, -40), Vector2i(2, -38), planks), 18)
+	w.set_tile(Vector2i(5, -41), 0)
+	var want := _tiles(w, Vector2i(-4, -42), Vector2i(6, -37))
+	var data := w.edits_data
+	assert_gt(data.size(), 0, "edits_data holds the edits")
+	# A scene saved with the world carries them (the storage property); its world has them
+	# before it enters the tree and once it streams.
+	var scene := PackedScene.new()
+	var root := Node2D.new()
+	var copy := StrataChunkWorld2D.new()
+	copy.preset = w.preset
+	root.add_child(copy)
+	copy.owner = root
+	copy.edits_data = data
+	assert_eq(scene.pack(root), OK)
+	root.free()
+	var loaded := scene.instantiate() as Node2D
+	var loaded_world := loaded.get_child(0) as StrataChunkWorld2D
+	assert_eq(_diff(_tiles(loaded_world, Vector2i(-4, -42), Vector2i(6, -37)), want), "")
+	add_child(loaded)
+	_nodes.append(loaded)
+	assert_eq(_diff(_tiles(loaded_world, Vector2i(-4, -42), Vector2i(6, -37)), want), "")
+	assert_false(loaded_world.can_undo(), "loading edits_data starts a new history")
+	# Bytes that are not a save change nothing, are kept as they are, and say why.
+	var junk := PackedByteArray([1, 2, 3, 4, 5])
+	loaded_world.edits_data = junk
+	var error := loaded_world.last_error()
+	assert_true(error.contains("StrataChunkWorld2D.edits_data"), error)
+	assert_eq(_diff(_tiles(loaded_world, Vector2i(-4, -42), Vector2i(6, -37)), want), "")
+	# Empty bytes clear the edits.
+	loaded_world.edits_data = PackedByteArray()
+	assert_eq(loaded_world.get_edits().size(), 0, "empty edits_data: no edits")

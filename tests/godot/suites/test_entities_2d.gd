@@ -165,7 +165,9 @@ func test_spawns_stand_on_the_ground_in_caves_and_buried_in_any_chunk_order() ->
 		var t := Vector2i(floori(p.x), ceili(p.y) - 1)
 		var e := _entity_near(w, p)
 		assert_true(e != null and e.get_parent() == w, "a child of the world at %s" % p)
-		var top := w.local_to_tile(Vector2(w.tile_to_local(t).x, w.get_surface_height(w.tile_to_local(t).x)))
+		var top := w.local_to_tile(
+			Vector2(w.tile_to_local(t).x, w.get_surface_height(w.tile_to_local(t).x))
+		)
 		if w.get_tile(t) != 0:
 			kinds["buried"] += 1
 			assert_gt(t.y - top.y, 3, "buried below the surface at %s" % p)
@@ -180,7 +182,10 @@ func test_spawns_stand_on_the_ground_in_caves_and_buried_in_any_chunk_order() ->
 	var other := _world(_preset(), 4 * N)
 	assert_true(await _settle(other), "second world")
 	_viewer(other).position = Vector2(0, other.get_surface_height(0))
-	assert_true(await wait_until(func() -> bool: return _positions(other).size() >= here.size(), 60.0), "came")
+	assert_true(
+		await wait_until(func() -> bool: return _positions(other).size() >= here.size(), 60.0),
+		"came"
+	)
 	await _settle(other)
 	assert_eq(_positions(other), here, "the same objects whatever the chunk order")
 
@@ -219,7 +224,9 @@ func test_changed_removed_and_added_entities_come_back_from_a_save() -> void:
 	assert_true(_entity_near(loaded, removed_at) == null, "the removed one stays gone")
 	assert_true(_entity_near(loaded, freed_at) == null, "the freed one stays gone")
 	var added_back := _entity_near(loaded, added_at)
-	assert_true(added_back != null and added_back.get("health") == 7, "the added one, with its state")
+	assert_true(
+		added_back != null and added_back.get("health") == 7, "the added one, with its state"
+	)
 	# Loading into the same world replaces its entities with the save's.
 	added_back.set("health", 1)
 	assert_eq(loaded.load_world(path), OK)
@@ -269,7 +276,9 @@ func test_add_remove_and_get_entities_in_give_exact_values() -> void:
 	assert_eq(w.get_entities_in(Rect2(990, -310, 200, 20)).size(), 2, "both in a wider one")
 	assert_true(w.remove_entity(a), "removed")
 	assert_false(is_instance_valid(a), "and freed")
-	assert_eq(w.get_entities_in(Rect2(990, -310, 200, 20)), [b] as Array[Node2D], "the other one stays")
+	assert_eq(
+		w.get_entities_in(Rect2(990, -310, 200, 20)), [b] as Array[Node2D], "the other one stays"
+	)
 	var stranger := keep(Node2D.new()) as Node2D
 	assert_false(w.remove_entity(stranger), "a node that is not an entity")
 	assert_false(w.remove_entity(null), "null")
@@ -295,7 +304,9 @@ func test_an_origin_shift_keeps_every_entity_where_it_is_in_the_world() -> void:
 	after.sort()
 	assert_eq(after.size(), before.size(), "every entity stays")
 	for i in mini(before.size(), after.size()):
-		assert_lt(before[i].distance_to(after[i]), 0.01, "within 1 cm: %s and %s" % [before[i], after[i]])
+		assert_lt(
+			before[i].distance_to(after[i]), 0.01, "within 1 cm: %s and %s" % [before[i], after[i]]
+		)
 	# Far out: an entity added at 1e9 tiles keeps its world position exactly through a save.
 	var far := Vector2i(1_000_000_000, -200)
 	w.set_origin(far)
@@ -303,7 +314,9 @@ func test_an_origin_shift_keeps_every_entity_where_it_is_in_the_world() -> void:
 	viewer.position = w.tile_to_local(far)
 	var placed := w.add_entity(_marker, w.tile_to_local(far) + Vector2(0.25, 0.5))
 	var expected := Vector2(0.5, 0.5) + Vector2(0.25, 0.5) / PX
-	assert_lt(_tiles_from(w, placed, far).distance_to(expected), 0.001, "added exactly at 1e9 tiles")
+	assert_lt(
+		_tiles_from(w, placed, far).distance_to(expected), 0.001, "added exactly at 1e9 tiles"
+	)
 	var path := _dir.path_join("far.strata")
 	assert_eq(w.save_world(path), OK, w.last_error())
 	var loaded := _world(_preset(), 0, true)
@@ -338,7 +351,10 @@ func test_bad_input_is_refused_with_a_clear_error() -> void:
 	wrong.pack(node3d)
 	node3d.free()
 	assert_eq(ResourceSaver.save(wrong, _dir.path_join("wrong.tscn")), OK)
-	assert_true(w.add_entity(load(_dir.path_join("wrong.tscn")), Vector2.ZERO) == null, "a root that is not a Node2D")
+	assert_true(
+		w.add_entity(load(_dir.path_join("wrong.tscn")), Vector2.ZERO) == null,
+		"a root that is not a Node2D"
+	)
 	assert_true(w.last_error().contains("not a Node2D"), w.last_error())
 	assert_eq(_entities(w).size(), count, "nothing was added")
 	# A spawn rule naming biomes: side views have none; the world says which rule.
@@ -364,14 +380,20 @@ func test_the_demo_creatures_spawn_walk_and_persist_with_the_chests() -> void:
 	var ready := func() -> bool:
 		var k: Dictionary = kinds.call()
 		return k.has("critter_2d.tscn") and k.has("cave_crawler_2d.tscn") and k.has("chest_2d.tscn")
-	assert_true(await wait_until(ready, 90.0), "critters, cave crawlers and chests: %s" % world.get_stats())
+	assert_true(
+		await wait_until(ready, 90.0), "critters, cave crawlers and chests: %s" % world.get_stats()
+	)
 	var found: Dictionary = kinds.call()
 	var origin_row := world.get_origin().y
 	for c: Node2D in found["critter_2d.tscn"]:
 		var x := c.position.x
-		assert_lt(absf(c.position.y - world.get_surface_height(x)), 3.0 * PX, "a critter near the surface")
+		assert_lt(
+			absf(c.position.y - world.get_surface_height(x)), 3.0 * PX, "a critter near the surface"
+		)
 	for c: Node2D in found["cave_crawler_2d.tscn"]:
-		assert_gt(c.position.y - world.get_surface_height(c.position.x), 8.0 * PX, "a crawler deep down")
+		assert_gt(
+			c.position.y - world.get_surface_height(c.position.x), 8.0 * PX, "a crawler deep down"
+		)
 	assert_eq(origin_row, world.get_origin().y)
 	# They walk: a critter that stands on ground moves along it.
 	var walker: Walker2D = found["critter_2d.tscn"][0]
@@ -385,10 +407,16 @@ func test_the_demo_creatures_spawn_walk_and_persist_with_the_chests() -> void:
 	var player: CharacterBody2D = scene.get_node("Player")
 	player.position = chest.position + Vector2(0, -13)
 	player.velocity = Vector2.ZERO
-	assert_true(await wait_until(func() -> bool: return chest.opened, 5.0), "touched, the chest opens")
+	assert_true(
+		await wait_until(func() -> bool: return chest.opened, 5.0), "touched, the chest opens"
+	)
 	var inventory: Inventory2D = player.get("inventory")
 	for block_name: String in inside:
-		assert_eq(inventory.counts.get(block_name, 0), inside[block_name], "%s in the inventory" % block_name)
+		assert_eq(
+			inventory.counts.get(block_name, 0),
+			inside[block_name],
+			"%s in the inventory" % block_name
+		)
 	assert_true(chest.contents.is_empty(), "and is empty")
 	assert_eq(chest.open(), {} as Dictionary[String, int], "opening again hands over nothing")
 	var chest_at := Vector2(world.get_origin()) + chest.position / PX
@@ -403,7 +431,10 @@ func test_the_demo_creatures_spawn_walk_and_persist_with_the_chests() -> void:
 			if e.scene_file_path.get_file() == file and q.distance_to(p) < 0.01:
 				return e
 		return null
-	assert_true(await wait_until(func() -> bool: return near.call(chest_at, "chest_2d.tscn") != null, 60.0), "the chest is back")
+	assert_true(
+		await wait_until(func() -> bool: return near.call(chest_at, "chest_2d.tscn") != null, 60.0),
+		"the chest is back"
+	)
 	var back: Chest2D = near.call(chest_at, "chest_2d.tscn")
 	assert_true(back.opened and back.contents.is_empty(), "opened and empty after the load")
 	# A critter walks on from where it was saved: found by its state, near that place.
@@ -412,7 +443,9 @@ func test_the_demo_creatures_spawn_walk_and_persist_with_the_chests() -> void:
 			if e is Walker2D and (e as Walker2D).turns >= 41:
 				return e
 		return null
-	assert_true(await wait_until(func() -> bool: return turned.call() != null, 10.0), "the critter is back")
+	assert_true(
+		await wait_until(func() -> bool: return turned.call() != null, 10.0), "the critter is back"
+	)
 	var critter: Walker2D = turned.call()
 	if critter != null:
 		var at := Vector2(world.get_origin()) + critter.position / PX

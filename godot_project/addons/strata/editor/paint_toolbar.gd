@@ -1,7 +1,9 @@
-## The 3D viewport's toolbar for painting a selected StrataChunkWorld: the tool (off, paint, dig,
+## A viewport toolbar for painting a selected world: the tool (off, paint, dig, and in 3D
 ## capture), the block painted (by name, from the world's block library) and the brush radius. It
-## sets the fields of a `StrataWorldPaint`, and saves the box the capture tool picks as a
-## `StrataStructure` resource (`StrataChunkWorld.capture_structure`) where a file dialog says.
+## sets the fields of a `StrataWorldPaint` (which a `StrataWorldPaint2D` reads in the 2D
+## viewport), and saves the box the capture tool picks as a `StrataStructure` resource
+## (`StrataChunkWorld.capture_structure`) where a file dialog says. The 3D viewport's toolbar
+## paints a StrataChunkWorld, the 2D viewport's (`capture_offered` false) a StrataChunkWorld2D.
 @tool
 class_name StrataPaintToolbar
 extends HBoxContainer
@@ -11,6 +13,9 @@ const MAX_RADIUS := 8.0
 
 var paint: StrataWorldPaint:
 	set = set_paint
+## Whether the tool list offers the capture tool (3D only).
+var capture_offered := true:
+	set = set_capture_offered
 
 var _tool := OptionButton.new()
 var _block := OptionButton.new()
@@ -28,10 +33,7 @@ func _init() -> void:
 	_tool.add_item("Paint", StrataWorldPaint.Tool.PAINT)
 	_tool.add_item("Dig", StrataWorldPaint.Tool.DIG)
 	_tool.add_item("Save region as structure", StrataWorldPaint.Tool.CAPTURE)
-	_tool.tooltip_text = (
-		"Paint places the block against the face under the mouse; Dig removes voxels; "
-		+ "Save region as structure: click two corners, then choose the .tres file."
-	)
+	set_capture_offered(true)
 	_tool.item_selected.connect(_on_tool_selected)
 	add_child(_tool)
 	_block.tooltip_text = "The block Paint places."
@@ -62,14 +64,32 @@ func set_paint(value: StrataWorldPaint) -> void:
 		paint.region_picked.connect(_on_region_picked)
 
 
-## Lists the blocks of `world`'s library (all but air) and keeps the chosen one if it has it.
-func set_world(world: StrataChunkWorld) -> void:
+## Shows or hides the capture tool in the tool list.
+func set_capture_offered(value: bool) -> void:
+	capture_offered = value
+	var index := _tool.get_item_index(StrataWorldPaint.Tool.CAPTURE)
+	if index >= 0:
+		_tool.set_item_disabled(index, not value)
+		_tool.get_popup().set_item_disabled(index, not value)
+	_tool.tooltip_text = (
+		(
+			"Paint places the block against the face under the mouse; Dig removes voxels; "
+			+ "Save region as structure: click two corners, then choose the .tres file."
+		)
+		if value
+		else "Paint sets the tiles under the mouse to the block; Dig sets them to air."
+	)
+
+
+## Lists the blocks of `world`'s library (all but air) and keeps the chosen one if it has it;
+## `world` is a StrataChunkWorld or a StrataChunkWorld2D (null: none).
+func set_world(world: Node) -> void:
 	_block.clear()
-	if world == null:
+	if world == null or not world.has_method(&"get_block_name"):
 		return
 	var id := 1
 	while true:
-		var block_name := world.get_block_name(id)
+		var block_name: String = world.call(&"get_block_name", id)
 		if block_name == "":
 			break
 		_block.add_item(block_name, id)

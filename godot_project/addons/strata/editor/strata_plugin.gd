@@ -4,6 +4,8 @@
 ## The preview's chunk nodes belong to no scene, so they are never saved into it.
 ## A selected `StrataChunkWorld` can be painted and dug in the 3D viewport (`StrataWorldPaint`, with
 ## its toolbar `StrataPaintToolbar` in the viewport's menu); each stroke is one undoable action.
+## The same for a `StrataChunkWorld2D` in the 2D viewport (`StrataWorldPaint2D`, with a toolbar of
+## its own), whose preview streams around the centre of the 2D view.
 ## MagicaVoxel `.vox` files import as `StrataStructure` resources (`StrataVoxImport`).
 ## Project → Tools → "Upgrade Strata 0.2 scenes and resources…" renames the unprefixed class names
 ## Strata 0.2 saved (`StrataClassUpgrade`); the plugin warns once when the project has such files.
@@ -45,6 +47,12 @@ var _rescan_in := 0
 var _paint: StrataWorldPaint
 var _toolbar: StrataPaintToolbar
 var _painted: StrataChunkWorld = null
+## The same for the 2D viewport: the brush its toolbar sets, the tool and the StrataChunkWorld2D.
+var _brush_2d: StrataWorldPaint
+var _paint_2d: StrataWorldPaint2D
+var _toolbar_2d: StrataPaintToolbar
+var _painted_2d: StrataChunkWorld2D = null
+var _worlds_2d: Array[StrataChunkWorld2D] = []
 ## Imports `.vox` files as `StrataStructure` resources.
 var _vox_import: StrataVoxImport
 ## The scenes (by `_scene_key`) whose view this plugin placed, or found placed or saved.
@@ -68,6 +76,13 @@ func _enter_tree() -> void:
 	_toolbar.paint = _paint
 	_toolbar.hide()
 	add_control_to_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
+	_brush_2d = StrataWorldPaint.new(get_undo_redo())
+	_paint_2d = StrataWorldPaint2D.new(get_undo_redo(), _brush_2d)
+	_toolbar_2d = StrataPaintToolbar.new()
+	_toolbar_2d.paint = _brush_2d
+	_toolbar_2d.capture_offered = false
+	_toolbar_2d.hide()
+	add_control_to_container(CONTAINER_CANVAS_EDITOR_MENU, _toolbar_2d)
 	_vox_import = StrataVoxImport.new()
 	add_import_plugin(_vox_import)
 	add_tool_menu_item(UPGRADE_MENU, _on_upgrade_requested)
@@ -85,6 +100,11 @@ func _exit_tree() -> void:
 	remove_control_from_container(CONTAINER_SPATIAL_EDITOR_MENU, _toolbar)
 	_toolbar.queue_free()
 	_painted = null
+	_paint_2d.end_stroke()
+	remove_control_from_container(CONTAINER_CANVAS_EDITOR_MENU, _toolbar_2d)
+	_toolbar_2d.queue_free()
+	_painted_2d = null
+	_worlds_2d.clear()
 	remove_dock(_dock)
 	_dock.queue_free()
 	_dock = null
@@ -93,6 +113,20 @@ func _exit_tree() -> void:
 
 
 func _process(_delta: float) -> void:
+	_rescan_in -= 1
+	if _rescan_in <= 0:
+		_rescan_in = RESCAN_FRAMES
+		var edited := EditorInterface.get_edited_scene_root()
+		_worlds = worlds_in(edited)
+		_worlds_2d = worlds_2d_in(edited)
+	var view_2d := EditorInterface.get_editor_viewport_2d()
+	if view_2d != null:
+		var centre := (
+			view_2d.global_canvas_transform.affine_inverse() * (Vector2(view_2d.size) / 2.0)
+		)
+		for world in _worlds_2d:
+			if is_instance_valid(world):
+				world.set_editor_viewer(centre)
 	var viewport := EditorInterface.get_editor_viewport_3d(0)
 	var camera := viewport.get_camera_3d() if viewport != null else null
 	if camera == null:
@@ -104,10 +138,6 @@ func _process(_delta: float) -> void:
 			_seen_at = Engine.get_process_frames()
 		elif Engine.get_process_frames() - _seen_at >= PLACE_AFTER_FRAMES:
 			_place_view(camera, root)
-	_rescan_in -= 1
-	if _rescan_in <= 0:
-		_rescan_in = RESCAN_FRAMES
-		_worlds = worlds_in(EditorInterface.get_edited_scene_root())
 	var at := camera.global_position
 	for world in _worlds:
 		if is_instance_valid(world):
@@ -169,19 +199,24 @@ static func _scene_key(root: Node) -> String:
 
 
 func _handles(object: Object) -> bool:
-	return object is StrataChunkWorld
+	return object is StrataChunkWorld or object is StrataChunkWorld2D
 
 
 func _edit(object: Object) -> void:
 	_paint.end_stroke()
+	_paint_2d.end_stroke()
 	_painted = object as StrataChunkWorld
+	_painted_2d = object as StrataChunkWorld2D
 	_toolbar.set_world(_painted)
+	_toolbar_2d.set_world(_painted_2d)
 
 
 func _make_visible(visible: bool) -> void:
-	_toolbar.visible = visible
+	_toolbar.visible = visible and _painted != null
+	_toolbar_2d.visible = visible and _painted_2d != null
 	if not visible:
 		_paint.end_stroke()
+		_paint_2d.end_stroke()
 
 
 func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
@@ -192,20 +227,44 @@ func _forward_3d_gui_input(camera: Camera3D, event: InputEvent) -> int:
 	return AFTER_GUI_INPUT_PASS
 
 
+func _forward_canvas_gui_input(event: InputEvent) -> bool:
+	if _painted_2d == null or not is_instance_valid(_painted_2d):
+		return false
+	return _paint_2d.forward_input(_painted_2d, event)
+
+
 ## The paint tool of the selected StrataChunkWorld (the editor check drives it).
 func get_paint() -> StrataWorldPaint:
 	return _paint
 
 
+## The paint tool of the selected StrataChunkWorld2D (the editor check drives it).
+func get_paint_2d() -> StrataWorldPaint2D:
+	return _paint_2d
+
+
 ## Every StrataChunkWorld in the scene under `root` (root included).
 static func worlds_in(root: Node) -> Array[StrataChunkWorld]:
 	var out: Array[StrataChunkWorld] = []
+	out.assign(_nodes_of_class(root, "StrataChunkWorld"))
+	return out
+
+
+## Every StrataChunkWorld2D in the scene under `root` (root included).
+static func worlds_2d_in(root: Node) -> Array[StrataChunkWorld2D]:
+	var out: Array[StrataChunkWorld2D] = []
+	out.assign(_nodes_of_class(root, "StrataChunkWorld2D"))
+	return out
+
+
+## `root` (when of class `type`) and every node of that class under it.
+static func _nodes_of_class(root: Node, type: String) -> Array[Node]:
+	var out: Array[Node] = []
 	if root == null:
 		return out
-	if root is StrataChunkWorld:
-		out.append(root as StrataChunkWorld)
-	for node in root.find_children("*", "StrataChunkWorld", true, false):
-		out.append(node as StrataChunkWorld)
+	if root.is_class(type):
+		out.append(root)
+	out.append_array(root.find_children("*", type, true, false))
 	return out
 
 

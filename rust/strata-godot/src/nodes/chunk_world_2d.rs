@@ -37,7 +37,6 @@ use crate::host::world_edits;
 use crate::host::world_host::{self, WorldHost};
 use crate::resources::block_library::BlockLibrary;
 use crate::resources::world_preset::WorldPreset;
-use godot::classes::node::InternalMode;
 use godot::classes::{Engine, INode2D, ImageTexture, Node2D, TileMapLayer, TileSet};
 use godot::global::Error;
 use godot::prelude::*;
@@ -61,9 +60,11 @@ use strata_core::stream::stream2d::{
 use strata_core::stream::streamer::MEMORY_BUDGET_MB_RANGE;
 use strata_core::stream::tile_edits::TileEditLog;
 
+mod editor_2d;
 mod edits_2d;
 mod entities_2d;
 mod entity_nodes_2d;
+mod layer_2d;
 mod light_2d;
 mod navigation_2d;
 mod navigation_regions_2d;
@@ -76,10 +77,10 @@ mod tools_2d;
 /// Godot's update of one set cell, before a frame has measured it (ns).
 const INITIAL_LAYER_UPDATE_NS_PER_CELL: f64 = 2_000.0;
 /// The weight of a frame's measured update cost in the running mean.
-const LAYER_UPDATE_MEAN_WEIGHT: f64 = 0.25;
+pub(super) const LAYER_UPDATE_MEAN_WEIGHT: f64 = 0.25;
 
 /// One pending change to the `TileMapLayer`, applied a row at a time.
-enum TileOp {
+pub(super) enum TileOp {
     /// Write a finished chunk: the cells that differ from what the layer shows of it.
     Write { result: ChunkResult2D, next_row: i32 },
     /// Erase every cell of a chunk that left the view.
@@ -87,7 +88,7 @@ enum TileOp {
 }
 
 impl TileOp {
-    fn coord(&self) -> ChunkCoord2D {
+    pub(super) fn coord(&self) -> ChunkCoord2D {
         match self {
             TileOp::Write { result, .. } => result.coord,
             TileOp::Erase { coord, .. } => *coord,
@@ -273,6 +274,23 @@ pub struct ChunkWorld2D {
     navigation_max_drop: i64,
     /// The regions and links on the navigation server (`navigation_2d`).
     navigation_2d: navigation_2d::WorldNavigation2D,
+    /// In the editor, preview the world (default on; regenerates when the preset changes)
+    /// around the centre of the editor's 2D view, which the Strata editor plugin passes
+    /// (`set_editor_viewer`), or around the origin without the plugin. The preview draws into
+    /// a `TileMapLayer` of its own (with the TileSet of the layer `tile_map` names, when it
+    /// has one) that belongs to no scene, so no generated cell is ever saved into it.
+    #[export_group(name = "Editor")]
+    #[export]
+    editor_preview: bool,
+    /// The edits, stored with the scene (the tiles painted in the editor, or set by a script
+    /// before the scene was saved): a world save holding only the edits, with the names of their
+    /// blocks. Loaded when the scene loads; bytes that do not load are kept as they are, with
+    /// the error in `last_error()`. Replacing it forgets the undo history.
+    #[var(get, set)]
+    #[export(storage)]
+    edits_data: PackedByteArray,
+    /// Where the editor preview streams around (global position), set by `set_editor_viewer`.
+    editor_viewer: Option<Vector2>,
     /// `structures` resolved (`structures_2d`).
     structures_2d: crate::host::structures_2d::StructureCache2D,
 
@@ -403,6 +421,9 @@ impl INode2D for ChunkWorld2D {
             navigation_max_step_up: 1,
             navigation_max_drop: 4,
             navigation_2d: Default::default(),
+            editor_preview: true,
+            edits_data: PackedByteArray::new(),
+            editor_viewer: None,
             structures: Array::new(),
             structures_2d: Default::default(),
             streamer: None,
@@ -446,7 +467,7 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn ready(&mut self) {
-        // A tool class only for its configuration warnings: nothing streams in the editor.
+        // In the editor the preview binds its layer when it first streams.
         if Engine::singleton().is_editor_hint() {
             return;
         }
@@ -458,7 +479,11 @@ impl INode2D for ChunkWorld2D {
     }
 
     fn process(&mut self, _delta: f64) {
-        if Engine::singleton().is_editor_hint() {
+        let editor = Engine::singleton().is_editor_hint();
+        if editor && !self.editor_preview {
+            if self.streamer.is_some() {
+                self.stop_streaming();
+            }
             return;
         }
         let layer = self.ensure_layer();
@@ -479,14 +504,14 @@ impl INode2D for ChunkWorld2D {
         let budget = std::time::Duration::from_secs_f64(ms.clamp(0.05, 100.0) / 1000.0);
         // The origin moves before anything of this frame is placed (with the nodes already
         // placed), so the frame draws everything in the new node space.
-        let mut viewer = self.viewer_local_tiles();
-        if self.follow_viewer_with_origin(viewer) {
+        let mut viewer = if editor { self.editor_viewer_local_tiles() } else { self.viewer_local_tiles() };
+        if !editor && self.follow_viewer_with_origin(viewer) {
             viewer = self.viewer_local_tiles();
         }
         let viewer = self.viewer_bounds.clamp("StrataChunkWorld2D", self.origin.to_world(viewer), "tiles");
         let vd = self.view_distance.clamp(0, MAX_VIEW_DISTANCE_2D as i64) as i32;
         let memory_budget = self.memory_budget();
-        let extra = self.extra_viewer_tiles();
+        let extra = if editor { Vec::new() } else { self.extra_viewer_tiles() };
         let removed = std::mem::take(&mut self.removed_viewer_ids);
         let (unloads, results) = {
             let Some(s) = self.streamer.as_mut() else { return };
@@ -527,7 +552,10 @@ impl INode2D for ChunkWorld2D {
             // The light is shown at once (a texture's bytes); the tiles are written a row at a
             // time, and only when the result changed them.
             self.apply_light(r.coord, r.light.take());
-            self.entities.chunk_loaded(r.coord, std::mem::take(&mut r.spawns), r.is_update);
+            // The editor preview starts no objects (their scripts would not run there).
+            if !editor {
+                self.entities.chunk_loaded(r.coord, std::mem::take(&mut r.spawns), r.is_update);
+            }
             self.accept_navigation_2d(&mut r);
             if !r.tiles_changed {
                 continue;
@@ -540,7 +568,9 @@ impl INode2D for ChunkWorld2D {
         }
         self.receive_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         self.apply_ops(frame_start, budget);
-        self.update_entities(frame_start, budget);
+        if !editor {
+            self.update_entities(frame_start, budget);
+        }
         self.navigation_frame_2d(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         // `area_ready` follows every change from not ready to ready (a move, an edit, a larger
@@ -833,6 +863,12 @@ impl ChunkWorld2D {
             };
             map.set(IVec3::new(t[0], t[1], 0), id);
         }
+        self.replace_all_edits(map);
+    }
+
+    /// Replaces every edit with `map`, forgets the undo history and announces the tiles of the
+    /// edits before and after (`set_edits`, `edits_data`).
+    fn replace_all_edits(&mut self, map: EditMap) {
         let before = world_edits::tile_edit_bounds(self.edits());
         let after = world_edits::tile_edit_bounds(Some(&map));
         match self.streamer.as_mut() {
@@ -1041,6 +1077,16 @@ impl ChunkWorld2D {
         }
         self.edit_log.clear();
         self.emit_tiles_changed(before);
+    }
+
+    #[func]
+    fn get_edits_data(&self) -> PackedByteArray {
+        self.edits_data_bytes()
+    }
+
+    #[func]
+    fn set_edits_data(&mut self, value: PackedByteArray) {
+        self.load_edits_data(value);
     }
 
     #[func]
@@ -1316,62 +1362,6 @@ impl ChunkWorld2D {
         self.navigation_2d.clear();
     }
 
-    /// The layer to fill: `tile_map`, or a created child `TileMapLayer` with a generated TileSet.
-    /// A freed layer is dropped; binding a layer other than the one the loaded chunks were
-    /// written to sets `layer_changed`. When `tile_map` names no `TileMapLayer`, says so once
-    /// (warning and `last_error()`) and returns None.
-    fn ensure_layer(&mut self) -> Option<Gd<TileMapLayer>> {
-        if let Some(l) = &self.layer {
-            if l.is_instance_valid() {
-                return Some(l.clone());
-            }
-            self.layer = None;
-        }
-        let mut layer = if !self.tile_map.is_empty() {
-            let found = if self.base().is_inside_tree() {
-                self.base().get_node_or_null(&self.tile_map).and_then(|n| n.try_cast::<TileMapLayer>().ok())
-            } else {
-                None
-            };
-            let Some(found) = found else {
-                if self.layer_missing.is_none() && self.base().is_inside_tree() {
-                    let message = format!(
-                        "StrataChunkWorld2D.tile_map: no TileMapLayer at {} (freed, moved or never there); allowed: the path of a TileMapLayer, or empty for a layer of its own; the world shows nothing until tile_map names one",
-                        self.tile_map
-                    );
-                    self.host.warn(message.clone());
-                    self.layer_missing = Some(message);
-                }
-                return None;
-            };
-            found
-        } else {
-            let mut l = TileMapLayer::new_alloc();
-            l.set_name("Tiles");
-            self.base_mut().add_child_ex(&l).internal(InternalMode::BACK).done();
-            l
-        };
-        if let Some(m) = self.layer_missing.take() {
-            self.host.resolve(&m);
-        }
-        if layer.get_tile_set().is_none() {
-            self.give_tile_set(&mut layer);
-        }
-        let id = layer.instance_id();
-        if self.bound_layer.is_some_and(|b| b != id) {
-            self.layer_changed = true;
-        }
-        if self.bound_layer != Some(id) {
-            // Nothing of this world is in a newly bound layer yet: it stands where it was put.
-            self.drawn.clear();
-            self.layer_offset = Vector2::ZERO;
-            self.layer_base = layer.get_position();
-        }
-        self.bound_layer = Some(id);
-        self.layer = Some(layer.clone());
-        Some(layer)
-    }
-
     /// `id` as a block of the library in use, or None.
     fn library_id(&self, id: i64) -> Option<u16> {
         u16::try_from(id).ok().filter(|&b| (b as usize) < self.blocks.len())
@@ -1497,122 +1487,6 @@ impl ChunkWorld2D {
         };
         let px = self.tile_pixels();
         [f64::from(local.x) / f64::from(px.x), f64::from(local.y) / f64::from(px.y)]
-    }
-
-    /// Applies queued writes and erasures a row at a time until the budget is spent, one row
-    /// at least.
-    fn apply_ops(&mut self, frame_start: Instant, budget: std::time::Duration) {
-        let Some(mut layer) = self.ensure_layer() else { return };
-        let n = self.streamer.as_ref().map(|s| s.chunk_tiles()).unwrap_or(64);
-        let source = self.tile_source_id.clamp(0, i32::MAX as i64) as i32;
-        let mut loaded = Vec::new();
-        let mut unloaded = Vec::new();
-        // At least one row a frame, so the queue drains even when the work before it used the
-        // budget (the smallest budget, slow frames).
-        let mut rows = 0;
-        let mut cells_set: u32 = 0;
-        let mut redraw = false;
-        while let Some(op) = self.ops.front() {
-            let update_due = std::time::Duration::from_nanos((cells_set as f64 * self.layer_update_ns_per_cell) as u64);
-            if rows > 0 && frame_start.elapsed() + update_due >= budget {
-                break;
-            }
-            let (c, writes) = (op.coord(), matches!(op, TileOp::Write { .. }));
-            // A chunk's first cells: written relative to the cell origin (`origin_2d`); an
-            // erasure of a chunk with no cells in the layer has nothing to do.
-            if !self.drawn.contains_key(&c) {
-                if !writes {
-                    unloaded.push(c);
-                    self.ops.pop_front();
-                    continue;
-                }
-                if !self.cells_ready_for(c, n) {
-                    redraw = true;
-                    break;
-                }
-                self.drawn.insert(c, vec![None; (n * n) as usize]);
-            }
-            let Some(op) = self.ops.front_mut() else { break };
-            let Some(shown) = self.drawn.get_mut(&c) else { break };
-            rows += 1;
-            let (x0, y0) = op.coord().min_tile(n);
-            // Cells are world tiles less the cell origin (the layer node carries the rest).
-            let (x0, y0) = (x0.wrapping_sub(self.cell_origin[0]), y0.wrapping_sub(self.cell_origin[1]));
-            let done = match op {
-                TileOp::Write { result, next_row } => {
-                    let row = *next_row;
-                    let at = (row * n) as usize..((row + 1) * n) as usize;
-                    // Only the cells that change are set: an update after a small edit leaves
-                    // most rows as they are (each cell set is a call into Godot and a cell
-                    // Godot updates again at the end of the frame).
-                    if let (Some(new), Some(old)) = (result.atlas.get(at.clone()), shown.get_mut(at))
-                        && new != old
-                    {
-                        for (col, (new, old)) in new.iter().zip(old.iter_mut()).enumerate() {
-                            if new == old {
-                                continue;
-                            }
-                            let coords = Vector2i::new(x0 + col as i32, y0 + row);
-                            match new {
-                                Some(a) => layer
-                                    .set_cell_ex(coords)
-                                    .source_id(source)
-                                    .atlas_coords(Vector2i::new(a.column as i32, a.row as i32))
-                                    .done(),
-                                None => layer.erase_cell(coords),
-                            }
-                            *old = *new;
-                            cells_set += 1;
-                        }
-                    }
-                    *next_row += 1;
-                    let finished = *next_row >= n;
-                    if finished && !result.is_update {
-                        loaded.push(result.coord);
-                    }
-                    finished
-                }
-                TileOp::Erase { coord, next_row } => {
-                    for col in 0..n {
-                        layer.erase_cell(Vector2i::new(x0 + col, y0 + *next_row));
-                    }
-                    cells_set += n as u32;
-                    *next_row += 1;
-                    let finished = *next_row >= n;
-                    if finished {
-                        unloaded.push(*coord);
-                        self.drawn.remove(coord);
-                    }
-                    finished
-                }
-            };
-            if done {
-                self.ops.pop_front();
-            }
-        }
-
-        self.layer_update_ms_last_frame = 0.0;
-        if cells_set > 0 {
-            // Godot would update these cells' rendering and physics at the end of the frame,
-            // outside the budget; here their cost counts, and teaches the next frame's stop.
-            let update_start = Instant::now();
-            layer.update_internals();
-            let update = update_start.elapsed();
-            self.layer_update_ms_last_frame = update.as_secs_f64() * 1000.0;
-            let per_cell = update.as_nanos() as f64 / f64::from(cells_set);
-            self.layer_update_ns_per_cell += (per_cell - self.layer_update_ns_per_cell) * LAYER_UPDATE_MEAN_WEIGHT;
-        }
-
-        for c in unloaded {
-            self.signals().chunk_unloaded().emit(Vector2i::new(c.x, c.y));
-        }
-        for c in loaded {
-            self.signals().chunk_loaded().emit(Vector2i::new(c.x, c.y));
-        }
-        if redraw {
-            // A chunk past the exact range of the cells while others are drawn: draw it all again.
-            self.redraw_at_origin();
-        }
     }
 }
 

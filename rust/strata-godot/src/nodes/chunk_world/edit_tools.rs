@@ -21,6 +21,7 @@
 //! May use: `strata_core` (edit history, shapes, saves), the parent module.
 
 use super::ChunkWorld;
+use crate::host::scene_edits;
 use crate::host::world_edits::edit_bounds;
 use godot::prelude::*;
 use strata_core::IVec3;
@@ -29,7 +30,6 @@ use strata_core::base::coords::voxel_in_world;
 use strata_core::base::edit_history::{Amended, EditStep, GroupEnd, Recorded, VoxelChange, voxel_bounds};
 use strata_core::base::edits::EditMap;
 use strata_core::base::shapes;
-use strata_core::persist::save::{SaveOptions, WorldSave, decode_world_save, encode_world_save};
 use strata_core::stream::streamer::AppliedFlow;
 
 /// Values per change in the arrays of `get_undo_changes` and `apply_edit_changes`.
@@ -375,11 +375,10 @@ impl ChunkWorld {
             return self.edits_data.clone();
         }
         let Ok(library) = self.library() else { return self.edits_data.clone() };
-        let save = WorldSave { edits, ..WorldSave::default() };
-        match encode_world_save(&save, EDITS_DATA, SaveOptions::default().library(&library)) {
+        match scene_edits::edits_to_scene_bytes(&edits, &library, EDITS_DATA) {
             Ok(bytes) => PackedByteArray::from(bytes.as_slice()),
             Err(e) => {
-                godot_error!("{EDITS_DATA}: the edits cannot be stored with the scene: {e}");
+                godot_error!("{e}");
                 self.edits_data.clone()
             }
         }
@@ -394,15 +393,15 @@ impl ChunkWorld {
             self.edits_data = bytes;
             EditMap::new()
         } else {
-            let decoded = match self.library() {
-                Ok(l) => decode_world_save(bytes.as_slice(), EDITS_DATA, SaveOptions::default().library(&l))
-                    .map_err(|e| e.to_string()),
-                Err(e) => Err(format!("{EDITS_DATA}: the block library is invalid: {e}")),
-            };
-            match decoded {
-                Ok(save) => {
+            let library = self.library();
+            match scene_edits::edits_from_scene_bytes(
+                bytes.as_slice(),
+                library.as_deref().map_err(String::clone),
+                EDITS_DATA,
+            ) {
+                Ok(edits) => {
                     self.edits_data = PackedByteArray::new();
-                    save.edits
+                    edits
                 }
                 Err(e) => {
                     self.host.error(format!("{e}; the edits were not loaded and are kept as they are"));

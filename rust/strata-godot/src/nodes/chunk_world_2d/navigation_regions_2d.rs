@@ -138,7 +138,10 @@ impl ChunkWorld2D {
             max_step_up: self.navigation_max_step_up.clamp(0, MAX_STEP_UP_2D as i64) as u8,
             max_drop: self.navigation_max_drop.clamp(0, MAX_DROP_2D as i64) as u8,
         };
-        self.navigation_enabled.then(|| Arc::new(NavConfig2D::from_library(distance, settings, &self.blocks)))
+        // The editor preview bakes none: its regions would join the editor's own map.
+        let in_game = !godot::classes::Engine::singleton().is_editor_hint();
+        (self.navigation_enabled && in_game)
+            .then(|| Arc::new(NavConfig2D::from_library(distance, settings, &self.blocks)))
     }
 
     /// A navigation setting changed: the streamer bakes with the new config from now on; off,
