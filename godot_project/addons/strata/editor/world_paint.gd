@@ -112,14 +112,23 @@ func end_stroke() -> void:
 	_world = null
 	if not is_instance_valid(world) or not world.end_edit_group():
 		return
-	var changes := world.get_undo_changes()
 	var verb := "Paint" if tool == Tool.PAINT else "Dig"
-	_undo_redo.create_action(
-		"Strata: %s %d voxels" % [verb, changes.size() / 5], UndoRedo.MERGE_DISABLE, world
+	commit_stroke(_undo_redo, world, "%s %%d voxels" % verb, 5)
+
+
+## Makes the step `world` just recorded (a stroke already applied) one action of `undo_redo`:
+## `apply_edit_changes` of its changes forwards and back. `title` takes the count of changes
+## (`stride` ints each in `get_undo_changes()`).
+static func commit_stroke(
+	undo_redo: EditorUndoRedoManager, world: Node, title: String, stride: int
+) -> void:
+	var changes: PackedInt32Array = world.call(&"get_undo_changes")
+	undo_redo.create_action(
+		"Strata: " + title % (changes.size() / stride), UndoRedo.MERGE_DISABLE, world
 	)
-	_undo_redo.add_do_method(world, &"apply_edit_changes", changes, false)
-	_undo_redo.add_undo_method(world, &"apply_edit_changes", changes, true)
-	_undo_redo.commit_action(false)
+	undo_redo.add_do_method(world, &"apply_edit_changes", changes, false)
+	undo_redo.add_undo_method(world, &"apply_edit_changes", changes, true)
+	undo_redo.commit_action(false)
 
 
 ## Picks the voxel the ray from `origin` along `direction` (global space) hits as a corner of

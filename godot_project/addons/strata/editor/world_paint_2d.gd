@@ -86,14 +86,8 @@ func end_stroke() -> void:
 	_world = null
 	if not is_instance_valid(world) or not world.end_edit_group():
 		return
-	var changes := world.get_undo_changes()
 	var verb := "Paint" if brush.tool == StrataWorldPaint.Tool.PAINT else "Dig"
-	_undo_redo.create_action(
-		"Strata: %s %d tiles" % [verb, changes.size() / 4], UndoRedo.MERGE_DISABLE, world
-	)
-	_undo_redo.add_do_method(world, &"apply_edit_changes", changes, false)
-	_undo_redo.add_undo_method(world, &"apply_edit_changes", changes, true)
-	_undo_redo.commit_action(false)
+	StrataWorldPaint.commit_stroke(_undo_redo, world, "%s %%d tiles" % verb, 4)
 
 
 ## True while a stroke is in progress.
