@@ -1047,14 +1047,17 @@ impl ChunkWorld {
     /// True when every chunk within `view_distance` of the viewer is meshed and in the tree, and
     /// the chunks near the viewer have their collision (so a player can be spawned). A viewer
     /// moved to another chunk since the world's last frame (a teleport) is not ready until the
-    /// world has streamed around its new place.
+    /// world has streamed around its new place, nor one whose preset changed (another resource,
+    /// or a field of it) until the world has streamed the new one.
     #[func]
     pub fn is_area_ready(&self) -> bool {
         let editor = Engine::singleton().is_editor_hint();
         let viewer = if editor { self.editor_viewer_position() } else { self.viewer_position() };
         let here = ranges::ViewerBounds::clamped(self.world_of_local(viewer));
+        // A preset changed since the world was built streams again from its next frame on.
         self.collision_queue.is_empty()
             && self.collision_build.is_none()
+            && !self.host.preset_changed(self.preset.as_ref())
             && self.streamer.as_ref().is_some_and(|s| s.is_area_ready() && s.is_streaming_around(here))
     }
 

@@ -880,11 +880,16 @@ impl ChunkWorld2D {
     }
 
     /// True when every chunk within `view_distance` is generated and all its tiles are in the
-    /// `TileMapLayer` (and unloaded chunks are erased).
+    /// `TileMapLayer` (and unloaded chunks are erased). False from the moment the preset changes
+    /// (another resource, or a field of it) until the world has streamed the new one.
     #[func]
     pub fn is_area_ready(&self) -> bool {
         // After a shift or teleport the streamer has not yet heard where the viewers are now.
-        !self.area_stale && self.ops.is_empty() && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
+        // A preset changed since the world was built streams again from its next frame on.
+        !self.area_stale
+            && !self.host.preset_changed(self.preset.as_ref())
+            && self.ops.is_empty()
+            && self.streamer.as_ref().is_some_and(|s| s.is_area_ready())
     }
 
     /// Fraction of the chunks needed around the viewers that are generated, 0..1 (loading
