@@ -5,8 +5,9 @@
 //! names of the blocks they use, so a scene painted in the editor loads the same after its block
 //! library was reordered or extended; a block the library lacks is refused by name.
 //!
-//! May use: `strata_core::persist::save`, `strata_core::base`.
+//! May use: `strata_core::persist::save`, `strata_core::base`, `godot` (the property's bytes).
 
+use godot::prelude::*;
 use strata_core::base::block_library::BlockLibrary;
 use strata_core::base::edits::EditMap;
 use strata_core::persist::save::{SaveOptions, WorldSave, decode_world_save, encode_world_save};
@@ -30,4 +31,23 @@ pub(crate) fn edits_from_scene_bytes(
     decode_world_save(bytes, property, SaveOptions::default().library(library))
         .map(|save| save.edits)
         .map_err(|e| e.to_string())
+}
+
+/// What the property `property` holds: `edits` as bytes when there are any and they encode
+/// (an error is reported and `kept` stays), else `kept` (bytes that could not be loaded while no
+/// edit replaced them, or nothing).
+pub(crate) fn stored_bytes(
+    edits: Option<&EditMap>,
+    library: Result<&BlockLibrary, String>,
+    kept: &PackedByteArray,
+    property: &str,
+) -> PackedByteArray {
+    let (Some(edits), Ok(library)) = (edits.filter(|e| !e.is_empty()), library) else { return kept.clone() };
+    match edits_to_scene_bytes(edits, library, property) {
+        Ok(bytes) => PackedByteArray::from(bytes.as_slice()),
+        Err(e) => {
+            godot_error!("{e}");
+            kept.clone()
+        }
+    }
 }

@@ -370,18 +370,8 @@ impl ChunkWorld {
     /// `edits_data`: the edits as a world save (format of `save_world`, default preset, no
     /// state), or the bytes that could not be loaded while no edit replaced them.
     pub(super) fn edits_data_bytes(&self) -> PackedByteArray {
-        let edits = self.edits().cloned().unwrap_or_default();
-        if edits.is_empty() {
-            return self.edits_data.clone();
-        }
-        let Ok(library) = self.library() else { return self.edits_data.clone() };
-        match scene_edits::edits_to_scene_bytes(&edits, &library, EDITS_DATA) {
-            Ok(bytes) => PackedByteArray::from(bytes.as_slice()),
-            Err(e) => {
-                godot_error!("{e}");
-                self.edits_data.clone()
-            }
-        }
+        let library = self.library();
+        scene_edits::stored_bytes(self.edits(), library.as_deref().map_err(String::clone), &self.edits_data, EDITS_DATA)
     }
 
     /// Loads `edits_data` (decoded with the `block_library` set at the time, which a scene sets

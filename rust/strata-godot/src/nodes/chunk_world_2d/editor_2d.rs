@@ -66,15 +66,8 @@ impl ChunkWorld2D {
     /// `edits_data`: the edits as a world save of the edits alone, or the bytes that could not
     /// be loaded while no edit replaced them.
     pub(super) fn edits_data_bytes(&self) -> PackedByteArray {
-        let Some(edits) = self.edits().filter(|e| !e.is_empty()) else { return self.edits_data.clone() };
-        let Ok(library) = self.library() else { return self.edits_data.clone() };
-        match scene_edits::edits_to_scene_bytes(edits, &library, EDITS_DATA) {
-            Ok(bytes) => PackedByteArray::from(bytes.as_slice()),
-            Err(e) => {
-                godot_error!("{e}");
-                self.edits_data.clone()
-            }
-        }
+        let library = self.library();
+        scene_edits::stored_bytes(self.edits(), library.as_deref().map_err(String::clone), &self.edits_data, EDITS_DATA)
     }
 
     /// Loads `edits_data` (decoded with the `block_library` set at the time, which a scene sets
