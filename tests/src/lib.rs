@@ -45,3 +45,4 @@ pub fn block_chunks(corner: ChunkCoord) -> Vec<ChunkCoord> {
     }
     v
 }
+pub mod loopback;

@@ -23,114 +23,52 @@ use strata_core::persist::entities::{EntityDeltas, EntityRecord};
 use strata_core::preset::fingerprint::fingerprint;
 use strata_core::stream::water_flow::{FlowGrid, FlowLimits, GRID_3D};
 use strata_core::stream::water_runner::{GeneratedWorld, WaterRunner};
+use strata_tests::loopback::{Host, Loopback};
 
 /// A shared state request a host received: (peer, key, value, writable).
 type StateRequest = (PeerId, String, Option<SharedValue>, bool);
 
-/// A server, its clients and the packets in flight (reliable and in order, as ENet's channel).
-struct Net {
-    server: WorldServer,
-    clients: HashMap<PeerId, WorldClient>,
-    to_server: VecDeque<(PeerId, Vec<u8>)>,
-    to_client: HashMap<PeerId, VecDeque<Vec<u8>>>,
-    dropped: Vec<(PeerId, String)>,
-    events: HashMap<PeerId, Vec<ClientEvent>>,
+/// The host's world as the tests need it: it records the shared state requests that reach it and
+/// applies what clients may set, as `StrataWorldSync` does.
+#[derive(Default)]
+struct StateHost {
     /// Shared state requests that reached the host, in order.
     requests: Vec<StateRequest>,
-    now: f64,
 }
+
+impl Host for StateHost {
+    fn on_action(&mut self, server: &mut WorldServer, action: Action) -> Vec<Action> {
+        let Action::SharedStateRequested { peer, key, value, writable, .. } = action else { return Vec::new() };
+        self.requests.push((peer, key.clone(), value.clone(), writable));
+        if writable { server.set_shared_state(&key, value).expect("checked by the server") } else { Vec::new() }
+    }
+}
+
+/// A server, its clients and the packets in flight.
+type Net = Loopback<StateHost>;
 
 fn preset() -> WorldPreset {
     WorldPreset { seed: 2024, ..WorldPreset::default() }
 }
 
-impl Net {
-    fn new(config: ServerConfig) -> Self {
-        Net {
-            server: WorldServer::new(&preset(), Default::default(), 0, config),
-            clients: HashMap::new(),
-            to_server: VecDeque::new(),
-            to_client: HashMap::new(),
-            dropped: Vec::new(),
-            events: HashMap::new(),
-            requests: Vec::new(),
-            now: 0.0,
-        }
-    }
+fn new_net(config: ServerConfig) -> Net {
+    Loopback::new(WorldServer::new(&preset(), Default::default(), 0, config), StateHost::default())
+}
 
+/// Players joining and standing.
+trait Players {
+    /// Joins `peer`, which must be let in.
+    fn join(&mut self, peer: PeerId, name: &str);
+    /// `peer` stands at `at` (its pose of tick 1; not yet settled).
+    fn stand(&mut self, peer: PeerId, at: [f64; 3]);
+    /// `peer` stands at `at`, its pose stamped `tick` (not yet settled).
+    fn stand_at_tick(&mut self, peer: PeerId, at: [f64; 3], tick: u32);
+}
+
+impl Players for Net {
     fn join(&mut self, peer: PeerId, name: &str) {
-        let c = WorldClient::new(name);
-        self.to_server.push_back((peer, c.hello().expect("a good name")));
-        self.clients.insert(peer, c);
-        self.to_client.insert(peer, VecDeque::new());
-        self.settle();
+        self.connect(peer, name);
         assert!(self.clients[&peer].player().is_some(), "{name} did not join");
-    }
-
-    fn leave(&mut self, peer: PeerId) {
-        self.clients.remove(&peer);
-        self.to_client.remove(&peer);
-        let actions = self.server.peer_disconnected(peer);
-        self.route(actions);
-        self.settle();
-    }
-
-    fn route(&mut self, actions: Vec<Action>) {
-        for a in actions {
-            match a {
-                Action::Send { target, message, .. } => {
-                    let bytes = message.encode();
-                    for (peer, q) in self.to_client.iter_mut() {
-                        let to = match target {
-                            Target::Peer(p) => p == *peer,
-                            Target::All => true,
-                            Target::AllExcept(p) => p != *peer,
-                        };
-                        if to {
-                            q.push_back(bytes.clone());
-                        }
-                    }
-                }
-                Action::EditApplied { .. } | Action::ShapeApplied { .. } => {}
-                Action::Disconnect { peer, reason } => {
-                    self.dropped.push((peer, reason));
-                    self.to_client.remove(&peer);
-                    self.clients.remove(&peer);
-                }
-                // The host applies what clients may set, as `StrataWorldSync` does.
-                Action::SharedStateRequested { peer, key, value, writable, .. } => {
-                    self.requests.push((peer, key.clone(), value.clone(), writable));
-                    if writable {
-                        let actions = self.server.set_shared_state(&key, value).expect("checked by the server");
-                        self.route(actions);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Delivers packets until none is in flight.
-    fn settle(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some((peer, bytes)) = self.to_server.pop_front() {
-                any = true;
-                let actions = self.server.handle_packet(peer, &bytes, self.now);
-                self.route(actions);
-            }
-            let peers: Vec<PeerId> = self.to_client.keys().copied().collect();
-            for peer in peers {
-                while let Some(bytes) = self.to_client.get_mut(&peer).and_then(|q| q.pop_front()) {
-                    any = true;
-                    let c = self.clients.get_mut(&peer).expect("client");
-                    let events = c.handle_packet(&bytes, self.now).expect("client accepts the server's packets");
-                    self.events.entry(peer).or_default().extend(events);
-                }
-            }
-            if !any {
-                return;
-            }
-        }
     }
 
     fn stand(&mut self, peer: PeerId, at: [f64; 3]) {
@@ -138,26 +76,7 @@ impl Net {
     }
 
     fn stand_at_tick(&mut self, peer: PeerId, at: [f64; 3], tick: u32) {
-        let bytes = self.clients[&peer].pose_packet(tick, Pose::standing(at, 0.0, 0.0)).expect("a pose");
-        self.to_server.push_back((peer, bytes));
-    }
-
-    fn edit(&mut self, peer: PeerId, pos: IVec3, block: u16) -> u32 {
-        let (request, bytes) = self.clients.get_mut(&peer).expect("client").request_edit(pos, block).expect("an edit");
-        self.to_server.push_back((peer, bytes));
-        request
-    }
-
-    fn rejections(&self, peer: PeerId) -> Vec<RejectReason> {
-        self.events
-            .get(&peer)
-            .into_iter()
-            .flatten()
-            .filter_map(|e| match e {
-                ClientEvent::Rejected { reason, .. } => Some(*reason),
-                _ => None,
-            })
-            .collect()
+        self.send_pose_at_tick(peer, Pose::standing(at, 0.0, 0.0), tick);
     }
 }
 
@@ -167,7 +86,7 @@ fn sorted_edits(m: &strata_core::base::edits::EditMap) -> Vec<(ChunkCoord, Vec<(
 
 #[test]
 fn clients_join_generate_the_same_world_and_end_with_the_servers_edits_in_order() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     for (peer, name) in [(10, "ada"), (11, "bo"), (12, "cy")] {
         net.join(peer, name);
     }
@@ -209,7 +128,7 @@ fn clients_join_generate_the_same_world_and_end_with_the_servers_edits_in_order(
 
 #[test]
 fn a_late_joiner_and_a_reconnecting_client_catch_up_by_chunk() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "early");
     net.stand(1, [10.0, 70.0, 10.0]);
     for i in 0..6 {
@@ -245,7 +164,7 @@ fn a_late_joiner_and_a_reconnecting_client_catch_up_by_chunk() {
 fn reach_is_measured_from_the_newest_pose_even_when_an_older_one_arrives_later() {
     // Movement checks off: the poses jump about (they are checked in `net_trust.rs`).
     let movement = MovementLimits { enabled: false, ..Default::default() };
-    let mut net = Net::new(ServerConfig { movement, ..Default::default() });
+    let mut net = new_net(ServerConfig { movement, ..Default::default() });
     net.join(1, "ada");
     net.join(2, "bo");
     // The pose of tick 5 (sent reliably ahead of the edit) overtakes an unreliable one of tick 4.
@@ -274,7 +193,7 @@ fn reach_is_measured_from_the_newest_pose_even_when_an_older_one_arrives_later()
 #[test]
 fn abuse_is_refused_and_the_server_keeps_serving() {
     let config = ServerConfig { edits_per_second: 10.0, edit_burst: 5.0, block_count: 24, ..Default::default() };
-    let mut net = Net::new(config);
+    let mut net = new_net(config);
     net.join(1, "honest");
     net.join(2, "mallory");
     net.stand(2, [0.0, 70.0, 0.0]);
@@ -438,7 +357,7 @@ fn a_client_whose_world_places_other_structures_cannot_join() {
 
 #[test]
 fn remote_players_are_interpolated_between_poses() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "a");
     net.join(2, "b");
     let b = net.clients[&2].player().unwrap();
@@ -453,14 +372,22 @@ fn remote_players_are_interpolated_between_poses() {
     assert_eq!(net.clients[&1].pose_of(b, 5.0).unwrap().position, [1.0, 70.0, 2.0]);
 }
 
-impl Net {
-    fn subscribe(&mut self, peer: PeerId, chunk: ChunkCoord) {
-        let bytes = self.clients[&peer].subscribe(chunk);
-        self.to_server.push_back((peer, bytes));
+/// Entities shared through the server.
+trait Entities {
+    /// `peer` subscribes to `chunk`, settled.
+    fn subscribe_settled(&mut self, peer: PeerId, chunk: ChunkCoord);
+    /// The host world's entities now: the server publishes what changed.
+    fn publish(&mut self, deltas: &EntityDeltas);
+    /// The chunks whose entities `peer` was told changed, in order.
+    fn entity_events(&self, peer: PeerId) -> Vec<ChunkCoord>;
+}
+
+impl Entities for Net {
+    fn subscribe_settled(&mut self, peer: PeerId, chunk: ChunkCoord) {
+        self.subscribe(peer, chunk);
         self.settle();
     }
 
-    /// The host world's entities now: the server publishes what changed.
     fn publish(&mut self, deltas: &EntityDeltas) {
         let actions = self.server.publish_entities(deltas, self.now);
         self.route(actions);
@@ -514,10 +441,10 @@ fn deltas_of(d: &EntityDeltas, c: ChunkCoord) -> (Vec<u32>, Vec<EntityRecord>) {
 
 #[test]
 fn a_late_joiner_receives_the_entity_deltas_of_each_chunk_it_subscribes_to() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     let here = ChunkCoord::new(0, 2, 0);
     net.join(1, "early");
-    net.subscribe(1, here);
+    net.subscribe_settled(1, here);
     // The host's deer moved, a spawn was removed, a chest was added: everyone synced hears it.
     net.publish(&host_entities(5.0, 0));
     assert_eq!(net.entity_events(1), vec![here]);
@@ -529,21 +456,21 @@ fn a_late_joiner_receives_the_entity_deltas_of_each_chunk_it_subscribes_to() {
     net.publish(&host_entities(6.0, 0));
     assert_eq!(net.entity_events(1), vec![here, here]);
     assert!(net.entity_events(2).is_empty() && net.clients[&2].entity_deltas().is_empty());
-    net.subscribe(2, here);
+    net.subscribe_settled(2, here);
     assert_eq!(net.entity_events(2), vec![here]);
     assert_eq!(deltas_of(net.clients[&2].entity_deltas(), here), deltas_of(&host_entities(6.0, 0), here));
     // A chunk without deltas: edits only, the client's own spawn rules give its objects.
-    net.subscribe(2, ChunkCoord::new(5, 2, 5));
+    net.subscribe_settled(2, ChunkCoord::new(5, 2, 5));
     assert_eq!(net.entity_events(2), vec![here]);
     assert!(net.clients[&2].is_chunk_synced(ChunkCoord::new(5, 2, 5)));
 }
 
 #[test]
 fn entity_updates_apply_in_order_and_only_changes_travel() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     let here = ChunkCoord::new(0, 2, 0);
     net.join(1, "a");
-    net.subscribe(1, here);
+    net.subscribe_settled(1, here);
     // The deer walks: ten publications, each a new position; the client ends where the host is.
     // (An eighth of a second a step: a sum of binary fractions, exact.)
     let tick = 0.125;
@@ -581,16 +508,16 @@ fn entity_updates_apply_in_order_and_only_changes_travel() {
     d.remove_spawn(far, 1);
     assert_eq!(net.server.publish_entities(&d, net.now), vec![], "no subscriber");
     assert!(net.clients[&1].entity_deltas().is_empty());
-    net.subscribe(1, far);
+    net.subscribe_settled(1, far);
     assert!(net.clients[&1].entity_deltas().is_spawn_removed(far, 1));
 }
 
 #[test]
 fn entity_deltas_from_a_client_or_malformed_ones_drop_that_client_only() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     let here = ChunkCoord::new(0, 2, 0);
     net.join(1, "honest");
-    net.subscribe(1, here);
+    net.subscribe_settled(1, here);
     net.join(2, "forger");
     net.join(3, "garbler");
     // Clients send no entity changes: the server is their only authority.
@@ -661,7 +588,7 @@ fn shared_changes(net: &Net, peer: PeerId) -> Vec<(String, Option<SharedValue>)>
 
 #[test]
 fn shared_state_reaches_every_client_in_order_and_late_joiners_get_it_whole() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "early");
     let set = |net: &mut Net, key: &str, value: Option<SharedValue>| {
         let actions = net.server.set_shared_state(key, value).expect("a valid change");
@@ -704,7 +631,7 @@ fn shared_state_reaches_every_client_in_order_and_late_joiners_get_it_whole() {
 
 #[test]
 fn a_client_that_sends_shared_state_is_dropped_and_the_state_is_unchanged() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "honest");
     net.join(2, "forger");
     net.join(3, "garbler");
@@ -838,7 +765,7 @@ struct WaterNet {
 impl WaterNet {
     fn new() -> Self {
         let config = ServerConfig { reach: 64.0, edits_per_second: 1000.0, edit_burst: 1000.0, ..Default::default() };
-        let mut net = Net::new(config);
+        let mut net = new_net(config);
         net.server.set_world_flows_water(true);
         Self { net, host: WaterWorld::new(), worlds: HashMap::new(), snapshots: HashMap::new() }
     }
@@ -1062,7 +989,7 @@ fn refusals(net: &Net, peer: PeerId) -> Vec<(String, String)> {
 
 #[test]
 fn clients_ask_for_shared_state_and_only_client_writable_keys_are_applied() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.server.set_client_writable_keys(["door_open", "score"]).expect("valid keys");
     assert!(net.server.set_client_writable_keys(["", "x"]).is_err(), "an empty key is refused");
     net.server.set_client_writable_keys(["door_open", "score"]).expect("valid keys");
@@ -1088,9 +1015,9 @@ fn clients_ask_for_shared_state_and_only_client_writable_keys_are_applied() {
     assert_eq!(shared_changes(&net, 2), want);
     assert_eq!(net.server.shared_state().get("time_of_day"), None);
     let player_2 = net.server.player_of(2).expect("joined");
-    assert_eq!(net.requests.len(), 4);
-    assert_eq!(net.requests[1], (2, "time_of_day".into(), Some(SharedValue::Float(0.9)), false));
-    assert!(net.requests.iter().filter(|r| r.0 == 2).count() == 2 && player_2 > 0);
+    assert_eq!(net.host.requests.len(), 4);
+    assert_eq!(net.host.requests[1], (2, "time_of_day".into(), Some(SharedValue::Float(0.9)), false));
+    assert!(net.host.requests.iter().filter(|r| r.0 == 2).count() == 2 && player_2 > 0);
     // The host's game refuses the other one with its reason.
     let actions = net.server.refuse_shared_state(2, "time_of_day", "only the host sets the time");
     net.route(actions);
@@ -1105,7 +1032,7 @@ fn clients_ask_for_shared_state_and_only_client_writable_keys_are_applied() {
 
 #[test]
 fn bad_oversized_and_flooding_state_requests_are_refused_and_the_server_keeps_serving() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.server.set_client_writable_keys(["k"]).expect("valid key");
     net.join(1, "flood");
     net.join(2, "full");

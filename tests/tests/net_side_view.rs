@@ -5,15 +5,15 @@
 //! downwards): through a wall of tiles or too fast is refused; anything off the plane (z ≠ 0) is
 //! refused with a clear error.
 
-use std::collections::{HashMap, VecDeque};
 use strata_core::WorldPreset;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::base::edits::EditMap;
 use strata_core::net::client::{ClientEvent, RequestError, WorldClient};
 use strata_core::net::movement::{MovementLimits, SolidVoxels};
 use strata_core::net::protocol::{Message, Pose, RejectReason};
-use strata_core::net::server::{Action, PeerId, ServerConfig, Target, WorldServer};
+use strata_core::net::server::{Action, PeerId, ServerConfig, WorldServer};
 use strata_core::net::world_shape::{EditShape, WorldShape};
+use strata_tests::loopback::{Host, Loopback};
 
 const CHUNK_TILES: u32 = 64;
 
@@ -30,114 +30,61 @@ impl SolidVoxels for Wall {
     }
 }
 
-/// A side-view server, its clients and the packets in flight (reliable, in order).
-struct Net {
-    server: WorldServer,
-    clients: HashMap<PeerId, WorldClient>,
-    to_server: VecDeque<(PeerId, Vec<u8>)>,
-    to_client: HashMap<PeerId, VecDeque<Vec<u8>>>,
-    events: HashMap<PeerId, Vec<ClientEvent>>,
-    dropped: Vec<(PeerId, String)>,
-    /// The host's world: every edit applied, shape edits as one batch each.
-    host: EditMap,
+/// The host's world: every edit applied, and how many tiles each applied edit held (a shape
+/// edit is one batch).
+#[derive(Default)]
+struct HostTiles {
+    edits: EditMap,
     batches: Vec<usize>,
-    now: f64,
 }
 
-impl Net {
-    fn new() -> Self {
-        let config = ServerConfig { shape: WorldShape::tiles(CHUNK_TILES), reach: 12.0, ..ServerConfig::default() };
-        Net {
-            server: WorldServer::new(&preset(), EditMap::new(), 0, config),
-            clients: HashMap::new(),
-            to_server: VecDeque::new(),
-            to_client: HashMap::new(),
-            events: HashMap::new(),
-            dropped: Vec::new(),
-            host: EditMap::new(),
-            batches: Vec::new(),
-            now: 0.0,
+impl Host for HostTiles {
+    fn on_action(&mut self, _server: &mut WorldServer, action: Action) -> Vec<Action> {
+        match action {
+            Action::EditApplied { pos, block, .. } => {
+                self.edits.set(pos, block);
+                self.batches.push(1);
+            }
+            Action::ShapeApplied { tiles, block, .. } => {
+                for t in &tiles {
+                    self.edits.set(*t, block);
+                }
+                self.batches.push(tiles.len());
+            }
+            _ => {}
         }
+        Vec::new()
     }
+}
 
+/// A side-view server whose host has [`Wall`], its clients and the packets in flight.
+type Net = Loopback<HostTiles>;
+
+fn new_net() -> Net {
+    let config = ServerConfig { shape: WorldShape::tiles(CHUNK_TILES), reach: 12.0, ..ServerConfig::default() };
+    let mut net = Loopback::new(WorldServer::new(&preset(), EditMap::new(), 0, config), HostTiles::default());
+    net.world = Box::new(Wall);
+    net
+}
+
+/// The side view's moves and joins.
+trait SideView {
+    /// Joins `peer`, which learns the world is a side view.
+    fn join(&mut self, peer: PeerId, name: &str);
+    /// Player `peer` stands with its head at tile `(x, y)` (rows grow downwards), 2.5 tiles tall.
+    fn stand(&mut self, peer: PeerId, x: f64, y: f64, tick: u32);
+}
+
+impl SideView for Net {
     fn join(&mut self, peer: PeerId, name: &str) {
-        let c = WorldClient::new(name);
-        self.to_server.push_back((peer, c.hello().expect("a good name")));
-        self.clients.insert(peer, c);
-        self.to_client.insert(peer, VecDeque::new());
-        self.settle();
+        self.connect(peer, name);
         assert_eq!(self.clients[&peer].world_shape(), WorldShape::Tiles { chunk_tiles: CHUNK_TILES });
     }
 
-    fn route(&mut self, actions: Vec<Action>) {
-        for a in actions {
-            match a {
-                Action::Send { target, message, .. } => {
-                    let bytes = message.encode();
-                    for (peer, q) in self.to_client.iter_mut() {
-                        let to = match target {
-                            Target::Peer(p) => p == *peer,
-                            Target::All => true,
-                            Target::AllExcept(p) => p != *peer,
-                        };
-                        if to {
-                            q.push_back(bytes.clone());
-                        }
-                    }
-                }
-                Action::EditApplied { pos, block, .. } => {
-                    self.host.set(pos, block);
-                    self.batches.push(1);
-                }
-                Action::ShapeApplied { tiles, block, .. } => {
-                    for t in &tiles {
-                        self.host.set(*t, block);
-                    }
-                    self.batches.push(tiles.len());
-                }
-                Action::Disconnect { peer, reason } => {
-                    self.dropped.push((peer, reason));
-                    self.to_client.remove(&peer);
-                    self.clients.remove(&peer);
-                }
-                Action::SharedStateRequested { .. } => {}
-            }
-        }
-    }
-
-    fn settle(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some((peer, bytes)) = self.to_server.pop_front() {
-                any = true;
-                let actions = self.server.handle_packet_in(peer, &bytes, self.now, &Wall);
-                self.route(actions);
-            }
-            let peers: Vec<PeerId> = self.to_client.keys().copied().collect();
-            for peer in peers {
-                while let Some(bytes) = self.to_client.get_mut(&peer).and_then(|q| q.pop_front()) {
-                    any = true;
-                    let c = self.clients.get_mut(&peer).expect("client");
-                    let events = c.handle_packet(&bytes, self.now).expect("client accepts the server's packets");
-                    self.events.entry(peer).or_default().extend(events);
-                }
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
-    /// Player `peer` stands with its head at tile `(x, y)` (rows grow downwards), 2.5 tiles tall.
     fn stand(&mut self, peer: PeerId, x: f64, y: f64, tick: u32) {
         let pose = Pose { position: [x, y, 0.0], yaw: 0.0, pitch: 0.0, eye_height: 1.5 };
-        let bytes = self.clients[&peer].pose_packet(tick, pose).expect("a pose");
-        self.to_server.push_back((peer, bytes));
+        self.send_pose_at_tick(peer, pose, tick);
         self.settle();
-    }
-
-    fn corrections(&self, peer: PeerId) -> usize {
-        self.events[&peer].iter().filter(|e| matches!(e, ClientEvent::PoseCorrected { .. })).count()
     }
 }
 
@@ -147,7 +94,7 @@ fn sorted(m: &EditMap) -> Vec<(ChunkCoord, Vec<(u16, u16)>)> {
 
 #[test]
 fn tiles_and_shapes_reach_every_client_in_order_and_a_late_joiner_catches_up() {
-    let mut net = Net::new();
+    let mut net = new_net();
     net.join(1, "ada");
     net.join(2, "bo");
     net.stand(1, 0.5, -20.0, 1);
@@ -166,10 +113,10 @@ fn tiles_and_shapes_reach_every_client_in_order_and_a_late_joiner_catches_up() {
     net.settle();
     // 1 tile, a circle of 9 and a rectangle of 15: numbered one per tile, each shape one batch.
     assert_eq!(net.server.next_order(), 25);
-    assert_eq!(net.batches, vec![1, 9, 15]);
-    assert_eq!(sorted(net.server.edits()), sorted(&net.host));
+    assert_eq!(net.host.batches, vec![1, 9, 15]);
+    assert_eq!(sorted(net.server.edits()), sorted(&net.host.edits));
     for peer in [1, 2] {
-        assert_eq!(sorted(net.clients[&peer].edits()), sorted(&net.host), "client {peer}");
+        assert_eq!(sorted(net.clients[&peer].edits()), sorted(&net.host.edits), "client {peer}");
         let shapes: Vec<(u64, usize)> = net.events[&peer]
             .iter()
             .filter_map(|e| match e {
@@ -199,7 +146,7 @@ fn tiles_and_shapes_reach_every_client_in_order_and_a_late_joiner_catches_up() {
     net.to_server.extend([(3, subscribe), (3, left)]);
     net.settle();
     assert!(net.clients[&3].is_chunk_synced(chunk));
-    assert_eq!(sorted(net.clients[&3].edits()), sorted(&net.host));
+    assert_eq!(sorted(net.clients[&3].edits()), sorted(&net.host.edits));
     let snapshot = net.events[&3].iter().find_map(|e| match e {
         ClientEvent::ChunkSnapshot { chunk: c, voxels, .. } if *c == chunk => Some(voxels.clone()),
         _ => None,
@@ -213,7 +160,7 @@ fn tiles_and_shapes_reach_every_client_in_order_and_a_late_joiner_catches_up() {
 
 #[test]
 fn shapes_are_checked_for_size_reach_rate_and_the_world_kind() {
-    let mut net = Net::new();
+    let mut net = new_net();
     net.join(1, "ada");
     net.stand(1, 0.5, 0.5, 1);
     let c = net.clients.get_mut(&1).unwrap();
@@ -263,7 +210,7 @@ fn shapes_are_checked_for_size_reach_rate_and_the_world_kind() {
 
 #[test]
 fn moves_are_checked_in_the_side_views_plane() {
-    let mut net = Net::new();
+    let mut net = new_net();
     net.join(1, "ada");
     // Spawn left of the wall at x = 10, head at row -5 (feet at row -3.5).
     net.stand(1, 8.5, -5.0, 1);
@@ -297,7 +244,7 @@ fn moves_are_checked_in_the_side_views_plane() {
 
 #[test]
 fn a_side_view_welcome_and_its_chunks_travel_exactly() {
-    let mut net = Net::new();
+    let mut net = new_net();
     net.join(1, "ada");
     // A subscription off the plane is not one of the world's chunks: nothing answers it.
     let off = Message::SubscribeChunk { chunk: ChunkCoord::new(0, 0, 1) }.encode();

@@ -5,7 +5,7 @@
 //! sent only what its view holds (a chunk out of view arrives whole on subscription), and clients
 //! refuse locally what the server would drop them for.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use strata_core::WorldPreset;
 use strata_core::base::coords::{ChunkCoord, IVec3, WORLD_LIMIT_VOXELS};
 use strata_core::net::client::{ClientEvent, RequestError, WorldClient};
@@ -14,6 +14,7 @@ use strata_core::net::movement::SolidVoxels;
 use strata_core::net::protocol::{MAX_CHAT_BYTES, Message, PROTOCOL_VERSION, PlayerId, Pose, RejectReason};
 use strata_core::net::server::{Action, PeerId, ServerConfig, Target, WorldServer};
 use strata_core::net::shared_state::SharedValue;
+use strata_tests::loopback::Loopback;
 
 /// Ground: solid below y = 64.
 struct Flat;
@@ -31,114 +32,28 @@ fn pose(x: f64, z: f64) -> Pose {
     Pose::standing([x, EYE_Y, z], 0.0, 0.0)
 }
 
-/// A server, its clients and the packets in flight (reliable and in order).
-struct Net {
-    server: WorldServer,
-    clients: BTreeMap<PeerId, WorldClient>,
-    to_server: VecDeque<(PeerId, Vec<u8>)>,
-    to_client: BTreeMap<PeerId, VecDeque<Vec<u8>>>,
-    events: BTreeMap<PeerId, Vec<ClientEvent>>,
-    dropped: Vec<(PeerId, String)>,
-    ticks: BTreeMap<PeerId, u32>,
-    now: f64,
+/// A server, its clients and the packets in flight; the host's ground is [`Flat`].
+type Net = Loopback;
+
+fn new_net(config: ServerConfig) -> Net {
+    let preset = WorldPreset { seed: 46, ..WorldPreset::default() };
+    let mut net = Loopback::new(WorldServer::new(&preset, Default::default(), 0, config), ());
+    net.world = Box::new(Flat);
+    net
 }
 
-impl Net {
-    fn new(config: ServerConfig) -> Self {
-        let preset = WorldPreset { seed: 46, ..WorldPreset::default() };
-        Net {
-            server: WorldServer::new(&preset, Default::default(), 0, config),
-            clients: BTreeMap::new(),
-            to_server: VecDeque::new(),
-            to_client: BTreeMap::new(),
-            events: BTreeMap::new(),
-            dropped: Vec::new(),
-            ticks: BTreeMap::new(),
-            now: 0.0,
-        }
-    }
-
+/// Joining with a first pose.
+trait JoinAt {
     /// Joins `peer` and puts it at `at` (its first pose: the spawn).
+    fn join(&mut self, peer: PeerId, name: &str, at: Pose) -> PlayerId;
+}
+
+impl JoinAt for Net {
     fn join(&mut self, peer: PeerId, name: &str, at: Pose) -> PlayerId {
-        let c = WorldClient::new(name);
-        self.to_server.push_back((peer, c.hello().expect("a good name")));
-        self.clients.insert(peer, c);
-        self.to_client.insert(peer, VecDeque::new());
-        self.settle();
+        self.connect(peer, name);
         self.send_pose(peer, at);
         self.settle();
         self.clients[&peer].player().expect("joined")
-    }
-
-    fn route(&mut self, actions: Vec<Action>) {
-        for a in actions {
-            match a {
-                Action::Send { target, message, .. } => {
-                    let bytes = message.encode();
-                    for (peer, q) in self.to_client.iter_mut() {
-                        let to = match target {
-                            Target::Peer(p) => p == *peer,
-                            Target::All => self.server.player_of(*peer).is_some(),
-                            Target::AllExcept(p) => p != *peer && self.server.player_of(*peer).is_some(),
-                        };
-                        if to {
-                            q.push_back(bytes.clone());
-                        }
-                    }
-                }
-                Action::Disconnect { peer, reason } => {
-                    self.dropped.push((peer, reason));
-                    self.to_client.remove(&peer);
-                    self.clients.remove(&peer);
-                    let actions = self.server.peer_disconnected(peer);
-                    self.route(actions);
-                }
-                Action::EditApplied { .. } | Action::ShapeApplied { .. } | Action::SharedStateRequested { .. } => {}
-            }
-        }
-    }
-
-    fn settle(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some((peer, bytes)) = self.to_server.pop_front() {
-                any = true;
-                let actions = self.server.handle_packet_in(peer, &bytes, self.now, &Flat);
-                self.route(actions);
-            }
-            for (peer, q) in self.to_client.iter_mut() {
-                while let Some(bytes) = q.pop_front() {
-                    any = true;
-                    let c = self.clients.get_mut(peer).expect("client");
-                    let events = c.handle_packet(&bytes, self.now).expect("the server's packets are good");
-                    self.events.entry(*peer).or_default().extend(events);
-                }
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
-    fn send_pose(&mut self, peer: PeerId, at: Pose) {
-        let tick = self.ticks.entry(peer).or_default();
-        *tick += 1;
-        let bytes = self.clients[&peer].pose_packet(*tick, at).expect("a good pose");
-        self.to_server.push_back((peer, bytes));
-    }
-
-    fn edit(&mut self, peer: PeerId, pos: IVec3, block: u16) {
-        let (_, bytes) = self.clients.get_mut(&peer).expect("client").request_edit(pos, block).expect("an edit");
-        self.to_server.push_back((peer, bytes));
-    }
-
-    fn subscribe(&mut self, peer: PeerId, chunk: ChunkCoord) {
-        let bytes = self.clients[&peer].subscribe(chunk);
-        self.to_server.push_back((peer, bytes));
-    }
-
-    fn take_events(&mut self, peer: PeerId) -> Vec<ClientEvent> {
-        self.events.remove(&peer).unwrap_or_default()
     }
 }
 
@@ -154,7 +69,7 @@ fn corrections(events: &[ClientEvent]) -> Vec<Pose> {
 
 #[test]
 fn a_teleporting_client_is_corrected_and_its_edit_there_refused() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(2, "watcher", pose(10.0, 0.0));
     let cheat = net.join(1, "cheat", pose(0.0, 0.0));
     net.take_events(1);
@@ -193,7 +108,7 @@ fn a_teleporting_client_is_corrected_and_its_edit_there_refused() {
 
 #[test]
 fn poses_sent_before_the_client_heard_of_a_teleport_are_ignored_not_corrected() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "walker", pose(0.0, 0.0));
     net.take_events(1);
     // The host lifts the player 20 voxels while a pose from the ground is on its way.
@@ -230,7 +145,7 @@ fn poses_sent_before_the_client_heard_of_a_teleport_are_ignored_not_corrected() 
 
 #[test]
 fn a_speed_hack_is_corrected_and_honest_sprinting_with_a_lag_spike_is_not() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     let fast = net.join(1, "fast", pose(0.0, 0.0));
     net.join(2, "honest", pose(0.0, 50.0));
     net.join(3, "watcher", pose(0.0, 100.0));
@@ -269,7 +184,7 @@ fn a_speed_hack_is_corrected_and_honest_sprinting_with_a_lag_spike_is_not() {
 #[test]
 fn connections_that_never_join_time_out_and_do_not_count() {
     let config = ServerConfig { max_players: 2, ..Default::default() };
-    let mut net = Net::new(config);
+    let mut net = new_net(config);
     for peer in 10..20 {
         let actions = net.server.peer_connected(peer, &format!("10.0.0.{peer}"), 0.0);
         assert!(actions.is_empty(), "{actions:?}");
@@ -307,7 +222,7 @@ fn one_address_cannot_flood_the_server() {
         connections: ConnectionLimits { max_per_address: 3, ..Default::default() },
         ..Default::default()
     };
-    let mut net = Net::new(config);
+    let mut net = new_net(config);
     let mut refused = 0;
     for peer in 100..110 {
         for a in net.server.peer_connected(peer, "203.0.113.9", 0.0) {
@@ -328,7 +243,7 @@ fn one_address_cannot_flood_the_server() {
 
 #[test]
 fn a_far_player_gets_no_edits_out_of_view_and_all_of_them_on_subscription() {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     net.join(1, "builder", pose(0.0, 0.0));
     let far = net.join(2, "far", pose(3000.0, 0.0));
     let here = ChunkCoord::new(0, 1, 0);
@@ -384,7 +299,7 @@ fn a_far_player_gets_no_edits_out_of_view_and_all_of_them_on_subscription() {
 
 /// Bytes each of `n` players gets while each edits and moves near itself, `spacing` voxels apart.
 fn bytes_per_player(n: i64, spacing: f64) -> u64 {
-    let mut net = Net::new(ServerConfig::default());
+    let mut net = new_net(ServerConfig::default());
     for peer in 1..=n {
         net.join(peer, &format!("p{peer}"), pose(peer as f64 * spacing, 0.0));
     }
@@ -413,7 +328,7 @@ fn bytes_per_player_stay_flat_as_players_spread_out() {
 
 #[test]
 fn clients_refuse_locally_what_the_server_would_drop_them_for() {
-    let mut net = Net::new(ServerConfig { block_count: 24, ..Default::default() });
+    let mut net = new_net(ServerConfig { block_count: 24, ..Default::default() });
     net.join(1, "ada", pose(0.0, 0.0));
     net.join(2, "bo", pose(2.0, 0.0));
     let c = net.clients.get_mut(&1).unwrap();
