@@ -62,6 +62,26 @@ func keep(n: Node) -> Node:
 	return n
 
 
+## A side-view world of `preset` (view distance `view`, a frame budget of 8 ms, `workers`
+## worker threads) in the tree, following a viewer of its own put at tile `at`; both are freed
+## after the test.
+func _side_view_world(
+	preset: StrataWorldPreset, at := Vector2i.ZERO, view := 1, workers := 2
+) -> StrataChunkWorld2D:
+	var viewer: Node2D = keep(Node2D.new())
+	viewer.name = "SideViewViewer%d" % _kept.size()
+	add_child(viewer)
+	var w: StrataChunkWorld2D = keep(StrataChunkWorld2D.new())
+	w.preset = preset
+	w.view_distance = view
+	w.frame_budget_ms = 8.0
+	w.worker_threads = workers
+	add_child(w)
+	w.viewer = w.get_path_to(viewer)
+	viewer.position = w.tile_to_local(at)
+	return w
+
+
 ## A fresh folder under the user data folder for the running test's files (an absolute path),
 ## made on the first call and removed with everything in it after the test.
 func scratch_dir() -> String:

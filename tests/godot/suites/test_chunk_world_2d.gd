@@ -6,40 +6,18 @@ extends StrataTestCase
 const N := 64
 const PX := 16
 
-var _worlds: Array[StrataChunkWorld2D] = []
-
 
 func _make_world(seed: int, vd: int = 1) -> StrataChunkWorld2D:
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
-	var viewer := Node2D.new()
-	viewer.name = "Viewer2D%d" % _worlds.size()
-	add_child(viewer)
-	var w := StrataChunkWorld2D.new()
-	w.preset = preset
-	w.view_distance = vd
-	w.frame_budget_ms = 8.0
-	w.worker_threads = 2
-	add_child(w)
-	w.viewer = w.get_path_to(viewer)
+	var w := _side_view_world(preset, Vector2i.ZERO, vd)
 	# Put the viewer at the surface of column 0 so the view holds sky, ground and caves.
-	viewer.position = Vector2(8, w.get_surface_height(8.0))
-	_worlds.append(w)
+	_viewer(w).position = Vector2(8, w.get_surface_height(8.0))
 	return w
 
 
 func _viewer(w: StrataChunkWorld2D) -> Node2D:
 	return w.get_node(w.viewer) as Node2D
-
-
-func after_each() -> void:
-	for w in _worlds:
-		if is_instance_valid(w):
-			var v := w.get_node_or_null(w.viewer)
-			if v != null:
-				v.free()
-			w.free()
-	_worlds.clear()
 
 
 func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
@@ -178,7 +156,6 @@ func test_freeing_mid_generation_leaks_nothing() -> void:
 		var v := _viewer(w)
 		w.free()
 		v.free()
-	_worlds.clear()
 	await wait_frames(2)
 	assert_eq(
 		Performance.get_monitor(Performance.OBJECT_NODE_COUNT),

@@ -6,35 +6,11 @@ extends StrataTestCase
 ## Pixels per tile (the created TileSet's).
 const PX := 16
 
-var _worlds: Array[StrataChunkWorld2D] = []
-
 
 func _make_world(seed: int, at: Vector2i, workers: int = 2) -> StrataChunkWorld2D:
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
-	var viewer := Node2D.new()
-	viewer.name = "LightViewer%d" % _worlds.size()
-	add_child(viewer)
-	var w := StrataChunkWorld2D.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.frame_budget_ms = 8.0
-	w.worker_threads = workers
-	add_child(w)
-	w.viewer = w.get_path_to(viewer)
-	viewer.position = w.tile_to_local(at)
-	_worlds.append(w)
-	return w
-
-
-func after_each() -> void:
-	for w in _worlds:
-		if is_instance_valid(w):
-			var v := w.get_node_or_null(w.viewer)
-			if v != null:
-				v.free()
-			w.free()
-	_worlds.clear()
+	return _side_view_world(preset, at, 1, workers)
 
 
 ## A dry column near x = 0 (no pool above its ground), as its surface tile.

@@ -9,7 +9,6 @@ extends StrataTestCase
 ## Pixels per tile (the created TileSet's).
 const PX := 16.0
 
-var _worlds: Array[StrataChunkWorld2D] = []
 var _maps: Array[RID] = []
 
 
@@ -26,30 +25,14 @@ func _flat_preset() -> StrataWorldPreset:
 func _make_world(
 	preset: StrataWorldPreset, at: Vector2i, workers: int = 2, view: int = 2
 ) -> StrataChunkWorld2D:
-	var viewer := Node2D.new()
-	viewer.name = "NavViewer2D%d" % _worlds.size()
-	add_child(viewer)
-	keep(viewer)
-	var w := StrataChunkWorld2D.new()
-	w.preset = preset
-	w.view_distance = view
-	w.frame_budget_ms = 8.0
-	w.worker_threads = workers
+	var w := _side_view_world(preset, at, view, workers)
 	w.light_enabled = false
 	w.navigation_enabled = true
 	w.navigation_distance = view
-	add_child(w)
-	w.viewer = w.get_path_to(viewer)
-	viewer.position = w.tile_to_local(at)
-	_worlds.append(w)
 	return w
 
 
 func after_each() -> void:
-	for w in _worlds:
-		if is_instance_valid(w):
-			w.free()
-	_worlds.clear()
 	for m in _maps:
 		NavigationServer2D.free_rid(m)
 	_maps.clear()

@@ -7,8 +7,6 @@ extends StrataTestCase
 ## Pixels per tile (the created TileSet's).
 const PX := 16
 
-var _worlds: Array[StrataChunkWorld2D] = []
-
 
 ## An RGBA8 image of `rows` (one character a pixel) with each character's bytes from `bytes`.
 func _image(rows: Array, bytes: Dictionary) -> Image:
@@ -33,28 +31,7 @@ func _make_world(seed: int, rules: Array[StrataStructureRule]) -> StrataChunkWor
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	preset.structure_rules = rules
-	var viewer := Node2D.new()
-	viewer.name = "StructViewer%d" % _worlds.size()
-	add_child(viewer)
-	var w := StrataChunkWorld2D.new()
-	w.preset = preset
-	w.view_distance = 1
-	w.frame_budget_ms = 8.0
-	w.worker_threads = 2
-	add_child(w)
-	w.viewer = w.get_path_to(viewer)
-	_worlds.append(w)
-	return w
-
-
-func after_each() -> void:
-	for w in _worlds:
-		if is_instance_valid(w):
-			var v := w.get_node_or_null(w.viewer)
-			if v != null:
-				v.free()
-			w.free()
-	_worlds.clear()
+	return _side_view_world(preset)
 
 
 ## The first structure of `w` named `structure_name` whose box crosses a chunk corner.
