@@ -2,7 +2,8 @@
 ##
 ## Suites are the scripts `res://suites/test_*.gd` (each extends StrataTestCase). Optional user
 ## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT; `--skip=A,B`
-## leaves out those whose name contains A or B (`cargo xtask platforms` under emulation).
+## leaves out those whose name contains A or B; `--suites=A,B` runs only the suites named A and B
+## (`cargo xtask platforms` under emulation).
 ## Ends with the line `N passed, N failed`.
 extends Node
 
@@ -13,11 +14,14 @@ func _ready() -> void:
 	await get_tree().process_frame
 	var filter := ""
 	var skip: PackedStringArray = []
+	var only_suites: PackedStringArray = []
 	for arg in OS.get_cmdline_user_args():
 		if arg.begins_with("--filter="):
 			filter = arg.substr(9)
 		elif arg.begins_with("--skip="):
 			skip = arg.substr(7).split(",", false)
+		elif arg.begins_with("--suites="):
+			only_suites = arg.substr(9).split(",", false)
 	if not ClassDB.class_exists("StrataChunkWorld"):
 		print(
 			"FAIL: the Strata extension is not loaded (StrataChunkWorld class missing); run the import first"
@@ -36,6 +40,8 @@ func _ready() -> void:
 			failed += 1
 			continue
 		var suite_name := path.get_file().get_basename()
+		if not only_suites.is_empty() and not only_suites.has(suite_name):
+			continue
 		for method in _test_methods(script):
 			var full := suite_name + "." + method
 			if filter != "" and not full.contains(filter):
