@@ -5,7 +5,9 @@
 ## project declares: `side_move_left`, `side_move_right`, `side_jump`, `side_crouch` (its own:
 ## W jumps here but walks in the 3D demo), and the 3D demo's `dig`, `place`, `hotbar_1`…`hotbar_9`,
 ## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both), and
-## `place_torch` (T: a torch at the mouse, from an endless supply).
+## `place_torch` (T: a torch at the mouse, from an endless supply). In a shared world its edits go
+## to `edit_tile` (the session's request) instead of straight into the world.
+class_name Player2D
 extends CharacterBody2D
 
 ## Horizontal speed while running, pixels per second.
@@ -23,6 +25,9 @@ extends CharacterBody2D
 
 ## What the character has mined and places.
 var inventory := Inventory2D.new()
+## Where its edits go in a shared world: `func(tile: Vector2i, block: int) -> bool` (sent); unset:
+## straight into `world`.
+var edit_tile: Callable
 var _stand_shape: RectangleShape2D
 var _crouching := false
 var _edit_cooldown := 0.0
@@ -85,7 +90,8 @@ func dig_tile(tile: Vector2i) -> bool:
 	var current := world.get_tile(tile)
 	if current == 0 or current == 5:
 		return false
-	world.set_tile(tile, 0)
+	if not _edit(tile, 0):
+		return false
 	inventory.add(world.get_block_name(current))
 	return true
 
@@ -105,10 +111,9 @@ func place_tile(tile: Vector2i) -> bool:
 	if cell.intersects(me_rect):
 		return false
 	var id := world.get_block_id(inventory.selected)
-	if id <= 0 or not inventory.take(inventory.selected):
+	if id <= 0 or inventory.counts.get(inventory.selected, 0) <= 0 or not _edit(tile, id):
 		return false
-	world.set_tile(tile, id)
-	return true
+	return inventory.take(inventory.selected)
 
 
 ## Places a torch (the library's block "torch", which glows) on the tile within reach; false when
@@ -120,7 +125,20 @@ func place_torch(tile: Vector2i) -> bool:
 	var torch := world.get_block_id("torch")
 	if torch <= 0 or (current != 0 and current != 5):
 		return false
-	world.set_tile(tile, torch)
+	return _edit(tile, torch)
+
+
+## The box of its collision shape, in global pixels (its top is the pose a shared world sends).
+func body_rect() -> Rect2:
+	var box := _shape.shape as RectangleShape2D
+	return Rect2(_shape.global_position - box.size / 2.0, box.size)
+
+
+## Sets `tile` to `block`: through `edit_tile` in a shared world, else straight into the world.
+func _edit(tile: Vector2i, block: int) -> bool:
+	if edit_tile.is_valid():
+		return bool(edit_tile.call(tile, block))
+	world.set_tile(tile, block)
 	return true
 
 
