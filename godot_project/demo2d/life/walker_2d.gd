@@ -22,7 +22,7 @@ enum Interest {
 	NONE,
 	## It comes to `keep_tiles` of the player.
 	CURIOUS,
-	## It goes right to the player while the player is in the caves.
+	## It comes right up to the player while the player is in the caves.
 	HUNTS_IN_CAVES,
 }
 
@@ -47,7 +47,7 @@ const ON_NAVIGATION := 1.5 * TILE
 @export var interest := Interest.NONE
 ## How near (tiles) a player must come to draw it.
 @export var notice_tiles := 10.0
-## How far (tiles) from the player a curious creature stops.
+## How far (tiles) from the player it stops (a hunter comes close, a curious one keeps back).
 @export var keep_tiles := 2.5
 ## How deep (tiles) under the generated surface a player is in the caves.
 @export var cave_depth_tiles := 6.0
@@ -142,7 +142,7 @@ func _follow_path(delta: float) -> void:
 	if is_on_floor():
 		# Path points lie at the middle of the feet's tile, half a tile over the feet.
 		var above := next.y < global_position.y - TILE * 0.5 - 6.0
-		if above or (is_on_wall() and absf(dx) > 1.0):
+		if above or (_against_ground() and absf(dx) > 1.0):
 			velocity.y = -jump_speed
 		_stuck_for = _stuck_for + delta if absf(global_position.x - _last_x) < 0.01 else 0.0
 		_last_x = global_position.x
@@ -151,6 +151,15 @@ func _follow_path(delta: float) -> void:
 			_stuck_for = 0.0
 			_navigating = false
 			_rest()
+
+
+## Whether a wall of the world (not another body: a player, a creature) stops it.
+func _against_ground() -> bool:
+	for i in get_slide_collision_count():
+		var hit := get_slide_collision(i)
+		if absf(hit.get_normal().x) > 0.7 and not hit.get_collider() is PhysicsBody2D:
+			return true
+	return false
 
 
 func _arrive() -> void:
@@ -243,12 +252,11 @@ func _in_caves(player: Node2D) -> bool:
 	return at.y > world.get_surface_height(at.x) + cave_depth_tiles * TILE
 
 
-## Where to go for `player` (global): to it when hunting, `keep_tiles` short of it when curious.
+## Where to go for `player` (global): `keep_tiles` short of it, on its side.
 func _near_player(player: Node2D) -> Vector2:
 	var at := player.global_position
-	if interest == Interest.CURIOUS:
-		var side := 1.0 if global_position.x > at.x else -1.0
-		at.x += side * keep_tiles * TILE
+	var side := 1.0 if global_position.x > at.x else -1.0
+	at.x += side * keep_tiles * TILE
 	return at
 
 

@@ -99,7 +99,8 @@ func test_a_critter_walks_over_a_step_and_through_a_tunnel_dug_in_a_wall_in_its_
 			highest[0] = minf(highest[0], critter.position.y)
 		return critter.position.distance_to(goal) < PX
 	assert_true(
-		await wait_until(reached, 60.0), "reached its goal: at %s, goal %s" % [critter.position, goal]
+		await wait_until(reached, 60.0),
+		"reached its goal: at %s, goal %s" % [critter.position, goal]
 	)
 	assert_lt(highest[0], _feet(w, 0).y - PX + 0.5, "it stood on the step on the way")
 	# Beyond the wall: it goes as far as the wall.
@@ -166,7 +167,8 @@ func test_a_curious_critter_comes_near_a_player_and_a_crawler_hunts_one_in_a_cav
 	)
 	# In the cave, 10 tiles east: it comes to the player.
 	hunted.position = (cave_feet.call(10) as Vector2) - Vector2(0.0, 13.0)
-	var caught := func() -> bool: return absf(crawler.position.x - hunted.position.x) < PX
+	var caught := func() -> bool:
+		return absf(crawler.position.x - hunted.position.x) < (crawler.keep_tiles + 1.0) * PX
 	assert_true(
 		await wait_until(caught, 60.0), "the crawler hunted the player: at %s" % crawler.position
 	)

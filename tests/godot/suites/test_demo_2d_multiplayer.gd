@@ -95,14 +95,19 @@ func test_two_side_views_host_and_join_and_see_each_others_edits_and_avatars() -
 	var guest_world: StrataChunkWorld2D = guest.get_node("World")
 	var guest_player: Player2D = guest.get_node("Player")
 	var guest_net: SideViewMultiplayer = guest.get_node("Multiplayer")
-	assert_true(await wait_until(func() -> bool: return guest.is_spawned(), 90.0), "the guest stands in its own world")
+	assert_true(
+		await wait_until(func() -> bool: return guest.is_spawned(), 90.0),
+		"the guest stands in its own world"
+	)
 	assert_ne(guest_world.preset.fingerprint(), host_world.preset.fingerprint())
 	assert_eq(guest_net.join(HOST, _port, "guest"), "", "joining")
-	assert_true(await wait_until(guest_net.session.is_joined, 30.0), "joined: %s" % guest_net.status)
-	assert_eq(
-		guest_world.preset.fingerprint(), host_world.preset.fingerprint(), "the host's world"
+	assert_true(
+		await wait_until(guest_net.session.is_joined, 30.0), "joined: %s" % guest_net.status
 	)
-	assert_true(await wait_until(_standing.bind(guest), 90.0), "the guest stands in the host's world")
+	assert_eq(guest_world.preset.fingerprint(), host_world.preset.fingerprint(), "the host's world")
+	assert_true(
+		await wait_until(_standing.bind(guest), 90.0), "the guest stands in the host's world"
+	)
 	# Each draws the other, named, where the other's body is (both worlds' origins at the start).
 	assert_eq(guest_world.get_origin(), host_world.get_origin(), "the same origin")
 	var guest_id := guest_net.session.sync.get_local_player_id()
@@ -154,7 +159,10 @@ func test_a_join_with_nobody_listening_says_why_in_the_menu() -> void:
 	var lonely := _side_view()
 	var net: SideViewMultiplayer = lonely.get_node("Multiplayer")
 	var player: Player2D = lonely.get_node("Player")
-	assert_true(await wait_until(func() -> bool: return lonely.is_spawned(), 90.0), "the side view stands in its world")
+	assert_true(
+		await wait_until(func() -> bool: return lonely.is_spawned(), 90.0),
+		"the side view stands in its world"
+	)
 	var menu := net.open_menu()
 	(menu.get_node("%PlayerName") as LineEdit).text = "lonely"
 	(menu.get_node("%Address") as LineEdit).text = HOST
@@ -162,9 +170,7 @@ func test_a_join_with_nobody_listening_says_why_in_the_menu() -> void:
 	menu.join()
 	assert_true(net.is_shared(), "joining")
 	assert_false(player.is_physics_processing(), "the character waits while joining")
-	assert_true(
-		await wait_until(func() -> bool: return not net.is_shared(), 60.0), "the join ends"
-	)
+	assert_true(await wait_until(func() -> bool: return not net.is_shared(), 60.0), "the join ends")
 	assert_true(
 		menu.get_status().contains("could not reach the server"), "says why: %s" % menu.get_status()
 	)
