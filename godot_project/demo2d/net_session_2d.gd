@@ -11,9 +11,13 @@ extends SharedWorldSession
 ## second (10.6 tiles) and jumps 4.6 tiles high.
 const MAX_HORIZONTAL_TILES_PER_S := 13.0
 const JUMP_HEIGHT_TILES := 5.5
+## Milliseconds before the same tile may be asked for again.
+const REPEAT_MS := 500
 
 var world: StrataChunkWorld2D
 var player: Player2D
+## Tile → when it was last asked for (`Time.get_ticks_msec`).
+var _asked: Dictionary[Vector2i, int] = {}
 
 
 ## Creates the `StrataWorldSync` child for `world`, played by `player`, whose tile edits then go
@@ -30,9 +34,19 @@ func setup(game_world: StrataChunkWorld2D, game_player: Player2D, local_name: St
 
 
 ## Asks the server to set tile `tile` to `block` (the character's dig and place); false when not
-## in a session or refused before it was sent.
+## in a session, refused before it was sent, or the same tile was asked for less than
+## `REPEAT_MS` ago (the world shows an edit only once the server's answer is back: a held
+## button would dig the same tile again meanwhile).
 func request_tile(tile: Vector2i, block: int) -> bool:
-	return is_joined() and sync.request_tile(tile, block) >= 0
+	var now := Time.get_ticks_msec()
+	if not is_joined() or now - int(_asked.get(tile, -REPEAT_MS)) < REPEAT_MS:
+		return false
+	if sync.request_tile(tile, block) < 0:
+		return false
+	if _asked.size() > 64:
+		_asked.clear()
+	_asked[tile] = now
+	return true
 
 
 func _process(_delta: float) -> void:

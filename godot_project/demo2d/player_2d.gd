@@ -25,6 +25,8 @@ extends CharacterBody2D
 
 ## What the character has mined and places.
 var inventory := Inventory2D.new()
+## Whether it reads the player's actions (off while a menu takes the keys).
+var input_enabled := true
 ## Where its edits go in a shared world: `func(tile: Vector2i, block: int) -> bool` (sent); unset:
 ## straight into `world`.
 var edit_tile: Callable
@@ -47,19 +49,20 @@ func _physics_process(delta: float) -> void:
 		return
 	_set_crouching(
 		(
-			Input.is_action_pressed("side_crouch") and is_on_floor()
+			input_enabled and Input.is_action_pressed("side_crouch") and is_on_floor()
 			or (_crouching and not _can_stand())
 		)
 	)
-	var dir := Input.get_axis("side_move_left", "side_move_right")
+	var dir := Input.get_axis("side_move_left", "side_move_right") if input_enabled else 0.0
 	velocity.x = dir * (crouch_speed if _crouching else run_speed)
 	# Gravity acts on the vertical speed only.
 	velocity.y = minf(velocity.y + gravity * delta, 900.0)
-	if Input.is_action_just_pressed("side_jump") and is_on_floor() and not _crouching:
+	var jump := input_enabled and Input.is_action_just_pressed("side_jump")
+	if jump and is_on_floor() and not _crouching:
 		velocity.y = -jump_speed
 	move_and_slide()
 	_edit_cooldown -= delta
-	if _edit_cooldown <= 0.0:
+	if _edit_cooldown <= 0.0 and input_enabled:
 		var tile := world.local_to_tile(world.get_local_mouse_position())
 		if Input.is_action_pressed("dig") and dig_tile(tile):
 			_edit_cooldown = 0.12
@@ -70,6 +73,8 @@ func _physics_process(delta: float) -> void:
 
 
 func _unhandled_input(event: InputEvent) -> void:
+	if not input_enabled:
+		return
 	if _presses.pressed(event, "hotbar_next"):
 		inventory.cycle(1)
 		get_viewport().set_input_as_handled()

@@ -23,9 +23,10 @@
 ## `--structure=NAME` puts the character beside the first structure of that name (the world's
 ## `structures`: a hut drawn in an image, a ruin in a TileMapLayer scene, a buried chest room) at
 ## or right of x = 0.
-## Esc opens the multiplayer menu (`SideViewMultiplayer`): host this side view on a UDP port, or
-## join another player's; the other players show with their names, and digging and placing go
-## through the host. A guest's world is the host's: quick save and load are the host's to do.
+## pause (Esc or Start) opens the multiplayer menu (`SideViewMultiplayer`): host this side view
+## on a UDP port, or join another player's; the other players show with their names, and digging
+## and placing go through the host. A guest's world is the host's: quick save and load are the
+## host's to do.
 extends Node2D
 
 ## Where quick_save writes and quick_load reads.
@@ -57,6 +58,7 @@ const ACTIONS: Array[String] = [
 	"quick_save",
 	"quick_load",
 	"place_torch",
+	"pause",
 ]
 
 ## The time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
@@ -285,14 +287,15 @@ func _may_keep() -> bool:
 
 
 func _unhandled_input(event: InputEvent) -> void:
-	if event.is_action_pressed("ui_cancel"):
-		_multiplayer.open_menu()
-		get_viewport().set_input_as_handled()
-	elif event.is_action_pressed("quick_save"):
+	if event.is_action_pressed("quick_save"):
 		save_game()
 		get_viewport().set_input_as_handled()
 	elif event.is_action_pressed("quick_load"):
 		load_game()
+		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("pause"):
+		# After the saves: Back on a gamepad is quick_save's here, Start and Esc open the menu.
+		_multiplayer.open_menu()
 		get_viewport().set_input_as_handled()
 
 

@@ -38,6 +38,9 @@ func open_menu() -> MultiplayerMenu:
 	_menu.host_requested.connect(_on_host_requested)
 	_menu.join_requested.connect(_on_join_requested)
 	menu_layer.add_child(_menu)
+	# The keys are the menu's while it is open (typing a name must not run or dig).
+	player.input_enabled = false
+	_menu.tree_exited.connect(func() -> void: player.input_enabled = true)
 	if session != null:
 		_menu.show_status(status)
 	return _menu
