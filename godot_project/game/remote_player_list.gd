@@ -23,11 +23,6 @@ func follow(world_sync: StrataWorldSync) -> void:
 	sync.player_left.connect(_on_player_left)
 
 
-## The ids of the players drawn.
-func get_player_ids() -> Array[int]:
-	return _avatars.keys()
-
-
 func _process(_delta: float) -> void:
 	if sync == null:
 		return
