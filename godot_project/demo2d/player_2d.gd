@@ -5,7 +5,9 @@
 ## project declares: `side_move_left`, `side_move_right`, `side_jump`, `side_crouch` (its own:
 ## W jumps here but walks in the 3D demo), and the 3D demo's `dig`, `place`, `hotbar_1`…`hotbar_9`,
 ## `hotbar_next` and `hotbar_previous` (a player's rebinding of those reaches both), and
-## `place_torch` (T: a torch at the mouse, from an endless supply).
+## `place_torch` (T: a torch at the mouse, from an endless supply). In a shared world its edits go
+## to `edit_tile` (the session's request) instead of straight into the world.
+class_name Player2D
 extends CharacterBody2D
 
 ## Horizontal speed while running, pixels per second.
@@ -23,6 +25,11 @@ extends CharacterBody2D
 
 ## What the character has mined and places.
 var inventory := Inventory2D.new()
+## Whether it reads the player's actions (off while a menu takes the keys).
+var input_enabled := true
+## Where its edits go in a shared world: `func(tile: Vector2i, block: int) -> bool` (sent); unset:
+## straight into `world`.
+var edit_tile: Callable
 var _stand_shape: RectangleShape2D
 var _crouching := false
 var _edit_cooldown := 0.0
@@ -42,19 +49,20 @@ func _physics_process(delta: float) -> void:
 		return
 	_set_crouching(
 		(
-			Input.is_action_pressed("side_crouch") and is_on_floor()
+			input_enabled and Input.is_action_pressed("side_crouch") and is_on_floor()
 			or (_crouching and not _can_stand())
 		)
 	)
-	var dir := Input.get_axis("side_move_left", "side_move_right")
+	var dir := Input.get_axis("side_move_left", "side_move_right") if input_enabled else 0.0
 	velocity.x = dir * (crouch_speed if _crouching else run_speed)
 	# Gravity acts on the vertical speed only.
 	velocity.y = minf(velocity.y + gravity * delta, 900.0)
-	if Input.is_action_just_pressed("side_jump") and is_on_floor() and not _crouching:
+	var jump := input_enabled and Input.is_action_just_pressed("side_jump")
+	if jump and is_on_floor() and not _crouching:
 		velocity.y = -jump_speed
 	move_and_slide()
 	_edit_cooldown -= delta
-	if _edit_cooldown <= 0.0:
+	if _edit_cooldown <= 0.0 and input_enabled:
 		var tile := world.local_to_tile(world.get_local_mouse_position())
 		if Input.is_action_pressed("dig") and dig_tile(tile):
 			_edit_cooldown = 0.12
@@ -65,6 +73,8 @@ func _physics_process(delta: float) -> void:
 
 
 func _unhandled_input(event: InputEvent) -> void:
+	if not input_enabled:
+		return
 	if _presses.pressed(event, "hotbar_next"):
 		inventory.cycle(1)
 		get_viewport().set_input_as_handled()
@@ -85,7 +95,8 @@ func dig_tile(tile: Vector2i) -> bool:
 	var current := world.get_tile(tile)
 	if current == 0 or current == 5:
 		return false
-	world.set_tile(tile, 0)
+	if not _edit(tile, 0):
+		return false
 	inventory.add(world.get_block_name(current))
 	return true
 
@@ -105,10 +116,9 @@ func place_tile(tile: Vector2i) -> bool:
 	if cell.intersects(me_rect):
 		return false
 	var id := world.get_block_id(inventory.selected)
-	if id <= 0 or not inventory.take(inventory.selected):
+	if id <= 0 or inventory.counts.get(inventory.selected, 0) <= 0 or not _edit(tile, id):
 		return false
-	world.set_tile(tile, id)
-	return true
+	return inventory.take(inventory.selected)
 
 
 ## Places a torch (the library's block "torch", which glows) on the tile within reach; false when
@@ -120,7 +130,20 @@ func place_torch(tile: Vector2i) -> bool:
 	var torch := world.get_block_id("torch")
 	if torch <= 0 or (current != 0 and current != 5):
 		return false
-	world.set_tile(tile, torch)
+	return _edit(tile, torch)
+
+
+## The box of its collision shape, in global pixels (its top is the pose a shared world sends).
+func body_rect() -> Rect2:
+	var box := _shape.shape as RectangleShape2D
+	return Rect2(_shape.global_position - box.size / 2.0, box.size)
+
+
+## Sets `tile` to `block`: through `edit_tile` in a shared world, else straight into the world.
+func _edit(tile: Vector2i, block: int) -> bool:
+	if edit_tile.is_valid():
+		return bool(edit_tile.call(tile, block))
+	world.set_tile(tile, block)
 	return true
 
 

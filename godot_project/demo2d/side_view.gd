@@ -23,6 +23,10 @@
 ## `--structure=NAME` puts the character beside the first structure of that name (the world's
 ## `structures`: a hut drawn in an image, a ruin in a TileMapLayer scene, a buried chest room) at
 ## or right of x = 0.
+## pause (Esc or Start) opens the multiplayer menu (`SideViewMultiplayer`): host this side view
+## on a UDP port, or join another player's; the other players show with their names, and digging
+## and placing go through the host. A guest's world is the host's: quick save and load are the
+## host's to do.
 extends Node2D
 
 ## Where quick_save writes and quick_load reads.
@@ -54,6 +58,7 @@ const ACTIONS: Array[String] = [
 	"quick_save",
 	"quick_load",
 	"place_torch",
+	"pause",
 ]
 
 ## The time of day: 0 midnight, 0.25 sunrise, 0.5 noon, 0.75 sunset.
@@ -74,6 +79,7 @@ var _status := ""
 @onready var _player: CharacterBody2D = $Player
 @onready var _camera: Camera2D = $Player/Camera
 @onready var _hud: Label = $Hud/Label
+@onready var _multiplayer: SideViewMultiplayer = $Multiplayer
 
 
 func _ready() -> void:
@@ -102,6 +108,7 @@ func _ready() -> void:
 	if _screenshot_path != "":
 		_camera.zoom = Vector2(_zoom, _zoom)
 	_apply_daylight()
+	_multiplayer.joined_world.connect(_on_joined_world)
 	# Wait at the surface, frozen, until the ground under the spawn point is in the layer.
 	_spawn()
 	_player.set_physics_process(false)
@@ -138,14 +145,15 @@ func _process(delta: float) -> void:
 			_build_showcase()
 		if _cave:
 			_build_cave()
+		_multiplayer.placed()
 	var s := _world.get_stats()
 	var tile := _world.local_to_tile(_player.position)
 	_hud.text = (
 		(
 			"%s  tile %s  chunks %d (+%d pending)  gen %.2f ms  apply %.2f ms  edits %d  %s\n"
 			+ "A/D run  Space jump  C crouch  LMB dig  RMB place  T torch  1-9/wheel choose"
-			+ "  F5 save  F9 load\n"
-			+ "%s"
+			+ "  F5 save  F9 load  Esc multiplayer\n"
+			+ "%s\n%s"
 		)
 		% [
 			clock(),
@@ -156,7 +164,8 @@ func _process(delta: float) -> void:
 			s["apply_ms_last_frame"],
 			s["edits"],
 			_status,
-			_player.inventory.describe()
+			_player.inventory.describe(),
+			_multiplayer.status,
 		]
 	)
 	if _screenshot_path != "" and _spawned and _world.is_area_ready():
@@ -167,6 +176,11 @@ func _process(delta: float) -> void:
 			var err := img.save_png(_screenshot_path)
 			print("screenshot saved to %s (%s)" % [_screenshot_path, error_string(err)])
 			get_tree().quit(0 if err == OK else 1)
+
+
+## Whether the character stands in the streamed world (after the start, and after a join).
+func is_spawned() -> bool:
+	return _spawned
 
 
 ## Local pixel x a few tiles left of the first structure named `structure_name` at or right of
@@ -256,6 +270,22 @@ func _surface_row(x: int) -> int:
 	return _world.local_to_tile(Vector2(px, _world.get_surface_height(px))).y
 
 
+## Joined another player's world (the host's preset): the character is placed again once it
+## has streamed.
+func _on_joined_world() -> void:
+	_spawned = false
+	_player.set_physics_process(false)
+
+
+## Whether this side view may save or load: not as another player's guest (the host keeps the
+## shared world); the reason on the HUD.
+func _may_keep() -> bool:
+	if _multiplayer.is_guest():
+		_status = "the host keeps this shared world"
+		return false
+	return true
+
+
 func _unhandled_input(event: InputEvent) -> void:
 	if event.is_action_pressed("quick_save"):
 		save_game()
@@ -263,11 +293,17 @@ func _unhandled_input(event: InputEvent) -> void:
 	elif event.is_action_pressed("quick_load"):
 		load_game()
 		get_viewport().set_input_as_handled()
+	elif event.is_action_pressed("pause"):
+		# After the saves: Back on a gamepad is quick_save's here, Start and Esc open the menu.
+		_multiplayer.open_menu()
+		get_viewport().set_input_as_handled()
 
 
 ## Writes the world, the inventory and the character's place to `path`; OK or the error (its
 ## message on the HUD).
 func save_game(path := SAVE_PATH) -> Error:
+	if not _may_keep():
+		return ERR_UNAVAILABLE
 	DirAccess.make_dir_recursive_absolute(path.get_base_dir())
 	_world.set_state("inventory", _player.inventory.to_text())
 	# The place in the world's node space, and where that space starts (the floating origin).
@@ -282,6 +318,8 @@ func save_game(path := SAVE_PATH) -> Error:
 ## Reads what `save_game` wrote: the world streams again, the inventory and the character come
 ## back. On error nothing changes (the message is on the HUD).
 func load_game(path := SAVE_PATH) -> Error:
+	if not _may_keep():
+		return ERR_UNAVAILABLE
 	var err := _world.load_world(path)
 	if err != OK:
 		_status = "load failed: " + _world.last_error()

@@ -1,7 +1,7 @@
-## The main menu's "Multiplayer" screen: the player name (kept on the profile), hosting the
-## world chosen in the main menu on a port, or joining another player's world at an address
-## and port. It checks what was typed and asks the main menu to start; the game then hosts or
-## joins (and shows what went wrong on its loading screen).
+## The "Multiplayer" screen: the player name (kept on the profile), hosting a world on a port, or
+## joining another player's world at an address and port. It checks what was typed and asks its
+## owner to start: the main menu's game hosts or joins (and shows what went wrong on its loading
+## screen); the side view hosts the world it plays, or joins, and says here what went wrong.
 class_name MultiplayerMenu
 extends Control
 
@@ -11,11 +11,15 @@ signal closed
 
 const DEFAULT_ADDRESS := "127.0.0.1"
 
+## What hosting shares, over the host row.
+@export var host_title := "Host the world chosen in the main menu (you play too)"
+
 @onready var _name: LineEdit = %PlayerName
 @onready var _host_port: SpinBox = %HostPort
 @onready var _address: LineEdit = %Address
 @onready var _join_port: SpinBox = %JoinPort
 @onready var _status: Label = %MultiplayerStatus
+@onready var _host_title: Label = %HostTitle
 
 
 func _ready() -> void:
@@ -23,11 +27,17 @@ func _ready() -> void:
 	_host_port.value = NetSession.DEFAULT_PORT
 	_join_port.value = NetSession.DEFAULT_PORT
 	_address.text = DEFAULT_ADDRESS
+	_host_title.text = host_title
 	_name.grab_focus.call_deferred()
 
 
 func get_status() -> String:
 	return _status.text
+
+
+## Shows `message` (what went wrong, or what is happening) under the fields.
+func show_status(message: String) -> void:
+	_status.text = message
 
 
 ## Hosts the main menu's chosen world (if the name is fine).

@@ -156,6 +156,11 @@ pub fn jobs() -> Vec<Job> {
             shots: vec![shot("side_view_creatures.png", "side_view_creatures.png")],
         },
         Job {
+            name: "side_view_shared",
+            source: godot(Tests, &["res://rendered/shared_side_view_shot.tscn"], &[], Out::Dir("--out-dir=")),
+            shots: vec![shot("side_view_shared.png", "side_view_shared.png")],
+        },
+        Job {
             name: "side_view_classic",
             source: godot(
                 Demo,
