@@ -4,10 +4,13 @@
 ## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT; `--skip=A,B`
 ## leaves out those whose name contains A or B; `--suites=A,B` runs only the suites named A and B
 ## (`cargo xtask platforms` under emulation).
-## Ends with the line `N passed, N failed`.
+## A test that stops on a script error fails with it (`StrataScriptErrors`). Ends with the line
+## `N passed, N failed`.
 extends Node
 
 const SUITES_DIR := "res://suites"
+
+var _script_errors := StrataScriptErrors.new()
 
 
 func _ready() -> void:
@@ -29,6 +32,7 @@ func _ready() -> void:
 		print("0 passed, 1 failed")
 		get_tree().quit(1)
 		return
+	OS.add_logger(_script_errors)
 	var passed := 0
 	var failed := 0
 	var failed_names: PackedStringArray = []
@@ -89,12 +93,14 @@ func _run_test(script: GDScript, suite_name: String, method: String) -> PackedSt
 	suite.name = suite_name
 	add_child(suite)
 	var t0 := Time.get_ticks_msec()
+	_script_errors.take()
 	await suite.before_each()
 	await suite.call(method)
 	await suite.after_each()
 	suite.clean_up()
 	var ms := Time.get_ticks_msec() - t0
 	var failures := suite._failures
+	failures.append_array(_script_errors.take())
 	var full := suite_name + "." + method
 	if failures.is_empty():
 		print("  ok   %s (%d ms)" % [full, ms])
