@@ -187,24 +187,30 @@ func refresh() -> void:
 		_set_effect(k, k == ev)
 	_set_effect("fireflies", ff)
 	if day_night != null:
-		day_night.weather_wind = wind_of(world_seed, day, ev)
-		day_night.weather_cloud_cover = CLOUD_COVER.get(ev, CLOUD_COVER["none"])
-		match ev:
-			"rain":
-				day_night.weather_tint = Color(0.6, 0.63, 0.7)
-				day_night.weather_fog_density = 0.012
-				day_night.weather_fog_color = Color(0.55, 0.58, 0.62)
-			"snow":
-				day_night.weather_tint = Color(0.8, 0.85, 0.95)
-				day_night.weather_fog_density = 0.018
-				day_night.weather_fog_color = Color(0.85, 0.88, 0.95)
-			"sandstorm":
-				day_night.weather_tint = Color(0.95, 0.72, 0.45)
-				day_night.weather_fog_density = 0.045
-				day_night.weather_fog_color = Color(0.8, 0.6, 0.35)
-			_:
-				day_night.weather_tint = Color.WHITE
-				day_night.weather_fog_density = 0.0
+		apply_weather(day_night, ev, world_seed, day)
+
+
+## Sets `sky`'s weather (light tint, fog, clouds, wind) for `event` on `day_number` of world
+## `seed_value`.
+static func apply_weather(sky: DayNight, event: String, seed_value: int, day_number: int) -> void:
+	sky.weather_wind = wind_of(seed_value, day_number, event)
+	sky.weather_cloud_cover = CLOUD_COVER.get(event, CLOUD_COVER["none"])
+	match event:
+		"rain":
+			sky.weather_tint = Color(0.6, 0.63, 0.7)
+			sky.weather_fog_density = 0.012
+			sky.weather_fog_color = Color(0.55, 0.58, 0.62)
+		"snow":
+			sky.weather_tint = Color(0.8, 0.85, 0.95)
+			sky.weather_fog_density = 0.018
+			sky.weather_fog_color = Color(0.85, 0.88, 0.95)
+		"sandstorm":
+			sky.weather_tint = Color(0.95, 0.72, 0.45)
+			sky.weather_fog_density = 0.045
+			sky.weather_fog_color = Color(0.8, 0.6, 0.35)
+		_:
+			sky.weather_tint = Color.WHITE
+			sky.weather_fog_density = 0.0
 
 
 ## Name shown in the HUD.

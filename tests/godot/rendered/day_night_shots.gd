@@ -62,34 +62,47 @@ func _run() -> void:
 	checks.finish(get_tree())
 
 
-## Clouds by day (and none without cover), a warm dusk, stars and the moon at night.
+## Clouds by day (none without cover, grey in rain), a warm dusk, stars and the moon at night.
 func _check_sky(checks: RenderedChecks) -> void:
 	var eye := camera.position
 	# Mid-morning, looking towards the sun and up.
 	day_night.set_time_of_day(0.36)
 	var sun := day_night.get_sun_direction()
 	var sun_azimuth := Vector3(sun.x, 0.0, sun.z).normalized()
-	camera.look_at(eye + sun_azimuth + Vector3(0, 0.55, 0), Vector3.UP)
+	camera.look_at(eye + sun_azimuth + Vector3(0, 0.3, 0), Vector3.UP)
 	var day := await _frame("sky_day")
 	var upper := Rect2i(0, 0, 1280, 300)
+	var day_colour := SkyPixels.mean_saturation(day, upper)
 	var sun_px := Vector2i(camera.unproject_position(eye + sun * 100.0))
 	var cloudy := SkyPixels.cloud_fraction(day, upper, sun_px, 90)
 	var spread := SkyPixels.luma_spread(day, upper)
 	day_night.weather_cloud_cover = 0.0
 	var clear := SkyPixels.cloud_fraction(await _frame("sky_clear"), upper, sun_px, 90)
-	day_night.weather_cloud_cover = 0.45
+	WorldEvents.apply_weather(day_night, "rain", 0, 0)
+	var rain_colour := SkyPixels.mean_saturation(await _frame("sky_rain"), upper)
+	WorldEvents.apply_weather(day_night, "none", 0, 0)
+	day_night.weather_wind = Vector2.ZERO
 	print("SKY_DAY_CLOUD_FRACTION=%.3f SKY_DAY_LUMA_SPREAD=%.3f" % [cloudy, spread])
 	print("SKY_CLEAR_CLOUD_FRACTION=%.3f" % clear)
-	checks.check("the day sky has clouds (10–90 % of its upper part)", cloudy > 0.1 and cloudy < 0.9)
+	print("SKY_DAY_SATURATION=%.3f SKY_RAIN_SATURATION=%.3f" % [day_colour, rain_colour])
+	checks.check(
+		"the day sky has clouds (10–90 % of its upper part)", cloudy > 0.1 and cloudy < 0.9
+	)
 	checks.check("the day sky is not flat (luma spread > 0.04)", spread > 0.04)
 	checks.check("without cloud cover the sky has no clouds (< 2 %)", clear < 0.02)
+	checks.check(
+		"in rain the sky is grey (less than half the clear day's colour)",
+		rain_colour < day_colour * 0.5
+	)
 	# Dusk, looking at the setting sun.
 	day_night.set_time_of_day(0.735)
 	sun = day_night.get_sun_direction()
 	sun_azimuth = Vector3(sun.x, 0.0, sun.z).normalized()
 	camera.look_at(eye + sun_azimuth + Vector3(0, 0.12, 0), Vector3.UP)
 	var dusk := await _frame("sky_dusk")
-	var glow := SkyPixels.mean_color(dusk, Vector2i(camera.unproject_position(eye + sun * 100.0)), 60)
+	var glow := SkyPixels.mean_color(
+		dusk, Vector2i(camera.unproject_position(eye + sun * 100.0)), 60
+	)
 	print("SKY_DUSK_GLOW=%s" % glow)
 	checks.check("at dusk the sky round the sun is warm (red > blue)", glow.r > glow.b + 0.1)
 	# Midnight: the moon is high in the south. The stars under the usual clouds; the moon on a
@@ -107,11 +120,11 @@ func _check_sky(checks: RenderedChecks) -> void:
 	var beside_moon := RenderedChecks.luma(
 		SkyPixels.mean_color(clear_night, moon_px + Vector2i(200, 0), 6)
 	)
-	print("SKY_NIGHT_STARS=%d MOON_LUMA=%.3f BESIDE_MOON_LUMA=%.3f" % [stars, moon_luma, beside_moon])
-	checks.check("the night sky has stars (>= 40 in its upper half)", stars >= 40)
-	checks.check(
-		"the moon is a bright disc in a dark sky", moon_luma > 0.5 and beside_moon < 0.15
+	print(
+		"SKY_NIGHT_STARS=%d MOON_LUMA=%.3f BESIDE_MOON_LUMA=%.3f" % [stars, moon_luma, beside_moon]
 	)
+	checks.check("the night sky has stars (>= 40 in its upper half)", stars >= 40)
+	checks.check("the moon is a bright disc in a dark sky", moon_luma > 0.5 and beside_moon < 0.15)
 	camera.position = eye
 
 
@@ -121,7 +134,9 @@ func _check_sky(checks: RenderedChecks) -> void:
 func _check_water(checks: RenderedChecks) -> void:
 	var shore := _find_shore()
 	print("SHORE=%s" % [shore])
-	checks.check("a shore (water 1 deep near water >= 3 deep) is in the loaded area", shore.size() == 2)
+	checks.check(
+		"a shore (water 1 deep near water >= 3 deep) is in the loaded area", shore.size() == 2
+	)
 	if shore.size() != 2:
 		return
 	var sea := float(world.preset.water_sea_level)

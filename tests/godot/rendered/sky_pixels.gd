@@ -1,7 +1,8 @@
 ## Pixel statistics of rendered frames for the sky and water checks: the share of cloud pixels
-## in a region, the spread of its brightness, the stars (isolated bright pixels) in a dark sky,
-## and the mean colour around a point. Regions are `Rect2i`s in pixels; every function skips
-## pixels within `exclude_radius` of `exclude` (the sun's or the moon's disc).
+## in a region, the spread of its brightness, how colourful it is, the stars (isolated bright
+## pixels) in a dark sky, and the mean colour around a point. Regions are `Rect2i`s in pixels;
+## the counting functions skip pixels within `exclude_radius` of `exclude` (the sun's or the
+## moon's disc).
 extends RefCounted
 
 ## A cloud pixel: bright and grey-white (little spread between its channels), where the clear
@@ -29,6 +30,19 @@ static func cloud_fraction(
 				clouds += 1
 			n += 1
 	return float(clouds) / maxf(1.0, n)
+
+
+## The mean spread between the strongest and the weakest channel over `rect` (every 2nd row
+## and column): 0 for greys, high for a saturated colour.
+static func mean_saturation(img: Image, rect: Rect2i) -> float:
+	var sum := 0.0
+	var n := 0
+	for y in range(rect.position.y, rect.end.y, 2):
+		for x in range(rect.position.x, rect.end.x, 2):
+			var c := img.get_pixel(x, y)
+			sum += maxf(c.r, maxf(c.g, c.b)) - minf(c.r, minf(c.g, c.b))
+			n += 1
+	return sum / maxf(1.0, n)
 
 
 ## The standard deviation of luma over `rect` (every 2nd row and column).
@@ -62,8 +76,14 @@ static func count_stars(
 				continue
 			var ring := 0.0
 			for d: Vector2i in [
-				Vector2i(r, 0), Vector2i(-r, 0), Vector2i(0, r), Vector2i(0, -r),
-				Vector2i(r, r), Vector2i(-r, -r), Vector2i(r, -r), Vector2i(-r, r)
+				Vector2i(r, 0),
+				Vector2i(-r, 0),
+				Vector2i(0, r),
+				Vector2i(0, -r),
+				Vector2i(r, r),
+				Vector2i(-r, -r),
+				Vector2i(r, -r),
+				Vector2i(-r, r)
 			]:
 				ring += RenderedChecks.luma(img.get_pixel(x + d.x, y + d.y))
 			if l > ring / 8.0 + STAR_CONTRAST:
