@@ -9,7 +9,8 @@
 ##
 ## The fog is depth fog that follows `view_reach_m` (the game sets it to how far the world is
 ## drawn: near chunks and far view): it starts at `FOG_BEGIN` of the reach and is whole at
-## `FOG_END`, in the colour of the sky's horizon, so the world's edge fades into the sky.
+## `FOG_END`, in the colour of the sky's horizon, so the world's edge fades into the sky. Without
+## a reach (0) it is exponential fog of `clear_fog_density` (plus the weather's).
 class_name DayNight
 extends Node3D
 
@@ -34,10 +35,13 @@ const CLOUD_REPEAT_M := 64.0 * 110.0
 @export var period_s := 600.0
 ## Fraction of the day, 0..1 (0 = midnight, 0.5 = noon).
 @export_range(0.0, 1.0) var time_of_day := 0.3
-## Stop the clock (time can still be set).
+## Stop the clock (time can still be set) and the clouds.
 @export var frozen := false
 ## Tilt of the sun's path away from the zenith, degrees (noon elevation = 90 − tilt).
 @export var path_tilt_deg := 25.0
+## The world whose floating origin the clouds follow (optional): when its origin shifts, the
+## camera's position jumps, and the clouds move with it so they stay over the same ground.
+@export var world: StrataChunkWorld
 
 var day := 0
 ## Set by WorldEvents: multiplies the sun colour, adds fog.
@@ -50,8 +54,9 @@ var weather_fog_color := Color(0.7, 0.7, 0.7)
 ## share of the sky the clouds cover.
 var weather_wind := Vector2(2.0, 0.8)
 var weather_cloud_cover := 0.45
-## How far the world is drawn, in metres (near chunks and far view): the fog ends there.
-var view_reach_m := 200.0
+## How far the world is drawn, in metres (near chunks and far view): the fog ends there (0:
+## unknown, exponential fog instead).
+var view_reach_m := 0.0
 ## The clouds' drift so far, metres (within CLOUD_REPEAT_M).
 var cloud_drift := Vector2.ZERO
 ## Scales the sun and the ambient light (1 = as the time of day says). Caves need no dimming:
@@ -112,8 +117,6 @@ func _ready() -> void:
 	environment.ambient_light_source = Environment.AMBIENT_SOURCE_COLOR
 	environment.tonemap_mode = Environment.TONE_MAPPER_FILMIC
 	environment.fog_enabled = true
-	environment.fog_mode = Environment.FOG_MODE_DEPTH
-	environment.fog_density = 1.0
 	environment.fog_depth_curve = 1.6
 	# The sky draws its own haze at the horizon, in the fog's colour.
 	environment.fog_sky_affect = 0.0
@@ -121,13 +124,16 @@ func _ready() -> void:
 	we.name = "WorldEnvironment"
 	we.environment = environment
 	add_child(we)
+	if world != null:
+		world.origin_shifted.connect(on_origin_shifted)
 	_update_visuals()
 
 
 func _process(delta: float) -> void:
-	if not frozen and period_s > 0.0:
-		advance(delta)
-	drift_clouds(weather_wind * delta)
+	if not frozen:
+		if period_s > 0.0:
+			advance(delta)
+		drift_clouds(weather_wind * delta)
 	_update_visuals()
 
 
@@ -222,6 +228,12 @@ func _update_visuals() -> void:
 	)
 	environment.ambient_light_energy = 1.0
 	environment.fog_light_color = horizon_color() * sky_energy() * fog_shade
+	if view_reach_m <= 0.0:
+		environment.fog_mode = Environment.FOG_MODE_EXPONENTIAL
+		environment.fog_density = clear_fog_density + weather_fog_density
+		return
+	environment.fog_mode = Environment.FOG_MODE_DEPTH
+	environment.fog_density = 1.0
 	var fog_end := get_fog_end()
 	environment.fog_depth_end = fog_end
 	environment.fog_depth_begin = fog_end * FOG_BEGIN / FOG_END

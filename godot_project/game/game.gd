@@ -63,7 +63,6 @@ func _ready() -> void:
 		# rendering every drawn frame costs hundreds of milliseconds.
 		get_viewport().disable_3d = true
 	GameState.settings_changed.connect(_on_setting_changed)
-	world.origin_shifted.connect(day_night.on_origin_shifted)
 	_apply_settings()
 
 

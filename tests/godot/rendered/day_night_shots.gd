@@ -25,9 +25,8 @@ func _ready() -> void:
 	world.preset = GameState.make_preset(GameState.DEFAULT_PRESET, -1)
 	world.view_distance = 3
 	world.vertical_view_distance = 2
+	# Frozen: the clouds stay where they are too, so every run draws the same sky.
 	day_night.frozen = true
-	# No wind: the clouds stay where they are, so every run draws the same sky.
-	day_night.weather_wind = Vector2.ZERO
 	day_night.view_reach_m = float(world.view_distance * StrataChunkWorld.chunk_size())
 	var h := world.get_height(0.5, 0.5)
 	camera.position = Vector3(0.5, maxf(h, 0.0) + 12.0, 0.5)
@@ -81,7 +80,6 @@ func _check_sky(checks: RenderedChecks) -> void:
 	WorldEvents.apply_weather(day_night, "rain", 0, 0)
 	var rain_colour := SkyPixels.mean_saturation(await _frame("sky_rain"), upper)
 	WorldEvents.apply_weather(day_night, "none", 0, 0)
-	day_night.weather_wind = Vector2.ZERO
 	print("SKY_DAY_CLOUD_FRACTION=%.3f SKY_DAY_LUMA_SPREAD=%.3f" % [cloudy, spread])
 	print("SKY_CLEAR_CLOUD_FRACTION=%.3f" % clear)
 	print("SKY_DAY_SATURATION=%.3f SKY_RAIN_SATURATION=%.3f" % [day_colour, rain_colour])
