@@ -108,9 +108,10 @@ func _ready() -> void:
 		sky_material.set_shader_parameter(key, get(key))
 	var sky := Sky.new()
 	sky.sky_material = sky_material
-	# The sky changes every frame (clouds, sun): its reflections are rendered in real time, small.
+	# The sky changes every frame (clouds, sun): its reflections are rendered in real time, and
+	# small (they are blurred anyway, and a software renderer draws them every frame too).
 	sky.process_mode = Sky.PROCESS_MODE_REALTIME
-	sky.radiance_size = Sky.RADIANCE_SIZE_256
+	sky.radiance_size = Sky.RADIANCE_SIZE_64
 	environment = Environment.new()
 	environment.background_mode = Environment.BG_SKY
 	environment.sky = sky
