@@ -335,17 +335,20 @@ func _apply_settings() -> void:
 	world.ambient_occlusion = bool(GameState.get_setting("smooth_lighting"))
 	if loaded:
 		world.view_distance = _full_view_distance()
-	_update_shadow_reach()
+	_update_view_reach()
 
 
 ## Sun shadows reach as far as the world is drawn (near chunks and far view), up to 2 km, so
-## mountains shade valleys at sunset at every distance.
-func _update_shadow_reach() -> void:
+## mountains shade valleys at sunset at every distance; the fog ends there, so the world's edge
+## fades into the sky.
+func _update_view_reach() -> void:
 	var reach := (
 		float(_full_view_distance() * StrataChunkWorld.chunk_size())
 		* pow(2.0, world.far_view_levels)
 	)
 	day_night.shadow_distance = minf(reach, 2048.0)
+	# Nothing is drawn past the camera's far plane: the fog must end before it.
+	day_night.view_reach_m = minf(reach, player.camera.far)
 
 
 ## The user's view distance, unless the run overrides it.

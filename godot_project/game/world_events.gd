@@ -7,7 +7,10 @@
 ## player rather than falling on where the player was.
 ##
 ## Whether a day has weather is `pick_event(seed, day, kind)`: a pure function of its arguments,
-## so the same world on the same day always has the same weather in the same kind of place.
+## so the same world on the same day always has the same weather in the same kind of place. The
+## weather also sets the wind the clouds drift with (`wind_of`: a breeze from the day's own
+## direction, stronger in rain and snow, along the sand in a sandstorm) and how much of the sky
+## they cover (`CLOUD_COVER`).
 class_name WorldEvents
 extends Node3D
 
@@ -16,6 +19,16 @@ signal event_changed(event_name: String)
 ## Chance that a day has the weather of its environment.
 const WEATHER_CHANCE := 0.55
 const FIREFLY_CHANCE := 0.7
+## The share of the sky the clouds cover in each weather.
+const CLOUD_COVER: Dictionary[String, float] = {
+	"none": 0.45, "rain": 0.92, "snow": 0.85, "sandstorm": 0.3
+}
+## Wind speed (metres per second at the clouds) in each weather.
+const WIND_SPEED: Dictionary[String, float] = {
+	"none": 4.0, "rain": 9.0, "snow": 6.0, "sandstorm": 16.0
+}
+## Where the sandstorm blows (its particles' direction on x, z).
+const SANDSTORM_WIND := Vector2(1.0, 0.25)
 
 @export var world_seed := 0
 ## Where the biome and height are read (optional: without it, the kind of place is judged
@@ -112,6 +125,18 @@ static func fireflies_tonight(seed_value: int, day_number: int, kind: String) ->
 	return rng.randf() < FIREFLY_CHANCE
 
 
+## The wind of `day` in weather `event` for world `seed_value` (metres per second on x and z):
+## the day's own direction (deterministic, like the weather), along the sand in a sandstorm.
+static func wind_of(seed_value: int, day_number: int, event: String) -> Vector2:
+	var speed: float = WIND_SPEED.get(event, WIND_SPEED["none"])
+	if event == "sandstorm":
+		return SANDSTORM_WIND.normalized() * speed
+	var rng := _day_rng(seed_value, day_number)
+	rng.randf()  # the weather's roll
+	rng.randf()  # the fireflies' roll
+	return Vector2.from_angle(rng.randf() * TAU) * speed
+
+
 static func _day_rng(seed_value: int, day_number: int) -> RandomNumberGenerator:
 	var rng := RandomNumberGenerator.new()
 	rng.seed = hash("strata-events:%d:%d" % [seed_value, day_number])
@@ -162,22 +187,30 @@ func refresh() -> void:
 		_set_effect(k, k == ev)
 	_set_effect("fireflies", ff)
 	if day_night != null:
-		match ev:
-			"rain":
-				day_night.weather_tint = Color(0.6, 0.63, 0.7)
-				day_night.weather_fog_density = 0.012
-				day_night.weather_fog_color = Color(0.55, 0.58, 0.62)
-			"snow":
-				day_night.weather_tint = Color(0.8, 0.85, 0.95)
-				day_night.weather_fog_density = 0.018
-				day_night.weather_fog_color = Color(0.85, 0.88, 0.95)
-			"sandstorm":
-				day_night.weather_tint = Color(0.95, 0.72, 0.45)
-				day_night.weather_fog_density = 0.045
-				day_night.weather_fog_color = Color(0.8, 0.6, 0.35)
-			_:
-				day_night.weather_tint = Color.WHITE
-				day_night.weather_fog_density = 0.0
+		apply_weather(day_night, ev, world_seed, day)
+
+
+## Sets `sky`'s weather (light tint, fog, clouds, wind) for `event` on `day_number` of world
+## `seed_value`.
+static func apply_weather(sky: DayNight, event: String, seed_value: int, day_number: int) -> void:
+	sky.weather_wind = wind_of(seed_value, day_number, event)
+	sky.weather_cloud_cover = CLOUD_COVER.get(event, CLOUD_COVER["none"])
+	match event:
+		"rain":
+			sky.weather_tint = Color(0.6, 0.63, 0.7)
+			sky.weather_fog_density = 0.012
+			sky.weather_fog_color = Color(0.55, 0.58, 0.62)
+		"snow":
+			sky.weather_tint = Color(0.8, 0.85, 0.95)
+			sky.weather_fog_density = 0.018
+			sky.weather_fog_color = Color(0.85, 0.88, 0.95)
+		"sandstorm":
+			sky.weather_tint = Color(0.95, 0.72, 0.45)
+			sky.weather_fog_density = 0.045
+			sky.weather_fog_color = Color(0.8, 0.6, 0.35)
+		_:
+			sky.weather_tint = Color.WHITE
+			sky.weather_fog_density = 0.0
 
 
 ## Name shown in the HUD.

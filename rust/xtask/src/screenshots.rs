@@ -207,7 +207,13 @@ pub fn jobs() -> Vec<Job> {
         Job {
             name: "day_night",
             source: godot(Tests, &["res://rendered/day_night_shots.tscn"], &[], Out::Dir("--out-dir=")),
-            shots: vec![shot("blocks_textured_noon.png", "noon.png")],
+            shots: vec![
+                shot("blocks_textured_noon.png", "noon.png"),
+                shot("sky_day.png", "sky_day.png"),
+                shot("sky_dusk.png", "sky_dusk.png"),
+                shot("sky_night.png", "sky_night.png"),
+                shot("water_shore.png", "water_shore.png"),
+            ],
         },
         Job {
             name: "game_day",

@@ -65,6 +65,9 @@ func _ready() -> void:
 	world.viewer = world.get_path_to(camera)
 	day_night.frozen = true
 	day_night.shadow_distance = 200.0
+	# A clear sky: clouds hang over the world's ground (they follow its origin), so a billion
+	# voxels away they differ, and this check is about the world's blocks, light and shadows.
+	day_night.weather_cloud_cover = 0.0
 	_run.call_deferred()
 
 

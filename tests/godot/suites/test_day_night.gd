@@ -1,5 +1,7 @@
 ## Day and night: the clock advances with the configured period, the sun follows it, days roll
-## over at midnight; world events are a deterministic function of seed, day and environment.
+## over at midnight; the sky shader gets the sun, the moon and the weather's clouds; the fog ends
+## at the view's reach; world events (and their wind) are a deterministic function of seed, day
+## and environment.
 extends StrataTestCase
 
 var dn: DayNight
@@ -75,13 +77,103 @@ func test_sun_angle_follows_the_time_of_day() -> void:
 	assert_false(dn.sun.visible, "no sun at midnight")
 	assert_true(dn.moon.visible and dn.moon.light_energy > 0.0, "moonlight at midnight")
 	assert_true(dn.is_night(), "midnight is night")
-	assert_lt(dn.sky_material.sky_top_color.v, 0.1, "dark sky at midnight")
+	assert_lt(dn.horizon_color().v, 0.1, "dark sky at midnight")
+	assert_eq(dn.sky_material.get_shader_parameter("daylight"), 0.0, "the sky shader's night")
 	# Sunrise in the east (+X), sunset in the west.
 	dn.set_time_of_day(0.25)
 	assert_near(dn.get_sun_elevation_deg(), 0.0, 0.01, "sunrise on the horizon")
 	assert_gt(dn.get_sun_direction().x, 0.99, "sun rises in the east")
 	dn.set_time_of_day(0.75)
 	assert_lt(dn.get_sun_direction().x, -0.99, "sun sets in the west")
+
+
+func test_the_sky_shader_follows_the_sun_and_the_weather() -> void:
+	dn.frozen = true
+	dn.set_time_of_day(0.4)
+	var sun: Vector3 = dn.sky_material.get_shader_parameter("sun_direction")
+	var moon: Vector3 = dn.sky_material.get_shader_parameter("moon_direction")
+	assert_near(sun.distance_to(dn.get_sun_direction()), 0.0, 1e-6, "the sun disc is the sun's")
+	assert_near(moon.distance_to(-dn.get_sun_direction()), 0.0, 1e-6, "the moon faces the sun")
+	assert_eq(dn.sky_material.get_shader_parameter("day_horizon"), dn.day_horizon, "palette")
+	assert_eq(dn.sky_material.get_shader_parameter("dusk"), 0.0, "no dusk glow by day")
+	dn.set_time_of_day(0.74)
+	assert_gt(dn.get_dusk(), 0.3, "the horizon glows at sunset")
+	assert_eq(dn.sky_material.get_shader_parameter("dusk"), dn.get_dusk(), "the shader's dusk")
+	WorldEvents.apply_weather(dn, "rain", 3, 5)
+	dn.set_time_of_day(0.5)
+	var cover: float = dn.sky_material.get_shader_parameter("cloud_cover")
+	assert_gt(cover, 0.85, "rain thickens the clouds")
+	assert_gt(dn.sky_material.get_shader_parameter("overcast"), 0.3, "rain greys the sky")
+	WorldEvents.apply_weather(dn, "none", 3, 5)
+	dn.set_time_of_day(0.5)
+	assert_lt(dn.sky_material.get_shader_parameter("cloud_cover"), cover, "clear: fewer clouds")
+	assert_eq(dn.sky_material.get_shader_parameter("overcast"), 0.0, "clear: a blue sky")
+
+
+func test_clouds_drift_with_the_wind_and_the_origin() -> void:
+	dn.period_s = 1e6
+	dn.weather_wind = Vector2(5.0, -2.0)
+	# Away from the wrap at 0 and CLOUD_REPEAT_M.
+	dn.cloud_drift = Vector2(1000.0, 1000.0)
+	var before := dn.cloud_drift
+	var ok := await wait_until(func() -> bool: return dn.cloud_drift != before, 2.0)
+	assert_true(ok, "the clouds drift")
+	var moved := dn.cloud_drift - before
+	assert_gt(moved.x, 0.0, "along the wind's x")
+	assert_lt(moved.y, 0.0, "along the wind's z")
+	# Vector2 is single precision: a frame's step at 1,000 m keeps three digits or so.
+	assert_near(moved.x / -moved.y, 2.5, 0.02, "in the wind's direction")
+	dn.frozen = true
+	var still := dn.cloud_drift
+	await wait_frames(3)
+	assert_eq(dn.cloud_drift, still, "a stopped clock stops the clouds")
+	dn.cloud_drift = Vector2(10.0, 20.0)
+	dn.on_origin_shifted(Vector3i(64, 0, -32))
+	assert_eq(dn.cloud_drift, Vector2(74.0, DayNight.CLOUD_REPEAT_M - 12.0), "shifted, wrapped")
+	dn.drift_clouds(Vector2(DayNight.CLOUD_REPEAT_M * 3.0, 0.0))
+	assert_near(dn.cloud_drift.x, 74.0, 1e-2, "whole periods of the noise change nothing")
+
+
+func test_the_fog_ends_at_the_view_reach() -> void:
+	dn.frozen = true
+	dn.set_time_of_day(0.5)
+	assert_eq(dn.environment.fog_mode, Environment.FOG_MODE_EXPONENTIAL, "no reach: exponential")
+	assert_near(dn.environment.fog_density, dn.clear_fog_density, 1e-6, "the clear density")
+	dn.weather_fog_density = 0.0
+	dn.clear_fog_density = 0.0
+	dn.view_reach_m = 400.0
+	dn.set_time_of_day(0.5)
+	assert_eq(dn.environment.fog_mode, Environment.FOG_MODE_DEPTH, "depth fog")
+	assert_near(dn.environment.fog_depth_end, 400.0 * DayNight.FOG_END, 1e-3, "ends at the reach")
+	assert_near(
+		dn.environment.fog_depth_begin, 400.0 * DayNight.FOG_BEGIN, 1e-3, "begins before it"
+	)
+	dn.view_reach_m = 2048.0
+	dn.set_time_of_day(0.5)
+	assert_near(dn.environment.fog_depth_end, 2048.0 * DayNight.FOG_END, 1e-3, "far view: far")
+	WorldEvents.apply_weather(dn, "sandstorm", 1, 1)
+	dn.set_time_of_day(0.5)
+	assert_near(dn.environment.fog_depth_end, 3.0 / 0.045, 1e-3, "a sandstorm hides the distance")
+	var sky: Color = dn.horizon_color() * dn.sky_energy()
+	assert_true(dn.environment.fog_light_color.is_equal_approx(sky), "fog in the sky's colour")
+
+
+func test_the_wind_is_deterministic_per_seed_and_day() -> void:
+	for day in 10:
+		assert_eq(
+			WorldEvents.wind_of(42, day, "none"), WorldEvents.wind_of(42, day, "none"), "same"
+		)
+	var directions := {}
+	for day in 20:
+		var wind := WorldEvents.wind_of(42, day, "none")
+		assert_near(wind.length(), WorldEvents.WIND_SPEED["none"], 1e-4, "a breeze")
+		directions[snappedf(wind.angle(), 0.5)] = true
+	assert_gt(directions.size(), 3, "the days' winds blow from different directions")
+	var storm := WorldEvents.wind_of(42, 3, "sandstorm")
+	assert_gt(storm.length(), WorldEvents.wind_of(42, 3, "none").length(), "storms blow harder")
+	assert_near(
+		storm.normalized().dot(WorldEvents.SANDSTORM_WIND.normalized()), 1.0, 1e-5, "with the sand"
+	)
 
 
 func test_a_new_day_starts_at_midnight() -> void:
