@@ -103,9 +103,12 @@ pub(super) fn tile_of(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 } else { 0 }
 }
 
-/// The side-view chunk (of `n` tiles) a world point stands in.
+/// The side-view chunk (of `n` tiles) a world point stands in: that of its standing tile, so an
+/// object on the floor of a chunk's bottom row (its feet on the chunk's lower edge) stays with
+/// the chunk that spawned it.
 pub(super) fn chunk_of(p: [f64; 2], n: i32) -> ChunkCoord2D {
-    ChunkCoord2D::containing(tile_of(p[0]), tile_of(p[1]), n)
+    let [x, y] = strata_core::gen2d::spawns::standing_tile(p);
+    ChunkCoord2D::containing(x, y, n)
 }
 
 impl Entities2D {
@@ -126,7 +129,9 @@ impl Entities2D {
         let (x0, y0) = c.min_tile(n);
         let cell = |v: i32| v.div_euclid(CHUNK_SIZE);
         let mut out = Vec::new();
-        for cy in cell(y0)..=cell(y0.saturating_add(n - 1)) {
+        // Down to the chunk's lower edge: an object standing on the floor below the bottom row
+        // is the chunk's ([`chunk_of`]) but its record's cell is that of the edge.
+        for cy in cell(y0)..=cell(y0.saturating_add(n)) {
             for cx in cell(x0)..=cell(x0.saturating_add(n - 1)) {
                 let Some(list) = self.deltas.records.get_mut(&ChunkCoord::new(cx, cy, 0)) else { continue };
                 let (mine, rest): (Vec<_>, Vec<_>) =
@@ -223,6 +228,26 @@ mod tests {
         assert_eq!(e.take_records(ChunkCoord2D::new(1, 0), 48).len(), 1);
         assert_eq!(e.take_records(ChunkCoord2D::new(-1, 0), 48).len(), 1);
         assert_eq!(e.take_records(ChunkCoord2D::new(0, 1), 48).len(), 1);
+        assert!(e.deltas.is_empty());
+    }
+
+    #[test]
+    fn an_object_on_the_floor_below_a_chunks_bottom_row_is_that_chunks() {
+        // Chunks of 64 tiles: row 63 is chunk (0, 0)'s bottom row, its floor edge y = 64 also the
+        // lower edge of a record cell.
+        assert_eq!(chunk_of([20.5, 64.0], 64), ChunkCoord2D::new(0, 0));
+        assert_eq!(chunk_of([20.5, 64.25], 64), ChunkCoord2D::new(0, 1));
+        assert_eq!(chunk_of([20.5, 0.0], 64), ChunkCoord2D::new(0, -1));
+        let mut e = Entities2D::default();
+        for (x, y) in [(20.5, 64.0), (20.5, 64.25), (3.5, 128.0)] {
+            e.deltas.push_record(record(x, y));
+        }
+        let top: Vec<[f64; 3]> = e.take_records(ChunkCoord2D::new(0, 0), 64).iter().map(|r| r.position).collect();
+        assert_eq!(top, vec![[20.5, 64.0, 0.0]]);
+        let mut below: Vec<f64> =
+            e.take_records(ChunkCoord2D::new(0, 1), 64).iter().map(|r| r.position[1]).collect();
+        below.sort_by(f64::total_cmp);
+        assert_eq!(below, vec![64.25, 128.0]);
         assert!(e.deltas.is_empty());
     }
 
