@@ -117,9 +117,9 @@ impl LayerUpdateCost {
         for (t, g) in self.theta.iter_mut().zip(gain) {
             *t += g * error;
         }
-        for i in 0..3 {
-            for j in 0..3 {
-                self.variance[i][j] = (self.variance[i][j] - gain[i] * px[j]) / FORGETTING;
+        for (row, g) in self.variance.iter_mut().zip(gain) {
+            for (v, p) in row.iter_mut().zip(px) {
+                *v = (*v - g * p) / FORGETTING;
             }
         }
         let trace: f64 = (0..3).map(|i| self.variance[i][i]).sum();
