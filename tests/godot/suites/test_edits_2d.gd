@@ -365,11 +365,16 @@ func test_a_burst_of_64_tile_edits_reaches_the_layer_exactly_over_several_frames
 	assert_true(await wait_until(w.is_area_ready, 120.0), "area never became ready")
 	var layer := w.get_tile_map_layer()
 	var a := top + Vector2i(-40, -12)
-	# In one frame: a fill of planks, a bomb of air across it, a fill of stone over both, and
-	# the undo of the bomb: every cell of the union changes at least once.
-	assert_gt(w.set_tiles_rect(a, a + Vector2i(63, 63), default_block_id("planks")), 3000, w.last_error())
+	# In one frame: a fill of planks, a bomb of air across it, a fill of stone over both and the
+	# undo of that fill: every cell of the union changes at least once, some back and forth.
+	assert_gt(
+		w.set_tiles_rect(a, a + Vector2i(63, 63), default_block_id("planks")), 3000, w.last_error()
+	)
 	assert_gt(w.set_tiles_rect(a + Vector2i(24, 16), a + Vector2i(87, 79), 0), 2000, w.last_error())
-	assert_gt(w.set_tiles_rect(a + Vector2i(-20, 30), a + Vector2i(43, 93), default_block_id("stone")), 1000)
+	assert_gt(
+		w.set_tiles_rect(a + Vector2i(-20, 30), a + Vector2i(43, 93), default_block_id("stone")),
+		1000
+	)
 	assert_true(w.undo(), "the stone fill is undone")
 	var frames := 0
 	var writing_frames := 0
@@ -402,7 +407,12 @@ func test_a_burst_of_64_tile_edits_reaches_the_layer_exactly_over_several_frames
 			if w.get_tile(t) == 0:
 				assert_eq(layer.get_cell_source_id(t), -1, "air at %s has no cell" % t)
 			elif layer.get_cell_atlas_coords(t).y != w.get_tile(t):
-				fail("cell %s is drawn as block %d, not %d" % [t, layer.get_cell_atlas_coords(t).y, w.get_tile(t)])
+				fail(
+					(
+						"cell %s is drawn as block %d, not %d"
+						% [t, layer.get_cell_atlas_coords(t).y, w.get_tile(t)]
+					)
+				)
 				return
 	assert_eq(checked, (hi.x - lo.x + 1) * (hi.y - lo.y + 1))
 
