@@ -1,8 +1,9 @@
 ## StrataChunkWorld2D's edit tools in real headless Godot: rectangle and circle edits change
 ## exactly the tiles predicted, undo and redo are exact (the water that flowed included), groups
 ## make one step, a step's changes round-trip through `apply_edit_changes`, bad arguments name
-## the method, the value and what is allowed, edits survive a save and a load, and a 64 × 64
-## edit and its undo reach the `TileMapLayer`; `edits_data` carries the edits through a scene.
+## the method, the value and what is allowed, edits survive a save and a load, a 64 × 64
+## edit and its undo reach the `TileMapLayer`, a burst of such edits reaches it exactly over
+## several frames; `edits_data` carries the edits through a scene.
 extends StrataTestCase
 
 ## Pixels per tile (the created TileSet's).
@@ -353,6 +354,67 @@ func test_a_64_tile_square_edit_and_its_undo_reach_the_tile_map_layer() -> void:
 		if layer.get_cell_atlas_coords(t) != before[t]:
 			fail("undone: tile %s is %s, not %s" % [t, layer.get_cell_atlas_coords(t), before[t]])
 			return
+
+
+func test_a_burst_of_64_tile_edits_reaches_the_layer_exactly_over_several_frames() -> void:
+	var w := _make_world(5)
+	var top := w.local_to_tile(Vector2(8, w.get_surface_height(8) + 1))
+	(w.get_node(w.viewer) as Node2D).position = w.tile_to_local(top + Vector2i(0, 20))
+	w.water_flow_enabled = false
+	w.frame_budget_ms = 4.0
+	assert_true(await wait_until(w.is_area_ready, 120.0), "area never became ready")
+	var layer := w.get_tile_map_layer()
+	var a := top + Vector2i(-40, -12)
+	# In one frame: a fill of planks, a bomb of air across it, a fill of stone over both and the
+	# undo of that fill: every cell of the union changes at least once, some back and forth.
+	assert_gt(
+		w.set_tiles_rect(a, a + Vector2i(63, 63), default_block_id("planks")), 3000, w.last_error()
+	)
+	assert_gt(w.set_tiles_rect(a + Vector2i(24, 16), a + Vector2i(87, 79), 0), 2000, w.last_error())
+	assert_gt(
+		w.set_tiles_rect(a + Vector2i(-20, 30), a + Vector2i(43, 93), default_block_id("stone")),
+		1000
+	)
+	assert_true(w.undo(), "the stone fill is undone")
+	var frames := 0
+	var writing_frames := 0
+	while not w.is_area_ready() and frames < 20000:
+		await get_tree().process_frame
+		frames += 1
+		if float(w.get_stats()["layer_update_ms_last_frame"]) > 0.0:
+			writing_frames += 1
+	assert_true(w.is_area_ready(), "written within %d frames" % frames)
+	assert_gt(writing_frames, 1, "the cells were written over several frames")
+	# A world streamed from scratch with the same edits draws every cell the same.
+	var fresh := _make_world(5)
+	(fresh.get_node(fresh.viewer) as Node2D).position = w.tile_to_local(top + Vector2i(0, 20))
+	fresh.water_flow_enabled = false
+	fresh.set_edits(w.get_edits())
+	assert_true(await wait_until(fresh.is_area_ready, 120.0), "the fresh world never became ready")
+	var fresh_layer := fresh.get_tile_map_layer()
+	var lo := a - Vector2i(24, 4)
+	var hi := a + Vector2i(92, 98)
+	var checked := 0
+	for y in range(lo.y, hi.y + 1):
+		for x in range(lo.x, hi.x + 1):
+			var t := Vector2i(x, y)
+			var got := [layer.get_cell_source_id(t), layer.get_cell_atlas_coords(t)]
+			var want := [fresh_layer.get_cell_source_id(t), fresh_layer.get_cell_atlas_coords(t)]
+			if got != want:
+				fail("cell %s is %s, a fresh world draws %s" % [t, got, want])
+				return
+			checked += 1
+			if w.get_tile(t) == 0:
+				assert_eq(layer.get_cell_source_id(t), -1, "air at %s has no cell" % t)
+			elif layer.get_cell_atlas_coords(t).y != w.get_tile(t):
+				fail(
+					(
+						"cell %s is drawn as block %d, not %d"
+						% [t, layer.get_cell_atlas_coords(t).y, w.get_tile(t)]
+					)
+				)
+				return
+	assert_eq(checked, (hi.x - lo.x + 1) * (hi.y - lo.y + 1))
 
 
 func test_edits_data_carries_the_edits_through_a_packed_scene_and_refuses_bad_bytes() -> void:

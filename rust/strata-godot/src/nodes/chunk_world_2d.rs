@@ -65,6 +65,7 @@ mod edits_2d;
 mod entities_2d;
 mod entity_nodes_2d;
 mod layer_2d;
+mod layer_cost_2d;
 mod light_2d;
 mod navigation_2d;
 mod navigation_regions_2d;
@@ -74,17 +75,13 @@ pub(crate) mod sync_2d;
 mod tile_set_2d;
 mod tools_2d;
 
-/// Godot's update of one set cell, before a frame has measured it (ns).
-const INITIAL_LAYER_UPDATE_NS_PER_CELL: f64 = 2_000.0;
-/// The weight of a frame's measured update cost in the running mean.
-pub(super) const LAYER_UPDATE_MEAN_WEIGHT: f64 = 0.25;
-
-/// One pending change to the `TileMapLayer`, applied a row at a time.
+/// One pending change to the `TileMapLayer`, applied a block of cells (one quadrant of the
+/// layer) at a time (`layer_2d`).
 pub(super) enum TileOp {
     /// Write a finished chunk: the cells that differ from what the layer shows of it.
-    Write { result: ChunkResult2D, next_row: i32 },
+    Write { result: ChunkResult2D, next_block: i32 },
     /// Erase every cell of a chunk that left the view.
-    Erase { coord: ChunkCoord2D, next_row: i32 },
+    Erase { coord: ChunkCoord2D, next_block: i32 },
 }
 
 impl TileOp {
@@ -354,10 +351,10 @@ pub struct ChunkWorld2D {
     /// atlas tile this world wrote in every one of its cells (`None`: none written), so that a
     /// chunk's new result sets only the cells that change.
     drawn: HashMap<ChunkCoord2D, Vec<Option<AtlasCoords>>>,
-    /// What Godot's update of the layer costs per cell set (ns, a running mean): the cells a
+    /// What Godot's update of the layer costs (learnt per call, quadrant and cell): the cells a
     /// frame sets are updated (`TileMapLayer.update_internals`) inside the frame budget, so
-    /// their writing stops where their update would pass it.
-    layer_update_ns_per_cell: f64,
+    /// their writing stops where their update would pass it (`layer_2d`).
+    layer_cost: layer_cost_2d::LayerUpdateCost,
     /// The origin moved since the streamer last heard where the viewers are: not ready yet.
     area_stale: bool,
     /// The viewer that did not follow a shift was reported.
@@ -456,7 +453,7 @@ impl INode2D for ChunkWorld2D {
             layer_offset: Vector2::ZERO,
             layer_base: Vector2::ZERO,
             drawn: HashMap::new(),
-            layer_update_ns_per_cell: INITIAL_LAYER_UPDATE_NS_PER_CELL,
+            layer_cost: Default::default(),
             area_stale: false,
             origin_warned: false,
             origin_shift_us: Samples::default(),
@@ -546,7 +543,7 @@ impl INode2D for ChunkWorld2D {
             self.apply_light(c, None);
             self.navigation_unloaded_2d(c);
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
-            self.ops.push_back(TileOp::Erase { coord: c, next_row: 0 });
+            self.ops.push_back(TileOp::Erase { coord: c, next_block: 0 });
         }
         for mut r in results {
             // The light is shown at once (a texture's bytes); the tiles are written a row at a
@@ -564,7 +561,7 @@ impl INode2D for ChunkWorld2D {
             // A newer result replaces a pending write of the same chunk (rows may be half
             // written: the layer's cells are compared with it, whatever they are).
             self.ops.retain(|op| !matches!(op, TileOp::Write { result, .. } if result.coord == c));
-            self.ops.push_back(TileOp::Write { result: r, next_row: 0 });
+            self.ops.push_back(TileOp::Write { result: r, next_block: 0 });
         }
         self.receive_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         self.apply_ops(frame_start, budget);
