@@ -99,7 +99,8 @@ pub(crate) fn delta_key(c: ChunkCoord2D) -> ChunkCoord {
 }
 
 /// `v` as a tile index, clamped within `i32`.
-pub(super) fn tile_of(v: f64) -> i32 {
+#[cfg(test)]
+fn tile_of(v: f64) -> i32 {
     if v.is_finite() { v.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 } else { 0 }
 }
 
