@@ -1570,7 +1570,11 @@ mod tests {
         let bytes = m.encode();
         assert_eq!(Message::decode(&bytes), Ok(m), "every number back exactly");
         // A record of the message's own cell names none: a 3D world's bytes are as before.
-        let own = Message::ChunkEntities { chunk: records[0].chunk(), removed_spawns: vec![], records: vec![records[0].clone()] };
+        let own = Message::ChunkEntities {
+            chunk: records[0].chunk(),
+            removed_spawns: vec![],
+            records: vec![records[0].clone()],
+        };
         let own_bytes = own.encode();
         let flags_at = own_bytes.len() - 1 - 16 - 12;
         assert_eq!(own_bytes[flags_at] & RECORD_IN_OTHER_CELL, 0, "no cell named");
@@ -1583,7 +1587,11 @@ mod tests {
             scale: EntityRecord::NO_SCALE,
             state: Vec::new(),
         };
-        let far = Message::ChunkEntities { chunk: ChunkCoord::new(0, 0, 0), removed_spawns: vec![], records: vec![plain(160.5)] };
+        let far = Message::ChunkEntities {
+            chunk: ChunkCoord::new(0, 0, 0),
+            removed_spawns: vec![],
+            records: vec![plain(160.5)],
+        };
         let mut bad = far.encode();
         let n = bad.len();
         assert_eq!(bad[n - 4], RECORD_IN_OTHER_CELL, "the flags, then the cell (5, 0, 0)");
@@ -1615,7 +1623,10 @@ mod tests {
         let mut bad = bytes.clone();
         bad[flags_at] = 0x81;
         let e = Message::decode(&bad).unwrap_err();
-        assert_eq!(e.to_string(), format!("the entity flags at byte {flags_at} is 129; allowed: bits 1, 2, 4 and 8 only"));
+        assert_eq!(
+            e.to_string(),
+            format!("the entity flags at byte {flags_at} is 129; allowed: bits 1, 2, 4 and 8 only")
+        );
         // A scene index past the table.
         let mut bad = bytes.clone();
         bad[flags_at - 13] = 1;

@@ -262,7 +262,7 @@ pub enum RecordError {
     SceneIndex { start: usize, index: u64 },
     #[error("the entity {part:?} at byte {start} is {value}; allowed: a finite number")]
     NotFinite { part: RecordPart, start: usize, value: f32 },
-    #[error("the entity flags at byte {start} are {flags:#04x}; allowed: bits {allowed}")]
+    #[error("the entity flags at byte {start} are {flags:#04x}; allowed: {allowed}")]
     Flags { start: usize, flags: u8, allowed: &'static str },
     #[error("the entity cell at byte {start} is {value} on an axis; allowed: a cell of the world")]
     Cell { start: usize, value: i64 },
@@ -301,11 +301,11 @@ pub fn read_record(
     }
     let flags_at = r.pos();
     let flags = r.byte().map_err(|error| RecordError::Read { part: RecordPart::Flags, error })?;
-    let (known, allowed) = match positions {
-        RecordPositions::InCell => (7 | RECORD_IN_OTHER_CELL, "1, 2, 4 and 8 only"),
-        _ => (7, "1, 2 and 4 only"),
-    };
-    if flags & !known != 0 {
+    if flags & !(7 | RECORD_IN_OTHER_CELL) != 0 {
+        let allowed = match positions {
+            RecordPositions::InCell => "bits 1, 2, 4 and 8 only",
+            _ => "bits 1, 2 and 4 only",
+        };
         return Err(RecordError::Flags { start: flags_at, flags, allowed });
     }
     let cell = if flags & RECORD_IN_OTHER_CELL != 0 { read_cell(r, chunk)? } else { chunk };
@@ -336,7 +336,9 @@ pub fn read_record(
         state.extend_from_slice(bytes);
     }
     let record = EntityRecord { scene, position, rotation, scale, state };
-    if record.chunk() != cell {
+    // Only the wire lists a record under another chunk than its cell.
+    let home = if positions == RecordPositions::InCell { cell } else { chunk };
+    if record.chunk() != home {
         return Err(RecordError::OutsideChunk { start, position });
     }
     Ok(record)
@@ -474,7 +476,7 @@ fn save_error(r: &Reader, e: RecordError, scenes: usize, chunk: ChunkCoord) -> S
             r.corrupt(start, name(part), format!("{value}"), "a finite number".into())
         }
         RecordError::Flags { start, flags, allowed } => {
-            r.corrupt(start, "entity flags", format!("{flags:#04x}"), format!("bits {allowed}"))
+            r.corrupt(start, "entity flags", format!("{flags:#04x}"), allowed.into())
         }
         RecordError::Cell { start, value } => {
             r.corrupt(start, "entity cell", format!("{value}"), "a cell of the world".into())
