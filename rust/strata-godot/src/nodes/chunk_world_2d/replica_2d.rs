@@ -241,13 +241,7 @@ mod tests {
     use super::*;
 
     fn record(x: f64, y: f64) -> EntityRecord {
-        EntityRecord {
-            scene: "res://a.tscn".into(),
-            position: [x, y, 0.0],
-            rotation: EntityRecord::NO_ROTATION,
-            scale: EntityRecord::NO_SCALE,
-            state: Vec::new(),
-        }
+        Pose2D { position: [x, y], rotation: 0.0, scale: Vector2::ONE }.record("res://a.tscn".into(), Vec::new())
     }
 
     #[test]
