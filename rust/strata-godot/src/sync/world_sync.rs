@@ -9,12 +9,13 @@
 //! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
 //! it streams in.
 //!
-//! Entities: the host's world (3D or side view) is their authority. Ten times a second at most, the server
-//! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
-//! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
-//! subscription brings the chunk's deltas too. A client's world is a replica (`StrataChunkWorld.is_entity_authority()`
-//! false): its spawn rules start the same objects, the server's deltas remove, add, move
-//! (interpolated) and change them. Nothing a client does to its entities is sent.
+//! Entities: the host's world (3D or side view) is their authority. Ten times a second at most,
+//! the server takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and
+//! added objects) and sends each chunk whose deltas changed to the clients subscribed to it; a
+//! chunk subscription brings the chunk's deltas too. A client's world is a replica
+//! (`is_entity_authority()` false): its spawn rules start the same objects, the server's deltas
+//! remove, add, move (interpolated) and change them, and its `add_entity`/`remove_entity` are
+//! refused. Nothing a client does to its entities is sent.
 //!
 //! The server writes every applied edit to a journal beside its save and syncs it before the edit
 //! is broadcast, and saves (then starts a fresh journal) every `autosave_interval_s` and when it
