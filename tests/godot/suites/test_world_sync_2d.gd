@@ -394,7 +394,10 @@ func _mirrors(host: StrataChunkWorld2D, client: StrataChunkWorld2D) -> bool:
 		var r := _object_at(client, _tiles_of(host, e))
 		if r == null or r.get("health") != e.get("health"):
 			return false
-		if absf(angle_difference(r.rotation, e.rotation)) > 1e-3 or r.scale.distance_to(e.scale) > 1e-3:
+		if (
+			absf(angle_difference(r.rotation, e.rotation)) > 1e-3
+			or r.scale.distance_to(e.scale) > 1e-3
+		):
 			return false
 	return true
 
@@ -417,7 +420,9 @@ func _join_objects(
 	var path: String = host_world.preset.get_spawn_rules()[0].scene
 	var world := _world(seed, Vector2i(0, row), origin, false, path)
 	var s := await _join(world, player_name)
-	assert_true(await _settle_objects(world), "%s's world settles: %s" % [player_name, world.get_stats()])
+	assert_true(
+		await _settle_objects(world), "%s's world settles: %s" % [player_name, world.get_stats()]
+	)
 	assert_true(
 		await wait_until(func() -> bool: return _mirrors(host_world, world), 30.0),
 		"%s sees the host's objects" % player_name
@@ -478,7 +483,9 @@ func test_the_hosts_objects_reach_clients_and_late_joiners() -> void:
 	var gone_at := _tiles_of(server_world, all[2])
 	assert_true(server_world.remove_entity(all[2]), "removed on the host")
 	var added_at := Vector2(2.25, row - 2.5)
-	var added := server_world.add_entity(marker, (added_at - Vector2(server_world.get_origin())) * PX)
+	var added := server_world.add_entity(
+		marker, (added_at - Vector2(server_world.get_origin())) * PX
+	)
 	assert_true(added != null, server_world.last_error())
 	added.set("health", 7)
 	assert_true(
