@@ -3,16 +3,19 @@
 //! tiles and shape edits reach every client in one order as whole shapes; a late joiner's
 //! snapshots index the side view's chunks; moves are checked in the side view's plane (rows grow
 //! downwards): through a wall of tiles or too fast is refused; anything off the plane (z ≠ 0) is
-//! refused with a clear error.
+//! refused with a clear error. A side-view chunk's objects (records of several 32-tile cells, far
+//! out) reach its subscribers and late joiners exactly; one outside its chunk is refused.
 
+use std::collections::BTreeSet;
 use strata_core::WorldPreset;
 use strata_core::base::coords::{ChunkCoord, IVec3};
 use strata_core::base::edits::EditMap;
-use strata_core::net::client::{ClientEvent, RequestError, WorldClient};
+use strata_core::net::client::{ClientError, ClientEvent, RequestError, WorldClient};
 use strata_core::net::movement::{MovementLimits, SolidVoxels};
 use strata_core::net::protocol::{Message, Pose, RejectReason};
 use strata_core::net::server::{Action, PeerId, ServerConfig, WorldServer};
 use strata_core::net::world_shape::{EditShape, WorldShape};
+use strata_core::persist::entities::{EntityDeltas, EntityRecord, kept_position};
 use strata_tests::loopback::{Host, Loopback};
 
 const CHUNK_TILES: u32 = 64;
@@ -267,4 +270,54 @@ fn a_side_view_welcome_and_its_chunks_travel_exactly() {
     assert!(err.to_string().contains("4096") && err.to_string().contains("below 4096"), "{err}");
     // Movement limits are the body's: the defaults are the 3D player's.
     assert_eq!(ServerConfig::default().movement, MovementLimits::default());
+}
+
+fn marker(x: f64, y: f64, state: &[u8]) -> EntityRecord {
+    EntityRecord {
+        scene: "res://demo2d/life/chest_2d.tscn".into(),
+        position: kept_position([x, y, 0.0]),
+        rotation: [0.0, 0.0, 0.247_404, 0.968_912],
+        scale: [-1.0, 1.0, 1.0],
+        state: state.to_vec(),
+    }
+}
+
+#[test]
+fn a_side_view_chunks_objects_reach_subscribers_and_late_joiners_exactly() {
+    let mut net = new_net();
+    let x0 = 3_000_000.0;
+    // Side-view chunk (46,875, -1): tiles 3,000,000 to 3,000,063 by -64 to -1; its records stand
+    // in 32-tile cells (93,750, -2) and (93,751, -1), not in the chunk's own numbers; the third
+    // stands on the floor below the chunk's bottom row (y = 0, the edge), so it is the chunk's.
+    let chunk = ChunkCoord::new(46_875, -1, 0);
+    // (In the order the wire keeps: by cell.)
+    let records = vec![marker(x0 + 0.25, -40.5, b""), marker(x0 + 10.5, 0.0, &[1]), marker(x0 + 63.75, -3.125, &[7])];
+    let mut host = EntityDeltas::default();
+    host.removed_spawns.insert(chunk, BTreeSet::from([2, 9]));
+    host.records.insert(chunk, records.clone());
+    net.join(1, "ada");
+    net.stand(1, x0 + 0.5, -20.0, 1);
+    let actions = net.server.publish_entities(&host, 1.0);
+    net.route(actions);
+    net.settle();
+    assert!(net.clients[&1].entity_deltas().is_empty(), "not subscribed yet");
+    for (peer, name) in [(1, "ada"), (2, "late")] {
+        if peer == 2 {
+            net.join(peer, name);
+            net.stand(peer, x0 + 2.5, -20.0, 1);
+        }
+        let subscribe = net.clients[&peer].subscribe(chunk);
+        net.to_server.push_back((peer, subscribe));
+        net.settle();
+        let d = net.clients[&peer].entity_deltas();
+        assert_eq!(d.records.get(&chunk), Some(&records), "{name}: every number exact at x = 3e6");
+        assert_eq!(d.removed_spawns.get(&chunk), Some(&BTreeSet::from([2, 9])), "{name}");
+        assert!(net.events[&peer].contains(&ClientEvent::EntitiesChanged { chunk }), "{name}");
+    }
+    // A record outside the chunk it is sent with is refused, naming the chunk and the place.
+    let outside = Message::ChunkEntities { chunk, removed_spawns: vec![], records: vec![marker(x0 + 64.5, -3.0, b"")] };
+    let e = net.clients.get_mut(&1).unwrap().handle_packet(&outside.encode(), 2.0).unwrap_err();
+    assert!(matches!(e, ClientError::EntityOutsideChunk { chunk: c, .. } if c == chunk), "{e}");
+    assert!(e.to_string().contains("3000064.5"), "{e}");
+    assert_eq!(net.clients[&1].entity_deltas().records.get(&chunk), Some(&records), "nothing taken from it");
 }

@@ -370,5 +370,5 @@ fn clients_refuse_locally_what_the_server_would_drop_them_for() {
     net.settle();
     assert_eq!(net.dropped.len(), 1);
     assert!(net.dropped[0].1.contains("malformed packet"), "{}", net.dropped[0].1);
-    assert_eq!(PROTOCOL_VERSION, 9);
+    assert_eq!(PROTOCOL_VERSION, 10);
 }

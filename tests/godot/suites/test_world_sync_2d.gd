@@ -3,7 +3,11 @@
 ## everyone as the server orders them and a late joiner catches up (equal chunk hashes); two peers
 ## with different floating origins 3,000,000 tiles out edit next to each other and agree; a
 ## client's move through a wall of tiles or too fast is refused and corrected; a host resumes its
-## side view from its save and the journal of the edits after it.
+## side view from its save and the journal of the edits after it. Objects: the host's are the
+## authority; a client's are replicas that show the host's moved, turned, changed, removed and
+## added ones (in world tiles, whatever each peer's origin) after gliding there, a late joiner
+## sees every change, a client may not add or remove one, and a client that leaves (or whose
+## host stops) keeps what it shows as its own.
 extends StrataNetTestCase
 
 ## Pixels a tile (the generated TileSet's).
@@ -13,6 +17,19 @@ const BODY_TILES := 1.6
 const DIR := "user://test_world_sync_2d"
 ## Where the far test plays, in tiles.
 const FAR_X := 3_000_000
+## The objects' script: a Node2D with a `health` kept through `strata_get_state`.
+const MARKER_SCRIPT := """extends Node2D
+
+var health: int = 10
+
+
+func strata_get_state() -> Dictionary:
+	return {"health": health}
+
+
+func strata_set_state(state: Dictionary) -> void:
+	health = int(state.get("health", 10))
+"""
 
 
 func after_each() -> void:
@@ -23,21 +40,30 @@ func after_each() -> void:
 			DirAccess.remove_absolute("%s/%s" % [DIR, f])
 
 
-func _preset(seed: int, flat := false) -> StrataWorldPreset:
+## A preset of `seed`; with `spawn_scene`, objects of that scene spawn on the surface.
+func _preset(seed: int, flat := false, spawn_scene := "") -> StrataWorldPreset:
 	var preset := StrataWorldPreset.new()
 	preset.seed = seed
 	if flat:
 		preset.side_view_amplitude = 0.0
 		preset.side_view_cave_mode = StrataWorldPreset.SIDE_VIEW_CAVE_MODE_NONE
 		preset.side_view_water_enabled = false
+	if spawn_scene != "":
+		var rule := StrataSpawnRule.create(spawn_scene, 3.0)
+		rule.cluster_size = 3
+		rule.cluster_spread = 10.0
+		rule.min_spacing = 2.0
+		preset.set_spawn_rules([rule] as Array[StrataSpawnRule])
 	return preset
 
 
 ## A side view that streams one chunk around a viewer of its own at tile `at`, its origin at the
 ## chunk corner nearest `origin`.
-func _world(seed: int, at: Vector2i, origin := Vector2i.ZERO, flat := false) -> StrataChunkWorld2D:
+func _world(
+	seed: int, at: Vector2i, origin := Vector2i.ZERO, flat := false, spawn_scene := ""
+) -> StrataChunkWorld2D:
 	var w := StrataChunkWorld2D.new()
-	w.preset = _preset(seed, flat)
+	w.preset = _preset(seed, flat, spawn_scene)
 	w.view_distance = 1
 	w.frame_budget_ms = 20.0
 	_keep(w)
@@ -312,3 +338,198 @@ func test_a_host_resumes_its_side_view_from_save_and_journal() -> void:
 	for dx in [-1, 0, 1]:
 		after.append(again.debug_chunk_hash(center + Vector2i(dx, 0)))
 	assert_eq(after, before, "the same chunks as before the crash")
+
+
+## The objects' scene (a saved Node2D with MARKER_SCRIPT), in the test's scratch folder.
+func _marker_scene() -> PackedScene:
+	var dir := scratch_dir()
+	var script := GDScript.new()
+	script.source_code = MARKER_SCRIPT
+	assert_eq(script.reload(), OK, "the marker script compiles")
+	assert_eq(ResourceSaver.save(script, dir.path_join("marker.gd")), OK)
+	var root := Node2D.new()
+	root.name = "Marker"
+	root.set_script(load(dir.path_join("marker.gd")))
+	var packed := PackedScene.new()
+	assert_eq(packed.pack(root), OK)
+	root.free()
+	assert_eq(ResourceSaver.save(packed, dir.path_join("marker.tscn")), OK)
+	return load(dir.path_join("marker.tscn"))
+
+
+func _objects(w: StrataChunkWorld2D) -> Array[Node2D]:
+	return w.get_entities_in(Rect2(-1e9, -1e9, 2e9, 2e9))
+
+
+## Where `node` of `w` stands, in world tiles.
+func _tiles_of(w: StrataChunkWorld2D, node: Node2D) -> Vector2:
+	return node.position / PX + Vector2(w.get_origin())
+
+
+## The object of `w` standing at `p` (world tiles), or null.
+func _object_at(w: StrataChunkWorld2D, p: Vector2, within := 0.01) -> Node2D:
+	for e in _objects(w):
+		if _tiles_of(w, e).distance_to(p) < within:
+			return e
+	return null
+
+
+## Waits until `w` is loaded and every queued object stands in it.
+func _settle_objects(w: StrataChunkWorld2D) -> bool:
+	var done := func() -> bool:
+		var s := w.get_stats()
+		return w.is_area_ready() and int(s["entities_queued"]) == 0 and int(s["entities"]) > 0
+	var ok: bool = await wait_until(done, 60.0)
+	await wait_frames(3)
+	return ok
+
+
+## True when every object of `host` has one on `client` at its place (world tiles), turned and
+## scaled alike and with its health, and the counts agree.
+func _mirrors(host: StrataChunkWorld2D, client: StrataChunkWorld2D) -> bool:
+	var theirs := _objects(host)
+	if _objects(client).size() != theirs.size():
+		return false
+	for e in theirs:
+		var r := _object_at(client, _tiles_of(host, e))
+		if r == null or r.get("health") != e.get("health"):
+			return false
+		if (
+			absf(angle_difference(r.rotation, e.rotation)) > 1e-3
+			or r.scale.distance_to(e.scale) > 1e-3
+		):
+			return false
+	return true
+
+
+## Each object of `w` as [world tiles, health], in a fixed order.
+func _object_list(w: StrataChunkWorld2D) -> Array:
+	var out := []
+	for e in _objects(w):
+		var p := _tiles_of(w, e)
+		out.append([snappedf(p.x, 0.001), snappedf(p.y, 0.001), e.get("health")])
+	out.sort()
+	return out
+
+
+## A client of the running server with the marker objects, standing where `row` is ground at
+## x = 0, its origin at `origin`, joined and mirroring `host_world`.
+func _join_objects(
+	host_world: StrataChunkWorld2D, row: int, origin: Vector2i, player_name: String, seed: int
+) -> Array:
+	var path: String = host_world.preset.get_spawn_rules()[0].scene
+	var world := _world(seed, Vector2i(0, row), origin, false, path)
+	var s := await _join(world, player_name)
+	assert_true(
+		await _settle_objects(world), "%s's world settles: %s" % [player_name, world.get_stats()]
+	)
+	assert_true(
+		await wait_until(func() -> bool: return _mirrors(host_world, world), 30.0),
+		"%s sees the host's objects" % player_name
+	)
+	return [world, s]
+
+
+func test_the_hosts_objects_reach_clients_and_late_joiners() -> void:
+	var marker := _marker_scene()
+	var server_world := _world(7070, Vector2i(0, 0), Vector2i.ZERO, false, marker.resource_path)
+	var row := _ground(server_world, 0)
+	_look_at(server_world, Vector2i(0, row))
+	var server := _sync_of(server_world)
+	assert_eq(server.host(_port), OK, server.last_error())
+	assert_true(await _settle_objects(server_world), "the host's world settles")
+	assert_true(server_world.is_entity_authority(), "the host's objects act")
+	var all := _objects(server_world)
+	assert_gt(all.size(), 3, "objects around the host")
+	# The client's origin two chunks east of the host's: positions agree in world tiles.
+	var joined := await _join_objects(server_world, row, Vector2i(128, 0), "ada", 1)
+	var a_world: StrataChunkWorld2D = joined[0]
+	var a: StrataWorldSync = joined[1]
+	assert_ne(a_world.get_origin(), server_world.get_origin(), "different origins")
+	assert_false(a_world.is_entity_authority(), "a client's objects are replicas")
+	# Moved and turned on the host: the replica glides there.
+	var walker: Node2D = all[0]
+	var from := _tiles_of(server_world, walker)
+	var to := from + Vector2(3.0, -0.5)
+	var replica := _object_at(a_world, from)
+	assert_true(replica != null, "ada has the walker at its spawn")
+	walker.position += Vector2(3.0, -0.5) * PX
+	walker.rotation = 0.5
+	var seen: Array[float] = []
+	var arrived := func() -> bool:
+		if is_instance_valid(replica):
+			seen.append(_tiles_of(a_world, replica).x)
+		return _object_at(a_world, to) != null
+	assert_true(await wait_until(arrived, 10.0), "the replica reached %s" % to)
+	assert_true(is_instance_valid(replica) and _object_at(a_world, to) == replica, "one replica")
+	assert_near(replica.rotation, 0.5, 1e-3, "turned as the host's")
+	assert_true(_object_at(a_world, from, 0.05) == null, "nothing left at the spawn")
+	var between := seen.filter(func(x: float) -> bool: return from.x + 0.05 < x and x < to.x - 0.05)
+	assert_gt(between.size(), 0, "drawn between the two positions on the way: %s" % [seen])
+	# A state change.
+	var hurt: Node2D = all[1]
+	var hurt_at := _tiles_of(server_world, hurt)
+	hurt.set("health", 3)
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				var r := _object_at(a_world, hurt_at)
+				return r != null and r.get("health") == 3,
+			10.0
+		),
+		"the state change arrived"
+	)
+	# Removed and added on the host.
+	var gone_at := _tiles_of(server_world, all[2])
+	assert_true(server_world.remove_entity(all[2]), "removed on the host")
+	var added_at := Vector2(2.25, row - 2.5)
+	var added := server_world.add_entity(
+		marker, (added_at - Vector2(server_world.get_origin())) * PX
+	)
+	assert_true(added != null, server_world.last_error())
+	added.set("health", 7)
+	assert_true(
+		await wait_until(
+			func() -> bool:
+				var n := _object_at(a_world, added_at)
+				return _object_at(a_world, gone_at) == null and n != null and n.get("health") == 7,
+			10.0
+		),
+		"the removed one went and the added one came"
+	)
+	assert_true(_mirrors(server_world, a_world), "ada mirrors the host")
+	# A client may not add or remove objects: refused with the reason.
+	assert_true(a_world.add_entity(marker, Vector2.ZERO) == null, "a client's add is refused")
+	assert_true(a_world.last_error().contains("is_entity_authority"), a_world.last_error())
+	assert_false(a_world.remove_entity(replica), "a client's remove is refused")
+	assert_true(a_world.last_error().contains("remove_entity"), a_world.last_error())
+	assert_true(is_instance_valid(replica), "the replica stays")
+	# Changes made on a client are not sent: the host keeps its own.
+	replica.set("health", 1)
+	await wait_frames(12)
+	assert_eq(walker.get("health"), 10, "the host's walker untouched by ada's change")
+	# A late joiner, its origin a chunk west, sees every change made before it came.
+	var late := await _join_objects(server_world, row, Vector2i(-64, 0), "late", 2)
+	var late_world: StrataChunkWorld2D = late[0]
+	assert_true(_object_at(late_world, to) != null, "the moved one where it went")
+	assert_true(_object_at(late_world, from, 0.05) == null, "not at its spawn")
+	assert_true(_object_at(late_world, gone_at) == null, "the removed one absent")
+	assert_eq(_object_at(late_world, added_at).get("health"), 7, "the added one with its state")
+	assert_gt(int(server.get_stats()["entity_updates"]), 0, "%s" % server.get_stats())
+	assert_gt(int(a.get_stats()["entity_records"]), 0, "%s" % a.get_stats())
+	# Leaving: ada's world acts on its own again and keeps every object it showed.
+	var shown := _object_list(a_world)
+	a.leave()
+	assert_true(a_world.is_entity_authority(), "ada's world acts on its own again")
+	await wait_frames(10)
+	assert_eq(_object_list(a_world), shown, "nothing lost on leaving")
+	assert_eq(_object_at(a_world, added_at).get("health"), 7, "the host's added one is ada's now")
+	assert_true(a_world.add_entity(marker, Vector2(0, -4 * PX)) != null, a_world.last_error())
+	# The host stops: the late joiner's world acts on its own too, its objects kept.
+	var late_shown := _object_list(late_world)
+	server.leave()
+	assert_true(
+		await wait_until(late_world.is_entity_authority, 10.0), "the late joiner's world is its own"
+	)
+	await wait_frames(10)
+	assert_eq(_object_list(late_world), late_shown, "nothing lost when the host stops")

@@ -59,19 +59,8 @@ impl SpawnPoint2D {
 
     /// The tile the object stands in.
     pub fn tile(&self) -> [i32; 2] {
-        standing_tile(self.position)
+        crate::base::coords::standing_tile(self.position)
     }
-}
-
-/// The tile a side-view point stands in: the one holding it, except that a point on a tile's
-/// top edge (an object's feet on the floor below: rows grow downwards) stands in the tile above,
-/// so an object on the floor at a chunk's bottom row belongs to that chunk. Clamped within `i32`;
-/// a point not finite stands in tile 0.
-pub fn standing_tile(position: [f64; 2]) -> [i32; 2] {
-    let tile = |v: f64| if v.is_finite() { v.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32 } else { 0 };
-    let [x, y] = position;
-    let row = if y.is_finite() && y.fract() == 0.0 { tile(y).saturating_sub(1) } else { tile(y) };
-    [tile(x), row]
 }
 
 /// Why a preset's spawn rules cannot start objects in a side-view world.

@@ -9,7 +9,8 @@
 //! ([`ClientEvent::ChunkSnapshot`]: the game sets the chunk to exactly these without flowing
 //! them, and flows the edits that follow, as the server does). Other
 //! players' poses are kept with their arrival times and interpolated ([`WorldClient::pose_of`]).
-//! The server's entity deltas of each synced chunk (`ChunkEntities`) replace that chunk's in
+//! The server's entity deltas of each synced chunk (`ChunkEntities`, every record inside the
+//! chunk: a side view's chunk is its square of tiles) replace that chunk's in
 //! [`WorldClient::entity_deltas`]: the game makes its objects there match them (the client's
 //! own spawn rules start the rest). Deltas of a chunk not synced yet are left out: its
 //! subscription brings the newer ones.
@@ -86,6 +87,8 @@ pub enum ClientError {
     SnapshotIndex { chunk: ChunkCoord, index: u16, volume: usize },
     #[error("the server applied a shape edit that is not one here: {0}")]
     BadShape(ShapeEditError),
+    #[error("the server's entities of chunk {chunk:?} hold one at {position:?}; allowed: positions inside that chunk")]
+    EntityOutsideChunk { chunk: ChunkCoord, position: [f64; 3] },
 }
 
 /// Why a request was not sent: it is outside the bounds the server keeps (it would be refused,
@@ -546,6 +549,9 @@ impl WorldClient {
             Message::ChunkEntities { chunk, removed_spawns, records } => {
                 if !self.synced.contains(&chunk) {
                     return Ok(Vec::new());
+                }
+                if let Some(r) = records.iter().find(|r| self.shape.chunk_of_object(r.position) != chunk) {
+                    return Err(ClientError::EntityOutsideChunk { chunk, position: r.position });
                 }
                 if removed_spawns.is_empty() {
                     self.entities.removed_spawns.remove(&chunk);

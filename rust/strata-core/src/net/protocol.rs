@@ -25,7 +25,7 @@ use crate::persist::entities::{
 use thiserror::Error;
 
 /// The protocol spoken; a peer speaking another is refused with both numbers named.
-pub const PROTOCOL_VERSION: u16 = 9;
+pub const PROTOCOL_VERSION: u16 = 10;
 /// The largest packet accepted (a welcome carries the preset).
 pub const MAX_PACKET_BYTES: usize = 128 * 1024;
 /// The longest player name, in bytes.
@@ -180,7 +180,9 @@ pub enum Message {
     /// S→C: how the objects of `chunk` differ from what its spawn rules give, as the server holds
     /// them now: the spawn keys no longer at their spawn (increasing) and the objects standing in
     /// the chunk that are not at a spawn (moved, changed or added ones). Each replaces the last
-    /// for that chunk: sent after `ChunkEdits` on subscribing, and whenever they change.
+    /// for that chunk: sent after `ChunkEdits` on subscribing, and whenever they change. A side
+    /// view's chunk (`world_shape`) holds records of several 32-tile cells: each names its own
+    /// (`persist::entities::RECORD_IN_OTHER_CELL`); the client checks each stands in the chunk.
     ChunkEntities { chunk: ChunkCoord, removed_spawns: Vec<u32>, records: Vec<EntityRecord> },
     /// S→C: the whole shared game state (keys strictly increasing), right after `Welcome`; it
     /// replaces whatever the client held.
@@ -894,6 +896,7 @@ fn record_error(e: RecordError) -> DecodeError {
         RecordPart::Scene => "entity scene index",
         RecordPart::Position => "entity position",
         RecordPart::Flags => "entity flags",
+        RecordPart::Cell => "entity cell",
         RecordPart::Rotation => "entity rotation",
         RecordPart::Scale => "entity scale",
         RecordPart::State => "entity state",
@@ -918,12 +921,12 @@ fn record_error(e: RecordError) -> DecodeError {
         RecordError::NotFinite { part, start, .. } => {
             DecodeError::OutOfRange { what: what(part), value: 0, offset: start, allowed: "a finite number" }
         }
-        RecordError::Flags { start, flags } => DecodeError::OutOfRange {
-            what: "entity flags",
-            value: flags as i64,
-            offset: start,
-            allowed: "bits 1, 2 and 4 only",
-        },
+        RecordError::Flags { start, flags, allowed } => {
+            DecodeError::OutOfRange { what: "entity flags", value: flags as i64, offset: start, allowed }
+        }
+        RecordError::Cell { start, value } => {
+            DecodeError::OutOfRange { what: "entity cell", value, offset: start, allowed: "a cell of the world" }
+        }
         RecordError::OutsideChunk { start, .. } => DecodeError::OutOfRange {
             what: "entity position",
             value: 0,
@@ -1138,7 +1141,7 @@ impl Reader<'_> {
         let n = self.count("entity record count", MAX_CHUNK_ENTITY_RECORDS, 14)?;
         let mut records = Vec::with_capacity(n);
         for _ in 0..n {
-            records.push(read_record(&mut self.raw, &scenes, chunk, RecordPositions::InChunk).map_err(record_error)?);
+            records.push(read_record(&mut self.raw, &scenes, chunk, RecordPositions::InCell).map_err(record_error)?);
         }
         Ok((removed, records))
     }
@@ -1550,6 +1553,60 @@ mod tests {
     }
 
     #[test]
+    fn a_side_view_chunk_carries_records_of_several_cells_exactly() {
+        use crate::persist::entities::{RECORD_IN_OTHER_CELL, kept_position};
+        // Side-view chunk (x, y) of 64 tiles is (x, y, 0) on the wire; at x = 3,000,000 tiles its
+        // records stand in cells 93,750 and 93,751, far from the chunk's own numbers.
+        let chunk = ChunkCoord::new(46_875, -2, 0);
+        let at = |x: f64, y: f64, state: &[u8]| EntityRecord {
+            scene: "res://a.tscn".into(),
+            position: kept_position([x, y, 0.0]),
+            rotation: [0.0, 0.0, 0.247_404, 0.968_912],
+            scale: [-1.0, 1.0, 1.0],
+            state: state.to_vec(),
+        };
+        let records = vec![at(3_000_000.25, -120.5, b""), at(3_000_063.75, -70.125, &[9])];
+        let m = Message::ChunkEntities { chunk, removed_spawns: vec![4, 9], records: records.clone() };
+        let bytes = m.encode();
+        assert_eq!(Message::decode(&bytes), Ok(m), "every number back exactly");
+        // A record of the message's own cell names none: a 3D world's bytes are as before.
+        let own = Message::ChunkEntities {
+            chunk: records[0].chunk(),
+            removed_spawns: vec![],
+            records: vec![records[0].clone()],
+        };
+        let own_bytes = own.encode();
+        let flags_at = own_bytes.len() - 1 - 16 - 12;
+        assert_eq!(own_bytes[flags_at] & RECORD_IN_OTHER_CELL, 0, "no cell named");
+        assert_eq!(Message::decode(&own_bytes), Ok(own));
+        // A named cell outside the world is refused with its place and value.
+        let plain = |x: f64| EntityRecord {
+            scene: "res://a.tscn".into(),
+            position: [x, 1.0, 0.0],
+            rotation: EntityRecord::NO_ROTATION,
+            scale: EntityRecord::NO_SCALE,
+            state: Vec::new(),
+        };
+        let far = Message::ChunkEntities {
+            chunk: ChunkCoord::new(0, 0, 0),
+            removed_spawns: vec![],
+            records: vec![plain(160.5)],
+        };
+        let mut bad = far.encode();
+        let n = bad.len();
+        assert_eq!(bad[n - 4], RECORD_IN_OTHER_CELL, "the flags, then the cell (5, 0, 0)");
+        assert_eq!(&bad[n - 3..], &[10, 0, 0]);
+        let mut huge = Vec::new();
+        put_zigzag(&mut huge, 1 << 27);
+        bad.splice(n - 3..n - 2, huge);
+        let e = Message::decode(&bad).unwrap_err();
+        assert!(
+            matches!(e, DecodeError::OutOfRange { what: "entity cell", value: 134_217_728, offset, .. } if offset == n - 3),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_chunk_entities_are_named_errors() {
         let chunk = ChunkCoord::new(-1, 2, 0);
         let ok = Message::ChunkEntities { chunk, removed_spawns: vec![3], records: vec![deer(-20.5, b"")] };
@@ -1566,7 +1623,10 @@ mod tests {
         let mut bad = bytes.clone();
         bad[flags_at] = 0x81;
         let e = Message::decode(&bad).unwrap_err();
-        assert_eq!(e.to_string(), format!("the entity flags at byte {flags_at} is 129; allowed: bits 1, 2 and 4 only"));
+        assert_eq!(
+            e.to_string(),
+            format!("the entity flags at byte {flags_at} is 129; allowed: bits 1, 2, 4 and 8 only")
+        );
         // A scene index past the table.
         let mut bad = bytes.clone();
         bad[flags_at - 13] = 1;

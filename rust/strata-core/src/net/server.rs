@@ -58,8 +58,9 @@
 //! (`ShapeEditRequest`: a rectangle or circle of at most `world_shape::MAX_SHAPE_EDIT_TILES` tiles, every
 //! one within reach; it spends one edit of the rate per 128 tiles), applied as one edit numbered
 //! per tile ([`Action::ShapeApplied`]) and sent as the shape, which every peer turns into the
-//! same tiles and writes as one batch. Entities of a side view are not served yet: the host's
-//! world hands no deltas.
+//! same tiles and writes as one batch. A side view's entity deltas are keyed by its chunks
+//! `(x, y, 0)` as its subscriptions are: each chunk's removed spawn keys and the records standing
+//! in its square of tiles (each record naming its 32-tile cell on the wire).
 //!
 //! May use: `base`, `preset`, `persist::entities`, `net::protocol`, `net::shared_state`,
 //! `net::movement`, `net::interest`, `net::connections`, `net::world_shape`.

@@ -74,6 +74,19 @@ impl WorldShape {
         self.chunk_of_voxel(IVec3::new(v(p[0]), v(p[1]), v(p[2])))
     }
 
+    /// The chunk an object at `p` belongs to: that of its point, but in a side view that of
+    /// the tile it stands in ([`crate::base::coords::standing_tile`]: an object on the floor
+    /// below a chunk's bottom row is that chunk's), as the side-view world keys its objects.
+    pub fn chunk_of_object(self, p: [f64; 3]) -> ChunkCoord {
+        match self {
+            Self::Voxels => self.chunk_of_point(p),
+            Self::Tiles { .. } => {
+                let [x, y] = crate::base::coords::standing_tile([p[0], p[1]]);
+                self.chunk_of_voxel(IVec3::new(x, y, 0))
+            }
+        }
+    }
+
     /// The smallest voxel of chunk `c` and the chunk's size on each axis.
     pub fn chunk_box(self, c: ChunkCoord) -> (IVec3, IVec3) {
         let n = self.edge();
@@ -199,6 +212,12 @@ mod tests {
         let s = WorldShape::tiles(64);
         assert_eq!(s.chunk_of_voxel(IVec3::new(-1, 64, 0)), ChunkCoord::new(-1, 1, 0));
         assert_eq!(s.chunk_of_point([3e6, -0.5, 0.0]), ChunkCoord::new(46875, -1, 0));
+        // An object on the floor below a chunk's bottom row (y = 0) is that chunk's; its point
+        // is the next chunk's. In 3D both are the point's.
+        assert_eq!(s.chunk_of_point([3e6, 0.0, 0.0]), ChunkCoord::new(46875, 0, 0));
+        assert_eq!(s.chunk_of_object([3e6, 0.0, 0.0]), ChunkCoord::new(46875, -1, 0));
+        assert_eq!(s.chunk_of_object([3e6, 0.25, 0.0]), ChunkCoord::new(46875, 0, 0));
+        assert_eq!(WorldShape::Voxels.chunk_of_object([0.5, 32.0, 0.5]), ChunkCoord::new(0, 1, 0));
         let c = ChunkCoord::new(-2, 3, 0);
         let (min, size) = s.chunk_box(c);
         assert_eq!((min, size), (IVec3::new(-128, 192, 0), IVec3::new(64, 64, 1)));

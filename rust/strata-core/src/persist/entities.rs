@@ -27,12 +27,14 @@
 //! One record's bytes ([`put_record`], [`read_record`]: scene index, position, flags, rotation,
 //! scale, state) are the same in a save and on the wire: the wire protocol's chunk entity
 //! message (`net::protocol`) uses these two functions, each format naming a [`RecordError`] in
-//! its own error type.
+//! its own error type. Only the wire lists a record under another chunk than its 32-voxel cell
+//! (a side view's chunk holds several cells): such a record names its cell after the flags
+//! ([`RECORD_IN_OTHER_CELL`]), so its position stays exact anywhere.
 //!
 //! May use: `base`, `persist::codec`, `persist::error`.
 
 use crate::base::byte_codec::{ByteReader, ReadError, put_bytes, put_f32, put_str, put_varint, put_zigzag};
-use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3};
+use crate::base::coords::{CHUNK_VOLUME, ChunkCoord, IVec3, WORLD_LIMIT_CHUNKS};
 use crate::persist::codec::Reader;
 use crate::persist::error::SaveError;
 use std::collections::{BTreeMap, BTreeSet};
@@ -89,12 +91,21 @@ pub fn kept_position(p: [f64; 3]) -> [f64; 3] {
     [keep(p[0], corner.x), keep(p[1], corner.y), keep(p[2], corner.z)]
 }
 
+/// The flag of a record that stands in another 32-voxel cell than its list's chunk: the cell
+/// follows the flags (zigzag offsets from the chunk) and the position is from the cell's least
+/// corner. Only the wire writes it, where a side view's chunk (up to 128 tiles square) holds the
+/// records of several cells; a save's records are listed by their own cell.
+pub const RECORD_IN_OTHER_CELL: u8 = 8;
+
 /// How a record's position is written: from its chunk's least corner (save format 5 on,
 /// protocol 8 on), or in world coordinates (older saves, read only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordPositions {
     /// `f32` offsets from the chunk's least corner: exact anywhere in the world.
     InChunk,
+    /// As `InChunk`, or from the least corner of the cell a record names
+    /// ([`RECORD_IN_OTHER_CELL`]; the wire, protocol 10 on).
+    InCell,
     /// `f32` world coordinates: exact only within 2²⁴ voxels of the world's start.
     World,
 }
@@ -188,19 +199,32 @@ pub fn scene_table<'r>(records: impl IntoIterator<Item = &'r EntityRecord>) -> V
 }
 
 /// Appends one record of `chunk`'s list: its scene's index in `scenes` (varint), position (3 ×
-/// f32, from `chunk`'s least corner: [`RecordPositions::InChunk`]), a flags byte
-/// (1: rotation follows, 2: scale follows, 4: state follows), rotation as a quaternion (4 × f32,
-/// x y z w), scale (3 × f32), state (varint length, bytes). The same bytes in a save and on the
-/// wire.
+/// f32, from its cell's least corner: [`RecordPositions::InChunk`]), a flags byte
+/// (1: rotation follows, 2: scale follows, 4: state follows, 8: its cell is not `chunk` and
+/// follows as 3 zigzag offsets from `chunk`, [`RECORD_IN_OTHER_CELL`]), rotation as a quaternion
+/// (4 × f32, x y z w), scale (3 × f32), state (varint length, bytes). The same bytes in a save
+/// and on the wire.
 pub fn put_record(out: &mut Vec<u8>, scenes: &[&str], chunk: ChunkCoord, r: &EntityRecord) {
     put_varint(out, scenes.binary_search(&r.scene.as_str()).unwrap_or(0) as u64);
-    let corner = chunk.min_voxel();
+    let cell = r.chunk();
+    let corner = cell.min_voxel();
     let corner = [corner.x, corner.y, corner.z];
     r.position.iter().zip(corner).for_each(|(&v, c)| put_f32(out, (v - f64::from(c)) as f32));
     let rotated = r.rotation != EntityRecord::NO_ROTATION;
     let scaled = r.scale != EntityRecord::NO_SCALE;
     let stateful = !r.state.is_empty();
-    out.push(u8::from(rotated) | (u8::from(scaled) << 1) | (u8::from(stateful) << 2));
+    let elsewhere = cell != chunk;
+    out.push(
+        u8::from(rotated)
+            | (u8::from(scaled) << 1)
+            | (u8::from(stateful) << 2)
+            | if elsewhere { RECORD_IN_OTHER_CELL } else { 0 },
+    );
+    if elsewhere {
+        put_zigzag(out, i64::from(cell.x) - i64::from(chunk.x));
+        put_zigzag(out, i64::from(cell.y) - i64::from(chunk.y));
+        put_zigzag(out, i64::from(cell.z) - i64::from(chunk.z));
+    }
     if rotated {
         r.rotation.iter().for_each(|&v| put_f32(out, v));
     }
@@ -219,6 +243,8 @@ pub enum RecordPart {
     Scene,
     Position,
     Flags,
+    /// The cell of a record in another cell than its list's chunk.
+    Cell,
     Rotation,
     Scale,
     /// The state's length and bytes.
@@ -236,8 +262,10 @@ pub enum RecordError {
     SceneIndex { start: usize, index: u64 },
     #[error("the entity {part:?} at byte {start} is {value}; allowed: a finite number")]
     NotFinite { part: RecordPart, start: usize, value: f32 },
-    #[error("the entity flags at byte {start} are {flags:#04x}; allowed: bits 1, 2 and 4 only")]
-    Flags { start: usize, flags: u8 },
+    #[error("the entity flags at byte {start} are {flags:#04x}; allowed: {allowed}")]
+    Flags { start: usize, flags: u8, allowed: &'static str },
+    #[error("the entity cell at byte {start} is {value} on an axis; allowed: a cell of the world")]
+    Cell { start: usize, value: i64 },
     #[error("the entity at byte {start} stands at {position:?}, outside its chunk")]
     OutsideChunk { start: usize, position: [f64; 3] },
 }
@@ -252,9 +280,10 @@ fn read_finite(r: &mut ByteReader, part: RecordPart) -> Result<f32, RecordError>
 }
 
 /// Reads one record that [`put_record`] wrote (or, with [`RecordPositions::World`], an older
-/// writer), its scene looked up in `scenes`; it must stand in `chunk`. Numbers must be finite,
-/// the flags known and the state at most [`MAX_ENTITY_STATE_BYTES`] and no longer than the
-/// bytes left.
+/// writer), its scene looked up in `scenes`; it must stand in `chunk` (or, with
+/// [`RecordPositions::InCell`], in the cell it names). Numbers must be finite, the flags known,
+/// a named cell inside the world and the state at most [`MAX_ENTITY_STATE_BYTES`] and no longer
+/// than the bytes left.
 pub fn read_record(
     r: &mut ByteReader,
     scenes: &[String],
@@ -266,18 +295,27 @@ pub fn read_record(
     let Some(scene) = scenes.get(index as usize).cloned() else {
         return Err(RecordError::SceneIndex { start, index });
     };
-    let corner = match positions {
-        RecordPositions::InChunk => chunk.min_voxel(),
-        RecordPositions::World => IVec3::ZERO,
-    };
-    let mut position = [0.0; 3];
-    for (v, c) in position.iter_mut().zip([corner.x, corner.y, corner.z]) {
-        *v = f64::from(read_finite(r, RecordPart::Position)?) + f64::from(c);
+    let mut offsets = [0f32; 3];
+    for v in &mut offsets {
+        *v = read_finite(r, RecordPart::Position)?;
     }
     let flags_at = r.pos();
     let flags = r.byte().map_err(|error| RecordError::Read { part: RecordPart::Flags, error })?;
-    if flags & !7 != 0 {
-        return Err(RecordError::Flags { start: flags_at, flags });
+    if flags & !(7 | RECORD_IN_OTHER_CELL) != 0 {
+        let allowed = match positions {
+            RecordPositions::InCell => "bits 1, 2, 4 and 8 only",
+            _ => "bits 1, 2 and 4 only",
+        };
+        return Err(RecordError::Flags { start: flags_at, flags, allowed });
+    }
+    let cell = if flags & RECORD_IN_OTHER_CELL != 0 { read_cell(r, chunk)? } else { chunk };
+    let corner = match positions {
+        RecordPositions::InChunk | RecordPositions::InCell => cell.min_voxel(),
+        RecordPositions::World => IVec3::ZERO,
+    };
+    let mut position = [0.0; 3];
+    for ((v, o), c) in position.iter_mut().zip(offsets).zip([corner.x, corner.y, corner.z]) {
+        *v = f64::from(o) + f64::from(c);
     }
     let mut rotation = EntityRecord::NO_ROTATION;
     if flags & 1 != 0 {
@@ -298,10 +336,28 @@ pub fn read_record(
         state.extend_from_slice(bytes);
     }
     let record = EntityRecord { scene, position, rotation, scale, state };
-    if record.chunk() != chunk {
+    // Only the wire lists a record under another chunk than its cell.
+    let home = if positions == RecordPositions::InCell { cell } else { chunk };
+    if record.chunk() != home {
         return Err(RecordError::OutsideChunk { start, position });
     }
     Ok(record)
+}
+
+/// The cell a record names ([`RECORD_IN_OTHER_CELL`]): zigzag offsets from `chunk`, inside the
+/// world.
+fn read_cell(r: &mut ByteReader, chunk: ChunkCoord) -> Result<ChunkCoord, RecordError> {
+    let mut cell = [0i32; 3];
+    for (v, c) in cell.iter_mut().zip([chunk.x, chunk.y, chunk.z]) {
+        let start = r.pos();
+        let d = r.zigzag().map_err(|error| RecordError::Read { part: RecordPart::Cell, error })?;
+        let value = i64::from(c).saturating_add(d);
+        *v = i32::try_from(value)
+            .ok()
+            .filter(|v| (-WORLD_LIMIT_CHUNKS..=WORLD_LIMIT_CHUNKS).contains(v))
+            .ok_or(RecordError::Cell { start, value })?;
+    }
+    Ok(ChunkCoord::new(cell[0], cell[1], cell[2]))
 }
 
 /// Appends the entity section of `deltas` (empty per-chunk entries are left out).
@@ -387,6 +443,7 @@ fn save_error(r: &Reader, e: RecordError, scenes: usize, chunk: ChunkCoord) -> S
         RecordPart::Scene => "entity scene",
         RecordPart::Position => "entity position",
         RecordPart::Flags => "entity flags",
+        RecordPart::Cell => "entity cell",
         RecordPart::Rotation => "entity rotation",
         RecordPart::Scale => "entity scale",
         RecordPart::State => "entity state length",
@@ -418,8 +475,11 @@ fn save_error(r: &Reader, e: RecordError, scenes: usize, chunk: ChunkCoord) -> S
         RecordError::NotFinite { part, start, value } => {
             r.corrupt(start, name(part), format!("{value}"), "a finite number".into())
         }
-        RecordError::Flags { start, flags } => {
-            r.corrupt(start, "entity flags", format!("{flags:#04x}"), "bits 1, 2 and 4 only".into())
+        RecordError::Flags { start, flags, allowed } => {
+            r.corrupt(start, "entity flags", format!("{flags:#04x}"), allowed.into())
+        }
+        RecordError::Cell { start, value } => {
+            r.corrupt(start, "entity cell", format!("{value}"), "a cell of the world".into())
         }
         RecordError::OutsideChunk { start, position } => r.corrupt(
             start,

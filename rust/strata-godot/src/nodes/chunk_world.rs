@@ -1393,7 +1393,8 @@ impl ChunkWorld {
     /// world's space) as an entity of the world: a child of the world, kept in saves with its
     /// transform and its `strata_get_state()` Dictionary, and taken out of the tree (kept) when
     /// its chunk leaves `entity_distance`. Null, with the reason in `last_error()`, for a scene
-    /// without a file or a root that is not a `Node3D`.
+    /// without a file, a root that is not a `Node3D`, or a `StrataWorldSync` client's world (its
+    /// entities are the server's: `is_entity_authority()`).
     #[func]
     pub fn add_entity(&mut self, scene: Gd<PackedScene>, position: Vector3) -> Option<Gd<Node3D>> {
         self.add_entity_node(scene, position)
@@ -1401,7 +1402,8 @@ impl ChunkWorld {
 
     /// Removes one of the world's entities for good: a spawned one does not come back, in this
     /// run or after a save and load. (Freeing the node has the same effect.) False when `node` is
-    /// not an entity of this world.
+    /// not an entity of this world, or with the reason in `last_error()` on a `StrataWorldSync`
+    /// client's world.
     #[func]
     pub fn remove_entity(&mut self, node: Gd<Node3D>) -> bool {
         self.remove_entity_node(node)

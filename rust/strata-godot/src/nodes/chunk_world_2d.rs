@@ -70,6 +70,7 @@ mod light_2d;
 mod navigation_2d;
 mod navigation_regions_2d;
 mod origin_2d;
+mod replica_2d;
 mod structures_2d;
 pub(crate) mod sync_2d;
 mod tile_set_2d;

@@ -9,12 +9,13 @@
 //! the world themselves from the preset the server sends, and subscribe to each chunk's edits as
 //! it streams in.
 //!
-//! Entities: the host's `StrataChunkWorld` is their authority. Ten times a second at most, the server
-//! takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and added
-//! objects) and sends each chunk whose deltas changed to the clients subscribed to it; a chunk
-//! subscription brings the chunk's deltas too. A client's world is a replica (`StrataChunkWorld.is_entity_authority()`
-//! false): its spawn rules start the same objects, the server's deltas remove, add, move
-//! (interpolated) and change them. Nothing a client does to its entities is sent.
+//! Entities: the host's world (3D or side view) is their authority. Ten times a second at most,
+//! the server takes its entity deltas (`Entities::snapshot`: removed spawns, moved, changed and
+//! added objects) and sends each chunk whose deltas changed to the clients subscribed to it; a
+//! chunk subscription brings the chunk's deltas too. A client's world is a replica
+//! (`is_entity_authority()` false): its spawn rules start the same objects, the server's deltas
+//! remove, add, move (interpolated) and change them, and its `add_entity`/`remove_entity` are
+//! refused. Nothing a client does to its entities is sent.
 //!
 //! The server writes every applied edit to a journal beside its save and syncs it before the edit
 //! is broadcast, and saves (then starts a fresh journal) every `autosave_interval_s` and when it
@@ -48,8 +49,9 @@
 //! down, z = 0; `set_local_pose_2d` takes the node's pixels and each peer's own floating origin),
 //! moves are checked against the host's solid tiles, and shape edits (`request_tiles_rect`,
 //! `request_tiles_circle`) travel as shapes and are written as one batch on every peer
-//! (`synced_world.rs` holds what differs between the two kinds of world; entities are shared in
-//! 3D only, the seam is there).
+//! (`synced_world.rs` holds what differs between the two kinds of world). A side view's objects
+//! are shared as the 3D world's: its entity deltas travel by side-view chunk `(x, y, 0)`, records
+//! in world tiles, and a client's `StrataChunkWorld2D` is a replica.
 //!
 //! This file holds the class, its signals and methods; its children hold the rest, each an
 //! `impl WorldSync` of private helpers: `server.rs` (the server's actions, the host's events,

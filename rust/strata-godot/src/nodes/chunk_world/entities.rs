@@ -19,10 +19,10 @@
 //! nothing of the node: `entity_nodes` drives it.
 
 use crate::host::entity_scenes::{SceneCache, state_of};
+use crate::host::replicas::Glides;
 use godot::classes::{Node3D, PackedScene};
 use godot::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::time::Instant;
 use strata_core::base::origin::FloatingOrigin;
 use strata_core::gen3d::scatter::{ScatterInstance, ScatterKind};
 use strata_core::gen3d::spawns::SpawnPoint;
@@ -31,13 +31,6 @@ use strata_core::stream::scheduler::Samples;
 use strata_core::{ChunkCoord, IVec3};
 
 pub(crate) mod replica;
-
-/// A replica on its way to the server's newest transform.
-pub(super) struct Motion {
-    pub(super) from: Transform3D,
-    pub(super) to: Transform3D,
-    pub(super) since: Instant,
-}
 
 /// Where a queued object comes from.
 pub(super) enum Source {
@@ -81,8 +74,8 @@ pub(crate) struct Entities {
     pub(crate) spawn_us: Samples,
     /// True on a shared world's client: the deltas are the server's, the entities its replicas.
     pub(super) replica: bool,
-    /// Replicas moving toward the server's newest transform, by instance id.
-    pub(super) motions: HashMap<i64, Motion>,
+    /// Replicas moving toward the server's newest transform.
+    pub(super) glides: Glides<Transform3D>,
     /// The world's origin: entities' nodes stand at world − origin, records hold world points.
     pub(super) origin: FloatingOrigin,
 }
@@ -116,10 +109,7 @@ impl Entities {
         for l in self.live.values_mut() {
             l.start.origin -= d;
         }
-        for m in self.motions.values_mut() {
-            m.from.origin -= d;
-            m.to.origin -= d;
-        }
+        self.glides.move_all(|t| t.origin -= d);
     }
 }
 
@@ -220,7 +210,7 @@ impl Entities {
         let freed: Vec<Gd<Node3D>> = std::mem::take(&mut self.live).into_values().map(|e| e.node).collect();
         self.queue.clear();
         self.active.clear();
-        self.motions.clear();
+        self.glides.clear();
         self.deltas = deltas;
         freed
     }
@@ -231,7 +221,7 @@ impl Entities {
         if !self.replica {
             self.deltas = self.snapshot();
         }
-        self.motions.clear();
+        self.glides.clear();
         self.queue.clear();
         self.active.clear();
         self.spawns.clear();

@@ -7,9 +7,10 @@
 //! `strata_core::persist::entities`.
 
 use super::ChunkWorld;
-use super::entities::replica::{MATCH_RADIUS, record_transform};
-use super::entities::{LiveEntity, Motion, Pending, Source};
+use super::entities::replica::record_transform;
+use super::entities::{LiveEntity, Pending, Source, to_f64};
 use crate::host::entity_scenes::{EntityQueue, instance_queued, instantiate_root, node_name, restore_state, state_of};
+use crate::host::replicas::{Orphan, replica_refusal, take_nearest};
 use godot::classes::node::InternalMode;
 use godot::classes::{Node3D, PackedScene};
 use godot::prelude::*;
@@ -98,7 +99,7 @@ impl ChunkWorld {
                     continue;
                 }
                 let l = e.live.remove(&id).expect("present above");
-                e.motions.remove(&id);
+                e.glides.stop(id);
                 if e.replica {
                     freed.push(l.node);
                     continue;
@@ -161,6 +162,10 @@ impl ChunkWorld {
 
     /// Adds an instance of `scene` at `position` as an entity of the world (kept in saves).
     pub(crate) fn add_entity_node(&mut self, scene: Gd<PackedScene>, position: Vector3) -> Option<Gd<Node3D>> {
+        if self.entities.is_replica() {
+            self.report_entity_error(replica_refusal("StrataChunkWorld", "add_entity"));
+            return None;
+        }
         let path = scene.get_path().to_string();
         if path.is_empty() {
             self.report_entity_error(
@@ -189,11 +194,15 @@ impl ChunkWorld {
     /// Removes a live entity for good (a spawned one does not come back). False when `node` is
     /// not one of this world's entities.
     pub(crate) fn remove_entity_node(&mut self, node: Gd<Node3D>) -> bool {
+        if self.entities.is_replica() {
+            self.report_entity_error(replica_refusal("StrataChunkWorld", "remove_entity"));
+            return false;
+        }
         let id = node.instance_id().to_i64();
         let Some(l) = self.entities.live.remove(&id) else {
             return false;
         };
-        self.entities.motions.remove(&id);
+        self.entities.glides.stop(id);
         if let Some((c, key)) = l.origin {
             self.entities.deltas.remove_spawn(c, key);
         }
@@ -293,12 +302,14 @@ impl ChunkWorld {
             Source::Spawn(s) => !deltas.is_spawn_removed(p.chunk, s.key()),
         });
         // The live entities these chunks no longer account for.
-        let mut orphans: Vec<i64> = Vec::new();
+        let mut orphans: Vec<Orphan> = Vec::new();
         for (&id, l) in &e.live {
             let spawn_gone = l.origin.is_some_and(|(c, key)| chunks.contains(&c) && e.deltas.is_spawn_removed(c, key));
             let record_here = e.replica_chunk(id).is_some_and(|c| chunks.contains(&c));
             if spawn_gone || record_here {
-                orphans.push(id);
+                // A freed node stands nowhere: it matches no record and goes.
+                let at = e.heading(id).map_or([f64::INFINITY; 3], to_f64);
+                orphans.push(Orphan { id, scene: l.scene.clone(), at });
             }
         }
         let mut instance = Vec::new();
@@ -309,33 +320,22 @@ impl ChunkWorld {
             }
             for r in records {
                 let target = record_transform(r, e.origin);
-                let nearest = orphans
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, id)| {
-                        let l = e.live.get(id)?;
-                        let at = e.motions.get(id).map_or_else(|| l.node.get_position(), |m| m.to.origin);
-                        let d = at.distance_to(target.origin);
-                        (l.scene == r.scene && d <= MATCH_RADIUS).then_some((i, d))
-                    })
-                    .min_by(|a, b| a.1.total_cmp(&b.1));
-                let Some((i, _)) = nearest else {
+                let Some(id) = take_nearest(&mut orphans, &r.scene, to_f64(target.origin)) else {
                     instance.push(Pending { chunk: *c, source: Source::Record(r.clone()) });
                     continue;
                 };
-                let id = orphans.swap_remove(i);
                 let Some(l) = e.live.get_mut(&id) else { continue };
                 l.origin = None;
                 let from = l.node.get_transform();
-                e.motions.insert(id, Motion { from, to: target, since: Instant::now() });
                 restate.push((l.node.clone(), r.state.clone()));
+                e.glides.start(id, from, target);
             }
         }
         e.queue.extend(instance);
         let mut freed = Vec::new();
-        for id in orphans {
-            e.motions.remove(&id);
-            if let Some(l) = e.live.remove(&id) {
+        for o in orphans {
+            e.glides.stop(o.id);
+            if let Some(l) = e.live.remove(&o.id) {
                 freed.push(l.node);
             }
         }

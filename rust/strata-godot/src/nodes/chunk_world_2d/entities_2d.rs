@@ -14,6 +14,7 @@
 //! nothing of the node.
 
 use crate::host::entity_scenes::{SceneCache, state_of};
+use crate::host::replicas::{Blend, Glides};
 use godot::classes::Node2D;
 use godot::prelude::*;
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -40,6 +41,19 @@ impl Pose2D {
         d > EPS || (self.rotation - other.rotation).abs() > 1e-4 || (self.scale - other.scale).length() > 1e-4
     }
 
+    /// The pose as a record of `scene` with `state` holds it (position `(x, y, 0)`, rotation a
+    /// quaternion about z, scale `(x, y, 1)`).
+    pub(super) fn record(&self, scene: String, state: Vec<u8>) -> EntityRecord {
+        let half = self.rotation / 2.0;
+        EntityRecord {
+            scene,
+            position: [self.position[0], self.position[1], 0.0],
+            rotation: [0.0, 0.0, half.sin(), half.cos()],
+            scale: [self.scale.x, self.scale.y, 1.0],
+            state,
+        }
+    }
+
     pub(super) fn of_record(r: &EntityRecord) -> Self {
         let [_, _, z, w] = r.rotation;
         Pose2D {
@@ -47,6 +61,18 @@ impl Pose2D {
             rotation: 2.0 * z.atan2(w),
             scale: Vector2::new(r.scale[0], r.scale[1]),
         }
+    }
+}
+
+impl Blend for Pose2D {
+    /// Position and scale linear, rotation along the shorter way round.
+    fn blend(&self, to: &Self, f: f32) -> Self {
+        let t = f64::from(f);
+        let at = |i: usize| self.position[i] + (to.position[i] - self.position[i]) * t;
+        let tau = std::f32::consts::TAU;
+        let turn = (to.rotation - self.rotation).rem_euclid(tau);
+        let turn = if turn > tau / 2.0 { turn - tau } else { turn };
+        Pose2D { position: [at(0), at(1)], rotation: self.rotation + turn * f, scale: self.scale.lerp(to.scale, f) }
     }
 }
 
@@ -89,6 +115,11 @@ pub(super) struct Entities2D {
     pub(super) scenes: SceneCache,
     /// Main-thread time to instance one entity (µs).
     pub(super) spawn_us: Samples,
+    /// True on a shared world's client: the deltas are the server's, the entities its replicas
+    /// (`replica_2d`).
+    pub(super) replica: bool,
+    /// Replicas on their way to the server's newest pose (world tiles).
+    pub(super) glides: Glides<Pose2D>,
 }
 
 /// The key of side-view chunk `c` in [`EntityDeltas::removed_spawns`]: `(x div 2, y div 2,
@@ -96,6 +127,16 @@ pub(super) struct Entities2D {
 /// tiles or more, out to 2³¹ tiles) is within the chunk coordinates a save holds (`i32 / 32`).
 pub(crate) fn delta_key(c: ChunkCoord2D) -> ChunkCoord {
     ChunkCoord::new(c.x.div_euclid(2), c.y.div_euclid(2), c.x.rem_euclid(2) + 2 * c.y.rem_euclid(2))
+}
+
+/// The side-view chunk whose key is `k` ([`delta_key`]); `None` for a key no chunk has.
+pub(crate) fn chunk_of_delta_key(k: ChunkCoord) -> Option<ChunkCoord2D> {
+    if !(0..4).contains(&k.z) {
+        return None;
+    }
+    let x = k.x.checked_mul(2)?.checked_add(k.z % 2)?;
+    let y = k.y.checked_mul(2)?.checked_add(k.z / 2)?;
+    Some(ChunkCoord2D::new(x, y))
 }
 
 /// `v` as a tile index, clamped within `i32`.
@@ -108,7 +149,7 @@ fn tile_of(v: f64) -> i32 {
 /// object on the floor of a chunk's bottom row (its feet on the chunk's lower edge) stays with
 /// the chunk that spawned it.
 pub(super) fn chunk_of(p: [f64; 2], n: i32) -> ChunkCoord2D {
-    let [x, y] = strata_core::gen2d::spawns::standing_tile(p);
+    let [x, y] = strata_core::base::coords::standing_tile(p);
     ChunkCoord2D::containing(x, y, n)
 }
 
@@ -127,28 +168,36 @@ impl Entities2D {
 
     /// Takes the records standing in chunk `c` (of `n` tiles) out of the deltas.
     pub(super) fn take_records(&mut self, c: ChunkCoord2D, n: i32) -> Vec<EntityRecord> {
-        let (x0, y0) = c.min_tile(n);
-        let cell = |v: i32| v.div_euclid(CHUNK_SIZE);
         let mut out = Vec::new();
-        // Down to the chunk's lower edge: an object standing on the floor below the bottom row
-        // is the chunk's ([`chunk_of`]) but its record's cell is that of the edge.
-        for cy in cell(y0)..=cell(y0.saturating_add(n)) {
-            for cx in cell(x0)..=cell(x0.saturating_add(n - 1)) {
-                let Some(list) = self.deltas.records.get_mut(&ChunkCoord::new(cx, cy, 0)) else { continue };
-                let (mine, rest): (Vec<_>, Vec<_>) =
-                    std::mem::take(list).into_iter().partition(|r| chunk_of([r.position[0], r.position[1]], n) == c);
-                *list = rest;
-                out.extend(mine);
-            }
+        for cell in cells_of(c, n) {
+            let Some(list) = self.deltas.records.get_mut(&cell) else { continue };
+            let (mine, rest): (Vec<_>, Vec<_>) =
+                std::mem::take(list).into_iter().partition(|r| chunk_of([r.position[0], r.position[1]], n) == c);
+            *list = rest;
+            out.extend(mine);
         }
         self.deltas.compact();
         out
     }
 
+    /// The records standing in chunk `c` (of `n` tiles), left in the deltas.
+    pub(super) fn records_in(&self, c: ChunkCoord2D, n: i32) -> Vec<EntityRecord> {
+        cells_of(c, n)
+            .filter_map(|cell| self.deltas.records.get(&cell))
+            .flatten()
+            .filter(|r| chunk_of([r.position[0], r.position[1]], n) == c)
+            .cloned()
+            .collect()
+    }
+
     /// The deltas as a save must hold them now: the kept ones plus every live entity that moved
     /// or changed, and the queued records.
+    /// A replica world's deltas are the server's as they came.
     pub(super) fn snapshot(&self, pose: impl Fn(&Gd<Node2D>) -> Pose2D) -> EntityDeltas {
         let mut d = self.deltas.clone();
+        if self.replica {
+            return d;
+        }
         for e in self.live.values() {
             if let Some(record) = record_if_changed(e, &pose) {
                 if let Some((c, key)) = e.spawn {
@@ -182,14 +231,17 @@ pub(super) fn record_if_changed(e: &Live2D, pose: impl Fn(&Gd<Node2D>) -> Pose2D
     if e.spawn.is_some() && !now.differs(&e.start) && state == e.start_state {
         return None;
     }
-    let half = now.rotation / 2.0;
-    Some(EntityRecord {
-        scene: e.scene.clone(),
-        position: [now.position[0], now.position[1], 0.0],
-        rotation: [0.0, 0.0, half.sin(), half.cos()],
-        scale: [now.scale.x, now.scale.y, 1.0],
-        state: state.to_vec(),
-    })
+    Some(now.record(e.scene.clone(), state.to_vec()))
+}
+
+/// The 32-tile cells (the keys of records in [`EntityDeltas::records`]) that chunk `c` of `n`
+/// tiles overlaps, down to its lower edge: an object standing on the floor below the bottom row
+/// is the chunk's ([`chunk_of`]) but its record's cell is that of the edge.
+fn cells_of(c: ChunkCoord2D, n: i32) -> impl Iterator<Item = ChunkCoord> {
+    let (x0, y0) = c.min_tile(n);
+    let cell = |v: i32| v.div_euclid(CHUNK_SIZE);
+    let (xs, ys) = (cell(x0)..=cell(x0.saturating_add(n - 1)), cell(y0)..=cell(y0.saturating_add(n)));
+    ys.flat_map(move |cy| xs.clone().map(move |cx| ChunkCoord::new(cx, cy, 0)))
 }
 
 /// The cell of a world tile point (the key of its records in [`EntityDeltas::records`]).
@@ -245,8 +297,7 @@ mod tests {
         }
         let top: Vec<[f64; 3]> = e.take_records(ChunkCoord2D::new(0, 0), 64).iter().map(|r| r.position).collect();
         assert_eq!(top, vec![[20.5, 64.0, 0.0]]);
-        let mut below: Vec<f64> =
-            e.take_records(ChunkCoord2D::new(0, 1), 64).iter().map(|r| r.position[1]).collect();
+        let mut below: Vec<f64> = e.take_records(ChunkCoord2D::new(0, 1), 64).iter().map(|r| r.position[1]).collect();
         below.sort_by(f64::total_cmp);
         assert_eq!(below, vec![64.25, 128.0]);
         assert!(e.deltas.is_empty());
@@ -266,6 +317,37 @@ mod tests {
             let limit = (i32::MIN / CHUNK_SIZE)..=(i32::MAX / CHUNK_SIZE);
             assert!([k.x, k.y, k.z].iter().all(|v| limit.contains(v)), "{c:?} → {k:?}");
         }
+    }
+
+    #[test]
+    fn a_delta_key_names_its_chunk_back() {
+        for (x, y) in [(0, 0), (1, -1), (-3, 2), (i32::MAX / 16, -(i32::MAX / 16) - 1)] {
+            let c = ChunkCoord2D::new(x, y);
+            assert_eq!(chunk_of_delta_key(delta_key(c)), Some(c), "({x}, {y})");
+        }
+        assert_eq!(chunk_of_delta_key(ChunkCoord::new(0, 0, 4)), None);
+        assert_eq!(chunk_of_delta_key(ChunkCoord::new(i32::MAX, 0, 0)), None);
+    }
+
+    #[test]
+    fn a_chunk_reads_its_records_without_taking_them() {
+        let mut e = Entities2D::default();
+        for (x, y) in [(1.5, 2.0), (47.9, 47.9), (48.0, 3.0)] {
+            e.deltas.push_record(record(x, y));
+        }
+        assert_eq!(e.records_in(ChunkCoord2D::new(0, 0), 48).len(), 2);
+        assert_eq!(e.deltas.record_count(), 3, "all still kept");
+    }
+
+    #[test]
+    fn a_glide_turns_the_short_way_round() {
+        let a = Pose2D { position: [0.0, 10.0], rotation: 3.0, scale: Vector2::ONE };
+        let b = Pose2D { position: [4.0, 10.0], rotation: -3.0, scale: Vector2::new(3.0, 1.0) };
+        let mid = a.blend(&b, 0.5);
+        assert_eq!(mid.position, [2.0, 10.0]);
+        assert!((mid.rotation - std::f32::consts::PI).abs() < 1e-3, "through π, not 0: {}", mid.rotation);
+        assert_eq!(mid.scale, Vector2::new(2.0, 1.0));
+        assert_eq!(a.blend(&b, 1.0).position, b.position);
     }
 
     #[test]

@@ -16,8 +16,9 @@
 //!
 //! Positions: nodes stand in the node's space (pixels, world − origin), which the origin's
 //! shifts move them with (they are the world's internal `Node2D` children); what is kept is in
-//! world tiles (`entities_2d`). [`ChunkWorld2D::entity_deltas`] is the seam a shared world
-//! replicates them through.
+//! world tiles (`entities_2d`). [`ChunkWorld2D::entity_deltas`] is what a shared world's host
+//! publishes (`replica_2d`); on its clients the entities are replicas, which the game may not
+//! add or remove.
 //!
 //! May use: the parent module (`ChunkWorld2D`), `entities_2d` (the bookkeeping it drives),
 //! `host::entity_scenes`, `strata_core::persist::entities`.
@@ -25,6 +26,7 @@
 use super::entities_2d::{Live2D, Pending2D, Pose2D, Source2D, chunk_of, delta_key, record_if_changed};
 use super::{ChunkWorld2D, TileOp};
 use crate::host::entity_scenes::{EntityQueue, instance_queued, instantiate_root, node_name, restore_state, state_of};
+use crate::host::replicas::replica_refusal;
 use godot::classes::node::InternalMode;
 use godot::classes::{Node2D, PackedScene};
 use godot::prelude::*;
@@ -41,9 +43,14 @@ impl ChunkWorld2D {
     /// position (world tiles, exact), rotation, scale and its `strata_get_state()` Dictionary
     /// (given back through `strata_set_state`), and taken out of the tree (kept) when its chunk
     /// unloads. Null, with the reason in `last_error()`, for a null scene, a scene without a file,
-    /// a root that is not a `Node2D` or a position that is not finite.
+    /// a root that is not a `Node2D`, a position that is not finite, or a `StrataWorldSync`
+    /// client's world (its entities are the server's: `is_entity_authority()`).
     #[func]
     pub fn add_entity(&mut self, scene: Option<Gd<PackedScene>>, position: Vector2) -> Option<Gd<Node2D>> {
+        if self.entities.replica {
+            self.host.error(replica_refusal("StrataChunkWorld2D", "add_entity"));
+            return None;
+        }
         let Some(scene) = scene else {
             self.host.error(
                 "StrataChunkWorld2D.add_entity: scene is null; allowed: a PackedScene saved as a .tscn or .scn file whose root is a Node2D".into(),
@@ -78,9 +85,14 @@ impl ChunkWorld2D {
 
     /// Removes one of the world's entities for good: a spawned one does not come back, in this
     /// run or after a save and load. (Freeing the node has the same effect.) False when `node`
-    /// is null or not an entity of this world.
+    /// is null or not an entity of this world, or with the reason in `last_error()` on a
+    /// `StrataWorldSync` client's world.
     #[func]
     pub fn remove_entity(&mut self, node: Option<Gd<Node2D>>) -> bool {
+        if self.entities.replica {
+            self.host.error(replica_refusal("StrataChunkWorld2D", "remove_entity"));
+            return false;
+        }
         let Some(node) = node else { return false };
         let id = node.instance_id().to_i64();
         let Some(l) = self.entities.live.remove(&id) else {
@@ -89,6 +101,7 @@ impl ChunkWorld2D {
         if let Some((c, key)) = l.spawn {
             self.entities.deltas.remove_spawn(delta_key(c), key);
         }
+        self.entities.glides.stop(id);
         self.signals().entity_despawned().emit(&l.node);
         l.node.free();
         true
@@ -110,20 +123,20 @@ impl ChunkWorld2D {
 
 impl ChunkWorld2D {
     /// A point of the node's space (pixels) in world tiles (exact: the origin is added in `f64`).
-    fn entity_world(&self, local: Vector2) -> [f64; 2] {
+    pub(super) fn entity_world(&self, local: Vector2) -> [f64; 2] {
         let px = self.tile_pixels();
         self.origin.to_world([f64::from(local.x) / f64::from(px.x), f64::from(local.y) / f64::from(px.y)])
     }
 
     /// A world point (tiles) in the node's space (pixels).
-    fn entity_local(&self, world: [f64; 2]) -> Vector2 {
+    pub(super) fn entity_local(&self, world: [f64; 2]) -> Vector2 {
         let px = self.tile_pixels();
         let l = self.origin.to_local(world);
         Vector2::new((l[0] * f64::from(px.x)) as f32, (l[1] * f64::from(px.y)) as f32)
     }
 
     /// How `node` stands now, in world tiles.
-    fn entity_pose(&self, node: &Gd<Node2D>) -> Pose2D {
+    pub(super) fn entity_pose(&self, node: &Gd<Node2D>) -> Pose2D {
         Pose2D {
             position: self.entity_world(node.get_position()),
             rotation: node.get_rotation(),
@@ -157,6 +170,7 @@ impl ChunkWorld2D {
     /// written (nearest the viewer first), park entities outside the standing chunks, and
     /// instance queued objects until `budget` is spent (at least one a frame).
     pub(super) fn update_entities(&mut self, frame_start: Instant, budget: Duration) {
+        self.step_replicas();
         let n = self.chunk_tiles();
         let viewer = self.streamer.as_ref().and_then(|s| s.viewer_chunk()).unwrap_or_default();
         let leaving: Vec<ChunkCoord2D> =
@@ -180,7 +194,9 @@ impl ChunkWorld2D {
             for p in std::mem::take(&mut e.queue) {
                 if e.active.contains(&p.chunk) {
                     e.queue.push_back(p);
-                } else if let Source2D::Record(r) = p.source {
+                } else if let Source2D::Record(r) = p.source
+                    && !e.replica
+                {
                     e.deltas.push_record(r);
                 }
             }
@@ -192,7 +208,9 @@ impl ChunkWorld2D {
                     e.queue.push_back(Pending2D { chunk: c, source: Source2D::Spawn(*p) });
                 }
             }
-            for r in e.take_records(c, n) {
+            // A replica's records stay the server's; its entities are instances of them.
+            let records = if e.replica { e.records_in(c, n) } else { e.take_records(c, n) };
+            for r in records {
                 e.queue.push_back(Pending2D { chunk: c, source: Source2D::Record(r) });
             }
         }
@@ -212,9 +230,12 @@ impl ChunkWorld2D {
         }
         for id in leaving {
             let Some(l) = self.entities.live.remove(&id) else { continue };
-            let pose = |node: &Gd<Node2D>| self.entity_pose(node);
-            let record = l.node.is_instance_valid().then(|| record_if_changed(&l, pose)).flatten();
-            self.keep_leaving(&l, record);
+            self.entities.glides.stop(id);
+            if !self.entities.replica {
+                let pose = |node: &Gd<Node2D>| self.entity_pose(node);
+                let record = l.node.is_instance_valid().then(|| record_if_changed(&l, pose)).flatten();
+                self.keep_leaving(&l, record);
+            }
             if l.node.is_instance_valid() {
                 self.signals().entity_despawned().emit(&l.node);
                 l.node.free();
@@ -280,6 +301,7 @@ impl ChunkWorld2D {
         e.queue.clear();
         e.active.clear();
         e.spawns.clear();
+        e.glides.clear();
         let live = std::mem::take(&mut e.live);
         for l in live.into_values() {
             if l.node.is_instance_valid() {

@@ -392,8 +392,7 @@ impl WorldSync {
     pub(super) fn sync_entities(&mut self, now: f64) {
         match &self.role {
             Role::Server(s) if s.entities_due(now) => {
-                // A side view hands no entities (not shared yet).
-                let Some(deltas) = self.world_node().and_then(|w| w.entity_snapshot()) else { return };
+                let Some(deltas) = self.world_node().map(|w| w.entity_snapshot()) else { return };
                 let Role::Server(s) = &mut self.role else { return };
                 let actions = s.publish_entities(&deltas, now);
                 self.route(actions);

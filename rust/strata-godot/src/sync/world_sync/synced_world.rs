@@ -3,9 +3,9 @@
 //! for both kinds (the core tells them apart by `WorldShape`).
 //!
 //! Each call is the world's own method of the same job (`nodes/chunk_world*` and
-//! `nodes/chunk_world_2d/sync_2d.rs`). Entities are shared for 3D worlds only: a side view's
-//! calls here answer "no entities" (`entity_snapshot` is `None`, replicas are no-ops), the seam
-//! where shared 2D entities plug in.
+//! `nodes/chunk_world_2d/sync_2d.rs`, `replica_2d.rs`). Entities are shared by both: the host's
+//! deltas are keyed by the wire's chunks (a side view's `(x, y, 0)`), a client's world is a
+//! replica.
 //!
 //! May use: the crate's `StrataChunkWorld` and `StrataChunkWorld2D`, `strata_core::net` (not its
 //! parent: the sync node comes as a `Node`).
@@ -141,38 +141,43 @@ impl SyncedWorld {
                 w.adopt_shared_world(preset, edits);
                 w.set_entity_replica(true);
             }
-            Self::Tiles(w) => w.bind_mut().adopt_shared_world(preset, edits),
+            Self::Tiles(w) => {
+                let mut w = w.bind_mut();
+                w.adopt_shared_world(preset, edits);
+                w.set_entity_replica(true);
+            }
         }
     }
 
-    /// Whether the world's entities act on their own (not a client's replicas); a side view's
-    /// always do (its entities are not shared yet).
+    /// Whether the world's entities act on their own (not a client's replicas).
     pub(super) fn entity_authority(&self) -> bool {
         match self {
             Self::Voxels(w) => w.bind().entity_authority(),
-            Self::Tiles(_) => true,
+            Self::Tiles(w) => w.bind().entity_authority(),
         }
     }
 
     /// A client's world takes its own entities back.
     pub(super) fn end_replica(&mut self) {
-        if let Self::Voxels(w) = self {
-            w.bind_mut().set_entity_replica(false);
-        }
-    }
-
-    /// The host world's entity deltas (`None` for a side view: not shared yet).
-    pub(super) fn entity_snapshot(&self) -> Option<EntityDeltas> {
         match self {
-            Self::Voxels(w) => Some(w.bind().entities.snapshot()),
-            Self::Tiles(_) => None,
+            Self::Voxels(w) => w.bind_mut().set_entity_replica(false),
+            Self::Tiles(w) => w.bind_mut().set_entity_replica(false),
         }
     }
 
-    /// The server's entity deltas of some chunks, applied to a client's replicas.
+    /// The host world's entity deltas, keyed by the wire's chunks.
+    pub(super) fn entity_snapshot(&self) -> EntityDeltas {
+        match self {
+            Self::Voxels(w) => w.bind().entities.snapshot(),
+            Self::Tiles(w) => w.bind().wire_entity_deltas(),
+        }
+    }
+
+    /// The server's entity deltas of some chunks (the wire's), applied to a client's replicas.
     pub(super) fn apply_replica_deltas(&mut self, updates: Vec<(ChunkCoord, BTreeSet<u32>, Vec<EntityRecord>)>) {
-        if let Self::Voxels(w) = self {
-            w.bind_mut().apply_replica_deltas(updates);
+        match self {
+            Self::Voxels(w) => w.bind_mut().apply_replica_deltas(updates),
+            Self::Tiles(w) => w.bind_mut().apply_replica_deltas(updates),
         }
     }
 

@@ -6,24 +6,18 @@
 //! of them are gone and which other objects stand there. An update of some chunks first takes
 //! out the live entities those chunks no longer account for (spawned ones now removed, and every
 //! replica of a record of those chunks), then gives each record of an active chunk the nearest
-//! of them with the same scene within [`MATCH_RADIUS`], which glides there (its transform is
-//! interpolated over [`GLIDE_S`], the server's publication interval) and takes the record's
-//! state; records left over are instanced, entities left over are freed. So a deer walking on
-//! the server walks on the client, even across chunk borders and from its spawn on.
+//! of them with the same scene (`host::replicas`, shared with the side view), which glides there
+//! and takes the record's state; records left over are instanced, entities left over are freed.
+//! So a deer walking on the server walks on the client, even across chunk borders and from its
+//! spawn on.
 //!
-//! May use: the parent module's bookkeeping, `strata_core::persist::entities`.
+//! May use: the parent module's bookkeeping, `host::replicas`, `strata_core::persist::entities`.
 
 use super::Entities;
 use godot::prelude::*;
 use strata_core::ChunkCoord;
 use strata_core::base::origin::FloatingOrigin;
-use strata_core::net::server::ENTITY_PUBLISH_INTERVAL_S;
 use strata_core::persist::entities::EntityRecord;
-
-/// How far (m) a replica may be from a record of the update to be taken as that object.
-pub(in crate::nodes::chunk_world) const MATCH_RADIUS: f32 = 4.0;
-/// Seconds a replica takes to reach the server's newest transform.
-pub(in crate::nodes::chunk_world) const GLIDE_S: f64 = ENTITY_PUBLISH_INTERVAL_S;
 
 /// The transform a record says, in the node's space (its position less the world's origin).
 pub(in crate::nodes::chunk_world) fn record_transform(r: &EntityRecord, origin: FloatingOrigin) -> Transform3D {
@@ -31,14 +25,6 @@ pub(in crate::nodes::chunk_world) fn record_transform(r: &EntityRecord, origin: 
     let basis = Basis::from_quaternion(q).scaled(Vector3::new(r.scale[0], r.scale[1], r.scale[2]));
     let p = origin.to_local(r.position);
     Transform3D::new(basis, Vector3::new(p[0] as f32, p[1] as f32, p[2] as f32))
-}
-
-/// `a` to `b` by `f` (0 to 1): position and scale linear, rotation along the shorter arc.
-pub(in crate::nodes::chunk_world) fn blend(a: &Transform3D, b: &Transform3D, f: f32) -> Transform3D {
-    let (qa, qb) = (a.basis.get_quaternion(), b.basis.get_quaternion());
-    let scale = a.basis.get_scale().lerp(b.basis.get_scale(), f);
-    let basis = Basis::from_quaternion(qa.slerp(qb, f)).scaled(scale);
-    Transform3D::new(basis, a.origin.lerp(b.origin, f))
 }
 
 impl Entities {
@@ -56,21 +42,27 @@ impl Entities {
     /// Moves every gliding replica to where it is now.
     pub(in crate::nodes::chunk_world) fn glide(&mut self) {
         let live = &self.live;
-        self.motions.retain(|id, m| {
-            let Some(l) = live.get(id).filter(|l| l.node.is_instance_valid()) else { return false };
-            let f = (m.since.elapsed().as_secs_f64() / GLIDE_S).clamp(0.0, 1.0);
-            let mut node = l.node.clone();
-            node.set_transform(if f >= 1.0 { m.to } else { blend(&m.from, &m.to, f as f32) });
-            f < 1.0
+        self.glides.step(|id, t| {
+            let Some(l) = live.get(&id).filter(|l| l.node.is_instance_valid()) else { return false };
+            l.node.clone().set_transform(t);
+            true
         });
+    }
+
+    /// Where a live entity stands, or is heading while it glides (the node's space).
+    pub(in crate::nodes::chunk_world) fn heading(&self, id: i64) -> Option<Vector3> {
+        let l = self.live.get(&id)?;
+        if !l.node.is_instance_valid() {
+            return None;
+        }
+        Some(self.glides.target(id).map_or_else(|| l.node.get_position(), |t| t.origin))
     }
 
     /// The chunk whose records a live replica of a record belongs to: where it is heading.
     pub(in crate::nodes::chunk_world) fn replica_chunk(&self, id: i64) -> Option<ChunkCoord> {
-        let l = self.live.get(&id)?;
-        if l.origin.is_some() || !l.node.is_instance_valid() {
+        if self.live.get(&id)?.origin.is_some() {
             return None;
         }
-        Some(self.chunk_at(self.motions.get(&id).map_or_else(|| l.node.get_position(), |m| m.to.origin)))
+        Some(self.chunk_at(self.heading(id)?))
     }
 }
