@@ -371,7 +371,7 @@ impl INode for WorldSync {
 
     fn process(&mut self, _delta: f64) {
         let started = Instant::now();
-        let started_cpu = thread_cpu_seconds();
+        let started_cpu = crate::base::thread_clock::thread_cpu_time().map_or(0.0, |t| t.as_secs_f64());
         if self.stop_requested.as_ref().is_some_and(|f| f.load(Ordering::Relaxed)) {
             self.stop_requested = None;
             godot_print!("StrataWorldSync: stop signal received; saving and quitting");
@@ -441,7 +441,10 @@ impl INode for WorldSync {
             self.tick_cpu_ms.pop_front();
         }
         self.tick_ms.push_back(started.elapsed().as_secs_f32() * 1000.0);
-        self.tick_cpu_ms.push_back(((thread_cpu_seconds() - started_cpu).max(0.0) * 1000.0) as f32);
+        self.tick_cpu_ms.push_back(
+            ((crate::base::thread_clock::thread_cpu_time().map_or(0.0, |t| t.as_secs_f64()) - started_cpu).max(0.0)
+                * 1000.0) as f32,
+        );
     }
 
     fn exit_tree(&mut self) {
@@ -1639,17 +1642,4 @@ fn stop_signal_flag() -> Result<Arc<AtomicBool>, String> {
         Ok(flag)
     })
     .clone()
-}
-
-/// The calling thread's CPU time in seconds (0 where the platform has no thread clock).
-fn thread_cpu_seconds() -> f64 {
-    #[cfg(unix)]
-    {
-        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: `t` is a valid, writable timespec; the call only writes it.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0 {
-            return t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9;
-        }
-    }
-    0.0
 }

@@ -224,14 +224,16 @@ impl ChunkWorld2D {
         if work != LayerWork::default() {
             // Godot would update these cells' rendering and physics at the end of the frame,
             // outside the budget; here their cost counts, and teaches the next frame's stop.
-            let (update_start, cpu_start) = (Instant::now(), thread_cpu_time());
+            let (update_start, cpu_start) = (Instant::now(), crate::base::thread_clock::thread_cpu_time());
             layer.update_internals();
             let update = update_start.elapsed();
             self.layer_update_ms_last_frame = update.as_secs_f64() * 1000.0;
             // Learnt from the thread's own CPU time where there is a thread clock: on a busy
             // machine the wall time also holds the time the thread waited for a core, which is
             // no cost of the update and would make every later frame write less.
-            let cost = thread_cpu_time().zip(cpu_start).map_or(update, |(end, start)| end.saturating_sub(start));
+            let cost = crate::base::thread_clock::thread_cpu_time()
+                .zip(cpu_start)
+                .map_or(update, |(end, start)| end.saturating_sub(start));
             self.layer_cost.learn(work, cost.as_nanos() as f64);
         }
 
@@ -254,17 +256,4 @@ fn block_side(layer: &Gd<TileMapLayer>, n: i32) -> i32 {
     let rendering = layer.get_rendering_quadrant_size();
     let physics = layer.get_physics_quadrant_size();
     rendering.max(physics).clamp(1, n)
-}
-
-/// The calling thread's CPU time so far (None where the platform has no thread clock).
-fn thread_cpu_time() -> Option<Duration> {
-    #[cfg(unix)]
-    {
-        let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-        // SAFETY: `t` is a valid, writable timespec; the call only writes it.
-        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } == 0 {
-            return Some(Duration::new(t.tv_sec.max(0) as u64, t.tv_nsec.clamp(0, 999_999_999) as u32));
-        }
-    }
-    None
 }
