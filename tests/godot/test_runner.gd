@@ -4,13 +4,13 @@
 ## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT; `--skip=A,B`
 ## leaves out those whose name contains A or B; `--suites=A,B` runs only the suites named A and B
 ## (`cargo xtask platforms` under emulation).
-## A test that stops on a script error fails with it (`StrataScriptErrors`). Ends with the line
+## A test that stops on a script error fails with it (`StrataLogCollector`). Ends with the line
 ## `N passed, N failed`.
 extends Node
 
 const SUITES_DIR := "res://suites"
 
-var _script_errors := StrataScriptErrors.new()
+var _script_errors := StrataLogCollector.new([Logger.ERROR_TYPE_SCRIPT])
 
 
 func _ready() -> void:

@@ -12,40 +12,8 @@ const DIR := "res://doc_snippets"
 const HOST := "res://tools/doc_snippet_host.gd"
 const TIME_LIMIT_MS := 60000
 
-
-## Collects what Godot logs as an error or warning, from any thread.
-class ErrorLog:
-	extends Logger
-
-	var _mutex := Mutex.new()
-	var _lines: PackedStringArray = []
-
-	func _log_error(
-		function: String,
-		file: String,
-		line: int,
-		code: String,
-		rationale: String,
-		_editor_notify: bool,
-		error_type: int,
-		_script_backtraces: Array[ScriptBacktrace]
-	) -> void:
-		var what := rationale if rationale != "" else code
-		var kind := "WARNING" if error_type == ERROR_TYPE_WARNING else "ERROR"
-		_mutex.lock()
-		_lines.append("%s: %s (%s, %s:%d)" % [kind, what, function, file, line])
-		_mutex.unlock()
-
-	## The lines logged since the last call.
-	func take() -> PackedStringArray:
-		_mutex.lock()
-		var out := _lines
-		_lines = []
-		_mutex.unlock()
-		return out
-
-
-var _log := ErrorLog.new()
+## Every error and warning Godot logs.
+var _log := StrataLogCollector.new()
 
 
 func _ready() -> void:
