@@ -33,6 +33,23 @@ pub(crate) fn edits_from_scene_bytes(
         .map_err(|e| e.to_string())
 }
 
+/// The edits the property `property` is set to (`bytes`), and the bytes it keeps: none when they
+/// load (the edits are the world's now) or are empty (no edits), else `bytes` as they are, so
+/// saving the scene again keeps them; the error then says so.
+pub(crate) fn loaded_edits(
+    bytes: PackedByteArray,
+    library: Result<&BlockLibrary, String>,
+    property: &str,
+) -> (PackedByteArray, Result<EditMap, String>) {
+    if bytes.is_empty() {
+        return (bytes, Ok(EditMap::new()));
+    }
+    match edits_from_scene_bytes(bytes.as_slice(), library, property) {
+        Ok(edits) => (PackedByteArray::new(), Ok(edits)),
+        Err(e) => (bytes, Err(format!("{e}; the edits were not loaded and are kept as they are"))),
+    }
+}
+
 /// What the property `property` holds: `edits` as bytes when there are any and they encode
 /// (an error is reported and `kept` stays), else `kept` (bytes that could not be loaded while no
 /// edit replaced them, or nothing).

@@ -379,25 +379,14 @@ impl ChunkWorld {
     /// scene again keeps them) with the error in `last_error()`.
     pub(super) fn load_edits_data(&mut self, bytes: PackedByteArray) {
         let before = self.edits().and_then(edit_bounds);
-        let edits = if bytes.is_empty() {
-            self.edits_data = bytes;
-            EditMap::new()
-        } else {
-            let library = self.library();
-            match scene_edits::edits_from_scene_bytes(
-                bytes.as_slice(),
-                library.as_deref().map_err(String::clone),
-                EDITS_DATA,
-            ) {
-                Ok(edits) => {
-                    self.edits_data = PackedByteArray::new();
-                    edits
-                }
-                Err(e) => {
-                    self.host.error(format!("{e}; the edits were not loaded and are kept as they are"));
-                    self.edits_data = bytes;
-                    return;
-                }
+        let (kept, loaded) =
+            scene_edits::loaded_edits(bytes, self.library().as_deref().map_err(String::clone), EDITS_DATA);
+        self.edits_data = kept;
+        let edits = match loaded {
+            Ok(edits) => edits,
+            Err(e) => {
+                self.host.error(e);
+                return;
             }
         };
         match self.streamer.as_mut() {

@@ -12,7 +12,6 @@ use super::ChunkWorld2D;
 use crate::host::scene_edits;
 use godot::classes::{TileMapLayer, TileSet};
 use godot::prelude::*;
-use strata_core::base::edits::EditMap;
 
 /// Where `edits_data` errors say they come from.
 const EDITS_DATA: &str = "StrataChunkWorld2D.edits_data";
@@ -74,25 +73,12 @@ impl ChunkWorld2D {
     /// first): replaces the edits; bytes that do not load are kept as they are (so saving the
     /// scene again keeps them) with the error in `last_error()`.
     pub(super) fn load_edits_data(&mut self, bytes: PackedByteArray) {
-        if bytes.is_empty() {
-            self.edits_data = bytes;
-            self.replace_all_edits(EditMap::new());
-            return;
-        }
-        let library = self.library();
-        match scene_edits::edits_from_scene_bytes(
-            bytes.as_slice(),
-            library.as_deref().map_err(String::clone),
-            EDITS_DATA,
-        ) {
-            Ok(edits) => {
-                self.edits_data = PackedByteArray::new();
-                self.replace_all_edits(edits);
-            }
-            Err(e) => {
-                self.host.error(format!("{e}; the edits were not loaded and are kept as they are"));
-                self.edits_data = bytes;
-            }
+        let (kept, loaded) =
+            scene_edits::loaded_edits(bytes, self.library().as_deref().map_err(String::clone), EDITS_DATA);
+        self.edits_data = kept;
+        match loaded {
+            Ok(edits) => self.replace_all_edits(edits),
+            Err(e) => self.host.error(e),
         }
     }
 }
