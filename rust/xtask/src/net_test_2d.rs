@@ -64,6 +64,11 @@ fn tiles_not_on_disk(save: &std::path::Path, tiles: &mut [Tile]) -> Result<Vec<(
         .collect())
 }
 
+/// The server's status as the failure of a check shows it.
+fn server_status_line(run: &Run) -> String {
+    run.server_status().map_or_else(|e| e.to_string(), |s| s.to_string())
+}
+
 /// The check (see the module docs).
 pub fn run_check() -> Result<CheckReport> {
     let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;
@@ -118,7 +123,7 @@ pub fn run_check() -> Result<CheckReport> {
     c.ask("stand 1", "stood")?;
     let hc = c.ask(&hash_box, "hash")?;
     report.check("a late joiner gets every earlier tile", hc["synced"] == true && hc["hashes"] == ha["hashes"], || {
-        format!("cy {hc}, ada {ha}")
+        format!("cy {hc}, ada {ha}; server {}", server_status_line(&run))
     });
 
     // SIGKILL: every acknowledged tile is on disk, and a restarted server serves it.
@@ -139,7 +144,7 @@ pub fn run_check() -> Result<CheckReport> {
     report.check(
         "a side-view server restarted after SIGKILL replays its journal and serves every acknowledged tile",
         hd["synced"] == true && hd["hashes"] == hb["hashes"],
-        || format!("dee {hd}, bo before the kill {hb}"),
+        || format!("dee {hd}, bo before the kill {hb}; server {}", server_status_line(&run)),
     );
     let status = run.server_status()?;
     report.check("the restarted server numbers on from edit 30", status["next_order"] == 30, || status.to_string());

@@ -64,6 +64,58 @@ func test_streams_around_the_viewer_into_the_tile_map_layer() -> void:
 		)
 
 
+func test_each_chunk_is_announced_once_when_edits_replace_its_first_write() -> void:
+	var w := _make_world(11)
+	# One layer block a frame: a chunk's first write takes many frames, and the edits below
+	# bring newer results of the chunks that replace their pending writes.
+	w.frame_budget_ms = 0.05
+	var loaded: Array[Vector2i] = []
+	var unloaded: Array[Vector2i] = []
+	w.chunk_loaded.connect(func(c: Vector2i) -> void: loaded.append(c))
+	w.chunk_unloaded.connect(func(c: Vector2i) -> void: unloaded.append(c))
+	var vc: Vector2i = w.chunk_of_tile(w.local_to_tile(_viewer(w).position))
+	# Once every chunk's first result came (while the layer still writes them), an edit in each
+	# chunk every frame for ten frames.
+	assert_true(
+		await wait_until(func() -> bool: return w.get_stats()["loaded_chunks"] == 9, 60.0),
+		"the first results never came"
+	)
+	assert_gt(w.get_stats()["queued_writes"], 0, "writes were still queued when the edits began")
+	for frame in 10:
+		for dx in range(-1, 2):
+			for dy in range(-1, 2):
+				var t := (vc + Vector2i(dx, dy)) * N + Vector2i(5 + frame % 7, 5)
+				w.set_tile(t, 1 + frame % 2)
+		await wait_frames(1)
+	w.frame_budget_ms = 8.0
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
+	assert_eq(w.get_stats()["loaded_chunks"], 9, "3×3 chunks")
+	assert_eq(loaded.size(), 9, "one chunk_loaded a chunk: %s" % [loaded])
+	for dx in range(-1, 2):
+		for dy in range(-1, 2):
+			assert_true(
+				loaded.has(vc + Vector2i(dx, dy)), "chunk %s announced" % (vc + Vector2i(dx, dy))
+			)
+	assert_eq(unloaded, [] as Array[Vector2i], "nothing unloaded")
+
+
+func test_a_new_preset_unloads_every_chunk_and_loads_it_again() -> void:
+	var w := _make_world(12)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready")
+	var events: Array[String] = []
+	w.chunk_loaded.connect(func(c: Vector2i) -> void: events.append("+%s" % c))
+	w.chunk_unloaded.connect(func(c: Vector2i) -> void: events.append("-%s" % c))
+	w.preset.seed = 13
+	await wait_frames(2)
+	assert_true(await wait_until(w.is_area_ready, 60.0), "area never became ready again")
+	var unloads := events.filter(func(e: String) -> bool: return e.begins_with("-"))
+	var loads := events.filter(func(e: String) -> bool: return e.begins_with("+"))
+	assert_eq(unloads.size(), 9, "every chunk unloaded: %s" % [events])
+	assert_eq(loads.size(), 9, "every chunk loaded again: %s" % [events])
+	var unloads_first := events.slice(0, 9).all(func(e: String) -> bool: return e.begins_with("-"))
+	assert_true(unloads_first, "unloads first: %s" % [events])
+
+
 func test_moving_the_viewer_unloads_behind() -> void:
 	var w := _make_world(7)
 	assert_true(await wait_until(w.is_area_ready, 60.0))

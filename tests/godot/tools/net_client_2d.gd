@@ -32,6 +32,9 @@ var _viewer_2d: Node2D
 var _stand_tile := Vector2i.ZERO
 ## The requests of the command running that have no answer yet (request number -> true).
 var _pending := {}
+## What the world streamed, in order ("+x,y" loaded, "-x,y" unloaded, "joined" when the
+## server's welcome came): a failed `hash` shows it.
+var _streamed: Array[String] = []
 
 
 func _run(w: PackedStringArray) -> void:
@@ -72,6 +75,12 @@ func _join_2d(player_name: String) -> void:
 		_world_2d.frame_budget_ms = 8.0
 		root.add_child(_world_2d)
 		_world_2d.viewer = _world_2d.get_path_to(_viewer_2d)
+		_world_2d.chunk_loaded.connect(
+			func(c: Vector2i) -> void: _streamed.append("+%d,%d" % [c.x, c.y])
+		)
+		_world_2d.chunk_unloaded.connect(
+			func(c: Vector2i) -> void: _streamed.append("-%d,%d" % [c.x, c.y])
+		)
 	if _sync == null:
 		_sync = StrataWorldSync.new()
 		root.add_child(_sync)
@@ -81,6 +90,7 @@ func _join_2d(player_name: String) -> void:
 		return
 	if await _wait(func() -> bool: return _sync.is_joined() or _sync.last_error() != "", 20.0):
 		if _sync.is_joined():
+			_streamed.append("joined")
 			_say("joined", {"player": _sync.get_local_player_id()})
 			return
 	_say("join_failed", {"message": _sync.last_error()})
@@ -183,6 +193,19 @@ func _hash_2d(from: Vector2i, to: Vector2i) -> void:
 	for i in 3:
 		await process_frame
 	var hashes := {}
+	var not_synced: Array = []
 	for c in chunks:
 		hashes["%d,%d" % [c.x, c.y]] = str(_world_2d.debug_chunk_hash(c))
-	_say("hash", {"synced": all_synced, "hashes": hashes})
+		if not _sync.is_chunk_synced_2d(c):
+			not_synced.append("%d,%d" % [c.x, c.y])
+	_say(
+		"hash",
+		{
+			"synced": all_synced,
+			"hashes": hashes,
+			"not_synced": not_synced,
+			"water_settled": _world_2d.is_water_settled(),
+			"streamed": _streamed if not all_synced else [],
+			"stats": _world_2d.get_stats() if not all_synced else {},
+		}
+	)

@@ -41,7 +41,7 @@ use godot::classes::{Engine, INode2D, ImageTexture, Node2D, TileMapLayer, TileSe
 use godot::global::Error;
 use godot::prelude::*;
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 use strata_core::base::block_library::{BlockLibrary as CoreLibrary, default_library};
@@ -352,6 +352,13 @@ pub struct ChunkWorld2D {
     /// atlas tile this world wrote in every one of its cells (`None`: none written), so that a
     /// chunk's new result sets only the cells that change.
     drawn: HashMap<ChunkCoord2D, Vec<Option<AtlasCoords>>>,
+    /// Chunks `chunk_loaded` announced and `chunk_unloaded` has not: each chunk is announced
+    /// once when its first write finishes (whether that write is its first result or a newer one
+    /// that replaced it), and an unload is announced only for an announced chunk.
+    announced: HashSet<ChunkCoord2D>,
+    /// Announced chunks whose cells a restart cleared: `chunk_unloaded` at the next frame (not
+    /// at once: the restart may run inside a listener's own call, as a client's `adopt`).
+    unannounced_by_restart: Vec<ChunkCoord2D>,
     /// What Godot's update of the layer costs (learnt per call, quadrant and cell): the cells a
     /// frame sets are updated (`TileMapLayer.update_internals`) inside the frame budget, so
     /// their writing stops where their update would pass it (`layer_2d`).
@@ -454,6 +461,8 @@ impl INode2D for ChunkWorld2D {
             layer_offset: Vector2::ZERO,
             layer_base: Vector2::ZERO,
             drawn: HashMap::new(),
+            announced: HashSet::new(),
+            unannounced_by_restart: Vec::new(),
             layer_cost: Default::default(),
             area_stale: false,
             origin_warned: false,
@@ -639,10 +648,13 @@ impl ChunkWorld2D {
         out.iter().map(|w| GString::from(w.as_str())).collect()
     }
 
-    /// Emitted when all tiles of a chunk are in the `TileMapLayer` (also for all-air chunks).
+    /// Emitted when all tiles of a chunk are in the `TileMapLayer` (also for all-air chunks):
+    /// once per chunk that streams in, however many results it had before its tiles were in.
     #[signal]
     fn chunk_loaded(coord: Vector2i);
-    /// Emitted when a chunk left the view and its cells were erased.
+    /// Emitted when a loaded chunk left the view and its cells were erased, or when the world
+    /// streams anew (a new preset or library, a joined server's world, a redraw at the origin):
+    /// then every loaded chunk is unloaded at the next frame and loaded again as it streams in.
     #[signal]
     fn chunk_unloaded(coord: Vector2i);
     /// Emitted when every chunk within `view_distance` of the viewers is in the layer (again
@@ -1360,6 +1372,9 @@ impl ChunkWorld2D {
             self.edit_log.forget_flows();
         }
         self.ops.clear();
+        // The next streamer loads every chunk anew, and announces each again.
+        let announced = std::mem::take(&mut self.announced);
+        self.unannounced_by_restart.extend(announced);
         self.clear_light_sprites();
         self.park_entities();
         self.navigation_2d.clear();

@@ -111,7 +111,9 @@ impl ChunkWorld2D {
             // erasure of a chunk with no cells in the layer has nothing to do.
             if !self.drawn.contains_key(&c) {
                 if !writes {
-                    unloaded.push(c);
+                    if self.announced.remove(&c) {
+                        unloaded.push(c);
+                    }
                     self.ops.pop_front();
                     continue;
                 }
@@ -200,7 +202,9 @@ impl ChunkWorld2D {
                 TileOp::Write { result, next_block } => {
                     *next_block += 1;
                     let finished = *next_block >= blocks;
-                    if finished && !result.is_update {
+                    // A chunk's first write may be replaced by a newer result (an update)
+                    // before it finishes: the chunk is announced by whichever finishes first.
+                    if finished && self.announced.insert(result.coord) {
                         loaded.push(result.coord);
                     }
                     finished
@@ -209,7 +213,9 @@ impl ChunkWorld2D {
                     *next_block += 1;
                     let finished = *next_block >= blocks;
                     if finished {
-                        unloaded.push(*coord);
+                        if self.announced.remove(coord) {
+                            unloaded.push(*coord);
+                        }
                         self.drawn.remove(coord);
                     }
                     finished
@@ -237,7 +243,8 @@ impl ChunkWorld2D {
             self.layer_cost.learn(work, cost.as_nanos() as f64);
         }
 
-        for c in unloaded {
+        let restarted = std::mem::take(&mut self.unannounced_by_restart);
+        for c in restarted.into_iter().chain(unloaded) {
             self.signals().chunk_unloaded().emit(Vector2i::new(c.x, c.y));
         }
         for c in loaded {
