@@ -131,7 +131,26 @@ func _run() -> void:
 	print("STRATA_BULK_CALL_MS %s" % _stats(call_ms))
 	print("STRATA_BULK_CALL_CPU_MS %s" % _stats(call_cpu_ms))
 	print("STRATA_BULK_FRAMES_TO_LAYER %s" % _stats(frames))
+	_print_worst_frames(5)
 	get_tree().quit()
+
+
+## The `count` frames of most CPU less the call, each with the world's share of it: where a
+## frame over the budget spent its time.
+func _print_worst_frames(count: int) -> void:
+	var order: Array[int] = []
+	for i in _frame_cpu_ms_less_call.size():
+		order.append(i)
+	order.sort_custom(
+		func(a: int, b: int) -> bool: return _frame_cpu_ms_less_call[a] > _frame_cpu_ms_less_call[b]
+	)
+	for i: int in order.slice(0, count):
+		print(
+			(
+				"STRATA_BULK_WORST_FRAME cpu_less_call=%.3f apply=%.3f receive=%.3f layer_update=%.3f"
+				% [_frame_cpu_ms_less_call[i], _apply_ms[i], _receive_ms[i], _layer_update_ms[i]]
+			)
+		)
 
 
 ## "median=… p99=… max=… n=…" of `v`, in its units.

@@ -22,7 +22,8 @@
 
 use crate::base::block::BlockId;
 use crate::base::coords::IVec3;
-use std::collections::{HashMap, VecDeque};
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
 use thiserror::Error;
 
 /// Most steps the history keeps by default (undo and redo together).
@@ -178,7 +179,7 @@ struct OpenGroup {
     id: u64,
     depth: u32,
     changes: Vec<VoxelChange>,
-    index: HashMap<IVec3, usize>,
+    index: FxHashMap<IVec3, usize>,
     /// The group outgrew the voxel bound; its changes were let go.
     overflowed: bool,
 }
@@ -235,7 +236,7 @@ impl EditHistory {
                 if g.changes.len() > max_voxels {
                     g.overflowed = true;
                     g.changes = Vec::new();
-                    g.index = HashMap::new();
+                    g.index = FxHashMap::default();
                 }
             }
             return Recorded::InGroup;
@@ -304,8 +305,13 @@ impl EditHistory {
             Some(g) => g.depth += 1,
             None => {
                 let id = self.take_id();
-                self.group =
-                    Some(OpenGroup { id, depth: 1, changes: Vec::new(), index: HashMap::new(), overflowed: false })
+                self.group = Some(OpenGroup {
+                    id,
+                    depth: 1,
+                    changes: Vec::new(),
+                    index: FxHashMap::default(),
+                    overflowed: false,
+                })
             }
         }
     }
@@ -413,7 +419,7 @@ impl EditHistory {
 
 /// One change per voxel: the first `before` and the last `after` of the voxel's changes.
 fn dedup_keep_first_before(changes: &mut Vec<VoxelChange>) {
-    let mut index: HashMap<IVec3, usize> = HashMap::with_capacity(changes.len());
+    let mut index: FxHashMap<IVec3, usize> = FxHashMap::with_capacity_and_hasher(changes.len(), Default::default());
     let mut out: Vec<VoxelChange> = Vec::with_capacity(changes.len());
     for c in changes.drain(..) {
         match index.get(&c.pos) {

@@ -8,7 +8,8 @@
 use crate::base::block::BlockId;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3, local_in_chunk};
-use std::collections::{BTreeMap, HashMap};
+use rustc_hash::FxHashMap;
+use std::collections::BTreeMap;
 
 /// Index of a voxel inside its chunk: `x + z·S + y·S²`.
 pub fn local_index(l: IVec3) -> u16 {
@@ -24,7 +25,7 @@ pub fn local_from_index(i: u16) -> IVec3 {
 /// All edits of one world.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EditMap {
-    chunks: HashMap<ChunkCoord, BTreeMap<u16, BlockId>>,
+    chunks: FxHashMap<ChunkCoord, BTreeMap<u16, BlockId>>,
 }
 
 impl EditMap {

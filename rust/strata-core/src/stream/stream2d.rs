@@ -58,6 +58,7 @@ use crate::stream::streamer::AppliedFlow;
 
 /// Counters for the HUD and `get_stats()` (the second stage is light and autotiling).
 pub type StreamStats2D = crate::stream::scheduler::StreamStats;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
@@ -231,7 +232,7 @@ pub struct Streamer2D {
     retile: HashSet<ChunkCoord2D>,
     /// Each column's exposure as the edits so far leave it, for the chunks an edit relights
     /// (found once by [`crate::stream::lighting2d::column_exposure_2d`], then kept up to date by every edit).
-    exposure: HashMap<i32, i32>,
+    exposure: FxHashMap<i32, i32>,
     edits: EditMap,
     /// The view distance in use: `config.view_distance`, or less within the memory budget.
     effective_view_distance: i32,
@@ -271,7 +272,7 @@ impl Streamer2D {
             config,
             scheduler,
             retile: HashSet::new(),
-            exposure: HashMap::new(),
+            exposure: FxHashMap::default(),
             edits: EditMap::new(),
             effective_view_distance,
             primary: None,
@@ -708,25 +709,38 @@ impl Streamer2D {
             return;
         }
         // Per edited column: the lowest and highest edited row.
-        let mut columns: HashMap<i32, (i32, i32)> = HashMap::new();
+        let mut columns: FxHashMap<i32, (i32, i32)> = FxHashMap::default();
         for &(p, _) in batch {
             let e = columns.entry(p.x).or_insert((p.y, p.y));
             *e = (e.0.min(p.y), e.1.max(p.y));
         }
         let light = self.config.light.clone();
         let xs: Vec<i32> = columns.keys().copied().collect();
-        let before: HashMap<i32, i32> = match &light {
+        let before: FxHashMap<i32, i32> = match &light {
             Some(props) => self.column_exposures(props, &xs),
-            None => HashMap::new(),
+            None => FxHashMap::default(),
         };
         let n = self.chunk_tiles;
-        let mut touched: HashSet<ChunkCoord2D> = HashSet::new();
+        let mut touched: FxHashSet<ChunkCoord2D> = FxHashSet::default();
+        // The chunk of the tile before, with its neighbours' chunks added only for a tile on a
+        // chunk's edge (a tile inside a chunk touches that chunk alone): a batch's tiles come in
+        // runs of one chunk.
+        let mut last_chunk = None;
         for &(p, id) in batch {
             match id {
                 Some(id) => self.edits.set(p, id),
                 None => self.edits.clear_at(p),
             }
-            touched.extend(self.chunks_touching(p.x, p.y));
+            let (lx, ly) = (p.x.rem_euclid(n), p.y.rem_euclid(n));
+            if lx == 0 || ly == 0 || lx == n - 1 || ly == n - 1 {
+                touched.extend(self.chunks_touching(p.x, p.y));
+            } else {
+                let c = ChunkCoord2D::new(p.x.div_euclid(n), p.y.div_euclid(n));
+                if last_chunk != Some(c) {
+                    touched.insert(c);
+                    last_chunk = Some(c);
+                }
+            }
         }
         self.retile.extend(touched.iter().copied());
         if let Some(nav) = &self.config.navigation {
@@ -761,8 +775,8 @@ impl Streamer2D {
 
     /// The exposure of each column of `xs` as the edits so far leave it: remembered, or walked
     /// once, the columns not remembered together ([`column_exposures_2d`]).
-    fn column_exposures(&mut self, props: &LightProps, xs: &[i32]) -> HashMap<i32, i32> {
-        let mut out: HashMap<i32, i32> = HashMap::with_capacity(xs.len());
+    fn column_exposures(&mut self, props: &LightProps, xs: &[i32]) -> FxHashMap<i32, i32> {
+        let mut out: FxHashMap<i32, i32> = FxHashMap::with_capacity_and_hasher(xs.len(), Default::default());
         let mut walk = Vec::new();
         for &x in xs {
             match self.exposure.get(&x) {
@@ -889,7 +903,8 @@ fn light_chunks_of_column(x: i32, (y0, y1): (i32, i32), (before, after): (i32, i
 /// The changes writing `batch` over `edits` makes: each tile's edit entry before and after, in
 /// order; a tile named twice takes the first write's result as the second's `before`.
 pub fn batch_changes(edits: &EditMap, batch: &[(IVec3, Option<BlockId>)]) -> Vec<VoxelChange> {
-    let mut seen: HashMap<IVec3, Option<BlockId>> = HashMap::new();
+    let mut seen: FxHashMap<IVec3, Option<BlockId>> =
+        FxHashMap::with_capacity_and_hasher(batch.len(), Default::default());
     batch
         .iter()
         .map(|&(pos, after)| {

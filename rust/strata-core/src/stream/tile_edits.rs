@@ -18,6 +18,7 @@ use crate::base::edits::EditMap;
 use crate::gen2d::Generator2D;
 use crate::stream::stream2d::Streamer2D;
 use crate::stream::streamer::AppliedFlow;
+use rustc_hash::FxHashSet;
 use std::collections::{HashMap, HashSet};
 
 /// Where edit batches go: the streamer (re-tiled, relit, water flows), or the edits a world
@@ -183,7 +184,7 @@ pub fn fill_changes(
 ) -> Vec<VoxelChange> {
     let Some((lo, hi)) = voxel_bounds(tiles.iter().copied()) else { return Vec::new() };
     let generated = generator.generate_region(lo.x, lo.y, hi.x - lo.x + 1, hi.y - lo.y + 1);
-    let mut seen = HashSet::with_capacity(tiles.len());
+    let mut seen = FxHashSet::with_capacity_and_hasher(tiles.len(), Default::default());
     tiles
         .iter()
         .filter(|p| seen.insert(**p))
