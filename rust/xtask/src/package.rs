@@ -285,6 +285,7 @@ pub fn build_library(platform: Platform) -> Result<BuiltLibrary> {
     let dir = match platform {
         Platform::LinuxX86_64 => paths::target_dir()?.join(PROFILE),
         Platform::WindowsX86_64 => {
+            arm64::ensure_rust_target(mingw::WINDOWS_TARGET)?;
             let linker = mingw::ensure_linker()?;
             cmd.args(["--target", mingw::WINDOWS_TARGET]);
             cmd.env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &linker);
