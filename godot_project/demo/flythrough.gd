@@ -30,7 +30,8 @@ var origin_shift := 0.0
 
 @onready var world: StrataChunkWorld = $StrataChunkWorld
 @onready var camera: Camera3D = $Camera3D
-@onready var sun: DirectionalLight3D = $Sun
+## The game's sky, sun and fog, its clock stopped in the morning (`flythrough.tscn`).
+@onready var day_night: DayNight = $DayNight
 
 
 func _parse_args() -> void:
@@ -88,6 +89,10 @@ func _ready() -> void:
 	world.worker_threads = workers
 	world.light_enabled = light
 	world.frame_budget_ms = 3.0
+	# As the game does: shadows and fog reach as far as the world is drawn.
+	var reach := float(view_distance * StrataChunkWorld.chunk_size()) * pow(2.0, far_levels)
+	day_night.shadow_distance = minf(reach, 2048.0)
+	day_night.view_reach_m = minf(reach, camera.far)
 	if origin_shift > 0.0:
 		world.floating_origin = true
 		world.origin_shift_distance = origin_shift
