@@ -456,6 +456,13 @@ const RENDERED: &[RenderedCheck] = &[
         log: "rendered-origin.log",
         renderer: Renderer::Compatibility,
     },
+    // The same ground as near chunks and as far columns: no colour pop (ΔE of its mean colour).
+    RenderedCheck {
+        scene: "res://rendered/far_colour_shots.tscn",
+        args: &[],
+        log: "rendered-far-colour.log",
+        renderer: Renderer::Compatibility,
+    },
     RenderedCheck {
         scene: "res://rendered/origin_shots_2d.tscn",
         args: &[],
