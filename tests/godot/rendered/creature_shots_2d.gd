@@ -20,9 +20,7 @@ var _player: CharacterBody2D
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = SHOT_SIZE
 	_scene = load("res://demo2d/side_view.tscn").instantiate()
 	add_child(_scene)

@@ -19,9 +19,7 @@ var out_dir := "user://day_night_shots"
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	world.preset = GameState.make_preset(GameState.DEFAULT_PRESET, -1)
 	world.view_distance = 3
 	world.vertical_view_distance = 2

@@ -45,9 +45,7 @@ var _target := Vector3.ZERO
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
 	world.preset = _hills_preset()
 	world.far_view_levels = 2

@@ -22,9 +22,7 @@ var _last_frame: Image
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	var preset := GameState.make_preset(GameState.DEFAULT_PRESET, -1)
 	world.preset = preset
 	world.view_distance = 4

@@ -52,9 +52,7 @@ var _ready_views: Array[bool] = []
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
 	world.preset = _flat_preset()
 	world.view_distance = 2

@@ -34,9 +34,7 @@ var out_dir := "user://origin_shots_2d"
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
 	var preset := StrataWorldPreset.new()
 	preset.seed = 9191

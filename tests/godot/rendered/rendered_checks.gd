@@ -22,6 +22,14 @@ func finish(tree: SceneTree) -> void:
 	tree.quit(0 if failed == 0 else 1)
 
 
+## The folder the run's frames go to: the `--out-dir=DIR` user argument, else `default`.
+static func out_dir_arg(default: String) -> String:
+	for arg in OS.get_cmdline_user_args():
+		if arg.begins_with("--out-dir="):
+			return arg.substr(10)
+	return default
+
+
 ## Saves the last drawn frame as `dir/NAME.png`; returns it (null when nothing is drawn, as
 ## in a headless run).
 static func screenshot(viewport: Viewport, dir: String, shot_name: String) -> Image:

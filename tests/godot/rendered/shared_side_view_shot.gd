@@ -16,9 +16,7 @@ var out_dir := "user://shared_side_view_shot"
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = SHOT_SIZE
 	_run.call_deferred()
 

@@ -20,9 +20,7 @@ var checks := RenderedChecks.new()
 
 
 func _ready() -> void:
-	for arg in OS.get_cmdline_user_args():
-		if arg.begins_with("--out-dir="):
-			out_dir = arg.substr(10)
+	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	DirAccess.make_dir_recursive_absolute(out_dir)
 	_run.call_deferred()
 
