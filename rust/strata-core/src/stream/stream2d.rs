@@ -1141,6 +1141,29 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_batch_retiles_exactly_the_chunks_whose_halo_holds_one_of_its_tiles() {
+        let mut s = streamer(1);
+        s.set_viewer(0.0, 0.0);
+        drain_until_ready(&mut s);
+        // Rows inside one chunk row, columns across the border at x = 0 and its edge columns,
+        // and a row on the chunk row's lower edge: interior tiles and edge tiles in one batch.
+        let row = s.generator().surface_row(0) - 3;
+        let batch: Vec<(IVec3, Option<BlockId>)> = (-70..70)
+            .flat_map(|x| [(x, row), (x, row - 1), (x, 63)])
+            .map(|(x, y)| (IVec3::new(x, y, 0), Some(block::STONE)))
+            .collect();
+        let mut expected: HashSet<ChunkCoord2D> = HashSet::new();
+        for (p, _) in &batch {
+            expected.extend(s.chunks_touching(p.x, p.y).into_iter().filter(|c| s.is_loaded(*c)));
+        }
+        s.edit_tiles(&batch);
+        let updates = drain_until_ready(&mut s);
+        let retiled: HashSet<ChunkCoord2D> =
+            updates.iter().filter(|r| r.is_update && r.tiles_changed).map(|r| r.coord).collect();
+        assert_eq!(retiled, expected);
+    }
+
+    #[test]
     fn an_edit_made_while_a_rebuild_is_out_is_written_by_the_rebuild_after_it() {
         // The node pumps, then applies water flows (edits), then takes results: a result that
         // left before the second edit comes back while the chunk is dirty again, and the rebuild
