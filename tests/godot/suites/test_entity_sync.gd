@@ -49,6 +49,16 @@ func _entities(w: StrataChunkWorld) -> Array[Node3D]:
 	return w.get_entities_in(AABB(Vector3(-1e6, -1e6, -1e6), Vector3(2e6, 2e6, 2e6)))
 
 
+## Every entity of `w` as "scene x y z health" (positions to a centimetre), sorted.
+func _entity_list(w: StrataChunkWorld) -> Array[String]:
+	var out: Array[String] = []
+	for e in _entities(w):
+		var p := e.position
+		out.append("%s %.2f %.2f %.2f %s" % [e.scene_file_path, p.x, p.y, p.z, e.get("health")])
+	out.sort()
+	return out
+
+
 func _entity_near(w: StrataChunkWorld, p: Vector3, within := 0.01) -> Node3D:
 	for e in _entities(w):
 		if e.position.distance_to(p) < within:
@@ -181,9 +191,17 @@ func test_the_hosts_entity_changes_reach_clients_and_late_joiners() -> void:
 	assert_eq(_entity_near(late_world, added_at).get("health"), 7, "the added one with its state")
 	assert_gt(int(server.get_stats()["entity_updates"]), 0, "%s" % server.get_stats())
 	assert_gt(int(ada.get_stats()["entity_records"]), 0, "%s" % ada.get_stats())
-	# Leaving gives the client's world its own entities back.
+	# Leaving gives the client's world its own entities back, and it keeps every object it shows.
+	var shown := _entity_list(ada_world)
 	ada.leave()
 	assert_true(ada_world.is_entity_authority(), "ada's world acts on its own again")
+	await wait_frames(10)
+	assert_eq(_entity_list(ada_world), shown, "nothing lost on leaving")
+	assert_eq(_entity_near(ada_world, added_at).get("health"), 7, "the host's added one is ada's")
+	assert_true(_entity_near(ada_world, gone_at) == null, "the removed one stays away")
+	assert_true(
+		ada_world.add_entity(_critter, added_at + Vector3(1, 0, 0)) != null, ada_world.last_error()
+	)
 
 
 func test_an_entity_crossing_a_chunk_border_keeps_its_replica() -> void:

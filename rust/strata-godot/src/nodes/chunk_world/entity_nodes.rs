@@ -257,10 +257,17 @@ impl ChunkWorld {
         !self.entities.is_replica()
     }
 
-    /// Makes the entities replicas of a server's (`true`, a client that joined) or this world's
-    /// own again (`false`, it left); every entity goes, the deltas start empty.
+    /// Makes the entities replicas of a server's (`true`, a client that joined: every entity
+    /// goes, the deltas start empty, the server's come in their place) or this world's own again
+    /// (`false`, it left: it keeps every object it shows, as the side view does).
     pub(crate) fn set_entity_replica(&mut self, replica: bool) {
-        for node in self.entities.set_replica(replica) {
+        if !replica {
+            if self.entities.is_replica() {
+                self.entities.own_replicas();
+            }
+            return;
+        }
+        for node in self.entities.set_replica(true) {
             if node.is_instance_valid() {
                 self.signals().entity_despawned().emit(&node);
                 node.free();

@@ -39,6 +39,26 @@ impl Entities {
         self.replica
     }
 
+    /// A replica world becomes an authority keeping its objects: glides end at their targets,
+    /// and the records of the active chunks leave the deltas (their entities stand, or are
+    /// queued, and are kept from now on as an authority keeps its own; the removed spawn keys
+    /// stay, so those spawns do not come back).
+    pub(crate) fn own_replicas(&mut self) {
+        let live = &self.live;
+        self.glides.finish(|id, t| {
+            if let Some(l) = live.get(&id).filter(|l| l.node.is_instance_valid()) {
+                l.node.clone().set_transform(t);
+            }
+            true
+        });
+        let active: Vec<ChunkCoord> = self.active.iter().copied().collect();
+        for c in active {
+            let _ = self.deltas.take_records(c);
+        }
+        self.deltas.compact();
+        self.replica = false;
+    }
+
     /// Moves every gliding replica to where it is now.
     pub(in crate::nodes::chunk_world) fn glide(&mut self) {
         let live = &self.live;
