@@ -104,7 +104,7 @@ func _run(w: PackedStringArray) -> void:
 		"host":
 			_host(int(w[1]))
 		"entity":
-			_entity(w)
+			await _entity(w)
 		"entity_seen":
 			await _entity_seen(
 				Vector3(float(w[1]), float(w[2]), float(w[3])), w[4] == "1", float(w[5])
@@ -211,6 +211,9 @@ func _entity(w: PackedStringArray) -> void:
 			var x := float(w[2])
 			var z := float(w[3])
 			var at := Vector3(x, _world.get_height(x, z) + 1.0, z)
+			# An object added where no chunk stands yet is kept as a record until its chunk
+			# loads (its node goes): on a loaded machine the area may still be streaming.
+			await _wait(_world.is_area_ready, 30.0)
 			if w[1] == "add":
 				_crate = _world.add_entity(CRATE, at)
 			elif _crate != null:
