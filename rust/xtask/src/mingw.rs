@@ -61,6 +61,16 @@ pub fn ensure_linker() -> Result<PathBuf> {
     })
 }
 
+/// The folder of the unpacked MinGW-w64's programs (`x86_64-w64-mingw32-dlltool`, which rustc
+/// runs for the `raw-dylib` imports of crates such as `windows-sys`), to put on the build's
+/// `PATH`; `None` when the system's MinGW-w64 is on `PATH` already.
+pub fn tool_dir() -> Option<PathBuf> {
+    if paths::which("x86_64-w64-mingw32-dlltool").is_some() {
+        return None;
+    }
+    Some(mingw_dir().join("root/usr/bin")).filter(|d| d.is_dir())
+}
+
 /// The system's Debian release name (`bookworm`), from `/etc/os-release`; also [`crate::arm64`]'s.
 pub(crate) fn debian_codename() -> Result<String> {
     let text = fs::read_to_string("/etc/os-release").context("could not read /etc/os-release")?;

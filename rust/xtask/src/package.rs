@@ -289,6 +289,12 @@ pub fn build_library(platform: Platform) -> Result<BuiltLibrary> {
             let linker = mingw::ensure_linker()?;
             cmd.args(["--target", mingw::WINDOWS_TARGET]);
             cmd.env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &linker);
+            if let Some(tools) = mingw::tool_dir() {
+                let path = std::env::var_os("PATH").unwrap_or_default();
+                let joined = std::env::join_paths(std::iter::once(tools).chain(std::env::split_paths(&path)))
+                    .context("the MinGW-w64 folder cannot go on PATH")?;
+                cmd.env("PATH", joined);
+            }
             paths::target_dir()?.join(mingw::WINDOWS_TARGET).join(PROFILE)
         }
         Platform::LinuxArm64 => {
