@@ -20,6 +20,9 @@ func strata_set_state(state: Dictionary) -> void:
 	health = int(state.get("health", 10))
 """
 
+## Factor on every `wait_until` timeout (the runner's `--wait-scale=N`: emulated CPUs).
+static var wait_scale: float = 1.0
+
 var _failures: PackedStringArray = []
 ## Nodes the running test wants freed after it (see `keep`).
 var _kept: Array[Node] = []
@@ -181,7 +184,7 @@ func assert_lt(actual: float, bound: float, message: String = "") -> bool:
 
 ## Waits until `predicate.call()` is true or `timeout_s` passes; returns whether it became true.
 func wait_until(predicate: Callable, timeout_s: float = 30.0) -> bool:
-	var deadline := Time.get_ticks_msec() + int(timeout_s * 1000.0)
+	var deadline := Time.get_ticks_msec() + int(timeout_s * wait_scale * 1000.0)
 	while not predicate.call():
 		if Time.get_ticks_msec() > deadline:
 			return false

@@ -3,7 +3,8 @@
 ## Suites are the scripts `res://suites/test_*.gd` (each extends StrataTestCase). Optional user
 ## argument `--filter=TEXT` runs only tests whose "suite.test" name contains TEXT; `--skip=A,B`
 ## leaves out those whose name contains A or B; `--suites=A,B` runs only the suites named A and B
-## (`cargo xtask platforms` under emulation).
+## (`cargo xtask platforms` under emulation); `--wait-scale=N` lets every `wait_until` wait N
+## times as long (an emulated CPU runs many times slower; the conditions waited for are the same).
 ## A test that stops on a script error fails with it (`StrataLogCollector`). Ends with the line
 ## `N passed, N failed`.
 extends Node
@@ -25,6 +26,8 @@ func _ready() -> void:
 			skip = arg.substr(7).split(",", false)
 		elif arg.begins_with("--suites="):
 			only_suites = arg.substr(9).split(",", false)
+		elif arg.begins_with("--wait-scale="):
+			StrataTestCase.wait_scale = maxf(1.0, arg.substr(13).to_float())
 	if not ClassDB.class_exists("StrataChunkWorld"):
 		print(
 			"FAIL: the Strata extension is not loaded (StrataChunkWorld class missing); run the import first"

@@ -69,6 +69,8 @@ pub const ARM64_SUITES: &[&str] = &[
 
 /// Seconds the arm64 suite may take under emulation.
 const ARM64_SUITE_TIMEOUT_S: u64 = 5400;
+/// Factor on the suite's `wait_until` timeouts under emulation (the runner's `--wait-scale`).
+const ARM64_WAIT_SCALE: u32 = 8;
 
 /// The line the fingerprint scene ends with.
 const FINGERPRINT_PREFIX: &str = "strata-platform-fingerprints:";
@@ -514,6 +516,9 @@ fn run_arm64_suite(godot: &Godot, filter: Option<&str>) -> Result<(test_suite::S
         cmd.arg(format!("--filter={f}"));
     }
     cmd.arg(format!("--suites={}", ARM64_SUITES.join(",")));
+    // QEMU runs the arm64 Godot many times slower than the host: the tests wait as long for
+    // the same conditions (a loaded 2-core host once took over 60 s to stream one view).
+    cmd.arg(format!("--wait-scale={ARM64_WAIT_SCALE}"));
     let out = godot_run::run_captured_until(
         cmd,
         Duration::from_secs(ARM64_SUITE_TIMEOUT_S),
