@@ -44,6 +44,9 @@ fn shipped() -> Vec<(&'static str, WorldPreset)> {
     default_hills.height.scale = 460.0;
     default_hills.height.octaves = 8;
     default_hills.height.persistence = 0.58;
+    // Preset format 3's biome borders, meandering and mixed (issue 48), as the default's.
+    default_hills.biomes.warp_strength = WorldPreset::default().biomes.warp_strength;
+    default_hills.biomes.transition_width = WorldPreset::default().biomes.transition_width;
 
     let mut archipelago = WorldPreset { name: "Archipelago".into(), seed: 424_242, ..WorldPreset::format1_default() };
     archipelago.height.base_height = -10.0;
@@ -274,12 +277,12 @@ fn fingerprint_is_stable_and_seed_sensitive() {
 
 #[test]
 fn newer_version_is_refused_by_name() {
-    let text = preset_to_ron(&WorldPreset::default()).replace("version: 2", "version: 7");
+    let text = preset_to_ron(&WorldPreset::default()).replace("version: 3", "version: 7");
     let e = preset_from_ron(&text, "shared.ron").unwrap_err();
     assert!(matches!(e, PresetError::NewerVersion { found: 7, .. }), "{e:?}");
     let m = e.to_string();
     assert!(
-        m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 2"),
+        m.contains("shared.ron") && m.contains("newer Strata") && m.contains("version 7") && m.contains("<= 3"),
         "{m}"
     );
 }

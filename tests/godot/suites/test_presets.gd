@@ -146,6 +146,54 @@ func test_godot_saved_tres_carries_the_preset_format() -> void:
 		assert_eq(loaded.fingerprint(), p.fingerprint(), "Godot's loader")
 
 
+func test_format_2_tres_keeps_its_straight_biome_borders_through_both_readers() -> void:
+	# Format 3 made biome borders meander (warp) and mix (transition); a format-2 file holds
+	# neither setting, so both readers give it format 2's values: its world is unchanged.
+	var saved_by := {
+		"godot": "preset_format = null\n",
+		"strata": "preset_format = 2\n",
+	}
+	for who: String in saved_by:
+		var path := _dir.path_join("format2_%s.tres" % who)
+		var f := FileAccess.open(path, FileAccess.WRITE)
+		f.store_string(
+			(
+				'[gd_resource type="StrataWorldPreset" format=3]\n\n[resource]\nseed = 2024\n'
+				+ saved_by[who]
+			)
+		)
+		f.close()
+		var old := StrataWorldPreset.load_from_file(path)
+		if assert_true(old != null, path):
+			assert_eq(old.biomes_warp_strength, 0.0, who + ": Strata's reader")
+			assert_eq(old.biomes_transition_width, 0.0, who)
+		var via_godot = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+		if assert_true(via_godot is StrataWorldPreset, path):
+			assert_eq(via_godot.biomes_warp_strength, 0.0, who + ": Godot's loader")
+			assert_eq(via_godot.biomes_transition_width, 0.0, who)
+			assert_eq(via_godot.seed, 2024)
+	# Saved by Godot now: the mark says format 3, and the defaults stay.
+	var p := StrataWorldPreset.new()
+	var meanders := p.biomes_warp_strength > 0.0 and p.biomes_transition_width > 0.0
+	assert_true(meanders, "a new preset meanders")
+	var path := _dir.path_join("format3.tres")
+	assert_eq(ResourceSaver.save(p, path), OK)
+	var text := FileAccess.get_file_as_string(path)
+	assert_true(text.contains("preset_format_3 = null"), text)
+	assert_false(text.contains("biomes_warp_strength"), "a default is left out: " + text)
+	var via_godot = ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE)
+	if assert_true(via_godot is StrataWorldPreset, path):
+		assert_eq(via_godot.biomes_warp_strength, p.biomes_warp_strength, "Godot's loader")
+		assert_eq(via_godot.fingerprint(), p.fingerprint())
+	var q := StrataWorldPreset.load_from_file(path)
+	if assert_true(q != null, path):
+		assert_eq(q.fingerprint(), p.fingerprint(), "Strata's reader")
+	# A duplicate keeps the settings too (the mark travels before the format).
+	var moved := StrataWorldPreset.new()
+	moved.biomes_warp_strength = 40.0
+	assert_eq((moved.duplicate() as StrataWorldPreset).biomes_warp_strength, 40.0)
+
+
 func test_format_1_tres_keeps_its_life_rules_through_strata_reader() -> void:
 	# A .tres as Godot's inspector saved it before preset format 2: no marker, rules left out.
 	var path := _dir.path_join("format1.tres")

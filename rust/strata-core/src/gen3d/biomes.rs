@@ -8,6 +8,14 @@
 //!   point, the one whose `(temperature, moisture)` is nearest; when no range holds it, the
 //!   nearest of all ([`BiomeMap::biome_for_climate`]).
 //!   A position belongs to the biome of its nearest feature point (5×5 cell scan: exact).
+//! * **Warp.** A position looks its biome up at a displaced point
+//!   ([`crate::gen3d::biome_warp`]: layered noise, up to `warp_strength` voxels per axis), so the
+//!   cells' straight edges meander like coastlines. Every rule below applies at that point.
+//! * **Transition.** Within `transition_width` of a border (the nearest feature point of another
+//!   biome at most that much farther than the nearest one), a column takes the other biome with
+//!   probability `½ · (1 − margin / transition_width)`, drawn from a hash of the seed and the
+//!   column: the two biomes' surfaces mix in a dithered band that thins out away from the
+//!   border, the same in any chunk and order.
 //! * **Blend.** Biome height parameters (`height_offset`, `height_scale`) are averaged over the
 //!   feature points whose distance `dᵢ` is within `blend` of the nearest one's `d₀`, with weight
 //!   `smoothstep(1 − (dᵢ − d₀) / blend)`. On a border `dᵢ = d₀` so both sides weigh the same, and
@@ -27,7 +35,8 @@
 
 use crate::base::block::{self, BlockId};
 use crate::base::block_library::{BlockLibrary, default_library};
-use crate::base::rng::salt;
+use crate::base::rng::{hash2, salt, unit_f64};
+use crate::gen3d::biome_warp::{BiomeWarp, WarpGrid};
 use crate::noise::fractal::{FractalParams, noise_seed, perlin_fbm};
 use crate::noise::worley::{cell_of, feature_point};
 use crate::preset::model::{Biome, ScatterKind, ScatterPlacement, WorldPreset};
@@ -121,6 +130,8 @@ pub struct RegionFeatures {
     /// `(x0, z0, x1, z1)`: the rectangle covered.
     rect: (f64, f64, f64, f64),
     features: Vec<Feature>,
+    /// The warp over the rectangle (empty without a warp).
+    warp: WarpGrid,
 }
 
 impl RegionFeatures {
@@ -136,6 +147,9 @@ pub struct BiomeMap {
     enabled: bool,
     cell_size: f64,
     blend: f64,
+    warp: Option<BiomeWarp>,
+    /// `transition_width` (0 without a transition band).
+    transition: f64,
     temperature: Fbm<Perlin>,
     moisture: Fbm<Perlin>,
     table: Vec<Biome>,
@@ -173,11 +187,20 @@ impl BiomeMap {
             enabled,
             cell_size,
             blend: (b.blend_distance as f64).clamp(0.0, cell_size * 0.5),
+            warp: if enabled { BiomeWarp::new(preset.seed, b.warp_strength as f64, b.warp_scale as f64) } else { None },
+            transition: if enabled { (b.transition_width as f64).max(0.0) } else { 0.0 },
             temperature: perlin_fbm(noise_seed(preset.seed, salt::TEMPERATURE), climate),
             moisture: perlin_fbm(noise_seed(preset.seed, salt::MOISTURE), climate),
             table,
             params,
         }
+    }
+
+    /// This map with another warp: for tuning it.
+    #[doc(hidden)]
+    pub fn with_warp(mut self, warp: Option<BiomeWarp>) -> Self {
+        self.warp = warp;
+        self
     }
 
     /// The biome table in use (one default plains biome when biomes are disabled).
@@ -237,18 +260,26 @@ impl BiomeMap {
         Feature { x, z, biome }
     }
 
-    /// The feature points that matter for positions in `[x0, x1] × [z0, z1]`.
+    /// The feature points that matter for positions in `[x0, x1] × [z0, z1]`, and the warp over
+    /// them.
     ///
-    /// Candidates are the feature points of the 5×5 cells around every cell of the rectangle
-    /// (exact, see the module doc). With `D` the smallest over candidates of their farthest
-    /// distance to the rectangle, every position has its nearest point within `D`; a candidate
-    /// whose nearest distance to the rectangle is `≥ D + blend` can then be neither the nearest
-    /// nor inside the blend band anywhere, and is dropped (with one voxel of slack for rounding).
+    /// A position looks up its biome at most `warp_strength` voxels away on each axis, so the
+    /// points that matter are those for lookups in the rectangle grown by that much. Candidates
+    /// are the feature points of the 5×5 cells around every cell of it (exact, see the module
+    /// doc). With `D` the smallest over candidates of their farthest distance to it, every lookup
+    /// has its nearest point within `D`; a candidate whose nearest distance to it is
+    /// `≥ D + max(blend, transition)` can then be neither the nearest nor inside the blend or
+    /// transition band anywhere, and is dropped (with one voxel of slack for rounding).
     pub fn region_features(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> RegionFeatures {
         let rect = (x0, z0, x1, z1);
         if !self.enabled {
-            return RegionFeatures { rect, features: Vec::new() };
+            return RegionFeatures { rect, features: Vec::new(), warp: WarpGrid::default() };
         }
+        let (warp, reach) = match &self.warp {
+            Some(w) => (w.grid(x0, z0, x1, z1), w.strength()),
+            None => (WarpGrid::default(), 0.0),
+        };
+        let (x0, z0, x1, z1) = (x0 - reach, z0 - reach, x1 + reach, z1 + reach);
         let (cx0, cz0) = cell_of(self.cell_size, x0, z0);
         let (cx1, cz1) = cell_of(self.cell_size, x1, z1);
         // Positions first (a hash each); the climate (two fBm samples) only for the kept points.
@@ -270,10 +301,39 @@ impl BiomeMap {
             (gx * gx + gz * gz).sqrt()
         };
         let d = candidates.iter().map(far).fold(f64::INFINITY, f64::min);
-        let keep = d + self.blend + 1.0;
+        let keep = d + self.blend.max(self.transition) + 1.0;
         let features =
             candidates.iter().filter(|c| near(c) < keep).map(|&(cx, cz, _, _)| self.feature(cx, cz)).collect();
-        RegionFeatures { rect, features }
+        RegionFeatures { rect, features, warp }
+    }
+
+    /// Whether lookups are warped or dithered (otherwise a position looks up its own biome).
+    #[inline]
+    fn mixes(&self) -> bool {
+        self.warp.is_some() || self.transition > 0.0
+    }
+
+    /// Where `(x, z)` looks up its biome: the warped point, or itself without a warp.
+    #[inline]
+    fn lookup(&self, x: f64, z: f64, region: &RegionFeatures) -> (f64, f64) {
+        if self.warp.is_some() { region.warp.warped(x, z) } else { (x, z) }
+    }
+
+    /// The biome column `(x, z)` shows, given the nearest feature point's biome and squared
+    /// distance to its lookup and those of the nearest point of another biome (see
+    /// [`nearest_two`]): the other biome, with the transition band's probability.
+    #[inline]
+    fn dithered(&self, x: f64, z: f64, (b0, d0, b1, d1): (u8, f64, u8, f64)) -> u8 {
+        if self.transition <= 0.0 || b1 == NO_BIOME {
+            return b0;
+        }
+        let margin = d1.sqrt() - d0.sqrt();
+        if margin.is_nan() || margin >= self.transition {
+            return b0;
+        }
+        let chance = 0.5 * (1.0 - margin / self.transition);
+        let (cx, cz) = (x.floor() as i32, z.floor() as i32);
+        if unit_f64(hash2(self.seed, salt::BIOME_DITHER, cx, cz)) < chance { b1 } else { b0 }
     }
 
     /// The biome and blended height parameters at world `(x, z)`.
@@ -290,6 +350,19 @@ impl BiomeMap {
             let (x0, z0, x1, z1) = region.rect;
             !self.enabled || (x0..=x1).contains(&x) && (z0..=z1).contains(&z)
         });
+        if !self.mixes() {
+            return self.sample_at(x, z, region);
+        }
+        let (lx, lz) = self.lookup(x, z, region);
+        let mut sample = self.sample_at(lx, lz, region);
+        if self.transition > 0.0 && !region.features.is_empty() {
+            sample.biome = self.dithered(x, z, nearest_two(&region.features, lx, lz));
+        }
+        sample
+    }
+
+    /// [`BiomeMap::sample_in`] at lookup point `(x, z)`, without the transition's dither.
+    fn sample_at(&self, x: f64, z: f64, region: &RegionFeatures) -> BiomeSample {
         if !self.enabled || region.features.is_empty() {
             let p = &self.params[0];
             return BiomeSample { biome: 0, height_offset: p.height_offset, height_scale: p.height_scale };
@@ -334,8 +407,8 @@ impl BiomeMap {
     /// `region`'s rectangle): the same bits. A region whose feature points all chose one biome
     /// gives that biome's own parameters everywhere (what `sample_in` returns when no other
     /// biome is near), with no per-position work; otherwise, with AVX2, four positions at a
-    /// time: the same distances, square roots and weights, summed in the same order, a point
-    /// skipped where `sample_in` skips it (`d ≥ reach`).
+    /// time: the same lookup points, distances, square roots and weights, summed in the same
+    /// order, a point skipped where `sample_in` skips it (`d ≥ reach`).
     pub fn blend_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, out: &mut [(f64, f64)]) {
         assert_eq!(xs.len(), out.len(), "one blend per position");
         let features = &region.features;
@@ -353,24 +426,43 @@ impl BiomeMap {
             out.fill(own(features[0].biome));
             return;
         }
+        let (lx, lz) = self.lookup_row(xs, z, region);
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if self.blend > 0.0 && crate::base::simd::avx2() {
-            let dz2: Vec<f64> = features.iter().map(|f| (f.z - z) * (f.z - z)).collect();
             // SAFETY: the CPU has AVX2.
-            done = unsafe { blend_row_avx2(xs, &dz2, features, &self.params, self.blend, out) };
+            done = unsafe { blend_row_avx2(&lx, &lz, features, &self.params, self.blend, out) };
         }
-        for (&x, o) in xs[done..].iter().zip(&mut out[done..]) {
-            let s = self.sample_in(x, z, region);
+        for ((&x, &z), o) in lx[done..].iter().zip(&lz[done..]).zip(&mut out[done..]) {
+            let s = self.sample_at(x, z, region);
             *o = (s.height_offset, s.height_scale);
         }
     }
 
-    /// The biome of the nearest feature point to `(x, z)`, a position inside `region`'s rectangle
-    /// (the biome [`BiomeMap::sample_in`] gives, without the blend).
+    /// The lookup points of `(xs[i], z)`, `i` along the row.
+    fn lookup_row(&self, xs: &[f64], z: f64, region: &RegionFeatures) -> (Vec<f64>, Vec<f64>) {
+        let (mut lx, mut lz) = (Vec::with_capacity(xs.len()), Vec::with_capacity(xs.len()));
+        if self.warp.is_some() {
+            region.warp.warped_row(xs, z, &mut lx, &mut lz);
+        } else {
+            lx.extend_from_slice(xs);
+            lz.resize(xs.len(), z);
+        }
+        (lx, lz)
+    }
+
+    /// The biome column `(x, z)` shows, a position inside `region`'s rectangle (the biome
+    /// [`BiomeMap::sample_in`] gives, without the blend).
     #[inline]
     pub fn nearest_in(&self, x: f64, z: f64, region: &RegionFeatures) -> u8 {
+        if self.mixes() {
+            if region.features.is_empty() {
+                return 0;
+            }
+            let (lx, lz) = self.lookup(x, z, region);
+            return self.dithered(x, z, nearest_two(&region.features, lx, lz));
+        }
         let (mut nearest, mut best_d2) = (0u8, f64::INFINITY);
         for f in &region.features {
             let d = (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
@@ -382,35 +474,47 @@ impl BiomeMap {
     }
 
     /// [`BiomeMap::nearest_in`] at every `(xs[i], z)` of one row, into `out[i]` (`out` as long as
-    /// `xs`). The same distances, compared in the same order (a point replaces the best only when
-    /// strictly nearer), so the same biomes; with AVX2 four positions at a time.
+    /// `xs`). The same lookup points and distances, compared in the same order (a point replaces
+    /// the best only when strictly nearer), so the same biomes; with AVX2 four positions at a
+    /// time.
     pub fn nearest_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, out: &mut [u8]) {
         assert_eq!(xs.len(), out.len(), "one biome per position");
-        // Squared z distance of each point to the row: the second term of every distance.
-        let dz2: Vec<f64> = region.features.iter().map(|f| (f.z - z) * (f.z - z)).collect();
+        let features = &region.features;
+        if self.mixes() && features.is_empty() {
+            out.fill(0);
+            return;
+        }
+        let (lx, lz) = self.lookup_row(xs, z, region);
+        let second = self.transition > 0.0;
+        let mut nearest = vec![NEAREST_NONE; xs.len()];
         #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
         let mut done = 0;
         #[cfg(target_arch = "x86_64")]
         if crate::base::simd::avx2() {
             // SAFETY: the CPU has AVX2.
-            done = unsafe { nearest_row_avx2(xs, &dz2, &region.features, out) };
-        }
-        for (x, b) in xs[done..].iter().zip(&mut out[done..]) {
-            let (mut nearest, mut best_d2) = (0u8, f64::INFINITY);
-            for (f, dz2) in region.features.iter().zip(&dz2) {
-                let d = (f.x - x) * (f.x - x) + dz2;
-                if d < best_d2 {
-                    (nearest, best_d2) = (f.biome, d);
+            done = unsafe {
+                if second {
+                    nearest_row_avx2::<true>(&lx, &lz, features, &mut nearest)
+                } else {
+                    nearest_row_avx2::<false>(&lx, &lz, features, &mut nearest)
                 }
-            }
-            *b = nearest;
+            };
+        }
+        for ((&x, &z), n) in lx[done..].iter().zip(&lz[done..]).zip(&mut nearest[done..]) {
+            *n = nearest_two(features, x, z);
+        }
+        for ((&x, b), n) in xs.iter().zip(out.iter_mut()).zip(nearest) {
+            *b = if second { self.dithered(x, z, n) } else { n.0 };
         }
     }
 
-    /// The biome of the nearest feature point to `(x, z)`.
+    /// The biome column `(x, z)` shows (see [`BiomeMap::nearest_in`]).
     pub fn biome_index_at(&self, x: f64, z: f64) -> u8 {
         if !self.enabled {
             return 0;
+        }
+        if self.mixes() {
+            return self.nearest_in(x, z, &self.region_features(x, z, x, z));
         }
         let ((cx, cz), _) =
             crate::noise::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
@@ -418,47 +522,105 @@ impl BiomeMap {
     }
 }
 
-/// [`BiomeMap::nearest_row`] for the leading multiple of four positions; returns how many it did.
-/// Lanes are positions, points are scanned in order, and a lane takes a point only when its
-/// distance is strictly less (`_CMP_LT_OQ`), as the scalar loop does; `dx·dx + dz2` rounds as
-/// there (no fused multiply-add).
+/// No biome: the "other biome" of a position whose region holds one biome only.
+const NO_BIOME: u8 = u8::MAX;
+
+/// [`nearest_two`] of no feature point.
+const NEAREST_NONE: (u8, f64, u8, f64) = (0, f64::INFINITY, NO_BIOME, f64::INFINITY);
+
+/// The nearest of `features` to `(x, z)`, its biome and squared distance, and the nearest of
+/// those of another biome, its biome and squared distance (`NO_BIOME`, ∞ when there is none).
+/// Points are scanned in order and replace a best only when strictly nearer.
+#[inline]
+fn nearest_two(features: &[Feature], x: f64, z: f64) -> (u8, f64, u8, f64) {
+    let (mut b0, mut d0, mut b1, mut d1) = NEAREST_NONE;
+    for f in features {
+        let d = (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
+        if d < d0 {
+            // The old nearest is the nearest of the other biomes when it differs; when it is of
+            // the same biome, the nearest other one stays.
+            if f.biome != b0 {
+                (b1, d1) = (b0, d0);
+            }
+            (b0, d0) = (f.biome, d);
+        } else if f.biome != b0 && d < d1 {
+            (b1, d1) = (f.biome, d);
+        }
+    }
+    if d0 == f64::INFINITY {
+        // No point was nearer than ∞: the first biome, as the scalar loops give.
+        b1 = NO_BIOME;
+    }
+    (b0, d0, b1, d1)
+}
+
+/// [`nearest_two`] (only the nearest when `!SECOND`) at lookup points `(xs[i], zs[i])` for the
+/// leading multiple of four positions; returns how many it did. Lanes are positions, points are
+/// scanned in order, and a lane takes a point only when its distance is strictly less
+/// (`_CMP_LT_OQ`), as the scalar loop does; `dx·dx + dz·dz` rounds as there (no fused
+/// multiply-add).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn nearest_row_avx2(xs: &[f64], dz2: &[f64], features: &[Feature], out: &mut [u8]) -> usize {
+fn nearest_row_avx2<const SECOND: bool>(
+    xs: &[f64],
+    zs: &[f64],
+    features: &[Feature],
+    out: &mut [(u8, f64, u8, f64)],
+) -> usize {
     use std::arch::x86_64::*;
     let blocks = xs.len() / 4;
-    for (x4, b4) in xs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
-        // SAFETY: `x4` holds four f64, read unaligned.
-        let x = unsafe { _mm256_loadu_pd(x4.as_ptr()) };
-        let (mut best, mut biome) = (_mm256_set1_pd(f64::INFINITY), _mm256_setzero_pd());
-        for (f, &dz2) in features.iter().zip(dz2) {
+    for ((x4, z4), o4) in xs.chunks_exact(4).zip(zs.chunks_exact(4)).zip(out.chunks_exact_mut(4)) {
+        // SAFETY: `x4` and `z4` hold four f64 each, read unaligned.
+        let (x, z) = unsafe { (_mm256_loadu_pd(x4.as_ptr()), _mm256_loadu_pd(z4.as_ptr())) };
+        let inf = _mm256_set1_pd(f64::INFINITY);
+        let (mut best, mut biome) = (inf, _mm256_setzero_pd());
+        let (mut other, mut other_biome) = (inf, _mm256_set1_pd(NO_BIOME as f64));
+        for f in features {
             let dx = _mm256_sub_pd(_mm256_set1_pd(f.x), x);
-            let d = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_set1_pd(dz2));
+            let dz = _mm256_sub_pd(_mm256_set1_pd(f.z), z);
+            let d = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dz, dz));
+            let fb = _mm256_set1_pd(f.biome as f64);
             let nearer = _mm256_cmp_pd::<_CMP_LT_OQ>(d, best);
+            if SECOND {
+                let differs = _mm256_cmp_pd::<_CMP_NEQ_UQ>(fb, biome);
+                // Nearer and of another biome: the old best becomes the other.
+                let demote = _mm256_and_pd(nearer, differs);
+                // Not nearer, of another biome and nearer than the other: the new other.
+                let take = _mm256_andnot_pd(nearer, _mm256_and_pd(differs, _mm256_cmp_pd::<_CMP_LT_OQ>(d, other)));
+                other = _mm256_blendv_pd(_mm256_blendv_pd(other, best, demote), d, take);
+                other_biome = _mm256_blendv_pd(_mm256_blendv_pd(other_biome, biome, demote), fb, take);
+            }
             best = _mm256_blendv_pd(best, d, nearer);
-            biome = _mm256_blendv_pd(biome, _mm256_set1_pd(f.biome as f64), nearer);
+            biome = _mm256_blendv_pd(biome, fb, nearer);
         }
-        let mut lanes = [0.0f64; 4];
-        // SAFETY: `lanes` holds four f64, written unaligned.
-        unsafe { _mm256_storeu_pd(lanes.as_mut_ptr(), biome) };
-        for (b, l) in b4.iter_mut().zip(lanes) {
-            *b = l as u8;
+        let mut lanes = [[0.0f64; 4]; 4];
+        // SAFETY: each row of `lanes` holds four f64, written unaligned.
+        unsafe {
+            _mm256_storeu_pd(lanes[0].as_mut_ptr(), biome);
+            _mm256_storeu_pd(lanes[1].as_mut_ptr(), best);
+            _mm256_storeu_pd(lanes[2].as_mut_ptr(), other_biome);
+            _mm256_storeu_pd(lanes[3].as_mut_ptr(), other);
+        }
+        for (l, o) in o4.iter_mut().enumerate() {
+            let b1 = if lanes[1][l] == f64::INFINITY { NO_BIOME } else { lanes[2][l] as u8 };
+            *o = (lanes[0][l] as u8, lanes[1][l], b1, lanes[3][l]);
         }
     }
     blocks * 4
 }
 
-/// [`BiomeMap::blend_row`] for the leading multiple of four positions (`blend > 0`); returns how
-/// many it did. Lanes are positions; each step is [`BiomeMap::sample_in`]'s, lane by lane: the
-/// nearest point (strictly nearer replaces, `_CMP_LT_OQ`), `d₀ = √best`, then over the points in
-/// order those with `!(d ≥ reach)` (`_CMP_NGE_UQ`) add their smoothstep weight, with masked adds
-/// so that a skipped point leaves the sums' bits alone; where no point of another biome was added,
-/// the nearest biome's own parameters. No fused multiply-add, as in the scalar code.
+/// [`BiomeMap::blend_row`] at lookup points `(xs[i], zs[i])` for the leading multiple of four
+/// positions (`blend > 0`); returns how many it did. Lanes are positions; each step is
+/// [`BiomeMap::sample_in`]'s, lane by lane: the nearest point (strictly nearer replaces,
+/// `_CMP_LT_OQ`), `d₀ = √best`, then over the points in order those with `!(d ≥ reach)`
+/// (`_CMP_NGE_UQ`) add their smoothstep weight, with masked adds so that a skipped point leaves
+/// the sums' bits alone; where no point of another biome was added, the nearest biome's own
+/// parameters. No fused multiply-add, as in the scalar code.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn blend_row_avx2(
     xs: &[f64],
-    dz2: &[f64],
+    zs: &[f64],
     features: &[Feature],
     params: &[BiomeParams],
     blend: f64,
@@ -468,16 +630,17 @@ fn blend_row_avx2(
     let blocks = xs.len() / 4;
     let (one, two, three, vblend) =
         (_mm256_set1_pd(1.0), _mm256_set1_pd(2.0), _mm256_set1_pd(3.0), _mm256_set1_pd(blend));
-    for (x4, o4) in xs.chunks_exact(4).zip(out.chunks_exact_mut(4)) {
-        // SAFETY: `x4` holds four f64, read unaligned.
-        let x = unsafe { _mm256_loadu_pd(x4.as_ptr()) };
-        let dist2 = |f: &Feature, dz2: f64| {
+    for ((x4, z4), o4) in xs.chunks_exact(4).zip(zs.chunks_exact(4)).zip(out.chunks_exact_mut(4)) {
+        // SAFETY: `x4` and `z4` hold four f64 each, read unaligned.
+        let (x, z) = unsafe { (_mm256_loadu_pd(x4.as_ptr()), _mm256_loadu_pd(z4.as_ptr())) };
+        let dist2 = |f: &Feature| {
             let dx = _mm256_sub_pd(_mm256_set1_pd(f.x), x);
-            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_set1_pd(dz2))
+            let dz = _mm256_sub_pd(_mm256_set1_pd(f.z), z);
+            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dz, dz))
         };
         let (mut best, mut nearest) = (_mm256_set1_pd(f64::INFINITY), _mm256_setzero_pd());
-        for (f, &dz2) in features.iter().zip(dz2) {
-            let d = dist2(f, dz2);
+        for f in features {
+            let d = dist2(f);
             let nearer = _mm256_cmp_pd::<_CMP_LT_OQ>(d, best);
             best = _mm256_blendv_pd(best, d, nearer);
             nearest = _mm256_blendv_pd(nearest, _mm256_set1_pd(f.biome as f64), nearer);
@@ -486,8 +649,8 @@ fn blend_row_avx2(
         let reach = _mm256_mul_pd(_mm256_add_pd(d0, vblend), _mm256_add_pd(d0, vblend));
         let (mut w_sum, mut offset, mut scale, mut others) =
             (_mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd(), _mm256_setzero_pd());
-        for (f, &dz2) in features.iter().zip(dz2) {
-            let d = dist2(f, dz2);
+        for f in features {
+            let d = dist2(f);
             let inside = _mm256_cmp_pd::<_CMP_NGE_UQ>(d, reach);
             let t = _mm256_sub_pd(one, _mm256_div_pd(_mm256_sub_pd(_mm256_sqrt_pd(d), d0), vblend));
             let w = _mm256_mul_pd(_mm256_mul_pd(t, t), _mm256_sub_pd(three, _mm256_mul_pd(two, t)));

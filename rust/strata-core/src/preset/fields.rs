@@ -570,6 +570,33 @@ pub static FIELDS: &[FieldSpec] = &[
         0.05,
         "Steepness (rise over run, in voxels per voxel) above which slopes show bare rock instead of the biome's surface block."
     ),
+    float_field!(
+        "biomes_warp_strength",
+        "Biomes",
+        biomes.warp_strength,
+        0.0,
+        512.0,
+        1.0,
+        "How far biome borders meander, in voxels: each position is moved up to this far by layered noise before its biome is looked up (0 = the straight edges of the biome cells)."
+    ),
+    float_field!(
+        "biomes_warp_scale",
+        "Biomes",
+        biomes.warp_scale,
+        16.0,
+        4096.0,
+        1.0,
+        "Size of the largest bends of biome borders (the warp noise's longest wavelength), in voxels; smaller bends down to a few voxels ride on them."
+    ),
+    float_field!(
+        "biomes_transition_width",
+        "Biomes",
+        biomes.transition_width,
+        0.0,
+        64.0,
+        0.5,
+        "Width of the zone where two neighbouring biomes' surface blocks mix, column by column, in voxels (0 = a clean switch at the border)."
+    ),
     enum_field!("caves_mode", "Caves", caves.mode,
         [CaveMode::None => "None", CaveMode::CellularAutomata => "CellularAutomata", CaveMode::GameOfLife => "GameOfLife"], "Cave generator: None (solid ground), CellularAutomata (round caverns from the 4-5 smoothing rule) or GameOfLife (caverns from the birth/survival rule below)."),
     float_field!(

@@ -5,7 +5,9 @@
 //! preset version 1, [`FINGERPRINT_BASELINE`]) are left out of the hash, so a later Strata that
 //! adds a setting (whose default keeps the old behaviour) or changes a default keeps every
 //! existing fingerprint of an unchanged world. Never edit the baseline's values; a setting added
-//! later takes its current default there (serde default). The same baseline makes
+//! later takes its current default there (serde default) when that default keeps the old world,
+//! and is written into the baseline with the value that does when it does not (format 3's biome
+//! warp and transition: 0). The same baseline makes
 //! [`preset_to_sparse_ron`] complete: a preset stored as its differences from it reads back
 //! whole.
 //!
@@ -26,7 +28,8 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// The settings against which [`fingerprint`] prunes: the version-1 defaults, frozen. Fields
-/// added later are absent here and take their defaults when it is read.
+/// added later are absent here and take their defaults when it is read, but for those whose
+/// default changes the world: they are here with the value that keeps it.
 pub const FINGERPRINT_BASELINE: &str = r#"(
     height: (
         base_height: 8.0,
@@ -58,6 +61,9 @@ pub const FINGERPRINT_BASELINE: &str = r#"(
         blend_distance: 32.0,
         climate_scale: 1024.0,
         rock_slope: 1.6,
+        warp_strength: 0.0,
+        warp_scale: 256.0,
+        transition_width: 0.0,
         table: [
             (
                 name: "plains",
@@ -510,6 +516,15 @@ mod tests {
         for new_field in ["cliff_block", "shore_block", "temperature_min", "moisture_max", "scatter"] {
             assert!(!text.contains(new_field), "{new_field}: {text}");
         }
-        assert!(!canonical_text(&WorldPreset::default()).contains("biomes"));
+        assert!(!canonical_text(&WorldPreset::format_default(2)).contains("biomes"));
+        // Format 3's default differs from the baseline in the settings it added, and only there.
+        let biome_lines: Vec<String> = canonical_text(&WorldPreset::default())
+            .lines()
+            .filter(|l| l.contains("biomes"))
+            .map(String::from)
+            .collect();
+        assert_eq!(biome_lines.len(), 2, "{biome_lines:?}");
+        assert!(biome_lines.iter().any(|l| l.contains("warp_strength")), "{biome_lines:?}");
+        assert!(biome_lines.iter().any(|l| l.contains("transition_width")), "{biome_lines:?}");
     }
 }

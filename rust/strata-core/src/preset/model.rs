@@ -479,6 +479,14 @@ pub struct BiomeSettings {
     pub climate_scale: f32,
     /// Slopes steeper than this (rise over run) show rock.
     pub rock_slope: f32,
+    /// Farthest a position is moved before its biome is looked up, per axis, in voxels
+    /// ([`crate::gen3d::biomes`]: domain warping); 0 keeps the cells' straight edges.
+    pub warp_strength: f32,
+    /// Wavelength of the warp's largest octave, in voxels; each further octave halves it.
+    pub warp_scale: f32,
+    /// Width of the zone where the surface blocks of two neighbouring biomes mix, in voxels
+    /// (dithered by a hash of the column); 0 switches at the border.
+    pub transition_width: f32,
     pub table: Vec<Biome>,
 }
 
@@ -745,6 +753,9 @@ impl Default for BiomeSettings {
             blend_distance: 32.0,
             climate_scale: 1024.0,
             rock_slope: 1.6,
+            warp_strength: 192.0,
+            warp_scale: 256.0,
+            transition_width: 12.0,
             table: default_biomes(),
         }
     }

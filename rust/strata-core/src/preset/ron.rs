@@ -23,7 +23,7 @@
 //! May use: `preset::model`, `preset::error`, `preset::migrate`.
 
 use crate::preset::error::PresetError;
-use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
+use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format_defaults};
 use crate::preset::model::WorldPreset;
 use serde::{Deserialize, Serialize};
 
@@ -88,7 +88,7 @@ pub fn preset_from_ron(text: &str, source_name: &str) -> Result<WorldPreset, Pre
         (None, None) => {
             // A bare preset body: no version, read as version 1.
             let mut preset = ron::from_str::<WorldPreset>(text).map_err(|e| ron_error(e, text, source_name))?;
-            migrate_format1(&mut preset, text, &[]);
+            migrate(&mut preset, 1, text, &[]);
             preset
         }
         (format, version) => {
@@ -132,8 +132,8 @@ pub fn preset_from_ron(text: &str, source_name: &str) -> Result<WorldPreset, Pre
                 });
             }
             let mut preset = ron::from_str::<PresetFileIn>(text).map_err(|e| ron_error(e, text, source_name))?.preset;
-            if found < 2.0 {
-                migrate_format1(&mut preset, text, &["preset"]);
+            if found < PRESET_VERSION as f64 {
+                migrate(&mut preset, found as u32, text, &["preset"]);
             }
             preset
         }
@@ -141,14 +141,17 @@ pub fn preset_from_ron(text: &str, source_name: &str) -> Result<WorldPreset, Pre
     validated(preset, text, source_name)
 }
 
-/// Gives the settings a format-1 document (`text`, its preset body under `path`) leaves out
-/// their format-1 defaults. `text` already parsed as a preset, so it parses as a value too.
-fn migrate_format1(preset: &mut WorldPreset, text: &str, path: &[&str]) {
+/// Gives the settings a document of an older `format` (`text`, its preset body under `path`)
+/// leaves out the defaults of that format. `text` already parsed as a preset, so it parses as a
+/// value too.
+fn migrate(preset: &mut WorldPreset, format: u32, text: &str, path: &[&str]) {
     let Ok(mut doc) = ron::from_str::<ron::Value>(text) else { return };
     for key in path {
         doc = field_of(&doc, key).cloned().unwrap_or(ron::Value::Unit);
     }
-    apply_format1_defaults(preset, |section, key| field_of(&doc, section).and_then(|s| field_of(s, key)).is_some());
+    apply_format_defaults(preset, format, |section, key| {
+        field_of(&doc, section).and_then(|s| field_of(s, key)).is_some()
+    });
 }
 
 /// The value of field `key` of a RON struct or map value.
@@ -328,7 +331,12 @@ mod tests {
         assert_eq!(old, WorldPreset { seed: 3, ..WorldPreset::format1_default() });
         let bare = preset_from_ron("(seed: 3)", "b.ron").unwrap();
         assert_eq!(bare, old);
-        let new = preset_from_ron("(format: \"strata-preset\", version: 2, preset: (seed: 3))", "c.ron").unwrap();
+        let two = preset_from_ron("(format: \"strata-preset\", version: 2, preset: (seed: 3))", "c.ron").unwrap();
+        assert_eq!(two, WorldPreset { seed: 3, ..WorldPreset::format_default(2) });
+        assert_eq!((two.biomes.warp_strength, two.biomes.transition_width), (0.0, 0.0), "format 2's borders");
+        let kept = "(format: \"strata-preset\", version: 2, preset: (seed: 3, biomes: (warp_strength: 5.0)))";
+        assert_eq!(preset_from_ron(kept, "k.ron").unwrap().biomes.warp_strength, 5.0, "a setting given stays");
+        let new = preset_from_ron("(format: \"strata-preset\", version: 3, preset: (seed: 3))", "e.ron").unwrap();
         assert_eq!(new, WorldPreset { seed: 3, ..WorldPreset::default() });
         let p = WorldPreset { seed: 3, ..WorldPreset::default() };
         assert_eq!(preset_from_ron(&preset_to_ron(&p), "d.ron").unwrap(), p, "written files keep today's values");

@@ -7,16 +7,18 @@
 //! other than the default ones as [`ORE_KINDS_KEY`]. A `.tres` can carry code; a preset never does, so scripts and external or
 //! embedded resources are refused.
 //!
-//! The preset format travels as [`PRESET_FORMAT_KEY`]: `preset_format = 2` from this writer, and
+//! The preset format travels as [`PRESET_FORMAT_KEY`]: `preset_format = 3` from this writer, and
 //! `preset_format = null` from Godot's (which leaves out every property at its default but always
-//! writes this one). A file without it is of format 1: the settings it leaves out get their
-//! format-1 defaults ([`crate::preset::migrate`]); a file with it, today's.
+//! writes this one), with `preset_format_3 = null` beside it from format 3 on
+//! ([`PRESET_FORMAT_3_MARK`]). A file without it is of format 1, a `null` without the mark of
+//! format 2: the settings it leaves out get the defaults of its format
+//! ([`crate::preset::migrate`]).
 //!
 //! May use: `preset::model`, `preset::error`, `preset::ron` (validation), `preset::migrate`.
 
 use crate::preset::error::PresetError;
 use crate::preset::fields::{FIELDS, FieldKind, FieldValue};
-use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format1_defaults};
+use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format_defaults};
 use crate::preset::model::{Biome, OreKind, OreSettings, SpawnRule, StructureRule, WorldPreset, default_biomes};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
@@ -29,8 +31,13 @@ pub const PRESET_CLASS: &str = "StrataWorldPreset";
 pub const PRESET_CLASS_0_2: &str = "WorldPreset";
 
 /// The `.tres` key (and the Godot `WorldPreset` storage property) of the preset format: an int,
-/// or `null` as Godot writes it (then the format of the Strata that wrote it, 2 or later).
+/// or `null` as Godot writes it (then format 2, or 3 with [`PRESET_FORMAT_3_MARK`] beside it).
 pub const PRESET_FORMAT_KEY: &str = "preset_format";
+
+/// A storage-only key Godot's saver writes (`preset_format_3 = null`, as it writes
+/// [`PRESET_FORMAT_KEY`]) from preset format 3 on: Godot stores only a null in every file, so a
+/// second null property is what tells a format-3 file from a format-2 one.
+pub const PRESET_FORMAT_3_MARK: &str = "preset_format_3";
 
 /// The `.tres` key (and the Godot `WorldPreset` storage property) of a biome table other than the
 /// default one: the rows as a RON list, `[(name: "plains", surface_block: "grass", ...), ...]`.
@@ -227,6 +234,8 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
     // Fields the file sets, and its format (1 when it does not say).
     let mut present: Vec<&str> = Vec::new();
     let mut format = 1;
+    // `preset_format = null` (Godot's saver) and the format-3 mark beside it.
+    let (mut godot_saved, mut format_3_mark) = (false, false);
     let mut section: Option<String> = None;
     let mut saw_header = false;
     let mut saw_resource = false;
@@ -314,9 +323,16 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
         if is_resource_builtin(key) {
             continue;
         }
+        if key == PRESET_FORMAT_3_MARK {
+            format_3_mark = true;
+            continue;
+        }
         if key == PRESET_FORMAT_KEY {
             format = match (value, parse_godot_value(value)) {
-                ("null", _) => PRESET_FORMAT_VERSION as i64,
+                ("null", _) => {
+                    godot_saved = true;
+                    2
+                }
                 (_, Ok(FieldValue::Int(n))) if (1..=PRESET_FORMAT_VERSION as i64).contains(&n) => n,
                 (_, Ok(FieldValue::Int(n))) if n > PRESET_FORMAT_VERSION as i64 => {
                     return Err(PresetError::NewerVersion {
@@ -422,9 +438,12 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             "a Godot text resource of type StrataWorldPreset",
         ));
     }
-    if format < 2 {
-        apply_format1_defaults(&mut preset, |section, key| present.contains(&format!("{section}_{key}").as_str()));
+    if godot_saved && format_3_mark {
+        format = 3;
     }
+    apply_format_defaults(&mut preset, format as u32, |section, key| {
+        present.contains(&format!("{section}_{key}").as_str())
+    });
     validated(preset, "", source_name)
 }
 
@@ -594,12 +613,25 @@ mod tests {
         let head = "[gd_resource type=\"WorldPreset\" format=3]\n\n[resource]\n";
         let old = preset_from_tres_text(&format!("{head}seed = 5\n"), "old.tres").unwrap();
         assert_eq!(old, WorldPreset { seed: 5, ..WorldPreset::format1_default() });
-        // Godot's saver writes `preset_format = null`; Strata's writer the number.
-        for format in ["null", "2"] {
+        // Godot's saver writes `preset_format = null` (and the mark from format 3 on); Strata's
+        // writer the number.
+        for format in ["null\npreset_format_3 = null", "3"] {
             let new =
                 preset_from_tres_text(&format!("{head}preset_format = {format}\nseed = 5\n"), "new.tres").unwrap();
             assert_eq!(new, WorldPreset { seed: 5, ..WorldPreset::default() }, "{format}");
         }
+        for format in ["null", "2"] {
+            let two =
+                preset_from_tres_text(&format!("{head}preset_format = {format}\nseed = 5\n"), "two.tres").unwrap();
+            assert_eq!(two, WorldPreset { seed: 5, ..WorldPreset::format_default(2) }, "{format}");
+            assert_eq!(two.biomes.warp_strength, 0.0, "format 2's borders are the cells' edges");
+        }
+        let warped = preset_from_tres_text(
+            &format!("{head}preset_format = null\nbiomes_warp_strength = 40.0\nseed = 5\n"),
+            "two.tres",
+        )
+        .unwrap();
+        assert_eq!(warped.biomes.warp_strength, 40.0, "a setting the file gives keeps its value");
         let kept = preset_from_tres_text(&format!("{head}caves_life_rule = \"B3/S23\"\n"), "old.tres").unwrap();
         assert_eq!(kept.caves.life_rule, "B3/S23", "a setting the file gives keeps its value");
         let e = preset_from_tres_text(&format!("{head}preset_format = 9\n"), "next.tres").unwrap_err();

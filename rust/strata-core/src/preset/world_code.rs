@@ -16,9 +16,11 @@
 //! preset the caller looked up by name, validates the result and checks the fingerprint.
 //! The format is described for users in `docs/formats.md`.
 //!
-//! Versions: `strata2-` (preset format 2) and `strata1-` codes read the same; only the built-in
-//! default they name by "" differs: a `strata1-` code's is the default of preset format 1
-//! ([`WorldPreset::format1_default`]), so an old code keeps its world.
+//! Versions: `strata2-` and `strata1-` codes read the same; only the built-in default they name
+//! by "" differs: a `strata1-` code's is the default of preset format 1
+//! ([`WorldPreset::format1_default`]); a `strata2-` code's is today's or, when the fingerprint
+//! says so, that of preset format 2 (codes made before format 3 changed the default's biome
+//! borders). So an old code keeps its world.
 //!
 //! May use: `preset::model`, `preset::fingerprint` (diff and merge of settings, the hash),
 //! `preset::ron` (validation), flate2, crc32fast.
@@ -123,13 +125,24 @@ impl WorldCode {
     /// base's. A version-1 code on the built-in default ("") applies to the default of preset
     /// format 1, whatever `base` is.
     pub fn apply(&self, base: &WorldPreset) -> Result<WorldPreset, WorldCodeError> {
-        let format1_base;
-        let settings_base = if self.version == 1 && self.base_name.is_empty() {
-            format1_base = WorldPreset::format1_default();
-            &format1_base
-        } else {
-            base
-        };
+        if !self.base_name.is_empty() {
+            return self.apply_to(base, base);
+        }
+        match self.version {
+            1 => self.apply_to(&WorldPreset::format_default(1), base),
+            // A `strata2-` code on the built-in default was made against the default of preset
+            // format 2 or, since format 3, against format 3's: the fingerprint tells which.
+            _ => self.apply_to(base, base).or_else(|e| match e {
+                WorldCodeError::Fingerprint { .. } => {
+                    self.apply_to(&WorldPreset::format_default(2), base).map_err(|_| e)
+                }
+                e => Err(e),
+            }),
+        }
+    }
+
+    /// [`WorldCode::apply`] with the code's settings merged into `settings_base`, named as `base`.
+    fn apply_to(&self, settings_base: &WorldPreset, base: &WorldPreset) -> Result<WorldPreset, WorldCodeError> {
         let mut tree = match toml::Value::try_from(strip_identity(settings_base)) {
             Ok(toml::Value::Table(t)) => t,
             Ok(_) | Err(_) => {

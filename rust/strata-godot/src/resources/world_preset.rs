@@ -23,12 +23,16 @@
 //! storage-only property), so the file stays readable without Godot; loading a preset whose table
 //! is not the default gives it a `StrataBiomeTable` of those rows to edit.
 //!
-//! The preset format travels in a `.tres` as `preset_format` (storage only): its getter is null,
-//! so Godot's saver, which leaves out every property equal to the class default, always writes
-//! it (`preset_format = null`); Strata's reader takes a `.tres` with it for format 2 and one
-//! without it for format 1 (`strata_core::preset::migrate`). Godot's own loader cannot migrate a
-//! format-1 file (no step runs after it set the properties), so a file it loads takes today's
-//! default for what the file leaves out.
+//! The preset format travels in a `.tres` as `preset_format` (storage only), with the mark
+//! `preset_format_3` before it: both getters are null, so Godot's saver, which leaves out every
+//! property equal to the class default, always writes them (`preset_format_3 = null`,
+//! `preset_format = null`). Strata's reader takes a `.tres` with both for format 3, with only
+//! `preset_format` for format 2 and with neither for format 1 (`strata_core::preset::migrate`).
+//! Godot's own loader sets the mark, then `preset_format`, after the field properties: a format-2
+//! file (`null` without the mark, or `2`) then gives the settings added in format 3 (the biome
+//! warp and transition) format 2's values, which the file cannot hold. It cannot migrate a
+//! format-1 file (no `preset_format`, and no step runs after it set the properties), so such a
+//! file takes today's default for what it leaves out.
 //!
 //! Files from GDScript: RON sharing text, loading and saving (`res://`, `user://` or absolute
 //! paths; a file inside an exported game's pack is read through Godot's file access, see
@@ -63,8 +67,9 @@ use strata_core::preset::file::{check_preset_len, load_preset_file, preset_from_
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{
-    BIOME_TABLE_KEY, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY, biome_table_from_ron, biome_table_to_ron,
-    spawn_rules_from_ron, spawn_rules_to_ron, structure_rules_from_ron, structure_rules_to_ron,
+    BIOME_TABLE_KEY, PRESET_FORMAT_3_MARK, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY,
+    biome_table_from_ron, biome_table_to_ron, spawn_rules_from_ron, spawn_rules_to_ron, structure_rules_from_ron,
+    structure_rules_to_ron,
 };
 use strata_core::preset::world_code::{encode_world_code, preset_from_world_code};
 
@@ -97,6 +102,8 @@ world_preset_struct! {
         structure_rules: Array<Gd<StructureRule>>,
         /// The world's spawn rules (the core preset's are moved here when a preset is loaded).
         spawn_rules: Array<Gd<SpawnRule>>,
+        /// `preset_format_3` was just set (Godot's loader sets it right before `preset_format`).
+        format_3_marked: bool,
     }
 }
 
@@ -345,6 +352,14 @@ impl IResource for WorldPreset {
     /// The biome table and rules properties; the fields are generated `#[var]`s (module docs).
     fn on_get_property_list(&mut self) -> Vec<PropertyInfo> {
         vec![
+            // The mark first: Godot's loader sets properties in this order.
+            PropertyInfo {
+                variant_type: VariantType::NIL,
+                class_name: StringName::default(),
+                property_name: PRESET_FORMAT_3_MARK.into(),
+                hint_info: PropertyHintInfo::none(),
+                usage: PropertyUsageFlags::STORAGE | PropertyUsageFlags::NIL_IS_VARIANT,
+            },
             PropertyInfo {
                 variant_type: VariantType::NIL,
                 class_name: StringName::default(),
@@ -424,8 +439,8 @@ impl IResource for WorldPreset {
     fn on_get(&self, property: StringName) -> Option<Variant> {
         let name = property.to_string();
         match name.as_str() {
-            // Null, so that Godot's saver always writes it (see the module doc).
-            PRESET_FORMAT_KEY => Some(Variant::nil()),
+            // Null, so that Godot's saver always writes them (see the module doc).
+            PRESET_FORMAT_KEY | PRESET_FORMAT_3_MARK => Some(Variant::nil()),
             BIOME_TABLE_PROPERTY => Some(self.biome_table.to_variant()),
             BIOME_TABLE_KEY => Some(GString::from(biome_table_to_ron(&self.core()).as_str()).to_variant()),
             STRUCTURE_RULES_PROPERTY => Some(self.structure_rules.to_variant()),
@@ -439,14 +454,36 @@ impl IResource for WorldPreset {
     fn on_set(&mut self, property: StringName, value: Variant) -> bool {
         let name = property.to_string();
         match name.as_str() {
+            PRESET_FORMAT_3_MARK => {
+                self.format_3_marked = true;
+                true
+            }
             PRESET_FORMAT_KEY => {
                 let newest = strata_core::preset::migrate::PRESET_FORMAT_VERSION as i64;
-                if let Ok(format) = value.try_to::<i64>()
-                    && format > newest
-                {
+                let format = match value.try_to::<i64>() {
+                    Ok(format) => format,
+                    // Godot's saver: format 3 or later with the mark set just before, else 2.
+                    Err(_) if value.is_nil() => {
+                        if self.format_3_marked {
+                            newest
+                        } else {
+                            2
+                        }
+                    }
+                    Err(_) => newest,
+                };
+                self.format_3_marked = false;
+                if format > newest {
                     self.last_error.record(format!(
                         "StrataWorldPreset.{PRESET_FORMAT_KEY}: {format} was made by a newer Strata; allowed: 1..={newest} or null"
                     ));
+                } else if (1..newest).contains(&format) {
+                    // Godot's loader sets the field properties before this one; a file of an
+                    // older format holds none of the settings added after it, so they take
+                    // that format's values (a format-1 file has no `preset_format`: see the
+                    // module doc).
+                    strata_core::preset::migrate::apply_added_after(&mut self.preset, format as u32);
+                    self.changed();
                 }
                 true
             }

@@ -1,0 +1,149 @@
+//! The warp of biome lookups: where a position looks up its biome, so borders meander.
+//!
+//! A position `(x, z)` looks up its biome at `(x + s·wx, z + s·wz)`, `s` the preset's
+//! `biomes.warp_strength`. `wx` and `wz` are two independent Perlin fBm fields (6 octaves, the
+//! first of wavelength `biomes.warp_scale`, persistence 0.8: each octave halves the wavelength
+//! and keeps 80 % of the amplitude, so bends of every size from the largest down to a few voxels
+//! ride on each other, as coastlines do), scaled by [`WARP_GAIN`] and clamped to `[-1, 1]`,
+//! computed at the points of a world-aligned lattice of [`WARP_CELL`] voxels and interpolated
+//! bilinearly between them. So the warp is a continuous pure function of the position (laws:
+//! Deterministic, Seamless): a lattice point's value does not depend on which region asked for
+//! it, and every path interpolates with the same operations ([`WarpGrid::warped`]). A position
+//! moves at most `s` voxels on each axis, which bounds the feature points a region needs.
+//!
+//! May use: `base`, `noise`.
+
+use crate::base::rng::salt;
+use crate::noise::fast_fbm::PerlinFbm2;
+use crate::noise::fractal::{FractalParams, noise_seed};
+
+/// Spacing of the warp lattice, in voxels (a power of two: lattice cells are exact).
+pub const WARP_CELL: f64 = 4.0;
+/// Octaves of each warp field.
+pub const WARP_OCTAVES: u32 = 6;
+/// Amplitude kept from one octave to the next: high, so bends of 50 to 100 voxels stay strong
+/// beside the largest (straight stretches of border need weak middle octaves).
+pub const WARP_PERSISTENCE: f64 = 0.8;
+/// Factor from the fBm (about ±0.3 typical, within ±1) to the warp's `[-1, 1]`.
+pub const WARP_GAIN: f64 = 1.0;
+
+/// The two warp fields of a world and how far they move a position.
+#[derive(Clone, Debug)]
+pub struct BiomeWarp {
+    strength: f64,
+    x: PerlinFbm2,
+    z: PerlinFbm2,
+}
+
+impl BiomeWarp {
+    /// The warp of a world with `seed`, moving positions up to `strength` voxels per axis, its
+    /// largest bends `scale` voxels long. `None` when `strength` is 0 (no warp).
+    pub fn new(seed: u64, strength: f64, scale: f64) -> Option<Self> {
+        Self::with_shape(seed, strength, scale, WARP_OCTAVES, WARP_PERSISTENCE)
+    }
+
+    /// [`BiomeWarp::new`] with another octave count and persistence: for tuning them.
+    #[doc(hidden)]
+    pub fn with_shape(seed: u64, strength: f64, scale: f64, octaves: u32, persistence: f64) -> Option<Self> {
+        if strength.is_nan() || strength <= 0.0 {
+            return None;
+        }
+        let params = FractalParams { octaves, frequency: 1.0 / scale.max(1.0), persistence, lacunarity: 2.0 };
+        Some(Self {
+            strength,
+            x: PerlinFbm2::new(noise_seed(seed, salt::BIOME_WARP_X), params),
+            z: PerlinFbm2::new(noise_seed(seed, salt::BIOME_WARP_Z), params),
+        })
+    }
+
+    /// Farthest a position moves on each axis, in voxels.
+    pub fn strength(&self) -> f64 {
+        self.strength
+    }
+
+    /// The warp lattice over every position of `[x0, x1] × [z0, z1]` (the lattice points around
+    /// it, each field filled as one grid: the same bits as one point at a time).
+    pub fn grid(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> WarpGrid {
+        let (i0, k0) = (lattice_index(x0), lattice_index(z0));
+        let (i1, k1) = (lattice_index(x1) + 1, lattice_index(z1) + 1);
+        let (ni, nk) = ((i1 - i0 + 1) as usize, (k1 - k0 + 1) as usize);
+        let xs: Vec<f64> = (0..ni as i64).map(|i| (i0 + i) as f64 * WARP_CELL).collect();
+        let zs: Vec<f64> = (0..nk as i64).map(|k| (k0 + k) as f64 * WARP_CELL).collect();
+        let (mut wx, mut wz) = (vec![0.0; ni * nk], vec![0.0; ni * nk]);
+        self.x.fill_grid(&xs, &zs, &mut wx);
+        self.z.fill_grid(&xs, &zs, &mut wz);
+        let scaled = |w: f64| (w * WARP_GAIN).clamp(-1.0, 1.0) * self.strength;
+        let points = wx.iter().zip(&wz).map(|(&x, &z)| (scaled(x), scaled(z))).collect();
+        WarpGrid { i0, k0, ni, points }
+    }
+}
+
+/// Index of the lattice point at or below world coordinate `v`.
+#[inline]
+fn lattice_index(v: f64) -> i64 {
+    (v / WARP_CELL).floor() as i64
+}
+
+/// The warp's displacements at the lattice points over a region (see [`BiomeWarp::grid`]).
+#[derive(Clone, Debug, Default)]
+pub struct WarpGrid {
+    i0: i64,
+    k0: i64,
+    ni: usize,
+    /// `(dx, dz)` in voxels, row-major (x fastest).
+    points: Vec<(f64, f64)>,
+}
+
+impl WarpGrid {
+    /// Where `(x, z)`, a position inside the grid's region, looks up its biome: the position plus
+    /// the bilinear interpolation of the displacements at the four lattice points around it.
+    #[inline]
+    pub fn warped(&self, x: f64, z: f64) -> (f64, f64) {
+        let (u, v) = (x / WARP_CELL, z / WARP_CELL);
+        let (fu, fv) = (u.floor(), v.floor());
+        let (tx, tz) = (u - fu, v - fv);
+        let (i, k) = ((fu as i64 - self.i0) as usize, (fv as i64 - self.k0) as usize);
+        let at = |di: usize, dk: usize| self.points[(k + dk) * self.ni + i + di];
+        let (a, b, c, d) = (at(0, 0), at(1, 0), at(0, 1), at(1, 1));
+        let lerp = |p: f64, q: f64, t: f64| p + (q - p) * t;
+        let dx = lerp(lerp(a.0, b.0, tx), lerp(c.0, d.0, tx), tz);
+        let dz = lerp(lerp(a.1, b.1, tx), lerp(c.1, d.1, tx), tz);
+        (x + dx, z + dz)
+    }
+
+    /// [`WarpGrid::warped`] at every `(xs[i], z)` of one row, into `wx[i]`, `wz[i]`.
+    pub fn warped_row(&self, xs: &[f64], z: f64, wx: &mut Vec<f64>, wz: &mut Vec<f64>) {
+        wx.clear();
+        wz.clear();
+        for &x in xs {
+            let (a, b) = self.warped(x, z);
+            wx.push(a);
+            wz.push(b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_warp_is_continuous_bounded_and_the_same_from_any_region() {
+        let warp = BiomeWarp::new(7, 96.0, 256.0).unwrap();
+        let whole = warp.grid(-300.0, -300.0, 300.0, 300.0);
+        let mut moved = 0.0f64;
+        for i in 0..2000 {
+            let (x, z) = ((i * 37 % 600) as f64 - 299.5, (i * 91 % 600) as f64 - 299.25);
+            let small = warp.grid(x - 1.0, z, x + 3.0, z + 0.5);
+            let (a, b) = (whole.warped(x, z), small.warped(x, z));
+            assert_eq!((a.0.to_bits(), a.1.to_bits()), (b.0.to_bits(), b.1.to_bits()), "at ({x}, {z})");
+            assert!((a.0 - x).abs() <= 96.0 && (a.1 - z).abs() <= 96.0);
+            moved = moved.max((a.0 - x).abs());
+            // One voxel over, the lookup moves by little more than a voxel.
+            let n = whole.warped(x + 1.0, z);
+            assert!((n.0 - a.0).abs() < 6.0 && (n.1 - a.1).abs() < 6.0, "{a:?} → {n:?}");
+        }
+        assert!(moved > 20.0, "the warp moves positions: at most {moved}");
+        assert!(BiomeWarp::new(7, 0.0, 256.0).is_none());
+    }
+}
