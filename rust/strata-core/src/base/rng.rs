@@ -72,6 +72,7 @@ pub mod salt {
     pub const RIVER: u64 = 13;
     pub const EVENTS: u64 = 14;
     pub const SPAWN: u64 = 15;
+    pub const TREES: u64 = 16;
 }
 
 #[cfg(test)]

@@ -207,11 +207,11 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
             scratch.cells.push(FarCell { top, surface, surface_block, subsurface_block });
         }
     }
-    // Structures above the ground raise the cells whose centre columns they cover: their
-    // silhouette, in the block of their top.
+    // Structures and trees above the ground raise the cells whose centre columns they cover:
+    // their silhouette, in the block of their top.
     let reach = (mx - s, mz - s);
     let end = (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s);
-    for q in g.structures_in(reach, end) {
+    for q in g.placements_in(reach, end) {
         for (idx, cell) in scratch.cells.iter_mut().enumerate() {
             let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
             if let Some((top, block)) = g.structure_column_top(&q, x, z)
