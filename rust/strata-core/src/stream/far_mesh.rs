@@ -211,18 +211,27 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
     // their silhouette, in the block of their top.
     let reach = (mx - s, mz - s);
     let end = (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s);
+    // The cells whose centre columns (`origin + i · s + s / 2`) lie in `[lo, hi)`.
+    let cells_in = |origin: i32, lo: i32, hi: i32| {
+        let first = (lo - origin - s / 2 + s - 1).div_euclid(s).max(0);
+        let end = ((hi - origin - s / 2 + s - 1).div_euclid(s)).min(PADDED as i32);
+        first as usize..end.max(first) as usize
+    };
     for q in g.placements_in(reach, end) {
-        for (idx, cell) in scratch.cells.iter_mut().enumerate() {
-            let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
-            if let Some((top, block)) = g.structure_column_top(&q, x, z)
-                && top > cell.surface
-            {
-                *cell = FarCell {
-                    top: (top - 1 - s / 2).div_euclid(s),
-                    surface: top,
-                    surface_block: block,
-                    subsurface_block: block,
-                };
+        for k in cells_in(reach.1, q.min.z, q.max().z) {
+            for i in cells_in(reach.0, q.min.x, q.max().x) {
+                let (x, z) = (reach.0 + i as i32 * s + s / 2, reach.1 + k as i32 * s + s / 2);
+                let cell = &mut scratch.cells[k * PADDED + i];
+                if let Some((top, block)) = g.structure_column_top(&q, x, z)
+                    && top > cell.surface
+                {
+                    *cell = FarCell {
+                        top: (top - 1 - s / 2).div_euclid(s),
+                        surface: top,
+                        surface_block: block,
+                        subsurface_block: block,
+                    };
+                }
             }
         }
     }
