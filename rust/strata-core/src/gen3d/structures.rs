@@ -736,10 +736,10 @@ impl Structures {
             if self.is_tree(p) {
                 self.grow_tree(p, &mut |w, block, cell| {
                     let inside = w.x >= bmin.x && w.y >= bmin.y && w.z >= bmin.z;
-                    if inside && w.x < bmax.x && w.y < bmax.y && w.z < bmax.z {
-                        if cell == TreeCell::Log || out.get(w) == Some(AIR) {
-                            out.set(w, block);
-                        }
+                    let inside = inside && w.x < bmax.x && w.y < bmax.y && w.z < bmax.z;
+                    // Logs replace what is there; leaves fill only air.
+                    if inside && (cell == TreeCell::Log || out.get(w) == Some(AIR)) {
+                        out.set(w, block);
                     }
                 });
                 continue;

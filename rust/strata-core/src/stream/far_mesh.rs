@@ -284,6 +284,32 @@ mod tests {
     }
 
     #[test]
+    fn trees_raise_the_far_cells_over_their_crowns_to_their_tops() {
+        let mut p = WorldPreset::default();
+        p.trees.enabled = true;
+        let (with, plain) = (Generator::new(&p).unwrap(), generator());
+        let mut raised = 0;
+        for c in [LodColumn::new(1, 0, 0), LodColumn::new(2, -3, 4)] {
+            let (mut a, mut b) = (FarScratch::default(), FarScratch::default());
+            sample_far_cells(&with, c, &mut a);
+            sample_far_cells(&plain, c, &mut b);
+            let s = c.stride();
+            let (mx, mz) = c.min_xz();
+            let reach = (mx - s, mz - s);
+            let placements = with.placements_in(reach, (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s));
+            assert!(!placements.is_empty(), "{c:?}");
+            for (idx, (cell, ground)) in a.cells.iter().zip(&b.cells).enumerate() {
+                let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
+                let tops = placements.iter().filter_map(|q| with.structure_column_top(q, x, z)).map(|(t, _)| t);
+                let expected = tops.fold(ground.surface, i32::max);
+                assert_eq!(cell.surface, expected, "{c:?} cell {idx}");
+                raised += usize::from(cell.surface > ground.surface);
+            }
+        }
+        assert!(raised > 10, "{raised} far cells show a tree");
+    }
+
+    #[test]
     fn far_columns_are_pure_and_independent_of_order() {
         let g = generator();
         let cols = [LodColumn::new(1, 3, -2), LodColumn::new(2, 0, 0), LodColumn::new(3, -5, 7)];
