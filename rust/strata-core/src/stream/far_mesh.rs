@@ -289,7 +289,8 @@ mod tests {
         p.trees.enabled = true;
         let (with, plain) = (Generator::new(&p).unwrap(), generator());
         let mut raised = 0;
-        for c in [LodColumn::new(1, 0, 0), LodColumn::new(2, -3, 4)] {
+        for c in [LodColumn::new(1, 0, 0), LodColumn::new(2, -3, 4), LodColumn::new(1, 5, -2), LodColumn::new(2, 1, 1)]
+        {
             let (mut a, mut b) = (FarScratch::default(), FarScratch::default());
             sample_far_cells(&with, c, &mut a);
             sample_far_cells(&plain, c, &mut b);
@@ -297,7 +298,6 @@ mod tests {
             let (mx, mz) = c.min_xz();
             let reach = (mx - s, mz - s);
             let placements = with.placements_in(reach, (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s));
-            assert!(!placements.is_empty(), "{c:?}");
             for (idx, (cell, ground)) in a.cells.iter().zip(&b.cells).enumerate() {
                 let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
                 let tops = placements.iter().filter_map(|q| with.structure_column_top(q, x, z)).map(|(t, _)| t);
