@@ -1113,6 +1113,10 @@ mod tests {
         let mut r = q.clone();
         r.trees.species[2].crown = CrownShape::Round;
         assert_ne!(fingerprint(&r), fingerprint(&q));
+        // A world code carries them too.
+        let code = crate::preset::world_code::encode_world_code(&q, "", &p).unwrap();
+        let lookup = |name: &str| name.is_empty().then(WorldPreset::default);
+        assert_eq!(crate::preset::world_code::preset_from_world_code(&code, lookup, &[""]).unwrap(), q);
         // A file written before trees existed reads with them off.
         let old = "(format: \"strata-preset\", version: 2, preset: (name: \"old\", seed: 3))";
         assert!(!preset_from_ron(old, "old.ron").unwrap().trees.enabled);
