@@ -28,6 +28,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::structure_library::shipped_structures;
 use crate::gen3d::structures::{Placement, StructureError, StructureLibrary, Structures};
 use crate::gen3d::terrain::Terrain;
+use crate::gen3d::trees::TreeSize;
 use crate::gen3d::{layers, ores, spawns, water};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
 use crate::preset::life_rule::LifeRuleError;
@@ -572,6 +573,12 @@ impl Generator {
             return None;
         }
         self.structures.species_name(p.variant)
+    }
+
+    /// The measures of tree `p` (from [`Generator::trees_in`]): trunk height, crown radius and
+    /// height; `None` for a structure.
+    pub fn tree_size(&self, p: &Placement) -> Option<TreeSize> {
+        self.structures.tree_size(p)
     }
 
     /// One past the top of the highest structure or tree over the columns `[min, max)`, or

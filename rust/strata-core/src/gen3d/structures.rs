@@ -32,7 +32,7 @@ use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
 use crate::base::rng::{hash2, hash3, mix64, salt, unit_f64};
 use crate::gen3d::context::{GroveNoise, StageContext};
-use crate::gen3d::trees::{TreeCell, TreeShape};
+use crate::gen3d::trees::{TreeCell, TreeShape, TreeSize};
 use crate::preset::fingerprint::fnv1a64;
 use crate::preset::model::{Biome, StructurePlacement, WorldPreset};
 use std::collections::HashMap;
@@ -333,8 +333,9 @@ impl Placement {
         self.min + self.size
     }
 
-    /// A tree's trunk base: the centre column of its box, on its floor.
-    fn trunk(&self) -> IVec3 {
+    /// A tree's trunk base (the first voxel above the ground): the centre column of its box, on
+    /// its floor.
+    pub fn trunk(&self) -> IVec3 {
         IVec3::new(self.min.x + self.size.x / 2, self.min.y, self.min.z + self.size.z / 2)
     }
 
@@ -672,12 +673,21 @@ impl Structures {
         })
     }
 
+    /// The measures of tree `p` (`None` for a structure).
+    pub fn tree_size(&self, p: &Placement) -> Option<TreeSize> {
+        if !self.is_tree(p) {
+            return None;
+        }
+        let trees = self.trees.as_ref()?;
+        Some(trees.species.get(p.variant as usize)?.size(tree_hash(trees.seed, p)))
+    }
+
     /// Grows tree `p`: each cell in world coordinates, inside its box, handed to `emit`.
     fn grow_tree(&self, p: &Placement, emit: &mut impl FnMut(IVec3, BlockId, TreeCell)) {
         let Some(trees) = &self.trees else { return };
         let Some(shape) = trees.species.get(p.variant as usize) else { return };
         let base = p.trunk();
-        let h = hash3(trees.seed, salt::TREES ^ (u64::from(p.variant) << 32), base.x, base.y, base.z);
+        let h = tree_hash(trees.seed, p);
         let (lo, hi) = (p.min, p.max());
         shape.grow(h, &mut |l, cell| {
             let w = base + l;
@@ -798,6 +808,12 @@ impl Structures {
             p.x >= q.min.x && p.x < q.max().x && p.z >= q.min.z && p.z < q.max().z && in_y
         })
     }
+}
+
+/// The hash tree `p` grows from: of the seed, its species and its trunk base.
+fn tree_hash(seed: u64, p: &Placement) -> u64 {
+    let base = p.trunk();
+    hash3(seed, salt::TREES ^ (u64::from(p.variant) << 32), base.x, base.y, base.z)
 }
 
 /// Appends `p` to `out` when its box meets the columns `[min, max)` and `y_range`.

@@ -28,6 +28,17 @@ pub enum TreeCell {
     Leaves,
 }
 
+/// What one grown tree measures ([`TreeShape::size`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TreeSize {
+    /// Logs of the trunk, from its base up.
+    pub trunk_height: i32,
+    /// The crown's radius as drawn from the species' range (0 for a bare tree).
+    pub crown_radius: i32,
+    /// One past its highest cell, above its base.
+    pub height: i32,
+}
+
 /// A species ready to grow: block ids and ranges.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TreeShape {
@@ -105,6 +116,16 @@ impl TreeShape {
             CrownShape::Flat => t + 4,
             CrownShape::Bare => t + 2,
         }
+    }
+
+    /// The measures of the tree of hash `h` (the draws [`TreeShape::grow`] makes).
+    pub fn size(&self, h: u64) -> TreeSize {
+        let mut d = Draws(h);
+        let trunk_height = d.range(self.trunk.0, self.trunk.1);
+        let r = d.range(self.radius.0, self.radius.1);
+        let mut height = 0;
+        self.grow(h, &mut |p, _| height = height.max(p.y + 1));
+        TreeSize { trunk_height, crown_radius: if self.crown == CrownShape::Bare { 0 } else { r }, height }
     }
 
     /// Grows the tree of hash `h`: every cell, relative to the trunk's base, handed to `emit`

@@ -136,8 +136,7 @@ pub fn ore_kinds_from_ron(text: &str) -> Result<Vec<OreKind>, String> {
 
 /// The `.tres` key of tree settings other than the default ones: the whole `trees` section as
 /// RON, `(enabled: true, spacing: 5, species: [(name: "oak", ...), ...])`. Written and read by the
-/// core; the Godot resource has no property of that name yet, so a preset saved by the editor
-/// keeps the default tree settings.
+/// core, and by the Godot resource's property of that name (`StrataWorldPreset.tree_settings_ron`).
 pub const TREE_SETTINGS_KEY: &str = "tree_settings_ron";
 
 /// The tree settings of `preset` as the RON text of [`TREE_SETTINGS_KEY`]; empty for the
