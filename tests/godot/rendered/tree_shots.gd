@@ -2,7 +2,7 @@
 ## world with `trees_enabled`, seen from a little above its canopy, is drawn twice from the same
 ## camera, with and without trees. The trees must show where `get_trees_in` says: the mean colour
 ## (linear RGB) of a window around the nearest tree's crown differs from the same window without
-## trees. The frames are saved (`trees_on.png`, `trees_off.png`) to be looked at: crowns whole
+## trees. The frames are saved (`trees_on.png`, `trees_close.png`, `trees_off.png`) to be looked at: crowns whole
 ## across chunk borders, trunks on the ground, no tree in water.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
@@ -12,6 +12,8 @@ extends Node3D
 const FRAME_SIZE := Vector2i(640, 360)
 ## The camera: this far back from the tree it looks at (x and z) and this high over its base.
 const EYE_OFFSET := Vector3(-26.0, 16.0, 22.0)
+## The close look's camera, from the tree's base.
+const CLOSE_OFFSET := Vector3(-9.0, 4.0, 7.0)
 ## The window around the tree's crown, half size in pixels.
 const WINDOW_HALF := Vector2i(40, 40)
 ## The crown must move the window's mean colour (linear RGB, 0–1 a channel) by more than this.
@@ -40,7 +42,6 @@ func _ready() -> void:
 
 func _forest_preset(trees: bool) -> StrataWorldPreset:
 	var preset := StrataWorldPreset.new()
-	preset.seed = 4242
 	preset.trees_enabled = trees
 	var no_structures: Array[StrataStructureRule] = []
 	preset.structure_rules = no_structures
@@ -67,6 +68,12 @@ func _run() -> void:
 	camera.look_at(crown, Vector3.UP)
 	var on := await _frame("trees_on")
 	var window := Rect2i(Vector2i(camera.unproject_position(crown)) - WINDOW_HALF, WINDOW_HALF * 2)
+	# A close look at the crown and the trunk (not measured: to be looked at).
+	camera.position = base + CLOSE_OFFSET
+	camera.look_at(base + Vector3(0.0, float(tree["height"]) * 0.5, 0.0), Vector3.UP)
+	await _frame("trees_close")
+	camera.position = base + EYE_OFFSET
+	camera.look_at(crown, Vector3.UP)
 	world.preset = _forest_preset(false)
 	var off := await _frame("trees_off")
 	checks.check("both frames were drawn", on != null and off != null)

@@ -11,9 +11,9 @@ const AREA := AABB(Vector3(-96, 0, -96), Vector3(192, 1, 192))
 var _nodes: Array[Node] = []
 
 
+## The default world (a forest at the origin) with trees on.
 func _tree_preset() -> StrataWorldPreset:
 	var preset := StrataWorldPreset.new()
-	preset.seed = 4242
 	preset.trees_enabled = true
 	return preset
 
@@ -77,7 +77,6 @@ func _check_tree(w: StrataChunkWorld, t: Dictionary) -> void:
 
 func test_trees_stand_where_the_world_says_of_log_and_leaves() -> void:
 	var off := StrataWorldPreset.new()
-	off.seed = 4242
 	var plain := _make_world(off, Vector3.ZERO)
 	assert_eq(plain.get_trees_in(AREA), [], "no trees while they are off")
 	var w := _make_world(_tree_preset(), Vector3.ZERO)
@@ -122,7 +121,7 @@ func test_tree_settings_survive_tres_and_ron_files() -> void:
 	var preset := _tree_preset()
 	preset.tree_settings_ron = (
 		'(enabled: true, spacing: 7, density: 2.0, species: [(name: "pine", crown: Conical,'
-		+ ' biomes: [(biome: "forest", weight: 1.0)])])'
+		+ ' biomes: [(biome: "forest", weight: 1.0), (biome: "taiga", weight: 1.0)])])'
 	)
 	assert_eq(preset.last_error(), "", "the tree settings parse")
 	assert_true(preset.trees_enabled)
