@@ -81,6 +81,9 @@ func test_trees_stand_where_the_world_says_of_log_and_leaves() -> void:
 	assert_eq(plain.get_trees_in(AREA), [], "no trees while they are off")
 	var w := _make_world(_tree_preset(), Vector3.ZERO)
 	var trees := w.get_trees_in(AREA)
+	# Turning trees on in a world's preset reaches its queries at once.
+	off.trees_enabled = true
+	assert_eq(plain.get_trees_in(AREA), trees, "the same trees once turned on")
 	assert_gt(trees.size(), 20, "a forest around the origin")
 	var names := {}
 	for t: Dictionary in trees:
