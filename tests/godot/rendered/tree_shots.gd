@@ -2,8 +2,8 @@
 ## world with `trees_enabled`, seen from a little above its canopy, is drawn twice from the same
 ## camera, with and without trees. The trees must show where `get_trees_in` says: the mean colour
 ## (linear RGB) of a window around the nearest tree's crown differs from the same window without
-## trees. The frames are saved (`trees_on.png`, `trees_close.png`, `trees_off.png`) to be looked at: crowns whole
-## across chunk borders, trunks on the ground, no tree in water.
+## trees. The frames are saved (`trees_on.png`, `trees_close.png`, `trees_off.png`) to be
+## looked at: crowns whole across chunk borders, trunks on the ground, no tree in water.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/tree_shots.tscn -- --out-dir=/abs/dir
