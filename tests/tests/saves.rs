@@ -596,6 +596,7 @@ fn block(name: &str) -> BlockDef {
         solid: true,
         light_emission: 0,
         light_opacity: 15,
+        hide_faces_between_same: false,
     }
 }
 

@@ -12,7 +12,9 @@
 //! for the default world and for the same world with cottages, ruins and crypts in most cells
 //! (`structures`): the cost of structures per chunk, side by side; `generate_area` and
 //! `mesh_area` split it into generation (placing and stamping) and meshing (the faces the
-//! structures add).
+//! structures add). `forest` is the default world with trees of blocks on
+//! (`trees.enabled`), over the 4 × 3 × 4 chunks around the surface of the forest biome nearest
+//! the origin, and `plain_at_forest` the default world over the same chunks: what the trees cost.
 //!
 //! Run: `cargo bench -p strata-core --bench chunk_pipeline`.
 
@@ -98,18 +100,52 @@ fn structure_heavy() -> Generator {
 
 static STRUCTURES: LazyLock<Generator> = LazyLock::new(structure_heavy);
 
+/// The default world with trees of blocks.
+static FOREST: LazyLock<Generator> = LazyLock::new(|| {
+    let mut p = strata_core::preset::model::WorldPreset::default();
+    p.trees.enabled = true;
+    Generator::new(&p).expect("forest preset")
+});
+
+/// The chunk column of the forest biome nearest the origin (on a grid of chunks).
+static FOREST_CHUNK: LazyLock<(i32, i32)> = LazyLock::new(|| {
+    let forest = GEN.biomes().iter().position(|b| b.name == "forest").expect("a forest biome") as u8;
+    (0..64)
+        .flat_map(|r| (-r..=r).flat_map(move |i| [(i, -r), (i, r), (-r, i), (r, i)]))
+        .find(|&(cx, cz)| GEN.biome_index_at(cx * 32 + 16, cz * 32 + 16) == forest)
+        .expect("a forest chunk")
+});
+
+/// The 4 × 3 × 4 chunks around the default world's surface at chunk column `(x0, z0)`.
+fn area_coords_at((x0, z0): (i32, i32)) -> Vec<ChunkCoord> {
+    let base = common::surface_chunk(&GEN, (x0, z0));
+    (0..4)
+        .flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x0 + x, base.y + y, z0 + z))))
+        .collect()
+}
+
 /// The 4 × 3 × 4 chunks around the default world's surface at the origin.
 fn area_coords() -> Vec<ChunkCoord> {
-    let base = common::surface_chunk(&GEN, (0, 0));
-    (0..4).flat_map(|x| (-1..2).flat_map(move |y| (0..4).map(move |z| ChunkCoord::new(x, base.y + y, z)))).collect()
+    area_coords_at((0, 0))
 }
+
+/// The generator and the chunks of a world of the area benches.
+fn area_world(world: &str) -> (&'static Generator, Vec<ChunkCoord>) {
+    match world {
+        "plain" => (&GEN, area_coords()),
+        "structures" => (&STRUCTURES, area_coords()),
+        "plain_at_forest" => (&GEN, area_coords_at(*FOREST_CHUNK)),
+        _ => (&FOREST, area_coords_at(*FOREST_CHUNK)),
+    }
+}
+
+const AREA_WORLDS: [&str; 4] = ["plain", "structures", "plain_at_forest", "forest"];
 
 /// The streaming worker over 4 × 3 × 4 chunks around the surface at the origin, with and
 /// without structures.
-#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+#[divan::bench(args = AREA_WORLDS, sample_count = 10)]
 fn worker_area(bencher: divan::Bencher, world: &str) {
-    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
-    let coords = area_coords();
+    let (g, coords) = area_world(world);
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut columns = ColumnGrid::default();
     let mut mesher = Mesher::new();
@@ -128,10 +164,9 @@ fn worker_area(bencher: divan::Bencher, world: &str) {
 }
 
 /// [`worker_area`]'s generation alone (no scatter, no mesh): what placing and stamping cost.
-#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+#[divan::bench(args = AREA_WORLDS, sample_count = 10)]
 fn generate_area(bencher: divan::Bencher, world: &str) {
-    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
-    let coords = area_coords();
+    let (g, coords) = area_world(world);
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut columns = ColumnGrid::default();
     let mut scratch = GenScratch::default();
@@ -181,13 +216,13 @@ fn naive_baseline(bencher: divan::Bencher, chunk: usize) {
 /// [`worker_area`]'s meshing alone, over the chunks generated beforehand: structures add faces
 /// (walls, windows, roofs), and meshing costs by the faces; the quads of both worlds are
 /// printed first.
-#[divan::bench(args = ["plain", "structures"], sample_count = 10)]
+#[divan::bench(args = AREA_WORLDS, sample_count = 10)]
 fn mesh_area(bencher: divan::Bencher, world: &str) {
-    let g: &Generator = if world == "plain" { &GEN } else { &STRUCTURES };
+    let (g, coords) = area_world(world);
     let mut padded = VoxelBuffer::new(IVec3::ZERO, IVec3::ONE);
     let mut columns = ColumnGrid::default();
     let mut scratch = GenScratch::default();
-    let chunks: Vec<VoxelBuffer> = area_coords()
+    let chunks: Vec<VoxelBuffer> = coords
         .into_iter()
         .map(|c| {
             g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch);

@@ -463,6 +463,14 @@ const RENDERED: &[RenderedCheck] = &[
         log: "rendered-far-colour.log",
         renderer: Renderer::Compatibility,
     },
+    // A forest with trees of blocks and without, from one camera: the crown shows where the
+    // world says.
+    RenderedCheck {
+        scene: "res://rendered/tree_shots.tscn",
+        args: &[],
+        log: "rendered-trees.log",
+        renderer: Renderer::Compatibility,
+    },
     RenderedCheck {
         scene: "res://rendered/origin_shots_2d.tscn",
         args: &[],

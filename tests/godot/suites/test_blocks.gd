@@ -374,6 +374,7 @@ func test_the_shipped_default_library_resource_is_the_default_library() -> void:
 		"solid",
 		"light_emission",
 		"light_opacity",
+		"hide_faces_between_same",
 	]
 	var texture_fields := ["texture", "texture_top", "texture_side", "texture_bottom"]
 	for id in made.get_block_count():

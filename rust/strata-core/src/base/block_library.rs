@@ -39,7 +39,8 @@ pub enum RenderMode {
     /// Fully covers its faces (stone, dirt).
     Opaque,
     /// Alpha-tested (leaves, torch): faces between two cutout blocks of the same type are still
-    /// drawn, because each shows through the other's holes.
+    /// drawn, because each shows through the other's holes, unless the block says
+    /// [`BlockDef::hide_faces_between_same`].
     Cutout,
     /// Blended and sorted (glass, ice).
     Transparent,
@@ -119,6 +120,12 @@ pub struct BlockDef {
     /// every step costs: `0` for air and glass, 1–2 for leaves and water, [`MAX_LIGHT`] stops
     /// light (opaque blocks).
     pub light_opacity: u8,
+    /// Hide the faces between two voxels of this block ("fast leaves"): a crown is then drawn as
+    /// its outer shell, not as every leaf cube. Matters for [`RenderMode::Cutout`] blocks only
+    /// (transparent and liquid blocks always hide the faces between two of their own, solid
+    /// opaque blocks hide every face against them). On for `leaves` in the default library.
+    #[serde(default)]
+    pub hide_faces_between_same: bool,
 }
 
 /// Why a list of blocks is not a valid library. Each names the block index, the field, the value
@@ -308,7 +315,7 @@ impl BlockLibrary {
     }
 
     /// A stable 64-bit FNV-1a hash of every block in id order (every field: name, faces,
-    /// colour bits, render mode, solidity, light), so that a preset or save can tell that the
+    /// colour bits, render mode, solidity, light, face hiding), so that a preset or save can tell that the
     /// library it was made with has changed. The same blocks give the same value on every
     /// machine and in every build.
     pub fn fingerprint(&self) -> u64 {
@@ -346,6 +353,7 @@ impl BlockLibrary {
             h.u8(b.solid as u8);
             h.u8(b.light_emission);
             h.u8(b.light_opacity);
+            h.u8(b.hide_faces_between_same as u8);
         }
         h.0
     }
@@ -427,6 +435,7 @@ fn default_blocks() -> Vec<BlockDef> {
                 solid: info.solid,
                 light_emission: 0,
                 light_opacity,
+                hide_faces_between_same: false,
             }
         })
         .collect();
@@ -438,13 +447,18 @@ fn default_blocks() -> Vec<BlockDef> {
         solid,
         light_emission,
         light_opacity,
+        hide_faces_between_same: false,
     };
     let all = |t: &str| BlockFaces::All(t.into());
     blocks.extend([
         // A torch is drawn alpha-tested and walked through.
         def("torch", all("torch"), [1.0, 0.78, 0.35], RenderMode::Cutout, false, 14, 0),
         def("glass", all("glass"), [0.85, 0.92, 0.95], RenderMode::Transparent, true, 0, 0),
-        def("leaves", all("leaves"), [0.20, 0.50, 0.15], RenderMode::Cutout, true, 0, 1),
+        // Leaves hide the faces between two leaves: a crown is drawn as its shell.
+        BlockDef {
+            hide_faces_between_same: true,
+            ..def("leaves", all("leaves"), [0.20, 0.50, 0.15], RenderMode::Cutout, true, 0, 1)
+        },
         def(
             "log",
             BlockFaces::TopSideBottom { top: "log_top".into(), side: "log_side".into(), bottom: "log_top".into() },
@@ -490,6 +504,7 @@ mod tests {
             solid: true,
             light_emission: 0,
             light_opacity: MAX_LIGHT,
+            hide_faces_between_same: false,
         }
     }
 
@@ -628,7 +643,7 @@ mod tests {
         let fp = base.fingerprint();
         assert_eq!(fp, BlockLibrary::new(default_blocks()).unwrap().fingerprint(), "stable");
         // Pinned: the hash is the same in every build and on every machine.
-        assert_eq!(fp, 0xecba_b959_dc36_52a3, "{fp:#018x}");
+        assert_eq!(fp, 0x05d1_2c01_3e28_d5e4, "{fp:#018x}");
         let changed = |f: &dyn Fn(&mut Vec<BlockDef>)| {
             let mut blocks = base.clone().into_blocks();
             f(&mut blocks);
@@ -649,6 +664,7 @@ mod tests {
             ("solid", changed(&|b| b[1].solid = false)),
             ("light_emission", changed(&|b| b[1].light_emission = 1)),
             ("light_opacity", changed(&|b| b[1].light_opacity = 3)),
+            ("hide_faces_between_same", changed(&|b| b[1].hide_faces_between_same = true)),
             ("order", changed(&|b| b.swap(1, 2))),
             ("one more", changed(&|b| b.push(block("marble")))),
             ("one less", changed(&|b| drop(b.pop()))),

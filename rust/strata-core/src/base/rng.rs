@@ -72,7 +72,7 @@ pub mod salt {
     pub const RIVER: u64 = 13;
     pub const EVENTS: u64 = 14;
     pub const SPAWN: u64 = 15;
-    // 16 is the trees'.
+    pub const TREES: u64 = 16;
     pub const BIOME_WARP_X: u64 = 17;
     pub const BIOME_WARP_Z: u64 = 18;
     pub const BIOME_DITHER: u64 = 19;

@@ -599,6 +599,7 @@ mod tests {
             solid: true,
             light_emission: 0,
             light_opacity: 15,
+            hide_faces_between_same: false,
         });
         BlockLibrary::new(blocks).unwrap()
     }

@@ -69,6 +69,9 @@ pub struct BiomeParams {
     pub shore_block: BlockId,
     /// The scatter set ([`Biome::scatter_rules`]), kinds resolved, in the row's order.
     pub scatter: Vec<ScatterParams>,
+    /// Trees of blocks grow here ([`crate::preset::model::TreeSettings::grow_in`]): the scatter
+    /// places no mesh trees.
+    pub block_trees: bool,
 }
 
 /// One resolved entry of a biome's scatter set (see [`crate::preset::model::ScatterRule`]).
@@ -84,7 +87,7 @@ impl BiomeParams {
     /// The row `biome` with its block names looked up in `library`. A name the library lacks
     /// (only possible for a preset not validated against it) falls back to the built-in block
     /// of that name, else to `fallback`.
-    fn resolve(biome: &Biome, library: &BlockLibrary) -> Self {
+    fn resolve(biome: &Biome, library: &BlockLibrary, block_trees: bool) -> Self {
         let id = |name: &str, fallback: BlockId| {
             library.id_of(name).or_else(|| block::block_by_name(name)).unwrap_or(fallback)
         };
@@ -108,6 +111,7 @@ impl BiomeParams {
             cliff_block: id(&biome.cliff_block, block::STONE),
             shore_block: id(&biome.shore_block, block::SAND),
             scatter,
+            block_trees,
         }
     }
 }
@@ -174,7 +178,7 @@ impl BiomeMap {
         let b = &preset.biomes;
         let enabled = b.enabled && !b.table.is_empty();
         let table = if enabled { b.table.clone() } else { vec![Biome::default()] };
-        let params = table.iter().map(|t| BiomeParams::resolve(t, library)).collect();
+        let params = table.iter().map(|t| BiomeParams::resolve(t, library, preset.trees.grow_in(&t.name))).collect();
         let climate = FractalParams {
             octaves: 3,
             frequency: 1.0 / b.climate_scale.max(1.0) as f64,

@@ -124,6 +124,11 @@ impl<'a> ColumnPass<'a> {
         Self { terrain, preset }
     }
 
+    /// Temperature and moisture at world (x, z), each in `[0, 1]` (the biome layer's climate).
+    pub fn climate_at(&self, x: f64, z: f64) -> (f64, f64) {
+        self.terrain.biomes().climate_at(x, z)
+    }
+
     /// The column at integer world (x, z).
     pub fn column(&self, x: i32, z: i32) -> Column {
         let mut out = Vec::with_capacity(1);

@@ -8,11 +8,39 @@
 //! other region computes. Each stage's reusable buffers are not in the context: the pipeline
 //! passes a stage its own scratch beside it, so the context stays a shared, read-only value.
 //!
+//! The grove noise ([`GroveNoise`]) is here too: the scatter's groves and clearings and the
+//! density of block trees both follow it, so trees stand where the scatter's groves are and
+//! clear into the meadows where its flowers grow.
+//!
 //! May use: `base`, `preset`, `gen3d::columns`, `gen3d::biomes` (the resolved biome rows).
 
+use crate::base::rng::{hash3, salt};
 use crate::gen3d::biomes::BiomeParams;
 use crate::gen3d::columns::{Column, ColumnGrid, ColumnPass, RingSurfaces};
 use crate::preset::model::{Biome, WorldPreset};
+use noise::{NoiseFn, Perlin};
+
+/// The grove noise `g ∈ [0, 1]`: 2D Perlin of wavelength `scatter.density_scale`, high in groves,
+/// low in clearings.
+#[derive(Clone, Debug)]
+pub struct GroveNoise {
+    perlin: Perlin,
+    frequency: f64,
+}
+
+impl GroveNoise {
+    pub fn new(preset: &WorldPreset) -> Self {
+        Self {
+            perlin: Perlin::new((hash3(preset.seed, salt::SCATTER, 0, 0, 0) >> 32) as u32),
+            frequency: 1.0 / preset.scatter.density_scale.max(1.0) as f64,
+        }
+    }
+
+    /// `g` at world (x, z).
+    pub fn at(&self, x: f64, z: f64) -> f32 {
+        (0.5 + 0.8 * self.perlin.get([x * self.frequency, z * self.frequency]) as f32).clamp(0.0, 1.0)
+    }
+}
 
 /// The read-only inputs of every stage for one region (see the module docs).
 #[derive(Clone, Copy, Debug)]

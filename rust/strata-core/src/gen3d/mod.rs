@@ -8,7 +8,7 @@
 //! - the stages, which read the context and never import the pipeline or each other: [`layers`],
 //!   [`caves`] (carving the fields of [`caverns`] and [`tunnels`]), [`ores`], [`water`] and
 //!   [`scatter`]; then [`structures`], stamped last so nothing cuts them (the shipped ones:
-//!   [`structure_library`]); and where the game's objects start, from the finished voxels:
+//!   [`structure_library`]; trees of the world's blocks, grown by [`trees`]); and where the game's objects start, from the finished voxels:
 //!   [`spawns`];
 //! - the user's code that amends every generated box last: [`hook`];
 //! - the buffers a thread reuses: [`scratch`];
@@ -40,5 +40,8 @@ pub mod spawns;
 pub mod structure_library;
 pub mod structures;
 pub mod terrain;
+#[cfg(test)]
+mod tree_tests;
+pub mod trees;
 pub mod tunnels;
 pub mod water;

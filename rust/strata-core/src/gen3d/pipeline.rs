@@ -28,6 +28,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::gen3d::structure_library::shipped_structures;
 use crate::gen3d::structures::{Placement, StructureError, StructureLibrary, Structures};
 use crate::gen3d::terrain::Terrain;
+use crate::gen3d::trees::TreeSize;
 use crate::gen3d::{layers, ores, spawns, water};
 use crate::noise::heightmap::{Heightmap, HeightmapError};
 use crate::preset::life_rule::LifeRuleError;
@@ -181,7 +182,8 @@ impl Generator {
             // Without rules no structure is built, so the shipped ones need not be.
             None if preset.structures.is_empty() => Structures::default(),
             None => Structures::new(preset, terrain.biomes().table(), &shipped_structures(library)?)?,
-        };
+        }
+        .with_trees(preset, terrain.biomes().table(), library)?;
         Ok(Self {
             preset: Arc::new(preset.clone()),
             terrain,
@@ -216,7 +218,7 @@ impl Generator {
         }
         Caves::new(preset.seed, &preset.caves)?;
         let table = if preset.biomes.enabled { preset.biomes.table.as_slice() } else { &[] };
-        Structures::new(preset, table, structures)?;
+        Structures::new(preset, table, structures)?.with_trees(preset, table, library)?;
         Ok(())
     }
 
@@ -534,8 +536,28 @@ impl Generator {
         ))
     }
 
-    /// The structures whose boxes meet the columns `[min, max)` (x, z), in stamping order.
+    /// The structures of the preset's structure rules (not the trees) whose boxes meet the
+    /// columns `[min, max)` (x, z), in stamping order.
     pub fn structures_in(&self, min: (i32, i32), max: (i32, i32)) -> Vec<Placement> {
+        let mut out = Vec::new();
+        let none = ColumnGrid::default();
+        self.structures.template_placements_in(&self.context(&none, None), min, max, None, &mut out);
+        out
+    }
+
+    /// The trees of blocks whose boxes meet the columns `[min, max)` (x, z), in stamping order
+    /// (none while `trees` is off); a tree's `variant` is its species' index in the preset's
+    /// `trees.species` ([`Generator::tree_species_name`]).
+    pub fn trees_in(&self, min: (i32, i32), max: (i32, i32)) -> Vec<Placement> {
+        let mut out = Vec::new();
+        let none = ColumnGrid::default();
+        self.structures.tree_placements_in(&self.context(&none, None), min, max, None, &mut out);
+        out
+    }
+
+    /// Everything stamped over the columns `[min, max)`: the trees, then the structures, in
+    /// stamping order.
+    pub fn placements_in(&self, min: (i32, i32), max: (i32, i32)) -> Vec<Placement> {
         let mut out = Vec::new();
         if !self.structures.is_empty() {
             let none = ColumnGrid::default();
@@ -544,14 +566,29 @@ impl Generator {
         out
     }
 
-    /// One past the top of the highest structure over the columns `[min, max)`, or `None`
-    /// where none stands: above it, the ground and the sea the generated world is air.
-    pub fn structure_top(&self, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
-        self.structures_in(min, max).iter().map(|p| p.max().y).max()
+    /// The name of the species of tree `p` (from [`Generator::trees_in`]); `None` for a
+    /// structure.
+    pub fn tree_species_name(&self, p: &Placement) -> Option<&str> {
+        if !self.structures.is_tree(p) {
+            return None;
+        }
+        self.structures.species_name(p.variant)
     }
 
-    /// The top of structure `p` in world column `(x, z)` (one past its highest block there) and
-    /// that block ([`Structures::column_top`]).
+    /// The measures of tree `p` (from [`Generator::trees_in`]): trunk height, crown radius and
+    /// height; `None` for a structure.
+    pub fn tree_size(&self, p: &Placement) -> Option<TreeSize> {
+        self.structures.tree_size(p)
+    }
+
+    /// One past the top of the highest structure or tree over the columns `[min, max)`, or
+    /// `None` where none stands: above it, the ground and the sea the generated world is air.
+    pub fn structure_top(&self, min: (i32, i32), max: (i32, i32)) -> Option<i32> {
+        self.placements_in(min, max).iter().map(|p| p.max().y).max()
+    }
+
+    /// The top of structure or tree `p` in world column `(x, z)` (one past its highest block
+    /// there) and that block ([`Structures::column_top`]).
     pub fn structure_column_top(&self, p: &Placement, x: i32, z: i32) -> Option<(i32, BlockId)> {
         self.structures.column_top(p, x, z)
     }
@@ -573,7 +610,7 @@ impl Generator {
             let b = i.base_voxel();
             (lo, hi) = ((lo.0.min(b.x), lo.1.min(b.z)), (hi.0.max(b.x + 1), hi.1.max(b.z + 1)));
         }
-        let placements = self.structures_in(lo, hi);
+        let placements = self.placements_in(lo, hi);
         instances.retain(|i| !self.structures.covers(&placements, i.base_voxel()));
         instances
     }

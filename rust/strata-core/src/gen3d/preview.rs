@@ -208,7 +208,8 @@ pub struct PreviewMaps {
     pub height: PreviewImage,
     /// The biome map in the table's colours, shaded by the relief.
     pub biomes: PreviewImage,
-    /// Shaded relief with every structure's footprint in red.
+    /// Shaded relief with every structure's footprint in red and, while trees are on and the
+    /// picture spans at most [`TREE_PREVIEW_SPAN`] voxels, a dark green dot at every tree's trunk.
     pub structures: PreviewImage,
     /// Lowest and highest surface height in the picture.
     pub height_range: (f64, f64),
@@ -219,6 +220,12 @@ pub struct PreviewMaps {
 /// Rows sampled between two cancel checks.
 const ROWS_PER_CHECK: usize = 8;
 const STRUCTURE_RED: [f64; 3] = [0.9, 0.12, 0.1];
+const TREE_GREEN: [f64; 3] = [0.05, 0.25, 0.05];
+/// The widest picture (voxels a side) whose trees are drawn: beyond it a dot per tree would be
+/// a green blur and placing them a long wait.
+pub const TREE_PREVIEW_SPAN: f64 = 4096.0;
+/// Rows of voxels whose trees are placed between two cancel checks.
+const TREE_ROWS_PER_CHECK: i32 = 256;
 const CAVE_AIR: [f32; 3] = [0.05, 0.05, 0.07];
 
 /// The world rectangle a live preview shows: `size_px × size_px` pixels of `cell` voxels
@@ -316,6 +323,31 @@ pub fn preview_maps(
             .structures_in((clamp_i32(x0.floor()), clamp_i32(z0.floor())), (clamp_i32(x1.ceil()), clamp_i32(z1.ceil())))
     };
     let mut structures = relief;
+    // Trees: a dot at each trunk, under the structures (which win where both stand).
+    if preset.trees.enabled && n as f64 * cell <= TREE_PREVIEW_SPAN {
+        let (tx0, tx1) = (clamp_i32(x0.floor()), clamp_i32(x1.ceil()));
+        let (tz0, tz1) = (clamp_i32(z0.floor()), clamp_i32(z1.ceil()));
+        let mut z = tz0;
+        while z < tz1 {
+            if cancelled() {
+                return Ok(None);
+            }
+            let z_end = (z + TREE_ROWS_PER_CHECK).min(tz1);
+            for p in generator.trees_in((tx0, z), (tx1, z_end)) {
+                let t = p.trunk();
+                // Each tree once: in the band holding its trunk.
+                if !(z..z_end).contains(&t.z) {
+                    continue;
+                }
+                let (i, k) = (((t.x as f64 + 0.5 - x0) / cell).floor(), ((t.z as f64 + 0.5 - z0) / cell).floor());
+                if (0.0..n as f64).contains(&i) && (0.0..n as f64).contains(&k) {
+                    let at = (k as usize * n + i as usize) * 3;
+                    structures[at..at + 3].copy_from_slice(&TREE_GREEN.map(to_u8));
+                }
+            }
+            z = z_end;
+        }
+    }
     for p in &placements {
         let px = |x: f64, o: f64| ((x - o) / cell).floor();
         let (i0, i1) = (px(p.min.x as f64, x0).max(0.0), px(p.max().x as f64, x0).min(n as f64 - 1.0));
@@ -473,6 +505,43 @@ mod tests {
             assert_eq!(&maps.structures.rgb[at..at + 3], &red);
         }
         assert_ne!(maps.structures, maps.biomes);
+    }
+
+    #[test]
+    fn trees_are_dark_green_dots_at_their_trunks() {
+        let mut p = WorldPreset::default();
+        p.trees.enabled = true;
+        let g = Generator::new(&p).unwrap();
+        let off = Generator::new(&WorldPreset::default()).unwrap();
+        // 256 × 256 voxels at 2 voxels a pixel around the origin (a forest in the default world).
+        let maps = preview_maps(&g, (0, 0), 128, 2.0, &|| false).unwrap().unwrap();
+        let plain = preview_maps(&off, (0, 0), 128, 2.0, &|| false).unwrap().unwrap();
+        assert_eq!(maps.biomes, plain.biomes, "trees change only the structures picture");
+        let trees = g.trees_in((-129, -129), (129, 129));
+        let green = TREE_GREEN.map(to_u8);
+        let (x0, z0) = (-128.0, -128.0);
+        let mut drawn = 0;
+        for t in trees.iter().map(|p| p.trunk()) {
+            let (i, k) = (((t.x as f64 + 0.5 - x0) / 2.0).floor(), ((t.z as f64 + 0.5 - z0) / 2.0).floor());
+            if (0.0..128.0).contains(&i) && (0.0..128.0).contains(&k) {
+                let at = ((k as usize) * 128 + i as usize) * 3;
+                assert_eq!(&maps.structures.rgb[at..at + 3], &green, "tree at {t:?}");
+                drawn += 1;
+            }
+        }
+        assert!(drawn > 20, "{drawn} trees drawn");
+        let greens = maps.structures.rgb.chunks_exact(3).filter(|c| *c == green).count();
+        assert_eq!(plain.structures.rgb.chunks_exact(3).filter(|c| *c == green).count(), 0);
+        assert!(greens <= drawn, "{greens} dots for {drawn} trees");
+        // Cancelled at the last check (the one before placing trees): no picture.
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let calls = AtomicUsize::new(0);
+        let count = || calls.fetch_add(1, Ordering::Relaxed) == usize::MAX;
+        assert!(preview_maps(&g, (0, 0), 128, 2.0, &count).unwrap().is_some());
+        let last = calls.load(Ordering::Relaxed);
+        let seen = AtomicUsize::new(0);
+        let late = || seen.fetch_add(1, Ordering::Relaxed) + 1 == last;
+        assert!(preview_maps(&g, (0, 0), 128, 2.0, &late).unwrap().is_none());
     }
 
     #[test]

@@ -28,11 +28,10 @@
 //! May use: `base`, `preset`, `gen3d::context`.
 
 use crate::base::coords::{CHUNK_SIZE, ChunkCoord, IVec3};
-use crate::base::rng::{hash2, hash3, mix64, salt, unit_f32};
-use crate::gen3d::context::StageContext;
+use crate::base::rng::{hash2, mix64, salt, unit_f32};
+use crate::gen3d::context::{GroveNoise, StageContext};
 pub use crate::preset::model::ScatterKind;
 use crate::preset::model::ScatterPlacement;
-use noise::{NoiseFn, Perlin};
 
 /// Edge, in columns, of the cells of the candidate grid (one candidate per cell).
 pub const SCATTER_SPACING: i32 = 4;
@@ -78,8 +77,7 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
     if !sc.enabled || sc.density <= 0.0 || size_x <= 0 || size_z <= 0 {
         return out;
     }
-    let grove = Perlin::new((hash3(preset.seed, salt::SCATTER, 0, 0, 0) >> 32) as u32);
-    let freq = 1.0 / sc.density_scale.max(1.0) as f64;
+    let grove = GroveNoise::new(preset);
     let (max_x, max_z) = (min_x.saturating_add(size_x), min_z.saturating_add(size_z));
     let g0 = (min_x.div_euclid(SCATTER_SPACING), min_z.div_euclid(SCATTER_SPACING));
     let g1 = ((max_x - 1).div_euclid(SCATTER_SPACING), (max_z - 1).div_euclid(SCATTER_SPACING));
@@ -106,7 +104,7 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
                 continue;
             }
             let Some(biome) = ctx.biome_params.get(col.biome as usize) else { continue };
-            let g = (0.5 + 0.8 * grove.get([x * freq, z * freq]) as f32).clamp(0.0, 1.0);
+            let g = grove.at(x, z);
             let bare = col.surface_block == biome.cliff_block;
             let d = sc.density;
             p.clear();
@@ -114,6 +112,8 @@ pub fn scatter_columns(ctx: &StageContext, min_x: i32, min_z: i32, size_x: i32, 
                 let q = if bare { r.bare_rock_density } else { r.density };
                 match r.placement {
                     _ if !enabled(r.kind) => 0.0,
+                    // Trees of blocks grow here instead ([`crate::gen3d::trees`]).
+                    _ if r.kind == ScatterKind::Tree && biome.block_trees => 0.0,
                     ScatterPlacement::Anywhere => q * d,
                     ScatterPlacement::Groves => q * d * 2.0 * g,
                     ScatterPlacement::Clearings => q * d * 2.0 * (1.0 - g),

@@ -7,6 +7,14 @@
 //! world's [`StructureLibrary`] names them; the preset's [`StructureRule`]s say which stand
 //! where.
 //!
+//! Trees of the world's blocks are structures too, grown rather than read from a template: the
+//! preset's tree settings are one more rule (its index follows the structure rules') whose cells
+//! of `trees.spacing` hold at most one tree each, its species drawn by the biome's weights at
+//! the trunk, its box the species' ([`crate::gen3d::trees`]) and reaching past its cell, so a
+//! region asks the cells within that reach too. Trees are stamped before the template
+//! structures (a cottage wins over a tree), their logs replacing what is there and their leaves
+//! filling only air, so overlapping crowns come out the same in any region.
+//!
 //! Placement is a pure function of (seed, rule, cell): the world is cut into square cells of the
 //! rule's `spacing`; cell `(cx, cz)` holds one structure with probability `chance`, at a hashed
 //! place and quarter turn wholly inside the cell, at a height read from the column at its
@@ -16,14 +24,15 @@
 //! and a structure spanning four chunks is the same whichever is generated first (laws:
 //! Deterministic, Seamless).
 //!
-//! May use: `base`, `preset`, `gen3d::context`.
+//! May use: `base`, `preset`, `gen3d::context`, `gen3d::trees`.
 
 use crate::base::block::{AIR, BlockId};
 use crate::base::block_library::BlockLibrary;
 use crate::base::chunk::VoxelBuffer;
 use crate::base::coords::IVec3;
-use crate::base::rng::{hash2, mix64, unit_f64};
-use crate::gen3d::context::StageContext;
+use crate::base::rng::{hash2, hash3, mix64, salt, unit_f64};
+use crate::gen3d::context::{GroveNoise, StageContext};
+use crate::gen3d::trees::{TreeCell, TreeShape, TreeSize};
 use crate::preset::fingerprint::fnv1a64;
 use crate::preset::model::{Biome, StructurePlacement, WorldPreset};
 use std::collections::HashMap;
@@ -65,6 +74,8 @@ pub enum StructureError {
         "structures.rules[{rule}].placement: Cave is for side-view worlds; allowed: Surface or Underground in a 3D world"
     )]
     CaveIn3D { rule: usize },
+    #[error("trees.species[{species}].{field}: unknown block `{block}`; allowed: {allowed}")]
+    TreeBlock { species: usize, field: &'static str, block: String, allowed: String },
 }
 
 /// A box of cells: block ids, [`KEEP`] where the world stays as it is.
@@ -312,12 +323,20 @@ pub struct Placement {
     pub min: IVec3,
     /// Its box in the world (x and z swapped from the template's after an odd turn).
     pub size: IVec3,
+    /// A tree's species (its index in the preset's `trees.species`); 0 for a template.
+    pub variant: u16,
 }
 
 impl Placement {
     /// One past its maximum corner.
     pub fn max(&self) -> IVec3 {
         self.min + self.size
+    }
+
+    /// A tree's trunk base (the first voxel above the ground): the centre column of its box, on
+    /// its floor.
+    pub fn trunk(&self) -> IVec3 {
+        IVec3::new(self.min.x + self.size.x / 2, self.min.y, self.min.z + self.size.z / 2)
     }
 
     /// The template cell behind world-box cell `(u, y, v)` (its local coordinates).
@@ -347,20 +366,95 @@ struct ResolvedRule {
     salt: u64,
 }
 
-/// The preset's structure rules, resolved against a structure library: answers which structures
-/// meet a region and stamps them.
-#[derive(Debug, Default)]
-pub struct Structures {
-    rules: Vec<ResolvedRule>,
-    /// Placements already worked out, by (rule, cell): each costs a column (height and biome)
-    /// and every chunk of a cell asks for it. A pure function's answers, so whichever worker
-    /// filled an entry, the value is the same; emptied when it grows past
-    /// [`PLACEMENT_CACHE_ENTRIES`].
-    cache: Mutex<HashMap<(u16, i32, i32), Option<Placement>>>,
+/// The preset's tree settings resolved: the rule that grows trees of blocks.
+#[derive(Debug)]
+struct TreeRule {
+    seed: u64,
+    spacing: i32,
+    /// The farthest a tree's box reaches past its trunk's column, over all species.
+    reach: i32,
+    species: Vec<TreeShape>,
+    /// Per biome index: each species' weight there, and their sum.
+    weights: Vec<(Vec<f32>, f32)>,
+    /// Per biome index: its `tree_density` times the preset's `trees.density`.
+    density: Vec<f64>,
+    dry: f64,
+    wet: f64,
+    grove: GroveNoise,
 }
 
-/// The most cells [`Structures`] remembers (about 1.5 MiB).
+/// Placements already worked out, by (rule, cell): each costs a column (height and biome) and
+/// every chunk of a cell asks for it. A pure function's answers, so whichever worker filled an
+/// entry, the value is the same; emptied when it grows past its limit.
+#[derive(Debug)]
+struct PlacementCache {
+    map: Mutex<HashMap<(u16, i32, i32), Option<Placement>>>,
+    limit: usize,
+}
+
+impl PlacementCache {
+    fn new(limit: usize) -> Self {
+        Self { map: Mutex::default(), limit }
+    }
+
+    /// The placement of `key`, worked out by `compute` unless remembered.
+    fn get_or(&self, key: (u16, i32, i32), compute: impl FnOnce() -> Option<Placement>) -> Option<Placement> {
+        // A poisoned lock only means another worker panicked mid-insert: the map is still valid.
+        if let Some(p) = self.map.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+            return *p;
+        }
+        let p = compute();
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() >= self.limit {
+            map.clear();
+        }
+        map.insert(key, p);
+        p
+    }
+}
+
+/// The cells `(cx, cz)` of edge `spacing` whose placements, reaching at most `reach` voxels
+/// past their cell, may meet the columns `[min, max)`, z then x.
+fn cells_meeting(
+    (min_x, min_z): (i32, i32),
+    (max_x, max_z): (i32, i32),
+    spacing: i32,
+    reach: i32,
+) -> impl Iterator<Item = (i32, i32)> {
+    let (x0, x1) = ((min_x - reach).div_euclid(spacing), (max_x - 1 + reach).div_euclid(spacing));
+    let (z0, z1) = ((min_z - reach).div_euclid(spacing), (max_z - 1 + reach).div_euclid(spacing));
+    (z0..=z1).flat_map(move |cz| (x0..=x1).map(move |cx| (cx, cz)))
+}
+
+/// The preset's structure rules, resolved against a structure library, and its tree rule:
+/// answers which structures and trees meet a region and stamps them.
+#[derive(Debug)]
+pub struct Structures {
+    rules: Vec<ResolvedRule>,
+    /// The tree rule, when trees are on; its placements' `rule` is `rules.len()`.
+    trees: Option<TreeRule>,
+    cache: PlacementCache,
+    /// The tree rule's cells (many more than the structures', so apart from them).
+    tree_cache: PlacementCache,
+}
+
+impl Default for Structures {
+    fn default() -> Self {
+        Self {
+            rules: Vec::new(),
+            trees: None,
+            cache: PlacementCache::new(PLACEMENT_CACHE_ENTRIES),
+            tree_cache: PlacementCache::new(TREE_CACHE_ENTRIES),
+        }
+    }
+}
+
+/// The most structure cells [`Structures`] remembers (about 1.5 MiB).
 pub const PLACEMENT_CACHE_ENTRIES: usize = 1 << 16;
+
+/// The most tree cells [`Structures`] remembers (about 6 MiB: every cell of a square of about
+/// 2,500 voxels at the default spacing).
+pub const TREE_CACHE_ENTRIES: usize = 1 << 18;
 
 impl Structures {
     /// Resolves the rules of `preset` (validated) against `library` and `biomes` (the
@@ -403,56 +497,205 @@ impl Structures {
                 salt: mix64(fnv1a64(r.structure.trim().as_bytes()) ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)),
             });
         }
-        Ok(Self { rules, cache: Mutex::default() })
+        Ok(Self { rules, ..Self::default() })
     }
 
+    /// These rules with the preset's tree rule when trees are on (`preset.trees`), species'
+    /// blocks looked up in `blocks` and weights over `biomes` (the generator's biome table).
+    pub fn with_trees(
+        mut self,
+        preset: &WorldPreset,
+        biomes: &[Biome],
+        blocks: &BlockLibrary,
+    ) -> Result<Self, StructureError> {
+        let t = &preset.trees;
+        if !t.enabled || t.species.is_empty() {
+            self.trees = None;
+            return Ok(self);
+        }
+        let species = t
+            .species
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                TreeShape::resolve(s, blocks).map_err(|(field, block)| StructureError::TreeBlock {
+                    species: i,
+                    field,
+                    block,
+                    allowed: format!(
+                        "a block of the library ({})",
+                        blocks.blocks().iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let weights = biomes
+            .iter()
+            .map(|b| {
+                let w: Vec<f32> = t.species.iter().map(|s| s.weight_in(&b.name).max(0.0)).collect();
+                let sum = w.iter().sum();
+                (w, sum)
+            })
+            .collect();
+        self.trees = Some(TreeRule {
+            seed: preset.seed,
+            spacing: t.spacing.max(1),
+            reach: species.iter().map(TreeShape::reach).max().unwrap_or(0),
+            species,
+            weights,
+            density: biomes.iter().map(|b| (b.tree_density * t.density) as f64).collect(),
+            dry: t.dry_moisture as f64,
+            wet: t.wet_moisture as f64,
+            grove: GroveNoise::new(preset),
+        });
+        Ok(self)
+    }
+
+    /// No rules and no trees: nothing to place.
     pub fn is_empty(&self) -> bool {
-        self.rules.is_empty()
+        self.rules.is_empty() && self.trees.is_none()
+    }
+
+    /// Whether placement `p` is a tree.
+    pub fn is_tree(&self, p: &Placement) -> bool {
+        self.trees.is_some() && p.rule as usize == self.rules.len()
+    }
+
+    /// The name of tree species `variant`, for a tree placement.
+    pub fn species_name(&self, variant: u16) -> Option<&str> {
+        Some(self.trees.as_ref()?.species.get(variant as usize)?.name.as_str())
     }
 
     /// Appends to `out` every placement whose box meets the box `[min, max)` (x and z; any y
-    /// when `y_range` is `None`, else the placements meeting `y_range.0..y_range.1` too), rule by
-    /// rule, cells in order: the same list for the same box whatever was asked before.
+    /// when `y_range` is `None`, else the placements meeting `y_range.0..y_range.1` too), in
+    /// stamping order: the trees, then the structures rule by rule, cells in order: the same
+    /// list for the same box whatever was asked before.
     pub fn placements_in(
         &self,
         ctx: &StageContext,
-        (min_x, min_z): (i32, i32),
-        (max_x, max_z): (i32, i32),
+        min: (i32, i32),
+        max: (i32, i32),
         y_range: Option<(i32, i32)>,
         out: &mut Vec<Placement>,
     ) {
-        if max_x <= min_x || max_z <= min_z {
+        self.tree_placements_in(ctx, min, max, y_range, out);
+        self.template_placements_in(ctx, min, max, y_range, out);
+    }
+
+    /// [`Structures::placements_in`], the template structures alone.
+    pub fn template_placements_in(
+        &self,
+        ctx: &StageContext,
+        min: (i32, i32),
+        max: (i32, i32),
+        y_range: Option<(i32, i32)>,
+        out: &mut Vec<Placement>,
+    ) {
+        if max.0 <= min.0 || max.1 <= min.1 {
             return;
         }
         for (ri, rule) in self.rules.iter().enumerate() {
-            let s = rule.spacing;
-            for cz in min_z.div_euclid(s)..=(max_z - 1).div_euclid(s) {
-                for cx in min_x.div_euclid(s)..=(max_x - 1).div_euclid(s) {
-                    let Some(p) = self.cached_placement(ctx, ri, cx, cz) else { continue };
-                    let meets_xz = p.min.x < max_x && p.max().x > min_x && p.min.z < max_z && p.max().z > min_z;
-                    let meets_y = y_range.is_none_or(|(lo, hi)| p.min.y < hi && p.max().y > lo);
-                    if meets_xz && meets_y {
-                        out.push(p);
-                    }
-                }
+            for (cx, cz) in cells_meeting(min, max, rule.spacing, 0) {
+                let p = self.cache.get_or((ri as u16, cx, cz), || self.placement_in_cell(ctx, ri, cx, cz));
+                push_meeting(p, min, max, y_range, out);
             }
         }
     }
 
-    /// [`Structures::placement_in_cell`], remembered.
-    fn cached_placement(&self, ctx: &StageContext, ri: usize, cx: i32, cz: i32) -> Option<Placement> {
-        let key = (ri as u16, cx, cz);
-        // A poisoned lock only means another worker panicked mid-insert: the map is still valid.
-        if let Some(p) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
-            return *p;
+    /// [`Structures::placements_in`], the trees alone.
+    pub fn tree_placements_in(
+        &self,
+        ctx: &StageContext,
+        min: (i32, i32),
+        max: (i32, i32),
+        y_range: Option<(i32, i32)>,
+        out: &mut Vec<Placement>,
+    ) {
+        let Some(trees) = &self.trees else { return };
+        if max.0 <= min.0 || max.1 <= min.1 {
+            return;
         }
-        let p = self.placement_in_cell(ctx, ri, cx, cz);
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= PLACEMENT_CACHE_ENTRIES {
-            cache.clear();
+        let rule = self.rules.len() as u16;
+        for (cx, cz) in cells_meeting(min, max, trees.spacing, trees.reach) {
+            let p = self.tree_cache.get_or((rule, cx, cz), || self.tree_in_cell(ctx, trees, cx, cz));
+            push_meeting(p, min, max, y_range, out);
         }
-        cache.insert(key, p);
-        p
+    }
+
+    /// The tree of cell `(cx, cz)`, if the cell holds one (see [`crate::preset::model::TreeSettings`]).
+    fn tree_in_cell(&self, ctx: &StageContext, trees: &TreeRule, cx: i32, cz: i32) -> Option<Placement> {
+        let h = hash2(trees.seed, salt::TREES, cx, cz);
+        let s = trees.spacing;
+        let (x, z) = (cx * s + (mix64(h ^ 2) % s as u64) as i32, cz * s + (mix64(h ^ 3) % s as u64) as i32);
+        let column = ctx.column(x, z);
+        let b = column.biome as usize;
+        let (weights, total) = trees.weights.get(b)?;
+        if *total <= 0.0 {
+            return None;
+        }
+        let water = &ctx.preset.water;
+        if water.enabled && column.surface < water.sea_level {
+            return None;
+        }
+        // Nothing grows on bare rock (steep slopes, a biome of stone).
+        if ctx.biome_params.get(b).is_some_and(|p| column.surface_block == p.cliff_block) {
+            return None;
+        }
+        let (xf, zf) = (x as f64 + 0.5, z as f64 + 0.5);
+        let moisture = ctx.column_pass().climate_at(xf, zf).1;
+        let fade = if moisture < trees.dry {
+            0.0
+        } else if moisture >= trees.wet {
+            1.0
+        } else {
+            let u = (moisture - trees.dry) / (trees.wet - trees.dry);
+            u * u * (3.0 - 2.0 * u)
+        };
+        let g = trees.grove.at(xf, zf) as f64;
+        let chance = (trees.density.get(b).copied().unwrap_or(0.0) * 2.0 * g * fade).clamp(0.0, 1.0);
+        if unit_f64(mix64(h ^ 5)) >= chance {
+            return None;
+        }
+        let mut pick = unit_f64(mix64(h ^ 6)) as f32 * total;
+        let species = weights.iter().position(|&w| {
+            pick -= w;
+            w > 0.0 && pick < 0.0
+        });
+        let species = species.or_else(|| weights.iter().rposition(|&w| w > 0.0))?;
+        let shape = &trees.species[species];
+        let r = shape.reach();
+        Some(Placement {
+            rule: self.rules.len() as u16,
+            turns: 0,
+            min: IVec3::new(x - r, column.surface, z - r),
+            size: IVec3::new(2 * r + 1, shape.height(), 2 * r + 1),
+            variant: species as u16,
+        })
+    }
+
+    /// The measures of tree `p` (`None` for a structure).
+    pub fn tree_size(&self, p: &Placement) -> Option<TreeSize> {
+        if !self.is_tree(p) {
+            return None;
+        }
+        let trees = self.trees.as_ref()?;
+        Some(trees.species.get(p.variant as usize)?.size(tree_hash(trees.seed, p)))
+    }
+
+    /// Grows tree `p`: each cell in world coordinates, inside its box, handed to `emit`.
+    fn grow_tree(&self, p: &Placement, emit: &mut impl FnMut(IVec3, BlockId, TreeCell)) {
+        let Some(trees) = &self.trees else { return };
+        let Some(shape) = trees.species.get(p.variant as usize) else { return };
+        let base = p.trunk();
+        let h = tree_hash(trees.seed, p);
+        let (lo, hi) = (p.min, p.max());
+        shape.grow(h, &mut |l, cell| {
+            let w = base + l;
+            let inside = w.x >= lo.x && w.y >= lo.y && w.z >= lo.z && w.x < hi.x && w.y < hi.y && w.z < hi.z;
+            if inside {
+                emit(w, if cell == TreeCell::Log { shape.log } else { shape.leaves }, cell);
+            }
+        });
     }
 
     /// The structure of rule `ri` in cell `(cx, cz)`, if the cell holds one.
@@ -486,7 +729,13 @@ impl Structures {
                 centre.surface - depth - t.y
             }
         };
-        Some(Placement { rule: ri as u16, turns, min: IVec3::new(ox, y, oz), size: IVec3::new(fx, t.y, fz) })
+        Some(Placement {
+            rule: ri as u16,
+            turns,
+            min: IVec3::new(ox, y, oz),
+            size: IVec3::new(fx, t.y, fz),
+            variant: 0,
+        })
     }
 
     /// Writes the cells of `placements` that fall inside `out`, in order (a later placement
@@ -494,6 +743,17 @@ impl Structures {
     pub fn stamp(&self, placements: &[Placement], out: &mut VoxelBuffer) {
         let (bmin, bmax) = (out.min(), out.min() + out.size());
         for p in placements {
+            if self.is_tree(p) {
+                self.grow_tree(p, &mut |w, block, cell| {
+                    let inside = w.x >= bmin.x && w.y >= bmin.y && w.z >= bmin.z;
+                    let inside = inside && w.x < bmax.x && w.y < bmax.y && w.z < bmax.z;
+                    // Logs replace what is there; leaves fill only air.
+                    if inside && (cell == TreeCell::Log || out.get(w) == Some(AIR)) {
+                        out.set(w, block);
+                    }
+                });
+                continue;
+            }
             let Some(rule) = self.rules.get(p.rule as usize) else { continue };
             let t = &rule.template;
             let (lo, hi) = (p.min.max(bmin), p.max().min(bmax));
@@ -514,23 +774,61 @@ impl Structures {
     /// sets a block other than air, and that block; `None` outside it or where it sets none.
     /// What the far view draws of a structure.
     pub fn column_top(&self, p: &Placement, x: i32, z: i32) -> Option<(i32, BlockId)> {
-        let t = &self.rules.get(p.rule as usize)?.template;
         let (u, v) = (x - p.min.x, z - p.min.z);
         if u < 0 || v < 0 || u >= p.size.x || v >= p.size.z {
             return None;
         }
+        if self.is_tree(p) {
+            let mut top: Option<(i32, BlockId)> = None;
+            self.grow_tree(p, &mut |w, block, cell| {
+                // The highest cell; at one height a log wins over leaves, as when stamped.
+                let higher = top.is_none_or(|(y, _)| w.y + 1 > y || (w.y + 1 == y && cell == TreeCell::Log));
+                if w.x == x && w.z == z && higher {
+                    top = Some((w.y + 1, block));
+                }
+            });
+            return top;
+        }
+        let t = &self.rules.get(p.rule as usize)?.template;
         (0..p.size.y).rev().find_map(|y| {
             let cell = t.get(p.template_cell(t, u, y, v));
             (cell != KEEP && cell != AIR).then_some((p.min.y + y + 1, cell))
         })
     }
 
-    /// Whether world column `(x, z)` at height `y` lies inside a placement's box: scatter is not
-    /// placed there.
+    /// Whether world column `(x, z)` at height `y` lies inside a placement's box (a tree's: in
+    /// its trunk's column): scatter is not placed there.
     pub fn covers(&self, placements: &[Placement], p: IVec3) -> bool {
         placements.iter().any(|q| {
-            p.x >= q.min.x && p.x < q.max().x && p.z >= q.min.z && p.z < q.max().z && p.y >= q.min.y && p.y <= q.max().y
+            let in_y = p.y >= q.min.y && p.y <= q.max().y;
+            if self.is_tree(q) {
+                let t = q.trunk();
+                return in_y && p.x == t.x && p.z == t.z;
+            }
+            p.x >= q.min.x && p.x < q.max().x && p.z >= q.min.z && p.z < q.max().z && in_y
         })
+    }
+}
+
+/// The hash tree `p` grows from: of the seed, its species and its trunk base.
+fn tree_hash(seed: u64, p: &Placement) -> u64 {
+    let base = p.trunk();
+    hash3(seed, salt::TREES ^ (u64::from(p.variant) << 32), base.x, base.y, base.z)
+}
+
+/// Appends `p` to `out` when its box meets the columns `[min, max)` and `y_range`.
+fn push_meeting(
+    p: Option<Placement>,
+    (min_x, min_z): (i32, i32),
+    (max_x, max_z): (i32, i32),
+    y_range: Option<(i32, i32)>,
+    out: &mut Vec<Placement>,
+) {
+    let Some(p) = p else { return };
+    let meets_xz = p.min.x < max_x && p.max().x > min_x && p.min.z < max_z && p.max().z > min_z;
+    let meets_y = y_range.is_none_or(|(lo, hi)| p.min.y < hi && p.max().y > lo);
+    if meets_xz && meets_y {
+        out.push(p);
     }
 }
 

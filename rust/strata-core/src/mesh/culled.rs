@@ -27,16 +27,14 @@ pub fn mesh_padded_chunk_culled_with(padded: &VoxelBuffer, out: &mut ChunkMesh, 
 
 /// Whether the face of block `id` towards its neighbour `nb` is drawn: never for air; never
 /// against a solid opaque block; never between two blocks of the same transparent or liquid
-/// type; otherwise always (cutout faces too, even between two cutout blocks of one type, and
+/// type, nor of the same cutout type that hides the faces between two of its own (leaves);
+/// otherwise always (other cutout faces too, even between two cutout blocks of one type, and
 /// whatever a non-solid or non-opaque neighbour is).
 pub(super) fn face_visible(materials: &MeshMaterials, id: BlockId, nb: BlockId) -> bool {
     if id == AIR || materials.occludes(nb) {
         return false;
     }
-    match materials.look(id).render_mode {
-        RenderMode::Transparent | RenderMode::Liquid => nb != id,
-        RenderMode::Opaque | RenderMode::Cutout => true,
-    }
+    !(nb == id && materials.look(id).hides_same)
 }
 
 /// [`mesh_padded_chunk_culled_with`] with `materials`: faces go to the surface of their block's

@@ -23,8 +23,8 @@ use crate::mesh::quads::{FaceRows, MeshTarget, QuadLooks};
 use crate::mesh::transpose::transpose_layers;
 use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA, rgba8};
 use crate::mesh::voxels::{
-    CLASS_AIR, CLASS_CUTOUT, CLASS_LIQUID, CLASS_OPAQUE, CLASS_PHYSICS, CLASS_SOLID, CLASS_TRANSPARENT, bit_range,
-    flat_masks, same_blocks,
+    CLASS_AIR, CLASS_CUTOUT, CLASS_CUTOUT_HIDES_SAME, CLASS_LIQUID, CLASS_OPAQUE, CLASS_PHYSICS, CLASS_SOLID,
+    CLASS_TRANSPARENT, bit_range, flat_masks, same_blocks,
 };
 #[cfg(target_arch = "x86_64")]
 use crate::mesh::voxels::{class_rows_wide, class_rows_wide_512, equal_bytes_64, equal_bytes_64_512};
@@ -44,12 +44,14 @@ pub(super) fn wide_simd_available() -> bool {
 /// Class masks of the padded box in one orientation (see [`Orientation`]): `solid` holds the
 /// blocks that hide faces (solid and opaque; for collision, the solid ones); the others the
 /// blocks whose faces go to each surface. `opaque` is only filled where it differs from `solid`
-/// (see `Mesher::opaque_is_solid`), `air` only on the fast voxel pass.
+/// (see `Mesher::opaque_is_solid`), `air` only on the fast voxel pass; `cutout_hides_same`
+/// holds the cutout blocks that hide the faces between two of their own (a subset of `cutout`).
 #[derive(Default)]
 struct ClassRows {
     solid: Vec<u64>,
     opaque: Vec<u64>,
     cutout: Vec<u64>,
+    cutout_hides_same: Vec<u64>,
     transparent: Vec<u64>,
     liquid: Vec<u64>,
     air: Vec<u64>,
@@ -112,6 +114,11 @@ pub struct Mesher {
     /// transparent one against another transparent type): then faces between two such blocks
     /// compare their ids. False on the fast voxel pass (one liquid, no transparent blocks).
     compare_ids: bool,
+    /// Whether the materials hold a cutout block that hides the faces between two of its own
+    /// voxels (leaves), and whether they hold exactly one (then two such voxels side by side
+    /// are the same block without comparing ids).
+    cutout_hides_same: bool,
+    single_cutout_hides_same: bool,
     /// Masks over the flat voxel array (64 voxels a word, a spare zero word at the end), before
     /// they are cut into rows: equal to air, and equal to the liquid.
     flat_air: Vec<u64>,
@@ -175,6 +182,8 @@ impl Mesher {
             transparent_faces: false,
             opaque_is_solid: true,
             compare_ids: false,
+            cutout_hides_same: false,
+            single_cutout_hides_same: false,
             flat_air: Vec::new(),
             flat_liquid: Vec::new(),
             faces: DirectionFaces::default(),
@@ -223,9 +232,15 @@ impl Mesher {
                 if l.solid {
                     c |= CLASS_PHYSICS;
                 }
+                if l.render_mode == RenderMode::Cutout && l.hides_same {
+                    c |= CLASS_CUTOUT_HIDES_SAME;
+                }
                 c
             })
             .collect();
+        let hiding = self.class[..count].iter().filter(|&&c| c & CLASS_CUTOUT_HIDES_SAME != 0).count();
+        self.cutout_hides_same = hiding > 0;
+        self.single_cutout_hides_same = hiding == 1;
         // The fast pass's ids: a prefix of air, solid opaque blocks and one liquid.
         let simple = CLASS_SOLID | CLASS_OPAQUE | CLASS_PHYSICS;
         let mut single_liquid = None;
@@ -545,6 +560,9 @@ impl Mesher {
         }
         if self.cutout_faces {
             transpose_layers::<SIMD>(&a.cutout, &mut b.cutout, dims);
+            if self.cutout_hides_same {
+                transpose_layers::<SIMD>(&a.cutout_hides_same, &mut b.cutout_hides_same, dims);
+            }
         }
         if self.transparent_faces {
             transpose_layers::<SIMD>(&a.transparent, &mut b.transparent, dims);
@@ -559,7 +577,7 @@ impl Mesher {
         let Dims { px, py, pz, .. } = dims;
         let rows = py * pz;
         let data = padded.data();
-        let ClassRows { solid, opaque, cutout, transparent, liquid, air } = &mut self.along_x;
+        let ClassRows { solid, opaque, cutout, cutout_hides_same, transparent, liquid, air } = &mut self.along_x;
         // With one liquid in the library the AVX2 build packs every row's air, liquid and other
         // (solid opaque, when the row holds nothing else) classes at once, and finds the
         // highest id on the way; `simple_rows` says it did.
@@ -630,7 +648,9 @@ impl Mesher {
                 Present { any: s || l, liquid: l, cutout: false, transparent: false }
             }
             None => {
-                for v in [&mut *solid, &mut *opaque, &mut *cutout, &mut *transparent, &mut *liquid] {
+                for v in
+                    [&mut *solid, &mut *opaque, &mut *cutout, &mut *cutout_hides_same, &mut *transparent, &mut *liquid]
+                {
                     if v.len() < rows {
                         v.resize(rows, 0);
                     }
@@ -649,21 +669,24 @@ impl Mesher {
                     {
                         opaque[k] = solid[k];
                         cutout[k] = 0;
+                        cutout_hides_same[k] = 0;
                         transparent[k] = 0;
                         continue;
                     }
-                    let (mut sm, mut om, mut cm, mut tm, mut lm) = (0u64, 0u64, 0u64, 0u64, 0u64);
+                    let (mut sm, mut om, mut cm, mut hm, mut tm, mut lm) = (0u64, 0u64, 0u64, 0u64, 0u64, 0u64);
                     for (x, &id) in row.iter().enumerate() {
                         let c = self.class[(id as usize).min(last)];
                         sm |= (((c >> solid_bit) & 1) as u64) << x;
                         om |= bit(c, CLASS_OPAQUE) << x;
                         cm |= bit(c, CLASS_CUTOUT) << x;
+                        hm |= bit(c, CLASS_CUTOUT_HIDES_SAME) << x;
                         tm |= bit(c, CLASS_TRANSPARENT) << x;
                         lm |= bit(c, CLASS_LIQUID) << x;
                     }
                     solid[k] = sm;
                     opaque[k] = om;
                     cutout[k] = cm;
+                    cutout_hides_same[k] = hm;
                     transparent[k] = tm;
                     liquid[k] = lm;
                 }
@@ -686,7 +709,8 @@ impl Mesher {
     /// Step 2 for direction `D`: visible faces of the interior's y layers into the face arrays
     /// (only the opaque ones, or for collision the solid ones, when `SOLID_ONLY`), and which rows
     /// hold any. A face shows unless the block across it hides faces (solid opaque), or, for
-    /// transparent and liquid blocks, is the same block. Returns which surfaces have faces.
+    /// transparent and liquid blocks and the cutout blocks that ask for it (leaves), is the same
+    /// block. Returns which surfaces have faces.
     #[inline(always)]
     pub(super) fn collect_faces<const D: usize, const SIMD: u8, const SOLID_ONLY: bool>(
         &mut self,
@@ -719,11 +743,36 @@ impl Mesher {
         }
         on.opaque = any != 0;
         if !SOLID_ONLY {
+            let normal = FACES[D].0;
+            let across_data = normal.x as isize
+                + normal.y as isize * (dims.px * dims.pz) as isize
+                + normal.z as isize * dims.px as isize;
             if self.cutout_faces {
+                // Cutout faces: not against a block that hides them, nor, for the cutout blocks
+                // that hide the faces between two of their own, against the same block (compared
+                // unless only one block does).
                 let mut any = 0u64;
-                for ((out, &c), &n) in f.cutout[range.clone()].iter_mut().zip(&class.cutout[range.clone()]).zip(hiders)
+                let hides_same = self.cutout_hides_same;
+                let compare = !self.single_cutout_hides_same;
+                let own = &class.cutout_hides_same;
+                for (k, ((out, &c), &n)) in
+                    f.cutout[range.clone()].iter_mut().zip(&class.cutout[range.clone()]).zip(hiders).enumerate()
                 {
-                    let faces = c & !n & interior;
+                    let mut faces = c & !n & interior;
+                    if hides_same {
+                        let i = range.start + k;
+                        let twins = faces & own[i] & own[beyond.start + k];
+                        if twins != 0 {
+                            let same = if compare {
+                                let base = o.data_base(i / o.stride, i % o.stride, dims);
+                                let other = (base as isize + across_data) as usize;
+                                same_blocks::<SIMD>(data, base, other, o.data_bit_step, twins)
+                            } else {
+                                twins
+                            };
+                            faces &= !same;
+                        }
+                    }
                     *out = faces >> 1;
                     any |= faces;
                 }
@@ -731,10 +780,6 @@ impl Mesher {
             }
             // Transparent and liquid faces: not against a block that hides them, nor against the
             // same block. Where ids may differ within the class, the two blocks are compared.
-            let normal = FACES[D].0;
-            let across_data = normal.x as isize
-                + normal.y as isize * (dims.px * dims.pz) as isize
-                + normal.z as isize * dims.px as isize;
             let compare = self.compare_ids;
             let see_through = |out: &mut [u64], own: &[u64]| -> bool {
                 let mut any = 0u64;
@@ -1191,8 +1236,16 @@ mod tests {
     }
 
     #[test]
-    fn leaves_beside_leaves_draw_both_faces() {
+    fn leaves_beside_leaves_hide_the_faces_between_them() {
+        // Leaves hide the faces between two leaves (`hide_faces_between_same`): 5 + 5 faces.
         let m = mesh_of(&[(1, 1, 1, LEAVES), (2, 1, 1, LEAVES)]);
+        assert_eq!(faces_on(&m, 1), 10);
+        // A crown of 3 × 3 × 3 leaves is its shell: 9 faces a side.
+        let crown: Vec<_> =
+            (1..4).flat_map(|x| (1..4).flat_map(move |y| (1..4).map(move |z| (x, y, z, LEAVES)))).collect();
+        assert_eq!(faces_on(&mesh_of(&crown), 1), 54);
+        // A cutout block that does not ask for it (the torch) draws both faces.
+        let m = mesh_of(&[(1, 1, 1, TORCH), (2, 1, 1, TORCH)]);
         assert_eq!(faces_on(&m, 1), 12);
         // Leaves do not hide the stone behind them; the stone hides the leaves' face.
         let m = mesh_of(&[(1, 1, 1, LEAVES), (2, 1, 1, block::STONE)]);
@@ -1213,7 +1266,9 @@ mod tests {
         assert_eq!(faces_on(&m, 1), 5);
     }
 
-    /// The default library plus a second liquid and a second transparent block.
+    /// The default library plus a second liquid, a second transparent block, a second cutout
+    /// block that hides the faces between two of its own (`PLANKS + 3`) and a solid cutout block
+    /// that does not (`PLANKS + 4`).
     fn two_of_a_kind() -> Arc<MeshMaterials> {
         let mut blocks = default_library().clone().into_blocks();
         let extra = |name: &str, mode| BlockDef {
@@ -1224,9 +1279,16 @@ mod tests {
             solid: false,
             light_emission: 0,
             light_opacity: 0,
+            hide_faces_between_same: false,
         };
         blocks.push(extra("lava", RenderMode::Liquid));
         blocks.push(BlockDef { solid: true, ..extra("tinted_glass", RenderMode::Transparent) });
+        blocks.push(BlockDef {
+            solid: true,
+            hide_faces_between_same: true,
+            ..extra("pine_leaves", RenderMode::Cutout)
+        });
+        blocks.push(BlockDef { solid: true, ..extra("lattice", RenderMode::Cutout) });
         let lib = BlockLibrary::new(blocks).unwrap();
         Arc::new(MeshMaterials::with_texture_order(&lib))
     }
@@ -1234,13 +1296,15 @@ mod tests {
     #[test]
     fn every_render_mode_and_unknown_ids_show_the_reference_surface() {
         let custom = two_of_a_kind();
-        let (lava, tinted) = (PLANKS + 1, PLANKS + 2);
-        let palettes: [&[BlockId]; 5] = [
+        let (lava, tinted, pine, lattice) = (PLANKS + 1, PLANKS + 2, PLANKS + 3, PLANKS + 4);
+        let palettes: [&[BlockId]; 7] = [
             &[block::STONE, GLASS, LEAVES, TORCH],
             &[block::WATER, GLASS, block::AIR, TORCH, LOG],
             &[LEAVES, GLASS, block::GRASS, block::WATER, 300, u16::MAX],
             &[block::WATER, lava, tinted, GLASS, block::STONE],
             &[lava, tinted, LEAVES, block::AIR],
+            &[LEAVES, pine, lattice, block::AIR, block::STONE],
+            &[LEAVES, block::AIR, LOG],
         ];
         for materials in [MeshMaterials::shared_default(), custom] {
             let mut mesher = Mesher::with_materials(materials);
@@ -1266,7 +1330,7 @@ mod tests {
     }
 
     #[test]
-    fn faces_between_different_liquids_and_different_glass_are_drawn() {
+    fn faces_between_different_liquids_glass_and_leaves_are_drawn() {
         let b = padded_with(&[(1, 1, 1, block::WATER), (2, 1, 1, PLANKS + 1), (1, 2, 1, GLASS), (1, 3, 1, PLANKS + 2)]);
         let mut mesher = Mesher::with_materials(two_of_a_kind());
         check_against_reference(&b, &mut mesher);
@@ -1275,6 +1339,16 @@ mod tests {
         // Water and lava: 6 faces each. Glass and tinted glass: 6 each.
         assert_eq!(faces_on(&m, 3), 12);
         assert_eq!(faces_on(&m, 2), 12);
+        // Leaves and pine leaves (both hide the faces between two of their own): 6 faces each;
+        // two pine leaves: 5 each; two lattice blocks (cutout, not hiding): 6 each.
+        let (pine, lattice) = (PLANKS + 3, PLANKS + 4);
+        for (pair, faces) in [((LEAVES, pine), 12), ((pine, pine), 10), ((lattice, lattice), 12), ((pine, lattice), 12)]
+        {
+            let b = padded_with(&[(1, 1, 1, pair.0), (1, 1, 2, pair.1)]);
+            check_against_reference(&b, &mut mesher);
+            mesher.mesh(&b, &mut m);
+            assert_eq!(faces_on(&m, 1), faces, "{pair:?}");
+        }
     }
 
     #[test]

@@ -21,6 +21,10 @@ pub struct BlockLook {
     pub color: [f32; 3],
     /// Texture-array layer of each face, in [`Face::ALL`] order (`+x, -x, +y, -y, +z, -z`).
     pub layers: [u16; 6],
+    /// Whether the faces between two voxels of this block are hidden
+    /// ([`BlockDef::hide_faces_between_same`](crate::base::block_library::BlockDef)): true for
+    /// every transparent and liquid block, and for the cutout blocks that ask for it.
+    pub hides_same: bool,
 }
 
 impl BlockLook {
@@ -33,8 +37,13 @@ impl BlockLook {
 
 /// How ids the materials do not know are meshed: solid, opaque magenta, layer 0 (as the
 /// built-in block table reports them).
-pub const UNKNOWN_LOOK: BlockLook =
-    BlockLook { render_mode: RenderMode::Opaque, solid: true, color: [1.0, 0.0, 1.0], layers: [0; 6] };
+pub const UNKNOWN_LOOK: BlockLook = BlockLook {
+    render_mode: RenderMode::Opaque,
+    solid: true,
+    color: [1.0, 0.0, 1.0],
+    layers: [0; 6],
+    hides_same: false,
+};
 
 /// What meshing needs per block id: dense tables indexed by id. Id 0 is always air (never drawn,
 /// hides nothing) whatever the library says of it; ids beyond the library mesh as
@@ -63,7 +72,12 @@ impl MeshMaterials {
                 });
                 let (solid, render_mode) =
                     if id == AIR as usize { (false, RenderMode::Transparent) } else { (b.solid, b.render_mode) };
-                BlockLook { render_mode, solid, color: b.color, layers }
+                let hides_same = match render_mode {
+                    RenderMode::Transparent | RenderMode::Liquid => true,
+                    RenderMode::Cutout => b.hide_faces_between_same,
+                    RenderMode::Opaque => false,
+                };
+                BlockLook { render_mode, solid, color: b.color, layers, hides_same }
             })
             .collect();
         Self { looks }

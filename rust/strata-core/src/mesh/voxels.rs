@@ -10,7 +10,8 @@ use crate::base::block::{self, BlockId};
 use crate::base::simd::{AVX2, AVX512};
 
 /// Voxel classes, as bits: hides its neighbours' faces (solid and opaque); draws liquid faces;
-/// air; draws cutout, transparent or opaque faces; solid for collision.
+/// air; draws cutout, transparent or opaque faces; solid for collision; a cutout block that hides
+/// the faces between two of its own voxels (leaves).
 pub(super) const CLASS_SOLID: u8 = 1;
 pub(super) const CLASS_LIQUID: u8 = 2;
 pub(super) const CLASS_AIR: u8 = 4;
@@ -18,6 +19,7 @@ pub(super) const CLASS_CUTOUT: u8 = 8;
 pub(super) const CLASS_TRANSPARENT: u8 = 16;
 pub(super) const CLASS_OPAQUE: u8 = 32;
 pub(super) const CLASS_PHYSICS: u8 = 64;
+pub(super) const CLASS_CUTOUT_HIDES_SAME: u8 = 128;
 
 /// Bits `[start, start + 64)` of the bit stream `words` (which has a spare word at the end),
 /// masked by `full`.

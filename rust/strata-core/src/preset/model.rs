@@ -41,6 +41,202 @@ pub struct WorldPreset {
     /// fingerprints.
     #[serde(skip_serializing_if = "SpawnSettings::is_empty")]
     pub spawns: SpawnSettings,
+    /// Trees grown of the world's own blocks ([`crate::gen3d::trees`]). Off by default, and
+    /// written only when it differs from the default, so presets without it keep their files,
+    /// worlds and fingerprints.
+    #[serde(skip_serializing_if = "TreeSettings::is_default")]
+    pub trees: TreeSettings,
+}
+
+/// Trees of the world's blocks: species as data, placed like structures (one tree at most per
+/// square cell of `spacing` voxels, a pure function of seed and cell). Where a species grows,
+/// the scatter places no mesh trees.
+///
+/// A cell holds a tree with probability `tree_density · density · 2g · fade`, clamped to 1:
+/// `tree_density` is the biome's row at the tree's column, `g` the scatter's grove noise (so
+/// forests gather in groves and clear into the meadows where the scatter's flowers stand), and
+/// `fade` the climate's moisture there, 0 below `dry_moisture`, 1 from `wet_moisture` up,
+/// smooth between (forests thin out towards dry land). The species is drawn
+/// among those with a weight in that biome, in proportion to their weights.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeSettings {
+    pub enabled: bool,
+    /// Edge of a tree cell, voxels (3..=64): at most one tree per cell.
+    pub spacing: i32,
+    /// Multiplies every biome's `tree_density` (0..=4).
+    pub density: f32,
+    /// Climate moisture below which no tree grows (0..=1, at most `wet_moisture`).
+    pub dry_moisture: f32,
+    /// Climate moisture from which trees grow at the full density (0..=1).
+    pub wet_moisture: f32,
+    /// The species, at most [`MAX_TREE_SPECIES`].
+    pub species: Vec<TreeSpecies>,
+}
+
+/// Most species in one preset.
+pub const MAX_TREE_SPECIES: usize = 32;
+
+impl Default for TreeSettings {
+    fn default() -> Self {
+        Self {
+            enabled: false,
+            spacing: 5,
+            density: 1.0,
+            dry_moisture: 0.25,
+            wet_moisture: 0.55,
+            species: default_tree_species(),
+        }
+    }
+}
+
+impl TreeSettings {
+    /// Equal to the default: left out of files.
+    pub fn is_default(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Whether block trees grow in biome `name`: trees on, and some species weighs it.
+    pub fn grow_in(&self, biome: &str) -> bool {
+        self.enabled && self.species.iter().any(|s| s.weight_in(biome) > 0.0)
+    }
+}
+
+/// The shape of a species' crown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum CrownShape {
+    /// A round ball of leaves around the top of the trunk, branches ending in small balls (oak).
+    Round,
+    /// A narrow crown taller than it is wide on a tall trunk (birch, poplar).
+    Tall,
+    /// Layers of leaves narrowing to a point, every other layer drawn in (spruce, pine).
+    Conical,
+    /// A flat, wide disc on a trunk that bends to one side, branches with discs of their own
+    /// (acacia).
+    Flat,
+    /// No leaves: the trunk and its branches (cactus, dead bush).
+    Bare,
+}
+
+impl CrownShape {
+    pub const NAMES: [&'static str; 5] = ["Round", "Tall", "Conical", "Flat", "Bare"];
+}
+
+/// One species' weight in one biome.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SpeciesWeight {
+    /// A name of the preset's biome table.
+    pub biome: String,
+    /// Share of the biome's trees, relative to the other species' weights there (0..=100).
+    pub weight: f32,
+}
+
+impl Default for SpeciesWeight {
+    fn default() -> Self {
+        Self { biome: String::new(), weight: 1.0 }
+    }
+}
+
+/// A kind of tree: its blocks, the ranges its trees are drawn from and where it grows. Each tree
+/// draws its trunk height, crown radius, branch count and lean from these ranges (inclusive) by a
+/// hash of seed, species and position.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeSpecies {
+    pub name: String,
+    /// Block name of the trunk and branches.
+    pub log_block: String,
+    /// Block name of the leaves (unused by `Bare` crowns). Leaves fill only air.
+    pub leaves_block: String,
+    pub crown: CrownShape,
+    /// Trunk height, voxels (1..=32, min <= max).
+    pub trunk_height_min: i32,
+    pub trunk_height_max: i32,
+    /// Crown radius, voxels (0..=8, min <= max).
+    pub crown_radius_min: i32,
+    pub crown_radius_max: i32,
+    /// Branches off the trunk (0..=8, min <= max).
+    pub branches_min: i32,
+    pub branches_max: i32,
+    /// Most voxels the trunk's top leans to one side (0..=8).
+    pub lean_max: i32,
+    /// Where it grows: biome names and weights.
+    pub biomes: Vec<SpeciesWeight>,
+}
+
+impl Default for TreeSpecies {
+    fn default() -> Self {
+        Self {
+            name: "oak".into(),
+            log_block: "log".into(),
+            leaves_block: "leaves".into(),
+            crown: CrownShape::Round,
+            trunk_height_min: 4,
+            trunk_height_max: 6,
+            crown_radius_min: 2,
+            crown_radius_max: 3,
+            branches_min: 0,
+            branches_max: 2,
+            lean_max: 0,
+            biomes: Vec::new(),
+        }
+    }
+}
+
+impl TreeSpecies {
+    /// The species' weight in biome `name` (0 where it does not grow).
+    pub fn weight_in(&self, name: &str) -> f32 {
+        self.biomes.iter().filter(|w| w.biome == name).map(|w| w.weight).sum()
+    }
+}
+
+/// The shipped species: oak, birch, spruce and acacia, of the default library's `log` and
+/// `leaves`, weighted over the shipped biome table.
+pub fn default_tree_species() -> Vec<TreeSpecies> {
+    let w = |pairs: &[(&str, f32)]| -> Vec<SpeciesWeight> {
+        pairs.iter().map(|(b, weight)| SpeciesWeight { biome: (*b).into(), weight: *weight }).collect()
+    };
+    vec![
+        TreeSpecies { name: "oak".into(), biomes: w(&[("forest", 1.0), ("plains", 1.0)]), ..TreeSpecies::default() },
+        TreeSpecies {
+            name: "birch".into(),
+            crown: CrownShape::Tall,
+            trunk_height_min: 6,
+            trunk_height_max: 9,
+            crown_radius_min: 1,
+            crown_radius_max: 2,
+            branches_min: 0,
+            branches_max: 0,
+            biomes: w(&[("forest", 0.6), ("plains", 0.3)]),
+            ..TreeSpecies::default()
+        },
+        TreeSpecies {
+            name: "spruce".into(),
+            crown: CrownShape::Conical,
+            trunk_height_min: 7,
+            trunk_height_max: 11,
+            crown_radius_min: 2,
+            crown_radius_max: 3,
+            branches_min: 0,
+            branches_max: 0,
+            biomes: w(&[("taiga", 1.0), ("tundra", 1.0), ("mountains", 1.0), ("forest", 0.3)]),
+            ..TreeSpecies::default()
+        },
+        TreeSpecies {
+            name: "acacia".into(),
+            crown: CrownShape::Flat,
+            trunk_height_min: 4,
+            trunk_height_max: 6,
+            crown_radius_min: 2,
+            crown_radius_max: 3,
+            branches_min: 0,
+            branches_max: 1,
+            lean_max: 2,
+            biomes: w(&[("plains", 0.5), ("badlands", 1.0), ("forest", 0.15)]),
+            ..TreeSpecies::default()
+        },
+    ]
 }
 
 /// Where a [`SpawnRule`] looks for a place to put its object.
@@ -878,6 +1074,7 @@ impl Default for WorldPreset {
             side_view: SideViewSettings::default(),
             structures: StructureSettings::default(),
             spawns: SpawnSettings::default(),
+            trees: TreeSettings::default(),
         }
     }
 }
@@ -907,5 +1104,32 @@ mod tests {
         assert_eq!(back, p);
         let text = crate::preset::ron::preset_to_ron(&p);
         assert!(text.contains("scatter: [") && !text.contains("Some("), "a plain list, no Some(...): {text}");
+    }
+
+    #[test]
+    fn tree_settings_are_written_only_when_changed_and_round_trip() {
+        use crate::preset::fingerprint::{fingerprint, preset_from_sparse_ron, preset_to_sparse_ron};
+        use crate::preset::ron::{preset_from_ron, preset_to_ron};
+        let p = WorldPreset::default();
+        assert!(!preset_to_ron(&p).contains("trees: ("), "default trees are left out of files");
+        let mut q = p.clone();
+        q.trees.enabled = true;
+        q.trees.species[0].biomes.push(SpeciesWeight { biome: "taiga".into(), weight: 0.2 });
+        let text = preset_to_ron(&q);
+        assert!(text.contains("trees: (") && text.contains("crown: Conical"), "{text}");
+        assert_eq!(preset_from_ron(&text, "t.ron").unwrap(), q);
+        assert_eq!(preset_from_sparse_ron(&preset_to_sparse_ron(&q), "s").unwrap(), q);
+        // A world that grows trees is another world; the default one keeps its name.
+        assert_ne!(fingerprint(&q), fingerprint(&p));
+        let mut r = q.clone();
+        r.trees.species[2].crown = CrownShape::Round;
+        assert_ne!(fingerprint(&r), fingerprint(&q));
+        // A world code carries them too.
+        let code = crate::preset::world_code::encode_world_code(&q, "", &p).unwrap();
+        let lookup = |name: &str| name.is_empty().then(WorldPreset::default);
+        assert_eq!(crate::preset::world_code::preset_from_world_code(&code, lookup, &[""]).unwrap(), q);
+        // A file written before trees existed reads with them off.
+        let old = "(format: \"strata-preset\", version: 2, preset: (name: \"old\", seed: 3))";
+        assert!(!preset_from_ron(old, "old.ron").unwrap().trees.enabled);
     }
 }

@@ -19,7 +19,9 @@
 use crate::preset::error::PresetError;
 use crate::preset::fields::{FIELDS, FieldKind, FieldValue};
 use crate::preset::migrate::{PRESET_FORMAT_VERSION, apply_format_defaults};
-use crate::preset::model::{Biome, OreKind, OreSettings, SpawnRule, StructureRule, WorldPreset, default_biomes};
+use crate::preset::model::{
+    Biome, OreKind, OreSettings, SpawnRule, StructureRule, TreeSettings, WorldPreset, default_biomes,
+};
 use crate::preset::ron::validated;
 use std::fmt::Write as _;
 
@@ -139,6 +141,32 @@ pub fn ore_kinds_from_ron(text: &str) -> Result<Vec<OreKind>, String> {
     })
 }
 
+/// The `.tres` key of tree settings other than the default ones: the whole `trees` section as
+/// RON, `(enabled: true, spacing: 5, species: [(name: "oak", ...), ...])`. Written and read by the
+/// core, and by the Godot resource's property of that name (`StrataWorldPreset.tree_settings_ron`).
+pub const TREE_SETTINGS_KEY: &str = "tree_settings_ron";
+
+/// The tree settings of `preset` as the RON text of [`TREE_SETTINGS_KEY`]; empty for the
+/// default (which a file then leaves out).
+pub fn tree_settings_to_ron(preset: &WorldPreset) -> String {
+    if preset.trees.is_default() {
+        return String::new();
+    }
+    ron::to_string(&preset.trees).unwrap_or_default()
+}
+
+/// Reads the RON of [`TREE_SETTINGS_KEY`] (empty text: the default). The error names where RON
+/// stopped and what it expected.
+pub fn tree_settings_from_ron(text: &str) -> Result<TreeSettings, String> {
+    if text.trim().is_empty() {
+        return Ok(TreeSettings::default());
+    }
+    ron::from_str::<TreeSettings>(text).map_err(|e| {
+        let (line, col) = (e.span.start.line, e.span.start.col);
+        format!("{} at line {line}, column {col} of the tree settings text", e.code)
+    })
+}
+
 /// Keys Godot writes for every resource; they carry nothing of the world and are skipped.
 fn is_resource_builtin(key: &str) -> bool {
     matches!(key, "resource_name" | "resource_local_to_scene" | "resource_path" | "resource_scene_unique_id")
@@ -175,6 +203,10 @@ pub fn preset_to_tres_text(preset: &WorldPreset) -> String {
     let ores = ore_kinds_to_ron(preset);
     if !ores.is_empty() {
         let _ = writeln!(s, "{ORE_KINDS_KEY} = {}", godot_string(&ores));
+    }
+    let trees = tree_settings_to_ron(preset);
+    if !trees.is_empty() {
+        let _ = writeln!(s, "{TREE_SETTINGS_KEY} = {}", godot_string(&trees));
     }
     s
 }
@@ -388,6 +420,22 @@ pub fn preset_from_tres_text(text: &str, source_name: &str) -> Result<WorldPrese
             })?;
             continue;
         }
+        if key == TREE_SETTINGS_KEY {
+            let trees = match parse_godot_value(value) {
+                Ok(FieldValue::Text(t)) => tree_settings_from_ron(&t),
+                Ok(other) => Err(format!("{other} is {}, not text", other.kind_word())),
+                Err(p) => Err(p),
+            };
+            preset.trees = trees.map_err(|p| {
+                err(
+                    line_no,
+                    key,
+                    p,
+                    "the RON of a tree section, e.g. (enabled: true, spacing: 5, species: [(name: \"oak\")])",
+                )
+            })?;
+            continue;
+        }
         if key == SPAWN_RULES_KEY {
             let rules = match parse_godot_value(value) {
                 Ok(FieldValue::Text(t)) => spawn_rules_from_ron(&t),
@@ -565,6 +613,22 @@ mod tests {
         let broken = format!("{}{ORE_KINDS_KEY} = \"[(block: 3)]\"\n", preset_to_tres_text(&WorldPreset::default()));
         let e = preset_from_tres_text(&broken, "ores.tres").unwrap_err();
         assert!(e.to_string().contains(ORE_KINDS_KEY) && e.to_string().contains("ores.tres"), "{e}");
+    }
+
+    #[test]
+    fn own_tree_settings_round_trip_and_default_ones_are_left_out() {
+        let mut p = WorldPreset::default();
+        assert!(!preset_to_tres_text(&p).contains(TREE_SETTINGS_KEY));
+        p.trees.enabled = true;
+        p.trees.species[1].trunk_height_max = 12;
+        p.trees.species.pop();
+        let text = preset_to_tres_text(&p);
+        assert_eq!(text.lines().filter(|l| l.starts_with(TREE_SETTINGS_KEY)).count(), 1, "{text}");
+        assert_eq!(preset_from_tres_text(&text, "trees.tres").unwrap().trees, p.trees);
+        let broken =
+            format!("{}{TREE_SETTINGS_KEY} = \"(spacing: \\\"x\\\")\"\n", preset_to_tres_text(&WorldPreset::default()));
+        let e = preset_from_tres_text(&broken, "trees.tres").unwrap_err();
+        assert!(e.to_string().contains(TREE_SETTINGS_KEY) && e.to_string().contains("trees.tres"), "{e}");
     }
 
     #[test]

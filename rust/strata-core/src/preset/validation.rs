@@ -8,7 +8,8 @@ use crate::base::block_library::{BlockLibrary, default_library};
 use crate::preset::fields::{FIELDS, FieldError, number_problem, number_text};
 use crate::preset::life_rule::parse_life_rule;
 use crate::preset::model::{
-    Biome, CaveMode, MAX_SCATTER_RULES, MAX_SPAWN_RULES, ScatterKind, SpawnRule, StructureRule, WorldPreset,
+    Biome, CaveMode, MAX_SCATTER_RULES, MAX_SPAWN_RULES, MAX_TREE_SPECIES, ScatterKind, SpawnRule, StructureRule,
+    TreeSettings, WorldPreset,
 };
 
 impl WorldPreset {
@@ -151,8 +152,103 @@ impl WorldPreset {
                 ));
             }
         }
-        Ok(())
+        validate_trees(&self.trees, self, library)
     }
+}
+
+/// Checks the tree settings: the numbers, every species' ranges, block names against `library`
+/// and biome names against the preset's table (law: Clear errors). Names are checked only while
+/// trees are on: the default species name the shipped biomes and blocks, which a preset with
+/// its own table or library that leaves trees off need not have.
+fn validate_trees(t: &TreeSettings, preset: &WorldPreset, library: &BlockLibrary) -> Result<(), FieldError> {
+    let err = |field: String, problem: String, allowed: String| FieldError { field, problem, allowed };
+    if !(3..=64).contains(&t.spacing) {
+        return Err(err("trees.spacing".into(), format!("{} voxels", t.spacing), "3..=64 voxels".into()));
+    }
+    for (what, v, hi) in
+        [("density", t.density, 4.0), ("dry_moisture", t.dry_moisture, 1.0), ("wet_moisture", t.wet_moisture, 1.0)]
+    {
+        if let Some(problem) = number_problem(v as f64, 0.0, hi) {
+            return Err(err(format!("trees.{what}"), problem, format!("a finite number in 0..={}", number_text(hi))));
+        }
+    }
+    if t.dry_moisture > t.wet_moisture {
+        return Err(err(
+            "trees.dry_moisture".into(),
+            format!(
+                "{} is above wet_moisture {}",
+                number_text(t.dry_moisture as f64),
+                number_text(t.wet_moisture as f64)
+            ),
+            "dry_moisture <= wet_moisture".into(),
+        ));
+    }
+    if t.species.len() > MAX_TREE_SPECIES {
+        return Err(err(
+            "trees.species".into(),
+            format!("{} species", t.species.len()),
+            format!("at most {MAX_TREE_SPECIES}"),
+        ));
+    }
+    for (i, s) in t.species.iter().enumerate() {
+        let field = |what: &str| format!("trees.species[{i}].{what}");
+        if s.name.trim().is_empty() {
+            return Err(err(field("name"), "empty".into(), "a name such as oak".into()));
+        }
+        if let Some(j) = t.species[..i].iter().position(|o| o.name == s.name) {
+            return Err(err(
+                field("name"),
+                format!("`{}` again (species {j})", s.name),
+                "a name no other species has".into(),
+            ));
+        }
+        let with_leaves = s.crown != crate::preset::model::CrownShape::Bare;
+        for (what, name, needed) in [("log_block", &s.log_block, true), ("leaves_block", &s.leaves_block, with_leaves)]
+        {
+            if t.enabled && needed && library.id_of(name).is_none() {
+                return Err(err(
+                    field(what),
+                    format!("unknown block `{name}` in species `{}`", s.name),
+                    block_names(library),
+                ));
+            }
+        }
+        for (what, lo, hi, min, max) in [
+            ("trunk_height", s.trunk_height_min, s.trunk_height_max, 1, 32),
+            ("crown_radius", s.crown_radius_min, s.crown_radius_max, 0, 8),
+            ("branches", s.branches_min, s.branches_max, 0, 8),
+        ] {
+            if !(min..=max).contains(&lo) || !(min..=max).contains(&hi) || lo > hi {
+                return Err(err(
+                    field(&format!("{what}_min")),
+                    format!("{lo}..{hi} in species `{}`", s.name),
+                    format!("{min} <= {what}_min <= {what}_max <= {max}"),
+                ));
+            }
+        }
+        if !(0..=8).contains(&s.lean_max) {
+            return Err(err(
+                field("lean_max"),
+                format!("{} voxels in species `{}`", s.lean_max, s.name),
+                "0..=8 voxels".into(),
+            ));
+        }
+        for (j, w) in s.biomes.iter().enumerate() {
+            if let Some(problem) = number_problem(w.weight as f64, 0.0, 100.0) {
+                return Err(err(field(&format!("biomes[{j}].weight")), problem, "a finite number in 0..=100".into()));
+            }
+            let known = !t.enabled || !preset.biomes.enabled || preset.biomes.table.iter().any(|b| b.name == w.biome);
+            if !known {
+                let names: Vec<&str> = preset.biomes.table.iter().map(|b| b.name.as_str()).collect();
+                return Err(err(
+                    field(&format!("biomes[{j}].biome")),
+                    format!("unknown biome `{}` in species `{}`", w.biome, s.name),
+                    format!("names of the preset's biome table ({})", names.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 impl SpawnRule {
@@ -448,5 +544,104 @@ mod tests {
         let mut p = WorldPreset::default();
         p.biomes.table[0].surface_block = "planks".into();
         p.validate().unwrap();
+    }
+
+    #[test]
+    fn tree_species_are_checked_by_field_value_and_allowed() {
+        use crate::preset::model::{CrownShape, SpeciesWeight, TreeSpecies};
+        let mut on = WorldPreset::default();
+        on.trees.enabled = true;
+        on.validate().unwrap();
+        type Edit = Box<dyn Fn(&mut WorldPreset)>;
+        let cases: Vec<(Edit, &str, &str, &str)> = vec![
+            (Box::new(|p| p.trees.spacing = 2), "trees.spacing", "2 voxels", "3..=64"),
+            (Box::new(|p| p.trees.density = f32::NAN), "trees.density", "NaN", "0..=4"),
+            (
+                Box::new(|p| (p.trees.dry_moisture, p.trees.wet_moisture) = (0.8, 0.4)),
+                "trees.dry_moisture",
+                "0.8",
+                "dry_moisture <= wet_moisture",
+            ),
+            (Box::new(|p| p.trees.species[0].name = " ".into()), "trees.species[0].name", "empty", "oak"),
+            (
+                Box::new(|p| p.trees.species[1].name = "oak".into()),
+                "trees.species[1].name",
+                "`oak` again",
+                "no other species",
+            ),
+            (
+                Box::new(|p| p.trees.species[2].log_block = "granite".into()),
+                "trees.species[2].log_block",
+                "unknown block `granite`",
+                "leaves, log",
+            ),
+            (
+                Box::new(|p| p.trees.species[3].leaves_block = "moss".into()),
+                "trees.species[3].leaves_block",
+                "unknown block `moss` in species `acacia`",
+                "a block name",
+            ),
+            (
+                Box::new(|p| p.trees.species[0].trunk_height_min = 9),
+                "trees.species[0].trunk_height_min",
+                "9..6 in species `oak`",
+                "1 <= trunk_height_min <= trunk_height_max <= 32",
+            ),
+            (
+                Box::new(|p| p.trees.species[0].crown_radius_max = 9),
+                "trees.species[0].crown_radius_min",
+                "2..9",
+                "<= 8",
+            ),
+            (
+                Box::new(|p| p.trees.species[1].branches_min = -1),
+                "trees.species[1].branches_min",
+                "-1..0",
+                "0 <= branches_min",
+            ),
+            (Box::new(|p| p.trees.species[3].lean_max = 20), "trees.species[3].lean_max", "20 voxels", "0..=8"),
+            (
+                Box::new(|p| p.trees.species[0].biomes[0].weight = -1.0),
+                "trees.species[0].biomes[0].weight",
+                "-1",
+                "0..=100",
+            ),
+            (
+                Box::new(|p| p.trees.species[0].biomes[1].biome = "jungle".into()),
+                "trees.species[0].biomes[1].biome",
+                "unknown biome `jungle`",
+                "forest",
+            ),
+            (
+                Box::new(|p| p.trees.species = vec![TreeSpecies::default(); 33]),
+                "trees.species",
+                "33 species",
+                "at most 32",
+            ),
+        ];
+        for (edit, field, value, allowed) in cases {
+            let mut p = on.clone();
+            edit(&mut p);
+            let e = p.validate().unwrap_err();
+            assert_eq!(e.field, field, "{e}");
+            let text = e.to_string();
+            assert!(text.contains(value) && text.contains(allowed), "{field}: `{value}`, `{allowed}` in {text}");
+        }
+        // Names are checked only while trees are on: the default species name the shipped biomes.
+        let mut off = WorldPreset::default();
+        off.biomes.table.retain(|b| b.name == "desert");
+        off.validate().unwrap();
+        off.trees.enabled = true;
+        assert_eq!(off.validate().unwrap_err().field, "trees.species[0].biomes[0].biome");
+        // A bare species needs no leaves block.
+        let mut bare = on.clone();
+        bare.trees.species.push(TreeSpecies {
+            name: "cactus".into(),
+            crown: CrownShape::Bare,
+            leaves_block: String::new(),
+            biomes: vec![SpeciesWeight { biome: "desert".into(), weight: 1.0 }],
+            ..TreeSpecies::default()
+        });
+        bare.validate().unwrap();
     }
 }

@@ -207,22 +207,31 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
             scratch.cells.push(FarCell { top, surface, surface_block, subsurface_block });
         }
     }
-    // Structures above the ground raise the cells whose centre columns they cover: their
-    // silhouette, in the block of their top.
+    // Structures and trees above the ground raise the cells whose centre columns they cover:
+    // their silhouette, in the block of their top.
     let reach = (mx - s, mz - s);
     let end = (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s);
-    for q in g.structures_in(reach, end) {
-        for (idx, cell) in scratch.cells.iter_mut().enumerate() {
-            let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
-            if let Some((top, block)) = g.structure_column_top(&q, x, z)
-                && top > cell.surface
-            {
-                *cell = FarCell {
-                    top: (top - 1 - s / 2).div_euclid(s),
-                    surface: top,
-                    surface_block: block,
-                    subsurface_block: block,
-                };
+    // The cells whose centre columns (`origin + i · s + s / 2`) lie in `[lo, hi)`.
+    let cells_in = |origin: i32, lo: i32, hi: i32| {
+        let first = (lo - origin - s / 2 + s - 1).div_euclid(s).max(0);
+        let end = ((hi - origin - s / 2 + s - 1).div_euclid(s)).min(PADDED as i32);
+        first as usize..end.max(first) as usize
+    };
+    for q in g.placements_in(reach, end) {
+        for k in cells_in(reach.1, q.min.z, q.max().z) {
+            for i in cells_in(reach.0, q.min.x, q.max().x) {
+                let (x, z) = (reach.0 + i as i32 * s + s / 2, reach.1 + k as i32 * s + s / 2);
+                let cell = &mut scratch.cells[k * PADDED + i];
+                if let Some((top, block)) = g.structure_column_top(&q, x, z)
+                    && top > cell.surface
+                {
+                    *cell = FarCell {
+                        top: (top - 1 - s / 2).div_euclid(s),
+                        surface: top,
+                        surface_block: block,
+                        subsurface_block: block,
+                    };
+                }
             }
         }
     }
@@ -272,6 +281,32 @@ mod tests {
             assert!(s.lights.iter().all(|&l| l == crate::mesh::FULL_LIGHT), "far ground is under open sky");
         }
         assert!(crate::mesh::bytes::MeshBytes::from_mesh(&m.mesh).opaque.is_some(), "packs");
+    }
+
+    #[test]
+    fn trees_raise_the_far_cells_over_their_crowns_to_their_tops() {
+        let mut p = WorldPreset::default();
+        p.trees.enabled = true;
+        let (with, plain) = (Generator::new(&p).unwrap(), generator());
+        let mut raised = 0;
+        for c in [LodColumn::new(1, 0, 0), LodColumn::new(2, -3, 4), LodColumn::new(1, 5, -2), LodColumn::new(2, 1, 1)]
+        {
+            let (mut a, mut b) = (FarScratch::default(), FarScratch::default());
+            sample_far_cells(&with, c, &mut a);
+            sample_far_cells(&plain, c, &mut b);
+            let s = c.stride();
+            let (mx, mz) = c.min_xz();
+            let reach = (mx - s, mz - s);
+            let placements = with.placements_in(reach, (mx + (CHUNK_SIZE + 1) * s, mz + (CHUNK_SIZE + 1) * s));
+            for (idx, (cell, ground)) in a.cells.iter().zip(&b.cells).enumerate() {
+                let (x, z) = (reach.0 + (idx % PADDED) as i32 * s + s / 2, reach.1 + (idx / PADDED) as i32 * s + s / 2);
+                let tops = placements.iter().filter_map(|q| with.structure_column_top(q, x, z)).map(|(t, _)| t);
+                let expected = tops.fold(ground.surface, i32::max);
+                assert_eq!(cell.surface, expected, "{c:?} cell {idx}");
+                raised += usize::from(cell.surface > ground.surface);
+            }
+        }
+        assert!(raised > 10, "{raised} far cells show a tree");
     }
 
     #[test]

@@ -65,6 +65,11 @@ pub struct BlockType {
     #[var(set)]
     #[export(range = (0.0, 15.0))]
     light_opacity: i64,
+    /// Hides the faces between two voxels of this block, so a crown of Cutout leaves is drawn as
+    /// its outer shell rather than as every leaf cube ("fast leaves"). Matters for Cutout blocks
+    /// only: Transparent and Liquid blocks always hide the faces between two of their own.
+    #[export]
+    hide_faces_between_same: bool,
 }
 
 #[godot_api]
@@ -82,6 +87,7 @@ impl IResource for BlockType {
             solid: true,
             light_emission: 0,
             light_opacity: 15,
+            hide_faces_between_same: false,
         }
     }
 }
@@ -145,6 +151,7 @@ impl BlockType {
             solid: self.solid,
             light_emission: self.light_emission.clamp(0, 255) as u8,
             light_opacity: self.light_opacity.clamp(0, 255) as u8,
+            hide_faces_between_same: self.hide_faces_between_same,
         }
     }
 }
@@ -198,6 +205,7 @@ impl BlockLibrary {
                 b.solid = def.solid;
                 b.light_emission = def.light_emission as i64;
                 b.light_opacity = def.light_opacity as i64;
+                b.hide_faces_between_same = def.hide_faces_between_same;
             }
             blocks.push(&t);
         }

@@ -67,9 +67,9 @@ use strata_core::preset::file::{check_preset_len, load_preset_file, preset_from_
 use strata_core::preset::fingerprint::{fingerprint, with_new_seed};
 use strata_core::preset::ron::{preset_from_ron, preset_to_ron};
 use strata_core::preset::tres::{
-    BIOME_TABLE_KEY, PRESET_FORMAT_3_MARK, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY,
+    BIOME_TABLE_KEY, PRESET_FORMAT_3_MARK, PRESET_FORMAT_KEY, SPAWN_RULES_KEY, STRUCTURE_RULES_KEY, TREE_SETTINGS_KEY,
     biome_table_from_ron, biome_table_to_ron, spawn_rules_from_ron, spawn_rules_to_ron, structure_rules_from_ron,
-    structure_rules_to_ron,
+    structure_rules_to_ron, tree_settings_from_ron, tree_settings_to_ron,
 };
 use strata_core::preset::world_code::{encode_world_code, preset_from_world_code};
 
@@ -104,6 +104,26 @@ world_preset_struct! {
         spawn_rules: Array<Gd<SpawnRule>>,
         /// `preset_format_3` was just set (Godot's loader sets it right before `preset_format`).
         format_3_marked: bool,
+        /// Grow trees of the world's blocks (log and leaves): the species of
+        /// `tree_settings_ron`, placed as structures in the biomes each species names, denser
+        /// in forests and groves, clearing into meadows as the climate dries. Off by default;
+        /// the same as `enabled` in `tree_settings_ron`.
+        #[export_group(name = "Trees", prefix = "")]
+        #[var(get = get_trees_enabled, set = set_trees_enabled, usage_flags = [EDITOR])]
+        trees_enabled: PhantomVar<bool>,
+        /// The world's tree settings as RON (the core preset's `trees` section): `enabled`,
+        /// `spacing` (voxels between the cells that hold at most one tree each, 3–64),
+        /// `density` (a factor on each biome's `tree_density`, 0–4), `dry_moisture` /
+        /// `wet_moisture` (the climate moisture below which no tree grows and above which the
+        /// full density does) and `species`: a list of `(name, log_block, leaves_block, crown:
+        /// Round | Tall | Conical | Flat | Bare, trunk_height_min, trunk_height_max,
+        /// crown_radius_min, crown_radius_max, branches_min, branches_max, lean_max, biomes:
+        /// [("forest", 3.0), ...])`. Settings left out keep their defaults (oak, birch, spruce
+        /// and acacia); empty text is the default section. A text that does not parse changes
+        /// nothing and leaves the error in `last_error()`; the settings are checked with the
+        /// rest of the preset (`validate`).
+        #[var(get = get_tree_settings_ron, set = set_tree_settings_ron, hint = MULTILINE_TEXT, usage_flags = [DEFAULT])]
+        tree_settings_ron: PhantomVar<GString>,
     }
 }
 
@@ -113,7 +133,42 @@ world_preset_struct! {
 // (godot-rust/gdext#890); the constants are plain integer constants of the class.
 world_preset_fields_api! {
     #[godot_api]
-    impl WorldPreset {}
+    impl WorldPreset {
+        /// The getter of `trees_enabled`.
+        #[func]
+        fn get_trees_enabled(&self) -> bool {
+            self.preset.trees.enabled
+        }
+
+        /// The setter of `trees_enabled`.
+        #[func]
+        fn set_trees_enabled(&mut self, value: bool) {
+            if self.preset.trees.enabled != value {
+                self.preset.trees.enabled = value;
+                self.changed();
+            }
+        }
+
+        /// The getter of `tree_settings_ron` (empty for the default section).
+        #[func]
+        fn get_tree_settings_ron(&self) -> GString {
+            tree_settings_to_ron(&self.preset).as_str().into()
+        }
+
+        /// The setter of `tree_settings_ron`.
+        #[func]
+        fn set_tree_settings_ron(&mut self, value: GString) {
+            match tree_settings_from_ron(&value.to_string()) {
+                Ok(trees) => {
+                    self.preset.trees = trees;
+                    self.changed();
+                }
+                Err(e) => self.last_error.record(format!(
+                    "StrataWorldPreset.{TREE_SETTINGS_KEY}: {e}; allowed: the RON of a tree section, e.g. (enabled: true, spacing: 5, species: [(name: \"oak\")])"
+                )),
+            }
+        }
+    }
 }
 
 impl WorldPreset {

@@ -1,6 +1,6 @@
 //! `StrataChunkWorld`'s queries and single-voxel edits as `#[func]`s (a secondary `#[godot_api]`
 //! block): heights, biomes, voxels, light, the exact raycast, `set_voxel`, structures in an area,
-//! block names and ids, the editor's viewer, the debug mesh and hash of a chunk, the monitors and
+//! trees in an area, block names and ids, the editor's viewer, the debug mesh and hash of a chunk, the monitors and
 //! stats. Queries are the core's [`strata_core::stream::query`]: pure functions of the preset and
 //! the edits, loaded or not.
 //!
@@ -242,20 +242,9 @@ impl ChunkWorld {
     pub fn get_structures_in(&mut self, area: Aabb) -> Array<VarDictionary> {
         let mut out = Array::new();
         let Some(g) = self.generator() else { return out };
-        let (min, end) = (self.world_of_local(area.position), self.world_of_local(area.position + area.size));
-        let (x0, z0) = (min[0].min(end[0]).floor() as i64, min[2].min(end[2]).floor() as i64);
-        let (x1, z1) = (min[0].max(end[0]).ceil() as i64, min[2].max(end[2]).ceil() as i64);
-        let limit = i32::MAX as i64;
-        if !(x1 - x0 <= 4096 && z1 - z0 <= 4096 && [x0, z0, x1, z1].iter().all(|v| v.abs() < limit)) {
-            self.host.error(format!(
-                "StrataChunkWorld.get_structures_in: area {area} spans {}×{} columns; allowed: at most 4096×4096 inside the world",
-                x1 - x0,
-                z1 - z0
-            ));
-            return out;
-        }
+        let Some((min, max)) = self.area_columns("get_structures_in", area) else { return out };
         let rules = &g.preset().structures.rules;
-        for p in g.structures_in((x0 as i32, z0 as i32), (x1.max(x0 + 1) as i32, z1.max(z0 + 1) as i32)) {
+        for p in g.structures_in(min, max) {
             let mut d = VarDictionary::new();
             let name = rules.get(p.rule as usize).map(|r| r.structure.as_str()).unwrap_or("");
             d.set("structure", &GString::from(name).to_variant());
@@ -263,6 +252,33 @@ impl ChunkWorld {
             d.set("position", Vector3i::new(p.min.x, p.min.y, p.min.z));
             d.set("size", Vector3i::new(p.size.x, p.size.y, p.size.z));
             d.set("turns", p.turns as i64);
+            out.push(&d);
+        }
+        out
+    }
+
+    /// The trees of blocks (the preset's tree settings, `tree_settings_ron`) whose boxes meet
+    /// the columns of `area` (its x and z, in this node's space; any height): an array of
+    /// dictionaries with "species" (its name), "position" (Vector3i, the trunk's base: the first
+    /// log above the ground, in world voxels as `get_structures_in` gives them), "trunk_height"
+    /// (logs of the trunk), "crown_radius" (0 for a bare tree) and "height" (one past its top,
+    /// above its base), in the order they are stamped. Empty while trees are off. The same answer
+    /// on every machine and before any chunk loads. At most 4,096 × 4,096 columns are asked; a
+    /// larger area is an error in `last_error()`.
+    #[func]
+    pub fn get_trees_in(&mut self, area: Aabb) -> Array<VarDictionary> {
+        let mut out = Array::new();
+        let Some(g) = self.generator() else { return out };
+        let Some((min, max)) = self.area_columns("get_trees_in", area) else { return out };
+        for p in g.trees_in(min, max) {
+            let (Some(species), Some(size)) = (g.tree_species_name(&p), g.tree_size(&p)) else { continue };
+            let base = p.trunk();
+            let mut d = VarDictionary::new();
+            d.set("species", &GString::from(species).to_variant());
+            d.set("position", Vector3i::new(base.x, base.y, base.z));
+            d.set("trunk_height", size.trunk_height as i64);
+            d.set("crown_radius", size.crown_radius as i64);
+            d.set("height", size.height as i64);
             out.push(&d);
         }
         out
@@ -424,5 +440,26 @@ impl ChunkWorld {
             |c| streamer.is_loaded(c),
         );
         f(&voxels)
+    }
+}
+
+impl ChunkWorld {
+    /// The world columns `[min, max)` (x, z) under `area` (in this node's space), at least one
+    /// column each way; `None`, with an error naming `query`, when it spans more than
+    /// 4,096 × 4,096 columns or leaves the world.
+    fn area_columns(&mut self, query: &str, area: Aabb) -> Option<((i32, i32), (i32, i32))> {
+        let (min, end) = (self.world_of_local(area.position), self.world_of_local(area.position + area.size));
+        let (x0, z0) = (min[0].min(end[0]).floor() as i64, min[2].min(end[2]).floor() as i64);
+        let (x1, z1) = (min[0].max(end[0]).ceil() as i64, min[2].max(end[2]).ceil() as i64);
+        let limit = i32::MAX as i64;
+        if !(x1 - x0 <= 4096 && z1 - z0 <= 4096 && [x0, z0, x1, z1].iter().all(|v| v.abs() < limit)) {
+            self.host.error(format!(
+                "StrataChunkWorld.{query}: area {area} spans {}×{} columns; allowed: at most 4096×4096 inside the world",
+                x1 - x0,
+                z1 - z0
+            ));
+            return None;
+        }
+        Some(((x0 as i32, z0 as i32), (x1.max(x0 + 1) as i32, z1.max(z0 + 1) as i32)))
     }
 }
