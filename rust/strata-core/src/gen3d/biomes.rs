@@ -267,8 +267,9 @@ impl BiomeMap {
     /// The feature points that matter for positions in `[x0, x1] × [z0, z1]`, and the warp over
     /// them.
     ///
-    /// A position looks up its biome at most `warp_strength` voxels away on each axis, so the
-    /// points that matter are those for lookups in the rectangle grown by that much. Candidates
+    /// A position looks up its biome at most as far away on each axis as the warp's largest
+    /// displacement over the rectangle's lattice points (at most `warp_strength`), so the points
+    /// that matter are those for lookups in the rectangle grown by that much. Candidates
     /// are the feature points of the 5×5 cells around every cell of it (exact, see the module
     /// doc). With `D` the smallest over candidates of their farthest distance to it, every lookup
     /// has its nearest point within `D`; a candidate whose nearest distance to it is
@@ -280,7 +281,11 @@ impl BiomeMap {
             return RegionFeatures { rect, features: Vec::new(), warp: WarpGrid::default() };
         }
         let (warp, reach) = match &self.warp {
-            Some(w) => (w.grid(x0, z0, x1, z1), w.strength()),
+            Some(w) => {
+                let grid = w.grid(x0, z0, x1, z1);
+                let reach = grid.reach();
+                (grid, reach)
+            }
             None => (WarpGrid::default(), 0.0),
         };
         let (x0, z0, x1, z1) = (x0 - reach, z0 - reach, x1 + reach, z1 + reach);
@@ -430,30 +435,35 @@ impl BiomeMap {
             out.fill(own(features[0].biome));
             return;
         }
-        let (lx, lz) = self.lookup_row(xs, z, region);
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
-        let mut done = 0;
-        #[cfg(target_arch = "x86_64")]
-        if self.blend > 0.0 && crate::base::simd::avx2() {
-            // SAFETY: the CPU has AVX2.
-            done = unsafe { blend_row_avx2(&lx, &lz, features, &self.params, self.blend, out) };
-        }
-        for ((&x, &z), o) in lx[done..].iter().zip(&lz[done..]).zip(&mut out[done..]) {
-            let s = self.sample_at(x, z, region);
-            *o = (s.height_offset, s.height_scale);
+        // Blocks of positions on the stack: no allocation per row.
+        let (mut lx, mut lz) = ([0.0; ROW_BLOCK], [0.0; ROW_BLOCK]);
+        for (xs, out) in xs.chunks(ROW_BLOCK).zip(out.chunks_mut(ROW_BLOCK)) {
+            let (lx, lz) = (&mut lx[..xs.len()], &mut lz[..xs.len()]);
+            self.lookup_row(xs, z, region, lx, lz);
+            #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if self.blend > 0.0 && crate::base::simd::avx2() {
+                // SAFETY: the CPU has AVX2.
+                done = unsafe { blend_row_avx2(lx, lz, features, &self.params, self.blend, out) };
+            }
+            for ((&x, &z), o) in lx[done..].iter().zip(&lz[done..]).zip(&mut out[done..]) {
+                let s = self.sample_at(x, z, region);
+                *o = (s.height_offset, s.height_scale);
+            }
         }
     }
 
-    /// The lookup points of `(xs[i], z)`, `i` along the row.
-    fn lookup_row(&self, xs: &[f64], z: f64, region: &RegionFeatures) -> (Vec<f64>, Vec<f64>) {
-        let (mut lx, mut lz) = (Vec::with_capacity(xs.len()), Vec::with_capacity(xs.len()));
+    /// The lookup points of `(xs[i], z)`, `i` along the row, into `lx` and `lz` (each as long as
+    /// `xs`).
+    #[inline]
+    fn lookup_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, lx: &mut [f64], lz: &mut [f64]) {
         if self.warp.is_some() {
-            region.warp.warped_row(xs, z, &mut lx, &mut lz);
+            region.warp.warped_row(xs, z, lx, lz);
         } else {
-            lx.extend_from_slice(xs);
-            lz.resize(xs.len(), z);
+            lx.copy_from_slice(xs);
+            lz.fill(z);
         }
-        (lx, lz)
     }
 
     /// The biome column `(x, z)` shows, a position inside `region`'s rectangle (the biome
@@ -488,27 +498,32 @@ impl BiomeMap {
             out.fill(0);
             return;
         }
-        let (lx, lz) = self.lookup_row(xs, z, region);
         let second = self.transition > 0.0;
-        let mut nearest = vec![NEAREST_NONE; xs.len()];
-        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
-        let mut done = 0;
-        #[cfg(target_arch = "x86_64")]
-        if crate::base::simd::avx2() {
-            // SAFETY: the CPU has AVX2.
-            done = unsafe {
-                if second {
-                    nearest_row_avx2::<true>(&lx, &lz, features, &mut nearest)
-                } else {
-                    nearest_row_avx2::<false>(&lx, &lz, features, &mut nearest)
-                }
-            };
-        }
-        for ((&x, &z), n) in lx[done..].iter().zip(&lz[done..]).zip(&mut nearest[done..]) {
-            *n = nearest_two(features, x, z);
-        }
-        for ((&x, b), n) in xs.iter().zip(out.iter_mut()).zip(nearest) {
-            *b = if second { self.dithered(x, z, n) } else { n.0 };
+        // Blocks of positions on the stack: no allocation per row.
+        let (mut lx, mut lz, mut nearest) = ([0.0; ROW_BLOCK], [0.0; ROW_BLOCK], [NEAREST_NONE; ROW_BLOCK]);
+        for (xs, out) in xs.chunks(ROW_BLOCK).zip(out.chunks_mut(ROW_BLOCK)) {
+            let n = xs.len();
+            let (lx, lz, nearest) = (&mut lx[..n], &mut lz[..n], &mut nearest[..n]);
+            self.lookup_row(xs, z, region, lx, lz);
+            #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
+            let mut done = 0;
+            #[cfg(target_arch = "x86_64")]
+            if crate::base::simd::avx2() {
+                // SAFETY: the CPU has AVX2.
+                done = unsafe {
+                    if second {
+                        nearest_row_avx2::<true>(lx, lz, features, nearest)
+                    } else {
+                        nearest_row_avx2::<false>(lx, lz, features, nearest)
+                    }
+                };
+            }
+            for ((&x, &z), n) in lx[done..].iter().zip(&lz[done..]).zip(&mut nearest[done..]) {
+                *n = nearest_two(features, x, z);
+            }
+            for ((&x, b), &n) in xs.iter().zip(out.iter_mut()).zip(nearest.iter()) {
+                *b = if second { self.dithered(x, z, n) } else { n.0 };
+            }
         }
     }
 
@@ -525,6 +540,9 @@ impl BiomeMap {
         self.feature(cx, cz).biome
     }
 }
+
+/// Positions of a row handled at a time by the row functions (their buffers live on the stack).
+const ROW_BLOCK: usize = 64;
 
 /// No biome: the "other biome" of a position whose region holds one biome only.
 const NO_BIOME: u8 = u8::MAX;
