@@ -207,3 +207,23 @@ func remove_tree(path: String) -> void:
 func wait_frames(n: int) -> void:
 	for i in n:
 		await get_tree().process_frame
+
+
+## A shore near the origin: (x, 0, z) with sea water at `sea` − 1 whose +x neighbour is ground at
+## `sea` − 1 and `sea` − 2, the water part of a sea (the 9 voxels west of it at `sea` − 1 are
+## water: a body larger than the flow's loose water, not a pond); y = -1 when there is none.
+func find_sea_shore(w: StrataChunkWorld, sea: int) -> Vector3i:
+	var water := default_block_id("water")
+	for z in range(-64, 64, 3):
+		for x in range(-64, 64):
+			if (
+				w.get_voxel(Vector3i(x, sea - 1, z)) == water
+				and w.get_voxel(Vector3i(x + 1, sea - 1, z)) != water
+				and w.get_voxel(Vector3i(x + 1, sea - 1, z)) != 0
+				and w.get_voxel(Vector3i(x + 1, sea - 2, z)) != 0
+				and range(1, 10).all(
+					func(k: int) -> bool: return w.get_voxel(Vector3i(x - k, sea - 1, z)) == water
+				)
+			):
+				return Vector3i(x, 0, z)
+	return Vector3i(0, -1, 0)

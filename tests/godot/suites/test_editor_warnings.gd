@@ -190,7 +190,7 @@ func test_world_preset_fields_are_classdb_properties_in_designer_groups() -> voi
 			fields.append(p["name"])
 	assert_eq(PackedStringArray(fields), names, "every field, in table order")
 	var designer_order: Array[String] = [
-		"World", "Height", "Biomes", "Caves", "Ores", "Water", "Scatter", "SideView"
+		"World", "Height", "Biomes", "Caves", "Ores", "Water", "Scatter", "SideView", "Trees"
 	]
 	assert_eq(groups, designer_order)
 	# Read and written through ClassDB, checked by the core table.

@@ -39,27 +39,6 @@ func _make_world(sea_level: int = SEA) -> StrataChunkWorld:
 	return w
 
 
-## A column (x, z) with sea water at SEA − 1 whose +x neighbour is ground at SEA − 1 and
-## SEA − 2; (0, -1, 0) when none is near the origin.
-func _find_shore(w: StrataChunkWorld) -> Vector3i:
-	var water := default_block_id("water")
-	for z in range(-64, 64, 3):
-		var here := int(w.get_height(-65, z))
-		for x in range(-64, 64):
-			var there := int(w.get_height(x + 1, z))
-			if (
-				here < SEA
-				and there >= SEA
-				and w.get_voxel(Vector3i(x, SEA - 1, z)) == water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != 0
-				and w.get_voxel(Vector3i(x + 1, SEA - 2, z)) != 0
-			):
-				return Vector3i(x, 0, z)
-			here = there
-	return Vector3i(0, -1, 0)
-
-
 ## Water voxels in the box [a, b] with air right below them.
 func _hanging(w: StrataChunkWorld, a: Vector3i, b: Vector3i) -> Array[Vector3i]:
 	var water := default_block_id("water")
@@ -79,7 +58,7 @@ func _settle(w: Node) -> bool:
 
 func test_a_hole_dug_beside_the_sea_fills_to_sea_level_and_keeps_it_after_a_save() -> void:
 	var w := _make_world()
-	var shore := _find_shore(w)
+	var shore := find_sea_shore(w, SEA)
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
@@ -112,7 +91,7 @@ func test_a_hole_dug_beside_the_sea_fills_to_sea_level_and_keeps_it_after_a_save
 
 func test_water_falls_when_the_ground_under_the_sea_is_removed() -> void:
 	var w := _make_world()
-	var shore := _find_shore(w)
+	var shore := find_sea_shore(w, SEA)
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)

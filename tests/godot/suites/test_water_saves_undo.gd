@@ -39,27 +39,6 @@ func _make_world(sea_level: int = SEA) -> StrataChunkWorld:
 	return w
 
 
-## A column (x, z) with sea water at SEA − 1 whose +x neighbour is ground at SEA − 1 and
-## SEA − 2; (0, -1, 0) when none is near the origin.
-func _find_shore(w: StrataChunkWorld) -> Vector3i:
-	var water := default_block_id("water")
-	for z in range(-64, 64, 3):
-		var here := int(w.get_height(-65, z))
-		for x in range(-64, 64):
-			var there := int(w.get_height(x + 1, z))
-			if (
-				here < SEA
-				and there >= SEA
-				and w.get_voxel(Vector3i(x, SEA - 1, z)) == water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != 0
-				and w.get_voxel(Vector3i(x + 1, SEA - 2, z)) != 0
-			):
-				return Vector3i(x, 0, z)
-			here = there
-	return Vector3i(0, -1, 0)
-
-
 func _settle(w: Node) -> bool:
 	return await wait_until(func() -> bool: return w.is_water_settled(), 60.0)
 
@@ -115,7 +94,7 @@ func _hole(w: StrataChunkWorld, shore: Vector3i) -> Dictionary:
 
 func test_a_save_taken_while_water_flows_loads_and_settles_like_the_unsaved_world() -> void:
 	var w := _make_world()
-	var shore := _find_shore(w)
+	var shore := find_sea_shore(w, SEA)
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)
@@ -173,7 +152,7 @@ func test_side_view_save_taken_while_water_flows_loads_and_settles_the_same() ->
 
 func test_undo_removes_a_dig_and_the_water_that_flowed_into_it_and_redo_brings_both_back() -> void:
 	var w := _make_world()
-	var shore := _find_shore(w)
+	var shore := find_sea_shore(w, SEA)
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(w.get_node(w.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)

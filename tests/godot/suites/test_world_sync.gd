@@ -258,22 +258,6 @@ func test_the_host_sees_the_others_and_where_they_are() -> void:
 	assert_false(server.get_players().has(guest_id), "the host forgets who left")
 
 
-## A shore near the origin: (x, 0, z) with sea water at SEA − 1 and ground at x + 1; y = -1
-## when there is none.
-func _find_shore(w: StrataChunkWorld) -> Vector3i:
-	var water := default_block_id("water")
-	for z in range(-64, 64, 3):
-		for x in range(-64, 64):
-			if (
-				w.get_voxel(Vector3i(x, SEA - 1, z)) == water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != water
-				and w.get_voxel(Vector3i(x + 1, SEA - 1, z)) != 0
-				and w.get_voxel(Vector3i(x + 1, SEA - 2, z)) != 0
-			):
-				return Vector3i(x, 0, z)
-	return Vector3i(0, -1, 0)
-
-
 func _hashes(w: StrataChunkWorld, chunks: Array[Vector3i]) -> Array[int]:
 	var out: Array[int] = []
 	for c in chunks:
@@ -283,7 +267,7 @@ func _hashes(w: StrataChunkWorld, chunks: Array[Vector3i]) -> Array[int]:
 
 func test_a_late_joiner_gets_the_water_the_hosts_flows_placed() -> void:
 	var server_world := _world(1234, SEA)
-	var shore := _find_shore(server_world)
+	var shore := find_sea_shore(server_world, SEA)
 	if not assert_ne(shore.y, -1, "a shore near the origin"):
 		return
 	(server_world.get_node(server_world.viewer) as Node3D).position = Vector3(shore.x, SEA, shore.z)

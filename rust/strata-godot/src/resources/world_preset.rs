@@ -104,6 +104,7 @@ world_preset_struct! {
         spawn_rules: Array<Gd<SpawnRule>>,
         /// `preset_format_3` was just set (Godot's loader sets it right before `preset_format`).
         format_3_marked: bool,
+    } after {
         /// Grow trees of the world's blocks (log and leaves): the species of
         /// `tree_settings_ron`, placed as structures in the biomes each species names, denser
         /// in forests and groves, clearing into meadows as the climate dries. Off by default;
