@@ -10,7 +10,10 @@
 //!   A position belongs to the biome of its nearest feature point (5×5 cell scan: exact).
 //! * **Warp.** A position looks its biome up at a displaced point
 //!   ([`crate::gen3d::biome_warp`]: layered noise, up to `warp_strength` voxels per axis), so the
-//!   cells' straight edges meander like coastlines. Every rule below applies at that point.
+//!   cells' straight edges meander like coastlines. The biome and the transition below use that
+//!   point; the height blend uses the position itself, since the warp stretches and squeezes
+//!   space (up to several voxels of lookup per voxel) and a blend band squeezed with it would
+//!   turn borders into cliffs.
 //! * **Transition.** Within `transition_width` of a border (the nearest feature point of another
 //!   biome at most that much farther than the nearest one), a column takes the other biome with
 //!   probability `½ · (1 − margin / transition_width)`, drawn from a hash of the seed and the
@@ -359,18 +362,14 @@ impl BiomeMap {
             let (x0, z0, x1, z1) = region.rect;
             !self.enabled || (x0..=x1).contains(&x) && (z0..=z1).contains(&z)
         });
-        if !self.mixes() {
-            return self.sample_at(x, z, region);
-        }
-        let (lx, lz) = self.lookup(x, z, region);
-        let mut sample = self.sample_at(lx, lz, region);
-        if self.transition > 0.0 && !region.features.is_empty() {
-            sample.biome = self.dithered(x, z, nearest_two(&region.features, lx, lz));
+        let mut sample = self.sample_at(x, z, region);
+        if self.mixes() && !region.features.is_empty() {
+            sample.biome = self.nearest_in(x, z, region);
         }
         sample
     }
 
-    /// [`BiomeMap::sample_in`] at lookup point `(x, z)`, without the transition's dither.
+    /// [`BiomeMap::sample_in`] without the warp and the transition's dither.
     fn sample_at(&self, x: f64, z: f64, region: &RegionFeatures) -> BiomeSample {
         if !self.enabled || region.features.is_empty() {
             let p = &self.params[0];
@@ -435,11 +434,12 @@ impl BiomeMap {
             out.fill(own(features[0].biome));
             return;
         }
-        // Blocks of positions on the stack: no allocation per row.
-        let (mut lx, mut lz) = ([0.0; ROW_BLOCK], [0.0; ROW_BLOCK]);
+        // Blocks of positions on the stack: no allocation per row. Heights blend around the
+        // positions themselves, not their warped lookups (see the module doc).
+        let mut lz = [0.0; ROW_BLOCK];
         for (xs, out) in xs.chunks(ROW_BLOCK).zip(out.chunks_mut(ROW_BLOCK)) {
-            let (lx, lz) = (&mut lx[..xs.len()], &mut lz[..xs.len()]);
-            self.lookup_row(xs, z, region, lx, lz);
+            let (lx, lz) = (xs, &mut lz[..xs.len()]);
+            lz.fill(z);
             #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
             let mut done = 0;
             #[cfg(target_arch = "x86_64")]
