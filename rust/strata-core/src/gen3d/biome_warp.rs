@@ -56,11 +56,6 @@ impl BiomeWarp {
         })
     }
 
-    /// Farthest a position moves on each axis, in voxels.
-    pub fn strength(&self) -> f64 {
-        self.strength
-    }
-
     /// The warp lattice over every position of `[x0, x1] × [z0, z1]` (the lattice points around
     /// it, each field filled as one grid: the same bits as one point at a time).
     pub fn grid(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> WarpGrid {

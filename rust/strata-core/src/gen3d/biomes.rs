@@ -415,8 +415,9 @@ impl BiomeMap {
     /// `region`'s rectangle): the same bits. A region whose feature points all chose one biome
     /// gives that biome's own parameters everywhere (what `sample_in` returns when no other
     /// biome is near), with no per-position work; otherwise, with AVX2, four positions at a
-    /// time: the same lookup points, distances, square roots and weights, summed in the same
-    /// order, a point skipped where `sample_in` skips it (`d ≥ reach`).
+    /// time: the same distances (from the positions themselves: heights blend unwarped), square
+    /// roots and weights, summed in the same order, a point skipped where `sample_in` skips it
+    /// (`d ≥ reach`).
     pub fn blend_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, out: &mut [(f64, f64)]) {
         assert_eq!(xs.len(), out.len(), "one blend per position");
         let features = &region.features;
