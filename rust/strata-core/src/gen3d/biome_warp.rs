@@ -90,10 +90,17 @@ pub struct WarpGrid {
 }
 
 impl WarpGrid {
-    /// The largest displacement on either axis over the grid's points: no position of its
-    /// region moves farther (an interpolation never leaves its four points' range).
-    pub fn reach(&self) -> f64 {
-        self.points.iter().fold(0.0, |m, &(dx, dz)| m.max(dx.abs()).max(dz.abs()))
+    /// The least and greatest displacement on each axis over the grid's points,
+    /// `(dx_min, dx_max, dz_min, dz_max)`: every position of its region moves within them (an
+    /// interpolation never leaves its four points' range). All 0 for an empty grid.
+    pub fn bounds(&self) -> (f64, f64, f64, f64) {
+        if self.points.is_empty() {
+            return (0.0, 0.0, 0.0, 0.0);
+        }
+        self.points.iter().fold(
+            (f64::INFINITY, f64::NEG_INFINITY, f64::INFINITY, f64::NEG_INFINITY),
+            |(x0, x1, z0, z1), &(dx, dz)| (x0.min(dx), x1.max(dx), z0.min(dz), z1.max(dz)),
+        )
     }
 
     /// Where `(x, z)`, a position inside the grid's region, looks up its biome: the position plus
@@ -110,24 +117,116 @@ impl WarpGrid {
     /// fraction `tz`, column `i` at fraction `tx`.
     #[inline(always)]
     fn warped_in_row(&self, x: f64, z: f64, k: usize, tz: f64, i: usize, tx: f64) -> (f64, f64) {
-        let lerp = |p: f64, q: f64, t: f64| p + (q - p) * t;
-        let (low, high) = (&self.points[k * self.ni..], &self.points[(k + 1) * self.ni..]);
-        let (a, c) = (low[i], high[i]);
-        let (b, d) = (low[i + 1], high[i + 1]);
-        let (left, right) = ((lerp(a.0, c.0, tz), lerp(a.1, c.1, tz)), (lerp(b.0, d.0, tz), lerp(b.1, d.1, tz)));
+        let (left, right) = (self.along_z(k, tz, i), self.along_z(k, tz, i + 1));
         (x + lerp(left.0, right.0, tx), z + lerp(left.1, right.1, tx))
     }
 
+    /// The displacement interpolated along z between rows `k` and `k + 1` at fraction `tz`, in
+    /// lattice column `i`: the first step of [`WarpGrid::warped`].
+    #[inline(always)]
+    fn along_z(&self, k: usize, tz: f64, i: usize) -> (f64, f64) {
+        let (a, c) = (self.points[k * self.ni + i], self.points[(k + 1) * self.ni + i]);
+        (lerp(a.0, c.0, tz), lerp(a.1, c.1, tz))
+    }
+
     /// [`WarpGrid::warped`] at every `(xs[i], z)` of one row, into `wx[i]`, `wz[i]` (each as long
-    /// as `xs`): the row's lattice row found once.
+    /// as `xs`): the row's lattice row found once, and each lattice column's step along z done
+    /// once for a run of positions in the same cell (the same operations, so the same bits).
     pub fn warped_row(&self, xs: &[f64], z: f64, wx: &mut [f64], wz: &mut [f64]) {
+        assert!(xs.len() == wx.len() && xs.len() == wz.len(), "one lookup per position");
         let (k, tz) = cell(z / WARP_CELL);
         let k = (k - self.k0) as usize;
+        #[cfg(target_arch = "x86_64")]
+        if crate::base::simd::avx2() && xs.len() >= 4 {
+            // SAFETY: the CPU has AVX2.
+            if unsafe { self.warped_row_avx2(xs, z, k, tz, wx, wz) } {
+                return;
+            }
+        }
+        let mut column = None;
+        let (mut left, mut right) = ((0.0, 0.0), (0.0, 0.0));
         for ((&x, ox), oz) in xs.iter().zip(wx.iter_mut()).zip(wz.iter_mut()) {
+            let (i, tx) = cell(x / WARP_CELL);
+            let i = (i - self.i0) as usize;
+            if column != Some(i) {
+                (left, right) = if column == Some(i.wrapping_sub(1)) {
+                    (right, self.along_z(k, tz, i + 1))
+                } else {
+                    (self.along_z(k, tz, i), self.along_z(k, tz, i + 1))
+                };
+                column = Some(i);
+            }
+            (*ox, *oz) = (x + lerp(left.0, right.0, tx), z + lerp(left.1, right.1, tx));
+        }
+    }
+
+    /// [`WarpGrid::warped_row`] four positions at a time, with lattice row `k` at fraction `tz`:
+    /// the lattice columns the positions span stepped along z once (into stack arrays), then per
+    /// lane the same cell (`floor` of `x / 4`, exact), fraction and interpolation as
+    /// [`WarpGrid::warped_in_row`], so the same bits. Returns `false`, having written nothing,
+    /// when a position is not finite, outside the grid, or the span is wider than the arrays.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn warped_row_avx2(&self, xs: &[f64], z: f64, k: usize, tz: f64, wx: &mut [f64], wz: &mut [f64]) -> bool {
+        use std::arch::x86_64::*;
+        const SPAN: usize = 32;
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for &x in xs {
+            if x.is_nan() || x.abs() >= 1e15 {
+                return false;
+            }
+            (lo, hi) = (lo.min(x), hi.max(x));
+        }
+        let (first, last) = (cell(lo / WARP_CELL).0 - self.i0, cell(hi / WARP_CELL).0 - self.i0);
+        let rows = self.points.len() / self.ni.max(1);
+        if first < 0 || last + 1 >= self.ni as i64 || k + 1 >= rows || (last - first + 2) as usize > SPAN {
+            return false;
+        }
+        let (mut cx, mut cz) = ([0.0f64; SPAN], [0.0f64; SPAN]);
+        for (j, i) in (first as usize..=last as usize + 1).enumerate() {
+            (cx[j], cz[j]) = self.along_z(k, tz, i);
+        }
+        let (quarter, origin) = (_mm256_set1_pd(1.0 / WARP_CELL), _mm256_set1_epi32((first + self.i0) as i32));
+        let (vz, one) = (_mm256_set1_pd(z), _mm_set1_epi32(1));
+        let n = xs.len() / 4 * 4;
+        for ((x4, ox), oz) in xs[..n].chunks_exact(4).zip(wx[..n].chunks_exact_mut(4)).zip(wz[..n].chunks_exact_mut(4))
+        {
+            // SAFETY: four f64 read and written unaligned; every lane's column index lies in
+            // `0..=last - first` (its x within `[lo, hi]`, floor monotonic), so it and the next
+            // are inside the filled part of `cx` and `cz`.
+            unsafe {
+                let x = _mm256_loadu_pd(x4.as_ptr());
+                // x / 4 is exact (a power of two), so the product is the quotient's bits.
+                let u = _mm256_mul_pd(x, quarter);
+                let f = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(u);
+                let tx = _mm256_sub_pd(u, f);
+                let i = _mm_sub_epi32(_mm256_cvttpd_epi32(f), _mm256_castsi256_si128(origin));
+                let (lx, rx) = (
+                    _mm256_i32gather_pd::<8>(cx.as_ptr(), i),
+                    _mm256_i32gather_pd::<8>(cx.as_ptr(), _mm_add_epi32(i, one)),
+                );
+                let (lz, rz) = (
+                    _mm256_i32gather_pd::<8>(cz.as_ptr(), i),
+                    _mm256_i32gather_pd::<8>(cz.as_ptr(), _mm_add_epi32(i, one)),
+                );
+                let dx = _mm256_add_pd(lx, _mm256_mul_pd(_mm256_sub_pd(rx, lx), tx));
+                let dz = _mm256_add_pd(lz, _mm256_mul_pd(_mm256_sub_pd(rz, lz), tx));
+                _mm256_storeu_pd(ox.as_mut_ptr(), _mm256_add_pd(x, dx));
+                _mm256_storeu_pd(oz.as_mut_ptr(), _mm256_add_pd(vz, dz));
+            }
+        }
+        for ((&x, ox), oz) in xs[n..].iter().zip(&mut wx[n..]).zip(&mut wz[n..]) {
             let (i, tx) = cell(x / WARP_CELL);
             (*ox, *oz) = self.warped_in_row(x, z, k, tz, (i - self.i0) as usize, tx);
         }
+        true
     }
+}
+
+/// `p` to `q` at fraction `t` (no fused multiply-add: the same bits on every path).
+#[inline(always)]
+fn lerp(p: f64, q: f64, t: f64) -> f64 {
+    p + (q - p) * t
 }
 
 /// The lattice index at or below `u` (in lattice units) and the fraction past it: `floor` done
@@ -169,6 +268,19 @@ mod tests {
         for ((&x, a), b) in xs.iter().zip(&wx).zip(&wz) {
             let (c, d) = whole.warped(x, -17.5);
             assert_eq!((a.to_bits(), b.to_bits()), (c.to_bits(), d.to_bits()), "at {x}");
+        }
+        // Rows the width of a chunk's column pass and of a preview block, at every alignment
+        // (the SIMD path; a row wider than its span falls back to the scalar one above).
+        for (n, step, x0, z) in
+            [(34, 1.0, -17.0, 3.0), (37, 1.0, 101.5, -250.25), (64, 4.0, -290.0, 77.0), (5, 0.5, 0.25, 0.0)]
+        {
+            let xs: Vec<f64> = (0..n).map(|i| x0 + i as f64 * step).collect();
+            let (mut wx, mut wz) = (vec![0.0; n], vec![0.0; n]);
+            whole.warped_row(&xs, z, &mut wx, &mut wz);
+            for ((&x, a), b) in xs.iter().zip(&wx).zip(&wz) {
+                let (c, d) = whole.warped(x, z);
+                assert_eq!((a.to_bits(), b.to_bits()), (c.to_bits(), d.to_bits()), "at ({x}, {z})");
+            }
         }
         assert!(BiomeWarp::new(7, 0.0, 256.0).is_none());
     }

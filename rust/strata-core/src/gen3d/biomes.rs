@@ -130,21 +130,44 @@ pub struct BiomeSample {
 }
 
 /// The feature points that can matter anywhere in a rectangle of positions, in canonical order
-/// (cell z, then cell x): every point that is the nearest, or within the blend band of the
-/// nearest, for some position of the rectangle. Computed once per region.
+/// (cell z, then cell x): every point that is the nearest, or within the blend or transition
+/// band of the nearest, for some position of the rectangle or its lookup point. Computed once
+/// per region.
 #[derive(Clone, Debug, Default)]
 pub struct RegionFeatures {
     /// `(x0, z0, x1, z1)`: the rectangle covered.
     rect: (f64, f64, f64, f64),
+    /// The points that matter for the positions' lookup points (their biome and transition).
     features: Vec<Feature>,
+    /// The points that matter for the height blend around the positions themselves, when a warp
+    /// moves the lookups elsewhere; `None`: the same as `features`.
+    blend: Option<Vec<Feature>>,
     /// The warp over the rectangle (empty without a warp).
     warp: WarpGrid,
+    /// The biome of every point of `features` when they all have one and finite positions.
+    one_biome: Option<u8>,
 }
 
 impl RegionFeatures {
-    /// The feature points kept for the region.
+    fn new(rect: (f64, f64, f64, f64), features: Vec<Feature>, blend: Option<Vec<Feature>>, warp: WarpGrid) -> Self {
+        let finite = |v: f64| v.abs() < 1e100;
+        let one_biome = match features.first() {
+            Some(first) if features.iter().all(|f| f.biome == first.biome && finite(f.x) && finite(f.z)) => {
+                Some(first.biome)
+            }
+            _ => None,
+        };
+        Self { rect, features, blend, warp, one_biome }
+    }
+
+    /// The feature points kept for the region's lookups.
     pub fn features(&self) -> &[Feature] {
         &self.features
+    }
+
+    /// The feature points kept for the height blend around the region's positions.
+    pub fn blend_features(&self) -> &[Feature] {
+        self.blend.as_deref().unwrap_or(&self.features)
     }
 }
 
@@ -270,31 +293,41 @@ impl BiomeMap {
     /// The feature points that matter for positions in `[x0, x1] × [z0, z1]`, and the warp over
     /// them.
     ///
-    /// A position looks up its biome at most as far away on each axis as the warp's largest
-    /// displacement over the rectangle's lattice points (at most `warp_strength`), so the points
-    /// that matter are those for lookups in the rectangle grown by that much. Candidates
-    /// are the feature points of the 5×5 cells around every cell of it (exact, see the module
-    /// doc). With `D` the smallest over candidates of their farthest distance to it, every lookup
-    /// has its nearest point within `D`; a candidate whose nearest distance to it is
-    /// `≥ D + max(blend, transition)` can then be neither the nearest nor inside the blend or
-    /// transition band anywhere, and is dropped (with one voxel of slack for rounding).
+    /// Two sets of points matter, each for a rectangle that holds every point it is asked about:
+    /// the height blend looks around the positions themselves (the rectangle given), the biome
+    /// and its transition around their lookup points. Without a warp the two are the same; with
+    /// one, a lookup lies in the rectangle moved by the warp's least and greatest displacement on
+    /// each axis over the rectangle's lattice points (an interpolation never leaves its four
+    /// points' range). For a rectangle, candidates are the feature points of the 5×5 cells around
+    /// every cell of it (exact, see the module doc). With `D` the smallest over candidates of
+    /// their farthest distance to it, every position in it has its nearest point within `D`; a
+    /// candidate whose nearest distance to it is `≥ D + band` can then be neither the nearest
+    /// nor inside the band anywhere, and is dropped (with one voxel of slack for rounding). The
+    /// band is the blend's for the blend set, the transition's for the lookup set, and the
+    /// larger of the two when one set serves both. A subset that keeps every point that can
+    /// matter, in canonical order, gives the same nearest points and the same sums as any larger
+    /// one, so results do not depend on the region.
     pub fn region_features(&self, x0: f64, z0: f64, x1: f64, z1: f64) -> RegionFeatures {
         let rect = (x0, z0, x1, z1);
         if !self.enabled {
-            return RegionFeatures { rect, features: Vec::new(), warp: WarpGrid::default() };
+            return RegionFeatures { rect, ..RegionFeatures::default() };
         }
-        let (warp, reach) = match &self.warp {
+        let (warp, lookups) = match &self.warp {
             Some(w) => {
                 let grid = w.grid(x0, z0, x1, z1);
-                let reach = grid.reach();
-                (grid, reach)
+                let (dx0, dx1, dz0, dz1) = grid.bounds();
+                (grid, Some((x0 + dx0, z0 + dz0, x1 + dx1, z1 + dz1)))
             }
-            None => (WarpGrid::default(), 0.0),
+            None => (WarpGrid::default(), None),
         };
-        let (x0, z0, x1, z1) = (x0 - reach, z0 - reach, x1 + reach, z1 + reach);
-        let (cx0, cz0) = cell_of(self.cell_size, x0, z0);
-        let (cx1, cz1) = cell_of(self.cell_size, x1, z1);
-        // Positions first (a hash each); the climate (two fBm samples) only for the kept points.
+        // Candidates over the cells of both rectangles; positions first (a hash each), the
+        // climate (two fBm samples) only for the kept points.
+        let (ux0, uz0, ux1, uz1) = match lookups {
+            Some((lx0, lz0, lx1, lz1)) => (x0.min(lx0), z0.min(lz0), x1.max(lx1), z1.max(lz1)),
+            None => rect,
+        };
+        let (cx0, cz0) = cell_of(self.cell_size, ux0, uz0);
+        let (cx1, cz1) = cell_of(self.cell_size, ux1, uz1);
         let mut candidates = Vec::with_capacity(((cx1 - cx0 + 5) * (cz1 - cz0 + 5)) as usize);
         for cz in cz0 - SCAN_RADIUS..=cz1 + SCAN_RADIUS {
             for cx in cx0 - SCAN_RADIUS..=cx1 + SCAN_RADIUS {
@@ -302,21 +335,26 @@ impl BiomeMap {
                 candidates.push((cx, cz, x, z));
             }
         }
-        let near = |&(_, _, x, z): &(i32, i32, f64, f64)| {
-            let gx = (x0 - x).max(x - x1).max(0.0);
-            let gz = (z0 - z).max(z - z1).max(0.0);
-            (gx * gx + gz * gz).sqrt()
+        let Some(lookups) = lookups else {
+            let keep = kept_for(&candidates, rect, self.blend.max(self.transition));
+            let features = candidates.iter().zip(&keep).filter(|(_, k)| **k).map(|(c, _)| self.feature(c.0, c.1));
+            return RegionFeatures::new(rect, features.collect(), None, warp);
         };
-        let far = |&(_, _, x, z): &(i32, i32, f64, f64)| {
-            let gx = (x - x0).abs().max((x - x1).abs());
-            let gz = (z - z0).abs().max((z - z1).abs());
-            (gx * gx + gz * gz).sqrt()
-        };
-        let d = candidates.iter().map(far).fold(f64::INFINITY, f64::min);
-        let keep = d + self.blend.max(self.transition) + 1.0;
-        let features =
-            candidates.iter().filter(|c| near(c) < keep).map(|&(cx, cz, _, _)| self.feature(cx, cz)).collect();
-        RegionFeatures { rect, features, warp }
+        let (for_blend, for_lookups) =
+            (kept_for(&candidates, rect, self.blend), kept_for(&candidates, lookups, self.transition));
+        let (mut blend, mut features) = (Vec::new(), Vec::new());
+        for ((c, &b), &l) in candidates.iter().zip(&for_blend).zip(&for_lookups) {
+            if b || l {
+                let f = self.feature(c.0, c.1);
+                if b {
+                    blend.push(f);
+                }
+                if l {
+                    features.push(f);
+                }
+            }
+        }
+        RegionFeatures::new(rect, features, Some(blend), warp)
     }
 
     /// Whether lookups are warped or dithered (otherwise a position looks up its own biome).
@@ -371,13 +409,14 @@ impl BiomeMap {
 
     /// [`BiomeMap::sample_in`] without the warp and the transition's dither.
     fn sample_at(&self, x: f64, z: f64, region: &RegionFeatures) -> BiomeSample {
-        if !self.enabled || region.features.is_empty() {
+        let features = region.blend_features();
+        if !self.enabled || features.is_empty() {
             let p = &self.params[0];
             return BiomeSample { biome: 0, height_offset: p.height_offset, height_scale: p.height_scale };
         }
         let dist2 = |f: &Feature| (f.x - x) * (f.x - x) + (f.z - z) * (f.z - z);
         let (mut nearest, mut best_d2) = (0u8, f64::INFINITY);
-        for f in &region.features {
+        for f in features {
             let d = dist2(f);
             if d < best_d2 {
                 (nearest, best_d2) = (f.biome, d);
@@ -390,7 +429,7 @@ impl BiomeMap {
         let d0 = best_d2.sqrt();
         let reach = (d0 + self.blend) * (d0 + self.blend);
         let (mut w_sum, mut offset, mut scale, mut others) = (0.0, 0.0, 0.0, false);
-        for f in &region.features {
+        for f in features {
             let d = dist2(f);
             if d >= reach {
                 continue;
@@ -420,7 +459,7 @@ impl BiomeMap {
     /// (`d ≥ reach`).
     pub fn blend_row(&self, xs: &[f64], z: f64, region: &RegionFeatures, out: &mut [(f64, f64)]) {
         assert_eq!(xs.len(), out.len(), "one blend per position");
-        let features = &region.features;
+        let features = region.blend_features();
         let own = |b: u8| (self.params[b as usize].height_offset, self.params[b as usize].height_scale);
         if !self.enabled || features.is_empty() {
             out.fill(own(0));
@@ -499,12 +538,22 @@ impl BiomeMap {
             out.fill(0);
             return;
         }
+        // Every point of one biome: that biome wherever distances are finite (the nearest is then
+        // one of them, and no other biome is there to mix in), with no per-position work.
+        let finite = |v: f64| v.abs() < 1e100;
+        if let Some(b) = region.one_biome
+            && finite(z)
+            && xs.iter().all(|&x| finite(x))
+        {
+            out.fill(b);
+            return;
+        }
         let second = self.transition > 0.0;
         // Blocks of positions on the stack: no allocation per row.
-        let (mut lx, mut lz, mut nearest) = ([0.0; ROW_BLOCK], [0.0; ROW_BLOCK], [NEAREST_NONE; ROW_BLOCK]);
+        let (mut lx, mut lz) = ([0.0; ROW_BLOCK], [0.0; ROW_BLOCK]);
         for (xs, out) in xs.chunks(ROW_BLOCK).zip(out.chunks_mut(ROW_BLOCK)) {
             let n = xs.len();
-            let (lx, lz, nearest) = (&mut lx[..n], &mut lz[..n], &mut nearest[..n]);
+            let (lx, lz) = (&mut lx[..n], &mut lz[..n]);
             self.lookup_row(xs, z, region, lx, lz);
             #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))] // set only by the x86_64 SIMD paths
             let mut done = 0;
@@ -513,19 +562,93 @@ impl BiomeMap {
                 // SAFETY: the CPU has AVX2.
                 done = unsafe {
                     if second {
-                        nearest_row_avx2::<true>(lx, lz, features, nearest)
+                        self.nearest_row_avx2::<true>(xs, z, lx, lz, features, out)
                     } else {
-                        nearest_row_avx2::<false>(lx, lz, features, nearest)
+                        self.nearest_row_avx2::<false>(xs, z, lx, lz, features, out)
                     }
                 };
             }
-            for ((&x, &z), n) in lx[done..].iter().zip(&lz[done..]).zip(&mut nearest[done..]) {
-                *n = nearest_two(features, x, z);
-            }
-            for ((&x, b), &n) in xs.iter().zip(out.iter_mut()).zip(nearest.iter()) {
+            for (((&x, &lx), &lz), b) in xs.iter().zip(&*lx).zip(&*lz).zip(out.iter_mut()).skip(done) {
+                let n = nearest_two(features, lx, lz);
                 *b = if second { self.dithered(x, z, n) } else { n.0 };
             }
         }
+    }
+
+    /// [`BiomeMap::nearest_row`]'s biomes for the leading multiple of four positions
+    /// `(xs[i], z)`, their lookup points `(lx[i], lz[i])`, into `out`; returns how many it did.
+    /// Lanes are positions, points are scanned in order, and a lane takes a point only when its
+    /// distance is strictly less (`_CMP_LT_OQ`), as [`nearest_two`] does; `dx·dx + dz·dz` rounds
+    /// as there (no fused multiply-add). With `SECOND`, the nearest point of another biome is
+    /// tracked too, the margin `√d₁ − √d₀` computed as [`BiomeMap::dithered`] computes it, and
+    /// only lanes inside the transition band (`margin < width`, which is what `dithered` tests)
+    /// go through `dithered` itself; the others show the nearest biome, as `dithered` returns.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn nearest_row_avx2<const SECOND: bool>(
+        &self,
+        xs: &[f64],
+        z: f64,
+        lx: &[f64],
+        lz: &[f64],
+        features: &[Feature],
+        out: &mut [u8],
+    ) -> usize {
+        use std::arch::x86_64::*;
+        let blocks = lx.len() / 4;
+        let width = _mm256_set1_pd(self.transition);
+        for (((x4, z4), o4), p4) in
+            lx.chunks_exact(4).zip(lz.chunks_exact(4)).zip(out.chunks_exact_mut(4)).zip(xs.chunks_exact(4))
+        {
+            // SAFETY: `x4` and `z4` hold four f64 each, read unaligned.
+            let (x, z4) = unsafe { (_mm256_loadu_pd(x4.as_ptr()), _mm256_loadu_pd(z4.as_ptr())) };
+            let inf = _mm256_set1_pd(f64::INFINITY);
+            let (mut best, mut biome) = (inf, _mm256_setzero_pd());
+            let (mut other, mut other_biome) = (inf, _mm256_set1_pd(NO_BIOME as f64));
+            for f in features {
+                let dx = _mm256_sub_pd(_mm256_set1_pd(f.x), x);
+                let dz = _mm256_sub_pd(_mm256_set1_pd(f.z), z4);
+                let d = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dz, dz));
+                let fb = _mm256_set1_pd(f.biome as f64);
+                let nearer = _mm256_cmp_pd::<_CMP_LT_OQ>(d, best);
+                if SECOND {
+                    let differs = _mm256_cmp_pd::<_CMP_NEQ_UQ>(fb, biome);
+                    // Nearer and of another biome: the old best becomes the other.
+                    let demote = _mm256_and_pd(nearer, differs);
+                    // Not nearer, of another biome and nearer than the other: the new other.
+                    let take = _mm256_andnot_pd(nearer, _mm256_and_pd(differs, _mm256_cmp_pd::<_CMP_LT_OQ>(d, other)));
+                    other = _mm256_blendv_pd(_mm256_blendv_pd(other, best, demote), d, take);
+                    other_biome = _mm256_blendv_pd(_mm256_blendv_pd(other_biome, biome, demote), fb, take);
+                }
+                best = _mm256_blendv_pd(best, d, nearer);
+                biome = _mm256_blendv_pd(biome, fb, nearer);
+            }
+            // The biome indices as bytes: lane l's in byte 4·l of the 32-bit conversion.
+            let bytes = _mm_cvtsi128_si32(_mm_shuffle_epi8(
+                _mm256_cvttpd_epi32(biome),
+                _mm_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+            ));
+            o4.copy_from_slice(&bytes.to_le_bytes());
+            if SECOND {
+                let margin = _mm256_sub_pd(_mm256_sqrt_pd(other), _mm256_sqrt_pd(best));
+                let inside = _mm256_movemask_pd(_mm256_cmp_pd::<_CMP_LT_OQ>(margin, width));
+                if inside != 0 {
+                    let mut lanes = [[0.0f64; 4]; 4];
+                    // SAFETY: each row of `lanes` holds four f64, written unaligned.
+                    unsafe {
+                        _mm256_storeu_pd(lanes[0].as_mut_ptr(), biome);
+                        _mm256_storeu_pd(lanes[1].as_mut_ptr(), best);
+                        _mm256_storeu_pd(lanes[2].as_mut_ptr(), other_biome);
+                        _mm256_storeu_pd(lanes[3].as_mut_ptr(), other);
+                    }
+                    for l in (0..4).filter(|l| inside & (1 << l) != 0) {
+                        let b1 = if lanes[1][l] == f64::INFINITY { NO_BIOME } else { lanes[2][l] as u8 };
+                        o4[l] = self.dithered(p4[l], z, (lanes[0][l] as u8, lanes[1][l], b1, lanes[3][l]));
+                    }
+                }
+            }
+        }
+        blocks * 4
     }
 
     /// The biome column `(x, z)` shows (see [`BiomeMap::nearest_in`]).
@@ -540,6 +663,30 @@ impl BiomeMap {
             crate::noise::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
         self.feature(cx, cz).biome
     }
+}
+
+/// Which of `candidates` (cell, position) can be the nearest feature point, or within `band` of
+/// the nearest, for some point of `rect` (see [`BiomeMap::region_features`]).
+fn kept_for(candidates: &[(i32, i32, f64, f64)], rect: (f64, f64, f64, f64), band: f64) -> Vec<bool> {
+    let d = candidates.iter().map(|&(_, _, x, z)| farthest(rect, x, z)).fold(f64::INFINITY, f64::min);
+    let keep = d + band + 1.0;
+    candidates.iter().map(|&(_, _, x, z)| nearest_distance(rect, x, z) < keep).collect()
+}
+
+/// Distance from `(x, z)` to the nearest point of the rectangle `(x0, z0, x1, z1)` (0 inside).
+#[inline]
+fn nearest_distance((x0, z0, x1, z1): (f64, f64, f64, f64), x: f64, z: f64) -> f64 {
+    let gx = (x0 - x).max(x - x1).max(0.0);
+    let gz = (z0 - z).max(z - z1).max(0.0);
+    (gx * gx + gz * gz).sqrt()
+}
+
+/// Distance from `(x, z)` to the farthest point of the rectangle `(x0, z0, x1, z1)`.
+#[inline]
+fn farthest((x0, z0, x1, z1): (f64, f64, f64, f64), x: f64, z: f64) -> f64 {
+    let gx = (x - x0).abs().max((x - x1).abs());
+    let gz = (z - z0).abs().max((z - z1).abs());
+    (gx * gx + gz * gz).sqrt()
 }
 
 /// Positions of a row handled at a time by the row functions (their buffers live on the stack).
@@ -575,61 +722,6 @@ fn nearest_two(features: &[Feature], x: f64, z: f64) -> (u8, f64, u8, f64) {
         b1 = NO_BIOME;
     }
     (b0, d0, b1, d1)
-}
-
-/// [`nearest_two`] (only the nearest when `!SECOND`) at lookup points `(xs[i], zs[i])` for the
-/// leading multiple of four positions; returns how many it did. Lanes are positions, points are
-/// scanned in order, and a lane takes a point only when its distance is strictly less
-/// (`_CMP_LT_OQ`), as the scalar loop does; `dx·dx + dz·dz` rounds as there (no fused
-/// multiply-add).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn nearest_row_avx2<const SECOND: bool>(
-    xs: &[f64],
-    zs: &[f64],
-    features: &[Feature],
-    out: &mut [(u8, f64, u8, f64)],
-) -> usize {
-    use std::arch::x86_64::*;
-    let blocks = xs.len() / 4;
-    for ((x4, z4), o4) in xs.chunks_exact(4).zip(zs.chunks_exact(4)).zip(out.chunks_exact_mut(4)) {
-        // SAFETY: `x4` and `z4` hold four f64 each, read unaligned.
-        let (x, z) = unsafe { (_mm256_loadu_pd(x4.as_ptr()), _mm256_loadu_pd(z4.as_ptr())) };
-        let inf = _mm256_set1_pd(f64::INFINITY);
-        let (mut best, mut biome) = (inf, _mm256_setzero_pd());
-        let (mut other, mut other_biome) = (inf, _mm256_set1_pd(NO_BIOME as f64));
-        for f in features {
-            let dx = _mm256_sub_pd(_mm256_set1_pd(f.x), x);
-            let dz = _mm256_sub_pd(_mm256_set1_pd(f.z), z);
-            let d = _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dz, dz));
-            let fb = _mm256_set1_pd(f.biome as f64);
-            let nearer = _mm256_cmp_pd::<_CMP_LT_OQ>(d, best);
-            if SECOND {
-                let differs = _mm256_cmp_pd::<_CMP_NEQ_UQ>(fb, biome);
-                // Nearer and of another biome: the old best becomes the other.
-                let demote = _mm256_and_pd(nearer, differs);
-                // Not nearer, of another biome and nearer than the other: the new other.
-                let take = _mm256_andnot_pd(nearer, _mm256_and_pd(differs, _mm256_cmp_pd::<_CMP_LT_OQ>(d, other)));
-                other = _mm256_blendv_pd(_mm256_blendv_pd(other, best, demote), d, take);
-                other_biome = _mm256_blendv_pd(_mm256_blendv_pd(other_biome, biome, demote), fb, take);
-            }
-            best = _mm256_blendv_pd(best, d, nearer);
-            biome = _mm256_blendv_pd(biome, fb, nearer);
-        }
-        let mut lanes = [[0.0f64; 4]; 4];
-        // SAFETY: each row of `lanes` holds four f64, written unaligned.
-        unsafe {
-            _mm256_storeu_pd(lanes[0].as_mut_ptr(), biome);
-            _mm256_storeu_pd(lanes[1].as_mut_ptr(), best);
-            _mm256_storeu_pd(lanes[2].as_mut_ptr(), other_biome);
-            _mm256_storeu_pd(lanes[3].as_mut_ptr(), other);
-        }
-        for (l, o) in o4.iter_mut().enumerate() {
-            let b1 = if lanes[1][l] == f64::INFINITY { NO_BIOME } else { lanes[2][l] as u8 };
-            *o = (lanes[0][l] as u8, lanes[1][l], b1, lanes[3][l]);
-        }
-    }
-    blocks * 4
 }
 
 /// [`BiomeMap::blend_row`] at lookup points `(xs[i], zs[i])` for the leading multiple of four
@@ -746,22 +838,43 @@ mod tests {
 
     #[test]
     fn nearest_row_equals_nearest_in_at_every_position() {
-        let map = BiomeMap::new(&WorldPreset::default());
-        for (n, (x0, z)) in [
-            (1usize, (0.5, 0.5)),
-            (4, (-300.5, 70.5)),
-            (7, (1234.5, -999.5)),
-            (18, (-64.5, 15.5)),
-            (37, (511.25, 640.0)),
-        ] {
-            let xs: Vec<f64> = (0..n).map(|i| x0 + i as f64 * 13.0).collect();
-            let region = map.region_features(xs[0], z, xs[n - 1], z);
-            let mut row = vec![u8::MAX; n];
-            map.nearest_row(&xs, z, &region, &mut row);
-            for (&x, &b) in xs.iter().zip(&row) {
-                assert_eq!(b, map.nearest_in(x, z, &region), "at ({x}, {z})");
+        // The default (warp and transition), the transition alone, plain cells, and a two-biome
+        // table whose borders are everywhere; rows sparse and chunk-like (a voxel apart).
+        let mut transition_only = WorldPreset::default();
+        transition_only.biomes.warp_strength = 0.0;
+        let mut plain = transition_only.clone();
+        plain.biomes.transition_width = 0.0;
+        let two = two_biome_preset();
+        let mut dithered = 0;
+        for preset in [WorldPreset::default(), transition_only, plain, two] {
+            let map = BiomeMap::new(&preset);
+            for (n, (x0, z), step) in [
+                (1usize, (0.5, 0.5), 13.0),
+                (4, (-300.5, 70.5), 13.0),
+                (7, (1234.5, -999.5), 13.0),
+                (18, (-64.5, 15.5), 13.0),
+                (37, (511.25, 640.0), 13.0),
+                (34, (-1.5, 2.5), 1.0),
+                (34, (159.5, -93.5), 1.0),
+            ] {
+                for shift in 0..40 {
+                    let (x0, z) = (x0 + shift as f64 * 97.0, z + shift as f64 * 31.0);
+                    let xs: Vec<f64> = (0..n).map(|i| x0 + i as f64 * step).collect();
+                    let region = map.region_features(xs[0], z, xs[n - 1], z);
+                    let mut row = vec![u8::MAX; n];
+                    map.nearest_row(&xs, z, &region, &mut row);
+                    for (&x, &b) in xs.iter().zip(&row) {
+                        let alone = map.nearest_in(x, z, &region);
+                        assert_eq!(b, alone, "at ({x}, {z})");
+                        if map.transition > 0.0 {
+                            let (lx, lz) = map.lookup(x, z, &region);
+                            dithered += (alone != nearest_two(region.features(), lx, lz).0) as u32;
+                        }
+                    }
+                }
             }
         }
+        assert!(dithered > 0, "some columns show the other biome of a transition band");
     }
 
     #[test]
