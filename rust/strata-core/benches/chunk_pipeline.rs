@@ -70,6 +70,8 @@ fn strata_worker(bencher: divan::Bencher, chunk: usize) {
     let mut packed = MeshBytes::default();
     let mut scratch = GenScratch::default();
     bencher.bench_local(|| {
+        // A chunk from nothing: no column pass kept from the last sample.
+        scratch.forget_column_passes();
         let sky = GEN.generate_padded_chunk_unless_sky(black_box(c), &mut padded, &mut columns, &mut scratch);
         let scatter = if sky { Vec::new() } else { GEN.scatter_chunk_with_columns(c, &columns) };
         mesher.mesh(&padded, &mut mesh);
@@ -152,6 +154,8 @@ fn worker_area(bencher: divan::Bencher, world: &str) {
     let mut mesh = ChunkMesh::default();
     let mut scratch = GenScratch::default();
     bencher.bench_local(|| {
+        // The area from nothing: its chunks share column passes, none kept from the last sample.
+        scratch.forget_column_passes();
         let mut quads = 0;
         for &c in &coords {
             let sky = g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch);
@@ -171,6 +175,8 @@ fn generate_area(bencher: divan::Bencher, world: &str) {
     let mut columns = ColumnGrid::default();
     let mut scratch = GenScratch::default();
     bencher.bench_local(|| {
+        // The area from nothing: its chunks share column passes, none kept from the last sample.
+        scratch.forget_column_passes();
         let mut sky = 0;
         for &c in &coords {
             sky += g.generate_padded_chunk_unless_sky(c, &mut padded, &mut columns, &mut scratch) as usize;

@@ -59,6 +59,15 @@ pub struct Generator {
     structures: Structures,
     /// User code that amends every generated box last, or None.
     hook: Option<Arc<HookRunner>>,
+    /// Unique to this generator (a new one for each built or changed): the key of the column
+    /// passes a [`GenScratch`] keeps.
+    id: u64,
+}
+
+/// The identity of the next generator built.
+fn next_generator_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 impl std::fmt::Debug for Generator {
@@ -190,6 +199,7 @@ impl Generator {
             caves: Caves::new(preset.seed, &preset.caves)?,
             structures,
             hook: None,
+            id: next_generator_id(),
         })
     }
 
@@ -226,6 +236,7 @@ impl Generator {
     /// box it fills ([`crate::gen3d::hook`]).
     pub fn with_hook(mut self, hook: Option<Arc<HookRunner>>) -> Self {
         self.hook = hook;
+        self.id = next_generator_id();
         self
     }
 
@@ -447,7 +458,12 @@ impl Generator {
         let (nu, gx) = (n as usize, n as usize + 2);
         let pass = self.column_pass();
         let samples = &mut scratch.samples;
-        pass.samples(min.x, min.z, nu, nu, false, samples);
+        // The chunks of a column share its pass (a pure function of the generator and columns).
+        let key = (self.id, min.x, min.z, nu);
+        if !scratch.passes.take(key, samples) {
+            pass.samples(min.x, min.z, nu, nu, false, samples);
+            scratch.passes.keep(key, samples);
+        }
         // The highest surface, from the highest height: flooring is monotonic, so only a NaN
         // height (surface 0) is not covered by the maximum (which skips it).
         let (highest, nan) = (1..=nu)
@@ -711,6 +727,38 @@ mod tests {
             }
         }
         assert!(skies > 4 && skies < 28, "{skies}");
+    }
+
+    #[test]
+    fn column_passes_kept_in_a_scratch_serve_only_their_own_generator_and_columns() {
+        // Two worlds alike but for the seed, and one with a hook (a changed generator), through
+        // one scratch in turns, over more columns than it keeps: each chunk is what a fresh
+        // scratch gives for its own generator.
+        let a = Generator::new(&WorldPreset::default()).unwrap();
+        let b = Generator::new(&WorldPreset { seed: 99, ..WorldPreset::default() }).unwrap();
+        let hooked = Generator::new(&WorldPreset::default()).unwrap().with_hook(None);
+        let mut scratch = GenScratch::default();
+        let (mut out, mut fresh, mut columns) = (
+            VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
+            ColumnGrid::default(),
+        );
+        let mut fresh_columns = ColumnGrid::default();
+        for round in 0..2 {
+            for i in 0..(crate::gen3d::scratch::ColumnPasses::CAPACITY as i32 + 3) {
+                for (g, cy) in [(&a, -1), (&b, -1), (&hooked, 0), (&a, 0), (&b, -2)] {
+                    let c = ChunkCoord::new(i * 3 - 20, cy, round - i);
+                    let sky = g.generate_padded_chunk_unless_sky(c, &mut out, &mut columns, &mut scratch);
+                    let fresh_sky = g.generate_padded_chunk_unless_sky(
+                        c,
+                        &mut fresh,
+                        &mut fresh_columns,
+                        &mut GenScratch::default(),
+                    );
+                    assert_eq!((sky, &out, &columns.columns), (fresh_sky, &fresh, &fresh_columns.columns), "{c:?}");
+                }
+            }
+        }
     }
 
     #[test]
