@@ -17,11 +17,11 @@
 //! A `aarch64-linux-gnu-gcc` or `qemu-aarch64(-static)` on `PATH` is used as it is.
 //!
 //! May use: [`crate::godot_install`] (apt, unpacking, [`Godot`]), [`crate::mingw`] (the release's
-//! name), [`crate::godot_run`], [`crate::paths`].
+//! name), [`crate::paths`].
 
 use crate::error::{Context, Error, Result};
 use crate::godot_install::{self, Apt, Godot, GodotSource, unpack_debs};
-use crate::{godot_run, paths};
+use crate::paths;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -262,24 +262,4 @@ fn find_program(dir: &Path, wanted: impl Fn(&str) -> bool) -> Result<PathBuf> {
         .collect();
     found.sort();
     found.into_iter().next().ok_or_else(|| Error::msg(format!("no such program in {}", dir.display())))
-}
-
-/// `rustup target add TARGET` unless rustup lists it as installed (no rustup: left to cargo's
-/// error, with a hint).
-pub fn ensure_rust_target(target: &str) -> Result<()> {
-    let Some(rustup) = paths::which("rustup") else {
-        return Ok(());
-    };
-    let out = Command::new(&rustup).args(["target", "list", "--installed"]).current_dir(paths::repo_root()).output();
-    if out.is_ok_and(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == target)) {
-        return Ok(());
-    }
-    crate::step(format!("rustup target add {target}"));
-    let mut cmd = Command::new(rustup);
-    cmd.args(["target", "add", target]).current_dir(paths::repo_root());
-    let status = godot_run::run_inherit(cmd)?;
-    if !status.success() {
-        bail!("`rustup target add {target}` failed ({})", godot_run::describe_status(status));
-    }
-    Ok(())
 }

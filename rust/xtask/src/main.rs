@@ -45,6 +45,7 @@ mod preview;
 #[cfg(test)]
 mod render_selftest;
 mod renderer;
+mod rustup;
 mod screenshots;
 mod setup;
 mod structures;

@@ -19,14 +19,15 @@
 //! Strata 0.2 registered without its prefix, [`GAME_CLASS_NAMES`]): they must parse and run
 //! beside the addon.
 //!
-//! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`], [`crate::arm64`],
+//! May use: [`crate::paths`], [`crate::godot_install`], [`crate::godot_run`], [`crate::mingw`],
+//! [`crate::arm64`], [`crate::rustup`],
 //! [`crate::extension`] (the debug build),
 //! the `zip` and `object` crates.
 
 use crate::error::{Context, Error, Result};
 use crate::godot_install::{self, Godot};
 use crate::godot_run::{self, Echo, RunOutput};
-use crate::{arm64, mingw, paths};
+use crate::{arm64, mingw, paths, rustup};
 use std::fs;
 use std::io::{Seek, Write};
 use std::path::{Path, PathBuf};
@@ -285,7 +286,7 @@ pub fn build_library(platform: Platform) -> Result<BuiltLibrary> {
     let dir = match platform {
         Platform::LinuxX86_64 => paths::target_dir()?.join(PROFILE),
         Platform::WindowsX86_64 => {
-            arm64::ensure_rust_target(mingw::WINDOWS_TARGET)?;
+            rustup::ensure_rust_target(mingw::WINDOWS_TARGET)?;
             let linker = mingw::ensure_linker()?;
             cmd.args(["--target", mingw::WINDOWS_TARGET]);
             cmd.env("CARGO_TARGET_X86_64_PC_WINDOWS_GNU_LINKER", &linker);
@@ -298,7 +299,7 @@ pub fn build_library(platform: Platform) -> Result<BuiltLibrary> {
             paths::target_dir()?.join(mingw::WINDOWS_TARGET).join(PROFILE)
         }
         Platform::LinuxArm64 => {
-            arm64::ensure_rust_target(arm64::ARM64_TARGET)?;
+            rustup::ensure_rust_target(arm64::ARM64_TARGET)?;
             let linker = arm64::ensure_linker()?;
             cmd.args(["--target", arm64::ARM64_TARGET]);
             cmd.env(arm64::LINKER_ENV, &linker);

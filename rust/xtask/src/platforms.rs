@@ -19,12 +19,12 @@
 //!
 //! May use: [`crate::arm64`], [`crate::package`], [`crate::setup`], [`crate::test_project`],
 //! [`crate::test_suite`] (the suite's reading), [`crate::godot_install`], [`crate::godot_run`],
-//! [`crate::extension`], [`crate::paths`].
+//! [`crate::extension`], [`crate::rustup`], [`crate::paths`].
 
 use crate::error::{Context, Error, Result, tail};
 use crate::godot_install::Godot;
 use crate::godot_run::{self, Echo, RunOutput};
-use crate::{arm64, extension, paths, test_suite};
+use crate::{arm64, extension, paths, rustup, test_suite};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -328,7 +328,7 @@ fn arm64_row(opts: &Options, notes: &mut Vec<String>) -> Row {
 /// `cargo build -p strata-godot --target aarch64-unknown-linux-gnu` (the tests' profile), checked
 /// for gdext's entry symbol and the arm64 machine type.
 fn build_arm64_debug() -> Result<PathBuf> {
-    arm64::ensure_rust_target(arm64::ARM64_TARGET)?;
+    rustup::ensure_rust_target(arm64::ARM64_TARGET)?;
     let linker = arm64::ensure_linker()?;
     let mut cmd = paths::cargo();
     cmd.args(["build", "-p", "strata-godot", "--target", arm64::ARM64_TARGET]);
@@ -605,7 +605,7 @@ fn macos_rows(notes: &mut Vec<String>) -> Vec<Row> {
     for (target, platform) in MACOS_TARGETS {
         let mut row = Row::new(platform);
         let t = Instant::now();
-        let checked = arm64::ensure_rust_target(target).and_then(|()| {
+        let checked = rustup::ensure_rust_target(target).and_then(|()| {
             cargo_step(
                 &["check", "-p", "strata-core", "-p", "strata-godot", "--target", target],
                 &format!("macos-check-{target}"),
