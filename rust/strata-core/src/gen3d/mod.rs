@@ -22,6 +22,7 @@
 
 pub mod biome_warp;
 pub mod biomes;
+pub mod climate_tint;
 pub mod border_shape;
 pub mod caverns;
 pub mod caves;
