@@ -90,7 +90,7 @@ pub fn slots_for_reach(reach: f64) -> usize {
 }
 
 /// The window of `slots` tiles a side centred on the tile `centre` (its first tile, inclusive).
-fn window_start(centre: HorizonTile, slots: usize) -> HorizonTile {
+pub fn window_start(centre: HorizonTile, slots: usize) -> HorizonTile {
     let half = (slots / 2) as i32;
     HorizonTile { x: centre.x.saturating_sub(half), z: centre.z.saturating_sub(half) }
 }

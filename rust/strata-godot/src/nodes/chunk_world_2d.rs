@@ -1390,7 +1390,10 @@ impl ChunkWorld2D {
     fn library(&self) -> Result<Cow<'static, CoreLibrary>, String> {
         match &self.block_library {
             None => Ok(Cow::Borrowed(default_library())),
-            Some(l) => l.bind().core().map(Cow::Owned).map_err(|e| e.to_string()),
+            Some(l) => {
+                let l = l.bind();
+                l.core().map(Cow::Owned).map_err(|e| l.error_text(&e))
+            }
         }
     }
 

@@ -92,10 +92,14 @@ impl HorizonShadows {
         deadline: Instant,
     ) {
         if !on {
-            if self.mapper.is_some() || self.told.is_none() {
+            if self.mapper.is_some() {
                 self.stop();
+            }
+            // The transform is told even without the map: the climate tint reads it too.
+            let told = Some((materials[0].instance_id(), 0, from_world, origin_tile));
+            if self.told != told {
                 tell(materials, 0, None, (from_world, origin_tile));
-                self.told = Some((materials[0].instance_id(), 0, from_world, origin_tile));
+                self.told = told;
                 self.told_count += 1;
             }
             return;

@@ -102,6 +102,7 @@ impl ChunkWorld {
         }
         self.park_entities();
         self.horizon.stop();
+        self.climate.stop();
         self.collision_queue.clear();
         self.abort_collision_build();
         self.pending_faces.clear();
