@@ -86,7 +86,9 @@ func test_a_texture_tinted_and_not_gets_two_layers_and_bad_tints_are_refused() -
 	lib.blocks = [_block("air", false), moss, plain]
 	assert_eq(lib.validate(), "", "valid")
 	var layers := lib.get_texture_layers()
-	assert_eq(layers.size(), 2, "leaves twice: tinted on moss's top, plain elsewhere: %s" % [layers])
+	assert_eq(
+		layers.size(), 2, "leaves twice: tinted on moss's top, plain elsewhere: %s" % [layers]
+	)
 	assert_eq(lib.get_layer_tints(), PackedByteArray([0, 2]), "moss's sides first, then its top")
 	assert_eq(lib.build_texture_array().get_layers(), 2, "two layers of the same image")
 	# A value naming no colour map: refused by name, property, value and what is allowed.
@@ -97,8 +99,12 @@ func test_a_texture_tinted_and_not_gets_two_layers_and_bad_tints_are_refused() -
 	# A library saved to a file names the file too.
 	var path := scratch_dir().path_join("bad_tints.tres")
 	assert_eq(ResourceSaver.save(lib, path), OK, "saved")
-	var loaded := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataBlockLibrary
-	assert_true(loaded.validate().begins_with(path), "the error names the file: " + loaded.validate())
+	var loaded := (
+		ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataBlockLibrary
+	)
+	assert_true(
+		loaded.validate().begins_with(path), "the error names the file: " + loaded.validate()
+	)
 
 
 ## The climate map's texels are the core's corner climates (read back from the texture the
@@ -138,10 +144,14 @@ func test_the_climate_map_holds_the_corner_climates_and_reaches_the_shaders() ->
 	var material := _opaque_material(w)
 	if not assert_true(material != null, "a chunk's opaque material"):
 		return
-	assert_eq(int(material.get_shader_parameter("strata_climate_slots")), 5, "the shaders know the window")
+	assert_eq(
+		int(material.get_shader_parameter("strata_climate_slots")), 5, "the shaders know the window"
+	)
 	# The viewer at x = 100, z = -300 stands in tile (0, -1): the window starts two tiles before.
 	assert_eq(
-		material.get_shader_parameter("strata_climate_start"), Vector2i(-2, -3), "the window's start"
+		material.get_shader_parameter("strata_climate_start"),
+		Vector2i(-2, -3),
+		"the window's start"
 	)
 	assert_eq(material.get_shader_parameter("strata_climate"), texture, "the same texture")
 	var tints := material.get_shader_parameter("strata_layer_tints") as Texture2D
@@ -150,7 +160,9 @@ func test_the_climate_map_holds_the_corner_climates_and_reaches_the_shaders() ->
 	await wait_frames(2)
 	assert_eq(int(material.get_shader_parameter("strata_climate_slots")), 0, "off: no tint")
 	stats = w.get_stats()
-	assert_eq(int(stats["climate_tiles_ready"]) + int(stats["climate_tiles_pending"]), 0, "off: no map")
+	assert_eq(
+		int(stats["climate_tiles_ready"]) + int(stats["climate_tiles_pending"]), 0, "off: no map"
+	)
 
 
 ## Two places of clearly different climate give clearly different tints, the same on either side
