@@ -22,10 +22,10 @@
 
 pub mod biome_warp;
 pub mod biomes;
-pub mod climate_tint;
 pub mod border_shape;
 pub mod caverns;
 pub mod caves;
+pub mod climate_tint;
 pub mod columns;
 pub mod context;
 pub mod hook;

@@ -17,7 +17,8 @@
 //! `impl ChunkWorld` blocks: `queries.rs` (the query `#[func]`s, a secondary `#[godot_api]`
 //! block), `streaming.rs` (the streamer and the viewers), `apply.rs` (finished work turned into
 //! nodes), `edit_tools.rs`, `generation_hook.rs`, `own_structures.rs`, `debug_view.rs`,
-//! `horizon_shadows.rs`, `climate_tint.rs`, `occluder_pages.rs`, `node_settings.rs`.
+//! `horizon_shadows.rs`, `climate_tint.rs`, `climate_tint_world.rs`, `occluder_pages.rs`,
+//! `node_settings.rs`.
 //!
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
@@ -58,6 +59,7 @@ use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod apply;
 mod climate_tint;
+mod climate_tint_world;
 mod debug_lines;
 mod debug_view;
 mod edit_tools;
@@ -476,8 +478,6 @@ pub struct ChunkWorld {
     horizon: horizon_shadows::HorizonShadows,
     /// The climate map's worker, texture and uniforms.
     climate: climate_tint::ClimateTint,
-    /// `climate`'s count of uniform changes last copied to the chunks' own materials.
-    climate_told: u64,
     /// Undo and redo steps of the edits (`undo()`, `redo()`).
     edit_history: EditHistory,
     /// The undo step (by id) of each edit batch whose water flow has not come back (by the
@@ -514,8 +514,6 @@ pub struct ChunkWorld {
     /// The materials of the chunk surfaces (built on first use from `material_override` or the
     /// block shaders and the library's textures).
     surface_materials: Option<SurfaceMaterials>,
-    /// `horizon`'s count of uniform changes last copied to the chunks' own materials.
-    horizon_told: u64,
     /// The occluder bits of the chunks and far columns whose AO the shaders compute.
     occluder_pages: OccluderPages,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
@@ -611,7 +609,6 @@ impl INode3D for ChunkWorld {
             grass_colors: PackedColorArray::new(),
             foliage_colors: PackedColorArray::new(),
             climate: Default::default(),
-            climate_told: 0,
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -660,7 +657,6 @@ impl INode3D for ChunkWorld {
             nodes_to_free: std::collections::VecDeque::new(),
             retired_keys: HashMap::new(),
             surface_materials: None,
-            horizon_told: 0,
             occluder_pages: OccluderPages::default(),
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
@@ -867,8 +863,7 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
-        self.update_horizon(viewer_pos, frame_start + budget);
-        self.update_climate_tint(viewer_pos, frame_start + budget);
+        self.update_shader_maps(viewer_pos, frame_start + budget);
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
@@ -1233,28 +1228,12 @@ impl ChunkWorld {
 
     #[func]
     fn set_grass_colors(&mut self, value: PackedColorArray) {
-        if climate_tint::color_map_of(&value, strata_core::gen3d::climate_tint::GRASS_MAP).is_some() {
-            self.grass_colors = value;
-        } else {
-            godot_error!(
-                "StrataChunkWorld.grass_colors: {} colours {:?}; allowed: none (the built-in map) or 4 (cold-dry, hot-dry, cold-wet, hot-wet) with channels 0 to 1; keeping the map",
-                value.len(),
-                value.as_slice()
-            );
-        }
+        self.grass_colors = climate_tint::checked_map("grass_colors", value, &self.grass_colors);
     }
 
     #[func]
     fn set_foliage_colors(&mut self, value: PackedColorArray) {
-        if climate_tint::color_map_of(&value, strata_core::gen3d::climate_tint::FOLIAGE_MAP).is_some() {
-            self.foliage_colors = value;
-        } else {
-            godot_error!(
-                "StrataChunkWorld.foliage_colors: {} colours {:?}; allowed: none (the built-in map) or 4 (cold-dry, hot-dry, cold-wet, hot-wet) with channels 0 to 1; keeping the map",
-                value.len(),
-                value.as_slice()
-            );
-        }
+        self.foliage_colors = climate_tint::checked_map("foliage_colors", value, &self.foliage_colors);
     }
 
     #[func]
@@ -1659,10 +1638,7 @@ impl ChunkWorld {
     fn library(&self) -> Result<std::borrow::Cow<'static, CoreLibrary>, String> {
         match &self.block_library {
             None => Ok(std::borrow::Cow::Borrowed(default_library())),
-            Some(l) => {
-                let l = l.bind();
-                l.core().map(std::borrow::Cow::Owned).map_err(|e| l.error_text(&e))
-            }
+            Some(l) => l.bind().core_or_error_text().map(std::borrow::Cow::Owned),
         }
     }
 

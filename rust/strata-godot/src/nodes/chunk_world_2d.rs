@@ -1390,10 +1390,7 @@ impl ChunkWorld2D {
     fn library(&self) -> Result<Cow<'static, CoreLibrary>, String> {
         match &self.block_library {
             None => Ok(Cow::Borrowed(default_library())),
-            Some(l) => {
-                let l = l.bind();
-                l.core().map(Cow::Owned).map_err(|e| l.error_text(&e))
-            }
+            Some(l) => l.bind().core_or_error_text().map(Cow::Owned),
         }
     }
 

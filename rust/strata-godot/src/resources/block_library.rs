@@ -364,6 +364,12 @@ impl BlockLibrary {
         CoreLibrary::new(blocks?)
     }
 
+    /// The blocks as the core's validated library, or what is wrong as text (after the
+    /// library's file when it has one).
+    pub(crate) fn core_or_error_text(&self) -> Result<CoreLibrary, String> {
+        self.core().map_err(|e| self.error_text(&e))
+    }
+
     /// `e` as text, after the library's file when it has one.
     pub(crate) fn error_text(&self, e: &BlockLibraryError) -> String {
         let path = self.base().get_path();

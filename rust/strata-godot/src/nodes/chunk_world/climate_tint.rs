@@ -14,20 +14,18 @@
 //! The fragment's world place comes from the horizon uniforms (`horizon_from_world`,
 //! `horizon_origin_tile`), which `horizon_shadows.rs` keeps current with the map on or off.
 //!
-//! Its queries (a secondary `#[godot_api]` block): `get_corner_climate`, `get_tint_at`,
-//! `get_climate_texture`, `get_climate_image`.
+//! The world's side (its frame's call, its queries) is `climate_tint_world.rs`.
 //!
 //! May use: `strata_core::stream::{climate_map, horizon_map}`, `strata_core::gen3d::climate_tint`,
 //! `meshes` (the surface materials), Godot's `Image`, `ImageTexture`, `ShaderMaterial`.
 
-use super::ChunkWorld;
 use crate::host::meshes::SurfaceMaterials;
 use godot::classes::image::Format;
 use godot::classes::{Image, ImageTexture, ShaderMaterial};
 use godot::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
-use strata_core::gen3d::climate_tint::{ColorMap, FOLIAGE_MAP, GRASS_MAP, corner_climate, tint_between_corners};
+use strata_core::gen3d::climate_tint::ColorMap;
 use strata_core::gen3d::pipeline::Generator;
 use strata_core::stream::climate_map::{
     TILE_CORNERS, climate_mapper, climate_slots_for_reach, texel_of, unbuilt_texel,
@@ -64,6 +62,8 @@ pub(super) struct ClimateTint {
     held: Vec<Option<HorizonTile>>,
     told: Option<Told>,
     told_count: u64,
+    /// `told_count` when the uniforms were last copied to the chunks' own materials.
+    copied_count: u64,
     /// Tiles copied into the texture since it was made.
     uploaded: u64,
 }
@@ -71,12 +71,15 @@ pub(super) struct ClimateTint {
 impl ClimateTint {
     /// Forgets the map (the world stopped, or the tint was turned off).
     pub(super) fn stop(&mut self) {
-        *self = Self { told_count: self.told_count, ..Self::default() };
+        *self = Self { told_count: self.told_count, copied_count: self.copied_count, ..Self::default() };
     }
 
-    /// How many times the materials were told new uniforms (a copy of them must follow).
-    pub(super) fn told_count(&self) -> u64 {
-        self.told_count
+    /// Whether the materials were told new uniforms since the last call (the chunks' own
+    /// copies of them must follow).
+    pub(super) fn take_told(&mut self) -> bool {
+        let fresh = self.copied_count != self.told_count;
+        self.copied_count = self.told_count;
+        fresh
     }
 
     /// `(tiles ready, tiles pending, tiles copied into the texture)`.
@@ -124,7 +127,9 @@ impl ClimateTint {
             match climate_mapper(generator.clone(), slots) {
                 Ok(m) => self.mapper = Some(m),
                 Err(e) => {
-                    godot_error!("StrataChunkWorld: cannot start the climate map's worker thread ({e}); no climate tint");
+                    godot_error!(
+                        "StrataChunkWorld: cannot start the climate map's worker thread ({e}); no climate tint"
+                    );
                     return;
                 }
             }
@@ -167,9 +172,7 @@ impl ClimateTint {
             self.uploaded += 1;
             changed = true;
         }
-        if changed
-            && let (Some(image), Some(texture)) = (self.image(), self.texture.as_mut())
-        {
+        if changed && let (Some(image), Some(texture)) = (self.image(), self.texture.as_mut()) {
             texture.update(&image);
         }
         self.tell(materials, slots as i32, Vector2i::new(start.x, start.z), maps);
@@ -242,82 +245,16 @@ pub(super) fn color_map_of(colors: &PackedColorArray, fallback: ColorMap) -> Opt
     map.is_valid().then_some(map)
 }
 
-impl ChunkWorld {
-    /// The grass and foliage colour maps in use (`grass_colors`, `foliage_colors`, or the
-    /// built-in ones).
-    pub(super) fn climate_maps(&self) -> [ColorMap; 2] {
-        [
-            color_map_of(&self.grass_colors, GRASS_MAP).unwrap_or(GRASS_MAP),
-            color_map_of(&self.foliage_colors, FOLIAGE_MAP).unwrap_or(FOLIAGE_MAP),
-        ]
+/// `value` for `StrataChunkWorld.property` (a colour map: none, or four colours within 0 to
+/// 1), or `previous` with an error naming the property, the value and what is allowed.
+pub(super) fn checked_map(property: &str, value: PackedColorArray, previous: &PackedColorArray) -> PackedColorArray {
+    if color_map_of(&value, strata_core::gen3d::climate_tint::GRASS_MAP).is_some() {
+        return value;
     }
-
-    /// Keeps the climate map around the viewer (at `viewer`, the world's voxels) and the
-    /// materials' climate uniforms current, copying finished tiles until `deadline`; the chunks'
-    /// own material copies follow.
-    pub(super) fn update_climate_tint(&mut self, viewer: [f64; 3], deadline: Instant) {
-        let Some(generator) = self.streamer.as_ref().map(|s| s.generator().clone()) else { return };
-        let (vd, ..) = self.distances();
-        let levels = if self.base().is_inside_tree() { self.far_view_levels.clamp(0, 6) } else { 0 };
-        let reach = f64::from(vd) * 32.0 * f64::from(1u32 << levels);
-        let materials = self.materials();
-        let maps = self.climate_maps();
-        self.climate.update(self.climate_tint, &generator, (reach, viewer), &materials, maps, deadline);
-        if self.climate.told_count() != self.climate_told {
-            self.climate_told = self.climate.told_count();
-            let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
-            for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
-                for name in UNIFORMS {
-                    copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
-                }
-            }
-        }
-    }
-}
-
-#[godot_api(secondary)]
-impl ChunkWorld {
-    /// The climate (temperature, moisture, each 0 to 1) at chunk-column corner `corner`: world
-    /// column `corner · 32`, the value the climate map holds for it (`climate_tint`). Computed
-    /// here and now from the preset, loaded or not (for tools and tests; the shaders read the
-    /// map the workers fill). Zero without a preset.
-    #[func]
-    pub fn get_corner_climate(&mut self, corner: Vector2i) -> Vector2 {
-        let Some(g) = self.generator() else { return Vector2::ZERO };
-        let (t, m) = corner_climate(g.terrain().biomes(), corner.x, corner.y);
-        Vector2::new(t, m)
-    }
-
-    /// What a face of tint `tint` (`StrataBlockType.TINT_GRASS` or `TINT_FOLIAGE`; white for
-    /// another) at world column `(x, z)` is multiplied by (linear RGB, 1 at the average climate):
-    /// the climate blended between the column's four corners, then the colour map
-    /// (`grass_colors`, `foliage_colors`). The block shaders draw the same, from the climate map.
-    #[func]
-    pub fn get_tint_at(&mut self, x: f64, z: f64, tint: i64) -> Color {
-        let [grass, foliage] = self.climate_maps();
-        let map = match tint {
-            1 => grass,
-            2 => foliage,
-            _ => return Color::WHITE,
-        };
-        let Some(g) = self.generator() else { return Color::WHITE };
-        let [r, gr, b] = tint_between_corners(g.terrain().biomes(), &map, x, z);
-        Color::from_rgb(r, gr, b)
-    }
-
-    /// The climate map the block shaders sample (RGBA8, one texel per chunk-column corner:
-    /// corner `(cx, cz)` at texel `(cx, cz)` modulo its width; r temperature and g moisture as
-    /// bytes, b 255 where its tile is built); null while the tint is off or nothing streams.
-    #[func]
-    pub fn get_climate_texture(&self) -> Option<Gd<ImageTexture>> {
-        self.climate.texture()
-    }
-
-    /// The texels last uploaded to `get_climate_texture()`, as a new `Image` (the same layout),
-    /// kept by the world: what the texture holds also where the renderer keeps no copy to read
-    /// back (headless). Null while the tint is off or nothing streams.
-    #[func]
-    pub fn get_climate_image(&self) -> Option<Gd<Image>> {
-        self.climate.uploaded_image()
-    }
+    godot_error!(
+        "StrataChunkWorld.{property}: {} colours {:?}; allowed: none (the built-in map) or 4 (cold-dry, hot-dry, cold-wet, hot-wet) with channels 0 to 1; keeping the map",
+        value.len(),
+        value.as_slice()
+    );
+    previous.clone()
 }
