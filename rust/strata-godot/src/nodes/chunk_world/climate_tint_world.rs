@@ -29,8 +29,8 @@ impl ChunkWorld {
     pub(super) fn update_climate_tint(&mut self, viewer: [f64; 3], deadline: Instant) {
         let Some(generator) = self.streamer.as_ref().map(|s| s.generator().clone()) else { return };
         let (vd, ..) = self.distances();
-        let levels = if self.base().is_inside_tree() { self.far_view_levels.clamp(0, 6) } else { 0 };
-        let reach = f64::from(vd) * 32.0 * f64::from(1u32 << levels);
+        // The land drawn: the near view and the far view beyond it, as the horizon map reckons.
+        let reach = f64::from(vd) * 32.0 * f64::from(1u32 << self.far_view_levels.clamp(0, 6));
         let materials = self.materials();
         let maps = self.climate_maps();
         self.climate.update(self.climate_tint, &generator, (reach, viewer), &materials, maps, deadline);
