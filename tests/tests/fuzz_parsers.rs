@@ -140,6 +140,7 @@ fn library_of(order: &[usize], extra: usize) -> BlockLibrary {
         light_emission: 0,
         light_opacity: 15,
         hide_faces_between_same: false,
+        tint: Default::default(),
     };
     let mut seen = std::collections::HashSet::new();
     let blocks = std::iter::once(d[0].clone())

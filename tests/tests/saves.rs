@@ -597,6 +597,7 @@ fn block(name: &str) -> BlockDef {
         light_emission: 0,
         light_opacity: 15,
         hide_faces_between_same: false,
+        tint: Default::default(),
     }
 }
 

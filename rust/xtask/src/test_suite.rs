@@ -471,6 +471,14 @@ const RENDERED: &[RenderedCheck] = &[
         log: "rendered-trees.log",
         renderer: Renderer::Compatibility,
     },
+    // Grass tinted by climate: two places' hues differ, no step across a chunk border, the
+    // drawn tint is the core's and the climate texture holds the core's corners.
+    RenderedCheck {
+        scene: "res://rendered/climate_tint_shots.tscn",
+        args: &[],
+        log: "rendered-climate-tint.log",
+        renderer: Renderer::Compatibility,
+    },
     RenderedCheck {
         scene: "res://rendered/origin_shots_2d.tscn",
         args: &[],

@@ -367,6 +367,7 @@ func test_the_shipped_default_library_resource_is_the_default_library() -> void:
 	assert_eq(shipped.validate(), "", "the shipped library is valid")
 	assert_eq(shipped.get_block_count(), made.get_block_count(), "block count")
 	assert_eq(shipped.get_texture_layers(), made.get_texture_layers(), "texture layers")
+	assert_eq(shipped.get_layer_tints(), made.get_layer_tints(), "the layers' tints")
 	var fields := [
 		"block_name",
 		"color",
@@ -375,6 +376,9 @@ func test_the_shipped_default_library_resource_is_the_default_library() -> void:
 		"light_emission",
 		"light_opacity",
 		"hide_faces_between_same",
+		"tint_top",
+		"tint_side",
+		"tint_bottom",
 	]
 	var texture_fields := ["texture", "texture_top", "texture_side", "texture_bottom"]
 	for id in made.get_block_count():

@@ -102,6 +102,74 @@ impl BlockFaces {
     }
 }
 
+/// Which climate colour map tints a face ([`BlockDef::tint`]). A tinted face's texture (or
+/// colour) is multiplied by the colour map's tint at its column's temperature and moisture
+/// (`gen3d::climate_tint`), which is 1 at the reference climate, so a block looks as authored
+/// where the climate is average.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Tint {
+    /// Drawn as authored.
+    #[default]
+    None,
+    /// The grass colour map (grass tops, tall grass).
+    Grass,
+    /// The foliage colour map (leaves, bushes).
+    Foliage,
+}
+
+impl Tint {
+    /// All three, in the order of their numbers (`None` = 0, `Grass` = 1, `Foliage` = 2: the
+    /// block shaders' and the Godot enum's values).
+    pub const ALL: [Tint; 3] = [Tint::None, Tint::Grass, Tint::Foliage];
+    /// The allowed names, for messages.
+    pub const NAMES: &'static str = "None, Grass, Foliage";
+
+    /// The tint of number `n` (see [`Tint::ALL`]); `None` for another number.
+    pub fn from_number(n: i64) -> Option<Tint> {
+        usize::try_from(n).ok().and_then(|i| Self::ALL.get(i).copied())
+    }
+
+    /// This tint's number (see [`Tint::ALL`]).
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+}
+
+/// The tint of a block's faces by kind: `top` on `+y`, `bottom` on `-y`, `side` on the four
+/// others. Each defaults to [`Tint::None`], so a library written before tints existed (no `tint`
+/// field, or a `tint` naming only some faces) keeps its look. In RON: `tint: (top: Grass)`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FaceTints {
+    pub top: Tint,
+    pub side: Tint,
+    pub bottom: Tint,
+}
+
+impl FaceTints {
+    /// No face tinted.
+    pub const NONE: FaceTints = FaceTints { top: Tint::None, side: Tint::None, bottom: Tint::None };
+
+    /// Every face tinted by `tint`.
+    pub const fn all(tint: Tint) -> Self {
+        FaceTints { top: tint, side: tint, bottom: tint }
+    }
+
+    /// The tint of `face`.
+    pub fn for_face(self, face: Face) -> Tint {
+        match face {
+            Face::PosY => self.top,
+            Face::NegY => self.bottom,
+            _ => self.side,
+        }
+    }
+
+    /// Whether no face is tinted.
+    pub fn is_none(&self) -> bool {
+        *self == Self::NONE
+    }
+}
+
 /// One block type.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BlockDef {
@@ -126,6 +194,11 @@ pub struct BlockDef {
     /// opaque blocks hide every face against them). On for `leaves` in the default library.
     #[serde(default)]
     pub hide_faces_between_same: bool,
+    /// Which faces the climate tints, and by which colour map ([`FaceTints`]); none when left
+    /// out. In the default library: the grass top (grass map) and every face of leaves
+    /// (foliage map).
+    #[serde(default, skip_serializing_if = "FaceTints::is_none")]
+    pub tint: FaceTints,
 }
 
 /// Why a list of blocks is not a valid library. Each names the block index, the field, the value
@@ -315,7 +388,7 @@ impl BlockLibrary {
     }
 
     /// A stable 64-bit FNV-1a hash of every block in id order (every field: name, faces,
-    /// colour bits, render mode, solidity, light, face hiding), so that a preset or save can tell that the
+    /// colour bits, render mode, solidity, light, face hiding, tints where any face has one), so that a preset or save can tell that the
     /// library it was made with has changed. The same blocks give the same value on every
     /// machine and in every build.
     pub fn fingerprint(&self) -> u64 {
@@ -354,6 +427,13 @@ impl BlockLibrary {
             h.u8(b.light_emission);
             h.u8(b.light_opacity);
             h.u8(b.hide_faces_between_same as u8);
+            // Hashed only when set, so libraries without tints keep their fingerprints.
+            if !b.tint.is_none() {
+                h.u8(0x7a);
+                for t in [b.tint.top, b.tint.side, b.tint.bottom] {
+                    h.u8(t.number());
+                }
+            }
         }
         h.0
     }
@@ -436,6 +516,13 @@ fn default_blocks() -> Vec<BlockDef> {
                 light_emission: 0,
                 light_opacity,
                 hide_faces_between_same: false,
+                // Grass tops follow the climate (the grass side's green edge stays as drawn: the
+                // tint would colour its dirt too).
+                tint: if info.name == "grass" {
+                    FaceTints { top: Tint::Grass, ..FaceTints::NONE }
+                } else {
+                    FaceTints::NONE
+                },
             }
         })
         .collect();
@@ -448,6 +535,7 @@ fn default_blocks() -> Vec<BlockDef> {
         light_emission,
         light_opacity,
         hide_faces_between_same: false,
+        tint: FaceTints::NONE,
     };
     let all = |t: &str| BlockFaces::All(t.into());
     blocks.extend([
@@ -457,6 +545,7 @@ fn default_blocks() -> Vec<BlockDef> {
         // Leaves hide the faces between two leaves: a crown is drawn as its shell.
         BlockDef {
             hide_faces_between_same: true,
+            tint: FaceTints::all(Tint::Foliage),
             ..def("leaves", all("leaves"), [0.20, 0.50, 0.15], RenderMode::Cutout, true, 0, 1)
         },
         def(
@@ -505,6 +594,7 @@ mod tests {
             light_emission: 0,
             light_opacity: MAX_LIGHT,
             hide_faces_between_same: false,
+            tint: FaceTints::NONE,
         }
     }
 
@@ -643,7 +733,12 @@ mod tests {
         let fp = base.fingerprint();
         assert_eq!(fp, BlockLibrary::new(default_blocks()).unwrap().fingerprint(), "stable");
         // Pinned: the hash is the same in every build and on every machine.
-        assert_eq!(fp, 0x05d1_2c01_3e28_d5e4, "{fp:#018x}");
+        assert_eq!(fp, 0xd3bf_f683_3b15_8e57, "{fp:#018x}");
+        // Tints are hashed only where set: without them, the library hashes as it did before
+        // tints existed.
+        let untinted: Vec<BlockDef> =
+            base.clone().into_blocks().into_iter().map(|b| BlockDef { tint: FaceTints::NONE, ..b }).collect();
+        assert_eq!(BlockLibrary::new(untinted).unwrap().fingerprint(), 0x05d1_2c01_3e28_d5e4);
         let changed = |f: &dyn Fn(&mut Vec<BlockDef>)| {
             let mut blocks = base.clone().into_blocks();
             f(&mut blocks);
@@ -665,6 +760,9 @@ mod tests {
             ("light_emission", changed(&|b| b[1].light_emission = 1)),
             ("light_opacity", changed(&|b| b[1].light_opacity = 3)),
             ("hide_faces_between_same", changed(&|b| b[1].hide_faces_between_same = true)),
+            ("tint", changed(&|b| b[1].tint.side = Tint::Foliage)),
+            ("tint kind", changed(&|b| b[1].tint.side = Tint::Grass)),
+            ("tint off", changed(&|b| b[crate::base::block::GRASS as usize].tint = FaceTints::NONE)),
             ("order", changed(&|b| b.swap(1, 2))),
             ("one more", changed(&|b| b.push(block("marble")))),
             ("one less", changed(&|b| drop(b.pop()))),
@@ -687,6 +785,53 @@ mod tests {
         assert_ne!(split("ab", "c"), split("a", "bc"));
     }
 
+    /// `block("x")` in RON with `extra` fields after its others.
+    fn ron_block(extra: &str) -> String {
+        format!(
+            "[(name: \"air\", faces: All(\"\"), color: (0.0, 0.0, 0.0), render_mode: Transparent, solid: false, \
+             light_emission: 0, light_opacity: 0), (name: \"moss\", faces: All(\"moss\"), color: (0.2, 0.5, 0.2), \
+             render_mode: Opaque, solid: true, light_emission: 0, light_opacity: 15{extra})]"
+        )
+    }
+
+    #[test]
+    fn tints_parse_per_face_kind_and_old_files_without_them_keep_no_tint() {
+        let old: BlockLibrary = ron::from_str(&ron_block("")).unwrap();
+        assert_eq!(old.get(1).unwrap().tint, FaceTints::NONE);
+        let top: BlockLibrary = ron::from_str(&ron_block(", tint: (top: Grass)")).unwrap();
+        assert_eq!(top.get(1).unwrap().tint, FaceTints { top: Tint::Grass, side: Tint::None, bottom: Tint::None });
+        let all: BlockLibrary =
+            ron::from_str(&ron_block(", tint: (top: Foliage, side: Foliage, bottom: Foliage)")).unwrap();
+        assert_eq!(all.get(1).unwrap().tint, FaceTints::all(Tint::Foliage));
+        assert_eq!(all.get(1).unwrap().tint.for_face(Face::NegZ), Tint::Foliage);
+        // A library without tints writes none, so its text is what it was before tints existed.
+        assert!(!ron::to_string(&old).unwrap().contains("tint"));
+        // Unknown values and face kinds are refused, naming the value, where it is and what is
+        // allowed.
+        let e = ron::from_str::<BlockLibrary>(&ron_block(", tint: (top: Grasss)")).unwrap_err().to_string();
+        for needle in ["Grasss", "None", "Grass", "Foliage", "1:"] {
+            assert!(e.contains(needle), "missing {needle:?} in: {e}");
+        }
+        let e = ron::from_str::<BlockLibrary>(&ron_block(", tint: (tops: Grass)")).unwrap_err().to_string();
+        for needle in ["tops", "top", "side", "bottom"] {
+            assert!(e.contains(needle), "missing {needle:?} in: {e}");
+        }
+        assert_eq!(Tint::from_number(2), Some(Tint::Foliage));
+        assert_eq!(Tint::from_number(3), None);
+        assert_eq!(Tint::from_number(-1), None);
+        assert_eq!(Tint::ALL.map(Tint::number), [0, 1, 2]);
+    }
+
+    #[test]
+    fn the_default_library_tints_grass_tops_and_leaves() {
+        let lib = BlockLibrary::default();
+        let grass = lib.get(crate::base::block::GRASS).unwrap().tint;
+        assert_eq!((grass.top, grass.side, grass.bottom), (Tint::Grass, Tint::None, Tint::None));
+        assert_eq!(lib.get(LEAVES).unwrap().tint, FaceTints::all(Tint::Foliage));
+        let tinted: Vec<&str> = lib.blocks().iter().filter(|b| !b.tint.is_none()).map(|b| b.name.as_str()).collect();
+        assert_eq!(tinted, ["grass", "leaves"]);
+    }
+
     #[test]
     fn serde_round_trips_and_validates() {
         let lib = BlockLibrary::default();
@@ -694,6 +839,7 @@ mod tests {
         let back: BlockLibrary = ron::from_str(&text).unwrap();
         assert_eq!(back, lib);
         assert_eq!(back.id_of("torch"), Some(TORCH));
+        assert!(text.contains("tint:(top:Grass"), "the grass top's tint is written: {text}");
         let bad = text.replacen("\"stone\"", "\"Stone\"", 1);
         let e = ron::from_str::<BlockLibrary>(&bad).unwrap_err().to_string();
         assert!(e.contains("block 1") && e.contains("\"Stone\""), "{e}");

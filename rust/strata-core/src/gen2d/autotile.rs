@@ -600,6 +600,7 @@ mod tests {
             light_emission: 0,
             light_opacity: 15,
             hide_faces_between_same: false,
+            tint: Default::default(),
         });
         BlockLibrary::new(blocks).unwrap()
     }

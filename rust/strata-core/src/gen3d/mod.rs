@@ -25,6 +25,7 @@ pub mod biomes;
 pub mod border_shape;
 pub mod caverns;
 pub mod caves;
+pub mod climate_tint;
 pub mod columns;
 pub mod context;
 pub mod hook;

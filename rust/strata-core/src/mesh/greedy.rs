@@ -1280,6 +1280,7 @@ mod tests {
             light_emission: 0,
             light_opacity: 0,
             hide_faces_between_same: false,
+            tint: Default::default(),
         };
         blocks.push(extra("lava", RenderMode::Liquid));
         blocks.push(BlockDef { solid: true, ..extra("tinted_glass", RenderMode::Transparent) });
@@ -1324,7 +1325,7 @@ mod tests {
         // Empty materials: every id but air is unknown (solid magenta).
         let mut bare = Mesher::with_materials(Arc::new(MeshMaterials::from_library(
             &BlockLibrary::new(vec![default_library().get(block::AIR).unwrap().clone()]).unwrap(),
-            |_| None,
+            |_, _| None,
         )));
         check_against_reference(&random_box(1, 12, &[block::STONE, block::WATER, GLASS], 0.5), &mut bare);
     }

@@ -3,10 +3,14 @@
 //! colour and the texture-array layer of each of its six faces. Built once from a
 //! [`BlockLibrary`] and the engine's texture layers, then shared by every mesher.
 //!
+//! A layer is a texture *and the tint of the faces that show it* ([`texture_layers`]): the block
+//! shaders look a layer's tint up by its number, so the vertex format carries no tint. A texture
+//! shown both tinted and untinted gets two layers of the same image.
+//!
 //! May use: `base` and the other `mesh` modules.
 
 use crate::base::block::{AIR, BlockId};
-use crate::base::block_library::{BlockLibrary, Face, RenderMode, default_library};
+use crate::base::block_library::{BlockLibrary, Face, RenderMode, Tint, default_library};
 use std::sync::{Arc, OnceLock};
 
 /// How one block id is meshed.
@@ -58,9 +62,10 @@ pub struct MeshMaterials {
 }
 
 impl MeshMaterials {
-    /// The materials of `library`, with each face's texture layer from `layer_of(texture name)`.
-    /// A face whose texture name is empty or unknown to `layer_of` gets [`NO_TEXTURE`].
-    pub fn from_library(library: &BlockLibrary, mut layer_of: impl FnMut(&str) -> Option<u16>) -> Self {
+    /// The materials of `library`, with each face's texture layer from `layer_of(texture name,
+    /// the face's tint)`. A face whose texture name is empty or unknown to `layer_of` gets
+    /// [`NO_TEXTURE`].
+    pub fn from_library(library: &BlockLibrary, mut layer_of: impl FnMut(&str, Tint) -> Option<u16>) -> Self {
         let looks = library
             .blocks()
             .iter()
@@ -68,7 +73,7 @@ impl MeshMaterials {
             .map(|(id, b)| {
                 let layers = Face::ALL.map(|f| {
                     let name = b.faces.texture_for_face(f);
-                    if name.is_empty() { NO_TEXTURE } else { layer_of(name).unwrap_or(NO_TEXTURE) }
+                    if name.is_empty() { NO_TEXTURE } else { layer_of(name, b.tint.for_face(f)).unwrap_or(NO_TEXTURE) }
                 });
                 let (solid, render_mode) =
                     if id == AIR as usize { (false, RenderMode::Transparent) } else { (b.solid, b.render_mode) };
@@ -83,10 +88,12 @@ impl MeshMaterials {
         Self { looks }
     }
 
-    /// The materials of `library` with layers numbered in [`texture_order`]'s order.
+    /// The materials of `library` with layers numbered in [`texture_layers`]' order.
     pub fn with_texture_order(library: &BlockLibrary) -> Self {
-        let names = texture_order(library);
-        Self::from_library(library, |name| names.iter().position(|n| n == name).and_then(|i| u16::try_from(i).ok()))
+        let layers = texture_layers(library);
+        Self::from_library(library, |name, tint| {
+            layers.iter().position(|(n, t)| n == name && *t == tint).and_then(|i| u16::try_from(i).ok())
+        })
     }
 
     /// The default materials, shared: the default block library with layers in
@@ -129,20 +136,34 @@ impl Default for MeshMaterials {
     }
 }
 
-/// The distinct non-empty texture names of `library` as they first appear walking its blocks in
-/// id order and each block's faces in [`Face::ALL`] order: the layer order of
-/// [`MeshMaterials::with_texture_order`] and [`MeshMaterials::default`].
-pub fn texture_order(library: &BlockLibrary) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
+/// The distinct (non-empty texture name, tint) pairs of `library`'s faces as they first appear
+/// walking its blocks in id order and each block's faces in [`Face::ALL`] order: the layers of
+/// [`MeshMaterials::with_texture_order`] and [`MeshMaterials::default`]. A library without tints,
+/// or one that never shows a texture both tinted and not, has one layer per texture name.
+pub fn texture_layers(library: &BlockLibrary) -> Vec<(String, Tint)> {
+    let mut layers: Vec<(String, Tint)> = Vec::new();
     for b in library.blocks() {
         for f in Face::ALL {
             let name = b.faces.texture_for_face(f);
-            if !name.is_empty() && !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
+            let tint = b.tint.for_face(f);
+            if !name.is_empty() && !layers.iter().any(|(n, t)| n == name && *t == tint) {
+                layers.push((name.to_string(), tint));
             }
         }
     }
-    names
+    layers
+}
+
+/// The texture name of each layer of [`texture_layers`], in layer order (a name twice where
+/// its texture is shown both tinted and not): the images the engine's texture array stacks.
+pub fn texture_order(library: &BlockLibrary) -> Vec<String> {
+    texture_layers(library).into_iter().map(|(n, _)| n).collect()
+}
+
+/// The tint of each layer of [`texture_layers`], in layer order, as numbers ([`Tint::number`]):
+/// what the block shaders look up by a face's layer.
+pub fn layer_tints(library: &BlockLibrary) -> Vec<u8> {
+    texture_layers(library).into_iter().map(|(_, t)| t.number()).collect()
 }
 
 #[cfg(test)]
@@ -169,6 +190,36 @@ mod tests {
     }
 
     #[test]
+    fn a_layer_is_a_texture_and_its_tint() {
+        use crate::base::block_library::{BlockDef, FaceTints};
+        // The default library shows each texture with one tint: one layer per name, as before.
+        let names = texture_order(default_library());
+        let tints = layer_tints(default_library());
+        assert_eq!(names.len(), tints.len());
+        let tint_of = |n: &str| tints[names.iter().position(|x| x == n).unwrap()];
+        assert_eq!(tint_of("grass_top"), Tint::Grass.number());
+        assert_eq!(tint_of("leaves"), Tint::Foliage.number());
+        assert_eq!(tint_of("grass_side"), Tint::None.number());
+        assert_eq!(tint_of("stone"), Tint::None.number());
+        // A texture tinted on one block and not on another gets a second layer of the same image.
+        let mut blocks = default_library().clone().into_blocks();
+        blocks.push(BlockDef {
+            name: "jungle_leaves".into(),
+            tint: FaceTints::NONE,
+            ..default_library().get(LEAVES).unwrap().clone()
+        });
+        let lib = BlockLibrary::new(blocks).unwrap();
+        let names2 = texture_order(&lib);
+        assert_eq!(names2.len(), names.len() + 1);
+        assert_eq!(names2.last().map(String::as_str), Some("leaves"));
+        let m = MeshMaterials::with_texture_order(&lib);
+        let jungle = lib.id_of("jungle_leaves").unwrap();
+        assert_eq!(m.look(jungle).layers, [names.len() as u16; 6]);
+        assert_eq!(m.look(LEAVES).layers, MeshMaterials::default().look(LEAVES).layers);
+        assert_eq!(*layer_tints(&lib).last().unwrap(), Tint::None.number());
+    }
+
+    #[test]
     fn built_in_blocks_keep_their_colours_and_solidity_and_unknown_ids_are_magenta() {
         let m = MeshMaterials::default();
         for id in 0..BLOCK_COUNT {
@@ -187,7 +238,7 @@ mod tests {
 
     #[test]
     fn unknown_and_empty_texture_names_get_no_texture() {
-        let m = MeshMaterials::from_library(default_library(), |n| (n == "glass").then_some(7));
+        let m = MeshMaterials::from_library(default_library(), |n, _| (n == "glass").then_some(7));
         assert_eq!(m.look(GLASS).layers, [7; 6]);
         assert_eq!(m.look(STONE).layers, [NO_TEXTURE; 6]);
         assert_eq!(m.look(AIR).layers, [NO_TEXTURE; 6], "air names no texture");

@@ -83,5 +83,5 @@ pub use culled::{
 };
 pub use error::MeshError;
 pub use greedy::Mesher;
-pub use materials::{BlockLook, MeshMaterials, NO_TEXTURE, UNKNOWN_LOOK, texture_order};
+pub use materials::{BlockLook, MeshMaterials, NO_TEXTURE, UNKNOWN_LOOK, layer_tints, texture_layers, texture_order};
 pub use types::{ChunkMesh, FACE_NORMALS, FULL_LIGHT, MeshSurface, SURFACE_NAMES, face_uv, rgba8};

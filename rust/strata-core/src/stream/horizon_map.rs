@@ -18,6 +18,10 @@
 //! the generator and its coordinates (law: Deterministic), and a texel means the same ground
 //! whichever tile or window holds it (law: Seamless).
 //!
+//! The ring of tiles and its worker serve other maps of the land around the viewer too: a
+//! [`HorizonMapper`] made [`HorizonMapper::with_builder`] builds its tiles with another
+//! [`TileBuilder`] (the climate map of `climate_map.rs`).
+//!
 //! May use: `base`, `gen3d`, and [`crate::stream::scheduler`] (the workers' priority).
 
 use crate::gen3d::pipeline::Generator;
@@ -86,7 +90,7 @@ pub fn slots_for_reach(reach: f64) -> usize {
 }
 
 /// The window of `slots` tiles a side centred on the tile `centre` (its first tile, inclusive).
-fn window_start(centre: HorizonTile, slots: usize) -> HorizonTile {
+pub fn window_start(centre: HorizonTile, slots: usize) -> HorizonTile {
     let half = (slots / 2) as i32;
     HorizonTile { x: centre.x.saturating_sub(half), z: centre.z.saturating_sub(half) }
 }
@@ -109,6 +113,14 @@ pub fn build_tile(g: &Generator, t: HorizonTile, samples: &mut Vec<TerrainSample
     out.push(tile_id(t));
     out.resize(LAYER_TEXELS, 0.0);
 }
+
+/// What builds one tile's texels: a pure function of the generator and the tile, with a
+/// reusable buffer of terrain samples (see [`build_tile`]).
+pub type TileBuilder = fn(&Generator, HorizonTile, &mut Vec<TerrainSample>, &mut Vec<f32>);
+
+/// The most tiles on the side of a window of [`HorizonMapper::with_builder`] (its maps are not
+/// texture arrays, so not bound by their layers).
+pub const MAX_RING_SLOTS: usize = 63;
 
 /// A finished tile: the layer it goes to and its texels ([`build_tile`]).
 #[derive(Clone, Debug, PartialEq)]
@@ -146,15 +158,26 @@ impl HorizonMapper {
     /// A mapper of `slots` tiles a side (clamped into [`MIN_SLOTS`]..=[`MAX_SLOTS`]) over
     /// `generator`'s land, with its worker thread started.
     pub fn new(generator: Arc<Generator>, slots: usize) -> std::io::Result<Self> {
-        let slots = slots.clamp(MIN_SLOTS, MAX_SLOTS);
+        Self::with_builder(generator, slots.clamp(MIN_SLOTS, MAX_SLOTS), build_tile, "strata-horizon")
+    }
+
+    /// A mapper of `slots` tiles a side (clamped into [`MIN_SLOTS`]..=[`MAX_RING_SLOTS`]) whose
+    /// tiles `build` makes, with its worker thread (named `thread`) started.
+    pub fn with_builder(
+        generator: Arc<Generator>,
+        slots: usize,
+        build: TileBuilder,
+        thread: &str,
+    ) -> std::io::Result<Self> {
+        let slots = slots.clamp(MIN_SLOTS, MAX_RING_SLOTS);
         let (job_tx, job_rx) = crossbeam_channel::unbounded::<HorizonTile>();
         let (done_tx, done_rx) = crossbeam_channel::unbounded();
         let shared_centre = Arc::new(AtomicU64::new(pack(HorizonTile { x: 0, z: 0 })));
         let worker = {
             let (g, centre) = (generator.clone(), shared_centre.clone());
             std::thread::Builder::new()
-                .name("strata-horizon".into())
-                .spawn(move || run_worker(&g, slots, &centre, &job_rx, &done_tx))?
+                .name(thread.into())
+                .spawn(move || run_worker(&g, build, slots, &centre, &job_rx, &done_tx))?
         };
         Ok(HorizonMapper {
             generator,
@@ -252,6 +275,7 @@ impl Drop for HorizonMapper {
 
 fn run_worker(
     g: &Generator,
+    build: TileBuilder,
     slots: usize,
     centre: &AtomicU64,
     jobs: &Receiver<HorizonTile>,
@@ -264,7 +288,7 @@ fn run_worker(
             continue;
         }
         let mut texels = Vec::with_capacity(LAYER_TEXELS);
-        build_tile(g, tile, &mut samples, &mut texels);
+        build(g, tile, &mut samples, &mut texels);
         if done.send(FinishedTile { tile, layer: tile.layer(slots), texels }).is_err() {
             return;
         }

@@ -12,6 +12,7 @@
 
 pub(crate) mod buffer_pool;
 pub mod chunk_job;
+pub mod climate_map;
 pub mod far_mesh;
 pub mod far_policy;
 pub mod horizon_map;

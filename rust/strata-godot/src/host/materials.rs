@@ -11,11 +11,15 @@
 //! texture coordinates are stored: `blocks.gdshaderinc`'s `vertex()` makes `NORMAL` and `UV`
 //! (in voxels, a merged quad repeating its texture once a voxel) from the direction and the
 //! position. The shaders' `daylight` uniform (`StrataChunkWorld.daylight`) scales sky light.
+//! `strata_layer_tints` (one R8 texel a layer: its tint, 0 none, 1 grass, 2 foliage) tells the
+//! shaders which layers the climate tints (`StrataChunkWorld.climate_tint`).
 //!
-//! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`.
+//! May use: `block_library`, Godot's `ShaderMaterial`, `Shader`, `Texture2DArray`, `Image`,
+//! `ImageTexture`.
 
 use crate::resources::block_library::BlockLibrary;
-use godot::classes::{Image, ResourceLoader, Shader, ShaderMaterial, Texture2DArray};
+use godot::classes::image::Format;
+use godot::classes::{Image, ImageTexture, ResourceLoader, Shader, ShaderMaterial, Texture2DArray};
 use godot::global::Error;
 use godot::prelude::*;
 
@@ -35,6 +39,7 @@ pub(crate) struct BlockMaterials {
 /// does not load (then the caller keeps its vertex-colour materials) with an error naming it.
 pub(crate) fn block_materials(library: &Gd<BlockLibrary>) -> Option<BlockMaterials> {
     let textures: Option<Gd<Texture2DArray>> = library.bind().build_texture_array();
+    let tints = layer_tints_texture(&library.bind().get_layer_tints());
     let mut loader = ResourceLoader::singleton();
     let mut material = |file: &str| -> Option<Gd<ShaderMaterial>> {
         let path = format!("{SHADER_DIR}/{file}.gdshader");
@@ -47,6 +52,9 @@ pub(crate) fn block_materials(library: &Gd<BlockLibrary>) -> Option<BlockMateria
         if let Some(t) = &textures {
             m.set_shader_parameter("block_textures", &t.to_variant());
         }
+        if let Some(t) = &tints {
+            m.set_shader_parameter("strata_layer_tints", &t.to_variant());
+        }
         Some(m)
     };
     Some(BlockMaterials {
@@ -55,6 +63,16 @@ pub(crate) fn block_materials(library: &Gd<BlockLibrary>) -> Option<BlockMateria
         transparent: material("blocks_transparent")?,
         liquid: material("water")?,
     })
+}
+
+/// The tint of each texture layer as a one-row R8 texture (`strata_layer_tints`), or None for
+/// a library without layers.
+fn layer_tints_texture(tints: &PackedByteArray) -> Option<Gd<ImageTexture>> {
+    if tints.is_empty() {
+        return None;
+    }
+    let image = Image::create_from_data(tints.len() as i32, 1, false, Format::R8, tints)?;
+    ImageTexture::create_from_image(&image)
 }
 
 /// A texture array of `layers` layers, each `layer`; `None` (with an error naming `what` and

@@ -17,7 +17,8 @@
 //! `impl ChunkWorld` blocks: `queries.rs` (the query `#[func]`s, a secondary `#[godot_api]`
 //! block), `streaming.rs` (the streamer and the viewers), `apply.rs` (finished work turned into
 //! nodes), `edit_tools.rs`, `generation_hook.rs`, `own_structures.rs`, `debug_view.rs`,
-//! `horizon_shadows.rs`, `occluder_pages.rs`, `node_settings.rs`.
+//! `horizon_shadows.rs`, `climate_tint.rs`, `climate_tint_world.rs`, `occluder_pages.rs`,
+//! `node_settings.rs`.
 //!
 //! May use: `strata_core` (streamer, queries, mesh data), `world_host`, `meshes`, `world_preset`.
 
@@ -57,6 +58,8 @@ use strata_core::stream::streamer::{
 use strata_core::{CHUNK_SIZE, ChunkCoord, IVec3};
 
 mod apply;
+mod climate_tint;
+mod climate_tint_world;
 mod debug_lines;
 mod debug_view;
 mod edit_tools;
@@ -329,6 +332,32 @@ pub struct ChunkWorld {
     /// alone.
     #[export]
     horizon_shadows: bool,
+    /// Grass and foliage tinted by climate (default on): faces whose block tints them
+    /// (`StrataBlockType.tint_top`, `tint_side`, `tint_bottom`; in the default library the grass
+    /// top and leaves) are multiplied by a colour map (`grass_colors`, `foliage_colors`) at the
+    /// temperature and moisture of their column, blended smoothly between the corners of chunk
+    /// columns (every 32 voxels), so hot dry land turns olive and yellow-green, cold land
+    /// blue-green and hot wet land lush, with no step at chunk borders and the same tint on near
+    /// chunks and far columns. At the average climate the faces look as authored. A worker
+    /// computes the climate in a window around the viewer (the view and 512 voxels beyond, at
+    /// most 15,872 voxels across; past it the tint fades out). The side view is not tinted.
+    /// Off: every face as authored.
+    #[export]
+    climate_tint: bool,
+    /// The grass colour map: four colours at the corners of the climate square, in the order
+    /// cold and dry, hot and dry, cold and wet, hot and wet (blended between them); a grass face
+    /// is multiplied by the map's colour at its climate over the map's colour at the average
+    /// climate. Empty (the default): the built-in map (`strata_core::gen3d::climate_tint::GRASS_MAP`:
+    /// grey-blue green, olive, blue-green, lush green). Another count than 0 or 4, or a channel
+    /// outside 0 to 1, is refused with an error.
+    #[var(set)]
+    #[export]
+    grass_colors: PackedColorArray,
+    /// The foliage colour map, as `grass_colors` (built-in: `FOLIAGE_MAP`, a little darker and
+    /// bluer than grass).
+    #[var(set)]
+    #[export]
+    foliage_colors: PackedColorArray,
     /// Whether chunks become meshes to show (default on). A dedicated server turns it off: its
     /// voxels, edits, collision, navigation, water and entities work as before, and no chunk
     /// mesh, occluder page or decoration (`MultiMeshInstance3D`) is made on its main thread.
@@ -447,6 +476,8 @@ pub struct ChunkWorld {
     hook_reported_at: Option<Instant>,
     /// The horizon map's worker, texture and uniforms.
     horizon: horizon_shadows::HorizonShadows,
+    /// The climate map's worker, texture and uniforms.
+    climate: climate_tint::ClimateTint,
     /// Undo and redo steps of the edits (`undo()`, `redo()`).
     edit_history: EditHistory,
     /// The undo step (by id) of each edit batch whose water flow has not come back (by the
@@ -483,8 +514,6 @@ pub struct ChunkWorld {
     /// The materials of the chunk surfaces (built on first use from `material_override` or the
     /// block shaders and the library's textures).
     surface_materials: Option<SurfaceMaterials>,
-    /// `horizon`'s count of uniform changes last copied to the chunks' own materials.
-    horizon_told: u64,
     /// The occluder bits of the chunks and far columns whose AO the shaders compute.
     occluder_pages: OccluderPages,
     /// Built-in meshes for trees, bushes, flowers and rocks (in `SCATTER_KINDS` order).
@@ -576,6 +605,10 @@ impl INode3D for ChunkWorld {
             daylight: 1.0,
             horizon_shadows: true,
             horizon: Default::default(),
+            climate_tint: true,
+            grass_colors: PackedColorArray::new(),
+            foliage_colors: PackedColorArray::new(),
+            climate: Default::default(),
             view_distance: 8,
             vertical_view_distance: 3,
             worker_threads: 0,
@@ -624,7 +657,6 @@ impl INode3D for ChunkWorld {
             nodes_to_free: std::collections::VecDeque::new(),
             retired_keys: HashMap::new(),
             surface_materials: None,
-            horizon_told: 0,
             occluder_pages: OccluderPages::default(),
             scatter_meshes: None,
             apply_ms_last_frame: 0.0,
@@ -831,7 +863,7 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
-        self.update_horizon(viewer_pos, frame_start + budget);
+        self.update_shader_maps(viewer_pos, frame_start + budget);
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
@@ -1192,6 +1224,16 @@ impl ChunkWorld {
     #[func]
     fn set_collision_distance(&mut self, value: i64) {
         self.collision_distance = ranges::int_in_range("StrataChunkWorld", "collision_distance", value, 0, 8);
+    }
+
+    #[func]
+    fn set_grass_colors(&mut self, value: PackedColorArray) {
+        self.grass_colors = climate_tint::checked_map("grass_colors", value, &self.grass_colors);
+    }
+
+    #[func]
+    fn set_foliage_colors(&mut self, value: PackedColorArray) {
+        self.foliage_colors = climate_tint::checked_map("foliage_colors", value, &self.foliage_colors);
     }
 
     #[func]
@@ -1596,7 +1638,7 @@ impl ChunkWorld {
     fn library(&self) -> Result<std::borrow::Cow<'static, CoreLibrary>, String> {
         match &self.block_library {
             None => Ok(std::borrow::Cow::Borrowed(default_library())),
-            Some(l) => l.bind().core().map(std::borrow::Cow::Owned).map_err(|e| e.to_string()),
+            Some(l) => l.bind().core_or_error_text().map(std::borrow::Cow::Owned),
         }
     }
 

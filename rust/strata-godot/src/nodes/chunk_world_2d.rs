@@ -1390,7 +1390,7 @@ impl ChunkWorld2D {
     fn library(&self) -> Result<Cow<'static, CoreLibrary>, String> {
         match &self.block_library {
             None => Ok(Cow::Borrowed(default_library())),
-            Some(l) => l.bind().core().map(Cow::Owned).map_err(|e| e.to_string()),
+            Some(l) => l.bind().core_or_error_text().map(Cow::Owned),
         }
     }
 

@@ -13,7 +13,8 @@ use godot::classes::image::{Format, Interpolation};
 use godot::classes::{IResource, Image, Resource, ResourceLoader, Texture2D, Texture2DArray};
 use godot::prelude::*;
 use strata_core::base::block_library::{
-    BlockDef, BlockFaces, BlockLibrary as CoreLibrary, BlockLibraryError, Face, RenderMode, default_library,
+    BlockDef, BlockFaces, BlockLibrary as CoreLibrary, BlockLibraryError, Face, FaceTints, RenderMode, Tint,
+    default_library,
 };
 
 /// Where the default library's textures are.
@@ -70,6 +71,19 @@ pub struct BlockType {
     /// only: Transparent and Liquid blocks always hide the faces between two of their own.
     #[export]
     hide_faces_between_same: bool,
+    /// Which climate colour map tints the top face (+y): None (as drawn), Grass or Foliage
+    /// (`StrataChunkWorld.climate_tint`). The tint is 1 at the average climate, so the face keeps
+    /// its texture's look there and turns yellower where hot and dry, bluer where cold, lusher
+    /// where hot and wet. The default library tints the grass top (Grass) and leaves (Foliage).
+    /// Another value is refused by the library's `validate()`.
+    #[export(enum = (None, Grass, Foliage))]
+    tint_top: i64,
+    /// Which climate colour map tints the four side faces (see `tint_top`).
+    #[export(enum = (None, Grass, Foliage))]
+    tint_side: i64,
+    /// Which climate colour map tints the bottom face (-y) (see `tint_top`).
+    #[export(enum = (None, Grass, Foliage))]
+    tint_bottom: i64,
 }
 
 #[godot_api]
@@ -88,6 +102,9 @@ impl IResource for BlockType {
             light_emission: 0,
             light_opacity: 15,
             hide_faces_between_same: false,
+            tint_top: 0,
+            tint_side: 0,
+            tint_bottom: 0,
         }
     }
 }
@@ -106,6 +123,15 @@ impl BlockType {
     /// `render_mode`: the water surface.
     #[constant]
     pub const RENDER_MODE_LIQUID: i64 = 3;
+    /// `tint_top`, `tint_side`, `tint_bottom`: drawn as authored.
+    #[constant]
+    pub const TINT_NONE: i64 = 0;
+    /// `tint_top`, `tint_side`, `tint_bottom`: the grass colour map.
+    #[constant]
+    pub const TINT_GRASS: i64 = 1;
+    /// `tint_top`, `tint_side`, `tint_bottom`: the foliage colour map.
+    #[constant]
+    pub const TINT_FOLIAGE: i64 = 2;
 
     #[func]
     fn set_light_emission(&mut self, value: i64) {
@@ -124,8 +150,23 @@ fn texture_name(t: &Option<Gd<Texture2D>>) -> String {
 }
 
 impl BlockType {
-    /// This block as the core sees it.
-    fn core(&self) -> BlockDef {
+    /// This block as the core sees it, as block `index` of its library; a tint that names no
+    /// colour map is refused naming the block, the property, the value and what is allowed.
+    fn core(&self, index: usize) -> Result<BlockDef, BlockLibraryError> {
+        let tint = |field: &'static str, value: i64| {
+            Tint::from_number(value).ok_or_else(|| BlockLibraryError::Field {
+                index,
+                name: format!("{:?}", self.block_name.to_string()),
+                field,
+                value: value.to_string(),
+                allowed: "0 (None), 1 (Grass), 2 (Foliage)".into(),
+            })
+        };
+        let tint = FaceTints {
+            top: tint("tint_top", self.tint_top)?,
+            side: tint("tint_side", self.tint_side)?,
+            bottom: tint("tint_bottom", self.tint_bottom)?,
+        };
         let all = texture_name(&self.texture);
         let or_all = |t: &Option<Gd<Texture2D>>| {
             let n = texture_name(t);
@@ -143,7 +184,7 @@ impl BlockType {
             3 => RenderMode::Liquid,
             _ => RenderMode::Opaque,
         };
-        BlockDef {
+        Ok(BlockDef {
             name: self.block_name.to_string(),
             faces,
             color: [self.color.r, self.color.g, self.color.b],
@@ -152,7 +193,8 @@ impl BlockType {
             light_emission: self.light_emission.clamp(0, 255) as u8,
             light_opacity: self.light_opacity.clamp(0, 255) as u8,
             hide_faces_between_same: self.hide_faces_between_same,
-        }
+            tint,
+        })
     }
 }
 
@@ -206,6 +248,9 @@ impl BlockLibrary {
                 b.light_emission = def.light_emission as i64;
                 b.light_opacity = def.light_opacity as i64;
                 b.hide_faces_between_same = def.hide_faces_between_same;
+                b.tint_top = i64::from(def.tint.top.number());
+                b.tint_side = i64::from(def.tint.side.number());
+                b.tint_bottom = i64::from(def.tint.bottom.number());
             }
             blocks.push(&t);
         }
@@ -227,8 +272,9 @@ impl BlockLibrary {
     }
 
     /// The texture paths of the library in layer order (see `build_texture_array`): the distinct
-    /// ones met walking the blocks in id order and each block's faces in `+x, -x, +y, -y, +z, -z`
-    /// order, the order of the layers the mesher writes (`strata_core::mesh::texture_order`).
+    /// (texture, tint) pairs met walking the blocks in id order and each block's faces in
+    /// `+x, -x, +y, -y, +z, -z` order, the order of the layers the mesher writes
+    /// (`strata_core::mesh::texture_order`). A texture shown both tinted and not is listed twice.
     #[func]
     pub fn get_texture_layers(&self) -> PackedStringArray {
         self.core()
@@ -286,19 +332,26 @@ impl BlockLibrary {
         images
     }
 
+    /// The tint of each layer of `get_texture_layers()` (0 none, 1 grass, 2 foliage: the
+    /// `TINT_*` constants of `StrataBlockType`), in layer order; empty when the library is invalid.
+    #[func]
+    pub fn get_layer_tints(&self) -> PackedByteArray {
+        self.core().map(|l| PackedByteArray::from(strata_core::mesh::layer_tints(&l))).unwrap_or_default()
+    }
+
     /// How many blocks the library holds.
     #[func]
     pub fn get_block_count(&self) -> i64 {
         self.blocks.len() as i64
     }
 
-    /// "" when the library is valid, else what is wrong: the block's index and name, the field,
-    /// the value and what is allowed.
+    /// "" when the library is valid, else what is wrong: the library's file (when it has one),
+    /// the block's index and name, the field, the value and what is allowed.
     #[func]
     pub fn validate(&self) -> GString {
         match self.core() {
             Ok(_) => GString::new(),
-            Err(e) => e.to_string().as_str().into(),
+            Err(e) => self.error_text(&e).as_str().into(),
         }
     }
 }
@@ -306,7 +359,21 @@ impl BlockLibrary {
 impl BlockLibrary {
     /// The blocks as the core's validated library.
     pub(crate) fn core(&self) -> Result<CoreLibrary, BlockLibraryError> {
-        CoreLibrary::new(self.blocks.iter_shared().map(|b| b.bind().core()).collect())
+        let blocks: Result<Vec<BlockDef>, BlockLibraryError> =
+            self.blocks.iter_shared().enumerate().map(|(i, b)| b.bind().core(i)).collect();
+        CoreLibrary::new(blocks?)
+    }
+
+    /// The blocks as the core's validated library, or what is wrong as text (after the
+    /// library's file when it has one).
+    pub(crate) fn core_or_error_text(&self) -> Result<CoreLibrary, String> {
+        self.core().map_err(|e| self.error_text(&e))
+    }
+
+    /// `e` as text, after the library's file when it has one.
+    pub(crate) fn error_text(&self, e: &BlockLibraryError) -> String {
+        let path = self.base().get_path();
+        if path.is_empty() { e.to_string() } else { format!("{path}: {e}") }
     }
 }
 

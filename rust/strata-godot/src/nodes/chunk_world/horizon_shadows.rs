@@ -33,6 +33,8 @@ pub(super) struct HorizonShadows {
     told: Option<(InstanceId, i32, Transform3D, Vector2i)>,
     /// How many times the materials were told.
     told_count: u64,
+    /// `told_count` when the uniforms were last copied to the chunks' own materials.
+    copied_count: u64,
     /// Tiles copied into the texture since it was made.
     uploaded: u64,
 }
@@ -58,12 +60,15 @@ impl HorizonShadows {
         self.told = None;
     }
 
-    /// Whether a map is being kept.
-    /// How many times the materials were told new uniforms (a copy of them must follow).
-    pub(super) fn told_count(&self) -> u64 {
-        self.told_count
+    /// Whether the materials were told new uniforms since the last call (the chunks' own
+    /// copies of them must follow).
+    pub(super) fn take_told(&mut self) -> bool {
+        let fresh = self.copied_count != self.told_count;
+        self.copied_count = self.told_count;
+        fresh
     }
 
+    /// Whether a map is being kept.
     pub(super) fn is_started(&self) -> bool {
         self.mapper.is_some()
     }
@@ -92,10 +97,14 @@ impl HorizonShadows {
         deadline: Instant,
     ) {
         if !on {
-            if self.mapper.is_some() || self.told.is_none() {
+            if self.mapper.is_some() {
                 self.stop();
+            }
+            // The transform is told even without the map: the climate tint reads it too.
+            let told = Some((materials[0].instance_id(), 0, from_world, origin_tile));
+            if self.told != told {
                 tell(materials, 0, None, (from_world, origin_tile));
-                self.told = Some((materials[0].instance_id(), 0, from_world, origin_tile));
+                self.told = told;
                 self.told_count += 1;
             }
             return;

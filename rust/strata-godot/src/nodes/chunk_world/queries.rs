@@ -351,7 +351,9 @@ impl ChunkWorld {
     /// `generation_hook_wait_ms` (the workers' time waiting for it, summed) and
     /// `generation_hook_failures`; with `horizon_shadows`: `horizon_tiles_ready` (tiles of the
     /// horizon map around the viewer in the texture), `horizon_tiles_pending` (on their way)
-    /// and `horizon_tiles_uploaded` (copied in since the map was made).
+    /// and `horizon_tiles_uploaded` (copied in since the map was made); with `climate_tint`:
+    /// `climate_tiles_ready`, `climate_tiles_pending`, `climate_tiles_uploaded`, the same of the
+    /// climate map (tiles of 16 × 16 chunk-column corners).
     #[func]
     pub fn get_stats(&self) -> VarDictionary {
         let st = self.streamer.as_ref().map(|s| s.stats()).unwrap_or_default();
@@ -417,6 +419,10 @@ impl ChunkWorld {
         d.set("horizon_tiles_ready", ready as i64);
         d.set("horizon_tiles_pending", pending as i64);
         d.set("horizon_tiles_uploaded", uploaded as i64);
+        let (ready, pending, uploaded) = self.climate.stats();
+        d.set("climate_tiles_ready", ready as i64);
+        d.set("climate_tiles_pending", pending as i64);
+        d.set("climate_tiles_uploaded", uploaded as i64);
         self.generation_hook_stats(&mut d);
         self.navigation_stats(&mut d);
         d

@@ -102,6 +102,7 @@ impl ChunkWorld {
         }
         self.park_entities();
         self.horizon.stop();
+        self.climate.stop();
         self.collision_queue.clear();
         self.abort_collision_build();
         self.pending_faces.clear();
@@ -194,6 +195,14 @@ impl ChunkWorld {
         Some(-node.get_global_basis().col_c())
     }
 
+    /// Keeps the maps the block shaders read around the viewer (at `viewer`, the world's voxels)
+    /// current, copying finished tiles until `deadline`: the horizon map, then the climate map
+    /// (`climate_tint_world.rs`).
+    pub(super) fn update_shader_maps(&mut self, viewer: [f64; 3], deadline: Instant) {
+        self.update_horizon(viewer, deadline);
+        self.update_climate_tint(viewer, deadline);
+    }
+
     /// Keeps the horizon map around the viewer (at `viewer`, the world's voxels) and the
     /// materials' horizon uniforms current, copying finished tiles until `deadline`.
     /// The map starts once the view around the viewer is ready, so that its worker never
@@ -217,8 +226,7 @@ impl ChunkWorld {
         let space = (from_world, origin_tile);
         self.horizon.update(self.horizon_shadows, &generator, reach, viewer, &materials, space, deadline);
         // The chunks' own material copies follow the shared ones.
-        if self.horizon.told_count() != self.horizon_told {
-            self.horizon_told = self.horizon.told_count();
+        if self.horizon.take_told() {
             let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
             for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
                 for name in horizon_shadows::UNIFORMS {
