@@ -66,6 +66,9 @@ func _ready() -> void:
 	# A clear sky: clouds hang over the world's ground (they follow its origin), so a billion
 	# voxels away they differ, and this check is about the world's blocks, light and shadows.
 	day_night.weather_cloud_cover = 0.0
+	# No climate tint for the same reason: grass a billion voxels away lies in another climate.
+	# The tint's own precision far out is climate_tint_shots' check.
+	world.climate_tint = false
 	_run.call_deferred()
 
 
