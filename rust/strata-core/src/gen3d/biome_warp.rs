@@ -186,7 +186,7 @@ impl WarpGrid {
         for (j, i) in (first as usize..=last as usize + 1).enumerate() {
             (cx[j], cz[j]) = self.along_z(k, tz, i);
         }
-        let (quarter, origin) = (_mm256_set1_pd(1.0 / WARP_CELL), _mm256_set1_epi32((first + self.i0) as i32));
+        let (quarter, origin) = (_mm256_set1_pd(1.0 / WARP_CELL), _mm_set1_epi32((first + self.i0) as i32));
         let (vz, one) = (_mm256_set1_pd(z), _mm_set1_epi32(1));
         let n = xs.len() / 4 * 4;
         for ((x4, ox), oz) in xs[..n].chunks_exact(4).zip(wx[..n].chunks_exact_mut(4)).zip(wz[..n].chunks_exact_mut(4))
@@ -200,7 +200,7 @@ impl WarpGrid {
                 let u = _mm256_mul_pd(x, quarter);
                 let f = _mm256_round_pd::<{ _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC }>(u);
                 let tx = _mm256_sub_pd(u, f);
-                let i = _mm_sub_epi32(_mm256_cvttpd_epi32(f), _mm256_castsi256_si128(origin));
+                let i = _mm_sub_epi32(_mm256_cvttpd_epi32(f), origin);
                 let (lx, rx) = (
                     _mm256_i32gather_pd::<8>(cx.as_ptr(), i),
                     _mm256_i32gather_pd::<8>(cx.as_ptr(), _mm_add_epi32(i, one)),

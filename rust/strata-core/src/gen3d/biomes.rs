@@ -144,20 +144,16 @@ pub struct RegionFeatures {
     blend: Option<Vec<Feature>>,
     /// The warp over the rectangle (empty without a warp).
     warp: WarpGrid,
-    /// The biome of every point of `features` when they all have one and finite positions.
+    /// [`one_biome_of`] `features`, and of the blend's points.
     one_biome: Option<u8>,
+    blend_one_biome: Option<u8>,
 }
 
 impl RegionFeatures {
     fn new(rect: (f64, f64, f64, f64), features: Vec<Feature>, blend: Option<Vec<Feature>>, warp: WarpGrid) -> Self {
-        let finite = |v: f64| v.abs() < 1e100;
-        let one_biome = match features.first() {
-            Some(first) if features.iter().all(|f| f.biome == first.biome && finite(f.x) && finite(f.z)) => {
-                Some(first.biome)
-            }
-            _ => None,
-        };
-        Self { rect, features, blend, warp, one_biome }
+        let one_biome = one_biome_of(&features);
+        let blend_one_biome = blend.as_deref().map_or(one_biome, one_biome_of);
+        Self { rect, features, blend, warp, one_biome, blend_one_biome }
     }
 
     /// The feature points kept for the region's lookups.
@@ -466,12 +462,11 @@ impl BiomeMap {
             return;
         }
         // Finite positions (every distance finite: the nearest is then a feature's biome).
-        let finite = |v: f64| v.abs() < 1e100;
-        if features.iter().all(|f| f.biome == features[0].biome && finite(f.x) && finite(f.z))
+        if let Some(b) = region.blend_one_biome
             && finite(z)
             && xs.iter().all(|&x| finite(x))
         {
-            out.fill(own(features[0].biome));
+            out.fill(own(b));
             return;
         }
         // Blocks of positions on the stack: no allocation per row. Heights blend around the
@@ -540,7 +535,6 @@ impl BiomeMap {
         }
         // Every point of one biome: that biome wherever distances are finite (the nearest is then
         // one of them, and no other biome is there to mix in), with no per-position work.
-        let finite = |v: f64| v.abs() < 1e100;
         if let Some(b) = region.one_biome
             && finite(z)
             && xs.iter().all(|&x| finite(x))
@@ -663,6 +657,20 @@ impl BiomeMap {
             crate::noise::worley::nearest_feature(self.seed, salt::BIOME, self.cell_size, x, z, SCAN_RADIUS);
         self.feature(cx, cz).biome
     }
+}
+
+/// Whether `v` is far from overflowing a squared distance (so every distance from it is finite).
+#[inline]
+fn finite(v: f64) -> bool {
+    v.abs() < 1e100
+}
+
+/// The biome of every point of `features` when they all have one and finite positions (then it
+/// is the nearest biome of every finite position, and no other biome is near any); `None` for
+/// no points.
+fn one_biome_of(features: &[Feature]) -> Option<u8> {
+    let first = features.first()?;
+    features.iter().all(|f| f.biome == first.biome && finite(f.x) && finite(f.z)).then_some(first.biome)
 }
 
 /// Which of `candidates` (cell, position) can be the nearest feature point, or within `band` of
