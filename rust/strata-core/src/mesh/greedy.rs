@@ -24,10 +24,10 @@ use crate::mesh::transpose::transpose_layers;
 use crate::mesh::types::{ChunkMesh, FACE_SHADE, FACES, LIQUID_ALPHA, TRANSPARENT_ALPHA, rgba8};
 use crate::mesh::voxels::{
     CLASS_AIR, CLASS_CUTOUT, CLASS_CUTOUT_HIDES_SAME, CLASS_LIQUID, CLASS_OPAQUE, CLASS_PHYSICS, CLASS_SOLID,
-    CLASS_TRANSPARENT, bit_range, flat_masks, same_blocks,
+    CLASS_TRANSPARENT, FAST_CUTOUT_OTHERS, bit_range, flat_masks, same_blocks,
 };
 #[cfg(target_arch = "x86_64")]
-use crate::mesh::voxels::{class_rows_wide, class_rows_wide_512, equal_bytes_64, equal_bytes_64_512};
+use crate::mesh::voxels::{class_rows_wide, class_rows_wide_512, cutout_rows_wide, equal_bytes_64, equal_bytes_64_512};
 use std::sync::Arc;
 
 /// Whether this thread may run the AVX2 and BMI build of the mesher (see [`crate::base::simd`]; the
@@ -119,6 +119,14 @@ pub struct Mesher {
     /// are the same block without comparing ids).
     cutout_hides_same: bool,
     single_cutout_hides_same: bool,
+    /// The one cutout block that hides the faces between two of its own (leaves), when the fast
+    /// voxel pass may take boxes holding it: with the ids below the library's end that are
+    /// neither simple nor that block (at most [`FAST_CUTOUT_OTHERS`], repeated to fill), whose
+    /// presence sends a box to the general pass.
+    fast_cutout: Option<(BlockId, [BlockId; FAST_CUTOUT_OTHERS])>,
+    /// Whether this box's `cutout_hides_same` rows are its `cutout` rows (the fast pass took
+    /// a box with the `fast_cutout` block), so only `cutout` is packed and transposed.
+    cutout_rows_hide_same: bool,
     /// Masks over the flat voxel array (64 voxels a word, a spare zero word at the end), before
     /// they are cut into rows: equal to air, and equal to the liquid.
     flat_air: Vec<u64>,
@@ -184,6 +192,8 @@ impl Mesher {
             compare_ids: false,
             cutout_hides_same: false,
             single_cutout_hides_same: false,
+            fast_cutout: None,
+            cutout_rows_hide_same: false,
             flat_air: Vec::new(),
             flat_liquid: Vec::new(),
             faces: DirectionFaces::default(),
@@ -258,6 +268,29 @@ impl Mesher {
         }
         self.single_liquid = single_liquid;
         self.simple_below = simple_below as BlockId;
+        // A forest's leaves keep a box on the fast pass when the other ids past the prefix
+        // are few enough to look for (logs, planks and other solid opaque blocks need no look).
+        self.fast_cutout = None;
+        if self.single_cutout_hides_same && count <= BlockId::MAX as usize {
+            let is_fast_cutout = |c: u8| c & CLASS_CUTOUT_HIDES_SAME != 0;
+            let cutout_id = self.class[..count].iter().position(|&c| is_fast_cutout(c));
+            let others: Vec<BlockId> = (simple_below..count)
+                .filter(|&id| {
+                    let c = self.class[id];
+                    !(c == simple || is_fast_cutout(c) || single_liquid == Some(id as BlockId))
+                })
+                .map(|id| id as BlockId)
+                .collect();
+            if let Some(cutout_id) = cutout_id
+                && others.len() <= FAST_CUTOUT_OTHERS
+            {
+                // Unused places look for an id past the library's end, which such a box lacks.
+                let fill = others.first().copied().unwrap_or(BlockId::MAX);
+                let mut padded = [fill; FAST_CUTOUT_OTHERS];
+                padded[..others.len()].copy_from_slice(&others);
+                self.fast_cutout = Some((cutout_id as BlockId, padded));
+            }
+        }
         self.simple = self
             .class
             .iter()
@@ -560,7 +593,7 @@ impl Mesher {
         }
         if self.cutout_faces {
             transpose_layers::<SIMD>(&a.cutout, &mut b.cutout, dims);
-            if self.cutout_hides_same {
+            if self.cutout_hides_same && !self.cutout_rows_hide_same {
                 transpose_layers::<SIMD>(&a.cutout_hides_same, &mut b.cutout_hides_same, dims);
             }
         }
@@ -607,11 +640,34 @@ impl Mesher {
             });
             simple_rows = true;
         }
+        // Past the prefix, a render box may still hold only the fast pass's classes and the
+        // `fast_cutout` block (a forest's leaves and logs): its rows are packed into `cutout`,
+        // and taken out of `solid`.
+        #[allow(unused_mut)]
+        let mut cutout_rows = false;
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(highest), Some((cutout_id, others)), false) = (highest, self.fast_cutout, collision)
+            && highest >= self.simple_below
+            && usize::from(highest) < self.class.len() - 1
+        {
+            if cutout.len() < rows {
+                cutout.resize(rows, 0);
+            }
+            // SAFETY: `highest` is `Some` only in the AVX2 builds (see above).
+            if unsafe { cutout_rows_wide(data, px, cutout_id, others, &mut cutout[..rows]) } {
+                for (s, c) in solid[..rows].iter_mut().zip(&cutout[..rows]) {
+                    *s &= !c;
+                }
+                cutout_rows = true;
+            }
+        }
+        self.cutout_rows_hide_same = cutout_rows;
         // The fast pass holds only air, one liquid and solid opaque blocks (which hide faces, are
-        // solid and draw opaque faces: one mask for all three).
-        let fast = self
-            .single_liquid
-            .filter(|_| highest.unwrap_or_else(|| data.iter().fold(0, |m, &id| m.max(id))) < self.simple_below);
+        // solid and draw opaque faces: one mask for all three), and perhaps the `fast_cutout`
+        // block.
+        let fast = self.single_liquid.filter(|_| {
+            cutout_rows || highest.unwrap_or_else(|| data.iter().fold(0, |m, &id| m.max(id))) < self.simple_below
+        });
         self.opaque_is_solid = fast.is_some() || collision;
         self.compare_ids = fast.is_none();
         // Render mode packs the occluders (the blocks that hide faces) as `solid`.
@@ -634,7 +690,8 @@ impl Mesher {
                 }
                 if simple_rows {
                     let (s, l) = (interior_or(solid), interior_or(liquid));
-                    return Present { any: s || l, liquid: l, cutout: false, transparent: false };
+                    let c = cutout_rows && interior_or(cutout);
+                    return Present { any: s || l || c, liquid: l, cutout: c, transparent: false };
                 }
                 flat_masks(data, liquid_id, &mut self.flat_air, &mut self.flat_liquid);
                 let mut start = 0;
@@ -754,7 +811,7 @@ impl Mesher {
                 let mut any = 0u64;
                 let hides_same = self.cutout_hides_same;
                 let compare = !self.single_cutout_hides_same;
-                let own = &class.cutout_hides_same;
+                let own = if self.cutout_rows_hide_same { &class.cutout } else { &class.cutout_hides_same };
                 for (k, ((out, &c), &n)) in
                     f.cutout[range.clone()].iter_mut().zip(&class.cutout[range.clone()]).zip(hiders).enumerate()
                 {
@@ -1655,6 +1712,45 @@ mod tests {
             mesher.collision_faces_with::<PORTABLE>(b, &mut portable);
             assert_eq!(chosen, portable);
         }
+    }
+
+    #[test]
+    fn forests_of_leaves_and_logs_stay_on_the_fast_pass_and_show_the_reference_surface() {
+        use crate::base::block_library::{LEAVES, LOG, PLANKS, TORCH};
+        let mut mesher = Mesher::new();
+        let (cutout_id, others) = mesher.fast_cutout.expect("the default library's leaves take the fast pass");
+        assert_eq!(cutout_id, LEAVES);
+        assert!(others.contains(&TORCH) && !others.contains(&LOG), "looked for: {others:?}");
+        #[cfg(target_arch = "x86_64")]
+        let wide = super::wide_simd_available();
+        #[cfg(not(target_arch = "x86_64"))]
+        let wide = false;
+        let forest: [&[BlockId]; 3] =
+            [&[block::STONE, LEAVES, LOG], &[block::WATER, LEAVES, LOG, PLANKS, block::DIRT], &[LEAVES]];
+        for (seed, ids) in forest.iter().enumerate() {
+            for fill in [0.2f32, 0.6, 0.95] {
+                let b = random_box(40 + seed as u64, 34, ids, fill);
+                check_against_reference(&b, &mut mesher);
+                assert_eq!(mesher.cutout_rows_hide_same, wide, "{ids:?} at {fill}: the fast pass (AVX2: {wide})");
+                let (mut chosen, mut portable) = (ChunkMesh::default(), ChunkMesh::default());
+                mesher.mesh(&b, &mut chosen);
+                mesher.mesh_with::<PORTABLE, true, _>(&b, &[], &mut portable);
+                assert_eq!(chosen, portable);
+            }
+        }
+        // A torch among the leaves, or an id past the library, sends the box to the general pass.
+        for ids in [&[block::STONE, LEAVES, LOG, TORCH][..], &[LEAVES, LOG, 300]] {
+            let b = random_box(50, 34, ids, 0.5);
+            check_against_reference(&b, &mut mesher);
+            assert!(!mesher.cutout_rows_hide_same, "{ids:?}");
+        }
+        // Collision boxes keep the general pass (leaves are solid there).
+        let b = random_box(51, 34, &[block::STONE, LEAVES, LOG], 0.5);
+        let (mut chosen, mut portable) = (Vec::new(), Vec::new());
+        mesher.collision_faces(&b, &mut chosen);
+        mesher.collision_faces_with::<PORTABLE>(&b, &mut portable);
+        assert_eq!(chosen, portable);
+        assert!(!chosen.is_empty());
     }
 
     /// `mesh_bytes` / `mesh_lit_bytes` write exactly the arrays of `mesh` / `mesh_lit` packed.

@@ -96,6 +96,55 @@ pub(super) fn class_rows_wide(
     highest_of_16(highest)
 }
 
+/// How many other ids [`cutout_rows_wide`] looks for at most.
+pub(super) const FAST_CUTOUT_OTHERS: usize = 4;
+
+/// Step 1's second look, in the AVX2 builds, at a box whose ids reach past the fast pass's
+/// prefix of simple ids: the voxels equal to `cutout_id` into `cutout` (a word per row of `px`
+/// ids, as [`class_rows_wide`] packs them), and whether no voxel holds any of `others`. Every id
+/// below the library's end that is neither simple nor `cutout_id` is in `others` (repeated to
+/// fill it), so a box where this returns true holds only the fast pass's classes and one cutout
+/// block.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+pub(super) fn cutout_rows_wide(
+    data: &[BlockId],
+    px: usize,
+    cutout_id: BlockId,
+    others: [BlockId; FAST_CUTOUT_OTHERS],
+    cutout: &mut [u64],
+) -> bool {
+    use std::arch::x86_64::*;
+    class_rows_full(data, px, [cutout.len(); 3]);
+    let cutout_ids = _mm256_set1_epi16(cutout_id as i16);
+    let others = others.map(|id| _mm256_set1_epi16(id as i16));
+    let starts = [0, px - 32];
+    let mut found = _mm256_setzero_si256();
+    for (row, c) in data.chunks_exact(px).zip(cutout) {
+        let mut mask = 0u64;
+        for at in starts {
+            let ids = &row[at..at + 32];
+            // SAFETY: the loads read the 32 ids (64 bytes) of `ids`.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>()),
+                    _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>()),
+                )
+            };
+            let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, cutout_ids), _mm256_cmpeq_epi16(hi, cutout_ids));
+            mask |= (_mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64) << at;
+            for other in others {
+                found = _mm256_or_si256(
+                    found,
+                    _mm256_or_si256(_mm256_cmpeq_epi16(lo, other), _mm256_cmpeq_epi16(hi, other)),
+                );
+            }
+        }
+        *c = mask;
+    }
+    _mm256_testz_si256(found, found) != 0
+}
+
 /// Checks the class rows' buffers against `data` (rows of `px` ids, 32 to 64; a word per row in
 /// each class) and returns the mask of a row's `px` bits.
 #[cfg(target_arch = "x86_64")]
