@@ -26,7 +26,7 @@ use crate::gen3d::scratch::GenScratch;
 use crate::light::{
     LIGHT_MARGIN, LIGHT_PADDED_SIZE, LightBuffer, LightError, LightProps, LightScratch, SkyExposure, light_chunk,
 };
-use crate::stream::voxel_cache::{GROUND_TILE, VoxelCache};
+use crate::stream::voxel_cache::{ColumnSky, GROUND_TILE, VoxelCache};
 
 /// Height of the slabs [`light_inputs`] generates above a box to find where each column's sky
 /// ends, in voxels.
@@ -43,6 +43,9 @@ pub struct LightInputScratch {
     chunk: VoxelBuffer,
     clear_from: Vec<i32>,
     open: Vec<bool>,
+    /// Per column of the box: what the cache knows of its sky, and whether an edit lies in it.
+    known: Vec<ColumnSky>,
+    edited: Vec<bool>,
     generation: GenScratch,
 }
 
@@ -53,6 +56,8 @@ impl Default for LightInputScratch {
             chunk: VoxelBuffer::new(IVec3::ZERO, IVec3::ONE),
             clear_from: Vec::new(),
             open: Vec::new(),
+            known: Vec::new(),
+            edited: Vec::new(),
             generation: GenScratch::default(),
         }
     }
@@ -66,7 +71,9 @@ impl Default for LightInputScratch {
 /// box's own, and those above it that may stop the sky. With `cache`, generated voxels come
 /// from it chunk by chunk (the same voxels, [`VoxelCache::fill_box`]) and the ground's bound
 /// from its tiles ([`VoxelCache::ground_top`]), so that only the columns whose ground rises
-/// above the box are walked: the same inputs either way.
+/// above the box are walked, and of those only the ones whose sky no earlier box found
+/// ([`VoxelCache::sky_known`]; what this box finds of its unedited columns is kept): the same
+/// inputs either way.
 #[allow(clippy::too_many_arguments)]
 pub fn light_inputs(
     generator: &Generator,
@@ -78,7 +85,7 @@ pub fn light_inputs(
     sky: &mut SkyExposure,
     scratch: &mut LightInputScratch,
 ) -> Result<(), LightError> {
-    let LightInputScratch { slab, chunk, clear_from, open, generation } = scratch;
+    let LightInputScratch { slab, chunk, clear_from, open, known, edited, generation } = scratch;
     let mut fill = |out: &mut VoxelBuffer| match cache {
         Some(c) => c.fill_box(generator, out, chunk, generation),
         None => generator.generate_region_with(out, generation),
@@ -137,6 +144,37 @@ pub fn light_inputs(
             region((min.x, min.z), end, clear_above(ground, (min.x, min.z), end));
         }
     }
+    // Columns whose sky an earlier box found need no walk, unless an edit lies in them (the
+    // cache knows the generated world only).
+    if let Some(c) = cache.filter(|_| nx > 0 && nz > 0) {
+        edited.clear();
+        edited.resize(nx * nz, false);
+        for (q, _) in edits {
+            let (x, z) = (q.x - min.x, q.z - min.z);
+            if (0..size.x).contains(&x) && (0..size.z).contains(&z) {
+                edited[z as usize * nx + x as usize] = true;
+            }
+        }
+        if open.iter().any(|&o| o) {
+            c.sky_known(min.x, min.z, size.x, size.z, known);
+            for (i, still_open) in open.iter_mut().enumerate().filter(|(i, o)| **o && !edited[*i]) {
+                match known[i] {
+                    ColumnSky::Exposure(h) => {
+                        clear_from[i] = h.max(box_top);
+                        *still_open = false;
+                    }
+                    ColumnSky::ClearFrom(h) if h <= box_top => *still_open = false,
+                    _ => {}
+                }
+            }
+            // The walk covers the columns still open.
+            (lo, hi) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
+            for i in open.iter().enumerate().filter(|(_, o)| **o).map(|(i, _)| i) {
+                let (x, z) = (min.x + (i % nx) as i32, min.z + (i / nx) as i32);
+                (lo, hi) = ((lo.0.min(x), lo.1.min(z)), (hi.0.max(x + 1), hi.1.max(z + 1)));
+            }
+        }
+    }
     // Walk down from `top` to the box, slab by slab, until every column is closed.
     while top > box_top && open.iter().any(|&o| o) {
         let bottom = (top - EXPOSURE_SLAB).max(box_top);
@@ -156,7 +194,20 @@ pub fn light_inputs(
     voxels.reset(min, size);
     fill(voxels);
     apply_edits(voxels, edits);
-    crate::light::sky_exposure(voxels, props, clear_from, sky)
+    crate::light::sky_exposure(voxels, props, clear_from, sky)?;
+    // What this box found of its unedited columns: the exposure where the walk or the box's
+    // voxels met a voxel that stops the sky, else that the column is clear down to the box's
+    // bottom.
+    if let Some(c) = cache.filter(|_| nx > 0 && nz > 0) {
+        known.clear();
+        known.extend(sky.heights().iter().zip(edited.iter()).map(|(&h, &e)| match h {
+            _ if e => ColumnSky::Unknown,
+            h if h > min.y => ColumnSky::Exposure(h),
+            h => ColumnSky::ClearFrom(h),
+        }));
+        c.note_sky(min.x, min.z, size.x, size.z, known);
+    }
+    Ok(())
 }
 
 /// The edits [`light_inputs`] needs for the box `[min, min + size)`: those in its columns at or
@@ -350,6 +401,51 @@ mod tests {
                     }
                 }
             }
+            // Deep boxes first: the skies they find serve the boxes above them, and the other
+            // way round above; edits after their columns' skies are known.
+            let cache = VoxelCache::new(crate::stream::voxel_cache::DEFAULT_CACHE_BYTES);
+            for edits in [EditMap::new(), edits.clone()] {
+                for &c in chunks.iter().rev() {
+                    let (min, size) = ChunkLighter::input_box(c);
+                    let e = edits_for_light(&edits, min, size);
+                    let want = full.light_chunk(&g, None, c, &e, &props).expect("lit").clone();
+                    let got = fast.light_chunk(&g, Some(&cache), c, &e, &props).expect("lit");
+                    assert!(
+                        *got == want,
+                        "seed {}, chunk {c:?}, {} edits, deep first: the light differs",
+                        preset.seed,
+                        e.len()
+                    );
+                }
+            }
         }
+    }
+
+    /// A light box's walk above it is skipped for the columns whose sky the boxes above found:
+    /// a deep box lit after the column's surface box reads fewer chunks from the cache.
+    #[test]
+    fn a_deep_box_after_the_surface_reads_no_voxels_above_it() {
+        let props = LightProps::from_library(default_library());
+        let g = Generator::new(&WorldPreset::default()).expect("valid preset");
+        let s = ChunkCoord::containing(IVec3::new(0, g.surface_height(0, 0), 0));
+        let deep = ChunkCoord::new(s.x, s.y - 4, s.z);
+        let lookups = |cache: &VoxelCache| {
+            let (hits, misses) = cache.lookups();
+            hits + misses
+        };
+        let mut lighter = ChunkLighter::default();
+        let cold = VoxelCache::new(crate::stream::voxel_cache::DEFAULT_CACHE_BYTES);
+        let want = lighter.light_chunk(&g, Some(&cold), deep, &[], &props).expect("lit").clone();
+        let alone = lookups(&cold);
+        let warm = VoxelCache::new(crate::stream::voxel_cache::DEFAULT_CACHE_BYTES);
+        for y in (deep.y + 1..=s.y + 1).rev() {
+            lighter.light_chunk(&g, Some(&warm), ChunkCoord::new(s.x, y, s.z), &[], &props).expect("lit");
+        }
+        let before = lookups(&warm);
+        let got = lighter.light_chunk(&g, Some(&warm), deep, &[], &props).expect("lit").clone();
+        assert!(got == want, "the same light");
+        let after = lookups(&warm) - before;
+        // The box's own 27 chunks at most; alone it also walks the slabs above it.
+        assert!(after <= 27 && alone > after, "lookups: {after} after the boxes above, {alone} alone");
     }
 }

@@ -24,6 +24,12 @@
 //! ([`VoxelCache::ground_top`]): the bound above which a light box's columns are open to the sky,
 //! without a column pass over the whole box. Like the voxels, a pure function of the generator.
 //!
+//! And per chunk column, what the light boxes found of each column's sky in the generated world
+//! ([`VoxelCache::sky_known`], [`VoxelCache::note_sky`]): its exposure, or a height at or above
+//! which it is clear. A deep chunk's light box then needs no voxel above it for the columns the
+//! boxes above it have seen. Facts about the generated world, so again a pure function of the
+//! generator, whichever box found them first.
+//!
 //! May use: `base`, `gen3d`.
 
 use crate::base::block::{AIR, BlockId};
@@ -61,6 +67,52 @@ type GroundTiles = [i32; GROUND_TILES * GROUND_TILES];
 /// Chunk columns whose ground tiles are kept (68 bytes each and the map's slot); past it the
 /// map starts again empty.
 const GROUND_COLUMNS: usize = 16_384;
+
+/// Chunk columns whose sky is kept (4.1 KiB each and the map's slot, 8.4 MiB in all: the
+/// columns of a view distance of 16 and their ring fit); past it the map starts again empty.
+const SKY_COLUMNS: usize = 2048;
+/// Columns in a chunk column.
+const COLUMNS: usize = (CHUNK_SIZE * CHUNK_SIZE) as usize;
+
+/// What is known of one column's sky in the generated world (see [`VoxelCache::sky_known`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnSky {
+    /// Nothing yet.
+    Unknown,
+    /// Every voxel at or above this height is clear, nothing more (the exposure is at most it).
+    ClearFrom(i32),
+    /// The exposure: the lowest height from which the column is clear to the sky.
+    Exposure(i32),
+}
+
+/// The [`ColumnSky`] of each column of a chunk column, x fastest: a height, and whether it is the
+/// exposure (else a bound, `i32::MAX` for unknown).
+struct ChunkColumnSky {
+    heights: [i32; COLUMNS],
+    exact: [u64; COLUMNS / 64],
+}
+
+impl ChunkColumnSky {
+    fn get(&self, i: usize) -> ColumnSky {
+        match (self.heights[i], self.exact[i / 64] >> (i % 64) & 1 != 0) {
+            (h, true) => ColumnSky::Exposure(h),
+            (i32::MAX, false) => ColumnSky::Unknown,
+            (h, false) => ColumnSky::ClearFrom(h),
+        }
+    }
+
+    /// Adds `sky` to what is known: an exposure settles the column; of two bounds the lower holds.
+    fn note(&mut self, i: usize, sky: ColumnSky) {
+        match (self.get(i), sky) {
+            (ColumnSky::Exposure(_), _) | (_, ColumnSky::Unknown) => {}
+            (_, ColumnSky::Exposure(h)) => {
+                self.heights[i] = h;
+                self.exact[i / 64] |= 1 << (i % 64);
+            }
+            (_, ColumnSky::ClearFrom(h)) => self.heights[i] = self.heights[i].min(h),
+        }
+    }
+}
 
 /// The generator's voxels of one chunk.
 #[derive(Debug, PartialEq, Eq)]
@@ -238,6 +290,35 @@ fn pack_inside(c: ChunkCoord, padded: &VoxelBuffer) -> ChunkVoxels {
 }
 
 /// The highest of `surface(x, z)` over each 8 × 8 tile of a chunk column (x, z local).
+/// Calls `f(chunk column, columns)` for each chunk column meeting `[min_x, min_x + size_x) ×
+/// [min_z, min_z + size_z)`, `columns` the pairs (index in the rectangle, x fastest; index in the
+/// chunk column) of the columns they share.
+fn each_chunk_column(
+    min_x: i32,
+    min_z: i32,
+    size_x: i32,
+    size_z: i32,
+    mut f: impl FnMut((i32, i32), &mut dyn Iterator<Item = (usize, usize)>),
+) {
+    if size_x <= 0 || size_z <= 0 {
+        return;
+    }
+    let (end_x, end_z) = (min_x + size_x, min_z + size_z);
+    for cz in min_z.div_euclid(CHUNK_SIZE)..=(end_z - 1).div_euclid(CHUNK_SIZE) {
+        let (z0, z1) = ((cz * CHUNK_SIZE).max(min_z), (cz * CHUNK_SIZE + CHUNK_SIZE).min(end_z));
+        for cx in min_x.div_euclid(CHUNK_SIZE)..=(end_x - 1).div_euclid(CHUNK_SIZE) {
+            let (x0, x1) = ((cx * CHUNK_SIZE).max(min_x), (cx * CHUNK_SIZE + CHUNK_SIZE).min(end_x));
+            let mut columns = (z0..z1).flat_map(|z| {
+                (x0..x1).map(move |x| {
+                    let at = ((z - min_z) * size_x + x - min_x) as usize;
+                    (at, ((z - cz * CHUNK_SIZE) * CHUNK_SIZE + x - cx * CHUNK_SIZE) as usize)
+                })
+            });
+            f((cx, cz), &mut columns);
+        }
+    }
+}
+
 fn ground_tiles(surface: impl Fn(i32, i32) -> i32) -> GroundTiles {
     let mut tiles = [i32::MIN; GROUND_TILES * GROUND_TILES];
     for z in 0..CHUNK_SIZE {
@@ -304,6 +385,8 @@ pub struct VoxelCache {
     budget_bytes: usize,
     /// Ground tiles per chunk column (x, z) ([`VoxelCache::ground_top`]).
     grounds: Mutex<HashMap<(i32, i32), GroundTiles>>,
+    /// The sky of the generated world's columns per chunk column (x, z) ([`VoxelCache::sky_known`]).
+    skies: Mutex<HashMap<(i32, i32), Box<ChunkColumnSky>>>,
     /// Workers' lookups that found their chunk / generated it.
     hits: AtomicU64,
     misses: AtomicU64,
@@ -324,6 +407,7 @@ impl VoxelCache {
         Self {
             entries: Mutex::new(Entries::default()),
             grounds: Mutex::new(HashMap::new()),
+            skies: Mutex::new(HashMap::new()),
             budget_bytes: budget_bytes.max(DENSE_BYTES + ENTRY_OVERHEAD),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
@@ -481,6 +565,51 @@ impl VoxelCache {
         let structures = generator.structure_top((min.x, min.z), (min.x + size.x, min.z + size.z));
         let ground = self.ground_top(generator, min.x, min.z, size.x, size.z);
         min.y > ground.max(sea).max(structures.map_or(i32::MIN, |t| t - 1))
+    }
+
+    /// What the light boxes found so far of the sky of the generated world's columns over
+    /// `[min_x, min_x + size_x) × [min_z, min_z + size_z)`, into `out` (x fastest). Only facts
+    /// about the generated world are kept ([`VoxelCache::note_sky`]), so what this answers holds
+    /// wherever no edit touches the column.
+    pub fn sky_known(&self, min_x: i32, min_z: i32, size_x: i32, size_z: i32, out: &mut Vec<ColumnSky>) {
+        out.clear();
+        out.resize((size_x.max(0) * size_z.max(0)) as usize, ColumnSky::Unknown);
+        let skies = self.skies.lock().unwrap_or_else(|p| p.into_inner());
+        if skies.is_empty() {
+            return;
+        }
+        each_chunk_column(min_x, min_z, size_x, size_z, |key, columns| {
+            if let Some(sky) = skies.get(&key) {
+                for (at, i) in columns {
+                    out[at] = sky.get(i);
+                }
+            }
+        });
+    }
+
+    /// Keeps `known` (x fastest over `[min_x, min_x + size_x) × [min_z, min_z + size_z)`): the
+    /// generated world's sky as a light box found it, [`ColumnSky::Unknown`] where a column was
+    /// edited or nothing was learnt.
+    pub fn note_sky(&self, min_x: i32, min_z: i32, size_x: i32, size_z: i32, known: &[ColumnSky]) {
+        if known.len() != (size_x.max(0) * size_z.max(0)) as usize {
+            return;
+        }
+        let mut skies = self.skies.lock().unwrap_or_else(|p| p.into_inner());
+        each_chunk_column(min_x, min_z, size_x, size_z, |key, columns| {
+            let mut learnt = columns.filter(|&(at, _)| known[at] != ColumnSky::Unknown).peekable();
+            if learnt.peek().is_none() {
+                return;
+            }
+            if !skies.contains_key(&key) && skies.len() >= SKY_COLUMNS {
+                skies.clear();
+            }
+            let sky = skies
+                .entry(key)
+                .or_insert_with(|| Box::new(ChunkColumnSky { heights: [i32::MAX; COLUMNS], exact: [0; COLUMNS / 64] }));
+            for (at, i) in learnt {
+                sky.note(i, known[at]);
+            }
+        });
     }
 
     fn keep_ground(&self, cx: i32, cz: i32, tiles: GroundTiles) {
