@@ -13,7 +13,7 @@
 //! (a finer octave of noise, thinner grass blades, more and shaped ore specks, finer log rings
 //! and plank grain, leaf holes at the finer scale), not scaled up from the 16 set; it keeps the
 //! 16 set's palette and the share of each pattern, so each texture's mean colour stays within a
-//! small ΔE of its 16 twin ([`MAX_SET_MEAN_DELTA_E`]) and a world switching sets keeps its
+//! small ΔE of its 16 twin (at most 2, a unit test checks it) and a world switching sets keeps its
 //! colours, near and far (the far view shows the textures' mipmapped mean colours).
 //!
 //! May use: `paths`, `error`, `strata_core::base::rng`, the `png` crate.
@@ -25,11 +25,6 @@ use strata_core::base::rng::{hash2, hash3, unit_f32};
 
 /// One texture: `side²` RGBA pixels, row by row from the top.
 pub type Pixels = Vec<[u8; 4]>;
-
-/// The largest CIE76 colour difference (ΔE, CIELAB D65 of the linear-light mean, alpha-weighted)
-/// between a 32 texture and its 16 twin: below about 2.3 most viewers see no difference side by
-/// side, and the rendered far-colour check allows 3 between near and far ground.
-pub const MAX_SET_MEAN_DELTA_E: f64 = 2.0;
 
 /// A set of the default block textures: every texture of [`TEXTURES`] at one side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -614,6 +609,11 @@ pub fn run(args: &[String]) -> Result<std::process::ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The largest CIE76 colour difference (ΔE, CIELAB D65 of the linear-light mean, alpha-weighted)
+    /// between a 32 texture and its 16 twin: below about 2.3 most viewers see no difference side by
+    /// side, and the rendered far-colour check allows 3 between near and far ground.
+    const MAX_SET_MEAN_DELTA_E: f64 = 2.0;
 
     /// CIELAB (D65) of the alpha-weighted mean colour of `px` in linear light (the colour its
     /// mipmaps average to, as far as its pixels show), and its mean alpha (0..1).
