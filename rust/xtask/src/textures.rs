@@ -155,7 +155,7 @@ impl Canvas {
 
     /// Fills every pixel with `rgb`, shaded by value noise (±`amount`: two octaves with cells of
     /// 4 and 2 pixels of the 16 set; the 32 set adds a third, one 16-pixel wide) and a little
-    /// white noise per pixel.
+    /// white noise per pixel (more in the 32 set).
     fn fill(&mut self, rgb: [f32; 3], amount: f32) {
         let k = self.k;
         for y in 0..self.side {
@@ -167,8 +167,9 @@ impl Canvas {
                 } else {
                     0.65 * self.value(1, x, y, 4) + 0.35 * self.value(2, x, y, 2)
                 };
-                let grain = self.white(3, x, y) - 0.5;
-                self.put(x, y, rgb, 1.0 + amount * (2.0 * n - 1.0) + 0.25 * amount * grain, 1.0);
+                // Per-pixel grain: the 32 set's pixels are finer, so it shows more of it.
+                let grain = (self.white(3, x, y) - 0.5) * if self.fine() { 0.45 } else { 0.25 };
+                self.put(x, y, rgb, 1.0 + amount * (2.0 * n - 1.0) + amount * grain, 1.0);
             }
         }
     }
@@ -239,6 +240,25 @@ pub fn draw(name: &str, set: TextureSet) -> Option<Pixels> {
         }
         "grass_top" => {
             c.fill(GRASS, 0.16);
+            if c.fine() {
+                // Blades seen from above: two-pixel strokes, as many a shade darker as lighter
+                // (so the mean stays).
+                for y in 0..side {
+                    for x in 0..side {
+                        let w = c.white(54, x, y);
+                        let shade = if w < 0.07 {
+                            0.8
+                        } else if w > 0.93 {
+                            1.17
+                        } else {
+                            continue;
+                        };
+                        let blade = mix(GRASS, [0.30, 0.66, 0.22], c.white(55, x, y));
+                        c.put(x, y, blade, shade, 1.0);
+                        c.put(x, (y + 1) % side, blade, shade * 0.96, 1.0);
+                    }
+                }
+            }
             c.clusters([0.42, 0.72, 0.30], 5, 40);
         }
         "grass_side" => {
