@@ -157,4 +157,3 @@ static func _delta_e(a: Image, b: Image, window: Rect2i) -> Array[float]:
 static func _mean_delta_e(a: Image, b: Image, r: Rect2i) -> float:
 	var mean_a := RenderedChecks.mean_linear(a, r)
 	return RenderedChecks.lab_distance(mean_a, RenderedChecks.mean_linear(b, r))
-

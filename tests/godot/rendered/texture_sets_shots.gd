@@ -4,8 +4,11 @@
 ## window of each face the 32 set must show finer detail: the mean absolute luma difference
 ## between neighbouring pixels is higher (more than `MIN_DETAIL_GAIN` times the 16 set's); and the
 ## same colour: the window's mean colour within ΔE `MAX_MEAN_DELTA_E` (CIE76, CIELAB from linear
-## light, D65) of the 16 set's, so a world switching sets keeps its look. The frames are saved
-## (`texture_set_16.png`, `texture_set_32.png`) and the figures printed (`TEXTURE_SET`).
+## light, D65) of the 16 set's, so a world switching sets keeps its look. Then the ground about
+## 100 m out, as far columns (which sample the textures' mipmapped mean colours), is drawn with
+## both sets from one camera: its mean colour within the same ΔE. The frames are saved
+## (`texture_set_16.png`, `texture_set_32.png`, `texture_set_far_16.png`,
+## `texture_set_far_32.png`) and the figures printed (`TEXTURE_SET`).
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/texture_sets_shots.tscn -- --out-dir=/abs/dir
@@ -28,6 +31,14 @@ const WINDOW_HALF := Vector2i(70, 40)
 const MIN_DETAIL_GAIN := 1.25
 ## The largest ΔE between the sets' window means (the far-colour check's bound).
 const MAX_MEAN_DELTA_E := 3.0
+## The far look (as in far_colour_shots): the camera this high over the ground of
+## `FAR_EYE_COLUMN`, looking at the ground of `FAR_TARGET_COLUMN`, 100 m ahead (far columns past
+## view distance 2; the platform out of sight to the left), and the measured window's half size
+## there.
+const FAR_EYE_COLUMN := Vector2(56.0, 16.0)
+const FAR_TARGET_COLUMN := Vector2(56.0, -84.0)
+const FAR_EYE_OVER_GROUND := 30.0
+const FAR_WINDOW_HALF := Vector2i(288, 16)
 
 var out_dir := "user://texture_sets_shots"
 var _top := Vector3.ZERO
@@ -49,6 +60,7 @@ func _ready() -> void:
 	world.preset = preset
 	world.view_distance = 2
 	world.far_view_levels = 0
+	world.adaptive_far_view = false
 	world.viewer = world.get_path_to(camera)
 	day_night.frozen = true
 	day_night.weather_cloud_cover = 0.0
@@ -64,7 +76,9 @@ func _run() -> void:
 	var stone := world.get_block_id("stone")
 	var grass := world.get_block_id("grass")
 	world.set_voxels_box(Vector3i(-HALF_X, top_y, -HALF_Z), Vector3i(-1, top_y, HALF_Z - 1), stone)
-	world.set_voxels_box(Vector3i(0, top_y, -HALF_Z), Vector3i(HALF_X - 1, top_y, HALF_Z - 1), grass)
+	world.set_voxels_box(
+		Vector3i(0, top_y, -HALF_Z), Vector3i(HALF_X - 1, top_y, HALF_Z - 1), grass
+	)
 	camera.position = _top + EYE_OFFSET
 	camera.look_at(_top + Vector3(0.0, 0.0, -1.0), Vector3.UP)
 	world.block_library = StrataBlockLibrary.create_default()
@@ -75,14 +89,17 @@ func _run() -> void:
 	var large_width := _texture_width()
 	checks.check("both frames were drawn", small != null and large != null)
 	checks.check(
-		"the chunks sample 16 then 32 pixel wide texture arrays (%d, %d)" % [small_width, large_width],
+		(
+			"the chunks sample 16 then 32 pixel wide texture arrays (%d, %d)"
+			% [small_width, large_width]
+		),
 		small_width == 16 and large_width == 32
 	)
 	if small == null or large == null:
 		checks.finish(get_tree())
 		return
 	for face: Array in [["stone", STONE_AT], ["grass", GRASS_AT]]:
-		var window := _window(_top + Vector3(face[1]))
+		var window := _window(_top + Vector3(face[1]), WINDOW_HALF)
 		var d16 := _detail(small, window)
 		var d32 := _detail(large, window)
 		var de := RenderedChecks.lab_distance(
@@ -107,17 +124,44 @@ func _run() -> void:
 			"the %s keeps its colour: ΔE %.2f < %.1f" % [face[0], de, MAX_MEAN_DELTA_E],
 			de < MAX_MEAN_DELTA_E
 		)
+	# The far look, the 32 set first (the world has it), then the 16 set.
+	var eye := _on_ground(FAR_EYE_COLUMN) + Vector3(0.0, FAR_EYE_OVER_GROUND, 0.0)
+	var target := _on_ground(FAR_TARGET_COLUMN)
+	world.far_view_levels = 2
+	camera.position = eye
+	camera.look_at(target, Vector3.UP)
+	var far_large := await _frame("texture_set_far_32", true)
+	world.block_library = StrataBlockLibrary.create_default()
+	var far_small := await _frame("texture_set_far_16", true)
+	var far_window := _window(target, FAR_WINDOW_HALF)
+	checks.check("both far frames were drawn", far_small != null and far_large != null)
+	if far_small != null and far_large != null:
+		var far_de := RenderedChecks.lab_distance(
+			RenderedChecks.mean_linear(far_small, far_window),
+			RenderedChecks.mean_linear(far_large, far_window)
+		)
+		print("TEXTURE_SET far window=%s mean_delta_e=%.2f" % [far_window, far_de])
+		checks.check(
+			"the far ground keeps its colour: ΔE %.2f < %.1f" % [far_de, MAX_MEAN_DELTA_E],
+			far_de < MAX_MEAN_DELTA_E
+		)
 	checks.finish(get_tree())
 
 
-## The world once its chunks are ready, drawn; null without rendering.
-func _frame(tag: String) -> Image:
+## The world once its chunks (and with `far` the far view) are ready, drawn; null without
+## rendering.
+func _frame(tag: String, far := false) -> Image:
 	for i in 3:
 		await get_tree().process_frame
-	await RenderedChecks.wait_ready(world)
+	await RenderedChecks.wait_ready(world, far)
 	for i in 2:
 		await RenderingServer.frame_post_draw
 	return RenderedChecks.screenshot(get_viewport(), out_dir, tag)
+
+
+## The top of the ground at column `c` (x, z).
+func _on_ground(c: Vector2) -> Vector3:
+	return Vector3(c.x, world.get_height(c.x, c.y), c.y)
 
 
 ## The width of the texture array the platform's chunk is drawn with (0: none found).
@@ -135,12 +179,10 @@ func _texture_width() -> int:
 	return textures.get_width() if textures != null else 0
 
 
-## The window of `WINDOW_HALF` around world point `p`'s place in the frame.
-func _window(p: Vector3) -> Rect2i:
+## The window of `half` either side of world point `p`'s place in the frame.
+func _window(p: Vector3, half: Vector2i) -> Rect2i:
 	var centre := Vector2i(camera.unproject_position(p))
-	return Rect2i(centre - WINDOW_HALF, WINDOW_HALF * 2).intersection(
-		Rect2i(Vector2i.ZERO, FRAME_SIZE)
-	)
+	return Rect2i(centre - half, half * 2).intersection(Rect2i(Vector2i.ZERO, FRAME_SIZE))
 
 
 ## The mean absolute luma difference between each pixel of `r` and its right and lower
@@ -155,4 +197,3 @@ static func _detail(img: Image, r: Rect2i) -> float:
 			sum += absf(RenderedChecks.luma(img.get_pixel(x, y + 1)) - here)
 			n += 2
 	return sum / maxf(1.0, n)
-

@@ -59,8 +59,12 @@ func test_the_32_library_has_the_16_ones_layers_at_32_pixels_with_mipmaps() -> v
 		# xtask's unit test bounds the CIELAB ΔE of each texture pair by 2).
 		var a := _mean(small_images[i])
 		var b := _mean(large_images[i])
-		var diff := maxf(maxf(absf(a.r - b.r), absf(a.g - b.g)), maxf(absf(a.b - b.b), absf(a.a - b.a)))
-		assert_lt(diff, 0.04, "layer %d (%s) keeps its mean colour" % [i, large_layers[i].get_file()])
+		var diff := maxf(
+			maxf(absf(a.r - b.r), absf(a.g - b.g)), maxf(absf(a.b - b.b), absf(a.a - b.a))
+		)
+		assert_lt(
+			diff, 0.04, "layer %d (%s) keeps its mean colour" % [i, large_layers[i].get_file()]
+		)
 	# The pixels are the 32 file's own, not the 16 one's scaled.
 	var own := (load(large_layers[0]) as Texture2D).get_image()
 	own.convert(Image.FORMAT_RGBA8)
@@ -84,7 +88,9 @@ func test_texture_size_scales_other_textures_nearest_neighbour() -> void:
 		assert_eq(up[0].get_pixel(p.x * 2 + 1, p.y * 2 + 1), own.get_pixel(p.x, p.y), "a 2×2 block")
 	var down := StrataBlockLibrary.create_default(32)
 	down.texture_size = 16
-	assert_eq(down.build_texture_images()[0].get_size(), Vector2i(16, 16), "32 textures scaled to 16")
+	assert_eq(
+		down.build_texture_images()[0].get_size(), Vector2i(16, 16), "32 textures scaled to 16"
+	)
 	assert_eq(StrataBlockLibrary.new().texture_size, 16, "a new library builds 16-pixel layers")
 
 
@@ -126,7 +132,9 @@ func test_the_inspector_offers_16_or_32_and_a_saved_library_keeps_its_size() -> 
 	assert_true(found, "texture_size is a property")
 	var path := scratch_dir().path_join("library_32.tres")
 	assert_eq(ResourceSaver.save(lib, path), OK, "saved")
-	var back := ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataBlockLibrary
+	var back := (
+		ResourceLoader.load(path, "", ResourceLoader.CACHE_MODE_IGNORE) as StrataBlockLibrary
+	)
 	assert_true(back != null, "loads")
 	if back != null:
 		assert_eq(back.texture_size, 32, "keeps texture_size")
