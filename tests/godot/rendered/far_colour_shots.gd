@@ -47,7 +47,8 @@ var _target := Vector3.ZERO
 func _ready() -> void:
 	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
-	world.preset = _hills_preset()
+	# The default world (hills, biomes, their textures), bare: see `RenderedChecks.bare_preset`.
+	world.preset = RenderedChecks.bare_preset(5151)
 	world.far_view_levels = 2
 	world.adaptive_far_view = false
 	world.viewer = world.get_path_to(camera)
@@ -59,17 +60,6 @@ func _ready() -> void:
 	day_night.weather_cloud_cover = 0.0
 	day_night.set_time_of_day(0.5)
 	_run.call_deferred()
-
-
-## The default world (hills, biomes, their textures) without scatter meshes and structures: the
-## near view draws those and the far view does not, which is no colour of the ground.
-func _hills_preset() -> StrataWorldPreset:
-	var preset := StrataWorldPreset.new()
-	preset.seed = 5151
-	preset.scatter_enabled = false
-	var no_structures: Array[StrataStructureRule] = []
-	preset.structure_rules = no_structures
-	return preset
 
 
 func _run() -> void:

@@ -104,6 +104,17 @@ static func wait_ready(world: StrataChunkWorld, far: bool = false) -> void:
 	viewport.disable_3d = false
 
 
+## The default world of `seed` without scatter meshes and structures: the near view draws those
+## and the far view does not, which is no colour of the ground.
+static func bare_preset(seed: int) -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
+	preset.seed = seed
+	preset.scatter_enabled = false
+	var no_structures: Array[StrataStructureRule] = []
+	preset.structure_rules = no_structures
+	return preset
+
+
 ## The mean colour of `r` in linear light (so that it is the colour the eye averages).
 static func mean_linear(img: Image, r: Rect2i) -> Color:
 	var sum := Vector3.ZERO

@@ -51,12 +51,8 @@ var _top := Vector3.ZERO
 func _ready() -> void:
 	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
-	var preset := StrataWorldPreset.new()
-	preset.seed = 3232
-	preset.scatter_enabled = false
+	var preset := RenderedChecks.bare_preset(3232)
 	preset.trees_enabled = false
-	var no_structures: Array[StrataStructureRule] = []
-	preset.structure_rules = no_structures
 	world.preset = preset
 	world.view_distance = 2
 	world.far_view_levels = 0

@@ -298,9 +298,7 @@ func test_settings_apply_live_and_persist() -> void:
 	slider.value = 9
 	await wait_frames(1)
 	assert_eq(game.world.view_distance, 9, "slider moves the live view distance")
-	game.queue_free()
-	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
-	await wait_frames(2)
+	await _close_game(game)
 
 
 func test_texture_detail_swaps_the_worlds_texture_set() -> void:
@@ -312,7 +310,7 @@ func test_texture_detail_swaps_the_worlds_texture_set() -> void:
 	assert_true(world.block_library == null, "at 16 the world keeps its default library")
 	var slider: HSlider = menu.find_child("Setting_texture_detail", true, false)
 	if not assert_true(slider != null, "a texture detail slider"):
-		game.queue_free()
+		await _close_game(game)
 		return
 	assert_eq(int(slider.value), 16, "the slider shows 16")
 	slider.value = 32
@@ -327,6 +325,11 @@ func test_texture_detail_swaps_the_worlds_texture_set() -> void:
 	slider.value = 16
 	await wait_frames(1)
 	assert_eq(world.block_library.texture_size, 16, "back to the 16 set")
+	await _close_game(game)
+
+
+## Frees the game scene and gives the mouse back.
+func _close_game(game: Node) -> void:
 	game.queue_free()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
 	await wait_frames(2)

@@ -243,7 +243,7 @@ pub struct BlockLibrary {
 impl IResource for BlockLibrary {
     /// Shows `texture_size` in the inspector as a choice of 16 or 32.
     fn on_validate_property(&self, property: &mut PropertyInfo) {
-        if property.property_name == StringName::from("texture_size") {
+        if property.property_name == "texture_size" {
             property.hint_info =
                 PropertyHintInfo { hint: PropertyHint::ENUM, hint_string: GString::from("16:16,32:32") };
         }
