@@ -1,7 +1,8 @@
 ## The game scene: a StrataChunkWorld streaming around the player, day and night, world events, the
 ## HUD, the pause menu and the loading screen. This script wires them together: `WorldSetup`
 ## starts the world, and once it is ready the player gets control and the HUD shows; the user's
-## settings apply live; pausing, saving and leaving go through here.
+## settings apply live (texture detail 32 swaps in the 32×32 texture set); pausing, saving and
+## leaving go through here.
 ##
 ## A shared world (`GameState.pending["multiplayer"]`) adds a `NetSession`: the host starts its
 ## chosen world and serves it; a client first joins (the loading screen says so, or why it
@@ -51,6 +52,7 @@ func _ready() -> void:
 	args = RunArgs.from_command_line()
 	# Before any preset or save names them, and on a joining client before the host's preset.
 	DemoLife.add_structures(world)
+	_apply_texture_detail()
 	var shared: Dictionary = GameState.pending.get("multiplayer", {})
 	if shared.is_empty():
 		setup.begin(GameState.pending, args)
@@ -333,9 +335,20 @@ func _apply_settings() -> void:
 		args.far_view if args.far_view >= 0 else int(GameState.get_setting("far_view"))
 	)
 	world.ambient_occlusion = bool(GameState.get_setting("smooth_lighting"))
+	_apply_texture_detail()
 	if loaded:
 		world.view_distance = _full_view_distance()
 	_update_view_reach()
+
+
+## The user's texture detail (16 or 32 pixels a block side): the default blocks with that
+## texture set (`StrataBlockLibrary.create_default`), set only when it changes, as the world
+## then redraws around the player (edits kept). 16 keeps the world's own default library.
+func _apply_texture_detail() -> void:
+	var size := int(GameState.get_setting("texture_detail"))
+	var current := world.block_library.texture_size if world.block_library != null else 16
+	if size != current:
+		world.block_library = StrataBlockLibrary.create_default(size)
 
 
 ## Sun shadows reach as far as the world is drawn (near chunks and far view), up to 2 km, so

@@ -23,6 +23,7 @@ const DEFAULT_SETTINGS: Dictionary[String, Variant] = {
 	"fov": 75.0,
 	"fullscreen": false,
 	"smooth_lighting": true,
+	"texture_detail": 16,
 }
 const DEFAULT_PRESET := "res://addons/strata/presets/default_hills.tres"
 const PRESET_DIR := "res://addons/strata/presets"

@@ -1,7 +1,7 @@
 ## Settings: view distance, far view, mouse sensitivity, invert Y, field of view, fullscreen,
-## smooth lighting, and remapping of every action's key (or mouse button) and gamepad input
-## ("press a key", "press a button": a gamepad button, or a stick or trigger pushed past half
-## way), with a conflict warning and resets.
+## smooth lighting, texture detail (16 or 32 pixels a block side), and remapping of every
+## action's key (or mouse button) and gamepad input ("press a key", "press a button": a gamepad
+## button, or a stick or trigger pushed past half way), with a conflict warning and resets.
 ##
 ## Everything is stored on the active user's profile through `GameState`; changes apply at once
 ## (the game follows `GameState.settings_changed` and `GameState.bindings_changed`). The setting

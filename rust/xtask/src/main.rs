@@ -124,8 +124,9 @@ commands:
                               loaded by Debian's arm64 Godot under qemu-aarch64, its suite, golden tests
                               and fingerprints against x86_64; the Windows DLL built (no Windows Godot
                               here); macOS checked and built up to Apple's SDK; prints the table
-  textures [--check]          draw the default block textures (16x16 PNGs from seeded noise) into
-                              godot_project/addons/strata/textures/blocks/ (--check: fail if stale)
+  textures [--check]          draw the default block textures (16x16 and 32x32 PNGs from seeded
+                              noise) into godot_project/addons/strata/textures/blocks/ and
+                              blocks_32/ (--check: fail if stale)
   structures [--check]        write the demo's structures (built in code) as MagicaVoxel .vox files into
                               godot_project/game/structures/ (--check: fail if stale)
 

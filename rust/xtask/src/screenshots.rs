@@ -59,7 +59,8 @@ pub enum Out {
 pub enum Source {
     /// `cargo xtask preview --shipped`'s maps of the shipped presets (no Godot), 256 px, 6 voxels a pixel.
     PresetMaps,
-    /// The default block textures' contact sheet ([`crate::textures`], no Godot).
+    /// The default block textures' contact sheets, one a shot: the 16 set, then the 32 set
+    /// ([`crate::textures`], no Godot).
     TextureSheet,
     /// A Godot scene or script under Xvfb (1280×720).
     Godot {
@@ -123,7 +124,7 @@ pub fn jobs() -> Vec<Job> {
         Job {
             name: "block_textures",
             source: Source::TextureSheet,
-            shots: vec![shot("block_textures.png", "sheet.png")],
+            shots: vec![shot("block_textures.png", "sheet.png"), shot("block_textures_32.png", "sheet_32.png")],
         },
         Job {
             name: "side_view",
@@ -410,9 +411,12 @@ fn run_job(job: &Job, out_dir: &Path) -> Result<Vec<String>> {
             crate::preview::run(&args)?;
         }
         Source::TextureSheet => {
-            let frame = work.join(&job.shots[0].frame);
-            fs::write(&frame, crate::textures::contact_sheet_png()?)
-                .with_context(|| format!("could not write {}", frame.display()))?;
+            // One shot a texture set, in `TextureSet::ALL` order.
+            for (shot, set) in job.shots.iter().zip(crate::textures::TextureSet::ALL) {
+                let frame = work.join(&shot.frame);
+                fs::write(&frame, crate::textures::contact_sheet_png(set)?)
+                    .with_context(|| format!("could not write {}", frame.display()))?;
+            }
         }
         Source::Godot { project, launch, args, out, renderer } => {
             let godot = setup::prepare(crate::extension::BuildProfile::Dev)?;

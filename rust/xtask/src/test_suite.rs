@@ -463,6 +463,14 @@ const RENDERED: &[RenderedCheck] = &[
         log: "rendered-far-colour.log",
         renderer: Renderer::Compatibility,
     },
+    // A platform of stone and grass close up with the 16 and the 32 texture sets: the 32 set
+    // shows finer detail (neighbouring pixels differ more) in the same mean colour.
+    RenderedCheck {
+        scene: "res://rendered/texture_sets_shots.tscn",
+        args: &[],
+        log: "rendered-texture-sets.log",
+        renderer: Renderer::Compatibility,
+    },
     // A forest with trees of blocks and without, from one camera: the crown shows where the
     // world says.
     RenderedCheck {

@@ -103,8 +103,8 @@ func _run() -> void:
 	)
 	var hot_tint := _ratio(hot_frames[0], hot_frames[1], middle)
 	var cold_tint := _ratio(cold_frames[0], cold_frames[1], middle)
-	var hot_hue := _mean(hot_frames[0], middle).linear_to_srgb().h
-	var cold_hue := _mean(cold_frames[0], middle).linear_to_srgb().h
+	var hot_hue := RenderedChecks.mean_linear(hot_frames[0], middle).linear_to_srgb().h
+	var cold_hue := RenderedChecks.mean_linear(cold_frames[0], middle).linear_to_srgb().h
 	print(
 		(
 			"CLIMATE_TINT hot=%s cold=%s hue hot=%.3f cold=%.3f"
@@ -279,17 +279,6 @@ static func _clipped_share(img: Image, r: Rect2i) -> float:
 			if _is_clipped(img.get_pixel(x, y)):
 				hits += 1
 	return float(hits) / float(maxi(1, r.get_area()))
-
-
-## The mean colour of `r` in linear light.
-static func _mean(img: Image, r: Rect2i) -> Color:
-	var sum := Vector3.ZERO
-	for y in range(r.position.y, r.end.y):
-		for x in range(r.position.x, r.end.x):
-			var c := img.get_pixel(x, y).srgb_to_linear()
-			sum += Vector3(c.r, c.g, c.b)
-	var n := float(maxi(1, r.get_area()))
-	return Color(sum.x / n, sum.y / n, sum.z / n)
 
 
 static func _max_abs(v: Vector3) -> float:

@@ -47,7 +47,8 @@ var _target := Vector3.ZERO
 func _ready() -> void:
 	out_dir = RenderedChecks.out_dir_arg(out_dir)
 	get_window().size = FRAME_SIZE
-	world.preset = _hills_preset()
+	# The default world (hills, biomes, their textures), bare: see `RenderedChecks.bare_preset`.
+	world.preset = RenderedChecks.bare_preset(5151)
 	world.far_view_levels = 2
 	world.adaptive_far_view = false
 	world.viewer = world.get_path_to(camera)
@@ -59,17 +60,6 @@ func _ready() -> void:
 	day_night.weather_cloud_cover = 0.0
 	day_night.set_time_of_day(0.5)
 	_run.call_deferred()
-
-
-## The default world (hills, biomes, their textures) without scatter meshes and structures: the
-## near view draws those and the far view does not, which is no colour of the ground.
-func _hills_preset() -> StrataWorldPreset:
-	var preset := StrataWorldPreset.new()
-	preset.seed = 5151
-	preset.scatter_enabled = false
-	var no_structures: Array[StrataStructureRule] = []
-	preset.structure_rules = no_structures
-	return preset
 
 
 func _run() -> void:
@@ -149,36 +139,11 @@ static func _delta_e(a: Image, b: Image, window: Rect2i) -> Array[float]:
 	for y in range(window.position.y, window.end.y - BLOCK + 1, BLOCK):
 		for x in range(window.position.x, window.end.x - BLOCK + 1, BLOCK):
 			var r := Rect2i(x, y, BLOCK, BLOCK)
-			block_max = maxf(block_max, _lab_distance(_mean(a, r), _mean(b, r)))
-	return [_lab_distance(_mean(a, window), _mean(b, window)), block_max]
+			block_max = maxf(block_max, _mean_delta_e(a, b, r))
+	return [_mean_delta_e(a, b, window), block_max]
 
 
-## The mean colour of `r` in linear light (so that it is the colour the eye averages).
-static func _mean(img: Image, r: Rect2i) -> Color:
-	var sum := Vector3.ZERO
-	for y in range(r.position.y, r.end.y):
-		for x in range(r.position.x, r.end.x):
-			var c := img.get_pixel(x, y).srgb_to_linear()
-			sum += Vector3(c.r, c.g, c.b)
-	var n := float(maxi(1, r.get_area()))
-	return Color(sum.x / n, sum.y / n, sum.z / n)
-
-
-## CIE76 ΔE between two linear-light colours.
-static func _lab_distance(a: Color, b: Color) -> float:
-	return _lab(a).distance_to(_lab(b))
-
-
-## CIELAB (D65) of a linear-light sRGB colour.
-static func _lab(c: Color) -> Vector3:
-	var x := (0.4124 * c.r + 0.3576 * c.g + 0.1805 * c.b) / 0.95047
-	var y := 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
-	var z := (0.0193 * c.r + 0.1192 * c.g + 0.9505 * c.b) / 1.08883
-	var fx := _lab_f(x)
-	var fy := _lab_f(y)
-	var fz := _lab_f(z)
-	return Vector3(116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz))
-
-
-static func _lab_f(t: float) -> float:
-	return pow(t, 1.0 / 3.0) if t > 0.008856 else 7.787 * t + 16.0 / 116.0
+## ΔE between the mean colours of `r` in `a` and in `b`.
+static func _mean_delta_e(a: Image, b: Image, r: Rect2i) -> float:
+	var mean_a := RenderedChecks.mean_linear(a, r)
+	return RenderedChecks.lab_distance(mean_a, RenderedChecks.mean_linear(b, r))

@@ -102,3 +102,45 @@ static func wait_ready(world: StrataChunkWorld, far: bool = false) -> void:
 			break
 		await world.get_tree().process_frame
 	viewport.disable_3d = false
+
+
+## The default world of `seed` without scatter meshes and structures: the near view draws those
+## and the far view does not, which is no colour of the ground.
+static func bare_preset(seed: int) -> StrataWorldPreset:
+	var preset := StrataWorldPreset.new()
+	preset.seed = seed
+	preset.scatter_enabled = false
+	var no_structures: Array[StrataStructureRule] = []
+	preset.structure_rules = no_structures
+	return preset
+
+
+## The mean colour of `r` in linear light (so that it is the colour the eye averages).
+static func mean_linear(img: Image, r: Rect2i) -> Color:
+	var sum := Vector3.ZERO
+	for y in range(r.position.y, r.end.y):
+		for x in range(r.position.x, r.end.x):
+			var c := img.get_pixel(x, y).srgb_to_linear()
+			sum += Vector3(c.r, c.g, c.b)
+	var n := float(maxi(1, r.get_area()))
+	return Color(sum.x / n, sum.y / n, sum.z / n)
+
+
+## CIE76 ΔE between two linear-light colours.
+static func lab_distance(a: Color, b: Color) -> float:
+	return lab(a).distance_to(lab(b))
+
+
+## CIELAB (D65) of a linear-light sRGB colour.
+static func lab(c: Color) -> Vector3:
+	var x := (0.4124 * c.r + 0.3576 * c.g + 0.1805 * c.b) / 0.95047
+	var y := 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b
+	var z := (0.0193 * c.r + 0.1192 * c.g + 0.9505 * c.b) / 1.08883
+	var fx := _lab_f(x)
+	var fy := _lab_f(y)
+	var fz := _lab_f(z)
+	return Vector3(116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz))
+
+
+static func _lab_f(t: float) -> float:
+	return pow(t, 1.0 / 3.0) if t > 0.008856 else 7.787 * t + 16.0 / 116.0

@@ -4,6 +4,7 @@
 extends StrataTestCase
 
 const MENU := preload("res://game/settings_menu.tscn")
+const GAME_SCENE := "res://game/world.tscn"
 
 var menu: SettingsMenu
 var _saved_settings := {}
@@ -279,7 +280,7 @@ func test_conflict_warning_and_reset() -> void:
 
 
 func test_settings_apply_live_and_persist() -> void:
-	var game: Node = load("res://game/world.tscn").instantiate()
+	var game: Node = load(GAME_SCENE).instantiate()
 	add_child(game)
 	await wait_frames(2)
 	game.loaded = true  # skip the loading screen; the slider must reach the live world
@@ -297,6 +298,38 @@ func test_settings_apply_live_and_persist() -> void:
 	slider.value = 9
 	await wait_frames(1)
 	assert_eq(game.world.view_distance, 9, "slider moves the live view distance")
+	await _close_game(game)
+
+
+func test_texture_detail_swaps_the_worlds_texture_set() -> void:
+	var game: Node = load(GAME_SCENE).instantiate()
+	add_child(game)
+	await wait_frames(2)
+	var world: StrataChunkWorld = game.world
+	assert_eq(GameState.get_setting("texture_detail"), 16, "16 by default")
+	assert_true(world.block_library == null, "at 16 the world keeps its default library")
+	var slider: HSlider = menu.find_child("Setting_texture_detail", true, false)
+	if not assert_true(slider != null, "a texture detail slider"):
+		await _close_game(game)
+		return
+	assert_eq(int(slider.value), 16, "the slider shows 16")
+	slider.value = 32
+	await wait_frames(1)
+	assert_eq(GameState.get_setting("texture_detail"), 32, "stored on the profile")
+	assert_true(world.block_library != null, "the world has a library")
+	if world.block_library != null:
+		assert_eq(world.block_library.texture_size, 32, "of 32-pixel textures")
+		assert_true(
+			world.block_library.get_texture_layers()[0].contains("/blocks_32/"), "the 32 set"
+		)
+	slider.value = 16
+	await wait_frames(1)
+	assert_eq(world.block_library.texture_size, 16, "back to the 16 set")
+	await _close_game(game)
+
+
+## Frees the game scene and gives the mouse back.
+func _close_game(game: Node) -> void:
 	game.queue_free()
 	Input.mouse_mode = Input.MOUSE_MODE_VISIBLE
 	await wait_frames(2)

@@ -4,25 +4,45 @@
 //! or reordering blocks never changes what an old save loads (law: Nothing is lost).
 //!
 //! A face's texture is named by its resource path; the world builds its texture array from the
-//! paths in the order the core's `MeshMaterials` walks them. `StrataBlockLibrary.create_default()` is
-//! the core's default library with the addon's textures (`res://addons/strata/textures/blocks/`).
+//! paths in the order the core's `MeshMaterials` walks them, every layer `texture_size` pixels a
+//! side (16 or 32). `StrataBlockLibrary.create_default(texture_size)` is the core's default library
+//! with the addon's textures of that size (`res://addons/strata/textures/blocks/` for 16,
+//! `…/blocks_32/` for 32: the same names, palette and mean colours).
 //!
-//! May use: `strata_core::base` (block, block_library), Godot's `Resource`, `Texture2D`.
+//! May use: `strata_core::base` (block, block_library), `base::ranges`, Godot's `Resource`,
+//! `Texture2D`.
 
 use godot::classes::image::{Format, Interpolation};
 use godot::classes::{IResource, Image, Resource, ResourceLoader, Texture2D, Texture2DArray};
 use godot::prelude::*;
+use godot::register::info::{PropertyHint, PropertyHintInfo, PropertyInfo};
 use strata_core::base::block_library::{
     BlockDef, BlockFaces, BlockLibrary as CoreLibrary, BlockLibraryError, Face, FaceTints, RenderMode, Tint,
     default_library,
 };
 
-/// Where the default library's textures are.
-pub(crate) const DEFAULT_TEXTURE_DIR: &str = "res://addons/strata/textures/blocks";
+/// The sides a library's texture array may be built at, in pixels (`texture_size`).
+pub(crate) const TEXTURE_SIZES: [i64; 2] = [16, 32];
 
-/// The side of every layer of a library's texture array, in pixels (textures of another size
-/// are scaled to it, nearest neighbour, so pixel art stays crisp).
-pub(crate) const TEXTURE_SIDE: i32 = 16;
+/// The side of every layer of a library's texture array unless its `texture_size` says
+/// otherwise: what every library had before 32 was allowed.
+pub(crate) const DEFAULT_TEXTURE_SIZE: i64 = 16;
+
+/// Where the default library's textures of side `size` (one of [`TEXTURE_SIZES`]) are.
+pub(crate) fn default_texture_dir(size: i64) -> &'static str {
+    if size == 32 { "res://addons/strata/textures/blocks_32" } else { "res://addons/strata/textures/blocks" }
+}
+
+/// `value` as a texture size: itself when allowed, else the nearer of [`TEXTURE_SIZES`] (24
+/// and below: 16), with a warning naming `what`, the value and what is allowed.
+fn texture_size_or_nearest(what: &str, value: i64) -> i64 {
+    if TEXTURE_SIZES.contains(&value) {
+        return value;
+    }
+    let nearest = if value <= 24 { 16 } else { 32 };
+    godot_warn!("{what}: {value} is not a texture size; allowed: 16 or 32; using {nearest}");
+    nearest
+}
 
 /// One block type of a [`StrataBlockLibrary`].
 #[derive(GodotClass)]
@@ -206,21 +226,48 @@ pub struct BlockLibrary {
     /// The block types; a block's id is its index. Block 0 must be `air`.
     #[export]
     blocks: Array<Gd<BlockType>>,
+    /// The side in pixels of every layer of the library's texture array (`build_texture_images`,
+    /// `build_texture_array`: what chunks and far columns sample): 16 (the default) or 32.
+    /// Textures of another size are scaled to it, nearest neighbour, so pixel art stays crisp;
+    /// `create_default(32)` loads the addon's 32×32 textures, drawn with finer detail and the
+    /// same mean colours, so the far view looks the same. Another value is clamped to the nearer
+    /// of 16 and 32 with a warning. A world builds its texture array when its `block_library` is
+    /// set: change this before, or set the world's `block_library` again after.
+    #[var(set)]
+    #[export]
+    #[init(val = DEFAULT_TEXTURE_SIZE)]
+    texture_size: i64,
+}
+
+#[godot_api]
+impl IResource for BlockLibrary {
+    /// Shows `texture_size` in the inspector as a choice of 16 or 32.
+    fn on_validate_property(&self, property: &mut PropertyInfo) {
+        if property.property_name == "texture_size" {
+            property.hint_info =
+                PropertyHintInfo { hint: PropertyHint::ENUM, hint_string: GString::from("16:16,32:32") };
+        }
+    }
 }
 
 #[godot_api]
 impl BlockLibrary {
     /// The core's default blocks (the 18 built-in ones, then torch, glass, leaves, log and
-    /// planks) with the addon's textures.
-    #[func]
-    pub fn create_default() -> Gd<BlockLibrary> {
+    /// planks) with the addon's textures of side `texture_size`: 16 (`addons/strata/textures/blocks/`)
+    /// or 32 (`…/blocks_32/`, finer detail, the same colours); the library's `texture_size` is set
+    /// to it. Another size is clamped to the nearer of 16 and 32 with a warning.
+    #[func(rename = create_default)]
+    pub fn create_default_sized(#[opt(default = 16)] texture_size: i64) -> Gd<BlockLibrary> {
+        let size = texture_size_or_nearest("StrataBlockLibrary.create_default: texture_size", texture_size);
+        let dir = default_texture_dir(size);
         let mut lib = BlockLibrary::new_gd();
+        lib.bind_mut().texture_size = size;
         let mut loader = ResourceLoader::singleton();
         let mut load = |name: &str| -> Option<Gd<Texture2D>> {
             if name.is_empty() {
                 return None;
             }
-            let path = format!("{DEFAULT_TEXTURE_DIR}/{name}.png");
+            let path = format!("{dir}/{name}.png");
             loader.load(&path).and_then(|r| r.try_cast::<Texture2D>().ok())
         };
         let mut blocks: Array<Gd<BlockType>> = Array::new();
@@ -295,11 +342,13 @@ impl BlockLibrary {
         (array.create_from_images(&images) == godot::global::Error::OK).then_some(array)
     }
 
-    /// The layers of the texture array: a 16×16 RGBA image (with mipmaps) per texture, in
-    /// `get_texture_layers()` order. A texture that does not load becomes a magenta layer, with
-    /// an error naming it; empty when the library is invalid.
+    /// The layers of the texture array: a `texture_size`² RGBA image (with mipmaps) per texture,
+    /// in `get_texture_layers()` order; a texture of another size is scaled to it, nearest
+    /// neighbour. A texture that does not load becomes a magenta layer, with an error naming it;
+    /// empty when the library is invalid.
     #[func]
     pub fn build_texture_images(&self) -> Array<Gd<Image>> {
+        let side = self.texture_size as i32;
         let mut images: Array<Gd<Image>> = Array::new();
         let Ok(core) = self.core() else { return images };
         let mut loader = ResourceLoader::singleton();
@@ -307,12 +356,18 @@ impl BlockLibrary {
             let image =
                 loader.load(name.as_str()).and_then(|r| r.try_cast::<Texture2D>().ok()).and_then(|t| t.get_image());
             let mut image = match image {
-                Some(i) => i,
+                // A copy: the texture may hand out its own image (the headless renderer does),
+                // which converting and scaling here must not change.
+                Some(i) => {
+                    let mut copy = Image::new_gd();
+                    copy.copy_from(&i);
+                    copy
+                }
                 None => {
                     godot_error!(
                         "StrataBlockLibrary.build_texture_images: cannot load texture `{name}`; allowed: a Texture2D resource path"
                     );
-                    let Some(mut i) = Image::create_empty(TEXTURE_SIDE, TEXTURE_SIDE, false, Format::RGBA8) else {
+                    let Some(mut i) = Image::create_empty(side, side, false, Format::RGBA8) else {
                         continue;
                     };
                     i.fill(Color::from_rgb(1.0, 0.0, 1.0));
@@ -323,8 +378,8 @@ impl BlockLibrary {
                 image.decompress();
             }
             image.convert(Format::RGBA8);
-            if image.get_width() != TEXTURE_SIDE || image.get_height() != TEXTURE_SIDE {
-                image.resize_ex(TEXTURE_SIDE, TEXTURE_SIDE).interpolation(Interpolation::NEAREST).done();
+            if image.get_width() != side || image.get_height() != side {
+                image.resize_ex(side, side).interpolation(Interpolation::NEAREST).done();
             }
             image.generate_mipmaps();
             images.push(&image);
@@ -345,6 +400,11 @@ impl BlockLibrary {
         self.blocks.len() as i64
     }
 
+    #[func]
+    fn set_texture_size(&mut self, value: i64) {
+        self.texture_size = texture_size_or_nearest("StrataBlockLibrary.texture_size", value);
+    }
+
     /// "" when the library is valid, else what is wrong: the library's file (when it has one),
     /// the block's index and name, the field, the value and what is allowed.
     #[func]
@@ -357,6 +417,12 @@ impl BlockLibrary {
 }
 
 impl BlockLibrary {
+    /// The default library at the default texture size (16), what a world without a library of
+    /// its own draws with.
+    pub fn create_default() -> Gd<BlockLibrary> {
+        Self::create_default_sized(DEFAULT_TEXTURE_SIZE)
+    }
+
     /// The blocks as the core's validated library.
     pub(crate) fn core(&self) -> Result<CoreLibrary, BlockLibraryError> {
         let blocks: Result<Vec<BlockDef>, BlockLibraryError> =
