@@ -8,9 +8,11 @@
 ## - across the chunk border through the platform's middle the tint has no step (its change over
 ##   a few pixels is small, against the change between the places);
 ## - the drawn tint is the core's (`get_tint_at`) at the platform's middle;
-## - the climate texture read back from the renderer holds the core's corner climates.
-## The frames are saved (`climate_hot_on.png`, `_off`, `climate_cold_on.png`, `_off`) to be
-## looked at.
+## - the climate texture read back from the renderer holds the core's corner climates;
+## - a billion voxels out (the world's origin moved there), the drawn tint is still the core's
+##   there, with no step across the border.
+## The frames are saved (`climate_hot_on.png`, `_off`, `climate_cold_on.png`, `_off`,
+## `climate_far_on.png`, `_off`) to be looked at.
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/climate_tint_shots.tscn -- --out-dir=/abs/dir
@@ -36,6 +38,8 @@ const MIN_TINT_CHANGE := 0.15
 ## How far the drawn tint may be from the core's, relative: red and green, and blue, which the
 ## grass texture holds little of (a few 8-bit levels, so the ratio is coarse).
 const MAX_TINT_ERROR := Vector3(0.1, 0.1, 0.2)
+## The far place: the chunk corner at x = z = 1e9 (= 32 · 31,250,000).
+const FAR_CORNER := Vector2i(31_250_000, 31_250_000)
 
 var out_dir := "user://climate_tint_shots"
 ## Whether the climate texture read back held the core's corners (at the first place).
@@ -87,7 +91,8 @@ func _run() -> void:
 	var hot_frames := await _frames(hot, "climate_hot")
 	checks.check("the climate texture holds the core's corners", _texture_ok)
 	var cold_frames := await _frames(cold, "climate_cold")
-	var drawn := hot_frames.size() == 2 and cold_frames.size() == 2
+	var far_frames := await _frames(FAR_CORNER, "climate_far")
+	var drawn := hot_frames.size() == 2 and cold_frames.size() == 2 and far_frames.size() == 2
 	checks.check("every frame was drawn", drawn)
 	if not drawn:
 		checks.finish(get_tree())
@@ -123,7 +128,10 @@ func _run() -> void:
 		"the tints differ clearly (%.3f > %.2f)" % [change, MIN_TINT_CHANGE],
 		change > MIN_TINT_CHANGE
 	)
-	for pair: Array in [[hot, hot_frames, hot_tint], [cold, cold_frames, cold_tint]]:
+	var far_tint := _ratio(far_frames[0], far_frames[1], middle)
+	for pair: Array in [
+		[hot, hot_frames, hot_tint], [cold, cold_frames, cold_tint], [FAR_CORNER, far_frames, far_tint]
+	]:
 		var corner: Vector2i = pair[0]
 		var frames: Array[Image] = pair[1]
 		var tint: Vector3 = pair[2]
@@ -174,16 +182,18 @@ func _hot_and_cold() -> Array[Vector2i]:
 
 
 ## [tint on, tint off] of the platform at `corner` seen from above; empty without rendering.
+## The platform at `corner` drawn with the tint on and off; the world's origin is moved to the
+## corner first (a no-op near the start, the floating origin a billion voxels out).
 func _frames(corner: Vector2i, tag: String) -> Array[Image]:
-	var at := Vector3(corner.x * 32.0, 0.0, corner.y * 32.0)
-	var top := int(world.get_height(at.x, at.z)) + ABOVE_GROUND
+	world.set_origin(Vector3i(corner.x * 32, 0, corner.y * 32))
+	var top := int(world.get_height(corner.x * 32.0, corner.y * 32.0)) + ABOVE_GROUND
 	var c := Vector3i(corner.x * 32, top, corner.y * 32)
 	world.set_voxels_box(
 		c - Vector3i(HALF.x, 0, HALF.y),
 		c + Vector3i(HALF.x - 1, 0, HALF.y - 1),
 		world.get_block_id("grass")
 	)
-	camera.position = Vector3(at.x, top + 1 + EYE_HEIGHT, at.z)
+	camera.position = world.voxel_to_local(c) + Vector3(0.0, 1.0 + EYE_HEIGHT, 0.0)
 	var frames: Array[Image] = []
 	for tint: bool in [true, false]:
 		world.climate_tint = tint
