@@ -130,7 +130,9 @@ func _run() -> void:
 	)
 	var far_tint := _ratio(far_frames[0], far_frames[1], middle)
 	for pair: Array in [
-		[hot, hot_frames, hot_tint], [cold, cold_frames, cold_tint], [FAR_CORNER, far_frames, far_tint]
+		[hot, hot_frames, hot_tint],
+		[cold, cold_frames, cold_tint],
+		[FAR_CORNER, far_frames, far_tint]
 	]:
 		var corner: Vector2i = pair[0]
 		var frames: Array[Image] = pair[1]
