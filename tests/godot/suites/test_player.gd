@@ -10,6 +10,8 @@ var player: StrataPlayer
 
 
 func before_each() -> void:
+	# Whatever a suite before this one left held (an action, a stick) is let go first.
+	_release_inputs()
 	root = Node3D.new()
 	add_child(root)
 	_add_box(Vector3(0, -0.5, 0), Vector3(200, 1, 200))  # flat floor, top at y = 0
@@ -20,11 +22,8 @@ func before_each() -> void:
 
 
 func after_each() -> void:
-	for axis in JOY_AXIS_SDL_MAX:
-		_pad_axis(axis as JoyAxis, 0.0)
+	_release_inputs()
 	await get_tree().process_frame
-	for a in GameState.ACTIONS:
-		Input.action_release(a)
 	if is_instance_valid(root):
 		root.queue_free()
 	await get_tree().process_frame
@@ -62,6 +61,14 @@ func _tap(action: String) -> void:
 
 func _horizontal(v: Vector3) -> Vector2:
 	return Vector2(v.x, v.z)
+
+
+## Every stick centred and every action of the game released.
+func _release_inputs() -> void:
+	for axis in JOY_AXIS_SDL_MAX:
+		_pad_axis(axis as JoyAxis, 0.0)
+	for a in GameState.ACTIONS:
+		Input.action_release(a)
 
 
 ## Feeds a gamepad stick or trigger position (device 0), as a real gamepad would, at once (the
