@@ -16,7 +16,7 @@
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/climate_tint_shots.tscn -- --out-dir=/abs/dir
-extends Node3D
+extends RenderedWorldCheck
 
 const FRAME_SIZE := Vector2i(640, 360)
 ## The platform: this many voxels either side of the corner on x and z, this high over the
@@ -41,18 +41,12 @@ const MAX_TINT_ERROR := Vector3(0.1, 0.1, 0.2)
 ## The far place: the chunk corner at x = z = 1e9 (= 32 · 31,250,000).
 const FAR_CORNER := Vector2i(31_250_000, 31_250_000)
 
-var out_dir := "user://climate_tint_shots"
 ## Whether the climate texture read back held the core's corners (at the first place).
 var _texture_ok := false
 
-@onready var world: StrataChunkWorld = $StrataChunkWorld
-@onready var camera: Camera3D = $Camera3D
-@onready var day_night: DayNight = $DayNight
-
 
 func _ready() -> void:
-	out_dir = RenderedChecks.out_dir_arg(out_dir)
-	get_window().size = FRAME_SIZE
+	open_frames("user://climate_tint_shots", FRAME_SIZE)
 	var preset := StrataWorldPreset.new()
 	preset.seed = 5151
 	preset.scatter_enabled = false

@@ -16,7 +16,7 @@
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/far_colour_shots.tscn -- --out-dir=/abs/dir
-extends Node3D
+extends RenderedWorldCheck
 
 ## Where the camera stands (30 voxels over the ground of this column) and the column of the middle
 ## of the measured ground: 100 m ahead of the camera, past a view distance of 2 chunks (far
@@ -34,19 +34,13 @@ const FRAME_SIZE := Vector2i(640, 360)
 ## may differ by less than 3.
 const MAX_MEAN_DELTA_E := 3.0
 
-var out_dir := "user://far_colour_shots"
 ## The camera and the middle of the measured ground (world voxels), from the terrain's heights.
 var _eye := Vector3.ZERO
 var _target := Vector3.ZERO
 
-@onready var world: StrataChunkWorld = $StrataChunkWorld
-@onready var camera: Camera3D = $Camera3D
-@onready var day_night: DayNight = $DayNight
-
 
 func _ready() -> void:
-	out_dir = RenderedChecks.out_dir_arg(out_dir)
-	get_window().size = FRAME_SIZE
+	open_frames("user://far_colour_shots", FRAME_SIZE)
 	# The default world (hills, biomes, their textures), bare: see `RenderedChecks.bare_preset`.
 	world.preset = RenderedChecks.bare_preset(5151)
 	world.far_view_levels = 2

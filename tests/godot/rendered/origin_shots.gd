@@ -15,7 +15,7 @@
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/origin_shots.tscn -- --out-dir=/abs/dir
-extends Node3D
+extends RenderedWorldCheck
 
 ## The flat ground: voxels up to y = 19 are solid, the surface is at y = 20.
 const GROUND_TOP := 19
@@ -42,18 +42,12 @@ const MAX_DIFFERING_SHARE := 0.002
 ## The origin shift check's distance: small, so that a shift comes within the loaded area.
 const SHIFT_DISTANCE := 64.0
 
-var out_dir := "user://origin_shots"
 ## Whether each view's area was ready when it was drawn.
 var _ready_views: Array[bool] = []
 
-@onready var world: StrataChunkWorld = $StrataChunkWorld
-@onready var camera: Camera3D = $Camera3D
-@onready var day_night: DayNight = $DayNight
-
 
 func _ready() -> void:
-	out_dir = RenderedChecks.out_dir_arg(out_dir)
-	get_window().size = FRAME_SIZE
+	open_frames("user://origin_shots", FRAME_SIZE)
 	world.preset = _flat_preset()
 	world.view_distance = 2
 	world.vertical_view_distance = 1

@@ -12,7 +12,7 @@
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/texture_sets_shots.tscn -- --out-dir=/abs/dir
-extends Node3D
+extends RenderedWorldCheck
 
 const FRAME_SIZE := Vector2i(640, 360)
 ## The platform's top, this far over the ground of column (0, 0).
@@ -40,17 +40,11 @@ const FAR_TARGET_COLUMN := Vector2(56.0, -84.0)
 const FAR_EYE_OVER_GROUND := 30.0
 const FAR_WINDOW_HALF := Vector2i(288, 16)
 
-var out_dir := "user://texture_sets_shots"
 var _top := Vector3.ZERO
-
-@onready var world: StrataChunkWorld = $StrataChunkWorld
-@onready var camera: Camera3D = $Camera3D
-@onready var day_night: DayNight = $DayNight
 
 
 func _ready() -> void:
-	out_dir = RenderedChecks.out_dir_arg(out_dir)
-	get_window().size = FRAME_SIZE
+	open_frames("user://texture_sets_shots", FRAME_SIZE)
 	var preset := RenderedChecks.bare_preset(3232)
 	preset.trees_enabled = false
 	world.preset = preset

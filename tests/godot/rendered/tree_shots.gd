@@ -7,7 +7,7 @@
 ##
 ##   xvfb-run -a -s "-screen 0 1280x720x24" godot --rendering-driver opengl3 --path tests/godot \
 ##       res://rendered/tree_shots.tscn -- --out-dir=/abs/dir
-extends Node3D
+extends RenderedWorldCheck
 
 const FRAME_SIZE := Vector2i(640, 360)
 ## The camera: this far back from the tree it looks at (x and z) and this high over its base.
@@ -19,16 +19,9 @@ const WINDOW_HALF := Vector2i(40, 40)
 ## The crown must move the window's mean colour (linear RGB, 0–1 a channel) by more than this.
 const MIN_COLOUR_CHANGE := 0.02
 
-var out_dir := "user://tree_shots"
-
-@onready var world: StrataChunkWorld = $StrataChunkWorld
-@onready var camera: Camera3D = $Camera3D
-@onready var day_night: DayNight = $DayNight
-
 
 func _ready() -> void:
-	out_dir = RenderedChecks.out_dir_arg(out_dir)
-	get_window().size = FRAME_SIZE
+	open_frames("user://tree_shots", FRAME_SIZE)
 	world.preset = _forest_preset(true)
 	world.view_distance = 3
 	world.far_view_levels = 2
