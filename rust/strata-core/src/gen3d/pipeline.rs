@@ -609,6 +609,12 @@ impl Generator {
         self.structures.column_top(p, x, z)
     }
 
+    /// [`Generator::structure_column_top`] of every column of `p`'s box, into `tops` (the column
+    /// `(p.min.x + u, p.min.z + v)` at `v · p.size.x + u`; [`Structures::column_tops`]).
+    pub fn structure_column_tops(&self, p: &Placement, tops: &mut Vec<Option<(i32, BlockId)>>) {
+        self.structures.column_tops(p, tops);
+    }
+
     /// [`Generator::structure_top`] over padded chunk `c`'s columns, `i32::MIN` for none.
     fn structure_top_over_chunk(&self, c: ChunkCoord) -> i32 {
         let m = c.min_voxel();

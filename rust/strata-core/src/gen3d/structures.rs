@@ -35,7 +35,7 @@ use crate::gen3d::context::{GroveNoise, StageContext};
 use crate::gen3d::trees::{TreeCell, TreeShape, TreeSize};
 use crate::preset::fingerprint::fnv1a64;
 use crate::preset::model::{Biome, StructurePlacement, WorldPreset};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
@@ -378,6 +378,8 @@ struct TreeRule {
     weights: Vec<(Vec<f32>, f32)>,
     /// Per biome index: its `tree_density` times the preset's `trees.density`.
     density: Vec<f64>,
+    /// The largest of `density` (0 for none, infinite when one is not finite).
+    max_density: f64,
     dry: f64,
     wet: f64,
     grove: GroveNoise,
@@ -388,7 +390,7 @@ struct TreeRule {
 /// entry, the value is the same; emptied when it grows past its limit.
 #[derive(Debug)]
 struct PlacementCache {
-    map: Mutex<HashMap<(u16, i32, i32), Option<Placement>>>,
+    map: Mutex<FxHashMap<(u16, i32, i32), Option<Placement>>>,
     limit: usize,
 }
 
@@ -537,13 +539,21 @@ impl Structures {
                 (w, sum)
             })
             .collect();
+        let density: Vec<f64> = biomes.iter().map(|b| (b.tree_density * t.density) as f64).collect();
+        // Infinite for a density that is not finite: then no bound holds.
+        let max_density = if density.iter().all(|d| d.is_finite()) {
+            density.iter().copied().fold(0.0, f64::max)
+        } else {
+            f64::INFINITY
+        };
         self.trees = Some(TreeRule {
             seed: preset.seed,
             spacing: t.spacing.max(1),
             reach: species.iter().map(TreeShape::reach).max().unwrap_or(0),
             species,
             weights,
-            density: biomes.iter().map(|b| (b.tree_density * t.density) as f64).collect(),
+            density,
+            max_density,
             dry: t.dry_moisture as f64,
             wet: t.wet_moisture as f64,
             grove: GroveNoise::new(preset),
@@ -627,6 +637,25 @@ impl Structures {
         let h = hash2(trees.seed, salt::TREES, cx, cz);
         let s = trees.spacing;
         let (x, z) = (cx * s + (mix64(h ^ 2) % s as u64) as i32, cz * s + (mix64(h ^ 3) % s as u64) as i32);
+        let (xf, zf) = (x as f64 + 0.5, z as f64 + 0.5);
+        let moisture = ctx.column_pass().climate_at(xf, zf).1;
+        let fade = if moisture < trees.dry {
+            0.0
+        } else if moisture >= trees.wet {
+            1.0
+        } else {
+            let u = (moisture - trees.dry) / (trees.wet - trees.dry);
+            u * u * (3.0 - 2.0 * u)
+        };
+        let g = trees.grove.at(xf, zf) as f64;
+        let roll = unit_f64(mix64(h ^ 5));
+        // The chance in the densest biome bounds the chance in the column's (the factors are
+        // not negative and rounding keeps the order): a roll above it grows no tree whatever
+        // the column, so most empty cells are told without the column (heights and slope).
+        let bound = (trees.max_density * 2.0 * g * fade).clamp(0.0, 1.0);
+        if g >= 0.0 && fade >= 0.0 && roll >= bound {
+            return None;
+        }
         let column = ctx.column(x, z);
         let b = column.biome as usize;
         let (weights, total) = trees.weights.get(b)?;
@@ -641,19 +670,8 @@ impl Structures {
         if ctx.biome_params.get(b).is_some_and(|p| column.surface_block == p.cliff_block) {
             return None;
         }
-        let (xf, zf) = (x as f64 + 0.5, z as f64 + 0.5);
-        let moisture = ctx.column_pass().climate_at(xf, zf).1;
-        let fade = if moisture < trees.dry {
-            0.0
-        } else if moisture >= trees.wet {
-            1.0
-        } else {
-            let u = (moisture - trees.dry) / (trees.wet - trees.dry);
-            u * u * (3.0 - 2.0 * u)
-        };
-        let g = trees.grove.at(xf, zf) as f64;
         let chance = (trees.density.get(b).copied().unwrap_or(0.0) * 2.0 * g * fade).clamp(0.0, 1.0);
-        if unit_f64(mix64(h ^ 5)) >= chance {
+        if roll >= chance {
             return None;
         }
         let mut pick = unit_f64(mix64(h ^ 6)) as f32 * total;
@@ -794,6 +812,26 @@ impl Structures {
             let cell = t.get(p.template_cell(t, u, y, v));
             (cell != KEEP && cell != AIR).then_some((p.min.y + y + 1, cell))
         })
+    }
+
+    /// [`Structures::column_top`] of every column of `p`'s box, into `tops` (cleared; the column
+    /// `(p.min.x + u, p.min.z + v)` at `v · p.size.x + u`): a tree grown once for all its
+    /// columns.
+    pub fn column_tops(&self, p: &Placement, tops: &mut Vec<Option<(i32, BlockId)>>) {
+        tops.clear();
+        let (w, d) = (p.size.x.max(0) as usize, p.size.z.max(0) as usize);
+        if !self.is_tree(p) {
+            tops.extend((0..d * w).map(|i| self.column_top(p, p.min.x + (i % w) as i32, p.min.z + (i / w) as i32)));
+            return;
+        }
+        tops.resize(w * d, None);
+        self.grow_tree(p, &mut |c, block, cell| {
+            // Inside the box (grow_tree clips to it); the same rule as `column_top`.
+            let top = &mut tops[(c.z - p.min.z) as usize * w + (c.x - p.min.x) as usize];
+            if top.is_none_or(|(y, _)| c.y + 1 > y || (c.y + 1 == y && cell == TreeCell::Log)) {
+                *top = Some((c.y + 1, block));
+            }
+        });
     }
 
     /// Whether world column `(x, z)` at height `y` lies inside a placement's box (a tree's: in

@@ -221,3 +221,25 @@ fn caves_never_cut_a_tree_and_the_sky_shortcut_sees_crowns() {
     assert_eq!(voxels.get(IVec3::new(t.x, top - 1, t.z)), Some(block));
     assert!((top..q.max().y + 1).all(|y| voxels.get(IVec3::new(t.x, y, t.z)) == Some(AIR)));
 }
+
+#[test]
+fn column_tops_of_a_whole_box_equal_each_columns_top() {
+    let g = Generator::new(&forest_preset()).unwrap();
+    let placements = g.placements_in((-200, -200), (200, 200));
+    assert!(placements.len() > 50, "{} placements", placements.len());
+    let mut tops = Vec::new();
+    let mut with_top = 0;
+    for p in &placements {
+        g.structure_column_tops(p, &mut tops);
+        assert_eq!(tops.len(), (p.size.x * p.size.z) as usize);
+        for v in 0..p.size.z {
+            for u in 0..p.size.x {
+                let (x, z) = (p.min.x + u, p.min.z + v);
+                let top = tops[(v * p.size.x + u) as usize];
+                assert_eq!(top, g.structure_column_top(p, x, z), "{p:?} column ({x}, {z})");
+                with_top += usize::from(top.is_some());
+            }
+        }
+    }
+    assert!(with_top > 1000, "{with_top} columns under a tree or structure");
+}

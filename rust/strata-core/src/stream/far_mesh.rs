@@ -6,6 +6,11 @@
 //! distance): the same functions as the near field, read more sparsely. Its 32 × 32 cells are
 //! meshed by the blocky [`Mesher`] in sections of 32 cells and scaled by the stride.
 //!
+//! Structures and trees standing above the ground raise the cells whose centre columns they
+//! cover to their top there, in the block of that top: each placement's tops are worked out once
+//! for all the columns of its box (a tree grown once), and a placement no higher than the ground
+//! of every cell it covers is passed over.
+//!
 //! Cracks between levels are closed by skirts: a far column's outer cells are meshed against air,
 //! so its sides are walls down to a depth below its lowest surface, and where a coarser column
 //! stands higher than its finer neighbour the wall fills the step.
@@ -57,6 +62,8 @@ struct FarCell {
 pub struct FarScratch {
     samples: Vec<TerrainSample>,
     cells: Vec<FarCell>,
+    /// One placement's top per column of its box ([`Generator::structure_column_tops`]).
+    tops: Vec<Option<(i32, BlockId)>>,
     padded: Option<VoxelBuffer>,
     mesher: Mesher,
     section: ChunkMesh,
@@ -218,11 +225,19 @@ fn sample_far_cells(g: &Generator, c: LodColumn, scratch: &mut FarScratch) {
         first as usize..end.max(first) as usize
     };
     for q in g.placements_in(reach, end) {
-        for k in cells_in(reach.1, q.min.z, q.max().z) {
-            for i in cells_in(reach.0, q.min.x, q.max().x) {
+        let (ks, is) = (cells_in(reach.1, q.min.z, q.max().z), cells_in(reach.0, q.min.x, q.max().x));
+        // A placement no higher than the ground of every cell it covers raises none.
+        let covered = ks.clone().flat_map(|k| is.clone().map(move |i| k * PADDED + i));
+        if covered.map(|idx| scratch.cells[idx].surface).all(|ground| q.max().y <= ground) {
+            continue;
+        }
+        g.structure_column_tops(&q, &mut scratch.tops);
+        for k in ks {
+            for i in is.clone() {
                 let (x, z) = (reach.0 + i as i32 * s + s / 2, reach.1 + k as i32 * s + s / 2);
                 let cell = &mut scratch.cells[k * PADDED + i];
-                if let Some((top, block)) = g.structure_column_top(&q, x, z)
+                let column = (z - q.min.z) as usize * q.size.x as usize + (x - q.min.x) as usize;
+                if let Some((top, block)) = scratch.tops[column]
                     && top > cell.surface
                 {
                     *cell = FarCell {

@@ -8,7 +8,8 @@
 //! Deterministic, Seamless).
 //!
 //! * [`light_inputs`] generates the box, applies the edits, and finds each column's exposure by
-//!   walking down from above the highest ground, water or edited block, a slab at a time, until
+//!   walking down from above the highest ground, water, edited block or structure or tree (the
+//!   bound taken per tile of columns, from the placements meeting it), a slab at a time, until
 //!   something stops the sky (usually one slab, or none when the box reaches above the ground).
 //! * [`ChunkLighter`] lights a chunk for the mesher: the chunk padded by
 //!   [`LIGHT_MARGIN`] (62³) in, the chunk and its shell (34³, the mesher's padded box) out.
@@ -23,6 +24,7 @@ use crate::base::coords::{ChunkCoord, IVec3, clamp_to_world};
 use crate::base::edits::{EditMap, apply_edits};
 use crate::gen3d::pipeline::Generator;
 use crate::gen3d::scratch::GenScratch;
+use crate::gen3d::structures::Placement;
 use crate::light::{
     LIGHT_MARGIN, LIGHT_PADDED_SIZE, LightBuffer, LightError, LightProps, LightScratch, SkyExposure, light_chunk,
 };
@@ -93,17 +95,19 @@ pub fn light_inputs(
     let (nx, nz) = (size.x.max(0) as usize, size.z.max(0) as usize);
     let water = &generator.preset().water;
     let sea = if water.enabled { water.sea_level } else { i32::MIN };
-    let structures = generator.structure_top((min.x, min.z), (min.x + size.x, min.z + size.z));
+    let placements = generator.placements_in((min.x, min.z), (min.x + size.x, min.z + size.z));
     let box_top = min.y.saturating_add(size.y);
     // Above every column's ground, water, structures and edited blocks the world is clear to the
     // sky: one bound per region of columns, the whole box from a column pass, or each 8 × 8 tile
-    // from the cache's ground tiles. Only the columns of regions whose bound lies above the box
-    // are walked; the others are open at its top, which is what the walk would find for them.
-    // A walk that starts higher finds the same first voxel that stops the sky.
+    // from the cache's ground tiles (structures and trees: those whose boxes meet the region).
+    // Only the columns of regions whose bound lies above the box are walked; the others are
+    // open at its top, which is what the walk would find for them. A walk that starts higher
+    // finds the same first voxel that stops the sky.
     let clear_above = |ground: i32, (x0, z0): (i32, i32), (x1, z1): (i32, i32)| {
         let inside = |q: IVec3| q.x >= x0 && q.z >= z0 && q.x < x1 && q.z < z1;
         let edited = edits.iter().filter(|(q, id)| inside(*q) && !props.is_clear(*id)).map(|(q, _)| q.y).max();
-        let structures = structures.map_or(i32::MIN, |t| t - 1);
+        let meets = |p: &&Placement| p.min.x < x1 && p.max().x > x0 && p.min.z < z1 && p.max().z > z0;
+        let structures = placements.iter().filter(meets).map(|p| p.max().y - 1).max().unwrap_or(i32::MIN);
         ground.max(sea).max(structures).max(edited.unwrap_or(i32::MIN)).saturating_add(1)
     };
     clear_from.clear();
