@@ -64,29 +64,16 @@ pub(super) fn class_rows_wide(
     air: &mut [u64],
 ) -> BlockId {
     use std::arch::x86_64::*;
-    let full = class_rows_full(data, px, [solid.len(), liquid.len(), air.len()]);
+    let full = class_rows_full(data, px, &[solid.len(), liquid.len(), air.len()]);
     let (air_ids, liquid_ids) = (_mm256_set1_epi16(block::AIR as i16), _mm256_set1_epi16(liquid_id as i16));
     let starts = [0, px - 32];
     let mut highest = _mm256_setzero_si256();
     for (((row, s), l), a) in data.chunks_exact(px).zip(solid).zip(liquid).zip(air) {
         let (mut air_mask, mut liquid_mask) = (0u64, 0u64);
         for at in starts {
-            let ids = &row[at..at + 32];
-            // SAFETY: the loads read the 32 ids (64 bytes) of `ids`.
-            let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>()),
-                    _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>()),
-                )
-            };
-            // Packing interleaves the two 16-id halves by 64 bits; the permute puts the ids back
-            // in order.
-            let bits = |want: __m256i| {
-                let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, want), _mm256_cmpeq_epi16(hi, want));
-                _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64
-            };
-            air_mask |= bits(air_ids) << at;
-            liquid_mask |= bits(liquid_ids) << at;
+            let (lo, hi) = load_32(&row[at..at + 32]);
+            air_mask |= equal_bits_32(lo, hi, air_ids) << at;
+            liquid_mask |= equal_bits_32(lo, hi, liquid_ids) << at;
             highest = _mm256_max_epu16(highest, _mm256_max_epu16(lo, hi));
         }
         *a = air_mask;
@@ -94,6 +81,34 @@ pub(super) fn class_rows_wide(
         *s = !(air_mask | liquid_mask) & full;
     }
     highest_of_16(highest)
+}
+
+/// The 32 ids of `ids` (at least 32) in two AVX2 registers of 16.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_32(ids: &[BlockId]) -> (std::arch::x86_64::__m256i, std::arch::x86_64::__m256i) {
+    use std::arch::x86_64::*;
+    assert!(ids.len() >= 32, "32 ids");
+    // SAFETY: the loads read the first 32 ids (64 bytes) of `ids`, checked just above.
+    unsafe {
+        (_mm256_loadu_si256(ids.as_ptr().cast::<__m256i>()), _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>()))
+    }
+}
+
+/// Bit `k` set where id `k` of the 32 in `lo`, `hi` ([`load_32`]) equals `want` (splat).
+/// Packing interleaves the two 16-id halves by 64 bits; the permute puts the ids back in order.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+fn equal_bits_32(
+    lo: std::arch::x86_64::__m256i,
+    hi: std::arch::x86_64::__m256i,
+    want: std::arch::x86_64::__m256i,
+) -> u64 {
+    use std::arch::x86_64::*;
+    let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, want), _mm256_cmpeq_epi16(hi, want));
+    _mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64
 }
 
 /// How many other ids [`cutout_rows_wide`] looks for at most.
@@ -115,7 +130,7 @@ pub(super) fn cutout_rows_wide(
     cutout: &mut [u64],
 ) -> bool {
     use std::arch::x86_64::*;
-    class_rows_full(data, px, [cutout.len(); 3]);
+    class_rows_full(data, px, &[cutout.len()]);
     let cutout_ids = _mm256_set1_epi16(cutout_id as i16);
     let others = others.map(|id| _mm256_set1_epi16(id as i16));
     let starts = [0, px - 32];
@@ -123,16 +138,8 @@ pub(super) fn cutout_rows_wide(
     for (row, c) in data.chunks_exact(px).zip(cutout) {
         let mut mask = 0u64;
         for at in starts {
-            let ids = &row[at..at + 32];
-            // SAFETY: the loads read the 32 ids (64 bytes) of `ids`.
-            let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_si256(ids.as_ptr().cast::<__m256i>()),
-                    _mm256_loadu_si256(ids.as_ptr().add(16).cast::<__m256i>()),
-                )
-            };
-            let packed = _mm256_packs_epi16(_mm256_cmpeq_epi16(lo, cutout_ids), _mm256_cmpeq_epi16(hi, cutout_ids));
-            mask |= (_mm256_movemask_epi8(_mm256_permute4x64_epi64::<0b11_01_10_00>(packed)) as u32 as u64) << at;
+            let (lo, hi) = load_32(&row[at..at + 32]);
+            mask |= equal_bits_32(lo, hi, cutout_ids) << at;
             for other in others {
                 found = _mm256_or_si256(
                     found,
@@ -148,7 +155,7 @@ pub(super) fn cutout_rows_wide(
 /// Checks the class rows' buffers against `data` (rows of `px` ids, 32 to 64; a word per row in
 /// each class) and returns the mask of a row's `px` bits.
 #[cfg(target_arch = "x86_64")]
-fn class_rows_full(data: &[BlockId], px: usize, class_lens: [usize; 3]) -> u64 {
+fn class_rows_full(data: &[BlockId], px: usize, class_lens: &[usize]) -> u64 {
     assert!((32..=64).contains(&px), "rows of 32 to 64 ids");
     let rows = data.len() / px;
     assert!(
@@ -185,7 +192,7 @@ pub(super) fn class_rows_wide_512(
     air: &mut [u64],
 ) -> BlockId {
     use std::arch::x86_64::*;
-    let full = class_rows_full(data, px, [solid.len(), liquid.len(), air.len()]);
+    let full = class_rows_full(data, px, &[solid.len(), liquid.len(), air.len()]);
     let (air_ids, liquid_ids) = (_mm512_set1_epi16(block::AIR as i16), _mm512_set1_epi16(liquid_id as i16));
     let tail = px - 32;
     let mut highest = _mm512_setzero_si512();
