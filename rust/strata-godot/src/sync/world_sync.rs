@@ -303,6 +303,8 @@ struct Traffic {
     bytes_received: u64,
     packets_sent: u64,
     packets_received: u64,
+    /// Poses a client sent reliably because its player came to rest there.
+    resting_poses_sent: u64,
 }
 
 #[godot_api]
@@ -420,12 +422,22 @@ impl INode for WorldSync {
         }
         if let Some(pose) = self.local_pose
             && now - self.last_pose_sent >= 1.0 / POSE_RATE_HZ
-            && (self.sent_pose != Some(pose) || now - self.last_pose_sent >= POSE_KEEPALIVE_S)
         {
-            self.last_pose_sent = now;
-            self.sent_pose = Some(pose);
-            self.pose_tick = self.pose_tick.wrapping_add(1);
-            self.send_pose(pose);
+            // Moving poses go unreliably (a lost one is soon replaced). The pose a player comes
+            // to rest at is sent once more on the reliable channel, so the server learns where
+            // the player stopped however many unreliable packets a congested link drops.
+            let moved = self.sent_pose != Some(pose);
+            let resting = !moved && self.reliable_pose != Some(pose);
+            if moved || resting || now - self.last_pose_sent >= POSE_KEEPALIVE_S {
+                self.last_pose_sent = now;
+                self.sent_pose = Some(pose);
+                self.pose_tick = self.pose_tick.wrapping_add(1);
+                if resting {
+                    self.reliable_pose = Some(pose);
+                    self.traffic.resting_poses_sent += 1;
+                }
+                self.send_pose(pose, resting);
+            }
         }
         self.follow_remote_players();
         self.flush_outbox();
@@ -947,7 +959,7 @@ impl WorldSync {
             if let Some(pose) = self.local_pose
                 && matches!(self.role, Role::Server(_))
             {
-                self.send_pose(pose);
+                self.send_pose(pose, false);
             }
         }
     }
@@ -1244,6 +1256,7 @@ impl WorldSync {
                 d.set("bytes_sent_per_player", &per_player);
             }
             Role::Client(c) => {
+                d.set("resting_poses_sent", self.traffic.resting_poses_sent as i64);
                 d.set("edits", c.edits().len() as i64);
                 d.set("next_order", c.next_order() as i64);
                 d.set("entity_records", c.entity_deltas().record_count() as i64);
@@ -1529,11 +1542,13 @@ impl WorldSync {
         api.send_bytes_ex(&packet).id(peer as i32).mode(mode).channel(if reliable { 0 } else { 1 }).done();
     }
 
-    pub(super) fn send_pose(&mut self, pose: Pose) {
+    /// Sends the local player's `pose` (unreliably unless `reliable`); the host's own goes
+    /// straight to its server.
+    pub(super) fn send_pose(&mut self, pose: Pose, reliable: bool) {
         let tick = self.pose_tick;
         match &self.role {
             Role::Client(c) if c.player().is_some() => match c.pose_packet(tick, pose) {
-                Ok(bytes) => self.send(SERVER_PEER, &bytes, false),
+                Ok(bytes) => self.send(SERVER_PEER, &bytes, reliable),
                 Err(e) => self.last_error.record(format!("StrataWorldSync.set_local_pose: {e}")),
             },
             Role::Server(_) => {

@@ -45,7 +45,7 @@ impl WorldSync {
         }
         self.local_pose = Some(pose);
         if matches!(self.role, Role::Server(_)) {
-            self.send_pose(pose);
+            self.send_pose(pose, false);
         }
     }
 
