@@ -70,16 +70,22 @@ pub fn box_counting_dimension(border: &[bool], n: usize) -> Option<f64> {
 
 /// The longest straight run of an `n × n` border set, in pixels (see the module doc).
 pub fn longest_straight_run(border: &[bool], n: usize) -> f64 {
+    longest_straight_run_at(border, n).0
+}
+
+/// [`longest_straight_run`] and where it is: the border pixel `(x, y)` it passes through and its
+/// direction in whole degrees.
+pub fn longest_straight_run_at(border: &[bool], n: usize) -> (f64, (usize, usize), u32) {
     let is_border = |i: i64, k: i64| {
         (0..n as i64).contains(&i) && (0..n as i64).contains(&k) && border[k as usize * n + i as usize]
     };
     let directions: Vec<(f64, f64)> = (0..180).map(|d| (d as f64).to_radians()).map(|a| (a.cos(), a.sin())).collect();
-    let mut best = 0.0f64;
+    let (mut best, mut best_at, mut best_degrees) = (0.0f64, (0, 0), 0);
     let mut reached = Vec::new();
     let mut next = Vec::new();
     for (at, _) in border.iter().enumerate().filter(|(_, b)| **b) {
         let (x, y) = ((at % n) as i64, (at / n) as i64);
-        for &(dx, dy) in &directions {
+        for (degrees, &(dx, dy)) in directions.iter().enumerate() {
             // How far the border follows the line from (x, y): at each whole step, the border
             // pixels within one pixel of the line's point that touch (8-neighbourhood) those the
             // step before reached.
@@ -113,10 +119,12 @@ pub fn longest_straight_run(border: &[bool], n: usize) -> f64 {
                 continue;
             }
             let run = forward + reach(-1.0);
-            best = best.max(run);
+            if run > best {
+                (best, best_at, best_degrees) = (run, (x as usize, y as usize), degrees as u32);
+            }
         }
     }
-    best
+    (best, best_at, best_degrees)
 }
 
 #[cfg(test)]
@@ -136,6 +144,8 @@ mod tests {
         let segment = set(n, |i, k| k == 100 && (20..220).contains(&i));
         let run = longest_straight_run(&segment, n);
         assert!((199.0..=201.0).contains(&run), "from the first pixel to the last, ± the tolerance: {run}");
+        let (_, (x, y), degrees) = longest_straight_run_at(&segment, n);
+        assert!(y == 100 && (20..220).contains(&x) && degrees == 0, "on the segment, along it: {x} {y} {degrees}");
         let diagonal = set(n, |i, k| i == k);
         assert!(longest_straight_run(&diagonal, n) >= 254.0);
         let filled = set(n, |_, _| true);
