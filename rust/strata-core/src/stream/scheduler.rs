@@ -97,6 +97,8 @@ pub struct StreamStats {
     /// Wanted chunks not yet loaded (queued, in flight, or waiting to be applied).
     pub pending_chunks: usize,
     pub in_flight: usize,
+    /// The cap on jobs out at once (following the frame rate unless the caller set it).
+    pub max_in_flight: usize,
     pub generated_total: u64,
     pub cancelled_total: u64,
     /// Median time of the first stage on a worker (generation), in microseconds.
@@ -182,12 +184,70 @@ pub fn default_max_in_flight(workers: usize) -> usize {
     (12 * workers.max(1)).max(16)
 }
 
+/// Frames of the workers' time the jobs out cover when the cap follows the frame rate.
+const FRAMES_OF_WORK: f64 = 1.5;
+/// The most jobs out at once when the cap follows the frame rate.
+pub const AUTO_MAX_IN_FLIGHT: usize = 1024;
+/// Weight of the newest sample in the running means of frame and job time.
+const MEAN_WEIGHT: f64 = 0.05;
+/// Pump intervals longer than this (a pause, a stalled frame) count as this long.
+const LONGEST_FRAME_S: f64 = 0.25;
+
+/// The cap on jobs out when the caller leaves it to us: enough jobs for `workers` to stay busy
+/// for [`FRAMES_OF_WORK`] frames of `frame_s` seconds at `job_s` seconds a job, since jobs are
+/// sent once a frame. At 60 frames a second and a typical job of 0.4 ms that is about 60 per
+/// worker, where [`default_max_in_flight`]'s twelve would leave the workers idle most of each
+/// frame. Never fewer than the default, never more than [`AUTO_MAX_IN_FLIGHT`]. Jobs out for
+/// chunks that stop being wanted are cancelled before they run, so a deeper queue delays a
+/// changed priority by at most those frames of work.
+pub fn adaptive_max_in_flight(workers: usize, frame_s: f64, job_s: f64) -> usize {
+    let floor = default_max_in_flight(workers);
+    if !(frame_s > 0.0 && job_s > 0.0) {
+        return floor;
+    }
+    let per_worker = (FRAMES_OF_WORK * frame_s.min(LONGEST_FRAME_S) / job_s).ceil();
+    let cap = workers.max(1) as f64 * per_worker;
+    if cap.is_finite() { (cap as usize).clamp(floor, AUTO_MAX_IN_FLIGHT.max(floor)) } else { floor }
+}
+
+/// Running means of the time between pumps (a frame) and of a job's worker time, from which
+/// an automatic cap follows ([`adaptive_max_in_flight`]).
+#[derive(Debug, Default)]
+struct FramePace {
+    last_pump: Option<std::time::Instant>,
+    frame_s: Option<f64>,
+    job_s: Option<f64>,
+}
+
+impl FramePace {
+    fn mean(mean: &mut Option<f64>, sample: f64) {
+        *mean = Some(match *mean {
+            Some(m) => m + MEAN_WEIGHT * (sample - m),
+            None => sample,
+        });
+    }
+
+    fn pumped(&mut self) {
+        let now = std::time::Instant::now();
+        if let Some(last) = self.last_pump.replace(now) {
+            Self::mean(&mut self.frame_s, now.duration_since(last).as_secs_f64().min(LONGEST_FRAME_S));
+        }
+    }
+
+    fn job_done(&mut self, worker_us: u64) {
+        Self::mean(&mut self.job_s, worker_us as f64 * 1e-6);
+    }
+}
+
 /// Streaming bookkeeping and workers for chunks keyed by `C`, jobs carrying `P`, results `R`.
 pub struct Scheduler<C, P, R> {
     job_tx: Option<Sender<Job<C, P>>>,
     result_rx: Receiver<R>,
     workers: Vec<JoinHandle<()>>,
     max_in_flight: usize,
+    /// Whether `max_in_flight` follows the frame rate (the caller left it to us).
+    auto_cap: bool,
+    pace: FramePace,
     viewer: Option<C>,
     /// Wanted, not loaded, not in flight; nearest last (so `pop` takes the nearest).
     queue: Vec<C>,
@@ -260,6 +320,8 @@ where
             result_rx,
             workers: handles,
             max_in_flight: cap,
+            auto_cap: max_in_flight == 0,
+            pace: FramePace::default(),
             viewer: None,
             queue: Vec::new(),
             wanted: HashSet::new(),
@@ -377,6 +439,12 @@ where
     /// Sends jobs until `max_in_flight` are outstanding: dirty (edited) chunks first, then the
     /// nearest queued ones. `payload` makes each job's data (e.g. the edits it must apply).
     pub fn pump(&mut self, mut payload: impl FnMut(C) -> P) {
+        if self.auto_cap {
+            self.pace.pumped();
+            if let (Some(frame_s), Some(job_s)) = (self.pace.frame_s, self.pace.job_s) {
+                self.max_in_flight = adaptive_max_in_flight(self.workers.len(), frame_s, job_s);
+            }
+        }
         let mut dirty: Vec<C> = self.dirty.drain().collect();
         dirty.sort();
         for c in dirty {
@@ -458,6 +526,7 @@ where
             }
             self.generated_total += 1;
             let (a, b) = r.timings_us();
+            self.pace.job_done(u64::from(a) + u64::from(b));
             let class = &mut self.timings[r.timing_class().min(1)];
             class[0].push(a);
             class[1].push(b);
@@ -541,6 +610,7 @@ where
             loaded_chunks: self.loaded.len(),
             pending_chunks: self.pending_count(),
             in_flight: self.in_flight.len(),
+            max_in_flight: self.max_in_flight,
             generated_total: self.generated_total,
             cancelled_total: self.cancelled_total,
             gen_us_median: self.timings[0][0].median(),
@@ -579,6 +649,7 @@ mod tests {
         job_id: u64,
         state: usize,
         runs: usize,
+        worker_us: u32,
     }
 
     impl JobResult<i32> for Done {
@@ -589,7 +660,7 @@ mod tests {
             self.job_id
         }
         fn timings_us(&self) -> (u32, u32) {
-            (0, 0)
+            (self.worker_us, 0)
         }
     }
 
@@ -600,7 +671,7 @@ mod tests {
         let make_state = move || (counter.fetch_add(1, Ordering::SeqCst), 0usize);
         let work = |state: &mut (usize, usize), job: Job<i32, ()>| {
             state.1 += 1;
-            Some(Done { coord: job.coord, job_id: job.id, state: state.0, runs: state.1 })
+            Some(Done { coord: job.coord, job_id: job.id, state: state.0, runs: state.1, worker_us: 0 })
         };
         let mut s = Scheduler::<i32, (), Done>::new(3, 0, "test-worker", make_state, work).unwrap();
         let wanted: HashSet<i32> = (0..40).collect();
@@ -626,5 +697,48 @@ mod tests {
         let workers = s.worker_count();
         drop(s);
         assert_eq!(made.load(Ordering::SeqCst), workers, "one state per worker");
+    }
+
+    #[test]
+    fn an_automatic_cap_covers_one_and_a_half_frames_of_the_workers_time() {
+        let floor = default_max_in_flight(2);
+        assert_eq!(floor, 24);
+        // 60 frames a second, 0.4 ms a job: 63 jobs a worker.
+        assert_eq!(adaptive_max_in_flight(2, 1.0 / 60.0, 0.0004), 126);
+        // Frames far shorter than a job (a headless loop): the default.
+        assert_eq!(adaptive_max_in_flight(2, 0.0002, 0.0004), floor);
+        // A stalled frame counts as a quarter of a second; the cap has a ceiling.
+        assert_eq!(adaptive_max_in_flight(2, 10.0, 0.0025), 2 * 150);
+        assert_eq!(adaptive_max_in_flight(2, 0.1, 0.000_001), AUTO_MAX_IN_FLIGHT);
+        // Nothing measured yet, or nonsense: the default.
+        for (frame, job) in [(0.0, 0.0004), (0.016, 0.0), (f64::NAN, 0.0004), (0.016, f64::INFINITY)] {
+            assert_eq!(adaptive_max_in_flight(2, frame, job), floor, "{frame} {job}");
+        }
+    }
+
+    #[test]
+    fn jobs_out_follow_the_frame_rate_unless_the_caller_sets_the_cap() {
+        let work = |_: &mut (), job: Job<i32, ()>| {
+            Some(Done { coord: job.coord, job_id: job.id, state: 0, runs: 0, worker_us: 100 })
+        };
+        for (asked, auto) in [(0, true), (8, false)] {
+            let mut s = Scheduler::<i32, (), Done>::new(2, asked, "test-worker", || (), work).unwrap();
+            s.retarget(0, (0..4000).collect(), |_| true, |c| c);
+            // Frames of about 20 ms; every result taken at each.
+            for _ in 0..6 {
+                s.pump(|_| ());
+                std::thread::sleep(Duration::from_millis(20));
+                while s.try_recv().is_some() {}
+            }
+            s.pump(|_| ());
+            let st = s.stats();
+            if auto {
+                // 100 µs jobs, frames of 20 ms or more: 300 jobs a worker at least.
+                assert!(st.max_in_flight >= 600, "{}", st.max_in_flight);
+                assert_eq!(st.in_flight, st.max_in_flight.min(st.pending_chunks), "filled to the cap");
+            } else {
+                assert_eq!((st.max_in_flight, st.in_flight), (8, 8));
+            }
+        }
     }
 }

@@ -80,7 +80,8 @@ pub struct StreamConfig2D {
     /// Worker threads; 0 = one less than the machine's cores, at least two; at most
     /// [`crate::stream::scheduler::max_workers`].
     pub worker_threads: usize,
-    /// Jobs out at once; 0 = [`crate::stream::scheduler::default_max_in_flight`]; at most
+    /// Jobs out at once; 0 = follow the frame rate
+    /// ([`crate::stream::scheduler::adaptive_max_in_flight`]); at most
     /// [`crate::stream::streamer::MAX_IN_FLIGHT`].
     pub max_in_flight: usize,
     /// Memory the loaded chunks may take, in MiB, as estimated with

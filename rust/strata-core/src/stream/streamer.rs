@@ -88,9 +88,10 @@ pub struct StreamConfig {
     /// Worker threads; 0 = one less than the machine's cores, at least two; at most
     /// [`crate::stream::scheduler::max_workers`] (twice the cores, at most [`MAX_WORKER_THREADS`]).
     pub worker_threads: usize,
-    /// Jobs out at once (sent, running, or finished and not yet taken); 0 =
-    /// [`crate::stream::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen);
-    /// at most [`MAX_IN_FLIGHT`].
+    /// Jobs out at once (sent, running, or finished and not yet taken); 0 = follow the frame
+    /// rate: enough for 1.5 frames of the workers' time, at least
+    /// [`crate::stream::scheduler::default_max_in_flight`] (twelve per worker, at least sixteen)
+    /// ([`crate::stream::scheduler::adaptive_max_in_flight`]); at most [`MAX_IN_FLIGHT`].
     pub max_in_flight: usize,
     /// Memory the loaded near chunks and far columns may take, in MiB, as estimated with
     /// [`ESTIMATED_BYTES_PER_CHUNK`] each (within [`MEMORY_BUDGET_MB_RANGE`]). When the view

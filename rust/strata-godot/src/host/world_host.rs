@@ -600,7 +600,7 @@ pub(crate) const RESERVED_STATE_PREFIX: &str = "strata.";
 /// Godot's `var_to_bytes` (a 0.2 save's entries are plain text under the key itself).
 const VARIANT_STATE_PREFIX: &str = "strata.variant.";
 
-/// The counters both worlds report: `loaded_chunks`, `pending_chunks`, `in_flight`,
+/// The counters both worlds report: `loaded_chunks`, `pending_chunks`, `in_flight`, `max_in_flight`,
 /// `generated_total`, `cancelled_total`, `gen_ms_median`, `build_key` (the second worker stage's
 /// median, ms), `apply_ms_last_frame`, `workers` and `edits`.
 pub(crate) fn stream_stats(st: &StreamStats, build_key: &str, apply_ms_last_frame: f64, edits: usize) -> VarDictionary {
@@ -608,6 +608,7 @@ pub(crate) fn stream_stats(st: &StreamStats, build_key: &str, apply_ms_last_fram
     d.set("loaded_chunks", st.loaded_chunks as i64);
     d.set("pending_chunks", st.pending_chunks as i64);
     d.set("in_flight", st.in_flight as i64);
+    d.set("max_in_flight", st.max_in_flight as i64);
     d.set("generated_total", st.generated_total as i64);
     d.set("cancelled_total", st.cancelled_total as i64);
     d.set("gen_ms_median", st.gen_us_median / 1000.0);
