@@ -2,8 +2,9 @@
 //!
 //! A [`Scheduler`] owns the worker threads and the bookkeeping of which chunks are wanted,
 //! queued (nearest last), in flight, loaded, dirty (loaded but needing a new result after an
-//! edit) or to be unloaded. It never blocks: jobs go out over one crossbeam channel (at most
-//! `max_in_flight` at once, so priorities stay fresh as the viewer moves), finished results come
+//! edit) or to be unloaded. It never blocks: jobs go out over crossbeam channels (at most
+//! `max_in_flight` at once, so priorities stay fresh as the viewer moves; updates of loaded
+//! chunks on their own channel, which workers take first), finished results come
 //! back over another and are filtered for staleness (cancelled or superseded jobs). Dropping it
 //! cancels every job and joins every worker. The streamers ([`crate::stream::streamer::Streamer`],
 //! [`crate::stream::stream2d::Streamer2D`]) add the geometry of the wanted set, the jobs' payloads
@@ -184,6 +185,18 @@ pub fn default_max_in_flight(workers: usize) -> usize {
     (12 * workers.max(1)).max(16)
 }
 
+/// A worker's next job: an update of a loaded chunk if one waits, else the next of either kind;
+/// `None` once the scheduler has closed the channels.
+fn next_job<J>(updates: &Receiver<J>, first_loads: &Receiver<J>) -> Option<J> {
+    if let Ok(job) = updates.try_recv() {
+        return Some(job);
+    }
+    crossbeam_channel::select! {
+        recv(updates) -> job => job.ok(),
+        recv(first_loads) -> job => job.ok(),
+    }
+}
+
 /// Frames of the workers' time the jobs out cover when the cap follows the frame rate.
 const FRAMES_OF_WORK: f64 = 1.5;
 /// The most jobs out at once when the cap follows the frame rate.
@@ -239,9 +252,17 @@ impl FramePace {
     }
 }
 
+/// The scheduler's two job channels: first loads, and updates of loaded chunks.
+struct JobSenders<C, P> {
+    first_loads: Sender<Job<C, P>>,
+    updates: Sender<Job<C, P>>,
+}
+
 /// Streaming bookkeeping and workers for chunks keyed by `C`, jobs carrying `P`, results `R`.
 pub struct Scheduler<C, P, R> {
-    job_tx: Option<Sender<Job<C, P>>>,
+    /// Jobs for chunks not loaded yet, and updates of loaded chunks (edits), which workers take
+    /// first: an edit's new mesh never waits behind a frame and a half of queued first loads.
+    job_tx: Option<JobSenders<C, P>>,
     result_rx: Receiver<R>,
     workers: Vec<JoinHandle<()>>,
     max_in_flight: usize,
@@ -287,17 +308,18 @@ where
         W: Fn(&mut S, Job<C, P>) -> Option<R> + Clone + Send + 'static,
     {
         let (job_tx, job_rx) = unbounded::<Job<C, P>>();
+        let (update_tx, update_rx) = unbounded::<Job<C, P>>();
         let (result_tx, result_rx) = unbounded::<R>();
         let mut handles = Vec::new();
         // Capped here too, so no caller starts an unbounded number of threads.
         for i in 0..workers.clamp(1, max_workers()) {
-            let (job_rx, result_tx, make_state, work) =
-                (job_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
+            let (job_rx, update_rx, result_tx, make_state, work) =
+                (job_rx.clone(), update_rx.clone(), result_tx.clone(), make_state.clone(), work.clone());
             let thread_name = format!("{name}-{i}");
             let spawned = std::thread::Builder::new().name(thread_name.clone()).spawn(move || {
                 lower_this_threads_priority();
                 let mut state = make_state();
-                while let Ok(job) = job_rx.recv() {
+                while let Some(job) = next_job(&update_rx, &job_rx) {
                     if job.is_cancelled() {
                         continue;
                     }
@@ -316,7 +338,7 @@ where
         }
         let cap = if max_in_flight > 0 { max_in_flight } else { default_max_in_flight(handles.len()) };
         Ok(Self {
-            job_tx: Some(job_tx),
+            job_tx: Some(JobSenders { first_loads: job_tx, updates: update_tx }),
             result_rx,
             workers: handles,
             max_in_flight: cap,
@@ -465,7 +487,8 @@ where
 
     /// Sends a job for `c`, superseding any job already out for it.
     pub fn submit(&mut self, c: C, is_update: bool, payload: P) {
-        let Some(tx) = &self.job_tx else { return };
+        let Some(senders) = &self.job_tx else { return };
+        let tx = if is_update { &senders.updates } else { &senders.first_loads };
         if let Some(old) = self.in_flight.remove(&c) {
             old.cancel.store(true, Ordering::Relaxed);
         }
@@ -630,7 +653,7 @@ impl<C, P, R> Drop for Scheduler<C, P, R> {
         for j in self.in_flight.values() {
             j.cancel.store(true, Ordering::Relaxed);
         }
-        self.job_tx = None; // closes the channel: workers finish their job and exit
+        self.job_tx = None; // closes the channels: workers finish their job and exit
         for w in self.workers.drain(..) {
             let _ = w.join();
         }
@@ -740,5 +763,31 @@ mod tests {
                 assert_eq!((st.max_in_flight, st.in_flight), (8, 8));
             }
         }
+    }
+
+    #[test]
+    fn an_update_of_a_loaded_chunk_goes_before_queued_first_loads() {
+        let ran = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = ran.clone();
+        let work = move |_: &mut (), job: Job<i32, ()>| {
+            log.lock().unwrap().push(job.coord);
+            std::thread::sleep(Duration::from_millis(5));
+            Some(Done { coord: job.coord, job_id: job.id, state: 0, runs: 0, worker_us: 5000 })
+        };
+        let mut s = Scheduler::<i32, (), Done>::new(1, 64, "test-worker", || (), work).unwrap();
+        for c in 0..20 {
+            s.submit(c, false, ());
+        }
+        s.submit(100, true, ());
+        let start = Instant::now();
+        while ran.lock().unwrap().len() < 21 {
+            assert!(start.elapsed() < Duration::from_secs(30), "jobs never finished");
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let order = ran.lock().unwrap().clone();
+        let at = order.iter().position(|&c| c == 100).unwrap();
+        // Without priority it would run last, after the 20 first loads; the worker may have
+        // taken a few of those before the update was sent (more on a busy machine).
+        assert!(at < 10, "the update ran {at}th: {order:?}");
     }
 }
