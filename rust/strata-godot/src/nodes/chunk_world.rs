@@ -863,22 +863,32 @@ impl INode3D for ChunkWorld {
             slowest = slowest.max((t.elapsed(), what));
             applied += 1;
         }
-        self.update_shader_maps(viewer_pos, frame_start + budget);
+        let t_applied = frame_start.elapsed();
+        // The maps the block shaders read: the horizon map, then the climate map.
+        self.update_horizon(viewer_pos, frame_start + budget);
+        let t_horizon = frame_start.elapsed();
+        self.update_climate_tint(viewer_pos, frame_start + budget);
+        let t_maps = frame_start.elapsed();
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
+        let t_entities = frame_start.elapsed();
         self.register_navigation(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
         if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
             godot_print!(
-                "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied, slowest step {:?} ({})",
+                "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied by {:?}, slowest step {:?} ({}); horizon by {:?}, climate by {:?}, entities by {:?}",
                 self.apply_ms_last_frame,
                 t_viewer,
                 t_unload,
                 n_unloads,
                 applied,
+                t_applied,
                 slowest.0,
-                slowest.1
+                slowest.1,
+                t_horizon,
+                t_maps,
+                t_entities
             );
         }
         // `area_ready` follows every change from not ready to ready (a larger view, an edit, a

@@ -61,9 +61,10 @@ pub(super) struct ClimateTint {
     /// The tile whose texels each ring slot holds (None: unbuilt texels).
     held: Vec<Option<HorizonTile>>,
     told: Option<Told>,
-    told_count: u64,
-    /// `told_count` when the uniforms were last copied to the chunks' own materials.
-    copied_count: u64,
+    /// The [`UNIFORMS`] told since the chunks' own material copies last followed (bit `i` for
+    /// `UNIFORMS[i]`): when the window moves only its start changes, and copying that one
+    /// uniform into a thousand copies is a fifth of copying all five.
+    untold_copies: u8,
     /// Tiles copied into the texture since it was made.
     uploaded: u64,
 }
@@ -71,15 +72,14 @@ pub(super) struct ClimateTint {
 impl ClimateTint {
     /// Forgets the map (the world stopped, or the tint was turned off).
     pub(super) fn stop(&mut self) {
-        *self = Self { told_count: self.told_count, copied_count: self.copied_count, ..Self::default() };
+        *self = Self { untold_copies: self.untold_copies, ..Self::default() };
     }
 
-    /// Whether the materials were told new uniforms since the last call (the chunks' own
-    /// copies of them must follow).
-    pub(super) fn take_told(&mut self) -> bool {
-        let fresh = self.copied_count != self.told_count;
-        self.copied_count = self.told_count;
-        fresh
+    /// The [`UNIFORMS`] the materials were told anew since the last call, which the chunks' own
+    /// copies of them must follow (none: nothing to copy).
+    pub(super) fn take_told(&mut self) -> impl Iterator<Item = &'static str> + use<> {
+        let changed = std::mem::take(&mut self.untold_copies);
+        UNIFORMS.into_iter().enumerate().filter(move |(i, _)| changed & (1 << i) != 0).map(|(_, name)| name)
     }
 
     /// `(tiles ready, tiles pending, tiles copied into the texture)`.
@@ -186,10 +186,21 @@ impl ClimateTint {
 
     /// Sets the uniforms on every shader material of `materials` when they changed.
     fn tell(&mut self, materials: &SurfaceMaterials, slots: i32, start: Vector2i, maps: [ColorMap; 2]) {
-        let told = Some((materials[0].instance_id(), slots, start, maps.map(|m| key(&m))));
-        if self.told == told {
+        let told = (materials[0].instance_id(), slots, start, maps.map(|m| key(&m)));
+        if self.told == Some(told) {
             return;
         }
+        // Bits of `UNIFORMS`: all on other materials or a new texture (the map started again:
+        // `told` was forgotten), else those whose value changed.
+        self.untold_copies |= match self.told {
+            Some((id, old_slots, old_start, old_maps)) if id == told.0 => {
+                u8::from(old_slots != slots) << 1
+                    | u8::from(old_start != start) << 2
+                    | u8::from(old_maps[0] != told.3[0]) << 3
+                    | u8::from(old_maps[1] != told.3[1]) << 4
+            }
+            _ => 0b1_1111,
+        };
         for m in materials {
             if let Ok(mut shader) = m.clone().try_cast::<ShaderMaterial>() {
                 shader.set_shader_parameter("strata_climate_slots", &slots.to_variant());
@@ -201,8 +212,7 @@ impl ClimateTint {
                 }
             }
         }
-        self.told = told;
-        self.told_count += 1;
+        self.told = Some(told);
     }
 }
 

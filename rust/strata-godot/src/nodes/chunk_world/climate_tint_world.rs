@@ -7,7 +7,7 @@
 //! `Image`, `ImageTexture`, `ShaderMaterial`.
 
 use super::ChunkWorld;
-use super::climate_tint::{UNIFORMS, color_map_of};
+use super::climate_tint::color_map_of;
 use godot::classes::{Image, ImageTexture, ShaderMaterial};
 use godot::prelude::*;
 use std::time::Instant;
@@ -34,11 +34,14 @@ impl ChunkWorld {
         let materials = self.materials();
         let maps = self.climate_maps();
         self.climate.update(self.climate_tint, &generator, (reach, viewer), &materials, maps, deadline);
-        if self.climate.take_told() {
+        let told: Vec<&str> = self.climate.take_told().collect();
+        if !told.is_empty() {
             let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
+            let values: Vec<(&str, Variant)> =
+                told.iter().map(|&name| (name, shared.get_shader_parameter(name))).collect();
             for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
-                for name in UNIFORMS {
-                    copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
+                for (name, value) in &values {
+                    copy.set_shader_parameter(*name, value);
                 }
             }
         }

@@ -195,14 +195,6 @@ impl ChunkWorld {
         Some(-node.get_global_basis().col_c())
     }
 
-    /// Keeps the maps the block shaders read around the viewer (at `viewer`, the world's voxels)
-    /// current, copying finished tiles until `deadline`: the horizon map, then the climate map
-    /// (`climate_tint_world.rs`).
-    pub(super) fn update_shader_maps(&mut self, viewer: [f64; 3], deadline: Instant) {
-        self.update_horizon(viewer, deadline);
-        self.update_climate_tint(viewer, deadline);
-    }
-
     /// Keeps the horizon map around the viewer (at `viewer`, the world's voxels) and the
     /// materials' horizon uniforms current, copying finished tiles until `deadline`.
     /// The map starts once the view around the viewer is ready, so that its worker never
@@ -228,9 +220,10 @@ impl ChunkWorld {
         // The chunks' own material copies follow the shared ones.
         if self.horizon.take_told() {
             let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
+            let values = horizon_shadows::UNIFORMS.map(|name| (name, shared.get_shader_parameter(name)));
             for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
-                for name in horizon_shadows::UNIFORMS {
-                    copy.set_shader_parameter(name, &shared.get_shader_parameter(name));
+                for (name, value) in &values {
+                    copy.set_shader_parameter(*name, value);
                 }
             }
         }
