@@ -74,6 +74,7 @@ mod node_settings;
 mod occluder_pages;
 use occluder_pages::{OccluderPages, OccluderSlot};
 mod floating_origin;
+mod frame_trace;
 mod own_structures;
 mod queries;
 mod streaming;
@@ -753,7 +754,8 @@ impl INode3D for ChunkWorld {
             (s.take_unloads(), chunks)
         };
         self.apply_finished_flows();
-        let t_viewer = frame_start.elapsed();
+        let mut trace = frame_trace::FrameTrace::new(frame_start);
+        trace.end("viewer+pump");
         let n_unloads = unloads.len();
         for k in unloads {
             self.set_mesh_bytes(k, 0);
@@ -800,12 +802,11 @@ impl INode3D for ChunkWorld {
                 self.update_navigation_ring(&viewer_chunks);
             }
         }
-        let t_unload = frame_start.elapsed();
+        trace.end("unload");
         // Collision first (the player stands on it), within half the budget; then new meshes for
         // the rest. At least one collision shape is built and one finished chunk is applied every
         // frame, so streaming always progresses even when the work before it used the budget
         // (the smallest budget, slow frames under software rendering).
-        let mut slowest = (std::time::Duration::ZERO, "");
         let mut built = 0;
         while built == 0 || frame_start.elapsed() < budget / 2 {
             let t = Instant::now();
@@ -825,7 +826,7 @@ impl INode3D for ChunkWorld {
                 self.collision_us.push(step.as_micros() as u32);
                 self.collision_steps_us[kind as usize].push(step.as_micros() as u32);
             }
-            slowest = slowest.max((step, "collision"));
+            trace.step(step, "collision");
         }
         // Stop before a result that would likely overrun the budget (the typical cost of one,
         // from the medians so far), so frames stay within it rather than one result past it. The
@@ -860,37 +861,22 @@ impl INode3D for ChunkWorld {
                     "apply far"
                 }
             };
-            slowest = slowest.max((t.elapsed(), what));
+            trace.step(t.elapsed(), what);
             applied += 1;
         }
-        let t_applied = frame_start.elapsed();
+        trace.end("collision and results");
         // The maps the block shaders read: the horizon map, then the climate map.
         self.update_horizon(viewer_pos, frame_start + budget);
-        let t_horizon = frame_start.elapsed();
+        trace.end("horizon");
         self.update_climate_tint(viewer_pos, frame_start + budget);
-        let t_maps = frame_start.elapsed();
+        trace.end("climate");
         if !editor {
             self.update_entities(&viewer_chunks, frame_start, budget);
         }
-        let t_entities = frame_start.elapsed();
+        trace.end("entities");
         self.register_navigation(frame_start + budget);
         self.apply_ms_last_frame = frame_start.elapsed().as_secs_f64() * 1000.0;
-        if trace_threshold_ms().is_some_and(|ms| self.apply_ms_last_frame > ms) {
-            godot_print!(
-                "TRACE frame {:.1} ms: viewer+pump {:?}, unload {:?} ({} chunks), {} applied by {:?}, slowest step {:?} ({}); horizon by {:?}, climate by {:?}, entities by {:?}",
-                self.apply_ms_last_frame,
-                t_viewer,
-                t_unload,
-                n_unloads,
-                applied,
-                t_applied,
-                slowest.0,
-                slowest.1,
-                t_horizon,
-                t_maps,
-                t_entities
-            );
-        }
+        trace.report(self.apply_ms_last_frame, n_unloads, applied);
         // `area_ready` follows every change from not ready to ready (a larger view, an edit, a
         // chunk's collision on its way), so a script that saw `is_area_ready()` false and awaits
         // the signal always gets it.
@@ -1685,11 +1671,6 @@ fn set_daylight_on(materials: &[Gd<Material>], daylight: f64) {
 /// `daylight` as the block shaders get it: in steps of 1/1024.
 fn shader_daylight(daylight: f64) -> f32 {
     ((daylight * 1024.0).round() / 1024.0) as f32
-}
-
-fn trace_threshold_ms() -> Option<f64> {
-    static THRESHOLD: std::sync::OnceLock<Option<f64>> = std::sync::OnceLock::new();
-    *THRESHOLD.get_or_init(|| std::env::var("STRATA_TRACE").ok().map(|v| v.parse().unwrap_or(10.0)))
 }
 
 /// `v`, or `fallback` when it is not finite.
