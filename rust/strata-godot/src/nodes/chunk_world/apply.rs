@@ -73,6 +73,19 @@ impl ChunkWorld {
         self.shown_occluder_materials().chain(self.occluder_pages.spare_materials())
     }
 
+    /// Sets uniforms `names` of every material copy ([`ChunkWorld::occluder_materials`]) to their
+    /// values on `shared`, each value read once.
+    pub(super) fn copies_follow(&self, shared: &Gd<godot::classes::Material>, names: &[&str]) {
+        let Ok(shared) = shared.clone().try_cast::<ShaderMaterial>() else { return };
+        let values: Vec<(&str, Variant)> =
+            names.iter().map(|&name| (name, shared.get_shader_parameter(name))).collect();
+        for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
+            for (name, value) in &values {
+                copy.set_shader_parameter(*name, value);
+            }
+        }
+    }
+
     /// The shown chunks' and far columns' own material copies.
     pub(super) fn shown_occluder_materials(&self) -> impl Iterator<Item = &Gd<ShaderMaterial>> {
         let near = self.nodes.values().flat_map(|n| n.materials.iter());

@@ -8,7 +8,7 @@
 
 use super::ChunkWorld;
 use super::climate_tint::color_map_of;
-use godot::classes::{Image, ImageTexture, ShaderMaterial};
+use godot::classes::{Image, ImageTexture};
 use godot::prelude::*;
 use std::time::Instant;
 use strata_core::gen3d::climate_tint::{ColorMap, FOLIAGE_MAP, GRASS_MAP, corner_climate, tint_between_corners};
@@ -36,14 +36,7 @@ impl ChunkWorld {
         self.climate.update(self.climate_tint, &generator, (reach, viewer), &materials, maps, deadline);
         let told: Vec<&str> = self.climate.take_told().collect();
         if !told.is_empty() {
-            let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
-            let values: Vec<(&str, Variant)> =
-                told.iter().map(|&name| (name, shared.get_shader_parameter(name))).collect();
-            for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
-                for (name, value) in &values {
-                    copy.set_shader_parameter(*name, value);
-                }
-            }
+            self.copies_follow(&materials[0], &told);
         }
     }
 }

@@ -8,7 +8,7 @@ use super::horizon_shadows;
 use super::{ChunkWorld, PRELOAD_VIEWER_ID, free_chunk_node};
 use crate::base::ranges;
 use crate::resources::world_preset::WorldPreset;
-use godot::classes::{Node3D, ShaderMaterial};
+use godot::classes::Node3D;
 use godot::prelude::*;
 use std::sync::Arc;
 use std::time::Instant;
@@ -219,13 +219,7 @@ impl ChunkWorld {
         self.horizon.update(self.horizon_shadows, &generator, reach, viewer, &materials, space, deadline);
         // The chunks' own material copies follow the shared ones.
         if self.horizon.take_told() {
-            let Ok(shared) = materials[0].clone().try_cast::<ShaderMaterial>() else { return };
-            let values = horizon_shadows::UNIFORMS.map(|name| (name, shared.get_shader_parameter(name)));
-            for mut copy in self.occluder_materials().cloned().collect::<Vec<_>>() {
-                for (name, value) in &values {
-                    copy.set_shader_parameter(*name, value);
-                }
-            }
+            self.copies_follow(&materials[0], &horizon_shadows::UNIFORMS);
         }
     }
 }
